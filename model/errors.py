@@ -1,0 +1,31 @@
+"""The model's two-sided error taxonomy.
+
+`InvalidEventError` is raised while constructing an event, message or command: the value never
+exists, so nothing changes. `TransitionRefused` is raised by `step`: the command is not legal in
+the current phase, and the state the caller holds is unchanged (states are immutable, so a
+refusal cannot leave a half-applied step behind). Both carry the rule ID they enforce.
+"""
+
+from __future__ import annotations
+
+
+class LoopSpecError(Exception):
+    """Root of every error the model raises on purpose."""
+
+    def __init__(self, message: str, *, rule_id: str) -> None:
+        self.rule_id = rule_id
+        self.message = message
+        super().__init__(f"[{rule_id}] {message}")
+
+
+class InvalidEventError(LoopSpecError):
+    """A value failed validation on construction; it was never created."""
+
+
+class TransitionRefused(LoopSpecError):
+    """`step` refused a command; the state passed in is still the current state."""
+
+    def __init__(self, message: str, *, rule_id: str, phase: str, command: str) -> None:
+        self.phase = phase
+        self.command = command
+        super().__init__(f"{command} in phase {phase}: {message}", rule_id=rule_id)

@@ -1,0 +1,149 @@
+"""Deep-frozen JSON values.
+
+Every payload the model stores is a *lossless JSON snapshot*: plain JSON types, with objects as
+`FrozenMap` and arrays as tuples, so nothing reachable from an event can be mutated after the
+event exists (rule LOG-3). `freeze` is the single gate: it refuses anything JSON cannot carry
+losslessly (NaN, infinities, -0.0, non-string keys, cycles, foreign objects) and names the path
+of the offending value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from typing import Union
+
+JsonValue = Union[None, bool, int, float, str, tuple["JsonValue", ...], "FrozenMap"]
+
+
+class NotJsonError(ValueError):
+    """A value that is not lossless JSON was offered where JSON is required."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"not lossless JSON at {path}: {reason}")
+
+
+class FrozenMap(Mapping[str, JsonValue]):
+    """An immutable, hashable, insertion-ordered JSON object."""
+
+    __slots__ = ("_hash", "_items")
+
+    _items: dict[str, JsonValue]
+    _hash: int | None
+
+    def __init__(self, items: Mapping[str, JsonValue] | None = None) -> None:
+        object.__setattr__(self, "_items", dict(items or {}))
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "FrozenMap is immutable"
+        raise AttributeError(msg)
+
+    def __getitem__(self, key: str) -> JsonValue:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(tuple(self._items.items())))
+        assert self._hash is not None
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenMap):
+            return self._items == other._items
+        if isinstance(other, Mapping):
+            return self._items == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+    def without(self, *keys: str) -> FrozenMap:
+        """A copy without the given keys."""
+        return FrozenMap({k: v for k, v in self._items.items() if k not in keys})
+
+
+EMPTY = FrozenMap()
+
+
+def freeze(value: object, path: str = "$") -> JsonValue:
+    """Snapshot `value` as a deep-frozen JSON value, or raise `NotJsonError` naming the path."""
+    return _freeze(value, path, set())
+
+
+def _freeze(value: object, path: str, active: set[int]) -> JsonValue:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise NotJsonError(path, "NaN and infinities have no JSON form")
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            raise NotJsonError(path, "-0 does not survive a JSON round trip")
+        return value
+    if isinstance(value, FrozenMap):
+        return value
+    if isinstance(value, Mapping | list | tuple):
+        marker = id(value)
+        if marker in active:
+            raise NotJsonError(path, "cycle")
+        active.add(marker)
+        try:
+            if isinstance(value, Mapping):
+                frozen: dict[str, JsonValue] = {}
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise NotJsonError(path, f"object key {key!r} is not a string")
+                    frozen[key] = _freeze(item, f"{path}.{key}", active)
+                return FrozenMap(frozen)
+            return tuple(_freeze(item, f"{path}[{i}]", active) for i, item in enumerate(value))
+        finally:
+            active.discard(marker)
+    raise NotJsonError(path, f"{type(value).__name__} is not a JSON type")
+
+
+def thaw(value: JsonValue) -> object:
+    """The plain `dict`/`list` form of a frozen value, for `json.dumps` and for callers."""
+    if isinstance(value, FrozenMap):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(item) for item in value]
+    return value
+
+
+def dumps(value: JsonValue) -> str:
+    """Compact JSON text of a frozen value (key order preserved)."""
+    return json.dumps(thaw(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_arguments(raw: str) -> JsonValue:
+    """Parse a tool call's raw argument string the way every reader must (rule EXE-2).
+
+    An empty string means `{}`; text that is not valid JSON stays the raw string, so a
+    malformed call still has one well-defined value in every reader.
+    """
+    if raw.strip() == "":
+        return EMPTY
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return raw
+    try:
+        return freeze(parsed)
+    except NotJsonError:
+        return raw
+
+
+def as_map(value: JsonValue) -> FrozenMap | None:
+    """`value` when it is a JSON object, else None."""
+    return value if isinstance(value, FrozenMap) else None
