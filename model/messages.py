@@ -72,8 +72,14 @@ class ToolResultBlock:
     TYPE: ClassVar[str] = "tool-result"
     tool_call_id: str = attrs.field(validator=_non_empty)
     content: tuple[ResultContentBlock, ...]
-    is_error: bool = False
+    # None: the wire omitted isError (read as False); kept so a real log writes back unchanged.
+    is_error: bool | None = False
     extra: FrozenMap = EMPTY
+
+    @property
+    def failed(self) -> bool:
+        """Whether the result reports a failure."""
+        return bool(self.is_error)
 
 
 ContentBlock = TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | OpaqueBlock
@@ -84,7 +90,7 @@ class UserMessage:
     """A user-role message: the user's prompt, a runtime context, or a post-tool context."""
 
     ROLE: ClassVar[str] = "user"
-    id: str
+    id: str | None
     content: tuple[ContentBlock, ...]
     source: FrozenMap
     extra: FrozenMap = EMPTY
@@ -95,7 +101,7 @@ class AssistantMessage:
     """What the model said in one step; its tool-call blocks are what the tools follow."""
 
     ROLE: ClassVar[str] = "assistant"
-    id: str
+    id: str | None
     content: tuple[ContentBlock, ...]
     source: FrozenMap
     extra: FrozenMap = EMPTY
@@ -111,7 +117,7 @@ class ToolResultMessage:
     """A tool result: role user, source `{kind: tool, callId}`, exactly one tool-result block."""
 
     ROLE: ClassVar[str] = "user"
-    id: str
+    id: str | None
     result: ToolResultBlock
     source: FrozenMap
     extra: FrozenMap = EMPTY

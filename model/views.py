@@ -19,7 +19,18 @@ from model.jsonvalue import JsonValue
 from model.messages import ResultContentBlock
 
 TOOL_KINDS = frozenset(
-    {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+    {
+        "read",
+        "edit",
+        "delete",
+        "move",
+        "search",
+        "execute",
+        "think",
+        "fetch",
+        "switch_mode",
+        "other",
+    }
 )
 
 

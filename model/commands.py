@@ -1,0 +1,238 @@
+"""Commands: everything the environment can do to a loop.
+
+The loop itself is deterministic; every nondeterministic input — what the user types, what the
+model replies, what each hook says, what the user answers, how and in which order tools finish,
+when an abort or a crash happens — arrives as one of these commands. Each is frozen and validated
+on construction. `step(state, command)` in `model.step` is the only consumer.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from model.errors import InvalidEventError
+from model.jsonvalue import JsonValue, NotJsonError, freeze
+from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+
+FINISH_COMPLETED = "completed"
+FINISH_MAX_TOKENS = "max-tokens"
+FINISH_CANCELLED = "cancelled"
+FINISH_REASONS = frozenset({FINISH_COMPLETED, FINISH_MAX_TOKENS, FINISH_CANCELLED})
+
+APPROVAL_OUTCOMES = frozenset({"allowed-once", "rejected", "cancelled", "unavailable"})
+ABORT_CAUSES = frozenset({"user", "parent", "hook", "disposed"})
+
+ReplyBlock = TextBlock | ReasoningBlock | ToolCallBlock
+
+
+def _json(value: object) -> JsonValue:
+    """Commands carry deep-frozen JSON only, so nothing the caller keeps can change them."""
+    try:
+        return freeze(value)
+    except NotJsonError as error:
+        raise InvalidEventError(str(error), rule_id="LOG-3") from error
+
+
+@attrs.frozen
+class SubmitUser:
+    """The user sends a message: it opens a turn, or waits for the next step boundary."""
+
+    NAME: ClassVar[str] = "SubmitUser"
+    text: str
+
+
+@attrs.frozen
+class ModelReplies:
+    """The model's reply to the open step ends (`finish`: completed, max-tokens, cancelled).
+
+    For `cancelled`, `blocks` are what was delivered before the cancellation.
+    """
+
+    NAME: ClassVar[str] = "ModelReplies"
+    blocks: tuple[ReplyBlock, ...]
+    finish: str = FINISH_COMPLETED
+
+    def __attrs_post_init__(self) -> None:
+        if self.finish not in FINISH_REASONS:
+            raise InvalidEventError(f"unknown finish reason {self.finish!r}", rule_id="STEP-4")
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallBlock, ...]:
+        """The reply's tool calls in model order."""
+        return tuple(block for block in self.blocks if isinstance(block, ToolCallBlock))
+
+
+@attrs.frozen
+class ModelFails:
+    """The model request failed (not a tool failure): the turn ends with `error`."""
+
+    NAME: ClassVar[str] = "ModelFails"
+    message: str
+    code: str = "UNKNOWN"
+
+
+@attrs.frozen
+class Pass:
+    """A hook that has no opinion (Claude Code `{}` / exit 0 without JSON)."""
+
+    TAG: ClassVar[str] = "pass"
+
+
+@attrs.frozen
+class Allow:
+    """A hook allows the call, optionally replacing the whole input."""
+
+    TAG: ClassVar[str] = "allow"
+    updated_input: JsonValue = attrs.field(default=None, converter=_json)
+    reason: str | None = None
+
+
+@attrs.frozen
+class Ask:
+    """A hook wants the user to approve the call, optionally replacing the whole input."""
+
+    TAG: ClassVar[str] = "ask"
+    reason: str | None = None
+    updated_input: JsonValue = attrs.field(default=None, converter=_json)
+
+
+@attrs.frozen
+class Deny:
+    """A hook refuses the call; any rewrite is discarded."""
+
+    TAG: ClassVar[str] = "deny"
+    reason: str = "blocked by PreToolUse hook"
+
+
+PreVerdict = Pass | Allow | Ask | Deny
+
+
+@attrs.frozen
+class HookAnswers:
+    """The next pending PreToolUse hook (in model order, then configured order) answers."""
+
+    NAME: ClassVar[str] = "HookAnswers"
+    verdict: PreVerdict
+
+
+@attrs.frozen
+class ApprovalAnswers:
+    """The user (or the approval channel) answers the pending approval request."""
+
+    NAME: ClassVar[str] = "ApprovalAnswers"
+    outcome: str
+
+    def __attrs_post_init__(self) -> None:
+        if self.outcome not in APPROVAL_OUTCOMES:
+            msg = f"unknown approval outcome {self.outcome!r}"
+            raise InvalidEventError(msg, rule_id="DEC-2")
+
+
+@attrs.frozen
+class ToolSucceeded:
+    """A tool body returned: its text, contexts it deferred, and presentation meta."""
+
+    text: str
+    contexts: tuple[str, ...] = ()
+    meta: JsonValue = attrs.field(default=None, converter=_json)
+
+
+@attrs.frozen
+class ToolFailed:
+    """A tool body failed; `code` becomes the result's error info when given."""
+
+    message: str
+    code: str | None = None
+    error_name: str = "ToolError"
+
+
+ToolOutcome = ToolSucceeded | ToolFailed
+
+
+@attrs.frozen
+class PostPass:
+    """A PostToolUse hook with no opinion."""
+
+    TAG: ClassVar[str] = "pass"
+
+
+@attrs.frozen
+class PostContext:
+    """A PostToolUse hook adds context for the model (delivered after the batch)."""
+
+    TAG: ClassVar[str] = "allow"
+    text: str
+
+
+@attrs.frozen
+class PostBlock:
+    """A PostToolUse hook blocks the result: the model sees `reason` as an error instead."""
+
+    TAG: ClassVar[str] = "block"
+    reason: str
+
+
+PostVerdict = PostPass | PostContext | PostBlock
+
+
+@attrs.frozen
+class ToolFinishes:
+    """A running call's body settles; `post` holds one verdict per matching PostToolUse hook."""
+
+    NAME: ClassVar[str] = "ToolFinishes"
+    call_id: str
+    outcome: ToolOutcome
+    post: tuple[PostVerdict, ...] = ()
+
+
+@attrs.frozen
+class Abort:
+    """The user (or a parent) cancels the open turn."""
+
+    NAME: ClassVar[str] = "Abort"
+    cause: str = "user"
+
+    def __attrs_post_init__(self) -> None:
+        if self.cause not in ABORT_CAUSES:
+            raise InvalidEventError(f"unknown abort cause {self.cause!r}", rule_id="ABORT-1")
+
+
+@attrs.frozen
+class Crash:
+    """The process dies: everything not committed to the log is gone."""
+
+    NAME: ClassVar[str] = "Crash"
+
+
+@attrs.frozen
+class Recover:
+    """The session is reopened after a crash; repair closes the open tail turn."""
+
+    NAME: ClassVar[str] = "Recover"
+
+
+Command = (
+    SubmitUser
+    | ModelReplies
+    | ModelFails
+    | HookAnswers
+    | ApprovalAnswers
+    | ToolFinishes
+    | Abort
+    | Crash
+    | Recover
+)
+
+COMMAND_NAMES: tuple[str, ...] = (
+    SubmitUser.NAME,
+    ModelReplies.NAME,
+    ModelFails.NAME,
+    HookAnswers.NAME,
+    ApprovalAnswers.NAME,
+    ToolFinishes.NAME,
+    Abort.NAME,
+    Crash.NAME,
+    Recover.NAME,
+)

@@ -1,0 +1,357 @@
+"""Session-log events: the dsh wire envelope `{type, seq, time, data}` as frozen classes.
+
+Each class is one wire `type`, named as a past-tense fact. Construction validates everything a
+single event can show on its own (field types, numbering from 1, surface metadata only on the
+three surface types); relations between events are the invariants' job. Fields the rules do not
+read are kept in `extra` (inside `data`) and `envelope_extra` (beside it), so a log read from a
+real harness writes back unchanged. Any type outside the core vocabulary is an `OpaqueEvent`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from model.errors import InvalidEventError
+from model.jsonvalue import EMPTY, FrozenMap, JsonValue
+from model.messages import AssistantMessage, ToolResultMessage, UserMessage
+
+HOOK_DIALECTS = frozenset({"claude-code", "codex"})
+TURN_END_KINDS = frozenset(
+    {"completed", "aborted", "blocked", "error", "max-tokens", "interrupted"}
+)
+
+
+def _counter(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        msg = f"{attribute.name} must be an integer >= 1, got {value!r}"
+        raise InvalidEventError(msg, rule_id="TURN-1")
+
+
+def _seq(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        msg = f"{attribute.name} must be an integer >= 0, got {value!r}"
+        raise InvalidEventError(msg, rule_id="LOG-1")
+
+
+def _text(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if not isinstance(value, str) or not value:
+        msg = f"{attribute.name} must be a non-empty string, got {value!r}"
+        raise InvalidEventError(msg, rule_id="LOG-4")
+
+
+@attrs.frozen
+class SurfaceAppend:
+    """The event's message is appended to the model-visible surface."""
+
+
+@attrs.frozen
+class SurfaceReplace:
+    """The event's message replaces surface nodes `start`..`end` (seqs, inclusive)."""
+
+    start: int = attrs.field(validator=_seq)
+    end: int = attrs.field(validator=_seq)
+
+
+SurfaceOp = SurfaceAppend | SurfaceReplace
+APPEND = SurfaceAppend()
+
+
+@attrs.frozen
+class SessionHeader:
+    """The first line of a session log; it is not an event and has no seq."""
+
+    version: int
+    id: str
+    created_at: int
+    cwd: str
+    extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class TurnStarted:
+    """A turn opened."""
+
+    TYPE: ClassVar[str] = "turn/start"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class TurnEnded:
+    """A turn closed; `reason` is `{kind, ...}` (completed, aborted, error, ...)."""
+
+    TYPE: ClassVar[str] = "turn/end"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    reason: FrozenMap
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+    def __attrs_post_init__(self) -> None:
+        kind = self.reason.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise InvalidEventError("turn/end reason needs a string kind", rule_id="TURN-5")
+
+    @property
+    def reason_kind(self) -> str:
+        """The reason's kind tag."""
+        kind = self.reason["kind"]
+        assert isinstance(kind, str)
+        return kind
+
+
+@attrs.frozen
+class StepStarted:
+    """A step (one model request and its tool batch) opened inside the open turn."""
+
+    TYPE: ClassVar[str] = "step/start"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    step: int = attrs.field(validator=_counter)
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class StepEnded:
+    """The open step closed."""
+
+    TYPE: ClassVar[str] = "step/end"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    step: int = attrs.field(validator=_counter)
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class UserMessageRecorded:
+    """A user-role message entered the surface (prompt, runtime context, post-tool context)."""
+
+    TYPE: ClassVar[str] = "user/message"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    message: UserMessage
+    surface: SurfaceOp = APPEND
+    sources: tuple[int, ...] | None = None
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class AssistantMessageRecorded:
+    """The model's reply for a step; its tool-call blocks carry the effective arguments."""
+
+    TYPE: ClassVar[str] = "assistant/message"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    step: int = attrs.field(validator=_counter)
+    message: AssistantMessage
+    usage: FrozenMap | None = None
+    interrupted: bool = False
+    surface: SurfaceOp = APPEND
+    sources: tuple[int, ...] | None = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class RewriteSidecar:
+    """What a hook rewrite replaced: the model's original raw arguments and who rewrote them.
+
+    Wire form: `tool/call.data.rewrite = {originalArguments: str, handlerIds: [str, ...]}`.
+    """
+
+    original_arguments: str
+    handler_ids: tuple[str, ...]
+
+    def __attrs_post_init__(self) -> None:
+        if not self.handler_ids or not all(self.handler_ids):
+            raise InvalidEventError("a rewrite names at least one hook", rule_id="RW-2")
+
+
+@attrs.frozen
+class ToolCallRecorded:
+    """The audit record of a sealed tool execution identity: what runs, with what arguments."""
+
+    TYPE: ClassVar[str] = "tool/call"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    step: int = attrs.field(validator=_counter)
+    call_id: str = attrs.field(validator=_text)
+    name: str = attrs.field(validator=_text)
+    arguments: str
+    rewrite: RewriteSidecar | None = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+    def __attrs_post_init__(self) -> None:
+        if self.rewrite is not None and self.rewrite.original_arguments == self.arguments:
+            msg = "a rewrite sidecar must differ from the effective arguments"
+            raise InvalidEventError(msg, rule_id="RW-2")
+
+
+@attrs.frozen
+class ToolResultRecorded:
+    """A tool result entered the surface; `error` is `{name, code}` when the failure has info."""
+
+    TYPE: ClassVar[str] = "tool/result"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    step: int = attrs.field(validator=_counter)
+    message: ToolResultMessage
+    error: FrozenMap | None = None
+    meta: JsonValue = None
+    surface: SurfaceOp = APPEND
+    sources: tuple[int, ...] | None = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+    @property
+    def call_id(self) -> str:
+        """The call this result answers."""
+        return self.message.call_id
+
+    @property
+    def error_code(self) -> str | None:
+        """The error code, when the result carries error info."""
+        code = self.error.get("code") if self.error is not None else None
+        return code if isinstance(code, str) else None
+
+
+@attrs.frozen
+class HookInvoked:
+    """A configured hook was started for a hook point (audit)."""
+
+    TYPE: ClassVar[str] = "hook/invoked"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    point: str = attrs.field(validator=_text)
+    dialect: str
+    handler_id: str = attrs.field(validator=_text)
+    matcher: str | None = None
+    call_id: str | None = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+    def __attrs_post_init__(self) -> None:
+        if self.dialect not in HOOK_DIALECTS:
+            msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {self.dialect!r}"
+            raise InvalidEventError(msg, rule_id="HOOK-1")
+
+
+@attrs.frozen
+class HookResulted:
+    """A hook finished; `decision` is what it said (allow, deny, ask, block, pass, ...)."""
+
+    TYPE: ClassVar[str] = "hook/result"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    turn: int = attrs.field(validator=_counter)
+    point: str = attrs.field(validator=_text)
+    handler_id: str = attrs.field(validator=_text)
+    decision: str
+    duration_ms: float
+    exit_code: int | None = None
+    stderr_summary: str | None = None
+    call_id: str | None = None
+    updated_input: JsonValue = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.duration_ms, int | float) or not self.duration_ms >= 0:
+            msg = f"durationMs must be a finite number >= 0, got {self.duration_ms!r}"
+            raise InvalidEventError(msg, rule_id="HOOK-1")
+
+
+@attrs.frozen
+class ApprovalAsked:
+    """The user was asked to approve a call; `arguments` is the exact input being approved."""
+
+    TYPE: ClassVar[str] = "approval/asked"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    id: str = attrs.field(validator=_text)
+    tool_name: str
+    call_id: str | None = None
+    reason: str | None = None
+    arguments: str | None = None
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class ApprovalDecided:
+    """The user (or the approval channel) answered an approval request."""
+
+    TYPE: ClassVar[str] = "approval/decided"
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    id: str = attrs.field(validator=_text)
+    outcome: str = attrs.field(validator=_text)
+    extra: FrozenMap = EMPTY
+    envelope_extra: FrozenMap = EMPTY
+
+
+@attrs.frozen
+class OpaqueEvent:
+    """Any event type outside the core vocabulary, kept verbatim (plugin events, chunks, ...)."""
+
+    type: str = attrs.field(validator=_text)
+    seq: int = attrs.field(validator=_seq)
+    time: int
+    data: JsonValue
+    envelope_extra: FrozenMap = EMPTY
+
+
+Event = (
+    TurnStarted
+    | TurnEnded
+    | StepStarted
+    | StepEnded
+    | UserMessageRecorded
+    | AssistantMessageRecorded
+    | ToolCallRecorded
+    | ToolResultRecorded
+    | HookInvoked
+    | HookResulted
+    | ApprovalAsked
+    | ApprovalDecided
+    | OpaqueEvent
+)
+
+SurfaceEvent = UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded
+
+CORE_TYPES: tuple[str, ...] = (
+    TurnStarted.TYPE,
+    TurnEnded.TYPE,
+    StepStarted.TYPE,
+    StepEnded.TYPE,
+    UserMessageRecorded.TYPE,
+    AssistantMessageRecorded.TYPE,
+    ToolCallRecorded.TYPE,
+    ToolResultRecorded.TYPE,
+    HookInvoked.TYPE,
+    HookResulted.TYPE,
+    ApprovalAsked.TYPE,
+    ApprovalDecided.TYPE,
+)
+
+
+def event_type(event: Event) -> str:
+    """The wire `type` of any event."""
+    if isinstance(event, OpaqueEvent):
+        return event.type
+    return event.TYPE
