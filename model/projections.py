@@ -26,12 +26,14 @@ Anthropic (Messages API), merge rules, applied in this order:
    reasoning blocks without a `signature` in `extra` (the API rejects a thinking block with no
    valid signature but accepts a history with thinking removed). A turn left with no blocks
    is dropped.
-3. Consecutive turns of the same role merge into one message by concatenating their blocks in
+3. Consecutive user-role turns merge into one message by concatenating their blocks in
    history order. So the results of one step become one user message, their `tool_result`
    blocks in model order; a user message right after them joins that message *after* the
    results (the API wants results first); consecutive user messages join. Nothing is sorted:
    a context message sitting between a call and its result stays in front of the result and
-   the validator reports it.
+   the validator reports it. Consecutive assistant turns are *not* merged: the loop never
+   writes two in a row, so they mean a broken history, and joining them could hide a call
+   whose result is missing.
 4. `tool_use.input` must be a JSON object. Arguments are parsed as every reader parses them
    (EXE-2: empty means `{}`); anything that is not an object (invalid JSON, an array, a
    number) is sent as `{"_raw_arguments": <the raw string>}` so the model sees exactly what it
@@ -215,7 +217,7 @@ def to_anthropic_messages(messages: Sequence[Message]) -> list[JsonObject]:
         role, blocks = _anthropic_turn(message)
         if not blocks:
             continue
-        if turns and turns[-1][0] == role:
+        if role == "user" and turns and turns[-1][0] == "user":
             turns[-1][1].extend(blocks)
         else:
             turns.append((role, blocks))

@@ -1,0 +1,322 @@
+"""Facts: the few fields of an event that the log invariants read.
+
+The invariants (`model.invariants`) run over facts, not over full events, so the same predicate
+serves three callers: the stateful tests (facts from the model's or an implementation's events),
+and the offline checker, which builds facts straight from parsed JSON without constructing and
+deep-freezing every event — that is what keeps checking a log close to the cost of reading it.
+`facts_of(event)` and `fact_from_wire(obj)` must agree; a property test holds them to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from model.events import (
+    ApprovalAsked,
+    ApprovalDecided,
+    AssistantMessageRecorded,
+    Event,
+    HookInvoked,
+    HookResulted,
+    OpaqueEvent,
+    StepEnded,
+    StepStarted,
+    SurfaceAppend,
+    SurfaceReplace,
+    ToolCallRecorded,
+    ToolResultRecorded,
+    TurnEnded,
+    TurnStarted,
+    UserMessageRecorded,
+)
+from model.jsonvalue import thaw
+
+
+class CallFact:
+    """One tool-call block of an assistant message."""
+
+    __slots__ = ("arguments", "id", "name")
+
+    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+        self.id = call_id
+        self.name = name
+        self.arguments = arguments
+
+
+class Fact:
+    """What the invariants know about one event. Absent fields are None."""
+
+    __slots__ = (
+        "approval_id",
+        "arguments",
+        "call_id",
+        "calls",
+        "decision",
+        "error_code",
+        "handler_id",
+        "interrupted",
+        "is_error",
+        "name",
+        "original_arguments",
+        "outcome",
+        "point",
+        "reason_kind",
+        "rewrite_handlers",
+        "seq",
+        "sources",
+        "step",
+        "surface",
+        "surface_end",
+        "surface_start",
+        "turn",
+        "type",
+        "updated_input",
+    )
+
+    def __init__(self, event_type: str, seq: int) -> None:
+        self.type = event_type
+        self.seq = seq
+        self.turn: int | None = None
+        self.step: int | None = None
+        self.surface: str | None = None  # "append" | "replace" | None
+        self.surface_start: int | None = None
+        self.surface_end: int | None = None
+        self.sources: tuple[int, ...] | None = None
+        self.calls: tuple[CallFact, ...] | None = None
+        self.interrupted = False
+        self.call_id: str | None = None
+        self.name: str | None = None
+        self.arguments: str | None = None
+        self.original_arguments: str | None = None
+        self.rewrite_handlers: tuple[str, ...] | None = None
+        self.is_error = False
+        self.error_code: str | None = None
+        self.point: str | None = None
+        self.handler_id: str | None = None
+        self.decision: str | None = None
+        self.updated_input: object = None
+        self.approval_id: str | None = None
+        self.outcome: str | None = None
+        self.reason_kind: str | None = None
+
+
+def facts_of(event: Event) -> Fact:
+    """The fact of a constructed event."""
+    fact = Fact(event.type if isinstance(event, OpaqueEvent) else event.TYPE, event.seq)
+    match event:
+        case TurnStarted():
+            fact.turn = event.turn
+        case TurnEnded():
+            fact.turn = event.turn
+            fact.reason_kind = event.reason_kind
+        case StepStarted() | StepEnded():
+            fact.turn, fact.step = event.turn, event.step
+        case UserMessageRecorded():
+            _surface(fact, event.surface, event.sources)
+        case AssistantMessageRecorded():
+            _surface(fact, event.surface, event.sources)
+            fact.turn, fact.step = event.turn, event.step
+            fact.interrupted = event.interrupted
+            fact.calls = tuple(
+                CallFact(c.id, c.name, c.arguments) for c in event.message.tool_calls
+            )
+        case ToolCallRecorded():
+            fact.turn, fact.step = event.turn, event.step
+            fact.call_id, fact.name, fact.arguments = event.call_id, event.name, event.arguments
+            if event.rewrite is not None:
+                fact.original_arguments = event.rewrite.original_arguments
+                fact.rewrite_handlers = event.rewrite.handler_ids
+        case ToolResultRecorded():
+            _surface(fact, event.surface, event.sources)
+            fact.turn, fact.step = event.turn, event.step
+            fact.call_id = event.call_id
+            fact.is_error = event.message.result.failed
+            fact.error_code = event.error_code
+        case HookInvoked():
+            fact.turn, fact.point, fact.handler_id = event.turn, event.point, event.handler_id
+            fact.call_id = event.call_id
+        case HookResulted():
+            fact.turn, fact.point, fact.handler_id = event.turn, event.point, event.handler_id
+            fact.call_id, fact.decision = event.call_id, event.decision
+            fact.updated_input = thaw(event.updated_input)
+        case ApprovalAsked():
+            fact.approval_id, fact.call_id = event.id, event.call_id
+            fact.name, fact.arguments = event.tool_name, event.arguments
+        case ApprovalDecided():
+            fact.approval_id, fact.outcome = event.id, event.outcome
+        case OpaqueEvent():
+            pass
+    return fact
+
+
+def _surface(
+    fact: Fact, surface: SurfaceAppend | SurfaceReplace, sources: tuple[int, ...] | None
+) -> None:
+    if isinstance(surface, SurfaceReplace):
+        fact.surface, fact.surface_start, fact.surface_end = "replace", surface.start, surface.end
+    else:
+        fact.surface = "append"
+    fact.sources = sources
+
+
+_SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+
+
+class FactError(ValueError):
+    """A JSON object that cannot even yield a fact (the checker reports it as LOG-4)."""
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if type(value) is not int:
+        raise FactError(f"data.{key} must be an integer")
+    return value
+
+
+def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and type(value) is not str:
+        raise FactError(f"data.{key} must be a string")
+    return value
+
+
+def _str(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if type(value) is not str:
+        raise FactError(f"data.{key} must be a string")
+    return value
+
+
+def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
+    """The fact of a parsed JSON event object, without building the event.
+
+    Raises `FactError` for shapes the rules cannot read (wrong types, missing fields).
+    """
+    kind = obj.get("type")
+    seq = obj.get("seq")
+    if type(kind) is not str or type(seq) is not int:
+        raise FactError("an event needs a string type and an integer seq")
+    fact = Fact(kind, seq)
+    if kind not in _SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
+        fact.surface = "forbidden"
+    data = obj.get("data")
+    if kind in _CORE_READERS:
+        if not isinstance(data, Mapping):
+            raise FactError("data must be an object")
+        _CORE_READERS[kind](fact, obj, data)
+    return fact
+
+
+def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
+    op = obj.get("surfaceOp")
+    if op == "append":
+        fact.surface = "append"
+    elif isinstance(op, Mapping) and op.get("op") == "replace":
+        fact.surface = "replace"
+        fact.surface_start, fact.surface_end = _int(op, "start"), _int(op, "end")
+    elif op is not None:
+        raise FactError(f"unknown surfaceOp {op!r}")
+    sources = obj.get("sourceEventSeqs")
+    if sources is not None:
+        if not isinstance(sources, list) or any(type(s) is not int for s in sources):
+            raise FactError("sourceEventSeqs must be an array of integers")
+        fact.sources = tuple(sources)
+
+
+def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    fact.turn = _int(data, "turn")
+    reason = data.get("reason")
+    if fact.type == "turn/end":
+        if not isinstance(reason, Mapping) or type(reason.get("kind")) is not str:
+            raise FactError("turn/end needs a reason with a string kind")
+        fact.reason_kind = reason["kind"]
+
+
+def _read_step(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+
+
+def _read_user(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    _wire_surface(fact, obj)
+
+
+def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    _wire_surface(fact, obj)
+    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+    fact.interrupted = data.get("interrupted") is True
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list):
+        raise FactError("assistant/message needs message.content")
+    calls = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "tool-call":
+            calls.append(CallFact(_str(block, "id"), _str(block, "name"), _str(block, "arguments")))
+    fact.calls = tuple(calls)
+
+
+def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+    fact.call_id, fact.name = _str(data, "callId"), _str(data, "name")
+    fact.arguments = _str(data, "arguments")
+    rewrite = data.get("rewrite")
+    if rewrite is not None:
+        if not isinstance(rewrite, Mapping):
+            raise FactError("tool/call rewrite must be an object")
+        handlers = rewrite.get("handlerIds")
+        if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
+            raise FactError("rewrite.handlerIds must be an array of strings")
+        fact.original_arguments = _str(rewrite, "originalArguments")
+        fact.rewrite_handlers = tuple(handlers)
+
+
+def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    _wire_surface(fact, obj)
+    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], Mapping):
+        raise FactError("tool/result message needs exactly one tool-result block")
+    block = content[0]
+    fact.call_id = _str(block, "toolCallId")
+    fact.is_error = block.get("isError") is True
+    error = data.get("error")
+    if isinstance(error, Mapping) and type(error.get("code")) is str:
+        fact.error_code = error["code"]
+
+
+def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    fact.turn = _int(data, "turn")
+    fact.point, fact.handler_id = _str(data, "point"), _str(data, "handlerId")
+    fact.call_id = _opt_str(data, "callId")
+    if fact.type == "hook/result":
+        fact.decision = _str(data, "decision")
+        fact.updated_input = data.get("updatedInput")
+
+
+def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    fact.approval_id = _str(data, "id")
+    if fact.type == "approval/asked":
+        fact.call_id = _opt_str(data, "callId")
+        fact.name = _opt_str(data, "toolName")
+        fact.arguments = _opt_str(data, "arguments")
+    else:
+        fact.outcome = _str(data, "outcome")
+
+
+_CORE_READERS = {
+    "turn/start": _read_turn,
+    "turn/end": _read_turn,
+    "step/start": _read_step,
+    "step/end": _read_step,
+    "assistant/chunk": _read_step,
+    "user/message": _read_user,
+    "assistant/message": _read_assistant,
+    "tool/call": _read_call,
+    "tool/result": _read_result,
+    "hook/invoked": _read_hook,
+    "hook/result": _read_hook,
+    "approval/asked": _read_approval,
+    "approval/decided": _read_approval,
+}

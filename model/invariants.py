@@ -1,0 +1,662 @@
+"""The log invariants: named predicates over a session log, one registry, each with rule IDs.
+
+Each invariant is a function `check(prefix, fact)` that says what is wrong with appending the
+event `fact` to a log whose prefix is summarised by `prefix` (a `Prefix`). `LogMonitor` feeds
+every event through every invariant, then folds the event into the prefix. Because the prefix
+keeps only what the open turn and step need (plus the surface's seqs), checking is one pass with
+memory bounded by the open turn, not by the log's length.
+
+The same registry serves the model's stateful tests, the implementation's conformance tests and
+the offline checker (`loopspec check`): there is one definition of each rule.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+
+import attrs
+
+from model.events import Event
+from model.facts import CallFact, Fact, facts_of
+
+SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+IN_TURN_TYPES = frozenset(
+    {
+        "step/start",
+        "step/end",
+        "assistant/message",
+        "assistant/chunk",
+        "tool/call",
+        "tool/result",
+        "hook/invoked",
+        "hook/result",
+        "todo/write",
+        "request/header",
+        "request/context",
+    }
+)
+STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
+REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
+REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
+
+
+@attrs.frozen
+class Violation:
+    """One broken rule: at which event, which rule, why, and the other events involved."""
+
+    rule_id: str
+    seq: int
+    message: str
+    related: tuple[int, ...] = ()
+
+
+class Prefix:
+    """What the invariants remember of the events before the current one."""
+
+    def __init__(self) -> None:
+        self.expected_seq = 0
+        self.open_turn: int | None = None
+        self.next_turn = 1
+        self.open_step: int | None = None
+        self.next_step = 1
+        self.reply_seq: int | None = None
+        self.reply_calls: dict[str, tuple[int, CallFact]] = {}
+        self.call_records: dict[str, Fact] = {}
+        self.results: dict[str, int] = {}
+        self.last_result_index = -1
+        self.dangling: list[tuple[str, int]] = []
+        self.pending_hooks: dict[tuple[int, str, str], int] = {}
+        self.hook_results: dict[str, list[Fact]] = {}
+        self.pre_hook_runs: dict[tuple[str, str], int] = {}
+        self.approvals: dict[str, Fact] = {}
+        self.refused_calls: set[str] = set()
+        self.surface_seqs = array("q")
+        self.surface_kinds = bytearray()
+
+    # -- folding ---------------------------------------------------------------------------
+
+    def _reset_step(self) -> None:
+        self.reply_seq = None
+        self.reply_calls = {}
+        self.call_records = {}
+        self.results = {}
+        self.last_result_index = -1
+        self.refused_calls = set()
+
+    def unanswered(self) -> list[tuple[str, int]]:
+        """Calls of the open step's reply without a result, with the reply's seq."""
+        assert self.reply_seq is not None or not self.reply_calls
+        return [
+            (call_id, self.reply_seq or 0)
+            for call_id in self.reply_calls
+            if call_id not in self.results
+        ]
+
+    def fold(self, fact: Fact) -> None:
+        """Absorb `fact` into the prefix."""
+        self.expected_seq = fact.seq + 1
+        kind = fact.type
+        if kind == "turn/start":
+            self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
+            self._reset_step()
+            self.dangling, self.hook_results, self.pre_hook_runs = [], {}, {}
+        elif kind == "turn/end":
+            self.open_turn, self.open_step = None, None
+            self.next_turn = (fact.turn or self.next_turn) + 1
+            self._reset_step()
+            self.dangling, self.hook_results, self.pre_hook_runs = [], {}, {}
+        elif kind == "step/start":
+            self.open_step = fact.step
+            self.next_step = (fact.step or self.next_step) + 1
+            self._reset_step()
+        elif kind == "step/end":
+            self.dangling.extend(self.unanswered())
+            self.open_step = None
+            self._reset_step()
+        elif kind == "assistant/message":
+            if fact.calls is not None and fact.calls:
+                self.reply_seq = fact.seq
+                self.reply_calls = {c.id: (i, c) for i, c in enumerate(fact.calls)}
+        elif kind == "tool/call" and fact.call_id is not None:
+            self.call_records[fact.call_id] = fact
+        elif kind == "tool/result" and fact.surface == "append" and fact.call_id is not None:
+            self.results[fact.call_id] = fact.seq
+            entry = self.reply_calls.get(fact.call_id)
+            if entry is not None:
+                self.last_result_index = max(self.last_result_index, entry[0])
+        elif kind == "hook/invoked" and fact.turn is not None:
+            self.pending_hooks[(fact.turn, fact.point or "", fact.handler_id or "")] = fact.seq
+            if fact.call_id is not None and fact.point == "PreToolUse":
+                key = (fact.call_id, fact.handler_id or "")
+                self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
+        elif kind == "hook/result" and fact.turn is not None:
+            self.pending_hooks.pop((fact.turn, fact.point or "", fact.handler_id or ""), None)
+            if fact.call_id is not None:
+                self.hook_results.setdefault(fact.call_id, []).append(fact)
+        elif kind == "approval/asked" and fact.approval_id is not None:
+            self.approvals[fact.approval_id] = fact
+        elif kind == "approval/decided" and fact.approval_id is not None:
+            asked = self.approvals.pop(fact.approval_id, None)
+            if asked is not None and asked.call_id and fact.outcome != "allowed-once":
+                self.refused_calls.add(asked.call_id)
+        if fact.surface is not None and kind in SURFACE_TYPES:
+            self._fold_surface(fact)
+
+    def _fold_surface(self, fact: Fact) -> None:
+        code = _SURFACE_CODE[fact.type]
+        if fact.surface == "append":
+            self.surface_seqs.append(fact.seq)
+            self.surface_kinds.append(code)
+            return
+        span = self.surface_span(fact.surface_start, fact.surface_end)
+        if span is None:
+            return
+        first, last = span
+        self.surface_seqs[first : last + 1] = array("q", [fact.seq])
+        self.surface_kinds[first : last + 1] = bytes([code])
+
+    def surface_span(self, start: int | None, end: int | None) -> tuple[int, int] | None:
+        """Positions of surface nodes `start` and `end` when both are current and ordered."""
+        if start is None or end is None:
+            return None
+        try:
+            first = self.surface_seqs.index(start)
+            last = self.surface_seqs.index(end)
+        except ValueError:
+            return None
+        return (first, last) if first <= last else None
+
+
+_SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
+
+Check = Callable[[Prefix, Fact], Iterator[Violation]]
+
+
+@attrs.frozen
+class Invariant:
+    """A named predicate over a log, with the rules it enforces and one sentence of meaning."""
+
+    name: str
+    rule_ids: tuple[str, ...]
+    meaning: str
+    check: Check
+
+
+INVARIANTS: list[Invariant] = []
+
+
+def invariant(name: str, *rule_ids: str) -> Callable[[Check], Check]:
+    """Register `check` under `name`; its docstring is the invariant's meaning."""
+
+    def register(check: Check) -> Check:
+        meaning = (check.__doc__ or "").strip().splitlines()[0]
+        INVARIANTS.append(Invariant(name, rule_ids, meaning, check))
+        return check
+
+    return register
+
+
+# ---------------------------------------------------------------------------------------------
+# LOG: the envelope and the surface.
+
+
+@invariant("seq_is_index", "LOG-1")
+def seq_is_index(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Every event's seq is its index in the log: contiguous from 0."""
+    if fact.seq != prefix.expected_seq:
+        msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
+        yield Violation("LOG-1", fact.seq, msg)
+
+
+@invariant("surface_metadata_valid", "LOG-2")
+def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Only surface events carry surfaceOp; sourceEventSeqs cite distinct earlier events."""
+    if fact.type not in SURFACE_TYPES:
+        if fact.surface == "forbidden":
+            yield Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")
+        return
+    if fact.surface is None:
+        yield Violation("LOG-2", fact.seq, f"{fact.type} must carry surfaceOp")
+    sources = fact.sources
+    if sources is None:
+        return
+    if len(set(sources)) != len(sources):
+        yield Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq")
+    if any(s >= fact.seq or s < 0 for s in sources):
+        yield Violation("LOG-2", fact.seq, "sourceEventSeqs must cite earlier events")
+    if not sources and fact.type != "assistant/message":
+        yield Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")
+
+
+@invariant("replace_targets_current_nodes", "LOG-7")
+def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A surface replace names current nodes in order; a result replace shadows one result."""
+    if fact.surface != "replace":
+        return
+    span = prefix.surface_span(fact.surface_start, fact.surface_end)
+    related = tuple(s for s in (fact.surface_start, fact.surface_end) if s is not None)
+    if span is None:
+        msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes"
+        yield Violation("LOG-7", fact.seq, msg, related)
+        return
+    if fact.type == "tool/result":
+        first, last = span
+        if first != last or prefix.surface_kinds[first] != _SURFACE_CODE["tool/result"]:
+            msg = "a tool/result replacement must shadow exactly one tool/result"
+            yield Violation("LOG-7", fact.seq, msg, related)
+
+
+# ---------------------------------------------------------------------------------------------
+# TURN and STEP: numbering and enclosure.
+
+
+@invariant("turns_numbered_and_unnested", "TURN-1")
+def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """turn/start opens turn n+1 only when no turn is open."""
+    if fact.type != "turn/start":
+        return
+    if prefix.open_turn is not None:
+        yield Violation(
+            "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
+        )
+    elif fact.turn != prefix.next_turn:
+        yield Violation(
+            "TURN-1", fact.seq, f"turn {fact.turn} starts where turn {prefix.next_turn} was due"
+        )
+
+
+@invariant("turn_end_closes_open_turn", "TURN-2")
+def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """turn/end names the open turn and comes after its last step/end."""
+    if fact.type != "turn/end":
+        return
+    if prefix.open_turn is None:
+        yield Violation("TURN-2", fact.seq, f"turn/end {fact.turn} with no open turn")
+        return
+    if fact.turn != prefix.open_turn:
+        yield Violation(
+            "TURN-2", fact.seq, f"turn/end names turn {fact.turn}, open is {prefix.open_turn}"
+        )
+    if prefix.open_step is not None:
+        yield Violation("TURN-2", fact.seq, f"turn/end while step {prefix.open_step} is open")
+
+
+@invariant("events_enclosed_by_turn", "TURN-3")
+def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Loop events (steps, replies, calls, results, hooks) happen inside an open turn."""
+    if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
+        yield Violation("TURN-3", fact.seq, f"{fact.type} outside any turn")
+    elif fact.type.startswith("hook/") and fact.turn != prefix.open_turn:
+        yield Violation(
+            "TURN-3", fact.seq, f"{fact.type} names turn {fact.turn}, open is {prefix.open_turn}"
+        )
+
+
+@invariant("steps_numbered_inside_turn", "STEP-1", "STEP-2")
+def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """step/start opens step n+1 of the open turn; step/end closes exactly the open step."""
+    if fact.type == "step/start":
+        if prefix.open_step is not None:
+            yield Violation(
+                "STEP-1", fact.seq, f"step {fact.step} starts inside open step {prefix.open_step}"
+            )
+        elif prefix.open_turn is not None and (
+            fact.turn != prefix.open_turn or fact.step != prefix.next_step
+        ):
+            yield Violation(
+                "STEP-1",
+                fact.seq,
+                f"step {fact.turn}.{fact.step} starts where "
+                f"{prefix.open_turn}.{prefix.next_step} was due",
+            )
+    elif fact.type == "step/end" and (
+        prefix.open_step is None or (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step)
+    ):
+        yield Violation(
+            "STEP-2",
+            fact.seq,
+            f"step/end {fact.turn}.{fact.step} does not close the "
+            f"open step {prefix.open_turn}.{prefix.open_step}",
+        )
+
+
+@invariant("step_events_name_open_step", "STEP-3")
+def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Replies, calls and appended results belong to exactly the open (turn, step)."""
+    in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface == "append")
+    if not in_step or prefix.open_turn is None:
+        return
+    if prefix.open_step is None:
+        yield Violation("STEP-3", fact.seq, f"{fact.type} outside any step")
+    elif (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step):
+        yield Violation(
+            "STEP-3",
+            fact.seq,
+            f"{fact.type} names {fact.turn}.{fact.step}, the open "
+            f"step is {prefix.open_turn}.{prefix.open_step}",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# ORD, ADJ, EXE: calls and results.
+
+
+@invariant("one_reply_per_step_before_calls", "ORD-1")
+def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A step has at most one assistant/message, and every tool/call follows it."""
+    if fact.type == "assistant/message" and prefix.reply_seq is not None:
+        yield Violation(
+            "ORD-1", fact.seq, "a second assistant/message in one step", (prefix.reply_seq,)
+        )
+    if fact.type == "tool/call" and prefix.open_step is not None and not prefix.reply_calls:
+        yield Violation(
+            "ORD-1", fact.seq, f"tool/call {fact.call_id} before the step's reply named it"
+        )
+
+
+@invariant("call_ids_unique_in_reply", "EXE-1")
+def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """The tool calls of one reply have distinct ids (results pair by id)."""
+    if fact.type == "assistant/message" and fact.calls:
+        ids = [call.id for call in fact.calls]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            yield Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}")
+
+
+@invariant("call_records_match_reply", "ORD-2", "RW-1")
+def call_records_match_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Each tool/call records a call of the step's reply, once, with the very same arguments."""
+    if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
+        return
+    entry = prefix.reply_calls.get(fact.call_id)
+    if entry is None:
+        yield Violation(
+            "ORD-2",
+            fact.seq,
+            f"tool/call {fact.call_id} is not a call of the step's reply",
+            (prefix.reply_seq or 0,),
+        )
+        return
+    block = entry[1]
+    if fact.call_id in prefix.call_records:
+        yield Violation(
+            "ORD-2",
+            fact.seq,
+            f"call {fact.call_id} recorded twice",
+            (prefix.call_records[fact.call_id].seq,),
+        )
+    if fact.name != block.name:
+        yield Violation(
+            "ORD-2",
+            fact.seq,
+            f"tool/call names {fact.name}, the reply {block.name}",
+            (prefix.reply_seq or 0,),
+        )
+    if fact.arguments != block.arguments:
+        msg = (
+            f"call {fact.call_id}: the audit record runs {fact.arguments!r} but the model "
+            f"history shows {block.arguments!r}"
+        )
+        yield Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,))
+
+
+@invariant("result_answers_pending_call", "ADJ-2", "ORD-2")
+def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """An appended tool/result answers a call of this step, once, citing its tool/call."""
+    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+        return
+    call_id = fact.call_id
+    if call_id not in prefix.reply_calls:
+        yield Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
+        return
+    if call_id in prefix.results:
+        yield Violation(
+            "ADJ-2", fact.seq, f"a second result for {call_id}", (prefix.results[call_id],)
+        )
+        return
+    record = prefix.call_records.get(call_id)
+    if record is None:
+        if fact.error_code != REPAIR_NOT_STARTED:
+            yield Violation(
+                "ADJ-2",
+                fact.seq,
+                f"result for {call_id} before its tool/call "
+                "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
+            )
+    elif fact.sources is None or record.seq not in fact.sources:
+        yield Violation(
+            "ORD-2",
+            fact.seq,
+            f"result for {call_id} does not cite its tool/call seq {record.seq}",
+            (record.seq,),
+        )
+
+
+@invariant("results_in_model_order", "ORD-3")
+def results_in_model_order(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A step's results are committed in the order of the reply's calls."""
+    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+        return
+    entry = prefix.reply_calls.get(fact.call_id)
+    if entry is not None and fact.call_id not in prefix.results:
+        index = entry[0]
+        if index < prefix.last_result_index:
+            yield Violation(
+                "ORD-3",
+                fact.seq,
+                f"result for {fact.call_id} (call #{index + 1}) after a result of a later call",
+            )
+
+
+@invariant("nothing_visible_between_call_and_result", "ADJ-1")
+def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """No other model-visible message lands between a reply's calls and their last result."""
+    if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
+        return
+    missing = prefix.unanswered()
+    if missing:
+        ids = ", ".join(call_id for call_id, _ in missing)
+        yield Violation(
+            "ADJ-1",
+            fact.seq,
+            f"{fact.type} lands while calls {ids} await results",
+            (prefix.reply_seq,),
+        )
+
+
+@invariant("every_shown_call_answered", "ADJ-3")
+def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """When a turn ends, every call its history shows has a result (unless it ended in error)."""
+    if fact.type != "turn/end" or fact.reason_kind == "error":
+        return
+    dangling = list(prefix.dangling)
+    if prefix.open_step is not None:
+        dangling.extend(prefix.unanswered())
+    for call_id, reply_seq in dangling:
+        yield Violation(
+            "ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,)
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# HOOK, RW, DEC, ABORT, REC.
+
+
+@invariant("hook_audit_paired_in_turn", "HOOK-1")
+def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """Every hook/result answers a pending hook/invoked with the same (turn, point, handler)."""
+    if fact.type == "hook/result" and fact.turn is not None:
+        key = (fact.turn, fact.point or "", fact.handler_id or "")
+        if key not in prefix.pending_hooks:
+            yield Violation(
+                "HOOK-1",
+                fact.seq,
+                f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked",
+            )
+
+
+@invariant("pre_hooks_once_per_call", "HOOK-4")
+def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A PreToolUse hook runs at most once for a call."""
+    if (
+        fact.type == "hook/invoked"
+        and fact.point == "PreToolUse"
+        and fact.call_id is not None
+        and prefix.pre_hook_runs.get((fact.call_id, fact.handler_id or ""), 0) >= 1
+    ):
+        yield Violation(
+            "HOOK-4",
+            fact.seq,
+            f"PreToolUse hook {fact.handler_id} runs again for call {fact.call_id}",
+        )
+
+
+def _same_json(text: str, value: object) -> bool:
+    try:
+        return bool(json.loads(text) == value)
+    except ValueError:
+        return False
+
+
+@invariant("rewrite_traced_to_hooks", "RW-2", "RW-3")
+def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
+    if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
+        return
+    if fact.original_arguments == fact.arguments:
+        yield Violation(
+            "RW-2", fact.seq, f"call {fact.call_id}: the sidecar repeats the effective arguments"
+        )
+    answers = {
+        r.handler_id: r
+        for r in prefix.hook_results.get(fact.call_id, [])
+        if r.point == "PreToolUse"
+    }
+    for handler in fact.rewrite_handlers:
+        answer = answers.get(handler)
+        if answer is None or answer.updated_input is None:
+            yield Violation(
+                "RW-2",
+                fact.seq,
+                f"call {fact.call_id}: the sidecar names hook "
+                f"{handler}, which has no audited rewrite for this call",
+            )
+        elif prefix.reply_seq is not None and answer.seq > prefix.reply_seq:
+            yield Violation(
+                "RW-3",
+                fact.seq,
+                f"call {fact.call_id}: hook {handler} answered after the reply was committed",
+                (answer.seq, prefix.reply_seq),
+            )
+    in_effect = answers.get(fact.rewrite_handlers[-1]) if fact.rewrite_handlers else None
+    if (
+        in_effect is not None
+        and in_effect.updated_input is not None
+        and fact.arguments is not None
+        and not _same_json(fact.arguments, in_effect.updated_input)
+    ):
+        yield Violation(
+            "RW-2",
+            fact.seq,
+            f"call {fact.call_id}: the effective arguments are "
+            f"not the input hook {in_effect.handler_id} supplied",
+            (in_effect.seq,),
+        )
+
+
+@invariant("approval_shows_effective_input", "RW-4", "DEC-2")
+def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """An approval request shows the recorded (effective) input; each is answered once."""
+    if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
+        record = prefix.call_records.get(fact.call_id)
+        if record is not None and record.arguments != fact.arguments:
+            msg = (
+                f"approval for {fact.call_id} shows {fact.arguments!r} but the call runs "
+                f"{record.arguments!r}"
+            )
+            yield Violation("RW-4", fact.seq, msg, (record.seq,))
+    if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
+        yield Violation(
+            "DEC-2", fact.seq, f"approval/decided {fact.approval_id} answers no pending request"
+        )
+    if (
+        fact.type == "tool/result"
+        and fact.surface == "append"
+        and fact.call_id in prefix.refused_calls
+        and not fact.is_error
+    ):
+        yield Violation(
+            "DEC-2",
+            fact.seq,
+            f"call {fact.call_id} was not approved but its result reports success",
+        )
+
+
+@invariant("interrupted_reply_has_no_calls", "ABORT-2")
+def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """An interrupted reply keeps only its delivered text: never a tool call."""
+    if fact.type == "assistant/message" and fact.interrupted and fact.calls:
+        yield Violation("ABORT-2", fact.seq, "an interrupted assistant/message carries tool calls")
+
+
+@invariant("repair_results_match_call_state", "REC-1")
+def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded."""
+    if fact.type != "tool/result" or fact.call_id is None:
+        return
+    recorded = fact.call_id in prefix.call_records
+    if fact.error_code == REPAIR_NOT_STARTED and recorded:
+        yield Violation(
+            "REC-1",
+            fact.seq,
+            f"call {fact.call_id} was recorded, so it may have "
+            "run: its repair must be TOOL_OUTCOME_UNKNOWN",
+        )
+    if fact.error_code == REPAIR_OUTCOME_UNKNOWN and not recorded:
+        yield Violation(
+            "REC-1",
+            fact.seq,
+            f"call {fact.call_id} was never recorded: its repair must be TOOL_NOT_STARTED",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the registry.
+
+
+class LogMonitor:
+    """Feeds facts through every invariant, one pass, memory bounded by the open turn."""
+
+    def __init__(self) -> None:
+        self.prefix = Prefix()
+        self.checks = tuple(inv.check for inv in INVARIANTS)
+
+    def feed(self, fact: Fact) -> list[Violation]:
+        """The violations `fact` commits against the prefix; then absorb it."""
+        found = [v for check in self.checks for v in check(self.prefix, fact)]
+        self.prefix.fold(fact)
+        return found
+
+    @property
+    def open_turn(self) -> int | None:
+        """The turn left open at this point (a crash tail, when at the end of a log)."""
+        return self.prefix.open_turn
+
+
+def check_facts(facts: Iterable[Fact]) -> list[Violation]:
+    """Every violation in a sequence of facts."""
+    monitor = LogMonitor()
+    return [v for fact in facts for v in monitor.feed(fact)]
+
+
+def check_log(log: Iterable[Event]) -> list[Violation]:
+    """Every violation in a log of events."""
+    return check_facts(facts_of(event) for event in log)
+
+
+def rule_ids() -> tuple[str, ...]:
+    """Every rule some invariant enforces."""
+    return tuple(sorted({rule for inv in INVARIANTS for rule in inv.rule_ids}))
