@@ -194,11 +194,6 @@ class ToolCallRecorded:
     extra: FrozenMap = EMPTY
     envelope_extra: FrozenMap = EMPTY
 
-    def __attrs_post_init__(self) -> None:
-        if self.rewrite is not None and self.rewrite.original_arguments == self.arguments:
-            msg = "a rewrite sidecar must differ from the effective arguments"
-            raise InvalidEventError(msg, rule_id="RW-2")
-
 
 @attrs.frozen
 class ToolResultRecorded:

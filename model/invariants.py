@@ -72,6 +72,7 @@ class Prefix:
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         self.approvals: dict[str, Fact] = {}
         self.refused_calls: set[str] = set()
+        self.unapplied_rewrites: dict[str, str] = {}
         self.surface_seqs = array("q")
         self.surface_kinds = bytearray()
 
@@ -84,6 +85,22 @@ class Prefix:
         self.results = {}
         self.last_result_index = -1
         self.refused_calls = set()
+        self.unapplied_rewrites = {}
+
+    def supplied_rewrite(self, call_id: str) -> str | None:
+        """The last hook whose audited PreToolUse answer supplied an input that should apply.
+
+        None when no hook supplied one, or when a hook denied the call (a deny discards them).
+        """
+        answers = [r for r in self.hook_results.get(call_id, []) if r.point == "PreToolUse"]
+        if any(r.decision in ("deny", "block") for r in answers):
+            return None
+        supplied = [
+            r.handler_id
+            for r in answers
+            if r.updated_input is not None and r.decision in ("allow", "ask")
+        ]
+        return supplied[-1] if supplied else None
 
     def unanswered(self) -> list[tuple[str, int]]:
         """Calls of the open step's reply without a result, with the reply's seq."""
@@ -121,6 +138,9 @@ class Prefix:
                 self.reply_calls = {c.id: (i, c) for i, c in enumerate(fact.calls)}
         elif kind == "tool/call" and fact.call_id is not None:
             self.call_records[fact.call_id] = fact
+            supplier = self.supplied_rewrite(fact.call_id)
+            if supplier is not None and fact.rewrite_handlers is None:
+                self.unapplied_rewrites[fact.call_id] = supplier
         elif kind == "tool/result" and fact.surface == "append" and fact.call_id is not None:
             self.results[fact.call_id] = fact.seq
             entry = self.reply_calls.get(fact.call_id)
@@ -526,10 +546,6 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
         return
-    if fact.original_arguments == fact.arguments:
-        yield Violation(
-            "RW-2", fact.seq, f"call {fact.call_id}: the sidecar repeats the effective arguments"
-        )
     answers = {
         r.handler_id: r
         for r in prefix.hook_results.get(fact.call_id, [])
@@ -564,6 +580,24 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
             f"call {fact.call_id}: the effective arguments are "
             f"not the input hook {in_effect.handler_id} supplied",
             (in_effect.seq,),
+        )
+
+
+@invariant("supplied_rewrite_applied_or_refused", "RW-2")
+def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+    """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
+    if (
+        fact.type == "tool/result"
+        and fact.surface == "append"
+        and fact.call_id in prefix.unapplied_rewrites
+        and not fact.is_error
+    ):
+        hook = prefix.unapplied_rewrites[fact.call_id]
+        yield Violation(
+            "RW-2",
+            fact.seq,
+            f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
+            "a rewrite nor refused",
         )
 
 

@@ -11,8 +11,9 @@ Replay facts the projections rely on:
   arguments against what the model first emitted. Editing a tool call's input on replay is
   therefore allowed, and the history block carries the *effective* input: whatever arguments
   the history holds are exactly what the provider receives (HIST-3).
-- Reasoning/thinking blocks are never reordered or edited: signed thinking is rejected once
-  modified. A projection may only drop them whole (which the providers accept).
+- Reasoning/thinking blocks are never reordered or edited (Anthropic refuses modified thinking
+  in the latest assistant turn and invalid signatures). A projection may only drop them whole,
+  which the providers accept.
 - A block a role cannot carry (a tool call in a user message, a tool result block anywhere but
   a tool result message, reasoning from the user) has no wire form; projecting it raises
   `UnprojectableMessageError` instead of guessing.
@@ -41,7 +42,9 @@ Anthropic (Messages API), merge rules, applied in this order:
 5. A `tool_result` carries its text as a string (text blocks joined by newlines) and
    `is_error`; if the result holds opaque blocks, the content is the block list instead.
 
-OpenAI Chat Completions: each message maps to at most one message, in order. An assistant
+OpenAI Chat Completions: each message maps to at most one message, in order. A user message
+with one text block sends it as the content string, otherwise a list of parts (opaque blocks
+passed through as parts); one with no blocks is dropped. An assistant
 message keeps its text (a string, a list of text parts when there are several blocks, or None)
 and its `tool_calls` with the raw argument string; reasoning and opaque blocks have no Chat form
 and are dropped; an assistant message left with neither text nor calls is dropped. Each tool

@@ -118,7 +118,6 @@ def resolve_call(
     if problem is not None:
         return Resolution(call.arguments, None, INVALID, problem)
     tool = config.tool(call.name)
-    original = parse_arguments(call.arguments)
     merged = merged_rank(tuple(rank_of(vote.verdict) for vote in votes))
     if merged == RANK_DENY:
         return Resolution(call.arguments, None, DENY, _reasons(votes, RANK_DENY) or "denied")
@@ -137,9 +136,8 @@ def resolve_call(
     if problem is not None:
         refused = f"hook {votes[winner].handler_id} rewrote the input of {call.name}: {problem}"
         return Resolution(call.arguments, None, DENY, refused)
-    if proposed == original:
-        # An identical replacement is not a rewrite: there is nothing for the sidecar to keep.
-        return Resolution(call.arguments, None, decision, why)
+    # An applied replacement is always recorded, even when it equals the original: the audit
+    # must say a hook decided this input (rule RW-2).
     rewriters = tuple(vote.handler_id for vote, given in zip(votes, supplied, strict=True) if given)
     # The winner is last, so the sidecar names every proposer and ends with the one in effect.
     in_effect = votes[winner].handler_id

@@ -1,0 +1,130 @@
+"""Strict validation of the ACP wire JSON the bridge emits (rule ACP-1).
+
+The ACP Python models validate leniently: an invalid kind, status or line is silently replaced by
+None and an invalid content or location item is silently dropped, so `model_validate` alone
+accepts broken payloads. Two independent checks close that gap, and both must pass:
+
+- the JSON Schema (Draft 2020-12) the pinned models export, which rejects bad enum values,
+  missing required fields, unknown content types and negative lines;
+- round-trip equality: validating and dumping (by alias, without nulls) must give back the exact
+  payload, which fails whenever the models salvaged, dropped or coerced anything, and also on
+  explicit nulls and keys the schema does not know.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import jsonschema
+from acp.schema import RequestPermissionRequest, SessionNotification
+from pydantic import BaseModel, ValidationError
+
+
+class StrictValidator:
+    """Both checks for one ACP model, built once."""
+
+    def __init__(self, model: type[BaseModel]) -> None:
+        self._model = model
+        schema = model.model_json_schema(by_alias=True)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        self._schema = jsonschema.Draft202012Validator(schema)
+
+    def problems(self, wire: Mapping[str, object]) -> list[str]:
+        """Every reason `wire` is not a strictly valid payload; empty means valid."""
+        found = [
+            f"schema: {leaf}"
+            for error in self._schema.iter_errors(wire)
+            for leaf in _leaf_messages(error)
+        ]
+        try:
+            parsed = self._model.model_validate(wire)
+        except ValidationError as error:
+            found.append(f"model: {error.error_count()} validation error(s): {error}")
+            return found
+        dumped = parsed.model_dump(by_alias=True, exclude_none=True, mode="json")
+        difference = _first_difference(dict(wire), dumped, "$")
+        if difference is not None:
+            found.append(f"round trip: {difference}")
+        return found
+
+
+def _json_path(parts: Iterable[object]) -> str:
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
+
+
+def _leaf_messages(error: Any) -> list[str]:
+    """The specific failures under a `oneOf`/`anyOf` error, instead of "not valid under any".
+
+    The schema ignores pydantic's `discriminator`, so a union failure lists every arm. Arms that
+    failed only because they are a different variant (a `const` tag mismatch) or the null arm of
+    an optional field say nothing about the payload and are skipped.
+    """
+    arms: dict[object, list[Any]] = {}
+    for sub in error.context or ():
+        arms.setdefault(sub.relative_schema_path[0], []).append(sub)
+    relevant = [
+        sub
+        for subs in arms.values()
+        if not any(_is_other_variant(sub) for sub in subs)
+        for sub in subs
+    ]
+    if not relevant:
+        return [f"at {_json_path(error.absolute_path)}: {error.message}"]
+    return [leaf for sub in relevant for leaf in _leaf_messages(sub)]
+
+
+def _is_other_variant(error: Any) -> bool:
+    wrong_tag = error.validator == "const"
+    null_arm = error.validator == "type" and error.validator_value == "null"
+    return bool(wrong_tag or null_arm)
+
+
+def _first_difference(sent: object, back: object, path: str) -> str | None:
+    """Where the re-dumped payload first departs from what was sent, or None if it does not."""
+    if isinstance(sent, dict) and isinstance(back, dict):
+        # Sent order first, so the reported difference is the same on every run.
+        for key in [*sent, *(key for key in back if key not in sent)]:
+            if key not in back:
+                return f"{path}.{key} was dropped or nulled by the model"
+            if key not in sent:
+                return f"{path}.{key} was added by the model"
+            found = _first_difference(sent[key], back[key], f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(sent, list) and isinstance(back, list):
+        if len(sent) != len(back):
+            return f"{path} had {len(sent)} items, {len(back)} survived"
+        for index, (item, item_back) in enumerate(zip(sent, back, strict=True)):
+            found = _first_difference(item, item_back, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    # `type` too: the models coerce, for example, "3" to 3 and True to 1.
+    if type(sent) is not type(back) or sent != back:
+        return f"{path} was {sent!r}, came back as {back!r}"
+    return None
+
+
+@functools.cache
+def session_update_validator() -> StrictValidator:
+    """The strict validator for `session/update` notification params."""
+    return StrictValidator(SessionNotification)
+
+
+@functools.cache
+def permission_request_validator() -> StrictValidator:
+    """The strict validator for `session/request_permission` request params."""
+    return StrictValidator(RequestPermissionRequest)
+
+
+def validate_session_update(params: Mapping[str, object]) -> list[str]:
+    """Problems with `session/update` params (empty = strictly valid)."""
+    return session_update_validator().problems(params)
+
+
+def validate_permission_request(params: Mapping[str, object]) -> list[str]:
+    """Problems with `session/request_permission` params (empty = strictly valid)."""
+    return permission_request_validator().problems(params)

@@ -1,0 +1,27 @@
+"""Hypothesis profiles: `ci` (derandomized, bounded; the default under CI=true), `dev` (the
+default elsewhere) and `thorough` (long runs). Choose with HYPOTHESIS_PROFILE=name."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile(
+    "thorough",
+    max_examples=2000,
+    stateful_step_count=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
