@@ -1,0 +1,53 @@
+"""SPEC.md's generated sections and its rule index.
+
+SPEC.md is written by people, except for sections between `<!-- generated:NAME -->` and
+`<!-- end generated:NAME -->`, which are rendered from the code that owns the facts: the
+transition table from `model.transitions`, the invariant registry from `model.invariants`.
+`loopspec spec --check SPEC.md` (and a test) fails when they drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+
+from model.invariants import INVARIANTS
+from model.transitions import render_table
+
+RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
+
+
+def render_invariants() -> str:
+    """The invariant registry as a Markdown table."""
+    lines = ["| invariant | rules | meaning |", "|---|---|---|"]
+    for inv in INVARIANTS:
+        lines.append(f"| `{inv.name}` | {', '.join(inv.rule_ids)} | {inv.meaning} |")
+    return "\n".join(lines)
+
+
+SECTIONS = {
+    "transitions": render_table,
+    "invariants": render_invariants,
+}
+
+
+def render_generated_sections() -> str:
+    """Every generated section, for printing."""
+    return "\n\n".join(f"## {name}\n\n{render()}" for name, render in SECTIONS.items())
+
+
+def splice_generated_sections(text: str) -> str:
+    """`text` with each generated section replaced by its current rendering."""
+    for name, render in SECTIONS.items():
+        pattern = re.compile(
+            rf"(<!-- generated:{name} -->\n).*?(\n<!-- end generated:{name} -->)", re.DOTALL
+        )
+        if not pattern.search(text):
+            msg = f"SPEC.md has no generated:{name} section"
+            raise ValueError(msg)
+        text = pattern.sub(lambda m, body=render(): m.group(1) + body + m.group(2), text)
+    return text
+
+
+def rule_ids_in_spec(text: str) -> list[str]:
+    """Every rule ID that has a heading in SPEC.md, in order."""
+    return RULE_HEADING.findall(text)
