@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        module: CommandModule = importlib.import_module(name)  # type: ignore[assignment]
+        module: CommandModule = importlib.import_module(name)
         module.register(subparsers)
     return parser
 

@@ -44,7 +44,8 @@ def splice_generated_sections(text: str) -> str:
         if not pattern.search(text):
             msg = f"SPEC.md has no generated:{name} section"
             raise ValueError(msg)
-        text = pattern.sub(lambda m, body=render(): m.group(1) + body + m.group(2), text)
+        body = render()
+        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
     return text
 
 
