@@ -44,8 +44,10 @@ def splice_generated_sections(text: str) -> str:
         if not pattern.search(text):
             msg = f"SPEC.md has no generated:{name} section"
             raise ValueError(msg)
-        body = render()
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+        match = pattern.search(text)
+        assert match is not None
+        fresh = match.group(1) + render() + match.group(2)
+        text = text[: match.start()] + fresh + text[match.end() :]
     return text
 
 
