@@ -56,7 +56,7 @@ TRANSITIONS: tuple[Transition, ...] = (
         "AwaitingModel",
         "ModelReplies",
         handlers.model_replies,
-        "assistant/message [+ tool/call per call] | nothing while hooks run; "
+        "assistant/message [+ tool/call per call], or nothing while hooks run; "
         "step/end, turn/end when the turn is over",
         ("Idle", "AwaitingModel", "Rewriting", "Dispatching"),
         ("ORD-1", "EXE-1", "ABORT-2", "RW-3"),
@@ -179,8 +179,9 @@ def render_table() -> str:
             row = _BY_PAIR.get((phase, command))
             if row is None:
                 continue
+            appends = row.appends.replace("|", "\\|")
             lines.append(
-                f"| {phase} | {command} | {row.appends} | {', '.join(row.next_phases)} | "
+                f"| {phase} | {command} | {appends} | {', '.join(row.next_phases)} | "
                 f"{', '.join(row.rules)} |"
             )
     refused = [

@@ -643,11 +643,23 @@ def header_to_wire(header: SessionHeader) -> WireObject:
     }
 
 
+def _structure_as(cls: type) -> Callable[[object, type], Event]:
+    def structure(obj: object, _type: type) -> Event:
+        event = event_from_wire(obj)
+        if not isinstance(event, cls):
+            msg = f"expected a {cls.__name__} event, got {type(event).__name__}"
+            raise InvalidEventError(msg, rule_id="LOG-4")
+        return event
+
+    return structure
+
+
 def _make_converter() -> cattrs.Converter:
     converter = cattrs.Converter()
     converter.register_structure_hook(Event, lambda obj, _type: event_from_wire(obj))
     converter.register_unstructure_hook(Event, event_to_wire)
     for cls in _READERS_CLASSES:
+        converter.register_structure_hook(cls, _structure_as(cls))
         converter.register_unstructure_hook(cls, event_to_wire)
     converter.register_structure_hook(SessionHeader, lambda obj, _type: header_from_wire(obj))
     converter.register_unstructure_hook(SessionHeader, header_to_wire)

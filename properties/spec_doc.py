@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from model.errors import LoopSpecError
 from model.invariants import INVARIANTS
 from model.transitions import render_table
 
@@ -39,14 +40,14 @@ def splice_generated_sections(text: str) -> str:
     """`text` with each generated section replaced by its current rendering."""
     for name, render in SECTIONS.items():
         pattern = re.compile(
-            rf"(<!-- generated:{name} -->\n).*?(\n<!-- end generated:{name} -->)", re.DOTALL
+            rf"(<!-- generated:{name} -->\n).*?(<!-- end generated:{name} -->)", re.DOTALL
         )
         if not pattern.search(text):
-            msg = f"SPEC.md has no generated:{name} section"
-            raise ValueError(msg)
+            msg = f"no <!-- generated:{name} --> ... <!-- end generated:{name} --> section"
+            raise LoopSpecError(msg, rule_id="SPEC")
         match = pattern.search(text)
         assert match is not None
-        fresh = match.group(1) + render() + match.group(2)
+        fresh = match.group(1) + render() + "\n" + match.group(2)
         text = text[: match.start()] + fresh + text[match.end() :]
     return text
 

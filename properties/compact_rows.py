@@ -1,0 +1,73 @@
+"""Compact chunk rows: one line of a dsh log that stands for a run of `assistant/chunk` events.
+
+Recent dsh writers fold the stream deltas of one content block into a single row that has no
+`seq` of its own, for example
+
+    {"type": "text-chunks", "seq0": 10, "time0": 1700000000000,
+     "data": {"turn": 1, "step": 1, "index": 0, "dt": [...], "texts": ["The", " user", ...]}}
+
+which stands for `len(texts)` consecutive `assistant/chunk` events with seqs `seq0, seq0 + 1, ...`.
+`reasoning-chunks` carries `texts` as well; `tool-call-chunks` carries `args` (and the call's `id`
+and `name`). The rules read only a chunk's seq, turn and step, so a row is fully described by
+`CompactRun`. Row types outside `COUNT_FIELDS` are not guessed at: they raise `CompactRowError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+COUNT_FIELDS = {
+    "reasoning-chunks": "texts",
+    "text-chunks": "texts",
+    "tool-call-chunks": "args",
+}
+CHUNK_TYPE = "assistant/chunk"
+
+
+class CompactRowError(ValueError):
+    """A row with `seq0` that cannot be read as a run of chunks."""
+
+
+@attrs.frozen
+class CompactRun:
+    """The chunk events one compact row stands for: seqs `seq0 .. seq0 + count - 1`."""
+
+    seq0: int
+    count: int
+    turn: int
+    step: int
+
+
+def is_compact(obj: Mapping[str, Any]) -> bool:
+    """Whether a parsed line is a compact row (it has `seq0` and no `seq`)."""
+    return "seq0" in obj and "seq" not in obj
+
+
+def _whole(data: Mapping[str, Any], key: str, where: str) -> int:
+    value = data.get(key)
+    if type(value) is not int:
+        raise CompactRowError(f"{where}.{key} must be an integer")
+    return value
+
+
+def compact_run(obj: Mapping[str, Any]) -> CompactRun:
+    """The run a compact row stands for, or `CompactRowError` naming what is wrong."""
+    kind = obj.get("type")
+    if type(kind) is not str or kind not in COUNT_FIELDS:
+        known = ", ".join(sorted(COUNT_FIELDS))
+        raise CompactRowError(f"compact row of unknown type {kind!r} (known: {known})")
+    data = obj.get("data")
+    if not isinstance(data, Mapping):
+        raise CompactRowError(f"{kind}.data must be an object")
+    items = data.get(COUNT_FIELDS[kind])
+    if not isinstance(items, list):
+        raise CompactRowError(f"{kind}.data.{COUNT_FIELDS[kind]} must be an array")
+    return CompactRun(
+        _whole(obj, "seq0", kind),
+        len(items),
+        _whole(data, "turn", f"{kind}.data"),
+        _whole(data, "step", f"{kind}.data"),
+    )

@@ -1,0 +1,313 @@
+"""LOG rules: the envelope, frozen JSON, the wire codec, the surface, atomic commits."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from spec_helpers import PLAIN, clean, run, wire
+
+from model.commands import (
+    Command,
+    Crash,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from model.derive import derive_messages
+from model.errors import InvalidEventError
+from model.events import Event, StepStarted, TurnStarted
+from model.facts import fact_from_wire, facts_of
+from model.invariants import check_facts
+from model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
+from model.messages import TextBlock, ToolCallBlock, UserMessage
+from model.wire import converter, event_from_wire, event_to_wire, header_from_wire, header_to_wire
+from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+
+DEMO = run(DEMO_CONFIG, DEMO_COMMANDS)
+
+
+def test_LOG_1_seqs_are_contiguous_from_zero() -> None:
+    """LOG-1: every event's seq is its index."""
+    assert [event.seq for event in DEMO.log] == list(range(len(DEMO.log)))
+
+
+def test_LOG_1_gap_is_reported() -> None:
+    """LOG-1: a skipped seq is a violation."""
+    events: list[Event] = [TurnStarted(0, 0, 1), StepStarted(2, 0, 1, 1)]
+    assert [v.rule_id for v in check_facts(facts_of(e) for e in events)] == ["LOG-1"]
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        (math.nan, "$"),
+        ({"a": [1, math.inf]}, "$.a[1]"),
+        ({"x": -0.0}, "$.x"),
+        ({1: "key"}, "$"),
+        ({"f": print}, "$.f"),
+    ],
+)
+def test_LOG_3_non_json_is_refused_with_its_path(value: object, where: str) -> None:
+    """LOG-3: values JSON cannot carry losslessly are refused, naming where they are."""
+    with pytest.raises(NotJsonError) as error:
+        freeze(value)
+    assert error.value.path == where
+
+
+def test_LOG_3_cycles_are_refused() -> None:
+    """LOG-3: a cyclic structure is not JSON."""
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    with pytest.raises(NotJsonError, match="cycle"):
+        freeze(cyclic)
+
+
+def test_LOG_3_frozen_values_do_not_alias_the_caller() -> None:
+    """LOG-3: freezing snapshots; changing the original afterwards changes nothing."""
+    original: dict[str, object] = {"command": ["ls", "-l"], "env": {"A": "1"}}
+    frozen = freeze(original)
+    commands = original["command"]
+    assert isinstance(commands, list)
+    commands.append("/")
+    assert thaw(frozen) == {"command": ["ls", "-l"], "env": {"A": "1"}}
+    assert isinstance(frozen, FrozenMap)
+    with pytest.raises(AttributeError):
+        frozen._items = {}
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(json_values)
+def test_LOG_3_freeze_thaw_round_trips(value: object) -> None:
+    """LOG-3: any JSON value (but -0.0) survives freeze and thaw unchanged."""
+    try:
+        frozen = freeze(value)
+    except NotJsonError:
+        return  # -0.0 somewhere inside
+    assert thaw(frozen) == value
+    assert json.loads(json.dumps(thaw(frozen))) == value
+
+
+def test_LOG_4_wire_round_trips_every_model_event() -> None:
+    """LOG-4: reading what the model wrote gives back the same events and the same JSON."""
+    for event in DEMO.log:
+        obj = json.loads(json.dumps(event_to_wire(event)))
+        assert event_from_wire(obj) == event
+        assert event_to_wire(event_from_wire(obj)) == obj
+        assert converter.unstructure(converter.structure(obj, type(event))) == obj
+
+
+def test_LOG_4_unknown_types_are_kept_verbatim() -> None:
+    """LOG-4: a plugin event round-trips untouched, envelope extras included."""
+    obj = {"type": "session/title", "seq": 3, "time": 9, "data": {"title": "x"}, "ignorable": True}
+    assert event_to_wire(event_from_wire(obj)) == obj
+
+
+@pytest.mark.parametrize(
+    ("obj", "field"),
+    [
+        ({"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": "1"}}, "turn"),
+        ({"type": "turn/start", "seq": -1, "time": 0, "data": {"turn": 1}}, "seq"),
+        ({"type": "step/start", "seq": 0, "time": 0, "data": {"turn": 1}}, "step"),
+        (
+            {
+                "type": "tool/call",
+                "seq": 0,
+                "time": 0,
+                "data": {"turn": 1, "step": 1, "callId": "", "name": "x", "arguments": ""},
+            },
+            "call_id",
+        ),
+        ({"type": "turn/end", "seq": 0, "time": 0, "data": {"turn": 1, "reason": {}}}, "kind"),
+        (
+            {
+                "type": "hook/result",
+                "seq": 0,
+                "time": 0,
+                "data": {
+                    "turn": 1,
+                    "point": "P",
+                    "handlerId": "h",
+                    "decision": "x",
+                    "durationMs": -1,
+                },
+            },
+            "durationMs",
+        ),
+        ({"type": "assistant/message", "seq": 0, "time": 1.5, "data": {}}, "time"),
+        ([1, 2], "object"),
+    ],
+)
+def test_LOG_4_invalid_events_cannot_be_read(obj: object, field: str) -> None:
+    """LOG-4: a malformed event is refused, and the error names what is wrong."""
+    with pytest.raises(InvalidEventError) as error:
+        event_from_wire(obj)
+    assert field in str(error.value)
+
+
+def test_LOG_5_header_round_trips_and_is_required() -> None:
+    """LOG-5: the header line reads and writes back; anything else first is refused."""
+    header = {
+        "type": "session",
+        "version": 0,
+        "id": "s",
+        "createdAt": 0,
+        "cwd": "/w",
+        "delegationDepth": 0,
+    }
+    assert header_to_wire(header_from_wire(header)) == header
+    with pytest.raises(InvalidEventError, match="header"):
+        header_from_wire({"type": "turn/start", "seq": 0})
+
+
+def test_LOG_2_surface_metadata_only_on_surface_events() -> None:
+    """LOG-2: surfaceOp on a non-surface event, or missing on a surface event, is refused."""
+    with pytest.raises(InvalidEventError, match="surface"):
+        event_from_wire(
+            {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}, "surfaceOp": "append"}
+        )
+    user = {
+        "type": "user/message",
+        "seq": 0,
+        "time": 0,
+        "data": {"role": "user", "content": [], "source": {"kind": "user"}},
+    }
+    with pytest.raises(InvalidEventError, match="surfaceOp"):
+        event_from_wire(user)
+
+
+def test_LOG_2_sources_must_cite_earlier_events() -> None:
+    """LOG-2: a source seq at or after the event is a violation."""
+    log = wire(DEMO.log)
+    for obj in log:
+        if obj["type"] == "tool/result":
+            obj["sourceEventSeqs"] = [obj["seq"]]
+            break
+    rules = {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)}
+    assert "LOG-2" in rules
+
+
+def test_LOG_6_result_block_must_match_its_source() -> None:
+    """LOG-6: a tool result whose block cites another call than its source is refused."""
+    obj = next(o for o in wire(DEMO.log) if o["type"] == "tool/result")
+    data = obj["data"]
+    assert isinstance(data, dict)
+    data["message"]["source"]["callId"] = "someone-else"
+    with pytest.raises(InvalidEventError, match="LOG-6"):
+        event_from_wire(obj)
+
+
+def _replace(seq: int, start: int, end: int, kind: str = "user/message") -> dict[str, object]:
+    if kind == "tool/result":
+        return {
+            "type": kind,
+            "seq": seq,
+            "time": 0,
+            "surfaceOp": {"op": "replace", "start": start, "end": end},
+            "sourceEventSeqs": [start],
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "message": {
+                    "role": "user",
+                    "source": {"kind": "tool", "callId": "c1"},
+                    "content": [{"type": "tool-result", "toolCallId": "c1", "content": []}],
+                },
+            },
+        }
+    return {
+        "type": kind,
+        "seq": seq,
+        "time": 0,
+        "sourceEventSeqs": [start],
+        "surfaceOp": {"op": "replace", "start": start, "end": end},
+        "data": {
+            "role": "user",
+            "content": [{"type": "text", "text": "summary"}],
+            "source": {"kind": "plugin", "plugin": "compaction"},
+        },
+    }
+
+
+def test_LOG_7_replace_swaps_current_nodes_for_one() -> None:
+    """LOG-7: a valid replace shrinks history to the replacement; a stale one is reported."""
+    base = wire(
+        run(
+            PLAIN,
+            [
+                SubmitUser("a"),
+                ModelReplies((TextBlock("b"),)),
+                SubmitUser("c"),
+                ModelReplies((TextBlock("d"),)),
+            ],
+        ).log
+    )
+    surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
+    first, second, last = surface[0], surface[1], surface[-1]
+    replaced = [*base, _replace(len(base), first, last)]
+    events = [event_from_wire(o) for o in replaced]
+    (summary,) = derive_messages(events)
+    assert isinstance(summary, UserMessage)
+    assert summary.content == (TextBlock("summary"),)
+    assert check_facts(fact_from_wire(o) for o in replaced) == []
+    stale = [*replaced, _replace(len(replaced), first, second)]
+    rules = [v.rule_id for v in check_facts(fact_from_wire(o) for o in stale)]
+    assert rules == ["LOG-7"]
+    with pytest.raises(InvalidEventError, match="LOG-7"):
+        derive_messages(event_from_wire(o) for o in stale)
+
+
+def test_LOG_7_result_replacement_shadows_exactly_one_result() -> None:
+    """LOG-7: a tool/result replacement over a user message is reported."""
+    base = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("b"),))]).log)
+    user_seq = next(o["seq"] for o in base if o["type"] == "user/message")
+    assert isinstance(user_seq, int)
+    # Reopen a turn so the replacement is enclosed.
+    log = [*base, {"type": "turn/start", "seq": len(base), "time": 0, "data": {"turn": 2}}]
+    log.append(_replace(len(log), user_seq, user_seq, kind="tool/result"))
+    rules = [v.rule_id for v in check_facts(fact_from_wire(o) for o in log)]
+    assert rules == ["LOG-7"]
+
+
+def test_LOG_8_each_command_is_one_commit_and_a_crash_keeps_commits_whole() -> None:
+    """LOG-8: commit boundaries follow commands; a crash loses nothing committed."""
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+                ToolCallBlock("c2", "read", '{"file_path":"b"}'),
+            )
+        ),
+        ToolFinishes("c2", ToolSucceeded("B")),
+    ]
+    state = run(PLAIN, program)
+    assert state.commit_ends == (3, 6)  # c2's result waits for c1's (ORD-3): nothing new
+    crashed = run(PLAIN, [*program, Crash(), Recover()])
+    assert crashed.log[:6] == state.log
+    assert crashed.commit_ends == (3, 6, len(crashed.log))
+    assert clean(crashed.log) == []
+
+
+def test_EXE_2_arguments_parse_the_same_everywhere() -> None:
+    """EXE-2: empty means {}, invalid JSON stays the raw string, objects freeze."""
+    assert parse_arguments("") == FrozenMap()
+    assert parse_arguments("  ") == FrozenMap()
+    assert parse_arguments("{not json") == "{not json"
+    assert parse_arguments("NaN") == "NaN"
+    assert parse_arguments('{"a":[1]}') == FrozenMap({"a": (1,)})
