@@ -137,3 +137,27 @@ def test_HIST_1_complete_message_switch_type_checks(
 ) -> None:
     """HIST-1: control: the switch over all three message classes passes."""
     assert_complete_switch_accepted("messages", tmp_path, monkeypatch)
+
+
+UNIONS.update(
+    {
+        "phases": (
+            "model.state",
+            "Phase",
+            ["Idle", "AwaitingModel", "Rewriting", "Crashed"],
+            "Dispatching",
+        ),
+        "pre-verdicts": ("model.commands", "PreVerdict", ["Pass", "Allow", "Deny"], "Ask"),
+        "surface-ops": ("model.events", "SurfaceOp", ["SurfaceAppend"], "SurfaceReplace"),
+    }
+)
+
+
+@pytest.mark.parametrize("union_key", ["phases", "pre-verdicts", "surface-ops"])
+def test_MODEL_1_model_union_switches_are_checked_exhaustively(
+    union_key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MODEL-1: the model's own closed unions (phases, hook verdicts, surface ops) are closed
+    for the type checker too: a forgotten variant is rejected, the complete switch passes."""
+    assert_missing_variant_rejected(union_key, tmp_path, monkeypatch)
+    assert_complete_switch_accepted(union_key, tmp_path, monkeypatch)

@@ -10,7 +10,7 @@ from properties.model_machine import TRANSITION_HITS, ModelMachine
 
 
 def test_MODEL_1_2_3_model_keeps_every_invariant_and_reaches_every_transition() -> None:
-    """MODEL-1..3: every program keeps every invariant; the generator reaches every table row."""
+    """MODEL-1, MODEL-2, MODEL-3: programs keep every invariant and reach every table row."""
     TRANSITION_HITS.clear()
     profile = settings()
     budget = settings(profile, stateful_step_count=40, max_examples=max(150, profile.max_examples))
