@@ -36,9 +36,7 @@ def _test_texts() -> str:
 def test_MODEL_1_every_spec_rule_has_a_test() -> None:
     """Traceability: each rule heading's ID appears in a test name or docstring."""
     texts = _test_texts()
-    untested = [
-        rule for rule in rule_ids_in_spec(SPEC) if not re.search(rf"\b{rule}(?!\d)", texts)
-    ]
+    untested = [rule for rule in rule_ids_in_spec(SPEC) if not re.search(rf"\b{rule}(?!\d)", texts)]
     assert not untested, f"rules without a test: {untested}"
 
 
