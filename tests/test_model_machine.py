@@ -13,7 +13,15 @@ def test_MODEL_1_2_3_model_keeps_every_invariant_and_reaches_every_transition() 
     """MODEL-1, MODEL-2, MODEL-3: programs keep every invariant and reach every table row."""
     TRANSITION_HITS.clear()
     profile = settings()
-    budget = settings(profile, stateful_step_count=40, max_examples=max(150, profile.max_examples))
+    # Reaching every row is a property of the generator at this budget, so it is checked on a
+    # fixed sequence of examples; the other property tests keep the profile's randomness.
+    budget = settings(
+        profile,
+        stateful_step_count=40,
+        max_examples=max(150, profile.max_examples),
+        derandomize=True,
+        database=None,
+    )
     run_state_machine_as_test(ModelMachine, settings=budget)
     accepted = {(p, c) for (p, c, outcome), n in TRANSITION_HITS.items() if outcome == "accepted"}
     missing = [(t.phase, t.command) for t in TRANSITIONS if (t.phase, t.command) not in accepted]
