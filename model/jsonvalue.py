@@ -67,10 +67,6 @@ class FrozenMap(Mapping[str, JsonValue]):
     def __repr__(self) -> str:
         return f"FrozenMap({self._items!r})"
 
-    def without(self, *keys: str) -> FrozenMap:
-        """A copy without the given keys."""
-        return FrozenMap({k: v for k, v in self._items.items() if k not in keys})
-
 
 EMPTY = FrozenMap()
 
@@ -142,8 +138,3 @@ def parse_arguments(raw: str) -> JsonValue:
         return freeze(parsed)
     except NotJsonError:
         return raw
-
-
-def as_map(value: JsonValue) -> FrozenMap | None:
-    """`value` when it is a JSON object, else None."""
-    return value if isinstance(value, FrozenMap) else None

@@ -1,0 +1,89 @@
+"""Construction refuses invalid values (LOG-4 and the rules each validator names)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from spec_helpers import PLAIN, run
+
+from model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from model.config import HookSpec, LoopConfig
+from model.errors import InvalidEventError, TransitionRefused
+from model.events import (
+    HookInvoked,
+    OpaqueEvent,
+    RewriteSidecar,
+    StepStarted,
+    TurnEnded,
+    event_type,
+)
+from model.jsonvalue import FrozenMap
+from model.messages import ToolCallBlock
+
+INVALID: list[tuple[str, Callable[[], object], str]] = [
+    ("LOG-3", lambda: Allow(updated_input={"x": float("nan")}), "NaN"),
+    ("LOG-3", lambda: ToolSucceeded("t", meta={"f": object()}), "object"),
+    ("STEP-4", lambda: ModelReplies((), "length"), "finish"),
+    ("DEC-2", lambda: ApprovalAnswers("maybe"), "approval"),
+    ("ABORT-1", lambda: Abort("boredom"), "cause"),
+    ("HOOK-1", lambda: HookSpec("h", "OnWhatever"), "hook point"),
+    ("HOOK-1", lambda: HookSpec(""), "handler id"),
+    ("HOOK-1", lambda: HookSpec("h", matcher="("), "matcher"),
+    ("SCHED-1", lambda: LoopConfig(max_parallel=0), "max_parallel"),
+    ("HOOK-1", lambda: LoopConfig(hooks=(HookSpec("h"), HookSpec("h"))), "unique"),
+    ("TURN-1", lambda: StepStarted(0, 0, 1, 0), ">= 1"),
+    ("TURN-1", lambda: StepStarted(0, 0, True, 1), ">= 1"),
+    ("RW-2", lambda: RewriteSidecar("{}", ()), "at least one hook"),
+    ("HOOK-1", lambda: HookInvoked(0, 0, 1, "PreToolUse", "gemini", "h"), "dialect"),
+    ("TURN-5", lambda: TurnEnded(0, 0, 1, FrozenMap({})), "kind"),
+    ("LOG-4", lambda: ToolCallBlock("", "read", "{}"), "non-empty"),
+]
+
+
+@pytest.mark.parametrize(("rule", "make", "words"), INVALID)
+def test_LOG_4_invalid_values_cannot_be_constructed(
+    rule: str, make: Callable[[], object], words: str
+) -> None:
+    """LOG-4: each validator refuses its invalid value, names the rule and says why."""
+    with pytest.raises(InvalidEventError) as error:
+        make()
+    assert error.value.rule_id == rule
+    assert words in str(error.value)
+
+
+def test_LOG_4_opaque_events_keep_their_own_type() -> None:
+    """LOG-4: an opaque event reports its wire type."""
+    assert event_type(OpaqueEvent("session/title", 0, 0, None)) == "session/title"
+
+
+def test_ABORT_1_a_second_abort_is_refused_while_draining() -> None:
+    """ABORT-1: once a batch is aborting, another abort is refused and changes nothing."""
+    calls = (ToolCallBlock("c1", "read", '{"file_path":"a"}'),)
+    state = run(PLAIN, [SubmitUser("a"), ModelReplies(calls), Abort()])
+    with pytest.raises(TransitionRefused) as refusal:
+        run(PLAIN, [SubmitUser("a"), ModelReplies(calls), Abort(), Abort()])
+    assert refusal.value.rule_id == "ABORT-1"
+    assert (
+        run(
+            PLAIN,
+            [SubmitUser("a"), ModelReplies(calls), Abort(), ToolFinishes("c1", ToolSucceeded("A"))],
+        ).log[: len(state.log)]
+        == state.log
+    )
+
+
+def test_LOG_3_frozen_maps_compare_with_plain_mappings() -> None:
+    """LOG-3: a frozen object equals the plain dict it snapshots, and nothing else."""
+    frozen = FrozenMap({"a": 1})
+    assert frozen == {"a": 1}
+    assert frozen != [("a", 1)]
+    assert hash(frozen) == hash(FrozenMap({"a": 1}))
