@@ -110,11 +110,30 @@ PreVerdict = Pass | Allow | Ask | Deny
 
 
 @attrs.frozen
+class HookAudit:
+    """What the audit records about how a hook ran (a real hook's exit code, stderr, time).
+
+    `decision` overrides the recorded decision word (e.g. "block" for an exit-2 deny); without
+    it the verdict's own tag is recorded.
+    """
+
+    decision: str | None = None
+    exit_code: int | None = None
+    stderr_summary: str | None = None
+    duration_ms: float = 0.0
+
+    def __attrs_post_init__(self) -> None:
+        if not self.duration_ms >= 0:
+            raise InvalidEventError("a hook's duration cannot be negative", rule_id="HOOK-1")
+
+
+@attrs.frozen
 class HookAnswers:
     """The next pending PreToolUse hook (in model order, then configured order) answers."""
 
     NAME: ClassVar[str] = "HookAnswers"
     verdict: PreVerdict
+    audit: HookAudit | None = None
 
 
 @attrs.frozen
@@ -156,6 +175,7 @@ class PostPass:
     """A PostToolUse hook with no opinion."""
 
     TAG: ClassVar[str] = "pass"
+    audit: HookAudit | None = None
 
 
 @attrs.frozen
@@ -164,6 +184,7 @@ class PostContext:
 
     TAG: ClassVar[str] = "allow"
     text: str
+    audit: HookAudit | None = None
 
 
 @attrs.frozen
@@ -172,6 +193,7 @@ class PostBlock:
 
     TAG: ClassVar[str] = "block"
     reason: str
+    audit: HookAudit | None = None
 
 
 PostVerdict = PostPass | PostContext | PostBlock

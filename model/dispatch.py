@@ -145,14 +145,16 @@ def _append_post_audit(draft: Draft, turn: int, slot: CallSlot, result: Prepared
             slot.call_id,
         )
         reason = verdict.reason if isinstance(verdict, PostBlock) else None
+        audit = verdict.audit
         draft.add(
             HookResulted,
             turn,
             POST_TOOL_USE,
             hook.handler_id,
-            verdict.TAG,
-            0.0,
-            stderr_summary=reason,
+            verdict.TAG if audit is None or audit.decision is None else audit.decision,
+            0.0 if audit is None else audit.duration_ms,
+            exit_code=None if audit is None else audit.exit_code,
+            stderr_summary=reason if audit is None else audit.stderr_summary,
             call_id=slot.call_id,
         )
 

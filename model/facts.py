@@ -163,6 +163,10 @@ def _surface(
 _SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 
 
+# The invariants keep surface seqs as signed 64-bit integers; no real log comes near the bound.
+SEQ_BOUND = 1 << 63
+
+
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact (the checker reports it as LOG-4)."""
 
@@ -197,14 +201,17 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     seq = obj.get("seq")
     if type(kind) is not str or type(seq) is not int:
         raise FactError("an event needs a string type and an integer seq")
+    if not -SEQ_BOUND <= seq < SEQ_BOUND:
+        raise FactError(f"seq {seq} is out of range")
     fact = Fact(kind, seq)
     if kind not in _SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
         fact.surface = "forbidden"
-    data = obj.get("data")
-    if kind in _CORE_READERS:
+    reader = _CORE_READERS.get(kind)
+    if reader is not None:
+        data = obj.get("data")
         if not isinstance(data, Mapping):
             raise FactError("data must be an object")
-        _CORE_READERS[kind](fact, obj, data)
+        reader(fact, obj, data)
     return fact
 
 
@@ -320,3 +327,6 @@ _CORE_READERS = {
     "approval/asked": _read_approval,
     "approval/decided": _read_approval,
 }
+
+READ_TYPES = frozenset(_CORE_READERS)
+"""The event types whose data the rules read; of any other type they read only seq and place."""

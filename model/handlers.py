@@ -181,15 +181,16 @@ def hook_answers(state: LoopState, command: HookAnswers) -> LoopState:
         hook.matcher,
         call.id,
     )
-    summary = verdict_reason(verdict)
+    audit = command.audit
     draft.add(
         HookResulted,
         phase.turn,
         PRE_TOOL_USE,
         hook.handler_id,
-        verdict.TAG,
-        0.0,
-        stderr_summary=summary,
+        verdict.TAG if audit is None or audit.decision is None else audit.decision,
+        0.0 if audit is None else audit.duration_ms,
+        exit_code=None if audit is None else audit.exit_code,
+        stderr_summary=verdict_reason(verdict) if audit is None else audit.stderr_summary,
         call_id=call.id,
         updated_input=supplied_input(verdict),
     )

@@ -115,6 +115,8 @@ class Prefix:
         """Absorb `fact` into the prefix."""
         self.expected_seq = fact.seq + 1
         kind = fact.type
+        if kind not in _FOLDED_TYPES:
+            return
         if kind == "turn/start":
             self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
             self._reset_step()
@@ -190,29 +192,68 @@ class Prefix:
 
 
 _SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
+# The types `Prefix.fold` remembers more of than the seq; every other type only advances it.
+_FOLDED_TYPES = frozenset(
+    {
+        "turn/start",
+        "turn/end",
+        "step/start",
+        "step/end",
+        "user/message",
+        "assistant/message",
+        "tool/call",
+        "tool/result",
+        "hook/invoked",
+        "hook/result",
+        "approval/asked",
+        "approval/decided",
+    }
+)
 
 Check = Callable[[Prefix, Fact], Iterator[Violation]]
+TypeFilter = Callable[[str], bool]
+
+
+def every_type(_kind: str) -> bool:
+    """The filter of an invariant that may object to an event of any type."""
+    return True
+
+
+def of_types(*kinds: str) -> TypeFilter:
+    """The filter of an invariant that can only object to events of `kinds`."""
+    return frozenset(kinds).__contains__
+
+
+def _turn_enclosed(kind: str) -> bool:
+    return kind in IN_TURN_TYPES or kind.startswith("hook/")
 
 
 @attrs.frozen
 class Invariant:
-    """A named predicate over a log, with the rules it enforces and one sentence of meaning."""
+    """A named predicate over a log, with the rules it enforces and one sentence of meaning.
+
+    `reads` says for which event types `check` can find anything wrong: for every other type
+    it yields nothing, so `LogMonitor` need not run it (the prefix still absorbs every event).
+    """
 
     name: str
     rule_ids: tuple[str, ...]
     meaning: str
     check: Check
+    reads: TypeFilter = every_type
 
 
 INVARIANTS: list[Invariant] = []
 
 
-def invariant(name: str, *rule_ids: str) -> Callable[[Check], Check]:
+def invariant(
+    name: str, *rule_ids: str, reads: TypeFilter = every_type
+) -> Callable[[Check], Check]:
     """Register `check` under `name`; its docstring is the invariant's meaning."""
 
     def register(check: Check) -> Check:
         meaning = (check.__doc__ or "").strip().splitlines()[0]
-        INVARIANTS.append(Invariant(name, rule_ids, meaning, check))
+        INVARIANTS.append(Invariant(name, rule_ids, meaning, check, reads))
         return check
 
     return register
@@ -250,7 +291,7 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
         yield Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")
 
 
-@invariant("replace_targets_current_nodes", "LOG-7")
+@invariant("replace_targets_current_nodes", "LOG-7", reads=of_types(*SURFACE_TYPES))
 def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A surface replace names current nodes in order; a result replace shadows one result."""
     if fact.surface != "replace":
@@ -272,7 +313,7 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Iterator[Violat
 # TURN and STEP: numbering and enclosure.
 
 
-@invariant("turns_numbered_and_unnested", "TURN-1")
+@invariant("turns_numbered_and_unnested", "TURN-1", reads=of_types("turn/start"))
 def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """turn/start opens turn n+1 only when no turn is open."""
     if fact.type != "turn/start":
@@ -287,7 +328,7 @@ def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Iterator[Violatio
         )
 
 
-@invariant("turn_end_closes_open_turn", "TURN-2")
+@invariant("turn_end_closes_open_turn", "TURN-2", reads=of_types("turn/end"))
 def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """turn/end names the open turn and comes after its last step/end."""
     if fact.type != "turn/end":
@@ -303,7 +344,7 @@ def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]
         yield Violation("TURN-2", fact.seq, f"turn/end while step {prefix.open_step} is open")
 
 
-@invariant("events_enclosed_by_turn", "TURN-3")
+@invariant("events_enclosed_by_turn", "TURN-3", reads=_turn_enclosed)
 def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """Loop events (steps, replies, calls, results, hooks) happen inside an open turn."""
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
@@ -314,7 +355,9 @@ def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
         )
 
 
-@invariant("steps_numbered_inside_turn", "STEP-1", "STEP-2")
+@invariant(
+    "steps_numbered_inside_turn", "STEP-1", "STEP-2", reads=of_types("step/start", "step/end")
+)
 def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """step/start opens step n+1 of the open turn; step/end closes exactly the open step."""
     if fact.type == "step/start":
@@ -342,7 +385,7 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation
         )
 
 
-@invariant("step_events_name_open_step", "STEP-3")
+@invariant("step_events_name_open_step", "STEP-3", reads=of_types(*STEP_TYPES, "tool/result"))
 def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """Replies, calls and appended results belong to exactly the open (turn, step)."""
     in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface == "append")
@@ -363,7 +406,9 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Iterator[Violation
 # ORD, ADJ, EXE: calls and results.
 
 
-@invariant("one_reply_per_step_before_calls", "ORD-1")
+@invariant(
+    "one_reply_per_step_before_calls", "ORD-1", reads=of_types("assistant/message", "tool/call")
+)
 def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A step has at most one assistant/message, and every tool/call follows it."""
     if fact.type == "assistant/message" and prefix.reply_seq is not None:
@@ -376,7 +421,7 @@ def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Iterator[Viol
         )
 
 
-@invariant("call_ids_unique_in_reply", "EXE-1")
+@invariant("call_ids_unique_in_reply", "EXE-1", reads=of_types("assistant/message"))
 def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """The tool calls of one reply have distinct ids (results pair by id)."""
     if fact.type == "assistant/message" and fact.calls:
@@ -386,7 +431,7 @@ def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
             yield Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}")
 
 
-@invariant("call_records_match_reply", "ORD-2", "RW-1")
+@invariant("call_records_match_reply", "ORD-2", "RW-1", reads=of_types("tool/call"))
 def call_records_match_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """Each tool/call records a call of the step's reply, once, with the very same arguments."""
     if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
@@ -423,7 +468,7 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
         yield Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,))
 
 
-@invariant("result_answers_pending_call", "ADJ-2", "ORD-2")
+@invariant("result_answers_pending_call", "ADJ-2", "ORD-2", reads=of_types("tool/result"))
 def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """An appended tool/result answers a call of this step, once, citing its tool/call."""
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
@@ -455,7 +500,7 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Iterator[Violatio
         )
 
 
-@invariant("results_in_model_order", "ORD-3")
+@invariant("results_in_model_order", "ORD-3", reads=of_types("tool/result"))
 def results_in_model_order(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A step's results are committed in the order of the reply's calls."""
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
@@ -471,7 +516,11 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
             )
 
 
-@invariant("nothing_visible_between_call_and_result", "ADJ-1")
+@invariant(
+    "nothing_visible_between_call_and_result",
+    "ADJ-1",
+    reads=of_types("user/message", "assistant/message"),
+)
 def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """No other model-visible message lands between a reply's calls and their last result."""
     if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
@@ -487,7 +536,7 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Itera
         )
 
 
-@invariant("every_shown_call_answered", "ADJ-3")
+@invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))
 def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """When a turn ends, every call its history shows has a result (unless it ended in error)."""
     if fact.type != "turn/end" or fact.reason_kind == "error":
@@ -505,7 +554,7 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Iterator[Violation]
 # HOOK, RW, DEC, ABORT, REC.
 
 
-@invariant("hook_audit_paired_in_turn", "HOOK-1")
+@invariant("hook_audit_paired_in_turn", "HOOK-1", reads=of_types("hook/result"))
 def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """Every hook/result answers a pending hook/invoked with the same (turn, point, handler)."""
     if fact.type == "hook/result" and fact.turn is not None:
@@ -518,7 +567,7 @@ def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]
             )
 
 
-@invariant("pre_hooks_once_per_call", "HOOK-4")
+@invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
 def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A PreToolUse hook runs at most once for a call."""
     if (
@@ -537,11 +586,11 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
 def _same_json(text: str, value: object) -> bool:
     try:
         return bool(json.loads(text) == value)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what can be compared
         return False
 
 
-@invariant("rewrite_traced_to_hooks", "RW-2", "RW-3")
+@invariant("rewrite_traced_to_hooks", "RW-2", "RW-3", reads=of_types("tool/call"))
 def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
@@ -583,7 +632,7 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
         )
 
 
-@invariant("supplied_rewrite_applied_or_refused", "RW-2")
+@invariant("supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result"))
 def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
     if (
@@ -601,7 +650,12 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[
         )
 
 
-@invariant("approval_shows_effective_input", "RW-4", "DEC-2")
+@invariant(
+    "approval_shows_effective_input",
+    "RW-4",
+    "DEC-2",
+    reads=of_types("approval/asked", "approval/decided", "tool/result"),
+)
 def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """An approval request shows the recorded (effective) input; each is answered once."""
     if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
@@ -629,14 +683,14 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Viola
         )
 
 
-@invariant("interrupted_reply_has_no_calls", "ABORT-2")
+@invariant("interrupted_reply_has_no_calls", "ABORT-2", reads=of_types("assistant/message"))
 def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """An interrupted reply keeps only its delivered text: never a tool call."""
     if fact.type == "assistant/message" and fact.interrupted and fact.calls:
         yield Violation("ABORT-2", fact.seq, "an interrupted assistant/message carries tool calls")
 
 
-@invariant("repair_results_match_call_state", "REC-1")
+@invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result"))
 def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded."""
     if fact.type != "tool/result" or fact.call_id is None:
@@ -661,17 +715,38 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Iterator[Viol
 # Running the registry.
 
 
+# Plugin logs may use any number of event types; past this many, dispatch is not cached.
+_DISPATCH_CACHE_LIMIT = 512
+
+
 class LogMonitor:
-    """Feeds facts through every invariant, one pass, memory bounded by the open turn."""
+    """Feeds facts through every invariant, one pass, memory bounded by the open turn.
+
+    Each fact goes only through the invariants that read its type (`Invariant.reads`); the
+    others could not object to it, so the result is that of running every invariant.
+    """
 
     def __init__(self) -> None:
         self.prefix = Prefix()
-        self.checks = tuple(inv.check for inv in INVARIANTS)
+        self._dispatch: dict[str, tuple[Check, ...]] = {}
+
+    def checks_for(self, kind: str) -> tuple[Check, ...]:
+        """The checks that can object to an event of type `kind`, in registry order."""
+        checks = self._dispatch.get(kind)
+        if checks is None:
+            checks = tuple(inv.check for inv in INVARIANTS if inv.reads(kind))
+            if len(self._dispatch) < _DISPATCH_CACHE_LIMIT:
+                self._dispatch[kind] = checks
+        return checks
 
     def feed(self, fact: Fact) -> list[Violation]:
         """The violations `fact` commits against the prefix; then absorb it."""
-        found = [v for check in self.checks for v in check(self.prefix, fact)]
-        self.prefix.fold(fact)
+        prefix = self.prefix
+        checks = self._dispatch.get(fact.type)
+        if checks is None:
+            checks = self.checks_for(fact.type)
+        found = [v for check in checks for v in check(prefix, fact)]
+        prefix.fold(fact)
         return found
 
     @property

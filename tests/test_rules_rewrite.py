@@ -17,6 +17,7 @@ from model.commands import (
     Command,
     Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     PreVerdict,
@@ -302,3 +303,25 @@ def test_RW_2_sidecar_naming_an_unaudited_hook_is_caught() -> None:
         lambda d: d.update(rewrite={"originalArguments": BASH.arguments, "handlerIds": ["ghost"]}),
     )
     assert {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)} == {"RW-2"}
+
+
+def test_HOOK_1_audit_records_how_a_real_hook_ran() -> None:
+    """HOOK-1: exit code, stderr, duration and the decision word of a hook reach hook/result."""
+    audit = HookAudit(decision="block", exit_code=2, stderr_summary="no rm", duration_ms=12.5)
+    state = run(
+        TWO_HOOKS,
+        [
+            SubmitUser("clean"),
+            ModelReplies((BASH,)),
+            HookAnswers(Deny("no rm"), audit),
+            HookAnswers(Pass()),
+        ],
+    )
+    first = next(e for e in state.log if isinstance(e, HookResulted))
+    assert (first.decision, first.exit_code, first.stderr_summary, first.duration_ms) == (
+        "block",
+        2,
+        "no rm",
+        12.5,
+    )
+    assert clean(state.log) == []
