@@ -1,0 +1,68 @@
+"""The driver protocol's JSON forms of commands and configurations (rule PROTO-1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+
+from model.commands import Command
+from model.config import LoopConfig
+from properties import strategies as gen
+from properties.command_codec import (
+    ProtocolError,
+    command_from_json,
+    command_to_json,
+    config_from_json,
+    config_to_json,
+)
+
+
+@given(gen.any_commands)
+def test_PROTO_1_commands_round_trip_through_json(command: Command) -> None:
+    """PROTO-1: every command survives JSON text unchanged."""
+    text = json.dumps(command_to_json(command))
+    assert command_from_json(json.loads(text)) == command
+
+
+@pytest.mark.parametrize("config", gen.CONFIGS)
+def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
+    """PROTO-1: configurations survive JSON text unchanged."""
+    assert config_from_json(json.loads(json.dumps(config_to_json(config)))) == config
+
+
+@pytest.mark.parametrize(
+    ("wire", "where"),
+    [
+        ([], "$ must be an object"),
+        ({"kind": "Dance"}, "unknown command"),
+        ({"kind": "SubmitUser"}, "$.text"),
+        (
+            {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "image"}]},
+            "$.blocks[0].type",
+        ),
+        ({"kind": "ModelReplies", "finish": "bored", "blocks": []}, "finish"),
+        ({"kind": "HookAnswers", "verdict": {"decision": "maybe"}}, "$.verdict.decision"),
+        ({"kind": "ToolFinishes", "callId": "c", "outcome": {"ok": "yes"}}, "$.outcome.ok"),
+        (
+            {
+                "kind": "ToolFinishes",
+                "callId": "c",
+                "outcome": {"ok": True, "text": "t"},
+                "post": [{"decision": "context"}],
+            },
+            "$.post[0].text",
+        ),
+        (
+            {"kind": "HookAnswers", "verdict": {"decision": "pass"}, "audit": {"durationMs": "x"}},
+            "durationMs",
+        ),
+    ],
+)
+def test_PROTO_1_bad_commands_name_the_path(wire: object, where: str) -> None:
+    """PROTO-1: a malformed command is refused with the JSON path of the problem."""
+    with pytest.raises(ProtocolError) as error:
+        command_from_json(wire)
+    assert where in str(error.value)
+    assert error.value.rule_id == "PROTO-1"
