@@ -18,6 +18,7 @@ from model.errors import LoopSpecError
 COMMAND_MODULES = (
     "properties.cli_demo",
     "properties.cli_spec",
+    "properties.cli_schema",
 )
 
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from hypothesis import given
+from jsonschema import Draft202012Validator
 
 from model.commands import Command
 from model.config import LoopConfig
@@ -17,6 +18,7 @@ from properties.command_codec import (
     config_from_json,
     config_to_json,
 )
+from properties.driver_protocol import protocol_schema
 
 
 @given(gen.any_commands)
@@ -66,3 +68,27 @@ def test_PROTO_1_bad_commands_name_the_path(wire: object, where: str) -> None:
         command_from_json(wire)
     assert where in str(error.value)
     assert error.value.rule_id == "PROTO-1"
+
+
+@given(gen.any_commands)
+def test_PROTO_1_encoded_commands_satisfy_the_published_schema(command: Command) -> None:
+    """PROTO-1: what loopspec sends validates against the schema `loopspec schema` prints."""
+    validator = Draft202012Validator({**protocol_schema(), "$ref": "#/$defs/toImplementation"})
+    message = {"type": "command", "seq": 1, "command": command_to_json(command)}
+    assert list(validator.iter_errors(message)) == []
+
+
+def test_PROTO_1_schema_rejects_a_malformed_answer() -> None:
+    """PROTO-1: an implementation's answer missing `commits` is rejected by the schema."""
+    validator = Draft202012Validator({**protocol_schema(), "$ref": "#/$defs/fromImplementation"})
+    good = {
+        "type": "observed",
+        "seq": 1,
+        "accepted": True,
+        "events": [],
+        "commits": [],
+        "executed": [],
+    }
+    assert list(validator.iter_errors(good)) == []
+    bad = {"type": "observed", "seq": 1, "accepted": True, "events": []}
+    assert list(validator.iter_errors(bad)) != []

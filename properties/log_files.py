@@ -1,0 +1,177 @@
+"""Where session logs come from: files, zstd-compressed files, directories and standard input.
+
+`log_sources(arguments)` turns command-line paths into `LogSource`s, in a stable order: each
+argument in turn; a directory contributes every `*.jsonl` and `*.jsonl.zst` below it (recursively,
+sorted, symlinked directories not followed); `-` is standard input. A path that cannot be used
+becomes a `SourceProblem` instead, so one bad argument never stops the others.
+
+`LogSource.open()` gives a binary stream of the log's *decompressed* bytes. Compression is
+recognised by the zstd magic number, not by the file name, so a `.jsonl` that is really
+compressed (or compressed data on stdin) still reads. Decompression goes through `zstandard`
+(imported only when needed) one frame after another; a stream that ends inside a frame raises
+`TruncatedStreamError`, so a cut-off `.zst` is reported, not silently read as a shorter log.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
+
+import attrs
+
+STDIN = "-"
+LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_CHUNK = 1 << 16
+
+
+class TruncatedStreamError(OSError):
+    """Compressed input that ends in the middle of a zstd frame."""
+
+
+class MissingDecompressorError(OSError):
+    """Compressed input, but the `zstandard` package is not installed."""
+
+
+@attrs.frozen
+class LogSource:
+    """One log to check: a file path, or standard input."""
+
+    name: str
+
+    def open(self) -> BinaryIO:
+        """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
+        if self.name == STDIN:
+            rejoined = _Rejoined(sys.stdin.buffer)
+            if rejoined.head == ZSTD_MAGIC:
+                return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
+            return io.BufferedReader(rejoined, buffer_size=_CHUNK)
+        stream = open(self.name, "rb", buffering=_CHUNK)  # noqa: SIM115 -- the caller closes it
+        try:
+            compressed = stream.read(len(ZSTD_MAGIC)) == ZSTD_MAGIC
+            stream.seek(0)
+            if compressed:
+                return io.BufferedReader(_Decompressed(stream), buffer_size=_CHUNK)
+        except BaseException:
+            stream.close()
+            raise
+        return stream
+
+
+@attrs.frozen
+class SourceProblem:
+    """A command-line path that names no readable log."""
+
+    name: str
+    message: str
+
+
+def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]:
+    """Every log the arguments name, in order; problems in place of unusable arguments."""
+    for argument in arguments:
+        if argument == STDIN:
+            yield LogSource(STDIN)
+        elif os.path.isdir(argument):
+            found = list(_logs_under(argument))
+            if not found:
+                yield SourceProblem(argument, f"no {' or '.join(LOG_SUFFIXES)} files under it")
+            yield from (LogSource(path) for path in found)
+        elif os.path.exists(argument):
+            yield LogSource(argument)
+        else:
+            yield SourceProblem(argument, "no such file or directory")
+
+
+def _logs_under(directory: str) -> Iterator[str]:
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(LOG_SUFFIXES):
+                yield os.path.join(root, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Streams.
+
+
+class _Rejoined(io.RawIOBase):
+    """A raw stream whose first bytes were read ahead (to sniff the format) and are put back."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        super().__init__()
+        self._source = source
+        self.head = source.read(len(ZSTD_MAGIC))
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        if self.head:
+            size = min(len(self.head), len(view))
+            view[:size] = self.head[:size]
+            self.head = self.head[size:]
+            return size
+        data = self._source.read(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if self._source is not sys.stdin.buffer:
+            self._source.close()
+        super().close()
+
+
+class _Decompressed(io.RawIOBase):
+    """The concatenated frames of a zstd stream, decompressed as they are read."""
+
+    def __init__(self, source: BinaryIO | _Rejoined) -> None:
+        super().__init__()
+        try:
+            import zstandard  # noqa: PLC0415 -- optional: only compressed logs need it
+        except ImportError as error:
+            msg = "the log is zstd-compressed and the zstandard package is not installed"
+            raise MissingDecompressorError(msg) from error
+        self._zstd = zstandard
+        self._source = source
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._in_frame = False
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending:
+            compressed = self._source.read(_CHUNK)
+            if not compressed:
+                if self._in_frame:
+                    raise TruncatedStreamError("the zstd stream ends in the middle of a frame")
+                return 0
+            self._pending = self._feed(compressed)
+        size = min(len(self._pending), len(view))
+        view[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _feed(self, compressed: bytes) -> bytes:
+        out = []
+        while compressed:
+            try:
+                out.append(self._frame.decompress(compressed))
+            except self._zstd.ZstdError as error:
+                raise OSError(f"corrupt zstd data: {error}") from error
+            self._in_frame = not self._frame.eof
+            if not self._frame.eof:
+                break
+            compressed = self._frame.unused_data
+            self._frame = self._zstd.ZstdDecompressor().decompressobj()
+        return b"".join(out)
+
+    def close(self) -> None:
+        self._source.close()
+        super().close()

@@ -1,0 +1,89 @@
+"""What a checked implementation looks like to loopspec: a `ConformanceTarget`.
+
+Any implementation — the bundled `impl/`, a Python loop wrapped in an adapter, a process in
+another language speaking the driver protocol — is driven the same way: `reset(config)`, then
+one `apply(command)` per command, each answered by an `Observation`. The reference model is a
+target too (`ModelTarget`), which is how expected observations are computed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import attrs
+
+from model.commands import Command
+from model.config import LoopConfig
+from model.errors import TransitionRefused
+from model.state import LoopState
+from model.transitions import step
+from model.wire import event_to_wire
+from properties.driver_protocol import CAPABILITIES
+
+
+@attrs.frozen
+class Observation:
+    """What one command did: refused (with a rule), or the events, commits and bodies it added."""
+
+    accepted: bool
+    events: tuple[dict[str, Any], ...] = ()
+    commits: tuple[int, ...] = ()
+    executed: tuple[tuple[str, str], ...] = ()
+    refusal_rule: str | None = None
+    refusal_message: str | None = None
+
+
+class ConformanceTarget(Protocol):
+    """An implementation under test."""
+
+    name: str
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        """Start a fresh session; return the capabilities the implementation declares."""
+        ...
+
+    def apply(self, command: Command) -> Observation:
+        """Apply one command and report what it did."""
+        ...
+
+    def close(self) -> None:
+        """Release whatever the target holds (processes, files)."""
+        ...
+
+
+class ModelTarget:
+    """The reference model as a target: the oracle every other target is compared with."""
+
+    name = "model"
+
+    def __init__(self) -> None:
+        self.state: LoopState | None = None
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        """Start from an empty log; the model has every capability."""
+        self.state = LoopState(config)
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model and describe the step."""
+        before = self.state
+        assert before is not None, "reset first"
+        try:
+            after = step(before, command)
+        except TransitionRefused as refusal:
+            return Observation(False, refusal_rule=refusal.rule_id, refusal_message=refusal.message)
+        self.state = after
+        new_ends = after.commit_ends[len(before.commit_ends) :]
+        starts = (len(before.log), *new_ends[:-1])
+        return Observation(
+            True,
+            events=tuple(event_to_wire(e) for e in after.log[len(before.log) :]),
+            commits=tuple(end - start for start, end in zip(starts, new_ends, strict=True)),
+            executed=tuple(
+                (run.call_id, run.arguments) for run in after.executions[len(before.executions) :]
+            ),
+        )
+
+    def close(self) -> None:
+        """Nothing to release."""
+        self.state = None
