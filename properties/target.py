@@ -74,7 +74,7 @@ class ModelTarget:
             return Observation(False, refusal_rule=refusal.rule_id, refusal_message=refusal.message)
         self.state = after
         new_ends = after.commit_ends[len(before.commit_ends) :]
-        starts = (len(before.log), *new_ends[:-1])
+        starts = (len(before.log), *new_ends[:-1]) if new_ends else ()
         return Observation(
             True,
             events=tuple(event_to_wire(e) for e in after.log[len(before.log) :]),
