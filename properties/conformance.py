@@ -1,0 +1,424 @@
+"""Conformance: drive any target and the model with the same commands; the first difference wins.
+
+`conformance_machine(factory)` builds a Hypothesis `RuleBasedStateMachine` that generates command
+programs from the *model's* state (so programs stay meaningful), sends every command to the
+model and to the target, and compares their observations after each one. Commands that need a
+capability the target does not declare are never generated, and their rules are reported as
+not applicable. A difference raises `DivergenceFound`, which carries the command program so far,
+the first diverging observation and the rule it breaks; Hypothesis then shrinks the program.
+
+Comparison ignores `time` and message ids (implementations may use clocks and UUIDs).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+from hypothesis import note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    PreVerdict,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+)
+from model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from model.facts import fact_from_wire
+from model.invariants import LogMonitor
+from model.state import ASKING, RUNNING, AwaitingModel, Crashed, Dispatching, Idle, Rewriting
+from model.transitions import transition_for
+from properties import strategies as gen
+from properties.target import ConformanceTarget, ModelTarget, Observation
+
+TargetFactory = Callable[[], ConformanceTarget]
+
+# (phase, command, outcome) -> hits, over every conformance run in this process.
+TRANSITION_HITS: Counter[tuple[str, str, str]] = Counter()
+RULE_HITS: Counter[str] = Counter()
+
+
+@attrs.frozen
+class Divergence:
+    """The first observation where the target and the model disagree."""
+
+    index: int
+    command: Command
+    rule_id: str
+    what: str
+    expected: Observation
+    actual: Observation
+
+    def diff(self) -> str:
+        """A readable unified diff of the two observations (normalized)."""
+
+        def lines(observation: Observation) -> list[str]:
+            return json.dumps(
+                normalized_observation(observation), indent=1, sort_keys=True
+            ).splitlines()
+
+        return "\n".join(
+            difflib.unified_diff(
+                lines(self.expected), lines(self.actual), "model", "target", lineterm="", n=2
+            )
+        )
+
+
+class DivergenceFound(AssertionError):
+    """Raised inside the machine; carries the program and the divergence."""
+
+    def __init__(
+        self, divergence: Divergence, config: LoopConfig, program: tuple[Command, ...]
+    ) -> None:
+        self.divergence = divergence
+        self.config = config
+        self.program = program
+        super().__init__(
+            f"[{divergence.rule_id}] after command #{divergence.index + 1} "
+            f"({divergence.command.NAME}): {divergence.what}"
+        )
+
+
+def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
+    """An event without what implementations may choose freely: time and message ids."""
+    event = copy.deepcopy(event)
+    event.pop("time", None)
+    data = event.get("data")
+    if isinstance(data, dict):
+        if event.get("type") == "user/message":
+            data.pop("id", None)
+        message = data.get("message")
+        if isinstance(message, dict):
+            message.pop("id", None)
+    return event
+
+
+def normalized_observation(observation: Observation) -> dict[str, Any]:
+    """The comparable part of an observation."""
+    if not observation.accepted:
+        return {"accepted": False, "rule": observation.refusal_rule}
+    return {
+        "accepted": True,
+        "events": [normalized_event(e) for e in observation.events],
+        "commits": list(observation.commits),
+        "executed": [list(run) for run in observation.executed],
+    }
+
+
+def _first_event_difference(
+    expected: tuple[dict[str, Any], ...], actual: tuple[dict[str, Any], ...]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    for want, got in zip(expected, actual, strict=False):
+        if normalized_event(want) != normalized_event(got):
+            return want, got
+    if len(expected) > len(actual):
+        return expected[len(actual)], None
+    if len(actual) > len(expected):
+        return None, actual[len(expected)]
+    return None, None
+
+
+def _supplied_inputs(events: tuple[dict[str, Any], ...]) -> list[Any]:
+    return [
+        e["data"]["updatedInput"]
+        for e in events
+        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
+    ]
+
+
+def _call_arguments(event: dict[str, Any]) -> list[Any]:
+    data = event.get("data", {})
+    if event.get("type") == "tool/call":
+        raw = [data.get("arguments")]
+    else:
+        content = data.get("message", {}).get("content", [])
+        raw = [b.get("arguments") for b in content if b.get("type") == "tool-call"]
+    parsed = []
+    for text in raw:
+        try:
+            parsed.append(json.loads(text))
+        except (TypeError, ValueError):
+            parsed.append(text)
+    return parsed
+
+
+def _other_rewrite_won(want: dict[str, Any], got: dict[str, Any], supplied: list[Any]) -> bool:
+    """Whether the target applied an earlier hook's rewrite where the model applied the last."""
+    if len(supplied) < 2:
+        return False
+    wanted, applied = _call_arguments(want), _call_arguments(got)
+    if any(a != w and a in supplied[:-1] for w, a in zip(wanted, applied, strict=False)):
+        return True
+    sidecars = [e["data"].get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
+    return (
+        len(sidecars) == 2
+        and all(isinstance(x, dict) for x in sidecars)
+        and sidecars[0]["handlerIds"] != sidecars[1]["handlerIds"]
+    )
+
+
+def _rewrite_refusal_blames_another_hook(
+    want: dict[str, Any] | None, got: dict[str, Any] | None, history: tuple[dict[str, Any], ...]
+) -> bool:
+    """Both refuse a call's rewrite, but name different hooks: the merge order differs."""
+    if want is None or got is None:
+        return False
+    texts = [json.dumps(e.get("data", {}).get("message", {})) for e in (want, got)]
+    rewriters = {
+        str(e["data"].get("handlerId"))
+        for e in history
+        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
+    }
+    named = [{h for h in rewriters if f"hook {h} rewrote" in text} for text in texts]
+    return bool(named[0]) and bool(named[1]) and named[0] != named[1]
+
+
+def classify(
+    command: Command,
+    phase: str,
+    expected: Observation,
+    actual: Observation,
+    *,
+    target_violations: list[str],
+    history: tuple[dict[str, Any], ...] = (),
+) -> tuple[str, str]:
+    """The rule a divergence breaks, and one sentence saying how.
+
+    `history` is every event the model appended so far, this command's included.
+    """
+    if target_violations:
+        return target_violations[0], "the target's log breaks an invariant"
+    if expected.accepted != actual.accepted:
+        if actual.accepted:
+            return (
+                expected.refusal_rule or "MODEL-1",
+                f"the model refuses {command.NAME} here ({expected.refusal_message}); "
+                "the target accepted it",
+            )
+        return "MODEL-3", (
+            f"the target refused {command.NAME} ({actual.refusal_rule}); the model accepts it"
+        )
+    if not expected.accepted:
+        return "MODEL-1", "both refuse, with different rules"
+    want, got = _first_event_difference(expected.events, actual.events)
+    kinds = {str(e.get("type")) for e in (want, got) if e is not None}
+    if want is not None and got is not None and kinds <= {"assistant/message", "tool/call"}:
+        if _other_rewrite_won(want, got, _supplied_inputs(history)):
+            return "HOOK-3", "a rewrite other than the last one in configured order won"
+        if kinds == {"tool/call"} and want["data"].get("arguments") == got["data"].get("arguments"):
+            return "RW-2", "the tool/call rewrite sidecar differs"
+        where = "audit record" if kinds == {"tool/call"} else "model history"
+        return "RW-1", f"the call's arguments in the {where} differ from the model's"
+    if any(kind.startswith("hook/") for kind in kinds):
+        return "HOOK-4", "the hooks that ran (or their audit) differ"
+    if "approval/asked" in kinds:
+        return "RW-4", "the approval request differs"
+    if "tool/result" in kinds:
+        if _rewrite_refusal_blames_another_hook(want, got, history):
+            return "HOOK-3", "a rewrite other than the last one in configured order decided"
+        return "ORD-3", "a different result is committed here"
+    if kinds:
+        row = transition_for(phase, command.NAME)
+        rules = row.rules if row is not None else ("MODEL-1",)
+        return rules[0], f"the appended events differ at {sorted(kinds)[0]}"
+    if expected.executed != actual.executed:
+        expected_ids = {call_id for call_id, _ in expected.executed}
+        if any(call_id not in expected_ids for call_id, _ in actual.executed):
+            return "DEC-1", "a body ran that the model never dispatched"
+        return "EXE-3", "a body ran with other arguments than its sealed identity"
+    return "LOG-8", "the same events were committed in different units"
+
+
+def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
+    """A state machine class that checks the target made by `factory` against the model."""
+
+    class ConformanceMachine(RuleBasedStateMachine):
+        """Random command programs; the model is the oracle."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.oracle = ModelTarget()
+            self.target = factory()
+            self.capabilities = frozenset[str]()
+            self.program: list[Command] = []
+            self.config = gen.CONFIGS[0]
+            self.next_call = 1
+            self.monitor = LogMonitor()
+            self.history: list[dict[str, Any]] = []
+
+        @property
+        def phase(self) -> object:
+            assert self.oracle.state is not None
+            return self.oracle.state.phase
+
+        def has(self, capability: str) -> bool:
+            return capability in self.capabilities
+
+        @initialize(data=st.data())
+        def configure(self, data: st.DataObject) -> None:
+            """Reset both with a configuration the target can run."""
+            probe = self.target.reset(gen.CONFIGS[0])
+            configs = [c for c in gen.CONFIGS if _fits(c, probe)] or [
+                _reduced(gen.CONFIGS[0], probe)
+            ]
+            self.config = data.draw(st.sampled_from(configs), label="config")
+            self.capabilities = self.target.reset(self.config)
+            self.oracle.reset(self.config)
+            note(f"target {self.target.name} declares {sorted(self.capabilities)}")
+
+        def apply(self, command: Command) -> None:
+            """Send one command to both; compare."""
+            assert self.oracle.state is not None
+            phase = self.oracle.state.phase.NAME
+            self.program.append(command)
+            note(f"#{len(self.program)} {command!r}")
+            expected = self.oracle.apply(command)
+            actual = self.target.apply(command)
+            outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
+            TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
+            row = transition_for(phase, command.NAME)
+            if expected.accepted and row is not None:
+                RULE_HITS.update(row.rules)
+            violations = [
+                v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
+            ]
+            self.history.extend(expected.events)
+            if (
+                normalized_observation(expected) == normalized_observation(actual)
+                and not violations
+            ):
+                for event in expected.events:
+                    if str(event.get("type")) == "tool/call":
+                        self.next_call = max(
+                            self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1
+                        )
+                return
+            rule_id, what = classify(
+                command,
+                phase,
+                expected,
+                actual,
+                target_violations=violations,
+                history=tuple(self.history),
+            )
+            divergence = Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
+            raise DivergenceFound(divergence, self.config, tuple(self.program))
+
+        @precondition(lambda self: isinstance(self.phase, Idle))
+        @rule(text=gen.texts)
+        def submit_user(self, text: str) -> None:
+            """The user starts a turn."""
+            self.apply(SubmitUser(text))
+
+        @precondition(lambda self: isinstance(self.phase, AwaitingModel))
+        @rule(data=st.data())
+        def model_replies(self, data: st.DataObject) -> None:
+            """The model answers (or fails)."""
+            if data.draw(st.integers(0, 11), label="fails") == 0:
+                self.apply(ModelFails("overloaded", "OVERLOADED"))
+                return
+            reply = data.draw(gen.model_replies(self.next_call), label="reply")
+            if not self.has("max-tokens") and reply.finish != "completed":
+                reply = ModelReplies(reply.blocks)
+            self.next_call += len(reply.tool_calls)
+            self.apply(reply)
+
+        @precondition(lambda self: isinstance(self.phase, Rewriting))
+        @rule(data=st.data())
+        def hook_answers(self, data: st.DataObject) -> None:
+            """The next PreToolUse hook answers."""
+            verdict: PreVerdict = data.draw(gen.pre_verdicts, label="verdict")
+            if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
+                verdict = attrs.evolve(verdict, updated_input=None)
+            if not self.has("approval") and isinstance(verdict, Ask):
+                verdict = Allow()
+            self.apply(HookAnswers(verdict))
+
+        @precondition(
+            lambda self: (
+                isinstance(self.phase, Dispatching)
+                and any(s.status == ASKING for s in self.phase.slots)
+            )
+        )
+        @rule(outcome=gen.approval_outcomes)
+        def approval_answers(self, outcome: str) -> None:
+            """The user answers the approval prompt."""
+            self.apply(ApprovalAnswers(outcome))
+
+        @precondition(
+            lambda self: (
+                isinstance(self.phase, Dispatching)
+                and any(s.status == RUNNING for s in self.phase.slots)
+            )
+        )
+        @rule(data=st.data())
+        def tool_finishes(self, data: st.DataObject) -> None:
+            """A running call settles, in any order."""
+            phase = self.phase
+            assert isinstance(phase, Dispatching)
+            running = [s for s in phase.slots if s.status == RUNNING]
+            slot = data.draw(st.sampled_from(running), label="settles")
+            hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
+            post = tuple(data.draw(gen.post_verdicts, label="post") for _ in hooks)
+            self.apply(
+                ToolFinishes(slot.call_id, data.draw(gen.tool_outcomes, label="outcome"), post)
+            )
+
+        @precondition(lambda self: not isinstance(self.phase, Crashed | Idle))
+        @rule(data=st.data())
+        def disrupt(self, data: st.DataObject) -> None:
+            """Stop, crash, or type mid-turn — each only when the target can."""
+            kind = data.draw(
+                st.sampled_from(["none"] * 6 + ["interject", "abort", "crash"]), label="disruption"
+            )
+            if kind == "abort" and self.has("abort"):
+                self.apply(Abort())
+            elif kind == "crash" and self.has("crash-repair"):
+                self.apply(Crash())
+            elif kind == "interject" and self.has("queued-input"):
+                self.apply(SubmitUser(data.draw(gen.texts, label="text")))
+
+        @precondition(lambda self: isinstance(self.phase, Crashed))
+        @rule()
+        def recover(self) -> None:
+            """The session is reopened."""
+            self.apply(Recover())
+
+        def teardown(self) -> None:
+            self.target.close()
+
+    ConformanceMachine.__name__ = "ConformanceMachine"
+    return ConformanceMachine
+
+
+def _fits(config: LoopConfig, capabilities: frozenset[str]) -> bool:
+    has_pre = any(h.point == PRE_TOOL_USE for h in config.hooks)
+    has_post = any(h.point == POST_TOOL_USE for h in config.hooks)
+    if has_pre and "pre-hooks" not in capabilities:
+        return False
+    if has_post and "post-hooks" not in capabilities:
+        return False
+    return not (config.max_parallel > 1 and "parallel" not in capabilities)
+
+
+def _reduced(config: LoopConfig, capabilities: frozenset[str]) -> LoopConfig:
+    """The simplest configuration a target without optional features can run."""
+    return attrs.evolve(
+        config, hooks=(), max_parallel=config.max_parallel if "parallel" in capabilities else 1
+    )
