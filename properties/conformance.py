@@ -112,13 +112,28 @@ def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
 def normalized_observation(observation: Observation) -> dict[str, Any]:
     """The comparable part of an observation."""
     if not observation.accepted:
-        return {"accepted": False, "rule": observation.refusal_rule}
+        return {"accepted": False}
     return {
         "accepted": True,
         "events": [normalized_event(e) for e in observation.events],
-        "commits": list(observation.commits),
         "executed": [list(run) for run in observation.executed],
     }
+
+
+def split_units(expected: Observation, actual: Observation) -> list[tuple[int, int]]:
+    """The model's atomic units that the target's commit boundaries cut through (LOG-8).
+
+    A target may commit more finely than the model, one event at a time even, except inside
+    the units the spec names.
+    """
+    boundaries = set()
+    total = 0
+    for size in actual.commits:
+        total += size
+        boundaries.add(total)
+    if actual.events and total != len(actual.events):
+        return [(0, len(actual.events))]
+    return [(s, e) for s, e in expected.atomic if any(s < b < e for b in boundaries)]
 
 
 def _first_event_difference(
@@ -215,7 +230,10 @@ def classify(
             f"the target refused {command.NAME} ({actual.refusal_rule}); the model accepts it"
         )
     if not expected.accepted:
-        return "MODEL-1", "both refuse, with different rules"
+        return "MODEL-1", (
+            f"both refuse; the model with {expected.refusal_rule}, the target "
+            f"with {actual.refusal_rule}"
+        )
     want, got = _first_event_difference(expected.events, actual.events)
     kinds = {str(e.get("type")) for e in (want, got) if e is not None}
     if want is not None and got is not None and kinds <= {"assistant/message", "tool/call"}:
@@ -242,7 +260,7 @@ def classify(
         if any(call_id not in expected_ids for call_id, _ in actual.executed):
             return "DEC-1", "a body ran that the model never dispatched"
         return "EXE-3", "a body ran with other arguments than its sealed identity"
-    return "LOG-8", "the same events were committed in different units"
+    return "LOG-8", "a unit the spec requires to be atomic was split across commits"
 
 
 def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
@@ -299,8 +317,16 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
             ]
             self.history.extend(expected.events)
+            split = split_units(expected, actual)
+            same_refusal = (
+                expected.accepted
+                or actual.refusal_rule is None
+                or actual.refusal_rule == expected.refusal_rule
+            )
             if (
                 normalized_observation(expected) == normalized_observation(actual)
+                and same_refusal
+                and not split
                 and not violations
             ):
                 for event in expected.events:

@@ -31,6 +31,29 @@ class Observation:
     executed: tuple[tuple[str, str], ...] = ()
     refusal_rule: str | None = None
     refusal_message: str | None = None
+    # Index ranges [start, end) of `events` that must land in one commit (rule LOG-8); only
+    # the model states them: a reply with tool calls together with every call's tool/call.
+    atomic: tuple[tuple[int, int], ...] = ()
+
+
+def atomic_units(events: tuple[dict[str, Any], ...]) -> tuple[tuple[int, int], ...]:
+    """The ranges that must commit whole: each reply with calls through its last tool/call."""
+    units = []
+    for start, event in enumerate(events):
+        if event.get("type") != "assistant/message":
+            continue
+        content = event["data"]["message"]["content"]
+        ids = {block["id"] for block in content if block.get("type") == "tool-call"}
+        end = start + 1
+        for index in range(start + 1, len(events)):
+            if not ids:
+                break
+            if events[index].get("type") == "tool/call":
+                ids.discard(events[index]["data"]["callId"])
+                end = index + 1
+        if end > start + 1:
+            units.append((start, end))
+    return tuple(units)
 
 
 class ConformanceTarget(Protocol):
@@ -73,11 +96,13 @@ class ModelTarget:
         except TransitionRefused as refusal:
             return Observation(False, refusal_rule=refusal.rule_id, refusal_message=refusal.message)
         self.state = after
+        events = tuple(event_to_wire(e) for e in after.log[len(before.log) :])
         new_ends = after.commit_ends[len(before.commit_ends) :]
         starts = (len(before.log), *new_ends[:-1]) if new_ends else ()
         return Observation(
             True,
-            events=tuple(event_to_wire(e) for e in after.log[len(before.log) :]),
+            events=events,
+            atomic=atomic_units(events),
             commits=tuple(end - start for start, end in zip(starts, new_ends, strict=True)),
             executed=tuple(
                 (run.call_id, run.arguments) for run in after.executions[len(before.executions) :]
