@@ -1,0 +1,124 @@
+"""Run real Claude Code and Codex command hooks and read their answers as the model's verdicts.
+
+The subprocess half of the rewrite loop: the loop asks, the bridge runs the hooks and answers
+with typed verdicts (`model.commands.PreVerdict` / `PostVerdict`) plus an audit record per run.
+Merging several answers is the loop's job (rules HOOK-2, HOOK-3, HOOK-6); the bridge makes that
+merge deterministic by returning the runs in configured order, never in completion order.
+
+Public API
+----------
+    settings = load_settings(path, dialect=None)          # or parse_settings(document, ...)
+    settings = settings.combine(other_settings)            # several files, ids renumbered
+    bridge = HookBridge(settings, *, session_id, cwd, transcript_path=None, fail_closed=False,
+                        permission_mode="default", model="", env=None, output_cap=1 MiB)
+    bridge.specs() -> tuple[HookSpec, ...]                  # for LoopConfig(hooks=...)
+    bridge.command(handler_id) -> HookCommand               # .command, .timeout_s, .dialect
+    bridge.matching(point, tool_name) -> tuple[HookCommand, ...]
+    await bridge.pre_tool_use(call_id, tool_name, tool_input, *, turn_id="")
+        -> tuple[PreHookRun, ...]     # .handler_id, .verdict: PreVerdict, .audit, .answer()
+    await bridge.post_tool_use(call_id, tool_name, tool_input, tool_response, *, turn_id="")
+        -> tuple[PostHookRun, ...]    # .handler_id, .verdict: PostVerdict (audit attached), .audit
+
+`PreHookRun.answer()` is the `HookAnswers` command for the model. Each `HookRunAudit` has the
+`decision` word for `hook/result.decision`, `exit_code` (None when killed), `stderr_summary`
+(first line, capped), `duration_ms`, `fault`, `updated_input` (as supplied) and `fail_closed`;
+`as_hook_audit()` gives the model's `HookAudit`, naming any fault in its stderr summary.
+Cancelling a call (an abort) kills every hook process group it started.
+
+Settings
+--------
+The Claude Code `settings.json` shape, for both dialects (a Codex `hooks.json` is the same):
+`{"dialect"?: "claude-code"|"codex", "hooks": {"PreToolUse"|"PostToolUse": [{"matcher"?: regex,
+"hooks": [{"type": "command", "command": str, "timeout"?: seconds (60), "failClosed"?: bool}]}]}}`.
+The dialect comes from the top-level `"dialect"` key or the loader's `dialect=` argument (they
+must agree when both are given; default claude-code). The matcher is a regex matched against the
+whole tool name; "", "*" or absent match every tool. Other events are skipped (listed in
+`HookSettings.skipped_events`); a handler that is not `"type": "command"` is an error, because
+skipping a policy hook would run what it was meant to stop. Invalid settings raise
+`HookSettingsError` (a `LoopSpecError`, rule HOOK-1) naming the file and the JSON path. Handler
+ids are `<dialect>:<point>:<n>`, n counting from 1 across all matcher groups of that point.
+
+Reading answers
+---------------
+Exit 0 with stdout starting with `{` (Codex: also `[`) is a JSON answer; other stdout is ignored.
+A `hookSpecificOutput` whose `hookEventName` is not the firing point has its fields ignored.
+PreToolUse, Claude Code: `permissionDecision` allow / deny / ask with `permissionDecisionReason`
+and `updatedInput` (a whole replacement; JSON null = absent); legacy top-level `decision`
+approve / block; `updatedInput` alone is an allow carrying the rewrite; `continue: false` denies.
+`defer` maps to `Ask` (decision word "defer"), without any `updatedInput`: in an interactive loop
+"defer to the normal permission flow" means asking the user, and it keeps defer's rank above
+allow (Claude Code: deny > defer > ask > allow), which `Pass` would lose.
+PreToolUse, Codex: `updatedInput` only with allow; deny needs a reason; see the fault table.
+Exit 2 denies (word "block") with stderr as the reason. PostToolUse: `decision: "block"` +
+`reason` is `PostBlock`; `hookSpecificOutput.additionalContext` is `PostContext`; both at once is
+one `PostBlock` whose reason is followed by the context (one verdict per hook; the block is the
+stricter answer and both peers show the model the context too). Exit 2 is `PostBlock(stderr)`.
+PreToolUse `additionalContext` and PostToolUse `updatedToolOutput` are not modelled.
+
+Faults (rule HOOK-7)
+--------------------
+Every fault is recorded in the audit (`fault`, and in `as_hook_audit().stderr_summary`). By
+default it has the dialect's documented outcome; with `fail_closed` (the bridge's, or a hook's
+own `failClosed`) any fault gives `Deny` / `PostBlock` naming the hook and the fault instead.
+Exit code in the audit is None for the killed rows (timeout, output-too-large, signal).
+
+| fault                    | Claude Code  | Codex        | fail-closed | audit decision word    |
+|--------------------------|--------------|--------------|-------------|------------------------|
+| timeout                  | no decision  | no decision  | deny, block | error / deny, block    |
+| crash                    | no decision  | no decision  | deny, block | error / deny, block    |
+| spawn-failed             | no decision  | no decision  | deny, block | error / deny, block    |
+| output-too-large         | no decision  | no decision  | deny, block | error / deny, block    |
+| invalid-json             | no decision  | no decision  | deny, block | error / deny, block    |
+| invalid-output (1)       | no decision  | no decision  | deny, block | error / deny, block    |
+| unsupported (2)          | not a fault  | no decision  | deny, block | error / deny, block    |
+| wrong-event (3)          | fields off   | fields off   | deny, block | as read / deny, block  |
+| non-object-updated-input | kept (4)     | kept (4)     | deny        | allow, ask / deny      |
+
+"no decision" is `Pass` (PreToolUse) or `PostPass` (PostToolUse), the peers' fail-open; "deny,
+block" is `Deny` (PreToolUse) or `PostBlock` (PostToolUse). When each fault happens: timeout = no
+exit within the hook's timeout (process group SIGKILLed); crash = exit code other than 0 and 2,
+or death by a signal; spawn-failed = `/bin/sh` could not start; output-too-large = stdout or
+stderr over the cap (process group SIGKILLed at once); invalid-json = stdout looks like JSON but
+is not a JSON object; invalid-output = a JSON object that breaks the dialect's output schema.
+(1) wrong field types, unknown decision values; Codex also: unknown keys, `defer`.
+(2) allow without updatedInput, ask, legacy approve, exit 2 without stderr, updatedInput without
+allow, deny/block without a reason, reason without a decision, continue:false / stopReason /
+suppressOutput in PreToolUse, suppressOutput / updatedMCPToolOutput in PostToolUse.
+(3) `hookSpecificOutput` is ignored; the rest of the answer still counts (a legacy top-level
+decision, say), usually leaving `pass`.
+(4) the `Allow`/`Ask` carries the non-object input, so the loop's HOOK-6 check refuses the call
+with a reason naming the hook: loopspec's documented outcome (SPEC §3). Codex gets there only
+with allow; any other decision with an `updatedInput` is unsupported (2).
+"""
+
+from impl.hookbridge.audit import HookRunAudit
+from impl.hookbridge.bridge import DEFAULT_OUTPUT_CAP, HookBridge, PostHookRun, PreHookRun
+from impl.hookbridge.faults import FaultKind, HookFault
+from impl.hookbridge.settings import (
+    CLAUDE_CODE,
+    CODEX,
+    DEFAULT_TIMEOUT_S,
+    HookCommand,
+    HookSettings,
+    HookSettingsError,
+    load_settings,
+    parse_settings,
+)
+
+__all__ = [
+    "CLAUDE_CODE",
+    "CODEX",
+    "DEFAULT_OUTPUT_CAP",
+    "DEFAULT_TIMEOUT_S",
+    "FaultKind",
+    "HookBridge",
+    "HookCommand",
+    "HookFault",
+    "HookRunAudit",
+    "HookSettings",
+    "HookSettingsError",
+    "PostHookRun",
+    "PreHookRun",
+    "load_settings",
+    "parse_settings",
+]

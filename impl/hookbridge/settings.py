@@ -1,0 +1,242 @@
+"""Hook settings in the Claude Code `settings.json` shape, for either dialect (rule HOOK-1).
+
+    {"dialect": "codex",                      # optional: "claude-code" (default) or "codex"
+     "hooks": {"PreToolUse": [{"matcher": "Bash|Write",
+                               "hooks": [{"type": "command", "command": "...",
+                                          "timeout": 60, "failClosed": true}]}],
+               "PostToolUse": [...]}}
+
+The dialect is declared by the file's top-level `"dialect"` key or by the loader's `dialect`
+argument (for files that must stay byte-compatible with the peer); when both are given they must
+agree. Events other than PreToolUse and PostToolUse are not modelled: they are skipped and listed
+in `HookSettings.skipped_events`. `failClosed` is loopspec's own, optional, per-hook override of
+the bridge's policy. Handler ids are `<dialect>:<point>:<n>`, n counting from 1 in configured
+order across every matcher group of that point, so a handler keeps its id while the file does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import attrs
+
+from model.config import HOOK_POINTS, HookSpec
+from model.errors import LoopSpecError
+from model.events import HOOK_DIALECTS
+
+CLAUDE_CODE = "claude-code"
+CODEX = "codex"
+DEFAULT_TIMEOUT_S = 60.0
+MATCH_ALL = "*"
+
+
+class HookSettingsError(LoopSpecError):
+    """A settings document loopspec will not run hooks from; names the file and the JSON path."""
+
+    def __init__(self, source: str, json_path: str, problem: str) -> None:
+        self.source = source
+        self.json_path = json_path
+        self.problem = problem
+        super().__init__(f"{source}: {json_path}: {problem}", rule_id="HOOK-1")
+
+
+@attrs.frozen
+class DeclaredHook:
+    """One command handler as the settings declare it, before it has an id."""
+
+    dialect: str
+    point: str
+    matcher: str
+    command: str
+    timeout_s: float
+    fail_closed: bool | None
+    where: str
+    """`<file>: <json path>` of the handler, for messages."""
+
+
+@attrs.frozen
+class HookCommand:
+    """A configured command hook with its deterministic handler id."""
+
+    handler_id: str
+    declared: DeclaredHook
+
+    @property
+    def command(self) -> str:
+        """The shell command, run with `/bin/sh -c`."""
+        return self.declared.command
+
+    @property
+    def timeout_s(self) -> float:
+        """Seconds until the hook is killed (a fault)."""
+        return self.declared.timeout_s
+
+    @property
+    def dialect(self) -> str:
+        """`claude-code` or `codex`: how the payload is built and the answer read."""
+        return self.declared.dialect
+
+    @property
+    def point(self) -> str:
+        """`PreToolUse` or `PostToolUse`."""
+        return self.declared.point
+
+    def spec(self) -> HookSpec:
+        """The model's view of this hook, for `LoopConfig.hooks`."""
+        return HookSpec(self.handler_id, self.point, self.declared.matcher, self.dialect)
+
+
+def _numbered(declared: Iterable[DeclaredHook]) -> tuple[HookCommand, ...]:
+    counters: dict[tuple[str, str], int] = {}
+    commands = []
+    for hook in declared:
+        key = (hook.dialect, hook.point)
+        counters[key] = counters.get(key, 0) + 1
+        commands.append(HookCommand(f"{hook.dialect}:{hook.point}:{counters[key]}", hook))
+    return tuple(commands)
+
+
+@attrs.frozen
+class HookSettings:
+    """Every configured command hook, in configured order, with ids assigned."""
+
+    declared: tuple[DeclaredHook, ...] = ()
+    skipped_events: tuple[str, ...] = ()
+    hooks: tuple[HookCommand, ...] = attrs.field(init=False)
+
+    @hooks.default
+    def _assign_ids(self) -> tuple[HookCommand, ...]:
+        return _numbered(self.declared)
+
+    def combine(self, *others: HookSettings) -> HookSettings:
+        """These hooks, then the others' (for example a Claude Code and a Codex file).
+
+        Ids are renumbered over the combined order, so they stay unique per dialect and point.
+        """
+        declared = self.declared + tuple(h for other in others for h in other.declared)
+        skipped = self.skipped_events + tuple(e for other in others for e in other.skipped_events)
+        return HookSettings(declared, skipped)
+
+
+def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettings:
+    """Read a `settings.json` / `hooks.json` file; `HookSettingsError` when it is unusable."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise HookSettingsError(source, "$", f"cannot read the file: {error}") from error
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = f"not JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        raise HookSettingsError(source, "$", problem) from error
+    return parse_settings(document, source=source, dialect=dialect)
+
+
+def parse_settings(
+    document: object, *, source: str = "<settings>", dialect: str | None = None
+) -> HookSettings:
+    """Validate an already-parsed settings document; `source` names it in errors."""
+    if not isinstance(document, Mapping):
+        raise HookSettingsError(source, "$", "settings must be a JSON object")
+    chosen = _dialect(document, source, dialect)
+    events = document.get("hooks", {})
+    if not isinstance(events, Mapping):
+        raise HookSettingsError(source, "$.hooks", "must be an object of hook events")
+    declared: list[DeclaredHook] = []
+    skipped: list[str] = []
+    for event, groups in events.items():
+        if event not in HOOK_POINTS:
+            skipped.append(event)
+            continue
+        declared.extend(_groups(groups, chosen, event, source, f"$.hooks.{event}"))
+    return HookSettings(tuple(declared), tuple(skipped))
+
+
+def _dialect(document: Mapping[str, object], source: str, argument: str | None) -> str:
+    declared = document.get("dialect")
+    if declared is not None and declared not in HOOK_DIALECTS:
+        known = ", ".join(sorted(HOOK_DIALECTS))
+        raise HookSettingsError(source, "$.dialect", f"must be one of {known}, not {declared!r}")
+    if argument is not None and argument not in HOOK_DIALECTS:
+        msg = f"unknown dialect {argument!r}"
+        raise HookSettingsError(source, "$", msg)
+    if declared is not None and argument is not None and declared != argument:
+        problem = f"the file says {declared!r} but the loader was asked for {argument!r}"
+        raise HookSettingsError(source, "$.dialect", problem)
+    chosen = declared if isinstance(declared, str) else argument
+    return chosen or CLAUDE_CODE
+
+
+def _groups(groups: object, dialect: str, point: str, source: str, path: str) -> list[DeclaredHook]:
+    if not isinstance(groups, list):
+        raise HookSettingsError(source, path, "must be a list of matcher groups")
+    declared = []
+    for index, group in enumerate(groups):
+        where = f"{path}[{index}]"
+        if not isinstance(group, Mapping):
+            raise HookSettingsError(source, where, "a matcher group must be an object")
+        matcher = _matcher(group.get("matcher"), source, f"{where}.matcher")
+        handlers = group.get("hooks")
+        if not isinstance(handlers, list):
+            raise HookSettingsError(source, f"{where}.hooks", "must be a list of hook handlers")
+        for position, handler in enumerate(handlers):
+            declared.append(
+                _handler(
+                    handler,
+                    dialect=dialect,
+                    point=point,
+                    matcher=matcher,
+                    source=source,
+                    path=f"{where}.hooks[{position}]",
+                )
+            )
+    return declared
+
+
+def _matcher(value: object, source: str, path: str) -> str:
+    if value is None:
+        return MATCH_ALL
+    if not isinstance(value, str):
+        raise HookSettingsError(source, path, "must be a string (a regex over the tool name)")
+    if value in ("", MATCH_ALL):
+        return value
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise HookSettingsError(source, path, f"not a valid regex: {error}") from error
+    return value
+
+
+def _handler(
+    handler: object, *, dialect: str, point: str, matcher: str, source: str, path: str
+) -> DeclaredHook:
+    if not isinstance(handler, Mapping):
+        raise HookSettingsError(source, path, "a hook handler must be an object")
+    kind = handler.get("type")
+    if kind != "command":
+        # Silently skipping a policy hook would run calls it was meant to stop.
+        problem = f"only command hooks are supported, not type {kind!r}"
+        raise HookSettingsError(source, f"{path}.type", problem)
+    command = handler.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise HookSettingsError(source, f"{path}.command", "must be a non-empty string")
+    fail_closed = handler.get("failClosed")
+    if fail_closed is not None and not isinstance(fail_closed, bool):
+        raise HookSettingsError(source, f"{path}.failClosed", "must be true or false")
+    timeout = _timeout(handler.get("timeout"), source, f"{path}.timeout")
+    return DeclaredHook(dialect, point, matcher, command, timeout, fail_closed, f"{source}: {path}")
+
+
+def _timeout(value: object, source: str, path: str) -> float:
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise HookSettingsError(source, path, "must be a number of seconds")
+    if not math.isfinite(value) or value <= 0:
+        raise HookSettingsError(source, path, "must be a positive, finite number of seconds")
+    return float(value)
