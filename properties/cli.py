@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "properties.cli_demo",
     "properties.cli_spec",
     "properties.cli_schema",
+    "properties.cli_conform",
+    "properties.cli_check",
 )
 
 

@@ -49,6 +49,22 @@ from properties.target import ConformanceTarget, ModelTarget, Observation
 
 TargetFactory = Callable[[], ConformanceTarget]
 
+# Which rules an appended event of each type exercises (beyond the transition's own rules).
+RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
+    "turn/start": ("LOG-1", "TURN-1", "TURN-3"),
+    "turn/end": ("LOG-1", "TURN-2", "TURN-5", "ADJ-3"),
+    "step/start": ("LOG-1", "STEP-1"),
+    "step/end": ("LOG-1", "STEP-2"),
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1"),
+    "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1"),
+    "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "STEP-3"),
+    "tool/result": ("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1"),
+    "hook/invoked": ("LOG-1", "HOOK-1", "TURN-3"),
+    "hook/result": ("LOG-1", "HOOK-1"),
+    "approval/asked": ("LOG-1", "DEC-2", "RW-4"),
+    "approval/decided": ("LOG-1", "DEC-2"),
+}
+
 # (phase, command, outcome) -> hits, over every conformance run in this process.
 TRANSITION_HITS: Counter[tuple[str, str, str]] = Counter()
 RULE_HITS: Counter[str] = Counter()
@@ -313,6 +329,19 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
             row = transition_for(phase, command.NAME)
             if expected.accepted and row is not None:
                 RULE_HITS.update(row.rules)
+                for event in expected.events:
+                    RULE_HITS.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
+                    data = event.get("data") or {}
+                    if isinstance(data, dict) and data.get("rewrite"):
+                        RULE_HITS.update(("RW-2", "HOOK-3"))
+                    if event.get("type") == "tool/result" and isinstance(data, dict):
+                        code = (data.get("error") or {}).get("code")
+                        if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
+                            RULE_HITS.update(("REC-1",))
+                if expected.executed:
+                    RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
+            elif not expected.accepted:
+                RULE_HITS.update(("MODEL-1", "MODEL-3"))
             violations = [
                 v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
             ]

@@ -1,0 +1,308 @@
+"""One conformance run: pick a target, run the machine, report by rule, save a replayable case.
+
+Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shlex
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.stateful import get_state_machine_test
+
+from model.commands import Command
+from model.config import LoopConfig
+from model.errors import LoopSpecError
+from model.invariants import rule_ids
+from model.transitions import TRANSITIONS
+from properties import conformance
+from properties.command_codec import (
+    command_from_json,
+    command_to_json,
+    config_from_json,
+    config_to_json,
+)
+from properties.conformance import Divergence, DivergenceFound, classify, split_units
+from properties.conformance import normalized_observation as normalized
+from properties.strategies import CONFIGS
+from properties.target import ConformanceTarget, ModelTarget
+
+TargetFactory = Callable[[], ConformanceTarget]
+SPEC_PATH = Path(__file__).resolve().parent.parent / "SPEC.md"
+
+# Which capability each rule needs; without it, the rule is "not applicable" to the target.
+RULE_NEEDS = {
+    "RW-1": "rewrite",
+    "RW-2": "rewrite",
+    "RW-3": "rewrite",
+    "RW-4": "approval",
+    "HOOK-2": "pre-hooks",
+    "HOOK-3": "rewrite",
+    "HOOK-4": "pre-hooks",
+    "HOOK-5": "post-hooks",
+    "HOOK-6": "rewrite",
+    "DEC-2": "approval",
+    "DEC-3": "post-hooks",
+    "SCHED-1": "parallel",
+    "ABORT-1": "abort",
+    "ABORT-2": "abort",
+    "REC-1": "crash-repair",
+    "REC-2": "crash-repair",
+    "STEP-4": "max-tokens",
+    "ADJ-4": "queued-input",
+}
+
+
+class TargetError(LoopSpecError):
+    """The target could not be started or resolved."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="PROTO-1")
+
+
+def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, dict[str, str]]:
+    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl."""
+    if cmd is not None:
+        from properties.process_target import ProcessTarget  # noqa: PLC0415 - optional path
+
+        argv = shlex.split(cmd)
+        if not argv:
+            raise TargetError("--cmd is empty")
+        return (lambda: ProcessTarget(argv)), {"cmd": cmd}
+    spec = impl or "properties.impl_target:bundled_target"
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise TargetError(f"--impl must be MODULE:FACTORY, got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise TargetError(f"cannot load {spec}: {error}") from error
+    if not callable(factory):
+        raise TargetError(f"{spec} is not callable")
+    return factory, {"impl": spec}
+
+
+@attrs.frozen
+class RunReport:
+    """What a conformance run found and covered."""
+
+    target: str
+    capabilities: frozenset[str]
+    examples: int
+    steps: int
+    seconds: float
+    divergence: Divergence | None
+    program: tuple[Command, ...]
+    config: LoopConfig | None
+    transitions: dict[str, int]
+    rules: dict[str, int]
+
+    @property
+    def conformant(self) -> bool:
+        """No divergence was found."""
+        return self.divergence is None
+
+
+def _progress(examples: int, budget: int, started: float) -> None:
+    if sys.stderr.isatty():
+        print(
+            f"\r  {examples}/{budget} programs, {time.monotonic() - started:.0f} s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def run_conformance(
+    factory: TargetFactory,
+    *,
+    examples: int,
+    seed_value: int | None,
+    steps: int = 40,
+    show_progress: bool = True,
+) -> RunReport:
+    """Run the conformance machine against the target; never raises for a divergence."""
+    probe = factory()
+    try:
+        capabilities = probe.reset(CONFIGS[0])
+        name = probe.name
+    finally:
+        probe.close()
+    counted = Counter[str]()
+    started = time.monotonic()
+
+    def counting_factory() -> ConformanceTarget:
+        counted["examples"] += 1
+        if show_progress:
+            _progress(counted["examples"], examples, started)
+        return factory()
+
+    conformance.TRANSITION_HITS.clear()
+    conformance.RULE_HITS.clear()
+    budget = settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        derandomize=seed_value is None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    test = get_state_machine_test(
+        conformance.conformance_machine(counting_factory), settings=budget
+    )
+    if seed_value is not None:
+        test = seed(seed_value)(test)
+    divergence: Divergence | None = None
+    program: tuple[Command, ...] = ()
+    config: LoopConfig | None = None
+    try:
+        test()
+    except DivergenceFound as found:
+        divergence, program, config = found.divergence, found.program, found.config
+    finally:
+        if show_progress and sys.stderr.isatty():
+            print(file=sys.stderr)
+    transitions = {
+        f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(conformance.TRANSITION_HITS.items())
+    }
+    return RunReport(
+        name,
+        capabilities,
+        counted["examples"],
+        sum(conformance.TRANSITION_HITS.values()),
+        time.monotonic() - started,
+        divergence,
+        program,
+        config,
+        transitions,
+        dict(conformance.RULE_HITS),
+    )
+
+
+def spec_text(rule_id: str) -> str:
+    """The rule's section of SPEC.md, when SPEC.md is at hand."""
+    try:
+        text = SPEC_PATH.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    match = re.search(rf"^### {re.escape(rule_id)} .*?(?=^### |^## )", text, re.S | re.M)
+    return match.group(0).strip() if match else ""
+
+
+def all_rules() -> list[str]:
+    """Every rule ID SPEC.md states (or the code cites, when SPEC.md is not at hand)."""
+    try:
+        text = SPEC_PATH.read_text(encoding="utf-8")
+        return re.findall(r"^### ([A-Z]+-\d+) ", text, re.M)
+    except OSError:
+        return sorted(set(rule_ids()) | {r for t in TRANSITIONS for r in t.rules})
+
+
+# Rules a conformance run cannot observe through commands and events: they are about views,
+# provider projections, the wire codec's refusals and the model itself, and are proven by the
+# model's own tests.
+NOT_OBSERVABLE = frozenset(
+    {
+        "LOG-3",
+        "LOG-5",
+        "LOG-7",
+        "VIEW-1",
+        "VIEW-2",
+        "VIEW-3",
+        "VIEW-4",
+        "ACP-1",
+        "ACP-2",
+        "ACP-3",
+        "HIST-2",
+        "MODEL-2",
+    }
+)
+
+
+def rule_table(report: RunReport) -> list[dict[str, Any]]:
+    """Per rule: exercised (count), not applicable (missing capability), or never reached."""
+    rows = []
+    for rule in all_rules():
+        needs = RULE_NEEDS.get(rule)
+        if rule == "PROTO-1":
+            status, count = "exercised", report.steps
+        elif rule in NOT_OBSERVABLE:
+            status, count = "not observable by conform (model tests)", 0
+        elif needs is not None and needs not in report.capabilities:
+            status, count = "not applicable", 0
+        else:
+            count = report.rules.get(rule, 0)
+            status = "exercised" if count else "not reached by the generator"
+        if report.divergence is not None and report.divergence.rule_id == rule:
+            status = "VIOLATED"
+        rows.append(
+            {"rule": rule, "status": status, "count": count, **({"needs": needs} if needs else {})}
+        )
+    return rows
+
+
+def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
+    """The replayable case file of a failed run."""
+    assert report.divergence is not None
+    assert report.config is not None
+    return {
+        "loopspec": "case",
+        "version": 1,
+        "target": target,
+        "rule": report.divergence.rule_id,
+        "what": report.divergence.what,
+        "config": config_to_json(report.config),
+        "commands": [command_to_json(c) for c in report.program],
+    }
+
+
+def load_case(path: Path) -> tuple[dict[str, Any], LoopConfig, list[Command]]:
+    """A case file's target, configuration and commands."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise TargetError(f"{path}: cannot read the case file: {error}") from error
+    if not isinstance(document, dict) or document.get("loopspec") != "case":
+        raise TargetError(f"{path}: not a loopspec case file")
+    config = config_from_json(document.get("config"))
+    commands = [
+        command_from_json(c, f"$.commands[{i}]")
+        for i, c in enumerate(document.get("commands") or [])
+    ]
+    target = document.get("target") or {}
+    return target, config, commands
+
+
+def replay_case(
+    factory: TargetFactory, config: LoopConfig, commands: list[Command]
+) -> Divergence | None:
+    """Run a fixed program against target and model; the first divergence, or None."""
+    oracle, target = ModelTarget(), factory()
+    try:
+        oracle.reset(config)
+        target.reset(config)
+        history: list[dict[str, Any]] = []
+        for index, command in enumerate(commands):
+            phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
+            expected, actual = oracle.apply(command), target.apply(command)
+            history.extend(expected.events)
+            if normalized(expected) != normalized(actual) or split_units(expected, actual):
+                rule_id, what = classify(
+                    command, phase, expected, actual, target_violations=[], history=tuple(history)
+                )
+                return Divergence(index, command, rule_id, what, expected, actual)
+    finally:
+        target.close()
+    return None
