@@ -398,7 +398,10 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
         @rule(data=st.data())
         def hook_answers(self, data: st.DataObject) -> None:
             """The next PreToolUse hook answers."""
-            verdict: PreVerdict = data.draw(gen.pre_verdicts, label="verdict")
+            phase = self.phase
+            assert isinstance(phase, Rewriting)
+            call = phase.reply.tool_calls[phase.queue[0].call_index]
+            verdict: PreVerdict = data.draw(gen.pre_verdicts_for(call.name), label="verdict")
             if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):

@@ -107,10 +107,13 @@ class ModelMachine(RuleBasedStateMachine):
         self.apply(reply)
 
     @precondition(lambda self: isinstance(self.state.phase, Rewriting))
-    @rule(verdict=gen.pre_verdicts)
-    def hook_answers(self, verdict: object) -> None:
-        """The next PreToolUse hook answers."""
-        self.apply(HookAnswers(verdict))  # type: ignore[arg-type]
+    @rule(data=st.data())
+    def hook_answers(self, data: st.DataObject) -> None:
+        """The next PreToolUse hook answers (rewrites mostly fit the call's tool)."""
+        phase = self.state.phase
+        assert isinstance(phase, Rewriting)
+        call = phase.reply.tool_calls[phase.queue[0].call_index]
+        self.apply(HookAnswers(data.draw(gen.pre_verdicts_for(call.name), label="verdict")))
 
     @precondition(
         lambda self: (

@@ -134,6 +134,27 @@ pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(
     st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
 )
 
+REWRITES = {
+    "read": [FrozenMap({"file_path": "safe.txt"}), FrozenMap({"file_path": "a.txt", "limit": 5})],
+    "grep": [FrozenMap({"pattern": "FIXME"})],
+    "bash": [FrozenMap({"command": "echo rewritten"}), FrozenMap({"command": "ls -la"})],
+    "write": [FrozenMap({"file_path": "safe.txt", "content": "new"})],
+    "missing_tool": [FrozenMap({"x": 2})],
+}
+
+
+def pre_verdicts_for(tool_name: str) -> st.SearchStrategy[PreVerdict]:
+    """Hook answers for a call of `tool_name`: rewrites mostly fit the tool, sometimes not."""
+    fitting = st.sampled_from(REWRITES.get(tool_name, [FrozenMap({"x": 1})]))
+    inputs: st.SearchStrategy[JsonValue] = st.one_of(fitting, fitting, _rewrites())
+    return st.one_of(
+        st.builds(Allow, updated_input=inputs),
+        st.builds(Ask, reason=st.sampled_from([None, "needs a look"]), updated_input=inputs),
+        st.just(Pass()),
+        st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
+    )
+
+
 post_verdicts: st.SearchStrategy[PostVerdict] = st.one_of(
     st.just(PostPass()),
     st.builds(PostContext, text=st.sampled_from(["note from hook"])),

@@ -150,6 +150,7 @@ def _commit_in_completion_order(draft: Draft, phase: Dispatching) -> Dispatching
     for index, slot in enumerate(slots):
         if slot.status != READY or slot.result is None:
             continue
+        dispatch._append_post_audit(draft, phase.turn, slot, slot.result)
         append_result(
             draft,
             phase.turn,
