@@ -1,0 +1,25 @@
+"""The conformance suite the pytest plugin runs (`pytest --loopspec-impl=MODULE:FACTORY`).
+
+Not collected by loopspec's own test run: the plugin adds this file only when a target is given.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from properties.conform_run import resolve_target
+from properties.conformance import conformance_machine
+
+
+def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
+    """Every random command program gives the same observations from the target and the model."""
+    factory, _ = resolve_target(
+        request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
+    )
+    profile = settings()
+    run_state_machine_as_test(
+        conformance_machine(factory),
+        settings=settings(profile, deadline=None, suppress_health_check=list(HealthCheck)),
+    )

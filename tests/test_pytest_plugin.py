@@ -1,0 +1,46 @@
+"""`pytest --loopspec-impl=MODULE:FACTORY` runs the conformance suite (rule PROTO-1)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _pytest(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(TESTS), "HYPOTHESIS_PROFILE": "ci"}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-x",
+            f"--loopspec-impl={target}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_PROTO_1_plugin_passes_a_conformant_target(tmp_path: Path) -> None:
+    """PROTO-1: the model as a target passes the suite the plugin adds."""
+    done = _pytest(tmp_path, "properties.target:ModelTarget")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> None:
+    """PROTO-1, TURN-2: a mutant target fails the suite with the broken rule in the report."""
+    done = _pytest(tmp_path, "plugin_targets:turn_end_with_step_open")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "[TURN-2]" in done.stdout
