@@ -18,13 +18,22 @@ from model.replay import ApprovalShown, CallShown, ResultShown, present_log
 from model.state import LoopState
 from model.transitions import step
 from model.wire import event_to_wire
+from properties.conform_run import resolve_target, rule_table, run_conformance
 from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `demo` subcommand."""
     parser = subparsers.add_parser(
-        "demo", help="run the model on a scripted session; print log, history and views"
+        "demo",
+        help="show the model on a scripted session, then check the bundled implementation",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=100,
+        metavar="N",
+        help="command programs for the conformance run (default 100)",
     )
     parser.set_defaults(handler=run)
 
@@ -84,4 +93,22 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {len(violations)} violation(s) over {len(state.log)} events")
     for violation in violations:
         print(f"  [{violation.rule_id}] seq {violation.seq}: {violation.message}")
-    return 1 if violations else 0
+    _heading("conformance: the bundled implementation (impl/) against the model")
+    factory, _ = resolve_target(None, None)
+    report = run_conformance(factory, examples=args.examples, seed_value=None)
+    verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
+    print(
+        f"  {report.target}: {verdict} after {report.examples} programs, "
+        f"{report.steps} commands, {report.seconds:.1f} s"
+    )
+    if report.divergence is not None:
+        print(f"  [{report.divergence.rule_id}] {report.divergence.what}")
+        print(report.divergence.diff())
+    statuses: dict[str, list[str]] = {}
+    for row in rule_table(report):
+        statuses.setdefault(row["status"], []).append(row["rule"])
+    for status, rules in statuses.items():
+        print(f"  {status}: {len(rules)}  ({', '.join(rules)})")
+    print(f"  transitions exercised: {len(report.transitions)} (phase, command, outcome) kinds")
+    print("\n  more: loopspec conform --help, loopspec check --help, loopspec schema")
+    return 1 if violations or not report.conformant else 0

@@ -279,6 +279,18 @@ def classify(
     return "LOG-8", "a unit the spec requires to be atomic was split across commits"
 
 
+def _command_rules(command: Command, observation: Observation) -> tuple[str, ...]:
+    """Rules a command exercises that its events alone do not show."""
+    rules: list[str] = []
+    if isinstance(command, ModelReplies) and command.finish != "completed":
+        rules.append("STEP-4")
+    if isinstance(command, ToolFinishes) and command.post:
+        rules.append("HOOK-5")
+    if any("rewrote the input of" in json.dumps(e.get("data")) for e in observation.events):
+        rules.append("HOOK-6")
+    return tuple(rules)
+
+
 def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
     """A state machine class that checks the target made by `factory` against the model."""
 
@@ -340,6 +352,7 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                             RULE_HITS.update(("REC-1",))
                 if expected.executed:
                     RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
+                RULE_HITS.update(_command_rules(command, expected))
             elif not expected.accepted:
                 RULE_HITS.update(("MODEL-1", "MODEL-3"))
             violations = [
