@@ -226,6 +226,8 @@ NOT_OBSERVABLE = frozenset(
         "ACP-2",
         "ACP-3",
         "HIST-2",
+        "HIST-3",
+        "HOOK-7",
         "MODEL-2",
     }
 )

@@ -456,7 +456,8 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
         def disrupt(self, data: st.DataObject) -> None:
             """Stop, crash, or type mid-turn — each only when the target can."""
             kind = data.draw(
-                st.sampled_from(["none"] * 6 + ["interject", "abort", "crash"]), label="disruption"
+                st.sampled_from(["none"] * 6 + ["interject", "abort", "crash", "arbitrary"]),
+                label="disruption",
             )
             if kind == "abort" and self.has("abort"):
                 self.apply(Abort())
@@ -464,6 +465,31 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 self.apply(Crash())
             elif kind == "interject" and self.has("queued-input"):
                 self.apply(SubmitUser(data.draw(gen.texts, label="text")))
+            elif kind == "arbitrary":
+                command = data.draw(gen.any_commands, label="arbitrary")
+                if self.supports(command):
+                    self.apply(command)
+
+        def supports(self, command: Command) -> bool:
+            """Whether the target declared what `command` needs."""
+            needs = {
+                "Abort": "abort",
+                "Crash": "crash-repair",
+                "Recover": "crash-repair",
+                "ApprovalAnswers": "approval",
+                "HookAnswers": "pre-hooks",
+            }.get(command.NAME)
+            if needs is not None and not self.has(needs):
+                return False
+            if isinstance(command, ModelReplies) and command.finish != "completed":
+                return self.has("max-tokens")
+            if isinstance(command, SubmitUser):
+                return isinstance(self.phase, Idle) or self.has("queued-input")
+            if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
+                return command.verdict.updated_input is None or self.has("rewrite")
+            return not (
+                isinstance(command, ToolFinishes) and command.post and not self.has("post-hooks")
+            )
 
         @precondition(lambda self: isinstance(self.phase, Crashed))
         @rule()
