@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "properties.cli_spec",
     "properties.cli_schema",
     "properties.cli_conform",
+    "properties.cli_run",
     "properties.cli_check",
 )
 

@@ -1,0 +1,122 @@
+"""`loopspec run` with real hook processes (rules HOOK-3, RW-1, RW-4, ACP-3, PROTO-1)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from impl.presentation import ApprovalPrompt, CallCard
+from model.events import ToolCallRecorded
+from model.invariants import check_log
+from model.jsonvalue import thaw
+from properties.acp_strict import validate_permission_request, validate_session_update
+from properties.cli import main
+from properties.scenario import load_scenario, run_scenario
+
+HOOKS = Path(__file__).resolve().parent / "hooks"
+SCENARIO = {
+    "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
+    "turns": [
+        {
+            "user": "clean the build",
+            "replies": [
+                {
+                    "blocks": [
+                        {
+                            "type": "tool-call",
+                            "id": "c1",
+                            "name": "bash",
+                            "arguments": '{"command": "rm -rf build"}',
+                        }
+                    ],
+                    "finish": "completed",
+                },
+                {"blocks": [{"type": "text", "text": "done"}], "finish": "completed"},
+            ],
+        }
+    ],
+    "results": {"c1": {"ok": True, "text": "removed"}},
+    "approvals": {"c1": "allowed-once"},
+}
+
+
+def _settings(tmp_path: Path, first_sleeps: float, second_sleeps: float) -> Path:
+    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'}"
+    hooks = [
+        {"type": "command", "command": f"{rewrite} 'echo first' {first_sleeps}"},
+        {"type": "command", "command": f"{rewrite} 'echo second' {second_sleeps}"},
+        {"type": "command", "command": f"bash {HOOKS / 'ask.sh'}"},
+    ]
+    path = tmp_path / f"settings-{first_sleeps}-{second_sleeps}.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}}))
+    return path
+
+
+def _scenario(tmp_path: Path) -> Path:
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({**SCENARIO, "cwd": str(tmp_path)}))
+    return path
+
+
+def test_HOOK_3_finishing_order_does_not_change_the_outcome(tmp_path: Path) -> None:
+    """HOOK-3, RW-1: two real rewriting hooks, finishing order swapped: identical outcome."""
+    scenario = load_scenario(_scenario(tmp_path))
+    runs = []
+    for first, second in ((0.4, 0.0), (0.0, 0.4)):
+        result = run_scenario(
+            scenario,
+            hooks=_settings(tmp_path, first, second),
+            log_path=tmp_path / f"log-{first}.jsonl",
+        )
+        assert check_log(result.events) == []
+        (record,) = [e for e in result.events if isinstance(e, ToolCallRecorded)]
+        runs.append((record.arguments, record.rewrite))
+    assert runs[0] == runs[1]
+    arguments, sidecar = runs[0]
+    assert json.loads(arguments) == {"command": "echo second"}
+    assert sidecar is not None
+    assert sidecar.original_arguments == '{"command": "rm -rf build"}'
+
+
+def test_RW_4_ACP_3_an_ask_on_a_rewritten_call_shows_and_runs_the_rewrite(tmp_path: Path) -> None:
+    """RW-4, ACP-3: the approval prompt and the card show the effective input, strictly valid."""
+    result = run_scenario(
+        load_scenario(_scenario(tmp_path)),
+        hooks=_settings(tmp_path, 0.0, 0.0),
+        log_path=tmp_path / "log.jsonl",
+    )
+    prompts = [s for s in result.shown if isinstance(s, ApprovalPrompt)]
+    cards = [s for s in result.shown if isinstance(s, CallCard)]
+    assert [thaw(p.arguments) for p in prompts] == [{"command": "echo second"}]
+    assert [thaw(c.arguments) for c in cards] == [{"command": "echo second"}]
+    assert validate_permission_request(prompts[0].request) == []
+    assert validate_session_update(cards[0].update) == []
+
+
+def test_PROTO_1_run_prints_every_reader_and_rejects_bad_scenarios(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the CLI shows history, audit and UI; a broken scenario exits 2, no traceback."""
+    code = main(
+        [
+            "run",
+            str(_scenario(tmp_path)),
+            "--hooks",
+            str(_settings(tmp_path, 0, 0)),
+            "--log",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "rewritten by claude-code:PreToolUse:1, claude-code:PreToolUse:2" in out
+    assert (tmp_path / "out.jsonl").read_text().startswith('{"type":"session"') or (
+        tmp_path / "out.jsonl"
+    ).read_text().startswith('{"type": "session"')
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"turns": [{"user": "x", "replies": [{"finish": "sideways"}]}]}')
+    assert main(["run", str(broken), "--log", str(tmp_path / "b.jsonl")]) == 2
+    assert "sideways" in capsys.readouterr().err
