@@ -1,0 +1,456 @@
+"""A second implementation, in JavaScript, held to the model through the driver protocol.
+
+`examples/js-loop/main.mjs` is an independent Node implementation of the tool-call loop. These
+tests drive it as a `ProcessTarget` next to the model (`ModelTarget`) with the same commands and
+require the same observations after every command (rule MODEL-1: the model is the oracle), and
+check that `ProcessTarget` reports a misbehaving process clearly (rule PROTO-1).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from hypothesis import note, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, run_state_machine_as_test
+
+from model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    HookAudit,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from model.config import HookSpec, LoopConfig, ToolSpec
+from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from properties import strategies as gen
+from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from properties.driver_protocol import CAPABILITIES
+from properties.model_machine import ModelMachine
+from properties.process_target import (
+    ProcessTarget,
+    ProcessTargetError,
+    comparable,
+    normalized,
+)
+from properties.target import ModelTarget
+
+ROOT = Path(__file__).resolve().parent.parent
+JS_LOOP = ROOT / "examples" / "js-loop" / "main.mjs"
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(
+    NODE is None, reason="`node` is not on PATH, so the JavaScript loop cannot run"
+)
+
+
+@pytest.fixture(scope="module")
+def js_loop() -> Iterator[ProcessTarget]:
+    """One JS process for the whole module: every example starts with `reset`."""
+    assert NODE is not None
+    target = ProcessTarget([NODE, str(JS_LOOP)], name="js-loop")
+    yield target
+    target.close()
+
+
+def _python(code: str) -> list[str]:
+    """A fake implementation: this Python running `code`."""
+    return [sys.executable, "-c", code]
+
+
+# ---------------------------------------------------------------------------------------------
+# Conformance of the JS loop (MODEL-1: the model is the oracle).
+
+
+@needs_node
+def test_MODEL_1_js_loop_matches_the_model_on_the_demo_scenario(js_loop: ProcessTarget) -> None:
+    """MODEL-1: the demo (parallel reads, rewrite + ask, deny, crash, repair) agrees per command."""
+    model = ModelTarget()
+    assert js_loop.reset(DEMO_CONFIG) == model.reset(DEMO_CONFIG) == frozenset(CAPABILITIES)
+    for command in DEMO_COMMANDS:
+        expected = model.apply(command)
+        actual = js_loop.apply(command)
+        assert expected.accepted, command
+        assert comparable(actual) == comparable(expected), command
+
+
+@needs_node
+def test_MODEL_1_js_loop_keeps_python_json_text_of_rewrites(js_loop: ProcessTarget) -> None:
+    """MODEL-1: arguments are read and a rewrite is written as the model does: key order, 5.0,
+    big integers; -0.0 and integers of more than 4300 digits are not JSON to the model."""
+    config = LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("rw", "PreToolUse", "bash"),),
+    )
+    rewrite = {"command": "ls", "9": 1, "t": 5.0, "big": 2**70, "é": "\u2028\x7f", "e": 1e-7}
+    too_long, longest = "1" * 4301, "1" * 4300
+    program: tuple[Command, ...] = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command": "rm -rf /", "x": -0.0}'),)),
+        ModelReplies((ToolCallBlock("c1", "bash", f'{{"command": "ls", "n": {too_long}}}'),)),
+        ModelReplies((ToolCallBlock("c1", "bash", f'{{"command": "ls", "n": {longest}}}'),)),
+        HookAnswers(Allow(rewrite)),
+        ToolFinishes("c1", ToolSucceeded("ok", meta={"n": 2**64, "f": 0.5})),
+    )
+    model = ModelTarget()
+    model.reset(config)
+    js_loop.reset(config)
+    for command in program:
+        expected = model.apply(command)
+        assert comparable(js_loop.apply(command)) == comparable(expected)
+
+
+EDGE_CONFIG = LoopConfig(
+    tools=(
+        ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
+        ToolSpec("grep", concurrency_safe=True),
+        ToolSpec("ls", concurrency_safe=True),
+        ToolSpec("bash", required_keys=("command",)),
+    ),
+    hooks=(
+        HookSpec("guard", "PreToolUse", "(?i)BASH|ghost"),
+        HookSpec("second", "PreToolUse", "bash|grep", "codex"),
+        HookSpec("audit", "PostToolUse", "read|grep"),
+        HookSpec("late", "PostToolUse", ""),
+    ),
+    max_parallel=2,
+)
+_READ = '{"file_path":"a.txt"}'
+_LS = '{"command":"ls"}'
+_AUDIT = HookAudit(decision="block", exit_code=2, stderr_summary="no rm", duration_ms=12.5)
+
+# Hand-written programs for what random programs reach rarely or never: refusals with specific
+# rules, audited answers, refused rewrites, approvals of unknown tools, aborts with a pending
+# approval, blank Unicode text, crash repair.
+EDGE_PROGRAMS: dict[str, tuple[Command, ...]] = {
+    "repeated call ids are refused (EXE-1)": (
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c1", "ls", "{}"))),
+        ModelReplies((ToolCallBlock("c1", "read", _READ),), "max-tokens"),
+    ),
+    "verdict counts, audits, contexts, blocks (HOOK-5, DEC-3)": (
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c2", "ls", " "))),
+        ToolFinishes("c1", ToolSucceeded("A", ("ctx",)), (PostPass(),)),
+        ToolFinishes("c2", ToolSucceeded("B", ("dropped",)), (PostBlock("no", _AUDIT),)),
+        ToolFinishes(
+            "c1",
+            ToolFailed("boom", "EIO", "IOError"),
+            (PostContext("note", _AUDIT), PostContext("more")),
+        ),
+        SubmitUser("queued"),
+        ModelReplies((TextBlock("done"),)),
+    ),
+    "audited answers, joined reasons, refused rewrites, unknown tools (HOOK-2, HOOK-6)": (
+        SubmitUser("x"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "bash", _LS),
+                ToolCallBlock("c2", "BASH", _LS),
+                ToolCallBlock("c3", "bash", _LS),
+                ToolCallBlock("c4", "bash", _LS),
+                ToolCallBlock("c5", "ghost", "[1]"),
+                ToolCallBlock("c6", "ghost", '{"a":1}'),
+                ToolCallBlock("c7", "bash", _LS),
+            )
+        ),
+        HookAnswers(Deny("a"), _AUDIT),
+        HookAnswers(Deny("b")),
+        HookAnswers(Ask(None, "text")),
+        HookAnswers(Deny(""), HookAudit(duration_ms=3)),
+        HookAnswers(Pass()),
+        HookAnswers(Ask("two", {"nope": 1})),
+        HookAnswers(Allow({"command": "x"})),
+        HookAnswers(Ask("ghostly")),
+        HookAnswers(Allow({"nope": 1})),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        ApprovalAnswers("allowed-once"),
+        ToolFinishes("c4", ToolSucceeded("ok"), (PostPass(),)),
+        ApprovalAnswers("allowed-once"),
+        ApprovalAnswers("rejected"),
+    ),
+    "abort with a running call and a pending approval (ABORT-1)": (
+        SubmitUser("x"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", _READ),
+                ToolCallBlock("c2", "grep", "{}"),
+                ToolCallBlock("c3", "read", _READ),
+            )
+        ),
+        HookAnswers(Ask("sure?")),
+        Abort("parent"),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("A", ("dropped",)), (PostContext("parked"), PostPass())),
+        SubmitUser("next turn"),
+        ModelReplies((ReasoningBlock("\u3000"), TextBlock("\ufeff")), "cancelled"),
+        SubmitUser("again"),
+        ModelReplies((ToolCallBlock("c9", "bash", _LS), TextBlock(" kept "))),
+        HookAnswers(Pass()),
+        Abort("hook"),
+        SubmitUser("once more"),
+        ModelFails("overloaded", "OVERLOADED"),
+    ),
+    "crash mid-batch, then repair (REC-1)": (
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c2", "zzz", "{}"))),
+        SubmitUser("lost in the crash"),
+        ToolFinishes("it's\x85", ToolSucceeded("?")),
+        Crash(),
+        Crash(),
+        SubmitUser("refused"),
+        Recover(),
+        Recover(),
+        SubmitUser("after"),
+    ),
+}
+
+
+@needs_node
+@pytest.mark.parametrize("name", sorted(EDGE_PROGRAMS))
+def test_MODEL_1_js_loop_matches_the_model_on_edge_programs(
+    js_loop: ProcessTarget, name: str
+) -> None:
+    """MODEL-1: refusals, audits, approvals, aborts and repair agree command by command."""
+    model = ModelTarget()
+    model.reset(EDGE_CONFIG)
+    js_loop.reset(EDGE_CONFIG)
+    for command in EDGE_PROGRAMS[name]:
+        expected = model.apply(command)
+        actual = js_loop.apply(command)
+        assert comparable(actual) == comparable(expected), command
+        assert actual.refusal_message == expected.refusal_message, command
+
+
+STEPS: list[int] = []
+
+
+class JsLoopMachine(ModelMachine):
+    """The model's own random programs (`ModelMachine`'s rules), each command also sent to the
+    JS loop; after every command both must have observed the same thing."""
+
+    target: ClassVar[ProcessTarget | None] = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.oracle = ModelTarget()
+
+    @initialize(config=st.sampled_from(gen.CONFIGS))
+    def configure(self, config: object) -> None:
+        """Both targets start from an empty log with the same configuration."""
+        super().configure(config)
+        assert self.target is not None
+        self.oracle.reset(self.state.config)
+        self.target.reset(self.state.config)
+
+    def apply(self, command: Command) -> None:
+        """Step the model and the JS loop; their normalized observations must be equal."""
+        assert self.target is not None
+        note(f"{type(command).__name__}: {command!r}")
+        self.oracle.state = self.state
+        expected = self.oracle.apply(command)
+        assert self.oracle.state is not None
+        self.state = self.oracle.state
+        actual = self.target.apply(command)
+        STEPS.append(1)
+        for event in expected.events:
+            if event["type"] == "tool/call":
+                self.next_call = max(self.next_call, int(event["data"]["callId"][1:]) + 1)
+        assert comparable(actual) == comparable(expected)
+
+
+@needs_node
+def test_MODEL_1_js_loop_matches_the_model_on_random_programs(js_loop: ProcessTarget) -> None:
+    """MODEL-1: over 1,000 random commands, the JS loop observes exactly what the model does."""
+    STEPS.clear()
+    JsLoopMachine.target = js_loop
+    profile = settings()
+    # A step is one command sent to both targets; about half the rules' draws send nothing.
+    budget = settings(profile, max_examples=max(100, profile.max_examples), stateful_step_count=60)
+    started = time.monotonic()
+    try:
+        run_state_machine_as_test(JsLoopMachine, settings=budget)
+    finally:
+        JsLoopMachine.target = None
+    elapsed = time.monotonic() - started
+    print(f"js-loop machine: {len(STEPS)} commands in {elapsed:.1f} s")
+    assert len(STEPS) >= 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# The protocol (PROTO-1): what a misbehaving process looks like.
+
+
+def test_PROTO_1_normalized_drops_only_times_and_message_ids() -> None:
+    """PROTO-1: `normalized` forgets time and message ids, and nothing else."""
+    user = {"type": "user/message", "seq": 2, "time": 7, "data": {"id": "m2", "role": "user"}}
+    result = {
+        "type": "tool/result",
+        "seq": 5,
+        "time": 9,
+        "data": {"turn": 1, "message": {"id": "x", "role": "user"}},
+        "sourceEventSeqs": [4],
+    }
+    approval = {"type": "approval/asked", "seq": 6, "time": 1, "data": {"id": "approval-c1"}}
+    assert normalized(user) == {"type": "user/message", "seq": 2, "data": {"role": "user"}}
+    assert normalized(result) == {
+        "type": "tool/result",
+        "seq": 5,
+        "data": {"turn": 1, "message": {"role": "user"}},
+        "sourceEventSeqs": [4],
+    }
+    assert normalized(approval) == {
+        "type": "approval/asked",
+        "seq": 6,
+        "data": {"id": "approval-c1"},
+    }
+    assert user["data"] == {"id": "m2", "role": "user"}, "the event itself is left alone"
+
+
+def test_PROTO_1_a_process_that_writes_garbage_is_reported_with_the_line() -> None:
+    """PROTO-1: a non-JSON answer names the line and shows the stderr tail."""
+    code = (
+        "import sys; sys.stdin.readline(); sys.stderr.write('about to misbehave\\n');"
+        "sys.stderr.flush(); print('hello, not json', flush=True); sys.stdin.read()"
+    )
+    target = ProcessTarget(_python(code), name="garbage")
+    with pytest.raises(ProcessTargetError) as caught:
+        target.reset(LoopConfig())
+    message = str(caught.value)
+    assert caught.value.rule_id == "PROTO-1"
+    assert "not a JSON line" in message
+    assert "'hello, not json'" in message
+    assert "about to misbehave" in message
+    target.close()
+
+
+def test_PROTO_1_a_process_that_exits_at_once_is_reported_with_its_stderr() -> None:
+    """PROTO-1: a process that dies reports its exit code and the tail of its stderr."""
+    code = "import sys; sys.stderr.write('boom: no config for you\\n'); sys.exit(3)"
+    target = ProcessTarget(_python(code), name="dies")
+    with pytest.raises(ProcessTargetError) as caught:
+        target.reset(LoopConfig())
+    message = str(caught.value)
+    assert "dies:" in message
+    assert "exit code: 3" in message
+    assert "boom: no config for you" in message
+
+
+def test_PROTO_1_a_silent_process_times_out() -> None:
+    """PROTO-1: no answer within the per-message timeout is an error, and the process is ended."""
+    code = "import sys, time; sys.stdin.readline(); time.sleep(60)"
+    target = ProcessTarget(_python(code), name="silent", timeout=0.5)
+    started = time.monotonic()
+    with pytest.raises(ProcessTargetError, match=r"no answer to reset within 0\.5 s"):
+        target.reset(LoopConfig())
+    assert time.monotonic() - started < 10
+    target.close()  # nothing left to close: a no-op
+
+
+def test_PROTO_1_a_command_that_cannot_start_is_reported() -> None:
+    """PROTO-1: a missing executable is a ProcessTargetError, not an OSError."""
+    target = ProcessTarget("/nonexistent/loop --flag", name="missing")
+    with pytest.raises(ProcessTargetError, match="cannot start /nonexistent/loop --flag"):
+        target.reset(LoopConfig())
+    with pytest.raises(ProcessTargetError, match="reset first"):
+        target.apply(SubmitUser("hi"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "complaint"),
+    [
+        ('{"type": "ready"}', "breaks the protocol schema"),
+        ('{"type": "ready", "implementation": "x", "capabilities": ["teleport"]}', "capabilities"),
+        ('{"type": "bye"}', "expected 'ready'"),
+        ('{"type": "ready", "implementation": NaN, "capabilities": []}', "not a JSON line"),
+    ],
+)
+def test_PROTO_1_a_wrong_answer_to_reset_is_reported(answer: str, complaint: str) -> None:
+    """PROTO-1: answers are validated against the protocol schema and the message they answer."""
+    code = f"import sys; sys.stdin.readline(); print({answer!r}, flush=True); sys.stdin.read()"
+    target = ProcessTarget(_python(code), name="wrong")
+    with pytest.raises(ProcessTargetError, match=complaint) as caught:
+        target.reset(LoopConfig())
+    assert "offending line" in str(caught.value)
+
+
+def test_PROTO_1_an_answer_with_the_wrong_seq_or_commits_is_reported() -> None:
+    """PROTO-1: an observation must answer its command's seq and add its commits up."""
+    ready = {"type": "ready", "implementation": "fake", "capabilities": []}
+    refusal = {"rule": "X-1", "message": "m"}
+    wrong_seq = {"type": "observed", "seq": 7, "accepted": False, "refusal": refusal}
+    bad_commits = {"type": "observed", "seq": 0, "accepted": True, "events": []}
+    bad_commits |= {"commits": [2], "executed": []}
+    for answer, complaint in ((wrong_seq, "carries seq 7"), (bad_commits, "do not add up")):
+        code = (
+            f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
+            f"sys.stdin.readline(); print({json.dumps(answer)!r}, flush=True); sys.stdin.read()"
+        )
+        target = ProcessTarget(_python(code), name="fake")
+        assert target.reset(LoopConfig()) == frozenset()
+        with pytest.raises(ProcessTargetError, match=complaint):
+            target.apply(SubmitUser("hi"))
+
+
+@needs_node
+def test_PROTO_1_js_loop_refuses_undecodable_commands_and_stops_on_garbage() -> None:
+    """PROTO-1: the JS loop refuses a malformed command (PROTO-1) and exits on a non-JSON line."""
+    assert NODE is not None
+    lines = [
+        '{"type": "command", "seq": 0, "command": {"kind": "SubmitUser"}}',
+        '{"type": "reset", "protocol": 1, "config": {"tools": [], "hooks": [], "maxParallel": 1,'
+        ' "provider": "p", "model": "m", "epochMs": 0}}',
+        '{"type": "command", "seq": 1, "command": {"kind": "Teleport"}}',
+        "garbage",
+    ]
+    run = subprocess.run(
+        [NODE, str(JS_LOOP)],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    answers = run.stdout.splitlines()
+    assert len(answers) == 3
+    assert '"accepted":false' in answers[0]
+    assert '"rule":"PROTO-1"' in answers[0]
+    assert '"type":"ready"' in answers[1]
+    assert "unknown command Teleport" in answers[2]
+    assert run.returncode == 2
+    assert "not a JSON line" in run.stderr
+
+
+@needs_node
+def test_PROTO_1_close_says_shutdown_and_the_process_exits() -> None:
+    """PROTO-1: `close` sends shutdown, reads bye, and leaves no process behind."""
+    assert NODE is not None
+    target = ProcessTarget([NODE, str(JS_LOOP)])
+    target.reset(LoopConfig())
+    assert target.implementation == "loopspec-js-loop 0.1.0"
+    target.close()
+    assert target.exit_code == 0
+    target.close()
