@@ -8,6 +8,7 @@ on construction. `step(state, command)` in `model.step` is the only consumer.
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import attrs
@@ -123,8 +124,9 @@ class HookAudit:
     duration_ms: float = 0.0
 
     def __attrs_post_init__(self) -> None:
-        if not self.duration_ms >= 0:
-            raise InvalidEventError("a hook's duration cannot be negative", rule_id="HOOK-1")
+        if not (self.duration_ms >= 0 and math.isfinite(self.duration_ms)):
+            msg = "a hook's duration must be a finite number >= 0"
+            raise InvalidEventError(msg, rule_id="HOOK-1")
 
 
 @attrs.frozen

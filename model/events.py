@@ -9,6 +9,7 @@ real harness writes back unchanged. Any type outside the core vocabulary is an `
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import attrs
@@ -266,7 +267,11 @@ class HookResulted:
     envelope_extra: FrozenMap = EMPTY
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.duration_ms, int | float) or not self.duration_ms >= 0:
+        if (
+            not isinstance(self.duration_ms, int | float)
+            or not self.duration_ms >= 0
+            or not math.isfinite(self.duration_ms)
+        ):
             msg = f"durationMs must be a finite number >= 0, got {self.duration_ms!r}"
             raise InvalidEventError(msg, rule_id="HOOK-1")
 

@@ -2,9 +2,10 @@
 
 Each invariant is a function `check(prefix, fact)` that says what is wrong with appending the
 event `fact` to a log whose prefix is summarised by `prefix` (a `Prefix`). `LogMonitor` feeds
-every event through every invariant, then folds the event into the prefix. Because the prefix
-keeps only what the open turn and step need (plus the surface's seqs), checking is one pass with
-memory bounded by the open turn, not by the log's length.
+every event through every invariant that reads its type (`Invariant.reads`; the others cannot
+object to it), then folds the event into the prefix. Because the prefix keeps only what the open
+turn and step need (plus the surface's seqs), checking is one pass with memory bounded by the
+open turn, not by the log's length.
 
 The same registry serves the model's stateful tests, the implementation's conformance tests and
 the offline checker (`loopspec check`): there is one definition of each rule.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -130,6 +131,9 @@ class Prefix:
             self.open_step = fact.step
             self.next_step = (fact.step or self.next_step) + 1
             self._reset_step()
+            # Call ids are unique only within a reply: a later step may reuse one for a new
+            # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
+            self.hook_results, self.pre_hook_runs = {}, {}
         elif kind == "step/end":
             self.dangling.extend(self.unanswered())
             self.open_step = None
@@ -210,7 +214,9 @@ _FOLDED_TYPES = frozenset(
     }
 )
 
-Check = Callable[[Prefix, Fact], Iterator[Violation]]
+# Checks return lists rather than yield: a generator costs a frame per call, and the checks run
+# for every event of a log.
+Check = Callable[[Prefix, Fact], list[Violation]]
 TypeFilter = Callable[[str], bool]
 
 
@@ -264,49 +270,59 @@ def invariant(
 
 
 @invariant("seq_is_index", "LOG-1")
-def seq_is_index(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def seq_is_index(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Every event's seq is its index in the log: contiguous from 0."""
+    found: list[Violation] = []
     if fact.seq != prefix.expected_seq:
         msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
-        yield Violation("LOG-1", fact.seq, msg)
+        found.append(Violation("LOG-1", fact.seq, msg))
+    return found
 
 
 @invariant("surface_metadata_valid", "LOG-2")
-def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def surface_metadata_valid(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Only surface events carry surfaceOp; sourceEventSeqs cite distinct earlier events."""
+    found: list[Violation] = []
     if fact.type not in SURFACE_TYPES:
         if fact.surface == "forbidden":
-            yield Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")
-        return
+            found.append(
+                Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")
+            )
+        return found
     if fact.surface is None:
-        yield Violation("LOG-2", fact.seq, f"{fact.type} must carry surfaceOp")
+        found.append(Violation("LOG-2", fact.seq, f"{fact.type} must carry surfaceOp"))
     sources = fact.sources
     if sources is None:
-        return
+        return found
     if len(set(sources)) != len(sources):
-        yield Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq")
+        found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq"))
     if any(s >= fact.seq or s < 0 for s in sources):
-        yield Violation("LOG-2", fact.seq, "sourceEventSeqs must cite earlier events")
+        found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs must cite earlier events"))
     if not sources and fact.type != "assistant/message":
-        yield Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")
+        found.append(
+            Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")
+        )
+    return found
 
 
 @invariant("replace_targets_current_nodes", "LOG-7", reads=of_types(*SURFACE_TYPES))
-def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A surface replace names current nodes in order; a result replace shadows one result."""
+    found: list[Violation] = []
     if fact.surface != "replace":
-        return
+        return found
     span = prefix.surface_span(fact.surface_start, fact.surface_end)
     related = tuple(s for s in (fact.surface_start, fact.surface_end) if s is not None)
     if span is None:
         msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes"
-        yield Violation("LOG-7", fact.seq, msg, related)
-        return
+        found.append(Violation("LOG-7", fact.seq, msg, related))
+        return found
     if fact.type == "tool/result":
         first, last = span
         if first != last or prefix.surface_kinds[first] != _SURFACE_CODE["tool/result"]:
             msg = "a tool/result replacement must shadow exactly one tool/result"
-            yield Violation("LOG-7", fact.seq, msg, related)
+            found.append(Violation("LOG-7", fact.seq, msg, related))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,92 +330,124 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Iterator[Violat
 
 
 @invariant("turns_numbered_and_unnested", "TURN-1", reads=of_types("turn/start"))
-def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> list[Violation]:
     """turn/start opens turn n+1 only when no turn is open."""
+    found: list[Violation] = []
     if fact.type != "turn/start":
-        return
+        return found
     if prefix.open_turn is not None:
-        yield Violation(
-            "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
+        found.append(
+            Violation(
+                "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
+            )
         )
     elif fact.turn != prefix.next_turn:
-        yield Violation(
-            "TURN-1", fact.seq, f"turn {fact.turn} starts where turn {prefix.next_turn} was due"
+        found.append(
+            Violation(
+                "TURN-1", fact.seq, f"turn {fact.turn} starts where turn {prefix.next_turn} was due"
+            )
         )
+    return found
 
 
 @invariant("turn_end_closes_open_turn", "TURN-2", reads=of_types("turn/end"))
-def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
     """turn/end names the open turn and comes after its last step/end."""
+    found: list[Violation] = []
     if fact.type != "turn/end":
-        return
+        return found
     if prefix.open_turn is None:
-        yield Violation("TURN-2", fact.seq, f"turn/end {fact.turn} with no open turn")
-        return
+        found.append(Violation("TURN-2", fact.seq, f"turn/end {fact.turn} with no open turn"))
+        return found
     if fact.turn != prefix.open_turn:
-        yield Violation(
-            "TURN-2", fact.seq, f"turn/end names turn {fact.turn}, open is {prefix.open_turn}"
+        found.append(
+            Violation(
+                "TURN-2", fact.seq, f"turn/end names turn {fact.turn}, open is {prefix.open_turn}"
+            )
         )
     if prefix.open_step is not None:
-        yield Violation("TURN-2", fact.seq, f"turn/end while step {prefix.open_step} is open")
+        found.append(
+            Violation("TURN-2", fact.seq, f"turn/end while step {prefix.open_step} is open")
+        )
+    return found
 
 
 @invariant("events_enclosed_by_turn", "TURN-3", reads=_turn_enclosed)
-def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Loop events (steps, replies, calls, results, hooks) happen inside an open turn."""
+    found: list[Violation] = []
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
-        yield Violation("TURN-3", fact.seq, f"{fact.type} outside any turn")
-    elif fact.type.startswith("hook/") and fact.turn != prefix.open_turn:
-        yield Violation(
-            "TURN-3", fact.seq, f"{fact.type} names turn {fact.turn}, open is {prefix.open_turn}"
+        found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn"))
+    elif fact.turn != prefix.open_turn and fact.type.startswith("hook/"):
+        found.append(
+            Violation(
+                "TURN-3",
+                fact.seq,
+                f"{fact.type} names turn {fact.turn}, open is {prefix.open_turn}",
+            )
         )
+    return found
 
 
 @invariant(
     "steps_numbered_inside_turn", "STEP-1", "STEP-2", reads=of_types("step/start", "step/end")
 )
-def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
     """step/start opens step n+1 of the open turn; step/end closes exactly the open step."""
+    found: list[Violation] = []
     if fact.type == "step/start":
         if prefix.open_step is not None:
-            yield Violation(
-                "STEP-1", fact.seq, f"step {fact.step} starts inside open step {prefix.open_step}"
+            found.append(
+                Violation(
+                    "STEP-1",
+                    fact.seq,
+                    f"step {fact.step} starts inside open step {prefix.open_step}",
+                )
             )
         elif prefix.open_turn is not None and (
             fact.turn != prefix.open_turn or fact.step != prefix.next_step
         ):
-            yield Violation(
-                "STEP-1",
-                fact.seq,
-                f"step {fact.turn}.{fact.step} starts where "
-                f"{prefix.open_turn}.{prefix.next_step} was due",
+            found.append(
+                Violation(
+                    "STEP-1",
+                    fact.seq,
+                    f"step {fact.turn}.{fact.step} starts where "
+                    f"{prefix.open_turn}.{prefix.next_step} was due",
+                )
             )
     elif fact.type == "step/end" and (
         prefix.open_step is None or (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step)
     ):
-        yield Violation(
-            "STEP-2",
-            fact.seq,
-            f"step/end {fact.turn}.{fact.step} does not close the "
-            f"open step {prefix.open_turn}.{prefix.open_step}",
+        found.append(
+            Violation(
+                "STEP-2",
+                fact.seq,
+                f"step/end {fact.turn}.{fact.step} does not close the "
+                f"open step {prefix.open_turn}.{prefix.open_step}",
+            )
         )
+    return found
 
 
 @invariant("step_events_name_open_step", "STEP-3", reads=of_types(*STEP_TYPES, "tool/result"))
-def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def step_events_name_open_step(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Replies, calls and appended results belong to exactly the open (turn, step)."""
+    found: list[Violation] = []
     in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface == "append")
     if not in_step or prefix.open_turn is None:
-        return
+        return found
     if prefix.open_step is None:
-        yield Violation("STEP-3", fact.seq, f"{fact.type} outside any step")
-    elif (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step):
-        yield Violation(
-            "STEP-3",
-            fact.seq,
-            f"{fact.type} names {fact.turn}.{fact.step}, the open "
-            f"step is {prefix.open_turn}.{prefix.open_step}",
+        found.append(Violation("STEP-3", fact.seq, f"{fact.type} outside any step"))
+    elif fact.step != prefix.open_step or fact.turn != prefix.open_turn:
+        found.append(
+            Violation(
+                "STEP-3",
+                fact.seq,
+                f"{fact.type} names {fact.turn}.{fact.step}, the open "
+                f"step is {prefix.open_turn}.{prefix.open_step}",
+            )
         )
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,111 +457,141 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Iterator[Violation
 @invariant(
     "one_reply_per_step_before_calls", "ORD-1", reads=of_types("assistant/message", "tool/call")
 )
-def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A step has at most one assistant/message, and every tool/call follows it."""
+    found: list[Violation] = []
     if fact.type == "assistant/message" and prefix.reply_seq is not None:
-        yield Violation(
-            "ORD-1", fact.seq, "a second assistant/message in one step", (prefix.reply_seq,)
+        found.append(
+            Violation(
+                "ORD-1", fact.seq, "a second assistant/message in one step", (prefix.reply_seq,)
+            )
         )
     if fact.type == "tool/call" and prefix.open_step is not None and not prefix.reply_calls:
-        yield Violation(
-            "ORD-1", fact.seq, f"tool/call {fact.call_id} before the step's reply named it"
+        found.append(
+            Violation(
+                "ORD-1", fact.seq, f"tool/call {fact.call_id} before the step's reply named it"
+            )
         )
+    return found
 
 
 @invariant("call_ids_unique_in_reply", "EXE-1", reads=of_types("assistant/message"))
-def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> list[Violation]:
     """The tool calls of one reply have distinct ids (results pair by id)."""
+    found: list[Violation] = []
     if fact.type == "assistant/message" and fact.calls:
         ids = [call.id for call in fact.calls]
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
-            yield Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}")
+            found.append(Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}"))
+    return found
 
 
 @invariant("call_records_match_reply", "ORD-2", "RW-1", reads=of_types("tool/call"))
-def call_records_match_reply(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def call_records_match_reply(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Each tool/call records a call of the step's reply, once, with the very same arguments."""
+    found: list[Violation] = []
     if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
-        return
+        return found
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is None:
-        yield Violation(
-            "ORD-2",
-            fact.seq,
-            f"tool/call {fact.call_id} is not a call of the step's reply",
-            (prefix.reply_seq or 0,),
+        found.append(
+            Violation(
+                "ORD-2",
+                fact.seq,
+                f"tool/call {fact.call_id} is not a call of the step's reply",
+                (prefix.reply_seq or 0,),
+            )
         )
-        return
+        return found
     block = entry[1]
     if fact.call_id in prefix.call_records:
-        yield Violation(
-            "ORD-2",
-            fact.seq,
-            f"call {fact.call_id} recorded twice",
-            (prefix.call_records[fact.call_id].seq,),
+        found.append(
+            Violation(
+                "ORD-2",
+                fact.seq,
+                f"call {fact.call_id} recorded twice",
+                (prefix.call_records[fact.call_id].seq,),
+            )
         )
     if fact.name != block.name:
-        yield Violation(
-            "ORD-2",
-            fact.seq,
-            f"tool/call names {fact.name}, the reply {block.name}",
-            (prefix.reply_seq or 0,),
+        found.append(
+            Violation(
+                "ORD-2",
+                fact.seq,
+                f"tool/call names {fact.name}, the reply {block.name}",
+                (prefix.reply_seq or 0,),
+            )
         )
     if fact.arguments != block.arguments:
         msg = (
             f"call {fact.call_id}: the audit record runs {fact.arguments!r} but the model "
             f"history shows {block.arguments!r}"
         )
-        yield Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,))
+        found.append(Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,)))
+    return found
 
 
 @invariant("result_answers_pending_call", "ADJ-2", "ORD-2", reads=of_types("tool/result"))
-def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def result_answers_pending_call(prefix: Prefix, fact: Fact) -> list[Violation]:
     """An appended tool/result answers a call of this step, once, citing its tool/call."""
+    found: list[Violation] = []
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
-        return
+        return found
     call_id = fact.call_id
     if call_id not in prefix.reply_calls:
-        yield Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
-        return
-    if call_id in prefix.results:
-        yield Violation(
-            "ADJ-2", fact.seq, f"a second result for {call_id}", (prefix.results[call_id],)
+        found.append(
+            Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
         )
-        return
+        return found
+    if call_id in prefix.results:
+        found.append(
+            Violation(
+                "ADJ-2", fact.seq, f"a second result for {call_id}", (prefix.results[call_id],)
+            )
+        )
+        return found
     record = prefix.call_records.get(call_id)
     if record is None:
         if fact.error_code != REPAIR_NOT_STARTED:
-            yield Violation(
-                "ADJ-2",
-                fact.seq,
-                f"result for {call_id} before its tool/call "
-                "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
+            found.append(
+                Violation(
+                    "ADJ-2",
+                    fact.seq,
+                    f"result for {call_id} before its tool/call "
+                    "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
+                )
             )
     elif fact.sources is None or record.seq not in fact.sources:
-        yield Violation(
-            "ORD-2",
-            fact.seq,
-            f"result for {call_id} does not cite its tool/call seq {record.seq}",
-            (record.seq,),
+        found.append(
+            Violation(
+                "ORD-2",
+                fact.seq,
+                f"result for {call_id} does not cite its tool/call seq {record.seq}",
+                (record.seq,),
+            )
         )
+    return found
 
 
 @invariant("results_in_model_order", "ORD-3", reads=of_types("tool/result"))
-def results_in_model_order(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def results_in_model_order(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A step's results are committed in the order of the reply's calls."""
+    found: list[Violation] = []
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
-        return
+        return found
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is not None and fact.call_id not in prefix.results:
         index = entry[0]
         if index < prefix.last_result_index:
-            yield Violation(
-                "ORD-3",
-                fact.seq,
-                f"result for {fact.call_id} (call #{index + 1}) after a result of a later call",
+            found.append(
+                Violation(
+                    "ORD-3",
+                    fact.seq,
+                    f"result for {fact.call_id} (call #{index + 1}) after a result of a later call",
+                )
             )
+    return found
 
 
 @invariant(
@@ -521,33 +599,39 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     "ADJ-1",
     reads=of_types("user/message", "assistant/message"),
 )
-def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> list[Violation]:
     """No other model-visible message lands between a reply's calls and their last result."""
+    found: list[Violation] = []
     if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
-        return
+        return found
     missing = prefix.unanswered()
     if missing:
         ids = ", ".join(call_id for call_id, _ in missing)
-        yield Violation(
-            "ADJ-1",
-            fact.seq,
-            f"{fact.type} lands while calls {ids} await results",
-            (prefix.reply_seq,),
+        found.append(
+            Violation(
+                "ADJ-1",
+                fact.seq,
+                f"{fact.type} lands while calls {ids} await results",
+                (prefix.reply_seq,),
+            )
         )
+    return found
 
 
 @invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))
-def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def every_shown_call_answered(prefix: Prefix, fact: Fact) -> list[Violation]:
     """When a turn ends, every call its history shows has a result (unless it ended in error)."""
+    found: list[Violation] = []
     if fact.type != "turn/end" or fact.reason_kind == "error":
-        return
+        return found
     dangling = list(prefix.dangling)
     if prefix.open_step is not None:
         dangling.extend(prefix.unanswered())
     for call_id, reply_seq in dangling:
-        yield Violation(
-            "ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,)
+        found.append(
+            Violation("ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,))
         )
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,32 +639,35 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Iterator[Violation]
 
 
 @invariant("hook_audit_paired_in_turn", "HOOK-1", reads=of_types("hook/result"))
-def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
     """Every hook/result answers a pending hook/invoked with the same (turn, point, handler)."""
+    found: list[Violation] = []
     if fact.type == "hook/result" and fact.turn is not None:
         key = (fact.turn, fact.point or "", fact.handler_id or "")
         if key not in prefix.pending_hooks:
-            yield Violation(
-                "HOOK-1",
-                fact.seq,
-                f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked",
-            )
+            msg = f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked"
+            found.append(Violation("HOOK-1", fact.seq, msg))
+    return found
 
 
 @invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
-def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A PreToolUse hook runs at most once for a call."""
+    found: list[Violation] = []
     if (
         fact.type == "hook/invoked"
         and fact.point == "PreToolUse"
         and fact.call_id is not None
         and prefix.pre_hook_runs.get((fact.call_id, fact.handler_id or ""), 0) >= 1
     ):
-        yield Violation(
-            "HOOK-4",
-            fact.seq,
-            f"PreToolUse hook {fact.handler_id} runs again for call {fact.call_id}",
+        found.append(
+            Violation(
+                "HOOK-4",
+                fact.seq,
+                f"PreToolUse hook {fact.handler_id} runs again for call {fact.call_id}",
+            )
         )
+    return found
 
 
 def _same_json(text: str, value: object) -> bool:
@@ -591,10 +678,11 @@ def _same_json(text: str, value: object) -> bool:
 
 
 @invariant("rewrite_traced_to_hooks", "RW-2", "RW-3", reads=of_types("tool/call"))
-def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
+    found: list[Violation] = []
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
-        return
+        return found
     answers = {
         r.handler_id: r
         for r in prefix.hook_results.get(fact.call_id, [])
@@ -603,18 +691,22 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
     for handler in fact.rewrite_handlers:
         answer = answers.get(handler)
         if answer is None or answer.updated_input is None:
-            yield Violation(
-                "RW-2",
-                fact.seq,
-                f"call {fact.call_id}: the sidecar names hook "
-                f"{handler}, which has no audited rewrite for this call",
+            found.append(
+                Violation(
+                    "RW-2",
+                    fact.seq,
+                    f"call {fact.call_id}: the sidecar names hook "
+                    f"{handler}, which has no audited rewrite for this call",
+                )
             )
         elif prefix.reply_seq is not None and answer.seq > prefix.reply_seq:
-            yield Violation(
-                "RW-3",
-                fact.seq,
-                f"call {fact.call_id}: hook {handler} answered after the reply was committed",
-                (answer.seq, prefix.reply_seq),
+            found.append(
+                Violation(
+                    "RW-3",
+                    fact.seq,
+                    f"call {fact.call_id}: hook {handler} answered after the reply was committed",
+                    (answer.seq, prefix.reply_seq),
+                )
             )
     in_effect = answers.get(fact.rewrite_handlers[-1]) if fact.rewrite_handlers else None
     if (
@@ -623,18 +715,22 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
         and fact.arguments is not None
         and not _same_json(fact.arguments, in_effect.updated_input)
     ):
-        yield Violation(
-            "RW-2",
-            fact.seq,
-            f"call {fact.call_id}: the effective arguments are "
-            f"not the input hook {in_effect.handler_id} supplied",
-            (in_effect.seq,),
+        found.append(
+            Violation(
+                "RW-2",
+                fact.seq,
+                f"call {fact.call_id}: the effective arguments are "
+                f"not the input hook {in_effect.handler_id} supplied",
+                (in_effect.seq,),
+            )
         )
+    return found
 
 
 @invariant("supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result"))
-def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> list[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
+    found: list[Violation] = []
     if (
         fact.type == "tool/result"
         and fact.surface == "append"
@@ -642,12 +738,15 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[
         and not fact.is_error
     ):
         hook = prefix.unapplied_rewrites[fact.call_id]
-        yield Violation(
-            "RW-2",
-            fact.seq,
-            f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
-            "a rewrite nor refused",
+        found.append(
+            Violation(
+                "RW-2",
+                fact.seq,
+                f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
+                "a rewrite nor refused",
+            )
         )
+    return found
 
 
 @invariant(
@@ -656,8 +755,9 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Iterator[
     "DEC-2",
     reads=of_types("approval/asked", "approval/decided", "tool/result"),
 )
-def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> list[Violation]:
     """An approval request shows the recorded (effective) input; each is answered once."""
+    found: list[Violation] = []
     if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
         record = prefix.call_records.get(fact.call_id)
         if record is not None and record.arguments != fact.arguments:
@@ -665,10 +765,12 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Viola
                 f"approval for {fact.call_id} shows {fact.arguments!r} but the call runs "
                 f"{record.arguments!r}"
             )
-            yield Violation("RW-4", fact.seq, msg, (record.seq,))
+            found.append(Violation("RW-4", fact.seq, msg, (record.seq,)))
     if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
-        yield Violation(
-            "DEC-2", fact.seq, f"approval/decided {fact.approval_id} answers no pending request"
+        found.append(
+            Violation(
+                "DEC-2", fact.seq, f"approval/decided {fact.approval_id} answers no pending request"
+            )
         )
     if (
         fact.type == "tool/result"
@@ -676,39 +778,54 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Iterator[Viola
         and fact.call_id in prefix.refused_calls
         and not fact.is_error
     ):
-        yield Violation(
-            "DEC-2",
-            fact.seq,
-            f"call {fact.call_id} was not approved but its result reports success",
+        found.append(
+            Violation(
+                "DEC-2",
+                fact.seq,
+                f"call {fact.call_id} was not approved but its result reports success",
+            )
         )
+    return found
 
 
 @invariant("interrupted_reply_has_no_calls", "ABORT-2", reads=of_types("assistant/message"))
-def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> list[Violation]:
     """An interrupted reply keeps only its delivered text: never a tool call."""
+    found: list[Violation] = []
     if fact.type == "assistant/message" and fact.interrupted and fact.calls:
-        yield Violation("ABORT-2", fact.seq, "an interrupted assistant/message carries tool calls")
+        found.append(
+            Violation("ABORT-2", fact.seq, "an interrupted assistant/message carries tool calls")
+        )
+    return found
 
 
 @invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result"))
-def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Iterator[Violation]:
+def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> list[Violation]:
     """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded."""
-    if fact.type != "tool/result" or fact.call_id is None:
-        return
+    found: list[Violation] = []
+    # Repair results are appended. A replacement (a later prune or compaction of the result)
+    # may keep its error code while the call it answers lies in an earlier step.
+    if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
+        return found
     recorded = fact.call_id in prefix.call_records
     if fact.error_code == REPAIR_NOT_STARTED and recorded:
-        yield Violation(
-            "REC-1",
-            fact.seq,
-            f"call {fact.call_id} was recorded, so it may have "
-            "run: its repair must be TOOL_OUTCOME_UNKNOWN",
+        found.append(
+            Violation(
+                "REC-1",
+                fact.seq,
+                f"call {fact.call_id} was recorded, so it may have "
+                "run: its repair must be TOOL_OUTCOME_UNKNOWN",
+            )
         )
     if fact.error_code == REPAIR_OUTCOME_UNKNOWN and not recorded:
-        yield Violation(
-            "REC-1",
-            fact.seq,
-            f"call {fact.call_id} was never recorded: its repair must be TOOL_NOT_STARTED",
+        found.append(
+            Violation(
+                "REC-1",
+                fact.seq,
+                f"call {fact.call_id} was never recorded: its repair must be TOOL_NOT_STARTED",
+            )
         )
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -745,7 +862,11 @@ class LogMonitor:
         checks = self._dispatch.get(fact.type)
         if checks is None:
             checks = self.checks_for(fact.type)
-        found = [v for check in checks for v in check(prefix, fact)]
+        found: list[Violation] = []
+        for check in checks:
+            objections = check(prefix, fact)
+            if objections:
+                found += objections
         prefix.fold(fact)
         return found
 

@@ -71,15 +71,27 @@ class FrozenMap(Mapping[str, JsonValue]):
 EMPTY = FrozenMap()
 
 
+# Python refuses to print integers with more digits than this (`sys.int_max_str_digits`), so a
+# larger one could be frozen but never written back: it is not lossless JSON here.
+MAX_INT_DIGITS = 4300
+
+
 def freeze(value: object, path: str = "$") -> JsonValue:
     """Snapshot `value` as a deep-frozen JSON value, or raise `NotJsonError` naming the path."""
-    return _freeze(value, path, set())
+    try:
+        return _freeze(value, path, set())
+    except RecursionError as error:
+        raise NotJsonError(path, "nested too deeply") from error
 
 
 def _freeze(value: object, path: str, active: set[int]) -> JsonValue:
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, int):
+        if value.bit_length() > MAX_INT_DIGITS * 3:  # a cheap bound before the exact check
+            raise NotJsonError(path, "integer too large to write as JSON")
+        if abs(value) >= 10**MAX_INT_DIGITS:
+            raise NotJsonError(path, "integer too large to write as JSON")
         return int(value)
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
@@ -132,7 +144,7 @@ def parse_arguments(raw: str) -> JsonValue:
         return EMPTY
     try:
         parsed = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw
     try:
         return freeze(parsed)

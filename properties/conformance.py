@@ -111,17 +111,38 @@ class DivergenceFound(AssertionError):
         )
 
 
+def _as_value(raw: object) -> object:
+    """Arguments text as the JSON value it denotes, so serialization style cannot differ."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return {"$json": json.loads(raw)}
+    except (ValueError, RecursionError):
+        return raw
+
+
 def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
-    """An event without what implementations may choose freely: time and message ids."""
+    """An event without what implementations may choose freely.
+
+    Free: `time`, message ids, and how effective arguments are serialized (key order, spacing,
+    number spelling) — arguments are compared as the JSON values they denote.
+    """
     event = copy.deepcopy(event)
     event.pop("time", None)
     data = event.get("data")
-    if isinstance(data, dict):
-        if event.get("type") == "user/message":
-            data.pop("id", None)
-        message = data.get("message")
-        if isinstance(message, dict):
-            message.pop("id", None)
+    if not isinstance(data, dict):
+        return event
+    kind = event.get("type")
+    if kind == "user/message":
+        data.pop("id", None)
+    if kind in ("tool/call", "approval/asked") and "arguments" in data:
+        data["arguments"] = _as_value(data["arguments"])
+    message = data.get("message")
+    if isinstance(message, dict):
+        message.pop("id", None)
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool-call":
+                block["arguments"] = _as_value(block.get("arguments"))
     return event
 
 
@@ -132,7 +153,9 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
     return {
         "accepted": True,
         "events": [normalized_event(e) for e in observation.events],
-        "executed": [list(run) for run in observation.executed],
+        "executed": [
+            [call_id, _as_value(arguments)] for call_id, arguments in observation.executed
+        ],
     }
 
 
