@@ -50,6 +50,15 @@ DEFAULT_MAX_VIOLATIONS = 1000
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
 MAX_LISTED_TYPES = 100
 OTHER_TYPES = "(other types)"
+MAX_MESSAGE_CHARS = 400
+
+
+def shorten(message: str) -> str:
+    """`message`, cut to `MAX_MESSAGE_CHARS`: messages quote log values, which can be huge."""
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    rest = len(message) - MAX_MESSAGE_CHARS
+    return f"{message[:MAX_MESSAGE_CHARS]}... ({rest} more characters)"
 
 
 @attrs.frozen
@@ -91,8 +100,8 @@ class FoundViolation:
 
     @property
     def events(self) -> tuple[int, ...]:
-        """The seqs of the events involved: the offending one first."""
-        return (self.violation.seq, *self.violation.related)
+        """The seqs of the events involved, each once: the offending one first."""
+        return tuple(dict.fromkeys((self.violation.seq, *self.violation.related)))
 
 
 @attrs.frozen
@@ -107,7 +116,7 @@ class InputError:
 
 @attrs.frozen
 class Notice:
-    """Something worth knowing that breaks no rule."""
+    """Something worth knowing that breaks no rule; `seq` is the event it is about, if any."""
 
     line: int | None
     kind: str
@@ -140,28 +149,19 @@ class LogReport:
             return "error"
         return "violations" if self.rule_counts else "ok"
 
-    @property
-    def violation_count(self) -> int:
-        """All violations found, kept or not."""
-        return self.violations_kept + self.omitted_violations
-
-    @property
-    def violations_kept(self) -> int:
-        """The violations listed in the report."""
-        return len(self.violations)
-
     def record(self, line: int, found: Iterable[Violation], limits: Limits) -> None:
         """Add violations found at `line`, keeping at most `limits.max_violations`."""
         for violation in found:
             self.rule_counts[violation.rule_id] += 1
             if len(self.violations) < limits.max_violations:
-                self.violations.append(FoundViolation(line, violation))
+                kept = attrs.evolve(violation, message=shorten(violation.message))
+                self.violations.append(FoundViolation(line, kept))
             else:
                 self.omitted_violations += 1
 
     def fail(self, line: int | None, kind: str, message: str, rule_id: str | None = None) -> None:
         """Add an input error."""
-        self.errors.append(InputError(line, kind, message, rule_id))
+        self.errors.append(InputError(line, kind, shorten(message), rule_id))
 
     def count_unread(self, kind: str) -> None:
         """Count an event of a type whose data no rule reads."""
@@ -215,7 +215,8 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
         report.fail(line, ErrorKind.TORN_TAIL, message)
         return
     elif isinstance(error, UnicodeDecodeError):
-        report.fail(line, ErrorKind.INVALID_UTF8, f"not UTF-8 at byte {error.start + 1}")
+        message = f"not UTF-8 at byte {error.start + 1} of the line"
+        report.fail(line, ErrorKind.INVALID_UTF8, message)
     elif isinstance(error, RecursionError):
         report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read")
     elif isinstance(error, json.JSONDecodeError):
@@ -250,12 +251,16 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
     if isinstance(obj, dict) and is_header(obj):
         report.fail(line, ErrorKind.BAD_EVENT, "a second session header", "LOG-5")
     else:
-        report.fail(line, ErrorKind.BAD_EVENT, str(error), "LOG-4")
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        where = f"{kind}: " if isinstance(kind, str) else ""
+        report.fail(line, ErrorKind.BAD_EVENT, f"{where}{error}", "LOG-4")
     raise _Stop
 
 
 def _os_message(error: OSError) -> str:
-    return error.strerror or str(error) if error.filename is None else str(error)
+    if error.filename is None and error.strerror:
+        return error.strerror
+    return str(error)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,56 +275,62 @@ def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> L
         _check_lines(report, stream, limits)
     except _Stop:
         pass
-    except OSError as error:
+    except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, _os_message(error))
     return report
 
 
 def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
-    # One loop, locals only: this is the checker's hot path.
+    # The checker's hot path: one loop over locals; counts reach the report when it ends.
     readline = stream.readline
     size = limits.max_line_bytes + 1
     monitor = LogMonitor()
     feed = monitor.feed
     scan = _STRICT_JSON.raw_decode
+    unread = report.unread_types
     expecting_header = True
-    turn_line = 0
-    line = 0
-    while raw := readline(size):
-        line += 1
-        report.lines = line
-        if len(raw) == size:
-            _too_long(report, raw, line, limits)
-        try:
-            text = raw.decode()
-            obj, end = scan(text)
-            if end != len(text) and text[end:].strip(_JSON_SPACE):
-                raise ValueError("extra data after the JSON value")
-        except (ValueError, RecursionError) as error:
-            obj = _parse_slowly(report, raw, line, error)
-            if obj is _SKIP:
-                continue
-        if expecting_header:
-            expecting_header = False
-            if _is_checked_header(report, obj, line):
-                continue
-        if type(obj) is dict and "seq" in obj:
+    turn_line = turn_seq = line = events = 0
+    try:
+        while raw := readline(size):
+            line += 1
+            if len(raw) == size:
+                _too_long(report, raw, line, limits)
             try:
-                fact = fact_from_wire(obj)
-            except FactError as error:
-                _bad_event(report, obj, line, error)
-            kind = fact.type
-            if kind not in READ_TYPES:
-                _opaque(report, kind, line)
-            elif kind == "turn/start":
-                _refuse_trigger(report, obj, line)
-                turn_line = line
-            found = feed(fact)
-            if found:
-                report.record(line, found, limits)
-            report.events += 1
-        else:
-            _row_without_seq(report, monitor, obj, line, limits)
+                text = raw.decode()
+                obj, end = scan(text)
+                if end != len(text) and text[end:].strip(_JSON_SPACE):
+                    raise ValueError("extra data after the JSON value")
+            except (ValueError, RecursionError) as error:
+                obj = _parse_slowly(report, raw, line, error)
+                if obj is _SKIP:
+                    continue
+            if expecting_header:
+                expecting_header = False
+                if _is_checked_header(report, obj, line):
+                    continue
+            if type(obj) is dict and "seq" in obj:
+                try:
+                    fact = fact_from_wire(obj)
+                except FactError as error:
+                    _bad_event(report, obj, line, error)
+                kind = fact.type
+                if kind not in READ_TYPES:
+                    seen = unread.get(kind)
+                    if seen is None:
+                        _first_unread(report, kind, line)
+                    else:
+                        unread[kind] = seen + 1
+                elif kind == "turn/start":
+                    _refuse_trigger(report, obj, line)
+                    turn_line, turn_seq = line, fact.seq
+                found = feed(fact)
+                if found:
+                    report.record(line, found, limits)
+                events += 1
+            else:
+                events += _compact_row(report, monitor, obj, line, limits)
+    finally:
+        report.lines, report.events = line, events
     if expecting_header and not report.errors:
         report.fail(None, ErrorKind.EMPTY, "the log is empty: no session header, no events")
     elif monitor.open_turn is not None:
@@ -327,7 +338,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
             f"turn {monitor.open_turn} is still open at the end of the log: a crash tail, "
             "which the harness must repair before the session resumes"
         )
-        report.notices.append(Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2"))
+        notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
+        report.notices.append(notice)
 
 
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
@@ -350,7 +362,8 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     return False
 
 
-def _opaque(report: LogReport, kind: str, line: int) -> None:
+def _first_unread(report: LogReport, kind: str, line: int) -> None:
+    """The first event of a type no rule reads: count it, unless it marks an old layout."""
     if kind in LEGACY_TYPES:
         _refuse_layout(report, line, f"a {kind} event")
     report.count_unread(kind)
@@ -362,10 +375,13 @@ def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> Non
         _refuse_layout(report, line, marker)
 
 
-def _row_without_seq(
+def _compact_row(
     report: LogReport, monitor: LogMonitor, obj: Any, line: int, limits: Limits
-) -> None:
-    """A compact chunk row (one fact per chunk), or a line that is no event at all."""
+) -> int:
+    """Check a compact chunk row (one fact per chunk); how many events it held.
+
+    A line without a seq that is no compact row stops the log.
+    """
     if not isinstance(obj, dict):
         report.fail(line, ErrorKind.BAD_EVENT, "an event line must be a JSON object", "LOG-4")
         raise _Stop
@@ -376,13 +392,14 @@ def _row_without_seq(
     except CompactRowError as error:
         report.fail(line, ErrorKind.BAD_EVENT, str(error), "LOG-4")
         raise _Stop from None
+    feed, turn, step = monitor.feed, run.turn, run.step
     for seq in range(run.seq0, run.seq0 + run.count):
         fact = Fact(CHUNK_TYPE, seq)
-        fact.turn, fact.step = run.turn, run.step
-        found = monitor.feed(fact)
+        fact.turn, fact.step = turn, step
+        found = feed(fact)
         if found:
             report.record(line, found, limits)
-    report.events += run.count
+    return run.count
 
 
 # ---------------------------------------------------------------------------------------------

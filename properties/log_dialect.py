@@ -36,6 +36,8 @@ LAYOUT_NAME = "the June-2026 dsh layout"
 def legacy_marker(obj: Mapping[str, Any]) -> str | None:
     """What shows that an event is in the June-2026 layout, or None when nothing does."""
     kind = obj.get("type")
+    if not isinstance(kind, str):
+        return None
     data = obj.get("data")
     fields = data if isinstance(data, Mapping) else {}
     if kind in LEGACY_TYPES:

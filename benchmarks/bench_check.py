@@ -1,0 +1,302 @@
+"""Benchmarks for `loopspec check`: time against two baselines, memory against log length.
+
+Run by hand: `.venv/bin/python benchmarks/bench_check.py` (about a minute). It writes generated
+logs to a temporary directory and prints, from one run:
+
+- time: the checker against a bare pass that only runs `json.loads` on each line of the same
+  file (target: at most 2x), and against validating the same events with a JSON Schema through
+  `jsonschema` (target: at least 10x faster);
+- memory: peak memory checking a 1,000,000-event log against a 100,000-event log, each measured
+  in a fresh subprocess (target: less than 20 MB apart).
+
+The logs are the model's scripted demo (two turns: parallel calls, hooks, a rewrite, an approval,
+a denial) as a dsh harness writes it — stream chunks, compact chunk rows, plugin events — repeated
+with renumbered seqs and turns (`properties.log_synth`). A second, plainer log (the model's events
+only, one per line) shows how the ratio depends on how many events a line holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from properties.checker import check_paths
+from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from properties.log_synth import HEADER, Row, as_harness_writes, model_rows, repeat_turns
+
+TWO_TURNS = DEMO_COMMANDS[:14]  # the demo's first two turns, both complete
+
+# What a user might write to validate dsh events with JSON Schema: the envelope, and the fields
+# of each core event type. It checks shapes only; no schema can state the relational rules.
+_INT = {"type": "integer", "minimum": 0}
+_MESSAGE = {
+    "type": "object",
+    "required": ["role", "content"],
+    "properties": {"role": {"type": "string"}, "content": {"type": "array"}},
+}
+
+
+def _event(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "if": {"properties": {"type": {"const": kind}}},
+        "then": {"properties": {"data": data}},
+    }
+
+
+def _data(required: list[str], **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": properties}
+
+
+EVENT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["type"],
+    "properties": {
+        "type": {"type": "string", "minLength": 1},
+        "seq": _INT,
+        "seq0": _INT,
+        "time": {"type": "number"},
+        "data": {},
+        "surfaceOp": {
+            "oneOf": [
+                {"const": "append"},
+                {
+                    "type": "object",
+                    "required": ["op", "start", "end"],
+                    "properties": {"op": {"const": "replace"}, "start": _INT, "end": _INT},
+                },
+            ]
+        },
+        "sourceEventSeqs": {"type": "array", "items": _INT, "uniqueItems": True},
+    },
+    "oneOf": [{"required": ["seq"]}, {"required": ["seq0"]}],
+    "allOf": [
+        _event("turn/start", _data(["turn"], turn=_INT)),
+        _event(
+            "turn/end",
+            _data(["turn", "reason"], turn=_INT, reason=_data(["kind"], kind={"type": "string"})),
+        ),
+        _event("step/start", _data(["turn", "step"], turn=_INT, step=_INT)),
+        _event("step/end", _data(["turn", "step"], turn=_INT, step=_INT)),
+        _event("assistant/chunk", _data(["turn", "step"], turn=_INT, step=_INT)),
+        _event("user/message", _data(["content"], content={"type": "array"})),
+        _event("assistant/message", _data(["turn", "step", "message"], message=_MESSAGE)),
+        _event(
+            "tool/call",
+            _data(
+                ["turn", "step", "callId", "name", "arguments"],
+                callId={"type": "string"},
+                name={"type": "string"},
+                arguments={"type": "string"},
+            ),
+        ),
+        _event("tool/result", _data(["turn", "step", "message"], message=_MESSAGE)),
+        _event(
+            "hook/invoked",
+            _data(["turn", "point", "handlerId"], point={"type": "string"}),
+        ),
+        _event(
+            "hook/result",
+            _data(["turn", "point", "handlerId", "decision"], decision={"type": "string"}),
+        ),
+        _event("approval/asked", _data(["id"], id={"type": "string"})),
+        _event("approval/decided", _data(["id", "outcome"], outcome={"type": "string"})),
+    ],
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Logs.
+
+
+def write_log(path: Path, rows: Iterable[Row]) -> None:
+    """A header line, then one row per line."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps(HEADER) + "\n")
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def harness_template() -> list[Row]:
+    """Two complete turns as a harness writes them."""
+    return as_harness_writes(model_rows(DEMO_CONFIG, TWO_TURNS))
+
+
+def plain_template() -> list[Row]:
+    """Two complete turns as the model writes them: one event per line."""
+    return model_rows(DEMO_CONFIG, TWO_TURNS)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing.
+
+
+def race(repeat: int, runs: Mapping[str, Callable[[], object]]) -> dict[str, float]:
+    """The fastest of `repeat` runs of each, in CPU seconds of this process.
+
+    CPU time rather than wall time, and runs taking turns, keep the ratios steady on a shared
+    machine: other processes' load neither counts nor lands on one contender only.
+    """
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeat):
+        for name, run in runs.items():
+            start = time.process_time()
+            run()
+            best[name] = min(best[name], time.process_time() - start)
+    return best
+
+
+def bare_binary(path: Path) -> None:
+    """Only `json.loads` on each line, read as bytes."""
+    loads = json.loads
+    with path.open("rb") as lines:
+        for line in lines:
+            loads(line)
+
+
+def bare_text(path: Path) -> None:
+    """Only `json.loads` on each line, read as text (the faster of the two bare passes)."""
+    loads = json.loads
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            loads(line)
+
+
+def checker(path: Path) -> None:
+    """The whole check, as `loopspec check` runs it (without printing)."""
+    for report in check_paths([str(path)]):
+        if report.errors or report.violations:
+            raise SystemExit(f"the benchmark log does not check clean: {report}")
+
+
+def schema_validation(path: Path) -> None:
+    """Parse each line, validate it against `EVENT_SCHEMA` with a compiled validator."""
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 -- only this benchmark needs it
+
+    validator = Draft202012Validator(EVENT_SCHEMA)
+    loads = json.loads
+    with path.open("rb") as lines:
+        next(lines)
+        for line in lines:
+            validator.validate(loads(line))
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory, in a fresh interpreter per measurement.
+
+
+def measure_memory(path: str) -> None:
+    """Check `path` and print peak traced allocations and peak RSS (in bytes), as JSON."""
+    tracemalloc.start()
+    for report in check_paths([path]):
+        events = report.events
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+    print(json.dumps({"events": events, "traced": traced, "rss": rss}))
+
+
+def memory_of(path: Path) -> dict[str, int]:
+    """`measure_memory` in a subprocess."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure-memory", str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, int] = json.loads(done.stdout)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _mb(size: float) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+def time_ratios(harness: Path, plain: Path, repeat: int) -> tuple[float, float]:
+    """Print the timings; the checker's ratio to the bare pass and its speedup over jsonschema
+    (both on the harness-written log)."""
+    print(f"\ntime (CPU seconds, best of {repeat})")
+    ratios, checker_times = [], []
+    for label, path in (("harness-written", harness), ("model events only", plain)):
+        runs = {
+            "bytes": partial(bare_binary, path),
+            "text": partial(bare_text, path),
+            "checker": partial(checker, path),
+        }
+        best = race(repeat, runs)
+        bare = min(best["bytes"], best["text"])
+        ratios.append(best["checker"] / bare)
+        checker_times.append(best["checker"])
+        print(
+            f"  {label:18s} json.loads bytes {best['bytes']:.3f}s, text {best['text']:.3f}s;"
+            f" checker {best['checker']:.3f}s = {best['checker'] / bare:.2f}x the faster bare"
+            f" pass ({best['checker'] / best['bytes']:.2f}x the bytes pass)"
+        )
+    schema = race(1, {"schema": partial(schema_validation, harness)})["schema"]
+    speedup = schema / checker_times[0]
+    print(f"  jsonschema on the harness-written log: {schema:.3f}s; checker {speedup:.1f}x faster")
+    return ratios[0], speedup
+
+
+def memory_growth(small: Path, large: Path) -> float:
+    """Print peak memory for both logs; how much more the large one needed (the larger of the
+    traced and RSS differences), in bytes."""
+    print("\nmemory (fresh process each; tracemalloc peak / peak RSS)")
+    small_memory, large_memory = memory_of(small), memory_of(large)
+    for memory in (small_memory, large_memory):
+        print(
+            f"  {memory['events']:>9,} events: {_mb(memory['traced'])} traced, "
+            f"{_mb(memory['rss'])} RSS"
+        )
+    traced = large_memory["traced"] - small_memory["traced"]
+    rss = large_memory["rss"] - small_memory["rss"]
+    print(f"  large - small: {_mb(traced)} traced, {_mb(rss)} RSS")
+    return max(traced, rss)
+
+
+def main() -> int:
+    """Generate the logs, measure, print the ratios against the targets."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=100_000, help="events in the small log")
+    parser.add_argument("--large", type=int, default=1_000_000, help="events in the large log")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per timing (best counts)")
+    parser.add_argument("--measure-memory", metavar="PATH", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure_memory:
+        measure_memory(args.measure_memory)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
+        small, large = Path(tmp, "small.jsonl"), Path(tmp, "large.jsonl")
+        plain = Path(tmp, "plain.jsonl")
+        write_log(small, repeat_turns(harness_template(), args.small))
+        write_log(large, repeat_turns(harness_template(), args.large))
+        write_log(plain, repeat_turns(plain_template(), args.small))
+        print(f"harness-written log: {small.stat().st_size / 1e6:.1f} MB, {args.small:,} events")
+        ratio, speedup = time_ratios(small, plain, args.repeat)
+        growth = memory_growth(small, large)
+    print("\ntargets")
+    print(f"  time vs bare json.loads <= 2x:  {ratio:.2f}x  {_verdict(ratio <= 2)}")
+    print(f"  faster than jsonschema >= 10x: {speedup:.1f}x  {_verdict(speedup >= 10)}")
+    print(f"  memory 1M - 100k < 20 MB:      {_mb(growth)}  {_verdict(growth < 20e6)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,365 @@
+"""`loopspec check` from the command line: inputs, exit codes, text and JSON output."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+import zstandard
+from check_fixtures import FIXTURES
+
+from properties.cli import main
+from properties.log_files import LogSource
+
+VALID = FIXTURES / "valid" / "model-demo.jsonl"
+HARNESS = FIXTURES / "valid" / "harness-written.jsonl"
+BROKEN = FIXTURES / "violations" / "ADJ-1.jsonl"
+TORN = FIXTURES / "bad" / "torn-tail.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    """Exit code and standard output of `loopspec check ARGV`."""
+    code = main(["check", *argv])
+    return code, capsys.readouterr().out
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    """Exit code and parsed output of `loopspec check --format json ARGV`."""
+    code, out = run(capsys, "--format", "json", *argv)
+    parsed = json.loads(out)
+    assert isinstance(parsed, dict)
+    return code, parsed
+
+
+def feed_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exit codes.
+
+
+def test_exit_0_when_every_log_keeps_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 0, and a summary line counting logs and events."""
+    code, out = run(capsys, str(VALID), str(HARNESS))
+    assert code == 0
+    assert out.splitlines()[-1] == "checked 2 logs, 202 events: 0 violations"
+
+
+def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ADJ-1: a violation prints file, line, seq, rule, its sentence and the events involved."""
+    code, out = run(capsys, str(BROKEN))
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith(f"{BROKEN}:13: ADJ-1 (seq 11): user/message lands while calls ")
+    assert first.endswith("[events 11, 7]")
+    assert out.splitlines()[-1] == "checked 1 log, 45 events: 1 violation (ADJ-1: 1)"
+
+
+def test_exit_2_beats_1_when_input_is_unreadable(capsys: pytest.CaptureFixture[str]) -> None:
+    """An input error anywhere makes the run exit 2, and checking goes on with the next log."""
+    code, out = run(capsys, str(TORN), str(BROKEN), str(VALID))
+    assert code == 2
+    assert "error torn-tail" in out
+    assert "ADJ-1" in out
+    assert out.splitlines()[-1].startswith("checked 3 logs")
+
+
+def test_exit_2_for_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A path that does not exist is an error, not a traceback."""
+    code, out = run(capsys, str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "no such file or directory" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["--format", "xml", "x"], ["--max-line-bytes", "0", "x"], ["--max-violations", "x", "y"]],
+)
+def test_exit_2_for_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Usage errors exit 2 with argparse's message."""
+    with pytest.raises(SystemExit) as stop:
+        main(["check", *argv])
+    assert stop.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_help_says_which_layouts_are_covered(capsys: pytest.CaptureFixture[str]) -> None:
+    """The help names the supported layout and the one it does not cover."""
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = capsys.readouterr().out
+    assert "header version 0" in text
+    assert "June-2026" in text
+    assert "REC-2" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs.
+
+
+def test_stdin_is_read_for_dash(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-` reads the log from standard input and names it `-`."""
+    feed_stdin(monkeypatch, BROKEN.read_bytes())
+    code, out = run(capsys, "-")
+    assert code == 1
+    assert out.startswith("-:13: ADJ-1")
+
+
+def test_zstd_stdin_is_recognised_by_magic(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compressed data on standard input is decompressed."""
+    feed_stdin(monkeypatch, zstandard.ZstdCompressor().compress(HARNESS.read_bytes()))
+    code, out = run(capsys, "-")
+    assert (code, out) == (0, "checked 1 log, 158 events: 0 violations\n")
+
+
+def test_jsonl_zst_files_and_multiple_frames(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A .jsonl.zst file reads like the plain log, also when written as several frames."""
+    compressor = zstandard.ZstdCompressor()
+    data = BROKEN.read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    path = tmp_path / "log.jsonl.zst"
+    path.write_bytes(compressor.compress(data[:half]) + compressor.compress(data[half:]))
+    _, plain = run_json(capsys, str(BROKEN))
+    _, packed = run_json(capsys, str(path))
+    assert packed["logs"][0]["violations"] == plain["logs"][0]["violations"]
+
+
+def test_truncated_zst_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A compressed log cut short is reported, not read as a shorter log."""
+    packed = zstandard.ZstdCompressor().compress(HARNESS.read_bytes())
+    path = tmp_path / "cut.jsonl.zst"
+    path.write_bytes(packed[: len(packed) - 7])
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert "error unreadable: the zstd stream ends in the middle of a frame" in out
+
+
+def test_corrupt_zst_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Compressed data that does not decompress is an error, not a traceback."""
+    packed = bytearray(zstandard.ZstdCompressor().compress(HARNESS.read_bytes()))
+    packed[20:40] = b"\xff" * 20
+    path = tmp_path / "corrupt.jsonl.zst"
+    path.write_bytes(bytes(packed))
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert "error unreadable: corrupt zstd data" in out
+
+
+def test_directories_are_searched_recursively_in_sorted_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A directory contributes every .jsonl and .jsonl.zst below it, sorted; other files are
+    ignored."""
+    (tmp_path / "b" / "deeper").mkdir(parents=True)
+    (tmp_path / "a").mkdir()
+    shutil.copy(VALID, tmp_path / "b" / "deeper" / "z.jsonl")
+    shutil.copy(BROKEN, tmp_path / "a" / "y.jsonl")
+    (tmp_path / "b" / "x.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(VALID.read_bytes())
+    )
+    (tmp_path / "notes.txt").write_text("not a log")
+    code, parsed = run_json(capsys, str(tmp_path))
+    paths = [Path(log["path"]).relative_to(tmp_path).as_posix() for log in parsed["logs"]]
+    assert paths == ["a/y.jsonl", "b/x.jsonl.zst", "b/deeper/z.jsonl"]
+    assert code == 1
+
+
+def test_a_directory_without_logs_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Naming a directory that holds no log is reported (a CI run that checks nothing fails)."""
+    code, out = run(capsys, str(tmp_path))
+    assert code == 2
+    assert "no .jsonl or .jsonl.zst files under it" in out
+
+
+def test_an_unreadable_file_is_an_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log that cannot be opened is an error naming it, and the next log is still checked."""
+
+    def refuse(source: LogSource) -> BinaryIO:
+        raise PermissionError(13, "Permission denied", source.name)
+
+    monkeypatch.setattr(LogSource, "open", refuse)
+    code, out = run(capsys, str(VALID))
+    assert code == 2
+    assert f"{VALID}: error unreadable: [Errno 13] Permission denied: '{VALID}'" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile input.
+
+
+def test_enormous_line_is_an_error_with_bounded_reading(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A line longer than --max-line-bytes is reported at its line."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    huge = b'{"type": "x", "seq": 3, "data": "' + b"a" * 5000 + b'"}\n'
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(b"".join([*lines[:4], huge, *lines[4:]]))
+    code, out = run(capsys, "--max-line-bytes", "4096", str(path))
+    assert code == 2
+    assert f"{path}:5: error line-too-long: the line is longer than 4096 bytes" in out
+
+
+def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A binary file is named as such."""
+    path = tmp_path / "image.jsonl"
+    path.write_bytes(bytes(range(256)) * 8)
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert f"{path}:1: error binary" in out
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
+def test_empty_log_is_an_error(
+    content: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file with no header and no events is not a session log."""
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(content)
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert "error empty" in out
+
+
+def test_header_only_is_a_valid_empty_session(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A session that logged nothing yet keeps every rule."""
+    path = tmp_path / "new.jsonl"
+    path.write_bytes(VALID.read_bytes().splitlines(keepends=True)[0])
+    assert run(capsys, str(path)) == (0, "checked 1 log, 0 events: 0 violations\n")
+
+
+def test_nan_and_trailing_data_are_invalid_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """NaN is not JSON, and a line holds one value only."""
+    header = VALID.read_bytes().splitlines(keepends=True)[0]
+    for bad in (b'{"type": "x", "seq": 0, "data": NaN}\n', b'{"type": "x", "seq": 0} {}\n'):
+        path = tmp_path / "nan.jsonl"
+        path.write_bytes(header + bad)
+        code, out = run(capsys, str(path))
+        assert code == 2
+        assert ":2: error invalid-json" in out
+
+
+def test_leading_whitespace_and_blank_lines_are_accepted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """JSON may start after spaces; blank lines hold nothing and are skipped."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "spaced.jsonl"
+    path.write_bytes(b"\n".join(b"  " + line for line in lines))
+    code, out = run(capsys, str(path))
+    assert code == 0, out
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits and output.
+
+
+def test_max_violations_lists_some_and_counts_all(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Violations past --max-violations are counted, not listed (memory stays bounded)."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    shifted = [lines[0]] + [
+        line.replace(b'"seq": ', b'"seq": 1000', 1) if index % 2 else line
+        for index, line in enumerate(lines[1:])
+    ]
+    path = tmp_path / "gaps.jsonl"
+    path.write_bytes(b"".join(shifted))
+    _, parsed = run_json(capsys, "--max-violations", "3", str(path))
+    log = parsed["logs"][0]
+    assert len(log["violations"]) == 3
+    assert log["violations_omitted"] == parsed["summary"]["violations"] - 3 > 0
+
+
+def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format json: one object, `format` and `logs` and `summary`, with the documented keys."""
+    code, parsed = run_json(capsys, str(BROKEN), str(TORN), str(HARNESS))
+    assert code == 2
+    assert set(parsed) == {"format", "logs", "summary"}
+    assert parsed["format"] == "loopspec-check/1"
+    log_keys = {
+        "path",
+        "status",
+        "header_version",
+        "lines",
+        "events",
+        "violations",
+        "violations_omitted",
+        "errors",
+        "notices",
+        "unread_event_types",
+    }
+    assert all(set(log) == log_keys for log in parsed["logs"])
+    broken, torn, harness = parsed["logs"]
+    assert [log["status"] for log in parsed["logs"]] == ["violations", "error", "ok"]
+    (violation,) = broken["violations"]
+    assert violation == {
+        "line": 13,
+        "seq": 11,
+        "rule": "ADJ-1",
+        "message": violation["message"],
+        "events": [11, 7],
+    }
+    (error,) = torn["errors"]
+    assert set(error) == {"line", "kind", "rule", "message"}
+    (notice,) = torn["notices"]
+    assert set(notice) == {"line", "seq", "kind", "rule", "message"}
+    assert notice["rule"] == "REC-2"
+    assert harness["unread_event_types"]["agent/inbox/spliced"] == 3
+    assert parsed["summary"] == {
+        "logs": 3,
+        "events": 45 + 40 + 158,
+        "violations": 1,
+        "violations_by_rule": {"ADJ-1": 1},
+        "errors": 1,
+        "errors_by_kind": {"torn-tail": 1},
+        "notices": 1,
+        "notices_by_kind": {"crash-tail": 1},
+        "logs_by_status": {"error": 1, "ok": 1, "violations": 1},
+        "exit_code": 2,
+    }
+
+
+def test_verbose_text_says_how_each_log_went(capsys: pytest.CaptureFixture[str]) -> None:
+    """-v adds a line per log with its status, counts and the event types nobody reads."""
+    _, out = run(capsys, "-v", str(HARNESS))
+    assert f"{HARNESS}: ok, 158 events in 93 lines; event types whose data no rule reads: " in out
+
+
+def test_unencodable_text_in_a_log_still_prints(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A lone surrogate (a legal JSON escape) quoted in a message prints escaped, in text and
+    JSON, to a strict UTF-8 stdout."""
+    lines = VALID.read_text().splitlines(keepends=True)
+    bad_id = lines[9].replace('"callId": "call_a"', '"callId": "call_\\ud800"')
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text("".join([*lines[:9], bad_id, *lines[10:]]))
+    for argv in (["check", str(path)], ["check", "--format", "json", str(path)]):
+        raw = io.BytesIO()
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8"))
+        assert main(argv) == 1
+        sys.stdout.flush()
+        assert b"call_\\ud800" in raw.getvalue()

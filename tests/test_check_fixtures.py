@@ -1,0 +1,158 @@
+"""`loopspec check` on the project's own fixture logs: one per rule, valid ones, bad input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from check_fixtures import FIXTURES, RULE_BREAKERS, all_fixtures
+
+from model.invariants import rule_ids
+from properties.checker import ErrorKind, LogReport, NoticeKind, check_paths, check_stream
+
+VALID = sorted((FIXTURES / "valid").glob("*.jsonl"))
+RULE_FIXTURES = sorted((FIXTURES / "violations").glob("*.jsonl"))
+
+
+def check(path: Path) -> LogReport:
+    """The report of one fixture."""
+    (report,) = check_paths([str(path)])
+    return report
+
+
+def test_fixtures_are_what_the_generator_builds() -> None:
+    """The fixture files are generated from the model; rerun tests/check_fixtures.py if not."""
+    expected = all_fixtures()
+    on_disk = {
+        str(path.relative_to(FIXTURES)): path.read_bytes()
+        for path in FIXTURES.rglob("*")
+        if path.is_file()
+    }
+    assert on_disk == expected
+
+
+def test_every_invariant_rule_has_a_fixture_that_breaks_it() -> None:
+    """Each rule the invariant registry enforces has violations/RULE.jsonl."""
+    assert {path.stem for path in RULE_FIXTURES} == set(rule_ids()) == set(RULE_BREAKERS)
+
+
+@pytest.mark.parametrize("path", RULE_FIXTURES, ids=lambda path: path.stem)
+def test_each_rule_fixture_yields_exactly_its_rule(path: Path) -> None:
+    """LOG-1, LOG-2, LOG-7, TURN-1, TURN-2, TURN-3, STEP-1, STEP-2, STEP-3, ORD-1, ORD-2, ORD-3,
+    EXE-1, RW-1, RW-2, RW-3, RW-4, ADJ-1, ADJ-2, ADJ-3, HOOK-1, HOOK-4, DEC-2, ABORT-2, REC-1:
+    violations/RULE.jsonl breaks RULE once and nothing else, and it is read without errors."""
+    report = check(path)
+    assert [found.violation.rule_id for found in report.violations] == [path.stem]
+    assert report.status == "violations"
+    assert not report.errors
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda path: path.stem)
+def test_valid_fixtures_keep_every_rule(path: Path) -> None:
+    """Logs the model wrote — plain, dressed as a real harness writes them (compact chunk rows,
+    plugin events, placeholders), or with a crash tail — give no violation and no error."""
+    report = check(path)
+    assert report.violations == []
+    assert report.errors == []
+    assert report.status == "ok"
+    assert report.events > 0
+
+
+def test_REC_2_crash_tail_is_a_notice_not_a_violation() -> None:
+    """REC-2: a log whose last turn is open needs repair; it is reported as a notice at the
+    line of the open turn's turn/start, and the log still passes."""
+    report = check(FIXTURES / "valid" / "crash-tail.jsonl")
+    (notice,) = report.notices
+    assert (notice.kind, notice.rule_id) == (NoticeKind.CRASH_TAIL, "REC-2")
+    lines = (FIXTURES / "valid" / "crash-tail.jsonl").read_text().splitlines()
+    assert notice.line is not None
+    assert '"turn/start"' in lines[notice.line - 1]
+    assert f'"seq": {notice.seq},' in lines[notice.line - 1]
+
+
+def test_REC_1_pruned_repair_result_is_not_a_repair() -> None:
+    """REC-1: a later replacement of a repair result keeps its TOOL_OUTCOME_UNKNOWN code while its
+    call lies in an earlier step; only appended results are judged as repairs."""
+    assert check(FIXTURES / "valid" / "pruned-repair-result.jsonl").status == "ok"
+
+
+def test_HOOK_4_RW_2_a_call_id_reused_in_a_later_step_is_a_new_call() -> None:
+    """HOOK-4, RW-2: call ids are unique only within a reply. When a later step of the same turn
+    reuses one, its PreToolUse hooks run again for what is a new call, and an earlier step's
+    rewrite does not apply to it: no violation."""
+    report = check(FIXTURES / "valid" / "call-id-reused-across-steps.jsonl")
+    assert report.status == "ok"
+    text = (FIXTURES / "valid" / "call-id-reused-across-steps.jsonl").read_text()
+    assert text.count('"handlerId": "guard"') == 4  # invoked and answered once per step
+
+
+def test_harness_fixtures_expand_compact_chunk_rows() -> None:
+    """Compact rows stand for several chunk events: the event count exceeds the line count."""
+    report = check(FIXTURES / "valid" / "harness-written.jsonl")
+    assert report.events > report.lines
+    assert report.unread_types["request/header"] >= 1
+
+
+def test_unknown_header_version_is_checked_with_a_notice() -> None:
+    """A header version this checker does not know is checked anyway, and says so."""
+    report = check(FIXTURES / "valid" / "unknown-version.jsonl")
+    assert [n.kind for n in report.notices] == [NoticeKind.UNKNOWN_VERSION]
+    assert report.version == 3
+
+
+# Each bad fixture: the one error it must produce, at which line (None: no line to blame).
+BAD = {
+    "invalid-json.jsonl": (ErrorKind.INVALID_JSON, 11, None),
+    "invalid-utf8.jsonl": (ErrorKind.INVALID_UTF8, 4, None),
+    "june-layout.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 2, None),
+    "june-layout-marked-late.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 6, None),
+    "malformed-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-4"),
+    "missing-field.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
+    "missing-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
+    "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),
+    "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),
+    "torn-tail.jsonl": (ErrorKind.TORN_TAIL, 42, None),
+    "unknown-compact-row.jsonl": (ErrorKind.BAD_EVENT, 5, "LOG-4"),
+    "wrong-types.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
+}
+
+
+def test_every_bad_fixture_is_listed() -> None:
+    """The table below covers every file under bad/."""
+    assert {path.name for path in (FIXTURES / "bad").iterdir()} == set(BAD)
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_LOG_4_LOG_5_bad_input_gives_one_clear_error_with_its_line(name: str) -> None:
+    """LOG-4, LOG-5: bad input is one error naming its kind, line and rule; never a violation."""
+    report = check(FIXTURES / "bad" / name)
+    kind, line, rule = BAD[name]
+    assert [(e.kind, e.line, e.rule_id) for e in report.errors] == [(kind, line, rule)]
+    assert report.violations == []
+    assert report.errors[0].message
+
+
+def test_LOG_5_missing_header_still_checks_the_events() -> None:
+    """LOG-5: a log without its header is reported, and its events are still checked."""
+    report = check(FIXTURES / "bad" / "missing-header.jsonl")
+    assert report.events == check(FIXTURES / "valid" / "model-demo.jsonl").events
+
+
+def test_torn_tail_is_distinct_from_invalid_json_and_keeps_the_crash_notice() -> None:
+    """A cut-off last line is a torn tail (not invalid JSON); the open turn is still noticed."""
+    report = check(FIXTURES / "bad" / "torn-tail.jsonl")
+    assert [n.kind for n in report.notices] == [NoticeKind.CRASH_TAIL]
+    assert report.status == "error"
+
+
+def test_june_layout_reports_no_violations_even_when_marked_late() -> None:
+    """An old-layout log is not covered: what looked like violations before the marker is
+    dropped, so an unsupported log never shows a false violation."""
+    path = FIXTURES / "bad" / "june-layout-marked-late.jsonl"
+    before_marker = b"".join(path.read_bytes().splitlines(keepends=True)[:5])
+    assert check_stream("prefix", io.BytesIO(before_marker)).rule_counts == {"LOG-2": 1}
+    report = check(path)
+    assert report.status == "unsupported"
+    assert report.violations == []
+    assert not report.rule_counts
