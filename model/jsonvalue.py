@@ -88,9 +88,10 @@ def _freeze(value: object, path: str, active: set[int]) -> JsonValue:
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, int):
-        if value.bit_length() > MAX_INT_DIGITS * 3:  # a cheap bound before the exact check
-            raise NotJsonError(path, "integer too large to write as JSON")
-        if abs(value) >= 10**MAX_INT_DIGITS:
+        # Bit length bounds the digit count (4 bits > 1 digit), so the exact test runs rarely.
+        if value.bit_length() > MAX_INT_DIGITS * 4 or (
+            value.bit_length() > MAX_INT_DIGITS * 3 and abs(value) >= 10**MAX_INT_DIGITS
+        ):
             raise NotJsonError(path, "integer too large to write as JSON")
         return int(value)
     if isinstance(value, float):
