@@ -4,7 +4,9 @@ default elsewhere) and `thorough` (long runs). Choose with HYPOTHESIS_PROFILE=na
 from __future__ import annotations
 
 import os
+import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -25,3 +27,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the mutant kill matrix when the mutant tests ran."""
+    module = sys.modules.get("test_mutants")
+    matrix: list[str] = getattr(module, "KILL_MATRIX", []) if module is not None else []
+    if matrix:
+        terminalreporter.section("mutant kill matrix (mutant, rule broken, rule blamed, cost)")
+        for row in matrix:
+            terminalreporter.write_line(row)

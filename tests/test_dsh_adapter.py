@@ -44,6 +44,7 @@ import pytest
 
 from model.facts import fact_from_wire
 from model.invariants import LogMonitor
+from properties.cli import main as check_main
 from properties.command_codec import command_from_json, config_from_json
 from properties.process_target import ProcessTarget, normalized
 from properties.target import ConformanceTarget, ModelTarget, Observation
@@ -1062,3 +1063,25 @@ def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> N
             f"{events} events) in {elapsed:.2f} s = {len(commands) / elapsed:.0f} commands/s, "
             f"{events / elapsed:.0f} events/s"
         )
+
+
+def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
+    dsh: ProcessTarget, tmp_path: Path
+) -> None:
+    """REC-2, LOG-1, ADJ-1: every scenario's real dsh log, written to disk with its header,
+    passes `loopspec check` (the duplicate-id scenario breaks EXE-1 there on purpose)."""
+    for scenario in SCENARIOS:
+        if "duplicate-call-ids" in scenario.divergences:
+            continue
+        observations = _run(dsh, scenario.config, scenario.commands)
+        header = {
+            "type": "session",
+            "version": 0,
+            "id": scenario.name,
+            "createdAt": 0,
+            "cwd": str(tmp_path),
+        }
+        lines = [json.dumps(header)] + [json.dumps(e) for o in observations for e in o.events]
+        path = tmp_path / f"{scenario.name}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert check_main(["check", str(tmp_path)]) == 0
