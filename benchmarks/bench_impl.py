@@ -1,0 +1,170 @@
+"""Benchmark `impl`: commit throughput against bare appends, and the rewrite transaction's cost.
+
+Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
+
+1. events committed per second by `impl`'s session log and durable writer, with fsync off
+   (every commit written) and on (every commit fdatasync'ed), next to a bare file append of
+   exactly the same bytes in the same units (one `write`, plus `fdatasync` when on, per unit);
+2. the cost per tool call of a whole loop round (reply, call, result) with and without a
+   PreToolUse hook rewriting the call (the rewrite transaction), fsync off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+from impl.clock import FixedClock
+from impl.log_reader import read_log
+from impl.log_writer import SYNCED, WRITTEN, Durability
+from impl.opening import SessionInfo, open_log
+from model.commands import (
+    Allow,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from model.config import HookSpec, LoopConfig, ToolSpec
+from model.events import Event
+from model.jsonvalue import FrozenMap
+from model.messages import TextBlock, ToolCallBlock
+from properties.impl_adapter import ImplAdapter
+
+CALLS_PER_REPLY = 4
+TOOLS = (ToolSpec("bash", concurrency_safe=True, required_keys=("command",)),)
+PLAIN = LoopConfig(tools=TOOLS)
+REWRITING = LoopConfig(tools=TOOLS, hooks=(HookSpec("rewriter", "PreToolUse", "bash"),))
+
+
+def turn(number: int, *, rewrite: bool) -> list[Command]:
+    """One turn: a reply with several calls, each (maybe) rewritten, each finishing."""
+    ids = [f"t{number}c{index}" for index in range(CALLS_PER_REPLY)]
+    blocks = [ToolCallBlock(call_id, "bash", '{"command":"make build"}') for call_id in ids]
+    program: list[Command] = [
+        SubmitUser("build it"),
+        ModelReplies((TextBlock("Building."), *blocks)),
+    ]
+    if rewrite:
+        safer = Allow(FrozenMap({"command": "make build --dry-run"}))
+        program += [HookAnswers(safer) for _ in ids]
+    program += [ToolFinishes(call_id, ToolSucceeded("ok\n[exit code: 0]")) for call_id in ids]
+    program.append(ModelReplies((TextBlock("Built."),)))
+    return program
+
+
+def run_loop(config: LoopConfig, turns: int, *, rewrite: bool, workdir: Path) -> float:
+    """Seconds to run `turns` turns through the whole loop (fsync off)."""
+    adapter = ImplAdapter(config, workdir, durability=WRITTEN, log_name=f"loop-{rewrite}.jsonl")
+    program = [command for number in range(turns) for command in turn(number, rewrite=rewrite)]
+    started = time.perf_counter()
+    for command in program:
+        adapter.apply(command)
+    took = time.perf_counter() - started
+    adapter.close()
+    return took
+
+
+def recorded_units(workdir: Path, turns: int) -> list[list[Event]]:
+    """The commit units a rewriting session produces, to replay into a fresh log."""
+    run_loop(REWRITING, turns, rewrite=True, workdir=workdir)
+    parsed = read_log(workdir / "loop-True.jsonl")
+    starts = (0, *parsed.unit_ends[:-1])
+    return [list(parsed.events[a:b]) for a, b in zip(starts, parsed.unit_ends, strict=True)]
+
+
+def commit_all(units: Sequence[Sequence[Event]], durability: Durability, path: Path) -> float:
+    """Seconds for `impl`'s log to add and durably commit every unit (into a new file)."""
+    path.unlink(missing_ok=True)
+    opened = open_log(path, durability, SessionInfo("bench", "/w"), FixedClock(0))
+    log = opened.log
+    started = time.perf_counter()
+    for unit in units:
+        for event in unit:
+            log.add(event)
+        log.commit()
+    took = time.perf_counter() - started
+    opened.writer.close()
+    return took
+
+
+def append_bare(chunks: Sequence[bytes], *, sync: bool, path: Path) -> float:
+    """Seconds to append the same bytes unit by unit with plain `write` (and `fdatasync`)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o644)
+    started = time.perf_counter()
+    for chunk in chunks:
+        os.write(descriptor, chunk)
+        if sync:
+            os.fdatasync(descriptor)
+    took = time.perf_counter() - started
+    os.close(descriptor)
+    return took
+
+
+def unit_bytes(path: Path, units: Sequence[Sequence[Event]]) -> list[bytes]:
+    """The exact bytes of each unit as `impl` wrote them (header line excluded)."""
+    lines = path.read_bytes().splitlines(keepends=True)[1:]
+    chunks, at = [], 0
+    for unit in units:
+        chunks.append(b"".join(lines[at : at + len(unit)]))
+        at += len(unit)
+    return chunks
+
+
+def best_of_interleaved(
+    repeats: int, first: Callable[[], float], second: Callable[[], float]
+) -> tuple[float, float]:
+    """The fastest of several runs of each, alternating, so both see the same disk weather."""
+    runs = [(first(), second()) for _ in range(repeats)]
+    return min(a for a, _b in runs), min(b for _a, b in runs)
+
+
+def main() -> None:
+    """Measure and print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=150, help="turns per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (best kept)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-impl-") as name:
+        workdir = Path(name)
+        units = recorded_units(workdir, args.turns)
+        events = sum(len(unit) for unit in units)
+        log_path = workdir / "commits.jsonl"
+        commit_all(units, WRITTEN, log_path)
+        chunks = unit_bytes(log_path, units)
+        size = sum(len(chunk) for chunk in chunks)
+        bare_path = workdir / "bare.jsonl"
+        print(f"{events} events in {len(units)} commit units, {size / 1024:.0f} KiB")
+        print(f"{'':24}{'impl ev/s':>12}{'bare ev/s':>12}{'impl/bare':>12}")
+        for label, durability, sync in (("fsync off", WRITTEN, False), ("fsync on", SYNCED, True)):
+            ours, bare = best_of_interleaved(
+                args.repeats,
+                partial(commit_all, units, durability, log_path),
+                partial(append_bare, chunks, sync=sync, path=bare_path),
+            )
+            print(
+                f"{label:24}{events / ours:12.0f}{events / bare:12.0f}"
+                f"{(events / ours) / (events / bare):12.3f}"
+            )
+        calls = args.turns * CALLS_PER_REPLY
+        plain = [run_loop(PLAIN, args.turns, rewrite=False, workdir=workdir) for _ in range(3)]
+        rewritten = [
+            run_loop(REWRITING, args.turns, rewrite=True, workdir=workdir) for _ in range(3)
+        ]
+        per_plain = statistics.median(plain) / calls * 1e6
+        per_rewrite = statistics.median(rewritten) / calls * 1e6
+        print(f"per tool call, whole loop round, fsync off ({calls} calls):")
+        print(f"  without rewrite      {per_plain:8.1f} us")
+        print(f"  with rewrite         {per_rewrite:8.1f} us   ratio {per_rewrite / per_plain:.2f}")
+
+
+if __name__ == "__main__":
+    main()

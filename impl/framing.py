@@ -1,0 +1,58 @@
+"""Commit units on disk: one JSON event per line, with a marker on multi-event units.
+
+An event that is a commit by itself is written as its plain dsh wire object. Every event of a
+unit of n >= 2 events carries one extra envelope field, `"unit": [k, n]` (event k of n, k from
+1), so a reader can tell a whole unit from a unit that a crash cut short and drop the latter
+(rule LOG-8). Readers that do not know the field keep it as an unknown envelope field, so the
+file stays a valid dsh log for them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+UNIT_KEY = "unit"
+
+
+def encode_event(wire: Mapping[str, object]) -> bytes:
+    """One compact JSON object, without the newline; text stays readable UTF-8 where it can."""
+    try:
+        text = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate has no UTF-8 form; the escaped spelling is still lossless JSON.
+        return json.dumps(wire, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def frame_unit(encoded: Sequence[bytes]) -> list[bytes]:
+    """The lines of one commit unit, newline-terminated, marked when it has several events."""
+    size = len(encoded)
+    if size == 1:
+        return [encoded[0] + b"\n"]
+    # Each encoded event is a JSON object, so the marker goes in just before its closing brace.
+    return [
+        b'%s,"%s":[%d,%d]}\n' % (line[:-1], UNIT_KEY.encode(), k, size)
+        for k, line in enumerate(encoded, start=1)
+    ]
+
+
+def unit_marker(obj: Mapping[str, object]) -> tuple[int, int] | None:
+    """The `(k, n)` marker of a decoded line, None for a single-event unit, ValueError if bad."""
+    marker = obj.get(UNIT_KEY)
+    if marker is None:
+        return None
+    if (
+        not isinstance(marker, list)
+        or len(marker) != 2
+        or not all(type(part) is int for part in marker)
+        or not 1 <= marker[0] <= marker[1]
+        or marker[1] < 2
+    ):
+        raise ValueError(f"bad unit marker {marker!r}")
+    return marker[0], marker[1]
+
+
+def without_marker(obj: Mapping[str, object]) -> dict[str, object]:
+    """The event's wire object as the loop built it."""
+    return {key: value for key, value in obj.items() if key != UNIT_KEY}

@@ -1,0 +1,78 @@
+"""The log file itself: exclusively locked, appended to, truncated only to repair a crash tail.
+
+One live loop owns a log file at a time: `LockedLogFile.open` takes a non-blocking exclusive
+`flock` before reading anything, so a second opener (another process, or a second loop in the
+same one) is refused with `SessionLocked` and cannot truncate what the first is writing. Bytes go
+straight to the file descriptor (no user-space buffer), so whatever `append` returned from is in
+the kernel and survives the process being killed.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+from impl.errors import LoopDiscarded, SessionLocked
+
+_READ_CHUNK = 1 << 20
+
+
+class LockedLogFile:
+    """An open, locked log file positioned at its end."""
+
+    def __init__(self, path: Path, descriptor: int) -> None:
+        self.path = path
+        self._descriptor: int | None = descriptor
+
+    @classmethod
+    def open(cls, path: Path) -> LockedLogFile:
+        """Open (creating if needed) and lock `path`; `SessionLocked` if another holder has it."""
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise SessionLocked(f"{path} is held by another live session") from error
+            raise
+        return cls(path, descriptor)
+
+    @property
+    def descriptor(self) -> int:
+        """The open descriptor; `LoopDiscarded` once closed or abandoned."""
+        if self._descriptor is None:
+            raise LoopDiscarded(f"{self.path} is no longer open")
+        return self._descriptor
+
+    def read_all(self) -> bytes:
+        """The file's whole content."""
+        chunks = []
+        offset = 0
+        while chunk := os.pread(self.descriptor, _READ_CHUNK, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+
+    def truncate(self, size: int) -> None:
+        """Cut the file to `size` bytes and make the cut durable (crash-tail repair only)."""
+        os.ftruncate(self.descriptor, size)
+        os.fsync(self.descriptor)
+
+    def append(self, data: bytes) -> None:
+        """Append `data` completely (retrying short writes)."""
+        view = memoryview(data)
+        while view:
+            written = os.write(self.descriptor, view)
+            view = view[written:]
+
+    def sync(self) -> None:
+        """Force everything appended so far to stable storage."""
+        os.fdatasync(self.descriptor)
+
+    def close(self) -> None:
+        """Release the lock and the descriptor (idempotent)."""
+        if self._descriptor is not None:
+            descriptor, self._descriptor = self._descriptor, None
+            os.close(descriptor)

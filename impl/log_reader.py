@@ -1,0 +1,155 @@
+"""Reading a session log: `.jsonl`, or `.jsonl.zst` (zstandard), with crash-tail detection.
+
+A process that dies while appending can leave two kinds of damage, both at the very end: a last
+line without its newline (torn mid-write), and the first lines of a multi-event unit whose last
+line never came. `parse_log` keeps everything before the damage and reports what it dropped, so
+an opener can truncate the file to `valid_bytes`. Damage anywhere else cannot come from a crash
+of the single appending process and is refused as `CorruptLog` instead of being guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import zstandard
+
+from impl.errors import CorruptLog
+from impl.framing import unit_marker, without_marker
+from model.errors import InvalidEventError
+from model.events import Event, SessionHeader
+from model.wire import event_from_wire, header_from_wire
+
+COMPRESSED_SUFFIX = ".zst"
+
+
+@attrs.frozen
+class TailDamage:
+    """What a crash left at the end of the file, and what reading it dropped."""
+
+    torn_bytes: int = 0
+    """Bytes of a final line that has no newline (a write the crash cut)."""
+    unfinished_unit_events: int = 0
+    """Complete lines of a trailing multi-event unit whose remaining lines never arrived."""
+    truncated_stream: bool = False
+    """A compressed log whose stream ends mid-frame (read as far as it decodes)."""
+
+    @property
+    def clean(self) -> bool:
+        """Whether the file ended exactly at a commit boundary."""
+        return not self.torn_bytes and not self.unfinished_unit_events and not self.truncated_stream
+
+    def describe(self) -> str:
+        """One line for a person."""
+        if self.clean:
+            return "the log ends at a commit boundary"
+        parts = []
+        if self.torn_bytes:
+            parts.append(f"dropped a torn last line ({self.torn_bytes} bytes)")
+        if self.unfinished_unit_events:
+            parts.append(f"dropped {self.unfinished_unit_events} event(s) of an unfinished commit")
+        if self.truncated_stream:
+            parts.append("the compressed stream ends mid-frame")
+        return "; ".join(parts)
+
+
+@attrs.frozen
+class ParsedLog:
+    """A log's header, its committed events, where each commit ended, and the tail report."""
+
+    header: SessionHeader | None
+    events: tuple[Event, ...]
+    unit_ends: tuple[int, ...]
+    valid_bytes: int
+    damage: TailDamage
+
+
+def parse_log(data: bytes) -> ParsedLog:
+    """Parse a whole log file's bytes (uncompressed)."""
+    lines = data.split(b"\n")
+    fragment = lines.pop()  # bytes after the last newline: empty unless the last write was torn
+    if not lines:
+        return ParsedLog(None, (), (), 0, TailDamage(torn_bytes=len(fragment)))
+    header = _header(lines[0])
+    offset = len(lines[0]) + 1
+    events: list[Event] = []
+    unit_ends: list[int] = []
+    unit_start = 0  # byte offset where the unit being read starts
+    unit_size = 1  # events in the unit being read (1: a single-event commit)
+    for number, line in enumerate(lines[1:], start=2):
+        event, marker = _event(line, number, expected_seq=len(events))
+        position = len(events) - (unit_ends[-1] if unit_ends else 0) + 1  # k of the next event
+        if marker is None:
+            marker = (1, 1)
+        if marker != (position, unit_size if position > 1 else marker[1]):
+            raise CorruptLog(f"line {number}: commit marker {list(marker)} is out of sequence")
+        if position == 1:
+            unit_start, unit_size = offset, marker[1]
+        events.append(event)
+        offset += len(line) + 1
+        if position == unit_size:
+            unit_ends.append(len(events))
+    dropped = len(events) - (unit_ends[-1] if unit_ends else 0)
+    if dropped:
+        del events[len(events) - dropped :]
+        offset = unit_start
+    damage = TailDamage(torn_bytes=len(fragment), unfinished_unit_events=dropped)
+    return ParsedLog(header, tuple(events), tuple(unit_ends), offset, damage)
+
+
+def read_log(path: Path) -> ParsedLog:
+    """Read a `.jsonl` or `.jsonl.zst` log without changing it."""
+    data = path.read_bytes()
+    if path.suffix != COMPRESSED_SUFFIX:
+        return parse_log(data)
+    plain, complete = decompress(data)
+    parsed = parse_log(plain)
+    if complete:
+        return parsed
+    return attrs.evolve(parsed, damage=attrs.evolve(parsed.damage, truncated_stream=True))
+
+
+def decompress(data: bytes) -> tuple[bytes, bool]:
+    """Every frame's output, and whether the stream ended cleanly (a cut stream yields a prefix)."""
+    output = bytearray()
+    remaining = data
+    while remaining:
+        frame = zstandard.ZstdDecompressor().decompressobj()
+        try:
+            output += frame.decompress(remaining)
+        except zstandard.ZstdError as error:
+            raise CorruptLog(f"not a zstandard stream: {error}") from error
+        if not frame.eof:
+            return bytes(output), False
+        remaining = frame.unused_data
+    return bytes(output), True
+
+
+def _decode(line: bytes, number: int) -> dict[str, object]:
+    try:
+        obj = json.loads(line)
+    except ValueError as error:
+        raise CorruptLog(f"line {number} is not JSON: {error}") from error
+    if not isinstance(obj, dict):
+        raise CorruptLog(f"line {number} is not a JSON object")
+    return obj
+
+
+def _header(line: bytes) -> SessionHeader:
+    try:
+        return header_from_wire(_decode(line, 1))
+    except InvalidEventError as error:
+        raise CorruptLog(f"line 1: {error}") from error
+
+
+def _event(line: bytes, number: int, expected_seq: int) -> tuple[Event, tuple[int, int] | None]:
+    obj = _decode(line, number)
+    try:
+        marker = unit_marker(obj)
+        event = event_from_wire(without_marker(obj))
+    except (ValueError, InvalidEventError) as error:
+        raise CorruptLog(f"line {number}: {error}") from error
+    if event.seq != expected_seq:
+        raise CorruptLog(f"line {number}: seq {event.seq} where {expected_seq} was due")
+    return event, marker

@@ -1,0 +1,115 @@
+"""The durable JSONL writer: each commit unit is appended whole, then made as durable as asked.
+
+`Durability` is the policy: whether every commit is handed to the kernel at once (one `write`
+per commit) or collected in memory up to `buffer_bytes`, and whether every commit is also
+`fdatasync`ed. A commit is *acknowledged* when `write_unit` returns: with `sync_every_commit`
+it then survives power loss; with writes per commit it survives the process being killed; with
+buffering, only what `flush` (or a full buffer) wrote survives either.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from impl.framing import encode_event, frame_unit
+from impl.log_file import LockedLogFile
+
+
+@attrs.frozen
+class Durability:
+    """When a commit counts as written: per commit or buffered, with or without fdatasync."""
+
+    sync_every_commit: bool = True
+    write_every_commit: bool = True
+    buffer_bytes: int = 1 << 16
+    split_write_pause_s: float = 0.0
+    """Crash testing only: write a unit line by line, each line in two halves, sleeping this
+    long between the writes, so a kill can land inside a unit and inside a line."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.sync_every_commit and not self.write_every_commit:
+            raise ValueError("a commit cannot be synced before it is written")
+        if self.buffer_bytes < 0 or self.split_write_pause_s < 0:
+            raise ValueError("sizes and pauses cannot be negative")
+
+
+SYNCED = Durability()
+"""Every commit fdatasync'ed before it is acknowledged (survives power loss)."""
+WRITTEN = Durability(sync_every_commit=False)
+"""Every commit handed to the kernel before it is acknowledged (survives a killed process)."""
+BUFFERED = Durability(sync_every_commit=False, write_every_commit=False)
+"""Commits collected in memory; only `flush`, `close` or a full buffer writes them."""
+
+
+class UnitWriter:
+    """Appends commit units to a locked log file under a `Durability` policy."""
+
+    def __init__(self, file: LockedLogFile, durability: Durability) -> None:
+        self._file = file
+        self._durability = durability
+        self._buffer = bytearray()
+
+    @classmethod
+    def start(
+        cls, file: LockedLogFile, header: Mapping[str, object], durability: Durability
+    ) -> UnitWriter:
+        """Write the session header to an empty file, durably, whatever the policy."""
+        file.append(encode_event(header) + b"\n")
+        file.sync()
+        _sync_directory(file.path)
+        return cls(file, durability)
+
+    def write_unit(self, encoded: Sequence[bytes]) -> None:
+        """Append one commit unit: its events, each encoded by `encode_event`, in order."""
+        lines = frame_unit(encoded)
+        policy = self._durability
+        if policy.split_write_pause_s:
+            self._write_slowly(lines)
+        elif policy.write_every_commit:
+            self._file.append(b"".join(lines))
+        else:
+            for line in lines:
+                self._buffer += line
+            if len(self._buffer) >= policy.buffer_bytes:
+                self.flush()
+        if policy.sync_every_commit:
+            self._file.sync()
+
+    def flush(self) -> None:
+        """Hand buffered commits to the kernel."""
+        if self._buffer:
+            data, self._buffer = bytes(self._buffer), bytearray()
+            self._file.append(data)
+
+    def close(self) -> None:
+        """Flush, sync and release the file."""
+        self.flush()
+        self._file.sync()
+        self._file.close()
+
+    def abandon(self) -> None:
+        """Drop the file as a dying process would: buffered commits are lost, the lock is freed."""
+        self._buffer = bytearray()
+        self._file.close()
+
+    def _write_slowly(self, lines: list[bytes]) -> None:
+        pause = self._durability.split_write_pause_s
+        for line in lines:
+            middle = len(line) // 2
+            for part in (line[:middle], line[middle:]):
+                self._file.append(part)
+                time.sleep(pause)
+
+
+def _sync_directory(path: Path) -> None:
+    """Make a newly created file's directory entry durable too."""
+    descriptor = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

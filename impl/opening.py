@@ -1,0 +1,67 @@
+"""Opening a log file for a live loop: lock, read, cut the crash tail, or start a new session.
+
+The lock is taken before anything is read, so nothing is truncated under a live writer. A torn
+last line and the lines of an unfinished unit are cut off (they were never acknowledged, rule
+LOG-8) and reported; a file without a complete header line is a session that never started and
+begins again. The caller then appends the repair closers (`impl.repair`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from impl.clock import Clock
+from impl.errors import ImplError
+from impl.log_file import LockedLogFile
+from impl.log_reader import COMPRESSED_SUFFIX, TailDamage, parse_log
+from impl.log_writer import Durability, UnitWriter
+from impl.session_log import SessionLog
+from model.events import SessionHeader
+from model.wire import header_to_wire
+
+LOG_FORMAT_VERSION = 1
+
+
+@attrs.frozen
+class SessionInfo:
+    """What a new session's header says: its id and working directory."""
+
+    id: str
+    cwd: str
+
+
+@attrs.frozen
+class OpenedLog:
+    """A live log ready for appending, with what opening found at its end."""
+
+    log: SessionLog
+    writer: UnitWriter
+    header: SessionHeader
+    damage: TailDamage
+
+
+def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Clock) -> OpenedLog:
+    """Lock and open `path` for appending (creating it with a header when it is new)."""
+    if path.suffix == COMPRESSED_SUFFIX:
+        raise ImplError(f"{path}: compressed logs can be read, not appended to")
+    file = LockedLogFile.open(path)
+    try:
+        data = file.read_all()
+        parsed = parse_log(data)
+        if parsed.header is None:
+            if data:
+                file.truncate(0)
+            header = SessionHeader(LOG_FORMAT_VERSION, session.id, clock.wall_ms(), session.cwd)
+            writer = UnitWriter.start(file, header_to_wire(header), durability)
+        else:
+            if parsed.valid_bytes < len(data):
+                file.truncate(parsed.valid_bytes)
+            header = parsed.header
+            writer = UnitWriter(file, durability)
+    except BaseException:
+        file.close()
+        raise
+    log = SessionLog(writer, parsed.events, parsed.unit_ends)
+    return OpenedLog(log, writer, header, parsed.damage)

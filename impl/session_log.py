@@ -1,0 +1,111 @@
+"""The open session's log in memory: append-only, contiguous seqs, committed in whole units.
+
+The loop `add`s events to the open unit and `commit`s the unit when it is about to wait for the
+outside world. On `add`, an event is checked (its seq is the next one, rule LOG-1; its data is
+lossless JSON, rule LOG-3, refused with `NotJsonData` naming the path) and stored as a
+deep-frozen copy rebuilt from its wire form, so memory holds exactly what the file will, and
+nothing the caller keeps can change it. On `commit`, the unit goes to the sink in one piece and
+only then becomes visible: to `events`, and to every subscriber (history, presentation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from impl.errors import LoopDiscarded, NotJsonData
+from impl.framing import UNIT_KEY, encode_event
+from impl.snapshot import check_json
+from model.events import Event
+from model.wire import event_from_wire, event_to_wire
+
+UnitListener = Callable[[Sequence[Event]], None]
+
+
+class UnitSink(Protocol):
+    """Where committed units go (the durable writer, or memory in tests and benchmarks)."""
+
+    def write_unit(self, encoded: Sequence[bytes]) -> None:
+        """Store one unit's encoded events, whole, before returning."""
+
+
+class SessionLog:
+    """Committed events, the unit being built, and the subscribers to tell about commits."""
+
+    def __init__(
+        self, sink: UnitSink, events: Sequence[Event] = (), unit_ends: Sequence[int] = ()
+    ) -> None:
+        self._sink = sink
+        self._events: list[Event] = list(events)
+        self._unit_ends: list[int] = list(unit_ends)
+        self._pending: list[Event] = []
+        self._encoded: list[bytes] = []
+        self._listeners: list[UnitListener] = []
+        self._usable = True
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next added event must carry."""
+        return len(self._events) + len(self._pending)
+
+    @property
+    def events(self) -> Sequence[Event]:
+        """The committed events (a read-only view)."""
+        return tuple(self._events)
+
+    @property
+    def unit_ends(self) -> tuple[int, ...]:
+        """Where each committed unit ended (event counts)."""
+        return tuple(self._unit_ends)
+
+    @property
+    def last_time(self) -> int | None:
+        """The time of the last event added, committed or not."""
+        last = self._pending[-1] if self._pending else (self._events[-1] if self._events else None)
+        return None if last is None else last.time
+
+    def subscribe(self, listener: UnitListener) -> None:
+        """Call `listener(events)` after every commit with the unit's events."""
+        self._listeners.append(listener)
+
+    def add(self, event: Event) -> Event:
+        """Add `event` to the open unit; return the stored (deep-frozen) copy."""
+        if not self._usable:
+            raise LoopDiscarded("this log accepts no more events")
+        if event.seq != self.next_seq:
+            raise ValueError(f"[LOG-1] event seq {event.seq} where {self.next_seq} is due")
+        try:
+            wire = event_to_wire(event)
+        except RecursionError as error:
+            raise NotJsonData("$.data", "nested too deeply") from error
+        if UNIT_KEY in wire:
+            raise ValueError(f"the envelope field {UNIT_KEY!r} is reserved for commit framing")
+        check_json(wire)
+        stored = event_from_wire(wire)
+        self._encoded.append(encode_event(wire))
+        self._pending.append(stored)
+        return stored
+
+    def commit(self) -> None:
+        """Write the open unit whole, then publish it; nothing happens for an empty unit."""
+        if not self._pending:
+            return
+        if not self._usable:
+            raise LoopDiscarded("this log accepts no more events")
+        unit, encoded = self._pending, self._encoded
+        try:
+            self._sink.write_unit(encoded)
+        except BaseException:
+            # The file may now hold part of the unit; appending after it would bury the damage.
+            self._usable = False
+            raise
+        self._pending, self._encoded = [], []
+        self._events.extend(unit)
+        self._unit_ends.append(len(self._events))
+        for listener in self._listeners:
+            listener(unit)
+
+    def discard(self) -> None:
+        """Forget the open unit and accept nothing more (the process is considered dead)."""
+        self._pending, self._encoded = [], []
+        self._usable = False

@@ -1,0 +1,150 @@
+"""The tool registry and `ToolExecution`, the sealed identity of one call (rules EXE-1 .. EXE-4).
+
+A `ToolExecution` is sealed when the model's reply is committed, after the PreToolUse rewrite
+phase and before any pre-execute policy: from then on its call id, tool and arguments are fixed.
+It is a named tuple whose fields cannot be rebound (not even with `object.__setattr__`), and its
+`arguments` are a deep-frozen snapshot (see `impl.snapshot`) that shares nothing with the
+caller's object. Its `stages` only move forward, each at most once, in the order of `Stage`;
+anything else raises `StageOrderError`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import NamedTuple
+
+import attrs
+
+from impl.errors import StageOrderError
+from impl.snapshot import Snapshot, plain, snapshot
+from model.commands import ToolOutcome
+
+
+class Stage(enum.IntEnum):
+    """The life of a tool execution, in order. Paths may skip stages, never go back."""
+
+    SEALED = 0
+    """Identity fixed: call id, tool name, effective arguments."""
+    DECIDED = 1
+    """The pre-execute decision was applied (allowed, denied, refused, or the user answered)."""
+    STARTED = 2
+    """The body was dispatched with the sealed arguments."""
+    FINISHED = 3
+    """The body settled (returned or failed)."""
+    JUDGED = 4
+    """PostToolUse hooks ruled on the result."""
+    COMMITTED = 5
+    """The `tool/result` is in the log."""
+
+
+class StageTracker:
+    """The stages one execution went through; each at most once, strictly in order."""
+
+    def __init__(self) -> None:
+        self._reached: list[Stage] = [Stage.SEALED]
+
+    @property
+    def current(self) -> Stage:
+        """The last stage reached."""
+        return self._reached[-1]
+
+    @property
+    def reached(self) -> tuple[Stage, ...]:
+        """Every stage reached, in order."""
+        return tuple(self._reached)
+
+    def enter(self, stage: Stage) -> None:
+        """Move to `stage`; `StageOrderError` if it is not after the current one."""
+        if stage <= self.current:
+            msg = f"cannot enter {stage.name} after {self.current.name}"
+            raise StageOrderError(msg)
+        self._reached.append(stage)
+
+
+class ToolExecution(NamedTuple):
+    """One sealed call: what runs, with exactly which arguments."""
+
+    turn: int
+    step: int
+    call_id: str
+    tool_name: str
+    raw_arguments: str
+    """The effective arguments exactly as `tool/call` records them."""
+    arguments: Snapshot
+    """The parsed arguments, deep-frozen; what the body works with."""
+    stages: StageTracker
+
+    def enter(self, stage: Stage) -> None:
+        """Record that the execution reached `stage`."""
+        self.stages.enter(stage)
+
+
+ToolBody = Callable[[ToolExecution], Awaitable[ToolOutcome]]
+"""A tool's implementation: given the sealed execution, settle with a `ToolOutcome`."""
+
+
+@attrs.frozen
+class RegisteredTool:
+    """A tool the loop can run: its body, whether parallel runs are safe, its input contract."""
+
+    name: str
+    body: ToolBody
+    concurrency_safe: bool = False
+    required_keys: tuple[str, ...] = ()
+
+    def input_problem(self, value: object) -> str | None:
+        """Why `value` cannot be this tool's input (a JSON object with the required keys)."""
+        if not isinstance(value, Mapping):
+            return "the input must be a JSON object"
+        missing = [key for key in self.required_keys if key not in value]
+        if missing:
+            return "missing required " + ", ".join(repr(key) for key in missing)
+        return None
+
+
+class ToolRegistry:
+    """The loop's tools by name."""
+
+    def __init__(self, tools: Iterable[RegisteredTool]) -> None:
+        self._tools: dict[str, RegisteredTool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"tool {tool.name!r} is registered twice")
+            self._tools[tool.name] = tool
+
+    def get(self, name: str) -> RegisteredTool | None:
+        """The tool called `name`, if registered."""
+        return self._tools.get(name)
+
+    @property
+    def tools(self) -> tuple[RegisteredTool, ...]:
+        """Every registered tool, in registration order."""
+        return tuple(self._tools.values())
+
+
+def read_arguments(raw: str) -> Snapshot:
+    """Parse raw argument text as every reader must (rule EXE-2), into a frozen snapshot.
+
+    Blank text means `{}`; text that is not lossless JSON stays the raw string, so a malformed
+    call still has exactly one well-defined value.
+    """
+    if not raw.strip():
+        return snapshot({})
+    try:
+        return snapshot(json.loads(raw))
+    except (ValueError, RecursionError):
+        return raw
+
+
+def seal(
+    turn: int, step: int, call_id: str, tool_name: str, arguments: str | Mapping[str, object]
+) -> ToolExecution:
+    """Fix a call's identity. `arguments` is the raw JSON text or a mapping (copied, never kept)."""
+    if isinstance(arguments, str):
+        raw, frozen = arguments, read_arguments(arguments)
+    else:
+        frozen = snapshot(arguments)
+        raw = json.dumps(plain(frozen), ensure_ascii=False, separators=(",", ":"))
+    return ToolExecution(turn, step, call_id, tool_name, raw, frozen, StageTracker())

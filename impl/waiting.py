@@ -1,0 +1,42 @@
+"""The one place the loop waits for the outside world, and where a commit unit ends.
+
+Everything the loop appends between two waits is a reaction to one outside event (a reply, a
+hook answer, a finished body, an approval, an abort), and `until_any` commits it as one unit
+just before the loop blocks (rule LOG-8). A wait whose futures are already done does not block
+and does not end the unit. While blocked, `parked` is true: the loop needs outside input before
+it can move again (tests use this to run the loop exactly until it has nothing left to do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+from typing import Any
+
+from impl.session_log import SessionLog
+
+
+class WaitPoint:
+    """Commits the open unit, then blocks until one of the given futures is done."""
+
+    def __init__(self, log: SessionLog) -> None:
+        self._log = log
+        self._blocked_on: tuple[asyncio.Future[Any], ...] | None = None
+
+    async def until_any(self, futures: Collection[asyncio.Future[Any]]) -> None:
+        """Return once any of `futures` is done (at once if one already is)."""
+        if not futures:
+            raise ValueError("waiting on nothing would never return")
+        if any(future.done() for future in futures):
+            return
+        self._log.commit()
+        self._blocked_on = tuple(futures)
+        try:
+            await asyncio.wait(futures, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._blocked_on = None
+
+    @property
+    def parked(self) -> bool:
+        """Blocked, and nothing it waits for has happened yet."""
+        return self._blocked_on is not None and not any(f.done() for f in self._blocked_on)

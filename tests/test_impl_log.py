@@ -1,0 +1,312 @@
+"""`impl`'s session log: append rules, commit units on disk, the reader, repair (LOG, REC)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from impl.clock import FixedClock
+from impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
+from impl.log_file import LockedLogFile
+from impl.log_reader import parse_log, read_log
+from impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
+from impl.opening import SessionInfo, open_log
+from impl.repair import closers
+from impl.session_log import SessionLog
+from model.events import (
+    AssistantMessageRecorded,
+    Event,
+    OpaqueEvent,
+    StepStarted,
+    ToolCallRecorded,
+    TurnStarted,
+)
+from model.jsonvalue import FrozenMap
+from model.messages import AssistantMessage, TextBlock, ToolCallBlock
+from model.repair import interrupted_turn_closers
+from model.state import LoopState
+from model.transitions import step
+from model.wire import event_to_wire
+from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+
+CLOCK = FixedClock(1_700_000_000_000)
+SESSION = SessionInfo("s", "/w")
+
+
+class MemorySink:
+    """Collects units instead of writing them."""
+
+    def __init__(self) -> None:
+        self.units: list[list[bytes]] = []
+
+    def write_unit(self, encoded: Sequence[bytes]) -> None:
+        self.units.append(list(encoded))
+
+
+def demo_log() -> tuple[Event, ...]:
+    state = LoopState(DEMO_CONFIG)
+    for command in DEMO_COMMANDS:
+        state = step(state, command)
+    return state.log
+
+
+def write_units(path: Path, units: Sequence[Sequence[Event]]) -> None:
+    """A log file holding `units`, written by impl's own writer."""
+    opened = open_log(path, WRITTEN, SESSION, CLOCK)
+    for unit in units:
+        for event in unit:
+            opened.log.add(event)
+        opened.log.commit()
+    opened.writer.close()
+
+
+def opening_units() -> list[list[Event]]:
+    reply = AssistantMessage(
+        "m2",
+        (ToolCallBlock("c1", "read", "{}"), ToolCallBlock("c2", "read", "{}")),
+        FrozenMap({"kind": "model"}),
+    )
+    return [
+        [TurnStarted(0, 1, 1), StepStarted(1, 1, 1, 1)],
+        [
+            AssistantMessageRecorded(2, 1, 1, 1, reply),
+            ToolCallRecorded(3, 1, 1, 1, "c1", "read", "{}"),
+            ToolCallRecorded(4, 1, 1, 1, "c2", "read", "{}"),
+        ],
+    ]
+
+
+# --- appending ---------------------------------------------------------------------------
+
+
+def test_LOG_1_seqs_are_contiguous() -> None:
+    """LOG-1: an event whose seq is not the next one is refused."""
+    log = SessionLog(MemorySink())
+    log.add(TurnStarted(0, 1, 1))
+    with pytest.raises(ValueError, match="LOG-1"):
+        log.add(StepStarted(2, 1, 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        ({"values": {1, 2}}, "$.data.values"),
+        ({"ratio": float("nan")}, "$.data.ratio"),
+        ({"nested": [{"when": object()}]}, "$.data.nested[0].when"),
+        ({"big": 10**4300}, "$.data.big"),
+    ],
+)
+def test_LOG_3_non_json_data_is_refused_with_a_clear_error(data: object, path: str) -> None:
+    """LOG-3: data JSON cannot carry is refused on append, naming where it sits; nothing lands."""
+    log = SessionLog(MemorySink())
+    with pytest.raises(NotJsonData) as refused:
+        log.add(OpaqueEvent("plugin/note", 0, 1, data))  # type: ignore[arg-type]
+    assert refused.value.path == path
+    assert log.next_seq == 0
+
+
+def test_LOG_3_stored_events_are_deep_frozen_copies() -> None:
+    """LOG-3: the stored event shares nothing mutable with what the caller passed."""
+    sink = MemorySink()
+    log = SessionLog(sink)
+    items: list[object] = [1, {"k": "v"}]
+    stored = log.add(OpaqueEvent("plugin/note", 0, 1, {"items": items}))  # type: ignore[arg-type]
+    items.append(2)
+    log.commit()
+    assert isinstance(stored, OpaqueEvent)
+    assert stored.data == FrozenMap({"items": (1, FrozenMap({"k": "v"}))})
+    assert json.loads(sink.units[0][0])["data"] == {"items": [1, {"k": "v"}]}
+
+
+def test_LOG_8_a_unit_is_published_only_once_written() -> None:
+    """LOG-8: subscribers and readers see a unit only after the sink took it whole."""
+    sink = MemorySink()
+    log = SessionLog(sink)
+    published: list[list[int]] = []
+    log.subscribe(lambda unit: published.append([event.seq for event in unit]))
+    for event in opening_units()[0]:
+        log.add(event)
+    assert log.events == ()
+    assert not published
+    log.commit()
+    assert published == [[0, 1]]
+    assert log.unit_ends == (2,)
+    assert [len(unit) for unit in sink.units] == [2]
+
+
+# --- units on disk and the reader --------------------------------------------------------
+
+
+def test_LOG_8_multi_event_units_are_marked_on_disk(tmp_path: Path) -> None:
+    """LOG-8: each event of an n-event unit carries `unit: [k, n]`; single events carry none."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, [*opening_units(), [TurnStarted(5, 1, 2)]])
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert [line.get("unit") for line in lines[1:]] == [
+        [1, 2],
+        [2, 2],
+        [1, 3],
+        [2, 3],
+        [3, 3],
+        None,
+    ]
+    parsed = read_log(path)
+    assert parsed.unit_ends == (2, 5, 6)
+    assert event_to_wire(parsed.events[0]) == event_to_wire(TurnStarted(0, 1, 1))
+
+
+def test_LOG_8_a_torn_last_line_is_cut_and_reported(tmp_path: Path) -> None:
+    """LOG-8: a last line without its newline is dropped; opening truncates it and says so."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, opening_units()[:1])
+    whole = path.read_bytes()
+    path.write_bytes(whole + b'{"type":"step/end","se')
+    parsed = read_log(path)
+    assert parsed.damage.torn_bytes == len(b'{"type":"step/end","se')
+    assert parsed.valid_bytes == len(whole)
+    assert len(parsed.events) == 2
+    assert "torn last line" in parsed.damage.describe()
+    opened = open_log(path, WRITTEN, SESSION, CLOCK)
+    opened.writer.close()
+    assert opened.damage.torn_bytes > 0
+    assert path.read_bytes() == whole
+
+
+def test_LOG_8_an_unfinished_unit_is_dropped_whole(tmp_path: Path) -> None:
+    """LOG-8: the lines of a unit whose last line never came are all dropped (no partial reply)."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, opening_units())
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:5]))  # header, the first unit, two lines of the second
+    parsed = read_log(path)
+    assert parsed.damage.unfinished_unit_events == 2
+    assert [event.seq for event in parsed.events] == [0, 1]
+    assert parsed.valid_bytes == len(b"".join(lines[:3]))
+
+
+def test_LOG_8_damage_a_crash_cannot_explain_is_refused(tmp_path: Path) -> None:
+    """LOG-8: a garbled line or a broken unit in the middle is corruption, not a torn tail."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, [*opening_units(), [TurnStarted(5, 1, 2)]])
+    lines = path.read_bytes().splitlines(keepends=True)
+    with pytest.raises(CorruptLog, match="line 3"):
+        parse_log(b"".join([*lines[:2], b"not json\n", *lines[3:]]))
+    restarted = lines[4].replace(b'"unit":[2,3]', b'"unit":[1,3]')
+    with pytest.raises(CorruptLog, match="out of sequence"):
+        parse_log(b"".join([*lines[:4], restarted, *lines[5:]]))
+    with pytest.raises(CorruptLog, match="seq"):
+        parse_log(b"".join([lines[0], *lines[3:]]))
+
+
+def test_LOG_5_a_log_without_a_complete_header_starts_anew(tmp_path: Path) -> None:
+    """LOG-5: a crash while writing the header leaves a session that never started."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"type":"sess')
+    opened = open_log(path, WRITTEN, SESSION, CLOCK)
+    opened.writer.close()
+    header = json.loads(path.read_bytes().splitlines()[0])
+    assert (header["type"], header["id"]) == ("session", "s")
+
+
+def test_LOG_8_compressed_logs_read_like_plain_ones(tmp_path: Path) -> None:
+    """A `.jsonl.zst` log (one frame or several) reads to the same events and units."""
+    plain_path = tmp_path / "log.jsonl"
+    write_units(plain_path, opening_units())
+    data = plain_path.read_bytes()
+    single = tmp_path / "one.jsonl.zst"
+    single.write_bytes(zstandard.ZstdCompressor().compress(data))
+    middle = data.index(b"\n", len(data) // 2) + 1
+    framed = tmp_path / "two.jsonl.zst"
+    compressor = zstandard.ZstdCompressor()
+    framed.write_bytes(compressor.compress(data[:middle]) + compressor.compress(data[middle:]))
+    expected = read_log(plain_path)
+    for path in (single, framed):
+        parsed = read_log(path)
+        assert parsed.events == expected.events
+        assert parsed.unit_ends == expected.unit_ends
+        assert parsed.damage.clean
+
+
+def test_LOG_8_a_cut_compressed_stream_reads_its_decodable_prefix(tmp_path: Path) -> None:
+    """A compressed log cut mid-frame is read as far as it decodes, and reported."""
+    plain_path = tmp_path / "log.jsonl"
+    write_units(plain_path, opening_units())
+    compressed = zstandard.ZstdCompressor().compress(plain_path.read_bytes())
+    cut = tmp_path / "cut.jsonl.zst"
+    cut.write_bytes(compressed[:-4])
+    parsed = read_log(cut)
+    assert parsed.damage.truncated_stream
+    assert not parsed.damage.clean
+    garbage = tmp_path / "garbage.jsonl.zst"
+    garbage.write_bytes(b"not zstd at all")
+    with pytest.raises(CorruptLog):
+        read_log(garbage)
+    with pytest.raises(ImplError, match="compressed"):
+        open_log(cut, WRITTEN, SESSION, CLOCK)
+
+
+# --- the file and the writer -------------------------------------------------------------
+
+
+def test_LOG_8_one_live_writer_per_log(tmp_path: Path) -> None:
+    """A second opener is refused while the first holds the file, and may open after it."""
+    path = tmp_path / "log.jsonl"
+    first = open_log(path, WRITTEN, SESSION, CLOCK)
+    with pytest.raises(SessionLocked):
+        open_log(path, WRITTEN, SESSION, CLOCK)
+    first.writer.abandon()
+    open_log(path, WRITTEN, SESSION, CLOCK).writer.close()
+
+
+def test_LOG_8_durability_policies(tmp_path: Path) -> None:
+    """Per-commit writes reach the file at once; buffered ones only on flush."""
+    path = tmp_path / "log.jsonl"
+    file = LockedLogFile.open(path)
+    writer = UnitWriter(file, BUFFERED)
+    writer.write_unit([b'{"a":1}'])
+    assert path.read_bytes() == b""
+    writer.flush()
+    assert path.read_bytes() == b'{"a":1}\n'
+    writer.close()
+    file = LockedLogFile.open(path)
+    writer = UnitWriter(file, SYNCED)
+    writer.write_unit([b'{"b":2}', b'{"c":3}'])
+    assert path.read_bytes().endswith(b'{"b":2,"unit":[1,2]}\n{"c":3,"unit":[2,2]}\n')
+    writer.abandon()
+    with pytest.raises(ValueError, match="synced before it is written"):
+        Durability(sync_every_commit=True, write_every_commit=False)
+
+
+# --- crash repair ------------------------------------------------------------------------
+
+
+def test_REC_1_repair_closes_the_open_turn_as_the_model_does() -> None:
+    """REC-1: for every prefix of a real log, impl's closers are the model's, event for event."""
+    log = demo_log()
+    for end in range(len(log) + 1):
+        prefix = log[:end]
+        assert tuple(closers(prefix)) == interrupted_turn_closers(prefix), f"prefix {end}"
+
+
+def test_REC_2_closers_carry_the_last_events_time_and_a_reply_without_records() -> None:
+    """REC-2: closer time is the last event's; a call never recorded is TOOL_NOT_STARTED."""
+    units = opening_units()
+    reply_only = (*units[0], units[1][0], units[1][1])
+    made = closers(reply_only)
+    assert [type(event).__name__ for event in made] == [
+        "ToolResultRecorded",
+        "ToolResultRecorded",
+        "StepEnded",
+        "TurnEnded",
+    ]
+    assert all(event.time == reply_only[-1].time for event in made)
+    codes = [event_to_wire(event)["data"].get("error", {}).get("code") for event in made[:2]]
+    assert codes == ["TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"]
+    assert tuple(made) == interrupted_turn_closers(reply_only)
+    assert closers(()) == []
+    text_only = AssistantMessage("m9", (TextBlock("hi"),), FrozenMap({"kind": "model"}))
+    assert len(closers((*units[0], AssistantMessageRecorded(2, 1, 1, 1, text_only)))) == 2
