@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Union
 
 JsonValue = Union[None, bool, int, float, str, tuple["JsonValue", ...], "FrozenMap"]
@@ -31,11 +32,12 @@ class FrozenMap(Mapping[str, JsonValue]):
 
     __slots__ = ("_hash", "_items")
 
-    _items: dict[str, JsonValue]
+    # A read-only view: `fm._items[k] = v` fails too, not only `fm.x = v`.
+    _items: MappingProxyType[str, JsonValue]
     _hash: int | None
 
     def __init__(self, items: Mapping[str, JsonValue] | None = None) -> None:
-        object.__setattr__(self, "_items", dict(items or {}))
+        object.__setattr__(self, "_items", MappingProxyType(dict(items or {})))
         object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -87,3 +87,11 @@ def test_LOG_3_frozen_maps_compare_with_plain_mappings() -> None:
     assert frozen == {"a": 1}
     assert frozen != [("a", 1)]
     assert hash(frozen) == hash(FrozenMap({"a": 1}))
+
+
+def test_LOG_3_frozen_maps_refuse_item_assignment_through_their_storage() -> None:
+    """LOG-3: even the storage behind a frozen map is a read-only view."""
+    frozen = FrozenMap({"command": "ls"})
+    with pytest.raises(TypeError):
+        frozen._items["command"] = "rm -rf /"  # type: ignore[index]
+    assert frozen["command"] == "ls"
