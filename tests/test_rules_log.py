@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import MappingProxyType
 
 import pytest
 from hypothesis import given
@@ -78,7 +79,7 @@ def test_LOG_3_frozen_values_do_not_alias_the_caller() -> None:
     assert thaw(frozen) == {"command": ["ls", "-l"], "env": {"A": "1"}}
     assert isinstance(frozen, FrozenMap)
     with pytest.raises(AttributeError):
-        frozen._items = {}
+        frozen._items = MappingProxyType({})
 
 
 json_values = st.recursive(
