@@ -10,7 +10,7 @@ deep-freezing every event — that is what keeps checking a log close to the cos
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn, TypeGuard
 
 from model.events import (
     ApprovalAsked,
@@ -165,6 +165,7 @@ _SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 
 # The invariants keep surface seqs as signed 64-bit integers; no real log comes near the bound.
 SEQ_BOUND = 1 << 63
+_SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event
 
 
 class FactError(ValueError):
@@ -192,6 +193,18 @@ def _str(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
+def _no_strs(data: Mapping[str, Any], keys: tuple[str, ...]) -> NoReturn:
+    """Raise for the first of `keys` that is not a string (one is not)."""
+    for key in keys:
+        _str(data, key)
+    raise AssertionError("one of the fields is not a string")
+
+
+def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
+    # `isinstance` against the `Mapping` ABC is slow; parsed JSON objects are plain dicts.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     """The fact of a parsed JSON event object, without building the event.
 
@@ -201,7 +214,7 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     seq = obj.get("seq")
     if type(kind) is not str or type(seq) is not int:
         raise FactError("an event needs a string type and an integer seq")
-    if not -SEQ_BOUND <= seq < SEQ_BOUND:
+    if not _SEQ_LOW <= seq < SEQ_BOUND:
         raise FactError(f"seq {seq} is out of range")
     fact = Fact(kind, seq)
     if kind not in _SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
@@ -219,7 +232,7 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
     op = obj.get("surfaceOp")
     if op == "append":
         fact.surface = "append"
-    elif isinstance(op, Mapping) and op.get("op") == "replace":
+    elif _is_map(op) and op.get("op") == "replace":
         fact.surface = "replace"
         fact.surface_start, fact.surface_end = _int(op, "start"), _int(op, "end")
     elif op is not None:
@@ -238,7 +251,7 @@ def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     fact.turn = _int(data, "turn")
     reason = data.get("reason")
     if fact.type == "turn/end":
-        if not isinstance(reason, Mapping) or type(reason.get("kind")) is not str:
+        if not _is_map(reason) or type(reason.get("kind")) is not str:
             raise FactError("turn/end needs a reason with a string kind")
         fact.reason_kind = reason["kind"]
 
@@ -258,26 +271,34 @@ def _read_user(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
 
 def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     _wire_surface(fact, obj)
-    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+    _read_step(fact, obj, data)
     fact.interrupted = data.get("interrupted") is True
     message = data.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
+    content = message.get("content") if _is_map(message) else None
     if not isinstance(content, list):
         raise FactError("assistant/message needs message.content")
     calls = []
     for block in content:
-        if isinstance(block, Mapping) and block.get("type") == "tool-call":
-            calls.append(CallFact(_str(block, "id"), _str(block, "name"), _str(block, "arguments")))
+        # `_is_map` and `_str` inlined for the common case: a reply has a block per text and
+        # per call, and replies are among the most frequent events that carry data.
+        if (type(block) is dict or _is_map(block)) and block.get("type") == "tool-call":
+            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
+            if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+                _no_strs(block, ("id", "name", "arguments"))
+            calls.append(CallFact(call_id, name, arguments))
     fact.calls = tuple(calls)
 
 
 def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
-    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
-    fact.call_id, fact.name = _str(data, "callId"), _str(data, "name")
-    fact.arguments = _str(data, "arguments")
+    _read_step(fact, obj, data)
+    # `_str` inlined for the common case, as in `_read_step`.
+    call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
+    if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+        _no_strs(data, ("callId", "name", "arguments"))
+    fact.call_id, fact.name, fact.arguments = call_id, name, arguments
     rewrite = data.get("rewrite")
     if rewrite is not None:
-        if not isinstance(rewrite, Mapping):
+        if not _is_map(rewrite):
             raise FactError("tool/call rewrite must be an object")
         handlers = rewrite.get("handlerIds")
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
@@ -288,23 +309,38 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
 
 def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     _wire_surface(fact, obj)
-    fact.turn, fact.step = _int(data, "turn"), _int(data, "step")
+    _read_step(fact, obj, data)
     message = data.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(content, list) or len(content) != 1 or not isinstance(content[0], Mapping):
+    # `_is_map` inlined for the common case (and `_str` below), as in `_read_assistant`.
+    content = message.get("content") if type(message) is dict or _is_map(message) else None
+    if not isinstance(content, list) or len(content) != 1:
         raise FactError("tool/result message needs exactly one tool-result block")
     block = content[0]
-    fact.call_id = _str(block, "toolCallId")
+    if type(block) is not dict and not _is_map(block):
+        raise FactError("tool/result message needs exactly one tool-result block")
+    call_id = block.get("toolCallId")
+    fact.call_id = call_id if type(call_id) is str else _str(block, "toolCallId")
     fact.is_error = block.get("isError") is True
     error = data.get("error")
-    if isinstance(error, Mapping) and type(error.get("code")) is str:
+    if error is not None and _is_map(error) and type(error.get("code")) is str:
         fact.error_code = error["code"]
 
 
 def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
-    fact.turn = _int(data, "turn")
-    fact.point, fact.handler_id = _str(data, "point"), _str(data, "handlerId")
-    fact.call_id = _opt_str(data, "callId")
+    # The checks of `_int`, `_str` and `_opt_str` inlined for the common case, as in `_read_step`.
+    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
+    call_id = data.get("callId")
+    if (
+        type(turn) is not int
+        or type(point) is not str
+        or type(handler) is not str
+        or (call_id is not None and type(call_id) is not str)
+    ):
+        _int(data, "turn")  # raises, naming the first field that is wrong
+        _str(data, "point")
+        _str(data, "handlerId")
+        _opt_str(data, "callId")
+    fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
     if fact.type == "hook/result":
         fact.decision = _str(data, "decision")
         fact.updated_input = data.get("updatedInput")

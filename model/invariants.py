@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
@@ -80,28 +80,40 @@ class Prefix:
     # -- folding ---------------------------------------------------------------------------
 
     def _reset_step(self) -> None:
+        # An empty container is kept rather than replaced: most steps leave some empty.
         self.reply_seq = None
-        self.reply_calls = {}
-        self.call_records = {}
-        self.results = {}
         self.last_result_index = -1
-        self.refused_calls = set()
-        self.unapplied_rewrites = {}
+        if self.reply_calls:
+            self.reply_calls = {}
+        if self.call_records:
+            self.call_records = {}
+        if self.results:
+            self.results = {}
+        if self.refused_calls:
+            self.refused_calls = set()
+        if self.unapplied_rewrites:
+            self.unapplied_rewrites = {}
+
+    def _reset_hooks(self) -> None:
+        if self.hook_results:
+            self.hook_results = {}
+        if self.pre_hook_runs:
+            self.pre_hook_runs = {}
 
     def supplied_rewrite(self, call_id: str) -> str | None:
         """The last hook whose audited PreToolUse answer supplied an input that should apply.
 
         None when no hook supplied one, or when a hook denied the call (a deny discards them).
         """
-        answers = [r for r in self.hook_results.get(call_id, []) if r.point == "PreToolUse"]
-        if any(r.decision in ("deny", "block") for r in answers):
-            return None
-        supplied = [
-            r.handler_id
-            for r in answers
-            if r.updated_input is not None and r.decision in ("allow", "ask")
-        ]
-        return supplied[-1] if supplied else None
+        supplier = None
+        for answer in self.hook_results.get(call_id, ()):
+            if answer.point != "PreToolUse":
+                continue
+            if answer.decision in ("deny", "block"):
+                return None
+            if answer.updated_input is not None and answer.decision in ("allow", "ask"):
+                supplier = answer.handler_id
+        return supplier
 
     def unanswered(self) -> list[tuple[str, int]]:
         """Calls of the open step's reply without a result, with the reply's seq."""
@@ -115,60 +127,90 @@ class Prefix:
     def fold(self, fact: Fact) -> None:
         """Absorb `fact` into the prefix."""
         self.expected_seq = fact.seq + 1
-        kind = fact.type
-        if kind not in _FOLDED_TYPES:
-            return
-        if kind == "turn/start":
-            self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
-            self._reset_step()
-            self.dangling, self.hook_results, self.pre_hook_runs = [], {}, {}
-        elif kind == "turn/end":
-            self.open_turn, self.open_step = None, None
-            self.next_turn = (fact.turn or self.next_turn) + 1
-            self._reset_step()
-            self.dangling, self.hook_results, self.pre_hook_runs = [], {}, {}
-        elif kind == "step/start":
-            self.open_step = fact.step
-            self.next_step = (fact.step or self.next_step) + 1
-            self._reset_step()
-            # Call ids are unique only within a reply: a later step may reuse one for a new
-            # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
-            self.hook_results, self.pre_hook_runs = {}, {}
-        elif kind == "step/end":
+        # One lookup instead of a chain of type tests: most events only advance the seq.
+        folder = _FOLDERS.get(fact.type)
+        if folder is not None:
+            folder(self, fact)
+
+    def _fold_turn_start(self, fact: Fact) -> None:
+        self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
+        self._reset_step()
+        self._reset_turn()
+
+    def _fold_turn_end(self, fact: Fact) -> None:
+        self.open_turn, self.open_step = None, None
+        self.next_turn = (fact.turn or self.next_turn) + 1
+        self._reset_step()
+        self._reset_turn()
+
+    def _reset_turn(self) -> None:
+        if self.dangling:
+            self.dangling = []
+        self._reset_hooks()
+
+    def _fold_step_start(self, fact: Fact) -> None:
+        self.open_step = fact.step
+        self.next_step = (fact.step or self.next_step) + 1
+        self._reset_step()
+        # Call ids are unique only within a reply: a later step may reuse one for a new
+        # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
+        self._reset_hooks()
+
+    def _fold_step_end(self, fact: Fact) -> None:
+        if self.reply_calls:
             self.dangling.extend(self.unanswered())
-            self.open_step = None
-            self._reset_step()
-        elif kind == "assistant/message":
-            if fact.calls is not None and fact.calls:
-                self.reply_seq = fact.seq
-                self.reply_calls = {c.id: (i, c) for i, c in enumerate(fact.calls)}
-        elif kind == "tool/call" and fact.call_id is not None:
+        self.open_step = None
+        self._reset_step()
+
+    def _fold_user(self, fact: Fact) -> None:
+        if fact.surface is not None:
+            self._fold_surface(fact)
+
+    def _fold_reply(self, fact: Fact) -> None:
+        if fact.calls is not None and fact.calls:
+            self.reply_seq = fact.seq
+            self.reply_calls = {c.id: (i, c) for i, c in enumerate(fact.calls)}
+        if fact.surface is not None:
+            self._fold_surface(fact)
+
+    def _fold_call(self, fact: Fact) -> None:
+        if fact.call_id is not None:
             self.call_records[fact.call_id] = fact
             supplier = self.supplied_rewrite(fact.call_id)
             if supplier is not None and fact.rewrite_handlers is None:
                 self.unapplied_rewrites[fact.call_id] = supplier
-        elif kind == "tool/result" and fact.surface == "append" and fact.call_id is not None:
+
+    def _fold_result(self, fact: Fact) -> None:
+        if fact.surface == "append" and fact.call_id is not None:
             self.results[fact.call_id] = fact.seq
             entry = self.reply_calls.get(fact.call_id)
-            if entry is not None:
-                self.last_result_index = max(self.last_result_index, entry[0])
-        elif kind == "hook/invoked" and fact.turn is not None:
+            if entry is not None and entry[0] > self.last_result_index:
+                self.last_result_index = entry[0]
+        if fact.surface is not None:
+            self._fold_surface(fact)
+
+    def _fold_hook_invoked(self, fact: Fact) -> None:
+        if fact.turn is not None:
             self.pending_hooks[(fact.turn, fact.point or "", fact.handler_id or "")] = fact.seq
             if fact.call_id is not None and fact.point == "PreToolUse":
                 key = (fact.call_id, fact.handler_id or "")
                 self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
-        elif kind == "hook/result" and fact.turn is not None:
+
+    def _fold_hook_result(self, fact: Fact) -> None:
+        if fact.turn is not None:
             self.pending_hooks.pop((fact.turn, fact.point or "", fact.handler_id or ""), None)
             if fact.call_id is not None:
                 self.hook_results.setdefault(fact.call_id, []).append(fact)
-        elif kind == "approval/asked" and fact.approval_id is not None:
+
+    def _fold_asked(self, fact: Fact) -> None:
+        if fact.approval_id is not None:
             self.approvals[fact.approval_id] = fact
-        elif kind == "approval/decided" and fact.approval_id is not None:
+
+    def _fold_decided(self, fact: Fact) -> None:
+        if fact.approval_id is not None:
             asked = self.approvals.pop(fact.approval_id, None)
             if asked is not None and asked.call_id and fact.outcome != "allowed-once":
                 self.refused_calls.add(asked.call_id)
-        if fact.surface is not None and kind in SURFACE_TYPES:
-            self._fold_surface(fact)
 
     def _fold_surface(self, fact: Fact) -> None:
         code = _SURFACE_CODE[fact.type]
@@ -197,26 +239,27 @@ class Prefix:
 
 _SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
 # The types `Prefix.fold` remembers more of than the seq; every other type only advances it.
-_FOLDED_TYPES = frozenset(
-    {
-        "turn/start",
-        "turn/end",
-        "step/start",
-        "step/end",
-        "user/message",
-        "assistant/message",
-        "tool/call",
-        "tool/result",
-        "hook/invoked",
-        "hook/result",
-        "approval/asked",
-        "approval/decided",
-    }
-)
+_Folder = Callable[[Prefix, Fact], None]
+_FOLDERS: dict[str, _Folder] = {
+    "turn/start": Prefix._fold_turn_start,
+    "turn/end": Prefix._fold_turn_end,
+    "step/start": Prefix._fold_step_start,
+    "step/end": Prefix._fold_step_end,
+    "user/message": Prefix._fold_user,
+    "assistant/message": Prefix._fold_reply,
+    "tool/call": Prefix._fold_call,
+    "tool/result": Prefix._fold_result,
+    "hook/invoked": Prefix._fold_hook_invoked,
+    "hook/result": Prefix._fold_hook_result,
+    "approval/asked": Prefix._fold_asked,
+    "approval/decided": Prefix._fold_decided,
+}
 
-# Checks return lists rather than yield: a generator costs a frame per call, and the checks run
-# for every event of a log.
-Check = Callable[[Prefix, Fact], list[Violation]]
+# Checks return sequences rather than yield: a generator costs a frame per call, and the checks
+# run for every event of a log. When nothing is wrong (nearly always) they return the shared
+# `NO_VIOLATIONS` rather than a fresh empty list.
+Check = Callable[[Prefix, Fact], Sequence[Violation]]
+NO_VIOLATIONS: tuple[Violation, ...] = ()
 TypeFilter = Callable[[str], bool]
 
 
@@ -270,25 +313,22 @@ def invariant(
 
 
 @invariant("seq_is_index", "LOG-1")
-def seq_is_index(prefix: Prefix, fact: Fact) -> list[Violation]:
+def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Every event's seq is its index in the log: contiguous from 0."""
-    found: list[Violation] = []
-    if fact.seq != prefix.expected_seq:
-        msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
-        found.append(Violation("LOG-1", fact.seq, msg))
-    return found
+    if fact.seq == prefix.expected_seq:
+        return NO_VIOLATIONS
+    msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
+    return [Violation("LOG-1", fact.seq, msg)]
 
 
 @invariant("surface_metadata_valid", "LOG-2")
-def surface_metadata_valid(prefix: Prefix, fact: Fact) -> list[Violation]:
+def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Only surface events carry surfaceOp; sourceEventSeqs cite distinct earlier events."""
-    found: list[Violation] = []
     if fact.type not in SURFACE_TYPES:
         if fact.surface == "forbidden":
-            found.append(
-                Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")
-            )
-        return found
+            return [Violation("LOG-2", fact.seq, f"{fact.type} must not carry surface metadata")]
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     if fact.surface is None:
         found.append(Violation("LOG-2", fact.seq, f"{fact.type} must carry surfaceOp"))
     sources = fact.sources
@@ -296,7 +336,7 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> list[Violation]:
         return found
     if len(set(sources)) != len(sources):
         found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq"))
-    if any(s >= fact.seq or s < 0 for s in sources):
+    if sources and (max(sources) >= fact.seq or min(sources) < 0):
         found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs must cite earlier events"))
     if not sources and fact.type != "assistant/message":
         found.append(
@@ -306,11 +346,11 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> list[Violation]:
 
 
 @invariant("replace_targets_current_nodes", "LOG-7", reads=of_types(*SURFACE_TYPES))
-def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> list[Violation]:
+def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A surface replace names current nodes in order; a result replace shadows one result."""
-    found: list[Violation] = []
     if fact.surface != "replace":
-        return found
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     span = prefix.surface_span(fact.surface_start, fact.surface_end)
     related = tuple(s for s in (fact.surface_start, fact.surface_end) if s is not None)
     if span is None:
@@ -330,32 +370,31 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> list[Violation]
 
 
 @invariant("turns_numbered_and_unnested", "TURN-1", reads=of_types("turn/start"))
-def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> list[Violation]:
+def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """turn/start opens turn n+1 only when no turn is open."""
-    found: list[Violation] = []
     if fact.type != "turn/start":
-        return found
+        return NO_VIOLATIONS
     if prefix.open_turn is not None:
-        found.append(
+        return [
             Violation(
                 "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
             )
-        )
-    elif fact.turn != prefix.next_turn:
-        found.append(
+        ]
+    if fact.turn != prefix.next_turn:
+        return [
             Violation(
                 "TURN-1", fact.seq, f"turn {fact.turn} starts where turn {prefix.next_turn} was due"
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant("turn_end_closes_open_turn", "TURN-2", reads=of_types("turn/end"))
-def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
+def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """turn/end names the open turn and comes after its last step/end."""
-    found: list[Violation] = []
     if fact.type != "turn/end":
-        return found
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     if prefix.open_turn is None:
         found.append(Violation("TURN-2", fact.seq, f"turn/end {fact.turn} with no open turn"))
         return found
@@ -373,8 +412,10 @@ def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
 
 
 @invariant("events_enclosed_by_turn", "TURN-3", reads=_turn_enclosed)
-def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
+def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Loop events (steps, replies, calls, results, hooks) happen inside an open turn."""
+    if prefix.open_turn is not None and fact.turn == prefix.open_turn:  # the common case
+        return NO_VIOLATIONS
     found: list[Violation] = []
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
         found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn"))
@@ -392,62 +433,60 @@ def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
 @invariant(
     "steps_numbered_inside_turn", "STEP-1", "STEP-2", reads=of_types("step/start", "step/end")
 )
-def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
+def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """step/start opens step n+1 of the open turn; step/end closes exactly the open step."""
-    found: list[Violation] = []
     if fact.type == "step/start":
         if prefix.open_step is not None:
-            found.append(
+            return [
                 Violation(
                     "STEP-1",
                     fact.seq,
                     f"step {fact.step} starts inside open step {prefix.open_step}",
                 )
-            )
-        elif prefix.open_turn is not None and (
+            ]
+        if prefix.open_turn is not None and (
             fact.turn != prefix.open_turn or fact.step != prefix.next_step
         ):
-            found.append(
+            return [
                 Violation(
                     "STEP-1",
                     fact.seq,
                     f"step {fact.turn}.{fact.step} starts where "
                     f"{prefix.open_turn}.{prefix.next_step} was due",
                 )
-            )
+            ]
     elif fact.type == "step/end" and (
         prefix.open_step is None or (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step)
     ):
-        found.append(
+        return [
             Violation(
                 "STEP-2",
                 fact.seq,
                 f"step/end {fact.turn}.{fact.step} does not close the "
                 f"open step {prefix.open_turn}.{prefix.open_step}",
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant("step_events_name_open_step", "STEP-3", reads=of_types(*STEP_TYPES, "tool/result"))
-def step_events_name_open_step(prefix: Prefix, fact: Fact) -> list[Violation]:
+def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Replies, calls and appended results belong to exactly the open (turn, step)."""
-    found: list[Violation] = []
     in_step = fact.type in STEP_TYPES or (fact.type == "tool/result" and fact.surface == "append")
     if not in_step or prefix.open_turn is None:
-        return found
+        return NO_VIOLATIONS
     if prefix.open_step is None:
-        found.append(Violation("STEP-3", fact.seq, f"{fact.type} outside any step"))
-    elif fact.step != prefix.open_step or fact.turn != prefix.open_turn:
-        found.append(
+        return [Violation("STEP-3", fact.seq, f"{fact.type} outside any step")]
+    if fact.step != prefix.open_step or fact.turn != prefix.open_turn:
+        return [
             Violation(
                 "STEP-3",
                 fact.seq,
                 f"{fact.type} names {fact.turn}.{fact.step}, the open "
                 f"step is {prefix.open_turn}.{prefix.open_step}",
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,42 +496,34 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> list[Violation]:
 @invariant(
     "one_reply_per_step_before_calls", "ORD-1", reads=of_types("assistant/message", "tool/call")
 )
-def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> list[Violation]:
+def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A step has at most one assistant/message, and every tool/call follows it."""
-    found: list[Violation] = []
     if fact.type == "assistant/message" and prefix.reply_seq is not None:
-        found.append(
-            Violation(
-                "ORD-1", fact.seq, "a second assistant/message in one step", (prefix.reply_seq,)
-            )
-        )
+        msg = "a second assistant/message in one step"
+        return [Violation("ORD-1", fact.seq, msg, (prefix.reply_seq,))]
     if fact.type == "tool/call" and prefix.open_step is not None and not prefix.reply_calls:
-        found.append(
-            Violation(
-                "ORD-1", fact.seq, f"tool/call {fact.call_id} before the step's reply named it"
-            )
-        )
-    return found
+        msg = f"tool/call {fact.call_id} before the step's reply named it"
+        return [Violation("ORD-1", fact.seq, msg)]
+    return NO_VIOLATIONS
 
 
 @invariant("call_ids_unique_in_reply", "EXE-1", reads=of_types("assistant/message"))
-def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> list[Violation]:
+def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """The tool calls of one reply have distinct ids (results pair by id)."""
-    found: list[Violation] = []
     if fact.type == "assistant/message" and fact.calls:
         ids = [call.id for call in fact.calls]
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
-            found.append(Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}"))
-    return found
+            return [Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}")]
+    return NO_VIOLATIONS
 
 
 @invariant("call_records_match_reply", "ORD-2", "RW-1", reads=of_types("tool/call"))
-def call_records_match_reply(prefix: Prefix, fact: Fact) -> list[Violation]:
+def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Each tool/call records a call of the step's reply, once, with the very same arguments."""
-    found: list[Violation] = []
     if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
-        return found
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is None:
         found.append(
@@ -533,65 +564,61 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> list[Violation]:
 
 
 @invariant("result_answers_pending_call", "ADJ-2", "ORD-2", reads=of_types("tool/result"))
-def result_answers_pending_call(prefix: Prefix, fact: Fact) -> list[Violation]:
+def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An appended tool/result answers a call of this step, once, citing its tool/call."""
-    found: list[Violation] = []
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
-        return found
+        return NO_VIOLATIONS
     call_id = fact.call_id
     if call_id not in prefix.reply_calls:
-        found.append(
+        return [
             Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
-        )
-        return found
+        ]
     if call_id in prefix.results:
-        found.append(
+        return [
             Violation(
                 "ADJ-2", fact.seq, f"a second result for {call_id}", (prefix.results[call_id],)
             )
-        )
-        return found
+        ]
     record = prefix.call_records.get(call_id)
     if record is None:
         if fact.error_code != REPAIR_NOT_STARTED:
-            found.append(
+            return [
                 Violation(
                     "ADJ-2",
                     fact.seq,
                     f"result for {call_id} before its tool/call "
                     "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
                 )
-            )
+            ]
     elif fact.sources is None or record.seq not in fact.sources:
-        found.append(
+        return [
             Violation(
                 "ORD-2",
                 fact.seq,
                 f"result for {call_id} does not cite its tool/call seq {record.seq}",
                 (record.seq,),
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant("results_in_model_order", "ORD-3", reads=of_types("tool/result"))
-def results_in_model_order(prefix: Prefix, fact: Fact) -> list[Violation]:
+def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A step's results are committed in the order of the reply's calls."""
-    found: list[Violation] = []
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
-        return found
+        return NO_VIOLATIONS
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is not None and fact.call_id not in prefix.results:
         index = entry[0]
         if index < prefix.last_result_index:
-            found.append(
+            return [
                 Violation(
                     "ORD-3",
                     fact.seq,
                     f"result for {fact.call_id} (call #{index + 1}) after a result of a later call",
                 )
-            )
-    return found
+            ]
+    return NO_VIOLATIONS
 
 
 @invariant(
@@ -599,31 +626,30 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> list[Violation]:
     "ADJ-1",
     reads=of_types("user/message", "assistant/message"),
 )
-def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> list[Violation]:
+def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """No other model-visible message lands between a reply's calls and their last result."""
-    found: list[Violation] = []
     if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
-        return found
+        return NO_VIOLATIONS
     missing = prefix.unanswered()
     if missing:
         ids = ", ".join(call_id for call_id, _ in missing)
-        found.append(
+        return [
             Violation(
                 "ADJ-1",
                 fact.seq,
                 f"{fact.type} lands while calls {ids} await results",
                 (prefix.reply_seq,),
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))
-def every_shown_call_answered(prefix: Prefix, fact: Fact) -> list[Violation]:
+def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """When a turn ends, every call its history shows has a result (unless it ended in error)."""
-    found: list[Violation] = []
     if fact.type != "turn/end" or fact.reason_kind == "error":
-        return found
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     dangling = list(prefix.dangling)
     if prefix.open_step is not None:
         dangling.extend(prefix.unanswered())
@@ -639,35 +665,33 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> list[Violation]:
 
 
 @invariant("hook_audit_paired_in_turn", "HOOK-1", reads=of_types("hook/result"))
-def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> list[Violation]:
+def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Every hook/result answers a pending hook/invoked with the same (turn, point, handler)."""
-    found: list[Violation] = []
     if fact.type == "hook/result" and fact.turn is not None:
         key = (fact.turn, fact.point or "", fact.handler_id or "")
         if key not in prefix.pending_hooks:
             msg = f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked"
-            found.append(Violation("HOOK-1", fact.seq, msg))
-    return found
+            return [Violation("HOOK-1", fact.seq, msg)]
+    return NO_VIOLATIONS
 
 
 @invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
-def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> list[Violation]:
+def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A PreToolUse hook runs at most once for a call."""
-    found: list[Violation] = []
     if (
         fact.type == "hook/invoked"
         and fact.point == "PreToolUse"
         and fact.call_id is not None
         and prefix.pre_hook_runs.get((fact.call_id, fact.handler_id or ""), 0) >= 1
     ):
-        found.append(
+        return [
             Violation(
                 "HOOK-4",
                 fact.seq,
                 f"PreToolUse hook {fact.handler_id} runs again for call {fact.call_id}",
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 def _same_json(text: str, value: object) -> bool:
@@ -678,11 +702,11 @@ def _same_json(text: str, value: object) -> bool:
 
 
 @invariant("rewrite_traced_to_hooks", "RW-2", "RW-3", reads=of_types("tool/call"))
-def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> list[Violation]:
+def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
-    found: list[Violation] = []
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
-        return found
+        return NO_VIOLATIONS
+    found: list[Violation] = []
     answers = {
         r.handler_id: r
         for r in prefix.hook_results.get(fact.call_id, [])
@@ -728,9 +752,8 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> list[Violation]:
 
 
 @invariant("supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result"))
-def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> list[Violation]:
+def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
-    found: list[Violation] = []
     if (
         fact.type == "tool/result"
         and fact.surface == "append"
@@ -738,15 +761,15 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> list[Viol
         and not fact.is_error
     ):
         hook = prefix.unapplied_rewrites[fact.call_id]
-        found.append(
+        return [
             Violation(
                 "RW-2",
                 fact.seq,
                 f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
                 "a rewrite nor refused",
             )
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant(
@@ -755,9 +778,9 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> list[Viol
     "DEC-2",
     reads=of_types("approval/asked", "approval/decided", "tool/result"),
 )
-def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> list[Violation]:
+def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An approval request shows the recorded (effective) input; each is answered once."""
-    found: list[Violation] = []
+    # The three cases are of three types: at most one applies.
     if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
         record = prefix.call_records.get(fact.call_id)
         if record is not None and record.arguments != fact.arguments:
@@ -765,67 +788,49 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> list[Violation
                 f"approval for {fact.call_id} shows {fact.arguments!r} but the call runs "
                 f"{record.arguments!r}"
             )
-            found.append(Violation("RW-4", fact.seq, msg, (record.seq,)))
+            return [Violation("RW-4", fact.seq, msg, (record.seq,))]
     if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
-        found.append(
-            Violation(
-                "DEC-2", fact.seq, f"approval/decided {fact.approval_id} answers no pending request"
-            )
-        )
+        msg = f"approval/decided {fact.approval_id} answers no pending request"
+        return [Violation("DEC-2", fact.seq, msg)]
     if (
         fact.type == "tool/result"
         and fact.surface == "append"
         and fact.call_id in prefix.refused_calls
         and not fact.is_error
     ):
-        found.append(
-            Violation(
-                "DEC-2",
-                fact.seq,
-                f"call {fact.call_id} was not approved but its result reports success",
-            )
-        )
-    return found
+        msg = f"call {fact.call_id} was not approved but its result reports success"
+        return [Violation("DEC-2", fact.seq, msg)]
+    return NO_VIOLATIONS
 
 
 @invariant("interrupted_reply_has_no_calls", "ABORT-2", reads=of_types("assistant/message"))
-def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> list[Violation]:
+def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An interrupted reply keeps only its delivered text: never a tool call."""
-    found: list[Violation] = []
     if fact.type == "assistant/message" and fact.interrupted and fact.calls:
-        found.append(
+        return [
             Violation("ABORT-2", fact.seq, "an interrupted assistant/message carries tool calls")
-        )
-    return found
+        ]
+    return NO_VIOLATIONS
 
 
 @invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result"))
-def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> list[Violation]:
+def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded."""
-    found: list[Violation] = []
     # Repair results are appended. A replacement (a later prune or compaction of the result)
     # may keep its error code while the call it answers lies in an earlier step.
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
-        return found
+        return NO_VIOLATIONS
     recorded = fact.call_id in prefix.call_records
     if fact.error_code == REPAIR_NOT_STARTED and recorded:
-        found.append(
-            Violation(
-                "REC-1",
-                fact.seq,
-                f"call {fact.call_id} was recorded, so it may have "
-                "run: its repair must be TOOL_OUTCOME_UNKNOWN",
-            )
+        msg = (
+            f"call {fact.call_id} was recorded, so it may have "
+            "run: its repair must be TOOL_OUTCOME_UNKNOWN"
         )
+        return [Violation("REC-1", fact.seq, msg)]
     if fact.error_code == REPAIR_OUTCOME_UNKNOWN and not recorded:
-        found.append(
-            Violation(
-                "REC-1",
-                fact.seq,
-                f"call {fact.call_id} was never recorded: its repair must be TOOL_NOT_STARTED",
-            )
-        )
-    return found
+        msg = f"call {fact.call_id} was never recorded: its repair must be TOOL_NOT_STARTED"
+        return [Violation("REC-1", fact.seq, msg)]
+    return NO_VIOLATIONS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -845,35 +850,87 @@ class LogMonitor:
 
     def __init__(self) -> None:
         self.prefix = Prefix()
-        self._dispatch: dict[str, tuple[Check, ...]] = {}
+        # Per type: its checks, and how the prefix folds it (None: only the seq advances).
+        self._dispatch: dict[str, tuple[tuple[Check, ...], _Folder | None]] = {}
 
     def checks_for(self, kind: str) -> tuple[Check, ...]:
         """The checks that can object to an event of type `kind`, in registry order."""
-        checks = self._dispatch.get(kind)
-        if checks is None:
-            checks = tuple(inv.check for inv in INVARIANTS if inv.reads(kind))
+        return self._route(kind)[0]
+
+    def _route(self, kind: str) -> tuple[tuple[Check, ...], _Folder | None]:
+        route = self._dispatch.get(kind)
+        if route is None:
+            route = (tuple(inv.check for inv in INVARIANTS if inv.reads(kind)), _FOLDERS.get(kind))
             if len(self._dispatch) < _DISPATCH_CACHE_LIMIT:
-                self._dispatch[kind] = checks
-        return checks
+                self._dispatch[kind] = route
+        return route
 
     def feed(self, fact: Fact) -> list[Violation]:
         """The violations `fact` commits against the prefix; then absorb it."""
         prefix = self.prefix
-        checks = self._dispatch.get(fact.type)
-        if checks is None:
-            checks = self.checks_for(fact.type)
+        route = self._dispatch.get(fact.type)
+        checks, folder = self._route(fact.type) if route is None else route
         found: list[Violation] = []
         for check in checks:
             objections = check(prefix, fact)
             if objections:
                 found += objections
-        prefix.fold(fact)
+        # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
+        prefix.expected_seq = fact.seq + 1
+        if folder is not None:
+            folder(prefix, fact)
         return found
+
+    def feed_run(self, fact: Fact, count: int) -> list[Violation]:
+        """The violations of `count` facts like `fact` with seqs `fact.seq, fact.seq + 1, ...`.
+
+        A compact chunk row stands for such a run. When the first fact of a run of a
+        `_UNIFORM_RUN_TYPES` type commits nothing, neither do the others: its checks compare
+        the seq only with the expected one (which the run keeps meeting) and read nothing else
+        that changes along the run, and folding it only advances the seq. So a clean run costs
+        one fact, whatever its length; a run that breaks a rule is fed fact by fact.
+        """
+        if count < 1:
+            return []
+        found = self.feed(fact)
+        if not found and self._runs_uniformly(fact.type):
+            self.prefix.expected_seq = fact.seq + count
+            return found
+        for seq in range(fact.seq + 1, fact.seq + count):
+            found += self.feed(_like(fact, seq))
+        return found
+
+    def _runs_uniformly(self, kind: str) -> bool:
+        # Guarded by the checks and the fold themselves: an invariant added later that reads
+        # this type, or a fold that remembers it, turns the shortcut off instead of being skipped.
+        checks, folder = self._route(kind)
+        return kind in _UNIFORM_RUN_TYPES and checks == _UNIFORM_RUN_CHECKS and folder is None
 
     @property
     def open_turn(self) -> int | None:
         """The turn left open at this point (a crash tail, when at the end of a log)."""
         return self.prefix.open_turn
+
+
+# Types whose run of facts `LogMonitor.feed_run` may judge by its first fact, and the only checks
+# that may read them for it to do so (each compares seq with the expected seq, or reads just the
+# type, turn and step, which a run shares, against the open turn and step, which it leaves alone).
+_UNIFORM_RUN_TYPES = frozenset({"assistant/chunk"})
+_UNIFORM_RUN_CHECKS = (
+    seq_is_index,
+    surface_metadata_valid,
+    events_enclosed_by_turn,
+    step_events_name_open_step,
+)
+
+
+def _like(fact: Fact, seq: int) -> Fact:
+    """A copy of `fact` at `seq`."""
+    other = Fact(fact.type, seq)
+    for name in Fact.__slots__:
+        if name != "seq":
+            setattr(other, name, getattr(fact, name))
+    return other
 
 
 def check_facts(facts: Iterable[Fact]) -> list[Violation]:

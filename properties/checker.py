@@ -1,10 +1,10 @@
 """The core of `loopspec check`: hold recorded session logs to the log invariants, streaming.
 
 Each log is read one line at a time and never held whole. A line is decoded (strict UTF-8, strict
-JSON), turned into facts by `model.facts.fact_from_wire` (a compact chunk row into one fact per
-chunk), and fed to a `model.invariants.LogMonitor` — the same invariants the model's stateful
-tests run, so there is one definition of every rule. Memory is bounded by the monitor's open state
-and by `Limits`, not by the log's length.
+JSON), turned into facts by `model.facts.fact_from_wire` (a compact chunk row into a run of chunk
+facts, judged as a whole when it is clean), and fed to a `model.invariants.LogMonitor` — the same
+invariants the model's stateful tests run, so there is one definition of every rule. Memory is
+bounded by the monitor's open state and by `Limits`, not by the log's length.
 
 What a `LogReport` holds:
 
@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from json.scanner import make_scanner
 from typing import Any, BinaryIO, NoReturn
 
 import attrs
@@ -180,6 +181,10 @@ def _reject_constant(name: str) -> object:
 
 # Python's json reads NaN and Infinity by default; a session log must not contain them.
 _STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+# The decoder's own scanner, called directly: `raw_decode` only wraps it in a Python frame that
+# turns its StopIteration into an error message, and the slow path redoes that for a bad line.
+# (typeshed types the scanner's context as another scanner; it is the decoder, as in `json`.)
+_SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_STRICT_JSON)  # type: ignore[arg-type]
 _JSON_SPACE = " \t\n\r"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
 
@@ -286,7 +291,7 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
     size = limits.max_line_bytes + 1
     monitor = LogMonitor()
     feed = monitor.feed
-    scan = _STRICT_JSON.raw_decode
+    scan = _SCAN
     unread = report.unread_types
     expecting_header = True
     turn_line = turn_seq = line = events = 0
@@ -297,10 +302,11 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
                 _too_long(report, raw, line, limits)
             try:
                 text = raw.decode()
-                obj, end = scan(text)
-                if end != len(text) and text[end:].strip(_JSON_SPACE):
+                obj, end = scan(text, 0)
+                # Past the value, nothing but whitespace: usually just the newline.
+                if (end + 1 != len(text) or text[end] != "\n") and text[end:].strip(_JSON_SPACE):
                     raise ValueError("extra data after the JSON value")
-            except (ValueError, RecursionError) as error:
+            except (ValueError, RecursionError, StopIteration) as error:
                 obj = _parse_slowly(report, raw, line, error)
                 if obj is _SKIP:
                     continue
@@ -378,7 +384,7 @@ def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> Non
 def _compact_row(
     report: LogReport, monitor: LogMonitor, obj: Any, line: int, limits: Limits
 ) -> int:
-    """Check a compact chunk row (one fact per chunk); how many events it held.
+    """Check a compact chunk row (a run of chunk facts); how many events it held.
 
     A line without a seq that is no compact row stops the log.
     """
@@ -392,13 +398,11 @@ def _compact_row(
     except CompactRowError as error:
         report.fail(line, ErrorKind.BAD_EVENT, str(error), "LOG-4")
         raise _Stop from None
-    feed, turn, step = monitor.feed, run.turn, run.step
-    for seq in range(run.seq0, run.seq0 + run.count):
-        fact = Fact(CHUNK_TYPE, seq)
-        fact.turn, fact.step = turn, step
-        found = feed(fact)
-        if found:
-            report.record(line, found, limits)
+    fact = Fact(CHUNK_TYPE, run.seq0)
+    fact.turn, fact.step = run.turn, run.step
+    found = monitor.feed_run(fact, run.count)  # a clean row costs one fact, not one per chunk
+    if found:
+        report.record(line, found, limits)
     return run.count
 
 
