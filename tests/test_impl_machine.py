@@ -28,10 +28,14 @@ def test_MODEL_1_LOG_8_RW_1_impl_matches_the_model_step_for_step() -> None:
     """
     CONFORMANCE_HITS.clear()
     profile = settings()
+    # Reaching every row and refusal kind is a property of the generator at this budget, so it
+    # is checked on a fixed sequence of examples (as the model's own machine test does).
     budget = settings(
         profile,
         stateful_step_count=max(40, profile.stateful_step_count),
         max_examples=max(100, profile.max_examples),
+        derandomize=True,
+        database=None,
     )
     started = time.perf_counter()
     run_state_machine_as_test(ImplConformance, settings=budget)
