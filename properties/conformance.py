@@ -40,6 +40,7 @@ from model.commands import (
     ToolFinishes,
 )
 from model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from model.events import CORE_TYPES
 from model.facts import fact_from_wire
 from model.invariants import LogMonitor
 from model.state import ASKING, RUNNING, AwaitingModel, Crashed, Dispatching, Idle, Rewriting
@@ -146,17 +147,33 @@ def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+def in_scope(event: dict[str, Any]) -> bool:
+    """Whether the spec speaks about this event type (SPEC §4: other types are opaque)."""
+    return event.get("type") in CORE_TYPES
+
+
 def normalized_observation(observation: Observation) -> dict[str, Any]:
-    """The comparable part of an observation."""
+    """The comparable part of an observation.
+
+    Events outside the spec's vocabulary (plugin events, streaming chunks) are left out, and
+    so are seqs and seq citations: they count those events too. The target's own log is still
+    held to LOG-1 and ORD-2 by the invariants, event by event.
+    """
     if not observation.accepted:
         return {"accepted": False}
     return {
         "accepted": True,
-        "events": [normalized_event(e) for e in observation.events],
+        "events": [_positional(normalized_event(e)) for e in observation.events if in_scope(e)],
         "executed": [
             [call_id, _as_value(arguments)] for call_id, arguments in observation.executed
         ],
     }
+
+
+def _positional(event: dict[str, Any]) -> dict[str, Any]:
+    event.pop("seq", None)
+    event.pop("sourceEventSeqs", None)
+    return event
 
 
 def split_units(expected: Observation, actual: Observation) -> list[tuple[int, int]]:
@@ -165,21 +182,28 @@ def split_units(expected: Observation, actual: Observation) -> list[tuple[int, i
     A target may commit more finely than the model, one event at a time even, except inside
     the units the spec names.
     """
-    boundaries = set()
-    total = 0
-    for size in actual.commits:
-        total += size
-        boundaries.add(total)
+    total = sum(actual.commits)
     if actual.events and total != len(actual.events):
         return [(0, len(actual.events))]
+    # Commit boundaries, counted in in-scope events (the model's units index those).
+    boundaries, kept = set(), 0
+    sizes = iter(actual.commits)
+    next_end = next(sizes, None)
+    for raw_end, event in enumerate(actual.events, start=1):
+        kept += in_scope(event)
+        if raw_end == next_end:
+            boundaries.add(kept)
+            next_end = raw_end + next(sizes, 0)
     return [(s, e) for s, e in expected.atomic if any(s < b < e for b in boundaries)]
 
 
 def _first_event_difference(
     expected: tuple[dict[str, Any], ...], actual: tuple[dict[str, Any], ...]
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    expected = tuple(e for e in expected if in_scope(e))
+    actual = tuple(e for e in actual if in_scope(e))
     for want, got in zip(expected, actual, strict=False):
-        if normalized_event(want) != normalized_event(got):
+        if _positional(normalized_event(want)) != _positional(normalized_event(got)):
             return want, got
     if len(expected) > len(actual):
         return expected[len(actual)], None
@@ -286,6 +310,8 @@ def classify(
         return "HOOK-4", "the hooks that ran (or their audit) differ"
     if "approval/asked" in kinds:
         return "RW-4", "the approval request differs"
+    if kinds == {"user/message"}:
+        return "ADJ-4", "the messages queued for this step differ"
     if "tool/result" in kinds:
         if _rewrite_refusal_blames_another_hook(want, got, history):
             return "HOOK-3", "a rewrite other than the last one in configured order decided"
