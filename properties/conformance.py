@@ -46,6 +46,7 @@ from model.invariants import LogMonitor
 from model.state import ASKING, RUNNING, AwaitingModel, Crashed, Dispatching, Idle, Rewriting
 from model.transitions import transition_for
 from properties import strategies as gen
+from properties.process_target import normalized
 from properties.target import ConformanceTarget, ModelTarget, Observation
 
 TargetFactory = Callable[[], ConformanceTarget]
@@ -125,22 +126,18 @@ def _as_value(raw: object) -> object:
 def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
     """An event without what implementations may choose freely.
 
-    Free: `time`, message ids, and how effective arguments are serialized (key order, spacing,
-    number spelling) — arguments are compared as the JSON values they denote.
+    Free: `time` and message ids (`process_target.normalized` drops those), and how effective
+    arguments are serialized (key order, spacing, number spelling) — arguments are compared as
+    the JSON values they denote.
     """
-    event = copy.deepcopy(event)
-    event.pop("time", None)
+    event = copy.deepcopy(normalized(event))
     data = event.get("data")
     if not isinstance(data, dict):
         return event
-    kind = event.get("type")
-    if kind == "user/message":
-        data.pop("id", None)
-    if kind in ("tool/call", "approval/asked") and "arguments" in data:
+    if event.get("type") in ("tool/call", "approval/asked") and "arguments" in data:
         data["arguments"] = _as_value(data["arguments"])
     message = data.get("message")
     if isinstance(message, dict):
-        message.pop("id", None)
         for block in message.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "tool-call":
                 block["arguments"] = _as_value(block.get("arguments"))
