@@ -1,0 +1,10 @@
+"""Profiles of real implementations: the divergences from the model each is known to have."""
+
+from __future__ import annotations
+
+from properties.profiles import dsh
+from properties.profiles.known import KnownDivergence, Profile
+
+PROFILES: dict[str, Profile] = {dsh.PROFILE.name: dsh.PROFILE}
+
+__all__ = ["PROFILES", "KnownDivergence", "Profile"]

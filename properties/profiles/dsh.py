@@ -1,0 +1,497 @@
+"""The deepseek-harness loop, `@deepseek-ai/dsh-agent-loop` 0.1.0-rc.8: its known divergences.
+
+Every way dsh rc.8 differs from the model, found by holding it to the model through
+`examples/dsh-adapter` and stated in SPEC.md section 8 as a design difference or a dsh bug. Each
+has a replayable case under `tests/regressions/dsh-<key>.json`. `loopspec conform --profile dsh`
+reports these as *known* divergences; anything else is a counterexample.
+
+Runs reach the erasers normalized by `properties.profiles.runs`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Sequence
+
+from properties.profiles.known import KnownDivergence, Profile
+from properties.profiles.runs import (
+    Event,
+    Json,
+    Obs,
+    Pair,
+    Run,
+    both,
+    events_of,
+    is_hook_at,
+    map_events,
+    result_call,
+    result_code,
+    result_text,
+    results_with_code,
+    user_texts,
+    with_result_text,
+)
+
+# Event types dsh writes that the model does not (compact chunk rows end in `-chunks`).
+OPAQUE_TYPES = frozenset(
+    {
+        "agent/inbox/spliced",
+        "request/header",
+        "request/context",
+        "session/title",
+        "assistant/chunk",
+        "session/end-seed",
+    }
+)
+
+
+def opaque(event_type: str) -> bool:
+    """Whether dsh writes this event type for itself (the model has no such event)."""
+    return event_type in OPAQUE_TYPES or event_type.endswith("-chunks")
+
+
+# ---------------------------------------------------------------------------------------------
+# Erasers: each removes exactly one documented difference from a (model, dsh) pair of runs.
+
+
+def _drop_commits(run: Run) -> Run:
+    return map_events(run, lambda e: {k: v for k, v in e.items() if k != "commit"})
+
+
+def _move_calls(run: Run) -> Run:
+    """Take every tool/call out of its command and list them, in log order, at the end."""
+    calls = [e for e in events_of(run) if e["type"] == "tool/call"]
+    out = map_events(run, lambda e: None if e["type"] == "tool/call" else e)
+    return [*out, {"accepted": True, "moved": "tool/call", "events": calls, "executed": []}]
+
+
+def _flatten_reply_first(run: Run) -> Run:
+    """All events and executions in one list, each reply moved before its PreToolUse audit."""
+    events = list(events_of(run))
+    executed = [x for obs in run if obs["accepted"] for x in obs["executed"]]
+    for index, event in enumerate(events):
+        if event["type"] != "assistant/message":
+            continue
+        to = index
+        while to > 0 and is_hook_at(events[to - 1], "PreToolUse"):
+            to -= 1
+        events.insert(to, events.pop(index))
+    hollow = [{"accepted": True, "events": [], "executed": []} if o["accepted"] else o for o in run]
+    return [*hollow, {"accepted": True, "flattened": True, "events": events, "executed": executed}]
+
+
+def _hook_core(event: Event) -> Event | None:
+    """What the two hook audits share: the turn, the point, the dialect and matcher, the word."""
+    data = event["data"]
+    if event["type"] == "hook/invoked":
+        keep = ("turn", "point", "dialect", "matcher")
+        return {**event, "data": {k: data[k] for k in keep if k in data}}
+    if event["type"] == "hook/result":
+        decision = data["decision"]
+        # A PostToolUse answer that only adds context: the model records "allow", the Claude
+        # Code bridge "pass" (its parsed output has no decision).
+        if data["point"] == "PostToolUse" and decision == "allow":
+            decision = "pass"
+        return {
+            **event,
+            "data": {"turn": data["turn"], "point": data["point"], "decision": decision},
+        }
+    return event
+
+
+def _drop_unrun_post_hooks(run: Run) -> Run:
+    """Drop the PostToolUse audit pairs judging a call whose body never ran."""
+    ran = {call_id for obs in run if obs["accepted"] for call_id, _ in obs["executed"]}
+    out: Run = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        kept: list[Event] = []
+        held: list[Event] = []
+        for event in obs["events"]:
+            if is_hook_at(event, "PostToolUse"):
+                held.append(event)
+                continue
+            if not (event["type"] == "tool/result" and result_call(event) not in ran):
+                kept += held
+            held = []
+            kept.append(event)
+        out.append({**obs, "events": kept + held})
+    return out
+
+
+def _without_runtime_context(run: Run) -> Run:
+    def change(event: Event) -> Event | None:
+        source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
+        return None if source.get("plugin") == "@deepseek-ai/dsh-system-prompt" else event
+
+    return map_events(run, change)
+
+
+def _hook_context_as_tool_context(run: Run) -> Run:
+    def change(event: Event) -> Event:
+        source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
+        if source.get("plugin") != "hooks-claude-code":
+            return event
+        event = copy.deepcopy(event)
+        event["data"]["source"]["plugin"] = "tool-context"
+        return event
+
+    return map_events(run, change)
+
+
+def _approval_core(run: Run) -> Run:
+    """Approval events without `arguments`; ids named after the call they ask about."""
+    ids: dict[str, str] = {}
+
+    def change(event: Event) -> Event:
+        if event["type"] not in ("approval/asked", "approval/decided"):
+            return event
+        data = dict(event["data"])
+        if event["type"] == "approval/asked":
+            ids[data["id"]] = f"approval-{data.get('callId')}"
+            data.pop("arguments", None)
+        data["id"] = ids.get(data["id"], data["id"])
+        return {**event, "data": data}
+
+    return map_events(run, change)
+
+
+def _reworded(rules: Sequence[tuple[str, str]], names: dict[str, str]) -> Callable[[Run], Run]:
+    """Rewrite tool/result texts matching `rules` (regex, replacement) and error names."""
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result":
+            return event
+        text = result_text(event)
+        for pattern, replacement in rules:
+            text = re.sub(pattern, replacement, text)
+        event = with_result_text(event, text)
+        error = event["data"].get("error")
+        if error is not None and error.get("name") in names:
+            error["name"] = names[error["name"]]
+        return event
+
+    return lambda run: map_events(run, change)
+
+
+def _neutral_invalid_input(run: Run) -> Run:
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_code(event) not in INVALID_CODES:
+            return event
+        event = with_result_text(event, "Error: <invalid input>")
+        event["data"]["error"] = {"name": "<invalid input>", "code": "<invalid input>"}
+        return event
+
+    return map_events(run, change)
+
+
+INVALID_CODES = frozenset({"INVALID_ARGS", "INVALID_TOOL_INPUT"})
+REPAIR_CODES = frozenset({"TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"})
+
+
+def _neutral_repair_text(run: Run) -> Run:
+    def change(event: Event) -> Event:
+        code = result_code(event) if event["type"] == "tool/result" else None
+        return event if code not in REPAIR_CODES else with_result_text(event, f"<{code}>")
+
+    return map_events(run, change)
+
+
+def _repair_as_not_started(pair: Pair) -> Pair:
+    """Where dsh repairs a call as never started, make the model's record say the same."""
+    model, dsh = pair
+    unstarted = {
+        result_call(e)
+        for e in events_of(dsh)
+        if e["type"] == "tool/result" and result_code(e) == "TOOL_NOT_STARTED"
+    }
+
+    def change(event: Event) -> Event | None:
+        if event["type"] == "tool/call" and event["data"]["callId"] in unstarted:
+            return None
+        if event["type"] == "tool/result" and result_call(event) in unstarted:
+            event = copy.deepcopy(event)
+            event.pop("cites", None)
+            event["data"]["error"] = {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"}
+        return event
+
+    return map_events(model, change), dsh
+
+
+# Hard divergences send the two runs different ways. Their eraser checks the symptom on one
+# command (model observation, dsh observation, the command itself) and cuts both runs there (or
+# at the reply that started the batch, when the model logs nothing of it before the symptom).
+
+
+def _pre_hooks(obs: Obs) -> list[Event]:
+    return [e for e in obs["events"] if is_hook_at(e, "PreToolUse")] if obs["accepted"] else []
+
+
+def _duplicate_ids(command: Json, want: Obs, got: Obs) -> bool:
+    return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
+
+
+def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs) -> bool:
+    return bool(results_with_code(want, "INVALID_TOOL_INPUT")) and bool(_pre_hooks(got))
+
+
+def _unanchored_matcher(command: Json, want: Obs, got: Obs) -> bool:
+    ran_unhooked = want["accepted"] and bool(want["executed"]) and not _pre_hooks(want)
+    return ran_unhooked and bool(_pre_hooks(got))
+
+
+def _hook_waits_at_gate(command: Json, want: Obs, got: Obs) -> bool:
+    refused = not got["accepted"] and got["rule"] == "MODEL-1"
+    return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
+
+
+def _abort_keeps_reply(command: Json, want: Obs, got: Obs) -> bool:
+    if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
+        return False
+    interrupted = any(
+        e["type"] == "assistant/message" and e["data"].get("interrupted") for e in want["events"]
+    )
+    return interrupted and bool(results_with_code(got, "ABORTED_BEFORE_DISPATCH"))
+
+
+def _opens_turn(obs: Obs) -> bool:
+    return bool(obs["accepted"]) and any(e["type"] == "turn/start" for e in obs["events"])
+
+
+def _queued_input_dropped(command: Json, want: Obs, got: Obs) -> bool:
+    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+        return False
+    wanted, seen = user_texts(want), user_texts(got)
+    return len(wanted) > len(seen) and wanted[len(wanted) - len(seen) :] == seen
+
+
+def _aborted_context_kept(command: Json, want: Obs, got: Obs) -> bool:
+    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+        return False
+    wanted, seen = user_texts(want), user_texts(got)
+    extra = seen[: len(seen) - len(wanted)]
+    return (
+        bool(extra) and seen[len(extra) :] == wanted and {p for _, p in extra} == {"tool-context"}
+    )
+
+
+def _turn_after_abort(obs: Obs) -> bool:
+    types = [e["type"] for e in obs["events"]] if obs["accepted"] else []
+    ends = [
+        i
+        for i, e in enumerate(obs["events"] if obs["accepted"] else [])
+        if e["type"] == "turn/end" and e["data"]["reason"]["kind"] == "aborted"
+    ]
+    return bool(ends) and "turn/start" in types[ends[0] :]
+
+
+def _starts_turn_after_abort(command: Json, want: Obs, got: Obs) -> bool:
+    return _turn_after_abort(got) and not _turn_after_abort(want) and bool(want["accepted"])
+
+
+# Applied in this order: the cuts first, then the per-event erasers, the flattening last.
+DIVERGENCES: tuple[KnownDivergence, ...] = (
+    KnownDivergence(
+        "duplicate-call-ids",
+        ("EXE-1", "ORD-2"),
+        "dsh accepts a reply whose tool calls repeat an id and runs both calls under that id "
+        "(two tool/call events for one callId); the model refuses the reply (EXE-1).",
+        symptom=_duplicate_ids,
+    ),
+    KnownDivergence(
+        "hooks-for-invalid-input",
+        ("EXE-2", "HOOK-4"),
+        "A call whose arguments miss a required key still goes through tools/pre-execute: "
+        "PreToolUse hooks run for it, and the body wrapper rejects it only afterwards; the "
+        "model ends it INVALID_TOOL_INPUT at once, with no hook.",
+        symptom=_hooks_for_invalid_input,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "pre-hook-matcher-unanchored",
+        ("HOOK-4",),
+        "The Claude Code bridge matches a hook's matcher as an unanchored regex (it passes "
+        "mode 'claude-code' to dsh-hook-protocol's matchesMatcher, so the literal form is "
+        "never used): matcher 'read' also fires for tool 'read_more'. The model full-matches.",
+        symptom=_unanchored_matcher,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "later-pre-hooks-wait-at-gate",
+        ("RW-3",),
+        "PreToolUse hooks run at each call's gate, one call at a time: a call's hooks run only "
+        "once the previous call has passed the gate, that is after an exclusive body finished "
+        "or a pending approval was answered. HookAnswers for a later call, which the model "
+        "takes before any body runs or any approval is asked, is refused meanwhile.",
+        symptom=_hook_waits_at_gate,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "abort-during-pre-hook-keeps-reply",
+        ("ABORT-2", "RW-3"),
+        "An abort while a PreToolUse hook runs: dsh has already committed the whole reply and "
+        "the call's tool/call; the killed hook is audited 'pass' and the call gets "
+        "ABORTED_BEFORE_DISPATCH. The model (Rewriting phase) keeps only the reply's text as "
+        "assistant/message {interrupted} and no call ever exists.",
+        symptom=_abort_keeps_reply,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "abort-drops-queued-input",
+        ("ADJ-4",),
+        "Agent.cancel clears the inbox: a message the user sent during the aborted turn is "
+        "lost. The model parks it for the next turn's first step.",
+        symptom=_queued_input_dropped,
+    ),
+    KnownDivergence(
+        "aborted-body-context-kept",
+        ("ABORT-1", "ADJ-4"),
+        "A body that succeeds after an abort is reported ABORTED in both, but dsh keeps the "
+        "context it deferred and delivers it at the start of the next turn; the model drops it "
+        "with the success.",
+        symptom=_aborted_context_kept,
+    ),
+    KnownDivergence(
+        "submit-while-aborting-starts-turn",
+        ("ADJ-4",),
+        "A message sent while an aborted turn drains is queued for a new turn with a wake-up: "
+        "dsh opens that turn by itself the moment the aborted one ends. The model parks the "
+        "message until the next SubmitUser opens a turn.",
+        symptom=_starts_turn_after_abort,
+    ),
+    KnownDivergence(
+        "repair-unstarted-call",
+        ("REC-1",),
+        "A call that had not started at the crash (an exclusive call queued behind a running "
+        "one) has no tool/call in dsh's log, so dsh's repair says TOOL_NOT_STARTED; the model "
+        "recorded every call with the reply and says TOOL_OUTCOME_UNKNOWN.",
+        erase_pair=_repair_as_not_started,
+    ),
+    KnownDivergence(
+        "per-event-commits",
+        ("LOG-8",),
+        "dsh appends, publishes and persists (write-behind JSONL) one event at a time: a crash "
+        "can cut between any two events, so every event is its own commit. The model commits "
+        "each command's events together (a reply and its tool/calls in one commit).",
+        erase_pair=both(_drop_commits),
+    ),
+    KnownDivergence(
+        "call-recorded-at-start",
+        ("LOG-8", "RW-3"),
+        "dsh appends a call's tool/call when the call starts (SPEC 8, first bullet), not with "
+        "the reply: an exclusive call's after the previous result, an unstarted call's (after "
+        "an abort) right before its ABORTED_BEFORE_DISPATCH result. Order and content agree.",
+        erase_pair=both(_move_calls),
+    ),
+    KnownDivergence(
+        "runtime-context-snapshot",
+        ("ADJ-4",),
+        "With the approval service loaded (needed for ask), dsh appends its runtime-context "
+        "snapshot ('Approval policy: ask ...') as a user/message from "
+        "@deepseek-ai/dsh-system-prompt after the first step's messages.",
+        erase_pair=both(_without_runtime_context),
+    ),
+    KnownDivergence(
+        "hook-context-label",
+        (),
+        "A PostToolUse context reaches the next step as a user/message labelled "
+        "plugin 'hooks-claude-code'; the model labels every tool context 'tool-context'. "
+        "Same place, same text: only the label differs.",
+        erase_pair=both(_hook_context_as_tool_context),
+    ),
+    KnownDivergence(
+        "post-hooks-for-unrun-calls",
+        ("HOOK-5",),
+        "dsh runs tools/post-execute, hence PostToolUse hooks, for calls whose body never ran "
+        "(denied, rejected, aborted before dispatch) (SPEC 8, third bullet).",
+        erase_pair=both(_drop_unrun_post_hooks),
+    ),
+    KnownDivergence(
+        "hook-audit-shape",
+        ("HOOK-1", "HOOK-4", "RW-2"),
+        "The bridge's hook events carry no callId (SPEC 8, fourth bullet); handlerId is "
+        "'claude-code:<point>:<n>', a new one per invocation, not the configured id; "
+        "hook/result always has exitCode, has stderrSummary only from real stderr, durationMs "
+        "is measured; a context-only PostToolUse answer is recorded 'pass'.",
+        erase_pair=both(lambda run: map_events(run, _hook_core)),
+    ),
+    KnownDivergence(
+        "approval-request-shape",
+        ("RW-4",),
+        "approval/asked carries no arguments (the model's carries the effective arguments "
+        "the user approves, RW-4) and approval ids are UUIDs.",
+        erase_pair=both(_approval_core),
+    ),
+    KnownDivergence(
+        "approval-denial-wording",
+        ("DEC-2",),
+        "The error results of non-granted approvals are worded differently (quoted tool "
+        "name; 'approval for tool ... was cancelled'; 'requires approval, but').",
+        erase_pair=both(
+            _reworded(
+                (
+                    (
+                        r'^Error: the user rejected tool "(.+)"$',
+                        r"Error: the user rejected tool \1",
+                    ),
+                    (
+                        r'^Error: approval for tool "(.+)" was cancelled$',
+                        r"Error: the approval request for tool \1 was cancelled",
+                    ),
+                    (
+                        r'^Error: tool "(.+)" requires approval, but no approval channel is '
+                        r"available$",
+                        r"Error: tool \1 needs approval but no approval channel is available",
+                    ),
+                ),
+                {},
+            )
+        ),
+    ),
+    KnownDivergence(
+        "unknown-tool-wording",
+        (),
+        "An unknown tool's error result says 'unknown tool \"x\"' with error name "
+        "ToolNotFoundError; the model says 'unknown tool x', UnknownToolError. Same code.",
+        erase_pair=both(
+            _reworded(
+                ((r'^Error: unknown tool "(.+)"$', r"Error: unknown tool \1"),),
+                {"ToolNotFoundError": "UnknownToolError"},
+            )
+        ),
+    ),
+    KnownDivergence(
+        "invalid-input-error",
+        ("EXE-2",),
+        "Arguments that are not an object or miss a required key fail dsh's argument "
+        "validation: ToolArgsError / INVALID_ARGS 'invalid arguments: ...' instead of the "
+        "model's InvalidToolInputError / INVALID_TOOL_INPUT.",
+        erase_pair=both(_neutral_invalid_input),
+    ),
+    KnownDivergence(
+        "repair-wording",
+        ("REC-1",),
+        "dsh's repair results say 'The tool call was interrupted ...' (no 'Error: ' prefix, "
+        "other words); codes, error names, citations and order agree with the model's.",
+        erase_pair=both(_neutral_repair_text),
+    ),
+    KnownDivergence(
+        "pre-hooks-after-call",
+        ("RW-3", "LOG-8"),
+        "PreToolUse hooks run after the reply and the call's tool/call are committed, when "
+        "the call reaches its gate (SPEC 8, first bullet); the model audits them before it "
+        "commits the reply. Each command's share of the events differs; the whole log, with "
+        "each reply moved before its PreToolUse audit, agrees.",
+        erase_pair=both(_flatten_reply_first),
+    ),
+)
+
+
+PROFILE = Profile(
+    "dsh",
+    "@deepseek-ai/dsh-agent-loop@0.1.0-rc.8 through examples/dsh-adapter",
+    DIVERGENCES,
+)

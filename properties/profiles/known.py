@@ -1,0 +1,131 @@
+"""Known divergences: how a real implementation is allowed to differ from the model, and proof.
+
+A harness is not the model. A *profile* lists, for one implementation, every known way it
+differs — each a `KnownDivergence` naming the SPEC rules it touches, what the implementation
+does, and how to remove exactly that difference from a (model, target) pair of runs:
+
+- a *soft* divergence has an **eraser**: it rewrites both runs so that this one difference (a
+  wording, a label, a commit granularity, where an event sits) is gone, and nothing else;
+- a *hard* divergence sends the two runs down different paths (one refuses what the other
+  accepts, one opens a turn the other does not). It has a **symptom**, checked on one command
+  (the command, the model's and the target's normalized observations); where it shows, both runs
+  are cut there (or at the reply that started the batch), after which nothing can be compared.
+
+`Profile.erased(pair, commands)` applies them in the profile's order; `Profile.needed` says
+which of them a pair really shows (without it, the pair would differ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from properties.profiles.runs import Json, Obs, Pair
+
+Symptom = Callable[[Json, Obs, Obs], bool]
+Eraser = Callable[[Pair], Pair]
+
+
+def _rule_ids(value: Sequence[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class KnownDivergence:
+    """One way an implementation differs from the model, with how to erase or detect it."""
+
+    key: str
+    rules: tuple[str, ...] = attrs.field(converter=_rule_ids)
+    what: str
+    erase_pair: Eraser | None = None
+    symptom: Symptom | None = None
+    # A hard divergence's cut: at the command showing it, or at the reply that began its batch
+    # (when the model logs nothing of that batch before the symptom shows).
+    cut_at_reply: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if (self.erase_pair is None) == (self.symptom is None):
+            msg = f"known divergence {self.key!r} needs exactly one of an eraser and a symptom"
+            raise ValueError(msg)
+
+    @property
+    def hard(self) -> bool:
+        """Whether it sends the runs down different paths (a symptom, not an eraser)."""
+        return self.symptom is not None
+
+    def shows(self, command: Json, model: Obs, target: Obs) -> bool:
+        """Whether this (hard) divergence shows on one command."""
+        return self.symptom is not None and self.symptom(command, model, target)
+
+    def cut_index(self, commands: Sequence[Json], index: int) -> int:
+        """Where both runs are cut when the symptom shows at command `index`."""
+        if not self.cut_at_reply:
+            return index
+        replies = [i for i in range(index + 1) if commands[i].get("kind") == "ModelReplies"]
+        return replies[-1] if replies else index
+
+    def erase(self, pair: Pair, commands: Sequence[Json]) -> Pair:
+        """The pair without this difference."""
+        if self.symptom is not None:
+            model, target = pair
+            for index, (command, want, got) in enumerate(
+                zip(commands, model, target, strict=False)
+            ):
+                if self.shows(command, want, got):
+                    cut = self.cut_index(commands, index)
+                    return model[:cut], target[:cut]
+            return pair
+        assert self.erase_pair is not None
+        return self.erase_pair(pair)
+
+
+@attrs.frozen
+class Profile:
+    """Everything known about how one implementation differs from the model."""
+
+    name: str
+    implementation: str
+    divergences: tuple[KnownDivergence, ...]
+
+    def __attrs_post_init__(self) -> None:
+        keys = [d.key for d in self.divergences]
+        if len(set(keys)) != len(keys):
+            msg = f"profile {self.name!r} lists a divergence twice"
+            raise ValueError(msg)
+
+    def divergence(self, key: str) -> KnownDivergence:
+        """The divergence called `key`."""
+        for divergence in self.divergences:
+            if divergence.key == key:
+                return divergence
+        msg = f"profile {self.name!r} has no divergence {key!r}"
+        raise KeyError(msg)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """Every divergence's key."""
+        return frozenset(d.key for d in self.divergences)
+
+    @property
+    def hard(self) -> tuple[KnownDivergence, ...]:
+        """The divergences detected by a symptom, in order."""
+        return tuple(d for d in self.divergences if d.hard)
+
+    def erased(
+        self, pair: Pair, commands: Sequence[Json], keys: frozenset[str] | None = None
+    ) -> Pair:
+        """`pair` with the divergences in `keys` (default: all) erased, in profile order."""
+        for divergence in self.divergences:
+            if keys is None or divergence.key in keys:
+                pair = divergence.erase(pair, commands)
+        return pair
+
+    def needed(self, pair: Pair, commands: Sequence[Json], keys: frozenset[str]) -> frozenset[str]:
+        """Which of `keys` the pair really shows: erasing all but that one leaves a difference."""
+        shown = set()
+        for key in keys:
+            model, target = self.erased(pair, commands, keys - {key})
+            if model != target:
+                shown.add(key)
+        return frozenset(shown)
