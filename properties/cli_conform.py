@@ -11,18 +11,22 @@ import json
 from pathlib import Path
 from typing import Any
 
+from properties.compare import Divergence
 from properties.conform_run import (
     RunReport,
     TargetError,
     case_document,
+    close_factory,
+    known_table,
     load_case,
+    profile_named,
     replay_case,
     resolve_target,
     rule_table,
     run_conformance,
     spec_text,
 )
-from properties.conformance import Divergence
+from properties.profiles import PROFILES
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="S",
         help="random seed (default: a fixed, derandomized sequence)",
     )
+    _profile_argument(conform)
     conform.add_argument("--format", choices=("text", "json"), default="text")
     conform.add_argument(
         "--case-dir",
@@ -64,7 +69,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay = subparsers.add_parser("replay", help="rerun a saved case file against its target")
     replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
     _target_arguments(replay)
+    _profile_argument(replay)
     replay.set_defaults(handler=run_replay)
+
+
+def _profile_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=None,
+        help="erase this implementation's known divergences and report them as known "
+        "(see SPEC.md section 8)",
+    )
 
 
 def _target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +112,8 @@ def _describe_divergence(divergence: Divergence) -> list[str]:
 
 def _text_report(report: RunReport, case_path: Path | None) -> None:
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
+    if report.profile is not None:
+        verdict += f" (up to the {report.profile.name} profile's known divergences)"
     print(f"loopspec conform: {report.target}: {verdict}")
     print(
         f"  {report.examples} programs, {report.steps} commands, {report.seconds:.1f} s; "
@@ -114,7 +132,13 @@ def _text_report(report: RunReport, case_path: Path | None) -> None:
     for row in rule_table(report):
         need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
         count = f" x{row['count']}" if row["count"] else ""
-        print(f"  {row['rule']:<8} {row['status']}{count}{need}")
+        known = f": {', '.join(row['known'])}" if "known" in row else ""
+        print(f"  {row['rule']:<8} {row['status']}{known}{count}{need}")
+    if report.profile is not None:
+        print(f"\nknown divergences ({report.profile.implementation}):")
+        for row in known_table(report):
+            shown = f"{row['programs']} programs" if row["programs"] else "not shown"
+            print(f"  {row['key']:<36} {shown:>12}  {', '.join(row['rules']) or '-'}")
     print("\ntransitions exercised:")
     for transition, hits in report.transitions.items():
         print(f"  {hits:>6}  {transition}")
@@ -131,6 +155,9 @@ def _json_report(report: RunReport, case_path: Path | None) -> None:
         "rules": rule_table(report),
         "transitions": report.transitions,
     }
+    if report.profile is not None:
+        document["profile"] = report.profile.name
+        document["knownDivergences"] = known_table(report)
     if report.divergence is not None:
         document["divergence"] = {
             "rule": report.divergence.rule_id,
@@ -147,13 +174,17 @@ def run_conform(args: argparse.Namespace) -> int:
     if args.examples < 1 or args.steps < 1:
         raise TargetError("--examples and --steps must be at least 1")
     factory, target = resolve_target(args.impl, args.cmd)
-    report = run_conformance(
-        factory,
-        examples=args.examples,
-        seed_value=args.seed,
-        steps=args.steps,
-        show_progress=args.format == "text",
-    )
+    try:
+        report = run_conformance(
+            factory,
+            examples=args.examples,
+            seed_value=args.seed,
+            steps=args.steps,
+            show_progress=args.format == "text",
+            profile=profile_named(args.profile),
+        )
+    finally:
+        close_factory(factory)
     case_path = None
     if report.divergence is not None:
         folder = Path(args.case_dir)
@@ -171,17 +202,25 @@ def run_conform(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Rerun one case."""
-    target, config, commands = load_case(Path(args.case))
+    case = load_case(Path(args.case))
     if args.impl is None and args.cmd is None:
-        impl, cmd = target.get("impl"), target.get("cmd")
+        impl, cmd = case.target.get("impl"), case.target.get("cmd")
     else:
         impl, cmd = args.impl, args.cmd
+    profile = profile_named(args.profile) if args.profile is not None else case.profile
     factory, _ = resolve_target(impl, cmd)
-    divergence = replay_case(factory, config, commands)
-    if divergence is None:
-        print(f"{args.case}: {len(commands)} commands replayed, no divergence")
+    try:
+        replay = replay_case(factory, case.config, case.commands, profile)
+    finally:
+        close_factory(factory)
+    if replay.divergence is None:
+        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence")
+        if profile is not None:
+            if replay.stopped_by is not None:
+                print(f"  stopped by a known divergence: {replay.stopped_by}")
+            print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
         return 0
     print(f"{args.case}: diverges")
-    for line in _describe_divergence(divergence):
+    for line in _describe_divergence(replay.divergence):
         print("  " + line if line else "")
     return 1

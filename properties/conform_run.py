@@ -23,7 +23,8 @@ from hypothesis.stateful import get_state_machine_test
 from model.commands import Command
 from model.config import LoopConfig
 from model.errors import LoopSpecError
-from model.invariants import rule_ids
+from model.facts import fact_from_wire
+from model.invariants import LogMonitor, rule_ids
 from model.transitions import TRANSITIONS
 from properties import conformance
 from properties.command_codec import (
@@ -32,10 +33,13 @@ from properties.command_codec import (
     config_from_json,
     config_to_json,
 )
-from properties.conformance import Divergence, DivergenceFound, classify, split_units
-from properties.conformance import normalized_observation as normalized
+from properties.compare import Divergence, DivergenceFound, classify, split_units
+from properties.compare import normalized_observation as normalized
+from properties.process_target import ProcessTarget
+from properties.profile_check import ProfileChecker
+from properties.profiles import PROFILES, Profile
 from properties.strategies import CONFIGS
-from properties.target import ConformanceTarget, ModelTarget
+from properties.target import ConformanceTarget, ModelTarget, Observation
 
 TargetFactory = Callable[[], ConformanceTarget]
 SPEC_PATH = Path(__file__).resolve().parent.parent / "SPEC.md"
@@ -70,15 +74,58 @@ class TargetError(LoopSpecError):
         super().__init__(message, rule_id="PROTO-1")
 
 
-def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, dict[str, str]]:
-    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl."""
-    if cmd is not None:
-        from properties.process_target import ProcessTarget  # noqa: PLC0415 - optional path
+class SharedProcess:
+    """A target factory for `--cmd`: one process serves every program, reset between them.
 
+    Starting a harness (Node, its packages) costs far more than a program; the driver
+    protocol's `reset` starts a fresh session in the same process. A process that failed is
+    replaced at the next reset. `close()` ends it.
+    """
+
+    def __init__(self, argv: list[str]) -> None:
+        self._target = ProcessTarget(argv)
+
+    def __call__(self) -> ConformanceTarget:
+        return _Lease(self._target)
+
+    def close(self) -> None:
+        """End the process."""
+        self._target.close()
+
+
+class _Lease:
+    """The shared process, lent to one program: closing it leaves the process running."""
+
+    def __init__(self, target: ProcessTarget) -> None:
+        self._target = target
+        self.name = target.name
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return self._target.reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        return self._target.apply(command)
+
+    def close(self) -> None:
+        """Nothing: the process outlives the program."""
+
+
+def close_factory(factory: TargetFactory) -> None:
+    """End what a factory keeps between programs (a shared process), if anything."""
+    if isinstance(factory, SharedProcess):
+        factory.close()
+
+
+def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, dict[str, str]]:
+    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl.
+
+    Pass the factory to `close_factory` when done.
+    """
+    if cmd is not None:
         argv = shlex.split(cmd)
         if not argv:
             raise TargetError("--cmd is empty")
-        return (lambda: ProcessTarget(argv)), {"cmd": cmd}
+        return SharedProcess(argv), {"cmd": cmd}
     spec = impl or "properties.impl_target:bundled_target"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
@@ -106,6 +153,8 @@ class RunReport:
     config: LoopConfig | None
     transitions: dict[str, int]
     rules: dict[str, int]
+    profile: Profile | None = None
+    known: dict[str, int] = attrs.field(factory=dict)
 
     @property
     def conformant(self) -> bool:
@@ -130,8 +179,12 @@ def run_conformance(
     seed_value: int | None,
     steps: int = 40,
     show_progress: bool = True,
+    profile: Profile | None = None,
 ) -> RunReport:
-    """Run the conformance machine against the target; never raises for a divergence."""
+    """Run the conformance machine against the target; never raises for a divergence.
+
+    With `profile`, the target's known divergences are erased (`properties.profile_check`).
+    """
     probe = factory()
     try:
         capabilities = probe.reset(CONFIGS[0])
@@ -149,6 +202,7 @@ def run_conformance(
 
     conformance.TRANSITION_HITS.clear()
     conformance.RULE_HITS.clear()
+    conformance.KNOWN_HITS.clear()
     budget = settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -160,7 +214,7 @@ def run_conformance(
         print_blob=False,
     )
     test = get_state_machine_test(
-        conformance.conformance_machine(counting_factory), settings=budget
+        conformance.conformance_machine(counting_factory, profile), settings=budget
     )
     if seed_value is not None:
         test = seed(seed_value)(test)
@@ -188,6 +242,8 @@ def run_conformance(
         config,
         transitions,
         dict(conformance.RULE_HITS),
+        profile,
+        dict(conformance.KNOWN_HITS),
     )
 
 
@@ -247,12 +303,52 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
         else:
             count = report.rules.get(rule, 0)
             status = "exercised" if count else "not reached by the generator"
+        known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
+        if known and status != "not applicable":
+            status = "known divergence"
         if report.divergence is not None and report.divergence.rule_id == rule:
             status = "VIOLATED"
         rows.append(
-            {"rule": rule, "status": status, "count": count, **({"needs": needs} if needs else {})}
+            {
+                "rule": rule,
+                "status": status,
+                "count": count,
+                **({"needs": needs} if needs else {}),
+                **({"known": known} if known else {}),
+            }
         )
     return rows
+
+
+def _known_rules(profile: Profile | None, key: str) -> tuple[str, ...]:
+    return profile.divergence(key).rules if profile is not None else ()
+
+
+def known_table(report: RunReport) -> list[dict[str, Any]]:
+    """Per known divergence of the run's profile: how many programs showed it, and what it is."""
+    if report.profile is None:
+        return []
+    return [
+        {
+            "key": known.key,
+            "rules": list(known.rules),
+            "programs": report.known.get(known.key, 0),
+            "what": known.what,
+        }
+        for known in report.profile.divergences
+    ]
+
+
+def profile_named(name: str | None) -> Profile | None:
+    """The profile called `name` (None for none)."""
+    if name is None:
+        return None
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise TargetError(
+            f"unknown profile {name!r}; known profiles: {', '.join(sorted(PROFILES))}"
+        ) from None
 
 
 def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
@@ -267,11 +363,22 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
         "what": report.divergence.what,
         "config": config_to_json(report.config),
         "commands": [command_to_json(c) for c in report.program],
+        **({"profile": report.profile.name} if report.profile is not None else {}),
     }
 
 
-def load_case(path: Path) -> tuple[dict[str, Any], LoopConfig, list[Command]]:
-    """A case file's target, configuration and commands."""
+@attrs.frozen
+class Case:
+    """A replayable case: the target it was found on, the configuration, the commands."""
+
+    target: dict[str, str]
+    config: LoopConfig
+    commands: list[Command]
+    profile: Profile | None = None
+
+
+def load_case(path: Path) -> Case:
+    """A case file's target, configuration, commands and profile."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -284,27 +391,69 @@ def load_case(path: Path) -> tuple[dict[str, Any], LoopConfig, list[Command]]:
         for i, c in enumerate(document.get("commands") or [])
     ]
     target = document.get("target") or {}
-    return target, config, commands
+    return Case(target, config, commands, profile_named(document.get("profile")))
+
+
+@attrs.frozen
+class Replay:
+    """What replaying a case found: a divergence, a known divergence that stopped it, or neither."""
+
+    divergence: Divergence | None
+    known: frozenset[str] = frozenset()
+    stopped_by: str | None = None
 
 
 def replay_case(
-    factory: TargetFactory, config: LoopConfig, commands: list[Command]
-) -> Divergence | None:
-    """Run a fixed program against target and model; the first divergence, or None."""
+    factory: TargetFactory,
+    config: LoopConfig,
+    commands: list[Command],
+    profile: Profile | None = None,
+) -> Replay:
+    """Run a fixed program against target and model; the first divergence, if any."""
     oracle, target = ModelTarget(), factory()
+    checker = ProfileChecker(profile) if profile is not None else None
     try:
         oracle.reset(config)
         target.reset(config)
         history: list[dict[str, Any]] = []
+        monitor = LogMonitor()
         for index, command in enumerate(commands):
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
             expected, actual = oracle.apply(command), target.apply(command)
-            history.extend(expected.events)
-            if normalized(expected) != normalized(actual) or split_units(expected, actual):
-                rule_id, what = classify(
-                    command, phase, expected, actual, target_violations=[], history=tuple(history)
+            violations = [v.rule_id for e in actual.events for v in monitor.feed(fact_from_wire(e))]
+            if checker is not None:
+                after = oracle.state.phase.NAME if oracle.state is not None else "Idle"
+                found = checker.feed(
+                    command,
+                    phase_before=phase,
+                    phase_after=after,
+                    expected=expected,
+                    actual=actual,
+                    violations=violations,
                 )
-                return Divergence(index, command, rule_id, what, expected, actual)
+                if found is not None:
+                    return Replay(found)
+                if checker.stop is not None:
+                    break
+                continue
+            history.extend(expected.events)
+            if (
+                normalized(expected) != normalized(actual)
+                or split_units(expected, actual)
+                or violations
+            ):
+                rule_id, what = classify(
+                    command,
+                    phase,
+                    expected,
+                    actual,
+                    target_violations=violations,
+                    history=tuple(history),
+                )
+                return Replay(Divergence(index, command, rule_id, what, expected, actual))
     finally:
         target.close()
-    return None
+    if checker is None:
+        return Replay(None)
+    stop = checker.stop
+    return Replay(None, checker.shown(), stop.key if stop is not None else None)

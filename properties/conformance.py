@@ -7,13 +7,14 @@ capability the target does not declare are never generated, and their rules are 
 not applicable. A difference raises `DivergenceFound`, which carries the command program so far,
 the first diverging observation and the rule it breaks; Hypothesis then shrinks the program.
 
-Comparison ignores `time` and message ids (implementations may use clocks and UUIDs).
+Comparison (`properties.compare`) ignores `time` and message ids (implementations may use clocks
+and UUIDs). With a `Profile`, a real harness's known divergences are erased and the runs are
+compared whole at quiet points instead (`properties.profile_check`); every program is then
+settled to a quiet end, and the known divergences each program showed are counted.
 """
 
 from __future__ import annotations
 
-import copy
-import difflib
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -38,15 +39,23 @@ from model.commands import (
     Recover,
     SubmitUser,
     ToolFinishes,
+    ToolSucceeded,
 )
 from model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
-from model.events import CORE_TYPES
 from model.facts import fact_from_wire
 from model.invariants import LogMonitor
 from model.state import ASKING, RUNNING, AwaitingModel, Crashed, Dispatching, Idle, Rewriting
 from model.transitions import transition_for
 from properties import strategies as gen
-from properties.process_target import normalized
+from properties.compare import (
+    Divergence,
+    DivergenceFound,
+    classify,
+    normalized_observation,
+    split_units,
+)
+from properties.profile_check import ProfileChecker, settling_command
+from properties.profiles.known import Profile
 from properties.target import ConformanceTarget, ModelTarget, Observation
 
 TargetFactory = Callable[[], ConformanceTarget]
@@ -70,259 +79,10 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
 # (phase, command, outcome) -> hits, over every conformance run in this process.
 TRANSITION_HITS: Counter[tuple[str, str, str]] = Counter()
 RULE_HITS: Counter[str] = Counter()
-
-
-@attrs.frozen
-class Divergence:
-    """The first observation where the target and the model disagree."""
-
-    index: int
-    command: Command
-    rule_id: str
-    what: str
-    expected: Observation
-    actual: Observation
-
-    def diff(self) -> str:
-        """A readable unified diff of the two observations (normalized)."""
-
-        def lines(observation: Observation) -> list[str]:
-            return json.dumps(
-                normalized_observation(observation), indent=1, sort_keys=True
-            ).splitlines()
-
-        return "\n".join(
-            difflib.unified_diff(
-                lines(self.expected), lines(self.actual), "model", "target", lineterm="", n=2
-            )
-        )
-
-
-class DivergenceFound(AssertionError):
-    """Raised inside the machine; carries the program and the divergence."""
-
-    def __init__(
-        self, divergence: Divergence, config: LoopConfig, program: tuple[Command, ...]
-    ) -> None:
-        self.divergence = divergence
-        self.config = config
-        self.program = program
-        super().__init__(
-            f"[{divergence.rule_id}] after command #{divergence.index + 1} "
-            f"({divergence.command.NAME}): {divergence.what}"
-        )
-
-
-def _as_value(raw: object) -> object:
-    """Arguments text as the JSON value it denotes, so serialization style cannot differ."""
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return {"$json": json.loads(raw)}
-    except (ValueError, RecursionError):
-        return raw
-
-
-def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
-    """An event without what implementations may choose freely.
-
-    Free: `time` and message ids (`process_target.normalized` drops those), and how effective
-    arguments are serialized (key order, spacing, number spelling) — arguments are compared as
-    the JSON values they denote.
-    """
-    event = copy.deepcopy(normalized(event))
-    data = event.get("data")
-    if not isinstance(data, dict):
-        return event
-    if event.get("type") in ("tool/call", "approval/asked") and "arguments" in data:
-        data["arguments"] = _as_value(data["arguments"])
-    message = data.get("message")
-    if isinstance(message, dict):
-        for block in message.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool-call":
-                block["arguments"] = _as_value(block.get("arguments"))
-    return event
-
-
-def in_scope(event: dict[str, Any]) -> bool:
-    """Whether the spec speaks about this event type (SPEC §4: other types are opaque)."""
-    return event.get("type") in CORE_TYPES
-
-
-def normalized_observation(observation: Observation) -> dict[str, Any]:
-    """The comparable part of an observation.
-
-    Events outside the spec's vocabulary (plugin events, streaming chunks) are left out, and
-    so are seqs and seq citations: they count those events too. The target's own log is still
-    held to LOG-1 and ORD-2 by the invariants, event by event.
-    """
-    if not observation.accepted:
-        return {"accepted": False}
-    return {
-        "accepted": True,
-        "events": [_positional(normalized_event(e)) for e in observation.events if in_scope(e)],
-        "executed": [
-            [call_id, _as_value(arguments)] for call_id, arguments in observation.executed
-        ],
-    }
-
-
-def _positional(event: dict[str, Any]) -> dict[str, Any]:
-    event.pop("seq", None)
-    event.pop("sourceEventSeqs", None)
-    return event
-
-
-def split_units(expected: Observation, actual: Observation) -> list[tuple[int, int]]:
-    """The model's atomic units that the target's commit boundaries cut through (LOG-8).
-
-    A target may commit more finely than the model, one event at a time even, except inside
-    the units the spec names.
-    """
-    total = sum(actual.commits)
-    if actual.events and total != len(actual.events):
-        return [(0, len(actual.events))]
-    # Commit boundaries, counted in in-scope events (the model's units index those).
-    boundaries, kept = set(), 0
-    sizes = iter(actual.commits)
-    next_end = next(sizes, None)
-    for raw_end, event in enumerate(actual.events, start=1):
-        kept += in_scope(event)
-        if raw_end == next_end:
-            boundaries.add(kept)
-            next_end = raw_end + next(sizes, 0)
-    return [(s, e) for s, e in expected.atomic if any(s < b < e for b in boundaries)]
-
-
-def _first_event_difference(
-    expected: tuple[dict[str, Any], ...], actual: tuple[dict[str, Any], ...]
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    expected = tuple(e for e in expected if in_scope(e))
-    actual = tuple(e for e in actual if in_scope(e))
-    for want, got in zip(expected, actual, strict=False):
-        if _positional(normalized_event(want)) != _positional(normalized_event(got)):
-            return want, got
-    if len(expected) > len(actual):
-        return expected[len(actual)], None
-    if len(actual) > len(expected):
-        return None, actual[len(expected)]
-    return None, None
-
-
-def _supplied_inputs(events: tuple[dict[str, Any], ...]) -> list[Any]:
-    return [
-        e["data"]["updatedInput"]
-        for e in events
-        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
-    ]
-
-
-def _call_arguments(event: dict[str, Any]) -> list[Any]:
-    data = event.get("data", {})
-    if event.get("type") == "tool/call":
-        raw = [data.get("arguments")]
-    else:
-        content = data.get("message", {}).get("content", [])
-        raw = [b.get("arguments") for b in content if b.get("type") == "tool-call"]
-    parsed = []
-    for text in raw:
-        try:
-            parsed.append(json.loads(text))
-        except (TypeError, ValueError):
-            parsed.append(text)
-    return parsed
-
-
-def _other_rewrite_won(want: dict[str, Any], got: dict[str, Any], supplied: list[Any]) -> bool:
-    """Whether the target applied an earlier hook's rewrite where the model applied the last."""
-    if len(supplied) < 2:
-        return False
-    wanted, applied = _call_arguments(want), _call_arguments(got)
-    if any(a != w and a in supplied[:-1] for w, a in zip(wanted, applied, strict=False)):
-        return True
-    sidecars = [e["data"].get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
-    return (
-        len(sidecars) == 2
-        and all(isinstance(x, dict) for x in sidecars)
-        and sidecars[0]["handlerIds"] != sidecars[1]["handlerIds"]
-    )
-
-
-def _rewrite_refusal_blames_another_hook(
-    want: dict[str, Any] | None, got: dict[str, Any] | None, history: tuple[dict[str, Any], ...]
-) -> bool:
-    """Both refuse a call's rewrite, but name different hooks: the merge order differs."""
-    if want is None or got is None:
-        return False
-    texts = [json.dumps(e.get("data", {}).get("message", {})) for e in (want, got)]
-    rewriters = {
-        str(e["data"].get("handlerId"))
-        for e in history
-        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
-    }
-    named = [{h for h in rewriters if f"hook {h} rewrote" in text} for text in texts]
-    return bool(named[0]) and bool(named[1]) and named[0] != named[1]
-
-
-def classify(
-    command: Command,
-    phase: str,
-    expected: Observation,
-    actual: Observation,
-    *,
-    target_violations: list[str],
-    history: tuple[dict[str, Any], ...] = (),
-) -> tuple[str, str]:
-    """The rule a divergence breaks, and one sentence saying how.
-
-    `history` is every event the model appended so far, this command's included.
-    """
-    if target_violations:
-        return target_violations[0], "the target's log breaks an invariant"
-    if expected.accepted != actual.accepted:
-        if actual.accepted:
-            return (
-                expected.refusal_rule or "MODEL-1",
-                f"the model refuses {command.NAME} here ({expected.refusal_message}); "
-                "the target accepted it",
-            )
-        return "MODEL-3", (
-            f"the target refused {command.NAME} ({actual.refusal_rule}); the model accepts it"
-        )
-    if not expected.accepted:
-        return "MODEL-1", (
-            f"both refuse; the model with {expected.refusal_rule}, the target "
-            f"with {actual.refusal_rule}"
-        )
-    want, got = _first_event_difference(expected.events, actual.events)
-    kinds = {str(e.get("type")) for e in (want, got) if e is not None}
-    if want is not None and got is not None and kinds <= {"assistant/message", "tool/call"}:
-        if _other_rewrite_won(want, got, _supplied_inputs(history)):
-            return "HOOK-3", "a rewrite other than the last one in configured order won"
-        if kinds == {"tool/call"} and want["data"].get("arguments") == got["data"].get("arguments"):
-            return "RW-2", "the tool/call rewrite sidecar differs"
-        where = "audit record" if kinds == {"tool/call"} else "model history"
-        return "RW-1", f"the call's arguments in the {where} differ from the model's"
-    if any(kind.startswith("hook/") for kind in kinds):
-        return "HOOK-4", "the hooks that ran (or their audit) differ"
-    if "approval/asked" in kinds:
-        return "RW-4", "the approval request differs"
-    if kinds == {"user/message"}:
-        return "ADJ-4", "the messages queued for this step differ"
-    if "tool/result" in kinds:
-        if _rewrite_refusal_blames_another_hook(want, got, history):
-            return "HOOK-3", "a rewrite other than the last one in configured order decided"
-        return "ORD-3", "a different result is committed here"
-    if kinds:
-        row = transition_for(phase, command.NAME)
-        rules = row.rules if row is not None else ("MODEL-1",)
-        return rules[0], f"the appended events differ at {sorted(kinds)[0]}"
-    if expected.executed != actual.executed:
-        expected_ids = {call_id for call_id, _ in expected.executed}
-        if any(call_id not in expected_ids for call_id, _ in actual.executed):
-            return "DEC-1", "a body ran that the model never dispatched"
-        return "EXE-3", "a body ran with other arguments than its sealed identity"
-    return "LOG-8", "a unit the spec requires to be atomic was split across commits"
+# Known divergence key -> programs that showed it (profiled runs only).
+KNOWN_HITS: Counter[str] = Counter()
+# Commands a settling tail may add to a program at most (a quiet end is a few commands away).
+SETTLE_LIMIT = 64
 
 
 def _command_rules(command: Command, observation: Observation) -> tuple[str, ...]:
@@ -337,8 +97,13 @@ def _command_rules(command: Command, observation: Observation) -> tuple[str, ...
     return tuple(rules)
 
 
-def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
-    """A state machine class that checks the target made by `factory` against the model."""
+def conformance_machine(
+    factory: TargetFactory, profile: Profile | None = None
+) -> type[RuleBasedStateMachine]:
+    """A state machine class that checks the target made by `factory` against the model.
+
+    With `profile`, the target's known divergences are erased before comparing.
+    """
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
@@ -353,6 +118,8 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
             self.next_call = 1
             self.monitor = LogMonitor()
             self.history: list[dict[str, Any]] = []
+            self.checker = ProfileChecker(profile) if profile is not None else None
+            self.failed = False
 
         @property
         def phase(self) -> object:
@@ -374,9 +141,16 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
             self.oracle.reset(self.config)
             note(f"target {self.target.name} declares {sorted(self.capabilities)}")
 
+        @property
+        def stopped(self) -> bool:
+            """A hard known divergence showed: the runs went different ways; stop comparing."""
+            return self.checker is not None and self.checker.stop is not None
+
         def apply(self, command: Command) -> None:
             """Send one command to both; compare."""
             assert self.oracle.state is not None
+            if self.stopped:
+                return
             phase = self.oracle.state.phase.NAME
             self.program.append(command)
             note(f"#{len(self.program)} {command!r}")
@@ -405,6 +179,24 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
             ]
             self.history.extend(expected.events)
+            for event in expected.events:
+                if str(event.get("type")) == "tool/call":
+                    self.next_call = max(
+                        self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1
+                    )
+            if self.checker is not None:
+                found = self.checker.feed(
+                    command,
+                    phase_before=phase,
+                    phase_after=self.oracle.state.phase.NAME,
+                    expected=expected,
+                    actual=actual,
+                    violations=violations,
+                )
+                if found is not None:
+                    self.failed = True
+                    raise DivergenceFound(found, self.config, tuple(self.program))
+                return
             split = split_units(expected, actual)
             same_refusal = (
                 expected.accepted
@@ -417,11 +209,6 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 and not split
                 and not violations
             ):
-                for event in expected.events:
-                    if str(event.get("type")) == "tool/call":
-                        self.next_call = max(
-                            self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1
-                        )
                 return
             rule_id, what = classify(
                 command,
@@ -432,6 +219,7 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 history=tuple(self.history),
             )
             divergence = Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
+            self.failed = True
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
         @precondition(lambda self: isinstance(self.phase, Idle))
@@ -493,9 +281,10 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
             slot = data.draw(st.sampled_from(running), label="settles")
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
             post = tuple(data.draw(gen.post_verdicts, label="post") for _ in hooks)
-            self.apply(
-                ToolFinishes(slot.call_id, data.draw(gen.tool_outcomes, label="outcome"), post)
-            )
+            outcome = data.draw(gen.tool_outcomes, label="outcome")
+            if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
+                outcome = attrs.evolve(outcome, meta=None)
+            self.apply(ToolFinishes(slot.call_id, outcome, post))
 
         @precondition(lambda self: not isinstance(self.phase, Crashed | Idle))
         @rule(data=st.data())
@@ -533,9 +322,13 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
                 return isinstance(self.phase, Idle) or self.has("queued-input")
             if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
                 return command.verdict.updated_input is None or self.has("rewrite")
-            return not (
-                isinstance(command, ToolFinishes) and command.post and not self.has("post-hooks")
-            )
+            if isinstance(command, ToolFinishes):
+                outcome = command.outcome
+                meta = isinstance(outcome, ToolSucceeded) and outcome.meta is not None
+                if meta and not self.has("result-meta"):
+                    return False
+                return not command.post or self.has("post-hooks")
+            return True
 
         @precondition(lambda self: isinstance(self.phase, Crashed))
         @rule()
@@ -544,7 +337,22 @@ def conformance_machine(factory: TargetFactory) -> type[RuleBasedStateMachine]:
             self.apply(Recover())
 
         def teardown(self) -> None:
-            self.target.close()
+            try:
+                if self.checker is not None and not self.failed:
+                    self.settle()
+                    KNOWN_HITS.update(self.checker.shown())
+            finally:
+                self.target.close()
+
+        def settle(self) -> None:
+            """Drive both to a quiet end, so the program's tail is compared too."""
+            for _ in range(SETTLE_LIMIT):
+                assert self.oracle.state is not None
+                command = settling_command(self.oracle.state.phase, self.config)
+                if command is None or self.stopped:
+                    return
+                note(f"settling: #{len(self.program) + 1} {command!r}")
+                self.apply(command)
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine

@@ -47,6 +47,7 @@ CAPABILITIES = {
     "crash-repair": "Crash and Recover commands",
     "max-tokens": "ModelReplies finishing max-tokens or cancelled",
     "queued-input": "SubmitUser while a turn is open",
+    "result-meta": "ToolSucceeded.meta reaches the tool/result (presentation meta)",
 }
 
 _STRING = {"type": "string"}

@@ -365,7 +365,6 @@ SCENARIOS = (
         ),
         (
             *HOOKED,
-            "call-recorded-at-start",
             "hook-audit-shape",
             "hook-context-label",
             "pre-hooks-after-call",

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, Mutant, MutantTarget
 
-from properties.conformance import DivergenceFound, conformance_machine
+from properties.compare import DivergenceFound
+from properties.conformance import conformance_machine
 from properties.target import ModelTarget
 
 KILL_BUDGET = settings(

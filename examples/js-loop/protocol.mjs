@@ -19,6 +19,7 @@ export const CAPABILITIES = [
   "post-hooks",
   "pre-hooks",
   "queued-input",
+  "result-meta",
   "rewrite",
 ];
 

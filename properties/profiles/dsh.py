@@ -11,6 +11,7 @@ Runs reach the erasers normalized by `properties.profiles.runs`.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable, Sequence
 
@@ -67,7 +68,11 @@ def _move_calls(run: Run) -> Run:
 
 
 def _flatten_reply_first(run: Run) -> Run:
-    """All events and executions in one list, each reply moved before its PreToolUse audit."""
+    """All events and executions in one list; each step's PreToolUse audit right after its reply.
+
+    The model audits a reply's hooks before it commits the reply; dsh after, one call at a
+    time at each call's gate, with an earlier call's result possibly in between.
+    """
     events = list(events_of(run))
     executed = [x for obs in run if obs["accepted"] for x in obs["executed"]]
     for index, event in enumerate(events):
@@ -78,7 +83,27 @@ def _flatten_reply_first(run: Run) -> Run:
             to -= 1
         events.insert(to, events.pop(index))
     hollow = [{"accepted": True, "events": [], "executed": []} if o["accepted"] else o for o in run]
-    return [*hollow, {"accepted": True, "flattened": True, "events": events, "executed": executed}]
+    flat = {"accepted": True, "flattened": True, "events": _audit_after_reply(events)}
+    return [*hollow, {**flat, "executed": executed}]
+
+
+def _audit_after_reply(events: list[Event]) -> list[Event]:
+    """Each step's PreToolUse audit events moved up to right after the step's reply."""
+    out: list[Event] = []
+    insert_at: int | None = None
+    for event in events:
+        if event["type"] == "assistant/message":
+            out.append(event)
+            insert_at = len(out)
+            continue
+        if event["type"] in ("step/start", "step/end"):
+            insert_at = None
+        if insert_at is not None and is_hook_at(event, "PreToolUse"):
+            out.insert(insert_at, event)
+            insert_at += 1
+            continue
+        out.append(event)
+    return out
 
 
 def _hook_core(event: Event) -> Event | None:
@@ -200,6 +225,42 @@ def _neutral_repair_text(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _deny_reasons_joined(run: Run) -> Run:
+    """dsh joins several hooks' deny reasons with a blank line; the model with '; '."""
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_code(event) is not None:
+            return event
+        text = result_text(event)
+        if not text.startswith("Error: ") or "\n\n" not in text:
+            return event
+        return with_result_text(event, text.replace("\n\n", "; "))
+
+    return map_events(run, change)
+
+
+def _unknown_tool_checked_first(pair: Pair) -> Pair:
+    """Where dsh says UNKNOWN_TOOL and the model INVALID_TOOL_INPUT, word the model's as unknown."""
+    model, dsh = pair
+    unknown = {
+        result_call(e)
+        for e in events_of(dsh)
+        if e["type"] == "tool/result" and result_code(e) == "UNKNOWN_TOOL"
+    }
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_call(event) not in unknown:
+            return event
+        found = re.match(r"^Error: invalid input for tool (\S+):", result_text(event))
+        if result_code(event) != "INVALID_TOOL_INPUT" or found is None:
+            return event
+        event = with_result_text(event, f"Error: unknown tool {found.group(1)}")
+        event["data"]["error"] = {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}
+        return event
+
+    return map_events(model, change), dsh
+
+
 def _repair_as_not_started(pair: Pair) -> Pair:
     """Where dsh repairs a call as never started, make the model's record say the same."""
     model, dsh = pair
@@ -230,51 +291,114 @@ def _pre_hooks(obs: Obs) -> list[Event]:
     return [e for e in obs["events"] if is_hook_at(e, "PreToolUse")] if obs["accepted"] else []
 
 
-def _duplicate_ids(command: Json, want: Obs, got: Obs) -> bool:
+def _duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
 
 
-def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs) -> bool:
+def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     return bool(results_with_code(want, "INVALID_TOOL_INPUT")) and bool(_pre_hooks(got))
 
 
-def _unanchored_matcher(command: Json, want: Obs, got: Obs) -> bool:
+def _unanchored_matcher(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     ran_unhooked = want["accepted"] and bool(want["executed"]) and not _pre_hooks(want)
     return ran_unhooked and bool(_pre_hooks(got))
 
 
-def _hook_waits_at_gate(command: Json, want: Obs, got: Obs) -> bool:
+def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     refused = not got["accepted"] and got["rule"] == "MODEL-1"
     return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
 
 
-def _abort_keeps_reply(command: Json, want: Obs, got: Obs) -> bool:
+def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+    """The model aborts a reply whose hooks had not all answered; dsh had logged it already."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
         return False
-    interrupted = any(
-        e["type"] == "assistant/message" and e["data"].get("interrupted") for e in want["events"]
+    types = [e["type"] for e in want["events"]]
+    ends_uncalled = "turn/end" in types and "tool/result" not in types
+    got_types = [e["type"] for e in got["events"]]
+    return ends_uncalled and ("tool/result" in got_types or "turn/end" not in got_types)
+
+
+def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+    """The model repairs a reply it never committed (hooks pending); dsh had logged it."""
+    if command["kind"] != "Recover" or not (want["accepted"] and got["accepted"]):
+        return False
+    types = [e["type"] for e in want["events"]]
+    return "tool/result" not in types and bool(
+        [e for e in got["events"] if e["type"] == "tool/result"]
     )
-    return interrupted and bool(results_with_code(got, "ABORTED_BEFORE_DISPATCH"))
 
 
 def _opens_turn(obs: Obs) -> bool:
     return bool(obs["accepted"]) and any(e["type"] == "turn/start" for e in obs["events"])
 
 
-def _queued_input_dropped(command: Json, want: Obs, got: Obs) -> bool:
+def _queued_input_dropped(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
     wanted, seen = user_texts(want), user_texts(got)
     return len(wanted) > len(seen) and wanted[len(wanted) - len(seen) :] == seen
 
 
-def _aborted_context_kept(command: Json, want: Obs, got: Obs) -> bool:
+def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
+    """Sources of the messages dsh opens a new turn with before the ones the model opens it with."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
-        return False
+        return set()
     wanted, seen = user_texts(want), user_texts(got)
     extra = seen[: len(seen) - len(wanted)]
-    return (
-        bool(extra) and seen[len(extra) :] == wanted and {p for _, p in extra} == {"tool-context"}
+    return {plugin for _, plugin in extra} if extra and seen[len(extra) :] == wanted else set()
+
+
+def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+    return _earlier_input(command, want, got) == {"tool-context"}
+
+
+def _queued_input_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+    return _earlier_input(command, want, got) == {"user"}
+
+
+def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+    if command["kind"] != "ModelReplies" or command.get("finish") != "max-tokens":
+        return False
+    if not (want["accepted"] and got["accepted"]):
+        return False
+    ends = [e["data"]["reason"]["kind"] for e in want["events"] if e["type"] == "turn/end"]
+    got_types = [e["type"] for e in got["events"]]
+    return ends == ["max-tokens"] and "step/start" in got_types and "turn/end" not in got_types
+
+
+def _last_reply_calls(run: Run) -> list[Json]:
+    """The tool-call blocks of the latest reply in `run`."""
+    replies = [e for e in events_of(run) if e["type"] == "assistant/message"]
+    if not replies:
+        return []
+    content = replies[-1]["data"]["message"]["content"]
+    return [block for block in content if block.get("type") == "tool-call"]
+
+
+def _is_object_text(arguments: object) -> bool:
+    try:
+        return isinstance(arguments, str) and isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
+    """dsh holds a later call back behind a call the model settled without running it."""
+    if command["kind"] != "ToolFinishes" or not want["accepted"] or got["accepted"]:
+        return False
+    if got["rule"] != "EXE-4":
+        return False
+    calls = _last_reply_calls(earlier)
+    ids = [block["id"] for block in calls]
+    if command["callId"] not in ids:
+        return False
+    ran = {call_id for obs in earlier if obs["accepted"] for call_id, _ in obs["executed"]}
+    asked = {e["data"].get("callId") for e in events_of(earlier) if e["type"] == "approval/asked"}
+    return any(
+        not _is_object_text(block.get("arguments"))
+        or (block["id"] not in ran and block["id"] not in asked)
+        for block in calls[: ids.index(command["callId"])]
     )
 
 
@@ -288,7 +412,7 @@ def _turn_after_abort(obs: Obs) -> bool:
     return bool(ends) and "turn/start" in types[ends[0] :]
 
 
-def _starts_turn_after_abort(command: Json, want: Obs, got: Obs) -> bool:
+def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     return _turn_after_abort(got) and not _turn_after_abort(want) and bool(want["accepted"])
 
 
@@ -330,13 +454,35 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         cut_at_reply=True,
     ),
     KnownDivergence(
+        "settled-call-holds-its-place",
+        ("SCHED-1",),
+        "A call the model settles without running it (input not a JSON object or missing a "
+        "required key) still takes its turn in dsh's schedule: it is exclusive when its tool is "
+        "or when its input does not parse, so the calls after it wait until the calls before it "
+        "have finished. The model ends it at once and runs the later concurrency-safe calls "
+        "meanwhile; finishing one of those is refused by dsh.",
+        symptom=_settled_call_holds_its_place,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
         "abort-during-pre-hook-keeps-reply",
         ("ABORT-2", "RW-3"),
-        "An abort while a PreToolUse hook runs: dsh has already committed the whole reply and "
-        "the call's tool/call; the killed hook is audited 'pass' and the call gets "
+        "An abort before every PreToolUse hook of a reply has answered: dsh has already "
+        "committed the whole reply and the tool/call of each call that started (calls without "
+        "hooks may be running); a killed hook is audited 'pass' and its call gets "
         "ABORTED_BEFORE_DISPATCH. The model (Rewriting phase) keeps only the reply's text as "
-        "assistant/message {interrupted} and no call ever exists.",
+        "assistant/message {interrupted}, and no call ever exists.",
         symptom=_abort_keeps_reply,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "crash-during-pre-hook-keeps-reply",
+        ("REC-1", "RW-3"),
+        "A crash before every PreToolUse hook of a reply has answered: dsh has already "
+        "committed the reply and the tool/call of each call that started, so its repair closes "
+        "them (TOOL_OUTCOME_UNKNOWN). The model never committed the reply; its repair closes "
+        "only the step and the turn.",
+        symptom=_repair_keeps_reply,
         cut_at_reply=True,
     ),
     KnownDivergence(
@@ -353,6 +499,22 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "context it deferred and delivers it at the start of the next turn; the model drops it "
         "with the success.",
         symptom=_aborted_context_kept,
+    ),
+    KnownDivergence(
+        "max-tokens-continues-with-queued-input",
+        ("STEP-4", "ADJ-4"),
+        "A reply cut off at max-tokens while a user message is queued does not end dsh's turn: "
+        "dsh opens the next step with the queued message. The model ends the turn max-tokens "
+        "and parks the message for the next turn.",
+        symptom=_continues_after_max_tokens,
+    ),
+    KnownDivergence(
+        "queued-input-survives-crash",
+        ("ADJ-4", "REC-1"),
+        "A message the user sent during a turn that then crashed is not lost: dsh logs it "
+        "(agent/inbox/spliced) and, after repair, delivers it before the message that opens "
+        "the next turn. The model holds queued input in memory, so a crash loses it.",
+        symptom=_queued_input_kept,
     ),
     KnownDivergence(
         "submit-while-aborting-starts-turn",
@@ -450,6 +612,20 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
                 {},
             )
         ),
+    ),
+    KnownDivergence(
+        "deny-reasons-joined",
+        ("DEC-1",),
+        "When several PreToolUse hooks deny a call, dsh joins their reasons with a blank line; "
+        "the model joins them with '; '.",
+        erase_pair=lambda pair: (pair[0], _deny_reasons_joined(pair[1])),
+    ),
+    KnownDivergence(
+        "unknown-tool-checked-first",
+        ("EXE-2",),
+        "A call to an unknown tool whose arguments are not a JSON object fails as an unknown "
+        "tool in dsh (it looks the tool up first); the model fails it as invalid input.",
+        erase_pair=_unknown_tool_checked_first,
     ),
     KnownDivergence(
         "unknown-tool-wording",

@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from properties.profiles.runs import Json, Obs, Pair
+from properties.profiles.runs import Json, Obs, Pair, Run
 
-Symptom = Callable[[Json, Obs, Obs], bool]
+# (command, model's observation, target's observation, the model's run before the command)
+Symptom = Callable[[Json, Obs, Obs, Run], bool]
 Eraser = Callable[[Pair], Pair]
 
 
@@ -54,9 +55,9 @@ class KnownDivergence:
         """Whether it sends the runs down different paths (a symptom, not an eraser)."""
         return self.symptom is not None
 
-    def shows(self, command: Json, model: Obs, target: Obs) -> bool:
+    def shows(self, command: Json, model: Obs, target: Obs, earlier: Run) -> bool:
         """Whether this (hard) divergence shows on one command."""
-        return self.symptom is not None and self.symptom(command, model, target)
+        return self.symptom is not None and self.symptom(command, model, target, earlier)
 
     def cut_index(self, commands: Sequence[Json], index: int) -> int:
         """Where both runs are cut when the symptom shows at command `index`."""
@@ -72,7 +73,7 @@ class KnownDivergence:
             for index, (command, want, got) in enumerate(
                 zip(commands, model, target, strict=False)
             ):
-                if self.shows(command, want, got):
+                if self.shows(command, want, got, model[:index]):
                     cut = self.cut_index(commands, index)
                     return model[:cut], target[:cut]
             return pair
