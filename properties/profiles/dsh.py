@@ -83,8 +83,28 @@ def _flatten_reply_first(run: Run) -> Run:
             to -= 1
         events.insert(to, events.pop(index))
     hollow = [{"accepted": True, "events": [], "executed": []} if o["accepted"] else o for o in run]
-    flat = {"accepted": True, "flattened": True, "events": _audit_after_reply(events)}
+    flat = {
+        "accepted": True,
+        "flattened": True,
+        "events": _asked_when_decided(_audit_after_reply(events)),
+    }
     return [*hollow, {**flat, "executed": executed}]
+
+
+def _asked_when_decided(events: list[Event]) -> list[Event]:
+    """Each approval/asked moved to right before its approval/decided (when it has one)."""
+    decided = {e["data"].get("id") for e in events if e["type"] == "approval/decided"}
+    held: dict[object, Event] = {}
+    out: list[Event] = []
+    for event in events:
+        key = event["data"].get("id")
+        if event["type"] == "approval/asked" and key in decided:
+            held[key] = event
+            continue
+        if event["type"] == "approval/decided" and key in held:
+            out.append(held.pop(key))
+        out.append(event)
+    return out
 
 
 def _audit_after_reply(events: list[Event]) -> list[Event]:
@@ -658,9 +678,10 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "pre-hooks-after-call",
         ("RW-3", "LOG-8"),
         "PreToolUse hooks run after the reply and the call's tool/call are committed, when "
-        "the call reaches its gate (SPEC 8, first bullet); the model audits them before it "
-        "commits the reply. Each command's share of the events differs; the whole log, with "
-        "each reply moved before its PreToolUse audit, agrees.",
+        "the call reaches its gate (SPEC 8, first bullet), and an ask is raised there too; the "
+        "model audits every hook before it commits the reply and asks when it dispatches. "
+        "Each command's share of the events differs; the whole log agrees once each step's "
+        "PreToolUse audit follows its reply and each approval/asked its approval/decided.",
         erase_pair=both(_flatten_reply_first),
     ),
 )
