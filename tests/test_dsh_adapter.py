@@ -481,3 +481,67 @@ def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
         path = tmp_path / f"{scenario.name}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert check_main(["check", str(tmp_path)]) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# `loopspec conform --profile dsh` and `loopspec replay`: the same profile, from the command line.
+
+# Rules a conform run on dsh must report as exercised and holding (SPEC.md section 8 and
+# examples/dsh-adapter/README.md state this expectation).
+DSH_KEEPS = frozenset(
+    {
+        "LOG-1", "LOG-2", "LOG-4", "LOG-6",
+        "TURN-1", "TURN-2", "TURN-3", "TURN-5",
+        "STEP-1", "STEP-2", "STEP-3",
+        "ORD-1", "ORD-3",
+        "ADJ-1", "ADJ-2", "ADJ-3",
+        "EXE-3", "EXE-4",
+        "DEC-3", "HOOK-2", "REC-2", "HIST-1",
+        "MODEL-1", "MODEL-3", "PROTO-1",
+    }
+)  # fmt: skip
+# Rules that need `rewrite`, which dsh does not declare.
+DSH_NOT_APPLICABLE = frozenset({"RW-1", "RW-2", "RW-3", "HOOK-3", "HOOK-6"})
+
+
+def test_conform_with_the_dsh_profile(
+    dsh: ProcessTarget, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loopspec conform --cmd examples/dsh-adapter/run.sh --profile dsh` passes: random
+    programs find no divergence but the profile's known ones, which the run reports as known;
+    the rules dsh keeps are exercised and hold; the rewrite rules are not applicable."""
+    argv = ["conform", "--cmd", str(ADAPTER / "run.sh"), "--profile", "dsh"]
+    argv += ["--examples", "60", "--format", "json", "--case-dir", str(tmp_path)]
+    code = check_main(argv)
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report.get("divergence")
+    assert report["conformant"]
+    status = {row["rule"]: row["status"] for row in report["rules"]}
+    assert {rule for rule in DSH_KEEPS if status[rule] != "exercised"} == set()
+    assert {r for r, s in status.items() if s == "not applicable"} == DSH_NOT_APPLICABLE
+    touched = {rule for d in PROFILE.divergences for rule in d.rules}
+    known = {r for r, s in status.items() if s == "known divergence"}
+    assert known <= touched
+    assert not known & DSH_KEEPS
+    shown = {row["key"] for row in report["knownDivergences"] if row["programs"]}
+    assert {"per-event-commits", "runtime-context-snapshot", "pre-hooks-after-call"} <= shown
+    with capsys.disabled():
+        print(
+            f"\nloopspec conform --profile dsh: {report['examples']} programs, "
+            f"{report['steps']} commands, {report['seconds']:.1f} s; "
+            f"known divergences shown: {len(shown)} of {len(PROFILE.divergences)}"
+        )
+
+
+@pytest.mark.parametrize("path", _regression_cases(), ids=lambda p: p.stem)
+def test_loopspec_replay_reports_the_case_as_known(
+    dsh: ProcessTarget, path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loopspec replay tests/regressions/dsh-<key>.json` runs the case on dsh with the
+    profile named in the file: no divergence, and the case's divergence reported as known."""
+    case = json.loads(path.read_text(encoding="utf-8"))
+    assert case["profile"] == "dsh"
+    assert check_main(["replay", str(path), "--cmd", str(ADAPTER / "run.sh")]) == 0
+    out = capsys.readouterr().out
+    assert "no divergence" in out
+    assert case["divergence"] in re.findall(r"[a-z][a-z-]+[a-z]", out.split("known", 1)[1])

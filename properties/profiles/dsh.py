@@ -245,6 +245,24 @@ def _neutral_repair_text(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _gate_refusal_rule(pair: Pair) -> Pair:
+    """Where the model refuses with MODEL-1 and dsh with EXE-4, let dsh's say MODEL-1."""
+    model, dsh = pair
+    out: Run = []
+    for index, obs in enumerate(dsh):
+        want = model[index] if index < len(model) else None
+        if (
+            want is not None
+            and not want["accepted"]
+            and not obs["accepted"]
+            and (want["rule"], obs["rule"]) == ("MODEL-1", "EXE-4")
+        ):
+            out.append({**obs, "rule": "MODEL-1"})
+            continue
+        out.append(obs)
+    return model, out
+
+
 def _deny_reasons_joined(run: Run) -> Run:
     """dsh joins several hooks' deny reasons with a blank line; the model with '; '."""
 
@@ -356,8 +374,12 @@ def _opens_turn(obs: Obs) -> bool:
 def _queued_input_dropped(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
-    wanted, seen = user_texts(want), user_texts(got)
-    return len(wanted) > len(seen) and wanted[len(wanted) - len(seen) :] == seen
+    wanted = [m for m in user_texts(want) if m[1] == "user"]
+    seen = [m for m in user_texts(got) if m[1] == "user"]
+    others = {plugin for _, plugin in user_texts(got) if plugin != "user"}
+    dropped = len(wanted) > len(seen) and wanted[len(wanted) - len(seen) :] == seen
+    # A context the aborted turn deferred may come along (aborted-body-context-kept).
+    return dropped and others <= {"tool-context"}
 
 
 def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
@@ -373,8 +395,10 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> 
     return _earlier_input(command, want, got) == {"tool-context"}
 
 
-def _queued_input_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
-    return _earlier_input(command, want, got) == {"user"}
+def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
+    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier) if e["type"] == "turn/end"]
+    crashed = bool(ends) and ends[-1] == "interrupted"
+    return crashed and bool(_earlier_input(command, want, got))
 
 
 def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
@@ -531,9 +555,10 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     KnownDivergence(
         "queued-input-survives-crash",
         ("ADJ-4", "REC-1"),
-        "A message the user sent during a turn that then crashed is not lost: dsh logs it "
-        "(agent/inbox/spliced) and, after repair, delivers it before the message that opens "
-        "the next turn. The model holds queued input in memory, so a crash loses it.",
+        "A message the user sent, or a context a body deferred, during a turn that then "
+        "crashed is not lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
+        "before the message that opens the next turn. The model holds queued messages in "
+        "memory, so a crash loses them.",
         symptom=_queued_input_kept,
     ),
     KnownDivergence(
@@ -632,6 +657,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
                 {},
             )
         ),
+    ),
+    KnownDivergence(
+        "refusal-at-gate",
+        ("MODEL-1", "EXE-4"),
+        "ToolFinishes for a call whose PreToolUse hooks have not all answered: the model is in "
+        "its rewrite phase and refuses it with MODEL-1; in dsh the call is recorded but waits "
+        "at its gate, and the adapter refuses it with EXE-4 (no such running call).",
+        erase_pair=_gate_refusal_rule,
     ),
     KnownDivergence(
         "deny-reasons-joined",
