@@ -398,7 +398,10 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
     ends = [e["data"]["reason"]["kind"] for e in events_of(earlier) if e["type"] == "turn/end"]
     crashed = bool(ends) and ends[-1] == "interrupted"
-    return crashed and bool(_earlier_input(command, want, got))
+    if not crashed or command["kind"] != "SubmitUser":
+        return False
+    opened = _opens_turn(want) and _opens_turn(got)
+    return opened and user_texts(want) != user_texts(got)
 
 
 def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
@@ -557,8 +560,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("ADJ-4", "REC-1"),
         "A message the user sent, or a context a body deferred, during a turn that then "
         "crashed is not lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
-        "before the message that opens the next turn. The model holds queued messages in "
-        "memory, so a crash loses them.",
+        "when the next turn opens (a queued message may open that turn itself, the new one "
+        "then waiting). The model holds queued messages in memory, so a crash loses them.",
         symptom=_queued_input_kept,
     ),
     KnownDivergence(
