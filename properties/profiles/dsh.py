@@ -277,6 +277,30 @@ def _deny_reasons_joined(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _invalid_call_aborted(pair: Pair) -> Pair:
+    """Where dsh aborted before dispatch a call the model ended as invalid input: one word."""
+    model, dsh = pair
+    aborted = {
+        result_call(e)
+        for e in events_of(dsh)
+        if e["type"] == "tool/result" and result_code(e) == "ABORTED_BEFORE_DISPATCH"
+    }
+    invalid = {
+        result_call(e)
+        for e in events_of(model)
+        if e["type"] == "tool/result" and result_code(e) == "INVALID_TOOL_INPUT"
+    }
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_call(event) not in aborted & invalid:
+            return event
+        event = with_result_text(event, "Error: <not run>")
+        event["data"]["error"] = {"name": "<not run>", "code": "<not run>"}
+        return event
+
+    return map_events(model, change), map_events(dsh, change)
+
+
 def _unknown_tool_checked_first(pair: Pair) -> Pair:
     """Where dsh says UNKNOWN_TOOL and the model INVALID_TOOL_INPUT, word the model's as unknown."""
     model, dsh = pair
@@ -333,8 +357,27 @@ def _duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
     return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
 
 
-def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
-    return bool(results_with_code(want, "INVALID_TOOL_INPUT")) and bool(_pre_hooks(got))
+def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
+    """dsh runs hooks (and asks) for a call the model ended as invalid input."""
+    invalid = set(results_with_code(want, "INVALID_TOOL_INPUT"))
+    invalid |= {c for obs in earlier for c in results_with_code(obs, "INVALID_TOOL_INPUT")}
+    # Broad on purpose: hooks in the same command as an invalid call's result. It also fires for
+    # a loop that hooks only the valid calls of that reply; the program then stops early.
+    if results_with_code(want, "INVALID_TOOL_INPUT") and _pre_hooks(got):
+        return True
+    events = got["events"] if got["accepted"] else []
+    called = [i for i, e in enumerate(events) if e["type"] == "tool/call"]
+    for index in called:
+        if events[index]["data"]["callId"] in invalid and any(
+            is_hook_at(e, "PreToolUse") for e in events[index:]
+        ):
+            return True
+    return any(
+        e["type"] == "tool/result"
+        and result_call(e) in invalid
+        and result_code(e) is None  # it passed a gate: denied, rejected or run
+        for e in events
+    )
 
 
 def _unanchored_matcher(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
@@ -675,6 +718,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "When several PreToolUse hooks deny a call, dsh joins their reasons with a blank line; "
         "the model joins them with '; '.",
         erase_pair=lambda pair: (pair[0], _deny_reasons_joined(pair[1])),
+    ),
+    KnownDivergence(
+        "invalid-call-aborted-before-dispatch",
+        ("EXE-2", "ABORT-1"),
+        "An abort while a call with invalid input waits for its turn in dsh's schedule "
+        "(settled-call-holds-its-place) ends it ABORTED_BEFORE_DISPATCH; the model had "
+        "already ended it INVALID_TOOL_INPUT.",
+        erase_pair=_invalid_call_aborted,
     ),
     KnownDivergence(
         "unknown-tool-checked-first",

@@ -1,0 +1,148 @@
+"""Profiles: a real harness's known divergences, erased in a conform run and reported as known.
+
+The profile machinery must not hide anything it does not name: a planted bug is still caught
+under the dsh profile, a target whose only difference is one named divergence passes and gets
+it reported, and the same target fails without the profile. None of this needs node.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+from mutants import MUTANTS, MutantTarget
+
+from model.commands import Command
+from properties.compare import DivergenceFound
+from properties.conform_run import rule_table, run_conformance
+from properties.conformance import conformance_machine
+from properties.profiles import PROFILES
+from properties.profiles.dsh import PROFILE as DSH
+from properties.profiles.known import KnownDivergence, Profile
+from properties.profiles.runs import Event, Pair, Run, both, map_events
+from properties.target import ModelTarget, Observation
+
+SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
+BUDGET = settings(
+    max_examples=400,
+    stateful_step_count=40,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.generate, Phase.shrink],
+    suppress_health_check=list(HealthCheck),
+)
+
+
+class ShoutingErrors(ModelTarget):
+    """The model, but every error result says 'ERROR:' where the model says 'Error:'."""
+
+    name = "shouting-errors"
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        events = tuple(_shout(event) for event in observation.events)
+        return Observation(
+            observation.accepted,
+            events,
+            observation.commits,
+            observation.executed,
+            observation.refusal_rule,
+            observation.refusal_message,
+            observation.atomic,
+        )
+
+
+def _shout(event: dict[str, Any]) -> dict[str, Any]:
+    if event.get("type") != "tool/result":
+        return event
+    event = copy.deepcopy(event)
+    block = event["data"]["message"]["content"][0]["content"][0]
+    block["text"] = re.sub(r"^Error:", "ERROR:", block["text"])
+    return event
+
+
+def _quiet(event: Event) -> Event:
+    return _shout(event) if event["type"] == "tool/result" else event
+
+
+def _erase_shouting(pair: Pair) -> Pair:
+    def change(run: Run) -> Run:
+        return map_events(run, _quiet)
+
+    return both(change)(pair)
+
+
+SHOUTING = Profile(
+    "shouting",
+    "ShoutingErrors",
+    (
+        KnownDivergence(
+            "shouted-errors", ("DEC-1",), "Error texts say ERROR:.", erase_pair=_erase_shouting
+        ),
+    ),
+)
+
+
+def test_MODEL_1_a_named_divergence_passes_and_is_reported_as_known() -> None:
+    """MODEL-1: the only difference is the profile's one divergence: conformant, reported known,
+    and the rule it touches says so."""
+    report = run_conformance(ShoutingErrors, examples=40, seed_value=None, show_progress=False,
+                             profile=SHOUTING)  # fmt: skip
+    assert report.conformant, report.divergence
+    assert report.known.get("shouted-errors", 0) > 0
+    rows = {row["rule"]: row for row in rule_table(report)}
+    assert rows["DEC-1"]["status"] == "known divergence"
+    assert rows["DEC-1"]["known"] == ["shouted-errors"]
+
+
+def test_MODEL_1_the_same_target_fails_without_the_profile() -> None:
+    """MODEL-1: without the profile, the same difference is a counterexample."""
+    report = run_conformance(ShoutingErrors, examples=40, seed_value=None, show_progress=False)
+    assert report.divergence is not None
+
+
+def test_MODEL_1_the_model_shows_no_soft_known_divergence() -> None:
+    """MODEL-1: the model under the dsh profile passes and shows none of dsh's soft divergences
+    (erasers applied to equal runs change both alike). The broad hooks-for-invalid-input
+    symptom may stop a program early; nothing else may show."""
+    report = run_conformance(ModelTarget, examples=30, seed_value=None, show_progress=False,
+                             profile=DSH)  # fmt: skip
+    assert report.conformant, report.divergence
+    assert set(report.known) <= {"hooks-for-invalid-input"}
+
+
+@pytest.mark.parametrize(
+    "name", ["completion-order-results", "context-between-call-and-result", "deny-still-executes"]
+)
+def test_MODEL_1_a_profile_does_not_hide_a_planted_bug(name: str) -> None:
+    """MODEL-1, ORD-3, ADJ-1, DEC-1: a planted bug is still caught under the dsh profile."""
+    mutant = next(m for m in MUTANTS if m.name == name)
+    with pytest.raises(DivergenceFound) as found:
+        run_state_machine_as_test(
+            conformance_machine(lambda: MutantTarget(mutant), DSH), settings=BUDGET
+        )
+    assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
+
+
+def test_every_dsh_divergence_is_stated_in_spec_section_8() -> None:
+    """SPEC.md section 8 names every known divergence of the dsh profile by its key."""
+    text = SPEC.read_text(encoding="utf-8")
+    section = text[text.index("## 8. Divergences from dsh") :]
+    named = set(re.findall(r"`([a-z][a-z-]+)`", section))
+    assert {d.key for d in DSH.divergences} - named == set()
+    assert PROFILES["dsh"] is DSH
+
+
+def test_a_known_divergence_has_an_eraser_or_a_symptom() -> None:
+    """Exactly one of the two: a divergence is either erased or detected."""
+    with pytest.raises(ValueError, match="exactly one"):
+        KnownDivergence("neither", (), "nothing")
+    known = KnownDivergence("x", (), "x", erase_pair=lambda pair: pair)
+    with pytest.raises(ValueError, match="twice"):
+        Profile("twice", "x", (known, known))
