@@ -95,9 +95,10 @@ class ProfileChecker:
         got = self._normalizers[1].add(actual)
         self._runs[0].append(want)
         self._runs[1].append(got)
+        earlier = (self._runs[0][:index], self._runs[1][:index])
         for known in self.profile.hard:
             try:
-                shows = known.shows(wire, want, got, self._runs[0][:index])
+                shows = known.shows(wire, want, got, earlier)
             except SHAPE_ERRORS as error:
                 return self._misshapen(index, error)
             if shows and set(violations) <= set(known.rules):

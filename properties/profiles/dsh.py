@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from properties.profiles.known import KnownDivergence, Profile
@@ -29,7 +30,6 @@ from properties.profiles.runs import (
     result_call,
     result_code,
     result_text,
-    results_with_code,
     user_texts,
     with_result_text,
 )
@@ -353,44 +353,74 @@ def _pre_hooks(obs: Obs) -> list[Event]:
     return [e for e in obs["events"] if is_hook_at(e, "PreToolUse")] if obs["accepted"] else []
 
 
-def _duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
 
 
-def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
-    """dsh runs hooks (and asks) for a call the model ended as invalid input."""
-    invalid = set(results_with_code(want, "INVALID_TOOL_INPUT"))
-    invalid |= {c for obs in earlier for c in results_with_code(obs, "INVALID_TOOL_INPUT")}
-    # Broad on purpose: hooks in the same command as an invalid call's result. It also fires for
-    # a loop that hooks only the valid calls of that reply; the program then stops early.
-    if results_with_code(want, "INVALID_TOOL_INPUT") and _pre_hooks(got):
-        return True
-    events = got["events"] if got["accepted"] else []
-    called = [i for i, e in enumerate(events) if e["type"] == "tool/call"]
-    for index in called:
-        if events[index]["data"]["callId"] in invalid and any(
-            is_hook_at(e, "PreToolUse") for e in events[index:]
-        ):
-            return True
-    return any(
-        e["type"] == "tool/result"
-        and result_call(e) in invalid
-        and result_code(e) is None  # it passed a gate: denied, rejected or run
+def _model_hooks(events: list[Event]) -> Counter[str]:
+    """PreToolUse hooks the model invoked, per call (its audit names the call)."""
+    return Counter(
+        str(e["data"].get("callId"))
         for e in events
+        if e["type"] == "hook/invoked" and is_hook_at(e, "PreToolUse")
     )
 
 
-def _unanchored_matcher(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
-    ran_unhooked = want["accepted"] and bool(want["executed"]) and not _pre_hooks(want)
-    return ran_unhooked and bool(_pre_hooks(got))
+def _gate_hooks(events: list[Event]) -> Counter[str]:
+    """PreToolUse hooks dsh invoked, per call: those right after the call's tool/call."""
+    counts: Counter[str] = Counter()
+    current: str | None = None
+    for event in events:
+        if event["type"] == "tool/call":
+            current = str(event["data"]["callId"])
+        elif event["type"] in ("tool/result", "step/start", "step/end", "assistant/message"):
+            current = None
+        elif current is not None and event["type"] == "hook/invoked":
+            counts[current] += is_hook_at(event, "PreToolUse")
+    return counts
 
 
-def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _extra_hooked(want: Obs, got: Obs, earlier: Pair) -> dict[str, bool]:
+    """Calls of a committed reply dsh ran more PreToolUse hooks for than the model did, each
+    with whether the model ended it as invalid input."""
+    model = [*events_of(earlier[0]), *(want["events"] if want["accepted"] else [])]
+    target = [*events_of(earlier[1]), *(got["events"] if got["accepted"] else [])]
+    committed = {
+        str(block["id"]): block.get("arguments")
+        for e in model
+        if e["type"] == "assistant/message"
+        for block in e["data"]["message"]["content"]
+        if block.get("type") == "tool-call"
+    }
+    invalid = {
+        result_call(e)
+        for e in model
+        if e["type"] == "tool/result" and result_code(e) == "INVALID_TOOL_INPUT"
+    }
+    modelled = _model_hooks(model)
+    return {
+        call_id: call_id in invalid or not _is_object_text(committed[call_id])
+        for call_id, count in _gate_hooks(target).items()
+        if call_id in committed and count > modelled[call_id]
+    }
+
+
+def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """dsh runs PreToolUse hooks for a call the model ends as invalid input (no hook)."""
+    return any(_extra_hooked(want, got, earlier).values())
+
+
+def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """dsh runs more PreToolUse hooks than the model for a call with valid input."""
+    return not all(_extra_hooked(want, got, earlier).values())
+
+
+def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     refused = not got["accepted"] and got["rule"] == "MODEL-1"
     return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
 
 
-def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     """The model aborts a reply whose hooks had not all answered; dsh had logged it already."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
         return False
@@ -400,7 +430,7 @@ def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Run) -> boo
     return ends_uncalled and ("tool/result" in got_types or "turn/end" not in got_types)
 
 
-def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     """The model repairs a reply it never committed (hooks pending); dsh had logged it."""
     if command["kind"] != "Recover" or not (want["accepted"] and got["accepted"]):
         return False
@@ -414,7 +444,7 @@ def _opens_turn(obs: Obs) -> bool:
     return bool(obs["accepted"]) and any(e["type"] == "turn/start" for e in obs["events"])
 
 
-def _queued_input_dropped(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _queued_input_dropped(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
     wanted = [m for m in user_texts(want) if m[1] == "user"]
@@ -434,12 +464,12 @@ def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
     return {plugin for _, plugin in extra} if extra and seen[len(extra) :] == wanted else set()
 
 
-def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     return _earlier_input(command, want, got) == {"tool-context"}
 
 
-def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
-    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier) if e["type"] == "turn/end"]
+def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
     crashed = bool(ends) and ends[-1] == "interrupted"
     if not crashed or command["kind"] != "SubmitUser":
         return False
@@ -447,7 +477,7 @@ def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Run) -> bool
     return opened and user_texts(want) != user_texts(got)
 
 
-def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     if command["kind"] != "ModelReplies" or command.get("finish") != "max-tokens":
         return False
     if not (want["accepted"] and got["accepted"]):
@@ -473,18 +503,19 @@ def _is_object_text(arguments: object) -> bool:
         return False
 
 
-def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Run) -> bool:
+def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     """dsh holds a later call back behind a call the model settled without running it."""
     if command["kind"] != "ToolFinishes" or not want["accepted"] or got["accepted"]:
         return False
     if got["rule"] != "EXE-4":
         return False
-    calls = _last_reply_calls(earlier)
+    model = earlier[0]
+    calls = _last_reply_calls(model)
     ids = [block["id"] for block in calls]
     if command["callId"] not in ids:
         return False
-    ran = {call_id for obs in earlier if obs["accepted"] for call_id, _ in obs["executed"]}
-    asked = {e["data"].get("callId") for e in events_of(earlier) if e["type"] == "approval/asked"}
+    ran = {call_id for obs in model if obs["accepted"] for call_id, _ in obs["executed"]}
+    asked = {e["data"].get("callId") for e in events_of(model) if e["type"] == "approval/asked"}
     return any(
         not _is_object_text(block.get("arguments"))
         or (block["id"] not in ran and block["id"] not in asked)
@@ -502,7 +533,7 @@ def _turn_after_abort(obs: Obs) -> bool:
     return bool(ends) and "turn/start" in types[ends[0] :]
 
 
-def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Run) -> bool:
+def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     return _turn_after_abort(got) and not _turn_after_abort(want) and bool(want["accepted"])
 
 

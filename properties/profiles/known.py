@@ -21,10 +21,10 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from properties.profiles.runs import Json, Obs, Pair, Run
+from properties.profiles.runs import Json, Obs, Pair
 
-# (command, model's observation, target's observation, the model's run before the command)
-Symptom = Callable[[Json, Obs, Obs, Run], bool]
+# (command, model's observation, target's observation, both runs before the command)
+Symptom = Callable[[Json, Obs, Obs, Pair], bool]
 Eraser = Callable[[Pair], Pair]
 
 
@@ -55,7 +55,7 @@ class KnownDivergence:
         """Whether it sends the runs down different paths (a symptom, not an eraser)."""
         return self.symptom is not None
 
-    def shows(self, command: Json, model: Obs, target: Obs, earlier: Run) -> bool:
+    def shows(self, command: Json, model: Obs, target: Obs, earlier: Pair) -> bool:
         """Whether this (hard) divergence shows on one command."""
         return self.symptom is not None and self.symptom(command, model, target, earlier)
 
@@ -73,7 +73,7 @@ class KnownDivergence:
             for index, (command, want, got) in enumerate(
                 zip(commands, model, target, strict=False)
             ):
-                if self.shows(command, want, got, model[:index]):
+                if self.shows(command, want, got, (model[:index], target[:index])):
                     cut = self.cut_index(commands, index)
                     return model[:cut], target[:cut]
             return pair
