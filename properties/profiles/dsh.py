@@ -92,19 +92,24 @@ def _flatten_reply_first(run: Run) -> Run:
 
 
 def _asked_when_decided(events: list[Event]) -> list[Event]:
-    """Each approval/asked moved to right before its approval/decided (when it has one)."""
-    decided = {e["data"].get("id") for e in events if e["type"] == "approval/decided"}
+    """Each approval/asked moved to right before its approval/decided, or, with none (a crash
+    came first), before its call's result."""
     held: dict[object, Event] = {}
     out: list[Event] = []
     for event in events:
-        key = event["data"].get("id")
-        if event["type"] == "approval/asked" and key in decided:
-            held[key] = event
+        data = event["data"]
+        if event["type"] == "approval/asked":
+            held[data.get("id")] = event
             continue
-        if event["type"] == "approval/decided" and key in held:
-            out.append(held.pop(key))
+        if event["type"] == "approval/decided" and data.get("id") in held:
+            out.append(held.pop(data.get("id")))
+        elif event["type"] == "tool/result":
+            call_id = result_call(event)
+            for key, asked in list(held.items()):
+                if asked["data"].get("callId") == call_id:
+                    out.append(held.pop(key))
         out.append(event)
-    return out
+    return out + list(held.values())
 
 
 def _audit_after_reply(events: list[Event]) -> list[Event]:
@@ -799,7 +804,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "the call reaches its gate (SPEC 8, first bullet), and an ask is raised there too; the "
         "model audits every hook before it commits the reply and asks when it dispatches. "
         "Each command's share of the events differs; the whole log agrees once each step's "
-        "PreToolUse audit follows its reply and each approval/asked its approval/decided.",
+        "PreToolUse audit follows its reply and each approval/asked sits right before its "
+        "approval/decided (or its call's result).",
         erase_pair=both(_flatten_reply_first),
     ),
 )
