@@ -136,9 +136,11 @@ def _text_report(report: RunReport, case_path: Path | None) -> None:
         print(f"  {row['rule']:<8} {row['status']}{known}{count}{need}")
     if report.profile is not None:
         print(f"\nknown divergences ({report.profile.implementation}):")
-        for row in known_table(report):
+        rows = known_table(report)
+        width = max(len(row["key"]) for row in rows) if rows else 0
+        for row in rows:
             shown = f"{row['programs']} programs" if row["programs"] else "not shown"
-            print(f"  {row['key']:<36} {shown:>12}  {', '.join(row['rules']) or '-'}")
+            print(f"  {row['key']:<{width}}  {shown:>13}  {', '.join(row['rules']) or '-'}")
     print("\ntransitions exercised:")
     for transition, hits in report.transitions.items():
         print(f"  {hits:>6}  {transition}")

@@ -511,7 +511,7 @@ def test_conform_with_the_dsh_profile(
     programs find no divergence but the profile's known ones, which the run reports as known;
     the rules dsh keeps are exercised and hold; the rewrite rules are not applicable."""
     argv = ["conform", "--cmd", str(ADAPTER / "run.sh"), "--profile", "dsh"]
-    argv += ["--examples", "60", "--format", "json", "--case-dir", str(tmp_path)]
+    argv += ["--examples", "200", "--format", "json", "--case-dir", str(tmp_path)]
     code = check_main(argv)
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report.get("divergence")

@@ -18,6 +18,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
 
 from model.commands import Command
+from properties.cli import main
 from properties.compare import DivergenceFound
 from properties.conform_run import rule_table, run_conformance
 from properties.conformance import conformance_machine
@@ -145,3 +146,17 @@ def test_a_known_divergence_has_an_eraser_or_a_symptom() -> None:
     known = KnownDivergence("x", (), "x", erase_pair=lambda pair: pair)
     with pytest.raises(ValueError, match="twice"):
         Profile("twice", "x", (known, known))
+
+
+def test_conform_cli_reports_the_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    """`loopspec conform --profile dsh` says the verdict is up to the profile and lists every
+    known divergence with the programs that showed it."""
+    argv = ["conform", "--impl", "properties.target:ModelTarget", "--profile", "dsh"]
+    assert main([*argv, "--examples", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "CONFORMANT (up to the dsh profile's known divergences)" in out
+    for divergence in DSH.divergences:
+        assert re.search(rf"^  {re.escape(divergence.key)} +not shown", out, re.M)
+    with pytest.raises(SystemExit) as refused:
+        main(["conform", "--profile", "nonesuch"])
+    assert refused.value.code == 2
