@@ -218,8 +218,11 @@ def run_replay(args: argparse.Namespace) -> int:
     if replay.divergence is None:
         print(f"{args.case}: {len(case.commands)} commands replayed, no divergence")
         if profile is not None:
-            if replay.stopped_by is not None:
-                print(f"  stopped by a known divergence: {replay.stopped_by}")
+            if replay.stopped_by is not None and replay.stopped_at is not None:
+                print(
+                    f"  stopped at command #{replay.stopped_at + 1} by a known divergence: "
+                    f"{replay.stopped_by} (the runs go different ways from there)"
+                )
             print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
         return 0
     print(f"{args.case}: diverges")

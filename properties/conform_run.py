@@ -403,6 +403,7 @@ class Replay:
     divergence: Divergence | None
     known: frozenset[str] = frozenset()
     stopped_by: str | None = None
+    stopped_at: int | None = None  # the command (0-based) where the known divergence showed
 
 
 def replay_case(
@@ -458,4 +459,6 @@ def replay_case(
     if checker is None:
         return Replay(None)
     stop = checker.stop
-    return Replay(None, checker.shown(), stop.key if stop is not None else None)
+    if stop is None:
+        return Replay(None, checker.shown())
+    return Replay(None, checker.shown(), stop.key, stop.index)

@@ -10,9 +10,9 @@ step before it has settled), after the profile's erasers have removed each known
 is recognized by its symptom on the command where it shows; the program stops there, reported
 as that known divergence. Anything else that differs is a counterexample, blamed on a rule.
 
-At the end of a program, `settling_commands` drives both to a quiet point, so a program's tail
-is compared too. Which known divergences a program really showed is computed once, at its end
-(`ProfileChecker.shown`): those without which its runs would differ.
+At the end of a program, repeated `settling_command`s drive both to a quiet point, so the
+program's tail is compared too. Which known divergences a program really showed is computed
+once, at its end (`ProfileChecker.shown`): those without which its runs would differ.
 """
 
 from __future__ import annotations
