@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from properties.conform_run import resolve_target
+from properties.conform_run import close_factory, resolve_target
 from properties.conformance import conformance_machine
 
 
@@ -19,7 +19,10 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
     )
     profile = settings()
-    run_state_machine_as_test(
-        conformance_machine(factory),
-        settings=settings(profile, deadline=None, suppress_health_check=list(HealthCheck)),
-    )
+    try:
+        run_state_machine_as_test(
+            conformance_machine(factory),
+            settings=settings(profile, deadline=None, suppress_health_check=list(HealthCheck)),
+        )
+    finally:
+        close_factory(factory)
