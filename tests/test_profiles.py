@@ -22,6 +22,7 @@ from properties.cli import main
 from properties.compare import DivergenceFound
 from properties.conform_run import rule_table, run_conformance
 from properties.conformance import conformance_machine
+from properties.impl_target import bundled_target
 from properties.profiles import PROFILES
 from properties.profiles.dsh import PROFILE as DSH
 from properties.profiles.known import KnownDivergence, Profile
@@ -106,6 +107,15 @@ def test_MODEL_1_the_same_target_fails_without_the_profile() -> None:
     """MODEL-1: without the profile, the same difference is a counterexample."""
     report = run_conformance(ShoutingErrors, examples=40, seed_value=None, show_progress=False)
     assert report.divergence is not None
+
+
+def test_MODEL_1_the_bundled_impl_passes_under_the_dsh_profile() -> None:
+    """MODEL-1: a conformant implementation (it refuses without naming rules) passes under a
+    profile too, and shows none of dsh's divergences."""
+    report = run_conformance(bundled_target, examples=60, seed_value=None, show_progress=False,
+                             profile=DSH)  # fmt: skip
+    assert report.conformant, report.divergence
+    assert report.known == {}
 
 
 def test_MODEL_1_the_model_shows_no_known_divergence() -> None:
