@@ -251,7 +251,7 @@ def _neutral_repair_text(run: Run) -> Run:
 
 
 def _gate_refusal_rule(pair: Pair) -> Pair:
-    """Where the model refuses with MODEL-1 and dsh with EXE-4, let dsh's say MODEL-1."""
+    """Where the model refuses with MODEL-1 and dsh with EXE-4 or DEC-2, let dsh's say MODEL-1."""
     model, dsh = pair
     out: Run = []
     for index, obs in enumerate(dsh):
@@ -260,7 +260,8 @@ def _gate_refusal_rule(pair: Pair) -> Pair:
             want is not None
             and not want["accepted"]
             and not obs["accepted"]
-            and (want["rule"], obs["rule"]) == ("MODEL-1", "EXE-4")
+            and want["rule"] == "MODEL-1"
+            and obs["rule"] in ("EXE-4", "DEC-2")
         ):
             out.append({**obs, "rule": "MODEL-1"})
             continue
@@ -449,15 +450,24 @@ def _opens_turn(obs: Obs) -> bool:
     return bool(obs["accepted"]) and any(e["type"] == "turn/start" for e in obs["events"])
 
 
-def _queued_input_dropped(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _queued_input_dropped(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """After an aborted turn, dsh opens the next one without messages the model kept."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
-    wanted = [m for m in user_texts(want) if m[1] == "user"]
-    seen = [m for m in user_texts(got) if m[1] == "user"]
-    others = {plugin for _, plugin in user_texts(got) if plugin != "user"}
-    dropped = len(wanted) > len(seen) and wanted[len(wanted) - len(seen) :] == seen
+    if _last_turn_end(earlier[0]) != "aborted":
+        return False
+    wanted, seen = user_texts(want), user_texts(got)
+    if not wanted or not seen or wanted[-1] != seen[-1]:
+        return False
+    missing = Counter(wanted) - Counter(seen)
+    extra = Counter(seen) - Counter(wanted)
     # A context the aborted turn deferred may come along (aborted-body-context-kept).
-    return dropped and others <= {"tool-context"}
+    return bool(missing) and all(plugin == "tool-context" for _, plugin in extra)
+
+
+def _last_turn_end(run: Run) -> str | None:
+    ends = [e["data"]["reason"]["kind"] for e in events_of(run) if e["type"] == "turn/end"]
+    return ends[-1] if ends else None
 
 
 def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
@@ -474,9 +484,7 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) ->
 
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
-    crashed = bool(ends) and ends[-1] == "interrupted"
-    if not crashed or command["kind"] != "SubmitUser":
+    if _last_turn_end(earlier[0]) != "interrupted" or command["kind"] != "SubmitUser":
         return False
     opened = _opens_turn(want) and _opens_turn(got)
     return opened and user_texts(want) != user_texts(got)
@@ -511,8 +519,6 @@ def _is_object_text(arguments: object) -> bool:
 def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     """dsh holds a later call back behind a call the model settled without running it."""
     if command["kind"] != "ToolFinishes" or not want["accepted"] or got["accepted"]:
-        return False
-    if got["rule"] != "EXE-4":
         return False
     model = earlier[0]
     calls = _last_reply_calls(model)
@@ -586,7 +592,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "required key) still takes its turn in dsh's schedule: it is exclusive when its tool is "
         "or when its input does not parse, so the calls after it wait until the calls before it "
         "have finished. The model ends it at once and runs the later concurrency-safe calls "
-        "meanwhile; finishing one of those is refused by dsh.",
+        "meanwhile; finishing one of those is refused by dsh (or, after an abort, dsh never "
+        "ran it).",
         symptom=_settled_call_holds_its_place,
         cut_at_reply=True,
     ),
@@ -614,8 +621,9 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     KnownDivergence(
         "abort-drops-queued-input",
         ("ADJ-4",),
-        "Agent.cancel clears the inbox: a message the user sent during the aborted turn is "
-        "lost. The model parks it for the next turn's first step.",
+        "Agent.cancel clears the inbox: a message the user sent, or a context a finished body "
+        "deferred, during the aborted turn is lost. The model parks it for the next turn's "
+        "first step.",
         symptom=_queued_input_dropped,
     ),
     KnownDivergence(
@@ -742,10 +750,11 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     ),
     KnownDivergence(
         "refusal-at-gate",
-        ("MODEL-1", "EXE-4"),
-        "ToolFinishes for a call whose PreToolUse hooks have not all answered: the model is in "
-        "its rewrite phase and refuses it with MODEL-1; in dsh the call is recorded but waits "
-        "at its gate, and the adapter refuses it with EXE-4 (no such running call).",
+        ("MODEL-1", "EXE-4", "DEC-2"),
+        "ToolFinishes or ApprovalAnswers while a reply's PreToolUse hooks have not all "
+        "answered: the model is in its rewrite phase and refuses them with MODEL-1; in dsh the "
+        "calls are recorded and wait at their gates, and the adapter refuses with EXE-4 (no "
+        "such running call) or DEC-2 (no pending approval).",
         erase_pair=_gate_refusal_rule,
     ),
     KnownDivergence(
