@@ -30,6 +30,7 @@ from properties.profiles.runs import (
     result_call,
     result_code,
     result_text,
+    results_with_code,
     user_texts,
     with_result_text,
 )
@@ -517,20 +518,25 @@ def _is_object_text(arguments: object) -> bool:
 
 
 def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    """dsh holds a later call back behind a call the model settled without running it."""
-    if command["kind"] != "ToolFinishes" or not want["accepted"] or got["accepted"]:
-        return False
+    """dsh holds a later call back behind a call the model settled without running it: the
+    model finishes the later call while dsh refuses to, or a crash finds it unstarted in dsh."""
     model = earlier[0]
+    ran = {call_id for obs in model if obs["accepted"] for call_id, _ in obs["executed"]}
+    if command["kind"] == "ToolFinishes" and want["accepted"] and not got["accepted"]:
+        held = {str(command["callId"])}
+    elif command["kind"] == "Recover" and got["accepted"]:
+        held = set(results_with_code(got, "TOOL_NOT_STARTED")) & ran
+    else:
+        return False
     calls = _last_reply_calls(model)
     ids = [block["id"] for block in calls]
-    if command["callId"] not in ids:
-        return False
-    ran = {call_id for obs in model if obs["accepted"] for call_id, _ in obs["executed"]}
     asked = {e["data"].get("callId") for e in events_of(model) if e["type"] == "approval/asked"}
     return any(
         not _is_object_text(block.get("arguments"))
         or (block["id"] not in ran and block["id"] not in asked)
-        for block in calls[: ids.index(command["callId"])]
+        for call_id in held
+        if call_id in ids
+        for block in calls[: ids.index(call_id)]
     )
 
 
@@ -592,8 +598,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "required key) still takes its turn in dsh's schedule: it is exclusive when its tool is "
         "or when its input does not parse, so the calls after it wait until the calls before it "
         "have finished. The model ends it at once and runs the later concurrency-safe calls "
-        "meanwhile; finishing one of those is refused by dsh (or, after an abort, dsh never "
-        "ran it).",
+        "meanwhile; finishing one of those is refused by dsh (after an abort dsh never runs "
+        "it; after a crash dsh repairs it as not started).",
         symptom=_settled_call_holds_its_place,
         cut_at_reply=True,
     ),
