@@ -270,10 +270,15 @@ def _gate_refusal_rule(pair: Pair) -> Pair:
     return model, out
 
 
-def _deny_reasons_joined(run: Run) -> Run:
-    """dsh joins several hooks' deny reasons with a blank line; the model with '; '."""
+def _hook_reasons_joined(run: Run) -> Run:
+    """dsh joins several hooks' deny or ask reasons with a blank line; the model with '; '."""
 
     def change(event: Event) -> Event:
+        if event["type"] == "approval/asked":
+            reason = event["data"].get("reason")
+            if isinstance(reason, str) and "\n\n" in reason:
+                return {**event, "data": {**event["data"], "reason": reason.replace("\n\n", "; ")}}
+            return event
         if event["type"] != "tool/result" or result_code(event) is not None:
             return event
         text = result_text(event)
@@ -764,11 +769,12 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         erase_pair=_gate_refusal_rule,
     ),
     KnownDivergence(
-        "deny-reasons-joined",
-        ("DEC-1",),
-        "When several PreToolUse hooks deny a call, dsh joins their reasons with a blank line; "
-        "the model joins them with '; '.",
-        erase_pair=lambda pair: (pair[0], _deny_reasons_joined(pair[1])),
+        "hook-reasons-joined",
+        ("DEC-1", "DEC-2"),
+        "When several PreToolUse hooks deny a call, or ask about it, dsh joins their reasons "
+        "with a blank line (in the error result, in approval/asked); the model joins them "
+        "with '; '.",
+        erase_pair=lambda pair: (pair[0], _hook_reasons_joined(pair[1])),
     ),
     KnownDivergence(
         "invalid-call-aborted-before-dispatch",
