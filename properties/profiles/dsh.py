@@ -490,7 +490,8 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) ->
 
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    if _last_turn_end(earlier[0]) != "interrupted" or command["kind"] != "SubmitUser":
+    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
+    if "interrupted" not in ends or command["kind"] != "SubmitUser":
         return False
     opened = _opens_turn(want) and _opens_turn(got)
     return opened and user_texts(want) != user_texts(got)
@@ -658,8 +659,9 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("ADJ-4", "REC-1"),
         "A message the user sent, or a context a body deferred, during a turn that then "
         "crashed is not lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
-        "when the next turn opens (a queued message may open that turn itself, the new one "
-        "then waiting). The model holds queued messages in memory, so a crash loses them.",
+        "when the next turn opens. A queued message may open that turn itself, the new one "
+        "then waiting for the turn after, and so on: every later turn can open one message "
+        "behind. The model holds queued messages in memory, so a crash loses them.",
         symptom=_queued_input_kept,
     ),
     KnownDivergence(
