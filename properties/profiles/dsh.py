@@ -289,6 +289,23 @@ def _hook_reasons_joined(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _finished_result_aborted(pair: Pair) -> Pair:
+    """Where dsh says ABORTED for a call whose body the model saw succeed, take dsh's record."""
+    model, dsh = pair
+    aborted = {
+        result_call(e): e
+        for e in events_of(dsh)
+        if e["type"] == "tool/result" and result_code(e) == "ABORTED"
+    }
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_code(event) is not None:
+            return event
+        return copy.deepcopy(aborted.get(result_call(event), event))
+
+    return map_events(model, change), dsh
+
+
 def _invalid_call_aborted(pair: Pair) -> Pair:
     """Where dsh aborted before dispatch a call the model ended as invalid input: one word."""
     model, dsh = pair
@@ -777,6 +794,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "with a blank line (in the error result, in approval/asked); the model joins them "
         "with '; '.",
         erase_pair=lambda pair: (pair[0], _hook_reasons_joined(pair[1])),
+    ),
+    KnownDivergence(
+        "finished-result-aborted",
+        ("ABORT-1",),
+        "A body that succeeded before the abort, while its result still waited for an earlier "
+        "call's, is reported ABORTED by dsh: the finished result is dropped. The model commits "
+        "the result the body returned.",
+        erase_pair=_finished_result_aborted,
     ),
     KnownDivergence(
         "invalid-call-aborted-before-dispatch",
