@@ -373,8 +373,8 @@ def _repair_as_not_started(pair: Pair) -> Pair:
     return map_events(model, change), dsh
 
 
-# Hard divergences send the two runs different ways. Their eraser checks the symptom on one
-# command (model observation, dsh observation, the command itself) and cuts both runs there (or
+# Hard divergences send the two runs different ways. A symptom sees one command, the model's and
+# dsh's observations of it and both runs before it; where it shows, both runs are cut there (or
 # at the reply that started the batch, when the model logs nothing of it before the symptom).
 
 
