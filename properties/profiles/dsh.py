@@ -497,9 +497,17 @@ def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
     """Sources of the messages dsh opens a new turn with before the ones the model opens it with."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return set()
-    wanted, seen = user_texts(want), user_texts(got)
+    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
     extra = seen[: len(seen) - len(wanted)]
     return {plugin for _, plugin in extra} if extra and seen[len(extra) :] == wanted else set()
+
+
+def _labelled_as_model(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """dsh's PostToolUse contexts relabelled as the model labels them (hook-context-label)."""
+    return [
+        (text, "tool-context" if plugin == "hooks-claude-code" else plugin)
+        for text, plugin in messages
+    ]
 
 
 def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
@@ -508,7 +516,11 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) ->
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
-    if "interrupted" not in ends or command["kind"] != "SubmitUser":
+    if "interrupted" not in ends:
+        return False
+    if _opens_turn(got) and not _opens_turn(want):
+        return True  # a message still in dsh's inbox wakes a turn by itself
+    if command["kind"] != "SubmitUser":
         return False
     opened = _opens_turn(want) and _opens_turn(got)
     return opened and user_texts(want) != user_texts(got)
@@ -678,7 +690,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "crashed is not lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
         "when the next turn opens. A queued message may open that turn itself, the new one "
         "then waiting for the turn after, and so on: every later turn can open one message "
-        "behind. The model holds queued messages in memory, so a crash loses them.",
+        "behind, and a message left in the inbox opens a turn by itself when one ends. The "
+        "model holds queued messages in memory, so a crash loses them.",
         symptom=_queued_input_kept,
     ),
     KnownDivergence(
