@@ -289,11 +289,18 @@ def _hook_reasons_joined(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _call_key(event: Event) -> tuple[object, object, str]:
+    """A tool/call's or tool/result's call, told apart from a later step's call of that id."""
+    data = event["data"]
+    call_id = data["callId"] if event["type"] == "tool/call" else result_call(event)
+    return data.get("turn"), data.get("step"), call_id
+
+
 def _finished_result_aborted(pair: Pair) -> Pair:
     """Where dsh says ABORTED for a call whose body the model saw succeed, take dsh's record."""
     model, dsh = pair
     aborted = {
-        result_call(e): e
+        _call_key(e): e
         for e in events_of(dsh)
         if e["type"] == "tool/result" and result_code(e) == "ABORTED"
     }
@@ -301,7 +308,7 @@ def _finished_result_aborted(pair: Pair) -> Pair:
     def change(event: Event) -> Event:
         if event["type"] != "tool/result" or result_code(event) is not None:
             return event
-        return copy.deepcopy(aborted.get(result_call(event), event))
+        return copy.deepcopy(aborted.get(_call_key(event), event))
 
     return map_events(model, change), dsh
 
@@ -310,18 +317,18 @@ def _invalid_call_aborted(pair: Pair) -> Pair:
     """Where dsh aborted before dispatch a call the model ended as invalid input: one word."""
     model, dsh = pair
     aborted = {
-        result_call(e)
+        _call_key(e)
         for e in events_of(dsh)
         if e["type"] == "tool/result" and result_code(e) == "ABORTED_BEFORE_DISPATCH"
     }
     invalid = {
-        result_call(e)
+        _call_key(e)
         for e in events_of(model)
         if e["type"] == "tool/result" and result_code(e) == "INVALID_TOOL_INPUT"
     }
 
     def change(event: Event) -> Event:
-        if event["type"] != "tool/result" or result_call(event) not in aborted & invalid:
+        if event["type"] != "tool/result" or _call_key(event) not in aborted & invalid:
             return event
         event = with_result_text(event, "Error: <not run>")
         event["data"]["error"] = {"name": "<not run>", "code": "<not run>"}
@@ -334,13 +341,13 @@ def _unknown_tool_checked_first(pair: Pair) -> Pair:
     """Where dsh says UNKNOWN_TOOL and the model INVALID_TOOL_INPUT, word the model's as unknown."""
     model, dsh = pair
     unknown = {
-        result_call(e)
+        _call_key(e)
         for e in events_of(dsh)
         if e["type"] == "tool/result" and result_code(e) == "UNKNOWN_TOOL"
     }
 
     def change(event: Event) -> Event:
-        if event["type"] != "tool/result" or result_call(event) not in unknown:
+        if event["type"] != "tool/result" or _call_key(event) not in unknown:
             return event
         found = re.match(r"^Error: invalid input for tool (\S+):", result_text(event))
         if result_code(event) != "INVALID_TOOL_INPUT" or found is None:
@@ -356,15 +363,15 @@ def _repair_as_not_started(pair: Pair) -> Pair:
     """Where dsh repairs a call as never started, make the model's record say the same."""
     model, dsh = pair
     unstarted = {
-        result_call(e)
+        _call_key(e)
         for e in events_of(dsh)
         if e["type"] == "tool/result" and result_code(e) == "TOOL_NOT_STARTED"
     }
 
     def change(event: Event) -> Event | None:
-        if event["type"] == "tool/call" and event["data"]["callId"] in unstarted:
+        if event["type"] == "tool/call" and _call_key(event) in unstarted:
             return None
-        if event["type"] == "tool/result" and result_call(event) in unstarted:
+        if event["type"] == "tool/result" and _call_key(event) in unstarted:
             event = copy.deepcopy(event)
             event.pop("cites", None)
             event["data"]["error"] = {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"}
