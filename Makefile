@@ -29,7 +29,7 @@ pytest: $(STAMP)
 	$(PY) -m pytest --cov --cov-report=term
 
 crosshair: $(STAMP)
-	$(PY) -m properties.crosshair_gate
+	$(PY) -m loopspec.properties.crosshair_gate
 
 spec: $(STAMP)
 	$(VENV)/bin/loopspec spec --write SPEC.md

@@ -11,7 +11,8 @@ logs to a temporary directory and prints, from one run:
 
 The logs are the model's scripted demo (two turns: parallel calls, hooks, a rewrite, an approval,
 a denial) as a dsh harness writes it — stream chunks, compact chunk rows, plugin events — repeated
-with renumbered seqs and turns (`properties.log_synth`). A second, plainer log (the model's events
+with renumbered seqs and turns (`loopspec.properties.logcheck.synth`). A second, plainer log (the
+model's events
 only, one per line) shows how the ratio depends on how many events a line holds.
 """
 
@@ -30,9 +31,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from properties.checker import check_paths
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from properties.log_synth import HEADER, Row, as_harness_writes, model_rows, repeat_turns
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.logcheck.checker import check_paths
+from loopspec.properties.logcheck.synth import (
+    HEADER,
+    Row,
+    as_harness_writes,
+    model_rows,
+    repeat_turns,
+)
 
 TWO_TURNS = DEMO_COMMANDS[:14]  # the demo's first two turns, both complete
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from impl.clock import FixedClock
-from impl.log_reader import read_log
-from impl.log_writer import SYNCED, WRITTEN, Durability
-from impl.opening import SessionInfo, open_log
-from model.commands import (
+from loopspec.impl.clock import FixedClock
+from loopspec.impl.log_reader import read_log
+from loopspec.impl.log_writer import SYNCED, WRITTEN, Durability
+from loopspec.impl.opening import SessionInfo, open_log
+from loopspec.model.commands import (
     Allow,
     Command,
     HookAnswers,
@@ -33,11 +33,11 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec, LoopConfig, ToolSpec
-from model.events import Event
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock, ToolCallBlock
-from properties.impl_adapter import ImplAdapter
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import Event
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.impl_adapter import ImplAdapter
 
 CALLS_PER_REPLY = 4
 TOOLS = (ToolSpec("bash", concurrency_safe=True, required_keys=("command",)),)

@@ -5,7 +5,7 @@ none of its logic: `tests/test_impl_boundary.py` fails if any module here import
 transitions, rewrite, dispatch, repair, derivation, invariants, presenters, bridge or replay.
 
 Start with `agent_loop.AgentLoop.open(path, settings=..., tools=..., provider=...,
-hook_runner=..., approver=...)`; `demo.py` (`python -m impl.demo`) plays a whole session.
+hook_runner=..., approver=...)`; `demo.py` (`python -m loopspec.impl.demo`) plays a whole session.
 
 The loop
     agent_loop   one open session: submit, abort, settled; opening repairs a crash

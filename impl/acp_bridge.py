@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from impl.snapshot import plain, snapshot
-from impl.text_shapes import console_block, relative_title, terminal_directory
-from model.jsonvalue import JsonValue
-from model.messages import OpaqueBlock, ResultContentBlock, TextBlock
-from model.views import (
+from loopspec.impl.snapshot import plain, snapshot
+from loopspec.impl.text_shapes import console_block, relative_title, terminal_directory
+from loopspec.model.jsonvalue import JsonValue
+from loopspec.model.messages import OpaqueBlock, ResultContentBlock, TextBlock
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,

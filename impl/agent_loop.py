@@ -2,7 +2,8 @@
 
 Open it on a log file with the seams (provider, hook runner, approver) and the tools; then feed
 it user messages with `submit` and stop it with `abort`. Opening repairs a crash: the torn tail
-is cut and the turn a crash left open is closed (see `impl.opening`, `impl.repair`).
+is cut and the turn a crash left open is closed (see `loopspec.impl.opening`,
+`loopspec.impl.repair`).
 
 - `submit` opens a turn when none runs (parked messages first, then this one, rule TURN-1);
   during a turn the message waits for the next step boundary (rule ADJ-4).
@@ -21,25 +22,25 @@ from pathlib import Path
 
 import attrs
 
-from impl.clock import Clock, SystemClock
-from impl.context import LoopContext, Queued
-from impl.errors import AlreadyAborting, LoopDiscarded, NothingToAbort
-from impl.history import History
-from impl.hooks import HookTable
-from impl.log_reader import TailDamage
-from impl.log_writer import SYNCED, Durability, UnitWriter
-from impl.opening import SessionInfo, open_log
-from impl.presentation import Audience, Presentation, ShownSink
-from impl.recorder import Recorder
-from impl.repair import closers
-from impl.seams import Approver, HookRunner, Provider
-from impl.session_log import SessionLog
-from impl.tools import RegisteredTool, ToolRegistry
-from impl.turn import Turn
-from impl.waiting import WaitPoint
-from model.commands import ABORT_CAUSES
-from model.config import HookSpec
-from model.events import Event, TurnStarted
+from loopspec.impl.clock import Clock, SystemClock
+from loopspec.impl.context import LoopContext, Queued
+from loopspec.impl.errors import AlreadyAborting, LoopDiscarded, NothingToAbort
+from loopspec.impl.history import History
+from loopspec.impl.hooks import HookTable
+from loopspec.impl.log_reader import TailDamage
+from loopspec.impl.log_writer import SYNCED, Durability, UnitWriter
+from loopspec.impl.opening import SessionInfo, open_log
+from loopspec.impl.presentation import Audience, Presentation, ShownSink
+from loopspec.impl.recorder import Recorder
+from loopspec.impl.repair import closers
+from loopspec.impl.seams import Approver, HookRunner, Provider
+from loopspec.impl.session_log import SessionLog
+from loopspec.impl.tools import RegisteredTool, ToolRegistry
+from loopspec.impl.turn import Turn
+from loopspec.impl.waiting import WaitPoint
+from loopspec.model.commands import ABORT_CAUSES
+from loopspec.model.config import HookSpec
+from loopspec.model.events import Event, TurnStarted
 
 
 @attrs.frozen

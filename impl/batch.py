@@ -25,10 +25,10 @@ from typing import Any
 
 import attrs
 
-from impl.context import TOOL_CONTEXT_PLUGIN, LoopContext, Queued
-from impl.policy import Decision, Ruling
-from impl.recorder import HookSaid
-from impl.results import (
+from loopspec.impl.context import TOOL_CONTEXT_PLUGIN, LoopContext, Queued
+from loopspec.impl.policy import Decision, Ruling
+from loopspec.impl.recorder import HookSaid
+from loopspec.impl.results import (
     ABORTED_BEFORE_DISPATCH,
     ALLOWED_ONCE,
     APPROVAL_REFUSALS,
@@ -41,10 +41,10 @@ from impl.results import (
     post_verdict,
     tool_outcome,
 )
-from impl.seams import ApprovalRequest, PostToolUseRequest
-from impl.tools import RegisteredTool, Stage, ToolExecution
-from model.commands import PostBlock, PostVerdict, ToolOutcome
-from model.config import POST_TOOL_USE, HookSpec
+from loopspec.impl.seams import ApprovalRequest, PostToolUseRequest
+from loopspec.impl.tools import RegisteredTool, Stage, ToolExecution
+from loopspec.model.commands import PostBlock, PostVerdict, ToolOutcome
+from loopspec.model.config import POST_TOOL_USE, HookSpec
 
 
 class Status(enum.Enum):

@@ -7,14 +7,14 @@ from collections.abc import Iterable
 
 import attrs
 
-from impl.clock import Clock
-from impl.history import History
-from impl.hooks import HookTable
-from impl.recorder import Recorder
-from impl.seams import Approver, HookRunner, Provider
-from impl.session_log import SessionLog
-from impl.tools import ToolRegistry
-from impl.waiting import WaitPoint
+from loopspec.impl.clock import Clock
+from loopspec.impl.history import History
+from loopspec.impl.hooks import HookTable
+from loopspec.impl.recorder import Recorder
+from loopspec.impl.seams import Approver, HookRunner, Provider
+from loopspec.impl.session_log import SessionLog
+from loopspec.impl.tools import ToolRegistry
+from loopspec.impl.waiting import WaitPoint
 
 TOOL_CONTEXT_PLUGIN = "tool-context"
 

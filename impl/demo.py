@@ -1,4 +1,4 @@
-"""`python -m impl.demo`: a scripted session on the real loop, then a crash and a reopen.
+"""`python -m loopspec.impl.demo`: a scripted session on the real loop, then a crash and a reopen.
 
 The model reads two files in parallel (the second finishes first; results still commit in
 model order) and runs a shell command that one hook rewrites and another wants approved; the
@@ -15,14 +15,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from impl.agent_loop import AgentLoop, LoopSettings
-from impl.log_writer import SYNCED
-from impl.opening import SessionInfo
-from impl.presentation import ApprovalPrompt, CallCard, ResultCard, Shown
-from impl.scripted import ScriptedWorld
-from model.commands import Allow, Ask, ModelReplies, ToolSucceeded
-from model.config import HookSpec
-from model.messages import TextBlock, ToolCallBlock
+from loopspec.impl.agent_loop import AgentLoop, LoopSettings
+from loopspec.impl.log_writer import SYNCED
+from loopspec.impl.opening import SessionInfo
+from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard, Shown
+from loopspec.impl.scripted import ScriptedWorld
+from loopspec.model.commands import Allow, Ask, ModelReplies, ToolSucceeded
+from loopspec.model.config import HookSpec
+from loopspec.model.messages import TextBlock, ToolCallBlock
 
 HOOKS = (
     HookSpec("policy", "PreToolUse", "bash"),

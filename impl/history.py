@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import assert_never
 
-from impl.errors import CorruptLog
-from model.events import (
+from loopspec.impl.errors import CorruptLog
+from loopspec.model.events import (
     AssistantMessageRecorded,
     Event,
     SurfaceAppend,
@@ -21,7 +21,7 @@ from model.events import (
     ToolResultRecorded,
     UserMessageRecorded,
 )
-from model.messages import AssistantMessage, Message
+from loopspec.model.messages import AssistantMessage, Message
 
 SurfaceNode = tuple[int, Message]
 SurfaceEvent = UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded

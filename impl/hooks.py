@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from model.config import HookSpec
+from loopspec.model.config import HookSpec
 
 _MATCH_ALL = ("", "*")
 

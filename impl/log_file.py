@@ -14,7 +14,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from impl.errors import LoopDiscarded, SessionLocked
+from loopspec.impl.errors import LoopDiscarded, SessionLocked
 
 _READ_CHUNK = 1 << 20
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import attrs
 import zstandard
 
-from impl.errors import CorruptLog
-from impl.framing import unit_marker, without_marker
-from model.errors import InvalidEventError
-from model.events import Event, SessionHeader
-from model.wire import event_from_wire, header_from_wire
+from loopspec.impl.errors import CorruptLog
+from loopspec.impl.framing import unit_marker, without_marker
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import Event, SessionHeader
+from loopspec.model.wire import event_from_wire, header_from_wire
 
 COMPRESSED_SUFFIX = ".zst"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import attrs
 
-from impl.framing import encode_event, frame_unit
-from impl.log_file import LockedLogFile
+from loopspec.impl.framing import encode_event, frame_unit
+from loopspec.impl.log_file import LockedLogFile
 
 
 @attrs.frozen

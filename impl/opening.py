@@ -3,7 +3,7 @@
 The lock is taken before anything is read, so nothing is truncated under a live writer. A torn
 last line and the lines of an unfinished unit are cut off (they were never acknowledged, rule
 LOG-8) and reported; a file without a complete header line is a session that never started and
-begins again. The caller then appends the repair closers (`impl.repair`).
+begins again. The caller then appends the repair closers (`loopspec.impl.repair`).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 
 import attrs
 
-from impl.clock import Clock
-from impl.errors import ImplError
-from impl.log_file import LockedLogFile
-from impl.log_reader import COMPRESSED_SUFFIX, TailDamage, parse_log
-from impl.log_writer import Durability, UnitWriter
-from impl.session_log import SessionLog
-from model.events import SessionHeader
-from model.wire import header_to_wire
+from loopspec.impl.clock import Clock
+from loopspec.impl.errors import ImplError
+from loopspec.impl.log_file import LockedLogFile
+from loopspec.impl.log_reader import COMPRESSED_SUFFIX, TailDamage, parse_log
+from loopspec.impl.log_writer import Durability, UnitWriter
+from loopspec.impl.session_log import SessionLog
+from loopspec.model.events import SessionHeader
+from loopspec.model.wire import header_to_wire
 
 LOG_FORMAT_VERSION = 1
 

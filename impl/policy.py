@@ -22,12 +22,12 @@ from typing import assert_never
 
 import attrs
 
-from impl.snapshot import plain, snapshot
-from impl.tools import RegisteredTool, read_arguments
-from model.commands import Allow, Ask, Deny, Pass, PreVerdict
-from model.events import RewriteSidecar
-from model.jsonvalue import JsonValue
-from model.messages import ToolCallBlock
+from loopspec.impl.snapshot import plain, snapshot
+from loopspec.impl.tools import RegisteredTool, read_arguments
+from loopspec.model.commands import Allow, Ask, Deny, Pass, PreVerdict
+from loopspec.model.events import RewriteSidecar
+from loopspec.model.jsonvalue import JsonValue
+from loopspec.model.messages import ToolCallBlock
 
 
 class Decision(enum.Enum):

@@ -14,11 +14,17 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from impl.acp_bridge import Wire, call_update, permission_prompt, result_update
-from impl.presenters import StoredResult, call_view, result_view
-from model.events import ApprovalAsked, Event, SurfaceAppend, ToolCallRecorded, ToolResultRecorded
-from model.jsonvalue import JsonValue, parse_arguments
-from model.views import ToolCallView, ToolResultView
+from loopspec.impl.acp_bridge import Wire, call_update, permission_prompt, result_update
+from loopspec.impl.presenters import StoredResult, call_view, result_view
+from loopspec.model.events import (
+    ApprovalAsked,
+    Event,
+    SurfaceAppend,
+    ToolCallRecorded,
+    ToolResultRecorded,
+)
+from loopspec.model.jsonvalue import JsonValue, parse_arguments
+from loopspec.model.views import ToolCallView, ToolResultView
 
 
 @attrs.frozen

@@ -21,10 +21,10 @@ from typing import assert_never
 
 import attrs
 
-from impl.text_shapes import console_block, read_title, split_exit_marker
-from model.jsonvalue import JsonValue
-from model.messages import ResultContentBlock, TextBlock
-from model.views import (
+from loopspec.impl.text_shapes import console_block, read_title, split_exit_marker
+from loopspec.model.jsonvalue import JsonValue
+from loopspec.model.messages import ResultContentBlock, TextBlock
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,

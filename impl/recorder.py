@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import attrs
 
-from impl.clock import Clock
-from impl.session_log import SessionLog
-from model.commands import HookAudit, PostVerdict, PreVerdict
-from model.config import HookSpec
-from model.events import (
+from loopspec.impl.clock import Clock
+from loopspec.impl.session_log import SessionLog
+from loopspec.model.commands import HookAudit, PostVerdict, PreVerdict
+from loopspec.model.config import HookSpec
+from loopspec.model.events import (
     ApprovalAsked,
     ApprovalDecided,
     AssistantMessageRecorded,
@@ -30,8 +30,8 @@ from model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from model.jsonvalue import FrozenMap, JsonValue
-from model.messages import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     ResultContentBlock,

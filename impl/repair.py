@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from model.events import (
+from loopspec.model.events import (
     AssistantMessageRecorded,
     Event,
     StepEnded,
@@ -30,8 +30,8 @@ from model.events import (
     TurnEnded,
     TurnStarted,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock, ToolResultBlock, ToolResultMessage
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessage
 
 RECORDED_BUT_UNFINISHED = (
     "Error: the session stopped after this tool call was recorded and before its result was. "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.commands import ModelReplies
-from model.messages import ContentBlock, ReasoningBlock, TextBlock
+from loopspec.model.commands import ModelReplies
+from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock
 
 
 def reply_problem(reply: object) -> str | None:

@@ -14,7 +14,7 @@ from typing import assert_never
 
 import attrs
 
-from model.commands import (
+from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     PostBlock,
     PostContext,
@@ -24,9 +24,9 @@ from model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from model.config import HookSpec
-from model.jsonvalue import FrozenMap, JsonValue
-from model.messages import ResultContentBlock, TextBlock
+from loopspec.model.config import HookSpec
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import ResultContentBlock, TextBlock
 
 ALLOWED_ONCE = "allowed-once"
 APPROVAL_REFUSALS = {

@@ -3,7 +3,7 @@
 When a reply calls tools, every PreToolUse hook that matches a call answers once (calls in
 model order, hooks in configured order, rule HOOK-4), and each answer is audited as it comes
 (`hook/invoked`, `hook/result` with any proposed input). Nothing of the reply is logged until
-the last answer; then `seal` merges each call's answers (`impl.policy`) and records, as one
+the last answer; then `seal` merges each call's answers (`loopspec.impl.policy`) and records, as one
 unit, the `assistant/message` carrying the effective arguments and one `tool/call` per call,
 with the rewrite sidecar where a hook's input was applied (rules RW-1 .. RW-3).
 """
@@ -16,15 +16,15 @@ from typing import Any
 
 import attrs
 
-from impl.batch import Slot
-from impl.context import LoopContext
-from impl.policy import Vote, argument_problem, proposed_input, rule_on, stated_reason
-from impl.recorder import HookSaid
-from impl.seams import PreToolUseRequest
-from impl.tools import seal
-from model.commands import Allow, Ask, Deny, HookAnswers, ModelReplies, Pass
-from model.config import PRE_TOOL_USE, HookSpec
-from model.messages import ToolCallBlock
+from loopspec.impl.batch import Slot
+from loopspec.impl.context import LoopContext
+from loopspec.impl.policy import Vote, argument_problem, proposed_input, rule_on, stated_reason
+from loopspec.impl.recorder import HookSaid
+from loopspec.impl.seams import PreToolUseRequest
+from loopspec.impl.tools import seal
+from loopspec.model.commands import Allow, Ask, Deny, HookAnswers, ModelReplies, Pass
+from loopspec.model.config import PRE_TOOL_USE, HookSpec
+from loopspec.model.messages import ToolCallBlock
 
 Waiter = Callable[[asyncio.Future[Any]], Awaitable[bool]]
 """Waits for a future or an abort; True when the abort came."""

@@ -14,18 +14,18 @@ from collections import deque
 from collections.abc import Iterable
 from typing import TypeVar
 
-from impl.errors import MalformedReply, NotPending, WrongVerdictCount
-from impl.hooks import HookTable
-from impl.replies import reply_problem
-from impl.seams import (
+from loopspec.impl.errors import MalformedReply, NotPending, WrongVerdictCount
+from loopspec.impl.hooks import HookTable
+from loopspec.impl.replies import reply_problem
+from loopspec.impl.seams import (
     ApprovalRequest,
     ModelRequest,
     PostToolUseRequest,
     PreToolUseRequest,
     ProviderFailed,
 )
-from impl.tools import RegisteredTool, ToolExecution
-from model.commands import (
+from loopspec.impl.tools import RegisteredTool, ToolExecution
+from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     HookAnswers,
     HookAudit,
@@ -34,7 +34,7 @@ from model.commands import (
     PreVerdict,
     ToolOutcome,
 )
-from model.config import POST_TOOL_USE, HookSpec
+from loopspec.model.config import POST_TOOL_USE, HookSpec
 
 T = TypeVar("T")
 

@@ -13,10 +13,10 @@ from typing import Protocol
 
 import attrs
 
-from impl.tools import ToolExecution
-from model.commands import HookAnswers, ModelReplies, PostVerdict, ToolOutcome
-from model.config import HookSpec
-from model.messages import Message, ToolCallBlock
+from loopspec.impl.tools import ToolExecution
+from loopspec.model.commands import HookAnswers, ModelReplies, PostVerdict, ToolOutcome
+from loopspec.model.config import HookSpec
+from loopspec.model.messages import Message, ToolCallBlock
 
 
 @attrs.frozen

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from impl.errors import LoopDiscarded, NotJsonData
-from impl.framing import UNIT_KEY, encode_event
-from impl.snapshot import check_json
-from model.events import Event
-from model.wire import event_from_wire, event_to_wire
+from loopspec.impl.errors import LoopDiscarded, NotJsonData
+from loopspec.impl.framing import UNIT_KEY, encode_event
+from loopspec.impl.snapshot import check_json
+from loopspec.model.events import Event
+from loopspec.model.wire import event_from_wire, event_to_wire
 
 UnitListener = Callable[[Sequence[Event]], None]
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Union
 
-from impl.errors import NotJsonData
+from loopspec.impl.errors import NotJsonData
 
 _MAX_FAST_DEPTH = 64  # deeper (or cyclic) values take the slow path, which detects cycles
 # Python will not print an integer with more digits than this (`sys.int_max_str_digits`), so

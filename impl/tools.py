@@ -3,7 +3,7 @@
 A `ToolExecution` is sealed when the model's reply is committed, after the PreToolUse rewrite
 phase and before any pre-execute policy: from then on its call id, tool and arguments are fixed.
 It is a named tuple whose fields cannot be rebound (not even with `object.__setattr__`), and its
-`arguments` are a deep-frozen snapshot (see `impl.snapshot`) that shares nothing with the
+`arguments` are a deep-frozen snapshot (see `loopspec.impl.snapshot`) that shares nothing with the
 caller's object. Its `stages` only move forward, each at most once, in the order of `Stage`;
 anything else raises `StageOrderError`.
 """
@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import attrs
 
-from impl.errors import StageOrderError
-from impl.snapshot import Snapshot, plain, snapshot
-from model.commands import ToolOutcome
+from loopspec.impl.errors import StageOrderError
+from loopspec.impl.snapshot import Snapshot, plain, snapshot
+from loopspec.model.commands import ToolOutcome
 
 
 class Stage(enum.IntEnum):

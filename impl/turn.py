@@ -8,7 +8,7 @@ A step sends the history to the model and acts on the reply:
   ends the turn `max-tokens`;
 - a reply without calls ends the step; messages that arrived meanwhile open the next step,
   otherwise the turn ends `completed`;
-- a reply with calls goes through the rewrite phase (`impl.rewrite_phase`) and only then is
+- a reply with calls goes through the rewrite phase (`loopspec.impl.rewrite_phase`) and only then is
   committed, in one unit with every call's sealed identity (rule RW-3) and the batch's first
   moves. An abort during the rewrite phase keeps the reply's text only: no call ever existed.
 
@@ -24,18 +24,18 @@ from typing import Any
 
 import attrs
 
-from impl.batch import Batch
-from impl.context import LoopContext, Queued
-from impl.replies import delivered_text, reply_problem, text_only
-from impl.rewrite_phase import RewritePhase
-from impl.seams import ModelRequest, ProviderFailed
-from model.commands import (
+from loopspec.impl.batch import Batch
+from loopspec.impl.context import LoopContext, Queued
+from loopspec.impl.replies import delivered_text, reply_problem, text_only
+from loopspec.impl.rewrite_phase import RewritePhase
+from loopspec.impl.seams import ModelRequest, ProviderFailed
+from loopspec.model.commands import (
     FINISH_CANCELLED,
     FINISH_MAX_TOKENS,
     ModelReplies,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import ContentBlock
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import ContentBlock
 
 MALFORMED_REPLY_RETRIES = 2
 """How often a malformed reply is asked for again before the turn ends in error."""

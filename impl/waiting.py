@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Collection
 from typing import Any
 
-from impl.session_log import SessionLog
+from loopspec.impl.session_log import SessionLog
 
 
 class WaitPoint:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from model.jsonvalue import JsonValue, thaw
-from model.messages import OpaqueBlock, ResultContentBlock, TextBlock
-from model.pure.presentation import fenced_console, relativize_title, resolve_terminal_cwd
-from model.views import (
+from loopspec.model.jsonvalue import JsonValue, thaw
+from loopspec.model.messages import OpaqueBlock, ResultContentBlock, TextBlock
+from loopspec.model.pure.presentation import fenced_console, relativize_title, resolve_terminal_cwd
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,

@@ -13,9 +13,9 @@ from typing import ClassVar
 
 import attrs
 
-from model.errors import InvalidEventError
-from model.jsonvalue import JsonValue, NotJsonError, freeze
-from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 FINISH_COMPLETED = "completed"
 FINISH_MAX_TOKENS = "max-tokens"

@@ -10,8 +10,8 @@ import re
 
 import attrs
 
-from model.errors import InvalidEventError
-from model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
 
 PRE_TOOL_USE = "PreToolUse"
 POST_TOOL_USE = "PostToolUse"

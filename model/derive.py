@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from model.errors import InvalidEventError
-from model.events import (
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import (
     AssistantMessageRecorded,
     Event,
     SurfaceAppend,
@@ -21,7 +21,7 @@ from model.events import (
     ToolResultRecorded,
     UserMessageRecorded,
 )
-from model.messages import Message
+from loopspec.model.messages import Message
 
 
 def surface_nodes(

@@ -19,14 +19,21 @@ from typing import assert_never
 
 import attrs
 
-from model.commands import PostBlock, PostContext, PostPass, PostVerdict, ToolFailed, ToolSucceeded
-from model.config import POST_TOOL_USE, HookSpec
-from model.draft import Draft
-from model.events import ApprovalAsked, ApprovalDecided, HookInvoked, HookResulted
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock
-from model.pure.decisions import commit_prefix, may_start
-from model.records import (
+from loopspec.model.commands import (
+    PostBlock,
+    PostContext,
+    PostPass,
+    PostVerdict,
+    ToolFailed,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, HookSpec
+from loopspec.model.draft import Draft
+from loopspec.model.events import ApprovalAsked, ApprovalDecided, HookInvoked, HookResulted
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock
+from loopspec.model.pure.decisions import commit_prefix, may_start
+from loopspec.model.records import (
     ABORTED,
     ABORTED_BEFORE_DISPATCH,
     INVALID_TOOL_INPUT,
@@ -39,8 +46,8 @@ from model.records import (
     error_text,
     open_step,
 )
-from model.rewrite import INVALID
-from model.state import (
+from loopspec.model.rewrite import INVALID
+from loopspec.model.state import (
     ASK,
     ASKING,
     COMMITTED,

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from model.events import Event
-from model.state import LoopState, QueuedMessage
+from loopspec.model.events import Event
+from loopspec.model.state import LoopState, QueuedMessage
 
 EventT = TypeVar("EventT", bound=Event)
 

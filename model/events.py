@@ -14,9 +14,9 @@ from typing import ClassVar
 
 import attrs
 
-from model.errors import InvalidEventError
-from model.jsonvalue import EMPTY, FrozenMap, JsonValue
-from model.messages import AssistantMessage, ToolResultMessage, UserMessage
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue
+from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 HOOK_DIALECTS = frozenset({"claude-code", "codex"})
 TURN_END_KINDS = frozenset(

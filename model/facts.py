@@ -1,6 +1,7 @@
 """Facts: the few fields of an event that the log invariants read.
 
-The invariants (`model.invariants`) run over facts, not over full events, so the same predicate
+The invariants (`loopspec.model.invariants`) run over facts, not over full events, so the same
+predicate
 serves three callers: the stateful tests (facts from the model's or an implementation's events),
 and the offline checker, which builds facts straight from parsed JSON without constructing and
 deep-freezing every event — that is what keeps checking a log close to the cost of reading it.
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NoReturn, TypeGuard
 
-from model.events import (
+from loopspec.model.events import (
     ApprovalAsked,
     ApprovalDecided,
     AssistantMessageRecorded,
@@ -30,7 +31,7 @@ from model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from model.jsonvalue import thaw
+from loopspec.model.jsonvalue import thaw
 
 
 class CallFact:

@@ -1,4 +1,4 @@
-"""One handler per legal (phase, command) pair; `model.transitions` maps pairs to handlers.
+"""One handler per legal (phase, command) pair; `loopspec.model.transitions` maps pairs to handlers.
 
 Each handler receives a state whose phase has already been checked by `step`, and returns the
 next state. A handler that finds the command inconsistent with the state raises
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from model.commands import (
+from loopspec.model.commands import (
     FINISH_CANCELLED,
     FINISH_MAX_TOKENS,
     Abort,
@@ -22,17 +22,28 @@ from model.commands import (
     SubmitUser,
     ToolFinishes,
 )
-from model.config import PRE_TOOL_USE
-from model.dispatch import advance, answer_approval, finish_call, post_hooks, prepare_result
-from model.draft import Draft
-from model.errors import TransitionRefused
-from model.events import AssistantMessageRecorded, HookInvoked, HookResulted, TurnStarted
-from model.jsonvalue import FrozenMap
-from model.messages import AssistantMessage, ContentBlock, ReasoningBlock, TextBlock
-from model.records import aborted, close_step, end_turn, open_step, reason
-from model.repair import interrupted_turn_closers
-from model.rewrite import commit_reply_with_calls, input_problem, supplied_input, verdict_reason
-from model.state import (
+from loopspec.model.config import PRE_TOOL_USE
+from loopspec.model.dispatch import (
+    advance,
+    answer_approval,
+    finish_call,
+    post_hooks,
+    prepare_result,
+)
+from loopspec.model.draft import Draft
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.events import AssistantMessageRecorded, HookInvoked, HookResulted, TurnStarted
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import AssistantMessage, ContentBlock, ReasoningBlock, TextBlock
+from loopspec.model.records import aborted, close_step, end_turn, open_step, reason
+from loopspec.model.repair import interrupted_turn_closers
+from loopspec.model.rewrite import (
+    commit_reply_with_calls,
+    input_problem,
+    supplied_input,
+    verdict_reason,
+)
+from loopspec.model.state import (
     ASKING,
     RUNNING,
     AwaitingModel,

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
-from model.events import Event
-from model.facts import CallFact, Fact, facts_of
+from loopspec.model.events import Event
+from loopspec.model.facts import CallFact, Fact, facts_of
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 IN_TURN_TYPES = frozenset(

@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import attrs
 
-from model.errors import InvalidEventError
-from model.jsonvalue import EMPTY, FrozenMap, JsonValue, parse_arguments
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, parse_arguments
 
 
 def _non_empty(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:

@@ -24,10 +24,15 @@ from typing import assert_never
 
 import attrs
 
-from model.jsonvalue import FrozenMap, JsonValue
-from model.messages import ResultContentBlock, TextBlock
-from model.pure.presentation import fenced_console, first_line, parse_exit_marker, read_title
-from model.toolargs import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import ResultContentBlock, TextBlock
+from loopspec.model.pure.presentation import (
+    fenced_console,
+    first_line,
+    parse_exit_marker,
+    read_title,
+)
+from loopspec.model.toolargs import (
     ArgumentShapeError,
     object_fields,
     optional_bool,
@@ -36,7 +41,7 @@ from model.toolargs import (
     required_array,
     required_str,
 )
-from model.views import (
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,

@@ -3,7 +3,7 @@
 Each function maps the ordered output of `derive_messages` to one provider's request message
 list, as plain JSON-able dicts and lists. The projections repair nothing: a history that breaks
 a provider's pairing rules projects to a request that breaks them too, which the independent
-validators in `properties.provider_rules` then report (HIST-2).
+validators in `loopspec.properties.validators.provider_rules` then report (HIST-2).
 
 Replay facts the projections rely on:
 
@@ -64,9 +64,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import assert_never
 
-from model.errors import LoopSpecError
-from model.jsonvalue import FrozenMap, thaw
-from model.messages import (
+from loopspec.model.errors import LoopSpecError
+from loopspec.model.jsonvalue import FrozenMap, thaw
+from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     Message,

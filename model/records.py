@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from model.draft import Draft
-from model.events import (
+from loopspec.model.draft import Draft
+from loopspec.model.events import (
     StepEnded,
     StepStarted,
     ToolResultRecorded,
     TurnEnded,
     UserMessageRecorded,
 )
-from model.jsonvalue import FrozenMap, JsonValue
-from model.messages import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import (
     ResultContentBlock,
     TextBlock,
     ToolResultBlock,
@@ -21,7 +21,7 @@ from model.messages import (
     tool_source,
     user_source,
 )
-from model.state import QueuedMessage
+from loopspec.model.state import QueuedMessage
 
 ABORTED_BEFORE_DISPATCH = "ABORTED_BEFORE_DISPATCH"
 ABORTED = "ABORTED"

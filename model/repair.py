@@ -14,7 +14,7 @@ Closer seqs continue the log; their time is the last event's time. A balanced lo
 
 from __future__ import annotations
 
-from model.events import (
+from loopspec.model.events import (
     AssistantMessageRecorded,
     Event,
     StepEnded,
@@ -25,9 +25,9 @@ from model.events import (
     TurnEnded,
     TurnStarted,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock, ToolResultBlock, ToolResultMessage, tool_source
-from model.records import TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, error_info
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessage, tool_source
+from loopspec.model.records import TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, error_info
 
 OUTCOME_UNKNOWN_TEXT = (
     "Error: the session stopped after this tool call was recorded and before its result was. "

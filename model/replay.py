@@ -12,17 +12,17 @@ from collections.abc import Iterable
 
 import attrs
 
-from model.acp import permission_request, tool_call_notification, tool_result_notification
-from model.events import (
+from loopspec.model.acp import permission_request, tool_call_notification, tool_result_notification
+from loopspec.model.events import (
     ApprovalAsked,
     Event,
     SurfaceAppend,
     ToolCallRecorded,
     ToolResultRecorded,
 )
-from model.jsonvalue import JsonValue, parse_arguments
-from model.presenters import present_call, present_result
-from model.views import ToolCallView, ToolResultView
+from loopspec.model.jsonvalue import JsonValue, parse_arguments
+from loopspec.model.presenters import present_call, present_result
+from loopspec.model.views import ToolCallView, ToolResultView
 
 
 @attrs.frozen

@@ -20,13 +20,13 @@ from typing import assert_never
 
 import attrs
 
-from model.commands import Allow, Ask, Deny, ModelReplies, Pass, PreVerdict
-from model.config import LoopConfig
-from model.draft import Draft
-from model.events import AssistantMessageRecorded, RewriteSidecar, ToolCallRecorded
-from model.jsonvalue import FrozenMap, JsonValue, dumps, parse_arguments
-from model.messages import AssistantMessage, ContentBlock, ToolCallBlock
-from model.pure.decisions import (
+from loopspec.model.commands import Allow, Ask, Deny, ModelReplies, Pass, PreVerdict
+from loopspec.model.config import LoopConfig
+from loopspec.model.draft import Draft
+from loopspec.model.events import AssistantMessageRecorded, RewriteSidecar, ToolCallRecorded
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, dumps, parse_arguments
+from loopspec.model.messages import AssistantMessage, ContentBlock, ToolCallBlock
+from loopspec.model.pure.decisions import (
     RANK_ALLOW,
     RANK_ASK,
     RANK_DENY,
@@ -34,7 +34,7 @@ from model.pure.decisions import (
     merged_rank,
     winning_rewrite,
 )
-from model.state import ALLOW, ASK, DENY, CallSlot, HookVote
+from loopspec.model.state import ALLOW, ASK, DENY, CallSlot, HookVote
 
 INVALID = "invalid"  # arguments that fail the tool's input contract: final error, no policy
 

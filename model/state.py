@@ -4,7 +4,7 @@
 so a crash can only ever cut the log at one of those points (rule LOG-8). Everything else — the
 phase, the inbox, the per-call slots — is volatile: a `Crash` drops it.
 
-Phases form a closed union; `model.transitions` says which command each phase accepts.
+Phases form a closed union; `loopspec.model.transitions` says which command each phase accepts.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import attrs
 
-from model.commands import ModelReplies, PostVerdict, PreVerdict
-from model.config import HookSpec, LoopConfig
-from model.events import Event
-from model.jsonvalue import FrozenMap, JsonValue
-from model.messages import ResultContentBlock
+from loopspec.model.commands import ModelReplies, PostVerdict, PreVerdict
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.events import Event
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import ResultContentBlock
 
 
 @attrs.frozen

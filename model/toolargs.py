@@ -7,7 +7,7 @@ A JSON `null` for an optional field counts as absent.
 
 from __future__ import annotations
 
-from model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
 
 
 class ArgumentShapeError(ValueError):

@@ -14,10 +14,10 @@ from typing import Any
 
 import attrs
 
-from model import handlers
-from model.commands import COMMAND_NAMES, Command
-from model.errors import TransitionRefused
-from model.state import PHASE_NAMES, LoopState
+from loopspec.model import handlers
+from loopspec.model.commands import COMMAND_NAMES, Command
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.state import PHASE_NAMES, LoopState
 
 Handler = Callable[[LoopState, Any], LoopState]
 

@@ -14,9 +14,9 @@ from typing import ClassVar
 
 import attrs
 
-from model.errors import InvalidEventError
-from model.jsonvalue import JsonValue
-from model.messages import ResultContentBlock
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import JsonValue
+from loopspec.model.messages import ResultContentBlock
 
 TOOL_KINDS = frozenset(
     {

@@ -16,8 +16,8 @@ from typing import Any, assert_never
 
 import cattrs
 
-from model.errors import InvalidEventError
-from model.events import (
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import (
     APPEND,
     ApprovalAsked,
     ApprovalDecided,
@@ -39,8 +39,8 @@ from model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze, thaw
-from model.messages import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze, thaw
+from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     OpaqueBlock,

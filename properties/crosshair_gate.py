@@ -13,6 +13,7 @@ failed.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -22,17 +23,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 PURE_MODULES = (
-    "model.pure.decisions",
-    "model.pure.pairing",
-    "model.pure.presentation",
+    "loopspec.model.pure.decisions",
+    "loopspec.model.pure.pairing",
+    "loopspec.model.pure.presentation",
 )
 CONDITION = re.compile(r"^\s*(pre|post):", re.MULTILINE)
 
 
 def conditions_in(module: str) -> int:
     """How many pre/post conditions a module states."""
-    path = Path(__file__).resolve().parent.parent / (module.replace(".", "/") + ".py")
-    return len(CONDITION.findall(path.read_text(encoding="utf-8")))
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return 0
+    return len(CONDITION.findall(Path(spec.origin).read_text(encoding="utf-8")))
 
 
 def check(module: str, timeout: float) -> tuple[str, int, str, float]:

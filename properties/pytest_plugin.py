@@ -1,8 +1,8 @@
 """pytest plugin: `pytest --loopspec-impl=package.module:factory` runs the conformance suite.
 
-The factory returns a `properties.target.ConformanceTarget` (see `properties/target.py`), for
-example an adapter around your own loop. The suite is `properties/conformance_suite.py`; it
-uses the active Hypothesis profile, so `HYPOTHESIS_PROFILE=thorough` runs it long.
+The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
+adapter around your own loop. The suite is `loopspec.properties.conformance.suite`; it uses the
+active Hypothesis profile, so `HYPOTHESIS_PROFILE=thorough` runs it long.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-SUITE = Path(__file__).with_name("conformance_suite.py")
+SUITE = Path(__file__).with_name("conformance") / "suite.py"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

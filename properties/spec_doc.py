@@ -2,7 +2,8 @@
 
 SPEC.md is written by people, except for sections between `<!-- generated:NAME -->` and
 `<!-- end generated:NAME -->`, which are rendered from the code that owns the facts: the
-transition table from `model.transitions`, the invariant registry from `model.invariants`.
+transition table from `loopspec.model.transitions`, the invariant registry from
+`loopspec.model.invariants`.
 `loopspec spec --check SPEC.md` (and a test) fails when they drift apart.
 """
 
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from model.errors import LoopSpecError
-from model.invariants import INVARIANTS
-from model.transitions import render_table
+from loopspec.model.errors import LoopSpecError
+from loopspec.model.invariants import INVARIANTS
+from loopspec.model.transitions import render_table
 
 RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
 

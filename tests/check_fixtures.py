@@ -1,6 +1,7 @@
 """The session logs under tests/fixtures/logs/, and how each one is made.
 
-Every fixture starts from a log the reference model writes (`properties.log_synth`), so the valid
+Every fixture starts from a log the reference model writes (`loopspec.properties.logcheck.synth`),
+so the valid
 ones keep every rule by construction. `violations/RULE.jsonl` is the model's demo log with one
 small edit that breaks exactly RULE (each edit is a function below; its docstring says what it
 does). `bad/` holds input the checker must refuse cleanly. `valid/` holds logs that must pass,
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from model.commands import (
+from loopspec.model.commands import (
     Allow,
     HookAnswers,
     ModelReplies,
@@ -27,10 +28,17 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec, LoopConfig, ToolSpec
-from model.messages import TextBlock, ToolCallBlock
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from properties.log_synth import HEADER, Row, as_harness_writes, jsonl, model_rows, renumber
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.logcheck.synth import (
+    HEADER,
+    Row,
+    as_harness_writes,
+    jsonl,
+    model_rows,
+    renumber,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
 

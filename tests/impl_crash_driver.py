@@ -20,9 +20,9 @@ from pathlib import Path
 
 from impl_programs import PROGRAM_CONFIG, random_program
 
-from impl.log_writer import Durability
-from model.events import Event
-from properties.impl_adapter import ImplAdapter
+from loopspec.impl.log_writer import Durability
+from loopspec.model.events import Event
+from loopspec.properties.conformance.impl_adapter import ImplAdapter
 
 
 def _say(line: str) -> None:

@@ -6,16 +6,16 @@ import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 
-from impl.agent_loop import AgentLoop, LoopSettings
-from impl.clock import FixedClock
-from impl.log_writer import WRITTEN
-from impl.opening import SessionInfo
-from impl.presentation import Shown
-from impl.scripted import ScriptedWorld
-from impl.seams import Approver, HookRunner, Provider
-from impl.tools import RegisteredTool
-from model.events import Event
-from model.wire import event_to_wire
+from loopspec.impl.agent_loop import AgentLoop, LoopSettings
+from loopspec.impl.clock import FixedClock
+from loopspec.impl.log_writer import WRITTEN
+from loopspec.impl.opening import SessionInfo
+from loopspec.impl.presentation import Shown
+from loopspec.impl.scripted import ScriptedWorld
+from loopspec.impl.seams import Approver, HookRunner, Provider
+from loopspec.impl.tools import RegisteredTool
+from loopspec.model.events import Event
+from loopspec.model.wire import event_to_wire
 
 
 class Session:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from model.commands import (
+from loopspec.model.commands import (
     Abort,
     Allow,
     ApprovalAnswers,
@@ -30,12 +30,20 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
-from model.errors import TransitionRefused
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock, ToolCallBlock
-from model.state import ASKING, RUNNING, AwaitingModel, Dispatching, Idle, LoopState, Rewriting
-from model.transitions import step
+from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.state import (
+    ASKING,
+    RUNNING,
+    AwaitingModel,
+    Dispatching,
+    Idle,
+    LoopState,
+    Rewriting,
+)
+from loopspec.model.transitions import step
 
 PROGRAM_CONFIG = LoopConfig(
     tools=(

@@ -15,10 +15,10 @@ from typing import Any
 
 import attrs
 
-from model import dispatch, handlers, rewrite
-from model.commands import Command
-from model.draft import Draft
-from model.events import (
+from loopspec.model import dispatch, handlers, rewrite
+from loopspec.model.commands import Command
+from loopspec.model.draft import Draft
+from loopspec.model.events import (
     ApprovalAsked,
     AssistantMessageRecorded,
     HookInvoked,
@@ -29,11 +29,11 @@ from model.events import (
     TurnEnded,
     UserMessageRecorded,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import TextBlock, ToolCallBlock, UserMessage, plugin_source
-from model.pure import decisions
-from model.records import append_result
-from model.state import (
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage, plugin_source
+from loopspec.model.pure import decisions
+from loopspec.model.records import append_result
+from loopspec.model.state import (
     COMMITTED,
     DENY,
     READY,
@@ -44,7 +44,7 @@ from model.state import (
     Phase,
     QueuedMessage,
 )
-from properties.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 
 Patch = tuple[Any, str, Any]
 

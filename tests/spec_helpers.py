@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from model.commands import Command
-from model.config import HookSpec, LoopConfig, ToolSpec
-from model.events import Event, ToolCallRecorded, ToolResultRecorded, event_type
-from model.invariants import Violation, check_log
-from model.state import LoopState
-from model.transitions import step
-from model.wire import event_to_wire
+from loopspec.model.commands import Command
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import Event, ToolCallRecorded, ToolResultRecorded, event_type
+from loopspec.model.invariants import Violation, check_log
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
+from loopspec.model.wire import event_to_wire
 
 TOOLS = (
     ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),

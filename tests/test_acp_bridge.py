@@ -19,17 +19,17 @@ from view_strategies import (
     tool_calls,
 )
 
-from model.acp import (
+from loopspec.model.acp import (
     ALLOW_ONCE,
     REJECT_ONCE,
     permission_request,
     tool_call_notification,
     tool_result_notification,
 )
-from model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
-from model.messages import OpaqueBlock, ResultContentBlock, TextBlock
-from model.presenters import present_call, present_result
-from model.views import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze, thaw
+from loopspec.model.messages import OpaqueBlock, ResultContentBlock, TextBlock
+from loopspec.model.presenters import present_call, present_result
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,
@@ -40,7 +40,10 @@ from model.views import (
     ToolCallView,
     ToolResultView,
 )
-from properties.acp_strict import validate_permission_request, validate_session_update
+from loopspec.properties.validators.acp_strict import (
+    validate_permission_request,
+    validate_session_update,
+)
 
 SESSION = "sess-1"
 CALL = "call-1"

@@ -13,8 +13,8 @@ import pytest
 import zstandard
 from check_fixtures import FIXTURES
 
-from properties.cli import main
-from properties.log_files import LogSource
+from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck.files import LogSource
 
 VALID = FIXTURES / "valid" / "model-demo.jsonl"
 HARNESS = FIXTURES / "valid" / "harness-written.jsonl"

@@ -8,8 +8,14 @@ from pathlib import Path
 import pytest
 from check_fixtures import FIXTURES, RULE_BREAKERS, all_fixtures
 
-from model.invariants import rule_ids
-from properties.checker import ErrorKind, LogReport, NoticeKind, check_paths, check_stream
+from loopspec.model.invariants import rule_ids
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    LogReport,
+    NoticeKind,
+    check_paths,
+    check_stream,
+)
 
 VALID = sorted((FIXTURES / "valid").glob("*.jsonl"))
 RULE_FIXTURES = sorted((FIXTURES / "violations").glob("*.jsonl"))

@@ -16,14 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.events import Event
-from model.facts import CallFact, Fact, FactError, fact_from_wire, facts_of
-from model.invariants import INVARIANTS, LogMonitor, Prefix, Violation
-from model.wire import event_to_wire
-from properties.checker import ErrorKind, LogReport, check_stream
-from properties.cli import main
-from properties.log_synth import HEADER, as_harness_writes, jsonl
-from properties.model_machine import ModelMachine
+from loopspec.model.events import Event
+from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire, facts_of
+from loopspec.model.invariants import INVARIANTS, LogMonitor, Prefix, Violation
+from loopspec.model.wire import event_to_wire
+from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck.checker import ErrorKind, LogReport, check_stream
+from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl
+from loopspec.properties.stateful.model_machine import ModelMachine
 
 PROFILE = settings()
 SEEDS = [

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from impl.presentation import ApprovalPrompt, CallCard
-from model.events import ToolCallRecorded
-from model.invariants import check_log
-from model.jsonvalue import thaw
-from properties.acp_strict import validate_permission_request, validate_session_update
-from properties.cli import main
-from properties.scenario import load_scenario, run_scenario
+from loopspec.impl.presentation import ApprovalPrompt, CallCard
+from loopspec.model.events import ToolCallRecorded
+from loopspec.model.invariants import check_log
+from loopspec.model.jsonvalue import thaw
+from loopspec.properties.cli.main import main
+from loopspec.properties.cli.scenario import load_scenario, run_scenario
+from loopspec.properties.validators.acp_strict import (
+    validate_permission_request,
+    validate_session_update,
+)
 
 HOOKS = Path(__file__).resolve().parent / "hooks"
 SCENARIO = {

@@ -8,17 +8,17 @@ import pytest
 from hypothesis import given
 from jsonschema import Draft202012Validator
 
-from model.commands import Command
-from model.config import LoopConfig
-from properties import strategies as gen
-from properties.command_codec import (
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.command_codec import (
     ProtocolError,
     command_from_json,
     command_to_json,
     config_from_json,
     config_to_json,
 )
-from properties.driver_protocol import protocol_schema
+from loopspec.properties.conformance.driver_protocol import protocol_schema
+from loopspec.properties.stateful import strategies as gen
 
 
 @given(gen.any_commands)

@@ -4,14 +4,14 @@
 0.1.0-rc.8 and its peers, installed with `npm ci`) behind the driver protocol. These tests drive
 it and the reference model with the same command programs and compare what each appended.
 
-Comparison. Both runs are normalized the same way (`properties.profiles.runs`): `time` and
+Comparison. Both runs are normalized the same way (`loopspec.properties.profiles.runs`): `time` and
 message ids are dropped, event types only dsh writes are dropped (`profiles.dsh.OPAQUE_TYPES`:
 chunks, inbox splices, request headers, the resume seed, ...), seqs become positions and
 `sourceEventSeqs` labels of the cited events (`tool/call:<callId>`), and each event carries the
 commit it belongs to. Executed arguments are compared as parsed JSON.
 
 Known divergences. dsh is not the model, and the test must not fail because of that: every
-difference found between the two is recorded in the dsh profile (`properties.profiles.dsh`,
+difference found between the two is recorded in the dsh profile (`loopspec.properties.profiles.dsh`,
 the one `loopspec conform --profile dsh` applies) with the SPEC rules it touches and the dsh
 behaviour behind it, and comes with an *eraser* that removes exactly that difference (or, for
 one that sends the two runs down different paths, a *symptom*: both runs are cut where it shows,
@@ -20,7 +20,7 @@ exhibits; the test asserts that erasing those, and only those, makes the runs eq
 each one is needed. So "only these known divergences occur", and the list cannot go stale.
 
 Each divergence has a replayable case in `tests/regressions/dsh-<key>.json` (config and
-commands in the `properties.command_codec` JSON shapes), replayed here too.
+commands in the `loopspec.properties.conformance.command_codec` JSON shapes), replayed here too.
 
 The whole module is skipped, with the reason, when node or npm is missing or `npm ci` cannot
 install the pinned packages (for instance offline with an empty npm cache).
@@ -41,14 +41,14 @@ from pathlib import Path
 import attrs
 import pytest
 
-from model.facts import fact_from_wire
-from model.invariants import LogMonitor
-from properties.cli import main as check_main
-from properties.command_codec import command_from_json, config_from_json
-from properties.process_target import ProcessTarget
-from properties.profiles.dsh import PROFILE, opaque
-from properties.profiles.runs import Json, Pair, Run, normalize_run
-from properties.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import LogMonitor
+from loopspec.properties.cli.main import main as check_main
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.process_target import ProcessTarget
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.profiles.dsh import PROFILE, opaque
+from loopspec.properties.profiles.runs import Json, Pair, Run, normalize_run
 
 ADAPTER = Path(__file__).resolve().parent.parent / "examples" / "dsh-adapter"
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"

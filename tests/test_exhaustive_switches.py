@@ -57,19 +57,19 @@ def run_mypy(snippet: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> t
 
 UNIONS = {
     "call-views": (
-        "model.views",
+        "loopspec.model.views",
         "ToolCallView",
         ["GenericCallView", "TerminalCallView"],
         "DiffCallView",
     ),
     "result-views": (
-        "model.views",
+        "loopspec.model.views",
         "ToolResultView",
         ["GenericResultView", "DiffResultView"],
         "TerminalResultView",
     ),
     "messages": (
-        "model.messages",
+        "loopspec.model.messages",
         "Message",
         ["UserMessage", "AssistantMessage"],
         "ToolResultMessage",
@@ -142,13 +142,13 @@ def test_HIST_1_complete_message_switch_type_checks(
 UNIONS.update(
     {
         "phases": (
-            "model.state",
+            "loopspec.model.state",
             "Phase",
             ["Idle", "AwaitingModel", "Rewriting", "Crashed"],
             "Dispatching",
         ),
-        "pre-verdicts": ("model.commands", "PreVerdict", ["Pass", "Allow", "Deny"], "Ask"),
-        "surface-ops": ("model.events", "SurfaceOp", ["SurfaceAppend"], "SurfaceReplace"),
+        "pre-verdicts": ("loopspec.model.commands", "PreVerdict", ["Pass", "Allow", "Deny"], "Ask"),
+        "surface-ops": ("loopspec.model.events", "SurfaceOp", ["SurfaceAppend"], "SurfaceReplace"),
     }
 )
 

@@ -23,8 +23,8 @@ from test_hookbridge_support import (
     settings_document,
 )
 
-from impl.hookbridge import FaultKind, HookBridge, parse_settings
-from model.commands import (
+from loopspec.impl.hookbridge import FaultKind, HookBridge, parse_settings
+from loopspec.model.commands import (
     Allow,
     Deny,
     ModelReplies,
@@ -34,10 +34,10 @@ from model.commands import (
     PreVerdict,
     SubmitUser,
 )
-from model.config import POST_TOOL_USE, LoopConfig
-from model.messages import ToolCallBlock
-from model.rewrite import resolve_call
-from model.state import DENY, HookVote
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.rewrite import resolve_call
+from loopspec.model.state import DENY, HookVote
 
 SHORT_TIMEOUT = 0.5
 HANG = bash("hang.sh", "/dev/null")

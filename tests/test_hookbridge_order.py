@@ -14,8 +14,8 @@ import pytest
 from spec_helpers import TOOLS, calls, clean, run
 from test_hookbridge_support import BASH_CALL, RESPONSE, bash, make_bridge, python, run_pre
 
-from impl.hookbridge import HookBridge, PreHookRun
-from model.commands import (
+from loopspec.impl.hookbridge import HookBridge, PreHookRun
+from loopspec.model.commands import (
     Command,
     ModelReplies,
     PostContext,
@@ -23,10 +23,10 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import POST_TOOL_USE, LoopConfig
-from model.messages import ToolCallBlock
-from model.rewrite import resolve_call
-from model.state import ALLOW, DENY, HookVote
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.rewrite import resolve_call
+from loopspec.model.state import ALLOW, DENY, HookVote
 
 CALL = ToolCallBlock("call-1", "bash", json.dumps(BASH_CALL))
 SLOW = "0.4"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from impl.hookbridge import (
+from loopspec.impl.hookbridge import (
     DEFAULT_TIMEOUT_S,
     HookBridge,
     HookSettingsError,
     load_settings,
     parse_settings,
 )
-from model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
-from model.errors import LoopSpecError
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
+from loopspec.model.errors import LoopSpecError
 
 CLAUDE_SETTINGS = {
     "hooks": {

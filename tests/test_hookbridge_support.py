@@ -7,9 +7,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from impl.hookbridge import HookBridge, PostHookRun, PreHookRun, parse_settings
-from model.config import POST_TOOL_USE, PRE_TOOL_USE
-from model.jsonvalue import FrozenMap, freeze
+from loopspec.impl.hookbridge import HookBridge, PostHookRun, PreHookRun, parse_settings
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE
+from loopspec.model.jsonvalue import FrozenMap, freeze
 
 HOOKS = Path(__file__).resolve().parent / "hooks"
 BASH_CALL = {"command": "rm -rf build", "description": "clean the build"}

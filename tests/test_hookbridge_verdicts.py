@@ -27,7 +27,7 @@ from test_hookbridge_support import (
     run_post,
 )
 
-from model.commands import (
+from loopspec.model.commands import (
     Allow,
     Ask,
     Deny,
@@ -41,9 +41,9 @@ from model.commands import (
     PreVerdict,
     SubmitUser,
 )
-from model.config import POST_TOOL_USE, LoopConfig
-from model.events import HookResulted
-from model.messages import ToolCallBlock
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
+from loopspec.model.events import HookResulted
+from loopspec.model.messages import ToolCallBlock
 
 POLICIES = pytest.mark.parametrize("fail_closed", [False, True], ids=["default", "fail-closed"])
 REWRITTEN = frozen_object(dict(BASH_CALL, command="rm -rf ./build --one-file-system"))

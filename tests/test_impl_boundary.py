@@ -15,17 +15,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPL = ROOT / "impl"
+PACKAGES = frozenset({"loopspec", "loopspec.model", "loopspec.impl", "loopspec.properties"})
 
 ALLOWED_MODEL_MODULES = frozenset(
     {
-        "model.events",
-        "model.wire",
-        "model.messages",
-        "model.views",
-        "model.jsonvalue",
-        "model.errors",
-        "model.commands",
-        "model.config",
+        "loopspec.model.events",
+        "loopspec.model.wire",
+        "loopspec.model.messages",
+        "loopspec.model.views",
+        "loopspec.model.jsonvalue",
+        "loopspec.model.errors",
+        "loopspec.model.commands",
+        "loopspec.model.config",
     }
 )
 
@@ -43,8 +44,8 @@ def imported_modules(source: str, package: str) -> set[str]:
                 anchor = ".".join(parts[: len(parts) - node.level + 1])
                 base = f"{anchor}.{base}" if base else anchor
             found.add(base)
-            # `from model import transitions` names the module `model.transitions`.
-            found.update(f"{base}.{alias.name}" for alias in node.names if base == "model")
+            # `from loopspec.model import transitions` names `loopspec.model.transitions`.
+            found.update(f"{base}.{alias.name}" for alias in node.names if base in PACKAGES)
         elif isinstance(node, ast.Call) and _dynamic_import(node.func) and node.args:
             name = node.args[0]
             if isinstance(name, ast.Constant) and isinstance(name.value, str):
@@ -61,8 +62,14 @@ def _dynamic_import(function: ast.expr) -> bool:
 def forbidden(modules: set[str]) -> set[str]:
     """The imports that cross the boundary."""
     return {
-        name for name in modules if name.startswith("model.") and name not in ALLOWED_MODEL_MODULES
-    } | {name for name in modules if name == "properties" or name.startswith("properties.")}
+        name
+        for name in modules
+        if name.startswith("loopspec.model.") and name not in ALLOWED_MODEL_MODULES
+    } | {
+        name
+        for name in modules
+        if name == "loopspec.properties" or name.startswith("loopspec.properties.")
+    }
 
 
 IMPL_MODULES = sorted(IMPL.rglob("*.py"))
@@ -71,7 +78,7 @@ IMPL_MODULES = sorted(IMPL.rglob("*.py"))
 @pytest.mark.parametrize("path", IMPL_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_MODEL_1_impl_imports_only_the_models_vocabulary(path: Path) -> None:
     """No `impl` module imports model logic (or the test tooling in `properties`)."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    package = ".".join(("loopspec", *path.relative_to(ROOT).with_suffix("").parts[:-1]))
     crossing = forbidden(imported_modules(path.read_text(encoding="utf-8"), package))
     assert not crossing, f"{path.relative_to(ROOT)} imports {sorted(crossing)}"
 
@@ -79,21 +86,27 @@ def test_MODEL_1_impl_imports_only_the_models_vocabulary(path: Path) -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        "import model.transitions",
-        "from model.transitions import step",
-        "from model import derive",
-        "from model.pure.decisions import may_start",
-        "from properties.strategies import CONFIGS",
-        "importlib.import_module('model.replay')",
-        "__import__('model.acp')",
+        "import loopspec.model.transitions",
+        "from loopspec.model.transitions import step",
+        "from loopspec.model import derive",
+        "from ..model import derive",
+        "from loopspec.model.pure.decisions import may_start",
+        "from loopspec.properties.stateful.strategies import CONFIGS",
+        "importlib.import_module('loopspec.model.replay')",
+        "__import__('loopspec.model.acp')",
     ],
 )
 def test_MODEL_1_the_boundary_check_sees_every_import_form(source: str) -> None:
     """Control: each way of importing model logic is caught."""
-    assert forbidden(imported_modules(source, "impl.sub"))
+    assert forbidden(imported_modules(source, "loopspec.impl.sub"))
 
 
 def test_MODEL_1_the_vocabulary_may_be_imported() -> None:
     """Control: the shared wire and data types pass."""
-    source = "from model.events import Event\nimport model.wire\nfrom model import commands"
-    assert not forbidden(imported_modules(source, "impl"))
+    source = (
+        "from loopspec.model.events import Event\n"
+        "import loopspec.model.wire\n"
+        "from loopspec.model import commands\n"
+        "from ..model import errors"
+    )
+    assert not forbidden(imported_modules(source, "loopspec.impl"))

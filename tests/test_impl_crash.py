@@ -31,11 +31,11 @@ from pathlib import Path
 import pytest
 from impl_programs import PROGRAM_CONFIG, random_program
 
-from impl.log_reader import parse_log
-from model.events import AssistantMessageRecorded, ToolCallRecorded
-from model.invariants import check_log
-from model.repair import interrupted_turn_closers
-from properties.impl_adapter import ImplAdapter
+from loopspec.impl.log_reader import parse_log
+from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
+from loopspec.model.invariants import check_log
+from loopspec.model.repair import interrupted_turn_closers
+from loopspec.properties.conformance.impl_adapter import ImplAdapter
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).resolve().parent / "impl_crash_driver.py"

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from impl.clock import FixedClock
-from impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
-from impl.log_file import LockedLogFile
-from impl.log_reader import parse_log, read_log
-from impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
-from impl.opening import SessionInfo, open_log
-from impl.repair import closers
-from impl.session_log import SessionLog
-from model.events import (
+from loopspec.impl.clock import FixedClock
+from loopspec.impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
+from loopspec.impl.log_file import LockedLogFile
+from loopspec.impl.log_reader import parse_log, read_log
+from loopspec.impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
+from loopspec.impl.opening import SessionInfo, open_log
+from loopspec.impl.repair import closers
+from loopspec.impl.session_log import SessionLog
+from loopspec.model.events import (
     AssistantMessageRecorded,
     Event,
     OpaqueEvent,
@@ -25,13 +25,13 @@ from model.events import (
     ToolCallRecorded,
     TurnStarted,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import AssistantMessage, TextBlock, ToolCallBlock
-from model.repair import interrupted_turn_closers
-from model.state import LoopState
-from model.transitions import step
-from model.wire import event_to_wire
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import AssistantMessage, TextBlock, ToolCallBlock
+from loopspec.model.repair import interrupted_turn_closers
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
+from loopspec.model.wire import event_to_wire
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 
 CLOCK = FixedClock(1_700_000_000_000)
 SESSION = SessionInfo("s", "/w")

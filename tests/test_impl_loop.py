@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from impl_harness import Session
 
-from impl import demo
-from impl.agent_loop import LoopSettings
-from impl.errors import AlreadyAborting, NothingToAbort, NotPending, SessionLocked
-from impl.presentation import Audience, replay
-from impl.seams import ApprovalRequest, ModelRequest, PostToolUseRequest, PreToolUseRequest
-from impl.tools import RegisteredTool, ToolExecution
-from model.commands import (
+from loopspec.impl import demo
+from loopspec.impl.agent_loop import LoopSettings
+from loopspec.impl.errors import AlreadyAborting, NothingToAbort, NotPending, SessionLocked
+from loopspec.impl.presentation import Audience, replay
+from loopspec.impl.seams import ApprovalRequest, ModelRequest, PostToolUseRequest, PreToolUseRequest
+from loopspec.impl.tools import RegisteredTool, ToolExecution
+from loopspec.model.commands import (
     Allow,
     Ask,
     HookAnswers,
@@ -31,11 +31,11 @@ from model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from model.config import HookSpec
-from model.events import Event, ToolResultRecorded, TurnEnded
-from model.invariants import check_log
-from model.messages import AssistantMessage, TextBlock, ToolCallBlock
-from model.wire import event_to_wire
+from loopspec.model.config import HookSpec
+from loopspec.model.events import Event, ToolResultRecorded, TurnEnded
+from loopspec.model.invariants import check_log
+from loopspec.model.messages import AssistantMessage, TextBlock, ToolCallBlock
+from loopspec.model.wire import event_to_wire
 
 DONE = ModelReplies((TextBlock("done"),))
 
@@ -384,7 +384,8 @@ def test_ACP_1_live_updates_are_what_the_log_replays(tmp_path: Path) -> None:
 
 
 def test_REC_1_the_demo_session_runs_and_repairs(capsys: pytest.CaptureFixture[str]) -> None:
-    """REC-1: `python -m impl.demo` plays its session, dies mid-call and reopens repaired."""
+    """REC-1: `python -m loopspec.impl.demo` plays its session, dies mid-call and reopens
+    repaired."""
     demo.main([])
     printed = capsys.readouterr().out
     assert "3 repair events" in printed

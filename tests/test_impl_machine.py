@@ -11,12 +11,12 @@ import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.events import AssistantMessageRecorded
-from model.state import LoopState
-from model.transitions import TRANSITIONS, step
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from properties.impl_adapter import impl_adapter
-from properties.impl_machine import CONFORMANCE_HITS, compare, conformance_machine
+from loopspec.model.events import AssistantMessageRecorded
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import TRANSITIONS, step
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.conformance.impl_adapter import impl_adapter
+from loopspec.properties.stateful.impl_machine import CONFORMANCE_HITS, compare, conformance_machine
 
 ImplConformance = conformance_machine(impl_adapter, "ImplConformance")
 

@@ -15,10 +15,10 @@ from view_strategies import (
     tool_calls,
 )
 
-from impl.acp_bridge import call_update, permission_prompt, result_update
-from impl.presentation import Audience, replay
-from impl.presenters import StoredResult, call_view, result_view
-from impl.text_shapes import (
+from loopspec.impl.acp_bridge import call_update, permission_prompt, result_update
+from loopspec.impl.presentation import Audience, replay
+from loopspec.impl.presenters import StoredResult, call_view, result_view
+from loopspec.impl.text_shapes import (
     console_block,
     inside_workspace,
     read_title,
@@ -26,18 +26,18 @@ from impl.text_shapes import (
     split_exit_marker,
     terminal_directory,
 )
-from model.acp import permission_request, tool_call_notification, tool_result_notification
-from model.jsonvalue import JsonValue
-from model.messages import ResultContentBlock
-from model.presenters import present_call, present_result
-from model.pure import presentation as pure
-from model.replay import present_log
-from model.state import LoopState
-from model.transitions import step
-from model.views import ToolCallView, ToolResultView
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from properties.impl_adapter import shown_item
-from properties.impl_machine import expected_item
+from loopspec.model.acp import permission_request, tool_call_notification, tool_result_notification
+from loopspec.model.jsonvalue import JsonValue
+from loopspec.model.messages import ResultContentBlock
+from loopspec.model.presenters import present_call, present_result
+from loopspec.model.pure import presentation as pure
+from loopspec.model.replay import present_log
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
+from loopspec.model.views import ToolCallView, ToolResultView
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.conformance.impl_adapter import shown_item
+from loopspec.properties.stateful.impl_machine import expected_item
 
 
 @given(tool_calls())

@@ -1,4 +1,4 @@
-"""`impl.tools`: sealed tool executions and their frozen arguments (rules EXE-2, EXE-3)."""
+"""`loopspec.impl.tools`: sealed tool executions and their frozen arguments (rules EXE-2, EXE-3)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from view_strategies import invalid_json_text, plain_json
 
-from impl.errors import NotJsonData, StageOrderError
-from impl.snapshot import plain, snapshot
-from impl.tools import RegisteredTool, Stage, ToolRegistry, read_arguments, seal
-from model.commands import ToolSucceeded
-from model.jsonvalue import FrozenMap, parse_arguments, thaw
+from loopspec.impl.errors import NotJsonData, StageOrderError
+from loopspec.impl.snapshot import plain, snapshot
+from loopspec.impl.tools import RegisteredTool, Stage, ToolRegistry, read_arguments, seal
+from loopspec.model.commands import ToolSucceeded
+from loopspec.model.jsonvalue import FrozenMap, parse_arguments, thaw
 
 
 def nested_arguments() -> dict[str, object]:

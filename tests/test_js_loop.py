@@ -22,7 +22,7 @@ from hypothesis import note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, run_state_machine_as_test
 
-from model.commands import (
+from loopspec.model.commands import (
     Abort,
     Allow,
     ApprovalAnswers,
@@ -44,19 +44,19 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec, LoopConfig, ToolSpec
-from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from properties import strategies as gen
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from properties.driver_protocol import CAPABILITIES
-from properties.model_machine import ModelMachine
-from properties.process_target import (
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.process_target import (
     ProcessTarget,
     ProcessTargetError,
     comparable,
     normalized,
 )
-from properties.target import ModelTarget
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful import strategies as gen
+from loopspec.properties.stateful.model_machine import ModelMachine
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_LOOP = ROOT / "examples" / "js-loop" / "main.mjs"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.transitions import TRANSITIONS
-from properties.model_machine import TRANSITION_HITS, ModelMachine
+from loopspec.model.transitions import TRANSITIONS
+from loopspec.properties.stateful.model_machine import TRANSITION_HITS, ModelMachine
 
 
 def test_MODEL_1_2_3_model_keeps_every_invariant_and_reaches_every_transition() -> None:

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, Mutant, MutantTarget
 
-from properties.compare import DivergenceFound
-from properties.conformance import conformance_machine
-from properties.target import ModelTarget
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.target import ModelTarget
 
 KILL_BUDGET = settings(
     max_examples=400,

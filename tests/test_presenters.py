@@ -20,24 +20,24 @@ from view_strategies import (
     well_formed_arguments,
 )
 
-from model.errors import InvalidEventError
-from model.jsonvalue import FrozenMap, JsonValue, dumps, freeze, parse_arguments
-from model.messages import OpaqueBlock, TextBlock
-from model.presenters import (
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, dumps, freeze, parse_arguments
+from loopspec.model.messages import OpaqueBlock, TextBlock
+from loopspec.model.presenters import (
     DurableResult,
     apply_call_presenter,
     apply_result_presenter,
     present_call,
     present_result,
 )
-from model.pure.presentation import (
+from loopspec.model.pure.presentation import (
     fenced_console,
     parse_exit_marker,
     relativize_title,
     resolve_terminal_cwd,
     workspace_relative,
 )
-from model.views import (
+from loopspec.model.views import (
     DiffCallView,
     DiffResultView,
     FileDiff,

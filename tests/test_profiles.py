@@ -17,17 +17,17 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
 
-from model.commands import Command
-from properties.cli import main
-from properties.compare import DivergenceFound
-from properties.conform_run import rule_table, run_conformance
-from properties.conformance import conformance_machine
-from properties.impl_target import bundled_target
-from properties.profiles import PROFILES
-from properties.profiles.dsh import PROFILE as DSH
-from properties.profiles.known import KnownDivergence, Profile
-from properties.profiles.runs import Event, Pair, Run, both, map_events
-from properties.target import ModelTarget, Observation
+from loopspec.model.commands import Command
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.run import rule_table, run_conformance
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles.dsh import PROFILE as DSH
+from loopspec.properties.profiles.known import KnownDivergence, Profile
+from loopspec.properties.profiles.runs import Event, Pair, Run, both, map_events
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 BUDGET = settings(
@@ -161,7 +161,13 @@ def test_a_known_divergence_has_an_eraser_or_a_symptom() -> None:
 def test_conform_cli_reports_the_profile(capsys: pytest.CaptureFixture[str]) -> None:
     """`loopspec conform --profile dsh` says the verdict is up to the profile and lists every
     known divergence with the programs that showed it."""
-    argv = ["conform", "--impl", "properties.target:ModelTarget", "--profile", "dsh"]
+    argv = [
+        "conform",
+        "--impl",
+        "loopspec.properties.conformance.target:ModelTarget",
+        "--profile",
+        "dsh",
+    ]
     assert main([*argv, "--examples", "10"]) == 0
     out = capsys.readouterr().out
     assert "CONFORMANT (up to the dsh profile's known divergences)" in out

@@ -16,8 +16,8 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.jsonvalue import FrozenMap
-from model.messages import (
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     Message,
@@ -33,15 +33,15 @@ from model.messages import (
     tool_source,
     user_source,
 )
-from model.projections import (
+from loopspec.model.projections import (
     RAW_ARGUMENTS_KEY,
     JsonObject,
     to_anthropic_messages,
     to_openai_chat_messages,
     to_openai_responses_input,
 )
-from model.pure.pairing import results_in_call_order
-from properties.provider_rules import (
+from loopspec.model.pure.pairing import results_in_call_order
+from loopspec.properties.validators.provider_rules import (
     anthropic_problems,
     openai_chat_problems,
     openai_responses_problems,

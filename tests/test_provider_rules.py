@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from model.jsonvalue import FrozenMap
-from model.messages import (
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     Message,
@@ -25,19 +25,19 @@ from model.messages import (
     tool_source,
     user_source,
 )
-from model.projections import (
+from loopspec.model.projections import (
     UnprojectableMessageError,
     to_anthropic_messages,
     to_openai_chat_messages,
     to_openai_responses_input,
 )
-from model.pure.pairing import (
+from loopspec.model.pure.pairing import (
     orphan_results,
     repeated_ids,
     results_in_call_order,
     unanswered_calls,
 )
-from properties.provider_rules import (
+from loopspec.properties.validators.provider_rules import (
     anthropic_problems,
     openai_chat_problems,
     openai_responses_problems,

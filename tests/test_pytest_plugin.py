@@ -34,7 +34,7 @@ def _pytest(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
 
 def test_PROTO_1_plugin_passes_a_conformant_target(tmp_path: Path) -> None:
     """PROTO-1: the model as a target passes the suite the plugin adds."""
-    done = _pytest(tmp_path, "properties.target:ModelTarget")
+    done = _pytest(tmp_path, "loopspec.properties.conformance.target:ModelTarget")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_helpers import PLAIN, clean, run, wire
 
-from model.commands import (
+from loopspec.model.commands import (
     Command,
     Crash,
     ModelReplies,
@@ -20,15 +20,21 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.derive import derive_messages
-from model.errors import InvalidEventError
-from model.events import Event, StepStarted, TurnStarted
-from model.facts import fact_from_wire, facts_of
-from model.invariants import check_facts
-from model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
-from model.messages import TextBlock, ToolCallBlock, UserMessage
-from model.wire import converter, event_from_wire, event_to_wire, header_from_wire, header_to_wire
-from properties.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.model.derive import derive_messages
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import Event, StepStarted, TurnStarted
+from loopspec.model.facts import fact_from_wire, facts_of
+from loopspec.model.invariants import check_facts
+from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
+from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
+from loopspec.model.wire import (
+    converter,
+    event_from_wire,
+    event_to_wire,
+    header_from_wire,
+    header_to_wire,
+)
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 
 DEMO = run(DEMO_CONFIG, DEMO_COMMANDS)
 

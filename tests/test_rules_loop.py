@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from spec_helpers import PLAIN, calls, clean, results, run, types, wire, with_hooks
 
-from model.commands import (
+from loopspec.model.commands import (
     Abort,
     ApprovalAnswers,
     Ask,
@@ -25,9 +25,9 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec
-from model.errors import TransitionRefused
-from model.events import (
+from loopspec.model.config import HookSpec
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.events import (
     AssistantMessageRecorded,
     StepEnded,
     StepStarted,
@@ -35,11 +35,11 @@ from model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from model.facts import fact_from_wire
-from model.invariants import check_facts
-from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from model.repair import interrupted_turn_closers
-from model.state import Idle
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import check_facts
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.repair import interrupted_turn_closers
+from loopspec.model.state import Idle
 
 READ_A = ToolCallBlock("c1", "read", '{"file_path":"a"}')
 READ_B = ToolCallBlock("c2", "read", '{"file_path":"b"}')

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_helpers import calls, clean, results, run, types, wire, with_hooks
 
-from model.commands import (
+from loopspec.model.commands import (
     Allow,
     ApprovalAnswers,
     Ask,
@@ -25,17 +25,17 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec
-from model.derive import derive_messages
-from model.events import HookResulted, ToolCallRecorded
-from model.facts import fact_from_wire
-from model.invariants import check_facts
-from model.jsonvalue import parse_arguments
-from model.messages import AssistantMessage, ToolCallBlock
-from model.replay import ApprovalShown, CallShown, present_log
-from model.rewrite import resolve_call
-from model.state import HookVote, LoopState
-from properties.state_checks import all_violations
+from loopspec.model.config import HookSpec
+from loopspec.model.derive import derive_messages
+from loopspec.model.events import HookResulted, ToolCallRecorded
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import check_facts
+from loopspec.model.jsonvalue import parse_arguments
+from loopspec.model.messages import AssistantMessage, ToolCallBlock
+from loopspec.model.replay import ApprovalShown, CallShown, present_log
+from loopspec.model.rewrite import resolve_call
+from loopspec.model.state import HookVote, LoopState
+from loopspec.properties.stateful.state_checks import all_violations
 
 BASH = ToolCallBlock("c1", "bash", '{"command":"rm -rf build"}')
 SAFE = {"command": "rm -rf ./build --one-file-system"}

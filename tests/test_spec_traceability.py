@@ -6,9 +6,9 @@ import ast
 import re
 from pathlib import Path
 
-from model.invariants import INVARIANTS
-from model.transitions import TRANSITIONS
-from properties.spec_doc import rule_ids_in_spec, splice_generated_sections
+from loopspec.model.invariants import INVARIANTS
+from loopspec.model.transitions import TRANSITIONS
+from loopspec.properties.spec_doc import rule_ids_in_spec, splice_generated_sections
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "SPEC.md").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_helpers import run, with_hooks
 
-from model.commands import (
+from loopspec.model.commands import (
     COMMAND_NAMES,
     Ask,
     Command,
@@ -17,12 +17,12 @@ from model.commands import (
     Pass,
     SubmitUser,
 )
-from model.config import HookSpec
-from model.errors import TransitionRefused
-from model.messages import ToolCallBlock
-from model.state import PHASE_NAMES, LoopState
-from model.transitions import TRANSITIONS, step, transition_for
-from properties.strategies import any_commands
+from loopspec.model.config import HookSpec
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import PHASE_NAMES, LoopState
+from loopspec.model.transitions import TRANSITIONS, step, transition_for
+from loopspec.properties.stateful.strategies import any_commands
 
 CONFIG = with_hooks(HookSpec("h1", "PreToolUse", "bash"), HookSpec("h2", "PreToolUse", "bash"))
 BASH = ToolCallBlock("c1", "bash", '{"command":"ls"}')

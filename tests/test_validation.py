@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from spec_helpers import PLAIN, run
 
-from model.commands import (
+from loopspec.model.commands import (
     Abort,
     Allow,
     ApprovalAnswers,
@@ -16,9 +16,9 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec, LoopConfig
-from model.errors import InvalidEventError, TransitionRefused
-from model.events import (
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.errors import InvalidEventError, TransitionRefused
+from loopspec.model.events import (
     HookInvoked,
     OpaqueEvent,
     RewriteSidecar,
@@ -26,8 +26,8 @@ from model.events import (
     TurnEnded,
     event_type,
 )
-from model.jsonvalue import FrozenMap
-from model.messages import ToolCallBlock
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import ToolCallBlock
 
 INVALID: list[tuple[str, Callable[[], object], str]] = [
     ("LOG-3", lambda: Allow(updated_input={"x": float("nan")}), "NaN"),

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_helpers import run, wire, with_hooks
 
-from model.commands import (
+from loopspec.model.commands import (
     Ask,
     HookAnswers,
     ModelReplies,
@@ -19,11 +19,11 @@ from model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from model.config import HookSpec
-from model.errors import InvalidEventError
-from model.events import Event
-from model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from model.wire import event_from_wire, event_to_wire
+from loopspec.model.config import HookSpec
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import Event
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.wire import event_from_wire, event_to_wire
 
 CONFIG = with_hooks(HookSpec("h", "PreToolUse", "bash"), HookSpec("p", "PostToolUse", "read"))
 SAMPLES: list[dict[str, Any]] = wire(

@@ -10,9 +10,9 @@ import math
 
 from hypothesis import strategies as st
 
-from model.jsonvalue import FrozenMap, JsonValue, freeze
-from model.messages import OpaqueBlock, ResultContentBlock, TextBlock
-from model.views import (
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, freeze
+from loopspec.model.messages import OpaqueBlock, ResultContentBlock, TextBlock
+from loopspec.model.views import (
     TOOL_KINDS,
     DiffCallView,
     DiffResultView,

@@ -1,4 +1,4 @@
-// The loopspec driver protocol (properties/driver_protocol.py): JSON lines on stdin/stdout, one
+// The loopspec driver protocol (properties/conformance/driver_protocol.py): JSON lines on stdin/stdout, one
 // answer line per message. Only this module touches stdout; diagnostics go to stderr.
 import { createInterface } from 'node:readline'
 

@@ -1,4 +1,4 @@
-// The driver protocol (loopspec's properties/driver_protocol.py): decoding what the driver
+// The driver protocol (loopspec's properties/conformance/driver_protocol.py): decoding what the driver
 // sends into plain commands and configs, and encoding the answers.
 //
 // Payloads the loop only passes through (a hook's updatedInput, a tool's meta, audit numbers)

@@ -1,7 +1,8 @@
 """Run real Claude Code and Codex command hooks and read their answers as the model's verdicts.
 
 The subprocess half of the rewrite loop: the loop asks, the bridge runs the hooks and answers
-with typed verdicts (`model.commands.PreVerdict` / `PostVerdict`) plus an audit record per run.
+with typed verdicts (`loopspec.model.commands.PreVerdict` / `PostVerdict`) plus an audit record per
+run.
 Merging several answers is the loop's job (rules HOOK-2, HOOK-3, HOOK-6); the bridge makes that
 merge deterministic by returning the runs in configured order, never in completion order.
 
@@ -91,10 +92,10 @@ with a reason naming the hook: loopspec's documented outcome (SPEC §3). Codex g
 with allow; any other decision with an `updatedInput` is unsupported (2).
 """
 
-from impl.hookbridge.audit import HookRunAudit
-from impl.hookbridge.bridge import DEFAULT_OUTPUT_CAP, HookBridge, PostHookRun, PreHookRun
-from impl.hookbridge.faults import FaultKind, HookFault
-from impl.hookbridge.settings import (
+from loopspec.impl.hookbridge.audit import HookRunAudit
+from loopspec.impl.hookbridge.bridge import DEFAULT_OUTPUT_CAP, HookBridge, PostHookRun, PreHookRun
+from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.settings import (
     CLAUDE_CODE,
     CODEX,
     DEFAULT_TIMEOUT_S,

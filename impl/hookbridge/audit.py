@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import attrs
 
-from impl.hookbridge.faults import HookFault
-from model.commands import HookAudit
-from model.jsonvalue import JsonValue
+from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.model.commands import HookAudit
+from loopspec.model.jsonvalue import JsonValue
 
 AUDIT_SUMMARY_CHARS = 300
 

@@ -15,17 +15,17 @@ from pathlib import Path
 
 import attrs
 
-from impl.hookbridge.audit import HookRunAudit
-from impl.hookbridge.faults import HookFault
-from impl.hookbridge.output import stderr_summary
-from impl.hookbridge.payload import CallFacts, SessionFacts, payload_bytes
-from impl.hookbridge.post_tool_use import read_post_tool_use
-from impl.hookbridge.pre_tool_use import read_pre_tool_use
-from impl.hookbridge.process import ProcessOutcome, run_shell
-from impl.hookbridge.settings import CLAUDE_CODE, HookCommand, HookSettings
-from model.commands import Deny, HookAnswers, PostBlock, PostVerdict, PreVerdict
-from model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec
-from model.jsonvalue import JsonValue, freeze
+from loopspec.impl.hookbridge.audit import HookRunAudit
+from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.impl.hookbridge.output import stderr_summary
+from loopspec.impl.hookbridge.payload import CallFacts, SessionFacts, payload_bytes
+from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
+from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
+from loopspec.impl.hookbridge.process import ProcessOutcome, run_shell
+from loopspec.impl.hookbridge.settings import CLAUDE_CODE, HookCommand, HookSettings
+from loopspec.model.commands import Deny, HookAnswers, PostBlock, PostVerdict, PreVerdict
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec
+from loopspec.model.jsonvalue import JsonValue, freeze
 
 DEFAULT_OUTPUT_CAP = 1024 * 1024
 """Bytes of stdout, and separately of stderr, a hook may print; more is a fault."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from impl.hookbridge.faults import FaultKind, HookFault
-from impl.hookbridge.process import ProcessOutcome
-from impl.hookbridge.settings import CODEX
-from model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze
+from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze
 
 STDERR_SUMMARY_CHARS = 200
 SPECIFIC = "hookSpecificOutput"

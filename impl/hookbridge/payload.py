@@ -11,9 +11,9 @@ import json
 
 import attrs
 
-from impl.hookbridge.settings import CODEX
-from model.config import POST_TOOL_USE
-from model.jsonvalue import JsonValue, thaw
+from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.model.config import POST_TOOL_USE
+from loopspec.model.jsonvalue import JsonValue, thaw
 
 
 @attrs.frozen

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import attrs
 
-from impl.hookbridge.faults import HookFault
-from impl.hookbridge.output import (
+from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.impl.hookbridge.output import (
     OutputProblem,
     choice_field,
     flag_field,
@@ -25,11 +25,11 @@ from impl.hookbridge.output import (
     unsupported,
     with_context,
 )
-from impl.hookbridge.process import ProcessOutcome
-from impl.hookbridge.settings import CODEX
-from model.commands import PostBlock, PostContext, PostPass, PostVerdict
-from model.config import POST_TOOL_USE
-from model.jsonvalue import FrozenMap
+from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.model.commands import PostBlock, PostContext, PostPass, PostVerdict
+from loopspec.model.config import POST_TOOL_USE
+from loopspec.model.jsonvalue import FrozenMap
 
 DEFAULT_BLOCK = "blocked by PostToolUse hook"
 CONTINUE_FALSE = "the hook stopped the agent (continue: false)"

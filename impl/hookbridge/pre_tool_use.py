@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import attrs
 
-from impl.hookbridge.faults import HookFault
-from impl.hookbridge.output import (
+from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.impl.hookbridge.output import (
     OutputProblem,
     choice_field,
     flag_field,
@@ -26,11 +26,11 @@ from impl.hookbridge.output import (
     text_field,
     unsupported,
 )
-from impl.hookbridge.process import ProcessOutcome
-from impl.hookbridge.settings import CODEX
-from model.commands import Allow, Ask, Deny, Pass, PreVerdict
-from model.config import PRE_TOOL_USE
-from model.jsonvalue import FrozenMap, JsonValue
+from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.model.commands import Allow, Ask, Deny, Pass, PreVerdict
+from loopspec.model.config import PRE_TOOL_USE
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
 
 CONTINUE_FALSE = "the hook stopped the agent (continue: false)"
 DEFERRED = "deferred to the permission flow"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 
-from impl.hookbridge.bridge import HookBridge, PostHookRun, PreHookRun
-from impl.seams import PostToolUseRequest, PreToolUseRequest
-from impl.snapshot import plain
-from model.commands import HookAnswers, PostVerdict, ToolFailed, ToolSucceeded
-from model.jsonvalue import parse_arguments, thaw
+from loopspec.impl.hookbridge.bridge import HookBridge, PostHookRun, PreHookRun
+from loopspec.impl.seams import PostToolUseRequest, PreToolUseRequest
+from loopspec.impl.snapshot import plain
+from loopspec.model.commands import HookAnswers, PostVerdict, ToolFailed, ToolSucceeded
+from loopspec.model.jsonvalue import parse_arguments, thaw
 
 
 class BridgeHookRunner:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import attrs
 
-from model.config import HOOK_POINTS, HookSpec
-from model.errors import LoopSpecError
-from model.events import HOOK_DIALECTS
+from loopspec.model.config import HOOK_POINTS, HookSpec
+from loopspec.model.errors import LoopSpecError
+from loopspec.model.events import HOOK_DIALECTS
 
 CLAUDE_CODE = "claude-code"
 CODEX = "codex"

@@ -4,7 +4,7 @@ Every provider pairs a tool result with its call by id alone, so the questions t
 validators and the projection tests ask reduce to set and order facts about two id tuples:
 `calls` (tool-call ids, in the order the model made them) and `results` (the ids the tool
 results cite, in the order they arrive). Keeping them here, over `str` tuples only, lets
-CrossHair check the contracts symbolically (`crosshair check model.pure.pairing`).
+CrossHair check the contracts symbolically (`crosshair check loopspec.model.pure.pairing`).
 """
 
 from __future__ import annotations

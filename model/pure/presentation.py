@@ -1,7 +1,8 @@
 """String helpers behind the presenters and the ACP bridge (rules VIEW-3, VIEW-4, ACP-2).
 
 Every function is total over its documented preconditions and carries PEP 316 contracts
-(`pre:` / `post:`) that `crosshair check model.pure.presentation` verifies. Paths are POSIX.
+(`pre:` / `post:`) that `crosshair check loopspec.model.pure.presentation` verifies. Paths are
+POSIX.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from properties.profiles import dsh
-from properties.profiles.known import KnownDivergence, Profile
+from loopspec.properties.profiles import dsh
+from loopspec.properties.profiles.known import KnownDivergence, Profile
 
 PROFILES: dict[str, Profile] = {dsh.PROFILE.name: dsh.PROFILE}
 

@@ -5,7 +5,7 @@ Every way dsh rc.8 differs from the model, found by holding it to the model thro
 has a replayable case under `tests/regressions/dsh-<key>.json`. `loopspec conform --profile dsh`
 reports these as *known* divergences; anything else is a counterexample.
 
-Runs reach the erasers normalized by `properties.profiles.runs`.
+Runs reach the erasers normalized by `loopspec.properties.profiles.runs`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from properties.profiles.known import KnownDivergence, Profile
-from properties.profiles.runs import (
+from loopspec.properties.profiles.known import KnownDivergence, Profile
+from loopspec.properties.profiles.runs import (
     Event,
     Json,
     Obs,

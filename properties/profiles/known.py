@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from properties.profiles.runs import Json, Obs, Pair
+from loopspec.properties.profiles.runs import Json, Obs, Pair
 
 # (command, model's observation, target's observation, both runs before the command)
 Symptom = Callable[[Json, Obs, Obs, Pair], bool]

@@ -1,7 +1,8 @@
 """Whole runs in comparable form, for comparing an implementation with known divergences.
 
 A *run* is one program's observations, normalized: `time` and message ids dropped (as
-`properties.process_target.normalized` does), events outside the kept types dropped, seqs
+`loopspec.properties.conformance.process_target.normalized` does), events outside the kept types
+dropped, seqs
 turned into positions and `sourceEventSeqs` into labels of the cited events
 (`tool/call:<callId>`), each event tagged with the commit it belongs to (`commit: [command,
 k]`), executed arguments parsed. Runs are plain JSON-like data, so an *eraser* (a function from
@@ -15,8 +16,8 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from properties.process_target import normalized
-from properties.target import Observation
+from loopspec.properties.conformance.process_target import normalized
+from loopspec.properties.conformance.target import Observation
 
 Json = dict[str, Any]
 Event = dict[str, Any]

@@ -1,0 +1,28 @@
+"""loopspec: an executable reference model of an agent's tool-call loop, and its checks.
+
+The distribution has this one import package. Its parts live at the top of the repository and
+are linked in here, so the source layout stays `model/`, `impl/`, `properties/`:
+
+- `loopspec.model` — the reference state machine and the wire types (imports nothing else here);
+- `loopspec.impl` — a real implementation of the loop, checked against the model;
+- `loopspec.properties` — what checks an implementation: the log checker, the conformance kit,
+  the stateful tests, the validators and the `loopspec` command line.
+
+`SPEC.md` ships inside the package; `spec_text()` reads it.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata, resources
+
+__all__ = ["__version__", "spec_text"]
+
+try:
+    __version__ = metadata.version("loopspec")
+except metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
+
+def spec_text() -> str:
+    """SPEC.md as shipped with this copy of loopspec."""
+    return resources.files(__name__).joinpath("SPEC.md").read_text(encoding="utf-8")

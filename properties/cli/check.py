@@ -1,0 +1,98 @@
+"""`loopspec check`: hold recorded dsh session logs to the log invariants, offline.
+
+The work is `loopspec.properties.logcheck.checker`'s; the output and exit codes are
+`loopspec.properties.logcheck.report`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from loopspec.properties.logcheck.checker import (
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_VIOLATIONS,
+    Limits,
+    check_paths,
+)
+from loopspec.properties.logcheck.report import exit_code, run_to_json, summary_text, write_log_text
+
+DESCRIPTION = """\
+Check recorded dsh session logs against every rule a log alone can show: turn and step
+enclosure and numbering, call/result adjacency, model-order results, rewrite consistency,
+approvals, repair (the same invariants the model's own tests run).
+
+Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
+- (standard input; zstd data is recognised by its magic number).
+
+Supported: header version 0 with the dsh 0.1.0-rc event layout, compact chunk rows
+(text-chunks, reasoning-chunks, tool-call-chunks), plugin events (their data is not judged),
+and normalised placeholders such as {{cwd}}. Not covered: the June-2026 layout
+(context/message, steering/message, flat tool/result); such logs are reported as
+unsupported-layout and not checked. A turn left open at the end of a log is a crash tail: a
+notice (REC-2, needs repair), not a violation.
+
+Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
+cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...).
+"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `check` subcommand."""
+    parser = subparsers.add_parser(
+        "check",
+        help="check recorded session logs against the log invariants",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="log file, directory, or -")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (text)"
+    )
+    parser.add_argument(
+        "--max-line-bytes",
+        type=_positive,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest line accepted, in bytes ({DEFAULT_MAX_LINE_BYTES})",
+    )
+    parser.add_argument(
+        "--max-violations",
+        type=_positive,
+        default=DEFAULT_MAX_VIOLATIONS,
+        metavar="N",
+        help=f"violations listed per log; the rest are only counted ({DEFAULT_MAX_VIOLATIONS})",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="text: also say how each log went"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every log named; print text as it goes, or one JSON object at the end."""
+    limits = Limits(max_line_bytes=args.max_line_bytes, max_violations=args.max_violations)
+    reports = []
+    for report in check_paths(args.paths, limits):
+        reports.append(report)
+        if args.format == "text":
+            write_log_text(report, sys.stdout, verbose=args.verbose)
+            sys.stdout.flush()
+    if args.format == "json":
+        # ASCII with escapes: valid JSON that any stdout encoding can carry.
+        json.dump(run_to_json(reports), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(summary_text(reports))
+    return exit_code(reports)

@@ -1,0 +1,231 @@
+"""`loopspec conform` and `loopspec replay`: check an implementation against the model.
+
+Exit codes: 0 conformant (or the replayed case no longer diverges), 1 a counterexample, 2 the
+target cannot be started or speaks the protocol wrongly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from loopspec.properties.conformance.compare import Divergence
+from loopspec.properties.conformance.run import (
+    RunReport,
+    TargetError,
+    case_document,
+    close_factory,
+    known_table,
+    load_case,
+    profile_named,
+    replay_case,
+    resolve_target,
+    rule_table,
+    run_conformance,
+    spec_text,
+)
+from loopspec.properties.profiles import PROFILES
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `conform` and `replay`."""
+    conform = subparsers.add_parser(
+        "conform", help="check an implementation against the model with random command programs"
+    )
+    _target_arguments(conform)
+    conform.add_argument(
+        "--examples",
+        type=int,
+        default=200,
+        metavar="N",
+        help="command programs to try (default 200)",
+    )
+    conform.add_argument(
+        "--steps",
+        type=int,
+        default=40,
+        metavar="N",
+        help="commands per program at most (default 40)",
+    )
+    conform.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="random seed (default: a fixed, derandomized sequence)",
+    )
+    _profile_argument(conform)
+    conform.add_argument("--format", choices=("text", "json"), default="text")
+    conform.add_argument(
+        "--case-dir",
+        default="loopspec-cases",
+        metavar="DIR",
+        help="where a failing program is saved (default loopspec-cases/)",
+    )
+    conform.set_defaults(handler=run_conform)
+
+    replay = subparsers.add_parser("replay", help="rerun a saved case file against its target")
+    replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
+    _target_arguments(replay)
+    _profile_argument(replay)
+    replay.set_defaults(handler=run_replay)
+
+
+def _profile_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=None,
+        help="erase this implementation's known divergences and report them as known "
+        "(see SPEC.md section 8)",
+    )
+
+
+def _target_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--impl",
+        metavar="MODULE:FACTORY",
+        help="a Python factory returning a ConformanceTarget (default: the bundled implementation)",
+    )
+    group.add_argument(
+        "--cmd",
+        metavar="COMMAND",
+        help="a process that speaks the driver protocol (see `loopspec schema`)",
+    )
+
+
+def _describe_divergence(divergence: Divergence) -> list[str]:
+    lines = [
+        f"rule {divergence.rule_id}: {divergence.what}",
+        f"first divergence after command #{divergence.index + 1}: {divergence.command!r}",
+        "",
+        divergence.diff(),
+    ]
+    text = spec_text(divergence.rule_id)
+    if text:
+        lines += ["", "SPEC.md says:", *("  " + line for line in text.splitlines())]
+    return lines
+
+
+def _text_report(report: RunReport, case_path: Path | None) -> None:
+    verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
+    if report.profile is not None:
+        verdict += f" (up to the {report.profile.name} profile's known divergences)"
+    print(f"loopspec conform: {report.target}: {verdict}")
+    print(
+        f"  {report.examples} programs, {report.steps} commands, {report.seconds:.1f} s; "
+        f"capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
+    )
+    if report.divergence is not None:
+        print("\nshrunk command program:")
+        for index, command in enumerate(report.program, start=1):
+            print(f"  #{index} {command!r}")
+        print()
+        for line in _describe_divergence(report.divergence):
+            print("  " + line if line else "")
+        if case_path is not None:
+            print(f"\nsaved case: {case_path}  (rerun: loopspec replay {case_path})")
+    print("\nrules:")
+    for row in rule_table(report):
+        need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
+        count = f" x{row['count']}" if row["count"] else ""
+        known = f": {', '.join(row['known'])}" if "known" in row else ""
+        print(f"  {row['rule']:<8} {row['status']}{known}{count}{need}")
+    if report.profile is not None:
+        print(f"\nknown divergences ({report.profile.implementation}):")
+        rows = known_table(report)
+        width = max(len(row["key"]) for row in rows) if rows else 0
+        for row in rows:
+            shown = f"{row['programs']} programs" if row["programs"] else "not shown"
+            print(f"  {row['key']:<{width}}  {shown:>13}  {', '.join(row['rules']) or '-'}")
+    print("\ntransitions exercised:")
+    for transition, hits in report.transitions.items():
+        print(f"  {hits:>6}  {transition}")
+
+
+def _json_report(report: RunReport, case_path: Path | None) -> None:
+    document: dict[str, Any] = {
+        "target": report.target,
+        "conformant": report.conformant,
+        "capabilities": sorted(report.capabilities),
+        "examples": report.examples,
+        "steps": report.steps,
+        "seconds": round(report.seconds, 3),
+        "rules": rule_table(report),
+        "transitions": report.transitions,
+    }
+    if report.profile is not None:
+        document["profile"] = report.profile.name
+        document["knownDivergences"] = known_table(report)
+    if report.divergence is not None:
+        document["divergence"] = {
+            "rule": report.divergence.rule_id,
+            "what": report.divergence.what,
+            "commandIndex": report.divergence.index,
+            "diff": report.divergence.diff(),
+            "case": str(case_path) if case_path else None,
+        }
+    print(json.dumps(document, indent=2))
+
+
+def run_conform(args: argparse.Namespace) -> int:
+    """Run the machine; report; save the case on failure."""
+    if args.examples < 1 or args.steps < 1:
+        raise TargetError("--examples and --steps must be at least 1")
+    factory, target = resolve_target(args.impl, args.cmd)
+    try:
+        report = run_conformance(
+            factory,
+            examples=args.examples,
+            seed_value=args.seed,
+            steps=args.steps,
+            show_progress=args.format == "text",
+            profile=profile_named(args.profile),
+        )
+    finally:
+        close_factory(factory)
+    case_path = None
+    if report.divergence is not None:
+        folder = Path(args.case_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        case_path = folder / f"case-{report.divergence.rule_id}-{len(list(folder.iterdir()))}.json"
+        case_path.write_text(
+            json.dumps(case_document(report, target), indent=2) + "\n", encoding="utf-8"
+        )
+    if args.format == "json":
+        _json_report(report, case_path)
+    else:
+        _text_report(report, case_path)
+    return 0 if report.conformant else 1
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Rerun one case."""
+    case = load_case(Path(args.case))
+    if args.impl is None and args.cmd is None:
+        impl, cmd = case.target.get("impl"), case.target.get("cmd")
+    else:
+        impl, cmd = args.impl, args.cmd
+    profile = profile_named(args.profile) if args.profile is not None else case.profile
+    factory, _ = resolve_target(impl, cmd)
+    try:
+        replay = replay_case(factory, case.config, case.commands, profile)
+    finally:
+        close_factory(factory)
+    if replay.divergence is None:
+        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence")
+        if profile is not None:
+            if replay.stopped_by is not None and replay.stopped_at is not None:
+                print(
+                    f"  stopped at command #{replay.stopped_at + 1} by a known divergence: "
+                    f"{replay.stopped_by} (the runs go different ways from there)"
+                )
+            print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
+        return 0
+    print(f"{args.case}: diverges")
+    for line in _describe_divergence(replay.divergence):
+        print("  " + line if line else "")
+    return 1

@@ -1,0 +1,285 @@
+"""Driving an implementation with the model's commands, and observing what it did.
+
+`LoopAdapter` is what the conformance machine (`loopspec.properties.stateful.impl_machine`) needs
+from any
+implementation: `apply` one command (raising `AdapterRefused` when the implementation refuses
+it, having changed nothing) and `observe` everything comparable with the model. `ImplAdapter`
+is the adapter for `impl`. It maps each command onto the implementation's real inputs:
+
+| command          | what the adapter does                                                   |
+|------------------|-------------------------------------------------------------------------|
+| SubmitUser       | `AgentLoop.submit(text)`                                                |
+| ModelReplies     | the scripted provider answers the pending request (`ScriptedWorld.reply`) |
+| ModelFails       | the pending request fails (`ScriptedWorld.fail`)                        |
+| HookAnswers      | the PreToolUse hook the loop waits on answers (`answer_hook`)           |
+| ApprovalAnswers  | the pending approval prompt is answered (`answer_approval`)             |
+| ToolFinishes     | that call's body settles, with its PostToolUse verdicts (`finish`)      |
+| Abort            | `AgentLoop.abort(cause)`                                                |
+| Crash            | the loop is discarded as a dying process would be; the file stays       |
+| Recover          | a fresh loop opens the same file (tail cut, crash repaired)             |
+
+After every command the adapter runs the event loop until the implementation is settled
+(waiting on outside input). The log is observed from the file on disk, read back with the
+implementation's own reader, so every step also checks that what is durable is what the model
+committed. Time is not comparable (the implementation stamps real clock time; here a fixed one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, assert_never
+
+import attrs
+
+from loopspec.impl.agent_loop import AgentLoop, LoopSettings
+from loopspec.impl.clock import FixedClock
+from loopspec.impl.errors import Refused
+from loopspec.impl.history import History
+from loopspec.impl.log_reader import read_log
+from loopspec.impl.log_writer import WRITTEN, Durability
+from loopspec.impl.opening import SessionInfo
+from loopspec.impl.presentation import ApprovalPrompt, Audience, CallCard, ResultCard, Shown, replay
+from loopspec.impl.scripted import ScriptedWorld
+from loopspec.impl.session_log import UnitListener
+from loopspec.impl.tools import ToolExecution
+from loopspec.model.commands import (
+    Abort,
+    ApprovalAnswers,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+)
+from loopspec.model.config import LoopConfig
+from loopspec.model.messages import Message
+from loopspec.model.wire import event_to_wire
+
+SETTLE_ROUNDS = 1000
+SESSION = SessionInfo("session", "/workspace")
+"""The session the model's presentation defaults to, so ACP payloads compare directly."""
+
+WireObject = dict[str, Any]
+
+
+class AdapterRefused(Exception):
+    """The implementation refused the command and, by contract, changed nothing."""
+
+
+@attrs.frozen
+class ShownItem:
+    """One presentation item in a form every implementation can give: kind, seq, call, payload.
+
+    `view` is the render intent when the implementation exposes it (None for prompts, or when
+    it only speaks ACP); `payload` is the ACP params it emitted.
+    """
+
+    kind: str
+    seq: int
+    call_id: str
+    view: object
+    payload: object
+
+
+@attrs.frozen
+class ExecutionSeen:
+    """A tool body that ran: its call and the arguments it received (raw text and parsed)."""
+
+    turn: int
+    step: int
+    call_id: str
+    raw_arguments: str
+    parsed_arguments: object
+
+
+@attrs.frozen
+class Observation:
+    """Everything about an implementation the machine compares with the model."""
+
+    log: tuple[WireObject, ...]
+    unit_ends: tuple[int, ...]
+    history: tuple[Message, ...]
+    shown_live: tuple[ShownItem, ...]
+    shown_on_replay: tuple[ShownItem, ...]
+    executions: tuple[ExecutionSeen, ...]
+
+
+class LoopAdapter(Protocol):
+    """What the conformance machine needs from an implementation under test."""
+
+    def apply(self, command: Command) -> None:
+        """Apply `command`, then run until settled; `AdapterRefused` if it was refused."""
+
+    def observe(self) -> Observation:
+        """The implementation's state, as comparable data."""
+
+    def close(self) -> None:
+        """Release everything (files, event loops)."""
+
+
+AdapterFactory = Callable[[LoopConfig, Path], LoopAdapter]
+"""Builds an adapter for a configuration, working in a fresh directory."""
+
+
+def shown_item(shown: Shown) -> ShownItem:
+    """The comparable form of one of `impl`'s presentation items."""
+    match shown:
+        case CallCard():
+            return ShownItem("call", shown.seq, shown.call_id, shown.view, shown.update)
+        case ApprovalPrompt():
+            return ShownItem("approval", shown.seq, shown.call_id, None, shown.request)
+        case ResultCard():
+            return ShownItem("result", shown.seq, shown.call_id, shown.view, shown.update)
+        case _:
+            assert_never(shown)
+
+
+def execution_seen(execution: ToolExecution) -> ExecutionSeen:
+    """The comparable form of a body run."""
+    return ExecutionSeen(
+        execution.turn,
+        execution.step,
+        execution.call_id,
+        execution.raw_arguments,
+        execution.arguments,
+    )
+
+
+class ImplAdapter:
+    """Runs `impl.AgentLoop` on a scripted world and a log file in `workdir`."""
+
+    def __init__(
+        self,
+        config: LoopConfig,
+        workdir: Path,
+        *,
+        durability: Durability = WRITTEN,
+        on_commit: UnitListener | None = None,
+        log_name: str = "session.jsonl",
+    ) -> None:
+        self._config = config
+        self._path = workdir / log_name
+        self._durability = durability
+        self._on_commit = on_commit
+        self._event_loop = asyncio.new_event_loop()
+        self._shown: list[Shown] = []
+        self._earlier_runs: list[ToolExecution] = []
+        self._world, agent = self._open()
+        self._agent: AgentLoop | None = agent
+
+    def _open(self) -> tuple[ScriptedWorld, AgentLoop]:
+        config = self._config
+        world = ScriptedWorld(config.hooks)
+        tools = [
+            world.tool(
+                spec.name, concurrency_safe=spec.concurrency_safe, required_keys=spec.required_keys
+            )
+            for spec in config.tools
+        ]
+        settings = LoopSettings(config.hooks, config.max_parallel, config.provider, config.model)
+        agent = AgentLoop.open(
+            self._path,
+            settings=settings,
+            tools=tools,
+            provider=world,
+            hook_runner=world,
+            approver=world,
+            durability=self._durability,
+            clock=FixedClock(config.epoch_ms),
+            session=SESSION,
+            on_shown=self._shown.append,
+            event_loop=self._event_loop,
+        )
+        if self._on_commit is not None:
+            agent.log.subscribe(self._on_commit)
+        return world, agent
+
+    def _live(self) -> tuple[ScriptedWorld, AgentLoop]:
+        if self._agent is None:
+            raise AdapterRefused("the implementation is down (crashed)")
+        return self._world, self._agent
+
+    def apply(self, command: Command) -> None:
+        """Map `command` onto the implementation's inputs, then settle."""
+        try:
+            self._dispatch(command)
+        except Refused as refusal:
+            raise AdapterRefused(f"{type(refusal).__name__}: {refusal}") from refusal
+        self._settle()
+
+    def _dispatch(self, command: Command) -> None:
+        match command:
+            case SubmitUser():
+                self._live()[1].submit(command.text)
+            case ModelReplies():
+                self._live()[0].reply(command)
+            case ModelFails():
+                self._live()[0].fail(command.message, command.code)
+            case HookAnswers():
+                self._live()[0].answer_hook(command.verdict, command.audit)
+            case ApprovalAnswers():
+                self._live()[0].answer_approval(command.outcome)
+            case ToolFinishes():
+                self._live()[0].finish(command.call_id, command.outcome, command.post)
+            case Abort():
+                self._live()[1].abort(command.cause)
+            case Crash():
+                self._crash()
+            case Recover():
+                # While a loop is alive, the new one is refused by the file lock, not by us.
+                world, agent = self._open()
+                self._earlier_runs.extend(self._world.executions)
+                self._world, self._agent = world, agent
+            case _:
+                assert_never(command)
+
+    def _crash(self) -> None:
+        self._live()[1].discard()
+        pending = asyncio.all_tasks(self._event_loop)
+        if pending:
+            gathered = asyncio.gather(*pending, return_exceptions=True)
+            self._event_loop.run_until_complete(gathered)
+        self._agent = None
+
+    def _settle(self) -> None:
+        for _round in range(SETTLE_ROUNDS):
+            if self._agent is None or self._agent.settled:
+                return
+            self._event_loop.run_until_complete(asyncio.sleep(0))
+        raise AssertionError(f"the loop did not settle within {SETTLE_ROUNDS} rounds")
+
+    def observe(self) -> Observation:
+        """Read the durable log back and collect what was shown and run."""
+        parsed = read_log(self._path)
+        history = History(parsed.events).messages()
+        if self._agent is not None:
+            in_memory = [event_to_wire(event) for event in self._agent.events]
+            on_disk = [event_to_wire(event) for event in parsed.events]
+            assert in_memory == on_disk, "the file does not hold what the loop committed"
+            assert self._agent.history.messages() == history, "live history differs from replay"
+        replayed = replay(parsed.events, Audience(SESSION.id, SESSION.cwd))
+        runs = [*self._earlier_runs, *self._world.executions]
+        return Observation(
+            log=tuple(event_to_wire(event) for event in parsed.events),
+            unit_ends=parsed.unit_ends,
+            history=history,
+            shown_live=tuple(shown_item(item) for item in self._shown),
+            shown_on_replay=tuple(shown_item(item) for item in replayed),
+            executions=tuple(execution_seen(run) for run in runs),
+        )
+
+    def close(self) -> None:
+        """Discard the loop and close the event loop."""
+        if self._agent is not None:
+            self._crash()
+        self._event_loop.close()
+
+
+def impl_adapter(config: LoopConfig, workdir: Path) -> LoopAdapter:
+    """The `AdapterFactory` for `impl`."""
+    return ImplAdapter(config, workdir)

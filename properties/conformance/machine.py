@@ -1,0 +1,385 @@
+"""Conformance: drive any target and the model with the same commands; the first difference wins.
+
+`conformance_machine(factory)` builds a Hypothesis `RuleBasedStateMachine` that generates command
+programs from the *model's* state (so programs stay meaningful), sends every command to the
+model and to the target, and compares their observations after each one. Commands that need a
+capability the target does not declare are never generated, and their rules are reported as
+not applicable. A difference raises `DivergenceFound`, which carries the command program so far,
+the first diverging observation and the rule it breaks; Hypothesis then shrinks the program.
+
+Comparison (`loopspec.properties.conformance.compare`) ignores `time` and message ids
+(implementations may use clocks
+and UUIDs). With a `Profile`, a real harness's known divergences are erased and the runs are
+compared whole at quiet points instead (`loopspec.properties.conformance.profile_check`); every
+program is then
+settled to a quiet end, and the known divergences each program showed are counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+from hypothesis import note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    PreVerdict,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import LogMonitor
+from loopspec.model.state import (
+    ASKING,
+    RUNNING,
+    AwaitingModel,
+    Crashed,
+    Dispatching,
+    Idle,
+    Rewriting,
+)
+from loopspec.model.transitions import transition_for
+from loopspec.properties.conformance.compare import (
+    Divergence,
+    DivergenceFound,
+    classify,
+    normalized_observation,
+    split_units,
+)
+from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.profiles.known import Profile
+from loopspec.properties.stateful import strategies as gen
+
+TargetFactory = Callable[[], ConformanceTarget]
+
+# Which rules an appended event of each type exercises (beyond the transition's own rules).
+RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
+    "turn/start": ("LOG-1", "TURN-1", "TURN-3"),
+    "turn/end": ("LOG-1", "TURN-2", "TURN-5", "ADJ-3"),
+    "step/start": ("LOG-1", "STEP-1"),
+    "step/end": ("LOG-1", "STEP-2"),
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1"),
+    "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1"),
+    "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "STEP-3"),
+    "tool/result": ("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1"),
+    "hook/invoked": ("LOG-1", "HOOK-1", "TURN-3"),
+    "hook/result": ("LOG-1", "HOOK-1"),
+    "approval/asked": ("LOG-1", "DEC-2", "RW-4"),
+    "approval/decided": ("LOG-1", "DEC-2"),
+}
+
+# (phase, command, outcome) -> hits, over every conformance run in this process.
+TRANSITION_HITS: Counter[tuple[str, str, str]] = Counter()
+RULE_HITS: Counter[str] = Counter()
+# Known divergence key -> programs that showed it (profiled runs only).
+KNOWN_HITS: Counter[str] = Counter()
+# Commands a settling tail may add to a program at most (a quiet end is a few commands away).
+SETTLE_LIMIT = 64
+
+
+def _command_rules(command: Command, observation: Observation) -> tuple[str, ...]:
+    """Rules a command exercises that its events alone do not show."""
+    rules: list[str] = []
+    if isinstance(command, ModelReplies) and command.finish != "completed":
+        rules.append("STEP-4")
+    if isinstance(command, ToolFinishes) and command.post:
+        rules.append("HOOK-5")
+    if any("rewrote the input of" in json.dumps(e.get("data")) for e in observation.events):
+        rules.append("HOOK-6")
+    return tuple(rules)
+
+
+def conformance_machine(
+    factory: TargetFactory, profile: Profile | None = None
+) -> type[RuleBasedStateMachine]:
+    """A state machine class that checks the target made by `factory` against the model.
+
+    With `profile`, the target's known divergences are erased before comparing.
+    """
+
+    class ConformanceMachine(RuleBasedStateMachine):
+        """Random command programs; the model is the oracle."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.oracle = ModelTarget()
+            self.target = factory()
+            self.capabilities = frozenset[str]()
+            self.program: list[Command] = []
+            self.config = gen.CONFIGS[0]
+            self.next_call = 1
+            self.monitor = LogMonitor()
+            self.history: list[dict[str, Any]] = []
+            self.checker = ProfileChecker(profile) if profile is not None else None
+            self.failed = False
+
+        @property
+        def phase(self) -> object:
+            assert self.oracle.state is not None
+            return self.oracle.state.phase
+
+        def has(self, capability: str) -> bool:
+            return capability in self.capabilities
+
+        @initialize(data=st.data())
+        def configure(self, data: st.DataObject) -> None:
+            """Reset both with a configuration the target can run."""
+            probe = self.target.reset(gen.CONFIGS[0])
+            configs = [c for c in gen.CONFIGS if _fits(c, probe)] or [
+                _reduced(gen.CONFIGS[0], probe)
+            ]
+            self.config = data.draw(st.sampled_from(configs), label="config")
+            self.capabilities = self.target.reset(self.config)
+            self.oracle.reset(self.config)
+            note(f"target {self.target.name} declares {sorted(self.capabilities)}")
+
+        @property
+        def stopped(self) -> bool:
+            """A hard known divergence showed: the runs went different ways; stop comparing."""
+            return self.checker is not None and self.checker.stop is not None
+
+        def apply(self, command: Command) -> None:
+            """Send one command to both; compare."""
+            assert self.oracle.state is not None
+            if self.stopped:
+                return
+            phase = self.oracle.state.phase.NAME
+            self.program.append(command)
+            note(f"#{len(self.program)} {command!r}")
+            expected = self.oracle.apply(command)
+            actual = self.target.apply(command)
+            outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
+            TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
+            row = transition_for(phase, command.NAME)
+            if expected.accepted and row is not None:
+                RULE_HITS.update(row.rules)
+                for event in expected.events:
+                    RULE_HITS.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
+                    data = event.get("data") or {}
+                    if isinstance(data, dict) and data.get("rewrite"):
+                        RULE_HITS.update(("RW-2", "HOOK-3"))
+                    if event.get("type") == "tool/result" and isinstance(data, dict):
+                        code = (data.get("error") or {}).get("code")
+                        if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
+                            RULE_HITS.update(("REC-1",))
+                if expected.executed:
+                    RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
+                RULE_HITS.update(_command_rules(command, expected))
+            elif not expected.accepted:
+                RULE_HITS.update(("MODEL-1", "MODEL-3"))
+            violations = [
+                v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
+            ]
+            self.history.extend(expected.events)
+            for event in expected.events:
+                if str(event.get("type")) == "tool/call":
+                    self.next_call = max(
+                        self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1
+                    )
+            if self.checker is not None:
+                found = self.checker.feed(
+                    command,
+                    phase_before=phase,
+                    phase_after=self.oracle.state.phase.NAME,
+                    expected=expected,
+                    actual=actual,
+                    violations=violations,
+                )
+                if found is not None:
+                    self.failed = True
+                    raise DivergenceFound(found, self.config, tuple(self.program))
+                return
+            split = split_units(expected, actual)
+            same_refusal = (
+                expected.accepted
+                or actual.refusal_rule is None
+                or actual.refusal_rule == expected.refusal_rule
+            )
+            if (
+                normalized_observation(expected) == normalized_observation(actual)
+                and same_refusal
+                and not split
+                and not violations
+            ):
+                return
+            rule_id, what = classify(
+                command,
+                phase,
+                expected,
+                actual,
+                target_violations=violations,
+                history=tuple(self.history),
+            )
+            divergence = Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
+            self.failed = True
+            raise DivergenceFound(divergence, self.config, tuple(self.program))
+
+        @precondition(lambda self: isinstance(self.phase, Idle))
+        @rule(text=gen.texts)
+        def submit_user(self, text: str) -> None:
+            """The user starts a turn."""
+            self.apply(SubmitUser(text))
+
+        @precondition(lambda self: isinstance(self.phase, AwaitingModel))
+        @rule(data=st.data())
+        def model_replies(self, data: st.DataObject) -> None:
+            """The model answers (or fails)."""
+            if data.draw(st.integers(0, 11), label="fails") == 0:
+                self.apply(ModelFails("overloaded", "OVERLOADED"))
+                return
+            reply = data.draw(gen.model_replies(self.next_call), label="reply")
+            if not self.has("max-tokens") and reply.finish != "completed":
+                reply = ModelReplies(reply.blocks)
+            self.next_call += len(reply.tool_calls)
+            self.apply(reply)
+
+        @precondition(lambda self: isinstance(self.phase, Rewriting))
+        @rule(data=st.data())
+        def hook_answers(self, data: st.DataObject) -> None:
+            """The next PreToolUse hook answers."""
+            phase = self.phase
+            assert isinstance(phase, Rewriting)
+            call = phase.reply.tool_calls[phase.queue[0].call_index]
+            verdict: PreVerdict = data.draw(gen.pre_verdicts_for(call.name), label="verdict")
+            if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
+                verdict = attrs.evolve(verdict, updated_input=None)
+            if not self.has("approval") and isinstance(verdict, Ask):
+                verdict = Allow()
+            self.apply(HookAnswers(verdict))
+
+        @precondition(
+            lambda self: (
+                isinstance(self.phase, Dispatching)
+                and any(s.status == ASKING for s in self.phase.slots)
+            )
+        )
+        @rule(outcome=gen.approval_outcomes)
+        def approval_answers(self, outcome: str) -> None:
+            """The user answers the approval prompt."""
+            self.apply(ApprovalAnswers(outcome))
+
+        @precondition(
+            lambda self: (
+                isinstance(self.phase, Dispatching)
+                and any(s.status == RUNNING for s in self.phase.slots)
+            )
+        )
+        @rule(data=st.data())
+        def tool_finishes(self, data: st.DataObject) -> None:
+            """A running call settles, in any order."""
+            phase = self.phase
+            assert isinstance(phase, Dispatching)
+            running = [s for s in phase.slots if s.status == RUNNING]
+            slot = data.draw(st.sampled_from(running), label="settles")
+            hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
+            post = tuple(data.draw(gen.post_verdicts, label="post") for _ in hooks)
+            outcome = data.draw(gen.tool_outcomes, label="outcome")
+            if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
+                outcome = attrs.evolve(outcome, meta=None)
+            self.apply(ToolFinishes(slot.call_id, outcome, post))
+
+        @precondition(lambda self: not isinstance(self.phase, Crashed | Idle))
+        @rule(data=st.data())
+        def disrupt(self, data: st.DataObject) -> None:
+            """Stop, crash, or type mid-turn — each only when the target can."""
+            kind = data.draw(
+                st.sampled_from(["none"] * 6 + ["interject", "abort", "crash", "arbitrary"]),
+                label="disruption",
+            )
+            if kind == "abort" and self.has("abort"):
+                self.apply(Abort())
+            elif kind == "crash" and self.has("crash-repair"):
+                self.apply(Crash())
+            elif kind == "interject" and self.has("queued-input"):
+                self.apply(SubmitUser(data.draw(gen.texts, label="text")))
+            elif kind == "arbitrary":
+                command = data.draw(gen.any_commands, label="arbitrary")
+                if self.supports(command):
+                    self.apply(command)
+
+        def supports(self, command: Command) -> bool:
+            """Whether the target declared what `command` needs."""
+            needs = {
+                "Abort": "abort",
+                "Crash": "crash-repair",
+                "Recover": "crash-repair",
+                "ApprovalAnswers": "approval",
+                "HookAnswers": "pre-hooks",
+            }.get(command.NAME)
+            if needs is not None and not self.has(needs):
+                return False
+            if isinstance(command, ModelReplies) and command.finish != "completed":
+                return self.has("max-tokens")
+            if isinstance(command, SubmitUser):
+                return isinstance(self.phase, Idle) or self.has("queued-input")
+            if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
+                return command.verdict.updated_input is None or self.has("rewrite")
+            if isinstance(command, ToolFinishes):
+                outcome = command.outcome
+                meta = isinstance(outcome, ToolSucceeded) and outcome.meta is not None
+                if meta and not self.has("result-meta"):
+                    return False
+                return not command.post or self.has("post-hooks")
+            return True
+
+        @precondition(lambda self: isinstance(self.phase, Crashed))
+        @rule()
+        def recover(self) -> None:
+            """The session is reopened."""
+            self.apply(Recover())
+
+        def teardown(self) -> None:
+            try:
+                if self.checker is not None and not self.failed:
+                    self.settle()
+                    KNOWN_HITS.update(self.checker.shown())
+            finally:
+                self.target.close()
+
+        def settle(self) -> None:
+            """Drive both to a quiet end, so the program's tail is compared too."""
+            for _ in range(SETTLE_LIMIT):
+                assert self.oracle.state is not None
+                command = settling_command(self.oracle.state.phase, self.config)
+                if command is None or self.stopped:
+                    return
+                note(f"settling: #{len(self.program) + 1} {command!r}")
+                self.apply(command)
+
+    ConformanceMachine.__name__ = "ConformanceMachine"
+    return ConformanceMachine
+
+
+def _fits(config: LoopConfig, capabilities: frozenset[str]) -> bool:
+    has_pre = any(h.point == PRE_TOOL_USE for h in config.hooks)
+    has_post = any(h.point == POST_TOOL_USE for h in config.hooks)
+    if has_pre and "pre-hooks" not in capabilities:
+        return False
+    if has_post and "post-hooks" not in capabilities:
+        return False
+    return not (config.max_parallel > 1 and "parallel" not in capabilities)
+
+
+def _reduced(config: LoopConfig, capabilities: frozenset[str]) -> LoopConfig:
+    """The simplest configuration a target without optional features can run."""
+    return attrs.evolve(
+        config, hooks=(), max_parallel=config.max_parallel if "parallel" in capabilities else 1
+    )

@@ -1,0 +1,332 @@
+"""An implementation in any language, as a `ConformanceTarget`: a process speaking the driver
+protocol (`loopspec.properties.conformance.driver_protocol`) on its stdin and stdout (rule PROTO-1).
+
+`ProcessTarget(command)` starts the command (a shell-like string, split with `shlex`, or an argv
+list) at the first `reset`, sends one JSON line per message and reads exactly one JSON line back.
+Every answer is checked against the protocol's JSON Schema and against the message it answers
+(`ready` for `reset`, `observed` with the same seq for a command, `bye` for `shutdown`). Anything
+that goes wrong — the process cannot start, dies, stays silent past the per-message timeout,
+writes something that is not JSON or not the expected answer — raises `ProcessTargetError`,
+whose message quotes the offending line and the tail of the process's stderr, and kills the
+process; the next `reset` starts a fresh one.
+
+`normalized(event)` is the form in which events are compared with the model's: implementations
+may use real clocks and their own message ids, so `time` and message ids are dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Sequence
+from types import TracebackType
+from typing import IO, Any, Final, NoReturn
+
+from jsonschema import Draft202012Validator
+
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.model.errors import LoopSpecError
+from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
+from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
+from loopspec.properties.conformance.target import Observation
+
+DEFAULT_TIMEOUT: Final = 10.0
+SHUTDOWN_GRACE: Final = 2.0
+LINE_EXCERPT: Final = 300
+STDERR_TAIL: Final = 2000
+
+_VALIDATOR = Draft202012Validator(FROM_IMPLEMENTATION)
+_POSIX: Final = os.name == "posix"
+
+
+class ProcessTargetError(LoopSpecError):
+    """The process behind a `ProcessTarget` failed to speak the driver protocol."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="PROTO-1")
+
+
+def normalized(event: dict[str, Any]) -> dict[str, Any]:
+    """`event` without what implementations may choose freely: `time` and message ids.
+
+    Message ids sit in `data.message.id` (assistant messages, tool results) and, for
+    `user/message`, whose data is the message itself, in `data.id`.
+    """
+    out = {key: value for key, value in event.items() if key != "time"}
+    data = out.get("data")
+    if isinstance(data, dict):
+        data = dict(data)
+        message = data.get("message")
+        if isinstance(message, dict):
+            data["message"] = {k: v for k, v in message.items() if k != "id"}
+        if out.get("type") == "user/message":
+            data.pop("id", None)
+        out["data"] = data
+    return out
+
+
+def comparable(observation: Observation) -> tuple[object, ...]:
+    """An observation as compared across targets: normalized events; the rule of a refusal.
+
+    Refusal messages are prose for people, so only the rule ID is compared.
+    """
+    return (
+        observation.accepted,
+        tuple(normalized(event) for event in observation.events),
+        observation.commits,
+        observation.executed,
+        observation.refusal_rule,
+    )
+
+
+def _excerpt(line: bytes | str) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    text = text.rstrip("\r\n")
+    if len(text) > LINE_EXCERPT:
+        return f"{text[:LINE_EXCERPT]!r}... ({len(text)} characters)"
+    return repr(text)
+
+
+def _refuse_constant(name: str) -> object:
+    msg = f"{name} is not JSON"
+    raise ValueError(msg)
+
+
+class _Process:
+    """A running child: stdin for requests, a reader thread per output stream."""
+
+    def __init__(self, argv: list[str], timeout: float) -> None:
+        self.argv = argv
+        self.timeout = timeout
+        # Its own process group, so that ending it also ends whatever a wrapper script started.
+        self.popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=_POSIX,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._lock = threading.Lock()
+        assert self.popen.stdout is not None
+        assert self.popen.stderr is not None
+        self._threads = (
+            threading.Thread(target=self._read_lines, args=(self.popen.stdout,), daemon=True),
+            threading.Thread(target=self._read_stderr, args=(self.popen.stderr,), daemon=True),
+        )
+        for thread in self._threads:
+            thread.start()
+
+    def _read_lines(self, stream: IO[bytes]) -> None:
+        for line in iter(stream.readline, b""):
+            self.lines.put(line)
+        self.lines.put(None)  # end of output: the process closed stdout or died
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        # os.read returns whatever is there, so the tail is current even mid-line.
+        for chunk in iter(lambda: os.read(stream.fileno(), 4096), b""):
+            with self._lock:
+                self._stderr.append(chunk)
+                self._stderr_size += len(chunk)
+                while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
+                    self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        """The last characters the process wrote to stderr."""
+        with self._lock:
+            text = b"".join(self._stderr).decode("utf-8", "replace")
+        return text[-STDERR_TAIL:]
+
+    def send(self, line: str) -> None:
+        """Write one line; `OSError` when the process no longer reads."""
+        stdin = self.popen.stdin
+        assert stdin is not None
+        stdin.write(line.encode("utf-8") + b"\n")
+        stdin.flush()
+
+    def receive(self) -> bytes | None:
+        """The next line (None at end of output); `queue.Empty` after the timeout."""
+        return self.lines.get(timeout=self.timeout)
+
+    def settle(self, grace: float) -> int | None:
+        """Wait up to `grace` seconds for the exit (and the last stderr); the exit code."""
+        try:
+            code = self.popen.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            return None
+        self._threads[1].join(timeout=grace)
+        return code
+
+    def kill(self) -> None:
+        """End the process (and its group) now and release its pipes."""
+        if _POSIX:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+        elif self.popen.poll() is None:
+            self.popen.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=SHUTDOWN_GRACE)
+        # The readers see end of output once nothing holds the pipes; close them only then.
+        for thread in self._threads:
+            thread.join(timeout=SHUTDOWN_GRACE)
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class ProcessTarget:
+    """A process speaking the driver protocol, as a `ConformanceTarget`."""
+
+    def __init__(
+        self, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, name: str = ""
+    ) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            msg = "a ProcessTarget needs a command"
+            raise ProcessTargetError(msg)
+        self.timeout = timeout
+        self.name = name or shlex.join(self.argv)
+        self.implementation: str | None = None
+        self.exit_code: int | None = None  # of the last process, once it has ended
+        self._process: _Process | None = None
+        self._seq = 0
+
+    # -- the ConformanceTarget protocol ----------------------------------------------------------
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        """Start a fresh session (starting the process if needed); the declared capabilities."""
+        if self._process is None:
+            self._process = self._start()
+        message = {"type": "reset", "protocol": PROTOCOL_VERSION, "config": config_to_json(config)}
+        answer = self._exchange(message, "ready")
+        self.implementation = answer["implementation"]
+        return frozenset(answer["capabilities"])
+
+    def apply(self, command: Command) -> Observation:
+        """Send one command; its observation."""
+        if self._process is None:
+            msg = f"{self.name}: reset first"
+            raise ProcessTargetError(msg)
+        seq = self._seq
+        self._seq += 1
+        message = {"type": "command", "seq": seq, "command": command_to_json(command)}
+        answer = self._exchange(message, "observed", seq=seq)
+        if not answer["accepted"]:
+            refusal = answer["refusal"]
+            return Observation(
+                False, refusal_rule=refusal["rule"], refusal_message=refusal["message"]
+            )
+        events = tuple(answer["events"])
+        commits = tuple(answer["commits"])
+        if sum(commits) != len(events):
+            self._fail(
+                f"commits {list(commits)} do not add up to the {len(events)} event(s) appended",
+                line=json.dumps(answer),
+            )
+        executed = tuple((run["callId"], run["arguments"]) for run in answer["executed"])
+        return Observation(True, events=events, commits=commits, executed=executed)
+
+    def close(self) -> None:
+        """Say shutdown, wait for `bye` and the exit; kill after a grace period.
+
+        Closing a target whose process is gone (or never started) does nothing. A wrong answer
+        to shutdown raises `ProcessTargetError`, after the process has been ended.
+        """
+        process = self._process
+        if process is None:
+            return
+        try:
+            if process.popen.poll() is None:
+                self._exchange({"type": "shutdown"}, "bye")
+                process.settle(SHUTDOWN_GRACE)
+        finally:
+            self._process = None
+            process.kill()
+            self.exit_code = process.popen.returncode
+
+    def __enter__(self) -> ProcessTarget:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- the wire --------------------------------------------------------------------------------
+
+    def _start(self) -> _Process:
+        try:
+            return _Process(self.argv, self.timeout)
+        except OSError as error:
+            msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {error}"
+            raise ProcessTargetError(msg) from error
+
+    def _fail(
+        self, problem: str, *, line: bytes | str | None = None, grace: float = 0.2
+    ) -> NoReturn:
+        """Raise `ProcessTargetError` describing `problem`; the process is ended first."""
+        process = self._process
+        self._process = None
+        parts = [f"{self.name}: {problem}"]
+        if line is not None:
+            parts.append(f"offending line: {_excerpt(line)}")
+        if process is not None:
+            code = process.settle(grace)
+            process.kill()
+            self.exit_code = process.popen.returncode
+            if code is not None:
+                parts.append(f"exit code: {code}")
+            tail = process.stderr_tail().strip()
+            parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
+        raise ProcessTargetError("\n".join(parts))
+
+    def _exchange(
+        self, message: dict[str, Any], expected: str, *, seq: int | None = None
+    ) -> dict[str, Any]:
+        process = self._process
+        assert process is not None
+        what = message["type"] if seq is None else f"command {seq}"
+        try:
+            process.send(json.dumps(message))
+        except OSError as error:
+            self._fail(f"the process stopped reading its input before {what} ({error})", grace=1.0)
+        try:
+            raw = process.receive()
+        except queue.Empty:
+            self._fail(f"no answer to {what} within {self.timeout:g} s")
+        if raw is None:
+            self._fail(f"the process ended its output instead of answering {what}", grace=1.0)
+        try:
+            answer = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            self._fail(f"the answer to {what} is not a JSON line ({error})", line=raw)
+        errors = sorted(_VALIDATOR.iter_errors(answer), key=lambda e: list(e.absolute_path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].absolute_path) or "(top level)"
+            self._fail(
+                f"the answer to {what} breaks the protocol schema at {where}: "
+                f"{errors[0].message[:LINE_EXCERPT]}",
+                line=raw,
+            )
+        if answer.get("type") != expected:
+            self._fail(
+                f"expected {expected!r} in answer to {what}, got {answer.get('type')!r}", line=raw
+            )
+        if seq is not None and answer.get("seq") != seq:
+            self._fail(f"the answer to {what} carries seq {answer.get('seq')!r}", line=raw)
+        result: dict[str, Any] = answer
+        return result

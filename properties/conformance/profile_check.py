@@ -1,0 +1,218 @@
+"""Conformance under a profile: whole runs compared, the target's known divergences erased.
+
+Without a profile, conformance compares the model and the target command by command, and the
+first difference is a counterexample. A real harness differs from the model in known ways — it
+records a call when the call starts, runs hooks after the reply is logged, words errors its own
+way — and some of those move events between commands. So, under a profile, the two runs are
+compared *whole*, at every quiet point (the model idle, or waiting for the model's reply: every
+step before it has settled), after the profile's erasers have removed each known difference
+(`loopspec.properties.profiles.known`). A hard known divergence (one that sends the runs different
+ways)
+is recognized by its symptom on the command where it shows; the program stops there, reported
+as that known divergence. Anything else that differs is a counterexample, blamed on a rule.
+
+At the end of a program, repeated `settling_command`s drive both to a quiet point, so the
+program's tail is compared too. Which known divergences a program really showed is computed
+once, at its end (`ProfileChecker.shown`): those without which its runs would differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+import attrs
+
+from loopspec.model.commands import (
+    ApprovalAnswers,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PostPass,
+    Recover,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
+from loopspec.model.events import CORE_TYPES
+from loopspec.model.messages import TextBlock
+from loopspec.model.state import (
+    ASKING,
+    RUNNING,
+    AwaitingModel,
+    Crashed,
+    Dispatching,
+    Idle,
+    Phase,
+    Rewriting,
+)
+from loopspec.properties.conformance.command_codec import command_to_json
+from loopspec.properties.conformance.compare import Divergence, classify
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.profiles.known import Profile
+from loopspec.properties.profiles.runs import Json, Obs, Pair, Run, RunNormalizer
+
+QUIET_PHASES = frozenset({Idle.NAME, AwaitingModel.NAME})
+# Erasers read the target's events by shape; a shape they cannot read is a difference too.
+SHAPE_ERRORS = (KeyError, TypeError, IndexError, AttributeError, ValueError)
+
+
+def _spoken(event_type: str) -> bool:
+    return event_type in CORE_TYPES
+
+
+@attrs.frozen
+class KnownStop:
+    """A hard known divergence showed at command `index`; the program stops there."""
+
+    key: str
+    index: int
+
+
+class ProfileChecker:
+    """Feeds one program's commands and observations; finds what the profile does not explain."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.commands: list[Command] = []
+        self.phases: list[str] = []
+        self.stop: KnownStop | None = None
+        self._wire_commands: list[Json] = []
+        self._runs: Pair = ([], [])
+        self._normalizers = (RunNormalizer(_spoken), RunNormalizer(_spoken))
+        self._history: list[dict[str, Any]] = []
+        self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
+
+    def feed(
+        self,
+        command: Command,
+        *,
+        phase_before: str,
+        phase_after: str,
+        expected: Observation,
+        actual: Observation,
+        violations: Sequence[str] = (),
+    ) -> Divergence | None:
+        """Take one command's observations; the divergence they show, if it is not known."""
+        index = len(self.commands)
+        self.commands.append(command)
+        self.phases.append(phase_before)
+        wire = command_to_json(command)
+        self._wire_commands.append(wire)
+        self._history.extend(expected.events)
+        want = self._normalizers[0].add(expected)
+        got = self._normalizers[1].add(actual)
+        if not want["accepted"] and not got["accepted"] and got["rule"] is None:
+            got = {**got, "rule": want["rule"]}  # a target may refuse without naming a rule
+        self._runs[0].append(want)
+        self._runs[1].append(got)
+        earlier = (self._runs[0][:index], self._runs[1][:index])
+        for known in self.profile.hard:
+            try:
+                shows = known.shows(wire, want, got, earlier)
+            except SHAPE_ERRORS as error:
+                return self._misshapen(index, error)
+            if shows and set(violations) <= set(known.rules):
+                self.stop = KnownStop(known.key, index)
+                return None
+        if violations:
+            what = "the target's log breaks an invariant"
+            return Divergence(index, command, violations[0], what, expected, actual)
+        if phase_after in QUIET_PHASES:
+            return self._compare()
+        return None
+
+    def shown(self) -> frozenset[str]:
+        """The known divergences this program showed (call at its end)."""
+        length = self._quiet_length
+        pair = (self._runs[0][:length], self._runs[1][:length])
+        soft = frozenset(d.key for d in self.profile.divergences if not d.hard)
+        try:
+            shown = self.profile.needed(pair, self._wire_commands[:length], soft)
+        except SHAPE_ERRORS:
+            shown = frozenset()
+        return shown | ({self.stop.key} if self.stop is not None else set())
+
+    def _compare(self) -> Divergence | None:
+        try:
+            model, target = self.profile.erased(self._runs, self._wire_commands)
+        except SHAPE_ERRORS as error:
+            return self._misshapen(len(self.commands) - 1, error)
+        if model == target:
+            self._quiet_length = len(self.commands)
+            return None
+        return self._first_difference(model, target)
+
+    def _first_difference(self, model: Run, target: Run) -> Divergence:
+        """The first erased observation that differs, classified like an unprofiled one."""
+        last = len(self.commands) - 1
+        position = next(
+            (i for i, (want, got) in enumerate(zip(model, target, strict=False)) if want != got),
+            min(len(model), len(target)),
+        )
+        index = min(position, last)
+        expected, actual = _as_observation(model, position), _as_observation(target, position)
+        rule_id, what = classify(
+            self.commands[index],
+            self.phases[index],
+            expected,
+            actual,
+            target_violations=[],
+            history=tuple(self._history),
+        )
+        since = self._quiet_length + 1
+        where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
+        what = f"{what} (with the {self.profile.name} profile's known divergences erased; {where})"
+        return Divergence(last, self.commands[last], rule_id, what, expected, actual)
+
+    def _misshapen(self, index: int, error: Exception) -> Divergence:
+        what = (
+            f"the target's events do not have the shape the {self.profile.name} profile "
+            f"reads ({type(error).__name__}: {error})"
+        )
+        empty = Observation(True)
+        return Divergence(index, self.commands[index], "LOG-4", what, empty, empty)
+
+
+def _as_observation(run: Run, position: int) -> Observation:
+    """An erased observation (or nothing, past the end) as an `Observation` for the report."""
+    if position >= len(run):
+        return Observation(True)
+    obs: Obs = run[position]
+    if not obs["accepted"]:
+        return Observation(False, refusal_rule=obs.get("rule"))
+    return Observation(
+        True,
+        events=tuple(obs["events"]),
+        executed=tuple((str(call_id), repr(arguments)) for call_id, arguments in obs["executed"]),
+    )
+
+
+def settling_command(phase: Phase, config: LoopConfig) -> Command | None:
+    """The command that moves a program toward a quiet end, or None when it is idle.
+
+    The model replies with text only, hooks pass, approvals are rejected, running calls
+    succeed, a crashed session is recovered.
+    """
+    match phase:
+        case Idle():
+            return None
+        case Crashed():
+            return Recover()
+        case AwaitingModel():
+            return ModelReplies((TextBlock("done"),))
+        case Rewriting():
+            return HookAnswers(Pass())
+        case Dispatching():
+            if any(slot.status == ASKING for slot in phase.slots):
+                return ApprovalAnswers("rejected")
+            for slot in phase.slots:
+                if slot.status == RUNNING:
+                    hooks = config.hooks_for(POST_TOOL_USE, slot.name)
+                    return ToolFinishes(
+                        slot.call_id, ToolSucceeded("ok"), tuple(PostPass() for _ in hooks)
+                    )
+            return None
+        case _:
+            assert_never(phase)

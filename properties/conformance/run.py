@@ -1,0 +1,470 @@
+"""One conformance run: pick a target, run the machine, report by rule, save a replayable case.
+
+Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shlex
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.stateful import get_state_machine_test
+
+from loopspec import spec_text as shipped_spec
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.model.errors import LoopSpecError
+from loopspec.model.facts import fact_from_wire
+from loopspec.model.invariants import LogMonitor, rule_ids
+from loopspec.model.transitions import TRANSITIONS
+from loopspec.properties.conformance import machine as conformance
+from loopspec.properties.conformance.command_codec import (
+    command_from_json,
+    command_to_json,
+    config_from_json,
+    config_to_json,
+)
+from loopspec.properties.conformance.compare import (
+    Divergence,
+    DivergenceFound,
+    classify,
+    split_units,
+)
+from loopspec.properties.conformance.compare import normalized_observation as normalized
+from loopspec.properties.conformance.process_target import ProcessTarget
+from loopspec.properties.conformance.profile_check import ProfileChecker
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES, Profile
+from loopspec.properties.stateful.strategies import CONFIGS
+
+TargetFactory = Callable[[], ConformanceTarget]
+
+# Which capability each rule needs; without it, the rule is "not applicable" to the target.
+RULE_NEEDS = {
+    "RW-1": "rewrite",
+    "RW-2": "rewrite",
+    "RW-3": "rewrite",
+    "RW-4": "approval",
+    "HOOK-2": "pre-hooks",
+    "HOOK-3": "rewrite",
+    "HOOK-4": "pre-hooks",
+    "HOOK-5": "post-hooks",
+    "HOOK-6": "rewrite",
+    "DEC-2": "approval",
+    "DEC-3": "post-hooks",
+    "SCHED-1": "parallel",
+    "ABORT-1": "abort",
+    "ABORT-2": "abort",
+    "REC-1": "crash-repair",
+    "REC-2": "crash-repair",
+    "STEP-4": "max-tokens",
+    "ADJ-4": "queued-input",
+}
+
+
+class TargetError(LoopSpecError):
+    """The target could not be started or resolved."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="PROTO-1")
+
+
+class SharedProcess:
+    """A target factory for `--cmd`: one process serves every program, reset between them.
+
+    Starting a harness (Node, its packages) costs far more than a program; the driver
+    protocol's `reset` starts a fresh session in the same process. A process that failed is
+    replaced at the next reset. `close()` ends it.
+    """
+
+    def __init__(self, argv: list[str]) -> None:
+        self._target = ProcessTarget(argv)
+
+    def __call__(self) -> ConformanceTarget:
+        return _Lease(self._target)
+
+    def close(self) -> None:
+        """End the process."""
+        self._target.close()
+
+
+class _Lease:
+    """The shared process, lent to one program: closing it leaves the process running."""
+
+    def __init__(self, target: ProcessTarget) -> None:
+        self._target = target
+        self.name = target.name
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return self._target.reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        return self._target.apply(command)
+
+    def close(self) -> None:
+        """Nothing: the process outlives the program."""
+
+
+def close_factory(factory: TargetFactory) -> None:
+    """End what a factory keeps between programs (a shared process), if anything."""
+    if isinstance(factory, SharedProcess):
+        factory.close()
+
+
+def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, dict[str, str]]:
+    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl.
+
+    Pass the factory to `close_factory` when done.
+    """
+    if cmd is not None:
+        argv = shlex.split(cmd)
+        if not argv:
+            raise TargetError("--cmd is empty")
+        return SharedProcess(argv), {"cmd": cmd}
+    spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise TargetError(f"--impl must be MODULE:FACTORY, got {spec!r}")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise TargetError(f"cannot load {spec}: {error}") from error
+    if not callable(factory):
+        raise TargetError(f"{spec} is not callable")
+    return factory, {"impl": spec}
+
+
+@attrs.frozen
+class RunReport:
+    """What a conformance run found and covered."""
+
+    target: str
+    capabilities: frozenset[str]
+    examples: int
+    steps: int
+    seconds: float
+    divergence: Divergence | None
+    program: tuple[Command, ...]
+    config: LoopConfig | None
+    transitions: dict[str, int]
+    rules: dict[str, int]
+    profile: Profile | None = None
+    known: dict[str, int] = attrs.field(factory=dict)
+
+    @property
+    def conformant(self) -> bool:
+        """No divergence was found."""
+        return self.divergence is None
+
+
+def _progress(examples: int, budget: int, started: float) -> None:
+    if sys.stderr.isatty():
+        print(
+            f"\r  {examples}/{budget} programs, {time.monotonic() - started:.0f} s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def run_conformance(
+    factory: TargetFactory,
+    *,
+    examples: int,
+    seed_value: int | None,
+    steps: int = 40,
+    show_progress: bool = True,
+    profile: Profile | None = None,
+) -> RunReport:
+    """Run the conformance machine against the target; never raises for a divergence.
+
+    With `profile`, the target's known divergences are erased
+    (`loopspec.properties.conformance.profile_check`).
+    """
+    probe = factory()
+    try:
+        capabilities = probe.reset(CONFIGS[0])
+        name = probe.name
+    finally:
+        probe.close()
+    counted = Counter[str]()
+    started = time.monotonic()
+
+    def counting_factory() -> ConformanceTarget:
+        counted["examples"] += 1
+        if show_progress:
+            _progress(counted["examples"], examples, started)
+        return factory()
+
+    conformance.TRANSITION_HITS.clear()
+    conformance.RULE_HITS.clear()
+    conformance.KNOWN_HITS.clear()
+    budget = settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        derandomize=seed_value is None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    test = get_state_machine_test(
+        conformance.conformance_machine(counting_factory, profile), settings=budget
+    )
+    if seed_value is not None:
+        test = seed(seed_value)(test)
+    divergence: Divergence | None = None
+    program: tuple[Command, ...] = ()
+    config: LoopConfig | None = None
+    try:
+        test()
+    except DivergenceFound as found:
+        divergence, program, config = found.divergence, found.program, found.config
+    finally:
+        if show_progress and sys.stderr.isatty():
+            print(file=sys.stderr)
+    transitions = {
+        f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(conformance.TRANSITION_HITS.items())
+    }
+    return RunReport(
+        name,
+        capabilities,
+        counted["examples"],
+        sum(conformance.TRANSITION_HITS.values()),
+        time.monotonic() - started,
+        divergence,
+        program,
+        config,
+        transitions,
+        dict(conformance.RULE_HITS),
+        profile,
+        dict(conformance.KNOWN_HITS),
+    )
+
+
+def spec_text(rule_id: str) -> str:
+    """The rule's section of SPEC.md (shipped as package data)."""
+    try:
+        text = shipped_spec()
+    except OSError:
+        return ""
+    match = re.search(rf"^### {re.escape(rule_id)} .*?(?=^### |^## )", text, re.S | re.M)
+    return match.group(0).strip() if match else ""
+
+
+def all_rules() -> list[str]:
+    """Every rule ID SPEC.md states (or the code cites, when SPEC.md is not at hand)."""
+    try:
+        text = shipped_spec()
+        return re.findall(r"^### ([A-Z]+-\d+) ", text, re.M)
+    except OSError:
+        return sorted(set(rule_ids()) | {r for t in TRANSITIONS for r in t.rules})
+
+
+# Rules a conformance run cannot observe through commands and events: they are about views,
+# provider projections, the wire codec's refusals and the model itself, and are proven by the
+# model's own tests.
+NOT_OBSERVABLE = frozenset(
+    {
+        "LOG-3",
+        "LOG-5",
+        "LOG-7",
+        "VIEW-1",
+        "VIEW-2",
+        "VIEW-3",
+        "VIEW-4",
+        "ACP-1",
+        "ACP-2",
+        "ACP-3",
+        "HIST-2",
+        "HIST-3",
+        "HOOK-7",
+        "MODEL-2",
+    }
+)
+
+
+def rule_table(report: RunReport) -> list[dict[str, Any]]:
+    """Per rule: exercised (count), not applicable (missing capability), or never reached."""
+    rows = []
+    for rule in all_rules():
+        needs = RULE_NEEDS.get(rule)
+        if rule == "PROTO-1":
+            status, count = "exercised", report.steps
+        elif rule in NOT_OBSERVABLE:
+            status, count = "not observable by conform (model tests)", 0
+        elif needs is not None and needs not in report.capabilities:
+            status, count = "not applicable", 0
+        else:
+            count = report.rules.get(rule, 0)
+            status = "exercised" if count else "not reached by the generator"
+        known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
+        if status in ("not applicable", "not observable by conform (model tests)"):
+            known = []
+        if known:
+            status = "known divergence"
+        if report.divergence is not None and report.divergence.rule_id == rule:
+            status = "VIOLATED"
+        rows.append(
+            {
+                "rule": rule,
+                "status": status,
+                "count": count,
+                **({"needs": needs} if needs else {}),
+                **({"known": known} if known else {}),
+            }
+        )
+    return rows
+
+
+def _known_rules(profile: Profile | None, key: str) -> tuple[str, ...]:
+    return profile.divergence(key).rules if profile is not None else ()
+
+
+def known_table(report: RunReport) -> list[dict[str, Any]]:
+    """Per known divergence of the run's profile: how many programs showed it, and what it is."""
+    if report.profile is None:
+        return []
+    return [
+        {
+            "key": known.key,
+            "rules": list(known.rules),
+            "programs": report.known.get(known.key, 0),
+            "what": known.what,
+        }
+        for known in report.profile.divergences
+    ]
+
+
+def profile_named(name: str | None) -> Profile | None:
+    """The profile called `name` (None for none)."""
+    if name is None:
+        return None
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise TargetError(
+            f"unknown profile {name!r}; known profiles: {', '.join(sorted(PROFILES))}"
+        ) from None
+
+
+def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
+    """The replayable case file of a failed run."""
+    assert report.divergence is not None
+    assert report.config is not None
+    return {
+        "loopspec": "case",
+        "version": 1,
+        "target": target,
+        "rule": report.divergence.rule_id,
+        "what": report.divergence.what,
+        "config": config_to_json(report.config),
+        "commands": [command_to_json(c) for c in report.program],
+        **({"profile": report.profile.name} if report.profile is not None else {}),
+    }
+
+
+@attrs.frozen
+class Case:
+    """A replayable case: the target it was found on, the configuration, the commands."""
+
+    target: dict[str, str]
+    config: LoopConfig
+    commands: list[Command]
+    profile: Profile | None = None
+
+
+def load_case(path: Path) -> Case:
+    """A case file's target, configuration, commands and profile."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise TargetError(f"{path}: cannot read the case file: {error}") from error
+    if not isinstance(document, dict) or document.get("loopspec") != "case":
+        raise TargetError(f"{path}: not a loopspec case file")
+    config = config_from_json(document.get("config"))
+    commands = [
+        command_from_json(c, f"$.commands[{i}]")
+        for i, c in enumerate(document.get("commands") or [])
+    ]
+    target = document.get("target") or {}
+    return Case(target, config, commands, profile_named(document.get("profile")))
+
+
+@attrs.frozen
+class Replay:
+    """What replaying a case found: a divergence, a known divergence that stopped it, or neither."""
+
+    divergence: Divergence | None
+    known: frozenset[str] = frozenset()
+    stopped_by: str | None = None
+    stopped_at: int | None = None  # the command (0-based) where the known divergence showed
+
+
+def replay_case(
+    factory: TargetFactory,
+    config: LoopConfig,
+    commands: list[Command],
+    profile: Profile | None = None,
+) -> Replay:
+    """Run a fixed program against target and model; the first divergence, if any."""
+    oracle, target = ModelTarget(), factory()
+    checker = ProfileChecker(profile) if profile is not None else None
+    try:
+        oracle.reset(config)
+        target.reset(config)
+        history: list[dict[str, Any]] = []
+        monitor = LogMonitor()
+        for index, command in enumerate(commands):
+            phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
+            expected, actual = oracle.apply(command), target.apply(command)
+            violations = [v.rule_id for e in actual.events for v in monitor.feed(fact_from_wire(e))]
+            if checker is not None:
+                after = oracle.state.phase.NAME if oracle.state is not None else "Idle"
+                found = checker.feed(
+                    command,
+                    phase_before=phase,
+                    phase_after=after,
+                    expected=expected,
+                    actual=actual,
+                    violations=violations,
+                )
+                if found is not None:
+                    return Replay(found)
+                if checker.stop is not None:
+                    break
+                continue
+            history.extend(expected.events)
+            if (
+                normalized(expected) != normalized(actual)
+                or split_units(expected, actual)
+                or violations
+            ):
+                rule_id, what = classify(
+                    command,
+                    phase,
+                    expected,
+                    actual,
+                    target_violations=violations,
+                    history=tuple(history),
+                )
+                return Replay(Divergence(index, command, rule_id, what, expected, actual))
+    finally:
+        target.close()
+    if checker is None:
+        return Replay(None)
+    stop = checker.stop
+    if stop is None:
+        return Replay(None, checker.shown())
+    return Replay(None, checker.shown(), stop.key, stop.index)

@@ -1,0 +1,436 @@
+"""The core of `loopspec check`: hold recorded session logs to the log invariants, streaming.
+
+Each log is read one line at a time and never held whole. A line is decoded (strict UTF-8, strict
+JSON), turned into facts by `loopspec.model.facts.fact_from_wire` (a compact chunk row into a run
+of chunk
+facts, judged as a whole when it is clean), and fed to a `loopspec.model.invariants.LogMonitor` —
+the same
+invariants the model's stateful tests run, so there is one definition of every rule. Memory is
+bounded by the monitor's open state and by `Limits`, not by the log's length.
+
+What a `LogReport` holds:
+
+- violations: a rule the log breaks, with its line, seq, rule ID, message and the events involved.
+  At most `Limits.max_violations` are kept per log; all are counted.
+- errors: input that cannot be read as a log (see `ErrorKind`). An error in an event line ends the
+  checking of that log — what follows would be judged against a prefix with a hole in it — and
+  checking goes on with the next log. A header error does not stop checking: the events are still
+  whole.
+- notices: what is worth knowing but breaks no rule: a turn left open at the end of the log (a
+  crash tail: the harness must repair it before resuming, rule REC-2), a header version this
+  checker does not know.
+
+Nothing here raises on bad input: every failure of the input becomes an error in the report.
+Which layouts are read, and which are recognised and refused, is
+`loopspec.properties.logcheck.dialect`'s job.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from json.scanner import make_scanner
+from typing import Any, BinaryIO, NoReturn
+
+import attrs
+
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import READ_TYPES, Fact, FactError, fact_from_wire
+from loopspec.model.invariants import LogMonitor, Violation
+from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, CompactRowError, compact_run
+from loopspec.properties.logcheck.dialect import (
+    LAYOUT_NAME,
+    LEGACY_TYPES,
+    SUPPORTED_VERSIONS,
+    is_header,
+    legacy_marker,
+    read_header,
+)
+from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
+
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_VIOLATIONS = 1000
+# Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
+MAX_LISTED_TYPES = 100
+OTHER_TYPES = "(other types)"
+MAX_MESSAGE_CHARS = 400
+
+
+def shorten(message: str) -> str:
+    """`message`, cut to `MAX_MESSAGE_CHARS`: messages quote log values, which can be huge."""
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    rest = len(message) - MAX_MESSAGE_CHARS
+    return f"{message[:MAX_MESSAGE_CHARS]}... ({rest} more characters)"
+
+
+@attrs.frozen
+class Limits:
+    """Bounds that keep memory finite whatever the input."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_violations: int = DEFAULT_MAX_VIOLATIONS
+
+
+class ErrorKind:
+    """The kinds of input error, as they appear in reports."""
+
+    UNREADABLE = "unreadable"  # the path or stream cannot be read (or decompressed)
+    EMPTY = "empty"  # no lines at all, not even a header
+    BINARY = "binary"  # NUL bytes, or undecodable bytes on the first line
+    INVALID_UTF8 = "invalid-utf8"
+    INVALID_JSON = "invalid-json"
+    TORN_TAIL = "torn-tail"  # the last line stops short: a write cut off by a crash
+    LINE_TOO_LONG = "line-too-long"
+    BAD_EVENT = "bad-event"  # JSON, but not an event the rules can read (LOG-4)
+    BAD_HEADER = "bad-header"  # missing or malformed session header (LOG-5, LOG-4)
+    UNSUPPORTED_LAYOUT = "unsupported-layout"  # a layout `log_dialect` does not cover
+
+
+class NoticeKind:
+    """The kinds of notice, as they appear in reports."""
+
+    CRASH_TAIL = "crash-tail"
+    UNKNOWN_VERSION = "unknown-version"
+
+
+@attrs.frozen
+class FoundViolation:
+    """A violation at the line of the event (or compact row) that commits it."""
+
+    line: int
+    violation: Violation
+
+    @property
+    def events(self) -> tuple[int, ...]:
+        """The seqs of the events involved, each once: the offending one first."""
+        return tuple(dict.fromkeys((self.violation.seq, *self.violation.related)))
+
+
+@attrs.frozen
+class InputError:
+    """Input that cannot be read as a log; `line` is None when no line is to blame."""
+
+    line: int | None
+    kind: str
+    message: str
+    rule_id: str | None = None
+
+
+@attrs.frozen
+class Notice:
+    """Something worth knowing that breaks no rule; `seq` is the event it is about, if any."""
+
+    line: int | None
+    kind: str
+    message: str
+    rule_id: str | None = None
+    seq: int | None = None
+
+
+@attrs.define
+class LogReport:
+    """Everything found in one log."""
+
+    path: str
+    version: int | None = None
+    lines: int = 0
+    events: int = 0
+    violations: list[FoundViolation] = attrs.field(factory=list)
+    omitted_violations: int = 0
+    rule_counts: Counter[str] = attrs.field(factory=Counter)
+    errors: list[InputError] = attrs.field(factory=list)
+    notices: list[Notice] = attrs.field(factory=list)
+    unread_types: dict[str, int] = attrs.field(factory=dict)
+
+    @property
+    def status(self) -> str:
+        """`unsupported`, `error`, `violations` or `ok`, the first that applies."""
+        if any(e.kind == ErrorKind.UNSUPPORTED_LAYOUT for e in self.errors):
+            return "unsupported"
+        if self.errors:
+            return "error"
+        return "violations" if self.rule_counts else "ok"
+
+    def record(self, line: int, found: Iterable[Violation], limits: Limits) -> None:
+        """Add violations found at `line`, keeping at most `limits.max_violations`."""
+        for violation in found:
+            self.rule_counts[violation.rule_id] += 1
+            if len(self.violations) < limits.max_violations:
+                kept = attrs.evolve(violation, message=shorten(violation.message))
+                self.violations.append(FoundViolation(line, kept))
+            else:
+                self.omitted_violations += 1
+
+    def fail(self, line: int | None, kind: str, message: str, rule_id: str | None = None) -> None:
+        """Add an input error."""
+        self.errors.append(InputError(line, kind, shorten(message), rule_id))
+
+    def count_unread(self, kind: str) -> None:
+        """Count an event of a type whose data no rule reads."""
+        if kind not in self.unread_types and len(self.unread_types) >= MAX_LISTED_TYPES:
+            kind = OTHER_TYPES
+        self.unread_types[kind] = self.unread_types.get(kind, 0) + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines.
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Python's json reads NaN and Infinity by default; a session log must not contain them.
+_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+# The decoder's own scanner, called directly: `raw_decode` only wraps it in a Python frame that
+# turns its StopIteration into an error message, and the slow path redoes that for a bad line.
+# (typeshed types the scanner's context as another scanner; it is the decoder, as in `json`.)
+_SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_STRICT_JSON)  # type: ignore[arg-type]
+_JSON_SPACE = " \t\n\r"
+_SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
+
+
+def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) -> Any:
+    """The object on a line the fast path could not read, or `_SKIP`; `_Stop` when none.
+
+    The fast path reads only lines that start with their JSON value; a full decode also takes
+    leading whitespace and gives the exact error otherwise.
+    """
+    if not isinstance(error, UnicodeDecodeError):
+        try:
+            return _STRICT_JSON.decode(raw.decode())
+        except (ValueError, RecursionError) as again:
+            error = again
+    _unparsable(report, raw, line, error)
+    return _SKIP
+
+
+class _Stop(Exception):
+    """The current log cannot be checked further; the report says why."""
+
+
+def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> None:
+    """Classify a line that did not parse. Blank lines and a torn tail return; the rest stop."""
+    if not raw.strip():
+        return
+    if b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
+        report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
+    elif not raw.endswith(b"\n"):
+        # Only the last line can lack its newline: this one was cut off mid-write.
+        message = f"the last line stops short ({len(raw)} bytes, no newline): a torn write"
+        report.fail(line, ErrorKind.TORN_TAIL, message)
+        return
+    elif isinstance(error, UnicodeDecodeError):
+        message = f"not UTF-8 at byte {error.start + 1} of the line"
+        report.fail(line, ErrorKind.INVALID_UTF8, message)
+    elif isinstance(error, RecursionError):
+        report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read")
+    elif isinstance(error, json.JSONDecodeError):
+        message = f"invalid JSON at column {error.colno}: {error.msg}"
+        report.fail(line, ErrorKind.INVALID_JSON, message)
+    else:
+        report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}")
+    raise _Stop
+
+
+def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits) -> None:
+    if not raw.endswith(b"\n"):
+        message = f"the line is longer than {limits.max_line_bytes} bytes"
+        report.fail(line, ErrorKind.LINE_TOO_LONG, message)
+        raise _Stop
+
+
+def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
+    """Stop: the log is in a layout these rules do not cover; drop what was found so far."""
+    report.violations.clear()
+    report.rule_counts.clear()
+    report.omitted_violations = 0
+    message = f"{marker}: this is {LAYOUT_NAME}, which these rules do not cover; not checked"
+    report.fail(line, ErrorKind.UNSUPPORTED_LAYOUT, message)
+    raise _Stop
+
+
+def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoReturn:
+    marker = legacy_marker(obj) if isinstance(obj, dict) else None
+    if marker is not None:
+        _refuse_layout(report, line, marker)
+    if isinstance(obj, dict) and is_header(obj):
+        report.fail(line, ErrorKind.BAD_EVENT, "a second session header", "LOG-5")
+    else:
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        where = f"{kind}: " if isinstance(kind, str) else ""
+        report.fail(line, ErrorKind.BAD_EVENT, f"{where}{error}", "LOG-4")
+    raise _Stop
+
+
+def _os_message(error: OSError) -> str:
+    if error.filename is None and error.strerror:
+        return error.strerror
+    return str(error)
+
+
+# ---------------------------------------------------------------------------------------------
+# One log.
+
+
+def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> LogReport:
+    """Check one log read from `stream` (decompressed bytes); never raises on bad input."""
+    limits = limits or Limits()
+    report = LogReport(path)
+    try:
+        _check_lines(report, stream, limits)
+    except _Stop:
+        pass
+    except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
+        report.fail(report.lines + 1, ErrorKind.UNREADABLE, _os_message(error))
+    return report
+
+
+def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
+    # The checker's hot path: one loop over locals; counts reach the report when it ends.
+    readline = stream.readline
+    size = limits.max_line_bytes + 1
+    monitor = LogMonitor()
+    feed = monitor.feed
+    scan = _SCAN
+    unread = report.unread_types
+    expecting_header = True
+    turn_line = turn_seq = line = events = 0
+    try:
+        while raw := readline(size):
+            line += 1
+            if len(raw) == size:
+                _too_long(report, raw, line, limits)
+            try:
+                text = raw.decode()
+                obj, end = scan(text, 0)
+                # Past the value, nothing but whitespace: usually just the newline.
+                if (end + 1 != len(text) or text[end] != "\n") and text[end:].strip(_JSON_SPACE):
+                    raise ValueError("extra data after the JSON value")
+            except (ValueError, RecursionError, StopIteration) as error:
+                obj = _parse_slowly(report, raw, line, error)
+                if obj is _SKIP:
+                    continue
+            if expecting_header:
+                expecting_header = False
+                if _is_checked_header(report, obj, line):
+                    continue
+            if type(obj) is dict and "seq" in obj:
+                try:
+                    fact = fact_from_wire(obj)
+                except FactError as error:
+                    _bad_event(report, obj, line, error)
+                kind = fact.type
+                if kind not in READ_TYPES:
+                    seen = unread.get(kind)
+                    if seen is None:
+                        _first_unread(report, kind, line)
+                    else:
+                        unread[kind] = seen + 1
+                elif kind == "turn/start":
+                    _refuse_trigger(report, obj, line)
+                    turn_line, turn_seq = line, fact.seq
+                found = feed(fact)
+                if found:
+                    report.record(line, found, limits)
+                events += 1
+            else:
+                events += _compact_row(report, monitor, obj, line, limits)
+    finally:
+        report.lines, report.events = line, events
+    if expecting_header and not report.errors:
+        report.fail(None, ErrorKind.EMPTY, "the log is empty: no session header, no events")
+    elif monitor.open_turn is not None:
+        message = (
+            f"turn {monitor.open_turn} is still open at the end of the log: a crash tail, "
+            "which the harness must repair before the session resumes"
+        )
+        notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
+        report.notices.append(notice)
+
+
+def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
+    """Check the first line as the header; False when it is not one (it is then an event)."""
+    if isinstance(obj, dict) and is_header(obj):
+        try:
+            header = read_header(obj)
+        except InvalidEventError as error:
+            report.fail(line, ErrorKind.BAD_HEADER, error.message, error.rule_id)
+            return True
+        report.version = header.version
+        if header.version not in SUPPORTED_VERSIONS:
+            known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
+            message = f"header version {header.version} is not one this checker knows ({known})"
+            message += "; checked with the rules of the newest it knows"
+            report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message))
+        return True
+    message = 'the first line must be the {"type": "session"} header'
+    report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
+    return False
+
+
+def _first_unread(report: LogReport, kind: str, line: int) -> None:
+    """The first event of a type no rule reads: count it, unless it marks an old layout."""
+    if kind in LEGACY_TYPES:
+        _refuse_layout(report, line, f"a {kind} event")
+    report.count_unread(kind)
+
+
+def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> None:
+    marker = legacy_marker(obj)
+    if marker is not None:
+        _refuse_layout(report, line, marker)
+
+
+def _compact_row(
+    report: LogReport, monitor: LogMonitor, obj: Any, line: int, limits: Limits
+) -> int:
+    """Check a compact chunk row (a run of chunk facts); how many events it held.
+
+    A line without a seq that is no compact row stops the log.
+    """
+    if not isinstance(obj, dict):
+        report.fail(line, ErrorKind.BAD_EVENT, "an event line must be a JSON object", "LOG-4")
+        raise _Stop
+    if "seq0" not in obj:
+        _bad_event(report, obj, line, FactError("an event needs an integer seq"))
+    try:
+        run = compact_run(obj)
+    except CompactRowError as error:
+        report.fail(line, ErrorKind.BAD_EVENT, str(error), "LOG-4")
+        raise _Stop from None
+    fact = Fact(CHUNK_TYPE, run.seq0)
+    fact.turn, fact.step = run.turn, run.step
+    found = monitor.feed_run(fact, run.count)  # a clean row costs one fact, not one per chunk
+    if found:
+        report.record(line, found, limits)
+    return run.count
+
+
+# ---------------------------------------------------------------------------------------------
+# Many logs.
+
+
+def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
+    """Open and check one log; an unreadable one gives a report with the error."""
+    try:
+        stream = source.open()
+    except OSError as error:
+        report = LogReport(source.name)
+        report.fail(None, ErrorKind.UNREADABLE, _os_message(error))
+        return report
+    with stream:
+        return check_stream(source.name, stream, limits)
+
+
+def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Iterator[LogReport]:
+    """A report per log the arguments name (files, directories, `-`), in order."""
+    for source in log_sources(arguments):
+        if isinstance(source, SourceProblem):
+            report = LogReport(source.name)
+            report.fail(None, ErrorKind.UNREADABLE, source.message)
+            yield report
+        else:
+            yield check_source(source, limits)

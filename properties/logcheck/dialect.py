@@ -1,0 +1,65 @@
+"""Which dsh session-log layouts the checker reads, and how it recognises the ones it does not.
+
+Supported: header `version` 0 with the event layout of dsh 0.1.0-rc (the layout
+`loopspec.model.wire`
+encodes) — messages inside `data` (`data.message` on replies and results), `surfaceOp` and
+`sourceEventSeqs` on the three surface events — including
+
+- compact chunk rows (`text-chunks`, `reasoning-chunks`, `tool-call-chunks`; see
+  `loopspec.properties.logcheck.compact_rows`);
+- plugin and bookkeeping events the rules do not read (`agent/inbox/spliced`, `session/title`,
+  `request/header`, `compaction/*`, `tool/code-dispatch*`, ...): they keep their seq and, for the
+  few the rules list as in-turn, their enclosure; nothing else is judged;
+- normalised snapshot values: `{{cwd}}`, `{{sessionId}}` and other placeholders, `createdAt` 0.
+
+Not covered: the June-2026 layout (`context/message` and `steering/message` events, a flat
+`tool/result` carrying `callId`/`content`/`isError` in `data`, `assistant/message` carrying
+`content` in `data`, `turn/start` with a `trigger`). Its relations differ (no surface ops, results
+cite no call), so holding it to these rules would report violations it never broke: such a log is
+reported as not covered, and none of its violations are kept. A header `version` other than 0 is
+checked as version 0, with a notice saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import SessionHeader
+from loopspec.model.wire import header_from_wire
+
+SUPPORTED_VERSIONS = frozenset({0})
+LEGACY_TYPES = frozenset({"context/message", "steering/message"})
+LAYOUT_NAME = "the June-2026 dsh layout"
+
+
+def legacy_marker(obj: Mapping[str, Any]) -> str | None:
+    """What shows that an event is in the June-2026 layout, or None when nothing does."""
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return None
+    data = obj.get("data")
+    fields = data if isinstance(data, Mapping) else {}
+    if kind in LEGACY_TYPES:
+        return f"a {kind} event"
+    if kind == "turn/start" and "trigger" in fields:
+        return "turn/start carries a trigger"
+    if kind == "tool/result" and "message" not in fields and "callId" in fields:
+        return "tool/result carries callId and content in data"
+    if kind == "assistant/message" and "message" not in fields and "content" in fields:
+        return "assistant/message carries content in data"
+    return None
+
+
+def is_header(obj: Mapping[str, Any]) -> bool:
+    """Whether a parsed line is (meant to be) the session header."""
+    return obj.get("type") == "session" and "seq" not in obj and "seq0" not in obj
+
+
+def read_header(obj: Mapping[str, Any]) -> SessionHeader:
+    """The header, validated by the model's wire codec; `InvalidEventError` when malformed."""
+    try:
+        return header_from_wire(obj)
+    except RecursionError as error:
+        raise InvalidEventError("the header nests too deeply", rule_id="LOG-4") from error

@@ -1,0 +1,233 @@
+"""What `loopspec check` prints: text for people, one JSON object for CI, and the exit code.
+
+Exit code: 2 when any log had an input error (unreadable, not JSON, torn, not covered, ...),
+else 1 when any log breaks a rule, else 0. Notices (a crash tail, an unknown header version)
+never change it.
+
+Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
+
+    logs/a.jsonl:57: ADJ-1 (seq 56): user/message lands while calls c1 await results [events 56, 52]
+    logs/b.jsonl:40: error torn-tail: the last line stops short (97 bytes, no newline): a torn write
+    logs/b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
+    checked 2 logs, 1,204 events: 1 violation (ADJ-1: 1); 1 error (torn-tail: 1); 1 notice (...)
+
+JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
+new keys may be added, none are renamed or removed without changing `format`.
+
+    {
+      "format": "loopspec-check/1",
+      "logs": [                                   // one per log, in the order checked
+        {
+          "path": "logs/a.jsonl",                 // as named on the command line; "-" is stdin
+          "status": "ok",                         // "ok" | "violations" | "error" | "unsupported"
+          "header_version": 0,                    // null when there is no readable header
+          "lines": 76,                            // lines read, header included
+          "events": 137,                          // events checked (compact rows expanded)
+          "violations": [
+            {
+              "line": 57,                         // line of the event (or compact row)
+              "seq": 56,                          // seq of the offending event
+              "rule": "ADJ-1",                    // rule ID (see SPEC.md)
+              "message": "...",                   // one sentence, at most 400 characters
+              "events": [56, 52]                  // seqs involved, the offending one first
+            }
+          ],
+          "violations_omitted": 0,                // found beyond --max-violations, not listed
+          "errors": [
+            {"line": 40, "kind": "torn-tail", "rule": null, "message": "..."}
+          ],                                      // "line" null: no line to blame
+          "notices": [
+            {"line": 31, "seq": 30, "kind": "crash-tail", "rule": "REC-2", "message": "..."}
+          ],
+          "unread_event_types": {"agent/inbox/spliced": 2}   // types no rule reads the data of
+        }
+      ],
+      "summary": {
+        "logs": 2,
+        "events": 1204,
+        "violations": 1,                          // all found, listed or omitted
+        "violations_by_rule": {"ADJ-1": 1},       // sorted by rule ID
+        "errors": 1,
+        "errors_by_kind": {"torn-tail": 1},
+        "notices": 1,
+        "notices_by_kind": {"crash-tail": 1},
+        "logs_by_status": {"error": 1, "violations": 1},
+        "exit_code": 2
+      }
+    }
+
+Error kinds: unreadable, empty, binary, invalid-utf8, invalid-json, torn-tail, line-too-long,
+bad-event (rule LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. Notice kinds:
+crash-tail (REC-2), unknown-version.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from loopspec.properties.logcheck.checker import LogReport
+
+FORMAT = "loopspec-check/1"
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_BAD_INPUT = 2
+
+
+def exit_code(reports: Iterable[LogReport]) -> int:
+    """2 if any input error, else 1 if any violation, else 0."""
+    code = EXIT_OK
+    for report in reports:
+        if report.errors:
+            return EXIT_BAD_INPUT
+        if report.rule_counts:
+            code = EXIT_VIOLATIONS
+    return code
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON.
+
+
+def log_to_json(report: LogReport) -> dict[str, Any]:
+    """One log's entry in the JSON output."""
+    return {
+        "path": report.path,
+        "status": report.status,
+        "header_version": report.version,
+        "lines": report.lines,
+        "events": report.events,
+        "violations": [
+            {
+                "line": found.line,
+                "seq": found.violation.seq,
+                "rule": found.violation.rule_id,
+                "message": found.violation.message,
+                "events": list(found.events),
+            }
+            for found in report.violations
+        ],
+        "violations_omitted": report.omitted_violations,
+        "errors": [
+            {"line": e.line, "kind": e.kind, "rule": e.rule_id, "message": e.message}
+            for e in report.errors
+        ],
+        "notices": [
+            {"line": n.line, "seq": n.seq, "kind": n.kind, "rule": n.rule_id, "message": n.message}
+            for n in report.notices
+        ],
+        "unread_event_types": dict(report.unread_types),
+    }
+
+
+def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
+    """The run's summary in the JSON output."""
+    rules: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    notices: Counter[str] = Counter()
+    for report in reports:
+        rules.update(report.rule_counts)
+        errors.update(e.kind for e in report.errors)
+        notices.update(n.kind for n in report.notices)
+    return {
+        "logs": len(reports),
+        "events": sum(r.events for r in reports),
+        "violations": rules.total(),
+        "violations_by_rule": dict(sorted(rules.items())),
+        "errors": errors.total(),
+        "errors_by_kind": dict(sorted(errors.items())),
+        "notices": notices.total(),
+        "notices_by_kind": dict(sorted(notices.items())),
+        "logs_by_status": dict(sorted(Counter(r.status for r in reports).items())),
+        "exit_code": exit_code(reports),
+    }
+
+
+def run_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
+    """The whole JSON output of a run."""
+    return {
+        "format": FORMAT,
+        "logs": [log_to_json(report) for report in reports],
+        "summary": summary_to_json(reports),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Text.
+
+
+def _where(path: str, line: int | None) -> str:
+    return path if line is None else f"{path}:{line}"
+
+
+def printable(text: str) -> str:
+    """`text` with what no encoding can write (lone surrogates from JSON escapes or undecodable
+    file names) shown as backslash escapes, so printing a report never fails."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
+    """The finding lines of one log (and, verbose, a line saying how it went)."""
+    lines = []
+    for found in report.violations:
+        v = found.violation
+        events = ", ".join(str(seq) for seq in found.events)
+        lines.append(
+            f"{_where(report.path, found.line)}: {v.rule_id} (seq {v.seq}): {v.message} "
+            f"[events {events}]"
+        )
+    if report.omitted_violations:
+        lines.append(
+            f"{report.path}: {report.omitted_violations} more violations not listed "
+            "(raise --max-violations to see them)"
+        )
+    for error in report.errors:
+        rule = f" {error.rule_id}" if error.rule_id else ""
+        lines.append(
+            f"{_where(report.path, error.line)}: error {error.kind}{rule}: {error.message}"
+        )
+    for notice in report.notices:
+        rule = f" {notice.rule_id}" if notice.rule_id else ""
+        where = _where(report.path, notice.line)
+        lines.append(f"{where}: notice {notice.kind}{rule}: {notice.message}")
+    if verbose:
+        unread = ", ".join(f"{kind} x{count}" for kind, count in report.unread_types.items())
+        detail = f"; event types whose data no rule reads: {unread}" if unread else ""
+        lines.append(
+            f"{report.path}: {report.status}, {report.events} events in {report.lines} lines"
+            f"{detail}"
+        )
+    return [printable(line) for line in lines]
+
+
+def write_log_text(report: LogReport, out: TextIO, *, verbose: bool = False) -> None:
+    """Write `log_text_lines` to `out`."""
+    for line in log_text_lines(report, verbose=verbose):
+        out.write(line + "\n")
+
+
+def _counted(counts: dict[str, int]) -> str:
+    return ", ".join(f"{key}: {count}" for key, count in counts.items())
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def summary_text(reports: Sequence[LogReport]) -> str:
+    """The one-line summary: logs, events, violations by rule, errors, notices."""
+    summary = summary_to_json(reports)
+    parts = [f"checked {_plural(summary['logs'], 'log')}, {_plural(summary['events'], 'event')}"]
+    found = [
+        f"{_plural(summary['violations'], 'violation')}"
+        + (f" ({_counted(summary['violations_by_rule'])})" if summary["violations"] else "")
+    ]
+    if summary["errors"]:
+        found.append(
+            f"{_plural(summary['errors'], 'error')} ({_counted(summary['errors_by_kind'])})"
+        )
+    if summary["notices"]:
+        notices = _counted(summary["notices_by_kind"])
+        found.append(f"{_plural(summary['notices'], 'notice')} ({notices})")
+    return ", ".join(parts) + ": " + "; ".join(found)

@@ -1,0 +1,195 @@
+"""Hypothesis strategies for commands and configurations.
+
+The strategies draw commands that *fit* a state most of the time (so runs go deep: parallel
+batches, approvals, rewrites, aborts mid-batch) and, separately, arbitrary commands (so refusals
+are exercised too). Tool names, call ids and hook answers are drawn from small pools on purpose:
+collisions and repeats are where loops break.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from loopspec.model.commands import (
+    APPROVAL_OUTCOMES,
+    FINISH_CANCELLED,
+    FINISH_COMPLETED,
+    FINISH_MAX_TOKENS,
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    PostVerdict,
+    PreVerdict,
+    Recover,
+    ReplyBlock,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+
+TOOLS = (
+    ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
+    ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",)),
+    ToolSpec("bash", concurrency_safe=False, required_keys=("command",)),
+    ToolSpec("write", concurrency_safe=False, required_keys=("file_path", "content")),
+)
+TOOL_NAMES = (*(tool.name for tool in TOOLS), "missing_tool")
+
+CONFIGS = (
+    LoopConfig(tools=TOOLS),
+    LoopConfig(
+        tools=TOOLS,
+        hooks=(
+            HookSpec("guard", "PreToolUse", "bash|write"),
+            HookSpec("rewriter", "PreToolUse", "bash"),
+            HookSpec("audit", "PostToolUse", "read"),
+        ),
+        max_parallel=2,
+    ),
+    LoopConfig(
+        tools=TOOLS,
+        hooks=(HookSpec("everything", "PreToolUse", "*"), HookSpec("late", "PreToolUse", ".*")),
+        max_parallel=1,
+    ),
+)
+
+texts = st.sampled_from(["", " ", "ok", "reading the files", "done", "ctx"])
+
+ARGUMENTS = {
+    "read": ['{"file_path":"a.txt"}', '{"file_path":"b.txt","offset":3}', "{}"],
+    "grep": ['{"pattern":"TODO"}', '{"pattern":"x","path":"src"}'],
+    "bash": ['{"command":"ls"}', '{"command":"rm -rf build"}', '{"command":"echo hi"}'],
+    "write": ['{"file_path":"a.txt","content":"new"}', '{"file_path":"b.txt"}'],
+    "missing_tool": ['{"x":1}'],
+}
+MALFORMED_ARGUMENTS = ["", "not json", "[1,2]", '"text"']
+
+
+@st.composite
+def tool_calls(draw: st.DrawFn, first_id: int) -> tuple[ToolCallBlock, ...]:
+    """Up to four calls with distinct ids `c<first_id>...` in model order."""
+    count = draw(st.integers(min_value=1, max_value=4))
+    calls = []
+    for offset in range(count):
+        name = draw(st.sampled_from(TOOL_NAMES))
+        arguments = draw(
+            st.one_of(st.sampled_from(ARGUMENTS[name]), st.sampled_from(MALFORMED_ARGUMENTS))
+            if draw(st.integers(0, 9)) == 0
+            else st.sampled_from(ARGUMENTS[name])
+        )
+        calls.append(ToolCallBlock(f"c{first_id + offset}", name, arguments))
+    return tuple(calls)
+
+
+@st.composite
+def model_replies(draw: st.DrawFn, first_id: int) -> ModelReplies:
+    """A reply: optional reasoning and text, maybe tool calls, and a finish reason."""
+    blocks: list[ReplyBlock] = []
+    if draw(st.booleans()):
+        blocks.append(ReasoningBlock(draw(texts)))
+    if draw(st.booleans()):
+        blocks.append(TextBlock(draw(texts)))
+    if draw(st.integers(0, 2)) > 0:
+        blocks.extend(draw(tool_calls(first_id)))
+    finish = draw(st.sampled_from([FINISH_COMPLETED] * 6 + [FINISH_MAX_TOKENS, FINISH_CANCELLED]))
+    return ModelReplies(tuple(blocks), finish)
+
+
+def _rewrites() -> st.SearchStrategy[JsonValue]:
+    return st.one_of(
+        st.sampled_from(
+            [
+                FrozenMap({"command": "echo rewritten"}),
+                FrozenMap({"command": "ls -la", "timeout": 5}),
+                FrozenMap({"file_path": "safe.txt", "content": "new"}),
+                FrozenMap({"file_path": "a.txt"}),
+                FrozenMap({"unrelated": True}),
+                "not an object",
+            ]
+        ),
+        st.none(),
+    )
+
+
+pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(
+    st.builds(Allow, updated_input=_rewrites()),
+    st.builds(Ask, reason=st.sampled_from([None, "needs a look"]), updated_input=_rewrites()),
+    st.just(Pass()),
+    st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
+)
+
+REWRITES = {
+    "read": [FrozenMap({"file_path": "safe.txt"}), FrozenMap({"file_path": "a.txt", "limit": 5})],
+    "grep": [FrozenMap({"pattern": "FIXME"})],
+    "bash": [FrozenMap({"command": "echo rewritten"}), FrozenMap({"command": "ls -la"})],
+    "write": [FrozenMap({"file_path": "safe.txt", "content": "new"})],
+    "missing_tool": [FrozenMap({"x": 2})],
+}
+
+
+def pre_verdicts_for(tool_name: str) -> st.SearchStrategy[PreVerdict]:
+    """Hook answers for a call of `tool_name`: rewrites mostly fit the tool, sometimes not."""
+    fitting = st.sampled_from(REWRITES.get(tool_name, [FrozenMap({"x": 1})]))
+    inputs: st.SearchStrategy[JsonValue] = st.one_of(fitting, fitting, _rewrites())
+    return st.one_of(
+        st.builds(Allow, updated_input=inputs),
+        st.builds(Ask, reason=st.sampled_from([None, "needs a look"]), updated_input=inputs),
+        st.just(Pass()),
+        st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
+    )
+
+
+post_verdicts: st.SearchStrategy[PostVerdict] = st.one_of(
+    st.just(PostPass()),
+    st.builds(PostContext, text=st.sampled_from(["note from hook"])),
+    st.builds(PostBlock, reason=st.sampled_from(["output withheld"])),
+)
+
+tool_outcomes: st.SearchStrategy[ToolOutcome] = st.one_of(
+    st.builds(
+        ToolSucceeded,
+        text=st.sampled_from(["A", "B", "file contents"]),
+        contexts=st.lists(st.sampled_from(["deferred context"]), max_size=2).map(tuple),
+        meta=st.sampled_from([None, FrozenMap({"lines": 3})]),
+    ),
+    st.builds(
+        ToolFailed,
+        message=st.sampled_from(["boom", "permission denied"]),
+        code=st.sampled_from([None, "EACCES"]),
+    ),
+)
+
+approval_outcomes = st.sampled_from(sorted(APPROVAL_OUTCOMES))
+
+any_commands: st.SearchStrategy[Command] = st.one_of(
+    st.builds(SubmitUser, text=texts),
+    model_replies(900),
+    st.builds(ModelFails, message=st.just("overloaded")),
+    st.builds(HookAnswers, verdict=pre_verdicts),
+    st.builds(ApprovalAnswers, outcome=approval_outcomes),
+    st.builds(
+        ToolFinishes,
+        call_id=st.sampled_from(["c1", "c2", "c900", "nope"]),
+        outcome=tool_outcomes,
+        post=st.lists(post_verdicts, max_size=2).map(tuple),
+    ),
+    st.builds(Abort),
+    st.just(Crash()),
+    st.just(Recover()),
+)
