@@ -12,11 +12,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
-from loopspec.impl.errors import LoopDiscarded, SessionLocked
+from loopspec.impl.errors import CorruptLog, LoopDiscarded, SessionLocked
 
 _READ_CHUNK = 1 << 20
+
+
+class NotALogFile(CorruptLog):
+    """Something at the log path that is not a log loopspec may append to (rule SAFE-2)."""
 
 
 class LockedLogFile:
@@ -28,14 +33,32 @@ class LockedLogFile:
 
     @classmethod
     def open(cls, path: Path) -> LockedLogFile:
-        """Open (creating if needed) and lock `path`; `SessionLocked` if another holder has it."""
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        """Open (creating if needed) and lock `path`; `SessionLocked` if another holder has it.
+
+        Only a regular file is a log (rule SAFE-2): a symbolic link is not followed, and a FIFO,
+        device, directory or socket is refused with `NotALogFile` before anything is written.
+        """
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused right after.
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
+            descriptor = os.open(path, flags, 0o644)
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+                raise NotALogFile(f"{path}: not a regular file ({error.strerror})") from error
+            raise
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode):
+                raise NotALogFile(f"{path}: not a regular file, so not a log")
+            os.set_blocking(descriptor, True)
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as error:
             os.close(descriptor)
             if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise SessionLocked(f"{path} is held by another live session") from error
+            raise
+        except NotALogFile:
+            os.close(descriptor)
             raise
         return cls(path, descriptor)
 

@@ -14,7 +14,7 @@ import attrs
 
 from loopspec.impl.clock import Clock
 from loopspec.impl.errors import ImplError
-from loopspec.impl.log_file import LockedLogFile
+from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX, TailDamage, parse_log
 from loopspec.impl.log_writer import Durability, UnitWriter
 from loopspec.impl.session_log import SessionLog
@@ -42,6 +42,19 @@ class OpenedLog:
     damage: TailDamage
 
 
+HEADER_START = b'{"type":"session",'
+"""How every header line this writer produces begins."""
+
+
+def _refuse_unless_torn_header(path: Path, data: bytes) -> None:
+    """A file without a complete line is cut only when it is a header the crash tore (SAFE-2).
+
+    Anything else (a user's file without a newline) is not a log, and is left as it is.
+    """
+    if not (data.startswith(HEADER_START) or HEADER_START.startswith(data)):
+        raise NotALogFile(f"{path}: not a loopspec log; refusing to overwrite it")
+
+
 def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Clock) -> OpenedLog:
     """Lock and open `path` for appending (creating it with a header when it is new)."""
     if path.suffix == COMPRESSED_SUFFIX:
@@ -52,6 +65,7 @@ def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Cl
         parsed = parse_log(data)
         if parsed.header is None:
             if data:
+                _refuse_unless_torn_header(path, data)
                 file.truncate(0)
             header = SessionHeader(LOG_FORMAT_VERSION, session.id, clock.wall_ms(), session.cwd)
             writer = UnitWriter.start(file, header_to_wire(header), durability)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     conform.set_defaults(handler=run_conform)
 
-    replay = subparsers.add_parser("replay", help="rerun a saved case file against its target")
+    replay = subparsers.add_parser(
+        "replay",
+        help="rerun a saved case file against --impl/--cmd (default: the bundled "
+        "implementation); the case's recorded target is shown, never run",
+    )
     replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
     _target_arguments(replay)
     _profile_argument(replay)
@@ -88,7 +93,8 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--impl",
         metavar="MODULE:FACTORY",
-        help="a Python factory returning a ConformanceTarget (default: the bundled implementation)",
+        help="a Python factory returning a ConformanceTarget (default: the bundled "
+        "implementation); `replay` runs only this, never the target a case file records",
     )
     group.add_argument(
         "--cmd",
@@ -110,7 +116,7 @@ def _describe_divergence(divergence: Divergence) -> list[str]:
     return lines
 
 
-def _text_report(report: RunReport, case_path: Path | None) -> None:
+def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
     if report.profile is not None:
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
@@ -127,7 +133,12 @@ def _text_report(report: RunReport, case_path: Path | None) -> None:
         for line in _describe_divergence(report.divergence):
             print("  " + line if line else "")
         if case_path is not None:
-            print(f"\nsaved case: {case_path}  (rerun: loopspec replay {case_path})")
+            rerun = f"loopspec replay {shlex.quote(str(case_path))}"
+            if "cmd" in target:
+                rerun += f" --cmd {shlex.quote(target['cmd'])}"
+            elif "impl" in target:
+                rerun += f" --impl {shlex.quote(target['impl'])}"
+            print(f"\nsaved case: {case_path}  (rerun: {rerun})")
     print("\nrules:")
     for row in rule_table(report):
         need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
@@ -198,19 +209,38 @@ def run_conform(args: argparse.Namespace) -> int:
     if args.format == "json":
         _json_report(report, case_path)
     else:
-        _text_report(report, case_path)
+        _text_report(report, case_path, target)
     return 0 if report.conformant else 1
 
 
+def _shown(text: str, limit: int = 200) -> str:
+    """`text` safe to print: control characters escaped, cut to `limit` characters."""
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return escaped + ("..." if len(text) > limit else "")
+
+
+def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str | None) -> str:
+    """What the case says it was found on, and how to replay against that (rule SAFE-1)."""
+    for option, value in (("--cmd", recorded.get("cmd")), ("--impl", recorded.get("impl"))):
+        if value is None:
+            continue
+        if (option == "--cmd" and value == cmd) or (option == "--impl" and value == impl):
+            return f"recorded target: {option} {_shown(shlex.quote(value))} (the one replayed)"
+        return (
+            f"recorded target: {option} {_shown(shlex.quote(value))}, not run; "
+            f"pass {option} {_shown(shlex.quote(value))} to replay against it"
+        )
+    return "recorded target: none"
+
+
 def run_replay(args: argparse.Namespace) -> int:
-    """Rerun one case."""
+    """Rerun one case against the target this command line names (never the recorded one)."""
     case = load_case(Path(args.case))
-    if args.impl is None and args.cmd is None:
-        impl, cmd = case.target.get("impl"), case.target.get("cmd")
-    else:
-        impl, cmd = args.impl, args.cmd
     profile = profile_named(args.profile) if args.profile is not None else case.profile
-    factory, _ = resolve_target(impl, cmd)
+    factory, target = resolve_target(args.impl, args.cmd)
+    replayed = target.get("cmd") or target.get("impl") or ""
+    print(f"{args.case}: replaying against {_shown(replayed)}")
+    print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     finally:

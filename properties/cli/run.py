@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from pathlib import Path
 
+from loopspec.impl.errors import ImplError
+from loopspec.impl.log_reader import COMPRESSED_SUFFIX
+from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
+from loopspec.impl.user_files import file_kind
+from loopspec.model.errors import LoopSpecError
 from loopspec.model.events import HookResulted, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
@@ -36,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--log",
         metavar="OUT.jsonl",
         default="loopspec-run.jsonl",
-        help="where to write the session log (default loopspec-run.jsonl)",
+        help="where to write the session log (default loopspec-run.jsonl): a new file, or "
+        "one of loopspec's own logs to append to; anything else is refused, never replaced",
     )
     parser.add_argument(
         "--fail-closed",
@@ -46,18 +54,61 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
+class LogPathError(LoopSpecError):
+    """A `--log` path `run` will not write to; nothing at it was changed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="SAFE-2")
+
+
+LOG_HEAD_BYTES = len(HEADER_START)
+
+
+def checked_log_path(path: Path) -> Path:
+    """`path` when `run` may create it or append to it; `LogPathError` otherwise (rule SAFE-2).
+
+    Nothing is ever unlinked or truncated here: a new path gets a new log, an existing loopspec
+    log is appended to (under its lock, taken when the loop opens it), anything else is refused.
+    """
+    if path.name.endswith(COMPRESSED_SUFFIX):
+        raise LogPathError(
+            f"{path}: a compressed log can be read (`loopspec check`), not appended to; "
+            "give --log a .jsonl path"
+        )
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as error:
+        raise LogPathError(f"{path}: cannot use it as the log: {error.strerror}") from error
+    if not stat.S_ISREG(mode):
+        raise LogPathError(f"{path}: is {file_kind(mode)}, not a log; refusing to write there")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(LOG_HEAD_BYTES)
+    except OSError as error:
+        raise LogPathError(f"{path}: cannot read it: {error.strerror}") from error
+    if head and not (head.startswith(HEADER_START) or HEADER_START.startswith(head)):
+        raise LogPathError(
+            f"{path}: exists and is not a loopspec log (a user's file, or a dsh log); "
+            "refusing to overwrite it: give --log a new path or one of loopspec's own logs"
+        )
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the scenario and print what every reader holds."""
     scenario = load_scenario(Path(args.scenario))
-    log_path = Path(args.log)
-    if log_path.exists():
-        log_path.unlink()
-    result = run_scenario(
-        scenario,
-        hooks=Path(args.hooks) if args.hooks else None,
-        log_path=log_path,
-        fail_closed=args.fail_closed,
-    )
+    log_path = checked_log_path(Path(args.log))
+    try:
+        result = run_scenario(
+            scenario,
+            hooks=Path(args.hooks) if args.hooks else None,
+            log_path=log_path,
+            fail_closed=args.fail_closed,
+        )
+    except ImplError as error:  # the log is locked by another run, or not a log after all
+        raise LogPathError(f"{log_path}: {error}") from error
     print(f"session log: {log_path} ({len(result.events)} events)")
     print("\n== hooks (audit) ==")
     for event in result.events:

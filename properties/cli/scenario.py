@@ -30,7 +30,6 @@ replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,6 +45,7 @@ from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import Shown
 from loopspec.impl.seams import ApprovalRequest, ModelRequest, ProviderFailed
 from loopspec.impl.tools import RegisteredTool, ToolExecution
+from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     ModelReplies,
@@ -93,57 +93,125 @@ def _outcome(value: object, where: str) -> ToolOutcome:
     return command.outcome
 
 
+SCENARIO_FILE_CAP = 16 * 1024 * 1024
+"""Bytes a scenario file may hold (rule SAFE-4)."""
+MAX_PARALLEL_CAP = 1024
+"""The largest `maxParallel` a scenario may ask for."""
+
+
 def load_scenario(path: Path) -> Scenario:
-    """Read and validate a scenario file."""
+    """Read and validate a scenario file; `ScenarioError` (one line, exit 2) when unusable."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ScenarioError(f"{path}: cannot read the scenario: {error}") from error
+        data = read_user_file(path, cap=SCENARIO_FILE_CAP, what="scenario")
+    except UserFileError as error:
+        raise ScenarioError(str(error)) from error
+    try:
+        document = parse_user_json(data)
+    except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError
+        raise ScenarioError(f"{path}: the scenario is not JSON: {error}") from error
     try:
         return _parse(document, str(path))
     except ProtocolError as error:
         raise ScenarioError(f"{path}: {error.message}") from error
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise ScenarioError(f"{path}: malformed scenario: {error}") from error
 
 
-def _parse(document: Any, source: str) -> Scenario:
-    if not isinstance(document, dict):
-        raise ScenarioError(f"{source}: $ must be an object")
-    tools = tuple(
-        ScenarioTool(
-            str(t["name"]),
-            bool(t.get("concurrencySafe", False)),
-            tuple(str(k) for k in t.get("requiredKeys", [])),
-        )
-        for t in document.get("tools", [])
-    )
+def _field(document: dict[str, Any], key: str, kind: type, default: object) -> Any:
+    value = document.get(key, default)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ScenarioError(f"$.{key} must be {_KIND_NAMES[kind]}")
+    return value
+
+
+_KIND_NAMES: dict[type, str] = {
+    list: "a list",
+    dict: "an object",
+    str: "a string",
+    int: "an integer",
+    bool: "true or false",
+}
+
+
+def _object(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ScenarioError(f"{where} must be an object")
+    return value
+
+
+def _tools(raw: list[Any]) -> tuple[ScenarioTool, ...]:
+    tools: list[ScenarioTool] = []
+    for index, entry in enumerate(raw):
+        where = f"$.tools[{index}]"
+        tool = _object(entry, where)
+        name = tool.get("name")
+        if not isinstance(name, str) or not name:
+            raise ScenarioError(f"{where}.name must be a non-empty string")
+        if any(known.name == name for known in tools):
+            raise ScenarioError(f"{where}.name: tool {name!r} is declared twice")
+        safe = tool.get("concurrencySafe", False)
+        if not isinstance(safe, bool):
+            raise ScenarioError(f"{where}.concurrencySafe must be true or false")
+        keys = tool.get("requiredKeys", [])
+        if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+            raise ScenarioError(f"{where}.requiredKeys must be a list of strings")
+        tools.append(ScenarioTool(name, safe, tuple(keys)))
+    return tuple(tools)
+
+
+def _turns(raw: list[Any]) -> tuple[tuple[str, tuple[ModelReplies, ...]], ...]:
     turns = []
-    for i, turn in enumerate(document.get("turns", [])):
+    for i, entry in enumerate(raw):
+        turn = _object(entry, f"$.turns[{i}]")
+        user = turn.get("user")
+        if not isinstance(user, str):
+            raise ScenarioError(f"$.turns[{i}].user must be a string")
+        raw_replies = turn.get("replies", [])
+        if not isinstance(raw_replies, list):
+            raise ScenarioError(f"$.turns[{i}].replies must be a list")
         replies = []
-        for j, reply in enumerate(turn.get("replies", [])):
-            command = command_from_json(
-                {"kind": "ModelReplies", **reply}, f"$.turns[{i}].replies[{j}]"
-            )
+        for j, reply in enumerate(raw_replies):
+            where = f"$.turns[{i}].replies[{j}]"
+            command = command_from_json({"kind": "ModelReplies", **_object(reply, where)}, where)
             assert isinstance(command, ModelReplies)
             replies.append(command)
-        turns.append((str(turn["user"]), tuple(replies)))
+        turns.append((user, tuple(replies)))
+    return tuple(turns)
+
+
+def _working_directory(document: dict[str, Any]) -> str:
+    cwd = _field(document, "cwd", str, str(Path.cwd()))
+    if not Path(cwd).is_dir():
+        # Every hook would fail to start there and every call would run unhooked.
+        raise ScenarioError(f"$.cwd: {cwd!r} is not a directory the hooks can run in")
+    return str(cwd)
+
+
+def _parse(document: Any, source: str) -> Scenario:
+    try:
+        return _parse_document(document)
+    except ScenarioError as error:
+        raise ScenarioError(f"{source}: {error.message}") from error
+
+
+def _parse_document(document: Any) -> Scenario:
+    document = _object(document, "$")
+    tools = _tools(_field(document, "tools", list, []))
+    turns = _turns(_field(document, "turns", list, []))
     results = {
-        str(k): _outcome(v, f"$.results.{k}") for k, v in document.get("results", {}).items()
+        key: _outcome(value, f"$.results.{key}")
+        for key, value in _field(document, "results", dict, {}).items()
     }
-    approvals = {str(k): str(v) for k, v in document.get("approvals", {}).items()}
-    default = str(document.get("defaultApproval", "rejected"))
+    approvals = _field(document, "approvals", dict, {})
+    default = _field(document, "defaultApproval", str, "rejected")
     for outcome in [*approvals.values(), default]:
-        if outcome not in APPROVAL_OUTCOMES:
-            raise ScenarioError(f"{source}: unknown approval outcome {outcome!r}")
+        if not isinstance(outcome, str) or outcome not in APPROVAL_OUTCOMES:
+            raise ScenarioError(f"unknown approval outcome {outcome!r}")
+    max_parallel = _field(document, "maxParallel", int, 10)
+    if not 1 <= max_parallel <= MAX_PARALLEL_CAP:
+        raise ScenarioError(f"$.maxParallel must be between 1 and {MAX_PARALLEL_CAP}")
     return Scenario(
-        tools,
-        tuple(turns),
-        results,
-        approvals,
-        default,
-        int(document.get("maxParallel", 10)),
-        str(document.get("cwd", Path.cwd())),
+        tools, turns, results, dict(approvals), default, max_parallel, _working_directory(document)
     )
 
 

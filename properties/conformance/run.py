@@ -6,7 +6,6 @@ Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import shlex
 import sys
@@ -21,6 +20,7 @@ from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.stateful import get_state_machine_test
 
 from loopspec import spec_text as shipped_spec
+from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
@@ -291,6 +291,12 @@ NOT_OBSERVABLE = frozenset(
         "HIST-3",
         "HOOK-7",
         "MODEL-2",
+        # loopspec's own safety with what a user hands it, not the target's behaviour.
+        "SAFE-1",
+        "SAFE-2",
+        "SAFE-3",
+        "SAFE-4",
+        "SAFE-5",
     }
 )
 
@@ -377,7 +383,8 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
 
 @attrs.frozen
 class Case:
-    """A replayable case: the target it was found on, the configuration, the commands."""
+    """A replayable case: the target it was found on (shown, never run), the configuration,
+    the commands."""
 
     target: dict[str, str]
     config: LoopConfig
@@ -385,21 +392,43 @@ class Case:
     profile: Profile | None = None
 
 
+CASE_FILE_CAP = 16 * 1024 * 1024
+"""Bytes a case file may hold (rule SAFE-4); the shrunk programs conform saves are kilobytes."""
+
+
 def load_case(path: Path) -> Case:
-    """A case file's target, configuration, commands and profile."""
+    """A case file's recorded target, configuration, commands and profile.
+
+    The recorded target is data to show, never to run (rule SAFE-1): `loopspec replay` runs the
+    target its own command line names.
+    """
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise TargetError(f"{path}: cannot read the case file: {error}") from error
+        data = read_user_file(path, cap=CASE_FILE_CAP, what="case file")
+    except UserFileError as error:
+        raise TargetError(str(error)) from error
+    try:
+        document = parse_user_json(data)
+    except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError
+        raise TargetError(f"{path}: the case file is not JSON: {error}") from error
     if not isinstance(document, dict) or document.get("loopspec") != "case":
         raise TargetError(f"{path}: not a loopspec case file")
-    config = config_from_json(document.get("config"))
-    commands = [
-        command_from_json(c, f"$.commands[{i}]")
-        for i, c in enumerate(document.get("commands") or [])
-    ]
     target = document.get("target") or {}
-    return Case(target, config, commands, profile_named(document.get("profile")))
+    if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
+        raise TargetError(f"{path}: $.target must be an object of strings")
+    raw_commands = document.get("commands") or []
+    if not isinstance(raw_commands, list):
+        raise TargetError(f"{path}: $.commands must be a list")
+    profile = document.get("profile")
+    if profile is not None and not isinstance(profile, str):
+        raise TargetError(f"{path}: $.profile must be a profile name")
+    try:
+        config = config_from_json(document.get("config"))
+        commands = [command_from_json(c, f"$.commands[{i}]") for i, c in enumerate(raw_commands)]
+    except LoopSpecError as error:
+        raise TargetError(f"{path}: {error.message}") from error
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
+        raise TargetError(f"{path}: malformed case: {error}") from error
+    return Case(target, config, commands, profile_named(profile))
 
 
 @attrs.frozen

@@ -1,0 +1,95 @@
+"""Reading a file a user names: bounded in size, JSON bounded in depth (rule SAFE-4).
+
+A path on a command line may be anything: `/dev/zero`, a directory, a FIFO nobody writes, a
+100,000-deep array, a number with 400 digits. `read_user_file` refuses what is neither a regular
+file nor a pipe the user chose, and reads at most `cap` bytes (one more, to tell that the file is
+over). `parse_user_json` parses strictly (no NaN or Infinity) and refuses nesting deeper than
+`MAX_JSON_DEPTH`, so no later recursive reader can run out of stack. Both raise `UserFileError`,
+a `ValueError`, with a message that names the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Final
+
+MAX_JSON_DEPTH: Final = 200
+"""Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
+_CHUNK: Final = 1 << 16
+
+
+class UserFileError(ValueError):
+    """A user-supplied file loopspec will not read; the message names it."""
+
+
+def file_kind(mode: int) -> str:
+    """What a file of this `st_mode` is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "a regular file"
+
+
+def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
+    """The bytes of `path`, a regular file or a pipe, at most `cap` of them."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        raise UserFileError(f"{path}: cannot read the {what}: {error.strerror}") from error
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
+    try:
+        with open(path, "rb") as stream:
+            data = bytearray()
+            while len(data) <= cap and (chunk := stream.read(min(_CHUNK, cap + 1 - len(data)))):
+                data += chunk
+    except OSError as error:
+        raise UserFileError(f"{path}: cannot read the {what}: {error.strerror}") from error
+    if len(data) > cap:
+        raise UserFileError(f"{path}: the {what} is larger than {cap} bytes")
+    return bytes(data)
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> object:
+    """`data` parsed as strict JSON, nesting at most `max_depth` deep; `ValueError` otherwise."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise UserFileError(f"JSON nested deeper than {max_depth} levels") from None
+    if json_depth(value) > max_depth:
+        raise UserFileError(f"JSON nested deeper than {max_depth} levels")
+    return value
+
+
+def json_depth(value: object) -> int:
+    """How deeply arrays and objects nest in `value` (0 for a scalar), without recursion."""
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: list[object] = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
