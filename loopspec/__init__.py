@@ -13,16 +13,24 @@ are linked in here, so the source layout stays `model/`, `impl/`, `properties/`:
 
 from __future__ import annotations
 
-from importlib import metadata, resources
-
 __all__ = ["__version__", "spec_text"]
 
-try:
-    __version__ = metadata.version("loopspec")
-except metadata.PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    # `__version__` is looked up on first use: importlib.metadata costs more than the whole
+    # `loopspec --help`, which imports this package.
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import metadata  # noqa: PLC0415
+
+    try:
+        return metadata.version("loopspec")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 
 def spec_text() -> str:
     """SPEC.md as shipped with this copy of loopspec."""
+    from importlib import resources  # noqa: PLC0415
+
     return resources.files(__name__).joinpath("SPEC.md").read_text(encoding="utf-8")

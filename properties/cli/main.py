@@ -1,64 +1,198 @@
-"""The `loopspec` command line.
+"""The `loopspec` command line: the verb table, lazy loading, exit codes and pipe etiquette.
 
-Each subcommand lives in its own module exposing `register(subparsers)`, which adds the parser
-and sets `handler` to a function `(args) -> int` returning the exit code. Exit codes: 0 success,
-1 the checked thing breaks a rule, 2 usage errors and unreadable input — never a traceback.
+Each verb lives in its own module exposing `register(subparsers)`, which adds the verb's parser
+and sets `handler` to a function `(args) -> int` returning the exit code. Only the module of the
+verb being run is imported: `loopspec --help` and `loopspec --version` import none of them, so
+they answer at interpreter speed (`benchmarks/bench_cli.py` measures it).
+
+Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
+be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
+program quietly with status 141 (128 + SIGPIPE), as a program killed by SIGPIPE would.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
-from loopspec.model.errors import LoopSpecError
+PROGRAM = "loopspec"
+BROKEN_PIPE_STATUS = 141
 
-COMMAND_MODULES = (
-    "loopspec.properties.cli.demo",
-    "loopspec.properties.cli.spec",
-    "loopspec.properties.cli.schema",
-    "loopspec.properties.cli.conform",
-    "loopspec.properties.cli.run",
-    "loopspec.properties.cli.check",
+
+class Verb(NamedTuple):
+    """One subcommand: the module that registers it, what it does, what its exits mean."""
+
+    name: str
+    module: str
+    summary: str
+    exit_codes: str
+
+
+VERBS = (
+    Verb(
+        "demo",
+        "loopspec.properties.cli.demo",
+        "show the model on a scripted session, then check the bundled implementation",
+        "0 the bundled implementation conforms; 1 a counterexample was found; 2 usage error",
+    ),
+    Verb(
+        "conform",
+        "loopspec.properties.cli.conform",
+        "check an implementation against the model with random command programs",
+        "0 conformant (or only known divergences under --profile); 1 a counterexample "
+        "(shrunk, saved as a case file, blamed on the rule it breaks); 2 the target cannot "
+        "be started or speaks the driver protocol wrongly (PROTO-1), or a usage error",
+    ),
+    Verb(
+        "replay",
+        "loopspec.properties.cli.conform",
+        "rerun a saved case file against a target named on the command line",
+        "0 the case no longer diverges (or only by a known divergence); 1 it still diverges; "
+        "2 the case file or target cannot be used",
+    ),
+    Verb(
+        "check",
+        "loopspec.properties.cli.check",
+        "check recorded session logs against the log invariants, offline",
+        "0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that "
+        "cannot be read",
+    ),
+    Verb(
+        "run",
+        "loopspec.properties.cli.run",
+        "run the bundled loop on a scripted session with real hooks, show every reader",
+        "0 the session ran; 2 the scenario, hooks file or log path cannot be used",
+    ),
+    Verb(
+        "schema",
+        "loopspec.properties.cli.schema",
+        "print the JSON Schema of the driver protocol (JSON lines over stdio)",
+        "0 printed",
+    ),
+    Verb(
+        "spec",
+        "loopspec.properties.cli.spec",
+        "print the generated SPEC.md tables, or check/update them in a file",
+        "0 printed, or the file is current / was rewritten; 1 --check found stale sections; "
+        "2 the file cannot be read",
+    ),
 )
+VERB_BY_NAME = {verb.name: verb for verb in VERBS}
 
 
 class CommandModule(Protocol):
-    """What a subcommand module provides."""
+    """What a verb module provides."""
 
     register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand registered."""
+def version() -> str:
+    """The installed distribution's version (read only when asked for)."""
+    from loopspec import __version__  # noqa: PLC0415 (lazy: --help must not pay for it)
+
+    return __version__
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, resolved only when given, so `--help` stays import-free."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{PROGRAM} {version()}")
+        parser.exit()
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only `verb`'s module is imported (every verb's with `verb="*"`)."""
     parser = argparse.ArgumentParser(
-        prog="loopspec",
+        prog=PROGRAM,
         description="An executable reference model of an agent's tool-call loop, and checks "
-        "that hold implementations to it.",
+        "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
+        epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
+        "2 usage error or unusable input (never a traceback)",
     )
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        module: CommandModule = importlib.import_module(name)
-        module.register(subparsers)
+    parser.add_argument(
+        "--version", nargs=0, action=_VersionAction, help="print the version and exit"
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="VERB")
+    loaded: set[str] = set()
+    for entry in VERBS:
+        if verb in (entry.name, "*"):
+            if entry.module not in loaded:
+                module: CommandModule = importlib.import_module(entry.module)
+                module.register(subparsers)
+                loaded.add(entry.module)
+            _describe(subparsers.choices[entry.name], entry)
+        elif entry.name not in subparsers.choices:
+            subparsers.add_parser(entry.name, help=entry.summary)
     return parser
 
 
+def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
+    """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
+    parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
+    parser.epilog = textwrap.fill(f"exit status: {verb.exit_codes}", width=78)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _chosen_verb(argv: Sequence[str]) -> str | None:
+    """The first argument that names a verb (options before it take no values)."""
+    for argument in argv:
+        if not argument.startswith("-"):
+            return argument if argument in VERB_BY_NAME else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; return its exit code."""
-    args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] = args.handler
+    """Run one verb; return its exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser(_chosen_verb(arguments)).parse_args(arguments)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        status = _run(handler, args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_after_broken_pipe()
+    return status
+
+
+def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    from loopspec.model.errors import LoopSpecError  # noqa: PLC0415 (lazy, as above)
+
     try:
         return handler(args)
     except LoopSpecError as error:
-        print(f"loopspec: error: {error}", file=sys.stderr)
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
     except OSError as error:
-        print(f"loopspec: error: {error}", file=sys.stderr)
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _quiet_after_broken_pipe() -> int:
+    """The reader went away: drop what is still buffered and end like `head`'s writers do."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":

@@ -1,0 +1,210 @@
+"""loopspec installed as a user installs it: a wheel, a fresh venv, a project of the user's own.
+
+The wheel is built from this checkout, installed with its declared dependencies (and pytest)
+into a new virtual environment outside the repository, and every verb a user starts with is run
+from a directory that also holds the user's own packages named `model` and `impl` — names
+loopspec must not take. The wheel must hold exactly one top-level package, `loopspec`, with
+every subpackage of the source tree, SPEC.md and `py.typed`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE_PACKAGES = ("model", "impl", "properties")
+
+USER_MODEL = 'OWNER = "the user"\n'
+USER_ADAPTER = '''\
+"""The user's adapter module, found in the current directory like `python -m` finds modules."""
+
+import model  # the user's own package, not loopspec's
+
+from loopspec.properties.conformance.impl_target import bundled_target
+
+assert model.OWNER == "the user", model.__file__
+
+
+def make_target():
+    return bundled_target()
+'''
+# A wrong loop: the bundled implementation, but the audit record of every call goes missing.
+WRONG_LOOP = """\
+import attrs
+
+from loopspec.properties.conformance.impl_target import bundled_target
+
+
+class DropsCallRecords:
+    def __init__(self):
+        self._inner = bundled_target()
+        self.name = "drops-call-records"
+
+    def reset(self, config):
+        return self._inner.reset(config)
+
+    def apply(self, command):
+        seen = self._inner.apply(command)
+        kept = tuple(e for e in seen.events if e.get("type") != "tool/call")
+        if len(kept) == len(seen.events):
+            return seen
+        return attrs.evolve(seen, events=kept, commits=(len(kept),) if kept else ())
+
+    def close(self):
+        self._inner.close()
+
+
+def make_target():
+    return DropsCallRecords()
+"""
+
+
+def _run(argv: Sequence[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run(
+        list(argv), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def _dev_pins() -> list[str]:
+    """The exact versions `make test` uses, as pip constraints for the user's venv."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return [pin for pin in project["project"]["optional-dependencies"]["dev"] if "==" in pin]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout."""
+    out = tmp_path_factory.mktemp("wheelhouse")
+    built = _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(out), str(ROOT)],
+        cwd=out,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    (path,) = out.glob("loopspec-*.whl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def user_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv outside the repository with the wheel and pytest installed."""
+    venv = tmp_path_factory.mktemp("user") / "venv"
+    made = _run([sys.executable, "-m", "venv", str(venv)], cwd=venv.parent)
+    assert made.returncode == 0, made.stderr
+    constraints = venv.parent / "constraints.txt"
+    constraints.write_text("\n".join(_dev_pins()) + "\n", encoding="utf-8")
+    installed = _run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+         "--disable-pip-version-check", "-c", str(constraints), str(wheel), "pytest"],
+        cwd=venv.parent,
+        timeout=600,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return venv
+
+
+@pytest.fixture(scope="module")
+def project(user_env: Path) -> Path:
+    """The user's project: packages named `model` and `impl`, an adapter, a wrong loop, a log."""
+    where = user_env.parent / "project"
+    for package in ("model", "impl"):
+        (where / package).mkdir(parents=True)
+        (where / package / "__init__.py").write_text(USER_MODEL, encoding="utf-8")
+    (where / "my_adapter.py").write_text(USER_ADAPTER, encoding="utf-8")
+    (where / "wrong_loop.py").write_text(WRONG_LOOP, encoding="utf-8")
+    fixture = ROOT / "tests" / "fixtures" / "logs" / "valid" / "model-demo.jsonl"
+    (where / "session.jsonl").write_bytes(fixture.read_bytes())
+    return where
+
+
+def _loopspec(user_env: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _run([str(user_env / "bin" / "loopspec"), *args], cwd=project)
+
+
+def test_the_wheel_holds_one_top_level_package_and_every_source_file(wheel: Path) -> None:
+    """Package discovery: every module of model/, impl/, properties/ under `loopspec/`, nothing
+    else at the top, SPEC.md and py.typed inside."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    top = {name.split("/", 1)[0] for name in names}
+    assert top == {"loopspec", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1]
+                   + ".dist-info"}  # fmt: skip
+    expected = {
+        "loopspec/" + path.relative_to(ROOT).as_posix()
+        for package in SOURCE_PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert expected - names == set()
+    assert {"loopspec/SPEC.md", "loopspec/py.typed", "loopspec/model/py.typed"} <= names
+    spec = zipfile.ZipFile(wheel).read("loopspec/SPEC.md").decode()
+    assert spec == (ROOT / "SPEC.md").read_text(encoding="utf-8")
+
+
+def test_nothing_but_loopspec_lands_in_site_packages(user_env: Path) -> None:
+    """The generic names stay free for the user's own packages."""
+    (site,) = (user_env / "lib").glob("python3*/site-packages")
+    assert not {"model", "impl", "properties"} & {p.name for p in site.iterdir()}
+
+
+def test_version_and_help_from_a_users_project(user_env: Path, project: Path) -> None:
+    """`--version` and `--help` work, and `--help` lists every verb with the exit codes."""
+    version = _loopspec(user_env, project, "--version")
+    assert version.returncode == 0, version.stderr
+    assert re.fullmatch(r"loopspec \d+\.\d+\.\d+\S*\n", version.stdout)
+    shown = _loopspec(user_env, project, "--help")
+    assert shown.returncode == 0, shown.stderr
+    for verb in ("conform", "replay", "check", "run", "schema", "spec", "demo"):
+        assert f"    {verb} " in shown.stdout
+    assert "exit status" in shown.stdout
+
+
+def test_conform_check_and_schema_work_installed(user_env: Path, project: Path) -> None:
+    """The main verbs run with only the declared dependencies."""
+    conform = _loopspec(user_env, project, "conform", "--examples", "20")
+    assert conform.returncode == 0, conform.stdout + conform.stderr
+    checked = _loopspec(user_env, project, "check", "session.jsonl")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    schema = _loopspec(user_env, project, "schema")
+    assert schema.returncode == 0, schema.stderr
+    assert json.loads(schema.stdout)["$schema"]
+
+
+def test_impl_factories_are_found_in_the_current_directory(user_env: Path, project: Path) -> None:
+    """`--impl my_adapter:make_target` imports the user's module like `python -m` does, and the
+    user's `model` package stays the user's."""
+    conform = _loopspec(
+        user_env, project, "conform", "--impl", "my_adapter:make_target", "--examples", "10"
+    )
+    assert conform.returncode == 0, conform.stdout + conform.stderr
+
+
+def test_the_pytest_plugin_runs_against_a_users_adapter(user_env: Path, project: Path) -> None:
+    """`pytest --loopspec-impl=...` in the user's venv, from the user's project."""
+    ran = _run(
+        [str(user_env / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "--loopspec-impl=my_adapter:make_target"],
+        cwd=project,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert re.search(r"\b1 passed\b", ran.stdout)
+
+
+def test_a_counterexample_quotes_the_shipped_spec(user_env: Path, project: Path) -> None:
+    """SPEC.md is package data: the report of a wrong loop quotes the broken rule's text."""
+    found = _loopspec(
+        user_env, project, "conform", "--impl", "wrong_loop:make_target", "--examples", "20"
+    )
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert re.search(r"^\s*### [A-Z]+-\d+ \w", found.stdout, re.M), found.stdout
+    assert "Traceback" not in found.stderr
