@@ -12,6 +12,7 @@ import attrs
 
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 
 PRE_TOOL_USE = "PreToolUse"
 POST_TOOL_USE = "PostToolUse"
@@ -33,11 +34,92 @@ class ToolSpec:
     def input_problem(self, value: JsonValue) -> str | None:
         """Why `value` is not an acceptable input for this tool, or None when it is."""
         if not isinstance(value, FrozenMap):
-            return "the input must be a JSON object"
+            return NOT_AN_OBJECT
         missing = [key for key in self.required_keys if key not in value]
         if missing:
-            return "missing required " + ", ".join(repr(key) for key in missing)
+            return MISSING_KEYS.format(keys=quoted_keys(missing))
         return None
+
+
+MATCH_ALL = ("", "*")
+_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:/@")
+_ESCAPABLE = frozenset("\\.^$|?*+()[]{}/-")
+_ESCAPES = "".join(sorted(_ESCAPABLE))
+_QUANTIFIER = re.compile(r"[*+?]|\{\d+(,\d*)?\}")
+
+
+def matcher_problem(matcher: str) -> str | None:
+    """Why `matcher` is outside the portable subset (rule HOOK-8), or None when it is inside.
+
+    The subset is where Python's `re` and ECMAScript `RegExp` agree: literal names, escaped
+    punctuation, `.`, alternation, plain and non-capturing groups, greedy or lazy quantifiers
+    after an atom, and bracket classes of literals and ranges, with an optional leading `(?i)`.
+    """
+    if matcher in MATCH_ALL:
+        return None
+    pattern = matcher.removeprefix("(?i)")
+    index = 0
+    depth = 0
+    quantifiable = False
+    while index < len(pattern):
+        char = pattern[index]
+        if char in _LITERAL or char == ".":
+            index, quantifiable = index + 1, True
+        elif char == "\\":
+            if index + 1 >= len(pattern) or pattern[index + 1] not in _ESCAPABLE:
+                return (
+                    f"escape at {index} is not one of \\ followed by {''.join(sorted(_ESCAPABLE))}"
+                )
+            index, quantifiable = index + 2, True
+        elif char == "|":
+            index, quantifiable = index + 1, False
+        elif char == "(":
+            index += 3 if pattern.startswith("(?:", index) else 1
+            if pattern.startswith("?", index):
+                return f"group at {index - 1} uses a (? form other than (?:"
+            depth, quantifiable = depth + 1, False
+        elif char == ")":
+            if depth == 0:
+                return f"unbalanced ) at {index}"
+            depth, index, quantifiable = depth - 1, index + 1, True
+        elif char == "[":
+            end = _class_end(pattern, index)
+            if end < 0:
+                return f"character class at {index} is not a class of literals and ranges"
+            index, quantifiable = end, True
+        else:
+            quantifier = _QUANTIFIER.match(pattern, index)
+            if quantifier is None:
+                return f"{char!r} at {index} is outside the portable subset"
+            if not quantifiable:
+                return f"quantifier at {index} follows nothing it can repeat"
+            index = quantifier.end() + (1 if pattern.startswith("?", quantifier.end()) else 0)
+            quantifiable = False
+    if depth:
+        return "unbalanced ("
+    return None
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the `]` closing the class at `start`, or -1 when it is not portable."""
+    index = start + 1
+    if pattern.startswith("^", index):
+        index += 1
+    members = 0
+    while index < len(pattern) and pattern[index] != "]":
+        char = pattern[index]
+        if char == "\\":
+            if index + 1 >= len(pattern) or pattern[index + 1] not in _ESCAPABLE:
+                return -1
+            index += 2
+        elif char in _LITERAL or char == ".":
+            if char == "-" and members == 0:
+                return -1
+            index += 1
+        else:
+            return -1
+        members += 1
+    return index + 1 if index < len(pattern) and members > 0 else -1
 
 
 @attrs.frozen
@@ -54,16 +136,20 @@ class HookSpec:
             raise InvalidEventError(f"unknown hook point {self.point!r}", rule_id="HOOK-1")
         if not self.handler_id:
             raise InvalidEventError("a hook needs a handler id", rule_id="HOOK-1")
-        if self.matcher not in ("", "*"):
+        if self.matcher not in MATCH_ALL:
             try:
                 re.compile(self.matcher)
             except re.error as error:
                 msg = f"hook {self.handler_id} has an invalid matcher: {error}"
                 raise InvalidEventError(msg, rule_id="HOOK-1") from error
+            problem = matcher_problem(self.matcher)
+            if problem is not None:
+                msg = f"hook {self.handler_id} has a matcher outside the portable subset: {problem}"
+                raise InvalidEventError(msg, rule_id="HOOK-8")
 
     def matches(self, tool_name: str) -> bool:
         """Whether this hook fires for `tool_name`."""
-        if self.matcher in ("", "*"):
+        if self.matcher in MATCH_ALL:
             return True
         return re.fullmatch(self.matcher, tool_name) is not None
 

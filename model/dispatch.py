@@ -19,6 +19,7 @@ from typing import assert_never
 
 import attrs
 
+from loopspec.model import wording
 from loopspec.model.commands import (
     PostBlock,
     PostContext,
@@ -65,12 +66,6 @@ from loopspec.model.state import (
     QueuedMessage,
 )
 
-APPROVAL_DENIALS = {
-    "rejected": "the user rejected tool {name}",
-    "cancelled": "the approval request for tool {name} was cancelled",
-    "unavailable": "tool {name} needs approval but no approval channel is available",
-}
-
 
 def _error_result(message: str, info: FrozenMap | None = None) -> PreparedResult:
     return PreparedResult(error_text(message), is_error=True, error_info=info)
@@ -78,15 +73,14 @@ def _error_result(message: str, info: FrozenMap | None = None) -> PreparedResult
 
 def _aborted_before_dispatch() -> PreparedResult:
     info = error_info("AbortError", ABORTED_BEFORE_DISPATCH)
-    return _error_result("tool call aborted before dispatch", info)
+    return _error_result(wording.ABORTED_BEFORE_DISPATCH, info)
 
 
 def _start(draft: Draft, phase: Dispatching, slot: CallSlot) -> CallSlot:
     if draft.state.config.tool(slot.name) is None:
         info = error_info("UnknownToolError", UNKNOWN_TOOL)
-        return attrs.evolve(
-            slot, status=READY, result=_error_result(f"unknown tool {slot.name}", info)
-        )
+        text = wording.UNKNOWN_TOOL.format(tool=slot.name)
+        return attrs.evolve(slot, status=READY, result=_error_result(text, info))
     executions = draft.changes.get("executions", draft.state.executions)
     run = Execution(phase.turn, phase.step, slot.call_id, slot.arguments)
     draft.set(executions=(*executions, run))
@@ -117,7 +111,7 @@ def _gate(draft: Draft, phase: Dispatching) -> Dispatching:
         if not may_start(safe, running, gate, cap):
             break
         if slot.decision == ASK and slot.status == WAITING:
-            approval_id = f"approval-{slot.call_id}"
+            approval_id = wording.APPROVAL_ID.format(call_id=slot.call_id)
             draft.add(
                 ApprovalAsked, approval_id, slot.name, slot.call_id, slot.reason, slot.arguments
             )
@@ -220,7 +214,7 @@ def answer_approval(draft: Draft, phase: Dispatching, outcome: str) -> Phase:
     if outcome == "allowed-once":
         started = _start(draft, phase, slot)
     else:
-        denial = APPROVAL_DENIALS[outcome].format(name=slot.name)
+        denial = wording.APPROVAL_DENIALS[outcome].format(tool=slot.name)
         started = attrs.evolve(slot, status=READY, result=_error_result(denial))
     slots = (*phase.slots[:index], started, *phase.slots[index + 1 :])
     return advance(draft, attrs.evolve(phase, slots=slots, gate=index + 1))
@@ -243,7 +237,7 @@ def prepare_result(
             if aborting is not None:
                 # A success that lands after an abort is reported as aborted (rule ABORT-1).
                 info = error_info("AbortError", ABORTED)
-                result = _error_result("tool call aborted", info)
+                result = _error_result(wording.ABORTED_WHILE_RUNNING, info)
             else:
                 result = PreparedResult(
                     (TextBlock(outcome.text),),

@@ -22,6 +22,7 @@ from loopspec.model.messages import (
     user_source,
 )
 from loopspec.model.state import QueuedMessage
+from loopspec.model.wording import ERROR_PREFIX
 
 ABORTED_BEFORE_DISPATCH = "ABORTED_BEFORE_DISPATCH"
 ABORTED = "ABORTED"
@@ -48,7 +49,7 @@ def error_info(name: str, code: str) -> FrozenMap:
 
 def error_text(message: str) -> tuple[ResultContentBlock, ...]:
     """The content of an error result: one text block `Error: <message>` (rule DEC-1)."""
-    return (TextBlock(f"Error: {message}"),)
+    return (TextBlock(ERROR_PREFIX + message),)
 
 
 def open_step(draft: Draft, turn: int, step: int, messages: tuple[QueuedMessage, ...]) -> None:

@@ -28,15 +28,10 @@ from loopspec.model.events import (
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessage, tool_source
 from loopspec.model.records import TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, error_info
+from loopspec.model.wording import ERROR_PREFIX, NOT_STARTED, OUTCOME_UNKNOWN
 
-OUTCOME_UNKNOWN_TEXT = (
-    "Error: the session stopped after this tool call was recorded and before its result was. "
-    "It may or may not have taken effect; check before repeating anything with side effects."
-)
-NOT_STARTED_TEXT = (
-    "Error: the session stopped before this tool call started. It had no effect and may be "
-    "issued again."
-)
+OUTCOME_UNKNOWN_TEXT = ERROR_PREFIX + OUTCOME_UNKNOWN
+NOT_STARTED_TEXT = ERROR_PREFIX + NOT_STARTED
 
 
 def interrupted_turn_closers(log: tuple[Event, ...]) -> tuple[Event, ...]:

@@ -35,6 +35,13 @@ from loopspec.model.pure.decisions import (
     winning_rewrite,
 )
 from loopspec.model.state import ALLOW, ASK, DENY, CallSlot, HookVote
+from loopspec.model.wording import (
+    DENIED_WITHOUT_REASON,
+    INVALID_INPUT,
+    NOT_AN_OBJECT,
+    REASON_SEPARATOR,
+    REWRITE_REFUSED,
+)
 
 INVALID = "invalid"  # arguments that fail the tool's input contract: final error, no policy
 
@@ -92,7 +99,7 @@ def _reasons(votes: tuple[HookVote, ...], rank: int) -> str | None:
         text = verdict_reason(vote.verdict)
         if rank_of(vote.verdict) == rank and text:
             texts.append(text)
-    return "; ".join(texts) if texts else None
+    return REASON_SEPARATOR.join(texts) if texts else None
 
 
 def input_problem(call: ToolCallBlock, config: LoopConfig) -> str | None:
@@ -104,9 +111,9 @@ def input_problem(call: ToolCallBlock, config: LoopConfig) -> str | None:
     original = parse_arguments(call.arguments)
     if tool is not None:
         problem = tool.input_problem(original)
-        return None if problem is None else f"invalid input for tool {call.name}: {problem}"
+        return None if problem is None else INVALID_INPUT.format(tool=call.name, problem=problem)
     if not isinstance(original, FrozenMap):
-        return f"invalid input for tool {call.name}: the input must be a JSON object"
+        return INVALID_INPUT.format(tool=call.name, problem=NOT_AN_OBJECT)
     return None
 
 
@@ -120,7 +127,8 @@ def resolve_call(
     tool = config.tool(call.name)
     merged = merged_rank(tuple(rank_of(vote.verdict) for vote in votes))
     if merged == RANK_DENY:
-        return Resolution(call.arguments, None, DENY, _reasons(votes, RANK_DENY) or "denied")
+        why_denied = _reasons(votes, RANK_DENY) or DENIED_WITHOUT_REASON
+        return Resolution(call.arguments, None, DENY, why_denied)
     decision = ASK if merged == RANK_ASK else ALLOW
     why = _reasons(votes, RANK_ASK) if merged == RANK_ASK else None
     supplied = tuple(supplied_input(vote.verdict) is not None for vote in votes)
@@ -131,10 +139,12 @@ def resolve_call(
     problem = (
         tool.input_problem(proposed)
         if tool is not None
-        else (None if isinstance(proposed, FrozenMap) else "the input must be a JSON object")
+        else (None if isinstance(proposed, FrozenMap) else NOT_AN_OBJECT)
     )
     if problem is not None:
-        refused = f"hook {votes[winner].handler_id} rewrote the input of {call.name}: {problem}"
+        refused = REWRITE_REFUSED.format(
+            hook=votes[winner].handler_id, tool=call.name, problem=problem
+        )
         return Resolution(call.arguments, None, DENY, refused)
     # An applied replacement is always recorded, even when it equals the original: the audit
     # must say a hook decided this input (rule RW-2).

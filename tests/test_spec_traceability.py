@@ -6,9 +6,11 @@ import ast
 import re
 from pathlib import Path
 
+from loopspec.model.events import CORE_TYPES
 from loopspec.model.invariants import INVARIANTS
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.spec_doc import rule_ids_in_spec, splice_generated_sections
+from loopspec.properties.stateful.state_checks import STATE_CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "SPEC.md").read_text(encoding="utf-8")
@@ -65,3 +67,84 @@ def test_MODEL_1_every_invariant_is_described_in_the_spec() -> None:
     """Traceability: each registered invariant is named in SPEC.md."""
     missing = [inv.name for inv in INVARIANTS if f"`{inv.name}`" not in SPEC]
     assert not missing
+
+
+def _definitions() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Names defined at module level per module (by every dotted suffix of its name, e.g.
+    `decisions`, `pure.decisions`), and names defined in each class body."""
+    modules: dict[str, set[str]] = {}
+    classes: dict[str, set[str]] = {}
+    for folder in ("model", "impl", "properties"):
+        for path in (ROOT / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            top: set[str] = set()
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    top.add(node.name)
+                elif isinstance(node, ast.Assign | ast.AnnAssign):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    top |= {t.id for t in targets if isinstance(t, ast.Name)}
+            for found in ast.walk(tree):
+                if isinstance(found, ast.ClassDef):
+                    members = classes.setdefault(found.name, set())
+                    for item in found.body:
+                        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                            members.add(item.name)
+                        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                            members.add(item.target.id)
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            for start in range(len(parts)):
+                modules.setdefault(".".join(parts[start:]), set()).update(top)
+    return modules, classes
+
+
+def _test_names() -> set[str]:
+    names: set[str] = set()
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(node.name)
+    return names
+
+
+def _pointer_problem(
+    token: str, modules: dict[str, set[str]], classes: dict[str, set[str]], tests: set[str]
+) -> str | None:
+    """Why a backticked token of a Where line names nothing, or None when it resolves."""
+    if token.startswith("test_") and token.endswith("*"):
+        prefix = token.rstrip("*")
+        return None if any(name.startswith(prefix) for name in tests) else "no such test"
+    if "/" in token:
+        return None if (ROOT / token).exists() else "no such path"
+    if "." in token:
+        owner, _, member = token.rpartition(".")
+        if member in modules.get(owner, set()) or member in classes.get(owner, set()):
+            return None
+        return f"{owner} defines no {member}"
+    every = set().union(*modules.values()) | set(classes)
+    known = every | {inv.name for inv in INVARIANTS} | {c.__name__ for c in STATE_CHECKS}
+    return None if token in known else "not defined anywhere"
+
+
+def test_MODEL_1_every_where_pointer_resolves() -> None:
+    """Traceability: each rule's Where line names files that exist, functions, classes and
+    invariants that are defined, and test prefixes that some test carries."""
+    modules, classes = _definitions()
+    tests = _test_names()
+    broken: list[str] = []
+    for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
+        rule = section.split(" ", 1)[0]
+        where = next((line for line in section.splitlines() if line.startswith("**Where.**")), "")
+        assert where, f"{rule} has no Where line"
+        for token in re.findall(r"`([^`]+)`", where):
+            problem = _pointer_problem(token, modules, classes, tests)
+            if problem is not None:
+                broken.append(f"{rule}: `{token}`: {problem}")
+    assert not broken, "\n".join(broken)
+
+
+def test_MODEL_1_the_event_catalogue_lists_every_core_type() -> None:
+    """Traceability: SPEC.md's generated event catalogue has a row for every core event type."""
+    catalogue = SPEC.split("<!-- generated:events -->")[1].split("<!-- end generated:events")[0]
+    rows = re.findall(r"^\| `([a-z]+/[a-z]+)` \|", catalogue, flags=re.MULTILINE)
+    assert rows == list(CORE_TYPES)

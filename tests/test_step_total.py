@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -96,3 +97,21 @@ def test_MODEL_2_step_never_changes_its_input(phase: str, command: Command) -> N
     except TransitionRefused:
         pass
     assert (state.log, state.phase, state.inbox, state.commit_ends, state.executions) == before
+
+
+@given(st.sampled_from(PHASE_NAMES), any_commands)
+def test_MODEL_3_a_refusal_leaves_the_state_exactly_as_it_was(phase: str, command: Command) -> None:
+    """MODEL-3: after a refusal the caller's state equals a copy taken before, field by field,
+    and stepping it again gives the same outcome (nothing was half-applied)."""
+    state = STATES[phase]
+    copy = attrs.evolve(state)
+    try:
+        step(state, command)
+    except TransitionRefused as refusal:
+        first = (refusal.rule_id, refusal.message)
+    else:
+        return
+    assert state == copy
+    with pytest.raises(TransitionRefused) as again:
+        step(state, command)
+    assert (again.value.rule_id, again.value.message) == first
