@@ -310,6 +310,8 @@ def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) ->
         "errors",
         "notices",
         "unread_event_types",
+        "dialect",
+        "rules_not_checkable",
     }
     assert all(set(log) == log_keys for log in parsed["logs"])
     broken, torn, harness = parsed["logs"]

@@ -33,6 +33,12 @@ and normalised placeholders such as {{cwd}}. Not covered: the June-2026 layout
 unsupported-layout and not checked. A turn left open at the end of a log is a crash tail: a
 notice (REC-2, needs repair), not a violation.
 
+Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts
+(~/.codex/sessions/**/rollout-*.jsonl) are recognised from their first record and judged by the
+rules such a log shows: RW-1 (a hook's rewrite that ran, or a command that ran, against the
+call the history keeps), ORD-3, ADJ-1..3, EXE-1, and HOOK-4 (Claude Code) or RW-2 (Codex).
+Every other rule is reported as not checkable for that log, with the reason (--format json).
+
 Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
 cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...).
 """

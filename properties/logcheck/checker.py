@@ -143,6 +143,10 @@ class LogReport:
     errors: list[InputError] = attrs.field(factory=list)
     notices: list[Notice] = attrs.field(factory=list)
     unread_types: dict[str, int] = attrs.field(factory=dict)
+    # Which layout the log is in ("dsh", or a foreign dialect, see `logcheck.foreign`), and
+    # the rules such a log cannot show, each with why (reported, never counted as passed).
+    dialect: str = "dsh"
+    not_checkable: dict[str, str] = attrs.field(factory=dict)
 
     @property
     def status(self) -> str:
@@ -278,6 +282,13 @@ def _os_message(error: OSError) -> str:
 def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> LogReport:
     """Check one log read from `stream` (decompressed bytes); never raises on bad input."""
     limits = limits or Limits()
+    # A Claude Code transcript or Codex rollout goes to its own reader. Imported here: those
+    # modules build on this one's report types.
+    from loopspec.properties.logcheck.foreign import check_if_foreign  # noqa: PLC0415
+
+    foreign = check_if_foreign(path, stream, limits)
+    if foreign is not None:
+        return foreign
     report = LogReport(path)
     try:
         _check_lines(report, stream, limits)

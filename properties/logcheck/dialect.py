@@ -18,6 +18,11 @@ Not covered: the June-2026 layout (`context/message` and `steering/message` even
 cite no call), so holding it to these rules would report violations it never broke: such a log is
 reported as not covered, and none of its violations are kept. A header `version` other than 0 is
 checked as version 0, with a notice saying so.
+
+Logs of other loops are recognised before any of this, from their first record
+(`loopspec.properties.logcheck.foreign`): Claude Code transcripts and Codex rollouts are read by
+`loopspec.properties.logcheck.claude_code` and `loopspec.properties.logcheck.codex` and judged by
+the rules such a log can show (`loopspec.properties.logcheck.harness_logs`).
 """
 
 from __future__ import annotations

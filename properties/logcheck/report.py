@@ -39,7 +39,9 @@ new keys may be added, none are renamed or removed without changing `format`.
           "notices": [
             {"line": 31, "seq": 30, "kind": "crash-tail", "rule": "REC-2", "message": "..."}
           ],
-          "unread_event_types": {"agent/inbox/spliced": 2}   // types no rule reads the data of
+          "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
+          "dialect": "dsh",                       // "dsh" | "claude-code" | "codex"
+          "rules_not_checkable": {}               // rule -> why this dialect cannot show it
         }
       ],
       "summary": {
@@ -55,6 +57,11 @@ new keys may be added, none are renamed or removed without changing `format`.
         "exit_code": 2
       }
     }
+
+A Claude Code transcript or a Codex rollout (see `loopspec.properties.logcheck.harness_logs`)
+is read as its own dialect: `header_version` is null, `seq` and `events` are line numbers (those
+logs have no seq), and `rules_not_checkable` lists every rule such a log cannot show; the text
+output says so in one line per log. A rule not checkable is never counted as kept.
 
 Error kinds: unreadable, empty, binary, invalid-utf8, invalid-json, torn-tail, line-too-long,
 bad-event (rule LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. Notice kinds:
@@ -118,6 +125,8 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
             for n in report.notices
         ],
         "unread_event_types": dict(report.unread_types),
+        "dialect": report.dialect,
+        "rules_not_checkable": dict(sorted(report.not_checkable.items())),
     }
 
 
@@ -191,6 +200,12 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
         rule = f" {notice.rule_id}" if notice.rule_id else ""
         where = _where(report.path, notice.line)
         lines.append(f"{where}: notice {notice.kind}{rule}: {notice.message}")
+    if report.not_checkable:
+        rules = ", ".join(sorted(report.not_checkable))
+        lines.append(
+            f"{report.path}: {report.dialect} log; not checkable from such a log (see --format "
+            f"json for why): {rules}"
+        )
     if verbose:
         unread = ", ".join(f"{kind} x{count}" for kind, count in report.unread_types.items())
         detail = f"; event types whose data no rule reads: {unread}" if unread else ""

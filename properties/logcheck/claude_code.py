@@ -1,0 +1,174 @@
+"""The Claude Code transcript dialect (`~/.claude/projects/<project>/<session>.jsonl`).
+
+Records read (every other type — `queue-operation`, `api-request*`, `cost-state`, ... — carries
+nothing the rules read):
+
+- `assistant`: one content block per record; the records of one reply share `message.id`. A
+  `tool_use` block is a call (`id`, `name`, `input`): what the model history and the
+  transcript's call record hold. Text of a new reply is model-visible.
+- `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
+  `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
+  with results belong to the result message; without results they are a user message.
+- `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
+  `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
+  hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
+  folded by Claude Code into the next user message and are not judged.
+- Records marked `isSidechain` belong to a subagent's own conversation and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from loopspec.properties.logcheck.harness_logs import (
+    Call,
+    Dialect,
+    HookRewrite,
+    Observation,
+    Reply,
+    Result,
+    Visible,
+)
+
+NAME = "claude-code"
+RECORD_TYPES = frozenset(
+    {
+        "queue-operation",
+        "user",
+        "assistant",
+        "attachment",
+        "system",
+        "summary",
+        "last-prompt",
+        "atis-latch",
+        "file-history-snapshot",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "tools-used",
+        "cost-state",
+        "custom-title",
+    }
+)
+
+_NO_EVENTS = "the transcript has no turn or step events"
+_NO_SEQ = "the transcript has no seq: records form a tree by uuid/parentUuid"
+NOT_CHECKABLE = {
+    "LOG-1": _NO_SEQ,
+    "LOG-2": "the transcript has no surface operations",
+    "LOG-7": "the transcript records no surface replacements",
+    "TURN-1": _NO_EVENTS,
+    "TURN-2": _NO_EVENTS,
+    "TURN-3": _NO_EVENTS,
+    "STEP-1": _NO_EVENTS,
+    "STEP-2": _NO_EVENTS,
+    "STEP-3": _NO_EVENTS,
+    "ORD-1": "each content block is its own record; no record marks a reply's end",
+    "ORD-2": "the transcript has no call record apart from the reply's tool_use block",
+    "RW-2": (
+        "the hook_success attachments keep every hook's output, but nothing records which "
+        "supplied input was applied"
+    ),
+    "RW-3": "hooks run after the reply is written; the transcript has no commit units",
+    "RW-4": "headless runs ask no approval; approval prompts are not recorded",
+    "HOOK-1": "only finished hooks are recorded (hook_success); invocations are not",
+    "HOOK-3": (
+        "the transcript records neither the configured hook order nor which supplied input ran"
+    ),
+    "DEC-2": "approval requests and answers are not recorded",
+    "ABORT-2": "interrupted replies are not marked",
+    "REC-1": "Claude Code writes no repair records",
+}
+
+
+def looks_like(record: Mapping[str, Any]) -> bool:
+    """Whether a parsed first record is a Claude Code transcript record."""
+    return (
+        record.get("type") in RECORD_TYPES
+        and "seq" not in record
+        and ("sessionId" in record or "uuid" in record)
+    )
+
+
+class _Reader:
+    """Turns records into observations; remembers the reply being written."""
+
+    def __init__(self) -> None:
+        self.reply_id: str | None = None
+
+    def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
+        if record.get("isSidechain") is True:
+            return
+        kind = record.get("type")
+        message = record.get("message")
+        if kind == "assistant" and isinstance(message, Mapping):
+            yield from self._assistant(message, line)
+        elif kind == "user" and isinstance(message, Mapping):
+            yield from _user(message.get("content"), line)
+        elif kind == "attachment":
+            rewrite = _hook_rewrite(record.get("attachment"), line)
+            if rewrite is not None:
+                yield rewrite
+
+    def _assistant(self, message: Mapping[str, Any], line: int) -> Iterator[Observation]:
+        message_id = str(message.get("id", f"line-{line}"))
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        calls = tuple(
+            Call(str(b.get("id")), str(b.get("name")), b.get("input"))
+            for b in blocks
+            if isinstance(b, Mapping) and b.get("type") == "tool_use"
+        )
+        if message_id != self.reply_id or calls:
+            # A later block of the reply being written joins it (same key).
+            self.reply_id = message_id
+            yield Reply(message_id, calls, line)
+
+
+def _user(content: Any, line: int) -> Iterator[Observation]:
+    if isinstance(content, str):
+        yield Visible("a user message", line)
+        return
+    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    for block in results:
+        yield Result(str(block.get("tool_use_id")), line)
+    if not results and blocks:
+        yield Visible("a user message", line)
+
+
+def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
+    if not isinstance(attachment, Mapping) or attachment.get("type") != "hook_success":
+        return None
+    if attachment.get("hookEvent") != "PreToolUse":
+        return None
+    try:
+        answer = json.loads(str(attachment.get("stdout") or "null"))
+    except ValueError:
+        answer = None
+    output = answer.get("hookSpecificOutput") if isinstance(answer, Mapping) else None
+    specific = output if isinstance(output, Mapping) else {}
+    updated = specific.get("updatedInput")
+    denied = specific.get("permissionDecision") == "deny" or (
+        isinstance(answer, Mapping) and answer.get("decision") == "block"
+    )
+    hook = str(attachment.get("command") or attachment.get("hookName") or "?")
+    return HookRewrite(
+        str(attachment.get("toolUseID")),
+        hook,
+        updated if isinstance(updated, Mapping) else None,
+        denied,
+        line,
+    )
+
+
+def _same_input(call: Call, ran: Any) -> bool:
+    return bool(call.arguments == ran)
+
+
+def dialect() -> Dialect:
+    """A fresh reader for one transcript."""
+    reader = _Reader()
+    return Dialect(NAME, NOT_CHECKABLE, reader.observe, _same_input, rewrites_are_recorded=True)

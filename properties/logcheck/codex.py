@@ -1,0 +1,163 @@
+"""The Codex rollout dialect (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`).
+
+Every record is `{timestamp, type, payload}`. Records read (every other type — `session_meta`,
+`turn_context`, `world_state`, `token_usage_record`, other `event_msg`s — carries nothing the
+rules read):
+
+- `response_item` — the model history as Codex keeps it. A run of consecutive model items
+  (`function_call`, `custom_tool_call`, `local_shell_call`, `reasoning`, assistant `message`)
+  is one reply; a call's `call_id`, `name` and `arguments` (a JSON string, parsed as every reader
+  parses it) are what the history and the rollout's call record hold. `function_call_output`
+  and `custom_tool_call_output` are results, in the order written. A `message` from the user,
+  the developer or the system is model-visible.
+- `event_msg` `item_completed` whose item is a `CommandExecution`: `item.id` is the call id and
+  `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
+  call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
+  difference is also an unrecorded rewrite (RW-2).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from loopspec.properties.logcheck.harness_logs import (
+    Call,
+    Dialect,
+    Executed,
+    Observation,
+    Reply,
+    Result,
+    Visible,
+)
+
+NAME = "codex"
+RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "world_state", "compacted"}
+)
+CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+RESULT_TYPES = frozenset({"function_call_output", "custom_tool_call_output"})
+SHELL_FLAGS = frozenset({"-lc", "-c"})
+
+_NO_EVENTS = "the rollout has no turn-numbered step events"
+_NO_HOOKS = "the rollout records no hook invocations or answers"
+NOT_CHECKABLE = {
+    "LOG-1": "the rollout has no seq",
+    "LOG-2": "the rollout has no surface operations",
+    "LOG-7": "the rollout records no surface replacements",
+    "TURN-1": "task_started/task_complete carry turn ids, not numbers",
+    "TURN-2": _NO_EVENTS,
+    "TURN-3": _NO_EVENTS,
+    "STEP-1": _NO_EVENTS,
+    "STEP-2": _NO_EVENTS,
+    "STEP-3": _NO_EVENTS,
+    "ORD-1": "no record marks where a reply ends and its calls begin",
+    "ORD-2": "the rollout has no call record apart from the reply's function_call",
+    "RW-3": _NO_HOOKS,
+    "RW-4": "approval requests are not recorded",
+    "HOOK-1": _NO_HOOKS,
+    "HOOK-3": _NO_HOOKS,
+    "HOOK-4": _NO_HOOKS,
+    "DEC-2": "approval requests and answers are not recorded",
+    "ABORT-2": "interrupted replies are not marked",
+    "REC-1": "Codex writes no repair records",
+}
+
+
+def looks_like(record: Mapping[str, Any]) -> bool:
+    """Whether a parsed first record is a Codex rollout record."""
+    return (
+        record.get("type") in RECORD_TYPES
+        and "timestamp" in record
+        and isinstance(record.get("payload"), Mapping)
+    )
+
+
+def _is_model_item(item: Mapping[str, Any]) -> bool:
+    kind = item.get("type")
+    return (
+        kind in CALL_TYPES
+        or kind == "reasoning"
+        or (kind == "message" and item.get("role") == "assistant")
+    )
+
+
+def _parsed(raw: Any) -> Any:
+    """A call's arguments as every reader parses them: empty is {}, invalid JSON stays raw."""
+    if not isinstance(raw, str):
+        return raw
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _call(item: Mapping[str, Any]) -> Call:
+    kind = item.get("type")
+    call_id = str(item.get("call_id") or item.get("id"))
+    if kind == "local_shell_call":
+        action = item.get("action")
+        command = action.get("command") if isinstance(action, Mapping) else None
+        return Call(call_id, "local_shell", {"command": command})
+    raw = item.get("arguments") if kind == "function_call" else item.get("input")
+    return Call(call_id, str(item.get("name")), _parsed(raw))
+
+
+class _Reader:
+    """Turns records into observations; remembers whether a reply is being written."""
+
+    def __init__(self) -> None:
+        self.replies = 0
+        self.in_reply = False
+
+    def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
+        payload = record.get("payload")
+        if not isinstance(payload, Mapping):
+            return
+        kind = record.get("type")
+        if kind == "response_item":
+            yield from self._item(payload, line)
+        elif kind == "event_msg" and payload.get("type") == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, Mapping) and item.get("type") == "CommandExecution":
+                yield Executed(str(item.get("id")), _shell_command(item.get("command")), line)
+
+    def _item(self, item: Mapping[str, Any], line: int) -> Iterator[Observation]:
+        if _is_model_item(item):
+            if not self.in_reply:
+                self.replies += 1
+                self.in_reply = True
+            calls = (_call(item),) if item.get("type") in CALL_TYPES else ()
+            yield Reply(f"reply-{self.replies}", calls, line)
+            return
+        self.in_reply = False
+        if item.get("type") in RESULT_TYPES:
+            yield Result(str(item.get("call_id")), line)
+        elif item.get("type") == "message":
+            yield Visible(f"a {item.get('role', 'unknown')} message", line)
+
+
+def _shell_command(argv: Any) -> Any:
+    """The script of `[shell, -lc, SCRIPT]`; anything else as it is."""
+    if isinstance(argv, list) and len(argv) == 3 and argv[1] in SHELL_FLAGS:
+        return argv[2]
+    return argv
+
+
+def _same_input(call: Call, ran: Any) -> bool:
+    arguments = call.arguments
+    if not isinstance(arguments, Mapping):
+        return True  # not a shell call's input: nothing to compare the command with
+    asked = arguments.get("cmd", arguments.get("command"))
+    if asked is None:
+        return True
+    return bool(_shell_command(asked) == ran or asked == ran)
+
+
+def dialect() -> Dialect:
+    """A fresh reader for one rollout."""
+    reader = _Reader()
+    return Dialect(NAME, NOT_CHECKABLE, reader.observe, _same_input, rewrites_are_recorded=False)

@@ -1,0 +1,85 @@
+"""Which dialect a log is written in, from its first record, without consuming the stream.
+
+`sniff(stream)` looks at the stream's first bytes (`peek` on a buffered reader, read-and-seek-back
+on a seekable one; a stream that allows neither is taken as a dsh log) and returns the
+`harness_logs.Dialect` of a Claude Code transcript or a Codex rollout, or None for a dsh log
+(which `loopspec.properties.logcheck.checker` reads itself). The first line is parsed when it is
+within the first `SNIFF_BYTES`; a longer one (a Codex `session_meta` carries the model's whole
+instructions) is recognised by how its first keys begin.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, BinaryIO
+
+from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport
+from loopspec.properties.logcheck.harness_logs import Dialect, check_foreign
+
+SNIFF_BYTES = 64 * 1024
+_CODEX_START = re.compile(
+    rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|'
+    rb'event_msg|turn_context)"'
+)
+_CLAUDE_START = re.compile(rb'^\s*\{\s*"(parentUuid|type)"\s*:')
+_CLAUDE_SESSION = re.compile(rb'"sessionId"\s*:\s*"')
+
+
+def _head(stream: BinaryIO) -> bytes:
+    peek = getattr(stream, "peek", None)
+    if callable(peek):
+        head = peek(SNIFF_BYTES)
+        return bytes(head[:SNIFF_BYTES])
+    if stream.seekable():
+        position = stream.tell()
+        head = stream.read(SNIFF_BYTES)
+        stream.seek(position)
+        return head
+    return b""
+
+
+def dialect_of_first_line(head: bytes) -> Dialect | None:
+    """The foreign dialect whose first record `head` begins with, or None (a dsh log)."""
+    stripped = head.lstrip()
+    newline = stripped.find(b"\n")
+    if newline < 0 and len(head) < SNIFF_BYTES:
+        newline = len(stripped)  # the whole log is one line without its newline
+    if newline >= 0:
+        try:
+            record: Any = json.loads(stripped[:newline])
+        except ValueError:
+            return None
+        if not isinstance(record, dict):
+            return None
+        if codex.looks_like(record):
+            return codex.dialect()
+        if claude_code.looks_like(record):
+            return claude_code.dialect()
+        return None
+    if _CODEX_START.match(head):
+        return codex.dialect()
+    if _CLAUDE_START.match(head) and _CLAUDE_SESSION.search(head) and b'"seq"' not in head:
+        return claude_code.dialect()
+    return None
+
+
+def sniff(stream: BinaryIO) -> Dialect | None:
+    """The dialect of the log `stream` holds, or None for a dsh log; consumes nothing. May raise
+    `OSError` (reading, or decompressing, the first bytes failed)."""
+    return dialect_of_first_line(_head(stream))
+
+
+def check_if_foreign(path: str, stream: BinaryIO, limits: Limits) -> LogReport | None:
+    """The report of a Claude Code transcript or Codex rollout, None for a dsh log; a stream
+    whose first bytes cannot be read gives a report with the error."""
+    try:
+        dialect = sniff(stream)
+    except OSError as error:
+        report = LogReport(path)
+        report.fail(1, ErrorKind.UNREADABLE, str(error))
+        return report
+    if dialect is None:
+        return None
+    return check_foreign(path, stream, limits, dialect)

@@ -1,0 +1,337 @@
+"""Checking logs the real Claude Code and Codex loops write, by the rules such a log can show.
+
+A Claude Code transcript (`~/.claude/projects/*/*.jsonl`) and a Codex rollout
+(`~/.codex/sessions/**/rollout-*.jsonl`) have no seq, no turn or step events and no `tool/call`
+record, so most of the dsh rules have nothing to hold them to. What they do show is the order in
+which the model's calls, their results and other model-visible messages were written, and —
+Claude Code in the `hook_success` attachment, Codex in the `CommandExecution` event — what a hook
+rewrote a call into or what actually ran. Each dialect module (`claude_code`, `codex`) turns its
+records into the neutral `Observation`s below; `Judge` holds them to:
+
+- EXE-1: a reply's calls have distinct ids;
+- ADJ-1: no other model-visible message lands while a reply's calls await results;
+- ADJ-2: every result answers a call that awaits one, once;
+- ADJ-3: no reply follows while an earlier call is unanswered;
+- ORD-3: a reply's results are written in the order of its calls;
+- RW-1: the input that ran (a hook's `updatedInput` that was applied, or the executed command) is
+  the input the model history and the log's call record hold;
+- RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
+- HOOK-4 (Claude Code): each PreToolUse hook answers once per call.
+
+Every other rule is listed as not checkable, with the reason, never as passed. In the reports
+of these logs `seq` and the related events are line numbers: the logs have no seq.
+
+A call still waiting for its result when the log ends is a crash tail (a notice), as in dsh logs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, BinaryIO, assert_never
+
+import attrs
+
+from loopspec.model.invariants import Violation, rule_ids
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    Limits,
+    LogReport,
+    Notice,
+    NoticeKind,
+)
+
+# Rules a foreign log is weighed against: the log rules `check` judges, and HOOK-3, which
+# users of these loops ask about most.
+RULES_CONSIDERED = (*rule_ids(), "HOOK-3")
+
+
+@attrs.frozen
+class Call:
+    """A tool call as the model history and the log record it: id, tool name, input."""
+
+    call_id: str
+    name: str
+    arguments: Any
+
+
+@attrs.frozen
+class Reply:
+    """A model reply (one request's answer) that made `calls`; `key` tells replies apart."""
+
+    key: str
+    calls: tuple[Call, ...]
+    line: int
+
+
+@attrs.frozen
+class Result:
+    """The result of call `call_id` written to the history."""
+
+    call_id: str
+    line: int
+
+
+@attrs.frozen
+class Visible:
+    """A model-visible message that is neither a reply nor a result (`what` says which)."""
+
+    what: str
+    line: int
+
+
+@attrs.frozen
+class HookRewrite:
+    """A PreToolUse hook answered for `call_id`; `updated_input` is None when it supplied
+    none; `denied` when its decision was deny."""
+
+    call_id: str
+    hook: str
+    updated_input: Any
+    denied: bool
+    line: int
+
+
+@attrs.frozen
+class Executed:
+    """What ran for `call_id`, as the log records it (`ran`, in the call's own shape when the
+    dialect can say), and the model's input it is compared against by `same_input`."""
+
+    call_id: str
+    ran: Any
+    line: int
+
+
+Observation = Reply | Result | Visible | HookRewrite | Executed
+
+
+@attrs.frozen
+class Dialect:
+    """A log layout: its name, the rules it cannot show (with why), how to read a record, and
+    how to compare an executed input with a call's input."""
+
+    name: str
+    not_checkable: Mapping[str, str]
+    observe: Callable[[Mapping[str, Any], int], Iterable[Observation]]
+    same_input: Callable[[Call, Any], bool]
+    rewrites_are_recorded: bool
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+@attrs.define
+class _Pending:
+    """A reply whose calls still await results."""
+
+    reply: Reply
+    waiting: list[str]
+    line_of_call: dict[str, int]
+
+
+class Judge:
+    """Holds a stream of observations to the rules above; `feed` returns the violations."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.calls: dict[str, tuple[Call, int]] = {}
+        self.open: _Pending | None = None
+        self.rewrites: dict[str, list[HookRewrite]] = {}
+        self.answered: set[str] = set()
+
+    def feed(self, observation: Observation) -> list[Violation]:
+        """The violations `observation` commits."""
+        match observation:
+            case Reply():
+                return self._reply(observation)
+            case Result():
+                return self._result(observation)
+            case Visible(what, line):
+                if self.open is not None and self.open.waiting:
+                    waiting = ", ".join(self.open.waiting)
+                    lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
+                    message = f"{what} lands while calls {waiting} await results"
+                    return [Violation("ADJ-1", line, message, lines)]
+                return []
+            case HookRewrite():
+                return self._rewrite(observation)
+            case Executed():
+                return self._executed(observation)
+            case _:
+                assert_never(observation)
+
+    def _reply(self, reply: Reply) -> list[Violation]:
+        found: list[Violation] = []
+        if self.open is not None and self.open.reply.key == reply.key:
+            # A later record of the reply being written: its calls join the reply.
+            return self._more_calls(self.open, reply)
+        if self.open is not None and self.open.waiting:
+            waiting = ", ".join(self.open.waiting)
+            lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
+            message = f"a new model reply comes while calls {waiting} were never answered"
+            found.append(Violation("ADJ-3", reply.line, message, lines))
+        self.open = _Pending(reply, [], {})
+        return found + self._more_calls(self.open, reply)
+
+    def _more_calls(self, pending: _Pending, reply: Reply) -> list[Violation]:
+        found = []
+        for call in reply.calls:
+            if call.call_id in pending.line_of_call:
+                message = f"the reply carries call id {call.call_id} twice"
+                related = (pending.line_of_call[call.call_id],)
+                found.append(Violation("EXE-1", reply.line, message, related))
+                continue
+            pending.waiting.append(call.call_id)
+            pending.line_of_call[call.call_id] = reply.line
+            self.calls[call.call_id] = (call, reply.line)
+        return found
+
+    def _result(self, result: Result) -> list[Violation]:
+        pending = self.open
+        if pending is None or result.call_id not in pending.waiting:
+            again = "already answered" if result.call_id in self.answered else "not awaited"
+            message = f"a result for call {result.call_id}, which is {again}"
+            return [Violation("ADJ-2", result.line, message)]
+        found = []
+        position = pending.waiting.index(result.call_id)
+        if position > 0:
+            earlier = ", ".join(pending.waiting[:position])
+            message = (
+                f"the result for call {result.call_id} is written before the results for "
+                f"{earlier}, which the model called first"
+            )
+            lines = tuple(pending.line_of_call[c] for c in pending.waiting[:position])
+            found.append(Violation("ORD-3", result.line, message, lines))
+        pending.waiting.remove(result.call_id)
+        self.answered.add(result.call_id)
+        found.extend(self._ran_rewrite(result))
+        return found
+
+    def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
+        found = []
+        earlier = self.rewrites.setdefault(rewrite.call_id, [])
+        if any(r.hook == rewrite.hook for r in earlier):
+            message = f"PreToolUse hook {rewrite.hook} answers call {rewrite.call_id} again"
+            related = tuple(r.line for r in earlier if r.hook == rewrite.hook)
+            found.append(Violation("HOOK-4", rewrite.line, message, related))
+        earlier.append(rewrite)
+        return found
+
+    def _ran_rewrite(self, result: Result) -> list[Violation]:
+        """RW-1 from a hook record: the call ran (it has a result), not denied, and a hook's
+        `updatedInput` differs from what the history and the call record hold."""
+        known = self.calls.get(result.call_id)
+        rewrites = self.rewrites.get(result.call_id, [])
+        if known is None or not rewrites or any(r.denied for r in rewrites):
+            return []
+        call, call_line = known
+        applied = [
+            r
+            for r in rewrites
+            if r.updated_input is not None and not self.dialect.same_input(call, r.updated_input)
+        ]
+        if not applied:
+            return []
+        last = applied[-1]
+        message = (
+            f"call {call.call_id} ran with the input hook {last.hook} supplied "
+            f"({_show(last.updated_input)}), but the model history and the log's call record "
+            f"keep the model's input ({_show(call.arguments)})"
+        )
+        return [Violation("RW-1", result.line, message, (last.line, call_line))]
+
+    def _executed(self, executed: Executed) -> list[Violation]:
+        known = self.calls.get(executed.call_id)
+        if known is None:
+            return []
+        call, call_line = known
+        if self.dialect.same_input(call, executed.ran):
+            return []
+        message = (
+            f"call {call.call_id} ran {_show(executed.ran)}, but the model history and the "
+            f"log's call record keep {_show(call.arguments)}"
+        )
+        found = [Violation("RW-1", executed.line, message, (call_line,))]
+        hooked = any(r.updated_input is not None for r in self.rewrites.get(call.call_id, []))
+        if not self.dialect.rewrites_are_recorded and not hooked:
+            message = (
+                f"call {call.call_id} ran another input than the model's, and no record says "
+                "which hook supplied it"
+            )
+            found.append(Violation("RW-2", executed.line, message, (call_line,)))
+        return found
+
+    def open_calls(self) -> list[tuple[str, int]]:
+        """Calls still awaiting results, with the line of their reply."""
+        if self.open is None:
+            return []
+        return [(c, self.open.line_of_call[c]) for c in self.open.waiting]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a foreign log.
+
+
+class _Stop(Exception):
+    """The log cannot be read further; the report says why."""
+
+
+def _records(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tuple[int, Any]]:
+    size = limits.max_line_bytes + 1
+    line = 0
+    while raw := stream.readline(size):
+        line += 1
+        report.lines = line
+        if len(raw) == size and not raw.endswith(b"\n"):
+            message = f"the line is longer than {limits.max_line_bytes} bytes"
+            report.fail(line, ErrorKind.LINE_TOO_LONG, message)
+            raise _Stop
+        if not raw.strip():
+            continue
+        try:
+            yield line, json.loads(raw.decode())
+        except UnicodeDecodeError as error:
+            message = f"not UTF-8 at byte {error.start + 1} of the line"
+            report.fail(line, ErrorKind.INVALID_UTF8, message)
+            raise _Stop from None
+        except (ValueError, RecursionError) as error:
+            if not raw.endswith(b"\n"):
+                message = f"the last line stops short ({len(raw)} bytes, no newline): a torn write"
+                report.fail(line, ErrorKind.TORN_TAIL, message)
+            else:
+                report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}")
+            raise _Stop from None
+
+
+def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect) -> LogReport:
+    """Check one Claude Code transcript or Codex rollout; never raises on bad input."""
+    report = LogReport(path)
+    report.dialect = dialect.name
+    report.not_checkable = dict(dialect.not_checkable)
+    judge = Judge(dialect)
+    try:
+        for line, record in _records(report, stream, limits):
+            if not isinstance(record, dict):
+                message = f"a {dialect.name} record must be a JSON object"
+                report.fail(line, ErrorKind.BAD_EVENT, message)
+                raise _Stop
+            report.events += 1
+            for observation in dialect.observe(record, line):
+                found = judge.feed(observation)
+                if found:
+                    report.record(line, found, limits)
+    except _Stop:
+        return report
+    except OSError as error:
+        report.fail(report.lines + 1, ErrorKind.UNREADABLE, str(error))
+        return report
+    if report.events == 0:
+        report.fail(None, ErrorKind.EMPTY, "the log is empty")
+    waiting = judge.open_calls()
+    if waiting:
+        calls = ", ".join(call for call, _ in waiting)
+        message = f"calls {calls} still await results at the end of the log: a crash tail"
+        line = waiting[0][1]
+        report.notices.append(Notice(line, NoticeKind.CRASH_TAIL, message, "REC-2", line))
+    return report

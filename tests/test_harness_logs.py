@@ -1,0 +1,237 @@
+"""`loopspec check` on Claude Code transcripts and Codex rollouts (hand-written fixtures).
+
+The fixtures under tests/fixtures/logs/claude-code/ and codex/ hold only the fields a check
+reads; `violations/RULE.jsonl` breaks RULE, `valid/` logs keep every rule their dialect shows.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from check_fixtures import FIXTURES
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    LogReport,
+    NoticeKind,
+    check_paths,
+    check_stream,
+)
+from loopspec.properties.logcheck.foreign import SNIFF_BYTES
+from loopspec.properties.logcheck.harness_logs import RULES_CONSIDERED
+
+CLAUDE = FIXTURES / "claude-code"
+CODEX = FIXTURES / "codex"
+
+
+def check(path: Path) -> LogReport:
+    """The report of one fixture."""
+    (report,) = check_paths([str(path)])
+    return report
+
+
+def rules(report: LogReport) -> list[str]:
+    """The rules a report's violations name, in order."""
+    return [found.violation.rule_id for found in report.violations]
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules, one by one.
+
+
+def test_RW_1_claude_code_rewrite_that_ran_differs_from_history_and_call_record() -> None:
+    """RW-1: a PreToolUse hook's `updatedInput` (hook_success attachment) ran — the call has a
+    result — while the assistant tool_use block keeps the model's input: reported at the result,
+    citing the hook record and the call."""
+    report = check(CLAUDE / "violations" / "RW-1.jsonl")
+    assert rules(report) == ["RW-1"]
+    (found,) = report.violations
+    assert found.line == 4
+    assert found.events == (4, 3, 2)
+    assert "echo rewritten" in found.violation.message
+    assert "echo original" in found.violation.message
+    assert report.dialect == "claude-code"
+
+
+def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule() -> None:
+    """RW-1: a hook that supplies the model's own input changes nothing, and a denied call never
+    ran, so neither is a divergence."""
+    for name in ("rewrite-to-the-same-input.jsonl", "denied-rewrite-never-ran.jsonl"):
+        report = check(CLAUDE / "valid" / name)
+        assert report.violations == [], name
+        assert report.status == "ok"
+
+
+def test_RW_1_RW_2_codex_command_that_ran_differs_from_the_function_call() -> None:
+    """RW-1: the CommandExecution ran `echo rewritten` while the function_call (history and
+    rollout) keeps `echo original`. RW-2: the rollout holds no hook record, so nothing says who
+    supplied the input that ran."""
+    report = check(CODEX / "violations" / "RW-1.jsonl")
+    assert rules(report) == ["RW-1", "RW-2"]
+    assert all(found.line == 4 for found in report.violations)
+    assert report.violations[0].events == (4, 3)
+
+
+def test_ORD_3_results_written_in_completion_order_are_reported() -> None:
+    """ORD-3: the second call's result is written before the first's, in both dialects."""
+    for path in (CLAUDE / "violations" / "ORD-3.jsonl", CODEX / "violations" / "ORD-3.jsonl"):
+        report = check(path)
+        assert rules(report) == ["ORD-3"], path
+        assert "call_b" in report.violations[0].violation.message or "toolu_b" in (
+            report.violations[0].violation.message
+        )
+
+
+def test_ORD_3_results_in_issue_order_keep_the_rule() -> None:
+    """ORD-3: Codex runs two calls in parallel (executions finish in the other order) and writes
+    their outputs in issue order: no violation."""
+    report = check(CODEX / "valid" / "parallel-calls-in-issue-order.jsonl")
+    assert report.violations == []
+    assert report.status == "ok"
+
+
+def test_ADJ_1_a_message_between_calls_and_results_is_reported() -> None:
+    """ADJ-1: a user message (Claude Code) or a developer message (Codex) written while a call
+    awaits its result."""
+    claude = check(CLAUDE / "violations" / "ADJ-1.jsonl")
+    assert rules(claude) == ["ADJ-1"]
+    assert claude.violations[0].events == (3, 2)
+    codex_report = check(CODEX / "violations" / "ADJ-1.jsonl")
+    assert rules(codex_report) == ["ADJ-1"]
+    assert "developer message" in codex_report.violations[0].violation.message
+
+
+def test_ADJ_2_a_second_result_for_one_call_is_reported() -> None:
+    """ADJ-2: a result for a call that was already answered."""
+    for path in (CLAUDE / "violations" / "ADJ-2.jsonl", CODEX / "violations" / "ADJ-2.jsonl"):
+        report = check(path)
+        assert rules(report) == ["ADJ-2"], path
+        assert "already answered" in report.violations[0].violation.message
+
+
+def test_ADJ_3_a_reply_after_an_unanswered_call_is_reported() -> None:
+    """ADJ-3: the model replies again while an earlier call never got its result."""
+    report = check(CLAUDE / "violations" / "ADJ-3.jsonl")
+    assert rules(report) == ["ADJ-3"]
+
+
+def test_EXE_1_a_reply_repeating_a_call_id_is_reported() -> None:
+    """EXE-1: a reply carries one call id twice (Claude Code: in one record; Codex: two
+    function_calls of one reply)."""
+    for path in (CLAUDE / "violations" / "EXE-1.jsonl", CODEX / "violations" / "EXE-1.jsonl"):
+        report = check(path)
+        assert rules(report) == ["EXE-1"], path
+
+
+def test_HOOK_4_claude_code_hook_answering_one_call_twice_is_reported() -> None:
+    """HOOK-4: the same PreToolUse hook's hook_success appears twice for one call."""
+    report = check(CLAUDE / "violations" / "HOOK-4.jsonl")
+    assert rules(report) == ["HOOK-4"]
+    assert report.violations[0].events == (4, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dialects, valid logs, what cannot be checked.
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((CLAUDE / "valid").glob("*.jsonl")) + sorted((CODEX / "valid").glob("*.jsonl")),
+    ids=lambda path: f"{path.parent.parent.name}/{path.stem}",
+)
+def test_valid_harness_logs_keep_every_rule_they_show(path: Path) -> None:
+    """Valid transcripts and rollouts: no violation, no error, read as their dialect."""
+    report = check(path)
+    assert report.violations == []
+    assert report.errors == []
+    assert report.status == "ok"
+    assert report.dialect == path.parent.parent.name
+    assert report.events > 0
+
+
+def test_HOOK_3_rules_a_dialect_cannot_show_are_not_checkable_never_passed() -> None:
+    """Every rule a dialect cannot show — HOOK-3 in both: neither log records the configured hook
+    order — is listed with its reason; the rest of the rules considered are the ones judged."""
+    claude = check(CLAUDE / "valid" / "two-calls-in-order.jsonl")
+    rollout = check(CODEX / "valid" / "parallel-calls-in-issue-order.jsonl")
+    assert claude.not_checkable == claude_code.NOT_CHECKABLE
+    assert rollout.not_checkable == codex.NOT_CHECKABLE
+    for report in (claude, rollout):
+        assert "HOOK-3" in report.not_checkable
+        assert all(reason for reason in report.not_checkable.values())
+        assert set(report.not_checkable) < set(RULES_CONSIDERED)
+        judged = set(RULES_CONSIDERED) - set(report.not_checkable)
+        assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1"} <= judged
+    assert "HOOK-4" not in claude.not_checkable  # the transcript records each hook's answer
+    assert "RW-2" not in rollout.not_checkable  # an unrecorded rewrite shows in a rollout
+
+
+def test_json_report_names_the_dialect_and_the_rules_not_checkable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--format json: `dialect` and `rules_not_checkable` (rule -> reason) per log; a dsh log
+    says "dsh" with none. Violations are counted like any other."""
+    rw1 = CODEX / "violations" / "RW-1.jsonl"
+    dsh = FIXTURES / "valid" / "model-demo.jsonl"
+    code = main(["check", "--format", "json", str(rw1), str(dsh)])
+    parsed = json.loads(capsys.readouterr().out)
+    assert code == 1
+    rollout, dsh_log = parsed["logs"]
+    assert rollout["dialect"] == "codex"
+    assert rollout["rules_not_checkable"] == dict(sorted(codex.NOT_CHECKABLE.items()))
+    assert rollout["header_version"] is None
+    assert [v["rule"] for v in rollout["violations"]] == ["RW-1", "RW-2"]
+    assert dsh_log["dialect"] == "dsh"
+    assert dsh_log["rules_not_checkable"] == {}
+    assert parsed["summary"]["violations_by_rule"] == {"RW-1": 1, "RW-2": 1}
+
+
+def test_text_report_says_what_is_not_checkable(capsys: pytest.CaptureFixture[str]) -> None:
+    """Text: one line per foreign log naming the dialect and the rules it cannot show."""
+    path = CLAUDE / "valid" / "two-calls-in-order.jsonl"
+    code = main(["check", str(path)])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[0].startswith(f"{path}: claude-code log; not checkable from such a log")
+    assert "HOOK-3" in out[0]
+    assert "TURN-1" in out[0]
+    assert out[-1] == "checked 1 log, 10 events: 0 violations"
+
+
+def test_a_rollout_whose_first_record_is_longer_than_the_sniffed_head_is_still_codex() -> None:
+    """A Codex session_meta carries the model's whole instructions: a first line longer than
+    `SNIFF_BYTES` is recognised by how it begins. Read from a plain (unbuffered) stream."""
+    text = (CODEX / "violations" / "RW-1.jsonl").read_text()
+    first, rest = text.split("\n", 1)
+    meta = json.loads(first)
+    meta["payload"]["base_instructions"] = "x" * (2 * SNIFF_BYTES)
+    data = (json.dumps(meta, separators=(",", ":")) + "\n" + rest).encode()
+    report = check_stream("rollout.jsonl", io.BytesIO(data))
+    assert report.dialect == "codex"
+    assert rules(report) == ["RW-1", "RW-2"]
+
+
+def test_REC_2_a_call_awaiting_its_result_at_the_end_is_a_crash_tail_notice() -> None:
+    """REC-2: a transcript cut off while a call runs needs repair: a notice, not a violation."""
+    lines = (CLAUDE / "violations" / "RW-1.jsonl").read_bytes().splitlines(keepends=True)
+    report = check_stream("cut.jsonl", io.BytesIO(b"".join(lines[:3])))
+    assert report.violations == []
+    (notice,) = report.notices
+    assert (notice.kind, notice.rule_id, notice.line) == (NoticeKind.CRASH_TAIL, "REC-2", 2)
+
+
+def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
+    """A torn last line and invalid JSON stop the log with an input error naming the line."""
+    text = (CODEX / "violations" / "ORD-3.jsonl").read_bytes()
+    torn = check_stream("torn.jsonl", io.BytesIO(text[:-20]))
+    assert [(e.kind, e.line) for e in torn.errors] == [(ErrorKind.TORN_TAIL, 9)]
+    lines = text.splitlines(keepends=True)
+    broken = b"".join([*lines[:3], b'{"type": "response_item",,}\n', *lines[3:]])
+    bad = check_stream("bad.jsonl", io.BytesIO(broken))
+    assert [(e.kind, e.line) for e in bad.errors] == [(ErrorKind.INVALID_JSON, 4)]
+    assert bad.status == "error"
