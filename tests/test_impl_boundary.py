@@ -89,7 +89,7 @@ def test_MODEL_1_impl_imports_only_the_models_vocabulary(path: Path) -> None:
         "import loopspec.model.transitions",
         "from loopspec.model.transitions import step",
         "from loopspec.model import derive",
-        "from ..model import derive",
+        "from ...model import derive",
         "from loopspec.model.pure.decisions import may_start",
         "from loopspec.properties.stateful.strategies import CONFIGS",
         "importlib.import_module('loopspec.model.replay')",
