@@ -125,16 +125,15 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "--version", nargs=0, action=_VersionAction, help="print the version and exit"
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="VERB")
-    loaded: set[str] = set()
+    chosen = [entry for entry in VERBS if verb in (entry.name, "*")]
+    for module_name in dict.fromkeys(entry.module for entry in chosen):
+        module: CommandModule = importlib.import_module(module_name)
+        module.register(subparsers)  # may add sibling verbs too (conform adds replay)
     for entry in VERBS:
-        if verb in (entry.name, "*"):
-            if entry.module not in loaded:
-                module: CommandModule = importlib.import_module(entry.module)
-                module.register(subparsers)
-                loaded.add(entry.module)
-            _describe(subparsers.choices[entry.name], entry)
-        elif entry.name not in subparsers.choices:
+        if entry.name not in subparsers.choices:
             subparsers.add_parser(entry.name, help=entry.summary)
+        if entry in chosen:
+            _describe(subparsers.choices[entry.name], entry)
     return parser
 
 

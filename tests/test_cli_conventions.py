@@ -1,0 +1,76 @@
+"""The command line behaves like a conventional Unix tool.
+
+`--version`; every verb's `--help` says what it does and what its exit codes mean; `--help`
+imports no verb's machinery; a closed output pipe ends the program quietly with 141.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import VERBS, build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPSPEC = [sys.executable, "-m", "loopspec"]
+
+
+def test_version_prints_the_distribution_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """`loopspec --version` prints `loopspec X.Y.Z` and exits 0."""
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("loopspec ")
+
+
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_every_verb_help_says_what_it_does_and_its_exit_codes(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each verb's own help has a description and an `exit status:` paragraph."""
+    with pytest.raises(SystemExit) as done:
+        main([verb, "--help"])
+    assert done.value.code == 0
+    shown = capsys.readouterr().out
+    assert f"usage: loopspec {verb}" in shown
+    assert "exit status: 0 " in shown
+
+
+def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
+    """The verb table and the modules agree (loading all of them)."""
+    parser = build_parser("*")
+    action = next(a for a in parser._actions if a.dest == "command")
+    assert set(action.choices or ()) == {verb.name for verb in VERBS}
+
+
+def test_help_imports_no_verb_module() -> None:
+    """`loopspec --help` stays at interpreter speed: no verb's module (nor Hypothesis) loads."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--help'])\n"
+        "heavy = [m for m in sys.modules if m.startswith(('hypothesis', 'loopspec.model',"
+        " 'loopspec.properties.cli.', 'loopspec.properties.conformance', 'attrs', 'cattrs'))"
+        " and m != 'loopspec.properties.cli.main']\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """`loopspec check LOGS | head -1`: no "Broken pipe", no traceback, status 141."""
+    logs = ROOT / "tests" / "fixtures" / "logs"
+    # Ten copies of the fixture logs print far more than a pipe buffer holds.
+    command = f"{' '.join(LOOPSPEC)} check -v {' '.join([str(logs)] * 10)} | head -c 10 >/dev/null"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, check=False
+    )
+    assert done.stderr == ""
+    assert done.returncode == 141
