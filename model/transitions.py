@@ -10,43 +10,77 @@ disagree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 
 from loopspec.model import handlers
-from loopspec.model.commands import COMMAND_NAMES, Command
+from loopspec.model.commands import (
+    COMMAND_NAMES,
+    Abort,
+    ApprovalAnswers,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+)
 from loopspec.model.errors import TransitionRefused
-from loopspec.model.state import PHASE_NAMES, LoopState
+from loopspec.model.state import PHASE_NAMES, LoopState, state_problem
 
-Handler = Callable[[LoopState, Any], LoopState]
+C = TypeVar(
+    "C",
+    SubmitUser,
+    ModelReplies,
+    ModelFails,
+    HookAnswers,
+    ApprovalAnswers,
+    ToolFinishes,
+    Abort,
+    Crash,
+    Recover,
+)
 
 
 @attrs.frozen
-class Transition:
-    """One legal (phase, command) pair."""
+class Transition(Generic[C]):
+    """One legal (phase, command) pair. The handler takes exactly the row's command type, so
+    mypy rejects a row whose handler was written for another command."""
 
     phase: str
-    command: str
-    handler: Handler
+    command_type: type[C]
+    handler: Callable[[LoopState, C], LoopState]
     appends: str
     next_phases: tuple[str, ...]
     rules: tuple[str, ...]
 
+    @property
+    def command(self) -> str:
+        """The command's name, as the table and refusals write it."""
+        return self.command_type.NAME
 
-TRANSITIONS: tuple[Transition, ...] = (
+    def apply(self, state: LoopState, command: Command) -> LoopState:
+        """Run the handler on a command of this row's type."""
+        assert isinstance(command, self.command_type)
+        return self.handler(state, command)
+
+
+TRANSITIONS: tuple[Transition[Any], ...] = (
     Transition(
         "Idle",
-        "SubmitUser",
+        SubmitUser,
         handlers.submit_user_when_idle,
         "turn/start, step/start, user/message (parked first)",
         ("AwaitingModel",),
         ("TURN-1", "STEP-1", "ADJ-4"),
     ),
-    Transition("Idle", "Crash", handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
+    Transition("Idle", Crash, handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
     Transition(
         "AwaitingModel",
-        "SubmitUser",
+        SubmitUser,
         handlers.submit_user_when_busy,
         "nothing (queued for the next step)",
         ("AwaitingModel",),
@@ -54,7 +88,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "AwaitingModel",
-        "ModelReplies",
+        ModelReplies,
         handlers.model_replies,
         "assistant/message [+ tool/call per call], or nothing while hooks run; "
         "step/end, turn/end when the turn is over",
@@ -63,7 +97,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "AwaitingModel",
-        "ModelFails",
+        ModelFails,
         handlers.model_fails,
         "step/end, turn/end{error}",
         ("Idle",),
@@ -71,16 +105,16 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "AwaitingModel",
-        "Abort",
+        Abort,
         handlers.abort_awaiting_model,
         "step/end, turn/end{aborted}",
         ("Idle",),
         ("ABORT-2",),
     ),
-    Transition("AwaitingModel", "Crash", handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
+    Transition("AwaitingModel", Crash, handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
     Transition(
         "Rewriting",
-        "SubmitUser",
+        SubmitUser,
         handlers.submit_user_when_busy,
         "nothing (queued for the next step)",
         ("Rewriting",),
@@ -88,7 +122,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "Rewriting",
-        "HookAnswers",
+        HookAnswers,
         handlers.hook_answers,
         "hook/invoked, hook/result; after the last hook: assistant/message, tool/call "
         "per call, then the batch's first moves",
@@ -97,16 +131,16 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "Rewriting",
-        "Abort",
+        Abort,
         handlers.abort_rewriting,
         "assistant/message{interrupted} (text only), step/end, turn/end{aborted}",
         ("Idle",),
         ("ABORT-2",),
     ),
-    Transition("Rewriting", "Crash", handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
+    Transition("Rewriting", Crash, handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
     Transition(
         "Dispatching",
-        "SubmitUser",
+        SubmitUser,
         handlers.submit_user_when_busy,
         "nothing (queued for the next step)",
         ("Dispatching",),
@@ -114,7 +148,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "Dispatching",
-        "ApprovalAnswers",
+        ApprovalAnswers,
         handlers.approval_answers,
         "approval/decided, then the batch's next moves",
         ("Dispatching", "AwaitingModel"),
@@ -122,7 +156,7 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "Dispatching",
-        "ToolFinishes",
+        ToolFinishes,
         handlers.tool_finishes,
         "for each newly ready call in model order: PostToolUse hook/*, tool/result; "
         "after the last: step/end, step/start, queued user/message",
@@ -131,17 +165,17 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
     Transition(
         "Dispatching",
-        "Abort",
+        Abort,
         handlers.abort_dispatching,
         "approval/decided{cancelled}, ABORTED_BEFORE_DISPATCH results, then, once "
         "drained, step/end, turn/end{aborted}",
         ("Dispatching", "Idle"),
         ("ABORT-1",),
     ),
-    Transition("Dispatching", "Crash", handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
+    Transition("Dispatching", Crash, handlers.crash, "nothing", ("Crashed",), ("LOG-8",)),
     Transition(
         "Crashed",
-        "Recover",
+        Recover,
         handlers.recover,
         "repair closers: synthetic tool/result per pending call, step/end, turn/end{interrupted}",
         ("Idle",),
@@ -149,10 +183,10 @@ TRANSITIONS: tuple[Transition, ...] = (
     ),
 )
 
-_BY_PAIR: dict[tuple[str, str], Transition] = {(t.phase, t.command): t for t in TRANSITIONS}
+_BY_PAIR: dict[tuple[str, str], Transition[Any]] = {(t.phase, t.command): t for t in TRANSITIONS}
 
 
-def transition_for(phase: str, command: str) -> Transition | None:
+def transition_for(phase: str, command: str) -> Transition[Any] | None:
     """The table row for a pair, or None when the pair is refused."""
     return _BY_PAIR.get((phase, command))
 
@@ -165,7 +199,13 @@ def step(state: LoopState, command: Command) -> LoopState:
         raise TransitionRefused(
             msg, rule_id="MODEL-1", phase=state.phase.NAME, command=command.NAME
         )
-    return row.handler(state, command)
+    problem = state_problem(state)
+    if problem is not None:
+        msg = f"the state is inconsistent: {problem}"
+        raise TransitionRefused(
+            msg, rule_id="MODEL-1", phase=state.phase.NAME, command=command.NAME
+        )
+    return row.apply(state, command)
 
 
 def render_table() -> str:

@@ -4,26 +4,49 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_helpers import run, with_hooks
 
 from loopspec.model.commands import (
     COMMAND_NAMES,
+    Abort,
+    ApprovalAnswers,
     Ask,
     Command,
     Crash,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     Pass,
+    Recover,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec
 from loopspec.model.errors import TransitionRefused
-from loopspec.model.messages import ToolCallBlock
-from loopspec.model.state import PHASE_NAMES, LoopState
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.state import (
+    ASKING,
+    PHASE_NAMES,
+    SLOT_DECISIONS,
+    SLOT_STATUSES,
+    AwaitingModel,
+    CallSlot,
+    Crashed,
+    Dispatching,
+    HookVote,
+    Idle,
+    LoopState,
+    PendingHook,
+    Phase,
+    PreparedResult,
+    QueuedMessage,
+    Rewriting,
+)
 from loopspec.model.transitions import TRANSITIONS, step, transition_for
-from loopspec.properties.stateful.strategies import any_commands
+from loopspec.properties.stateful.strategies import CONFIGS, any_commands, pre_verdicts
 
 CONFIG = with_hooks(HookSpec("h1", "PreToolUse", "bash"), HookSpec("h2", "PreToolUse", "bash"))
 BASH = ToolCallBlock("c1", "bash", '{"command":"ls"}')
@@ -76,11 +99,16 @@ def test_MODEL_1_pairs_outside_the_table_are_refused(phase: str, command: str) -
     samples: dict[str, Command] = {
         "SubmitUser": SubmitUser("x"),
         "ModelReplies": ModelReplies(()),
+        "ModelFails": ModelFails("overloaded"),
         "HookAnswers": HookAnswers(Pass()),
+        "ApprovalAnswers": ApprovalAnswers("allowed-once"),
+        "ToolFinishes": ToolFinishes("c1", ToolSucceeded("x")),
+        "Abort": Abort(),
+        "Crash": Crash(),
+        "Recover": Recover(),
     }
-    sample = samples.get(command)
-    if sample is None:
-        return
+    assert sorted(samples) == sorted(COMMAND_NAMES)
+    sample = samples[command]
     with pytest.raises(TransitionRefused) as refusal:
         step(STATES[phase], sample)
     assert refusal.value.rule_id == "MODEL-1"
@@ -115,3 +143,132 @@ def test_MODEL_3_a_refusal_leaves_the_state_exactly_as_it_was(phase: str, comman
     with pytest.raises(TransitionRefused) as again:
         step(state, command)
     assert (again.value.rule_id, again.value.message) == first
+
+
+# -- every constructible state, reachable or not -------------------------------------------------
+
+_REACHABLE_LOGS = tuple(
+    run(CONFIG, program).log
+    for program in (
+        [],
+        [SubmitUser("a")],
+        [SubmitUser("a"), ModelReplies((READ, BASH)), HookAnswers(Ask()), HookAnswers(Pass())],
+        [SubmitUser("a"), ModelReplies((BASH,)), Crash()],
+    )
+)
+_SMALL = st.integers(min_value=-1, max_value=4)
+_IDS = st.sampled_from(["c1", "c2", "c900", "", "nope"])
+_NAMES = st.sampled_from(["read", "bash", "missing_tool", ""])
+_HOOKS = st.sampled_from(CONFIGS[1].hooks + CONFIGS[2].hooks)
+
+
+def _calls() -> st.SearchStrategy[ToolCallBlock]:
+    return st.builds(
+        ToolCallBlock,
+        id=_IDS.filter(bool),
+        name=_NAMES.filter(bool),
+        arguments=st.sampled_from(['{"command":"ls"}', '{"file_path":"a"}', "", "[1]"]),
+    )
+
+
+_replies = st.builds(
+    ModelReplies,
+    blocks=st.lists(st.one_of(_calls(), st.builds(TextBlock, st.just("t"))), max_size=3).map(tuple),
+    finish=st.sampled_from(["completed", "max-tokens", "cancelled"]),
+)
+_results = st.one_of(
+    st.none(),
+    st.builds(
+        PreparedResult,
+        content=st.just((TextBlock("r"),)),
+        is_error=st.booleans(),
+        contexts=st.lists(st.just("ctx"), max_size=1).map(tuple),
+    ),
+)
+_slots = st.builds(
+    CallSlot,
+    call_id=_IDS,
+    name=_NAMES,
+    arguments=st.sampled_from(['{"command":"ls"}', "[1]"]),
+    call_seq=_SMALL,
+    decision=st.sampled_from([*SLOT_DECISIONS, "bogus"]),
+    reason=st.sampled_from([None, "why"]),
+    concurrency_safe=st.booleans(),
+    status=st.sampled_from([*SLOT_STATUSES, "bogus"]),
+    approval_id=st.sampled_from([None, "", "approval-c1"]),
+    result=_results,
+)
+_phases: st.SearchStrategy[Phase] = st.one_of(
+    st.just(Idle()),
+    st.just(Crashed()),
+    st.builds(AwaitingModel, turn=_SMALL, step=_SMALL),
+    st.builds(
+        Rewriting,
+        turn=_SMALL,
+        step=_SMALL,
+        reply=_replies,
+        queue=st.lists(st.builds(PendingHook, call_index=_SMALL, hook=_HOOKS), max_size=3).map(
+            tuple
+        ),
+        votes=st.lists(
+            st.builds(
+                HookVote, call_index=_SMALL, handler_id=st.just("guard"), verdict=pre_verdicts
+            ),
+            max_size=2,
+        ).map(tuple),
+    ),
+    st.builds(
+        Dispatching,
+        turn=_SMALL,
+        step=_SMALL,
+        slots=st.lists(_slots, max_size=3).map(tuple),
+        gate=_SMALL,
+        cursor=_SMALL,
+        aborting=st.sampled_from([None, "user", "parent", "bogus"]),
+    ),
+)
+any_states: st.SearchStrategy[LoopState] = st.builds(
+    LoopState,
+    config=st.sampled_from(CONFIGS),
+    log=st.sampled_from(_REACHABLE_LOGS),
+    phase=_phases,
+    next_turn=_SMALL,
+    inbox=st.lists(st.builds(QueuedMessage, st.sampled_from(["", "q"])), max_size=2).map(tuple),
+).map(lambda s: attrs.evolve(s, commit_ends=(len(s.log),) if s.log else ()))
+
+
+@settings(max_examples=600)
+@given(state=any_states, command=any_commands)
+def test_MODEL_1_step_is_total_on_every_constructible_state(
+    state: LoopState, command: Command
+) -> None:
+    """MODEL-1: on any well-typed state, reachable or not, step returns a state or raises
+    exactly TransitionRefused (never IndexError, AssertionError, InvalidEventError, ...)."""
+    try:
+        step(state, command)
+    except TransitionRefused as refusal:
+        outcome = refusal
+    else:
+        return
+    assert outcome.phase == state.phase.NAME
+    assert outcome.rule_id
+
+
+def test_MODEL_1_the_audits_two_crashes_are_refusals_now() -> None:
+    """MODEL-1: a rewrite phase with nothing left to ask, and an asking slot without an
+    approval id, are refused with MODEL-1 instead of raising inside a handler."""
+    rewriting = attrs.evolve(STATES["Rewriting"], phase=Rewriting(1, 1, ModelReplies((BASH,)), ()))
+    with pytest.raises(TransitionRefused) as empty_queue:
+        step(rewriting, HookAnswers(Pass()))
+    assert empty_queue.value.rule_id == "MODEL-1"
+    dispatching = run(
+        CONFIG, [SubmitUser("a"), ModelReplies((BASH,)), HookAnswers(Ask()), HookAnswers(Pass())]
+    )
+    phase = dispatching.phase
+    assert isinstance(phase, Dispatching)
+    assert phase.slots[0].status == ASKING
+    asking = (attrs.evolve(phase.slots[0], approval_id=None),)
+    broken = attrs.evolve(dispatching, phase=attrs.evolve(phase, slots=asking))
+    with pytest.raises(TransitionRefused) as no_id:
+        step(broken, ApprovalAnswers("allowed-once"))
+    assert no_id.value.rule_id == "MODEL-1"
