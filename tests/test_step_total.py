@@ -147,15 +147,13 @@ def test_MODEL_3_a_refusal_leaves_the_state_exactly_as_it_was(phase: str, comman
 
 # -- every constructible state, reachable or not -------------------------------------------------
 
-_REACHABLE_LOGS = tuple(
-    run(CONFIG, program).log
-    for program in (
-        [],
-        [SubmitUser("a")],
-        [SubmitUser("a"), ModelReplies((READ, BASH)), HookAnswers(Ask()), HookAnswers(Pass())],
-        [SubmitUser("a"), ModelReplies((BASH,)), Crash()],
-    )
+_PROGRAMS: tuple[list[Command], ...] = (
+    [],
+    [SubmitUser("a")],
+    [SubmitUser("a"), ModelReplies((READ, BASH)), HookAnswers(Ask()), HookAnswers(Pass())],
+    [SubmitUser("a"), ModelReplies((BASH,)), Crash()],
 )
+_REACHABLE_LOGS = tuple(run(CONFIG, program).log for program in _PROGRAMS)
 _SMALL = st.integers(min_value=-1, max_value=4)
 _IDS = st.sampled_from(["c1", "c2", "c900", "", "nope"])
 _NAMES = st.sampled_from(["read", "bash", "missing_tool", ""])
