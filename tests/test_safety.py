@@ -10,7 +10,9 @@ import json
 import os
 import shlex
 import stat
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,196 @@ def test_SAFE_2_open_log_never_truncates_a_file_that_is_not_a_log(tmp_path: Path
     opened = open_log(torn, SYNCED, SessionInfo("s", str(tmp_path)), SystemClock())
     opened.writer.close()
     assert torn.read_bytes().startswith(b'{"type":"session","version":1,"id":"s"')
+
+
+# --- SAFE-3: nothing loopspec starts outlives it -------------------------------------------------
+
+DENY = (
+    '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+    '"permissionDecision": "deny", "permissionDecisionReason": "held by the hook"}}'
+)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        stat_line = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return stat_line[stat_line.rfind(")") + 2] not in "ZXx"
+
+
+def _loopspec(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command line in its own process, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "loopspec.properties.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def _hooks_file(tmp_path: Path, command: str) -> Path:
+    hooks = tmp_path / "hooks.json"
+    handler = {"type": "command", "command": command, "timeout": 20}
+    hooks.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [handler]}]}}),
+        encoding="utf-8",
+    )
+    return hooks
+
+
+@pytest.mark.parametrize("holds_the_pipe", [True, False])
+def test_SAFE_3_a_hook_child_that_calls_setsid_is_killed_and_the_answer_kept(
+    tmp_path: Path, holds_the_pipe: bool
+) -> None:
+    """SAFE-3: `setsid sleep 300 &` then an answer: the answer counts, the child is gone."""
+    pidfile = tmp_path / "child.pid"
+    redirect = "" if holds_the_pipe else " >/dev/null 2>&1 </dev/null"
+    command = (
+        f"setsid sleep 300{redirect} & echo $! > {shlex.quote(str(pidfile))}; "
+        f"echo {shlex.quote(DENY)}"
+    )
+    hooks = _hooks_file(tmp_path, command)
+    started = time.monotonic()
+    done = _loopspec(
+        "run", str(_scenario(tmp_path)), "--hooks", str(hooks), "--log", "out.jsonl", cwd=tmp_path
+    )
+    assert time.monotonic() - started < 20  # not the hook's timeout
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Event loop is closed" not in done.stderr
+    assert "held by the hook" in done.stdout  # the hook's deny was read, not a timeout
+    child = int(pidfile.read_text(encoding="utf-8"))
+    assert not _alive(child)
+
+
+MISBEHAVING = ROOT / "tests" / "misbehaving_target.py"
+
+
+def _misbehaving(mode: str, at: int) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(MISBEHAVING))} {mode} {at}"
+
+
+def test_SAFE_3_a_target_that_leaves_a_detached_child_neither_hangs_nor_leaks(
+    tmp_path: Path,
+) -> None:
+    """SAFE-3: `setsid sleep & exec loop`: conform finishes, and the sleeper is gone by pid."""
+    pidfile = tmp_path / "sleeper.pid"
+    js_loop = ROOT / "examples" / "js-loop" / "main.mjs"
+    script = (
+        f"setsid sleep 600 & echo $! > {shlex.quote(str(pidfile))}; "
+        f"exec node {shlex.quote(str(js_loop))}"
+    )
+    done = _loopspec(
+        "conform", "--cmd", f"sh -c {shlex.quote(script)}", "--examples", "3", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not _alive(int(pidfile.read_text(encoding="utf-8")))
+
+
+def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
+    tmp_path: Path,
+) -> None:
+    """SAFE-3: a target exits while a setsid child holds its stdout: no wait for the timeout."""
+    pidfile = tmp_path / "child.pid"
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec.properties.cli.main", "conform"]
+        + ["--cmd", _misbehaving("detach", 5), "--examples", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+        env={**os.environ, "MISBEHAVING_PIDFILE": str(pidfile)},
+    )
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2
+    assert "ended its output instead of answering" in done.stderr
+    assert not _alive(int(pidfile.read_text(encoding="utf-8")))
+
+
+# --- SAFE-5: a broken target is a protocol failure, not a counterexample -------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("die", "ended its output instead of answering"),
+        ("garbage", "not a JSON line"),
+        ("deep", "nests deeper than 200 levels"),
+        ("flood", "longer than"),
+    ],
+)
+def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
+    capsys: pytest.CaptureFixture[str], mode: str, says: str
+) -> None:
+    """SAFE-5: dies, garbage, deep JSON, an endless line after 30 good commands: exit 2."""
+    code = main(["conform", "--cmd", _misbehaving(mode, 30), "--examples", "20"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "[PROTO-1]" in err
+    assert says in err
+    assert "Traceback" not in err
+    assert "Flaky" not in err
+
+
+@pytest.mark.parametrize(
+    ("factory", "says"),
+    [
+        ("raising_factory", "RuntimeError: the factory is broken"),
+        ("apply_raises", "ZeroDivisionError: boom inside apply"),
+        ("not_a_target", "the target failed in"),
+    ],
+)
+def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    factory: str,
+    says: str,
+) -> None:
+    """SAFE-5: a factory that raises, `apply` that raises, a factory returning junk: exit 2."""
+    (tmp_path / "broken_targets.py").write_text(
+        "from loopspec.properties.conformance.impl_target import bundled_target\n"
+        "def raising_factory():\n"
+        "    raise RuntimeError('the factory is broken')\n"
+        "def not_a_target():\n"
+        "    return 'abc'\n"
+        "class ApplyRaises:\n"
+        "    name = 'apply-raises'\n"
+        "    def __init__(self):\n"
+        "        self.inner, self.count = bundled_target(), 0\n"
+        "    def reset(self, config):\n"
+        "        return self.inner.reset(config)\n"
+        "    def apply(self, command):\n"
+        "        self.count += 1\n"
+        "        if self.count > 3:\n"
+        "            raise ZeroDivisionError('boom inside apply')\n"
+        "        return self.inner.apply(command)\n"
+        "    def close(self):\n"
+        "        self.inner.close()\n"
+        "def apply_raises():\n"
+        "    return ApplyRaises()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["conform", "--impl", f"broken_targets:{factory}", "--examples", "20"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert says in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_SAFE_5_replay_against_a_broken_target_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: replay's target dying mid-case is PROTO-1, exit 2."""
+    case = _case_recording(tmp_path, {})
+    assert main(["replay", str(case), "--cmd", _misbehaving("die", 1)]) == 2
+    assert "[PROTO-1]" in capsys.readouterr().err

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
+
 SHELL = "/bin/sh"
 READ_CHUNK = 64 * 1024
 PIPE_RELEASE_S = 2.0
@@ -35,6 +37,19 @@ class ProcessOutcome:
     overflowed: str | None = None
     """`stdout` or `stderr` when that stream went over the cap."""
     spawn_error: str | None = None
+
+
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The stream protocol of `create_subprocess_exec`, telling when the process itself exits."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=READ_CHUNK, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 class _Capture:
@@ -77,29 +92,6 @@ async def _read_capped(
         capture.data.extend(chunk)
 
 
-async def _communicate(
-    process: asyncio.subprocess.Process,
-    stdin: bytes,
-    captures: tuple[_Capture, _Capture],
-    cap: int,
-    overflowed: list[str],
-) -> None:
-    stdout, stderr = captures
-
-    async def read(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
-        await _read_capped(stream, capture, cap, overflowed)
-        if overflowed:
-            # Stop the writer now rather than at the timeout; the other stream then ends too.
-            _kill_group(process)
-
-    await asyncio.gather(
-        _feed(process.stdin, stdin),
-        read(process.stdout, stdout),
-        read(process.stderr, stderr),
-    )
-    await process.wait()
-
-
 async def run_shell(
     command: str,
     *,
@@ -109,10 +101,18 @@ async def run_shell(
     timeout_s: float,
     output_cap: int,
 ) -> ProcessOutcome:
-    """Run `command` under `/bin/sh -c`; never raises for anything the command does."""
+    """Run `command` under `/bin/sh -c`; never raises for anything the command does.
+
+    When it returns, the hook and everything it started are gone (rule SAFE-3): its process
+    group is killed, and so is every process carrying its token (`reaping`), which catches
+    children that left the group with `setsid`.
+    """
     started = time.monotonic()
+    token = new_token()
+    loop = asyncio.get_running_loop()
     try:
-        process = await asyncio.create_subprocess_exec(
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _ExitAwareProtocol(loop),
             SHELL,
             "-c",
             command,
@@ -120,28 +120,42 @@ async def run_shell(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=cwd,
-            env=dict(env),
+            env=marked_environment(env, token),
             start_new_session=True,
         )
     except OSError as error:
         return ProcessOutcome(None, None, b"", b"", _elapsed_ms(started), spawn_error=str(error))
+    process = asyncio.subprocess.Process(transport, protocol, loop)
     captures = (_Capture("stdout"), _Capture("stderr"))
     overflowed: list[str] = []
+
+    async def read(stream: asyncio.StreamReader | None, capture: _Capture) -> None:
+        await _read_capped(stream, capture, output_cap, overflowed)
+        if overflowed:
+            # Stop the writer now rather than at the timeout; the other stream then ends too.
+            _kill_group(process)
+
+    # The answer is complete when the hook exits: a child it left behind may hold the pipes
+    # open as long as it likes, so the readers are collected after the leftovers are killed.
+    readers = asyncio.gather(read(process.stdout, captures[0]), read(process.stderr, captures[1]))
+    feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
     timed_out = finished = False
     try:
-        await asyncio.wait_for(
-            _communicate(process, stdin, captures, output_cap, overflowed), timeout_s
-        )
-        finished = not overflowed
+        # `process.wait()` would also wait for the pipes, which a leftover child may hold.
+        await asyncio.wait_for(asyncio.shield(protocol.exited), timeout_s)
+        finished = True
     except TimeoutError:
         timed_out = True
     finally:
         # Also reached on cancellation (the loop aborted): nothing the hook started survives.
-        if not finished:
-            _kill_group(process)
-        await process.wait()
+        _kill_group(process)
+        await protocol.exited
         duration_ms = _elapsed_ms(started)
+        await loop.run_in_executor(None, kill_marked, token)
+        # The pipes' last holders are gone: what the hook wrote before exiting is read now.
+        await _finish(readers, feeder)
         await _release_pipes(process)
+    finished = finished and not overflowed
     code = process.returncode
     return ProcessOutcome(
         exit_code=code if finished and code is not None and code >= 0 else None,
@@ -152,6 +166,16 @@ async def run_shell(
         timed_out=timed_out,
         overflowed=overflowed[0] if overflowed else None,
     )
+
+
+async def _finish(readers: asyncio.Future[tuple[None, None]], feeder: asyncio.Future[None]) -> None:
+    """Let the readers and the stdin feeder end, within a bound; cancel what does not."""
+    done, not_done = await asyncio.wait((readers, feeder), timeout=PIPE_RELEASE_S)
+    for future in not_done:
+        future.cancel()
+    for future in (*done, *not_done):
+        with contextlib.suppress(asyncio.CancelledError, OSError):
+            await future
 
 
 async def _discard(stream: asyncio.StreamReader | None) -> None:

@@ -24,6 +24,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from types import TracebackType
@@ -31,6 +32,8 @@ from typing import IO, Any, Final, NoReturn
 
 from jsonschema import Draft202012Validator
 
+from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
+from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
@@ -42,6 +45,12 @@ DEFAULT_TIMEOUT: Final = 10.0
 SHUTDOWN_GRACE: Final = 2.0
 LINE_EXCERPT: Final = 300
 STDERR_TAIL: Final = 2000
+MAX_LINE_BYTES: Final = 16 * 1024 * 1024
+"""The longest answer line read from a target (rule SAFE-4); a longer one is a protocol error."""
+POLL_INTERVAL: Final = 0.1
+EXITED_GRACE: Final = 0.3
+LINES_BUFFERED: Final = 64
+"""Lines read ahead of the conversation; a target that floods output then waits to write."""
 
 _VALIDATOR = Draft202012Validator(FROM_IMPLEMENTATION)
 _POSIX: Final = os.name == "posix"
@@ -106,15 +115,18 @@ class _Process:
     def __init__(self, argv: list[str], timeout: float) -> None:
         self.argv = argv
         self.timeout = timeout
-        # Its own process group, so that ending it also ends whatever a wrapper script started.
+        # Its own process group, so that ending it also ends whatever a wrapper script started,
+        # and a token in its environment, so that ending it also ends what left the group.
+        self._token = new_token()
         self.popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=_POSIX,
+            env=marked_environment(os.environ, self._token),
         )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.lines: queue.Queue[bytes | None] = queue.Queue(maxsize=LINES_BUFFERED)
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._lock = threading.Lock()
@@ -128,8 +140,11 @@ class _Process:
             thread.start()
 
     def _read_lines(self, stream: IO[bytes]) -> None:
-        for line in iter(stream.readline, b""):
-            self.lines.put(line)
+        with contextlib.suppress(ValueError, OSError):  # the stream was closed under us
+            while line := stream.readline(MAX_LINE_BYTES + 1):
+                self.lines.put(line)
+                if len(line) > MAX_LINE_BYTES:
+                    break  # the conversation fails on this line; reading on is pointless
         self.lines.put(None)  # end of output: the process closed stdout or died
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
@@ -155,8 +170,23 @@ class _Process:
         stdin.flush()
 
     def receive(self) -> bytes | None:
-        """The next line (None at end of output); `queue.Empty` after the timeout."""
-        return self.lines.get(timeout=self.timeout)
+        """The next line (None at end of output); `queue.Empty` after the timeout.
+
+        A process that has exited has no more to say, even while a child it left behind holds
+        its stdout open: once what it wrote has had `EXITED_GRACE` to arrive, that is the end.
+        """
+        deadline = time.monotonic() + self.timeout
+        exited_at: float | None = None
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                return self.lines.get(timeout=min(remaining, POLL_INTERVAL))
+            except queue.Empty:
+                if self.popen.poll() is None:
+                    continue
+                exited_at = exited_at or time.monotonic()
+                if time.monotonic() - exited_at > EXITED_GRACE:
+                    return None
+        raise queue.Empty
 
     def settle(self, grace: float) -> int | None:
         """Wait up to `grace` seconds for the exit (and the last stderr); the exit code."""
@@ -168,7 +198,7 @@ class _Process:
         return code
 
     def kill(self) -> None:
-        """End the process (and its group) now and release its pipes."""
+        """End the process, its group and every process it started (SAFE-3); release the pipes."""
         if _POSIX:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGKILL)
@@ -176,13 +206,31 @@ class _Process:
             self.popen.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=SHUTDOWN_GRACE)
-        # The readers see end of output once nothing holds the pipes; close them only then.
+        if _POSIX:
+            # Children that called setsid left the group but may still hold the pipes.
+            kill_marked(self._token)
+        # The readers see end of output once nothing holds the pipes; close them only then
+        # (closing a buffered stream a reader is blocked in would block here too).
+        deadline = time.monotonic() + SHUTDOWN_GRACE
         for thread in self._threads:
-            thread.join(timeout=SHUTDOWN_GRACE)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            if stream is not None:
+            while thread.is_alive() and time.monotonic() < deadline:
+                self._drain_lines()
+                thread.join(timeout=0.05)
+        if self.popen.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
+        for thread, stream in zip(
+            self._threads, (self.popen.stdout, self.popen.stderr), strict=True
+        ):
+            if stream is not None and not thread.is_alive():
                 with contextlib.suppress(OSError):
                     stream.close()
+
+    def _drain_lines(self) -> None:
+        """Drop unread lines, so a reader blocked on the full queue can reach end of output."""
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.lines.get_nowait()
 
 
 class ProcessTarget:
@@ -191,7 +239,11 @@ class ProcessTarget:
     def __init__(
         self, command: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, name: str = ""
     ) -> None:
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        try:
+            self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        except ValueError as error:  # unbalanced quotes
+            msg = f"cannot split the command {command!r}: {error}"
+            raise ProcessTargetError(msg) from error
         if not self.argv:
             msg = "a ProcessTarget needs a command"
             raise ProcessTargetError(msg)
@@ -310,10 +362,16 @@ class ProcessTarget:
             self._fail(f"no answer to {what} within {self.timeout:g} s")
         if raw is None:
             self._fail(f"the process ended its output instead of answering {what}", grace=1.0)
+        if len(raw) > MAX_LINE_BYTES:
+            self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
             answer = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
         except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             self._fail(f"the answer to {what} is not a JSON line ({error})", line=raw)
+        except RecursionError:
+            self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
+        if json_depth(answer) > MAX_JSON_DEPTH:
+            self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
         errors = sorted(_VALIDATOR.iter_errors(answer), key=lambda e: list(e.absolute_path))
         if errors:
             where = "/".join(str(p) for p in errors[0].absolute_path) or "(top level)"

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from hypothesis import HealthCheck, Phase, seed, settings
@@ -48,6 +48,7 @@ from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.stateful.strategies import CONFIGS
 
 TargetFactory = Callable[[], ConformanceTarget]
+_Result = TypeVar("_Result")
 
 # Which capability each rule needs; without it, the rule is "not applicable" to the target.
 RULE_NEEDS = {
@@ -115,6 +116,61 @@ class _Lease:
         """Nothing: the process outlives the program."""
 
 
+class TargetBreakage:
+    """The first failure of a target during one run; once there is one, every later use fails.
+
+    A target that dies, hangs, writes garbage or raises says nothing about the rules (SAFE-5).
+    Hypothesis would retry such a failure, see it vanish (a shared process is restarted at the
+    next reset) and report a flaky counterexample; failing every later use instead ends the run
+    at once, and the runner reports the first failure as PROTO-1, exit 2.
+    """
+
+    def __init__(self) -> None:
+        self.first: TargetError | None = None
+
+    def call(self, what: str, action: Callable[[], _Result]) -> _Result:
+        """`action()`; any exception it raises is recorded and raised as `TargetError`."""
+        if self.first is not None:
+            raise TargetError(self.first.message)
+        try:
+            return action()
+        except Exception as error:  # anything a target does wrong, whatever its language
+            self.first = TargetError(f"the target failed in {what}: {_one_line(error)}")
+            raise TargetError(self.first.message) from error
+
+
+def _one_line(error: Exception) -> str:
+    if isinstance(error, LoopSpecError):
+        return error.message  # ours: already says what and where (a process's stderr tail)
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+def _capabilities(declared: object) -> frozenset[str]:
+    if not isinstance(declared, frozenset | set) or not all(isinstance(c, str) for c in declared):
+        msg = f"reset must return a set of capability names, not {type(declared).__name__}"
+        raise TypeError(msg)
+    return frozenset(declared)
+
+
+class GuardedTarget:
+    """A target whose every failure goes through a `TargetBreakage`."""
+
+    def __init__(self, factory: TargetFactory, breakage: TargetBreakage) -> None:
+        self._breakage = breakage
+        self._target = breakage.call("its factory", factory)
+        self.name = breakage.call("its name", lambda: str(self._target.name))
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return self._breakage.call("reset", lambda: _capabilities(self._target.reset(config)))
+
+    def apply(self, command: Command) -> Observation:
+        return self._breakage.call("apply", lambda: self._target.apply(command))
+
+    def close(self) -> None:
+        self._breakage.call("close", self._target.close)
+
+
 def close_factory(factory: TargetFactory) -> None:
     """End what a factory keeps between programs (a shared process), if anything."""
     if isinstance(factory, SharedProcess):
@@ -127,7 +183,10 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
     Pass the factory to `close_factory` when done.
     """
     if cmd is not None:
-        argv = shlex.split(cmd)
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as error:  # unbalanced quotes, a lone escape
+            raise TargetError(f"--cmd {cmd!r} cannot be split into words: {error}") from None
         if not argv:
             raise TargetError("--cmd is empty")
         return SharedProcess(argv), {"cmd": cmd}
@@ -191,12 +250,14 @@ def run_conformance(
     With `profile`, the target's known divergences are erased
     (`loopspec.properties.conformance.profile_check`).
     """
-    probe = factory()
+    breakage = TargetBreakage()
+    probe = GuardedTarget(factory, breakage)
     try:
         capabilities = probe.reset(CONFIGS[0])
         name = probe.name
     finally:
-        probe.close()
+        if breakage.first is None:
+            probe.close()
     counted = Counter[str]()
     started = time.monotonic()
 
@@ -204,7 +265,7 @@ def run_conformance(
         counted["examples"] += 1
         if show_progress:
             _progress(counted["examples"], examples, started)
-        return factory()
+        return GuardedTarget(factory, breakage)
 
     conformance.TRANSITION_HITS.clear()
     conformance.RULE_HITS.clear()
@@ -230,7 +291,14 @@ def run_conformance(
     try:
         test()
     except DivergenceFound as found:
+        if breakage.first is not None:
+            raise TargetError(breakage.first.message) from None
         divergence, program, config = found.divergence, found.program, found.config
+    except Exception:
+        # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
+        if breakage.first is not None:
+            raise TargetError(breakage.first.message) from None
+        raise
     finally:
         if show_progress and sys.stderr.isatty():
             print(file=sys.stderr)
@@ -448,7 +516,7 @@ def replay_case(
     profile: Profile | None = None,
 ) -> Replay:
     """Run a fixed program against target and model; the first divergence, if any."""
-    oracle, target = ModelTarget(), factory()
+    oracle, target = ModelTarget(), GuardedTarget(factory, TargetBreakage())
     checker = ProfileChecker(profile) if profile is not None else None
     try:
         oracle.reset(config)

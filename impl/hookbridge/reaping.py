@@ -1,0 +1,95 @@
+"""Ending everything a started process started, including what left its session (rule SAFE-3).
+
+Killing a child's process group ends what it started in that group, but a grandchild that
+called `setsid` (or `setpgid`) has left the group, and after its parent exits it is reparented
+to init, out of reach of any group or parent-child bookkeeping. What it cannot leave behind is
+its environment: every process loopspec starts gets a fresh `LOOPSPEC_PROCESS_TOKEN`, inherited
+by everything it starts, and `kill_marked(token)` finds them all by scanning `/proc/*/environ`
+(readable for one's own processes, without any privilege or cgroup). A process that both leaves
+the session and clears its environment can still escape; a hook runs arbitrary code as the user,
+so only accidents can be caught, not a process that means to hide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Final
+
+TOKEN_VARIABLE: Final = "LOOPSPEC_PROCESS_TOKEN"
+PROC: Final = Path("/proc")
+KILL_SETTLE_S: Final = 1.0
+"""How long `kill_marked` waits for killed processes to disappear from /proc."""
+
+
+def new_token() -> str:
+    """A token no other process tree carries."""
+    return uuid.uuid4().hex
+
+
+def marked_environment(env: Mapping[str, str], token: str) -> dict[str, str]:
+    """`env` plus the token, for a process whose descendants must be findable later."""
+    return {**env, TOKEN_VARIABLE: token}
+
+
+def _pids() -> Iterator[int]:
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(PROC):
+            if entry.name.isdigit():
+                yield int(entry.name)
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, and not a zombie waiting to be reaped)."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return False
+    # The state follows the command name, which is in parentheses and may contain anything.
+    state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
+    return state not in (b"Z", b"X", b"x")
+
+
+def marked_processes(token: str) -> set[int]:
+    """Every live process whose environment carries `token`."""
+    needle = f"{TOKEN_VARIABLE}={token}".encode()
+    found = set()
+    own = os.getpid()
+    for pid in _pids():
+        if pid == own:
+            continue
+        try:
+            environ = (PROC / str(pid) / "environ").read_bytes()
+        except OSError:
+            continue  # gone, or not ours to read
+        if needle in environ.split(b"\0") and _alive(pid):
+            found.add(pid)
+    return found
+
+
+def kill_marked(token: str) -> set[int]:
+    """SIGKILL every process carrying `token`, wait (bounded) until they are gone; their pids.
+
+    Call it after the process started with the token has been waited for: the ones found are
+    then orphans, which init reaps, so nothing here waits on another owner's child.
+    """
+    if not PROC.is_dir():
+        return set()
+    killed: set[int] = set()
+    deadline = time.monotonic() + KILL_SETTLE_S
+    while True:
+        found = marked_processes(token)
+        if not found:
+            return killed
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed |= found
+        if time.monotonic() > deadline:
+            return killed
+        time.sleep(0.01)

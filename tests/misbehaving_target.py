@@ -1,0 +1,65 @@
+"""A driver-protocol target that works, then breaks: `python misbehaving_target.py MODE N`.
+
+It relays every message to the JavaScript loop (`examples/js-loop/main.mjs`) and its answers
+back, until the Nth command; then, by MODE: `die` exits, `garbage` answers with a line that is
+not JSON, `deep` answers with JSON nested 100,000 deep, `hang` stops answering, `flood` writes
+an endless line, `detach` leaves a `setsid` child holding stdout and exits (its pid in
+$MISBEHAVING_PIDFILE when set). Used by tests/test_safety.py (SAFE-3, SAFE-5).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+JS_LOOP = Path(__file__).resolve().parent.parent / "examples" / "js-loop" / "main.mjs"
+
+
+def misbehave(mode: str) -> None:
+    """Break the conversation the way `mode` says."""
+    if mode == "die":
+        sys.exit(3)
+    if mode == "garbage":
+        sys.stdout.write("this is not json\n")
+    elif mode == "deep":
+        sys.stdout.write("[" * 100_000 + "]" * 100_000 + "\n")
+    elif mode == "flood":
+        chunk = "x" * 65536
+        while True:
+            sys.stdout.write(chunk)
+    elif mode == "detach":
+        child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        pidfile = os.environ.get("MISBEHAVING_PIDFILE")
+        if pidfile:
+            Path(pidfile).write_text(str(child.pid), encoding="utf-8")
+        sys.exit(0)
+    sys.stdout.flush()
+    time.sleep(600)  # `hang`, and after garbage: stay silent until killed
+
+
+def main() -> None:
+    """Relay to the JavaScript loop until the Nth command, then misbehave."""
+    mode, breaking_at = sys.argv[1], int(sys.argv[2])
+    loop = subprocess.Popen(
+        ["node", str(JS_LOOP)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert loop.stdin is not None
+    assert loop.stdout is not None
+    commands = 0
+    for line in sys.stdin:
+        if json.loads(line).get("type") == "command":
+            commands += 1
+            if commands >= breaking_at:
+                misbehave(mode)
+        loop.stdin.write(line)
+        loop.stdin.flush()
+        sys.stdout.write(loop.stdout.readline())
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
