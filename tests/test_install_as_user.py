@@ -208,3 +208,27 @@ def test_a_counterexample_quotes_the_shipped_spec(user_env: Path, project: Path)
     assert found.returncode == 1, found.stdout + found.stderr
     assert re.search(r"^\s*### [A-Z]+-\d+ \w", found.stdout, re.M), found.stdout
     assert "Traceback" not in found.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("check", "missing.jsonl"),
+        ("check", "my_adapter.py"),
+        ("conform", "--examples", "many"),
+        ("conform", "--impl", "no_such_module:make"),
+        ("replay", "my_adapter.py"),
+        ("run", "missing-scenario.json", "--hooks", "missing-settings.json"),
+    ],
+    ids=" ".join,
+)
+def test_bad_input_is_one_sentence_and_exit_2(
+    user_env: Path, project: Path, argv: tuple[str, ...]
+) -> None:
+    """Installed, from the user's project: a missing file, a wrong type, a bad target."""
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    done = _loopspec(user_env, project, *argv)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert (done.stdout + done.stderr).strip(), "an error says what went wrong"
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
