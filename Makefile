@@ -36,3 +36,13 @@ spec: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis .coverage
+
+# The real Claude Code and Codex CLIs (pinned in examples/*-adapter/package-lock.json, about
+# 400 MB each) for `loopspec run --harness` and tests/test_real_harnesses.py.
+.PHONY: harnesses test-harnesses
+harnesses:
+	cd examples/claude-code-adapter && npm ci --no-audit --no-fund
+	cd examples/codex-adapter && npm ci --no-audit --no-fund
+
+test-harnesses: $(STAMP) harnesses
+	$(PY) -m pytest tests/test_real_harnesses.py

@@ -51,6 +51,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="a hook that fails (hangs, crashes, bad output) denies the call",
     )
+    parser.add_argument(
+        "--harness",
+        choices=("claude-code", "codex"),
+        help="run the real Claude Code or Codex CLI (installed by `npm ci` in "
+        "examples/<harness>-adapter) offline against a mock model instead of the bundled loop; "
+        "--log then gets a copy of its transcript or rollout (see loopspec.properties.harnesses)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -98,6 +105,10 @@ def checked_log_path(path: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Run the scenario and print what every reader holds."""
+    if args.harness:
+        from loopspec.properties.harnesses.cli import run_harness  # noqa: PLC0415 (lazy)
+
+        return run_harness(args)
     scenario = load_scenario(Path(args.scenario))
     log_path = checked_log_path(Path(args.log))
     try:

@@ -1,0 +1,100 @@
+"""`loopspec run SCENARIO --harness claude-code|codex [--hooks SETTINGS] [--log OUT]`.
+
+Plays the scenario's one turn on the real CLI installed under `examples/<harness>-adapter/`
+(`npm ci` there; nothing is installed here), offline, and prints what every reader held and the
+divergences from the model (see `report`). The transcript or rollout the harness wrote is copied
+to `--log` — only to a path that does not exist yet: an existing file is refused, never
+replaced — so `loopspec check OUT` can judge it. Exit status: 0 no divergence, 1 the real loop
+diverged from the model, 2 the scenario, hooks file, log path or installation cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from loopspec.properties.cli.scenario import load_scenario
+from loopspec.properties.harnesses.report import report_lines, session_view
+from loopspec.properties.harnesses.script import Harness, script_from_scenario
+from loopspec.properties.harnesses.session import (
+    HarnessError,
+    SessionRequest,
+    default_adapter_dir,
+    drive,
+)
+
+HARNESS_NAMES = tuple(harness.value for harness in Harness)
+
+
+def load_hooks(path: Path) -> dict[str, Any]:
+    """A Claude Code settings.json / Codex hooks.json: `{"hooks": {EVENT: [{matcher, hooks:
+    [{type: command, command}]}]}}`; `HarnessError` naming the file and the bad part."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise HarnessError(f"{path}: cannot read the hooks file: {error}") from error
+    if not isinstance(document, dict):
+        raise HarnessError(f'{path}: $ must be an object with "hooks"')
+    events = document.get("hooks")
+    if not isinstance(events, dict):
+        raise HarnessError(f'{path}: $.hooks must be an object of events ({{"PreToolUse": ...}})')
+    for event, groups in events.items():
+        if not isinstance(groups, list):
+            raise HarnessError(f"{path}: $.hooks.{event} must be a list of matcher groups")
+        for g, group in enumerate(groups):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list) or not all(
+                isinstance(h, dict) and isinstance(h.get("command"), str) for h in handlers
+            ):
+                raise HarnessError(
+                    f"{path}: $.hooks.{event}[{g}].hooks must be a list of "
+                    '{"type": "command", "command": "..."}'
+                )
+    return document
+
+
+def _claim_log_path(path: Path) -> int:
+    """Create `path` (it must not exist); the open descriptor."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise HarnessError(
+            f"{path}: exists; a harness run copies the transcript only to a new file "
+            "(nothing is replaced): give --log a new path"
+        ) from None
+
+
+def run_harness(args: argparse.Namespace) -> int:
+    """Run the scenario on the real harness; print the report."""
+    harness = Harness(args.harness)
+    script = script_from_scenario(load_scenario(Path(args.scenario)), args.scenario)
+    hooks_path = Path(args.hooks).resolve() if args.hooks else None
+    hooks = load_hooks(hooks_path) if hooks_path else None
+    adapter = Path(args.adapter).resolve() if getattr(args, "adapter", None) else None
+    request = SessionRequest(
+        harness,
+        script,
+        hooks,
+        adapter or default_adapter_dir(harness),
+        hooks_dir=hooks_path.parent if hooks_path else None,
+    )
+    log_path = Path(args.log)
+    descriptor = _claim_log_path(log_path)
+    try:
+        result = drive(request)
+        logs = result["logs"]
+        os.write(descriptor, logs[0]["text"].encode() if logs else b"")
+    except BaseException:
+        os.close(descriptor)
+        log_path.unlink()  # the file this run created and could not fill
+        raise
+    os.close(descriptor)
+    view = session_view(harness, script, hooks, result)
+    for line in report_lines(view, result):
+        print(line)
+    where = logs[0]["path"] if logs else "no log"
+    print(f"\n{harness.value} log (~/{where} in the run's HOME) copied to {log_path}")
+    return 1 if view.divergences else 0

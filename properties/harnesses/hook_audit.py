@@ -1,0 +1,48 @@
+"""Runs one configured hook command and records what it saw and answered, for the hook audit.
+
+Every hook command of a harness run is wrapped as `python hook_audit.py AUDIT_DIR HOOK_ID --
+COMMAND`: the wrapper gives the real command the harness's stdin, passes its stdout, stderr and
+exit code through unchanged, and writes one JSON record per invocation into AUDIT_DIR (stdin,
+stdout, exit code, start and finish times). It imports nothing from loopspec, so it starts as
+fast as Python can; the harness waits for it as for the hook itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def main(argv: list[str]) -> int:
+    """Run the wrapped command; exit with its exit code."""
+    audit_dir, hook_id, separator, command = argv[0], argv[1], argv[2], argv[3]
+    if separator != "--":
+        sys.stderr.write("usage: hook_audit.py AUDIT_DIR HOOK_ID -- COMMAND\n")
+        return 2
+    stdin = sys.stdin.buffer.read()
+    started = time.time()
+    done = subprocess.run(command, shell=True, input=stdin, capture_output=True, check=False)
+    finished = time.time()
+    record = {
+        "hook": hook_id,
+        "command": command,
+        "stdin": stdin.decode("utf-8", "replace"),
+        "stdout": done.stdout.decode("utf-8", "replace"),
+        "stderr": done.stderr.decode("utf-8", "replace"),
+        "exitCode": done.returncode,
+        "started": started,
+        "finished": finished,
+    }
+    name = f"{finished:.6f}-{os.getpid()}.json"
+    with open(os.path.join(audit_dir, name), "w", encoding="utf-8") as out:
+        json.dump(record, out)
+    sys.stdout.buffer.write(done.stdout)
+    sys.stderr.buffer.write(done.stderr)
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

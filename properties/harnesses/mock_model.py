@@ -1,0 +1,272 @@
+"""A scripted model server on 127.0.0.1: streamed Anthropic Messages or OpenAI Responses.
+
+Claude Code posts to `/v1/messages` and reads Anthropic server-sent events; Codex posts to
+`/v1/responses` and reads OpenAI Responses events. Each request gets the scripted reply whose
+index is the number of model replies its history already holds, so a retried request gets the
+same answer as the first try. Every request body is kept: it is the history the model saw.
+Anything else (another path, another method) is answered 404 and recorded, so the report can
+show that the binary asked for nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+
+from loopspec.properties.harnesses.script import Harness, ScriptedCall, ScriptedReply, ScriptedText
+
+EXHAUSTED_TEXT = "(the scenario has no more replies)"
+
+
+@attrs.frozen
+class SeenRequest:
+    """One request the mock received: method, path and the parsed JSON body (None if not)."""
+
+    method: str
+    path: str
+    body: Any
+
+
+def replies_in_anthropic_history(body: Any) -> int:
+    """How many assistant messages an Anthropic Messages request already carries."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return 0
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def _is_model_item(item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind in ("function_call", "reasoning", "custom_tool_call", "local_shell_call"):
+        return True
+    return kind == "message" and item.get("role") == "assistant"
+
+
+def replies_in_responses_history(body: Any) -> int:
+    """How many model replies an OpenAI Responses request's `input` already carries: runs of
+    consecutive model items (assistant messages, calls, reasoning), each run one reply."""
+    items = body.get("input") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return 0
+    runs, inside = 0, False
+    for item in items:
+        model = _is_model_item(item)
+        if model and not inside:
+            runs += 1
+        inside = model
+    return runs
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def anthropic_events(reply: ScriptedReply, index: int, model: str) -> Iterator[bytes]:
+    """The Anthropic Messages stream of one scripted reply."""
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    message: dict[str, Any] = {
+        "id": f"msg_mock_{index}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    yield _sse("message_start", {"type": "message_start", "message": message})
+    calls = False
+    for position, block in enumerate(reply.blocks):
+        match block:
+            case ScriptedText(text):
+                start: dict[str, Any] = {"type": "text", "text": ""}
+                delta: dict[str, Any] = {"type": "text_delta", "text": text}
+            case ScriptedCall(call_id, arguments):
+                calls = True
+                start = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+        yield _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": position, "content_block": start},
+        )
+        yield _sse(
+            "content_block_delta",
+            {"type": "content_block_delta", "index": position, "delta": delta},
+        )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": position})
+    stop = "tool_use" if calls else "end_turn"
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 1},
+        },
+    )
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+def responses_events(reply: ScriptedReply, index: int) -> Iterator[bytes]:
+    """The OpenAI Responses stream of one scripted reply (shell calls go to `exec_command`)."""
+    response: dict[str, Any] = {"id": f"resp_mock_{index}", "object": "response", "output": []}
+    yield _sse("response.created", {"type": "response.created", "response": response})
+    output = []
+    for position, block in enumerate(reply.blocks):
+        match block:
+            case ScriptedText(text):
+                item: dict[str, Any] = {
+                    "type": "message",
+                    "id": f"msg_mock_{index}_{position}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            case ScriptedCall(call_id, arguments):
+                item = {
+                    "type": "function_call",
+                    "id": f"fc_mock_{index}_{position}",
+                    "call_id": call_id,
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": arguments["command"]}),
+                    "status": "completed",
+                }
+        output.append(item)
+        yield _sse(
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": position, "item": item},
+        )
+        if isinstance(block, ScriptedText):
+            yield _sse(
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": position,
+                    "content_index": 0,
+                    "delta": block.text,
+                },
+            )
+        yield _sse(
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": position, "item": item},
+        )
+    usage = {
+        "input_tokens": 1,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 1,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 2,
+    }
+    done = {**response, "status": "completed", "output": output, "usage": usage}
+    yield _sse("response.completed", {"type": "response.completed", "response": done})
+
+
+class MockModel:
+    """The server; `start()` binds 127.0.0.1 on a free port, `close()` stops it."""
+
+    def __init__(self, harness: Harness, replies: Sequence[ScriptedReply]) -> None:
+        self.harness = harness
+        self.replies = tuple(replies)
+        self.requests: list[SeenRequest] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        return int(self._server.server_address[1])
+
+    def start(self) -> MockModel:
+        """Serve in a background thread."""
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self._server.shutdown()
+        self._server.server_close()
+
+    def model_requests(self) -> list[SeenRequest]:
+        """The requests that asked the model for a reply, in arrival order."""
+        with self._lock:
+            return [r for r in self.requests if r.path.split("?")[0] == self._endpoint()]
+
+    def _endpoint(self) -> str:
+        match self.harness:
+            case Harness.CLAUDE_CODE:
+                return "/v1/messages"
+            case Harness.CODEX:
+                return "/v1/responses"
+
+    def _record(self, request: SeenRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _stream(self, body: Any) -> Iterator[bytes]:
+        match self.harness:
+            case Harness.CLAUDE_CODE:
+                index = replies_in_anthropic_history(body)
+                reply = self._reply(index)
+                model = str(body.get("model", "mock")) if isinstance(body, dict) else "mock"
+                return anthropic_events(reply, index, model)
+            case Harness.CODEX:
+                index = replies_in_responses_history(body)
+                return responses_events(self._reply(index), index)
+
+    def _reply(self, index: int) -> ScriptedReply:
+        if index < len(self.replies):
+            return self.replies[index]
+        return ScriptedReply((ScriptedText(EXHAUSTED_TEXT),))
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        mock = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet: the report lists the requests."""
+
+            def do_GET(self) -> None:
+                mock._record(SeenRequest("GET", self.path, None))
+                self._not_found()
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body: Any = json.loads(raw)
+                except ValueError:
+                    body = None
+                mock._record(SeenRequest("POST", self.path, body))
+                if self.path.split("?")[0] != mock._endpoint():
+                    self._not_found()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in mock._stream(body):
+                    self.wfile.write(chunk)
+                self.wfile.flush()
+                self.close_connection = True
+
+            def _not_found(self) -> None:
+                payload = b'{"error": {"type": "not_found", "message": "mock model"}}'
+                self.send_response(404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler

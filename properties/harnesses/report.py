@@ -1,0 +1,344 @@
+"""The side-by-side reader report of a harness session, and the divergences it shows.
+
+From a session's result document (see `session.run_inside`) this finds, for every scripted
+call: what the model asked for (the script), what each PreToolUse hook saw and answered and when
+it finished (the hook audit), what ran (the PostToolUse observer's `tool_input`, which the
+harness fills with the input it executed), what the next model request's history carried, and
+what the transcript or rollout recorded (read by `loopspec check`'s dialects). It then states
+the divergences from the model:
+
+- RW-1: what ran differs from what the history or the log's call record holds;
+- HOOK-3: with several rewriting hooks, what ran is not the input of the last hook in configured
+  order (the harness took the one that finished last), or a rewrite was dropped;
+- ORD-3: the next request carries a reply's results in another order than its calls.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from loopspec.properties.harnesses.script import Harness, HarnessScript, ScriptedCall
+from loopspec.properties.harnesses.session import OBSERVER_ID
+from loopspec.properties.logcheck.checker import LogReport, check_stream
+
+MAX_SHOWN = 100
+
+
+@attrs.frozen
+class Divergence:
+    """A rule the real loop broke in this session, for one call."""
+
+    rule_id: str
+    call_id: str
+    message: str
+
+
+@attrs.frozen
+class HookAnswer:
+    """One hook invocation from the audit."""
+
+    hook_id: str
+    event: str
+    call_id: str
+    seen_input: Any
+    updated_input: Any
+    decision: str | None
+    started: float
+    finished: float
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def hook_answers(audit: Sequence[Mapping[str, Any]]) -> list[HookAnswer]:
+    """The audit records as answers, in the order the hooks started."""
+    answers = []
+    for record in audit:
+        stdin = _json(record["stdin"])
+        stdin = stdin if isinstance(stdin, dict) else {}
+        stdout = _json(record["stdout"])
+        specific = stdout.get("hookSpecificOutput") if isinstance(stdout, dict) else None
+        specific = specific if isinstance(specific, dict) else {}
+        decision = specific.get("permissionDecision")
+        answers.append(
+            HookAnswer(
+                str(record["hook"]),
+                str(stdin.get("hook_event_name", "?")),
+                str(stdin.get("tool_use_id", "?")),
+                stdin.get("tool_input"),
+                specific.get("updatedInput"),
+                decision if isinstance(decision, str) else None,
+                float(record["started"]),
+                float(record["finished"]),
+            )
+        )
+    return answers
+
+
+def configured_order(hooks: Mapping[str, Any] | None) -> list[str]:
+    """The PreToolUse hook ids (`PreToolUse[group][index]`) in configured order."""
+    groups = (hooks or {}).get("hooks", {}).get("PreToolUse", [])
+    return [
+        f"PreToolUse[{g}][{h}]"
+        for g, group in enumerate(groups)
+        for h in range(len(group["hooks"]))
+    ]
+
+
+def _command(value: Any) -> Any:
+    return value.get("command", value.get("cmd")) if isinstance(value, dict) else value
+
+
+@attrs.frozen
+class HistoryView:
+    """What the last model request carried: each call's input, and the results in order."""
+
+    calls: dict[str, Any]
+    call_order: list[str]
+    results: list[tuple[str, str]]
+
+
+def history_view(harness: Harness, body: Any) -> HistoryView:
+    """The calls and results in a model request's history."""
+    calls: dict[str, Any] = {}
+    results: list[tuple[str, str]] = []
+    match harness:
+        case Harness.CLAUDE_CODE:
+            for message in body.get("messages", []) if isinstance(body, dict) else []:
+                content = message.get("content")
+                for block in content if isinstance(content, list) else []:
+                    if block.get("type") == "tool_use":
+                        calls[str(block["id"])] = block.get("input")
+                    elif block.get("type") == "tool_result":
+                        results.append((str(block["tool_use_id"]), _text(block.get("content"))))
+        case Harness.CODEX:
+            for item in body.get("input", []) if isinstance(body, dict) else []:
+                if item.get("type") == "function_call":
+                    calls[str(item["call_id"])] = _json(str(item.get("arguments", "")))
+                elif item.get("type") == "function_call_output":
+                    results.append((str(item["call_id"]), _text(item.get("output"))))
+    return HistoryView(calls, list(calls), results)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return json.dumps(content)
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+@attrs.frozen
+class SessionView:
+    """Everything the report prints, already worked out."""
+
+    harness: Harness
+    script: HarnessScript
+    answers: list[HookAnswer]
+    ran: dict[str, Any]
+    history: HistoryView
+    log_calls: dict[str, Any]
+    log_report: LogReport | None
+    divergences: list[Divergence]
+
+
+def _log_calls(harness: Harness, text: str) -> dict[str, Any]:
+    """Each call's input as the transcript's tool_use or the rollout's function_call holds it."""
+    calls: dict[str, Any] = {}
+    for line in text.splitlines():
+        record = _json(line)
+        if not isinstance(record, dict):
+            continue
+        match harness:
+            case Harness.CLAUDE_CODE:
+                message = record.get("message") if record.get("type") == "assistant" else None
+                content = message.get("content") if isinstance(message, dict) else None
+                for block in content if isinstance(content, list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        calls[str(block["id"])] = block.get("input")
+            case Harness.CODEX:
+                payload = record.get("payload")
+                if (
+                    record.get("type") == "response_item"
+                    and isinstance(payload, dict)
+                    and payload.get("type") == "function_call"
+                ):
+                    calls[str(payload["call_id"])] = _json(str(payload.get("arguments")))
+    return calls
+
+
+def session_view(
+    harness: Harness,
+    script: HarnessScript,
+    hooks: Mapping[str, Any] | None,
+    result: Mapping[str, Any],
+) -> SessionView:
+    """Work out what every reader held and which rules broke."""
+    answers = hook_answers(result["audit"])
+    ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
+    requests = [
+        r
+        for r in result["requests"]
+        if r["method"] == "POST" and r["path"].split("?")[0] in ("/v1/messages", "/v1/responses")
+    ]
+    history = history_view(harness, requests[-1]["body"] if requests else None)
+    logs = result["logs"]
+    log_text = logs[0]["text"] if logs else ""
+    log_report = (
+        check_stream(logs[0]["path"], io.BytesIO(log_text.encode()), None) if logs else None
+    )
+    log_calls = _log_calls(harness, log_text)
+    divergences = list(
+        _divergences(
+            script,
+            answers=answers,
+            ran=ran,
+            history=history,
+            log_calls=log_calls,
+            order=configured_order(hooks),
+        )
+    )
+    return SessionView(harness, script, answers, ran, history, log_calls, log_report, divergences)
+
+
+def _divergences(
+    script: HarnessScript,
+    *,
+    answers: list[HookAnswer],
+    ran: dict[str, Any],
+    history: HistoryView,
+    log_calls: dict[str, Any],
+    order: list[str],
+) -> Iterator[Divergence]:
+    for call in script.calls():
+        if call.call_id not in ran:
+            continue
+        executed = _command(ran[call.call_id])
+        held = {
+            "the next request's history": _command(history.calls.get(call.call_id)),
+            "the log's call record": _command(log_calls.get(call.call_id)),
+        }
+        for reader, value in held.items():
+            if value != executed:
+                yield Divergence(
+                    "RW-1",
+                    call.call_id,
+                    f"ran {_short(executed)} but {reader} holds {_short(value)}",
+                )
+        rewrites = [
+            a
+            for a in answers
+            if a.call_id == call.call_id
+            and a.event == "PreToolUse"
+            and a.updated_input is not None
+            and a.hook_id in order
+        ]
+        if any(a.decision == "deny" for a in answers if a.call_id == call.call_id):
+            continue
+        if rewrites:
+            winner = max(rewrites, key=lambda a: order.index(a.hook_id))
+            expected = _command(winner.updated_input)
+            if executed != expected:
+                last_done = max(rewrites, key=lambda a: a.finished)
+                took = (
+                    f"{last_done.hook_id}'s, which finished last"
+                    if _command(last_done.updated_input) == executed
+                    else "no hook's rewrite"
+                )
+                yield Divergence(
+                    "HOOK-3",
+                    call.call_id,
+                    f"ran {_short(executed)} ({took}); the last hook in configured order, "
+                    f"{winner.hook_id}, supplied {_short(expected)}",
+                )
+    for reply in script.replies:
+        ids = [b.call_id for b in reply.blocks if isinstance(b, ScriptedCall)]
+        answered = [c for c, _ in history.results if c in ids]
+        if len(ids) > 1 and answered != [c for c in ids if c in answered]:
+            yield Divergence(
+                "ORD-3",
+                ",".join(ids),
+                f"the model called {', '.join(ids)}; the next request carries their results "
+                f"as {', '.join(answered)}",
+            )
+
+
+def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
+    """The printed report."""
+    lines = [
+        f"{view.harness.value}: exit {result['exitCode']} in {result['seconds']:.2f} s"
+        + (" (timed out)" if result["timedOut"] else ""),
+        *offline_lines(result),
+        "",
+        "== hooks (audit: what each hook saw and answered, by start) ==",
+    ]
+    first = min((a.started for a in view.answers), default=0.0)
+    for answer in view.answers:
+        if answer.hook_id == OBSERVER_ID:
+            continue
+        said = answer.decision or "no decision"
+        if answer.updated_input is not None:
+            said += f" -> {_short(answer.updated_input)}"
+        lines.append(
+            f"  {answer.hook_id:<17} call {answer.call_id}: saw {_short(answer.seen_input)}; "
+            f"{said} [+{answer.started - first:.2f}s..+{answer.finished - first:.2f}s]"
+        )
+    lines.append("\n== calls: model asked / ran / next request's history / log record ==")
+    for call in view.script.calls():
+        lines.append(f"  {call.call_id}")
+        lines.append(f"    model asked : {_short(call.arguments)}")
+        lines.append(f"    ran         : {_short(view.ran.get(call.call_id, '(did not run)'))}")
+        lines.append(f"    history     : {_short(view.history.calls.get(call.call_id))}")
+        lines.append(f"    log record  : {_short(view.log_calls.get(call.call_id))}")
+    lines.append("\n== next request's history: results in order ==")
+    for call_id, text in view.history.results:
+        lines.append(f"  {call_id}: {_short(text)}")
+    lines.append(f"\n== the log it wrote: {result['logs'][0]['path'] if result['logs'] else '-'}")
+    if view.log_report is not None:
+        for found in view.log_report.violations:
+            violation = found.violation
+            lines.append(f"  check line {found.line}: {violation.rule_id}: {violation.message}")
+        if not view.log_report.violations:
+            lines.append("  check: no violation it can show")
+    lines.append(f"\n== divergences from the model: {len(view.divergences)} ==")
+    for divergence in view.divergences:
+        lines.append(f"  [{divergence.rule_id}] {divergence.call_id}: {divergence.message}")
+    return lines
+
+
+def offline_lines(result: Mapping[str, Any]) -> list[str]:
+    """What proves the run stayed offline: the namespace, and every traced connect."""
+    port = result["mockPort"]
+    connects = result["connects"]
+    elsewhere = [
+        c for c in connects if not (c["address"] in ("127.0.0.1", "::1") and c["port"] == port)
+    ]
+    lines = [f"offline: {result['isolation']}"]
+    if not result["traced"]:
+        lines.append("offline: connects not traced (strace unavailable)")
+    elif elsewhere:
+        shown = ", ".join(f"{c['address']}:{c['port']} ({c['result']})" for c in elsewhere)
+        lines.append(f"offline: {len(elsewhere)} connect(s) not to the mock: {shown}")
+    else:
+        lines.append(
+            f"offline: all {len(connects)} connects went to the mock model at 127.0.0.1:{port}"
+        )
+    others = [r for r in result["requests"] if r["method"] != "POST"]
+    model = len(result["requests"]) - len(others)
+    lines.append(f"offline: the mock answered {model} model request(s), {len(others)} other(s)")
+    return lines

@@ -1,0 +1,108 @@
+"""What a harness run plays: the prompt and the model's scripted replies, from a scenario file.
+
+A harness run reads the same scenario format as `loopspec run` (see
+`loopspec.properties.cli.scenario`), with what a real CLI allows: exactly one turn (one headless
+prompt), and tool calls to `bash` whose arguments are an object with a string `command`. The
+command really runs in the harness's shell, so the scenario controls a tool's output and its
+finishing order through the command itself (`sleep 0.5; echo late`); `results` and `approvals`
+do not apply (the hooks and the shell decide) and are refused rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+import attrs
+
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.properties.cli.scenario import Scenario, ScenarioError
+
+
+class Harness(enum.Enum):
+    """The real loops that can be driven."""
+
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+
+
+@attrs.frozen
+class ScriptedText:
+    """Text the model writes."""
+
+    text: str
+
+
+@attrs.frozen
+class ScriptedCall:
+    """A shell call; `arguments` holds at least a string `command`."""
+
+    call_id: str
+    arguments: dict[str, Any]
+
+    @property
+    def command(self) -> str:
+        """The shell command the model asks for."""
+        return str(self.arguments["command"])
+
+
+ScriptedBlock = ScriptedText | ScriptedCall
+
+
+@attrs.frozen
+class ScriptedReply:
+    """One model reply."""
+
+    blocks: tuple[ScriptedBlock, ...]
+
+
+@attrs.frozen
+class HarnessScript:
+    """The prompt and the replies of a harness run."""
+
+    prompt: str
+    replies: tuple[ScriptedReply, ...]
+
+    def calls(self) -> list[ScriptedCall]:
+        """Every scripted call, in order."""
+        return [b for r in self.replies for b in r.blocks if isinstance(b, ScriptedCall)]
+
+
+def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
+    """The harness script of a parsed scenario; `ScenarioError` when a real CLI cannot play it."""
+    if len(scenario.turns) != 1:
+        raise ScenarioError(
+            f"{source}: a harness run plays exactly one turn (one headless prompt); "
+            f"the scenario has {len(scenario.turns)}"
+        )
+    if scenario.results or scenario.approvals:
+        raise ScenarioError(
+            f"{source}: `results` and `approvals` do not apply to a real harness: the command "
+            "itself decides a call's output and timing, the hooks decide approval"
+        )
+    prompt, replies = scenario.turns[0]
+    scripted = []
+    for j, reply in enumerate(replies):
+        blocks: list[ScriptedBlock] = []
+        for k, block in enumerate(reply.blocks):
+            where = f"{source}: $.turns[0].replies[{j}].blocks[{k}]"
+            match block:
+                case TextBlock(text=text) | ReasoningBlock(text=text):
+                    blocks.append(ScriptedText(text))
+                case ToolCallBlock(id=call_id, name=name, arguments=raw):
+                    blocks.append(ScriptedCall(call_id, _shell_arguments(name, raw, where)))
+        scripted.append(ScriptedReply(tuple(blocks)))
+    return HarnessScript(prompt, tuple(scripted))
+
+
+def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
+    if name.lower() != "bash":
+        raise ScenarioError(f"{where}: a harness run drives only `bash` calls, not {name!r}")
+    try:
+        arguments = json.loads(raw)
+    except ValueError:
+        arguments = None
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
+        raise ScenarioError(f"{where}: arguments must be a JSON object with a string `command`")
+    return arguments

@@ -1,0 +1,411 @@
+"""One offline session of a real harness: mock model, temporary HOME, real hooks, traced connects.
+
+`drive(request)` is what callers use. It writes the request to a temporary directory and runs
+`python -m loopspec.properties.harnesses.session REQUEST RESULT` — inside `unshare -n` with
+loopback brought up when the kernel allows it, so the binary has no route anywhere but
+127.0.0.1 — and reads back the `SessionResult`. The inner process starts `MockModel`, writes the
+harness's configuration and the hooks (each wrapped by `hook_audit`), runs the binary headless
+under `strace -e trace=connect` when strace exists, and gathers what every reader held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from loopspec.model.errors import LoopSpecError
+from loopspec.properties.harnesses import hook_audit
+from loopspec.properties.harnesses.mock_model import MockModel
+from loopspec.properties.harnesses.script import (
+    Harness,
+    HarnessScript,
+    ScriptedCall,
+    ScriptedReply,
+    ScriptedText,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+OBSERVER_ID = "loopspec-observer"
+ADAPTER_DIRS = {
+    Harness.CLAUDE_CODE: "examples/claude-code-adapter",
+    Harness.CODEX: "examples/codex-adapter",
+}
+BINARIES = {
+    Harness.CLAUDE_CODE: "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+    Harness.CODEX: (
+        "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+    ),
+}
+CLAUDE_MODEL = "claude-sonnet-4-5"
+DEFAULT_TIMEOUT = 180.0
+ISOLATED = "network namespace with loopback only (unshare -n)"
+NOT_ISOLATED = "no network namespace (unshare -n unavailable); connects traced only"
+_CONNECT = re.compile(
+    r"connect\(\d+, \{sa_family=(AF_INET6?), sin6?_port=htons\((\d+)\), "
+    r"(?:inet_pton\(AF_INET6, \"([^\"]+)\"|sin_addr=inet_addr\(\"([^\"]+)\"\)).*= (-?\d+)(.*)$"
+)
+
+
+class HarnessError(LoopSpecError):
+    """A harness run that cannot happen (binary not installed, bad hooks file, ...)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="PROTO-1")
+
+
+@attrs.frozen
+class SessionRequest:
+    """What to run: the harness, its script, the hook settings (a Claude Code settings.json
+    document, or None) and the adapter folder holding the installed binary."""
+
+    harness: Harness
+    script: HarnessScript
+    hooks: Mapping[str, Any] | None
+    adapter_dir: Path
+    timeout: float = DEFAULT_TIMEOUT
+    hooks_dir: Path | None = None  # the settings file's folder: $LOOPSPEC_HOOKS_DIR in commands
+
+
+def binary_of(harness: Harness, adapter_dir: Path) -> Path:
+    """The installed binary; `HarnessError` naming the install command when it is missing."""
+    binary = adapter_dir / BINARIES[harness]
+    if not binary.is_file():
+        raise HarnessError(
+            f"{harness.value} is not installed: {binary} is missing; run `npm ci` in {adapter_dir}"
+        )
+    return binary
+
+
+def default_adapter_dir(harness: Harness) -> Path:
+    """The example folder that pins the harness, in this checkout."""
+    return REPO_ROOT / ADAPTER_DIRS[harness]
+
+
+# ---------------------------------------------------------------------------------------------
+# The outer side: isolate, run the inner process, read the result.
+
+
+def network_namespace_works() -> bool:
+    """Whether `unshare -n` can make a namespace here (root, or user namespaces allowed)."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-n", "--", "ip", "link", "set", "lo", "up"],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+def drive(request: SessionRequest) -> dict[str, Any]:
+    """Run one session offline; the result document (see `run_inside`)."""
+    binary_of(request.harness, request.adapter_dir)
+    with tempfile.TemporaryDirectory(prefix=f"loopspec-{request.harness.value}-") as tmp:
+        request_path, result_path = Path(tmp) / "request.json", Path(tmp) / "result.json"
+        request_path.write_text(json.dumps(_request_to_json(request)), encoding="utf-8")
+        inner = [sys.executable, "-m", "loopspec.properties.harnesses.session"]
+        inner += [str(request_path), str(result_path)]
+        isolated = network_namespace_works()
+        if isolated:
+            inner = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
+            inner += [sys.executable, "-m", "loopspec.properties.harnesses.session"]
+            inner += [str(request_path), str(result_path)]
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        done = subprocess.run(inner, capture_output=True, text=True, check=False, env=env)
+        if done.returncode != 0 or not result_path.exists():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+            raise HarnessError(
+                f"the {request.harness.value} session failed (exit {done.returncode}): "
+                + " | ".join(tail)
+            )
+        result: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
+        result["isolation"] = ISOLATED if isolated else NOT_ISOLATED
+        return result
+
+
+def _request_to_json(request: SessionRequest) -> dict[str, Any]:
+    replies = []
+    for reply in request.script.replies:
+        blocks: list[dict[str, Any]] = []
+        for block in reply.blocks:
+            match block:
+                case ScriptedText(text):
+                    blocks.append({"text": text})
+                case ScriptedCall(call_id, arguments):
+                    blocks.append({"id": call_id, "arguments": arguments})
+        replies.append(blocks)
+    return {
+        "harness": request.harness.value,
+        "prompt": request.script.prompt,
+        "replies": replies,
+        "hooks": request.hooks,
+        "adapterDir": str(request.adapter_dir),
+        "timeout": request.timeout,
+        "hooksDir": str(request.hooks_dir) if request.hooks_dir else None,
+    }
+
+
+def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
+    replies = []
+    for blocks in document["replies"]:
+        scripted: list[ScriptedText | ScriptedCall] = []
+        for block in blocks:
+            if "text" in block:
+                scripted.append(ScriptedText(block["text"]))
+            else:
+                scripted.append(ScriptedCall(block["id"], block["arguments"]))
+        replies.append(ScriptedReply(tuple(scripted)))
+    return SessionRequest(
+        Harness(document["harness"]),
+        HarnessScript(document["prompt"], tuple(replies)),
+        document["hooks"],
+        Path(document["adapterDir"]),
+        float(document["timeout"]),
+        Path(document["hooksDir"]) if document["hooksDir"] else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The inner side: one run, inside the namespace.
+
+
+def _wrapped(command: str, hook_id: str, audit_dir: Path, hooks_dir: Path | None) -> str:
+    return " ".join(
+        [
+            "env",
+            _quote(f"LOOPSPEC_HOOK={hook_id}"),
+            _quote(f"LOOPSPEC_HOOKS_DIR={hooks_dir or ''}"),
+            _quote(sys.executable),
+            _quote(hook_audit.__file__),
+            _quote(str(audit_dir)),
+            _quote(hook_id),
+            "--",
+            _quote(command),
+        ]
+    )
+
+
+def wrapped_hooks(
+    hooks: Mapping[str, Any] | None, audit_dir: Path, hooks_dir: Path | None = None
+) -> dict[str, Any]:
+    """The settings' `hooks` with every command run through `hook_audit`, ids by position
+    (`PreToolUse[group][index]`), plus a PostToolUse observer that records what ran."""
+    wrapped: dict[str, Any] = {}
+    events = (hooks or {}).get("hooks", {})
+    for event, groups in events.items():
+        wrapped[event] = []
+        for g, group in enumerate(groups):
+            handlers = []
+            for h, handler in enumerate(group.get("hooks", [])):
+                command = _wrapped(
+                    str(handler["command"]), f"{event}[{g}][{h}]", audit_dir, hooks_dir
+                )
+                handlers.append({**handler, "command": command})
+            wrapped[event].append({**group, "hooks": handlers})
+    observer = {"type": "command", "command": _wrapped("true", OBSERVER_ID, audit_dir, None)}
+    wrapped.setdefault("PostToolUse", []).append({"matcher": "Bash", "hooks": [observer]})
+    return wrapped
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "TMPDIR": str(home / "tmp"),
+    }
+
+
+def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Any:
+    (home / ".claude").mkdir(parents=True)
+    settings = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir)}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    env = _base_env(home) | {
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "ANTHROPIC_API_KEY": "mock-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_BUG_COMMAND": "1",
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "0",
+    }
+    argv = [
+        str(binary_of(request.harness, request.adapter_dir)),
+        "-p",
+        request.script.prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--model",
+        CLAUDE_MODEL,
+        "--allowedTools",
+        "Bash",
+        "--include-hook-events",
+    ]
+    return argv, env
+
+
+def _codex_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Any:
+    (home / ".codex").mkdir(parents=True)
+    config = f"""\
+model = "mock-model"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+plugin_sharing = false
+apps = false
+
+[projects."{work}"]
+trust_level = "trusted"
+"""
+    (home / ".codex" / "config.toml").write_text(config, encoding="utf-8")
+    (work / ".codex").mkdir()
+    hooks = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir)}
+    (work / ".codex" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    env = _base_env(home) | {"MOCK_API_KEY": "mock-key"}
+    argv = [
+        str(binary_of(request.harness, request.adapter_dir)),
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-bypass-hook-trust",
+        request.script.prompt,
+    ]
+    return argv, env
+
+
+def parse_connects(trace: str) -> list[dict[str, Any]]:
+    """The inet connects in an `strace -e trace=connect` output: address, port, result."""
+    found = []
+    for line in trace.splitlines():
+        match = _CONNECT.search(line)
+        if match:
+            family, port, address6, address4, code, rest = match.groups()
+            result = "ok" if code == "0" else (rest.strip() or f"returned {code}")
+            found.append(
+                {
+                    "family": family,
+                    "address": address6 or address4,
+                    "port": int(port),
+                    "result": result,
+                }
+            )
+    return found
+
+
+def _logs_written(harness: Harness, home: Path) -> list[Path]:
+    match harness:
+        case Harness.CLAUDE_CODE:
+            return sorted((home / ".claude" / "projects").glob("*/*.jsonl"))
+        case Harness.CODEX:
+            return sorted((home / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+
+
+def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
+    """Run the session with `root` as scratch space; the result document."""
+    home, work, audit = root / "home", root / "work", root / "audit"
+    for folder in (home / "tmp", work, audit):
+        folder.mkdir(parents=True)
+    mock = MockModel(request.harness, request.script.replies).start()
+    try:
+        match request.harness:
+            case Harness.CLAUDE_CODE:
+                argv, env = _claude_setup(request, home, work, audit, mock.port)
+            case Harness.CODEX:
+                argv, env = _codex_setup(request, home, work, audit, mock.port)
+        trace = root / "connects.txt"
+        traced = shutil.which("strace") is not None
+        if traced:
+            argv = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), "--", *argv]
+        started = time.monotonic()
+        process = subprocess.Popen(
+            argv,
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = process.communicate(timeout=request.timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            timed_out = True
+        seconds = time.monotonic() - started
+    finally:
+        mock.close()
+    logs = _logs_written(request.harness, home)
+    records = []
+    for path in audit.glob("*.json"):
+        records.append(json.loads(path.read_text(encoding="utf-8")))
+    records.sort(key=lambda record: record["started"])
+    return {
+        "harness": request.harness.value,
+        "exitCode": process.returncode,
+        "timedOut": timed_out,
+        "seconds": seconds,
+        "mockPort": mock.port,
+        "requests": [{"method": r.method, "path": r.path, "body": r.body} for r in mock.requests],
+        "stdout": stdout,
+        "stderr": stderr[-4000:],
+        "logs": [{"path": str(p.relative_to(home)), "text": p.read_text("utf-8")} for p in logs],
+        "audit": records,
+        "traced": traced,
+        "connects": parse_connects(trace.read_text("utf-8")) if trace.exists() else [],
+        "work": str(work),
+    }
+
+
+def main(argv: list[str]) -> int:
+    """`python -m loopspec.properties.harnesses.session REQUEST RESULT`."""
+    request = _request_from_json(json.loads(Path(argv[0]).read_text(encoding="utf-8")))
+    with tempfile.TemporaryDirectory(prefix="loopspec-session-") as root:
+        result = run_inside(request, Path(root))
+    Path(argv[1]).write_text(json.dumps(result), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,291 @@
+"""The parts of `loopspec run --harness` that need no real binary: the mock model, the script,
+the hooks file, the connect trace, and how the report finds divergences."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.cli.scenario import ScenarioError, load_scenario
+from loopspec.properties.harnesses.cli import load_hooks
+from loopspec.properties.harnesses.mock_model import (
+    MockModel,
+    replies_in_anthropic_history,
+    replies_in_responses_history,
+)
+from loopspec.properties.harnesses.report import report_lines, session_view
+from loopspec.properties.harnesses.script import (
+    Harness,
+    HarnessScript,
+    ScriptedCall,
+    ScriptedReply,
+    ScriptedText,
+    script_from_scenario,
+)
+from loopspec.properties.harnesses.session import (
+    OBSERVER_ID,
+    HarnessError,
+    SessionRequest,
+    drive,
+    parse_connects,
+    wrapped_hooks,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "examples" / "claude-code-adapter" / "scenarios"
+ONE_CALL = HarnessScript(
+    "print",
+    (
+        ScriptedReply((ScriptedText("Printing."), ScriptedCall("c1", {"command": "echo a"}))),
+        ScriptedReply((ScriptedText("Done."),)),
+    ),
+)
+
+
+def _post(port: int, path: str, body: Any) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+def _events(stream: str) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in stream.splitlines() if line.startswith("data: ")]
+
+
+def test_the_reply_is_chosen_by_the_history_so_a_retry_gets_the_same_answer() -> None:
+    """The reply index is the number of model replies the request's history holds."""
+    assert replies_in_anthropic_history({"messages": [{"role": "user"}]}) == 0
+    messages = [{"role": "user"}, {"role": "assistant"}, {"role": "user"}]
+    assert replies_in_anthropic_history({"messages": messages}) == 1
+    items = [
+        {"type": "message", "role": "user"},
+        {"type": "message", "role": "assistant"},
+        {"type": "function_call"},
+        {"type": "function_call"},
+        {"type": "function_call_output"},
+        {"type": "function_call_output"},
+        {"type": "reasoning"},
+    ]
+    assert replies_in_responses_history({"input": items}) == 2
+    assert replies_in_responses_history({"input": "text"}) == 0
+
+
+def test_mock_streams_anthropic_messages_with_the_call_arguments() -> None:
+    """Claude Code's endpoint: message_start, a tool_use block whose input arrives as one
+    input_json_delta, stop_reason tool_use; the request is recorded."""
+    mock = MockModel(Harness.CLAUDE_CODE, ONE_CALL.replies).start()
+    try:
+        status, body = _post(mock.port, "/v1/messages?beta=true", {"messages": [], "model": "m"})
+        again, _ = _post(mock.port, "/v1/other", {})
+    finally:
+        mock.close()
+    assert (status, again) == (200, 404)
+    events = _events(body)
+    assert events[0]["type"] == "message_start"
+    starts = [e["content_block"] for e in events if e["type"] == "content_block_start"]
+    assert starts[1] == {"type": "tool_use", "id": "c1", "name": "Bash", "input": {}}
+    deltas = [e["delta"] for e in events if e["type"] == "content_block_delta"]
+    assert json.loads(deltas[1]["partial_json"]) == {"command": "echo a"}
+    assert events[-2]["delta"]["stop_reason"] == "tool_use"
+    assert len(mock.model_requests()) == 1
+    assert len(mock.requests) == 2
+
+
+def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:
+    """Codex's endpoint: a function_call item for exec_command with `{"cmd": ...}`, then
+    response.completed carrying the output and usage; past the script it says so."""
+    mock = MockModel(Harness.CODEX, ONE_CALL.replies).start()
+    try:
+        _, first = _post(mock.port, "/v1/responses", {"input": []})
+        history = [{"type": "message", "role": "assistant"}, {"type": "function_call"}]
+        history += [{"type": "function_call_output"}]
+        history += [{"type": "message", "role": "assistant"}]
+        _, past = _post(mock.port, "/v1/responses", {"input": history})
+    finally:
+        mock.close()
+    done = _events(first)[-1]
+    assert done["type"] == "response.completed"
+    call = done["response"]["output"][1]
+    assert (call["type"], call["name"], call["call_id"]) == ("function_call", "exec_command", "c1")
+    assert json.loads(call["arguments"]) == {"cmd": "echo a"}
+    assert "no more replies" in _events(past)[-1]["response"]["output"][0]["content"][0]["text"]
+
+
+def test_a_harness_scenario_has_one_turn_of_bash_calls(tmp_path: Path) -> None:
+    """The shipped scenarios load; results/approvals, other tools and several turns are refused
+    with the file and JSON path."""
+    script = script_from_scenario(load_scenario(SCENARIOS / "two-calls.json"), "two-calls")
+    assert [c.command for c in script.calls()] == ["sleep 1.5; echo slow", "echo fast"]
+    document = json.loads((SCENARIOS / "one-call.json").read_text())
+    bad = {
+        "results": {**document, "results": {"toolu_print": {"ok": True, "text": "x"}}},
+        "tool": json.loads(json.dumps(document).replace('"name": "bash"', '"name": "read"')),
+        "turns": {**document, "turns": document["turns"] * 2},
+    }
+    for name, content in bad.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(content))
+        with pytest.raises(ScenarioError) as error:
+            script_from_scenario(load_scenario(path), str(path))
+        assert str(path) in str(error.value)
+
+
+def test_hooks_file_errors_name_the_file_and_the_part(tmp_path: Path) -> None:
+    """A hooks file that is not `{"hooks": {EVENT: [{hooks: [{command}]}]}}` is a one-line error."""
+    path = tmp_path / "hooks.json"
+    for content, part in (
+        ("[]", "$ must be an object"),
+        ("{}", "$.hooks"),
+        ('{"hooks": {"PreToolUse": {}}}', "$.hooks.PreToolUse"),
+        ('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}', "[0].hooks"),
+    ):
+        path.write_text(content)
+        with pytest.raises(HarnessError) as error:
+            load_hooks(path)
+        assert part in str(error.value)
+        assert str(path) in str(error.value)
+
+
+def test_every_hook_is_wrapped_for_the_audit_and_an_observer_records_what_ran() -> None:
+    """Each configured command runs through hook_audit under its position id; a PostToolUse
+    observer is added."""
+    hooks = json.loads((SCENARIOS / "two-rewrites.json").read_text())
+    wrapped = wrapped_hooks(hooks, Path("/audit"), SCENARIOS)
+    first, second = wrapped["PreToolUse"][0]["hooks"]
+    assert "PreToolUse[0][0]" in first["command"]
+    assert "PreToolUse[0][1]" in second["command"]
+    assert "hook_audit.py" in first["command"]
+    assert OBSERVER_ID in wrapped["PostToolUse"][-1]["hooks"][0]["command"]
+
+
+def test_connects_are_read_from_the_strace_output() -> None:
+    """Every inet connect, its address, port and result; unix sockets are not network."""
+    trace = "\n".join(
+        [
+            "12 connect(3, {sa_family=AF_INET, sin_port=htons(4000), "
+            'sin_addr=inet_addr("127.0.0.1")}, 16) = -1 EINPROGRESS (Operation now in progress)',
+            '13 connect(4, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("1.2.3.4")}'
+            ", 16) = -1 ENETUNREACH (Network is unreachable)",
+            '14 connect(5, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = 0',
+        ]
+    )
+    found = parse_connects(trace)
+    assert [(c["address"], c["port"]) for c in found] == [("127.0.0.1", 4000), ("1.2.3.4", 443)]
+    assert found[1]["result"] == "ENETUNREACH (Network is unreachable)"
+
+
+def test_a_missing_binary_is_a_clear_error_naming_npm_ci(tmp_path: Path) -> None:
+    """No installed binary: the run stops before starting anything, saying how to install."""
+    with pytest.raises(HarnessError) as error:
+        drive(SessionRequest(Harness.CODEX, ONE_CALL, None, tmp_path))
+    assert "npm ci" in str(error.value)
+    assert str(tmp_path) in str(error.value)
+
+
+def test_an_existing_log_path_is_refused_not_replaced(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--log names a file that exists: exit 2, one line, the file untouched."""
+    log = tmp_path / "kept.jsonl"
+    log.write_text("mine\n")
+    code = main(["run", str(SCENARIOS / "one-call.json"), "--harness", "codex", "--log", str(log)])
+    assert code == 2
+    assert "exists" in capsys.readouterr().err
+    assert log.read_text() == "mine\n"
+
+
+def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "exitCode": 0,
+        "timedOut": False,
+        "seconds": 1.0,
+        "mockPort": 4000,
+        "isolation": "test",
+        "traced": True,
+        "connects": [{"address": "1.2.3.4", "port": 443, "result": "ENETUNREACH"}],
+        "requests": [{"method": "POST", "path": "/v1/messages", "body": history}],
+        "logs": [],
+        "audit": audit,
+    }
+
+
+def _audit(hook: str, event: str, seen: Any, answer: Any, finished: float) -> dict[str, Any]:
+    stdin = {"hook_event_name": event, "tool_use_id": "c1", "tool_input": seen}
+    return {
+        "hook": hook,
+        "stdin": json.dumps(stdin),
+        "stdout": json.dumps(answer) if answer else "",
+        "started": 0.0,
+        "finished": finished,
+    }
+
+
+def _rewrite(command: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": command}}
+    }
+
+
+def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history() -> None:
+    """HOOK-3: two hooks rewrote; what ran is the first configured hook's (it finished last),
+    not the last configured one's. RW-1: the history keeps the model's input. A connect that
+    did not go to the mock is named."""
+    hooks = json.loads((SCENARIOS / "two-rewrites.json").read_text())
+    original = {"command": "echo a"}
+    audit = [
+        _audit("PreToolUse[0][0]", "PreToolUse", original, _rewrite("echo first"), 2.0),
+        _audit("PreToolUse[0][1]", "PreToolUse", original, _rewrite("echo last"), 1.0),
+        _audit(OBSERVER_ID, "PostToolUse", {"command": "echo first"}, None, 2.5),
+    ]
+    history = {
+        "messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "input": original}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "first"}],
+            },
+        ]
+    }
+    result = _result(audit, history)
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [
+        ("RW-1", "c1"),
+        ("RW-1", "c1"),
+        ("HOOK-3", "c1"),
+    ]
+    assert "PreToolUse[0][0]'s, which finished last" in view.divergences[2].message
+    lines = report_lines(view, result)
+    assert "offline: 1 connect(s) not to the mock: 1.2.3.4:443 (ENETUNREACH)" in lines
+
+
+def test_ORD_3_report_reads_result_order_from_the_next_request() -> None:
+    """ORD-3: results in the next request in another order than the reply's calls."""
+    script = HarnessScript(
+        "two",
+        (
+            ScriptedReply(
+                (ScriptedCall("c1", {"command": "a"}), ScriptedCall("c2", {"command": "b"}))
+            ),
+        ),
+    )
+    body = {
+        "input": [
+            {"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "a"}'},
+            {"type": "function_call", "call_id": "c2", "arguments": '{"cmd": "b"}'},
+            {"type": "function_call_output", "call_id": "c2", "output": "B"},
+            {"type": "function_call_output", "call_id": "c1", "output": "A"},
+        ]
+    }
+    result = _result([], body)
+    result["requests"][0]["path"] = "/v1/responses"
+    view = session_view(Harness.CODEX, script, None, result)
+    assert [d.rule_id for d in view.divergences] == ["ORD-3"]

@@ -1,0 +1,152 @@
+"""The real Claude Code 2.1.332 and Codex 0.171.0 loops, driven offline by `loopspec run --harness`.
+
+Each test plays one scripted scenario from examples/claude-code-adapter/scenarios/ on the real
+binary (a mock model on 127.0.0.1, a temporary HOME, real hook processes, real shell commands)
+and reads the report; the transcript or rollout it wrote is then held to the rules by
+`loopspec check`. The binaries come from `npm ci` in examples/claude-code-adapter/ and
+examples/codex-adapter/ (run here when node_modules is missing). When they cannot be installed
+the tests fail with the reason: they are never skipped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.session import BINARIES, default_adapter_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "examples" / "claude-code-adapter" / "scenarios"
+NPM_CI_TIMEOUT = 900.0
+
+
+def _install_problem(harness: Harness) -> str | None:
+    """Why `harness` cannot run here (after `npm ci` if needed), or None."""
+    adapter = default_adapter_dir(harness)
+    if (adapter / BINARIES[harness]).is_file():
+        return None
+    npm = shutil.which("npm")
+    if npm is None:
+        return f"{harness.value}: npm is not on PATH, so `npm ci` in {adapter} cannot run"
+    env = {**os.environ, "npm_config_audit": "false", "npm_config_fund": "false"}
+    try:
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=adapter,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=NPM_CI_TIMEOUT,
+            env=env,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{harness.value}: npm ci in {adapter} could not run: {error}"
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-6:])
+        return f"{harness.value}: npm ci in {adapter} failed ({done.returncode}): {tail}"
+    if not (adapter / BINARIES[harness]).is_file():
+        return f"{harness.value}: npm ci succeeded but {BINARIES[harness]} is missing"
+    return None
+
+
+@pytest.fixture(scope="module", params=[h.value for h in Harness])
+def harness(request: pytest.FixtureRequest) -> str:
+    """Each real harness, installed; a failure (never a skip) when it cannot be."""
+    name = str(request.param)
+    problem = _install_problem(Harness(name))
+    if problem is not None:
+        pytest.fail(problem)
+    return name
+
+
+def play(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    harness: str,
+    scenario: str,
+    hooks: str,
+) -> tuple[int, list[str], Path]:
+    """Run `loopspec run --harness`; exit code, report lines and the copied log."""
+    log = tmp_path / f"{harness}-{scenario}-{hooks}.jsonl"
+    code = main(
+        [
+            "run",
+            str(SCENARIOS / f"{scenario}.json"),
+            "--harness",
+            harness,
+            "--hooks",
+            str(SCENARIOS / f"{hooks}.json"),
+            "--log",
+            str(log),
+        ]
+    )
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # the report, for whoever reads the test output
+    return code, out.splitlines(), log
+
+
+def divergences(lines: list[str]) -> list[str]:
+    """The rule IDs of the report's divergence lines."""
+    start = next(i for i, line in enumerate(lines) if line.startswith("== divergences"))
+    return [line.split("]")[0].strip(" [") for line in lines[start + 1 :] if "] " in line]
+
+
+def check_rules(capsys: pytest.CaptureFixture[str], log: Path) -> list[str]:
+    """The rules `loopspec check` finds broken in a log."""
+    main(["check", "--format", "json", str(log)])
+    parsed = json.loads(capsys.readouterr().out)
+    return [v["rule"] for v in parsed["logs"][0]["violations"]]
+
+
+def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """RW-1 in the real loop: the hook's `updatedInput` runs (`echo rewritten`), while the next
+    request's history and the transcript/rollout keep `echo original`; `check` finds RW-1 in
+    the log it wrote. The run stayed offline: only the mock was contacted."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "rewrite")
+    assert code == 1
+    assert divergences(lines) == ["RW-1", "RW-1"]
+    assert any("ran echo rewritten but the next request's history holds" in x for x in lines)
+    assert any(x.startswith("offline: all ") and "went to the mock" in x for x in lines)
+    assert "RW-1" in check_rules(capsys, log)
+
+
+def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """HOOK-3 in the real loop: the first configured hook answers 1.5 s late and its rewrite
+    runs; the model says the last hook in configured order wins."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "two-rewrites")
+    assert code == 1
+    assert "HOOK-3" in divergences(lines)
+    hook_3 = next(x for x in lines if x.startswith("  [HOOK-3]"))
+    assert "ran echo from-the-first-hook" in hook_3
+    assert "which finished last" in hook_3
+    assert "RW-1" in check_rules(capsys, log)
+
+
+def test_ORD_3_parallel_results_claude_code_completion_order_codex_issue_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """ORD-3: two read-only calls, the first slower. Claude Code sends their results back in
+    completion order (ORD-3 broken, in the request and in the transcript); Codex in issue order
+    (ORD-3 kept)."""
+    code, lines, log = play(capsys, tmp_path, harness, "two-calls", "no-hooks")
+    found_in_log = check_rules(capsys, log)
+    if harness == Harness.CLAUDE_CODE.value:
+        assert code == 1
+        assert divergences(lines) == ["ORD-3"]
+        assert found_in_log == ["ORD-3"]
+    else:
+        assert code == 0
+        assert divergences(lines) == []
+        assert found_in_log == []
