@@ -4,7 +4,8 @@ A path on a command line may be anything: `/dev/zero`, a directory, a FIFO nobod
 100,000-deep array, a number with 400 digits. `read_user_file` refuses what is neither a regular
 file nor a pipe the user chose, and reads at most `cap` bytes (one more, to tell that the file is
 over). `parse_user_json` parses strictly (no NaN or Infinity) and refuses nesting deeper than
-`MAX_JSON_DEPTH`, so no later recursive reader can run out of stack. Both raise `UserFileError`,
+`MAX_JSON_DEPTH`, so no later recursive reader can run out of stack, and lone surrogates, which
+no log or terminal can carry. Both raise `UserFileError`,
 a `ValueError`, with a message that names the file.
 """
 
@@ -75,6 +76,12 @@ def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> ob
         raise UserFileError(f"JSON nested deeper than {max_depth} levels") from None
     if json_depth(value) > max_depth:
         raise UserFileError(f"JSON nested deeper than {max_depth} levels")
+    try:
+        # A lone surrogate (`"\ud800"`) is valid JSON but not text: it could not be logged or
+        # printed later.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserFileError("JSON holds a lone surrogate (\\uD800-\\uDFFF), not text") from None
     return value
 
 

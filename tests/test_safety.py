@@ -12,7 +12,6 @@ import shlex
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from loopspec.properties.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION = ROOT / "tests" / "regressions" / "dsh-duplicate-call-ids.json"
+CLI = (sys.executable, "-m", "loopspec.properties.cli.main")
 SCENARIO = {
     "tools": [{"name": "bash", "requiredKeys": ["command"]}],
     "turns": [
@@ -275,7 +275,7 @@ def _alive(pid: int) -> bool:
 def _loopspec(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The command line in its own process, as a user runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "loopspec.properties.cli.main", *args],
+        [*CLI, *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -306,11 +306,9 @@ def test_SAFE_3_a_hook_child_that_calls_setsid_is_killed_and_the_answer_kept(
         f"echo {shlex.quote(DENY)}"
     )
     hooks = _hooks_file(tmp_path, command)
-    started = time.monotonic()
     done = _loopspec(
         "run", str(_scenario(tmp_path)), "--hooks", str(hooks), "--log", "out.jsonl", cwd=tmp_path
     )
-    assert time.monotonic() - started < 20  # not the hook's timeout
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "Event loop is closed" not in done.stderr
@@ -349,10 +347,8 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
 ) -> None:
     """SAFE-3: a target exits while a setsid child holds its stdout: no wait for the timeout."""
     pidfile = tmp_path / "child.pid"
-    started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "loopspec.properties.cli.main", "conform"]
-        + ["--cmd", _misbehaving("detach", 5), "--examples", "3"],
+        [*CLI, "conform", "--cmd", _misbehaving("detach", 5), "--examples", "3"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -360,7 +356,6 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
         check=False,
         env={**os.environ, "MISBEHAVING_PIDFILE": str(pidfile)},
     )
-    assert time.monotonic() - started < 60
     assert done.returncode == 2
     assert "ended its output instead of answering" in done.stderr
     assert not _alive(int(pidfile.read_text(encoding="utf-8")))
@@ -446,3 +441,214 @@ def test_SAFE_5_replay_against_a_broken_target_exits_2(
     case = _case_recording(tmp_path, {})
     assert main(["replay", str(case), "--cmd", _misbehaving("die", 1)]) == 2
     assert "[PROTO-1]" in capsys.readouterr().err
+
+
+# --- SAFE-4: user input is bounded and never crashes loopspec ------------------------------------
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize(
+    ("patch", "says"),
+    [
+        ('{"turns": "abc"}', "$.turns"),
+        ('{"results": [1]}', "$.results"),
+        ('{"maxParallel": 0}', "$.maxParallel"),
+        ('{"maxParallel": -1}', "$.maxParallel"),
+        ('{"maxParallel": 1e999}', "$.maxParallel"),
+        ('{"maxParallel": true}', "$.maxParallel"),
+        ('{"tools": [{"name": "bash"}, {"name": "bash"}]}', "declared twice"),
+        ('{"tools": [{"name": "bash", "requiredKeys": [1]}]}', "requiredKeys"),
+        ('{"turns": [{"user": 5}]}', "$.turns[0].user"),
+        ('{"turns": [{"user": "x\\ud800"}]}', "lone surrogate"),
+        ('{"cwd": "/nonexistent/where/hooks/run"}', "$.cwd"),
+        ('{"approvals": {"c1": 5}}', "approval outcome"),
+        ('{"cwd": ' + _deep(100_000)[:-1] + "}", "nested deeper than 200"),
+    ],
+)
+def test_SAFE_4_a_malformed_scenario_exits_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], patch: str, says: str
+) -> None:
+    """SAFE-4: wrong types, bad numbers, duplicates, deep nesting, a bad cwd: exit 2, one line."""
+    path = tmp_path / "scenario.json"
+    base = json.dumps({**SCENARIO, "cwd": str(tmp_path)})
+    # Spliced as text (a repeated key: the later wins), so 1e999 stays as written.
+    path.write_text(base[:-1] + ", " + patch[1:], encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    assert main(["run", str(path), "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert says in err
+    assert str(path) in err
+    assert len(err.strip().splitlines()) == 1
+    assert not log.exists()
+
+
+@pytest.mark.parametrize(
+    ("settings", "says"),
+    [
+        ('{"dialect": []}', "$.dialect"),
+        (
+            '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true", '
+            '"timeout": 1' + "0" * 400 + "}]}]}}",
+            "timeout",
+        ),
+        ('{"hooks": ' + _deep(100_000) + "}", "nested deeper than 200"),
+        ('{"hooks": {"PreToolUse": [{"matcher": "("}]}}', "not a valid regex"),
+    ],
+)
+def test_SAFE_4_a_malformed_settings_file_exits_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: str, says: str
+) -> None:
+    """SAFE-4: settings with wrong types, a 400-digit timeout or deep nesting: exit 2."""
+    hooks = tmp_path / "hooks.json"
+    hooks.write_text(settings, encoding="utf-8")
+    assert _run(tmp_path, tmp_path / "out.jsonl", "--hooks", str(hooks)) == 2
+    err = capsys.readouterr().err
+    assert says in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("verb", ["run", "replay", "hooks"])
+def test_SAFE_4_devices_and_directories_are_refused_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], verb: str
+) -> None:
+    """SAFE-4: /dev/zero and a directory where a file is expected: exit 2 without reading."""
+    for bad in ("/dev/zero", str(tmp_path)):
+        if verb == "hooks":
+            code = _run(tmp_path, tmp_path / "out.jsonl", "--hooks", bad)
+        else:
+            code = main(
+                [verb, bad, "--log", str(tmp_path / "o.jsonl")] if verb == "run" else [verb, bad]
+            )
+        assert code == 2
+    err = capsys.readouterr().err
+    assert "a character device" in err
+    assert "a directory" in err
+
+
+def test_SAFE_4_check_skips_a_fifo_in_a_directory_and_survives_closed_stdin(
+    tmp_path: Path,
+) -> None:
+    """SAFE-4: `check DIR` with a FIFO named x.jsonl ends; `check - <&-` and a huge
+    --max-line-bytes are exit 2 without a traceback."""
+    os.mkfifo(tmp_path / "x.jsonl")
+    done = _loopspec("check", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    closed = subprocess.run(
+        [*CLI, "check", "-"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert closed.returncode == 2
+    assert "standard input is closed" in closed.stdout + closed.stderr
+    huge = _loopspec("check", "--max-line-bytes", "9" * 23, str(tmp_path), cwd=tmp_path)
+    assert huge.returncode == 2
+    assert "Traceback" not in huge.stderr
+
+
+def test_SAFE_4_bad_cmd_quoting_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """SAFE-4: `--cmd "python3 'abc"` cannot be split: one line, exit 2."""
+    assert main(["conform", "--cmd", "python3 'abc"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be split" in err
+    assert "Traceback" not in err
+
+
+# --- HOOK-7 / HOOK-6: what a hook prints never crashes the report --------------------------------
+
+
+def _hook_answering(tmp_path: Path, answer: str, dialect: str = "claude-code") -> Path:
+    script = tmp_path / "answer.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nsys.stdout.write({answer!r})\n")
+    hooks = tmp_path / "hooks.json"
+    handler = {"type": "command", "command": f"{sys.executable} {script}"}
+    hooks.write_text(
+        json.dumps(
+            {"dialect": dialect, "hooks": {"PreToolUse": [{"matcher": "", "hooks": [handler]}]}}
+        ),
+        encoding="utf-8",
+    )
+    return hooks
+
+
+def _hook_results(log: Path) -> list[dict[str, object]]:
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    return [e["data"] for e in events if e.get("type") == "hook/result"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fault"),
+    [
+        (
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": "allow", "updatedInput": {"command": "x\\ud800y"}}}',
+            "lone surrogate",
+        ),
+        ('{"a": ' + _deep(100_000) + "}", "nested deeper than 200"),
+    ],
+)
+def test_HOOK_7_unprintable_or_deep_hook_output_is_a_recorded_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: str, fault: str
+) -> None:
+    """HOOK-7: a lone surrogate or 100,000-deep JSON is invalid-json, recorded; no crash."""
+    log = tmp_path / "out.jsonl"
+    assert _run(tmp_path, log, "--hooks", str(_hook_answering(tmp_path, answer))) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    results = _hook_results(log)
+    assert len(results) == 1
+    assert "invalid-json" in json.dumps(results[0])
+    assert fault in json.dumps(results[0])
+
+
+@pytest.mark.parametrize(
+    "specific",
+    [
+        {"permissionDecision": "deny", "updatedInput": {"command": "rm -rf /"}},
+        {"permissionDecision": "deny"},
+        {"permissionDecision": "deny", "permissionDecisionReason": "  "},
+    ],
+)
+def test_HOOK_7_a_codex_deny_is_a_deny_even_when_malformed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], specific: dict[str, object]
+) -> None:
+    """HOOK-7: Codex deny with updatedInput, or without a reason, denies (fault recorded)."""
+    answer = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **specific}})
+    log = tmp_path / "out.jsonl"
+    assert _run(tmp_path, log, "--hooks", str(_hook_answering(tmp_path, answer, "codex"))) == 0
+    capsys.readouterr()
+    (result,) = _hook_results(log)
+    assert result["decision"] == "deny"
+    assert "unsupported" in json.dumps(result)
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    outcomes = [e["data"] for e in events if e.get("type") == "tool/result"]
+    assert outcomes
+    assert all("removed" not in json.dumps(o) for o in outcomes)
+
+
+# --- SAFE-6: hooks can be given a reduced environment --------------------------------------------
+
+
+def test_SAFE_6_hook_env_passes_only_the_named_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-6: with --hook-env, a secret in loopspec's environment does not reach the hook."""
+    monkeypatch.setenv("LOOPSPEC_TEST_SECRET", "hunter2")
+    monkeypatch.setenv("LOOPSPEC_TEST_SHARED", "visible")
+    dump = tmp_path / "env.txt"
+    hooks = _hooks_file(tmp_path, f"env > {shlex.quote(str(dump))}")
+    assert _run(tmp_path, tmp_path / "a.jsonl", "--hooks", str(hooks)) == 0
+    assert "LOOPSPEC_TEST_SECRET=hunter2" in dump.read_text(encoding="utf-8")
+    args = ["--hooks", str(hooks), "--hook-env", "PATH", "--hook-env", "LOOPSPEC_TEST_SHARED"]
+    assert _run(tmp_path, tmp_path / "b.jsonl", *args) == 0
+    seen = dump.read_text(encoding="utf-8")
+    assert "hunter2" not in seen
+    assert "LOOPSPEC_TEST_SHARED=visible" in seen
+    assert f"PATH={os.environ['PATH']}" in seen

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from loopspec.impl.hookbridge.faults import FaultKind, HookFault
 from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze
 
 STDERR_SUMMARY_CHARS = 200
@@ -85,8 +86,19 @@ def stdout_document(dialect: str, stdout: bytes) -> FrozenMap | HookFault | None
         value = json.loads(text.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, ValueError) as error:
         return HookFault(FaultKind.INVALID_JSON, f"stdout is not valid JSON: {error}")
+    except RecursionError:
+        value = None  # nested beyond the parser's stack: reported with the depth limit below
+    if value is None or json_depth(value) > MAX_JSON_DEPTH:
+        detail = f"stdout is JSON nested deeper than {MAX_JSON_DEPTH} levels"
+        return HookFault(FaultKind.INVALID_JSON, detail)
     if not isinstance(value, dict):
         return HookFault(FaultKind.INVALID_JSON, "stdout is JSON but not an object")
+    try:
+        # A lone surrogate (`"\ud800"`) is valid JSON but no text: no log, tool or terminal
+        # could carry it.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return HookFault(FaultKind.INVALID_JSON, "stdout holds a lone surrogate, not text")
     try:
         document = freeze(value)
     except NotJsonError as error:

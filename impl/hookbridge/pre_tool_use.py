@@ -166,6 +166,18 @@ def _codex(document: FrozenMap) -> PreReading:
 
 
 def _codex_specific(permission: str | None, why: str | None, supplied: JsonValue) -> PreReading:
+    if permission == "deny":
+        # An explicit deny is a deny, whatever came with it or was missing from it: reading it
+        # as "no decision" would run the very call the hook refused. The flaw is recorded.
+        reason = nonblank(why)
+        flaw = None
+        if supplied is not None:
+            flaw = unsupported("updatedInput with permissionDecision:deny; the input is ignored")
+        elif reason is None:
+            flaw = unsupported("permissionDecision:deny without a non-empty reason")
+        return PreReading(
+            Deny(reason) if reason else Deny(), "deny", None if flaw is None else flaw.fault
+        )
     if supplied is not None and permission != "allow":
         raise unsupported("updatedInput without permissionDecision:allow")
     if permission == "allow":
@@ -174,10 +186,5 @@ def _codex_specific(permission: str | None, why: str | None, supplied: JsonValue
         return PreReading(Allow(supplied), "allow", non_object_fault(supplied), supplied)
     if permission == "ask":
         raise unsupported("permissionDecision:ask is not supported")
-    if permission == "deny":
-        reason = nonblank(why)
-        if reason is None:
-            raise unsupported("permissionDecision:deny without a non-empty reason")
-        return PreReading(Deny(reason), "deny")
     # Only a reason is left: the caller comes here when at least one of the three is present.
     raise unsupported("permissionDecisionReason without permissionDecision")

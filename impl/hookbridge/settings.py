@@ -24,6 +24,7 @@ from pathlib import Path
 
 import attrs
 
+from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
 from loopspec.model.config import HOOK_POINTS, HookSpec
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
@@ -31,6 +32,10 @@ from loopspec.model.events import HOOK_DIALECTS
 CLAUDE_CODE = "claude-code"
 CODEX = "codex"
 DEFAULT_TIMEOUT_S = 60.0
+MAX_TIMEOUT_S = 24 * 60 * 60.0
+"""A day: longer is a typo, and asyncio cannot wait for an arbitrarily large float anyway."""
+SETTINGS_FILE_CAP = 4 * 1024 * 1024
+"""Bytes a settings file may hold (rule SAFE-4)."""
 MATCH_ALL = "*"
 
 
@@ -126,14 +131,16 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
     """Read a `settings.json` / `hooks.json` file; `HookSettingsError` when it is unusable."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise HookSettingsError(source, "$", f"cannot read the file: {error}") from error
+        data = read_user_file(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
+    except UserFileError as error:
+        raise HookSettingsError(source, "$", str(error)) from error
     try:
-        document = json.loads(text)
+        document = parse_user_json(data)
     except json.JSONDecodeError as error:
         problem = f"not JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         raise HookSettingsError(source, "$", problem) from error
+    except ValueError as error:  # not UTF-8, nested too deeply, NaN
+        raise HookSettingsError(source, "$", f"not usable JSON: {error}") from error
     return parse_settings(document, source=source, dialect=dialect)
 
 
@@ -159,7 +166,7 @@ def parse_settings(
 
 def _dialect(document: Mapping[str, object], source: str, argument: str | None) -> str:
     declared = document.get("dialect")
-    if declared is not None and declared not in HOOK_DIALECTS:
+    if declared is not None and (not isinstance(declared, str) or declared not in HOOK_DIALECTS):
         known = ", ".join(sorted(HOOK_DIALECTS))
         raise HookSettingsError(source, "$.dialect", f"must be one of {known}, not {declared!r}")
     if argument is not None and argument not in HOOK_DIALECTS:
@@ -237,6 +244,9 @@ def _timeout(value: object, source: str, path: str) -> float:
         return DEFAULT_TIMEOUT_S
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise HookSettingsError(source, path, "must be a number of seconds")
-    if not math.isfinite(value) or value <= 0:
-        raise HookSettingsError(source, path, "must be a positive, finite number of seconds")
+    if isinstance(value, int) and value > MAX_TIMEOUT_S:
+        value = math.inf  # a 400-digit integer cannot even become a float
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT_S:
+        problem = f"must be a positive number of seconds, at most {MAX_TIMEOUT_S:g}"
+        raise HookSettingsError(source, path, problem)
     return float(value)

@@ -76,6 +76,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
+LIMIT_CEILING = 1 << 30
+"""The largest --max-line-bytes / --max-violations accepted (rule SAFE-4)."""
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -83,6 +87,9 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    if value > LIMIT_CEILING:
+        # A bound that large bounds nothing (and past 2**63 cannot even index a buffer).
+        raise argparse.ArgumentTypeError(f"must be at most {LIMIT_CEILING}: {text}")
     return value
 
 

@@ -58,6 +58,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "examples/<harness>-adapter) offline against a mock model instead of the bundled loop; "
         "--log then gets a copy of its transcript or rollout (see loopspec.properties.harnesses)",
     )
+    parser.add_argument(
+        "--hook-env",
+        metavar="NAME",
+        action="append",
+        default=None,
+        help="pass hooks only the environment variables named (repeatable, e.g. --hook-env "
+        "PATH --hook-env HOME); by default hooks inherit the whole environment, secrets "
+        "included, as Claude Code and Codex do",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -103,6 +112,11 @@ def checked_log_path(path: Path) -> Path:
     return path
 
 
+def allowed_environment(names: list[str]) -> dict[str, str]:
+    """The variables of this process's environment that `names` lists (rule SAFE-6)."""
+    return {name: os.environ[name] for name in names if name in os.environ}
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the scenario and print what every reader holds."""
     if args.harness:
@@ -117,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             hooks=Path(args.hooks) if args.hooks else None,
             log_path=log_path,
             fail_closed=args.fail_closed,
+            hook_env=None if args.hook_env is None else allowed_environment(args.hook_env),
         )
     except ImplError as error:  # the log is locked by another run, or not a log after all
         raise LogPathError(f"{log_path}: {error}") from error

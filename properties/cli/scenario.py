@@ -262,14 +262,26 @@ class RunResult:
 
 
 def run_scenario(
-    scenario: Scenario, *, hooks: Path | None, log_path: Path, fail_closed: bool = False
+    scenario: Scenario,
+    *,
+    hooks: Path | None,
+    log_path: Path,
+    fail_closed: bool = False,
+    hook_env: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """Run every turn of the scenario with real hooks; return the log, views and history."""
-    return asyncio.run(_run(scenario, hooks, log_path, fail_closed))
+    """Run every turn of the scenario with real hooks; return the log, views and history.
+
+    Hooks get `hook_env` as their environment (default: this process's whole environment).
+    """
+    return asyncio.run(_run(scenario, hooks, log_path, fail_closed, hook_env))
 
 
 async def _run(
-    scenario: Scenario, hooks: Path | None, log_path: Path, fail_closed: bool
+    scenario: Scenario,
+    hooks: Path | None,
+    log_path: Path,
+    fail_closed: bool,
+    hook_env: Mapping[str, str] | None,
 ) -> RunResult:
     world = ScenarioWorld(scenario)
     session = SessionInfo(log_path.stem, scenario.cwd)
@@ -284,6 +296,7 @@ async def _run(
         cwd=scenario.cwd,
         transcript_path=str(log_path),
         fail_closed=fail_closed,
+        env=hook_env,
     )
     specs, runner = bridge.specs(), BridgeHookRunner(bridge)
     shown: list[Shown] = []

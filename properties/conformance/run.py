@@ -365,6 +365,7 @@ NOT_OBSERVABLE = frozenset(
         "SAFE-3",
         "SAFE-4",
         "SAFE-5",
+        "SAFE-6",
     }
 )
 

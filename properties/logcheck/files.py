@@ -1,9 +1,10 @@
 """Where session logs come from: files, zstd-compressed files, directories and standard input.
 
 `log_sources(arguments)` turns command-line paths into `LogSource`s, in a stable order: each
-argument in turn; a directory contributes every `*.jsonl` and `*.jsonl.zst` below it (recursively,
-sorted, symlinked directories not followed); `-` is standard input. A path that cannot be used
-becomes a `SourceProblem` instead, so one bad argument never stops the others.
+argument in turn; a directory contributes every `*.jsonl` and `*.jsonl.zst` regular file below it
+(recursively, sorted, symlinked directories not followed; FIFOs and devices skipped); `-` is
+standard input. A path that cannot be used becomes a `SourceProblem` instead, so one bad argument
+never stops the others.
 
 `LogSource.open()` gives a binary stream of the log's *decompressed* bytes. Compression is
 recognised by the zstd magic number, not by the file name, so a `.jsonl` that is really
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
@@ -45,6 +47,8 @@ class LogSource:
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
         if self.name == STDIN:
+            if sys.stdin is None:  # started with stdin closed (`loopspec check - <&-`)
+                raise OSError("standard input is closed")
             rejoined = _Rejoined(sys.stdin.buffer)
             if rejoined.head == ZSTD_MAGIC:
                 return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
@@ -89,8 +93,17 @@ def _logs_under(directory: str) -> Iterator[str]:
     for root, dirs, files in os.walk(directory):
         dirs.sort()
         for name in sorted(files):
-            if name.endswith(LOG_SUFFIXES):
-                yield os.path.join(root, name)
+            path = os.path.join(root, name)
+            # Only regular files: a FIFO named x.jsonl would block the walk forever (SAFE-4).
+            if name.endswith(LOG_SUFFIXES) and _regular(path):
+                yield path
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
