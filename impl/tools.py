@@ -93,15 +93,48 @@ class RegisteredTool:
     body: ToolBody
     concurrency_safe: bool = False
     required_keys: tuple[str, ...] = ()
+    key_types: tuple[tuple[str, str], ...] = ()
+    """(key, JSON type) pairs: where the key is present, its value must have that type
+    (`string`, `number`, `integer`, `boolean`, `object`, `array` or `null`)."""
 
     def input_problem(self, value: object) -> str | None:
-        """Why `value` cannot be this tool's input (a JSON object with the required keys)."""
+        """Why `value` cannot be this tool's input: not a JSON object, a required key missing,
+        or a key's value of another type than the tool declares (rule HOOK-6)."""
         if not isinstance(value, Mapping):
             return "the input must be a JSON object"
         missing = [key for key in self.required_keys if key not in value]
         if missing:
             return "missing required " + ", ".join(repr(key) for key in missing)
+        for key, expected in self.key_types:
+            if key in value and not json_type_matches(value[key], expected):
+                return f"{key!r} must be {expected}, not {json_type_name(value[key])}"
         return None
+
+
+JSON_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
+
+
+def json_type_name(value: object) -> str:
+    """The JSON Schema type of a frozen or plain JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    return "array"
+
+
+def json_type_matches(value: object, expected: str) -> bool:
+    """Whether `value` has the JSON Schema type `expected` (an integer is also a number)."""
+    actual = json_type_name(value)
+    return actual == expected or (expected == "number" and actual == "integer")
 
 
 class ToolRegistry:

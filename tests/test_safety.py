@@ -652,3 +652,49 @@ def test_SAFE_6_hook_env_passes_only_the_named_variables(
     assert "hunter2" not in seen
     assert "LOOPSPEC_TEST_SHARED=visible" in seen
     assert f"PATH={os.environ['PATH']}" in seen
+
+
+# --- HOOK-6: a rewrite is checked against the tool's input types ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "runs"),
+    [({"command": 42}, False), ({"command": "ls -l"}, True), ({"other": "x"}, False)],
+)
+def test_HOOK_6_a_rewrite_of_the_wrong_type_is_refused_never_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rewrite: dict[str, object], runs: bool
+) -> None:
+    """HOOK-6: `updatedInput {"command": 42}` breaks the tool's declared string type: denied."""
+    scenario = tmp_path / "scenario.json"
+    tool = {
+        "name": "bash",
+        "inputSchema": {"properties": {"command": {"type": "string"}}, "required": ["command"]},
+    }
+    scenario.write_text(
+        json.dumps({**SCENARIO, "tools": [tool], "cwd": str(tmp_path)}), encoding="utf-8"
+    )
+    answer = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "updatedInput": rewrite,
+            }
+        }
+    )
+    log = tmp_path / "out.jsonl"
+    hooks = _hook_answering(tmp_path, answer)
+    assert main(["run", str(scenario), "--hooks", str(hooks), "--log", str(log)]) == 0
+    capsys.readouterr()
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    calls = [e["data"] for e in events if e.get("type") == "tool/call"]
+    results = [e["data"] for e in events if e.get("type") == "tool/result"]
+    assert len(calls) == len(results) == 1
+    text = json.dumps(results[0])
+    if runs:
+        assert "rewrite" in calls[0]
+        assert "ls -l" in json.dumps(calls[0])
+    else:
+        assert "rewrite" not in calls[0]  # the original arguments stay on record
+        assert "rewrote the input of bash" in text
+        assert "must be" in text or "missing required" in text

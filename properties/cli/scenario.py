@@ -6,7 +6,9 @@ running as real processes, writes the session log, and shows what the hooks did 
 audit and presentation. The scenario format (JSON):
 
     {
-      "tools": [{"name": "bash", "concurrencySafe": false, "requiredKeys": ["command"]}, ...],
+      "tools": [{"name": "bash", "concurrencySafe": false, "requiredKeys": ["command"],
+                 "inputSchema": {"properties": {"command": {"type": "string"}},   # optional
+                                 "required": ["command"]}}, ...],
       "maxParallel": 10,                       # optional
       "cwd": "/path/the/hooks/run/in",          # optional, default: the current directory
       "turns": [
@@ -23,6 +25,9 @@ audit and presentation. The scenario format (JSON):
       "defaultApproval": "rejected"                          # optional, default "rejected"
     }
 
+A tool's `inputSchema` is read for `required` and each property's single `type` (other JSON
+Schema keywords are ignored): a hook's rewrite (`updatedInput`) that lacks a required key or
+gives a property a value of another type is refused, and the call denied (rule HOOK-6).
 A call with no entry in `results` succeeds with empty output. A model request after a turn's
 replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
 """
@@ -44,7 +49,7 @@ from loopspec.impl.log_writer import SYNCED
 from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import Shown
 from loopspec.impl.seams import ApprovalRequest, ModelRequest, ProviderFailed
-from loopspec.impl.tools import RegisteredTool, ToolExecution
+from loopspec.impl.tools import JSON_TYPES, RegisteredTool, ToolExecution
 from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
@@ -72,6 +77,7 @@ class ScenarioTool:
     name: str
     concurrency_safe: bool
     required_keys: tuple[str, ...]
+    key_types: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen
@@ -155,8 +161,28 @@ def _tools(raw: list[Any]) -> tuple[ScenarioTool, ...]:
         keys = tool.get("requiredKeys", [])
         if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
             raise ScenarioError(f"{where}.requiredKeys must be a list of strings")
-        tools.append(ScenarioTool(name, safe, tuple(keys)))
+        required, types = _input_schema(tool.get("inputSchema", {}), f"{where}.inputSchema")
+        merged = tuple(dict.fromkeys([*keys, *required]))
+        tools.append(ScenarioTool(name, safe, merged, types))
     return tuple(tools)
+
+
+def _input_schema(raw: object, where: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+    """The required keys and the (key, type) pairs of a tool's `inputSchema`."""
+    schema = _object(raw, where)
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(key, str) for key in required):
+        raise ScenarioError(f"{where}.required must be a list of strings")
+    types = []
+    for key, declared in _object(schema.get("properties", {}), f"{where}.properties").items():
+        kind = _object(declared, f"{where}.properties.{key}").get("type")
+        if kind is None:
+            continue
+        if kind not in JSON_TYPES:
+            allowed = ", ".join(JSON_TYPES)
+            raise ScenarioError(f"{where}.properties.{key}.type must be one of {allowed}")
+        types.append((key, kind))
+    return required, tuple(types)
 
 
 def _turns(raw: list[Any]) -> tuple[tuple[str, tuple[ModelReplies, ...]], ...]:
@@ -247,7 +273,7 @@ class ScenarioWorld:
     def tools(self) -> list[RegisteredTool]:
         """The scenario's tools, bodies answering from the scenario."""
         return [
-            RegisteredTool(t.name, self.body, t.concurrency_safe, t.required_keys)
+            RegisteredTool(t.name, self.body, t.concurrency_safe, t.required_keys, t.key_types)
             for t in self._scenario.tools
         ]
 
