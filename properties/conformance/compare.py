@@ -1,9 +1,16 @@
 """Comparing one observation of a target with the model's, and naming the rule a difference breaks.
 
 What may differ freely is normalized away first: `time` and message ids (implementations use
-clocks and UUIDs), how arguments are serialized (compared as the JSON values they denote),
-events outside the spec's vocabulary, seqs and seq citations (they count those events too).
-`classify` turns the first remaining difference into a rule ID and one sentence.
+clocks and UUIDs; approval ids are part of the contract, SPEC §2), how arguments are serialized
+(compared as the JSON values they denote), events outside the spec's vocabulary, seqs and seq
+citations (they count those events too).
+
+`classify` names the rule the target broke. First the target's own log is held to the invariant
+registry: a rule its output breaks by itself is the blame, with the invariant's own message.
+Otherwise the first remaining difference is sorted by its kind — the wording of a result, the
+shape of a reason, the order of results, which bodies started, how arguments parse, which queued
+input was delivered — and blamed on the rule that prescribes the model's outcome there. A
+difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never guessed.
 """
 
 from __future__ import annotations
@@ -11,16 +18,35 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal, assert_never
 
 import attrs
 
-from loopspec.model.commands import Command
+from loopspec.model.commands import (
+    Abort,
+    ApprovalAnswers,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+)
 from loopspec.model.config import LoopConfig
 from loopspec.model.events import CORE_TYPES
-from loopspec.model.transitions import transition_for
+from loopspec.model.facts import FactError, fact_from_wire
+from loopspec.model.invariants import LogMonitor, Violation
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
+
+# The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
+NO_RULE = "NO-RULE"
+
+Event = dict[str, Any]
 
 
 @attrs.frozen
@@ -35,11 +61,11 @@ class Divergence:
     actual: Observation
 
     def diff(self) -> str:
-        """A readable unified diff of the two observations (normalized)."""
+        """A readable unified diff of the two observations, JSON shown as JSON."""
 
         def lines(observation: Observation) -> list[str]:
             return json.dumps(
-                normalized_observation(observation), indent=1, sort_keys=True
+                displayed_observation(observation), indent=1, sort_keys=True
             ).splitlines()
 
         return "\n".join(
@@ -64,17 +90,54 @@ class DivergenceFound(AssertionError):
         )
 
 
+# ---------------------------------------------------------------------------------------------
+# Normalization: what implementations may choose freely.
+
+
+class _Parsed:
+    """Arguments text as the JSON value it denotes (compared by value, shown as JSON)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Parsed) and _same_json(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(_shown(self.value), sort_keys=True))
+
+    def __repr__(self) -> str:
+        return f"_Parsed({self.value!r})"
+
+
+def _same_json(left: object, right: object) -> bool:
+    """JSON equality: 1 equals 1.0, but true is not 1 (as Python's == would say)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            _same_json(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
 def _as_value(raw: object) -> object:
     """Arguments text as the JSON value it denotes, so serialization style cannot differ."""
     if not isinstance(raw, str):
         return raw
     try:
-        return {"$json": json.loads(raw)}
+        return _Parsed(json.loads(raw))
     except (ValueError, RecursionError):
         return raw
 
 
-def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
+def normalized_event(event: Event) -> Event:
     """An event without what implementations may choose freely.
 
     Free: `time` and message ids (`process_target.normalized` drops those), and how effective
@@ -95,7 +158,7 @@ def normalized_event(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-def in_scope(event: dict[str, Any]) -> bool:
+def in_scope(event: Event) -> bool:
     """Whether the spec speaks about this event type (SPEC §4: other types are opaque)."""
     return event.get("type") in CORE_TYPES
 
@@ -118,7 +181,31 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
     }
 
 
-def _positional(event: dict[str, Any]) -> dict[str, Any]:
+def _shown(value: object) -> object:
+    """A comparable value as plain JSON: parsed arguments as their value, 0.0 as 0."""
+    if isinstance(value, _Parsed):
+        return _shown(value.value)
+    if isinstance(value, dict):
+        return {key: _shown(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def displayed_observation(observation: Observation) -> object:
+    """The normalized observation as plain JSON, for people: what compares equal shows equal."""
+    shown = _shown(normalized_observation(observation))
+    if not observation.accepted:
+        return {
+            "accepted": False,
+            "refusal": {"rule": observation.refusal_rule, "message": observation.refusal_message},
+        }
+    return shown
+
+
+def _positional(event: Event) -> Event:
     event.pop("seq", None)
     event.pop("sourceEventSeqs", None)
     return event
@@ -145,74 +232,529 @@ def split_units(expected: Observation, actual: Observation) -> list[tuple[int, i
     return [(s, e) for s, e in expected.atomic if any(s < b < e for b in boundaries)]
 
 
+# ---------------------------------------------------------------------------------------------
+# The target's own log, held to the invariant registry.
+
+
+def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violation]:
+    """What the target's events break by themselves, fed in order through `monitor`.
+
+    An event the rules cannot even read is a violation too: of TURN-5 for a reason without a
+    string kind, of LOG-4 otherwise (the event is not valid).
+    """
+    found: list[Violation] = []
+    for event in events:
+        try:
+            fact = fact_from_wire(event)
+        except FactError as error:
+            seq = event.get("seq")
+            rule = "TURN-5" if "reason" in str(error) else "LOG-4"
+            found.append(Violation(rule, seq if isinstance(seq, int) else -1, str(error)))
+            continue
+        found += monitor.feed(fact)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Classification.
+
+
+Relation = Literal["changed", "missing", "extra"]
+
+
+@attrs.frozen
+class _Difference:
+    """The first differing in-scope event: changed in place, missing from or extra in the target."""
+
+    relation: Relation
+    want: Event | None
+    got: Event | None
+    at: int  # where in the target's events (all of them) the difference shows
+
+
 def _first_event_difference(
-    expected: tuple[dict[str, Any], ...], actual: tuple[dict[str, Any], ...]
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    expected = tuple(e for e in expected if in_scope(e))
-    actual = tuple(e for e in actual if in_scope(e))
-    for want, got in zip(expected, actual, strict=False):
-        if _positional(normalized_event(want)) != _positional(normalized_event(got)):
-            return want, got
-    if len(expected) > len(actual):
-        return expected[len(actual)], None
-    if len(actual) > len(expected):
-        return None, actual[len(expected)]
-    return None, None
+    expected: tuple[Event, ...], actual: tuple[Event, ...]
+) -> _Difference | None:
+    want_all = [e for e in expected if in_scope(e)]
+    got_all = [(i, e) for i, e in enumerate(actual) if in_scope(e)]
+    wants = [_positional(normalized_event(e)) for e in want_all]
+    gots = [_positional(normalized_event(e)) for _, e in got_all]
+    for index, (want, got) in enumerate(zip(wants, gots, strict=False)):
+        if want == got:
+            continue
+        at, event = got_all[index]
+        if want.get("type") != got.get("type"):
+            # One side has an event the other lacks here, if the rest lines up after it.
+            if index + 1 < len(wants) and wants[index + 1] == got:
+                return _Difference("missing", want_all[index], None, at)
+            if index + 1 < len(gots) and gots[index + 1] == want:
+                return _Difference("extra", None, event, at)
+            if got.get("type") in {w.get("type") for w in wants[index + 1 :]}:
+                return _Difference("missing", want_all[index], None, at)
+            return _Difference("extra", None, event, at)
+        return _Difference("changed", want_all[index], event, at)
+    if len(wants) > len(gots):
+        return _Difference("missing", want_all[len(gots)], None, len(actual))
+    if len(gots) > len(wants):
+        at, event = got_all[len(wants)]
+        return _Difference("extra", None, event, at)
+    return None
 
 
-def _supplied_inputs(events: tuple[dict[str, Any], ...]) -> list[Any]:
-    return [
-        e["data"]["updatedInput"]
-        for e in events
-        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
-    ]
+def _reordered(difference: _Difference, expected: Observation, actual: Observation) -> bool:
+    """Whether the differing event is there on the other side too, only elsewhere."""
+    match difference.relation:
+        case "missing":
+            wanted, others = difference.want, actual.events
+        case "extra":
+            wanted, others = difference.got, expected.events
+        case "changed":
+            return False
+        case _:
+            assert_never(difference.relation)
+    assert wanted is not None
+    same = _positional(normalized_event(wanted))
+    return sum(_positional(normalized_event(e)) == same for e in others) > 0
 
 
-def _call_arguments(event: dict[str, Any]) -> list[Any]:
-    data = event.get("data", {})
+def _data(event: Event | None) -> dict[str, Any]:
+    data = event.get("data") if event is not None else None
+    return data if isinstance(data, dict) else {}
+
+
+def _call_id_of(event: Event | None) -> str | None:
+    data = _data(event)
+    if isinstance(data.get("callId"), str):
+        return str(data["callId"])
+    message = data.get("message")
+    if isinstance(message, dict):
+        source = message.get("source")
+        if isinstance(source, dict) and isinstance(source.get("callId"), str):
+            return str(source["callId"])
+    return None
+
+
+@attrs.frozen
+class _Situation:
+    """What the model's log says happened to one call before its result."""
+
+    hook_decisions: tuple[str, ...] = ()
+    rewritten: bool = False
+    supplied: tuple[Any, ...] = ()
+    approval: str | None = None  # the approval outcome, "asked" while unanswered
+    post_blocked: bool = False
+
+
+def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
+    if call_id is None:
+        return _Situation()
+    decisions: list[str] = []
+    supplied: list[Any] = []
+    rewritten = post_blocked = False
+    approval_ids: dict[str, str] = {}
+    approval: str | None = None
+    for event in history:
+        data = _data(event)
+        kind = event.get("type")
+        if kind == "hook/result" and data.get("callId") == call_id:
+            if data.get("point") == "PreToolUse":
+                decisions.append(str(data.get("decision")))
+                if "updatedInput" in data:
+                    supplied.append(data["updatedInput"])
+            elif data.get("decision") == "block":
+                post_blocked = True
+        elif kind == "tool/call" and data.get("callId") == call_id and data.get("rewrite"):
+            rewritten = True
+        elif kind == "approval/asked" and data.get("callId") == call_id:
+            approval_ids[str(data.get("id"))] = call_id
+            approval = "asked"
+        elif kind == "approval/decided" and str(data.get("id")) in approval_ids:
+            approval = str(data.get("outcome"))
+    return _Situation(tuple(decisions), rewritten, tuple(supplied), approval, post_blocked)
+
+
+def _reason_kind(event: Event | None) -> object:
+    reason = _data(event).get("reason")
+    return reason.get("kind") if isinstance(reason, dict) else None
+
+
+def _abort_rule(phase: str) -> str:
+    return "ABORT-1" if phase == "Dispatching" else "ABORT-2"
+
+
+def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str) -> tuple[str, str]:
+    """Which rule prescribes the model's turn/end reason."""
+    reason = _data(got).get("reason") if got is not None else None
+    if got is not None and not (isinstance(reason, dict) and isinstance(reason.get("kind"), str)):
+        return "TURN-5", f"the turn/end reason must be an object with a string kind, not {reason!r}"
+    kind = _reason_kind(want)
+    theirs = _reason_kind(got) if got is not None else None
+    said = f"the model ends the turn {kind!r}" + (
+        f", the target {theirs!r}" if got is not None else ", the target does not end it"
+    )
+    if got is not None and kind == theirs:
+        said = (
+            f"the turn/end reason is {_data(want).get('reason')!r} in the model, "
+            f"{reason!r} in the target"
+        )
+    match kind:
+        case "max-tokens":
+            return "STEP-4", said + " (a reply that finished max-tokens ends the turn max-tokens)"
+        case "aborted":
+            return _abort_rule(phase), said + " (an abort ends the turn aborted, with its cause)"
+        case "interrupted":
+            return "REC-1", said + " (crash repair ends the tail turn interrupted)"
+        case "error":
+            return "TURN-5", said + " (a failed model request ends the turn with error)"
+        case "completed":
+            return "STEP-4", said + " (a completed reply without calls ends the turn completed)"
+        case _:
+            pass  # a plugin's kind: TURN-5 lets a turn end with it
+    if isinstance(command, Abort):
+        return _abort_rule(phase), said
+    return "TURN-5", said
+
+
+def _input_problem(event: Event) -> str:
+    """Which input problem an INVALID_TOOL_INPUT result names (not an object, or missing keys)."""
+    text = json.dumps(_data(event).get("message", {}).get("content"))
+    return "not an object" if "JSON object" in text else "missing keys"
+
+
+def _result_rule(
+    want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
+) -> tuple[str, str]:
+    """Which rule prescribes the result the model commits here (its text, error, meta)."""
+    call_id = _call_id_of(want)
+    code = (_data(want).get("error") or {}).get("code")
+    text = json.dumps(_data(want).get("message", {}).get("content"))
+    situation = _situation(call_id, history)
+    about = f"the result of call {call_id}"
+    if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
+        return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
+    if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
+        return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
+    if (
+        code == "INVALID_TOOL_INPUT"
+        and got is not None
+        and _input_problem(want) != _input_problem(got)
+    ):
+        return "EXE-2", (
+            f"{about} differs: the call's arguments parse to another value here "
+            "(blank means {}, invalid JSON stays the raw string)"
+        )
+    if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
+        return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
+    if situation.post_blocked:
+        return "DEC-3", f"{about} differs: a PostToolUse block replaces it with the block reasons"
+    if "rewrote the input of" in text:
+        return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
+    if "deny" in situation.hook_decisions:
+        if situation.hook_decisions.count("deny") > 1:
+            return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
+        return "DEC-1", f"{about} differs: a denied call's result is one text block Error: <reason>"
+    if situation.approval not in (None, "asked", "allowed-once"):
+        return "DEC-2", f"{about} differs: an approval {situation.approval} has its own reason"
+    if isinstance(command, ToolFinishes) and command.call_id == call_id:
+        if isinstance(command.outcome, ToolFailed):
+            return "EXE-4", f"{about} differs: a failed body's result is Error: <message>"
+        return "EXE-4", f"{about} differs from what the body returned"
+    return "EXE-4", f"{about} differs from its settled outcome"
+
+
+def _arguments_rule(want: Event, got: Event, history: Sequence[Event]) -> tuple[str, str]:
+    """Arguments differ in the audit record or the history: a rewrite, or how they parse."""
+    call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
+    where = "audit record" if want.get("type") == "tool/call" else "model history"
+    for call_id in call_ids:
+        situation = _situation(call_id, history)
+        if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation):
+            return "HOOK-3", "a rewrite other than the last one in configured order won"
+        if situation.supplied or situation.rewritten:
+            return (
+                "RW-1",
+                f"the call's arguments in the {where} are not the effective (rewritten) ones",
+            )
+    return "EXE-2", (
+        f"the call's arguments in the {where} differ from the model's raw arguments "
+        "(every reader takes them as the model wrote them)"
+    )
+
+
+def _reply_call_ids(event: Event) -> list[str | None]:
+    content = _data(event).get("message", {}).get("content") or []
+    return [b.get("id") for b in content if isinstance(b, dict) and b.get("type") == "tool-call"]
+
+
+def _call_arguments(event: Event) -> list[Any]:
+    data = _data(event)
     if event.get("type") == "tool/call":
         raw = [data.get("arguments")]
     else:
         content = data.get("message", {}).get("content", [])
         raw = [b.get("arguments") for b in content if b.get("type") == "tool-call"]
-    parsed = []
+    parsed: list[Any] = []
     for text in raw:
-        try:
-            parsed.append(json.loads(text))
-        except (TypeError, ValueError):
-            parsed.append(text)
+        parsed.append(_as_value(text))
     return parsed
 
 
-def _other_rewrite_won(want: dict[str, Any], got: dict[str, Any], supplied: list[Any]) -> bool:
-    """Whether the target applied an earlier hook's rewrite where the model applied the last."""
-    if len(supplied) < 2:
-        return False
+def _applied_earlier_rewrite(want: Event, got: Event, situation: _Situation) -> bool:
     wanted, applied = _call_arguments(want), _call_arguments(got)
-    if any(a != w and a in supplied[:-1] for w, a in zip(wanted, applied, strict=False)):
+    earlier = situation.supplied[:-1]
+    if any(
+        a != w and any(_Parsed(e) == a for e in earlier)
+        for w, a in zip(wanted, applied, strict=False)
+    ):
         return True
-    sidecars = [e["data"].get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
-    return (
-        len(sidecars) == 2
-        and all(isinstance(x, dict) for x in sidecars)
-        and sidecars[0]["handlerIds"] != sidecars[1]["handlerIds"]
+    sidecars = [_data(e).get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
+    handlers = [s.get("handlerIds") for s in sidecars if isinstance(s, dict)]
+    return len(handlers) == 2 and handlers[0] != handlers[1]
+
+
+def _hook_rule(event: Event) -> str:
+    return "HOOK-4" if _data(event).get("point") == "PreToolUse" else "HOOK-5"
+
+
+def _changed(
+    want: Event, got: Event, command: Command, phase: str, history: Sequence[Event]
+) -> tuple[str, str]:
+    kind = str(want.get("type"))
+    mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
+    fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    named = f"{kind} differs in {', '.join(fields) or 'its envelope'}"
+    match kind:
+        case "turn/start":
+            return "TURN-1", named
+        case "step/start":
+            return "STEP-1", named
+        case "step/end":
+            return "STEP-2", named
+        case "turn/end":
+            if fields == ["turn"]:
+                return "TURN-2", named
+            return _turn_end_rule(want, got, command, phase)
+        case "user/message":
+            return "ADJ-4", f"{named}: queued messages are delivered FIFO after the next step/start"
+        case "assistant/message":
+            if _call_arguments(want) != _call_arguments(got) or _reply_call_ids(
+                want
+            ) != _reply_call_ids(got):
+                if _reply_call_ids(want) != _reply_call_ids(got):
+                    if isinstance(command, ModelReplies) and command.finish != "completed":
+                        return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
+                    return "ORD-2", f"{named}: the reply's calls differ"
+                return _arguments_rule(want, got, history)
+            if "interrupted" in fields or isinstance(command, Abort):
+                return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
+            if isinstance(command, ModelReplies) and command.finish == "cancelled":
+                return "ABORT-2", f"{named}: a cancelled reply keeps only its non-blank text"
+            return NO_RULE, f"{named} (the reply as the model wrote it)"
+        case "tool/call":
+            if "callId" in fields or "name" in fields:
+                return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
+            if "arguments" in fields:
+                return _arguments_rule(want, got, history)
+            situation = _situation(_call_id_of(want), history)
+            if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation):
+                return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
+            return "RW-2", f"{named}: the rewrite sidecar records every applied rewrite"
+        case "tool/result":
+            if _call_id_of(want) != _call_id_of(got):
+                return "ORD-3", (
+                    f"the target commits the result of call {_call_id_of(got)} where the model "
+                    f"commits call {_call_id_of(want)}'s (results commit in the reply's order)"
+                )
+            return _result_rule(want, got, command, phase, history)
+        case "hook/invoked":
+            return _hook_rule(want), f"{named}: which hook runs for which call, in order"
+        case "hook/result":
+            if "updatedInput" in fields:
+                return "RW-2", f"{named}: the supplied input is audited"
+            if _data(want).get("point") == "PostToolUse":
+                return "HOOK-5", named
+            return "HOOK-1", f"{named}: the audit records what the hook answered"
+        case "approval/asked":
+            if "arguments" in fields:
+                return "RW-4", "the approval request does not show the call's recorded arguments"
+            return "DEC-2", named
+        case "approval/decided":
+            if isinstance(command, Abort):
+                return "ABORT-1", f"{named}: an abort answers pending approvals cancelled"
+            return "DEC-2", named
+        case _:
+            pass  # an event type no rule prescribes here
+    return NO_RULE, named
+
+
+def _missing(
+    want: Event, command: Command, phase: str, history: Sequence[Event]
+) -> tuple[str, str]:
+    kind = str(want.get("type"))
+    lacks = f"the target does not append the model's {kind}"
+    if isinstance(command, Recover):
+        return "REC-1", f"{lacks} (crash repair closes the tail turn)"
+    match kind:
+        case "hook/invoked" | "hook/result":
+            return _hook_rule(want), f"{lacks}: hook {_data(want).get('handlerId')} must run"
+        case "approval/asked":
+            return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
+        case "approval/decided":
+            if isinstance(command, Abort):
+                return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
+            return "DEC-2", lacks
+        case "user/message":
+            return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
+        case "tool/result":
+            if isinstance(command, Abort):
+                return "ABORT-1", f"{lacks}: every call that never started gets an error result"
+            rule, _ = _result_rule(want, None, command, phase, history)
+            if rule == "EXE-4":
+                return (
+                    "ORD-3",
+                    f"{lacks} for call {_call_id_of(want)}: ready results commit in order",
+                )
+            return rule, f"{lacks} for call {_call_id_of(want)}"
+        case "turn/end":
+            return _turn_end_rule(want, None, command, phase)
+        case "step/end" | "step/start":
+            if isinstance(command, Abort):
+                return _abort_rule(phase), lacks
+            if isinstance(command, ModelReplies):
+                return "STEP-4", f"{lacks} (how a reply ends decides whether the turn goes on)"
+            if isinstance(command, ModelFails):
+                return "TURN-5", f"{lacks} (a failed model request ends the step and the turn)"
+            return ("STEP-1" if kind == "step/start" else "STEP-2"), lacks
+        case "assistant/message":
+            if isinstance(command, Abort) or (
+                isinstance(command, ModelReplies) and command.finish == "cancelled"
+            ):
+                return "ABORT-2", f"{lacks}: an interrupted reply keeps its delivered text"
+            if isinstance(command, HookAnswers):
+                return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
+            return "ORD-1", lacks
+        case "tool/call":
+            return "ORD-2", f"{lacks}: each call of the reply is recorded"
+        case "turn/start":
+            return "TURN-1", lacks
+        case _:
+            pass  # an event type no rule prescribes here
+    return NO_RULE, lacks
+
+
+def _extra(got: Event, command: Command, phase: str) -> tuple[str, str]:
+    kind = str(got.get("type"))
+    adds = f"the target appends a {kind} the model does not"
+    match kind:
+        case "hook/invoked" | "hook/result":
+            return _hook_rule(got), f"{adds}: hook {_data(got).get('handlerId')} runs once per call"
+        case "approval/asked" | "approval/decided":
+            return "DEC-2", f"{adds}: only an ask decision asks, once"
+        case "user/message":
+            return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
+        case "tool/result":
+            if isinstance(command, Abort):
+                return "ABORT-1", adds
+            return "ORD-3", f"{adds}: a result commits only once every earlier call's result has"
+        case "tool/call":
+            if isinstance(command, ModelReplies) and command.finish != "completed":
+                return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
+            return "ORD-2", f"{adds}: each call is recorded once"
+        case "assistant/message":
+            if isinstance(command, Abort | ModelReplies):
+                return "ABORT-2", f"{adds}: an interrupted reply without text is omitted"
+            return "ORD-1", f"{adds}: one reply per step"
+        case "turn/end" | "step/end" | "step/start":
+            if isinstance(command, Abort):
+                return _abort_rule(phase), adds
+            if isinstance(command, ModelReplies):
+                return "STEP-4", f"{adds} (how a reply ends decides whether the turn goes on)"
+            return ("STEP-1" if kind == "step/start" else "TURN-2"), adds
+        case "turn/start":
+            return "TURN-1", adds
+        case _:
+            pass  # an event type no rule prescribes here
+    return NO_RULE, adds
+
+
+def _execution_rule(
+    command: Command, expected: Observation, actual: Observation, history: Sequence[Event]
+) -> tuple[str, str]:
+    """Which bodies started differ: policy, scheduling, or the arguments they got."""
+    wanted = dict(expected.executed)
+    started = dict(actual.executed)
+    for call_id in started:
+        if call_id in wanted:
+            continue
+        situation = _situation(call_id, history)
+        ran = f"the target starts the body of call {call_id}, which the model does not start now"
+        if "deny" in situation.hook_decisions:
+            return "DEC-1", f"{ran}: it was denied"
+        if situation.approval is not None and situation.approval != "allowed-once":
+            return "DEC-2", f"{ran}: it waits for approval ({situation.approval})"
+        if isinstance(command, Abort):
+            return "ABORT-1", f"{ran}: after an abort no call starts"
+        if not any(_call_id_of(e) == call_id and e.get("type") == "tool/call" for e in history):
+            return "ORD-2", f"{ran}: it has no tool/call record"
+        return "SCHED-1", (
+            f"{ran}: an exclusive call waits for every earlier call, a safe call for the cap "
+            "and for earlier exclusive calls"
+        )
+    for call_id in wanted:
+        if call_id not in started:
+            if isinstance(command, ApprovalAnswers):
+                return "DEC-2", f"the target does not start call {call_id} after allowed-once"
+            return "SCHED-1", (
+                f"the target does not start call {call_id}, which the schedule lets start now"
+            )
+    if list(wanted) != list(started):
+        return "SCHED-1", "the target starts the calls out of model order"
+    call_id = next(c for c in wanted if _as_value(wanted[c]) != _as_value(started[c]))
+    situation = _situation(call_id, history)
+    ran = f"the body of call {call_id} runs with other arguments than its tool/call records"
+    if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
+        return "RW-4", f"{ran} (approval runs exactly the approved input)"
+    if situation.supplied or situation.rewritten:
+        return "RW-1", f"{ran} (the rewrite reaches the tool too)"
+    return "EXE-3", ran
+
+
+# A command the target refused though the model accepts it: the rule saying it is legal there.
+_ACCEPTED_BY: dict[str, str] = {
+    "ModelReplies": "ORD-1",
+    "ModelFails": "TURN-5",
+    "HookAnswers": "HOOK-4",
+    "ApprovalAnswers": "DEC-2",
+    "ToolFinishes": "EXE-4",
+    "Crash": "LOG-8",
+    "Recover": "REC-2",
+}
+
+
+def _refusal_rule(
+    command: Command, phase: str, expected: Observation, actual: Observation
+) -> tuple[str, str]:
+    if expected.accepted:
+        match command:
+            case SubmitUser():
+                rule = "TURN-1" if phase == "Idle" else "ADJ-4"
+            case Abort():
+                rule = _abort_rule(phase)
+            case _:
+                rule = _ACCEPTED_BY.get(command.NAME, "MODEL-1")
+        return rule, (
+            f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "
+            f"{actual.refusal_message}); the model accepts it in {phase}"
+        )
+    rule = expected.refusal_rule or "MODEL-1"
+    if actual.accepted:
+        return rule, (
+            f"the model refuses {command.NAME} here ({expected.refusal_message}); "
+            "the target accepted it"
+        )
+    return rule, (
+        f"both refuse {command.NAME}; the model with {rule}, the target with {actual.refusal_rule}"
     )
-
-
-def _rewrite_refusal_blames_another_hook(
-    want: dict[str, Any] | None, got: dict[str, Any] | None, history: tuple[dict[str, Any], ...]
-) -> bool:
-    """Both refuse a call's rewrite, but name different hooks: the merge order differs."""
-    if want is None or got is None:
-        return False
-    texts = [json.dumps(e.get("data", {}).get("message", {})) for e in (want, got)]
-    rewriters = {
-        str(e["data"].get("handlerId"))
-        for e in history
-        if e.get("type") == "hook/result" and "updatedInput" in e.get("data", {})
-    }
-    named = [{h for h in rewriters if f"hook {h} rewrote" in text} for text in texts]
-    return bool(named[0]) and bool(named[1]) and named[0] != named[1]
 
 
 def classify(
@@ -221,56 +763,51 @@ def classify(
     expected: Observation,
     actual: Observation,
     *,
-    target_violations: list[str],
-    history: tuple[dict[str, Any], ...] = (),
+    target_violations: Sequence[Violation],
+    history: tuple[Event, ...] = (),
 ) -> tuple[str, str]:
     """The rule a divergence breaks, and one sentence saying how.
 
     `history` is every event the model appended so far, this command's included.
+    `target_violations` are what the target's own events break (`log_violations`).
     """
+    difference = None
+    if expected.accepted and actual.accepted:
+        difference = _first_event_difference(expected.events, actual.events)
     if target_violations:
-        return target_violations[0], "the target's log breaks an invariant"
-    if expected.accepted != actual.accepted:
-        if actual.accepted:
-            return (
-                expected.refusal_rule or "MODEL-1",
-                f"the model refuses {command.NAME} here ({expected.refusal_message}); "
-                "the target accepted it",
+        first = target_violations[0]
+        where = next(
+            (i for i, e in enumerate(actual.events) if e.get("seq") == first.seq),
+            len(actual.events),
+        )
+        # A violation caused by an earlier wrong event is blamed on that event's rule; one that
+        # only reorders events is the ordering rule the invariant names.
+        if difference is None or difference.at >= where or _reordered(difference, expected, actual):
+            return first.rule_id, (
+                f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
+                f"{first.message}"
             )
-        return "MODEL-3", (
-            f"the target refused {command.NAME} ({actual.refusal_rule}); the model accepts it"
-        )
-    if not expected.accepted:
-        return "MODEL-1", (
-            f"both refuse; the model with {expected.refusal_rule}, the target "
-            f"with {actual.refusal_rule}"
-        )
-    want, got = _first_event_difference(expected.events, actual.events)
-    kinds = {str(e.get("type")) for e in (want, got) if e is not None}
-    if want is not None and got is not None and kinds <= {"assistant/message", "tool/call"}:
-        if _other_rewrite_won(want, got, _supplied_inputs(history)):
-            return "HOOK-3", "a rewrite other than the last one in configured order won"
-        if kinds == {"tool/call"} and want["data"].get("arguments") == got["data"].get("arguments"):
-            return "RW-2", "the tool/call rewrite sidecar differs"
-        where = "audit record" if kinds == {"tool/call"} else "model history"
-        return "RW-1", f"the call's arguments in the {where} differ from the model's"
-    if any(kind.startswith("hook/") for kind in kinds):
-        return "HOOK-4", "the hooks that ran (or their audit) differ"
-    if "approval/asked" in kinds:
-        return "RW-4", "the approval request differs"
-    if kinds == {"user/message"}:
-        return "ADJ-4", "the messages queued for this step differ"
-    if "tool/result" in kinds:
-        if _rewrite_refusal_blames_another_hook(want, got, history):
-            return "HOOK-3", "a rewrite other than the last one in configured order decided"
-        return "ORD-3", "a different result is committed here"
-    if kinds:
-        row = transition_for(phase, command.NAME)
-        rules = row.rules if row is not None else ("MODEL-1",)
-        return rules[0], f"the appended events differ at {sorted(kinds)[0]}"
-    if expected.executed != actual.executed:
-        expected_ids = {call_id for call_id, _ in expected.executed}
-        if any(call_id not in expected_ids for call_id, _ in actual.executed):
-            return "DEC-1", "a body ran that the model never dispatched"
-        return "EXE-3", "a body ran with other arguments than its sealed identity"
-    return "LOG-8", "a unit the spec requires to be atomic was split across commits"
+    if not expected.accepted or not actual.accepted:
+        return _refusal_rule(command, phase, expected, actual)
+    if difference is not None:
+        want, got = difference.want, difference.got
+        match difference.relation:
+            case "changed":
+                assert want is not None
+                assert got is not None
+                return _changed(want, got, command, phase, history)
+            case "missing":
+                assert want is not None
+                return _missing(want, command, phase, history)
+            case "extra":
+                assert got is not None
+                return _extra(got, command, phase)
+            case _:
+                assert_never(difference.relation)
+    if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
+        return _execution_rule(command, expected, actual, history)
+    if split_units(expected, actual):
+        return "LOG-8", "a reply and its calls' tool/call records were split across commits"
+    if isinstance(command, Crash):
+        return "LOG-8", "the commits kept across the crash differ"
+    return NO_RULE, "the observations differ in a way no rule covers"

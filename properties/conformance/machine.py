@@ -17,7 +17,6 @@ settled to a quiet end, and the known divergences each program showed are counte
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -44,7 +43,6 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
-from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor
 from loopspec.model.state import (
     ASKING,
@@ -60,11 +58,13 @@ from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
     classify,
+    log_violations,
     normalized_observation,
     split_units,
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful import strategies as gen
 
@@ -95,18 +95,6 @@ KNOWN_HITS: Counter[str] = Counter()
 SETTLE_LIMIT = 64
 
 
-def _command_rules(command: Command, observation: Observation) -> tuple[str, ...]:
-    """Rules a command exercises that its events alone do not show."""
-    rules: list[str] = []
-    if isinstance(command, ModelReplies) and command.finish != "completed":
-        rules.append("STEP-4")
-    if isinstance(command, ToolFinishes) and command.post:
-        rules.append("HOOK-5")
-    if any("rewrote the input of" in json.dumps(e.get("data")) for e in observation.events):
-        rules.append("HOOK-6")
-    return tuple(rules)
-
-
 def conformance_machine(
     factory: TargetFactory, profile: Profile | None = None
 ) -> type[RuleBasedStateMachine]:
@@ -114,6 +102,9 @@ def conformance_machine(
 
     With `profile`, the target's known divergences are erased before comparing.
     """
+
+    # The rule of the first divergence found with this machine class (see `diverged`).
+    pinned: dict[str, str] = {}
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
@@ -127,6 +118,7 @@ def conformance_machine(
             self.config = gen.CONFIGS[0]
             self.next_call = 1
             self.monitor = LogMonitor()
+            self.situations = Situations()
             self.history: list[dict[str, Any]] = []
             self.checker = ProfileChecker(profile) if profile is not None else None
             self.failed = False
@@ -161,11 +153,15 @@ def conformance_machine(
             assert self.oracle.state is not None
             if self.stopped:
                 return
-            phase = self.oracle.state.phase.NAME
+            if self.failed:
+                return
+            before = self.oracle.state
+            phase = before.phase.NAME
             self.program.append(command)
             note(f"#{len(self.program)} {command!r}")
             expected = self.oracle.apply(command)
             actual = self.target.apply(command)
+            after = self.oracle.state
             outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
             TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
             row = transition_for(phase, command.NAME)
@@ -173,21 +169,12 @@ def conformance_machine(
                 RULE_HITS.update(row.rules)
                 for event in expected.events:
                     RULE_HITS.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
-                    data = event.get("data") or {}
-                    if isinstance(data, dict) and data.get("rewrite"):
-                        RULE_HITS.update(("RW-2", "HOOK-3"))
-                    if event.get("type") == "tool/result" and isinstance(data, dict):
-                        code = (data.get("error") or {}).get("code")
-                        if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
-                            RULE_HITS.update(("REC-1",))
                 if expected.executed:
                     RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
-                RULE_HITS.update(_command_rules(command, expected))
             elif not expected.accepted:
                 RULE_HITS.update(("MODEL-1", "MODEL-3"))
-            violations = [
-                v.rule_id for e in actual.events for v in self.monitor.feed(fact_from_wire(e))
-            ]
+            SITUATION_HITS.update(self.situations.feed(command, before, after, expected))
+            violations = log_violations(self.monitor, actual.events)
             self.history.extend(expected.events)
             for event in expected.events:
                 if str(event.get("type")) == "tool/call":
@@ -201,11 +188,10 @@ def conformance_machine(
                     phase_after=self.oracle.state.phase.NAME,
                     expected=expected,
                     actual=actual,
-                    violations=violations,
+                    violations=[v.rule_id for v in violations],
                 )
                 if found is not None:
-                    self.failed = True
-                    raise DivergenceFound(found, self.config, tuple(self.program))
+                    self.diverged(found)
                 return
             split = split_units(expected, actual)
             same_refusal = (
@@ -228,8 +214,20 @@ def conformance_machine(
                 target_violations=violations,
                 history=tuple(self.history),
             )
-            divergence = Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
+            self.diverged(
+                Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
+            )
+
+        def diverged(self, divergence: Divergence) -> None:
+            """Stop comparing this program; report the divergence unless it blames another rule.
+
+            The first divergence of a run pins its rule: while Hypothesis shrinks, a program
+            that diverges for another rule counts as passing, so the shrunk program shows the
+            same broken rule as the one first found.
+            """
             self.failed = True
+            if pinned.setdefault("rule", divergence.rule_id) != divergence.rule_id:
+                return
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
         @precondition(lambda self: isinstance(self.phase, Idle))

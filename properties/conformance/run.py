@@ -24,7 +24,6 @@ from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_f
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
-from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor, rule_ids
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance import machine as conformance
@@ -38,6 +37,7 @@ from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
     classify,
+    log_violations,
     split_units,
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
@@ -527,7 +527,7 @@ def replay_case(
         for index, command in enumerate(commands):
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
             expected, actual = oracle.apply(command), target.apply(command)
-            violations = [v.rule_id for e in actual.events for v in monitor.feed(fact_from_wire(e))]
+            violations = log_violations(monitor, actual.events)
             if checker is not None:
                 after = oracle.state.phase.NAME if oracle.state is not None else "Idle"
                 found = checker.feed(
@@ -536,7 +536,7 @@ def replay_case(
                     phase_after=after,
                     expected=expected,
                     actual=actual,
-                    violations=violations,
+                    violations=[v.rule_id for v in violations],
                 )
                 if found is not None:
                     return Replay(found)

@@ -1,0 +1,208 @@
+"""Which situations a program created: the evidence that a rule was exercised, not just checked.
+
+A rule is *checked* whenever the comparison ran over events it speaks about; it is *exercised*
+only when a program created the situation it governs — duplicate call ids for EXE-1, a deny for
+DEC-1, an applied rewrite for RW-1, two bodies overlapping or one held back for SCHED-1, and so
+on. `Situations.feed` reads one command, the model's states around it and the model's
+observation, and returns the rules whose situation the command created (one entry each time).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from loopspec.model.commands import (
+    Abort,
+    Command,
+    Crash,
+    ModelReplies,
+    PostBlock,
+    PostContext,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.state import RUNNING, WAITING, Dispatching, Idle, LoopState
+from loopspec.properties.conformance.target import Observation
+
+# Rule -> situations created, over every conformance run in this process.
+SITUATION_HITS: Counter[str] = Counter()
+
+_FROM_EVENT: dict[str, tuple[str, ...]] = {
+    "turn/start": ("LOG-1", "LOG-4", "TURN-1"),
+    "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5"),
+    "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
+    "step/end": ("LOG-1", "LOG-4", "STEP-2"),
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "HIST-1"),
+    "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "STEP-3", "HIST-1"),
+    "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "EXE-3"),
+    "tool/result": ("LOG-1", "LOG-2", "LOG-4", "LOG-6", "ORD-2", "ADJ-2", "STEP-3"),
+    "hook/invoked": ("LOG-1", "LOG-4", "HOOK-1"),
+    "hook/result": ("LOG-1", "LOG-4", "HOOK-1"),
+    "approval/asked": ("LOG-1", "LOG-4", "DEC-2"),
+    "approval/decided": ("LOG-1", "LOG-4", "DEC-2"),
+}
+
+
+def _not_an_object(arguments: str) -> bool:
+    if not arguments.strip():
+        return True
+    try:
+        return not isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return True
+
+
+class Situations:
+    """Follows one program; says which rules' situations each command created."""
+
+    def __init__(self) -> None:
+        self._decisions: dict[str, list[str]] = {}  # call id -> PreToolUse decisions
+        self._supplied: dict[str, int] = {}  # call id -> inputs hooks supplied
+        self._denied: set[str] = set()
+        self._rewritten: set[str] = set()
+        self._calls_in_turn = False
+
+    def feed(
+        self,
+        command: Command,
+        before: LoopState,
+        after: LoopState | None,
+        observation: Observation,
+    ) -> list[str]:
+        """The rules whose situation `command` created (repeated once per situation)."""
+        found: list[str] = ["PROTO-1"]
+        if isinstance(command, ModelReplies):
+            ids = [call.id for call in command.tool_calls]
+            if len(ids) != len(set(ids)):
+                found.append("EXE-1")
+            if any(_not_an_object(call.arguments) for call in command.tool_calls):
+                found.append("EXE-2")
+        if not observation.accepted:
+            found += ["MODEL-3", observation.refusal_rule or "MODEL-1"]
+            return found
+        found += self._from_command(command, before, after)
+        for event in observation.events:
+            found += self._from_event(event, before)
+        if observation.executed:
+            found += ["EXE-3"] * len(observation.executed)
+        if observation.atomic:
+            found.append("LOG-8")
+        found += _scheduling(after)
+        return found
+
+    def _from_command(
+        self, command: Command, before: LoopState, after: LoopState | None
+    ) -> list[str]:
+        phase = before.phase
+        found: list[str] = []
+        match command:
+            case ModelReplies() if command.finish != "completed":
+                found.append("STEP-4" if command.finish == "max-tokens" else "ABORT-2")
+            case ModelReplies() if not command.tool_calls and before.inbox:
+                found.append("STEP-4")  # queued messages keep the turn going
+            case ToolFinishes():
+                found.append("EXE-4")
+                if command.post:
+                    found.append("HOOK-5")
+                if any(isinstance(v, PostBlock) for v in command.post):
+                    found.append("DEC-3")
+                contexts = isinstance(command.outcome, ToolSucceeded) and command.outcome.contexts
+                if contexts or any(isinstance(v, PostContext) for v in command.post):
+                    found += ["ADJ-1", "ADJ-4"]
+                if isinstance(phase, Dispatching):
+                    pending = [s.call_id for s in phase.slots[phase.cursor :]]
+                    if pending and pending[0] != command.call_id:
+                        found.append("ORD-3")  # a later call finished before an earlier one
+            case SubmitUser() if not isinstance(phase, Idle):
+                found += ["ADJ-1", "ADJ-4"]
+            case Abort():
+                found.append("ABORT-1" if isinstance(phase, Dispatching) else "ABORT-2")
+            case Crash():
+                found.append("LOG-8")
+            case Recover():
+                found.append("REC-2")
+            case _:
+                pass  # the other commands create their situations through their events
+        if after is not None and isinstance(after.phase, Idle) and not isinstance(phase, Idle):
+            self._calls_in_turn = False
+        return found
+
+    def _from_event(self, event: dict[str, object], before: LoopState) -> list[str]:
+        kind = str(event.get("type"))
+        data = event.get("data")
+        data = data if isinstance(data, dict) else {}
+        found = list(_FROM_EVENT.get(kind, ("LOG-1",)))
+        call_id = data.get("callId")
+        match kind:
+            case "user/message" if not isinstance(before.phase, Idle):
+                found.append("ADJ-4")  # delivered at a step boundary
+            case "assistant/message" if data.get("interrupted"):
+                found.append("ABORT-2")
+            case "hook/result" if data.get("point") == "PreToolUse" and isinstance(call_id, str):
+                found.append("HOOK-4")
+                self._decisions.setdefault(call_id, []).append(str(data.get("decision")))
+                if "updatedInput" in data:
+                    self._supplied[call_id] = self._supplied.get(call_id, 0) + 1
+            case "tool/call" if isinstance(call_id, str):
+                self._calls_in_turn = True
+                decisions = self._decisions.get(call_id, [])
+                if decisions:
+                    found.append("RW-3")  # decided before the identity existed
+                if len(set(decisions)) > 1:
+                    found.append("HOOK-2")
+                supplied = self._supplied.get(call_id, 0)
+                if supplied > 1 or (supplied and "deny" in decisions):
+                    found.append("HOOK-3")
+                if "deny" in decisions:
+                    self._denied.add(call_id)
+                if data.get("rewrite"):
+                    self._rewritten.add(call_id)
+                    found += ["RW-1", "RW-2"]
+            case "approval/asked":
+                if call_id in self._rewritten:
+                    found.append("RW-4")
+            case "tool/result":
+                found += self._from_result(data)
+            case "turn/end":
+                if self._calls_in_turn:
+                    found.append("ADJ-3")
+                reason = data.get("reason")
+                kind_of = reason.get("kind") if isinstance(reason, dict) else None
+                if kind_of == "interrupted":
+                    found.append("REC-1")
+            case _:
+                pass  # the event's own rules (above) are all it exercises
+        return found
+
+    def _from_result(self, data: dict[str, object]) -> list[str]:
+        message = data.get("message")
+        source = message.get("source") if isinstance(message, dict) else None
+        call_id = source.get("callId") if isinstance(source, dict) else None
+        error = data.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        found: list[str] = []
+        if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
+            found.append("EXE-2")
+        elif code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
+            found.append("ABORT-1")
+        elif code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
+            found.append("REC-1")
+        if "rewrote the input of" in json.dumps(message):
+            found.append("HOOK-6")
+        elif call_id in self._denied:
+            found.append("DEC-1")
+        return found
+
+
+def _scheduling(after: LoopState | None) -> list[str]:
+    """SCHED-1's situation: two bodies overlap, or a call waits because of what runs."""
+    if after is None or not isinstance(after.phase, Dispatching):
+        return []
+    slots = after.phase.slots
+    running = sum(slot.status == RUNNING for slot in slots)
+    gate = after.phase.gate
+    held = running > 0 and gate < len(slots) and slots[gate].status == WAITING
+    return ["SCHED-1"] if running > 1 or held else []

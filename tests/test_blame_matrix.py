@@ -1,0 +1,363 @@
+"""Every divergence is blamed on the rule the target breaks (the blame matrix).
+
+Each target below is the reference model with exactly one thing done wrong — the wording of a
+result, the shape of a reason, a body started too early or not at all, how empty arguments
+parse, the order queued messages arrive in, ... — and each names the rule that prescribes what
+it gets wrong. A fixed program that reaches the situation must be blamed on that rule, never on
+"the first rule that touches the event". The six differences a first user met are also run
+through the random conformance machine, shrinking included, which must blame the same rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import pytest
+from mutants import MUTANTS, MutantTarget
+
+from loopspec.model import dispatch
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.jsonvalue import freeze
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.compare import NO_RULE
+from loopspec.properties.conformance.run import replay_case, run_conformance
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
+
+Event = dict[str, Any]
+Change = Callable[[Command, Observation], Observation]
+
+
+class ChangedModel(ModelTarget):
+    """The model, with one change applied to what it reports for each command."""
+
+    def __init__(self, change: Change, patches: Callable[[], list[Any]] | None = None) -> None:
+        super().__init__()
+        self.name = "changed model"
+        self._change = change
+        self._patches = patches
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model; change what it observed."""
+        if self._patches is None:
+            return self._change(command, super().apply(command))
+        saved = [(owner, name, getattr(owner, name)) for owner, name, _ in self._patches()]
+        try:
+            for owner, name, value in self._patches():
+                setattr(owner, name, value)
+            observed = super().apply(command)
+        finally:
+            for owner, name, value in saved:
+                setattr(owner, name, value)
+        return self._change(command, observed)
+
+
+def _events(change: Callable[[Event], Event]) -> Change:
+    """A change to every event the model appends."""
+
+    def apply(command: Command, observed: Observation) -> Observation:
+        return attrs.evolve(observed, events=tuple(change(json_copy(e)) for e in observed.events))
+
+    return apply
+
+
+def json_copy(event: Event) -> Event:
+    copied: Event = json.loads(json.dumps(event))
+    return copied
+
+
+def _same(command: Command, observed: Observation) -> Observation:
+    return observed
+
+
+def _reason(kinds: dict[str, object]) -> Change:
+    def change(event: Event) -> Event:
+        if event["type"] == "turn/end" and event["data"]["reason"]["kind"] in kinds:
+            event["data"]["reason"] = kinds[event["data"]["reason"]["kind"]]
+        return event
+
+    return _events(change)
+
+
+def _result_text(edit: Callable[[str, Event], str]) -> Change:
+    def change(event: Event) -> Event:
+        if event["type"] == "tool/result":
+            for block in event["data"]["message"]["content"][0]["content"]:
+                block["text"] = edit(block["text"], event)
+        return event
+
+    return _events(change)
+
+
+def _strip_prefix_when(wanted: Callable[[Event], bool]) -> Change:
+    def edit(text: str, event: Event) -> str:
+        return text.removeprefix("Error: ") if wanted(event) else text
+
+    return _result_text(edit)
+
+
+def _no_starts_on(kind: type[Command]) -> Change:
+    """Bodies the model starts while handling `kind` are not started."""
+
+    def apply(command: Command, observed: Observation) -> Observation:
+        return attrs.evolve(observed, executed=()) if isinstance(command, kind) else observed
+
+    return apply
+
+
+def _always_start(*_args: object) -> bool:
+    return True
+
+
+def _ignore_the_cap(safe: tuple[bool, ...], running: tuple[bool, ...], gate: int, cap: int) -> bool:
+    earlier_exclusive = any(r and not s for s, r in zip(safe, running, strict=False))
+    return (safe[gate] and not earlier_exclusive) or not any(running)
+
+
+def _one_commit_per_event(command: Command, observed: Observation) -> Observation:
+    return attrs.evolve(observed, commits=tuple(1 for _ in observed.events))
+
+
+def _accept_refused(rule: str) -> Change:
+    def apply(command: Command, observed: Observation) -> Observation:
+        return Observation(True) if observed.refusal_rule == rule else observed
+
+    return apply
+
+
+def _lifo_queue(command: Command, observed: Observation) -> Observation:
+    events = list(observed.events)
+    starts = [i for i, e in enumerate(events) if e["type"] == "step/start"]
+    for start in starts:
+        end = start + 1
+        while end < len(events) and events[end]["type"] == "user/message":
+            end += 1
+        queued = events[start + 1 : end]
+        seqs = [e["seq"] for e in queued]
+        events[start + 1 : end] = [
+            {**e, "seq": s} for e, s in zip(reversed(queued), seqs, strict=True)
+        ]
+    return attrs.evolve(observed, events=tuple(events))
+
+
+def _field(kind: str, path: tuple[str, ...], value: object) -> Change:
+    def change(event: Event) -> Event:
+        if event["type"] == kind:
+            holder = event
+            for key in path[:-1]:
+                holder = holder[key]
+            holder[path[-1]] = value
+        return event
+
+    return _events(change)
+
+
+def _error_code(old: str, new: str) -> Change:
+    def change(event: Event) -> Event:
+        error = event["data"].get("error") if event["type"] == "tool/result" else None
+        if error is not None and error["code"] == old:
+            error["code"] = new
+        return event
+
+    return _events(change)
+
+
+def _mutant(name: str) -> Callable[[], ModelTarget]:
+    mutant = next(m for m in MUTANTS if m.name == name)
+    return lambda: MutantTarget(mutant)
+
+
+def _allow(updated: dict[str, object]) -> Allow:
+    return Allow(freeze(updated))
+
+
+def call(call_id: str, tool: str, arguments: str) -> ToolCallBlock:
+    return ToolCallBlock(call_id, tool, arguments)
+
+
+BASH = '{"command":"ls"}'
+READ = '{"file_path":"a.txt"}'
+NO_HOOKS = CONFIGS[0]
+GUARDED = CONFIGS[1]  # guard, rewriter (PreToolUse on bash), audit (PostToolUse on read)
+ASKING = LoopConfig(tools=TOOLS, hooks=(HookSpec("gate", "PreToolUse", "*"),), max_parallel=1)
+PARALLEL = LoopConfig(tools=TOOLS, max_parallel=2)
+
+
+@attrs.frozen
+class Case:
+    """A single-difference target, the rule it breaks, and a program that shows it."""
+
+    name: str
+    broken: str
+    target: Callable[[], ModelTarget]
+    config: LoopConfig
+    program: tuple[Command, ...]
+
+
+def changed(
+    change: Change, patches: Callable[[], list[Any]] | None = None
+) -> Callable[[], ModelTarget]:
+    return lambda: ChangedModel(change, patches)
+
+
+TEXT_REPLY = (SubmitUser("hi"), ModelReplies((TextBlock("ok"),)))
+TWO_BASH = (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH), call("c2", "bash", BASH))))
+
+# The six differences of issue 14's table, then one or more per rule family.
+FIRST_USER = (
+    Case("turn/end reason shape", "TURN-5",
+         changed(_reason({"completed": "completed"})), NO_HOOKS, TEXT_REPLY),
+    Case("no Error: prefix on a denied call's result", "DEC-1",
+         changed(_strip_prefix_when(lambda e: "error" not in e["data"])), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Deny("no")), HookAnswers(Pass()))),
+    Case("empty arguments parse as a raw string", "EXE-2",
+         changed(_result_text(lambda text, _: text.replace(
+             "missing required 'file_path'", "the input must be a JSON object"))),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", ""),)))),
+    Case("unsafe tools run in parallel, no hooks", "SCHED-1",
+         changed(_same, lambda: [(dispatch, "may_start", _always_start)]), NO_HOOKS, TWO_BASH),
+    Case("a queued call is not started", "SCHED-1",
+         changed(_no_starts_on(ToolFinishes)), NO_HOOKS,
+         (*TWO_BASH, ToolFinishes("c1", ToolSucceeded("done")))),
+    Case("the max-tokens reason", "STEP-4",
+         changed(_reason({"max-tokens": {"kind": "length"}})), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((TextBlock("cut"),), "max-tokens"))),
+)  # fmt: skip
+
+FAMILIES = (
+    Case("seqs start at 1", "LOG-1",
+         changed(_events(lambda e: {**e, "seq": e["seq"] + 1})), NO_HOOKS, TEXT_REPLY),
+    Case("a reply and its tool/call committed apart", "LOG-8",
+         changed(_one_commit_per_event), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
+    Case("turns numbered from 0", "TURN-1",
+         changed(_events(lambda e: e if e["type"] not in ("turn/start", "turn/end") else
+                         {**e, "data": {**e["data"], "turn": e["data"]["turn"] - 1}})),
+         NO_HOOKS, TEXT_REPLY),
+    Case("turn/end before step/end", "TURN-2", _mutant("turn-end-with-step-open"),
+         NO_HOOKS, TEXT_REPLY),
+    Case("a failed request ends the turn completed", "TURN-5",
+         changed(_reason({"error": {"kind": "completed"}})), NO_HOOKS,
+         (SubmitUser("hi"), ModelFails("overloaded", "OVERLOADED"))),
+    Case("the last result after the next step/start", "STEP-3", _mutant("result-in-next-step"),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                    ToolFinishes("c1", ToolSucceeded("a")))),
+    Case("results in completion order", "ORD-3", _mutant("completion-order-results"),
+         PARALLEL, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),
+                                                    call("c2", "read", READ))),
+                    ToolFinishes("c2", ToolSucceeded("2")))),
+    Case("queued messages delivered last-in first-out", "ADJ-4", changed(_lifo_queue),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+                    SubmitUser("first"), SubmitUser("second"),
+                    ToolFinishes("c1", ToolSucceeded("ok")))),
+    Case("a context between call and result", "ADJ-1",
+         _mutant("context-between-call-and-result"), PARALLEL,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "read", READ))),
+          ToolFinishes("c1", ToolSucceeded("1", ("ctx",))))),
+    Case("duplicate call ids accepted", "EXE-1", changed(_accept_refused("EXE-1")), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c1", "read", READ))))),
+    Case("no Error: prefix on a failed body's result", "EXE-4",
+         changed(_strip_prefix_when(lambda e: True)), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+          ToolFinishes("c1", ToolFailed("disk full")))),
+    Case("arguments change after sealing", "EXE-3", _mutant("mutable-arguments"), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)))),
+    Case("a denied call runs", "DEC-1", _mutant("deny-still-executes"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Deny("no")), HookAnswers(Pass()))),
+    Case("a rejected approval's own wording", "DEC-2",
+         changed(_result_text(lambda text, _: text.replace("rejected", "declined"))), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),
+          ApprovalAnswers("rejected"))),
+    Case("a blocked result keeps the body's text", "DEC-3",
+         changed(_result_text(lambda text, _: "body text" if text == "nope" else text)),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("body text"), (PostBlock("nope"),)))),
+    Case("a rewrite only reaches the tool", "RW-1", _mutant("execution-only-rewrite"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), HookAnswers(Pass()),
+          HookAnswers(_allow({"command": "pwd"})))),
+    Case("the sidecar is dropped", "RW-2", _mutant("missing-sidecar"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), HookAnswers(Pass()),
+          HookAnswers(_allow({"command": "pwd"})))),
+    Case("approval shows the original input", "RW-4", _mutant("ask-shows-original"), GUARDED,
+         (*TWO_BASH, HookAnswers(Pass()), HookAnswers(Pass()), HookAnswers(Ask()),
+          HookAnswers(_allow({"command": "pwd"})), ToolFinishes("c1", ToolSucceeded("ok")))),
+    Case("the first rewrite wins", "HOOK-3", _mutant("last-finisher-wins"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(_allow({"command": "a"})), HookAnswers(_allow({"command": "b"})))),
+    Case("hooks run again at the gate", "HOOK-4", _mutant("hooks-run-twice"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Pass()), HookAnswers(Pass()))),
+    Case("the parallel cap is ignored", "SCHED-1",
+         changed(_same, lambda: [(dispatch, "may_start", _ignore_the_cap)]), PARALLEL,
+         (SubmitUser("hi"), ModelReplies(tuple(call(f"c{i}", "read", READ) for i in (1, 2, 3))))),
+    Case("aborted-before-dispatch results say ABORTED", "ABORT-1",
+         changed(_error_code("ABORTED_BEFORE_DISPATCH", "ABORTED")), NO_HOOKS,
+         (*TWO_BASH, Abort(), ToolFinishes("c1", ToolSucceeded("ok")))),
+    Case("an abort forgets its cause", "ABORT-2",
+         changed(_reason({"aborted": {"kind": "aborted"}})), NO_HOOKS,
+         (SubmitUser("hi"), Abort())),
+    Case("repair says not started for a recorded call", "REC-1",
+         changed(_error_code("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED")), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
+    Case("a tool outcome accepted while idle", "MODEL-1",
+         changed(_accept_refused("MODEL-1")), NO_HOOKS,
+         (*TEXT_REPLY, ToolFinishes("c9", ToolSucceeded("late")))),
+    Case("an unknown tool's own wording", "EXE-5",
+         changed(_result_text(lambda text, _: text.replace("unknown tool", "no such tool"))),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", '{"x":1}'),)))),
+    Case("approval ids of its own", "DEC-2",
+         changed(_field("approval/asked", ("data", "id"), "4b1e0c5a-uuid")), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()))),
+    Case("the reply's source names another model", NO_RULE,
+         changed(_field("assistant/message", ("data", "message", "source", "model"), "other")),
+         NO_HOOKS, TEXT_REPLY),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", FIRST_USER + FAMILIES, ids=[c.name for c in FIRST_USER + FAMILIES])
+def test_MODEL_1_a_single_difference_is_blamed_on_the_rule_it_breaks(case: Case) -> None:
+    """MODEL-1: replaying a program that shows the one wrong thing blames the rule broken."""
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None, "the difference was not found"
+    assert (replay.divergence.rule_id, case.name) == (case.broken, case.name), (
+        replay.divergence.what
+    )
+
+
+def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:
+    """MODEL-1: control: without its change, no program of the matrix diverges."""
+    for case in FIRST_USER + FAMILIES:
+        assert replay_case(changed(_same), case.config, list(case.program)).divergence is None
+
+
+@pytest.mark.parametrize("case", FIRST_USER, ids=[c.name for c in FIRST_USER])
+def test_MODEL_1_random_programs_and_shrinking_blame_the_same_rule(case: Case) -> None:
+    """MODEL-1: the conformance machine finds each of the first user's differences by itself
+    and, after shrinking, still blames the rule the target breaks."""
+    report = run_conformance(case.target, examples=300, seed_value=None, show_progress=False)
+    assert report.divergence is not None
+    assert report.divergence.rule_id == case.broken, report.divergence.what
