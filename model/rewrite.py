@@ -117,10 +117,21 @@ def input_problem(call: ToolCallBlock, config: LoopConfig) -> str | None:
     return None
 
 
+def in_configured_order(votes: tuple[HookVote, ...], config: LoopConfig) -> tuple[HookVote, ...]:
+    """The votes in the order their hooks are configured, whatever order they arrived in.
+
+    Hooks of unknown handler ids keep their relative order after the configured ones. Merging
+    by arrival would let the hook that finished last win (rule HOOK-3).
+    """
+    position = {hook.handler_id: index for index, hook in enumerate(config.hooks)}
+    return tuple(sorted(votes, key=lambda vote: position.get(vote.handler_id, len(position))))
+
+
 def resolve_call(
     call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
 ) -> Resolution:
     """Merge one call's hook answers into its effective arguments and pre-execute decision."""
+    votes = in_configured_order(votes, config)
     problem = input_problem(call, config)
     if problem is not None:
         return Resolution(call.arguments, None, INVALID, problem)

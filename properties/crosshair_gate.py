@@ -6,9 +6,14 @@ function states PEP 316 contracts; CrossHair searches for inputs that break them
 counterexample within the budget" is not a proof: the budget per condition is bounded so
 `make test` stays fast, and `CROSSHAIR_TIMEOUT` raises it for long runs.
 
-Modules run in parallel, one process per core. Exit 0 when nothing was found, 1 on a
-counterexample (the messages name file, line and the failing call), 2 when CrossHair itself
-failed.
+Contracts that pass everything prove nothing, so the gate also plants the bugs an audit found
+contracts missing (`PLANTED_BUGS`: the first rewrite wins instead of the last, the cap counted
+inclusively, a gate that never lets a call start) in a copy of the module and requires CrossHair
+to find a counterexample for each.
+
+Modules and planted bugs run in parallel, one process per core. Exit 0 when nothing was found
+and every planted bug was caught, 1 on a counterexample or a planted bug that survived (the
+messages name file, line and the failing call), 2 when CrossHair itself failed.
 """
 
 from __future__ import annotations
@@ -18,9 +23,12 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import attrs
 
 PURE_MODULES = (
     "loopspec.model.pure.decisions",
@@ -28,6 +36,41 @@ PURE_MODULES = (
     "loopspec.model.pure.presentation",
 )
 CONDITION = re.compile(r"^\s*(pre|post):", re.MULTILINE)
+
+
+@attrs.frozen
+class PlantedBug:
+    """A wrong implementation of one pure function that its contracts must reject."""
+
+    name: str
+    module: str
+    function: str
+    edits: tuple[tuple[str, str], ...]
+
+
+PLANTED_BUGS = (
+    PlantedBug(
+        "first-rewrite-wins",
+        "loopspec.model.pure.decisions",
+        "winning_rewrite",
+        (("for index in range(len(supplied) - 1, -1, -1):", "for index in range(len(supplied)):"),),
+    ),
+    PlantedBug(
+        "cap-inclusive",
+        "loopspec.model.pure.decisions",
+        "may_start",
+        (("return sum(earlier) < cap", "return sum(earlier) <= cap"),),
+    ),
+    PlantedBug(
+        "never-start",
+        "loopspec.model.pure.decisions",
+        "may_start",
+        (
+            ("return not any(earlier)", "return False"),
+            ("return sum(earlier) < cap", "return False"),
+        ),
+    ),
+)
 
 
 def conditions_in(module: str) -> int:
@@ -58,13 +101,56 @@ def check(module: str, timeout: float) -> tuple[str, int, str, float]:
     return module, done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
+def plant(bug: PlantedBug, folder: Path) -> str:
+    """Write the module with `bug` planted into `folder`; return the target to check."""
+    spec = importlib.util.find_spec(bug.module)
+    assert spec is not None
+    assert spec.origin is not None
+    source = Path(spec.origin).read_text(encoding="utf-8")
+    for old, new in bug.edits:
+        if source.count(old) != 1:
+            msg = f"planted bug {bug.name}: {old!r} no longer occurs once in {bug.module}"
+            raise ValueError(msg)
+        source = source.replace(old, new)
+    stem = "planted_" + bug.name.replace("-", "_")
+    (folder / f"{stem}.py").write_text(source, encoding="utf-8")
+    return f"{stem}.{bug.function}"
+
+
+def check_planted(bug: PlantedBug, timeout: float, folder: Path) -> tuple[str, int, str, float]:
+    """Run CrossHair on one planted bug: exit 1 (a counterexample) means the bug was caught."""
+    started = time.monotonic()
+    target = plant(bug, folder)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "crosshair",
+            "check",
+            target,
+            "--per_condition_timeout",
+            str(timeout),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=folder,
+    )
+    return bug.name, done.returncode, done.stdout + done.stderr, time.monotonic() - started
+
+
 def main() -> int:
-    """Check every pure module; print a line per module and every counterexample."""
+    """Check every pure module and every planted bug; print a line each, and what failed."""
     timeout = float(os.environ.get("CROSSHAIR_TIMEOUT", "2"))
-    workers = max(1, min(len(PURE_MODULES), os.cpu_count() or 1))
+    workers = max(1, min(len(PURE_MODULES) + len(PLANTED_BUGS), os.cpu_count() or 1))
     worst = 0
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for module, code, output, seconds in pool.map(lambda m: check(m, timeout), PURE_MODULES):
+    with (
+        tempfile.TemporaryDirectory(prefix="loopspec-planted-") as scratch,
+        ThreadPoolExecutor(max_workers=workers) as pool,
+    ):
+        modules = pool.map(lambda m: check(m, timeout), PURE_MODULES)
+        planted = pool.map(lambda b: check_planted(b, timeout, Path(scratch)), PLANTED_BUGS)
+        for module, code, output, seconds in modules:
             status = {0: "no counterexample", 1: "COUNTEREXAMPLE"}.get(code, "CROSSHAIR FAILED")
             print(
                 f"crosshair {module}: {conditions_in(module)} conditions, {status} "
@@ -73,6 +159,12 @@ def main() -> int:
             if code != 0:
                 print(output.rstrip())
                 worst = max(worst, 1 if code == 1 else 2)
+        for name, code, output, seconds in planted:
+            status = {1: "caught", 0: "NOT CAUGHT"}.get(code, "CROSSHAIR FAILED")
+            print(f"crosshair planted bug {name}: {status} ({seconds:.0f} s)")
+            if code != 1:
+                print(output.rstrip())
+                worst = max(worst, 1 if code == 0 else 2)
     return worst
 
 

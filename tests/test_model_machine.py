@@ -15,9 +15,12 @@ def test_MODEL_1_2_3_model_keeps_every_invariant_and_reaches_every_transition() 
     profile = settings()
     # Reaching every row is a property of the generator at this budget, so it is checked on a
     # fixed sequence of examples; the other property tests keep the profile's randomness.
+    # Programs of 40 steps by default; a profile that asks for longer programs than
+    # Hypothesis's default of 50 (`thorough`) gets them.
+    steps = profile.stateful_step_count
     budget = settings(
         profile,
-        stateful_step_count=40,
+        stateful_step_count=40 if steps <= 50 else steps,
         max_examples=max(150, profile.max_examples),
         derandomize=True,
         database=None,

@@ -227,14 +227,15 @@ answer_orders = st.permutations([0, 1])
 def test_HOOK_3_result_is_independent_of_completion_order(order: list[int]) -> None:
     """HOOK-3: answers are combined in configured order, so finishing order cannot matter.
 
-    The model takes answers in configured order by construction; this pins the merge itself:
-    the same per-hook answers, merged after being received in any order, give one outcome.
+    The votes reach the merge in the order the hooks finished (`order`), unsorted: the merge
+    itself must put them in configured order, so the second configured hook's input wins.
     """
     answers: list[PreVerdict] = [Allow({"command": "echo one"}), Allow(SAFE)]
     votes = tuple(HookVote(0, ("first", "second")[i], answers[i]) for i in order)
-    in_config_order = tuple(sorted(votes, key=lambda v: ("first", "second").index(v.handler_id)))
-    resolution = resolve_call(BASH, in_config_order, TWO_HOOKS)
+    resolution = resolve_call(BASH, votes, TWO_HOOKS)
     assert json.loads(resolution.arguments) == SAFE
+    assert resolution.sidecar is not None
+    assert resolution.sidecar.handler_ids == ("first", "second")
 
 
 def test_HOOK_4_each_hook_answers_once_per_call() -> None:

@@ -67,7 +67,10 @@ def may_start(safe: tuple[bool, ...], running: tuple[bool, ...], index: int, cap
     """Whether call `index` may start now (rule SCHED-1).
 
     An exclusive call starts only when no earlier call runs; a concurrency-safe call starts
-    when no earlier exclusive call runs and fewer than `cap` calls run.
+    when no earlier exclusive call runs and fewer than `cap` calls run. The first three
+    postconditions say it never starts what it must not (safety); the last two that it starts
+    when nothing runs before it, and a safe call among safe calls starts below the cap
+    (liveness, rule SCHED-2): a gate that never opens passes the safety conditions alone.
 
     pre: len(safe) == len(running)
     pre: 0 <= index < len(safe)
@@ -75,6 +78,8 @@ def may_start(safe: tuple[bool, ...], running: tuple[bool, ...], index: int, cap
     post: not __return__ or sum(running[:index]) < cap
     post: not __return__ or safe[index] or not any(running[:index])
     post: not __return__ or not any(r and not s for r, s in zip(running[:index], safe[:index]))
+    post: __return__ or any(running[:index])
+    post: __return__ or not safe[index] or sum(running[:index]) >= cap or not all(safe[:index])
     """
     earlier = running[:index]
     if not safe[index]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import attrs
 from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -71,6 +72,8 @@ class ModelMachine(RuleBasedStateMachine):
         """Step the model; check MODEL-1..3 around the step."""
         before = self.state
         snapshot = [event_to_wire(event) for event in before.log]
+        # A shallow copy: equal to `before` as long as nothing assigns to `before`'s fields.
+        copy = attrs.evolve(before)
         note(f"{type(command).__name__}: {command!r}")
         try:
             after = step(before, command)
@@ -79,8 +82,9 @@ class ModelMachine(RuleBasedStateMachine):
             TRANSITION_HITS[(before.phase.NAME, command.NAME, refusal.rule_id)] += 1
             self.refusals += 1
             note(f"refused [{refusal.rule_id}] {refusal.message}")
-            assert self.state is before, "MODEL-3: a refusal must leave the state unchanged"
+            assert before == copy, "MODEL-3: a refusal must leave the state unchanged"
             after = before
+        assert before == copy, "MODEL-2: the state given to step changed"
         assert [event_to_wire(e) for e in before.log] == snapshot, "MODEL-2: earlier state changed"
         assert after.log[: len(before.log)] == before.log, "MODEL-2: the log must only grow"
         self.state = after

@@ -9,13 +9,17 @@ presentation renders. These are named the same way and carry rule IDs.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 
+from loopspec.model.derive import derive_messages
 from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
 from loopspec.model.invariants import Violation, check_log
-from loopspec.model.jsonvalue import parse_arguments
+from loopspec.model.jsonvalue import parse_arguments, thaw
+from loopspec.model.messages import AssistantMessage, ToolCallBlock
 from loopspec.model.presenters import present_call
-from loopspec.model.state import LoopState
+from loopspec.model.replay import ApprovalShown, CallShown, present_log
+from loopspec.model.state import ASKING, RUNNING, Dispatching, LoopState
 
 
 def executed_arguments_match_audit(state: LoopState) -> Iterator[Violation]:
@@ -62,26 +66,60 @@ def reply_and_identities_commit_together(state: LoopState) -> Iterator[Violation
 
 
 def presentation_matches_history(state: LoopState) -> Iterator[Violation]:
-    """RW-1: each call renders the same from its audit record as from the history's block."""
-    shown_in_history = {
-        (message.turn, message.step, block.id): block
-        for message in state.log
-        if isinstance(message, AssistantMessageRecorded)
-        for block in message.message.tool_calls
-    }
-    for event in state.log:
-        if not isinstance(event, ToolCallRecorded):
-            continue
-        block = shown_in_history.get((event.turn, event.step, event.call_id))
-        if block is None:
-            continue
-        shown = present_call(event.name, parse_arguments(event.arguments))
-        if shown != present_call(block.name, parse_arguments(block.arguments)):
-            yield Violation(
-                "RW-1",
-                event.seq,
-                f"call {event.call_id} renders differently from the audit record and from history",
-            )
+    """RW-1: what the presentation reader shows for each call is what history carries.
+
+    Both sides are the real readers: history is `derive_messages` (what the next request
+    sends), presentation is `present_log` (the cards and approval prompts, rendered from the
+    audit record). A call is matched by its id and occurrence; its card must render the view
+    of the history's arguments, and its approval prompt must carry them as `rawInput`.
+    """
+    history: dict[tuple[str, int], ToolCallBlock] = {}
+    occurrences: Counter[str] = Counter()
+    for message in derive_messages(state.log):
+        if isinstance(message, AssistantMessage):
+            for block in message.tool_calls:
+                history[(block.id, occurrences[block.id])] = block
+                occurrences[block.id] += 1
+    cards: Counter[str] = Counter()
+    for shown in present_log(state.log):
+        if isinstance(shown, CallShown):
+            shown_in_history = history.get((shown.call_id, cards[shown.call_id]))
+            cards[shown.call_id] += 1
+            if shown_in_history is None:
+                continue
+            expected = parse_arguments(shown_in_history.arguments)
+            view = present_call(shown_in_history.name, expected)
+            if shown.arguments != expected or shown.view != view:
+                yield Violation(
+                    "RW-1",
+                    shown.seq,
+                    f"call {shown.call_id} is shown with other arguments than history carries",
+                )
+        elif isinstance(shown, ApprovalShown):
+            asked_in_history = history.get((shown.call_id, cards[shown.call_id] - 1))
+            if asked_in_history is None:
+                continue
+            expected = parse_arguments(asked_in_history.arguments)
+            tool_call = shown.request.get("toolCall")
+            raw = tool_call.get("rawInput") if isinstance(tool_call, dict) else None
+            if shown.arguments != expected or raw != thaw(expected):
+                yield Violation(
+                    "RW-4",
+                    shown.seq,
+                    f"the approval prompt for {shown.call_id} shows other arguments than history",
+                )
+
+
+def batch_can_progress(state: LoopState) -> Iterator[Violation]:
+    """SCHED-2: a batch that is still open waits for something: a running body or an answer.
+
+    Otherwise no command could ever move it (the gate never opened), and the loop hangs.
+    """
+    phase = state.phase
+    if isinstance(phase, Dispatching) and not any(
+        slot.status in (RUNNING, ASKING) for slot in phase.slots
+    ):
+        yield Violation("SCHED-2", -1, "the batch is open but nothing runs and nothing is asked")
 
 
 def commits_are_prefix_closed(state: LoopState) -> Iterator[Violation]:
@@ -100,6 +138,7 @@ STATE_CHECKS = (
     reply_and_identities_commit_together,
     presentation_matches_history,
     commits_are_prefix_closed,
+    batch_can_progress,
 )
 
 

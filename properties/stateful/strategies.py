@@ -71,11 +71,23 @@ CONFIGS = (
 
 texts = st.sampled_from(["", " ", "ok", "reading the files", "done", "ctx"])
 
+# Some arguments render as another card kind than their tool's usual one (a background bash
+# job is a generic card, a write whose content is not text falls back to generic), so rewrites
+# between them change the card kind as well as the input (rule RW-1 covers the view too).
 ARGUMENTS = {
     "read": ['{"file_path":"a.txt"}', '{"file_path":"b.txt","offset":3}', "{}"],
     "grep": ['{"pattern":"TODO"}', '{"pattern":"x","path":"src"}'],
-    "bash": ['{"command":"ls"}', '{"command":"rm -rf build"}', '{"command":"echo hi"}'],
-    "write": ['{"file_path":"a.txt","content":"new"}', '{"file_path":"b.txt"}'],
+    "bash": [
+        '{"command":"ls"}',
+        '{"command":"rm -rf build"}',
+        '{"command":"echo hi"}',
+        '{"command":"make","run_in_background":true}',
+    ],
+    "write": [
+        '{"file_path":"a.txt","content":"new"}',
+        '{"file_path":"b.txt"}',
+        '{"file_path":"c.txt","content":3}',
+    ],
     "missing_tool": ['{"x":1}'],
 }
 MALFORMED_ARGUMENTS = ["", "not json", "[1,2]", '"text"']
@@ -137,8 +149,17 @@ pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(
 REWRITES = {
     "read": [FrozenMap({"file_path": "safe.txt"}), FrozenMap({"file_path": "a.txt", "limit": 5})],
     "grep": [FrozenMap({"pattern": "FIXME"})],
-    "bash": [FrozenMap({"command": "echo rewritten"}), FrozenMap({"command": "ls -la"})],
-    "write": [FrozenMap({"file_path": "safe.txt", "content": "new"})],
+    "bash": [
+        FrozenMap({"command": "echo rewritten"}),
+        FrozenMap({"command": "ls -la"}),
+        FrozenMap({"command": "ls", "cwd": "/tmp/sandbox"}),
+        FrozenMap({"command": "make", "run_in_background": True}),
+        FrozenMap({"command": "make", "run_in_background": False, "cwd": "/w"}),
+    ],
+    "write": [
+        FrozenMap({"file_path": "safe.txt", "content": "new"}),
+        FrozenMap({"file_path": "safe.txt", "content": 0}),
+    ],
     "missing_tool": [FrozenMap({"x": 2})],
 }
 
