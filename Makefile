@@ -40,9 +40,30 @@ clean:
 # The real Claude Code and Codex CLIs (pinned in examples/*-adapter/package-lock.json, about
 # 400 MB each) for `loopspec run --harness` and tests/test_real_harnesses.py.
 .PHONY: harnesses test-harnesses
-harnesses:
+# npm ci runs again only when a lockfile changed (npm writes node_modules/.package-lock.json).
+CLAUDE_CODE_INSTALLED := examples/claude-code-adapter/node_modules/.package-lock.json
+CODEX_INSTALLED := examples/codex-adapter/node_modules/.package-lock.json
+harnesses: $(CLAUDE_CODE_INSTALLED) $(CODEX_INSTALLED)
+
+$(CLAUDE_CODE_INSTALLED): examples/claude-code-adapter/package-lock.json
 	cd examples/claude-code-adapter && npm ci --no-audit --no-fund
+
+$(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
 	cd examples/codex-adapter && npm ci --no-audit --no-fund
 
+# Runs the scripted scenarios on both real loops and prints every report (exit 1 from `run` and
+# `check` means a divergence was found, which is what these scenarios show); 2 fails the target.
+HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
 test-harnesses: $(STAMP) harnesses
 	$(PY) -m pytest tests/test_real_harnesses.py
+	@out=$$(mktemp -d); for h in claude-code codex; do \
+	  for s in one-call:rewrite one-call:two-rewrites two-calls:no-hooks; do \
+	    log=$$out/$$h-$${s%%:*}-$${s##*:}.jsonl; \
+	    echo "=== loopspec run $${s%%:*}.json --harness $$h --hooks $${s##*:}.json"; \
+	    $(VENV)/bin/loopspec run $(HARNESS_SCENARIOS)/$${s%%:*}.json --harness $$h \
+	      --hooks $(HARNESS_SCENARIOS)/$${s##*:}.json --log $$log; \
+	    test $$? -le 1 || exit 1; \
+	    echo "=== loopspec check (the log $$h wrote)"; \
+	    $(VENV)/bin/loopspec check $$log | grep -v 'not checkable'; \
+	  done; \
+	done; rm -rf $$out

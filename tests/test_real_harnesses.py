@@ -123,7 +123,7 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
 def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:
-    """HOOK-3 in the real loop: the first configured hook answers 1.5 s late and its rewrite
+    """HOOK-3 in the real loop: the first configured hook answers 3 s late and its rewrite
     runs; the model says the last hook in configured order wins."""
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "two-rewrites")
     assert code == 1
