@@ -150,3 +150,17 @@ def test_ORD_3_parallel_results_claude_code_completion_order_codex_issue_order(
         assert code == 0
         assert divergences(lines) == []
         assert found_in_log == []
+
+
+def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """DEC-1 holds in both loops: a PreToolUse deny keeps the command from running (no
+    PostToolUse observer fires), and the next request carries an error result with the hook's
+    reason (ADJ-3 holds too)."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "deny")
+    assert code == 0
+    assert divergences(lines) == []
+    assert "    ran         : (did not run)" in lines
+    assert any(x.startswith("  toolu_print: ") and "blocked by policy" in x for x in lines)
+    assert check_rules(capsys, log) == []

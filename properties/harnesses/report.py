@@ -10,7 +10,9 @@ the divergences from the model:
 - RW-1: what ran differs from what the history or the log's call record holds;
 - HOOK-3: with several rewriting hooks, what ran is not the input of the last hook in configured
   order (the harness took the one that finished last), or a rewrite was dropped;
-- ORD-3: the next request carries a reply's results in another order than its calls.
+- ORD-3: the next request carries a reply's results in another order than its calls;
+- DEC-1: a call a hook denied ran anyway;
+- ADJ-3: the next request carries a call without its result.
 """
 
 from __future__ import annotations
@@ -226,6 +228,17 @@ def _divergences(
     order: list[str],
 ) -> Iterator[Divergence]:
     for call in script.calls():
+        denied_by = [
+            a.hook_id for a in answers if a.call_id == call.call_id and a.decision == "deny"
+        ]
+        if denied_by and call.call_id in ran:
+            yield Divergence(
+                "DEC-1", call.call_id, f"ran although {', '.join(denied_by)} denied it"
+            )
+        if call.call_id not in {c for c, _ in history.results}:
+            yield Divergence(
+                "ADJ-3", call.call_id, "the next request carries the call without a result"
+            )
         if call.call_id not in ran:
             continue
         executed = _command(ran[call.call_id])

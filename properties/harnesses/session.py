@@ -51,7 +51,10 @@ BINARIES = {
 CLAUDE_MODEL = "claude-sonnet-4-5"
 DEFAULT_TIMEOUT = 180.0
 ISOLATED = "network namespace with loopback only (unshare -n)"
-NOT_ISOLATED = "no network namespace (unshare -n unavailable); connects traced only"
+NOT_ISOLATED = (
+    "no network namespace (unshare -n unavailable); other hosts go to a closed proxy port, "
+    "connects traced"
+)
 _CONNECT = re.compile(
     r"connect\(\d+, \{sa_family=(AF_INET6?), sin6?_port=htons\((\d+)\), "
     r"(?:inet_pton\(AF_INET6, \"([^\"]+)\"|sin_addr=inet_addr\(\"([^\"]+)\"\)).*= (-?\d+)(.*)$"
@@ -198,10 +201,14 @@ def _wrapped(command: str, hook_id: str, audit_dir: Path, hooks_dir: Path | None
 
 
 def wrapped_hooks(
-    hooks: Mapping[str, Any] | None, audit_dir: Path, hooks_dir: Path | None = None
+    hooks: Mapping[str, Any] | None,
+    audit_dir: Path,
+    hooks_dir: Path | None = None,
+    observed: tuple[str, ...] = ("PostToolUse",),
 ) -> dict[str, Any]:
     """The settings' `hooks` with every command run through `hook_audit`, ids by position
-    (`PreToolUse[group][index]`), plus a PostToolUse observer that records what ran."""
+    (`PreToolUse[group][index]`), plus an observer on each `observed` event (PostToolUse, and
+    Claude Code's PostToolUseFailure for a command that fails) that records what ran."""
     wrapped: dict[str, Any] = {}
     events = (hooks or {}).get("hooks", {})
     for event, groups in events.items():
@@ -215,12 +222,18 @@ def wrapped_hooks(
                 handlers.append({**handler, "command": command})
             wrapped[event].append({**group, "hooks": handlers})
     observer = {"type": "command", "command": _wrapped("true", OBSERVER_ID, audit_dir, None)}
-    wrapped.setdefault("PostToolUse", []).append({"matcher": "Bash", "hooks": [observer]})
+    for event in observed:
+        wrapped.setdefault(event, []).append({"matcher": "Bash", "hooks": [observer]})
     return wrapped
 
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+# Outside a network namespace, clients that honour proxy variables are sent to a closed port
+# (discard, 9) for anything but loopback, so a connection elsewhere is refused, not made.
+REFUSING_PROXY = "http://127.0.0.1:9"
 
 
 def _base_env(home: Path) -> dict[str, str]:
@@ -230,12 +243,21 @@ def _base_env(home: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "TMPDIR": str(home / "tmp"),
+        "HTTP_PROXY": REFUSING_PROXY,
+        "HTTPS_PROXY": REFUSING_PROXY,
+        "ALL_PROXY": REFUSING_PROXY,
+        "http_proxy": REFUSING_PROXY,
+        "https_proxy": REFUSING_PROXY,
+        "all_proxy": REFUSING_PROXY,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
     }
 
 
 def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Any:
     (home / ".claude").mkdir(parents=True)
-    settings = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir)}
+    observed = ("PostToolUse", "PostToolUseFailure")
+    settings = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir, observed)}
     (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     env = _base_env(home) | {
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
