@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
 from loopspec.model.events import Event
-from loopspec.model.facts import CallFact, Fact, facts_of
+from loopspec.model.facts import READ_TYPES, CallFact, Fact, facts_of
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 IN_TURN_TYPES = frozenset(
@@ -74,8 +75,17 @@ class Prefix:
         self.approvals: dict[str, Fact] = {}
         self.refused_calls: set[str] = set()
         self.unapplied_rewrites: dict[str, str] = {}
+        # The surface: its nodes' seqs and kinds in order. While every surface event comes
+        # after the last one (always, in a log that keeps LOG-1), a node is found by bisecting
+        # `surface_keys`, which rise along the surface: an appended node's key is its seq, a
+        # replacement inherits the key of the first node it replaces (`replacement_keys`).
+        # After an out-of-order surface event, nodes are found by linear search instead.
         self.surface_seqs = array("q")
         self.surface_kinds = bytearray()
+        self.surface_keys = array("q")
+        self.replacement_keys: dict[int, int] = {}
+        self.last_surface_seq: int | None = None
+        self.surface_in_order = True
 
     # -- folding ---------------------------------------------------------------------------
 
@@ -214,27 +224,48 @@ class Prefix:
 
     def _fold_surface(self, fact: Fact) -> None:
         code = _SURFACE_CODE[fact.type]
+        seq = fact.seq
+        if self.surface_in_order and self.last_surface_seq is not None:
+            self.surface_in_order = seq > self.last_surface_seq
+        self.last_surface_seq = seq
         if fact.surface == "append":
-            self.surface_seqs.append(fact.seq)
+            self.surface_seqs.append(seq)
             self.surface_kinds.append(code)
+            self.surface_keys.append(seq)
             return
         span = self.surface_span(fact.surface_start, fact.surface_end)
         if span is None:
             return
         first, last = span
-        self.surface_seqs[first : last + 1] = array("q", [fact.seq])
+        if self.replacement_keys:
+            for gone in self.surface_seqs[first : last + 1]:
+                self.replacement_keys.pop(gone, None)
+        key = self.surface_keys[first]
+        self.surface_seqs[first : last + 1] = array("q", [seq])
         self.surface_kinds[first : last + 1] = bytes([code])
+        self.surface_keys[first : last + 1] = array("q", [key])
+        if key != seq:
+            self.replacement_keys[seq] = key
 
     def surface_span(self, start: int | None, end: int | None) -> tuple[int, int] | None:
         """Positions of surface nodes `start` and `end` when both are current and ordered."""
         if start is None or end is None:
             return None
-        try:
-            first = self.surface_seqs.index(start)
-            last = self.surface_seqs.index(end)
-        except ValueError:
+        first, last = self.surface_position(start), self.surface_position(end)
+        if first is None or last is None:
             return None
         return (first, last) if first <= last else None
+
+    def surface_position(self, seq: int) -> int | None:
+        """Where on the surface the current node `seq` is (its first place), or None."""
+        seqs = self.surface_seqs
+        if not self.surface_in_order:
+            try:
+                return seqs.index(seq)
+            except (ValueError, OverflowError):
+                return None
+        at = bisect_left(self.surface_keys, self.replacement_keys.get(seq, seq))
+        return at if at < len(seqs) and seqs[at] == seq else None
 
 
 _SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
@@ -839,6 +870,7 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
 
 # Plugin logs may use any number of event types; past this many, dispatch is not cached.
 _DISPATCH_CACHE_LIMIT = 512
+_Route = tuple[tuple[Check, ...], tuple[Check, ...] | None, _Folder | None]
 
 
 class LogMonitor:
@@ -850,26 +882,72 @@ class LogMonitor:
 
     def __init__(self) -> None:
         self.prefix = Prefix()
-        # Per type: its checks, and how the prefix folds it (None: only the seq advances).
-        self._dispatch: dict[str, tuple[tuple[Check, ...], _Folder | None]] = {}
+        # Per type: its checks; those past the envelope checks, when an event of the type
+        # can pass those by its seq and lack of surface metadata alone (else None); and how the
+        # prefix folds it (None: only the seq advances).
+        self._dispatch: dict[str, _Route] = {}
 
     def checks_for(self, kind: str) -> tuple[Check, ...]:
         """The checks that can object to an event of type `kind`, in registry order."""
         return self._route(kind)[0]
 
-    def _route(self, kind: str) -> tuple[tuple[Check, ...], _Folder | None]:
+    def _route(self, kind: str) -> _Route:
         route = self._dispatch.get(kind)
         if route is None:
-            route = (tuple(inv.check for inv in INVARIANTS if inv.reads(kind)), _FOLDERS.get(kind))
+            checks = tuple(inv.check for inv in INVARIANTS if inv.reads(kind))
+            envelope = len(_ENVELOPE_CHECKS)
+            inner = (
+                checks[envelope:]
+                if checks[:envelope] == _ENVELOPE_CHECKS and kind not in SURFACE_TYPES
+                else None
+            )
+            route = (checks, inner, _FOLDERS.get(kind))
             if len(self._dispatch) < _DISPATCH_CACHE_LIMIT:
                 self._dispatch[kind] = route
         return route
+
+    def quiet_kind(self, kind: str) -> int:
+        """Whether an event of type `kind` can be judged without its fact, and when.
+
+        It concerns an event whose seq is the expected one and that carries no surface metadata
+        (neither `surfaceOp` nor `sourceEventSeqs`); the caller tests those. Such an event then
+        commits nothing, and folding it only advances the seq, when
+
+        - `QUIET_ANYWHERE`: always (a type whose data no rule reads);
+        - `QUIET_IN_TURN`: a turn is open (an in-turn type whose data no rule reads);
+        - `QUIET_IN_STEP`: its data names the open turn and the open step, as integers (a
+          stream chunk);
+        - `QUIET_NEVER`: it needs its fact.
+
+        Derived from the checks and the fold themselves, as `_runs_uniformly` is: an invariant
+        added later that reads the type turns the shortcut off instead of being skipped.
+        """
+        checks, _inner, folder = self._route(kind)
+        if folder is not None:
+            return QUIET_NEVER
+        if kind in _UNIFORM_RUN_TYPES and checks == _UNIFORM_RUN_CHECKS:
+            return QUIET_IN_STEP
+        if kind in READ_TYPES:  # its fact would test the shape of its data
+            return QUIET_NEVER
+        if checks == _ENVELOPE_CHECKS:
+            return QUIET_ANYWHERE
+        if (
+            checks == (*_ENVELOPE_CHECKS, events_enclosed_by_turn)
+            and kind in IN_TURN_TYPES
+            and not kind.startswith("hook/")
+        ):
+            return QUIET_IN_TURN
+        return QUIET_NEVER
 
     def feed(self, fact: Fact) -> list[Violation]:
         """The violations `fact` commits against the prefix; then absorb it."""
         prefix = self.prefix
         route = self._dispatch.get(fact.type)
-        checks, folder = self._route(fact.type) if route is None else route
+        checks, inner, folder = self._route(fact.type) if route is None else route
+        # The envelope checks (LOG-1, LOG-2) come first for every type. An event with the
+        # expected seq and no surface metadata, of a type that may carry none, passes both.
+        if inner is not None and fact.seq == prefix.expected_seq and fact.surface is None:
+            checks = inner
         found: list[Violation] = []
         for check in checks:
             objections = check(prefix, fact)
@@ -903,7 +981,7 @@ class LogMonitor:
     def _runs_uniformly(self, kind: str) -> bool:
         # Guarded by the checks and the fold themselves: an invariant added later that reads
         # this type, or a fold that remembers it, turns the shortcut off instead of being skipped.
-        checks, folder = self._route(kind)
+        checks, _inner, folder = self._route(kind)
         return kind in _UNIFORM_RUN_TYPES and checks == _UNIFORM_RUN_CHECKS and folder is None
 
     @property
@@ -922,6 +1000,11 @@ _UNIFORM_RUN_CHECKS = (
     events_enclosed_by_turn,
     step_events_name_open_step,
 )
+
+
+# `LogMonitor.quiet_kind`'s answers, and the checks of a type whose data no rule reads.
+QUIET_NEVER, QUIET_ANYWHERE, QUIET_IN_TURN, QUIET_IN_STEP = range(4)
+_ENVELOPE_CHECKS = (seq_is_index, surface_metadata_valid)
 
 
 def _like(fact: Fact, seq: int) -> Fact:

@@ -230,3 +230,48 @@ def test_checks_for_unknown_and_known_types_are_a_registry_subset(kind: str) -> 
     checks = LogMonitor().checks_for(kind)
     order = [inv.check for inv in INVARIANTS]
     assert [order.index(c) for c in checks] == sorted(order.index(c) for c in checks)
+
+
+# ---------------------------------------------------------------------------------------------
+# The checker's shortcuts judge as the full path does.
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 3)
+@given(damaged_logs())
+def test_quiet_events_are_judged_as_their_facts_would_be(data: bytes) -> None:
+    """Skipping the facts of events `LogMonitor.quiet_kind` calls quiet changes no report."""
+    quick = check_stream("fuzz", io.BytesIO(data))
+    full = check_stream("fuzz", io.BytesIO(data), quick=False)
+    assert quick == full
+
+
+def _surface_op(seqs: list[int]) -> st.SearchStrategy[tuple[str, int, int, int]]:
+    known = st.sampled_from(seqs) if seqs else st.integers(0, 3)
+    any_seq = known | st.integers(-2, 40)
+    return st.tuples(st.sampled_from(["append", "replace"]), any_seq, any_seq, any_seq)
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 3)
+@given(st.data())
+def test_surface_positions_are_those_a_linear_search_finds(data: st.DataObject) -> None:
+    """`Prefix.surface_span` (bisecting while surface events come in order) finds what a linear
+    search of the surface finds, in order or not, through appends and replaces."""
+    prefix, surface = Prefix(), list[int]()
+    next_seq = 0
+    for _ in range(data.draw(st.integers(0, 30))):
+        op, start, end, stray = data.draw(_surface_op(surface))
+        seq = data.draw(st.sampled_from([next_seq, next_seq, next_seq, stray]))
+        next_seq = max(next_seq, seq) + 1
+        fact = Fact("tool/result", seq)
+        fact.surface = op
+        fact.surface_start, fact.surface_end = start, end
+        expected = None
+        if start in surface and end in surface and surface.index(start) <= surface.index(end):
+            expected = (surface.index(start), surface.index(end))
+        assert prefix.surface_span(start, end) == expected
+        prefix.fold(fact)
+        if op == "append":
+            surface.append(seq)
+        elif expected is not None:
+            surface[expected[0] : expected[1] + 1] = [seq]
+        assert list(prefix.surface_seqs) == surface

@@ -36,9 +36,20 @@ from typing import Any, BinaryIO, NoReturn
 import attrs
 
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.facts import READ_TYPES, Fact, FactError, fact_from_wire
-from loopspec.model.invariants import LogMonitor, Violation
-from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, CompactRowError, compact_run
+from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
+from loopspec.model.invariants import (
+    QUIET_ANYWHERE,
+    QUIET_IN_STEP,
+    QUIET_NEVER,
+    LogMonitor,
+    Violation,
+)
+from loopspec.properties.logcheck.compact_rows import (
+    CHUNK_TYPE,
+    COUNT_FIELDS,
+    CompactRowError,
+    compact_run,
+)
 from loopspec.properties.logcheck.dialect import (
     LAYOUT_NAME,
     LEGACY_TYPES,
@@ -279,8 +290,14 @@ def _os_message(error: OSError) -> str:
 # One log.
 
 
-def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> LogReport:
-    """Check one log read from `stream` (decompressed bytes); never raises on bad input."""
+def check_stream(
+    path: str, stream: BinaryIO, limits: Limits | None = None, *, quick: bool = True
+) -> LogReport:
+    """Check one log read from `stream` (decompressed bytes); never raises on bad input.
+
+    `quick=False` builds the fact of every event, even of those `LogMonitor.quiet_kind` says
+    commit nothing (the tests compare both ways).
+    """
     limits = limits or Limits()
     # A Claude Code transcript or Codex rollout goes to its own reader. Imported here: those
     # modules build on this one's report types.
@@ -291,7 +308,7 @@ def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> L
         return foreign
     report = LogReport(path)
     try:
-        _check_lines(report, stream, limits)
+        _check_lines(report, stream, limits, quick)
     except _Stop:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
@@ -299,12 +316,20 @@ def check_stream(path: str, stream: BinaryIO, limits: Limits | None = None) -> L
     return report
 
 
-def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
+# Distinct event types whose `quiet_kind` is remembered per log; the rest are asked each time.
+_QUIET_CACHE_LIMIT = 512
+
+
+def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: bool) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
     readline = stream.readline
     size = limits.max_line_bytes + 1
     monitor = LogMonitor()
     feed = monitor.feed
+    prefix = monitor.prefix
+    # Per event type seen, `monitor.quiet_kind` (left empty when not `quick`). The first event
+    # of a type always takes the full path, which learns its kind.
+    quiet_of: dict[str, int] = {}
     scan = _SCAN
     unread = report.unread_types
     expecting_header = True
@@ -329,11 +354,48 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
                 if _is_checked_header(report, obj, line):
                     continue
             if type(obj) is dict and "seq" in obj:
+                # The quiet events first (most of a real log: stream chunks, plugin events):
+                # with the expected seq and no surface metadata, `LogMonitor.quiet_kind` says
+                # when they commit nothing, so no fact is built; the rest go through the monitor.
+                kind = obj.get("type")
+                quiet = quiet_of.get(kind, QUIET_NEVER) if type(kind) is str else QUIET_NEVER
+                if quiet != QUIET_NEVER:
+                    assert type(kind) is str
+                    seq = obj.get("seq")
+                    if (
+                        type(seq) is int
+                        and seq == prefix.expected_seq
+                        and seq < SEQ_BOUND
+                        and "surfaceOp" not in obj
+                        and "sourceEventSeqs" not in obj
+                    ):
+                        if quiet == QUIET_IN_STEP:
+                            data = obj.get("data")
+                            if type(data) is dict:
+                                turn, step = data.get("turn"), data.get("step")
+                                if (
+                                    type(turn) is int
+                                    and type(step) is int
+                                    and turn == prefix.open_turn
+                                    and step == prefix.open_step
+                                ):
+                                    prefix.expected_seq = seq + 1
+                                    events += 1
+                                    continue
+                        elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
+                            seen = unread.get(kind)
+                            if seen is not None:  # the first of a type is counted below
+                                unread[kind] = seen + 1
+                                prefix.expected_seq = seq + 1
+                                events += 1
+                                continue
                 try:
                     fact = fact_from_wire(obj)
                 except FactError as error:
                     _bad_event(report, obj, line, error)
                 kind = fact.type
+                if quick and kind not in quiet_of and len(quiet_of) < _QUIET_CACHE_LIMIT:
+                    quiet_of[kind] = monitor.quiet_kind(kind)
                 if kind not in READ_TYPES:
                     seen = unread.get(kind)
                     if seen is None:
@@ -348,6 +410,27 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits) -> None:
                     report.record(line, found, limits)
                 events += 1
             else:
+                # A compact chunk row with the expected first seq that names the open turn and
+                # step holds a quiet run (see `quiet_kind`): its length is all there is to count.
+                if type(obj) is dict and quick and quiet_of.get(CHUNK_TYPE) == QUIET_IN_STEP:
+                    seq = obj.get("seq0")
+                    data = obj.get("data")
+                    if type(seq) is int and seq == prefix.expected_seq and type(data) is dict:
+                        kind = obj.get("type")
+                        count_field = COUNT_FIELDS.get(kind) if type(kind) is str else None
+                        items = None if count_field is None else data.get(count_field)
+                        turn, step = data.get("turn"), data.get("step")
+                        if (
+                            type(items) is list
+                            and items
+                            and type(turn) is int
+                            and type(step) is int
+                            and turn == prefix.open_turn
+                            and step == prefix.open_step
+                        ):
+                            prefix.expected_seq = seq + len(items)
+                            events += len(items)
+                            continue
                 events += _compact_row(report, monitor, obj, line, limits)
     finally:
         report.lines, report.events = line, events
