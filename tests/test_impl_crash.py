@@ -10,6 +10,8 @@ single line), then reopens the log with `impl` and checks that
   it (same program, same fixed clock);
 - every acknowledged event survives reopening, byte for byte (rule LOG-8);
 - no prefix shows a partial unit: a reply with calls always has all its `tool/call`s;
+- what a reader of the killed file sees (torn line and unfinished unit dropped) shows the same
+  calls in history, audit record and presentation, and the checker flags none of it;
 - reopening cut exactly the torn tail, appended exactly the model's repair closers (REC-1,
   REC-2), and every invariant holds on the result.
 """
@@ -36,6 +38,7 @@ from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.properties.conformance.impl_adapter import ImplAdapter
+from loopspec.properties.stateful.state_checks import readers_disagree
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).resolve().parent / "impl_crash_driver.py"
@@ -120,6 +123,10 @@ def check_recovery(
     seen["inside a unit"] += bool(before.damage.unfinished_unit_events)
     seen["inside a rewrite"] += cut_short and _rewrite_unit_at(reference, before.valid_bytes)
     seen["kills"] += 1
+    # What a reader of the crashed file sees (the torn line and unfinished unit dropped): the
+    # three readers agree on it, and the checker finds nothing wrong with it (RW-1, LOG-8).
+    assert not readers_disagree(before.events), readers_disagree(before.events)
+    assert not check_log(before.events), "a crashed prefix of a valid log was flagged"
 
     ImplAdapter(PROGRAM_CONFIG, path.parent, log_name=path.name).close()
 

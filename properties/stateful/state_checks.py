@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from loopspec.model.derive import derive_messages
-from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
+from loopspec.model.events import AssistantMessageRecorded, Event, ToolCallRecorded
 from loopspec.model.invariants import Violation, check_log
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.messages import AssistantMessage, ToolCallBlock
@@ -108,6 +109,60 @@ def presentation_matches_history(state: LoopState) -> Iterator[Violation]:
                     shown.seq,
                     f"the approval prompt for {shown.call_id} shows other arguments than history",
                 )
+
+
+Value = TypeVar("Value")
+
+
+def _calls_by_occurrence(pairs: Iterable[tuple[str, Value]]) -> dict[tuple[str, int], Value]:
+    found: dict[tuple[str, int], Value] = {}
+    seen: Counter[str] = Counter()
+    for call_id, value in pairs:
+        found[(call_id, seen[call_id])] = value
+        seen[call_id] += 1
+    return found
+
+
+def readers_disagree(log: Sequence[Event]) -> list[Violation]:
+    """RW-1 at one prefix: history, the audit record and presentation show the same calls.
+
+    `log` is what a reader of a (possibly crashed) log sees, unfinished commit unit dropped
+    (`complete_prefix`). Every call the history shows has one `tool/call` with the same name
+    and arguments and one card with those arguments, and every record and card has its call in
+    history: no reader may see a call, or an input, the others do not.
+    """
+    history = _calls_by_occurrence(
+        (block.id, (block.name, parse_arguments(block.arguments)))
+        for message in derive_messages(log)
+        if isinstance(message, AssistantMessage)
+        for block in message.tool_calls
+    )
+    audit = _calls_by_occurrence(
+        (e.call_id, (e.name, parse_arguments(e.arguments)))
+        for e in log
+        if isinstance(e, ToolCallRecorded)
+    )
+    # A card carries no tool name of its own: it is compared by the arguments it renders.
+    cards = _calls_by_occurrence(
+        (s.call_id, s.arguments) for s in present_log(log) if isinstance(s, CallShown)
+    )
+    found: list[Violation] = []
+    for key in sorted(set(history) | set(audit) | set(cards)):
+        readers = {"history": history.get(key), "audit": audit.get(key)}
+        missing = [name for name, value in readers.items() if value is None]
+        if key not in cards:
+            missing.append("presentation")
+        if missing:
+            found.append(Violation("RW-1", -1, f"call {key[0]}: missing in {', '.join(missing)}"))
+        elif readers["history"] != readers["audit"] or cards[key] != audit[key][1]:
+            found.append(Violation("RW-1", -1, f"call {key[0]}: readers show other arguments"))
+    return found
+
+
+def complete_prefix(log: Sequence[Event], commit_ends: Sequence[int], cut: int) -> Sequence[Event]:
+    """What a reader of the first `cut` events sees: every commit that ended by then (LOG-8)."""
+    whole = max((end for end in commit_ends if end <= cut), default=0)
+    return log[:whole]
 
 
 def batch_can_progress(state: LoopState) -> Iterator[Violation]:
