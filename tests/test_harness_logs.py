@@ -201,6 +201,11 @@ def test_text_report_says_what_is_not_checkable(capsys: pytest.CaptureFixture[st
     assert "HOOK-3" in out[0]
     assert "TURN-1" in out[0]
     assert out[-1] == "checked 1 log, 10 events: 0 violations"
+    broken = CLAUDE / "violations" / "ORD-3.jsonl"
+    assert main(["check", str(broken)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"{broken}:4: ORD-3: the result for call toolu_b is written before")
+    assert first.endswith("[lines 4, 2]")
 
 
 def test_a_rollout_whose_first_record_is_longer_than_the_sniffed_head_is_still_codex() -> None:

@@ -111,13 +111,17 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
 ) -> None:
     """RW-1 in the real loop: the hook's `updatedInput` runs (`echo rewritten`), while the next
     request's history and the transcript/rollout keep `echo original`; `check` finds RW-1 in
-    the log it wrote. The run stayed offline: only the mock was contacted."""
+    the log it wrote (and RW-2 in a Codex rollout, which records no hook). The run stayed
+    offline: only the mock was contacted."""
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "rewrite")
     assert code == 1
     assert divergences(lines) == ["RW-1", "RW-1"]
     assert any("ran echo rewritten but the next request's history holds" in x for x in lines)
     assert any(x.startswith("offline: all ") and "went to the mock" in x for x in lines)
-    assert "RW-1" in check_rules(capsys, log)
+    in_log = check_rules(capsys, log)
+    assert "RW-1" in in_log
+    if harness == Harness.CODEX.value:
+        assert "RW-2" in in_log  # the rollout names no hook for the input that ran
 
 
 def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
@@ -132,6 +136,18 @@ def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
     assert "ran echo from-the-first-hook" in hook_3
     assert "which finished last" in hook_3
     assert "RW-1" in check_rules(capsys, log)
+
+
+def test_HOOK_3_a_passthrough_finishing_last_keeps_the_rewrite(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """HOOK-3's passthrough clause holds in both loops: a hook that answers nothing, 3 s after a
+    rewriting hook, does not erase the rewrite (which still breaks RW-1)."""
+    code, lines, _ = play(capsys, tmp_path, harness, "one-call", "rewrite-then-passthrough")
+    assert code == 1
+    assert divergences(lines) == ["RW-1", "RW-1"]
+    ran = next(x for x in lines if x.startswith("    ran         : "))
+    assert "echo rewritten" in ran
 
 
 def test_ORD_3_parallel_results_claude_code_completion_order_codex_issue_order(

@@ -61,7 +61,8 @@ new keys may be added, none are renamed or removed without changing `format`.
 A Claude Code transcript or a Codex rollout (see `loopspec.properties.logcheck.harness_logs`)
 is read as its own dialect: `header_version` is null, `seq` and `events` are line numbers (those
 logs have no seq), and `rules_not_checkable` lists every rule such a log cannot show; the text
-output says so in one line per log. A rule not checkable is never counted as kept.
+output gives the related lines (no seq) and says what is not checkable in one line per log. A
+rule not checkable is never counted as kept.
 
 Error kinds: unreadable, empty, binary, invalid-utf8, invalid-json, torn-tail, line-too-long,
 bad-event (rule LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. Notice kinds:
@@ -182,6 +183,11 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     for found in report.violations:
         v = found.violation
         events = ", ".join(str(seq) for seq in found.events)
+        if report.dialect != "dsh":  # these logs have no seq: the related records are lines
+            lines.append(
+                f"{_where(report.path, found.line)}: {v.rule_id}: {v.message} [lines {events}]"
+            )
+            continue
         lines.append(
             f"{_where(report.path, found.line)}: {v.rule_id} (seq {v.seq}): {v.message} "
             f"[events {events}]"
