@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mypy import api as mypy_api
 from spec_helpers import run, with_hooks
 
 from loopspec.model.commands import (
@@ -270,3 +273,21 @@ def test_MODEL_1_the_audits_two_crashes_are_refusals_now() -> None:
     with pytest.raises(TransitionRefused) as no_id:
         step(broken, ApprovalAnswers("allowed-once"))
     assert no_id.value.rule_id == "MODEL-1"
+
+
+def test_MODEL_1_mypy_rejects_a_row_whose_handler_takes_another_command(tmp_path: Path) -> None:
+    """MODEL-1: the table is typed: a row pairing Crash with a SubmitUser handler is a type
+    error, the row pairing it with its own command is not."""
+    rows = tmp_path / "rows.py"
+    rows.write_text(
+        "from loopspec.model import handlers\n"
+        "from loopspec.model.commands import Crash, SubmitUser\n"
+        "from loopspec.model.transitions import Transition\n"
+        'ok = Transition("Idle", SubmitUser, handlers.submit_user_when_idle, "", (), ())\n'
+        'bad = Transition("Idle", Crash, handlers.submit_user_when_idle, "", (), ())\n',
+        encoding="utf-8",
+    )
+    report, _errors, status = mypy_api.run(["--strict", "--no-error-summary", str(rows)])
+    assert status == 1
+    assert [line.split(":")[1] for line in report.splitlines() if ": error:" in line] == ["5"]
+    assert "[arg-type]" in report
