@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_helpers import PLAIN, clean, results, run, with_hooks
 
+from loopspec.impl.hookbridge.settings import HookSettingsError, load_settings
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -379,3 +380,22 @@ def test_HOOK_8_the_model_config_refuses_before_any_loop_runs() -> None:
     """HOOK-8: a loop configuration with a non-portable matcher is refused at construction."""
     with pytest.raises(InvalidEventError):
         LoopConfig(hooks=(HookSpec("h", "PreToolUse", "\\w+"),))
+
+
+def test_HOOK_8_a_settings_file_with_a_non_portable_matcher_is_refused(tmp_path: Path) -> None:
+    """HOOK-8: the hook bridge refuses a settings file whose matcher is outside the subset,
+    naming the file and the JSON path, before any hook runs."""
+    document = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash\\d", "hooks": [{"type": "command", "command": "guard.sh"}]}
+            ]
+        }
+    }
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(HookSettingsError) as raised:
+        load_settings(path)
+    assert raised.value.json_path == "$.hooks.PreToolUse[0].matcher"
+    assert "portable" in raised.value.problem
+    assert str(path) in str(raised.value)

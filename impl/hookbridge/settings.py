@@ -25,7 +25,7 @@ from pathlib import Path
 import attrs
 
 from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
-from loopspec.model.config import HOOK_POINTS, HookSpec
+from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
 
@@ -216,6 +216,10 @@ def _matcher(value: object, source: str, path: str) -> str:
         re.compile(value)
     except re.error as error:
         raise HookSettingsError(source, path, f"not a valid regex: {error}") from error
+    portable = matcher_problem(value)
+    if portable is not None:
+        # Rule HOOK-8: only matchers Python and ECMAScript read alike.
+        raise HookSettingsError(source, path, f"outside the portable matcher subset: {portable}")
     return value
 
 
