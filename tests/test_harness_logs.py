@@ -9,9 +9,12 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from check_fixtures import FIXTURES
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import claude_code, codex
@@ -240,3 +243,58 @@ def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
     bad = check_stream("bad.jsonl", io.BytesIO(broken))
     assert [(e.kind, e.line) for e in bad.errors] == [(ErrorKind.INVALID_JSON, 4)]
     assert bad.status == "error"
+
+
+# ---------------------------------------------------------------------------------------------
+# Damaged logs never crash the reader.
+
+HARNESS_SEEDS = sorted(CLAUDE.rglob("*.jsonl")) + sorted(CODEX.rglob("*.jsonl"))
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**40), max_value=2**40)
+    | st.text(max_size=8)
+    | st.sampled_from(["tool_use", "tool_result", "hook_success", "PreToolUse", "function_call"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+
+
+def _places(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.extend(_places(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_places(item, (*prefix, index)))
+    return found
+
+
+def _put(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = _put(value[path[0]], path[1:], new)
+    return copy
+
+
+@given(
+    seed=st.sampled_from(HARNESS_SEEDS),
+    line=st.integers(min_value=1, max_value=20),
+    place=st.integers(min_value=0, max_value=200),
+    value=JSON_VALUES,
+)
+def test_a_damaged_transcript_or_rollout_never_crashes_check(
+    seed: Path, line: int, place: int, value: Any
+) -> None:
+    """Any value put anywhere in any record after the first (which says the dialect) gives a
+    report — violations or errors — never an exception."""
+    records = [json.loads(text) for text in seed.read_text().splitlines()]
+    index = 1 + line % (len(records) - 1)
+    places = _places(records[index])
+    records[index] = _put(records[index], places[place % len(places)], value)
+    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    report = check_stream(str(seed), io.BytesIO(data))
+    assert report.status in {"ok", "violations", "error"}
+    assert report.dialect in {"claude-code", "codex"}

@@ -33,6 +33,7 @@ from loopspec.properties.logcheck.harness_logs import (
 )
 
 NAME = "claude-code"
+MAX_HOOK_LABEL = 60
 RECORD_TYPES = frozenset(
     {
         "queue-operation",
@@ -86,7 +87,8 @@ NOT_CHECKABLE = {
 def looks_like(record: Mapping[str, Any]) -> bool:
     """Whether a parsed first record is a Claude Code transcript record."""
     return (
-        record.get("type") in RECORD_TYPES
+        isinstance(record.get("type"), str)
+        and record["type"] in RECORD_TYPES
         and "seq" not in record
         and ("sessionId" in record or "uuid" in record)
     )
@@ -155,6 +157,8 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
         isinstance(answer, Mapping) and answer.get("decision") == "block"
     )
     hook = str(attachment.get("command") or attachment.get("hookName") or "?")
+    if len(hook) > MAX_HOOK_LABEL:  # the command names the hook; the start tells them apart
+        hook = hook[:MAX_HOOK_LABEL] + "..."
     return HookRewrite(
         str(attachment.get("toolUseID")),
         hook,

@@ -65,10 +65,15 @@ NOT_CHECKABLE = {
 }
 
 
+def _one_of(value: Any, names: frozenset[str]) -> bool:
+    """Whether `value` is one of `names` (a record may hold any JSON value there)."""
+    return isinstance(value, str) and value in names
+
+
 def looks_like(record: Mapping[str, Any]) -> bool:
     """Whether a parsed first record is a Codex rollout record."""
     return (
-        record.get("type") in RECORD_TYPES
+        _one_of(record.get("type"), RECORD_TYPES)
         and "timestamp" in record
         and isinstance(record.get("payload"), Mapping)
     )
@@ -77,7 +82,7 @@ def looks_like(record: Mapping[str, Any]) -> bool:
 def _is_model_item(item: Mapping[str, Any]) -> bool:
     kind = item.get("type")
     return (
-        kind in CALL_TYPES
+        _one_of(kind, CALL_TYPES)
         or kind == "reasoning"
         or (kind == "message" and item.get("role") == "assistant")
     )
@@ -130,11 +135,11 @@ class _Reader:
             if not self.in_reply:
                 self.replies += 1
                 self.in_reply = True
-            calls = (_call(item),) if item.get("type") in CALL_TYPES else ()
+            calls = (_call(item),) if _one_of(item.get("type"), CALL_TYPES) else ()
             yield Reply(f"reply-{self.replies}", calls, line)
             return
         self.in_reply = False
-        if item.get("type") in RESULT_TYPES:
+        if _one_of(item.get("type"), RESULT_TYPES):
             yield Result(str(item.get("call_id")), line)
         elif item.get("type") == "message":
             yield Visible(f"a {item.get('role', 'unknown')} message", line)
@@ -142,7 +147,7 @@ class _Reader:
 
 def _shell_command(argv: Any) -> Any:
     """The script of `[shell, -lc, SCRIPT]`; anything else as it is."""
-    if isinstance(argv, list) and len(argv) == 3 and argv[1] in SHELL_FLAGS:
+    if isinstance(argv, list) and len(argv) == 3 and _one_of(argv[1], SHELL_FLAGS):
         return argv[2]
     return argv
 
