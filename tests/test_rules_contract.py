@@ -23,8 +23,10 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     Pass,
+    PostContext,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -38,10 +40,12 @@ from loopspec.model.events import (
     ApprovalDecided,
     AssistantMessageRecorded,
     HookInvoked,
+    HookResulted,
     StepEnded,
     StepStarted,
     TurnEnded,
     TurnStarted,
+    UserMessageRecorded,
 )
 from loopspec.model.invariants import IN_TURN_TYPES
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, parse_arguments
@@ -399,3 +403,40 @@ def test_HOOK_8_a_settings_file_with_a_non_portable_matcher_is_refused(tmp_path:
     assert raised.value.json_path == "$.hooks.PreToolUse[0].matcher"
     assert "portable" in raised.value.problem
     assert str(path) in str(raised.value)
+
+
+def test_TEXT_2_sources_decision_words_and_reasons_are_the_specified_ones() -> None:
+    """TEXT-2: message sources, hook decision words, the audit defaults and turn/end reasons."""
+    post = HookSpec("post", "PostToolUse", "read")
+    pre = HookSpec("pre", "PreToolUse", "bash")
+    config = with_hooks(pre, post)
+    program: list[Command] = [
+        *START,
+        ModelReplies((READ, BASH)),
+        HookAnswers(Deny("no")),
+        ToolFinishes("c2", ToolSucceeded("A", contexts=("deferred",)), (PostContext("note"),)),
+    ]
+    state = run(config, program)
+    sources = [dict(e.message.source) for e in state.log if hasattr(e, "message")]
+    assert {"kind": "user"} in sources
+    assert {"kind": "model", "provider": "scripted", "model": "scripted-model"} in sources
+    assert {"kind": "tool", "callId": "c2"} in sources
+    contexts = [e.message for e in state.log if isinstance(e, UserMessageRecorded) and e.seq > 3]
+    assert [(dict(m.source), m.content) for m in contexts] == [
+        ({"kind": "plugin", "plugin": "tool-context"}, (TextBlock("deferred"),)),
+        ({"kind": "plugin", "plugin": "tool-context"}, (TextBlock("note"),)),
+    ]
+    answers = [(e.point, e.decision, e.duration_ms, e.exit_code, e.stderr_summary)
+               for e in state.log if isinstance(e, HookResulted)]  # fmt: skip
+    assert answers == [
+        ("PreToolUse", "deny", 0.0, None, "no"),
+        ("PostToolUse", "allow", 0.0, None, None),
+    ]
+    invoked = [e.matcher for e in state.log if isinstance(e, HookInvoked)]
+    assert invoked == ["bash", "read"]
+    failed = run(PLAIN, [*START, ModelFails("overloaded", "OVERLOADED")])
+    end = failed.log[-1]
+    assert isinstance(end, TurnEnded)
+    assert end.reason == FrozenMap(
+        {"kind": "error", "error": FrozenMap({"message": "overloaded", "code": "OVERLOADED"})}
+    )
