@@ -348,7 +348,7 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     """SAFE-3: a target exits while a setsid child holds its stdout: no wait for the timeout."""
     pidfile = tmp_path / "child.pid"
     done = subprocess.run(
-        [*CLI, "conform", "--cmd", _misbehaving("detach", 5), "--examples", "3"],
+        [*CLI, "conform", "--cmd", _misbehaving("detach", 1), "--examples", "3"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -5,6 +5,7 @@ Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import shlex
@@ -168,7 +169,12 @@ class GuardedTarget:
         return self._breakage.call("apply", lambda: self._target.apply(command))
 
     def close(self) -> None:
-        self._breakage.call("close", self._target.close)
+        if self._breakage.first is None:
+            self._breakage.call("close", self._target.close)
+            return
+        # Already broken: still release what it holds (a loop, a process), quietly.
+        with contextlib.suppress(Exception):
+            self._target.close()
 
 
 def close_factory(factory: TargetFactory) -> None:
@@ -256,8 +262,7 @@ def run_conformance(
         capabilities = probe.reset(CONFIGS[0])
         name = probe.name
     finally:
-        if breakage.first is None:
-            probe.close()
+        probe.close()
     counted = Counter[str]()
     started = time.monotonic()
 
