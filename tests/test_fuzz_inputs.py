@@ -319,15 +319,31 @@ def _valid_log(directory: Path) -> bytes:
     line=st.integers(min_value=0, max_value=30),
     suffix=st.sampled_from([".jsonl", ".jsonl.zst"]),
     append=st.booleans(),
+    damage=st.sampled_from(["bytes", "swap", "drop", "repeat"]),
 )
 def test_SAFE_2_fuzz_logs_for_check_and_run(
-    workdir: Path, *, cut: int, junk: bytes, line: int, suffix: str, append: bool
+    workdir: Path,
+    *,
+    cut: int,
+    junk: bytes,
+    line: int,
+    suffix: str,
+    append: bool,
+    damage: str,
 ) -> None:
-    """SAFE-2, SAFE-4: damaged logs for `check`, and as the --log `run` is asked to append to."""
+    """SAFE-2, SAFE-4: damaged logs for `check`, and as the --log `run` is asked to append to:
+    bytes cut and spliced into a line, or whole lines swapped, dropped or repeated."""
     directory = _fresh(workdir)
     lines = _valid_log(directory).splitlines(keepends=True)
-    line = min(line, len(lines) - 1)
-    lines[line] = lines[line][: cut % (len(lines[line]) + 1)] + junk
+    line = min(line, len(lines) - 2)
+    if damage == "bytes":
+        lines[line] = lines[line][: cut % (len(lines[line]) + 1)] + junk
+    elif damage == "swap":
+        lines[line], lines[line + 1] = lines[line + 1], lines[line]
+    elif damage == "drop":
+        del lines[line]
+    else:
+        lines.insert(line, lines[line])
     log = directory / f"damaged{suffix}"
     log.write_bytes(b"".join(lines))
     attempt("check", ["check", str(log)], directory)
