@@ -6,7 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from loopspec.impl.user_files import UserFileError, read_user_file
 from loopspec.properties.spec_doc import render_generated_sections, splice_generated_sections
+
+SPEC_FILE_CAP = 16 * 1024 * 1024
+"""Bytes a spec file may hold (rule SAFE-4)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +30,15 @@ def run(args: argparse.Namespace) -> int:
         print(render_generated_sections())
         return 0
     path = Path(args.write or args.check)
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = read_user_file(path, cap=SPEC_FILE_CAP, what="spec file")
+        text = data.decode("utf-8")
+    except UserFileError as error:  # rule SAFE-4: a device, a directory, too large
+        print(f"loopspec: error: {error}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as error:
+        print(f"loopspec: error: {path}: not UTF-8 text: {error}", file=sys.stderr)
+        return 2
     updated = splice_generated_sections(text)
     if args.check is not None:
         if updated != text:
