@@ -32,6 +32,10 @@ class History:
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self._nodes: list[SurfaceNode] = []
+        # The sent messages, kept in step with the nodes: an append adds at most one, so only a
+        # replace rebuilds them. `messages` hands out a tuple of them, made when it changed.
+        self._sent: list[Message] = []
+        self._handed: tuple[Message, ...] | None = ()
         self.feed(events)
 
     def feed(self, events: Iterable[Event]) -> None:
@@ -42,19 +46,26 @@ class History:
 
     def messages(self) -> tuple[Message, ...]:
         """The messages the next model request must carry, oldest first."""
-        return tuple(message for _seq, message in self._nodes if _is_sent(message))
+        if self._handed is None:
+            self._handed = tuple(self._sent)
+        return self._handed
 
     def _place(self, event: SurfaceEvent) -> None:
         node = (event.seq, event.message)
         match event.surface:
             case SurfaceAppend():
                 self._nodes.append(node)
+                if _is_sent(event.message):
+                    self._sent.append(event.message)
+                    self._handed = None
             case SurfaceReplace(start=start, end=end):
                 seqs = [seq for seq, _message in self._nodes]
                 if start not in seqs or end not in seqs or seqs.index(start) > seqs.index(end):
                     msg = f"seq {event.seq} replaces {start}..{end}, which are not on the surface"
                     raise CorruptLog(f"[LOG-7] {msg}")
                 self._nodes[seqs.index(start) : seqs.index(end) + 1] = [node]
+                self._sent = [message for _seq, message in self._nodes if _is_sent(message)]
+                self._handed = None
             case _:
                 assert_never(event.surface)
 

@@ -2,21 +2,27 @@
 
 The loop `add`s events to the open unit and `commit`s the unit when it is about to wait for the
 outside world. On `add`, an event is checked (its seq is the next one, rule LOG-1; its data is
-lossless JSON, rule LOG-3, refused with `NotJsonData` naming the path) and stored as a
-deep-frozen copy rebuilt from its wire form, so memory holds exactly what the file will, and
-nothing the caller keeps can change it. On `commit`, the unit goes to the sink in one piece and
+lossless JSON, rule LOG-3, refused with `NotJsonData` naming the path) and stored deep-frozen,
+so memory holds exactly what the file will, and nothing the caller keeps can change it. An event
+built only of frozen values (the loop's own) is stored as it is; one that holds a mutable value
+is stored as a copy rebuilt from its wire form. The JSON check rides on encoding: the encoder
+refuses what JSON cannot carry, and only then (or for a `-0.0` it would write) does the
+path-naming check walk the data. On `commit`, the unit goes to the sink in one piece and
 only then becomes visible: to `events`, and to every subscriber (history, presentation).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
+
+import attrs
 
 from loopspec.impl.errors import LoopDiscarded, NotJsonData
 from loopspec.impl.framing import UNIT_KEY, encode_event
 from loopspec.impl.snapshot import check_json
 from loopspec.model.events import Event
+from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.wire import event_from_wire, event_to_wire
 
 UnitListener = Callable[[Sequence[Event]], None]
@@ -80,9 +86,15 @@ class SessionLog:
             raise NotJsonData("$.data", "nested too deeply") from error
         if UNIT_KEY in wire:
             raise ValueError(f"the envelope field {UNIT_KEY!r} is reserved for commit framing")
-        check_json(wire)
-        stored = event_from_wire(wire)
-        self._encoded.append(encode_event(wire))
+        try:
+            encoded = encode_event(wire)
+        except (ValueError, TypeError, RecursionError):
+            check_json(wire)  # names where the value JSON cannot carry sits
+            raise
+        if b"-0.0" in encoded:  # JSON writes a negative zero, but readers may lose its sign
+            check_json(wire)
+        stored = event if _deeply_frozen(event) else event_from_wire(wire)
+        self._encoded.append(encoded)
         self._pending.append(stored)
         return stored
 
@@ -109,3 +121,44 @@ class SessionLog:
         """Forget the open unit and accept nothing more (the process is considered dead)."""
         self._pending, self._encoded = [], []
         self._usable = False
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# Per attrs class: its field names when the class is frozen, None when it is not.
+_FROZEN_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _frozen_fields(kind: type) -> tuple[str, ...] | None:
+    fields = _FROZEN_FIELDS.get(kind, ())
+    if fields == ():
+        # attrs gives a frozen class its own `__setattr__`, which refuses every assignment.
+        frozen = attrs.has(kind) and kind.__setattr__.__name__ == "_frozen_setattrs"
+        fields = tuple(field.name for field in attrs.fields(kind)) if frozen else None
+        _FROZEN_FIELDS[kind] = fields
+    return fields
+
+
+def _deeply_frozen(value: object) -> bool:
+    """Whether `value` is built only of immutable parts: scalars, tuples, `FrozenMap`s with
+    string keys, and frozen attrs instances of those (as every event the loop builds is)."""
+    # Scalars are tested inline rather than by recursing: they are most of what an event holds.
+    scalars = _SCALARS
+    kind = type(value)
+    if kind in scalars:
+        return True
+    if isinstance(value, tuple) and kind is tuple:
+        items: Iterable[object] = value
+    elif isinstance(value, FrozenMap) and kind is FrozenMap:
+        if not value:  # most `extra` maps are empty
+            return True
+        # Its read-only view, read directly: the `Mapping` methods cost a Python call per item.
+        view = value._items
+        if any(type(key) is not str for key in view):
+            return False
+        items = view.values()
+    else:
+        fields = _frozen_fields(kind)
+        if fields is None:
+            return False
+        items = [getattr(value, name) for name in fields]
+    return all(type(item) in scalars or _deeply_frozen(item) for item in items)
