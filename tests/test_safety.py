@@ -698,3 +698,16 @@ def test_HOOK_6_a_rewrite_of_the_wrong_type_is_refused_never_run(
         assert "rewrite" not in calls[0]  # the original arguments stay on record
         assert "rewrote the input of bash" in text
         assert "must be" in text or "missing required" in text
+
+
+def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-4: an existing log larger than the append cap is refused before it is read."""
+    log = tmp_path / "out.jsonl"
+    assert _run(tmp_path, log) == 0
+    before = log.read_bytes()
+    monkeypatch.setattr("loopspec.properties.cli.run.LOG_APPEND_CAP", len(before) - 1)
+    assert _run(tmp_path, log) == 2
+    assert log.read_bytes() == before
+    assert "larger than" in capsys.readouterr().err

@@ -78,6 +78,8 @@ class LogPathError(LoopSpecError):
 
 
 LOG_HEAD_BYTES = len(HEADER_START)
+LOG_APPEND_CAP = 256 * 1024 * 1024
+"""The largest existing log `run` appends to (it is read whole first)."""
 
 
 def checked_log_path(path: Path) -> Path:
@@ -92,13 +94,19 @@ def checked_log_path(path: Path) -> Path:
             "give --log a .jsonl path"
         )
     try:
-        mode = os.lstat(path).st_mode
+        status = os.lstat(path)
     except FileNotFoundError:
         return path
     except OSError as error:
         raise LogPathError(f"{path}: cannot use it as the log: {error.strerror}") from error
-    if not stat.S_ISREG(mode):
-        raise LogPathError(f"{path}: is {file_kind(mode)}, not a log; refusing to write there")
+    if not stat.S_ISREG(status.st_mode):
+        kind = file_kind(status.st_mode)
+        raise LogPathError(f"{path}: is {kind}, not a log; refusing to write there")
+    if status.st_size > LOG_APPEND_CAP:
+        # Appending reads the whole log first (to repair a crash tail): bounded, rule SAFE-4.
+        raise LogPathError(
+            f"{path}: larger than {LOG_APPEND_CAP} bytes; give --log a new path to start anew"
+        )
     try:
         with open(path, "rb") as stream:
             head = stream.read(LOG_HEAD_BYTES)
