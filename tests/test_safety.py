@@ -184,15 +184,21 @@ def test_SAFE_2_run_refuses_fifos_symlinks_and_devices(
     assert "Traceback" not in err
 
 
-def test_SAFE_2_run_appends_to_its_own_log(tmp_path: Path) -> None:
+def test_SAFE_2_run_appends_to_its_own_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SAFE-2: a second run on the same log keeps the first run's events and adds its own."""
     log = tmp_path / "out.jsonl"
     assert _run(tmp_path, log) == 0
     first = log.read_bytes()
+    capsys.readouterr()
     assert _run(tmp_path, log) == 0
     second = log.read_bytes()
     assert second.startswith(first)
     assert len(second) > len(first)
+    out = capsys.readouterr().out
+    assert "from earlier runs" in out
+    assert out.count("\n  c1 bash ") == 1  # the audit section shows this run's calls only
     assert main(["check", str(log)]) == 0
 
 

@@ -143,9 +143,11 @@ def run(args: argparse.Namespace) -> int:
         )
     except ImplError as error:  # the log is locked by another run, or not a log after all
         raise LogPathError(f"{log_path}: {error}") from error
-    print(f"session log: {log_path} ({len(result.events)} events)")
+    appended = result.events[result.earlier :]
+    before = f", {result.earlier} of them from earlier runs" if result.earlier else ""
+    print(f"session log: {log_path} ({len(result.events)} events{before})")
     print("\n== hooks (audit) ==")
-    for event in result.events:
+    for event in appended:
         if isinstance(event, HookResulted):
             extra = f" -> {dumps(event.updated_input)}" if event.updated_input else ""
             why = f" ({event.stderr_summary})" if event.stderr_summary else ""
@@ -154,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{event.decision}{why}{extra}"
             )
     print("\n== calls (audit record: what runs) ==")
-    for event in result.events:
+    for event in appended:
         if isinstance(event, ToolCallRecorded):
             print(f"  {event.call_id} {event.name} {event.arguments}")
             if event.rewrite is not None:

@@ -285,6 +285,8 @@ class RunResult:
     events: tuple[Event, ...]
     shown: tuple[Shown, ...]
     history: tuple[Any, ...]
+    earlier: int = 0
+    """How many of `events` the log already held (`run --log` appends to its own logs)."""
 
 
 def run_scenario(
@@ -337,12 +339,13 @@ async def _run(
         session=session,
         on_shown=shown.append,
     )
+    earlier = len(agent.events)
     try:
         for user, replies in scenario.turns:
             world.start_turn(replies)
             agent.submit(user)
             while agent.turn_running:
                 await asyncio.sleep(0.005)
-        return RunResult(agent.events, tuple(shown), agent.history.messages())
+        return RunResult(agent.events, tuple(shown), agent.history.messages(), earlier)
     finally:
         agent.close()
