@@ -129,7 +129,7 @@ def test_a_harness_scenario_has_one_turn_of_bash_calls(tmp_path: Path) -> None:
     bad = {
         "results": {**document, "results": {"toolu_print": {"ok": True, "text": "x"}}},
         "tool": json.loads(json.dumps(document).replace('"name": "bash"', '"name": "read"')),
-        "turns": {**document, "turns": document["turns"] * 2},
+        "turns": {**document, "turns": []},
     }
     for name, content in bad.items():
         path = tmp_path / f"{name}.json"
@@ -208,6 +208,7 @@ def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, A
         "exitCode": 0,
         "timedOut": False,
         "seconds": 1.0,
+        "turns": 1,
         "mockPort": 4000,
         "isolation": "test",
         "traced": True,

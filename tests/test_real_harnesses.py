@@ -124,6 +124,20 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
         assert "RW-2" in in_log  # the rollout names no hook for the input that ran
 
 
+def test_RW_1_a_resumed_session_still_holds_the_models_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """RW-1 across a resume: the second turn resumes the session (`claude -p --continue`,
+    `codex exec resume --last`); its request still carries the first turn's call with the
+    model's input although the rewrite ran, and every call has its result (no ADJ-3)."""
+    code, lines, log = play(capsys, tmp_path, harness, "two-turns", "rewrite")
+    assert code == 1
+    assert lines[0].endswith("2 turn(s)")
+    assert divergences(lines) == ["RW-1"] * 4
+    assert any("toolu_one: ran echo rewritten but the next request's history" in x for x in lines)
+    assert check_rules(capsys, log).count("RW-1") == 2
+
+
 def test_HOOK_3_two_rewriting_hooks_the_last_to_finish_wins(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:

@@ -1,11 +1,12 @@
 """`loopspec run SCENARIO --harness claude-code|codex [--hooks SETTINGS] [--log OUT]`.
 
-Plays the scenario's one turn on the real CLI installed under `examples/<harness>-adapter/`
-(`npm ci` there; nothing is installed here), offline, and prints what every reader held and the
-divergences from the model (see `report`). The transcript or rollout the harness wrote is copied
-to `--log` — only to a path that does not exist yet: an existing file is refused, never
-replaced — so `loopspec check OUT` can judge it. Exit status: 0 no divergence, 1 the real loop
-diverged from the model, 2 the scenario, hooks file, log path or installation cannot be used.
+Plays the scenario's turns (each later one resuming the session) on the real CLI installed under
+`examples/<harness>-adapter/` (`npm ci` there; nothing is installed here), offline, and prints
+what every reader held and the divergences from the model (see `report`). The transcript or
+rollout the harness wrote is copied to `--log` — only to a path that does not exist yet: an
+existing file is refused, never replaced — so `loopspec check OUT` can judge it. Exit status: 0
+no divergence, 1 the real loop diverged from the model, 2 the scenario, hooks file, log path or
+installation cannot be used.
 """
 
 from __future__ import annotations

@@ -294,8 +294,8 @@ def _divergences(
 def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     """The printed report."""
     lines = [
-        f"{view.harness.value}: exit {result['exitCode']} in {result['seconds']:.2f} s"
-        + (" (timed out)" if result["timedOut"] else ""),
+        f"{view.harness.value}: exit {result['exitCode']} in {result['seconds']:.2f} s, "
+        f"{result['turns']} turn(s)" + (" (timed out)" if result["timedOut"] else ""),
         *offline_lines(result),
         "",
         "== hooks (audit: what each hook saw and answered, by start) ==",

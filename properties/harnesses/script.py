@@ -1,11 +1,12 @@
-"""What a harness run plays: the prompt and the model's scripted replies, from a scenario file.
+"""What a harness run plays: the prompts and the model's scripted replies, from a scenario file.
 
 A harness run reads the same scenario format as `loopspec run` (see
-`loopspec.properties.cli.scenario`), with what a real CLI allows: exactly one turn (one headless
-prompt), and tool calls to `bash` whose arguments are an object with a string `command`. The
-command really runs in the harness's shell, so the scenario controls a tool's output and its
-finishing order through the command itself (`sleep 0.5; echo late`); `results` and `approvals`
-do not apply (the hooks and the shell decide) and are refused rather than silently ignored.
+`loopspec.properties.cli.scenario`), with what a real CLI allows: turns played as headless
+prompts (the first starts the session, each later one resumes it), and tool calls to `bash`
+whose arguments are an object with a string `command`. The command really runs in the harness's
+shell, so the scenario controls a tool's output and its finishing order through the command
+itself (`sleep 0.5; echo late`); `results` and `approvals` do not apply (the hooks and the shell
+decide) and are refused rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -59,10 +60,18 @@ class ScriptedReply:
 
 @attrs.frozen
 class HarnessScript:
-    """The prompt and the replies of a harness run."""
+    """The prompt and the replies of a harness run; `later_prompts` open further turns, each by
+    resuming the session (`claude -p --continue`, `codex exec resume --last`). The replies of
+    all turns form one list: the mock answers by how many replies the history already holds."""
 
     prompt: str
     replies: tuple[ScriptedReply, ...]
+    later_prompts: tuple[str, ...] = ()
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        """Every turn's prompt, in order."""
+        return (self.prompt, *self.later_prompts)
 
     def calls(self) -> list[ScriptedCall]:
         """Every scripted call, in order."""
@@ -71,29 +80,27 @@ class HarnessScript:
 
 def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
     """The harness script of a parsed scenario; `ScenarioError` when a real CLI cannot play it."""
-    if len(scenario.turns) != 1:
-        raise ScenarioError(
-            f"{source}: a harness run plays exactly one turn (one headless prompt); "
-            f"the scenario has {len(scenario.turns)}"
-        )
+    if not scenario.turns:
+        raise ScenarioError(f"{source}: a harness run needs at least one turn")
     if scenario.results or scenario.approvals:
         raise ScenarioError(
             f"{source}: `results` and `approvals` do not apply to a real harness: the command "
             "itself decides a call's output and timing, the hooks decide approval"
         )
-    prompt, replies = scenario.turns[0]
     scripted = []
-    for j, reply in enumerate(replies):
-        blocks: list[ScriptedBlock] = []
-        for k, block in enumerate(reply.blocks):
-            where = f"{source}: $.turns[0].replies[{j}].blocks[{k}]"
-            match block:
-                case TextBlock(text=text) | ReasoningBlock(text=text):
-                    blocks.append(ScriptedText(text))
-                case ToolCallBlock(id=call_id, name=name, arguments=raw):
-                    blocks.append(ScriptedCall(call_id, _shell_arguments(name, raw, where)))
-        scripted.append(ScriptedReply(tuple(blocks)))
-    return HarnessScript(prompt, tuple(scripted))
+    for i, (_, replies) in enumerate(scenario.turns):
+        for j, reply in enumerate(replies):
+            blocks: list[ScriptedBlock] = []
+            for k, block in enumerate(reply.blocks):
+                where = f"{source}: $.turns[{i}].replies[{j}].blocks[{k}]"
+                match block:
+                    case TextBlock(text=text) | ReasoningBlock(text=text):
+                        blocks.append(ScriptedText(text))
+                    case ToolCallBlock(id=call_id, name=name, arguments=raw):
+                        blocks.append(ScriptedCall(call_id, _shell_arguments(name, raw, where)))
+            scripted.append(ScriptedReply(tuple(blocks)))
+    prompts = [prompt for prompt, _ in scenario.turns]
+    return HarnessScript(prompts[0], tuple(scripted), tuple(prompts[1:]))
 
 
 def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:

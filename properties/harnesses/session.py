@@ -151,7 +151,7 @@ def _request_to_json(request: SessionRequest) -> dict[str, Any]:
         replies.append(blocks)
     return {
         "harness": request.harness.value,
-        "prompt": request.script.prompt,
+        "prompts": list(request.script.prompts),
         "replies": replies,
         "hooks": request.hooks,
         "adapterDir": str(request.adapter_dir),
@@ -172,7 +172,7 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
         replies.append(ScriptedReply(tuple(scripted)))
     return SessionRequest(
         Harness(document["harness"]),
-        HarnessScript(document["prompt"], tuple(replies)),
+        HarnessScript(document["prompts"][0], tuple(replies), tuple(document["prompts"][1:])),
         document["hooks"],
         Path(document["adapterDir"]),
         float(document["timeout"]),
@@ -271,8 +271,6 @@ def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, 
     }
     argv = [
         str(binary_of(request.harness, request.adapter_dir)),
-        "-p",
-        request.script.prompt,
         "--output-format",
         "stream-json",
         "--verbose",
@@ -329,9 +327,19 @@ trust_level = "trusted"
         "--skip-git-repo-check",
         "--dangerously-bypass-approvals-and-sandbox",
         "--dangerously-bypass-hook-trust",
-        request.script.prompt,
     ]
     return argv, env
+
+
+def turn_argv(harness: Harness, base: list[str], prompt: str, *, first: bool) -> list[str]:
+    """The command line of one turn: the first starts the session, later ones resume it (the
+    run's HOME holds only this session, so "the most recent" is it)."""
+    match harness:
+        case Harness.CLAUDE_CODE:
+            return [*base, "-p", prompt, *([] if first else ["--continue"])]
+        case Harness.CODEX:
+            binary, command, *flags = base
+            return [binary, command, *([] if first else ["resume", "--last"]), *flags, prompt]
 
 
 def parse_connects(trace: str) -> list[dict[str, Any]]:
@@ -356,9 +364,11 @@ def parse_connects(trace: str) -> list[dict[str, Any]]:
 def _logs_written(harness: Harness, home: Path) -> list[Path]:
     match harness:
         case Harness.CLAUDE_CODE:
-            return sorted((home / ".claude" / "projects").glob("*/*.jsonl"))
+            found = list((home / ".claude" / "projects").glob("*/*.jsonl"))
         case Harness.CODEX:
-            return sorted((home / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+            found = list((home / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+    # The newest first: a resumed session may be written to a new file holding all turns.
+    return sorted(found, key=lambda path: path.stat().st_mtime_ns, reverse=True)
 
 
 def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
@@ -370,54 +380,70 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     try:
         match request.harness:
             case Harness.CLAUDE_CODE:
-                argv, env = _claude_setup(request, home, work, audit, mock.port)
+                base, env = _claude_setup(request, home, work, audit, mock.port)
             case Harness.CODEX:
-                argv, env = _codex_setup(request, home, work, audit, mock.port)
-        trace = root / "connects.txt"
+                base, env = _codex_setup(request, home, work, audit, mock.port)
         traced = shutil.which("strace") is not None
-        if traced:
-            argv = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace), "--", *argv]
         started = time.monotonic()
-        process = subprocess.Popen(
-            argv,
-            cwd=work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            stdout, stderr = process.communicate(timeout=request.timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-            timed_out = True
+        turns = []
+        for number, prompt in enumerate(request.script.prompts):
+            argv = turn_argv(request.harness, base, prompt, first=number == 0)
+            trace = root / f"connects-{number}.txt"
+            if traced:
+                tracing = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
+                argv = [*tracing, "--", *argv]
+            turns.append(_run_turn(argv, work, env, request.timeout))
         seconds = time.monotonic() - started
     finally:
         mock.close()
+    connects = []
+    for trace in sorted(root.glob("connects-*.txt")):
+        connects.extend(parse_connects(trace.read_text("utf-8")))
     logs = _logs_written(request.harness, home)
     records = []
     for path in audit.glob("*.json"):
         records.append(json.loads(path.read_text(encoding="utf-8")))
     records.sort(key=lambda record: record["started"])
+    failed = [code for code, _, _, _ in turns if code != 0]
     return {
         "harness": request.harness.value,
-        "exitCode": process.returncode,
-        "timedOut": timed_out,
+        "exitCode": failed[0] if failed else 0,
+        "timedOut": any(timed_out for _, timed_out, _, _ in turns),
         "seconds": seconds,
+        "turns": len(turns),
         "mockPort": mock.port,
         "requests": [{"method": r.method, "path": r.path, "body": r.body} for r in mock.requests],
-        "stdout": stdout,
-        "stderr": stderr[-4000:],
+        "stdout": "".join(stdout for _, _, stdout, _ in turns),
+        "stderr": "".join(stderr for _, _, _, stderr in turns)[-4000:],
         "logs": [{"path": str(p.relative_to(home)), "text": p.read_text("utf-8")} for p in logs],
         "audit": records,
         "traced": traced,
-        "connects": parse_connects(trace.read_text("utf-8")) if trace.exists() else [],
+        "connects": connects,
         "work": str(work),
     }
+
+
+def _run_turn(
+    argv: list[str], work: Path, env: dict[str, str], timeout: float
+) -> tuple[int, bool, str, str]:
+    """Run one turn's process; exit code, whether it timed out (and was killed), stdout, stderr."""
+    process = subprocess.Popen(
+        argv,
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        return process.returncode, True, stdout, stderr
+    return process.returncode, False, stdout, stderr
 
 
 def main(argv: list[str]) -> int:
