@@ -717,3 +717,18 @@ def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
     assert _run(tmp_path, log) == 2
     assert log.read_bytes() == before
     assert "larger than" in capsys.readouterr().err
+
+
+def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: `--impl` naming a module that raises or does not parse: one line, exit 2."""
+    (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('at import')\n")
+    (tmp_path / "does_not_parse.py").write_text("def f(:\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for spec in ("raises_on_import:make", "does_not_parse:make"):
+        assert main(["conform", "--impl", spec]) == 2
+    err = capsys.readouterr().err
+    assert "RuntimeError: at import" in err
+    assert "SyntaxError" in err
+    assert "Traceback" not in err

@@ -204,6 +204,8 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
         raise TargetError(f"cannot load {spec}: {error}") from error
+    except Exception as error:  # the module itself fails while importing (SAFE-5)
+        raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
     if not callable(factory):
         raise TargetError(f"{spec} is not callable")
     return factory, {"impl": spec}
