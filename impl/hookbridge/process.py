@@ -2,7 +2,10 @@
 
 The command runs under `/bin/sh -c` in a new session, so it leads its own process group and a
 timeout, an output overflow or a cancellation can kill everything it started (a backgrounded
-child would otherwise keep the pipes open and outlive the hook).
+child would otherwise keep the pipes open and outlive the hook). Its environment carries a fresh
+token (`reaping`), so children that left the group with `setsid` are found and killed too. The
+hook's answer is complete when the hook itself exits: its leftovers are killed then, and only
+then are the pipes read to their end (rule SAFE-3).
 """
 
 from __future__ import annotations
