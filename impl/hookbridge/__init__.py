@@ -24,7 +24,11 @@ Public API
 `decision` word for `hook/result.decision`, `exit_code` (None when killed), `stderr_summary`
 (first line, capped), `duration_ms`, `fault`, `updated_input` (as supplied) and `fail_closed`;
 `as_hook_audit()` gives the model's `HookAudit`, naming any fault in its stderr summary.
-Cancelling a call (an abort) kills every hook process group it started.
+Cancelling a call (an abort) kills every hook process group it started. Each hook gets a fresh
+`LOOPSPEC_PROCESS_TOKEN` in its environment; when it exits (or is killed), its group and every
+process carrying the token, `setsid` children included, are killed, and its answer is what it
+printed before exiting (rule SAFE-3). `env=None` passes hooks this process's whole environment,
+as Claude Code and Codex do; pass a reduced mapping to keep secrets from them (rule SAFE-6).
 
 Settings
 --------
@@ -49,7 +53,10 @@ approve / block; `updatedInput` alone is an allow carrying the rewrite; `continu
 `defer` maps to `Ask` (decision word "defer"), without any `updatedInput`: in an interactive loop
 "defer to the normal permission flow" means asking the user, and it keeps defer's rank above
 allow (Claude Code: deny > defer > ask > allow), which `Pass` would lose.
-PreToolUse, Codex: `updatedInput` only with allow; deny needs a reason; see the fault table.
+PreToolUse, Codex: `updatedInput` only with allow; see the fault table. An explicit
+`permissionDecision: "deny"` always denies, also when it carries `updatedInput` (ignored) or no
+reason: reading it as "no decision" would run the call the hook refused; the flaw is recorded as
+an `unsupported` fault on the deny.
 Exit 2 denies (word "block") with stderr as the reason. PostToolUse: `decision: "block"` +
 `reason` is `PostBlock`; `hookSpecificOutput.additionalContext` is `PostContext`; both at once is
 one `PostBlock` whose reason is followed by the context (one verdict per hook; the block is the
@@ -80,16 +87,17 @@ block" is `Deny` (PreToolUse) or `PostBlock` (PostToolUse). When each fault happ
 exit within the hook's timeout (process group SIGKILLed); crash = exit code other than 0 and 2,
 or death by a signal; spawn-failed = `/bin/sh` could not start; output-too-large = stdout or
 stderr over the cap (process group SIGKILLed at once); invalid-json = stdout looks like JSON but
-is not a JSON object; invalid-output = a JSON object that breaks the dialect's output schema.
+is not a JSON object, is nested more than 200 deep, or holds a lone surrogate (no text);
+invalid-output = a JSON object that breaks the dialect's output schema.
 (1) wrong field types, unknown decision values; Codex also: unknown keys, `defer`.
 (2) allow without updatedInput, ask, legacy approve, exit 2 without stderr, updatedInput without
-allow, deny/block without a reason, reason without a decision, continue:false / stopReason /
+allow, block without a reason, reason without a decision, continue:false / stopReason /
 suppressOutput in PreToolUse, suppressOutput / updatedMCPToolOutput in PostToolUse.
 (3) `hookSpecificOutput` is ignored; the rest of the answer still counts (a legacy top-level
 decision, say), usually leaving `pass`.
 (4) the `Allow`/`Ask` carries the non-object input, so the loop's HOOK-6 check refuses the call
 with a reason naming the hook: loopspec's documented outcome (SPEC §3). Codex gets there only
-with allow; any other decision with an `updatedInput` is unsupported (2).
+with allow; ask or no decision with an `updatedInput` is unsupported (2), deny still denies.
 """
 
 from loopspec.impl.hookbridge.audit import HookRunAudit
