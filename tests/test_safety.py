@@ -732,3 +732,23 @@ def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     assert "RuntimeError: at import" in err
     assert "SyntaxError" in err
     assert "Traceback" not in err
+
+
+def test_SAFE_3_an_exiting_subreaper_ends_even_children_that_cleared_their_environment() -> None:
+    """SAFE-3: `setsid env -i sleep &` escapes the token; as a subreaper, the process that exits
+    still finds it below itself and kills it (the entry point's exit path)."""
+    script = (
+        "import subprocess\n"
+        "from loopspec.impl.hookbridge.reaping import become_subreaper, kill_descendants\n"
+        "assert become_subreaper()\n"
+        "out = subprocess.run(['sh', '-c', 'setsid env -i sleep 300 >/dev/null 2>&1 & echo $!'],"
+        " capture_output=True, text=True, check=True).stdout\n"
+        "pid = int(out)\n"
+        "print(pid, pid in kill_descendants())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    pid, killed = done.stdout.split()
+    assert killed == "True"
+    assert not _alive(int(pid))

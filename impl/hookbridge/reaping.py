@@ -8,13 +8,20 @@ by everything it starts, and `kill_marked(token)` finds them all by scanning `/p
 (readable for one's own processes, without any privilege or cgroup). A process that both leaves
 the session and clears its environment can still escape; a hook runs arbitrary code as the user,
 so only accidents can be caught, not a process that means to hide.
+
+A program about to exit can close even that gap: `become_subreaper()` (Linux) makes orphans of
+its descendants reparent to it instead of init, so they stay below it in the process tree, and
+`kill_descendants()` then kills and reaps everything below it. Only the process's own entry
+point may do this, since it ends every child the process has, not only loopspec's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -23,6 +30,7 @@ from typing import Final
 
 TOKEN_VARIABLE: Final = "LOOPSPEC_PROCESS_TOKEN"
 PROC: Final = Path("/proc")
+PR_SET_CHILD_SUBREAPER: Final = 36
 KILL_SETTLE_S: Final = 1.0
 """How long `kill_marked` waits for killed processes to disappear from /proc."""
 
@@ -93,3 +101,70 @@ def kill_marked(token: str) -> set[int]:
         if time.monotonic() > deadline:
             return killed
         time.sleep(0.01)
+
+
+def become_subreaper() -> bool:
+    """Make orphaned descendants reparent to this process (Linux); whether it took effect."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents() -> dict[int, int]:
+    """Every live process's parent."""
+    parents = {}
+    for pid in _pids():
+        try:
+            stat = (PROC / str(pid) / "stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields and fields[0] not in (b"Z", b"X", b"x"):
+            parents[pid] = int(fields[1])
+    return parents
+
+
+def descendants(root: int) -> set[int]:
+    """Every live process below `root` in the process tree."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    pending = list(children.get(root, ()))
+    while pending:
+        pid = pending.pop()
+        if pid not in found:
+            found.add(pid)
+            pending.extend(children.get(pid, ()))
+    return found
+
+
+def kill_descendants() -> set[int]:
+    """SIGKILL every process below this one and reap the ones that are (or became) its children.
+
+    For a program's exit path only: it ends every child, whoever started it.
+    """
+    if not PROC.is_dir():
+        return set()
+    own = os.getpid()
+    killed: set[int] = set()
+    deadline = time.monotonic() + KILL_SETTLE_S
+    while (found := descendants(own)) and time.monotonic() < deadline:
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed |= found
+        time.sleep(0.01)
+        _reap_children()
+    _reap_children()
+    return killed
+
+
+def _reap_children() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
