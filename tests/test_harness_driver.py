@@ -209,6 +209,7 @@ def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, A
         "timedOut": False,
         "seconds": 1.0,
         "turns": 1,
+        "crashed": [],
         "mockPort": 4000,
         "isolation": "test",
         "traced": True,
@@ -290,3 +291,31 @@ def test_ORD_3_report_reads_result_order_from_the_next_request() -> None:
     result["requests"][0]["path"] = "/v1/responses"
     view = session_view(Harness.CODEX, script, None, result)
     assert [d.rule_id for d in view.divergences] == ["ORD-3"]
+
+
+def test_REC_1_report_names_a_repair_the_log_never_recorded_and_invented_replies() -> None:
+    """REC-1: the next request carries a result for a call the rollout leaves unanswered (a
+    repair that is not durable), and an assistant message the script never wrote."""
+    script = HarnessScript(
+        "long",
+        (ScriptedReply((ScriptedCall("c1", {"command": "long"}),)),),
+        ("go on",),
+        (8.0,),
+    )
+    body = {
+        "input": [
+            {"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "long"}'},
+            {"type": "function_call_output", "call_id": "c1", "output": "aborted"},
+            {"type": "message", "role": "assistant", "content": [{"text": "No response."}]},
+            {"type": "message", "role": "user", "content": [{"text": "go on"}]},
+        ]
+    }
+    call = {"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "long"}'}
+    rollout = json.dumps({"timestamp": "t", "type": "response_item", "payload": call}) + "\n"
+    result = _result([], body)
+    result["requests"][0]["path"] = "/v1/responses"
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    result["crashed"] = [0]
+    view = session_view(Harness.CODEX, script, None, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [("REC-1", "c1"), ("REC-1", "-")]
+    assert "turn 1 crashed (SIGKILL)" in report_lines(view, result)[0]

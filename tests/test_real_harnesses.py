@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.harnesses.report import NOT_REPORTED_RUN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import BINARIES, default_adapter_dir
 
@@ -191,6 +192,31 @@ def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "deny")
     assert code == 0
     assert divergences(lines) == []
-    assert "    ran         : (did not run)" in lines
+    assert f"    ran         : {NOT_REPORTED_RUN}" in lines
     assert any(x.startswith("  toolu_print: ") and "blocked by policy" in x for x in lines)
     assert check_rules(capsys, log) == []
+
+
+def test_REC_1_a_crash_mid_call_then_resume(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """REC-1: the harness is killed (SIGKILL) while a call runs, then the session is resumed.
+    Both give the model a synthetic result for the call (Claude Code: the outcome is unknown;
+    Codex: "aborted"). Claude Code also adds an assistant message the model never wrote ("No
+    response requested."); Codex never writes its repair to the rollout, which keeps the call
+    unanswered while a user message and a reply follow (`check`: ADJ-1, ADJ-3)."""
+    code, lines, log = play(capsys, tmp_path, harness, "crash-resume", "no-hooks")
+    assert "turn 1 crashed (SIGKILL), the next resumed it" in lines[0]
+    assert code == 1
+    result = next(x for x in lines if x.startswith("  toolu_long: "))
+    in_log = check_rules(capsys, log)
+    if harness == Harness.CLAUDE_CODE.value:
+        assert "outcome is" in result
+        assert divergences(lines) == ["REC-1"]
+        assert any("never wrote: No response requested." in x for x in lines)
+        assert in_log == []
+    else:
+        assert result == "  toolu_long: aborted"
+        assert divergences(lines) == ["REC-1"]
+        assert any("a result the log never recorded" in x for x in lines)
+        assert in_log == ["ADJ-1", "ADJ-3"]

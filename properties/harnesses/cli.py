@@ -17,9 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from loopspec.properties.cli.scenario import load_scenario
 from loopspec.properties.harnesses.report import report_lines, session_view
-from loopspec.properties.harnesses.script import Harness, script_from_scenario
+from loopspec.properties.harnesses.script import Harness, load_harness_script
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -71,7 +70,7 @@ def _claim_log_path(path: Path) -> int:
 def run_harness(args: argparse.Namespace) -> int:
     """Run the scenario on the real harness; print the report."""
     harness = Harness(args.harness)
-    script = script_from_scenario(load_scenario(Path(args.scenario)), args.scenario)
+    script = load_harness_script(Path(args.scenario))
     hooks_path = Path(args.hooks).resolve() if args.hooks else None
     hooks = load_hooks(hooks_path) if hooks_path else None
     adapter = Path(args.adapter).resolve() if getattr(args, "adapter", None) else None

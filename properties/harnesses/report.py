@@ -12,7 +12,9 @@ the divergences from the model:
   order (the harness took the one that finished last), or a rewrite was dropped;
 - ORD-3: the next request carries a reply's results in another order than its calls;
 - DEC-1: a call a hook denied ran anyway;
-- ADJ-3: the next request carries a call without its result.
+- ADJ-3: the next request carries a call without its result;
+- REC-1: the history holds an assistant message the model never wrote (a repair after a crash
+  may add results, nothing else the model would read as its own).
 """
 
 from __future__ import annotations
@@ -24,11 +26,19 @@ from typing import Any
 
 import attrs
 
-from loopspec.properties.harnesses.script import Harness, HarnessScript, ScriptedCall
+from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
+from loopspec.properties.harnesses.script import (
+    Harness,
+    HarnessScript,
+    ScriptedCall,
+    ScriptedText,
+)
 from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, check_stream
 
 MAX_SHOWN = 100
+# What "ran" says for a call no PostToolUse observer saw: it never ran, or never finished.
+NOT_REPORTED_RUN = "(no PostToolUse: never ran, or never finished)"
 
 
 @attrs.frozen
@@ -102,33 +112,40 @@ def _command(value: Any) -> Any:
 
 @attrs.frozen
 class HistoryView:
-    """What the last model request carried: each call's input, and the results in order."""
+    """What the last model request carried: each call's input, the results in order, and the
+    text of every assistant message."""
 
     calls: dict[str, Any]
     call_order: list[str]
     results: list[tuple[str, str]]
+    assistant_texts: list[str]
 
 
 def history_view(harness: Harness, body: Any) -> HistoryView:
     """The calls and results in a model request's history."""
     calls: dict[str, Any] = {}
     results: list[tuple[str, str]] = []
+    texts: list[str] = []
     match harness:
         case Harness.CLAUDE_CODE:
             for message in body.get("messages", []) if isinstance(body, dict) else []:
                 content = message.get("content")
                 for block in content if isinstance(content, list) else []:
-                    if block.get("type") == "tool_use":
+                    if message.get("role") == "assistant" and block.get("type") == "text":
+                        texts.append(str(block.get("text")))
+                    elif block.get("type") == "tool_use":
                         calls[str(block["id"])] = block.get("input")
                     elif block.get("type") == "tool_result":
                         results.append((str(block["tool_use_id"]), _text(block.get("content"))))
         case Harness.CODEX:
             for item in body.get("input", []) if isinstance(body, dict) else []:
-                if item.get("type") == "function_call":
+                if item.get("type") == "message" and item.get("role") == "assistant":
+                    texts.append(_text(item.get("content")))
+                elif item.get("type") == "function_call":
                     calls[str(item["call_id"])] = _json(str(item.get("arguments", "")))
                 elif item.get("type") == "function_call_output":
                     results.append((str(item["call_id"]), _text(item.get("output"))))
-    return HistoryView(calls, list(calls), results)
+    return HistoryView(calls, list(calls), results, texts)
 
 
 def _text(content: Any) -> str:
@@ -212,15 +229,42 @@ def session_view(
             ran=ran,
             history=history,
             log_calls=log_calls,
+            log_results=_log_results(harness, log_text) if logs else None,
             order=configured_order(hooks),
         )
     )
     return SessionView(harness, script, answers, ran, history, log_calls, log_report, divergences)
 
 
+def _log_results(harness: Harness, text: str) -> set[str]:
+    """The calls the transcript or rollout records a result for."""
+    answered: set[str] = set()
+    for line in text.splitlines():
+        record = _json(line)
+        if not isinstance(record, dict):
+            continue
+        match harness:
+            case Harness.CLAUDE_CODE:
+                message = record.get("message") if record.get("type") == "user" else None
+                content = message.get("content") if isinstance(message, dict) else None
+                for block in content if isinstance(content, list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool_result":
+                        answered.add(str(block.get("tool_use_id")))
+            case Harness.CODEX:
+                payload = record.get("payload")
+                if (
+                    record.get("type") == "response_item"
+                    and isinstance(payload, dict)
+                    and payload.get("type") == "function_call_output"
+                ):
+                    answered.add(str(payload.get("call_id")))
+    return answered
+
+
 def _divergences(
     script: HarnessScript,
     *,
+    log_results: set[str] | None,
     answers: list[HookAnswer],
     ran: dict[str, Any],
     history: HistoryView,
@@ -238,6 +282,13 @@ def _divergences(
         if call.call_id not in {c for c, _ in history.results}:
             yield Divergence(
                 "ADJ-3", call.call_id, "the next request carries the call without a result"
+            )
+        elif log_results is not None and call.call_id not in log_results:
+            yield Divergence(
+                "REC-1",
+                call.call_id,
+                "the next request carries a result the log never recorded (a repair that is "
+                "not durable: the log keeps the call unanswered)",
             )
         if call.call_id not in ran:
             continue
@@ -279,6 +330,14 @@ def _divergences(
                     f"ran {_short(executed)} ({took}); the last hook in configured order, "
                     f"{winner.hook_id}, supplied {_short(expected)}",
                 )
+    scripted = {b.text for r in script.replies for b in r.blocks if isinstance(b, ScriptedText)}
+    for text in history.assistant_texts:
+        if text not in scripted and text != EXHAUSTED_TEXT:
+            yield Divergence(
+                "REC-1",
+                "-",
+                f"the history holds an assistant message the model never wrote: {_short(text)}",
+            )
     for reply in script.replies:
         ids = [b.call_id for b in reply.blocks if isinstance(b, ScriptedCall)]
         answered = [c for c, _ in history.results if c in ids]
@@ -295,7 +354,11 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     """The printed report."""
     lines = [
         f"{view.harness.value}: exit {result['exitCode']} in {result['seconds']:.2f} s, "
-        f"{result['turns']} turn(s)" + (" (timed out)" if result["timedOut"] else ""),
+        f"{result['turns']} turn(s)"
+        + (" (timed out)" if result["timedOut"] else "")
+        + "".join(
+            f"; turn {n + 1} crashed (SIGKILL), the next resumed it" for n in result["crashed"]
+        ),
         *offline_lines(result),
         "",
         "== hooks (audit: what each hook saw and answered, by start) ==",
@@ -315,7 +378,8 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     for call in view.script.calls():
         lines.append(f"  {call.call_id}")
         lines.append(f"    model asked : {_short(call.arguments)}")
-        lines.append(f"    ran         : {_short(view.ran.get(call.call_id, '(did not run)'))}")
+        ran = view.ran.get(call.call_id, NOT_REPORTED_RUN)
+        lines.append(f"    ran         : {_short(ran)}")
         lines.append(f"    history     : {_short(view.history.calls.get(call.call_id))}")
         lines.append(f"    log record  : {_short(view.log_calls.get(call.call_id))}")
     lines.append("\n== next request's history: results in order ==")

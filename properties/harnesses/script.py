@@ -6,19 +6,22 @@ prompts (the first starts the session, each later one resumes it), and tool call
 whose arguments are an object with a string `command`. The command really runs in the harness's
 shell, so the scenario controls a tool's output and its finishing order through the command
 itself (`sleep 0.5; echo late`); `results` and `approvals` do not apply (the hooks and the shell
-decide) and are refused rather than silently ignored.
+decide) and are refused rather than silently ignored. One key is the harness's own: a turn's
+`"crashAfterSeconds": N` kills the CLI (SIGKILL) N seconds into the turn, and the next turn
+resumes the crashed session, which shows how the real loop repairs it (REC-1).
 """
 
 from __future__ import annotations
 
 import enum
 import json
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.properties.cli.scenario import Scenario, ScenarioError
+from loopspec.properties.cli.scenario import Scenario, ScenarioError, load_scenario
 
 
 class Harness(enum.Enum):
@@ -67,6 +70,13 @@ class HarnessScript:
     prompt: str
     replies: tuple[ScriptedReply, ...]
     later_prompts: tuple[str, ...] = ()
+    # Per turn: kill the harness (SIGKILL, a crash) this many seconds after the turn started;
+    # None lets the turn finish. The next turn then resumes the crashed session.
+    crash_after: tuple[float | None, ...] = ()
+
+    def crash_after_turn(self, number: int) -> float | None:
+        """When turn `number` (from 0) is cut off by a crash, or None."""
+        return self.crash_after[number] if number < len(self.crash_after) else None
 
     @property
     def prompts(self) -> tuple[str, ...]:
@@ -113,3 +123,20 @@ def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
     if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
         raise ScenarioError(f"{where}: arguments must be a JSON object with a string `command`")
     return arguments
+
+
+def load_harness_script(path: Path) -> HarnessScript:
+    """The script of a scenario file, with each turn's `crashAfterSeconds`."""
+    script = script_from_scenario(load_scenario(path), str(path))
+    turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
+    crashes: list[float | None] = []
+    for i, turn in enumerate(turns):
+        after = turn.get("crashAfterSeconds")
+        if after is not None and (
+            isinstance(after, bool) or not isinstance(after, int | float) or after <= 0
+        ):
+            raise ScenarioError(
+                f"{path}: $.turns[{i}].crashAfterSeconds must be a positive number of seconds"
+            )
+        crashes.append(None if after is None else float(after))
+    return attrs.evolve(script, crash_after=tuple(crashes))

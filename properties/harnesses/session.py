@@ -152,6 +152,7 @@ def _request_to_json(request: SessionRequest) -> dict[str, Any]:
     return {
         "harness": request.harness.value,
         "prompts": list(request.script.prompts),
+        "crashAfter": list(request.script.crash_after),
         "replies": replies,
         "hooks": request.hooks,
         "adapterDir": str(request.adapter_dir),
@@ -172,7 +173,12 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
         replies.append(ScriptedReply(tuple(scripted)))
     return SessionRequest(
         Harness(document["harness"]),
-        HarnessScript(document["prompts"][0], tuple(replies), tuple(document["prompts"][1:])),
+        HarnessScript(
+            document["prompts"][0],
+            tuple(replies),
+            tuple(document["prompts"][1:]),
+            tuple(document["crashAfter"]),
+        ),
         document["hooks"],
         Path(document["adapterDir"]),
         float(document["timeout"]),
@@ -386,13 +392,17 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         traced = shutil.which("strace") is not None
         started = time.monotonic()
         turns = []
+        crashed: list[int] = []
         for number, prompt in enumerate(request.script.prompts):
             argv = turn_argv(request.harness, base, prompt, first=number == 0)
             trace = root / f"connects-{number}.txt"
             if traced:
                 tracing = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
                 argv = [*tracing, "--", *argv]
-            turns.append(_run_turn(argv, work, env, request.timeout))
+            crash = request.script.crash_after_turn(number)
+            turns.append(_run_turn(argv, work, env, crash or request.timeout))
+            if crash is not None:
+                crashed.append(number)
         seconds = time.monotonic() - started
     finally:
         mock.close()
@@ -404,11 +414,13 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     for path in audit.glob("*.json"):
         records.append(json.loads(path.read_text(encoding="utf-8")))
     records.sort(key=lambda record: record["started"])
-    failed = [code for code, _, _, _ in turns if code != 0]
+    # A crash is a kill on purpose: neither its exit code nor its timeout counts as a failure.
+    failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in crashed]
     return {
         "harness": request.harness.value,
         "exitCode": failed[0] if failed else 0,
-        "timedOut": any(timed_out for _, timed_out, _, _ in turns),
+        "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in crashed),
+        "crashed": crashed,
         "seconds": seconds,
         "turns": len(turns),
         "mockPort": mock.port,
