@@ -323,6 +323,23 @@ def test_SAFE_3_a_hook_child_that_calls_setsid_is_killed_and_the_answer_kept(
     assert not _alive(child)
 
 
+def test_SAFE_3_the_program_ends_a_hook_child_that_escaped_its_token(tmp_path: Path) -> None:
+    """SAFE-3: `env -i setsid sleep &` carries no token and leaves the group; the `loopspec`
+    program (a subreaper) still ends it before exiting."""
+    pidfile = tmp_path / "child.pid"
+    command = (
+        f"env -i setsid sleep 300 >/dev/null 2>&1 </dev/null & "
+        f"echo $! > {shlex.quote(str(pidfile))}; echo {shlex.quote(DENY)}"
+    )
+    hooks = _hooks_file(tmp_path, command)
+    done = _loopspec(
+        "run", str(_scenario(tmp_path)), "--hooks", str(hooks), "--log", "out.jsonl", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "held by the hook" in done.stdout
+    assert not _alive(int(pidfile.read_text(encoding="utf-8")))
+
+
 MISBEHAVING = ROOT / "tests" / "misbehaving_target.py"
 
 

@@ -31,6 +31,8 @@ class Verb(NamedTuple):
     module: str
     summary: str
     exit_codes: str
+    # Verbs that start hooks or targets reap every descendant before the program exits.
+    starts_processes: bool = False
 
 
 VERBS = (
@@ -39,6 +41,7 @@ VERBS = (
         "loopspec.properties.cli.demo",
         "show the model on a scripted session, then check the bundled implementation",
         "0 the bundled implementation conforms; 1 a counterexample was found; 2 usage error",
+        starts_processes=True,
     ),
     Verb(
         "conform",
@@ -47,6 +50,7 @@ VERBS = (
         "0 conformant (or only known divergences under --profile); 1 a counterexample "
         "(shrunk, saved as a case file, blamed on the rule it breaks); 2 the target cannot "
         "be started or speaks the driver protocol wrongly (PROTO-1), or a usage error",
+        starts_processes=True,
     ),
     Verb(
         "replay",
@@ -54,6 +58,7 @@ VERBS = (
         "rerun a saved case file against a target named on the command line",
         "0 the case no longer diverges (or only by a known divergence); 1 it still diverges; "
         "2 the case file or target cannot be used",
+        starts_processes=True,
     ),
     Verb(
         "check",
@@ -67,6 +72,7 @@ VERBS = (
         "loopspec.properties.cli.run",
         "run the bundled loop on a scripted session with real hooks, show every reader",
         "0 the session ran; 2 the scenario, hooks file or log path cannot be used",
+        starts_processes=True,
     ),
     Verb(
         "schema",
@@ -158,19 +164,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser(_chosen_verb(arguments)).parse_args(arguments)
         handler: Callable[[argparse.Namespace], int] = args.handler
-        status = _run(handler, args)
+        # Only the real program (not a test calling main) may end every descendant at exit.
+        reap = argv is None and VERB_BY_NAME[args.command].starts_processes
+        status = _run(handler, args, reap)
         sys.stdout.flush()
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
 
 
-def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace, reap: bool) -> int:
     from loopspec.model.errors import LoopSpecError  # noqa: PLC0415 (lazy, as above)
 
+    if not reap:
+        return _handled(handler, args, LoopSpecError)
+    from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (only verbs that need it)
+
+    # A descendant that left its process group and cleared its environment still reparents
+    # to us as a subreaper, and is ended here (SAFE-3).
+    reaping.become_subreaper()
+    try:
+        return _handled(handler, args, LoopSpecError)
+    finally:
+        reaping.kill_descendants()
+
+
+def _handled(
+    handler: Callable[[argparse.Namespace], int],
+    args: argparse.Namespace,
+    failure: type[Exception],
+) -> int:
     try:
         return handler(args)
-    except LoopSpecError as error:
+    except failure as error:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

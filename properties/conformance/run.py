@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import re
 import shlex
 import sys
@@ -200,6 +201,9 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise TargetError(f"--impl must be MODULE:FACTORY, got {spec!r}")
+    # Find the user's module the way `python -m` would: the current directory first.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
