@@ -59,7 +59,7 @@ test-harnesses: $(STAMP) harnesses
 	@out=$$(mktemp -d); for h in claude-code codex; do \
 	  for s in one-call:rewrite one-call:two-rewrites one-call:deny \
 	      one-call:rewrite-then-passthrough two-calls:no-hooks two-turns:rewrite \
-	      crash-resume:no-hooks; do \
+	      crash-resume:no-hooks abort-resume:no-hooks; do \
 	    log=$$out/$$h-$${s%%:*}-$${s##*:}.jsonl; \
 	    echo "=== loopspec run $${s%%:*}.json --harness $$h --hooks $${s##*:}.json"; \
 	    $(VENV)/bin/loopspec run $(HARNESS_SCENARIOS)/$${s%%:*}.json --harness $$h \

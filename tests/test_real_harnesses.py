@@ -220,3 +220,25 @@ def test_REC_1_a_crash_mid_call_then_resume(
         assert divergences(lines) == ["REC-1"]
         assert any("a result the log never recorded" in x for x in lines)
         assert in_log == ["ADJ-1", "ADJ-3"]
+
+
+def test_ABORT_1_an_interrupt_mid_call_then_resume(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """ABORT-1: the user interrupts (SIGINT) while a call runs, then resumes. Codex ends the
+    running call "aborted by user" and writes it to the rollout (holds). Claude Code tells the
+    model the user rejected the call although it was running, and adds an assistant message the
+    model never wrote ("No response requested.")."""
+    code, lines, log = play(capsys, tmp_path, harness, "abort-resume", "no-hooks")
+    assert "turn 1 aborted (SIGINT), the next resumed it" in lines[0]
+    result = next(x for x in lines if x.startswith("  toolu_long: "))
+    assert check_rules(capsys, log) == []
+    if harness == Harness.CLAUDE_CODE.value:
+        assert code == 1
+        assert "doesn't want to proceed" in result
+        assert divergences(lines) == ["ABORT-1"]
+        assert any("never wrote: No response requested." in x for x in lines)
+    else:
+        assert code == 0
+        assert "aborted by user" in result
+        assert divergences(lines) == []

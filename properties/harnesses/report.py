@@ -13,8 +13,9 @@ the divergences from the model:
 - ORD-3: the next request carries a reply's results in another order than its calls;
 - DEC-1: a call a hook denied ran anyway;
 - ADJ-3: the next request carries a call without its result;
-- REC-1: the history holds an assistant message the model never wrote (a repair after a crash
-  may add results, nothing else the model would read as its own).
+- REC-1 (after a crash), ABORT-1 (after an abort), HIST-1 (otherwise): the history holds an
+  assistant message the model never wrote (a repair or an abort may add results, nothing the
+  model would read as its own words).
 """
 
 from __future__ import annotations
@@ -230,6 +231,12 @@ def session_view(
             history=history,
             log_calls=log_calls,
             log_results=_log_results(harness, log_text) if logs else None,
+            # An invented reply is read against what the loop was repairing or stopping.
+            invented_rule="REC-1"
+            if result["crashed"]
+            else "ABORT-1"
+            if result.get("aborted")
+            else "HIST-1",
             order=configured_order(hooks),
         )
     )
@@ -265,6 +272,7 @@ def _divergences(
     script: HarnessScript,
     *,
     log_results: set[str] | None,
+    invented_rule: str,
     answers: list[HookAnswer],
     ran: dict[str, Any],
     history: HistoryView,
@@ -334,7 +342,7 @@ def _divergences(
     for text in history.assistant_texts:
         if text not in scripted and text != EXHAUSTED_TEXT:
             yield Divergence(
-                "REC-1",
+                invented_rule,
                 "-",
                 f"the history holds an assistant message the model never wrote: {_short(text)}",
             )
@@ -358,6 +366,10 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         + (" (timed out)" if result["timedOut"] else "")
         + "".join(
             f"; turn {n + 1} crashed (SIGKILL), the next resumed it" for n in result["crashed"]
+        )
+        + "".join(
+            f"; turn {n + 1} aborted (SIGINT), the next resumed it"
+            for n in result.get("aborted", [])
         ),
         *offline_lines(result),
         "",

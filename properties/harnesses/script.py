@@ -8,7 +8,8 @@ shell, so the scenario controls a tool's output and its finishing order through 
 itself (`sleep 0.5; echo late`); `results` and `approvals` do not apply (the hooks and the shell
 decide) and are refused rather than silently ignored. One key is the harness's own: a turn's
 `"crashAfterSeconds": N` kills the CLI (SIGKILL) N seconds into the turn, and the next turn
-resumes the crashed session, which shows how the real loop repairs it (REC-1).
+resumes the crashed session, which shows how the real loop repairs it (REC-1);
+`"abortAfterSeconds": N` interrupts it instead (SIGINT, Ctrl-C: ABORT-1).
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ class HarnessScript:
         """When turn `number` (from 0) is cut off by a crash, or None."""
         return self.crash_after[number] if number < len(self.crash_after) else None
 
+    # Per turn: interrupt the harness (SIGINT to its process group, the user pressing Ctrl-C)
+    # this many seconds after the turn started; the next turn resumes the session.
+    abort_after: tuple[float | None, ...] = ()
+
+    def abort_after_turn(self, number: int) -> float | None:
+        """When turn `number` (from 0) is interrupted, or None."""
+        return self.abort_after[number] if number < len(self.abort_after) else None
+
     @property
     def prompts(self) -> tuple[str, ...]:
         """Every turn's prompt, in order."""
@@ -126,17 +135,25 @@ def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
 
 
 def load_harness_script(path: Path) -> HarnessScript:
-    """The script of a scenario file, with each turn's `crashAfterSeconds`."""
+    """The script of a scenario file, with each turn's `crashAfterSeconds` and
+    `abortAfterSeconds`."""
     script = script_from_scenario(load_scenario(path), str(path))
     turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
-    crashes: list[float | None] = []
+    cuts: dict[str, list[float | None]] = {"crashAfterSeconds": [], "abortAfterSeconds": []}
     for i, turn in enumerate(turns):
-        after = turn.get("crashAfterSeconds")
-        if after is not None and (
-            isinstance(after, bool) or not isinstance(after, int | float) or after <= 0
-        ):
-            raise ScenarioError(
-                f"{path}: $.turns[{i}].crashAfterSeconds must be a positive number of seconds"
-            )
-        crashes.append(None if after is None else float(after))
-    return attrs.evolve(script, crash_after=tuple(crashes))
+        for key, found in cuts.items():
+            after = turn.get(key)
+            if after is not None and (
+                isinstance(after, bool) or not isinstance(after, int | float) or after <= 0
+            ):
+                raise ScenarioError(
+                    f"{path}: $.turns[{i}].{key} must be a positive number of seconds"
+                )
+            found.append(None if after is None else float(after))
+        if "crashAfterSeconds" in turn and "abortAfterSeconds" in turn:
+            raise ScenarioError(f"{path}: $.turns[{i}] may crash or abort, not both")
+    return attrs.evolve(
+        script,
+        crash_after=tuple(cuts["crashAfterSeconds"]),
+        abort_after=tuple(cuts["abortAfterSeconds"]),
+    )

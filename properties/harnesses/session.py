@@ -50,6 +50,7 @@ BINARIES = {
 }
 CLAUDE_MODEL = "claude-sonnet-4-5"
 DEFAULT_TIMEOUT = 180.0
+ABORT_GRACE = 15.0  # seconds an interrupted CLI gets to wind down before it is killed
 ISOLATED = "network namespace with loopback only (unshare -n)"
 NOT_ISOLATED = (
     "no network namespace (unshare -n unavailable); other hosts go to a closed proxy port, "
@@ -153,6 +154,7 @@ def _request_to_json(request: SessionRequest) -> dict[str, Any]:
         "harness": request.harness.value,
         "prompts": list(request.script.prompts),
         "crashAfter": list(request.script.crash_after),
+        "abortAfter": list(request.script.abort_after),
         "replies": replies,
         "hooks": request.hooks,
         "adapterDir": str(request.adapter_dir),
@@ -178,6 +180,7 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
             tuple(replies),
             tuple(document["prompts"][1:]),
             tuple(document["crashAfter"]),
+            tuple(document["abortAfter"]),
         ),
         document["hooks"],
         Path(document["adapterDir"]),
@@ -393,6 +396,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         started = time.monotonic()
         turns = []
         crashed: list[int] = []
+        aborted: list[int] = []
         for number, prompt in enumerate(request.script.prompts):
             argv = turn_argv(request.harness, base, prompt, first=number == 0)
             trace = root / f"connects-{number}.txt"
@@ -400,9 +404,12 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
                 tracing = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
                 argv = [*tracing, "--", *argv]
             crash = request.script.crash_after_turn(number)
-            turns.append(_run_turn(argv, work, env, crash or request.timeout))
+            abort = request.script.abort_after_turn(number)
+            turns.append(_run_turn(argv, work, env, crash or request.timeout, abort))
             if crash is not None:
                 crashed.append(number)
+            if abort is not None:
+                aborted.append(number)
         seconds = time.monotonic() - started
     finally:
         mock.close()
@@ -414,13 +421,15 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     for path in audit.glob("*.json"):
         records.append(json.loads(path.read_text(encoding="utf-8")))
     records.sort(key=lambda record: record["started"])
-    # A crash is a kill on purpose: neither its exit code nor its timeout counts as a failure.
-    failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in crashed]
+    # A crash or an abort is on purpose: its exit code and its kill are no failure.
+    cut = {*crashed, *aborted}
+    failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut]
     return {
         "harness": request.harness.value,
         "exitCode": failed[0] if failed else 0,
-        "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in crashed),
+        "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in cut),
         "crashed": crashed,
+        "aborted": aborted,
         "seconds": seconds,
         "turns": len(turns),
         "mockPort": mock.port,
@@ -436,9 +445,11 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
 
 
 def _run_turn(
-    argv: list[str], work: Path, env: dict[str, str], timeout: float
+    argv: list[str], work: Path, env: dict[str, str], timeout: float, interrupt: float | None
 ) -> tuple[int, bool, str, str]:
-    """Run one turn's process; exit code, whether it timed out (and was killed), stdout, stderr."""
+    """Run one turn's process; exit code, whether it timed out (and was killed), stdout, stderr.
+    With `interrupt`, its process group gets SIGINT that many seconds in, and SIGKILL if it has
+    not ended `ABORT_GRACE` seconds later."""
     process = subprocess.Popen(
         argv,
         cwd=work,
@@ -449,6 +460,13 @@ def _run_turn(
         text=True,
         start_new_session=True,
     )
+    if interrupt is not None:
+        try:
+            stdout, stderr = process.communicate(timeout=interrupt)
+            return process.returncode, False, stdout, stderr
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGINT)
+        timeout = ABORT_GRACE
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
