@@ -72,13 +72,33 @@ def parse_log(data: bytes) -> ParsedLog:
     if not lines:
         return ParsedLog(None, (), (), 0, TailDamage(torn_bytes=len(fragment)))
     header = _header(lines[0])
-    offset = len(lines[0]) + 1
+    events, unit_ends, valid, dropped = _units(lines[1:], first_seq=0, first_line=2)
+    damage = TailDamage(torn_bytes=len(fragment), unfinished_unit_events=dropped)
+    return ParsedLog(header, tuple(events), tuple(unit_ends), len(lines[0]) + 1 + valid, damage)
+
+
+def parse_units(data: bytes, first_seq: int, first_line: int) -> tuple[list[Event], list[int], int]:
+    """The whole commit units at the start of `data`, bytes that continue a log whose last
+    whole unit ended before event `first_seq`, on line `first_line`: their events, where each
+    unit ends (counted from `first_seq`), and how many bytes they take. A torn or unfinished
+    unit at the end is left for a later read."""
+    lines = data.split(b"\n")
+    lines.pop()  # bytes after the last newline: a line still being written
+    events, unit_ends, valid, _dropped = _units(lines, first_seq, first_line)
+    return events, unit_ends, valid
+
+
+def _units(
+    lines: list[bytes], first_seq: int, first_line: int
+) -> tuple[list[Event], list[int], int, int]:
+    """Events of complete lines, unit ends, the bytes of whole units, events of a cut unit."""
+    offset = 0
     events: list[Event] = []
     unit_ends: list[int] = []
     unit_start = 0  # byte offset where the unit being read starts
     unit_size = 1  # events in the unit being read (1: a single-event commit)
-    for number, line in enumerate(lines[1:], start=2):
-        event, marker = _event(line, number, expected_seq=len(events))
+    for number, line in enumerate(lines, start=first_line):
+        event, marker = _event(line, number, expected_seq=first_seq + len(events))
         position = len(events) - (unit_ends[-1] if unit_ends else 0) + 1  # k of the next event
         if marker is None:
             marker = (1, 1)
@@ -94,8 +114,7 @@ def parse_log(data: bytes) -> ParsedLog:
     if dropped:
         del events[len(events) - dropped :]
         offset = unit_start
-    damage = TailDamage(torn_bytes=len(fragment), unfinished_unit_events=dropped)
-    return ParsedLog(header, tuple(events), tuple(unit_ends), offset, damage)
+    return events, unit_ends, offset, dropped
 
 
 def read_log(path: Path) -> ParsedLog:

@@ -30,6 +30,9 @@ class Durability:
     split_write_pause_s: float = 0.0
     """Crash testing only: write a unit line by line, each line in two halves, sleeping this
     long between the writes, so a kill can land inside a unit and inside a line."""
+    sync_on_open: bool = True
+    """Whether a new file's header (and its directory entry) is made durable before the first
+    commit. Only tests whose crashes are simulated in-process, never by the machine, skip it."""
 
     def __attrs_post_init__(self) -> None:
         if self.sync_every_commit and not self.write_every_commit:
@@ -44,6 +47,9 @@ WRITTEN = Durability(sync_every_commit=False)
 """Every commit handed to the kernel before it is acknowledged (survives a killed process)."""
 BUFFERED = Durability(sync_every_commit=False, write_every_commit=False)
 """Commits collected in memory; only `flush`, `close` or a full buffer writes them."""
+UNSYNCED = Durability(sync_every_commit=False, sync_on_open=False)
+"""Every commit written, nothing ever synced: for tests that simulate crashes in-process (the
+page cache keeps what was written), such as conformance runs."""
 
 
 class UnitWriter:
@@ -58,10 +64,11 @@ class UnitWriter:
     def start(
         cls, file: LockedLogFile, header: Mapping[str, object], durability: Durability
     ) -> UnitWriter:
-        """Write the session header to an empty file, durably, whatever the policy."""
+        """Write the session header to an empty file, durably unless `sync_on_open` is off."""
         file.append(encode_event(header) + b"\n")
-        file.sync()
-        _sync_directory(file.path)
+        if durability.sync_on_open:
+            file.sync()
+            _sync_directory(file.path)
         return cls(file, durability)
 
     def write_unit(self, encoded: Sequence[bytes]) -> None:

@@ -22,6 +22,11 @@ After every command the adapter runs the event loop until the implementation is 
 (waiting on outside input). The log is observed from the file on disk, read back with the
 implementation's own reader, so every step also checks that what is durable is what the model
 committed. Time is not comparable (the implementation stamps real clock time; here a fixed one).
+
+`observe` gives the whole state (log, history, presentation live and replayed, body runs);
+`observe_added` only what the log and the bodies gained since its last call, reading only the
+bytes appended since — what a conformance run compares after each command, at a cost that does
+not grow with the log.
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ from loopspec.impl.agent_loop import AgentLoop, LoopSettings
 from loopspec.impl.clock import FixedClock
 from loopspec.impl.errors import Refused
 from loopspec.impl.history import History
-from loopspec.impl.log_reader import read_log
-from loopspec.impl.log_writer import WRITTEN, Durability
+from loopspec.impl.log_reader import parse_units, read_log
+from loopspec.impl.log_writer import UNSYNCED, Durability
 from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import ApprovalPrompt, Audience, CallCard, ResultCard, Shown, replay
 from loopspec.impl.scripted import ScriptedWorld
@@ -95,6 +100,16 @@ class ExecutionSeen:
     call_id: str
     raw_arguments: str
     parsed_arguments: object
+
+
+@attrs.frozen
+class Added:
+    """What an implementation did since the last look: events appended to its log (wire),
+    where the commit units among them end (counted over the whole log), and bodies run."""
+
+    events: tuple[WireObject, ...]
+    unit_ends: tuple[int, ...]
+    executions: tuple[ExecutionSeen, ...]
 
 
 @attrs.frozen
@@ -158,7 +173,7 @@ class ImplAdapter:
         config: LoopConfig,
         workdir: Path,
         *,
-        durability: Durability = WRITTEN,
+        durability: Durability = UNSYNCED,
         on_commit: UnitListener | None = None,
         log_name: str = "session.jsonl",
     ) -> None:
@@ -171,6 +186,10 @@ class ImplAdapter:
         self._earlier_runs: list[ToolExecution] = []
         self._world, agent = self._open()
         self._agent: AgentLoop | None = agent
+        # How far `observe_added` has read: bytes of the file, events, body runs.
+        self._read_bytes = 0
+        self._read_events = 0
+        self._read_runs = 0
 
     def _open(self) -> tuple[ScriptedWorld, AgentLoop]:
         config = self._config
@@ -272,6 +291,37 @@ class ImplAdapter:
             shown_on_replay=tuple(shown_item(item) for item in replayed),
             executions=tuple(execution_seen(run) for run in runs),
         )
+
+    def observe_added(self) -> Added:
+        """The events and body runs since the last call, reading only the bytes appended since.
+
+        The new events on disk must be the ones the live loop committed last (checked on the
+        delta only). The first call reads the header too.
+        """
+        with self._path.open("rb") as file:
+            if self._read_bytes == 0:
+                header = file.readline()
+                if not header.endswith(b"\n"):
+                    return Added((), (), self._added_runs())
+                self._read_bytes = len(header)
+            file.seek(self._read_bytes)
+            data = file.read()
+        first = self._read_events
+        events, ends, size = parse_units(data, first_seq=first, first_line=first + 2)
+        self._read_bytes += size
+        self._read_events += len(events)
+        wires = tuple(event_to_wire(event) for event in events)
+        if self._agent is not None and wires:
+            live = self._agent.log.events[first : first + len(events)]
+            in_memory = [event_to_wire(event) for event in live]
+            assert in_memory == list(wires), "the file does not hold what the loop committed"
+        return Added(wires, tuple(first + end for end in ends), self._added_runs())
+
+    def _added_runs(self) -> tuple[ExecutionSeen, ...]:
+        runs = [*self._earlier_runs, *self._world.executions]
+        added = runs[self._read_runs :]
+        self._read_runs = len(runs)
+        return tuple(execution_seen(run) for run in added)
 
     def close(self) -> None:
         """Discard the loop and close the event loop."""

@@ -1,12 +1,17 @@
 """Any `LoopAdapter` (see `loopspec.properties.conformance.impl_adapter`) as a `ConformanceTarget`;
 the bundled impl.
 
-The adapter reports whole-state observations; this wrapper turns them into per-command deltas:
-the events appended since the last command, the commit units they form, and the bodies started.
+An adapter that can say what each command added (`ImplAdapter.observe_added`, which reads only
+the bytes appended since) reports that; any other reports whole-state observations, which this
+wrapper turns into the same per-command deltas: the events appended since the last command, the
+commit units they form, and the bodies started. One temporary directory serves a whole run; each
+program works in a fresh subdirectory of it, removed when the next program starts.
 """
 
 from __future__ import annotations
 
+import itertools
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -16,6 +21,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_adapter import (
     AdapterFactory,
     AdapterRefused,
+    ImplAdapter,
     LoopAdapter,
     impl_adapter,
 )
@@ -36,15 +42,20 @@ class AdapterTarget:
         self._capabilities = capabilities
         self._adapter: LoopAdapter | None = None
         self._workdir: tempfile.TemporaryDirectory[str] | None = None
+        self._programs = itertools.count()
+        self._program_dir: Path | None = None
         self._seen_events = 0
         self._seen_units = 0
         self._seen_runs = 0
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
-        """Close the previous session and open a fresh one."""
-        self.close()
-        self._workdir = tempfile.TemporaryDirectory(prefix="loopspec-")
-        self._adapter = self._factory(config, Path(self._workdir.name))
+        """Close the previous session and open a fresh one, in a fresh directory."""
+        self._close_program()
+        if self._workdir is None:
+            self._workdir = tempfile.TemporaryDirectory(prefix="loopspec-")
+        self._program_dir = Path(self._workdir.name, str(next(self._programs)))
+        self._program_dir.mkdir()
+        self._adapter = self._factory(config, self._program_dir)
         self._seen_events = self._seen_units = self._seen_runs = 0
         return self._capabilities
 
@@ -56,6 +67,17 @@ class AdapterTarget:
             adapter.apply(command)
         except AdapterRefused as refusal:
             return Observation(False, refusal_message=str(refusal))
+        if isinstance(adapter, ImplAdapter):
+            added = adapter.observe_added()
+            added_starts = [self._seen_events, *added.unit_ends[:-1]] if added.unit_ends else []
+            self._seen_events += len(added.events)
+            sizes = zip(added_starts, added.unit_ends, strict=True)
+            return Observation(
+                True,
+                events=added.events,
+                commits=tuple(end - start for start, end in sizes),
+                executed=tuple((run.call_id, run.raw_arguments) for run in added.executions),
+            )
         seen = adapter.observe()
         events = seen.log[self._seen_events :]
         ends = [end for end in seen.unit_ends[self._seen_units :] if end > self._seen_events]
@@ -70,11 +92,17 @@ class AdapterTarget:
             executed=tuple((run.call_id, run.raw_arguments) for run in runs),
         )
 
-    def close(self) -> None:
-        """Release the adapter and its directory."""
+    def _close_program(self) -> None:
         if self._adapter is not None:
             self._adapter.close()
             self._adapter = None
+        if self._program_dir is not None:
+            shutil.rmtree(self._program_dir, ignore_errors=True)
+            self._program_dir = None
+
+    def close(self) -> None:
+        """Release the adapter and the run's directory."""
+        self._close_program()
         if self._workdir is not None:
             self._workdir.cleanup()
             self._workdir = None
