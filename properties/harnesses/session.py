@@ -127,7 +127,16 @@ def drive(request: SessionRequest) -> dict[str, Any]:
             inner += [sys.executable, "-m", "loopspec.properties.harnesses.session"]
             inner += [str(request_path), str(result_path)]
         env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-        done = subprocess.run(inner, capture_output=True, text=True, check=False, env=env)
+        # Each turn is bounded by its own timeout (and kill); this bounds the whole session.
+        limit = (request.timeout + ABORT_GRACE) * len(request.script.prompts) + 60.0
+        try:
+            done = subprocess.run(
+                inner, capture_output=True, text=True, check=False, env=env, timeout=limit
+            )
+        except subprocess.TimeoutExpired:
+            raise HarnessError(
+                f"the {request.harness.value} session did not end within {limit:.0f} s"
+            ) from None
         if done.returncode != 0 or not result_path.exists():
             tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
             raise HarnessError(
