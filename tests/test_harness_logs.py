@@ -224,6 +224,18 @@ def test_a_rollout_whose_first_record_is_longer_than_the_sniffed_head_is_still_c
     assert rules(report) == ["RW-1", "RW-2"]
 
 
+def test_a_transcript_may_open_with_a_summary_or_a_file_history_snapshot() -> None:
+    """Older transcripts open with records that carry no sessionId: still Claude Code."""
+    body = (CLAUDE / "violations" / "ORD-3.jsonl").read_bytes()
+    for first in (
+        b'{"type":"summary","summary":"Reading files","leafUuid":"u6"}\n',
+        b'{"type":"file-history-snapshot","messageId":"m0","snapshot":{}}\n',
+    ):
+        report = check_stream("old.jsonl", io.BytesIO(first + body))
+        assert report.dialect == "claude-code"
+        assert rules(report) == ["ORD-3"]
+
+
 def test_REC_2_a_call_awaiting_its_result_at_the_end_is_a_crash_tail_notice() -> None:
     """REC-2: a transcript cut off while a call runs needs repair: a notice, not a violation."""
     lines = (CLAUDE / "violations" / "RW-1.jsonl").read_bytes().splitlines(keepends=True)

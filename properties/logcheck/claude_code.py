@@ -54,6 +54,10 @@ RECORD_TYPES = frozenset(
     }
 )
 
+# Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
+# `file-history-snapshot` only `messageId`); none of them is a dsh event field.
+IDENTIFYING_KEYS = ("sessionId", "uuid", "leafUuid", "messageId")
+
 _NO_EVENTS = "the transcript has no turn or step events"
 _NO_SEQ = "the transcript has no seq: records form a tree by uuid/parentUuid"
 NOT_CHECKABLE = {
@@ -90,7 +94,7 @@ def looks_like(record: Mapping[str, Any]) -> bool:
         isinstance(record.get("type"), str)
         and record["type"] in RECORD_TYPES
         and "seq" not in record
-        and ("sessionId" in record or "uuid" in record)
+        and any(key in record for key in IDENTIFYING_KEYS)
     )
 
 
