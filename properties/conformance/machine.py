@@ -103,8 +103,7 @@ def conformance_machine(
     With `profile`, the target's known divergences are erased before comparing.
     """
 
-    # The rule of the first divergence found with this machine class (see `diverged`).
-    pinned: dict[str, str] = {}
+    pin: dict[str, str] = {}  # the rule of the first divergence found (see `diverged`)
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
@@ -223,10 +222,11 @@ def conformance_machine(
 
             The first divergence of a run pins its rule: while Hypothesis shrinks, a program
             that diverges for another rule counts as passing, so the shrunk program shows the
-            same broken rule as the one first found.
+            same broken rule as the one first found. (The pin never moves: a program's outcome
+            must not change between Hypothesis's runs of it.)
             """
             self.failed = True
-            if pinned.setdefault("rule", divergence.rule_id) != divergence.rule_id:
+            if pin.setdefault("rule", divergence.rule_id) != divergence.rule_id:
                 return
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 

@@ -153,6 +153,22 @@ class ProfileChecker:
         )
         index = min(position, last)
         expected, actual = _as_observation(model, position), _as_observation(target, position)
+        if expected.accepted and not actual.accepted:
+            # The target refuses what the model accepts: its state went wrong earlier, where
+            # the quiet-point comparison could not see it; the first raw difference since the
+            # last quiet point shows how (unless it is only a known divergence's).
+            raw = next(
+                (
+                    i
+                    for i in range(self._quiet_length, position)
+                    if self._runs[0][i] != self._runs[1][i]
+                ),
+                None,
+            )
+            if raw is not None:
+                index = raw
+                expected = _as_observation(self._runs[0], raw)
+                actual = _as_observation(self._runs[1], raw)
         rule_id, what = classify(
             self.commands[index],
             self.phases[index],
