@@ -25,6 +25,7 @@ from loopspec.properties.harnesses.script import (
     ScriptedCall,
     ScriptedReply,
     ScriptedText,
+    load_harness_script,
     script_from_scenario,
 )
 from loopspec.properties.harnesses.session import (
@@ -319,3 +320,26 @@ def test_REC_1_report_names_a_repair_the_log_never_recorded_and_invented_replies
     view = session_view(Harness.CODEX, script, None, result)
     assert [(d.rule_id, d.call_id) for d in view.divergences] == [("REC-1", "c1"), ("REC-1", "-")]
     assert "turn 1 crashed (SIGKILL)" in report_lines(view, result)[0]
+
+
+def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
+    """`crashAfterSeconds` / `abortAfterSeconds` must be positive numbers, not both on a turn;
+    `cutAfterFile` a plain file name. The shipped crash scenario reads as a crash on turn 1,
+    counted from the file its command creates."""
+    script = load_harness_script(SCENARIOS / "crash-resume.json")
+    assert (script.crash_after_turn(0), script.cut_start_file(0)) == (2.0, "running.flag")
+    assert (script.crash_after_turn(1), script.abort_after_turn(0)) == (None, None)
+    document = json.loads((SCENARIOS / "crash-resume.json").read_text())
+    first = document["turns"][0]
+    for change, words in (
+        ({"crashAfterSeconds": -1}, "positive number"),
+        ({"crashAfterSeconds": True}, "positive number"),
+        ({"abortAfterSeconds": 1}, "not both"),
+        ({"cutAfterFile": "../escape"}, "plain file name"),
+    ):
+        turns = [{**first, **change}, *document["turns"][1:]]
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps({**document, "turns": turns}))
+        with pytest.raises(ScenarioError) as error:
+            load_harness_script(path)
+        assert words in str(error.value)

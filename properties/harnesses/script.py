@@ -9,7 +9,9 @@ itself (`sleep 0.5; echo late`); `results` and `approvals` do not apply (the hoo
 decide) and are refused rather than silently ignored. One key is the harness's own: a turn's
 `"crashAfterSeconds": N` kills the CLI (SIGKILL) N seconds into the turn, and the next turn
 resumes the crashed session, which shows how the real loop repairs it (REC-1);
-`"abortAfterSeconds": N` interrupts it instead (SIGINT, Ctrl-C: ABORT-1).
+`"abortAfterSeconds": N` interrupts it instead (SIGINT, Ctrl-C: ABORT-1); with
+`"cutAfterFile": NAME` the N seconds count from when a command creates NAME in the working
+directory, so the cut lands while that command runs.
 """
 
 from __future__ import annotations
@@ -87,6 +89,15 @@ class HarnessScript:
         """When turn `number` (from 0) is interrupted, or None."""
         return self.abort_after[number] if number < len(self.abort_after) else None
 
+    # Per turn: a file in the working directory whose appearance starts the crash or abort
+    # countdown (a command creates it when it runs), so the cut lands while the call runs
+    # however slowly the CLI started.
+    cut_start_files: tuple[str | None, ...] = ()
+
+    def cut_start_file(self, number: int) -> str | None:
+        """The file that starts turn `number`'s countdown, or None (from the turn's start)."""
+        return self.cut_start_files[number] if number < len(self.cut_start_files) else None
+
     @property
     def prompts(self) -> tuple[str, ...]:
         """Every turn's prompt, in order."""
@@ -140,6 +151,7 @@ def load_harness_script(path: Path) -> HarnessScript:
     script = script_from_scenario(load_scenario(path), str(path))
     turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
     cuts: dict[str, list[float | None]] = {"crashAfterSeconds": [], "abortAfterSeconds": []}
+    starts: list[str | None] = []
     for i, turn in enumerate(turns):
         for key, found in cuts.items():
             after = turn.get(key)
@@ -152,8 +164,18 @@ def load_harness_script(path: Path) -> HarnessScript:
             found.append(None if after is None else float(after))
         if "crashAfterSeconds" in turn and "abortAfterSeconds" in turn:
             raise ScenarioError(f"{path}: $.turns[{i}] may crash or abort, not both")
+        start = turn.get("cutAfterFile")
+        if start is not None and (
+            not isinstance(start, str) or not start or "/" in start or start.startswith(".")
+        ):
+            raise ScenarioError(
+                f"{path}: $.turns[{i}].cutAfterFile must be a plain file name in the working "
+                "directory"
+            )
+        starts.append(start)
     return attrs.evolve(
         script,
         crash_after=tuple(cuts["crashAfterSeconds"]),
         abort_after=tuple(cuts["abortAfterSeconds"]),
+        cut_start_files=tuple(starts),
     )

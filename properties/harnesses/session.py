@@ -164,6 +164,7 @@ def _request_to_json(request: SessionRequest) -> dict[str, Any]:
         "prompts": list(request.script.prompts),
         "crashAfter": list(request.script.crash_after),
         "abortAfter": list(request.script.abort_after),
+        "cutStartFiles": list(request.script.cut_start_files),
         "replies": replies,
         "hooks": request.hooks,
         "adapterDir": str(request.adapter_dir),
@@ -190,6 +191,7 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
             tuple(document["prompts"][1:]),
             tuple(document["crashAfter"]),
             tuple(document["abortAfter"]),
+            tuple(document["cutStartFiles"]),
         ),
         document["hooks"],
         Path(document["adapterDir"]),
@@ -414,7 +416,15 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
                 argv = [*tracing, "--", *argv]
             crash = request.script.crash_after_turn(number)
             abort = request.script.abort_after_turn(number)
-            turns.append(_run_turn(argv, work, env, crash or request.timeout, abort))
+            start = request.script.cut_start_file(number)
+            cut = (
+                Cut(signal.SIGKILL, crash, start)
+                if crash is not None
+                else Cut(signal.SIGINT, abort, start)
+                if abort is not None
+                else None
+            )
+            turns.append(_run_turn(argv, work, env, request.timeout, cut))
             if crash is not None:
                 crashed.append(number)
             if abort is not None:
@@ -431,12 +441,12 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         records.append(json.loads(path.read_text(encoding="utf-8")))
     records.sort(key=lambda record: record["started"])
     # A crash or an abort is on purpose: its exit code and its kill are no failure.
-    cut = {*crashed, *aborted}
-    failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut]
+    cut_turns = {*crashed, *aborted}
+    failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut_turns]
     return {
         "harness": request.harness.value,
         "exitCode": failed[0] if failed else 0,
-        "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in cut),
+        "timedOut": any(out for n, (_, out, _, _) in enumerate(turns) if n not in cut_turns),
         "crashed": crashed,
         "aborted": aborted,
         "seconds": seconds,
@@ -453,12 +463,22 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     }
 
 
+@attrs.frozen
+class Cut:
+    """How a turn is cut short: `signal` (SIGKILL, a crash; SIGINT, an abort) `seconds` after
+    the turn started, or after `start_file` appeared in the working directory."""
+
+    signal: signal.Signals
+    seconds: float
+    start_file: str | None = None
+
+
 def _run_turn(
-    argv: list[str], work: Path, env: dict[str, str], timeout: float, interrupt: float | None
+    argv: list[str], work: Path, env: dict[str, str], timeout: float, cut: Cut | None
 ) -> tuple[int, bool, str, str]:
-    """Run one turn's process; exit code, whether it timed out (and was killed), stdout, stderr.
-    With `interrupt`, its process group gets SIGINT that many seconds in, and SIGKILL if it has
-    not ended `ABORT_GRACE` seconds later."""
+    """Run one turn's process; exit code, whether it was killed, stdout, stderr. With `cut`,
+    its process group gets the cut's signal when due; after SIGINT it has `ABORT_GRACE` seconds
+    to end before it is killed."""
     process = subprocess.Popen(
         argv,
         cwd=work,
@@ -469,12 +489,26 @@ def _run_turn(
         text=True,
         start_new_session=True,
     )
-    if interrupt is not None:
+    if cut is not None:
+        deadline = time.monotonic() + timeout
+        # Read while waiting (communicate with a timeout keeps what it read): a full pipe would
+        # stall the CLI before it ever starts the call the cut is meant for.
+        while cut.start_file and not (work / cut.start_file).exists():
+            if time.monotonic() > deadline:
+                break
+            try:
+                stdout, stderr = process.communicate(timeout=0.1)
+                return process.returncode, False, stdout, stderr
+            except subprocess.TimeoutExpired:
+                continue
         try:
-            stdout, stderr = process.communicate(timeout=interrupt)
+            stdout, stderr = process.communicate(timeout=cut.seconds)
             return process.returncode, False, stdout, stderr
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGINT)
+            os.killpg(process.pid, cut.signal)
+        if cut.signal == signal.SIGKILL:
+            stdout, stderr = process.communicate()
+            return process.returncode, False, stdout, stderr
         timeout = ABORT_GRACE
     try:
         stdout, stderr = process.communicate(timeout=timeout)
