@@ -16,6 +16,11 @@ the model and, through a `LoopAdapter`, to the implementation. After every step 
 - every tool body received exactly the arguments the model executed (rule RW-1);
 - every log invariant holds on the implementation's log.
 
+An adapter that can say what each command added (`ImplAdapter.observe_added`) is checked on
+that delta after each step — its new events, commit ends, body runs and the invariants over its
+log, fed incrementally — and on its whole state (history, presentation live and replayed, and
+everything above again) when the program ends; any other adapter on its whole state every step.
+
 `conformance_machine(adapter_factory, name)` builds the machine for one implementation. A
 failure prints the shrunk command program: each command is noted as it is applied.
 """
@@ -53,7 +58,8 @@ from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.derive import derive_messages
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
-from loopspec.model.invariants import check_log
+from loopspec.model.facts import facts_of
+from loopspec.model.invariants import LogMonitor, check_log
 from loopspec.model.jsonvalue import parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.replay import ApprovalShown, CallShown, ResultShown, Shown, present_log
@@ -71,6 +77,8 @@ from loopspec.model.wire import event_from_wire, event_to_wire
 from loopspec.properties.conformance.impl_adapter import (
     AdapterFactory,
     AdapterRefused,
+    Added,
+    ImplAdapter,
     LoopAdapter,
     Observation,
     ShownItem,
@@ -118,6 +126,8 @@ class ConformanceMachine(ModelMachine):
         super().__init__()
         self.workdir = Path(tempfile.mkdtemp(prefix="loopspec-conformance-"))
         self.adapter: LoopAdapter | None = None
+        # How much of the implementation's log and body runs the per-step checks have seen.
+        self.compared = _Compared()
 
     @initialize(config=st.sampled_from(gen.CONFIGS))
     def configure(self, config: object) -> None:
@@ -126,10 +136,14 @@ class ConformanceMachine(ModelMachine):
         self.adapter = type(self).ADAPTER_FACTORY(self.state.config, self.workdir)
 
     def teardown(self) -> None:
-        """Release the implementation and its files."""
-        if self.adapter is not None:
-            self.adapter.close()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        """Compare the whole state once more (see the module docstring); release everything."""
+        try:
+            if self.adapter is not None and isinstance(self.adapter, ImplAdapter):
+                compare(self.state, self.adapter.observe(), exact_commits=self.EXACT_COMMITS)
+        finally:
+            if self.adapter is not None:
+                self.adapter.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     # -- the model's rules, with what only an implementation can get wrong -------------------
 
@@ -270,8 +284,58 @@ class ConformanceMachine(ModelMachine):
     @invariant()
     def implementation_agrees_with_model(self) -> None:
         """The implementation's log, history, presentation and executions are the model's."""
-        if self.adapter is not None:
+        if isinstance(self.adapter, ImplAdapter):
+            added = self.adapter.observe_added()
+            compare_added(self.state, added, self.compared, exact_commits=self.EXACT_COMMITS)
+        elif self.adapter is not None:
             compare(self.state, self.adapter.observe(), exact_commits=self.EXACT_COMMITS)
+
+
+class _Compared:
+    """What the per-step comparisons have covered: events, body runs, and the invariants'
+    monitor over the implementation's log so far."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.runs = 0
+        self.monitor = LogMonitor()
+
+
+def compare_added(
+    state: LoopState, added: Added, compared: _Compared, *, exact_commits: bool = True
+) -> None:
+    """Assert that what an implementation added with the last command is what the model added."""
+    start = compared.events
+    expected_log = [_timeless(event_to_wire(event)) for event in state.log[start:]]
+    actual_log = [_timeless(wire) for wire in added.events]
+    for index, (want, got) in enumerate(zip(expected_log, actual_log, strict=False)):
+        assert got == want, f"LOG-1: event {start + index} differs\n model: {want}\n  impl: {got}"
+    assert len(actual_log) == len(expected_log), (
+        f"LOG-1: the implementation has {start + len(actual_log)} events, "
+        f"the model {start + len(expected_log)}"
+    )
+    compared.events += len(actual_log)
+    if exact_commits:
+        expected_ends = tuple(end for end in state.commit_ends if end > start)
+        assert added.unit_ends == expected_ends, (
+            f"LOG-8: new commit units end at {added.unit_ends}, the model's new commits at "
+            f"{expected_ends}"
+        )
+    violations = [
+        v for wire in added.events for v in compared.monitor.feed(facts_of(event_from_wire(wire)))
+    ]
+    assert not violations, "\n".join(f"[{v.rule_id}] seq {v.seq}: {v.message}" for v in violations)
+    expected_runs = [
+        (r.turn, r.step, r.call_id, r.arguments) for r in state.executions[compared.runs :]
+    ]
+    actual_runs = [(r.turn, r.step, r.call_id, r.raw_arguments) for r in added.executions]
+    _same_items(actual_runs, expected_runs, "RW-1", "new tool body run")
+    compared.runs += len(actual_runs)
+    for run in added.executions:
+        assert same_json(run.parsed_arguments, parse_arguments(run.raw_arguments)), (
+            f"RW-1: call {run.call_id} received {run.parsed_arguments!r}, "
+            f"not its sealed arguments {run.raw_arguments!r}"
+        )
 
 
 def compare(state: LoopState, seen: Observation, *, exact_commits: bool = True) -> None:
