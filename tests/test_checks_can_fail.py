@@ -42,7 +42,7 @@ from loopspec.model.state import HookVote, LoopState, QueuedMessage
 from loopspec.model.views import GenericCallView, TerminalCallView
 from loopspec.properties.stateful import state_checks
 from loopspec.properties.stateful.model_machine import ModelMachine
-from loopspec.properties.stateful.strategies import ARGUMENTS, REWRITES
+from loopspec.properties.stateful.strategies import WIDE_ARGUMENTS, WIDE_REWRITES
 
 BASH = ToolCallBlock("c1", "bash", '{"command":"rm -rf build"}')
 SAFE = FrozenMap({"command": "rm -rf ./build --one-file-system", "cwd": "/w"})
@@ -196,8 +196,8 @@ def test_RW_1_generated_rewrites_change_card_kind_cwd_and_background() -> None:
     back, and change cwd and run_in_background, so presentation is checked across kinds."""
     changes: set[tuple[str, str]] = set()
     for tool in ("bash", "write"):
-        for original in ARGUMENTS[tool]:
-            for replacement in REWRITES[tool]:
+        for original in WIDE_ARGUMENTS[tool]:
+            for replacement in WIDE_REWRITES[tool]:
                 before = _kind(tool, original)
                 after = type(present_call(tool, replacement)).__name__
                 changes.add((before, after))
@@ -210,7 +210,7 @@ def test_RW_1_generated_rewrites_change_card_kind_cwd_and_background() -> None:
     }
     keys = {
         key
-        for replacement in REWRITES["bash"]
+        for replacement in WIDE_REWRITES["bash"]
         if isinstance(replacement, FrozenMap)
         for key in replacement
     }

@@ -27,10 +27,11 @@ from loopspec.model.rewrite import INVALID, input_problem, resolve_call, supplie
 from loopspec.model.state import ASK, DENY, HookVote, LoopState
 from loopspec.model.transitions import step
 from loopspec.properties.stateful.strategies import (
-    ARGUMENTS,
     CONFIGS,
     MALFORMED_ARGUMENTS,
     TOOL_NAMES,
+    WIDE_ARGUMENTS,
+    WIDE_REWRITES,
     pre_verdicts_for,
 )
 
@@ -46,8 +47,8 @@ def calls_with_votes(
 ) -> tuple[ToolCallBlock, tuple[HookVote, ...]]:
     """A call (sometimes malformed) and its hooks' answers in configured order."""
     name = draw(st.sampled_from(TOOL_NAMES))
-    arguments = draw(st.sampled_from(ARGUMENTS[name] + MALFORMED_ARGUMENTS))
-    verdicts = draw(st.lists(pre_verdicts_for(name), max_size=4))
+    arguments = draw(st.sampled_from(WIDE_ARGUMENTS[name] + MALFORMED_ARGUMENTS))
+    verdicts = draw(st.lists(pre_verdicts_for(name, WIDE_REWRITES), max_size=4))
     votes = tuple(HookVote(0, f"h{i}", verdict) for i, verdict in enumerate(verdicts))
     return ToolCallBlock(call_id, name, arguments), votes
 

@@ -107,7 +107,8 @@ class ModelMachine(RuleBasedStateMachine):
         if data.draw(st.integers(0, 11), label="fails") == 0:
             self.apply(ModelFails("overloaded", "OVERLOADED"))
             return
-        reply = data.draw(gen.model_replies(self.next_call))
+        # The wide pools: rewrites that change card kind, cwd and background (RW-1).
+        reply = data.draw(gen.model_replies(self.next_call, gen.WIDE_ARGUMENTS))
         self.next_call += len(reply.tool_calls)
         self.apply(reply)
 
@@ -118,7 +119,8 @@ class ModelMachine(RuleBasedStateMachine):
         phase = self.state.phase
         assert isinstance(phase, Rewriting)
         call = phase.reply.tool_calls[phase.queue[0].call_index]
-        self.apply(HookAnswers(data.draw(gen.pre_verdicts_for(call.name), label="verdict")))
+        verdicts = gen.pre_verdicts_for(call.name, gen.WIDE_REWRITES)
+        self.apply(HookAnswers(data.draw(verdicts, label="verdict")))
 
     @precondition(
         lambda self: (

@@ -71,46 +71,48 @@ CONFIGS = (
 
 texts = st.sampled_from(["", " ", "ok", "reading the files", "done", "ctx"])
 
-# Some arguments render as another card kind than their tool's usual one (a background bash
-# job is a generic card, a write whose content is not text falls back to generic), so rewrites
-# between them change the card kind as well as the input (rule RW-1 covers the view too).
 ARGUMENTS = {
     "read": ['{"file_path":"a.txt"}', '{"file_path":"b.txt","offset":3}', "{}"],
     "grep": ['{"pattern":"TODO"}', '{"pattern":"x","path":"src"}'],
-    "bash": [
-        '{"command":"ls"}',
-        '{"command":"rm -rf build"}',
-        '{"command":"echo hi"}',
-        '{"command":"make","run_in_background":true}',
-    ],
-    "write": [
-        '{"file_path":"a.txt","content":"new"}',
-        '{"file_path":"b.txt"}',
-        '{"file_path":"c.txt","content":3}',
-    ],
+    "bash": ['{"command":"ls"}', '{"command":"rm -rf build"}', '{"command":"echo hi"}'],
+    "write": ['{"file_path":"a.txt","content":"new"}', '{"file_path":"b.txt"}'],
     "missing_tool": ['{"x":1}'],
+}
+# The model's own machine draws from wider pools: some arguments render as another card kind
+# than their tool's usual one (a background bash job is a generic card, a write whose content
+# is not text falls back to generic), and rewrites move between them and change `cwd` and
+# `run_in_background`, so presentation is checked across card kinds (rule RW-1). Other
+# machines keep the narrow pools, whose fixed example sequences their coverage budgets assume.
+WIDE_ARGUMENTS = {
+    **ARGUMENTS,
+    "bash": [*ARGUMENTS["bash"], '{"command":"make","run_in_background":true}'],
+    "write": [*ARGUMENTS["write"], '{"file_path":"c.txt","content":3}'],
 }
 MALFORMED_ARGUMENTS = ["", "not json", "[1,2]", '"text"']
 
 
 @st.composite
-def tool_calls(draw: st.DrawFn, first_id: int) -> tuple[ToolCallBlock, ...]:
+def tool_calls(
+    draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
+) -> tuple[ToolCallBlock, ...]:
     """Up to four calls with distinct ids `c<first_id>...` in model order."""
     count = draw(st.integers(min_value=1, max_value=4))
     calls = []
     for offset in range(count):
         name = draw(st.sampled_from(TOOL_NAMES))
-        arguments = draw(
-            st.one_of(st.sampled_from(ARGUMENTS[name]), st.sampled_from(MALFORMED_ARGUMENTS))
+        raw = draw(
+            st.one_of(st.sampled_from(arguments[name]), st.sampled_from(MALFORMED_ARGUMENTS))
             if draw(st.integers(0, 9)) == 0
-            else st.sampled_from(ARGUMENTS[name])
+            else st.sampled_from(arguments[name])
         )
-        calls.append(ToolCallBlock(f"c{first_id + offset}", name, arguments))
+        calls.append(ToolCallBlock(f"c{first_id + offset}", name, raw))
     return tuple(calls)
 
 
 @st.composite
-def model_replies(draw: st.DrawFn, first_id: int) -> ModelReplies:
+def model_replies(
+    draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
+) -> ModelReplies:
     """A reply: optional reasoning and text, maybe tool calls, and a finish reason."""
     blocks: list[ReplyBlock] = []
     if draw(st.booleans()):
@@ -118,7 +120,7 @@ def model_replies(draw: st.DrawFn, first_id: int) -> ModelReplies:
     if draw(st.booleans()):
         blocks.append(TextBlock(draw(texts)))
     if draw(st.integers(0, 2)) > 0:
-        blocks.extend(draw(tool_calls(first_id)))
+        blocks.extend(draw(tool_calls(first_id, arguments)))
     finish = draw(st.sampled_from([FINISH_COMPLETED] * 6 + [FINISH_MAX_TOKENS, FINISH_CANCELLED]))
     return ModelReplies(tuple(blocks), finish)
 
@@ -146,27 +148,31 @@ pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(
     st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
 )
 
-REWRITES = {
+REWRITES: dict[str, list[JsonValue]] = {
     "read": [FrozenMap({"file_path": "safe.txt"}), FrozenMap({"file_path": "a.txt", "limit": 5})],
     "grep": [FrozenMap({"pattern": "FIXME"})],
+    "bash": [FrozenMap({"command": "echo rewritten"}), FrozenMap({"command": "ls -la"})],
+    "write": [FrozenMap({"file_path": "safe.txt", "content": "new"})],
+    "missing_tool": [FrozenMap({"x": 2})],
+}
+WIDE_REWRITES: dict[str, list[JsonValue]] = {
+    **REWRITES,
     "bash": [
-        FrozenMap({"command": "echo rewritten"}),
-        FrozenMap({"command": "ls -la"}),
+        *REWRITES["bash"],
         FrozenMap({"command": "ls", "cwd": "/tmp/sandbox"}),
         FrozenMap({"command": "make", "run_in_background": True}),
         FrozenMap({"command": "make", "run_in_background": False, "cwd": "/w"}),
     ],
-    "write": [
-        FrozenMap({"file_path": "safe.txt", "content": "new"}),
-        FrozenMap({"file_path": "safe.txt", "content": 0}),
-    ],
-    "missing_tool": [FrozenMap({"x": 2})],
+    "write": [*REWRITES["write"], FrozenMap({"file_path": "safe.txt", "content": 0})],
 }
 
 
-def pre_verdicts_for(tool_name: str) -> st.SearchStrategy[PreVerdict]:
+def pre_verdicts_for(
+    tool_name: str, rewrites: dict[str, list[JsonValue]] | None = None
+) -> st.SearchStrategy[PreVerdict]:
     """Hook answers for a call of `tool_name`: rewrites mostly fit the tool, sometimes not."""
-    fitting = st.sampled_from(REWRITES.get(tool_name, [FrozenMap({"x": 1})]))
+    pool = (REWRITES if rewrites is None else rewrites).get(tool_name, [FrozenMap({"x": 1})])
+    fitting = st.sampled_from(pool)
     inputs: st.SearchStrategy[JsonValue] = st.one_of(fitting, fitting, _rewrites())
     return st.one_of(
         st.builds(Allow, updated_input=inputs),
