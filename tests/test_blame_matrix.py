@@ -118,6 +118,17 @@ def _strip_prefix_when(wanted: Callable[[Event], bool]) -> Change:
     return _result_text(edit)
 
 
+def _denial(event: Event) -> bool:
+    """A denied call's result: an error without error info that is no approval's answer."""
+    text = json.dumps(event["data"]["message"]["content"])
+    loop_words = ("approval", "rejected tool", "rewrote the input of")
+    return (
+        '"isError": true' in text
+        and "error" not in event["data"]
+        and not any(words in text for words in loop_words)
+    )
+
+
 def _no_starts_on(kind: type[Command]) -> Change:
     """Bodies the model starts while handling `kind` are not started."""
 
@@ -230,7 +241,7 @@ FIRST_USER = (
     Case("turn/end reason shape", "TURN-5",
          changed(_reason({"completed": "completed"})), NO_HOOKS, TEXT_REPLY),
     Case("no Error: prefix on a denied call's result", "DEC-1",
-         changed(_strip_prefix_when(lambda e: "error" not in e["data"])), GUARDED,
+         changed(_strip_prefix_when(_denial)), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Deny("no")), HookAnswers(Pass()))),
     Case("empty arguments parse as a raw string", "EXE-2",

@@ -12,7 +12,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from loopspec.properties.conformance.compare import Divergence
+from loopspec.model.commands import Command
+from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
+from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
     RunReport,
     TargetError,
@@ -103,17 +105,63 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def command_text(command: Command) -> str:
+    """A command as the driver protocol writes it (one JSON object)."""
+    return json.dumps(command_to_json(command), ensure_ascii=False)
+
+
 def _describe_divergence(divergence: Divergence) -> list[str]:
     lines = [
         f"rule {divergence.rule_id}: {divergence.what}",
-        f"first divergence after command #{divergence.index + 1}: {divergence.command!r}",
+        f"first divergence after command #{divergence.index + 1}: "
+        + command_text(divergence.command),
         "",
         divergence.diff(),
     ]
     text = spec_text(divergence.rule_id)
     if text:
         lines += ["", "SPEC.md says:", *("  " + line for line in text.splitlines())]
+    elif divergence.rule_id == NO_RULE:
+        lines += ["", "No rule in SPEC.md prescribes this outcome: a gap to close in SPEC."]
     return lines
+
+
+def replay_command(case_path: Path, target: dict[str, str]) -> str:
+    """The command line that reruns a saved case against the target it was found on."""
+    rerun = f"loopspec replay {shlex.quote(str(case_path))}"
+    if "cmd" in target:
+        rerun += f" --cmd {shlex.quote(target['cmd'])}"
+    elif "impl" in target:
+        rerun += f" --impl {shlex.quote(target['impl'])}"
+    return rerun
+
+
+def counterexample_lines(
+    report: RunReport, case_path: Path | None, target: dict[str, str]
+) -> list[str]:
+    """What a counterexample report says, the same in the CLI and the pytest plugin: the shrunk
+    program, the rule and how it is broken, the diff, the rule's SPEC text, the case file."""
+    divergence = report.divergence
+    if divergence is None:
+        return []
+    lines = ["shrunk command program (driver protocol JSON):"]
+    lines += [f"  #{i} {command_text(c)}" for i, c in enumerate(report.program, start=1)]
+    lines.append("")
+    lines += ["  " + line if line else "" for line in _describe_divergence(divergence)]
+    if case_path is not None:
+        lines += ["", f"saved case: {case_path}", f"rerun: {replay_command(case_path, target)}"]
+    return lines
+
+
+def counts_line(report: RunReport) -> str:
+    """Programs run, what Hypothesis ran besides them, commands and time."""
+    extra = []
+    if report.retries:
+        extra.append(f"{report.retries} abandoned part-way by Hypothesis and replaced")
+    if report.shrink_runs:
+        extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
+    besides = f" (besides: {'; '.join(extra)})" if extra else ""
+    return f"{report.examples} programs{besides}, {report.steps} commands, {report.seconds:.1f} s"
 
 
 def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:
@@ -122,29 +170,19 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
     print(f"loopspec conform: {report.target}: {verdict}")
     print(
-        f"  {report.examples} programs, {report.steps} commands, {report.seconds:.1f} s; "
-        f"capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
+        f"  {counts_line(report)}; capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
     )
     if report.divergence is not None:
-        print("\nshrunk command program:")
-        for index, command in enumerate(report.program, start=1):
-            print(f"  #{index} {command!r}")
         print()
-        for line in _describe_divergence(report.divergence):
-            print("  " + line if line else "")
-        if case_path is not None:
-            rerun = f"loopspec replay {shlex.quote(str(case_path))}"
-            if "cmd" in target:
-                rerun += f" --cmd {shlex.quote(target['cmd'])}"
-            elif "impl" in target:
-                rerun += f" --impl {shlex.quote(target['impl'])}"
-            print(f"\nsaved case: {case_path}  (rerun: {rerun})")
-    print("\nrules:")
+        for line in counterexample_lines(report, case_path, target):
+            print(line)
+    print("\nrules (exercised: a program created the situation the rule governs):")
     for row in rule_table(report):
         need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
-        count = f" x{row['count']}" if row["count"] else ""
+        count = f" x{row['generated']}" if row["generated"] else ""
+        checked = f" (checked x{row['checked']})" if row["checked"] else ""
         known = f": {', '.join(row['known'])}" if "known" in row else ""
-        print(f"  {row['rule']:<8} {row['status']}{known}{count}{need}")
+        print(f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}")
     if report.profile is not None:
         print(f"\nknown divergences ({report.profile.implementation}):")
         rows = known_table(report)
@@ -157,12 +195,21 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
         print(f"  {hits:>6}  {transition}")
 
 
-def _json_report(report: RunReport, case_path: Path | None) -> None:
+CONFORM_FORMAT = "loopspec-conform/1"
+
+
+def json_report(
+    report: RunReport, case_path: Path | None, target: dict[str, str]
+) -> dict[str, Any]:
+    """The `--format json` document (versioned: `format` is `loopspec-conform/1`)."""
     document: dict[str, Any] = {
+        "format": CONFORM_FORMAT,
         "target": report.target,
         "conformant": report.conformant,
         "capabilities": sorted(report.capabilities),
         "examples": report.examples,
+        "retries": report.retries,
+        "shrinkRuns": report.shrink_runs,
         "steps": report.steps,
         "seconds": round(report.seconds, 3),
         "rules": rule_table(report),
@@ -172,14 +219,32 @@ def _json_report(report: RunReport, case_path: Path | None) -> None:
         document["profile"] = report.profile.name
         document["knownDivergences"] = known_table(report)
     if report.divergence is not None:
+        assert report.config is not None
         document["divergence"] = {
             "rule": report.divergence.rule_id,
             "what": report.divergence.what,
+            "specText": spec_text(report.divergence.rule_id),
             "commandIndex": report.divergence.index,
+            "config": config_to_json(report.config),
+            "program": [command_to_json(c) for c in report.program],
+            "expected": displayed_observation(report.divergence.expected),
+            "actual": displayed_observation(report.divergence.actual),
             "diff": report.divergence.diff(),
             "case": str(case_path) if case_path else None,
+            "replay": replay_command(case_path, target) if case_path else None,
         }
-    print(json.dumps(document, indent=2))
+    return document
+
+
+def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
+    """Write the failed run's case file into `folder`; its path."""
+    assert report.divergence is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    case_path = folder / f"case-{report.divergence.rule_id}-{len(list(folder.iterdir()))}.json"
+    case_path.write_text(
+        json.dumps(case_document(report, target), indent=2) + "\n", encoding="utf-8"
+    )
+    return case_path
 
 
 def run_conform(args: argparse.Namespace) -> int:
@@ -200,14 +265,9 @@ def run_conform(args: argparse.Namespace) -> int:
         close_factory(factory)
     case_path = None
     if report.divergence is not None:
-        folder = Path(args.case_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        case_path = folder / f"case-{report.divergence.rule_id}-{len(list(folder.iterdir()))}.json"
-        case_path.write_text(
-            json.dumps(case_document(report, target), indent=2) + "\n", encoding="utf-8"
-        )
+        case_path = save_case(report, Path(args.case_dir), target)
     if args.format == "json":
-        _json_report(report, case_path)
+        print(json.dumps(json_report(report, case_path, target), indent=2))
     else:
         _text_report(report, case_path, target)
     return 0 if report.conformant else 1

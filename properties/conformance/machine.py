@@ -24,6 +24,8 @@ from typing import Any
 import attrs
 from hypothesis import note
 from hypothesis import strategies as st
+from hypothesis.control import current_build_context
+from hypothesis.internal.conjecture.data import Status
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from loopspec.model.commands import (
@@ -64,7 +66,7 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
 from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful import strategies as gen
 
@@ -89,6 +91,8 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
 # (phase, command, outcome) -> hits, over every conformance run in this process.
 TRANSITION_HITS: Counter[tuple[str, str, str]] = Counter()
 RULE_HITS: Counter[str] = Counter()
+# "complete" / "abandoned" -> programs, until the first divergence (not the shrinking after it).
+PROGRAM_ENDS: Counter[str] = Counter()
 # Known divergence key -> programs that showed it (profiled runs only).
 KNOWN_HITS: Counter[str] = Counter()
 # Commands a settling tail may add to a program at most (a quiet end is a few commands away).
@@ -96,14 +100,16 @@ SETTLE_LIMIT = 64
 
 
 def conformance_machine(
-    factory: TargetFactory, profile: Profile | None = None
+    factory: TargetFactory, profile: Profile | None = None, *, pin: dict[str, str] | None = None
 ) -> type[RuleBasedStateMachine]:
     """A state machine class that checks the target made by `factory` against the model.
 
-    With `profile`, the target's known divergences are erased before comparing.
+    With `profile`, the target's known divergences are erased before comparing. `pin` receives
+    the rule of the first divergence found (under the key "rule").
     """
 
-    pin: dict[str, str] = {}  # the rule of the first divergence found (see `diverged`)
+    # The rule of the first divergence found (see `diverged`); the caller may watch it.
+    pinned: dict[str, str] = {} if pin is None else pin
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
@@ -121,6 +127,7 @@ def conformance_machine(
             self.history: list[dict[str, Any]] = []
             self.checker = ProfileChecker(profile) if profile is not None else None
             self.failed = False
+            self.raised = False  # this program raised the run's first divergence
 
         @property
         def phase(self) -> object:
@@ -160,19 +167,9 @@ def conformance_machine(
             note(f"#{len(self.program)} {command!r}")
             expected = self.oracle.apply(command)
             actual = self.target.apply(command)
-            after = self.oracle.state
-            outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
-            TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
-            row = transition_for(phase, command.NAME)
-            if expected.accepted and row is not None:
-                RULE_HITS.update(row.rules)
-                for event in expected.events:
-                    RULE_HITS.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
-                if expected.executed:
-                    RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
-            elif not expected.accepted:
-                RULE_HITS.update(("MODEL-1", "MODEL-3"))
-            SITUATION_HITS.update(self.situations.feed(command, before, after, expected))
+            situations = self.situations.feed(command, before, self.oracle.state, expected)
+            if not pinned:  # coverage counts the programs run, not the shrinking after them
+                _count_coverage(phase, command, expected, situations)
             violations = log_violations(self.monitor, actual.events)
             self.history.extend(expected.events)
             for event in expected.events:
@@ -226,8 +223,10 @@ def conformance_machine(
             must not change between Hypothesis's runs of it.)
             """
             self.failed = True
-            if pin.setdefault("rule", divergence.rule_id) != divergence.rule_id:
+            first = not pinned
+            if pinned.setdefault("rule", divergence.rule_id) != divergence.rule_id:
                 return
+            self.raised = first
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
         @precondition(lambda self: isinstance(self.phase, Idle))
@@ -345,6 +344,12 @@ def conformance_machine(
             self.apply(Recover())
 
         def teardown(self) -> None:
+            # Hypothesis abandons a program it cannot continue (its size budget ran out, or
+            # swarm testing disabled every rule the phase allows): count it apart.
+            data = current_build_context().data
+            abandoned = data.status in (Status.OVERRUN, Status.INVALID)
+            if not pinned or self.raised:
+                PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
             try:
                 if self.checker is not None and not self.failed:
                     self.settle()
@@ -364,6 +369,24 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+def _count_coverage(
+    phase: str, command: Command, expected: Observation, situations: list[str]
+) -> None:
+    """Count the transition taken, the rules checked and the situations created."""
+    outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
+    TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
+    row = transition_for(phase, command.NAME)
+    if expected.accepted and row is not None:
+        RULE_HITS.update(row.rules)
+        for event in expected.events:
+            RULE_HITS.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
+        if expected.executed:
+            RULE_HITS.update(("EXE-3", "SCHED-1", "EXE-4"))
+    elif not expected.accepted:
+        RULE_HITS.update(("MODEL-1", "MODEL-3"))
+    SITUATION_HITS.update(situations)
 
 
 def _fits(config: LoopConfig, capabilities: frozenset[str]) -> bool:

@@ -45,6 +45,7 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
+from loopspec.properties.conformance.situations import SITUATION_HITS
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -231,6 +232,12 @@ class RunReport:
     rules: dict[str, int]
     profile: Profile | None = None
     known: dict[str, int] = attrs.field(factory=dict)
+    # Per rule, the situations the programs created (`loopspec.properties.conformance.situations`).
+    situations: dict[str, int] = attrs.field(factory=dict)
+    # Programs Hypothesis ran again while shrinking a counterexample (not counted in `examples`).
+    shrink_runs: int = 0
+    # Programs Hypothesis abandoned part-way and replaced (not counted in `examples` either).
+    retries: int = 0
 
     @property
     def conformant(self) -> bool:
@@ -238,10 +245,11 @@ class RunReport:
         return self.divergence is None
 
 
-def _progress(examples: int, budget: int, started: float) -> None:
+def _progress(examples: int, budget: int, shrink_runs: int, started: float) -> None:
     if sys.stderr.isatty():
+        shrinking = f", shrinking the counterexample: {shrink_runs} runs" if shrink_runs else ""
         print(
-            f"\r  {examples}/{budget} programs, {time.monotonic() - started:.0f} s",
+            f"\r  {examples}/{budget} programs{shrinking}, {time.monotonic() - started:.0f} s",
             end="",
             file=sys.stderr,
             flush=True,
@@ -273,14 +281,19 @@ def run_conformance(
     started = time.monotonic()
 
     def counting_factory() -> ConformanceTarget:
-        counted["examples"] += 1
+        # Once a divergence is found, every further program is Hypothesis shrinking it.
+        counted["shrink" if pin else "examples"] += 1
         if show_progress:
-            _progress(counted["examples"], examples, started)
+            _progress(counted["examples"], examples, counted["shrink"], started)
         return GuardedTarget(factory, breakage)
 
     conformance.TRANSITION_HITS.clear()
     conformance.RULE_HITS.clear()
     conformance.KNOWN_HITS.clear()
+    conformance.PROGRAM_ENDS.clear()
+    SITUATION_HITS.clear()
+    pin: dict[str, str] = {}
+    machine = conformance.conformance_machine(counting_factory, profile, pin=pin)
     budget = settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -290,10 +303,11 @@ def run_conformance(
         phases=[Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
         print_blob=False,
+        # Stop generating at the first divergence: `examples` then counts programs, not
+        # Hypothesis's hunt for further bugs.
+        report_multiple_bugs=False,
     )
-    test = get_state_machine_test(
-        conformance.conformance_machine(counting_factory, profile), settings=budget
-    )
+    test = get_state_machine_test(machine, settings=budget)
     if seed_value is not None:
         test = seed(seed_value)(test)
     divergence: Divergence | None = None
@@ -319,7 +333,7 @@ def run_conformance(
     return RunReport(
         name,
         capabilities,
-        counted["examples"],
+        conformance.PROGRAM_ENDS["complete"],
         sum(conformance.TRANSITION_HITS.values()),
         time.monotonic() - started,
         divergence,
@@ -329,6 +343,9 @@ def run_conformance(
         dict(conformance.RULE_HITS),
         profile,
         dict(conformance.KNOWN_HITS),
+        dict(SITUATION_HITS),
+        counted["shrink"],
+        conformance.PROGRAM_ENDS["abandoned"],
     )
 
 
@@ -382,19 +399,27 @@ NOT_OBSERVABLE = frozenset(
 
 
 def rule_table(report: RunReport) -> list[dict[str, Any]]:
-    """Per rule: exercised (count), not applicable (missing capability), or never reached."""
+    """Per rule: exercised, checked only, not applicable, not observable, or never reached.
+
+    `generated` counts the situations programs created that the rule governs (duplicate call
+    ids for EXE-1, a deny for DEC-1, ...); `checked` counts the comparisons that covered the
+    events the rule speaks about. A rule is "exercised" only when its situation was generated.
+    """
     rows = []
     for rule in all_rules():
         needs = RULE_NEEDS.get(rule)
-        if rule == "PROTO-1":
-            status, count = "exercised", report.steps
-        elif rule in NOT_OBSERVABLE:
-            status, count = "not observable by conform (model tests)", 0
+        generated = report.situations.get(rule, 0)
+        checked = report.steps if rule == "PROTO-1" else report.rules.get(rule, 0)
+        if rule in NOT_OBSERVABLE:
+            status, generated, checked = "not observable by conform (model tests)", 0, 0
         elif needs is not None and needs not in report.capabilities:
-            status, count = "not applicable", 0
+            status, generated, checked = "not applicable", 0, 0
+        elif generated:
+            status = "exercised"
+        elif checked:
+            status = "checked, situation never generated"
         else:
-            count = report.rules.get(rule, 0)
-            status = "exercised" if count else "not reached by the generator"
+            status = "not reached by the generator"
         known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
         if status in ("not applicable", "not observable by conform (model tests)"):
             known = []
@@ -406,7 +431,9 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
             {
                 "rule": rule,
                 "status": status,
-                "count": count,
+                "count": generated,
+                "generated": generated,
+                "checked": checked,
                 **({"needs": needs} if needs else {}),
                 **({"known": known} if known else {}),
             }

@@ -126,8 +126,6 @@ class Situations:
                 found.append("REC-2")
             case _:
                 pass  # the other commands create their situations through their events
-        if after is not None and isinstance(after.phase, Idle) and not isinstance(phase, Idle):
-            self._calls_in_turn = False
         return found
 
     def _from_event(self, event: dict[str, object], before: LoopState) -> list[str]:
@@ -137,6 +135,8 @@ class Situations:
         found = list(_FROM_EVENT.get(kind, ("LOG-1",)))
         call_id = data.get("callId")
         match kind:
+            case "turn/start":
+                self._calls_in_turn = False
             case "user/message" if not isinstance(before.phase, Idle):
                 found.append("ADJ-4")  # delivered at a step boundary
             case "assistant/message" if data.get("interrupted"):
@@ -183,9 +183,11 @@ class Situations:
         call_id = source.get("callId") if isinstance(source, dict) else None
         error = data.get("error")
         code = error.get("code") if isinstance(error, dict) else None
-        found: list[str] = []
+        content = message.get("content") if isinstance(message, dict) else None
+        block = content[0] if isinstance(content, list) and content else None
+        found: list[str] = ["TEXT-1"] if isinstance(block, dict) and block.get("isError") else []
         if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
-            found.append("EXE-2")
+            found.append("EXE-5")
         elif code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
             found.append("ABORT-1")
         elif code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):

@@ -1,0 +1,151 @@
+"""What `loopspec conform` reports means what it says.
+
+Coverage: a rule is "exercised" only when a program created the situation it governs, counted
+apart from the comparisons that merely checked it. Numbers: `--examples N` runs N programs, and
+shrinking and Hypothesis's abandoned programs are reported apart. The JSON report is versioned
+and carries the shrunk program; diffs show JSON as JSON and nothing that compares equal.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_blame_matrix import FIRST_USER, ChangedModel, _events
+
+from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, SubmitUser
+from loopspec.model.config import LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.compare import displayed_observation
+from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
+from loopspec.properties.conformance.situations import Situations
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import CONFIGS
+
+
+class OnlyConfig(ModelTarget):
+    """The model, declaring only what one configuration needs: no hooks means no pre-hooks."""
+
+    def __init__(self, capabilities: frozenset[str]) -> None:
+        super().__init__()
+        self._capabilities = capabilities
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        super().reset(config)
+        return self._capabilities
+
+
+def _statuses(report: Any) -> dict[str, dict[str, Any]]:
+    return {row["rule"]: row for row in rule_table(report)}
+
+
+def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
+    """DEC-1, EXE-1, SCHED-1: without hooks no program can deny, so DEC-1 is not exercised
+    however many results were checked; with hooks it is, with the count of denied results."""
+    plain = run_conformance(lambda: OnlyConfig(frozenset({"max-tokens"})), examples=30,
+                            seed_value=None, show_progress=False)  # fmt: skip
+    rows = _statuses(plain)
+    assert rows["DEC-1"]["generated"] == 0
+    assert rows["DEC-1"]["status"] != "exercised"
+    assert rows["ORD-2"]["checked"] > 0
+    assert rows["SCHED-1"]["generated"] == 0, "max_parallel 1 and no parallel capability"
+    full = run_conformance(ModelTarget, examples=60, seed_value=None, show_progress=False)
+    rows = _statuses(full)
+    assert rows["DEC-1"]["status"] == "exercised"
+    assert rows["DEC-1"]["generated"] == full.situations["DEC-1"] > 0
+    assert rows["SCHED-1"]["status"] == "exercised"
+
+
+def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
+    """EXE-1: the situation is a reply whose calls repeat an id, however many replies ran."""
+    target = ModelTarget()
+    target.reset(CONFIGS[0])
+    situations = Situations()
+    calls = (ToolCallBlock("c1", "read", "{}"), ToolCallBlock("c2", "read", "{}"))
+    for command in (SubmitUser("hi"), ModelReplies(calls)):
+        before = target.state
+        assert before is not None
+        seen = situations.feed(command, before, target.state, target.apply(command))
+        assert "EXE-1" not in seen
+    target.reset(CONFIGS[0])
+    target.apply(SubmitUser("hi"))
+    twice = ModelReplies((calls[0], calls[0]))
+    before = target.state
+    assert before is not None
+    seen = situations.feed(twice, before, target.state, target.apply(twice))
+    assert seen.count("EXE-1") == 2  # the reply repeats an id, and the model refuses it
+
+
+def test_MODEL_1_examples_counts_programs_and_shrinking_apart() -> None:
+    """MODEL-1: `examples=N` on a conformant target is N complete programs; a failing run
+    reports the programs before the divergence, and shrinking apart."""
+    report = run_conformance(ModelTarget, examples=25, seed_value=None, show_progress=False)
+    assert report.conformant
+    assert (report.examples, report.shrink_runs) == (25, 0)
+    case = FIRST_USER[0]
+    failing = run_conformance(case.target, examples=25, seed_value=None, show_progress=False)
+    assert failing.divergence is not None
+    assert 1 <= failing.examples <= 25
+    assert failing.shrink_runs > 0
+
+
+def test_MODEL_1_conform_json_is_versioned_and_carries_the_shrunk_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MODEL-1: `conform --format json` names its format and version, and a counterexample
+    carries the configuration, the shrunk program in the driver protocol's JSON, and the
+    replay command."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    argv = ["conform", "--impl", "test_conform_report:turn_end_reason_as_text", "--examples",
+            "20", "--format", "json", "--case-dir", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["format"] == "loopspec-conform/1"
+    divergence = document["divergence"]
+    assert divergence["rule"] == "TURN-5"
+    assert divergence["program"][0]["kind"] == "SubmitUser"
+    assert "TURN-5" in divergence["specText"]
+    assert divergence["replay"].startswith("loopspec replay ")
+    assert Path(divergence["case"]).is_file()
+    assert "$json" not in json.dumps(document)
+
+
+def turn_end_reason_as_text() -> ModelTarget:
+    """An `--impl` factory: the model, writing turn/end reasons as bare strings."""
+    return FIRST_USER[0].target()
+
+
+def test_MODEL_1_integral_numbers_show_no_diff() -> None:
+    """MODEL-1: `durationMs: 0` and `0.0` compare equal and show equal: the only hunk of the
+    diff is the real difference, and arguments show as JSON, never wrapped."""
+
+    def integral_durations(command: Command, observed: Observation) -> Observation:
+        def change(event: dict[str, Any]) -> dict[str, Any]:
+            if event["type"] == "hook/result":
+                event["data"]["durationMs"] = int(event["data"]["durationMs"])
+            return event
+
+        return _events(change)(command, observed)
+
+    def and_another_model(command: Command, observed: Observation) -> Observation:
+        def change(event: dict[str, Any]) -> dict[str, Any]:
+            if event["type"] == "assistant/message":
+                event["data"]["message"]["source"]["model"] = "other"
+            return event
+
+        return _events(change)(command, integral_durations(command, observed))
+
+    program = [SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+               HookAnswers(Pass()), HookAnswers(Pass())]  # fmt: skip
+    clean = replay_case(lambda: ChangedModel(integral_durations), CONFIGS[1], program)
+    assert clean.divergence is None
+    replay = replay_case(lambda: ChangedModel(and_another_model), CONFIGS[1], program)
+    assert replay.divergence is not None
+    diff = replay.divergence.diff()
+    assert diff.count("@@") == 2, diff  # one hunk
+    assert "durationMs" not in diff
+    assert '+      "model": "other",' in diff
+    assert "$json" not in json.dumps(displayed_observation(replay.divergence.actual))
