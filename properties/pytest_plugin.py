@@ -29,6 +29,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run the conformance suite against a driver-protocol process",
     )
+    group.addoption(
+        "--loopspec-case-dir",
+        metavar="DIR",
+        default="loopspec-cases",
+        help="where a failing program is saved as a replayable case (default loopspec-cases/)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

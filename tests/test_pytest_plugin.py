@@ -40,7 +40,19 @@ def test_PROTO_1_plugin_passes_a_conformant_target(tmp_path: Path) -> None:
 
 
 def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> None:
-    """PROTO-1, TURN-2: a mutant target fails the suite with the broken rule in the report."""
+    """PROTO-1, TURN-2: a mutant target fails the suite with what `loopspec conform` prints —
+    the rule, its SPEC text, the diff, the saved case and the replay command — and none of
+    Hypothesis's draw lines."""
     done = _pytest(tmp_path, "plugin_targets:turn_end_with_step_open")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "[TURN-2]" in done.stdout
+    out = done.stdout
+    assert "rule TURN-2: the target's own log breaks TURN-2" in out
+    assert "### TURN-2 " in out  # the SPEC text
+    assert "--- model" in out
+    assert "+++ target" in out
+    assert '{"kind": "SubmitUser"' in out
+    cases = list((tmp_path / "loopspec-cases").glob("case-TURN-2-*.json"))
+    assert len(cases) == 1
+    assert f"rerun: loopspec replay {cases[0]} --impl plugin_targets:turn_end_with_step_open" in out
+    assert "Draw 1" not in out
+    assert "state.configure" not in out

@@ -1,28 +1,47 @@
 """The conformance suite the pytest plugin runs (`pytest --loopspec-impl=MODULE:FACTORY`).
 
 Not collected by loopspec's own test run: the plugin adds this file only when a target is given.
+It runs what `loopspec conform` runs, with the active Hypothesis profile's budget, and fails
+with what the CLI prints: the shrunk program, the rule and how it is broken, the diff, the rule's
+SPEC text, the saved case file and the command that replays it — and nothing of Hypothesis's
+own output.
 """
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis.stateful import run_state_machine_as_test
+from pathlib import Path
 
-from loopspec.properties.conformance.machine import conformance_machine
-from loopspec.properties.conformance.run import close_factory, resolve_target
+import pytest
+from hypothesis import settings
+
+from loopspec.properties.cli.conform import counterexample_lines, counts_line, save_case
+from loopspec.properties.conformance.run import close_factory, resolve_target, run_conformance
 
 
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
-    factory, _ = resolve_target(
+    factory, target = resolve_target(
         request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
     )
     profile = settings()
     try:
-        run_state_machine_as_test(
-            conformance_machine(factory),
-            settings=settings(profile, deadline=None, suppress_health_check=list(HealthCheck)),
+        report = run_conformance(
+            factory,
+            examples=profile.max_examples,
+            steps=profile.stateful_step_count,
+            seed_value=None,
+            show_progress=False,
         )
     finally:
         close_factory(factory)
+    if report.divergence is None:
+        return
+    folder = Path(request.config.getoption("--loopspec-case-dir"))
+    case_path = save_case(report, folder.resolve(), target)
+    lines = [
+        f"loopspec conform: {report.target}: COUNTEREXAMPLE",
+        f"  {counts_line(report)}",
+        "",
+        *counterexample_lines(report, case_path, target),
+    ]
+    pytest.fail("\n".join(lines), pytrace=False)
