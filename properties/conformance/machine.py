@@ -69,6 +69,7 @@ from loopspec.properties.conformance.situations import SITUATION_HITS, Situation
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful import strategies as gen
+from loopspec.properties.stateful import swarm as swarming
 
 TargetFactory = Callable[[], ConformanceTarget]
 
@@ -127,6 +128,7 @@ def conformance_machine(
             self.history: list[dict[str, Any]] = []
             self.checker = ProfileChecker(profile) if profile is not None else None
             self.failed = False
+            self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
             self.raised = False  # this program raised the run's first divergence
 
         @property
@@ -141,10 +143,11 @@ def conformance_machine(
         def configure(self, data: st.DataObject) -> None:
             """Reset both with a configuration the target can run."""
             probe = self.target.reset(gen.CONFIGS[0])
-            configs = [c for c in gen.CONFIGS if _fits(c, probe)] or [
+            configs = [c for c in swarming.CONFIGS if _fits(c, probe)] or [
                 _reduced(gen.CONFIGS[0], probe)
             ]
             self.config = data.draw(st.sampled_from(configs), label="config")
+            self.swarm = data.draw(swarming.swarms, label="swarm")
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             note(f"target {self.target.name} declares {sorted(self.capabilities)}")
@@ -242,7 +245,9 @@ def conformance_machine(
             if data.draw(st.integers(0, 11), label="fails") == 0:
                 self.apply(ModelFails("overloaded", "OVERLOADED"))
                 return
-            reply = data.draw(gen.model_replies(self.next_call), label="reply")
+            reply = data.draw(
+                swarming.model_replies(self.swarm, self.config, self.next_call), label="reply"
+            )
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)
             self.next_call += len(reply.tool_calls)
@@ -255,7 +260,9 @@ def conformance_machine(
             phase = self.phase
             assert isinstance(phase, Rewriting)
             call = phase.reply.tool_calls[phase.queue[0].call_index]
-            verdict: PreVerdict = data.draw(gen.pre_verdicts_for(call.name), label="verdict")
+            verdict: PreVerdict = data.draw(
+                swarming.pre_verdicts(self.swarm, call), label="verdict"
+            )
             if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):
@@ -285,10 +292,13 @@ def conformance_machine(
             phase = self.phase
             assert isinstance(phase, Dispatching)
             running = [s for s in phase.slots if s.status == RUNNING]
+            if self.swarm.aborts and len(running) > 1 and data.draw(st.booleans(), label="later"):
+                running = running[1:]  # a later call settles first: it waits for an earlier one
             slot = data.draw(st.sampled_from(running), label="settles")
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
-            post = tuple(data.draw(gen.post_verdicts, label="post") for _ in hooks)
-            outcome = data.draw(gen.tool_outcomes, label="outcome")
+            judged = swarming.post_verdicts(self.swarm)
+            post = tuple(data.draw(judged, label="post") for _ in hooks)
+            outcome = data.draw(swarming.tool_outcomes(self.swarm), label="outcome")
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)
             self.apply(ToolFinishes(slot.call_id, outcome, post))
@@ -297,11 +307,15 @@ def conformance_machine(
         @rule(data=st.data())
         def disrupt(self, data: st.DataObject) -> None:
             """Stop, crash, or type mid-turn — each only when the target can."""
-            kind = data.draw(
-                st.sampled_from(["none"] * 6 + ["interject", "abort", "crash", "arbitrary"]),
-                label="disruption",
-            )
-            if kind == "abort" and self.has("abort"):
+            kind = data.draw(swarming.disruptions(self.swarm), label="disruption")
+            if kind == "settled" and isinstance(self.phase, Dispatching):
+                settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
+                if settled:
+                    call_id = data.draw(st.sampled_from(settled), label="settled call")
+                    late = ToolFinishes(call_id, data.draw(gen.tool_outcomes, label="late"))
+                    if self.supports(late):
+                        self.apply(late)
+            elif kind == "abort" and self.has("abort"):
                 self.apply(Abort())
             elif kind == "crash" and self.has("crash-repair"):
                 self.apply(Crash())
@@ -351,8 +365,9 @@ def conformance_machine(
             if not pinned or self.raised:
                 PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
             try:
+                if not self.failed:
+                    self.settle()  # what is still queued or running is compared too
                 if self.checker is not None and not self.failed:
-                    self.settle()
                     KNOWN_HITS.update(self.checker.shown())
             finally:
                 self.target.close()

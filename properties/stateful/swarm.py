@@ -1,0 +1,195 @@
+"""Swarm testing for conformance programs: each program leans on a few features, hard.
+
+Drawing every command from one fixed mixture makes each feature rare in the same way in every
+program: a rewrite needs a hooked configuration, a call its hook matches and a verdict with an
+input, so programs with several rewrites, or a rewrite that an approval then shows, are few.
+Swarm testing (Groce et al., 2012) draws per program which features are *on*; the features that
+are on get most of the program's choices. Over many programs every combination turns up, and
+each feature is frequent in the programs that have it on.
+
+The situations a rule governs and the generator reaches on purpose:
+
+- rewrites (RW-1, RW-2, RW-4): PreToolUse verdicts with an updated input, mostly one that fits the
+  tool; *identity* rewrites, whose input equals the call's own arguments (a loop must still record
+  them as rewrites); rewrites under `Ask`, so the approval shows the effective input;
+- several hooks on one call (HOOK-3, HOOK-4): the hooked configurations, drawn more often;
+- tool names an unanchored matcher would match in part (`bash_session` for the matcher `bash`,
+  `preread` for `read`): `PARTIAL_NAMES_CONFIG` (HOOK-2);
+- parallel calls (ORD-3, SCHED-1, ADJ-1): replies with two to four calls;
+- approvals and denials (DEC-1, DEC-2), aborts (ABORT-1, ABORT-2), crashes (REC-1, REC-2),
+  input typed mid-turn (queued input, ADJ-1): each a disruption or verdict with its own weight;
+- contexts a body or a PostToolUse hook defers while later results of the batch are due (ADJ-1);
+- outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
+  is no longer running, which every loop must refuse;
+- aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
+  settled while an earlier one still runs.
+
+Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
+queued is delivered and compared too.
+"""
+
+from __future__ import annotations
+
+import attrs
+from hypothesis import strategies as st
+
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Deny,
+    ModelReplies,
+    PostContext,
+    PostVerdict,
+    PreVerdict,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.stateful import strategies as gen
+
+
+@attrs.frozen
+class Swarm:
+    """Which features one program leans on."""
+
+    rewrites: bool
+    identity_rewrites: bool
+    approvals: bool
+    parallel: bool
+    aborts: bool
+    crashes: bool
+    interjections: bool
+    settled_outcomes: bool
+    denials: bool
+    contexts: bool
+
+
+swarms: st.SearchStrategy[Swarm] = st.builds(Swarm, *(st.booleans() for _ in attrs.fields(Swarm)))
+
+# Tools whose names contain another tool's name, and hooks whose matchers name the shorter one:
+# a loop that searches the matcher in the name (instead of matching the whole name) runs them.
+PARTIAL_TOOLS = (
+    ToolSpec("bash_session", concurrency_safe=False, required_keys=("command",)),
+    ToolSpec("preread", concurrency_safe=True, required_keys=("file_path",)),
+)
+PARTIAL_NAMES_CONFIG = LoopConfig(
+    tools=(*gen.TOOLS, *PARTIAL_TOOLS),
+    hooks=(
+        HookSpec("bash-guard", "PreToolUse", "bash"),
+        HookSpec("read-audit", "PreToolUse", "read"),
+        HookSpec("read-after", "PostToolUse", "read"),
+    ),
+    max_parallel=2,
+)
+PARTIAL_ARGUMENTS = {
+    "bash_session": gen.ARGUMENTS["bash"],
+    "preread": gen.ARGUMENTS["read"],
+}
+# The bundled configurations, hooked ones twice (rewrites, several hooks and approvals need a
+# hook), and the partial-names one.
+CONFIGS = (*gen.CONFIGS, *gen.CONFIGS[1:], PARTIAL_NAMES_CONFIG)
+
+
+def _arguments_for(name: str) -> list[str]:
+    return gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
+
+
+@st.composite
+def tool_calls(
+    draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
+) -> tuple[ToolCallBlock, ...]:
+    """Calls with distinct ids `c<first_id>...`: several when `parallel` is on."""
+    names = [tool.name for tool in config.tools] + ["missing_tool"]
+    count = draw(st.integers(2, 4) if swarm.parallel else st.integers(1, 2), label="calls")
+    calls = []
+    for offset in range(count):
+        name = draw(st.sampled_from(names), label="tool")
+        pool = _arguments_for(name)
+        if draw(st.integers(0, 9), label="malformed") == 0:
+            pool = gen.MALFORMED_ARGUMENTS
+        calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(st.sampled_from(pool))))
+    return tuple(calls)
+
+
+@st.composite
+def model_replies(draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int) -> ModelReplies:
+    """A reply as `strategies.model_replies` draws it, its calls drawn for the swarm."""
+    reply = draw(gen.model_replies(first_id), label="reply")
+    if not reply.tool_calls and draw(st.integers(0, 2), label="no calls") == 0:
+        return reply
+    others = tuple(block for block in reply.blocks if not isinstance(block, ToolCallBlock))
+    calls = draw(tool_calls(swarm, config, first_id))
+    return ModelReplies((*others, *calls), reply.finish)
+
+
+def _identity(arguments: str) -> JsonValue | None:
+    """The call's own arguments as an input object, when they are one."""
+    parsed = parse_arguments(arguments)
+    return parsed if isinstance(parsed, FrozenMap) else None
+
+
+@st.composite
+def pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
+    """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
+    swarm says (an identity rewrite less often than the rest: it is one situation among many)."""
+    verdict = draw(gen.pre_verdicts_for(call.name), label="verdict")
+    identity = _identity(call.arguments)
+    leaning: list[str] = []
+    if swarm.rewrites:
+        leaning += ["rewrite"] * 3
+    if swarm.identity_rewrites and identity is not None:
+        leaning += ["identity"]
+    if swarm.approvals:
+        leaning += ["ask"] * 2
+    if swarm.denials:
+        leaning += ["deny"] * 2
+    if not leaning or draw(st.integers(0, 3), label="lean") == 0:
+        return verdict
+    lean = draw(st.sampled_from(leaning), label="leaning")
+    if lean == "deny":
+        return Deny(reason=draw(st.sampled_from(["blocked by policy", "no"]), label="reason"))
+    fitting = gen.REWRITES.get(call.name) or [FrozenMap({"x": 1})]
+    new_input: JsonValue = (
+        identity if lean == "identity" else draw(st.sampled_from(fitting), label="input")
+    )
+    if lean == "ask" or (swarm.approvals and draw(st.booleans(), label="ask")):
+        reason = draw(st.sampled_from([None, "needs a look"]), label="reason")
+        keep = lean != "ask" or draw(st.integers(0, 2), label="with input") > 0
+        return Ask(reason=reason, updated_input=new_input if keep else None)
+    return Allow(updated_input=new_input)
+
+
+def tool_outcomes(swarm: Swarm) -> st.SearchStrategy[ToolOutcome]:
+    """Body outcomes; with `contexts` on, successes mostly defer a context."""
+    if not swarm.contexts:
+        return gen.tool_outcomes
+    deferring = st.builds(
+        ToolSucceeded,
+        text=st.sampled_from(["A", "B"]),
+        contexts=st.lists(st.sampled_from(["deferred context"]), min_size=1, max_size=2).map(tuple),
+        meta=st.sampled_from([None, FrozenMap({"lines": 3})]),
+    )
+    return st.one_of(deferring, deferring, gen.tool_outcomes)
+
+
+def post_verdicts(swarm: Swarm) -> st.SearchStrategy[PostVerdict]:
+    """PostToolUse answers; with `contexts` on, mostly a context."""
+    if not swarm.contexts:
+        return gen.post_verdicts
+    context = st.builds(PostContext, text=st.just("note from hook"))
+    return st.one_of(context, context, gen.post_verdicts)
+
+
+def disruptions(swarm: Swarm) -> st.SearchStrategy[str]:
+    """Which disruption comes next: the swarm's features are each several times more likely."""
+    weights = {
+        "none": 6,
+        "interject": 4 if swarm.interjections else 1,
+        "abort": 4 if swarm.aborts else 1,
+        "crash": 3 if swarm.crashes else 1,
+        "settled": 3 if swarm.settled_outcomes else 0,
+        "arbitrary": 1,
+    }
+    return st.sampled_from([kind for kind, weight in weights.items() for _ in range(weight)])

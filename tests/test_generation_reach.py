@@ -1,0 +1,145 @@
+"""Every situation a rule governs is reached: how many generated conformance programs reach each.
+
+A comparison can only catch a bug in a situation some program creates. The situations below are
+those whose absence let wrong loops pass (an identity rewrite, an outcome for a settled call, a
+tool name a matcher names only in part, an abort while a later call waits on an earlier one,
+input still queued when a program ends) and the features every rule family needs (rewrites,
+several hooks on one call, parallel calls, approvals, aborts, crashes). The test runs the
+conformance machine on the model itself, counts per situation the programs that reach it, prints
+the counts (`-s`), and requires each to be reached by some.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+)
+from loopspec.model.config import PRE_TOOL_USE, LoopConfig
+from loopspec.model.jsonvalue import parse_arguments
+from loopspec.model.state import READY, RUNNING, Dispatching, Idle, LoopState, Rewriting
+from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.target import ModelTarget
+
+PROGRAMS = 200
+SITUATIONS = (
+    "rewrite",
+    "identity rewrite",
+    "rewrite shown for approval",
+    "several hooks on one call",
+    "tool name a matcher names in part",
+    "parallel calls",
+    "approval",
+    "abort",
+    "abort while a later call waits on an earlier one",
+    "crash",
+    "outcome for a settled call",
+    "queued input delivered at a quiet end",
+)
+
+
+def _partly_named(config: LoopConfig, tool_name: str) -> bool:
+    """A hook's matcher occurs in the name but does not match all of it."""
+    return any(
+        hook.matcher not in ("*", "") and re.search(hook.matcher, tool_name) is not None
+        for hook in config.hooks
+        if not hook.matches(tool_name)
+    )
+
+
+def situations_of(command: Command, before: LoopState, after: LoopState) -> set[str]:
+    """The situations `command`, applied in state `before`, creates."""
+    found: set[str] = set()
+    phase, config = before.phase, before.config
+    match command:
+        case HookAnswers(verdict=Allow() | Ask() as verdict) if (
+            verdict.updated_input is not None
+            and isinstance(phase, Rewriting)
+            and after is not before
+        ):
+            found.add("rewrite")
+            call = phase.reply.tool_calls[phase.queue[0].call_index]
+            if verdict.updated_input == parse_arguments(call.arguments):
+                found.add("identity rewrite")
+            if isinstance(verdict, Ask):
+                found.add("rewrite shown for approval")
+        case ModelReplies() if after.log != before.log:
+            if len(command.tool_calls) > 1:
+                found.add("parallel calls")
+            for call in command.tool_calls:
+                if len(config.hooks_for(PRE_TOOL_USE, call.name)) > 1:
+                    found.add("several hooks on one call")
+                if _partly_named(config, call.name):
+                    found.add("tool name a matcher names in part")
+        case ApprovalAnswers() if after.log != before.log:
+            found.add("approval")
+        case Abort() if after is not before:
+            found.add("abort")
+            if isinstance(phase, Dispatching):
+                statuses = [slot.status for slot in phase.slots]
+                if READY in statuses and RUNNING in statuses[: statuses.index(READY)]:
+                    found.add("abort while a later call waits on an earlier one")
+        case Crash():
+            found.add("crash")
+        case ToolFinishes() if isinstance(phase, Dispatching) and after is before:
+            slot = next((s for s in phase.slots if s.call_id == command.call_id), None)
+            if slot is not None and slot.status != RUNNING:
+                found.add("outcome for a settled call")
+        case SubmitUser() if not isinstance(phase, Idle):
+            found.add("queued input")
+        case _:
+            pass
+    return found
+
+
+def test_every_situation_is_reached_by_generated_programs() -> None:
+    """Per situation, the generated programs that reach it: none is zero."""
+    reached: Counter[str] = Counter()
+    base = conformance_machine(ModelTarget)
+
+    class Counting(base):  # type: ignore[misc,valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: set[str] = set()
+
+        def apply(self, command: Command) -> None:
+            before = self.oracle.state
+            super().apply(command)
+            self.seen |= situations_of(command, before, self.oracle.state)
+
+        def teardown(self) -> None:
+            super().teardown()  # settles: queued input is delivered
+            state = self.oracle.state
+            if "queued input" in self.seen and state is not None and isinstance(state.phase, Idle):
+                self.seen.add("queued input delivered at a quiet end")
+            reached.update(self.seen)
+
+    budget = settings(
+        max_examples=PROGRAMS,
+        stateful_step_count=40,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    run_state_machine_as_test(Counting, settings=budget)
+    print(f"\nprograms reaching each situation (of {PROGRAMS}):")
+    for situation in SITUATIONS:
+        print(f"  {reached[situation]:>4}  {situation}")
+    missing = [situation for situation in SITUATIONS if not reached[situation]]
+    assert not missing, f"situations no generated program reaches: {missing}"
