@@ -1,0 +1,102 @@
+"""docs/tutorial.md stays true: its loop is the one in examples/tutorial-loop/, its sample log
+is what the model writes, and that loop is CONFORMANT."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.run import replay_case, run_conformance
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful.strategies import CONFIGS
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+LOOP = ROOT / "examples" / "tutorial-loop" / "tutorial_loop.py"
+
+
+@pytest.fixture
+def tutorial_loop() -> Iterator[Any]:
+    """The tutorial's loop class, imported from its folder as the tutorial runs it."""
+    sys.path.insert(0, str(LOOP.parent))
+    try:
+        yield importlib.import_module("tutorial_loop").TutorialLoop
+    finally:
+        sys.path.remove(str(LOOP.parent))
+
+
+def _fenced(marker: str) -> str:
+    text = TUTORIAL.read_text(encoding="utf-8")
+    found = re.search(re.escape(marker) + r".*?\n```[a-z]*\n(.*?)```", text, re.S)
+    assert found is not None, f"no fenced block after {marker!r}"
+    return found.group(1)
+
+
+def test_MODEL_1_the_tutorial_quotes_its_loop_verbatim() -> None:
+    """MODEL-1: the code the tutorial shows is the code the tests run."""
+    quoted = _fenced("<!-- quoted from examples/tutorial-loop/tutorial_loop.py")
+    assert quoted == LOOP.read_text(encoding="utf-8")
+
+
+def test_MODEL_1_the_tutorials_sample_log_is_what_the_model_writes() -> None:
+    """MODEL-1: the sample turn in section 2 is the model's log for the program it describes."""
+    sample = _fenced("## 2. What the log looks like")
+    model = ModelTarget()
+    model.reset(CONFIGS[0])
+    program: list[Command] = [
+        SubmitUser("list the files"),
+        ModelReplies((TextBlock("Looking."), ToolCallBlock("c1", "bash", '{"command":"ls"}'))),
+        ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ModelReplies((TextBlock("One file: a.txt."),)),
+    ]
+    events = [event for command in program for event in model.apply(command).events]
+    assert [json.loads(line) for line in sample.splitlines()] == events
+
+
+def test_MODEL_1_the_tutorial_loop_is_conformant(tutorial_loop: Any) -> None:
+    """MODEL-1: the loop written from the tutorial passes `loopspec conform`, and replays the
+    tutorial's sample program exactly like the model."""
+    report = run_conformance(tutorial_loop, examples=150, seed_value=None, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+    assert report.capabilities == frozenset()
+    program: list[Command] = [
+        SubmitUser("list the files"),
+        ModelReplies((TextBlock("Looking."), ToolCallBlock("c1", "bash", '{"command":"ls"}'))),
+        ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ModelReplies((TextBlock("One file: a.txt."),)),
+    ]
+    assert replay_case(tutorial_loop, CONFIGS[0], program).divergence is None
+
+
+def test_MODEL_1_a_slip_in_the_tutorial_loop_is_blamed_on_its_rule(tutorial_loop: Any) -> None:
+    """MODEL-1, TEXT-1: a loop that forgets the `Error: ` prefix of an unknown tool's result is
+    caught and blamed on EXE-5, the rule whose wording it gets wrong."""
+
+    def forgetful() -> Any:
+        loop = tutorial_loop()
+        commit = loop._commit
+
+        def without_prefix(slot: dict[str, Any]) -> None:
+            texts, is_error, error = slot["result"]
+            slot["result"] = ([t.removeprefix("Error: ") for t in texts], is_error, error)
+            commit(slot)
+
+        loop._commit = without_prefix
+        return loop
+
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "nope", '{"x": 1}'),)),
+    ]
+    replay = replay_case(forgetful, CONFIGS[0], program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-5", replay.divergence.what
