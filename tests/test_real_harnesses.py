@@ -117,6 +117,7 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "rewrite")
     assert code == 1
     assert divergences(lines) == ["RW-1", "RW-1"]
+    assert all(x.endswith("(known bug)") for x in lines if x.startswith("  [RW-1]"))
     assert any("ran echo rewritten but the next request's history holds" in x for x in lines)
     assert any(x.startswith("offline: all ") and "went to the mock" in x for x in lines)
     in_log = check_rules(capsys, log)

@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
+from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import (
     Harness,
     HarnessScript,
@@ -405,8 +406,11 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         if not view.log_report.violations:
             lines.append("  check: no violation it can show")
     lines.append(f"\n== divergences from the model: {len(view.divergences)} ==")
+    known = KNOWN[view.harness]
     for divergence in view.divergences:
-        lines.append(f"  [{divergence.rule_id}] {divergence.call_id}: {divergence.message}")
+        entry = known.get(divergence.rule_id)
+        label = f" (known {entry.kind.value})" if entry else " (NOT a known divergence)"
+        lines.append(f"  [{divergence.rule_id}] {divergence.call_id}: {divergence.message}{label}")
     return lines
 
 
