@@ -54,8 +54,9 @@ $(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
 # Runs the scripted scenarios on both real loops and prints every report (exit 1 from `run` and
 # `check` means a divergence was found, which is what these scenarios show); 2 fails the target.
 HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
+# HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min).
 test-harnesses: $(STAMP) harnesses
-	$(PY) -m pytest tests/test_real_harnesses.py
+	$(PY) -m pytest tests/test_real_harnesses.py tests/test_real_harness_programs.py
 	@out=$$(mktemp -d); for h in claude-code codex; do \
 	  for s in one-call:rewrite one-call:two-rewrites one-call:deny \
 	      one-call:rewrite-then-passthrough two-calls:no-hooks two-turns:rewrite \
