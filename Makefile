@@ -16,7 +16,9 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/loopspec demo
 
-test: lint typecheck pytest crosshair
+# harnesses installs the pinned Claude Code and Codex CLIs (npm ci, once per lockfile change);
+# harness-reports prints what `run` and `check` find in both real loops (RW-1, HOOK-3, ...).
+test: lint typecheck harnesses pytest crosshair harness-reports
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -39,7 +41,7 @@ clean:
 
 # The real Claude Code and Codex CLIs (pinned in examples/*-adapter/package-lock.json, about
 # 400 MB each) for `loopspec run --harness` and tests/test_real_harnesses.py.
-.PHONY: harnesses test-harnesses
+.PHONY: harnesses test-harnesses harness-reports
 # npm ci runs again only when a lockfile changed (npm writes node_modules/.package-lock.json).
 CLAUDE_CODE_INSTALLED := examples/claude-code-adapter/node_modules/.package-lock.json
 CODEX_INSTALLED := examples/codex-adapter/node_modules/.package-lock.json
@@ -57,6 +59,10 @@ HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
 # HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min).
 test-harnesses: $(STAMP) harnesses
 	$(PY) -m pytest tests/test_real_harnesses.py tests/test_real_harness_programs.py
+	$(MAKE) harness-reports
+
+# Only the scenario reports (make test runs these after pytest, which already ran both files).
+harness-reports: $(STAMP) harnesses
 	@out=$$(mktemp -d); for h in claude-code codex; do \
 	  for s in one-call:rewrite one-call:two-rewrites one-call:deny \
 	      one-call:rewrite-then-passthrough two-calls:no-hooks two-turns:rewrite \

@@ -70,8 +70,10 @@ VERBS = (
     Verb(
         "run",
         "loopspec.properties.cli.run",
-        "run the bundled loop on a scripted session with real hooks, show every reader",
-        "0 the session ran; 2 the scenario, hooks file or log path cannot be used",
+        "run a scripted session with real hooks on the bundled loop (or, with --harness, "
+        "on the real Claude Code or Codex CLI), show every reader",
+        "0 the session ran; 1 (--harness) the real loop diverged from the model; 2 the "
+        "scenario, hooks file, harness or log path cannot be used",
         starts_processes=True,
     ),
     Verb(
