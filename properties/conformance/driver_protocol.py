@@ -34,7 +34,47 @@ of every message below.
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable
 from typing import Any
+
+import attrs
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from loopspec.model.commands import (
+    ABORT_CAUSES,
+    APPROVAL_OUTCOMES,
+    FINISH_REASONS,
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Deny,
+    HookAudit,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    PostVerdict,
+    PreVerdict,
+    ReplyBlock,
+    ToolFailed,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import HOOK_POINTS, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import (
+    HOOK_DIALECTS,
+    Event,
+    OpaqueEvent,
+    TurnEnded,
+    UserMessageRecorded,
+)
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 PROTOCOL_VERSION = 1
 
@@ -51,260 +91,431 @@ CAPABILITIES = {
     "result-meta": "ToolSucceeded.meta reaches the tool/result (presentation meta)",
 }
 
-_STRING = {"type": "string"}
-_JSON: dict[str, Any] = {}
-_AUDIT = {
-    "type": "object",
-    "properties": {
-        "decision": _STRING,
-        "exitCode": {"type": "integer"},
-        "stderrSummary": _STRING,
-        "durationMs": {"type": "number", "minimum": 0},
-    },
-}
-_VERDICT = {
-    "oneOf": [
-        {"type": "object", "required": ["decision"], "properties": {"decision": {"const": "pass"}}},
-        {
-            "type": "object",
-            "required": ["decision"],
-            "properties": {
-                "decision": {"enum": ["allow", "ask"]},
-                "reason": _STRING,
-                "updatedInput": _JSON,
-            },
-        },
-        {
-            "type": "object",
-            "required": ["decision", "reason"],
-            "properties": {"decision": {"const": "deny"}, "reason": _STRING},
-        },
-    ]
-}
-_POST_VERDICT = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["decision"],
-            "properties": {"decision": {"const": "pass"}, "audit": _AUDIT},
-        },
-        {
-            "type": "object",
-            "required": ["decision", "text"],
-            "properties": {"decision": {"const": "context"}, "text": _STRING, "audit": _AUDIT},
-        },
-        {
-            "type": "object",
-            "required": ["decision", "reason"],
-            "properties": {"decision": {"const": "block"}, "reason": _STRING, "audit": _AUDIT},
-        },
-    ]
-}
-_BLOCK = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["type", "text"],
-            "properties": {"type": {"enum": ["text", "reasoning"]}, "text": _STRING},
-        },
-        {
-            "type": "object",
-            "required": ["type", "id", "name", "arguments"],
-            "properties": {
-                "type": {"const": "tool-call"},
-                "id": {"type": "string", "minLength": 1},
-                "name": {"type": "string", "minLength": 1},
-                "arguments": _STRING,
-            },
-        },
-    ]
-}
+_STRING: dict[str, Any] = {"type": "string"}
+_JSON: dict[str, Any] = {"description": "any JSON value"}
+
+# ---------------------------------------------------------------------------------------------
+# Commands and configurations: generated from the attrs classes the codec builds
+# (`loopspec.model.commands`, `loopspec.model.config`). Wire names are the fields' names in
+# camelCase; what the attrs types cannot say — a union member's tag, a closed set of strings,
+# a field the wire requires although the class has a default — is stated once below.
 
 
-def _command(kind: str, required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _described(schema: dict[str, Any], cls: type) -> dict[str, Any]:
+    doc = (cls.__doc__ or "").strip().split("\n")[0]
+    return {**schema, "description": doc} if doc else schema
+
+
+# A union member's discriminating key and value on the wire.
+_TAGS: dict[type, tuple[str, object]] = {
+    **{cls: ("kind", cls.NAME) for cls in typing.get_args(Command)},
+    Pass: ("decision", "pass"),
+    Allow: ("decision", "allow"),
+    Ask: ("decision", "ask"),
+    Deny: ("decision", "deny"),
+    PostPass: ("decision", "pass"),
+    PostContext: ("decision", "context"),
+    PostBlock: ("decision", "block"),
+    ToolSucceeded: ("ok", True),
+    ToolFailed: ("ok", False),
+    TextBlock: ("type", "text"),
+    ReasoningBlock: ("type", "reasoning"),
+    ToolCallBlock: ("type", "tool-call"),
+}
+# (class, field) -> the closed set of strings it takes.
+_ENUMS: dict[tuple[type, str], frozenset[str]] = {
+    (ModelReplies, "finish"): FINISH_REASONS,
+    (ApprovalAnswers, "outcome"): APPROVAL_OUTCOMES,
+    (Abort, "cause"): ABORT_CAUSES,
+    (HookSpec, "point"): HOOK_POINTS,
+    (HookSpec, "dialect"): HOOK_DIALECTS,
+}
+# Fields the codec requires on the wire although their class gives them a default.
+_WIRE_REQUIRED: frozenset[tuple[type, str]] = frozenset(
+    {
+        (ModelReplies, "finish"),
+        (ModelFails, "code"),
+        (ApprovalAnswers, "outcome"),
+        (Abort, "cause"),
+        (Deny, "reason"),
+        *((LoopConfig, f.name) for f in attrs.fields(LoopConfig)),
+        (HookSpec, "point"),
+        (HookSpec, "matcher"),
+        (HookSpec, "dialect"),
+        (ToolSpec, "concurrency_safe"),
+        (ToolSpec, "required_keys"),
+    }
+)
+# Fields the codec never writes (kept verbatim inside loopspec only).
+_NOT_ON_THE_WIRE = frozenset({"extra"})
+_MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
+
+
+def _type_schema(annotation: str) -> dict[str, Any]:
+    """The JSON Schema of one field's annotation (as attrs keeps it: source text)."""
+    if annotation.endswith(" | None"):
+        return _type_schema(annotation.removesuffix(" | None"))
+    if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
+        return {"type": "array", "items": _type_schema(annotation[6:-6])}
+    named = _NAMED_TYPES.get(annotation)
+    if named is not None:
+        return named()
+    raise LookupError(f"no JSON Schema for the annotation {annotation!r}")
+
+
+def _class_schema(cls: type) -> dict[str, Any]:
+    """An attrs class as a JSON object: its wire fields, its tag, what is required."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    tag = _TAGS.get(cls)
+    if tag is not None:
+        properties[tag[0]] = {"const": tag[1]}
+        required.append(tag[0])
+    for field in attrs.fields(cls):
+        if field.name in _NOT_ON_THE_WIRE:
+            continue
+        wire = _camel(field.name)
+        schema = _type_schema(str(field.type))
+        if (cls, field.name) in _ENUMS:
+            schema = {"enum": sorted(_ENUMS[(cls, field.name)])}
+        if (cls, field.name) in _MINIMUM:
+            schema = {**schema, "minimum": _MINIMUM[(cls, field.name)]}
+        properties[wire] = schema
+        if field.default is attrs.NOTHING or (cls, field.name) in _WIRE_REQUIRED:
+            required.append(wire)
+    return _described({"type": "object", "required": required, "properties": properties}, cls)
+
+
+def _tagged(
+    key: str, variants: list[tuple[object, dict[str, Any]]], *, closed: bool = True
+) -> dict[str, Any]:
+    """Variants told apart by the value of `key`, so a validation error names the field that
+    is wrong in the variant the tag selects (not "valid under none of the given schemas")."""
+    tag: dict[str, Any] = {"enum": [value for value, _ in variants]} if closed else {}
     return {
         "type": "object",
-        "required": ["kind", *required],
-        "properties": {"kind": {"const": kind}, **properties},
+        "required": [key],
+        "properties": {key: tag},
+        "allOf": [
+            {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": schema}
+            for value, schema in variants
+        ],
     }
 
 
-COMMAND_SCHEMA: dict[str, Any] = {
-    "oneOf": [
-        _command("SubmitUser", ["text"], {"text": _STRING}),
-        _command(
-            "ModelReplies",
-            ["blocks", "finish"],
-            {
-                "finish": {"enum": ["completed", "max-tokens", "cancelled"]},
-                "blocks": {"type": "array", "items": _BLOCK},
-            },
-        ),
-        _command("ModelFails", ["message", "code"], {"message": _STRING, "code": _STRING}),
-        _command("HookAnswers", ["verdict"], {"verdict": _VERDICT, "audit": _AUDIT}),
-        _command(
-            "ApprovalAnswers",
-            ["outcome"],
-            {"outcome": {"enum": ["allowed-once", "rejected", "cancelled", "unavailable"]}},
-        ),
-        _command(
-            "ToolFinishes",
-            ["callId", "outcome"],
-            {
-                "callId": _STRING,
-                "outcome": {
-                    "oneOf": [
-                        {
-                            "type": "object",
-                            "required": ["ok", "text"],
-                            "properties": {
-                                "ok": {"const": True},
-                                "text": _STRING,
-                                "contexts": {"type": "array", "items": _STRING},
-                                "meta": _JSON,
-                            },
-                        },
-                        {
-                            "type": "object",
-                            "required": ["ok", "message"],
-                            "properties": {
-                                "ok": {"const": False},
-                                "message": _STRING,
-                                "code": _STRING,
-                                "errorName": _STRING,
-                            },
-                        },
-                    ]
-                },
-                "post": {"type": "array", "items": _POST_VERDICT},
-            },
-        ),
-        _command("Abort", ["cause"], {"cause": {"enum": ["user", "parent", "hook", "disposed"]}}),
-        _command("Crash", [], {}),
-        _command("Recover", [], {}),
-    ]
+def _union_schema(union: object) -> dict[str, Any]:
+    members = typing.get_args(union)
+    key = _TAGS[members[0]][0]
+    return _tagged(key, [(_TAGS[m][1], _class_schema(m)) for m in members])
+
+
+_NAMED_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
+    "str": lambda: dict(_STRING),
+    "int": lambda: {"type": "integer"},
+    "float": lambda: {"type": "number"},
+    "bool": lambda: {"type": "boolean"},
+    "JsonValue": lambda: dict(_JSON),
+    "FrozenMap": lambda: {"type": "object"},
+    "ReplyBlock": lambda: _union_schema(ReplyBlock),
+    "PreVerdict": lambda: _union_schema(PreVerdict),
+    "PostVerdict": lambda: _union_schema(PostVerdict),
+    "ToolOutcome": lambda: _union_schema(ToolOutcome),
+    "HookAudit": lambda: _class_schema(HookAudit),
+    "ToolSpec": lambda: _class_schema(ToolSpec),
+    "HookSpec": lambda: _class_schema(HookSpec),
 }
 
-CONFIG_SCHEMA: dict[str, Any] = {
+COMMAND_SCHEMA: dict[str, Any] = _union_schema(Command)
+CONFIG_SCHEMA: dict[str, Any] = _class_schema(LoopConfig)
+
+# ---------------------------------------------------------------------------------------------
+# Events: each core type's `data`, generated from the event classes (`loopspec.model.events`)
+# whose values `loopspec.model.wire` writes; message shapes from `loopspec.model.messages`.
+
+_TEXT = {
     "type": "object",
-    "required": ["tools", "hooks", "maxParallel", "provider", "model", "epochMs"],
+    "required": ["type", "text"],
+    "properties": {"type": {"const": "text"}, "text": _STRING},
+}
+_REASONING = {
+    "type": "object",
+    "required": ["type", "text"],
+    "properties": {"type": {"const": "reasoning"}, "text": _STRING},
+}
+_TOOL_CALL = _class_schema(ToolCallBlock)
+_TOOL_RESULT = {
+    "type": "object",
+    "required": ["type", "toolCallId", "content", "isError"],
     "properties": {
-        "tools": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name", "concurrencySafe", "requiredKeys"],
-                "properties": {
-                    "name": _STRING,
-                    "concurrencySafe": {"type": "boolean"},
-                    "requiredKeys": {"type": "array", "items": _STRING},
-                },
-            },
+        "type": {"const": "tool-result"},
+        "toolCallId": _STRING,
+        "content": {"type": "array", "items": _TEXT},
+        "isError": {"type": "boolean"},
+    },
+    "description": "A tool result message's one block; toolCallId is the call's id (LOG-6).",
+}
+
+
+def _message(
+    role: str, content: dict[str, Any], source: dict[str, Any], why: str
+) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["id", "role", "content", "source"],
+        "properties": {
+            "id": {"type": "string", "description": "free: implementations choose their own"},
+            "role": {"const": role},
+            "content": content,
+            "source": source,
         },
-        "hooks": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["handlerId", "point", "matcher", "dialect"],
-                "properties": {
-                    "handlerId": _STRING,
-                    "point": {"enum": ["PreToolUse", "PostToolUse"]},
-                    "matcher": _STRING,
-                    "dialect": {"enum": ["claude-code", "codex"]},
-                },
-            },
+        "description": why,
+    }
+
+
+def _source(kind: str, **fields: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["kind", *fields],
+        "properties": {"kind": {"const": kind}, **fields},
+    }
+
+
+MESSAGE_SCHEMAS: dict[str, dict[str, Any]] = {
+    "UserMessage": _message(
+        "user",
+        {"type": "array", "items": _TEXT},
+        {"oneOf": [_source("user"), _source("plugin", plugin=_STRING)]},
+        "A user message: what the user typed, or a context a plugin (tool-context) queued.",
+    ),
+    "AssistantMessage": _message(
+        "assistant",
+        {"type": "array", "items": {"oneOf": [_TEXT, _REASONING, _TOOL_CALL]}},
+        _source("model", provider=_STRING, model=_STRING),
+        "The model's reply: its blocks as the model wrote them (a rewrite changes arguments).",
+    ),
+    "ToolResultMessage": _message(
+        "user",
+        {"type": "array", "items": _TOOL_RESULT, "minItems": 1, "maxItems": 1},
+        _source("tool", callId=_STRING),
+        "A tool result message: exactly one tool-result block (LOG-6).",
+    ),
+}
+_EVENT_FIELD_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
+    **_NAMED_TYPES,
+    "UserMessage": lambda: {"$ref": "#/$defs/messages/UserMessage"},
+    "AssistantMessage": lambda: {"$ref": "#/$defs/messages/AssistantMessage"},
+    "ToolResultMessage": lambda: {"$ref": "#/$defs/messages/ToolResultMessage"},
+    "RewriteSidecar": lambda: {
+        "type": "object",
+        "required": ["originalArguments", "handlerIds"],
+        "properties": {
+            "originalArguments": _STRING,
+            "handlerIds": {"type": "array", "items": _STRING, "minItems": 1},
         },
-        "maxParallel": {"type": "integer", "minimum": 1},
-        "provider": _STRING,
-        "model": _STRING,
-        "epochMs": {"type": "integer"},
     },
 }
-
-EVENT_SCHEMA: dict[str, Any] = {
+# Fields every event has: the envelope (seq, time, surface metadata) and what is kept verbatim.
+_ENVELOPE_FIELDS = frozenset({"seq", "time", "extra", "envelope_extra", "surface", "sources"})
+_SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+_REASON = {
     "type": "object",
-    "required": ["type", "seq", "time", "data"],
-    "properties": {
-        "type": {"type": "string", "minLength": 1},
-        "seq": {"type": "integer", "minimum": 0},
-        "time": {"type": "integer"},
-        "data": _JSON,
-        "surfaceOp": _JSON,
-        "sourceEventSeqs": {"type": "array", "items": {"type": "integer"}},
-    },
+    "required": ["kind"],
+    "properties": {"kind": {"type": "string"}},
+    "description": "Why the turn ended: completed, aborted (with reason.kind the cause), error "
+    "(with error {message, code}), max-tokens, interrupted (repair), or a plugin's kind (TURN-5).",
 }
 
-TO_IMPLEMENTATION: dict[str, Any] = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["type", "protocol", "config"],
-            "properties": {
-                "type": {"const": "reset"},
-                "protocol": {"const": PROTOCOL_VERSION},
-                "config": CONFIG_SCHEMA,
-            },
-        },
-        {
-            "type": "object",
-            "required": ["type", "seq", "command"],
-            "properties": {
-                "type": {"const": "command"},
-                "seq": {"type": "integer"},
-                "command": COMMAND_SCHEMA,
-            },
-        },
-        {"type": "object", "required": ["type"], "properties": {"type": {"const": "shutdown"}}},
-    ]
-}
 
-FROM_IMPLEMENTATION: dict[str, Any] = {
-    "oneOf": [
-        {
-            "type": "object",
-            "required": ["type", "implementation", "capabilities"],
-            "properties": {
-                "type": {"const": "ready"},
-                "implementation": _STRING,
-                "capabilities": {"type": "array", "items": {"enum": sorted(CAPABILITIES)}},
-            },
+def _event_data_schema(cls: type) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for field in attrs.fields(cls):
+        if field.name in _ENVELOPE_FIELDS:
+            continue
+        annotation = str(field.type).removesuffix(" | None")
+        if field.name == "message" and cls is UserMessageRecorded:
+            return {"$ref": "#/$defs/messages/UserMessage"}
+        maker = _EVENT_FIELD_TYPES.get(annotation)
+        if maker is None:
+            raise LookupError(f"{cls.__name__}.{field.name}: no JSON Schema for {annotation!r}")
+        schema = _REASON if (cls, field.name) == (TurnEnded, "reason") else maker()
+        if annotation == "bool":
+            schema = {**schema, "description": "written only when true"}
+        properties[_camel(field.name)] = schema
+        if field.default is attrs.NOTHING:
+            required.append(_camel(field.name))
+    return {"type": "object", "required": required, "properties": properties}
+
+
+def _event_type(cls: type) -> str:
+    kind: object = cls.__dict__.get("TYPE")
+    assert isinstance(kind, str), f"{cls.__name__} has no TYPE"
+    return kind
+
+
+def _event_schema(cls: type) -> dict[str, Any]:
+    kind = _event_type(cls)
+    properties: dict[str, Any] = {
+        "type": {"const": kind},
+        "seq": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "the event's index in the log (LOG-1)",
         },
-        {
-            "type": "object",
-            "required": ["type", "seq", "accepted", "events", "commits", "executed"],
-            "properties": {
-                "type": {"const": "observed"},
-                "seq": {"type": "integer"},
-                "accepted": {"const": True},
-                "events": {"type": "array", "items": EVENT_SCHEMA},
-                "commits": {"type": "array", "items": {"type": "integer", "minimum": 1}},
-                "executed": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["callId", "arguments"],
-                        "properties": {"callId": _STRING, "arguments": _STRING},
+        "time": {"type": "integer", "description": "free: any clock"},
+        "data": _event_data_schema(cls),
+    }
+    required = ["type", "seq", "time", "data"]
+    if kind in _SURFACE_TYPES:
+        properties["surfaceOp"] = {
+            "oneOf": [
+                {"const": "append"},
+                {
+                    "type": "object",
+                    "required": ["op", "start", "end"],
+                    "properties": {
+                        "op": {"const": "replace"},
+                        "start": {"type": "integer"},
+                        "end": {"type": "integer"},
                     },
                 },
-            },
-        },
-        {
-            "type": "object",
-            "required": ["type", "seq", "accepted", "refusal"],
-            "properties": {
-                "type": {"const": "observed"},
-                "seq": {"type": "integer"},
-                "accepted": {"const": False},
-                "refusal": {
-                    "type": "object",
-                    "required": ["rule", "message"],
-                    "properties": {"rule": _STRING, "message": _STRING},
-                },
-            },
-        },
-        {"type": "object", "required": ["type"], "properties": {"type": {"const": "bye"}}},
-    ]
+            ]
+        }
+        properties["sourceEventSeqs"] = {"type": "array", "items": {"type": "integer"}}
+        required.append("surfaceOp")
+    return _described({"type": "object", "required": required, "properties": properties}, cls)
+
+
+_CORE_EVENTS = tuple(cls for cls in typing.get_args(Event) if cls is not OpaqueEvent)
+EVENT_SCHEMA: dict[str, Any] = {
+    **_tagged(
+        "type", [(_event_type(cls), _event_schema(cls)) for cls in _CORE_EVENTS], closed=False
+    ),
+    "description": "One log event. Any type other than the core ones listed is opaque: kept, "
+    "compared by no rule (SPEC section 4).",
 }
+EVENT_SCHEMA["properties"] = {
+    "type": {"type": "string", "minLength": 1},
+    "seq": {"type": "integer", "minimum": 0},
+    "time": {"type": "integer"},
+    "data": _JSON,
+}
+EVENT_SCHEMA["required"] = ["type", "seq", "time", "data"]
+
+# The rules a refusal may name: the model refuses with these (transition table and handlers).
+REFUSAL_RULES: dict[str, str] = {
+    "MODEL-1": "the command is not accepted in the current phase",
+    "EXE-1": "a reply whose tool calls repeat an id",
+    "EXE-4": "a tool outcome for a call whose body is not running",
+    "HOOK-5": "a tool outcome without one verdict per matching PostToolUse hook",
+    "DEC-2": "an approval answer while no approval is pending",
+    "ABORT-1": "a command the aborting batch no longer takes",
+    "PROTO-1": "a command the implementation cannot decode (not refused by the model)",
+}
+
+TO_IMPLEMENTATION: dict[str, Any] = _tagged(
+    "type",
+    [
+        (
+            "reset",
+            {
+                "type": "object",
+                "required": ["type", "protocol", "config"],
+                "properties": {"protocol": {"const": PROTOCOL_VERSION}, "config": CONFIG_SCHEMA},
+                "description": "Start a fresh session (empty log) with this configuration.",
+            },
+        ),
+        (
+            "command",
+            {
+                "type": "object",
+                "required": ["type", "seq", "command"],
+                "properties": {"seq": {"type": "integer"}, "command": COMMAND_SCHEMA},
+                "description": "Apply one command; answer with observed, the same seq.",
+            },
+        ),
+        ("shutdown", {"type": "object", "description": "End; answer with bye."}),
+    ],
+)
+
+_OBSERVED_ACCEPTED: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "seq", "accepted", "events", "commits", "executed"],
+    "properties": {
+        "seq": {"type": "integer", "description": "the seq of the command this answers"},
+        "accepted": {"const": True},
+        "events": {
+            "type": "array",
+            "items": {"$ref": "#/$defs/event"},
+            "description": "the events this command appended, in order",
+        },
+        "commits": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1},
+            "description": "the sizes of the atomic commits the events form, in order (LOG-8)",
+        },
+        "executed": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["callId", "arguments"],
+                "properties": {"callId": _STRING, "arguments": _STRING},
+            },
+            "description": "the tool bodies this command started, with their arguments",
+        },
+    },
+}
+_OBSERVED_REFUSED: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "seq", "accepted", "refusal"],
+    "properties": {
+        "seq": {"type": "integer"},
+        "accepted": {"const": False},
+        "refusal": {
+            "type": "object",
+            "required": ["rule", "message"],
+            "properties": {
+                "rule": {
+                    "type": "string",
+                    "pattern": "^[A-Z]+-[0-9]+$",
+                    "examples": sorted(REFUSAL_RULES),
+                    "description": "the rule ID the refusal names; the model refuses with "
+                    + "; ".join(f"{r} ({why})" for r, why in REFUSAL_RULES.items()),
+                },
+                "message": _STRING,
+            },
+        },
+    },
+    "description": "The command was refused and changed nothing (MODEL-3).",
+}
+FROM_IMPLEMENTATION: dict[str, Any] = _tagged(
+    "type",
+    [
+        (
+            "ready",
+            {
+                "type": "object",
+                "required": ["type", "implementation", "capabilities"],
+                "properties": {
+                    "implementation": _STRING,
+                    "capabilities": {"type": "array", "items": {"enum": sorted(CAPABILITIES)}},
+                },
+                "description": "The answer to reset: the optional capabilities implemented.",
+            },
+        ),
+        (
+            "observed",
+            _tagged("accepted", [(True, _OBSERVED_ACCEPTED), (False, _OBSERVED_REFUSED)]),
+        ),
+        ("bye", {"type": "object", "description": "The answer to shutdown."}),
+    ],
+)
+FROM_IMPLEMENTATION["$defs"] = {"event": EVENT_SCHEMA, "messages": MESSAGE_SCHEMAS}
 
 
 def protocol_schema() -> dict[str, Any]:
@@ -320,6 +531,20 @@ def protocol_schema() -> dict[str, Any]:
             "command": COMMAND_SCHEMA,
             "config": CONFIG_SCHEMA,
             "event": EVENT_SCHEMA,
+            "messages": MESSAGE_SCHEMAS,
         },
+        "refusalRules": REFUSAL_RULES,
         "capabilities": CAPABILITIES,
     }
+
+
+def explain(schema: dict[str, Any], instance: object) -> str | None:
+    """Why `instance` does not validate against `schema` (a `$defs` member of
+    `protocol_schema()`), in one line naming the JSON path and what was expected; None if valid.
+    """
+    validator = Draft202012Validator({**protocol_schema(), **schema})
+    error = best_match(validator.iter_errors(instance))
+    if error is None:
+        return None
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{path}: {error.message}"

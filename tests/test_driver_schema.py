@@ -1,0 +1,150 @@
+"""The driver protocol's JSON Schema is the codec's contract, generated from the same types.
+
+Every command loopspec encodes, every configuration, and every event and observation the model
+produces validates against `loopspec schema`; the schema's command and configuration parts are
+generated from the attrs classes the codec builds, its events from the event classes the wire
+codec writes; and a message that does not validate is explained by the field that is wrong and
+what was expected there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopspec.model.commands import Command, SubmitUser
+from loopspec.model.events import CORE_TYPES
+from loopspec.properties.conformance.command_codec import (
+    command_from_json,
+    command_to_json,
+    config_to_json,
+)
+from loopspec.properties.conformance.driver_protocol import (
+    COMMAND_SCHEMA,
+    EVENT_SCHEMA,
+    REFUSAL_RULES,
+    explain,
+    protocol_schema,
+)
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful import strategies as gen
+
+TO = {"$ref": "#/$defs/toImplementation"}
+FROM = {"$ref": "#/$defs/fromImplementation"}
+
+
+def _observed(seq: int, observation: Any) -> dict[str, Any]:
+    if not observation.accepted:
+        refusal = {"rule": observation.refusal_rule, "message": observation.refusal_message}
+        return {"type": "observed", "seq": seq, "accepted": False, "refusal": refusal}
+    return {
+        "type": "observed",
+        "seq": seq,
+        "accepted": True,
+        "events": list(observation.events),
+        "commits": list(observation.commits),
+        "executed": [{"callId": c, "arguments": a} for c, a in observation.executed],
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(config=st.sampled_from(gen.CONFIGS), data=st.data())
+def test_PROTO_1_the_models_answers_satisfy_the_schema(config: Any, data: st.DataObject) -> None:
+    """PROTO-1: for random programs, every command sent, and every observation the model gives
+    (events with their exact data shapes, refusals with their rule), validates."""
+    assert explain(TO, {"type": "reset", "protocol": 1, "config": config_to_json(config)}) is None
+    model = ModelTarget()
+    model.reset(config)
+    for seq in range(data.draw(st.integers(1, 25), label="length")):
+        assert model.state is not None
+        command = data.draw(_fitting(model), label="command")
+        wire = command_to_json(command)
+        assert explain(TO, {"type": "command", "seq": seq, "command": wire}) is None
+        assert command_from_json(wire) == command
+        answer = _observed(seq, model.apply(command))
+        assert explain(FROM, answer) is None, answer
+
+
+def _fitting(model: ModelTarget) -> st.SearchStrategy[Command]:
+    """Mostly commands the phase accepts, so programs reach deep; sometimes anything."""
+    assert model.state is not None
+    phase = type(model.state.phase).__name__
+    fitting: dict[str, st.SearchStrategy[Command]] = {
+        "Idle": gen.texts.map(SubmitUser),
+        "AwaitingModel": gen.model_replies(1),
+    }
+    return st.one_of(fitting.get(phase, gen.any_commands), gen.any_commands)
+
+
+def test_PROTO_1_command_schemas_come_from_the_command_classes() -> None:
+    """PROTO-1: each command's schema lists exactly its class's fields, in wire names."""
+    variants = {rule["if"]["properties"]["kind"]["const"]: rule["then"]
+                for rule in COMMAND_SCHEMA["allOf"]}  # fmt: skip
+    from loopspec.model import commands  # noqa: PLC0415  # the classes, by their names
+
+    for kind, schema in variants.items():
+        cls = getattr(commands, kind)
+        wire = {_camel(f.name) for f in attrs.fields(cls)}
+        assert set(schema["properties"]) == {"kind", *wire}, kind
+        assert schema["description"]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def test_PROTO_1_every_core_event_type_has_its_data_shape() -> None:
+    """PROTO-1: the schema types every core event's `data`, not `{}`."""
+    typed = {rule["if"]["properties"]["type"]["const"] for rule in EVENT_SCHEMA["allOf"]}
+    assert typed == set(CORE_TYPES)
+    for rule in EVENT_SCHEMA["allOf"]:
+        assert rule["then"]["properties"]["data"], rule["if"]
+
+
+@pytest.mark.parametrize(
+    ("message", "where", "expected"),
+    [
+        (
+            {"type": "observed", "seq": 1, "accepted": True, "commits": [1], "executed": [],
+             "events": [{"type": "turn/end", "seq": 5, "time": 0,
+                         "data": {"turn": 1, "reason": "completed"}}]},
+            "$.events[0].data.reason", "is not of type 'object'",
+        ),
+        (
+            {"type": "observed", "seq": 1, "accepted": True, "commits": [1], "executed": [],
+             "events": [{"type": "tool/call", "seq": 0, "time": 0,
+                         "data": {"turn": 1, "step": 1, "callId": "c1", "name": "bash"}}]},
+            "$.events[0].data", "'arguments' is a required property",
+        ),
+        (
+            {"type": "observed", "seq": 1, "accepted": False, "refusal": {"rule": "no"}},
+            "$.refusal", "'message' is a required property",
+        ),
+        (
+            {"type": "ready", "implementation": "x", "capabilities": ["teleport"]},
+            "$.capabilities[0]", "is not one of",
+        ),
+    ],
+)  # fmt: skip
+def test_PROTO_1_a_wrong_message_is_explained_by_its_field(
+    message: dict[str, Any], where: str, expected: str
+) -> None:
+    """PROTO-1: validation names the JSON path of the wrong field and what was expected
+    there, never only "is not valid under any of the given schemas"."""
+    explained = explain(FROM, message)
+    assert explained is not None
+    assert explained.startswith(where + ":"), explained
+    assert expected in explained
+    assert "any of the given schemas" not in explained
+
+
+def test_PROTO_1_refusal_rules_are_listed_with_their_meaning() -> None:
+    """PROTO-1: the schema says which rule IDs a refusal names, and why each refuses."""
+    schema = protocol_schema()
+    assert schema["refusalRules"] == REFUSAL_RULES
+    assert {"MODEL-1", "EXE-1", "EXE-4", "HOOK-5"} <= set(REFUSAL_RULES)
