@@ -31,6 +31,7 @@ from types import TracebackType
 from typing import IO, Any, Final, NoReturn
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
@@ -372,12 +373,14 @@ class ProcessTarget:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
         if json_depth(answer) > MAX_JSON_DEPTH:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
-        errors = sorted(_VALIDATOR.iter_errors(answer), key=lambda e: list(e.absolute_path))
-        if errors:
-            where = "/".join(str(p) for p in errors[0].absolute_path) or "(top level)"
+        # The most specific error (the schema's variants are tagged): it names the wrong
+        # field and what was expected there.
+        wrong = best_match(_VALIDATOR.iter_errors(answer))
+        if wrong is not None:
+            where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
-                f"{errors[0].message[:LINE_EXCERPT]}",
+                f"{wrong.message[:LINE_EXCERPT]}",
                 line=raw,
             )
         if answer.get("type") != expected:
