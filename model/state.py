@@ -13,7 +13,7 @@ from typing import ClassVar, assert_never
 
 import attrs
 
-from loopspec.model.commands import ABORT_CAUSES, ModelReplies, PostVerdict, PreVerdict
+from loopspec.model.commands import ModelReplies, PostVerdict, PreVerdict
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
@@ -179,35 +179,33 @@ SLOT_DECISIONS = (ALLOW, DENY, ASK, "invalid")
 
 
 def _slots_problem(phase: Dispatching) -> str | None:
+    """What in a batch would make a handler fail; nothing stricter.
+
+    A batch a buggy loop produced (a result committed out of order, a call started twice)
+    is still stepped: the refusal is for states no handler can work on, not for wrong ones.
+    """
     count = len(phase.slots)
-    if not 0 <= phase.cursor <= phase.gate <= count:
-        return f"cursor {phase.cursor} and gate {phase.gate} are not 0 <= cursor <= gate <= {count}"
-    ids = [slot.call_id for slot in phase.slots]
-    if len(set(ids)) != len(ids) or not all(ids) or not all(s.name for s in phase.slots):
-        return "slots need distinct, non-empty call ids and non-empty names"
+    if not (0 <= phase.cursor <= count and 0 <= phase.gate <= count):
+        return f"cursor {phase.cursor} or gate {phase.gate} is outside 0..{count}"
     for index, slot in enumerate(phase.slots):
-        if slot.status not in SLOT_STATUSES or slot.decision not in SLOT_DECISIONS:
-            return f"slot {index} has status {slot.status!r} and decision {slot.decision!r}"
+        if not slot.call_id or not slot.name:
+            return f"slot {index} has an empty call id or tool name"
         if slot.call_seq < 0:
             return f"slot {index} cites seq {slot.call_seq}"
-        committed = index < phase.cursor
-        if committed != (slot.status == COMMITTED):
-            return f"slot {index} is {slot.status} on the wrong side of the commit cursor"
-        if index >= phase.gate and slot.status not in (WAITING, ASKING):
-            return f"slot {index} is {slot.status} but has not passed the gate"
-        if slot.status == ASKING and (index != phase.gate or not slot.approval_id):
-            return f"slot {index} asks without an approval id, or not at the gate"
+        if slot.status == ASKING and index >= phase.gate and not slot.approval_id:
+            return f"slot {index} asks without an approval id"
         if slot.status == READY and slot.result is None:
             return f"slot {index} is ready without a result"
     return None
 
 
 def state_problem(state: LoopState) -> str | None:
-    """Why a well-typed state cannot be stepped consistently, or None when it can.
+    """Why no handler could step a well-typed state, or None when every handler can.
 
     Reachable states never have a problem. A constructed state might (a rewrite phase with
     nothing left to ask, an approval request without an id); `step` refuses every command on
-    such a state with MODEL-1 instead of failing inside a handler.
+    such a state with MODEL-1 instead of failing inside a handler. Only what would make a
+    handler fail is refused: a state a buggy loop reached is still stepped (rule MODEL-1).
     """
     if state.next_turn < 1:
         return f"next turn {state.next_turn} is below 1"
@@ -225,22 +223,12 @@ def state_problem(state: LoopState) -> str | None:
             calls = phase.reply.tool_calls
             if not phase.queue:
                 return "the rewrite phase has no hook left to answer"
-            ids = [call.id for call in calls]
-            if len(set(ids)) != len(ids):
-                return "the held reply repeats a call id"
-            indexes = [hook.call_index for hook in phase.queue] + [
-                v.call_index for v in phase.votes
-            ]
-            if any(not 0 <= index < len(calls) for index in indexes):
-                return "a pending hook or a vote names a call the reply does not have"
-            if [h.call_index for h in phase.queue] != sorted(h.call_index for h in phase.queue):
-                return "pending hooks are not in model order"
+            if any(not 0 <= hook.call_index < len(calls) for hook in phase.queue):
+                return "a pending hook names a call the reply does not have"
             return None
         case Dispatching():
             if phase.turn < 1 or phase.step < 1:
                 return f"turn {phase.turn}, step {phase.step} are not both >= 1"
-            if phase.aborting is not None and phase.aborting not in ABORT_CAUSES:
-                return f"unknown abort cause {phase.aborting!r}"
             return _slots_problem(phase)
         case _:
             assert_never(phase)
