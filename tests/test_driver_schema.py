@@ -9,6 +9,9 @@ what was expected there.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import json
 from typing import Any
 
 import attrs
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.events import CORE_TYPES
+from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -148,3 +152,25 @@ def test_PROTO_1_refusal_rules_are_listed_with_their_meaning() -> None:
     schema = protocol_schema()
     assert schema["refusalRules"] == REFUSAL_RULES
     assert {"MODEL-1", "EXE-1", "EXE-4", "HOOK-5"} <= set(REFUSAL_RULES)
+
+
+def test_PROTO_1_the_schema_is_the_same_once_annotations_are_resolved() -> None:
+    """PROTO-1: the schema reads the classes' field types whether attrs still holds them as
+    text or something (cattrs, a type checker at runtime) resolved them to objects."""
+    from loopspec.model import commands, config  # noqa: PLC0415  # the classes, resolved below
+
+    before = json.dumps(protocol_schema(), sort_keys=True)
+    for module in (commands, config):
+        for value in vars(module).values():
+            if isinstance(value, type) and attrs.has(value):
+                with contextlib.suppress(NameError):  # names only a type checker imports
+                    attrs.resolve_types(value)
+    assert not isinstance(attrs.fields(commands.ToolFinishes).outcome.type, str)
+    assert json.dumps(fresh_schema(), sort_keys=True) == before
+
+
+def fresh_schema() -> dict[str, Any]:
+    """The schema generated anew from the (now resolved) classes."""
+    module = importlib.reload(driver_protocol)
+    schema: dict[str, Any] = module.protocol_schema()
+    return schema

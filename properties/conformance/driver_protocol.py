@@ -156,6 +156,36 @@ _NOT_ON_THE_WIRE = frozenset({"extra"})
 _MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
 
 
+_UNION_NAMES: dict[frozenset[object], str] = {
+    frozenset(typing.get_args(union)): name
+    for name, union in (
+        ("ReplyBlock", ReplyBlock),
+        ("PreVerdict", PreVerdict),
+        ("PostVerdict", PostVerdict),
+        ("ToolOutcome", ToolOutcome),
+    )
+}
+
+
+def _annotation(annotation: object) -> str:
+    """A field's type as source text, whether attrs keeps the text or (once something resolved
+    the module's annotations) the objects."""
+    if isinstance(annotation, str):
+        return annotation
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return f"tuple[{_annotation(args[0])}, ...]"
+    if args and {bool, int, float, str} <= set(args):
+        return "JsonValue"
+    if args and type(None) in args:
+        rest = tuple(a for a in args if a is not type(None))
+        inner = _annotation(rest[0]) if len(rest) == 1 else _UNION_NAMES[frozenset(rest)]
+        return f"{inner} | None"
+    if args and frozenset(args) in _UNION_NAMES:
+        return _UNION_NAMES[frozenset(args)]
+    return str(getattr(annotation, "__name__", annotation))
+
+
 def _type_schema(annotation: str) -> dict[str, Any]:
     """The JSON Schema of one field's annotation (as attrs keeps it: source text)."""
     if annotation.endswith(" | None"):
@@ -180,7 +210,7 @@ def _class_schema(cls: type) -> dict[str, Any]:
         if field.name in _NOT_ON_THE_WIRE:
             continue
         wire = _camel(field.name)
-        schema = _type_schema(str(field.type))
+        schema = _type_schema(_annotation(field.type))
         if (cls, field.name) in _ENUMS:
             schema = {"enum": sorted(_ENUMS[(cls, field.name)])}
         if (cls, field.name) in _MINIMUM:
@@ -337,7 +367,7 @@ def _event_data_schema(cls: type) -> dict[str, Any]:
     for field in attrs.fields(cls):
         if field.name in _ENVELOPE_FIELDS:
             continue
-        annotation = str(field.type).removesuffix(" | None")
+        annotation = _annotation(field.type).removesuffix(" | None")
         if field.name == "message" and cls is UserMessageRecorded:
             return {"$ref": "#/$defs/messages/UserMessage"}
         maker = _EVENT_FIELD_TYPES.get(annotation)
