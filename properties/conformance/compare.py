@@ -690,6 +690,10 @@ def _execution_rule(
         ran = f"the target starts the body of call {call_id}, which the model does not start now"
         if "deny" in situation.hook_decisions:
             return "DEC-1", f"{ran}: it was denied"
+        if any(
+            e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in expected.events
+        ):  # refused at the gate without a deny: invalid input, or a rewrite that does not fit
+            return "DEC-1", f"{ran}: it is answered with an error instead"
         if situation.approval is not None and situation.approval != "allowed-once":
             return "DEC-2", f"{ran}: it waits for approval ({situation.approval})"
         if isinstance(command, Abort):
