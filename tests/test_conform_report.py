@@ -8,7 +8,10 @@ and carries the shrunk program; diffs show JSON as JSON and nothing that compare
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +141,13 @@ def test_MODEL_1_integral_numbers_show_no_diff() -> None:
 
         return _events(change)(command, integral_durations(command, observed))
 
-    program = [SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
-               HookAnswers(Pass()), HookAnswers(Pass())]  # fmt: skip
+    call = ToolCallBlock("c1", "bash", '{"command":"ls"}')
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((call,)),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+    ]
     clean = replay_case(lambda: ChangedModel(integral_durations), CONFIGS[1], program)
     assert clean.divergence is None
     replay = replay_case(lambda: ChangedModel(and_another_model), CONFIGS[1], program)
@@ -149,3 +157,23 @@ def test_MODEL_1_integral_numbers_show_no_diff() -> None:
     assert "durationMs" not in diff
     assert '+      "model": "other",' in diff
     assert "$json" not in json.dumps(displayed_observation(replay.divergence.actual))
+
+
+class _Terminal(io.StringIO):
+    """A captured stderr that says it is a terminal, so progress is drawn."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_MODEL_1_progress_never_counts_past_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MODEL-1: the progress line counts complete programs out of `examples`, never more;
+    abandoned programs and shrinking runs are shown apart."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    run_conformance(FIRST_USER[0].target, examples=15, seed_value=None, show_progress=True)
+    shown = [(int(done), int(budget)) for done, budget in
+             re.findall(r"\r  (\d+)/(\d+) programs", terminal.getvalue())]  # fmt: skip
+    assert shown
+    assert all(budget == 15 and done <= 15 for done, budget in shown)
+    assert "shrinking the counterexample" in terminal.getvalue()

@@ -245,11 +245,15 @@ class RunReport:
         return self.divergence is None
 
 
-def _progress(examples: int, budget: int, shrink_runs: int, started: float) -> None:
+def _progress(budget: int, shrink_runs: int, started: float) -> None:
+    """Complete programs of the budget (never more), then what Hypothesis runs besides."""
     if sys.stderr.isatty():
-        shrinking = f", shrinking the counterexample: {shrink_runs} runs" if shrink_runs else ""
+        done, retries = conformance.PROGRAM_ENDS["complete"], conformance.PROGRAM_ENDS["abandoned"]
+        besides = f" (+{retries} abandoned)" if retries else ""
+        if shrink_runs:
+            besides += f", shrinking the counterexample: {shrink_runs} runs"
         print(
-            f"\r  {examples}/{budget} programs{shrinking}, {time.monotonic() - started:.0f} s",
+            f"\r  {done}/{budget} programs{besides}, {time.monotonic() - started:.0f} s",
             end="",
             file=sys.stderr,
             flush=True,
@@ -284,7 +288,7 @@ def run_conformance(
         # Once a divergence is found, every further program is Hypothesis shrinking it.
         counted["shrink" if pin else "examples"] += 1
         if show_progress:
-            _progress(counted["examples"], examples, counted["shrink"], started)
+            _progress(examples, counted["shrink"], started)
         return GuardedTarget(factory, breakage)
 
     conformance.TRANSITION_HITS.clear()
