@@ -466,6 +466,10 @@ def _arguments_rule(want: Event, got: Event, history: Sequence[Event]) -> tuple[
     """Arguments differ in the audit record or the history: a rewrite, or how they parse."""
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     where = "audit record" if want.get("type") == "tool/call" else "model history"
+    wanted, applied = _call_arguments(want), _call_arguments(got)
+    if len(wanted) == len(applied) == len(call_ids):  # judge the calls whose arguments differ
+        differ = [c for c, w, a in zip(call_ids, wanted, applied, strict=True) if w != a]
+        call_ids = differ or call_ids
     for call_id in call_ids:
         situation = _situation(call_id, history)
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation):
