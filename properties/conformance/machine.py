@@ -308,6 +308,8 @@ def conformance_machine(
         def disrupt(self, data: st.DataObject) -> None:
             """Stop, crash, or type mid-turn — each only when the target can."""
             kind = data.draw(swarming.disruptions(self.swarm), label="disruption")
+            if self.swarm.aborts and swarming.later_call_waits(self.phase):
+                kind = data.draw(st.sampled_from([kind, kind, "abort"]), label="abort the waiting")
             if kind == "settled" and isinstance(self.phase, Dispatching):
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
                 if settled:

@@ -47,6 +47,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import READY, RUNNING, Dispatching
 from loopspec.properties.stateful import strategies as gen
 
 
@@ -200,6 +201,14 @@ def post_verdicts(swarm: Swarm) -> st.SearchStrategy[PostVerdict]:
         return gen.post_verdicts
     context = st.builds(PostContext, text=st.just("note from hook"))
     return st.one_of(context, context, gen.post_verdicts)
+
+
+def later_call_waits(phase: object) -> bool:
+    """Whether a call of the batch finished while an earlier one still runs (it waits for it)."""
+    if not isinstance(phase, Dispatching):
+        return False
+    statuses = [slot.status for slot in phase.slots]
+    return READY in statuses and RUNNING in statuses[: statuses.index(READY)]
 
 
 def disruptions(swarm: Swarm) -> st.SearchStrategy[str]:
