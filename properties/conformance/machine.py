@@ -187,7 +187,7 @@ def conformance_machine(
                     phase_after=self.oracle.state.phase.NAME,
                     expected=expected,
                     actual=actual,
-                    violations=[v.rule_id for v in violations],
+                    violations=violations,
                 )
                 if found is not None:
                     self.diverged(found)

@@ -36,6 +36,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.events import CORE_TYPES
+from loopspec.model.invariants import Violation
 from loopspec.model.messages import TextBlock
 from loopspec.model.state import (
     ASKING,
@@ -92,7 +93,7 @@ class ProfileChecker:
         phase_after: str,
         expected: Observation,
         actual: Observation,
-        violations: Sequence[str] = (),
+        violations: Sequence[Violation] = (),
     ) -> Divergence | None:
         """Take one command's observations; the divergence they show, if it is not known."""
         index = len(self.commands)
@@ -113,12 +114,16 @@ class ProfileChecker:
                 shows = known.shows(wire, want, got, earlier)
             except SHAPE_ERRORS as error:
                 return self._misshapen(index, error)
-            if shows and set(violations) <= set(known.rules):
+            if shows and {v.rule_id for v in violations} <= set(known.rules):
                 self.stop = KnownStop(known.key, index)
                 return None
         if violations:
-            what = "the target's log breaks an invariant"
-            return Divergence(index, command, violations[0], what, expected, actual)
+            first = violations[0]
+            what = (
+                f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
+                f"{first.message}"
+            )
+            return Divergence(index, command, first.rule_id, what, expected, actual)
         if phase_after in QUIET_PHASES:
             return self._compare()
         return None

@@ -578,7 +578,7 @@ def replay_case(
                     phase_after=after,
                     expected=expected,
                     actual=actual,
-                    violations=[v.rule_id for v in violations],
+                    violations=violations,
                 )
                 if found is not None:
                     return Replay(found)
