@@ -1,0 +1,246 @@
+"""Bounded-exhaustive conformance: every command program up to K commands over a small alphabet.
+
+Random programs find most bugs fast; they guarantee nothing. `run_exhaustive(target, k)` runs
+*every* program of at most `k` commands over the alphabet below against the model and reports how
+many there were, so a clean run states a guarantee: every program of at most k commands over this
+alphabet agrees with the model (what TLC gives for a specification, given for an implementation).
+
+The alphabet (SPEC section "Bounded-exhaustive conformance"), chosen per state from the model's
+phase, so that every program is meaningful:
+
+- idle: the user submits "go";
+- awaiting the model: a reply with text only; with one `read` call; with a `read` and a `bash`
+  call (parallel-safe, then exclusive); the request fails (OVERLOADED);
+- rewriting (two PreToolUse hooks, `guard` then `late`, match `bash`): pass; allow with a
+  rewrite to `{"command":"ls"}`; ask with a rewrite to `{"command":"ls -la"}`; deny;
+- dispatching: every approval outcome while one is asked; for each running call, in any order
+  (all completion orders), success "ok" deferring the context "ctx", or failure "boom";
+- any phase but idle and crashed: abort (cause user), crash; crashed: recover.
+
+Symmetry reduction: call ids are assigned in order (`c1`, `c2`, ...) and texts are fixed, so
+programs that differ only by renaming ids or texts are one program. Each program is run from a
+fresh session and, after its last command, driven to a quiet end with the settling commands of
+profiled runs, so what is still running or queued is compared too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import assert_never
+
+import attrs
+
+from loopspec.model.commands import (
+    APPROVAL_OUTCOMES,
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.events import ToolCallRecorded
+from loopspec.model.invariants import LogMonitor
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.state import (
+    ASKING,
+    RUNNING,
+    AwaitingModel,
+    Crashed,
+    Dispatching,
+    Idle,
+    LoopState,
+    Rewriting,
+)
+from loopspec.model.transitions import step
+from loopspec.properties.conformance.compare import (
+    Divergence,
+    classify,
+    log_violations,
+    normalized_observation,
+    split_units,
+)
+from loopspec.properties.conformance.profile_check import settling_command
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
+
+EXHAUSTIVE_CONFIG = LoopConfig(
+    tools=(
+        ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
+        ToolSpec("bash", concurrency_safe=False, required_keys=("command",)),
+    ),
+    hooks=(HookSpec("guard", "PreToolUse", "bash"), HookSpec("late", "PreToolUse", "bash")),
+    max_parallel=2,
+)
+SETTLE_LIMIT = 32
+READ_ARGUMENTS = '{"file_path":"a.txt"}'
+BASH_ARGUMENTS = '{"command":"rm -rf build"}'
+
+
+def alphabet(state: LoopState) -> list[Command]:
+    """The commands a program may take next in `state` (see the module docstring)."""
+    phase = state.phase
+    commands: list[Command] = []
+    match phase:
+        case Idle():
+            return [SubmitUser("go")]
+        case Crashed():
+            return [Recover()]
+        case AwaitingModel():
+            first = 1 + sum(isinstance(event, ToolCallRecorded) for event in state.log)
+            read = ToolCallBlock(f"c{first}", "read", READ_ARGUMENTS)
+            bash = ToolCallBlock(f"c{first + 1}", "bash", BASH_ARGUMENTS)
+            commands += [
+                ModelReplies((TextBlock("done"),)),
+                ModelReplies((read,)),
+                ModelReplies((read, bash)),
+                ModelFails("overloaded", "OVERLOADED"),
+            ]
+        case Rewriting():
+            commands += [
+                HookAnswers(Pass()),
+                HookAnswers(Allow(updated_input=FrozenMap({"command": "ls"}))),
+                HookAnswers(Ask(updated_input=FrozenMap({"command": "ls -la"}))),
+                HookAnswers(Deny(reason="no")),
+            ]
+        case Dispatching():
+            if any(slot.status == ASKING for slot in phase.slots):
+                commands += [ApprovalAnswers(outcome) for outcome in sorted(APPROVAL_OUTCOMES)]
+            for slot in phase.slots:
+                if slot.status == RUNNING:
+                    commands += [
+                        ToolFinishes(slot.call_id, ToolSucceeded("ok", contexts=("ctx",))),
+                        ToolFinishes(slot.call_id, ToolFailed("boom")),
+                    ]
+        case _:
+            assert_never(phase)
+    return [*commands, Abort(), Crash()]
+
+
+def programs(k: int, config: LoopConfig = EXHAUSTIVE_CONFIG) -> Iterator[tuple[Command, ...]]:
+    """Every maximal program of at most `k` commands: each is a prefix of none of the others.
+
+    A program the model refuses a command of ends there (the refusal is compared, and nothing
+    follows from a refused command that the next program does not try).
+    """
+
+    def extend(state: LoopState, program: tuple[Command, ...]) -> Iterator[tuple[Command, ...]]:
+        if len(program) == k:
+            yield program
+            return
+        for command in alphabet(state):
+            try:
+                after = step(state, command)
+            except TransitionRefused:
+                yield (*program, command)
+                continue
+            yield from extend(after, (*program, command))
+
+    yield from extend(LoopState(config), ())
+
+
+@attrs.frozen
+class ExhaustiveReport:
+    """How many programs ran, how many programs of at most k commands they cover, and the first
+    divergence (with its program), if any."""
+
+    k: int
+    runs: int
+    programs: int
+    commands: int
+    divergence: Divergence | None = None
+    program: tuple[Command, ...] = ()
+
+    @property
+    def guarantee(self) -> str:
+        """What a clean run establishes, in one sentence."""
+        return (
+            f"every program of at most {self.k} commands over the exhaustive alphabet "
+            f"({self.programs} programs) agrees with the model"
+        )
+
+
+def run_exhaustive(
+    target: ConformanceTarget,
+    k: int,
+    config: LoopConfig = EXHAUSTIVE_CONFIG,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> ExhaustiveReport:
+    """Run every maximal program of at most `k` commands on `target`; stop at a divergence."""
+    runs = commands = 0
+    prefixes: set[tuple[Command, ...]] = set()
+    for program in programs(k, config):
+        runs += 1
+        prefixes.update(program[:length] for length in range(1, len(program) + 1))
+        divergence, ran = _run_one(target, config, program)
+        commands += ran
+        if progress is not None:
+            progress(runs)
+        if divergence is not None:
+            return ExhaustiveReport(k, runs, len(prefixes), commands, divergence, program)
+    return ExhaustiveReport(k, runs, len(prefixes), commands)
+
+
+def _run_one(
+    target: ConformanceTarget, config: LoopConfig, program: tuple[Command, ...]
+) -> tuple[Divergence | None, int]:
+    """Run `program` and its settling tail on a fresh session of `target` and of the model."""
+    oracle = ModelTarget()
+    oracle.reset(config)
+    target.reset(config)
+    monitor = LogMonitor()
+    history: list[dict[str, object]] = []
+    ran = 0
+    tail: list[Command] = []
+    queue = list(program)
+    while queue or len(tail) < SETTLE_LIMIT:
+        if queue:
+            command = queue.pop(0)
+        else:
+            assert oracle.state is not None
+            settle = settling_command(oracle.state.phase, config)
+            if settle is None:
+                break
+            command = settle
+            tail.append(command)
+        assert oracle.state is not None
+        phase = oracle.state.phase.NAME
+        expected = oracle.apply(command)
+        actual = target.apply(command)
+        ran += 1
+        violations = log_violations(monitor, actual.events)
+        history.extend(expected.events)
+        same_refusal = (
+            expected.accepted
+            or actual.refusal_rule is None
+            or actual.refusal_rule == expected.refusal_rule
+        )
+        if (
+            normalized_observation(expected) != normalized_observation(actual)
+            or not same_refusal
+            or split_units(expected, actual)
+            or violations
+        ):
+            rule_id, what = classify(
+                command,
+                phase,
+                expected,
+                actual,
+                target_violations=violations,
+                history=tuple(history),
+            )
+            return Divergence(ran - 1, command, rule_id, what, expected, actual), ran
+    return None, ran

@@ -1,0 +1,67 @@
+"""Bounded-exhaustive conformance: every program of at most K commands over the stated alphabet.
+
+The model passes against itself and the bundled implementation agrees with it on every program
+up to the bound; every mutant is found, with the rule it breaks, at K = 7. Counts are printed
+(`-s`); no time is asserted.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mutants import MUTANTS, Mutant, MutantTarget
+
+from loopspec.properties.conformance.exhaustive import programs, run_exhaustive
+from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.target import ModelTarget
+
+
+def test_MODEL_1_programs_are_every_path_of_the_alphabet_up_to_k() -> None:
+    """Every program ends at the bound, at a refusal, or where the alphabet is exhausted, and
+    no program is listed twice."""
+    listed = list(programs(4))
+    assert len(listed) == len(set(listed))
+    assert all(1 <= len(program) <= 4 for program in listed)
+    assert sum(1 for _ in programs(5)) > len(listed)
+
+
+def test_MODEL_1_the_model_agrees_with_itself_on_every_program() -> None:
+    """Control: the model as a target never diverges from the model."""
+    report = run_exhaustive(ModelTarget(), 5)
+    print(f"\nmodel: {report.runs} runs; {report.guarantee}")
+    assert report.divergence is None
+
+
+def test_MODEL_1_the_bundled_impl_agrees_on_every_program_up_to_5_commands() -> None:
+    """The bundled implementation, on every program of at most 5 commands (and their tails)."""
+    target = bundled_target()
+    try:
+        report = run_exhaustive(target, 5)
+    finally:
+        target.close()
+    print(f"\nimpl (bundled): {report.runs} runs, {report.commands} commands; {report.guarantee}")
+    assert report.divergence is None, (report.program, report.divergence)
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_MODEL_1_every_mutant_is_found_exhaustively_with_its_rule(mutant: Mutant) -> None:
+    """Each planted bug shows in some program of at most 7 commands, blamed on its rule."""
+    report = run_exhaustive(MutantTarget(mutant), 7)
+    assert report.divergence is not None, f"{mutant.name} survives {report.guarantee}"
+    print(f"\n{mutant.name}: found after {report.runs} runs, program of {len(report.program)}")
+    assert report.divergence.rule_id == mutant.rule_id, report.divergence.what
+
+
+def test_the_alphabet_offers_every_phase_its_commands() -> None:
+    """Each phase of a program offers what the alphabet states (a crashed session: recover)."""
+    seen = {type(command).__name__ for program in programs(6) for command in program}
+    assert {
+        "SubmitUser",
+        "ModelReplies",
+        "ModelFails",
+        "HookAnswers",
+        "ApprovalAnswers",
+        "ToolFinishes",
+        "Abort",
+        "Crash",
+        "Recover",
+    } <= seen
