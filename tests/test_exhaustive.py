@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from mutants import MUTANTS, Mutant, MutantTarget
 
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.exhaustive import programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.target import ModelTarget
@@ -65,3 +66,24 @@ def test_the_alphabet_offers_every_phase_its_commands() -> None:
         "Crash",
         "Recover",
     } <= seen
+
+
+def test_MODEL_1_conform_exhaustive_runs_first_and_reports_the_guarantee(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`loopspec conform --exhaustive K` states the guarantee, then the random search runs."""
+    assert main(["conform", "--exhaustive", "3", "--examples", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "agrees with the model" in out.splitlines()[0]
+    assert "CONFORMANT" in out
+
+
+def test_TURN_2_conform_exhaustive_prints_the_diverging_program(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A divergence found exhaustively exits 1 with the program and the rule it breaks."""
+    argv = ["conform", "--impl", "plugin_targets:turn_end_with_step_open", "--exhaustive", "4"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "--exhaustive 4: a program of" in out
+    assert "rule TURN-2" in out

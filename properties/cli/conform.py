@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
 )
+from loopspec.properties.conformance.target import ConformanceTarget
 from loopspec.properties.profiles import PROFILES
 
 
@@ -58,6 +61,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="S",
         help="random seed (default: a fixed, derandomized sequence)",
+    )
+    conform.add_argument(
+        "--exhaustive",
+        type=int,
+        default=None,
+        metavar="K",
+        help="first run every program of at most K commands over the exhaustive alphabet "
+        "(SPEC section 4), then the random search",
     )
     _profile_argument(conform)
     conform.add_argument("--format", choices=("text", "json"), default="text")
@@ -251,8 +262,14 @@ def run_conform(args: argparse.Namespace) -> int:
     """Run the machine; report; save the case on failure."""
     if args.examples < 1 or args.steps < 1:
         raise TargetError("--examples and --steps must be at least 1")
+    if args.exhaustive is not None and args.exhaustive < 1:
+        raise TargetError("--exhaustive must be at least 1")
     factory, target = resolve_target(args.impl, args.cmd)
     try:
+        if args.exhaustive is not None:
+            found = _run_exhaustive(factory, args.exhaustive, args.format)
+            if found is not None:
+                return found
         report = run_conformance(
             factory,
             examples=args.examples,
@@ -271,6 +288,52 @@ def run_conform(args: argparse.Namespace) -> int:
     else:
         _text_report(report, case_path, target)
     return 0 if report.conformant else 1
+
+
+# What the exhaustive alphabet uses; a target without one of these is not run exhaustively.
+EXHAUSTIVE_NEEDS = frozenset(
+    {"pre-hooks", "rewrite", "approval", "parallel", "abort", "crash-repair"}
+)
+
+
+def _run_exhaustive(factory: Callable[[], ConformanceTarget], k: int, style: str) -> int | None:
+    """Run every program of at most `k` commands; the exit code when it diverged, else None.
+
+    The bounded-exhaustive pass comes first; the random search continues after it."""
+    from loopspec.properties.conformance.exhaustive import (  # noqa: PLC0415 -- only this flag
+        EXHAUSTIVE_CONFIG,
+        run_exhaustive,
+    )
+
+    target = factory()
+    try:
+        lacking = sorted(EXHAUSTIVE_NEEDS - target.reset(EXHAUSTIVE_CONFIG))
+        if lacking:
+            note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
+            print(note, file=sys.stderr if style == "json" else sys.stdout)
+            return None
+        report = run_exhaustive(target, k)
+    finally:
+        target.close()
+    if report.divergence is None:
+        line = f"exhaustive: {report.runs} runs, {report.commands} commands; {report.guarantee}"
+        print(line, file=sys.stderr if style == "json" else sys.stdout)
+        return None
+    program = [command_to_json(command) for command in report.program]
+    if style == "json":
+        document = {
+            "exhaustive": k,
+            "conformant": False,
+            "rule": report.divergence.rule_id,
+            "what": report.divergence.what,
+            "program": program,
+        }
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
+        print(*(f"  #{i} {json.dumps(c)}" for i, c in enumerate(program, start=1)), sep="\n")
+        print(*_describe_divergence(report.divergence), sep="\n")
+    return 1
 
 
 def _shown(text: str, limit: int = 200) -> str:
