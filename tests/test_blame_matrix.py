@@ -118,15 +118,34 @@ def _strip_prefix_when(wanted: Callable[[Event], bool]) -> Change:
     return _result_text(edit)
 
 
-def _denial(event: Event) -> bool:
-    """A denied call's result: an error without error info that is no approval's answer."""
-    text = json.dumps(event["data"]["message"]["content"])
-    loop_words = ("approval", "rejected tool", "rewrote the input of")
-    return (
-        '"isError": true' in text
-        and "error" not in event["data"]
-        and not any(words in text for words in loop_words)
-    )
+class _DenialsWithoutPrefix(ModelTarget):
+    """The model, writing a denied call's result without the `Error: ` prefix (and nothing else
+    differently): it remembers which calls its hooks denied."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "denials without prefix"
+        self._denied: set[str] = set()
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = []
+        for event in map(json_copy, observed.events):
+            data = event["data"]
+            if event["type"] == "hook/result" and data["decision"] == "deny":
+                self._denied.add(data["callId"])
+            if (
+                event["type"] == "tool/result"
+                and data["message"]["source"]["callId"] in self._denied
+            ):
+                for block in data["message"]["content"][0]["content"]:
+                    block["text"] = block["text"].removeprefix("Error: ")
+            events.append(event)
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def _denials_without_prefix() -> ModelTarget:
+    return _DenialsWithoutPrefix()
 
 
 def _no_starts_on(kind: type[Command]) -> Change:
@@ -241,7 +260,7 @@ FIRST_USER = (
     Case("turn/end reason shape", "TURN-5",
          changed(_reason({"completed": "completed"})), NO_HOOKS, TEXT_REPLY),
     Case("no Error: prefix on a denied call's result", "DEC-1",
-         changed(_strip_prefix_when(_denial)), GUARDED,
+         _denials_without_prefix, GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Deny("no")), HookAnswers(Pass()))),
     Case("empty arguments parse as a raw string", "EXE-2",

@@ -450,7 +450,11 @@ def _result_rule(
     if "rewrote the input of" in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
     if "deny" in situation.hook_decisions:
-        if situation.hook_decisions.count("deny") > 1:
+        # Several denying hooks: their reasons are joined (HOOK-2), unless only the
+        # `Error: ` prefix every denial carries is wrong (DEC-1).
+        theirs = json.dumps(_data(got).get("message", {}).get("content")) if got else ""
+        prefix_only = theirs == text.replace('"Error: ', '"', 1)
+        if situation.hook_decisions.count("deny") > 1 and not prefix_only:
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
         return "DEC-1", f"{about} differs: a denied call's result is one text block Error: <reason>"
     if situation.approval not in (None, "asked", "allowed-once"):
