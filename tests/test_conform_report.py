@@ -53,7 +53,9 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
     rows = _statuses(plain)
     assert rows["DEC-1"]["generated"] == 0
     assert rows["DEC-1"]["status"] != "exercised"
-    assert rows["ORD-2"]["checked"] > 0
+    assert rows["DEC-1"]["status"] in {"checked, situation never generated",
+                                       "not reached by the generator"}  # fmt: skip
+    assert rows["TURN-1"]["checked"] > 0
     assert rows["SCHED-1"]["generated"] == 0, "max_parallel 1 and no parallel capability"
     full = run_conformance(ModelTarget, examples=60, seed_value=None, show_progress=False)
     rows = _statuses(full)
