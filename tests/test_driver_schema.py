@@ -52,6 +52,7 @@ def _observed(seq: int, observation: Any) -> dict[str, Any]:
         "events": list(observation.events),
         "commits": list(observation.commits),
         "executed": [{"callId": c, "arguments": a} for c, a in observation.executed],
+        "presented": list(observation.presented or ()),
     }
 
 

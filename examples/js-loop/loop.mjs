@@ -16,6 +16,7 @@ import {
   turnEnd,
   turnStart,
 } from "./log.mjs";
+import { Presenter } from "./present.mjs";
 import { repairTail } from "./repair.mjs";
 import { commitReplyWithCalls, pendingHooks, recordAnswer, toolCalls } from "./rewrite.mjs";
 
@@ -34,14 +35,15 @@ export class Session {
   constructor(config) {
     this.config = config;
     this.log = new SessionLog(); // durable: survives Crash
+    this.ui = new Presenter(); // the client watching the log: shown what each commit adds
     // Volatile: lost on Crash.
     this.phase = IDLE;
     this.inbox = []; // messages waiting for the next step boundary: {text, plugin?}
     this.nextTurn = 1;
   }
 
-  // Apply one command: {accepted: true, events, commits, executed} or {accepted: false, rule,
-  // message}.
+  // Apply one command: {accepted: true, events, commits, executed, presented} or {accepted:
+  // false, rule, message}.
   apply(command) {
     const handler = TABLE[this.phase.name][command.kind];
     const tx = this.log.begin();
@@ -56,7 +58,9 @@ export class Session {
       const message = `${command.kind} in phase ${this.phase.name}: ${error.message}`;
       return { accepted: false, rule: error.rule, message };
     }
-    return { accepted: true, events: tx.events, commits: tx.commit(), executed: tx.executed };
+    const commits = tx.commit();
+    const presented = this.ui.show(tx.events);
+    return { accepted: true, events: tx.events, commits, executed: tx.executed, presented };
   }
 
   // -- the user ---------------------------------------------------------------------------------
@@ -231,6 +235,9 @@ export class Session {
 
   // Reopen from the durable log alone: close its open tail turn, if any.
   recover(tx) {
+    // A client reattaching learns the calls from the durable log; it is shown only what's new.
+    this.ui = new Presenter();
+    this.ui.remember(this.log.events);
     repairTail(tx, this.log.events);
     const turns = this.log.events.filter((e) => e.type === "turn/start").map((e) => e.data.turn);
     this.nextTurn = Math.max(0, ...turns) + 1;

@@ -18,6 +18,7 @@ export const CAPABILITIES = [
   "parallel",
   "post-hooks",
   "pre-hooks",
+  "presentation",
   "queued-input",
   "result-meta",
   "rewrite",
@@ -224,6 +225,6 @@ export function observed(seq, outcome) {
     const refusal = { rule: outcome.rule, message: outcome.message };
     return { type: "observed", seq, accepted: false, refusal };
   }
-  const { events, commits, executed } = outcome;
-  return { type: "observed", seq, accepted: true, events, commits, executed };
+  const { events, commits, executed, presented } = outcome;
+  return { type: "observed", seq, accepted: true, events, commits, executed, presented };
 }

@@ -40,6 +40,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
+from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
@@ -178,6 +179,12 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
         "executed": [
             [call_id, _as_value(arguments)] for call_id, arguments in observation.executed
         ],
+        # Compared only where the target reports it (the model presents for such targets only).
+        **(
+            {"presented": [normalized_item(item) for item in observation.presented]}
+            if observation.presented is not None
+            else {}
+        ),
     }
 
 
@@ -818,6 +825,9 @@ def classify(
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
         return _execution_rule(command, expected, actual, history)
+    presented = presentation_rule(expected.presented or (), actual.presented or (), history)
+    if presented is not None:
+        return presented
     if split_units(expected, actual):
         return "LOG-8", "a reply and its calls' tool/call records were split across commits"
     if isinstance(command, Crash):

@@ -15,9 +15,16 @@ shown to the user but never parsed.
     <- {"type": "observed", "seq": int, "accepted": true,
         "events": [EVENT, ...],        # the wire events this command appended, in order
         "commits": [int, ...],         # the sizes of the atomic commits they form, in order
-        "executed": [{"callId": str, "arguments": str}, ...]}   # bodies started, in order
+        "executed": [{"callId": str, "arguments": str}, ...],   # bodies started, in order
+        "presented": [{"method": str, "params": {...}}, ...]}   # capability "presentation"
     <- {"type": "observed", "seq": int, "accepted": false,
         "refusal": {"rule": str, "message": str}}  # refused: nothing changed
+
+  `presented` (only with the capability "presentation") is what the implementation's UI was
+  sent for the events this command appended, in order, as ACP messages: `session/update` (a
+  `tool_call` card when a call is recorded, a `tool_call_update` when its result is) and
+  `session/request_permission` (when an approval is asked). The client is not
+  terminal-capable and the session cwd is `/workspace`; `sessionId` is free.
 
   `Crash` means: forget everything not committed (keep the durable log). `Recover` means:
   reopen from the durable log, repairing an open tail turn.
@@ -89,6 +96,14 @@ CAPABILITIES = {
     "max-tokens": "ModelReplies finishing max-tokens or cancelled",
     "queued-input": "SubmitUser while a turn is open",
     "result-meta": "ToolSucceeded.meta reaches the tool/result (presentation meta)",
+    "presentation": "observed.presented: the ACP messages the UI was sent for the command's "
+    "events (call and result cards, permission requests)",
+}
+
+# The ACP methods a target with the capability "presentation" reports, and when it sends each.
+PRESENTED_METHODS = {
+    "session/update": "a tool_call card at each tool/call, a tool_call_update at each tool/result",
+    "session/request_permission": "at each approval/asked, with the call's effective rawInput",
 }
 
 _STRING: dict[str, Any] = {"type": "string"}
@@ -497,6 +512,23 @@ _OBSERVED_ACCEPTED: dict[str, Any] = {
                 "properties": {"callId": _STRING, "arguments": _STRING},
             },
             "description": "the tool bodies this command started, with their arguments",
+        },
+        "presented": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["method", "params"],
+                "properties": {
+                    "method": {"enum": sorted(PRESENTED_METHODS)},
+                    "params": {
+                        "type": "object",
+                        "description": "the ACP params, strictly valid for the method (ACP-1)",
+                    },
+                },
+            },
+            "description": "with the capability presentation: the ACP messages the UI was sent "
+            "for this command's events, in order "
+            + "; ".join(f"{m} ({why})" for m, why in PRESENTED_METHODS.items()),
         },
     },
 }

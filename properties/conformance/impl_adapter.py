@@ -110,6 +110,8 @@ class Added:
     events: tuple[WireObject, ...]
     unit_ends: tuple[int, ...]
     executions: tuple[ExecutionSeen, ...]
+    # What the live presentation emitted since the last look, in order.
+    shown: tuple[ShownItem, ...] = ()
 
 
 @attrs.frozen
@@ -154,6 +156,12 @@ def shown_item(shown: Shown) -> ShownItem:
             assert_never(shown)
 
 
+def presented_message(item: ShownItem) -> WireObject:
+    """A shown item as the driver protocol reports it: the ACP message, `{method, params}`."""
+    method = "session/request_permission" if item.kind == "approval" else "session/update"
+    return {"method": method, "params": item.payload}
+
+
 def execution_seen(execution: ToolExecution) -> ExecutionSeen:
     """The comparable form of a body run."""
     return ExecutionSeen(
@@ -190,6 +198,7 @@ class ImplAdapter:
         self._read_bytes = 0
         self._read_events = 0
         self._read_runs = 0
+        self._read_shown = 0
 
     def _open(self) -> tuple[ScriptedWorld, AgentLoop]:
         config = self._config
@@ -302,7 +311,7 @@ class ImplAdapter:
             if self._read_bytes == 0:
                 header = file.readline()
                 if not header.endswith(b"\n"):
-                    return Added((), (), self._added_runs())
+                    return Added((), (), self._added_runs(), self._added_shown())
                 self._read_bytes = len(header)
             file.seek(self._read_bytes)
             data = file.read()
@@ -315,7 +324,14 @@ class ImplAdapter:
             live = self._agent.log.events[first : first + len(events)]
             in_memory = [event_to_wire(event) for event in live]
             assert in_memory == list(wires), "the file does not hold what the loop committed"
-        return Added(wires, tuple(first + end for end in ends), self._added_runs())
+        return Added(
+            wires, tuple(first + end for end in ends), self._added_runs(), self._added_shown()
+        )
+
+    def _added_shown(self) -> tuple[ShownItem, ...]:
+        added = self._shown[self._read_shown :]
+        self._read_shown = len(self._shown)
+        return tuple(shown_item(item) for item in added)
 
     def _added_runs(self) -> tuple[ExecutionSeen, ...]:
         runs = [*self._earlier_runs, *self._world.executions]

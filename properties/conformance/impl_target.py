@@ -14,6 +14,7 @@ import itertools
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
@@ -23,7 +24,9 @@ from loopspec.properties.conformance.impl_adapter import (
     AdapterRefused,
     ImplAdapter,
     LoopAdapter,
+    ShownItem,
     impl_adapter,
+    presented_message,
 )
 from loopspec.properties.conformance.target import Observation
 
@@ -47,6 +50,7 @@ class AdapterTarget:
         self._seen_events = 0
         self._seen_units = 0
         self._seen_runs = 0
+        self._seen_shown = 0
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Close the previous session and open a fresh one, in a fresh directory."""
@@ -56,7 +60,7 @@ class AdapterTarget:
         self._program_dir = Path(self._workdir.name, str(next(self._programs)))
         self._program_dir.mkdir()
         self._adapter = self._factory(config, self._program_dir)
-        self._seen_events = self._seen_units = self._seen_runs = 0
+        self._seen_events = self._seen_units = self._seen_runs = self._seen_shown = 0
         return self._capabilities
 
     def apply(self, command: Command) -> Observation:
@@ -77,6 +81,7 @@ class AdapterTarget:
                 events=added.events,
                 commits=tuple(end - start for start, end in sizes),
                 executed=tuple((run.call_id, run.raw_arguments) for run in added.executions),
+                presented=self._presented(added.shown),
             )
         seen = adapter.observe()
         events = seen.log[self._seen_events :]
@@ -85,12 +90,21 @@ class AdapterTarget:
         runs = seen.executions[self._seen_runs :]
         self._seen_events, self._seen_units = len(seen.log), len(seen.unit_ends)
         self._seen_runs = len(seen.executions)
+        shown = seen.shown_live[self._seen_shown :]
+        self._seen_shown = len(seen.shown_live)
         return Observation(
             True,
             events=tuple(events),
             commits=tuple(end - start for start, end in zip(starts, ends, strict=True)),
             executed=tuple((run.call_id, run.raw_arguments) for run in runs),
+            presented=self._presented(shown),
         )
+
+    def _presented(self, shown: tuple[ShownItem, ...]) -> tuple[dict[str, Any], ...] | None:
+        """What the UI was sent, when the adapter declares it can say."""
+        if "presentation" not in self._capabilities:
+            return None
+        return tuple(presented_message(item) for item in shown)
 
     def _close_program(self) -> None:
         if self._adapter is not None:

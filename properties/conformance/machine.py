@@ -73,6 +73,9 @@ from loopspec.properties.stateful import swarm as swarming
 
 TargetFactory = Callable[[], ConformanceTarget]
 
+# What the comparison of a card checks (capability "presentation"; not applicable without it).
+_CARD_RULES = ("VIEW-2", "VIEW-3", "VIEW-4", "ACP-1")
+_RESULT_RULES = ("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1")
 # Which rules an appended event of each type exercises (beyond the transition's own rules).
 RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/start": ("LOG-1", "TURN-1", "TURN-3"),
@@ -81,11 +84,11 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
     "step/end": ("LOG-1", "STEP-2"),
     "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1"),
     "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1"),
-    "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "STEP-3"),
-    "tool/result": ("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1"),
+    "tool/call": ("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "STEP-3", *_CARD_RULES),
+    "tool/result": (*_RESULT_RULES, *_CARD_RULES, "ACP-2"),
     "hook/invoked": ("LOG-1", "HOOK-1", "TURN-3"),
     "hook/result": ("LOG-1", "HOOK-1"),
-    "approval/asked": ("LOG-1", "DEC-2", "RW-4"),
+    "approval/asked": ("LOG-1", "DEC-2", "RW-4", "ACP-1", "ACP-3"),
     "approval/decided": ("LOG-1", "DEC-2"),
 }
 
@@ -150,6 +153,7 @@ def conformance_machine(
             self.swarm = data.draw(swarming.swarms, label="swarm")
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
+            self.oracle.presenting = self.has("presentation")
             note(f"target {self.target.name} declares {sorted(self.capabilities)}")
 
         @property
@@ -170,6 +174,8 @@ def conformance_machine(
             note(f"#{len(self.program)} {command!r}")
             expected = self.oracle.apply(command)
             actual = self.target.apply(command)
+            if not self.has("presentation"):  # what a target does not declare is not compared
+                actual = attrs.evolve(actual, presented=None)
             situations = self.situations.feed(command, before, self.oracle.state, expected)
             if not pinned:  # coverage counts the programs run, not the shrinking after them
                 _count_coverage(phase, command, expected, situations)

@@ -40,6 +40,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
+from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.target import Observation
 
 DEFAULT_TIMEOUT: Final = 10.0
@@ -84,16 +85,19 @@ def normalized(event: dict[str, Any]) -> dict[str, Any]:
 
 
 def comparable(observation: Observation) -> tuple[object, ...]:
-    """An observation as compared across targets: normalized events; the rule of a refusal.
+    """An observation as compared across targets: normalized events; the rule of a refusal;
+    what was presented, without the free session id (None when not reported).
 
     Refusal messages are prose for people, so only the rule ID is compared.
     """
+    presented = observation.presented
     return (
         observation.accepted,
         tuple(normalized(event) for event in observation.events),
         observation.commits,
         observation.executed,
         observation.refusal_rule,
+        None if presented is None else tuple(map(normalized_item, presented)),
     )
 
 
@@ -254,6 +258,7 @@ class ProcessTarget:
         self.exit_code: int | None = None  # of the last process, once it has ended
         self._process: _Process | None = None
         self._seq = 0
+        self._capabilities = frozenset[str]()
 
     # -- the ConformanceTarget protocol ----------------------------------------------------------
 
@@ -264,7 +269,8 @@ class ProcessTarget:
         message = {"type": "reset", "protocol": PROTOCOL_VERSION, "config": config_to_json(config)}
         answer = self._exchange(message, "ready")
         self.implementation = answer["implementation"]
-        return frozenset(answer["capabilities"])
+        self._capabilities = frozenset[str](answer["capabilities"])
+        return self._capabilities
 
     def apply(self, command: Command) -> Observation:
         """Send one command; its observation."""
@@ -288,7 +294,19 @@ class ProcessTarget:
                 line=json.dumps(answer),
             )
         executed = tuple((run["callId"], run["arguments"]) for run in answer["executed"])
-        return Observation(True, events=events, commits=commits, executed=executed)
+        presented = answer.get("presented")
+        if presented is None and "presentation" in self._capabilities:
+            self._fail(
+                "it declares presentation but its observed has no presented",
+                line=json.dumps(answer),
+            )
+        return Observation(
+            True,
+            events=events,
+            commits=commits,
+            executed=executed,
+            presented=None if presented is None else tuple(presented),
+        )
 
     def close(self) -> None:
         """Say shutdown, wait for `bye` and the exit; kill after a grace period.

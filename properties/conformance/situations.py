@@ -91,6 +91,7 @@ class Situations:
         if observation.atomic:
             found.append("LOG-8")
         found += _scheduling(after)
+        found += presentation_situations(observation.presented or ())
         return found
 
     def _from_command(
@@ -197,6 +198,39 @@ class Situations:
         elif call_id in self._denied:
             found.append("DEC-1")
         return found
+
+
+def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[str]:
+    """The presentation rules the model's own messages for a command exercise.
+
+    Every message ACP-1; a permission request ACP-3; a presenter's card VIEW-2; a fallback (a
+    generic card for a call no presenter renders, a result's raw content) VIEW-3; a title
+    naming a path (relative only inside the session cwd) VIEW-4; a terminal's output as fenced
+    console text ACP-2.
+    """
+    found: list[str] = []
+    for message in presented:
+        found.append("ACP-1")
+        params = message.get("params")
+        if not isinstance(params, dict):
+            continue
+        if message.get("method") == "session/request_permission":
+            found.append("ACP-3")
+            continue
+        card = params.get("update")
+        if not isinstance(card, dict):
+            continue
+        text = json.dumps(card.get("content"))
+        if card.get("sessionUpdate") == "tool_call":
+            found.append("VIEW-3" if card.get("kind") == "other" else "VIEW-2")
+        elif "```console" in text:
+            found += ["ACP-2", "VIEW-2"]
+        else:
+            found.append("VIEW-2" if card.get("title") or "diff" in text else "VIEW-3")
+        # A title built from a path: relativized only when it lies inside the session cwd.
+        if card.get("locations") or '"diff"' in text:
+            found.append("VIEW-4")
+    return found
 
 
 def _scheduling(after: LoopState | None) -> list[str]:

@@ -15,6 +15,7 @@ import attrs
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import TransitionRefused
+from loopspec.model.replay import LogPresenter, presented_wire
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
@@ -34,6 +35,9 @@ class Observation:
     # Index ranges [start, end) of `events` that must land in one commit (rule LOG-8); only
     # the model states them: a reply with tool calls together with every call's tool/call.
     atomic: tuple[tuple[int, int], ...] = ()
+    # What the target's UI presented for this command's events, as ACP messages `{method,
+    # params}` (capability "presentation"); None when the target does not report it.
+    presented: tuple[dict[str, Any], ...] | None = None
 
 
 def atomic_units(events: tuple[dict[str, Any], ...]) -> tuple[tuple[int, int], ...]:
@@ -81,10 +85,16 @@ class ModelTarget:
 
     def __init__(self) -> None:
         self.state: LoopState | None = None
+        # Whether observations carry the presentation. As a target the model declares it; as
+        # the oracle it presents only for a target that reports one (capability
+        # "presentation"), so nothing is compared with a target that cannot show it.
+        self.presenting = True
+        self._presenter = LogPresenter()
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Start from an empty log; the model has every capability."""
         self.state = LoopState(config)
+        self._presenter = LogPresenter()
         return frozenset(CAPABILITIES)
 
     def apply(self, command: Command) -> Observation:
@@ -96,7 +106,12 @@ class ModelTarget:
         except TransitionRefused as refusal:
             return Observation(False, refusal_rule=refusal.rule_id, refusal_message=refusal.message)
         self.state = after
-        events = tuple(event_to_wire(e) for e in after.log[len(before.log) :])
+        added = after.log[len(before.log) :]
+        events = tuple(event_to_wire(e) for e in added)
+        presented = None
+        if self.presenting:
+            shown = (self._presenter.feed(event) for event in added)
+            presented = tuple(presented_wire(item) for item in shown if item is not None)
         new_ends = after.commit_ends[len(before.commit_ends) :]
         starts = (len(before.log), *new_ends[:-1]) if new_ends else ()
         return Observation(
@@ -107,6 +122,7 @@ class ModelTarget:
             executed=tuple(
                 (run.call_id, run.arguments) for run in after.executions[len(before.executions) :]
             ),
+            presented=presented,
         )
 
     def close(self) -> None:

@@ -1,0 +1,239 @@
+"""Comparing what a target's UI presented with what the model presents (capability
+"presentation"), and naming the rule a difference breaks.
+
+A target with the capability reports, per command, the ACP messages its UI was sent for the
+events the command appended (`Observation.presented`): a `tool_call` card at each `tool/call`,
+a `tool_call_update` at each appended `tool/result`, a `session/request_permission` at each
+`approval/asked`. The model's are `loopspec.model.replay.LogPresenter`'s, for a client that is
+not terminal-capable, at session cwd `/workspace`. `sessionId` is free.
+
+Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; a card or a
+permission request that shows a rewritten call's original input is RW-1 or RW-4 (the reader
+disagrees with the audit record); another permission input is ACP-3, another card input RW-1;
+terminal embedding and the fenced console text ACP-2; titles around workspace paths VIEW-4; a
+fallback the model takes (a generic card, the raw result content) VIEW-3; any other difference
+in a card VIEW-2 (a view is a function of the call's arguments and its durable result).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from loopspec.model.acp import tool_call_notification
+from loopspec.model.jsonvalue import parse_arguments, thaw
+from loopspec.model.presenters import generic_call_fallback, present_call
+from loopspec.properties.validators.acp_strict import (
+    validate_permission_request,
+    validate_session_update,
+)
+
+Item = dict[str, Any]
+Event = dict[str, Any]
+
+UPDATE = "session/update"
+PERMISSION = "session/request_permission"
+SESSION_CWD = "/workspace"
+
+
+def normalized_item(item: object) -> object:
+    """A presented message without what a target chooses freely (its session id)."""
+    if not isinstance(item, dict):
+        return item
+    item = copy.deepcopy(item)
+    params = item.get("params")
+    if isinstance(params, dict):
+        params.pop("sessionId", None)
+    return item
+
+
+def _params(item: Item | None) -> dict[str, Any]:
+    params = item.get("params") if item is not None else None
+    return params if isinstance(params, dict) else {}
+
+
+def _card(item: Item | None) -> dict[str, Any]:
+    """The ToolCall fields of a message: the update of a card, the toolCall of a request."""
+    params = _params(item)
+    card = params.get("toolCall") if _method(item) == PERMISSION else params.get("update")
+    return card if isinstance(card, dict) else {}
+
+
+def _method(item: Item | None) -> object:
+    return item.get("method") if item is not None else None
+
+
+def _call_record(call_id: object, history: Sequence[Event]) -> dict[str, Any]:
+    """The data of the model's (latest) `tool/call` for `call_id`."""
+    for event in reversed(history):
+        data = event.get("data")
+        if (
+            event.get("type") == "tool/call"
+            and isinstance(data, dict)
+            and data.get("callId") == call_id
+        ):
+            return data
+    return {}
+
+
+def invalid_acp(item: object) -> str | None:
+    """Why a presented message is not strictly valid ACP for its method (ACP-1); None if it is."""
+    if not isinstance(item, dict) or not isinstance(item.get("params"), dict):
+        return "a presented message must be an object {method, params}"
+    params = item["params"]
+    match item.get("method"):
+        case "session/update":
+            problems = validate_session_update(params)
+        case "session/request_permission":
+            problems = validate_permission_request(params)
+        case other:
+            return f"unknown method {other!r}"
+    return problems[0] if problems else None
+
+
+def _original_card(record: dict[str, Any]) -> tuple[object, dict[str, Any]] | None:
+    """The input a rewritten call had before the rewrite, and the card it would render as."""
+    sidecar = record.get("rewrite")
+    if not isinstance(sidecar, dict) or not isinstance(sidecar.get("originalArguments"), str):
+        return None
+    original = parse_arguments(sidecar["originalArguments"])
+    name = str(record.get("name"))
+    view = present_call(name, original)
+    note = tool_call_notification(
+        "session",
+        str(record.get("callId")),
+        view,
+        arguments=original,
+        session_cwd=SESSION_CWD,
+        terminal_capable=False,
+    )
+    update = note["update"]
+    assert isinstance(update, dict)
+    return thaw(original), update
+
+
+def _without_status(card: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in card.items() if k not in ("status", "sessionUpdate")}
+
+
+def _shows_original(record: dict[str, Any], got: Item) -> bool:
+    """Whether `got` shows the call as it was before its rewrite (input or whole card)."""
+    original = _original_card(record)
+    if original is None:
+        return False
+    raw, card = original
+    shown = _card(got)
+    return shown.get("rawInput") == raw or _without_status(shown) == _without_status(card)
+
+
+def _text(content: object) -> str:
+    return json.dumps(content)
+
+
+def presentation_rule(
+    expected: Sequence[object], actual: Sequence[object], history: Sequence[Event]
+) -> tuple[str, str] | None:
+    """The rule the first differing presented message breaks, and how; None if they agree."""
+    wants = [normalized_item(i) for i in expected]
+    gots = [normalized_item(i) for i in actual]
+    for index in range(max(len(wants), len(gots))):
+        want = wants[index] if index < len(wants) else None
+        got = gots[index] if index < len(gots) else None
+        if want == got:
+            continue
+        where = f"presented message #{index + 1} of this command"
+        if got is not None:
+            problem = invalid_acp(actual[index])
+            if problem is not None:
+                return "ACP-1", f"{where} is not valid ACP: {problem}"
+        assert want is None or isinstance(want, dict)
+        assert got is None or isinstance(got, dict)
+        if got is None:
+            assert want is not None
+            call_id = _card(want).get("toolCallId")
+            return (
+                "VIEW-3",
+                f"{where}: the target shows nothing for call {call_id} (a {_method(want)} is due)",
+            )
+        if want is None:
+            call_id = _card(got).get("toolCallId")
+            return (
+                "VIEW-2",
+                f"{where}: the target sends a {_method(got)} for call {call_id} unasked",
+            )
+        return _changed(want, got, where, history)
+    return None
+
+
+def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tuple[str, str]:
+    mine, theirs = _card(want), _card(got)
+    call_id = mine.get("toolCallId")
+    if _method(want) != _method(got) or theirs.get("toolCallId") != call_id:
+        return "VIEW-2", (
+            f"{where}: the target sends {_method(got)} for call {theirs.get('toolCallId')} "
+            f"where the model sends {_method(want)} for call {call_id}"
+        )
+    fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    named = (
+        f"{where} ({_method(want)}, call {call_id}) differs in {', '.join(fields) or 'its options'}"
+    )
+    record = _call_record(call_id, history)
+    if _method(want) == PERMISSION:
+        if _shows_original(record, got):
+            return "RW-4", f"{named}: the permission request shows the input before the rewrite"
+        if "rawInput" in fields:
+            return "ACP-3", f"{named}: rawInput must be the call's effective arguments"
+    elif mine.get("sessionUpdate") == "tool_call":
+        if _shows_original(record, got):
+            return "RW-1", f"{named}: the card shows the input before the rewrite"
+        if "rawInput" in fields:
+            return "RW-1", f"{named}: the card shows other arguments than tool/call records"
+    if "_meta" in fields or any(
+        isinstance(item, dict) and item.get("type") == "terminal"
+        for item in [*(theirs.get("content") or []), *(mine.get("content") or [])]
+    ):
+        return "ACP-2", f"{named}: no terminal goes to a client that is not terminal-capable"
+    if mine.get("sessionUpdate") == "tool_call_update":
+        return _result_rule(mine, named, history)
+    if "title" in fields and ("locations" in mine or _has_diff(mine)):
+        return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
+    arguments = parse_arguments(str(record.get("arguments", "")))
+    name = str(record.get("name"))
+    if present_call(name, arguments) == generic_call_fallback(name, arguments):
+        return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
+    return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+def _has_diff(card: dict[str, Any]) -> bool:
+    return any(isinstance(i, dict) and i.get("type") == "diff" for i in card.get("content") or [])
+
+
+def _result_rule(mine: dict[str, Any], named: str, history: Sequence[Event]) -> tuple[str, str]:
+    content = mine.get("content")
+    text = _text(content)
+    if "```console" in text:
+        return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
+    if "title" in mine and _has_diff(mine):
+        return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
+    result = next(
+        (
+            e
+            for e in reversed(history)
+            if e.get("type") == "tool/result"
+            and isinstance(e.get("data"), dict)
+            and e["data"].get("callId") == mine.get("toolCallId")
+        ),
+        None,
+    )
+    blocks = (((result or {}).get("data") or {}).get("message") or {}).get("content") or []
+    raw = [
+        {"type": "content", "content": {"type": "text", "text": b.get("text")}}
+        for block in blocks
+        for b in block.get("content") or []
+        if isinstance(b, dict) and b.get("type") == "text"
+    ]
+    if content == raw:
+        return "VIEW-3", f"{named}: a result no presenter renders shows its raw content"
+    return "VIEW-2", f"{named}: the card is the presenter's view of the durable result"

@@ -1,0 +1,347 @@
+"""Presentation is observable in conformance (capability "presentation"): what a target's UI was
+sent is compared with the model's, and a wrong card or permission request is blamed on its rule.
+
+Each mutant below is the model with its presentation alone changed (the log, the bodies and the
+history stay right), so only the comparison of presented ACP messages can catch it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+from mutants import Mutant, MutantTarget, Patch
+
+from loopspec.model import replay
+from loopspec.model.acp import permission_request
+from loopspec.model.commands import (
+    ApprovalAnswers,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import Event, ToolCallRecorded
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.presenters import present_call
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.impl_adapter import impl_adapter
+from loopspec.properties.conformance.impl_target import AdapterTarget, bundled_target
+from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.presented import invalid_acp
+from loopspec.properties.conformance.process_target import ProcessTarget, comparable
+from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
+from loopspec.properties.conformance.target import ModelTarget
+
+KILL_BUDGET = settings(
+    max_examples=400,
+    stateful_step_count=40,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+PRESENTATION_RULES = ("VIEW-2", "VIEW-3", "VIEW-4", "ACP-1", "ACP-2", "ACP-3")
+
+_real_feed = replay.LogPresenter.feed
+Feed = Callable[[replay.LogPresenter, Event], replay.Shown | None]
+
+
+def _card_shows_original() -> list[Patch]:
+    """The UI renders a rewritten call from the model's original arguments (and so asks for
+    approval of them too): the execution-only rewrite, seen from the user's side."""
+
+    def feed(self: replay.LogPresenter, event: Event) -> replay.Shown | None:
+        if isinstance(event, ToolCallRecorded) and event.rewrite is not None:
+            event = attrs.evolve(event, arguments=event.rewrite.original_arguments)
+        return _real_feed(self, event)
+
+    return [(replay.LogPresenter, "feed", feed)]
+
+
+def _permission_shows_original() -> list[Patch]:
+    """The card shows the effective input, but the permission request the original one."""
+    originals: dict[str, tuple[str, JsonValue]] = {}
+
+    def feed(self: replay.LogPresenter, event: Event) -> replay.Shown | None:
+        shown = _real_feed(self, event)
+        if isinstance(event, ToolCallRecorded) and event.rewrite is not None:
+            originals[event.call_id] = (
+                event.name,
+                parse_arguments(event.rewrite.original_arguments),
+            )
+        if isinstance(shown, replay.ApprovalShown) and shown.call_id in originals:
+            name, original = originals[shown.call_id]
+            request = permission_request(
+                "session",
+                shown.call_id,
+                present_call(name, original),
+                arguments=original,
+                session_cwd="/workspace",
+            )
+            return replay.ApprovalShown(shown.seq, shown.call_id, original, request)
+        return shown
+
+    return [(replay.LogPresenter, "feed", feed)]
+
+
+def _permission_narrows_input() -> list[Patch]:
+    """A permission request whose rawInput is only the command, not the arguments that run."""
+
+    def feed(self: replay.LogPresenter, event: Event) -> replay.Shown | None:
+        shown = _real_feed(self, event)
+        if isinstance(shown, replay.ApprovalShown) and isinstance(shown.arguments, FrozenMap):
+            command = shown.arguments.get("command")
+            if isinstance(command, str):
+                tool_call = shown.request["toolCall"]
+                assert isinstance(tool_call, dict)
+                request = {**shown.request, "toolCall": {**tool_call, "rawInput": command}}
+                return replay.ApprovalShown(shown.seq, shown.call_id, shown.arguments, request)
+        return shown
+
+    return [(replay.LogPresenter, "feed", feed)]
+
+
+def _terminal_for_everyone() -> list[Patch]:
+    """Terminal cards embed a terminal although the client cannot show one."""
+
+    def feed(self: replay.LogPresenter, event: Event) -> replay.Shown | None:
+        self._terminal_capable = True
+        return _real_feed(self, event)
+
+    return [(replay.LogPresenter, "feed", feed)]
+
+
+PRESENTATION_MUTANTS = [
+    Mutant(
+        "card-shows-original-arguments",
+        "RW-1",
+        "cards render a rewritten call from its original arguments",
+        _card_shows_original,
+    ),
+    Mutant(
+        "permission-shows-original-input",
+        "RW-4",
+        "the permission request carries the input before the rewrite",
+        _permission_shows_original,
+    ),
+    Mutant(
+        "permission-raw-input-is-the-command",
+        "ACP-3",
+        "the permission request's rawInput is the command string, not the arguments",
+        _permission_narrows_input,
+    ),
+    Mutant(
+        "terminal-for-every-client",
+        "ACP-2",
+        "a client that is not terminal-capable gets an embedded terminal",
+        _terminal_for_everyone,
+    ),
+]
+
+
+@pytest.mark.parametrize("mutant", PRESENTATION_MUTANTS, ids=[m.name for m in PRESENTATION_MUTANTS])
+def test_RW_1_a_presentation_mutant_is_caught_with_its_rule(mutant: Mutant) -> None:
+    """RW-1, RW-4, ACP-3, ACP-2: a target whose UI alone is wrong diverges, blamed on the rule
+    its presentation breaks (the log, bodies and history are the model's)."""
+    with pytest.raises(DivergenceFound) as found:
+        run_state_machine_as_test(
+            conformance_machine(lambda: MutantTarget(mutant)), settings=KILL_BUDGET
+        )
+    divergence = found.value.divergence
+    assert divergence.rule_id == mutant.rule_id, divergence.what
+    assert divergence.expected.presented != divergence.actual.presented
+
+
+REWRITE_CONFIG = LoopConfig(
+    tools=(ToolSpec("bash", required_keys=("command",)),),
+    hooks=(HookSpec("rw", "PreToolUse", "bash"),),
+)
+REWRITE_AND_ASK = (
+    SubmitUser("go"),
+    ModelReplies((ToolCallBlock("c1", "bash", '{"command":"rm -rf /"}'),)),
+    HookAnswers(Ask("check", FrozenMap({"command": "ls"}))),
+    ApprovalAnswers("allowed-once"),
+    ToolFinishes("c1", ToolSucceeded("a.txt\n[exit code: 0]")),
+    ModelReplies(()),
+)
+
+
+@pytest.mark.parametrize(
+    ("mutant", "rule"),
+    [(m, m.rule_id) for m in PRESENTATION_MUTANTS[:3]],
+    ids=[m.name for m in PRESENTATION_MUTANTS[:3]],
+)
+def test_RW_4_a_fixed_rewrite_and_ask_blames_the_presentation(mutant: Mutant, rule: str) -> None:
+    """RW-4, RW-1, ACP-3: one rewrite that asks for approval; the mutant's card or permission
+    request is blamed at the command that shows it, and the bundled impl agrees with the model."""
+    found = replay_case(lambda: MutantTarget(mutant), REWRITE_CONFIG, list(REWRITE_AND_ASK))
+    assert found.divergence is not None
+    assert found.divergence.rule_id == rule, found.divergence.what
+    assert found.divergence.index == 2  # the HookAnswers commits the call and asks
+    assert replay_case(bundled_target, REWRITE_CONFIG, list(REWRITE_AND_ASK)).divergence is None
+
+
+def test_ACP_3_the_bundled_impl_reports_the_rewritten_input_it_asks_about() -> None:
+    """ACP-3, RW-4: the bundled impl's reported permission request carries the effective input."""
+    target = bundled_target()
+    try:
+        assert "presentation" in target.reset(REWRITE_CONFIG)
+        observations = [target.apply(command) for command in REWRITE_AND_ASK]
+    finally:
+        target.close()
+    asked = observations[2].presented
+    assert asked is not None
+    methods = [message["method"] for message in asked]
+    assert methods == ["session/update", "session/request_permission"]
+    assert asked[1]["params"]["toolCall"]["rawInput"] == {"command": "ls"}
+    assert all(invalid_acp(message) is None for message in asked)
+    finished = observations[4].presented
+    assert finished is not None
+    assert finished[0]["params"]["update"]["sessionUpdate"] == "tool_call_update"
+
+
+def test_ACP_1_an_invalid_presented_message_is_blamed_on_ACP_1() -> None:
+    """ACP-1: a presented message that is not strictly valid ACP names ACP-1."""
+    assert invalid_acp({"method": "session/update", "params": {"update": {}}}) is not None
+    assert (
+        invalid_acp({"method": "session/notify", "params": {}}) == "unknown method 'session/notify'"
+    )
+
+
+def test_VIEW_2_the_bundled_impl_is_conformant_with_presentation_compared() -> None:
+    """VIEW-2, VIEW-3, VIEW-4, ACP-1, ACP-2, ACP-3: the bundled impl declares presentation, passes,
+    and the presentation rules are reported exercised."""
+    report = run_conformance(bundled_target, examples=25, seed_value=None, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+    assert "presentation" in report.capabilities
+    statuses = {row["rule"]: row["status"] for row in rule_table(report)}
+    for rule in ("VIEW-2", "VIEW-3", "ACP-1", "ACP-2", "ACP-3"):
+        assert statuses[rule] == "exercised", (rule, statuses[rule])
+    assert statuses["VIEW-1"].startswith("not observable")
+
+
+def test_VIEW_2_without_the_capability_presentation_rules_are_not_applicable() -> None:
+    """VIEW-2: a target that does not declare presentation is not compared on it, and its
+    presentation rules are reported not applicable."""
+    without = frozenset(CAPABILITIES) - {"presentation"}
+
+    def factory() -> Any:
+        return AdapterTarget(impl_adapter, "impl without presentation", without)
+
+    report = run_conformance(factory, examples=10, seed_value=None, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+    statuses = {row["rule"]: row["status"] for row in rule_table(report)}
+    assert all(statuses[rule] == "not applicable" for rule in PRESENTATION_RULES)
+
+
+# ---------------------------------------------------------------------------------------------
+# The JS loop renders its cards itself (examples/js-loop/present.mjs); every presenter, fallback
+# and title rule is compared with the model's on fixed calls.
+
+NODE = shutil.which("node")
+JS_LOOP = Path(__file__).resolve().parent.parent / "examples" / "js-loop" / "main.mjs"
+CARD_CONFIG = LoopConfig(
+    tools=(
+        ToolSpec("read", concurrency_safe=True),
+        ToolSpec("edit"),
+        ToolSpec("write"),
+        ToolSpec("todo"),
+        ToolSpec("grep", concurrency_safe=True),
+        ToolSpec("bash"),
+    ),
+)
+CARDS: list[tuple[str, str, ToolOutcome]] = [
+    ("read", '{"file_path":"/workspace/src/a.py","offset":0,"limit":3}', ToolSucceeded("l1")),
+    ("read", '{"file_path":"/etc/hosts","offset":7}', ToolSucceeded("x")),
+    ("read", '{"file_path":"/workspace/../workspace/b","offset":-1}', ToolSucceeded("y")),
+    ("read", '{"file_path":"/workspace","limit":1.0}', ToolFailed("no such file")),
+    (
+        "edit",
+        '{"file_path":"/workspace/x.txt","old_string":"","new_string":"hi","replace_all":true}',
+        ToolSucceeded("ok", meta={"diffs": [{"path": "/workspace/x.txt", "newText": "hi"}]}),
+    ),
+    ("edit", '{"file_path":"/workspace/y","old_string":"a","new_string":"b"}', ToolFailed("no")),
+    ("edit", '{"file_path":"rel/y","old_string":"a","new_string":"b"}', ToolSucceeded("done")),
+    ("edit", '{"file_path":"/workspace/z","old_string":"a"}', ToolSucceeded("?")),
+    (
+        "write",
+        '{"file_path":"/workspace/w.txt","content":"new"}',
+        ToolSucceeded("w", meta={"diffs": [{"path": 1}]}),
+    ),
+    ("write", '{"file_path":"/workspace/w.txt","content":3}', ToolSucceeded("w")),
+    ("write", '{"file_path":"/tmp/w","content":""}', ToolFailed("denied", "EACCES")),
+    ("todo", '{"todos":[{"content":"a","status":"pending"}]}', ToolSucceeded("saved")),
+    ("todo", '{"todos":[{"content":"a"}]}', ToolSucceeded("")),
+    ("grep", '{"pattern":"x","n":5.0,"big":123456789012345678901234567890}', ToolSucceeded("g")),
+    ("grep", "null", ToolSucceeded("g")),
+    (
+        "bash",
+        '{"command":"sleep 9","run_in_background":true,"description":"bg"}',
+        ToolSucceeded("started ````x``\n\n"),
+    ),
+    (
+        "bash",
+        '{"command":"make","cwd":"rel","description":""}',
+        ToolSucceeded("o\n[exit code: 2]\n"),
+    ),
+    ("bash", '{"command":"kill","description":"stop it"}', ToolSucceeded("[signal: SIGKILL]")),
+    ("bash", '{"command":"x"}', ToolSucceeded("a\n[exit code: 007]")),
+    ("bash", '{"command":"y"}', ToolFailed("boom")),
+    ("bash", '{"command":3}', ToolSucceeded("fallback")),
+]
+
+
+def _card_program() -> list[Command]:
+    program: list[Command] = [SubmitUser("show me every card")]
+    for index, (name, arguments, outcome) in enumerate(CARDS, start=1):
+        call_id = f"c{index}"
+        program += [
+            ModelReplies((ToolCallBlock(call_id, name, arguments),)),
+            ToolFinishes(call_id, outcome),
+        ]
+    return [*program, ModelReplies(())]
+
+
+@pytest.mark.skipif(NODE is None, reason="`node` is not on PATH")
+@pytest.mark.parametrize(
+    ("config", "program"),
+    [(CARD_CONFIG, _card_program()), (REWRITE_CONFIG, list(REWRITE_AND_ASK))],
+    ids=["every-card", "rewrite-and-ask"],
+)
+def test_VIEW_2_the_js_loop_renders_every_card_as_the_model_does(
+    config: LoopConfig, program: list[Command]
+) -> None:
+    """VIEW-2, VIEW-3, VIEW-4, ACP-2, ACP-3: the JS loop's own presenter sends, command by
+    command, the ACP messages the model's does, each strictly valid."""
+    assert NODE is not None
+    js_loop = ProcessTarget([NODE, str(JS_LOOP)], name="js-loop")
+    model = ModelTarget()
+    try:
+        assert "presentation" in js_loop.reset(config)
+        model.reset(config)
+        sent = 0
+        for command in program:
+            expected, actual = model.apply(command), js_loop.apply(command)
+            assert comparable(actual) == comparable(expected), command
+            for message in actual.presented or ():
+                assert invalid_acp(message) is None, message
+                sent += 1
+        assert sent >= len([c for c in program if isinstance(c, ModelReplies)]) - 1
+    finally:
+        js_loop.close()
