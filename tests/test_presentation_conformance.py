@@ -7,7 +7,9 @@ history stay right), so only the comparison of presented ACP messages can catch 
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,11 @@ from loopspec.properties.conformance.impl_adapter import impl_adapter
 from loopspec.properties.conformance.impl_target import AdapterTarget, bundled_target
 from loopspec.properties.conformance.machine import conformance_machine
 from loopspec.properties.conformance.presented import invalid_acp
-from loopspec.properties.conformance.process_target import ProcessTarget, comparable
+from loopspec.properties.conformance.process_target import (
+    ProcessTarget,
+    ProcessTargetError,
+    comparable,
+)
 from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 
@@ -345,3 +351,23 @@ def test_VIEW_2_the_js_loop_renders_every_card_as_the_model_does(
         assert sent >= len([c for c in program if isinstance(c, ModelReplies)]) - 1
     finally:
         js_loop.close()
+
+
+def test_PROTO_1_declaring_presentation_without_reporting_it_is_a_protocol_error() -> None:
+    """PROTO-1: a target that declares presentation must send `presented` with every accepted
+    observation; one that omits it is reported as a protocol failure, not compared."""
+    ready = {"type": "ready", "implementation": "fake", "capabilities": ["presentation"]}
+    observed = {"type": "observed", "seq": 0, "accepted": True, "events": []}
+    observed |= {"commits": [], "executed": []}
+    code = (
+        f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
+        f"sys.stdin.readline(); print({json.dumps(observed)!r}, flush=True); sys.stdin.read()"
+    )
+    target = ProcessTarget([sys.executable, "-c", code], name="fake")
+    try:
+        assert target.reset(LoopConfig()) == frozenset({"presentation"})
+        with pytest.raises(ProcessTargetError, match="declares presentation") as caught:
+            target.apply(SubmitUser("hi"))
+        assert caught.value.rule_id == "PROTO-1"
+    finally:
+        target.close()
