@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import Mutant, MutantTarget, Patch
 
-from loopspec.model import replay
+from loopspec.model import acp, presenters, replay
 from loopspec.model.acp import permission_request
 from loopspec.model.commands import (
     ApprovalAnswers,
@@ -39,6 +39,7 @@ from loopspec.model.events import Event, ToolCallRecorded
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
+from loopspec.model.views import GenericCallView
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_adapter import impl_adapter
@@ -371,3 +372,36 @@ def test_PROTO_1_declaring_presentation_without_reporting_it_is_a_protocol_error
         assert caught.value.rule_id == "PROTO-1"
     finally:
         target.close()
+
+
+def _titles_never_relative() -> list[Patch]:
+    """Titles keep the absolute path even inside the workspace."""
+    return [(acp, "relativize_title", lambda title, path, cwd: title)]
+
+
+def _fallback_is_blank() -> list[Patch]:
+    """A call no presenter renders gets a card titled by nothing useful, of kind execute."""
+
+    def fallback(tool_name: str, arguments: JsonValue) -> GenericCallView:
+        return GenericCallView(title="tool", kind="execute", raw_input=arguments)
+
+    return [(presenters, "generic_call_fallback", fallback)]
+
+
+@pytest.mark.parametrize(
+    ("mutant", "first_call"),
+    [
+        (Mutant("titles-never-relative", "VIEW-4", "absolute titles", _titles_never_relative), 1),
+        (Mutant("blank-fallback", "VIEW-3", "a useless generic card", _fallback_is_blank), 3),
+    ],
+    ids=["VIEW-4", "VIEW-3"],
+)
+def test_VIEW_4_title_and_fallback_mistakes_are_blamed_on_their_rule(
+    mutant: Mutant, first_call: int
+) -> None:
+    """VIEW-4, VIEW-3: on the fixed card program, a title left absolute inside the workspace
+    and a fallback card that is not the generic one diverge at the first such card."""
+    found = replay_case(lambda: MutantTarget(mutant), CARD_CONFIG, _card_program())
+    assert found.divergence is not None
+    assert found.divergence.rule_id == mutant.rule_id, found.divergence.what
+    assert found.divergence.index == 2 * first_call - 1  # the reply carrying that call
