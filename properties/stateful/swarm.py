@@ -22,7 +22,9 @@ The situations a rule governs and the generator reaches on purpose:
 - outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
   is no longer running, which every loop must refuse;
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
-  settled while an earlier one still runs.
+  settled while an earlier one still runs;
+- replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
+  programs, now and then, a reply's last call takes its first call's id.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -65,6 +67,7 @@ class Swarm:
     settled_outcomes: bool
     denials: bool
     contexts: bool
+    repeated_ids: bool
 
 
 def _usually() -> st.SearchStrategy[bool]:
@@ -79,11 +82,12 @@ def _rarely() -> st.SearchStrategy[bool]:
 
 # Identity rewrites are on in a quarter of the programs (and off in the simplest): a loop that
 # drops the sidecar shows it there and nowhere else, but the same drop on a real rewrite also
-# shows what the loop runs.
+# shows what the loop runs. Repeated ids likewise: a refused reply ends nothing else's story.
+RARE_FEATURES = frozenset({"identity_rewrites", "repeated_ids"})
 swarms: st.SearchStrategy[Swarm] = st.builds(
     Swarm,
     **{
-        field.name: _rarely() if field.name == "identity_rewrites" else _usually()
+        field.name: _rarely() if field.name in RARE_FEATURES else _usually()
         for field in attrs.fields(Swarm)
     },
 )
@@ -121,7 +125,8 @@ def _arguments_for(name: str) -> list[str]:
 def tool_calls(
     draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
-    """Calls with distinct ids `c<first_id>...`: several when `parallel` is on."""
+    """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
+    last sometimes repeats the first's id."""
     names = [tool.name for tool in config.tools] + ["missing_tool"]
     count = draw(st.integers(2, 4) if swarm.parallel else st.integers(1, 2), label="calls")
     calls = []
@@ -131,6 +136,8 @@ def tool_calls(
         if draw(st.integers(0, 9), label="malformed") == 0:
             pool = gen.MALFORMED_ARGUMENTS
         calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(st.sampled_from(pool))))
+    if swarm.repeated_ids and len(calls) > 1 and draw(st.integers(0, 2), label="repeat id") == 0:
+        calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
     return tuple(calls)
 
 
