@@ -80,16 +80,17 @@ def _rarely() -> st.SearchStrategy[bool]:
     return st.integers(0, 3).map(lambda n: n == 3)
 
 
-# Identity rewrites are on in a quarter of the programs (and off in the simplest): a loop that
-# drops the sidecar shows it there and nowhere else, but the same drop on a real rewrite also
-# shows what the loop runs. Repeated ids likewise: a refused reply ends nothing else's story.
-RARE_FEATURES = frozenset({"identity_rewrites", "repeated_ids"})
+def _half_the_time() -> st.SearchStrategy[bool]:
+    return st.integers(0, 1).map(lambda n: n == 1)
+
+
+# Identity rewrites are on in half the programs (and off in the simplest): a loop that drops the
+# sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
+# the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
+FEATURE_ODDS = {"identity_rewrites": _half_the_time, "repeated_ids": _rarely}
 swarms: st.SearchStrategy[Swarm] = st.builds(
     Swarm,
-    **{
-        field.name: _rarely() if field.name in RARE_FEATURES else _usually()
-        for field in attrs.fields(Swarm)
-    },
+    **{field.name: FEATURE_ODDS.get(field.name, _usually)() for field in attrs.fields(Swarm)},
 )
 
 
@@ -161,14 +162,14 @@ def _identity(arguments: str) -> JsonValue | None:
 @st.composite
 def pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
     """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
-    swarm says (an identity rewrite less often than the rest: it is one situation among many)."""
+    swarm says (identity rewrites in half the programs, leaning on them there)."""
     verdict = draw(gen.pre_verdicts_for(call.name), label="verdict")
     identity = _identity(call.arguments)
     leaning: list[str] = []
     if swarm.rewrites:
         leaning += ["rewrite"] * 3
     if swarm.identity_rewrites and identity is not None:
-        leaning += ["identity"]
+        leaning += ["identity"] * 2
     if swarm.approvals:
         leaning += ["ask"] * 2
     if swarm.denials:
