@@ -502,7 +502,9 @@ DSH_KEEPS = frozenset(
 )  # fmt: skip
 # Rules dsh keeps whose situation 200 programs may not create ("exercised" means a program
 # created the situation the rule governs; these are still checked on every comparison).
-RARE_ON_DSH = frozenset({"DEC-3"})
+# HOOK-2's situation (several hooks deciding one call) depends on which derandomized programs a
+# run draws; it is still checked on every comparison.
+RARE_ON_DSH = frozenset({"DEC-3", "HOOK-2"})
 # Rules that need `rewrite` or `presentation`, which dsh does not declare.
 DSH_NOT_APPLICABLE = frozenset(
     {"RW-1", "RW-2", "RW-3", "HOOK-3", "HOOK-6"}
@@ -525,7 +527,7 @@ def test_conform_with_the_dsh_profile(
     assert report["conformant"]
     status = {row["rule"]: row["status"] for row in report["rules"]}
     assert {rule for rule in DSH_KEEPS - RARE_ON_DSH if status[rule] != "exercised"} == set()
-    # Checked on every result, but its situation (a PostToolUse block) is rare in 200 programs.
+    # Checked on every result, but their situations are rare in 200 programs.
     assert {status[rule] for rule in RARE_ON_DSH} <= {
         "exercised",
         "checked, situation never generated",
