@@ -11,27 +11,12 @@ deep-freezing every event — that is what keeps checking a log close to the cos
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeGuard
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
-from loopspec.model.events import (
-    ApprovalAsked,
-    ApprovalDecided,
-    AssistantMessageRecorded,
-    Event,
-    HookInvoked,
-    HookResulted,
-    OpaqueEvent,
-    StepEnded,
-    StepStarted,
-    SurfaceAppend,
-    SurfaceReplace,
-    ToolCallRecorded,
-    ToolResultRecorded,
-    TurnEnded,
-    TurnStarted,
-    UserMessageRecorded,
-)
 from loopspec.model.jsonvalue import thaw
+
+if TYPE_CHECKING:
+    from loopspec.model.events import Event, SurfaceAppend, SurfaceReplace
 
 
 class CallFact:
@@ -104,6 +89,25 @@ class Fact:
 
 def facts_of(event: Event) -> Fact:
     """The fact of a constructed event."""
+    # The event model is imported on first use, not with this module: the offline checker
+    # builds its facts from JSON (`fact_from_wire`), and `loopspec check` should not pay for
+    # the model's event classes at start-up.
+    from loopspec.model.events import (  # noqa: PLC0415
+        ApprovalAsked,
+        ApprovalDecided,
+        AssistantMessageRecorded,
+        HookInvoked,
+        HookResulted,
+        OpaqueEvent,
+        StepEnded,
+        StepStarted,
+        ToolCallRecorded,
+        ToolResultRecorded,
+        TurnEnded,
+        TurnStarted,
+        UserMessageRecorded,
+    )
+
     fact = Fact(event.type if isinstance(event, OpaqueEvent) else event.TYPE, event.seq)
     match event:
         case TurnStarted():
@@ -154,6 +158,8 @@ def facts_of(event: Event) -> Fact:
 def _surface(
     fact: Fact, surface: SurfaceAppend | SurfaceReplace, sources: tuple[int, ...] | None
 ) -> None:
+    from loopspec.model.events import SurfaceReplace  # noqa: PLC0415 -- as in `facts_of`
+
     if isinstance(surface, SurfaceReplace):
         fact.surface, fact.surface_start, fact.surface_end = "replace", surface.start, surface.end
     else:

@@ -17,11 +17,14 @@ import json
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
-from loopspec.model.events import Event
 from loopspec.model.facts import READ_TYPES, CallFact, Fact, facts_of
+
+if TYPE_CHECKING:  # the event model is imported only by `facts_of`, when it runs
+    from loopspec.model.events import Event
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 IN_TURN_TYPES = frozenset(

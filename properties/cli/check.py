@@ -1,22 +1,16 @@
 """`loopspec check`: hold recorded dsh session logs to the log invariants, offline.
 
 The work is `loopspec.properties.logcheck.checker`'s; the output and exit codes are
-`loopspec.properties.logcheck.report`'s.
+`loopspec.properties.logcheck.report`'s. Both are imported only when logs are checked, so
+`loopspec check --help` answers at interpreter speed (`benchmarks/bench_cli.py`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from loopspec.properties.logcheck.checker import (
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_MAX_VIOLATIONS,
-    Limits,
-    check_paths,
-)
-from loopspec.properties.logcheck.report import exit_code, run_to_json, summary_text, write_log_text
+from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 DESCRIPTION = """\
 Check recorded dsh session logs against every rule a log alone can show: turn and step
@@ -95,6 +89,17 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Check every log named; print text as it goes, or one JSON object at the end."""
+    # Imported here, not above: `loopspec check --help` and a usage error need none of it.
+    import json  # noqa: PLC0415
+
+    from loopspec.properties.logcheck.checker import Limits, check_paths  # noqa: PLC0415
+    from loopspec.properties.logcheck.report import (  # noqa: PLC0415
+        exit_code,
+        run_to_json,
+        summary_text,
+        write_log_text,
+    )
+
     limits = Limits(max_line_bytes=args.max_line_bytes, max_violations=args.max_violations)
     reports = []
     for report in check_paths(args.paths, limits):

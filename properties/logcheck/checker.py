@@ -50,18 +50,17 @@ from loopspec.properties.logcheck.compact_rows import (
     CompactRowError,
     compact_run,
 )
+from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.dialect import (
     LAYOUT_NAME,
     LEGACY_TYPES,
     SUPPORTED_VERSIONS,
+    header_version,
     is_header,
     legacy_marker,
-    read_header,
 )
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
 
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-DEFAULT_MAX_VIOLATIONS = 1000
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
 MAX_LISTED_TYPES = 100
 OTHER_TYPES = "(other types)"
@@ -449,14 +448,14 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     """Check the first line as the header; False when it is not one (it is then an event)."""
     if isinstance(obj, dict) and is_header(obj):
         try:
-            header = read_header(obj)
+            version = header_version(obj)
         except InvalidEventError as error:
             report.fail(line, ErrorKind.BAD_HEADER, error.message, error.rule_id)
             return True
-        report.version = header.version
-        if header.version not in SUPPORTED_VERSIONS:
+        report.version = version
+        if version not in SUPPORTED_VERSIONS:
             known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
-            message = f"header version {header.version} is not one this checker knows ({known})"
+            message = f"header version {version} is not one this checker knows ({known})"
             message += "; checked with the rules of the newest it knows"
             report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message))
         return True

@@ -31,8 +31,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.events import SessionHeader
-from loopspec.model.wire import header_from_wire
 
 SUPPORTED_VERSIONS = frozenset({0})
 LEGACY_TYPES = frozenset({"context/message", "steering/message"})
@@ -62,9 +60,47 @@ def is_header(obj: Mapping[str, Any]) -> bool:
     return obj.get("type") == "session" and "seq" not in obj and "seq0" not in obj
 
 
-def read_header(obj: Mapping[str, Any]) -> SessionHeader:
-    """The header, validated by the model's wire codec; `InvalidEventError` when malformed."""
+# The header fields the model's codec names; any other field is kept as an extra.
+_HEADER_FIELDS = frozenset({"type", "version", "id", "createdAt", "cwd"})
+# Extra values the codec keeps as they are, whatever they hold (see `jsonvalue.freeze`).
+_PLAIN_EXTRA_TYPES = (str, bool, type(None))
+
+
+def header_version(obj: Mapping[str, Any]) -> int:
+    """The version of a header, validated by the model's wire codec (`header_from_wire`);
+    `InvalidEventError` when malformed.
+
+    A header of the usual shape — the codec's fields with the types it requires, extras only of
+    kinds it keeps unchanged — is one the codec accepts, so it is read here, and the codec (with
+    the event model and cattrs behind it) is imported only for another: a small log then starts
+    at interpreter speed. `tests/test_check_startup.py` holds both ways to the same answers.
+    """
+    if (
+        type(obj) is dict
+        and obj.get("type") == "session"
+        and type(obj.get("version")) is int
+        and type(obj.get("id")) is str
+        and type(obj.get("createdAt")) is int
+        and type(obj.get("cwd")) is str
+        and all(
+            type(value) in _PLAIN_EXTRA_TYPES
+            for key, value in obj.items()
+            if key not in _HEADER_FIELDS
+        )
+    ):
+        version: int = obj["version"]
+        return version
+    return _codec_header_version(obj)
+
+
+def _codec_header_version(obj: Mapping[str, Any]) -> int:
+    """`header_version` by the model's wire codec itself."""
+    from loopspec.model.wire import header_from_wire  # noqa: PLC0415 -- see `header_version`
+
     try:
-        return header_from_wire(obj)
+        return header_from_wire(obj).version
     except RecursionError as error:
         raise InvalidEventError("the header nests too deeply", rule_id="LOG-4") from error
+    except OverflowError as error:  # `createdAt` read as an infinite float (1e999)
+        message = "session.createdAt must be a finite number"
+        raise InvalidEventError(message, rule_id="LOG-4") from error

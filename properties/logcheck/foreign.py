@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport
-from loopspec.properties.logcheck.harness_logs import Dialect, check_foreign
+
+if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a log turns up
+    from loopspec.properties.logcheck.harness_logs import Dialect
 
 SNIFF_BYTES = 64 * 1024
 _CODEX_START = re.compile(
@@ -25,6 +26,10 @@ _CODEX_START = re.compile(
 )
 _CLAUDE_START = re.compile(rb'^\s*\{\s*"(parentUuid|type)"\s*:')
 _CLAUDE_SESSION = re.compile(rb'"sessionId"\s*:\s*"')
+# The type of a dsh session header: the first record of nearly every log checked. Neither
+# `claude_code.RECORD_TYPES` nor `codex.RECORD_TYPES` holds it (a test says so), so such a log
+# is known to be dsh without importing those readers.
+DSH_HEADER_TYPE = "session"
 
 
 def _head(stream: BinaryIO) -> bytes:
@@ -51,16 +56,22 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
             record: Any = json.loads(stripped[:newline])
         except ValueError:
             return None
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:
             return None
+        from loopspec.properties.logcheck import claude_code, codex  # noqa: PLC0415
+
         if codex.looks_like(record):
             return codex.dialect()
         if claude_code.looks_like(record):
             return claude_code.dialect()
         return None
     if _CODEX_START.match(head):
+        from loopspec.properties.logcheck import codex  # noqa: PLC0415
+
         return codex.dialect()
     if _CLAUDE_START.match(head) and _CLAUDE_SESSION.search(head) and b'"seq"' not in head:
+        from loopspec.properties.logcheck import claude_code  # noqa: PLC0415
+
         return claude_code.dialect()
     return None
 
@@ -82,4 +93,6 @@ def check_if_foreign(path: str, stream: BinaryIO, limits: Limits) -> LogReport |
         return report
     if dialect is None:
         return None
+    from loopspec.properties.logcheck.harness_logs import check_foreign  # noqa: PLC0415
+
     return check_foreign(path, stream, limits, dialect)

@@ -1,0 +1,167 @@
+"""`loopspec check` starts at interpreter speed: what it imports, and the shortcut that allows it.
+
+These are correctness tests, not timed tests: each asks a fresh interpreter which modules a
+command left in `sys.modules` (`benchmarks/bench_cli.py` measures the time). `--help` imports no
+checker and no model; checking a dsh log imports the invariants it runs, but neither Hypothesis,
+cattrs, the event model nor the wire codec (a usual header is read without them, see
+`dialect.header_version`), and no reader of other loops' logs. The header shortcut is held to the
+model's codec on generated headers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.wire import header_from_wire
+from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck.checker import ErrorKind, check_paths
+from loopspec.properties.logcheck.dialect import header_version
+from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
+
+# Modules no `loopspec check` run may import for a dsh log.
+NEVER_FOR_CHECK = ("hypothesis", "cattrs", "loopspec.model.events", "loopspec.model.wire")
+HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1700000000000, "cwd": "/w"}
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code`."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    )
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return set(loaded)
+
+
+def loaded_of(modules: set[str], roots: tuple[str, ...]) -> set[str]:
+    """Those of `modules` that are one of `roots` or inside one."""
+    return {m for m in modules if any(m == r or m.startswith(r + ".") for r in roots)}
+
+
+def test_importing_the_check_verb_imports_no_checker_and_no_model() -> None:
+    """The verb's module and its parser: no Hypothesis, cattrs, attrs, checker or model."""
+    modules = modules_after(
+        "from loopspec.properties.cli.main import build_parser\n"
+        "import loopspec.properties.cli.check\n"
+        "build_parser('check')"
+    )
+    assert "loopspec.properties.cli.check" in modules
+    heavy = ("hypothesis", "cattrs", "attrs", "attr", "loopspec.model")
+    assert loaded_of(modules, (*heavy, "loopspec.properties.logcheck.checker")) == set()
+
+
+def test_check_help_imports_no_checker_and_no_model() -> None:
+    """`loopspec check --help` prints its help having imported nothing it does not show."""
+    modules = modules_after(
+        "import contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['check', '--help'])"
+    )
+    assert loaded_of(modules, ("hypothesis", "cattrs", "attrs", "loopspec.model")) == set()
+
+
+def test_checking_a_dsh_log_imports_neither_hypothesis_cattrs_nor_the_event_model(
+    tmp_path: Path,
+) -> None:
+    """A clean dsh log is checked with the invariants alone (and the verdict is still given)."""
+    log = tmp_path / "small.jsonl"
+    events = [
+        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
+        {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 1}},
+        {"type": "assistant/chunk", "seq": 2, "time": 0, "data": {"turn": 1, "step": 1}},
+        {"type": "assistant/chunk", "seq": 3, "time": 0, "data": {"turn": 1, "step": 1}},
+    ]
+    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
+    modules = modules_after(
+        "import contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    status = main(['check', {str(log)!r}])\n"
+        "assert status == 0 and 'checked 1 log, 4 events' in out.getvalue(), out.getvalue()"
+    )
+    assert "loopspec.model.invariants" in modules  # it did check
+    readers = ("loopspec.properties.logcheck.claude_code", "loopspec.properties.logcheck.codex")
+    assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers)) == set()
+
+
+def test_the_dsh_header_type_is_no_record_type_of_another_loop() -> None:
+    """`foreign` takes a first record of the header's type as dsh without asking the readers of
+    other loops; that stays right only while neither reader claims that type."""
+    assert DSH_HEADER_TYPE not in claude_code.RECORD_TYPES
+    assert DSH_HEADER_TYPE not in codex.RECORD_TYPES
+    assert not claude_code.looks_like({**HEADER, "sessionId": "s"})
+    assert not codex.looks_like({**HEADER, "timestamp": "t", "payload": {}})
+
+
+def _codec_answer(obj: dict[str, Any]) -> tuple[str, object]:
+    try:
+        return "version", header_from_wire(obj).version
+    except InvalidEventError as error:
+        return "error", (error.rule_id, error.message)
+    except OverflowError:
+        return "error", ("LOG-4", "session.createdAt must be a finite number")
+
+
+def _answer(obj: dict[str, Any]) -> tuple[str, object]:
+    try:
+        return "version", header_version(obj)
+    except InvalidEventError as error:
+        return "error", (error.rule_id, error.message)
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([1 << 64, -(10**300), 10**4400]),  # large, and too large for the codec
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    fields=st.fixed_dictionaries(
+        {},
+        optional={
+            "version": _VALUES,
+            "id": _VALUES,
+            "createdAt": _VALUES,
+            "cwd": _VALUES,
+        },
+    ),
+    usual=st.booleans(),
+    extras=st.dictionaries(st.sampled_from(["model", "title", "x"]), _VALUES, max_size=2),
+)
+def test_header_shortcut_answers_as_the_model_codec(
+    fields: dict[str, Any], usual: bool, extras: dict[str, Any]
+) -> None:
+    """`header_version` gives the codec's version, or its error, for any header-like object
+    (half of them start from a well-formed header, so the shortcut is taken often)."""
+    obj: dict[str, Any] = {**(HEADER if usual else {"type": "session"}), **fields, **extras}
+    assert _answer(obj) == _codec_answer(obj)
+
+
+@pytest.mark.parametrize("created_at", ["1e999", "-1e999"])
+def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
+    tmp_path: Path, created_at: str
+) -> None:
+    """LOG-4: `createdAt` 1e999 reads as an infinite float; it is reported, never raised."""
+    log = tmp_path / "inf.jsonl"
+    header = '{"type": "session", "version": 0, "id": "s", "createdAt": %s, "cwd": "/"}\n'
+    log.write_text(header % created_at)
+    [report] = check_paths([str(log)])
+    assert [(e.kind, e.rule_id) for e in report.errors] == [(ErrorKind.BAD_HEADER, "LOG-4")]
