@@ -13,7 +13,9 @@ only then becomes visible: to `events`, and to every subscriber (history, presen
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Protocol
 
 import attrs
@@ -124,41 +126,66 @@ class SessionLog:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-# Per attrs class: its field names when the class is frozen, None when it is not.
-_FROZEN_FIELDS: dict[type, tuple[str, ...] | None] = {}
+FieldReader = Callable[[object], Iterable[object]]
+# Per attrs class: a reader of all its field values when the class is frozen, None when not.
+_FIELD_READERS: dict[type, FieldReader | None] = {}
 
 
-def _frozen_fields(kind: type) -> tuple[str, ...] | None:
-    fields = _FROZEN_FIELDS.get(kind, ())
-    if fields == ():
-        # attrs gives a frozen class its own `__setattr__`, which refuses every assignment.
-        frozen = attrs.has(kind) and kind.__setattr__.__name__ == "_frozen_setattrs"
-        fields = tuple(field.name for field in attrs.fields(kind)) if frozen else None
-        _FROZEN_FIELDS[kind] = fields
-    return fields
+def _field_reader(kind: type) -> FieldReader | None:
+    if kind in _FIELD_READERS:
+        return _FIELD_READERS[kind]
+    reader: FieldReader | None = None
+    # attrs gives a frozen class its own `__setattr__`, which refuses every assignment.
+    if attrs.has(kind) and kind.__setattr__.__name__ == "_frozen_setattrs":
+        names = [field.name for field in attrs.fields(kind)]
+        # One C-level getter for every field at once; with a single name it returns the bare
+        # value, so that case is wrapped.
+        getter = operator.attrgetter(*names) if names else None
+        if getter is None:
+            reader = _no_fields
+        elif len(names) == 1:
+            reader = partial(_one_field, getter)
+        else:
+            reader = getter
+    _FIELD_READERS[kind] = reader
+    return reader
+
+
+def _no_fields(_value: object) -> tuple[object, ...]:
+    return ()
+
+
+def _one_field(getter: Callable[[object], object], value: object) -> tuple[object, ...]:
+    return (getter(value),)
 
 
 def _deeply_frozen(value: object) -> bool:
     """Whether `value` is built only of immutable parts: scalars, tuples, `FrozenMap`s with
     string keys, and frozen attrs instances of those (as every event the loop builds is)."""
-    # Scalars are tested inline rather than by recursing: they are most of what an event holds.
+    # Exact types only (a subclass may add mutable state), and scalars tested inline rather
+    # than by recursing: they are most of what an event holds.
     scalars = _SCALARS
     kind = type(value)
     if kind in scalars:
         return True
-    if isinstance(value, tuple) and kind is tuple:
-        items: Iterable[object] = value
-    elif isinstance(value, FrozenMap) and kind is FrozenMap:
-        if not value:  # most `extra` maps are empty
-            return True
+    items: Iterable[object]
+    if type(value) is tuple:
+        items = value
+    elif type(value) is FrozenMap:
         # Its read-only view, read directly: the `Mapping` methods cost a Python call per item.
-        view = value._items
-        if any(type(key) is not str for key in view):
-            return False
-        items = view.values()
+        for key, entry in value._items.items():
+            if type(key) is not str or (type(entry) not in scalars and not _deeply_frozen(entry)):
+                return False
+        return True
     else:
-        fields = _frozen_fields(kind)
-        if fields is None:
+        reader = _field_reader(kind)
+        if reader is None:
             return False
-        items = [getattr(value, name) for name in fields]
-    return all(type(item) in scalars or _deeply_frozen(item) for item in items)
+        items = reader(value)
+    for item in items:
+        # Most fields are scalars or empty `extra` maps: they cost no call.
+        if type(item) in scalars or (type(item) is FrozenMap and not item._items):
+            continue
+        if not _deeply_frozen(item):
+            return False
+    return True

@@ -161,17 +161,17 @@ def block_to_wire(block: ContentBlock) -> WireObject:
     """The JSON object of one content block."""
     match block:
         case TextBlock():
-            return {"type": "text", "text": block.text, **_thaw_map(block.extra)}
+            return _extended({"type": "text", "text": block.text}, block.extra)
         case ReasoningBlock():
-            return {"type": "reasoning", "text": block.text, **_thaw_map(block.extra)}
+            return _extended({"type": "reasoning", "text": block.text}, block.extra)
         case ToolCallBlock():
-            return {
+            call: WireObject = {
                 "type": "tool-call",
                 "id": block.id,
                 "name": block.name,
                 "arguments": block.arguments,
-                **_thaw_map(block.extra),
             }
+            return _extended(call, block.extra)
         case ToolResultBlock():
             wire: WireObject = {
                 "type": "tool-result",
@@ -180,17 +180,42 @@ def block_to_wire(block: ContentBlock) -> WireObject:
             }
             if block.is_error is not None:
                 wire["isError"] = block.is_error
-            return {**wire, **_thaw_map(block.extra)}
+            return _extended(wire, block.extra)
         case OpaqueBlock():
-            return {"type": block.type, **_thaw_map(block.data)}
+            return _extended({"type": block.type}, block.data)
         case _:
             assert_never(block)
 
 
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+def _thawed(value: JsonValue) -> object:
+    """`thaw(value)`, reading exact frozen containers directly: the encoder's hottest walk."""
+    kind = type(value)
+    if kind in _SCALAR_TYPES:
+        return value
+    if type(value) is FrozenMap:
+        return {key: _thawed(item) for key, item in value._items.items()}
+    if type(value) is tuple:
+        return [_thawed(item) for item in value]
+    return thaw(value)
+
+
 def _thaw_map(value: FrozenMap) -> WireObject:
+    if type(value) is FrozenMap:
+        return {key: _thawed(item) for key, item in value._items.items()}
     plain = thaw(value)
     assert isinstance(plain, dict)
     return plain
+
+
+def _extended(wire: WireObject, extra: FrozenMap) -> WireObject:
+    """`{**wire, **thaw(extra)}`, built in place (`wire` is always the caller's fresh dict),
+    and without a walk for the empty extras nearly every value has."""
+    if type(extra) is not FrozenMap or extra._items:
+        wire.update(_thaw_map(extra))
+    return wire
 
 
 def _message_parts(
@@ -247,7 +272,7 @@ def message_to_wire(message: UserMessage | AssistantMessage | ToolResultMessage)
     }
     if message.id is not None:
         wire["id"] = message.id
-    return {**wire, **_thaw_map(message.extra)}
+    return _extended(wire, message.extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,7 +558,7 @@ def event_data_to_wire(event: Event) -> object:
         case TurnStarted():
             data = {"turn": event.turn}
         case TurnEnded():
-            data = {"turn": event.turn, "reason": thaw(event.reason)}
+            data = {"turn": event.turn, "reason": _thawed(event.reason)}
         case StepStarted() | StepEnded():
             data = {"turn": event.turn, "step": event.step}
         case UserMessageRecorded():
@@ -544,7 +569,7 @@ def event_data_to_wire(event: Event) -> object:
                 "step": event.step,
                 "message": message_to_wire(event.message),
             }
-            _optional(data, "usage", None if event.usage is None else thaw(event.usage))
+            _optional(data, "usage", None if event.usage is None else _thawed(event.usage))
             if event.interrupted:
                 data["interrupted"] = True
         case ToolCallRecorded():
@@ -566,8 +591,8 @@ def event_data_to_wire(event: Event) -> object:
                 "step": event.step,
                 "message": message_to_wire(event.message),
             }
-            _optional(data, "error", None if event.error is None else thaw(event.error))
-            _optional(data, "meta", thaw(event.meta))
+            _optional(data, "error", None if event.error is None else _thawed(event.error))
+            _optional(data, "meta", _thawed(event.meta))
         case HookInvoked():
             data = {
                 "turn": event.turn,
@@ -588,7 +613,7 @@ def event_data_to_wire(event: Event) -> object:
             _optional(data, "exitCode", event.exit_code)
             _optional(data, "stderrSummary", event.stderr_summary)
             _optional(data, "callId", event.call_id)
-            _optional(data, "updatedInput", thaw(event.updated_input))
+            _optional(data, "updatedInput", _thawed(event.updated_input))
         case ApprovalAsked():
             data = {"id": event.id, "toolName": event.tool_name}
             _optional(data, "callId", event.call_id)
@@ -597,10 +622,10 @@ def event_data_to_wire(event: Event) -> object:
         case ApprovalDecided():
             data = {"id": event.id, "outcome": event.outcome}
         case OpaqueEvent():
-            return thaw(event.data)
+            return _thawed(event.data)
         case _:
             assert_never(event)
-    return {**data, **_thaw_map(event.extra)}
+    return _extended(data, event.extra)
 
 
 def event_to_wire(event: Event) -> WireObject:
@@ -613,7 +638,7 @@ def event_to_wire(event: Event) -> WireObject:
     }
     if isinstance(event, UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded):
         wire.update(_surface_to_wire(event.surface, event.sources))
-    return {**wire, **_thaw_map(event.envelope_extra)}
+    return _extended(wire, event.envelope_extra)
 
 
 def header_from_wire(obj: object) -> SessionHeader:
