@@ -5,27 +5,34 @@ Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
 1. events committed per second by `impl`'s session log and durable writer, with fsync off
    (every commit written) and on (every commit fdatasync'ed), next to a bare file append of
    exactly the same bytes in the same units (one `write`, plus `fdatasync` when on, per unit);
+   and, as the ceiling any writer using the standard library's JSON encoder can reach, the
+   same bare append against encoding those events' wire objects alone (no validation, no
+   event-to-wire mapping, no write);
 2. the cost per tool call of a whole loop round (reply, call, result) with and without a
    PreToolUse hook rewriting the call (the rewrite transaction), fsync off; each run starts a
    new session in a fresh log file, so no run resumes (and re-reads) an earlier run's log.
+   For scale, it also runs the same hook answering "allow" without new input: what asking a
+   hook costs (one more outside answer, one more commit, two audit events) before any rewrite.
 
-Targets: commits at least 0.25x a bare append with fsync off; a rewritten call at most 1.3x a
-plain one.
+Every figure is a ratio of runs interleaved in this process, each side's fastest CPU time (a
+shared machine's load only ever adds time). Targets: commits at least 0.25x a bare append with
+fsync off; a rewritten call at most 1.3x a plain one.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import os
-import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
 from loopspec.impl.clock import FixedClock
+from loopspec.impl.framing import encode_event
 from loopspec.impl.log_reader import read_log
 from loopspec.impl.log_writer import SYNCED, WRITTEN, Durability
 from loopspec.impl.opening import SessionInfo, open_log
@@ -42,6 +49,7 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.impl_adapter import ImplAdapter
 
 CALLS_PER_REPLY = 4
@@ -50,8 +58,11 @@ PLAIN = LoopConfig(tools=TOOLS)
 REWRITING = LoopConfig(tools=TOOLS, hooks=(HookSpec("rewriter", "PreToolUse", "bash"),))
 
 
-def turn(number: int, *, rewrite: bool) -> list[Command]:
-    """One turn: a reply with several calls, each (maybe) rewritten, each finishing."""
+def turn(number: int, *, rewrite: bool, hook_keeps_input: bool = False) -> list[Command]:
+    """One turn: a reply with several calls, each (maybe) rewritten, each finishing.
+
+    With `hook_keeps_input`, the hook is asked about every call (`rewrite` must be set, the
+    config must have the hook) but allows it unchanged."""
     ids = [f"t{number}c{index}" for index in range(CALLS_PER_REPLY)]
     blocks = [ToolCallBlock(call_id, "bash", '{"command":"make build"}') for call_id in ids]
     program: list[Command] = [
@@ -59,7 +70,7 @@ def turn(number: int, *, rewrite: bool) -> list[Command]:
         ModelReplies((TextBlock("Building."), *blocks)),
     ]
     if rewrite:
-        safer = Allow(FrozenMap({"command": "make build --dry-run"}))
+        safer = Allow(None if hook_keeps_input else FrozenMap({"command": "make build --dry-run"}))
         program += [HookAnswers(safer) for _ in ids]
     program += [ToolFinishes(call_id, ToolSucceeded("ok\n[exit code: 0]")) for call_id in ids]
     program.append(ModelReplies((TextBlock("Built."),)))
@@ -70,12 +81,23 @@ _RUNS = itertools.count()
 
 
 def run_loop(
-    config: LoopConfig, turns: int, *, rewrite: bool, workdir: Path, log_name: str | None = None
+    config: LoopConfig,
+    turns: int,
+    *,
+    rewrite: bool,
+    workdir: Path,
+    log_name: str | None = None,
+    hook_keeps_input: bool = False,
 ) -> float:
     """Seconds to run `turns` turns through the whole loop (fsync off), in a new log."""
     name = log_name or f"loop-{rewrite}-{next(_RUNS)}.jsonl"
     adapter = ImplAdapter(config, workdir, durability=WRITTEN, log_name=name)
-    program = [command for number in range(turns) for command in turn(number, rewrite=rewrite)]
+    program = [
+        command
+        for number in range(turns)
+        for command in turn(number, rewrite=rewrite, hook_keeps_input=hook_keeps_input)
+    ]
+    gc.collect()  # so no run pays for collecting the garbage an earlier one left
     started = time.process_time()  # fsync off: CPU time, steadier on a shared machine
     for command in program:
         adapter.apply(command)
@@ -138,19 +160,26 @@ def unit_bytes(path: Path, units: Sequence[Sequence[Event]]) -> list[bytes]:
     return chunks
 
 
-def best_of_interleaved(
-    repeats: int, first: Callable[[], float], second: Callable[[], float]
-) -> tuple[float, float]:
-    """The fastest of several runs of each, alternating, so both see the same disk weather."""
-    runs = [(first(), second()) for _ in range(repeats)]
-    return min(a for a, _b in runs), min(b for _a, b in runs)
+def best_of_interleaved(repeats: int, *runs: Callable[[], float]) -> list[float]:
+    """The fastest of several runs of each, alternating, so all see the same machine weather."""
+    rounds = [[run() for run in runs] for _ in range(repeats)]
+    return [min(times) for times in zip(*rounds, strict=True)]
+
+
+def encode_only(wires: Sequence[Sequence[Mapping[str, object]]]) -> float:
+    """CPU seconds to encode every event's wire object with the writer's own JSON encoder."""
+    started = time.process_time()
+    for unit in wires:
+        for wire in unit:
+            encode_event(wire)
+    return time.process_time() - started
 
 
 def main() -> None:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=150, help="turns per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (best kept)")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (best kept)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-impl-") as name:
         workdir = Path(name)
@@ -172,17 +201,41 @@ def main() -> None:
             )
             ratios[label] = bare / ours
             print(f"{label:24}{events / ours:12.0f}{events / bare:12.0f}{bare / ours:12.3f}")
+        wires = [[event_to_wire(event) for event in unit] for unit in units]
+        encoding, bare = best_of_interleaved(
+            args.repeats,
+            partial(encode_only, wires),
+            partial(append_bare, chunks, sync=False, path=bare_path),
+        )
+        print(
+            f"{'json encoding alone':24}{events / encoding:12.0f}{events / bare:12.0f}"
+            f"{bare / encoding:12.3f}   (the ceiling for a stdlib-json writer)"
+        )
         calls = args.turns * CALLS_PER_REPLY
-        plain, rewritten = [], []
-        for _ in range(3):  # interleaved, so both see the same machine load
-            plain.append(run_loop(PLAIN, args.turns, rewrite=False, workdir=workdir))
-            rewritten.append(run_loop(REWRITING, args.turns, rewrite=True, workdir=workdir))
-        per_plain = statistics.median(plain) / calls * 1e6
-        per_rewrite = statistics.median(rewritten) / calls * 1e6
-        print(f"per tool call, whole loop round, fsync off ({calls} calls):")
-        print(f"  without rewrite      {per_plain:8.1f} us")
-        print(f"  with rewrite         {per_rewrite:8.1f} us   ratio {per_rewrite / per_plain:.2f}")
+        plain, rewritten, asked = best_of_interleaved(
+            args.repeats,
+            partial(run_loop, PLAIN, args.turns, rewrite=False, workdir=workdir),
+            partial(run_loop, REWRITING, args.turns, rewrite=True, workdir=workdir),
+            partial(
+                run_loop,
+                REWRITING,
+                args.turns,
+                rewrite=True,
+                workdir=workdir,
+                hook_keeps_input=True,
+            ),
+        )
+        per_plain, per_rewrite, per_asked = (
+            took / calls * 1e6 for took in (plain, rewritten, asked)
+        )
         rewrite_ratio = per_rewrite / per_plain
+        print(f"per tool call, whole loop round, fsync off ({calls} calls):")
+        print(f"  without a hook                 {per_plain:8.1f} us")
+        print(
+            f"  hook allows, input unchanged   {per_asked:8.1f} us   {per_asked / per_plain:.2f}x"
+        )
+        print(f"  hook rewrites the input        {per_rewrite:8.1f} us   {rewrite_ratio:.2f}x")
+        print(f"  the rewrite itself (rewrites / unchanged): {per_rewrite / per_asked:.2f}x")
         commit_ratio = ratios["fsync off"]
         print("targets")
         met = _verdict(commit_ratio >= 0.25)
