@@ -45,9 +45,73 @@ _HOOK_3 = KnownDivergence(
     "not the configured order",
 )
 
+_RW_3 = KnownDivergence(
+    "RW-3",
+    Kind.DESIGN,
+    "the reply and its call records are written to the log before the PreToolUse hooks run "
+    "(hooks decide at each call's start), so the log's call record is never the input the "
+    "hooks settled on",
+)
+_LOG_8 = KnownDivergence(
+    "LOG-8",
+    Kind.DESIGN,
+    "the log is appended one record at a time (a reply's blocks, each result): a crash can cut "
+    "between any two, there is no atomic commit of a reply with its calls",
+)
+
+_TEXT_1 = KnownDivergence(
+    "TEXT-1",
+    Kind.DESIGN,
+    "results are worded by the CLI's shell tool and the CLI itself: a failure is an exit code "
+    "and the error output (no error name or code), a hook's denial and a failed model request "
+    "are worded the CLI's way",
+)
+_TEXT_2 = KnownDivergence(
+    "TEXT-2",
+    Kind.DESIGN,
+    "an assistant message's source names the CLI and the model its log records",
+)
+_MODEL_1 = KnownDivergence(
+    "MODEL-1",
+    Kind.DESIGN,
+    "a headless run refuses an empty or blank prompt: no turn starts",
+)
+
+_EXE_1 = KnownDivergence(
+    "EXE-1",
+    Kind.BUG,
+    "a reply whose calls repeat an id is accepted and each call runs under that id; the model "
+    "refuses the reply",
+)
+_HOOK_2 = KnownDivergence(
+    "HOOK-2",
+    Kind.DESIGN,
+    "when several PreToolUse hooks deny a call, the model is told one denying hook's reason, "
+    "not all of them joined",
+)
+
 KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
     Harness.CLAUDE_CODE: {
         "RW-1": _RW_1,
+        "RW-2": KnownDivergence(
+            "RW-2",
+            Kind.BUG,
+            "the transcript keeps each hook's output but the call record carries no trace of "
+            "the rewrite: nothing says which hook supplied the input that ran",
+        ),
+        "RW-3": _RW_3,
+        "LOG-8": _LOG_8,
+        "TEXT-1": _TEXT_1,
+        "TEXT-2": _TEXT_2,
+        "MODEL-1": _MODEL_1,
+        "EXE-1": _EXE_1,
+        "HIST-1": KnownDivergence(
+            "HIST-1",
+            Kind.BUG,
+            "a failed model request is written to the transcript as an assistant message the "
+            "model never wrote ('API Error: ...', model <synthetic>)",
+        ),
+        "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,
         "ORD-3": KnownDivergence(
             "ORD-3",
@@ -73,6 +137,18 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.BUG,
             "the rollout records no hook, so nothing says which hook supplied the input that ran",
         ),
+        "RW-3": _RW_3,
+        "LOG-8": _LOG_8,
+        "TEXT-1": _TEXT_1,
+        "TEXT-2": _TEXT_2,
+        "EXE-1": _EXE_1,
+        "ORD-1": KnownDivergence(
+            "ORD-1",
+            Kind.BUG,
+            "an empty reply (no text, no call) leaves no trace in the rollout: the step it ended "
+            "has no assistant message",
+        ),
+        "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,
         "REC-1": KnownDivergence(
             "REC-1",

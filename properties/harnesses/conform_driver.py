@@ -1,0 +1,1233 @@
+"""The driver-protocol adapter of the real Claude Code and Codex CLIs (`loopspec conform --cmd`).
+
+`examples/claude-code-adapter/run.sh` and `examples/codex-adapter/run.sh` start
+`python -m loopspec.properties.harnesses.conform_driver claude-code|codex`, which speaks the
+driver protocol (`loopspec.properties.conformance.driver_protocol`) on stdin/stdout and plays
+each command on the pinned binary, offline (inside `unshare -n` with loopback only when the
+kernel allows it, and with every proxy variable pointing at a closed port):
+
+- `SubmitUser` starts a headless turn (`claude -p`, `codex exec`); a later one resumes the
+  session (`--continue`, `resume --last`).
+- `ModelReplies` and `ModelFails` answer the model request the CLI has pending at a mock model
+  server on 127.0.0.1 (streamed Anthropic Messages / OpenAI Responses; a failure is an HTTP 400).
+  Every tool call of a reply reaches the CLI as a call of its shell tool whose command runs the
+  blocking tool of `control_client` with the call id, the tool name and the arguments.
+- `HookAnswers`: every PreToolUse hook of the configuration is a real hook command of the CLI
+  (`control_client hook`) that blocks and asks this adapter. The answer goes to the hook the
+  model asks next (a shadow copy of the model routes it: the command names no hook). A call's
+  hooks are released together once all have their answer, the first configured one last: the
+  first configured hook is the slowest, so a loop that applies the rewrite of the hook that
+  finished last instead of the last configured one shows it (HOOK-3). A matcher is applied by
+  this adapter to the tool name the call names, because the CLI sees only its shell tool.
+- `ToolFinishes` releases the blocking tool of that call with the outcome (text on stdout and
+  exit 0, or the message on stderr and exit 1).
+
+Declared capabilities: `pre-hooks` and `rewrite` only. Not declared, so `conform` never sends
+them and reports their rules not applicable: `parallel` (both CLIs run these shell calls one at
+a time), `abort` and `crash-repair` (a headless CLI is a process per turn: a signal can cut
+it, but which command of the program it cuts cannot be chosen one at a time), `approval`
+(headless runs ask no one), `post-hooks`, `max-tokens`, `queued-input`, `result-meta`,
+`presentation`.
+
+What each command reports is observed, never taken from the command: after a command the
+adapter waits until the CLI blocks on something only the program can release (a hook without
+its answer, a running tool, a pending model request) or exits, and no new observation came for
+a moment; then it turns what it observed, in time order, into events:
+
+- the CLI's own log (Claude Code transcript, Codex rollout): the user's prompt (turn/start,
+  step/start, user/message), each reply (assistant/message, and a tool/call per call record
+  with the name and arguments its shell command carries), each result (tool/result);
+- the mock model: a second or later model request of a turn (step/end, step/start);
+- the hook processes: each invocation, once it answered (hook/invoked and hook/result, one
+  audit record per invocation, as `hook_audit` writes them);
+- the blocking tools: each start (`executed`, with the arguments that really ran);
+- the CLI process: its exit (step/end, turn/end: completed, or error when it failed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig
+from loopspec.model.jsonvalue import dumps, thaw
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.state import Rewriting
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.harnesses import control_client
+from loopspec.properties.harnesses.mock_model import (
+    replies_in_anthropic_history,
+    replies_in_responses_history,
+)
+from loopspec.properties.harnesses.script import Harness, HarnessScript
+from loopspec.properties.harnesses.session import (
+    HarnessError,
+    SessionRequest,
+    _claude_setup,
+    _codex_setup,
+    binary_of,
+    default_adapter_dir,
+    network_namespace_works,
+    turn_argv,
+)
+
+CAPABILITIES = ("pre-hooks", "rewrite")
+TOOL_PROGRAM = "loopspec-tool"
+HOOK_PROGRAM = "loopspec-hook"
+QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
+SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
+POLL = 0.03
+HOOK_RELEASE_GAP = 0.15  # seconds between releasing one call's hooks (last configured first)
+INSIDE = "LOOPSPEC_CONFORM_DRIVER_INSIDE"
+IMPLEMENTATIONS = {
+    Harness.CLAUDE_CODE: "@anthropic-ai/claude-code@2.1.332 through examples/claude-code-adapter",
+    Harness.CODEX: "@openai/codex@0.171.0 through examples/codex-adapter",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# How a model call travels through the CLI's shell tool, and back.
+
+
+def tool_command(program: Path, call_id: str, name: str, arguments: str) -> str:
+    """The shell command that runs call `call_id` of tool `name` with `arguments`."""
+    return shlex.join([str(program), call_id, name, arguments])
+
+
+def decoded_call(command: object) -> tuple[str, str] | None:
+    """(tool name, arguments) a shell command made by `tool_command` carries, or None."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) != 4 or Path(words[0]).name != TOOL_PROGRAM:
+        return None
+    return words[2], words[3]
+
+
+def shell_command_of(tool_input: object) -> object:
+    """The command of a shell call's input (Claude Code `command`, Codex `cmd`)."""
+    if isinstance(tool_input, dict):
+        return tool_input.get("command", tool_input.get("cmd"))
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Observations, in the order they happened.
+
+
+@attrs.frozen
+class Prompt:
+    """The log records the user's prompt."""
+
+    at: float
+    text: str
+
+
+@attrs.frozen
+class Reply:
+    """The log records a reply: (kind, payload) blocks, kind text, reasoning or call."""
+
+    at: float
+    blocks: tuple[tuple[str, Any], ...]
+    model: str = ""  # the model the log names for the reply (Claude Code does; Codex not)
+
+
+@attrs.frozen
+class Result:
+    """The log records a call's result."""
+
+    at: float
+    call_id: str
+    text: str
+    is_error: bool
+
+
+@attrs.frozen
+class ModelAsked:
+    """The CLI sent a model request whose history holds `replies` model replies."""
+
+    at: float
+    replies: int
+
+
+@attrs.frozen
+class HookAnswered:
+    """A hook process asked (at `asked_at`) and got its answer, what it prints (at `at`)."""
+
+    at: float
+    handler: str
+    call_id: str
+    decision: str
+    updated_input: Any
+    reason: str | None
+    asked_at: float
+
+
+@attrs.frozen
+class Exited:
+    """The CLI process of the turn ended."""
+
+    at: float
+    code: int
+    message: str
+
+
+Observed = Prompt | Reply | Result | ModelAsked | HookAnswered | Exited
+
+
+def _stamp(text: object) -> float:
+    if isinstance(text, str):
+        with contextlib.suppress(ValueError):
+            return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    return time.time()
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return json.dumps(content)
+
+
+def claude_log_items(text: str) -> list[Prompt | Reply | Result]:
+    """What a Claude Code transcript records, in order (one reply spans its records)."""
+    items: list[Prompt | Reply | Result] = []
+    reply_id: object = None
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict) or record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        at = _stamp(record.get("timestamp"))
+        if record.get("type") == "assistant" and isinstance(message, dict):
+            blocks: list[tuple[str, Any]] = []
+            for block in message.get("content") or []:
+                kind = block.get("type")
+                if kind == "text":
+                    blocks.append(("text", str(block.get("text", ""))))
+                elif kind == "thinking":
+                    blocks.append(("reasoning", str(block.get("thinking", ""))))
+                elif kind == "tool_use":
+                    blocks.append(("call", (str(block["id"]), block.get("input"))))
+            previous = items[-1] if items else None
+            if message.get("id") == reply_id and isinstance(previous, Reply):
+                items[-1] = attrs.evolve(previous, blocks=previous.blocks + tuple(blocks))
+            else:
+                items.append(Reply(at, tuple(blocks), str(message.get("model", ""))))
+            reply_id = message.get("id")
+            continue
+        if record.get("type") != "user" or not isinstance(message, dict):
+            continue
+        reply_id = None
+        content = message.get("content")
+        if isinstance(content, str) and not record.get("isMeta"):
+            items.append(Prompt(at, content))
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    items.append(
+                        Result(
+                            at,
+                            str(block.get("tool_use_id")),
+                            _text_of(block.get("content")),
+                            bool(block.get("is_error")),
+                        )
+                    )
+    return items
+
+
+def _tagged_context(text: str) -> bool:
+    """Codex's own user-role context (`<environment_context>...`), not the user's words."""
+    stripped = text.strip()
+    return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
+
+
+def codex_log_items(text: str) -> list[Prompt | Reply | Result]:
+    """What a Codex rollout records, in order (a run of model items is one reply)."""
+    items: list[Prompt | Reply | Result] = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if record.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        at = _stamp(record.get("timestamp"))
+        kind = payload.get("type")
+        block: tuple[str, Any] | None = None
+        if kind == "message" and payload.get("role") == "user":
+            said = _text_of(payload.get("content"))
+            if not _tagged_context(said):
+                items.append(Prompt(at, said))
+            continue
+        if kind == "message" and payload.get("role") == "assistant":
+            block = ("text", _text_of(payload.get("content")))
+        elif kind == "reasoning":
+            summary = payload.get("summary") or []
+            block = ("reasoning", _text_of(summary))
+        elif kind == "function_call":
+            try:
+                arguments = json.loads(str(payload.get("arguments")))
+            except ValueError:
+                arguments = payload.get("arguments")
+            block = ("call", (str(payload.get("call_id")), arguments))
+        elif kind == "function_call_output":
+            output = payload.get("output")
+            items.append(Result(at, str(payload.get("call_id")), _text_of(output), False))
+            continue
+        if block is None:
+            continue
+        previous = items[-1] if items else None
+        if isinstance(previous, Reply):
+            items[-1] = attrs.evolve(previous, blocks=(*previous.blocks, block))
+        else:
+            items.append(Reply(at, (block,)))
+    return items
+
+
+# ---------------------------------------------------------------------------------------------
+# The mock model: one pending request at a time, answered by the program.
+
+
+def _sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def anthropic_stream(blocks: list[tuple[str, Any]], index: int, model: str) -> Iterator[bytes]:
+    """An Anthropic Messages stream: text, thinking and tool_use blocks."""
+    message: dict[str, Any] = {
+        "id": f"msg_mock_{index}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    yield _sse("message_start", {"type": "message_start", "message": message})
+    calls = False
+    for position, (kind, payload) in enumerate(blocks):
+        deltas: list[dict[str, Any]]
+        if kind == "text":
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": payload}]
+        elif kind == "reasoning":
+            start = {"type": "thinking", "thinking": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": payload},
+                {"type": "signature_delta", "signature": "mock-signature"},
+            ]
+        else:
+            calls = True
+            call_id, name, tool_input = payload
+            start = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(tool_input)}]
+        yield _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": position, "content_block": start},
+        )
+        for delta in deltas:
+            yield _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": position, "delta": delta},
+            )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": position})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 1},
+        },
+    )
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+def responses_stream(blocks: list[tuple[str, Any]], index: int) -> Iterator[bytes]:
+    """An OpenAI Responses stream: messages, reasoning items and function calls."""
+    response: dict[str, Any] = {"id": f"resp_mock_{index}", "object": "response", "output": []}
+    yield _sse("response.created", {"type": "response.created", "response": response})
+    output = []
+    for position, (kind, payload) in enumerate(blocks):
+        if kind == "text":
+            item: dict[str, Any] = {
+                "type": "message",
+                "id": f"msg_mock_{index}_{position}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": payload, "annotations": []}],
+            }
+        elif kind == "reasoning":
+            item = {
+                "type": "reasoning",
+                "id": f"rs_mock_{index}_{position}",
+                "summary": [{"type": "summary_text", "text": payload}],
+            }
+        else:
+            call_id, name, tool_input = payload
+            item = {
+                "type": "function_call",
+                "id": f"fc_mock_{index}_{position}",
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.dumps(tool_input),
+                "status": "completed",
+            }
+        output.append(item)
+        for event in ("response.output_item.added", "response.output_item.done"):
+            yield _sse(event, {"type": event, "output_index": position, "item": item})
+    usage = {
+        "input_tokens": 1,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 1,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 2,
+    }
+    done = {**response, "status": "completed", "output": output, "usage": usage}
+    yield _sse("response.completed", {"type": "response.completed", "response": done})
+
+
+@attrs.define
+class PendingRequest:
+    """A model request the CLI waits on; `answer` is set by the program."""
+
+    body: Any
+    at: float
+    answered: threading.Event = attrs.field(factory=threading.Event)
+    answer: ModelReplies | ModelFails | None = None
+    index: int = 0
+    replies: int = 0  # model replies its history holds: a retry holds as many as the last
+    process: int = 0  # the CLI process (turn) that sent it
+
+
+class PendingMock:
+    """A model server that holds each request until the program answers it."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+        self.requests: list[PendingRequest] = []
+        self.other_requests = 0
+        self.tool_program = Path(TOOL_PROGRAM)  # the session puts the real path here
+        self.process = 0  # the session counts the CLI processes it starts
+        self.lock = threading.Lock()
+        self.closing = threading.Event()
+        self.activity = time.monotonic()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        """Where it listens."""
+        return int(self.server.server_address[1])
+
+    def replies_in(self, body: Any) -> int:
+        """How many model replies a request's history holds."""
+        if self.harness == Harness.CLAUDE_CODE:
+            return replies_in_anthropic_history(body)
+        return replies_in_responses_history(body)
+
+    def pending(self) -> PendingRequest | None:
+        """The unanswered request, if any."""
+        with self.lock:
+            return next((r for r in self.requests if not r.answered.is_set()), None)
+
+    def close(self) -> None:
+        """Release every waiting request and stop."""
+        self.closing.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        mock = self
+        endpoint = "/v1/messages" if self.harness == Harness.CLAUDE_CODE else "/v1/responses"
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet."""
+
+            def do_GET(self) -> None:
+                mock.other_requests += 1
+                self._status(404, {"error": {"type": "not_found", "message": "mock model"}})
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    body: Any = json.loads(raw)
+                except ValueError:
+                    body = None
+                if self.path.split("?")[0] != endpoint:
+                    mock.other_requests += 1
+                    self._status(404, {"error": {"type": "not_found", "message": "mock model"}})
+                    return
+                request = PendingRequest(
+                    body, time.time(), replies=mock.replies_in(body), process=mock.process
+                )
+                with mock.lock:
+                    request.index = len(mock.requests)
+                    # A retry of a request the model failed fails the same way at once.
+                    failed = [
+                        r.answer
+                        for r in mock.requests
+                        if (r.process, r.replies) == (request.process, request.replies)
+                        and isinstance(r.answer, ModelFails)
+                    ]
+                    if failed:
+                        request.answer = failed[0]
+                        request.answered.set()
+                    mock.requests.append(request)
+                    mock.activity = time.monotonic()
+                while not request.answered.wait(0.1):
+                    if mock.closing.is_set():
+                        return
+                answer = request.answer
+                if isinstance(answer, ModelFails):
+                    self._status(
+                        400,
+                        {
+                            "type": "error",
+                            "error": {"type": "invalid_request_error", "message": answer.message},
+                        },
+                    )
+                    return
+                assert answer is not None
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                blocks = mock.wire_blocks(answer)
+                if mock.harness == Harness.CLAUDE_CODE:
+                    model = str(body.get("model", "mock")) if isinstance(body, dict) else "mock"
+                    stream = anthropic_stream(blocks, request.index, model)
+                else:
+                    stream = responses_stream(blocks, request.index)
+                with contextlib.suppress(OSError):
+                    for chunk in stream:
+                        self.wfile.write(chunk)
+                    self.wfile.flush()
+                self.close_connection = True
+
+            def _status(self, status: int, document: Any) -> None:
+                payload = json.dumps(document).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
+
+    def wire_blocks(self, reply: ModelReplies) -> list[tuple[str, Any]]:
+        """The reply's blocks as the CLI's API carries them (calls go to the shell tool)."""
+        blocks: list[tuple[str, Any]] = []
+        for block in reply.blocks:
+            match block:
+                case TextBlock(text=text):
+                    blocks.append(("text", text))
+                case ReasoningBlock(text=text):
+                    blocks.append(("reasoning", text))
+                case ToolCallBlock(id=call_id, name=name, arguments=arguments):
+                    command = tool_command(self.tool_program, call_id, name, arguments)
+                    if self.harness == Harness.CLAUDE_CODE:
+                        blocks.append(("call", (call_id, "Bash", {"command": command})))
+                    else:
+                        blocks.append(("call", (call_id, "exec_command", {"cmd": command})))
+        return blocks
+
+
+# ---------------------------------------------------------------------------------------------
+# The control socket: hook and tool processes block here.
+
+
+@attrs.define
+class Waiting:
+    """A hook or tool process waiting for its answer."""
+
+    kind: str  # "hook" or "tool"
+    request: dict[str, Any]
+    at: float
+    answered: threading.Event = attrs.field(factory=threading.Event)
+    answer: dict[str, Any] = attrs.field(factory=dict)
+
+
+class Control:
+    """A Unix socket server: each connection is one blocked hook or tool."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.waiting: list[Waiting] = []
+        self.lock = threading.Lock()
+        self.activity = time.monotonic()
+        self.closing = threading.Event()
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(path))
+        self.server.listen(64)
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.closing.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        with connection:
+            received = b""
+            while not received.endswith(b"\n"):
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                received += chunk
+            request = json.loads(received.decode("utf-8"))
+            waiting = Waiting(str(request.get("kind")), request, time.time())
+            with self.lock:
+                self.waiting.append(waiting)
+                self.activity = time.monotonic()
+            while not waiting.answered.wait(0.1):
+                if self.closing.is_set():
+                    return
+            with contextlib.suppress(OSError):
+                connection.sendall(json.dumps(waiting.answer).encode("utf-8") + b"\n")
+
+    def release(self, waiting: Waiting, answer: dict[str, Any]) -> None:
+        """Let a waiting process go with `answer`."""
+        waiting.answer = answer
+        waiting.answered.set()
+        with self.lock:
+            self.activity = time.monotonic()
+
+    def close(self) -> None:
+        """Release everything (the processes see a closed socket) and stop."""
+        self.closing.set()
+        with contextlib.suppress(OSError):
+            self.server.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# One session (one `reset`).
+
+
+def _hook_output(verdict: Pass | Allow | Ask | Deny, encode: Any) -> dict[str, Any]:
+    """What a hook process prints for a verdict (Claude Code's PreToolUse JSON, which Codex
+    reads too): nothing for pass, a decision with the replacing input or the reason."""
+    match verdict:
+        case Pass():
+            return {"stdout": "", "exitCode": 0}
+        case (
+            Allow(updated_input=updated, reason=reason) | Ask(updated_input=updated, reason=reason)
+        ):
+            specific: dict[str, Any] = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+            }
+            if reason is not None:
+                specific["permissionDecisionReason"] = reason
+            if updated is not None:
+                specific["updatedInput"] = encode(updated)
+            return {"stdout": json.dumps({"hookSpecificOutput": specific}), "exitCode": 0}
+        case Deny(reason=reason):
+            specific = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+            return {"stdout": json.dumps({"hookSpecificOutput": specific}), "exitCode": 0}
+
+
+def _verdict_decision(verdict: Pass | Allow | Ask | Deny) -> str:
+    match verdict:
+        case Pass():
+            return "pass"
+        case Allow() | Ask():
+            return "allow"
+        case Deny():
+            return "deny"
+
+
+class Session:
+    """A fresh CLI session: its HOME, mock model, control socket, and what was observed."""
+
+    def __init__(self, harness: Harness, config: LoopConfig) -> None:
+        self.harness = harness
+        self.config = config
+        self.root = Path(tempfile.mkdtemp(prefix=f"loopspec-conform-{harness.value}-"))
+        self.home, self.work, self.bin = self.root / "home", self.root / "work", self.root / "bin"
+        for folder in (self.home / "tmp", self.work, self.bin):
+            folder.mkdir(parents=True)
+        self.control = Control(self.root / "control.sock")
+        self.mock = PendingMock(harness)
+        self.mock.tool_program = self.bin / TOOL_PROGRAM
+        self._write_programs()
+        self.argv, self.env = self._setup()
+        self.shadow = ModelTarget()
+        self.shadow.reset(config)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.turns_started = 0
+        # What has been turned into events so far.
+        self.seen_log_items: dict[Path, int] = {}
+        self.seen_items: set[str] = set()
+        self.seen_requests = 0
+        self.exit_reported = True
+        self.events: list[dict[str, Any]] = []
+        self.turn = 0
+        self.step = 0
+        self.requests_in_turn = 0
+        self.last_request_replies = -1
+        self.turn_opened = False  # the current process's log recorded the prompt
+        self.refused: str | None = None  # why the last process started no turn
+        self.call_seqs: dict[str, int] = {}
+        # Answers waiting for their hook: (call id, handler id) -> verdict.
+        self.answers: dict[tuple[str, str], Pass | Allow | Ask | Deny] = {}
+        self.hook_records: list[HookAnswered] = []
+        self.released_calls: set[str] = set()
+
+    # -- setup -----------------------------------------------------------------------------------
+
+    def _write_programs(self) -> None:
+        client = Path(control_client.__file__).resolve()
+        sock = self.root / "control.sock"
+        for program, kind in ((TOOL_PROGRAM, "tool"), (HOOK_PROGRAM, "hook")):
+            path = self.bin / program
+            path.write_text(
+                "#!/bin/sh\n"
+                + shlex.join([sys.executable, str(client), kind, str(sock)])
+                + ' "$@"\n',
+                encoding="utf-8",
+            )
+            path.chmod(0o755)
+
+    def _setup(self) -> tuple[list[str], dict[str, str]]:
+        request = SessionRequest(
+            self.harness, HarnessScript("", ()), None, default_adapter_dir(self.harness)
+        )
+        audit = self.root / "audit"
+        audit.mkdir()
+        pre = [h for h in self.config.hooks if h.point == PRE_TOOL_USE]
+        handlers = [
+            {"type": "command", "command": shlex.join([str(self.bin / HOOK_PROGRAM), h.handler_id])}
+            for h in pre
+        ]
+        hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]} if handlers else {}
+        match self.harness:
+            case Harness.CLAUDE_CODE:
+                argv, env = _claude_setup(request, self.home, self.work, audit, self.mock.port)
+                env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # a failed model request ends the turn
+                settings = self.home / ".claude" / "settings.json"
+                settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+            case Harness.CODEX:
+                argv, env = _codex_setup(request, self.home, self.work, audit, self.mock.port)
+                hooks_file = self.work / ".codex" / "hooks.json"
+                hooks_file.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+        return list(argv), dict(env)
+
+    def close(self) -> None:
+        """End the CLI and everything it started; remove the session's files."""
+        self.control.close()
+        self.mock.close()
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- commands --------------------------------------------------------------------------------
+
+    def apply(self, command: Any) -> dict[str, Any]:
+        """Play one command; the observed answer (without seq)."""
+        before = len(self.events)
+        executed_before = self._executed_count()
+        refusal = self._play(command)
+        if refusal is not None:
+            return {"accepted": False, "refusal": {"rule": "MODEL-1", "message": refusal}}
+        self._settle()
+        if isinstance(command, SubmitUser) and self.refused is not None:
+            message = f"the CLI started no turn: {self.refused}"
+            self.refused = None
+            return {"accepted": False, "refusal": {"rule": "MODEL-1", "message": message}}
+        self.shadow.apply(command)
+        events = self.events[before:]
+        executed = self._executed()[executed_before:]
+        return {
+            "accepted": True,
+            "events": events,
+            "commits": [1] * len(events),
+            "executed": [{"callId": c, "arguments": a} for c, a in executed],
+        }
+
+    def _play(self, command: Any) -> str | None:
+        """Do what the command asks of the real loop; a refusal's message when it cannot."""
+        match command:
+            case SubmitUser(text=text):
+                if self.process is not None and self.process.poll() is None:
+                    return "the CLI's turn is still running (queued input is not driven)"
+                self._start_turn(text)
+            case ModelReplies() | ModelFails():
+                pending = self._wait_for(self.mock.pending)
+                if pending is None:
+                    return "the CLI has no model request pending"
+                pending.answer = command
+                pending.answered.set()
+            case HookAnswers(verdict=verdict):
+                phase = self.shadow.state.phase if self.shadow.state else None
+                if not isinstance(phase, Rewriting):
+                    return "no PreToolUse hook is waiting for an answer"
+                head = phase.queue[0]
+                call = phase.reply.tool_calls[head.call_index]
+                self.answers[(call.id, head.hook.handler_id)] = verdict
+            case ToolFinishes(call_id=call_id, outcome=outcome):
+                if any(w.request.get("call") == call_id for w in self._tools()):
+                    running = self._running_tool(call_id)
+                else:  # not started yet: the CLI may still be getting there
+                    running = self._wait_for(lambda: self._running_tool(call_id))
+                if running is None:
+                    return f"no tool of call {call_id} is running"
+                match outcome:
+                    case ToolSucceeded(text=text):
+                        answer = {"stdout": text, "exitCode": 0}
+                    case ToolFailed(message=message):
+                        answer = {"stderr": message, "exitCode": 1}
+                self.control.release(running, answer)
+            case _:
+                return f"{command.NAME} is not driven on a real CLI (capability not declared)"
+        return None
+
+    def _wait_for(self, probe: Any, limit: float = 5.0) -> Any:
+        """`probe()` once it is not None (the CLI may still be getting there), or None."""
+        deadline = time.monotonic() + limit
+        while True:
+            self._drive_hooks()
+            found = probe()
+            if found is not None or time.monotonic() > deadline:
+                return found
+            if self.process is not None and self.process.poll() is not None:
+                return probe()
+            time.sleep(POLL)
+
+    def _start_turn(self, text: str) -> None:
+        first = self.turns_started == 0
+        argv = turn_argv(self.harness, self.argv, text, first=first)
+        self.turns_started += 1
+        self.mock.process = self.turns_started
+        out = open(self.root / f"turn-{self.turns_started}.out", "wb")  # noqa: SIM115
+        err = open(self.root / f"turn-{self.turns_started}.err", "wb")  # noqa: SIM115
+        with out, err:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=self.work,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+        self.exit_reported = False
+        self.turn_opened = False
+
+    # -- hooks and tools -------------------------------------------------------------------------
+
+    def _tools(self) -> list[Waiting]:
+        with self.control.lock:
+            return [w for w in self.control.waiting if w.kind == "tool"]
+
+    def _hooks(self) -> list[Waiting]:
+        with self.control.lock:
+            return [w for w in self.control.waiting if w.kind == "hook"]
+
+    def _running_tool(self, call_id: str) -> Waiting | None:
+        for waiting in self._tools():
+            if waiting.request.get("call") == call_id and not waiting.answered.is_set():
+                return waiting
+        return None
+
+    def _executed(self) -> list[tuple[str, str]]:
+        return [(str(w.request["call"]), str(w.request["arguments"])) for w in self._tools()]
+
+    def _executed_count(self) -> int:
+        return len(self._tools())
+
+    def _hook_call(self, waiting: Waiting) -> tuple[str, str | None]:
+        """(call id, tool name the call names) of a hook's ask."""
+        seen = waiting.request.get("stdin")
+        seen = seen if isinstance(seen, dict) else {}
+        decoded = decoded_call(shell_command_of(seen.get("tool_input")))
+        return str(seen.get("tool_use_id")), decoded[0] if decoded else None
+
+    def _spec(self, handler: str) -> HookSpec | None:
+        return next((h for h in self.config.hooks if h.handler_id == handler), None)
+
+    def _drive_hooks(self) -> None:
+        """Answer hooks the model's configuration does not match at once (the CLI matched only
+        its shell tool); release a call's hooks once each has its answer, last configured
+        first."""
+        by_call: dict[str, list[Waiting]] = {}
+        for waiting in self._hooks():
+            if waiting.answered.is_set():
+                continue
+            call_id, name = self._hook_call(waiting)
+            spec = self._spec(str(waiting.request.get("handler")))
+            if spec is None or name is None or not spec.matches(name):
+                # Not a hook of this call in the configuration: it ran, and said nothing.
+                self.control.release(waiting, {"stdout": "", "exitCode": 0})
+                continue
+            by_call.setdefault(call_id, []).append(waiting)
+        order = [h.handler_id for h in self.config.hooks]
+        for call_id, waiting_hooks in by_call.items():
+            name = self._hook_call(waiting_hooks[0])[1] or ""
+            expected = [h.handler_id for h in self.config.hooks_for(PRE_TOOL_USE, name)]
+            asked = [str(w.request.get("handler")) for w in waiting_hooks]
+            if sorted(asked) != sorted(expected):
+                continue
+            if not all((call_id, handler) in self.answers for handler in asked):
+                continue
+            encode = self._encoder(call_id, name)
+            for waiting in sorted(waiting_hooks, key=lambda w: -order.index(w.request["handler"])):
+                handler = str(waiting.request["handler"])
+                verdict = self.answers[(call_id, handler)]
+                updated = verdict.updated_input if isinstance(verdict, Allow | Ask) else None
+                reason = verdict.reason if isinstance(verdict, Deny | Allow | Ask) else None
+                self.hook_records.append(
+                    HookAnswered(
+                        time.time(),
+                        handler,
+                        call_id,
+                        _verdict_decision(verdict),
+                        updated,
+                        reason,
+                        waiting.at,
+                    )
+                )
+                self.control.release(waiting, _hook_output(verdict, encode))
+                time.sleep(HOOK_RELEASE_GAP)
+
+    def _encoder(self, call_id: str, name: str) -> Any:
+        program = self.bin / TOOL_PROGRAM
+
+        def encode(updated: Any) -> dict[str, Any]:
+            arguments = dumps(updated)
+            command = tool_command(program, call_id, name, arguments)
+            return {"command": command}
+
+        return encode
+
+    # -- settling and events ---------------------------------------------------------------------
+
+    def _blocked(self) -> bool:
+        """Whether the CLI waits on the program (or has ended)."""
+        if self.process is None or self.process.poll() is not None:
+            return True
+        if self.mock.pending() is not None:
+            return True
+        if any(not w.answered.is_set() for w in self._tools()):
+            return True
+        return any(not w.answered.is_set() for w in self._hooks())
+
+    def _settle(self) -> None:
+        deadline = time.monotonic() + SETTLE_LIMIT
+        last_size = -1
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            self._drive_hooks()
+            size = self._log_size()
+            activity = max(self.mock.activity, self.control.activity)
+            if size != last_size or activity > quiet_since:
+                last_size = size
+                quiet_since = time.monotonic()
+            elif self._blocked() and time.monotonic() - quiet_since >= QUIET:
+                break
+            time.sleep(POLL)
+        self._observe()
+
+    def _log_paths(self) -> list[Path]:
+        """The session's log files, oldest first."""
+        match self.harness:
+            case Harness.CLAUDE_CODE:
+                found = list((self.home / ".claude" / "projects").glob("*/*.jsonl"))
+            case Harness.CODEX:
+                found = list((self.home / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+        return sorted(found, key=lambda p: p.stat().st_mtime_ns)
+
+    def _log_size(self) -> int:
+        return sum(path.stat().st_size for path in self._log_paths())
+
+    def _observe(self) -> None:
+        """Turn what happened since the last command into events, in time order."""
+        observed: list[Observed] = []
+        # A resumed session may go on in a new log file (Codex after a failed turn starts a
+        # new session): read every file, oldest first, each record once.
+        for path in self._log_paths():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            items = (
+                claude_log_items(text)
+                if self.harness == Harness.CLAUDE_CODE
+                else codex_log_items(text)
+            )
+            for item in items[self.seen_log_items.get(path, 0) :]:
+                key = repr(item)
+                if key not in self.seen_items:
+                    self.seen_items.add(key)
+                    observed.append(item)
+            self.seen_log_items[path] = len(items)
+        with self.mock.lock:
+            requests = list(self.mock.requests)
+        observed.extend(ModelAsked(r.at, r.replies) for r in requests[self.seen_requests :])
+        self.seen_requests = len(requests)
+        observed.extend(self.hook_records)
+        self.hook_records = []
+        if not self.exit_reported and self.process is not None and self.process.poll() is not None:
+            self.exit_reported = True
+            observed.append(Exited(time.time(), self.process.returncode, self._failure()))
+        observed.sort(key=lambda o: o.at)
+        for seen in observed:
+            self._events_of(seen)
+
+    def _failure(self) -> str:
+        """The last line the failed turn printed (its error), or ''."""
+        out = self.root / f"turn-{self.turns_started}.out"
+        err = self.root / f"turn-{self.turns_started}.err"
+        lines = []
+        for path in (out, err):
+            with contextlib.suppress(OSError):
+                lines += path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        return lines[-1][:500] if lines else ""
+
+    def _emit(self, kind: str, data: dict[str, Any], **extra: Any) -> int:
+        seq = len(self.events)
+        self.events.append(
+            {"type": kind, "seq": seq, "time": int(time.time() * 1000), "data": data, **extra}
+        )
+        return seq
+
+    def _events_of(self, item: Observed) -> None:
+        match item:
+            case Prompt(text=text):
+                self.turn_opened = True
+                self.turn += 1
+                self.step = 1
+                self.requests_in_turn = 0
+                self._emit("turn/start", {"turn": self.turn})
+                self._emit("step/start", {"turn": self.turn, "step": self.step})
+                message = {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "source": {"kind": "user"},
+                    "id": f"u{len(self.events)}",
+                }
+                self._emit("user/message", message, surfaceOp="append")
+            case ModelAsked(replies=replies):
+                retry = replies == self.last_request_replies
+                self.last_request_replies = replies
+                self.requests_in_turn += 1
+                if self.requests_in_turn > 1 and not retry:
+                    self._emit("step/end", {"turn": self.turn, "step": self.step})
+                    self.step += 1
+                    self._emit("step/start", {"turn": self.turn, "step": self.step})
+            case Reply(blocks=blocks, model=model):
+                self._reply_events(blocks, model)
+            case HookAnswered(handler=handler, call_id=call_id, decision=decision):
+                # One audit record per invocation, written when the hook finished (hooks of
+                # one call, and in Codex of every call of a reply, run at the same time).
+                invoked = {
+                    "turn": self.turn,
+                    "point": PRE_TOOL_USE,
+                    "dialect": "claude-code",  # the hook protocol both CLIs speak
+                    "handlerId": handler,
+                    "matcher": "Bash",  # the CLI's matcher: every call is a shell call
+                    "callId": call_id,
+                }
+                self._emit("hook/invoked", invoked)
+                result: dict[str, Any] = {
+                    "turn": self.turn,
+                    "point": PRE_TOOL_USE,
+                    "handlerId": handler,
+                    "decision": decision,
+                    "durationMs": round((item.at - item.asked_at) * 1000, 1),
+                    "callId": call_id,
+                }
+                if item.updated_input is not None:
+                    result["updatedInput"] = thaw(item.updated_input)
+                if item.reason is not None:
+                    result["reason"] = item.reason
+                self._emit("hook/result", result)
+            case Result(call_id=call_id, text=text, is_error=is_error):
+                message = {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool-result",
+                            "toolCallId": call_id,
+                            "content": [{"type": "text", "text": text}],
+                            "isError": is_error,
+                        }
+                    ],
+                    "source": {"kind": "tool", "callId": call_id},
+                    "id": f"r{len(self.events)}",
+                }
+                cites = [self.call_seqs[call_id]] if call_id in self.call_seqs else []
+                self._emit(
+                    "tool/result",
+                    {"turn": self.turn, "step": self.step, "message": message},
+                    surfaceOp="append",
+                    sourceEventSeqs=cites,
+                )
+            case Exited(code=code, message=failure):
+                if not self.turn_opened:
+                    self.refused = failure or f"exit {code}"
+                    return
+                self._emit("step/end", {"turn": self.turn, "step": self.step})
+                reason: dict[str, Any] = {"kind": "completed"}
+                if code != 0:
+                    reason = {"kind": "error", "error": {"message": failure}}
+                self._emit("turn/end", {"turn": self.turn, "reason": reason})
+
+    def _reply_events(self, blocks: tuple[tuple[str, Any], ...], model: str) -> None:
+        content: list[dict[str, Any]] = []
+        calls: list[tuple[str, str, str]] = []
+        for kind, payload in blocks:
+            if kind == "call":
+                call_id, tool_input = payload
+                decoded = decoded_call(shell_command_of(tool_input))
+                name, arguments = decoded if decoded else ("shell", json.dumps(tool_input))
+                content.append(
+                    {"type": "tool-call", "id": call_id, "name": name, "arguments": arguments}
+                )
+                calls.append((call_id, name, arguments))
+            else:
+                content.append({"type": kind, "text": payload})
+        message = {
+            "role": "assistant",
+            "content": content,
+            "source": {"kind": "model", "provider": self.harness.value, "model": model},
+            "id": f"a{len(self.events)}",
+        }
+        self._emit(
+            "assistant/message",
+            {"turn": self.turn, "step": self.step, "message": message},
+            surfaceOp="append",
+        )
+        for call_id, name, arguments in calls:
+            self.call_seqs[call_id] = self._emit(
+                "tool/call",
+                {
+                    "turn": self.turn,
+                    "step": self.step,
+                    "callId": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                },
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# The protocol loop.
+
+
+def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
+    """Answer each protocol line; 0 at shutdown or end of input."""
+    session: Session | None = None
+    try:
+        for line in lines:
+            if not line.strip():
+                continue
+            message = json.loads(line)
+            kind = message.get("type")
+            if kind == "reset":
+                if session is not None:
+                    session.close()
+                config = config_from_json(message["config"])
+                session = Session(harness, config)
+                write(
+                    {
+                        "type": "ready",
+                        "implementation": IMPLEMENTATIONS[harness],
+                        "capabilities": list(CAPABILITIES),
+                    }
+                )
+            elif kind == "command":
+                assert session is not None, "command before reset"
+                command = command_from_json(message["command"])
+                write({"type": "observed", "seq": message["seq"], **session.apply(command)})
+            elif kind == "shutdown":
+                write({"type": "bye"})
+                return 0
+    finally:
+        if session is not None:
+            session.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """`python -m loopspec.properties.harnesses.conform_driver claude-code|codex`."""
+    if len(argv) != 1 or argv[0] not in {h.value for h in Harness}:
+        sys.stderr.write("usage: conform_driver claude-code|codex\n")
+        return 2
+    harness = Harness(argv[0])
+    try:
+        binary_of(harness, default_adapter_dir(harness))
+    except HarnessError as error:
+        sys.stderr.write(f"{error}\n")
+        return 2
+    if os.environ.get(INSIDE) != "1" and network_namespace_works():
+        # Again, inside a network namespace where only loopback exists.
+        inner = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
+        inner += [sys.executable, "-m", "loopspec.properties.harnesses.conform_driver", argv[0]]
+        os.execvpe(inner[0], inner, {**os.environ, INSIDE: "1"})
+
+    def write(answer: Mapping[str, Any]) -> None:
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+    _ = PROTOCOL_VERSION
+    return serve(harness, iter(sys.stdin.readline, ""), write)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,413 @@
+"""Profiles `claude-code` and `codex`: the real CLIs' known divergences, as `conform` reads them.
+
+The single source of what each real loop is known to break, and whether loopspec reads it as a
+design difference or a bug, is `loopspec.properties.harnesses.profiles.KNOWN` (SPEC section
+11). This module only says how `conform` recognises each of those rules in a pair of runs
+driven through `examples/<harness>-adapter/run.sh` (`conform_driver`): a *symptom* for a rule
+that sends the runs different ways (what ran is not what the log's call record holds, RW-1;
+another hook's rewrite ran, HOOK-3), an *eraser* for one that only moves or reshapes events.
+Every entry of KNOWN either has a detector here or is named in `NOT_DRIVEN` with the capability
+`conform` would need; a divergence that is neither is a counterexample.
+
+Two more kinds of entries are not divergences of the loop and break no rule, so they are not
+in KNOWN: `SHAPES` erase how the adapter can only observe something (a measured hook duration,
+the words a CLI's shell tool uses for a failure, the error text of a failed model request), and
+`ADAPTER_LIMITS` cut a program where the adapter's mapping stops being faithful (every tool of
+the configuration reaches the CLI as its shell tool, so a call the model settles without running
+— an unknown tool, arguments that are not a valid input — runs in the CLI).
+
+Runs reach these functions normalized by `loopspec.properties.profiles.runs`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+
+from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.profiles.dsh import (
+    _drop_commits,
+    _duplicate_ids,
+    _flatten_reply_first,
+    _move_calls,
+)
+from loopspec.properties.profiles.known import Eraser, KnownDivergence, Profile, Symptom
+from loopspec.properties.profiles.runs import (
+    Event,
+    Json,
+    Obs,
+    Pair,
+    Run,
+    both,
+    events_of,
+    is_hook_at,
+    map_events,
+    result_call,
+    result_code,
+    result_text,
+    with_result_text,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Symptoms: where a rule breaks, on one command (with both runs before it).
+
+
+def _calls_of(events: list[Event]) -> dict[str, object]:
+    """Each call's arguments (parsed) as the run's tool/call records them."""
+    return {
+        str(e["data"]["callId"]): _parsed(e["data"]["arguments"])
+        for e in events
+        if e["type"] == "tool/call"
+    }
+
+
+def _parsed(arguments: object) -> object:
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        value: object = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return value
+
+
+def _ran(run: Run, current: Obs) -> dict[str, object]:
+    """Each call's arguments as its body ran (parsed), up to and with `current`."""
+    ran: dict[str, object] = {}
+    for obs in [*run, current]:
+        if obs["accepted"]:
+            for call_id, arguments in obs["executed"]:
+                ran[str(call_id)] = arguments
+    return ran
+
+
+def _all_events(run: Run, current: Obs) -> list[Event]:
+    return [*events_of(run), *(current["events"] if current["accepted"] else [])]
+
+
+def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """RW-1: a call ran with other arguments than the log's call record holds."""
+    recorded = _calls_of(_all_events(earlier[1], got))
+    ran = _ran(earlier[1], got)
+    return any(call_id in recorded and recorded[call_id] != ran[call_id] for call_id in ran)
+
+
+def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """HOOK-3: a call ran another hook's rewrite than the one the model applies."""
+    model_ran, target_ran = _ran(earlier[0], want), _ran(earlier[1], got)
+    supplied: dict[str, list[object]] = {}
+    for event in _all_events(earlier[1], got):
+        if event["type"] == "hook/result" and "updatedInput" in event["data"]:
+            supplied.setdefault(str(event["data"]["callId"]), []).append(
+                event["data"]["updatedInput"]
+            )
+    return any(
+        call_id in model_ran
+        and model_ran[call_id] != arguments
+        and arguments in supplied.get(call_id, [])
+        for call_id, arguments in target_ran.items()
+    )
+
+
+def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """MODEL-1: the CLI refuses a blank prompt the model takes (a turn of its own)."""
+    return (
+        command["kind"] == "SubmitUser"
+        and not str(command["text"]).strip()
+        and bool(want["accepted"])
+        and not got["accepted"]
+    )
+
+
+def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """The model settles a call without running it (unknown tool, invalid input)."""
+    events = want["events"] if want["accepted"] else []
+    codes = {result_code(e) for e in events if e["type"] == "tool/result"}
+    return bool(codes & {"UNKNOWN_TOOL", "INVALID_TOOL_INPUT"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Erasers: each removes one difference from a (model, CLI) pair of runs.
+
+
+def _without_sidecar(run: Run) -> Run:
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/call" or "rewrite" not in event["data"]:
+            return event
+        return {**event, "data": {k: v for k, v in event["data"].items() if k != "rewrite"}}
+
+    return map_events(run, change)
+
+
+def _hook_audit_order(run: Run) -> Run:
+    """Each run of consecutive PreToolUse audit events in one canonical order: by call, then
+    handler, each invocation before its result (the CLIs run a call's hooks in parallel)."""
+    out: Run = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        events: list[Event] = []
+        block: list[Event] = []
+        for event in [*obs["events"], None]:
+            if event is not None and is_hook_at(event, "PreToolUse"):
+                block.append(event)
+                continue
+            block.sort(
+                key=lambda e: (
+                    str(e["data"].get("callId")),
+                    str(e["data"].get("handlerId")),
+                    e["type"] != "hook/invoked",
+                )
+            )
+            events += block
+            block = []
+            if event is not None:
+                events.append(event)
+        out.append({**obs, "events": events})
+    return out
+
+
+_AUDIT_KEPT = ("turn", "point", "dialect", "handlerId", "callId", "decision", "updatedInput")
+
+
+def _hook_audit_core(event: Event) -> Event:
+    if event["type"] not in ("hook/invoked", "hook/result"):
+        return event
+    return {**event, "data": {k: v for k, v in event["data"].items() if k in _AUDIT_KEPT}}
+
+
+def _model_identity(event: Event) -> Event:
+    if event["type"] != "assistant/message":
+        return event
+    event = copy.deepcopy(event)
+    event["data"]["message"]["source"] = {"kind": "model"}
+    return event
+
+
+def _reworded_results(rewrite: Callable[[str, bool], tuple[str, bool]]) -> Eraser:
+    """An eraser rewriting the CLI's result texts (text, isError) -> (text, isError); the
+    model's results lose the error name and code a shell command cannot carry."""
+
+    def target(event: Event) -> Event:
+        if event["type"] != "tool/result":
+            return event
+        block = event["data"]["message"]["content"][0]
+        text, is_error = rewrite(result_text(event), bool(block["isError"]))
+        event = with_result_text(event, text)
+        event["data"]["message"]["content"][0]["isError"] = is_error
+        return event
+
+    def model(event: Event) -> Event:
+        if event["type"] != "tool/result" or "error" not in event["data"]:
+            return event
+        return {**event, "data": {k: v for k, v in event["data"].items() if k != "error"}}
+
+    return lambda pair: (map_events(pair[0], model), map_events(pair[1], target))
+
+
+def _claude_result(text: str, is_error: bool) -> tuple[str, bool]:
+    """Claude Code's Bash result: `Exit code N\\n<output>` for a failure; a denial names the
+    hook: `PreToolUse:Bash hook error: <reason>`."""
+    failed = re.match(r"^Exit code \d+\n?(.*)$", text, re.S)
+    if is_error and failed:
+        return f"Error: {failed.group(1)}", True
+    denied = re.match(r"^PreToolUse:\w+ hook error: (.*)$", text, re.S)
+    if is_error and denied:
+        return f"Error: {denied.group(1)}", True
+    return text, is_error
+
+
+def _codex_result(text: str, is_error: bool) -> tuple[str, bool]:
+    """Codex's exec_command output: a header (chunk id, wall time, exit code) before
+    `Output:`; no error flag (a failure is its exit code). A denial names the hook."""
+    envelope = re.match(r"^.*?Process exited with code (\d+)\n.*?Output:\n(.*)$", text, re.S)
+    if envelope:
+        code, output = int(envelope.group(1)), envelope.group(2).removesuffix("\n")
+        return (output, False) if code == 0 else (f"Error: {output}", True)
+    denied = re.match(r"^Command blocked by PreToolUse hook: (.*)\. Command: .*$", text, re.S)
+    if denied:
+        return f"Error: {denied.group(1)}", True
+    return text, is_error
+
+
+def _cli_result(text: str, is_error: bool) -> tuple[str, bool]:
+    """A result as the model words it, from Claude Code's or Codex's words (their forms do
+    not overlap)."""
+    text, is_error = _codex_result(text, is_error)
+    return _claude_result(text, is_error)
+
+
+_reworded_results_of = _reworded_results(_cli_result)
+
+
+def _model_errors_reworded(pair: Pair) -> Pair:
+    return both(lambda run: map_events(run, _model_error_reason))(pair)
+
+
+def _one_denial_reason(pair: Pair) -> Pair:
+    """Where the model joins several denying hooks' reasons ('Error: a; b') and the CLI's
+    result gives one of them, take the CLI's text for the model's."""
+    model, target = pair
+    given = {
+        result_call(e): result_text(e) for e in events_of(target) if e["type"] == "tool/result"
+    }
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result":
+            return event
+        text, call_id = result_text(event), result_call(event)
+        if not text.startswith("Error: ") or "; " not in text or call_id not in given:
+            return event
+        reasons = text.removeprefix("Error: ").split("; ")
+        if given[call_id].removeprefix("Error: ") not in reasons:
+            return event
+        return with_result_text(event, given[call_id])
+
+    return map_events(model, change), target
+
+
+def _without_empty_replies(run: Run) -> Run:
+    def change(event: Event) -> Event | None:
+        empty = event["type"] == "assistant/message" and not event["data"]["message"]["content"]
+        return None if empty else event
+
+    return map_events(run, change)
+
+
+def _without_synthetic_replies(run: Run) -> Run:
+    def change(event: Event) -> Event | None:
+        source = event["data"]["message"]["source"] if event["type"] == "assistant/message" else {}
+        return None if source.get("model") == "<synthetic>" else event
+
+    return map_events(run, change)
+
+
+def _model_error_reason(event: Event) -> Event:
+    if event["type"] != "turn/end" or event["data"]["reason"].get("kind") != "error":
+        return event
+    return {**event, "data": {**event["data"], "reason": {"kind": "error"}}}
+
+
+# ---------------------------------------------------------------------------------------------
+# How conform recognises each rule KNOWN lists (extra erasers of one rule are keyed RULE:aspect).
+
+# Rule -> (key, symptom or eraser, cut at the reply) in the order they are applied.
+Detector = tuple[str, Symptom | None, Eraser | None, bool]
+DETECTORS: dict[str, tuple[Detector, ...]] = {
+    "HOOK-3": (
+        ("HOOK-3", _another_hooks_rewrite_ran, None, True),
+        ("HOOK-3:parallel-hooks", None, both(_hook_audit_order), False),
+    ),
+    "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
+    "EXE-1": (("EXE-1", _duplicate_ids, None, False),),
+    "MODEL-1": (("MODEL-1", _empty_prompt_refused, None, False),),
+    "TEXT-1": (
+        ("TEXT-1", None, _reworded_results_of, False),
+        (
+            "TEXT-1:model-errors",
+            None,
+            both(lambda run: map_events(run, _model_error_reason)),
+            False,
+        ),
+    ),
+    "HOOK-2": (("HOOK-2", None, _one_denial_reason, False),),
+    "HIST-1": (
+        ("HIST-1", None, lambda pair: (pair[0], _without_synthetic_replies(pair[1])), False),
+    ),
+    "ORD-1": (("ORD-1", None, lambda pair: (_without_empty_replies(pair[0]), pair[1]), False),),
+    "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
+    "RW-2": (("RW-2", None, lambda pair: (_without_sidecar(pair[0]), pair[1]), False),),
+    "LOG-8": (("LOG-8", None, both(_drop_commits), False),),
+    "RW-3": (
+        ("RW-3:calls-recorded-with-reply", None, both(_move_calls), False),
+        ("RW-3", None, both(_flatten_reply_first), False),
+    ),
+}
+# Rules of KNOWN conform cannot show on a harness, with the capability it would need.
+NOT_DRIVEN: dict[str, str] = {
+    "ORD-3": "parallel (the shell calls of these programs run one at a time)",
+    "REC-1": "crash-repair (a crash cannot be placed between two commands of a headless turn)",
+    "ABORT-1": "abort (an interrupt cannot be placed between two commands of a headless turn)",
+}
+# The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
+# the flattening of whole runs and the audit order last.
+HARD_ORDER = ("MODEL-1", "EXE-1", "HOOK-3", "RW-1")
+SOFT_ORDER = ("HIST-1", "TEXT-1", "HOOK-2", "ORD-1", "TEXT-2", "RW-2", "LOG-8", "RW-3", "HOOK-3")
+
+
+SHAPES = (
+    KnownDivergence(
+        "hook-audit-shape",
+        (),
+        "What the adapter observes of a hook: its measured duration, the CLI's matcher "
+        "(Bash: every call is a shell call), a denial's reason in the hook's own output "
+        "(the model: stderrSummary). Decisions and supplied inputs are compared.",
+        erase_pair=both(lambda run: map_events(run, _hook_audit_core)),
+    ),
+)
+
+
+ADAPTER_LIMITS = (
+    KnownDivergence(
+        "shell-mapped-tools",
+        ("EXE-2",),
+        "Every tool of the configuration reaches the CLI as its shell tool, so a call the "
+        "model settles without running (unknown tool, input that is not a valid object) is run "
+        "by the CLI after its hooks; the program is cut at its reply (an adapter limit, not a "
+        "divergence of the loop).",
+        symptom=_settled_without_running,
+        cut_at_reply=True,
+    ),
+)
+
+
+def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[KnownDivergence]:
+    found = []
+    for rule in rules:
+        entry = KNOWN[harness].get(rule)
+        if entry is None:
+            continue
+        for key, symptom, eraser, cut in DETECTORS[rule]:
+            if (symptom is not None) == hard:
+                found.append(
+                    KnownDivergence(
+                        key,
+                        (rule,),
+                        f"{entry.what} ({entry.kind.value})",
+                        erase_pair=eraser,
+                        symptom=symptom,
+                        cut_at_reply=cut,
+                    )
+                )
+    return found
+
+
+IMPLEMENTATIONS = {
+    Harness.CLAUDE_CODE: "@anthropic-ai/claude-code@2.1.332 through examples/claude-code-adapter",
+    Harness.CODEX: "@openai/codex@0.171.0 through examples/codex-adapter",
+}
+
+
+def profile_of(harness: Harness) -> Profile:
+    """The conform profile of `harness`, built from KNOWN."""
+    missing = [r for r in KNOWN[harness] if r not in DETECTORS and r not in NOT_DRIVEN]
+    if missing:
+        msg = f"{harness.value}: no conform detector for the known divergence(s) {missing}"
+        raise ValueError(msg)
+    return Profile(
+        harness.value,
+        IMPLEMENTATIONS[harness],
+        (
+            *ADAPTER_LIMITS,
+            *_detected(harness, HARD_ORDER, hard=True),
+            *SHAPES,
+            *_detected(harness, SOFT_ORDER, hard=False),
+        ),
+    )
+
+
+PROFILES = {harness.value: profile_of(harness) for harness in Harness}
