@@ -30,10 +30,22 @@ class WaitPoint:
         if any(future.done() for future in futures):
             return
         self._log.commit()
-        self._blocked_on = tuple(futures)
+        blocked_on = self._blocked_on = tuple(futures)
+        # What `asyncio.wait(..., return_when=FIRST_COMPLETED)` does, without the sets of done
+        # and pending futures nobody reads: the loop waits here once per outside answer.
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def wake(_done: asyncio.Future[Any]) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        for future in blocked_on:
+            future.add_done_callback(wake)
         try:
-            await asyncio.wait(futures, return_when=asyncio.FIRST_COMPLETED)
+            await woken
         finally:
+            for future in blocked_on:
+                future.remove_done_callback(wake)
             self._blocked_on = None
 
     @property
