@@ -172,7 +172,11 @@ def counts_line(report: RunReport) -> str:
     if report.shrink_runs:
         extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
     besides = f" (besides: {'; '.join(extra)})" if extra else ""
-    return f"{report.examples} programs{besides}, {report.steps} commands, {report.seconds:.1f} s"
+    rate = f" ({report.steps / report.seconds:.2f} commands/s)" if report.seconds > 0 else ""
+    return (
+        f"{report.examples} programs{besides}, {report.steps} commands, "
+        f"{report.seconds:.1f} s{rate}"
+    )
 
 
 def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:

@@ -274,11 +274,13 @@ def run_conformance(
     steps: int = 40,
     show_progress: bool = True,
     profile: Profile | None = None,
+    shrink: bool = True,
 ) -> RunReport:
     """Run the conformance machine against the target; never raises for a divergence.
 
     With `profile`, the target's known divergences are erased
-    (`loopspec.properties.conformance.profile_check`).
+    (`loopspec.properties.conformance.profile_check`). Without `shrink`, a counterexample is
+    reported as found (a bounded run on a slow target: shrinking replays it many times).
     """
     breakage = TargetBreakage()
     probe = GuardedTarget(factory, breakage)
@@ -310,7 +312,7 @@ def run_conformance(
         deadline=None,
         database=None,
         derandomize=seed_value is None,
-        phases=[Phase.generate, Phase.shrink],
+        phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
         suppress_health_check=list(HealthCheck),
         print_blob=False,
         # Stop generating at the first divergence: `examples` then counts programs, not

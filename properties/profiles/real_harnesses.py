@@ -32,7 +32,6 @@ from loopspec.properties.profiles.dsh import (
     _drop_commits,
     _duplicate_ids,
     _flatten_reply_first,
-    _move_calls,
 )
 from loopspec.properties.profiles.known import Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
@@ -322,10 +321,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
     "RW-2": (("RW-2", None, lambda pair: (_without_sidecar(pair[0]), pair[1]), False),),
     "LOG-8": (("LOG-8", None, both(_drop_commits), False),),
-    "RW-3": (
-        ("RW-3:calls-recorded-with-reply", None, both(_move_calls), False),
-        ("RW-3", None, both(_flatten_reply_first), False),
-    ),
+    "RW-3": (("RW-3", None, both(_flatten_reply_first), False),),
 }
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {
@@ -351,6 +347,14 @@ SHAPES = (
 )
 
 
+def _without_tool_contexts(run: Run) -> Run:
+    def change(event: Event) -> Event | None:
+        source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
+        return None if source.get("plugin") == "tool-context" else event
+
+    return map_events(run, change)
+
+
 ADAPTER_LIMITS = (
     KnownDivergence(
         "shell-mapped-tools",
@@ -361,6 +365,14 @@ ADAPTER_LIMITS = (
         "divergence of the loop).",
         symptom=_settled_without_running,
         cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "tool-contexts",
+        (),
+        "A tool is a shell command: it has output and an exit code, and no way to defer a "
+        "context for the next step, so the contexts a ToolSucceeded carries reach no CLI; the "
+        "model's tool-context messages are left out (an adapter limit).",
+        erase_pair=lambda pair: (_without_tool_contexts(pair[0]), pair[1]),
     ),
 )
 
@@ -402,8 +414,9 @@ def profile_of(harness: Harness) -> Profile:
         harness.value,
         IMPLEMENTATIONS[harness],
         (
-            *ADAPTER_LIMITS,
+            *(limit for limit in ADAPTER_LIMITS if limit.hard),
             *_detected(harness, HARD_ORDER, hard=True),
+            *(limit for limit in ADAPTER_LIMITS if not limit.hard),
             *SHAPES,
             *_detected(harness, SOFT_ORDER, hard=False),
         ),

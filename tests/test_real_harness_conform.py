@@ -1,0 +1,271 @@
+"""`loopspec conform` on the real Claude Code and Codex CLIs (issue 16, item 3).
+
+`examples/claude-code-adapter/run.sh` and `examples/codex-adapter/run.sh` run
+`loopspec.properties.harnesses.conform_driver`, which plays driver-protocol commands on the
+pinned binary offline and reports what the real loop did. The profiles `claude-code` and
+`codex` (`loopspec.properties.profiles.real_harnesses`) are built from the known divergences of
+`loopspec.properties.harnesses.profiles.KNOWN`; every divergence of a profile has a replayable
+case `tests/regressions/<harness>-<key>.json`.
+
+Bounded for CI (about a minute per harness): the RW-1 and HOOK-3 cases are replayed on each
+binary and must be recognised as those known divergences, the same RW-1 case must fail under a
+profile that does not know it, and `conform` runs a few random programs. With
+`HYPOTHESIS_PROFILE=thorough` every case file is replayed. A binary that is not installed fails
+the tests with the reason (`make harnesses` installs both).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+
+from loopspec.model.commands import (
+    Allow,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+)
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.main import main as loopspec_main
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.profile_check import ProfileChecker
+from loopspec.properties.conformance.run import (
+    SharedProcess,
+    load_case,
+    replay_case,
+    run_conformance,
+)
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
+from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles.known import Profile
+from loopspec.properties.profiles.real_harnesses import ADAPTER_LIMITS, NOT_DRIVEN, SHAPES
+from loopspec.properties.stateful.strategies import CONFIGS
+
+ROOT = Path(__file__).resolve().parent.parent
+REGRESSIONS = ROOT / "tests" / "regressions"
+HARNESSES = [harness.value for harness in Harness]
+THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
+# Replayed in every run: the two divergences both loops must show.
+BOUNDED_KEYS = ("RW-1", "HOOK-3")
+
+
+def _adapter(harness: str) -> str:
+    return str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")
+
+
+def _case_path(harness: str, key: str) -> Path:
+    return REGRESSIONS / f"{harness}-{key.replace(':', '-')}.json"
+
+
+def _require_binary(harness: str) -> None:
+    """Fail (never skip) with the reason when the pinned binary is not installed."""
+    try:
+        binary_of(Harness(harness), default_adapter_dir(Harness(harness)))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+
+
+@pytest.fixture(scope="module", params=HARNESSES)
+def harness(request: pytest.FixtureRequest) -> str:
+    value: str = request.param
+    return value
+
+
+@pytest.fixture(scope="module")
+def shared(harness: str) -> Iterator[SharedProcess]:
+    """One adapter process for a module's replays of a harness (reset between programs)."""
+    _require_binary(harness)
+    process = SharedProcess([_adapter(harness)])
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The profiles, without a binary.
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_each_known_divergence_is_detected_by_conform_or_not_driven(name: str) -> None:
+    """The profile's rules are exactly KNOWN's, less the rules conform cannot drive (whose
+    capability is not declared); shapes and adapter limits add no known divergence."""
+    profile = PROFILES[name]
+    loop_entries = [d for d in profile.divergences if d not in (*SHAPES, *ADAPTER_LIMITS)]
+    detected = {rule for d in loop_entries for rule in d.rules}
+    assert detected == set(KNOWN[Harness(name)]) - set(NOT_DRIVEN)
+    assert all(not shape.rules for shape in SHAPES)
+    for divergence in loop_entries:
+        (rule,) = divergence.rules
+        assert divergence.what.startswith(KNOWN[Harness(name)][rule].what)
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_every_profile_divergence_has_a_replayable_case(name: str) -> None:
+    """One case file per divergence of the profile, naming its rules and summary."""
+    profile = PROFILES[name]
+    cases = {path.name for path in REGRESSIONS.glob(f"{name}-*.json")}
+    assert cases == {_case_path(name, d.key).name for d in profile.divergences}
+    for divergence in profile.divergences:
+        case = json.loads(_case_path(name, divergence.key).read_text(encoding="utf-8"))
+        assert case["profile"] == name
+        assert case["divergence"] == divergence.key
+        assert tuple(case["rules"]) == divergence.rules
+        assert case["summary"] == divergence.what
+        config_from_json(case["config"])
+        for command in case["commands"]:
+            command_from_json(command)
+
+
+def _rewrite_observations() -> list[tuple[Command, str, str, Observation, Observation]]:
+    """A program whose call a hook rewrites, with the model's observations and those of a loop
+    that runs the rewrite but records the model's input (what both CLIs do): RW-1."""
+    model = ModelTarget()
+    config = CONFIGS[2]
+    model.reset(config)
+    commands: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((TextBlock("ok"), ToolCallBlock("c1", "bash", '{"command":"ls"}'))),
+        HookAnswers(Allow(FrozenMap({"command": "echo rewritten"}))),
+        HookAnswers(Pass()),
+    ]
+    out = []
+    for command in commands:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        actual = expected
+        if expected.executed:  # the loop's call record keeps the model's input
+            events = tuple(
+                {**e, "data": {**e["data"], "arguments": '{"command":"ls"}'}}
+                if e["type"] == "tool/call"
+                else e
+                for e in expected.events
+            )
+            events = tuple(
+                {**e, "data": {k: v for k, v in e["data"].items() if k != "rewrite"}}
+                for e in events
+            )
+            actual = attrs.evolve(expected, events=events)
+        out.append((command, before, after, expected, actual))
+    return out
+
+
+def _fed(profile: Profile) -> ProfileChecker:
+    checker = ProfileChecker(profile)
+    for command, before, after, expected, actual in _rewrite_observations():
+        found = checker.feed(
+            command,
+            phase_before=before,
+            phase_after=after,
+            expected=expected,
+            actual=actual,
+        )
+        assert found is None, found
+    return checker
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_RW_1_the_profile_recognises_a_record_that_is_not_what_ran(name: str) -> None:
+    """RW-1: a call that ran with a hook's input while the log's call record holds the model's
+    is the profile's known divergence RW-1, and the program stops there."""
+    checker = _fed(PROFILES[name])
+    assert checker.stop is not None
+    assert checker.stop.key == "RW-1"
+
+
+# ---------------------------------------------------------------------------------------------
+# The real binaries.
+
+
+def _replay_keys() -> list[str]:
+    if not THOROUGH:
+        return list(BOUNDED_KEYS)
+    keys = {d.key for profile in (PROFILES[h] for h in HARNESSES) for d in profile.divergences}
+    return sorted(keys)
+
+
+@pytest.mark.parametrize("key", _replay_keys())
+def test_RW_1_HOOK_3_cases_replay_as_known_divergences(
+    harness: str, shared: SharedProcess, key: str
+) -> None:
+    """RW-1, HOOK-3 (and, thorough, every case): replaying the case on the real binary finds
+    no divergence but the profile's known ones, the case's own among them."""
+    path = _case_path(harness, key)
+    if not path.exists():
+        assert key not in {d.key for d in PROFILES[harness].divergences}
+        return
+    case = load_case(path)
+    assert case.profile is PROFILES[harness]
+    found = replay_case(shared, case.config, case.commands, case.profile)
+    assert found.divergence is None, found.divergence
+    assert key in found.known
+
+
+def _without(profile: Profile, keys: set[str]) -> Profile:
+    kept = tuple(d for d in profile.divergences if not set(d.rules) & keys)
+    return Profile(f"{profile.name}-less", profile.implementation, kept)
+
+
+def test_RW_1_an_unknown_divergence_is_not_excused(harness: str, shared: SharedProcess) -> None:
+    """RW-1: under a profile that does not know RW-1 (nor HOOK-3), the RW-1 case on the real
+    binary is a counterexample blamed on RW-1."""
+    case = load_case(_case_path(harness, "RW-1"))
+    found = replay_case(
+        shared, case.config, case.commands, _without(PROFILES[harness], {"RW-1", "HOOK-3"})
+    )
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "RW-1"
+
+
+def test_loopspec_replay_reports_RW_1_as_known(
+    harness: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RW-1: `loopspec replay tests/regressions/<harness>-RW-1.json --cmd <run.sh>` passes and
+    names RW-1 as the known divergence that stopped the case."""
+    _require_binary(harness)
+    path = _case_path(harness, "RW-1")
+    assert loopspec_main(["replay", str(path), "--cmd", _adapter(harness)]) == 0
+    out = capsys.readouterr().out
+    assert "no divergence" in out
+    assert "RW-1" in re.findall(r"[A-Z]+-\d+", out.split("known", 1)[1])
+
+
+def test_conform_random_programs_on_the_real_binary(
+    harness: str, shared: SharedProcess, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`conform --profile <harness>` on a few random programs (not shrunk: bounded) finds no
+    divergence the profile does not know; the rules needing undeclared capabilities are not
+    applicable. Prints commands/s."""
+    report = run_conformance(
+        shared,
+        examples=3,
+        seed_value=None,
+        steps=10,
+        show_progress=False,
+        profile=PROFILES[harness],
+        shrink=False,
+    )
+    assert report.divergence is None, report.divergence
+    assert report.capabilities == frozenset({"pre-hooks", "rewrite"})
+    assert report.examples >= 1
+    assert report.known, "no known divergence shown at all"
+    with capsys.disabled():
+        rate = report.steps / report.seconds if report.seconds else 0.0
+        print(
+            f"\nloopspec conform --profile {harness}: {report.examples} programs, "
+            f"{report.steps} commands, {report.seconds:.1f} s ({rate:.2f} commands/s); "
+            f"known shown: {sorted(k for k, n in report.known.items() if n)}"
+        )
