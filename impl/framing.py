@@ -28,14 +28,22 @@ def _not_json(value: object) -> NoReturn:
 _COMPACT = make_encoder(None, _not_json, encode_basestring, None, ":", ",", False, False, False)
 
 
+def compact_json(value: object) -> str:
+    """`json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`.
+
+    ValueError (NaN, infinities, integers too long to print), TypeError (a value of no JSON
+    type) or RecursionError (nesting too deep, or a cycle) when `value` is not JSON.
+    """
+    return "".join(_COMPACT(value, 0))
+
+
 def encode_event(wire: Mapping[str, object]) -> bytes:
     """One compact JSON object, without the newline; text stays readable UTF-8 where it can.
 
-    ValueError (NaN, infinities, integers too long to print), TypeError (a value of no JSON
-    type) or RecursionError (nesting too deep, or a cycle) when `wire` is not JSON.
+    Refuses what `compact_json` refuses, with the same errors.
     """
     try:
-        return "".join(_COMPACT(wire, 0)).encode("utf-8")
+        return compact_json(wire).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate has no UTF-8 form; the escaped spelling is still lossless JSON.
         return json.dumps(wire, separators=(",", ":"), allow_nan=False).encode("ascii")

@@ -16,12 +16,12 @@ HOOK-4). `rule_on` then merges those answers into the call's ruling:
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Mapping, Sequence
 from typing import assert_never
 
 import attrs
 
+from loopspec.impl.framing import compact_json
 from loopspec.impl.snapshot import plain, snapshot
 from loopspec.impl.tools import RegisteredTool, read_arguments
 from loopspec.model.commands import Allow, Ask, Deny, Pass, PreVerdict
@@ -124,4 +124,5 @@ def _joined(verdicts: Sequence[PreVerdict], kind: type[Ask] | type[Deny]) -> str
 
 
 def _compact(value: JsonValue) -> str:
-    return json.dumps(plain(snapshot(value)), ensure_ascii=False, separators=(",", ":"))
+    # The snapshot has refused whatever JSON cannot carry, so the strict encoder cannot fail.
+    return compact_json(plain(snapshot(value)))

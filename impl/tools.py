@@ -18,6 +18,7 @@ from typing import NamedTuple
 import attrs
 
 from loopspec.impl.errors import StageOrderError
+from loopspec.impl.framing import compact_json
 from loopspec.impl.snapshot import Snapshot, plain, snapshot
 from loopspec.model.commands import ToolOutcome
 
@@ -179,5 +180,5 @@ def seal(
         raw, frozen = arguments, read_arguments(arguments)
     else:
         frozen = snapshot(arguments)
-        raw = json.dumps(plain(frozen), ensure_ascii=False, separators=(",", ":"))
+        raw = compact_json(plain(frozen))  # the snapshot refused what JSON cannot carry
     return ToolExecution(turn, step, call_id, tool_name, raw, frozen, StageTracker())
