@@ -58,7 +58,8 @@ $(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
 HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
 # HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min).
 test-harnesses: $(STAMP) harnesses
-	$(PY) -m pytest tests/test_real_harnesses.py tests/test_real_harness_programs.py
+	$(PY) -m pytest tests/test_real_harnesses.py tests/test_real_harness_programs.py \
+	    tests/test_real_harness_conform.py
 	$(MAKE) harness-reports
 
 # Only the scenario reports (make test runs these after pytest, which already ran both files).
@@ -74,5 +75,10 @@ harness-reports: $(STAMP) harnesses
 	    test $$? -le 1 || exit 1; \
 	    echo "=== loopspec check (the log $$h wrote)"; \
 	    $(VENV)/bin/loopspec check $$log | grep -v 'not checkable'; \
+	  done; \
+	  for r in RW-1 HOOK-3; do \
+	    echo "=== loopspec replay tests/regressions/$$h-$$r.json (conform's case, profile $$h)"; \
+	    $(VENV)/bin/loopspec replay tests/regressions/$$h-$$r.json \
+	      --cmd examples/$$h-adapter/run.sh || exit 1; \
 	  done; \
 	done; rm -rf $$out
