@@ -9,7 +9,8 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 - `SubmitUser` starts a headless turn (`claude -p`, `codex exec`); a later one resumes the
   session (`--continue`, `resume --last`).
 - `ModelReplies` and `ModelFails` answer the model request the CLI has pending at a mock model
-  server on 127.0.0.1 (streamed Anthropic Messages / OpenAI Responses; a failure is an HTTP 400).
+  server on 127.0.0.1 (streamed Anthropic Messages / OpenAI Responses; a failure is an HTTP 400,
+  and the CLI's retries of that request fail the same way).
   Every tool call of a reply reaches the CLI as a call of its shell tool whose command runs the
   blocking tool of `control_client` with the call id, the tool name and the arguments.
 - `HookAnswers`: every PreToolUse hook of the configuration is a real hook command of the CLI
@@ -17,8 +18,11 @@ kernel allows it, and with every proxy variable pointing at a closed port):
   model asks next (a shadow copy of the model routes it: the command names no hook). A call's
   hooks are released together once all have their answer, the first configured one last: the
   first configured hook is the slowest, so a loop that applies the rewrite of the hook that
-  finished last instead of the last configured one shows it (HOOK-3). A matcher is applied by
-  this adapter to the tool name the call names, because the CLI sees only its shell tool.
+  finished last instead of the last configured one shows it (HOOK-3). The release waits until
+  every hook of the call has asked (both CLIs start a call's hooks together; a loop that ran
+  them one after the other would wait here). A matcher is applied by this adapter to the tool
+  name the call names, because the CLI sees only its shell tool: a hook the configuration does
+  not match for that tool is answered at once with nothing and leaves no audit.
 - `ToolFinishes` releases the blocking tool of that call with the outcome (text on stdout and
   exit 0, or the message on stderr and exit 1).
 
