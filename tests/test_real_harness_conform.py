@@ -45,6 +45,15 @@ from loopspec.properties.conformance.run import (
     run_conformance,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.harnesses.conform_driver import (
+    Prompt,
+    Reply,
+    claude_log_items,
+    codex_log_items,
+    decoded_call,
+    shell_command_of,
+    tool_command,
+)
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
@@ -184,6 +193,62 @@ def test_RW_1_the_profile_recognises_a_record_that_is_not_what_ran(name: str) ->
     checker = _fed(PROFILES[name])
     assert checker.stop is not None
     assert checker.stop.key == "RW-1"
+
+
+@pytest.mark.parametrize("arguments", ['{"command":"ls"}', "not json", "", 'it\'s "quoted"'])
+def test_a_call_travels_through_the_shell_command_and_back(arguments: str) -> None:
+    """The adapter's shell command carries a call's tool name and arguments unchanged."""
+    command = tool_command(Path("/tmp/bin/loopspec-tool"), "c1", "read", arguments)
+    assert decoded_call(command) == ("read", arguments)
+    assert decoded_call("echo hi") is None
+    assert shell_command_of({"cmd": command}) == command
+
+
+def test_a_claude_code_transcript_is_read_as_prompt_reply_and_result() -> None:
+    """One reply spans its records (same message id); meta records are not the user's."""
+    call_input = {"command": tool_command(Path("/b/loopspec-tool"), "c1", "bash", "{}")}
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "hi"}},
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "meta"}},
+        {"type": "assistant", "message": {"id": "m0", "content": [{"type": "text", "text": "a"}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m0",
+                "content": [{"type": "tool_use", "id": "c1", "name": "Bash", "input": call_input}],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "out"}],
+            },
+        },
+    ]
+    items = claude_log_items("\n".join(json.dumps(r) for r in records))
+    assert [type(i).__name__ for i in items] == ["Prompt", "Reply", "Result"]
+    reply = items[1]
+    assert isinstance(reply, Reply)
+    assert reply.blocks == (("text", "a"), ("call", ("c1", call_input)))
+
+
+def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
+    """Codex's `<environment_context>` user message is not the user's prompt."""
+
+    def item(payload: dict[str, object]) -> str:
+        return json.dumps({"type": "response_item", "payload": payload})
+
+    context = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
+    lines = [
+        item({"type": "message", "role": "user", "content": [{"text": context}]}),
+        item({"type": "message", "role": "user", "content": [{"text": "hi"}]}),
+        item({"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "x"}'}),
+        item({"type": "function_call_output", "call_id": "c1", "output": "done"}),
+    ]
+    items = codex_log_items("\n".join(lines))
+    assert [type(i).__name__ for i in items] == ["Prompt", "Reply", "Result"]
+    assert isinstance(items[0], Prompt)
+    assert items[0].text == "hi"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -66,18 +66,23 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import attrs
 
 from loopspec.model.commands import (
+    Abort,
     Allow,
+    ApprovalAnswers,
     Ask,
+    Command,
+    Crash,
     Deny,
     HookAnswers,
     ModelFails,
     ModelReplies,
     Pass,
+    Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
@@ -785,7 +790,7 @@ class Session:
 
     # -- commands --------------------------------------------------------------------------------
 
-    def apply(self, command: Any) -> dict[str, Any]:
+    def apply(self, command: Command) -> dict[str, Any]:
         """Play one command; the observed answer (without seq)."""
         before = len(self.events)
         executed_before = self._executed_count()
@@ -807,7 +812,7 @@ class Session:
             "executed": [{"callId": c, "arguments": a} for c, a in executed],
         }
 
-    def _play(self, command: Any) -> str | None:
+    def _play(self, command: Command) -> str | None:
         """Do what the command asks of the real loop; a refusal's message when it cannot."""
         match command:
             case SubmitUser(text=text):
@@ -840,8 +845,10 @@ class Session:
                     case ToolFailed(message=message):
                         answer = {"stderr": message, "exitCode": 1}
                 self.control.release(running, answer)
-            case _:
+            case ApprovalAnswers() | Abort() | Crash() | Recover():
                 return f"{command.NAME} is not driven on a real CLI (capability not declared)"
+            case _:
+                assert_never(command)
         return None
 
     def _wait_for(self, probe: Any, limit: float = 5.0) -> Any:
@@ -1131,6 +1138,8 @@ class Session:
                 if code != 0:
                     reason = {"kind": "error", "error": {"message": failure}}
                 self._emit("turn/end", {"turn": self.turn, "reason": reason})
+            case _:
+                assert_never(item)
 
     def _reply_events(self, blocks: tuple[tuple[str, Any], ...], model: str) -> None:
         content: list[dict[str, Any]] = []
@@ -1184,6 +1193,12 @@ def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
             message = json.loads(line)
             kind = message.get("type")
             if kind == "reset":
+                if message.get("protocol") != PROTOCOL_VERSION:
+                    sys.stderr.write(
+                        f"driver protocol {message.get('protocol')!r} is not supported "
+                        f"(this adapter speaks {PROTOCOL_VERSION})\n"
+                    )
+                    return 2
                 if session is not None:
                     session.close()
                 config = config_from_json(message["config"])
@@ -1229,7 +1244,6 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
 
-    _ = PROTOCOL_VERSION
     return serve(harness, iter(sys.stdin.readline, ""), write)
 
 
