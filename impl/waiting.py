@@ -33,7 +33,8 @@ class WaitPoint:
         blocked_on = self._blocked_on = tuple(futures)
         # What `asyncio.wait(..., return_when=FIRST_COMPLETED)` does, without the sets of done
         # and pending futures nobody reads: the loop waits here once per outside answer.
-        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # The futures' own loop (the running one), read without `get_running_loop`'s getpid().
+        woken: asyncio.Future[None] = blocked_on[0].get_loop().create_future()
 
         def wake(_done: asyncio.Future[Any]) -> None:
             if not woken.done():
