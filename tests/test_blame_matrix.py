@@ -338,6 +338,16 @@ FAMILIES = (
     Case("the first rewrite wins", "HOOK-3", _mutant("last-finisher-wins"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(_allow({"command": "a"})), HookAnswers(_allow({"command": "b"})))),
+    # An earlier hook's identity rewrite equals the model's own arguments: a loop that applies
+    # no rewrite at all breaks RW-1, one that lets the identity rewrite win (with a sidecar
+    # naming it) breaks HOOK-3, although both record the model's arguments.
+    Case("a rewrite only reaches the tool, after an identity rewrite", "RW-1",
+         _mutant("execution-only-rewrite"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(_allow({"command": "ls"})), HookAnswers(_allow({"command": "pwd"})))),
+    Case("an earlier identity rewrite wins", "HOOK-3", _mutant("last-finisher-wins"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(_allow({"command": "ls"})), HookAnswers(_allow({"command": "pwd"})))),
     Case("hooks run again at the gate", "HOOK-4", _mutant("hooks-run-twice"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Pass()), HookAnswers(Pass()))),

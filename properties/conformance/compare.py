@@ -350,6 +350,7 @@ class _Situation:
     supplied: tuple[Any, ...] = ()
     approval: str | None = None  # the approval outcome, "asked" while unanswered
     post_blocked: bool = False
+    original: object = None  # the model's raw arguments, parsed (None before the call exists)
 
 
 def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
@@ -360,6 +361,7 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
     rewritten = post_blocked = False
     approval_ids: dict[str, str] = {}
     approval: str | None = None
+    original: object = None
     for event in history:
         data = _data(event)
         kind = event.get("type")
@@ -370,14 +372,19 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
                     supplied.append(data["updatedInput"])
             elif data.get("decision") == "block":
                 post_blocked = True
-        elif kind == "tool/call" and data.get("callId") == call_id and data.get("rewrite"):
-            rewritten = True
+        elif kind == "tool/call" and data.get("callId") == call_id:
+            sidecar = data.get("rewrite")
+            rewritten = rewritten or bool(sidecar)
+            raw = sidecar.get("originalArguments") if isinstance(sidecar, dict) else None
+            original = _as_value(raw if isinstance(raw, str) else data.get("arguments"))
         elif kind == "approval/asked" and data.get("callId") == call_id:
             approval_ids[str(data.get("id"))] = call_id
             approval = "asked"
         elif kind == "approval/decided" and str(data.get("id")) in approval_ids:
             approval = str(data.get("outcome"))
-    return _Situation(tuple(decisions), rewritten, tuple(supplied), approval, post_blocked)
+    return _Situation(
+        tuple(decisions), rewritten, tuple(supplied), approval, post_blocked, original
+    )
 
 
 def _reason_kind(event: Event | None) -> object:
@@ -473,8 +480,13 @@ def _result_rule(
     return "EXE-4", f"{about} differs from its settled outcome"
 
 
-def _arguments_rule(want: Event, got: Event, history: Sequence[Event]) -> tuple[str, str]:
-    """Arguments differ in the audit record or the history: a rewrite, or how they parse."""
+def _arguments_rule(
+    want: Event, got: Event, history: Sequence[Event], target_events: Sequence[Event]
+) -> tuple[str, str]:
+    """Arguments differ in the audit record or the history: a rewrite, or how they parse.
+
+    `target_events` is what the target appended for this command (its tool/call sidecars).
+    """
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     where = "audit record" if want.get("type") == "tool/call" else "model history"
     wanted, applied = _call_arguments(want), _call_arguments(got)
@@ -483,7 +495,13 @@ def _arguments_rule(want: Event, got: Event, history: Sequence[Event]) -> tuple[
         call_ids = differ or call_ids
     for call_id in call_ids:
         situation = _situation(call_id, history)
-        if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation):
+        rewrote = any(
+            e.get("type") == "tool/call"
+            and _data(e).get("callId") == call_id
+            and bool(_data(e).get("rewrite"))
+            for e in (got, *target_events)
+        )
+        if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won"
         if situation.supplied or situation.rewritten:
             return (
@@ -514,11 +532,18 @@ def _call_arguments(event: Event) -> list[Any]:
     return parsed
 
 
-def _applied_earlier_rewrite(want: Event, got: Event, situation: _Situation) -> bool:
+def _applied_earlier_rewrite(
+    want: Event, got: Event, situation: _Situation, target_rewrote: bool
+) -> bool:
     wanted, applied = _call_arguments(want), _call_arguments(got)
     earlier = situation.supplied[:-1]
+    # Arguments equal to the model's own, when an earlier hook's identity rewrite supplied the
+    # same value, are that rewrite winning only if the target says it applied a rewrite (its
+    # tool/call has a sidecar); without one, no rewrite was applied at all (RW-1).
     if any(
-        a != w and any(_Parsed(e) == a for e in earlier)
+        a != w
+        and (a != situation.original or target_rewrote)
+        and any(_Parsed(e) == a for e in earlier)
         for w, a in zip(wanted, applied, strict=False)
     ):
         return True
@@ -532,7 +557,13 @@ def _hook_rule(event: Event) -> str:
 
 
 def _changed(
-    want: Event, got: Event, command: Command, phase: str, history: Sequence[Event]
+    want: Event,
+    got: Event,
+    command: Command,
+    phase: str,
+    history: Sequence[Event],
+    *,
+    target_events: Sequence[Event],
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
@@ -559,7 +590,7 @@ def _changed(
                     if isinstance(command, ModelReplies) and command.finish != "completed":
                         return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
                     return "ORD-2", f"{named}: the reply's calls differ"
-                return _arguments_rule(want, got, history)
+                return _arguments_rule(want, got, history, target_events)
             if "interrupted" in fields or isinstance(command, Abort):
                 return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
@@ -569,9 +600,12 @@ def _changed(
             if "callId" in fields or "name" in fields:
                 return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
             if "arguments" in fields:
-                return _arguments_rule(want, got, history)
+                return _arguments_rule(want, got, history, target_events)
             situation = _situation(_call_id_of(want), history)
-            if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation):
+            rewrote = bool(_data(got).get("rewrite"))
+            if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
+                want, got, situation, rewrote
+            ):
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
             return "RW-2", f"{named}: the rewrite sidecar records every applied rewrite"
         case "tool/result":
@@ -814,7 +848,7 @@ def classify(
             case "changed":
                 assert want is not None
                 assert got is not None
-                return _changed(want, got, command, phase, history)
+                return _changed(want, got, command, phase, history, target_events=actual.events)
             case "missing":
                 assert want is not None
                 return _missing(want, command, phase, history)

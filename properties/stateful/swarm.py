@@ -22,7 +22,9 @@ The situations a rule governs and the generator reaches on purpose:
 - outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
   is no longer running, which every loop must refuse;
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
-  settled while an earlier one still runs.
+  settled while an earlier one still runs;
+- replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
+  programs, now and then, a reply's last call takes its first call's id.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -65,6 +67,7 @@ class Swarm:
     settled_outcomes: bool
     denials: bool
     contexts: bool
+    repeated_ids: bool
 
 
 def _usually() -> st.SearchStrategy[bool]:
@@ -77,15 +80,17 @@ def _rarely() -> st.SearchStrategy[bool]:
     return st.integers(0, 3).map(lambda n: n == 3)
 
 
-# Identity rewrites are on in a quarter of the programs (and off in the simplest): a loop that
-# drops the sidecar shows it there and nowhere else, but the same drop on a real rewrite also
-# shows what the loop runs.
+def _half_the_time() -> st.SearchStrategy[bool]:
+    return st.integers(0, 1).map(lambda n: n == 1)
+
+
+# Identity rewrites are on in half the programs (and off in the simplest): a loop that drops the
+# sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
+# the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
+FEATURE_ODDS = {"identity_rewrites": _half_the_time, "repeated_ids": _rarely}
 swarms: st.SearchStrategy[Swarm] = st.builds(
     Swarm,
-    **{
-        field.name: _rarely() if field.name == "identity_rewrites" else _usually()
-        for field in attrs.fields(Swarm)
-    },
+    **{field.name: FEATURE_ODDS.get(field.name, _usually)() for field in attrs.fields(Swarm)},
 )
 
 
@@ -121,8 +126,14 @@ def _arguments_for(name: str) -> list[str]:
 def tool_calls(
     draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
-    """Calls with distinct ids `c<first_id>...`: several when `parallel` is on."""
+    """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
+    last sometimes repeats the first's id."""
     names = [tool.name for tool in config.tools] + ["missing_tool"]
+    if swarm.parallel:
+        # Calls run together only when they are concurrency-safe; drawn uniformly, two safe
+        # calls in a row are rare, and so are a later call finishing first and an abort over a
+        # partly finished batch.
+        names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
     count = draw(st.integers(2, 4) if swarm.parallel else st.integers(1, 2), label="calls")
     calls = []
     for offset in range(count):
@@ -131,6 +142,8 @@ def tool_calls(
         if draw(st.integers(0, 9), label="malformed") == 0:
             pool = gen.MALFORMED_ARGUMENTS
         calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(st.sampled_from(pool))))
+    if swarm.repeated_ids and len(calls) > 1 and draw(st.integers(0, 2), label="repeat id") == 0:
+        calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
     return tuple(calls)
 
 
@@ -154,14 +167,14 @@ def _identity(arguments: str) -> JsonValue | None:
 @st.composite
 def pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
     """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
-    swarm says (an identity rewrite less often than the rest: it is one situation among many)."""
+    swarm says (identity rewrites in half the programs, leaning on them there)."""
     verdict = draw(gen.pre_verdicts_for(call.name), label="verdict")
     identity = _identity(call.arguments)
     leaning: list[str] = []
     if swarm.rewrites:
         leaning += ["rewrite"] * 3
     if swarm.identity_rewrites and identity is not None:
-        leaning += ["identity"]
+        leaning += ["identity"] * 2
     if swarm.approvals:
         leaning += ["ask"] * 2
     if swarm.denials:
