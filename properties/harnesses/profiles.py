@@ -105,6 +105,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "TEXT-2": _TEXT_2,
         "MODEL-1": _MODEL_1,
         "EXE-1": _EXE_1,
+        "STEP-4": KnownDivergence(
+            "STEP-4",
+            Kind.DESIGN,
+            "a completed reply holding only reasoning does not end the turn: the CLI asks the "
+            "model again in the same step",
+        ),
         "HIST-1": KnownDivergence(
             "HIST-1",
             Kind.BUG,

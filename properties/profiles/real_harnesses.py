@@ -121,6 +121,16 @@ def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
     )
 
 
+def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """STEP-4: a reply holding only reasoning ends the model's turn; the CLI asks again."""
+    if command["kind"] != "ModelReplies" or not (want["accepted"] and got["accepted"]):
+        return False
+    blocks = command["blocks"]
+    ends = [e for e in want["events"] if e["type"] == "turn/end"]
+    reasoning_only = bool(blocks) and all(b["type"] == "reasoning" for b in blocks)
+    return reasoning_only and bool(ends) and not any(e["type"] == "turn/end" for e in got["events"])
+
+
 def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     """The model settles a call without running it (unknown tool, invalid input)."""
     events = want["events"] if want["accepted"] else []
@@ -303,6 +313,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     ),
     "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
     "EXE-1": (("EXE-1", _duplicate_ids, None, False),),
+    "STEP-4": (("STEP-4", _reasoning_only_reply_asks_again, None, False),),
     "MODEL-1": (("MODEL-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
         ("TEXT-1", None, _reworded_results_of, False),
@@ -331,7 +342,7 @@ NOT_DRIVEN: dict[str, str] = {
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
-HARD_ORDER = ("MODEL-1", "EXE-1", "HOOK-3", "RW-1")
+HARD_ORDER = ("MODEL-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1")
 SOFT_ORDER = ("HIST-1", "TEXT-1", "HOOK-2", "ORD-1", "TEXT-2", "RW-2", "LOG-8", "RW-3", "HOOK-3")
 
 
