@@ -56,7 +56,8 @@ $(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
 # Runs the scripted scenarios on both real loops and prints every report (exit 1 from `run` and
 # `check` means a divergence was found, which is what these scenarios show); 2 fails the target.
 HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
-# HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min).
+# HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min)
+# and replays every conform case of tests/regressions/{claude-code,codex}-*.json (~2 min).
 test-harnesses: $(STAMP) harnesses
 	$(PY) -m pytest tests/test_real_harnesses.py tests/test_real_harness_programs.py \
 	    tests/test_real_harness_conform.py
