@@ -28,10 +28,11 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 
 Declared capabilities: `pre-hooks` and `rewrite` only. Not declared, so `conform` never sends
 them and reports their rules not applicable: `parallel` (both CLIs run these shell calls one at
-a time), `abort` and `crash-repair` (a headless CLI is a process per turn: a signal can cut
-it, but which command of the program it cuts cannot be chosen one at a time), `approval`
-(headless runs ask no one), `post-hooks`, `max-tokens`, `queued-input`, `result-meta`,
-`presentation`.
+a time), `crash-repair` (a headless CLI repairs a crashed session only when it is resumed with
+a new prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`),
+`abort` (SIGINT could be sent while the CLI waits on the program, but the adapter does not
+drive it yet), `approval` (headless runs ask no one), `post-hooks`, `max-tokens`,
+`queued-input`, `result-meta`, `presentation`.
 
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without

@@ -337,8 +337,8 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {
     "ORD-3": "parallel (the shell calls of these programs run one at a time)",
-    "REC-1": "crash-repair (a crash cannot be placed between two commands of a headless turn)",
-    "ABORT-1": "abort (an interrupt cannot be placed between two commands of a headless turn)",
+    "REC-1": "crash-repair (a headless CLI repairs only when resumed with a new prompt)",
+    "ABORT-1": "abort (not driven by the adapter yet)",
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
