@@ -61,6 +61,10 @@ class SessionLog:
         """The committed events (a read-only view)."""
         return tuple(self._events)
 
+    def events_between(self, start: int, stop: int) -> tuple[Event, ...]:
+        """The committed events `start` up to `stop` (a slice, without copying the whole log)."""
+        return tuple(self._events[start:stop])
+
     @property
     def unit_ends(self) -> tuple[int, ...]:
         """Where each committed unit ended (event counts)."""

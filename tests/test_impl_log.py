@@ -91,6 +91,18 @@ def test_LOG_1_seqs_are_contiguous() -> None:
         log.add(StepStarted(2, 1, 1, 1))
 
 
+def test_LOG_1_a_slice_of_the_committed_events_is_what_the_whole_log_holds_there() -> None:
+    """LOG-1: `events_between` (what conformance reads after each command) is a slice of
+    `events`, never an uncommitted event."""
+    log = SessionLog(MemorySink())
+    log.add(TurnStarted(0, 1, 1))
+    log.add(StepStarted(1, 1, 1, 1))
+    log.commit()
+    log.add(StepStarted(2, 1, 1, 2))
+    assert log.events_between(0, 5) == tuple(log.events) == log.events_between(0, 2)
+    assert log.events_between(1, 2) == tuple(log.events[1:2])
+
+
 @pytest.mark.parametrize(
     ("data", "path"),
     [

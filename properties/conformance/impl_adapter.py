@@ -321,7 +321,7 @@ class ImplAdapter:
         self._read_events += len(events)
         wires = tuple(event_to_wire(event) for event in events)
         if self._agent is not None and wires:
-            live = self._agent.log.events[first : first + len(events)]
+            live = self._agent.log.events_between(first, first + len(events))
             in_memory = [event_to_wire(event) for event in live]
             assert in_memory == list(wires), "the file does not hold what the loop committed"
         return Added(
