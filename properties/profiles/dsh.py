@@ -23,8 +23,11 @@ from loopspec.properties.profiles.runs import (
     Obs,
     Pair,
     Run,
+    accepts_duplicate_ids,
     both,
+    drop_commits,
     events_of,
+    flatten_reply_first,
     is_hook_at,
     map_events,
     result_call,
@@ -57,79 +60,11 @@ def opaque(event_type: str) -> bool:
 # Erasers: each removes exactly one documented difference from a (model, dsh) pair of runs.
 
 
-def _drop_commits(run: Run) -> Run:
-    return map_events(run, lambda e: {k: v for k, v in e.items() if k != "commit"})
-
-
 def _move_calls(run: Run) -> Run:
     """Take every tool/call out of its command and list them, in log order, at the end."""
     calls = [e for e in events_of(run) if e["type"] == "tool/call"]
     out = map_events(run, lambda e: None if e["type"] == "tool/call" else e)
     return [*out, {"accepted": True, "moved": "tool/call", "events": calls, "executed": []}]
-
-
-def _flatten_reply_first(run: Run) -> Run:
-    """All events and executions in one list; each step's PreToolUse audit right after its reply.
-
-    The model audits a reply's hooks before it commits the reply; dsh after, one call at a
-    time at each call's gate, with an earlier call's result possibly in between.
-    """
-    events = list(events_of(run))
-    executed = [x for obs in run if obs["accepted"] for x in obs["executed"]]
-    for index, event in enumerate(events):
-        if event["type"] != "assistant/message":
-            continue
-        to = index
-        while to > 0 and is_hook_at(events[to - 1], "PreToolUse"):
-            to -= 1
-        events.insert(to, events.pop(index))
-    hollow = [{"accepted": True, "events": [], "executed": []} if o["accepted"] else o for o in run]
-    flat = {
-        "accepted": True,
-        "flattened": True,
-        "events": _asked_when_decided(_audit_after_reply(events)),
-    }
-    return [*hollow, {**flat, "executed": executed}]
-
-
-def _asked_when_decided(events: list[Event]) -> list[Event]:
-    """Each approval/asked moved to right before its approval/decided, or, with none (a crash
-    came first), before its call's result."""
-    held: dict[object, Event] = {}
-    out: list[Event] = []
-    for event in events:
-        data = event["data"]
-        if event["type"] == "approval/asked":
-            held[data.get("id")] = event
-            continue
-        if event["type"] == "approval/decided" and data.get("id") in held:
-            out.append(held.pop(data.get("id")))
-        elif event["type"] == "tool/result":
-            call_id = result_call(event)
-            for key, asked in list(held.items()):
-                if asked["data"].get("callId") == call_id:
-                    out.append(held.pop(key))
-        out.append(event)
-    return out + list(held.values())
-
-
-def _audit_after_reply(events: list[Event]) -> list[Event]:
-    """Each step's PreToolUse audit events moved up to right after the step's reply."""
-    out: list[Event] = []
-    insert_at: int | None = None
-    for event in events:
-        if event["type"] == "assistant/message":
-            out.append(event)
-            insert_at = len(out)
-            continue
-        if event["type"] in ("step/start", "step/end"):
-            insert_at = None
-        if insert_at is not None and is_hook_at(event, "PreToolUse"):
-            out.insert(insert_at, event)
-            insert_at += 1
-            continue
-        out.append(event)
-    return out
 
 
 def _hook_core(event: Event) -> Event | None:
@@ -389,10 +324,6 @@ def _pre_hooks(obs: Obs) -> list[Event]:
     return [e for e in obs["events"] if is_hook_at(e, "PreToolUse")] if obs["accepted"] else []
 
 
-def _duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
-    return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
-
-
 def _model_hooks(events: list[Event]) -> Counter[str]:
     """PreToolUse hooks the model invoked, per call (its audit names the call)."""
     return Counter(
@@ -603,7 +534,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("EXE-1", "ORD-2"),
         "dsh accepts a reply whose tool calls repeat an id and runs both calls under that id "
         "(two tool/call events for one callId); the model refuses the reply (EXE-1).",
-        symptom=_duplicate_ids,
+        symptom=accepts_duplicate_ids,
     ),
     KnownDivergence(
         "hooks-for-invalid-input",
@@ -723,7 +654,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "dsh appends, publishes and persists (write-behind JSONL) one event at a time: a crash "
         "can cut between any two events, so every event is its own commit. The model commits "
         "each command's events together (a reply and its tool/calls in one commit).",
-        erase_pair=both(_drop_commits),
+        erase_pair=both(drop_commits),
     ),
     KnownDivergence(
         "call-recorded-at-start",
@@ -874,7 +805,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "Each command's share of the events differs; the whole log agrees once each step's "
         "PreToolUse audit follows its reply and each approval/asked sits right before its "
         "approval/decided (or its call's result).",
-        erase_pair=both(_flatten_reply_first),
+        erase_pair=both(flatten_reply_first),
     ),
 )
 

@@ -28,11 +28,6 @@ from collections.abc import Callable
 
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.profiles.dsh import (
-    _drop_commits,
-    _duplicate_ids,
-    _flatten_reply_first,
-)
 from loopspec.properties.profiles.known import Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Event,
@@ -40,8 +35,11 @@ from loopspec.properties.profiles.runs import (
     Obs,
     Pair,
     Run,
+    accepts_duplicate_ids,
     both,
+    drop_commits,
     events_of,
+    flatten_reply_first,
     is_hook_at,
     map_events,
     result_call,
@@ -312,7 +310,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("HOOK-3:parallel-hooks", None, both(_hook_audit_order), False),
     ),
     "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
-    "EXE-1": (("EXE-1", _duplicate_ids, None, False),),
+    "EXE-1": (("EXE-1", accepts_duplicate_ids, None, False),),
     "STEP-4": (("STEP-4", _reasoning_only_reply_asks_again, None, False),),
     "MODEL-1": (("MODEL-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
@@ -331,8 +329,8 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "ORD-1": (("ORD-1", None, lambda pair: (_without_empty_replies(pair[0]), pair[1]), False),),
     "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
     "RW-2": (("RW-2", None, lambda pair: (_without_sidecar(pair[0]), pair[1]), False),),
-    "LOG-8": (("LOG-8", None, both(_drop_commits), False),),
-    "RW-3": (("RW-3", None, both(_flatten_reply_first), False),),
+    "LOG-8": (("LOG-8", None, both(drop_commits), False),),
+    "RW-3": (("RW-3", None, both(flatten_reply_first), False),),
 }
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {

@@ -147,3 +147,95 @@ def results_with_code(obs: Obs, code: str) -> list[str]:
     """Call ids of the tool/results with error `code` an observation appended."""
     events = obs["events"] if obs["accepted"] else []
     return [result_call(e) for e in events if e["type"] == "tool/result" and result_code(e) == code]
+
+
+# ---------------------------------------------------------------------------------------------
+# Erasers and symptoms more than one profile needs: each names the divergence it erases and why
+# erasing it hides nothing else.
+
+
+def drop_commits(run: Run) -> Run:
+    """`run` without the commit each event belongs to (LOG-8's commit granularity).
+
+    The model commits each command's events together (a reply with its tool/calls). A loop that
+    appends its log one record at a time (dsh's write-behind JSONL, a CLI's transcript or
+    rollout) has no such batches: a crash can cut between any two records. Which events were
+    logged, and in which order, is still compared; only their grouping is dropped.
+    """
+    return map_events(run, lambda e: {k: v for k, v in e.items() if k != "commit"})
+
+
+def flatten_reply_first(run: Run) -> Run:
+    """All events and executions in one list; each step's PreToolUse audit right after its reply.
+
+    Erases when a loop runs its PreToolUse hooks (RW-3, LOG-8). The model audits a reply's hooks
+    before it commits the reply and asks for approval when it dispatches; a loop that commits
+    the reply and its call records first and runs each call's hooks at the call's gate (dsh, the
+    real CLIs) logs the audit after the reply, one call at a time, with an earlier call's result
+    possibly in between, so each command's share of the events differs. The whole log agrees
+    once every command's events are in one list, each step's PreToolUse audit follows its reply
+    and each approval/asked sits right before its approval/decided (or its call's result).
+    """
+    events = list(events_of(run))
+    executed = [x for obs in run if obs["accepted"] for x in obs["executed"]]
+    for index, event in enumerate(events):
+        if event["type"] != "assistant/message":
+            continue
+        to = index
+        while to > 0 and is_hook_at(events[to - 1], "PreToolUse"):
+            to -= 1
+        events.insert(to, events.pop(index))
+    hollow = [{"accepted": True, "events": [], "executed": []} if o["accepted"] else o for o in run]
+    flat = {
+        "accepted": True,
+        "flattened": True,
+        "events": _asked_when_decided(_audit_after_reply(events)),
+    }
+    return [*hollow, {**flat, "executed": executed}]
+
+
+def _asked_when_decided(events: list[Event]) -> list[Event]:
+    """Each approval/asked moved to right before its approval/decided, or, with none (a crash
+    came first), before its call's result."""
+    held: dict[object, Event] = {}
+    out: list[Event] = []
+    for event in events:
+        data = event["data"]
+        if event["type"] == "approval/asked":
+            held[data.get("id")] = event
+            continue
+        if event["type"] == "approval/decided" and data.get("id") in held:
+            out.append(held.pop(data.get("id")))
+        elif event["type"] == "tool/result":
+            call_id = result_call(event)
+            for key, asked in list(held.items()):
+                if asked["data"].get("callId") == call_id:
+                    out.append(held.pop(key))
+        out.append(event)
+    return out + list(held.values())
+
+
+def _audit_after_reply(events: list[Event]) -> list[Event]:
+    """Each step's PreToolUse audit events moved up to right after the step's reply."""
+    out: list[Event] = []
+    insert_at: int | None = None
+    for event in events:
+        if event["type"] == "assistant/message":
+            out.append(event)
+            insert_at = len(out)
+            continue
+        if event["type"] in ("step/start", "step/end"):
+            insert_at = None
+        if insert_at is not None and is_hook_at(event, "PreToolUse"):
+            out.insert(insert_at, event)
+            insert_at += 1
+            continue
+        out.append(event)
+    return out
+
+
+def accepts_duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+    """The symptom of EXE-1 broken: the model refused a reply whose tool calls repeat an id and
+    the target accepted it (dsh and both CLIs run each call under the shared id). From there the
+    runs take different paths, so a profile cuts both runs at this command."""
+    return not want["accepted"] and want["rule"] == "EXE-1" and bool(got["accepted"])
