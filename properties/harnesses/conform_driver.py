@@ -101,6 +101,13 @@ from loopspec.properties.harnesses.mock_model import (
     replies_in_anthropic_history,
     replies_in_responses_history,
 )
+from loopspec.properties.harnesses.model_stream import (
+    StreamBlock,
+    StreamReasoning,
+    StreamText,
+    reply_events,
+    shell_call,
+)
 from loopspec.properties.harnesses.script import Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
@@ -339,105 +346,6 @@ def codex_log_items(text: str) -> list[Prompt | Reply | Result]:
 # The mock model: one pending request at a time, answered by the program.
 
 
-def _sse(event: str, data: Any) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def anthropic_stream(blocks: list[tuple[str, Any]], index: int, model: str) -> Iterator[bytes]:
-    """An Anthropic Messages stream: text, thinking and tool_use blocks."""
-    message: dict[str, Any] = {
-        "id": f"msg_mock_{index}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-    yield _sse("message_start", {"type": "message_start", "message": message})
-    calls = False
-    for position, (kind, payload) in enumerate(blocks):
-        deltas: list[dict[str, Any]]
-        if kind == "text":
-            start: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": payload}]
-        elif kind == "reasoning":
-            start = {"type": "thinking", "thinking": ""}
-            deltas = [
-                {"type": "thinking_delta", "thinking": payload},
-                {"type": "signature_delta", "signature": "mock-signature"},
-            ]
-        else:
-            calls = True
-            call_id, name, tool_input = payload
-            start = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(tool_input)}]
-        yield _sse(
-            "content_block_start",
-            {"type": "content_block_start", "index": position, "content_block": start},
-        )
-        for delta in deltas:
-            yield _sse(
-                "content_block_delta",
-                {"type": "content_block_delta", "index": position, "delta": delta},
-            )
-        yield _sse("content_block_stop", {"type": "content_block_stop", "index": position})
-    yield _sse(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": 1},
-        },
-    )
-    yield _sse("message_stop", {"type": "message_stop"})
-
-
-def responses_stream(blocks: list[tuple[str, Any]], index: int) -> Iterator[bytes]:
-    """An OpenAI Responses stream: messages, reasoning items and function calls."""
-    response: dict[str, Any] = {"id": f"resp_mock_{index}", "object": "response", "output": []}
-    yield _sse("response.created", {"type": "response.created", "response": response})
-    output = []
-    for position, (kind, payload) in enumerate(blocks):
-        if kind == "text":
-            item: dict[str, Any] = {
-                "type": "message",
-                "id": f"msg_mock_{index}_{position}",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": payload, "annotations": []}],
-            }
-        elif kind == "reasoning":
-            item = {
-                "type": "reasoning",
-                "id": f"rs_mock_{index}_{position}",
-                "summary": [{"type": "summary_text", "text": payload}],
-            }
-        else:
-            call_id, name, tool_input = payload
-            item = {
-                "type": "function_call",
-                "id": f"fc_mock_{index}_{position}",
-                "call_id": call_id,
-                "name": name,
-                "arguments": json.dumps(tool_input),
-                "status": "completed",
-            }
-        output.append(item)
-        for event in ("response.output_item.added", "response.output_item.done"):
-            yield _sse(event, {"type": event, "output_index": position, "item": item})
-    usage = {
-        "input_tokens": 1,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 1,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 2,
-    }
-    done = {**response, "status": "completed", "output": output, "usage": usage}
-    yield _sse("response.completed", {"type": "response.completed", "response": done})
-
-
 @attrs.define
 class PendingRequest:
     """A model request the CLI waits on; `answer` is set by the program."""
@@ -551,11 +459,7 @@ class PendingMock:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 blocks = mock.wire_blocks(answer)
-                if mock.harness == Harness.CLAUDE_CODE:
-                    model = str(body.get("model", "mock")) if isinstance(body, dict) else "mock"
-                    stream = anthropic_stream(blocks, request.index, model)
-                else:
-                    stream = responses_stream(blocks, request.index)
+                stream = reply_events(mock.harness, blocks, request.index, body)
                 with contextlib.suppress(OSError):
                     for chunk in stream:
                         self.wfile.write(chunk)
@@ -572,21 +476,18 @@ class PendingMock:
 
         return Handler
 
-    def wire_blocks(self, reply: ModelReplies) -> list[tuple[str, Any]]:
+    def wire_blocks(self, reply: ModelReplies) -> list[StreamBlock]:
         """The reply's blocks as the CLI's API carries them (calls go to the shell tool)."""
-        blocks: list[tuple[str, Any]] = []
+        blocks: list[StreamBlock] = []
         for block in reply.blocks:
             match block:
                 case TextBlock(text=text):
-                    blocks.append(("text", text))
+                    blocks.append(StreamText(text))
                 case ReasoningBlock(text=text):
-                    blocks.append(("reasoning", text))
+                    blocks.append(StreamReasoning(text))
                 case ToolCallBlock(id=call_id, name=name, arguments=arguments):
                     command = tool_command(self.tool_program, call_id, name, arguments)
-                    if self.harness == Harness.CLAUDE_CODE:
-                        blocks.append(("call", (call_id, "Bash", {"command": command})))
-                    else:
-                        blocks.append(("call", (call_id, "exec_command", {"cmd": command})))
+                    blocks.append(shell_call(self.harness, call_id, {"command": command}))
         return blocks
 
 

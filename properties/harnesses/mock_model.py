@@ -1,11 +1,11 @@
 """A scripted model server on 127.0.0.1: streamed Anthropic Messages or OpenAI Responses.
 
 Claude Code posts to `/v1/messages` and reads Anthropic server-sent events; Codex posts to
-`/v1/responses` and reads OpenAI Responses events. Each request gets the scripted reply whose
-index is the number of model replies its history already holds, so a retried request gets the
-same answer as the first try. Every request body is kept: it is the history the model saw.
-Anything else (another path, another method) is answered 404 and recorded, so the report can
-show that the binary asked for nothing else.
+`/v1/responses` and reads OpenAI Responses events (both encoded by `model_stream`). Each request
+gets the scripted reply whose index is the number of model replies its history already holds,
+so a retried request gets the same answer as the first try. Every request body is kept: it is
+the history the model saw. Anything else (another path, another method) is answered 404 and
+recorded, so the report can show that the binary asked for nothing else.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any
 
 import attrs
 
-from loopspec.properties.harnesses.script import Harness, ScriptedCall, ScriptedReply, ScriptedText
+from loopspec.properties.harnesses.model_stream import reply_events, scripted_blocks
+from loopspec.properties.harnesses.script import Harness, ScriptedReply, ScriptedText
 
 EXHAUSTED_TEXT = "(the scenario has no more replies)"
 
@@ -62,110 +63,6 @@ def replies_in_responses_history(body: Any) -> int:
             runs += 1
         inside = model
     return runs
-
-
-def _sse(event: str, data: Any) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-def anthropic_events(reply: ScriptedReply, index: int, model: str) -> Iterator[bytes]:
-    """The Anthropic Messages stream of one scripted reply."""
-    usage = {"input_tokens": 1, "output_tokens": 1}
-    message: dict[str, Any] = {
-        "id": f"msg_mock_{index}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": usage,
-    }
-    yield _sse("message_start", {"type": "message_start", "message": message})
-    calls = False
-    for position, block in enumerate(reply.blocks):
-        match block:
-            case ScriptedText(text):
-                start: dict[str, Any] = {"type": "text", "text": ""}
-                delta: dict[str, Any] = {"type": "text_delta", "text": text}
-            case ScriptedCall(call_id, arguments):
-                calls = True
-                start = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {}}
-                delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
-        yield _sse(
-            "content_block_start",
-            {"type": "content_block_start", "index": position, "content_block": start},
-        )
-        yield _sse(
-            "content_block_delta",
-            {"type": "content_block_delta", "index": position, "delta": delta},
-        )
-        yield _sse("content_block_stop", {"type": "content_block_stop", "index": position})
-    stop = "tool_use" if calls else "end_turn"
-    yield _sse(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": 1},
-        },
-    )
-    yield _sse("message_stop", {"type": "message_stop"})
-
-
-def responses_events(reply: ScriptedReply, index: int) -> Iterator[bytes]:
-    """The OpenAI Responses stream of one scripted reply (shell calls go to `exec_command`)."""
-    response: dict[str, Any] = {"id": f"resp_mock_{index}", "object": "response", "output": []}
-    yield _sse("response.created", {"type": "response.created", "response": response})
-    output = []
-    for position, block in enumerate(reply.blocks):
-        match block:
-            case ScriptedText(text):
-                item: dict[str, Any] = {
-                    "type": "message",
-                    "id": f"msg_mock_{index}_{position}",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }
-            case ScriptedCall(call_id, arguments):
-                item = {
-                    "type": "function_call",
-                    "id": f"fc_mock_{index}_{position}",
-                    "call_id": call_id,
-                    "name": "exec_command",
-                    "arguments": json.dumps({"cmd": arguments["command"]}),
-                    "status": "completed",
-                }
-        output.append(item)
-        yield _sse(
-            "response.output_item.added",
-            {"type": "response.output_item.added", "output_index": position, "item": item},
-        )
-        if isinstance(block, ScriptedText):
-            yield _sse(
-                "response.output_text.delta",
-                {
-                    "type": "response.output_text.delta",
-                    "item_id": item["id"],
-                    "output_index": position,
-                    "content_index": 0,
-                    "delta": block.text,
-                },
-            )
-        yield _sse(
-            "response.output_item.done",
-            {"type": "response.output_item.done", "output_index": position, "item": item},
-        )
-    usage = {
-        "input_tokens": 1,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 1,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 2,
-    }
-    done = {**response, "status": "completed", "output": output, "usage": usage}
-    yield _sse("response.completed", {"type": "response.completed", "response": done})
 
 
 class MockModel:
@@ -215,12 +112,10 @@ class MockModel:
         match self.harness:
             case Harness.CLAUDE_CODE:
                 index = replies_in_anthropic_history(body)
-                reply = self._reply(index)
-                model = str(body.get("model", "mock")) if isinstance(body, dict) else "mock"
-                return anthropic_events(reply, index, model)
             case Harness.CODEX:
                 index = replies_in_responses_history(body)
-                return responses_events(self._reply(index), index)
+        blocks = scripted_blocks(self.harness, self._reply(index))
+        return reply_events(self.harness, blocks, index, body)
 
     def _reply(self, index: int) -> ScriptedReply:
         if index < len(self.replies):
