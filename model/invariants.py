@@ -145,14 +145,22 @@ class Prefix:
         if folder is not None:
             folder(self, fact)
 
+    # Each fold below reads its fact's fields and hands them to a method that takes the fields
+    # themselves: the checker's clean-event path (`loopspec.properties.logcheck.clean_events`)
+    # folds an event it judged straight from its JSON through those, without building a fact.
+
     def _fold_turn_start(self, fact: Fact) -> None:
         self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
         self._reset_step()
         self._reset_turn()
 
     def _fold_turn_end(self, fact: Fact) -> None:
+        self.end_turn(fact.turn)
+
+    def end_turn(self, turn: int | None) -> None:
+        """Fold a turn/end of `turn`."""
         self.open_turn, self.open_step = None, None
-        self.next_turn = (fact.turn or self.next_turn) + 1
+        self.next_turn = (turn or self.next_turn) + 1
         self._reset_step()
         self._reset_turn()
 
@@ -162,14 +170,22 @@ class Prefix:
         self._reset_hooks()
 
     def _fold_step_start(self, fact: Fact) -> None:
-        self.open_step = fact.step
-        self.next_step = (fact.step or self.next_step) + 1
+        self.start_step(fact.step)
+
+    def start_step(self, step: int | None) -> None:
+        """Fold a step/start of `step`."""
+        self.open_step = step
+        self.next_step = (step or self.next_step) + 1
         self._reset_step()
         # Call ids are unique only within a reply: a later step may reuse one for a new
         # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
         self._reset_hooks()
 
     def _fold_step_end(self, fact: Fact) -> None:
+        self.end_step()
+
+    def end_step(self) -> None:
+        """Fold a step/end."""
         if self.reply_calls:
             self.dangling.extend(self.unanswered())
         self.open_step = None
@@ -181,10 +197,14 @@ class Prefix:
 
     def _fold_reply(self, fact: Fact) -> None:
         if fact.calls is not None and fact.calls:
-            self.reply_seq = fact.seq
-            self.reply_calls = {c.id: (i, c) for i, c in enumerate(fact.calls)}
+            self.take_reply(fact.seq, fact.calls)
         if fact.surface is not None:
             self._fold_surface(fact)
+
+    def take_reply(self, seq: int, calls: Sequence[CallFact]) -> None:
+        """Fold the calls of an assistant/message at `seq` that has some."""
+        self.reply_seq = seq
+        self.reply_calls = {c.id: (i, c) for i, c in enumerate(calls)}
 
     def _fold_call(self, fact: Fact) -> None:
         if fact.call_id is not None:
@@ -195,19 +215,29 @@ class Prefix:
 
     def _fold_result(self, fact: Fact) -> None:
         if fact.surface == "append" and fact.call_id is not None:
-            self.results[fact.call_id] = fact.seq
-            entry = self.reply_calls.get(fact.call_id)
-            if entry is not None and entry[0] > self.last_result_index:
-                self.last_result_index = entry[0]
+            self.take_result(fact.call_id, fact.seq)
         if fact.surface is not None:
             self._fold_surface(fact)
 
+    def take_result(self, call_id: str, seq: int) -> None:
+        """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
+        self.results[call_id] = seq
+        entry = self.reply_calls.get(call_id)
+        if entry is not None and entry[0] > self.last_result_index:
+            self.last_result_index = entry[0]
+
     def _fold_hook_invoked(self, fact: Fact) -> None:
         if fact.turn is not None:
-            self.pending_hooks[(fact.turn, fact.point or "", fact.handler_id or "")] = fact.seq
-            if fact.call_id is not None and fact.point == "PreToolUse":
-                key = (fact.call_id, fact.handler_id or "")
-                self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
+            self.hook_invoked(fact.turn, fact.point, fact.handler_id, fact.call_id, fact.seq)
+
+    def hook_invoked(
+        self, turn: int, point: str | None, handler_id: str | None, call_id: str | None, seq: int
+    ) -> None:
+        """Fold a hook/invoked at `seq`."""
+        self.pending_hooks[(turn, point or "", handler_id or "")] = seq
+        if call_id is not None and point == "PreToolUse":
+            key = (call_id, handler_id or "")
+            self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
 
     def _fold_hook_result(self, fact: Fact) -> None:
         if fact.turn is not None:
@@ -226,16 +256,12 @@ class Prefix:
                 self.refused_calls.add(asked.call_id)
 
     def _fold_surface(self, fact: Fact) -> None:
-        code = _SURFACE_CODE[fact.type]
-        seq = fact.seq
-        if self.surface_in_order and self.last_surface_seq is not None:
-            self.surface_in_order = seq > self.last_surface_seq
-        self.last_surface_seq = seq
+        code = SURFACE_CODE[fact.type]
         if fact.surface == "append":
-            self.surface_seqs.append(seq)
-            self.surface_kinds.append(code)
-            self.surface_keys.append(seq)
+            self.append_surface(fact.seq, code)
             return
+        seq = fact.seq
+        self._surface_order(seq)
         span = self.surface_span(fact.surface_start, fact.surface_end)
         if span is None:
             return
@@ -249,6 +275,18 @@ class Prefix:
         self.surface_keys[first : last + 1] = array("q", [key])
         if key != seq:
             self.replacement_keys[seq] = key
+
+    def append_surface(self, seq: int, code: int) -> None:
+        """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`)."""
+        self._surface_order(seq)
+        self.surface_seqs.append(seq)
+        self.surface_kinds.append(code)
+        self.surface_keys.append(seq)
+
+    def _surface_order(self, seq: int) -> None:
+        if self.surface_in_order and self.last_surface_seq is not None:
+            self.surface_in_order = seq > self.last_surface_seq
+        self.last_surface_seq = seq
 
     def surface_span(self, start: int | None, end: int | None) -> tuple[int, int] | None:
         """Positions of surface nodes `start` and `end` when both are current and ordered."""
@@ -271,7 +309,7 @@ class Prefix:
         return at if at < len(seqs) and seqs[at] == seq else None
 
 
-_SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
+SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
 # The types `Prefix.fold` remembers more of than the seq; every other type only advances it.
 _Folder = Callable[[Prefix, Fact], None]
 _FOLDERS: dict[str, _Folder] = {
@@ -393,7 +431,7 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
         return found
     if fact.type == "tool/result":
         first, last = span
-        if first != last or prefix.surface_kinds[first] != _SURFACE_CODE["tool/result"]:
+        if first != last or prefix.surface_kinds[first] != SURFACE_CODE["tool/result"]:
             msg = "a tool/result replacement must shadow exactly one tool/result"
             found.append(Violation("LOG-7", fact.seq, msg, related))
     return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from loopspec.model.invariants import INVARIANTS, LogMonitor, Prefix, Violation
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import ErrorKind, LogReport, check_stream
+from loopspec.properties.logcheck.clean_events import JUDGES, clean_judges
 from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl
 from loopspec.properties.stateful.model_machine import ModelMachine
 
@@ -275,3 +277,203 @@ def test_surface_positions_are_those_a_linear_search_finds(data: st.DataObject) 
         elif expected is not None:
             surface[expected[0] : expected[1] + 1] = [seq]
         assert list(prefix.surface_seqs) == surface
+
+
+# ---------------------------------------------------------------------------------------------
+# The clean-event judges (`logcheck.clean_events`) judge as the invariants do, on logs broken
+# where the rules look: ids, numbers, citations and surface ops taken from elsewhere in the log.
+
+RELATION_SEEDS = [
+    [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    for folder in ("valid", "violations")
+    for path in sorted((FIXTURES / folder).glob("*.jsonl"))
+]
+# Fields the judges read, in `data`, in a content block, or on the event itself.
+RELATION_KEYS = (
+    "turn",
+    "step",
+    "callId",
+    "toolCallId",
+    "id",
+    "name",
+    "arguments",
+    "handlerId",
+    "point",
+    "decision",
+    "outcome",
+    "interrupted",
+    "isError",
+    "error",
+    "reason",
+    "rewrite",
+    "surfaceOp",
+    "sourceEventSeqs",
+    "content",
+    "message",
+)
+
+
+def _places(row: Any) -> list[dict[str, Any]]:
+    """The objects of a row that hold fields the judges read."""
+    found = [row]
+    data = row.get("data")
+    if isinstance(data, dict):
+        found.append(data)
+        message = data.get("message")
+        if isinstance(message, dict):
+            found.append(message)
+            content = message.get("content")
+            if isinstance(content, list):
+                found.extend(block for block in content if isinstance(block, dict))
+    return found
+
+
+def _values_in_log(rows: list[Any], key: str) -> list[Any]:
+    values: list[Any] = []
+    for row in rows:
+        for place in _places(row):
+            if key in place and place[key] not in values:
+                values.append(place[key])
+    return values
+
+
+def _plausible(draw: st.DrawFn, rows: list[Any], key: str, old: Any) -> Any:
+    """A value for `key` that is wrong in a way the rules can see, often one from elsewhere."""
+    seqs = [row["seq"] for row in rows if isinstance(row.get("seq"), int)] or [0]
+    choices: list[Any] = [*_values_in_log(rows, key), None, True, False, "x", []]
+    if isinstance(old, int) and not isinstance(old, bool):
+        choices += [old - 1, old + 1, 0]
+    if key == "surfaceOp":
+        start, end = draw(st.sampled_from(seqs)), draw(st.sampled_from(seqs))
+        choices += ["append", {"op": "replace", "start": start, "end": end}]
+    if key == "sourceEventSeqs":
+        cited = draw(st.lists(st.sampled_from([*seqs, -1, 10**6]), max_size=4))
+        choices += [cited, [*cited, *cited[:1]]]
+    if key == "error":
+        choices += [{"code": "TOOL_NOT_STARTED"}, {"code": "TOOL_OUTCOME_UNKNOWN"}]
+    if key == "outcome":
+        choices += ["denied", "allowed-once"]
+    if key == "reason":
+        choices += [{"kind": "error"}, {"kind": "completed"}, {"kind": 1}]
+    if key == "rewrite":
+        handlers = _values_in_log(rows, "handlerId")
+        choices += [{"handlerIds": handlers[:1], "originalArguments": "{}"}]
+    return draw(st.sampled_from(choices))
+
+
+def _renumbered(rows: list[Any], cite_along: bool) -> list[Any]:
+    """`rows` with contiguous seqs again, citations mapped along or left as they were."""
+    mapping: dict[object, int] = {}
+    seq = 0
+    out = []
+    for row in rows:
+        new = dict(row)
+        if "seq0" in row and "seq" not in row:
+            new["seq0"] = seq
+            texts = row.get("data", {}).get("texts", row.get("data", {}).get("args", []))
+            seq += len(texts) if isinstance(texts, list) else 1
+        else:
+            if isinstance(row.get("seq"), int):
+                mapping.setdefault(row["seq"], seq)
+            new["seq"] = seq
+            seq += 1
+        out.append(new)
+    if cite_along:
+        for row in out:
+            sources = row.get("sourceEventSeqs")
+            if isinstance(sources, list):
+                row["sourceEventSeqs"] = [mapping.get(s, s) for s in sources]
+            op = row.get("surfaceOp")
+            if isinstance(op, dict):
+                start, end = op.get("start"), op.get("end")
+                row["surfaceOp"] = {**op, "start": mapping.get(start, start)}
+                row["surfaceOp"]["end"] = mapping.get(end, end)
+    return out
+
+
+@st.composite
+def relationally_broken_logs(draw: st.DrawFn) -> bytes:
+    """A fixture log (valid or breaking one rule), often with fields the rules relate changed,
+    rows dropped, repeated or moved, and seqs mostly made contiguous again, so that the events
+    reach the judges rather than fail LOG-1 first."""
+    rows = [json.loads(json.dumps(row)) for row in draw(st.sampled_from(RELATION_SEEDS))]
+    for _ in range(draw(st.integers(0, 3))):
+        index = draw(st.integers(0, len(rows) - 1))
+        damage = draw(st.sampled_from(["field", "field", "field", "drop", "repeat", "move"]))
+        if damage == "field":
+            # Mostly an event a judge reads (not a stream chunk or a plugin event).
+            judged = [i for i, row in enumerate(rows) if row.get("type") in JUDGES]
+            if judged and draw(st.integers(0, 3)) > 0:
+                index = draw(st.sampled_from(judged))
+            place = draw(st.sampled_from(_places(rows[index])))
+            present = [key for key in RELATION_KEYS if key in place]
+            # Mostly a field the event has: each type reads only a few of them.
+            keys = present if present and draw(st.integers(0, 3)) > 0 else RELATION_KEYS
+            key = draw(st.sampled_from(keys))
+            if draw(st.integers(0, 5)) == 0:
+                place.pop(key, None)
+            else:
+                # A copy: a value taken from elsewhere in the log may hold `place` itself.
+                place[key] = json.loads(json.dumps(_plausible(draw, rows, key, place.get(key))))
+        elif damage == "drop" and len(rows) > 1:
+            del rows[index]
+        elif damage == "repeat":
+            rows.insert(index, json.loads(json.dumps(rows[index])))
+        elif damage == "move":
+            rows.insert(draw(st.integers(0, len(rows) - 1)), rows.pop(index))
+    renumber = draw(st.sampled_from(["cite along", "cite along", "seqs only", "no"]))
+    if renumber != "no":
+        rows = _renumbered(rows, cite_along=renumber == "cite along")
+    return jsonl(HEADER, rows).encode()
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 2)
+@given(relationally_broken_logs())
+def test_clean_event_judges_find_what_the_invariants_find(data: bytes) -> None:
+    """With the judges (the checker's default) and without (every event's fact fed to every
+    invariant of its type): the same report, violation for violation."""
+    quick = check_stream("relations", io.BytesIO(data))
+    full = check_stream("relations", io.BytesIO(data), quick=False)
+    assert quick == full
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for folder in ("valid", "violations") for path in sorted((FIXTURES / folder).glob("*"))],
+    ids=lambda path: f"{path.parent.name}/{path.name}",
+)
+def test_clean_event_judges_find_what_the_invariants_find_in_each_fixture(path: Path) -> None:
+    """Each rule's fixture breaks its rule at an event a judge would call clean if it skipped
+    that rule's condition: with and without the judges, the same report."""
+    data = path.read_bytes()
+    full = check_stream(path.name, io.BytesIO(data), quick=False)
+    assert check_stream(path.name, io.BytesIO(data)) == full
+
+
+def test_clean_event_judges_see_a_refused_call_succeed() -> None:
+    """DEC-2 at a tool/result: a call whose approval was denied reports success (too rare an
+    edit for the generator above to make often)."""
+    demo = (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
+    rows = [json.loads(line) for line in demo]
+    decided = [row for row in rows if row["type"] == "approval/decided"]
+    assert decided
+    decided[0]["data"]["outcome"] = "denied"
+    data = jsonl(HEADER, rows).encode()
+    full = check_stream("denied", io.BytesIO(data), quick=False)
+    assert "DEC-2" in full.rule_counts
+    assert check_stream("denied", io.BytesIO(data)) == full
+
+
+def test_every_clean_event_judge_stands_for_the_checks_of_its_type() -> None:
+    """No judge is turned off by a registry that moved on without it (a judge whose checks
+    differ from its type's is never used: correct, but slow)."""
+    assert clean_judges(LogMonitor()).keys() == JUDGES.keys()
+
+
+@pytest.mark.parametrize("tail", [b"\n", b""])
+def test_a_first_line_nested_too_deeply_is_an_error_not_a_crash(tail: bytes) -> None:
+    """The sniffing of a foreign first record gives up on it; the dsh reader reports it."""
+    report = check_stream("deep", io.BytesIO(b"[" * 30_000 + tail))
+    assert [e.kind for e in report.errors] == [
+        ErrorKind.INVALID_JSON if tail else ErrorKind.TORN_TAIL
+    ]

@@ -44,6 +44,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
+from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.compact_rows import (
     CHUNK_TYPE,
     COUNT_FIELDS,
@@ -294,8 +295,9 @@ def check_stream(
 ) -> LogReport:
     """Check one log read from `stream` (decompressed bytes); never raises on bad input.
 
-    `quick=False` builds the fact of every event, even of those `LogMonitor.quiet_kind` says
-    commit nothing (the tests compare both ways).
+    `quick=False` builds the fact of every event and feeds it to the invariants, even of those
+    `LogMonitor.quiet_kind` says commit nothing and of those a judge of
+    `loopspec.properties.logcheck.clean_events` finds clean (the tests compare both ways).
     """
     limits = limits or Limits()
     # A Claude Code transcript or Codex rollout goes to its own reader. Imported here: those
@@ -329,6 +331,7 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     # Per event type seen, `monitor.quiet_kind` (left empty when not `quick`). The first event
     # of a type always takes the full path, which learns its kind.
     quiet_of: dict[str, int] = {}
+    judges = clean_judges(monitor) if quick else {}
     scan = _SCAN
     unread = report.unread_types
     expecting_header = True
@@ -388,6 +391,18 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                                 prefix.expected_seq = seq + 1
                                 events += 1
                                 continue
+                elif type(kind) is str and (judge := judges.get(kind)) is not None:
+                    # Most of the other events are clean: a judge of their type tells so from
+                    # the JSON and folds them (see `clean_events`); it sends the rest on.
+                    seq = obj.get("seq")
+                    if (
+                        type(seq) is int
+                        and seq == prefix.expected_seq
+                        and seq < SEQ_BOUND
+                        and judge(prefix, obj, seq)
+                    ):
+                        events += 1
+                        continue
                 try:
                     fact = fact_from_wire(obj)
                 except FactError as error:

@@ -54,7 +54,7 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
     if newline >= 0:
         try:
             record: Any = json.loads(stripped[:newline])
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply: the dsh reader says
             return None
         if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:
             return None

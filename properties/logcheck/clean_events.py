@@ -1,0 +1,448 @@
+"""The checker's clean-event path: the events that break no rule, told apart without their facts.
+
+Nearly every event of a real log breaks no rule. For those, building the fact
+(`loopspec.model.facts.fact_from_wire`) and running each invariant of its type one by one
+(`LogMonitor.feed`) costs more than reading the line. A judge here does the same work for one
+event type in one function over the parsed JSON: it tests, together, sufficient conditions for
+every check `LogMonitor` runs on that type to pass (and for the fact to be readable), and folds
+the event into the prefix through the same `Prefix` methods the fact's fold uses.
+
+A judge is only ever a shortcut, never a second statement of a rule. It answers True when the
+event is clean and has been folded (the expected seq advanced), exactly as feeding its fact would
+have done; or False, having changed nothing, whenever anything is unusual — a broken rule, a
+missing field, a rewrite sidecar, a surface replace — and the checker then takes the full path,
+where the invariants of `loopspec.model.invariants` find, word for word, what is wrong.
+
+Two things keep the judges from drifting from the rules:
+
+- each judge names the checks it stands for; `clean_judges` hands out only those whose type is
+  still checked by exactly those (an invariant added later that reads the type turns the judge
+  off instead of being skipped);
+- tests/test_check_fuzz.py checks generated logs, valid and broken, with and without the judges,
+  and requires the same reports.
+
+The caller has already found the event to be a JSON object of the judge's type whose seq is an
+integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the judges receive it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire
+from loopspec.model.invariants import (
+    REPAIR_NOT_STARTED,
+    SURFACE_CODE,
+    Check,
+    LogMonitor,
+    Prefix,
+    approval_shows_effective_input,
+    call_ids_unique_in_reply,
+    call_records_match_reply,
+    events_enclosed_by_turn,
+    every_shown_call_answered,
+    hook_audit_paired_in_turn,
+    interrupted_reply_has_no_calls,
+    nothing_visible_between_call_and_result,
+    one_reply_per_step_before_calls,
+    pre_hooks_once_per_call,
+    repair_results_match_call_state,
+    replace_targets_current_nodes,
+    result_answers_pending_call,
+    results_in_model_order,
+    rewrite_traced_to_hooks,
+    seq_is_index,
+    step_events_name_open_step,
+    steps_numbered_inside_turn,
+    supplied_rewrite_applied_or_refused,
+    surface_metadata_valid,
+    turn_end_closes_open_turn,
+)
+
+Judge = Callable[[Prefix, dict[str, Any], int], bool]
+"""`judge(prefix, obj, seq)`: True when the event `obj` at the expected `seq` is clean and has
+been folded into `prefix`; False, with `prefix` untouched, to send it down the full path."""
+
+_USER, _REPLY, _RESULT = (
+    SURFACE_CODE["user/message"],
+    SURFACE_CODE["assistant/message"],
+    SURFACE_CODE["tool/result"],
+)
+_ONLY_INTS = {int}
+
+
+def _cites_earlier(sources: object, seq: int, may_be_empty: bool) -> bool:
+    """Whether a `sourceEventSeqs` value (not None) reads as sources and keeps LOG-2: integers,
+    distinct, each of an earlier event, and none at all only where `may_be_empty`."""
+    if type(sources) is not list:
+        return False
+    if not sources:
+        return may_be_empty
+    # In C rather than a loop: a reply cites every chunk of its stream.
+    return (
+        set(map(type, sources)) == _ONLY_INTS
+        and min(sources) >= 0
+        and max(sources) < seq
+        and len(set(sources)) == len(sources)
+    )
+
+
+def _fact(obj: dict[str, Any]) -> Fact | None:
+    """The fact of `obj`, or None when it has none (the full path reports why)."""
+    try:
+        return fact_from_wire(obj)
+    except FactError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Turns and steps.
+
+
+def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-2: it names the open turn, no step is open. ADJ-3: no
+    # call is left unanswered (no step is open, so only those of closed steps), or it ends in
+    # error.
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    turn, reason = data.get("turn"), data.get("reason")
+    if (
+        type(turn) is int
+        and turn == prefix.open_turn
+        and prefix.open_step is None
+        and type(reason) is dict
+        and type(reason.get("kind")) is str
+        and (not prefix.dangling or reason["kind"] == "error")
+    ):
+        prefix.expected_seq = seq + 1
+        prefix.end_turn(turn)
+        return True
+    return False
+
+
+def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-3: it names the open turn. STEP-1: no step is open and
+    # it opens the next one.
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    turn, step = data.get("turn"), data.get("step")
+    if (
+        type(turn) is int
+        and type(step) is int
+        and turn == prefix.open_turn
+        and prefix.open_step is None
+        and step == prefix.next_step
+    ):
+        prefix.expected_seq = seq + 1
+        prefix.start_step(step)
+        return True
+    return False
+
+
+def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-3, STEP-2: it names the open turn and the open step.
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    turn, step = data.get("turn"), data.get("step")
+    if (
+        type(turn) is int
+        and type(step) is int
+        and turn == prefix.open_turn
+        and step == prefix.open_step
+    ):
+        prefix.expected_seq = seq + 1
+        prefix.end_step()
+        return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Surface events, appended.
+
+
+def _all_answered(prefix: Prefix) -> bool:
+    """ADJ-1 lets a model-visible message land: no call of the step's reply awaits a result."""
+    return prefix.reply_seq is None or prefix.reply_calls.keys() <= prefix.results.keys()
+
+
+def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1.
+    sources = obj.get("sourceEventSeqs")
+    if (
+        type(obj.get("data")) is dict
+        and obj.get("surfaceOp") == "append"
+        and (sources is None or _cites_earlier(sources, seq, False))
+        and _all_answered(prefix)
+    ):
+        prefix.expected_seq = seq + 1
+        prefix.append_surface(seq, _USER)
+        return True
+    return False
+
+
+def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2, LOG-7 as for a user message. TURN-3, STEP-3: it names the open turn and step.
+    # ORD-1 (and so ADJ-1): the step has no reply yet. EXE-1: its call ids are distinct.
+    # ABORT-2: an interrupted reply has no calls.
+    data = obj.get("data")
+    if type(data) is not dict or obj.get("surfaceOp") != "append":
+        return False
+    sources = obj.get("sourceEventSeqs")
+    if sources is not None and not _cites_earlier(sources, seq, True):
+        return False
+    turn, step, message = data.get("turn"), data.get("step"), data.get("message")
+    if (
+        type(turn) is not int
+        or type(step) is not int
+        or turn != prefix.open_turn
+        or step != prefix.open_step
+        or prefix.reply_seq is not None
+        or type(message) is not dict
+    ):
+        return False
+    content = message.get("content")
+    if type(content) is not list:
+        return False
+    calls = []
+    for block in content:
+        if type(block) is dict and block.get("type") == "tool-call":
+            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
+            if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+                return False
+            calls.append(CallFact(call_id, name, arguments))
+    if calls:
+        if data.get("interrupted") is True or len({c.id for c in calls}) != len(calls):
+            return False
+        prefix.take_reply(seq, calls)
+    prefix.expected_seq = seq + 1
+    prefix.append_surface(seq, _REPLY)
+    return True
+
+
+def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2, LOG-7 as for a user message (a result always cites). TURN-3, STEP-3: it names the
+    # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
+    # been recorded, citing the record. ORD-3: no later call has a result yet. RW-2, DEC-2: a
+    # success only for a call neither refused nor holding an unapplied rewrite. REC-1: no
+    # "not started" repair of a recorded call.
+    data = obj.get("data")
+    if type(data) is not dict or obj.get("surfaceOp") != "append":
+        return False
+    sources = obj.get("sourceEventSeqs")
+    turn, step, message = data.get("turn"), data.get("step"), data.get("message")
+    if (
+        not _cites_earlier(sources, seq, False)
+        or type(turn) is not int
+        or type(step) is not int
+        or turn != prefix.open_turn
+        or step != prefix.open_step
+        or type(message) is not dict
+    ):
+        return False
+    content = message.get("content")
+    if type(content) is not list or len(content) != 1 or type(content[0]) is not dict:
+        return False
+    block = content[0]
+    call_id = block.get("toolCallId")
+    if type(call_id) is not str or call_id in prefix.results:
+        return False
+    entry = prefix.reply_calls.get(call_id)
+    record = prefix.call_records.get(call_id)
+    if entry is None or record is None or entry[0] < prefix.last_result_index:
+        return False
+    assert sources is not None  # `_cites_earlier` said it is a list
+    if record.seq not in sources:
+        return False
+    if block.get("isError") is not True and (
+        call_id in prefix.unapplied_rewrites or call_id in prefix.refused_calls
+    ):
+        return False
+    error = data.get("error")
+    if type(error) is dict and error.get("code") == REPAIR_NOT_STARTED:
+        return False
+    prefix.expected_seq = seq + 1
+    prefix.take_result(call_id, seq)
+    prefix.append_surface(seq, _RESULT)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls, hooks, approvals. Those the prefix keeps the fact of are judged on their fact.
+
+
+def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-3, STEP-3: it names the open turn and step. ORD-1,
+    # ORD-2, RW-1: it records, once, a call of the step's reply, with the reply's name and
+    # arguments. RW-2, RW-3: no rewrite sidecar (one goes down the full path).
+    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    fact = _fact(obj)
+    if (
+        fact is None
+        or fact.rewrite_handlers is not None
+        or fact.turn != prefix.open_turn
+        or fact.step != prefix.open_step
+        or prefix.open_step is None
+        or fact.call_id is None
+        or fact.call_id in prefix.call_records
+    ):
+        return False
+    entry = prefix.reply_calls.get(fact.call_id)
+    if entry is None or entry[1].name != fact.name or entry[1].arguments != fact.arguments:
+        return False
+    prefix.fold(fact)
+    return True
+
+
+def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
+    # runs for the first time for its call.
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
+    call_id = data.get("callId")
+    if (
+        type(turn) is not int
+        or type(point) is not str
+        or type(handler) is not str
+        or turn != prefix.open_turn
+    ):
+        return False
+    if call_id is not None:
+        if type(call_id) is not str:
+            return False
+        if point == "PreToolUse" and prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
+            return False
+    prefix.expected_seq = seq + 1
+    prefix.hook_invoked(turn, point, handler, call_id, seq)
+    return True
+
+
+def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
+    # hook/invoked.
+    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    fact = _fact(obj)
+    if (
+        fact is None
+        or fact.turn is None
+        or fact.turn != prefix.open_turn
+        or (fact.turn, fact.point or "", fact.handler_id or "") not in prefix.pending_hooks
+    ):
+        return False
+    prefix.fold(fact)
+    return True
+
+
+def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. RW-4: it shows the arguments the call was recorded with.
+    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    fact = _fact(obj)
+    if fact is None:
+        return False
+    if fact.call_id is not None and fact.arguments is not None:
+        record = prefix.call_records.get(fact.call_id)
+        if record is not None and record.arguments != fact.arguments:
+            return False
+    prefix.fold(fact)
+    return True
+
+
+def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. DEC-2: it answers a pending request.
+    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    fact = _fact(obj)
+    if fact is None or fact.approval_id not in prefix.approvals:
+        return False
+    prefix.fold(fact)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class CleanJudge:
+    """A judge for one event type, and the checks it stands for, in registry order."""
+
+    judge: Judge
+    stands_for: tuple[Check, ...]
+
+
+_ENVELOPE = (seq_is_index, surface_metadata_valid)
+_SURFACE = (*_ENVELOPE, replace_targets_current_nodes)
+_IN_STEP = (events_enclosed_by_turn, step_events_name_open_step)
+
+JUDGES: dict[str, CleanJudge] = {
+    "turn/end": CleanJudge(
+        _turn_end, (*_ENVELOPE, turn_end_closes_open_turn, every_shown_call_answered)
+    ),
+    "step/start": CleanJudge(
+        _step_start, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
+    ),
+    "step/end": CleanJudge(
+        _step_end, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
+    ),
+    "user/message": CleanJudge(_user_message, (*_SURFACE, nothing_visible_between_call_and_result)),
+    "assistant/message": CleanJudge(
+        _reply,
+        (
+            *_SURFACE,
+            *_IN_STEP,
+            one_reply_per_step_before_calls,
+            call_ids_unique_in_reply,
+            nothing_visible_between_call_and_result,
+            interrupted_reply_has_no_calls,
+        ),
+    ),
+    "tool/call": CleanJudge(
+        _call,
+        (
+            *_ENVELOPE,
+            *_IN_STEP,
+            one_reply_per_step_before_calls,
+            call_records_match_reply,
+            rewrite_traced_to_hooks,
+        ),
+    ),
+    "tool/result": CleanJudge(
+        _result,
+        (
+            *_SURFACE,
+            *_IN_STEP,
+            result_answers_pending_call,
+            results_in_model_order,
+            supplied_rewrite_applied_or_refused,
+            approval_shows_effective_input,
+            repair_results_match_call_state,
+        ),
+    ),
+    "hook/invoked": CleanJudge(
+        _hook_invoked, (*_ENVELOPE, events_enclosed_by_turn, pre_hooks_once_per_call)
+    ),
+    "hook/result": CleanJudge(
+        _hook_result, (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn)
+    ),
+    "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
+    "approval/decided": CleanJudge(_approval_decided, (*_ENVELOPE, approval_shows_effective_input)),
+}
+"""Per event type, its judge. turn/start has none: the checker keeps its line, and it is rare."""
+
+
+def clean_judges(monitor: LogMonitor) -> dict[str, Judge]:
+    """The judges that still stand for every check `monitor` runs on their type."""
+    return {
+        kind: entry.judge
+        for kind, entry in JUDGES.items()
+        if monitor.checks_for(kind) == entry.stands_for
+    }
