@@ -12,22 +12,24 @@ import re
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
 
-from loopspec.model.commands import Command
+from loopspec.model.commands import Command, SubmitUser
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.impl_target import bundled_target
-from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.machine import conformance_machine, prompt_texts
 from loopspec.properties.conformance.run import rule_table, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
 from loopspec.properties.profiles.known import KnownDivergence, Profile
 from loopspec.properties.profiles.runs import Event, Pair, Run, both, map_events
+from loopspec.properties.stateful import strategies as gen
 
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 BUDGET = settings(
@@ -176,3 +178,41 @@ def test_conform_cli_reports_the_profile(capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit) as refused:
         main(["conform", "--profile", "nonesuch"])
     assert refused.value.code == 2
+
+
+class BlankRefusing(ModelTarget):
+    """The model, but a blank prompt is refused (as Claude Code refuses one, MODEL-1)."""
+
+    name = "blank-refusing"
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, SubmitUser) and not command.text.strip():
+            return Observation(False, refusal_rule="MODEL-1", refusal_message="blank prompt")
+        return super().apply(command)
+
+
+def test_MODEL_1_random_programs_leave_out_a_command_the_target_refuses_at_once() -> None:
+    """MODEL-1: Claude Code's profile names the blank prompt it refuses as a command to avoid, so
+    random programs never stop at it; without `avoid` the same profile's runs do stop there.
+    The other profiles, and runs without one, draw every text of the generator unchanged."""
+    refusal = PROFILES["claude-code"].divergence("MODEL-1")
+    assert refusal.avoid is not None
+    avoiding = Profile("blank-refusing", "x", (refusal,))
+    blind = Profile("blank-refusing", "x", (attrs.evolve(refusal, avoid=None),))
+    assert avoiding.avoids(SubmitUser(" "))
+    assert not avoiding.avoids(SubmitUser("ok"))
+    steered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
+                              show_progress=False, profile=avoiding)  # fmt: skip
+    assert steered.conformant, steered.divergence
+    assert steered.known.get("MODEL-1", 0) == 0
+    unsteered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
+                                show_progress=False, profile=blind)  # fmt: skip
+    assert unsteered.conformant, unsteered.divergence
+    assert unsteered.known.get("MODEL-1", 0) > 0
+    assert steered.steps > unsteered.steps  # the same programs, no longer cut at a blank prompt
+    assert prompt_texts(None) is gen.texts
+    for name in ("dsh", "codex"):
+        assert not PROFILES[name].avoiding
+        assert prompt_texts(PROFILES[name]) is gen.texts
+    with pytest.raises(ValueError, match="only a hard divergence"):
+        KnownDivergence("x", (), "x", erase_pair=lambda pair: pair, avoid=lambda command: True)

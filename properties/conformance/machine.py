@@ -103,6 +103,15 @@ KNOWN_HITS: Counter[str] = Counter()
 SETTLE_LIMIT = 64
 
 
+def prompt_texts(profile: Profile | None) -> st.SearchStrategy[str]:
+    """What the user types: every text of the generator, less those the profile's target is
+    known to refuse at once (`Profile.avoids`; a blank prompt on Claude Code, MODEL-1), which
+    would end the program at that command. Without such a profile, the generator's own."""
+    if profile is None or not profile.avoiding:
+        return gen.texts
+    return gen.texts.filter(lambda text: not profile.avoids(SubmitUser(text)))
+
+
 def conformance_machine(
     factory: TargetFactory, profile: Profile | None = None, *, pin: dict[str, str] | None = None
 ) -> type[RuleBasedStateMachine]:
@@ -114,6 +123,7 @@ def conformance_machine(
 
     # The rule of the first divergence found (see `diverged`); the caller may watch it.
     pinned: dict[str, str] = {} if pin is None else pin
+    prompts = prompt_texts(profile)
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
@@ -239,7 +249,7 @@ def conformance_machine(
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
         @precondition(lambda self: isinstance(self.phase, Idle))
-        @rule(text=gen.texts)
+        @rule(text=prompts)
         def submit_user(self, text: str) -> None:
             """The user starts a turn."""
             self.apply(SubmitUser(text))
@@ -332,14 +342,17 @@ def conformance_machine(
             elif kind == "crash" and self.has("crash-repair"):
                 self.apply(Crash())
             elif kind == "interject" and self.has("queued-input"):
-                self.apply(SubmitUser(data.draw(gen.texts, label="text")))
+                self.apply(SubmitUser(data.draw(prompts, label="text")))
             elif kind == "arbitrary":
                 command = data.draw(gen.any_commands, label="arbitrary")
                 if self.supports(command):
                     self.apply(command)
 
         def supports(self, command: Command) -> bool:
-            """Whether the target declared what `command` needs."""
+            """Whether the target declared what `command` needs (and is not known to refuse it
+            at once: see `prompt_texts`)."""
+            if profile is not None and profile.avoids(command):
+                return False
             needs = {
                 "Abort": "abort",
                 "Crash": "crash-repair",

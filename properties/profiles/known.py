@@ -12,7 +12,10 @@ does, and how to remove exactly that difference from a (model, target) pair of r
   are cut there (or at the reply that started the batch), after which nothing can be compared.
 
 `Profile.erased(pair, commands)` applies them in the profile's order; `Profile.needed` says
-which of them a pair really shows (without it, the pair would differ).
+which of them a pair really shows (without it, the pair would differ). A hard divergence that a
+single command shows at once (the target refuses what the model accepts) may name that command
+as one to `avoid`: random programs then leave it out (`Profile.avoids`), since the cut would end
+them there, and reach what lies beyond; replayed cases still send it.
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
+from loopspec.model.commands import Command
 from loopspec.properties.profiles.runs import Json, Obs, Pair
 
 # (command, model's observation, target's observation, both runs before the command)
 Symptom = Callable[[Json, Obs, Obs, Pair], bool]
 Eraser = Callable[[Pair], Pair]
+# Whether a command is one the target is known to refuse at once (see KnownDivergence.avoid).
+Avoid = Callable[[Command], bool]
 
 
 def _rule_ids(value: Sequence[str]) -> tuple[str, ...]:
@@ -44,10 +50,17 @@ class KnownDivergence:
     # A hard divergence's cut: at the command showing it, or at the reply that began its batch
     # (when the model logs nothing of that batch before the symptom shows).
     cut_at_reply: bool = False
+    # A hard divergence's command: one the target is known to refuse as soon as it is sent.
+    # Random programs do not send it (the symptom would cut them at that command, so a target
+    # refusing a common command would rarely be driven further); replayed cases still do.
+    avoid: Avoid | None = None
 
     def __attrs_post_init__(self) -> None:
         if (self.erase_pair is None) == (self.symptom is None):
             msg = f"known divergence {self.key!r} needs exactly one of an eraser and a symptom"
+            raise ValueError(msg)
+        if self.avoid is not None and self.symptom is None:
+            msg = f"known divergence {self.key!r}: only a hard divergence has commands to avoid"
             raise ValueError(msg)
 
     @property
@@ -112,6 +125,15 @@ class Profile:
     def hard(self) -> tuple[KnownDivergence, ...]:
         """The divergences detected by a symptom, in order."""
         return tuple(d for d in self.divergences if d.hard)
+
+    @property
+    def avoiding(self) -> bool:
+        """Whether any divergence names commands random programs should not send."""
+        return any(d.avoid is not None for d in self.divergences)
+
+    def avoids(self, command: Command) -> bool:
+        """Whether random programs should not send `command` (the target refuses it at once)."""
+        return any(d.avoid is not None and d.avoid(command) for d in self.divergences)
 
     def erased(
         self, pair: Pair, commands: Sequence[Json], keys: frozenset[str] | None = None

@@ -26,9 +26,10 @@ import json
 import re
 from collections.abc import Callable
 
+from loopspec.model.commands import Command, SubmitUser
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.profiles.known import Eraser, KnownDivergence, Profile, Symptom
+from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Event,
     Json,
@@ -117,6 +118,11 @@ def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
         and bool(want["accepted"])
         and not got["accepted"]
     )
+
+
+def _blank_prompt(command: Command) -> bool:
+    """A prompt MODEL-1's CLI refuses: random programs leave it out (see AVOID)."""
+    return isinstance(command, SubmitUser) and not command.text.strip()
 
 
 def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
@@ -332,6 +338,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, both(flatten_reply_first), False),),
 }
+# Hard rules whose refused command random programs leave out: Claude Code refuses a blank
+# prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
+# programs would end at their first command. The rule's regression case still sends one.
+AVOID: dict[str, Avoid] = {"MODEL-1": _blank_prompt}
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {
     "ORD-3": "parallel (the shell calls of these programs run one at a time)",
@@ -402,6 +412,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                         erase_pair=eraser,
                         symptom=symptom,
                         cut_at_reply=cut,
+                        avoid=AVOID.get(key),
                     )
                 )
     return found
