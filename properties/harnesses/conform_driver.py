@@ -112,9 +112,8 @@ from loopspec.properties.harnesses.script import Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
-    _claude_setup,
-    _codex_setup,
     binary_of,
+    cli_setup,
     default_adapter_dir,
     network_namespace_works,
     turn_argv,
@@ -667,14 +666,13 @@ class Session:
             for h in pre
         ]
         hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]} if handlers else {}
+        argv, env = cli_setup(request, self.home, self.work, audit, self.mock.port)
         match self.harness:
             case Harness.CLAUDE_CODE:
-                argv, env = _claude_setup(request, self.home, self.work, audit, self.mock.port)
                 env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # a failed model request ends the turn
                 settings = self.home / ".claude" / "settings.json"
                 settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
             case Harness.CODEX:
-                argv, env = _codex_setup(request, self.home, self.work, audit, self.mock.port)
                 hooks_file = self.work / ".codex" / "hooks.json"
                 hooks_file.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
         return list(argv), dict(env)

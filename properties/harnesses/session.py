@@ -274,7 +274,22 @@ def _base_env(home: Path) -> dict[str, str]:
     }
 
 
-def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Any:
+# A CLI's base command line (before the turn's own arguments) and its environment.
+Setup = tuple[list[str], dict[str, str]]
+
+
+def cli_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Setup:
+    """Prepare `request.harness` to run offline against the mock model on `port`: its settings
+    and hooks under `home` and `work` (hook audits go to `audit`); its base command line and
+    environment. Both the scripted runs and the conform driver start the CLI this way."""
+    match request.harness:
+        case Harness.CLAUDE_CODE:
+            return _claude_setup(request, home, work, audit, port)
+        case Harness.CODEX:
+            return _codex_setup(request, home, work, audit, port)
+
+
+def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Setup:
     (home / ".claude").mkdir(parents=True)
     observed = ("PostToolUse", "PostToolUseFailure")
     settings = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir, observed)}
@@ -303,7 +318,7 @@ def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, 
     return argv, env
 
 
-def _codex_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Any:
+def _codex_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Setup:
     (home / ".codex").mkdir(parents=True)
     config = f"""\
 model = "mock-model"
@@ -398,11 +413,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         folder.mkdir(parents=True)
     mock = MockModel(request.harness, request.script.replies).start()
     try:
-        match request.harness:
-            case Harness.CLAUDE_CODE:
-                base, env = _claude_setup(request, home, work, audit, mock.port)
-            case Harness.CODEX:
-                base, env = _codex_setup(request, home, work, audit, mock.port)
+        base, env = cli_setup(request, home, work, audit, mock.port)
         traced = shutil.which("strace") is not None
         started = time.monotonic()
         turns = []
