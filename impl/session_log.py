@@ -4,11 +4,13 @@ The loop `add`s events to the open unit and `commit`s the unit when it is about 
 outside world. On `add`, an event is checked (its seq is the next one, rule LOG-1; its data is
 lossless JSON, rule LOG-3, refused with `NotJsonData` naming the path) and stored deep-frozen,
 so memory holds exactly what the file will, and nothing the caller keeps can change it. An event
-built only of frozen values (the loop's own) is stored as it is; one that holds a mutable value
-is stored as a copy rebuilt from its wire form. The JSON check rides on encoding: the encoder
-refuses what JSON cannot carry, and only then (or for a `-0.0` it would write) does the
-path-naming check walk the data. On `commit`, the unit goes to the sink in one piece and
-only then becomes visible: to `events`, and to every subscriber (history, presentation).
+built only of exact frozen JSON types (every one the loop builds) is written straight from its
+fields (`event_lines`), a pass that is also its immutability and JSON check, and stored as it
+is. Any other event takes the reference path: its wire object, encoded by the C encoder, which
+refuses what JSON cannot carry (only then, or for a `-0.0` it would write, does the path-naming
+check walk the data); it is stored as it is when deeply frozen, else as a copy rebuilt from its
+wire object. On `commit`, the unit goes to the sink in one piece and only then becomes visible:
+to `events`, and to every subscriber (history, presentation).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Protocol
 import attrs
 
 from loopspec.impl.errors import LoopDiscarded, NotJsonData
+from loopspec.impl.event_lines import plain_event_line
 from loopspec.impl.framing import UNIT_KEY, encode_event
 from loopspec.impl.snapshot import check_json
 from loopspec.model.events import Event
@@ -50,11 +53,12 @@ class SessionLog:
         self._encoded: list[bytes] = []
         self._listeners: list[UnitListener] = []
         self._usable = True
+        self._next_seq = len(self._events)
 
     @property
     def next_seq(self) -> int:
         """The seq the next added event must carry."""
-        return len(self._events) + len(self._pending)
+        return self._next_seq
 
     @property
     def events(self) -> Sequence[Event]:
@@ -84,25 +88,17 @@ class SessionLog:
         """Add `event` to the open unit; return the stored (deep-frozen) copy."""
         if not self._usable:
             raise LoopDiscarded("this log accepts no more events")
-        if event.seq != self.next_seq:
-            raise ValueError(f"[LOG-1] event seq {event.seq} where {self.next_seq} is due")
-        try:
-            wire = event_to_wire(event)
-        except RecursionError as error:
-            raise NotJsonData("$.data", "nested too deeply") from error
-        if UNIT_KEY in wire:
-            raise ValueError(f"the envelope field {UNIT_KEY!r} is reserved for commit framing")
-        try:
-            encoded = encode_event(wire)
-        except (ValueError, TypeError, RecursionError):
-            check_json(wire)  # names where the value JSON cannot carry sits
-            raise
-        if b"-0.0" in encoded:  # JSON writes a negative zero, but readers may lose its sign
-            check_json(wire)
-        stored = event if _deeply_frozen(event) else event_from_wire(wire)
+        if event.seq != self._next_seq:
+            raise ValueError(f"[LOG-1] event seq {event.seq} where {self._next_seq} is due")
+        # An event of exact frozen JSON types (every one the loop builds) is written straight
+        # from its fields and kept as it is; anything else takes the reference path.
+        encoded = plain_event_line(event)
+        if encoded is None:
+            encoded, event = _reference_line(event)
         self._encoded.append(encoded)
-        self._pending.append(stored)
-        return stored
+        self._pending.append(event)
+        self._next_seq += 1
+        return event
 
     def commit(self) -> None:
         """Write the open unit whole, then publish it; nothing happens for an empty unit."""
@@ -126,7 +122,27 @@ class SessionLog:
     def discard(self) -> None:
         """Forget the open unit and accept nothing more (the process is considered dead)."""
         self._pending, self._encoded = [], []
+        self._next_seq = len(self._events)
         self._usable = False
+
+
+def _reference_line(event: Event) -> tuple[bytes, Event]:
+    """The event's line by way of its wire object, and the event to store: itself when deeply
+    frozen, else a frozen copy rebuilt from the wire object. Refuses what JSON cannot carry."""
+    try:
+        wire = event_to_wire(event)
+    except RecursionError as error:
+        raise NotJsonData("$.data", "nested too deeply") from error
+    if UNIT_KEY in wire:
+        raise ValueError(f"the envelope field {UNIT_KEY!r} is reserved for commit framing")
+    try:
+        encoded = encode_event(wire)
+    except (ValueError, TypeError, RecursionError):
+        check_json(wire)  # names where the value JSON cannot carry sits
+        raise
+    if b"-0.0" in encoded:  # JSON writes a negative zero, but readers may lose its sign
+        check_json(wire)
+    return encoded, event if _deeply_frozen(event) else event_from_wire(wire)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
