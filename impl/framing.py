@@ -55,10 +55,18 @@ def frame_unit(encoded: Sequence[bytes]) -> list[bytes]:
     if size == 1:
         return [encoded[0] + b"\n"]
     # Each encoded event is a JSON object, so the marker goes in just before its closing brace.
-    return [
-        b'%s,"%s":[%d,%d]}\n' % (line[:-1], UNIT_KEY.encode(), k, size)
-        for k, line in enumerate(encoded, start=1)
-    ]
+    closing = b",%d]}\n" % size
+    return [line[:-1] + _OPENING + b"%d" % k + closing for k, line in enumerate(encoded, start=1)]
+
+
+def framed_unit(encoded: Sequence[bytes]) -> bytes:
+    """`b"".join(frame_unit(encoded))`: the whole unit as one write."""
+    if len(encoded) == 1:
+        return encoded[0] + b"\n"
+    return b"".join(frame_unit(encoded))
+
+
+_OPENING = b',"%s":[' % UNIT_KEY.encode()
 
 
 def unit_marker(obj: Mapping[str, object]) -> tuple[int, int] | None:

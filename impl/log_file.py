@@ -85,10 +85,12 @@ class LockedLogFile:
 
     def append(self, data: bytes) -> None:
         """Append `data` completely (retrying short writes)."""
-        view = memoryview(data)
-        while view:
-            written = os.write(self.descriptor, view)
-            view = view[written:]
+        written = os.write(self.descriptor, data)
+        if written < len(data):  # rare (a signal, a full disk): write the rest
+            view = memoryview(data)[written:]
+            while view:
+                written = os.write(self.descriptor, view)
+                view = view[written:]
 
     def sync(self) -> None:
         """Force everything appended so far to stable storage."""

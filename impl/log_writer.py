@@ -16,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from loopspec.impl.framing import encode_event, frame_unit
+from loopspec.impl.framing import encode_event, frame_unit, framed_unit
 from loopspec.impl.log_file import LockedLogFile
 
 
@@ -59,6 +59,9 @@ class UnitWriter:
         self._file = file
         self._durability = durability
         self._buffer = bytearray()
+        # The policy read once: most writers hand every unit to the kernel in one write.
+        self._whole_writes = durability.write_every_commit and not durability.split_write_pause_s
+        self._sync_every_commit = durability.sync_every_commit
 
     @classmethod
     def start(
@@ -73,18 +76,19 @@ class UnitWriter:
 
     def write_unit(self, encoded: Sequence[bytes]) -> None:
         """Append one commit unit: its events, each encoded by `encode_event`, in order."""
-        lines = frame_unit(encoded)
-        policy = self._durability
-        if policy.split_write_pause_s:
-            self._write_slowly(lines)
-        elif policy.write_every_commit:
-            self._file.append(b"".join(lines))
+        if self._whole_writes:
+            self._file.append(framed_unit(encoded))
         else:
-            for line in lines:
-                self._buffer += line
-            if len(self._buffer) >= policy.buffer_bytes:
-                self.flush()
-        if policy.sync_every_commit:
+            lines = frame_unit(encoded)
+            policy = self._durability
+            if policy.split_write_pause_s:
+                self._write_slowly(lines)
+            else:
+                for line in lines:
+                    self._buffer += line
+                if len(self._buffer) >= policy.buffer_bytes:
+                    self.flush()
+        if self._sync_every_commit:
             self._file.sync()
 
     def flush(self) -> None:

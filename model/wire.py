@@ -39,7 +39,7 @@ from loopspec.model.events import (
     TurnStarted,
     UserMessageRecorded,
 )
-from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze, thaw
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, freeze, thaw
 from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
@@ -108,7 +108,9 @@ def _number(data: Mapping[str, object], key: str, where: str) -> float:
 
 
 def _rest(data: Mapping[str, object], known: tuple[str, ...], where: str) -> FrozenMap:
-    return _map({k: v for k, v in data.items() if k not in known}, where)
+    rest = {k: v for k, v in data.items() if k not in known}
+    # The shared empty map when nothing is left (nearly always): one object, not one per field.
+    return _map(rest, where) if rest else EMPTY
 
 
 # ---------------------------------------------------------------------------------------------
