@@ -150,7 +150,11 @@ class Prefix:
     # folds an event it judged straight from its JSON through those, without building a fact.
 
     def _fold_turn_start(self, fact: Fact) -> None:
-        self.open_turn, self.open_step, self.next_step = fact.turn, None, 1
+        self.start_turn(fact.turn)
+
+    def start_turn(self, turn: int | None) -> None:
+        """Fold a turn/start of `turn`."""
+        self.open_turn, self.open_step, self.next_step = turn, None, 1
         self._reset_step()
         self._reset_turn()
 

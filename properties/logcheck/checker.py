@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from json.scanner import make_scanner
 from typing import Any, BinaryIO, NoReturn
 
@@ -332,22 +333,27 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     # of a type always takes the full path, which learns its kind.
     quiet_of: dict[str, int] = {}
     judges = clean_judges(monitor) if quick else {}
+    # turn/start is judged apart: the checker keeps the line of the turn it opens.
+    start_turn = judges.pop("turn/start", None)
     scan = _SCAN
     unread = report.unread_types
     expecting_header = True
     turn_line = turn_seq = line = events = 0
     try:
-        while raw := readline(size):
-            line += 1
-            if len(raw) == size:
-                _too_long(report, raw, line, limits)
+        for line, raw in enumerate(iter(partial(readline, size), b""), 1):
             try:
                 text = raw.decode()
                 obj, end = scan(text, 0)
-                # Past the value, nothing but whitespace: usually just the newline.
-                if (end + 1 != len(text) or text[end] != "\n") and text[end:].strip(_JSON_SPACE):
-                    raise ValueError("extra data after the JSON value")
+                # Past the value, nothing but whitespace: usually just the newline. A line cut
+                # at the length limit ends otherwise, or does not decode or parse at all.
+                if text[end:] != "\n":
+                    if len(raw) == size:
+                        _too_long(report, raw, line, limits)
+                    if text[end:].strip(_JSON_SPACE):
+                        raise ValueError("extra data after the JSON value")
             except (ValueError, RecursionError, StopIteration) as error:
+                if len(raw) == size:
+                    _too_long(report, raw, line, limits)
                 obj = _parse_slowly(report, raw, line, error)
                 if obj is _SKIP:
                     continue
@@ -356,53 +362,60 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 if _is_checked_header(report, obj, line):
                     continue
             if type(obj) is dict and "seq" in obj:
-                # The quiet events first (most of a real log: stream chunks, plugin events):
-                # with the expected seq and no surface metadata, `LogMonitor.quiet_kind` says
-                # when they commit nothing, so no fact is built; the rest go through the monitor.
                 kind = obj.get("type")
-                quiet = quiet_of.get(kind, QUIET_NEVER) if type(kind) is str else QUIET_NEVER
-                if quiet != QUIET_NEVER:
-                    assert type(kind) is str
-                    seq = obj.get("seq")
-                    if (
-                        type(seq) is int
-                        and seq == prefix.expected_seq
-                        and seq < SEQ_BOUND
-                        and "surfaceOp" not in obj
-                        and "sourceEventSeqs" not in obj
-                    ):
-                        if quiet == QUIET_IN_STEP:
-                            data = obj.get("data")
-                            if type(data) is dict:
-                                turn, step = data.get("turn"), data.get("step")
-                                if (
-                                    type(turn) is int
-                                    and type(step) is int
-                                    and turn == prefix.open_turn
-                                    and step == prefix.open_step
-                                ):
+                seq = obj.get("seq")
+                # Nearly every event is at the expected seq, and then most need no fact: a
+                # judge of its type tells a clean one from its JSON and folds it (see
+                # `clean_events`); of a quiet type (stream chunks, plugin events; see
+                # `LogMonitor.quiet_kind`) it commits nothing when it carries no surface
+                # metadata and, for a chunk, names the open turn and step. The rest, and
+                # anything unusual, go down the full path below.
+                if (
+                    seq == prefix.expected_seq
+                    and type(seq) is int
+                    and type(kind) is str
+                    and seq < SEQ_BOUND
+                ):
+                    judge = judges.get(kind)
+                    if judge is not None:
+                        if judge(prefix, obj, seq):
+                            events += 1
+                            continue
+                    else:
+                        quiet = quiet_of.get(kind, QUIET_NEVER)
+                        if (
+                            quiet != QUIET_NEVER
+                            and "surfaceOp" not in obj
+                            and "sourceEventSeqs" not in obj
+                        ):
+                            if quiet == QUIET_IN_STEP:
+                                data = obj.get("data")
+                                if type(data) is dict:
+                                    turn, step = data.get("turn"), data.get("step")
+                                    if (
+                                        type(turn) is int
+                                        and type(step) is int
+                                        and turn == prefix.open_turn
+                                        and step == prefix.open_step
+                                    ):
+                                        prefix.expected_seq = seq + 1
+                                        events += 1
+                                        continue
+                            elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
+                                seen = unread.get(kind)
+                                if seen is not None:  # the first of a type is counted below
+                                    unread[kind] = seen + 1
                                     prefix.expected_seq = seq + 1
                                     events += 1
                                     continue
-                        elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
-                            seen = unread.get(kind)
-                            if seen is not None:  # the first of a type is counted below
-                                unread[kind] = seen + 1
-                                prefix.expected_seq = seq + 1
-                                events += 1
-                                continue
-                elif type(kind) is str and (judge := judges.get(kind)) is not None:
-                    # Most of the other events are clean: a judge of their type tells so from
-                    # the JSON and folds them (see `clean_events`); it sends the rest on.
-                    seq = obj.get("seq")
-                    if (
-                        type(seq) is int
-                        and seq == prefix.expected_seq
-                        and seq < SEQ_BOUND
-                        and judge(prefix, obj, seq)
-                    ):
-                        events += 1
-                        continue
+                        elif (
+                            kind == "turn/start"
+                            and start_turn is not None
+                            and start_turn(prefix, obj, seq)
+                        ):
+                            turn_line, turn_seq = line, seq  # where a crash tail's turn began
+                            events += 1
+                            continue
                 try:
                     fact = fact_from_wire(obj)
                 except FactError as error:

@@ -60,6 +60,7 @@ from loopspec.model.invariants import (
     supplied_rewrite_applied_or_refused,
     surface_metadata_valid,
     turn_end_closes_open_turn,
+    turns_numbered_and_unnested,
 )
 
 Judge = Callable[[Prefix, dict[str, Any], int], bool]
@@ -100,6 +101,25 @@ def _fact(obj: dict[str, Any]) -> Fact | None:
 
 # ---------------------------------------------------------------------------------------------
 # Turns and steps.
+
+
+def _turn_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+    # LOG-2: no surface metadata. TURN-1: no turn is open and it opens the next one. (A trigger
+    # marks a layout the checker refuses: such a turn/start goes down the full path.)
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+        return False
+    turn = data.get("turn")
+    if (
+        type(turn) is int
+        and prefix.open_turn is None
+        and turn == prefix.next_turn
+        and "trigger" not in data
+    ):
+        prefix.expected_seq = seq + 1
+        prefix.start_turn(turn)
+        return True
+    return False
 
 
 def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
@@ -273,29 +293,43 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Calls, hooks, approvals. Those the prefix keeps the fact of are judged on their fact.
+# Calls, hooks, approvals.
 
 
 def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-3: it names the open turn and step. ORD-1,
     # ORD-2, RW-1: it records, once, a call of the step's reply, with the reply's name and
-    # arguments. RW-2, RW-3: no rewrite sidecar (one goes down the full path).
-    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    # arguments. RW-2, RW-3: a rewrite sidecar is judged by `rewrite_traced_to_hooks` itself.
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
-    fact = _fact(obj)
+    turn, step = data.get("turn"), data.get("step")
+    call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
     if (
-        fact is None
-        or fact.rewrite_handlers is not None
-        or fact.turn != prefix.open_turn
-        or fact.step != prefix.open_step
-        or prefix.open_step is None
-        or fact.call_id is None
-        or fact.call_id in prefix.call_records
+        type(turn) is not int
+        or type(step) is not int
+        or turn != prefix.open_turn
+        or step != prefix.open_step
+        or type(call_id) is not str
+        or type(name) is not str
+        or type(arguments) is not str
+        or call_id in prefix.call_records
     ):
         return False
-    entry = prefix.reply_calls.get(fact.call_id)
-    if entry is None or entry[1].name != fact.name or entry[1].arguments != fact.arguments:
+    entry = prefix.reply_calls.get(call_id)
+    if entry is None or entry[1].name != name or entry[1].arguments != arguments:
         return False
+    # The prefix keeps the fact of a call (`Prefix.call_records`); one with a sidecar is rare
+    # enough to be read by `fact_from_wire` itself.
+    if data.get("rewrite") is None:
+        fact = Fact("tool/call", seq)
+        fact.turn, fact.step = turn, step
+        fact.call_id, fact.name, fact.arguments = call_id, name, arguments
+    else:
+        rewritten = _fact(obj)
+        if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
+            return False
+        fact = rewritten
     prefix.fold(fact)
     return True
 
@@ -328,16 +362,25 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
     # hook/invoked.
-    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
-    fact = _fact(obj)
+    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
+    call_id, decision = data.get("callId"), data.get("decision")
     if (
-        fact is None
-        or fact.turn is None
-        or fact.turn != prefix.open_turn
-        or (fact.turn, fact.point or "", fact.handler_id or "") not in prefix.pending_hooks
+        type(turn) is not int
+        or type(point) is not str
+        or type(handler) is not str
+        or type(decision) is not str
+        or (call_id is not None and type(call_id) is not str)
+        or turn != prefix.open_turn
+        or (turn, point, handler) not in prefix.pending_hooks
     ):
         return False
+    # The prefix keeps the fact of an answer (`Prefix.hook_results`).
+    fact = Fact("hook/result", seq)
+    fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
+    fact.decision, fact.updated_input = decision, data.get("updatedInput")
     prefix.fold(fact)
     return True
 
@@ -384,6 +427,7 @@ _SURFACE = (*_ENVELOPE, replace_targets_current_nodes)
 _IN_STEP = (events_enclosed_by_turn, step_events_name_open_step)
 
 JUDGES: dict[str, CleanJudge] = {
+    "turn/start": CleanJudge(_turn_start, (*_ENVELOPE, turns_numbered_and_unnested)),
     "turn/end": CleanJudge(
         _turn_end, (*_ENVELOPE, turn_end_closes_open_turn, every_shown_call_answered)
     ),
@@ -436,7 +480,7 @@ JUDGES: dict[str, CleanJudge] = {
     "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
     "approval/decided": CleanJudge(_approval_decided, (*_ENVELOPE, approval_shows_effective_input)),
 }
-"""Per event type, its judge. turn/start has none: the checker keeps its line, and it is rare."""
+"""Per event type, its judge."""
 
 
 def clean_judges(monitor: LogMonitor) -> dict[str, Judge]:
