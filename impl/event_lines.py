@@ -100,6 +100,15 @@ def _value(value: object) -> str:
     _not_plain()
 
 
+def plain_json_text(value: object) -> str | None:
+    """`compact_json(thaw(value))` for a frozen value made only of exact JSON types (a rewrite's
+    input, say); None for anything else, which the caller must snapshot (and so check) first."""
+    try:
+        return _value(value)
+    except (_NotPlain, ValueError, RecursionError):
+        return None
+
+
 def _object(value: FrozenMap) -> str:
     items = value._items
     if not items:

@@ -21,6 +21,7 @@ from typing import assert_never
 
 import attrs
 
+from loopspec.impl.event_lines import plain_json_text
 from loopspec.impl.framing import compact_json
 from loopspec.impl.snapshot import plain, snapshot
 from loopspec.impl.tools import RegisteredTool, read_arguments
@@ -124,5 +125,8 @@ def _joined(verdicts: Sequence[PreVerdict], kind: type[Ask] | type[Deny]) -> str
 
 
 def _compact(value: JsonValue) -> str:
-    # The snapshot has refused whatever JSON cannot carry, so the strict encoder cannot fail.
-    return compact_json(plain(snapshot(value)))
+    # A hook's input is usually frozen already, of exact JSON types: written as it is. Anything
+    # else is snapshot first, which refuses whatever JSON cannot carry, so the strict encoder
+    # cannot fail.
+    text = plain_json_text(value)
+    return text if text is not None else compact_json(plain(snapshot(value)))

@@ -21,6 +21,7 @@ from loopspec.impl.errors import StageOrderError
 from loopspec.impl.framing import compact_json
 from loopspec.impl.snapshot import Snapshot, plain, snapshot
 from loopspec.model.commands import ToolOutcome
+from loopspec.model.jsonvalue import FrozenMap
 
 
 class Stage(enum.IntEnum):
@@ -101,7 +102,8 @@ class RegisteredTool:
     def input_problem(self, value: object) -> str | None:
         """Why `value` cannot be this tool's input: not a JSON object, a required key missing,
         or a key's value of another type than the tool declares (rule HOOK-6)."""
-        if not isinstance(value, Mapping):
+        # A frozen map (what a hook proposes) skips the slower abstract-class check.
+        if type(value) is not FrozenMap and not isinstance(value, Mapping):
             return "the input must be a JSON object"
         missing = [key for key in self.required_keys if key not in value]
         if missing:

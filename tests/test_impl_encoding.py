@@ -18,9 +18,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from loopspec.impl.event_lines import plain_event_line
-from loopspec.impl.framing import encode_event
+from loopspec.impl.errors import NotJsonData
+from loopspec.impl.event_lines import plain_event_line, plain_json_text
+from loopspec.impl.framing import compact_json, encode_event
 from loopspec.impl.session_log import SessionLog, _deeply_frozen, _reference_line
+from loopspec.impl.snapshot import plain, snapshot
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import (
     APPEND,
@@ -522,3 +524,40 @@ def test_LOG_3_what_is_not_plain_takes_the_reference_path() -> None:
     for event in _not_plain_events():
         assert plain_event_line(event) is None, event
         _assert_logged_as_the_reference(event)
+
+
+def _frozen_shape(value: object) -> object:
+    """`value` with dicts as `FrozenMap`s and lists as tuples, nothing checked or dropped."""
+    if isinstance(value, dict):
+        return FrozenMap({key: _frozen_shape(item) for key, item in value.items()})  # type: ignore[misc]
+    if isinstance(value, list | tuple):
+        return tuple(_frozen_shape(item) for item in value)
+    return value
+
+
+@settings(max_examples=150)
+@given(values, st.booleans())
+def test_RW_1_a_plain_rewrite_input_is_written_as_its_snapshot_would_be(
+    value: object, foreign: bool
+) -> None:
+    """RW-1: a hook's input of exact frozen JSON types is written without a snapshot, as the
+    snapshot's compact text; anything else (a foreign object, NaN, -0.0, a non-string key) is
+    left to the snapshot, which refuses it."""
+    frozen = _frozen_shape([value, NotJson()] if foreign else value)
+    text = plain_json_text(frozen)
+    try:
+        reference: str | type[BaseException] = compact_json(plain(snapshot(frozen)))
+    except NotJsonData as error:
+        reference = type(error)
+    if text is not None:
+        assert text == reference
+    else:
+        assert reference is NotJsonData or _has_non_plain_part(frozen)
+
+
+def _has_non_plain_part(value: object) -> bool:
+    if isinstance(value, FrozenMap):
+        return any(type(key) is not str or _has_non_plain_part(item) for key, item in value.items())
+    if isinstance(value, tuple):
+        return any(_has_non_plain_part(item) for item in value)
+    return type(value) not in (str, int, float, bool, type(None))
