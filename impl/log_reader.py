@@ -10,7 +10,9 @@ of the single appending process and is refused as `CorruptLog` instead of being 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import attrs
 import zstandard
@@ -65,6 +67,49 @@ class ParsedLog:
     damage: TailDamage
 
 
+def _decode(line: bytes, number: int) -> dict[str, object]:
+    try:
+        obj = json.loads(line)
+    except ValueError as error:
+        raise CorruptLog(f"line {number} is not JSON: {error}") from error
+    if not isinstance(obj, dict):
+        raise CorruptLog(f"line {number} is not a JSON object")
+    return obj
+
+
+def _header(line: bytes) -> SessionHeader:
+    try:
+        return header_from_wire(_decode(line, 1))
+    except InvalidEventError as error:
+        raise CorruptLog(f"line 1: {error}") from error
+
+
+def _event(line: bytes, number: int, expected_seq: int) -> tuple[Event, tuple[int, int] | None]:
+    obj = _decode(line, number)
+    try:
+        marker = unit_marker(obj)
+        event = event_from_wire(without_marker(obj))
+    except (ValueError, InvalidEventError) as error:
+        raise CorruptLog(f"line {number}: {error}") from error
+    if event.seq != expected_seq:
+        raise CorruptLog(f"line {number}: seq {event.seq} where {expected_seq} was due")
+    return event, marker
+
+
+def _wire(
+    line: bytes, number: int, expected_seq: int
+) -> tuple[dict[str, object], tuple[int, int] | None]:
+    obj = _decode(line, number)
+    try:
+        marker = unit_marker(obj)
+    except ValueError as error:
+        raise CorruptLog(f"line {number}: {error}") from error
+    seq = obj.get("seq")
+    if type(seq) is not int or seq != expected_seq:
+        raise CorruptLog(f"line {number}: seq {seq!r} where {expected_seq} was due")
+    return (obj if marker is None else without_marker(obj)), marker
+
+
 def parse_log(data: bytes) -> ParsedLog:
     """Parse a whole log file's bytes (uncompressed)."""
     lines = data.split(b"\n")
@@ -72,33 +117,44 @@ def parse_log(data: bytes) -> ParsedLog:
     if not lines:
         return ParsedLog(None, (), (), 0, TailDamage(torn_bytes=len(fragment)))
     header = _header(lines[0])
-    events, unit_ends, valid, dropped = _units(lines[1:], first_seq=0, first_line=2)
+    events, unit_ends, valid, dropped = _units(lines[1:], 0, 2, _event)
     damage = TailDamage(torn_bytes=len(fragment), unfinished_unit_events=dropped)
     return ParsedLog(header, tuple(events), tuple(unit_ends), len(lines[0]) + 1 + valid, damage)
 
 
-def parse_units(data: bytes, first_seq: int, first_line: int) -> tuple[list[Event], list[int], int]:
+def parse_unit_wires(
+    data: bytes, first_seq: int, first_line: int
+) -> tuple[list[dict[str, object]], list[int], int]:
     """The whole commit units at the start of `data`, bytes that continue a log whose last
-    whole unit ended before event `first_seq`, on line `first_line`: their events, where each
-    unit ends (counted from `first_seq`), and how many bytes they take. A torn or unfinished
-    unit at the end is left for a later read."""
+    whole unit ended before event `first_seq`, on line `first_line`: their events as the wire
+    objects the lines hold (without the unit marker), where each unit ends (counted from
+    `first_seq`), and how many bytes they take. A torn or unfinished unit at the end is left
+    for a later read. The lines are held to the framing and the seq order; their fields are
+    not validated (a reader that compares them with the wire objects it expects needs no
+    `Event`)."""
     lines = data.split(b"\n")
     lines.pop()  # bytes after the last newline: a line still being written
-    events, unit_ends, valid, _dropped = _units(lines, first_seq, first_line)
-    return events, unit_ends, valid
+    wires, unit_ends, valid, _dropped = _units(lines, first_seq, first_line, _wire)
+    return wires, unit_ends, valid
+
+
+_Read = TypeVar("_Read")
 
 
 def _units(
-    lines: list[bytes], first_seq: int, first_line: int
-) -> tuple[list[Event], list[int], int, int]:
+    lines: list[bytes],
+    first_seq: int,
+    first_line: int,
+    read: Callable[[bytes, int, int], tuple[_Read, tuple[int, int] | None]],
+) -> tuple[list[_Read], list[int], int, int]:
     """Events of complete lines, unit ends, the bytes of whole units, events of a cut unit."""
     offset = 0
-    events: list[Event] = []
+    events: list[_Read] = []
     unit_ends: list[int] = []
     unit_start = 0  # byte offset where the unit being read starts
     unit_size = 1  # events in the unit being read (1: a single-event commit)
     for number, line in enumerate(lines, start=first_line):
-        event, marker = _event(line, number, expected_seq=first_seq + len(events))
+        event, marker = read(line, number, first_seq + len(events))
         position = len(events) - (unit_ends[-1] if unit_ends else 0) + 1  # k of the next event
         if marker is None:
             marker = (1, 1)
@@ -143,32 +199,3 @@ def decompress(data: bytes) -> tuple[bytes, bool]:
             return bytes(output), False
         remaining = frame.unused_data
     return bytes(output), True
-
-
-def _decode(line: bytes, number: int) -> dict[str, object]:
-    try:
-        obj = json.loads(line)
-    except ValueError as error:
-        raise CorruptLog(f"line {number} is not JSON: {error}") from error
-    if not isinstance(obj, dict):
-        raise CorruptLog(f"line {number} is not a JSON object")
-    return obj
-
-
-def _header(line: bytes) -> SessionHeader:
-    try:
-        return header_from_wire(_decode(line, 1))
-    except InvalidEventError as error:
-        raise CorruptLog(f"line 1: {error}") from error
-
-
-def _event(line: bytes, number: int, expected_seq: int) -> tuple[Event, tuple[int, int] | None]:
-    obj = _decode(line, number)
-    try:
-        marker = unit_marker(obj)
-        event = event_from_wire(without_marker(obj))
-    except (ValueError, InvalidEventError) as error:
-        raise CorruptLog(f"line {number}: {error}") from error
-    if event.seq != expected_seq:
-        raise CorruptLog(f"line {number}: seq {event.seq} where {expected_seq} was due")
-    return event, marker

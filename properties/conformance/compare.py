@@ -15,7 +15,6 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 from collections.abc import Sequence
@@ -145,7 +144,10 @@ def normalized_event(event: Event) -> Event:
     arguments are serialized (key order, spacing, number spelling) — arguments are compared as
     the JSON values they denote.
     """
-    event = copy.deepcopy(normalized(event))
+    # `normalized` copies the envelope, `data` and `data.message`; what is changed below is
+    # copied too (the content list and its call blocks), and the rest is shared, not copied:
+    # nothing writes to a normalized event below its envelope.
+    event = normalized(event)
     data = event.get("data")
     if not isinstance(data, dict):
         return event
@@ -153,10 +155,19 @@ def normalized_event(event: Event) -> Event:
         data["arguments"] = _as_value(data["arguments"])
     message = data.get("message")
     if isinstance(message, dict):
-        for block in message.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool-call":
-                block["arguments"] = _as_value(block.get("arguments"))
+        content = message.get("content")
+        if isinstance(content, list | tuple) and any(map(_is_call_block, content)):
+            message["content"] = type(content)(
+                {**block, "arguments": _as_value(block.get("arguments"))}
+                if _is_call_block(block)
+                else block
+                for block in content
+            )
     return event
+
+
+def _is_call_block(block: object) -> bool:
+    return isinstance(block, dict) and block.get("type") == "tool-call"
 
 
 def in_scope(event: Event) -> bool:

@@ -4,13 +4,20 @@ the bundled impl.
 An adapter that can say what each command added (`ImplAdapter.observe_added`, which reads only
 the bytes appended since) reports that; any other reports whole-state observations, which this
 wrapper turns into the same per-command deltas: the events appended since the last command, the
-commit units they form, and the bodies started. One temporary directory serves a whole run; each
-program works in a fresh subdirectory of it, removed when the next program starts.
+commit units they form, and the bodies started.
+
+One temporary directory serves the whole process (`scratch_root`), in memory (`/dev/shm`) where
+the machine has one and `TMPDIR` does not say otherwise: a conformance log is scratch, and on a
+disk file system creating and removing a program's files costs more CPU than the program's
+commands. Each program works in a fresh subdirectory of it, removed when the next program
+starts; the adapter is opened at the program's first command, so a `reset` that only asks for
+the capabilities (the machine's probe) opens nothing.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,9 +37,27 @@ from loopspec.properties.conformance.impl_adapter import (
 )
 from loopspec.properties.conformance.target import Observation
 
+_SCRATCH: list[tempfile.TemporaryDirectory[str]] = []
+_PROGRAMS = itertools.count()
+RAM_SCRATCH = Path("/dev/shm")
+
+
+def scratch_root() -> Path:
+    """The process's directory for program working directories, made at first use and removed
+    when the process exits."""
+    if not _SCRATCH:
+        in_memory = (
+            not any(name in os.environ for name in ("TMPDIR", "TEMP", "TMP"))
+            and RAM_SCRATCH.is_dir()
+            and os.access(RAM_SCRATCH, os.W_OK | os.X_OK)
+        )
+        where = str(RAM_SCRATCH) if in_memory else None
+        _SCRATCH.append(tempfile.TemporaryDirectory(prefix="loopspec-", dir=where))
+    return Path(_SCRATCH[0].name)
+
 
 class AdapterTarget:
-    """Drives a Python loop through its adapter; each reset gets a fresh working directory."""
+    """Drives a Python loop through its adapter; each program gets a fresh working directory."""
 
     def __init__(
         self,
@@ -43,9 +68,8 @@ class AdapterTarget:
         self.name = name
         self._factory = factory
         self._capabilities = capabilities
+        self._config: LoopConfig | None = None
         self._adapter: LoopAdapter | None = None
-        self._workdir: tempfile.TemporaryDirectory[str] | None = None
-        self._programs = itertools.count()
         self._program_dir: Path | None = None
         self._seen_events = 0
         self._seen_units = 0
@@ -53,20 +77,23 @@ class AdapterTarget:
         self._seen_shown = 0
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
-        """Close the previous session and open a fresh one, in a fresh directory."""
+        """Close the previous session; the next command opens a fresh one, in a fresh directory."""
         self._close_program()
-        if self._workdir is None:
-            self._workdir = tempfile.TemporaryDirectory(prefix="loopspec-")
-        self._program_dir = Path(self._workdir.name, str(next(self._programs)))
-        self._program_dir.mkdir()
-        self._adapter = self._factory(config, self._program_dir)
+        self._config = config
         self._seen_events = self._seen_units = self._seen_runs = self._seen_shown = 0
         return self._capabilities
 
+    def _opened(self) -> LoopAdapter:
+        if self._adapter is None:
+            assert self._config is not None, "reset first"
+            self._program_dir = scratch_root() / f"{os.getpid()}-{next(_PROGRAMS)}"
+            self._program_dir.mkdir()
+            self._adapter = self._factory(self._config, self._program_dir)
+        return self._adapter
+
     def apply(self, command: Command) -> Observation:
         """Apply the command; report only what it added."""
-        adapter = self._adapter
-        assert adapter is not None, "reset first"
+        adapter = self._opened()
         try:
             adapter.apply(command)
         except AdapterRefused as refusal:
@@ -115,11 +142,9 @@ class AdapterTarget:
             self._program_dir = None
 
     def close(self) -> None:
-        """Release the adapter and the run's directory."""
+        """Release the adapter and the program's directory."""
         self._close_program()
-        if self._workdir is not None:
-            self._workdir.cleanup()
-            self._workdir = None
+        self._config = None
 
 
 def bundled_target() -> AdapterTarget:

@@ -17,9 +17,10 @@ settled to a quiet end, and the known divergences each program showed are counte
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from hypothesis import note
@@ -159,8 +160,8 @@ def conformance_machine(
             configs = [c for c in swarming.CONFIGS if _fits(c, probe)] or [
                 _reduced(gen.CONFIGS[0], probe)
             ]
-            self.config = data.draw(st.sampled_from(configs), label="config")
-            self.swarm = data.draw(swarming.swarms, label="swarm")
+            self.config = _draw(data, _one_of_these(tuple(configs)))
+            self.swarm = _draw(data, swarming.swarms)
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
@@ -258,12 +259,10 @@ def conformance_machine(
         @rule(data=st.data())
         def model_replies(self, data: st.DataObject) -> None:
             """The model answers (or fails)."""
-            if data.draw(st.integers(0, 11), label="fails") == 0:
+            if _draw(data, st.integers(0, 11)) == 0:
                 self.apply(ModelFails("overloaded", "OVERLOADED"))
                 return
-            reply = data.draw(
-                swarming.model_replies(self.swarm, self.config, self.next_call), label="reply"
-            )
+            reply = _draw(data, swarming.model_replies(self.swarm, self.config, self.next_call))
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)
             self.next_call += len(reply.tool_calls)
@@ -276,9 +275,7 @@ def conformance_machine(
             phase = self.phase
             assert isinstance(phase, Rewriting)
             call = phase.reply.tool_calls[phase.queue[0].call_index]
-            verdict: PreVerdict = data.draw(
-                swarming.pre_verdicts(self.swarm, call), label="verdict"
-            )
+            verdict: PreVerdict = _draw(data, swarming.pre_verdicts(self.swarm, call))
             if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):
@@ -312,13 +309,13 @@ def conformance_machine(
             # situation of ORD-3 (results still in model order) and, with aborts on, of an
             # abort over a partly finished batch. Left to a uniform pick, a target that runs
             # few calls at once rarely shows it.
-            if len(running) > 1 and data.draw(st.booleans(), label="later"):
+            if len(running) > 1 and _draw(data, st.booleans()):
                 running = running[1:]
-            slot = data.draw(st.sampled_from(running), label="settles")
+            slot = _draw(data, st.sampled_from(running))
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
             judged = swarming.post_verdicts(self.swarm)
-            post = tuple(data.draw(judged, label="post") for _ in hooks)
-            outcome = data.draw(swarming.tool_outcomes(self.swarm), label="outcome")
+            post = tuple(_draw(data, judged) for _ in hooks)
+            outcome = _draw(data, swarming.tool_outcomes(self.swarm))
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)
             self.apply(ToolFinishes(slot.call_id, outcome, post))
@@ -327,14 +324,14 @@ def conformance_machine(
         @rule(data=st.data())
         def disrupt(self, data: st.DataObject) -> None:
             """Stop, crash, or type mid-turn — each only when the target can."""
-            kind = data.draw(swarming.disruptions(self.swarm), label="disruption")
+            kind = _draw(data, swarming.disruptions(self.swarm))
             if self.swarm.aborts and swarming.later_call_waits(self.phase):
-                kind = data.draw(st.sampled_from([kind, kind, "abort"]), label="abort the waiting")
+                kind = _draw(data, _one_of_these((kind, kind, "abort")))
             if kind == "settled" and isinstance(self.phase, Dispatching):
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
                 if settled:
-                    call_id = data.draw(st.sampled_from(settled), label="settled call")
-                    late = ToolFinishes(call_id, data.draw(gen.tool_outcomes, label="late"))
+                    call_id = _draw(data, _one_of_these(tuple(settled)))
+                    late = ToolFinishes(call_id, _draw(data, gen.tool_outcomes))
                     if self.supports(late):
                         self.apply(late)
             elif kind == "abort" and self.has("abort"):
@@ -342,9 +339,9 @@ def conformance_machine(
             elif kind == "crash" and self.has("crash-repair"):
                 self.apply(Crash())
             elif kind == "interject" and self.has("queued-input"):
-                self.apply(SubmitUser(data.draw(prompts, label="text")))
+                self.apply(SubmitUser(_draw(data, prompts)))
             elif kind == "arbitrary":
-                command = data.draw(gen.any_commands, label="arbitrary")
+                command = _draw(data, gen.any_commands)
                 if self.supports(command):
                     self.apply(command)
 
@@ -409,6 +406,26 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+_Option = TypeVar("_Option")
+_Drawn = TypeVar("_Drawn")
+
+
+def _draw(data: st.DataObject, strategy: st.SearchStrategy[_Drawn]) -> _Drawn:
+    """`data.draw(strategy)`: the same draw, without what `DataObject.draw` adds around it for
+    a test that prints its draws (a numbered "Draw n" line, an argument span for the explain
+    phase, a check that the strategy left `random` alone). The machine prints none (it notes
+    each command instead), runs no explain phase, and its strategies never touch `random`;
+    the additions cost more than the draw. Choices and spans are those `data.draw` makes."""
+    return data.conjecture_data.draw(strategy)
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_of_these(options: tuple[_Option, ...]) -> st.SearchStrategy[_Option]:
+    """`st.sampled_from(options)`, built once per `options`: Hypothesis validates a new
+    strategy at its first draw, which costs more than the draw; the draws are the same."""
+    return st.sampled_from(options)
 
 
 def _count_coverage(

@@ -17,7 +17,6 @@ in a card VIEW-2 (a view is a function of the call's arguments and its durable r
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -42,11 +41,11 @@ def normalized_item(item: object) -> object:
     """A presented message without what a target chooses freely (its session id)."""
     if not isinstance(item, dict):
         return item
-    item = copy.deepcopy(item)
     params = item.get("params")
-    if isinstance(params, dict):
-        params.pop("sessionId", None)
-    return item
+    if not isinstance(params, dict) or "sessionId" not in params:
+        return item
+    # Only the envelope and its params are copied: nothing writes to a normalized item.
+    return {**item, "params": {k: v for k, v in params.items() if k != "sessionId"}}
 
 
 def _params(item: Item | None) -> dict[str, Any]:

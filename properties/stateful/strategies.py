@@ -8,6 +8,9 @@ collisions and repeats are where loops break.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from hypothesis import strategies as st
 
 from loopspec.model.commands import (
@@ -91,38 +94,89 @@ WIDE_ARGUMENTS = {
 MALFORMED_ARGUMENTS = ["", "not json", "[1,2]", '"text"']
 
 
+# Strategies built once and reused (see `_cached`): Hypothesis validates a strategy and works out
+# its properties on its first draw, which costs more than the draw itself.
+_BOOLEANS = st.booleans()
+_ONE_TO_FOUR = st.integers(min_value=1, max_value=4)
+_ONE_IN_TEN = st.integers(0, 9)
+_ONE_IN_THREE = st.integers(0, 2)
+_TOOL_NAMES = st.sampled_from(TOOL_NAMES)
+_FINISHES = st.sampled_from([FINISH_COMPLETED] * 6 + [FINISH_MAX_TOKENS, FINISH_CANCELLED])
+_MALFORMED = st.sampled_from(MALFORMED_ARGUMENTS)
+
+_Drawn = TypeVar("_Drawn")
+# (what, key, id of the pool) -> (the pool, the strategy). The pool is kept so its id stays its.
+_CACHE: dict[tuple[str, object, int], tuple[object, st.SearchStrategy[Any]]] = {}
+
+
+def _cached(
+    what: str, key: object, pool: object, build: Callable[[], st.SearchStrategy[_Drawn]]
+) -> st.SearchStrategy[_Drawn]:
+    """The strategy `build()` makes for `key` and `pool`, built once. Reusing a strategy changes
+    nothing that is drawn; it saves Hypothesis validating a new one at every draw."""
+    found = _CACHE.get((what, key, id(pool)))
+    if found is not None and found[0] is pool:
+        return found[1]
+    made = build()
+    _CACHE[(what, key, id(pool))] = (pool, made)
+    return made
+
+
+def _arguments_of(name: str, arguments: dict[str, list[str]]) -> st.SearchStrategy[str]:
+    return _cached("arguments", name, arguments, lambda: st.sampled_from(arguments[name]))
+
+
+def _maybe_malformed(name: str, arguments: dict[str, list[str]]) -> st.SearchStrategy[str]:
+    return _cached(
+        "maybe malformed",
+        name,
+        arguments,
+        lambda: st.one_of(_arguments_of(name, arguments), _MALFORMED),
+    )
+
+
 @st.composite
-def tool_calls(
-    draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
+def _tool_calls(
+    draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]]
 ) -> tuple[ToolCallBlock, ...]:
-    """Up to four calls with distinct ids `c<first_id>...` in model order."""
-    count = draw(st.integers(min_value=1, max_value=4))
+    count = draw(_ONE_TO_FOUR)
     calls = []
     for offset in range(count):
-        name = draw(st.sampled_from(TOOL_NAMES))
+        name = draw(_TOOL_NAMES)
         raw = draw(
-            st.one_of(st.sampled_from(arguments[name]), st.sampled_from(MALFORMED_ARGUMENTS))
-            if draw(st.integers(0, 9)) == 0
-            else st.sampled_from(arguments[name])
+            _maybe_malformed(name, arguments)
+            if draw(_ONE_IN_TEN) == 0
+            else _arguments_of(name, arguments)
         )
         calls.append(ToolCallBlock(f"c{first_id + offset}", name, raw))
     return tuple(calls)
 
 
+def tool_calls(
+    first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
+) -> st.SearchStrategy[tuple[ToolCallBlock, ...]]:
+    """Up to four calls with distinct ids `c<first_id>...` in model order."""
+    return _cached("tool calls", first_id, arguments, lambda: _tool_calls(first_id, arguments))
+
+
 @st.composite
-def model_replies(
-    draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
-) -> ModelReplies:
-    """A reply: optional reasoning and text, maybe tool calls, and a finish reason."""
+def _model_replies(draw: st.DrawFn, first_id: int, arguments: dict[str, list[str]]) -> ModelReplies:
     blocks: list[ReplyBlock] = []
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         blocks.append(ReasoningBlock(draw(texts)))
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         blocks.append(TextBlock(draw(texts)))
-    if draw(st.integers(0, 2)) > 0:
+    if draw(_ONE_IN_THREE) > 0:
         blocks.extend(draw(tool_calls(first_id, arguments)))
-    finish = draw(st.sampled_from([FINISH_COMPLETED] * 6 + [FINISH_MAX_TOKENS, FINISH_CANCELLED]))
+    finish = draw(_FINISHES)
     return ModelReplies(tuple(blocks), finish)
+
+
+def model_replies(
+    first_id: int, arguments: dict[str, list[str]] = ARGUMENTS
+) -> st.SearchStrategy[ModelReplies]:
+    """A reply: optional reasoning and text, maybe tool calls, and a finish reason."""
+    return _cached("replies", first_id, arguments, lambda: _model_replies(first_id, arguments))
 
 
 def _rewrites() -> st.SearchStrategy[JsonValue]:
@@ -171,7 +225,14 @@ def pre_verdicts_for(
     tool_name: str, rewrites: dict[str, list[JsonValue]] | None = None
 ) -> st.SearchStrategy[PreVerdict]:
     """Hook answers for a call of `tool_name`: rewrites mostly fit the tool, sometimes not."""
-    pool = (REWRITES if rewrites is None else rewrites).get(tool_name, [FrozenMap({"x": 1})])
+    chosen = REWRITES if rewrites is None else rewrites
+    return _cached("pre verdicts", tool_name, chosen, lambda: _pre_verdicts(tool_name, chosen))
+
+
+def _pre_verdicts(
+    tool_name: str, rewrites: dict[str, list[JsonValue]]
+) -> st.SearchStrategy[PreVerdict]:
+    pool = rewrites.get(tool_name, [FrozenMap({"x": 1})])
     fitting = st.sampled_from(pool)
     inputs: st.SearchStrategy[JsonValue] = st.one_of(fitting, fitting, _rewrites())
     return st.one_of(

@@ -32,6 +32,8 @@ queued is delivered and compared too.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 from hypothesis import strategies as st
 
@@ -122,40 +124,72 @@ def _arguments_for(name: str) -> list[str]:
     return gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
 
 
+# The strategies a draw needs are built once and reused: Hypothesis validates a strategy and
+# works out its properties on its first draw, which costs more than the draw itself. Reusing
+# one changes nothing that is drawn.
+_TWO_TO_FOUR = st.integers(2, 4)
+_ONE_OR_TWO = st.integers(1, 2)
+_ONE_IN_TEN = st.integers(0, 9)
+_ONE_IN_THREE = st.integers(0, 2)
+_ONE_IN_FOUR = st.integers(0, 3)
+_MALFORMED = st.sampled_from(gen.MALFORMED_ARGUMENTS)
+
+
+@functools.cache
+def _names(config: LoopConfig, parallel: bool) -> st.SearchStrategy[str]:
+    """The tool names a call of `config` is drawn from (safe ones weighted up when parallel)."""
+    names = [tool.name for tool in config.tools] + ["missing_tool"]
+    if parallel:
+        # Calls run together only when they are concurrency-safe; drawn uniformly, two safe
+        # calls in a row are rare, and so are a later call finishing first and an abort over a
+        # partly finished batch.
+        names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
+    return st.sampled_from(names)
+
+
+@functools.cache
+def _arguments(name: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(_arguments_for(name))
+
+
 @st.composite
 def tool_calls(
     draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
     """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
     last sometimes repeats the first's id."""
-    names = [tool.name for tool in config.tools] + ["missing_tool"]
-    if swarm.parallel:
-        # Calls run together only when they are concurrency-safe; drawn uniformly, two safe
-        # calls in a row are rare, and so are a later call finishing first and an abort over a
-        # partly finished batch.
-        names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
-    count = draw(st.integers(2, 4) if swarm.parallel else st.integers(1, 2), label="calls")
+    names = _names(config, swarm.parallel)
+    count = draw(_TWO_TO_FOUR if swarm.parallel else _ONE_OR_TWO, label="calls")
     calls = []
     for offset in range(count):
-        name = draw(st.sampled_from(names), label="tool")
-        pool = _arguments_for(name)
-        if draw(st.integers(0, 9), label="malformed") == 0:
-            pool = gen.MALFORMED_ARGUMENTS
-        calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(st.sampled_from(pool))))
-    if swarm.repeated_ids and len(calls) > 1 and draw(st.integers(0, 2), label="repeat id") == 0:
+        name = draw(names, label="tool")
+        pool = _arguments(name)
+        if draw(_ONE_IN_TEN, label="malformed") == 0:
+            pool = _MALFORMED
+        calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(pool)))
+    if swarm.repeated_ids and len(calls) > 1 and draw(_ONE_IN_THREE, label="repeat id") == 0:
         calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
     return tuple(calls)
 
 
 @st.composite
-def model_replies(draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int) -> ModelReplies:
-    """A reply as `strategies.model_replies` draws it, its calls drawn for the swarm."""
+def _model_replies(
+    draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
+) -> ModelReplies:
     reply = draw(gen.model_replies(first_id), label="reply")
-    if not reply.tool_calls and draw(st.integers(0, 2), label="no calls") == 0:
+    if not reply.tool_calls and draw(_ONE_IN_THREE, label="no calls") == 0:
         return reply
     others = tuple(block for block in reply.blocks if not isinstance(block, ToolCallBlock))
     calls = draw(tool_calls(swarm, config, first_id))
     return ModelReplies((*others, *calls), reply.finish)
+
+
+@functools.lru_cache(maxsize=4096)
+def model_replies(
+    swarm: Swarm, config: LoopConfig, first_id: int
+) -> st.SearchStrategy[ModelReplies]:
+    """A reply as `strategies.model_replies` draws it, its calls drawn for the swarm."""
+    return _model_replies(swarm, config, first_id)
 
 
 def _identity(arguments: str) -> JsonValue | None:
@@ -164,10 +198,19 @@ def _identity(arguments: str) -> JsonValue | None:
     return parsed if isinstance(parsed, FrozenMap) else None
 
 
+_LEANINGS: dict[tuple[str, ...], st.SearchStrategy[str]] = {}
+_DENY_REASONS = st.sampled_from(["blocked by policy", "no"])
+_ASK_REASONS = st.sampled_from([None, "needs a look"])
+_BOOLEANS = st.booleans()
+
+
+@functools.cache
+def _fitting(name: str) -> st.SearchStrategy[JsonValue]:
+    return st.sampled_from(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
+
+
 @st.composite
-def pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
-    """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
-    swarm says (identity rewrites in half the programs, leaning on them there)."""
+def _pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
     verdict = draw(gen.pre_verdicts_for(call.name), label="verdict")
     identity = _identity(call.arguments)
     leaning: list[str] = []
@@ -179,26 +222,31 @@ def pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdi
         leaning += ["ask"] * 2
     if swarm.denials:
         leaning += ["deny"] * 2
-    if not leaning or draw(st.integers(0, 3), label="lean") == 0:
+    if not leaning or draw(_ONE_IN_FOUR, label="lean") == 0:
         return verdict
-    lean = draw(st.sampled_from(leaning), label="leaning")
+    leanings = _LEANINGS.setdefault(tuple(leaning), st.sampled_from(leaning))
+    lean = draw(leanings, label="leaning")
     if lean == "deny":
-        return Deny(reason=draw(st.sampled_from(["blocked by policy", "no"]), label="reason"))
-    fitting = gen.REWRITES.get(call.name) or [FrozenMap({"x": 1})]
+        return Deny(reason=draw(_DENY_REASONS, label="reason"))
     new_input: JsonValue = (
-        identity if lean == "identity" else draw(st.sampled_from(fitting), label="input")
+        identity if lean == "identity" else draw(_fitting(call.name), label="input")
     )
-    if lean == "ask" or (swarm.approvals and draw(st.booleans(), label="ask")):
-        reason = draw(st.sampled_from([None, "needs a look"]), label="reason")
-        keep = lean != "ask" or draw(st.integers(0, 2), label="with input") > 0
+    if lean == "ask" or (swarm.approvals and draw(_BOOLEANS, label="ask")):
+        reason = draw(_ASK_REASONS, label="reason")
+        keep = lean != "ask" or draw(_ONE_IN_THREE, label="with input") > 0
         return Ask(reason=reason, updated_input=new_input if keep else None)
     return Allow(updated_input=new_input)
 
 
-def tool_outcomes(swarm: Swarm) -> st.SearchStrategy[ToolOutcome]:
-    """Body outcomes; with `contexts` on, successes mostly defer a context."""
-    if not swarm.contexts:
-        return gen.tool_outcomes
+@functools.lru_cache(maxsize=4096)
+def pre_verdicts(swarm: Swarm, call: ToolCallBlock) -> st.SearchStrategy[PreVerdict]:
+    """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
+    swarm says (identity rewrites in half the programs, leaning on them there)."""
+    return _pre_verdicts(swarm, call)
+
+
+@functools.cache
+def _deferring_outcomes() -> st.SearchStrategy[ToolOutcome]:
     deferring = st.builds(
         ToolSucceeded,
         text=st.sampled_from(["A", "B"]),
@@ -208,12 +256,20 @@ def tool_outcomes(swarm: Swarm) -> st.SearchStrategy[ToolOutcome]:
     return st.one_of(deferring, deferring, gen.tool_outcomes)
 
 
-def post_verdicts(swarm: Swarm) -> st.SearchStrategy[PostVerdict]:
-    """PostToolUse answers; with `contexts` on, mostly a context."""
-    if not swarm.contexts:
-        return gen.post_verdicts
+def tool_outcomes(swarm: Swarm) -> st.SearchStrategy[ToolOutcome]:
+    """Body outcomes; with `contexts` on, successes mostly defer a context."""
+    return _deferring_outcomes() if swarm.contexts else gen.tool_outcomes
+
+
+@functools.cache
+def _contextual_post_verdicts() -> st.SearchStrategy[PostVerdict]:
     context = st.builds(PostContext, text=st.just("note from hook"))
     return st.one_of(context, context, gen.post_verdicts)
+
+
+def post_verdicts(swarm: Swarm) -> st.SearchStrategy[PostVerdict]:
+    """PostToolUse answers; with `contexts` on, mostly a context."""
+    return _contextual_post_verdicts() if swarm.contexts else gen.post_verdicts
 
 
 def later_call_waits(phase: object) -> bool:
@@ -226,12 +282,19 @@ def later_call_waits(phase: object) -> bool:
 
 def disruptions(swarm: Swarm) -> st.SearchStrategy[str]:
     """Which disruption comes next: the swarm's features are each several times more likely."""
+    return _disruptions(swarm.interjections, swarm.aborts, swarm.crashes, swarm.settled_outcomes)
+
+
+@functools.cache
+def _disruptions(
+    interjections: bool, aborts: bool, crashes: bool, settled_outcomes: bool
+) -> st.SearchStrategy[str]:
     weights = {
         "none": 6,
-        "interject": 4 if swarm.interjections else 1,
-        "abort": 4 if swarm.aborts else 1,
-        "crash": 3 if swarm.crashes else 1,
-        "settled": 3 if swarm.settled_outcomes else 0,
+        "interject": 4 if interjections else 1,
+        "abort": 4 if aborts else 1,
+        "crash": 3 if crashes else 1,
+        "settled": 3 if settled_outcomes else 0,
         "arbitrary": 1,
     }
     return st.sampled_from([kind for kind, weight in weights.items() for _ in range(weight)])
