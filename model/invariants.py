@@ -282,7 +282,10 @@ class Prefix:
 
     def append_surface(self, seq: int, code: int) -> None:
         """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`)."""
-        self._surface_order(seq)
+        # `_surface_order`, inlined: most surface events are appended.
+        if self.surface_in_order and self.last_surface_seq is not None:
+            self.surface_in_order = seq > self.last_surface_seq
+        self.last_surface_seq = seq
         self.surface_seqs.append(seq)
         self.surface_kinds.append(code)
         self.surface_keys.append(seq)

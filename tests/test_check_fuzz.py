@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -399,12 +400,12 @@ def relationally_broken_logs(draw: st.DrawFn) -> bytes:
     rows = [json.loads(json.dumps(row)) for row in draw(st.sampled_from(RELATION_SEEDS))]
     for _ in range(draw(st.integers(0, 3))):
         index = draw(st.integers(0, len(rows) - 1))
+        # Mostly an event a judge reads (not a stream chunk or a plugin event).
+        judged = [i for i, row in enumerate(rows) if row.get("type") in JUDGES]
+        if judged and draw(st.integers(0, 3)) > 0:
+            index = draw(st.sampled_from(judged))
         damage = draw(st.sampled_from(["field", "field", "field", "drop", "repeat", "move"]))
         if damage == "field":
-            # Mostly an event a judge reads (not a stream chunk or a plugin event).
-            judged = [i for i, row in enumerate(rows) if row.get("type") in JUDGES]
-            if judged and draw(st.integers(0, 3)) > 0:
-                index = draw(st.sampled_from(judged))
             place = draw(st.sampled_from(_places(rows[index])))
             present = [key for key in RELATION_KEYS if key in place]
             # Mostly a field the event has: each type reads only a few of them.
@@ -450,18 +451,32 @@ def test_clean_event_judges_find_what_the_invariants_find_in_each_fixture(path: 
     assert check_stream(path.name, io.BytesIO(data)) == full
 
 
-def test_clean_event_judges_see_a_refused_call_succeed() -> None:
-    """DEC-2 at a tool/result: a call whose approval was denied reports success (too rare an
-    edit for the generator above to make often)."""
+def _deny_the_first_approval(rows: list[Any]) -> list[Any]:
+    decided = next(row for row in rows if row["type"] == "approval/decided")
+    decided["data"]["outcome"] = "denied"
+    return rows
+
+
+def _record_the_first_call_twice(rows: list[Any]) -> list[Any]:
+    at = next(i for i, row in enumerate(rows) if row["type"] == "tool/call")
+    rows.insert(at + 1, json.loads(json.dumps(rows[at])))
+    return _renumbered(rows, cite_along=True)
+
+
+@pytest.mark.parametrize(
+    ("edit", "rule"),
+    [(_deny_the_first_approval, "DEC-2"), (_record_the_first_call_twice, "ORD-2")],
+)
+def test_clean_event_judges_see_rare_breaks(
+    edit: Callable[[list[Any]], list[Any]], rule: str
+) -> None:
+    """Breaks too rare for the generator above to make often: a call whose approval was
+    denied reports success (DEC-2 at a tool/result); a call recorded twice (ORD-2)."""
     demo = (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
-    rows = [json.loads(line) for line in demo]
-    decided = [row for row in rows if row["type"] == "approval/decided"]
-    assert decided
-    decided[0]["data"]["outcome"] = "denied"
-    data = jsonl(HEADER, rows).encode()
-    full = check_stream("denied", io.BytesIO(data), quick=False)
-    assert "DEC-2" in full.rule_counts
-    assert check_stream("denied", io.BytesIO(data)) == full
+    data = jsonl(HEADER, edit([json.loads(line) for line in demo])).encode()
+    full = check_stream("rare", io.BytesIO(data), quick=False)
+    assert rule in full.rule_counts
+    assert check_stream("rare", io.BytesIO(data)) == full
 
 
 def test_every_clean_event_judge_stands_for_the_checks_of_its_type() -> None:

@@ -361,61 +361,58 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 expecting_header = False
                 if _is_checked_header(report, obj, line):
                     continue
-            if type(obj) is dict and "seq" in obj:
-                kind = obj.get("type")
-                seq = obj.get("seq")
-                # Nearly every event is at the expected seq, and then most need no fact: a
-                # judge of its type tells a clean one from its JSON and folds it (see
-                # `clean_events`); of a quiet type (stream chunks, plugin events; see
-                # `LogMonitor.quiet_kind`) it commits nothing when it carries no surface
-                # metadata and, for a chunk, names the open turn and step. The rest, and
-                # anything unusual, go down the full path below.
-                if (
-                    seq == prefix.expected_seq
-                    and type(seq) is int
-                    and type(kind) is str
-                    and seq < SEQ_BOUND
-                ):
-                    judge = judges.get(kind)
-                    if judge is not None:
-                        if judge(prefix, obj, seq):
-                            events += 1
-                            continue
-                    else:
-                        quiet = quiet_of.get(kind, QUIET_NEVER)
-                        if (
-                            quiet != QUIET_NEVER
-                            and "surfaceOp" not in obj
-                            and "sourceEventSeqs" not in obj
-                        ):
-                            if quiet == QUIET_IN_STEP:
-                                data = obj.get("data")
-                                if type(data) is dict:
-                                    turn, step = data.get("turn"), data.get("step")
-                                    if (
-                                        type(turn) is int
-                                        and type(step) is int
-                                        and turn == prefix.open_turn
-                                        and step == prefix.open_step
-                                    ):
-                                        prefix.expected_seq = seq + 1
-                                        events += 1
-                                        continue
-                            elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
-                                seen = unread.get(kind)
-                                if seen is not None:  # the first of a type is counted below
-                                    unread[kind] = seen + 1
+            try:
+                seq, kind = obj.get("seq"), obj.get("type")
+                judge = judges.get(kind)
+            except (AttributeError, TypeError):  # no JSON object, or its type no string
+                seq = judge = None
+            # Nearly every event is at the expected seq, and then most need no fact: a
+            # judge of its type tells a clean one from its JSON and folds it (see
+            # `clean_events`); of a quiet type (stream chunks, plugin events; see
+            # `LogMonitor.quiet_kind`) it commits nothing when it carries no surface
+            # metadata and, for a chunk, names the open turn and step. The rest, and
+            # anything unusual, go down the full path below.
+            if seq == prefix.expected_seq and type(seq) is int and seq < SEQ_BOUND:
+                if judge is not None:
+                    if judge(prefix, obj, seq):
+                        events += 1
+                        continue
+                else:
+                    quiet = quiet_of.get(kind, QUIET_NEVER)
+                    if (
+                        quiet != QUIET_NEVER
+                        and "surfaceOp" not in obj
+                        and "sourceEventSeqs" not in obj
+                    ):
+                        if quiet == QUIET_IN_STEP:
+                            data = obj.get("data")
+                            if type(data) is dict:
+                                turn, step = data.get("turn"), data.get("step")
+                                if (
+                                    type(turn) is int
+                                    and type(step) is int
+                                    and turn == prefix.open_turn
+                                    and step == prefix.open_step
+                                ):
                                     prefix.expected_seq = seq + 1
                                     events += 1
                                     continue
-                        elif (
-                            kind == "turn/start"
-                            and start_turn is not None
-                            and start_turn(prefix, obj, seq)
-                        ):
-                            turn_line, turn_seq = line, seq  # where a crash tail's turn began
-                            events += 1
-                            continue
+                        elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
+                            seen = unread.get(kind)
+                            if seen is not None:  # the first of a type is counted below
+                                unread[kind] = seen + 1
+                                prefix.expected_seq = seq + 1
+                                events += 1
+                                continue
+                    elif (
+                        kind == "turn/start"
+                        and start_turn is not None
+                        and start_turn(prefix, obj, seq)
+                    ):
+                        turn_line, turn_seq = line, seq  # where a crash tail's turn began
+                        events += 1
+                        continue
+            if type(obj) is dict and "seq" in obj:
                 try:
                     fact = fact_from_wire(obj)
                 except FactError as error:

@@ -147,16 +147,20 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. STEP-1: no step is open and
     # it opens the next one.
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, step = data["turn"], data["step"]
+    except (KeyError, TypeError):  # (here and below) a field missing, or not in an object
         return False
-    turn, step = data.get("turn"), data.get("step")
     if (
         type(turn) is int
         and type(step) is int
         and turn == prefix.open_turn
         and prefix.open_step is None
         and step == prefix.next_step
+        and type(data) is dict
+        and "surfaceOp" not in obj
+        and "sourceEventSeqs" not in obj
     ):
         prefix.expected_seq = seq + 1
         prefix.start_step(step)
@@ -166,15 +170,19 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-2: it names the open turn and the open step.
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, step = data["turn"], data["step"]
+    except (KeyError, TypeError):
         return False
-    turn, step = data.get("turn"), data.get("step")
     if (
         type(turn) is int
         and type(step) is int
         and turn == prefix.open_turn
         and step == prefix.open_step
+        and type(data) is dict
+        and "surfaceOp" not in obj
+        and "sourceEventSeqs" not in obj
     ):
         prefix.expected_seq = seq + 1
         prefix.end_step()
@@ -210,24 +218,25 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message. TURN-3, STEP-3: it names the open turn and step.
     # ORD-1 (and so ADJ-1): the step has no reply yet. EXE-1: its call ids are distinct.
     # ABORT-2: an interrupted reply has no calls.
-    data = obj.get("data")
-    if type(data) is not dict or obj.get("surfaceOp") != "append":
+    try:
+        data = obj["data"]
+        turn, step, content = data["turn"], data["step"], data["message"]["content"]
+    except (KeyError, TypeError):
         return False
-    sources = obj.get("sourceEventSeqs")
-    if sources is not None and not _cites_earlier(sources, seq, True):
-        return False
-    turn, step, message = data.get("turn"), data.get("step"), data.get("message")
     if (
         type(turn) is not int
         or type(step) is not int
         or turn != prefix.open_turn
         or step != prefix.open_step
         or prefix.reply_seq is not None
-        or type(message) is not dict
+        or type(data) is not dict
+        or type(data["message"]) is not dict
+        or type(content) is not list
+        or obj.get("surfaceOp") != "append"
     ):
         return False
-    content = message.get("content")
-    if type(content) is not list:
+    sources = obj.get("sourceEventSeqs")
+    if sources is not None and not _cites_earlier(sources, seq, True):
         return False
     calls = []
     for block in content:
@@ -251,22 +260,26 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # been recorded, citing the record. ORD-3: no later call has a result yet. RW-2, DEC-2: a
     # success only for a call neither refused nor holding an unapplied rewrite. REC-1: no
     # "not started" repair of a recorded call.
-    data = obj.get("data")
-    if type(data) is not dict or obj.get("surfaceOp") != "append":
+    try:
+        data = obj["data"]
+        turn, step, message = data["turn"], data["step"], data["message"]
+        content = message["content"]
+        sources = obj["sourceEventSeqs"]
+    except (KeyError, TypeError):
         return False
-    sources = obj.get("sourceEventSeqs")
-    turn, step, message = data.get("turn"), data.get("step"), data.get("message")
     if (
-        not _cites_earlier(sources, seq, False)
-        or type(turn) is not int
+        type(turn) is not int
         or type(step) is not int
         or turn != prefix.open_turn
         or step != prefix.open_step
+        or type(data) is not dict
         or type(message) is not dict
+        or type(content) is not list
+        or len(content) != 1
+        or type(content[0]) is not dict
+        or obj.get("surfaceOp") != "append"
+        or not _cites_earlier(sources, seq, False)
     ):
-        return False
-    content = message.get("content")
-    if type(content) is not list or len(content) != 1 or type(content[0]) is not dict:
         return False
     block = content[0]
     call_id = block.get("toolCallId")
@@ -274,10 +287,12 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
-    if entry is None or record is None or entry[0] < prefix.last_result_index:
-        return False
-    assert sources is not None  # `_cites_earlier` said it is a list
-    if record.seq not in sources:
+    if (
+        entry is None
+        or record is None
+        or entry[0] < prefix.last_result_index
+        or record.seq not in sources
+    ):
         return False
     if block.get("isError") is not True and (
         call_id in prefix.unapplied_rewrites or call_id in prefix.refused_calls
@@ -300,11 +315,12 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-3: it names the open turn and step. ORD-1,
     # ORD-2, RW-1: it records, once, a call of the step's reply, with the reply's name and
     # arguments. RW-2, RW-3: a rewrite sidecar is judged by `rewrite_traced_to_hooks` itself.
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, step = data["turn"], data["step"]
+        call_id, name, arguments = data["callId"], data["name"], data["arguments"]
+    except (KeyError, TypeError):
         return False
-    turn, step = data.get("turn"), data.get("step")
-    call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
     if (
         type(turn) is not int
         or type(step) is not int
@@ -314,6 +330,9 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(name) is not str
         or type(arguments) is not str
         or call_id in prefix.call_records
+        or type(data) is not dict
+        or "surfaceOp" in obj
+        or "sourceEventSeqs" in obj
     ):
         return False
     entry = prefix.reply_calls.get(call_id)
@@ -337,16 +356,20 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
     # runs for the first time for its call.
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, point, handler = data["turn"], data["point"], data["handlerId"]
+    except (KeyError, TypeError):
         return False
-    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
     call_id = data.get("callId")
     if (
         type(turn) is not int
         or type(point) is not str
         or type(handler) is not str
         or turn != prefix.open_turn
+        or type(data) is not dict
+        or "surfaceOp" in obj
+        or "sourceEventSeqs" in obj
     ):
         return False
     if call_id is not None:
@@ -362,11 +385,13 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
     # hook/invoked.
-    data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    try:
+        data = obj["data"]
+        turn, point, handler = data["turn"], data["point"], data["handlerId"]
+        decision = data["decision"]
+    except (KeyError, TypeError):
         return False
-    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
-    call_id, decision = data.get("callId"), data.get("decision")
+    call_id = data.get("callId")
     if (
         type(turn) is not int
         or type(point) is not str
@@ -375,6 +400,9 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (call_id is not None and type(call_id) is not str)
         or turn != prefix.open_turn
         or (turn, point, handler) not in prefix.pending_hooks
+        or type(data) is not dict
+        or "surfaceOp" in obj
+        or "sourceEventSeqs" in obj
     ):
         return False
     # The prefix keeps the fact of an answer (`Prefix.hook_results`).
