@@ -382,9 +382,27 @@ def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Pair) -> bo
     return not all(_extra_hooked(want, got, earlier).values())
 
 
+def _reply_uncommitted(model: Run) -> bool:
+    """The model's latest step has no assistant/message yet (its hooks have not all answered)."""
+    kinds = [e["type"] for e in events_of(model)]
+    steps = [i for i, kind in enumerate(kinds) if kind == "step/start"]
+    return bool(steps) and "assistant/message" not in kinds[steps[-1] :]
+
+
 def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     refused = not got["accepted"] and got["rule"] == "MODEL-1"
     return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
+
+
+def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """dsh takes an earlier call's approval while the model waits for a later call's hooks."""
+    return (
+        command["kind"] == "ApprovalAnswers"
+        and not want["accepted"]
+        and want["rule"] == "MODEL-1"
+        and bool(got["accepted"])
+        and _reply_uncommitted(earlier[0])
+    )
 
 
 def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
@@ -562,6 +580,16 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "or a pending approval was answered. HookAnswers for a later call, which the model "
         "takes before any body runs or any approval is asked, is refused meanwhile.",
         symptom=_hook_waits_at_gate,
+        cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "approval-asked-before-later-hooks",
+        ("RW-3", "MODEL-1"),
+        "The same gate-by-gate schedule seen from the approval side: a call whose PreToolUse "
+        "hook asks waits at its gate for the answer while a later call's hooks have not run. "
+        "The model asks nothing until every hook of the reply has answered and refuses "
+        "ApprovalAnswers meanwhile (MODEL-1); dsh takes it.",
+        symptom=_approval_before_later_hooks,
         cut_at_reply=True,
     ),
     KnownDivergence(
