@@ -12,9 +12,11 @@ logs to a temporary directory and prints, from one run:
   in a fresh subprocess (target: less than 20 MB apart);
 - where the checker's time goes, on the small log, each part as a multiple of the bare
   `json.loads` pass: its own reading (bytes lines, strict UTF-8, the json scanner it calls, and
-  nothing else), building the facts of the events that need one (`fact_from_wire`), feeding
-  them to the invariants (`LogMonitor.feed`), and the rest (the loop, the quiet events judged
-  without a fact, and what facts and invariants cost more between parses than timed alone);
+  nothing else), the clean-event judges (`logcheck.clean_events`) on the events past the quiet
+  path (with the full path for those a judge sends on), and the rest (the loop, the quiet
+  events judged without a fact, and what the judges cost more between parses than timed
+  alone); and, for comparison, what those events cost without the judges: building their facts
+  (`fact_from_wire`) and feeding them to the invariants (`LogMonitor.feed`);
 - with `--instructions`, when valgrind is installed: the same ratio counted in instructions
   (callgrind) on a 20,000-event harness-written log, less any interpreter start-up and import
   counted in a run that reads nothing. A count does not move with the load other processes put
@@ -50,6 +52,7 @@ from loopspec.model.facts import Fact, fact_from_wire
 from loopspec.model.invariants import QUIET_NEVER, LogMonitor
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.checker import check_paths
+from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.synth import (
     HEADER,
@@ -252,8 +255,8 @@ def schema_validation(path: Path) -> None:
 
 
 def judged_objects(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The parsed events of `path` that the checker builds a fact for (those whose type
-    `LogMonitor.quiet_kind` does not let it judge without one), and how many lines it has."""
+    """The parsed events of `path` past the checker's quiet path (those whose type
+    `LogMonitor.quiet_kind` does not let it judge without more), and how many lines it has."""
     monitor = LogMonitor()
     judged = []
     count = 0
@@ -284,6 +287,21 @@ def feed_facts(facts: list[Fact]) -> None:
             raise SystemExit(f"the benchmark log breaks a rule at seq {fact.seq}")
 
 
+def judge_events(objects: list[dict[str, Any]]) -> None:
+    """Each object through the clean-event judge of its type (`clean_events`), as the checker
+    sends it, and down the full path (its fact fed to the invariants) when the judge sends it
+    on; the seq expected set to its own, as in `feed_facts`."""
+    monitor = LogMonitor()
+    prefix, feed = monitor.prefix, monitor.feed
+    judges = clean_judges(monitor)
+    for obj in objects:
+        seq = obj["seq"]
+        prefix.expected_seq = seq
+        judge = judges.get(obj["type"])
+        if (judge is None or not judge(prefix, obj, seq)) and feed(fact_from_wire(obj)):
+            raise SystemExit(f"the benchmark log breaks a rule at seq {seq}")
+
+
 def where_time_goes(path: Path, repeat: int) -> None:
     """Print the parts of the checker's time on `path`, each against the bare pass."""
     best = race(
@@ -302,12 +320,16 @@ def where_time_goes(path: Path, repeat: int) -> None:
     try:
         best |= race(
             repeat,
-            {"facts": partial(build_facts, objects), "invariants": partial(feed_facts, facts)},
+            {
+                "judges": partial(judge_events, objects),
+                "facts": partial(build_facts, objects),
+                "invariants": partial(feed_facts, facts),
+            },
         )
     finally:
         gc.unfreeze()
     bare = best["bare"]
-    rest = best["checker"] - best["reading"] - best["facts"] - best["invariants"]
+    rest = best["checker"] - best["reading"] - best["judges"]
     print(
         f"\nwhere the checker's time goes (small harness-written log, best of {repeat};"
         f" x the bare json.loads pass, {bare:.3f}s)"
@@ -315,13 +337,16 @@ def where_time_goes(path: Path, repeat: int) -> None:
     print(f"  whole check                      {best['checker'] / bare:5.2f}x")
     print(f"  its own reading (decode + parse) {best['reading'] / bare:5.2f}x")
     print(
-        f"  building facts                   {best['facts'] / bare:5.2f}x"
-        f"  (the {len(objects):,} of {lines:,} lines that need one)"
+        f"  clean-event judges               {best['judges'] / bare:5.2f}x"
+        f"  (the {len(objects):,} of {lines:,} lines past the quiet path; those a judge"
+        " sends on, as facts fed to the invariants)"
     )
-    print(f"  invariants (LogMonitor.feed)     {best['invariants'] / bare:5.2f}x")
-    # Facts and invariants cost more between parses than in a tight loop of their own (caches),
-    # so the rest holds that too, besides the loop and the quiet events.
+    # The judges cost more between parses than in a tight loop of their own (caches), so the
+    # rest holds that too, besides the loop and the quiet events.
     print(f"  the rest (loop, quiet events, cache effects) {rest / bare:5.2f}x")
+    print("  the same lines without the judges (`check_stream(quick=False)`'s full path):")
+    print(f"    building facts (fact_from_wire)  {best['facts'] / bare:5.2f}x")
+    print(f"    invariants (LogMonitor.feed)     {best['invariants'] / bare:5.2f}x")
 
 
 # ---------------------------------------------------------------------------------------------
