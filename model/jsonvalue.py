@@ -53,6 +53,10 @@ class FrozenMap(Mapping[str, JsonValue]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def __contains__(self, key: object) -> bool:
+        # The read-only view answers directly; `Mapping`'s default tries a lookup and catches.
+        return key in self._items
+
     def __hash__(self) -> int:
         if self._hash is None:
             object.__setattr__(self, "_hash", hash(tuple(self._items.items())))
