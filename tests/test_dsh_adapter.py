@@ -554,7 +554,8 @@ def test_conform_with_the_dsh_profile(
     with capsys.disabled():
         print(
             f"\nloopspec conform --profile dsh: {batches} batch(es), the last "
-            f"{report['examples']} programs, {report['steps']} commands, {report['seconds']:.1f} s; "
+            f"{report['examples']} programs, {report['steps']} commands, "
+            f"{report['seconds']:.1f} s; "
             f"known divergences shown: {len(shown)} of {len(PROFILE.divergences)}"
         )
 
