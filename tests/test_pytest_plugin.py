@@ -10,8 +10,18 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 
 
+# The suite runs with the user's active Hypothesis profile; a small one keeps these runs short.
+USER_CONFTEST = """
+from hypothesis import settings
+
+settings.register_profile("users-ci", max_examples=25, derandomize=True, database=None)
+settings.load_profile("users-ci")
+"""
+
+
 def _pytest(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(TESTS), "HYPOTHESIS_PROFILE": "ci"}
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    (tmp_path / "conftest.py").write_text(USER_CONFTEST, encoding="utf-8")
     return subprocess.run(
         [
             sys.executable,
