@@ -38,6 +38,13 @@ assert model.OWNER == "the user", model.__file__
 def make_target():
     return bundled_target()
 '''
+# The user's own Hypothesis profile, which the plugin's suite runs with (a short CI budget).
+USER_CONFTEST = """\
+from hypothesis import settings
+
+settings.register_profile("users-ci", max_examples=20, derandomize=True, database=None)
+settings.load_profile("users-ci")
+"""
 # A wrong loop: the bundled implementation, but the audit record of every call goes missing.
 WRONG_LOOP = """\
 import attrs
@@ -124,6 +131,7 @@ def project(user_env: Path) -> Path:
         (where / package / "__init__.py").write_text(USER_MODEL, encoding="utf-8")
     (where / "my_adapter.py").write_text(USER_ADAPTER, encoding="utf-8")
     (where / "wrong_loop.py").write_text(WRONG_LOOP, encoding="utf-8")
+    (where / "conftest.py").write_text(USER_CONFTEST, encoding="utf-8")
     fixture = ROOT / "tests" / "fixtures" / "logs" / "valid" / "model-demo.jsonl"
     (where / "session.jsonl").write_bytes(fixture.read_bytes())
     return where
