@@ -2,11 +2,13 @@
 
 Each log is read one line at a time and never held whole. A line is decoded (strict UTF-8, strict
 JSON), turned into facts by `loopspec.model.facts.fact_from_wire` (a compact chunk row into a run
-of chunk
-facts, judged as a whole when it is clean), and fed to a `loopspec.model.invariants.LogMonitor` —
-the same
-invariants the model's stateful tests run, so there is one definition of every rule. Memory is
-bounded by the monitor's open state and by `Limits`, not by the log's length.
+of chunk facts, judged as a whole when it is clean), and fed to a
+`loopspec.model.invariants.LogMonitor` — the same invariants the model's stateful tests run, so
+there is one definition of every rule. Most events take a shortcut that reaches the same
+verdict: a quiet one (a stream chunk, a plugin event; `LogMonitor.quiet_kind`) commits nothing
+at the expected seq, and a clean one is told so from its JSON by the judge of its type
+(`loopspec.properties.logcheck.clean_events`), which sends anything else down the full path.
+Memory is bounded by the monitor's open state and by `Limits`, not by the log's length.
 
 What a `LogReport` holds:
 
