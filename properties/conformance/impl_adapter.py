@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, assert_never
+from typing import Any, BinaryIO, Protocol, assert_never
 
 import attrs
 
@@ -199,6 +199,7 @@ class ImplAdapter:
         self._read_events = 0
         self._read_runs = 0
         self._read_shown = 0
+        self._reader: BinaryIO | None = None
 
     def _open(self) -> tuple[ScriptedWorld, AgentLoop]:
         config = self._config
@@ -319,14 +320,17 @@ class ImplAdapter:
         The new events on disk must be the ones the live loop committed last (checked on the
         delta only). The first call reads the header too.
         """
-        with self._path.open("rb") as file:
-            if self._read_bytes == 0:
-                header = file.readline()
-                if not header.endswith(b"\n"):
-                    return Added((), (), self._added_runs(), self._added_shown())
-                self._read_bytes = len(header)
-            file.seek(self._read_bytes)
-            data = file.read()
+        if self._reader is None:  # opened once: the loop only appends to (or cuts) the file
+            self._reader = self._path.open("rb")
+        file = self._reader
+        if self._read_bytes == 0:
+            file.seek(0)
+            header = file.readline()
+            if not header.endswith(b"\n"):
+                return Added((), (), self._added_runs(), self._added_shown())
+            self._read_bytes = len(header)
+        file.seek(self._read_bytes)
+        data = file.read()
         first = self._read_events
         # The lines are held to the wire objects of the events the live loop committed, so
         # they need not be rebuilt as events first only to be turned back.
@@ -358,6 +362,9 @@ class ImplAdapter:
         if self._agent is not None:
             self._crash()
         self._event_loop.close()
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
 
 def impl_adapter(config: LoopConfig, workdir: Path) -> LoopAdapter:
