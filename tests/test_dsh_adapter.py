@@ -530,7 +530,9 @@ def test_conform_with_the_dsh_profile(
     for batch in (None, "1", "2"):
         batches += 1
         code = check_main(argv if batch is None else [*argv, "--seed", batch])
-        report = json.loads(capsys.readouterr().out)
+        printed = capsys.readouterr()
+        assert printed.out, f"conform printed no report (exit {code}): {printed.err}"
+        report = json.loads(printed.out)
         assert code == 0, report.get("divergence")
         assert report["conformant"]
         status = {row["rule"]: row["status"] for row in report["rules"]}
