@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
-from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.stateful import get_state_machine_test
 
 from loopspec import spec_text as shipped_spec
@@ -338,6 +338,9 @@ def run_conformance(
         phases=[Phase.generate, Phase.shrink] if shrink else [Phase.generate],
         suppress_health_check=list(HealthCheck),
         print_blob=False,
+        # conform prints its own report; Hypothesis's (e.g. a slow-shrink warning) would land in
+        # the middle of `--format json` on stdout.
+        verbosity=Verbosity.quiet,
         # Stop generating at the first divergence: `examples` then counts programs, not
         # Hypothesis's hunt for further bugs.
         report_multiple_bugs=False,

@@ -449,15 +449,6 @@ def _last_turn_end(run: Run) -> str | None:
     return ends[-1] if ends else None
 
 
-def _earlier_input(command: Json, want: Obs, got: Obs) -> set[str]:
-    """Sources of the messages dsh opens a new turn with before the ones the model opens it with."""
-    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
-        return set()
-    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
-    extra = seen[: len(seen) - len(wanted)]
-    return {plugin for _, plugin in extra} if extra and seen[len(extra) :] == wanted else set()
-
-
 def _labelled_as_model(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """dsh's PostToolUse contexts relabelled as the model labels them (hook-context-label)."""
     return [
@@ -467,7 +458,20 @@ def _labelled_as_model(messages: list[tuple[str, str]]) -> list[tuple[str, str]]
 
 
 def _aborted_context_kept(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
-    return _earlier_input(command, want, got) == {"tool-context"}
+    """dsh opens the next turn with tool contexts the model dropped, among the messages the
+    model delivers too (a PostToolUse context of the same call stays in both)."""
+    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+        return False
+    wanted = iter(user_texts(want))
+    expected = next(wanted, None)
+    extra: list[tuple[str, str]] = []
+    for message in _labelled_as_model(user_texts(got)):
+        if message == expected:
+            expected = next(wanted, None)
+        else:
+            extra.append(message)
+    # The model's messages in dsh's, in their order; everything else a tool context.
+    return expected is None and bool(extra) and {plugin for _, plugin in extra} == {"tool-context"}
 
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
