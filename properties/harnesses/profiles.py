@@ -108,8 +108,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "STEP-4": KnownDivergence(
             "STEP-4",
             Kind.DESIGN,
-            "a completed reply holding only reasoning does not end the turn: the CLI asks the "
-            "model again in the same step",
+            "a completed reply holding only reasoning, or nothing at all, does not end the "
+            "turn: the CLI asks the model again in the same step",
         ),
         "HIST-1": KnownDivergence(
             "HIST-1",
