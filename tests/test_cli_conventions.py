@@ -6,6 +6,7 @@ imports no verb's machinery; a closed output pipe ends the program quietly with 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,19 @@ def test_a_closed_pipe_ends_quietly() -> None:
     )
     assert done.stderr == ""
     assert done.returncode == 141
+
+
+def test_conform_leaves_the_folder_it_runs_in_as_it_was(tmp_path: Path) -> None:
+    """`loopspec conform` writes nothing into the user's folder (Hypothesis's cache goes to a
+    temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    done = subprocess.run(
+        [*LOOPSPEC, "conform", "--examples", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -268,6 +270,10 @@ def run_conform(args: argparse.Namespace) -> int:
         raise TargetError("--examples and --steps must be at least 1")
     if args.exhaustive is not None and args.exhaustive < 1:
         raise TargetError("--exhaustive must be at least 1")
+    # Hypothesis caches under ./.hypothesis by default; a run leaves the user's folder as it was.
+    os.environ.setdefault(
+        "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "loopspec-hypothesis")
+    )
     factory, target = resolve_target(args.impl, args.cmd)
     try:
         if args.exhaustive is not None:
