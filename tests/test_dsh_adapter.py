@@ -354,6 +354,26 @@ SCENARIOS = (
         COMMITS,
     ),
     Scenario(
+        # Found by conform: both ADJ-4 divergences show on one SubmitUser, with dsh's own label
+        # on the PostToolUse context both keep.
+        "abort-drops-queued-input-and-keeps-a-deferred-context",
+        _config(hooks=(_hook("post", "PostToolUse", "read"),)),
+        (
+            user(),
+            user("queued before the reply"),
+            reply(call("c1")),
+            ABORT,
+            finishes("c1", contexts=["deferred"], post=[{"decision": "context", "text": "note"}]),
+            user("next"),
+            reply(text("ok")),
+        ),
+        (
+            *HOOKED,
+            "abort-drops-queued-input",
+            "hook-audit-shape",
+        ),
+    ),
+    Scenario(
         "hooks-allow-and-post-context",
         _config(hooks=(_hook("pre", "PreToolUse", "read"), _hook("post", "PostToolUse", "*"))),
         (

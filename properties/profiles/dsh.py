@@ -435,12 +435,14 @@ def _queued_input_dropped(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
         return False
     if _last_turn_end(earlier[0]) != "aborted":
         return False
-    wanted, seen = user_texts(want), user_texts(got)
+    # PostToolUse contexts are compared as the model labels them (hook-context-label).
+    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
     if not wanted or not seen or wanted[-1] != seen[-1]:
         return False
     missing = Counter(wanted) - Counter(seen)
     extra = Counter(seen) - Counter(wanted)
-    # A context the aborted turn deferred may come along (aborted-body-context-kept).
+    # A context the aborted turn deferred may come along (aborted-body-context-kept), in the
+    # same first step as the input Agent.cancel dropped.
     return bool(missing) and all(plugin == "tool-context" for _, plugin in extra)
 
 
