@@ -77,12 +77,13 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert done.returncode == 141
 
 
-def test_conform_leaves_the_folder_it_runs_in_as_it_was(tmp_path: Path) -> None:
-    """`loopspec conform` writes nothing into the user's folder (Hypothesis's cache goes to a
-    temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""
+@pytest.mark.parametrize("verb", ["conform", "demo"])
+def test_searching_verbs_leave_the_folder_they_run_in_as_it_was(tmp_path: Path, verb: str) -> None:
+    """`loopspec conform` and `loopspec demo` write nothing into the user's folder (Hypothesis's
+    cache goes to a temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
     done = subprocess.run(
-        [*LOOPSPEC, "conform", "--examples", "2"],
+        [*LOOPSPEC, verb, "--examples", "2"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -21,9 +21,15 @@ from test_blame_matrix import FIRST_USER, ChangedModel, _events
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.cli.conform import save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
-from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
+from loopspec.properties.conformance.run import (
+    RunReport,
+    replay_case,
+    rule_table,
+    run_conformance,
+)
 from loopspec.properties.conformance.situations import Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -179,3 +185,69 @@ def test_MODEL_1_progress_never_counts_past_the_budget(monkeypatch: pytest.Monke
     assert shown
     assert all(budget == 15 and done <= 15 for done, budget in shown)
     assert "shrinking the counterexample" in terminal.getvalue()
+
+
+def _failed_report() -> RunReport:
+    """A counterexample report without a search: the first user's TURN-5 case, replayed."""
+    case = FIRST_USER[0]
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None
+    return RunReport("turn-end reason as text", frozenset(), 1, len(case.program), 0.0,
+                     replay.divergence, case.program, case.config, {}, {})  # fmt: skip
+
+
+def test_PROTO_1_a_new_case_never_overwrites_a_saved_one(tmp_path: Path) -> None:
+    """PROTO-1: a saved case may already be attached to a bug report: after the user deletes
+    one of its neighbours, the next case of the same rule gets a new name, not the old one's."""
+    report = _failed_report()
+    first = save_case(report, tmp_path, {"impl": "mine:make"})
+    second = save_case(report, tmp_path, {"impl": "mine:make"})
+    kept = second.read_bytes()
+    first.unlink()  # one file left, named ...-1: a count-based name would be ...-1 again
+    third = save_case(report, tmp_path, {"impl": "other:make"})
+    assert len({first.name, second.name, third.name}) == 3
+    assert second.read_bytes() == kept
+    assert json.loads(third.read_text(encoding="utf-8"))["target"] == {"impl": "other:make"}
+
+
+def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_file_before_searching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `--case-dir` naming a file is a usage error found before the search (a
+    counterexample found in minutes is never lost to it), and the file is left as it was."""
+    mistaken = tmp_path / "notes.txt"
+    mistaken.write_text("mine\n", encoding="utf-8")
+    assert main(["conform", "--case-dir", str(mistaken), "--examples", "1"]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert f"--case-dir {mistaken}: exists and is not a directory" in shown.err
+    assert mistaken.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        ({"version": 2}, "$.version is 2; this loopspec reads case files of version 1"),
+        ({"version": None}, "$.version is missing; this loopspec reads"),
+        ({"commands": None}, "$.commands must be a non-empty list"),
+        ({"commands": []}, "$.commands must be a non-empty list"),
+    ],
+    ids=["another version", "no version", "no commands", "zero commands"],
+)
+def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], complaint: str
+) -> None:
+    """PROTO-1: a case file of another version, or one without commands, is refused with exit 2
+    naming the file and the field, never replayed as "no divergence"."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    for key, value in change.items():
+        if value is None:
+            del document[key]
+        else:
+            document[key] = value
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert shown.err.startswith(f"loopspec: error: [PROTO-1] {saved}: {complaint}"), shown.err

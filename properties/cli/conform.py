@@ -21,7 +21,6 @@ from loopspec.properties.conformance.command_codec import command_to_json, confi
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
     RunReport,
-    TargetError,
     case_document,
     close_factory,
     known_table,
@@ -45,14 +44,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _target_arguments(conform)
     conform.add_argument(
         "--examples",
-        type=int,
+        type=at_least_one,
         default=200,
         metavar="N",
         help="command programs to try (default 200)",
     )
     conform.add_argument(
         "--steps",
-        type=int,
+        type=at_least_one,
         default=40,
         metavar="N",
         help="commands per program at most (default 40)",
@@ -66,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     conform.add_argument(
         "--exhaustive",
-        type=int,
+        type=at_least_one,
         default=None,
         metavar="K",
         help="first run every program of at most K commands over the exhaustive alphabet "
@@ -91,6 +90,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _target_arguments(replay)
     _profile_argument(replay)
     replay.set_defaults(handler=run_replay)
+
+
+def at_least_one(text: str) -> int:
+    """A count option's value: a usage error (argparse's, exit 2) unless a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
 
 
 def _profile_argument(parser: argparse.ArgumentParser) -> None:
@@ -257,23 +267,41 @@ def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
     """Write the failed run's case file into `folder`; its path."""
     assert report.divergence is not None
     folder.mkdir(parents=True, exist_ok=True)
-    case_path = folder / f"case-{report.divergence.rule_id}-{len(list(folder.iterdir()))}.json"
-    case_path.write_text(
-        json.dumps(case_document(report, target), indent=2) + "\n", encoding="utf-8"
+    text = json.dumps(case_document(report, target), indent=2) + "\n"
+    number = len(list(folder.iterdir()))
+    while True:
+        case_path = folder / f"case-{report.divergence.rule_id}-{number}.json"
+        try:
+            # Exclusive creation: a case saved earlier (perhaps already attached to a bug
+            # report) is never overwritten, even after the user deleted some of its neighbours.
+            with case_path.open("x", encoding="utf-8") as out:
+                out.write(text)
+        except FileExistsError:
+            number += 1
+            continue
+        return case_path
+
+
+def keep_hypothesis_out_of_the_working_folder() -> None:
+    """Send Hypothesis's cache to a temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY
+    names one: by default it writes ./.hypothesis, and a run must leave the user's folder as it
+    was (`conform` and `demo` both search with Hypothesis)."""
+    os.environ.setdefault(
+        "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "loopspec-hypothesis")
     )
-    return case_path
 
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the machine; report; save the case on failure."""
-    if args.examples < 1 or args.steps < 1:
-        raise TargetError("--examples and --steps must be at least 1")
-    if args.exhaustive is not None and args.exhaustive < 1:
-        raise TargetError("--exhaustive must be at least 1")
-    # Hypothesis caches under ./.hypothesis by default; a run leaves the user's folder as it was.
-    os.environ.setdefault(
-        "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "loopspec-hypothesis")
-    )
+    case_folder = Path(args.case_dir)
+    # Checked before the search: a counterexample found in minutes must not be lost to a typo.
+    if case_folder.exists() and not case_folder.is_dir():
+        print(
+            f"loopspec conform: error: --case-dir {case_folder}: exists and is not a directory",
+            file=sys.stderr,
+        )
+        return 2
+    keep_hypothesis_out_of_the_working_folder()
     factory, target = resolve_target(args.impl, args.cmd)
     try:
         if args.exhaustive is not None:
@@ -291,12 +319,18 @@ def run_conform(args: argparse.Namespace) -> int:
     finally:
         close_factory(factory)
     case_path = None
+    unsaved = None
     if report.divergence is not None:
-        case_path = save_case(report, Path(args.case_dir), target)
+        try:
+            case_path = save_case(report, case_folder, target)
+        except OSError as error:  # the report (with the shrunk program) is still printed
+            unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {error}"
     if args.format == "json":
         print(json.dumps(json_report(report, case_path, target), indent=2))
     else:
         _text_report(report, case_path, target)
+    if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
+        print(unsaved, file=sys.stderr)
     return 0 if report.conformant else 1
 
 

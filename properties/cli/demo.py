@@ -18,6 +18,7 @@ from loopspec.model.replay import ApprovalShown, CallShown, ResultShown, present
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
+from loopspec.properties.cli.conform import at_least_one, keep_hypothesis_out_of_the_working_folder
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.run import resolve_target, rule_table, run_conformance
 
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--examples",
-        type=int,
+        type=at_least_one,
         default=100,
         metavar="N",
         help="command programs for the conformance run (default 100)",
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     for violation in violations:
         print(f"  [{violation.rule_id}] seq {violation.seq}: {violation.message}")
     _heading("conformance: the bundled implementation (impl/) against the model")
+    keep_hypothesis_out_of_the_working_folder()
     factory, _ = resolve_target(None, None)
     report = run_conformance(factory, examples=args.examples, seed_value=None)
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"

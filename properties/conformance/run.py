@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import json
 import os
 import re
 import shlex
@@ -505,13 +506,17 @@ def profile_named(name: str | None) -> Profile | None:
         ) from None
 
 
+CASE_VERSION = 1
+"""The case file format `conform` writes and `replay` reads."""
+
+
 def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
     """The replayable case file of a failed run."""
     assert report.divergence is not None
     assert report.config is not None
     return {
         "loopspec": "case",
-        "version": 1,
+        "version": CASE_VERSION,
         "target": target,
         "rule": report.divergence.rule_id,
         "what": report.divergence.what,
@@ -552,12 +557,22 @@ def load_case(path: Path) -> Case:
         raise TargetError(f"{path}: the case file is not JSON: {error}") from error
     if not isinstance(document, dict) or document.get("loopspec") != "case":
         raise TargetError(f"{path}: not a loopspec case file")
+    version = document.get("version")
+    if version != CASE_VERSION:
+        # Another version's commands may mean something else: replaying them as this one's
+        # would report a verdict on a program nobody wrote.
+        found = "missing" if "version" not in document else json.dumps(version)
+        raise TargetError(
+            f"{path}: $.version is {found}; this loopspec reads case files of version "
+            f"{CASE_VERSION}"
+        )
     target = document.get("target") or {}
     if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
         raise TargetError(f"{path}: $.target must be an object of strings")
-    raw_commands = document.get("commands") or []
-    if not isinstance(raw_commands, list):
-        raise TargetError(f"{path}: $.commands must be a list")
+    raw_commands = document.get("commands")
+    if not isinstance(raw_commands, list) or not raw_commands:
+        # Zero commands would replay as "no divergence": a pass for a case that holds nothing.
+        raise TargetError(f"{path}: $.commands must be a non-empty list of commands")
     profile = document.get("profile")
     if profile is not None and not isinstance(profile, str):
         raise TargetError(f"{path}: $.profile must be a profile name")
