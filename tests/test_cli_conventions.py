@@ -29,15 +29,19 @@ def test_version_prints_the_distribution_version(capsys: pytest.CaptureFixture[s
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
 def test_every_verb_help_says_what_it_does_and_its_exit_codes(
-    verb: str, capsys: pytest.CaptureFixture[str]
+    verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each verb's own help has a description and an `exit status:` paragraph."""
+    """Each verb's own help has a description and an `exit status:` paragraph, and fits an
+    80-column terminal."""
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal it finds
     with pytest.raises(SystemExit) as done:
         main([verb, "--help"])
     assert done.value.code == 0
     shown = capsys.readouterr().out
     assert f"usage: loopspec {verb}" in shown
     assert "exit status: 0 " in shown
+    too_wide = [line for line in shown.splitlines() if len(line) > 80]
+    assert too_wide == [], "help text wider than a terminal"
 
 
 def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
@@ -92,3 +96,41 @@ def test_searching_verbs_leave_the_folder_they_run_in_as_it_was(tmp_path: Path, 
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def _rule_section(rule: str) -> str:
+    """RW-1's section as SPEC.md states it, from its heading to the next heading."""
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    start = spec.index(f"### {rule} ")
+    return spec[start : spec.index("\n#", start)].strip()
+
+
+def test_spec_prints_the_rules_a_report_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """`loopspec spec rw-1` prints RW-1 as SPEC.md states it (failure reports name rules by
+    ID); a family prints each of its rules, in SPEC order."""
+    assert main(["spec", "rw-1"]) == 0
+    assert capsys.readouterr().out == _rule_section("RW-1") + "\n"
+    assert main(["spec", "DEC", "HOOK-3"]) == 0
+    shown = capsys.readouterr().out
+    expected = ["### DEC-1 ", "### DEC-2 ", "### DEC-3 ", "### HOOK-3 "]
+    assert [line[: len(h)] for line in shown.splitlines() for h in expected
+            if line.startswith(h)] == expected  # fmt: skip
+    assert _rule_section("DEC-2") in shown
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["spec", "RW-99"], "SPEC.md states no rule 'RW-99'; rule families: LOG, TURN"),
+        (["spec", "RW-1", "--check", "SPEC.md"], "--write and --check take no rule"),
+    ],
+)
+def test_spec_refuses_a_rule_it_does_not_state(
+    argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped rule, or a rule with --check/--write: exit 2, one line, nothing printed."""
+    assert main(argv) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert complaint in shown.err
+    assert len(shown.err.splitlines()) == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_blame_matrix import FIRST_USER, ChangedModel, _events
+from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, SubmitUser
 from loopspec.model.config import LoopConfig
@@ -29,6 +29,7 @@ from loopspec.properties.conformance.run import (
     replay_case,
     rule_table,
     run_conformance,
+    spec_text,
 )
 from loopspec.properties.conformance.situations import Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -251,3 +252,16 @@ def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     shown = capsys.readouterr()
     assert shown.out == ""
     assert shown.err.startswith(f"loopspec: error: [PROTO-1] {saved}: {complaint}"), shown.err
+
+
+def test_EXE_4_the_rule_a_wrong_failure_result_quotes_states_the_wording() -> None:
+    """EXE-4: a failed body's result without its `Error: ` prefix is blamed on EXE-4, and the
+    SPEC.md text the report quotes for EXE-4 says what that result must be (it once only said
+    when an outcome is accepted, leaving the reader to guess why EXE-4 was named)."""
+    (case,) = [c for c in FAMILIES if c.name == "no Error: prefix on a failed body's result"]
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4"
+    quoted = spec_text("EXE-4")
+    assert "a failure is one text block `Error: <message>`" in quoted
+    assert "TEXT-1" in quoted

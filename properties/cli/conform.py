@@ -72,7 +72,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(SPEC section 4), then the random search",
     )
     _profile_argument(conform)
-    conform.add_argument("--format", choices=("text", "json"), default="text")
+    conform.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default), or json: one versioned loopspec-conform/1 document on stdout",
+    )
     conform.add_argument(
         "--case-dir",
         default="loopspec-cases",
@@ -109,7 +114,7 @@ def _profile_argument(parser: argparse.ArgumentParser) -> None:
         choices=sorted(PROFILES),
         default=None,
         help="erase this implementation's known divergences and report them as known "
-        "(see SPEC.md section 8)",
+        "(SPEC.md section 8 states dsh's, section 11 Claude Code's and Codex's)",
     )
 
 
@@ -185,10 +190,8 @@ def counts_line(report: RunReport) -> str:
         extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
     besides = f" (besides: {'; '.join(extra)})" if extra else ""
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if report.seconds > 0 else ""
-    return (
-        f"{report.examples} programs{besides}, {report.steps} commands, "
-        f"{report.seconds:.1f} s{rate}"
-    )
+    programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
+    return f"{programs}{besides}, {report.steps} commands, {report.seconds:.1f} s{rate}"
 
 
 def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:

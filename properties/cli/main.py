@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
 
 PROGRAM = "loopspec"
+HELP_WIDTH = 78
+"""Columns of the text `--help` wraps itself (argparse's own default on an 80-column terminal)."""
 BROKEN_PIPE_STATUS = 141
 
 
@@ -85,9 +87,10 @@ VERBS = (
     Verb(
         "spec",
         "loopspec.properties.cli.spec",
-        "print the generated SPEC.md tables, or check/update them in a file",
+        "print the rules named (loopspec spec RW-1), or the generated SPEC.md tables, or "
+        "check/update them in a file",
         "0 printed, or the file is current / was rewritten; 1 --check found stale sections; "
-        "2 the file cannot be read",
+        "2 SPEC.md states no such rule, or the file cannot be read",
     ),
 )
 VERB_BY_NAME = {verb.name: verb for verb in VERBS}
@@ -147,8 +150,16 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
     """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
-    parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
-    parser.epilog = textwrap.fill(f"exit status: {verb.exit_codes}", width=78)
+    description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
+    # Paragraphs a verb wrapped itself keep their lines (the raw formatter below keeps them);
+    # a paragraph written as one long string is wrapped like argparse's own text.
+    parser.description = "\n\n".join(
+        paragraph
+        if all(len(line) <= HELP_WIDTH for line in paragraph.splitlines())
+        else textwrap.fill(paragraph, width=HELP_WIDTH)
+        for paragraph in description.split("\n\n")
+    )
+    parser.epilog = textwrap.fill(f"exit status: {verb.exit_codes}", width=HELP_WIDTH)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 

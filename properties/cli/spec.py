@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -16,7 +17,19 @@ SPEC_FILE_CAP = 16 * 1024 * 1024
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `spec` subcommand."""
     parser = subparsers.add_parser(
-        "spec", help="print the generated SPEC.md tables, or check/update them in a file"
+        "spec",
+        help="print the rules named (loopspec spec RW-1), or the generated SPEC.md tables, or "
+        "check/update them in a file",
+        description="Print the rules named (loopspec spec RW-1 HOOK-3; a family: loopspec spec "
+        "RW) as the SPEC.md shipped with this loopspec states them — failure reports name "
+        "rules by ID. Without a rule: print the generated SPEC.md tables, or check/update "
+        "them in a file.",
+    )
+    parser.add_argument(
+        "rules",
+        nargs="*",
+        metavar="RULE",
+        help="a rule ID (RW-1) or a family (RW); case does not matter",
     )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--write", metavar="FILE", help="rewrite the generated sections of FILE")
@@ -24,8 +37,43 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
+def rule_sections(spec: str) -> dict[str, str]:
+    """Every rule SPEC.md states, by ID: its `### ID title` section, in SPEC order."""
+    found = re.finditer(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", spec, re.S | re.M)
+    return {match.group(1): match.group(0).strip() for match in found}
+
+
+def print_rules(names: list[str]) -> int:
+    """Print the named rules (or families); exit 2 naming what SPEC.md does not state."""
+    from loopspec import spec_text  # noqa: PLC0415 (read only when a rule is asked for)
+
+    sections = rule_sections(spec_text())
+    chosen: list[str] = []
+    for name in names:
+        wanted = name.strip().upper()
+        matching = [rule for rule in sections if wanted in (rule, rule.split("-")[0])]
+        if not matching:
+            families = ", ".join(dict.fromkeys(rule.split("-")[0] for rule in sections))
+            print(
+                f"loopspec spec: error: SPEC.md states no rule {name!r}; rule families: {families}",
+                file=sys.stderr,
+            )
+            return 2
+        chosen += [rule for rule in matching if rule not in chosen]
+    print("\n\n".join(sections[rule] for rule in chosen))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print, write or check the generated sections."""
+    """Print rules; print, write or check the generated sections."""
+    if args.rules:
+        if args.write is not None or args.check is not None:
+            print(
+                "loopspec spec: error: RULE prints rules; --write and --check take no rule",
+                file=sys.stderr,
+            )
+            return 2
+        return print_rules(args.rules)
     if args.write is None and args.check is None:
         print(render_generated_sections())
         return 0
