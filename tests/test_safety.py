@@ -414,7 +414,11 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     [
         ("raising_factory", "RuntimeError: the factory is broken"),
         ("apply_raises", "ZeroDivisionError: boom inside apply"),
-        ("not_a_target", "the target failed in"),
+        (
+            "not_a_target",
+            "the factory returned a str, not a ConformanceTarget (it has no name, "
+            "reset, apply, close)",
+        ),
     ],
 )
 def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
@@ -749,6 +753,14 @@ def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     assert "RuntimeError: at import" in err
     assert "SyntaxError" in err
     assert "Traceback" not in err
+    # Run from another folder than the module's (a shared case replayed elsewhere): the error
+    # says where the module was looked for.
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--impl", "not_in_this_folder:make"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"No module named 'not_in_this_folder' (looked in the current directory, {tmp_path}" in err
+    )
 
 
 def test_SAFE_3_an_exiting_subreaper_ends_even_children_that_cleared_their_environment() -> None:

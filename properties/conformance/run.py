@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
@@ -164,12 +164,27 @@ def _capabilities(declared: object) -> frozenset[str]:
     return frozenset(declared)
 
 
+TARGET_MEMBERS = ("name", "reset", "apply", "close")
+"""What a `ConformanceTarget` has (`properties/conformance/target.py`)."""
+
+
+def _a_target(made: object) -> ConformanceTarget:
+    """What a factory made, refused at once (not at its first use) unless it is a target."""
+    missing = [member for member in TARGET_MEMBERS if not hasattr(made, member)]
+    if missing:
+        raise TypeError(
+            f"the factory returned a {type(made).__name__}, not a ConformanceTarget "
+            f"(it has no {', '.join(missing)})"
+        )
+    return cast("ConformanceTarget", made)
+
+
 class GuardedTarget:
     """A target whose every failure goes through a `TargetBreakage`."""
 
     def __init__(self, factory: TargetFactory, breakage: TargetBreakage) -> None:
         self._breakage = breakage
-        self._target = breakage.call("its factory", factory)
+        self._target = breakage.call("its factory", lambda: _a_target(factory()))
         self.name = breakage.call("its name", lambda: str(self._target.name))
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
@@ -215,6 +230,10 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
         sys.path.insert(0, os.getcwd())
     try:
         factory = getattr(importlib.import_module(module_name), attribute)
+    except ModuleNotFoundError as error:
+        # Say where it was looked for: the usual cause is running from another folder.
+        where = f" (looked in the current directory, {os.getcwd()}, then sys.path)"
+        raise TargetError(f"cannot load {spec}: {error}{where}") from error
     except (ImportError, AttributeError) as error:
         raise TargetError(f"cannot load {spec}: {error}") from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
