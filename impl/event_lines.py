@@ -3,10 +3,16 @@
 The reference spelling of a line is `encode_event(event_to_wire(event))`: the event mapped to
 plain dicts and lists, then encoded by the C encoder. Both steps walk the whole event and
 allocate its wire object, several times what writing the text costs. `plain_event_line` writes
-the same text directly, per event class: the envelope and every known field in fixed pieces,
-strings escaped by the C `encode_basestring` the encoder itself uses, numbers by the reprs the
-encoder uses, and payloads (`extra` maps, reasons, updated inputs, ...) by a small walk that
-spells values exactly as the encoder does.
+the same text directly: strings escaped by the C `encode_basestring` the encoder itself uses,
+numbers by the reprs the encoder uses, and payloads (`extra` maps, reasons, updated inputs, ...)
+by a small walk that spells values exactly as the encoder does.
+
+The writer of each event, message and block class is not written by hand: it is generated at
+import from the class itself (`attrs.fields`, their annotations, the class's wire constant) and
+the wire's spelling rules (camelCase keys, `ENVELOPE_KEYS`, which values are left out), compiled
+to one function per class with the members' keys as fixed text, as attrs compiles its methods.
+The few layout facts no field states are spelled once each, next to the rule of model/wire.py
+they follow; tests hold every class's line to the reference byte for byte.
 
 It only does so for an event built entirely of exact types: `str`, `int`, `float`, `bool`,
 `None`, tuples, `FrozenMap`s with string keys, and the event, message and block classes
@@ -19,41 +25,17 @@ takes the reference path, which also names what JSON cannot carry.
 
 from __future__ import annotations
 
+import typing
 from _json import encode_basestring
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+import attrs
+
 from loopspec.impl.framing import UNIT_KEY
-from loopspec.model.events import (
-    ApprovalAsked,
-    ApprovalDecided,
-    AssistantMessageRecorded,
-    Event,
-    HookInvoked,
-    HookResulted,
-    OpaqueEvent,
-    RewriteSidecar,
-    StepEnded,
-    StepStarted,
-    SurfaceAppend,
-    SurfaceReplace,
-    ToolCallRecorded,
-    ToolResultRecorded,
-    TurnEnded,
-    TurnStarted,
-    UserMessageRecorded,
-)
+from loopspec.model.events import Event, SurfaceAppend, SurfaceOp, SurfaceReplace
 from loopspec.model.jsonvalue import EMPTY, FrozenMap
-from loopspec.model.messages import (
-    AssistantMessage,
-    OpaqueBlock,
-    ReasoningBlock,
-    TextBlock,
-    ToolCallBlock,
-    ToolResultBlock,
-    ToolResultMessage,
-    UserMessage,
-)
+from loopspec.model.messages import OpaqueBlock
 from loopspec.model.wire import ENVELOPE_KEYS
 
 
@@ -137,355 +119,340 @@ def _tail(extra: object, known: frozenset[str]) -> str:
     return "".join(parts)
 
 
-def _optional_text(key: str, value: object) -> str:
-    """`,"key":"value"` for a string, nothing for None."""
-    if value is None:
-        return ""
-    if type(value) is not str:
-        _not_plain()
-    return key + _string(value)
-
-
-_ENVELOPE = frozenset({*ENVELOPE_KEYS, UNIT_KEY})
-_MESSAGE = frozenset({"role", "content", "source", "id"})
-_TEXT_BLOCK = frozenset({"type", "text"})
-_CALL_BLOCK = frozenset({"type", "id", "name", "arguments"})
-_RESULT_BLOCK = frozenset({"type", "toolCallId", "content", "isError"})
-_TYPE_ONLY = frozenset({"type"})
-_TURN = frozenset({"turn"})
-_TURN_END = frozenset({"turn", "reason"})
-_STEP = frozenset({"turn", "step"})
-_ASSISTANT = frozenset({"turn", "step", "message", "usage", "interrupted"})
-_CALL = frozenset({"turn", "step", "callId", "name", "arguments", "rewrite"})
-_RESULT = frozenset({"turn", "step", "message", "error", "meta"})
-_INVOKED = frozenset({"turn", "point", "dialect", "handlerId", "matcher", "callId"})
-_HOOK_RESULT = frozenset(
-    {
-        "turn",
-        "point",
-        "handlerId",
-        "decision",
-        "durationMs",
-        "exitCode",
-        "stderrSummary",
-        "callId",
-        "updatedInput",
-    }
-)
-_ASKED = frozenset({"id", "toolName", "callId", "reason", "arguments"})
-_DECIDED = frozenset({"id", "outcome"})
-
-
-# The `,"key":` openers of optional string fields.
-_ARGUMENTS_KEY = ',"arguments":'
-_CALL_ID_KEY = ',"callId":'
-_ID_KEY = ',"id":'
-_MATCHER_KEY = ',"matcher":'
-_REASON_KEY = ',"reason":'
-_STDERR_SUMMARY_KEY = ',"stderrSummary":'
-
-
-def _surface(surface: object, sources: object) -> str:
-    if type(surface) is SurfaceAppend:  # (the usual case, appending, is spelled inline)
-        text = ',"surfaceOp":"append"'
-    elif type(surface) is SurfaceReplace:
-        start, end = surface.start, surface.end
-        if type(start) is not int or type(end) is not int:
-            _not_plain()
-        text = f',"surfaceOp":{{"op":"replace","start":{start},"end":{end}}}'
-    else:
-        _not_plain()
-    if sources is None:
-        return text
-    if type(sources) is not tuple:
-        _not_plain()
-    for seq in sources:
-        if type(seq) is not int:
-            _not_plain()
-    return f'{text},"sourceEventSeqs":[{",".join(map(_int_text, sources))}]'
-
-
-def _block(block: object) -> str:
-    if type(block) is TextBlock or type(block) is ReasoningBlock:
-        if type(block.text) is not str:
-            _not_plain()
-        extra = block.extra
-        extra_text = "" if extra is EMPTY else _tail(extra, _TEXT_BLOCK)
-        return f'{{"type":"{block.TYPE}","text":{_string(block.text)}{extra_text}}}'
-    if type(block) is ToolCallBlock:
-        call_id, name, arguments = block.id, block.name, block.arguments
-        if not type(call_id) is type(name) is type(arguments) is str:
-            _not_plain()
-        extra = block.extra
-        extra_text = "" if extra is EMPTY else _tail(extra, _CALL_BLOCK)
-        return (
-            f'{{"type":"tool-call","id":{_string(call_id)},"name":{_string(name)},'
-            f'"arguments":{_string(arguments)}{extra_text}}}'
-        )
-    if type(block) is ToolResultBlock:
-        return _result_block(block)
-    if type(block) is OpaqueBlock:
-        if type(block.type) is not str:
-            _not_plain()
-        return f'{{"type":{_string(block.type)}{_tail(block.data, _TYPE_ONLY)}}}'
+def _bool_text(value: object) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
     _not_plain()
 
 
-def _result_block(block: ToolResultBlock) -> str:
-    call_id, content, is_error = block.tool_call_id, block.content, block.is_error
-    if type(call_id) is not str or type(content) is not tuple:
-        _not_plain()
-    if is_error is None:
-        error_text = ""
-    elif is_error is True:
-        error_text = ',"isError":true'
-    elif is_error is False:
-        error_text = ',"isError":false'
-    else:
-        _not_plain()
-    extra = block.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _RESULT_BLOCK)
-    return (
-        f'{{"type":"tool-result","toolCallId":{_string(call_id)},'
-        f'"content":[{",".join([_block(item) for item in content])}]'
-        f"{error_text}{extra_text}}}"
-    )
+def _number(value: object) -> str:
+    """A number field (an int or a float, never a bool) as the encoder writes it."""
+    if type(value) is int:
+        return _int_text(value)
+    if type(value) is float:
+        return _number_text(value)
+    _not_plain()
 
 
-def _message(message: object) -> str:
-    if type(message) is UserMessage or type(message) is AssistantMessage:
-        content = message.content
-        if type(content) is not tuple:
+def _int_item(value: object) -> str:
+    if type(value) is not int:
+        _not_plain()
+    return _int_text(value)
+
+
+def _string_item(value: object) -> str:
+    if type(value) is not str:
+        _not_plain()
+    return _string(value)
+
+
+def _array(write_item: Callable[[Any], str], items: tuple[object, ...]) -> str:
+    return "[" + ",".join(map(write_item, items)) + "]"
+
+
+def _surface_op(surface: object) -> str:
+    """The `surfaceOp` value, by hand as in model/wire.py: the wire spells the two classes as a
+    bare tag and a tagged object, which their fields do not say."""
+    if type(surface) is SurfaceAppend:
+        return '"append"'
+    if type(surface) is SurfaceReplace:
+        start, end = surface.start, surface.end
+        if type(start) is not int or type(end) is not int:
             _not_plain()
-        blocks = ",".join([_block(block) for block in content])
-    elif type(message) is ToolResultMessage:
-        if type(message.result) is not ToolResultBlock:
-            _not_plain()
-        blocks = _result_block(message.result)
-    else:
-        _not_plain()
-    source, message_id, extra = message.source, message.id, message.extra
-    if type(source) is not FrozenMap:
-        _not_plain()
-    if message_id is None:
-        id_text = ""
-    elif type(message_id) is str:
-        id_text = ',"id":' + _string(message_id)
-    else:
-        _not_plain()
-    extra_text = "" if extra is EMPTY else _tail(extra, _MESSAGE)
-    return (
-        f'{{"role":"{message.ROLE}","content":[{blocks}],"source":{_object(source)}'
-        f"{id_text}{extra_text}}}"
-    )
+        return f'{{"op":"replace","start":{start},"end":{end}}}'
+    _not_plain()
 
 
-def _turn_started(event: TurnStarted) -> str:
-    turn = event.turn
-    if type(turn) is not int:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _TURN)
-    return f'{{"turn":{turn}{extra_text}}}'
+# ---------------------------------------------------------------------------------------------
+# Writers generated from the classes.
+
+_Writer = Callable[[Any], str]
+# The two envelope members not named by their field's camelCase.
+_ENVELOPE_RENAMES = {"surface": "surfaceOp", "sources": "sourceEventSeqs"}
+_ENVELOPE = frozenset({*ENVELOPE_KEYS, UNIT_KEY})  # `unit` is the framing's, never an extra's
+_NEVER_OMITTED = "never"
 
 
-def _turn_ended(event: TurnEnded) -> str:
-    turn = event.turn
-    if type(turn) is not int:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _TURN_END)
-    return f'{{"turn":{turn},"reason":{_value(event.reason)}{extra_text}}}'
+def _wire_key(name: str) -> str:
+    """A field's wire key: its name in camelCase, as model/wire.py spells every data field."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
 
 
-def _step(event: StepStarted | StepEnded) -> str:
-    turn, step = event.turn, event.step
-    if not type(turn) is type(step) is int:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _STEP)
-    return f'{{"turn":{turn},"step":{step}{extra_text}}}'
+@attrs.frozen
+class _Member:
+    """One member of a written object: its key, the attribute it holds (the whole value when
+    empty), how that is written (its type, or the name of a generated writer), and which value
+    leaves the member out."""
+
+    key: str
+    attribute: str
+    hint: object
+    omitted_when: object = _NEVER_OMITTED
+    in_array: bool = False
 
 
-def _user_message(event: UserMessageRecorded) -> str:
-    return _message(event.message)
+def _omitted_when(field: attrs.Attribute[Any], hint: object) -> object:
+    """The wire leaves out a field that may be None when it is None, and a flag (a `bool`
+    field defaulting to False) unless it is set."""
+    if type(None) in typing.get_args(hint):
+        return None
+    if hint is bool and field.default is False:
+        return False
+    return _NEVER_OMITTED
 
 
-def _assistant_message(event: AssistantMessageRecorded) -> str:
-    turn, step, usage, interrupted = event.turn, event.step, event.usage, event.interrupted
-    if not type(turn) is type(step) is int:
-        _not_plain()
-    if interrupted is True:
-        interrupted_text = ',"interrupted":true'
-    elif interrupted is False:
-        interrupted_text = ""
-    else:
-        _not_plain()
-    usage_text = "" if usage is None else ',"usage":' + _value(usage)
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _ASSISTANT)
-    return (
-        f'{{"turn":{turn},"step":{step},"message":{_message(event.message)}'
-        f"{usage_text}{interrupted_text}{extra_text}}}"
-    )
+def _is_payload(hint: object) -> bool:
+    """Whether `hint` is `JsonValue` (a union of None, scalars, tuples and `FrozenMap`)."""
+    choices = typing.get_args(hint)
+    return FrozenMap in choices and str in choices and type(None) in choices
 
 
-def _tool_call(event: ToolCallRecorded) -> str:
-    turn, step, call_id, name = event.turn, event.step, event.call_id, event.name
-    arguments, rewrite = event.arguments, event.rewrite
-    if not (type(turn) is type(step) is int and type(call_id) is type(name) is str):
-        _not_plain()
-    if type(arguments) is not str:
-        _not_plain()
-    if rewrite is None:
-        rewrite_text = ""
-    elif type(rewrite) is RewriteSidecar:
-        original = rewrite.original_arguments
-        if type(original) is not str:
-            _not_plain()
-        rewrite_text = (
-            f',"rewrite":{{"originalArguments":{_string(original)},'
-            f'"handlerIds":{_value(rewrite.handler_ids)}}}'
+def _literal(text: str) -> str:
+    """`text` as literal f-string text; refuses what would need escaping in generated source."""
+    if any(mark in text for mark in ("\\", "'", "\n", "\r")):
+        raise ValueError(f"cannot write {text!r} as generated source")
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+class _Generator:
+    """Compiles one writer per class into one namespace, where writers call each other by name.
+    A nested object's writer first checks its value's exact type (an event's was looked up by
+    it). A class is compiled when first needed."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {
+            "_not_plain": _not_plain,
+            "_string": _string,
+            "_value": _value,
+            "_object": _object,
+            "_tail": _tail,
+            "_bool_text": _bool_text,
+            "_number": _number,
+            "_int_item": _int_item,
+            "_string_item": _string_item,
+            "_array": _array,
+            "_surface_op": _surface_op,
+            "EMPTY": EMPTY,
+            "FrozenMap": FrozenMap,
+        }
+        self._names: dict[object, str] = {}
+
+    def _bind(self, value: object, stem: str) -> str:
+        name = f"_{stem}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def _compile(self, name: str, lines: list[str], result: str) -> None:
+        body = "".join(f"    {line}\n" for line in [*lines, f"return {result}"])
+        exec(
+            compile(f"def {name}(value):\n{body}", f"<wire writer {name}>", "exec"), self.namespace
         )
-    else:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _CALL)
-    return (
-        f'{{"turn":{turn},"step":{step},"callId":{_string(call_id)},"name":{_string(name)},'
-        f'"arguments":{_string(arguments)}{rewrite_text}{extra_text}}}'
-    )
+
+    def event_writer(self, cls: type) -> _Writer:
+        """An event's line (but its newline): the envelope members in `ENVELOPE_KEYS` order,
+        `data` among them, then the envelope's extra fields."""
+        hints = typing.get_type_hints(cls)
+        envelope: dict[str, _Member] = {}
+        data: list[attrs.Attribute[Any]] = []
+        for field in attrs.fields(cls):
+            key = _ENVELOPE_RENAMES.get(field.name, field.name)
+            if key == "data":  # the envelope always carries `data`, null included
+                envelope[key] = _Member(key, field.name, hints[field.name])
+            elif key in ENVELOPE_KEYS:
+                omitted = _omitted_when(field, hints[field.name])
+                envelope[key] = _Member(key, field.name, hints[field.name], omitted)
+            elif field.name != "envelope_extra":
+                data.append(field)
+        if "data" not in envelope:
+            envelope["data"] = self._data_member(cls, data, hints)
+        opening = [] if "type" in envelope else [("type", _constant(cls, "TYPE"))]
+        members = [envelope[key] for key in ENVELOPE_KEYS if key in envelope]
+        name = f"_line_{cls.__name__}"
+        code = self._object_code(None, opening, members, "envelope_extra", _ENVELOPE)
+        self._compile(name, *code)
+        return self.namespace[name]  # type: ignore[no-any-return]
+
+    def _data_member(
+        self, cls: type, fields: list[attrs.Attribute[Any]], hints: dict[str, Any]
+    ) -> _Member:
+        """The `data` member of an event class: the object of its data fields, but (as
+        model/wire.py writes user/message) the value of its one data field when it has no other
+        and no extra fields."""
+        if len(fields) == 1:
+            return _Member("data", fields[0].name, hints[fields[0].name])
+        members, tail = _members(cls, fields, hints)
+        name = f"_data_{cls.__name__}"
+        self._compile(name, *self._object_code(None, [], members, tail, None))
+        return _Member("data", "", name)
+
+    def writer_name(self, hint: object) -> str:
+        """The name of the generated function writing an instance of `hint`: an attrs class,
+        or a union of them (chosen by exact type)."""
+        if hint in self._names:
+            return self._names[hint]
+        if isinstance(hint, type) and attrs.has(hint):
+            name = self._names[hint] = f"_write_{hint.__name__}"
+            self._compile(name, *self._class_code(hint))
+            return name
+        choices = typing.get_args(hint)
+        if not choices or not all(isinstance(c, type) and attrs.has(c) for c in choices):
+            raise TypeError(f"no wire writer for {hint!r}")
+        by_class: dict[type, _Writer] = {}
+        table = self._bind(by_class, "by_class")
+        name = self._names[hint] = self._bind(None, "choose")
+        for choice in choices:
+            by_class[choice] = self.namespace[self.writer_name(choice)]
+        lines = [f"write = {table}.get(type(value))", "if write is None:", "    _not_plain()"]
+        self._compile(name, lines, "write(value)")
+        return name
+
+    def _class_code(self, cls: type) -> tuple[list[str], str]:
+        """A message's or block's object: its wire constant, its members, its extra fields."""
+        members, tail = _members(cls, attrs.fields(cls), typing.get_type_hints(cls))
+        if hasattr(cls, "ROLE"):
+            members = _message_layout(members)
+        opening = [
+            (constant.lower(), _constant(cls, constant))
+            for constant in ("TYPE", "ROLE")
+            if hasattr(cls, constant)
+        ]
+        return self._object_code(cls, opening, members, tail, None)
+
+    def _object_code(
+        self,
+        cls: type | None,
+        opening: list[tuple[str, str]],
+        members: Sequence[_Member],
+        tail: str | None,
+        known: frozenset[str] | None,
+    ) -> tuple[list[str], str]:
+        """The lines and the f-string writing `{constants,members,tail}`, checking first that
+        the value is exactly a `cls` (when one is given): required members inline, each
+        optional one as its own `,"key":value` text or nothing. The extra fields may not repeat
+        a key the object can have (`known`, else every key it can write)."""
+        lines = []
+        if cls is not None:
+            lines += [f"if type(value) is not {self._bind(cls, 'cls')}:", "    _not_plain()"]
+        text = _literal("{" + ",".join(f"{_string(key)}:{_string(v)}" for key, v in opening))
+        opened = bool(opening)
+        for index, member in enumerate(members):
+            var = f"v{index}"
+            lines.append(
+                f"{var} = value.{member.attribute}" if member.attribute else f"{var} = value"
+            )
+            checks, field = self._value_code(member.hint, var)
+            if member.in_array:
+                field = f"[{field}]"
+            key = _literal(("," if opened else "") + _string(member.key) + ":")
+            if member.omitted_when == _NEVER_OMITTED:
+                lines += checks
+                text += key + field
+            elif not opened:
+                raise TypeError(f"an object cannot open with the optional {member.key!r}")
+            else:
+                lines += [f"if {var} is {member.omitted_when!r}:", f"    t{index} = ''", "else:"]
+                lines += [f"    {line}" for line in checks]
+                lines.append(f"    t{index} = f'{key}{field}'")
+                text += f"{{t{index}}}"
+            opened = True
+        if tail is not None:
+            if known is None:
+                known = frozenset([*(key for key, _ in opening), *(m.key for m in members)])
+            lines.append(f"extra = value.{tail}")
+            known_name = self._bind(known, "known")
+            lines.append(f"tail = '' if extra is EMPTY else _tail(extra, {known_name})")
+            text += "{tail}"
+        return lines, f"f'{text}}}}}'"
+
+    def _value_code(self, hint: object, var: str) -> tuple[list[str], str]:
+        """Lines checking that `var` holds a plain `hint`, and the f-string field writing it."""
+        if isinstance(hint, str):  # the name of a writer generated for this very value
+            return [], f"{{{hint}({var})}}"
+        if hint is int:
+            return [f"if type({var}) is not int:", "    _not_plain()"], f"{{{var}}}"
+        if hint is str:
+            return [f"if type({var}) is not str:", "    _not_plain()"], f"{{_string({var})}}"
+        if hint is bool:
+            return [], f"{{_bool_text({var})}}"
+        if hint is float:
+            return [], f"{{_number({var})}}"
+        if hint is FrozenMap:
+            check = [f"if type({var}) is not FrozenMap:", "    _not_plain()"]
+            return check, f"{{_object({var})}}"
+        if hint == SurfaceOp:
+            return [], f"{{_surface_op({var})}}"
+        if _is_payload(hint):
+            return [], f"{{_value({var})}}"
+        if typing.get_origin(hint) is tuple:
+            item, ellipsis = typing.get_args(hint)
+            if ellipsis is not Ellipsis:
+                raise TypeError(f"no wire writer for {hint!r}")
+            check = [f"if type({var}) is not tuple:", "    _not_plain()"]
+            return check, f"{{_array({self._item_writer(item)}, {var})}}"
+        choices = typing.get_args(hint)
+        if type(None) in choices:  # what an optional member holds when it is written
+            (present,) = [choice for choice in choices if choice is not type(None)]
+            return self._value_code(present, var)
+        return [], f"{{{self.writer_name(hint)}({var})}}"
+
+    def _item_writer(self, hint: object) -> str:
+        if hint is int:
+            return "_int_item"
+        if hint is str:
+            return "_string_item"
+        return self.writer_name(hint)
 
 
-def _tool_result(event: ToolResultRecorded) -> str:
-    turn, step, error, meta = event.turn, event.step, event.error, event.meta
-    if not type(turn) is type(step) is int:
-        _not_plain()
-    error_text = "" if error is None else ',"error":' + _value(error)
-    meta_text = "" if meta is None else ',"meta":' + _value(meta)
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _RESULT)
-    return (
-        f'{{"turn":{turn},"step":{step},"message":{_message(event.message)}'
-        f"{error_text}{meta_text}{extra_text}}}"
-    )
+def _constant(cls: type, name: str) -> str:
+    value = getattr(cls, name)
+    assert isinstance(value, str)
+    return value
 
 
-def _hook_invoked(event: HookInvoked) -> str:
-    turn, point, dialect, handler = event.turn, event.point, event.dialect, event.handler_id
-    if not (type(turn) is int and type(point) is type(dialect) is type(handler) is str):
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _INVOKED)
-    return (
-        f'{{"turn":{turn},"point":{_string(point)},"dialect":{_string(dialect)},'
-        f'"handlerId":{_string(handler)}{_optional_text(_MATCHER_KEY, event.matcher)}'
-        f"{_optional_text(_CALL_ID_KEY, event.call_id)}{extra_text}}}"
-    )
+def _members(
+    cls: type, fields: Sequence[attrs.Attribute[Any]], hints: dict[str, Any]
+) -> tuple[list[_Member], str | None]:
+    """The members of `fields` in order, each keyed by its wire key, and the field holding the
+    object's extra fields (`extra`; an opaque block's `data`, its members beside its type)."""
+    members, tail = [], None
+    for field in fields:
+        if field.name == "extra" or (cls is OpaqueBlock and field.name == "data"):
+            tail = field.name
+            continue
+        hint = hints[field.name]
+        members.append(_Member(_wire_key(field.name), field.name, hint, _omitted_when(field, hint)))
+    return members, tail
 
 
-def _hook_resulted(event: HookResulted) -> str:
-    turn, point, handler, decision = event.turn, event.point, event.handler_id, event.decision
-    if not (type(turn) is int and type(point) is type(handler) is type(decision) is str):
-        _not_plain()
-    duration, exit_code, updated = event.duration_ms, event.exit_code, event.updated_input
-    if type(duration) is float:
-        duration_text = _number_text(duration)
-    elif type(duration) is int:
-        duration_text = _int_text(duration)
-    else:
-        _not_plain()
-    if exit_code is None:
-        exit_text = ""
-    elif type(exit_code) is int:
-        exit_text = ',"exitCode":' + _int_text(exit_code)
-    else:
-        _not_plain()
-    updated_text = "" if updated is None else ',"updatedInput":' + _value(updated)
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _HOOK_RESULT)
-    return (
-        f'{{"turn":{turn},"point":{_string(point)},"handlerId":{_string(handler)},'
-        f'"decision":{_string(decision)},"durationMs":{duration_text}{exit_text}'
-        f"{_optional_text(_STDERR_SUMMARY_KEY, event.stderr_summary)}"
-        f"{_optional_text(_CALL_ID_KEY, event.call_id)}{updated_text}"
-        f"{extra_text}}}"
-    )
+def _message_layout(members: list[_Member]) -> list[_Member]:
+    """A message's members as model/wire.py writes them: the optional id after the source, and a
+    tool result message's one block as its `content` array."""
+    ordered = [member for member in members if member.key != "id"]
+    ordered += [member for member in members if member.key == "id"]
+    return [
+        attrs.evolve(member, key="content", in_array=True) if member.key == "result" else member
+        for member in ordered
+    ]
 
 
-def _approval_asked(event: ApprovalAsked) -> str:
-    request, tool = event.id, event.tool_name
-    if not type(request) is type(tool) is str:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _ASKED)
-    return (
-        f'{{"id":{_string(request)},"toolName":{_string(tool)}'
-        f"{_optional_text(_CALL_ID_KEY, event.call_id)}"
-        f"{_optional_text(_REASON_KEY, event.reason)}"
-        f"{_optional_text(_ARGUMENTS_KEY, event.arguments)}{extra_text}}}"
-    )
+def _event_writers() -> dict[type, _Writer]:
+    generator = _Generator()
+    return {cls: generator.event_writer(cls) for cls in typing.get_args(Event)}
 
 
-def _approval_decided(event: ApprovalDecided) -> str:
-    request, outcome = event.id, event.outcome
-    if not type(request) is type(outcome) is str:
-        _not_plain()
-    extra = event.extra
-    extra_text = "" if extra is EMPTY else _tail(extra, _DECIDED)
-    return f'{{"id":{_string(request)},"outcome":{_string(outcome)}{extra_text}}}'
-
-
-_DataWriter = Callable[[Any], str]
-# Per exact event class: how its line opens (up to the seq), its `data` writer, and whether it
-# carries surface fields.
-_WRITERS: dict[type, tuple[str, _DataWriter, bool]] = {
-    kind: (f'{{"type":"{kind.TYPE}","seq":', data, surface)
-    for kind, data, surface in (
-        (TurnStarted, _turn_started, False),
-        (TurnEnded, _turn_ended, False),
-        (StepStarted, _step, False),
-        (StepEnded, _step, False),
-        (UserMessageRecorded, _user_message, True),
-        (AssistantMessageRecorded, _assistant_message, True),
-        (ToolCallRecorded, _tool_call, False),
-        (ToolResultRecorded, _tool_result, True),
-        (HookInvoked, _hook_invoked, False),
-        (HookResulted, _hook_resulted, False),
-        (ApprovalAsked, _approval_asked, False),
-        (ApprovalDecided, _approval_decided, False),
-    )
-}
-_APPENDED = ',"surfaceOp":"append"'
+_LINE_WRITERS = _event_writers()
 
 
 def plain_event_line(event: Event) -> bytes | None:
     """`encode_event(event_to_wire(event))` for an event built only of exact frozen JSON types
     (so deeply frozen); None for any other event, which the reference path must handle."""
+    write = _LINE_WRITERS.get(type(event))
+    if write is None:
+        return None
     try:
-        found = _WRITERS.get(type(event))
-        if found is not None:
-            opening, data, surface = found
-            seq, time = event.seq, event.time
-            if type(seq) is not int or type(time) is not int:
-                return None
-            text = f'{opening}{seq},"time":{time},"data":{data(event)}'
-            if surface:
-                kind, sources = event.surface, event.sources  # type: ignore[union-attr]
-                if type(kind) is SurfaceAppend and sources is None:
-                    text += _APPENDED
-                else:
-                    text += _surface(kind, sources)
-        elif type(event) is OpaqueEvent:
-            kind, seq, time = event.type, event.seq, event.time
-            if not (type(kind) is str and type(seq) is type(time) is int):
-                return None
-            text = f'{{"type":{_string(kind)},"seq":{seq},"time":{time},"data":{_value(event.data)}'
-        else:
-            return None
-        envelope_extra = event.envelope_extra
-        if envelope_extra is not EMPTY:
-            text += _tail(envelope_extra, _ENVELOPE)
-        return (text + "}").encode("utf-8")
+        return write(event).encode("utf-8")
     except (_NotPlain, ValueError, TypeError, RecursionError):
         return None

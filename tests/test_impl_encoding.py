@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -202,6 +203,18 @@ class Text(str):
 
 class TextStub(TextBlock):
     """A block subclass: not plain either."""
+
+
+class MessageStub(UserMessage):
+    """A message subclass, held by a field typed as the exact class."""
+
+
+class ResultStub(ToolResultBlock):
+    """A result block subclass, held by a field typed as the exact class."""
+
+
+class SidecarStub(RewriteSidecar):
+    """A rewrite sidecar subclass."""
 
 
 def event_strategy(odd: bool) -> st.SearchStrategy[object]:
@@ -453,6 +466,119 @@ def test_LOG_3_every_event_the_loop_builds_is_written_from_its_fields() -> None:
     assert len(kinds) >= 8
 
 
+def _every_member_written() -> list[Event]:
+    """One event of each class with every optional member present, extra fields at every level,
+    blocks of each class, and a replacing surface with its sources."""
+    extra, envelope = FrozenMap({"hint": "h"}), FrozenMap({"trace": 7})
+    image = OpaqueBlock("image", FrozenMap({"url": "u"}))
+    blocks = (
+        TextBlock("t", extra),
+        ReasoningBlock("r", extra),
+        ToolCallBlock("c1", "bash", "{}", extra),
+        ToolResultBlock("c1", (TextBlock("o", extra), image), True, extra),
+        image,
+    )
+    user = FrozenMap({"kind": "user"})
+    result = ToolResultBlock("c1", (TextBlock("ok"),), False, extra)
+    tool = FrozenMap({"kind": "tool", "callId": "c1"})
+    replace = SurfaceReplace(1, 2)
+    return [
+        TurnStarted(3, 4, 1, extra, envelope),
+        TurnEnded(3, 4, 1, FrozenMap({"kind": "completed"}), extra, envelope),
+        StepStarted(3, 4, 1, 2, extra, envelope),
+        StepEnded(3, 4, 1, 2, extra, envelope),
+        UserMessageRecorded(
+            3, 4, UserMessage("m1", blocks, user, extra), replace, (1, 2), envelope
+        ),
+        AssistantMessageRecorded(
+            3,
+            4,
+            1,
+            2,
+            AssistantMessage("m2", blocks, user, extra),
+            FrozenMap({"input": 5}),
+            True,
+            replace,
+            (1,),
+            extra,
+            envelope,
+        ),
+        ToolCallRecorded(
+            3, 4, 1, 2, "c1", "bash", "{}", RewriteSidecar("{}", ("h",)), extra, envelope
+        ),
+        ToolResultRecorded(
+            3,
+            4,
+            1,
+            2,
+            ToolResultMessage("m3", result, tool, extra),
+            FrozenMap({"code": "E"}),
+            (1, "two", 3.5, None, FrozenMap({"k": False})),
+            replace,
+            (2,),
+            extra,
+            envelope,
+        ),
+        HookInvoked(3, 4, 1, "PreToolUse", "codex", "h", "bash", "c1", extra, envelope),
+        HookResulted(
+            3,
+            4,
+            1,
+            "PreToolUse",
+            "h",
+            "allow",
+            1.5,
+            2,
+            "oops",
+            "c1",
+            FrozenMap({"a": 1}),
+            extra,
+            envelope,
+        ),
+        ApprovalAsked(3, 4, "a1", "bash", "c1", "why", "{}", extra, envelope),
+        ApprovalDecided(3, 4, "a1", "approved", extra, envelope),
+        OpaqueEvent("plugin/note", 3, 4, FrozenMap({"k": (1, "x")}), envelope),
+    ]
+
+
+def _every_optional_member_left_out() -> list[Event]:
+    """One event of each class with every member that may be left out at its leaving-out
+    value (None, or False for a flag), no extra fields, and a null opaque payload."""
+    user = FrozenMap({"kind": "user"})
+    result = ToolResultBlock("c1", (), None)
+    return [
+        TurnStarted(3, 4, 1),
+        TurnEnded(3, 4, 1, FrozenMap({"kind": "aborted"})),
+        StepStarted(3, 4, 1, 2),
+        StepEnded(3, 4, 1, 2),
+        UserMessageRecorded(3, 4, UserMessage(None, (), user)),
+        AssistantMessageRecorded(3, 4, 1, 2, AssistantMessage(None, (result,), user)),
+        ToolCallRecorded(3, 4, 1, 2, "c1", "bash", ""),
+        ToolResultRecorded(
+            3, 4, 1, 2, ToolResultMessage(None, result, FrozenMap({"callId": "c1"}))
+        ),
+        HookInvoked(3, 4, 1, "Stop", "claude-code", "h"),
+        HookResulted(3, 4, 1, "Stop", "h", "pass", 3),
+        ApprovalAsked(3, 4, "a1", "bash"),
+        ApprovalDecided(3, 4, "a1", "denied"),
+        OpaqueEvent("plugin/note", 3, 4, None),
+    ]
+
+
+def test_LOG_3_each_class_writer_spells_every_member_as_the_reference() -> None:
+    """LOG-3: the writers generated from the classes follow model/wire.py for every event class,
+    with each optional member written and with each left out: the same keys, in the same
+    order, each value spelled alike (so a rename, reordering or omission rule of the reference
+    that the generator does not follow fails here, whatever Hypothesis happens to draw)."""
+    every_class = set(typing.get_args(Event))
+    for events in (_every_member_written(), _every_optional_member_left_out()):
+        assert {type(event) for event in events} == every_class
+        for event in events:
+            line = plain_event_line(event)
+            assert line == encode_event(event_to_wire(event)), event
+            assert json.loads(line) == event_to_wire(event)
+
+
 def _not_plain_events() -> list[Event]:
     """One event per way of not being plain (each would be written wrongly, or kept though
     not frozen, if taken for plain)."""
@@ -487,6 +613,12 @@ def _not_plain_events() -> list[Event]:
         TurnStarted(0, 1.5, 1),  # type: ignore[arg-type]
         TurnStarted(0, 1, 1, FrozenMap({"turn": 2})),
         TurnStarted(0, 1, 1, envelope_extra=FrozenMap({"unit": [1, 2]})),  # type: ignore[dict-item]
+        TurnStarted(0, 1, 1, envelope_extra=FrozenMap({"unit": 1})),
+        UserMessageRecorded(0, 1, MessageStub(None, (text,), user)),
+        ToolCallRecorded(0, 1, 1, 1, "c1", "bash", "{}", SidecarStub("{}", ("h",))),
+        ToolResultRecorded(
+            0, 1, 1, 1, ToolResultMessage(None, ResultStub("c1", ()), FrozenMap({"callId": "c1"}))
+        ),
         TurnStarted(0, 1, 1, envelope_extra=FrozenMap({"type": "x"})),
         StepStarted(0, 1, 1, 1, FrozenMap({"step": 2})),
         HookResulted(0, 1, 1, "PreToolUse", "h", "allow", minus_zero),
