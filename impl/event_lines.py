@@ -148,10 +148,6 @@ def _string_item(value: object) -> str:
     return _string(value)
 
 
-def _array(write_item: Callable[[Any], str], items: tuple[object, ...]) -> str:
-    return "[" + ",".join(map(write_item, items)) + "]"
-
-
 def _surface_op(surface: object) -> str:
     """The `surfaceOp` value, by hand as in model/wire.py: the wire spells the two classes as a
     bare tag and a tagged object, which their fields do not say."""
@@ -194,6 +190,23 @@ class _Member:
     in_array: bool = False
 
 
+@attrs.frozen
+class _DataObject:
+    """The `data` object of an event: members read from the event itself, and its extra field."""
+
+    members: tuple[_Member, ...]
+    tail: str | None
+
+
+def _data_member(cls: type, fields: list[attrs.Attribute[Any]], hints: dict[str, Any]) -> _Member:
+    """The `data` member of an event class: the object of its data fields, but (as model/wire.py
+    writes user/message) the value of its one data field when it has no other, nor extra ones."""
+    if len(fields) == 1:
+        return _Member("data", fields[0].name, hints[fields[0].name])
+    members, tail = _members(cls, fields, hints)
+    return _Member("data", "", _DataObject(tuple(members), tail))
+
+
 def _omitted_when(field: attrs.Attribute[Any], hint: object) -> object:
     """The wire leaves out a field that may be None when it is None, and a flag (a `bool`
     field defaulting to False) unless it is set."""
@@ -233,7 +246,6 @@ class _Generator:
             "_number": _number,
             "_int_item": _int_item,
             "_string_item": _string_item,
-            "_array": _array,
             "_surface_op": _surface_op,
             "EMPTY": EMPTY,
             "FrozenMap": FrozenMap,
@@ -253,7 +265,7 @@ class _Generator:
 
     def event_writer(self, cls: type) -> _Writer:
         """An event's line (but its newline): the envelope members in `ENVELOPE_KEYS` order,
-        `data` among them, then the envelope's extra fields."""
+        `data` among them, then the envelope's extra fields; all in one function."""
         hints = typing.get_type_hints(cls)
         envelope: dict[str, _Member] = {}
         data: list[attrs.Attribute[Any]] = []
@@ -267,35 +279,23 @@ class _Generator:
             elif field.name != "envelope_extra":
                 data.append(field)
         if "data" not in envelope:
-            envelope["data"] = self._data_member(cls, data, hints)
+            envelope["data"] = _data_member(cls, data, hints)
         opening = [] if "type" in envelope else [("type", _constant(cls, "TYPE"))]
         members = [envelope[key] for key in ENVELOPE_KEYS if key in envelope]
+        lines, text = self._object_code("value", opening, members, "envelope_extra", _ENVELOPE)
         name = f"_line_{cls.__name__}"
-        code = self._object_code(None, opening, members, "envelope_extra", _ENVELOPE)
-        self._compile(name, *code)
+        self._compile(name, lines, f"f'{text}'")
         return self.namespace[name]  # type: ignore[no-any-return]
 
-    def _data_member(
-        self, cls: type, fields: list[attrs.Attribute[Any]], hints: dict[str, Any]
-    ) -> _Member:
-        """The `data` member of an event class: the object of its data fields, but (as
-        model/wire.py writes user/message) the value of its one data field when it has no other
-        and no extra fields."""
-        if len(fields) == 1:
-            return _Member("data", fields[0].name, hints[fields[0].name])
-        members, tail = _members(cls, fields, hints)
-        name = f"_data_{cls.__name__}"
-        self._compile(name, *self._object_code(None, [], members, tail, None))
-        return _Member("data", "", name)
-
     def writer_name(self, hint: object) -> str:
-        """The name of the generated function writing an instance of `hint`: an attrs class,
-        or a union of them (chosen by exact type)."""
+        """The name of a generated function writing an instance of `hint`, an attrs class or a
+        union of them (chosen by exact type): for the items of a tuple."""
         if hint in self._names:
             return self._names[hint]
         if isinstance(hint, type) and attrs.has(hint):
             name = self._names[hint] = f"_write_{hint.__name__}"
-            self._compile(name, *self._class_code(hint))
+            lines, text = self._class_code(hint, "value")
+            self._compile(name, lines, f"f'{text}'")
             return name
         choices = typing.get_args(hint)
         if not choices or not all(isinstance(c, type) and attrs.has(c) for c in choices):
@@ -309,8 +309,9 @@ class _Generator:
         self._compile(name, lines, "write(value)")
         return name
 
-    def _class_code(self, cls: type) -> tuple[list[str], str]:
-        """A message's or block's object: its wire constant, its members, its extra fields."""
+    def _class_code(self, cls: type, var: str) -> tuple[list[str], str]:
+        """Lines checking that `var` is exactly a `cls` and reading its members, and the
+        f-string text of its object: its wire constant, its members, its extra fields."""
         members, tail = _members(cls, attrs.fields(cls), typing.get_type_hints(cls))
         if hasattr(cls, "ROLE"):
             members = _message_layout(members)
@@ -319,31 +320,30 @@ class _Generator:
             for constant in ("TYPE", "ROLE")
             if hasattr(cls, constant)
         ]
-        return self._object_code(cls, opening, members, tail, None)
+        lines = [f"if type({var}) is not {self._bind(cls, 'cls')}:", "    _not_plain()"]
+        object_lines, text = self._object_code(var, opening, members, tail, None)
+        return lines + object_lines, text
 
     def _object_code(
         self,
-        cls: type | None,
+        var: str,
         opening: list[tuple[str, str]],
         members: Sequence[_Member],
         tail: str | None,
         known: frozenset[str] | None,
     ) -> tuple[list[str], str]:
-        """The lines and the f-string writing `{constants,members,tail}`, checking first that
-        the value is exactly a `cls` (when one is given): required members inline, each
-        optional one as its own `,"key":value` text or nothing. The extra fields may not repeat
-        a key the object can have (`known`, else every key it can write)."""
-        lines = []
-        if cls is not None:
-            lines += [f"if type(value) is not {self._bind(cls, 'cls')}:", "    _not_plain()"]
+        """Lines reading the members of the object in `var`, and the f-string text writing it
+        as `{constants,members,tail}`: required members inline, each optional one as its own
+        `,"key":value` text or nothing. The extra fields may not repeat a key the object can
+        have (`known`, else every key it can write)."""
+        lines: list[str] = []
         text = _literal("{" + ",".join(f"{_string(key)}:{_string(v)}" for key, v in opening))
         opened = bool(opening)
         for index, member in enumerate(members):
-            var = f"v{index}"
-            lines.append(
-                f"{var} = value.{member.attribute}" if member.attribute else f"{var} = value"
-            )
-            checks, field = self._value_code(member.hint, var)
+            member_var = f"{var}_{index}"
+            read = f".{member.attribute}" if member.attribute else ""
+            lines.append(f"{member_var} = {var}{read}")
+            checks, field = self._value_code(member.hint, member_var)
             if member.in_array:
                 field = f"[{field}]"
             key = _literal(("," if opened else "") + _string(member.key) + ":")
@@ -353,24 +353,25 @@ class _Generator:
             elif not opened:
                 raise TypeError(f"an object cannot open with the optional {member.key!r}")
             else:
-                lines += [f"if {var} is {member.omitted_when!r}:", f"    t{index} = ''", "else:"]
-                lines += [f"    {line}" for line in checks]
-                lines.append(f"    t{index} = f'{key}{field}'")
-                text += f"{{t{index}}}"
+                written = f"{member_var}_text"
+                lines += [f"if {member_var} is {member.omitted_when!r}:", f"    {written} = ''"]
+                lines += ["else:", *(f"    {line}" for line in checks)]
+                lines.append(f"    {written} = f'{key}{field}'")
+                text += f"{{{written}}}"
             opened = True
         if tail is not None:
             if known is None:
                 known = frozenset([*(key for key, _ in opening), *(m.key for m in members)])
-            lines.append(f"extra = value.{tail}")
-            known_name = self._bind(known, "known")
-            lines.append(f"tail = '' if extra is EMPTY else _tail(extra, {known_name})")
-            text += "{tail}"
-        return lines, f"f'{text}}}}}'"
+            extra, known_name = f"{var}_extra", self._bind(known, "known")
+            lines.append(f"{extra} = {var}.{tail}")
+            lines.append(f"{extra} = '' if {extra} is EMPTY else _tail({extra}, {known_name})")
+            text += f"{{{extra}}}"
+        return lines, text + "}}"
 
     def _value_code(self, hint: object, var: str) -> tuple[list[str], str]:
-        """Lines checking that `var` holds a plain `hint`, and the f-string field writing it."""
-        if isinstance(hint, str):  # the name of a writer generated for this very value
-            return [], f"{{{hint}({var})}}"
+        """Lines checking that `var` holds a plain `hint`, and the f-string text writing it."""
+        if isinstance(hint, _DataObject):
+            return self._object_code(var, [], hint.members, hint.tail, None)
         if hint is int:
             return [f"if type({var}) is not int:", "    _not_plain()"], f"{{{var}}}"
         if hint is str:
@@ -386,12 +387,14 @@ class _Generator:
             return [], f"{{_surface_op({var})}}"
         if _is_payload(hint):
             return [], f"{{_value({var})}}"
+        if isinstance(hint, type) and attrs.has(hint):
+            return self._class_code(hint, var)
         if typing.get_origin(hint) is tuple:
             item, ellipsis = typing.get_args(hint)
             if ellipsis is not Ellipsis:
                 raise TypeError(f"no wire writer for {hint!r}")
             check = [f"if type({var}) is not tuple:", "    _not_plain()"]
-            return check, f"{{_array({self._item_writer(item)}, {var})}}"
+            return check, f'[{{",".join(map({self._item_writer(item)}, {var}))}}]'
         choices = typing.get_args(hint)
         if type(None) in choices:  # what an optional member holds when it is written
             (present,) = [choice for choice in choices if choice is not type(None)]
