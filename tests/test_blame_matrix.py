@@ -214,6 +214,28 @@ def _error_code(old: str, new: str) -> Change:
     return _events(change)
 
 
+def _call_records(move: bool) -> Change:
+    """The model without its `tool/call` records (`move`: with them after the results
+    instead), seqs renumbered so that nothing else breaks; a result then cites its reply."""
+
+    def apply(command: Command, observed: Observation) -> Observation:
+        events = [json_copy(e) for e in observed.events]
+        records = [e for e in events if e["type"] == "tool/call"]
+        kept = [e for e in events if e["type"] != "tool/call"]
+        if records and move:
+            last_result = max(i for i, e in enumerate(kept) if e["type"] == "tool/result")
+            kept[last_result + 1 : last_result + 1] = records
+        for seq, event in enumerate(kept, start=events[0]["seq"] if events else 0):
+            event["seq"] = seq
+        reply = next((e["seq"] for e in kept if e["type"] == "assistant/message"), None)
+        for event in kept:
+            if event["type"] == "tool/result" and reply is not None:
+                event["sourceEventSeqs"] = [reply]
+        return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),) if kept else ())
+
+    return apply
+
+
 def _mutant(name: str) -> Callable[[], ModelTarget]:
     mutant = next(m for m in MUTANTS if m.name == name)
     return lambda: MutantTarget(mutant)
@@ -372,6 +394,14 @@ FAMILIES = (
     Case("approval ids of its own", "DEC-2",
          changed(_field("approval/asked", ("data", "id"), "4b1e0c5a-uuid")), ASKING,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()))),
+    # A call settled in the reply's own command (invalid input): the missing record is the
+    # wrong event, not the result that follows it (ADJ-2 only because the record is gone) ...
+    Case("a call's tool/call record is missing", "ORD-2", changed(_call_records(move=False)),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", ""),)))),
+    # ... while a record that is only late is the adjacency rule the result then breaks.
+    Case("a call's tool/call record comes after its result", "ADJ-2",
+         changed(_call_records(move=True)), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", ""),)))),
     Case("the reply's source names another model", NO_RULE,
          changed(_field("assistant/message", ("data", "message", "source", "model"), "other")),
          NO_HOOKS, TEXT_REPLY),

@@ -845,8 +845,21 @@ def classify(
             len(actual.events),
         )
         # A violation caused by an earlier wrong event is blamed on that event's rule; one that
-        # only reorders events is the ordering rule the invariant names.
-        if difference is None or difference.at >= where or _reordered(difference, expected, actual):
+        # only reorders events is the ordering rule the invariant names. A call record missing
+        # (not moved) right before the violating event is such an earlier wrong event: the
+        # result after it answers a call never recorded (ADJ-2) only because the record is gone.
+        reordered = difference is not None and _reordered(difference, expected, actual)
+        record_missing_before = (
+            difference is not None
+            and difference.relation == "missing"
+            and difference.at == where
+            and difference.want is not None
+            and difference.want.get("type") == "tool/call"
+            and not reordered
+        )
+        if not record_missing_before and (
+            difference is None or difference.at >= where or reordered
+        ):
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
                 f"{first.message}"
