@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from loopspec.model.commands import Command
@@ -38,7 +40,7 @@ def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
     ("wire", "where"),
     [
         ([], "$ must be an object"),
-        ({"kind": "Dance"}, "unknown command"),
+        ({"kind": "Dance"}, "$.kind must be SubmitUser, ModelReplies"),
         ({"kind": "SubmitUser"}, "$.text"),
         (
             {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "image"}]},
@@ -92,3 +94,78 @@ def test_PROTO_1_schema_rejects_a_malformed_answer() -> None:
     assert list(validator.iter_errors(good)) == []
     bad = {"type": "observed", "seq": 1, "accepted": True, "events": []}
     assert list(validator.iter_errors(bad)) != []
+
+
+# ---------------------------------------------------------------------------------------------
+# The decoder and the published schema are generated from one layout (`wire_layout`): on any
+# command or configuration, well-formed or broken in one place, they agree.
+
+_OTHER_VALUES: tuple[object, ...] = ("x", 7, 1.5, True, None, [], {}, [1], {"a": 1}, -1)
+
+
+def _places(value: object, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every key and index inside a JSON value, as paths."""
+    found: list[tuple[str | int, ...]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += [(*path, key), *_places(item, (*path, key))]
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += [(*path, index), *_places(item, (*path, index))]
+    return found
+
+
+def _broken(wire: object, place: tuple[str | int, ...], how: object) -> object:
+    """`wire` with the value at `place` replaced by `how`, or removed when `how` is `_DROP`."""
+    copy = json.loads(json.dumps(wire))
+    parent = copy
+    for step in place[:-1]:
+        parent = parent[step]
+    if how is _DROP:
+        del parent[place[-1]]
+    else:
+        parent[place[-1]] = how
+    return copy
+
+
+_DROP = object()
+
+
+def _agree(wire: object, decode: Any, schema_ref: str) -> None:
+    validator = Draft202012Validator({**protocol_schema(), "$ref": schema_ref})
+    valid = not list(validator.iter_errors(wire))
+    try:
+        decode(wire)
+        decoded = True
+    except ProtocolError:
+        decoded = False
+    assert decoded == valid, f"decoder {'accepts' if decoded else 'refuses'} {wire!r}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(command=gen.any_commands, data=st.data())
+def test_PROTO_1_the_decoder_accepts_exactly_what_the_schema_accepts(
+    command: Command, data: st.DataObject
+) -> None:
+    """PROTO-1: a command broken in one place (a value of another type, a key removed, a tag
+    changed) is refused by `command_from_json` exactly when `loopspec schema` rejects it."""
+    wire = command_to_json(command)
+    _agree(wire, command_from_json, "#/$defs/command")
+    places = _places(wire)
+    place = data.draw(st.sampled_from(places)) if places else None
+    if place is None:
+        return
+    how = data.draw(st.sampled_from([_DROP, *_OTHER_VALUES]))
+    _agree(_broken(wire, place, how), command_from_json, "#/$defs/command")
+
+
+@settings(max_examples=150, deadline=None)
+@given(config=st.sampled_from(gen.CONFIGS), data=st.data())
+def test_PROTO_1_the_config_decoder_accepts_exactly_what_the_schema_accepts(
+    config: LoopConfig, data: st.DataObject
+) -> None:
+    """PROTO-1: the same for configurations (a bound such as maxParallel >= 1 included)."""
+    wire = config_to_json(config)
+    place = data.draw(st.sampled_from(_places(wire)))
+    how = data.draw(st.sampled_from([_DROP, 0, *_OTHER_VALUES]))
+    _agree(_broken(wire, place, how), config_from_json, "#/$defs/config")

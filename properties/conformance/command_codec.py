@@ -4,6 +4,9 @@
 inverses. Decoding validates everything and raises `ProtocolError` naming the JSON path, so a
 peer that speaks the protocol wrongly is told where.
 
+Both directions are generated from the attrs classes through `wire_layout`, the same layout
+the published JSON Schema (`loopspec schema`) is generated from, so the three cannot disagree.
+
 Shapes (every object has a `kind`):
 
     {"kind": "SubmitUser", "text": str}
@@ -29,39 +32,25 @@ Shapes (every object has a `kind`):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Any, assert_never
+from typing import Any
 
-from loopspec.model.commands import (
-    Abort,
-    Allow,
-    ApprovalAnswers,
-    Ask,
-    Command,
-    Crash,
-    Deny,
-    HookAnswers,
-    HookAudit,
-    ModelFails,
-    ModelReplies,
-    Pass,
-    PostBlock,
-    PostContext,
-    PostPass,
-    PostVerdict,
-    PreVerdict,
-    Recover,
-    ReplyBlock,
-    SubmitUser,
-    ToolFailed,
-    ToolFinishes,
-    ToolOutcome,
-    ToolSucceeded,
-)
-from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+import attrs
+
+from loopspec.model.commands import Command, PostVerdict, PreVerdict
+from loopspec.model.config import LoopConfig
 from loopspec.model.errors import InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import JsonValue, thaw
-from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.jsonvalue import thaw
+from loopspec.properties.conformance.wire_layout import (
+    CLASSES,
+    TAGS,
+    UNIONS,
+    WireField,
+    union_key,
+    union_members,
+    wire_fields,
+)
 
 JsonObject = dict[str, Any]
 
@@ -73,349 +62,179 @@ class ProtocolError(LoopSpecError):
         super().__init__(message, rule_id="PROTO-1")
 
 
-def _obj(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ProtocolError(f"{path} must be an object")
-    return value
-
-
-def _str(obj: Mapping[str, Any], key: str, path: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, str):
-        raise ProtocolError(f"{path}.{key} must be a string")
-    return value
-
-
-def _opt_str(obj: Mapping[str, Any], key: str, path: str) -> str | None:
-    return None if obj.get(key) is None else _str(obj, key, path)
-
-
-def _int(obj: Mapping[str, Any], key: str, path: str) -> int:
-    value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ProtocolError(f"{path}.{key} must be an integer")
-    return value
-
-
-def _list(obj: Mapping[str, Any], key: str, path: str) -> list[Any]:
-    value = obj.get(key, [])
-    if not isinstance(value, list):
-        raise ProtocolError(f"{path}.{key} must be an array")
-    return value
-
-
-def _plain(value: JsonValue) -> object:
-    return thaw(value)
-
-
 # ---------------------------------------------------------------------------------------------
 # Encoding.
 
 
-def _audit_to_json(audit: HookAudit | None) -> JsonObject:
-    if audit is None:
-        return {}
-    wire: JsonObject = {"durationMs": audit.duration_ms}
-    if audit.decision is not None:
-        wire["decision"] = audit.decision
-    if audit.exit_code is not None:
-        wire["exitCode"] = audit.exit_code
-    if audit.stderr_summary is not None:
-        wire["stderrSummary"] = audit.stderr_summary
-    return {"audit": wire}
+def _encode_value(value: Any, annotation: str) -> object:
+    annotation = annotation.removesuffix(" | None")
+    if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
+        assert isinstance(value, tuple)
+        return [_encode_value(item, annotation[6:-6]) for item in value]
+    if annotation in ("JsonValue", "FrozenMap"):
+        return thaw(value)
+    if annotation in ("str", "int", "float", "bool"):
+        return value
+    return encode_object(value)
 
 
-def verdict_to_json(verdict: PreVerdict) -> JsonObject:
-    """A PreToolUse verdict as JSON."""
-    match verdict:
-        case Pass():
-            return {"decision": "pass"}
-        case Allow() | Ask():
-            wire: JsonObject = {"decision": verdict.TAG}
-            if verdict.updated_input is not None:
-                wire["updatedInput"] = _plain(verdict.updated_input)
-            if verdict.reason is not None:
-                wire["reason"] = verdict.reason
-            return wire
-        case Deny():
-            return {"decision": "deny", "reason": verdict.reason}
-        case _:
-            assert_never(verdict)
-
-
-def post_to_json(verdict: PostVerdict) -> JsonObject:
-    """A PostToolUse verdict as JSON."""
-    match verdict:
-        case PostPass():
-            return {"decision": "pass", **_audit_to_json(verdict.audit)}
-        case PostContext():
-            return {"decision": "context", "text": verdict.text, **_audit_to_json(verdict.audit)}
-        case PostBlock():
-            return {"decision": "block", "reason": verdict.reason, **_audit_to_json(verdict.audit)}
-        case _:
-            assert_never(verdict)
-
-
-def _outcome_to_json(outcome: ToolOutcome) -> JsonObject:
-    match outcome:
-        case ToolSucceeded():
-            wire: JsonObject = {
-                "ok": True,
-                "text": outcome.text,
-                "contexts": list(outcome.contexts),
-            }
-            if outcome.meta is not None:
-                wire["meta"] = _plain(outcome.meta)
-            return wire
-        case ToolFailed():
-            failed: JsonObject = {
-                "ok": False,
-                "message": outcome.message,
-                "errorName": outcome.error_name,
-            }
-            if outcome.code is not None:
-                failed["code"] = outcome.code
-            return failed
-        case _:
-            assert_never(outcome)
-
-
-def _block_to_json(block: ReplyBlock) -> JsonObject:
-    match block:
-        case TextBlock() | ReasoningBlock():
-            return {"type": block.TYPE, "text": block.text}
-        case ToolCallBlock():
-            return {
-                "type": "tool-call",
-                "id": block.id,
-                "name": block.name,
-                "arguments": block.arguments,
-            }
-        case _:
-            assert_never(block)
+def encode_object(value: Any) -> JsonObject:
+    """An attrs value of the protocol as its JSON object: its tag, then its fields in order,
+    an optional field left out when it is None."""
+    cls = type(value)
+    wire: JsonObject = {}
+    tag = TAGS.get(cls)
+    if tag is not None:
+        wire[tag[0]] = tag[1]
+    for field in wire_fields(cls):
+        item = getattr(value, field.name)
+        if item is None and not field.required:
+            continue
+        wire[field.wire] = _encode_value(item, field.annotation)
+    return wire
 
 
 def command_to_json(command: Command) -> JsonObject:
     """One command as a JSON object."""
-    match command:
-        case SubmitUser():
-            return {"kind": command.NAME, "text": command.text}
-        case ModelReplies():
-            return {
-                "kind": command.NAME,
-                "finish": command.finish,
-                "blocks": [_block_to_json(b) for b in command.blocks],
-            }
-        case ModelFails():
-            return {"kind": command.NAME, "message": command.message, "code": command.code}
-        case HookAnswers():
-            return {
-                "kind": command.NAME,
-                "verdict": verdict_to_json(command.verdict),
-                **_audit_to_json(command.audit),
-            }
-        case ApprovalAnswers():
-            return {"kind": command.NAME, "outcome": command.outcome}
-        case ToolFinishes():
-            return {
-                "kind": command.NAME,
-                "callId": command.call_id,
-                "outcome": _outcome_to_json(command.outcome),
-                "post": [post_to_json(v) for v in command.post],
-            }
-        case Abort():
-            return {"kind": command.NAME, "cause": command.cause}
-        case Crash() | Recover():
-            return {"kind": command.NAME}
-        case _:
-            assert_never(command)
+    return encode_object(command)
+
+
+def verdict_to_json(verdict: PreVerdict) -> JsonObject:
+    """A PreToolUse verdict as JSON."""
+    return encode_object(verdict)
+
+
+def post_to_json(verdict: PostVerdict) -> JsonObject:
+    """A PostToolUse verdict as JSON."""
+    return encode_object(verdict)
+
+
+def config_to_json(config: LoopConfig) -> JsonObject:
+    """A loop configuration as JSON."""
+    return encode_object(config)
 
 
 # ---------------------------------------------------------------------------------------------
 # Decoding.
 
-
-def _audit_from_json(obj: Mapping[str, Any], path: str) -> HookAudit | None:
-    if obj.get("audit") is None:
-        return None
-    audit = _obj(obj["audit"], path + ".audit")
-    duration = audit.get("durationMs", 0.0)
-    if isinstance(duration, bool) or not isinstance(duration, int | float):
-        raise ProtocolError(f"{path}.audit.durationMs must be a number")
-    exit_code = audit.get("exitCode")
-    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        raise ProtocolError(f"{path}.audit.exitCode must be an integer")
-    return HookAudit(
-        _opt_str(audit, "decision", path + ".audit"),
-        exit_code,
-        _opt_str(audit, "stderrSummary", path + ".audit"),
-        float(duration),
-    )
+_EXPECTED = {
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+}
 
 
-def verdict_from_json(value: object, path: str) -> PreVerdict:
-    """A PreToolUse verdict from JSON."""
-    obj = _obj(value, path)
-    decision = _str(obj, "decision", path)
-    if decision == "pass":
-        return Pass()
-    if decision == "allow":
-        return Allow(obj.get("updatedInput"), _opt_str(obj, "reason", path))
-    if decision == "ask":
-        return Ask(_opt_str(obj, "reason", path), obj.get("updatedInput"))
-    if decision == "deny":
-        return Deny(_str(obj, "reason", path))
-    raise ProtocolError(f"{path}.decision must be pass, allow, ask or deny, not {decision!r}")
+def _expected(annotation: str) -> str:
+    annotation = annotation.removesuffix(" | None")
+    if annotation.startswith("tuple["):
+        return "an array"
+    return _EXPECTED.get(annotation, "an object")
 
 
-def post_from_json(value: object, path: str) -> PostVerdict:
-    """A PostToolUse verdict from JSON."""
-    obj = _obj(value, path)
-    decision = _str(obj, "decision", path)
-    audit = _audit_from_json(obj, path)
-    if decision == "pass":
-        return PostPass(audit)
-    if decision == "context":
-        return PostContext(_str(obj, "text", path), audit)
-    if decision == "block":
-        return PostBlock(_str(obj, "reason", path), audit)
-    raise ProtocolError(f"{path}.decision must be pass, context or block, not {decision!r}")
+def _object(value: object, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ProtocolError(f"{path} must be an object")
+    return value
 
 
-def _outcome_from_json(value: object, path: str) -> ToolOutcome:
-    obj = _obj(value, path)
-    if obj.get("ok") is True:
-        contexts = _list(obj, "contexts", path)
-        if not all(isinstance(c, str) for c in contexts):
-            raise ProtocolError(f"{path}.contexts must be strings")
-        return ToolSucceeded(_str(obj, "text", path), tuple(contexts), obj.get("meta"))
-    if obj.get("ok") is False:
-        return ToolFailed(
-            _str(obj, "message", path),
-            _opt_str(obj, "code", path),
-            _opt_str(obj, "errorName", path) or "ToolError",
-        )
-    raise ProtocolError(f"{path}.ok must be true or false")
+def _spelled(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
 
 
-def _block_from_json(value: object, path: str) -> ReplyBlock:
-    obj = _obj(value, path)
-    kind = _str(obj, "type", path)
-    if kind == "text":
-        return TextBlock(_str(obj, "text", path))
-    if kind == "reasoning":
-        return ReasoningBlock(_str(obj, "text", path))
-    if kind == "tool-call":
-        return ToolCallBlock(
-            _str(obj, "id", path), _str(obj, "name", path), _str(obj, "arguments", path)
-        )
-    raise ProtocolError(f"{path}.type must be text, reasoning or tool-call, not {kind!r}")
+def _one_of(options: list[str]) -> str:
+    return options[0] if len(options) == 1 else ", ".join(options[:-1]) + " or " + options[-1]
+
+
+def _decode_value(value: object, annotation: str, path: str) -> object:
+    annotation = annotation.removesuffix(" | None")
+    if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
+        if not isinstance(value, list):
+            raise ProtocolError(f"{path} must be an array")
+        inner = annotation[6:-6]
+        return tuple(_decode_value(item, inner, f"{path}[{i}]") for i, item in enumerate(value))
+    if annotation in ("JsonValue", "FrozenMap"):
+        return value  # the class freezes it and refuses what JSON cannot carry
+    if annotation == "str":
+        if not isinstance(value, str):
+            raise ProtocolError(f"{path} must be a string")
+        return value
+    if annotation in ("int", "float"):
+        exact = annotation == "int"
+        numeric = int if exact else (int, float)
+        if isinstance(value, bool) or not isinstance(value, numeric):
+            raise ProtocolError(f"{path} must be {_EXPECTED[annotation]}")
+        return value if exact else float(value)
+    if annotation == "bool":
+        if not isinstance(value, bool):
+            raise ProtocolError(f"{path} must be true or false")
+        return value
+    if annotation in UNIONS:
+        return decode_union(value, annotation, path)
+    return decode_object(value, CLASSES[annotation], path)
+
+
+def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object:
+    where = f"{path}.{field.wire}"
+    value = _decode_value(obj[field.wire], field.annotation, where)
+    if field.enum is not None and value not in field.enum:
+        raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}")
+    if field.minimum is not None and isinstance(value, int) and value < field.minimum:
+        raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
+    return value
+
+
+def decode_object(value: object, cls: type, path: str) -> Any:
+    """An attrs value of the protocol from its JSON object (tag already matched)."""
+    obj = _object(value, path)
+    fields: dict[str, object] = {}
+    for field in wire_fields(cls):
+        if field.wire not in obj:
+            if field.required:
+                raise ProtocolError(f"{path}.{field.wire} must be {_expected(field.annotation)}")
+            continue  # the class's default
+        fields[field.name] = _decode_field(obj, field, path)
+    try:
+        return cls(**fields)
+    except InvalidEventError as error:
+        raise ProtocolError(f"{path}: {error.message}") from error
+
+
+def decode_union(value: object, union: str, path: str) -> Any:
+    """A member of the closed union named `union`, chosen by its tag."""
+    obj = _object(value, path)
+    key = union_key(union)
+    tag = obj.get(key)
+    members = union_members(union)
+    for member in members:
+        wanted = TAGS[member][1]
+        if type(tag) is type(wanted) and tag == wanted:
+            assert attrs.has(member)
+            return decode_object(obj, member, path)
+    options = _one_of([_spelled(TAGS[member][1]) for member in members])
+    found = "nothing" if tag is None else repr(tag)
+    raise ProtocolError(f"{path}.{key} must be {options}, not {found}")
 
 
 def command_from_json(value: object, path: str = "$") -> Command:
     """One command from its JSON object; `ProtocolError` names what is wrong."""
-    obj = _obj(value, path)
-    kind = _str(obj, "kind", path)
-    try:
-        return _decode(kind, obj, path)
-    except InvalidEventError as error:
-        raise ProtocolError(f"{path}: {error.message}") from error
+    command: Command = decode_union(value, "Command", path)
+    return command
 
 
-def _decode(kind: str, obj: Mapping[str, Any], path: str) -> Command:
-    if kind == "SubmitUser":
-        return SubmitUser(_str(obj, "text", path))
-    if kind == "ModelReplies":
-        blocks = _list(obj, "blocks", path)
-        return ModelReplies(
-            tuple(_block_from_json(b, f"{path}.blocks[{i}]") for i, b in enumerate(blocks)),
-            _str(obj, "finish", path),
-        )
-    if kind == "ModelFails":
-        return ModelFails(_str(obj, "message", path), _str(obj, "code", path))
-    if kind == "HookAnswers":
-        return HookAnswers(
-            verdict_from_json(obj.get("verdict"), path + ".verdict"), _audit_from_json(obj, path)
-        )
-    if kind == "ApprovalAnswers":
-        return ApprovalAnswers(_str(obj, "outcome", path))
-    if kind == "ToolFinishes":
-        post = _list(obj, "post", path)
-        return ToolFinishes(
-            _str(obj, "callId", path),
-            _outcome_from_json(obj.get("outcome"), path + ".outcome"),
-            tuple(post_from_json(v, f"{path}.post[{i}]") for i, v in enumerate(post)),
-        )
-    if kind == "Abort":
-        return Abort(_str(obj, "cause", path))
-    if kind == "Crash":
-        return Crash()
-    if kind == "Recover":
-        return Recover()
-    raise ProtocolError(f"{path}.kind: unknown command {kind!r}")
+def verdict_from_json(value: object, path: str) -> PreVerdict:
+    """A PreToolUse verdict from JSON."""
+    verdict: PreVerdict = decode_union(value, "PreVerdict", path)
+    return verdict
 
 
-# ---------------------------------------------------------------------------------------------
-# Configuration.
-
-
-def config_to_json(config: LoopConfig) -> JsonObject:
-    """A loop configuration as JSON."""
-    return {
-        "tools": [
-            {
-                "name": t.name,
-                "concurrencySafe": t.concurrency_safe,
-                "requiredKeys": list(t.required_keys),
-            }
-            for t in config.tools
-        ],
-        "hooks": [
-            {
-                "handlerId": h.handler_id,
-                "point": h.point,
-                "matcher": h.matcher,
-                "dialect": h.dialect,
-            }
-            for h in config.hooks
-        ],
-        "maxParallel": config.max_parallel,
-        "provider": config.provider,
-        "model": config.model,
-        "epochMs": config.epoch_ms,
-    }
+def post_from_json(value: object, path: str) -> PostVerdict:
+    """A PostToolUse verdict from JSON."""
+    verdict: PostVerdict = decode_union(value, "PostVerdict", path)
+    return verdict
 
 
 def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
     """A loop configuration from JSON."""
-    obj = _obj(value, path)
-    try:
-        tools = tuple(
-            ToolSpec(
-                _str(t, "name", p),
-                bool(t.get("concurrencySafe", False)),
-                tuple(str(k) for k in _list(t, "requiredKeys", p)),
-            )
-            for i, raw in enumerate(_list(obj, "tools", path))
-            for p, t in [(f"{path}.tools[{i}]", _obj(raw, f"{path}.tools[{i}]"))]
-        )
-        hooks = tuple(
-            HookSpec(
-                _str(h, "handlerId", p),
-                _str(h, "point", p),
-                _str(h, "matcher", p),
-                _str(h, "dialect", p),
-            )
-            for i, raw in enumerate(_list(obj, "hooks", path))
-            for p, h in [(f"{path}.hooks[{i}]", _obj(raw, f"{path}.hooks[{i}]"))]
-        )
-        return LoopConfig(
-            tools,
-            hooks,
-            _int(obj, "maxParallel", path),
-            _str(obj, "provider", path),
-            _str(obj, "model", path),
-            _int(obj, "epochMs", path),
-        )
-    except InvalidEventError as error:
-        raise ProtocolError(f"{path}: {error.message}") from error
+    config: LoopConfig = decode_object(value, LoopConfig, path)
+    return config

@@ -50,38 +50,22 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from loopspec.model.commands import (
-    ABORT_CAUSES,
-    APPROVAL_OUTCOMES,
-    FINISH_REASONS,
-    Abort,
-    Allow,
-    ApprovalAnswers,
-    Ask,
     Command,
-    Deny,
     HookAudit,
-    ModelFails,
-    ModelReplies,
-    Pass,
-    PostBlock,
-    PostContext,
-    PostPass,
     PostVerdict,
     PreVerdict,
     ReplyBlock,
-    ToolFailed,
     ToolOutcome,
-    ToolSucceeded,
 )
-from loopspec.model.config import HOOK_POINTS, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import (
-    HOOK_DIALECTS,
     Event,
     OpaqueEvent,
     TurnEnded,
     UserMessageRecorded,
 )
-from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.wire_layout import TAGS, annotation_text, camel, wire_fields
 
 PROTOCOL_VERSION = 1
 
@@ -113,92 +97,13 @@ _JSON: dict[str, Any] = {"description": "any JSON value"}
 # Commands and configurations: generated from the attrs classes the codec builds
 # (`loopspec.model.commands`, `loopspec.model.config`). Wire names are the fields' names in
 # camelCase; what the attrs types cannot say — a union member's tag, a closed set of strings,
-# a field the wire requires although the class has a default — is stated once below.
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+# a field the wire requires although the class has a default — is stated once, in
+# `wire_layout`, which the codec is generated from too.
 
 
 def _described(schema: dict[str, Any], cls: type) -> dict[str, Any]:
     doc = (cls.__doc__ or "").strip().split("\n")[0]
     return {**schema, "description": doc} if doc else schema
-
-
-# A union member's discriminating key and value on the wire.
-_TAGS: dict[type, tuple[str, object]] = {
-    **{cls: ("kind", cls.NAME) for cls in typing.get_args(Command)},
-    Pass: ("decision", "pass"),
-    Allow: ("decision", "allow"),
-    Ask: ("decision", "ask"),
-    Deny: ("decision", "deny"),
-    PostPass: ("decision", "pass"),
-    PostContext: ("decision", "context"),
-    PostBlock: ("decision", "block"),
-    ToolSucceeded: ("ok", True),
-    ToolFailed: ("ok", False),
-    TextBlock: ("type", "text"),
-    ReasoningBlock: ("type", "reasoning"),
-    ToolCallBlock: ("type", "tool-call"),
-}
-# (class, field) -> the closed set of strings it takes.
-_ENUMS: dict[tuple[type, str], frozenset[str]] = {
-    (ModelReplies, "finish"): FINISH_REASONS,
-    (ApprovalAnswers, "outcome"): APPROVAL_OUTCOMES,
-    (Abort, "cause"): ABORT_CAUSES,
-    (HookSpec, "point"): HOOK_POINTS,
-    (HookSpec, "dialect"): HOOK_DIALECTS,
-}
-# Fields the codec requires on the wire although their class gives them a default.
-_WIRE_REQUIRED: frozenset[tuple[type, str]] = frozenset(
-    {
-        (ModelReplies, "finish"),
-        (ModelFails, "code"),
-        (ApprovalAnswers, "outcome"),
-        (Abort, "cause"),
-        (Deny, "reason"),
-        *((LoopConfig, f.name) for f in attrs.fields(LoopConfig)),
-        (HookSpec, "point"),
-        (HookSpec, "matcher"),
-        (HookSpec, "dialect"),
-        (ToolSpec, "concurrency_safe"),
-        (ToolSpec, "required_keys"),
-    }
-)
-# Fields the codec never writes (kept verbatim inside loopspec only).
-_NOT_ON_THE_WIRE = frozenset({"extra"})
-_MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
-
-
-_UNION_NAMES: dict[frozenset[object], str] = {
-    frozenset(typing.get_args(union)): name
-    for name, union in (
-        ("ReplyBlock", ReplyBlock),
-        ("PreVerdict", PreVerdict),
-        ("PostVerdict", PostVerdict),
-        ("ToolOutcome", ToolOutcome),
-    )
-}
-
-
-def _annotation(annotation: object) -> str:
-    """A field's type as source text, whether attrs keeps the text or (once something resolved
-    the module's annotations) the objects."""
-    if isinstance(annotation, str):
-        return annotation
-    args = typing.get_args(annotation)
-    if typing.get_origin(annotation) is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return f"tuple[{_annotation(args[0])}, ...]"
-    if args and {bool, int, float, str} <= set(args):
-        return "JsonValue"
-    if args and type(None) in args:
-        rest = tuple(a for a in args if a is not type(None))
-        inner = _annotation(rest[0]) if len(rest) == 1 else _UNION_NAMES[frozenset(rest)]
-        return f"{inner} | None"
-    if args and frozenset(args) in _UNION_NAMES:
-        return _UNION_NAMES[frozenset(args)]
-    return str(getattr(annotation, "__name__", annotation))
 
 
 def _type_schema(annotation: str) -> dict[str, Any]:
@@ -217,22 +122,19 @@ def _class_schema(cls: type) -> dict[str, Any]:
     """An attrs class as a JSON object: its wire fields, its tag, what is required."""
     properties: dict[str, Any] = {}
     required: list[str] = []
-    tag = _TAGS.get(cls)
+    tag = TAGS.get(cls)
     if tag is not None:
         properties[tag[0]] = {"const": tag[1]}
         required.append(tag[0])
-    for field in attrs.fields(cls):
-        if field.name in _NOT_ON_THE_WIRE:
-            continue
-        wire = _camel(field.name)
-        schema = _type_schema(_annotation(field.type))
-        if (cls, field.name) in _ENUMS:
-            schema = {"enum": sorted(_ENUMS[(cls, field.name)])}
-        if (cls, field.name) in _MINIMUM:
-            schema = {**schema, "minimum": _MINIMUM[(cls, field.name)]}
-        properties[wire] = schema
-        if field.default is attrs.NOTHING or (cls, field.name) in _WIRE_REQUIRED:
-            required.append(wire)
+    for field in wire_fields(cls):
+        schema = _type_schema(field.annotation)
+        if field.enum is not None:
+            schema = {"enum": sorted(field.enum)}
+        if field.minimum is not None:
+            schema = {**schema, "minimum": field.minimum}
+        properties[field.wire] = schema
+        if field.required:
+            required.append(field.wire)
     return _described({"type": "object", "required": required, "properties": properties}, cls)
 
 
@@ -255,8 +157,8 @@ def _tagged(
 
 def _union_schema(union: object) -> dict[str, Any]:
     members = typing.get_args(union)
-    key = _TAGS[members[0]][0]
-    return _tagged(key, [(_TAGS[m][1], _class_schema(m)) for m in members])
+    key = TAGS[members[0]][0]
+    return _tagged(key, [(TAGS[m][1], _class_schema(m)) for m in members])
 
 
 _NAMED_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
@@ -382,7 +284,7 @@ def _event_data_schema(cls: type) -> dict[str, Any]:
     for field in attrs.fields(cls):
         if field.name in _ENVELOPE_FIELDS:
             continue
-        annotation = _annotation(field.type).removesuffix(" | None")
+        annotation = annotation_text(field.type).removesuffix(" | None")
         if field.name == "message" and cls is UserMessageRecorded:
             return {"$ref": "#/$defs/messages/UserMessage"}
         maker = _EVENT_FIELD_TYPES.get(annotation)
@@ -391,9 +293,9 @@ def _event_data_schema(cls: type) -> dict[str, Any]:
         schema = _REASON if (cls, field.name) == (TurnEnded, "reason") else maker()
         if annotation == "bool":
             schema = {**schema, "description": "written only when true"}
-        properties[_camel(field.name)] = schema
+        properties[camel(field.name)] = schema
         if field.default is attrs.NOTHING:
-            required.append(_camel(field.name))
+            required.append(camel(field.name))
     return {"type": "object", "required": required, "properties": properties}
 
 
