@@ -481,6 +481,7 @@ def _deep(levels: int) -> str:
     ("patch", "says"),
     [
         ('{"turns": "abc"}', "$.turns"),
+        ('{"turns": []}', "$.turns must list at least one turn"),
         ('{"results": [1]}', "$.results"),
         ('{"maxParallel": 0}', "$.maxParallel"),
         ('{"maxParallel": -1}', "$.maxParallel"),

@@ -224,6 +224,8 @@ def _parse_document(document: Any) -> Scenario:
     document = _object(document, "$")
     tools = _tools(_field(document, "tools", list, []))
     turns = _turns(_field(document, "turns", list, []))
+    if not turns:  # `{}` or a mistyped key would otherwise "run" and report nothing, exit 0
+        raise ScenarioError("$.turns must list at least one turn ({user, replies}): nothing to run")
     results = {
         key: _outcome(value, f"$.results.{key}")
         for key, value in _field(document, "results", dict, {}).items()
