@@ -265,3 +265,22 @@ def test_EXE_4_the_rule_a_wrong_failure_result_quotes_states_the_wording() -> No
     quoted = spec_text("EXE-4")
     assert "a failure is one text block `Error: <message>`" in quoted
     assert "TEXT-1" in quoted
+
+
+def test_PROTO_1_replay_says_which_rule_the_case_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a shared case replayed on a fixed loop, or on the broken one, says which rule the
+    run that saved it blamed, so "no divergence" can be read against what the case was about."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "test_conform_report:x"})
+    assert main(["replay", str(saved)]) == 0
+    assert f"{saved}: 2 commands replayed, no divergence; the case recorded TURN-5\n" in (
+        capsys.readouterr().out
+    )
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    assert (
+        main(["replay", str(saved), "--impl", "test_conform_report:turn_end_reason_as_text"]) == 1
+    )
+    shown = capsys.readouterr().out
+    assert f"{saved}: diverges; the case recorded TURN-5\n" in shown
+    assert "  rule TURN-5: " in shown

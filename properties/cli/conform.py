@@ -415,8 +415,9 @@ def run_replay(args: argparse.Namespace) -> int:
         replay = replay_case(factory, case.config, case.commands, profile)
     finally:
         close_factory(factory)
+    recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
     if replay.divergence is None:
-        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence")
+        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{recorded}")
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 print(
@@ -425,7 +426,7 @@ def run_replay(args: argparse.Namespace) -> int:
                 )
             print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
         return 0
-    print(f"{args.case}: diverges")
+    print(f"{args.case}: diverges{recorded}")
     for line in _describe_divergence(replay.divergence):
         print("  " + line if line else "")
     return 1

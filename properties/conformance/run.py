@@ -554,6 +554,8 @@ class Case:
     config: LoopConfig
     commands: list[Command]
     profile: Profile | None = None
+    # The rule the run that saved it blamed: shown by replay, never trusted for the verdict.
+    rule: str | None = None
 
 
 CASE_FILE_CAP = 16 * 1024 * 1024
@@ -602,7 +604,10 @@ def load_case(path: Path) -> Case:
         raise TargetError(f"{path}: {error.message}") from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise TargetError(f"{path}: malformed case: {error}") from error
-    return Case(target, config, commands, profile_named(profile))
+    rule = document.get("rule")
+    if rule is not None and not isinstance(rule, str):
+        raise TargetError(f"{path}: $.rule must be a rule ID")
+    return Case(target, config, commands, profile_named(profile), rule)
 
 
 @attrs.frozen
