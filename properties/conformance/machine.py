@@ -417,8 +417,15 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[_Drawn]) -> _Drawn:
     a test that prints its draws (a numbered "Draw n" line, an argument span for the explain
     phase, a check that the strategy left `random` alone). The machine prints none (it notes
     each command instead), runs no explain phase, and its strategies never touch `random`;
-    the additions cost more than the draw. Choices and spans are those `data.draw` makes."""
-    return data.conjecture_data.draw(strategy)
+    the additions cost more than the draw. Choices and spans are those `data.draw` makes.
+
+    `conjecture_data` is Hypothesis's own (tests pin the version that has it); a Hypothesis
+    without it gets the public `data.draw`, which draws the same programs, only slower."""
+    inner = getattr(data, "conjecture_data", None)
+    if inner is None or not callable(getattr(inner, "draw", None)):
+        return data.draw(strategy)
+    drawn: _Drawn = inner.draw(strategy)
+    return drawn
 
 
 @functools.lru_cache(maxsize=1024)
