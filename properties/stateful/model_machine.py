@@ -170,6 +170,16 @@ class ModelMachine(RuleBasedStateMachine):
                 ["none"] * 5 + ["interject", "arbitrary", "abort", "arbitrary", "crash"]
             )
         )
+        # An abort while tools run is the rarest table row (a dispatch lasts a few steps): the
+        # fixed example sequence of the model's machine test never reached it, which made that
+        # test always run a second batch of 150 programs. While dispatching, one "none" in five
+        # is an abort.
+        if (
+            kind == "none"
+            and isinstance(self.state.phase, Dispatching)
+            and data.draw(st.integers(0, 4), label="lean to abort") == 0
+        ):
+            kind = "abort"
         if kind == "none":
             return
         if kind == "interject":
