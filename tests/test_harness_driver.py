@@ -32,6 +32,7 @@ from loopspec.properties.harnesses.session import (
     OBSERVER_ID,
     HarnessError,
     SessionRequest,
+    binary_of,
     drive,
     parse_connects,
     wrapped_hooks,
@@ -343,3 +344,23 @@ def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
         with pytest.raises(ScenarioError) as error:
             load_harness_script(path)
         assert words in str(error.value)
+
+
+def test_a_missing_cli_says_how_to_install_it_or_that_this_copy_cannot(tmp_path: Path) -> None:
+    """`--harness` without the pinned CLI: in a checkout, `npm ci` in the adapter folder; in an
+    installed copy (a wheel ships no adapter folders), that it needs a checkout — never a
+    command to run in a folder that does not exist."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "package-lock.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(HarnessError) as in_checkout:
+        binary_of(Harness.CODEX, checkout)
+    assert f"run `npm ci` in {checkout}" in str(in_checkout.value)
+    installed = tmp_path / "site-packages" / "loopspec" / "examples" / "codex-adapter"
+    with pytest.raises(HarnessError) as in_wheel:
+        binary_of(Harness.CODEX, installed)
+    assert "pinned in a loopspec checkout's examples/codex-adapter (`npm ci` there" in str(
+        in_wheel.value
+    )
+    assert f"this copy of loopspec has no {installed}" in str(in_wheel.value)
+    assert f"run `npm ci` in {installed}" not in str(in_wheel.value)

@@ -85,11 +85,18 @@ class SessionRequest:
 def binary_of(harness: Harness, adapter_dir: Path) -> Path:
     """The installed binary; `HarnessError` naming the install command when it is missing."""
     binary = adapter_dir / BINARIES[harness]
-    if not binary.is_file():
+    if binary.is_file():
+        return binary
+    if not (adapter_dir / "package-lock.json").is_file():
+        # An installed loopspec (a wheel) ships no adapter folders: `npm ci` has nowhere to run.
         raise HarnessError(
-            f"{harness.value} is not installed: {binary} is missing; run `npm ci` in {adapter_dir}"
+            f"{harness.value} is not installed: --harness drives the CLI pinned in a loopspec "
+            f"checkout's {ADAPTER_DIRS[harness]} (`npm ci` there, or `make harnesses`), and "
+            f"this copy of loopspec has no {adapter_dir}"
         )
-    return binary
+    raise HarnessError(
+        f"{harness.value} is not installed: {binary} is missing; run `npm ci` in {adapter_dir}"
+    )
 
 
 def default_adapter_dir(harness: Harness) -> Path:
