@@ -60,7 +60,10 @@ def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(
     first = out.splitlines()[0]
     assert first.startswith(f"{BROKEN}:13: ADJ-1 (seq 11): user/message lands while calls ")
     assert first.endswith("[events 11, 7]")
-    assert out.splitlines()[-1] == "checked 1 log, 45 events: 1 violation (ADJ-1: 1)"
+    assert out.splitlines()[-2:] == [
+        "what each rule says: loopspec spec ADJ-1",
+        "checked 1 log, 45 events: 1 violation (ADJ-1: 1)",
+    ]
 
 
 def test_exit_2_beats_1_when_input_is_unreadable(capsys: pytest.CaptureFixture[str]) -> None:

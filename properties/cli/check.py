@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         exit_code,
         run_to_json,
         summary_text,
+        summary_to_json,
         write_log_text,
     )
 
@@ -112,5 +113,8 @@ def run(args: argparse.Namespace) -> int:
         json.dump(run_to_json(reports), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        broken = summary_to_json(reports)["violations_by_rule"]
+        if broken:  # the lines above name rules by ID; say where their text is
+            print(f"what each rule says: loopspec spec {' '.join(broken)}")
         print(summary_text(reports))
     return exit_code(reports)
