@@ -251,6 +251,13 @@ class _Generator:
             "FrozenMap": FrozenMap,
         }
         self._names: dict[object, str] = {}
+        self._resolved: dict[type, dict[str, Any]] = {}
+
+    def _hints(self, cls: type) -> dict[str, Any]:
+        """`cls`'s resolved annotations, once per class (a class is inlined in several)."""
+        if cls not in self._resolved:
+            self._resolved[cls] = typing.get_type_hints(cls)
+        return self._resolved[cls]
 
     def _bind(self, value: object, stem: str) -> str:
         name = f"_{stem}{len(self.namespace)}"
@@ -266,7 +273,7 @@ class _Generator:
     def event_writer(self, cls: type) -> _Writer:
         """An event's line (but its newline): the envelope members in `ENVELOPE_KEYS` order,
         `data` among them, then the envelope's extra fields; all in one function."""
-        hints = typing.get_type_hints(cls)
+        hints = self._hints(cls)
         envelope: dict[str, _Member] = {}
         data: list[attrs.Attribute[Any]] = []
         for field in attrs.fields(cls):
@@ -312,7 +319,7 @@ class _Generator:
     def _class_code(self, cls: type, var: str) -> tuple[list[str], str]:
         """Lines checking that `var` is exactly a `cls` and reading its members, and the
         f-string text of its object: its wire constant, its members, its extra fields."""
-        members, tail = _members(cls, attrs.fields(cls), typing.get_type_hints(cls))
+        members, tail = _members(cls, attrs.fields(cls), self._hints(cls))
         if hasattr(cls, "ROLE"):
             members = _message_layout(members)
         opening = [
