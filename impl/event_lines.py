@@ -179,9 +179,9 @@ def _wire_key(name: str) -> str:
 
 @attrs.frozen
 class _Member:
-    """One member of a written object: its key, the attribute it holds (the whole value when
-    empty), how that is written (its type, or the name of a generated writer), and which value
-    leaves the member out."""
+    """One member of a written object: its key, the attribute it holds (the object itself when
+    empty), how that is written (its type, or an event's data object), the value that leaves
+    the member out, and whether it is written as a one-item array."""
 
     key: str
     attribute: str
@@ -231,9 +231,9 @@ def _literal(text: str) -> str:
 
 
 class _Generator:
-    """Compiles one writer per class into one namespace, where writers call each other by name.
-    A nested object's writer first checks its value's exact type (an event's was looked up by
-    it). A class is compiled when first needed."""
+    """Compiles, into one namespace, one function per event class writing its whole line, each
+    nested object inline (its exact type checked, its members read in place), and one function
+    per class or union of classes that a tuple's items may be (chosen by exact type)."""
 
     def __init__(self) -> None:
         self.namespace: dict[str, Any] = {
@@ -292,7 +292,8 @@ class _Generator:
         lines, text = self._object_code("value", opening, members, "envelope_extra", _ENVELOPE)
         name = f"_line_{cls.__name__}"
         self._compile(name, lines, f"f'{text}'")
-        return self.namespace[name]  # type: ignore[no-any-return]
+        writer: _Writer = self.namespace[name]
+        return writer
 
     def writer_name(self, hint: object) -> str:
         """The name of a generated function writing an instance of `hint`, an attrs class or a
