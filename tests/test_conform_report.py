@@ -284,3 +284,14 @@ def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     shown = capsys.readouterr().out
     assert f"{saved}: diverges; the case recorded TURN-5\n" in shown
     assert "  rule TURN-5: " in shown
+
+
+def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: a profile's case (tests/regressions/) records a known divergence and the rules
+    it touches rather than one rule; replay shows those next to its verdict."""
+    case = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
+    assert main(["replay", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert "no divergence; the case recorded the known divergence duplicate-call-ids (EXE-1" in out

@@ -554,7 +554,8 @@ class Case:
     config: LoopConfig
     commands: list[Command]
     profile: Profile | None = None
-    # The rule the run that saved it blamed: shown by replay, never trusted for the verdict.
+    # What the run that saved it found (a rule, or a profile's known divergence and its rules):
+    # shown by replay next to its verdict, never used to reach it.
     rule: str | None = None
 
 
@@ -607,6 +608,12 @@ def load_case(path: Path) -> Case:
     rule = document.get("rule")
     if rule is not None and not isinstance(rule, str):
         raise TargetError(f"{path}: $.rule must be a rule ID")
+    known, rules = document.get("divergence"), document.get("rules")
+    if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
+        touched = (
+            rules if isinstance(rules, list) and all(isinstance(r, str) for r in rules) else []
+        )
+        rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     return Case(target, config, commands, profile_named(profile), rule)
 
 
