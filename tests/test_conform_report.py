@@ -21,6 +21,7 @@ from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform import save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
@@ -295,3 +296,22 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
     assert main(["replay", str(case)]) == 0
     out = capsys.readouterr().out
     assert "no divergence; the case recorded the known divergence duplicate-call-ids (EXE-1" in out
+
+
+def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: when the case folder cannot be made (here: below a file), the counterexample a
+    long search found is still printed in full, the exit stays 1, and stderr says why no case
+    file was written."""
+    report = _failed_report()  # the search is replaced by its result
+    monkeypatch.setattr(conform_cli, "run_conformance", lambda *args, **kwargs: report)
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    assert main(["conform", "--case-dir", str(blocker / "cases")]) == 1
+    shown = capsys.readouterr()
+    assert "shrunk command program (driver protocol JSON):" in shown.out
+    assert "rule TURN-5: " in shown.out
+    assert "saved case:" not in shown.out
+    assert f"the case was not saved in {blocker / 'cases'}" in shown.err
+    assert blocker.read_text(encoding="utf-8") == "mine\n"
