@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
@@ -22,7 +23,7 @@ from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, Su
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.cli import conform as conform_cli
-from loopspec.properties.cli.conform import save_case
+from loopspec.properties.cli.conform import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
 from loopspec.properties.conformance.run import (
@@ -315,3 +316,12 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     assert "saved case:" not in shown.out
     assert f"the case was not saved in {blocker / 'cases'}" in shown.err
     assert blocker.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_MODEL_1_the_rate_is_shown_only_when_the_time_is_the_programs_own() -> None:
+    """MODEL-1: commands/s divides the commands of the programs by the time; once shrinking ran
+    (its commands are not counted, its time is) no rate is shown rather than a wrong one."""
+    report = _failed_report()
+    assert "commands/s" not in counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=5))
+    plain = counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=0))
+    assert plain == "1 program, 2 commands, 2.0 s (1.00 commands/s)"

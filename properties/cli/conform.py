@@ -189,7 +189,10 @@ def counts_line(report: RunReport) -> str:
     if report.shrink_runs:
         extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
     besides = f" (besides: {'; '.join(extra)})" if extra else ""
-    rate = f" ({report.steps / report.seconds:.2f} commands/s)" if report.seconds > 0 else ""
+    # The time includes the shrinking runs, whose commands `steps` does not count: a rate from
+    # the two would understate the target's speed many times over.
+    measured = report.seconds > 0 and not report.shrink_runs
+    rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
     return f"{programs}{besides}, {report.steps} commands, {report.seconds:.1f} s{rate}"
 
