@@ -368,3 +368,32 @@ def test_unencodable_text_in_a_log_still_prints(
         assert main(argv) == 1
         sys.stdout.flush()
         assert b"call_\\ud800" in raw.getvalue()
+
+
+def test_LOG_5_a_log_loopspec_run_wrote_is_a_known_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LOG-5: `check` knows the header version of the logs loopspec itself writes (version 1:
+    dsh's layout with commit-unit markers), so checking `loopspec run`'s log gives no
+    unknown-version notice and judges its multi-event commits like any other events."""
+    scenario = tmp_path / "scenario.json"
+    call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command": "ls"}'}
+    replies = [{"blocks": [call], "finish": "completed"},
+               {"blocks": [{"type": "text", "text": "done"}], "finish": "completed"}]  # fmt: skip
+    document = {
+        "tools": [{"name": "bash", "requiredKeys": ["command"]}],
+        "turns": [{"user": "list", "replies": replies}],
+        "results": {"c1": {"ok": True, "text": "a.txt"}},
+        "cwd": str(tmp_path),
+    }
+    scenario.write_text(json.dumps(document), encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    assert main(["run", str(scenario), "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert json.loads(log.read_text(encoding="utf-8").splitlines()[0])["version"] == 1
+    assert '"unit":' in log.read_text(encoding="utf-8"), "no multi-event commit was written"
+    code, document_out = run_json(capsys, str(log))
+    assert code == 0
+    (checked,) = document_out["logs"]
+    assert checked["notices"] == []
+    assert checked["events"] > 5

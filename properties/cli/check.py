@@ -20,7 +20,8 @@ approvals, repair (the same invariants the model's own tests run).
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
 - (standard input; zstd data is recognised by its magic number).
 
-Supported: header version 0 with the dsh 0.1.0-rc event layout, compact chunk rows
+Supported: header version 0 with the dsh 0.1.0-rc event layout (and version 1, the logs
+`loopspec run` writes: the same layout with commit-unit markers), compact chunk rows
 (text-chunks, reasoning-chunks, tool-call-chunks), plugin events (their data is not judged),
 and normalised placeholders such as {{cwd}}. Not covered: the June-2026 layout
 (context/message, steering/message, flat tool/result); such logs are reported as

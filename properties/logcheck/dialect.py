@@ -32,7 +32,10 @@ from typing import Any
 
 from loopspec.model.errors import InvalidEventError
 
-SUPPORTED_VERSIONS = frozenset({0})
+# 0: dsh's logs. 1: loopspec's own (`loopspec run`, `impl/`): the same layout, every event of a
+# multi-event commit carrying a `unit: [k, n]` envelope field (`impl/framing.py`), which no rule
+# here reads; without 1, `check` called the logs loopspec itself writes an unknown version.
+SUPPORTED_VERSIONS = frozenset({0, 1})
 LEGACY_TYPES = frozenset({"context/message", "steering/message"})
 LAYOUT_NAME = "the June-2026 dsh layout"
 
