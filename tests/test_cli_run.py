@@ -120,6 +120,9 @@ def test_PROTO_1_run_prints_every_reader_and_rejects_bad_scenarios(
         tmp_path / "out.jsonl"
     ).read_text().startswith('{"type": "session"')
     broken = tmp_path / "broken.json"
-    broken.write_text('{"turns": [{"user": "x", "replies": [{"finish": "sideways"}]}]}')
+    # The reply is whole but for its finish, so the error can only be about the finish.
+    broken.write_text(
+        '{"turns": [{"user": "x", "replies": [{"blocks": [], "finish": "sideways"}]}]}'
+    )
     assert main(["run", str(broken), "--log", str(tmp_path / "b.jsonl")]) == 2
     assert "sideways" in capsys.readouterr().err
