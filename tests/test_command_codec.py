@@ -41,7 +41,12 @@ def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
     [
         ([], "$ must be an object"),
         ({"kind": "Dance"}, "$.kind must be SubmitUser, ModelReplies"),
-        ({"kind": "SubmitUser"}, "$.text"),
+        ({"kind": "SubmitUser"}, "$.text is missing; it must be a string"),
+        ({"kind": "SubmitUser", "text": None}, "$.text must be a string"),
+        (
+            {"kind": "ModelReplies", "finish": "completed"},
+            "$.blocks is missing; it must be an array",
+        ),
         (
             {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "image"}]},
             "$.blocks[0].type",

@@ -191,7 +191,8 @@ def decode_object(value: object, cls: type, path: str) -> Any:
     for field in wire_fields(cls):
         if field.wire not in obj:
             if field.required:
-                raise ProtocolError(f"{path}.{field.wire} must be {_expected(field.annotation)}")
+                what = _expected(field.annotation)
+                raise ProtocolError(f"{path}.{field.wire} is missing; it must be {what}")
             continue  # the class's default
         fields[field.name] = _decode_field(obj, field, path)
     try:
