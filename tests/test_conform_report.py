@@ -325,3 +325,14 @@ def test_MODEL_1_the_rate_is_shown_only_when_the_time_is_the_programs_own() -> N
     assert "commands/s" not in counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=5))
     plain = counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=0))
     assert plain == "1 program, 2 commands, 2.0 s (1.00 commands/s)"
+
+
+def test_MODEL_1_a_rule_exercised_is_a_rule_checked_at_least_as_often() -> None:
+    """MODEL-1: a situation a program creates is in the observation compared next, so no rule
+    reads "exercised xN (checked xM)" with M < N (LOG-4 read x1633 against x491: two tables of
+    the rules an event speaks to had drifted apart)."""
+    report = run_conformance(ModelTarget, examples=20, seed_value=None, show_progress=False)
+    rows = _statuses(report)
+    assert rows["LOG-4"]["status"] == "exercised"
+    fewer = {rule: row for rule, row in rows.items() if row["checked"] < row["generated"]}
+    assert fewer == {}
