@@ -26,6 +26,7 @@ from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
+from loopspec.properties.conformance.machine import RULES_BY_EVENT
 from loopspec.properties.conformance.run import (
     RunReport,
     replay_case,
@@ -33,7 +34,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
 )
-from loopspec.properties.conformance.situations import Situations
+from loopspec.properties.conformance.situations import SITUATIONS_BY_EVENT, Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -336,3 +337,10 @@ def test_MODEL_1_a_rule_exercised_is_a_rule_checked_at_least_as_often() -> None:
     assert rows["LOG-4"]["status"] == "exercised"
     fewer = {rule: row for rule, row in rows.items() if row["checked"] < row["generated"]}
     assert fewer == {}
+
+
+def test_MODEL_1_an_event_checks_every_rule_whose_situation_it_creates() -> None:
+    """MODEL-1: the table of the rules an event's comparison checks covers the table of the
+    rules whose situation the event creates, for every event type."""
+    for kind, created in SITUATIONS_BY_EVENT.items():
+        assert set(created) <= set(RULES_BY_EVENT[kind]), kind

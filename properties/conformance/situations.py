@@ -30,7 +30,8 @@ from loopspec.properties.conformance.target import Observation
 # Rule -> situations created, over every conformance run in this process.
 SITUATION_HITS: Counter[str] = Counter()
 
-_FROM_EVENT: dict[str, tuple[str, ...]] = {
+# Which rules' situations an appended event of each type creates.
+SITUATIONS_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/start": ("LOG-1", "LOG-4", "TURN-1"),
     "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5"),
     "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
@@ -133,7 +134,7 @@ class Situations:
         kind = str(event.get("type"))
         data = event.get("data")
         data = data if isinstance(data, dict) else {}
-        found = list(_FROM_EVENT.get(kind, ("LOG-1",)))
+        found = list(SITUATIONS_BY_EVENT.get(kind, ("LOG-1",)))
         call_id = data.get("callId")
         match kind:
             case "turn/start":
