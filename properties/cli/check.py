@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 DESCRIPTION = """\
@@ -76,12 +77,7 @@ LIMIT_CEILING = 1 << 30
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    value = at_least_one(text)
     if value > LIMIT_CEILING:
         # A bound that large bounds nothing (and past 2**63 cannot even index a buffer).
         raise argparse.ArgumentTypeError(f"must be at most {LIMIT_CEILING}: {text}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from loopspec.model.commands import Command
+from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
@@ -95,17 +96,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _target_arguments(replay)
     _profile_argument(replay)
     replay.set_defaults(handler=run_replay)
-
-
-def at_least_one(text: str) -> int:
-    """A count option's value: a usage error (argparse's, exit 2) unless a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
-    return value
 
 
 def _profile_argument(parser: argparse.ArgumentParser) -> None:
