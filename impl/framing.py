@@ -51,22 +51,38 @@ def encode_event(wire: Mapping[str, object]) -> bytes:
 
 def frame_unit(encoded: Sequence[bytes]) -> list[bytes]:
     """The lines of one commit unit, newline-terminated, marked when it has several events."""
-    size = len(encoded)
-    if size == 1:
+    if len(encoded) == 1:
         return [encoded[0] + b"\n"]
     # Each encoded event is a JSON object, so the marker goes in just before its closing brace.
-    closing = b",%d]}\n" % size
-    return [line[:-1] + _OPENING + b"%d" % k + closing for k, line in enumerate(encoded, start=1)]
+    endings = _line_endings(len(encoded))
+    return [line[:-1] + ending for line, ending in zip(encoded, endings, strict=True)]
 
 
 def framed_unit(encoded: Sequence[bytes]) -> bytes:
     """`b"".join(frame_unit(encoded))`: the whole unit as one write."""
     if len(encoded) == 1:
         return encoded[0] + b"\n"
-    return b"".join(frame_unit(encoded))
+    # `frame_unit`'s lines, built here rather than by calling it: this runs once per commit.
+    endings = _line_endings(len(encoded))
+    return b"".join([line[:-1] + ending for line, ending in zip(encoded, endings, strict=True)])
 
 
 _OPENING = b',"%s":[' % UNIT_KEY.encode()
+# The endings of the lines of a unit of each size seen, so framing a line is one slice and one
+# concatenation. Sizes past the cap (units that large are rare) are spelled afresh each time.
+_ENDINGS: dict[int, tuple[bytes, ...]] = {}
+_ENDINGS_CACHED_UP_TO = 256
+
+
+def _line_endings(size: int) -> tuple[bytes, ...]:
+    """What replaces the closing brace of each line of a unit of `size` >= 2 events: its
+    marker `"unit":[k,size]`, the brace, the newline."""
+    endings = _ENDINGS.get(size)
+    if endings is None:
+        endings = tuple(_OPENING + b"%d,%d]}\n" % (k, size) for k in range(1, size + 1))
+        if size <= _ENDINGS_CACHED_UP_TO:
+            _ENDINGS[size] = endings
+    return endings
 
 
 def unit_marker(obj: Mapping[str, object]) -> tuple[int, int] | None:

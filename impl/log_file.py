@@ -66,8 +66,11 @@ class LockedLogFile:
     def descriptor(self) -> int:
         """The open descriptor; `LoopDiscarded` once closed or abandoned."""
         if self._descriptor is None:
-            raise LoopDiscarded(f"{self.path} is no longer open")
+            raise self._closed()
         return self._descriptor
+
+    def _closed(self) -> LoopDiscarded:
+        return LoopDiscarded(f"{self.path} is no longer open")
 
     def read_all(self) -> bytes:
         """The file's whole content."""
@@ -85,11 +88,14 @@ class LockedLogFile:
 
     def append(self, data: bytes) -> None:
         """Append `data` completely (retrying short writes)."""
-        written = os.write(self.descriptor, data)
+        descriptor = self._descriptor  # read inline: this runs once per commit
+        if descriptor is None:
+            raise self._closed()
+        written = os.write(descriptor, data)
         if written < len(data):  # rare (a signal, a full disk): write the rest
             view = memoryview(data)[written:]
             while view:
-                written = os.write(self.descriptor, view)
+                written = os.write(descriptor, view)
                 view = view[written:]
 
     def sync(self) -> None:

@@ -11,6 +11,7 @@ import zstandard
 
 from loopspec.impl.clock import FixedClock
 from loopspec.impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
+from loopspec.impl.framing import encode_event, frame_unit, framed_unit, unit_marker, without_marker
 from loopspec.impl.log_file import LockedLogFile
 from loopspec.impl.log_reader import parse_log, read_log
 from loopspec.impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
@@ -169,6 +170,25 @@ def test_LOG_8_multi_event_units_are_marked_on_disk(tmp_path: Path) -> None:
     parsed = read_log(path)
     assert parsed.unit_ends == (2, 5, 6)
     assert event_to_wire(parsed.events[0]) == event_to_wire(TurnStarted(0, 1, 1))
+
+
+@pytest.mark.parametrize("size", [2, 3, 300])
+def test_LOG_8_units_of_every_size_are_marked_alike(size: int) -> None:
+    """LOG-8: framing a unit (a small one, or one too large for the cache of line endings)
+    marks its k-th line `unit: [k, size]` and leaves the event's object otherwise as it was, the
+    same way every time, in lines as in one write."""
+    encoded = [
+        encode_event({"type": "note", "seq": seq, "data": {"n": seq}}) for seq in range(size)
+    ]
+    for _ in range(2):  # the second framing reads the cached endings, where there are any
+        lines = frame_unit(encoded)
+        assert b"".join(lines) == framed_unit(encoded)
+        for k, (line, original) in enumerate(zip(lines, encoded, strict=True), start=1):
+            assert line.endswith(b"}\n")
+            assert line.count(b"\n") == 1
+            decoded = json.loads(line)
+            assert unit_marker(decoded) == (k, size)
+            assert without_marker(decoded) == json.loads(original)
 
 
 def test_LOG_8_a_torn_last_line_is_cut_and_reported(tmp_path: Path) -> None:
