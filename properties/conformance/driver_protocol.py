@@ -41,6 +41,7 @@ of every message below.
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -51,13 +52,8 @@ from jsonschema.exceptions import best_match
 
 from loopspec.model.commands import (
     Command,
-    HookAudit,
-    PostVerdict,
-    PreVerdict,
-    ReplyBlock,
-    ToolOutcome,
 )
-from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.config import LoopConfig
 from loopspec.model.events import (
     Event,
     OpaqueEvent,
@@ -65,7 +61,14 @@ from loopspec.model.events import (
     UserMessageRecorded,
 )
 from loopspec.model.messages import ToolCallBlock
-from loopspec.properties.conformance.wire_layout import TAGS, annotation_text, camel, wire_fields
+from loopspec.properties.conformance.wire_layout import (
+    CLASSES,
+    TAGS,
+    UNIONS,
+    annotation_text,
+    camel,
+    wire_fields,
+)
 
 PROTOCOL_VERSION = 1
 
@@ -168,13 +171,9 @@ _NAMED_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
     "bool": lambda: {"type": "boolean"},
     "JsonValue": lambda: dict(_JSON),
     "FrozenMap": lambda: {"type": "object"},
-    "ReplyBlock": lambda: _union_schema(ReplyBlock),
-    "PreVerdict": lambda: _union_schema(PreVerdict),
-    "PostVerdict": lambda: _union_schema(PostVerdict),
-    "ToolOutcome": lambda: _union_schema(ToolOutcome),
-    "HookAudit": lambda: _class_schema(HookAudit),
-    "ToolSpec": lambda: _class_schema(ToolSpec),
-    "HookSpec": lambda: _class_schema(HookSpec),
+    # The unions and classes a field may name, as the layout (and so the codec) names them.
+    **{name: functools.partial(_union_schema, union) for name, union in UNIONS.items()},
+    **{name: functools.partial(_class_schema, cls) for name, cls in CLASSES.items()},
 }
 
 COMMAND_SCHEMA: dict[str, Any] = _union_schema(Command)

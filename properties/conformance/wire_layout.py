@@ -95,7 +95,6 @@ UNIONS: dict[str, object] = {
     "ToolOutcome": ToolOutcome,
 }
 CLASSES: dict[str, type] = {cls.__name__: cls for cls in (HookAudit, ToolSpec, HookSpec)}
-SCALARS = frozenset({"str", "int", "float", "bool", "JsonValue", "FrozenMap"})
 _UNION_NAMES = {
     frozenset(typing.get_args(union)): name for name, union in UNIONS.items() if name != "Command"
 }
