@@ -37,6 +37,12 @@ from loopspec.model.wire import SURFACE_TYPES, event_data_to_wire
 from loopspec.model.wording import render_wording
 
 RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
+_RULE_SECTION = re.compile(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", re.S | re.M)
+
+
+def rule_sections(spec: str) -> dict[str, str]:
+    """Every rule SPEC.md states, by ID: its `### ID title` section, in SPEC order."""
+    return {match.group(1): match.group(0).strip() for match in _RULE_SECTION.finditer(spec)}
 
 
 def render_invariants() -> str:

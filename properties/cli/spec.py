@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 from loopspec.impl.user_files import UserFileError, read_user_file
-from loopspec.properties.spec_doc import render_generated_sections, splice_generated_sections
+from loopspec.properties.spec_doc import (
+    render_generated_sections,
+    rule_sections,
+    splice_generated_sections,
+)
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
 """Bytes a spec file may hold (rule SAFE-4)."""
@@ -35,12 +38,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     group.add_argument("--write", metavar="FILE", help="rewrite the generated sections of FILE")
     group.add_argument("--check", metavar="FILE", help="exit 1 when FILE's sections are stale")
     parser.set_defaults(handler=run)
-
-
-def rule_sections(spec: str) -> dict[str, str]:
-    """Every rule SPEC.md states, by ID: its `### ID title` section, in SPEC order."""
-    found = re.finditer(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", spec, re.S | re.M)
-    return {match.group(1): match.group(0).strip() for match in found}
 
 
 def print_rules(names: list[str]) -> int:

@@ -10,7 +10,6 @@ import gc
 import importlib
 import json
 import os
-import re
 import shlex
 import sys
 import time
@@ -50,6 +49,7 @@ from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.situations import SITUATION_HITS
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES, Profile
+from loopspec.properties.spec_doc import rule_sections
 from loopspec.properties.stateful.strategies import CONFIGS
 
 TargetFactory = Callable[[], ConformanceTarget]
@@ -414,15 +414,14 @@ def spec_text(rule_id: str) -> str:
         text = shipped_spec()
     except OSError:
         return ""
-    match = re.search(rf"^### {re.escape(rule_id)} .*?(?=^### |^## )", text, re.S | re.M)
-    return match.group(0).strip() if match else ""
+    return rule_sections(text).get(rule_id, "")
 
 
 def all_rules() -> list[str]:
     """Every rule ID SPEC.md states (or the code cites, when SPEC.md is not at hand)."""
     try:
         text = shipped_spec()
-        return re.findall(r"^### ([A-Z]+-\d+) ", text, re.M)
+        return list(rule_sections(text))
     except OSError:
         return sorted(set(rule_ids()) | {r for t in TRANSITIONS for r in t.rules})
 
