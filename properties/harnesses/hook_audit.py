@@ -11,9 +11,44 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
+
+# The variable naming the hook in the wrapped command; `hook_of` finds it again in a transcript.
+HOOK_VARIABLE = "LOOPSPEC_HOOK"
+
+
+def wrapped(command: str, hook_id: str, audit_dir: str, hooks_dir: str) -> str:
+    """The shell command that runs `command` through this wrapper as hook `hook_id`."""
+    return shlex.join(
+        [
+            "env",
+            f"{HOOK_VARIABLE}={hook_id}",
+            f"LOOPSPEC_HOOKS_DIR={hooks_dir}",
+            sys.executable,
+            os.path.abspath(__file__),
+            audit_dir,
+            hook_id,
+            "--",
+            command,
+        ]
+    )
+
+
+def hook_of(command: str) -> tuple[str, str] | None:
+    """(hook id, the user's own command) of a command `wrapped` built, else None: a transcript
+    records the wrapped command, and a report should name the hook the user configured."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 4 or words[0] != "env" or not words[1].startswith(HOOK_VARIABLE + "="):
+        return None
+    if words[-2] != "--":
+        return None
+    return words[1].removeprefix(HOOK_VARIABLE + "="), words[-1]
 
 
 def main(argv: list[str]) -> int:

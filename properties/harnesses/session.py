@@ -212,19 +212,7 @@ def _request_from_json(document: Mapping[str, Any]) -> SessionRequest:
 
 
 def _wrapped(command: str, hook_id: str, audit_dir: Path, hooks_dir: Path | None) -> str:
-    return " ".join(
-        [
-            "env",
-            _quote(f"LOOPSPEC_HOOK={hook_id}"),
-            _quote(f"LOOPSPEC_HOOKS_DIR={hooks_dir or ''}"),
-            _quote(sys.executable),
-            _quote(hook_audit.__file__),
-            _quote(str(audit_dir)),
-            _quote(hook_id),
-            "--",
-            _quote(command),
-        ]
-    )
+    return hook_audit.wrapped(command, hook_id, str(audit_dir), str(hooks_dir or ""))
 
 
 def wrapped_hooks(
@@ -252,10 +240,6 @@ def wrapped_hooks(
     for event in observed:
         wrapped.setdefault(event, []).append({"matcher": "Bash", "hooks": [observer]})
     return wrapped
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 # Outside a network namespace, clients that honour proxy variables are sent to a closed port

@@ -22,6 +22,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
@@ -145,6 +146,16 @@ def _user(content: Any, line: int) -> Iterator[Observation]:
         yield Visible("a user message", line)
 
 
+def _hook_label(command: str) -> str:
+    """The hook as its user configured it: a command loopspec's run wrapped for its hook audit
+    is named by its position and the user's own command, not by the wrapper."""
+    audited = hook_audit.hook_of(command)
+    label = command if audited is None else f"{audited[0]} {audited[1]}"
+    if len(label) > MAX_HOOK_LABEL:  # the command names the hook; the start tells them apart
+        label = label[:MAX_HOOK_LABEL] + "..."
+    return label
+
+
 def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
     if not isinstance(attachment, Mapping) or attachment.get("type") != "hook_success":
         return None
@@ -160,9 +171,7 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
     denied = specific.get("permissionDecision") == "deny" or (
         isinstance(answer, Mapping) and answer.get("decision") == "block"
     )
-    hook = str(attachment.get("command") or attachment.get("hookName") or "?")
-    if len(hook) > MAX_HOOK_LABEL:  # the command names the hook; the start tells them apart
-        hook = hook[:MAX_HOOK_LABEL] + "..."
+    hook = _hook_label(str(attachment.get("command") or attachment.get("hookName") or "?"))
     return HookRewrite(
         str(attachment.get("toolUseID")),
         hook,

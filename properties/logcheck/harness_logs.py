@@ -212,7 +212,7 @@ class Judge:
         found = []
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
         if any(r.hook == rewrite.hook for r in earlier):
-            message = f"PreToolUse hook {rewrite.hook} answers call {rewrite.call_id} again"
+            message = f"PreToolUse hook `{rewrite.hook}` answers call {rewrite.call_id} again"
             related = tuple(r.line for r in earlier if r.hook == rewrite.hook)
             found.append(Violation("HOOK-4", rewrite.line, message, related))
         earlier.append(rewrite)
@@ -235,7 +235,7 @@ class Judge:
             return []
         last = applied[-1]
         message = (
-            f"call {call.call_id} ran with the input hook {last.hook} supplied "
+            f"call {call.call_id} ran with the input that hook `{last.hook}` supplied "
             f"({_show(last.updated_input)}), but the model history and the log's call record "
             f"keep the model's input ({_show(call.arguments)})"
         )
