@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
@@ -47,7 +47,12 @@ from loopspec.properties.conformance.compare import normalized_observation as no
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.situations import SITUATION_HITS
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.conformance.target import (
+    ConformanceTarget,
+    ModelTarget,
+    Observation,
+    missing_members,
+)
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_doc import rule_sections
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -164,19 +169,14 @@ def _capabilities(declared: object) -> frozenset[str]:
     return frozenset(declared)
 
 
-TARGET_MEMBERS = ("name", "reset", "apply", "close")
-"""What a `ConformanceTarget` has (`properties/conformance/target.py`)."""
-
-
 def _a_target(made: object) -> ConformanceTarget:
     """What a factory made, refused at once (not at its first use) unless it is a target."""
-    missing = [member for member in TARGET_MEMBERS if not hasattr(made, member)]
-    if missing:
+    if not isinstance(made, ConformanceTarget):
         raise TypeError(
             f"the factory returned a {type(made).__name__}, not a ConformanceTarget "
-            f"(it has no {', '.join(missing)})"
+            f"(it has no {', '.join(missing_members(made))})"
         )
-    return cast("ConformanceTarget", made)
+    return made
 
 
 class GuardedTarget:

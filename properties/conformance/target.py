@@ -8,7 +8,7 @@ target too (`ModelTarget`), which is how expected observations are computed.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -60,6 +60,7 @@ def atomic_units(events: tuple[dict[str, Any], ...]) -> tuple[tuple[int, int], .
     return tuple(units)
 
 
+@runtime_checkable
 class ConformanceTarget(Protocol):
     """An implementation under test."""
 
@@ -76,6 +77,13 @@ class ConformanceTarget(Protocol):
     def close(self) -> None:
         """Release whatever the target holds (processes, files)."""
         ...
+
+
+def missing_members(made: object) -> list[str]:
+    """The members of `ConformanceTarget` that `made` lacks, in the Protocol's order."""
+    declared = [*ConformanceTarget.__annotations__, *vars(ConformanceTarget)]
+    members = [name for name in dict.fromkeys(declared) if not name.startswith("_")]
+    return [name for name in members if not hasattr(made, name)]
 
 
 class ModelTarget:
