@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
-from acp.schema import RequestPermissionRequest, SessionNotification
-from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+# The ACP models (pydantic) are imported by the first validator built, not with this module:
+# they take over a second to import, and most runs (every --help, replay of a target that shows
+# no presentation) never validate a payload.
 
 
 class StrictValidator:
@@ -38,6 +43,8 @@ class StrictValidator:
             for error in self._schema.iter_errors(wire)
             for leaf in _leaf_messages(error)
         ]
+        from pydantic import ValidationError  # noqa: PLC0415 (lazy: see the imports above)
+
         try:
             parsed = self._model.model_validate(wire)
         except ValidationError as error:
@@ -111,12 +118,16 @@ def _first_difference(sent: object, back: object, path: str) -> str | None:
 @functools.cache
 def session_update_validator() -> StrictValidator:
     """The strict validator for `session/update` notification params."""
+    from acp.schema import SessionNotification  # noqa: PLC0415 (lazy)
+
     return StrictValidator(SessionNotification)
 
 
 @functools.cache
 def permission_request_validator() -> StrictValidator:
     """The strict validator for `session/request_permission` request params."""
+    from acp.schema import RequestPermissionRequest  # noqa: PLC0415 (lazy)
+
     return StrictValidator(RequestPermissionRequest)
 
 
