@@ -41,7 +41,6 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
@@ -202,6 +201,13 @@ def _field(kind: str, path: tuple[str, ...], value: object) -> Change:
         return event
 
     return _events(change)
+
+
+def _relabel_contexts(event: Event) -> Event:
+    source = event["data"].get("source") if event["type"] == "user/message" else None
+    if source is not None and source["kind"] == "plugin":
+        source["plugin"] = "context"
+    return event
 
 
 def _error_code(old: str, new: str) -> Change:
@@ -402,9 +408,18 @@ FAMILIES = (
     Case("a call's tool/call record comes after its result", "ADJ-2",
          changed(_call_records(move=True)), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", ""),)))),
-    Case("the reply's source names another model", NO_RULE,
+    # Who a message is from is TEXT-2's (it was a SPEC gap, NO-RULE, before TEXT-2 stated it).
+    Case("the reply's source names another model", "TEXT-2",
          changed(_field("assistant/message", ("data", "message", "source", "model"), "other")),
          NO_HOOKS, TEXT_REPLY),
+    Case("a deferred context carries another label", "TEXT-2",
+         changed(_events(_relabel_contexts)), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+          ToolFinishes("c1", ToolSucceeded("a", ("ctx",))))),
+    Case("a tool result's source lacks its call id", "TEXT-2",
+         changed(_field("tool/result", ("data", "message", "source"), {"kind": "tool"})),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                    ToolFinishes("c1", ToolSucceeded("a")))),
 )  # fmt: skip
 
 

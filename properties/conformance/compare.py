@@ -563,6 +563,36 @@ def _applied_earlier_rewrite(
     return len(handlers) == 2 and handlers[0] != handlers[1]
 
 
+def _source_of(event: Event) -> object:
+    """The `source` of the message an event carries (`data` itself for a user/message)."""
+    data = _data(event)
+    message = data if event.get("type") == "user/message" else data.get("message")
+    return message.get("source") if isinstance(message, dict) else None
+
+
+def _without_source(event: Event) -> Event:
+    data = dict(_data(event))
+    if event.get("type") == "user/message":
+        data.pop("source", None)
+    elif isinstance(data.get("message"), dict):
+        data["message"] = {k: v for k, v in data["message"].items() if k != "source"}
+    return {**event, "data": data}
+
+
+def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
+    """TEXT-2 when two message events differ in the message's `source` and in nothing else: who
+    a message is from is part of the contract (a reply names the configured provider and model,
+    a tool result its call, a queued context the `tool-context` plugin). An event that also
+    differs elsewhere is left to the rule that prescribes the rest."""
+    mine, theirs = _source_of(want), _source_of(got)
+    if mine == theirs or _without_source(want) != _without_source(got):
+        return None
+    return "TEXT-2", (
+        f"{want.get('type')}'s source is {json.dumps(theirs)} where the model's is "
+        f"{json.dumps(mine)}"
+    )
+
+
 def _hook_rule(event: Event) -> str:
     return "HOOK-4" if _data(event).get("point") == "PreToolUse" else "HOOK-5"
 
@@ -580,6 +610,12 @@ def _changed(
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
     fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     named = f"{kind} differs in {', '.join(fields) or 'its envelope'}"
+    if kind in ("user/message", "assistant/message", "tool/result"):
+        wrong_source = _source_rule(
+            _positional(normalized_event(want)), _positional(normalized_event(got))
+        )
+        if wrong_source is not None:
+            return wrong_source
     match kind:
         case "turn/start":
             return "TURN-1", named

@@ -76,7 +76,9 @@ TargetFactory = Callable[[], ConformanceTarget]
 
 # What the comparison of a card checks (capability "presentation"; not applicable without it).
 _CARD_RULES = ("VIEW-2", "VIEW-3", "VIEW-4", "ACP-1")
-_RESULT_RULES = ("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1")
+_RESULT_RULES = (
+    *("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1", "TEXT-2"),
+)
 # Which rules the comparison of an appended event of each type checks (beyond the transition's
 # own rules). Every event the target reports is read through the event classes (LOG-4). A rule
 # whose situation an event creates (`situations`) is among them; a test holds the two together.
@@ -85,8 +87,10 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5", "ADJ-3"),
     "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
     "step/end": ("LOG-1", "LOG-4", "STEP-2"),
-    "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1"),
-    "assistant/message": ("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1"),
+    "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1", "TEXT-2"),
+    "assistant/message": (
+        *("LOG-1", "LOG-2", "LOG-4", "ORD-1", "EXE-1", "STEP-3", "HIST-1", "TEXT-2"),
+    ),
     "tool/call": (
         *("LOG-1", "LOG-4", "ORD-1", "ORD-2", "RW-1", "EXE-2", "EXE-3", "STEP-3"),
         *_CARD_RULES,
