@@ -2,65 +2,91 @@
 
 `event_from_wire(obj)` validates and builds an event; `event_to_wire(event)` gives back the same
 JSON object (`event_to_wire(event_from_wire(obj)) == obj` for every valid `obj`; the one
-normalisation is that a message without `role` gains its role). The functions are registered on
-`converter`, a cattrs converter, so `converter.structure(obj, Event)` and
-`converter.unstructure(event)` are the public spelling.
+normalisation is that a message without `role` gains its role, and an optional payload written
+as null is left out). The functions are registered on `converter`, a cattrs converter, so
+`converter.structure(obj, Event)` and `converter.unstructure(event)` are the public spelling.
+
+Neither direction is written per class: the reader and the writer of every event, message and
+block class are generated at import from `loopspec.model.log_layout` (the classes' fields and
+the few layout facts they cannot state), compiled to one straight-line function per class as
+attrs compiles its methods, so reading costs what a hand-written reader does.
 
 Every refusal is an `InvalidEventError` carrying a rule ID and a message that names the field.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
+import attrs
 import cattrs
 
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import (
     APPEND,
-    ApprovalAsked,
-    ApprovalDecided,
-    AssistantMessageRecorded,
     Event,
-    HookInvoked,
-    HookResulted,
     OpaqueEvent,
-    RewriteSidecar,
     SessionHeader,
-    StepEnded,
-    StepStarted,
     SurfaceAppend,
     SurfaceOp,
     SurfaceReplace,
-    ToolCallRecorded,
-    ToolResultRecorded,
-    TurnEnded,
-    TurnStarted,
-    UserMessageRecorded,
 )
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, freeze, thaw
+from loopspec.model.log_layout import (
+    BLOCK_CLASSES,
+    ENVELOPE_KEYS,
+    EVENT_CLASSES,
+    EVENT_LAYOUTS,
+    HEADER,
+    HEADER_RULE,
+    MESSAGE_CLASSES,
+    NEVER,
+    ROLE_RULE,
+    SURFACE_APPEND,
+    SURFACE_REPLACE_TAG,
+    SURFACE_TYPES,
+    EventLayout,
+    LogField,
+    LogObject,
+    log_object,
+    surface_fields,
+)
 from loopspec.model.messages import (
     AssistantMessage,
     ContentBlock,
     OpaqueBlock,
-    ReasoningBlock,
     ResultContentBlock,
     TextBlock,
-    ToolCallBlock,
     ToolResultBlock,
     ToolResultMessage,
     UserMessage,
 )
 
-ENVELOPE_KEYS = ("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs")
-SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+__all__ = [
+    "ENVELOPE_KEYS",
+    "SURFACE_TYPES",
+    "assistant_message_from_wire",
+    "block_from_wire",
+    "block_to_wire",
+    "converter",
+    "event_data_to_wire",
+    "event_from_wire",
+    "event_to_wire",
+    "header_from_wire",
+    "header_to_wire",
+    "message_to_wire",
+    "tool_result_message_from_wire",
+    "user_message_from_wire",
+]
 
 WireObject = dict[str, Any]
 
 
 # ---------------------------------------------------------------------------------------------
-# Field readers: each names the field it failed on.
+# Readers of one member, by shape: each names the member it failed on. The generated readers
+# call these.
 
 
 def _frozen(value: object, where: str) -> JsonValue:
@@ -107,6 +133,58 @@ def _number(data: Mapping[str, object], key: str, where: str) -> float:
     return value
 
 
+def _flag(data: Mapping[str, object], key: str, where: str, rule: str) -> bool:
+    value = data.get(key, False)
+    if value is not True and key in data:
+        raise InvalidEventError(f"{where}.{key} may only be true", rule_id=rule)
+    return bool(value)
+
+
+def _opt_bool(data: Mapping[str, object], key: str, where: str, rule: str) -> bool | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise InvalidEventError(f"{where}.{key} must be a boolean", rule_id=rule)
+    return value
+
+
+def _opt_map(data: Mapping[str, object], key: str, where: str) -> FrozenMap | None:
+    value = data.get(key)
+    return None if value is None else _map(value, f"{where}.{key}")
+
+
+def _opt_json(data: Mapping[str, object], key: str, where: str) -> JsonValue:
+    return _frozen(data[key], f"{where}.{key}") if key in data else None
+
+
+def _strings(data: Mapping[str, object], key: str, where: str, rule: str) -> tuple[str, ...]:
+    value = data.get(key) if isinstance(data, Mapping) else None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidEventError(f"{where}.{key} must be strings", rule_id=rule)
+    return tuple(value)
+
+
+def _blocks(value: object, where: str) -> tuple[ContentBlock, ...]:
+    if not isinstance(value, list):
+        raise InvalidEventError(f"{where} must be an array", rule_id="LOG-4")
+    return tuple(block_from_wire(item, f"{where}[{i}]") for i, item in enumerate(value))
+
+
+def _result_blocks(value: object, where: str, rule: str) -> tuple[ResultContentBlock, ...]:
+    blocks = _blocks(value, where)
+    for index, block in enumerate(blocks):
+        if not isinstance(block, TextBlock | OpaqueBlock):
+            msg = f"{where}[{index}] cannot nest a {type(block).__name__}"
+            raise InvalidEventError(msg, rule_id=rule)
+    return typing.cast(tuple[ResultContentBlock, ...], blocks)
+
+
+def _result_block(value: object, where: str, rule: str) -> ToolResultBlock:
+    blocks = _blocks(value, where)
+    if len(blocks) != 1 or not isinstance(blocks[0], ToolResultBlock):
+        raise InvalidEventError(f"{where} must be exactly one tool-result block", rule_id=rule)
+    return blocks[0]
+
+
 def _rest(data: Mapping[str, object], known: tuple[str, ...], where: str) -> FrozenMap:
     rest = {k: v for k, v in data.items() if k not in known}
     # The shared empty map when nothing is left (nearly always): one object, not one per field.
@@ -114,80 +192,7 @@ def _rest(data: Mapping[str, object], known: tuple[str, ...], where: str) -> Fro
 
 
 # ---------------------------------------------------------------------------------------------
-# Content blocks and messages.
-
-
-def block_from_wire(obj: object, where: str) -> ContentBlock:
-    """One content block."""
-    if not isinstance(obj, Mapping) or not isinstance(obj.get("type"), str):
-        raise InvalidEventError(f"{where} must be an object with a string type", rule_id="LOG-4")
-    kind = obj["type"]
-    if kind == "text":
-        return TextBlock(_str(obj, "text", where), _rest(obj, ("type", "text"), where))
-    if kind == "reasoning":
-        return ReasoningBlock(_str(obj, "text", where), _rest(obj, ("type", "text"), where))
-    if kind == "tool-call":
-        known = ("type", "id", "name", "arguments")
-        return ToolCallBlock(
-            id=_str(obj, "id", where),
-            name=_str(obj, "name", where),
-            arguments=_str(obj, "arguments", where),
-            extra=_rest(obj, known, where),
-        )
-    if kind == "tool-result":
-        content = obj.get("content")
-        if not isinstance(content, list):
-            raise InvalidEventError(f"{where}.content must be an array", rule_id="LOG-4")
-        is_error = obj.get("isError")
-        if is_error is not None and not isinstance(is_error, bool):
-            raise InvalidEventError(f"{where}.isError must be a boolean", rule_id="LOG-4")
-        return ToolResultBlock(
-            tool_call_id=_str(obj, "toolCallId", where),
-            content=tuple(
-                _result_content(item, f"{where}.content[{i}]") for i, item in enumerate(content)
-            ),
-            is_error=is_error,
-            extra=_rest(obj, ("type", "toolCallId", "content", "isError"), where),
-        )
-    return OpaqueBlock(kind, _rest(obj, ("type",), where))
-
-
-def _result_content(obj: object, where: str) -> ResultContentBlock:
-    block = block_from_wire(obj, where)
-    if isinstance(block, TextBlock | OpaqueBlock):
-        return block
-    raise InvalidEventError(f"{where} cannot nest a {type(block).__name__}", rule_id="LOG-6")
-
-
-def block_to_wire(block: ContentBlock) -> WireObject:
-    """The JSON object of one content block."""
-    match block:
-        case TextBlock():
-            return _extended({"type": "text", "text": block.text}, block.extra)
-        case ReasoningBlock():
-            return _extended({"type": "reasoning", "text": block.text}, block.extra)
-        case ToolCallBlock():
-            call: WireObject = {
-                "type": "tool-call",
-                "id": block.id,
-                "name": block.name,
-                "arguments": block.arguments,
-            }
-            return _extended(call, block.extra)
-        case ToolResultBlock():
-            wire: WireObject = {
-                "type": "tool-result",
-                "toolCallId": block.tool_call_id,
-                "content": [block_to_wire(item) for item in block.content],
-            }
-            if block.is_error is not None:
-                wire["isError"] = block.is_error
-            return _extended(wire, block.extra)
-        case OpaqueBlock():
-            return _extended({"type": block.type}, block.data)
-        case _:
-            assert_never(block)
-
+# Writers of one member's value.
 
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
@@ -220,65 +225,8 @@ def _extended(wire: WireObject, extra: FrozenMap) -> WireObject:
     return wire
 
 
-def _message_parts(
-    obj: object, role: str, where: str
-) -> tuple[str | None, tuple[ContentBlock, ...], FrozenMap, FrozenMap]:
-    if not isinstance(obj, Mapping):
-        raise InvalidEventError(f"{where} must be an object", rule_id="LOG-4")
-    if obj.get("role", role) != role:
-        raise InvalidEventError(f"{where}.role must be {role!r}", rule_id="LOG-6")
-    content = obj.get("content")
-    if not isinstance(content, list):
-        raise InvalidEventError(f"{where}.content must be an array", rule_id="LOG-4")
-    blocks = tuple(block_from_wire(item, f"{where}.content[{i}]") for i, item in enumerate(content))
-    source = _map(obj.get("source"), f"{where}.source")
-    extra = _rest(obj, ("id", "role", "content", "source"), where)
-    return _opt_str(obj, "id", where), blocks, source, extra
-
-
-def user_message_from_wire(obj: object, where: str) -> UserMessage:
-    """A user message object."""
-    message_id, blocks, source, extra = _message_parts(obj, "user", where)
-    return UserMessage(message_id, blocks, source, extra)
-
-
-def assistant_message_from_wire(obj: object, where: str) -> AssistantMessage:
-    """An assistant message object."""
-    message_id, blocks, source, extra = _message_parts(obj, "assistant", where)
-    return AssistantMessage(message_id, blocks, source, extra)
-
-
-def tool_result_message_from_wire(obj: object, where: str) -> ToolResultMessage:
-    """A tool result message: exactly one tool-result block citing `source.callId`."""
-    message_id, blocks, source, extra = _message_parts(obj, "user", where)
-    if len(blocks) != 1 or not isinstance(blocks[0], ToolResultBlock):
-        msg = f"{where}.content must be exactly one tool-result block"
-        raise InvalidEventError(msg, rule_id="LOG-6")
-    return ToolResultMessage(message_id, blocks[0], source, extra)
-
-
-def message_to_wire(message: UserMessage | AssistantMessage | ToolResultMessage) -> WireObject:
-    """The JSON object of a message (role always written)."""
-    blocks: tuple[ContentBlock, ...]
-    match message:
-        case UserMessage() | AssistantMessage():
-            blocks = message.content
-        case ToolResultMessage():
-            blocks = (message.result,)
-        case _:
-            assert_never(message)
-    wire: WireObject = {
-        "role": message.ROLE,
-        "content": [block_to_wire(block) for block in blocks],
-        "source": _thaw_map(message.source),
-    }
-    if message.id is not None:
-        wire["id"] = message.id
-    return _extended(wire, message.extra)
-
-
 # ---------------------------------------------------------------------------------------------
-# Envelope and surface metadata.
+# Surface metadata: the two operations' spellings are the layout's (a bare tag, a tagged object).
 
 
 def _surface_from_wire(
@@ -288,9 +236,10 @@ def _surface_from_wire(
         raise InvalidEventError(f"{kind} must carry surfaceOp", rule_id="LOG-2")
     op = obj["surfaceOp"]
     surface: SurfaceOp
-    if op == "append":
+    tag, name = SURFACE_REPLACE_TAG
+    if op == SURFACE_APPEND:
         surface = APPEND
-    elif isinstance(op, Mapping) and op.get("op") == "replace":
+    elif isinstance(op, Mapping) and op.get(tag) == name:
         surface = SurfaceReplace(_int(op, "start", "surfaceOp"), _int(op, "end", "surfaceOp"))
     else:
         raise InvalidEventError(f"{kind} has an unknown surfaceOp {op!r}", rule_id="LOG-2")
@@ -304,18 +253,336 @@ def _surface_from_wire(
     return surface, tuple(sources)
 
 
-def _surface_to_wire(surface: SurfaceOp, sources: tuple[int, ...] | None) -> WireObject:
-    wire: WireObject = {}
+def _surface_op(surface: SurfaceOp) -> object:
     match surface:
         case SurfaceAppend():
-            wire["surfaceOp"] = "append"
+            return SURFACE_APPEND
         case SurfaceReplace():
-            wire["surfaceOp"] = {"op": "replace", "start": surface.start, "end": surface.end}
+            tag, name = SURFACE_REPLACE_TAG
+            return {tag: name, "start": surface.start, "end": surface.end}
         case _:
             assert_never(surface)
-    if sources is not None:
-        wire["sourceEventSeqs"] = list(sources)
-    return wire
+
+
+# ---------------------------------------------------------------------------------------------
+# The generated readers and writers.
+
+
+class _Generator:
+    """Compiles, into one namespace, a reader and a writer per class of the layout: each reads
+    or writes its members in place, in the layout's order, with their keys as constants."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {
+            name: value
+            for name, value in globals().items()
+            if name.startswith("_") and callable(value) and not name.startswith("__")
+        }
+        self.namespace.update(InvalidEventError=InvalidEventError, Mapping=Mapping)
+        self.readers: dict[type, Callable[..., Any]] = {}
+        self.writers: dict[type, Callable[[Any], Any]] = {}
+
+    def _bind(self, value: object, stem: str) -> str:
+        name = f"_{stem}_{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def _compile(self, name: str, params: str, lines: list[str]) -> Callable[..., Any]:
+        body = "".join(f"    {line}\n" for line in lines)
+        source = f"def {name}({params}):\n{body}"
+        exec(compile(source, f"<log layout {name}>", "exec"), self.namespace)
+        made: Callable[..., Any] = self.namespace[name]
+        return made
+
+    # Reading.
+
+    def _read_member(self, field: LogField, obj: str, where: str) -> str:
+        """The expression reading `field` from the mapping `obj`; `where` is an expression for
+        the object's path."""
+        key = repr(field.wire)
+        path = f"{where} + {'.' + field.wire!r}"
+        rule = repr(field.rule)
+        match field.shape:
+            case "int":
+                return f"_{'opt_' if field.optional else ''}int({obj}, {key}, {where})"
+            case "str":
+                return f"_{'opt_' if field.optional else ''}str({obj}, {key}, {where})"
+            case "number":
+                number = f"_number({obj}, {key}, {where})"
+                return f"int({number})" if field.hint is int else number
+            case "flag":
+                return f"_flag({obj}, {key}, {where}, {rule})"
+            case "bool":
+                return f"_opt_bool({obj}, {key}, {where}, {rule})"
+            case "object":
+                if field.optional:
+                    return f"_opt_map({obj}, {key}, {where})"
+                return f"_map({obj}.get({key}), {path})"
+            case "json":
+                return f"_opt_json({obj}, {key}, {where})"
+            case "strings":
+                return f"_strings({obj}, {key}, {where}, {rule})"
+            case "blocks":
+                return f"_blocks({obj}.get({key}), {path})"
+            case "result-blocks":
+                return f"_result_blocks({obj}.get({key}), {path}, {rule})"
+            case "result-block":
+                return f"_result_block({obj}.get({key}), {path}, {rule})"
+            case "message" | "nested":
+                assert field.target is not None
+                reader = self.reader_name(field.target)
+                read = f"{reader}({obj}.get({key}), {path}, {rule})"
+                if field.optional:
+                    return f"(None if {key} not in {obj} else {read})"
+                return read
+            case "surface" | "sources":
+                raise TypeError(f"{field.name}: the envelope's, not an object's")
+            case _:
+                assert_never(field.shape)
+
+    def _construct(self, layout: LogObject, values: dict[str, str]) -> str:
+        """The call building `layout.cls` from the expressions in `values`, by field order."""
+        args = [values[f.name] for f in attrs.fields(layout.cls) if f.name in values]
+        return f"{self._bind(layout.cls, layout.cls.__name__)}({', '.join(args)})"
+
+    def _object_lines(self, layout: LogObject, obj: str, where: str) -> tuple[list[str], str]:
+        """Lines reading each member of `layout` into a local, and the constructor call."""
+        lines: list[str] = []
+        values: dict[str, str] = {}
+        for index, field in enumerate(layout.fields):
+            var = values[field.name] = f"v{index}"
+            if field.shape in ("int", "str"):
+                # The common case inline (a value of exactly the type); the reader otherwise,
+                # which takes what the type allows and refuses the rest.
+                exact = field.shape
+                lines.append(f"{var} = {obj}.get({field.wire!r})")
+                odd = f"{var} is not None or {field.wire!r} in {obj}" if field.optional else ""
+                test = f"type({var}) is not {exact}" + (f" and ({odd})" if odd else "")
+                lines += [f"if {test}:", f"    {var} = {self._read_member(field, obj, where)}"]
+                continue
+            lines.append(f"{var} = {self._read_member(field, obj, where)}")
+        if layout.rest is not None:
+            values[layout.rest] = "rest"
+            known = self._bind(layout.known, "known")
+            lines.append(f"rest = _rest({obj}, {known}, {where})")
+        return lines, self._construct(layout, values)
+
+    def reader_name(self, cls: type) -> str:
+        """The generated reader of an object class: `(value, where, rule)` -> instance; the
+        value is checked to be an object (refused under `rule`), a role tag matched."""
+        name = f"_read_{cls.__name__}"
+        if name in self.namespace:
+            return name
+        layout = log_object(cls)
+        lines = [
+            "if not isinstance(value, Mapping):",
+            "    raise InvalidEventError(where + ' must be an object', rule_id=rule)",
+            "obj = value",
+        ]
+        if layout.tag is not None and layout.tag[0] == "role":
+            key, role = layout.tag
+            lines += [
+                f"if obj.get({key!r}, {role!r}) != {role!r}:",
+                f"    raise InvalidEventError(where + {f'.{key} must be {role!r}'!r},"
+                f" rule_id={ROLE_RULE!r})",
+            ]
+        member_lines, built = self._object_lines(layout, "obj", "where")
+        self._compile(name, "value, where, rule", [*lines, *member_lines, f"return {built}"])
+        return name
+
+    def event_reader(self, layout: EventLayout) -> Callable[..., Event]:
+        """`(obj, data, seq, time, env)` -> the event: surface metadata first, then `data`."""
+        where = repr(f"{layout.type}.data")
+        lines: list[str] = []
+        values = {"seq": "seq", "time": "time", "envelope_extra": "env"}
+        if layout.surface:
+            lines.append(f"surface, sources = _surface_from_wire(obj, {layout.type!r})")
+            values.update(surface="surface", sources="sources")
+        if layout.data_field is not None:
+            assert layout.data_field.target is not None
+            reader = self.reader_name(layout.data_field.target)
+            values[layout.data_field.name] = f"{reader}(data, {where}, 'LOG-4')"
+            built = self._construct(log_object(layout.cls), values)
+        else:
+            member_lines, _ = self._object_lines(layout.data, "data", where)
+            lines += member_lines
+            values.update({f.name: f"v{i}" for i, f in enumerate(layout.data.fields)})
+            if layout.data.rest is not None:
+                values[layout.data.rest] = "rest"
+            built = self._construct(log_object(layout.cls), values)
+        name = f"_event_{layout.cls.__name__}"
+        return self._compile(name, "obj, data, seq, time, env", [*lines, f"return {built}"])
+
+    # Writing.
+
+    def _write_member(self, field: LogField, value: str) -> str:
+        """The expression writing the value in `value` (not None, when the member may be)."""
+        match field.shape:
+            case "int" | "str" | "number" | "bool":
+                return value
+            case "flag":
+                return "True"
+            case "object" | "json":
+                return f"_thawed({value})"
+            case "strings" | "sources":
+                return f"list({value})"
+            case "blocks" | "result-blocks":
+                return f"[block_to_wire(item) for item in {value}]"
+            case "result-block":
+                return f"[block_to_wire({value})]"
+            case "message" | "nested":
+                assert field.target is not None
+                return f"{self.writer_name(field.target)}({value})"
+            case "surface":
+                return f"_surface_op({value})"
+            case _:
+                assert_never(field.shape)
+
+    def _members_lines(
+        self, fields: tuple[LogField, ...], var: str, opening: list[str]
+    ) -> list[str]:
+        """Lines building `wire`: the members always written in one literal, each one left
+        out when None (or a flag when unset) after its test."""
+        lines: list[str] = []
+        literal = list(opening)
+        for field in fields:
+            read = f"{var}.{field.name}"
+            if field.omitted_when is NEVER and not lines:
+                literal.append(f"{field.wire!r}: {self._write_member(field, read)}")
+                continue
+            if not lines:
+                lines.append(f"wire = {{{', '.join(literal)}}}")
+            if field.omitted_when is NEVER:
+                lines.append(f"wire[{field.wire!r}] = {self._write_member(field, read)}")
+                continue
+            test = "if item:" if field.omitted_when is False else "if item is not None:"
+            lines += [
+                f"item = {read}",
+                test,
+                f"    wire[{field.wire!r}] = {self._write_member(field, 'item')}",
+            ]
+        if not lines:
+            lines.append(f"wire = {{{', '.join(literal)}}}")
+        return lines
+
+    def writer_name(self, cls: type) -> str:
+        """The generated writer of an object class: instance -> its JSON object."""
+        name = f"_write_{cls.__name__}"
+        if name in self.namespace:
+            return name
+        layout = log_object(cls)
+        opening = [f"{layout.tag[0]!r}: {layout.tag[1]!r}"] if layout.tag is not None else []
+        lines = self._members_lines(layout.fields, "value", opening)
+        if layout.rest is not None:
+            lines.append(f"return _extended(wire, value.{layout.rest})")
+        else:
+            lines.append("return wire")
+        self._compile(name, "value", lines)
+        return name
+
+    def event_writers(self, layout: EventLayout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """The writers of an event's `data` member and of its whole JSON object."""
+        stem = layout.cls.__name__
+        if layout.data_field is not None:
+            assert layout.data_field.target is not None
+            target = self.writer_name(layout.data_field.target)
+            data_lines = [f"return {target}(value.{layout.data_field.name})"]
+        else:
+            data_lines = self._members_lines(layout.data.fields, "value", [])
+            rest = layout.data.rest
+            data_lines.append(f"return _extended(wire, value.{rest})" if rest else "return wire")
+        data = self._compile(f"_data_{stem}", "value", data_lines)
+        opening = [
+            f"'type': {layout.type!r}",
+            "'seq': value.seq",
+            "'time': value.time",
+            f"'data': _data_{stem}(value)",
+        ]
+        lines = self._members_lines(surface_fields(layout.cls), "value", opening)
+        lines.append("return _extended(wire, value.envelope_extra)")
+        return data, self._compile(f"_line_{stem}", "value", lines)
+
+
+_GENERATOR = _Generator()
+_EVENT_READERS: dict[str, Callable[..., Event]] = {
+    layout.type: _GENERATOR.event_reader(layout) for layout in EVENT_LAYOUTS.values()
+}
+_DATA_WRITERS: dict[type, Callable[[Any], object]] = {}
+_EVENT_WRITERS: dict[type, Callable[[Any], WireObject]] = {}
+for _layout in EVENT_LAYOUTS.values():
+    _DATA_WRITERS[_layout.cls], _EVENT_WRITERS[_layout.cls] = _GENERATOR.event_writers(_layout)
+_BLOCK_READERS: dict[str, Callable[[object, str, str], ContentBlock]] = {
+    _tag[1]: _GENERATOR.namespace[_GENERATOR.reader_name(cls)]
+    for cls in BLOCK_CLASSES
+    if (_tag := log_object(cls).tag) is not None
+}
+_BLOCK_WRITERS: dict[type, Callable[[Any], WireObject]] = {
+    cls: _GENERATOR.namespace[_GENERATOR.writer_name(cls)] for cls in (*BLOCK_CLASSES, OpaqueBlock)
+}
+_read_opaque_block = _GENERATOR.namespace[_GENERATOR.reader_name(OpaqueBlock)]
+_MESSAGE_READERS = {
+    cls: _GENERATOR.namespace[_GENERATOR.reader_name(cls)] for cls in MESSAGE_CLASSES
+}
+_MESSAGE_WRITERS: dict[type, Callable[[Any], WireObject]] = {
+    cls: _GENERATOR.namespace[_GENERATOR.writer_name(cls)] for cls in MESSAGE_CLASSES
+}
+_read_header = _GENERATOR.namespace[_GENERATOR.reader_name(SessionHeader)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The public API.
+
+
+def block_from_wire(obj: object, where: str) -> ContentBlock:
+    """One content block."""
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("type"), str):
+        raise InvalidEventError(f"{where} must be an object with a string type", rule_id="LOG-4")
+    read = _BLOCK_READERS.get(obj["type"], _read_opaque_block)
+    block: ContentBlock = read(obj, where, "LOG-4")
+    return block
+
+
+def block_to_wire(block: ContentBlock) -> WireObject:
+    """The JSON object of one content block."""
+    write = _BLOCK_WRITERS.get(type(block)) or _writer_by_class(_BLOCK_WRITERS, block)
+    return write(block)
+
+
+_GENERATOR.namespace["block_to_wire"] = block_to_wire  # the generated writers' blocks
+
+
+def _writer_by_class(
+    writers: Mapping[type, Callable[[Any], Any]], value: object
+) -> Callable[[Any], Any]:
+    """The writer of the nearest class `value` is an instance of (a subclass's)."""
+    for cls in type(value).__mro__:
+        if cls in writers:
+            return writers[cls]
+    raise TypeError(f"no wire form for {type(value).__name__}")
+
+
+def user_message_from_wire(obj: object, where: str) -> UserMessage:
+    """A user message object."""
+    message: UserMessage = _MESSAGE_READERS[UserMessage](obj, where, "LOG-4")
+    return message
+
+
+def assistant_message_from_wire(obj: object, where: str) -> AssistantMessage:
+    """An assistant message object."""
+    message: AssistantMessage = _MESSAGE_READERS[AssistantMessage](obj, where, "LOG-4")
+    return message
+
+
+def tool_result_message_from_wire(obj: object, where: str) -> ToolResultMessage:
+    """A tool result message: exactly one tool-result block citing `source.callId`."""
+    message: ToolResultMessage = _MESSAGE_READERS[ToolResultMessage](obj, where, "LOG-4")
+    return message
+
+
+def message_to_wire(message: UserMessage | AssistantMessage | ToolResultMessage) -> WireObject:
+    """The JSON object of a message (role always written)."""
+    write = _MESSAGE_WRITERS.get(type(message)) or _writer_by_class(_MESSAGE_WRITERS, message)
+    return write(message)
 
 
 def event_from_wire(obj: object) -> Event:
@@ -333,7 +600,7 @@ def event_from_wire(obj: object) -> Event:
     if kind not in SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
         msg = f"{kind} is not a surface event and must not carry surfaceOp or sourceEventSeqs"
         raise InvalidEventError(msg, rule_id="LOG-2")
-    reader = _READERS.get(kind)
+    reader = _EVENT_READERS.get(kind)
     if reader is None:
         return OpaqueEvent(
             kind, seq, int(time), _frozen(obj.get("data"), f"{kind}.data"), envelope_extra
@@ -344,330 +611,52 @@ def event_from_wire(obj: object) -> Event:
     return reader(obj, data, seq, int(time), envelope_extra)
 
 
-Reader = Callable[[Mapping[str, Any], Mapping[str, Any], int, int, FrozenMap], Event]
-
-
-def _turn_start(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    return TurnStarted(
-        seq,
-        time,
-        _int(data, "turn", "turn/start.data"),
-        _rest(data, ("turn",), "turn/start.data"),
-        env,
-    )
-
-
-def _turn_end(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "turn/end.data"
-    return TurnEnded(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _map(data.get("reason"), where + ".reason"),
-        _rest(data, ("turn", "reason"), where),
-        env,
-    )
-
-
-def _step(cls: type[StepStarted] | type[StepEnded]) -> Reader:
-    def read(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-        where = f"{cls.TYPE}.data"
-        return cls(
-            seq,
-            time,
-            _int(data, "turn", where),
-            _int(data, "step", where),
-            _rest(data, ("turn", "step"), where),
-            env,
-        )
-
-    return read
-
-
-def _user_message(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    surface, sources = _surface_from_wire(obj, "user/message")
-    message = user_message_from_wire(data, "user/message.data")
-    return UserMessageRecorded(seq, time, message, surface, sources, env)
-
-
-def _assistant_message(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "assistant/message.data"
-    surface, sources = _surface_from_wire(obj, "assistant/message")
-    interrupted = data.get("interrupted", False)
-    if interrupted is not True and "interrupted" in data:
-        raise InvalidEventError(f"{where}.interrupted may only be true", rule_id="LOG-4")
-    usage = data.get("usage")
-    return AssistantMessageRecorded(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _int(data, "step", where),
-        assistant_message_from_wire(data.get("message"), where + ".message"),
-        usage=None if usage is None else _map(usage, where + ".usage"),
-        interrupted=bool(interrupted),
-        surface=surface,
-        sources=sources,
-        extra=_rest(data, ("turn", "step", "message", "usage", "interrupted"), where),
-        envelope_extra=env,
-    )
-
-
-def _tool_call(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "tool/call.data"
-    rewrite = None
-    if "rewrite" in data:
-        sidecar = data["rewrite"]
-        handlers = sidecar.get("handlerIds") if isinstance(sidecar, Mapping) else None
-        if not isinstance(handlers, list) or not all(isinstance(h, str) for h in handlers):
-            raise InvalidEventError(f"{where}.rewrite.handlerIds must be strings", rule_id="RW-2")
-        rewrite = RewriteSidecar(
-            _str(sidecar, "originalArguments", where + ".rewrite"), tuple(handlers)
-        )
-    known = ("turn", "step", "callId", "name", "arguments", "rewrite")
-    return ToolCallRecorded(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _int(data, "step", where),
-        _str(data, "callId", where),
-        _str(data, "name", where),
-        _str(data, "arguments", where),
-        rewrite,
-        _rest(data, known, where),
-        env,
-    )
-
-
-def _tool_result(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "tool/result.data"
-    surface, sources = _surface_from_wire(obj, "tool/result")
-    error = data.get("error")
-    return ToolResultRecorded(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _int(data, "step", where),
-        tool_result_message_from_wire(data.get("message"), where + ".message"),
-        error=None if error is None else _map(error, where + ".error"),
-        meta=_frozen(data["meta"], where + ".meta") if "meta" in data else None,
-        surface=surface,
-        sources=sources,
-        extra=_rest(data, ("turn", "step", "message", "error", "meta"), where),
-        envelope_extra=env,
-    )
-
-
-def _hook_invoked(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "hook/invoked.data"
-    known = ("turn", "point", "dialect", "handlerId", "matcher", "callId")
-    return HookInvoked(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _str(data, "point", where),
-        _str(data, "dialect", where),
-        _str(data, "handlerId", where),
-        _opt_str(data, "matcher", where),
-        _opt_str(data, "callId", where),
-        _rest(data, known, where),
-        env,
-    )
-
-
-def _hook_result(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "hook/result.data"
-    known = (
-        "turn",
-        "point",
-        "handlerId",
-        "decision",
-        "durationMs",
-        "exitCode",
-        "stderrSummary",
-        "callId",
-        "updatedInput",
-    )
-    return HookResulted(
-        seq,
-        time,
-        _int(data, "turn", where),
-        _str(data, "point", where),
-        _str(data, "handlerId", where),
-        _str(data, "decision", where),
-        _number(data, "durationMs", where),
-        _opt_int(data, "exitCode", where),
-        _opt_str(data, "stderrSummary", where),
-        _opt_str(data, "callId", where),
-        _frozen(data["updatedInput"], where) if "updatedInput" in data else None,
-        _rest(data, known, where),
-        env,
-    )
-
-
-def _approval_asked(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "approval/asked.data"
-    known = ("id", "toolName", "callId", "reason", "arguments")
-    return ApprovalAsked(
-        seq,
-        time,
-        _str(data, "id", where),
-        _str(data, "toolName", where),
-        _opt_str(data, "callId", where),
-        _opt_str(data, "reason", where),
-        _opt_str(data, "arguments", where),
-        _rest(data, known, where),
-        env,
-    )
-
-
-def _approval_decided(obj: Any, data: Any, seq: int, time: int, env: FrozenMap) -> Event:
-    where = "approval/decided.data"
-    return ApprovalDecided(
-        seq,
-        time,
-        _str(data, "id", where),
-        _str(data, "outcome", where),
-        _rest(data, ("id", "outcome"), where),
-        env,
-    )
-
-
-_READERS: dict[str, Reader] = {
-    TurnStarted.TYPE: _turn_start,
-    TurnEnded.TYPE: _turn_end,
-    StepStarted.TYPE: _step(StepStarted),
-    StepEnded.TYPE: _step(StepEnded),
-    UserMessageRecorded.TYPE: _user_message,
-    AssistantMessageRecorded.TYPE: _assistant_message,
-    ToolCallRecorded.TYPE: _tool_call,
-    ToolResultRecorded.TYPE: _tool_result,
-    HookInvoked.TYPE: _hook_invoked,
-    HookResulted.TYPE: _hook_result,
-    ApprovalAsked.TYPE: _approval_asked,
-    ApprovalDecided.TYPE: _approval_decided,
-}
-
-
-def _optional(wire: WireObject, key: str, value: object) -> None:
-    if value is not None:
-        wire[key] = value
-
-
 def event_data_to_wire(event: Event) -> object:
     """The `data` member of an event's JSON object."""
-    data: WireObject
-    match event:
-        case TurnStarted():
-            data = {"turn": event.turn}
-        case TurnEnded():
-            data = {"turn": event.turn, "reason": _thawed(event.reason)}
-        case StepStarted() | StepEnded():
-            data = {"turn": event.turn, "step": event.step}
-        case UserMessageRecorded():
-            return message_to_wire(event.message)
-        case AssistantMessageRecorded():
-            data = {
-                "turn": event.turn,
-                "step": event.step,
-                "message": message_to_wire(event.message),
-            }
-            _optional(data, "usage", None if event.usage is None else _thawed(event.usage))
-            if event.interrupted:
-                data["interrupted"] = True
-        case ToolCallRecorded():
-            data = {
-                "turn": event.turn,
-                "step": event.step,
-                "callId": event.call_id,
-                "name": event.name,
-                "arguments": event.arguments,
-            }
-            if event.rewrite is not None:
-                data["rewrite"] = {
-                    "originalArguments": event.rewrite.original_arguments,
-                    "handlerIds": list(event.rewrite.handler_ids),
-                }
-        case ToolResultRecorded():
-            data = {
-                "turn": event.turn,
-                "step": event.step,
-                "message": message_to_wire(event.message),
-            }
-            _optional(data, "error", None if event.error is None else _thawed(event.error))
-            _optional(data, "meta", _thawed(event.meta))
-        case HookInvoked():
-            data = {
-                "turn": event.turn,
-                "point": event.point,
-                "dialect": event.dialect,
-                "handlerId": event.handler_id,
-            }
-            _optional(data, "matcher", event.matcher)
-            _optional(data, "callId", event.call_id)
-        case HookResulted():
-            data = {
-                "turn": event.turn,
-                "point": event.point,
-                "handlerId": event.handler_id,
-                "decision": event.decision,
-                "durationMs": event.duration_ms,
-            }
-            _optional(data, "exitCode", event.exit_code)
-            _optional(data, "stderrSummary", event.stderr_summary)
-            _optional(data, "callId", event.call_id)
-            _optional(data, "updatedInput", _thawed(event.updated_input))
-        case ApprovalAsked():
-            data = {"id": event.id, "toolName": event.tool_name}
-            _optional(data, "callId", event.call_id)
-            _optional(data, "reason", event.reason)
-            _optional(data, "arguments", event.arguments)
-        case ApprovalDecided():
-            data = {"id": event.id, "outcome": event.outcome}
-        case OpaqueEvent():
-            return _thawed(event.data)
-        case _:
-            assert_never(event)
-    return _extended(data, event.extra)
+    write = _DATA_WRITERS.get(type(event))
+    if write is not None:
+        return write(event)
+    if isinstance(event, OpaqueEvent):
+        return _thawed(event.data)
+    return _writer_by_class(_DATA_WRITERS, event)(event)
 
 
 def event_to_wire(event: Event) -> WireObject:
     """The JSON object of one event, envelope included."""
-    wire: WireObject = {
-        "type": event.TYPE if not isinstance(event, OpaqueEvent) else event.type,
-        "seq": event.seq,
-        "time": event.time,
-        "data": event_data_to_wire(event),
-    }
-    if isinstance(event, UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded):
-        wire.update(_surface_to_wire(event.surface, event.sources))
-    return _extended(wire, event.envelope_extra)
+    write = _EVENT_WRITERS.get(type(event))
+    if write is not None:
+        return write(event)
+    if isinstance(event, OpaqueEvent):
+        wire: WireObject = {
+            "type": event.type,
+            "seq": event.seq,
+            "time": event.time,
+            "data": _thawed(event.data),
+        }
+        return _extended(wire, event.envelope_extra)
+    written: WireObject = _writer_by_class(_EVENT_WRITERS, event)(event)
+    return written
 
 
 def header_from_wire(obj: object) -> SessionHeader:
     """The session header line."""
-    if not isinstance(obj, Mapping) or obj.get("type") != "session":
+    assert HEADER.tag is not None
+    key, tag = HEADER.tag
+    if not isinstance(obj, Mapping) or obj.get(key) != tag:
         raise InvalidEventError(
-            'the first line must be the {"type": "session"} header', rule_id="LOG-5"
+            'the first line must be the {"type": "session"} header', rule_id=HEADER_RULE
         )
-    return SessionHeader(
-        version=_int(obj, "version", "session"),
-        id=_str(obj, "id", "session"),
-        created_at=int(_number(obj, "createdAt", "session")),
-        cwd=_str(obj, "cwd", "session"),
-        extra=_rest(obj, ("type", "version", "id", "createdAt", "cwd"), "session"),
-    )
+    header: SessionHeader = _read_header(obj, tag, HEADER_RULE)
+    return header
+
+
+_write_header = _GENERATOR.namespace[_GENERATOR.writer_name(SessionHeader)]
 
 
 def header_to_wire(header: SessionHeader) -> WireObject:
     """The JSON object of the header line."""
-    return {
-        "type": "session",
-        "version": header.version,
-        "id": header.id,
-        "createdAt": header.created_at,
-        "cwd": header.cwd,
-        **_thaw_map(header.extra),
-    }
+    wire: WireObject = _write_header(header)
+    return wire
 
 
 def _structure_as(cls: type) -> Callable[[object, type], Event]:
@@ -685,28 +674,12 @@ def _make_converter() -> cattrs.Converter:
     converter = cattrs.Converter()
     converter.register_structure_hook(Event, lambda obj, _type: event_from_wire(obj))
     converter.register_unstructure_hook(Event, event_to_wire)
-    for cls in _READERS_CLASSES:
+    for cls in (*EVENT_CLASSES, OpaqueEvent):
         converter.register_structure_hook(cls, _structure_as(cls))
         converter.register_unstructure_hook(cls, event_to_wire)
     converter.register_structure_hook(SessionHeader, lambda obj, _type: header_from_wire(obj))
     converter.register_unstructure_hook(SessionHeader, header_to_wire)
     return converter
 
-
-_READERS_CLASSES: tuple[type, ...] = (
-    TurnStarted,
-    TurnEnded,
-    StepStarted,
-    StepEnded,
-    UserMessageRecorded,
-    AssistantMessageRecorded,
-    ToolCallRecorded,
-    ToolResultRecorded,
-    HookInvoked,
-    HookResulted,
-    ApprovalAsked,
-    ApprovalDecided,
-    OpaqueEvent,
-)
 
 converter = _make_converter()

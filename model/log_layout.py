@@ -1,0 +1,383 @@
+"""How a dsh session log spells events, messages and blocks: the one layout that the reference
+codec (`loopspec.model.wire`: reading and writing), the impl's line writer
+(`loopspec.impl.event_lines`) and the JSON Schema of an event (`loopspec schema`) are all
+generated from.
+
+The attrs classes (`loopspec.model.events`, `loopspec.model.messages`) give each wire object its
+fields, their order, types and defaults. A member's key is its field's name in camelCase. What
+the classes cannot say is stated once here:
+
+- each class's tag on the wire (an event's `type`, a block's `type`, a message's `role`);
+- which event fields live in the envelope beside `data`, under which keys (`ENVELOPE_FIELDS`),
+  and the one event whose `data` is the value of its one field (`DATA_IS_FIELD`);
+- wire keys that are not the camelCase of the field (`RENAMED`) and the order a message writes
+  its members in (`MEMBER_ORDER`);
+- which optional values are left out: a field that may be None when it is None, a flag (a bool
+  defaulting to False) unless it is true (`LogField.omitted_when`);
+- what is kept verbatim (`VERBATIM`): the unknown members of an object, beside the known ones;
+- the rule each refusal carries (`SHAPE_RULE`, `FIELD_RULE`);
+- what the classes' validators refuse, restated for the schema (`MINIMUM`, `NON_EMPTY`,
+  `ENUMS`), and what a conformance target must report although a log read from a real dsh may
+  leave it out (`TARGET_REQUIRED`, `MESSAGE_SOURCES`, `MESSAGE_BLOCKS`).
+
+This module imports no reader or writer: `loopspec.impl` may read it (the evidence boundary).
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any, Literal
+
+import attrs
+
+from loopspec.model.events import (
+    HOOK_DIALECTS,
+    ApprovalAsked,
+    ApprovalDecided,
+    Event,
+    HookInvoked,
+    HookResulted,
+    OpaqueEvent,
+    RewriteSidecar,
+    SessionHeader,
+    SurfaceEvent,
+    SurfaceReplace,
+    ToolCallRecorded,
+    TurnEnded,
+    UserMessageRecorded,
+)
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import (
+    AssistantMessage,
+    ContentBlock,
+    OpaqueBlock,
+    ReasoningBlock,
+    ResultContentBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+# The envelope's members, in the order every event line writes them.
+ENVELOPE_KEYS = ("type", "seq", "time", "data", "surfaceOp", "sourceEventSeqs")
+# Event fields that live in the envelope beside `data`, and their keys.
+ENVELOPE_FIELDS: dict[str, str] = {
+    "seq": "seq",
+    "time": "time",
+    "surface": "surfaceOp",
+    "sources": "sourceEventSeqs",
+}
+# The three event types that carry surface metadata (and must carry `surfaceOp`, LOG-2).
+SURFACE_TYPES = frozenset(cls.TYPE for cls in typing.get_args(SurfaceEvent))
+# The core event classes, each with its wire `type`; any other type is an `OpaqueEvent`.
+EVENT_CLASSES: tuple[type, ...] = tuple(
+    cls for cls in typing.get_args(Event) if cls is not OpaqueEvent
+)
+# An event whose `data` is the value of one field (user/message: the message object itself).
+DATA_IS_FIELD: dict[type, str] = {UserMessageRecorded: "message"}
+
+# The content block classes, told apart by their `type` member; any other is an `OpaqueBlock`.
+BLOCK_CLASSES: tuple[type, ...] = (TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
+MESSAGE_CLASSES: tuple[type, ...] = (UserMessage, AssistantMessage, ToolResultMessage)
+
+# Fields whose value is kept verbatim, beside the known members (their unknown members): an
+# object's `extra`, an event's `envelope_extra`, an opaque block's members beside its type. An
+# opaque event's `data` is its whole `data` member, verbatim.
+VERBATIM: dict[tuple[type, str], str] = {
+    **{(cls, "extra"): "data" for cls in (*EVENT_CLASSES, *MESSAGE_CLASSES, *BLOCK_CLASSES)},
+    **{(cls, "envelope_extra"): "envelope" for cls in (*EVENT_CLASSES, OpaqueEvent)},
+    (SessionHeader, "extra"): "data",
+    (OpaqueBlock, "data"): "data",
+}
+# Keys that are not the camelCase of their field: a tool result message's one block is its
+# `content` array (of exactly that one block, LOG-6).
+RENAMED: dict[tuple[type, str], str] = {(ToolResultMessage, "result"): "content"}
+# The order a class writes its members in, where it is not its field order: a message writes
+# its (optional) id after its source.
+MEMBER_ORDER: dict[type, tuple[str, ...]] = {
+    UserMessage: ("content", "source", "id", "extra"),
+    AssistantMessage: ("content", "source", "id", "extra"),
+    ToolResultMessage: ("result", "source", "id", "extra"),
+}
+# The two surface operations: an append is the bare string, a replace an object tagged by `op`
+# with the class's fields (the seqs it replaces, LOG-2).
+SURFACE_APPEND = "append"
+SURFACE_REPLACE_TAG = ("op", "replace")
+# Fields a class types `int` that the wire may write as any number, read truncated: dsh's
+# header timestamp.
+READ_AS_NUMBER = frozenset({(SessionHeader, "created_at")})
+
+RuleId = str
+# The rule a refusal of each shape carries (LOG-4, a malformed value, unless stated).
+SHAPE_RULE: dict[str, RuleId] = {
+    "json": "LOG-3",  # what JSON cannot carry losslessly (NaN, -0.0, a too-long integer)
+    "surface": "LOG-2",
+    "sources": "LOG-2",
+    "result-block": "LOG-6",  # a tool result message holds exactly one tool-result block
+    "result-blocks": "LOG-6",  # a tool result's content nests only text and opaque blocks
+}
+# Refusals of one field that carry another rule than their shape's.
+FIELD_RULE: dict[tuple[type, str], RuleId] = {
+    (ToolCallRecorded, "rewrite"): "RW-2",
+    (RewriteSidecar, "handler_ids"): "RW-2",
+}
+HEADER_TAG = ("type", "session")  # the header line's tag (it is no event: no seq, no data)
+HEADER_RULE: RuleId = "LOG-5"  # the first line must be the session header
+ROLE_RULE: RuleId = "LOG-6"  # a message's role is the one its place on the log says
+
+# What the classes' validators refuse, as bounds the schema states too.
+MINIMUM: dict[tuple[type, str], int] = {
+    **{(cls, "seq"): 0 for cls in (*EVENT_CLASSES, OpaqueEvent)},
+    **{(cls, "turn"): 1 for cls in EVENT_CLASSES if "turn" in attrs.fields_dict(cls)},
+    **{(cls, "step"): 1 for cls in EVENT_CLASSES if "step" in attrs.fields_dict(cls)},
+    (SurfaceReplace, "start"): 0,
+    (SurfaceReplace, "end"): 0,
+    (HookResulted, "duration_ms"): 0,
+}
+NON_EMPTY = frozenset(
+    {
+        (ToolCallRecorded, "call_id"),
+        (ToolCallRecorded, "name"),
+        (HookInvoked, "point"),
+        (HookInvoked, "handler_id"),
+        (HookResulted, "point"),
+        (HookResulted, "handler_id"),
+        (ApprovalAsked, "id"),
+        (ApprovalDecided, "id"),
+        (ApprovalDecided, "outcome"),
+        (ToolCallBlock, "id"),
+        (ToolCallBlock, "name"),
+        (ToolResultBlock, "tool_call_id"),
+        (RewriteSidecar, "handler_ids"),  # each of them, and at least one
+    }
+)
+ENUMS: dict[tuple[type, str], frozenset[str]] = {(HookInvoked, "dialect"): HOOK_DIALECTS}
+# A turn/end reason is an object with a non-empty string `kind` (TURN-5).
+OBJECT_KIND = frozenset({(TurnEnded, "reason")})
+
+# What a conformance target must report although a real dsh log may leave it out (the decoder
+# reads such logs): a message's id and role, a tool result block's isError.
+TARGET_REQUIRED = frozenset(
+    {
+        *((cls, "id") for cls in MESSAGE_CLASSES),
+        *((cls, "role") for cls in MESSAGE_CLASSES),
+        (ToolResultBlock, "is_error"),
+    }
+)
+# The sources a target's messages carry: each kind with its string members (the decoder keeps
+# any object).
+MESSAGE_SOURCES: dict[type, dict[str, tuple[str, ...]]] = {
+    UserMessage: {"user": (), "plugin": ("plugin",)},
+    AssistantMessage: {"model": ("provider", "model")},
+    ToolResultMessage: {"tool": ("callId",)},
+}
+# The blocks a target's messages hold (the decoder keeps any block, opaque ones included).
+MESSAGE_BLOCKS: dict[type, tuple[type, ...]] = {
+    UserMessage: (TextBlock,),
+    AssistantMessage: (TextBlock, ReasoningBlock, ToolCallBlock),
+    ToolResultBlock: (TextBlock,),
+}
+
+# ---------------------------------------------------------------------------------------------
+# The layout of each class, computed from the classes and the facts above.
+
+Shape = Literal[
+    "int",
+    "str",
+    "number",
+    "flag",
+    "bool",
+    "object",
+    "json",
+    "strings",
+    "blocks",
+    "result-blocks",
+    "result-block",
+    "message",
+    "nested",
+    "surface",
+    "sources",
+]
+NEVER = "never"  # `omitted_when` of a member always written
+
+
+@attrs.frozen
+class LogField:
+    """One member of a wire object."""
+
+    name: str  # the attrs field's name
+    wire: str  # its key on the wire
+    shape: Shape  # how its value is read and written
+    hint: Any  # its resolved annotation
+    optional: bool  # the wire may leave it out (the class's default is then the value)
+    omitted_when: object  # the value written by leaving the member out (None, False), or NEVER
+    rule: RuleId  # the rule a refusal of it carries
+    target: type | None  # the class of a "message" or "nested" value
+
+    @property
+    def null_is_absent(self) -> bool:
+        """Whether a null value reads as the member left out (payloads, and objects and
+        booleans that may be None); any other optional member, when present, must hold a value
+        of its type."""
+        return self.shape in ("json", "object", "bool") and self.optional
+
+
+@attrs.frozen
+class LogObject:
+    """A wire object: its tag member, its known members in the order it writes them, and the
+    field keeping its unknown members."""
+
+    cls: type
+    tag: tuple[str, str] | None
+    fields: tuple[LogField, ...]
+    rest: str | None
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        """Every key the object knows (its tag's included): the rest are kept verbatim."""
+        head = (self.tag[0],) if self.tag is not None else ()
+        return (*head, *(f.wire for f in self.fields))
+
+
+@attrs.frozen
+class EventLayout:
+    """An event class: its type, its envelope members beside seq and time (surface metadata),
+    and its `data`: an object, or the value of one field (`data_field`)."""
+
+    cls: type
+    type: str
+    surface: bool
+    data: LogObject
+    data_field: LogField | None
+
+
+def camel(name: str) -> str:
+    """A field's key on the wire: its name in camelCase."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def hints(cls: type) -> dict[str, Any]:
+    """`cls`'s resolved annotations."""
+    known = _HINTS.get(cls)
+    if known is None:
+        known = _HINTS[cls] = typing.get_type_hints(cls)
+    return known
+
+
+def _is_payload(hint: object) -> bool:
+    choices = typing.get_args(hint)
+    return FrozenMap in choices and str in choices and type(None) in choices
+
+
+def _shape(cls: type, field: attrs.Attribute[Any], hint: object) -> tuple[Shape, type | None]:
+    """How a field's value is spelled, from its annotation."""
+    if _is_payload(hint):
+        return "json", None
+    if hint is bool and field.default is False:
+        return "flag", None  # a bool that is only ever set (an optional one is a "bool")
+    present = [c for c in typing.get_args(hint) if c is not type(None)]
+    if len(present) == 1 and len(typing.get_args(hint)) == 2:
+        hint = present[0]  # `X | None`: the shape of X
+    if (cls, field.name) in READ_AS_NUMBER or hint is float:
+        return "number", None
+    simple: dict[object, Shape] = {int: "int", str: "str", FrozenMap: "object", bool: "bool"}
+    if hint in simple:
+        return simple[hint], None
+    if hint == tuple[str, ...]:
+        return "strings", None
+    if hint == tuple[ContentBlock, ...]:
+        return "blocks", None
+    if hint == tuple[ResultContentBlock, ...]:
+        return "result-blocks", None
+    if hint == tuple[int, ...]:
+        return "sources", None
+    if hint is ToolResultBlock:
+        return "result-block", None
+    if hint in MESSAGE_CLASSES:
+        return "message", hint
+    if field.name == "surface":
+        return "surface", None
+    if isinstance(hint, type) and attrs.has(hint):
+        return "nested", hint
+    raise TypeError(f"{cls.__name__}.{field.name}: no wire shape for {hint!r}")
+
+
+def _omitted_when(field: attrs.Attribute[Any], shape: Shape, hint: object) -> object:
+    if shape == "flag":
+        return False
+    if type(None) in typing.get_args(hint):
+        return None
+    return NEVER
+
+
+def _field(cls: type, field: attrs.Attribute[Any]) -> LogField:
+    hint = hints(cls)[field.name]
+    shape, target = _shape(cls, field, hint)
+    omitted = _omitted_when(field, shape, hint)
+    return LogField(
+        name=field.name,
+        wire=RENAMED.get((cls, field.name), ENVELOPE_FIELDS.get(field.name, camel(field.name))),
+        shape=shape,
+        hint=hint,
+        optional=field.default is not attrs.NOTHING or omitted is None,
+        omitted_when=omitted,
+        rule=FIELD_RULE.get((cls, field.name), SHAPE_RULE.get(shape, "LOG-4")),
+        target=target,
+    )
+
+
+def _tag(cls: type) -> tuple[str, str] | None:
+    if cls is SessionHeader:
+        return HEADER_TAG
+    for key, constant in (("type", "TYPE"), ("role", "ROLE")):
+        value = cls.__dict__.get(constant)
+        if isinstance(value, str):
+            return key, value
+    return None
+
+
+_OBJECTS: dict[type, LogObject] = {}
+
+
+def log_object(cls: type, skip: frozenset[str] = frozenset()) -> LogObject:
+    """The wire object of an attrs class (for an event: its `data`, the envelope's fields in
+    `skip`)."""
+    known = _OBJECTS.get(cls) if not skip else None
+    if known is not None:
+        return known
+    fields = {f.name: f for f in attrs.fields(cls) if f.name not in skip}
+    rest = next((name for name in fields if (cls, name) in VERBATIM), None)
+    order = MEMBER_ORDER.get(cls, tuple(fields))
+    members = tuple(_field(cls, fields[name]) for name in order if name != rest)
+    tag = None if cls in EVENT_CLASSES else _tag(cls)
+    made = LogObject(cls, tag, members, rest)
+    if not skip:
+        _OBJECTS[cls] = made
+    return made
+
+
+def event_layout(cls: type) -> EventLayout:
+    """The layout of a core event class."""
+    kind = cls.__dict__["TYPE"]
+    skip = frozenset({*ENVELOPE_FIELDS, "envelope_extra"})
+    data = log_object(cls, skip)
+    data_field = None
+    if cls in DATA_IS_FIELD:
+        (data_field,) = data.fields
+    return EventLayout(cls, kind, kind in SURFACE_TYPES, data, data_field)
+
+
+def surface_fields(cls: type) -> tuple[LogField, ...]:
+    """An event class's surface members (surfaceOp, sourceEventSeqs), in envelope order."""
+    names = attrs.fields_dict(cls)
+    return tuple(_field(cls, names[n]) for n in ("surface", "sources") if n in names)
+
+
+EVENT_LAYOUTS: dict[type, EventLayout] = {cls: event_layout(cls) for cls in EVENT_CLASSES}
+HEADER: LogObject = log_object(SessionHeader)
