@@ -67,6 +67,13 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
                                        "not reached by the generator"}  # fmt: skip
     assert rows["TURN-1"]["checked"] > 0
     assert rows["SCHED-1"]["generated"] == 0, "max_parallel 1 and no parallel capability"
+    # Without hooks nor approvals their rules are not applicable, each naming what brings it
+    # (the hook audit and the approval gate read "not reached by the generator"); a cancelled
+    # reply (max-tokens) can end a turn aborted, so ABORT-3 applies without `abort`.
+    assert (rows["HOOK-1"]["status"], rows["HOOK-1"]["needs"]) == (
+        "not applicable", "pre-hooks or post-hooks")  # fmt: skip
+    assert (rows["SCHED-2"]["status"], rows["SCHED-2"]["needs"]) == ("not applicable", "approval")
+    assert rows["ABORT-3"]["status"] != "not applicable"
     full = run_conformance(ModelTarget, examples=60, seed_value=None, show_progress=False)
     rows = _statuses(full)
     assert rows["DEC-1"]["status"] == "exercised"

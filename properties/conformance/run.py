@@ -61,6 +61,8 @@ TargetFactory = Callable[[], ConformanceTarget]
 _Result = TypeVar("_Result")
 
 # Which capability each rule needs; without it, the rule is "not applicable" to the target.
+# A rule whose situation more than one capability can bring about needs any one of them
+# (RULE_NEEDS_ANY); without every one of those, it is not applicable either.
 RULE_NEEDS = {
     "RW-1": "rewrite",
     "RW-2": "rewrite",
@@ -86,7 +88,21 @@ RULE_NEEDS = {
     "ACP-1": "presentation",
     "ACP-2": "presentation",
     "ACP-3": "presentation",
+    "SCHED-2": "approval",
 }
+RULE_NEEDS_ANY: dict[str, tuple[str, ...]] = {
+    # The hook audit: PreToolUse hooks or PostToolUse hooks.
+    "HOOK-1": ("pre-hooks", "post-hooks"),
+    # An abort's cause: an Abort, or a reply whose stream finished cancelled.
+    "ABORT-3": ("abort", "max-tokens"),
+}
+
+
+def rule_needs(rule: str) -> tuple[str, ...]:
+    """The capabilities any one of which brings `rule`'s situation about (() when none)."""
+    if rule in RULE_NEEDS:
+        return (RULE_NEEDS[rule],)
+    return RULE_NEEDS_ANY.get(rule, ())
 
 
 class TargetError(LoopSpecError):
@@ -459,12 +475,13 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
     """
     rows = []
     for rule in all_rules():
-        needs = RULE_NEEDS.get(rule)
+        alternatives = rule_needs(rule)
+        needs = " or ".join(alternatives) or None
         generated = report.situations.get(rule, 0)
         checked = report.steps if rule == "PROTO-1" else report.rules.get(rule, 0)
         if rule in NOT_OBSERVABLE:
             status, generated, checked = "not observable by conform (model tests)", 0, 0
-        elif needs is not None and needs not in report.capabilities:
+        elif alternatives and not set(alternatives) & set(report.capabilities):
             status, generated, checked = "not applicable", 0, 0
         elif generated:
             status = "exercised"
