@@ -764,6 +764,26 @@ def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(
     )
 
 
+def test_SAFE_5_an_impl_given_as_a_file_path_says_what_to_pass_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: `--impl ../proj/my_loop.py:Loop` (a colleague pointing at the file of a shared
+    case's loop) is refused naming the module and the folder to run in, not with Python's
+    "the 'package' argument is required to perform a relative import"."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "my_loop.py").write_text("def Loop():\n    raise AssertionError\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["conform", "--impl", "../proj/my_loop.py:Loop"]) == 2
+    assert main(["conform", "--impl", f"{tmp_path}/proj/my_loop:Loop"]) == 2
+    first, second = capsys.readouterr().err.splitlines()
+    assert first.endswith(
+        "--impl takes a module name, not a file path (../proj/my_loop.py): run loopspec in "
+        "../proj with --impl my_loop:Loop, or put ../proj on PYTHONPATH"
+    )
+    assert f"run loopspec in {tmp_path}/proj with --impl my_loop:Loop" in second
+
+
 def test_SAFE_3_an_exiting_subreaper_ends_even_children_that_cleared_their_environment() -> None:
     """SAFE-3: `setsid env -i sleep &` escapes the token; as a subreaper, the process that exits
     still finds it below itself and kills it (the entry point's exit path)."""

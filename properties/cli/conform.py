@@ -113,7 +113,8 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--impl",
         metavar="MODULE:FACTORY",
-        help="a Python factory returning a ConformanceTarget (default: the bundled "
+        help="a Python factory returning a ConformanceTarget, MODULE a module name found "
+        "in the current directory or on sys.path, not a file path (default: the bundled "
         "implementation); `replay` runs only this, never the target a case file records",
     )
     group.add_argument(

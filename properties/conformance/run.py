@@ -241,6 +241,8 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise TargetError(f"--impl must be MODULE:FACTORY, got {spec!r}")
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        raise TargetError(_path_given(module_name, attribute))
     # Find the user's module the way `python -m` would: the current directory first.
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -257,6 +259,17 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
     if not callable(factory):
         raise TargetError(f"{spec} is not callable")
     return factory, {"impl": spec}
+
+
+def _path_given(module_name: str, attribute: str) -> str:
+    """What to pass instead of a file path as `--impl`'s MODULE: a path is not importable (it
+    failed with "the 'package' argument is required to perform a relative import")."""
+    path = Path(module_name)
+    folder, name = str(path.parent), path.name.removesuffix(".py")
+    return (
+        f"--impl takes a module name, not a file path ({module_name}): run loopspec in "
+        f"{folder} with --impl {name}:{attribute}, or put {folder} on PYTHONPATH"
+    )
 
 
 @attrs.frozen
