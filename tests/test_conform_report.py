@@ -264,6 +264,19 @@ def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     assert shown.err.startswith(f"loopspec: error: [PROTO-1] {saved}: {complaint}"), shown.err
 
 
+def test_ORD_3_an_early_result_names_its_call_in_a_whole_sentence() -> None:
+    """ORD-3: a result committed before an earlier call's is reported naming that result's call
+    (it read "a result commits only once every earlier call's result has", cut short)."""
+    (case,) = [c for c in FAMILIES if c.name == "results in completion order"]
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ORD-3"
+    assert replay.divergence.what == (
+        "the target appends a tool/result the model does not: the result of call c2 commits "
+        "only after the results of every earlier call of the reply"
+    )
+
+
 def test_EXE_4_the_rule_a_wrong_failure_result_quotes_states_the_wording() -> None:
     """EXE-4: a failed body's result without its `Error: ` prefix is blamed on EXE-4, and the
     SPEC.md text the report quotes for EXE-4 says what that result must be (it once only said

@@ -751,7 +751,10 @@ def _extra(got: Event, command: Command, phase: str) -> tuple[str, str]:
         case "tool/result":
             if isinstance(command, Abort):
                 return "ABORT-1", adds
-            return "ORD-3", f"{adds}: a result commits only once every earlier call's result has"
+            return "ORD-3", (
+                f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
+                "of every earlier call of the reply"
+            )
         case "tool/call":
             if isinstance(command, ModelReplies) and command.finish != "completed":
                 return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
