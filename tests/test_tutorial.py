@@ -15,6 +15,7 @@ import pytest
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -60,6 +61,26 @@ def test_MODEL_1_the_tutorials_sample_log_is_what_the_model_writes() -> None:
     ]
     events = [event for command in program for event in model.apply(command).events]
     assert [json.loads(line) for line in sample.splitlines()] == events
+
+
+def test_LOG_5_the_tutorials_sample_log_with_its_header_passes_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LOG-5: the sample events under the header line the tutorial gives are a log `loopspec
+    check` finds no fault in; pasted without it, check names the header's fields (it said only
+    'the first line must be the {"type": "session"} header', then 'session.id must be a
+    string' for that line)."""
+    header = _fenced("starts with one more line, the session header")
+    sample = _fenced("## 2. What the log looks like")
+    log = tmp_path / "tutorial.jsonl"
+    log.write_text(header + sample, encoding="utf-8")
+    assert main(["check", str(log)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    log.write_text(sample, encoding="utf-8")
+    assert main(["check", str(log)]) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"{log}:1: error bad-header LOG-5: ")
+    assert all(field in first for field in ('"version"', '"id"', '"createdAt"', '"cwd"'))
 
 
 def test_MODEL_1_the_tutorial_loop_is_conformant(tutorial_loop: Any) -> None:

@@ -486,7 +486,10 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             message += "; checked with the rules of the newest it knows"
             report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message))
         return True
-    message = 'the first line must be the {"type": "session"} header'
+    message = (
+        'the first line must be the session header, {"type": "session", "version": 0, "id": '
+        '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
+    )
     report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
     return False
 
