@@ -69,12 +69,14 @@ def test_MODEL_1_every_invariant_is_described_in_the_spec() -> None:
     assert not missing
 
 
-def _definitions() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def _definitions(
+    folders: tuple[str, ...] = ("model", "impl", "properties"),
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Names defined at module level per module (by every dotted suffix of its name, e.g.
     `decisions`, `pure.decisions`), and names defined in each class body."""
     modules: dict[str, set[str]] = {}
     classes: dict[str, set[str]] = {}
-    for folder in ("model", "impl", "properties"):
+    for folder in folders:
         for path in (ROOT / folder).rglob("*.py"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             top: set[str] = set()
@@ -141,6 +143,26 @@ def test_MODEL_1_every_where_pointer_resolves() -> None:
             if problem is not None:
                 broken.append(f"{rule}: `{token}`: {problem}")
     assert not broken, "\n".join(broken)
+
+
+def test_MODEL_1_where_pointers_are_where_section_2_says() -> None:
+    """Traceability: section 2 tells a reader where a Where line's names live, and they are
+    there: every `module.name` in the model's own modules (a newcomer meeting
+    `dispatch._commit_ready` could not tell it from `impl/batch.py`'s method of that name)."""
+    how_to_read = SPEC.split("## 2. How to read the rules", 1)[1].split("\n## 3.", 1)[0]
+    assert "a\n  `module.name` is code of the reference model, in `model/`" in how_to_read
+    model_modules, _ = _definitions(("model",))
+    _, classes = _definitions()
+    elsewhere: list[str] = []
+    for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
+        where = next(line for line in section.splitlines() if line.startswith("**Where.**"))
+        for token in re.findall(r"`([^`]+)`", where):
+            owner, _, member = token.rpartition(".")
+            if not owner or "/" in token or owner in classes:
+                continue
+            if member not in model_modules.get(owner, set()):
+                elsewhere.append(f"{section.split(' ', 1)[0]}: `{token}`")
+    assert not elsewhere, "\n".join(elsewhere)
 
 
 def test_MODEL_1_the_event_catalogue_lists_every_core_type() -> None:
