@@ -17,8 +17,9 @@ demo: $(STAMP)
 	$(VENV)/bin/loopspec demo
 
 # harnesses installs the pinned Claude Code and Codex CLIs (npm ci, once per lockfile change);
-# harness-reports prints what `run` and `check` find in both real loops (RW-1, HOOK-3, ...).
-test: lint typecheck harnesses pytest crosshair harness-reports
+# saved-harness-reports prints what `run`, `check` and `replay` found in both real loops (RW-1,
+# HOOK-3, ...) during pytest, which saved them (make harness-reports runs them afresh).
+test: lint typecheck harnesses pytest crosshair saved-harness-reports
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -27,8 +28,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The real-harness tests save each report they produce in HARNESS_REPORTS_DIR
+# (tests/harness_reports.py); a fresh directory per run, so no report is left from an older one.
 pytest: $(STAMP)
-	$(PY) -m pytest --cov --cov-report=term
+	rm -rf $(HARNESS_REPORTS_DIR)
+	LOOPSPEC_HARNESS_REPORTS=$(abspath $(HARNESS_REPORTS_DIR)) $(PY) -m pytest --cov --cov-report=term
 
 crosshair: $(STAMP)
 	$(PY) -m loopspec.properties.crosshair_gate
@@ -41,7 +45,7 @@ clean:
 
 # The real Claude Code and Codex CLIs (pinned in examples/*-adapter/package-lock.json, about
 # 400 MB each) for `loopspec run --harness` and tests/test_real_harnesses.py.
-.PHONY: harnesses test-harnesses harness-reports
+.PHONY: harnesses test-harnesses harness-reports saved-harness-reports
 # npm ci runs again only when a lockfile changed (npm writes node_modules/.package-lock.json).
 CLAUDE_CODE_INSTALLED := examples/claude-code-adapter/node_modules/.package-lock.json
 CODEX_INSTALLED := examples/codex-adapter/node_modules/.package-lock.json
@@ -56,6 +60,12 @@ $(CODEX_INSTALLED): examples/codex-adapter/package-lock.json
 # Runs the scripted scenarios on both real loops and prints every report (exit 1 from `run` and
 # `check` means a divergence was found, which is what these scenarios show); 2 fails the target.
 HARNESS_SCENARIOS := examples/claude-code-adapter/scenarios
+# scenario:hooks pairs, the same as tests/test_real_harnesses.py plays; conform cases replayed.
+HARNESS_RUNS := one-call:rewrite one-call:two-rewrites one-call:deny \
+    one-call:rewrite-then-passthrough two-calls:no-hooks two-turns:rewrite \
+    crash-resume:no-hooks abort-resume:no-hooks
+HARNESS_REPLAYS := RW-1 HOOK-3
+HARNESS_REPORTS_DIR := build/harness-reports
 # HYPOTHESIS_PROFILE=thorough make test-harnesses plays 25 random programs per loop (~10 min)
 # and replays every conform case of tests/regressions/{claude-code,codex}-*.json (~2 min).
 test-harnesses: $(STAMP) harnesses
@@ -66,9 +76,7 @@ test-harnesses: $(STAMP) harnesses
 # Only the scenario reports (make test runs these after pytest, which already ran both files).
 harness-reports: $(STAMP) harnesses
 	@out=$$(mktemp -d); for h in claude-code codex; do \
-	  for s in one-call:rewrite one-call:two-rewrites one-call:deny \
-	      one-call:rewrite-then-passthrough two-calls:no-hooks two-turns:rewrite \
-	      crash-resume:no-hooks abort-resume:no-hooks; do \
+	  for s in $(HARNESS_RUNS); do \
 	    log=$$out/$$h-$${s%%:*}-$${s##*:}.jsonl; \
 	    echo "=== loopspec run $${s%%:*}.json --harness $$h --hooks $${s##*:}.json"; \
 	    $(VENV)/bin/loopspec run $(HARNESS_SCENARIOS)/$${s%%:*}.json --harness $$h \
@@ -77,9 +85,29 @@ harness-reports: $(STAMP) harnesses
 	    echo "=== loopspec check (the log $$h wrote)"; \
 	    $(VENV)/bin/loopspec check $$log | grep -v 'not checkable'; \
 	  done; \
-	  for r in RW-1 HOOK-3; do \
+	  for r in $(HARNESS_REPLAYS); do \
 	    echo "=== loopspec replay tests/regressions/$$h-$$r.json (conform's case, profile $$h)"; \
 	    $(VENV)/bin/loopspec replay tests/regressions/$$h-$$r.json \
 	      --cmd examples/$$h-adapter/run.sh || exit 1; \
 	  done; \
 	done; rm -rf $$out
+
+# The same reports as harness-reports, printed from what pytest's real-harness tests saved (no
+# real CLI runs again). A missing report fails the target: it never prints nothing.
+saved-harness-reports:
+	@d=$(HARNESS_REPORTS_DIR); \
+	show() { test -s "$$1" || { echo "saved-harness-reports: $$1 is missing: pytest's real-harness tests did not save it (make pytest saves them; make harness-reports runs them afresh)" >&2; exit 1; }; cat "$$1"; }; \
+	echo "=== reports saved by pytest's real-harness tests in $$d"; \
+	for h in claude-code codex; do \
+	  for s in $(HARNESS_RUNS); do \
+	    base=$$d/$$h-$${s%%:*}-$${s##*:}; \
+	    echo "=== loopspec run $${s%%:*}.json --harness $$h --hooks $${s##*:}.json"; \
+	    show $$base.run.txt || exit 1; \
+	    echo "=== loopspec check (the log $$h wrote)"; \
+	    show $$base.check.txt || exit 1; \
+	  done; \
+	  for r in $(HARNESS_REPLAYS); do \
+	    echo "=== loopspec replay tests/regressions/$$h-$$r.json (conform's case, profile $$h)"; \
+	    show $$d/$$h-$$r.replay.txt || exit 1; \
+	  done; \
+	done

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from harness_reports import save_report
 
 from loopspec.model.commands import (
     Allow,
@@ -295,17 +296,21 @@ def test_RW_1_an_unknown_divergence_is_not_excused(harness: str, shared: SharedP
     assert found.divergence.rule_id == "RW-1"
 
 
-def test_loopspec_replay_reports_RW_1_as_known(
-    harness: str, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("key", BOUNDED_KEYS)
+def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
+    harness: str, capsys: pytest.CaptureFixture[str], key: str
 ) -> None:
-    """RW-1: `loopspec replay tests/regressions/<harness>-RW-1.json --cmd <run.sh>` passes and
-    names RW-1 as the known divergence that stopped the case."""
+    """RW-1, HOOK-3: `loopspec replay tests/regressions/<harness>-<key>.json --cmd <run.sh>`
+    passes and names the case's divergence as the known one that stopped it. `make test` prints
+    the output saved here (tests/harness_reports.py) rather than replaying the case again."""
     _require_binary(harness)
-    path = _case_path(harness, "RW-1")
+    path = _case_path(harness, key)
     assert loopspec_main(["replay", str(path), "--cmd", _adapter(harness)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    save_report(f"{harness}-{key}.replay.txt", captured.out + captured.err)
+    out = captured.out
     assert "no divergence" in out
-    assert "RW-1" in re.findall(r"[A-Z]+-\d+", out.split("known", 1)[1])
+    assert key in re.findall(r"[A-Z]+-\d+", out.split("known", 1)[1])
 
 
 def test_conform_random_programs_on_the_real_binary(

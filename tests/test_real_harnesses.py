@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from harness_reports import reports_dir, save_report
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.report import NOT_REPORTED_RUN
@@ -90,8 +91,20 @@ def play(
         ]
     )
     out = capsys.readouterr().out
+    if reports_dir() is not None:  # before the print below, which check_text would capture
+        name = f"{harness}-{scenario}-{hooks}"
+        save_report(f"{name}.run.txt", out)
+        save_report(f"{name}.check.txt", check_text(capsys, log))
     print(out, file=sys.stderr)  # the report, for whoever reads the test output
     return code, out.splitlines(), log
+
+
+def check_text(capsys: pytest.CaptureFixture[str], log: Path) -> str:
+    """`loopspec check`'s text report of a log, less its lines on records it cannot check."""
+    main(["check", str(log)])
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines(keepends=True)
+    return "".join(line for line in lines if "not checkable" not in line)
 
 
 def divergences(lines: list[str]) -> list[str]:
