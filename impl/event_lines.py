@@ -8,11 +8,11 @@ numbers by the reprs the encoder uses, and payloads (`extra` maps, reasons, upda
 by a small walk that spells values exactly as the encoder does.
 
 The writer of each event, message and block class is not written by hand: it is generated at
-import from the class itself (`attrs.fields`, their annotations, the class's wire constant) and
-the wire's spelling rules (camelCase keys, `ENVELOPE_KEYS`, which values are left out), compiled
-to one function per class with the members' keys as fixed text, as attrs compiles its methods.
-The few layout facts no field states are spelled once each, next to the rule of model/wire.py
-they follow; tests hold every class's line to the reference byte for byte.
+import from the session log's layout (`loopspec.model.log_layout`: each class's members, keys,
+order, tag, what is left out and what is kept verbatim, the same layout model/wire.py's reader
+and writer are generated from), compiled to one function per class with the members' keys as
+fixed text, as attrs compiles its methods; tests hold every class's line to the reference byte
+for byte.
 
 It only does so for an event built entirely of exact types: `str`, `int`, `float`, `bool`,
 `None`, tuples, `FrozenMap`s with string keys, and the event, message and block classes
@@ -35,8 +35,19 @@ import attrs
 from loopspec.impl.framing import UNIT_KEY
 from loopspec.model.events import Event, SurfaceAppend, SurfaceOp, SurfaceReplace
 from loopspec.model.jsonvalue import EMPTY, FrozenMap
-from loopspec.model.messages import OpaqueBlock
-from loopspec.model.wire import ENVELOPE_KEYS
+from loopspec.model.log_layout import (
+    ENVELOPE_FIELDS,
+    ENVELOPE_KEYS,
+    ENVELOPE_REST,
+    EVENT_LAYOUTS,
+    NEVER,
+    SURFACE_APPEND,
+    SURFACE_REPLACE_TAG,
+    LogField,
+    LogObject,
+    is_payload,
+    log_object,
+)
 
 
 class _NotPlain(Exception):
@@ -148,16 +159,20 @@ def _string_item(value: object) -> str:
     return _string(value)
 
 
+_APPEND_TEXT = _string(SURFACE_APPEND)
+_REPLACE_OPENING = "{" + ":".join(_string(part) for part in SURFACE_REPLACE_TAG)
+
+
 def _surface_op(surface: object) -> str:
-    """The `surfaceOp` value, by hand as in model/wire.py: the wire spells the two classes as a
-    bare tag and a tagged object, which their fields do not say."""
+    """The `surfaceOp` value, as the layout spells the two operations: a bare tag, and an
+    object tagged by its `op` with the class's fields."""
     if type(surface) is SurfaceAppend:
-        return '"append"'
+        return _APPEND_TEXT
     if type(surface) is SurfaceReplace:
         start, end = surface.start, surface.end
         if type(start) is not int or type(end) is not int:
             _not_plain()
-        return f'{{"op":"replace","start":{start},"end":{end}}}'
+        return f'{_REPLACE_OPENING},"start":{start},"end":{end}}}'
     _not_plain()
 
 
@@ -165,16 +180,7 @@ def _surface_op(surface: object) -> str:
 # Writers generated from the classes.
 
 _Writer = Callable[[Any], str]
-# The two envelope members not named by their field's camelCase.
-_ENVELOPE_RENAMES = {"surface": "surfaceOp", "sources": "sourceEventSeqs"}
 _ENVELOPE = frozenset({*ENVELOPE_KEYS, UNIT_KEY})  # `unit` is the framing's, never an extra's
-_NEVER_OMITTED = "never"
-
-
-def _wire_key(name: str) -> str:
-    """A field's wire key: its name in camelCase, as model/wire.py spells every data field."""
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 @attrs.frozen
@@ -186,8 +192,16 @@ class _Member:
     key: str
     attribute: str
     hint: object
-    omitted_when: object = _NEVER_OMITTED
+    omitted_when: object = NEVER
     in_array: bool = False
+
+
+def _member(field: LogField) -> _Member:
+    """The member a field of the layout writes (a tool result message's one block: as its
+    `content` array)."""
+    return _Member(
+        field.wire, field.name, field.hint, field.omitted_when, field.shape == "result-block"
+    )
 
 
 @attrs.frozen
@@ -196,31 +210,6 @@ class _DataObject:
 
     members: tuple[_Member, ...]
     tail: str | None
-
-
-def _data_member(cls: type, fields: list[attrs.Attribute[Any]], hints: dict[str, Any]) -> _Member:
-    """The `data` member of an event class: the object of its data fields, but (as model/wire.py
-    writes user/message) the value of its one data field when it has no other, nor extra ones."""
-    if len(fields) == 1:
-        return _Member("data", fields[0].name, hints[fields[0].name])
-    members, tail = _members(cls, fields, hints)
-    return _Member("data", "", _DataObject(tuple(members), tail))
-
-
-def _omitted_when(field: attrs.Attribute[Any], hint: object) -> object:
-    """The wire leaves out a field that may be None when it is None, and a flag (a `bool`
-    field defaulting to False) unless it is set."""
-    if type(None) in typing.get_args(hint):
-        return None
-    if hint is bool and field.default is False:
-        return False
-    return _NEVER_OMITTED
-
-
-def _is_payload(hint: object) -> bool:
-    """Whether `hint` is `JsonValue` (a union of None, scalars, tuples and `FrozenMap`)."""
-    choices = typing.get_args(hint)
-    return FrozenMap in choices and str in choices and type(None) in choices
 
 
 def _literal(text: str) -> str:
@@ -251,13 +240,6 @@ class _Generator:
             "FrozenMap": FrozenMap,
         }
         self._names: dict[object, str] = {}
-        self._resolved: dict[type, dict[str, Any]] = {}
-
-    def _hints(self, cls: type) -> dict[str, Any]:
-        """`cls`'s resolved annotations, once per class (a class is inlined in several)."""
-        if cls not in self._resolved:
-            self._resolved[cls] = typing.get_type_hints(cls)
-        return self._resolved[cls]
 
     def _bind(self, value: object, stem: str) -> str:
         name = f"_{stem}{len(self.namespace)}"
@@ -273,23 +255,22 @@ class _Generator:
     def event_writer(self, cls: type) -> _Writer:
         """An event's line (but its newline): the envelope members in `ENVELOPE_KEYS` order,
         `data` among them, then the envelope's extra fields; all in one function."""
-        hints = self._hints(cls)
-        envelope: dict[str, _Member] = {}
-        data: list[attrs.Attribute[Any]] = []
-        for field in attrs.fields(cls):
-            key = _ENVELOPE_RENAMES.get(field.name, field.name)
-            if key == "data":  # the envelope always carries `data`, null included
-                envelope[key] = _Member(key, field.name, hints[field.name])
-            elif key in ENVELOPE_KEYS:
-                omitted = _omitted_when(field, hints[field.name])
-                envelope[key] = _Member(key, field.name, hints[field.name], omitted)
-            elif field.name != "envelope_extra":
-                data.append(field)
-        if "data" not in envelope:
-            envelope["data"] = _data_member(cls, data, hints)
-        opening = [] if "type" in envelope else [("type", _constant(cls, "TYPE"))]
+        whole = log_object(cls)
+        layout = EVENT_LAYOUTS.get(cls)
+        envelope = {
+            field.wire: _member(field)
+            for field in whole.fields
+            if layout is None or field.name in ENVELOPE_FIELDS
+        }
+        if layout is not None and layout.data_field is not None:
+            envelope["data"] = _Member("data", layout.data_field.name, layout.data_field.hint)
+        elif layout is not None:
+            data = _DataObject(tuple(map(_member, layout.data.fields)), layout.data.rest)
+            envelope["data"] = _Member("data", "", data)
+        opening = [] if layout is None else [("type", layout.type)]
         members = [envelope[key] for key in ENVELOPE_KEYS if key in envelope]
-        lines, text = self._object_code("value", opening, members, "envelope_extra", _ENVELOPE)
+        rest = whole.rest if layout is None else ENVELOPE_REST
+        lines, text = self._object_code("value", opening, members, rest, _ENVELOPE)
         name = f"_line_{cls.__name__}"
         self._compile(name, lines, f"f'{text}'")
         writer: _Writer = self.namespace[name]
@@ -319,17 +300,12 @@ class _Generator:
 
     def _class_code(self, cls: type, var: str) -> tuple[list[str], str]:
         """Lines checking that `var` is exactly a `cls` and reading its members, and the
-        f-string text of its object: its wire constant, its members, its extra fields."""
-        members, tail = _members(cls, attrs.fields(cls), self._hints(cls))
-        if hasattr(cls, "ROLE"):
-            members = _message_layout(members)
-        opening = [
-            (constant.lower(), _constant(cls, constant))
-            for constant in ("TYPE", "ROLE")
-            if hasattr(cls, constant)
-        ]
+        f-string text of its object: its tag, its members, its extra fields."""
+        layout: LogObject = log_object(cls)
+        members = [_member(field) for field in layout.fields]
+        opening = [layout.tag] if layout.tag is not None else []
         lines = [f"if type({var}) is not {self._bind(cls, 'cls')}:", "    _not_plain()"]
-        object_lines, text = self._object_code(var, opening, members, tail, None)
+        object_lines, text = self._object_code(var, opening, members, layout.rest, None)
         return lines + object_lines, text
 
     def _object_code(
@@ -355,7 +331,7 @@ class _Generator:
             if member.in_array:
                 field = f"[{field}]"
             key = _literal(("," if opened else "") + _string(member.key) + ":")
-            if member.omitted_when == _NEVER_OMITTED:
+            if member.omitted_when is NEVER:
                 lines += checks
                 text += key + field
             elif not opened:
@@ -393,7 +369,7 @@ class _Generator:
             return check, f"{{_object({var})}}"
         if hint == SurfaceOp:
             return [], f"{{_surface_op({var})}}"
-        if _is_payload(hint):
+        if is_payload(hint):
             return [], f"{{_value({var})}}"
         if isinstance(hint, type) and attrs.has(hint):
             return self._class_code(hint, var)
@@ -415,38 +391,6 @@ class _Generator:
         if hint is str:
             return "_string_item"
         return self.writer_name(hint)
-
-
-def _constant(cls: type, name: str) -> str:
-    value = getattr(cls, name)
-    assert isinstance(value, str)
-    return value
-
-
-def _members(
-    cls: type, fields: Sequence[attrs.Attribute[Any]], hints: dict[str, Any]
-) -> tuple[list[_Member], str | None]:
-    """The members of `fields` in order, each keyed by its wire key, and the field holding the
-    object's extra fields (`extra`; an opaque block's `data`, its members beside its type)."""
-    members, tail = [], None
-    for field in fields:
-        if field.name == "extra" or (cls is OpaqueBlock and field.name == "data"):
-            tail = field.name
-            continue
-        hint = hints[field.name]
-        members.append(_Member(_wire_key(field.name), field.name, hint, _omitted_when(field, hint)))
-    return members, tail
-
-
-def _message_layout(members: list[_Member]) -> list[_Member]:
-    """A message's members as model/wire.py writes them: the optional id after the source, and a
-    tool result message's one block as its `content` array."""
-    ordered = [member for member in members if member.key != "id"]
-    ordered += [member for member in members if member.key == "id"]
-    return [
-        attrs.evolve(member, key="content", in_array=True) if member.key == "result" else member
-        for member in ordered
-    ]
 
 
 def _event_writers() -> dict[type, _Writer]:

@@ -82,15 +82,20 @@ DATA_IS_FIELD: dict[type, str] = {UserMessageRecorded: "message"}
 BLOCK_CLASSES: tuple[type, ...] = (TextBlock, ReasoningBlock, ToolCallBlock, ToolResultBlock)
 MESSAGE_CLASSES: tuple[type, ...] = (UserMessage, AssistantMessage, ToolResultMessage)
 
+# The event field keeping the envelope's unknown members (beside `data`).
+ENVELOPE_REST = "envelope_extra"
 # Fields whose value is kept verbatim, beside the known members (their unknown members): an
 # object's `extra`, an event's `envelope_extra`, an opaque block's members beside its type. An
 # opaque event's `data` is its whole `data` member, verbatim.
 VERBATIM: dict[tuple[type, str], str] = {
     **{(cls, "extra"): "data" for cls in (*EVENT_CLASSES, *MESSAGE_CLASSES, *BLOCK_CLASSES)},
-    **{(cls, "envelope_extra"): "envelope" for cls in (*EVENT_CLASSES, OpaqueEvent)},
+    **{(cls, ENVELOPE_REST): "envelope" for cls in (*EVENT_CLASSES, OpaqueEvent)},
     (SessionHeader, "extra"): "data",
     (OpaqueBlock, "data"): "data",
 }
+# An opaque event (a type outside the core vocabulary) is its envelope, `data` verbatim: its
+# layout is `log_object(OpaqueEvent)`, whose `data` is written even when it is null.
+ALWAYS_WRITTEN = frozenset({(OpaqueEvent, "data")})
 # Keys that are not the camelCase of their field: a tool result message's one block is its
 # `content` array (of exactly that one block, LOG-6).
 RENAMED: dict[tuple[type, str], str] = {(ToolResultMessage, "result"): "content"}
@@ -270,14 +275,15 @@ def hints(cls: type) -> dict[str, Any]:
     return known
 
 
-def _is_payload(hint: object) -> bool:
+def is_payload(hint: object) -> bool:
+    """Whether `hint` is `JsonValue` (a union of None, scalars, tuples and `FrozenMap`)."""
     choices = typing.get_args(hint)
     return FrozenMap in choices and str in choices and type(None) in choices
 
 
 def _shape(cls: type, field: attrs.Attribute[Any], hint: object) -> tuple[Shape, type | None]:
     """How a field's value is spelled, from its annotation."""
-    if _is_payload(hint):
+    if is_payload(hint):
         return "json", None
     if hint is bool and field.default is False:
         return "flag", None  # a bool that is only ever set (an optional one is a "bool")
@@ -319,7 +325,7 @@ def _omitted_when(field: attrs.Attribute[Any], shape: Shape, hint: object) -> ob
 def _field(cls: type, field: attrs.Attribute[Any]) -> LogField:
     hint = hints(cls)[field.name]
     shape, target = _shape(cls, field, hint)
-    omitted = _omitted_when(field, shape, hint)
+    omitted = NEVER if (cls, field.name) in ALWAYS_WRITTEN else _omitted_when(field, shape, hint)
     return LogField(
         name=field.name,
         wire=RENAMED.get((cls, field.name), ENVELOPE_FIELDS.get(field.name, camel(field.name))),
@@ -365,7 +371,7 @@ def log_object(cls: type, skip: frozenset[str] = frozenset()) -> LogObject:
 def event_layout(cls: type) -> EventLayout:
     """The layout of a core event class."""
     kind = cls.__dict__["TYPE"]
-    skip = frozenset({*ENVELOPE_FIELDS, "envelope_extra"})
+    skip = frozenset({*ENVELOPE_FIELDS, ENVELOPE_REST})
     data = log_object(cls, skip)
     data_field = None
     if cls in DATA_IS_FIELD:

@@ -37,6 +37,7 @@ from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, 
 from loopspec.model.log_layout import (
     BLOCK_CLASSES,
     ENVELOPE_KEYS,
+    ENVELOPE_REST,
     EVENT_CLASSES,
     EVENT_LAYOUTS,
     HEADER,
@@ -394,7 +395,7 @@ class _Generator:
         """`(obj, data, seq, time, env)` -> the event: surface metadata first, then `data`."""
         where = repr(f"{layout.type}.data")
         lines: list[str] = []
-        values = {"seq": "seq", "time": "time", "envelope_extra": "env"}
+        values = {"seq": "seq", "time": "time", ENVELOPE_REST: "env"}
         if layout.surface:
             lines.append(f"surface, sources = _surface_from_wire(obj, {layout.type!r})")
             values.update(surface="surface", sources="sources")
@@ -499,7 +500,7 @@ class _Generator:
             f"'data': _data_{stem}(value)",
         ]
         lines = self._members_lines(surface_fields(layout.cls), "value", opening)
-        lines.append("return _extended(wire, value.envelope_extra)")
+        lines.append(f"return _extended(wire, value.{ENVELOPE_REST})")
         return data, self._compile(f"_line_{stem}", "value", lines)
 
 
@@ -526,6 +527,7 @@ _MESSAGE_READERS = {
 _MESSAGE_WRITERS: dict[type, Callable[[Any], WireObject]] = {
     cls: _GENERATOR.namespace[_GENERATOR.writer_name(cls)] for cls in MESSAGE_CLASSES
 }
+_EVENT_WRITERS[OpaqueEvent] = _GENERATOR.namespace[_GENERATOR.writer_name(OpaqueEvent)]
 _read_header = _GENERATOR.namespace[_GENERATOR.reader_name(SessionHeader)]
 
 
@@ -626,14 +628,6 @@ def event_to_wire(event: Event) -> WireObject:
     write = _EVENT_WRITERS.get(type(event))
     if write is not None:
         return write(event)
-    if isinstance(event, OpaqueEvent):
-        wire: WireObject = {
-            "type": event.type,
-            "seq": event.seq,
-            "time": event.time,
-            "data": _thawed(event.data),
-        }
-        return _extended(wire, event.envelope_extra)
     written: WireObject = _writer_by_class(_EVENT_WRITERS, event)(event)
     return written
 

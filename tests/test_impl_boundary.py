@@ -21,6 +21,7 @@ ALLOWED_MODEL_MODULES = frozenset(
     {
         "loopspec.model.events",
         "loopspec.model.wire",
+        "loopspec.model.log_layout",  # the wire's layout: keys, tags, order, nothing decided
         "loopspec.model.messages",
         "loopspec.model.views",
         "loopspec.model.jsonvalue",
