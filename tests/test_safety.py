@@ -397,14 +397,18 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     ],
 )
 def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
-    capsys: pytest.CaptureFixture[str], mode: str, says: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, says: str
 ) -> None:
-    """SAFE-5: dies, garbage, deep JSON, an endless line after 30 good commands: exit 2."""
-    code = main(["conform", "--cmd", _misbehaving(mode, 30), "--examples", "20"])
+    """SAFE-5: dies, garbage, deep JSON, an endless line after 30 good commands: exit 2, and
+    the program it broke in is saved as a case (named on the error's first line)."""
+    argv = ["conform", "--cmd", _misbehaving(mode, 30), "--examples", "20"]
+    code = main([*argv, "--case-dir", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2
     assert "[PROTO-1]" in err
     assert says in err
+    (case,) = tmp_path.iterdir()
+    assert f"; rerun it: loopspec replay {case} --cmd " in err.splitlines()[0]
     assert "Traceback" not in err
     assert "Flaky" not in err
 
@@ -453,12 +457,32 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    code = main(["conform", "--impl", f"broken_targets:{factory}", "--examples", "20"])
+    # Each parameter's own module file, not the one an earlier parameter imported.
+    monkeypatch.delitem(sys.modules, "broken_targets", raising=False)
+    cases = tmp_path / "cases"
+    argv = ["conform", "--impl", f"broken_targets:{factory}", "--examples", "20"]
+    code = main([*argv, "--case-dir", str(cases)])
     err = capsys.readouterr().err
     assert code == 2
     assert says in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+    if factory != "apply_raises":  # broken before any program ran: nothing to replay
+        assert not cases.exists()
+        return
+    # No traceback is printed, so the line says where in the target's code it raised, at which
+    # command of the program, and how to rerun that program (it was random: without the case a
+    # crash found once could not be reproduced).
+    (case,) = cases.iterdir()
+    assert err.strip().endswith(
+        f"ZeroDivisionError: boom inside apply (at {tmp_path / 'broken_targets.py'}:15, in apply)"
+        f"; at command #4 of a program; rerun it: loopspec replay {case} "
+        f"--impl broken_targets:apply_raises"
+    )
+    assert main(["replay", str(case), "--impl", "broken_targets:apply_raises"]) == 2
+    assert "ZeroDivisionError: boom inside apply" in capsys.readouterr().err
+    assert main(["replay", str(case), "--impl", "broken_targets:ApplyRaises"]) == 2
+    assert main(["replay", str(case)]) == 0, "the bundled implementation runs the program"
 
 
 def test_SAFE_5_replay_against_a_broken_target_exits_2(

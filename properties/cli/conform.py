@@ -21,7 +21,9 @@ from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
+    CASE_VERSION,
     RunReport,
+    TargetError,
     case_document,
     close_factory,
     known_table,
@@ -263,11 +265,16 @@ def json_report(
 def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
     """Write the failed run's case file into `folder`; its path."""
     assert report.divergence is not None
+    return _save_case_document(case_document(report, target), folder)
+
+
+def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
+    """Write a case document into `folder` under a new name; its path."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(case_document(report, target), indent=2) + "\n"
+    text = json.dumps(document, indent=2) + "\n"
     number = len(list(folder.iterdir()))
     while True:
-        case_path = folder / f"case-{report.divergence.rule_id}-{number}.json"
+        case_path = folder / f"case-{document['rule']}-{number}.json"
         try:
             # Exclusive creation: a case saved earlier (perhaps already attached to a bug
             # report) is never overwritten, even after the user deleted some of its neighbours.
@@ -313,6 +320,8 @@ def run_conform(args: argparse.Namespace) -> int:
             show_progress=args.format == "text",
             profile=profile_named(args.profile),
         )
+    except TargetError as broke:
+        raise _with_saved_program(broke, case_folder, target, args.profile) from None
     finally:
         close_factory(factory)
     case_path = None
@@ -329,6 +338,35 @@ def run_conform(args: argparse.Namespace) -> int:
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     return 0 if report.conformant else 1
+
+
+def _with_saved_program(
+    broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
+) -> TargetError:
+    """The target broke in a program (SAFE-5: exit 2, not a counterexample): the same error,
+    its first line saying at which command and how to rerun the program, saved as a case (the
+    program is random; without it a crash found once could not be reproduced)."""
+    if broke.config is None or not broke.program:
+        return broke
+    document = {
+        "loopspec": "case",
+        "version": CASE_VERSION,
+        "target": target,
+        "rule": broke.rule_id,
+        "what": broke.message,
+        "config": config_to_json(broke.config),
+        "commands": [command_to_json(command) for command in broke.program],
+        **({"profile": profile} if profile is not None else {}),
+    }
+    try:
+        case_path = _save_case_document(document, folder)
+    except OSError as error:
+        rerun = f"its program was not saved in {folder}: {error}"
+    else:
+        rerun = f"rerun it: {replay_command(case_path, target)}"
+    first, newline, rest = broke.message.partition("\n")
+    at = f"at command #{len(broke.program)} of a program; {rerun}"
+    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
 
 
 # What the exhaustive alphabet uses; a target without one of these is not run exhaustively.

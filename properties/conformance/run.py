@@ -12,7 +12,9 @@ import json
 import os
 import shlex
 import sys
+import sysconfig
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.stateful import get_state_machine_test
 
+import loopspec
 from loopspec import spec_text as shipped_spec
 from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
 from loopspec.model.commands import Command
@@ -106,10 +109,18 @@ def rule_needs(rule: str) -> tuple[str, ...]:
 
 
 class TargetError(LoopSpecError):
-    """The target could not be started or resolved."""
+    """The target could not be started or resolved, or it broke while a program ran.
 
-    def __init__(self, message: str) -> None:
+    `config` and `program` are, when it broke in a program, that program's configuration and
+    its commands up to the one it broke on (the last): enough for a case that replays it.
+    """
+
+    def __init__(
+        self, message: str, *, config: LoopConfig | None = None, program: tuple[Command, ...] = ()
+    ) -> None:
         super().__init__(message, rule_id="PROTO-1")
+        self.config = config
+        self.program = program
 
 
 class SharedProcess:
@@ -160,22 +171,68 @@ class TargetBreakage:
     def __init__(self) -> None:
         self.first: TargetError | None = None
 
-    def call(self, what: str, action: Callable[[], _Result]) -> _Result:
-        """`action()`; any exception it raises is recorded and raised as `TargetError`."""
+    def call(
+        self,
+        what: str,
+        action: Callable[[], _Result],
+        program: tuple[LoopConfig | None, tuple[Command, ...]] = (None, ()),
+    ) -> _Result:
+        """`action()`; any exception it raises is recorded and raised as `TargetError`, with
+        `program` (the configuration and the commands sent so far) when one was running."""
         if self.first is not None:
-            raise TargetError(self.first.message)
+            raise self.again()
         try:
             return action()
         except Exception as error:  # anything a target does wrong, whatever its language
-            self.first = TargetError(f"the target failed in {what}: {_one_line(error)}")
-            raise TargetError(self.first.message) from error
+            config, commands = program
+            message = f"the target failed in {what}: {_one_line(error)}"
+            self.first = TargetError(message, config=config, program=commands)
+            raise self.again() from error
+
+    def again(self) -> TargetError:
+        """The first failure, as a fresh exception to raise."""
+        assert self.first is not None
+        first = self.first
+        return TargetError(first.message, config=first.config, program=first.program)
 
 
 def _one_line(error: Exception) -> str:
     if isinstance(error, LoopSpecError):
         return error.message  # ours: already says what and where (a process's stderr tail)
     text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    said = f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    where = _raised_in_target(error)
+    return f"{said} ({where})" if where else said
+
+
+# Frames in these folders are loopspec's own or Python's: not where a target's bug is. (In a
+# checkout, loopspec/model etc. are links to the folders at the top: both sides are resolved.)
+_PACKAGE = Path(loopspec.__file__).parent
+_NOT_THE_TARGETS = tuple(
+    str(folder.resolve()) + os.sep
+    for folder in (
+        _PACKAGE,
+        *(_PACKAGE / part for part in ("model", "impl", "properties")),
+        Path(sysconfig.get_paths()["stdlib"]),
+    )
+)
+
+
+def _raised_in_target(error: Exception) -> str | None:
+    """Where in the target's own code `error` was raised: the innermost frame outside
+    loopspec and the standard library (no traceback is printed, SAFE-5, so this is the one
+    pointer to the bug), as `file:line, in function`; None when there is no such frame."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        path = Path(frame.filename)
+        if not path.is_absolute() or str(path.resolve()).startswith(_NOT_THE_TARGETS):
+            continue
+        try:
+            shown = str(path.resolve().relative_to(Path.cwd()))
+        except ValueError:
+            shown = str(path)
+        return f"at {shown}:{frame.lineno}, in {frame.name}"
+    return None
 
 
 def _capabilities(declared: object) -> frozenset[str]:
@@ -202,12 +259,18 @@ class GuardedTarget:
         self._breakage = breakage
         self._target = breakage.call("its factory", lambda: _a_target(factory()))
         self.name = breakage.call("its name", lambda: str(self._target.name))
+        self._config: LoopConfig | None = None
+        self._sent: list[Command] = []  # this program's commands, for a case if it breaks
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
+        self._config, self._sent = config, []
         return self._breakage.call("reset", lambda: _capabilities(self._target.reset(config)))
 
     def apply(self, command: Command) -> Observation:
-        return self._breakage.call("apply", lambda: self._target.apply(command))
+        self._sent.append(command)
+        return self._breakage.call(
+            "apply", lambda: self._target.apply(command), (self._config, tuple(self._sent))
+        )
 
     def close(self) -> None:
         if self._breakage.first is None:
@@ -405,12 +468,12 @@ def run_conformance(
             test()
     except DivergenceFound as found:
         if breakage.first is not None:
-            raise TargetError(breakage.first.message) from None
+            raise breakage.again() from None
         divergence, program, config = found.divergence, found.program, found.config
     except Exception:
         # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
         if breakage.first is not None:
-            raise TargetError(breakage.first.message) from None
+            raise breakage.again() from None
         raise
     finally:
         if show_progress and sys.stderr.isatty():
