@@ -391,7 +391,13 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     ("mode", "says"),
     [
         ("die", "ended its output instead of answering"),
-        ("garbage", "not a JSON line"),
+        # A line that is not JSON is most often a print left in the loop: say where it goes.
+        (
+            "garbage",
+            "not a JSON line (Expecting value: line 1 column 1 (char 0)); stdout carries "
+            "only the protocol's messages: write anything else (debugging output) to "
+            "stderr",
+        ),
         ("deep", "nests deeper than 200 levels"),
         ("flood", "longer than"),
     ],

@@ -386,7 +386,12 @@ class ProcessTarget:
         try:
             answer = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
         except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            self._fail(f"the answer to {what} is not a JSON line ({error})", line=raw)
+            # Most often a print left in the loop: stdout is the protocol's channel alone.
+            self._fail(
+                f"the answer to {what} is not a JSON line ({error}); stdout carries only the "
+                "protocol's messages: write anything else (debugging output) to stderr",
+                line=raw,
+            )
         except RecursionError:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
         if json_depth(answer) > MAX_JSON_DEPTH:
