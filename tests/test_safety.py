@@ -96,6 +96,22 @@ def test_SAFE_1_replay_never_imports_the_module_a_case_records(
     assert "pass --impl planted_target:make" in capsys.readouterr().out
 
 
+def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a colleague replays a shared case naming the loop their own way (another folder,
+    another path): the note says the recorded target is as conform was given it, not 'pass
+    --cmd python3 loop.py to replay against it', which they just did in their own words."""
+    case = _case_recording(tmp_path, {"cmd": "python3 loop.py"})
+    bundled = "loopspec.properties.conformance.impl_target:bundled_target"
+    assert main(["replay", str(case), "--impl", bundled]) == 0
+    note = capsys.readouterr().out.splitlines()[1]
+    assert note == (
+        "  recorded target: --cmd 'python3 loop.py' (as conform was given it, in the folder it "
+        "ran in), not run"
+    )
+
+
 def test_SAFE_1_the_recorded_target_is_shown_escaped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -426,12 +426,17 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
     for option, value in (("--cmd", recorded.get("cmd")), ("--impl", recorded.get("impl"))):
         if value is None:
             continue
+        recorded_as = f"{option} {_shown(shlex.quote(value))}"
         if (option == "--cmd" and value == cmd) or (option == "--impl" and value == impl):
-            return f"recorded target: {option} {_shown(shlex.quote(value))} (the one replayed)"
-        return (
-            f"recorded target: {option} {_shown(shlex.quote(value))}, not run; "
-            f"pass {option} {_shown(shlex.quote(value))} to replay against it"
-        )
+            return f"recorded target: {recorded_as} (the one replayed)"
+        if cmd is not None or impl is not None:
+            # Another spelling of the same loop, often: the case was shared, and a path in it
+            # is relative to the folder conform ran in. Naming it again would not help.
+            return (
+                f"recorded target: {recorded_as} (as conform was given it, in the folder it ran "
+                "in), not run"
+            )
+        return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
     return "recorded target: none"
 
 
