@@ -134,3 +134,19 @@ def test_spec_refuses_a_rule_it_does_not_state(
     assert shown.out == ""
     assert complaint in shown.err
     assert len(shown.err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loopspec conform --bogus`: exit 2 with `loopspec conform`'s usage and its name on the
+    error, not the top level's `usage: loopspec [-h] [--version] VERB ...`, which does not say
+    what the verb takes."""
+    argv = [verb, "x"] if verb in ("check", "replay", "run") else [verb]
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--bogus"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: loopspec {verb} "), err
+    assert err.endswith(f"loopspec {verb}: error: unrecognized arguments: --bogus\n")

@@ -148,6 +148,13 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _subparsers(
+    parser: argparse.ArgumentParser,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    (found,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return found
+
+
 def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
     """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
     description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
@@ -175,7 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; return its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser(_chosen_verb(arguments)).parse_args(arguments)
+        parser = build_parser(_chosen_verb(arguments))
+        args, extra = parser.parse_known_args(arguments)
+        if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
+            verb_parser = _subparsers(parser).choices[args.command]
+            verb_parser.error(f"unrecognized arguments: {' '.join(extra)}")
         handler: Callable[[argparse.Namespace], int] = args.handler
         # Only the real program (not a test calling main) may end every descendant at exit.
         reap = argv is None and VERB_BY_NAME[args.command].starts_processes
