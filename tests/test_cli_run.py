@@ -126,3 +126,25 @@ def test_PROTO_1_run_prints_every_reader_and_rejects_bad_scenarios(
     )
     assert main(["run", str(broken), "--log", str(tmp_path / "b.jsonl")]) == 2
     assert "sideways" in capsys.readouterr().err
+
+
+def test_HOOK_8_run_says_why_no_hook_ran_when_no_matcher_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOOK-8: a Claude Code settings.json matches `Bash`, the scenario's tool is `bash`: the
+    hook audit is empty, and says the matchers match none of the tools called (it printed an
+    empty section, as if the hooks had run and said nothing)."""
+    hooks = [{"type": "command", "command": f"bash {HOOKS / 'ask.sh'}"}]
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
+    )
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    out = capsys.readouterr().out
+    audit = out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
+    assert audit == (
+        f"  (no hook ran: the matchers of {settings} (PreToolUse 'Bash') match none of the tools "
+        "called (bash); a matcher is a regular expression over the whole tool name, "
+        "case-sensitive unless it starts with (?i): HOOK-8)"
+    )

@@ -16,12 +16,13 @@ import stat
 from pathlib import Path
 
 from loopspec.impl.errors import ImplError
+from loopspec.impl.hookbridge import load_settings
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
 from loopspec.impl.user_files import file_kind
 from loopspec.model.errors import LoopSpecError
-from loopspec.model.events import HookResulted, ToolCallRecorded, ToolResultRecorded
+from loopspec.model.events import Event, HookResulted, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -120,6 +121,24 @@ def checked_log_path(path: Path) -> Path:
     return path
 
 
+def _why_no_hook_ran(hooks: Path, appended: tuple[Event, ...]) -> str:
+    """Why the audit is empty although a hooks file was given: a Claude Code settings.json
+    names its tools `Bash`, `Read`..., so its matchers often match no tool of a scenario
+    (`bash`), and an empty section alone says nothing of that."""
+    declared = load_settings(hooks).declared
+    if not declared:
+        return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook)"
+    called = sorted({event.name for event in appended if isinstance(event, ToolCallRecorded)})
+    if not called:
+        return "(no hook ran: no tool was called)"
+    matchers = ", ".join(dict.fromkeys(f"{d.point} {d.matcher!r}" for d in declared))
+    return (
+        f"(no hook ran: the matchers of {hooks} ({matchers}) match none of the tools called "
+        f"({', '.join(called)}); a matcher is a regular expression over the whole tool name, "
+        "case-sensitive unless it starts with (?i): HOOK-8)"
+    )
+
+
 def allowed_environment(names: list[str]) -> dict[str, str]:
     """The variables of this process's environment that `names` lists (rule SAFE-6)."""
     return {name: os.environ[name] for name in names if name in os.environ}
@@ -155,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
                 f"  {event.point:<11} {event.handler_id:<26} call {event.call_id}: "
                 f"{event.decision}{why}{extra}"
             )
+    if args.hooks and not any(isinstance(event, HookResulted) for event in appended):
+        print(f"  {_why_no_hook_ran(Path(args.hooks), appended)}")
     print("\n== calls (audit record: what runs) ==")
     for event in appended:
         if isinstance(event, ToolCallRecorded):
