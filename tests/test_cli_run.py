@@ -12,6 +12,7 @@ from loopspec.impl.presentation import ApprovalPrompt, CallCard
 from loopspec.model.events import ToolCallRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import thaw
+from loopspec.properties.cli import scenario as scenario_format
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 from loopspec.properties.validators.acp_strict import (
@@ -148,3 +149,16 @@ def test_HOOK_8_run_says_why_no_hook_ran_when_no_matcher_matches(
         "called (bash); a matcher is a regular expression over the whole tool name, "
         "case-sensitive unless it starts with (?i): HOOK-8)"
     )
+
+
+def test_PROTO_1_run_help_says_where_the_scenario_format_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `run --help` names the module whose documentation is the scenario format (an
+    installed loopspec has no properties/cli/scenario.py beside the user to open)."""
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "(its format: python -m pydoc loopspec.properties.cli.scenario)" in shown
+    assert scenario_format.__doc__ is not None
+    assert '"turns": [' in scenario_format.__doc__

@@ -34,7 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "run", help="run the bundled loop on a scripted session with real hooks"
     )
-    parser.add_argument("scenario", metavar="SCENARIO", help="the scenario JSON file")
+    parser.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        help="the scenario JSON file (its format: python -m pydoc "
+        "loopspec.properties.cli.scenario)",
+    )
     parser.add_argument(
         "--hooks",
         metavar="SETTINGS.json",
