@@ -110,6 +110,9 @@ MEMBER_ORDER: dict[type, tuple[str, ...]] = {
 # with the class's fields (the seqs it replaces, LOG-2).
 SURFACE_APPEND = "append"
 SURFACE_REPLACE_TAG = ("op", "replace")
+# Fields the wire requires although their class gives them a default: a surface event's
+# `surfaceOp` (LOG-2; the class defaults to an append).
+WIRE_REQUIRED = frozenset((cls, "surface") for cls in typing.get_args(SurfaceEvent))
 # Fields a class types `int` that the wire may write as any number, read truncated: dsh's
 # header timestamp.
 READ_AS_NUMBER = frozenset({(SessionHeader, "created_at")})
@@ -331,7 +334,8 @@ def _field(cls: type, field: attrs.Attribute[Any]) -> LogField:
         wire=RENAMED.get((cls, field.name), ENVELOPE_FIELDS.get(field.name, camel(field.name))),
         shape=shape,
         hint=hint,
-        optional=field.default is not attrs.NOTHING or omitted is None,
+        optional=(field.default is not attrs.NOTHING or omitted is None)
+        and (cls, field.name) not in WIRE_REQUIRED,
         omitted_when=omitted,
         rule=FIELD_RULE.get((cls, field.name), SHAPE_RULE.get(shape, "LOG-4")),
         target=target,

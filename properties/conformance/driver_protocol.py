@@ -46,7 +46,6 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-import attrs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
@@ -54,19 +53,12 @@ from loopspec.model.commands import (
     Command,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.events import (
-    Event,
-    OpaqueEvent,
-    TurnEnded,
-    UserMessageRecorded,
-)
-from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance import log_schema
+from loopspec.properties.conformance.log_schema import described, tagged
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
     TAGS,
     UNIONS,
-    annotation_text,
-    camel,
     wire_fields,
 )
 
@@ -104,11 +96,6 @@ _JSON: dict[str, Any] = {"description": "any JSON value"}
 # `wire_layout`, which the codec is generated from too.
 
 
-def _described(schema: dict[str, Any], cls: type) -> dict[str, Any]:
-    doc = (cls.__doc__ or "").strip().split("\n")[0]
-    return {**schema, "description": doc} if doc else schema
-
-
 def _type_schema(annotation: str) -> dict[str, Any]:
     """The JSON Schema of one field's annotation (as attrs keeps it: source text)."""
     if annotation.endswith(" | None"):
@@ -138,30 +125,13 @@ def _class_schema(cls: type) -> dict[str, Any]:
         properties[field.wire] = schema
         if field.required:
             required.append(field.wire)
-    return _described({"type": "object", "required": required, "properties": properties}, cls)
-
-
-def _tagged(
-    key: str, variants: list[tuple[object, dict[str, Any]]], *, closed: bool = True
-) -> dict[str, Any]:
-    """Variants told apart by the value of `key`, so a validation error names the field that
-    is wrong in the variant the tag selects (not "valid under none of the given schemas")."""
-    tag: dict[str, Any] = {"enum": [value for value, _ in variants]} if closed else {}
-    return {
-        "type": "object",
-        "required": [key],
-        "properties": {key: tag},
-        "allOf": [
-            {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": schema}
-            for value, schema in variants
-        ],
-    }
+    return described({"type": "object", "required": required, "properties": properties}, cls)
 
 
 def _union_schema(union: object) -> dict[str, Any]:
     members = typing.get_args(union)
     key = TAGS[members[0]][0]
-    return _tagged(key, [(TAGS[m][1], _class_schema(m)) for m in members])
+    return tagged(key, [(TAGS[m][1], _class_schema(m)) for m in members])
 
 
 _NAMED_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
@@ -180,178 +150,12 @@ COMMAND_SCHEMA: dict[str, Any] = _union_schema(Command)
 CONFIG_SCHEMA: dict[str, Any] = _class_schema(LoopConfig)
 
 # ---------------------------------------------------------------------------------------------
-# Events: each core type's `data`, generated from the event classes (`loopspec.model.events`)
-# whose values `loopspec.model.wire` writes; message shapes from `loopspec.model.messages`.
+# Events and messages: generated from the session log's layout (`loopspec.model.log_layout`),
+# the one the wire codec is generated from, in `log_schema` (which lists where the schema is
+# deliberately stricter than the codec).
 
-_TEXT = {
-    "type": "object",
-    "required": ["type", "text"],
-    "properties": {"type": {"const": "text"}, "text": _STRING},
-}
-_REASONING = {
-    "type": "object",
-    "required": ["type", "text"],
-    "properties": {"type": {"const": "reasoning"}, "text": _STRING},
-}
-_TOOL_CALL = _class_schema(ToolCallBlock)
-_TOOL_RESULT = {
-    "type": "object",
-    "required": ["type", "toolCallId", "content", "isError"],
-    "properties": {
-        "type": {"const": "tool-result"},
-        "toolCallId": _STRING,
-        "content": {"type": "array", "items": _TEXT},
-        "isError": {"type": "boolean"},
-    },
-    "description": "A tool result message's one block; toolCallId is the call's id (LOG-6).",
-}
-
-
-def _message(
-    role: str, content: dict[str, Any], source: dict[str, Any], why: str
-) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["id", "role", "content", "source"],
-        "properties": {
-            "id": {"type": "string", "description": "free: implementations choose their own"},
-            "role": {"const": role},
-            "content": content,
-            "source": source,
-        },
-        "description": why,
-    }
-
-
-def _source(kind: str, **fields: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["kind", *fields],
-        "properties": {"kind": {"const": kind}, **fields},
-    }
-
-
-MESSAGE_SCHEMAS: dict[str, dict[str, Any]] = {
-    "UserMessage": _message(
-        "user",
-        {"type": "array", "items": _TEXT},
-        {"oneOf": [_source("user"), _source("plugin", plugin=_STRING)]},
-        "A user message: what the user typed, or a context a plugin (tool-context) queued.",
-    ),
-    "AssistantMessage": _message(
-        "assistant",
-        {"type": "array", "items": {"oneOf": [_TEXT, _REASONING, _TOOL_CALL]}},
-        _source("model", provider=_STRING, model=_STRING),
-        "The model's reply: its blocks as the model wrote them (a rewrite changes arguments).",
-    ),
-    "ToolResultMessage": _message(
-        "user",
-        {"type": "array", "items": _TOOL_RESULT, "minItems": 1, "maxItems": 1},
-        _source("tool", callId=_STRING),
-        "A tool result message: exactly one tool-result block (LOG-6).",
-    ),
-}
-_EVENT_FIELD_TYPES: dict[str, Callable[[], dict[str, Any]]] = {
-    **_NAMED_TYPES,
-    "UserMessage": lambda: {"$ref": "#/$defs/messages/UserMessage"},
-    "AssistantMessage": lambda: {"$ref": "#/$defs/messages/AssistantMessage"},
-    "ToolResultMessage": lambda: {"$ref": "#/$defs/messages/ToolResultMessage"},
-    "RewriteSidecar": lambda: {
-        "type": "object",
-        "required": ["originalArguments", "handlerIds"],
-        "properties": {
-            "originalArguments": _STRING,
-            "handlerIds": {"type": "array", "items": _STRING, "minItems": 1},
-        },
-    },
-}
-# Fields every event has: the envelope (seq, time, surface metadata) and what is kept verbatim.
-_ENVELOPE_FIELDS = frozenset({"seq", "time", "extra", "envelope_extra", "surface", "sources"})
-_SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
-_REASON = {
-    "type": "object",
-    "required": ["kind"],
-    "properties": {"kind": {"type": "string"}},
-    "description": "Why the turn ended: completed, aborted (with reason.kind the cause), error "
-    "(with error {message, code}), max-tokens, interrupted (repair), or a plugin's kind (TURN-5).",
-}
-
-
-def _event_data_schema(cls: type) -> dict[str, Any]:
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for field in attrs.fields(cls):
-        if field.name in _ENVELOPE_FIELDS:
-            continue
-        annotation = annotation_text(field.type).removesuffix(" | None")
-        if field.name == "message" and cls is UserMessageRecorded:
-            return {"$ref": "#/$defs/messages/UserMessage"}
-        maker = _EVENT_FIELD_TYPES.get(annotation)
-        if maker is None:
-            raise LookupError(f"{cls.__name__}.{field.name}: no JSON Schema for {annotation!r}")
-        schema = _REASON if (cls, field.name) == (TurnEnded, "reason") else maker()
-        if annotation == "bool":
-            schema = {**schema, "description": "written only when true"}
-        properties[camel(field.name)] = schema
-        if field.default is attrs.NOTHING:
-            required.append(camel(field.name))
-    return {"type": "object", "required": required, "properties": properties}
-
-
-def _event_type(cls: type) -> str:
-    kind: object = cls.__dict__.get("TYPE")
-    assert isinstance(kind, str), f"{cls.__name__} has no TYPE"
-    return kind
-
-
-def _event_schema(cls: type) -> dict[str, Any]:
-    kind = _event_type(cls)
-    properties: dict[str, Any] = {
-        "type": {"const": kind},
-        "seq": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "the event's index in the log (LOG-1)",
-        },
-        "time": {"type": "integer", "description": "free: any clock"},
-        "data": _event_data_schema(cls),
-    }
-    required = ["type", "seq", "time", "data"]
-    if kind in _SURFACE_TYPES:
-        properties["surfaceOp"] = {
-            "oneOf": [
-                {"const": "append"},
-                {
-                    "type": "object",
-                    "required": ["op", "start", "end"],
-                    "properties": {
-                        "op": {"const": "replace"},
-                        "start": {"type": "integer"},
-                        "end": {"type": "integer"},
-                    },
-                },
-            ]
-        }
-        properties["sourceEventSeqs"] = {"type": "array", "items": {"type": "integer"}}
-        required.append("surfaceOp")
-    return _described({"type": "object", "required": required, "properties": properties}, cls)
-
-
-_CORE_EVENTS = tuple(cls for cls in typing.get_args(Event) if cls is not OpaqueEvent)
-EVENT_SCHEMA: dict[str, Any] = {
-    **_tagged(
-        "type", [(_event_type(cls), _event_schema(cls)) for cls in _CORE_EVENTS], closed=False
-    ),
-    "description": "One log event. Any type other than the core ones listed is opaque: kept, "
-    "compared by no rule (SPEC section 4).",
-}
-EVENT_SCHEMA["properties"] = {
-    "type": {"type": "string", "minLength": 1},
-    "seq": {"type": "integer", "minimum": 0},
-    "time": {"type": "integer"},
-    "data": _JSON,
-}
-EVENT_SCHEMA["required"] = ["type", "seq", "time", "data"]
+EVENT_SCHEMA: dict[str, Any] = log_schema.EVENT_SCHEMA
+MESSAGE_SCHEMAS: dict[str, dict[str, Any]] = log_schema.MESSAGE_SCHEMAS
 
 # The rules a refusal may name: the model refuses with these (transition table and handlers).
 REFUSAL_RULES: dict[str, str] = {
@@ -364,7 +168,7 @@ REFUSAL_RULES: dict[str, str] = {
     "PROTO-1": "a command the implementation cannot decode (not refused by the model)",
 }
 
-TO_IMPLEMENTATION: dict[str, Any] = _tagged(
+TO_IMPLEMENTATION: dict[str, Any] = tagged(
     "type",
     [
         (
@@ -456,7 +260,7 @@ _OBSERVED_REFUSED: dict[str, Any] = {
     },
     "description": "The command was refused and changed nothing (MODEL-3).",
 }
-FROM_IMPLEMENTATION: dict[str, Any] = _tagged(
+FROM_IMPLEMENTATION: dict[str, Any] = tagged(
     "type",
     [
         (
@@ -473,7 +277,7 @@ FROM_IMPLEMENTATION: dict[str, Any] = _tagged(
         ),
         (
             "observed",
-            _tagged("accepted", [(True, _OBSERVED_ACCEPTED), (False, _OBSERVED_REFUSED)]),
+            tagged("accepted", [(True, _OBSERVED_ACCEPTED), (False, _OBSERVED_REFUSED)]),
         ),
         ("bye", {"type": "object", "description": "The answer to shutdown."}),
     ],
