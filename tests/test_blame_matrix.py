@@ -242,6 +242,37 @@ def _call_records(move: bool) -> Change:
     return apply
 
 
+def _start_while_asking(command: Command, observed: Observation) -> Observation:
+    """When the model asks about c1, c2 (which waits behind it) is started anyway."""
+    asks = any(e["type"] == "approval/asked" for e in observed.events)
+    if not asks or any(call_id == "c2" for call_id, _ in observed.executed):
+        return observed
+    return attrs.evolve(observed, executed=(*observed.executed, ("c2", READ)))
+
+
+def _ask_early(command: Command, observed: Observation) -> Observation:
+    """c2's approval is asked as soon as its hook says ask, while c1 (exclusive) still runs."""
+    if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Ask):
+        return observed
+    events = [json_copy(e) for e in observed.events]
+    seq = events[-1]["seq"] + 1 if events else 0
+    data = {"id": "approval-c2", "toolName": "bash", "callId": "c2", "arguments": BASH}
+    asked = {"type": "approval/asked", "seq": seq, "time": 0, "data": data}
+    return attrs.evolve(observed, events=(*events, asked), commits=(*observed.commits, 1))
+
+
+def _hook_outside_matcher(command: Command, observed: Observation) -> Observation:
+    """The guard (matcher "bash|write") also runs for a read: "read" is not a whole match."""
+    if not isinstance(command, ModelReplies):
+        return observed
+    events = [json_copy(e) for e in observed.events]
+    seq = events[-1]["seq"] + 1 if events else 0
+    data = {"turn": 1, "point": "PreToolUse", "dialect": "claude-code", "handlerId": "guard",
+            "matcher": "bash|write", "callId": "c1"}  # fmt: skip
+    invoked = {"type": "hook/invoked", "seq": seq, "time": 0, "data": data}
+    return attrs.evolve(observed, events=(*events, invoked), commits=(*observed.commits, 1))
+
+
 def _mutant(name: str) -> Callable[[], ModelTarget]:
     mutant = next(m for m in MUTANTS if m.name == name)
     return lambda: MutantTarget(mutant)
@@ -261,6 +292,7 @@ NO_HOOKS = CONFIGS[0]
 GUARDED = CONFIGS[1]  # guard, rewriter (PreToolUse on bash), audit (PostToolUse on read)
 ASKING = LoopConfig(tools=TOOLS, hooks=(HookSpec("gate", "PreToolUse", "*"),), max_parallel=1)
 PARALLEL = LoopConfig(tools=TOOLS, max_parallel=2)
+PARALLEL_ASKING = attrs.evolve(ASKING, max_parallel=2)
 
 
 @attrs.frozen
@@ -385,9 +417,27 @@ FAMILIES = (
     Case("aborted-before-dispatch results say ABORTED", "ABORT-1",
          changed(_error_code("ABORTED_BEFORE_DISPATCH", "ABORTED")), NO_HOOKS,
          (*TWO_BASH, Abort(), ToolFinishes("c1", ToolSucceeded("ok")))),
-    Case("an abort forgets its cause", "ABORT-2",
+    Case("an abort before the reply ends the turn completed", "ABORT-2",
+         changed(_reason({"aborted": {"kind": "completed"}})), NO_HOOKS,
+         (SubmitUser("hi"), Abort())),
+    # The turn does end aborted; what is missing is why: ABORT-3's, not the abort rules'.
+    Case("an abort forgets its cause", "ABORT-3",
          changed(_reason({"aborted": {"kind": "aborted"}})), NO_HOOKS,
          (SubmitUser("hi"), Abort())),
+    Case("a parent's abort recorded as the user's", "ABORT-3",
+         changed(_reason({"aborted": {"kind": "aborted", "reason": {"kind": "user"}}})),
+         NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+                    Abort("parent"), ToolFinishes("c1", ToolSucceeded("ok")))),
+    Case("a later call passes the gate while an approval is pending", "SCHED-2",
+         changed(_start_while_asking), PARALLEL_ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "read", READ))),
+          HookAnswers(Ask()), HookAnswers(Pass()))),
+    Case("an approval asked before the gate reaches its call", "SCHED-2",
+         changed(_ask_early), ASKING,
+         (*TWO_BASH, HookAnswers(Pass()), HookAnswers(Ask()))),
+    Case("a hook runs for a tool its matcher only partly matches", "HOOK-8",
+         changed(_hook_outside_matcher), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
     Case("repair says not started for a recorded call", "REC-1",
          changed(_error_code("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED")), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),

@@ -79,6 +79,15 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
     assert rows["DEC-1"]["status"] == "exercised"
     assert rows["DEC-1"]["generated"] == full.situations["DEC-1"] > 0
     assert rows["SCHED-1"]["status"] == "exercised"
+    # With every capability, every rule conform can observe is at least checked: an approval
+    # holding the gate (SCHED-2), an abort's cause (ABORT-3), a matcher (HOOK-8), a PostToolUse
+    # audit (HOOK-5) all read "not reached by the generator" while their comparisons ran.
+    unreached = [
+        rule for rule, row in rows.items() if row["status"] == "not reached by the generator"
+    ]
+    assert unreached == []
+    for rule in ("SCHED-2", "ABORT-3", "HOOK-8", "HOOK-5"):
+        assert rows[rule]["checked"] > 0, rule
 
 
 def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:

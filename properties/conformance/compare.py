@@ -35,7 +35,8 @@ from loopspec.model.commands import (
     ToolFailed,
     ToolFinishes,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
@@ -425,6 +426,8 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
     match kind:
         case "max-tokens":
             return "STEP-4", said + " (a reply that finished max-tokens ends the turn max-tokens)"
+        case "aborted" if theirs == "aborted":
+            return "ABORT-3", said + " (an abort records its cause: reason.reason.kind)"
         case "aborted":
             return _abort_rule(phase), said + " (an abort ends the turn aborted, with its cause)"
         case "interrupted":
@@ -593,7 +596,9 @@ def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
     )
 
 
-def _hook_rule(event: Event) -> str:
+def hook_audit_rule(event: Event) -> str:
+    """The rule of a hook audit event: HOOK-4 for a PreToolUse hook's, HOOK-5 for a
+    PostToolUse hook's (what `loopspec conform` counts as checked by comparing it)."""
     return "HOOK-4" if _data(event).get("point") == "PreToolUse" else "HOOK-5"
 
 
@@ -663,7 +668,7 @@ def _changed(
                 )
             return _result_rule(want, got, command, phase, history)
         case "hook/invoked":
-            return _hook_rule(want), f"{named}: which hook runs for which call, in order"
+            return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
                 return "RW-2", f"{named}: the supplied input is audited"
@@ -692,7 +697,7 @@ def _missing(
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
         case "hook/invoked" | "hook/result":
-            return _hook_rule(want), f"{lacks}: hook {_data(want).get('handlerId')} must run"
+            return hook_audit_rule(want), f"{lacks}: hook {_data(want).get('handlerId')} must run"
         case "approval/asked":
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided":
@@ -738,13 +743,69 @@ def _missing(
     return NO_RULE, lacks
 
 
-def _extra(got: Event, command: Command, phase: str) -> tuple[str, str]:
+def _awaiting_approval(history: Sequence[Event]) -> str | None:
+    """The call of the current reply whose approval is asked and not yet answered, if any."""
+    asked: dict[str, str] = {}  # approval id -> call id
+    for event in history:
+        kind, data = event.get("type"), _data(event)
+        if kind == "assistant/message":
+            asked.clear()  # a new reply: earlier batches are over
+        elif kind == "approval/asked" and isinstance(data.get("callId"), str):
+            asked[str(data.get("id"))] = data["callId"]
+        elif kind == "approval/decided":
+            asked.pop(str(data.get("id")), None)
+    return next(iter(asked.values()), None)
+
+
+def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> str | None:
+    """The tool the model called under `call_id` (its hooks run before the reply is logged,
+    so the reply being handled is read from the command)."""
+    if isinstance(command, ModelReplies):
+        for call in command.tool_calls:
+            if call.id == call_id:
+                return call.name
+    for event in reversed(history):
+        if event.get("type") == "tool/call" and _data(event).get("callId") == call_id:
+            return str(_data(event).get("name"))
+    return None
+
+
+def _outside_matcher(got: Event, command: Command, history: Sequence[Event]) -> str | None:
+    """The matcher of a hook the target ran although it does not match the whole tool name."""
+    data = _data(got)
+    matcher, name = data.get("matcher"), _tool_name(data.get("callId"), command, history)
+    if not isinstance(matcher, str) or name is None:
+        return None
+    try:
+        spec = HookSpec("h", str(data.get("point")), matcher)
+    except InvalidEventError:
+        return None
+    return None if spec.matches(name) else matcher
+
+
+def _extra(got: Event, command: Command, phase: str, history: Sequence[Event]) -> tuple[str, str]:
     kind = str(got.get("type"))
     adds = f"the target appends a {kind} the model does not"
     match kind:
         case "hook/invoked" | "hook/result":
-            return _hook_rule(got), f"{adds}: hook {_data(got).get('handlerId')} runs once per call"
-        case "approval/asked" | "approval/decided":
+            hook = _data(got).get("handlerId")
+            matcher = _outside_matcher(got, command, history)
+            if matcher is not None:
+                return "HOOK-8", (
+                    f"{adds}: hook {hook}'s matcher {matcher!r} does not match the whole name "
+                    f"of the tool call {_data(got).get('callId')} makes"
+                )
+            return hook_audit_rule(got), f"{adds}: hook {hook} runs once per call"
+        case "approval/asked":
+            call_id = _call_id_of(got)
+            situation = _situation(call_id, history)
+            if "ask" in situation.hook_decisions and situation.approval is None:
+                return "SCHED-2", (
+                    f"{adds}: call {call_id}'s approval is asked only when the call could "
+                    "start, after the calls before it"
+                )
+            return "DEC-2", f"{adds}: only an ask decision asks, once"
+        case "approval/decided":
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "user/message":
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
@@ -799,6 +860,12 @@ def _execution_rule(
             return "ABORT-1", f"{ran}: after an abort no call starts"
         if not any(_call_id_of(e) == call_id and e.get("type") == "tool/call" for e in history):
             return "ORD-2", f"{ran}: it has no tool/call record"
+        waiting = _awaiting_approval(history)
+        if waiting is not None and waiting != call_id:
+            return "SCHED-2", (
+                f"{ran}: call {waiting} waits for its approval answer, and no later call passes "
+                "the gate meanwhile"
+            )
         return "SCHED-1", (
             f"{ran}: an exclusive call waits for every earlier call, a safe call for the cap "
             "and for earlier exclusive calls"
@@ -917,7 +984,7 @@ def classify(
                 return _missing(want, command, phase, history)
             case "extra":
                 assert got is not None
-                return _extra(got, command, phase)
+                return _extra(got, command, phase, history)
             case _:
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:

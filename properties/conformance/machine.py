@@ -61,6 +61,7 @@ from loopspec.properties.conformance.compare import (
     Divergence,
     DivergenceFound,
     classify,
+    hook_audit_rule,
     log_violations,
     normalized_observation,
     split_units,
@@ -77,14 +78,15 @@ TargetFactory = Callable[[], ConformanceTarget]
 # What the comparison of a card checks (capability "presentation"; not applicable without it).
 _CARD_RULES = ("VIEW-2", "VIEW-3", "VIEW-4", "ACP-1")
 _RESULT_RULES = (
-    *("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1", "TEXT-2"),
+    *("LOG-1", "LOG-2", "LOG-6", "ORD-2", "ORD-3", "ADJ-2", "STEP-3", "DEC-1", "HOOK-6"),
+    "TEXT-2",
 )
 # Which rules the comparison of an appended event of each type checks (beyond the transition's
 # own rules). Every event the target reports is read through the event classes (LOG-4). A rule
 # whose situation an event creates (`situations`) is among them; a test holds the two together.
 RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
     "turn/start": ("LOG-1", "LOG-4", "TURN-1", "TURN-3"),
-    "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5", "ADJ-3"),
+    "turn/end": ("LOG-1", "LOG-4", "TURN-2", "TURN-5", "ADJ-3", "ABORT-3"),
     "step/start": ("LOG-1", "LOG-4", "STEP-1", "TURN-3"),
     "step/end": ("LOG-1", "LOG-4", "STEP-2"),
     "user/message": ("LOG-1", "LOG-2", "LOG-4", "ADJ-1", "HIST-1", "TEXT-2"),
@@ -96,10 +98,10 @@ RULES_BY_EVENT: dict[str, tuple[str, ...]] = {
         *_CARD_RULES,
     ),
     "tool/result": (*_RESULT_RULES, "LOG-4", *_CARD_RULES, "ACP-2"),
-    "hook/invoked": ("LOG-1", "LOG-4", "HOOK-1", "TURN-3"),
+    "hook/invoked": ("LOG-1", "LOG-4", "HOOK-1", "HOOK-8", "TURN-3"),
     "hook/result": ("LOG-1", "LOG-4", "HOOK-1"),
-    "approval/asked": ("LOG-1", "LOG-4", "DEC-2", "RW-4", "ACP-1", "ACP-3"),
-    "approval/decided": ("LOG-1", "LOG-4", "DEC-2"),
+    "approval/asked": ("LOG-1", "LOG-4", "DEC-2", "SCHED-2", "RW-4", "ACP-1", "ACP-3"),
+    "approval/decided": ("LOG-1", "LOG-4", "DEC-2", "SCHED-2"),
 }
 
 # (phase, command, outcome) -> hits, over every conformance run in this process.
@@ -455,7 +457,10 @@ def _count_coverage(
     if expected.accepted and row is not None:
         checked.update(row.rules)
         for event in expected.events:
-            checked.update(RULES_BY_EVENT.get(str(event.get("type")), ("LOG-1",)))
+            kind = str(event.get("type"))
+            checked.update(RULES_BY_EVENT.get(kind, ("LOG-1",)))
+            if kind in ("hook/invoked", "hook/result"):
+                checked[hook_audit_rule(event)] += 1
         if expected.executed:
             checked.update(("EXE-3", "SCHED-1", "EXE-4"))
     elif not expected.accepted:

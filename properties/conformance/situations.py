@@ -24,7 +24,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.state import RUNNING, WAITING, Dispatching, Idle, LoopState
+from loopspec.model.state import ASKING, RUNNING, WAITING, Dispatching, Idle, LoopState
 from loopspec.properties.conformance.target import Observation
 
 # Rule -> situations created, over every conformance run in this process.
@@ -143,6 +143,8 @@ class Situations:
                 found.append("ADJ-4")  # delivered at a step boundary
             case "assistant/message" if data.get("interrupted"):
                 found.append("ABORT-2")
+            case "hook/invoked" if data.get("matcher") not in (None, "", "*"):
+                found.append("HOOK-8")  # a matcher that must match the whole tool name
             case "hook/result" if data.get("point") == "PreToolUse" and isinstance(call_id, str):
                 found.append("HOOK-4")
                 self._decisions.setdefault(call_id, []).append(str(data.get("decision")))
@@ -175,6 +177,8 @@ class Situations:
                 kind_of = reason.get("kind") if isinstance(reason, dict) else None
                 if kind_of == "interrupted":
                     found.append("REC-1")
+                elif kind_of == "aborted":
+                    found.append("ABORT-3")
             case _:
                 pass  # the event's own rules (above) are all it exercises
         return found
@@ -235,11 +239,17 @@ def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[st
 
 
 def _scheduling(after: LoopState | None) -> list[str]:
-    """SCHED-1's situation: two bodies overlap, or a call waits because of what runs."""
+    """SCHED-1's situation: two bodies overlap, or a call waits because of what runs.
+    SCHED-2's: a call waits for its approval answer while another call runs or a later one
+    waits behind it."""
     if after is None or not isinstance(after.phase, Dispatching):
         return []
     slots = after.phase.slots
     running = sum(slot.status == RUNNING for slot in slots)
     gate = after.phase.gate
     held = running > 0 and gate < len(slots) and slots[gate].status == WAITING
-    return ["SCHED-1"] if running > 1 or held else []
+    found = ["SCHED-1"] if running > 1 or held else []
+    asking = [i for i, slot in enumerate(slots) if slot.status == ASKING]
+    if asking and (running or any(s.status == WAITING for s in slots[asking[0] + 1 :])):
+        found.append("SCHED-2")
+    return found
