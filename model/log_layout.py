@@ -224,13 +224,6 @@ class LogField:
     rule: RuleId  # the rule a refusal of it carries
     target: type | None  # the class of a "message" or "nested" value
 
-    @property
-    def null_is_absent(self) -> bool:
-        """Whether a null value reads as the member left out (payloads, and objects and
-        booleans that may be None); any other optional member, when present, must hold a value
-        of its type."""
-        return self.shape in ("json", "object", "bool") and self.optional
-
 
 @attrs.frozen
 class LogObject:

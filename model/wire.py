@@ -274,10 +274,11 @@ class _Generator:
     or writes its members in place, in the layout's order, with their keys as constants."""
 
     def __init__(self) -> None:
+        readers = (_int, _opt_int, _str, _opt_str, _number, _flag, _opt_bool, _map, _opt_map)
+        helpers = (_opt_json, _strings, _blocks, _result_blocks, _result_block, _rest)
+        writers = (_thawed, _extended, _surface_from_wire, _surface_op)
         self.namespace: dict[str, Any] = {
-            name: value
-            for name, value in globals().items()
-            if name.startswith("_") and callable(value) and not name.startswith("__")
+            function.__name__: function for function in (*readers, *helpers, *writers)
         }
         self.namespace.update(InvalidEventError=InvalidEventError, Mapping=Mapping)
         self.readers: dict[type, Callable[..., Any]] = {}
