@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 from collections.abc import Callable
 
 import pytest
@@ -421,23 +419,3 @@ def test_VIEW_4_location_and_diff_paths_are_never_rewritten(view: ToolCallView, 
         content = update.get("content", [])
         assert isinstance(content, list)
         assert [item["path"] for item in content] == [diff.path for diff in view.diffs]
-
-
-def test_the_acp_models_load_with_the_first_validation_not_with_conform_or_replay() -> None:
-    """The ACP models (pydantic) take over a second to import: `conform --help`, `replay`'s
-    parser and everything up to the first strictly validated payload go without them."""
-    script = (
-        "import sys\n"
-        "from loopspec.properties.cli.main import build_parser\n"
-        "import loopspec.properties.cli.conform\n"
-        "build_parser('conform'); build_parser('replay')\n"
-        "import loopspec.properties.conformance.compare\n"
-        "before = sorted(m for m in sys.modules if m.split('.')[0] in ('acp', 'pydantic'))\n"
-        "from loopspec.properties.validators.acp_strict import validate_session_update\n"
-        "validate_session_update({})\n"
-        "print(before, 'acp.schema' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], check=True, capture_output=True, text=True
-    )
-    assert done.stdout.split() == ["[]", "True"]

@@ -69,6 +69,26 @@ def test_help_imports_no_verb_module() -> None:
     assert out.strip() == "[]"
 
 
+def test_the_acp_models_load_with_the_first_validation_not_with_conform_or_replay() -> None:
+    """The ACP models (pydantic) take over a second to import: `conform --help`, `replay`'s
+    parser and everything up to the first strictly validated payload go without them."""
+    script = (
+        "import sys\n"
+        "from loopspec.properties.cli.main import build_parser\n"
+        "import loopspec.properties.cli.conform\n"
+        "build_parser('conform'); build_parser('replay')\n"
+        "import loopspec.properties.conformance.compare\n"
+        "before = sorted(m for m in sys.modules if m.split('.')[0] in ('acp', 'pydantic'))\n"
+        "from loopspec.properties.validators.acp_strict import validate_session_update\n"
+        "validate_session_update({})\n"
+        "print(before, 'acp.schema' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["[]", "True"]
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     """`loopspec check LOGS | head -1`: no "Broken pipe", no traceback, status 141."""
     logs = ROOT / "tests" / "fixtures" / "logs"
