@@ -51,6 +51,21 @@ def test_exit_0_when_every_log_keeps_the_rules(capsys: pytest.CaptureFixture[str
     assert out.splitlines()[-1] == "checked 2 logs, 202 events: 0 violations"
 
 
+def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log an editor saved with a UTF-8 BOM: exit 2, and the line says so (it read 'invalid
+    JSON at column 1: Expecting value', on a line that looks right in any editor)."""
+    log = tmp_path / "edited.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + VALID.read_bytes())
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{log}:1: error invalid-json: the line starts with a UTF-8 byte order mark (BOM): "
+        "save the log without it"
+    )
+
+
 def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -112,6 +112,19 @@ def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_o
     )
 
 
+def test_SAFE_1_a_case_saved_back_with_a_byte_order_mark_replays_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a shared case that came back through an editor saving a UTF-8 BOM replays as it
+    did (it was refused: 'the case file is not JSON: Unexpected UTF-8 BOM')."""
+    case = _case_recording(tmp_path, {})
+    assert main(["replay", str(case)]) == 0
+    plain = capsys.readouterr().out
+    case.write_bytes(b"\xef\xbb\xbf" + case.read_bytes())
+    assert main(["replay", str(case)]) == 0
+    assert capsys.readouterr().out == plain
+
+
 def test_SAFE_1_the_recorded_target_is_shown_escaped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

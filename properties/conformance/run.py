@@ -5,6 +5,7 @@ Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import importlib
@@ -666,7 +667,9 @@ def load_case(path: Path) -> Case:
     except UserFileError as error:
         raise TargetError(str(error)) from error
     try:
-        document = parse_user_json(data)
+        # A case is shared and may come back through an editor that saves a byte order mark
+        # (JSON allows a parser to ignore it); nothing else about the file changes.
+        document = parse_user_json(data.removeprefix(codecs.BOM_UTF8))
     except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError
         raise TargetError(f"{path}: the case file is not JSON: {error}") from error
     if not isinstance(document, dict) or document.get("loopspec") != "case":

@@ -29,6 +29,7 @@ Which layouts are read, and which are recognised and refused, is
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -245,6 +246,9 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
         report.fail(line, ErrorKind.INVALID_UTF8, message)
     elif isinstance(error, RecursionError):
         report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read")
+    elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
+        message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
+        report.fail(line, ErrorKind.INVALID_JSON, message)
     elif isinstance(error, json.JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message)
