@@ -353,7 +353,9 @@ def _with_saved_program(
         "version": CASE_VERSION,
         "target": target,
         "rule": broke.rule_id,
-        "what": broke.message,
+        # The first line only: the rest is the target's stderr, which may hold anything (paths,
+        # secrets) and is no part of a case meant to be shared.
+        "what": broke.message.partition("\n")[0],
         "config": config_to_json(broke.config),
         "commands": [command_to_json(command) for command in broke.program],
         **({"profile": profile} if profile is not None else {}),
