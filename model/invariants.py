@@ -690,13 +690,25 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if entry is not None and fact.call_id not in prefix.results:
         index = entry[0]
         if index < prefix.last_result_index:
-            return [
-                Violation(
-                    "ORD-3",
-                    fact.seq,
-                    f"result for {fact.call_id} (call #{index + 1}) after a result of a later call",
-                )
-            ]
+            # Name the later call whose result came first: that is the line to move. (None
+            # when the step's reply was replaced since, which ORD-1 reports by itself.)
+            first = min(
+                (
+                    (seq, call_id)
+                    for call_id, seq in prefix.results.items()
+                    if call_id in prefix.reply_calls and prefix.reply_calls[call_id][0] > index
+                ),
+                default=None,
+            )
+            message = f"result for {fact.call_id} (call #{index + 1}) after "
+            if first is None:
+                return [Violation("ORD-3", fact.seq, message + "a result of a later call")]
+            seq, later = first
+            message += (
+                f"the result for {later} (call #{prefix.reply_calls[later][0] + 1}) at seq "
+                f"{seq}: results commit in the order of the reply's calls"
+            )
+            return [Violation("ORD-3", fact.seq, message, (seq,))]
     return NO_VIOLATIONS
 
 

@@ -51,6 +51,21 @@ def test_exit_0_when_every_log_keeps_the_rules(capsys: pytest.CaptureFixture[str
     assert out.splitlines()[-1] == "checked 2 logs, 202 events: 0 violations"
 
 
+def test_ORD_3_a_late_result_names_the_later_call_whose_result_came_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ORD-3: the violation names the later call whose result was committed first and cites
+    it (it said only 'after a result of a later call' and cited the late result alone, so the
+    line to move was left to find)."""
+    log = FIXTURES / "violations" / "ORD-3.jsonl"
+    code, out = run(capsys, str(log))
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f"{log}:15: ORD-3 (seq 13): result for call_a (call #1) after the result for call_b "
+        "(call #2) at seq 12: results commit in the order of the reply's calls [events 13, 12]"
+    )
+
+
 def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
