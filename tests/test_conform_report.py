@@ -355,6 +355,8 @@ def test_MODEL_1_the_rate_is_shown_only_when_the_time_is_the_programs_own() -> N
     assert "commands/s" not in counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=5))
     plain = counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=0))
     assert plain == "1 program, 2 commands, 2.0 s (1.00 commands/s)"
+    one = counts_line(attrs.evolve(report, steps=1, seconds=1.0, shrink_runs=0))
+    assert one == "1 program, 1 command, 1.0 s (1.00 commands/s)"  # it read "1 commands"
 
 
 def test_MODEL_1_a_rule_exercised_is_a_rule_checked_at_least_as_often() -> None:

@@ -187,7 +187,8 @@ def counts_line(report: RunReport) -> str:
     measured = report.seconds > 0 and not report.shrink_runs
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
-    return f"{programs}{besides}, {report.steps} commands, {report.seconds:.1f} s{rate}"
+    commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
+    return f"{programs}{besides}, {commands}, {report.seconds:.1f} s{rate}"
 
 
 def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:
