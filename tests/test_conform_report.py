@@ -299,6 +299,25 @@ def test_EXE_4_the_rule_a_wrong_failure_result_quotes_states_the_wording() -> No
     assert "TEXT-1" in quoted
 
 
+class RefusesBlankPrompts(ModelTarget):
+    """The model, except that a blank prompt is refused (as Claude Code does)."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, SubmitUser) and not command.text.strip():
+            return Observation(False, refusal_message="a blank prompt is refused")
+        return super().apply(command)
+
+
+def test_TURN_1_the_rule_a_refused_blank_prompt_quotes_says_it_opens_a_turn() -> None:
+    """TURN-1: a loop refusing a blank prompt is blamed on TURN-1, and the SPEC.md text the
+    report quotes says a prompt of any text opens a turn (it said only how turns are numbered,
+    leaving the reader to guess why TURN-1 was named)."""
+    replay = replay_case(RefusesBlankPrompts, CONFIGS[0], [SubmitUser(" ")])
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "TURN-1"
+    assert "whatever its text, a blank one too) always opens one" in spec_text("TURN-1")
+
+
 def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
