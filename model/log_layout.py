@@ -277,6 +277,14 @@ def is_payload(hint: object) -> bool:
     return FrozenMap in choices and str in choices and type(None) in choices
 
 
+_ARRAYS: dict[object, Shape] = {
+    tuple[str, ...]: "strings",
+    tuple[ContentBlock, ...]: "blocks",
+    tuple[ResultContentBlock, ...]: "result-blocks",
+    tuple[int, ...]: "sources",
+}
+
+
 def _shape(cls: type, field: attrs.Attribute[Any], hint: object) -> tuple[Shape, type | None]:
     """How a field's value is spelled, from its annotation."""
     if is_payload(hint):
@@ -291,14 +299,8 @@ def _shape(cls: type, field: attrs.Attribute[Any], hint: object) -> tuple[Shape,
     simple: dict[object, Shape] = {int: "int", str: "str", FrozenMap: "object", bool: "bool"}
     if hint in simple:
         return simple[hint], None
-    if hint == tuple[str, ...]:
-        return "strings", None
-    if hint == tuple[ContentBlock, ...]:
-        return "blocks", None
-    if hint == tuple[ResultContentBlock, ...]:
-        return "result-blocks", None
-    if hint == tuple[int, ...]:
-        return "sources", None
+    if hint in _ARRAYS:
+        return _ARRAYS[hint], None
     if hint is ToolResultBlock:
         return "result-block", None
     if hint in MESSAGE_CLASSES:
@@ -348,28 +350,32 @@ def _tag(cls: type) -> tuple[str, str] | None:
 _OBJECTS: dict[type, LogObject] = {}
 
 
-def log_object(cls: type, skip: frozenset[str] = frozenset()) -> LogObject:
-    """The wire object of an attrs class (for an event: its `data`, the envelope's fields in
-    `skip`)."""
-    known = _OBJECTS.get(cls) if not skip else None
+def log_object(cls: type) -> LogObject:
+    """The wire object of an attrs class: its members, and the field keeping its unknown ones
+    (an event's own, not its envelope's, when it has both)."""
+    known = _OBJECTS.get(cls)
     if known is not None:
         return known
-    fields = {f.name: f for f in attrs.fields(cls) if f.name not in skip}
-    rest = next((name for name in fields if (cls, name) in VERBATIM), None)
-    order = MEMBER_ORDER.get(cls, tuple(fields))
-    members = tuple(_field(cls, fields[name]) for name in order if name != rest)
+    fields = attrs.fields(cls)
+    verbatim = [field.name for field in fields if (cls, field.name) in VERBATIM]
+    rest = next((name for name in verbatim if name != ENVELOPE_REST), None)
+    if rest is None and verbatim:
+        rest = verbatim[0]
+    by_name = {field.name: field for field in fields if field.name not in verbatim}
+    order = MEMBER_ORDER.get(cls, tuple(by_name))
+    members = tuple(_field(cls, by_name[name]) for name in order if name in by_name)
     tag = None if cls in EVENT_CLASSES else _tag(cls)
-    made = LogObject(cls, tag, members, rest)
-    if not skip:
-        _OBJECTS[cls] = made
+    made = _OBJECTS[cls] = LogObject(cls, tag, members, rest)
     return made
 
 
 def event_layout(cls: type) -> EventLayout:
-    """The layout of a core event class."""
+    """The layout of a core event class: its `data` is its members but the envelope's."""
     kind = cls.__dict__["TYPE"]
-    skip = frozenset({*ENVELOPE_FIELDS, ENVELOPE_REST})
-    data = log_object(cls, skip)
+    whole = log_object(cls)
+    members = tuple(field for field in whole.fields if field.name not in ENVELOPE_FIELDS)
+    rest = whole.rest if whole.rest != ENVELOPE_REST else None
+    data = LogObject(cls, None, members, rest)
     data_field = None
     if cls in DATA_IS_FIELD:
         (data_field,) = data.fields
@@ -378,8 +384,7 @@ def event_layout(cls: type) -> EventLayout:
 
 def surface_fields(cls: type) -> tuple[LogField, ...]:
     """An event class's surface members (surfaceOp, sourceEventSeqs), in envelope order."""
-    names = attrs.fields_dict(cls)
-    return tuple(_field(cls, names[n]) for n in ("surface", "sources") if n in names)
+    return tuple(f for f in log_object(cls).fields if f.name in ("surface", "sources"))
 
 
 EVENT_LAYOUTS: dict[type, EventLayout] = {cls: event_layout(cls) for cls in EVENT_CLASSES}
