@@ -530,8 +530,8 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
                 Violation(
                     "STEP-1",
                     fact.seq,
-                    f"step {fact.turn}.{fact.step} starts where "
-                    f"{prefix.open_turn}.{prefix.next_step} was due",
+                    f"step/start of turn {fact.turn} step {fact.step} where turn "
+                    f"{prefix.open_turn} step {prefix.next_step} was due",
                 )
             ]
     elif fact.type == "step/end" and (
@@ -541,8 +541,8 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
             Violation(
                 "STEP-2",
                 fact.seq,
-                f"step/end {fact.turn}.{fact.step} does not close the "
-                f"open step {prefix.open_turn}.{prefix.open_step}",
+                f"step/end of turn {fact.turn} step {fact.step} does not close the open "
+                f"step, turn {prefix.open_turn} step {prefix.open_step}",
             )
         ]
     return NO_VIOLATIONS
@@ -561,8 +561,8 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation
             Violation(
                 "STEP-3",
                 fact.seq,
-                f"{fact.type} names {fact.turn}.{fact.step}, the open "
-                f"step is {prefix.open_turn}.{prefix.open_step}",
+                f"{fact.type} names turn {fact.turn} step {fact.step}, the open "
+                f"step is turn {prefix.open_turn} step {prefix.open_step}",
             )
         ]
     return NO_VIOLATIONS

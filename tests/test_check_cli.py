@@ -66,6 +66,25 @@ def test_ORD_3_a_late_result_names_the_later_call_whose_result_came_first(
     )
 
 
+@pytest.mark.parametrize(
+    ("rule", "says"),
+    [
+        ("STEP-1", "step/start of turn 1 step 3 where turn 1 step 2 was due"),
+        ("STEP-2", "step/end of turn 1 step 1 does not close the open step, turn 1 step 2"),
+        ("STEP-3", "assistant/message names turn 1 step 1, the open step is turn 1 step 2"),
+    ],
+)
+def test_STEP_1_steps_are_named_by_turn_and_step_in_words(
+    rule: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """STEP-1, STEP-2, STEP-3: a step is named 'turn 1 step 3', not '1.3' (a notation the
+    messages used and nothing explained)."""
+    code, out = run(capsys, str(FIXTURES / "violations" / f"{rule}.jsonl"))
+    assert code == 1
+    assert f" {rule} (seq " in out.splitlines()[0]
+    assert out.splitlines()[0].split("): ", 1)[1].startswith(says)
+
+
 def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
