@@ -87,12 +87,14 @@ ENVELOPE_REST = "envelope_extra"
 # Fields whose value is kept verbatim, beside the known members (their unknown members): an
 # object's `extra`, an event's `envelope_extra`, an opaque block's members beside its type. An
 # opaque event's `data` is its whole `data` member, verbatim.
-VERBATIM: dict[tuple[type, str], str] = {
-    **{(cls, "extra"): "data" for cls in (*EVENT_CLASSES, *MESSAGE_CLASSES, *BLOCK_CLASSES)},
-    **{(cls, ENVELOPE_REST): "envelope" for cls in (*EVENT_CLASSES, OpaqueEvent)},
-    (SessionHeader, "extra"): "data",
-    (OpaqueBlock, "data"): "data",
-}
+VERBATIM = frozenset(
+    {
+        *((cls, "extra") for cls in (*EVENT_CLASSES, *MESSAGE_CLASSES, *BLOCK_CLASSES)),
+        *((cls, ENVELOPE_REST) for cls in (*EVENT_CLASSES, OpaqueEvent)),
+        (SessionHeader, "extra"),
+        (OpaqueBlock, "data"),
+    }
+)
 # An opaque event (a type outside the core vocabulary) is its envelope, `data` verbatim: its
 # layout is `log_object(OpaqueEvent)`, whose `data` is written even when it is null.
 ALWAYS_WRITTEN = frozenset({(OpaqueEvent, "data")})
@@ -119,7 +121,7 @@ READ_AS_NUMBER = frozenset({(SessionHeader, "created_at")})
 
 RuleId = str
 # The rule a refusal of each shape carries (LOG-4, a malformed value, unless stated).
-SHAPE_RULE: dict[str, RuleId] = {
+SHAPE_RULE: dict[Shape, RuleId] = {
     "json": "LOG-3",  # what JSON cannot carry losslessly (NaN, -0.0, a too-long integer)
     "surface": "LOG-2",
     "sources": "LOG-2",

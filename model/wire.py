@@ -45,6 +45,7 @@ from loopspec.model.log_layout import (
     MESSAGE_CLASSES,
     NEVER,
     ROLE_RULE,
+    SHAPE_RULE,
     SURFACE_APPEND,
     SURFACE_REPLACE_TAG,
     SURFACE_TYPES,
@@ -230,11 +231,14 @@ def _extended(wire: WireObject, extra: FrozenMap) -> WireObject:
 # Surface metadata: the two operations' spellings are the layout's (a bare tag, a tagged object).
 
 
+_SURFACE_RULE = SHAPE_RULE["surface"]
+
+
 def _surface_from_wire(
     obj: Mapping[str, object], kind: str
 ) -> tuple[SurfaceOp, tuple[int, ...] | None]:
     if "surfaceOp" not in obj:
-        raise InvalidEventError(f"{kind} must carry surfaceOp", rule_id="LOG-2")
+        raise InvalidEventError(f"{kind} must carry surfaceOp", rule_id=_SURFACE_RULE)
     op = obj["surfaceOp"]
     surface: SurfaceOp
     tag, name = SURFACE_REPLACE_TAG
@@ -243,14 +247,15 @@ def _surface_from_wire(
     elif isinstance(op, Mapping) and op.get(tag) == name:
         surface = SurfaceReplace(_int(op, "start", "surfaceOp"), _int(op, "end", "surfaceOp"))
     else:
-        raise InvalidEventError(f"{kind} has an unknown surfaceOp {op!r}", rule_id="LOG-2")
+        raise InvalidEventError(f"{kind} has an unknown surfaceOp {op!r}", rule_id=_SURFACE_RULE)
     sources = obj.get("sourceEventSeqs")
     if sources is None and "sourceEventSeqs" not in obj:
         return surface, None
     if not isinstance(sources, list) or not all(
         isinstance(s, int) and not isinstance(s, bool) for s in sources
     ):
-        raise InvalidEventError("sourceEventSeqs must be an array of integers", rule_id="LOG-2")
+        msg = "sourceEventSeqs must be an array of integers"
+        raise InvalidEventError(msg, rule_id=SHAPE_RULE["sources"])
     return surface, tuple(sources)
 
 
