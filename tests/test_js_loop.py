@@ -9,6 +9,7 @@ check that `ProcessTarget` reports a misbehaving process clearly (rule PROTO-1).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -377,6 +378,18 @@ def test_PROTO_1_a_command_that_cannot_start_is_reported() -> None:
         target.reset(LoopConfig())
     with pytest.raises(ProcessTargetError, match="reset first"):
         target.apply(SubmitUser("hi"))
+
+
+def test_PROTO_1_a_relative_command_that_cannot_start_names_the_folder_it_was_looked_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: `--cmd ./loop.sh` replayed from another folder than the case was found in: the
+    error says which folder the relative path was looked for in."""
+    monkeypatch.chdir(tmp_path)
+    target = ProcessTarget("./loop.sh", name="moved")
+    looked = re.escape(f"(looked for relative to the current directory, {tmp_path})")
+    with pytest.raises(ProcessTargetError, match=looked):
+        target.reset(LoopConfig())
 
 
 @pytest.mark.parametrize(

@@ -344,6 +344,11 @@ class ProcessTarget:
             return _Process(self.argv, self.timeout)
         except OSError as error:
             msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {error}"
+            program = self.argv[0] if self.argv else ""
+            relative = "/" in program and not os.path.isabs(program)
+            if isinstance(error, FileNotFoundError) and relative:
+                # A shared case replayed from another folder: the usual cause.
+                msg += f" (looked for relative to the current directory, {os.getcwd()})"
             raise ProcessTargetError(msg) from error
 
     def _fail(
