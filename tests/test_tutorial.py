@@ -121,3 +121,34 @@ def test_MODEL_1_a_slip_in_the_tutorial_loop_is_blamed_on_its_rule(tutorial_loop
     replay = replay_case(forgetful, CONFIGS[0], program)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-5", replay.divergence.what
+
+
+# The shape of the one line conform prints for a loop that raised (docs/tutorial.md section 4).
+BROKEN_LINE = re.compile(
+    r"loopspec: error: \[PROTO-1\] the target failed in apply: \w+: .+ "
+    r"\(at [\w./-]+\.py:\d+, in \w+\); at command #\d+ of a program; "
+    r"rerun it: loopspec replay loopspec-cases/case-PROTO-1-\d+\.json --impl \S+"
+)
+
+
+def test_SAFE_5_the_tutorials_broken_loop_line_is_what_conform_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: the line the tutorial shows for a loop that raises has the shape of the one
+    conform prints for the tutorial loop made to raise in `_finish`, run from its folder."""
+    shown = _fenced("A run can also end with your loop **broken**").strip()
+    assert BROKEN_LINE.fullmatch(shown), shown
+    source = LOOP.read_text(encoding="utf-8")
+    broken = source.replace(
+        "    def _finish(self, finished: ToolFinishes) -> str | None:\n",
+        "    def _finish(self, finished: ToolFinishes) -> str | None:\n"
+        "        raise KeyError(finished.call_id)\n",
+    )
+    assert broken != source
+    (tmp_path / "broken_loop.py").write_text(broken, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["conform", "--impl", "broken_loop:TutorialLoop", "--examples", "20"]) == 2
+    printed = capsys.readouterr().err.strip()
+    assert BROKEN_LINE.fullmatch(printed), printed
+    assert "(at broken_loop.py:" in printed
