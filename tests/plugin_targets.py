@@ -4,7 +4,30 @@ from __future__ import annotations
 
 from mutants import MUTANTS, MutantTarget
 
+from loopspec.model.commands import Command, ModelReplies
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
 
 def turn_end_with_step_open() -> MutantTarget:
     """A loop that writes turn/end before step/end."""
     return MutantTarget(next(m for m in MUTANTS if m.name == "turn-end-with-step-open"))
+
+
+class RaisesAtTheSecondReply(ModelTarget):
+    """The model, raising inside `apply` at the second model reply of a program."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replies = 0
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies):
+            self.replies += 1
+            if self.replies == 2:
+                raise RuntimeError("the second reply")
+        return super().apply(command)
+
+
+def raises_at_the_second_reply() -> RaisesAtTheSecondReply:
+    """A loop that raises: a broken target, not a counterexample (SAFE-5)."""
+    return RaisesAtTheSecondReply()

@@ -66,3 +66,23 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert f"rerun: loopspec replay {cases[0]} --impl plugin_targets:turn_end_with_step_open" in out
     assert "Draw 1" not in out
     assert "state.configure" not in out
+
+
+def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
+    tmp_path: Path,
+) -> None:
+    """SAFE-5: a target raising in `apply` fails the suite with the one line `loopspec conform`
+    prints — where it raised, the command, the replay of the saved case — not with a traceback
+    through loopspec's own frames."""
+    done = _pytest(tmp_path, "plugin_targets:raises_at_the_second_reply")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (case,) = (tmp_path / "loopspec-cases").glob("case-PROTO-1-*.json")
+    line = (
+        "loopspec: error: [PROTO-1] the target failed in apply: RuntimeError: the second reply "
+        f"(at {TESTS / 'plugin_targets.py'}:"
+    )
+    assert line in done.stdout, done.stdout
+    rerun = f"rerun it: loopspec replay {case} --impl plugin_targets:raises_at_the_second_reply"
+    assert rerun in done.stdout
+    assert "conformance/run.py" not in done.stdout
+    assert "During handling of the above exception" not in done.stdout

@@ -322,7 +322,7 @@ def run_conform(args: argparse.Namespace) -> int:
             profile=profile_named(args.profile),
         )
     except TargetError as broke:
-        raise _with_saved_program(broke, case_folder, target, args.profile) from None
+        raise with_saved_program(broke, case_folder, target, args.profile) from None
     finally:
         close_factory(factory)
     case_path = None
@@ -341,7 +341,7 @@ def run_conform(args: argparse.Namespace) -> int:
     return 0 if report.conformant else 1
 
 
-def _with_saved_program(
+def with_saved_program(
     broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
 ) -> TargetError:
     """The target broke in a program (SAFE-5: exit 2, not a counterexample): the same error,

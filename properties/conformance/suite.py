@@ -14,16 +14,37 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from loopspec.properties.cli.conform import counterexample_lines, counts_line, save_case
-from loopspec.properties.conformance.run import close_factory, resolve_target, run_conformance
+from loopspec.properties.cli.conform import (
+    counterexample_lines,
+    counts_line,
+    save_case,
+    with_saved_program,
+)
+from loopspec.properties.conformance.run import (
+    TargetError,
+    close_factory,
+    resolve_target,
+    run_conformance,
+)
 
 
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
-    factory, target = resolve_target(
-        request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
-    )
+    folder = Path(request.config.getoption("--loopspec-case-dir")).resolve()
+    # A target that cannot be loaded or breaks (SAFE-5) fails with the line `loopspec conform`
+    # prints, not with a traceback through loopspec's own frames.
+    # (Failed outside the `except`: inside, pytest would print the TargetError as its context.)
+    unusable: TargetError | None = None
+    try:
+        factory, target = resolve_target(
+            request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
+        )
+    except TargetError as error:
+        unusable = error
+    if unusable is not None:
+        pytest.fail(f"loopspec: error: {unusable}", pytrace=False)
     profile = settings()
+    broken: TargetError | None = None
     try:
         report = run_conformance(
             factory,
@@ -32,12 +53,15 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             seed_value=None,
             show_progress=False,
         )
+    except TargetError as broke:
+        broken = with_saved_program(broke, folder, target, None)
     finally:
         close_factory(factory)
+    if broken is not None:
+        pytest.fail(f"loopspec: error: {broken}", pytrace=False)
     if report.divergence is None:
         return
-    folder = Path(request.config.getoption("--loopspec-case-dir"))
-    case_path = save_case(report, folder.resolve(), target)
+    case_path = save_case(report, folder, target)
     lines = [
         f"loopspec conform: {report.target}: COUNTEREXAMPLE",
         f"  {counts_line(report)}",
