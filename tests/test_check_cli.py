@@ -85,6 +85,23 @@ def test_STEP_1_steps_are_named_by_turn_and_step_in_words(
     assert out.splitlines()[0].split("): ", 1)[1].startswith(says)
 
 
+def test_a_case_file_given_to_check_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A case file (indented JSON) given to check: the error says the file is one JSON document,
+    not JSON Lines, and where a case goes (it read 'invalid JSON at column 1: Expecting
+    property name enclosed in double quotes')."""
+    case = tmp_path / "case-ORD-3-0.json"
+    case.write_text(json.dumps({"loopspec": "case", "version": 1}, indent=2), encoding="utf-8")
+    code, out = run(capsys, str(case))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{case}:1: error invalid-json: the first line is a lone '{{': one JSON document over "
+        "many lines, not JSON Lines (one event per line); a case file is rerun with "
+        "`loopspec replay`"
+    )
+
+
 def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

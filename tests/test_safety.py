@@ -125,6 +125,19 @@ def test_SAFE_1_a_case_saved_back_with_a_byte_order_mark_replays_the_same(
     assert capsys.readouterr().out == plain
 
 
+def test_SAFE_1_a_session_log_given_to_replay_is_named_for_what_it_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SAFE-1: a session log given to replay is refused saying it is JSON Lines and which verb
+    reads it (it read 'the case file is not JSON: Extra data: line 2 column 1')."""
+    log = ROOT / "tests" / "fixtures" / "logs" / "valid" / "model-demo.jsonl"
+    assert main(["replay", str(log)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [PROTO-1] {log}: one JSON value per line (JSON Lines, a session "
+        "log?), not a case file; a session log is checked with `loopspec check`\n"
+    )
+
+
 def test_SAFE_1_the_recorded_target_is_shown_escaped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

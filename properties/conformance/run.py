@@ -670,7 +670,14 @@ def load_case(path: Path) -> Case:
         # A case is shared and may come back through an editor that saves a byte order mark
         # (JSON allows a parser to ignore it); nothing else about the file changes.
         document = parse_user_json(data.removeprefix(codecs.BOM_UTF8))
-    except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError
+    except json.JSONDecodeError as error:
+        if error.msg == "Extra data" and error.lineno > 1:  # a JSON value per line
+            raise TargetError(
+                f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
+                "file; a session log is checked with `loopspec check`"
+            ) from error
+        raise TargetError(f"{path}: the case file is not JSON: {error}") from error
+    except ValueError as error:  # also UnicodeDecodeError and a nesting too deep
         raise TargetError(f"{path}: the case file is not JSON: {error}") from error
     if not isinstance(document, dict) or document.get("loopspec") != "case":
         raise TargetError(f"{path}: not a loopspec case file")

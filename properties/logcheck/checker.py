@@ -246,6 +246,14 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
         report.fail(line, ErrorKind.INVALID_UTF8, message)
     elif isinstance(error, RecursionError):
         report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read")
+    elif line == 1 and raw.strip() in (b"{", b"["):
+        # An indented JSON document (a case file `conform` saved, a pretty-printed log).
+        message = (
+            f"the first line is a lone {raw.strip().decode()!r}: one JSON document over many "
+            "lines, not JSON Lines (one event per line); a case file is rerun with "
+            "`loopspec replay`"
+        )
+        report.fail(line, ErrorKind.INVALID_JSON, message)
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
