@@ -154,13 +154,14 @@ BAD_SETTINGS: list[tuple[object, str, str]] = [
 def test_HOOK_1_invalid_settings_name_the_file_and_the_json_path(
     tmp_path: Path, document: object, json_path: str, problem: str
 ) -> None:
-    """HOOK-1: an unusable settings file is refused with its name and the offending JSON path."""
+    """HOOK-1: an unusable settings file is refused with its name and the offending JSON path;
+    a matcher's problem names HOOK-8, the rule of matchers (it named HOOK-1, the hook audit)."""
     path = _write(tmp_path, document)
     with pytest.raises(HookSettingsError) as raised:
         load_settings(path)
     error = raised.value
     assert isinstance(error, LoopSpecError)
-    assert error.rule_id == "HOOK-1"
+    assert error.rule_id == ("HOOK-8" if json_path.endswith(".matcher") else "HOOK-1")
     assert error.json_path == json_path
     assert problem in error.problem
     assert str(path) in str(error)

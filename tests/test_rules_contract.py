@@ -401,6 +401,7 @@ def test_HOOK_8_a_settings_file_with_a_non_portable_matcher_is_refused(tmp_path:
     with pytest.raises(HookSettingsError) as raised:
         load_settings(path)
     assert raised.value.json_path == "$.hooks.PreToolUse[0].matcher"
+    assert raised.value.rule_id == "HOOK-8"
     assert "portable" in raised.value.problem
     assert str(path) in str(raised.value)
 

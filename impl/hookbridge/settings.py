@@ -42,11 +42,11 @@ MATCH_ALL = "*"
 class HookSettingsError(LoopSpecError):
     """A settings document loopspec will not run hooks from; names the file and the JSON path."""
 
-    def __init__(self, source: str, json_path: str, problem: str) -> None:
+    def __init__(self, source: str, json_path: str, problem: str, rule_id: str = "HOOK-1") -> None:
         self.source = source
         self.json_path = json_path
         self.problem = problem
-        super().__init__(f"{source}: {json_path}: {problem}", rule_id="HOOK-1")
+        super().__init__(f"{source}: {json_path}: {problem}", rule_id=rule_id)
 
 
 @attrs.frozen
@@ -208,18 +208,21 @@ def _groups(groups: object, dialect: str, point: str, source: str, path: str) ->
 def _matcher(value: object, source: str, path: str) -> str:
     if value is None:
         return MATCH_ALL
+    # A matcher's errors name HOOK-8, the rule `loopspec spec` explains matchers under.
     if not isinstance(value, str):
-        raise HookSettingsError(source, path, "must be a string (a regex over the tool name)")
+        problem = "must be a string (a regex over the tool name)"
+        raise HookSettingsError(source, path, problem, "HOOK-8")
     if value in ("", MATCH_ALL):
         return value
     try:
         re.compile(value)
     except re.error as error:
-        raise HookSettingsError(source, path, f"not a valid regex: {error}") from error
+        raise HookSettingsError(source, path, f"not a valid regex: {error}", "HOOK-8") from error
     portable = matcher_problem(value)
     if portable is not None:
         # Rule HOOK-8: only matchers Python and ECMAScript read alike.
-        raise HookSettingsError(source, path, f"outside the portable matcher subset: {portable}")
+        problem = f"outside the portable matcher subset: {portable}"
+        raise HookSettingsError(source, path, problem, "HOOK-8")
     return value
 
 
