@@ -220,6 +220,12 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
     print("\ntransitions exercised:")
     for transition, hits in report.transitions.items():
         print(f"  {hits:>6}  {transition}")
+    if report.divergence is not None:
+        # The verdict and the next step again, last: the tables above push them off a screen.
+        rule = report.divergence.rule_id
+        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
+        rerun = f"; rerun: {replay_command(case_path, target)}" if case_path is not None else ""
+        print(f"\n{verdict}: {rule}{explain}{rerun}")
 
 
 CONFORM_FORMAT = "loopspec-conform/1"
