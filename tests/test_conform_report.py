@@ -345,12 +345,15 @@ def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """PROTO-1: a shared case replayed on a fixed loop, or on the broken one, says which rule the
-    run that saved it blamed, so "no divergence" can be read against what the case was about."""
+    run that saved it blamed, so "no divergence" can be read against what the case was about;
+    replayed with no target named, it says the bundled implementation ran, not the recorded
+    target (a bare "no divergence" read as "fixed")."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "test_conform_report:x"})
     assert main(["replay", str(saved)]) == 0
-    assert f"{saved}: 2 commands replayed, no divergence; the case recorded TURN-5\n" in (
-        capsys.readouterr().out
-    )
+    assert (
+        f"{saved}: 2 commands replayed, no divergence on loopspec's bundled implementation (not "
+        "the recorded target); the case recorded TURN-5\n"
+    ) in capsys.readouterr().out
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     assert (
         main(["replay", str(saved), "--impl", "test_conform_report:turn_end_reason_as_text"]) == 1
@@ -368,7 +371,10 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
     case = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
     assert main(["replay", str(case)]) == 0
     out = capsys.readouterr().out
-    assert "no divergence; the case recorded the known divergence duplicate-call-ids (EXE-1" in out
+    assert (
+        "no divergence on loopspec's bundled implementation (not the recorded target); the case "
+        "recorded the known divergence duplicate-call-ids (EXE-1"
+    ) in out
 
 
 def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(

@@ -463,7 +463,11 @@ def run_replay(args: argparse.Namespace) -> int:
         close_factory(factory)
     recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
     if replay.divergence is None:
-        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{recorded}")
+        # Without --impl or --cmd the bundled implementation ran: a bare "no divergence" read
+        # as "the recorded loop is fixed" to a colleague who forgot to name it.
+        bundled = args.impl is None and args.cmd is None and bool(case.target)
+        on = " on loopspec's bundled implementation (not the recorded target)" if bundled else ""
+        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{on}{recorded}")
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 print(
