@@ -10,6 +10,10 @@ same. This script proves it from one run with per-test contexts:
         -p no:randomly --junitxml=/tmp/junit.xml
     .venv/bin/python benchmarks/coverage_owners.py /tmp/ctx.coverage --junit /tmp/junit.xml
 
+Tests added since that run can be measured alone (same command on their files, another
+COVERAGE_FILE) and merged with `coverage combine --keep --data-file=ALL RUN1 RUN2`, as long as
+the model files they reach are unchanged (arcs are line numbers).
+
 It collects the suite (no test runs) to learn which tests carry `no_cover` and which draw random
 inputs: Hypothesis tests and state machines, and, to be safe, every test whose source names
 conform, `random` or a strategy drawn outside `@given`, or calls (or takes as a fixture) a

@@ -192,6 +192,8 @@ class CheckedModelMachine(ModelMachine):
         _assert_checker_accepts(self.state.log)
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_model_logs_pass_the_checker_plain_and_as_harnesses_write_them() -> None:
     """Every log a random command program makes the model write — and the same log with stream
     chunks, compact rows and plugin events added — checks clean; `fact_from_wire` reads each
