@@ -202,21 +202,21 @@ def test_conform_cli_reports_the_profile(capsys: pytest.CaptureFixture[str]) -> 
 
 
 class BlankRefusing(ModelTarget):
-    """The model, but a blank prompt is refused (as Claude Code refuses one, MODEL-1)."""
+    """The model, but a blank prompt is refused (as Claude Code refuses one, TURN-1)."""
 
     name = "blank-refusing"
 
     def apply(self, command: Command) -> Observation:
         if isinstance(command, SubmitUser) and not command.text.strip():
-            return Observation(False, refusal_rule="MODEL-1", refusal_message="blank prompt")
+            return Observation(False, refusal_rule="TURN-1", refusal_message="blank prompt")
         return super().apply(command)
 
 
-def test_MODEL_1_random_programs_leave_out_a_command_the_target_refuses_at_once() -> None:
-    """MODEL-1: Claude Code's profile names the blank prompt it refuses as a command to avoid, so
+def test_TURN_1_random_programs_leave_out_a_command_the_target_refuses_at_once() -> None:
+    """TURN-1: Claude Code's profile names the blank prompt it refuses as a command to avoid, so
     random programs never stop at it; without `avoid` the same profile's runs do stop there.
     The other profiles, and runs without one, draw every text of the generator unchanged."""
-    refusal = PROFILES["claude-code"].divergence("MODEL-1")
+    refusal = PROFILES["claude-code"].divergence("TURN-1")
     assert refusal.avoid is not None
     avoiding = Profile("blank-refusing", "x", (refusal,))
     blind = Profile("blank-refusing", "x", (attrs.evolve(refusal, avoid=None),))
@@ -225,11 +225,11 @@ def test_MODEL_1_random_programs_leave_out_a_command_the_target_refuses_at_once(
     steered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
                               show_progress=False, profile=avoiding)  # fmt: skip
     assert steered.conformant, steered.divergence
-    assert steered.known.get("MODEL-1", 0) == 0
+    assert steered.known.get("TURN-1", 0) == 0
     unsteered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
                                 show_progress=False, profile=blind)  # fmt: skip
     assert unsteered.conformant, unsteered.divergence
-    assert unsteered.known.get("MODEL-1", 0) > 0
+    assert unsteered.known.get("TURN-1", 0) > 0
     assert steered.steps > unsteered.steps  # the same programs, no longer cut at a blank prompt
     assert prompt_texts(None) is gen.texts
     for name in ("dsh", "codex"):

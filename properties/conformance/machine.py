@@ -117,7 +117,7 @@ SETTLE_LIMIT = 64
 
 def prompt_texts(profile: Profile | None) -> st.SearchStrategy[str]:
     """What the user types: every text of the generator, less those the profile's target is
-    known to refuse at once (`Profile.avoids`; a blank prompt on Claude Code, MODEL-1), which
+    known to refuse at once (`Profile.avoids`; a blank prompt on Claude Code, TURN-1), which
     would end the program at that command. Without such a profile, the generator's own."""
     if profile is None or not profile.avoiding:
         return gen.texts

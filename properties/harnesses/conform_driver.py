@@ -701,7 +701,7 @@ class Session:
         if isinstance(command, SubmitUser) and self.refused is not None:
             message = f"the CLI started no turn: {self.refused}"
             self.refused = None
-            return {"accepted": False, "refusal": {"rule": "MODEL-1", "message": message}}
+            return {"accepted": False, "refusal": {"rule": "TURN-1", "message": message}}
         self.shadow.apply(command)
         events = self.events[before:]
         executed = self._executed()[executed_before:]

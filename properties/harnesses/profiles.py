@@ -71,8 +71,8 @@ _TEXT_2 = KnownDivergence(
     Kind.DESIGN,
     "an assistant message's source names the CLI and the model its log records",
 )
-_MODEL_1 = KnownDivergence(
-    "MODEL-1",
+_TURN_1 = KnownDivergence(
+    "TURN-1",
     Kind.DESIGN,
     "a headless run refuses an empty or blank prompt: no turn starts",
 )
@@ -103,7 +103,7 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "LOG-8": _LOG_8,
         "TEXT-1": _TEXT_1,
         "TEXT-2": _TEXT_2,
-        "MODEL-1": _MODEL_1,
+        "TURN-1": _TURN_1,
         "EXE-1": _EXE_1,
         "STEP-4": KnownDivergence(
             "STEP-4",

@@ -111,7 +111,7 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Pair
 
 
 def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    """MODEL-1: the CLI refuses a blank prompt the model takes (a turn of its own)."""
+    """TURN-1: the CLI refuses a blank prompt, which opens a turn in the model."""
     return (
         command["kind"] == "SubmitUser"
         and not str(command["text"]).strip()
@@ -121,7 +121,7 @@ def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
 
 
 def _blank_prompt(command: Command) -> bool:
-    """A prompt MODEL-1's CLI refuses: random programs leave it out (see AVOID)."""
+    """A prompt TURN-1's CLI refuses: random programs leave it out (see AVOID)."""
     return isinstance(command, SubmitUser) and not command.text.strip()
 
 
@@ -319,7 +319,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
     "EXE-1": (("EXE-1", accepts_duplicate_ids, None, False),),
     "STEP-4": (("STEP-4", _reasoning_only_reply_asks_again, None, False),),
-    "MODEL-1": (("MODEL-1", _empty_prompt_refused, None, False),),
+    "TURN-1": (("TURN-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
         ("TEXT-1", None, _reworded_results_of, False),
         (
@@ -342,7 +342,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
-AVOID: dict[str, Avoid] = {"MODEL-1": _blank_prompt}
+AVOID: dict[str, Avoid] = {"TURN-1": _blank_prompt}
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {
     "ORD-3": "parallel (the shell calls of these programs run one at a time)",
@@ -351,7 +351,7 @@ NOT_DRIVEN: dict[str, str] = {
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
-HARD_ORDER = ("MODEL-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1")
+HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1")
 SOFT_ORDER = ("HIST-1", "TEXT-1", "HOOK-2", "ORD-1", "TEXT-2", "RW-2", "LOG-8", "RW-3", "HOOK-3")
 
 
