@@ -105,7 +105,7 @@ def test_PROTO_1_schema_rejects_a_malformed_answer() -> None:
 # The decoder and the published schema are generated from one layout (`wire_layout`): on any
 # command or configuration, well-formed or broken in one place, they agree.
 
-_OTHER_VALUES: tuple[object, ...] = ("x", 7, 1.5, True, None, [], {}, [1], {"a": 1}, -1)
+_OTHER_VALUES: tuple[object, ...] = ("x", "", 7, 1.5, True, None, [], {}, [1], {"a": 1}, -1)
 
 
 def _places(value: object, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:

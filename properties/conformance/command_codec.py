@@ -181,6 +181,8 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
         raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}")
     if field.minimum is not None and isinstance(value, int) and value < field.minimum:
         raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
+    if field.non_empty and value == "":
+        raise ProtocolError(f"{where} must not be empty")
     return value
 
 

@@ -123,6 +123,8 @@ def _class_schema(cls: type) -> dict[str, Any]:
             schema = {"enum": sorted(field.enum)}
         if field.minimum is not None:
             schema = {**schema, "minimum": field.minimum}
+        if field.non_empty:
+            schema = {**schema, "minLength": 1}
         properties[field.wire] = schema
         if field.required:
             required.append(field.wire)

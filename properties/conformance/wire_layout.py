@@ -5,7 +5,8 @@
 The attrs classes (`loopspec.model.commands`, `loopspec.model.config`) give each wire object
 its fields, their order, types and defaults. Wire names are the fields' names in camelCase. What
 the attrs types cannot say is stated once here: a union member's tag, a closed set of strings,
-a lower bound, a field the wire requires although its class gives it a default.
+a lower bound, a string that may not be empty, a field the wire requires although its class
+gives it a default.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ WIRE_REQUIRED: frozenset[tuple[type, str]] = frozenset(
 # Fields never on the wire (kept verbatim inside loopspec only).
 NOT_ON_THE_WIRE = frozenset({"extra"})
 MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
+# Strings that may not be empty (the classes refuse an empty one).
+NON_EMPTY: frozenset[tuple[type, str]] = frozenset(
+    {(ToolCallBlock, "id"), (ToolCallBlock, "name"), (HookSpec, "handler_id")}
+)
 
 # The closed unions and the classes a field's annotation may name, by that name.
 UNIONS: dict[str, object] = {
@@ -134,6 +139,7 @@ class WireField:
     required: bool  # the wire must carry it (else it is omitted when None or absent)
     enum: frozenset[str] | None
     minimum: int | None
+    non_empty: bool  # a string that may not be ""
 
 
 _FIELDS: dict[type, tuple[WireField, ...]] = {}
@@ -156,6 +162,7 @@ def _fields_of(cls: type) -> tuple[WireField, ...]:
             required=field.default is attrs.NOTHING or (cls, field.name) in WIRE_REQUIRED,
             enum=ENUMS.get((cls, field.name)),
             minimum=MINIMUM.get((cls, field.name)),
+            non_empty=(cls, field.name) in NON_EMPTY,
         )
         for field in attrs.fields(cls)
         if field.name not in NOT_ON_THE_WIRE
