@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_breaks import DROP, broken, places
 from jsonschema import Draft202012Validator
 
 from loopspec.model.commands import Command
@@ -108,34 +109,6 @@ def test_PROTO_1_schema_rejects_a_malformed_answer() -> None:
 _OTHER_VALUES: tuple[object, ...] = ("x", "", 7, 1.5, True, None, [], {}, [1], {"a": 1}, -1)
 
 
-def _places(value: object, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    """Every key and index inside a JSON value, as paths."""
-    found: list[tuple[str | int, ...]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += [(*path, key), *_places(item, (*path, key))]
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += [(*path, index), *_places(item, (*path, index))]
-    return found
-
-
-def _broken(wire: object, place: tuple[str | int, ...], how: object) -> object:
-    """`wire` with the value at `place` replaced by `how`, or removed when `how` is `_DROP`."""
-    copy = json.loads(json.dumps(wire))
-    parent = copy
-    for step in place[:-1]:
-        parent = parent[step]
-    if how is _DROP:
-        del parent[place[-1]]
-    else:
-        parent[place[-1]] = how
-    return copy
-
-
-_DROP = object()
-
-
 def _agree(wire: object, decode: Any, schema_ref: str) -> None:
     validator = Draft202012Validator({**protocol_schema(), "$ref": schema_ref})
     valid = not list(validator.iter_errors(wire))
@@ -156,12 +129,12 @@ def test_PROTO_1_the_decoder_accepts_exactly_what_the_schema_accepts(
     changed) is refused by `command_from_json` exactly when `loopspec schema` rejects it."""
     wire = command_to_json(command)
     _agree(wire, command_from_json, "#/$defs/command")
-    places = _places(wire)
-    place = data.draw(st.sampled_from(places)) if places else None
+    inside = places(wire)
+    place = data.draw(st.sampled_from(inside)) if inside else None
     if place is None:
         return
-    how = data.draw(st.sampled_from([_DROP, *_OTHER_VALUES]))
-    _agree(_broken(wire, place, how), command_from_json, "#/$defs/command")
+    how = data.draw(st.sampled_from([DROP, *_OTHER_VALUES]))
+    _agree(broken(wire, place, how), command_from_json, "#/$defs/command")
 
 
 @settings(max_examples=150, deadline=None)
@@ -171,6 +144,6 @@ def test_PROTO_1_the_config_decoder_accepts_exactly_what_the_schema_accepts(
 ) -> None:
     """PROTO-1: the same for configurations (a bound such as maxParallel >= 1 included)."""
     wire = config_to_json(config)
-    place = data.draw(st.sampled_from(_places(wire)))
-    how = data.draw(st.sampled_from([_DROP, 0, *_OTHER_VALUES]))
-    _agree(_broken(wire, place, how), config_from_json, "#/$defs/config")
+    place = data.draw(st.sampled_from(places(wire)))
+    how = data.draw(st.sampled_from([DROP, 0, *_OTHER_VALUES]))
+    _agree(broken(wire, place, how), config_from_json, "#/$defs/config")

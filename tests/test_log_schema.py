@@ -13,96 +13,30 @@ import json
 from typing import Any
 
 import pytest
+from json_breaks import DROP, Place, broken, places
 from jsonschema import Draft202012Validator
-from spec_helpers import run, wire, with_hooks
+from spec_helpers import run, wire
+from test_wire_fuzz import SAMPLES as WIRE_FUZZ_SAMPLES
 
-from loopspec.model.commands import (
-    Ask,
-    HookAnswers,
-    ModelReplies,
-    PostPass,
-    SubmitUser,
-    ToolFinishes,
-    ToolSucceeded,
-)
-from loopspec.model.config import HookSpec
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.wire import event_from_wire, event_to_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.driver_protocol import protocol_schema
 
 VALIDATOR = Draft202012Validator({**protocol_schema(), "$ref": "#/$defs/event"})
 
-_HOOKS = with_hooks(HookSpec("h", "PreToolUse", "bash"), HookSpec("p", "PostToolUse", "read"))
 # Lines of every core type, as the model writes them: the demo (hooks rewrite and ask, an
-# approval), and programs with reasoning, a hook asking, and a result's meta.
+# approval), and the wire fuzz test's programs (reasoning, a hook asking, a result's meta).
 SAMPLES: list[dict[str, Any]] = [
     json.loads(json.dumps(line))
-    for line in wire(run(DEMO_CONFIG, DEMO_COMMANDS).log)
-    + wire(
-        run(
-            _HOOKS,
-            [
-                SubmitUser("go"),
-                ModelReplies(
-                    (
-                        ReasoningBlock("think"),
-                        TextBlock("ok"),
-                        ToolCallBlock("c1", "bash", '{"command":"ls"}'),
-                        ToolCallBlock("c2", "read", '{"file_path":"a"}'),
-                    )
-                ),
-                HookAnswers(Ask("sure?", {"command": "ls -a"})),
-            ],
-        ).log
-    )
-    + wire(
-        run(
-            _HOOKS,
-            [
-                SubmitUser("go"),
-                ModelReplies((ToolCallBlock("c2", "read", '{"file_path":"a"}'),)),
-                ToolFinishes("c2", ToolSucceeded("A", meta={"n": 1}), (PostPass(),)),
-            ],
-        ).log
-    )
+    for line in wire(run(DEMO_CONFIG, DEMO_COMMANDS).log) + WIRE_FUZZ_SAMPLES
 ]
 
-_DROP = object()
 # Values of other types and at the edges of the bounds (no whole-number float: see log_schema).
 _OTHER_VALUES: tuple[object, ...] = ("x", "", "tool/call", 7, 0, -1, 1.5, True, None, [], {"a": 1})
 # Members a break may add to the envelope or to `data`, and the values they may get.
 _ADDED_KEYS = ("surfaceOp", "sourceEventSeqs", "interrupted", "usage", "meta")
 _ADDED_VALUES: tuple[object, ...] = ("append", [1], False, None, {})
-
-Place = tuple[str | int, ...]
-
-
-def _places(value: object, path: Place = ()) -> list[Place]:
-    """Every key and index inside a JSON value, as paths."""
-    found: list[Place] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += [(*path, key), *_places(item, (*path, key))]
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += [(*path, index), *_places(item, (*path, index))]
-    return found
-
-
-def _broken(line: dict[str, Any], place: Place, how: object) -> dict[str, Any]:
-    """`line` with the value at `place` replaced by `how` (set, if it was absent), or removed
-    when `how` is `_DROP`."""
-    copy: dict[str, Any] = json.loads(json.dumps(line))
-    parent: Any = copy
-    for step in place[:-1]:
-        parent = parent[step]
-    if how is _DROP:
-        del parent[place[-1]]
-    else:
-        parent[place[-1]] = how
-    return copy
 
 
 def _decoded(line: dict[str, Any]) -> tuple[bool, InvalidEventError | None]:
@@ -118,8 +52,8 @@ def _where_the_schema_is_stricter(place: Place, how: object) -> bool:
     key = place[-1]
     in_message = any(step in ("data", "message") for step in place[:-1])
     return (
-        (in_message and key in ("id", "role") and how is _DROP)  # a message's id and role
-        or (key == "isError" and how in (_DROP, None))  # a tool-result block's isError
+        (in_message and key in ("id", "role") and how is DROP)  # a message's id and role
+        or (key == "isError" and how in (DROP, None))  # a tool-result block's isError
         or "source" in place  # a message's source: the shape of its kind
         or (key == "type" and len(place) > 1 and isinstance(place[-2], int))  # a block kind
         or (key in ("usage", "error", "meta", "updatedInput") and how is None)  # null: left out
@@ -163,7 +97,7 @@ def _shapes(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     theirs (validating is slow: jsonschema takes milliseconds a line)."""
     shapes: dict[object, dict[str, Any]] = {}
     for line in lines:
-        shape = (line["type"], frozenset(map(_normal, _places(line))))
+        shape = (line["type"], frozenset(map(_normal, places(line))))
         shapes.setdefault(shape, line)
     return list(shapes.values())
 
@@ -184,16 +118,16 @@ def test_PROTO_1_the_schema_accepts_a_broken_line_only_if_the_decoder_reads_it_b
     broken where the schema is deliberately stricter (a target's message ids, roles, sources,
     blocks, nulls). Every place of every shape, every break: no sample can miss one."""
     seen: set[Place] = set()
-    for place in _places(line):
+    for place in places(line):
         if _normal(place) not in seen:
             seen.add(_normal(place))
-            for how in (_DROP, *_OTHER_VALUES):
-                _agree(_broken(line, place, how), place, how)
+            for how in (DROP, *_OTHER_VALUES):
+                _agree(broken(line, place, how), place, how)
     if line is next(other for other in SHAPES if other["type"] == line["type"]):
         for owner in ((), ("data",)):
             for key in _ADDED_KEYS:
                 for value in _ADDED_VALUES:
-                    _agree(_broken(line, (*owner, key), value), (*owner, key), value)
+                    _agree(broken(line, (*owner, key), value), (*owner, key), value)
 
 
 @pytest.mark.parametrize(
@@ -213,8 +147,8 @@ def test_PROTO_1_the_schema_states_what_the_old_hand_written_one_missed(
     """PROTO-1: bounds, closed sets and the surface rule the decoder enforces are in the
     schema too (the hand-written event schema accepted each of these)."""
     line = next(line for line in SAMPLES if line["type"] == kind)
-    broken = _broken(line, place, value)
-    assert not VALIDATOR.is_valid(broken)
+    changed = broken(line, place, value)
+    assert not VALIDATOR.is_valid(changed)
     if value is not None:
         with pytest.raises(InvalidEventError):
-            event_from_wire(broken)
+            event_from_wire(changed)
