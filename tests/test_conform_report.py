@@ -279,14 +279,27 @@ def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_file_before_searching(
         ({"version": None}, "$.version is missing; this loopspec reads"),
         ({"commands": None}, "$.commands must be a non-empty list"),
         ({"commands": []}, "$.commands must be a non-empty list"),
+        ({"rule": "XYZ-1"}, "$.rule is 'XYZ-1', which is no rule of this loopspec's SPEC.md"),
+        (
+            {"profile": "dsh", "divergence": "no-such-thing"},
+            "$.divergence is 'no-such-thing', which the dsh profile does not list",
+        ),
     ],
-    ids=["another version", "no version", "no commands", "zero commands"],
+    ids=[
+        "another version",
+        "no version",
+        "no commands",
+        "zero commands",
+        "unknown rule",
+        "unknown known divergence",
+    ],
 )
 def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], complaint: str
 ) -> None:
-    """PROTO-1: a case file of another version, or one without commands, is refused with exit 2
-    naming the file and the field, never replayed as "no divergence"."""
+    """PROTO-1: a case file of another version, without commands, or recording a rule or known
+    divergence this loopspec does not have (replay repeats it beside its verdict) is refused
+    with exit 2 naming the file and the field, never replayed as "no divergence"."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     for key, value in change.items():

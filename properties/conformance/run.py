@@ -41,6 +41,7 @@ from loopspec.properties.conformance.command_codec import (
     config_to_json,
 )
 from loopspec.properties.conformance.compare import (
+    NO_RULE,
     Divergence,
     DivergenceFound,
     classify,
@@ -710,13 +711,29 @@ def load_case(path: Path) -> Case:
     rule = document.get("rule")
     if rule is not None and not isinstance(rule, str):
         raise TargetError(f"{path}: $.rule must be a rule ID")
+    if rule is not None and rule != NO_RULE and rule not in all_rules():
+        # Replay repeats the recorded rule beside its verdict: an unknown one would read as
+        # what the case shows (a hand edit, or a case from a loopspec with other rules).
+        raise TargetError(
+            f"{path}: $.rule is {rule!r}, which is no rule of this loopspec's SPEC.md "
+            "(loopspec spec lists them by family)"
+        )
     known, rules = document.get("divergence"), document.get("rules")
+    named = profile_named(profile)
+    if isinstance(known, str) and named is not None:
+        try:
+            named.divergence(known)
+        except KeyError as error:
+            raise TargetError(
+                f"{path}: $.divergence is {known!r}, which the {named.name} profile does not "
+                "list (SPEC.md sections 8 and 11 list each profile's)"
+            ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
         touched = (
             rules if isinstance(rules, list) and all(isinstance(r, str) for r in rules) else []
         )
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
-    return Case(target, config, commands, profile_named(profile), rule)
+    return Case(target, config, commands, named, rule)
 
 
 @attrs.frozen
