@@ -128,18 +128,30 @@ def test_every_situation_is_reached_by_generated_programs() -> None:
                 self.seen.add("queued input delivered at a quiet end")
             reached.update(self.seen)
 
-    budget = settings(
-        max_examples=PROGRAMS,
-        stateful_step_count=40,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    run_state_machine_as_test(Counting, settings=budget)
-    print(f"\nprograms reaching each situation (of {PROGRAMS}):")
+    # Reaching each situation is a property of the generator at this budget. The first batch
+    # is a fixed sequence, but which one depends on the source: Hypothesis draws with the
+    # literals of every loaded module outside site-packages, so any edit of loopspec's strings
+    # or numbers gives another batch, in which a rare situation (an abort while a later call
+    # waits on an earlier one) can be missing. Up to two more random batches may add to it; a
+    # situation no batch reaches is a generator that cannot reach it, and still fails.
+    missing: list[str] = []
+    batches = 0
+    for batch in range(3):
+        batches += 1
+        budget = settings(
+            max_examples=PROGRAMS,
+            stateful_step_count=40,
+            derandomize=batch == 0,
+            database=None,
+            deadline=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        run_state_machine_as_test(Counting, settings=budget)
+        missing = [situation for situation in SITUATIONS if not reached[situation]]
+        if not missing:
+            break
+    print(f"\nprograms reaching each situation (of {PROGRAMS * batches}, {batches} batch(es)):")
     for situation in SITUATIONS:
         print(f"  {reached[situation]:>4}  {situation}")
-    missing = [situation for situation in SITUATIONS if not reached[situation]]
-    assert not missing, f"situations no generated program reaches: {missing}"
+    assert not missing, f"situations no generated program reaches in three batches: {missing}"
