@@ -55,7 +55,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance import log_schema
-from loopspec.properties.conformance.log_schema import described, tagged
+from loopspec.properties.conformance.schema_shapes import described, tagged
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
     TAGS,

@@ -54,6 +54,7 @@ from loopspec.model.log_layout import (
     log_object,
     surface_fields,
 )
+from loopspec.properties.conformance.schema_shapes import described, tagged
 
 _STRING: dict[str, Any] = {"type": "string"}
 _JSON: dict[str, Any] = {"description": "any JSON value"}
@@ -67,29 +68,6 @@ DESCRIPTIONS: dict[tuple[type, str], str] = {
 for _message in MESSAGE_CLASSES:
     DESCRIPTIONS[(_message, "id")] = "free: implementations choose their own"
 _ENVELOPE_DESCRIPTIONS = {"seq": "the event's index in the log (LOG-1)", "time": "free: any clock"}
-
-
-def tagged(
-    key: str, variants: list[tuple[object, dict[str, Any]]], *, closed: bool = True
-) -> dict[str, Any]:
-    """Variants told apart by the value of `key`, so a validation error names the field that
-    is wrong in the variant the tag selects (not "valid under none of the given schemas")."""
-    tag: dict[str, Any] = {"enum": [value for value, _ in variants]} if closed else {}
-    return {
-        "type": "object",
-        "required": [key],
-        "properties": {key: tag},
-        "allOf": [
-            {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": schema}
-            for value, schema in variants
-        ],
-    }
-
-
-def described(schema: dict[str, Any], cls: type) -> dict[str, Any]:
-    """`schema` with the first line of `cls`'s docstring as its description."""
-    doc = (cls.__doc__ or "").strip().split("\n")[0]
-    return {**schema, "description": doc} if doc else schema
 
 
 def _bounded(schema: dict[str, Any], owner: type, name: str) -> dict[str, Any]:

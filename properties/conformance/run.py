@@ -65,37 +65,34 @@ from loopspec.properties.stateful.strategies import CONFIGS
 TargetFactory = Callable[[], ConformanceTarget]
 _Result = TypeVar("_Result")
 
-# Which capability each rule needs; without it, the rule is "not applicable" to the target.
-# A rule whose situation more than one capability can bring about needs any one of them
-# (RULE_NEEDS_ANY); without every one of those, it is not applicable either.
-RULE_NEEDS = {
-    "RW-1": "rewrite",
-    "RW-2": "rewrite",
-    "RW-3": "rewrite",
-    "RW-4": "approval",
-    "HOOK-2": "pre-hooks",
-    "HOOK-3": "rewrite",
-    "HOOK-4": "pre-hooks",
-    "HOOK-5": "post-hooks",
-    "HOOK-6": "rewrite",
-    "DEC-2": "approval",
-    "DEC-3": "post-hooks",
-    "SCHED-1": "parallel",
-    "ABORT-1": "abort",
-    "ABORT-2": "abort",
-    "REC-1": "crash-repair",
-    "REC-2": "crash-repair",
-    "STEP-4": "max-tokens",
-    "ADJ-4": "queued-input",
-    "VIEW-2": "presentation",
-    "VIEW-3": "presentation",
-    "VIEW-4": "presentation",
-    "ACP-1": "presentation",
-    "ACP-2": "presentation",
-    "ACP-3": "presentation",
-    "SCHED-2": "approval",
-}
-RULE_NEEDS_ANY: dict[str, tuple[str, ...]] = {
+# The capabilities any one of which brings each rule's situation about; a target with none of
+# them cannot break the rule, so the report says "not applicable (needs ...)" for it.
+RULE_NEEDS: dict[str, tuple[str, ...]] = {
+    "RW-1": ("rewrite",),
+    "RW-2": ("rewrite",),
+    "RW-3": ("rewrite",),
+    "RW-4": ("approval",),
+    "HOOK-2": ("pre-hooks",),
+    "HOOK-3": ("rewrite",),
+    "HOOK-4": ("pre-hooks",),
+    "HOOK-5": ("post-hooks",),
+    "HOOK-6": ("rewrite",),
+    "DEC-2": ("approval",),
+    "DEC-3": ("post-hooks",),
+    "SCHED-1": ("parallel",),
+    "ABORT-1": ("abort",),
+    "ABORT-2": ("abort",),
+    "REC-1": ("crash-repair",),
+    "REC-2": ("crash-repair",),
+    "STEP-4": ("max-tokens",),
+    "ADJ-4": ("queued-input",),
+    "VIEW-2": ("presentation",),
+    "VIEW-3": ("presentation",),
+    "VIEW-4": ("presentation",),
+    "ACP-1": ("presentation",),
+    "ACP-2": ("presentation",),
+    "ACP-3": ("presentation",),
+    "SCHED-2": ("approval",),
     # The hook audit: PreToolUse hooks or PostToolUse hooks.
     "HOOK-1": ("pre-hooks", "post-hooks"),
     # An abort's cause: an Abort, or a reply whose stream finished cancelled.
@@ -105,9 +102,7 @@ RULE_NEEDS_ANY: dict[str, tuple[str, ...]] = {
 
 def rule_needs(rule: str) -> tuple[str, ...]:
     """The capabilities any one of which brings `rule`'s situation about (() when none)."""
-    if rule in RULE_NEEDS:
-        return (RULE_NEEDS[rule],)
-    return RULE_NEEDS_ANY.get(rule, ())
+    return RULE_NEEDS.get(rule, ())
 
 
 class TargetError(LoopSpecError):
