@@ -156,7 +156,7 @@ class HookSpec:
 
 @attrs.frozen
 class LoopConfig:
-    """The loop's configuration. Hooks of one point run in the order given here (rule HOOK-3)."""
+    """The loop's configuration. Hooks of a point run and combine in this order (HOOK-4, HOOK-3)."""
 
     tools: tuple[ToolSpec, ...] = ()
     hooks: tuple[HookSpec, ...] = ()

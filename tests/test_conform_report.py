@@ -359,6 +359,30 @@ def test_TURN_1_the_rule_a_refused_blank_prompt_quotes_says_it_opens_a_turn() ->
     assert "whatever its text, a blank one too) always opens one" in spec_text("TURN-1")
 
 
+class AsksHooksLastFirst(ModelTarget):
+    """The model, except that it asks a call's PreToolUse hooks in reverse configured order."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return super().reset(attrs.evolve(config, hooks=config.hooks[::-1]))
+
+
+def test_HOOK_4_the_rule_hooks_asked_out_of_order_quotes_states_the_order() -> None:
+    """HOOK-4: a loop asking each hook once but in the wrong order is blamed on HOOK-4 ('which
+    hook runs for which call, in order'), and the SPEC.md text the report quotes states that
+    order (it said only 'exactly once per call', which the loop kept); the configuration's
+    description in `loopspec schema` names HOOK-4 for the order, not only HOOK-3 (rewrites)."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path": "a"}'),)),
+        HookAnswers(Pass()),
+    ]
+    replay = replay_case(AsksHooksLastFirst, CONFIGS[2], program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HOOK-4"
+    assert "each call's hooks in configured order" in spec_text("HOOK-4")
+    assert "HOOK-4" in (LoopConfig.__doc__ or "").split("\n")[0]
+
+
 def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
