@@ -359,6 +359,23 @@ def test_TURN_1_the_rule_a_refused_blank_prompt_quotes_says_it_opens_a_turn() ->
     assert "whatever its text, a blank one too) always opens one" in spec_text("TURN-1")
 
 
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [("seqs start at 1", '+   "seq": 1,'), ("a reply and its tool/call committed apart", "+  1,")],
+)
+def test_LOG_1_a_divergence_in_seqs_or_commits_alone_shows_them_in_the_diff(
+    name: str, shown: str
+) -> None:
+    """LOG-1: a target whose events differ from the model's only in their seqs (a repair that
+    dropped a committed event and reused its seq) or in how they are committed (LOG-8) is shown
+    with a diff of those seqs or commits; the diff was empty, since the comparison sets seqs
+    aside, and the report read 'seq 2 where 3 was due' above nothing."""
+    case = next(case for case in FAMILIES if case.name == name)
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None
+    assert shown in replay.divergence.diff().splitlines()
+
+
 class AsksHooksLastFirst(ModelTarget):
     """The model, except that it asks a call's PreToolUse hooks in reverse configured order."""
 
