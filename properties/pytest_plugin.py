@@ -1,8 +1,11 @@
 """pytest plugin: `pytest --loopspec-impl=package.module:factory` runs the conformance suite.
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
-adapter around your own loop. The suite is `loopspec.properties.conformance.suite`; it uses the
-active Hypothesis profile, so `HYPOTHESIS_PROFILE=thorough` runs it long.
+adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
+The suite is `loopspec.properties.conformance.suite`; it runs as many programs as the active
+Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and chosen
+with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough` profiles
+exist only in its repository's tests).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from loopspec.properties import pytest_plugin
+
 TESTS = Path(__file__).resolve().parent
 
 
@@ -86,3 +88,31 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert rerun in done.stdout
     assert "conformance/run.py" not in done.stdout
     assert "During handling of the above exception" not in done.stdout
+
+
+class _Options:
+    """Collects the option names a plugin's `pytest_addoption` adds."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def getgroup(self, *_: object) -> _Options:
+        return self
+
+    def addoption(self, *names: str, **_: object) -> None:
+        self.names += names
+
+
+def test_PROTO_1_readme_names_every_plugin_option_and_what_sizes_the_run() -> None:
+    """PROTO-1: the README's section for users names every option the plugin adds and how to
+    size its run in a project of one's own (it named only --loopspec-impl; the plugin's
+    docstring said HYPOTHESIS_PROFILE=thorough runs it long, a profile that exists only in
+    loopspec's own tests: outside them the variable was silently ignored)."""
+    options = _Options()
+    pytest_plugin.pytest_addoption(options)  # type: ignore[arg-type]
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Using loopspec in your own project")[1].split("\n## ")[0]
+    assert options.names, "the plugin adds no option"
+    assert [name for name in options.names if name not in section] == []
+    assert "--hypothesis-profile" in section
+    assert "--hypothesis-profile" in (pytest_plugin.__doc__ or "")
