@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.events import CORE_TYPES
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
@@ -175,3 +176,19 @@ def fresh_schema() -> dict[str, Any]:
     module = importlib.reload(driver_protocol)
     schema: dict[str, Any] = module.protocol_schema()
     return schema
+
+
+def test_PROTO_1_conform_help_and_the_schema_say_where_the_protocol_is_explained(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: what a user of an installed loopspec reads about `--cmd` names the module whose
+    documentation explains the protocol (what reset, Crash, `executed` mean, one answer line per
+    message): the help said only 'see loopspec schema', whose JSON Schema gives the shapes
+    alone, and the README named a file of loopspec's repository."""
+    where = "python -m pydoc loopspec.properties.conformance.driver_protocol"
+    for verb in ("conform", "replay"):
+        with pytest.raises(SystemExit):
+            main([verb, "--help"])
+        assert where in " ".join(capsys.readouterr().out.split()), verb
+    assert where in protocol_schema()["description"]
+    assert '{"type": "reset", "protocol": 1, "config": CONFIG}' in (driver_protocol.__doc__ or "")

@@ -122,7 +122,8 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--cmd",
         metavar="COMMAND",
-        help="a process that speaks the driver protocol (see `loopspec schema`)",
+        help="a process that speaks the driver protocol (its messages: python -m pydoc "
+        "loopspec.properties.conformance.driver_protocol; their JSON Schema: loopspec schema)",
     )
 
 

@@ -293,7 +293,10 @@ def protocol_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "loopspec driver protocol",
-        "description": "JSON lines between loopspec (the driver) and an implementation.",
+        "description": (
+            "JSON lines between loopspec (the driver) and an implementation; what each message "
+            "means: python -m pydoc loopspec.properties.conformance.driver_protocol"
+        ),
         "version": PROTOCOL_VERSION,
         "$defs": {
             "toImplementation": TO_IMPLEMENTATION,
