@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import shutil
@@ -115,6 +116,25 @@ def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
         f"{log}:1: error invalid-json: the line starts with a UTF-8 byte order mark (BOM): "
         "save the log without it"
     )
+
+
+def test_a_gzip_compressed_log_is_refused_saying_how_to_check_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log rotated and gzip-compressed (a .jsonl.gz, or gzip data on stdin): exit 2, and the
+    line says what it is and how to check it (it read 'binary data, not a JSON Lines session
+    log', as for any other binary file); the file is left as it was."""
+    log = tmp_path / "session.jsonl.gz"
+    log.write_bytes(gzip.compress(VALID.read_bytes()))
+    before = log.read_bytes()
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{log}:1: error binary: gzip-compressed data, not a JSON Lines session log: check "
+        "reads plain and zstd (.jsonl.zst) logs; give it decompressed: gunzip -c LOG | "
+        "loopspec check -"
+    )
+    assert log.read_bytes() == before
 
 
 def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(

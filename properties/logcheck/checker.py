@@ -208,6 +208,7 @@ _STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
 # (typeshed types the scanner's context as another scanner; it is the decoder, as in `json`.)
 _SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_STRICT_JSON)  # type: ignore[arg-type]
 _JSON_SPACE = " \t\n\r"
+GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
 
 
@@ -234,7 +235,13 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
     """Classify a line that did not parse. Blank lines and a torn tail return; the rest stop."""
     if not raw.strip():
         return
-    if b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
+    if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
+        message = (
+            "gzip-compressed data, not a JSON Lines session log: check reads plain and zstd "
+            "(.jsonl.zst) logs; give it decompressed: gunzip -c LOG | loopspec check -"
+        )
+        report.fail(line, ErrorKind.BINARY, message)
+    elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif not raw.endswith(b"\n"):
         # Only the last line can lack its newline: this one was cut off mid-write.
