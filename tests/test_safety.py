@@ -21,6 +21,8 @@ from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_writer import SYNCED
 from loopspec.impl.opening import SessionInfo, open_log
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import driver_protocol
+from loopspec.properties.conformance.process_target import STDERR_TAIL
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION = ROOT / "tests" / "regressions" / "dsh-duplicate-call-ids.json"
@@ -462,6 +464,29 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     assert what == err.splitlines()[0].removeprefix("loopspec: error: [PROTO-1] ").split("; at")[0]
     assert "Traceback" not in err
     assert "Flaky" not in err
+
+
+def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: a target's stderr is not shown while it answers, and its tail is shown when it
+    breaks; the protocol's documentation says so, and how to read all of it (it said stderr 'is
+    shown to the user', and a user's debugging lines never appeared in a conforming run)."""
+    # The shell prints 42-from-stderr: the command line itself does not hold that text.
+    debugging = (
+        f"sh -c {shlex.quote('echo $((6*7))-from-stderr >&2; exec ' + _misbehaving('die', 3))}"
+    )
+    code = main(["conform", "--cmd", debugging, "--examples", "2", "--case-dir", str(tmp_path)])
+    assert code == 2
+    broke = capsys.readouterr()
+    assert "stderr (tail): 42-from-stderr" in broke.err
+    js_loop = ROOT / "examples" / "js-loop" / "main.mjs"
+    conforming = f"sh -c {shlex.quote('echo $((6*7))-from-stderr >&2; exec node ' + str(js_loop))}"
+    assert main(["conform", "--cmd", conforming, "--examples", "2"]) == 0
+    assert "42-from-stderr" not in "".join(capsys.readouterr())
+    documented = " ".join((driver_protocol.__doc__ or "").split())
+    assert "its last 2000 bytes are shown when the process breaks the protocol" in documented
+    assert STDERR_TAIL == 2000
 
 
 @pytest.mark.parametrize(

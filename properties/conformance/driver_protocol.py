@@ -1,8 +1,10 @@
 """The driver protocol: how loopspec drives an implementation in any language (rule PROTO-1).
 
 JSON lines over the implementation's stdin/stdout, one message per line, UTF-8. loopspec sends;
-the implementation answers every message with exactly one line. Anything it writes to stderr is
-shown to the user but never parsed.
+the implementation answers every message with exactly one line. What it writes to stderr is
+never parsed and not shown as it comes (a run sends thousands of commands): its last 2000 bytes
+are shown when the process breaks the protocol (dies, hangs, answers a line that is not the
+protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
 
     -> {"type": "reset", "protocol": 1, "config": CONFIG}
     <- {"type": "ready", "implementation": str, "capabilities": [CAPABILITY, ...]}
