@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import typing
 from _json import encode_basestring
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 import attrs
@@ -130,23 +130,6 @@ def _tail(extra: object, known: frozenset[str]) -> str:
     return "".join(parts)
 
 
-def _bool_text(value: object) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    _not_plain()
-
-
-def _number(value: object) -> str:
-    """A number field (an int or a float, never a bool) as the encoder writes it."""
-    if type(value) is int:
-        return _int_text(value)
-    if type(value) is float:
-        return _number_text(value)
-    _not_plain()
-
-
 def _int_item(value: object) -> str:
     if type(value) is not int:
         _not_plain()
@@ -231,11 +214,13 @@ class _Generator:
             "_value": _value,
             "_object": _object,
             "_tail": _tail,
-            "_bool_text": _bool_text,
-            "_number": _number,
             "_int_item": _int_item,
             "_string_item": _string_item,
             "_surface_op": _surface_op,
+            "_int_text": _int_text,
+            "_number_text": _number_text,
+            "_APPEND_TEXT": _APPEND_TEXT,
+            "SurfaceAppend": SurfaceAppend,
             "EMPTY": EMPTY,
             "FrozenMap": FrozenMap,
         }
@@ -253,8 +238,11 @@ class _Generator:
         )
 
     def event_writer(self, cls: type) -> _Writer:
-        """An event's line (but its newline): the envelope members in `ENVELOPE_KEYS` order,
-        `data` among them, then the envelope's extra fields; all in one function."""
+        """An event's line but its closing brace and newline (an *open line*): the envelope
+        members in `ENVELOPE_KEYS` order, `data` among them, then the envelope's extra fields;
+        all in one function. The brace is left to the commit, which writes the unit marker
+        before it on a unit of several events (`framing.close_lines`), without copying the
+        line again to make room."""
         whole = log_object(cls)
         layout = EVENT_LAYOUTS.get(cls)
         envelope = {
@@ -272,7 +260,10 @@ class _Generator:
         rest = whole.rest if layout is None else ENVELOPE_REST
         lines, text = self._object_code("value", opening, members, rest, _ENVELOPE)
         name = f"_line_{cls.__name__}"
-        self._compile(name, lines, f"f'{text}'")
+        closing = "}}"  # the object's closing brace, as f-string source
+        if not text.endswith(closing):
+            raise TypeError(f"the line of {cls.__name__} does not end its object")
+        self._compile(name, lines, f"f'{text.removesuffix(closing)}'")
         writer: _Writer = self.namespace[name]
         return writer
 
@@ -286,17 +277,26 @@ class _Generator:
             lines, text = self._class_code(hint, "value")
             self._compile(name, lines, f"f'{text}'")
             return name
+        table = self.dispatch_table(hint)
+        name = self._names[hint] = self._bind(None, "choose")
+        lines = [f"write = {table}.get(type(value))", "if write is None:", "    _not_plain()"]
+        self._compile(name, lines, "write(value)")
+        return name
+
+    def dispatch_table(self, hint: object) -> str:
+        """The name of a dict from each class of `hint`, a union of attrs classes, to the
+        generated function writing it (so an instance's writer is chosen by exact type)."""
+        key = ("table", hint)
+        if key in self._names:
+            return self._names[key]
         choices = typing.get_args(hint)
         if not choices or not all(isinstance(c, type) and attrs.has(c) for c in choices):
             raise TypeError(f"no wire writer for {hint!r}")
         by_class: dict[type, _Writer] = {}
-        table = self._bind(by_class, "by_class")
-        name = self._names[hint] = self._bind(None, "choose")
+        table = self._names[key] = self._bind(by_class, "by_class")
         for choice in choices:
             by_class[choice] = self.namespace[self.writer_name(choice)]
-        lines = [f"write = {table}.get(type(value))", "if write is None:", "    _not_plain()"]
-        self._compile(name, lines, "write(value)")
-        return name
+        return table
 
     def _class_code(self, cls: type, var: str) -> tuple[list[str], str]:
         """Lines checking that `var` is exactly a `cls` and reading its members, and the
@@ -360,15 +360,24 @@ class _Generator:
             return [f"if type({var}) is not int:", "    _not_plain()"], f"{{{var}}}"
         if hint is str:
             return [f"if type({var}) is not str:", "    _not_plain()"], f"{{_string({var})}}"
+        # Booleans, numbers and the surface operation are spelled in place rather than by a
+        # helper call: a call costs more than the spelling, and events hold many of them.
+        written = f"{var}_spelled"
         if hint is bool:
-            return [], f"{{_bool_text({var})}}"
-        if hint is float:
-            return [], f"{{_number({var})}}"
+            spell = [f"if {var} is True:", f"    {written} = 'true'"]
+            spell += [f"elif {var} is False:", f"    {written} = 'false'"]
+            return [*spell, "else:", "    _not_plain()"], f"{{{written}}}"
+        if hint is float:  # a number field: an int or a float, never a bool
+            spell = [f"if type({var}) is float:", f"    {written} = _number_text({var})"]
+            spell += [f"elif type({var}) is int:", f"    {written} = _int_text({var})"]
+            return [*spell, "else:", "    _not_plain()"], f"{{{written}}}"
         if hint is FrozenMap:
             check = [f"if type({var}) is not FrozenMap:", "    _not_plain()"]
             return check, f"{{_object({var})}}"
         if hint == SurfaceOp:
-            return [], f"{{_surface_op({var})}}"
+            spell = [f"if type({var}) is SurfaceAppend:", f"    {written} = _APPEND_TEXT"]
+            spell += ["else:", f"    {written} = _surface_op({var})"]
+            return spell, f"{{{written}}}"
         if is_payload(hint):
             return [], f"{{_value({var})}}"
         if isinstance(hint, type) and attrs.has(hint):
@@ -378,6 +387,14 @@ class _Generator:
             if ellipsis is not Ellipsis:
                 raise TypeError(f"no wire writer for {hint!r}")
             check = [f"if type({var}) is not tuple:", "    _not_plain()"]
+            if typing.get_args(item):  # a union: each item's writer chosen in place, which
+                # saves a call per item over a `map` of the chooser (messages hold many blocks)
+                table, written = self.dispatch_table(item), f"{var}_items"
+                check += [f"{written} = []", f"for {var}_item in {var}:"]
+                check += [f"    {var}_write = {table}.get(type({var}_item))"]
+                check += [f"    if {var}_write is None:", "        _not_plain()"]
+                check += [f"    {written}.append({var}_write({var}_item))"]
+                return check, f'[{{",".join({written})}}]'
             return check, f'[{{",".join(map({self._item_writer(item)}, {var}))}}]'
         choices = typing.get_args(hint)
         if type(None) in choices:  # what an optional member holds when it is written
@@ -398,16 +415,33 @@ def _event_writers() -> dict[type, _Writer]:
     return {cls: generator.event_writer(cls) for cls in typing.get_args(Event)}
 
 
-_LINE_WRITERS = _event_writers()
+OPEN_LINE_WRITERS: Mapping[type, Callable[[Any], str]] = _event_writers()
+"""Per event class: its open line (all of it but the closing brace and newline) written from
+the event's fields, for an event built only of exact frozen JSON types; for any other event
+the writer raises one of `NOT_PLAIN`."""
+NOT_PLAIN: tuple[type[Exception], ...] = (_NotPlain, ValueError, TypeError, RecursionError)
+"""What an open line writer raises for an event only the reference path writes (or refuses):
+a part that is not plain, a float or an integer JSON cannot carry (ValueError), and a nesting
+too deep (RecursionError)."""
+
+
+def open_event_line(event: Event) -> bytes | None:
+    """`encode_event(event_to_wire(event))` without its closing brace, for an event built only
+    of exact frozen JSON types (so deeply frozen); None for any other event, which the reference
+    path must handle."""
+    write = OPEN_LINE_WRITERS.get(type(event))
+    if write is None:
+        return None
+    try:
+        # Encoding here, not at commit: a lone surrogate has no UTF-8 form (UnicodeEncodeError,
+        # a ValueError), and the reference path spells it escaped.
+        return write(event).encode()
+    except NOT_PLAIN:
+        return None
 
 
 def plain_event_line(event: Event) -> bytes | None:
     """`encode_event(event_to_wire(event))` for an event built only of exact frozen JSON types
     (so deeply frozen); None for any other event, which the reference path must handle."""
-    write = _LINE_WRITERS.get(type(event))
-    if write is None:
-        return None
-    try:
-        return write(event).encode("utf-8")
-    except (_NotPlain, ValueError, TypeError, RecursionError):
-        return None
+    line = open_event_line(event)
+    return None if line is None else line + b"}"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
 
-from loopspec.impl.framing import encode_event, frame_unit, framed_unit
+from loopspec.impl.framing import encode_event
 from loopspec.impl.log_file import LockedLogFile
 
 
@@ -74,18 +74,17 @@ class UnitWriter:
             _sync_directory(file.path)
         return cls(file, durability)
 
-    def write_unit(self, encoded: Sequence[bytes]) -> None:
-        """Append one commit unit: its events, each encoded by `encode_event`, in order."""
+    def write_unit(self, unit: bytes) -> None:
+        """Append one commit unit: its events' lines, framed (`framing.close_lines`), in order."""
         if self._whole_writes:
-            self._file.append(framed_unit(encoded))
+            self._file.append(unit)
         else:
-            lines = frame_unit(encoded)
             policy = self._durability
             if policy.split_write_pause_s:
-                self._write_slowly(lines)
+                # JSON text escapes every line break, so the unit's only ones end its lines.
+                self._write_slowly(unit.splitlines(keepends=True))
             else:
-                for line in lines:
-                    self._buffer += line
+                self._buffer += unit
                 if len(self._buffer) >= policy.buffer_bytes:
                     self.flush()
         if self._sync_every_commit:

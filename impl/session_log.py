@@ -9,8 +9,10 @@ fields (`event_lines`), a pass that is also its immutability and JSON check, and
 is. Any other event takes the reference path: its wire object, encoded by the C encoder, which
 refuses what JSON cannot carry (only then, or for a `-0.0` it would write, does the path-naming
 check walk the data); it is stored as it is when deeply frozen, else as a copy rebuilt from its
-wire object. On `commit`, the unit goes to the sink in one piece and only then becomes visible:
-to `events`, and to every subscriber (history, presentation).
+wire object. Either way the event's line is encoded on `add` but for its ending (the closing
+brace, and the unit marker on a unit of several events, which is known only at the commit). On
+`commit`, the endings are filled in, the unit goes to the sink as one piece of bytes, and only
+then becomes visible: to `events`, and to every subscriber (history, presentation).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import Protocol
 import attrs
 
 from loopspec.impl.errors import LoopDiscarded, NotJsonData
-from loopspec.impl.event_lines import plain_event_line
-from loopspec.impl.framing import UNIT_KEY, encode_event
+from loopspec.impl.event_lines import NOT_PLAIN, OPEN_LINE_WRITERS
+from loopspec.impl.framing import UNIT_KEY, close_lines, encode_event
 from loopspec.impl.snapshot import check_json
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap
@@ -36,8 +38,8 @@ UnitListener = Callable[[Sequence[Event]], None]
 class UnitSink(Protocol):
     """Where committed units go (the durable writer, or memory in tests and benchmarks)."""
 
-    def write_unit(self, encoded: Sequence[bytes]) -> None:
-        """Store one unit's encoded events, whole, before returning."""
+    def write_unit(self, unit: bytes) -> None:
+        """Store one unit's framed lines (`framing.close_lines`), whole, before returning."""
 
 
 class SessionLog:
@@ -50,7 +52,9 @@ class SessionLog:
         self._events: list[Event] = list(events)
         self._unit_ends: list[int] = list(unit_ends)
         self._pending: list[Event] = []
-        self._encoded: list[bytes] = []
+        # The open unit's lines as `close_lines` takes them: each open line, then a slot for
+        # its ending.
+        self._lines: list[bytes] = []
         self._listeners: list[UnitListener] = []
         self._usable = True
         self._next_seq = len(self._events)
@@ -91,11 +95,18 @@ class SessionLog:
         if event.seq != self._next_seq:
             raise ValueError(f"[LOG-1] event seq {event.seq} where {self._next_seq} is due")
         # An event of exact frozen JSON types (every one the loop builds) is written straight
-        # from its fields and kept as it is; anything else takes the reference path.
-        encoded = plain_event_line(event)
-        if encoded is None:
-            encoded, event = _reference_line(event)
-        self._encoded.append(encoded)
+        # from its fields and kept as it is; anything else takes the reference path. The
+        # writer is looked up here rather than through `event_lines.open_event_line`: this runs
+        # for every event, and the call is a tenth of a short event's cost.
+        write = OPEN_LINE_WRITERS.get(type(event))
+        try:
+            line = None if write is None else write(event).encode()
+        except NOT_PLAIN:
+            line = None
+        if line is None:
+            line, event = _reference_line(event)
+            line = line[:-1]  # the line's closing brace: the commit writes it
+        self._lines += (line, b"")
         self._pending.append(event)
         self._next_seq += 1
         return event
@@ -106,14 +117,14 @@ class SessionLog:
             return
         if not self._usable:
             raise LoopDiscarded("this log accepts no more events")
-        unit, encoded = self._pending, self._encoded
+        unit = self._pending
         try:
-            self._sink.write_unit(encoded)
+            self._sink.write_unit(close_lines(self._lines))
         except BaseException:
             # The file may now hold part of the unit; appending after it would bury the damage.
             self._usable = False
             raise
-        self._pending, self._encoded = [], []
+        self._pending, self._lines = [], []
         self._events.extend(unit)
         self._unit_ends.append(len(self._events))
         for listener in self._listeners:
@@ -121,7 +132,7 @@ class SessionLog:
 
     def discard(self) -> None:
         """Forget the open unit and accept nothing more (the process is considered dead)."""
-        self._pending, self._encoded = [], []
+        self._pending, self._lines = [], []
         self._next_seq = len(self._events)
         self._usable = False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -124,13 +124,18 @@ def test_LOG_3_fast_encoder_refuses_cycles() -> None:
 
 
 class Sink:
-    """Keeps each unit's encoded events."""
+    """Keeps each unit's encoded events, each line's unit marker checked and taken off."""
 
     def __init__(self) -> None:
         self.units: list[list[bytes]] = []
 
-    def write_unit(self, encoded: Sequence[bytes]) -> None:
-        self.units.append(list(encoded))
+    def write_unit(self, unit: bytes) -> None:
+        lines = unit.splitlines()
+        if len(lines) > 1:
+            markers = [b',"unit":[%d,%d]}' % (k, len(lines)) for k in range(1, len(lines) + 1)]
+            assert all(map(bytes.endswith, lines, markers)), unit
+            lines = [line.removesuffix(m) + b"}" for line, m in zip(lines, markers, strict=True)]
+        self.units.append(lines)
 
 
 def demo_events() -> tuple[Event, ...]:

@@ -11,7 +11,7 @@ import zstandard
 
 from loopspec.impl.clock import FixedClock
 from loopspec.impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
-from loopspec.impl.framing import encode_event, frame_unit, framed_unit, unit_marker, without_marker
+from loopspec.impl.framing import close_lines, encode_event, unit_marker, without_marker
 from loopspec.impl.log_file import LockedLogFile
 from loopspec.impl.log_reader import parse_log, read_log
 from loopspec.impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
@@ -39,13 +39,13 @@ SESSION = SessionInfo("s", "/w")
 
 
 class MemorySink:
-    """Collects units instead of writing them."""
+    """Collects units, each as its framed lines, instead of writing them."""
 
     def __init__(self) -> None:
         self.units: list[list[bytes]] = []
 
-    def write_unit(self, encoded: Sequence[bytes]) -> None:
-        self.units.append(list(encoded))
+    def write_unit(self, unit: bytes) -> None:
+        self.units.append(unit.splitlines())
 
 
 def demo_log() -> tuple[Event, ...]:
@@ -172,23 +172,27 @@ def test_LOG_8_multi_event_units_are_marked_on_disk(tmp_path: Path) -> None:
     assert event_to_wire(parsed.events[0]) == event_to_wire(TurnStarted(0, 1, 1))
 
 
-@pytest.mark.parametrize("size", [2, 3, 300])
+@pytest.mark.parametrize("size", [1, 2, 3, 300])
 def test_LOG_8_units_of_every_size_are_marked_alike(size: int) -> None:
     """LOG-8: framing a unit (a small one, or one too large for the cache of line endings)
-    marks its k-th line `unit: [k, size]` and leaves the event's object otherwise as it was, the
-    same way every time, in lines as in one write."""
+    closes each event's open line and marks its k-th line `unit: [k, size]` (a lone event's
+    line: no marker), leaving the event's object otherwise as it was, the same way every
+    time."""
     encoded = [
         encode_event({"type": "note", "seq": seq, "data": {"n": seq}}) for seq in range(size)
     ]
     for _ in range(2):  # the second framing reads the cached endings, where there are any
-        lines = frame_unit(encoded)
-        assert b"".join(lines) == framed_unit(encoded)
+        parts = [part for line in encoded for part in (line.removesuffix(b"}"), b"")]
+        lines = close_lines(parts).splitlines(keepends=True)
+        assert len(lines) == size
         for k, (line, original) in enumerate(zip(lines, encoded, strict=True), start=1):
             assert line.endswith(b"}\n")
             assert line.count(b"\n") == 1
             decoded = json.loads(line)
-            assert unit_marker(decoded) == (k, size)
+            assert unit_marker(decoded) == (None if size == 1 else (k, size))
             assert without_marker(decoded) == json.loads(original)
+            if size == 1:
+                assert line == original + b"\n"
 
 
 def test_LOG_8_a_torn_last_line_is_cut_and_reported(tmp_path: Path) -> None:
@@ -299,14 +303,14 @@ def test_LOG_8_durability_policies(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     file = LockedLogFile.open(path)
     writer = UnitWriter(file, BUFFERED)
-    writer.write_unit([b'{"a":1}'])
+    writer.write_unit(close_lines([b'{"a":1', b""]))
     assert path.read_bytes() == b""
     writer.flush()
     assert path.read_bytes() == b'{"a":1}\n'
     writer.close()
     file = LockedLogFile.open(path)
     writer = UnitWriter(file, SYNCED)
-    writer.write_unit([b'{"b":2}', b'{"c":3}'])
+    writer.write_unit(close_lines([b'{"b":2', b"", b'{"c":3', b""]))
     assert path.read_bytes().endswith(b'{"b":2,"unit":[1,2]}\n{"c":3,"unit":[2,2]}\n')
     writer.abandon()
     with pytest.raises(ValueError, match="synced before it is written"):
