@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from loopspec.properties import pytest_plugin
 
 TESTS = Path(__file__).resolve().parent
@@ -88,6 +90,27 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert rerun in done.stdout
     assert "conformance/run.py" not in done.stdout
     assert "During handling of the above exception" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("plugin_targets", "--loopspec-impl must be MODULE:FACTORY, got 'plugin_targets'"),
+        (
+            "../proj/my_loop.py:Loop",
+            "--loopspec-impl takes a module name, not a file path (../proj/my_loop.py): run "
+            "pytest in ../proj with --loopspec-impl my_loop:Loop, or put ../proj on PYTHONPATH",
+        ),
+    ],
+)
+def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
+    tmp_path: Path, target: str, says: str
+) -> None:
+    """PROTO-1: a misnamed target fails the suite naming the option the user gave, pytest's
+    --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have)."""
+    done = _pytest(tmp_path, target)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"loopspec: error: [PROTO-1] {says}" in done.stdout, done.stdout
 
 
 class _Options:

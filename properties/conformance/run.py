@@ -284,25 +284,43 @@ def close_factory(factory: TargetFactory) -> None:
         factory.close()
 
 
-def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, dict[str, str]]:
+@attrs.frozen
+class TargetOptions:
+    """How the user named the target: the options' spelling, and the program they ran."""
+
+    impl: str
+    cmd: str
+    runner: str
+
+
+CLI_OPTIONS = TargetOptions("--impl", "--cmd", "loopspec")
+PYTEST_OPTIONS = TargetOptions("--loopspec-impl", "--loopspec-cmd", "pytest")
+
+
+def resolve_target(
+    impl: str | None, cmd: str | None, options: TargetOptions = CLI_OPTIONS
+) -> tuple[TargetFactory, dict[str, str]]:
     """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl.
 
+    Errors name the options as `options` spells them (the pytest plugin's are `--loopspec-*`).
     Pass the factory to `close_factory` when done.
     """
     if cmd is not None:
         try:
             argv = shlex.split(cmd)
         except ValueError as error:  # unbalanced quotes, a lone escape
-            raise TargetError(f"--cmd {cmd!r} cannot be split into words: {error}") from None
+            raise TargetError(
+                f"{options.cmd} {cmd!r} cannot be split into words: {error}"
+            ) from None
         if not argv:
-            raise TargetError("--cmd is empty")
+            raise TargetError(f"{options.cmd} is empty")
         return SharedProcess(argv), {"cmd": cmd}
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise TargetError(f"--impl must be MODULE:FACTORY, got {spec!r}")
+        raise TargetError(f"{options.impl} must be MODULE:FACTORY, got {spec!r}")
     if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
-        raise TargetError(_path_given(module_name, attribute))
+        raise TargetError(_path_given(module_name, attribute, options))
     # Find the user's module the way `python -m` would: the current directory first.
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -321,14 +339,15 @@ def resolve_target(impl: str | None, cmd: str | None) -> tuple[TargetFactory, di
     return factory, {"impl": spec}
 
 
-def _path_given(module_name: str, attribute: str) -> str:
+def _path_given(module_name: str, attribute: str, options: TargetOptions) -> str:
     """What to pass instead of a file path as `--impl`'s MODULE: a path is not importable (it
     failed with "the 'package' argument is required to perform a relative import")."""
     path = Path(module_name)
     folder, name = str(path.parent), path.name.removesuffix(".py")
     return (
-        f"--impl takes a module name, not a file path ({module_name}): run loopspec in "
-        f"{folder} with --impl {name}:{attribute}, or put {folder} on PYTHONPATH"
+        f"{options.impl} takes a module name, not a file path ({module_name}): run "
+        f"{options.runner} in {folder} with {options.impl} {name}:{attribute}, or put {folder} "
+        "on PYTHONPATH"
     )
 
 

@@ -21,6 +21,7 @@ from loopspec.properties.cli.conform import (
     with_saved_program,
 )
 from loopspec.properties.conformance.run import (
+    PYTEST_OPTIONS,
     TargetError,
     close_factory,
     resolve_target,
@@ -37,7 +38,9 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     unusable: TargetError | None = None
     try:
         factory, target = resolve_target(
-            request.config.getoption("--loopspec-impl"), request.config.getoption("--loopspec-cmd")
+            request.config.getoption("--loopspec-impl"),
+            request.config.getoption("--loopspec-cmd"),
+            PYTEST_OPTIONS,
         )
     except TargetError as error:
         unusable = error
