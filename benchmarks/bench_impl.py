@@ -7,7 +7,10 @@ Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
    exactly the same bytes in the same units (one `write`, plus `fdatasync` when on, per unit);
    and, as the ceiling any writer using the standard library's JSON encoder can reach, the
    same bare append against encoding those events' wire objects alone (no validation, no
-   event-to-wire mapping, no write);
+   event-to-wire mapping, no write); and, as the ceiling of `impl`'s own writer, the same bare
+   append against writing those events' lines alone from their fields (`open_event_line`, the
+   generated writers with their checks and the UTF-8 encoding, no log bookkeeping, no framing,
+   no write): a commit costs at least that;
 2. the cost per tool call of a whole loop round (reply, call, result) with and without a
    PreToolUse hook rewriting the call (the rewrite transaction), fsync off; each run starts a
    new session in a fresh log file, so no run resumes (and re-reads) an earlier run's log.
@@ -39,6 +42,7 @@ from functools import partial
 from pathlib import Path
 
 from loopspec.impl.clock import FixedClock
+from loopspec.impl.event_lines import open_event_line
 from loopspec.impl.framing import encode_event
 from loopspec.impl.log_reader import read_log
 from loopspec.impl.log_writer import SYNCED, WRITTEN, Durability
@@ -182,6 +186,15 @@ def encode_only(wires: Sequence[Sequence[Mapping[str, object]]]) -> float:
     return time.process_time() - started
 
 
+def lines_only(units: Sequence[Sequence[Event]]) -> float:
+    """CPU seconds to write every event's line from its fields, as `impl`'s log does on `add`."""
+    started = time.process_time()
+    for unit in units:
+        for event in unit:
+            open_event_line(event)
+    return time.process_time() - started
+
+
 # ---------------------------------------------------------------------------------------------
 # Instructions, counted by callgrind in a fresh interpreter per run.
 
@@ -293,6 +306,15 @@ def main() -> None:
         print(
             f"{'json encoding alone':24}{events / encoding:12.0f}{events / bare:12.0f}"
             f"{bare / encoding:12.3f}   (the ceiling for a stdlib-json writer)"
+        )
+        lines, bare = best_of_interleaved(
+            args.repeats,
+            partial(lines_only, units),
+            partial(append_bare, chunks, sync=False, path=bare_path),
+        )
+        print(
+            f"{'lines alone':24}{events / lines:12.0f}{events / bare:12.0f}"
+            f"{bare / lines:12.3f}   (the ceiling for impl's writer)"
         )
         calls = args.turns * CALLS_PER_REPLY
         plain, rewritten, asked = best_of_interleaved(

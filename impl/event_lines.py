@@ -110,9 +110,10 @@ def _object(value: FrozenMap) -> str:
     for key, item in items.items():
         if type(key) is not str:
             _not_plain()
-        # Strings inline: most payload values are.
-        parts.append(_string(key) + ":" + (_string(item) if type(item) is str else _value(item)))
-    return "{" + ",".join(parts) + "}"
+        # Strings inline: most payload values are. Each member is one f-string (one join),
+        # not two concatenations.
+        parts.append(f"{_string(key)}:{_string(item) if type(item) is str else _value(item)}")
+    return f"{{{','.join(parts)}}}"
 
 
 def _tail(extra: object, known: frozenset[str]) -> str:
