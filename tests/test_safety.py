@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -20,9 +21,13 @@ from loopspec.impl.clock import SystemClock
 from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_writer import SYNCED
 from loopspec.impl.opening import SessionInfo, open_log
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.model.state import LoopState
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.process_target import STDERR_TAIL
+from loopspec.properties.conformance.target import ModelTarget, Observation
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION = ROOT / "tests" / "regressions" / "dsh-duplicate-call-ids.json"
@@ -464,6 +469,49 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     assert what == err.splitlines()[0].removeprefix("loopspec: error: [PROTO-1] ").split("; at")[0]
     assert "Traceback" not in err
     assert "Flaky" not in err
+
+
+class KeepsTheLastSessionAtReset(ModelTarget):
+    """The model, except that `reset` resumes the session the last program left (the usual
+    slip in a process target: one long-lived loop whose reset forgets to clear its state)."""
+
+    left: ClassVar[LoopState | None] = None
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        capabilities = super().reset(config)
+        if KeepsTheLastSessionAtReset.left is not None:
+            self.state = KeepsTheLastSessionAtReset.left
+        return capabilities
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        KeepsTheLastSessionAtReset.left = self.state
+        return observed
+
+
+def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: a target whose reset keeps the last session diverges, then answers the same
+    program otherwise when conform reruns it to shrink: exit 2 and one line naming the first
+    divergence and what a target must do (it was a traceback: Hypothesis's FlakyFailure group),
+    and no case, which rerun alone would pass."""
+    monkeypatch.setattr(KeepsTheLastSessionAtReset, "left", None)
+    monkeypatch.chdir(tmp_path)
+    code = main(["conform", "--impl", f"{__name__}:KeepsTheLastSessionAtReset", "--examples", "20"])
+    err = capsys.readouterr().err
+    assert code == 2
+    (line,) = err.splitlines()
+    assert line.startswith(
+        "loopspec: error: [PROTO-1] the target answered a program differently when it ran "
+        "again (conform reruns a diverging program to confirm and shrink it); the first run "
+        "found ["
+    )
+    assert line.endswith(
+        "`reset` starts an empty session, and nothing may carry over from an "
+        "earlier program or depend on time or chance"
+    )
+    assert not (tmp_path / "loopspec-cases").exists()
 
 
 def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(

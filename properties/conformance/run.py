@@ -486,11 +486,17 @@ def run_conformance(
         if breakage.first is not None:
             raise breakage.again() from None
         divergence, program, config = found.divergence, found.program, found.config
-    except Exception:
+    except Exception as error:
         # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
         if breakage.first is not None:
             raise breakage.again() from None
-        raise
+        # A divergence Hypothesis could not repeat: the model is deterministic, so the target
+        # answered one program two ways (most often a `reset` that keeps the last session).
+        # No case is saved: rerun alone, the program may well pass.
+        unrepeated = _divergence_in(error)
+        if unrepeated is None:
+            raise
+        raise TargetError(_unrepeatable(unrepeated)) from None
     finally:
         if show_progress and sys.stderr.isatty():
             print(file=sys.stderr)
@@ -513,6 +519,30 @@ def run_conformance(
         dict(SITUATION_HITS),
         counted["shrink"],
         conformance.PROGRAM_ENDS["abandoned"],
+    )
+
+
+def _divergence_in(error: BaseException) -> DivergenceFound | None:
+    """The divergence an exception carries, however Hypothesis wrapped it (a flaky failure is
+    an exception group holding the first run's error)."""
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, DivergenceFound):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            pending += current.exceptions
+        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
+    return None
+
+
+def _unrepeatable(found: DivergenceFound) -> str:
+    """Why a divergence that did not happen again is the target's fault, not a counterexample."""
+    return (
+        f"the target answered a program differently when it ran again (conform reruns a "
+        f"diverging program to confirm and shrink it); the first run found {found}; a target "
+        "must answer a program alike every time: `reset` starts an empty session, and nothing "
+        "may carry over from an earlier program or depend on time or chance"
     )
 
 
