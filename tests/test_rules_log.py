@@ -35,6 +35,7 @@ from loopspec.model.wire import (
     header_to_wire,
 )
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.conformance.run import spec_text
 
 DEMO = run(DEMO_CONFIG, DEMO_COMMANDS)
 
@@ -207,6 +208,20 @@ def test_LOG_2_sources_must_cite_earlier_events() -> None:
             break
     rules = {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)}
     assert "LOG-2" in rules
+
+
+def test_LOG_2_source_seqs_are_optional_and_the_rule_says_so() -> None:
+    """LOG-2: a user/message without sourceEventSeqs keeps the rule (the model writes none: a
+    prompt cites no event), an empty list breaks it; the rule's text says the member is optional
+    (it read as if every surface event carried a non-empty list, and an implementer writing a
+    user message from SPEC.md could not tell what it should cite)."""
+    assert not [o for o in wire(DEMO.log) if o["type"] != "tool/result" and "sourceEventSeqs" in o]
+    log = wire(DEMO.log)
+    prompt = next(o for o in log if o["type"] == "user/message")
+    assert check_facts(fact_from_wire(o) for o in log) == []
+    prompt["sourceEventSeqs"] = []
+    assert {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)} == {"LOG-2"}
+    assert "`sourceEventSeqs` (optional there" in spec_text("LOG-2")
 
 
 def test_LOG_6_result_block_must_match_its_source() -> None:
