@@ -21,6 +21,9 @@ can keep the caller's object. Anything else (a list or dict inside, a subclass, 
 cannot carry or only carries with a lost sign, an extra field that collides with a known one,
 an integer too long to print, text with a lone surrogate) makes it answer None, and the caller
 takes the reference path, which also names what JSON cannot carry.
+
+The log takes each line *open* (`open_event_line`, `OPEN_LINE_WRITERS`): without its closing
+brace, which the commit writes, after the unit marker when the unit holds several events.
 """
 
 from __future__ import annotations
