@@ -20,16 +20,42 @@ import attrs
 import pytest
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
-from loopspec.model.commands import Command, HookAnswers, ModelReplies, Pass, SubmitUser
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostPass,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import LoopConfig
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.jsonvalue import freeze
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
-from loopspec.properties.conformance.machine import RULES_BY_EVENT
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.machine import (
+    RULES_BY_EVENT,
+    conformance_machine,
+    needed_capabilities,
+)
 from loopspec.properties.conformance.run import (
     RunReport,
+    TargetError,
     TargetFactory,
     replay_case,
     rule_table,
@@ -407,6 +433,65 @@ def test_LOG_1_a_divergence_in_seqs_or_commits_alone_shows_them_in_the_diff(
     replay = replay_case(case.target, case.config, list(case.program))
     assert replay.divergence is not None
     assert shown in replay.divergence.diff().splitlines()
+
+
+def test_PROTO_1_replay_refuses_a_command_the_target_does_not_declare() -> None:
+    """PROTO-1: a case found on a loop with more capabilities (shared by a colleague) is refused
+    at the first command this target never declared, naming it and the capability (the command
+    was sent anyway, and the divergence it caused blamed a rule for a feature the loop lacks)."""
+    rewrite = HookAnswers(Allow(updated_input=freeze({"file_path": "b"})))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path": "a"}'),)),
+        rewrite,
+        HookAnswers(Pass()),
+    ]
+    assert replay_case(ModelTarget, CONFIGS[2], program).divergence is None
+    with pytest.raises(TargetError) as refused:
+        replay_case(lambda: OnlyConfig(frozenset({"pre-hooks"})), CONFIGS[2], program)
+    assert refused.value.message == (
+        "command #3 of the case (HookAnswers) needs the capability rewrite, which model does "
+        "not declare: conform never sends it such a command, so the case cannot be replayed on it"
+    )
+
+
+REPLAYED_KINDS: tuple[Command, ...] = (
+    SubmitUser("hi"),
+    ModelReplies((TextBlock("ok"),)),
+    ModelReplies((TextBlock("cut"),), "max-tokens"),
+    ModelReplies((TextBlock("stop"),), "cancelled"),
+    ModelFails("overloaded", "OVERLOADED"),
+    HookAnswers(Pass()),
+    HookAnswers(Deny("no")),
+    HookAnswers(Allow()),
+    HookAnswers(Allow(updated_input=freeze({"file_path": "b"}))),
+    HookAnswers(Ask(updated_input=freeze({"file_path": "b"}))),
+    ApprovalAnswers("allowed-once"),
+    ToolFinishes("c1", ToolSucceeded("ok")),
+    ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1}))),
+    ToolFinishes("c1", ToolFailed("no"), (PostPass(),)),
+    ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1})), (PostBlock("no"),)),
+    Abort(),
+    Crash(),
+    Recover(),
+)
+
+
+@pytest.mark.parametrize("idle", [True, False])
+def test_PROTO_1_replay_checks_a_case_against_what_conform_sends(idle: bool) -> None:
+    """PROTO-1: the capabilities replay requires of a command are those the conformance machine
+    requires before sending it (two statements of one table: see `needed_capabilities`), for
+    every kind of command, with each capability missing in turn."""
+    machine: Any = conformance_machine(ModelTarget)()  # its members are the class's own
+    machine.oracle.reset(CONFIGS[0])
+    if not idle:
+        machine.oracle.apply(SubmitUser("open a turn"))
+    everything = frozenset(CAPABILITIES)
+    for capabilities in (everything, frozenset(), *(everything - {c} for c in everything)):
+        machine.capabilities = capabilities
+        for command in REPLAYED_KINDS:
+            needed = needed_capabilities(command, idle=idle)
+            assert machine.supports(command) == (set(needed) <= capabilities), (command, needed)
 
 
 class AsksHooksLastFirst(ModelTarget):

@@ -478,6 +478,36 @@ def _count_coverage(
     SITUATION_HITS.update(created)
 
 
+def needed_capabilities(command: Command, *, idle: bool) -> tuple[str, ...]:
+    """The optional capabilities a target must declare to be sent `command`, sent while the
+    model is `idle` or not (SubmitUser during a turn needs queued-input): what `replay` checks
+    a case against.
+
+    The machine's `supports` states the same table in its own words and does not call this:
+    Hypothesis seeds a derandomized run from the machine's source, and the fixed batches other
+    tests rely on would change (tests/test_conform_report.py holds the two together).
+    """
+    needs: tuple[str, ...] = {
+        "Abort": ("abort",),
+        "Crash": ("crash-repair",),
+        "Recover": ("crash-repair",),
+        "ApprovalAnswers": ("approval",),
+        "HookAnswers": ("pre-hooks",),
+    }.get(command.NAME, ())
+    if isinstance(command, ModelReplies) and command.finish != "completed":
+        needs += ("max-tokens",)
+    if isinstance(command, SubmitUser) and not idle:
+        needs += ("queued-input",)
+    if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
+        needs += () if command.verdict.updated_input is None else ("rewrite",)
+    if isinstance(command, ToolFinishes):
+        outcome = command.outcome
+        if isinstance(outcome, ToolSucceeded) and outcome.meta is not None:
+            needs += ("result-meta",)
+        needs += ("post-hooks",) if command.post else ()
+    return needs
+
+
 def _fits(config: LoopConfig, capabilities: frozenset[str]) -> bool:
     has_pre = any(h.point == PRE_TOOL_USE for h in config.hooks)
     has_post = any(h.point == POST_TOOL_USE for h in config.hooks)

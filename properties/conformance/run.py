@@ -801,11 +801,22 @@ def replay_case(
     checker = ProfileChecker(profile) if profile is not None else None
     try:
         oracle.reset(config)
-        presenting = oracle.presenting = "presentation" in target.reset(config)
+        capabilities = target.reset(config)
+        presenting = oracle.presenting = "presentation" in capabilities
         history: list[dict[str, Any]] = []
         monitor = LogMonitor()
         for index, command in enumerate(commands):
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
+            # A case found on a loop with more capabilities (a colleague's): conform would never
+            # send this command here, and its divergence would blame a rule for a missing feature.
+            needed = conformance.needed_capabilities(command, idle=phase == "Idle")
+            lacking = [capability for capability in needed if capability not in capabilities]
+            if lacking:
+                raise TargetError(
+                    f"command #{index + 1} of the case ({command.NAME}) needs the capability "
+                    f"{', '.join(lacking)}, which {target.name} does not declare: conform never "
+                    "sends it such a command, so the case cannot be replayed on it"
+                )
             expected, actual = oracle.apply(command), target.apply(command)
             if not presenting:  # what a target does not declare is not compared
                 actual = attrs.evolve(actual, presented=None)
