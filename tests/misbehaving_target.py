@@ -4,7 +4,8 @@ It relays every message to the JavaScript loop (`examples/js-loop/main.mjs`) and
 back, until the Nth command; then, by MODE: `die` exits, `garbage` answers with a line that is
 not JSON, `deep` answers with JSON nested 100,000 deep, `hang` stops answering, `flood` writes
 an endless line, `detach` leaves a `setsid` child holding stdout and exits (its pid in
-$MISBEHAVING_PIDFILE when set). Used by tests/test_safety.py (SAFE-3, SAFE-5).
+$MISBEHAVING_PIDFILE when set); `nobye` answers every message but `shutdown`, where it exits
+without `bye` (give it an N no program reaches). Used by tests/test_safety.py (SAFE-3, SAFE-5).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def main() -> None:
     assert loop.stdout is not None
     commands = 0
     for line in sys.stdin:
+        if mode == "nobye" and json.loads(line).get("type") == "shutdown":
+            sys.exit(0)  # the run is over: leave without answering `bye`
         if json.loads(line).get("type") == "command":
             commands += 1
             if commands >= breaking_at:

@@ -514,6 +514,21 @@ def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(
     assert not (tmp_path / "loopspec-cases").exists()
 
 
+def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SAFE-5: a target that answers every program and then exits at `shutdown` without `bye`
+    ends the run with exit 2 naming that, after the report of the run it finished (the report,
+    minutes of work, was lost to the last message)."""
+    code = main(["conform", "--cmd", _misbehaving("nobye", 10**6), "--examples", "3"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert ": CONFORMANT" in out.splitlines()[0]
+    first = err.splitlines()[0]
+    assert first.startswith("loopspec: error: [PROTO-1] after the run reported above: ")
+    assert first.endswith("the process ended its output instead of answering shutdown")
+
+
 def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from loopspec.model.commands import Command
+from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
@@ -315,6 +316,7 @@ def run_conform(args: argparse.Namespace) -> int:
         return 2
     keep_hypothesis_out_of_the_working_folder()
     factory, target = resolve_target(args.impl, args.cmd)
+    unclosed: LoopSpecError | None = None
     try:
         if args.exhaustive is not None:
             found = _run_exhaustive(factory, args.exhaustive, args.format)
@@ -331,7 +333,12 @@ def run_conform(args: argparse.Namespace) -> int:
     except TargetError as broke:
         raise with_saved_program(broke, case_folder, target, args.profile) from None
     finally:
-        close_factory(factory)
+        # A target that fails only at shutdown (exits without `bye`) still gets the report of
+        # the run it finished, then the error and exit 2; it lost the whole report before.
+        try:
+            close_factory(factory)
+        except LoopSpecError as error:  # a shared process's wrong answer to shutdown
+            unclosed = error
     case_path = None
     unsaved = None
     if report.divergence is not None:
@@ -345,6 +352,10 @@ def run_conform(args: argparse.Namespace) -> int:
         _text_report(report, case_path, target)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
+    if unclosed is not None:
+        said = f"[{unclosed.rule_id}] after the run reported above: {unclosed.message}"
+        print(f"loopspec: error: {said}", file=sys.stderr)
+        return 2
     return 0 if report.conformant else 1
 
 
