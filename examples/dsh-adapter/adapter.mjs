@@ -65,6 +65,8 @@ export class Adapter {
     /** incarnations that ended (reset, crash) and are disposed on the next reset */
     this.retired = []
     this.storeDir = undefined
+    /** teardowns of earlier sessions still running (see `reset`) */
+    this.teardowns = new Set()
     this.sessionCount = 0
     /** how many log events have been reported; the next answer starts there */
     this.reported = 0
@@ -75,7 +77,10 @@ export class Adapter {
   }
 
   async reset(config) {
-    await this.close()
+    // The last session is torn down while the next one boots and runs: its teardown waits on
+    // dsh's timers (and nothing of it is read again), so waiting for it here would only add its
+    // time to every reset. `close` waits for every teardown still running.
+    this.retire()
     this.config = config
     this.storeDir = await mkdtemp(join(tmpdir(), 'loopspec-dsh-'))
     this.sessionCount += 1
@@ -98,13 +103,27 @@ export class Adapter {
     })
   }
 
-  async close() {
+  /** Start tearing down every incarnation of the current session and its storage. */
+  retire() {
     const runtimes = [...this.retired, ...(this.runtime === undefined ? [] : [this.runtime])]
+    const storeDir = this.storeDir
     this.retired = []
     this.runtime = undefined
-    await Promise.all(runtimes.map((runtime) => runtime.dispose()))
-    if (this.storeDir !== undefined) await rm(this.storeDir, { recursive: true, force: true })
     this.storeDir = undefined
+    const teardown = Promise.all(runtimes.map((runtime) => runtime.dispose())).then(() =>
+      storeDir === undefined ? undefined : rm(storeDir, { recursive: true, force: true }),
+    )
+    this.teardowns.add(teardown)
+    teardown
+      .catch((error) => {
+        process.stderr.write(`[dsh-adapter] teardown failed: ${error?.stack ?? error}\n`)
+      })
+      .finally(() => this.teardowns.delete(teardown))
+  }
+
+  async close() {
+    this.retire()
+    await Promise.allSettled([...this.teardowns])
   }
 
   /** Apply one command; resolves to {events, commits, executed} or rejects with a Refusal. */

@@ -146,9 +146,23 @@ class Profile:
 
     def needed(self, pair: Pair, commands: Sequence[Json], keys: frozenset[str]) -> frozenset[str]:
         """Which of `keys` the pair really shows: erasing all but that one leaves a difference."""
-        shown = set()
-        for key in keys:
-            model, target = self.erased(pair, commands, keys - {key})
+        chosen = [d for d in self.divergences if d.key in keys]
+        # steps[i]: the pair with chosen[:i] erased; steps[-1] is `self.erased(pair, ..., keys)`.
+        steps = [pair]
+        for divergence in chosen:
+            steps.append(divergence.erase(steps[-1], commands))
+        differs_with_all = steps[-1][0] != steps[-1][1]
+        # A key the profile lacks, or whose eraser changes nothing where it runs, is skipped
+        # without changing any later eraser's input: leaving it out erases the same as `keys`.
+        shown = {key for key in keys - self.keys if differs_with_all}
+        for index, divergence in enumerate(chosen):
+            if steps[index + 1] == steps[index]:
+                if differs_with_all:
+                    shown.add(divergence.key)
+                continue
+            model, target = steps[index]
+            for later in chosen[index + 1 :]:
+                model, target = later.erase((model, target), commands)
             if model != target:
-                shown.add(key)
+                shown.add(divergence.key)
         return frozenset(shown)

@@ -1,0 +1,124 @@
+"""ProcessTarget's quick schema check of an answer gives the full schema's verdict.
+
+`process_target._surely_valid` checks an answer's events by their own type's branch of the event
+schema, and remembers events found valid by their JSON without seq and time. It may say "maybe
+not" (the full schema then decides and explains), but it must never pass an answer the full
+schema fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from loopspec.properties.conformance import process_target
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.target import ModelTarget
+
+CONFIG = {
+    "tools": [
+        {"name": "read", "concurrencySafe": True, "requiredKeys": ["key"]},
+        {"name": "write", "concurrencySafe": False, "requiredKeys": []},
+    ],
+    "hooks": [],
+    "maxParallel": 4,
+    "provider": "scripted",
+    "model": "scripted-model",
+    "epochMs": 1_700_000_000_000,
+}
+CALLS = [
+    {"type": "text", "text": "let me look"},
+    {"type": "tool-call", "id": "c1", "name": "read", "arguments": '{"key":"a"}'},
+    {"type": "tool-call", "id": "c2", "name": "write", "arguments": "{}"},
+]
+PROGRAM = [
+    {"kind": "SubmitUser", "text": "hi"},
+    {"kind": "ModelReplies", "finish": "completed", "blocks": CALLS},
+    {
+        "kind": "ToolFinishes",
+        "callId": "c1",
+        "outcome": {"ok": True, "text": "A", "contexts": ["from c1"]},
+        "post": [],
+    },
+    {
+        "kind": "ToolFinishes",
+        "callId": "c2",
+        "outcome": {"ok": False, "message": "boom", "errorName": "ToolError", "code": "E"},
+        "post": [],
+    },
+    {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "text", "text": "ok"}]},
+]
+WRONG_VALUES: tuple[object, ...] = (None, -1, "", 1.5, [], {}, True, "x")
+
+
+def _answers() -> list[dict[str, Any]]:
+    """The model's answers to PROGRAM, as a process would send them."""
+    model = ModelTarget()
+    model.reset(config_from_json(CONFIG))
+    answers = []
+    for seq, command in enumerate(PROGRAM):
+        observation = model.apply(command_from_json(command))
+        assert observation.accepted
+        answers.append(
+            {
+                "type": "observed",
+                "seq": seq,
+                "accepted": True,
+                "events": [dict(event) for event in observation.events],
+                "commits": list(observation.commits),
+                "executed": [{"callId": c, "arguments": a} for c, a in observation.executed],
+            }
+        )
+    parsed: list[dict[str, Any]] = json.loads(json.dumps(answers))  # as read from a line
+    return parsed
+
+
+def _paths(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*path, index))
+
+
+def _fully_valid(answer: object) -> bool:
+    return bool(process_target._VALIDATOR.is_valid(answer))
+
+
+def test_PROTO_1_the_quick_answer_check_passes_what_the_schema_passes() -> None:
+    """Valid answers take the quick path (twice: the second time from remembered events)."""
+    answers = _answers()
+    assert sum(len(answer["events"]) for answer in answers) >= 10
+    for answer in answers:
+        assert _fully_valid(answer)
+        assert process_target._surely_valid(answer)
+        assert process_target._surely_valid(answer)
+
+
+def test_PROTO_1_the_quick_answer_check_never_passes_what_the_schema_fails() -> None:
+    """Answers broken at random places (a wrong value, a missing field), each checked after its
+    valid original was remembered: the quick check passes none the full schema fails."""
+    rng = random.Random(15)
+    failed_by_schema = 0
+    for answer in _answers():
+        assert process_target._surely_valid(answer)
+        paths = list(_paths(answer))[1:]
+        for _ in range(30):
+            broken = copy.deepcopy(answer)
+            *parents, last = rng.choice(paths)
+            holder: Any = broken
+            for step in parents:
+                holder = holder[step]
+            if isinstance(holder, dict) and rng.random() < 0.25:
+                del holder[last]
+            else:
+                holder[last] = rng.choice(WRONG_VALUES)
+            if not _fully_valid(broken):
+                failed_by_schema += 1
+                assert not process_target._surely_valid(broken), (parents, last)
+    assert failed_by_schema >= 50  # the mutations do break answers
