@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,9 @@ settings.load_profile("users-ci")
 """
 
 
-def _pytest(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
+def _pytest(
+    tmp_path: Path, target: str, option: str = "--loopspec-impl"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     (tmp_path / "conftest.py").write_text(USER_CONFTEST, encoding="utf-8")
     return subprocess.run(
@@ -35,7 +38,7 @@ def _pytest(tmp_path: Path, target: str) -> subprocess.CompletedProcess[str]:
             "no:cacheprovider",
             "-q",
             "-x",
-            f"--loopspec-impl={target}",
+            f"{option}={target}",
         ],
         cwd=tmp_path,
         env=env,
@@ -111,6 +114,19 @@ def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
     done = _pytest(tmp_path, target)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"loopspec: error: [PROTO-1] {says}" in done.stdout, done.stdout
+
+
+def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
+    """SAFE-5: a --loopspec-cmd process that conforms and then exits at shutdown without `bye`
+    fails the suite with one line saying so (it failed with a traceback through loopspec's
+    process target)."""
+    misbehaving = f"{shlex.quote(sys.executable)} {TESTS / 'misbehaving_target.py'} nobye 1000000"
+    done = _pytest(tmp_path, misbehaving, "--loopspec-cmd")
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = "loopspec: error: [PROTO-1] after a conforming run: "
+    assert said in done.stdout, done.stdout
+    assert "instead of answering shutdown" in done.stdout
+    assert "process_target.py" not in done.stdout
 
 
 class _Options:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.conform import (
     counterexample_lines,
     counts_line,
@@ -47,7 +48,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     if unusable is not None:
         pytest.fail(f"loopspec: error: {unusable}", pytrace=False)
     profile = settings()
-    broken: TargetError | None = None
+    broken: LoopSpecError | None = None
+    unclosed: LoopSpecError | None = None
     try:
         report = run_conformance(
             factory,
@@ -59,10 +61,16 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     except TargetError as broke:
         broken = with_saved_program(broke, folder, target, None)
     finally:
-        close_factory(factory)
+        try:
+            close_factory(factory)
+        except LoopSpecError as error:  # a shared process's wrong answer to shutdown
+            unclosed = error
     if broken is not None:
         pytest.fail(f"loopspec: error: {broken}", pytrace=False)
     if report.divergence is None:
+        if unclosed is not None:  # the run itself conformed: say what failed after it
+            said = f"[{unclosed.rule_id}] after a conforming run: {unclosed.message}"
+            pytest.fail(f"loopspec: error: {said}", pytrace=False)
         return
     case_path = save_case(report, folder, target)
     lines = [
