@@ -26,8 +26,10 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
+from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.process_target import STDERR_TAIL
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION = ROOT / "tests" / "regressions" / "dsh-duplicate-call-ids.json"
@@ -515,7 +517,7 @@ def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(
 
 
 def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
-    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """SAFE-5: a target that answers every program and then exits at `shutdown` without `bye`
     ends the run with exit 2 naming that, after the report of the run it finished (the report,
@@ -527,6 +529,21 @@ def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     first = err.splitlines()[0]
     assert first.startswith("loopspec: error: [PROTO-1] after the run reported above: ")
     assert first.endswith("the process ended its output instead of answering shutdown")
+    # replay too: its verdict first, then the same line
+    case = tmp_path / "case.json"
+    document = {
+        "loopspec": "case",
+        "version": 1,
+        "target": {},
+        "config": config_to_json(CONFIGS[0]),
+        "commands": [{"kind": "SubmitUser", "text": "hi"}],
+    }
+    case.write_text(json.dumps(document), encoding="utf-8")
+    code = main(["replay", str(case), "--cmd", _misbehaving("nobye", 10**6)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert f"{case}: 1 commands replayed, no divergence" in out
+    assert err.splitlines()[0] == first
 
 
 def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(

@@ -23,8 +23,11 @@ from loopspec.properties.conformance.command_codec import command_to_json, confi
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
     CASE_VERSION,
+    Case,
+    Replay,
     RunReport,
     TargetError,
+    TargetFactory,
     case_document,
     close_factory,
     known_table,
@@ -37,7 +40,7 @@ from loopspec.properties.conformance.run import (
     spec_text,
 )
 from loopspec.properties.conformance.target import ConformanceTarget
-from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles import PROFILES, Profile
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -335,10 +338,7 @@ def run_conform(args: argparse.Namespace) -> int:
     finally:
         # A target that fails only at shutdown (exits without `bye`) still gets the report of
         # the run it finished, then the error and exit 2; it lost the whole report before.
-        try:
-            close_factory(factory)
-        except LoopSpecError as error:  # a shared process's wrong answer to shutdown
-            unclosed = error
+        unclosed = _closing_error(factory)
     case_path = None
     unsaved = None
     if report.divergence is not None:
@@ -353,10 +353,23 @@ def run_conform(args: argparse.Namespace) -> int:
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     if unclosed is not None:
-        said = f"[{unclosed.rule_id}] after the run reported above: {unclosed.message}"
-        print(f"loopspec: error: {said}", file=sys.stderr)
+        _print_unclosed(unclosed)
         return 2
     return 0 if report.conformant else 1
+
+
+def _closing_error(factory: TargetFactory) -> LoopSpecError | None:
+    """End the target; the error of a shared process that failed at shutdown (no `bye`)."""
+    try:
+        close_factory(factory)
+    except LoopSpecError as error:
+        return error
+    return None
+
+
+def _print_unclosed(error: LoopSpecError) -> None:
+    said = f"[{error.rule_id}] after the run reported above: {error.message}"
+    print(f"loopspec: error: {said}", file=sys.stderr)
 
 
 def with_saved_program(
@@ -469,10 +482,22 @@ def run_replay(args: argparse.Namespace) -> int:
     replayed = target.get("cmd") or target.get("impl") or ""
     print(f"{args.case}: replaying against {_shown(replayed)}")
     print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
+    unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     finally:
-        close_factory(factory)
+        unclosed = _closing_error(factory)
+    verdict = _replay_report(args, case, profile, replay)
+    if unclosed is not None:
+        _print_unclosed(unclosed)
+        return 2
+    return verdict
+
+
+def _replay_report(
+    args: argparse.Namespace, case: Case, profile: Profile | None, replay: Replay
+) -> int:
+    """Print what the replay found; its exit status."""
     recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
     if replay.divergence is None:
         # Without --impl or --cmd the bundled implementation ran: a bare "no divergence" read
