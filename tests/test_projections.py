@@ -209,8 +209,7 @@ def openai_responses_accepts_wellformed_history(history: History) -> None:
     assert openai_responses_problems(to_openai_responses_input(history)) == []
 
 
-@given(histories_with_calls, st.data())
-def test_HIST_2_result_order_within_a_step_is_not_a_provider_rule(
+def result_order_within_a_step_is_not_a_provider_rule(
     history: History, data: st.DataObject
 ) -> None:
     """HIST-2: providers pair by id, so swapping two results of one step is still accepted.
@@ -290,12 +289,10 @@ def projections_keep_results_in_model_order(history: History) -> None:
     assert chat == responses == [r.call_id for r in results]
 
 
-@given(histories_with_calls, st.data(), arguments)
-def test_HIST_3_rewritten_input_reaches_every_provider(
-    history: History, data: st.DataObject, new_arguments: str
-) -> None:
+def rewritten_input_reaches_every_provider(history: History, data: st.DataObject) -> None:
     """HIST-3: a rewrite written into the history's call block is what each provider receives,
     and the edited request is still accepted (providers pair by id only)."""
+    new_arguments = data.draw(arguments, label="new arguments")
     target = data.draw(st.sampled_from(_calls(history)))
     rewritten = tuple(_rewrite_call(m, target.id, new_arguments) for m in history)
     assert _all_problems(rewritten) == {"anthropic": [], "chat": [], "responses": []}
@@ -341,29 +338,29 @@ def signed_thinking_is_replayed_verbatim_and_in_place(history: History) -> None:
 # Drawing a history is most of each check's cost (about 1.2 s of 1.3 s per 60 histories), so
 # every check of one well-formed history runs on the same draw: each still sees as many
 # histories as when it was a test of its own.
-@given(histories())
+@given(histories(), st.data())
 def test_HIST_2_HIST_3_every_projection_of_a_wellformed_history_is_accepted_and_faithful(
-    history: History,
+    history: History, data: st.DataObject
 ) -> None:
     """HIST-2, HIST-3: each provider accepts the projection of a loop-shaped history, and each
-    projection carries its calls, results and signed reasoning as the history holds them."""
+    projection carries its calls, results and signed reasoning as the history holds them; a
+    result answering no call, added to it, is rejected."""
     anthropic_accepts_wellformed_history(history)
     openai_chat_accepts_wellformed_history(history)
     openai_responses_accepts_wellformed_history(history)
     projections_preserve_call_ids_names_and_arguments(history)
     projections_keep_results_in_model_order(history)
     signed_thinking_is_replayed_verbatim_and_in_place(history)
+    orphan_result_is_reported(history, data)
 
 
 # ---------------------------------------------------------------------------------------------
 # HIST-2 negative controls: one broken pairing rule, reported by every validator it concerns
 
 
-@given(histories_with_calls, st.data(), st.text(min_size=1, max_size=8))
-def test_HIST_2_context_between_call_and_result_is_reported(
-    history: History, data: st.DataObject, text: str
-) -> None:
+def context_between_call_and_result_is_reported(history: History, data: st.DataObject) -> None:
     """HIST-2: a context message between a call and its result breaks every provider."""
+    text = data.draw(st.text(min_size=1, max_size=8), label="context text")
     i = data.draw(st.sampled_from(_result_positions(history)))
     broken = (*history[:i], _user(Ids(), f"context {text}", context=True), *history[i:])
     problems = _all_problems(broken)
@@ -372,8 +369,7 @@ def test_HIST_2_context_between_call_and_result_is_reported(
     assert any("stricter reading" in p for p in problems["responses"]), problems
 
 
-@given(histories_with_calls, st.data())
-def test_HIST_2_missing_result_is_reported(history: History, data: st.DataObject) -> None:
+def missing_result_is_reported(history: History, data: st.DataObject) -> None:
     """HIST-2: a call with no result is rejected by every provider."""
     i = data.draw(st.sampled_from(_result_positions(history)))
     broken = history[:i] + history[i + 1 :]
@@ -383,8 +379,7 @@ def test_HIST_2_missing_result_is_reported(history: History, data: st.DataObject
     assert any("No tool output found" in p for p in problems["responses"]), problems
 
 
-@given(histories_with_calls, st.data())
-def test_HIST_2_result_before_its_call_is_reported(history: History, data: st.DataObject) -> None:
+def result_before_its_call_is_reported(history: History, data: st.DataObject) -> None:
     """HIST-2: a result moved in front of its call is out of order for every provider."""
     i = data.draw(st.sampled_from(_result_positions(history)))
     moved = history[i]
@@ -398,10 +393,7 @@ def test_HIST_2_result_before_its_call_is_reported(history: History, data: st.Da
     assert any("No tool call found" in p for p in problems["responses"]), problems
 
 
-@given(histories_with_calls, st.data())
-def test_HIST_2_result_after_a_later_user_message_is_reported(
-    history: History, data: st.DataObject
-) -> None:
+def result_after_a_later_user_message_is_reported(history: History, data: st.DataObject) -> None:
     """HIST-2: a result delivered after a later user message misses its slot.
 
     (A user message, because every projection keeps one: Responses has no boundary between two
@@ -424,8 +416,7 @@ def test_HIST_2_result_after_a_later_user_message_is_reported(
     assert any("stricter reading" in p for p in problems["responses"]), problems
 
 
-@given(histories(), st.data())
-def test_HIST_2_orphan_result_is_reported(history: History, data: st.DataObject) -> None:
+def orphan_result_is_reported(history: History, data: st.DataObject) -> None:
     """HIST-2: a result answering no call is rejected by every provider."""
     i = data.draw(st.integers(1, len(history)))
     orphan = _result(Ids(), "call_orphan", "late", False)
@@ -465,3 +456,21 @@ def _rewrite_call(message: Message, call_id: str, new_arguments: str) -> Message
         for b in message.content
     )
     return attrs.evolve(message, content=content)
+
+
+# As above: one drawn history with calls serves every edit of it, each edit drawing its own
+# position (and texts) from `data`, as its own test did.
+@given(histories_with_calls, st.data())
+def test_HIST_2_HIST_3_every_edit_of_a_history_with_calls_is_judged_as_providers_would(
+    history: History, data: st.DataObject
+) -> None:
+    """HIST-2, HIST-3: edits providers accept (two results of a step swapped, a call's input
+    rewritten) are accepted, and each edit that breaks pairing (a context message between call
+    and result, a result missing, moved before its call or after a later user message) is
+    reported by every provider."""
+    result_order_within_a_step_is_not_a_provider_rule(history, data)
+    rewritten_input_reaches_every_provider(history, data)
+    context_between_call_and_result_is_reported(history, data)
+    missing_result_is_reported(history, data)
+    result_before_its_call_is_reported(history, data)
+    result_after_a_later_user_message_is_reported(history, data)
