@@ -16,6 +16,7 @@ from view_strategies import (
     result_metas,
     result_views,
     session_cwds,
+    terminal_result_views,
     tool_calls,
 )
 
@@ -304,7 +305,7 @@ def test_ACP_2_incapable_client_gets_the_fenced_console_fallback() -> None:
     assert update["content"] == [{"type": "content", "content": {"type": "text", "text": fenced}}]
 
 
-@given(result_views.filter(lambda v: isinstance(v, TerminalResultView)), st.booleans())
+@given(terminal_result_views, st.booleans())
 def test_ACP_2_terminal_results_split_cleanly_by_capability(
     view: ToolResultView, capable: bool
 ) -> None:
