@@ -489,6 +489,13 @@ def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> Non
         assert replay_case(changed(_same), case.config, list(case.program)).divergence is None
 
 
+# A difference that breaks a second rule where a random program can show that one first. A gate
+# that starts every call also asks a later call's approval while an earlier exclusive call runs,
+# which SCHED-2 states ("asked only when the waiting call could start under SCHED-1"); a program
+# with no approval shows SCHED-1.
+ALSO_BROKEN = {"unsafe tools run in parallel, no hooks": frozenset({"SCHED-2"})}
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.parametrize("case", FIRST_USER, ids=[c.name for c in FIRST_USER])
@@ -500,7 +507,8 @@ def test_MODEL_1_random_programs_blame_the_rule_each_difference_breaks(case: Cas
         case.target, examples=300, seed_value=None, show_progress=False, shrink=False
     )
     assert report.divergence is not None
-    assert report.divergence.rule_id == case.broken, report.divergence.what
+    blamed = {case.broken} | ALSO_BROKEN.get(case.name, frozenset())
+    assert report.divergence.rule_id in blamed, report.divergence.what
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -455,43 +455,56 @@ def test_PROTO_1_replay_refuses_a_command_the_target_does_not_declare() -> None:
     )
 
 
-REPLAYED_KINDS: tuple[Command, ...] = (
-    SubmitUser("hi"),
-    ModelReplies((TextBlock("ok"),)),
-    ModelReplies((TextBlock("cut"),), "max-tokens"),
-    ModelReplies((TextBlock("stop"),), "cancelled"),
-    ModelFails("overloaded", "OVERLOADED"),
-    HookAnswers(Pass()),
-    HookAnswers(Deny("no")),
-    HookAnswers(Allow()),
-    HookAnswers(Allow(updated_input=freeze({"file_path": "b"}))),
-    HookAnswers(Ask(updated_input=freeze({"file_path": "b"}))),
-    ApprovalAnswers("allowed-once"),
-    ToolFinishes("c1", ToolSucceeded("ok")),
-    ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1}))),
-    ToolFinishes("c1", ToolFailed("no"), (PostPass(),)),
-    ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1})), (PostBlock("no"),)),
-    Abort(),
-    Crash(),
-    Recover(),
+# Every kind of command, with the optional capabilities a target must declare to be sent it
+# (while a turn is open: a SubmitUser then also needs queued-input).
+NEEDS_BY_COMMAND: tuple[tuple[Command, tuple[str, ...]], ...] = (
+    (SubmitUser("hi"), ()),
+    (ModelReplies((TextBlock("ok"),)), ()),
+    (ModelReplies((TextBlock("cut"),), "max-tokens"), ("max-tokens",)),
+    (ModelReplies((TextBlock("stop"),), "cancelled"), ("max-tokens",)),
+    (ModelFails("overloaded", "OVERLOADED"), ()),
+    (HookAnswers(Pass()), ("pre-hooks",)),
+    (HookAnswers(Deny("no")), ("pre-hooks",)),
+    (HookAnswers(Allow()), ("pre-hooks",)),
+    (HookAnswers(Allow(updated_input=freeze({"file_path": "b"}))), ("pre-hooks", "rewrite")),
+    (HookAnswers(Ask()), ("pre-hooks", "approval")),
+    (
+        HookAnswers(Ask(updated_input=freeze({"file_path": "b"}))),
+        ("pre-hooks", "rewrite", "approval"),
+    ),
+    (ApprovalAnswers("allowed-once"), ("approval",)),
+    (ToolFinishes("c1", ToolSucceeded("ok")), ()),
+    (ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1}))), ("result-meta",)),
+    (ToolFinishes("c1", ToolFailed("no"), (PostPass(),)), ("post-hooks",)),
+    (
+        ToolFinishes("c1", ToolSucceeded("ok", meta=freeze({"k": 1})), (PostBlock("no"),)),
+        ("result-meta", "post-hooks"),
+    ),
+    (Abort(), ("abort",)),
+    (Crash(), ("crash-repair",)),
+    (Recover(), ("crash-repair",)),
 )
 
 
 @pytest.mark.parametrize("idle", [True, False])
-def test_PROTO_1_replay_checks_a_case_against_what_conform_sends(idle: bool) -> None:
-    """PROTO-1: the capabilities replay requires of a command are those the conformance machine
-    requires before sending it (two statements of one table: see `needed_capabilities`), for
-    every kind of command, with each capability missing in turn."""
+def test_PROTO_1_conform_sends_a_command_only_to_a_target_that_declared_what_it_needs(
+    idle: bool,
+) -> None:
+    """PROTO-1: the capabilities the conformance machine requires before sending a command
+    (what `replay` checks a case against too), for every kind of command, with each capability
+    missing in turn. An ask needs `approval`: a loop that cannot ask would be blamed on DEC-2."""
     machine: Any = conformance_machine(ModelTarget)()  # its members are the class's own
     machine.oracle.reset(CONFIGS[0])
     if not idle:
         machine.oracle.apply(SubmitUser("open a turn"))
     everything = frozenset(CAPABILITIES)
-    for capabilities in (everything, frozenset(), *(everything - {c} for c in everything)):
-        machine.capabilities = capabilities
-        for command in REPLAYED_KINDS:
-            needed = needed_capabilities(command, idle=idle)
-            assert machine.supports(command) == (set(needed) <= capabilities), (command, needed)
+    for command, needs in NEEDS_BY_COMMAND:
+        expected = set(needs) | ({"queued-input"} if isinstance(command, SubmitUser) and not idle
+                                 else set())  # fmt: skip
+        assert set(needed_capabilities(command, idle=idle)) == expected, command
+        for capabilities in (everything, frozenset(), *(everything - {c} for c in everything)):
+            machine.capabilities = capabilities
+            assert machine.supports(command) == (expected <= capabilities), (command, expected)
 
 
 class AsksHooksLastFirst(ModelTarget):

@@ -367,28 +367,8 @@ def conformance_machine(
             at once: see `prompt_texts`)."""
             if profile is not None and profile.avoids(command):
                 return False
-            needs = {
-                "Abort": "abort",
-                "Crash": "crash-repair",
-                "Recover": "crash-repair",
-                "ApprovalAnswers": "approval",
-                "HookAnswers": "pre-hooks",
-            }.get(command.NAME)
-            if needs is not None and not self.has(needs):
-                return False
-            if isinstance(command, ModelReplies) and command.finish != "completed":
-                return self.has("max-tokens")
-            if isinstance(command, SubmitUser):
-                return isinstance(self.phase, Idle) or self.has("queued-input")
-            if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
-                return command.verdict.updated_input is None or self.has("rewrite")
-            if isinstance(command, ToolFinishes):
-                outcome = command.outcome
-                meta = isinstance(outcome, ToolSucceeded) and outcome.meta is not None
-                if meta and not self.has("result-meta"):
-                    return False
-                return not command.post or self.has("post-hooks")
-            return True
+            idle = isinstance(self.phase, Idle)
+            return all(self.has(needed) for needed in needed_capabilities(command, idle=idle))
 
         @precondition(lambda self: isinstance(self.phase, Crashed))
         @rule()
@@ -480,13 +460,8 @@ def _count_coverage(
 
 def needed_capabilities(command: Command, *, idle: bool) -> tuple[str, ...]:
     """The optional capabilities a target must declare to be sent `command`, sent while the
-    model is `idle` or not (SubmitUser during a turn needs queued-input): what `replay` checks
-    a case against.
-
-    The machine's `supports` states the same table in its own words and does not call this:
-    Hypothesis seeds a derandomized run from the machine's source, and the fixed batches other
-    tests rely on would change (tests/test_conform_report.py holds the two together).
-    """
+    model is `idle` or not (SubmitUser during a turn needs queued-input): what the machine
+    checks before sending a command, and what `replay` checks a case against."""
     needs: tuple[str, ...] = {
         "Abort": ("abort",),
         "Crash": ("crash-repair",),
@@ -500,6 +475,8 @@ def needed_capabilities(command: Command, *, idle: bool) -> tuple[str, ...]:
         needs += ("queued-input",)
     if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow | Ask):
         needs += () if command.verdict.updated_input is None else ("rewrite",)
+        # An ask is answered by the user: a loop that cannot ask would be blamed on DEC-2.
+        needs += ("approval",) if isinstance(command.verdict, Ask) else ()
     if isinstance(command, ToolFinishes):
         outcome = command.outcome
         if isinstance(outcome, ToolSucceeded) and outcome.meta is not None:
