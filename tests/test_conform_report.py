@@ -13,6 +13,7 @@ import io
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +198,24 @@ def test_MODEL_1_the_text_report_ends_with_the_verdict_and_the_replay(
         f"COUNTEREXAMPLE: TURN-5 (loopspec spec TURN-5); rerun: loopspec replay {case} "
         "--impl test_conform_report:turn_end_reason_as_text"
     )
+
+
+def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tally(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """MODEL-1: a passing report's last line repeats the verdict, the programs run and how many
+    rules hold each status (it ended with the transition table, the verdict a screen above)."""
+    assert main(["conform", "--examples", "5", "--seed", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    prefix = "CONFORMANT: no divergence in 5 programs; rules: "
+    assert lines[-1].startswith(prefix)
+    start = lines.index("rules (exercised: a program created the situation the rule governs):")
+    table = lines[start + 1 : lines.index("transitions exercised:") - 1]
+    row_status = re.compile(r"  \S+ +(.+?)(?: x\d+)?(?: \(checked x\d+\))?$")
+    statuses = Counter(match.group(1) for row in table if (match := row_status.match(row)))
+    assert sum(statuses.values()) == len(table) > 0
+    tally = lines[-1].removeprefix(prefix).split("; ")
+    assert tally == [f"{status} {count}" for status, count in statuses.items()]
 
 
 def turn_end_reason_as_text() -> ModelTarget:

@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -225,8 +226,13 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
     print("\ntransitions exercised:")
     for transition, hits in report.transitions.items():
         print(f"  {hits:>6}  {transition}")
-    if report.divergence is not None:
-        # The verdict and the next step again, last: the tables above push them off a screen.
+    # The verdict again, last: the tables above push the first line off a screen.
+    if report.divergence is None:
+        statuses = Counter(row["status"] for row in rule_table(report))
+        tally = "; ".join(f"{status} {count}" for status, count in statuses.items())
+        programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
+        print(f"\n{verdict}: no divergence in {programs}; rules: {tally}")
+    else:  # with the next step
         rule = report.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         rerun = f"; rerun: {replay_command(case_path, target)}" if case_path is not None else ""
