@@ -156,7 +156,7 @@ def test_exit_2_beats_1_when_input_is_unreadable(capsys: pytest.CaptureFixture[s
     """An input error anywhere makes the run exit 2, and checking goes on with the next log."""
     code, out = run(capsys, str(TORN), str(BROKEN), str(VALID))
     assert code == 2
-    assert "error torn-tail" in out
+    assert "error torn-tail LOG-8: the last line stops short" in out
     assert "ADJ-1" in out
     assert out.splitlines()[-1].startswith("checked 3 logs")
 
@@ -304,7 +304,7 @@ def test_enormous_line_is_an_error_with_bounded_reading(
     path.write_bytes(b"".join([*lines[:4], huge, *lines[4:]]))
     code, out = run(capsys, "--max-line-bytes", "4096", str(path))
     assert code == 2
-    assert f"{path}:5: error line-too-long: the line is longer than 4096 bytes" in out
+    assert f"{path}:5: error line-too-long SAFE-4: the line is longer than 4096 bytes" in out
 
 
 def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -325,7 +325,7 @@ def test_empty_log_is_an_error(
     path.write_bytes(content)
     code, out = run(capsys, str(path))
     assert code == 2
-    assert "error empty" in out
+    assert f"{path}: error empty LOG-5: the log is empty" in out
 
 
 def test_header_only_is_a_valid_empty_session(
@@ -347,7 +347,7 @@ def test_nan_and_trailing_data_are_invalid_json(
         path.write_bytes(header + bad)
         code, out = run(capsys, str(path))
         assert code == 2
-        assert ":2: error invalid-json" in out
+        assert ":2: error invalid-json LOG-4: invalid JSON" in out
 
 
 def test_leading_whitespace_and_blank_lines_are_accepted(
@@ -415,6 +415,7 @@ def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) ->
     }
     (error,) = torn["errors"]
     assert set(error) == {"line", "kind", "rule", "message"}
+    assert error["rule"] == "LOG-8"
     (notice,) = torn["notices"]
     assert set(notice) == {"line", "seq", "kind", "rule", "message"}
     assert notice["rule"] == "REC-2"

@@ -111,8 +111,8 @@ def test_unknown_header_version_is_checked_with_a_notice() -> None:
 
 # Each bad fixture: the one error it must produce, at which line (None: no line to blame).
 BAD = {
-    "invalid-json.jsonl": (ErrorKind.INVALID_JSON, 11, None),
-    "invalid-utf8.jsonl": (ErrorKind.INVALID_UTF8, 4, None),
+    "invalid-json.jsonl": (ErrorKind.INVALID_JSON, 11, "LOG-4"),
+    "invalid-utf8.jsonl": (ErrorKind.INVALID_UTF8, 4, "LOG-4"),
     "june-layout.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 2, None),
     "june-layout-marked-late.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 6, None),
     "malformed-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-4"),
@@ -120,7 +120,7 @@ BAD = {
     "missing-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),
     "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),
-    "torn-tail.jsonl": (ErrorKind.TORN_TAIL, 42, None),
+    "torn-tail.jsonl": (ErrorKind.TORN_TAIL, 42, "LOG-8"),
     "unknown-compact-row.jsonl": (ErrorKind.BAD_EVENT, 5, "LOG-4"),
     "wrong-types.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
 }
@@ -132,8 +132,9 @@ def test_every_bad_fixture_is_listed() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
-def test_LOG_4_LOG_5_bad_input_gives_one_clear_error_with_its_line(name: str) -> None:
-    """LOG-4, LOG-5: bad input is one error naming its kind, line and rule; never a violation."""
+def test_LOG_4_LOG_5_LOG_8_bad_input_gives_one_clear_error_with_its_line(name: str) -> None:
+    """LOG-4, LOG-5, LOG-8: bad input is one error naming its kind, line and the rule the log
+    breaks (a torn last line: a commit not whole); never a violation."""
     report = check(FIXTURES / "bad" / name)
     kind, line, rule = BAD[name]
     assert [(e.kind, e.line, e.rule_id) for e in report.errors] == [(kind, line, rule)]

@@ -92,12 +92,14 @@ class ErrorKind:
     """The kinds of input error, as they appear in reports."""
 
     UNREADABLE = "unreadable"  # the path or stream cannot be read (or decompressed)
-    EMPTY = "empty"  # no lines at all, not even a header
+    EMPTY = "empty"  # no lines at all, not even a header (LOG-5)
     BINARY = "binary"  # NUL bytes, or undecodable bytes on the first line
-    INVALID_UTF8 = "invalid-utf8"
+    INVALID_UTF8 = "invalid-utf8"  # (LOG-4)
+    # (LOG-4; SAFE-4 when nested too deeply; none for a JSON document or a BOM: a wrong file)
     INVALID_JSON = "invalid-json"
-    TORN_TAIL = "torn-tail"  # the last line stops short: a write cut off by a crash
-    LINE_TOO_LONG = "line-too-long"
+    # The last line stops short: a write cut off by a crash, a commit not whole (LOG-8).
+    TORN_TAIL = "torn-tail"
+    LINE_TOO_LONG = "line-too-long"  # past the checker's bound (SAFE-4)
     BAD_EVENT = "bad-event"  # JSON, but not an event the rules can read (LOG-4)
     BAD_HEADER = "bad-header"  # missing or malformed session header (LOG-5, LOG-4)
     UNSUPPORTED_LAYOUT = "unsupported-layout"  # a layout `log_dialect` does not cover
@@ -246,13 +248,13 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
     elif not raw.endswith(b"\n"):
         # Only the last line can lack its newline: this one was cut off mid-write.
         message = f"the last line stops short ({len(raw)} bytes, no newline): a torn write"
-        report.fail(line, ErrorKind.TORN_TAIL, message)
+        report.fail(line, ErrorKind.TORN_TAIL, message, "LOG-8")
         return
     elif isinstance(error, UnicodeDecodeError):
         message = f"not UTF-8 at byte {error.start + 1} of the line"
-        report.fail(line, ErrorKind.INVALID_UTF8, message)
+        report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-4")
     elif isinstance(error, RecursionError):
-        report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read")
+        report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read", "SAFE-4")
     elif line == 1 and raw.strip() in (b"{", b"["):
         # An indented JSON document (a case file `conform` saved, a pretty-printed log).
         message = (
@@ -266,16 +268,16 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
         report.fail(line, ErrorKind.INVALID_JSON, message)
     elif isinstance(error, json.JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
-        report.fail(line, ErrorKind.INVALID_JSON, message)
+        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
     else:
-        report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}")
+        report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}", "LOG-4")
     raise _Stop
 
 
 def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits) -> None:
     if not raw.endswith(b"\n"):
         message = f"the line is longer than {limits.max_line_bytes} bytes"
-        report.fail(line, ErrorKind.LINE_TOO_LONG, message)
+        report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
         raise _Stop
 
 
@@ -480,7 +482,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     finally:
         report.lines, report.events = line, events
     if expecting_header and not report.errors:
-        report.fail(None, ErrorKind.EMPTY, "the log is empty: no session header, no events")
+        message = "the log is empty: no session header, no events"
+        report.fail(None, ErrorKind.EMPTY, message, "LOG-5")
     elif monitor.open_turn is not None:
         message = (
             f"turn {monitor.open_turn} is still open at the end of the log: a crash tail, "

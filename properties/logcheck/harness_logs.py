@@ -285,7 +285,7 @@ def _records(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tu
         report.lines = line
         if len(raw) == size and not raw.endswith(b"\n"):
             message = f"the line is longer than {limits.max_line_bytes} bytes"
-            report.fail(line, ErrorKind.LINE_TOO_LONG, message)
+            report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
             raise _Stop
         if not raw.strip():
             continue

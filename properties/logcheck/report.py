@@ -7,7 +7,7 @@ never change it.
 Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
 
     logs/a.jsonl:57: ADJ-1 (seq 56): user/message lands while calls c1 await results [events 56, 52]
-    logs/b.jsonl:40: error torn-tail: the last line stops short (97 bytes, no newline): a torn write
+    logs/b.jsonl:40: error torn-tail LOG-8: the last line stops short (97 bytes, no newline): ...
     logs/b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
     checked 2 logs, 1,204 events: 1 violation (ADJ-1: 1); 1 error (torn-tail: 1); 1 notice (...)
 
@@ -34,7 +34,7 @@ new keys may be added, none are renamed or removed without changing `format`.
           ],
           "violations_omitted": 0,                // found beyond --max-violations, not listed
           "errors": [
-            {"line": 40, "kind": "torn-tail", "rule": null, "message": "..."}
+            {"line": 40, "kind": "torn-tail", "rule": "LOG-8", "message": "..."}
           ],                                      // "line" null: no line to blame
           "notices": [
             {"line": 31, "seq": 30, "kind": "crash-tail", "rule": "REC-2", "message": "..."}
@@ -64,9 +64,12 @@ logs have no seq), and `rules_not_checkable` lists every rule such a log cannot 
 output gives the related lines (no seq) and says what is not checkable in one line per log. A
 rule not checkable is never counted as kept.
 
-Error kinds: unreadable, empty, binary, invalid-utf8, invalid-json, torn-tail, line-too-long,
-bad-event (rule LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. Notice kinds:
-crash-tail (REC-2), unknown-version.
+Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
+binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
+JSON document or a byte order mark, a wrong file), torn-tail (LOG-8), line-too-long (SAFE-4),
+bad-event (LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. A Claude Code
+transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
+Notice kinds: crash-tail (REC-2), unknown-version.
 """
 
 from __future__ import annotations
