@@ -91,6 +91,24 @@ def _same(command: Command, observed: Observation) -> Observation:
     return observed
 
 
+class LosesACommitInRepair(ModelTarget):
+    """The model, except that its crash repair loses the last commit it had reported: the
+    seqs it writes from the repair on are one lower than the model's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "changed model"
+        self._crashed = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self._crashed = self._crashed or isinstance(command, Crash)
+        if not self._crashed:
+            return observed
+        events = tuple({**json_copy(e), "seq": int(str(e["seq"])) - 1} for e in observed.events)
+        return attrs.evolve(observed, events=events)
+
+
 def _reason(kinds: dict[str, object]) -> Change:
     def change(event: Event) -> Event:
         if event["type"] == "turn/end" and event["data"]["reason"]["kind"] in kinds:
@@ -438,6 +456,9 @@ FAMILIES = (
     Case("a hook runs for a tool its matcher only partly matches", "HOOK-8",
          changed(_hook_outside_matcher), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
+    Case("a crash repair loses the last reported commit", "LOG-8", LosesACommitInRepair,
+         NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
     Case("repair says not started for a recorded call", "REC-1",
          changed(_error_code("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED")), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),

@@ -944,6 +944,14 @@ def _refusal_rule(
     )
 
 
+def _seqs_went_back(expected: Observation, actual: Observation) -> bool:
+    """Whether the target's first event of this command has a lower seq than the model's."""
+    if not expected.events or not actual.events:
+        return False
+    want, got = expected.events[0].get("seq"), actual.events[0].get("seq")
+    return type(want) is int and type(got) is int and got < want
+
+
 def classify(
     command: Command,
     phase: str,
@@ -952,11 +960,13 @@ def classify(
     *,
     target_violations: Sequence[Violation],
     history: tuple[Event, ...] = (),
+    crashed: bool = False,
 ) -> tuple[str, str]:
     """The rule a divergence breaks, and one sentence saying how.
 
     `history` is every event the model appended so far, this command's included.
     `target_violations` are what the target's own events break (`log_violations`).
+    `crashed`: a Crash came earlier in the program (or is this command).
     """
     difference = None
     if expected.accepted and actual.accepted:
@@ -983,6 +993,13 @@ def classify(
         if not record_missing_before and (
             difference is None or difference.at >= where or reordered
         ):
+            if first.rule_id == "LOG-1" and crashed and _seqs_went_back(expected, actual):
+                # Seqs lower than due after a crash: the log the target reopened lacks events
+                # it had reported committed, which a crash must keep.
+                return "LOG-8", (
+                    f"after the crash the target's log goes on at a lower seq ({first.message}): "
+                    "a commit it had reported was lost"
+                )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
                 f"{first.message}"

@@ -243,6 +243,7 @@ def _run_one(
                 actual,
                 target_violations=violations,
                 history=tuple(history),
+                crashed=any(isinstance(c, Crash) for c in program[:ran]),
             )
             return Divergence(ran - 1, command, rule_id, what, expected, actual), ran
     return None, ran

@@ -246,6 +246,7 @@ def conformance_machine(
                 actual,
                 target_violations=violations,
                 history=tuple(self.history),
+                crashed=any(isinstance(c, Crash) for c in self.program),
             )
             self.diverged(
                 Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)

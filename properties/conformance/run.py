@@ -28,7 +28,7 @@ from hypothesis.stateful import get_state_machine_test
 import loopspec
 from loopspec import spec_text as shipped_spec
 from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
-from loopspec.model.commands import Command
+from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
@@ -849,6 +849,7 @@ def replay_case(
                     actual,
                     target_violations=violations,
                     history=tuple(history),
+                    crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
                 )
                 return Replay(Divergence(index, command, rule_id, what, expected, actual))
     finally:
