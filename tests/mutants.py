@@ -51,12 +51,21 @@ Patch = tuple[Any, str, Any]
 
 @attrs.frozen
 class Mutant:
-    """A named bug, the rule it breaks, and the patches that plant it."""
+    """A named bug, the rule it breaks, and the patches that plant it.
+
+    `also_breaks`: rules a random program may show the bug breaking first, where that program
+    shows nothing of `rule_id` (the comment at each mutant says which programs)."""
 
     name: str
     rule_id: str
     describe: str
     patches: Callable[[], list[Patch]]
+    also_breaks: frozenset[str] = frozenset()
+
+    @property
+    def blamed(self) -> frozenset[str]:
+        """Every rule a counterexample of this bug may rightly be blamed on."""
+        return self.also_breaks | {self.rule_id}
 
 
 class MutantTarget(ModelTarget):
@@ -286,6 +295,8 @@ def _ask_shows_original(draft: Draft, phase: Dispatching) -> Dispatching:
 
 
 MUTANTS: tuple[Mutant, ...] = (
+    # Both rewrite mutants leave tool/call without its sidecar; on a rewrite to the input the
+    # call already had (an identity rewrite) that is all that differs: RW-2.
     Mutant(
         "execution-only-rewrite",
         "RW-1",
@@ -294,12 +305,14 @@ MUTANTS: tuple[Mutant, ...] = (
             (rewrite, "commit_reply_with_calls", _rewrite_only_in({"execution"})),
             (handlers, "commit_reply_with_calls", _rewrite_only_in({"execution"})),
         ],
+        also_breaks=frozenset({"RW-2"}),
     ),
     Mutant(
         "history-but-not-audit",
         "RW-1",
         "the rewrite reaches history but not tool/call",
         lambda: [(handlers, "commit_reply_with_calls", _rewrite_only_in({"history", "execution"}))],
+        also_breaks=frozenset({"RW-2"}),
     ),
     Mutant(
         "missing-sidecar",

@@ -66,7 +66,7 @@ def test_MODEL_1_every_mutant_is_caught_with_its_rule(mutant: Mutant) -> None:
         f"\n{mutant.name:<34} {mutant.rule_id:<7} caught as {divergence.rule_id:<7} "
         f"{examples:>4} examples {seconds:6.2f} s CPU  program of {len(found.program)}"
     )
-    assert divergence.rule_id == mutant.rule_id, divergence.what
+    assert divergence.rule_id in mutant.blamed, divergence.what
 
 
 def test_MODEL_1_kill_matrix_summary() -> None:
