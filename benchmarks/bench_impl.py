@@ -298,24 +298,18 @@ def main() -> None:
             ratios[label] = bare / ours
             print(f"{label:24}{events / ours:12.0f}{events / bare:12.0f}{bare / ours:12.3f}")
         wires = [[event_to_wire(event) for event in unit] for unit in units]
-        encoding, bare = best_of_interleaved(
-            args.repeats,
-            partial(encode_only, wires),
-            partial(append_bare, chunks, sync=False, path=bare_path),
+        ceilings = (
+            ("json encoding alone", partial(encode_only, wires), "a stdlib-json writer"),
+            ("lines alone", partial(lines_only, units), "impl's writer"),
         )
-        print(
-            f"{'json encoding alone':24}{events / encoding:12.0f}{events / bare:12.0f}"
-            f"{bare / encoding:12.3f}   (the ceiling for a stdlib-json writer)"
-        )
-        lines, bare = best_of_interleaved(
-            args.repeats,
-            partial(lines_only, units),
-            partial(append_bare, chunks, sync=False, path=bare_path),
-        )
-        print(
-            f"{'lines alone':24}{events / lines:12.0f}{events / bare:12.0f}"
-            f"{bare / lines:12.3f}   (the ceiling for impl's writer)"
-        )
+        for label, part, ceiling_of in ceilings:
+            alone, bare = best_of_interleaved(
+                args.repeats, part, partial(append_bare, chunks, sync=False, path=bare_path)
+            )
+            print(
+                f"{label:24}{events / alone:12.0f}{events / bare:12.0f}"
+                f"{bare / alone:12.3f}   (the ceiling for {ceiling_of})"
+            )
         calls = args.turns * CALLS_PER_REPLY
         plain, rewritten, asked = best_of_interleaved(
             args.repeats,
