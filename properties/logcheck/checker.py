@@ -247,7 +247,10 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif not raw.endswith(b"\n"):
         # Only the last line can lack its newline: this one was cut off mid-write.
-        message = f"the last line stops short ({len(raw)} bytes, no newline): a torn write"
+        message = (
+            f"the last line stops short ({len(raw)} bytes, no newline): a write a crash cut "
+            "off, which the harness must drop whole before the session resumes"
+        )
         report.fail(line, ErrorKind.TORN_TAIL, message, "LOG-8")
         return
     elif isinstance(error, UnicodeDecodeError):
