@@ -28,6 +28,7 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.process_target import STDERR_TAIL
+from loopspec.properties.conformance.run import _divergence_in
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -489,6 +490,14 @@ class KeepsTheLastSessionAtReset(ModelTarget):
         observed = super().apply(command)
         KeepsTheLastSessionAtReset.left = self.state
         return observed
+
+
+def test_SAFE_5_an_error_whose_context_loops_back_is_searched_once() -> None:
+    """SAFE-5: looking for the divergence inside whatever a run raised ends on an exception
+    chain that loops back (an error raised while handling one that handled it)."""
+    first, second = ValueError("first"), ValueError("second")
+    first.__context__, second.__context__ = second, first
+    assert _divergence_in(first) is None
 
 
 def test_SAFE_5_a_target_answering_a_program_two_ways_exits_2_in_one_line(

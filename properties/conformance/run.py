@@ -526,8 +526,12 @@ def _divergence_in(error: BaseException) -> DivergenceFound | None:
     """The divergence an exception carries, however Hypothesis wrapped it (a flaky failure is
     an exception group holding the first run's error)."""
     pending: list[BaseException] = [error]
+    seen: set[int] = set()  # a context chain may loop back
     while pending:
         current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
         if isinstance(current, DivergenceFound):
             return current
         if isinstance(current, BaseExceptionGroup):
