@@ -315,13 +315,23 @@ PARALLEL_ASKING = attrs.evolve(ASKING, max_parallel=2)
 
 @attrs.frozen
 class Case:
-    """A single-difference target, the rule it breaks, and a program that shows it."""
+    """A single-difference target, the rule it breaks, and a program that shows it.
+
+    `also_breaks`: rules a random program may show the difference breaking first, where that
+    program shows nothing of `broken` (as `mutants.Mutant.also_breaks`; the comment at each
+    case says which programs)."""
 
     name: str
     broken: str
     target: Callable[[], ModelTarget]
     config: LoopConfig
     program: tuple[Command, ...]
+    also_breaks: frozenset[str] = frozenset()
+
+    @property
+    def blamed(self) -> frozenset[str]:
+        """Every rule a random counterexample of this difference may rightly be blamed on."""
+        return self.also_breaks | {self.broken}
 
 
 def changed(
@@ -345,8 +355,12 @@ FIRST_USER = (
          changed(_result_text(lambda text, _: text.replace(
              "missing required 'file_path'", "the input must be a JSON object"))),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", ""),)))),
+    # A gate that starts every call also asks a later call's approval while an earlier
+    # exclusive call runs, which SCHED-2 states ("asked only when the waiting call could start
+    # under SCHED-1"); a random program with an approval may show that first.
     Case("unsafe tools run in parallel, no hooks", "SCHED-1",
-         changed(_same, lambda: [(dispatch, "may_start", _always_start)]), NO_HOOKS, TWO_BASH),
+         changed(_same, lambda: [(dispatch, "may_start", _always_start)]), NO_HOOKS, TWO_BASH,
+         also_breaks=frozenset({"SCHED-2"})),
     Case("a queued call is not started", "SCHED-1",
          changed(_no_starts_on(ToolFinishes)), NO_HOOKS,
          (*TWO_BASH, ToolFinishes("c1", ToolSucceeded("done")))),
@@ -510,13 +524,6 @@ def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> Non
         assert replay_case(changed(_same), case.config, list(case.program)).divergence is None
 
 
-# A difference that breaks a second rule where a random program can show that one first. A gate
-# that starts every call also asks a later call's approval while an earlier exclusive call runs,
-# which SCHED-2 states ("asked only when the waiting call could start under SCHED-1"); a program
-# with no approval shows SCHED-1.
-ALSO_BROKEN = {"unsafe tools run in parallel, no hooks": frozenset({"SCHED-2"})}
-
-
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 @pytest.mark.parametrize("case", FIRST_USER, ids=[c.name for c in FIRST_USER])
@@ -528,8 +535,7 @@ def test_MODEL_1_random_programs_blame_the_rule_each_difference_breaks(case: Cas
         case.target, examples=300, seed_value=None, show_progress=False, shrink=False
     )
     assert report.divergence is not None
-    blamed = {case.broken} | ALSO_BROKEN.get(case.name, frozenset())
-    assert report.divergence.rule_id in blamed, report.divergence.what
+    assert report.divergence.rule_id in case.blamed, report.divergence.what
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
