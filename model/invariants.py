@@ -200,15 +200,18 @@ class Prefix:
             self._fold_surface(fact)
 
     def _fold_reply(self, fact: Fact) -> None:
-        if fact.calls is not None and fact.calls:
-            self.take_reply(fact.seq, fact.calls)
+        # A replacement (compaction) without calls is no reply of the open step.
+        if fact.calls or fact.surface == "append":
+            self.take_reply(fact.seq, fact.calls or ())
         if fact.surface is not None:
             self._fold_surface(fact)
 
     def take_reply(self, seq: int, calls: Sequence[CallFact]) -> None:
-        """Fold the calls of an assistant/message at `seq` that has some."""
+        """Fold an assistant/message at `seq` and its calls (if any): a reply without calls is
+        still the step's one reply (ORD-1)."""
         self.reply_seq = seq
-        self.reply_calls = {c.id: (i, c) for i, c in enumerate(calls)}
+        if calls:
+            self.reply_calls = {c.id: (i, c) for i, c in enumerate(calls)}
 
     def _fold_call(self, fact: Fact) -> None:
         if fact.call_id is not None:

@@ -30,8 +30,9 @@ def check(path: Path) -> LogReport:
 def test_fixtures_are_what_the_generator_builds() -> None:
     """The fixture files are generated from the model; rerun tests/check_fixtures.py if not."""
     expected = all_fixtures()
-    # claude-code/ and codex/ hold hand-written logs of other dialects (tests/test_harness_logs.py).
-    hand_written = {"claude-code", "codex"}
+    # claude-code/ and codex/ hold hand-written logs of other dialects (tests/test_harness_logs.py);
+    # blame/ hand-written dsh logs of an audit of what check blames (tests/test_check_blame.py).
+    hand_written = {"claude-code", "codex", "blame"}
     on_disk = {
         str(path.relative_to(FIXTURES)): path.read_bytes()
         for path in FIXTURES.rglob("*")

@@ -245,10 +245,9 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
                 return False
             calls.append(CallFact(call_id, name, arguments))
-    if calls:
-        if data.get("interrupted") is True or len({c.id for c in calls}) != len(calls):
-            return False
-        prefix.take_reply(seq, calls)
+    if calls and (data.get("interrupted") is True or len({c.id for c in calls}) != len(calls)):
+        return False
+    prefix.take_reply(seq, calls)
     prefix.expected_seq = seq + 1
     prefix.append_surface(seq, _REPLY)
     return True
