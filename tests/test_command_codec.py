@@ -78,6 +78,50 @@ def test_PROTO_1_bad_commands_name_the_path(wire: object, where: str) -> None:
     assert error.value.rule_id == "PROTO-1"
 
 
+@pytest.mark.parametrize(
+    ("wire", "decode", "complaint"),
+    [
+        (
+            {
+                "kind": "ToolFinishes",
+                "callId": "c1",
+                "outcome": {"ok": False, "message": "boom", "errorName": "E", "cdoe": "E_BOOM"},
+                "post": [],
+            },
+            command_from_json,
+            "$.outcome.cdoe is not a field here (did you mean code?); the fields here are ok, "
+            "message, code, errorName",
+        ),
+        (
+            {"kind": "HookAnswers", "verdict": {"decision": "allow", "updatedInptu": {"a": 1}}},
+            command_from_json,
+            "$.verdict.updatedInptu is not a field here (did you mean updatedInput?)",
+        ),
+        (
+            {"kind": "ToolFinishes", "callid": "c1", "outcome": {"ok": True, "text": ""}},
+            command_from_json,
+            "$.callid is not a field here (did you mean callId?)",
+        ),
+        (
+            {**config_to_json(gen.CONFIGS[0]), "maxParalel": 1},
+            config_from_json,
+            "$.config.maxParalel is not a field here (did you mean maxParallel?)",
+        ),
+    ],
+    ids=["optional outcome field", "optional verdict field", "required field", "config"],
+)
+def test_PROTO_1_a_misspelt_field_is_refused_not_ignored(
+    wire: object, decode: Any, complaint: str
+) -> None:
+    """PROTO-1: a member a command or configuration does not have — a misspelt optional field
+    above all — is refused naming it and the nearest field. It was ignored: a case file edited
+    by hand (`"cdoe"` for `"code"`) replayed another program than the one it shows."""
+    with pytest.raises(ProtocolError) as error:
+        decode(wire)
+    assert complaint in str(error.value)
+    _agree(wire, decode, "#/$defs/command" if decode is command_from_json else "#/$defs/config")
+
+
 @given(gen.any_commands)
 def test_PROTO_1_encoded_commands_satisfy_the_published_schema(command: Command) -> None:
     """PROTO-1: what loopspec sends validates against the schema `loopspec schema` prints."""
@@ -109,6 +153,12 @@ def test_PROTO_1_schema_rejects_a_malformed_answer() -> None:
 _OTHER_VALUES: tuple[object, ...] = ("x", "", 7, 1.5, True, None, [], {}, [1], {"a": 1}, -1)
 
 
+def _at(value: Any, place: tuple[str | int, ...]) -> Any:
+    for step in place:
+        value = value[step]
+    return value
+
+
 def _agree(wire: object, decode: Any, schema_ref: str) -> None:
     validator = Draft202012Validator({**protocol_schema(), "$ref": schema_ref})
     valid = not list(validator.iter_errors(wire))
@@ -135,6 +185,11 @@ def test_PROTO_1_the_decoder_accepts_exactly_what_the_schema_accepts(
         return
     how = data.draw(st.sampled_from([DROP, *_OTHER_VALUES]))
     _agree(broken(wire, place, how), command_from_json, "#/$defs/command")
+    # A member added to an object inside: refused by both, unless it lies inside a JSON value
+    # the protocol carries as it is (an `updatedInput`, a `meta`), where both take it.
+    objects = [p for p in ((), *inside) if isinstance(_at(wire, p), dict)]
+    added = (*data.draw(st.sampled_from(objects)), "unexpected")
+    _agree(broken(wire, added, 1), command_from_json, "#/$defs/command")
 
 
 @settings(max_examples=150, deadline=None)
@@ -147,3 +202,6 @@ def test_PROTO_1_the_config_decoder_accepts_exactly_what_the_schema_accepts(
     place = data.draw(st.sampled_from(places(wire)))
     how = data.draw(st.sampled_from([DROP, 0, *_OTHER_VALUES]))
     _agree(broken(wire, place, how), config_from_json, "#/$defs/config")
+    objects = [p for p in ((), *places(wire)) if isinstance(_at(wire, p), dict)]
+    added = (*data.draw(st.sampled_from(objects)), "unexpected")
+    _agree(broken(wire, added, 1), config_from_json, "#/$defs/config")

@@ -392,6 +392,27 @@ def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     assert shown.err.startswith(f"loopspec: error: [PROTO-1] {saved}: {complaint}"), shown.err
 
 
+def test_PROTO_1_replay_refuses_a_case_with_a_misspelt_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case file edited by hand with a field name misspelt (`"txet"` beside the
+    `"text"` it meant to change) is refused with exit 2 naming the file, the JSON path and the
+    field meant; it was replayed as the unedited program, reading "no divergence"."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    first = document["commands"][0]
+    assert first["kind"] == "SubmitUser"
+    first["txet"] = "another prompt"
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert shown.err == (
+        f"loopspec: error: [PROTO-1] {saved}: $.commands[0].txet is not a field here (did you "
+        "mean text?); the fields here are kind, text\n"
+    )
+
+
 def test_ORD_3_an_early_result_names_its_call_in_a_whole_sentence() -> None:
     """ORD-3: a result committed before an earlier call's is reported naming that result's call
     (it read "a result commits only once every earlier call's result has", cut short)."""

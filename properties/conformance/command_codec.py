@@ -2,7 +2,9 @@
 
 `command_to_json` / `command_from_json` and `config_to_json` / `config_from_json` are exact
 inverses. Decoding validates everything and raises `ProtocolError` naming the JSON path, so a
-peer that speaks the protocol wrongly is told where.
+peer that speaks the protocol wrongly is told where; a member an object does not have is refused
+too (the published schema says `additionalProperties: false`), never ignored. Inside a JSON
+value the protocol carries as it is (`updatedInput`, `meta`) any member is taken.
 
 Both directions are generated from the attrs classes through `wire_layout`, the same layout
 the published JSON Schema (`loopspec schema`) is generated from, so the three cannot disagree.
@@ -32,6 +34,7 @@ Shapes (every object has a `kind`):
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -186,9 +189,25 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
     return value
 
 
+def _refuse_unknown_members(obj: Mapping[str, Any], cls: type, path: str) -> None:
+    """Refuse a member `cls` does not have: ignoring it would decode another value than the one
+    written (a case file with `"cdoe"` for `"code"` would replay a program without a code)."""
+    tag = TAGS.get(cls)
+    known = ([tag[0]] if tag is not None else []) + [field.wire for field in wire_fields(cls)]
+    for key in obj:
+        if key not in known:
+            nearest = difflib.get_close_matches(str(key), known, n=1)
+            hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+            raise ProtocolError(
+                f"{path}.{key} is not a field here{hint}; the fields here are {', '.join(known)}"
+            )
+
+
 def decode_object(value: object, cls: type, path: str) -> Any:
-    """An attrs value of the protocol from its JSON object (tag already matched)."""
+    """An attrs value of the protocol from its JSON object (tag already matched); a member the
+    class does not have is refused."""
     obj = _object(value, path)
+    _refuse_unknown_members(obj, cls, path)
     fields: dict[str, object] = {}
     for field in wire_fields(cls):
         if field.wire not in obj:

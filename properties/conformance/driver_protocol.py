@@ -130,7 +130,14 @@ def _class_schema(cls: type) -> dict[str, Any]:
         properties[field.wire] = schema
         if field.required:
             required.append(field.wire)
-    return described({"type": "object", "required": required, "properties": properties}, cls)
+    schema = {
+        "type": "object",
+        "required": required,
+        "properties": properties,
+        # The codec refuses a member the class lacks: a misspelt optional one would be lost.
+        "additionalProperties": False,
+    }
+    return described(schema, cls)
 
 
 def _union_schema(union: object) -> dict[str, Any]:
