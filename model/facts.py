@@ -176,7 +176,13 @@ _SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event
 
 
 class FactError(ValueError):
-    """A JSON object that cannot even yield a fact (the checker reports it as LOG-4)."""
+    """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
+    it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
+    (a turn/end reason, TURN-5; a tool result's one block, LOG-6)."""
+
+    def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
+        super().__init__(message)
+        self.rule_id = rule_id
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:
@@ -259,7 +265,7 @@ def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     reason = data.get("reason")
     if fact.type == "turn/end":
         if not _is_map(reason) or type(reason.get("kind")) is not str:
-            raise FactError("turn/end needs a reason with a string kind")
+            raise FactError("turn/end needs a reason with a string kind", "TURN-5")
         fact.reason_kind = reason["kind"]
 
 
@@ -320,11 +326,13 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
     message = data.get("message")
     # `_is_map` inlined for the common case (and `_str` below), as in `_read_assistant`.
     content = message.get("content") if type(message) is dict or _is_map(message) else None
-    if not isinstance(content, list) or len(content) != 1:
-        raise FactError("tool/result message needs exactly one tool-result block")
+    if not isinstance(content, list):
+        raise FactError("tool/result needs message.content")
+    if len(content) != 1:
+        raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
     block = content[0]
     if type(block) is not dict and not _is_map(block):
-        raise FactError("tool/result message needs exactly one tool-result block")
+        raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
     call_id = block.get("toolCallId")
     fact.call_id = call_id if type(call_id) is str else _str(block, "toolCallId")
     fact.is_error = block.get("isError") is True

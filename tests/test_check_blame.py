@@ -35,3 +35,18 @@ def test_ORD_1_a_second_reply_without_calls_is_blamed() -> None:
     second reply is the line that breaks it."""
     report = check(BLAME / "violations" / "ORD-1-two-text-replies.jsonl")
     assert blamed(report) == [("ORD-1", 6)]
+
+
+def test_TURN_5_a_reason_without_a_string_kind_is_blamed_on_TURN_5() -> None:
+    """TURN-5: a turn/end whose reason.kind is not a string cannot be read; the error names
+    TURN-5, the rule that says what a reason is, not LOG-4."""
+    report = check(BLAME / "violations" / "TURN-5-reason-kind-not-a-string.jsonl")
+    assert blamed(report) == [("TURN-5", 7)]
+    assert report.status == "error"
+
+
+def test_LOG_6_a_result_with_two_blocks_is_blamed_on_LOG_6() -> None:
+    """LOG-6: a tool result message has exactly one tool-result block; two are refused naming
+    LOG-6, not LOG-4."""
+    report = check(BLAME / "violations" / "LOG-6-two-result-blocks.jsonl")
+    assert blamed(report) == [("LOG-6", 7)]

@@ -275,8 +275,8 @@ def split_units(expected: Observation, actual: Observation) -> list[tuple[int, i
 def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violation]:
     """What the target's events break by themselves, fed in order through `monitor`.
 
-    An event the rules cannot even read is a violation too: of TURN-5 for a reason without a
-    string kind, of LOG-4 otherwise (the event is not valid).
+    An event the rules cannot even read is a violation too, of the rule its `FactError` names:
+    TURN-5 for a reason without a string kind, LOG-4 for an event that is not valid, ...
     """
     found: list[Violation] = []
     for event in events:
@@ -284,8 +284,7 @@ def log_violations(monitor: LogMonitor, events: Sequence[Event]) -> list[Violati
             fact = fact_from_wire(event)
         except FactError as error:
             seq = event.get("seq")
-            rule = "TURN-5" if "reason" in str(error) else "LOG-4"
-            found.append(Violation(rule, seq if isinstance(seq, int) else -1, str(error)))
+            found.append(Violation(error.rule_id, seq if isinstance(seq, int) else -1, str(error)))
             continue
         found += monitor.feed(fact)
     return found
