@@ -400,6 +400,7 @@ def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) ->
         "notices",
         "unread_event_types",
         "dialect",
+        "rules_checked",
         "rules_not_checkable",
     }
     assert all(set(log) == log_keys for log in parsed["logs"])

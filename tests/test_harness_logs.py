@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from check_fixtures import FIXTURES
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.logcheck import claude_code, codex
@@ -28,6 +30,7 @@ from loopspec.properties.logcheck.checker import (
 )
 from loopspec.properties.logcheck.foreign import SNIFF_BYTES
 from loopspec.properties.logcheck.harness_logs import RULES_CONSIDERED
+from loopspec.properties.spec_doc import rule_sections
 
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex"
@@ -211,6 +214,43 @@ def test_json_report_names_the_dialect_and_the_rules_not_checkable(
     assert dsh_log["dialect"] == "dsh"
     assert dsh_log["rules_not_checkable"] == {}
     assert parsed["summary"]["violations_by_rule"] == {"RW-1": 1, "RW-2": 1}
+
+
+def test_json_report_lists_the_rules_each_log_was_judged_by(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--format json: `rules_checked` lists, per log, the rules a violation could name — on a
+    dsh log every rule an invariant carries, on a transcript or rollout those its dialect can
+    show — so a CI job can tell a log that kept ORD-3 from one no rule looked at for it. Before,
+    a dsh log said only `"rules_not_checkable": {}`, which read as "every rule checked and
+    kept", SCHED-1 and TEXT-1 included, though no log shows them."""
+    claude = CLAUDE / "valid" / "two-calls-in-order.jsonl"
+    dsh = FIXTURES / "valid" / "model-demo.jsonl"
+    assert main(["check", "--format", "json", str(claude), str(dsh)]) == 0
+    claude_log, dsh_log = json.loads(capsys.readouterr().out)["logs"]
+    assert dsh_log["rules_checked"] == sorted(rule_ids())
+    assert claude_log["rules_checked"] == sorted(set(rule_ids()) - set(claude_code.NOT_CHECKABLE))
+    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4"} == set(
+        claude_log["rules_checked"]
+    )
+    for log in (claude_log, dsh_log):
+        assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
+        # Rules about the live loop are in neither list: no log shows them.
+        assert "SCHED-1" not in log["rules_checked"]
+        assert "TEXT-1" not in log["rules_checked"]
+    broken = CODEX / "violations" / "RW-1.jsonl"
+    assert main(["check", "--format", "json", str(broken)]) == 1
+    (rollout,) = json.loads(capsys.readouterr().out)["logs"]
+    assert {v["rule"] for v in rollout["violations"]} <= set(rollout["rules_checked"])
+    # SPEC.md section 2 tells a reader which rules a log is checked by: those whose Where.
+    # names an invariant. That must stay the list a dsh log reports.
+    spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
+    named = {
+        rule
+        for rule, section in rule_sections(spec).items()
+        if re.search(r"\*\*Where\.\*\*[^\n]*\binvariants? `", section)
+    }
+    assert sorted(named) == dsh_log["rules_checked"]
 
 
 def test_text_report_says_what_is_not_checkable(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,10 @@ from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAUL
 DESCRIPTION = """\
 Check recorded dsh session logs against every rule a log alone can show: turn and step
 enclosure and numbering, call/result adjacency, model-order results, rewrite consistency,
-approvals, repair (the same invariants the model's own tests run).
+approvals, repair (the same invariants the model's own tests run; SPEC.md section 7 lists them,
+and --format json lists the rules each log was checked by as rules_checked). Rules about what a
+live loop did that no log records (what ran, when bodies started, result wording, the UI:
+SCHED-1, DEC-1, TEXT-1, ...) are not judged here: `loopspec conform` judges them.
 
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
 - (standard input; zstd data is recognised by its magic number).
@@ -33,7 +36,8 @@ Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts
 (~/.codex/sessions/**/rollout-*.jsonl) are recognised from their first record and judged by the
 rules such a log shows: RW-1 (a hook's rewrite that ran, or a command that ran, against the
 call the history keeps), ORD-3, ADJ-1..3, EXE-1, and HOOK-4 (Claude Code) or RW-2 (Codex).
-Every other rule is reported as not checkable for that log, with the reason (--format json).
+The other rules a dsh log is checked by are reported as not checkable for that log, with the
+reason (--format json).
 
 Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
 cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...).

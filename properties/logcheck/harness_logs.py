@@ -18,8 +18,9 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
 - HOOK-4 (Claude Code): each PreToolUse hook answers once per call.
 
-Every other rule is listed as not checkable, with the reason, never as passed. In the reports
-of these logs `seq` and the related events are line numbers: the logs have no seq.
+Every other rule a dsh log is checked by (`rules_checked` of a dsh log) is listed as not
+checkable, with the reason, never as passed. In the reports of these logs `seq` and the related
+events are line numbers: the logs have no seq.
 
 A call still waiting for its result when the log ends is a crash tail (a notice), as in dsh logs.
 """

@@ -41,6 +41,7 @@ new keys may be added, none are renamed or removed without changing `format`.
           ],
           "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
           "dialect": "dsh",                       // "dsh" | "claude-code" | "codex"
+          "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
           "rules_not_checkable": {}               // rule -> why this dialect cannot show it
         }
       ],
@@ -60,9 +61,16 @@ new keys may be added, none are renamed or removed without changing `format`.
 
 A Claude Code transcript or a Codex rollout (see `loopspec.properties.logcheck.harness_logs`)
 is read as its own dialect: `header_version` is null, `seq` and `events` are line numbers (those
-logs have no seq), and `rules_not_checkable` lists every rule such a log cannot show; the text
-output gives the related lines (no seq) and says what is not checkable in one line per log. A
-rule not checkable is never counted as kept.
+logs have no seq), and `rules_not_checkable` lists, of the rules a dsh log is checked by, every
+one such a log cannot show; the text output gives the related lines (no seq) and says what is
+not checkable in one line per log. A rule not checkable is never counted as kept.
+
+What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
+dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
+its dialect can show. A log with status "ok" kept exactly these. Input errors and notices name
+LOG-4, LOG-5, LOG-8, SAFE-4 and REC-2 besides (below). A rule in neither list — SCHED-1, DEC-1,
+TEXT-1 and every other rule about what a live loop did (what ran, in which order bodies started,
+how results are worded, what the UI showed) — is shown by no log: `loopspec conform` judges it.
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
 binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
@@ -78,6 +86,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from loopspec.model.invariants import rule_ids
 from loopspec.properties.logcheck.checker import LogReport
 
 FORMAT = "loopspec-check/1"
@@ -99,6 +108,12 @@ def exit_code(reports: Iterable[LogReport]) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # JSON.
+
+
+def rules_checked(report: LogReport) -> list[str]:
+    """The rules a violation in this log could name, sorted: every rule a log invariant carries,
+    less those the log's dialect cannot show."""
+    return sorted(set(rule_ids()) - set(report.not_checkable))
 
 
 def log_to_json(report: LogReport) -> dict[str, Any]:
@@ -130,6 +145,7 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
         ],
         "unread_event_types": dict(report.unread_types),
         "dialect": report.dialect,
+        "rules_checked": rules_checked(report),
         "rules_not_checkable": dict(sorted(report.not_checkable.items())),
     }
 
