@@ -223,7 +223,7 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     dsh log every rule an invariant carries, on a transcript or rollout those its dialect can
     show — so a CI job can tell a log that kept ORD-3 from one no rule looked at for it. Before,
     a dsh log said only `"rules_not_checkable": {}`, which read as "every rule checked and
-    kept", SCHED-1 and TEXT-1 included, though no log shows them."""
+    kept", SCHED-1 and TEXT-1 included, though `check` judges neither."""
     claude = CLAUDE / "valid" / "two-calls-in-order.jsonl"
     dsh = FIXTURES / "valid" / "model-demo.jsonl"
     assert main(["check", "--format", "json", str(claude), str(dsh)]) == 0
@@ -235,7 +235,7 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     )
     for log in (claude_log, dsh_log):
         assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
-        # Rules about the live loop are in neither list: no log shows them.
+        # Rules only conform judges are in neither list (SPEC.md section 2).
         assert "SCHED-1" not in log["rules_checked"]
         assert "TEXT-1" not in log["rules_checked"]
     broken = CODEX / "violations" / "RW-1.jsonl"

@@ -14,12 +14,12 @@ from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 DESCRIPTION = """\
-Check recorded dsh session logs against every rule a log alone can show: turn and step
+Check recorded dsh session logs against the rules a log invariant carries: turn and step
 enclosure and numbering, call/result adjacency, model-order results, rewrite consistency,
 approvals, repair (the same invariants the model's own tests run; SPEC.md section 7 lists them,
-and --format json lists the rules each log was checked by as rules_checked). Rules about what a
-live loop did that no log records (what ran, when bodies started, result wording, the UI:
-SCHED-1, DEC-1, TEXT-1, ...) are not judged here: `loopspec conform` judges them.
+and --format json lists the rules each log was checked by as rules_checked). The other rules
+(what ran, when bodies started, the exact wording of results, where queued messages land, the
+UI: DEC-1, SCHED-1, TEXT-1, ADJ-4, ...) are not judged here: `loopspec conform` judges them.
 
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
 - (standard input; zstd data is recognised by its magic number).

@@ -68,9 +68,10 @@ not checkable in one line per log. A rule not checkable is never counted as kept
 What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
 dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
 its dialect can show. A log with status "ok" kept exactly these. Input errors and notices name
-LOG-4, LOG-5, LOG-8, SAFE-4 and REC-2 besides (below). A rule in neither list — SCHED-1, DEC-1,
-TEXT-1 and every other rule about what a live loop did (what ran, in which order bodies started,
-how results are worded, what the UI showed) — is shown by no log: `loopspec conform` judges it.
+LOG-4, LOG-5, LOG-8, SAFE-4 and REC-2 besides (below). A rule in neither list — what ran, in
+which order bodies started, the exact wording of results, where queued messages land, what the
+UI showed (DEC-1, SCHED-1, TEXT-1, ADJ-4, ...) — is not judged by `check` at all, never counted
+as kept: `loopspec conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
 binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
