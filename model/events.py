@@ -15,10 +15,12 @@ from typing import ClassVar
 import attrs
 
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import HOOK_DIALECTS as _DIALECTS_THE_CHECKER_READS
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
 
-HOOK_DIALECTS = frozenset({"claude-code", "codex"})
+# Defined with the facts: the checker reads a hook's dialect without importing this module.
+HOOK_DIALECTS = _DIALECTS_THE_CHECKER_READS
 TURN_END_KINDS = frozenset(
     {"completed", "aborted", "blocked", "error", "max-tokens", "interrupted"}
 )

@@ -168,6 +168,7 @@ def _surface(
 
 
 _SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
+_INFINITY = float("inf")
 
 
 # The invariants keep surface seqs as signed 64-bit integers; no real log comes near the bound.
@@ -175,10 +176,15 @@ SEQ_BOUND = 1 << 63
 _SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event
 
 
+HOOK_DIALECTS = frozenset({"claude-code", "codex"})
+"""The hook dialects a hook/invoked may name (HOOK-1)."""
+
+
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
-    (a turn/end reason, TURN-5; a tool result's one block, LOG-6)."""
+    (a turn/end reason, TURN-5; a tool result's one block, LOG-6; a hook's dialect and
+    duration, HOOK-1)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -359,6 +365,27 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     if fact.type == "hook/result":
         fact.decision = _str(data, "decision")
         fact.updated_input = data.get("updatedInput")
+        duration = data.get("durationMs")
+        if duration is not None and not hook_duration_valid(duration):
+            if type(duration) not in (int, float):
+                raise FactError("data.durationMs must be a number")
+            raise FactError(
+                f"durationMs must be finite and not negative, got {duration!r}", "HOOK-1"
+            )
+    else:
+        dialect = data.get("dialect")
+        if dialect is not None and dialect not in HOOK_DIALECTS:
+            if type(dialect) is not str:
+                raise FactError("data.dialect must be a string")
+            msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"
+            raise FactError(msg, "HOOK-1")
+
+
+def hook_duration_valid(duration: object) -> bool:
+    """Whether a hook/result's durationMs keeps HOOK-1: a finite number, not negative."""
+    if type(duration) is int or type(duration) is float:  # not a bool
+        return 0 <= duration < _INFINITY  # False for NaN too
+    return False
 
 
 def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:

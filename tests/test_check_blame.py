@@ -45,6 +45,18 @@ def test_TURN_5_a_reason_without_a_string_kind_is_blamed_on_TURN_5() -> None:
     assert report.status == "error"
 
 
+def test_HOOK_1_a_negative_duration_is_refused() -> None:
+    """HOOK-1: durationMs is finite and not negative; a hook/result with -1 was read as valid."""
+    report = check(BLAME / "violations" / "HOOK-1-negative-duration.jsonl")
+    assert blamed(report) == [("HOOK-1", 6)]
+
+
+def test_HOOK_1_an_unknown_dialect_is_refused() -> None:
+    """HOOK-1: a hook/invoked's dialect is claude-code or codex; another was read as valid."""
+    report = check(BLAME / "violations" / "HOOK-1-unknown-dialect.jsonl")
+    assert blamed(report) == [("HOOK-1", 5)]
+
+
 def test_LOG_6_a_result_with_two_blocks_is_blamed_on_LOG_6() -> None:
     """LOG-6: a tool result message has exactly one tool-result block; two are refused naming
     LOG-6, not LOG-4."""

@@ -32,7 +32,14 @@ from typing import Any
 
 import attrs
 
-from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire
+from loopspec.model.facts import (
+    HOOK_DIALECTS,
+    CallFact,
+    Fact,
+    FactError,
+    fact_from_wire,
+    hook_duration_valid,
+)
 from loopspec.model.invariants import (
     REPAIR_NOT_STARTED,
     SURFACE_CODE,
@@ -354,13 +361,14 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
-    # runs for the first time for its call.
+    # runs for the first time for its call. HOOK-1 (read with the fact): a known dialect.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
     except (KeyError, TypeError):
         return False
     call_id = data.get("callId")
+    dialect = data.get("dialect")
     if (
         type(turn) is not int
         or type(point) is not str
@@ -369,6 +377,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(data) is not dict
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
+        or (dialect is not None and dialect not in HOOK_DIALECTS)
     ):
         return False
     if call_id is not None:
@@ -383,20 +392,21 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
-    # hook/invoked.
+    # hook/invoked, and (read with the fact) its duration is finite and not negative.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
         decision = data["decision"]
     except (KeyError, TypeError):
         return False
-    call_id = data.get("callId")
+    call_id, duration = data.get("callId"), data.get("durationMs")
     if (
         type(turn) is not int
         or type(point) is not str
         or type(handler) is not str
         or type(decision) is not str
         or (call_id is not None and type(call_id) is not str)
+        or (duration is not None and not hook_duration_valid(duration))
         or turn != prefix.open_turn
         or (turn, point, handler) not in prefix.pending_hooks
         or type(data) is not dict
