@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
     binary_of,
+    connect_tracer,
     drive,
     parse_connects,
     wrapped_hooks,
@@ -183,6 +187,34 @@ def test_connects_are_read_from_the_strace_output() -> None:
     found = parse_connects(trace)
     assert [(c["address"], c["port"]) for c in found] == [("127.0.0.1", 4000), ("1.2.3.4", 443)]
     assert found[1]["result"] == "ENETUNREACH (Network is unreachable)"
+
+
+def test_the_tracer_sees_every_connect_of_the_process_tree(tmp_path: Path) -> None:
+    """The strace command a run traces the CLI with (seccomp-filtered where strace allows) sees a
+    connect made by a grandchild, as a hook's would be, with its address and result."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed: harness runs say their connects are not traced")
+    trace = tmp_path / "connects.txt"
+    connect = "import socket; socket.socket().connect_ex(('127.0.0.1', 9))"
+    grandchild = f'{sys.executable} -c "{connect}"'
+    subprocess.run([*connect_tracer(), "-o", str(trace), "--", "sh", "-c", grandchild], check=True)
+    found = parse_connects(trace.read_text(encoding="utf-8"))
+    assert [(c["address"], c["port"]) for c in found] == [("127.0.0.1", 9)]
+    assert found[0]["result"].startswith("ECONNREFUSED")
+
+
+def test_a_harness_session_process_imports_no_loop() -> None:
+    """The process each harness run starts (`python -m ...harnesses.session`) needs the script's
+    data, the mock and the tracer, not the bundled loop or the scenario reader: importing them
+    cost every run ~0.6 s of CPU before the CLI started."""
+    script = (
+        "import json, sys\nimport loopspec.properties.harnesses.session\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True)
+    loaded = set(json.loads(done.stdout.decode().splitlines()[-1]))
+    heavy = ("loopspec.impl", "loopspec.properties.cli", "loopspec.properties.conformance")
+    assert {m for m in loaded if m.startswith(heavy)} == set()
 
 
 def test_a_missing_binary_is_a_clear_error_naming_npm_ci(tmp_path: Path) -> None:

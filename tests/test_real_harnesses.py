@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -132,7 +133,8 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
     assert divergences(lines) == ["RW-1", "RW-1"]
     assert all(x.endswith("(known bug)") for x in lines if x.startswith("  [RW-1]"))
     assert any("ran echo rewritten but the next request's history holds" in x for x in lines)
-    assert any(x.startswith("offline: all ") and "went to the mock" in x for x in lines)
+    # Some connects were seen (the CLI reached the mock): a tracer that saw none says "all 0".
+    assert any(re.match(r"offline: all [1-9]\d* connects went to the mock", x) for x in lines)
     in_log = check_rules(capsys, log)
     assert "RW-1" in in_log
     if harness == Harness.CODEX.value:

@@ -19,12 +19,14 @@ from __future__ import annotations
 import enum
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.properties.cli.scenario import Scenario, ScenarioError, load_scenario
+
+if TYPE_CHECKING:
+    from loopspec.properties.cli.scenario import Scenario
 
 
 class Harness(enum.Enum):
@@ -110,6 +112,11 @@ class HarnessScript:
 
 def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
     """The harness script of a parsed scenario; `ScenarioError` when a real CLI cannot play it."""
+    # Imported here, not at the top: the scenario reader pulls in the whole bundled loop, and
+    # each harness session's process (which needs only the script's data) would pay ~0.6 s of
+    # CPU at start-up for it.
+    from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415
+
     if not scenario.turns:
         raise ScenarioError(f"{source}: a harness run needs at least one turn")
     if scenario.results or scenario.approvals:
@@ -134,6 +141,8 @@ def script_from_scenario(scenario: Scenario, source: str) -> HarnessScript:
 
 
 def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
+    from loopspec.properties.cli.scenario import ScenarioError  # noqa: PLC0415 (see above)
+
     if name.lower() != "bash":
         raise ScenarioError(f"{where}: a harness run drives only `bash` calls, not {name!r}")
     try:
@@ -148,6 +157,11 @@ def _shell_arguments(name: str, raw: str, where: str) -> dict[str, Any]:
 def load_harness_script(path: Path) -> HarnessScript:
     """The script of a scenario file, with each turn's `crashAfterSeconds` and
     `abortAfterSeconds`."""
+    from loopspec.properties.cli.scenario import (  # noqa: PLC0415 (see script_from_scenario)
+        ScenarioError,
+        load_scenario,
+    )
+
     script = script_from_scenario(load_scenario(path), str(path))
     turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
     cuts: dict[str, list[float | None]] = {"crashAfterSeconds": [], "abortAfterSeconds": []}

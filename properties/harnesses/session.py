@@ -399,7 +399,7 @@ def _logs_written(harness: Harness, home: Path) -> list[Path]:
 
 
 @functools.cache
-def _strace_prefix() -> list[str]:
+def connect_tracer() -> list[str]:
     """strace's command line for tracing every connect of a process tree. With --seccomp-bpf
     (strace 5.3+) the kernel stops the CLI only at a connect instead of at every system call,
     which took a sixth of a Claude Code run's CPU; the connects traced are the same. An older
@@ -422,7 +422,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     try:
         base, env = cli_setup(request, home, work, audit, mock.port)
         traced = shutil.which("strace") is not None
-        tracer = _strace_prefix() if traced else []
+        tracer = connect_tracer() if traced else []
         started = time.monotonic()
         turns = []
         crashed: list[int] = []
