@@ -183,8 +183,8 @@ HOOK_DIALECTS = frozenset({"claude-code", "codex"})
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
-    (a turn/end reason, TURN-5; a tool result's one block, LOG-6; a hook's dialect and
-    duration, HOOK-1)."""
+    (a turn/end reason, TURN-5; a tool result's one block and the call it names, LOG-6; a
+    hook's dialect and duration, HOOK-1)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -341,6 +341,10 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
     call_id = block.get("toolCallId")
     fact.call_id = call_id if type(call_id) is str else _str(block, "toolCallId")
+    source = message.get("source") if _is_map(message) else None
+    if _is_map(source) and source.get("callId", call_id) != call_id:
+        msg = f"tool result block cites {call_id!r} but its source names {source['callId']!r}"
+        raise FactError(msg, "LOG-6")
     fact.is_error = block.get("isError") is True
     error = data.get("error")
     if error is not None and _is_map(error) and type(error.get("code")) is str:

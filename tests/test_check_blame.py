@@ -57,6 +57,13 @@ def test_HOOK_1_an_unknown_dialect_is_refused() -> None:
     assert blamed(report) == [("HOOK-1", 5)]
 
 
+def test_LOG_6_a_result_whose_block_and_source_name_other_calls_is_refused() -> None:
+    """LOG-6: the tool-result block's toolCallId equals source.callId; a result whose block
+    answers c1 while its source names c2 was read as valid."""
+    report = check(BLAME / "violations" / "LOG-6-result-ids-disagree.jsonl")
+    assert blamed(report) == [("LOG-6", 7)]
+
+
 def test_LOG_6_a_result_with_two_blocks_is_blamed_on_LOG_6() -> None:
     """LOG-6: a tool result message has exactly one tool-result block; two are refused naming
     LOG-6, not LOG-4."""

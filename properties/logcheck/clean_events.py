@@ -291,6 +291,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     call_id = block.get("toolCallId")
     if type(call_id) is not str or call_id in prefix.results:
         return False
+    source = message.get("source")
+    if type(source) is dict and source.get("callId", call_id) != call_id:
+        return False  # LOG-6, read with the fact
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
     if (
