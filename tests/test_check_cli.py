@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import zstandard
 from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck import report
 from loopspec.properties.logcheck.files import LogSource
 
 VALID = FIXTURES / "valid" / "model-demo.jsonl"
@@ -380,6 +382,25 @@ def test_max_violations_lists_some_and_counts_all(
     log = parsed["logs"][0]
     assert len(log["violations"]) == 3
     assert log["violations_omitted"] == parsed["summary"]["violations"] - 3 > 0
+
+
+def test_json_format_is_documented_where_check_help_points(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`check --help` names the JSON format and where an installed loopspec documents it (the
+    help said only "output format (text)", and README gave a path of the source tree), and that
+    documentation names every key a log's entry and the summary carry."""
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    # argparse wraps lines at spaces and after hyphens: undo both.
+    shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
+    assert "loopspec-check/1" in shown
+    assert "python -m pydoc loopspec.properties.logcheck.report" in shown
+    code, parsed = run_json(capsys, str(BROKEN), str(TORN), str(HARNESS))
+    assert code == 2
+    documented = report.__doc__ or ""
+    for key in {*parsed, *parsed["summary"], *(k for log in parsed["logs"] for k in log)}:
+        assert f'"{key}"' in documented, key
 
 
 def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:

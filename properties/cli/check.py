@@ -54,7 +54,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log file, directory, or -")
     parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (text)"
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=(
+            "output format (text); json: one versioned loopspec-check/1 object, every key "
+            "documented by: python -m pydoc loopspec.properties.logcheck.report"
+        ),
     )
     parser.add_argument(
         "--max-line-bytes",
