@@ -70,7 +70,9 @@ class Prefix:
         self.reply_calls: dict[str, tuple[int, CallFact]] = {}
         self.call_records: dict[str, Fact] = {}
         self.results: dict[str, int] = {}
-        self.last_result_index = -1
+        # The reply's call ids in model order, and the position of the first without a result.
+        self.reply_ids: tuple[str, ...] = ()
+        self.first_unanswered = 0
         self.dangling: list[tuple[str, int]] = []
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
         self.hook_results: dict[str, list[Fact]] = {}
@@ -95,7 +97,9 @@ class Prefix:
     def _reset_step(self) -> None:
         # An empty container is kept rather than replaced: most steps leave some empty.
         self.reply_seq = None
-        self.last_result_index = -1
+        self.first_unanswered = 0
+        if self.reply_ids:
+            self.reply_ids = ()
         if self.reply_calls:
             self.reply_calls = {}
         if self.call_records:
@@ -211,7 +215,10 @@ class Prefix:
         still the step's one reply (ORD-1)."""
         self.reply_seq = seq
         if calls:
-            self.reply_calls = {c.id: (i, c) for i, c in enumerate(calls)}
+            # A repeated id (EXE-1) is one entry, at its first place, with its last block.
+            last = {c.id: c for c in calls}
+            self.reply_calls = {call_id: (i, c) for i, (call_id, c) in enumerate(last.items())}
+            self.reply_ids = tuple(last)
 
     def _fold_call(self, fact: Fact) -> None:
         if fact.call_id is not None:
@@ -229,9 +236,10 @@ class Prefix:
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
         self.results[call_id] = seq
-        entry = self.reply_calls.get(call_id)
-        if entry is not None and entry[0] > self.last_result_index:
-            self.last_result_index = entry[0]
+        ids, at = self.reply_ids, self.first_unanswered
+        while at < len(ids) and ids[at] in self.results:
+            at += 1
+        self.first_unanswered = at
 
     def _fold_hook_invoked(self, fact: Fact) -> None:
         if fact.turn is not None:
@@ -691,27 +699,17 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         return NO_VIOLATIONS
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is not None and fact.call_id not in prefix.results:
-        index = entry[0]
-        if index < prefix.last_result_index:
-            # Name the later call whose result came first: that is the line to move. (None
-            # when the step's reply was replaced since, which ORD-1 reports by itself.)
-            first = min(
-                (
-                    (seq, call_id)
-                    for call_id, seq in prefix.results.items()
-                    if call_id in prefix.reply_calls and prefix.reply_calls[call_id][0] > index
-                ),
-                default=None,
+        index, first = entry[0], prefix.first_unanswered
+        if index > first:
+            # This result came too early, not the earlier call's (which may never come, as in
+            # a crash tail): it is the line to move, and the prefix up to it can never be
+            # completed to a valid log.
+            earlier = prefix.reply_ids[first]
+            message = (
+                f"result for {fact.call_id} (call #{index + 1}) before any for {earlier} "
+                f"(call #{first + 1}): results commit in the order of the reply's calls"
             )
-            message = f"result for {fact.call_id} (call #{index + 1}) after "
-            if first is None:
-                return [Violation("ORD-3", fact.seq, message + "a result of a later call")]
-            seq, later = first
-            message += (
-                f"the result for {later} (call #{prefix.reply_calls[later][0] + 1}) at seq "
-                f"{seq}: results commit in the order of the reply's calls"
-            )
-            return [Violation("ORD-3", fact.seq, message, (seq,))]
+            return [Violation("ORD-3", fact.seq, message, (prefix.reply_seq or 0,))]
     return NO_VIOLATIONS
 
 

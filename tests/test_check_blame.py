@@ -69,3 +69,19 @@ def test_LOG_6_a_result_with_two_blocks_is_blamed_on_LOG_6() -> None:
     LOG-6, not LOG-4."""
     report = check(BLAME / "violations" / "LOG-6-two-result-blocks.jsonl")
     assert blamed(report) == [("LOG-6", 7)]
+
+
+def test_ORD_3_the_result_committed_too_early_is_blamed() -> None:
+    """ORD-3: when call 2's result is appended while call 1 has none, that result breaks the
+    order, and its line is blamed (call 1's result, in its right place after it, was)."""
+    report = check(BLAME / "violations" / "ORD-3-later-result-first.jsonl")
+    assert blamed(report) == [("ORD-3", 8)]
+    assert "c1" in report.violations[0].violation.message
+
+
+def test_ORD_3_a_crash_after_a_result_committed_too_early_is_still_a_violation() -> None:
+    """ORD-3: the same log cut by a crash right after call 2's result is not a clean crash tail:
+    REC-1's repair would answer call 1 after call 2, and that repair would have been blamed."""
+    report = check(BLAME / "violations" / "ORD-3-later-result-then-crash.jsonl")
+    assert blamed(report) == [("ORD-3", 8)]
+    assert [notice.rule_id for notice in report.notices] == ["REC-2"]

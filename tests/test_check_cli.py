@@ -54,18 +54,19 @@ def test_exit_0_when_every_log_keeps_the_rules(capsys: pytest.CaptureFixture[str
     assert out.splitlines()[-1] == "checked 2 logs, 202 events: 0 violations"
 
 
-def test_ORD_3_a_late_result_names_the_later_call_whose_result_came_first(
+def test_ORD_3_the_result_that_came_too_early_is_blamed_naming_the_call_it_overtook(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """ORD-3: the violation names the later call whose result was committed first and cites
-    it (it said only 'after a result of a later call' and cited the late result alone, so the
-    line to move was left to find)."""
+    """ORD-3: the violation is the later call's result, committed while an earlier call had
+    none: its line is the one to move, and it names that earlier call and cites the reply (it
+    was blamed on the earlier call's result, in its right place, and a crash right after the
+    early result passed as a clean crash tail: tests/test_check_blame.py)."""
     log = FIXTURES / "violations" / "ORD-3.jsonl"
     code, out = run(capsys, str(log))
     assert code == 1
     assert out.splitlines()[0] == (
-        f"{log}:15: ORD-3 (seq 13): result for call_a (call #1) after the result for call_b "
-        "(call #2) at seq 12: results commit in the order of the reply's calls [events 13, 12]"
+        f"{log}:14: ORD-3 (seq 12): result for call_b (call #2) before any for call_a (call #1): "
+        "results commit in the order of the reply's calls [events 12, 7]"
     )
 
 
@@ -401,6 +402,25 @@ def test_json_format_is_documented_where_check_help_points(
     documented = report.__doc__ or ""
     for key in {*parsed, *parsed["summary"], *(k for log in parsed["logs"] for k in log)}:
         assert f'"{key}"' in documented, key
+
+
+def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LOG-5: a harness that writes the session header again when it resumes a session is told
+    where, that a log has one header, and that checking stopped there (it read only "a second
+    session header", which left the maintainer to guess the fix and why nothing after it was
+    judged)."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    resumed = tmp_path / "resumed.jsonl"
+    resumed.write_text("".join([*lines, lines[0]]), encoding="utf-8")
+    code, out = run(capsys, str(resumed))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{resumed}:{len(lines) + 1}: error bad-event LOG-5: a second session header: a log has "
+        "one, on line 1, and a resumed session appends its events without writing another; "
+        "nothing after this line is checked"
+    )
 
 
 def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:

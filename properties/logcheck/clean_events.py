@@ -263,7 +263,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message (a result always cites). TURN-3, STEP-3: it names the
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
-    # been recorded, citing the record. ORD-3: no later call has a result yet. RW-2, DEC-2: a
+    # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-2: a
     # success only for a call neither refused nor holding an unapplied rewrite. REC-1: no
     # "not started" repair of a recorded call.
     try:
@@ -299,7 +299,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if (
         entry is None
         or record is None
-        or entry[0] < prefix.last_result_index
+        or entry[0] != prefix.first_unanswered
         or record.seq not in sources
     ):
         return False
