@@ -299,7 +299,13 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
     if marker is not None:
         _refuse_layout(report, line, marker)
     if isinstance(obj, dict) and is_header(obj):
-        report.fail(line, ErrorKind.BAD_EVENT, "a second session header", "LOG-5")
+        # A harness that reopens its log on resume and writes the header again: say the fix,
+        # and why the rest of the log went unjudged.
+        message = (
+            "a second session header: a log has one, on line 1, and a resumed session appends "
+            "its events without writing another; nothing after this line is checked"
+        )
+        report.fail(line, ErrorKind.BAD_EVENT, message, "LOG-5")
     else:
         kind = obj.get("type") if isinstance(obj, dict) else None
         where = f"{kind}: " if isinstance(kind, str) else ""
