@@ -423,25 +423,6 @@ def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
     )
 
 
-def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """LOG-5: a harness that writes the session header again when it resumes a session is told
-    where, that a log has one header, and that checking stopped there (it read only "a second
-    session header", which left the maintainer to guess the fix and why nothing after it was
-    judged)."""
-    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
-    resumed = tmp_path / "resumed.jsonl"
-    resumed.write_text("".join([*lines, lines[0]]), encoding="utf-8")
-    code, out = run(capsys, str(resumed))
-    assert code == 2
-    assert out.splitlines()[0] == (
-        f"{resumed}:{len(lines) + 1}: error bad-event LOG-5: a second session header: a log has "
-        "one, on line 1, and a resumed session appends its events without writing another; "
-        "nothing after this line is checked"
-    )
-
-
 def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:
     """--format json: one object, `format` and `logs` and `summary`, with the documented keys."""
     code, parsed = run_json(capsys, str(BROKEN), str(TORN), str(HARNESS))
