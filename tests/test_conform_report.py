@@ -415,14 +415,16 @@ def test_PROTO_1_replay_refuses_a_case_with_a_misspelt_field(
 
 def test_ORD_3_an_early_result_names_its_call_in_a_whole_sentence() -> None:
     """ORD-3: a result committed before an earlier call's is reported naming that result's call
-    (it read "a result commits only once every earlier call's result has", cut short)."""
+    (it read "a result commits only once every earlier call's result has", cut short). The
+    target's own log breaks ORD-3 at that very result, so that is what is reported, naming the
+    call it overtook."""
     (case,) = [c for c in FAMILIES if c.name == "results in completion order"]
     replay = replay_case(case.target, case.config, list(case.program))
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "ORD-3"
     assert replay.divergence.what == (
-        "the target appends a tool/result the model does not: the result of call c2 commits "
-        "only after the results of every earlier call of the reply"
+        "the target's own log breaks ORD-3 at its seq 6: result for c2 (call #2) before any for "
+        "c1 (call #1): results commit in the order of the reply's calls"
     )
 
 
