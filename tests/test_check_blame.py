@@ -85,3 +85,12 @@ def test_ORD_3_a_crash_after_a_result_committed_too_early_is_still_a_violation()
     report = check(BLAME / "violations" / "ORD-3-later-result-then-crash.jsonl")
     assert blamed(report) == [("ORD-3", 8)]
     assert [notice.rule_id for notice in report.notices] == ["REC-2"]
+
+
+def test_LOG_5_a_header_with_a_seq_is_blamed_alone() -> None:
+    """LOG-5: a header that carries a seq is a malformed header, not an event: LOG-5 at line 1
+    and nothing else (it was read as event 0, and every real event was then one seq late, a
+    LOG-1 the log does not break)."""
+    report = check(BLAME / "violations" / "LOG-5-header-with-a-seq.jsonl")
+    assert blamed(report) == [("LOG-5", 1)]
+    assert report.events == 6
