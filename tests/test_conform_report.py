@@ -65,6 +65,7 @@ from loopspec.properties.conformance.run import (
 )
 from loopspec.properties.conformance.situations import SITUATIONS_BY_EVENT, Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES
 from loopspec.properties.stateful.strategies import CONFIGS
 
 
@@ -390,6 +391,31 @@ def test_PROTO_1_replay_refuses_a_case_it_cannot_read_as_written(
     shown = capsys.readouterr()
     assert shown.out == ""
     assert shown.err.startswith(f"loopspec: error: [PROTO-1] {saved}: {complaint}"), shown.err
+
+
+def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `conform --help` says where an installed loopspec documents the
+    `loopspec-conform/1` document, and that documentation names every key it carries — a
+    counterexample's, a rule row's and a profile's known divergences included. It was
+    documented nowhere a CI job could read: the help said only "one versioned document"."""
+    with pytest.raises(SystemExit):
+        main(["conform", "--help"])
+    # argparse wraps lines at spaces and after hyphens: undo both.
+    shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
+    assert "python -m pydoc loopspec.properties.cli.conform" in shown
+    failed = attrs.evolve(_failed_report(), profile=PROFILES["dsh"])
+    document = conform_cli.json_report(failed, Path("case.json"), {"impl": "mine:make"})
+    documented = conform_cli.__doc__ or ""
+    keys = {*document, *document["divergence"]}
+    keys |= {key for row in document["rules"] for key in row}
+    keys |= {key for row in document["knownDivergences"] for key in row}
+    assert {"profile", "knownDivergences", "divergence", "needs"} <= keys
+    for key in keys:
+        assert f'"{key}"' in documented, key
+    for row in document["rules"]:
+        assert f'"{row["status"]}"' in documented, row["status"]
 
 
 def test_PROTO_1_replay_refuses_a_case_with_a_misspelt_field(

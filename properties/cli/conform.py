@@ -2,6 +2,61 @@
 
 Exit codes: 0 conformant (or the replayed case no longer diverges), 1 a counterexample, 2 the
 target cannot be started or speaks the protocol wrongly.
+
+`conform --format json` writes exactly one object on stdout when the run ends with exit 0 or 1
+(exit 2 writes nothing there: one line on stderr says what went wrong). Keys are stable within
+a `format`; new keys may be added, none are renamed or removed without changing `format`.
+
+    {
+      "format": "loopspec-conform/1",
+      "target": "loopspec.properties.conformance.impl_target:bundled_target",  // what ran
+      "conformant": false,                      // true: exit 0
+      "capabilities": ["abort", "approval"],    // what the target declared, sorted
+      "examples": 14,                           // programs run to their end
+      "retries": 9,                             // programs Hypothesis abandoned and replaced
+      "shrinkRuns": 1163,                       // runs spent shrinking the counterexample
+      "steps": 95,                              // commands sent in all
+      "seconds": 104.6,
+      "rules": [                                // one row per rule of SPEC.md, in SPEC order
+        {
+          "rule": "EXE-4",
+          "status": "VIOLATED",                 // see below
+          "count": 7,                           // the same as "generated"
+          "generated": 7,                           // situations the rule governs, created
+          "checked": 11,                            // comparisons that covered its events
+          "needs": "approval",                      // only when a capability gates it
+          "known": ["repair-wording"]               // only under --profile: what touched it
+        }
+      ],
+      "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome
+      "profile": "dsh",                         // only with --profile
+      "knownDivergences": [                     // only with --profile, one per divergence
+        {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "..."}
+      ],
+      "divergence": {                           // only when not conformant
+        "rule": "EXE-4",                        // or "NO-RULE": a gap in SPEC.md
+        "what": "...",                          // one sentence
+        "specText": "### EXE-4 ...",            // the rule as SPEC.md states it
+        "commandIndex": 2,                      // 0-based, in "program"
+        "config": {},                           // the loop configuration, driver-protocol JSON
+        "program": [{"kind": "SubmitUser", "text": ""}],   // the shrunk commands
+        "expected": {},                         // the model's observation of that command
+        "actual": {},                           // the target's
+        "diff": "--- model\n+++ target\n...",
+        "case": "loopspec-cases/case-EXE-4-0.json",        // null when none was saved
+        "replay": "loopspec replay loopspec-cases/case-EXE-4-0.json --impl ..."
+      }
+    }
+
+Rule statuses:
+
+    "exercised"                                 a program created the situation it governs
+    "checked, situation never generated"        its events were compared, its situation never arose
+    "not reached by the generator"              neither
+    "not applicable"                            it needs a capability the target does not declare
+    "not observable by conform (model tests)"   the model's own tests prove it
+    "known divergence"                          under --profile: a known divergence touched it
+    "VIOLATED"                                  the rule of "divergence"
 """
 
 from __future__ import annotations
@@ -84,7 +139,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text (default), or json: one versioned loopspec-conform/1 document on stdout",
+        help="text (default), or json: one versioned loopspec-conform/1 document on stdout, "
+        "every key documented by: python -m pydoc loopspec.properties.cli.conform",
     )
     conform.add_argument(
         "--case-dir",
