@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 import pytest
+from batches import BATCH_SEED
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
 from loopspec.model.commands import (
@@ -91,7 +92,7 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
     """DEC-1, EXE-1, SCHED-1: without hooks no program can deny, so DEC-1 is not exercised
     however many results were checked; with hooks it is, with the count of denied results."""
     plain = run_conformance(lambda: OnlyConfig(frozenset({"max-tokens"})), examples=30,
-                            seed_value=None, show_progress=False)  # fmt: skip
+                            seed_value=BATCH_SEED, show_progress=False)  # fmt: skip
     rows = _statuses(plain)
     assert rows["DEC-1"]["generated"] == 0
     assert rows["DEC-1"]["status"] != "exercised"
@@ -106,7 +107,7 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
         "not applicable", "pre-hooks or post-hooks")  # fmt: skip
     assert (rows["SCHED-2"]["status"], rows["SCHED-2"]["needs"]) == ("not applicable", "approval")
     assert rows["ABORT-3"]["status"] != "not applicable"
-    full = run_conformance(ModelTarget, examples=60, seed_value=None, show_progress=False)
+    full = run_conformance(ModelTarget, examples=60, seed_value=BATCH_SEED, show_progress=False)
     rows = _statuses(full)
     assert rows["DEC-1"]["status"] == "exercised"
     assert rows["DEC-1"]["generated"] == full.situations["DEC-1"] > 0
@@ -147,7 +148,7 @@ def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
 def test_MODEL_1_examples_counts_programs_and_shrinking_apart() -> None:
     """MODEL-1: `examples=N` on a conformant target is N complete programs; a failing run
     reports the programs before the divergence, and shrinking apart."""
-    report = run_conformance(ModelTarget, examples=25, seed_value=None, show_progress=False)
+    report = run_conformance(ModelTarget, examples=25, seed_value=BATCH_SEED, show_progress=False)
     assert report.conformant
     assert (report.examples, report.shrink_runs) == (25, 0)
     failing, _ = _turn_5_search()
@@ -669,7 +670,7 @@ def test_MODEL_1_a_rule_exercised_is_a_rule_checked_at_least_as_often() -> None:
     """MODEL-1: a situation a program creates is in the observation compared next, so no rule
     reads "exercised xN (checked xM)" with M < N (LOG-4 read x1633 against x491: two tables of
     the rules an event speaks to had drifted apart)."""
-    report = run_conformance(ModelTarget, examples=20, seed_value=None, show_progress=False)
+    report = run_conformance(ModelTarget, examples=20, seed_value=BATCH_SEED, show_progress=False)
     rows = _statuses(report)
     assert rows["LOG-4"]["status"] == "exercised"
     # Every message has a source, and conform blames a wrong one on TEXT-2: it is exercised

@@ -17,6 +17,7 @@ import statistics
 import time
 
 import pytest
+from batches import seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, Mutant, MutantTarget
@@ -27,7 +28,6 @@ from loopspec.properties.conformance.machine import conformance_machine
 KILL_BUDGET = settings(
     max_examples=400,
     stateful_step_count=40,
-    derandomize=True,
     database=None,
     deadline=None,
     phases=[Phase.generate],
@@ -49,7 +49,7 @@ def _kill(mutant: Mutant, budget: settings) -> tuple[DivergenceFound, int, float
 
     started = time.process_time()
     with pytest.raises(DivergenceFound) as found:
-        run_state_machine_as_test(conformance_machine(factory), settings=budget)
+        run_state_machine_as_test(seeded(conformance_machine(factory)), settings=budget)
     return found.value, examples, time.process_time() - started
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
+from batches import BATCH_SEED, seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import Mutant, MutantTarget, Patch
@@ -57,7 +58,6 @@ from loopspec.properties.conformance.target import ModelTarget
 KILL_BUDGET = settings(
     max_examples=400,
     stateful_step_count=40,
-    derandomize=True,
     database=None,
     deadline=None,
     phases=[Phase.generate],
@@ -168,7 +168,7 @@ def test_RW_1_a_presentation_mutant_is_caught_with_its_rule(mutant: Mutant) -> N
     its presentation breaks (the log, bodies and history are the model's)."""
     with pytest.raises(DivergenceFound) as found:
         run_state_machine_as_test(
-            conformance_machine(lambda: MutantTarget(mutant)), settings=KILL_BUDGET
+            seeded(conformance_machine(lambda: MutantTarget(mutant))), settings=KILL_BUDGET
         )
     divergence = found.value.divergence
     assert divergence.rule_id == mutant.rule_id, divergence.what
@@ -234,7 +234,9 @@ def test_ACP_1_an_invalid_presented_message_is_blamed_on_ACP_1() -> None:
 def test_VIEW_2_the_bundled_impl_is_conformant_with_presentation_compared() -> None:
     """VIEW-2, VIEW-3, VIEW-4, ACP-1, ACP-2, ACP-3: the bundled impl declares presentation, passes,
     and the presentation rules are reported exercised."""
-    report = run_conformance(bundled_target, examples=25, seed_value=None, show_progress=False)
+    report = run_conformance(
+        bundled_target, examples=25, seed_value=BATCH_SEED, show_progress=False
+    )
     assert report.conformant, report.divergence and report.divergence.what
     assert "presentation" in report.capabilities
     statuses = {row["rule"]: row["status"] for row in rule_table(report)}
@@ -251,7 +253,7 @@ def test_VIEW_2_without_the_capability_presentation_rules_are_not_applicable() -
     def factory() -> Any:
         return AdapterTarget(impl_adapter, "impl without presentation", without)
 
-    report = run_conformance(factory, examples=10, seed_value=None, show_progress=False)
+    report = run_conformance(factory, examples=10, seed_value=BATCH_SEED, show_progress=False)
     assert report.conformant, report.divergence and report.divergence.what
     statuses = {row["rule"]: row["status"] for row in rule_table(report)}
     assert all(statuses[rule] == "not applicable" for rule in PRESENTATION_RULES)

@@ -14,6 +14,7 @@ from typing import Any
 
 import attrs
 import pytest
+from batches import BATCH_SEED, seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
@@ -35,7 +36,6 @@ SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 BUDGET = settings(
     max_examples=400,
     stateful_step_count=40,
-    derandomize=True,
     database=None,
     deadline=None,
     # Generation only: shrinking is most of a kill's cost; it is checked once, below.
@@ -99,8 +99,8 @@ SHOUTING = Profile(
 def test_MODEL_1_a_named_divergence_passes_and_is_reported_as_known() -> None:
     """MODEL-1: the only difference is the profile's one divergence: conformant, reported known,
     and the rule it touches says so."""
-    report = run_conformance(ShoutingErrors, examples=40, seed_value=None, show_progress=False,
-                             profile=SHOUTING)  # fmt: skip
+    report = run_conformance(ShoutingErrors, examples=40, seed_value=BATCH_SEED,
+                             show_progress=False, profile=SHOUTING)  # fmt: skip
     assert report.conformant, report.divergence
     assert report.known.get("shouted-errors", 0) > 0
     rows = {row["rule"]: row for row in rule_table(report)}
@@ -110,15 +110,17 @@ def test_MODEL_1_a_named_divergence_passes_and_is_reported_as_known() -> None:
 
 def test_MODEL_1_the_same_target_fails_without_the_profile() -> None:
     """MODEL-1: without the profile, the same difference is a counterexample."""
-    report = run_conformance(ShoutingErrors, examples=40, seed_value=None, show_progress=False)
+    report = run_conformance(
+        ShoutingErrors, examples=40, seed_value=BATCH_SEED, show_progress=False
+    )
     assert report.divergence is not None
 
 
 def test_MODEL_1_the_bundled_impl_passes_under_the_dsh_profile() -> None:
     """MODEL-1: a conformant implementation (it refuses without naming rules) passes under a
     profile too, and shows none of dsh's divergences."""
-    report = run_conformance(bundled_target, examples=60, seed_value=None, show_progress=False,
-                             profile=DSH)  # fmt: skip
+    report = run_conformance(bundled_target, examples=60, seed_value=BATCH_SEED,
+                             show_progress=False, profile=DSH)  # fmt: skip
     assert report.conformant, report.divergence
     assert report.known == {}
 
@@ -128,7 +130,7 @@ def test_MODEL_1_the_bundled_impl_passes_under_the_dsh_profile() -> None:
 def test_MODEL_1_the_model_shows_no_known_divergence() -> None:
     """MODEL-1: the model under the dsh profile passes and shows none of dsh's divergences:
     erasers applied to equal runs change both alike, and no symptom fires on equal runs."""
-    report = run_conformance(ModelTarget, examples=30, seed_value=None, show_progress=False,
+    report = run_conformance(ModelTarget, examples=30, seed_value=BATCH_SEED, show_progress=False,
                              profile=DSH)  # fmt: skip
     assert report.conformant, report.divergence
     assert report.known == {}
@@ -144,7 +146,7 @@ def test_MODEL_1_a_profile_does_not_hide_a_planted_bug(name: str) -> None:
     mutant = next(m for m in MUTANTS if m.name == name)
     with pytest.raises(DivergenceFound) as found:
         run_state_machine_as_test(
-            conformance_machine(lambda: MutantTarget(mutant), DSH), settings=BUDGET
+            seeded(conformance_machine(lambda: MutantTarget(mutant), DSH)), settings=BUDGET
         )
     assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
 
@@ -157,7 +159,7 @@ def test_MODEL_1_shrinking_under_a_profile_keeps_the_rule_a_planted_bug_broke() 
     mutant = next(m for m in MUTANTS if m.name == "completion-order-results")
     with pytest.raises(DivergenceFound) as found:
         run_state_machine_as_test(
-            conformance_machine(lambda: MutantTarget(mutant), DSH),
+            seeded(conformance_machine(lambda: MutantTarget(mutant), DSH)),
             settings=settings(BUDGET, phases=[Phase.generate, Phase.shrink]),
         )
     assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
@@ -222,11 +224,11 @@ def test_TURN_1_random_programs_leave_out_a_command_the_target_refuses_at_once()
     blind = Profile("blank-refusing", "x", (attrs.evolve(refusal, avoid=None),))
     assert avoiding.avoids(SubmitUser(" "))
     assert not avoiding.avoids(SubmitUser("ok"))
-    steered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
+    steered = run_conformance(BlankRefusing, examples=15, seed_value=BATCH_SEED, steps=10,
                               show_progress=False, profile=avoiding)  # fmt: skip
     assert steered.conformant, steered.divergence
     assert steered.known.get("TURN-1", 0) == 0
-    unsteered = run_conformance(BlankRefusing, examples=15, seed_value=None, steps=10,
+    unsteered = run_conformance(BlankRefusing, examples=15, seed_value=BATCH_SEED, steps=10,
                                 show_progress=False, profile=blind)  # fmt: skip
     assert unsteered.conformant, unsteered.divergence
     assert unsteered.known.get("TURN-1", 0) > 0
