@@ -11,6 +11,7 @@ prefix at the same seq (a verdict never flips back).
 from __future__ import annotations
 
 import pytest
+from batches import seeded
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 from spec_helpers import run, with_hooks
@@ -56,11 +57,10 @@ def test_RW_1_LOG_8_readers_agree_and_the_verdict_holds_at_every_prefix() -> Non
     the complete commits agree, and check_log flags no prefix of a valid log."""
     PREFIXES_CHECKED.clear()
     run_state_machine_as_test(
-        PrefixMachine,
+        seeded(PrefixMachine),
         settings=settings(
             max_examples=60,
             stateful_step_count=30,
-            derandomize=True,
             database=None,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
