@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from loopspec.model.facts import READ_TYPES, CallFact, Fact, facts_of
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 
 if TYPE_CHECKING:  # the event model is imported only by `facts_of`, when it runs
     from loopspec.model.events import Event
@@ -644,7 +645,7 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 (prefix.reply_seq or 0,),
             )
         )
-    if fact.arguments != block.arguments:
+    if fact.arguments is None or not same_arguments(fact.arguments, block.arguments):
         msg = (
             f"call {fact.call_id}: the audit record runs {fact.arguments!r} but the model "
             f"history shows {block.arguments!r}"
@@ -786,6 +787,26 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return NO_VIOLATIONS
 
 
+def same_arguments(left: str, right: str) -> bool:
+    """Whether two raw argument strings are the same value as every reader parses them (EXE-2),
+    whatever their spelling: JSON equality, where 1 equals 1.0 but true is not 1."""
+    return left == right or _same_value(parse_arguments(left), parse_arguments(right))
+
+
+def _same_value(left: JsonValue, right: JsonValue) -> bool:
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, FrozenMap) and isinstance(right, FrozenMap):
+        return left.keys() == right.keys() and all(_same_value(left[k], right[k]) for k in left)
+    if isinstance(left, tuple) and isinstance(right, tuple):
+        return len(left) == len(right) and all(
+            _same_value(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
 def _same_json(text: str, value: object) -> bool:
     try:
         return bool(json.loads(text) == value)
@@ -875,7 +896,11 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
     # The three cases are of three types: at most one applies.
     if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
         record = prefix.call_records.get(fact.call_id)
-        if record is not None and record.arguments != fact.arguments:
+        if (
+            record is not None
+            and record.arguments is not None
+            and not same_arguments(record.arguments, fact.arguments)
+        ):
             msg = (
                 f"approval for {fact.call_id} shows {fact.arguments!r} but the call runs "
                 f"{record.arguments!r}"

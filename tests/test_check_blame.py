@@ -94,3 +94,19 @@ def test_LOG_5_a_header_with_a_seq_is_blamed_alone() -> None:
     report = check(BLAME / "violations" / "LOG-5-header-with-a-seq.jsonl")
     assert blamed(report) == [("LOG-5", 1)]
     assert report.events == 6
+
+
+def test_RW_1_RW_4_arguments_are_compared_as_the_values_they_denote() -> None:
+    """RW-1, RW-4: the readers must hold the same value (EXE-2 parses every reader's string
+    alike); a tool/call or an approval/asked that spells the reply's arguments with other
+    whitespace keeps the rules (both were flagged, comparing the strings)."""
+    for name in ("RW-1-same-value-other-spelling.jsonl", "RW-4-same-value-other-spelling.jsonl"):
+        report = check(BLAME / "valid" / name)
+        assert (blamed(report), report.status) == ([], "ok"), name
+
+
+def test_RW_1_true_is_not_the_number_1() -> None:
+    """RW-1: values are JSON values, not Python's: `true` in history and `1` in the audit
+    record are two inputs."""
+    report = check(BLAME / "violations" / "RW-1-true-is-not-1.jsonl")
+    assert blamed(report) == [("RW-1", 6)]
