@@ -78,6 +78,22 @@ def test_PROTO_1_bad_commands_name_the_path(wire: object, where: str) -> None:
     assert error.value.rule_id == "PROTO-1"
 
 
+def test_PROTO_1_a_configuration_declaring_a_tool_twice_is_refused_naming_both() -> None:
+    """PROTO-1: a configuration (a case file's `config`, edited by hand) that declares one tool
+    name twice is refused naming both places. It decoded, and replay then reported "the target
+    failed in apply" — the bundled loop refusing the duplicate — blaming the target for the
+    case file's mistake."""
+    wire = config_to_json(gen.CONFIGS[0])
+    tools = wire["tools"]
+    wire["tools"] = [*tools, {**tools[0]}]
+    with pytest.raises(ProtocolError) as error:
+        config_from_json(wire)
+    assert str(error.value).endswith(
+        f"$.config.tools[{len(tools)}].name: tool {tools[0]['name']!r} is declared twice "
+        "(first at $.config.tools[0])"
+    )
+
+
 @pytest.mark.parametrize(
     ("wire", "decode", "complaint"),
     [

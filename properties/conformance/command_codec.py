@@ -4,7 +4,8 @@
 inverses. Decoding validates everything and raises `ProtocolError` naming the JSON path, so a
 peer that speaks the protocol wrongly is told where; a member an object does not have is refused
 too (the published schema says `additionalProperties: false`), never ignored. Inside a JSON
-value the protocol carries as it is (`updatedInput`, `meta`) any member is taken.
+value the protocol carries as it is (`updatedInput`, `meta`) any member is taken. One rule JSON
+Schema cannot state is the decoder's alone: a configuration declares each tool name once.
 
 Both directions are generated from the attrs classes through `wire_layout`, the same layout
 the published JSON Schema (`loopspec schema`) is generated from, so the three cannot disagree.
@@ -257,6 +258,17 @@ def post_from_json(value: object, path: str) -> PostVerdict:
 
 
 def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
-    """A loop configuration from JSON."""
+    """A loop configuration from JSON; a tool name declared twice is refused (the one rule
+    here the published schema cannot state)."""
     config: LoopConfig = decode_object(value, LoopConfig, path)
+    first: dict[str, int] = {}
+    for index, tool in enumerate(config.tools):
+        if tool.name in first:
+            # Which declaration a call would meet is undefined: a loop refuses such a
+            # configuration, and the refusal must name the file's mistake, not the loop.
+            raise ProtocolError(
+                f"{path}.tools[{index}].name: tool {tool.name!r} is declared twice "
+                f"(first at {path}.tools[{first[tool.name]}])"
+            )
+        first[tool.name] = index
     return config
