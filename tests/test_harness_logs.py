@@ -251,6 +251,11 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
         if re.search(r"\*\*Where\.\*\*[^\n]*\binvariants? `", section)
     }
     assert sorted(named) == dsh_log["rules_checked"]
+    # A layout these rules do not cover is checked by none of them.
+    june = FIXTURES / "bad" / "june-layout.jsonl"
+    assert main(["check", "--format", "json", str(june)]) == 2
+    (unsupported,) = json.loads(capsys.readouterr().out)["logs"]
+    assert (unsupported["status"], unsupported["rules_checked"]) == ("unsupported", [])
 
 
 def test_text_report_says_what_is_not_checkable(capsys: pytest.CaptureFixture[str]) -> None:

@@ -67,7 +67,8 @@ not checkable in one line per log. A rule not checkable is never counted as kept
 
 What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
 dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
-its dialect can show. A log with status "ok" kept exactly these. Input errors and notices name
+its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
+on one with an "error", these judged the lines before it. Input errors and notices name
 LOG-4, LOG-5, LOG-8, SAFE-4 and REC-2 besides (below). A rule in neither list — what ran, in
 which order bodies started, the exact wording of results, where queued messages land, what the
 UI showed (DEC-1, SCHED-1, TEXT-1, ADJ-4, ...) — is not judged by `check` at all, never counted
@@ -113,7 +114,9 @@ def exit_code(reports: Iterable[LogReport]) -> int:
 
 def rules_checked(report: LogReport) -> list[str]:
     """The rules a violation in this log could name, sorted: every rule a log invariant carries,
-    less those the log's dialect cannot show."""
+    less those the log's dialect cannot show; none for a layout the rules do not cover."""
+    if report.status == "unsupported":
+        return []
     return sorted(set(rule_ids()) - set(report.not_checkable))
 
 
