@@ -12,6 +12,7 @@ from pathlib import Path
 
 from check_fixtures import FIXTURES
 
+from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_paths
 
 BLAME = FIXTURES / "blame"
@@ -110,3 +111,11 @@ def test_RW_1_true_is_not_the_number_1() -> None:
     record are two inputs."""
     report = check(BLAME / "violations" / "RW-1-true-is-not-1.jsonl")
     assert blamed(report) == [("RW-1", 6)]
+
+
+def test_LOG_5_the_header_fields_have_the_types_spec_states() -> None:
+    """LOG-5: a header whose createdAt is an ISO date string is refused (LOG-4, a wrong type);
+    SPEC.md named the header's fields but not their types, so a reader wrote a string."""
+    report = check(BLAME / "violations" / "LOG-5-created-at-a-string.jsonl")
+    assert blamed(report) == [("LOG-4", 1)]
+    assert "`createdAt` a number" in spec_text("LOG-5")
