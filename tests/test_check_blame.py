@@ -119,3 +119,17 @@ def test_LOG_5_the_header_fields_have_the_types_spec_states() -> None:
     report = check(BLAME / "violations" / "LOG-5-created-at-a-string.jsonl")
     assert blamed(report) == [("LOG-4", 1)]
     assert "`createdAt` a number" in spec_text("LOG-5")
+
+
+# Logs that break a rule in ways a log alone does not let `check` judge: SPEC.md says which part
+# of the rule its invariant holds a log to, so a reader does not expect the rest to be flagged.
+
+
+def test_RW_3_check_judges_the_hooks_a_sidecar_names_and_spec_says_so() -> None:
+    """RW-3: a PreToolUse hook that passed, audited after the reply carrying its call, breaks
+    RW-3's text, but `check` judges only the hooks a rewrite sidecar names (the real CLIs'
+    conform drivers audit every hook after the reply: RW-3 is their design difference), and
+    SPEC.md now says so where a reader of RW-3 looks (it named the invariant alone)."""
+    report = check(BLAME / "unchecked" / "RW-3-pass-hook-after-reply.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "a rewrite sidecar names" in spec_text("RW-3")
