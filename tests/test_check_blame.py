@@ -133,3 +133,17 @@ def test_RW_3_check_judges_the_hooks_a_sidecar_names_and_spec_says_so() -> None:
     report = check(BLAME / "unchecked" / "RW-3-pass-hook-after-reply.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
     assert "a rewrite sidecar names" in spec_text("RW-3")
+
+
+def test_HOOK_4_check_judges_hooks_answering_twice_and_spec_says_so() -> None:
+    """HOOK-4: hooks run for the reply's calls out of model order, or for a call whose
+    arguments are no JSON object, break HOOK-4's text; from a log `check` judges only a hook
+    answering twice for one call (the CLIs run a reply's hooks at once and audit them as they
+    finish), and SPEC.md now says so (it named the invariant alone)."""
+    for name in (
+        "HOOK-4-hooks-out-of-model-order.jsonl",
+        "HOOK-4-hook-for-invalid-arguments.jsonl",
+    ):
+        report = check(BLAME / "unchecked" / name)
+        assert (blamed(report), report.status) == ([], "ok"), name
+    assert "answers twice for one call" in spec_text("HOOK-4")
