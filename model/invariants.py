@@ -63,6 +63,9 @@ class Prefix:
 
     def __init__(self) -> None:
         self.expected_seq = 0
+        # How far the numbering has drifted from the events' positions: every event that
+        # breaks LOG-1 moves it, so `expected_seq - seq_drift` is the current event's index.
+        self.seq_drift = 0
         self.open_turn: int | None = None
         self.next_turn = 1
         self.open_step: int | None = None
@@ -144,6 +147,7 @@ class Prefix:
 
     def fold(self, fact: Fact) -> None:
         """Absorb `fact` into the prefix."""
+        self.seq_drift += fact.seq - self.expected_seq
         self.expected_seq = fact.seq + 1
         # One lookup instead of a chain of type tests: most events only advance the seq.
         folder = _FOLDERS.get(fact.type)
@@ -222,7 +226,8 @@ class Prefix:
             self.reply_ids = tuple(last)
 
     def _fold_call(self, fact: Fact) -> None:
-        if fact.call_id is not None:
+        # A second record of a call (ORD-2) does not replace the first: its result cites that.
+        if fact.call_id is not None and fact.call_id not in self.call_records:
             self.call_records[fact.call_id] = fact
             supplier = self.supplied_rewrite(fact.call_id)
             if supplier is not None and fact.rewrite_handlers is None:
@@ -406,7 +411,10 @@ def invariant(
 @invariant("seq_is_index", "LOG-1")
 def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Every event's seq is its index in the log: contiguous from 0."""
-    if fact.seq == prefix.expected_seq:
+    # A break is reported once: after it, an event is judged against the numbering it broke
+    # into (a log restarted at seq 0 goes on from there), and one whose seq is its index again
+    # (the event after a repeated seq) keeps the rule.
+    if fact.seq == prefix.expected_seq or fact.seq == prefix.expected_seq - prefix.seq_drift:
         return NO_VIOLATIONS
     msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
     return [Violation("LOG-1", fact.seq, msg)]
@@ -1040,6 +1048,7 @@ class LogMonitor:
             if objections:
                 found += objections
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
+        prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1
         if folder is not None:
             folder(prefix, fact)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from types import MappingProxyType
@@ -36,6 +37,7 @@ from loopspec.model.wire import (
 )
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.run import spec_text
+from loopspec.properties.logcheck.checker import check_stream
 
 DEMO = run(DEMO_CONFIG, DEMO_COMMANDS)
 
@@ -49,6 +51,40 @@ def test_LOG_1_gap_is_reported() -> None:
     """LOG-1: a skipped seq is a violation."""
     events: list[Event] = [TurnStarted(0, 0, 1), StepStarted(2, 0, 1, 1)]
     assert [v.rule_id for v in check_facts(facts_of(e) for e in events)] == ["LOG-1"]
+
+
+def _renumbered(seqs: dict[int, int]) -> list[dict[str, object]]:
+    """The demo log's wire events, the event at each index in `seqs` given that seq instead."""
+    events = wire(DEMO.log)
+    for index, seq in seqs.items():
+        events[index] = {**events[index], "seq": seq}
+    return events
+
+
+def _log_1_findings(events: list[dict[str, object]], *, quick: bool) -> list[tuple[int, str]]:
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/w"}
+    text = "".join(json.dumps(line) + "\n" for line in [header, *events])
+    report = check_stream("log", io.BytesIO(text.encode()), quick=quick)
+    assert report.errors == []
+    return [
+        (f.line, f.violation.message) for f in report.violations if f.violation.rule_id == "LOG-1"
+    ]
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])
+def test_LOG_1_a_repeated_seq_is_one_violation_and_the_events_after_it_keep_the_rule(
+    quick: bool,
+) -> None:
+    """LOG-1: a seq written twice is one violation, at the repeat. The next event, whose seq is
+    its index again, keeps the rule: it was reported too ('seq 6 where 5 was due'), sending
+    the maintainer to a line with nothing wrong on it. A jump is still one violation, whether
+    the numbering goes on from the jump (a log restarted at seq 0) or returns to the index."""
+    assert _log_1_findings(_renumbered({5: 4}), quick=quick) == [(7, "seq 4 where 5 was due")]
+    assert _log_1_findings(_renumbered({5: 9}), quick=quick) == [(7, "seq 9 where 5 was due")]
+    shifted = {index: index + 3 for index in range(5, len(DEMO.log))}
+    assert _log_1_findings(_renumbered(shifted), quick=quick) == [(7, "seq 8 where 5 was due")]
+    restarted = {index: index - 5 for index in range(5, len(DEMO.log))}
+    assert _log_1_findings(_renumbered(restarted), quick=quick) == [(7, "seq 0 where 5 was due")]
 
 
 @pytest.mark.parametrize(
