@@ -121,6 +121,14 @@ def test_LOG_5_the_header_fields_have_the_types_spec_states() -> None:
     assert "`createdAt` a number" in spec_text("LOG-5")
 
 
+def test_ORD_2_a_second_record_of_a_call_is_blamed_alone() -> None:
+    """ORD-2: a call recorded twice is blamed at the second tool/call; the result that then
+    cites the first record, its call's record, is not blamed too (the second record had
+    replaced the first, so the result was said not to cite "its" tool/call)."""
+    report = check(BLAME / "violations" / "ORD-2-call-recorded-twice.jsonl")
+    assert blamed(report) == [("ORD-2", 7)]
+
+
 # Logs that break a rule in ways a log alone does not let `check` judge: SPEC.md says which part
 # of the rule its invariant holds a log to, so a reader does not expect the rest to be flagged.
 
