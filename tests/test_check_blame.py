@@ -129,6 +129,16 @@ def test_ORD_2_a_second_record_of_a_call_is_blamed_alone() -> None:
     assert blamed(report) == [("ORD-2", 7)]
 
 
+def test_LOG_7_a_replace_of_one_node_names_it_as_start_and_end() -> None:
+    """LOG-7: a pruned tool result is replaced by a replace whose start and end are the same
+    node; it keeps the rules, and SPEC.md says so (it said "start before end", so a reader
+    expected a one-node replace to be refused)."""
+    report = check(BLAME / "valid" / "LOG-7-prune-one-result.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "start before end" not in spec_text("LOG-7")
+    assert "the same node to replace one" in spec_text("LOG-7")
+
+
 # Logs that break a rule in ways a log alone does not let `check` judge: SPEC.md says which part
 # of the rule its invariant holds a log to, so a reader does not expect the rest to be flagged.
 
