@@ -3,9 +3,11 @@
 Exit codes: 0 conformant (or the replayed case no longer diverges), 1 a counterexample, 2 the
 target cannot be started or speaks the protocol wrongly.
 
-`conform --format json` writes exactly one object on stdout when the run ends with exit 0 or 1
-(exit 2 writes nothing there: one line on stderr says what went wrong). Keys are stable within
-a `format`; new keys may be added, none are renamed or removed without changing `format`.
+`conform --format json` writes exactly one object on stdout when the run finished: exit 0 or 1,
+or 2 when a `--cmd` target then failed to shut down (one PROTO-1 line on stderr says so, "after
+the run reported above"). A run that could not finish (exit 2) writes nothing there: one line on
+stderr says what went wrong. Keys are stable within a `format`; new keys may be added, none are
+renamed or removed without changing `format`.
 
     {
       "format": "loopspec-conform/1",
@@ -22,10 +24,10 @@ a `format`; new keys may be added, none are renamed or removed without changing 
           "rule": "EXE-4",
           "status": "VIOLATED",                 // see below
           "count": 7,                           // the same as "generated"
-          "generated": 7,                           // situations the rule governs, created
-          "checked": 11,                            // comparisons that covered its events
-          "needs": "approval",                      // only when a capability gates it
-          "known": ["repair-wording"]               // only under --profile: what touched it
+          "generated": 7,                       // situations the rule governs, created
+          "checked": 11,                        // comparisons that covered its events
+          "needs": "approval",                  // only when a capability gates it
+          "known": ["repair-wording"]           // only under --profile: what touched it
         }
       ],
       "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome
