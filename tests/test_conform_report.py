@@ -419,6 +419,30 @@ def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
         assert f'"{row["status"]}"' in documented, row["status"]
 
 
+@pytest.mark.parametrize(
+    ("version", "advice"),
+    [
+        (2, "it was written by a newer loopspec: replay it with that version"),
+        (0, "run conform again with this loopspec to record the program anew"),
+    ],
+    ids=["newer", "older"],
+)
+def test_PROTO_1_replay_of_a_case_of_another_version_says_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int, advice: str
+) -> None:
+    """PROTO-1: a case file of another format version is refused saying which side is older
+    and what to do about it (it named both versions and left the rest to the colleague)."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["version"] = version
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [PROTO-1] {saved}: $.version is {version}; this loopspec reads case "
+        f"files of version 1: {advice}\n"
+    )
+
+
 def test_PROTO_1_replay_refuses_a_case_with_a_misspelt_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

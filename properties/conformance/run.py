@@ -735,9 +735,15 @@ def load_case(path: Path) -> Case:
         # Another version's commands may mean something else: replaying them as this one's
         # would report a verdict on a program nobody wrote.
         found = "missing" if "version" not in document else json.dumps(version)
+        newer = type(version) is int and version > CASE_VERSION
+        advice = (
+            "it was written by a newer loopspec: replay it with that version"
+            if newer
+            else "run conform again with this loopspec to record the program anew"
+        )
         raise TargetError(
             f"{path}: $.version is {found}; this loopspec reads case files of version "
-            f"{CASE_VERSION}"
+            f"{CASE_VERSION}: {advice}"
         )
     target = document.get("target") or {}
     if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
