@@ -680,7 +680,9 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
         ]
     record = prefix.call_records.get(call_id)
     if record is None:
-        if fact.error_code != REPAIR_NOT_STARTED:
+        # A repair result answers an unrecorded call; one with the code of a recorded call has
+        # the wrong code, which REC-1 reports (`repair_results_match_call_state`).
+        if fact.error_code not in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
             return [
                 Violation(
                     "ADJ-2",

@@ -139,6 +139,14 @@ def test_LOG_7_a_replace_of_one_node_names_it_as_start_and_end() -> None:
     assert "the same node to replace one" in spec_text("LOG-7")
 
 
+def test_REC_1_a_repair_with_the_wrong_code_is_blamed_on_REC_1_alone() -> None:
+    """REC-1: a repair result saying TOOL_OUTCOME_UNKNOWN for a call never recorded has the
+    wrong code (TOOL_NOT_STARTED would answer it rightly); it is REC-1, not also ADJ-2 (which
+    was named first, as if a result had come before its call's record)."""
+    report = check(BLAME / "violations" / "REC-1-outcome-unknown-for-an-unrecorded-call.jsonl")
+    assert blamed(report) == [("REC-1", 6)]
+
+
 # Logs that break a rule in ways a log alone does not let `check` judge: SPEC.md says which part
 # of the rule its invariant holds a log to, so a reader does not expect the rest to be flagged.
 
