@@ -799,11 +799,27 @@ def _outside_matcher(got: Event, command: Command, history: Sequence[Event]) -> 
     return None if spec.matches(name) else matcher
 
 
-def _extra(got: Event, command: Command, phase: str, history: Sequence[Event]) -> tuple[str, str]:
+def _extra(
+    got: Event,
+    command: Command,
+    phase: str,
+    history: Sequence[Event],
+    *,
+    target_events: Sequence[Event] = (),
+    model_events: Sequence[Event] = (),
+) -> tuple[str, str]:
+    """`got`, which the target appends and the model does not; `target_events` and
+    `model_events` are all each appended for this command."""
     kind = str(got.get("type"))
     adds = f"the target appends a {kind} the model does not"
     match kind:
         case "hook/invoked" | "hook/result":
+            judged = _judged_result(got, target_events, model_events)
+            if judged is not None:
+                # A PostToolUse audit precedes the result it judges (HOOK-5), in its commit: a
+                # result committed too early brings its audit along, and the audit is not what
+                # is wrong (a loop committing results as bodies finish read as HOOK-5).
+                return _extra(judged, command, phase, history)
             hook = _data(got).get("handlerId")
             matcher = _outside_matcher(got, command, history)
             if matcher is not None:
@@ -851,6 +867,28 @@ def _extra(got: Event, command: Command, phase: str, history: Sequence[Event]) -
         case _:
             pass  # an event type no rule prescribes here
     return NO_RULE, adds
+
+
+def _judged_result(
+    audit: Event, target_events: Sequence[Event], model_events: Sequence[Event]
+) -> Event | None:
+    """The result a PostToolUse audit event judges, when the target appended it for this
+    command and the model did not: the tool/result for the same call after the audit."""
+    if _data(audit).get("point") != "PostToolUse":
+        return None
+    call_id = _data(audit).get("callId")
+    if any(
+        event.get("type") == "tool/result" and _call_id_of(event) == call_id
+        for event in model_events
+    ):
+        return None  # the model commits that result too: the audit itself is what differs
+    after = False
+    for event in target_events:
+        if event is audit:
+            after = True
+        elif after and event.get("type") == "tool/result" and _call_id_of(event) == call_id:
+            return event
+    return None
 
 
 def _execution_rule(
@@ -1017,7 +1055,14 @@ def classify(
                 return _missing(want, command, phase, history)
             case "extra":
                 assert got is not None
-                return _extra(got, command, phase, history)
+                return _extra(
+                    got,
+                    command,
+                    phase,
+                    history,
+                    target_events=actual.events,
+                    model_events=expected.events,
+                )
             case _:
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:

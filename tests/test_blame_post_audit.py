@@ -1,0 +1,86 @@
+"""A PostToolUse audit that comes with a result committed too early is blamed on the result's rule.
+
+A PostToolUse hook's audit pair precedes the result it judges, in the result's commit (HOOK-5).
+A loop that commits results as bodies finish (breaking ORD-3) therefore appends, when a later
+call finishes first, the audit pair and then the result, none of which the model appends yet:
+the first extra event is the audit, which broke nothing. Found when the conformance machine's
+programs grew longer: the completion-order mutant was blamed on HOOK-5.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from mutants import MUTANTS, MutantTarget
+
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    PostPass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.compare import classify
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import CONFIGS
+
+# Two parallel reads, each judged by the `audit` PostToolUse hook; the later one finishes first.
+HOOKED: LoopConfig = CONFIGS[1]
+LATER_FIRST: list[Command] = [
+    SubmitUser("read both"),
+    ModelReplies(
+        (
+            ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+            ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+        )
+    ),
+    ToolFinishes("c2", ToolSucceeded("B"), (PostPass(),)),
+    ToolFinishes("c1", ToolSucceeded("A"), (PostPass(),)),
+]
+
+
+def test_ORD_3_an_early_result_with_its_post_audit_is_blamed_on_result_order() -> None:
+    """ORD-3: results committed as bodies finish, with a PostToolUse hook, break ORD-3 (their
+    audit pairs precede them as HOOK-5 asks), not HOOK-5."""
+    mutant = next(m for m in MUTANTS if m.name == "completion-order-results")
+    replay = replay_case(lambda: MutantTarget(mutant), HOOKED, LATER_FIRST)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ORD-3", replay.divergence.what
+    assert replay.divergence.index == 2
+
+
+def _model_events(program: list[Command]) -> tuple[list[dict[str, Any]], Observation]:
+    """Every event the model appends for `program`, and its last command's observation."""
+    model = ModelTarget()
+    model.reset(HOOKED)
+    history: list[dict[str, Any]] = []
+    for command in program:
+        last = model.apply(command)
+        history += last.events
+    return history, last
+
+
+def test_HOOK_8_a_post_audit_before_a_result_the_model_commits_too_is_the_audit_fault() -> None:
+    """HOOK-8: a PostToolUse audit the target adds before a result the model commits in the
+    same command is the audit's own fault (here a hook run on a call its matcher does not
+    name), not the result's, although the result follows it."""
+    _, read_finished = _model_events(LATER_FIRST)
+    audit = read_finished.events[0]  # the `audit` hook's hook/invoked for c1, a read
+    assert audit["type"] == "hook/invoked"
+    assert audit["data"]["point"] == "PostToolUse"
+    grep = [
+        SubmitUser("find it"),
+        ModelReplies((ToolCallBlock("c1", "grep", '{"pattern":"TODO"}'),)),
+        ToolFinishes("c1", ToolSucceeded("found")),
+    ]
+    history, expected = _model_events(grep)
+    actual = attrs.evolve(expected, events=(audit, *expected.events))
+    rule, what = classify(
+        grep[-1], "Dispatching", expected, actual, target_violations=(), history=tuple(history)
+    )
+    assert rule == "HOOK-8", what
