@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import stat
 import subprocess
@@ -645,7 +646,13 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
         f"--impl broken_targets:apply_raises"
     )
     assert main(["replay", str(case), "--impl", "broken_targets:apply_raises"]) == 2
-    assert "ZeroDivisionError: boom inside apply" in capsys.readouterr().err
+    # Replay names the command of the case it broke on, as conform names it in the program
+    # (it said only where the target raised, leaving the colleague to count commands).
+    replayed = capsys.readouterr().err.strip()
+    assert "ZeroDivisionError: boom inside apply" in replayed
+    assert re.search(r"\(at \S+broken_targets\.py:15, in apply\); at command #4 of the case "
+                     r"\((SubmitUser|ModelReplies|ModelFails|HookAnswers|ApprovalAnswers|"
+                     r"ToolFinishes|Abort|Crash|Recover)\)$", replayed), replayed  # fmt: skip
     assert main(["replay", str(case), "--impl", "broken_targets:ApplyRaises"]) == 2
     assert main(["replay", str(case)]) == 0, "the bundled implementation runs the program"
 

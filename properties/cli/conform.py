@@ -436,6 +436,16 @@ def _print_unclosed(error: LoopSpecError) -> None:
     print(f"loopspec: error: {said}", file=sys.stderr)
 
 
+def at_case_command(broke: TargetError) -> TargetError:
+    """The target broke while a case was replayed (SAFE-5): the same error, its first line
+    saying at which command of the case, as conform says at which of a program."""
+    if not broke.program:
+        return broke
+    first, newline, rest = broke.message.partition("\n")
+    at = f"at command #{len(broke.program)} of the case ({broke.program[-1].NAME})"
+    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
+
+
 def with_saved_program(
     broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
 ) -> TargetError:
@@ -549,6 +559,8 @@ def run_replay(args: argparse.Namespace) -> int:
     unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
+    except TargetError as broke:
+        raise at_case_command(broke) from broke
     finally:
         unclosed = _closing_error(factory)
     verdict = _replay_report(args, case, profile, replay)
