@@ -247,6 +247,8 @@ def test_VIEW_2_todo_is_a_think_card() -> None:
         ("edit", args(file_path="/a", old_string=1, new_string="b")),
         ("todo", args(todos=["not an object"])),
         ("todo", None),
+        ("read", None),
+        ("write", parse_arguments("[]")),
     ],
     ids=[
         "unknown-tool",
@@ -258,6 +260,8 @@ def test_VIEW_2_todo_is_a_think_card() -> None:
         "wrong-type",
         "bad-todo",
         "null-args",
+        "read-null-args",
+        "write-array-args",
     ],
 )
 def test_VIEW_3_calls_that_do_not_fit_fall_back_to_generic(name: str, arguments: JsonValue) -> None:

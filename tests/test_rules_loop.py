@@ -9,6 +9,7 @@ from spec_helpers import PLAIN, calls, clean, results, run, types, wire, with_ho
 
 from loopspec.model.commands import (
     Abort,
+    Allow,
     ApprovalAnswers,
     Ask,
     Command,
@@ -402,6 +403,33 @@ def test_DEC_2_only_allowed_once_runs(outcome: str, runs: bool, text: str | None
     assert (len(state.executions) == 1) is runs
     if text is not None:
         assert results(state.log)[0].message.text == text
+    assert clean(state.log) == []
+
+
+def test_DEC_2_SCHED_1_an_earlier_call_finishing_leaves_a_pending_approval_pending() -> None:
+    """DEC-2, SCHED-1: while a later call waits for approval, an earlier call finishing commits
+    its result and starts nothing (the gate stops at the asking call); the answer runs it."""
+    config = with_hooks(HookSpec("h", "PreToolUse", "read"))
+    asking: list[Command] = [
+        SubmitUser("a"),
+        ModelReplies((READ_A, READ_B)),
+        HookAnswers(Allow()),
+        HookAnswers(Ask()),
+    ]
+    state = run(config, [*asking, ToolFinishes("c1", ToolSucceeded("A"))])
+    assert [e.call_id for e in state.executions] == ["c1"]
+    assert types(state.log)[-2:] == ["approval/asked", "tool/result"]
+    state = run(
+        config,
+        [
+            *asking,
+            ToolFinishes("c1", ToolSucceeded("A")),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c2", ToolSucceeded("B")),
+        ],
+    )
+    assert [e.call_id for e in state.executions] == ["c1", "c2"]
+    assert [r.call_id for r in results(state.log)] == ["c1", "c2"]
     assert clean(state.log) == []
 
 
