@@ -68,17 +68,19 @@ not checkable in one line per log. A rule not checkable is never counted as kept
 What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
 dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
 its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
-on one with an "error", these judged the lines before it. Input errors and notices name
-LOG-4, LOG-5, LOG-8, SAFE-4 and REC-2 besides (below). A rule in neither list — what ran, in
-which order bodies started, the exact wording of results, where queued messages land, what the
-UI showed (DEC-1, SCHED-1, TEXT-1, ADJ-4, ...) — is not judged by `check` at all, never counted
-as kept: `loopspec conform` judges it (SPEC.md section 2).
+on one with an "error", these judged the lines before it. Input errors and notices name the
+rules below besides. A rule in neither list — what ran, in which order bodies started, the
+exact wording of results, where queued messages land, what the UI showed (DEC-1, SCHED-1,
+TEXT-1, ADJ-4, ...) — is not judged by `check` at all, never counted as kept: `loopspec
+conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
 binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
 JSON document or a byte order mark, a wrong file), torn-tail (LOG-8), line-too-long (SAFE-4),
-bad-event (LOG-4), bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. A Claude Code
-transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
+bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
+result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
+bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. A Claude Code transcript or Codex
+rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), unknown-version.
 """
 
