@@ -84,6 +84,8 @@ class Prefix:
         self.approvals: dict[str, Fact] = {}
         self.refused_calls: set[str] = set()
         self.unapplied_rewrites: dict[str, str] = {}
+        # A crash repair's result was appended in the open turn: the turn must end interrupted.
+        self.repaired = False
         # The surface: its nodes' seqs and kinds in order. While every surface event comes
         # after the last one (always, in a log that keeps LOG-1), a node is found by bisecting
         # `surface_keys`, which rise along the surface: an appended node's key is its seq, a
@@ -180,6 +182,7 @@ class Prefix:
     def _reset_turn(self) -> None:
         if self.dangling:
             self.dangling = []
+        self.repaired = False
         self._reset_hooks()
 
     def _fold_step_start(self, fact: Fact) -> None:
@@ -236,6 +239,8 @@ class Prefix:
     def _fold_result(self, fact: Fact) -> None:
         if fact.surface == "append" and fact.call_id is not None:
             self.take_result(fact.call_id, fact.seq)
+            if fact.error_code in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
+                self.repaired = True
         if fact.surface is not None:
             self._fold_surface(fact)
 
@@ -397,7 +402,8 @@ def invariant(
     """Register `check` under `name`; its docstring is the invariant's meaning."""
 
     def register(check: Check) -> Check:
-        meaning = (check.__doc__ or "").strip().splitlines()[0]
+        # The first paragraph, on one line: a sentence may not fit on one line of source.
+        meaning = " ".join((check.__doc__ or "").strip().split("\n\n")[0].split())
         INVARIANTS.append(Invariant(name, rule_ids, meaning, check, reads))
         return check
 
@@ -940,9 +946,18 @@ def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Sequence[Viola
     return NO_VIOLATIONS
 
 
-@invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result"))
+@invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result", "turn/end"))
 def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded."""
+    """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded;
+    the repaired turn ends interrupted."""
+    if fact.type == "turn/end":
+        if prefix.repaired and fact.reason_kind != "interrupted":
+            msg = (
+                f"turn {fact.turn} ends {fact.reason_kind!r} after crash repair results: a "
+                "repaired turn ends interrupted"
+            )
+            return [Violation("REC-1", fact.seq, msg)]
+        return NO_VIOLATIONS
     # Repair results are appended. A replacement (a later prune or compaction of the result)
     # may keep its error code while the call it answers lies in an earlier step.
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:

@@ -14,9 +14,13 @@ from typing import Any, BinaryIO
 import pytest
 import zstandard
 from check_fixtures import FIXTURES
+from spec_helpers import run as run_model
+from spec_helpers import wire
 
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import report
+from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.files import LogSource
 
 VALID = FIXTURES / "valid" / "model-demo.jsonl"
@@ -421,6 +425,35 @@ def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
         "one, on line 1, and a resumed session appends its events without writing another; "
         "nothing after this line is checked"
     )
+
+
+@pytest.mark.parametrize("quick", [True, False], ids=["quick", "every fact"])
+def test_REC_1_a_repaired_turn_must_end_interrupted(quick: bool) -> None:
+    """REC-1: a crash repair closes the turn with `turn/end {interrupted}`. A harness whose
+    repair writes the synthetic results and then ends the turn `completed` is blamed at that
+    turn/end; it passed, with REC-1 among the rules the log was checked by."""
+    log = wire(run_model(DEMO_CONFIG, DEMO_COMMANDS).log)
+    assert log[-1]["type"] == "turn/end"
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/w"}
+
+    def rec_1(events: list[dict[str, Any]]) -> list[tuple[int, str]]:
+        text = "".join(json.dumps(line) + "\n" for line in [header, *events])
+        report = check_stream("log", io.BytesIO(text.encode()), quick=quick)
+        assert report.errors == []
+        found = report.violations
+        return [(f.line, f.violation.message) for f in found if f.violation.rule_id == "REC-1"]
+
+    assert rec_1(log) == []
+    data = log[-1]["data"]
+    assert isinstance(data, dict)
+    completed = [*log[:-1], {**log[-1], "data": {**data, "reason": {"kind": "completed"}}}]
+    assert rec_1(completed) == [
+        (
+            len(log) + 1,
+            f"turn {data['turn']} ends 'completed' after crash repair results: a repaired turn "
+            "ends interrupted",
+        )
+    ]
 
 
 def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,6 +42,7 @@ from loopspec.model.facts import (
 )
 from loopspec.model.invariants import (
     REPAIR_NOT_STARTED,
+    REPAIR_OUTCOME_UNKNOWN,
     SURFACE_CODE,
     Check,
     LogMonitor,
@@ -132,7 +133,7 @@ def _turn_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-2: it names the open turn, no step is open. ADJ-3: no
     # call is left unanswered (no step is open, so only those of closed steps), or it ends in
-    # error.
+    # error. REC-1: a turn a crash repair closed ends interrupted.
     data = obj.get("data")
     if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
@@ -144,6 +145,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and type(reason) is dict
         and type(reason.get("kind")) is str
         and (not prefix.dangling or reason["kind"] == "error")
+        and (not prefix.repaired or reason["kind"] == "interrupted")
     ):
         prefix.expected_seq = seq + 1
         prefix.end_turn(turn)
@@ -308,8 +310,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ):
         return False
     error = data.get("error")
-    if type(error) is dict and error.get("code") == REPAIR_NOT_STARTED:
-        return False
+    if type(error) is dict and error.get("code") in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
+        return False  # a crash repair's result: rare, and its fold remembers the repair
     prefix.expected_seq = seq + 1
     prefix.take_result(call_id, seq)
     prefix.append_surface(seq, _RESULT)
@@ -469,7 +471,13 @@ _IN_STEP = (events_enclosed_by_turn, step_events_name_open_step)
 JUDGES: dict[str, CleanJudge] = {
     "turn/start": CleanJudge(_turn_start, (*_ENVELOPE, turns_numbered_and_unnested)),
     "turn/end": CleanJudge(
-        _turn_end, (*_ENVELOPE, turn_end_closes_open_turn, every_shown_call_answered)
+        _turn_end,
+        (
+            *_ENVELOPE,
+            turn_end_closes_open_turn,
+            every_shown_call_answered,
+            repair_results_match_call_state,
+        ),
     ),
     "step/start": CleanJudge(
         _step_start, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
