@@ -255,6 +255,29 @@ def _surface_op(seqs: list[int]) -> st.SearchStrategy[tuple[str, int, int, int]]
     return st.tuples(st.sampled_from(["append", "replace"]), any_seq, any_seq, any_seq)
 
 
+def _surface_step(
+    prefix: Prefix, surface: list[int], op: str, ends: tuple[int, int], seq: int
+) -> None:
+    """Fold one surface event into `prefix` and into `surface` (a plain list searched
+    linearly), checking first that both find the same span for the event's start and end."""
+    start, end = ends
+    fact = Fact("tool/result", seq)
+    fact.surface = op
+    fact.surface_start, fact.surface_end = start, end
+    expected = None
+    if start in surface and end in surface and surface.index(start) <= surface.index(end):
+        expected = (surface.index(start), surface.index(end))
+    assert prefix.surface_span(start, end) == expected
+    prefix.fold(fact)
+    if op == "append":
+        surface.append(seq)
+    elif expected is not None:
+        surface[expected[0] : expected[1] + 1] = [seq]
+    assert list(prefix.surface_seqs) == surface
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 3)
 @given(st.data())
 def test_surface_positions_are_those_a_linear_search_finds(data: st.DataObject) -> None:
@@ -266,19 +289,45 @@ def test_surface_positions_are_those_a_linear_search_finds(data: st.DataObject) 
         op, start, end, stray = data.draw(_surface_op(surface))
         seq = data.draw(st.sampled_from([next_seq, next_seq, next_seq, stray]))
         next_seq = max(next_seq, seq) + 1
-        fact = Fact("tool/result", seq)
-        fact.surface = op
-        fact.surface_start, fact.surface_end = start, end
-        expected = None
-        if start in surface and end in surface and surface.index(start) <= surface.index(end):
-            expected = (surface.index(start), surface.index(end))
-        assert prefix.surface_span(start, end) == expected
-        prefix.fold(fact)
-        if op == "append":
-            surface.append(seq)
-        elif expected is not None:
-            surface[expected[0] : expected[1] + 1] = [seq]
-        assert list(prefix.surface_seqs) == surface
+        _surface_step(prefix, surface, op, (start, end), seq)
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        # In order: a replace inherits the first replaced node's key; replacing the replacement
+        # drops its key; spans that are reversed, or name a node not on the surface, are none.
+        [
+            ("append", 0),
+            ("append", 1),
+            ("append", 2),
+            ("replace", 0, 1, 3),
+            ("replace", 3, 2, 4),
+            ("replace", 2, 4, 5),
+            ("replace", 9, 4, 6),
+            ("append", 7),
+        ],
+        # Out of order (a seq not above the last): positions are found by searching the surface;
+        # a node replaced by itself keeps its own key.
+        [
+            ("append", 5),
+            ("replace", 5, 5, 5),
+            ("append", 3),
+            ("replace", 5, 3, 8),
+            ("replace", 5, 8, 9),
+            ("append", 1),
+            ("replace", 8, 1, 2),
+        ],
+    ],
+    ids=["in-order", "out-of-order"],
+)
+def test_surface_positions_on_fixed_appends_and_replaces(ops: list[tuple[Any, ...]]) -> None:
+    """The same comparison on fixed sequences that take every branch of the position map."""
+    prefix, surface = Prefix(), list[int]()
+    for op in ops:
+        kind, *rest = op
+        start, end, seq = rest if kind == "replace" else (-1, -1, rest[0])
+        _surface_step(prefix, surface, kind, (start, end), seq)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -231,6 +231,8 @@ def test_ACP_1_an_invalid_presented_message_is_blamed_on_ACP_1() -> None:
     )
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_VIEW_2_the_bundled_impl_is_conformant_with_presentation_compared() -> None:
     """VIEW-2, VIEW-3, VIEW-4, ACP-1, ACP-2, ACP-3: the bundled impl declares presentation, passes,
     and the presentation rules are reported exercised."""
@@ -245,6 +247,8 @@ def test_VIEW_2_the_bundled_impl_is_conformant_with_presentation_compared() -> N
     assert statuses["VIEW-1"].startswith("not observable")
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_VIEW_2_without_the_capability_presentation_rules_are_not_applicable() -> None:
     """VIEW-2: a target that does not declare presentation is not compared on it, and its
     presentation rules are reported not applicable."""
