@@ -249,6 +249,10 @@ def test_VIEW_2_todo_is_a_think_card() -> None:
         ("todo", None),
         ("read", None),
         ("write", parse_arguments("[]")),
+        ("edit", None),
+        ("todo", args(todos="not an array")),
+        ("bash", args(command="ls", description=1)),
+        ("bash", args(command="ls", run_in_background="yes")),
     ],
     ids=[
         "unknown-tool",
@@ -262,6 +266,10 @@ def test_VIEW_2_todo_is_a_think_card() -> None:
         "null-args",
         "read-null-args",
         "write-array-args",
+        "edit-null-args",
+        "todo-string-list",
+        "bash-number-description",
+        "bash-string-background",
     ],
 )
 def test_VIEW_3_calls_that_do_not_fit_fall_back_to_generic(name: str, arguments: JsonValue) -> None:
@@ -337,6 +345,25 @@ def test_VIEW_3_edit_without_recorded_diff_shows_raw_content(
     """VIEW-3: an edit result that errored or recorded no (well-formed) diff shows raw content."""
     arguments = args(file_path="/a", old_string="a", new_string="b")
     view = present_result("edit", arguments, present_call("edit", arguments), RAW, is_error, meta)
+    assert view == GenericResultView(content=RAW)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("write", None),
+        ("write", args(content="b")),
+        ("bash", args(command="ls", run_in_background="yes")),
+        ("bash", args(command="ls", cwd=1)),
+    ],
+    ids=["write-null-args", "write-no-path", "bash-string-background", "bash-number-cwd"],
+)
+def test_VIEW_3_a_result_whose_arguments_do_not_fit_shows_raw_content(
+    name: str, arguments: JsonValue
+) -> None:
+    """VIEW-3: a successful result of a call whose arguments have the wrong shape shows its raw
+    content (its presenter cannot read the arguments)."""
+    view = present_result(name, arguments, present_call(name, arguments), RAW, False)
     assert view == GenericResultView(content=RAW)
 
 
