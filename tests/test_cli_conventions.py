@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.main import VERBS, build_parser, main
+from loopspec.properties.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPSPEC = [sys.executable, "-m", "loopspec"]
@@ -67,6 +69,31 @@ def test_help_imports_no_verb_module() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("verb", ["conform", "replay"])
+def test_conform_and_replay_help_load_no_search_machinery(verb: str) -> None:
+    """`loopspec conform --help` answers without loading Hypothesis, the model or the
+    conformance machinery (they took a second to import before a word of help was shown)."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main([{verb!r}, '--help'])\n"
+        "heavy = [m for m in sys.modules if m.startswith(('hypothesis', 'loopspec.model',"
+        " 'loopspec.properties.conformance', 'loopspec.properties.profiles', 'attrs', 'cattrs'))]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_profile_choices_conform_offers_are_the_profiles() -> None:
+    """`--profile`'s choices are named in the verb's parser (so `--help` loads no profile); they
+    are exactly the profiles there are."""
+    assert tuple(sorted(PROFILES)) == conform_cli.PROFILE_NAMES
 
 
 def test_the_acp_models_load_with_the_first_validation_not_with_conform_or_replay() -> None:

@@ -46,7 +46,8 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli import conform as conform_cli
-from loopspec.properties.cli.conform import counts_line, save_case
+from loopspec.properties.cli import conform_run
+from loopspec.properties.cli.conform_run import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import displayed_observation
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -253,7 +254,7 @@ def _search_as_turn_5_search(monkeypatch: pytest.MonkeyPatch) -> None:
         assert type(factory()) is type(turn_end_reason_as_text())
         return report
 
-    monkeypatch.setattr(conform_cli, "run_conformance", search)
+    monkeypatch.setattr(conform_run, "run_conformance", search)
 
 
 def test_MODEL_1_integral_numbers_show_no_diff() -> None:
@@ -407,7 +408,7 @@ def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
     shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
     assert "python -m pydoc loopspec.properties.cli.conform" in shown
     failed = attrs.evolve(_failed_report(), profile=PROFILES["dsh"])
-    document = conform_cli.json_report(failed, Path("case.json"), {"impl": "mine:make"})
+    document = conform_run.json_report(failed, Path("case.json"), {"impl": "mine:make"})
     documented = conform_cli.__doc__ or ""
     keys = {*document, *document["divergence"]}
     keys |= {key for row in document["rules"] for key in row}
@@ -667,7 +668,7 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     long search found is still printed in full, the exit stays 1, and stderr says why no case
     file was written."""
     report = _failed_report()  # the search is replaced by its result
-    monkeypatch.setattr(conform_cli, "run_conformance", lambda *args, **kwargs: report)
+    monkeypatch.setattr(conform_run, "run_conformance", lambda *args, **kwargs: report)
     blocker = tmp_path / "notes.txt"
     blocker.write_text("mine\n", encoding="utf-8")
     assert main(["conform", "--case-dir", str(blocker / "cases")]) == 1

@@ -64,41 +64,12 @@ Rule statuses:
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shlex
-import sys
-import tempfile
-from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
-from loopspec.model.commands import Command
-from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.counts import at_least_one
-from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
-from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
-from loopspec.properties.conformance.run import (
-    CASE_VERSION,
-    Case,
-    Replay,
-    RunReport,
-    TargetError,
-    TargetFactory,
-    case_document,
-    close_factory,
-    known_table,
-    load_case,
-    profile_named,
-    replay_case,
-    resolve_target,
-    rule_table,
-    run_conformance,
-    spec_text,
-)
-from loopspec.properties.conformance.target import ConformanceTarget
-from loopspec.properties.profiles import PROFILES, Profile
+
+# The keys of `loopspec.properties.profiles.PROFILES`, named here so that `--help` does not import
+# the profiles (they load the conformance machinery); test_cli_conventions holds the two equal.
+PROFILE_NAMES = ("claude-code", "codex", "dsh")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -150,7 +121,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help="where a failing program is saved (default loopspec-cases/)",
     )
-    conform.set_defaults(handler=run_conform)
+    conform.set_defaults(handler=_run_conform)
 
     replay = subparsers.add_parser(
         "replay",
@@ -160,13 +131,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
     _target_arguments(replay)
     _profile_argument(replay)
-    replay.set_defaults(handler=run_replay)
+    replay.set_defaults(handler=_run_replay)
 
 
 def _profile_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
-        choices=sorted(PROFILES),
+        choices=PROFILE_NAMES,
         default=None,
         help="erase this implementation's known divergences and report them as known "
         "(SPEC.md section 8 states dsh's, section 11 Claude Code's and Codex's)",
@@ -190,406 +161,14 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def command_text(command: Command) -> str:
-    """A command as the driver protocol writes it (one JSON object)."""
-    return json.dumps(command_to_json(command), ensure_ascii=False)
+# The search, its reports and case files load only once a verb runs, not for `--help`.
+def _run_conform(args: argparse.Namespace) -> int:
+    from loopspec.properties.cli.conform_run import run_conform  # noqa: PLC0415 -- see above
+
+    return run_conform(args)
 
 
-def _describe_divergence(divergence: Divergence) -> list[str]:
-    lines = [
-        f"rule {divergence.rule_id}: {divergence.what}",
-        f"first divergence after command #{divergence.index + 1}: "
-        + command_text(divergence.command),
-        "",
-        divergence.diff(),
-    ]
-    text = spec_text(divergence.rule_id)
-    if text:
-        lines += ["", "SPEC.md says:", *("  " + line for line in text.splitlines())]
-    elif divergence.rule_id == NO_RULE:
-        lines += ["", "No rule in SPEC.md prescribes this outcome: a gap to close in SPEC."]
-    return lines
+def _run_replay(args: argparse.Namespace) -> int:
+    from loopspec.properties.cli.conform_run import run_replay  # noqa: PLC0415 -- see above
 
-
-def replay_command(case_path: Path, target: dict[str, str]) -> str:
-    """The command line that reruns a saved case against the target it was found on."""
-    rerun = f"loopspec replay {shlex.quote(str(case_path))}"
-    if "cmd" in target:
-        rerun += f" --cmd {shlex.quote(target['cmd'])}"
-    elif "impl" in target:
-        rerun += f" --impl {shlex.quote(target['impl'])}"
-    return rerun
-
-
-def counterexample_lines(
-    report: RunReport, case_path: Path | None, target: dict[str, str]
-) -> list[str]:
-    """What a counterexample report says, the same in the CLI and the pytest plugin: the shrunk
-    program, the rule and how it is broken, the diff, the rule's SPEC text, the case file."""
-    divergence = report.divergence
-    if divergence is None:
-        return []
-    lines = ["shrunk command program (driver protocol JSON):"]
-    lines += [f"  #{i} {command_text(c)}" for i, c in enumerate(report.program, start=1)]
-    lines.append("")
-    lines += ["  " + line if line else "" for line in _describe_divergence(divergence)]
-    if case_path is not None:
-        lines += ["", f"saved case: {case_path}", f"rerun: {replay_command(case_path, target)}"]
-    return lines
-
-
-def counts_line(report: RunReport) -> str:
-    """Programs run, what Hypothesis ran besides them, commands and time."""
-    extra = []
-    if report.retries:
-        extra.append(f"{report.retries} abandoned part-way by Hypothesis and replaced")
-    if report.shrink_runs:
-        extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
-    besides = f" (besides: {'; '.join(extra)})" if extra else ""
-    # The time includes the shrinking runs, whose commands `steps` does not count: a rate from
-    # the two would understate the target's speed many times over.
-    measured = report.seconds > 0 and not report.shrink_runs
-    rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
-    programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
-    commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
-    return f"{programs}{besides}, {commands}, {report.seconds:.1f} s{rate}"
-
-
-def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:
-    verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
-    if report.profile is not None:
-        verdict += f" (up to the {report.profile.name} profile's known divergences)"
-    print(f"loopspec conform: {report.target}: {verdict}")
-    print(
-        f"  {counts_line(report)}; capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
-    )
-    if report.divergence is not None:
-        print()
-        for line in counterexample_lines(report, case_path, target):
-            print(line)
-    print("\nrules (exercised: a program created the situation the rule governs):")
-    for row in rule_table(report):
-        need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
-        count = f" x{row['generated']}" if row["generated"] else ""
-        checked = f" (checked x{row['checked']})" if row["checked"] else ""
-        known = f": {', '.join(row['known'])}" if "known" in row else ""
-        print(f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}")
-    if report.profile is not None:
-        print(f"\nknown divergences ({report.profile.implementation}):")
-        rows = known_table(report)
-        width = max(len(row["key"]) for row in rows) if rows else 0
-        for row in rows:
-            shown = f"{row['programs']} programs" if row["programs"] else "not shown"
-            print(f"  {row['key']:<{width}}  {shown:>13}  {', '.join(row['rules']) or '-'}")
-    print("\ntransitions exercised:")
-    for transition, hits in report.transitions.items():
-        print(f"  {hits:>6}  {transition}")
-    # The verdict again, last: the tables above push the first line off a screen.
-    if report.divergence is None:
-        statuses = Counter(row["status"] for row in rule_table(report))
-        tally = "; ".join(f"{status} {count}" for status, count in statuses.items())
-        programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
-        print(f"\n{verdict}: no divergence in {programs}; rules: {tally}")
-    else:  # with the next step
-        rule = report.divergence.rule_id
-        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
-        rerun = f"; rerun: {replay_command(case_path, target)}" if case_path is not None else ""
-        print(f"\n{verdict}: {rule}{explain}{rerun}")
-
-
-CONFORM_FORMAT = "loopspec-conform/1"
-
-
-def json_report(
-    report: RunReport, case_path: Path | None, target: dict[str, str]
-) -> dict[str, Any]:
-    """The `--format json` document (versioned: `format` is `loopspec-conform/1`)."""
-    document: dict[str, Any] = {
-        "format": CONFORM_FORMAT,
-        "target": report.target,
-        "conformant": report.conformant,
-        "capabilities": sorted(report.capabilities),
-        "examples": report.examples,
-        "retries": report.retries,
-        "shrinkRuns": report.shrink_runs,
-        "steps": report.steps,
-        "seconds": round(report.seconds, 3),
-        "rules": rule_table(report),
-        "transitions": report.transitions,
-    }
-    if report.profile is not None:
-        document["profile"] = report.profile.name
-        document["knownDivergences"] = known_table(report)
-    if report.divergence is not None:
-        assert report.config is not None
-        document["divergence"] = {
-            "rule": report.divergence.rule_id,
-            "what": report.divergence.what,
-            "specText": spec_text(report.divergence.rule_id),
-            "commandIndex": report.divergence.index,
-            "config": config_to_json(report.config),
-            "program": [command_to_json(c) for c in report.program],
-            "expected": displayed_observation(report.divergence.expected),
-            "actual": displayed_observation(report.divergence.actual),
-            "diff": report.divergence.diff(),
-            "case": str(case_path) if case_path else None,
-            "replay": replay_command(case_path, target) if case_path else None,
-        }
-    return document
-
-
-def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
-    """Write the failed run's case file into `folder`; its path."""
-    assert report.divergence is not None
-    return _save_case_document(case_document(report, target), folder)
-
-
-def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
-    """Write a case document into `folder` under a new name; its path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(document, indent=2) + "\n"
-    number = len(list(folder.iterdir()))
-    while True:
-        case_path = folder / f"case-{document['rule']}-{number}.json"
-        try:
-            # Exclusive creation: a case saved earlier (perhaps already attached to a bug
-            # report) is never overwritten, even after the user deleted some of its neighbours.
-            with case_path.open("x", encoding="utf-8") as out:
-                out.write(text)
-        except FileExistsError:
-            number += 1
-            continue
-        return case_path
-
-
-def keep_hypothesis_out_of_the_working_folder() -> None:
-    """Send Hypothesis's cache to a temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY
-    names one: by default it writes ./.hypothesis, and a run must leave the user's folder as it
-    was (`conform` and `demo` both search with Hypothesis)."""
-    os.environ.setdefault(
-        "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "loopspec-hypothesis")
-    )
-
-
-def run_conform(args: argparse.Namespace) -> int:
-    """Run the machine; report; save the case on failure."""
-    case_folder = Path(args.case_dir)
-    # Checked before the search: a counterexample found in minutes must not be lost to a typo.
-    if case_folder.exists() and not case_folder.is_dir():
-        print(
-            f"loopspec conform: error: --case-dir {case_folder}: exists and is not a directory",
-            file=sys.stderr,
-        )
-        return 2
-    keep_hypothesis_out_of_the_working_folder()
-    factory, target = resolve_target(args.impl, args.cmd)
-    unclosed: LoopSpecError | None = None
-    try:
-        if args.exhaustive is not None:
-            found = _run_exhaustive(factory, args.exhaustive, args.format)
-            if found is not None:
-                return found
-        report = run_conformance(
-            factory,
-            examples=args.examples,
-            seed_value=args.seed,
-            steps=args.steps,
-            show_progress=args.format == "text",
-            profile=profile_named(args.profile),
-        )
-    except TargetError as broke:
-        raise with_saved_program(broke, case_folder, target, args.profile) from None
-    finally:
-        # A target that fails only at shutdown (exits without `bye`) still gets the report of
-        # the run it finished, then the error and exit 2; it lost the whole report before.
-        unclosed = _closing_error(factory)
-    case_path = None
-    unsaved = None
-    if report.divergence is not None:
-        try:
-            case_path = save_case(report, case_folder, target)
-        except OSError as error:  # the report (with the shrunk program) is still printed
-            unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {error}"
-    if args.format == "json":
-        print(json.dumps(json_report(report, case_path, target), indent=2))
-    else:
-        _text_report(report, case_path, target)
-    if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
-        print(unsaved, file=sys.stderr)
-    if unclosed is not None:
-        _print_unclosed(unclosed)
-        return 2
-    return 0 if report.conformant else 1
-
-
-def _closing_error(factory: TargetFactory) -> LoopSpecError | None:
-    """End the target; the error of a shared process that failed at shutdown (no `bye`)."""
-    try:
-        close_factory(factory)
-    except LoopSpecError as error:
-        return error
-    return None
-
-
-def _print_unclosed(error: LoopSpecError) -> None:
-    said = f"[{error.rule_id}] after the run reported above: {error.message}"
-    print(f"loopspec: error: {said}", file=sys.stderr)
-
-
-def at_case_command(broke: TargetError) -> TargetError:
-    """The target broke while a case was replayed (SAFE-5): the same error, its first line
-    saying at which command of the case, as conform says at which of a program."""
-    if not broke.program:
-        return broke
-    first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of the case ({broke.program[-1].NAME})"
-    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
-
-
-def with_saved_program(
-    broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
-) -> TargetError:
-    """The target broke in a program (SAFE-5: exit 2, not a counterexample): the same error,
-    its first line saying at which command and how to rerun the program, saved as a case (the
-    program is random; without it a crash found once could not be reproduced)."""
-    if broke.config is None or not broke.program:
-        return broke
-    document = {
-        "loopspec": "case",
-        "version": CASE_VERSION,
-        "target": target,
-        "rule": broke.rule_id,
-        # The first line only: the rest is the target's stderr, which may hold anything (paths,
-        # secrets) and is no part of a case meant to be shared.
-        "what": broke.message.partition("\n")[0],
-        "config": config_to_json(broke.config),
-        "commands": [command_to_json(command) for command in broke.program],
-        **({"profile": profile} if profile is not None else {}),
-    }
-    try:
-        case_path = _save_case_document(document, folder)
-    except OSError as error:
-        rerun = f"its program was not saved in {folder}: {error}"
-    else:
-        rerun = f"rerun it: {replay_command(case_path, target)}"
-    first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of a program; {rerun}"
-    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
-
-
-# What the exhaustive alphabet uses; a target without one of these is not run exhaustively.
-EXHAUSTIVE_NEEDS = frozenset(
-    {"pre-hooks", "rewrite", "approval", "parallel", "abort", "crash-repair"}
-)
-
-
-def _run_exhaustive(factory: Callable[[], ConformanceTarget], k: int, style: str) -> int | None:
-    """Run every program of at most `k` commands; the exit code when it diverged, else None.
-
-    The bounded-exhaustive pass comes first; the random search continues after it."""
-    from loopspec.properties.conformance.exhaustive import (  # noqa: PLC0415 -- only this flag
-        EXHAUSTIVE_CONFIG,
-        run_exhaustive,
-    )
-
-    target = factory()
-    try:
-        lacking = sorted(EXHAUSTIVE_NEEDS - target.reset(EXHAUSTIVE_CONFIG))
-        if lacking:
-            note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
-            print(note, file=sys.stderr if style == "json" else sys.stdout)
-            return None
-        report = run_exhaustive(target, k)
-    finally:
-        target.close()
-    if report.divergence is None:
-        line = f"exhaustive: {report.runs} runs, {report.commands} commands; {report.guarantee}"
-        print(line, file=sys.stderr if style == "json" else sys.stdout)
-        return None
-    program = [command_to_json(command) for command in report.program]
-    if style == "json":
-        document = {
-            "exhaustive": k,
-            "conformant": False,
-            "rule": report.divergence.rule_id,
-            "what": report.divergence.what,
-            "program": program,
-        }
-        print(json.dumps(document, indent=2))
-    else:
-        print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
-        print(*(f"  #{i} {json.dumps(c)}" for i, c in enumerate(program, start=1)), sep="\n")
-        print(*_describe_divergence(report.divergence), sep="\n")
-    return 1
-
-
-def _shown(text: str, limit: int = 200) -> str:
-    """`text` safe to print: control characters escaped, cut to `limit` characters."""
-    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
-    return escaped + ("..." if len(text) > limit else "")
-
-
-def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str | None) -> str:
-    """What the case says it was found on, and how to replay against that (rule SAFE-1)."""
-    for option, value in (("--cmd", recorded.get("cmd")), ("--impl", recorded.get("impl"))):
-        if value is None:
-            continue
-        recorded_as = f"{option} {_shown(shlex.quote(value))}"
-        if (option == "--cmd" and value == cmd) or (option == "--impl" and value == impl):
-            return f"recorded target: {recorded_as} (the one replayed)"
-        if cmd is not None or impl is not None:
-            # Another spelling of the same loop, often: the case was shared, and a path in it
-            # is relative to the folder conform ran in. Naming it again would not help.
-            return (
-                f"recorded target: {recorded_as} (as conform was given it, in the folder it ran "
-                "in), not run"
-            )
-        return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
-    return "recorded target: none"
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    """Rerun one case against the target this command line names (never the recorded one)."""
-    case = load_case(Path(args.case))
-    profile = profile_named(args.profile) if args.profile is not None else case.profile
-    factory, target = resolve_target(args.impl, args.cmd)
-    replayed = target.get("cmd") or target.get("impl") or ""
-    print(f"{args.case}: replaying against {_shown(replayed)}")
-    print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
-    unclosed: LoopSpecError | None = None
-    try:
-        replay = replay_case(factory, case.config, case.commands, profile)
-    except TargetError as broke:
-        raise at_case_command(broke) from broke
-    finally:
-        unclosed = _closing_error(factory)
-    verdict = _replay_report(args, case, profile, replay)
-    if unclosed is not None:
-        _print_unclosed(unclosed)
-        return 2
-    return verdict
-
-
-def _replay_report(
-    args: argparse.Namespace, case: Case, profile: Profile | None, replay: Replay
-) -> int:
-    """Print what the replay found; its exit status."""
-    recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
-    if replay.divergence is None:
-        # Without --impl or --cmd the bundled implementation ran: a bare "no divergence" read
-        # as "the recorded loop is fixed" to a colleague who forgot to name it.
-        bundled = args.impl is None and args.cmd is None and bool(case.target)
-        on = " on loopspec's bundled implementation (not the recorded target)" if bundled else ""
-        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{on}{recorded}")
-        if profile is not None:
-            if replay.stopped_by is not None and replay.stopped_at is not None:
-                print(
-                    f"  stopped at command #{replay.stopped_at + 1} by a known divergence: "
-                    f"{replay.stopped_by} (the runs go different ways from there)"
-                )
-            print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
-        return 0
-    print(f"{args.case}: diverges{recorded}")
-    for line in _describe_divergence(replay.divergence):
-        print("  " + line if line else "")
-    return 1
+    return run_replay(args)

@@ -18,7 +18,7 @@ from loopspec.model.replay import ApprovalShown, CallShown, ResultShown, present
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
-from loopspec.properties.cli.conform import keep_hypothesis_out_of_the_working_folder
+from loopspec.properties.cli.conform_run import keep_hypothesis_out_of_the_working_folder
 from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.conformance.run import resolve_target, rule_table, run_conformance

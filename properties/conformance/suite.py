@@ -15,7 +15,7 @@ import pytest
 from hypothesis import settings
 
 from loopspec.model.errors import LoopSpecError
-from loopspec.properties.cli.conform import (
+from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     counts_line,
     save_case,
