@@ -73,7 +73,7 @@ def test_HOOK_8_a_post_audit_before_a_result_the_model_commits_too_is_the_audit_
     audit = read_finished.events[0]  # the `audit` hook's hook/invoked for c1, a read
     assert audit["type"] == "hook/invoked"
     assert audit["data"]["point"] == "PostToolUse"
-    grep = [
+    grep: list[Command] = [
         SubmitUser("find it"),
         ModelReplies((ToolCallBlock("c1", "grep", '{"pattern":"TODO"}'),)),
         ToolFinishes("c1", ToolSucceeded("found")),
