@@ -145,6 +145,21 @@ def test_MODEL_1_every_where_pointer_resolves() -> None:
     assert not broken, "\n".join(broken)
 
 
+def test_MODEL_1_names_a_where_pointer_gives_a_file_are_defined_in_that_file() -> None:
+    """Traceability: in "`path.py` (`name`, `Class.member`)" each name is defined in that file,
+    not only somewhere (code that moves to another module must take its pointers along)."""
+    modules, classes = _definitions()
+    broken: list[str] = []
+    for pointer in re.finditer(r"`([^`]+)\.py` \(([^)]*)\)", SPEC):
+        defined = modules.get(pointer.group(1).replace("/", "."), set())
+        for name in re.findall(r"`([^`]+)`", pointer.group(2)):
+            owner, _, member = name.rpartition(".")
+            found = member in classes.get(owner, set()) if owner else name in defined
+            if not found or (owner and owner not in defined):
+                broken.append(f"`{pointer.group(1)}.py` does not define `{name}`")
+    assert not broken, "\n".join(broken)
+
+
 def test_MODEL_1_where_pointers_are_where_section_2_says() -> None:
     """Traceability: section 2 tells a reader where a Where line's names live, and they are
     there: every `module.name` in the model's own modules (a newcomer meeting
