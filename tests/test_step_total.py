@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -33,6 +34,7 @@ from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import (
     ASKING,
     PHASE_NAMES,
+    READY,
     SLOT_DECISIONS,
     SLOT_STATUSES,
     AwaitingModel,
@@ -238,6 +240,8 @@ any_states: st.SearchStrategy[LoopState] = st.builds(
 ).map(lambda s: attrs.evolve(s, commit_ends=(len(s.log),) if s.log else ()))
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(max_examples=600)
 @given(state=any_states, command=any_commands)
 def test_MODEL_1_step_is_total_on_every_constructible_state(
@@ -273,6 +277,69 @@ def test_MODEL_1_the_audits_two_crashes_are_refusals_now() -> None:
     with pytest.raises(TransitionRefused) as no_id:
         step(broken, ApprovalAnswers("allowed-once"))
     assert no_id.value.rule_id == "MODEL-1"
+
+
+def _with_phase(name: str, **changes: Any) -> LoopState:
+    """The representative state of phase `name`, its phase changed as `changes` say."""
+    state = STATES[name]
+    return attrs.evolve(state, phase=attrs.evolve(state.phase, **changes))
+
+
+def _with_slot(**changes: Any) -> LoopState:
+    """The representative dispatching state, its first slot changed as `changes` say."""
+    phase = STATES["Dispatching"].phase
+    assert isinstance(phase, Dispatching)
+    return _with_phase(
+        "Dispatching", slots=(attrs.evolve(phase.slots[0], **changes), *phase.slots[1:])
+    )
+
+
+# A command each phase's table row takes, so the state's consistency is what is refused.
+_TAKEN: dict[str, Command] = {
+    "Idle": SubmitUser("x"),
+    "AwaitingModel": ModelReplies(()),
+    "Rewriting": HookAnswers(Pass()),
+    "Dispatching": Abort(),
+}
+
+
+@pytest.mark.parametrize(
+    ("state", "problem"),
+    [
+        (attrs.evolve(STATES["Idle"], next_turn=0), "next turn 0 is below 1"),
+        (_with_phase("AwaitingModel", turn=0), "turn 0, step 1 are not both >= 1"),
+        (_with_phase("Rewriting", step=0), "turn 1, step 0 are not both >= 1"),
+        (
+            _with_phase("Rewriting", queue=(PendingHook(5, CONFIG.hooks[0]),)),
+            "a pending hook names a call the reply does not have",
+        ),
+        (_with_phase("Dispatching", turn=0), "turn 0, step 1 are not both >= 1"),
+        (_with_phase("Dispatching", gate=9), "cursor 0 or gate 9 is outside 0..2"),
+        (_with_slot(call_id=""), "slot 0 has an empty call id or tool name"),
+        (_with_slot(call_seq=-1), "slot 0 cites seq -1"),
+        (_with_slot(status=READY, result=None), "slot 0 is ready without a result"),
+    ],
+    ids=[
+        "next-turn",
+        "awaiting-turn",
+        "rewriting-step",
+        "rewriting-call-index",
+        "dispatching-turn",
+        "dispatching-gate",
+        "empty-call-id",
+        "negative-seq",
+        "ready-without-result",
+    ],
+)
+def test_MODEL_1_an_inconsistent_constructed_state_is_refused_naming_the_problem(
+    state: LoopState, problem: str
+) -> None:
+    """MODEL-1: each inconsistency `state_problem` knows is refused, with what it is, by a
+    command the phase's table row takes (the random states of the totality test draw these)."""
+    with pytest.raises(TransitionRefused) as refused:
+        step(state, _TAKEN[state.phase.NAME])
+    assert refused.value.rule_id == "MODEL-1"
+    assert str(refused.value).endswith(f"the state is inconsistent: {problem}"), refused.value
 
 
 def test_MODEL_1_mypy_rejects_a_row_whose_handler_takes_another_command(tmp_path: Path) -> None:
