@@ -1,4 +1,6 @@
-"""A PostToolUse audit that comes with a result committed too early is blamed on the result's rule.
+"""Blame where a difference comes with what another rule governs: an audit, a rewrite.
+
+A PostToolUse audit that comes with a result committed too early is blamed on the result's rule.
 
 A PostToolUse hook's audit pair precedes the result it judges, in the result's commit (HOOK-5).
 A loop that commits results as bodies finish (breaking ORD-3) therefore appends, when a later
@@ -12,17 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import (
+    Allow,
     Command,
+    HookAnswers,
     ModelReplies,
+    Pass,
     PostPass,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig
+from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.compare import classify
 from loopspec.properties.conformance.run import replay_case
@@ -84,3 +91,29 @@ def test_HOOK_8_a_post_audit_before_a_result_the_model_commits_too_is_the_audit_
         grep[-1], "Dispatching", expected, actual, target_violations=(), history=tuple(history)
     )
     assert rule == "HOOK-8", what
+
+
+# A bash call, rewritten by the `rewriter` hook (after `guard` passes), then run.
+REWRITTEN: list[Command] = [
+    SubmitUser("list"),
+    ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+    HookAnswers(Pass()),
+    HookAnswers(Allow(updated_input=freeze({"command": "echo rewritten"}))),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutant_name", "rule"),
+    [("mutable-arguments", "EXE-3"), ("execution-only-rewrite", "RW-1")],
+)
+def test_EXE_3_a_body_run_with_arguments_changed_after_sealing_is_blamed_on_EXE_3(
+    mutant_name: str, rule: str
+) -> None:
+    """EXE-3, RW-1: on a rewritten call, a body that runs with arguments neither the model nor
+    a hook gave (changed after they were sealed) breaks EXE-3; one that runs with the input a
+    hook supplied while the record keeps the model's (an execution-only rewrite) breaks RW-1.
+    Both were read as RW-1 ('the rewrite reaches the tool too') whenever a rewrite was near."""
+    mutant = next(m for m in MUTANTS if m.name == mutant_name)
+    replay = replay_case(lambda: MutantTarget(mutant), CONFIGS[1], REWRITTEN)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == rule, replay.divergence.what

@@ -938,8 +938,14 @@ def _execution_rule(
     ran = f"the body of call {call_id} runs with other arguments than its tool/call records"
     if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
         return "RW-4", f"{ran} (approval runs exactly the approved input)"
-    if situation.supplied or situation.rewritten:
+    ran_with = _as_value(started[call_id])
+    if (situation.supplied or situation.rewritten) and (
+        ran_with == situation.original
+        or any(ran_with == _Parsed(supplied) for supplied in situation.supplied)
+    ):
+        # The model's own input, or one a hook supplied, where the record says another.
         return "RW-1", f"{ran} (the rewrite reaches the tool too)"
+    # Neither what the model asked for nor what a hook supplied: changed after it was sealed.
     return "EXE-3", ran
 
 
