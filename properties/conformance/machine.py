@@ -20,16 +20,17 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, assert_never
 
 import attrs
 from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.internal.conjecture.data import Status
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from loopspec.model.commands import (
+    APPROVAL_OUTCOMES,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -39,7 +40,6 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
-    PreVerdict,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -54,6 +54,7 @@ from loopspec.model.state import (
     Crashed,
     Dispatching,
     Idle,
+    Phase,
     Rewriting,
 )
 from loopspec.model.transitions import transition_for
@@ -159,9 +160,10 @@ def conformance_machine(
             self.failed = False
             self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
             self.raised = False  # this program raised the run's first divergence
+            self.ended = False  # the program sends no more commands (see `step`)
 
         @property
-        def phase(self) -> object:
+        def phase(self) -> Phase:
             assert self.oracle.state is not None
             return self.oracle.state.phase
 
@@ -178,7 +180,7 @@ def conformance_machine(
                 _reduced(gen.CONFIGS[0], probe)
             ]
             self.config = _draw(data, _one_of_these(tuple(configs)))
-            self.swarm = _draw(data, swarming.swarms)
+            self.swarm = swarming.swarms(_chooser(data))
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
@@ -267,58 +269,92 @@ def conformance_machine(
             self.raised = first
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
-        @precondition(lambda self: isinstance(self.phase, Idle))
-        @rule(text=prompts)
+        @rule(data=st.data())
+        def step(self, data: st.DataObject) -> None:
+            """Send one of the commands the model's phase allows, drawn from those alone.
+
+            One rule that works out the phase's possible commands once, instead of a rule per
+            command kind, each with a precondition: Hypothesis chose among those by drawing
+            rules and rejecting the ones whose precondition failed, and switched rules off per
+            program (its own swarm over rules), so a program whose only possible command was
+            switched off in some phase (the user's turn in Idle) was abandoned there: most
+            programs ended after their first turn, and were drawn again. The features a
+            program leans on are drawn by `swarming.Swarm` instead. The first possible
+            command is the one that moves the program on, which shrinking prefers.
+            """
+            if self.ended:
+                return
+            choose = _chooser(data)
+            choices = _possible(self.phase)
+            match swarming.pick(choose, choices):
+                case "submit_user":
+                    # After each turn a third of the programs end, and the simplest choice
+                    # ends it: a failing program's later turns are one choice away from gone,
+                    # which shrinking finds (deleting a whole turn's choices in the middle of
+                    # a program is beyond it), and programs stay a few turns long.
+                    if self.program and choose(3) == 0:
+                        self.end(data)
+                        return
+                    self.submit_user(_draw(data, prompts))
+                case "model_replies":
+                    self.model_replies(choose)
+                case "hook_answers":
+                    self.hook_answers(choose)
+                case "tool_finishes":
+                    self.tool_finishes(choose)
+                case "approval_answers":
+                    self.approval_answers(swarming.pick(choose, APPROVAL_ANSWERS))
+                case "disrupt":
+                    self.disrupt(choose, data)
+                case "recover":
+                    self.recover()
+                case kind:
+                    assert_never(kind)
+
+        def end(self, data: st.DataObject) -> None:
+            """End the program here: settle and compare its tail, then stop Hypothesis's run of
+            it, which would otherwise go on with steps that send nothing up to the step count.
+            (Hypothesis's own stop is a rare draw that shrinking never makes: it lowers choices,
+            and stopping is the higher one.) A Hypothesis without `conjecture_data` gets the
+            steps that send nothing."""
+            self.settle()
+            self.ended = True
+            inner = getattr(data, "conjecture_data", None)
+            if inner is not None and callable(getattr(inner, "conclude_test", None)):
+                inner.conclude_test(Status.VALID)
+
         def submit_user(self, text: str) -> None:
             """The user starts a turn."""
             self.apply(SubmitUser(text))
 
-        @precondition(lambda self: isinstance(self.phase, AwaitingModel))
-        @rule(data=st.data())
-        def model_replies(self, data: st.DataObject) -> None:
-            """The model answers (or fails)."""
-            if _draw(data, st.integers(0, 11)) == 0:
+        def model_replies(self, choose: swarming.Choose) -> None:
+            """The model answers (or, one time in twelve, fails)."""
+            if choose(12) == 11:
                 self.apply(ModelFails("overloaded", "OVERLOADED"))
                 return
-            reply = _draw(data, swarming.model_replies(self.swarm, self.config, self.next_call))
+            reply = swarming.model_replies(choose, self.swarm, self.config, self.next_call)
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)
             self.next_call += len(reply.tool_calls)
             self.apply(reply)
 
-        @precondition(lambda self: isinstance(self.phase, Rewriting))
-        @rule(data=st.data())
-        def hook_answers(self, data: st.DataObject) -> None:
+        def hook_answers(self, choose: swarming.Choose) -> None:
             """The next PreToolUse hook answers."""
             phase = self.phase
             assert isinstance(phase, Rewriting)
             call = phase.reply.tool_calls[phase.queue[0].call_index]
-            verdict: PreVerdict = _draw(data, swarming.pre_verdicts(self.swarm, call))
+            verdict = swarming.pre_verdicts(choose, self.swarm, call)
             if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):
                 verdict = Allow()
             self.apply(HookAnswers(verdict))
 
-        @precondition(
-            lambda self: (
-                isinstance(self.phase, Dispatching)
-                and any(s.status == ASKING for s in self.phase.slots)
-            )
-        )
-        @rule(outcome=gen.approval_outcomes)
         def approval_answers(self, outcome: str) -> None:
             """The user answers the approval prompt."""
             self.apply(ApprovalAnswers(outcome))
 
-        @precondition(
-            lambda self: (
-                isinstance(self.phase, Dispatching)
-                and any(s.status == RUNNING for s in self.phase.slots)
-            )
-        )
-        @rule(data=st.data())
-        def tool_finishes(self, data: st.DataObject) -> None:
+        def tool_finishes(self, choose: swarming.Choose) -> None:
             """A running call settles, in any order."""
             phase = self.phase
             assert isinstance(phase, Dispatching)
@@ -327,29 +363,26 @@ def conformance_machine(
             # situation of ORD-3 (results still in model order) and, with aborts on, of an
             # abort over a partly finished batch. Left to a uniform pick, a target that runs
             # few calls at once rarely shows it.
-            if len(running) > 1 and _draw(data, st.booleans()):
+            if len(running) > 1 and choose(2) == 1:
                 running = running[1:]
-            slot = _draw(data, st.sampled_from(running))
+            slot = swarming.pick(choose, running)
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
-            judged = swarming.post_verdicts(self.swarm)
-            post = tuple(_draw(data, judged) for _ in hooks)
-            outcome = _draw(data, swarming.tool_outcomes(self.swarm))
+            post = tuple(swarming.post_verdicts(choose, self.swarm) for _ in hooks)
+            outcome = swarming.tool_outcomes(choose, self.swarm)
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)
             self.apply(ToolFinishes(slot.call_id, outcome, post))
 
-        @precondition(lambda self: not isinstance(self.phase, Crashed | Idle))
-        @rule(data=st.data())
-        def disrupt(self, data: st.DataObject) -> None:
+        def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> None:
             """Stop, crash, or type mid-turn — each only when the target can."""
-            kind = _draw(data, swarming.disruptions(self.swarm))
+            kind = swarming.disruptions(choose, self.swarm)
             if self.swarm.aborts and swarming.later_call_waits(self.phase):
-                kind = _draw(data, _one_of_these((kind, kind, "abort")))
+                kind = swarming.pick(choose, (kind, kind, "abort"))
             if kind == "settled" and isinstance(self.phase, Dispatching):
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
                 if settled:
-                    call_id = _draw(data, _one_of_these(tuple(settled)))
-                    late = ToolFinishes(call_id, _draw(data, gen.tool_outcomes))
+                    call_id = swarming.pick(choose, settled)
+                    late = ToolFinishes(call_id, swarming.any_tool_outcome(choose))
                     if self.supports(late):
                         self.apply(late)
             elif kind == "abort" and self.has("abort"):
@@ -371,8 +404,6 @@ def conformance_machine(
             idle = isinstance(self.phase, Idle)
             return all(self.has(needed) for needed in needed_capabilities(command, idle=idle))
 
-        @precondition(lambda self: isinstance(self.phase, Crashed))
-        @rule()
         def recover(self) -> None:
             """The session is reopened."""
             self.apply(Recover())
@@ -426,11 +457,61 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[_Drawn]) -> _Drawn:
     return drawn
 
 
+def _chooser(data: st.DataObject) -> swarming.Choose:
+    """Draws an index below a bound as one integer choice, straight from Hypothesis's choice
+    sequence (see `swarming.Choose`): `st.integers(0, bound - 1)` makes the same choice, and a
+    Hypothesis without `conjecture_data` (see `_draw`) gets that, only slower."""
+    inner = getattr(data, "conjecture_data", None)
+    if inner is None or not callable(getattr(inner, "draw_integer", None)):
+        return lambda bound: data.draw(_below(bound)) if bound > 1 else 0
+    draw_integer = inner.draw_integer
+    return lambda bound: draw_integer(0, bound - 1) if bound > 1 else 0
+
+
+@functools.lru_cache(maxsize=64)
+def _below(bound: int) -> st.SearchStrategy[int]:
+    return st.integers(0, bound - 1)
+
+
 @functools.lru_cache(maxsize=1024)
 def _one_of_these(options: tuple[_Option, ...]) -> st.SearchStrategy[_Option]:
     """`st.sampled_from(options)`, built once per `options`: Hypothesis validates a new
     strategy at its first draw, which costs more than the draw; the draws are the same."""
     return st.sampled_from(options)
+
+
+APPROVAL_ANSWERS = tuple(sorted(APPROVAL_OUTCOMES))
+# What the machine may send in a phase (see `ConformanceMachine.step`).
+StepKind = Literal[
+    "submit_user",
+    "model_replies",
+    "hook_answers",
+    "tool_finishes",
+    "approval_answers",
+    "disrupt",
+    "recover",
+]
+
+
+def _possible(phase: Phase) -> tuple[StepKind, ...]:
+    """The kinds of command the machine may send in `phase`, the one that moves the program on
+    first. Stop, crash and typing mid-turn (`disrupt`) come in any phase but Idle and Crashed."""
+    match phase:
+        case Idle():
+            return ("submit_user",)
+        case AwaitingModel():
+            return ("model_replies", "disrupt")
+        case Rewriting():
+            return ("hook_answers", "disrupt")
+        case Dispatching():
+            statuses = {slot.status for slot in phase.slots}
+            running: tuple[StepKind, ...] = ("tool_finishes",) if RUNNING in statuses else ()
+            asking: tuple[StepKind, ...] = ("approval_answers",) if ASKING in statuses else ()
+            return (*running, *asking, "disrupt")
+        case Crashed():
+            return ("recover",)
+        case _:
+            assert_never(phase)
 
 
 def _count_coverage(

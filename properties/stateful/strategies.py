@@ -72,7 +72,8 @@ CONFIGS = (
     ),
 )
 
-texts = st.sampled_from(["", " ", "ok", "reading the files", "done", "ctx"])
+TEXTS = ("", " ", "ok", "reading the files", "done", "ctx")
+texts = st.sampled_from(TEXTS)
 
 ARGUMENTS = {
     "read": ['{"file_path":"a.txt"}', '{"file_path":"b.txt","offset":3}', "{}"],
@@ -179,20 +180,19 @@ def model_replies(
     return _cached("replies", first_id, arguments, lambda: _model_replies(first_id, arguments))
 
 
+# Inputs a hook may put in place of any call's (some fit no tool, one is not an object).
+ANY_REWRITES: tuple[JsonValue, ...] = (
+    FrozenMap({"command": "echo rewritten"}),
+    FrozenMap({"command": "ls -la", "timeout": 5}),
+    FrozenMap({"file_path": "safe.txt", "content": "new"}),
+    FrozenMap({"file_path": "a.txt"}),
+    FrozenMap({"unrelated": True}),
+    "not an object",
+)
+
+
 def _rewrites() -> st.SearchStrategy[JsonValue]:
-    return st.one_of(
-        st.sampled_from(
-            [
-                FrozenMap({"command": "echo rewritten"}),
-                FrozenMap({"command": "ls -la", "timeout": 5}),
-                FrozenMap({"file_path": "safe.txt", "content": "new"}),
-                FrozenMap({"file_path": "a.txt"}),
-                FrozenMap({"unrelated": True}),
-                "not an object",
-            ]
-        ),
-        st.none(),
-    )
+    return st.one_of(st.sampled_from(ANY_REWRITES), st.none())
 
 
 pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(

@@ -33,26 +33,37 @@ queued is delivered and compared too.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import attrs
-from hypothesis import strategies as st
 
 from loopspec.model.commands import (
+    FINISH_CANCELLED,
+    FINISH_COMPLETED,
+    FINISH_MAX_TOKENS,
     Allow,
     Ask,
     Deny,
     ModelReplies,
+    Pass,
+    PostBlock,
     PostContext,
+    PostPass,
     PostVerdict,
     PreVerdict,
+    ReplyBlock,
+    ToolFailed,
     ToolOutcome,
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import READY, RUNNING, Dispatching
 from loopspec.properties.stateful import strategies as gen
+
+_Picked = TypeVar("_Picked")
 
 
 @attrs.frozen
@@ -72,28 +83,33 @@ class Swarm:
     repeated_ids: bool
 
 
-def _usually() -> st.SearchStrategy[bool]:
-    # Drawn as "off?", so the simplest draw (False), which Hypothesis tries first and shrinks
+def _usually(choose: Choose) -> bool:
+    # Drawn as "off?", so the simplest draw (0), which Hypothesis tries first and shrinks
     # towards, turns the feature on: early and shrunk programs use every feature.
-    return st.booleans().map(lambda off: not off)
+    return choose(2) == 0
 
 
-def _rarely() -> st.SearchStrategy[bool]:
-    return st.integers(0, 3).map(lambda n: n == 3)
+def _rarely(choose: Choose) -> bool:
+    return choose(4) == 3
 
 
-def _half_the_time() -> st.SearchStrategy[bool]:
-    return st.integers(0, 1).map(lambda n: n == 1)
+def _half_the_time(choose: Choose) -> bool:
+    return choose(2) == 1
 
 
 # Identity rewrites are on in half the programs (and off in the simplest): a loop that drops the
 # sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
 # the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
-FEATURE_ODDS = {"identity_rewrites": _half_the_time, "repeated_ids": _rarely}
-swarms: st.SearchStrategy[Swarm] = st.builds(
-    Swarm,
-    **{field.name: FEATURE_ODDS.get(field.name, _usually)() for field in attrs.fields(Swarm)},
-)
+FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
+    "identity_rewrites": _half_the_time,
+    "repeated_ids": _rarely,
+}
+
+
+def swarms(choose: Choose) -> Swarm:
+    """Which features a program leans on, each drawn with its odds (one choice each)."""
+    features = (FEATURE_ODDS.get(field.name, _usually) for field in attrs.fields(Swarm))
+    return Swarm(*(odds(choose) for odds in features))
 
 
 # Tools whose names contain another tool's name, and hooks whose matchers name the shorter one:
@@ -124,19 +140,25 @@ def _arguments_for(name: str) -> list[str]:
     return gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
 
 
-# The strategies a draw needs are built once and reused: Hypothesis validates a strategy and
-# works out its properties on its first draw, which costs more than the draw itself. Reusing
-# one changes nothing that is drawn.
-_TWO_TO_FOUR = st.integers(2, 4)
-_ONE_OR_TWO = st.integers(1, 2)
-_ONE_IN_TEN = st.integers(0, 9)
-_ONE_IN_THREE = st.integers(0, 2)
-_ONE_IN_FOUR = st.integers(0, 3)
-_MALFORMED = st.sampled_from(gen.MALFORMED_ARGUMENTS)
+# A program's commands are drawn as flat choices: each is one index below a small bound
+# (`Choose`), which Hypothesis records as one integer and shrinks towards 0, instead of nested
+# strategies (composites, `one_of` over `builds`), each of whose draws costs a span, a
+# validation and a label besides its choices; and nothing is drawn only to be thrown away (a
+# reply's calls were drawn twice, a hook's verdict before the leaning that replaced it). Index
+# 0 is the simplest choice, which shrinking moves towards: a reply without calls ends its turn,
+# so a shrunk program's turns are short (were a reply with calls the simplest, the simplest
+# program would be one endless turn, which no deletion of a few choices shortens).
+Choose = Callable[[int], int]
+"""Draws an index in [0, bound): one choice; a bound of 1 draws nothing and gives 0."""
+
+
+def pick(choose: Choose, options: Sequence[_Picked]) -> _Picked:
+    """One of `options`, each alike likely."""
+    return options[choose(len(options))]
 
 
 @functools.cache
-def _names(config: LoopConfig, parallel: bool) -> st.SearchStrategy[str]:
+def _names(config: LoopConfig, parallel: bool) -> tuple[str, ...]:
     """The tool names a call of `config` is drawn from (safe ones weighted up when parallel)."""
     names = [tool.name for tool in config.tools] + ["missing_tool"]
     if parallel:
@@ -144,52 +166,56 @@ def _names(config: LoopConfig, parallel: bool) -> st.SearchStrategy[str]:
         # calls in a row are rare, and so are a later call finishing first and an abort over a
         # partly finished batch.
         names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
-    return st.sampled_from(names)
+    return tuple(names)
 
 
 @functools.cache
-def _arguments(name: str) -> st.SearchStrategy[str]:
-    return st.sampled_from(_arguments_for(name))
+def _arguments(name: str) -> tuple[str, ...]:
+    return tuple(_arguments_for(name))
 
 
-@st.composite
+# One call in ten has arguments that are not a JSON object (or not JSON).
+_MALFORMED_ONE_IN = 10
+
+
 def tool_calls(
-    draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
+    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
     """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
     last sometimes repeats the first's id."""
     names = _names(config, swarm.parallel)
-    count = draw(_TWO_TO_FOUR if swarm.parallel else _ONE_OR_TWO, label="calls")
+    count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
     calls = []
     for offset in range(count):
-        name = draw(names, label="tool")
-        pool = _arguments(name)
-        if draw(_ONE_IN_TEN, label="malformed") == 0:
-            pool = _MALFORMED
-        calls.append(ToolCallBlock(f"c{first_id + offset}", name, draw(pool)))
-    if swarm.repeated_ids and len(calls) > 1 and draw(_ONE_IN_THREE, label="repeat id") == 0:
+        name = pick(choose, names)
+        variant = choose(_MALFORMED_ONE_IN)
+        if variant == _MALFORMED_ONE_IN - 1:
+            arguments = pick(choose, gen.MALFORMED_ARGUMENTS)
+        else:
+            pool = _arguments(name)
+            arguments = pool[variant % len(pool)]
+        calls.append(ToolCallBlock(f"c{first_id + offset}", name, arguments))
+    if swarm.repeated_ids and len(calls) > 1 and choose(3) == 2:
         calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
     return tuple(calls)
 
 
-@st.composite
-def _model_replies(
-    draw: st.DrawFn, swarm: Swarm, config: LoopConfig, first_id: int
-) -> ModelReplies:
-    reply = draw(gen.model_replies(first_id), label="reply")
-    if not reply.tool_calls and draw(_ONE_IN_THREE, label="no calls") == 0:
-        return reply
-    others = tuple(block for block in reply.blocks if not isinstance(block, ToolCallBlock))
-    calls = draw(tool_calls(swarm, config, first_id))
-    return ModelReplies((*others, *calls), reply.finish)
+# Finish reasons: mostly completed.
+_FINISHES = (FINISH_COMPLETED,) * 6 + (FINISH_MAX_TOKENS, FINISH_CANCELLED)
 
 
-@functools.lru_cache(maxsize=4096)
-def model_replies(
-    swarm: Swarm, config: LoopConfig, first_id: int
-) -> st.SearchStrategy[ModelReplies]:
-    """A reply as `strategies.model_replies` draws it, its calls drawn for the swarm."""
-    return _model_replies(swarm, config, first_id)
+def model_replies(choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int) -> ModelReplies:
+    """A reply: optional reasoning and text, calls (in eight replies of nine) drawn for the
+    swarm, and a finish reason."""
+    blocks: list[ReplyBlock] = []
+    shape = choose(4)  # reasoning and text, each in half the replies
+    if shape & 1:
+        blocks.append(ReasoningBlock(pick(choose, gen.TEXTS)))
+    if shape & 2:
+        blocks.append(TextBlock(pick(choose, gen.TEXTS)))
+    if choose(9) > 0:
+        blocks.extend(tool_calls(choose, swarm, config, first_id))
+    return ModelReplies(tuple(blocks), pick(choose, _FINISHES))
 
 
 def _identity(arguments: str) -> JsonValue | None:
@@ -198,78 +224,104 @@ def _identity(arguments: str) -> JsonValue | None:
     return parsed if isinstance(parsed, FrozenMap) else None
 
 
-_LEANINGS: dict[tuple[str, ...], st.SearchStrategy[str]] = {}
-_DENY_REASONS = st.sampled_from(["blocked by policy", "no"])
-_ASK_REASONS = st.sampled_from([None, "needs a look"])
-_BOOLEANS = st.booleans()
-
-
 @functools.cache
-def _fitting(name: str) -> st.SearchStrategy[JsonValue]:
-    return st.sampled_from(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
-
-
-@st.composite
-def _pre_verdicts(draw: st.DrawFn, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
-    verdict = draw(gen.pre_verdicts_for(call.name), label="verdict")
-    identity = _identity(call.arguments)
+def _leanings(swarm: Swarm, identity: bool) -> tuple[str, ...]:
     leaning: list[str] = []
     if swarm.rewrites:
         leaning += ["rewrite"] * 3
-    if swarm.identity_rewrites and identity is not None:
+    if swarm.identity_rewrites and identity:
         leaning += ["identity"] * 2
     if swarm.approvals:
         leaning += ["ask"] * 2
     if swarm.denials:
         leaning += ["deny"] * 2
-    if not leaning or draw(_ONE_IN_FOUR, label="lean") == 0:
-        return verdict
-    leanings = _LEANINGS.setdefault(tuple(leaning), st.sampled_from(leaning))
-    lean = draw(leanings, label="leaning")
+    return tuple(leaning)
+
+
+_DENY_REASONS = ("blocked by policy", "no")
+_ASK_REASONS = (None, "needs a look")
+
+
+@functools.cache
+def _fitting(name: str) -> tuple[JsonValue, ...]:
+    return tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
+
+
+def _any_input(choose: Choose, name: str) -> JsonValue:
+    """An input for a verdict without a leaning: mostly one that fits the tool, else any
+    rewrite or none (as `strategies.pre_verdicts_for` draws it)."""
+    if choose(3) < 2:
+        return pick(choose, _fitting(name))
+    which = choose(2 * len(gen.ANY_REWRITES))
+    return gen.ANY_REWRITES[which] if which < len(gen.ANY_REWRITES) else None
+
+
+def pre_verdicts(choose: Choose, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
+    """A PreToolUse answer for `call`: in three answers of four, one the swarm leans on
+    (rewrites, identity rewrites in half the programs, asks, denials); otherwise (and most
+    simply) any verdict, its rewrites mostly fitting the tool."""
+    identity = _identity(call.arguments)
+    leaning = _leanings(swarm, identity is not None)
+    if not leaning or choose(4) == 0:
+        match choose(4):
+            case 0:
+                return Allow(updated_input=_any_input(choose, call.name))
+            case 1:
+                reason = pick(choose, _ASK_REASONS)
+                return Ask(reason=reason, updated_input=_any_input(choose, call.name))
+            case 2:
+                return Pass()
+            case _:
+                return Deny(reason=pick(choose, _DENY_REASONS))
+    lean = pick(choose, leaning)
     if lean == "deny":
-        return Deny(reason=draw(_DENY_REASONS, label="reason"))
-    new_input: JsonValue = (
-        identity if lean == "identity" else draw(_fitting(call.name), label="input")
-    )
-    if lean == "ask" or (swarm.approvals and draw(_BOOLEANS, label="ask")):
-        reason = draw(_ASK_REASONS, label="reason")
-        keep = lean != "ask" or draw(_ONE_IN_THREE, label="with input") > 0
+        return Deny(reason=pick(choose, _DENY_REASONS))
+    new_input = identity if lean == "identity" else pick(choose, _fitting(call.name))
+    if lean == "ask" or (swarm.approvals and choose(2) == 1):
+        reason = pick(choose, _ASK_REASONS)
+        keep = lean != "ask" or choose(3) < 2
         return Ask(reason=reason, updated_input=new_input if keep else None)
     return Allow(updated_input=new_input)
 
 
-@functools.lru_cache(maxsize=4096)
-def pre_verdicts(swarm: Swarm, call: ToolCallBlock) -> st.SearchStrategy[PreVerdict]:
-    """A PreToolUse answer for `call`: rewrites, identity rewrites, asks and denials as the
-    swarm says (identity rewrites in half the programs, leaning on them there)."""
-    return _pre_verdicts(swarm, call)
+_SUCCESS_TEXTS = ("A", "B", "file contents")
+_DEFERRED = "deferred context"
+_META: tuple[JsonValue, ...] = (None, FrozenMap({"lines": 3}))
+_FAILURE_MESSAGES = ("boom", "permission denied")
+_FAILURE_CODES = (None, "EACCES")
 
 
-@functools.cache
-def _deferring_outcomes() -> st.SearchStrategy[ToolOutcome]:
-    deferring = st.builds(
-        ToolSucceeded,
-        text=st.sampled_from(["A", "B"]),
-        contexts=st.lists(st.sampled_from(["deferred context"]), min_size=1, max_size=2).map(tuple),
-        meta=st.sampled_from([None, FrozenMap({"lines": 3})]),
-    )
-    return st.one_of(deferring, deferring, gen.tool_outcomes)
+def any_tool_outcome(choose: Choose) -> ToolOutcome:
+    """A body's outcome: success (with up to two deferred contexts) or failure, as
+    `strategies.tool_outcomes` draws them."""
+    if choose(2) == 0:
+        text = pick(choose, _SUCCESS_TEXTS)
+        contexts = (_DEFERRED,) * choose(3)
+        return ToolSucceeded(text, contexts, pick(choose, _META))
+    return ToolFailed(pick(choose, _FAILURE_MESSAGES), pick(choose, _FAILURE_CODES))
 
 
-def tool_outcomes(swarm: Swarm) -> st.SearchStrategy[ToolOutcome]:
+def tool_outcomes(choose: Choose, swarm: Swarm) -> ToolOutcome:
     """Body outcomes; with `contexts` on, successes mostly defer a context."""
-    return _deferring_outcomes() if swarm.contexts else gen.tool_outcomes
+    if swarm.contexts and choose(3) < 2:
+        text = pick(choose, _SUCCESS_TEXTS[:2])
+        contexts = (_DEFERRED,) * (1 + choose(2))
+        return ToolSucceeded(text, contexts, pick(choose, _META))
+    return any_tool_outcome(choose)
 
 
-@functools.cache
-def _contextual_post_verdicts() -> st.SearchStrategy[PostVerdict]:
-    context = st.builds(PostContext, text=st.just("note from hook"))
-    return st.one_of(context, context, gen.post_verdicts)
+_POST_VERDICTS: tuple[PostVerdict, ...] = (
+    PostPass(),
+    PostContext("note from hook"),
+    PostBlock("output withheld"),
+)
 
 
-def post_verdicts(swarm: Swarm) -> st.SearchStrategy[PostVerdict]:
+def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
     """PostToolUse answers; with `contexts` on, mostly a context."""
-    return _contextual_post_verdicts() if swarm.contexts else gen.post_verdicts
+    if swarm.contexts and choose(3) < 2:
+        return _POST_VERDICTS[1]
+    return pick(choose, _POST_VERDICTS)
 
 
 def later_call_waits(phase: object) -> bool:
@@ -280,15 +332,16 @@ def later_call_waits(phase: object) -> bool:
     return READY in statuses and RUNNING in statuses[: statuses.index(READY)]
 
 
-def disruptions(swarm: Swarm) -> st.SearchStrategy[str]:
+def disruptions(choose: Choose, swarm: Swarm) -> str:
     """Which disruption comes next: the swarm's features are each several times more likely."""
-    return _disruptions(swarm.interjections, swarm.aborts, swarm.crashes, swarm.settled_outcomes)
+    table = _disruptions(swarm.interjections, swarm.aborts, swarm.crashes, swarm.settled_outcomes)
+    return pick(choose, table)
 
 
 @functools.cache
 def _disruptions(
     interjections: bool, aborts: bool, crashes: bool, settled_outcomes: bool
-) -> st.SearchStrategy[str]:
+) -> tuple[str, ...]:
     weights = {
         "none": 6,
         "interject": 4 if interjections else 1,
@@ -297,4 +350,4 @@ def _disruptions(
         "settled": 3 if settled_outcomes else 0,
         "arbitrary": 1,
     }
-    return st.sampled_from([kind for kind, weight in weights.items() for _ in range(weight)])
+    return tuple(kind for kind, weight in weights.items() for _ in range(weight))
