@@ -8,6 +8,10 @@ and down, one invariant), so that what a conformance step costs beyond Hypothesi
 bookkeeping stays small. Both run in this process, interleaved round by round so load on the
 machine hits them alike, with the same number of examples and the same program length; the
 ratio of the best rounds is printed with MET or MISSED.
+
+With `--instructions` (valgrind installed), the same ratio is also counted in instructions per
+step (callgrind, a fresh interpreter per run, a short run's count subtracted for start-up), which
+the load of a shared machine does not move.
 """
 
 from __future__ import annotations
@@ -16,7 +20,13 @@ import argparse
 import contextlib
 import io
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
@@ -76,17 +86,88 @@ def trivial_rate(examples: int) -> float:
     return TRIVIAL_STEPS[0] / (time.process_time() - started)
 
 
-def conform_rate(examples: int) -> float:
-    """Commands per CPU second of `loopspec conform` on the bundled implementation."""
+def conform_steps(examples: int) -> int:
+    """Run `loopspec conform` on the bundled implementation; the commands it sent."""
     out = io.StringIO()
-    started = time.process_time()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = loopspec_main(["conform", "--examples", str(examples), "--format", "json"])
-    seconds = time.process_time() - started
     report = json.loads(out.getvalue())
     if code != 0 or not report["conformant"]:
         raise SystemExit("the bundled implementation is not conformant: nothing to measure")
-    return int(report["steps"]) / seconds
+    return int(report["steps"])
+
+
+def conform_rate(examples: int) -> float:
+    """Commands per CPU second of `loopspec conform` on the bundled implementation."""
+    started = time.process_time()
+    steps = conform_steps(examples)
+    return steps / (time.process_time() - started)
+
+
+# ---------------------------------------------------------------------------------------------
+# Instructions, counted by callgrind in a fresh interpreter per run.
+
+INSTRUCTION_EXAMPLES = (5, 25)  # a short run (start-up, first-use caches) and a long one
+
+
+def count_run(which: str, examples: int) -> None:
+    """What a counted interpreter does: run one side, print the steps it took."""
+    if which == "trivial":
+        trivial_rate(examples)
+        print(TRIVIAL_STEPS[0])
+    else:
+        print(conform_steps(examples))
+
+
+def instructions_of(which: str, examples: int, out: Path) -> tuple[int, int]:
+    """The instructions a fresh interpreter executes importing this module and running one
+    side for `examples` programs, and the steps that run took."""
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            __file__,
+            "--count-run",
+            which,
+            str(examples),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    steps = int(done.stdout.split()[-1])
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1]), steps
+    raise SystemExit(f"no instruction total in {out}")
+
+
+def instructions_per_step(which: str, tmp: Path) -> float:
+    """One side's instructions per step, the short run's subtracted from the long run's."""
+    (short, short_steps), (long, long_steps) = (
+        instructions_of(which, examples, tmp / f"callgrind-{which}-{examples}.out")
+        for examples in INSTRUCTION_EXAMPLES
+    )
+    return (long - short) / (long_steps - short_steps)
+
+
+def instruction_ratio() -> None:
+    """Print each side's instructions per step and their ratio (steps per instruction)."""
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind not installed")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-conform-") as name:
+        trivial = instructions_per_step("trivial", Path(name))
+        conform = instructions_per_step("conform", Path(name))
+    low, high = INSTRUCTION_EXAMPLES
+    print(f"instructions per step (callgrind, {high} less {low} programs):")
+    print(f"  trivial two-rule machine {trivial / 1e3:8.0f}k")
+    print(f"  loopspec conform         {conform / 1e3:8.0f}k")
+    verdict = "MET" if trivial / conform >= GOAL else "MISSED"
+    print(f"conform / trivial, in instructions: {trivial / conform:.3f} (goal >= {GOAL}) {verdict}")
 
 
 def main() -> None:
@@ -94,7 +175,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count instructions per step with valgrind's callgrind (minutes more)",
+    )
+    parser.add_argument(
+        "--count-run", nargs=2, metavar=("SIDE", "EXAMPLES"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
+    if args.count_run:
+        which, examples = args.count_run
+        count_run(which, int(examples))
+        return
     trivial: list[float] = []
     conform: list[float] = []
     for _ in range(args.rounds):
@@ -106,6 +199,8 @@ def main() -> None:
     print(f"loopspec conform, bundled impl: {best_conform:,.0f} commands/s (CPU)")
     verdict = "MET" if ratio >= GOAL else "MISSED"
     print(f"conform / trivial: {ratio:.3f} (goal >= {GOAL}) {verdict}")
+    if args.instructions:
+        instruction_ratio()
 
 
 if __name__ == "__main__":
