@@ -117,3 +117,28 @@ def test_EXE_3_a_body_run_with_arguments_changed_after_sealing_is_blamed_on_EXE_
     replay = replay_case(lambda: MutantTarget(mutant), CONFIGS[1], REWRITTEN)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == rule, replay.divergence.what
+
+
+def test_HOOK_5_a_missing_audit_whose_id_a_profile_erased_names_its_point_and_matcher() -> None:
+    """HOOK-5: when a profile erased the hook's handler id (dsh names each invocation its own
+    way), a missing audit names the hook by point and matcher; the report said 'hook None'."""
+    history, expected = _model_events(LATER_FIRST)
+    erased = tuple(
+        {**event, "data": {k: v for k, v in event["data"].items() if k != "handlerId"}}
+        for event in expected.events
+    )
+    audit, *rest = erased
+    assert audit["type"] == "hook/invoked"
+    erased_expected = attrs.evolve(expected, events=erased)
+    actual = attrs.evolve(expected, events=tuple(rest))
+    rule, what = classify(
+        LATER_FIRST[-1],
+        "Dispatching",
+        erased_expected,
+        actual,
+        target_violations=(),
+        history=tuple(history),
+    )
+    assert "None" not in what
+    assert "the PostToolUse hook matching 'read' must run" in what, what
+    assert rule == "HOOK-5"

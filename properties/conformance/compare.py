@@ -357,6 +357,16 @@ def _data(event: Event | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def hook_named(event: Event) -> str:
+    """A hook audit event's hook, as a report names it: its handler id, or (where a profile
+    erased the id, which the implementation spells its own way) its point and matcher."""
+    data = _data(event)
+    handler = data.get("handlerId")
+    if isinstance(handler, str):
+        return f"hook {handler}"
+    return f"the {data.get('point', 'unnamed')} hook matching {data.get('matcher', '?')!r}"
+
+
 def _call_id_of(event: Event | None) -> str | None:
     data = _data(event)
     if isinstance(data.get("callId"), str):
@@ -713,7 +723,7 @@ def _missing(
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
         case "hook/invoked" | "hook/result":
-            return hook_audit_rule(want), f"{lacks}: hook {_data(want).get('handlerId')} must run"
+            return hook_audit_rule(want), f"{lacks}: {hook_named(want)} must run"
         case "approval/asked":
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided":
@@ -820,14 +830,14 @@ def _extra(
                 # result committed too early brings its audit along, and the audit is not what
                 # is wrong (a loop committing results as bodies finish read as HOOK-5).
                 return _extra(judged, command, phase, history)
-            hook = _data(got).get("handlerId")
+            hook = hook_named(got)
             matcher = _outside_matcher(got, command, history)
             if matcher is not None:
                 return "HOOK-8", (
-                    f"{adds}: hook {hook}'s matcher {matcher!r} does not match the whole name "
+                    f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name "
                     f"of the tool call {_data(got).get('callId')} makes"
                 )
-            return hook_audit_rule(got), f"{adds}: hook {hook} runs once per call"
+            return hook_audit_rule(got), f"{adds}: {hook} runs once per call"
         case "approval/asked":
             call_id = _call_id_of(got)
             situation = _situation(call_id, history)
