@@ -19,6 +19,7 @@ from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import (
     Allow,
+    Ask,
     Command,
     HookAnswers,
     ModelReplies,
@@ -28,7 +29,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.compare import classify
@@ -142,3 +143,74 @@ def test_HOOK_5_a_missing_audit_whose_id_a_profile_erased_names_its_point_and_ma
     assert "None" not in what
     assert "the PostToolUse hook matching 'read' must run" in what, what
     assert rule == "HOOK-5"
+
+
+# Two parallel reads; a PreToolUse hook asks for the second, whose approval is pending when the
+# first finishes (the case dsh showed: it holds the first result until the answer).
+ASKING = attrs.evolve(
+    CONFIGS[1],
+    hooks=(
+        HookSpec("read-audit", PRE_TOOL_USE, "read"),
+        HookSpec("read-after", POST_TOOL_USE, "read"),
+    ),
+)
+FIRST_FINISHES_WHILE_ASKING: list[Command] = [
+    SubmitUser("read both"),
+    ModelReplies(
+        (
+            ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+            ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+        )
+    ),
+    HookAnswers(Allow()),
+    HookAnswers(Ask()),
+    ToolFinishes("c1", ToolSucceeded("A"), (PostPass(),)),
+]
+
+
+def _finishing_while_asking() -> tuple[list[dict[str, Any]], Observation]:
+    model = ModelTarget()
+    model.reset(ASKING)
+    history: list[dict[str, Any]] = []
+    for command in FIRST_FINISHES_WHILE_ASKING:
+        last = model.apply(command)
+        history += last.events
+    return history, last
+
+
+@pytest.mark.parametrize("erase_ids", [False, True])
+def test_SCHED_2_a_result_held_back_while_a_later_call_awaits_approval_is_blamed_on_SCHED_2(
+    erase_ids: bool,
+) -> None:
+    """SCHED-2: while a later call waits for its approval, the calls that started before it
+    commit their results. A target that appends nothing when the earlier body finishes (the
+    audit pair and the result come only after the answer) breaks SCHED-2; it was blamed on
+    HOOK-5 ('hook None must run'), the audit being the first event it lacks, also when a
+    profile erased the audit's ids (`erase_ids`, as the dsh profile does)."""
+    history, expected = _finishing_while_asking()
+    kinds = [event["type"] for event in expected.events]
+    assert kinds == ["hook/invoked", "hook/result", "tool/result"]
+    if erase_ids:
+        erased = tuple(
+            {
+                **event,
+                "data": {
+                    k: v
+                    for k, v in event["data"].items()
+                    if event["type"] == "tool/result" or k not in ("handlerId", "callId")
+                },
+            }
+            for event in expected.events
+        )
+        expected = attrs.evolve(expected, events=erased)
+    actual = attrs.evolve(expected, events=(), atomic=(), commits=())
+    rule, what = classify(
+        FIRST_FINISHES_WHILE_ASKING[-1],
+        "Dispatching",
+        expected,
+        actual,
+        target_violations=(),
+        history=tuple(history),
+    )
+    assert rule == "SCHED-2", what
+    assert "call c2 waits for its approval" in what, what

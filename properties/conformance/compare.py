@@ -715,14 +715,27 @@ def _changed(
 
 
 def _missing(
-    want: Event, command: Command, phase: str, history: Sequence[Event]
+    want: Event,
+    command: Command,
+    phase: str,
+    history: Sequence[Event],
+    *,
+    target_events: Sequence[Event] = (),
+    model_events: Sequence[Event] = (),
 ) -> tuple[str, str]:
+    """`want`, which the model appends and the target does not; `target_events` and
+    `model_events` are all each appended for this command."""
     kind = str(want.get("type"))
     lacks = f"the target does not append the model's {kind}"
     if isinstance(command, Recover):
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
         case "hook/invoked" | "hook/result":
+            withheld = _withheld_result(want, model_events, target_events)
+            if withheld is not None:
+                # The audit comes in its result's commit (HOOK-5): a result the target holds
+                # back holds its audit back too, and the result is what is late.
+                return _missing(withheld, command, phase, history)
             return hook_audit_rule(want), f"{lacks}: {hook_named(want)} must run"
         case "approval/asked":
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
@@ -735,6 +748,12 @@ def _missing(
         case "tool/result":
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: every call that never started gets an error result"
+            waiting = _awaiting_approval(history)
+            if waiting is not None and waiting != _call_id_of(want):
+                return "SCHED-2", (
+                    f"{lacks} for call {_call_id_of(want)}: while call {waiting} waits for its "
+                    "approval, the calls that started before it commit their results"
+                )
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return (
@@ -877,6 +896,26 @@ def _extra(
         case _:
             pass  # an event type no rule prescribes here
     return NO_RULE, adds
+
+
+def _withheld_result(
+    audit: Event, model_events: Sequence[Event], target_events: Sequence[Event]
+) -> Event | None:
+    """The result a PostToolUse audit the target lacks precedes in the model's commit, when the
+    target lacks that result too: the first tool/result after the audit (HOOK-5 puts a
+    result's audit pairs right before it; a profile may have erased the audit's callId)."""
+    if _data(audit).get("point") != "PostToolUse":
+        return None
+    at = next((i for i, event in enumerate(model_events) if event is audit), None)
+    if at is None:
+        at = next((i for i, event in enumerate(model_events) if event == audit), None)
+    if at is None:
+        return None
+    result = next((e for e in model_events[at + 1 :] if e.get("type") == "tool/result"), None)
+    if result is None:
+        return None
+    committed = {_call_id_of(e) for e in target_events if e.get("type") == "tool/result"}
+    return None if _call_id_of(result) in committed else result
 
 
 def _judged_result(
@@ -1068,7 +1107,14 @@ def classify(
                 return _changed(want, got, command, phase, history, target_events=actual.events)
             case "missing":
                 assert want is not None
-                return _missing(want, command, phase, history)
+                return _missing(
+                    want,
+                    command,
+                    phase,
+                    history,
+                    target_events=actual.events,
+                    model_events=expected.events,
+                )
             case "extra":
                 assert got is not None
                 return _extra(
