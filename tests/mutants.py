@@ -375,6 +375,12 @@ MUTANTS: tuple[Mutant, ...] = (
         lambda: [(dispatch, "_gate", _gate_runs_denied_calls)],
     ),
     Mutant(
+        "deny-without-reason-worded-blocked",
+        "DEC-1",
+        "a denial no hook gave a reason for says 'Error: blocked', not 'Error: denied'",
+        lambda: [(rewrite, "DENIED_WITHOUT_REASON", "blocked")],
+    ),
+    Mutant(
         "ask-shows-original",
         "RW-4",
         "the approval prompt shows the original input",

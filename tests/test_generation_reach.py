@@ -29,6 +29,7 @@ from loopspec.model.commands import (
     Ask,
     Command,
     Crash,
+    Deny,
     HookAnswers,
     ModelReplies,
     SubmitUser,
@@ -49,6 +50,7 @@ SITUATIONS = (
     "tool name a matcher names in part",
     "parallel calls",
     "approval",
+    "deny without a reason",
     "abort",
     "abort while a later call waits on an earlier one",
     "crash",
@@ -82,6 +84,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 found.add("identity rewrite")
             if isinstance(verdict, Ask):
                 found.add("rewrite shown for approval")
+        case HookAnswers(verdict=Deny(reason="")) if after is not before:
+            found.add("deny without a reason")
         case ModelReplies() if after.log != before.log:
             if len(command.tool_calls) > 1:
                 found.add("parallel calls")

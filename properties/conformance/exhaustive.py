@@ -114,6 +114,7 @@ def alphabet(state: LoopState) -> list[Command]:
                 HookAnswers(Allow(updated_input=FrozenMap({"command": "ls"}))),
                 HookAnswers(Ask(updated_input=FrozenMap({"command": "ls -la"}))),
                 HookAnswers(Deny(reason="no")),
+                HookAnswers(Deny(reason="")),
             ]
         case Dispatching():
             if any(slot.status == ASKING for slot in phase.slots):

@@ -199,7 +199,7 @@ pre_verdicts: st.SearchStrategy[PreVerdict] = st.one_of(
     st.builds(Allow, updated_input=_rewrites()),
     st.builds(Ask, reason=st.sampled_from([None, "needs a look"]), updated_input=_rewrites()),
     st.just(Pass()),
-    st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
+    st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no", ""])),
 )
 
 REWRITES: dict[str, list[JsonValue]] = {
@@ -239,7 +239,7 @@ def _pre_verdicts(
         st.builds(Allow, updated_input=inputs),
         st.builds(Ask, reason=st.sampled_from([None, "needs a look"]), updated_input=inputs),
         st.just(Pass()),
-        st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no"])),
+        st.builds(Deny, reason=st.sampled_from(["blocked by policy", "no", ""])),
     )
 
 

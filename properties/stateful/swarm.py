@@ -238,7 +238,8 @@ def _leanings(swarm: Swarm, identity: bool) -> tuple[str, ...]:
     return tuple(leaning)
 
 
-_DENY_REASONS = ("blocked by policy", "no")
+# "" is a hook denying without a reason: the result then says `denied` (TEXT-1).
+_DENY_REASONS = ("blocked by policy", "no", "")
 _ASK_REASONS = (None, "needs a look")
 
 
