@@ -405,6 +405,29 @@ def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Pa
     )
 
 
+def _approval_pending(model: Run) -> bool:
+    """The model's current batch has an approval asked and not yet answered."""
+    pending: set[str] = set()
+    for event in events_of(model):
+        if event["type"] == "assistant/message":
+            pending.clear()
+        elif event["type"] == "approval/asked":
+            pending.add(str(event["data"].get("id")))
+        elif event["type"] == "approval/decided":
+            pending.discard(str(event["data"].get("id")))
+    return bool(pending)
+
+
+def _result_waits_for_later_approval(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """A body finished while a later call waits for its approval: the model commits the result,
+    dsh appends nothing until the approval is answered."""
+    if command["kind"] != "ToolFinishes" or not (want["accepted"] and got["accepted"]):
+        return False
+    commits = any(e["type"] == "tool/result" for e in want["events"])
+    holds = not any(e["type"] == "tool/result" for e in got["events"])
+    return commits and holds and _approval_pending(earlier[0])
+
+
 def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
     """The model aborts a reply whose hooks had not all answered; dsh had logged it already."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
@@ -597,6 +620,15 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "ApprovalAnswers meanwhile (MODEL-1); dsh takes it.",
         symptom=_approval_before_later_hooks,
         cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "result-waits-for-later-approval",
+        ("SCHED-2",),
+        "The same gate-by-gate schedule seen from a running call: while a later call waits at "
+        "its gate for an approval answer, a call that started before it and has finished is not "
+        "committed (its PostToolUse hooks and result come only after the answer). The model "
+        "commits it when its body finishes, in model order (SCHED-2).",
+        symptom=_result_waits_for_later_approval,
     ),
     KnownDivergence(
         "settled-call-holds-its-place",
