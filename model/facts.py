@@ -378,7 +378,8 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
             )
     else:
         dialect = data.get("dialect")
-        if dialect is not None and dialect not in HOOK_DIALECTS:
+        # A string first: a list or an object is not hashable, so no set can be asked of it.
+        if dialect is not None and (type(dialect) is not str or dialect not in HOOK_DIALECTS):
             if type(dialect) is not str:
                 raise FactError("data.dialect must be a string")
             msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"

@@ -8,10 +8,13 @@ a case the checker got wrong before its fix.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from check_fixtures import FIXTURES
 
+from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_paths
 
@@ -114,10 +117,11 @@ def test_RW_1_true_is_not_the_number_1() -> None:
 
 
 def test_LOG_5_the_header_fields_have_the_types_spec_states() -> None:
-    """LOG-5: a header whose createdAt is an ISO date string is refused (LOG-4, a wrong type);
-    SPEC.md named the header's fields but not their types, so a reader wrote a string."""
+    """LOG-5: a header whose createdAt is an ISO date string is refused naming LOG-5, the rule
+    that states the header's member types (SPEC.md named the header's fields but not their
+    types, so a reader wrote a string; the refusal then named LOG-4)."""
     report = check(BLAME / "violations" / "LOG-5-created-at-a-string.jsonl")
-    assert blamed(report) == [("LOG-4", 1)]
+    assert blamed(report) == [("LOG-5", 1)]
     assert "`createdAt` a number" in spec_text("LOG-5")
 
 
@@ -173,3 +177,31 @@ def test_HOOK_4_check_judges_hooks_answering_twice_and_spec_says_so() -> None:
         report = check(BLAME / "unchecked" / name)
         assert (blamed(report), report.status) == ([], "ok"), name
     assert "answers twice for one call" in spec_text("HOOK-4")
+
+
+@pytest.mark.parametrize("dialect", [[], {}, ["claude-code"]])
+def test_HOOK_1_a_dialect_that_is_no_string_is_an_input_error_not_a_crash(
+    tmp_path: Path, dialect: object
+) -> None:
+    """HOOK-1, LOG-4: a hook's dialect that is a list or an object is reported as a value of the
+    wrong type on its line (the dialect check asked a set about it first, and `check` crashed
+    with 'unhashable type'); the quick path and the facts say the same."""
+    log = tmp_path / "dialect.jsonl"
+    invoked = {
+        "type": "hook/invoked",
+        "seq": 1,
+        "time": 1,
+        "data": {"turn": 1, "point": "PreToolUse", "dialect": dialect, "handlerId": "p"},
+    }
+    lines = [
+        {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"},
+        {"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}},
+        invoked,
+    ]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = check(log)
+    assert [(e.line, e.rule_id, e.message) for e in report.errors] == [
+        (3, "LOG-4", "hook/invoked: data.dialect must be a string")
+    ]
+    with pytest.raises(FactError, match="dialect must be a string"):
+        fact_from_wire(invoked)

@@ -382,7 +382,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(data) is not dict
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
-        or (dialect is not None and dialect not in HOOK_DIALECTS)
+        or (dialect is not None and (type(dialect) is not str or dialect not in HOOK_DIALECTS))
     ):
         return False
     if call_id is not None:
