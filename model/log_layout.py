@@ -132,6 +132,8 @@ SHAPE_RULE: dict[Shape, RuleId] = {
 FIELD_RULE: dict[tuple[type, str], RuleId] = {
     (ToolCallRecorded, "rewrite"): "RW-2",
     (RewriteSidecar, "handler_ids"): "RW-2",
+    # LOG-5 states the header's members and their types.
+    **{(SessionHeader, name): "LOG-5" for name in ("version", "id", "created_at", "cwd")},
 }
 HEADER_TAG = ("type", "session")  # the header line's tag (it is no event: no seq, no data)
 HEADER_RULE: RuleId = "LOG-5"  # the first line must be the session header

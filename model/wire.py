@@ -106,32 +106,34 @@ def _map(value: object, where: str) -> FrozenMap:
     return frozen
 
 
-def _int(data: Mapping[str, object], key: str, where: str) -> int:
+# The scalar readers take the rule a refusal names where a field's is not LOG-4 (the
+# header's members: LOG-5); the generated readers pass it only then.
+def _int(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidEventError(f"{where}.{key} must be an integer", rule_id="LOG-4")
+        raise InvalidEventError(f"{where}.{key} must be an integer", rule_id=rule)
     return value
 
 
-def _opt_int(data: Mapping[str, object], key: str, where: str) -> int | None:
-    return None if key not in data else _int(data, key, where)
+def _opt_int(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> int | None:
+    return None if key not in data else _int(data, key, where, rule)
 
 
-def _str(data: Mapping[str, object], key: str, where: str) -> str:
+def _str(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> str:
     value = data.get(key)
     if not isinstance(value, str):
-        raise InvalidEventError(f"{where}.{key} must be a string", rule_id="LOG-4")
+        raise InvalidEventError(f"{where}.{key} must be a string", rule_id=rule)
     return value
 
 
-def _opt_str(data: Mapping[str, object], key: str, where: str) -> str | None:
-    return None if key not in data else _str(data, key, where)
+def _opt_str(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> str | None:
+    return None if key not in data else _str(data, key, where, rule)
 
 
-def _number(data: Mapping[str, object], key: str, where: str) -> float:
+def _number(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> float:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidEventError(f"{where}.{key} must be a number", rule_id="LOG-4")
+        raise InvalidEventError(f"{where}.{key} must be a number", rule_id=rule)
     return value
 
 
@@ -309,13 +311,14 @@ class _Generator:
         key = repr(field.wire)
         path = f"{where} + {'.' + field.wire!r}"
         rule = repr(field.rule)
+        scalar_rule = "" if field.rule == "LOG-4" else f", {rule}"  # the hot path passes none
         match field.shape:
             case "int":
-                return f"_{'opt_' if field.optional else ''}int({obj}, {key}, {where})"
+                return f"_{'opt_' if field.optional else ''}int({obj}, {key}, {where}{scalar_rule})"
             case "str":
-                return f"_{'opt_' if field.optional else ''}str({obj}, {key}, {where})"
+                return f"_{'opt_' if field.optional else ''}str({obj}, {key}, {where}{scalar_rule})"
             case "number":
-                number = f"_number({obj}, {key}, {where})"
+                number = f"_number({obj}, {key}, {where}{scalar_rule})"
                 return f"int({number})" if field.hint is int else number
             case "flag":
                 return f"_flag({obj}, {key}, {where}, {rule})"

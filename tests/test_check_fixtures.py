@@ -116,7 +116,7 @@ BAD = {
     "invalid-utf8.jsonl": (ErrorKind.INVALID_UTF8, 4, "LOG-4"),
     "june-layout.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 2, None),
     "june-layout-marked-late.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 6, None),
-    "malformed-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-4"),
+    "malformed-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     "missing-field.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
     "missing-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),

@@ -79,8 +79,8 @@ binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound
 JSON document or a byte order mark, a wrong file), torn-tail (LOG-8), line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
-bad-header (LOG-5, LOG-4, LOG-3), unsupported-layout. A Claude Code transcript or Codex
-rollout names SAFE-4 for a line too long and no rule for the others.
+bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout. A Claude Code
+transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), unknown-version.
 """
 
