@@ -48,6 +48,8 @@ from json.scanner import make_scanner
 from pathlib import Path
 from typing import Any
 
+from callgrind import instructions_running
+
 from loopspec.model.facts import Fact, fact_from_wire
 from loopspec.model.invariants import QUIET_NEVER, LogMonitor
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
@@ -464,24 +466,7 @@ _INSTRUCTION_RUNS: dict[str, Callable[[Path], None]] = {
 
 def instructions_of(run: str, path: Path, out: Path) -> int:
     """The instructions a fresh interpreter executes importing this module and doing `run`."""
-    subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            __file__,
-            "--count-run",
-            run,
-            str(path),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    for line in out.read_text().splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
-    raise SystemExit(f"no instruction total in {out}")
+    return instructions_running(__file__, [run, str(path)], out)[0]
 
 
 def instruction_ratio(tmp: str) -> float | None:

@@ -20,14 +20,12 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from callgrind import instructions_running
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
@@ -122,27 +120,8 @@ def count_run(which: str, examples: int) -> None:
 def instructions_of(which: str, examples: int, out: Path) -> tuple[int, int]:
     """The instructions a fresh interpreter executes importing this module and running one
     side for `examples` programs, and the steps that run took."""
-    done = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            __file__,
-            "--count-run",
-            which,
-            str(examples),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    steps = int(done.stdout.split()[-1])
-    for line in out.read_text().splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1]), steps
-    raise SystemExit(f"no instruction total in {out}")
+    instructions, printed = instructions_running(__file__, [which, str(examples)], out)
+    return instructions, int(printed.split()[-1])
 
 
 def instructions_per_step(which: str, tmp: Path) -> float:

@@ -33,13 +33,13 @@ import gc
 import itertools
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+
+from callgrind import instructions_running
 
 from loopspec.impl.clock import FixedClock
 from loopspec.impl.event_lines import open_event_line
@@ -217,25 +217,7 @@ def count_run(variant: str, turns: int) -> None:
 
 def instructions_of(variant: str, turns: int, out: Path) -> int:
     """The instructions a fresh interpreter executes importing this module and running."""
-    subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            __file__,
-            "--count-run",
-            variant,
-            str(turns),
-        ],
-        check=True,
-        capture_output=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    for line in out.read_text().splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
-    raise SystemExit(f"no instruction total in {out}")
+    return instructions_running(__file__, [variant, str(turns)], out)[0]
 
 
 def instructions_per_call(tmp: Path) -> dict[str, float] | None:

@@ -1,0 +1,37 @@
+"""Instruction counts for the benchmarks' `--instructions` views (valgrind's callgrind).
+
+A count does not move with the load other processes put on a shared machine, as times do; each
+benchmark runs itself again under callgrind (`--count-run ...`) in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def instructions_running(script: str, args: Sequence[str], out: Path) -> tuple[int, str]:
+    """The instructions a fresh interpreter executes running `script --count-run *args`, and
+    what it printed. The hash seed is fixed so that two runs of one side compare."""
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            script,
+            "--count-run",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1]), done.stdout
+    raise SystemExit(f"no instruction total in {out}")
