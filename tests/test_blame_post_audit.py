@@ -62,10 +62,12 @@ def test_ORD_3_an_early_result_with_its_post_audit_is_blamed_on_result_order() -
     assert replay.divergence.index == 2
 
 
-def _model_events(program: list[Command]) -> tuple[list[dict[str, Any]], Observation]:
+def _model_events(
+    program: list[Command], config: LoopConfig = HOOKED
+) -> tuple[list[dict[str, Any]], Observation]:
     """Every event the model appends for `program`, and its last command's observation."""
     model = ModelTarget()
-    model.reset(HOOKED)
+    model.reset(config)
     history: list[dict[str, Any]] = []
     for command in program:
         last = model.apply(command)
@@ -168,16 +170,6 @@ FIRST_FINISHES_WHILE_ASKING: list[Command] = [
 ]
 
 
-def _finishing_while_asking() -> tuple[list[dict[str, Any]], Observation]:
-    model = ModelTarget()
-    model.reset(ASKING)
-    history: list[dict[str, Any]] = []
-    for command in FIRST_FINISHES_WHILE_ASKING:
-        last = model.apply(command)
-        history += last.events
-    return history, last
-
-
 @pytest.mark.parametrize("erase_ids", [False, True])
 def test_SCHED_2_a_result_held_back_while_a_later_call_awaits_approval_is_blamed_on_SCHED_2(
     erase_ids: bool,
@@ -187,7 +179,7 @@ def test_SCHED_2_a_result_held_back_while_a_later_call_awaits_approval_is_blamed
     audit pair and the result come only after the answer) breaks SCHED-2; it was blamed on
     HOOK-5 ('hook None must run'), the audit being the first event it lacks, also when a
     profile erased the audit's ids (`erase_ids`, as the dsh profile does)."""
-    history, expected = _finishing_while_asking()
+    history, expected = _model_events(FIRST_FINISHES_WHILE_ASKING, ASKING)
     kinds = [event["type"] for event in expected.events]
     assert kinds == ["hook/invoked", "hook/result", "tool/result"]
     if erase_ids:

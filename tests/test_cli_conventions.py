@@ -6,6 +6,7 @@ imports no verb's machinery; a closed output pipe ends the program quietly with 
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -53,41 +54,36 @@ def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
     assert set(action.choices or ()) == {verb.name for verb in VERBS}
 
 
-def test_help_imports_no_verb_module() -> None:
-    """`loopspec --help` stays at interpreter speed: no verb's module (nor Hypothesis) loads."""
+def heavy_modules_after(argv: list[str], heavy: tuple[str, ...]) -> list[str]:
+    """The modules starting with one of `heavy` that a fresh interpreter holds after
+    `loopspec ARGV` (help, so it exits), the verb table's own module aside."""
     probe = (
         "import sys, contextlib, io\n"
         "from loopspec.properties.cli.main import main\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-        "    main(['--help'])\n"
-        "heavy = [m for m in sys.modules if m.startswith(('hypothesis', 'loopspec.model',"
-        " 'loopspec.properties.cli.', 'loopspec.properties.conformance', 'attrs', 'cattrs'))"
-        " and m != 'loopspec.properties.cli.main']\n"
-        "print(heavy)\n"
+        f"    main({argv!r})\n"
+        f"print([m for m in sys.modules if m.startswith({heavy!r})"
+        " and m != 'loopspec.properties.cli.main'])\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "[]"
+    loaded: list[str] = ast.literal_eval(out.strip())
+    return loaded
+
+
+def test_help_imports_no_verb_module() -> None:
+    """`loopspec --help` stays at interpreter speed: no verb's module (nor Hypothesis) loads."""
+    heavy = ("hypothesis", "loopspec.model", "loopspec.properties.cli.", "attrs", "cattrs")
+    assert heavy_modules_after(["--help"], (*heavy, "loopspec.properties.conformance")) == []
 
 
 @pytest.mark.parametrize("verb", ["conform", "replay"])
 def test_conform_and_replay_help_load_no_search_machinery(verb: str) -> None:
     """`loopspec conform --help` answers without loading Hypothesis, the model or the
     conformance machinery (they took a second to import before a word of help was shown)."""
-    probe = (
-        "import sys, contextlib, io\n"
-        "from loopspec.properties.cli.main import main\n"
-        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main([{verb!r}, '--help'])\n"
-        "heavy = [m for m in sys.modules if m.startswith(('hypothesis', 'loopspec.model',"
-        " 'loopspec.properties.conformance', 'loopspec.properties.profiles', 'attrs', 'cattrs'))]\n"
-        "print(heavy)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == "[]"
+    heavy = ("hypothesis", "loopspec.model", "loopspec.properties.conformance", "attrs", "cattrs")
+    assert heavy_modules_after([verb, "--help"], (*heavy, "loopspec.properties.profiles")) == []
 
 
 def test_the_profile_choices_conform_offers_are_the_profiles() -> None:
