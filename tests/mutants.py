@@ -282,9 +282,10 @@ def _ask_shows_original(draft: Draft, phase: Dispatching) -> Dispatching:
     """The approval prompt shows the model's original input, not the effective one."""
     start = len(draft.events)
     moved = _real_gate(draft, phase)
+    # The call's record may be in this very commit (a reply whose first call asks at once).
     originals = {
         e.call_id: e.rewrite.original_arguments
-        for e in draft.state.log
+        for e in (*draft.state.log, *draft.events[:start])
         if isinstance(e, ToolCallRecorded) and e.rewrite is not None
     }
     for index in range(start, len(draft.events)):
