@@ -33,6 +33,8 @@ PROC: Final = Path("/proc")
 PR_SET_CHILD_SUBREAPER: Final = 36
 KILL_SETTLE_S: Final = 1.0
 """How long `kill_marked` waits for killed processes to disappear from /proc."""
+EMPTY_SCANS: Final = 2
+"""Scans in a row that must find no marked process before `kill_marked` trusts that none is left."""
 
 
 def new_token() -> str:
@@ -90,10 +92,18 @@ def kill_marked(token: str) -> set[int]:
         return set()
     killed: set[int] = set()
     deadline = time.monotonic() + KILL_SETTLE_S
+    quiet_scans = 0
     while True:
         found = marked_processes(token)
         if not found:
-            return killed
+            # A process in the middle of exec (a `setsid` a hook left running) can show no
+            # environment for a moment; only a second empty scan, a little later, says none is left.
+            quiet_scans += 1
+            if quiet_scans == EMPTY_SCANS or time.monotonic() > deadline:
+                return killed
+            time.sleep(0.01)
+            continue
+        quiet_scans = 0
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
