@@ -441,6 +441,24 @@ FAMILIES = (
     Case("an earlier identity rewrite wins", "HOOK-3", _mutant("last-finisher-wins"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(_allow({"command": "ls"})), HookAnswers(_allow({"command": "pwd"})))),
+    # The earlier rewrite that wins does not fit bash, so the call is refused naming its hook
+    # (HOOK-6's wording) and keeps the model's arguments: blamed RW-1 before (random batches).
+    Case("an earlier unacceptable rewrite wins", "HOOK-3", _mutant("last-finisher-wins"),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+                   HookAnswers(_allow({"file_path": "a.txt"})),
+                   HookAnswers(_allow({"command": "pwd"})))),
+    # The body starts when the approval is answered, with arguments nobody gave: blamed RW-4
+    # ('approval runs exactly the approved input') before, whatever the body ran with.
+    Case("arguments change after sealing, on an approved rewrite", "EXE-3",
+         _mutant("mutable-arguments"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Ask(updated_input=freeze({"command": "pwd"}))), HookAnswers(Pass()),
+          ApprovalAnswers("allowed-once"))),
+    # Two denials without a reason: nothing to join (HOOK-2), the wording is DEC-1's.
+    Case("denials without a reason worded blocked", "DEC-1",
+         _mutant("deny-without-reason-worded-blocked"), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Deny("")), HookAnswers(Deny("")))),
     Case("hooks run again at the gate", "HOOK-4", _mutant("hooks-run-twice"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Pass()), HookAnswers(Pass()))),

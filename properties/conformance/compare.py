@@ -40,6 +40,7 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
+from loopspec.model.wording import DENIED_WITHOUT_REASON, ERROR_PREFIX, REWRITE_REFUSED
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
@@ -386,6 +387,7 @@ class _Situation:
     hook_decisions: tuple[str, ...] = ()
     rewritten: bool = False
     supplied: tuple[Any, ...] = ()
+    suppliers: tuple[str, ...] = ()  # the hooks that supplied `supplied`, in order
     approval: str | None = None  # the approval outcome, "asked" while unanswered
     post_blocked: bool = False
     original: object = None  # the model's raw arguments, parsed (None before the call exists)
@@ -396,6 +398,7 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
         return _Situation()
     decisions: list[str] = []
     supplied: list[Any] = []
+    suppliers: list[str] = []
     rewritten = post_blocked = False
     approval_ids: dict[str, str] = {}
     approval: str | None = None
@@ -408,6 +411,7 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
                 decisions.append(str(data.get("decision")))
                 if "updatedInput" in data:
                     supplied.append(data["updatedInput"])
+                    suppliers.append(str(data.get("handlerId")))
             elif data.get("decision") == "block":
                 post_blocked = True
         elif kind == "tool/call" and data.get("callId") == call_id:
@@ -421,7 +425,13 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
         elif kind == "approval/decided" and str(data.get("id")) in approval_ids:
             approval = str(data.get("outcome"))
     return _Situation(
-        tuple(decisions), rewritten, tuple(supplied), approval, post_blocked, original
+        tuple(decisions),
+        rewritten,
+        tuple(supplied),
+        tuple(suppliers),
+        approval,
+        post_blocked,
+        original,
     )
 
 
@@ -505,10 +515,12 @@ def _result_rule(
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
-        # `Error: ` prefix every denial carries is wrong (DEC-1).
+        # `Error: ` prefix every denial carries is wrong, or none gave a reason, so there was
+        # nothing to join and the result says `denied` (DEC-1).
         theirs = json.dumps(_data(got).get("message", {}).get("content")) if got else ""
         prefix_only = theirs == text.replace('"Error: ', '"', 1)
-        if situation.hook_decisions.count("deny") > 1 and not prefix_only:
+        unreasoned = json.dumps(ERROR_PREFIX + DENIED_WITHOUT_REASON) in text
+        if situation.hook_decisions.count("deny") > 1 and not (prefix_only or unreasoned):
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
         return "DEC-1", f"{about} differs: a denied call's result is one text block Error: <reason>"
     if situation.approval not in (None, "asked", "allowed-once"):
@@ -541,7 +553,10 @@ def _arguments_rule(
             and bool(_data(e).get("rewrite"))
             for e in (got, *target_events)
         )
-        if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
+        if len(situation.supplied) >= 2 and (
+            _applied_earlier_rewrite(want, got, situation, rewrote)
+            or _refused_earlier_rewrite(call_id, situation, target_events)
+        ):
             return "HOOK-3", "a rewrite other than the last one in configured order won"
         if situation.supplied or situation.rewritten:
             return (
@@ -570,6 +585,22 @@ def _call_arguments(event: Event) -> list[Any]:
     for text in raw:
         parsed.append(_as_value(text))
     return parsed
+
+
+def _refused_earlier_rewrite(
+    call_id: str | None, situation: _Situation, target_events: Sequence[Event]
+) -> bool:
+    """The target refused the call as an unacceptable rewrite (HOOK-6) naming a hook that
+    supplied an input before the last one did: that earlier rewrite won, so the call kept its
+    original arguments where the model applies the last hook's input."""
+    refusal = ERROR_PREFIX + REWRITE_REFUSED.partition(" {tool}")[0]
+    earlier = {refusal.format(hook=hook) for hook in situation.suppliers[:-1]}
+    return any(
+        e.get("type") == "tool/result"
+        and _call_id_of(e) == call_id
+        and any(prefix in json.dumps(_data(e).get("message")) for prefix in earlier)
+        for e in target_events
+    )
 
 
 def _applied_earlier_rewrite(
@@ -985,17 +1016,18 @@ def _execution_rule(
     call_id = next(c for c in wanted if _as_value(wanted[c]) != _as_value(started[c]))
     situation = _situation(call_id, history)
     ran = f"the body of call {call_id} runs with other arguments than its tool/call records"
-    if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
-        return "RW-4", f"{ran} (approval runs exactly the approved input)"
     ran_with = _as_value(started[call_id])
-    if (situation.supplied or situation.rewritten) and (
+    if not (situation.supplied or situation.rewritten) or not (
         ran_with == situation.original
         or any(ran_with == _Parsed(supplied) for supplied in situation.supplied)
     ):
-        # The model's own input, or one a hook supplied, where the record says another.
-        return "RW-1", f"{ran} (the rewrite reaches the tool too)"
-    # Neither what the model asked for nor what a hook supplied: changed after it was sealed.
-    return "EXE-3", ran
+        # Neither what the model asked for nor what a hook supplied: changed after it was
+        # sealed, whether an approval came between or not.
+        return "EXE-3", ran
+    # The model's own input, or one a hook supplied, where the record says another.
+    if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
+        return "RW-4", f"{ran} (approval runs exactly the approved input)"
+    return "RW-1", f"{ran} (the rewrite reaches the tool too)"
 
 
 # A command the target refused though the model accepts it: the rule saying it is legal there.
