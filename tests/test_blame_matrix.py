@@ -411,6 +411,12 @@ FAMILIES = (
     Case("a denied call runs", "DEC-1", _mutant("deny-still-executes"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Deny("no")), HookAnswers(Pass()))),
+    # Refused for an input that is not an object (HOOK-6), its result held back behind the
+    # read's: nothing in this command's events says why the model does not start it (SCHED-1).
+    Case("a call refused for its rewrite runs", "DEC-1", _mutant("deny-still-executes"),
+         GUARDED, (SubmitUser("hi"),
+                   ModelReplies((call("c1", "read", READ), call("c2", "bash", BASH))),
+                   HookAnswers(Pass()), HookAnswers(Allow(updated_input="not an object")))),
     Case("a rejected approval's own wording", "DEC-2",
          changed(_result_text(lambda text, _: text.replace("rejected", "declined"))), ASKING,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),

@@ -984,6 +984,10 @@ def _execution_rule(
         ran = f"the target starts the body of call {call_id}, which the model does not start now"
         if "deny" in situation.hook_decisions:
             return "DEC-1", f"{ran}: it was denied"
+        if situation.supplied and not situation.rewritten:
+            # A supplied input its record does not apply was refused (RW-2, HOOK-6): the
+            # call is denied, its result perhaps held back behind an earlier call's.
+            return "DEC-1", f"{ran}: it was denied (a hook supplied an input it cannot take)"
         if any(
             e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in expected.events
         ):  # refused at the gate without a deny: invalid input, or a rewrite that does not fit
