@@ -328,6 +328,30 @@ def test_ADJ_4_user_typing_mid_batch_waits_for_the_step_boundary() -> None:
     assert types(state.log)[-4:-2] == ["step/end", "step/start"]
 
 
+def test_ADJ_4_contexts_join_the_queue_when_their_result_commits() -> None:
+    """ADJ-4: a call's contexts are queued when its result commits (model order), not when its
+    body finishes: c2 finishes first, yet c1's contexts come first; within a call, the body's
+    own contexts precede its PostToolUse hook's."""
+    config = with_hooks(HookSpec("note", "PostToolUse", "read"))
+    state = run(
+        config,
+        [
+            SubmitUser("a"),
+            ModelReplies((READ_A, READ_B)),
+            ToolFinishes("c2", ToolSucceeded("B", ("c2 body",)), (PostContext("c2 hook"),)),
+            ToolFinishes("c1", ToolSucceeded("A", ("c1 body",)), (PostContext("c1 hook"),)),
+        ],
+    )
+    messages = [e.message.content for e in state.log if isinstance(e, UserMessageRecorded)]
+    delivered = messages[1:]  # after the prompt
+    assert delivered == [
+        (TextBlock("c1 body"),),
+        (TextBlock("c1 hook"),),
+        (TextBlock("c2 body"),),
+        (TextBlock("c2 hook"),),
+    ]
+
+
 def test_EXE_1_repeated_call_ids_are_refused() -> None:
     """EXE-1: a reply that repeats a call id is refused and changes nothing."""
     state = run(PLAIN, [SubmitUser("a")])
