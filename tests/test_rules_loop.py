@@ -352,6 +352,33 @@ def test_ADJ_4_contexts_join_the_queue_when_their_result_commits() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("calls_before", "max_parallel", "expected"),
+    [
+        ((READ_A, BASH), 10, "ABORTED_BEFORE_DISPATCH"),  # bash waits for c1: the gate is held
+        ((READ_A, READ_B), 1, "ABORTED_BEFORE_DISPATCH"),  # c2 waits for a free slot
+        ((READ_A,), 1, "INVALID_TOOL_INPUT"),  # no free slot needed: it passed the gate
+    ],
+)
+def test_EXE_5_invalid_input_ends_when_the_call_reaches_the_gate(
+    calls_before: tuple[ToolCallBlock, ...], max_parallel: int, expected: str
+) -> None:
+    """EXE-5: a call with invalid input ends INVALID_TOOL_INPUT when it reaches the gate, in
+    model order; an abort that lands while an earlier call holds the gate finds it not started."""
+    invalid = ToolCallBlock("c9", "read", "{}")
+    state = run(
+        with_hooks(max_parallel=max_parallel),
+        [
+            SubmitUser("a"),
+            ModelReplies((*calls_before, invalid)),
+            Abort("user"),
+            ToolFinishes("c1", ToolSucceeded("A")),  # c1 drains; then every result commits
+        ],
+    )
+    codes = {r.call_id: r.error_code for r in results(state.log)}
+    assert codes["c9"] == expected
+
+
 def test_EXE_1_repeated_call_ids_are_refused() -> None:
     """EXE-1: a reply that repeats a call id is refused and changes nothing."""
     state = run(PLAIN, [SubmitUser("a")])
