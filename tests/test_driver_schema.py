@@ -19,8 +19,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.commands import Command, SubmitUser
-from loopspec.model.events import CORE_TYPES
+from loopspec.model.commands import (
+    Abort,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.errors import TransitionRefused
+from loopspec.model.events import CORE_TYPES, event_type
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import (
@@ -156,6 +170,39 @@ def test_PROTO_1_refusal_rules_are_listed_with_their_meaning() -> None:
     schema = protocol_schema()
     assert schema["refusalRules"] == REFUSAL_RULES
     assert {"MODEL-1", "EXE-1", "EXE-4", "HOOK-5"} <= set(REFUSAL_RULES)
+
+
+def test_PROTO_1_refusals_in_an_aborting_batch_name_the_rules_the_schema_lists() -> None:
+    """PROTO-1: once an abort has landed and a body still drains, a second `Abort` is refused
+    with ABORT-1 and an approval answer with DEC-2 (the abort cancelled the pending request):
+    the schema's meaning of each rule names that case, so a loop in another language can refuse
+    with the same rule the model does (conform compares refusal rules)."""
+    tools = (ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),)
+    config = LoopConfig(tools=tools, hooks=(HookSpec("asks", "PreToolUse", "read"),))
+    program: list[Command] = [
+        SubmitUser("a"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+                ToolCallBlock("c2", "read", '{"file_path":"b"}'),
+            )
+        ),
+        HookAnswers(Pass()),
+        HookAnswers(Ask()),  # c2's approval is asked at once while c1 runs
+        Abort("user"),  # cancels it; c1 still drains
+    ]
+    state = LoopState(config)
+    for command in program:
+        state = step(state, command)
+    assert "approval/decided" in [event_type(e) for e in state.log]  # the abort cancelled it
+    refused = {}
+    for late in (Abort("user"), ApprovalAnswers("allowed-once")):
+        with pytest.raises(TransitionRefused) as refusal:
+            step(state, late)
+        refused[refusal.value.rule_id] = late.NAME
+    assert refused == {"ABORT-1": "Abort", "DEC-2": "ApprovalAnswers"}
+    assert "Abort" in REFUSAL_RULES["ABORT-1"]
+    assert "abort" in REFUSAL_RULES["DEC-2"]
 
 
 def test_PROTO_1_the_schema_is_the_same_once_annotations_are_resolved() -> None:

@@ -175,8 +175,8 @@ REFUSAL_RULES: dict[str, str] = {
     "EXE-1": "a reply whose tool calls repeat an id",
     "EXE-4": "a tool outcome for a call whose body is not running",
     "HOOK-5": "a tool outcome without one verdict per matching PostToolUse hook",
-    "DEC-2": "an approval answer while no approval is pending",
-    "ABORT-1": "a command the aborting batch no longer takes",
+    "DEC-2": "an approval answer while no approval is pending (an abort cancels a pending one)",
+    "ABORT-1": "an Abort while the batch still drains after an earlier Abort",
     "PROTO-1": "a command the implementation cannot decode (not refused by the model)",
 }
 
