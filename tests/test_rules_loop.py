@@ -41,6 +41,7 @@ from loopspec.model.invariants import check_facts
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.state import Idle
+from loopspec.properties.conformance.run import spec_text
 
 READ_A = ToolCallBlock("c1", "read", '{"file_path":"a"}')
 READ_B = ToolCallBlock("c2", "read", '{"file_path":"b"}')
@@ -401,6 +402,25 @@ def test_EXE_3_identity_is_sealed_before_the_gate() -> None:
     config = with_hooks(HookSpec("h", "PreToolUse", "bash"))
     state = run(config, [SubmitUser("a"), ModelReplies((BASH,)), HookAnswers(Ask("sure?"))])
     assert types(state.log)[-3:] == ["assistant/message", "tool/call", "approval/asked"]
+
+
+def test_EXE_4_a_failed_body_reports_its_error_as_name_and_code() -> None:
+    """EXE-4: a failed body's `errorName` and `code` reach `tool/result.error` as `{name, code}`,
+    the wire names the rule's text gives (it said `{errorName, code}`, the command's names, and
+    an implementer writing the event from SPEC.md alone would have used those)."""
+    state = run(
+        PLAIN,
+        [
+            SubmitUser("a"),
+            ModelReplies((READ_A,)),
+            ToolFinishes("c1", ToolFailed("boom", "E_BOOM", "BoomError")),
+        ],
+    )
+    (result,) = [o for o in wire(state.log) if o["type"] == "tool/result"]
+    data = result["data"]
+    assert isinstance(data, dict)
+    assert data["error"] == {"name": "BoomError", "code": "E_BOOM"}
+    assert "`{name, code}` (the body's `errorName` and `code`)" in spec_text("EXE-4")
 
 
 def test_EXE_4_outcomes_only_for_running_calls() -> None:
