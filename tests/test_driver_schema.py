@@ -35,6 +35,7 @@ from loopspec.model.events import CORE_TYPES, event_type
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
+from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import (
@@ -53,6 +54,7 @@ from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful import strategies as gen
 
 TO = {"$ref": "#/$defs/toImplementation"}
+BASH_X = ToolCallBlock("c1", "bash", '{"command":"ls"}')
 FROM = {"$ref": "#/$defs/fromImplementation"}
 
 
@@ -203,6 +205,30 @@ def test_PROTO_1_refusals_in_an_aborting_batch_name_the_rules_the_schema_lists()
     assert refused == {"ABORT-1": "Abort", "DEC-2": "ApprovalAnswers"}
     assert "Abort" in REFUSAL_RULES["ABORT-1"]
     assert "abort" in REFUSAL_RULES["DEC-2"]
+
+
+def test_PROTO_1_integers_beyond_doubles_reach_every_reader_whole() -> None:
+    """PROTO-1: an integer a double cannot hold, in a hook's `updatedInput` as the protocol line
+    carries it, reaches the audit and the call record digit for digit; the protocol's page warns
+    a peer whose JSON parser reads numbers as doubles (a JavaScript loop written from the docs
+    lost the digits and was blamed RW-2 with no word in the docs about why)."""
+    big = 2**64 + 1
+    verdict = f'{{"decision": "allow", "updatedInput": {{"command": "x", "n": {big}}}}}'
+    line = f'{{"kind": "HookAnswers", "verdict": {verdict}}}'
+    config = LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("rewrites", "PreToolUse", "bash"),),
+    )
+    state = LoopState(config)
+    program: list[Command] = [SubmitUser("a"), ModelReplies((BASH_X,))]
+    for command in [*program, command_from_json(json.loads(line))]:
+        state = step(state, command)
+    wired: list[Any] = json.loads(json.dumps([event_to_wire(e) for e in state.log]))
+    (audit,) = [e["data"] for e in wired if e["type"] == "hook/result"]
+    (record,) = [e["data"] for e in wired if e["type"] == "tool/call"]
+    assert audit["updatedInput"]["n"] == big
+    assert json.loads(record["arguments"])["n"] == big
+    assert "2^53" in (driver_protocol.__doc__ or "")
 
 
 def test_PROTO_1_the_schema_is_the_same_once_annotations_are_resolved() -> None:

@@ -40,6 +40,12 @@ wire event
 the layout the wire codec is generated from. Comparisons ignore `time` and message
 ids, so implementations may use real clocks and UUIDs. `loopspec schema` prints the JSON Schema
 of every message below.
+
+Numbers are exact: an integer keeps every digit, however large, and values (a hook's
+`updatedInput`, a rewrite's arguments, `meta`) are compared as the JSON values they denote. A
+peer whose parser reads every number as a double (JavaScript's `JSON.parse`) changes an integer
+beyond 2^53 and is reported for it (RW-2 when it is a hook's input); such a peer must keep
+integers whole, e.g. by parsing them as BigInt.
 """
 
 from __future__ import annotations
