@@ -814,6 +814,16 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         erase_pair=lambda pair: (pair[0], _hook_reasons_joined(pair[1])),
     ),
     KnownDivergence(
+        "denied-without-reason-wording",
+        ("DEC-1",),
+        "A call denied by PreToolUse hooks none of which gave a reason gets the result "
+        "'Error: blocked by PreToolUse hook' in dsh (its documented default); the model's "
+        "says 'Error: denied'.",
+        erase_pair=both(
+            _reworded(((r"^Error: blocked by PreToolUse hook$", "Error: denied"),), {})
+        ),
+    ),
+    KnownDivergence(
         "finished-result-aborted",
         ("ABORT-1",),
         "A body that succeeded before the abort, while its result still waited for an earlier "
