@@ -221,14 +221,22 @@ class Prefix:
     def take_reply(self, seq: int, calls: Sequence[CallFact]) -> None:
         """Fold an assistant/message at `seq` and its calls (if any): a reply without calls is
         still the step's one reply (ORD-1)."""
+        # A repeated id (EXE-1) is one entry, at its first place, with its last block.
+        last = {c.id: c for c in calls}
+        self.take_distinct_reply(
+            seq, {call_id: (i, c) for i, (call_id, c) in enumerate(last.items())}
+        )
+
+    def take_distinct_reply(self, seq: int, calls: dict[str, tuple[int, CallFact]]) -> None:
+        """Fold an assistant/message at `seq` whose calls are `calls`: per call id, the call's
+        place in the reply and the call (as `reply_calls` holds them)."""
         self.reply_seq = seq
         if calls:
-            # A repeated id (EXE-1) is one entry, at its first place, with its last block.
-            last = {c.id: c for c in calls}
-            self.reply_calls = {call_id: (i, c) for i, (call_id, c) in enumerate(last.items())}
-            self.reply_ids = tuple(last)
+            self.reply_calls = calls
+            self.reply_ids = tuple(calls)
 
-    def _fold_call(self, fact: Fact) -> None:
+    def record_call(self, fact: Fact) -> None:
+        """Fold a tool/call `fact` (but not its seq)."""
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if fact.call_id is not None and fact.call_id not in self.call_records:
             self.call_records[fact.call_id] = fact
@@ -265,7 +273,8 @@ class Prefix:
             key = (call_id, handler_id or "")
             self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
 
-    def _fold_hook_result(self, fact: Fact) -> None:
+    def take_hook_result(self, fact: Fact) -> None:
+        """Fold a hook/result `fact` (but not its seq)."""
         if fact.turn is not None:
             self.pending_hooks.pop((fact.turn, fact.point or "", fact.handler_id or ""), None)
             if fact.call_id is not None:
@@ -348,10 +357,10 @@ _FOLDERS: dict[str, _Folder] = {
     "step/end": Prefix._fold_step_end,
     "user/message": Prefix._fold_user,
     "assistant/message": Prefix._fold_reply,
-    "tool/call": Prefix._fold_call,
+    "tool/call": Prefix.record_call,
     "tool/result": Prefix._fold_result,
     "hook/invoked": Prefix._fold_hook_invoked,
-    "hook/result": Prefix._fold_hook_result,
+    "hook/result": Prefix.take_hook_result,
     "approval/asked": Prefix._fold_asked,
     "approval/decided": Prefix._fold_decided,
 }

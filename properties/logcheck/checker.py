@@ -395,9 +395,9 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 if _is_checked_header(report, obj, line):
                     continue
             try:
-                seq, kind = obj.get("seq"), obj.get("type")
+                seq, kind = obj.get("seq"), obj["type"]
                 judge = judges.get(kind)
-            except (AttributeError, TypeError):  # no JSON object, or its type no string
+            except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
                 seq = judge = None
             # Nearly every event is at the expected seq, and then most need no fact: a
             # judge of its type tells a clean one from its JSON and folds it (see
@@ -418,18 +418,20 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                         and "sourceEventSeqs" not in obj
                     ):
                         if quiet == QUIET_IN_STEP:
-                            data = obj.get("data")
-                            if type(data) is dict:
-                                turn, step = data.get("turn"), data.get("step")
-                                if (
-                                    type(turn) is int
-                                    and type(step) is int
-                                    and turn == prefix.open_turn
-                                    and step == prefix.open_step
-                                ):
-                                    prefix.expected_seq = seq + 1
-                                    events += 1
-                                    continue
+                            try:
+                                data = obj["data"]
+                                turn, step = data["turn"], data["step"]
+                            except (KeyError, TypeError):  # no data, or not an object
+                                turn = step = None
+                            if (
+                                type(turn) is int
+                                and type(step) is int
+                                and turn == prefix.open_turn
+                                and step == prefix.open_step
+                            ):
+                                prefix.expected_seq = seq + 1
+                                events += 1
+                                continue
                         elif quiet == QUIET_ANYWHERE or prefix.open_turn is not None:
                             seen = unread.get(kind)
                             if seen is not None:  # the first of a type is counted below

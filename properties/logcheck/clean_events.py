@@ -161,13 +161,13 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         turn, step = data["turn"], data["step"]
     except (KeyError, TypeError):  # (here and below) a field missing, or not in an object
         return False
+    # (Here and below: `data` is an object, as `data["turn"]` found a member in a JSON value.)
     if (
         type(turn) is int
         and type(step) is int
         and turn == prefix.open_turn
         and prefix.open_step is None
         and step == prefix.next_step
-        and type(data) is dict
         and "surfaceOp" not in obj
         and "sourceEventSeqs" not in obj
     ):
@@ -189,7 +189,6 @@ def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and type(step) is int
         and turn == prefix.open_turn
         and step == prefix.open_step
-        and type(data) is dict
         and "surfaceOp" not in obj
         and "sourceEventSeqs" not in obj
     ):
@@ -238,8 +237,6 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or turn != prefix.open_turn
         or step != prefix.open_step
         or prefix.reply_seq is not None
-        or type(data) is not dict
-        or type(data["message"]) is not dict
         or type(content) is not list
         or obj.get("surfaceOp") != "append"
     ):
@@ -247,16 +244,21 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     sources = obj.get("sourceEventSeqs")
     if sources is not None and not _cites_earlier(sources, seq, True):
         return False
-    calls = []
+    calls: dict[str, tuple[int, CallFact]] = {}
     for block in content:
         if type(block) is dict and block.get("type") == "tool-call":
             call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
-            if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
+            if (
+                type(call_id) is not str
+                or type(name) is not str
+                or type(arguments) is not str
+                or call_id in calls
+            ):
                 return False
-            calls.append(CallFact(call_id, name, arguments))
-    if calls and (data.get("interrupted") is True or len({c.id for c in calls}) != len(calls)):
+            calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
+    if calls and data.get("interrupted") is True:
         return False
-    prefix.take_reply(seq, calls)
+    prefix.take_distinct_reply(seq, calls)
     prefix.expected_seq = seq + 1
     prefix.append_surface(seq, _REPLY)
     return True
@@ -280,13 +282,10 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(step) is not int
         or turn != prefix.open_turn
         or step != prefix.open_step
-        or type(data) is not dict
-        or type(message) is not dict
         or type(content) is not list
         or len(content) != 1
         or type(content[0]) is not dict
         or obj.get("surfaceOp") != "append"
-        or not _cites_earlier(sources, seq, False)
     ):
         return False
     block = content[0]
@@ -298,12 +297,16 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False  # LOG-6, read with the fact
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
-    if (
-        entry is None
-        or record is None
-        or entry[0] != prefix.first_unanswered
-        or record.seq not in sources
-    ):
+    if entry is None or record is None or entry[0] != prefix.first_unanswered:
+        return False
+    # LOG-2 and the citation of the record: most results cite the record alone.
+    if not (
+        type(sources) is list
+        and len(sources) == 1
+        and type(sources[0]) is int
+        and sources[0] == record.seq
+        and 0 <= record.seq < seq
+    ) and (not _cites_earlier(sources, seq, False) or record.seq not in sources):
         return False
     if block.get("isError") is not True and (
         call_id in prefix.unapplied_rewrites or call_id in prefix.refused_calls
@@ -341,7 +344,6 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(name) is not str
         or type(arguments) is not str
         or call_id in prefix.call_records
-        or type(data) is not dict
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
     ):
@@ -360,7 +362,8 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
             return False
         fact = rewritten
-    prefix.fold(fact)
+    prefix.expected_seq = seq + 1
+    prefix.record_call(fact)
     return True
 
 
@@ -379,7 +382,6 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(point) is not str
         or type(handler) is not str
         or turn != prefix.open_turn
-        or type(data) is not dict
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
         or (dialect is not None and (type(dialect) is not str or dialect not in HOOK_DIALECTS))
@@ -414,7 +416,6 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (duration is not None and not hook_duration_valid(duration))
         or turn != prefix.open_turn
         or (turn, point, handler) not in prefix.pending_hooks
-        or type(data) is not dict
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
     ):
@@ -423,7 +424,8 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     fact = Fact("hook/result", seq)
     fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
     fact.decision, fact.updated_input = decision, data.get("updatedInput")
-    prefix.fold(fact)
+    prefix.expected_seq = seq + 1
+    prefix.take_hook_result(fact)
     return True
 
 
