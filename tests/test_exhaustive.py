@@ -7,9 +7,13 @@ up to the bound; every mutant is found, with the rule it breaks, at K = 7. Count
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from mutants import MUTANTS, Mutant, MutantTarget
 
+from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.exhaustive import programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
@@ -83,11 +87,41 @@ def test_MODEL_1_conform_exhaustive_runs_first_and_reports_the_guarantee(
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_TURN_2_conform_exhaustive_prints_the_diverging_program(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """A divergence found exhaustively exits 1 with the program and the rule it breaks."""
-    argv = ["conform", "--impl", "plugin_targets:turn_end_with_step_open", "--exhaustive", "4"]
+    """A divergence found exhaustively exits 1 with the program and the rule it breaks, saved as
+    a case that `loopspec replay` reruns (the alphabet's configuration is printed nowhere, so
+    without the case the program could not be replayed; it was not saved at all before)."""
+    impl = "plugin_targets:turn_end_with_step_open"
+    argv = ["conform", "--impl", impl, "--exhaustive", "4", "--case-dir", str(tmp_path)]
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "--exhaustive 4: a program of" in out
     assert "rule TURN-2" in out
+    (case,) = tmp_path.iterdir()
+    assert f"rerun: loopspec replay {case} --impl {impl}" in out
+    assert main(["replay", str(case), "--impl", impl]) == 1
+    assert main(["replay", str(case)]) == 0  # the bundled loop keeps the rule
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`--format json` with a divergence found exhaustively writes one versioned document with
+    the case saved and the command that replays it (it had no `format` and no case)."""
+    impl = "plugin_targets:turn_end_with_step_open"
+    argv = ["conform", "--impl", impl, "--exhaustive", "4", "--case-dir", str(tmp_path)]
+    assert main([*argv, "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["format"] == "loopspec-conform-exhaustive/1"
+    assert document["rule"] == "TURN-2"
+    (case,) = tmp_path.iterdir()
+    assert document["case"] == str(case)
+    assert document["replay"] == f"loopspec replay {case} --impl {impl}"
+    assert json.loads(case.read_text())["commands"] == document["program"]
+    documented = conform_cli.__doc__ or ""  # where `conform --help` sends a CI job
+    assert '"loopspec-conform-exhaustive/1"' in documented
+    for key in document:
+        assert f'"{key}"' in documented, key

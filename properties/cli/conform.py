@@ -59,6 +59,23 @@ Rule statuses:
     "not observable by conform (model tests)"   the model's own tests prove it
     "known divergence"                          under --profile: a known divergence touched it
     "VIOLATED"                                  the rule of "divergence"
+
+With `--exhaustive K`, a program of the bounded-exhaustive pass that diverges ends the run there
+(exit 1, no random search), saved as a case like a random counterexample; with `--format json`
+the one document is then a `loopspec-conform-exhaustive/1`:
+
+    {
+      "format": "loopspec-conform-exhaustive/1",
+      "exhaustive": 4,                          // the K given
+      "conformant": false,
+      "rule": "TURN-2", "what": "...", "specText": "### TURN-2 ...",
+      "commandIndex": 3,                        // 0-based, in "program"
+      "config": {},                             // the exhaustive alphabet's configuration
+      "program": [{"kind": "SubmitUser", "text": "go"}],
+      "diff": "--- model\n+++ target\n...",
+      "case": "loopspec-cases/case-TURN-2-0.json",       // null when none was saved
+      "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."
+    }
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ def run_conform(args: argparse.Namespace) -> int:
     unclosed: LoopSpecError | None = None
     try:
         if args.exhaustive is not None:
-            found = _run_exhaustive(factory, args.exhaustive, args.format)
+            found = _run_exhaustive(factory, args.exhaustive, args.format, case_folder, target)
             if found is not None:
                 return found
         report = run_conformance(
@@ -335,10 +335,21 @@ EXHAUSTIVE_NEEDS = frozenset(
 )
 
 
-def _run_exhaustive(factory: Callable[[], ConformanceTarget], k: int, style: str) -> int | None:
+EXHAUSTIVE_FORMAT = "loopspec-conform-exhaustive/1"
+
+
+def _run_exhaustive(
+    factory: Callable[[], ConformanceTarget],
+    k: int,
+    style: str,
+    case_folder: Path,
+    target_named: dict[str, str],
+) -> int | None:
     """Run every program of at most `k` commands; the exit code when it diverged, else None.
 
-    The bounded-exhaustive pass comes first; the random search continues after it."""
+    The bounded-exhaustive pass comes first; the random search continues after it. A diverging
+    program is saved as a case, as a random counterexample is: the alphabet's configuration is
+    in no report, so without the case it could not be replayed."""
     from loopspec.properties.conformance.exhaustive import (  # noqa: PLC0415 -- only this flag
         EXHAUSTIVE_CONFIG,
         run_exhaustive,
@@ -354,24 +365,52 @@ def _run_exhaustive(factory: Callable[[], ConformanceTarget], k: int, style: str
         report = run_exhaustive(target, k)
     finally:
         target.close()
-    if report.divergence is None:
+    divergence = report.divergence
+    if divergence is None:
         line = f"exhaustive: {report.runs} runs, {report.commands} commands; {report.guarantee}"
         print(line, file=sys.stderr if style == "json" else sys.stdout)
         return None
     program = [command_to_json(command) for command in report.program]
+    case = {
+        "loopspec": "case",
+        "version": CASE_VERSION,
+        "target": target_named,
+        "rule": divergence.rule_id,
+        "what": divergence.what,
+        "config": config_to_json(EXHAUSTIVE_CONFIG),
+        "commands": program,
+    }
+    case_path: Path | None = None
+    unsaved = None
+    try:
+        case_path = _save_case_document(case, case_folder)
+    except OSError as error:  # the program is still printed below
+        unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {error}"
+    rerun = replay_command(case_path, target_named) if case_path is not None else None
     if style == "json":
         document = {
+            "format": EXHAUSTIVE_FORMAT,
             "exhaustive": k,
             "conformant": False,
-            "rule": report.divergence.rule_id,
-            "what": report.divergence.what,
+            "rule": divergence.rule_id,
+            "what": divergence.what,
+            "specText": spec_text(divergence.rule_id),
+            "commandIndex": divergence.index,
+            "config": case["config"],
             "program": program,
+            "diff": divergence.diff(),
+            "case": str(case_path) if case_path is not None else None,
+            "replay": rerun,
         }
         print(json.dumps(document, indent=2))
     else:
         print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
         print(*(f"  #{i} {json.dumps(c)}" for i, c in enumerate(program, start=1)), sep="\n")
-        print(*_describe_divergence(report.divergence), sep="\n")
+        print(*_describe_divergence(divergence), sep="\n")
+        if case_path is not None:
+            print(f"\nsaved case: {case_path}\nrerun: {rerun}")
+    if unsaved is not None:
+        print(unsaved, file=sys.stderr)
     return 1
 
 
