@@ -10,8 +10,17 @@ Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
    event-to-wire mapping, no write); and, as the ceiling of `impl`'s own writer, the same bare
    append against writing those events' lines alone from their fields (`open_event_line`, the
    generated writers with their checks and the UTF-8 encoding, no log bookkeeping, no framing,
-   no write): a commit costs at least that;
-2. the cost per tool call of a whole loop round (reply, call, result) with and without a
+   no write): a commit costs at least that; and, as the floor of a writer of this shape (one
+   generated f-string per class, strings escaped and numbers printed by the interpreter's C
+   code), the same writers with every exact-type check left out (wrong for events they
+   should refuse, so never used to write a log);
+2. where a commit's time per event goes, from those same runs: the bare write, the floor
+   writer, what its type checks add (lines alone less the floor), and the log's bookkeeping
+   (commit less lines alone less the write). Then the arithmetic of the target: a commit
+   makes the lines and writes the bytes, so a log with a writer of this shape cannot do
+   better than bare / (bare + floor), even with no checks and no bookkeeping; it prints that
+   bound (0.25x needs bare / (bare + floor) >= 0.25, that is the floor <= 3 bare appends);
+3. the cost per tool call of a whole loop round (reply, call, result) with and without a
    PreToolUse hook rewriting the call (the rewrite transaction), fsync off; each run starts a
    new session in a fresh log file, so no run resumes (and re-reads) an earlier run's log.
    For scale, it also runs the same hook answering "allow" without new input: what asking a
@@ -42,7 +51,7 @@ from pathlib import Path
 from callgrind import instructions_running
 
 from loopspec.impl.clock import FixedClock
-from loopspec.impl.event_lines import open_event_line
+from loopspec.impl.event_lines import open_event_line, unchecked_line_writers
 from loopspec.impl.framing import encode_event
 from loopspec.impl.log_reader import read_log
 from loopspec.impl.log_writer import SYNCED, WRITTEN, Durability
@@ -195,6 +204,16 @@ def lines_only(units: Sequence[Sequence[Event]]) -> float:
     return time.process_time() - started
 
 
+def unchecked_lines_only(units: Sequence[Sequence[Event]]) -> float:
+    """CPU seconds to write every event's line, as bytes, with writers that check nothing."""
+    writers = unchecked_line_writers()
+    started = time.process_time()
+    for unit in units:
+        for event in unit:
+            writers[type(event)](event).encode()
+    return time.process_time() - started
+
+
 # ---------------------------------------------------------------------------------------------
 # Instructions, counted by callgrind in a fresh interpreter per run.
 
@@ -270,28 +289,36 @@ def main() -> None:
         bare_path = workdir / "bare.jsonl"
         print(f"{events} events in {len(units)} commit units, {size / 1024:.0f} KiB")
         print(f"{'':24}{'impl ev/s':>12}{'bare ev/s':>12}{'impl/bare':>12}")
-        ratios = {}
-        for label, durability, sync in (("fsync off", WRITTEN, False), ("fsync on", SYNCED, True)):
-            ours, bare = best_of_interleaved(
-                args.repeats,
-                partial(commit_all, units, durability, log_path),
-                partial(append_bare, chunks, sync=sync, path=bare_path),
-            )
-            ratios[label] = bare / ours
-            print(f"{label:24}{events / ours:12.0f}{events / bare:12.0f}{bare / ours:12.3f}")
-        wires = [[event_to_wire(event) for event in unit] for unit in units]
-        ceilings = (
-            ("json encoding alone", partial(encode_only, wires), "a stdlib-json writer"),
-            ("lines alone", partial(lines_only, units), "impl's writer"),
+        bare_off = partial(append_bare, chunks, sync=False, path=bare_path)
+        synced = best_of_interleaved(
+            args.repeats,
+            partial(commit_all, units, SYNCED, log_path),
+            partial(append_bare, chunks, sync=True, path=bare_path),
         )
-        for label, part, ceiling_of in ceilings:
-            alone, bare = best_of_interleaved(
-                args.repeats, part, partial(append_bare, chunks, sync=False, path=bare_path)
-            )
+        wires = [[event_to_wire(event) for event in unit] for unit in units]
+        # fsync off: the commits, the bare append and each part alone, interleaved, so the
+        # breakdown below subtracts times measured under the same load.
+        commits, bare, encoded, lines, floor = best_of_interleaved(
+            args.repeats,
+            partial(commit_all, units, WRITTEN, log_path),
+            bare_off,
+            partial(encode_only, wires),
+            partial(lines_only, units),
+            partial(unchecked_lines_only, units),
+        )
+        for label, ours, theirs, note in (
+            ("fsync off", commits, bare, ""),
+            ("fsync on", *synced, ""),
+            ("json encoding alone", encoded, bare, "the ceiling for a stdlib-json writer"),
+            ("lines alone", lines, bare, "the ceiling for impl's writer"),
+            ("lines, no type checks", floor, bare, "the floor of this writer's shape"),
+        ):
             print(
-                f"{label:24}{events / alone:12.0f}{events / bare:12.0f}"
-                f"{bare / alone:12.3f}   (the ceiling for {ceiling_of})"
+                f"{label:24}{events / ours:12.0f}{events / theirs:12.0f}{theirs / ours:12.3f}"
+                + (f"   ({note})" if note else "")
             )
+        commit_ratio = bare / commits
+        _print_breakdown(events, commits=commits, bare=bare, lines=lines, floor=floor)
         calls = args.turns * CALLS_PER_REPLY
         plain, rewritten, asked = best_of_interleaved(
             args.repeats,
@@ -318,7 +345,6 @@ def main() -> None:
         print(f"  hook rewrites the input        {per_rewrite:8.1f} us   {rewrite_ratio:.2f}x")
         print(f"  the rewrite itself (rewrites / unchanged): {per_rewrite / per_asked:.2f}x")
         counted = instructions_per_call(workdir) if args.instructions else None
-        commit_ratio = ratios["fsync off"]
         print("targets")
         met = _verdict(commit_ratio >= 0.25)
         print(f"  commits >= 0.25x bare, fsync off: {commit_ratio:.3f}x  {met}")
@@ -328,6 +354,27 @@ def main() -> None:
             counted_ratio = counted["rewrite"] / counted["plain"]
             met = _verdict(counted_ratio <= 1.3)
             print(f"  (a second view) in instructions:  {counted_ratio:.2f}x  {met}")
+
+
+def _print_breakdown(
+    events: int, *, commits: float, bare: float, lines: float, floor: float
+) -> None:
+    """Where a commit's time per event goes (fsync off), and the bound the floor writer sets."""
+    per_event = {
+        "the write (bare append)": bare,
+        "lines, no type checks (floor)": floor,
+        "the writers' type checks": lines - floor,
+        "log bookkeeping (add, commit)": commits - lines - bare,
+    }
+    print("a commit per event, fsync off (parts measured alone, interleaved):")
+    for label, took in per_event.items():
+        print(f"  {label:32}{took / events * 1e6:7.2f} us  {took / commits:6.1%}")
+    print(f"  {'commit, in all':32}{commits / events * 1e6:7.2f} us")
+    bound = bare / (bare + floor)
+    print(
+        f"  bound: bare / (bare + floor) = {bound:.3f}x: with no checks and no bookkeeping,"
+        f" this writer's shape {'reaches' if bound >= 0.25 else 'cannot reach'} 0.25x"
+    )
 
 
 def _verdict(met: bool) -> str:

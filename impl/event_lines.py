@@ -211,7 +211,8 @@ class _Generator:
     nested object inline (its exact type checked, its members read in place), and one function
     per class or union of classes that a tuple's items may be (chosen by exact type)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, checked: bool = True) -> None:
+        self._checked = checked
         self.namespace: dict[str, Any] = {
             "_not_plain": _not_plain,
             "_string": _string,
@@ -229,6 +230,11 @@ class _Generator:
             "FrozenMap": FrozenMap,
         }
         self._names: dict[object, str] = {}
+
+    def _exact(self, var: str, kind: str) -> list[str]:
+        """Lines refusing a `var` that is not exactly of the type named `kind` (none in an
+        unchecked generator, which only measures what the checks cost)."""
+        return [f"if type({var}) is not {kind}:", "    _not_plain()"] if self._checked else []
 
     def _bind(self, value: object, stem: str) -> str:
         name = f"_{stem}{len(self.namespace)}"
@@ -308,7 +314,7 @@ class _Generator:
         layout: LogObject = log_object(cls)
         members = [_member(field) for field in layout.fields]
         opening = [layout.tag] if layout.tag is not None else []
-        lines = [f"if type({var}) is not {self._bind(cls, 'cls')}:", "    _not_plain()"]
+        lines = self._exact(var, self._bind(cls, "cls"))
         object_lines, text = self._object_code(var, opening, members, layout.rest, None)
         return lines + object_lines, text
 
@@ -361,9 +367,9 @@ class _Generator:
         if isinstance(hint, _DataObject):
             return self._object_code(var, [], hint.members, hint.tail, None)
         if hint is int:
-            return [f"if type({var}) is not int:", "    _not_plain()"], f"{{{var}}}"
+            return self._exact(var, "int"), f"{{{var}}}"
         if hint is str:
-            return [f"if type({var}) is not str:", "    _not_plain()"], f"{{_string({var})}}"
+            return self._exact(var, "str"), f"{{_string({var})}}"
         # Booleans, numbers and the surface operation are spelled in place rather than by a
         # helper call: a call costs more than the spelling, and events hold many of them.
         written = f"{var}_spelled"
@@ -376,8 +382,7 @@ class _Generator:
             spell += [f"elif type({var}) is int:", f"    {written} = _int_text({var})"]
             return [*spell, "else:", "    _not_plain()"], f"{{{written}}}"
         if hint is FrozenMap:
-            check = [f"if type({var}) is not FrozenMap:", "    _not_plain()"]
-            return check, f"{{_object({var})}}"
+            return self._exact(var, "FrozenMap"), f"{{_object({var})}}"
         if hint == SurfaceOp:
             spell = [f"if type({var}) is SurfaceAppend:", f"    {written} = _APPEND_TEXT"]
             spell += ["else:", f"    {written} = _surface_op({var})"]
@@ -390,7 +395,7 @@ class _Generator:
             item, ellipsis = typing.get_args(hint)
             if ellipsis is not Ellipsis:
                 raise TypeError(f"no wire writer for {hint!r}")
-            check = [f"if type({var}) is not tuple:", "    _not_plain()"]
+            check = self._exact(var, "tuple")
             if typing.get_args(item):  # a union: each item's writer chosen in place, which
                 # saves a call per item over a `map` of the chooser (messages hold many blocks)
                 table, written = self.dispatch_table(item), f"{var}_items"
@@ -414,8 +419,8 @@ class _Generator:
         return self.writer_name(hint)
 
 
-def _event_writers() -> dict[type, _Writer]:
-    generator = _Generator()
+def _event_writers(*, checked: bool = True) -> dict[type, _Writer]:
+    generator = _Generator(checked=checked)
     return {cls: generator.event_writer(cls) for cls in typing.get_args(Event)}
 
 
@@ -427,6 +432,13 @@ NOT_PLAIN: tuple[type[Exception], ...] = (_NotPlain, ValueError, TypeError, Recu
 """What an open line writer raises for an event only the reference path writes (or refuses):
 a part that is not plain, a float or an integer JSON cannot carry (ValueError), and a nesting
 too deep (RecursionError)."""
+
+
+def unchecked_line_writers() -> Mapping[type, Callable[[Any], str]]:
+    """`OPEN_LINE_WRITERS` generated without their exact-type checks, for measuring only
+    (benchmarks/bench_impl.py): the same text for every event the checked writers accept, and
+    for anything else wrong text or an error. Never for writing a log."""
+    return _event_writers(checked=False)
 
 
 def open_event_line(event: Event) -> bytes | None:

@@ -20,7 +20,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from loopspec.impl.errors import NotJsonData
-from loopspec.impl.event_lines import plain_event_line, plain_json_text
+from loopspec.impl.event_lines import plain_event_line, plain_json_text, unchecked_line_writers
 from loopspec.impl.framing import compact_json, encode_event
 from loopspec.impl.session_log import SessionLog, _deeply_frozen, _reference_line
 from loopspec.impl.snapshot import plain, snapshot
@@ -582,6 +582,34 @@ def test_LOG_3_each_class_writer_spells_every_member_as_the_reference() -> None:
             line = plain_event_line(event)
             assert line == encode_event(event_to_wire(event)), event
             assert json.loads(line) == event_to_wire(event)
+
+
+_UNCHECKED = unchecked_line_writers()
+
+
+def _assert_unchecked_writes_alike(event: Event) -> None:
+    line = plain_event_line(event)
+    if line is not None:
+        assert (_UNCHECKED[type(event)](event) + "}").encode() == line, event
+
+
+def test_LOG_3_the_unchecked_floor_writes_what_the_checked_writers_write() -> None:
+    """The writers bench_impl measures as the floor (generated without exact-type checks)
+    spell every member of every class exactly as the log's writers do, so the floor times the
+    same bytes."""
+    for events in (_every_member_written(), _every_optional_member_left_out(), demo_events()):
+        for event in events:
+            assert plain_event_line(event) is not None
+            _assert_unchecked_writes_alike(event)
+
+
+@settings(max_examples=60)
+@given(any_events)
+def test_LOG_3_the_unchecked_floor_writes_generated_plain_events_alike(event: object) -> None:
+    """The same on generated events of every class (those the checked writers write)."""
+    assume(isinstance(event, Event))
+    assert isinstance(event, Event)
+    _assert_unchecked_writes_alike(event)
 
 
 def _not_plain_events() -> list[Event]:
