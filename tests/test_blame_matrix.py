@@ -42,6 +42,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
@@ -160,6 +161,42 @@ class _DenialsWithoutPrefix(ModelTarget):
                     block["text"] = block["text"].removeprefix("Error: ")
             events.append(event)
         return attrs.evolve(observed, events=tuple(events))
+
+
+class _RepliesBeforeItsHooks(ModelTarget):
+    """The model, except that a reply whose calls PreToolUse hooks match is logged when it
+    arrives, before the hooks answer (as dsh, Claude Code and Codex do): the model appends
+    nothing then, this target the reply."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "replies before its hooks"
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not (isinstance(command, ModelReplies) and observed.accepted and not observed.events):
+            return observed
+        assert self.state is not None
+        log = [json_copy(event_to_wire(e)) for e in self.state.log]
+        opened = next(e for e in reversed(log) if e["type"] == "step/start")
+        config = self.state.config
+        message = {
+            "role": "assistant",
+            "content": [
+                {"type": "tool-call", "id": c.id, "name": c.name, "arguments": c.arguments}
+                for c in command.tool_calls
+            ],
+            "source": {"kind": "model", "provider": config.provider, "model": config.model},
+            "id": f"m{len(log)}",
+        }
+        reply = {
+            "type": "assistant/message",
+            "seq": len(log),
+            "time": 0,
+            "data": {**opened["data"], "message": message},
+            "surfaceOp": "append",
+        }
+        return attrs.evolve(observed, events=(reply,), commits=(1,))
 
 
 def _denials_without_prefix() -> ModelTarget:
@@ -376,6 +413,9 @@ FAMILIES = (
     Case("a reply and its tool/call committed apart", "LOG-8",
          changed(_one_commit_per_event), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)))),
+    Case("the reply logged before its PreToolUse hooks answered", "RW-3",
+         _RepliesBeforeItsHooks, GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)))),
     Case("turns numbered from 0", "TURN-1",
          changed(_events(lambda e: e if e["type"] not in ("turn/start", "turn/end") else
                          {**e, "data": {**e["data"], "turn": e["data"]["turn"] - 1}})),

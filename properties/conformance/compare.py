@@ -913,6 +913,13 @@ def _extra(
                 return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
             return "ORD-2", f"{adds}: each call is recorded once"
         case "assistant/message":
+            if isinstance(command, ModelReplies) and command.finish == "completed":
+                # A completed reply the model does not log at once is one whose calls
+                # PreToolUse hooks match: it is committed after the last hook has answered.
+                return "RW-3", (
+                    f"{adds}: a reply whose calls PreToolUse hooks match is committed, with its "
+                    "calls' tool/call records, only after every one of those hooks has answered"
+                )
             if isinstance(command, Abort | ModelReplies):
                 return "ABORT-2", f"{adds}: an interrupted reply without text is omitted"
             return "ORD-1", f"{adds}: one reply per step"
