@@ -17,6 +17,7 @@ from batches import BATCH_SEED
 from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -159,3 +160,26 @@ def test_SAFE_5_the_tutorials_broken_loop_line_is_what_conform_prints(
     printed = capsys.readouterr().err.strip()
     assert BROKEN_LINE.fullmatch(printed), printed
     assert "(at broken_loop.py:" in printed
+
+
+def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_loop(
+    tutorial_loop: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the case file section 4 shows how to write by hand (to ask the model what it
+    does where SPEC.md leaves one unsure) is one `loopspec replay` accepts as written, it asks
+    the question its text says (the invalid call's result, after the running one's), and the
+    tutorial's loop answers as the model does. No page said how a case file is made."""
+    question = tmp_path / "question.json"
+    question.write_text(_fenced("asks what a call with invalid input says"), encoding="utf-8")
+    assert main(["replay", str(question)]) == 0
+    assert main(["replay", str(question), "--impl", "tutorial_loop:TutorialLoop"]) == 0
+    capsys.readouterr()
+    case = json.loads(question.read_text(encoding="utf-8"))
+    model = ModelTarget()
+    model.reset(config_from_json(case["config"]))
+    events = [e for c in case["commands"] for e in model.apply(command_from_json(c)).events]
+    results = [e["data"]["message"]["content"][0] for e in events if e["type"] == "tool/result"]
+    assert [(r["toolCallId"], r["content"][0]["text"]) for r in results] == [
+        ("c1", "a.txt"),
+        ("c2", "Error: invalid input for tool read: missing required 'file_path'"),
+    ]
