@@ -20,6 +20,8 @@ from typing import Any
 import attrs
 import pytest
 from batches import BATCH_SEED
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
 from loopspec.model.commands import (
@@ -49,7 +51,8 @@ from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.conform_run import counts_line, save_case
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.compare import displayed_observation
+from loopspec.properties.conformance import machine
+from loopspec.properties.conformance.compare import DivergenceFound, displayed_observation
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.machine import (
     RULES_BY_EVENT,
@@ -724,3 +727,51 @@ def test_MODEL_1_an_event_checks_every_rule_whose_situation_it_creates() -> None
     rules whose situation the event creates, for every event type."""
     for kind, created in SITUATIONS_BY_EVENT.items():
         assert set(created) <= set(RULES_BY_EVENT[kind]), kind
+
+
+def test_MODEL_1_a_command_counts_the_rules_its_own_observation_checks() -> None:
+    """MODEL-1: what a command checked is worked out once per kind of observation and then
+    reused; two observations alike but for the point of a hook audit, or for a body having
+    run, still count their own rules (HOOK-4 for a PreToolUse audit, HOOK-5 for a PostToolUse
+    one; the execution rules only where a body ran)."""
+
+    def counted(point: str, executed: tuple[tuple[str, str], ...]) -> Counter[str]:
+        machine.RULE_HITS.clear()
+        audit = {"type": "hook/invoked", "data": {"point": point}}
+        expected = Observation(True, events=(audit,), executed=executed)
+        finished = ToolFinishes("c1", ToolSucceeded("ok"))
+        machine._count_coverage("Dispatching", finished, expected, [])
+        return Counter(machine.RULE_HITS)
+
+    ran = (("c1", "{}"),)
+    for _ in range(2):  # worked out, then reused
+        pre, post, pre_ran = (
+            counted("PreToolUse", ()),
+            counted("PostToolUse", ()),
+            counted("PreToolUse", ran),
+        )
+        assert (pre["HOOK-4"], pre["HOOK-5"]) == (1, 0)
+        assert (post["HOOK-4"], post["HOOK-5"]) == (0, 1)
+        assert pre["EXE-3"] == 0
+        assert pre_ran - pre == Counter(("EXE-3", "SCHED-1", "EXE-4"))
+    machine.RULE_HITS.clear()
+
+
+class _RefusesEveryPrompt(ModelTarget):
+    """The model, except that it refuses every prompt: the first command diverges."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, SubmitUser):
+            return Observation(False, refusal_rule="TURN-1", refusal_message="refused")
+        return super().apply(command)
+
+
+def test_MODEL_1_the_counterexample_hypothesis_shows_notes_what_was_sent() -> None:
+    """MODEL-1: run as a Hypothesis test, the failing program's last run notes the target's
+    capabilities and every command it sent (the notes are made in that run only)."""
+    budget = settings(max_examples=5, database=None, deadline=None, derandomize=True)
+    with pytest.raises(DivergenceFound) as failed:
+        run_state_machine_as_test(conformance_machine(_RefusesEveryPrompt), settings=budget)
+    notes = getattr(failed.value, "__notes__", [])
+    assert any(line.startswith("target model declares [") for line in notes), notes
+    assert any(line.startswith("#1 SubmitUser(") for line in notes), notes

@@ -25,9 +25,10 @@ from typing import Any, Literal, TypeVar, assert_never
 import attrs
 from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.control import current_build_context
+from hypothesis.control import current_build_context, should_note
 from hypothesis.internal.conjecture.data import Status
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.internal.observability import observability_enabled
+from hypothesis.stateful import RuleBasedStateMachine, rule
 
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
@@ -161,6 +162,7 @@ def conformance_machine(
             self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
             self.raised = False  # this program raised the run's first divergence
             self.ended = False  # the program sends no more commands (see `step`)
+            self.configured = False  # `configure` ran (at the program's first step)
 
         @property
         def phase(self) -> Phase:
@@ -170,9 +172,13 @@ def conformance_machine(
         def has(self, capability: str) -> bool:
             return capability in self.capabilities
 
-        @initialize(data=st.data())
         def configure(self, data: st.DataObject) -> None:
-            """Reset both with a configuration the target can run."""
+            """Reset both with a configuration the target can run: at the program's first step.
+
+            Not an `initialize` rule: Hypothesis builds and validates a fresh strategy for a
+            machine's initialize rules in every program, which cost more than the configuring.
+            """
+            self.configured = True
             if not probed:
                 probed.append(self.target.reset(gen.CONFIGS[0]))
             probe = probed[0]
@@ -184,7 +190,8 @@ def conformance_machine(
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
-            note(f"target {self.target.name} declares {sorted(self.capabilities)}")
+            if _noted():
+                note(f"target {self.target.name} declares {sorted(self.capabilities)}")
 
         @property
         def stopped(self) -> bool:
@@ -201,7 +208,8 @@ def conformance_machine(
             before = self.oracle.state
             phase = before.phase.NAME
             self.program.append(command)
-            note(f"#{len(self.program)} {command!r}")
+            if _noted():
+                note(f"#{len(self.program)} {command!r}")
             expected = self.oracle.apply(command)
             actual = self.target.apply(command)
             if not self.has("presentation"):  # what a target does not declare is not compared
@@ -282,6 +290,8 @@ def conformance_machine(
             program leans on are drawn by `swarming.Swarm` instead. The first possible
             command is the one that moves the program on, which shrinking prefers.
             """
+            if not self.configured:
+                self.configure(data)
             if self.ended:
                 return
             choose = _chooser(data)
@@ -416,7 +426,7 @@ def conformance_machine(
             if not pinned or self.raised:
                 PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
             try:
-                if not self.failed:
+                if self.configured and not self.failed:
                     self.settle()  # what is still queued or running is compared too
                 if self.checker is not None and not self.failed:
                     KNOWN_HITS.update(self.checker.shown())
@@ -430,11 +440,18 @@ def conformance_machine(
                 command = settling_command(self.oracle.state.phase, self.config)
                 if command is None or self.stopped:
                     return
-                note(f"settling: #{len(self.program) + 1} {command!r}")
+                if _noted():
+                    note(f"settling: #{len(self.program) + 1} {command!r}")
                 self.apply(command)
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+def _noted() -> bool:
+    """Whether Hypothesis keeps a note made now (the final run of a failing program, verbose
+    output, observability): only then is the note's text, a command's repr, worth making."""
+    return should_note() or observability_enabled()
 
 
 _Option = TypeVar("_Option")
@@ -520,24 +537,60 @@ def _count_coverage(
     """Count the transition taken, the rules checked and the situations created."""
     outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
     TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
+    # What a command checks depends only on these (see `_rules_checked`): a run takes a few
+    # hundred distinct ones, so each is worked out once.
+    kinds = tuple(map(_kind, expected.events))
+    key = (phase, command.NAME, outcome, kinds, bool(expected.executed))
+    checked = _CHECKED.get(key)
+    if checked is None:
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()
+        checked = _CHECKED[key] = _rules_checked(phase, command, expected, kinds)
+    for rule_id, times in checked.items():
+        RULE_HITS[rule_id] += times
+    if not situations:
+        return
+    SITUATION_HITS.update(situations)
+    # A situation this command created is in the observation compared next, so its rule was
+    # checked there too (the report showed "exercised x1633 (checked x491)" for LOG-4): as
+    # often as it was created, where that is more often than the comparison counted it.
+    for rule_id in set(situations):
+        beyond = situations.count(rule_id) - checked.get(rule_id, 0)
+        if beyond > 0:
+            RULE_HITS[rule_id] += beyond
+
+
+_HOOK_AUDITS = frozenset(("hook/invoked", "hook/result"))
+# Each event's type, and a hook audit's rule ("" for other events).
+_Kinds = tuple[tuple[str, str], ...]
+# (phase, command, outcome, event kinds, executed) -> the rules a command so observed checks.
+_CHECKED: dict[tuple[str, str, str, _Kinds, bool], dict[str, int]] = {}
+_CHECKED_LIMIT = 4096  # kept up to this many; then started afresh
+
+
+def _kind(event: dict[str, Any]) -> tuple[str, str]:
+    kind = str(event.get("type"))
+    return kind, hook_audit_rule(event) if kind in _HOOK_AUDITS else ""
+
+
+def _rules_checked(
+    phase: str, command: Command, expected: Observation, kinds: _Kinds
+) -> dict[str, int]:
+    """The rules compared by a command sent in `phase` whose expected observation has events of
+    `kinds`."""
     row = transition_for(phase, command.NAME)
     checked: Counter[str] = Counter()
     if expected.accepted and row is not None:
         checked.update(row.rules)
-        for event in expected.events:
-            kind = str(event.get("type"))
+        for kind, audit_rule in kinds:
             checked.update(RULES_BY_EVENT.get(kind, ("LOG-1",)))
-            if kind in ("hook/invoked", "hook/result"):
-                checked[hook_audit_rule(event)] += 1
+            if audit_rule:
+                checked[audit_rule] += 1
         if expected.executed:
             checked.update(("EXE-3", "SCHED-1", "EXE-4"))
     elif not expected.accepted:
         checked.update(("MODEL-1", "MODEL-3"))
-    created = Counter(situations)
-    # A situation this command created is in the observation compared next, so its rule was
-    # checked there too (the report showed "exercised x1633 (checked x491)" for LOG-4).
-    RULE_HITS.update(checked | created)
-    SITUATION_HITS.update(created)
+    return dict(checked)
 
 
 def needed_capabilities(command: Command, *, idle: bool) -> tuple[str, ...]:
