@@ -8,8 +8,8 @@ Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
    and, as the ceiling any writer using the standard library's JSON encoder can reach, the
    same bare append against encoding those events' wire objects alone (no validation, no
    event-to-wire mapping, no write); and, as the ceiling of `impl`'s own writer, the same bare
-   append against writing those events' lines alone from their fields (`open_event_line`, the
-   generated writers with their checks and the UTF-8 encoding, no log bookkeeping, no framing,
+   append against writing those events' lines alone from their fields (`OPEN_LINE_WRITERS`,
+   the generated writers with their checks, and the UTF-8 encoding, no log bookkeeping, no framing,
    no write): a commit costs at least that; and, as the floor of a writer of this shape (one
    generated f-string per class, strings escaped and numbers printed by the interpreter's C
    code), the same writers with every exact-type check left out (wrong for events they
@@ -28,9 +28,11 @@ Run by hand: `.venv/bin/python benchmarks/bench_impl.py [--turns N]`. It prints
 
 Every figure is a ratio of runs interleaved in this process, each side's fastest CPU time (a
 shared machine's load only ever adds time). With `--instructions` (valgrind installed), the
-loop's three variants are also counted in instructions (callgrind, a fresh interpreter per
-run, a short run's count subtracted to leave out start-up and imports, hash seed fixed): a
-view that the load of a shared machine does not move, though it leaves out the kernel's share.
+parts of a commit per event (floor writer, type checks, bookkeeping) and the loop's three
+variants per call are also counted in instructions (callgrind, a fresh interpreter per run, a
+short run's count subtracted to leave out start-up and imports, hash seed fixed): a view that
+the load of a shared machine does not move, though it leaves out the kernel's share (most of a
+write's cost).
 Targets: commits at least 0.25x a bare append with fsync off; a rewritten call at most 1.3x a
 plain one.
 """
@@ -45,13 +47,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 
 from callgrind import instructions_running
 
 from loopspec.impl.clock import FixedClock
-from loopspec.impl.event_lines import open_event_line, unchecked_line_writers
+from loopspec.impl.event_lines import OPEN_LINE_WRITERS, unchecked_line_writers
 from loopspec.impl.framing import encode_event
 from loopspec.impl.log_reader import read_log
 from loopspec.impl.log_writer import SYNCED, WRITTEN, Durability
@@ -128,8 +130,9 @@ def run_loop(
 
 def recorded_units(workdir: Path, turns: int) -> list[list[Event]]:
     """The commit units a rewriting session produces, to replay into a fresh log."""
-    run_loop(REWRITING, turns, rewrite=True, workdir=workdir, log_name="recorded.jsonl")
-    parsed = read_log(workdir / "recorded.jsonl")
+    name = f"recorded-{next(_RUNS)}.jsonl"  # a new log: an old one would be resumed
+    run_loop(REWRITING, turns, rewrite=True, workdir=workdir, log_name=name)
+    parsed = read_log(workdir / name)
     starts = (0, *parsed.unit_ends[:-1])
     return [list(parsed.events[a:b]) for a, b in zip(starts, parsed.unit_ends, strict=True)]
 
@@ -196,17 +199,23 @@ def encode_only(wires: Sequence[Sequence[Mapping[str, object]]]) -> float:
 
 
 def lines_only(units: Sequence[Sequence[Event]]) -> float:
-    """CPU seconds to write every event's line from its fields, as `impl`'s log does on `add`."""
+    """CPU seconds to write every event's line from its fields, as `impl`'s log does on `add`
+    (the writer looked up in place; the events are plain, so none takes the reference path)."""
     started = time.process_time()
     for unit in units:
         for event in unit:
-            open_event_line(event)
+            OPEN_LINE_WRITERS[type(event)](event).encode()
     return time.process_time() - started
+
+
+@cache  # generated once per process, so a counted run of several parts pays for it once
+def _unchecked_writers() -> Mapping[type, Callable[[Event], str]]:
+    return unchecked_line_writers()
 
 
 def unchecked_lines_only(units: Sequence[Sequence[Event]]) -> float:
     """CPU seconds to write every event's line, as bytes, with writers that check nothing."""
-    writers = unchecked_line_writers()
+    writers = _unchecked_writers()
     started = time.process_time()
     for unit in units:
         for event in unit:
@@ -227,11 +236,28 @@ _LOOP_VARIANTS: dict[str, tuple[LoopConfig, bool, bool]] = {
 }
 
 
+# Each part of a commit counted alone: what it runs over the recorded units.
+_COMMIT_PARTS: dict[str, Callable[[Sequence[Sequence[Event]], Path], float]] = {
+    "floor": lambda units, _path: unchecked_lines_only(units),
+    "lines": lambda units, _path: lines_only(units),
+    "commit": lambda units, path: commit_all(units, WRITTEN, path),
+}
+_PART_TURNS = 5  # the session whose units each counted part runs over
+_PART_REPEATS = 4  # the part's runs counted, over what one run (start-up, recording) costs
+
+
 def count_run(variant: str, turns: int) -> None:
-    """What a counted interpreter does: run `turns` turns of one loop variant."""
-    config, rewrite, keeps = _LOOP_VARIANTS[variant]
+    """What a counted interpreter does: run `turns` turns of one loop variant, or (for a part
+    of a commit) record a session's units once and run the part over them `turns` times."""
     with tempfile.TemporaryDirectory(prefix="bench-impl-count-") as name:
-        run_loop(config, turns, rewrite=rewrite, workdir=Path(name), hook_keeps_input=keeps)
+        workdir = Path(name)
+        if variant in _COMMIT_PARTS:
+            units = recorded_units(workdir, _PART_TURNS)
+            for _ in range(turns):
+                _COMMIT_PARTS[variant](units, workdir / "counted.jsonl")
+            return
+        config, rewrite, keeps = _LOOP_VARIANTS[variant]
+        run_loop(config, turns, rewrite=rewrite, workdir=workdir, hook_keeps_input=keeps)
 
 
 def instructions_of(variant: str, turns: int, out: Path) -> int:
@@ -260,6 +286,29 @@ def instructions_per_call(tmp: Path) -> dict[str, float] | None:
     return per_call
 
 
+def instructions_per_event(tmp: Path, events: int) -> None:
+    """Each part of a commit in instructions per event (`events`: how many a run of
+    `_PART_TURNS` turns records); the kernel's share of the write is not counted."""
+    if shutil.which("valgrind") is None:
+        return  # instructions_per_call says so
+    per_event = {}
+    for part in _COMMIT_PARTS:
+        long, short = (
+            instructions_of(part, runs, tmp / f"callgrind-{part}-{runs}.out")
+            for runs in (1 + _PART_REPEATS, 1)
+        )
+        per_event[part] = (long - short) / (_PART_REPEATS * events)
+    print("a commit per event in instructions (callgrind; the kernel's part of a write not seen):")
+    rows = (
+        ("lines, no type checks (floor)", per_event["floor"]),
+        ("the writers' type checks", per_event["lines"] - per_event["floor"]),
+        ("log bookkeeping (add, commit)", per_event["commit"] - per_event["lines"]),
+        ("commit, in all", per_event["commit"]),
+    )
+    for label, count in rows:
+        print(f"  {label:32}{count / 1e3:7.1f}k")
+
+
 def main() -> None:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -268,7 +317,7 @@ def main() -> None:
     parser.add_argument(
         "--instructions",
         action="store_true",
-        help="also count the loop's instructions with valgrind's callgrind (minutes more)",
+        help="also count commits' and the loop's instructions with callgrind (minutes more)",
     )
     parser.add_argument(
         "--count-run", nargs=2, metavar=("VARIANT", "TURNS"), help=argparse.SUPPRESS
@@ -344,7 +393,11 @@ def main() -> None:
         )
         print(f"  hook rewrites the input        {per_rewrite:8.1f} us   {rewrite_ratio:.2f}x")
         print(f"  the rewrite itself (rewrites / unchanged): {per_rewrite / per_asked:.2f}x")
-        counted = instructions_per_call(workdir) if args.instructions else None
+        counted = None
+        if args.instructions:
+            part_events = sum(map(len, recorded_units(workdir, _PART_TURNS)))
+            instructions_per_event(workdir, part_events)
+            counted = instructions_per_call(workdir)
         print("targets")
         met = _verdict(commit_ratio >= 0.25)
         print(f"  commits >= 0.25x bare, fsync off: {commit_ratio:.3f}x  {met}")
