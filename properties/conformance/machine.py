@@ -277,8 +277,16 @@ def conformance_machine(
             self.raised = first
             raise DivergenceFound(divergence, self.config, tuple(self.program))
 
-        @rule(data=st.data())
-        def step(self, data: st.DataObject) -> None:
+        @functools.cached_property
+        def data(self) -> st.DataObject:
+            """The program's data, the one object `st.data()` would hand each step. Not drawn as
+            the step's argument: that draw, a strategy's draw and a span in every step, cost
+            more than choosing the command, and every span is one more for Hypothesis to group
+            and copy when it mutates a program."""
+            return st.DataObject(current_build_context().data)
+
+        @rule()
+        def step(self) -> None:
             """Send one of the commands the model's phase allows, drawn from those alone.
 
             One rule that works out the phase's possible commands once, instead of a rule per
@@ -290,6 +298,7 @@ def conformance_machine(
             program leans on are drawn by `swarming.Swarm` instead. The first possible
             command is the one that moves the program on, which shrinking prefers.
             """
+            data = self.data
             if not self.configured:
                 self.configure(data)
             if self.ended:
