@@ -570,6 +570,11 @@ FAMILIES = (
          changed(_field("tool/result", ("data", "message", "source"), {"kind": "tool"})),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                     ToolFinishes("c1", ToolSucceeded("a")))),
+    # The right hook ran for the right call; only the matcher its audit names is not the
+    # configured one, which TEXT-2 states (it was blamed HOOK-4, "which hook runs").
+    Case("a hook's audit names another matcher", "TEXT-2",
+         changed(_field("hook/invoked", ("data", "matcher"), "*")), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), HookAnswers(Pass()))),
 )  # fmt: skip
 
 

@@ -725,6 +725,8 @@ def _changed(
                 )
             return _result_rule(want, got, command, phase, history)
         case "hook/invoked":
+            if fields == ["matcher"]:  # the right hook for the right call, mislabelled
+                return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
