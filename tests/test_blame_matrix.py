@@ -588,6 +588,15 @@ def test_MODEL_1_a_single_difference_is_blamed_on_the_rule_it_breaks(case: Case)
     )
 
 
+def test_MODEL_1_an_extra_event_is_named_with_its_article() -> None:
+    """MODEL-1: the sentence naming an event the target appends reads as English ("appends an
+    assistant/message", not "a assistant/message", as a first user's report said)."""
+    (case,) = [c for c in FAMILIES if c.broken == "RW-3" and "before its PreToolUse" in c.name]
+    replay = replay_case(case.target, case.config, list(case.program))
+    assert replay.divergence is not None
+    assert replay.divergence.what.startswith("the target appends an assistant/message ")
+
+
 def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:
     """MODEL-1: control: without its change, no program of the matrix diverges."""
     for case in FIRST_USER + FAMILIES:

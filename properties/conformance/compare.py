@@ -873,7 +873,8 @@ def _extra(
     """`got`, which the target appends and the model does not; `target_events` and
     `model_events` are all each appended for this command."""
     kind = str(got.get("type"))
-    adds = f"the target appends a {kind} the model does not"
+    article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+    adds = f"the target appends {article} {kind} the model does not"
     match kind:
         case "hook/invoked" | "hook/result":
             judged = _judged_result(got, target_events, model_events)
