@@ -21,6 +21,7 @@ import attrs
 import pytest
 from batches import BATCH_SEED
 from hypothesis import settings
+from hypothesis.internal.conjecture.data import Status
 from hypothesis.stateful import run_state_machine_as_test
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
@@ -775,3 +776,45 @@ def test_MODEL_1_the_counterexample_hypothesis_shows_notes_what_was_sent() -> No
     notes = getattr(failed.value, "__notes__", [])
     assert any(line.startswith("target model declares [") for line in notes), notes
     assert any(line.startswith("#1 SubmitUser(") for line in notes), notes
+
+
+class ShoutsResults(ModelTarget):
+    """The model, except that a tool's output reaches the history in capitals: a divergence that
+    only the settling at a program's end meets when the program stopped while the call ran."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ToolFinishes):
+            shouted = json.loads(json.dumps(observed.events).replace('"ok"', '"OK"'))
+            return attrs.evolve(observed, events=tuple(shouted))
+        return observed
+
+
+@pytest.mark.parametrize("status", ["VALID", "OVERRUN"])
+def test_MODEL_1_an_abandoned_program_is_not_settled(
+    status: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MODEL-1: a program Hypothesis abandoned (its choices overran) is not driven to a quiet
+    end. Hypothesis drops what such a program raises, yet the divergence would pin its rule: the
+    later programs then counted as shrinking, one diverging on another rule passed, and conform
+    reported CONFORMANT over a real counterexample (outside-user review). A program that ended
+    normally is settled, and its tail's divergence raised."""
+    monkeypatch.setattr(machine, "_noted", lambda: False)
+    pin: dict[str, str] = {}
+    program: Any = conformance_machine(ShoutsResults, pin=pin)()
+    program.configured = True
+    program.config = CONFIGS[0]
+    program.capabilities = program.target.reset(CONFIGS[0])
+    program.oracle.reset(CONFIGS[0])
+    program.apply(SubmitUser("read a"))
+    program.apply(ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)))
+    data = type("Data", (), {"status": Status[status]})()
+    build = type("Build", (), {"data": data})()
+    monkeypatch.setattr(machine, "current_build_context", lambda: build)
+    if status == "OVERRUN":
+        program.teardown()
+        assert pin == {}
+    else:
+        with pytest.raises(DivergenceFound):
+            program.teardown()
+        assert pin == {"rule": "EXE-4"}
