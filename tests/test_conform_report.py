@@ -58,6 +58,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.machine import (
     RULES_BY_EVENT,
     conformance_machine,
+    hook_capabilities,
     needed_capabilities,
 )
 from loopspec.properties.conformance.run import (
@@ -559,6 +560,26 @@ def test_PROTO_1_replay_refuses_a_command_the_target_does_not_declare() -> None:
         "command #3 of the case (HookAnswers) needs the capability rewrite, which model does "
         "not declare: conform never sends it such a command, so the case cannot be replayed on it"
     )
+
+
+def test_PROTO_1_replay_refuses_a_configuration_the_target_does_not_declare() -> None:
+    """PROTO-1: a case whose configuration has hooks is refused on a loop that declares no
+    hooks, before any command, naming the capabilities (it was replayed, and the first call
+    diverged on a hook rule for a feature the loop lacks: outside-user review); conform
+    configures such a loop only without them (`hook_capabilities`)."""
+    program: list[Command] = [SubmitUser("hi"), ModelReplies((TextBlock("ok"),))]
+    plain = OnlyConfig(frozenset())
+    assert replay_case(lambda: plain, CONFIGS[0], program).divergence is None
+    with pytest.raises(TargetError) as refused:
+        replay_case(lambda: OnlyConfig(frozenset()), CONFIGS[1], program)
+    assert refused.value.message == (
+        "the case's configuration needs the capability pre-hooks, post-hooks, which "
+        "model does not declare: conform never configures it so, so the case cannot be "
+        "replayed on it"
+    )
+    assert hook_capabilities(CONFIGS[2]) == ("pre-hooks",)
+    assert hook_capabilities(CONFIGS[1]) == ("pre-hooks", "post-hooks")
+    assert hook_capabilities(CONFIGS[0]) == ()
 
 
 # Every kind of command, with the optional capabilities a target must declare to be sent it

@@ -631,12 +631,19 @@ def needed_capabilities(command: Command, *, idle: bool) -> tuple[str, ...]:
     return needs
 
 
+def hook_capabilities(config: LoopConfig) -> tuple[str, ...]:
+    """The capabilities a target must declare to run `config`'s hooks: conform configures no
+    other target with them, and `replay` refuses a case whose hooks need more."""
+    points = {hook.point for hook in config.hooks}
+    return tuple(
+        capability
+        for point, capability in ((PRE_TOOL_USE, "pre-hooks"), (POST_TOOL_USE, "post-hooks"))
+        if point in points
+    )
+
+
 def _fits(config: LoopConfig, capabilities: frozenset[str]) -> bool:
-    has_pre = any(h.point == PRE_TOOL_USE for h in config.hooks)
-    has_post = any(h.point == POST_TOOL_USE for h in config.hooks)
-    if has_pre and "pre-hooks" not in capabilities:
-        return False
-    if has_post and "post-hooks" not in capabilities:
+    if not all(need in capabilities for need in hook_capabilities(config)):
         return False
     return not (config.max_parallel > 1 and "parallel" not in capabilities)
 

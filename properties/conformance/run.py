@@ -830,6 +830,16 @@ def replay_case(
     try:
         oracle.reset(config)
         capabilities = target.reset(config)
+        # A hook the loop cannot run diverges at the first call it matches, blamed on a rule
+        # for a feature the loop lacks. (A maxParallel above 1 is not refused: a case runs
+        # alike on a sequential loop while no reply has two calls, and 10 is the default.)
+        lacking_config = [c for c in conformance.hook_capabilities(config) if c not in capabilities]
+        if lacking_config:
+            raise TargetError(
+                f"the case's configuration needs the capability {', '.join(lacking_config)}, "
+                f"which {target.name} does not declare: conform never configures it so, so the "
+                "case cannot be replayed on it"
+            )
         presenting = oracle.presenting = "presentation" in capabilities
         history: list[dict[str, Any]] = []
         monitor = LogMonitor()
