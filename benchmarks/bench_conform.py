@@ -63,14 +63,18 @@ class Counter(RuleBasedStateMachine):
     def teardown(self) -> None:
         """Add this program's steps to the total."""
         TRIVIAL_STEPS[0] += self.steps
+        TRIVIAL_PROGRAMS[0] += 1
 
 
 TRIVIAL_STEPS = [0]
+TRIVIAL_PROGRAMS = [0]
+# The last conform run's commands, and its programs run to their end or abandoned.
+CONFORM_STEPS_AND_PROGRAMS = [0, 0]
 
 
 def trivial_rate(examples: int) -> float:
     """Steps per CPU second of the two-rule machine over `examples` programs."""
-    TRIVIAL_STEPS[0] = 0
+    TRIVIAL_STEPS[0] = TRIVIAL_PROGRAMS[0] = 0
     budget = settings(
         max_examples=examples,
         stateful_step_count=STEPS_PER_PROGRAM,
@@ -92,7 +96,9 @@ def conform_steps(examples: int) -> int:
     report = json.loads(out.getvalue())
     if code != 0 or not report["conformant"]:
         raise SystemExit("the bundled implementation is not conformant: nothing to measure")
-    return int(report["steps"])
+    steps, programs = int(report["steps"]), int(report["examples"]) + int(report["retries"])
+    CONFORM_STEPS_AND_PROGRAMS[:] = [steps, programs]
+    return steps
 
 
 def conform_rate(examples: int) -> float:
@@ -178,6 +184,15 @@ def main() -> None:
     print(f"loopspec conform, bundled impl: {best_conform:,.0f} commands/s (CPU)")
     verdict = "MET" if ratio >= GOAL else "MISSED"
     print(f"conform / trivial: {ratio:.3f} (goal >= {GOAL}) {verdict}")
+    # Hypothesis's cost per program is spread over a program's steps: the ratio moves with the
+    # programs' lengths, which differ (a conform program ends after a few turns).
+    trivial_length = TRIVIAL_STEPS[0] / max(TRIVIAL_PROGRAMS[0], 1)
+    conform_steps_run, conform_programs = CONFORM_STEPS_AND_PROGRAMS
+    conform_length = conform_steps_run / max(conform_programs, 1)
+    print(
+        f"steps per program: trivial {trivial_length:.1f}, conform {conform_length:.1f} "
+        "(programs abandoned by Hypothesis included)"
+    )
     if args.instructions:
         instruction_ratio()
 
