@@ -5,7 +5,8 @@ SPEC.md is written by people, except for sections between `<!-- generated:NAME -
 transition table from `loopspec.model.transitions`, the invariant registry from
 `loopspec.model.invariants`, the wording table from `loopspec.model.wording`, and the event
 catalogue from the wire types (`loopspec.model.events`, written by `loopspec.model.wire`) and
-the model modules that append each event.
+the model modules that append each event, and the presentation tables from the model's
+presenters and ACP bridge (`loopspec.properties.spec_presentation`).
 `loopspec spec --check SPEC.md` (and a test) fails when they drift apart.
 """
 
@@ -190,11 +191,44 @@ def render_event_catalogue() -> str:
     return "\n".join(lines)
 
 
+# The presentation tables are imported on use: `conformance.run` imports this module, and the
+# examples' literals would join the constants Hypothesis mixes into every conform run, moving
+# its fixed-seed batches.
+
+
+def _presentation_calls() -> str:
+    from loopspec.properties.spec_presentation import render_call_cards  # noqa: PLC0415
+
+    return render_call_cards()
+
+
+def _presentation_results() -> str:
+    from loopspec.properties.spec_presentation import render_result_updates  # noqa: PLC0415
+
+    return render_result_updates()
+
+
+def _presentation_terminal() -> str:
+    from loopspec.properties.spec_presentation import render_terminal_example  # noqa: PLC0415
+
+    return render_terminal_example()
+
+
+def _presentation_example() -> str:
+    from loopspec.properties.spec_presentation import render_worked_example  # noqa: PLC0415
+
+    return render_worked_example()
+
+
 SECTIONS = {
     "transitions": render_table,
     "invariants": render_invariants,
     "wording": render_wording,
     "events": render_event_catalogue,
+    "presentation-calls": _presentation_calls,
+    "presentation-results": _presentation_results,
+    "presentation-terminal": _presentation_terminal,
+    "presentation-example": _presentation_example,
 }
 
 

@@ -1,0 +1,309 @@
+"""SPEC.md's presentation tables: what a UI is sent for each tool call, rendered by the model.
+
+Every row is produced by feeding a `tool/call`, an `approval/asked` and a `tool/result` built
+from its example to `loopspec.model.replay.LogPresenter`, the fold `loopspec conform` takes the
+model's presented messages from (capability `presentation`, rule PROTO-1): a client that is not
+terminal-capable, session cwd `/workspace`. A change to a presenter, to the ACP bridge or to the
+title helpers changes a row, and `loopspec spec --check SPEC.md` fails until SPEC is rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from loopspec.model.events import ApprovalAsked, Event, ToolCallRecorded, ToolResultRecorded
+from loopspec.model.jsonvalue import JsonValue, freeze, parse_arguments, thaw
+from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessage, tool_source
+from loopspec.model.pure.presentation import longest_backtick_run
+from loopspec.model.replay import ApprovalShown, CallShown, LogPresenter, ResultShown
+from loopspec.model.replay import presented_wire as presented_message
+
+CALL_ID = "c1"
+APPROVAL_ID = "a1"
+ABSENT = "—"
+
+
+@attrs.frozen
+class CallExample:
+    """A call to show: what it illustrates, the tool name, the raw argument string."""
+
+    case: str
+    tool: str
+    arguments: str
+
+
+@attrs.frozen
+class ResultExample:
+    """A result to show after its call: the body's text, its error flag and its meta."""
+
+    case: str
+    tool: str
+    arguments: str
+    text: str
+    is_error: bool = False
+    meta: object = None
+
+
+CALL_EXAMPLES = (
+    CallExample("foreground command", "bash", '{"command": "ls -la"}'),
+    CallExample(
+        "description; cwd is for terminals only",
+        "bash",
+        '{"command": "make test", "description": "Run the tests", "cwd": "build"}',
+    ),
+    CallExample(
+        "background command",
+        "bash",
+        '{"command": "sleep 60", "description": "Wait", "run_in_background": true}',
+    ),
+    CallExample("whole file, relative path", "read", '{"file_path": "a.txt"}'),
+    CallExample(
+        "inside the workspace, offset and limit",
+        "read",
+        '{"file_path": "/workspace/src/a.py", "offset": 10, "limit": 5}',
+    ),
+    CallExample(
+        "outside the workspace, offset only", "read", '{"file_path": "/etc/hosts", "offset": 3}'
+    ),
+    CallExample("offset 0 is line 1", "read", '{"file_path": "a.txt", "offset": 0, "limit": 1}'),
+    CallExample(
+        "whole new content",
+        "write",
+        '{"file_path": "/workspace/notes.md", "content": "# Notes\\n"}',
+    ),
+    CallExample(
+        "replace text",
+        "edit",
+        '{"file_path": "/workspace/a.py", "old_string": "x = 1", "new_string": "x = 2", '
+        '"replace_all": true}',
+    ),
+    CallExample(
+        "empty old_string creates",
+        "edit",
+        '{"file_path": "b.py", "old_string": "", "new_string": "pass"}',
+    ),
+    CallExample(
+        "todo list", "todo", '{"todos": [{"content": "Write tests", "status": "pending"}]}'
+    ),
+    CallExample("fallback (VIEW-3): unknown tool", "grep", '{"pattern": "TODO"}'),
+    CallExample("fallback (VIEW-3): required key missing", "read", '{"path": "a.txt"}'),
+    CallExample(
+        "fallback (VIEW-3): value out of range", "read", '{"file_path": "a.txt", "limit": 0}'
+    ),
+    CallExample("fallback (VIEW-3): wrong type", "bash", '{"command": ["ls"]}'),
+    CallExample("fallback (VIEW-3): not an object", "bash", '["ls"]'),
+    CallExample("fallback (VIEW-3): not JSON (rawInput is the string)", "bash", '{"command": '),
+    CallExample("fallback (VIEW-3): empty arguments are {}", "todo", ""),
+)
+
+_LS = '{"command": "ls"}'
+_NOTES = '{"file_path": "/workspace/notes.md", "content": "# Notes\\n"}'
+_EDIT = '{"file_path": "/workspace/a.py", "old_string": "x = 1", "new_string": "x = 2"}'
+_EDITED = {
+    "diffs": [{"path": "/workspace/a.py", "oldText": "x = 1\ny = 1\n", "newText": "x = 2\ny = 1\n"}]
+}
+_OVERWRITTEN = {
+    "diffs": [{"path": "/workspace/notes.md", "oldText": "old\n", "newText": "# Notes\n"}]
+}
+
+RESULT_EXAMPLES = (
+    ResultExample("exit marker stripped", "bash", _LS, "a.txt\nb.txt\n[exit code: 0]"),
+    ResultExample(
+        "failed command", "bash", _LS, "Error: ls: cannot access\n[exit code: 2]", is_error=True
+    ),
+    ResultExample("killed", "bash", _LS, "Error: partial\n[signal: SIGKILL]", is_error=True),
+    ResultExample("no marker: all output", "bash", _LS, "a.txt"),
+    ResultExample(
+        "background: whole text",
+        "bash",
+        '{"command": "sleep 60", "run_in_background": true}',
+        "started\n[exit code: 0]",
+    ),
+    ResultExample("raw content", "read", '{"file_path": "a.txt"}', "hello"),
+    ResultExample("error", "read", '{"file_path": "a.txt"}', "Error: no such file", is_error=True),
+    ResultExample("no meta: diff from the arguments", "write", _NOTES, "Wrote 8 bytes"),
+    ResultExample(
+        "meta.diffs: the applied diffs", "write", _NOTES, "Wrote 8 bytes", meta=_OVERWRITTEN
+    ),
+    ResultExample("error: raw content", "write", _NOTES, "Error: read-only", is_error=True),
+    ResultExample("meta.diffs: the applied diffs", "edit", _EDIT, "Edited", meta=_EDITED),
+    ResultExample("no meta: raw content", "edit", _EDIT, "Edited"),
+    ResultExample("raw content", "todo", '{"todos": []}', "Todos updated"),
+    ResultExample(
+        "unknown tool: raw content",
+        "grep",
+        '{"pattern": "TODO"}',
+        "Error: unknown tool grep",
+        is_error=True,
+    ),
+    ResultExample(
+        "bad arguments: raw content", "bash", '{"command": 1}', "Error: boom", is_error=True
+    ),
+)
+
+TERMINAL_EXAMPLE = ResultExample(
+    "terminal-capable client",
+    "bash",
+    '{"command": "make test", "description": "Run the tests", "cwd": "build"}',
+    "ok\n[exit code: 0]",
+)
+
+WORKED_EXAMPLE = ResultExample(
+    "approval asked, then the result",
+    "read",
+    '{"file_path": "/workspace/src/a.py", "offset": 10, "limit": 2}',
+    "10\tx = 1\n11\ty = 2",
+)
+
+
+def _call_event(tool: str, arguments: str) -> ToolCallRecorded:
+    return ToolCallRecorded(0, 0, 1, 1, CALL_ID, tool, arguments)
+
+
+def _approval_event(tool: str) -> ApprovalAsked:
+    return ApprovalAsked(1, 0, APPROVAL_ID, tool, CALL_ID)
+
+
+def _result_event(example: ResultExample) -> ToolResultRecorded:
+    block = ToolResultBlock(CALL_ID, (TextBlock(example.text),), example.is_error)
+    message = ToolResultMessage("r1", block, tool_source(CALL_ID))
+    meta: JsonValue = None if example.meta is None else freeze(example.meta)
+    return ToolResultRecorded(2, 0, 1, 1, message, meta=meta)
+
+
+def presented_for(
+    events: tuple[Event, ...], *, terminal_capable: bool = False
+) -> list[dict[str, object]]:
+    """The `{method, params}` messages the model presents for `events`, as conform compares them."""
+    presenter = LogPresenter(terminal_capable=terminal_capable)
+    shown = [presenter.feed(event) for event in events]
+    return [presented_message(item) for item in shown if item is not None]
+
+
+def worked_example_messages() -> list[dict[str, object]]:
+    """The three messages of the worked example: card, permission request, result update."""
+    example = WORKED_EXAMPLE
+    events = (
+        _call_event(example.tool, example.arguments),
+        _approval_event(example.tool),
+        _result_event(example),
+    )
+    return presented_for(events)
+
+
+def _code(text: str) -> str:
+    """`text` as one Markdown code span inside a table cell."""
+    fence = "`" * (longest_backtick_run(text) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}".replace("|", "\\|")
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _cell(fields: dict[str, object], key: str) -> str:
+    return _code(_json(fields[key])) if key in fields else ABSENT
+
+
+def render_call_cards() -> str:
+    """Per example call: the view and the `tool_call` update's title, kind, locations, content."""
+    lines = [
+        "| tool | `arguments` | case | view | `title` | `kind` | `locations` | `content` |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    shared: list[str] = []
+    for example in CALL_EXAMPLES:
+        call = _call_event(example.tool, example.arguments)
+        presenter = LogPresenter()
+        shown = presenter.feed(call)
+        asked = presenter.feed(_approval_event(example.tool))
+        assert isinstance(shown, CallShown)
+        assert isinstance(asked, ApprovalShown)
+        card = shown.notification["update"]
+        assert isinstance(card, dict)
+        same_fields = {k: v for k, v in card.items() if k not in {"sessionUpdate", "status"}}
+        raw_input = thaw(parse_arguments(example.arguments))
+        if asked.request["toolCall"] == same_fields and card.get("rawInput") == raw_input:
+            shared.append(example.case)
+        arguments = _code(example.arguments) if example.arguments else "(empty)"
+        lines.append(
+            f"| `{example.tool}` | {arguments} | {example.case} | {shown.view.CARD}"
+            f" | {_cell(card, 'title')} | {_cell(card, 'kind')}"
+            f" | {_cell(card, 'locations')} | {_cell(card, 'content')} |"
+        )
+    exceptions = [example.case for example in CALL_EXAMPLES if example.case not in shared]
+    lines.append("")
+    if exceptions:
+        lines.append(
+            f"Rows whose permission request or `rawInput` differ: {', '.join(exceptions)}."
+        )
+    else:
+        lines.append(
+            "In every row `status` is `in_progress`, `rawInput` is the parsed arguments, and the "
+            "permission request's `toolCall` has exactly the card's fields without "
+            "`sessionUpdate` and `status`."
+        )
+    return "\n".join(lines)
+
+
+def _result_input(example: ResultExample) -> str:
+    parts = [f"text {_code(_json(example.text))}"]
+    if example.is_error:
+        parts.append("`isError`")
+    if example.meta is not None:
+        parts.append(f"meta {_code(_json(example.meta))}")
+    return ", ".join(parts)
+
+
+def render_result_updates() -> str:
+    """Per example result: the view and the `tool_call_update`'s status, title and content."""
+    lines = [
+        "| tool | `arguments` | case | result | view | `status` | `title` | `content` |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for example in RESULT_EXAMPLES:
+        presenter = LogPresenter()
+        presenter.feed(_call_event(example.tool, example.arguments))
+        shown = presenter.feed(_result_event(example))
+        assert isinstance(shown, ResultShown)
+        update = shown.notification["update"]
+        assert isinstance(update, dict)
+        extra = sorted(set(update) - {"sessionUpdate", "toolCallId", "status", "title", "content"})
+        content = _cell(update, "content") + (f" (and {', '.join(extra)})" if extra else "")
+        lines.append(
+            f"| `{example.tool}` | {_code(example.arguments)} | {example.case}"
+            f" | {_result_input(example)} | {shown.view.CARD} | {_cell(update, 'status')}"
+            f" | {_cell(update, 'title')} | {content} |"
+        )
+    return "\n".join(lines)
+
+
+def _json_block(messages: list[dict[str, object]]) -> str:
+    body = "\n".join(_json(message) for message in messages)
+    return f"```json\n{body}\n```"
+
+
+def render_terminal_example() -> str:
+    """A foreground command's card and result update for a terminal-capable client (ACP-2)."""
+    example = TERMINAL_EXAMPLE
+    events = (_call_event(example.tool, example.arguments), _result_event(example))
+    intro = (
+        f"Call `{CALL_ID}` to `{example.tool}` with {_code(example.arguments)}, result text "
+        f"{_code(_json(example.text))}, session cwd `/workspace`, a terminal-capable client:"
+    )
+    return f"{intro}\n\n{_json_block(presented_for(events, terminal_capable=True))}"
+
+
+def render_worked_example() -> str:
+    """The full messages, one per line, for a call that asks for approval and then succeeds."""
+    example = WORKED_EXAMPLE
+    intro = (
+        f"Call `{CALL_ID}` to `{example.tool}` with {_code(example.arguments)}; a PreToolUse hook "
+        f"asks, so `approval/asked` follows; the result text is {_code(_json(example.text))}. "
+        "`tool_call` at the `tool/call`, `session/request_permission` at the `approval/asked`, "
+        "`tool_call_update` at the `tool/result`:"
+    )
+    return f"{intro}\n\n{_json_block(worked_example_messages())}"
