@@ -137,6 +137,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
     },
     Harness.CODEX: {
+        "DEC-1": KnownDivergence(
+            "DEC-1",
+            Kind.BUG,
+            "a PreToolUse hook that denies a call without giving a reason is ignored: the call "
+            "runs; the model denies it",
+        ),
         "RW-1": _RW_1,
         "RW-2": KnownDivergence(
             "RW-2",

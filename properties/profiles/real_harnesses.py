@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable
 
 from loopspec.model.commands import Command, SubmitUser
+from loopspec.model.wording import DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
@@ -108,6 +109,16 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Pair
         and arguments in supplied.get(call_id, [])
         for call_id, arguments in target_ran.items()
     )
+
+
+def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """DEC-1: a call a PreToolUse hook denied in the model's run ran in the CLI's."""
+    denied = {
+        str(e["data"].get("callId"))
+        for e in _all_events(earlier[0], want)
+        if e["type"] == "hook/result" and e["data"].get("decision") == "deny"
+    }
+    return any(call_id in denied for call_id in _ran(earlier[1], got))
 
 
 def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
@@ -231,7 +242,9 @@ def _claude_result(text: str, is_error: bool) -> tuple[str, bool]:
         return f"Error: {failed.group(1)}", True
     denied = re.match(r"^PreToolUse:\w+ hook error: (.*)$", text, re.S)
     if is_error and denied:
-        return f"Error: {denied.group(1)}", True
+        # Without a reason from any denying hook the CLI says `Blocked by hook`.
+        reason = denied.group(1)
+        return f"Error: {DENIED_WITHOUT_REASON if reason == 'Blocked by hook' else reason}", True
     return text, is_error
 
 
@@ -264,20 +277,31 @@ def _model_errors_reworded(pair: Pair) -> Pair:
 
 def _one_denial_reason(pair: Pair) -> Pair:
     """Where the model joins several denying hooks' reasons ('Error: a; b') and the CLI's
-    result gives one of them, take the CLI's text for the model's."""
+    result gives one of them, take the CLI's text for the model's; one of them may be none (a
+    hook that denied without a reason: the CLI's result then says `denied`, as the model's
+    would for it alone)."""
     model, target = pair
     given = {
         result_call(e): result_text(e) for e in events_of(target) if e["type"] == "tool/result"
+    }
+    unreasoned = {
+        str(e["data"].get("callId"))
+        for e in events_of(model)
+        if e["type"] == "hook/result"
+        and e["data"].get("decision") == "deny"
+        and not e["data"].get("stderrSummary")
     }
 
     def change(event: Event) -> Event:
         if event["type"] != "tool/result":
             return event
         text, call_id = result_text(event), result_call(event)
-        if not text.startswith("Error: ") or "; " not in text or call_id not in given:
+        if not text.startswith("Error: ") or call_id not in given:
             return event
         reasons = text.removeprefix("Error: ").split("; ")
-        if given[call_id].removeprefix("Error: ") not in reasons:
+        theirs = given[call_id].removeprefix("Error: ")
+        one_of_several = len(reasons) > 1 and theirs in reasons
+        if not one_of_several and not (theirs == DENIED_WITHOUT_REASON and call_id in unreasoned):
             return event
         return with_result_text(event, given[call_id])
 
@@ -317,6 +341,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("HOOK-3:parallel-hooks", None, both(_hook_audit_order), False),
     ),
     "RW-1": (("RW-1", _record_is_not_what_ran, None, True),),
+    "DEC-1": (("DEC-1", _denied_call_ran, None, True),),
     "EXE-1": (("EXE-1", accepts_duplicate_ids, None, False),),
     "STEP-4": (("STEP-4", _reasoning_only_reply_asks_again, None, False),),
     "TURN-1": (("TURN-1", _empty_prompt_refused, None, False),),
@@ -351,7 +376,7 @@ NOT_DRIVEN: dict[str, str] = {
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
-HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1")
+HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1", "DEC-1")
 SOFT_ORDER = ("HIST-1", "TEXT-1", "HOOK-2", "ORD-1", "TEXT-2", "RW-2", "LOG-8", "RW-3", "HOOK-3")
 
 
