@@ -13,6 +13,8 @@ from loopspec.properties.harnesses.script import Harness
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "SPEC.md").read_text(encoding="utf-8")
 SECTION = SPEC[SPEC.index("## 11. Divergences of Claude Code") :]
+# The section ends at the next top-level heading (section 12 follows it), not at the file's end.
+SECTION = SECTION.split("\n## ", 1)[0]
 HEADINGS = {Harness.CLAUDE_CODE: "Claude Code 2.1.332:", Harness.CODEX: "Codex 0.171.0:"}
 
 
