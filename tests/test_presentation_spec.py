@@ -32,6 +32,7 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.views import GenericCallView
+from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.spec_doc import splice_generated_sections
 from loopspec.properties.spec_presentation import (
@@ -177,3 +178,16 @@ def test_MODEL_1_a_changed_presenter_makes_the_presentation_table_stale(
     changed["read"] = lambda arguments: GenericCallView("Read", kind="other", raw_input=arguments)
     monkeypatch.setattr(presenters, "CALL_PRESENTERS", MappingProxyType(changed))
     assert splice_generated_sections(SPEC) != SPEC
+
+
+def test_PROTO_1_the_driver_protocol_points_to_the_presentation_tables() -> None:
+    """PROTO-1: where an implementer of `presentation` reads the protocol (the page `conform
+    --help` names, and `loopspec schema`'s description of `observed.presented`), it says where
+    the messages' contents are stated: section 12 (an implementer writing from the docs found
+    the methods named there but no word of what a card holds)."""
+    heading = next(line for line in SPEC.splitlines() if line.startswith("## 12. "))
+    assert "Presentation" in heading
+    observed = json.dumps(driver_protocol.protocol_schema())
+    assert "presented" in observed
+    assert "SPEC.md section 12" in observed
+    assert "SPEC.md section 12" in " ".join((driver_protocol.__doc__ or "").split())

@@ -26,7 +26,9 @@ protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 
   sent for the events this command appended, in order, as ACP messages: `session/update` (a
   `tool_call` card when a call is recorded, a `tool_call_update` when its result is) and
   `session/request_permission` (when an approval is asked). The client is not
-  terminal-capable and the session cwd is `/workspace`; `sessionId` is free.
+  terminal-capable and the session cwd is `/workspace`; `sessionId` is free. What each message
+  holds (title, kind, locations, content, status) for each tool and argument shape is stated in
+  SPEC.md section 12, generated from the model's presenters.
 
   `Crash` means: forget everything not committed (keep the durable log). `Recover` means:
   reopen from the durable log, repairing an open tail turn.
@@ -251,7 +253,8 @@ _OBSERVED_ACCEPTED: dict[str, Any] = {
             },
             "description": "with the capability presentation: the ACP messages the UI was sent "
             "for this command's events, in order "
-            + "; ".join(f"{m} ({why})" for m, why in PRESENTED_METHODS.items()),
+            + "; ".join(f"{m} ({why})" for m, why in PRESENTED_METHODS.items())
+            + "; what each holds, per tool and argument shape: SPEC.md section 12",
         },
     },
 }
