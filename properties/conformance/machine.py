@@ -351,7 +351,11 @@ def conformance_machine(
             if choose(12) == 11:
                 self.apply(ModelFails("overloaded", "OVERLOADED"))
                 return
-            reply = swarming.model_replies(choose, self.swarm, self.config, self.next_call)
+            phase = self.phase
+            first_step = isinstance(phase, AwaitingModel) and phase.step == 1
+            reply = swarming.model_replies(
+                choose, self.swarm, self.config, self.next_call, first_step=first_step
+            )
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)
             self.next_call += len(reply.tool_calls)
@@ -361,8 +365,16 @@ def conformance_machine(
             """The next PreToolUse hook answers."""
             phase = self.phase
             assert isinstance(phase, Rewriting)
-            call = phase.reply.tool_calls[phase.queue[0].call_index]
-            verdict = swarming.pre_verdicts(choose, self.swarm, call)
+            pending = phase.queue[0]
+            call = phase.reply.tool_calls[pending.call_index]
+            hooks = self.config.hooks_for(PRE_TOOL_USE, call.name)
+            verdict = swarming.pre_verdicts(
+                choose,
+                self.swarm,
+                call,
+                call_index=pending.call_index,
+                hook_index=hooks.index(pending.hook),
+            )
             if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):
@@ -378,13 +390,7 @@ def conformance_machine(
             phase = self.phase
             assert isinstance(phase, Dispatching)
             running = [s for s in phase.slots if s.status == RUNNING]
-            # Half the time a later call settles first, so it waits for an earlier one: the
-            # situation of ORD-3 (results still in model order) and, with aborts on, of an
-            # abort over a partly finished batch. Left to a uniform pick, a target that runs
-            # few calls at once rarely shows it.
-            if len(running) > 1 and choose(2) == 1:
-                running = running[1:]
-            slot = swarming.pick(choose, running)
+            slot = swarming.settling(choose, self.swarm, running)
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
             post = tuple(swarming.post_verdicts(choose, self.swarm) for _ in hooks)
             outcome = swarming.tool_outcomes(choose, self.swarm)
@@ -523,19 +529,22 @@ StepKind = Literal[
 
 def _possible(phase: Phase) -> tuple[StepKind, ...]:
     """The kinds of command the machine may send in `phase`, the one that moves the program on
-    first. Stop, crash and typing mid-turn (`disrupt`) come in any phase but Idle and Crashed."""
+    first, each as often as it comes here. Stop, crash and typing mid-turn (`disrupt`) come in
+    any phase but Idle and Crashed, in one step of three: in one of two, most turns were cut
+    short before their hooks had answered or their calls had settled."""
     match phase:
         case Idle():
             return ("submit_user",)
         case AwaitingModel():
-            return ("model_replies", "disrupt")
+            return ("model_replies", "model_replies", "disrupt")
         case Rewriting():
-            return ("hook_answers", "disrupt")
+            return ("hook_answers", "hook_answers", "disrupt")
         case Dispatching():
             statuses = {slot.status for slot in phase.slots}
             running: tuple[StepKind, ...] = ("tool_finishes",) if RUNNING in statuses else ()
             asking: tuple[StepKind, ...] = ("approval_answers",) if ASKING in statuses else ()
-            return (*running, *asking, "disrupt")
+            moving = (*running, *asking)
+            return (*(moving * 2 if len(moving) == 1 else moving), "disrupt")
         case Crashed():
             return ("recover",)
         case _:

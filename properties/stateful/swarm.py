@@ -12,12 +12,19 @@ The situations a rule governs and the generator reaches on purpose:
 - rewrites (RW-1, RW-2, RW-4): PreToolUse verdicts with an updated input, mostly one that fits the
   tool; *identity* rewrites, whose input equals the call's own arguments (a loop must still record
   them as rewrites); rewrites under `Ask`, so the approval shows the effective input;
-- several hooks on one call (HOOK-3, HOOK-4): the hooked configurations, drawn more often;
+- several hooks on one call (HOOK-3, HOOK-4): the hooked configurations, drawn more often, and
+  the tools their PreToolUse hooks match (or their matchers name in part), drawn twice as often
+  as the others;
 - tool names an unanchored matcher would match in part (`bash_session` for the matcher `bash`,
   `preread` for `read`): `PARTIAL_NAMES_CONFIG` (HOOK-2);
 - parallel calls (ORD-3, SCHED-1, ADJ-1): replies with two to four calls;
 - approvals and denials (DEC-1, DEC-2), aborts (ABORT-1, ABORT-2), crashes (REC-1, REC-2),
   input typed mid-turn (queued input, ADJ-1): each a disruption or verdict with its own weight;
+- denials without a reason (DEC-1's `denied`): with `silent_denials` on, no deny of the program
+  gives one, so a call two hooks deny says `denied` too;
+- results in and out of model order: with `out_of_order` on, a later call of the batch mostly
+  settles first and waits for an earlier one (ORD-3); off, the earliest mostly settles first,
+  so its result commits while later ones are still due;
 - contexts a body or a PostToolUse hook defers while later results of the batch are due (ADJ-1);
 - outcomes for calls that already settled (EXE-4): a `ToolFinishes` for a call of the batch that
   is no longer running, which every loop must refuse;
@@ -28,11 +35,21 @@ The situations a rule governs and the generator reaches on purpose:
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
+
+The simplest choice (index 0) is a rich one wherever that keeps programs finite. Among its first
+examples (a tenth of the budget, at most 50), Hypothesis runs the simplest continuation of each
+new random prefix (every later choice 0) and counts it as an example: when the simplest program
+was one reply without calls, a kill spent a third of its examples on such programs. Now the
+swarm's features are mostly on in it, a turn's first reply has calls, the first call's hooks ask
+with a rewrite, the second call's deny, each hook of a call supplies another input, the earliest
+call settles first with a deferred context, and the reply after the batch ends the turn: one
+turn that shows most of what its prefix turned on, as short as before once shrunk.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -57,7 +74,7 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import READY, RUNNING, Dispatching
@@ -81,6 +98,8 @@ class Swarm:
     denials: bool
     contexts: bool
     repeated_ids: bool
+    silent_denials: bool
+    out_of_order: bool
 
 
 def _usually(choose: Choose) -> bool:
@@ -100,9 +119,13 @@ def _half_the_time(choose: Choose) -> bool:
 # Identity rewrites are on in half the programs (and off in the simplest): a loop that drops the
 # sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
 # the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
+# Results out of order are on in half, and off in the simplest, whose first call then settles
+# first while the others are due (where a context must wait); silent denials, like the other
+# features, are on in half and in the simplest.
 FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "identity_rewrites": _half_the_time,
     "repeated_ids": _rarely,
+    "out_of_order": _half_the_time,
 }
 
 
@@ -166,7 +189,20 @@ def _names(config: LoopConfig, parallel: bool) -> tuple[str, ...]:
         # calls in a row are rare, and so are a later call finishing first and an abort over a
         # partly finished batch.
         names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
+    # Rewrites, approvals and denials need a PreToolUse hook that matches the call, and a
+    # matcher that must match a whole name a tool it names only in part: where hooks care
+    # about only some tools (`bash|write`, `bash` beside `bash_session`), those are drawn twice
+    # as often.
+    names += [tool.name for tool in config.tools if _hooks_care(config, tool.name)]
     return tuple(names)
+
+
+def _hooks_care(config: LoopConfig, name: str) -> bool:
+    """Whether a PreToolUse hook matches the tool `name`, or a hook's matcher occurs in it."""
+    return bool(config.hooks_for(PRE_TOOL_USE, name)) or any(
+        hook.matcher not in ("", "*") and re.search(hook.matcher, name) is not None
+        for hook in config.hooks
+    )
 
 
 @functools.cache
@@ -204,16 +240,22 @@ def tool_calls(
 _FINISHES = (FINISH_COMPLETED,) * 6 + (FINISH_MAX_TOKENS, FINISH_CANCELLED)
 
 
-def model_replies(choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int) -> ModelReplies:
+def model_replies(
+    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int, *, first_step: bool
+) -> ModelReplies:
     """A reply: optional reasoning and text, calls (in eight replies of nine) drawn for the
-    swarm, and a finish reason."""
+    swarm, and a finish reason.
+
+    In a turn's `first_step` the simplest choice is a reply with calls, in a later step one
+    without: the simplest turn is one batch and the reply after it (see the module's last
+    paragraph), and a turn of replies that all have calls is never the simplest."""
     blocks: list[ReplyBlock] = []
     shape = choose(4)  # reasoning and text, each in half the replies
     if shape & 1:
         blocks.append(ReasoningBlock(pick(choose, gen.TEXTS)))
     if shape & 2:
         blocks.append(TextBlock(pick(choose, gen.TEXTS)))
-    if choose(9) > 0:
+    if choose(9) != (8 if first_step else 0):
         blocks.extend(tool_calls(choose, swarm, config, first_id))
     return ModelReplies(tuple(blocks), pick(choose, _FINISHES))
 
@@ -225,17 +267,20 @@ def _identity(arguments: str) -> JsonValue | None:
 
 
 @functools.cache
-def _leanings(swarm: Swarm, identity: bool) -> tuple[str, ...]:
+def _leanings(swarm: Swarm, identity: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """What the swarm leans on (each kind as often as its weight), and where each kind starts."""
     leaning: list[str] = []
-    if swarm.rewrites:
-        leaning += ["rewrite"] * 3
-    if swarm.identity_rewrites and identity:
-        leaning += ["identity"] * 2
-    if swarm.approvals:
-        leaning += ["ask"] * 2
-    if swarm.denials:
-        leaning += ["deny"] * 2
-    return tuple(leaning)
+    starts: list[int] = []
+    for kind, on, weight in (
+        ("ask", swarm.approvals, 2),
+        ("deny", swarm.denials, 2),
+        ("rewrite", swarm.rewrites, 3),
+        ("identity", swarm.identity_rewrites and identity, 2),
+    ):
+        if on:
+            starts.append(len(leaning))
+            leaning += [kind] * weight
+    return tuple(leaning), tuple(starts)
 
 
 # "" is a hook denying without a reason: the result then says `denied` (TEXT-1).
@@ -248,6 +293,17 @@ def _fitting(name: str) -> tuple[JsonValue, ...]:
     return tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
 
 
+def _fit(choose: Choose, name: str, hook_index: int) -> JsonValue:
+    """An input that fits the tool, the simplest one another for each hook of the call."""
+    fitting = _fitting(name)
+    return fitting[(choose(len(fitting)) + hook_index) % len(fitting)]
+
+
+def _deny(choose: Choose, swarm: Swarm) -> Deny:
+    """A deny: without a reason in every deny of a program with `silent_denials` on."""
+    return Deny(reason="" if swarm.silent_denials else pick(choose, _DENY_REASONS))
+
+
 def _any_input(choose: Choose, name: str) -> JsonValue:
     """An input for a verdict without a leaning: mostly one that fits the tool, else any
     rewrite or none (as `strategies.pre_verdicts_for` draws it)."""
@@ -257,13 +313,22 @@ def _any_input(choose: Choose, name: str) -> JsonValue:
     return gen.ANY_REWRITES[which] if which < len(gen.ANY_REWRITES) else None
 
 
-def pre_verdicts(choose: Choose, swarm: Swarm, call: ToolCallBlock) -> PreVerdict:
-    """A PreToolUse answer for `call`: in three answers of four, one the swarm leans on
-    (rewrites, identity rewrites in half the programs, asks, denials); otherwise (and most
-    simply) any verdict, its rewrites mostly fitting the tool."""
+def pre_verdicts(
+    choose: Choose, swarm: Swarm, call: ToolCallBlock, *, call_index: int, hook_index: int
+) -> PreVerdict:
+    """A PreToolUse answer for `call` (the reply's `call_index`-th, from the `hook_index`-th
+    hook that matches it): in three answers of four, one the swarm leans on (asks, denials,
+    rewrites, identity rewrites in half the programs); otherwise any verdict, its rewrites
+    mostly fitting the tool.
+
+    The simplest answer (see `model_replies`) leans on the program's first feature for its
+    first call, its second for the second call, and so on (an ask with a rewrite, then a
+    deny, then a rewrite), and its input differs from hook to hook of a call: a simplest
+    continuation then shows an approval of a rewritten call, a denial and two hooks' rewrites
+    at once. The rotations leave every answer as likely as before."""
     identity = _identity(call.arguments)
-    leaning = _leanings(swarm, identity is not None)
-    if not leaning or choose(4) == 0:
+    leaning, starts = _leanings(swarm, identity is not None)
+    if not leaning or choose(4) == 3:
         match choose(4):
             case 0:
                 return Allow(updated_input=_any_input(choose, call.name))
@@ -273,11 +338,11 @@ def pre_verdicts(choose: Choose, swarm: Swarm, call: ToolCallBlock) -> PreVerdic
             case 2:
                 return Pass()
             case _:
-                return Deny(reason=pick(choose, _DENY_REASONS))
-    lean = pick(choose, leaning)
+                return _deny(choose, swarm)
+    lean = leaning[(choose(len(leaning)) + starts[call_index % len(starts)]) % len(leaning)]
     if lean == "deny":
-        return Deny(reason=pick(choose, _DENY_REASONS))
-    new_input = identity if lean == "identity" else pick(choose, _fitting(call.name))
+        return _deny(choose, swarm)
+    new_input = identity if lean == "identity" else _fit(choose, call.name, hook_index)
     if lean == "ask" or (swarm.approvals and choose(2) == 1):
         reason = pick(choose, _ASK_REASONS)
         keep = lean != "ask" or choose(3) < 2
@@ -331,6 +396,17 @@ def later_call_waits(phase: object) -> bool:
         return False
     statuses = [slot.status for slot in phase.slots]
     return READY in statuses and RUNNING in statuses[: statuses.index(READY)]
+
+
+def settling(choose: Choose, swarm: Swarm, running: Sequence[_Picked]) -> _Picked:
+    """Which of the `running` calls (model order) settles next: with `out_of_order` on, mostly
+    a later one, which then waits for an earlier one (ORD-3's situation and, with aborts on, an
+    abort over a partly finished batch); otherwise mostly the earliest, so a batch's first
+    result commits while later ones are still due (where a context must wait, ADJ-1). Left to
+    a uniform pick, a target that runs few calls at once rarely shows either."""
+    if len(running) > 1 and choose(4) < 3:
+        return pick(choose, running[1:]) if swarm.out_of_order else running[0]
+    return pick(choose, running)
 
 
 def disruptions(choose: Choose, swarm: Swarm) -> str:
