@@ -13,6 +13,11 @@ budget. "About 10" is read as: every mutant's median is at most 10 (MET, else MI
 single batch is printed beside it, since a median says nothing of the tail.
 
 A kill blamed on a rule the mutant does not break is counted as not killed, and named.
+
+The examples to a kill depend on Hypothesis's first examples (the simplest continuation of each
+new random prefix comes among them), so the table also gives, per mutant, how many of the
+programs of a whole run (`--programs N`, drawn on the model from batch 0, then replayed on each
+mutant) fail: one in how many, the generator's strength past its first examples.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 import loopspec
@@ -36,8 +42,12 @@ from batches import seeded
 from mutants import MUTANTS, Mutant, MutantTarget
 from test_mutants import KILL_BUDGET
 
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget
 
 GOAL = 10  # median examples to the first failing program, per mutant
 
@@ -71,17 +81,47 @@ def examples_to_kill(mutant: Mutant, batch: int) -> tuple[int | None, str]:
     return None, "none"
 
 
+def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
+    """The configuration and commands (settling tail included) of each program a run of
+    `count` examples draws from batch 0 on the model."""
+    programs: list[tuple[LoopConfig, list[Command]]] = []
+    base = conformance_machine(ModelTarget)
+
+    class Recording(base):  # type: ignore[misc,valid-type]
+        def teardown(self) -> None:
+            super().teardown()
+            programs.append((self.config, list(self.program)))
+
+    run_state_machine_as_test(seeded(Recording), settings=settings(KILL_BUDGET, max_examples=count))
+    return programs
+
+
+def failing(mutant: Mutant, programs: list[tuple[LoopConfig, list[Command]]]) -> int:
+    """How many of `programs` `mutant` fails."""
+    return sum(
+        replay_case(lambda: MutantTarget(mutant), config, commands).divergence is not None
+        for config, commands in programs
+    )
+
+
 def main() -> None:
     """Kill every chosen mutant on each batch; print the table and the verdict."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10, help="batches 0..N-1 (default 10)")
     parser.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
+    parser.add_argument(
+        "--programs", type=int, default=200, help="programs replayed per mutant (0: none)"
+    )
     args = parser.parse_args()
     load_every_loopspec_module()
+    programs = drawn_programs(args.programs) if args.programs else []
     chosen = [m for m in MUTANTS if not args.mutant or m.name in args.mutant]
     budget = KILL_BUDGET.max_examples
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
-    print(f"{'mutant':<35}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}  all")
+    print(
+        f"{'mutant':<35}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}"
+        f"{'fails':>9}  all"
+    )
     medians: list[float] = []
     worst_overall = 0
     started = time.process_time()
@@ -96,15 +136,19 @@ def main() -> None:
         missed = sum(examples is None for examples, _ in kills)
         listed = " ".join(str(c) for c in counts)
         blamed = f"  blamed elsewhere: {', '.join(wrong)}" if wrong else ""
+        failed = failing(mutant, programs) if programs else 0
+        share = f"1 in {len(programs) / failed:.1f}" if failed else "-"
         print(
             f"{mutant.name:<35}{mutant.rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
-            f"{missed:>7}  {listed}{blamed}"
+            f"{missed:>7}{share:>9}  {listed}{blamed}"
         )
     verdict = "MET" if all(m <= GOAL for m in medians) else "MISSED"
     print(
         f"worst median {max(medians):g}, worst single batch {worst_overall}; goal: every median"
         f" <= {GOAL}: {verdict}  ({time.process_time() - started:.1f} s CPU)"
     )
+    if programs:
+        print(f"fails: of the {len(programs)} programs a run of {args.programs} examples drew")
 
 
 if __name__ == "__main__":
