@@ -112,6 +112,10 @@ def _rarely(choose: Choose) -> bool:
     return choose(4) == 3
 
 
+def _mostly(choose: Choose) -> bool:
+    return choose(4) < 3
+
+
 def _half_the_time(choose: Choose) -> bool:
     return choose(2) == 1
 
@@ -120,12 +124,14 @@ def _half_the_time(choose: Choose) -> bool:
 # sidecar shows it there and nowhere else, but the same drop on a real rewrite also shows what
 # the loop runs. Repeated ids are on in a quarter: a refused reply ends nothing else's story.
 # Results out of order are on in half, and off in the simplest, whose first call then settles
-# first while the others are due (where a context must wait); silent denials, like the other
-# features, are on in half and in the simplest.
+# first while the others are due (where a context must wait). Silent denials are on in three
+# programs of four and in the simplest: a call two hooks deny says `denied` only when neither
+# gave a reason; in the other quarter each deny draws its reason (none in one deny of three).
 FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "identity_rewrites": _half_the_time,
     "repeated_ids": _rarely,
     "out_of_order": _half_the_time,
+    "silent_denials": _mostly,
 }
 
 
