@@ -120,7 +120,7 @@ def main() -> None:
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
     print(
         f"{'mutant':<35}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}"
-        f"{'fails':>9}  all"
+        f"{'fails':>11}  all"
     )
     medians: list[float] = []
     worst_overall = 0
@@ -140,7 +140,7 @@ def main() -> None:
         share = f"1 in {len(programs) / failed:.1f}" if failed else "-"
         print(
             f"{mutant.name:<35}{mutant.rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
-            f"{missed:>7}{share:>9}  {listed}{blamed}"
+            f"{missed:>7}{share:>11}  {listed}{blamed}"
         )
     verdict = "MET" if all(m <= GOAL for m in medians) else "MISSED"
     print(
