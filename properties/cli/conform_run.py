@@ -21,13 +21,13 @@ from loopspec.model.errors import LoopSpecError
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
-    CASE_VERSION,
     Case,
     Replay,
     RunReport,
     TargetError,
     TargetFactory,
     case_document,
+    case_fields,
     close_factory,
     known_table,
     load_case,
@@ -306,18 +306,16 @@ def with_saved_program(
     program is random; without it a crash found once could not be reproduced)."""
     if broke.config is None or not broke.program:
         return broke
-    document = {
-        "loopspec": "case",
-        "version": CASE_VERSION,
-        "target": target,
-        "rule": broke.rule_id,
+    document = case_fields(
+        target,
+        rule=broke.rule_id,
         # The first line only: the rest is the target's stderr, which may hold anything (paths,
         # secrets) and is no part of a case meant to be shared.
-        "what": broke.message.partition("\n")[0],
-        "config": config_to_json(broke.config),
-        "commands": [command_to_json(command) for command in broke.program],
-        **({"profile": profile} if profile is not None else {}),
-    }
+        what=broke.message.partition("\n")[0],
+        config=broke.config,
+        commands=broke.program,
+        profile=profile,
+    )
     try:
         case_path = _save_case_document(document, folder)
     except OSError as error:
@@ -370,16 +368,14 @@ def _run_exhaustive(
         line = f"exhaustive: {report.runs} runs, {report.commands} commands; {report.guarantee}"
         print(line, file=sys.stderr if style == "json" else sys.stdout)
         return None
-    program = [command_to_json(command) for command in report.program]
-    case = {
-        "loopspec": "case",
-        "version": CASE_VERSION,
-        "target": target_named,
-        "rule": divergence.rule_id,
-        "what": divergence.what,
-        "config": config_to_json(EXHAUSTIVE_CONFIG),
-        "commands": program,
-    }
+    case = case_fields(
+        target_named,
+        rule=divergence.rule_id,
+        what=divergence.what,
+        config=EXHAUSTIVE_CONFIG,
+        commands=report.program,
+    )
+    program = case["commands"]
     case_path: Path | None = None
     unsaved = None
     try:

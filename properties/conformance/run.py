@@ -17,7 +17,7 @@ import sysconfig
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -689,20 +689,41 @@ CASE_VERSION = 1
 """The case file format `conform` writes and `replay` reads."""
 
 
-def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
-    """The replayable case file of a failed run."""
-    assert report.divergence is not None
-    assert report.config is not None
+def case_fields(
+    target: dict[str, str],
+    *,
+    rule: str,
+    what: str,
+    config: LoopConfig,
+    commands: Iterable[Command],
+    profile: str | None = None,
+) -> dict[str, Any]:
+    """A replayable case file's document: the one shape every saved case has (a random or
+    exhaustive counterexample, a program a target broke in)."""
     return {
         "loopspec": "case",
         "version": CASE_VERSION,
         "target": target,
-        "rule": report.divergence.rule_id,
-        "what": report.divergence.what,
-        "config": config_to_json(report.config),
-        "commands": [command_to_json(c) for c in report.program],
-        **({"profile": report.profile.name} if report.profile is not None else {}),
+        "rule": rule,
+        "what": what,
+        "config": config_to_json(config),
+        "commands": [command_to_json(c) for c in commands],
+        **({"profile": profile} if profile is not None else {}),
     }
+
+
+def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
+    """The replayable case file of a failed run."""
+    assert report.divergence is not None
+    assert report.config is not None
+    return case_fields(
+        target,
+        rule=report.divergence.rule_id,
+        what=report.divergence.what,
+        config=report.config,
+        commands=report.program,
+        profile=report.profile.name if report.profile is not None else None,
+    )
 
 
 @attrs.frozen
