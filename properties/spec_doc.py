@@ -13,8 +13,10 @@ presenters and ACP bridge (`loopspec.properties.spec_presentation`).
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import typing
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -191,33 +193,17 @@ def render_event_catalogue() -> str:
     return "\n".join(lines)
 
 
-# The presentation tables are imported on use: `conformance.run` imports this module, and the
-# examples' literals would join the constants Hypothesis mixes into every conform run, moving
-# its fixed-seed batches.
+def _presentation(renderer: str) -> Callable[[], str]:
+    """The presentation table `renderer` of `spec_presentation`, imported on use:
+    `conformance.run` imports this module, and the examples' literals would join the constants
+    Hypothesis mixes into every conform run, moving its fixed-seed batches."""
 
+    def render() -> str:
+        module = importlib.import_module("loopspec.properties.spec_presentation")
+        rendered: str = getattr(module, renderer)()
+        return rendered
 
-def _presentation_calls() -> str:
-    from loopspec.properties.spec_presentation import render_call_cards  # noqa: PLC0415
-
-    return render_call_cards()
-
-
-def _presentation_results() -> str:
-    from loopspec.properties.spec_presentation import render_result_updates  # noqa: PLC0415
-
-    return render_result_updates()
-
-
-def _presentation_terminal() -> str:
-    from loopspec.properties.spec_presentation import render_terminal_example  # noqa: PLC0415
-
-    return render_terminal_example()
-
-
-def _presentation_example() -> str:
-    from loopspec.properties.spec_presentation import render_worked_example  # noqa: PLC0415
-
-    return render_worked_example()
+    return render
 
 
 SECTIONS = {
@@ -225,10 +211,10 @@ SECTIONS = {
     "invariants": render_invariants,
     "wording": render_wording,
     "events": render_event_catalogue,
-    "presentation-calls": _presentation_calls,
-    "presentation-results": _presentation_results,
-    "presentation-terminal": _presentation_terminal,
-    "presentation-example": _presentation_example,
+    "presentation-calls": _presentation("render_call_cards"),
+    "presentation-results": _presentation("render_result_updates"),
+    "presentation-terminal": _presentation("render_terminal_example"),
+    "presentation-example": _presentation("render_worked_example"),
 }
 
 
