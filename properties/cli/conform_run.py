@@ -53,7 +53,9 @@ def _describe_divergence(divergence: Divergence) -> list[str]:
         f"first divergence after command #{divergence.index + 1}: "
         + command_text(divergence.command),
         "",
-        divergence.diff(),
+        # One line each: the callers indent every line, and a block of several lines would
+        # get the indent on its first line only.
+        *divergence.diff().splitlines(),
     ]
     text = spec_text(divergence.rule_id)
     if text:

@@ -1,0 +1,63 @@
+"""A case file travels: Alice's `conform` saves it, Bob replays it in another folder.
+
+What Bob reads must stand on its own: the report's diff reads as one indented block, the case
+says which loopspec wrote it and what the target declared, replay says which profile it applied
+and why, and an error in a hand-edited case names the file, the line and the rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_blame_matrix import FIRST_USER
+
+from loopspec.properties.cli.conform_run import counterexample_lines, save_case
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.run import RunReport, replay_case
+from loopspec.properties.conformance.target import ModelTarget
+
+TURN_5 = FIRST_USER[0]
+
+
+def turn_end_reason_as_text() -> ModelTarget:
+    """An `--impl` factory: the model, writing turn/end reasons as bare strings (TURN-5)."""
+    return TURN_5.target()
+
+
+def _failed_report(capabilities: frozenset[str] = frozenset()) -> RunReport:
+    """A counterexample report without a search: the TURN-5 program, replayed."""
+    replay = replay_case(TURN_5.target, TURN_5.config, list(TURN_5.program))
+    assert replay.divergence is not None
+    return RunReport("turn-end reason as text", capabilities, 1, len(TURN_5.program), 0.0,
+                     replay.divergence, TURN_5.program, TURN_5.config, {}, {})  # fmt: skip
+
+
+@pytest.fixture
+def here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make this module importable by `--impl test_case_sharing:...`."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+
+
+def _diff_block(out: str) -> list[str]:
+    """The lines of the report from the diff's first header to the SPEC quote."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "--- model")
+    end = next(i for i, line in enumerate(lines) if line.strip() == "SPEC.md says:")
+    return [line for line in lines[start:end] if line]
+
+
+def test_MODEL_1_the_replayed_diff_is_indented_as_one_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """MODEL-1: in replay's and conform's reports the diff sits under the rule it illustrates,
+    every line indented alike; only its `--- model` header was indented, the rest began at
+    column 0."""
+    report = _failed_report()
+    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    assert main(["replay", str(saved), "--impl", "test_case_sharing:turn_end_reason_as_text"]) == 1
+    conform_lines = "\n".join(counterexample_lines(report, saved, {"impl": "mine:make"}))
+    for out in (capsys.readouterr().out, conform_lines):
+        block = _diff_block(out)
+        assert block[:2] == ["  --- model", "  +++ target"]
+        assert all(line.startswith("  ") for line in block), block
