@@ -61,3 +61,48 @@ def test_MODEL_1_the_replayed_diff_is_indented_as_one_block(
         block = _diff_block(out)
         assert block[:2] == ["  --- model", "  +++ target"]
         assert all(line.startswith("  ") for line in block), block
+
+
+DSH_CASE = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
+
+
+@pytest.mark.parametrize(
+    ("options", "said", "profiled"),
+    [
+        ((), "  profile: dsh, as the case names (--profile none compares whole)\n", True),
+        (("--profile", "dsh"), "  profile: dsh (--profile, as the case names)\n", True),
+        (
+            ("--profile", "codex"),
+            "  profile: codex (--profile; the case was recorded with dsh)\n",
+            True,
+        ),
+        (
+            ("--profile", "none"),
+            "  profile: none (--profile; the case was recorded with dsh)\n",
+            False,
+        ),
+    ],
+    ids=["the case's", "the same", "another", "none"],
+)
+def test_PROTO_1_replay_says_which_profile_it_applied_and_why(
+    capsys: pytest.CaptureFixture[str], options: tuple[str, ...], said: str, profiled: bool
+) -> None:
+    """PROTO-1: a profile erases divergences, so replay says which one it applied: the one
+    the case names unless `--profile` replaces it (`none` compares whole). It applied the
+    case's silently, and `--profile codex` on a dsh case raised no eyebrow."""
+    main(["replay", str(DSH_CASE), *options])
+    out = capsys.readouterr().out
+    assert said in out
+    assert ("known divergences shown:" in out) == profiled
+
+
+def test_PROTO_1_replay_of_a_case_without_a_profile_says_nothing_of_profiles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case recorded without a profile, replayed without one, has no profile line."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    for options in ((), ("--profile", "none")):
+        assert main(["replay", str(saved), *options]) == 0
+        assert "profile" not in capsys.readouterr().out
+    assert main(["replay", str(saved), "--profile", "dsh"]) == 0
+    assert "  profile: dsh (--profile; the case names none)\n" in capsys.readouterr().out

@@ -87,6 +87,8 @@ from loopspec.properties.cli.counts import at_least_one
 # The keys of `loopspec.properties.profiles.PROFILES`, named here so that `--help` does not import
 # the profiles (they load the conformance machinery); test_cli_conventions holds the two equal.
 PROFILE_NAMES = ("claude-code", "codex", "dsh")
+NO_PROFILE = "none"
+"""`replay --profile none`: compare whole, even a case that names a profile."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -147,7 +149,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
     _target_arguments(replay)
-    _profile_argument(replay)
+    replay.add_argument(
+        "--profile",
+        choices=(*PROFILE_NAMES, NO_PROFILE),
+        default=None,
+        help="erase this implementation's known divergences and report them as known "
+        "(SPEC.md section 8 states dsh's, section 11 Claude Code's and Codex's); default: the "
+        "profile the case names, if any; none: compare whole even when the case names one",
+    )
     replay.set_defaults(handler=_run_replay)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from loopspec.model.commands import Command
 from loopspec.model.errors import LoopSpecError
+from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import NO_RULE, Divergence, displayed_observation
 from loopspec.properties.conformance.run import (
@@ -437,14 +438,38 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
     return "recorded target: none"
 
 
+def _replay_profile(
+    given: str | None, recorded: Profile | None
+) -> tuple[Profile | None, str | None]:
+    """The profile a replay applies (`--profile`, else the case's) and the line that says which
+    and why; a profile erases divergences, so a verdict must never hide which one ran."""
+    if given is None:
+        if recorded is None:
+            return None, None
+        return (
+            recorded,
+            f"profile: {recorded.name}, as the case names (--profile none compares whole)",
+        )
+    profile = None if given == NO_PROFILE else profile_named(given)
+    if recorded is None:
+        if profile is None:
+            return None, None
+        return profile, f"profile: {given} (--profile; the case names none)"
+    if profile is not None and profile.name == recorded.name:
+        return profile, f"profile: {given} (--profile, as the case names)"
+    return profile, f"profile: {given} (--profile; the case was recorded with {recorded.name})"
+
+
 def run_replay(args: argparse.Namespace) -> int:
     """Rerun one case against the target this command line names (never the recorded one)."""
     case = load_case(Path(args.case))
-    profile = profile_named(args.profile) if args.profile is not None else case.profile
+    profile, profile_note = _replay_profile(args.profile, case.profile)
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
     print(f"{args.case}: replaying against {_shown(replayed)}")
     print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
+    if profile_note is not None:
+        print(f"  {profile_note}")
     unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
