@@ -44,6 +44,9 @@ IN_TURN_TYPES = frozenset(
     }
 )
 STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
+# The hook points that run only after the model replied: a hook event at one of them shows the
+# step's request under way (other points, such as UserPromptSubmit, are not modelled).
+TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 
@@ -84,6 +87,12 @@ class Prefix:
         self.approvals: dict[str, Fact] = {}
         self.refused_calls: set[str] = set()
         self.unapplied_rewrites: dict[str, str] = {}
+        # After which event of the open turn a message that arises must wait for the next
+        # step/start (ADJ-4), and its type: the latest of the open step's reply, calls,
+        # results, tool hooks and approvals, or the step/end of the last step; None right after
+        # a step/start (its queued messages are appended now) and before the turn's first step.
+        self.messages_wait_after: int | None = None
+        self.messages_wait_kind = ""
         # A crash repair's result was appended in the open turn: the turn must end interrupted.
         self.repaired = False
         # The surface: its nodes' seqs and kinds in order. While every surface event comes
@@ -166,6 +175,7 @@ class Prefix:
     def start_turn(self, turn: int | None) -> None:
         """Fold a turn/start of `turn`."""
         self.open_turn, self.open_step, self.next_step = turn, None, 1
+        self.messages_wait_after = None
         self._reset_step()
         self._reset_turn()
 
@@ -176,6 +186,7 @@ class Prefix:
         """Fold a turn/end of `turn`."""
         self.open_turn, self.open_step = None, None
         self.next_turn = (turn or self.next_turn) + 1
+        self.messages_wait_after = None
         self._reset_step()
         self._reset_turn()
 
@@ -192,16 +203,18 @@ class Prefix:
         """Fold a step/start of `step`."""
         self.open_step = step
         self.next_step = (step or self.next_step) + 1
+        self.messages_wait_after = None
         self._reset_step()
         # Call ids are unique only within a reply: a later step may reuse one for a new
         # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
         self._reset_hooks()
 
     def _fold_step_end(self, fact: Fact) -> None:
-        self.end_step()
+        self.end_step(fact.seq)
 
-    def end_step(self) -> None:
-        """Fold a step/end."""
+    def end_step(self, seq: int) -> None:
+        """Fold a step/end at `seq`."""
+        self.messages_wait_after, self.messages_wait_kind = seq, "step/end"
         # (A set comparison in C first: nearly every step ends with all its calls answered.)
         if self.reply_calls and not self.reply_calls.keys() <= self.results.keys():
             self.dangling.extend(self.unanswered())
@@ -235,9 +248,17 @@ class Prefix:
         if calls:
             self.reply_calls = calls
             self.reply_ids = tuple(calls)
+        self.under_way(seq, "assistant/message")
+
+    def under_way(self, seq: int, kind: str) -> None:
+        """Note that the open step's request is under way, shown by the event of `kind` at
+        `seq`: a message that arises from now on waits for the next step/start (ADJ-4)."""
+        if self.open_step is not None:
+            self.messages_wait_after, self.messages_wait_kind = seq, kind
 
     def record_call(self, fact: Fact) -> None:
         """Fold a tool/call `fact` (but not its seq)."""
+        self.under_way(fact.seq, "tool/call")
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if fact.call_id is not None and fact.call_id not in self.call_records:
             self.call_records[fact.call_id] = fact
@@ -255,6 +276,7 @@ class Prefix:
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
+        self.under_way(seq, "tool/result")
         self.results[call_id] = seq
         ids, at = self.reply_ids, self.first_unanswered
         while at < len(ids) and ids[at] in self.results:
@@ -270,22 +292,28 @@ class Prefix:
     ) -> None:
         """Fold a hook/invoked at `seq`."""
         self.pending_hooks[(turn, point or "", handler_id or "")] = seq
+        if point in TOOL_HOOK_POINTS:
+            self.under_way(seq, "hook/invoked")
         if call_id is not None and point == "PreToolUse":
             key = (call_id, handler_id or "")
             self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
 
     def take_hook_result(self, fact: Fact) -> None:
         """Fold a hook/result `fact` (but not its seq)."""
+        if fact.point in TOOL_HOOK_POINTS:
+            self.under_way(fact.seq, "hook/result")
         if fact.turn is not None:
             self.pending_hooks.pop((fact.turn, fact.point or "", fact.handler_id or ""), None)
             if fact.call_id is not None:
                 self.hook_results.setdefault(fact.call_id, []).append(fact)
 
     def _fold_asked(self, fact: Fact) -> None:
+        self.under_way(fact.seq, "approval/asked")
         if fact.approval_id is not None:
             self.approvals[fact.approval_id] = fact
 
     def _fold_decided(self, fact: Fact) -> None:
+        self.under_way(fact.seq, "approval/decided")
         if fact.approval_id is not None:
             asked = self.approvals.pop(fact.approval_id, None)
             if asked is not None and asked.call_id and fact.outcome != "allowed-once":
@@ -761,6 +789,35 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
             )
         ]
     return NO_VIOLATIONS
+
+
+@invariant("messages_wait_for_step_start", "ADJ-4", reads=of_types("user/message"))
+def messages_wait_for_step_start(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A message that arises in a turn waits for the next step/start: none is appended after a
+    step's reply, calls, results, tool hooks or approvals, nor between two steps.
+
+    What a log shows of ADJ-4. The messages right after a step/start, and those before the
+    turn's first step (the turn's own message, as dsh writes it), are in their place whatever
+    their order or source: the log records neither when a message arose nor in which order it
+    was queued. A message appended while calls await results is ADJ-1's, the precise rule there.
+    """
+    after = prefix.messages_wait_after
+    if (
+        after is None
+        or fact.type != "user/message"
+        or fact.surface != "append"
+        or prefix.open_turn is None
+    ):
+        return NO_VIOLATIONS
+    if prefix.reply_calls and not prefix.reply_calls.keys() <= prefix.results.keys():
+        return NO_VIOLATIONS  # `nothing_visible_between_call_and_result` reports it (ADJ-1)
+    kind = prefix.messages_wait_kind
+    where = "between steps, after step/end" if kind == "step/end" else f"after the step's {kind}"
+    message = (
+        f"user/message appended {where} (seq {after}): a message that arises in a turn "
+        "waits for the next step/start"
+    )
+    return [Violation("ADJ-4", fact.seq, message, (after,))]
 
 
 @invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))

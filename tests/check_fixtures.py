@@ -190,6 +190,16 @@ def break_adj_1(rows: Rows) -> Rows:
     return rows
 
 
+def break_adj_4(rows: Rows) -> Rows:
+    """A tool context lands after turn 2's last result, before its step/end, not after the next
+    step/start."""
+    context = _fresh(rows[_at(rows, "user/message")])
+    context["data"]["content"] = [{"type": "text", "text": "a note from the tool"}]
+    context["data"]["source"] = {"kind": "plugin", "plugin": "tool-context"}
+    rows.insert(_at(rows, "tool/result", call="call_d") + 1, context)
+    return rows
+
+
 def break_adj_2(rows: Rows) -> Rows:
     """The result for call_a is committed twice."""
     first = _at(rows, "tool/result", call="call_a")
@@ -288,6 +298,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "ADJ-1": break_adj_1,
     "ADJ-2": break_adj_2,
     "ADJ-3": break_adj_3,
+    "ADJ-4": break_adj_4,
     "HOOK-1": break_hook_1,
     "HOOK-4": break_hook_4,
     "DEC-2": break_dec_2,

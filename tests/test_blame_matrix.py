@@ -247,6 +247,22 @@ def _lifo_queue(command: Command, observed: Observation) -> Observation:
     return attrs.evolve(observed, events=tuple(events))
 
 
+def _queued_before_step_end(command: Command, observed: Observation) -> Observation:
+    """The messages that open a step moved before the step/end of the step before it."""
+    events = list(observed.events)
+    kinds = [e["type"] for e in events]
+    for end in range(len(kinds) - 2):
+        if kinds[end : end + 3] == ["step/end", "step/start", "user/message"]:
+            last = end + 2
+            while last < len(kinds) and kinds[last] == "user/message":
+                last += 1
+            moved = events[end + 2 : last] + events[end : end + 2]
+            seqs = [e["seq"] for e in events[end:last]]
+            events[end:last] = [{**e, "seq": s} for e, s in zip(moved, seqs, strict=True)]
+            break
+    return attrs.evolve(observed, events=tuple(events))
+
+
 def _field(kind: str, path: tuple[str, ...], value: object) -> Change:
     def change(event: Event) -> Event:
         if event["type"] == kind:
@@ -436,6 +452,11 @@ FAMILIES = (
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
                     SubmitUser("first"), SubmitUser("second"),
                     ToolFinishes("c1", ToolSucceeded("ok")))),
+    # Blamed by the target's own log (`messages_wait_for_step_start`), at the first message.
+    Case("queued messages appended before the step ends", "ADJ-4",
+         changed(_queued_before_step_end), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), SubmitUser("meanwhile"),
+          ToolFinishes("c1", ToolSucceeded("ok")))),
     Case("a context between call and result", "ADJ-1",
          _mutant("context-between-call-and-result"), PARALLEL,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "read", READ))),

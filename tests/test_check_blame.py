@@ -205,3 +205,26 @@ def test_HOOK_1_a_dialect_that_is_no_string_is_an_input_error_not_a_crash(
     ]
     with pytest.raises(FactError, match="dialect must be a string"):
         fact_from_wire(invoked)
+
+
+def test_ADJ_4_a_context_after_the_last_result_is_blamed_and_ADJ_1_keeps_what_it_blamed() -> None:
+    """ADJ-4: a tool's context appended after its call's result, before the step ends, waited
+    for no step/start; `check` said nothing (no call awaited a result, so ADJ-1 held). ADJ-1:
+    the same context before the result breaks both rules and is blamed on ADJ-1 alone, the
+    precise one (providers reject that history)."""
+    report = check(BLAME / "violations" / "ADJ-4-context-after-the-last-result.jsonl")
+    assert blamed(report) == [("ADJ-4", 8)]
+    assert report.violations[0].violation.related == (5,)  # the result it came after
+    report = check(BLAME / "violations" / "ADJ-1-context-before-the-result.jsonl")
+    assert blamed(report) == [("ADJ-1", 7)]
+
+
+def test_ADJ_4_messages_where_a_step_opens_keep_the_rule_and_spec_says_what_is_not_judged() -> None:
+    """ADJ-4: the turn's own message before its first step (as dsh writes it), a typed message
+    and a context after step 2's step/start with a plugin event among them, and a message
+    between turns keep every rule; SPEC.md's Where says what a log cannot show (the order and
+    source of queued messages)."""
+    report = check(BLAME / "valid" / "ADJ-4-messages-where-a-step-opens.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "messages_wait_for_step_start" in spec_text("ADJ-4")
+    assert "their order and sources" in spec_text("ADJ-4")

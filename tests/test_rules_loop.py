@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +19,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
     PostBlock,
     PostContext,
     Recover,
@@ -26,7 +28,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import HookSpec
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.events import (
     AssistantMessageRecorded,
@@ -42,6 +44,8 @@ from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.state import Idle
 from loopspec.properties.conformance.run import spec_text
+from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl, renumber
 
 READ_A = ToolCallBlock("c1", "read", '{"file_path":"a"}')
 READ_B = ToolCallBlock("c2", "read", '{"file_path":"b"}')
@@ -351,6 +355,120 @@ def test_ADJ_4_contexts_join_the_queue_when_their_result_commits() -> None:
         (TextBlock("c2 body"),),
         (TextBlock("c2 hook"),),
     ]
+
+
+# A context that arose in a step, as the model would append it at the next step/start.
+LATE_CONTEXT: dict[str, object] = {
+    "type": "user/message",
+    "seq": None,
+    "time": 0,
+    "surfaceOp": "append",
+    "data": {
+        "id": "late",
+        "role": "user",
+        "content": [{"type": "text", "text": "a note"}],
+        "source": {"kind": "plugin", "plugin": "tool-context"},
+    },
+}
+GUARDED = with_hooks(HookSpec("guard", "PreToolUse", "bash"))
+ONE_READ: list[Command] = [
+    SubmitUser("a"),
+    ModelReplies((READ_A,)),
+    ToolFinishes("c1", ToolSucceeded("A")),
+]
+TEXT_ONLY: list[Command] = [SubmitUser("a"), ModelReplies((TextBlock("b"),))]
+
+
+def _blamed_with_message(
+    config: LoopConfig,
+    program: list[Command],
+    place: Callable[[list[str]], int],
+    rows: list[dict[str, object]] | None = None,
+) -> tuple[list[tuple[str, int]], int]:
+    """(rule, seq) of each violation `loopspec check` reports, shortcuts on and off alike, in
+    the model's log of `program` (or `rows`) with LATE_CONTEXT inserted at `place(types)`; and
+    the seq the message got."""
+    rows = wire(run(config, program).log) if rows is None else rows
+    at = place([str(row["type"]) for row in rows])
+    rows.insert(at, dict(LATE_CONTEXT))
+    data = jsonl(HEADER, renumber(rows)).encode()
+    report = check_stream("adj-4", io.BytesIO(data))
+    assert report == check_stream("adj-4", io.BytesIO(data), quick=False)
+    assert not report.errors
+    return [(found.violation.rule_id, found.violation.seq) for found in report.violations], at
+
+
+@pytest.mark.parametrize(
+    ("config", "program", "place"),
+    [
+        pytest.param(
+            PLAIN, ONE_READ, lambda t: t.index("tool/result") + 1, id="after-the-last-result"
+        ),
+        pytest.param(
+            PLAIN, TEXT_ONLY, lambda t: t.index("assistant/message") + 1, id="after-a-text-reply"
+        ),
+        pytest.param(
+            PLAIN,
+            [*ONE_READ, ModelReplies((TextBlock("b"),))],
+            lambda t: t.index("step/end") + 1,
+            id="between-two-steps",
+        ),
+        pytest.param(PLAIN, TEXT_ONLY, lambda t: t.index("turn/end"), id="after-the-last-step"),
+        pytest.param(
+            GUARDED,
+            [
+                SubmitUser("a"),
+                ModelReplies((BASH,)),
+                HookAnswers(Pass()),
+                ToolFinishes("c3", ToolSucceeded("x")),
+            ],
+            lambda t: t.index("assistant/message"),
+            id="during-the-pre-tool-hooks",
+        ),
+    ],
+)
+def test_ADJ_4_a_message_appended_mid_step_or_between_steps_is_blamed(
+    config: LoopConfig, program: list[Command], place: Callable[[list[str]], int]
+) -> None:
+    """ADJ-4: in a turn, a message appended after its step's reply, results or tool hooks, or
+    outside a step once the first began, is blamed at its own seq, and only on ADJ-4 (no call
+    awaits a result there, so ADJ-1 holds: the history alone looks the same)."""
+    blamed, at = _blamed_with_message(config, program, place)
+    assert blamed == [("ADJ-4", at)]
+
+
+def test_ADJ_1_ADJ_4_a_message_while_calls_await_results_is_blamed_on_ADJ_1_alone() -> None:
+    """ADJ-1, ADJ-4: a message between a call and its result breaks both; ADJ-1, the precise
+    rule (providers reject that history), is the one blamed."""
+    blamed, at = _blamed_with_message(PLAIN, ONE_READ, lambda t: t.index("tool/result"))
+    assert blamed == [("ADJ-1", at)]
+
+
+def test_ADJ_4_messages_at_the_step_boundary_keep_the_rule() -> None:
+    """ADJ-4: what a log cannot show wrong is not flagged: the model's queued messages (a typed
+    one and a tool's context) after the next step/start with a harness's plugin events among
+    them; the turn's own message before its first step (dsh writes it there); a message between
+    turns (TURN-3 allows it)."""
+    program: list[Command] = [
+        SubmitUser("a"),
+        ModelReplies((READ_A,)),
+        SubmitUser("typed meanwhile"),
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("note",))),
+        ModelReplies((TextBlock("b"),)),
+    ]
+    rows = as_harness_writes(wire(run(PLAIN, program).log))
+    data = jsonl(HEADER, rows).encode()
+    assert [t for t in (str(r["type"]) for r in rows) if t != "assistant/chunk"].count(
+        "user/message"
+    ) == 3
+    assert check_stream("queued", io.BytesIO(data)).violations == []
+    assert check_stream("queued", io.BytesIO(data), quick=False).violations == []
+    dsh_layout = wire(run(PLAIN, TEXT_ONLY).log)
+    dsh_layout.insert(1, dsh_layout.pop(2))  # turn/start, user/message, step/start
+    blamed, _ = _blamed_with_message(PLAIN, [], lambda t: t.index("step/start"), dsh_layout)
+    assert blamed == []
+    blamed, _ = _blamed_with_message(PLAIN, TEXT_ONLY, len)
+    assert blamed == []
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ Check recorded dsh session logs against the rules a log invariant carries: turn 
 enclosure and numbering, call/result adjacency, model-order results, rewrite consistency,
 approvals, repair (the same invariants the model's own tests run; SPEC.md section 7 lists them,
 and --format json lists the rules each log was checked by as rules_checked). The other rules
-(what ran, when bodies started, the exact wording of results, where queued messages land, the
-UI: DEC-1, SCHED-1, TEXT-1, ADJ-4, ...) are not judged here: `loopspec conform` judges them.
+(what ran, when bodies started, the exact wording of results, how a reply ends, the UI:
+DEC-1, SCHED-1, TEXT-1, STEP-4, ...) are not judged here: `loopspec conform` judges them.
 
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
 - (standard input; zstd data is recognised by its magic number).

@@ -71,6 +71,7 @@ NOT_CHECKABLE = {
     "STEP-1": _NO_EVENTS,
     "STEP-2": _NO_EVENTS,
     "STEP-3": _NO_EVENTS,
+    "ADJ-4": "no record marks where a step begins, so not whether a message waited for one",
     "ORD-1": "each content block is its own record; no record marks a reply's end",
     "ORD-2": "the transcript has no call record apart from the reply's tool_use block",
     "RW-2": (

@@ -54,6 +54,7 @@ from loopspec.model.invariants import (
     every_shown_call_answered,
     hook_audit_paired_in_turn,
     interrupted_reply_has_no_calls,
+    messages_wait_for_step_start,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
     pre_hooks_once_per_call,
@@ -193,7 +194,7 @@ def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and "sourceEventSeqs" not in obj
     ):
         prefix.expected_seq = seq + 1
-        prefix.end_step()
+        prefix.end_step(seq)
         return True
     return False
 
@@ -208,13 +209,15 @@ def _all_answered(prefix: Prefix) -> bool:
 
 
 def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-    # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1.
+    # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1. ADJ-4: nothing
+    # since the last step/start (or turn/start) makes messages wait for the next step/start.
     sources = obj.get("sourceEventSeqs")
     if (
         type(obj.get("data")) is dict
         and obj.get("surfaceOp") == "append"
         and (sources is None or _cites_earlier(sources, seq, False))
         and _all_answered(prefix)
+        and prefix.messages_wait_after is None
     ):
         prefix.expected_seq = seq + 1
         prefix.append_surface(seq, _USER)
@@ -487,7 +490,10 @@ JUDGES: dict[str, CleanJudge] = {
     "step/end": CleanJudge(
         _step_end, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
     ),
-    "user/message": CleanJudge(_user_message, (*_SURFACE, nothing_visible_between_call_and_result)),
+    "user/message": CleanJudge(
+        _user_message,
+        (*_SURFACE, nothing_visible_between_call_and_result, messages_wait_for_step_start),
+    ),
     "assistant/message": CleanJudge(
         _reply,
         (

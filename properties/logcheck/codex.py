@@ -52,6 +52,7 @@ NOT_CHECKABLE = {
     "STEP-1": _NO_EVENTS,
     "STEP-2": _NO_EVENTS,
     "STEP-3": _NO_EVENTS,
+    "ADJ-4": "no record marks where a step begins, so not whether a message waited for one",
     "ORD-1": "no record marks where a reply ends and its calls begin",
     "ORD-2": "the rollout has no call record apart from the reply's function_call",
     "RW-3": _NO_HOOKS,

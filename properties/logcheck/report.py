@@ -70,8 +70,8 @@ dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript 
 its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
 on one with an "error", these judged the lines before it. Input errors and notices name the
 rules below besides. A rule in neither list — what ran, in which order bodies started, the
-exact wording of results, where queued messages land, what the UI showed (DEC-1, SCHED-1,
-TEXT-1, ADJ-4, ...) — is not judged by `check` at all, never counted as kept: `loopspec
+exact wording of results, how a reply ends, what the UI showed (DEC-1, SCHED-1, TEXT-1,
+STEP-4, ...) — is not judged by `check` at all, never counted as kept: `loopspec
 conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
