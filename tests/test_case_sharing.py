@@ -7,14 +7,17 @@ and why, and an error in a hand-edited case names the file, the line and the rul
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from test_blame_matrix import FIRST_USER
 
+import loopspec
+from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.conform_run import counterexample_lines, save_case
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.run import RunReport, replay_case
+from loopspec.properties.conformance.run import RunReport, load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget
 
 TURN_5 = FIRST_USER[0]
@@ -106,3 +109,96 @@ def test_PROTO_1_replay_of_a_case_without_a_profile_says_nothing_of_profiles(
         assert "profile" not in capsys.readouterr().out
     assert main(["replay", str(saved), "--profile", "dsh"]) == 0
     assert "  profile: dsh (--profile; the case names none)\n" in capsys.readouterr().out
+
+
+def _declared() -> frozenset[str]:
+    """What the TURN-5 target declares for the case's configuration."""
+    target = turn_end_reason_as_text()
+    try:
+        return target.reset(TURN_5.config)
+    finally:
+        target.close()
+
+
+def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_declared(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a case file stands on its own in a bug report: it names the loopspec version
+    that wrote it and the capabilities its target declared (they decide which commands conform
+    sent); it named neither, so a colleague on another build could not tell why it differed."""
+    capabilities = frozenset({"rewrite", "pre-hooks"})
+    saved = save_case(_failed_report(capabilities), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    assert document["loopspecVersion"] == loopspec.__version__
+    assert document["capabilities"] == ["pre-hooks", "rewrite"]
+    assert load_case(saved).capabilities == capabilities
+
+
+def test_PROTO_1_replay_says_when_the_target_declares_other_capabilities_than_the_case_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: replayed on a target that declares other capabilities than the one the case was
+    found on, replay says both; on one that declares the same, nothing."""
+    impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
+    other = save_case(_failed_report(frozenset({"abort"})), tmp_path, {"impl": "mine:make"})
+    assert main(["replay", str(other), *impl]) == 1
+    declared = ", ".join(sorted(_declared()))
+    assert (
+        "  capabilities: the case was found on a target declaring abort; this one declares "
+        f"{declared}\n"
+    ) in capsys.readouterr().out
+    same = save_case(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
+    assert main(["replay", str(same), *impl]) == 1
+    assert "capabilities:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("version", "advice"),
+    [
+        (2, "it was written by a newer loopspec: replay it with loopspec 9.1"),
+        ("1", "the format version is a whole number, 1 for this loopspec"),
+    ],
+    ids=["newer", "a string"],
+)
+def test_PROTO_1_a_case_of_another_version_names_the_loopspec_that_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: object, advice: str
+) -> None:
+    """PROTO-1: a case of a newer format names the loopspec that wrote it, so the colleague
+    knows which to install; a version spelt as a string is not called older (it was told to
+    record the program anew, which it cannot: the loop is not theirs)."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document.update(version=version, loopspecVersion="9.1")
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [PROTO-1] {saved}: $.version is {json.dumps(version)}; this loopspec "
+        f"reads case files of version 1: {advice}\n"
+    )
+
+
+def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case needing a capability the target lacks is refused naming the case file,
+    as every other error about a case is (it said only "command #3 of the case")."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["commands"].insert(1, {"kind": "Abort", "cause": "user"})
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(saved), "--impl", "test_case_sharing:plain_model"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"loopspec: error: [PROTO-1] {saved}: command #2 of the case (Abort) needs the "
+        "capability abort"
+    )
+
+
+class _Plain(ModelTarget):
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        super().reset(config)
+        return frozenset()
+
+
+def plain_model() -> ModelTarget:
+    """An `--impl` factory: the model, declaring no optional capability."""
+    return _Plain()

@@ -25,6 +25,7 @@ from hypothesis.internal.conjecture.data import Status
 from hypothesis.stateful import run_state_machine_as_test
 from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
 
+import loopspec
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -434,7 +435,8 @@ def test_PROTO_1_every_key_of_the_json_report_is_documented_where_help_points(
 @pytest.mark.parametrize(
     ("version", "advice"),
     [
-        (2, "it was written by a newer loopspec: replay it with that version"),
+        # The case names the loopspec that wrote it: the one these tests run.
+        (2, "it was written by a newer loopspec: replay it with loopspec {written_by}"),
         (0, "run conform again with this loopspec to record the program anew"),
     ],
     ids=["newer", "older"],
@@ -451,7 +453,7 @@ def test_PROTO_1_replay_of_a_case_of_another_version_says_what_to_do(
     assert main(["replay", str(saved)]) == 2
     assert capsys.readouterr().err == (
         f"loopspec: error: [PROTO-1] {saved}: $.version is {version}; this loopspec reads case "
-        f"files of version 1: {advice}\n"
+        f"files of version 1: {advice.format(written_by=loopspec.__version__)}\n"
     )
 
 

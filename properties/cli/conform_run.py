@@ -358,7 +358,8 @@ def _run_exhaustive(
 
     target = factory()
     try:
-        lacking = sorted(EXHAUSTIVE_NEEDS - target.reset(EXHAUSTIVE_CONFIG))
+        declared = target.reset(EXHAUSTIVE_CONFIG)
+        lacking = sorted(EXHAUSTIVE_NEEDS - declared)
         if lacking:
             note = f"exhaustive: skipped, the target does not declare {', '.join(lacking)}"
             print(note, file=sys.stderr if style == "json" else sys.stdout)
@@ -377,6 +378,7 @@ def _run_exhaustive(
         what=divergence.what,
         config=EXHAUSTIVE_CONFIG,
         commands=report.program,
+        capabilities=declared,
     )
     program = case["commands"]
     case_path: Path | None = None
@@ -474,7 +476,11 @@ def run_replay(args: argparse.Namespace) -> int:
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
-        raise at_case_command(broke) from broke
+        at = at_case_command(broke)
+        # Named like every other error about the case, whoever raised it.
+        raise TargetError(
+            f"{args.case}: {at.message}", config=at.config, program=at.program
+        ) from broke
     finally:
         unclosed = _closing_error(factory)
     verdict = _replay_report(args, case, profile, replay)
@@ -484,11 +490,23 @@ def run_replay(args: argparse.Namespace) -> int:
     return verdict
 
 
+def _capability_list(capabilities: frozenset[str]) -> str:
+    return ", ".join(_shown(c) for c in sorted(capabilities)) or "none"
+
+
 def _replay_report(
     args: argparse.Namespace, case: Case, profile: Profile | None, replay: Replay
 ) -> int:
     """Print what the replay found; its exit status."""
     recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
+    if case.capabilities is not None and case.capabilities != replay.capabilities:
+        # Another build of the loop, often: what the two declare decides what conform sends,
+        # so it can explain a verdict that differs from the one the case recorded.
+        print(
+            f"  capabilities: the case was found on a target declaring "
+            f"{_capability_list(case.capabilities)}; this one declares "
+            f"{_capability_list(replay.capabilities)}"
+        )
     if replay.divergence is None:
         # Without --impl or --cmd the bundled implementation ran: a bare "no divergence" read
         # as "the recorded loop is fixed" to a colleague who forgot to name it.

@@ -697,13 +697,17 @@ def case_fields(
     config: LoopConfig,
     commands: Iterable[Command],
     profile: str | None = None,
+    capabilities: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """A replayable case file's document: the one shape every saved case has (a random or
-    exhaustive counterexample, a program a target broke in)."""
+    exhaustive counterexample, a program a target broke in). `capabilities` are those the target
+    declared, when known: a colleague replaying on another build can tell why it differs."""
     return {
         "loopspec": "case",
         "version": CASE_VERSION,
+        "loopspecVersion": loopspec.__version__,
         "target": target,
+        **({"capabilities": sorted(capabilities)} if capabilities is not None else {}),
         "rule": rule,
         "what": what,
         "config": config_to_json(config),
@@ -723,6 +727,7 @@ def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
         config=report.config,
         commands=report.program,
         profile=report.profile.name if report.profile is not None else None,
+        capabilities=report.capabilities,
     )
 
 
@@ -738,6 +743,8 @@ class Case:
     # What the run that saved it found (a rule, or a profile's known divergence and its rules):
     # shown by replay next to its verdict, never used to reach it.
     rule: str | None = None
+    # What the target it was found on declared, when the case says (shown, never used).
+    capabilities: frozenset[str] | None = None
 
 
 CASE_FILE_CAP = 16 * 1024 * 1024
@@ -774,12 +781,16 @@ def load_case(path: Path) -> Case:
         # Another version's commands may mean something else: replaying them as this one's
         # would report a verdict on a program nobody wrote.
         found = "missing" if "version" not in document else json.dumps(version)
-        newer = type(version) is int and version > CASE_VERSION
-        advice = (
-            "it was written by a newer loopspec: replay it with that version"
-            if newer
-            else "run conform again with this loopspec to record the program anew"
+        written_by = document.get("loopspecVersion")
+        by = (
+            f"loopspec {_shown_text(written_by)}" if isinstance(written_by, str) else "that version"
         )
+        if type(version) is not int:
+            advice = f"the format version is a whole number, {CASE_VERSION} for this loopspec"
+        elif version > CASE_VERSION:
+            advice = f"it was written by a newer loopspec: replay it with {by}"
+        else:
+            advice = "run conform again with this loopspec to record the program anew"
         raise TargetError(
             f"{path}: $.version is {found}; this loopspec reads case files of version "
             f"{CASE_VERSION}: {advice}"
@@ -826,7 +837,20 @@ def load_case(path: Path) -> Case:
             rules if isinstance(rules, list) and all(isinstance(r, str) for r in rules) else []
         )
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
-    return Case(target, config, commands, named, rule)
+    declared = document.get("capabilities")
+    if declared is not None and not (
+        isinstance(declared, list) and all(isinstance(c, str) for c in declared)
+    ):
+        raise TargetError(f"{path}: $.capabilities must be a list of capability names")
+    capabilities = frozenset(declared) if declared is not None else None
+    return Case(target, config, commands, named, rule, capabilities)
+
+
+def _shown_text(text: str, limit: int = 40) -> str:
+    """A string from a shared file, safe in a one-line message: control characters escaped,
+    cut to `limit` characters."""
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return escaped + ("..." if len(text) > limit else "")
 
 
 @attrs.frozen
@@ -837,6 +861,7 @@ class Replay:
     known: frozenset[str] = frozenset()
     stopped_by: str | None = None
     stopped_at: int | None = None  # the command (0-based) where the known divergence showed
+    capabilities: frozenset[str] = frozenset()  # what the replayed target declared
 
 
 def replay_case(
@@ -891,7 +916,7 @@ def replay_case(
                     violations=violations,
                 )
                 if found is not None:
-                    return Replay(found)
+                    return Replay(found, capabilities=capabilities)
                 if checker.stop is not None:
                     break
                 continue
@@ -910,12 +935,13 @@ def replay_case(
                     history=tuple(history),
                     crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
                 )
-                return Replay(Divergence(index, command, rule_id, what, expected, actual))
+                divergence = Divergence(index, command, rule_id, what, expected, actual)
+                return Replay(divergence, capabilities=capabilities)
     finally:
         target.close()
     if checker is None:
-        return Replay(None)
+        return Replay(None, capabilities=capabilities)
     stop = checker.stop
     if stop is None:
-        return Replay(None, checker.shown())
-    return Replay(None, checker.shown(), stop.key, stop.index)
+        return Replay(None, checker.shown(), capabilities=capabilities)
+    return Replay(None, checker.shown(), stop.key, stop.index, capabilities)
