@@ -8,7 +8,9 @@ and why, and an error in a hand-edited case names the file, the line and the rul
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_blame_matrix import FIRST_USER
@@ -19,6 +21,7 @@ from loopspec.properties.cli.conform_run import counterexample_lines, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import RunReport, load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.json_location import leading_path, line_of
 
 TURN_5 = FIRST_USER[0]
 
@@ -172,7 +175,7 @@ def test_PROTO_1_a_case_of_another_version_names_the_loopspec_that_wrote_it(
     saved.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(saved)]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: [PROTO-1] {saved}: $.version is {json.dumps(version)}; this loopspec "
+        f"loopspec: error: [PROTO-1] {saved}:1: $.version is {json.dumps(version)}; this loopspec "
         f"reads case files of version 1: {advice}\n"
     )
 
@@ -202,3 +205,95 @@ class _Plain(ModelTarget):
 def plain_model() -> ModelTarget:
     """An `--impl` factory: the model, declaring no optional capability."""
     return _Plain()
+
+
+def _line_holding(text: str, needle: str) -> int:
+    (line,) = [n for n, row in enumerate(text.splitlines(), start=1) if needle in row]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle", "complaint"),
+    [
+        (
+            lambda doc: doc["commands"][1].update(finsh=doc["commands"][1].pop("finish")),
+            '"finsh"',
+            "$.commands[1].finsh is not a field here (did you mean finish?)",
+        ),
+        (
+            lambda doc: doc["commands"][1].pop("finish"),
+            '"kind": "ModelReplies"',  # the object it is missing from, opened a line above
+            "$.commands[1].finish is missing",
+        ),
+        (lambda doc: doc["config"].update(maxParallel=0), '"maxParallel"', "$.config.maxParallel"),
+        (lambda doc: doc.update(profile="dhs"), '"profile"', "$.profile is 'dhs'; known profiles"),
+        (lambda doc: doc.update(loopspec="cases"), '"loopspec"', '$.loopspec is "cases"'),
+    ],
+    ids=["misspelt", "missing", "out of range", "unknown profile", "marker"],
+)
+def test_PROTO_1_a_fault_in_a_hand_edited_case_names_its_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[dict[str, Any]], object],
+    needle: str,
+    complaint: str,
+) -> None:
+    """PROTO-1: a case is edited by hand in an editor, so a fault names the line of the field
+    (the one-line error is `file:line: $.path ...`, as `check`'s are); it named only the JSON
+    path, to be counted out by hand in a file of a hundred lines."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    if len(document["commands"]) < 2 or document["commands"][1]["kind"] != "ModelReplies":
+        pytest.fail("the TURN-5 program's second command is a reply")
+    edit(document)
+    text = json.dumps(document, indent=2)
+    saved.write_text(text, encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    line = _line_holding(text, needle) - ("missing" in complaint)
+    err = capsys.readouterr().err
+    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: {complaint}"), err
+    assert err.count("\n") == 1
+
+
+def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a truncated case (a paste cut short) names the line where the JSON broke, in
+    the same `file:line:` form (it was in the parser's words at the end of the line)."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    text = saved.read_text(encoding="utf-8")
+    cut = text.index('"kind": "SubmitUser"') + len('"kind": "Sub')
+    saved.write_text(text[:cut], encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    line = _line_holding(text, '"kind": "SubmitUser"')
+    err = capsys.readouterr().err
+    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: the case file is not JSON")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ((), 1),
+        (("a",), 2),
+        (("a", 1), 4),
+        (("a", 1, "two"), 5),
+        (("a", 1, 'b"}'), 6),
+        (("a", 1, "missing"), 4),  # a missing member: the object it is missing from
+        (("a", 7), 2),  # past the end: the array
+        (("c",), 9),  # a repeated key: the last, the one a parser keeps
+        (("d", 0, 0), 11),
+    ],
+)
+def test_PROTO_1_line_of_finds_the_deepest_part_of_a_path(
+    path: tuple[str | int, ...], line: int
+) -> None:
+    """PROTO-1: the line of a path's deepest part the text holds, through strings holding
+    brackets and quotes, repeated keys, nested arrays and missing members."""
+    text = (
+        '{\n "a": [\n  1,\n  {"x": "]}{\\"",\n   "two": 2,\n   "b\\"}": true}\n ],\n "c": 1,\n'
+        ' "c": 2,\n "d": [\n  [3]\n ]\n}\n'
+    )
+    json.loads(text)
+    assert line_of(text, path) == line
+    assert leading_path("$.a[1].b must be") == ("a", 1, "b")
+    assert leading_path("no path here") is None

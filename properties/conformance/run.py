@@ -58,6 +58,7 @@ from loopspec.properties.conformance.target import (
     Observation,
     missing_members,
 )
+from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_doc import rule_sections
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -755,7 +756,8 @@ def load_case(path: Path) -> Case:
     """A case file's recorded target, configuration, commands and profile.
 
     The recorded target is data to show, never to run (rule SAFE-1): `loopspec replay` runs the
-    target its own command line names.
+    target its own command line names. An error names the file and, for a fault in a field,
+    the line it is on (a case is edited by hand: a JSON path alone is hard to find).
     """
     try:
         data = read_user_file(path, cap=CASE_FILE_CAP, what="case file")
@@ -764,18 +766,41 @@ def load_case(path: Path) -> Case:
     try:
         # A case is shared and may come back through an editor that saves a byte order mark
         # (JSON allows a parser to ignore it); nothing else about the file changes.
-        document = parse_user_json(data.removeprefix(codecs.BOM_UTF8))
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+        document = parse_user_json(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data" and error.lineno > 1:  # a JSON value per line
             raise TargetError(
                 f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
                 "file; a session log is checked with `loopspec check`"
             ) from error
-        raise TargetError(f"{path}: the case file is not JSON: {error}") from error
+        raise TargetError(
+            f"{path}:{error.lineno}: the case file is not JSON: {error.msg}: column {error.colno}"
+        ) from error
     except ValueError as error:  # also UnicodeDecodeError and a nesting too deep
         raise TargetError(f"{path}: the case file is not JSON: {error}") from error
-    if not isinstance(document, dict) or document.get("loopspec") != "case":
-        raise TargetError(f"{path}: not a loopspec case file")
+    try:
+        return _case_from(document)
+    except _CaseFault as fault:
+        where = leading_path(fault.message)
+        line = f":{line_of(text, where)}" if where is not None else ""
+        raise TargetError(f"{path}{line}: {fault.message}") from fault
+
+
+class _CaseFault(LoopSpecError):
+    """What is wrong in a parsed case document, starting with the JSON path where it can."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, rule_id="PROTO-1")
+
+
+def _case_from(document: object) -> Case:
+    """The case a parsed case document holds."""
+    if not isinstance(document, dict):
+        raise _CaseFault("not a loopspec case file: a case is one JSON object")
+    if document.get("loopspec") != "case":
+        found = json.dumps(document["loopspec"]) if "loopspec" in document else "missing"
+        raise _CaseFault(f'$.loopspec is {_shown_text(found)}; a case file has "case" there')
     version = document.get("version")
     if version != CASE_VERSION:
         # Another version's commands may mean something else: replaying them as this one's
@@ -791,35 +816,39 @@ def load_case(path: Path) -> Case:
             advice = f"it was written by a newer loopspec: replay it with {by}"
         else:
             advice = "run conform again with this loopspec to record the program anew"
-        raise TargetError(
-            f"{path}: $.version is {found}; this loopspec reads case files of version "
+        raise _CaseFault(
+            f"$.version is {found}; this loopspec reads case files of version "
             f"{CASE_VERSION}: {advice}"
         )
     target = document.get("target") or {}
     if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
-        raise TargetError(f"{path}: $.target must be an object of strings")
+        raise _CaseFault("$.target must be an object of strings")
     raw_commands = document.get("commands")
     if not isinstance(raw_commands, list) or not raw_commands:
         # Zero commands would replay as "no divergence": a pass for a case that holds nothing.
-        raise TargetError(f"{path}: $.commands must be a non-empty list of commands")
+        raise _CaseFault("$.commands must be a non-empty list of commands")
     profile = document.get("profile")
     if profile is not None and not isinstance(profile, str):
-        raise TargetError(f"{path}: $.profile must be a profile name")
+        raise _CaseFault("$.profile must be a profile name")
+    if profile is not None and profile not in PROFILES:
+        raise _CaseFault(
+            f"$.profile is {_shown_text(profile)!r}; known profiles: {', '.join(sorted(PROFILES))}"
+        )
     try:
         config = config_from_json(document.get("config"))
         commands = [command_from_json(c, f"$.commands[{i}]") for i, c in enumerate(raw_commands)]
     except LoopSpecError as error:
-        raise TargetError(f"{path}: {error.message}") from error
+        raise _CaseFault(error.message) from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
-        raise TargetError(f"{path}: malformed case: {error}") from error
+        raise _CaseFault(f"malformed case: {error}") from error
     rule = document.get("rule")
     if rule is not None and not isinstance(rule, str):
-        raise TargetError(f"{path}: $.rule must be a rule ID")
+        raise _CaseFault("$.rule must be a rule ID")
     if rule is not None and rule != NO_RULE and rule not in all_rules():
         # Replay repeats the recorded rule beside its verdict: an unknown one would read as
         # what the case shows (a hand edit, or a case from a loopspec with other rules).
-        raise TargetError(
-            f"{path}: $.rule is {rule!r}, which is no rule of this loopspec's SPEC.md "
+        raise _CaseFault(
+            f"$.rule is {rule!r}, which is no rule of this loopspec's SPEC.md "
             "(loopspec spec lists them by family)"
         )
     known, rules = document.get("divergence"), document.get("rules")
@@ -828,8 +857,8 @@ def load_case(path: Path) -> Case:
         try:
             named.divergence(known)
         except KeyError as error:
-            raise TargetError(
-                f"{path}: $.divergence is {known!r}, which the {named.name} profile does not "
+            raise _CaseFault(
+                f"$.divergence is {known!r}, which the {named.name} profile does not "
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
@@ -841,7 +870,7 @@ def load_case(path: Path) -> Case:
     if declared is not None and not (
         isinstance(declared, list) and all(isinstance(c, str) for c in declared)
     ):
-        raise TargetError(f"{path}: $.capabilities must be a list of capability names")
+        raise _CaseFault("$.capabilities must be a list of capability names")
     capabilities = frozenset(declared) if declared is not None else None
     return Case(target, config, commands, named, rule, capabilities)
 
