@@ -8,6 +8,7 @@ and why, and an error in a hand-edited case names the file, the line and the rul
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from test_blame_matrix import FIRST_USER
 
 import loopspec
 from loopspec.model.config import LoopConfig
+from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import counterexample_lines, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import RunReport, load_case, replay_case
@@ -297,3 +299,46 @@ def test_PROTO_1_line_of_finds_the_deepest_part_of_a_path(
     assert line_of(text, path) == line
     assert leading_path("$.a[1].b must be") == ("a", 1, "b")
     assert leading_path("no path here") is None
+
+
+def test_PROTO_1_replay_json_is_one_documented_document_for_a_bug_tracker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: `replay --format json` writes one `loopspec-replay/1` document on stdout and
+    nothing else, exit 1 when it diverges and 0 when not, every key documented where `--help`
+    points; replay had no JSON at all, so a bug report could carry only the text."""
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    # argparse wraps lines at spaces and after hyphens: undo both.
+    shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
+    assert "loopspec-replay/1" in shown
+    assert "python -m pydoc loopspec.properties.cli.conform" in shown
+    saved = save_case(_failed_report(_declared()), tmp_path, {"impl": "mine:make"})
+    impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
+    assert main(["replay", str(saved), *impl, "--format", "json"]) == 1
+    diverged = json.loads(capsys.readouterr().out)
+    assert diverged["format"] == "loopspec-replay/1"
+    assert diverged["diverges"] is True
+    assert diverged["recordedTarget"] == {"impl": "mine:make"}
+    assert diverged["capabilities"] == diverged["caseCapabilities"] == sorted(_declared())
+    assert diverged["divergence"]["rule"] == diverged["recordedRule"] == "TURN-5"
+    assert diverged["divergence"]["command"] == json.loads(saved.read_text())["commands"][-1]
+    assert main(["replay", str(saved), "--format", "json", "--profile", "dsh"]) == 0
+    passed = json.loads(capsys.readouterr().out)
+    assert (passed["diverges"], passed["divergence"], passed["profile"]) == (False, None, "dsh")
+    documented = conform_cli.__doc__ or ""
+    for key in {*diverged, *diverged["divergence"]}:
+        assert f'"{key}"' in documented, key
+
+
+def test_PROTO_1_replay_json_writes_nothing_on_stdout_when_the_case_cannot_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case replay cannot use exits 2 with its one line on stderr; stdout stays
+    empty, so a tracker reading it never takes half a document for a verdict."""
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"loopspec": "case"', encoding="utf-8")
+    assert main(["replay", str(broken), "--format", "json"]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert shown.err.startswith(f"loopspec: error: [PROTO-1] {broken}:1: ")

@@ -76,6 +76,35 @@ the one document is then a `loopspec-conform-exhaustive/1`:
       "case": "loopspec-cases/case-TURN-2-0.json",       // null when none was saved
       "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."
     }
+
+`replay --format json` writes one object on stdout when the case was replayed (exit 0 or 1, or
+2 after it when a `--cmd` target failed to shut down), nothing when it could not be (exit 2,
+one line on stderr):
+
+    {
+      "format": "loopspec-replay/1",
+      "case": "bug.json",                       // the case file, as given
+      "target": "alice_loop:make_target",       // what ran: --impl, --cmd or the bundled one
+      "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: none)
+      "recordedRule": "ADJ-1",                  // what the run that saved it found, or null
+      "profile": "dsh",                         // the profile applied, or null
+      "caseProfile": "dsh",                     // the profile the case names, or null
+      "capabilities": ["abort"],                // what the replayed target declared, sorted
+      "caseCapabilities": ["abort"],            // what the case's target declared, or null
+      "commands": 3,                            // commands in the case
+      "diverges": true,                         // true: exit 1
+      "knownShown": ["repair-wording"],         // under a profile: known divergences shown
+      "stoppedBy": null,                        // under a profile: the known divergence that
+      "stoppedAt": null,                        //   ended the comparison, at this command (0-based)
+      "divergence": {                           // null when it does not diverge
+        "rule": "ADJ-1", "what": "...", "specText": "### ADJ-1 ...",
+        "commandIndex": 2,                      // 0-based, in the case's commands
+        "command": {"kind": "ToolFinishes"},    // that command, driver-protocol JSON
+        "expected": {},                         // the model's observation of it
+        "actual": {},                           // the target's
+        "diff": "--- model\n+++ target\n..."
+      }
+    }
 """
 
 from __future__ import annotations
@@ -149,6 +178,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
     _target_arguments(replay)
+    replay.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default), or json: one versioned loopspec-replay/1 document on stdout (for "
+        "a bug tracker), every key documented by: python -m pydoc loopspec.properties.cli.conform",
+    )
     replay.add_argument(
         "--profile",
         choices=(*PROFILE_NAMES, NO_PROFILE),

@@ -468,10 +468,11 @@ def run_replay(args: argparse.Namespace) -> int:
     profile, profile_note = _replay_profile(args.profile, case.profile)
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
-    print(f"{args.case}: replaying against {_shown(replayed)}")
-    print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
-    if profile_note is not None:
-        print(f"  {profile_note}")
+    if args.format == "text":
+        print(f"{args.case}: replaying against {_shown(replayed)}")
+        print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
+        if profile_note is not None:
+            print(f"  {profile_note}")
     unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
@@ -483,11 +484,54 @@ def run_replay(args: argparse.Namespace) -> int:
         ) from broke
     finally:
         unclosed = _closing_error(factory)
-    verdict = _replay_report(args, case, profile, replay)
+    if args.format == "json":
+        document = replay_json(args.case, replayed, case, profile, replay)
+        print(json.dumps(document, indent=2))
+        verdict = 0 if replay.divergence is None else 1
+    else:
+        verdict = _replay_report(args, case, profile, replay)
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
     return verdict
+
+
+REPLAY_FORMAT = "loopspec-replay/1"
+
+
+def replay_json(
+    case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
+) -> dict[str, Any]:
+    """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`)."""
+    divergence = replay.divergence
+    return {
+        "format": REPLAY_FORMAT,
+        "case": case_path,
+        "target": replayed,
+        "recordedTarget": case.target,
+        "recordedRule": case.rule,
+        "profile": profile.name if profile is not None else None,
+        "caseProfile": case.profile.name if case.profile is not None else None,
+        "capabilities": sorted(replay.capabilities),
+        "caseCapabilities": sorted(case.capabilities) if case.capabilities is not None else None,
+        "commands": len(case.commands),
+        "diverges": divergence is not None,
+        "knownShown": sorted(replay.known),
+        "stoppedBy": replay.stopped_by,
+        "stoppedAt": replay.stopped_at,
+        "divergence": None
+        if divergence is None
+        else {
+            "rule": divergence.rule_id,
+            "what": divergence.what,
+            "specText": spec_text(divergence.rule_id),
+            "commandIndex": divergence.index,
+            "command": command_to_json(divergence.command),
+            "expected": displayed_observation(divergence.expected),
+            "actual": displayed_observation(divergence.actual),
+            "diff": divergence.diff(),
+        },
+    }
 
 
 def _capability_list(capabilities: frozenset[str]) -> str:
