@@ -165,3 +165,37 @@ def test_MODEL_1_every_situation_is_reached_and_the_model_is_never_rejected() ->
     for situation in SITUATIONS:
         print(f"  {reached[situation]:>4}  {situation}")
     assert not missing, f"situations no generated program reaches in three batches: {missing}"
+
+
+# Hypothesis's first programs, each new random prefix's simplest continuation among them.
+EARLY = 12
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_MODEL_1_the_first_examples_are_not_the_same_program_again() -> None:
+    """Hypothesis's first examples of a run alternate between a new random prefix's simplest
+    continuation and a random program: when the prefix was Hypothesis's own switch-off draw for
+    rules (which decides nothing for a one-rule machine), each simplest continuation was the
+    first configuration's simplest program, run again: half the first examples of a kill. The
+    configuration and the swarm are now a program's first choices; few early programs repeat."""
+    early: list[tuple[LoopConfig, tuple[Command, ...]]] = []
+    base = conformance_machine(ModelTarget)
+
+    class Recording(base):  # type: ignore[misc,valid-type]
+        def teardown(self) -> None:
+            super().teardown()
+            if len(early) < EARLY:
+                early.append((self.config, tuple(self.program)))
+
+    budget = settings(
+        max_examples=100,  # Hypothesis runs simplest continuations up to a tenth of the budget
+        stateful_step_count=40,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    run_state_machine_as_test(seeded(Recording), settings=budget)
+    repeats = len(early) - len(set(early))
+    assert repeats <= EARLY // 4, f"{repeats} of the first {EARLY} programs repeat an earlier one"

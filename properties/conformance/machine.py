@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, assert_never
 import attrs
 from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.control import current_build_context, should_note
+from hypothesis.control import current_build_context, currently_in_test_context, should_note
 from hypothesis.internal.conjecture.data import Status
 from hypothesis.internal.observability import observability_enabled
 from hypothesis.stateful import RuleBasedStateMachine, rule
@@ -162,7 +162,14 @@ def conformance_machine(
             self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
             self.raised = False  # this program raised the run's first divergence
             self.ended = False  # the program sends no more commands (see `step`)
-            self.configured = False  # `configure` ran (at the program's first step)
+            self.configured = False  # `configure` ran (see `configure`)
+            if currently_in_test_context():  # Hypothesis is running a program: draw now
+                try:
+                    self.configure(self.data)
+                except BaseException:
+                    # Hypothesis tears down only a machine it has been handed.
+                    self.target.close()
+                    raise
 
         @property
         def phase(self) -> Phase:
@@ -173,10 +180,17 @@ def conformance_machine(
             return capability in self.capabilities
 
         def configure(self, data: st.DataObject) -> None:
-            """Reset both with a configuration the target can run: at the program's first step.
+            """Reset both with a configuration the target can run: when Hypothesis makes the
+            machine, so the configuration and the swarm are a program's first choices (a
+            machine made outside a test run configures at its first step).
 
-            Not an `initialize` rule: Hypothesis builds and validates a fresh strategy for a
-            machine's initialize rules in every program, which cost more than the configuring.
+            First, because Hypothesis's first examples run each new random prefix with every
+            later choice the simplest, and count each as an example: when its own switch-off
+            draw for rules (one rule here, so it decides nothing) came first, that prefix was
+            that draw alone, and half the early examples were the first configuration's
+            simplest program again. Not an `initialize` rule: Hypothesis builds and validates a
+            fresh strategy for a machine's initialize rules in every program, which cost more
+            than the configuring.
             """
             self.configured = True
             if not probed:
