@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
 
 import loopspec
@@ -21,7 +22,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import counterexample_lines, save_case
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.run import RunReport, load_case, replay_case
+from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.json_location import leading_path, line_of
 
@@ -342,3 +343,78 @@ def test_PROTO_1_replay_json_writes_nothing_on_stdout_when_the_case_cannot_be_re
     shown = capsys.readouterr()
     assert shown.out == ""
     assert shown.err.startswith(f"loopspec: error: [PROTO-1] {broken}:1: ")
+
+
+REGRESSIONS = sorted((Path(__file__).parent / "regressions").glob("*.json"))
+
+
+def _case_schema(capsys: pytest.CaptureFixture[str]) -> Draft202012Validator:
+    assert main(["schema", "case"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def test_PROTO_1_every_saved_case_satisfies_the_case_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `loopspec schema case` is the JSON Schema of a case file: what conform saves
+    and every shipped regression case satisfy it. `loopspec schema` printed only the driver
+    protocol, so a case edited by hand could be checked against nothing short of replaying it."""
+    validator = _case_schema(capsys)
+    saved = save_case(_failed_report(_declared()), tmp_path, {"cmd": "node loop.mjs"})
+    for path in (saved, *REGRESSIONS):
+        errors = [error.message for error in validator.iter_errors(json.loads(path.read_text()))]
+        assert errors == [], (path.name, errors)
+    assert len(REGRESSIONS) > 10
+
+
+MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
+    ("unchanged", lambda doc: None),
+    ("misspelt member", lambda doc: doc.update(profle="dsh")),
+    ("a note in summary", lambda doc: doc.update(summary="Bob's minimal program")),
+    ("what is a number", lambda doc: doc.update(what=3)),
+    ("rule is null", lambda doc: doc.update(rule=None)),
+    ("unknown rule", lambda doc: doc.update(rule="XX-1")),
+    ("no rule", lambda doc: doc.pop("rule")),
+    ("NO-RULE", lambda doc: doc.update(rule="NO-RULE")),
+    ("unknown profile", lambda doc: doc.update(profile="nope")),
+    ("known profile", lambda doc: doc.update(profile="dsh")),
+    ("capabilities not strings", lambda doc: doc.update(capabilities=[1])),
+    ("rules is a string", lambda doc: doc.update(rules="EXE-1")),
+    ("target is a list", lambda doc: doc.update(target=[])),
+    ("target value not a string", lambda doc: doc.update(target={"impl": 1})),
+    ("no target", lambda doc: doc.pop("target")),
+    ("version spelt as a string", lambda doc: doc.update(version="1")),
+    ("no config", lambda doc: doc.pop("config")),
+    ("no commands", lambda doc: doc.update(commands=[])),
+    ("expect is anything", lambda doc: doc.update(expect=[1, {"a": None}])),
+    ("loopspecVersion is a number", lambda doc: doc.update(loopspecVersion=1)),
+]
+
+
+@pytest.mark.parametrize(("name", "edit"), MEMBER_EDITS, ids=[name for name, _ in MEMBER_EDITS])
+def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    edit: Callable[[dict[str, Any]], object],
+) -> None:
+    """PROTO-1: replay refuses a case exactly when the schema does; a member neither defines
+    (a misspelt `profle`) is refused, not ignored: it was, and the case replayed without the
+    profile its editor meant to give it."""
+    validator = _case_schema(capsys)
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    edit(document)
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    if validator.is_valid(document):
+        load_case(saved)
+        return
+    with pytest.raises(TargetError) as refused:
+        load_case(saved)
+    assert refused.value.message.startswith(f"{saved}:"), refused.value.message
+    if name == "misspelt member":
+        assert "$.profle is not a member of a case file (did you mean profile?)" in str(
+            refused.value.message
+        )

@@ -81,7 +81,8 @@ VERBS = (
     Verb(
         "schema",
         "loopspec.properties.cli.schema",
-        "print the JSON Schema of the driver protocol (JSON lines over stdio)",
+        "print the JSON Schema of the driver protocol (JSON lines over stdio), or of a case "
+        "file (loopspec schema case)",
         "0 printed",
     ),
     Verb(

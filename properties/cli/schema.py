@@ -1,4 +1,4 @@
-"""`loopspec schema`: print the driver protocol's JSON Schema."""
+"""`loopspec schema`: print the driver protocol's JSON Schema, or a case file's."""
 
 from __future__ import annotations
 
@@ -11,12 +11,28 @@ from loopspec.properties.conformance.driver_protocol import protocol_schema
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `schema` subcommand."""
     parser = subparsers.add_parser(
-        "schema", help="print the JSON Schema of the driver protocol (JSON lines over stdio)"
+        "schema",
+        help="print the JSON Schema of the driver protocol (JSON lines over stdio), or of a "
+        "case file (loopspec schema case)",
+    )
+    parser.add_argument(
+        "which",
+        nargs="?",
+        choices=("driver", "case"),
+        default="driver",
+        help="driver (default): every message of the driver protocol; case: a case file, as "
+        "conform saves it and replay reads it",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema."""
-    print(json.dumps(protocol_schema(), indent=2))
+    if args.which == "case":
+        # The case format loads the rules and profiles: only when asked for.
+        from loopspec.properties.conformance.case_format import case_schema  # noqa: PLC0415
+
+        print(json.dumps(case_schema(), indent=2))
+    else:
+        print(json.dumps(protocol_schema(), indent=2))
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import difflib
 import gc
 import importlib
 import json
@@ -34,6 +35,12 @@ from loopspec.model.errors import LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance import machine as conformance
+from loopspec.properties.conformance.case_format import (
+    CASE_MEMBERS,
+    CASE_VERSION,
+    TEXT_LIST_MEMBERS,
+    TEXT_MEMBERS,
+)
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -686,10 +693,6 @@ def profile_named(name: str | None) -> Profile | None:
         ) from None
 
 
-CASE_VERSION = 1
-"""The case file format `conform` writes and `replay` reads."""
-
-
 def case_fields(
     target: dict[str, str],
     *,
@@ -801,6 +804,22 @@ def _case_from(document: object) -> Case:
     if document.get("loopspec") != "case":
         found = json.dumps(document["loopspec"]) if "loopspec" in document else "missing"
         raise _CaseFault(f'$.loopspec is {_shown_text(found)}; a case file has "case" there')
+    for key in document:
+        if key not in CASE_MEMBERS:
+            # A misspelt member would be ignored: "profle" replayed without its profile.
+            meant = difflib.get_close_matches(key, CASE_MEMBERS, n=1)
+            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            raise _CaseFault(
+                f"$.{_shown_text(key)} is not a member of a case file{hint}; its members are "
+                f"{', '.join(CASE_MEMBERS)}"
+            )
+    for key in TEXT_MEMBERS:
+        if key in document and not isinstance(document[key], str):
+            raise _CaseFault(f"$.{key} must be a string")
+    for key in TEXT_LIST_MEMBERS:
+        listed = document.get(key, [])
+        if not (isinstance(listed, list) and all(isinstance(item, str) for item in listed)):
+            raise _CaseFault(f"$.{key} must be a list of strings")
     version = document.get("version")
     if version != CASE_VERSION:
         # Another version's commands may mean something else: replaying them as this one's
@@ -820,7 +839,7 @@ def _case_from(document: object) -> Case:
             f"$.version is {found}; this loopspec reads case files of version "
             f"{CASE_VERSION}: {advice}"
         )
-    target = document.get("target") or {}
+    target = document.get("target", {})
     if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
         raise _CaseFault("$.target must be an object of strings")
     raw_commands = document.get("commands")
@@ -828,8 +847,6 @@ def _case_from(document: object) -> Case:
         # Zero commands would replay as "no divergence": a pass for a case that holds nothing.
         raise _CaseFault("$.commands must be a non-empty list of commands")
     profile = document.get("profile")
-    if profile is not None and not isinstance(profile, str):
-        raise _CaseFault("$.profile must be a profile name")
     if profile is not None and profile not in PROFILES:
         raise _CaseFault(
             f"$.profile is {_shown_text(profile)!r}; known profiles: {', '.join(sorted(PROFILES))}"
@@ -842,8 +859,6 @@ def _case_from(document: object) -> Case:
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise _CaseFault(f"malformed case: {error}") from error
     rule = document.get("rule")
-    if rule is not None and not isinstance(rule, str):
-        raise _CaseFault("$.rule must be a rule ID")
     if rule is not None and rule != NO_RULE and rule not in all_rules():
         # Replay repeats the recorded rule beside its verdict: an unknown one would read as
         # what the case shows (a hand edit, or a case from a loopspec with other rules).
@@ -862,15 +877,9 @@ def _case_from(document: object) -> Case:
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
-        touched = (
-            rules if isinstance(rules, list) and all(isinstance(r, str) for r in rules) else []
-        )
+        touched = rules or []
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
-    if declared is not None and not (
-        isinstance(declared, list) and all(isinstance(c, str) for c in declared)
-    ):
-        raise _CaseFault("$.capabilities must be a list of capability names")
     capabilities = frozenset(declared) if declared is not None else None
     return Case(target, config, commands, named, rule, capabilities)
 
