@@ -248,7 +248,8 @@ class Prefix:
         if calls:
             self.reply_calls = calls
             self.reply_ids = tuple(calls)
-        self.under_way(seq, "assistant/message")
+        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+            self.messages_wait_after, self.messages_wait_kind = seq, "assistant/message"
 
     def under_way(self, seq: int, kind: str) -> None:
         """Note that the open step's request is under way, shown by the event of `kind` at
@@ -258,7 +259,8 @@ class Prefix:
 
     def record_call(self, fact: Fact) -> None:
         """Fold a tool/call `fact` (but not its seq)."""
-        self.under_way(fact.seq, "tool/call")
+        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+            self.messages_wait_after, self.messages_wait_kind = fact.seq, "tool/call"
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if fact.call_id is not None and fact.call_id not in self.call_records:
             self.call_records[fact.call_id] = fact
@@ -276,7 +278,8 @@ class Prefix:
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
-        self.under_way(seq, "tool/result")
+        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+            self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
         self.results[call_id] = seq
         ids, at = self.reply_ids, self.first_unanswered
         while at < len(ids) and ids[at] in self.results:
