@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
@@ -22,9 +23,11 @@ from loopspec.model.config import LoopConfig
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import counterexample_lines, save_case
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.case_format import CASE_MEMBERS
 from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.json_location import leading_path, line_of
+from loopspec.properties.profiles import PROFILES
 
 TURN_5 = FIRST_USER[0]
 
@@ -418,3 +421,39 @@ def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
         assert "$.profle is not a member of a case file (did you mean profile?)" in str(
             refused.value.message
         )
+
+
+TUTORIAL = Path(__file__).parent.parent / "docs" / "tutorial.md"
+
+
+def test_PROTO_1_the_tutorial_says_what_every_member_of_a_saved_case_means(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: the tutorial's "Sharing a case" table names every member conform writes, and
+    only members a case file has: a colleague editing a case learns each from the page."""
+    section = TUTORIAL.read_text(encoding="utf-8").split("### Sharing a case", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`([A-Za-z]+)`", row.split("|")[1])}
+    report = attrs.evolve(_failed_report(_declared()), profile=PROFILES["dsh"])
+    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    assert set(json.loads(saved.read_text(encoding="utf-8"))) == named
+    assert named <= set(CASE_MEMBERS)
+
+
+def test_PROTO_1_the_tutorials_sample_error_is_what_replay_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the one-line error the tutorial shows for a hand-edited case is replay's, but
+    for the file's name and line."""
+    (sample,) = re.findall(
+        r"^loopspec: error: \[PROTO-1\] \S+:\d+: .*$", TUTORIAL.read_text(), re.M
+    )
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    del document["commands"][1]["finish"]
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    printed = capsys.readouterr().err.strip()
+    assert re.sub(r"\] \S+:\d+: ", "] FILE:LINE: ", printed) == re.sub(
+        r"\] \S+:\d+: ", "] FILE:LINE: ", sample
+    )
