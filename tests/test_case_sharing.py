@@ -21,7 +21,11 @@ from test_blame_matrix import FIRST_USER
 import loopspec
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli import conform as conform_cli
-from loopspec.properties.cli.conform_run import counterexample_lines, save_case
+from loopspec.properties.cli.conform_run import (
+    counterexample_lines,
+    save_case,
+    with_saved_program,
+)
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.case_format import CASE_MEMBERS
 from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
@@ -457,3 +461,27 @@ def test_PROTO_1_the_tutorials_sample_error_is_what_replay_prints(
     assert re.sub(r"\] \S+:\d+: ", "] FILE:LINE: ", printed) == re.sub(
         r"\] \S+:\d+: ", "] FILE:LINE: ", sample
     )
+
+
+def test_SAFE_5_a_saved_broken_program_names_the_module_path_not_this_machine_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-5: a program a target broke in is saved as a case naming the file it raised in by
+    its module path (`alicepkg/loop.py`), not by where it lies here: the absolute path, with the
+    user's home and folders, went into a file made to be shared. The terminal line keeps it."""
+    package = tmp_path / "site" / "alicepkg"
+    package.mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    raised_at = f"(at {package / 'loop.py'}:41, in _finish)"
+    broke = TargetError(
+        f"the target failed in apply: KeyError: 'c2' {raised_at}\nstderr of the target",
+        config=TURN_5.config,
+        program=TURN_5.program,
+    )
+    shown = with_saved_program(broke, tmp_path / "cases", {"impl": "alicepkg.loop:make"}, None)
+    (case,) = (tmp_path / "cases").iterdir()
+    assert json.loads(case.read_text(encoding="utf-8"))["what"] == (
+        "the target failed in apply: KeyError: 'c2' (at alicepkg/loop.py:41, in _finish)"
+    )
+    assert str(tmp_path) not in case.read_text(encoding="utf-8")
+    assert raised_at in shown.message

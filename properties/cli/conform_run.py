@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -301,6 +302,26 @@ def at_case_command(broke: TargetError) -> TargetError:
     return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
 
 
+_RAISED_AT = re.compile(r"\(at (?P<file>/[^()]*?):(?P<line>\d+), in ")
+
+
+def _portable_paths(what: str) -> str:
+    """`what` with the file the target raised in shown as its module's path (`pkg/loop.py`)
+    rather than where it lies on this machine: a case is read on another, and the absolute
+    path named the user's home and folders and helped no one there."""
+
+    def portable(found: re.Match[str]) -> str:
+        file = Path(found["file"]).resolve()
+        roots = [Path(entry).resolve() for entry in sys.path if entry]
+        inside = [root for root in roots if file.is_relative_to(root)]
+        # The deepest import root: the path the module is imported by.
+        shown = file.relative_to(max(inside, key=lambda root: len(root.parts))) if inside else None
+        name = shown.as_posix() if shown is not None else file.name
+        return f"(at {name}:{found['line']}, in "
+
+    return _RAISED_AT.sub(portable, what)
+
+
 def with_saved_program(
     broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
 ) -> TargetError:
@@ -314,7 +335,7 @@ def with_saved_program(
         rule=broke.rule_id,
         # The first line only: the rest is the target's stderr, which may hold anything (paths,
         # secrets) and is no part of a case meant to be shared.
-        what=broke.message.partition("\n")[0],
+        what=_portable_paths(broke.message.partition("\n")[0]),
         config=broke.config,
         commands=broke.program,
         profile=profile,
