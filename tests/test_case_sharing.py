@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -485,3 +487,23 @@ def test_SAFE_5_a_saved_broken_program_names_the_module_path_not_this_machine_s(
     )
     assert str(tmp_path) not in case.read_text(encoding="utf-8")
     assert raised_at in shown.message
+
+
+def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a shared case replayed with the `--cmd` it records, from another folder, starts
+    the interpreter, which dies on a script path that only resolved where the case was found:
+    the error says which argument names no file from here, and where here is (it said only that
+    the process ended its output, and the interpreter's own stderr)."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop/main.py"})
+    elsewhere = tmp_path / "bob"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    command = f"{shlex.quote(sys.executable)} loop/main.py"
+    assert main(["replay", str(saved), "--cmd", command]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "the process ended its output instead of answering reset (loop/main.py: no such file "
+        f"relative to the current directory, {elsewhere})"
+    ), first

@@ -164,6 +164,18 @@ def _surely_valid(answer: object) -> bool:
 _POSIX: Final = os.name == "posix"
 
 
+def _missing_relative_paths(argv: list[str]) -> list[str]:
+    """The arguments after the program that read as relative file paths and name nothing."""
+    return [
+        argument
+        for argument in argv[1:]
+        if "/" in argument
+        and not argument.startswith("-")
+        and not os.path.isabs(argument)
+        and not os.path.lexists(argument)
+    ]
+
+
 class ProcessTargetError(LoopSpecError):
     """The process behind a `ProcessTarget` failed to speak the driver protocol."""
 
@@ -491,7 +503,16 @@ class ProcessTarget:
         except queue.Empty:
             self._fail(f"no answer to {what} within {self.timeout:g} s")
         if raw is None:
-            self._fail(f"the process ended its output instead of answering {what}", grace=1.0)
+            ended = f"the process ended its output instead of answering {what}"
+            missing = _missing_relative_paths(self.argv) if what == "reset" else []
+            if missing:
+                # A shared case replayed from another folder: `node loop/main.mjs` starts,
+                # and dies on a script path that only resolved where the case was found.
+                ended += (
+                    f" ({', '.join(missing)}: no such file relative to the current directory, "
+                    f"{os.getcwd()})"
+                )
+            self._fail(ended, grace=1.0)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
