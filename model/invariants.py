@@ -61,6 +61,40 @@ class Violation:
     related: tuple[int, ...] = ()
 
 
+class RecordedCall:
+    """What the prefix keeps of a tool/call (`Prefix.call_records`): its seq, and the
+    arguments it runs with. (Not the whole fact: the checker's clean-event path builds one per
+    call, and a fact has two dozen fields to fill.)"""
+
+    __slots__ = ("arguments", "seq")
+
+    def __init__(self, seq: int, arguments: str | None) -> None:
+        self.seq = seq
+        self.arguments = arguments
+
+
+class HookAnswer:
+    """What the prefix keeps of a hook/result about a call (`Prefix.hook_results`), for the
+    rewrite rules: when it came, which hook at which point answered, how, and any input it
+    supplied."""
+
+    __slots__ = ("decision", "handler_id", "point", "seq", "updated_input")
+
+    def __init__(
+        self,
+        seq: int,
+        point: str | None,
+        handler_id: str | None,
+        decision: str | None,
+        updated_input: object,
+    ) -> None:
+        self.seq = seq
+        self.point = point
+        self.handler_id = handler_id
+        self.decision = decision
+        self.updated_input = updated_input
+
+
 class Prefix:
     """What the invariants remember of the events before the current one."""
 
@@ -75,14 +109,14 @@ class Prefix:
         self.next_step = 1
         self.reply_seq: int | None = None
         self.reply_calls: dict[str, tuple[int, CallFact]] = {}
-        self.call_records: dict[str, Fact] = {}
+        self.call_records: dict[str, RecordedCall] = {}
         self.results: dict[str, int] = {}
         # The reply's call ids in model order, and the position of the first without a result.
         self.reply_ids: tuple[str, ...] = ()
         self.first_unanswered = 0
         self.dangling: list[tuple[str, int]] = []
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
-        self.hook_results: dict[str, list[Fact]] = {}
+        self.hook_results: dict[str, list[HookAnswer]] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         self.approvals: dict[str, Fact] = {}
         self.refused_calls: set[str] = set()
@@ -259,14 +293,21 @@ class Prefix:
 
     def record_call(self, fact: Fact) -> None:
         """Fold a tool/call `fact` (but not its seq)."""
+        self.keep_call(fact.seq, fact.call_id, fact.arguments, fact.rewrite_handlers is not None)
+
+    def keep_call(
+        self, seq: int, call_id: str | None, arguments: str | None, rewritten: bool
+    ) -> None:
+        """Fold a tool/call at `seq` (but not its seq) that records `call_id` running with
+        `arguments`; `rewritten` when it carries a rewrite sidecar."""
         if self.open_step is not None:  # `under_way`, inlined: this runs per event
-            self.messages_wait_after, self.messages_wait_kind = fact.seq, "tool/call"
+            self.messages_wait_after, self.messages_wait_kind = seq, "tool/call"
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
-        if fact.call_id is not None and fact.call_id not in self.call_records:
-            self.call_records[fact.call_id] = fact
-            supplier = self.supplied_rewrite(fact.call_id)
-            if supplier is not None and fact.rewrite_handlers is None:
-                self.unapplied_rewrites[fact.call_id] = supplier
+        if call_id is not None and call_id not in self.call_records:
+            self.call_records[call_id] = RecordedCall(seq, arguments)
+            supplier = self.supplied_rewrite(call_id)
+            if supplier is not None and not rewritten:
+                self.unapplied_rewrites[call_id] = supplier
 
     def _fold_result(self, fact: Fact) -> None:
         if fact.surface == "append" and fact.call_id is not None:
@@ -303,12 +344,20 @@ class Prefix:
 
     def take_hook_result(self, fact: Fact) -> None:
         """Fold a hook/result `fact` (but not its seq)."""
-        if fact.point in TOOL_HOOK_POINTS:
-            self.under_way(fact.seq, "hook/result")
-        if fact.turn is not None:
-            self.pending_hooks.pop((fact.turn, fact.point or "", fact.handler_id or ""), None)
-            if fact.call_id is not None:
-                self.hook_results.setdefault(fact.call_id, []).append(fact)
+        answer = HookAnswer(
+            fact.seq, fact.point, fact.handler_id, fact.decision, fact.updated_input
+        )
+        self.take_hook_answer(fact.turn, fact.call_id, answer)
+
+    def take_hook_answer(self, turn: int | None, call_id: str | None, answer: HookAnswer) -> None:
+        """Fold a hook/result (but not its seq): `answer`, given in `turn`, about `call_id` if
+        any."""
+        if answer.point in TOOL_HOOK_POINTS:
+            self.under_way(answer.seq, "hook/result")
+        if turn is not None:
+            self.pending_hooks.pop((turn, answer.point or "", answer.handler_id or ""), None)
+            if call_id is not None:
+                self.hook_results.setdefault(call_id, []).append(answer)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.under_way(fact.seq, "approval/asked")
@@ -871,6 +920,54 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             )
         ]
     return NO_VIOLATIONS
+
+
+@invariant(
+    "no_pre_hooks_for_non_object_arguments",
+    "HOOK-4",
+    reads=of_types("assistant/message", "hook/invoked"),
+)
+def no_pre_hooks_for_non_object_arguments(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """No PreToolUse hook runs for a call whose arguments are not a JSON object.
+
+    Such a call ends INVALID_TOOL_INPUT without any policy (EXE-2, EXE-5). A log shows it when
+    the hook's audit names the call: the reply that shows the call is blamed when the hook ran
+    first (as the model orders them), the hook when it ran after the reply. A call that misses a
+    key its tool requires is invalid too, but a log does not record what a tool requires.
+    """
+    if fact.type == "hook/invoked":
+        if fact.point != "PreToolUse" or fact.call_id is None:
+            return NO_VIOLATIONS
+        entry = prefix.reply_calls.get(fact.call_id)
+        if entry is None or arguments_are_an_object(entry[1].arguments):
+            return NO_VIOLATIONS
+        message = (
+            f"PreToolUse hook {fact.handler_id} runs for call {fact.call_id}, whose arguments "
+            "are not a JSON object: no hook sees such a call"
+        )
+        return [Violation("HOOK-4", fact.seq, message, (prefix.reply_seq or 0,))]
+    if fact.type != "assistant/message" or not fact.calls or not prefix.pre_hook_runs:
+        return NO_VIOLATIONS
+    hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
+    found: list[Violation] = []
+    for call in fact.calls:
+        if call.id in hooked and not arguments_are_an_object(call.arguments):
+            answers = tuple(
+                answer.seq
+                for answer in prefix.hook_results.get(call.id, ())
+                if answer.point == "PreToolUse"
+            )
+            message = (
+                f"the reply shows call {call.id}, whose arguments are not a JSON object, after "
+                "PreToolUse hooks ran for it: no hook sees such a call"
+            )
+            found.append(Violation("HOOK-4", fact.seq, message, answers))
+    return found
+
+
+def arguments_are_an_object(raw: str) -> bool:
+    """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
+    return isinstance(parse_arguments(raw), FrozenMap)
 
 
 def same_arguments(left: str, right: str) -> bool:

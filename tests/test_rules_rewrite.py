@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 
@@ -35,6 +36,8 @@ from loopspec.model.messages import AssistantMessage, ToolCallBlock
 from loopspec.model.replay import ApprovalShown, CallShown, present_log
 from loopspec.model.rewrite import resolve_call
 from loopspec.model.state import HookVote, LoopState
+from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.synth import HEADER, jsonl, renumber
 from loopspec.properties.stateful.state_checks import all_violations
 
 BASH = ToolCallBlock("c1", "bash", '{"command":"rm -rf build"}')
@@ -266,6 +269,41 @@ def test_HOOK_4_a_second_run_is_caught() -> None:
         if "sourceEventSeqs" in obj:
             obj["sourceEventSeqs"] = [s + 2 for s in obj["sourceEventSeqs"]]  # type: ignore[attr-defined]
     assert {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)} == {"HOOK-4"}
+
+
+def _blamed_with_arguments(raw: str, *, hooks_after_reply: bool) -> list[tuple[str, int]]:
+    """(rule, seq) of each violation `loopspec check` reports, shortcuts on and off alike, in the
+    log of two passing hooks for c1 whose reply and record show `raw` as c1's arguments, the
+    hooks' audit before the reply (the model's order) or after the call record (as the real
+    CLIs' conform drivers write it)."""
+    rows = wire(run(TWO_HOOKS, [*_program(Pass(), Pass())]).log)
+    reply = next(o for o in rows if o["type"] == "assistant/message")
+    reply["data"]["message"]["content"][0]["arguments"] = raw  # type: ignore[index]
+    record = next(o for o in rows if o["type"] == "tool/call")
+    record["data"]["arguments"] = raw  # type: ignore[index]
+    if hooks_after_reply:
+        audit = [o for o in rows if str(o["type"]).startswith("hook/")]
+        rows = [o for o in rows if not str(o["type"]).startswith("hook/")]
+        at = next(i for i, o in enumerate(rows) if o["type"] == "tool/call") + 1
+        rows[at:at] = [{**o, "seq": None} for o in audit]
+    data = jsonl(HEADER, renumber(rows)).encode()
+    report = check_stream("hook-4", io.BytesIO(data))
+    assert report == check_stream("hook-4", io.BytesIO(data), quick=False)
+    assert not report.errors
+    return [(found.violation.rule_id, found.violation.seq) for found in report.violations]
+
+
+@pytest.mark.parametrize("raw", ["[1]", "not json", '{"x": -0.0}', '"ls"'])
+def test_HOOK_4_hooks_for_a_call_whose_arguments_are_no_object_are_blamed(raw: str) -> None:
+    """HOOK-4, EXE-5: no hook sees a call whose arguments are not a JSON object (EXE-2 parses
+    -0.0 as no value, so that call too). Audited before the reply, the reply showing the call is
+    blamed (seq 7); audited after the call record, each hook (seqs 5 and 7). Blank arguments are
+    {}: hooks may run."""
+    assert _blamed_with_arguments(raw, hooks_after_reply=False) == [("HOOK-4", 7)]
+    assert _blamed_with_arguments(raw, hooks_after_reply=True) == [("HOOK-4", 5), ("HOOK-4", 7)]
+    for valid in ("", '{"command": "ls"}'):
+        assert _blamed_with_arguments(valid, hooks_after_reply=False) == []
+        assert _blamed_with_arguments(valid, hooks_after_reply=True) == []
 
 
 BAD_REWRITES: list[tuple[object, str]] = [

@@ -45,9 +45,11 @@ from loopspec.model.invariants import (
     REPAIR_OUTCOME_UNKNOWN,
     SURFACE_CODE,
     Check,
+    HookAnswer,
     LogMonitor,
     Prefix,
     approval_shows_effective_input,
+    arguments_are_an_object,
     call_ids_unique_in_reply,
     call_records_match_reply,
     events_enclosed_by_turn,
@@ -55,6 +57,7 @@ from loopspec.model.invariants import (
     hook_audit_paired_in_turn,
     interrupted_reply_has_no_calls,
     messages_wait_for_step_start,
+    no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
     pre_hooks_once_per_call,
@@ -261,6 +264,11 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
     if calls and data.get("interrupted") is True:
         return False
+    if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
+        hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
+        for call_id, (_place, call) in calls.items():
+            if call_id in hooked and not arguments_are_an_object(call.arguments):
+                return False
     prefix.take_distinct_reply(seq, calls)
     prefix.expected_seq = seq + 1
     prefix.append_surface(seq, _REPLY)
@@ -354,25 +362,23 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     entry = prefix.reply_calls.get(call_id)
     if entry is None or entry[1].name != name or entry[1].arguments != arguments:
         return False
-    # The prefix keeps the fact of a call (`Prefix.call_records`); one with a sidecar is rare
-    # enough to be read by `fact_from_wire` itself.
+    # A call with a sidecar is rare enough to be read by `fact_from_wire` itself.
     if data.get("rewrite") is None:
-        fact = Fact("tool/call", seq)
-        fact.turn, fact.step = turn, step
-        fact.call_id, fact.name, fact.arguments = call_id, name, arguments
-    else:
-        rewritten = _fact(obj)
-        if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
-            return False
-        fact = rewritten
+        prefix.expected_seq = seq + 1
+        prefix.keep_call(seq, call_id, arguments, False)
+        return True
+    rewritten = _fact(obj)
+    if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
+        return False
     prefix.expected_seq = seq + 1
-    prefix.record_call(fact)
+    prefix.record_call(rewritten)
     return True
 
 
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
-    # runs for the first time for its call. HOOK-1 (read with the fact): a known dialect.
+    # runs for the first time for its call, not for a call of the reply whose arguments are
+    # not an object. HOOK-1 (read with the fact): a known dialect.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -393,8 +399,12 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if call_id is not None:
         if type(call_id) is not str:
             return False
-        if point == "PreToolUse" and prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
-            return False
+        if point == "PreToolUse":
+            if prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
+                return False
+            entry = prefix.reply_calls.get(call_id)
+            if entry is not None and not arguments_are_an_object(entry[1].arguments):
+                return False
     prefix.expected_seq = seq + 1
     prefix.hook_invoked(turn, point, handler, call_id, seq)
     return True
@@ -423,12 +433,9 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or "sourceEventSeqs" in obj
     ):
         return False
-    # The prefix keeps the fact of an answer (`Prefix.hook_results`).
-    fact = Fact("hook/result", seq)
-    fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
-    fact.decision, fact.updated_input = decision, data.get("updatedInput")
     prefix.expected_seq = seq + 1
-    prefix.take_hook_result(fact)
+    answer = HookAnswer(seq, point, handler, decision, data.get("updatedInput"))
+    prefix.take_hook_answer(turn, call_id, answer)
     return True
 
 
@@ -502,6 +509,7 @@ JUDGES: dict[str, CleanJudge] = {
             one_reply_per_step_before_calls,
             call_ids_unique_in_reply,
             nothing_visible_between_call_and_result,
+            no_pre_hooks_for_non_object_arguments,
             interrupted_reply_has_no_calls,
         ),
     ),
@@ -528,7 +536,13 @@ JUDGES: dict[str, CleanJudge] = {
         ),
     ),
     "hook/invoked": CleanJudge(
-        _hook_invoked, (*_ENVELOPE, events_enclosed_by_turn, pre_hooks_once_per_call)
+        _hook_invoked,
+        (
+            *_ENVELOPE,
+            events_enclosed_by_turn,
+            pre_hooks_once_per_call,
+            no_pre_hooks_for_non_object_arguments,
+        ),
     ),
     "hook/result": CleanJudge(
         _hook_result, (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn)
