@@ -507,3 +507,13 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
         "the process ended its output instead of answering reset (loop/main.py: no such file "
         f"relative to the current directory, {elsewhere})"
     ), first
+
+
+def test_PROTO_1_replay_help_says_where_the_case_format_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `replay --help` says a case may be written by hand and where its schema is."""
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
+    assert "or by hand (its JSON Schema: loopspec schema case)" in shown

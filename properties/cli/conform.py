@@ -176,7 +176,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="rerun a saved case file against --impl/--cmd (default: the bundled "
         "implementation); the case's recorded target is shown, never run",
     )
-    replay.add_argument("case", metavar="CASE", help="a case file written by `loopspec conform`")
+    replay.add_argument(
+        "case",
+        metavar="CASE",
+        help="a case file written by `loopspec conform`, or by hand (its JSON Schema: loopspec "
+        "schema case)",
+    )
     _target_arguments(replay)
     replay.add_argument(
         "--format",
