@@ -922,6 +922,54 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return NO_VIOLATIONS
 
 
+@invariant(
+    "no_pre_hooks_for_non_object_arguments",
+    "HOOK-4",
+    reads=of_types("assistant/message", "hook/invoked"),
+)
+def no_pre_hooks_for_non_object_arguments(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """No PreToolUse hook runs for a call whose arguments are not a JSON object.
+
+    Such a call ends INVALID_TOOL_INPUT without any policy (EXE-2, EXE-5). A log shows it when
+    the hook's audit names the call: the reply that shows the call is blamed when the hook ran
+    first (as the model orders them), the hook when it ran after the reply. A call that misses a
+    key its tool requires is invalid too, but a log does not record what a tool requires.
+    """
+    if fact.type == "hook/invoked":
+        if fact.point != "PreToolUse" or fact.call_id is None:
+            return NO_VIOLATIONS
+        entry = prefix.reply_calls.get(fact.call_id)
+        if entry is None or arguments_are_an_object(entry[1].arguments):
+            return NO_VIOLATIONS
+        message = (
+            f"PreToolUse hook {fact.handler_id} runs for call {fact.call_id}, whose arguments "
+            "are not a JSON object: no hook sees such a call"
+        )
+        return [Violation("HOOK-4", fact.seq, message, (prefix.reply_seq or 0,))]
+    if fact.type != "assistant/message" or not fact.calls or not prefix.pre_hook_runs:
+        return NO_VIOLATIONS
+    hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
+    found: list[Violation] = []
+    for call in fact.calls:
+        if call.id in hooked and not arguments_are_an_object(call.arguments):
+            answers = tuple(
+                answer.seq
+                for answer in prefix.hook_results.get(call.id, ())
+                if answer.point == "PreToolUse"
+            )
+            message = (
+                f"the reply shows call {call.id}, whose arguments are not a JSON object, after "
+                "PreToolUse hooks ran for it: no hook sees such a call"
+            )
+            found.append(Violation("HOOK-4", fact.seq, message, answers))
+    return found
+
+
+def arguments_are_an_object(raw: str) -> bool:
+    """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
+    return isinstance(parse_arguments(raw), FrozenMap)
+
+
 def same_arguments(left: str, right: str) -> bool:
     """Whether two raw argument strings are the same value as every reader parses them (EXE-2),
     whatever their spelling: JSON equality, where 1 equals 1.0 but true is not 1."""

@@ -49,6 +49,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Prefix,
     approval_shows_effective_input,
+    arguments_are_an_object,
     call_ids_unique_in_reply,
     call_records_match_reply,
     events_enclosed_by_turn,
@@ -56,6 +57,7 @@ from loopspec.model.invariants import (
     hook_audit_paired_in_turn,
     interrupted_reply_has_no_calls,
     messages_wait_for_step_start,
+    no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
     pre_hooks_once_per_call,
@@ -262,6 +264,11 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
     if calls and data.get("interrupted") is True:
         return False
+    if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
+        hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
+        for call_id, (_place, call) in calls.items():
+            if call_id in hooked and not arguments_are_an_object(call.arguments):
+                return False
     prefix.take_distinct_reply(seq, calls)
     prefix.expected_seq = seq + 1
     prefix.append_surface(seq, _REPLY)
@@ -370,7 +377,8 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
-    # runs for the first time for its call. HOOK-1 (read with the fact): a known dialect.
+    # runs for the first time for its call, not for a call of the reply whose arguments are
+    # not an object. HOOK-1 (read with the fact): a known dialect.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -391,8 +399,12 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if call_id is not None:
         if type(call_id) is not str:
             return False
-        if point == "PreToolUse" and prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
-            return False
+        if point == "PreToolUse":
+            if prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
+                return False
+            entry = prefix.reply_calls.get(call_id)
+            if entry is not None and not arguments_are_an_object(entry[1].arguments):
+                return False
     prefix.expected_seq = seq + 1
     prefix.hook_invoked(turn, point, handler, call_id, seq)
     return True
@@ -497,6 +509,7 @@ JUDGES: dict[str, CleanJudge] = {
             one_reply_per_step_before_calls,
             call_ids_unique_in_reply,
             nothing_visible_between_call_and_result,
+            no_pre_hooks_for_non_object_arguments,
             interrupted_reply_has_no_calls,
         ),
     ),
@@ -523,7 +536,13 @@ JUDGES: dict[str, CleanJudge] = {
         ),
     ),
     "hook/invoked": CleanJudge(
-        _hook_invoked, (*_ENVELOPE, events_enclosed_by_turn, pre_hooks_once_per_call)
+        _hook_invoked,
+        (
+            *_ENVELOPE,
+            events_enclosed_by_turn,
+            pre_hooks_once_per_call,
+            no_pre_hooks_for_non_object_arguments,
+        ),
     ),
     "hook/result": CleanJudge(
         _hook_result, (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn)
