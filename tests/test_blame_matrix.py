@@ -43,6 +43,7 @@ from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.wire import event_to_wire
+from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
@@ -616,6 +617,17 @@ def test_MODEL_1_an_extra_event_is_named_with_its_article() -> None:
     replay = replay_case(case.target, case.config, list(case.program))
     assert replay.divergence is not None
     assert replay.divergence.what.startswith("the target appends an assistant/message ")
+
+
+def test_ADJ_4_an_extra_user_message_is_named_with_its_article() -> None:
+    """ADJ-4: "user" begins with a vowel letter but not a vowel sound: the sentence naming a
+    message the target appends reads "appends a user/message", not "an user/message"."""
+    extra: Event = {"type": "user/message", "seq": 9, "data": {"message": {"role": "user"}}}
+    rule, what = compare._extra(extra, SubmitUser("hi"), "idle", [])
+    assert (rule, what.split(":")[0]) == (
+        "ADJ-4",
+        "the target appends a user/message the model does not",
+    )
 
 
 def test_MODEL_1_the_unchanged_model_passes_every_program_of_the_matrix() -> None:

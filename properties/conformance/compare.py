@@ -873,7 +873,8 @@ def _extra(
     """`got`, which the target appends and the model does not; `target_events` and
     `model_events` are all each appended for this command."""
     kind = str(got.get("type"))
-    article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+    # By sound, not letter: "an assistant/message", but "a user/message".
+    article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
     adds = f"the target appends {article} {kind} the model does not"
     match kind:
         case "hook/invoked" | "hook/result":
