@@ -30,8 +30,9 @@ from loopspec.properties.cli.conform_run import (
 )
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.case_format import CASE_MEMBERS
+from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
-from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES
 
@@ -517,3 +518,34 @@ def test_PROTO_1_replay_help_says_where_the_case_format_is(
         main(["replay", "--help"])
     shown = " ".join(re.sub(r"-\n\s+", "-", capsys.readouterr().out).split())
     assert "or by hand (its JSON Schema: loopspec schema case)" in shown
+
+
+def _event(kind: str) -> dict[str, Any]:
+    return {"type": kind, "seq": 0, "time": 0, "data": {}}
+
+
+def _report_of(expected: Observation, actual: Observation) -> str:
+    divergence = Divergence(2, TURN_5.program[-1], "ADJ-1", "what", expected, actual)
+    report = attrs.evolve(_failed_report(), divergence=divergence)
+    return "\n".join(counterexample_lines(report, None, {}))
+
+
+def test_MODEL_1_a_report_says_in_words_which_events_each_side_appended() -> None:
+    """MODEL-1: when the two sides appended other events, or one refused, the report says what
+    each did in a line each (the model appended tool/result, the target user/message and
+    tool/result) before the diff, whose sorted JSON puts an event's type last and cut off."""
+    result, context = _event("tool/result"), _event("user/message")
+    shown = _report_of(
+        Observation(True, events=(result,)),
+        Observation(True, events=(context, result), executed=(("c2", "{}"),)),
+    )
+    assert "\n    the model appended tool/result\n" in shown
+    assert "\n    the target appended user/message, tool/result; started c2\n" in shown
+    refused = _report_of(
+        Observation(False, refusal_rule="EXE-4", refusal_message="not running"),
+        Observation(True),
+    )
+    assert "\n    the model refused it (EXE-4)\n    the target appended nothing\n" in refused
+    # The same events on both sides: the difference is inside them, and the diff shows it.
+    same = _report_of(Observation(True, events=(result,)), Observation(True, events=(result,)))
+    assert "the model appended" not in same

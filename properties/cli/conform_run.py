@@ -40,7 +40,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
 )
-from loopspec.properties.conformance.target import ConformanceTarget
+from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.profiles import Profile
 
 
@@ -49,11 +49,29 @@ def command_text(command: Command) -> str:
     return json.dumps(command_to_json(command), ensure_ascii=False)
 
 
+def _did(observation: Observation) -> str:
+    """What one side did with a command, in a few words: refused, or the events it appended
+    (by type) and the bodies it started."""
+    if not observation.accepted:
+        return f"refused it ({observation.refusal_rule or 'no rule'})"
+    types = [str(event.get("type")) for event in observation.events]
+    did = f"appended {', '.join(types)}" if types else "appended nothing"
+    if observation.executed:
+        did += f"; started {', '.join(call_id for call_id, _ in observation.executed)}"
+    return did
+
+
 def _describe_divergence(divergence: Divergence) -> list[str]:
     lines = [
         f"rule {divergence.rule_id}: {divergence.what}",
         f"first divergence after command #{divergence.index + 1}: "
         + command_text(divergence.command),
+    ]
+    model_did, target_did = _did(divergence.expected), _did(divergence.actual)
+    if model_did != target_did:
+        # The diff shows events as sorted JSON, type last: this says which events differ.
+        lines += [f"  the model {model_did}", f"  the target {target_did}"]
+    lines += [
         "",
         # One line each: the callers indent every line, and a block of several lines would
         # get the indent on its first line only.
