@@ -319,7 +319,17 @@ def conformance_machine(
                 return
             choose = _chooser(data)
             choices = _possible(self.phase)
-            match swarming.pick(choose, choices):
+            kind = swarming.pick(choose, choices)
+            if kind == "disrupt" and not self.disrupt(choose, data) and choices[0] != "disrupt":
+                # No disruption after all (none drawn, or none the target can take): the
+                # program moves on in this step rather than spend one of Hypothesis's steps
+                # (its stop and rule draws, a tenth of the steps) on sending nothing.
+                kind = choices[0]
+            self.send(kind, choose, data)
+
+        def send(self, kind: StepKind, choose: swarming.Choose, data: st.DataObject) -> None:
+            """Send a command of `kind` (a disruption is sent by `disrupt`)."""
+            match kind:
                 case "submit_user":
                     # After each turn a third of the programs end, and the simplest choice
                     # ends it: a failing program's later turns are one choice away from gone,
@@ -338,7 +348,7 @@ def conformance_machine(
                 case "approval_answers":
                     self.approval_answers(swarming.pick(choose, APPROVAL_ANSWERS))
                 case "disrupt":
-                    self.disrupt(choose, data)
+                    pass  # `step` sent it, if the target could take it
                 case "recover":
                     self.recover()
                 case kind:
@@ -412,28 +422,30 @@ def conformance_machine(
                 outcome = attrs.evolve(outcome, meta=None)
             self.apply(ToolFinishes(slot.call_id, outcome, post))
 
-        def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> None:
-            """Stop, crash, or type mid-turn — each only when the target can."""
+        def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> bool:
+            """Stop, crash, or type mid-turn — each only when the target can; whether a
+            command was sent."""
             kind = swarming.disruptions(choose, self.swarm)
             if self.swarm.aborts and swarming.later_call_waits(self.phase):
                 kind = swarming.pick(choose, (kind, kind, "abort"))
+            command: Command | None = None
             if kind == "settled" and isinstance(self.phase, Dispatching):
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
                 if settled:
                     call_id = swarming.pick(choose, settled)
-                    late = ToolFinishes(call_id, swarming.any_tool_outcome(choose))
-                    if self.supports(late):
-                        self.apply(late)
+                    command = ToolFinishes(call_id, swarming.any_tool_outcome(choose))
             elif kind == "abort" and self.has("abort"):
-                self.apply(Abort())
+                command = Abort()
             elif kind == "crash" and self.has("crash-repair"):
-                self.apply(Crash())
+                command = Crash()
             elif kind == "interject" and self.has("queued-input"):
-                self.apply(SubmitUser(_draw(data, prompts)))
+                command = SubmitUser(_draw(data, prompts))
             elif kind == "arbitrary":
                 command = _draw(data, gen.any_commands)
-                if self.supports(command):
-                    self.apply(command)
+            if command is None or not self.supports(command):
+                return False
+            self.apply(command)
+            return True
 
         def supports(self, command: Command) -> bool:
             """Whether the target declared what `command` needs (and is not known to refuse it
