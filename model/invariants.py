@@ -967,7 +967,21 @@ def no_pre_hooks_for_non_object_arguments(prefix: Prefix, fact: Fact) -> Sequenc
 
 def arguments_are_an_object(raw: str) -> bool:
     """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
+    # `parse_arguments`, without building the frozen copy where it cannot fail: the checker
+    # asks this of every hooked call of a reply.
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, RecursionError):
+        return not raw.strip()  # blank means {}; other text that is not JSON stays a string
+    if type(parsed) is not dict:
+        return False
+    if all(type(value) in _FROZEN_AS_THEY_ARE for value in parsed.values()):
+        return True
     return isinstance(parse_arguments(raw), FrozenMap)
+
+
+# JSON values `freeze` keeps as they are, never refusing one (it refuses some numbers).
+_FROZEN_AS_THEY_ARE = frozenset({str, bool, type(None)})
 
 
 def same_arguments(left: str, right: str) -> bool:
