@@ -549,3 +549,33 @@ def test_MODEL_1_a_report_says_in_words_which_events_each_side_appended() -> Non
     # The same events on both sides: the difference is inside them, and the diff shows it.
     same = _report_of(Observation(True, events=(result,)), Observation(True, events=(result,)))
     assert "the model appended" not in same
+
+
+def test_PROTO_1_replay_names_the_commands_the_model_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a command both sides refuse compares equal and tests nothing, so a replay that
+    passes names the commands the model refused, with the rule: a hand edit that renamed the
+    call a ToolFinishes settles passed as "no divergence" and said nothing more."""
+    program = [
+        {"kind": "SubmitUser", "text": "hi"},
+        {
+            "kind": "ModelReplies",
+            "finish": "completed",
+            "blocks": [
+                {"type": "tool-call", "id": "c1", "name": "read", "arguments": '{"key": "a"}'}
+            ],
+        },
+        {"kind": "ToolFinishes", "callId": "c9", "outcome": {"ok": True, "text": "A"}},
+    ]
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document.update(commands=program, config=json.loads(DSH_CASE.read_text())["config"])
+    del document["rule"]
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "  refused by the model (and so by the target): #3 ToolFinishes (EXE-4)\n" in out
+    assert main(["replay", str(saved), "--format", "json"]) == 0
+    refused = json.loads(capsys.readouterr().out)["modelRefused"]
+    assert refused == [{"commandIndex": 2, "rule": "EXE-4"}]

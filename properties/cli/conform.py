@@ -96,6 +96,7 @@ one line on stderr):
       "knownShown": ["repair-wording"],         // under a profile: known divergences shown
       "stoppedBy": null,                        // under a profile: the known divergence that
       "stoppedAt": null,                        //   ended the comparison, at this command (0-based)
+      "modelRefused": [{"commandIndex": 2, "rule": "EXE-4"}],  // commands the model refused
       "divergence": {                           // null when it does not diverge
         "rule": "ADJ-1", "what": "...", "specText": "### ADJ-1 ...",
         "commandIndex": 2,                      // 0-based, in the case's commands

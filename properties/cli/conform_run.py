@@ -558,6 +558,7 @@ def replay_json(
         "knownShown": sorted(replay.known),
         "stoppedBy": replay.stopped_by,
         "stoppedAt": replay.stopped_at,
+        "modelRefused": [{"commandIndex": index, "rule": rule} for index, rule in replay.refused],
         "divergence": None
         if divergence is None
         else {
@@ -596,6 +597,14 @@ def _replay_report(
         bundled = args.impl is None and args.cmd is None and bool(case.target)
         on = " on loopspec's bundled implementation (not the recorded target)" if bundled else ""
         print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{on}{recorded}")
+        if replay.refused:
+            # Refused by both sides, a command compares equal and tests nothing: often a hand
+            # edit removed what it answered (the call a ToolFinishes settles).
+            shown = ", ".join(
+                f"#{index + 1} {case.commands[index].NAME} ({rule})"
+                for index, rule in replay.refused
+            )
+            print(f"  refused by the model (and so by the target): {shown}")
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 print(

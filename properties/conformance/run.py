@@ -900,6 +900,9 @@ class Replay:
     stopped_by: str | None = None
     stopped_at: int | None = None  # the command (0-based) where the known divergence showed
     capabilities: frozenset[str] = frozenset()  # what the replayed target declared
+    # The commands (0-based) the model refused, with the rule: a hand-edited case whose
+    # command is refused by both sides replays as "no divergence" and tests nothing there.
+    refused: tuple[tuple[int, str], ...] = ()
 
 
 def replay_case(
@@ -926,6 +929,7 @@ def replay_case(
             )
         presenting = oracle.presenting = "presentation" in capabilities
         history: list[dict[str, Any]] = []
+        refused: list[tuple[int, str]] = []
         monitor = LogMonitor()
         for index, command in enumerate(commands):
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
@@ -940,6 +944,8 @@ def replay_case(
                     "sends it such a command, so the case cannot be replayed on it"
                 )
             expected, actual = oracle.apply(command), target.apply(command)
+            if not expected.accepted:
+                refused.append((index, expected.refusal_rule or NO_RULE))
             if not presenting:  # what a target does not declare is not compared
                 actual = attrs.evolve(actual, presented=None)
             violations = log_violations(monitor, actual.events)
@@ -954,7 +960,7 @@ def replay_case(
                     violations=violations,
                 )
                 if found is not None:
-                    return Replay(found, capabilities=capabilities)
+                    return Replay(found, capabilities=capabilities, refused=tuple(refused))
                 if checker.stop is not None:
                     break
                 continue
@@ -974,12 +980,12 @@ def replay_case(
                     crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
                 )
                 divergence = Divergence(index, command, rule_id, what, expected, actual)
-                return Replay(divergence, capabilities=capabilities)
+                return Replay(divergence, capabilities=capabilities, refused=tuple(refused))
     finally:
         target.close()
     if checker is None:
-        return Replay(None, capabilities=capabilities)
+        return Replay(None, capabilities=capabilities, refused=tuple(refused))
     stop = checker.stop
     if stop is None:
-        return Replay(None, checker.shown(), capabilities=capabilities)
-    return Replay(None, checker.shown(), stop.key, stop.index, capabilities)
+        return Replay(None, checker.shown(), capabilities=capabilities, refused=tuple(refused))
+    return Replay(None, checker.shown(), stop.key, stop.index, capabilities, tuple(refused))
