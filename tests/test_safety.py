@@ -562,7 +562,7 @@ def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     code = main(["replay", str(case), "--cmd", _misbehaving("nobye", 10**6)])
     out, err = capsys.readouterr()
     assert code == 2
-    assert f"{case}: 1 commands replayed, no divergence" in out
+    assert f"{case}: 1 command replayed, no divergence" in out
     assert err.splitlines()[0] == first
 
 

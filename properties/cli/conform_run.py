@@ -596,7 +596,8 @@ def _replay_report(
         # as "the recorded loop is fixed" to a colleague who forgot to name it.
         bundled = args.impl is None and args.cmd is None and bool(case.target)
         on = " on loopspec's bundled implementation (not the recorded target)" if bundled else ""
-        print(f"{args.case}: {len(case.commands)} commands replayed, no divergence{on}{recorded}")
+        commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
+        print(f"{args.case}: {commands} replayed, no divergence{on}{recorded}")
         if replay.refused:
             # Refused by both sides, a command compares equal and tests nothing: often a hand
             # edit removed what it answered (the call a ToolFinishes settles).
