@@ -118,7 +118,8 @@ class Prefix:
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
         self.hook_results: dict[str, list[HookAnswer]] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
-        self.approvals: dict[str, Fact] = {}
+        # Per pending approval request, the call it asks about (if it names one).
+        self.approvals: dict[str, str | None] = {}
         self.refused_calls: set[str] = set()
         self.unapplied_rewrites: dict[str, str] = {}
         # After which event of the open turn a message that arises must wait for the next
@@ -360,16 +361,26 @@ class Prefix:
                 self.hook_results.setdefault(call_id, []).append(answer)
 
     def _fold_asked(self, fact: Fact) -> None:
-        self.under_way(fact.seq, "approval/asked")
-        if fact.approval_id is not None:
-            self.approvals[fact.approval_id] = fact
+        self.ask_approval(fact.seq, fact.approval_id, fact.call_id)
+
+    def ask_approval(self, seq: int, approval_id: str | None, call_id: str | None) -> None:
+        """Fold an approval/asked at `seq` (but not its seq): request `approval_id`, about
+        `call_id` if it names one."""
+        self.under_way(seq, "approval/asked")
+        if approval_id is not None:
+            self.approvals[approval_id] = call_id
 
     def _fold_decided(self, fact: Fact) -> None:
-        self.under_way(fact.seq, "approval/decided")
-        if fact.approval_id is not None:
-            asked = self.approvals.pop(fact.approval_id, None)
-            if asked is not None and asked.call_id and fact.outcome != "allowed-once":
-                self.refused_calls.add(asked.call_id)
+        self.decide_approval(fact.seq, fact.approval_id, fact.outcome)
+
+    def decide_approval(self, seq: int, approval_id: str | None, outcome: str | None) -> None:
+        """Fold an approval/decided at `seq` (but not its seq): request `approval_id` answered
+        with `outcome`."""
+        self.under_way(seq, "approval/decided")
+        if approval_id is not None and approval_id in self.approvals:
+            call_id = self.approvals.pop(approval_id)
+            if call_id and outcome != "allowed-once":
+                self.refused_calls.add(call_id)
 
     def _fold_surface(self, fact: Fact) -> None:
         code = SURFACE_CODE[fact.type]

@@ -441,27 +441,41 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. RW-4: it shows the arguments the call was recorded with.
-    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    # (Read with the fact: a string id; call id, tool name and arguments strings if present.)
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
-    fact = _fact(obj)
-    if fact is None:
+    approval_id, call_id, arguments = data.get("id"), data.get("callId"), data.get("arguments")
+    tool_name = data.get("toolName")
+    if (
+        type(approval_id) is not str
+        or (call_id is not None and type(call_id) is not str)
+        or (tool_name is not None and type(tool_name) is not str)
+        or (arguments is not None and type(arguments) is not str)
+    ):
         return False
-    if fact.call_id is not None and fact.arguments is not None:
-        record = prefix.call_records.get(fact.call_id)
-        if record is not None and record.arguments != fact.arguments:
+    if call_id is not None and arguments is not None:
+        record = prefix.call_records.get(call_id)
+        if record is not None and record.arguments != arguments:
             return False
-    prefix.fold(fact)
+    prefix.expected_seq = seq + 1
+    prefix.ask_approval(seq, approval_id, call_id)
     return True
 
 
 def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-    # LOG-2: no surface metadata. DEC-2: it answers a pending request.
-    if "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    # LOG-2: no surface metadata. DEC-2: it answers a pending request. (Read with the fact: a
+    # string id and outcome.)
+    data = obj.get("data")
+    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
-    fact = _fact(obj)
-    if fact is None or fact.approval_id not in prefix.approvals:
+    approval_id, outcome = data.get("id"), data.get("outcome")
+    if type(approval_id) is not str or type(outcome) is not str:
         return False
-    prefix.fold(fact)
+    if approval_id not in prefix.approvals:
+        return False
+    prefix.expected_seq = seq + 1
+    prefix.decide_approval(seq, approval_id, outcome)
     return True
 
 
