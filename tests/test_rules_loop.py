@@ -217,6 +217,18 @@ def test_ORD_2_results_cite_their_call_records() -> None:
     assert rules == ["ORD-2"]
 
 
+def test_ORD_2_a_call_record_naming_another_tool_is_reported() -> None:
+    """ORD-2: a tool/call record whose tool name is not that of the reply's call with its id is
+    reported, naming both (until this test, only generated programs reached this check)."""
+    log = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((READ_A,))]).log)
+    data = next(o for o in log if o["type"] == "tool/call")["data"]
+    assert isinstance(data, dict)
+    data["name"] = "bash"
+    (violation,) = check_facts(fact_from_wire(o) for o in log)
+    assert violation.rule_id == "ORD-2"
+    assert violation.message == "tool/call names bash, the reply read"
+
+
 def test_ORD_3_results_commit_in_model_order_whatever_finishes_first() -> None:
     """ORD-3: c2 finishing first still commits after c1; swapping them is reported."""
     program: list[Command] = [
