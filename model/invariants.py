@@ -337,8 +337,8 @@ class Prefix:
     ) -> None:
         """Fold a hook/invoked at `seq`."""
         self.pending_hooks[(turn, point or "", handler_id or "")] = seq
-        if point in TOOL_HOOK_POINTS:
-            self.under_way(seq, "hook/invoked")
+        if point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`, inlined
+            self.messages_wait_after, self.messages_wait_kind = seq, "hook/invoked"
         if call_id is not None and point == "PreToolUse":
             key = (call_id, handler_id or "")
             self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
@@ -353,8 +353,8 @@ class Prefix:
     def take_hook_answer(self, turn: int | None, call_id: str | None, answer: HookAnswer) -> None:
         """Fold a hook/result (but not its seq): `answer`, given in `turn`, about `call_id` if
         any."""
-        if answer.point in TOOL_HOOK_POINTS:
-            self.under_way(answer.seq, "hook/result")
+        if answer.point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`
+            self.messages_wait_after, self.messages_wait_kind = answer.seq, "hook/result"
         if turn is not None:
             self.pending_hooks.pop((turn, answer.point or "", answer.handler_id or ""), None)
             if call_id is not None:

@@ -400,7 +400,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         if type(call_id) is not str:
             return False
         if point == "PreToolUse":
-            if prefix.pre_hook_runs.get((call_id, handler), 0) >= 1:
+            if (call_id, handler) in prefix.pre_hook_runs:  # (a count, once there, is >= 1)
                 return False
             entry = prefix.reply_calls.get(call_id)
             if entry is not None and not arguments_are_an_object(entry[1].arguments):
