@@ -10,7 +10,7 @@ logs to a temporary directory and prints, from one run:
   the same events with a JSON Schema through `jsonschema` (target: at least 10x faster);
 - memory: peak memory checking a 1,000,000-event log against a 100,000-event log, each measured
   in a fresh subprocess (target: less than 20 MB apart);
-- where the checker's time goes, on the small log, each part as a multiple of the bare
+- where the checker's time goes, on a small log of each shape, each part as a multiple of the bare
   `json.loads` pass: its own reading (bytes lines, strict UTF-8, the json scanner it calls, and
   nothing else), the clean-event judges (`logcheck.clean_events`) on the events past the quiet
   path (with the full path for those a judge sends on), and the rest (the loop, the quiet
@@ -305,8 +305,9 @@ def judge_events(objects: list[dict[str, Any]]) -> None:
             raise SystemExit(f"the benchmark log breaks a rule at seq {seq}")
 
 
-def where_time_goes(path: Path, repeat: int) -> None:
-    """Print the parts of the checker's time on `path`, each against the bare pass."""
+def where_time_goes(label: str, path: Path, repeat: int) -> None:
+    """Print the parts of the checker's time on `path` (a `label` log), each against the bare
+    pass."""
     best = race(
         repeat,
         {
@@ -334,7 +335,7 @@ def where_time_goes(path: Path, repeat: int) -> None:
     bare = best["bare"]
     rest = best["checker"] - best["reading"] - best["judges"]
     print(
-        f"\nwhere the checker's time goes (small harness-written log, best of {repeat};"
+        f"\nwhere the checker's time goes (small {label} log, best of {repeat};"
         f" x the bare json.loads pass, {bare:.3f}s)"
     )
     print(f"  whole check                      {best['checker'] / bare:5.2f}x")
@@ -520,13 +521,15 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
         small, large = Path(tmp, "small.jsonl"), Path(tmp, "large.jsonl")
-        plain = Path(tmp, "plain.jsonl")
+        plain, small_plain = Path(tmp, "plain.jsonl"), Path(tmp, "small-plain.jsonl")
         write_log(small, repeat_turns(harness_template(), args.small))
+        write_log(small_plain, repeat_turns(plain_template(), args.small))
         write_log(large, repeat_turns(harness_template(), args.large))
         write_log(plain, repeat_turns(plain_template(), args.large))
         print(f"harness-written log: {large.stat().st_size / 1e6:.1f} MB, {args.large:,} events")
         ratios, versus_fast, speedup = time_ratios(large, plain, small, args.repeat)
-        where_time_goes(small, args.repeat)
+        where_time_goes("harness-written", small, args.repeat)
+        where_time_goes("model-events-only", small_plain, args.repeat)
         growth = memory_growth(small, large)
         counted = instruction_ratio(tmp) if args.instructions else None
     print("\ntargets")
