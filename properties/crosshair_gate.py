@@ -9,7 +9,9 @@ counterexample within the budget" is not a proof: the budget per condition is bo
 Contracts that pass everything prove nothing, so the gate also plants the bugs an audit found
 contracts missing (`PLANTED_BUGS`: the first rewrite wins instead of the last, the cap counted
 inclusively, a gate that never lets a call start) in a copy of the module and requires CrossHair
-to find a counterexample for each.
+to find a counterexample for each, against the postcondition written for it: the copy states
+only that one of the function's postconditions, since CrossHair spends its whole budget on each
+condition the bug does not break (the module run checks them all on the correct code).
 
 Modules and planted bugs run in parallel, one process per core. Exit 0 when nothing was found
 and every planted bug was caught, 1 on a counterexample or a planted bug that survived (the
@@ -18,6 +20,7 @@ messages name file, line and the failing call), 2 when CrossHair itself failed.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import re
@@ -36,6 +39,7 @@ PURE_MODULES = (
     "loopspec.model.pure.presentation",
 )
 CONDITION = re.compile(r"^\s*(pre|post):", re.MULTILINE)
+POSTCONDITION = re.compile(r"^\s*post:\s*(.*?)\s*$")
 
 
 @attrs.frozen
@@ -46,6 +50,8 @@ class PlantedBug:
     module: str
     function: str
     edits: tuple[tuple[str, str], ...]
+    # The postcondition (as written after `post:`) that must reject the bug.
+    condition: str
 
 
 PLANTED_BUGS = (
@@ -54,12 +60,14 @@ PLANTED_BUGS = (
         "loopspec.model.pure.decisions",
         "winning_rewrite",
         (("for index in range(len(supplied) - 1, -1, -1):", "for index in range(len(supplied)):"),),
+        "__return__ == -1 or not any(supplied[__return__ + 1:])",
     ),
     PlantedBug(
         "cap-inclusive",
         "loopspec.model.pure.decisions",
         "may_start",
         (("return sum(earlier) < cap", "return sum(earlier) <= cap"),),
+        "not __return__ or sum(running[:index]) < cap",
     ),
     PlantedBug(
         "never-start",
@@ -69,6 +77,7 @@ PLANTED_BUGS = (
             ("return not any(earlier)", "return False"),
             ("return sum(earlier) < cap", "return False"),
         ),
+        "__return__ or any(running[:index])",
     ),
 )
 
@@ -101,8 +110,33 @@ def check(module: str, timeout: float) -> tuple[str, int, str, float]:
     return module, done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
+def only_condition(source: str, bug: PlantedBug) -> str:
+    """`source` with `bug.function` stating `bug.condition` as its only postcondition."""
+    (function,) = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == bug.function
+    ]
+    docstring = function.body[0]
+    assert docstring.end_lineno is not None
+    kept: list[str] = []
+    stated = 0
+    for number, line in enumerate(source.splitlines(keepends=True), start=1):
+        written = POSTCONDITION.match(line)
+        if written is not None and docstring.lineno <= number <= docstring.end_lineno:
+            if written.group(1) != bug.condition:
+                continue
+            stated += 1
+        kept.append(line)
+    if stated != 1:
+        msg = f"planted bug {bug.name}: {bug.function} no longer states post: {bug.condition}"
+        raise ValueError(msg)
+    return "".join(kept)
+
+
 def plant(bug: PlantedBug, folder: Path) -> str:
-    """Write the module with `bug` planted into `folder`; return the target to check."""
+    """Write the module with `bug` planted into `folder`, its function stating only the
+    postcondition that must reject the bug; return the target to check."""
     spec = importlib.util.find_spec(bug.module)
     assert spec is not None
     assert spec.origin is not None
@@ -112,6 +146,7 @@ def plant(bug: PlantedBug, folder: Path) -> str:
             msg = f"planted bug {bug.name}: {old!r} no longer occurs once in {bug.module}"
             raise ValueError(msg)
         source = source.replace(old, new)
+    source = only_condition(source, bug)
     stem = "planted_" + bug.name.replace("-", "_")
     (folder / f"{stem}.py").write_text(source, encoding="utf-8")
     return f"{stem}.{bug.function}"
