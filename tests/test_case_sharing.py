@@ -7,6 +7,8 @@ and why, and an error in a hand-edited case names the file, the line and the rul
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shlex
@@ -358,23 +360,27 @@ def test_PROTO_1_replay_json_writes_nothing_on_stdout_when_the_case_cannot_be_re
 REGRESSIONS = sorted((Path(__file__).parent / "regressions").glob("*.json"))
 
 
-def _case_schema(capsys: pytest.CaptureFixture[str]) -> Draft202012Validator:
-    assert main(["schema", "case"]) == 0
-    schema = json.loads(capsys.readouterr().out)
+@pytest.fixture(scope="module")
+def case_schema() -> Draft202012Validator:
+    """`loopspec schema case`, checked as a schema, as one validator for the module: checking
+    the schema and validating with a fresh validator cost each of 21 tests about 1.2 s of CPU."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["schema", "case"]) == 0
+    schema = json.loads(printed.getvalue())
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
 def test_PROTO_1_every_saved_case_satisfies_the_case_schema(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, case_schema: Draft202012Validator
 ) -> None:
     """PROTO-1: `loopspec schema case` is the JSON Schema of a case file: what conform saves
     and every shipped regression case satisfy it. `loopspec schema` printed only the driver
     protocol, so a case edited by hand could be checked against nothing short of replaying it."""
-    validator = _case_schema(capsys)
     saved = save_case(_failed_report(_declared()), tmp_path, {"cmd": "node loop.mjs"})
     for path in (saved, *REGRESSIONS):
-        errors = [error.message for error in validator.iter_errors(json.loads(path.read_text()))]
+        errors = [error.message for error in case_schema.iter_errors(json.loads(path.read_text()))]
         assert errors == [], (path.name, errors)
     assert len(REGRESSIONS) > 10
 
@@ -406,19 +412,18 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
 @pytest.mark.parametrize(("name", "edit"), MEMBER_EDITS, ids=[name for name, _ in MEMBER_EDITS])
 def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    case_schema: Draft202012Validator,
     name: str,
     edit: Callable[[dict[str, Any]], object],
 ) -> None:
     """PROTO-1: replay refuses a case exactly when the schema does; a member neither defines
     (a misspelt `profle`) is refused, not ignored: it was, and the case replayed without the
     profile its editor meant to give it."""
-    validator = _case_schema(capsys)
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     edit(document)
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    if validator.is_valid(document):
+    if case_schema.is_valid(document):
         load_case(saved)
         return
     with pytest.raises(TargetError) as refused:
