@@ -51,6 +51,15 @@ REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 
 
+def calls_awaiting(call_ids: Sequence[str], still: str = "") -> str:
+    """'call c1 awaits its result' or 'calls c1, c2 await their results' (`still` goes before
+    the verb): the sentence every checker uses for unanswered calls."""
+    adverb = f"{still} " if still else ""
+    if len(call_ids) == 1:
+        return f"call {call_ids[0]} {adverb}awaits its result"
+    return f"calls {', '.join(call_ids)} {adverb}await their results"
+
+
 @attrs.frozen
 class Violation:
     """One broken rule: at which event, which rule, why, and the other events involved."""
@@ -842,12 +851,12 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
         return NO_VIOLATIONS
     missing = prefix.unanswered()
     if missing:
-        ids = ", ".join(call_id for call_id, _ in missing)
+        ids = [call_id for call_id, _ in missing]
         return [
             Violation(
                 "ADJ-1",
                 fact.seq,
-                f"{fact.type} lands while calls {ids} await results",
+                f"{fact.type} lands while {calls_awaiting(ids)}",
                 (prefix.reply_seq,),
             )
         ]

@@ -151,7 +151,10 @@ def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(
     code, out = run(capsys, str(BROKEN))
     assert code == 1
     first = out.splitlines()[0]
-    assert first.startswith(f"{BROKEN}:13: ADJ-1 (seq 11): user/message lands while calls ")
+    assert first.startswith(
+        f"{BROKEN}:13: ADJ-1 (seq 11): user/message lands while calls call_a, call_b, call_c "
+        "await their results"
+    )
     assert first.endswith("[events 11, 7]")
     assert out.splitlines()[-2:] == [
         "what each rule says: loopspec spec ADJ-1",

@@ -126,6 +126,10 @@ def test_ADJ_1_a_message_between_calls_and_results_is_reported() -> None:
     claude = check(CLAUDE / "violations" / "ADJ-1.jsonl")
     assert rules(claude) == ["ADJ-1"]
     assert claude.violations[0].events == (3, 2)
+    # One call reads in the singular (it read "while calls toolu_a await results").
+    assert claude.violations[0].violation.message == (
+        "a user message lands while call toolu_a awaits its result"
+    )
     codex_report = check(CODEX / "violations" / "ADJ-1.jsonl")
     assert rules(codex_report) == ["ADJ-1"]
     assert "developer message" in codex_report.violations[0].violation.message
@@ -143,6 +147,9 @@ def test_ADJ_3_a_reply_after_an_unanswered_call_is_reported() -> None:
     """ADJ-3: the model replies again while an earlier call never got its result."""
     report = check(CLAUDE / "violations" / "ADJ-3.jsonl")
     assert rules(report) == ["ADJ-3"]
+    assert report.violations[0].violation.message == (
+        "a new model reply comes while call toolu_a was never answered"
+    )
 
 
 def test_EXE_1_a_reply_repeating_a_call_id_is_reported() -> None:
@@ -309,6 +316,7 @@ def test_REC_2_a_call_awaiting_its_result_at_the_end_is_a_crash_tail_notice() ->
     assert report.violations == []
     (notice,) = report.notices
     assert (notice.kind, notice.rule_id, notice.line) == (NoticeKind.CRASH_TAIL, "REC-2", 2)
+    assert notice.message.startswith("call toolu_a still awaits its result at the end of the log")
 
 
 def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:

@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, assert_never
 
 import attrs
 
-from loopspec.model.invariants import Violation, rule_ids
+from loopspec.model.invariants import Violation, calls_awaiting, rule_ids
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
@@ -150,9 +150,8 @@ class Judge:
                 return self._result(observation)
             case Visible(what, line):
                 if self.open is not None and self.open.waiting:
-                    waiting = ", ".join(self.open.waiting)
                     lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
-                    message = f"{what} lands while calls {waiting} await results"
+                    message = f"{what} lands while {calls_awaiting(self.open.waiting)}"
                     return [Violation("ADJ-1", line, message, lines)]
                 return []
             case HookRewrite():
@@ -168,9 +167,14 @@ class Judge:
             # A later record of the reply being written: its calls join the reply.
             return self._more_calls(self.open, reply)
         if self.open is not None and self.open.waiting:
-            waiting = ", ".join(self.open.waiting)
-            lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
-            message = f"a new model reply comes while calls {waiting} were never answered"
+            waiting = self.open.waiting
+            lines = tuple(self.open.line_of_call[c] for c in waiting)
+            calls = (
+                f"call {waiting[0]} was"
+                if len(waiting) == 1
+                else f"calls {', '.join(waiting)} were"
+            )
+            message = f"a new model reply comes while {calls} never answered"
             found.append(Violation("ADJ-3", reply.line, message, lines))
         self.open = _Pending(reply, [], {})
         return found + self._more_calls(self.open, reply)
@@ -331,8 +335,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
         report.fail(None, ErrorKind.EMPTY, "the log is empty")
     waiting = judge.open_calls()
     if waiting:
-        calls = ", ".join(call for call, _ in waiting)
-        message = f"calls {calls} still await results at the end of the log: a crash tail"
+        awaiting = calls_awaiting([call for call, _ in waiting], still="still")
+        message = f"{awaiting} at the end of the log: a crash tail"
         line = waiting[0][1]
         report.notices.append(Notice(line, NoticeKind.CRASH_TAIL, message, "REC-2", line))
     return report
