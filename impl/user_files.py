@@ -22,6 +22,13 @@ MAX_JSON_DEPTH: Final = 200
 _CHUNK: Final = 1 << 16
 
 
+def shown(text: str, limit: int = 200) -> str:
+    """Text a user supplied (a file's member, a command line), safe in a one-line message:
+    control characters escaped, cut to `limit` characters."""
+    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return escaped + ("..." if len(text) > limit else "")
+
+
 class UserFileError(ValueError):
     """A user-supplied file loopspec will not read; the message names it."""
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.conform import NO_PROFILE
@@ -197,19 +198,31 @@ def json_report(
     if report.divergence is not None:
         assert report.config is not None
         document["divergence"] = {
-            "rule": report.divergence.rule_id,
-            "what": report.divergence.what,
-            "specText": spec_text(report.divergence.rule_id),
-            "commandIndex": report.divergence.index,
-            "config": config_to_json(report.config),
-            "program": [command_to_json(c) for c in report.program],
-            "expected": displayed_observation(report.divergence.expected),
-            "actual": displayed_observation(report.divergence.actual),
-            "diff": report.divergence.diff(),
+            **divergence_json(
+                report.divergence,
+                config=config_to_json(report.config),
+                program=[command_to_json(c) for c in report.program],
+            ),
             "case": str(case_path) if case_path else None,
             "replay": replay_command(case_path, target) if case_path else None,
         }
     return document
+
+
+def divergence_json(divergence: Divergence, **between: object) -> dict[str, object]:
+    """A divergence in conform's and replay's JSON documents: the rule and what broke it, the
+    command's place, then `between` (what each document adds there), then both observations
+    and their diff."""
+    return {
+        "rule": divergence.rule_id,
+        "what": divergence.what,
+        "specText": spec_text(divergence.rule_id),
+        "commandIndex": divergence.index,
+        **between,
+        "expected": displayed_observation(divergence.expected),
+        "actual": displayed_observation(divergence.actual),
+        "diff": divergence.diff(),
+    }
 
 
 def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
@@ -454,18 +467,12 @@ def _run_exhaustive(
     return 1
 
 
-def _shown(text: str, limit: int = 200) -> str:
-    """`text` safe to print: control characters escaped, cut to `limit` characters."""
-    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
-    return escaped + ("..." if len(text) > limit else "")
-
-
 def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str | None) -> str:
     """What the case says it was found on, and how to replay against that (rule SAFE-1)."""
     for option, value in (("--cmd", recorded.get("cmd")), ("--impl", recorded.get("impl"))):
         if value is None:
             continue
-        recorded_as = f"{option} {_shown(shlex.quote(value))}"
+        recorded_as = f"{option} {shown(shlex.quote(value))}"
         if (option == "--cmd" and value == cmd) or (option == "--impl" and value == impl):
             return f"recorded target: {recorded_as} (the one replayed)"
         if cmd is not None or impl is not None:
@@ -508,7 +515,7 @@ def run_replay(args: argparse.Namespace) -> int:
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
     if args.format == "text":
-        print(f"{args.case}: replaying against {_shown(replayed)}")
+        print(f"{args.case}: replaying against {shown(replayed)}")
         print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
         if profile_note is not None:
             print(f"  {profile_note}")
@@ -561,28 +568,19 @@ def replay_json(
         "modelRefused": [{"commandIndex": index, "rule": rule} for index, rule in replay.refused],
         "divergence": None
         if divergence is None
-        else {
-            "rule": divergence.rule_id,
-            "what": divergence.what,
-            "specText": spec_text(divergence.rule_id),
-            "commandIndex": divergence.index,
-            "command": command_to_json(divergence.command),
-            "expected": displayed_observation(divergence.expected),
-            "actual": displayed_observation(divergence.actual),
-            "diff": divergence.diff(),
-        },
+        else divergence_json(divergence, command=command_to_json(divergence.command)),
     }
 
 
 def _capability_list(capabilities: frozenset[str]) -> str:
-    return ", ".join(_shown(c) for c in sorted(capabilities)) or "none"
+    return ", ".join(shown(c) for c in sorted(capabilities)) or "none"
 
 
 def _replay_report(
     args: argparse.Namespace, case: Case, profile: Profile | None, replay: Replay
 ) -> int:
     """Print what the replay found; its exit status."""
-    recorded = f"; the case recorded {_shown(case.rule)}" if case.rule else ""
+    recorded = f"; the case recorded {shown(case.rule)}" if case.rule else ""
     if case.capabilities is not None and case.capabilities != replay.capabilities:
         # Another build of the loop, often: what the two declare decides what conform sends,
         # so it can explain a verdict that differs from the one the case recorded.
@@ -601,11 +599,11 @@ def _replay_report(
         if replay.refused:
             # Refused by both sides, a command compares equal and tests nothing: often a hand
             # edit removed what it answered (the call a ToolFinishes settles).
-            shown = ", ".join(
+            refused = ", ".join(
                 f"#{index + 1} {case.commands[index].NAME} ({rule})"
                 for index, rule in replay.refused
             )
-            print(f"  refused by the model (and so by the target): {shown}")
+            print(f"  refused by the model (and so by the target): {refused}")
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 print(

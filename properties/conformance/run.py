@@ -28,7 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 
 import loopspec
 from loopspec import spec_text as shipped_spec
-from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
+from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file, shown
 from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
@@ -803,14 +803,14 @@ def _case_from(document: object) -> Case:
         raise _CaseFault("not a loopspec case file: a case is one JSON object")
     if document.get("loopspec") != "case":
         found = json.dumps(document["loopspec"]) if "loopspec" in document else "missing"
-        raise _CaseFault(f'$.loopspec is {_shown_text(found)}; a case file has "case" there')
+        raise _CaseFault(f'$.loopspec is {shown(found, 40)}; a case file has "case" there')
     for key in document:
         if key not in CASE_MEMBERS:
             # A misspelt member would be ignored: "profle" replayed without its profile.
             meant = difflib.get_close_matches(key, CASE_MEMBERS, n=1)
             hint = f" (did you mean {meant[0]}?)" if meant else ""
             raise _CaseFault(
-                f"$.{_shown_text(key)} is not a member of a case file{hint}; its members are "
+                f"$.{shown(key, 40)} is not a member of a case file{hint}; its members are "
                 f"{', '.join(CASE_MEMBERS)}"
             )
     for key in TEXT_MEMBERS:
@@ -826,9 +826,7 @@ def _case_from(document: object) -> Case:
         # would report a verdict on a program nobody wrote.
         found = "missing" if "version" not in document else json.dumps(version)
         written_by = document.get("loopspecVersion")
-        by = (
-            f"loopspec {_shown_text(written_by)}" if isinstance(written_by, str) else "that version"
-        )
+        by = f"loopspec {shown(written_by, 40)}" if isinstance(written_by, str) else "that version"
         if type(version) is not int:
             advice = f"the format version is a whole number, {CASE_VERSION} for this loopspec"
         elif version > CASE_VERSION:
@@ -849,7 +847,7 @@ def _case_from(document: object) -> Case:
     profile = document.get("profile")
     if profile is not None and profile not in PROFILES:
         raise _CaseFault(
-            f"$.profile is {_shown_text(profile)!r}; known profiles: {', '.join(sorted(PROFILES))}"
+            f"$.profile is {shown(profile, 40)!r}; known profiles: {', '.join(sorted(PROFILES))}"
         )
     try:
         config = config_from_json(document.get("config"))
@@ -882,13 +880,6 @@ def _case_from(document: object) -> Case:
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
     return Case(target, config, commands, named, rule, capabilities)
-
-
-def _shown_text(text: str, limit: int = 40) -> str:
-    """A string from a shared file, safe in a one-line message: control characters escaped,
-    cut to `limit` characters."""
-    escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
-    return escaped + ("..." if len(text) > limit else "")
 
 
 @attrs.frozen
