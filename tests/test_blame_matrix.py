@@ -42,6 +42,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.state import Idle
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.run import replay_case, run_conformance
@@ -110,6 +111,47 @@ class LosesACommitInRepair(ModelTarget):
             return observed
         events = tuple({**json_copy(e), "seq": int(str(e["seq"])) - 1} for e in observed.events)
         return attrs.evolve(observed, events=events)
+
+
+class CrashLosesItsLastCommit(ModelTarget):
+    """The model, except that a crash loses the last commit it had reported (a loop that
+    buffers its writes and reports them committed before they are durable): the log it
+    reopens ends one commit earlier, and its repair and later seqs go on from there. `torn`:
+    the crash keeps the first half of that commit's events instead, a commit torn in the
+    middle (of a commit of one event, it keeps nothing)."""
+
+    def __init__(self, *, torn: bool = False) -> None:
+        super().__init__()
+        self.name = "changed model"
+        self._torn = torn
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        state = self.state
+        if isinstance(command, Crash) and state is not None and state.commit_ends:
+            *kept, last = state.commit_ends
+            start = kept[-1] if kept else 0
+            end = start + (last - start) // 2 if self._torn else start
+            ends = (*kept, end) if end > start else tuple(kept)
+            self.state = attrs.evolve(state, log=state.log[:end], commit_ends=ends)
+        return observed
+
+
+class RepairsNothing(ModelTarget):
+    """The model, except that reopening after a crash closes nothing: the tail turn stays open
+    (its log keeps every commit: the other reading of a repair that appends nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "changed model"
+
+    def apply(self, command: Command) -> Observation:
+        if not isinstance(command, Recover) or self.state is None:
+            return super().apply(command)
+        if self.state.phase.NAME != "Crashed":
+            return super().apply(command)
+        self.state = attrs.evolve(self.state, phase=Idle())
+        return Observation(True)
 
 
 def _reason(kinds: dict[str, object]) -> Change:
@@ -560,6 +602,28 @@ FAMILIES = (
     Case("a crash repair loses the last reported commit", "LOG-8", LosesACommitInRepair,
          NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
+    # A crash that loses the last commit the target reported breaks LOG-8 (everything
+    # committed survives a crash), not REC-1: the repair that follows is right for the log the
+    # target reopened. A loss is read from the seqs it goes on at, even when the model appends
+    # nothing (the lost commit closed a turn: it was blamed LOG-1) ...
+    Case("a crash loses a commit that closed the turn", "LOG-8", CrashLosesItsLastCommit,
+         NO_HOOKS, (*TEXT_REPLY, Crash(), Recover())),
+    Case("a crash loses the reply with its call", "LOG-8", CrashLosesItsLastCommit, NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
+    # ... and, where the target's repair appends nothing (the lost commit opened the tail
+    # turn), from the seq of the turn it opens next (it was blamed REC-1) ...
+    Case("a crash loses the commit that opened the turn", "LOG-8", CrashLosesItsLastCommit,
+         NO_HOOKS, (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
+    # ... while a repair that appends nothing on a log that lost nothing is REC-1's.
+    Case("a crash repair closes nothing", "REC-1", RepairsNothing, NO_HOOKS,
+         (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
+    # A commit torn in the middle: a reply kept without its call's tool/call record.
+    Case("a crash tears the reply's commit", "LOG-8", lambda: CrashLosesItsLastCommit(torn=True),
+         NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
+    Case("a crash tears the commit that opened the turn", "LOG-8",
+         lambda: CrashLosesItsLastCommit(torn=True), NO_HOOKS,
+         (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
     Case("repair says not started for a recorded call", "REC-1",
          changed(_error_code("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED")), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
-from typing import Any, Literal, assert_never
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 
 import attrs
 
@@ -43,7 +43,7 @@ from loopspec.model.invariants import LogMonitor, Violation
 from loopspec.model.wording import DENIED_WITHOUT_REASON, ERROR_PREFIX, REWRITE_REFUSED
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ConformanceTarget, Observation
 
 # The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
 NO_RULE = "NO-RULE"
@@ -1083,12 +1083,77 @@ def _refusal_rule(
     )
 
 
-def _seqs_went_back(expected: Observation, actual: Observation) -> bool:
-    """Whether the target's first event of this command has a lower seq than the model's."""
-    if not expected.events or not actual.events:
+def _seqs_went_back(expected: Observation, actual: Observation, history: Sequence[Event]) -> bool:
+    """Whether the target's first event of this command has a lower seq than the model's next
+    one. The model's log is the target's in-scope events, which compared equal so far, so a
+    lower seq means the target's log holds fewer events than it reported; the model's next seq
+    is read from its history, so a command the model appends nothing for counts too."""
+    if not actual.events:
         return False
-    want, got = expected.events[0].get("seq"), actual.events[0].get("seq")
-    return type(want) is int and type(got) is int and got < want
+    got = actual.events[0].get("seq")
+    return type(got) is int and got < len(history) - len(expected.events)
+
+
+# What the target is sent when its repair appends nothing where the model's closes a turn
+# (`_repair_or_loss`): the seq its next turn opens at tells which of two bugs it has.
+LOSS_PROBE = SubmitUser("probe")
+
+Probe = Callable[[Command], Observation | None]
+
+
+@runtime_checkable
+class _Probing(Protocol):
+    """A target that takes a probe without counting its failure as the run's (`GuardedTarget`)."""
+
+    def probe(self, command: Command) -> Observation | None: ...
+
+
+def probe_for(target: ConformanceTarget) -> Probe:
+    """How to send `target` one command after a divergence: a failure then is None, not an
+    error, since the divergence is already found and the probe only sharpens its blame."""
+    if isinstance(target, _Probing):
+        return target.probe
+
+    def probe(command: Command) -> Observation | None:
+        try:
+            return target.apply(command)
+        except Exception:  # whatever a target raises, the probe tells nothing then
+            return None
+
+    return probe
+
+
+def _repair_or_loss(
+    command: Command,
+    expected: Observation,
+    actual: Observation,
+    history: Sequence[Event],
+    probe: Probe,
+) -> tuple[str, str] | None:
+    """LOG-8, when the target's repair appends nothing where the model closes the tail turn
+    because the crash lost the commits that opened it: the log it reopened was balanced, so
+    there was nothing to repair. A target that does not repair (REC-1) and one whose log lost
+    those commits append the same nothing; the turn the target opens next tells them apart
+    (seqs continue from the log it reopened). None when it does not show a loss: REC-1 then."""
+    if not (
+        isinstance(command, Recover)
+        and expected.accepted
+        and actual.accepted
+        and any(map(in_scope, expected.events))
+        and not any(map(in_scope, actual.events))
+    ):
+        return None
+    probed = probe(LOSS_PROBE)
+    first = next((e for e in probed.events if in_scope(e)), None) if probed else None
+    seq = first.get("seq") if first is not None else None
+    due = len(history) - len(expected.events)
+    if type(seq) is not int or seq >= due:
+        return None
+    return "LOG-8", (
+        f"the target's crash repair appends nothing, and the turn it opens next starts at seq "
+        f"{seq}, where {due} was due: the crash lost {due - seq} committed event(s), which a "
+        "crash must keep; the log it reopened ended balanced, so there was nothing to repair"
+    )
 
 
 def classify(
@@ -1100,12 +1165,15 @@ def classify(
     target_violations: Sequence[Violation],
     history: tuple[Event, ...] = (),
     crashed: bool = False,
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """The rule a divergence breaks, and one sentence saying how.
 
     `history` is every event the model appended so far, this command's included.
     `target_violations` are what the target's own events break (`log_violations`).
     `crashed`: a Crash came earlier in the program (or is this command).
+    `probe` sends the target one more command after the divergence (None if it fails), where
+    only what the target does next tells two bugs apart (`_repair_or_loss`).
     """
     difference = None
     if expected.accepted and actual.accepted:
@@ -1132,12 +1200,12 @@ def classify(
         if not record_missing_before and (
             difference is None or difference.at >= where or reordered
         ):
-            if first.rule_id == "LOG-1" and crashed and _seqs_went_back(expected, actual):
+            if first.rule_id == "LOG-1" and crashed and _seqs_went_back(expected, actual, history):
                 # Seqs lower than due after a crash: the log the target reopened lacks events
                 # it had reported committed, which a crash must keep.
                 return "LOG-8", (
                     f"after the crash the target's log goes on at a lower seq ({first.message}): "
-                    "a commit it had reported was lost"
+                    "events it had reported committed were lost"
                 )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
@@ -1145,6 +1213,9 @@ def classify(
             )
     if not expected.accepted or not actual.accepted:
         return _refusal_rule(command, phase, expected, actual)
+    lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
+    if lost is not None:
+        return lost
     if difference is not None:
         want, got = difference.want, difference.got
         match difference.relation:

@@ -66,6 +66,7 @@ from loopspec.properties.conformance.compare import (
     hook_audit_rule,
     log_violations,
     normalized_observation,
+    probe_for,
     split_units,
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
@@ -271,6 +272,7 @@ def conformance_machine(
                 target_violations=violations,
                 history=tuple(self.history),
                 crashed=any(isinstance(c, Crash) for c in self.program),
+                probe=probe_for(self.target),
             )
             self.diverged(
                 Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)

@@ -277,6 +277,16 @@ class GuardedTarget:
             "apply", lambda: self._target.apply(command), (self._config, tuple(self._sent))
         )
 
+    def probe(self, command: Command) -> Observation | None:
+        """`apply` after a divergence, to sharpen its blame (`compare.probe_for`): a failure
+        then is None, not the run's breakage, which would turn the divergence into PROTO-1."""
+        if self._breakage.first is not None:
+            return None
+        try:
+            return self._target.apply(command)
+        except Exception:  # whatever a target raises, the probe tells nothing then
+            return None
+
     def close(self) -> None:
         if self._breakage.first is None:
             self._breakage.call("close", self._target.close)
@@ -969,6 +979,7 @@ def replay_case(
                     target_violations=violations,
                     history=tuple(history),
                     crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
+                    probe=target.probe,
                 )
                 divergence = Divergence(index, command, rule_id, what, expected, actual)
                 return Replay(divergence, capabilities=capabilities, refused=tuple(refused))
