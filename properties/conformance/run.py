@@ -18,7 +18,7 @@ import sysconfig
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -258,9 +258,16 @@ def _a_target(made: object) -> ConformanceTarget:
 
 
 class GuardedTarget:
-    """A target whose every failure goes through a `TargetBreakage`."""
+    """A target whose every failure goes through a `TargetBreakage`. With `within`, it declares
+    only those of its capabilities (a profile's implementation's: `Profile.capabilities`)."""
 
-    def __init__(self, factory: TargetFactory, breakage: TargetBreakage) -> None:
+    def __init__(
+        self,
+        factory: TargetFactory,
+        breakage: TargetBreakage,
+        within: frozenset[str] | None = None,
+    ) -> None:
+        self._within = within
         self._breakage = breakage
         self._target = breakage.call("its factory", lambda: _a_target(factory()))
         self.name = breakage.call("its name", lambda: str(self._target.name))
@@ -269,7 +276,8 @@ class GuardedTarget:
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         self._config, self._sent = config, []
-        return self._breakage.call("reset", lambda: _capabilities(self._target.reset(config)))
+        declared = self._breakage.call("reset", lambda: _capabilities(self._target.reset(config)))
+        return declared if self._within is None else declared & self._within
 
     def apply(self, command: Command) -> Observation:
         self._sent.append(command)
@@ -467,7 +475,11 @@ def run_conformance(
     reported as found (a bounded run on a slow target: shrinking replays it many times).
     """
     breakage = TargetBreakage()
-    probe = GuardedTarget(factory, breakage)
+    # A profile describes its implementation for what conform sends that one: a target with
+    # more capabilities is sent only those (the rest would be blamed through the profile's
+    # erasers, which know nothing of them), and their rules are reported not applicable.
+    within = profile.capabilities if profile is not None else None
+    probe = GuardedTarget(factory, breakage, within)
     try:
         capabilities = probe.reset(CONFIGS[0])
         name = probe.name
@@ -481,7 +493,7 @@ def run_conformance(
         counted["shrink" if pin else "examples"] += 1
         if show_progress:
             _progress(examples, counted["shrink"], started)
-        return GuardedTarget(factory, breakage)
+        return GuardedTarget(factory, breakage, within)
 
     conformance.TRANSITION_HITS.clear()
     conformance.RULE_HITS.clear()
@@ -906,6 +918,20 @@ class Replay:
     refused: tuple[tuple[int, str], ...] = ()
 
 
+def _outside_profile(what: str, needed: Sequence[str], profile: Profile) -> TargetError:
+    """A case that uses a capability the profile's implementation does not declare: conform
+    never sends that implementation such a command, so the profile says nothing about it, and
+    comparing with its divergences erased would blame a right answer (the codex profile on an
+    abort: EXE-4, where the model's result had the error the profile erased)."""
+    lacking = ", ".join(profile.undeclared(needed))
+    return TargetError(
+        f"{what} needs the capability {lacking}, which the {profile.name} profile's "
+        f"implementation ({profile.implementation}) does not declare: the profile does not "
+        "describe it, so the case cannot be replayed with it (replay with the profile of the "
+        "implementation the case was recorded on, or --profile none to compare whole)"
+    )
+
+
 def replay_case(
     factory: TargetFactory,
     config: LoopConfig,
@@ -928,6 +954,10 @@ def replay_case(
                 f"which {target.name} does not declare: conform never configures it so, so the "
                 "case cannot be replayed on it"
             )
+        if profile is not None and profile.undeclared(conformance.hook_capabilities(config)):
+            raise _outside_profile(
+                "the case's configuration", conformance.hook_capabilities(config), profile
+            )
         presenting = oracle.presenting = "presentation" in capabilities
         history: list[dict[str, Any]] = []
         refused: list[tuple[int, str]] = []
@@ -943,6 +973,10 @@ def replay_case(
                     f"command #{index + 1} of the case ({command.NAME}) needs the capability "
                     f"{', '.join(lacking)}, which {target.name} does not declare: conform never "
                     "sends it such a command, so the case cannot be replayed on it"
+                )
+            if profile is not None and profile.undeclared(needed):
+                raise _outside_profile(
+                    f"command #{index + 1} of the case ({command.NAME})", needed, profile
                 )
             expected, actual = oracle.apply(command), target.apply(command)
             if not expected.accepted:

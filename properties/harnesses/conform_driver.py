@@ -108,7 +108,7 @@ from loopspec.properties.harnesses.model_stream import (
     reply_events,
     shell_call,
 )
-from loopspec.properties.harnesses.script import Harness, HarnessScript
+from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -119,7 +119,7 @@ from loopspec.properties.harnesses.session import (
     turn_argv,
 )
 
-CAPABILITIES = ("pre-hooks", "rewrite")
+CAPABILITIES = DRIVEN_CAPABILITIES
 TOOL_PROGRAM = "loopspec-tool"
 HOOK_PROGRAM = "loopspec-hook"
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled

@@ -36,6 +36,11 @@ class Harness(enum.Enum):
     CODEX = "codex"
 
 
+# What `conform_driver` declares for either CLI (its docstring says why no more): the profiles
+# of the real harnesses describe these only.
+DRIVEN_CAPABILITIES = ("pre-hooks", "rewrite")
+
+
 @attrs.frozen
 class ScriptedText:
     """Text the model writes."""

@@ -887,8 +887,24 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
 )
 
 
+# What examples/dsh-adapter declares (its CAPABILITIES; tests/test_profile_scope.py holds the
+# two lists equal): not `rewrite`, `result-meta` or `presentation`.
+CAPABILITIES = frozenset(
+    (
+        "abort",
+        "approval",
+        "crash-repair",
+        "max-tokens",
+        "parallel",
+        "post-hooks",
+        "pre-hooks",
+        "queued-input",
+    )
+)
+
 PROFILE = Profile(
     "dsh",
     "@deepseek-ai/dsh-agent-loop@0.1.0-rc.8 through examples/dsh-adapter",
     DIVERGENCES,
+    CAPABILITIES,
 )

@@ -101,6 +101,16 @@ class Profile:
     name: str
     implementation: str
     divergences: tuple[KnownDivergence, ...]
+    # The capabilities that implementation's adapter declares (PROTO-1), None when unstated: the
+    # profile knows only what conform sends it, so a command or configuration needing another
+    # is outside what its divergences describe (a false blame there, not an erased one).
+    capabilities: frozenset[str] | None = None
+
+    def undeclared(self, needed: Sequence[str]) -> list[str]:
+        """The capabilities of `needed` the profile's implementation does not declare."""
+        if self.capabilities is None:
+            return []
+        return [capability for capability in needed if capability not in self.capabilities]
 
     def __attrs_post_init__(self) -> None:
         keys = [d.key for d in self.divergences]

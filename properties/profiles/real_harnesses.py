@@ -29,7 +29,7 @@ from collections.abc import Callable
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.wording import DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
-from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Event,
@@ -466,6 +466,7 @@ def profile_of(harness: Harness) -> Profile:
             *SHAPES,
             *_detected(harness, SOFT_ORDER, hard=False),
         ),
+        frozenset(DRIVEN_CAPABILITIES),
     )
 
 
