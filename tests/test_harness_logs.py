@@ -167,6 +167,78 @@ def test_HOOK_4_claude_code_hook_answering_one_call_twice_is_reported() -> None:
     assert report.violations[0].events == (4, 3)
 
 
+def test_EXE_1_a_repeated_call_id_is_the_one_divergence_when_both_calls_ran() -> None:
+    """EXE-1: a reply repeats a call id and the loop runs both calls and answers each (what
+    Claude Code 2.1.332 and Codex 0.171.0 do). The reply breaks EXE-1, and that is all: each
+    result answers one of the two calls (not ADJ-2, "already answered"), and each call ran its
+    own input (Codex: not RW-1 and RW-2, the second command compared with the first call's)."""
+    claude = check(CLAUDE / "violations" / "EXE-1-both-calls-answered.jsonl")
+    assert rules(claude) == ["EXE-1"]
+    assert claude.violations[0].violation.message == "the reply carries call id toolu_d twice"
+    assert claude.notices == []
+    rollout = check(CODEX / "violations" / "EXE-1-both-calls-ran-and-were-answered.jsonl")
+    assert rules(rollout) == ["EXE-1"]
+    assert (rollout.violations[0].line, rollout.violations[0].events) == (4, (4, 3))
+
+
+def test_EXE_1_a_repeated_call_id_whose_command_ran_another_input_is_still_RW_1(
+    tmp_path: Path,
+) -> None:
+    """RW-1 still holds a repeated id to its calls: a command that is neither call's input is a
+    divergence (EXE-1 for the reply, RW-1 and RW-2 for what ran)."""
+    text = (CODEX / "violations" / "EXE-1-both-calls-ran-and-were-answered.jsonl").read_text()
+    changed = text.replace('"-lc","echo two"]', '"-lc","echo three"]')
+    assert changed != text
+    (tmp_path / "rollout.jsonl").write_text(changed)
+    report = check(tmp_path / "rollout.jsonl")
+    assert rules(report) == ["EXE-1", "RW-1", "RW-2"]
+    assert "ran echo three" in report.violations[1].violation.message
+
+
+def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
+    """REC-1: Codex killed while a call runs, then resumed (`codex exec resume`), gives the model a
+    synthetic "aborted" result but never writes it to the rollout: the next turn's task_started
+    finds the call unanswered. That is the repair missing from the log (REC-1), reported once
+    where the new turn starts; the user message and the reply that follow are not blamed on
+    ADJ-1 and ADJ-3 as well."""
+    report = check(CODEX / "violations" / "REC-1-resumed-without-a-repair.jsonl")
+    assert rules(report) == ["REC-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (5, (5, 4))
+    assert found.violation.message == (
+        "a new turn starts while call call_long awaits its result: the turn before ended "
+        "without answering it, and no repair result was written"
+    )
+    assert "REC-1" not in report.not_checkable
+    assert report.notices == []
+
+
+def test_ORD_3_a_subagent_transcript_is_judged_not_skipped() -> None:
+    """ORD-3: a subagent's own transcript (`<session>/subagents/agent-*.jsonl`) marks every
+    record `isSidechain`. It is that conversation, so its records are judged: before, all were
+    skipped as another conversation's and the log passed every rule unread."""
+    report = check(CLAUDE / "violations" / "ORD-3-in-a-subagent-transcript.jsonl")
+    assert rules(report) == ["ORD-3"]
+    assert report.violations[0].events == (4, 2)
+    # In a main transcript the subagent's records that Claude Code wrote inline are still
+    # another conversation: its user message is not a message between the Agent call and its
+    # result (ADJ-1).
+    main_log = check(CLAUDE / "valid" / "a-main-transcript-skips-an-inline-subagent.jsonl")
+    assert main_log.violations == []
+
+
+def test_a_forked_session_that_opens_with_a_mode_record_is_a_transcript() -> None:
+    """`claude --resume ID --fork-session` writes a new transcript whose first record is
+    `{"type": "mode", ...}`; it was taken for a dsh log and failed with LOG-5 (exit 2). A
+    record of a type this reader does not know, carrying a `sessionId`, is Claude Code's too."""
+    report = check(CLAUDE / "valid" / "forked-session-opens-with-a-mode-record.jsonl")
+    assert (report.dialect, report.status, report.errors) == ("claude-code", "ok", [])
+    future = b'{"type":"some-later-record","sessionId":"s2"}\n'
+    body = (CLAUDE / "violations" / "ORD-3.jsonl").read_bytes()
+    later = check_stream("later.jsonl", io.BytesIO(future + body))
+    assert (later.dialect, rules(later)) == ("claude-code", ["ORD-3"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Dialects, valid logs, what cannot be checked.
 

@@ -13,7 +13,10 @@ nothing the rules read):
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
   folded by Claude Code into the next user message and are not judged.
-- Records marked `isSidechain` belong to a subagent's own conversation and are skipped.
+- Records marked `isSidechain` belong to a subagent's conversation. A log holds one
+  conversation, the one its first message belongs to: in a main transcript the subagent records
+  Claude Code wrote inline are skipped; a subagent's own transcript
+  (`<session>/subagents/agent-*.jsonl`, every record marked) is judged as that conversation.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from loopspec.properties.harnesses import hook_audit
+from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
@@ -52,6 +56,7 @@ RECORD_TYPES = frozenset(
         "tools-used",
         "cost-state",
         "custom-title",
+        "mode",
     }
 )
 
@@ -91,13 +96,15 @@ NOT_CHECKABLE = {
 
 
 def looks_like(record: Mapping[str, Any]) -> bool:
-    """Whether a parsed first record is a Claude Code transcript record."""
-    return (
-        isinstance(record.get("type"), str)
-        and record["type"] in RECORD_TYPES
-        and "seq" not in record
-        and any(key in record for key in IDENTIFYING_KEYS)
-    )
+    """Whether a parsed first record is a Claude Code transcript record: a known type with one
+    of the identifying keys, or any type with a string `sessionId` (each release adds record
+    types, and a forked session opens with whichever it writes first)."""
+    kind = record.get("type")
+    if not isinstance(kind, str) or "seq" in record:
+        return False
+    if kind in RECORD_TYPES:
+        return any(key in record for key in IDENTIFYING_KEYS)
+    return kind != DSH_HEADER_TYPE and isinstance(record.get("sessionId"), str)
 
 
 class _Reader:
@@ -105,11 +112,16 @@ class _Reader:
 
     def __init__(self) -> None:
         self.reply_id: str | None = None
+        # Whether the log's conversation is a subagent's: set by its first message.
+        self.sidechain: bool | None = None
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
-        if record.get("isSidechain") is True:
-            return
         kind = record.get("type")
+        sidechain = record.get("isSidechain") is True
+        if self.sidechain is None and kind in ("user", "assistant"):
+            self.sidechain = sidechain
+        if sidechain != bool(self.sidechain):
+            return  # another conversation's record
         message = record.get("message")
         if kind == "assistant" and isinstance(message, Mapping):
             yield from self._assistant(message, line)

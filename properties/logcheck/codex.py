@@ -14,6 +14,9 @@ rules read):
   `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
   call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
   difference is also an unrecorded rewrite (RW-2).
+- `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
+  turn that ended without answering them — Codex killed mid-call and resumed gives the model a
+  synthetic "aborted" result but writes none to the rollout (REC-1).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from loopspec.properties.logcheck.harness_logs import (
     Observation,
     Reply,
     Result,
+    TurnStart,
     Visible,
 )
 
@@ -62,7 +66,6 @@ NOT_CHECKABLE = {
     "HOOK-4": _NO_HOOKS,
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
-    "REC-1": "Codex writes no repair records",
 }
 
 
@@ -126,6 +129,9 @@ class _Reader:
         kind = record.get("type")
         if kind == "response_item":
             yield from self._item(payload, line)
+        elif kind == "event_msg" and payload.get("type") == "task_started":
+            self.in_reply = False
+            yield TurnStart(line)
         elif kind == "event_msg" and payload.get("type") == "item_completed":
             item = payload.get("item")
             if isinstance(item, Mapping) and item.get("type") == "CommandExecution":

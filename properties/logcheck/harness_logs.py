@@ -8,7 +8,8 @@ Claude Code in the `hook_success` attachment, Codex in the `CommandExecution` ev
 rewrote a call into or what actually ran. Each dialect module (`claude_code`, `codex`) turns its
 records into the neutral `Observation`s below; `Judge` holds them to:
 
-- EXE-1: a reply's calls have distinct ids;
+- EXE-1: a reply's calls have distinct ids (a repeated id is still a call: it may get a
+  result of its own, and runs its own input);
 - ADJ-1: no other model-visible message lands while a reply's calls await results;
 - ADJ-2: every result answers a call that awaits one, once;
 - ADJ-3: no reply follows while an earlier call is unanswered;
@@ -16,7 +17,9 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - RW-1: the input that ran (a hook's `updatedInput` that was applied, or the executed command) is
   the input the model history and the log's call record hold;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
-- HOOK-4 (Claude Code): each PreToolUse hook answers once per call.
+- HOOK-4 (Claude Code): each PreToolUse hook answers once per call;
+- REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
+  a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
 
 Every other rule a dsh log is checked by (`rules_checked` of a dsh log) is listed as not
 checkable, with the reason, never as passed. In the reports of these logs `seq` and the related
@@ -103,7 +106,14 @@ class Executed:
     line: int
 
 
-Observation = Reply | Result | Visible | HookRewrite | Executed
+@attrs.frozen
+class TurnStart:
+    """A new turn begins: the turn before it is over, whatever ended it."""
+
+    line: int
+
+
+Observation = Reply | Result | Visible | HookRewrite | Executed | TurnStart
 
 
 @attrs.frozen
@@ -129,6 +139,13 @@ class _Pending:
     reply: Reply
     waiting: list[str]
     line_of_call: dict[str, int]
+    # Ids the reply repeated (EXE-1), once per repetition: a result for one is not a second
+    # answer, and none is owed (results pair by id).
+    repeated: list[str] = attrs.Factory(list)
+
+    def answered_repeats(self) -> list[str]:
+        """Repeated ids whose first call has its result."""
+        return [c for c in self.repeated if c not in self.waiting]
 
 
 class Judge:
@@ -136,7 +153,8 @@ class Judge:
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
-        self.calls: dict[str, tuple[Call, int]] = {}
+        # Every call made with an id (a reply may repeat one: EXE-1), with its reply's line.
+        self.calls: dict[str, list[tuple[Call, int]]] = {}
         self.open: _Pending | None = None
         self.rewrites: dict[str, list[HookRewrite]] = {}
         self.answered: set[str] = set()
@@ -158,6 +176,8 @@ class Judge:
                 return self._rewrite(observation)
             case Executed():
                 return self._executed(observation)
+            case TurnStart(line):
+                return self._turn_start(line)
             case _:
                 assert_never(observation)
 
@@ -186,14 +206,20 @@ class Judge:
                 message = f"the reply carries call id {call.call_id} twice"
                 related = (pending.line_of_call[call.call_id],)
                 found.append(Violation("EXE-1", reply.line, message, related))
-                continue
-            pending.waiting.append(call.call_id)
-            pending.line_of_call[call.call_id] = reply.line
-            self.calls[call.call_id] = (call, reply.line)
+                pending.repeated.append(call.call_id)
+            else:
+                pending.line_of_call[call.call_id] = reply.line
+                pending.waiting.append(call.call_id)
+                self.calls[call.call_id] = []
+            self.calls[call.call_id].append((call, reply.line))
         return found
 
     def _result(self, result: Result) -> list[Violation]:
         pending = self.open
+        if pending is not None and result.call_id in pending.answered_repeats():
+            # The loop ran a repeated id's call too: EXE-1 already names the reply.
+            pending.repeated.remove(result.call_id)
+            return self._ran_rewrite(result)
         if pending is None or result.call_id not in pending.waiting:
             again = "already answered" if result.call_id in self.answered else "not awaited"
             message = f"a result for call {result.call_id}, which is {again}"
@@ -228,13 +254,14 @@ class Judge:
         `updatedInput` differs from what the history and the call record hold."""
         known = self.calls.get(result.call_id)
         rewrites = self.rewrites.get(result.call_id, [])
-        if known is None or not rewrites or any(r.denied for r in rewrites):
+        if not known or not rewrites or any(r.denied for r in rewrites):
             return []
-        call, call_line = known
+        call, call_line = known[0]
         applied = [
             r
             for r in rewrites
-            if r.updated_input is not None and not self.dialect.same_input(call, r.updated_input)
+            if r.updated_input is not None
+            and not any(self.dialect.same_input(c, r.updated_input) for c, _ in known)
         ]
         if not applied:
             return []
@@ -248,11 +275,9 @@ class Judge:
 
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
-        if known is None:
+        if not known or any(self.dialect.same_input(c, executed.ran) for c, _ in known):
             return []
-        call, call_line = known
-        if self.dialect.same_input(call, executed.ran):
-            return []
+        call, call_line = known[0]
         message = (
             f"call {call.call_id} ran {_show(executed.ran)}, but the model history and the "
             f"log's call record keep {_show(call.arguments)}"
@@ -266,6 +291,22 @@ class Judge:
             )
             found.append(Violation("RW-2", executed.line, message, (call_line,)))
         return found
+
+    def _turn_start(self, line: int) -> list[Violation]:
+        """REC-1: the turn before ended (a crash, when its calls still await results) and this
+        one starts without the repair that answers them. They are closed here, so the messages
+        and the reply that follow are not blamed on ADJ-1 and ADJ-3 as well."""
+        if self.open is None or not self.open.waiting:
+            return []
+        waiting = self.open.waiting
+        lines = tuple(self.open.line_of_call[c] for c in waiting)
+        them = "it" if len(waiting) == 1 else "them"
+        message = (
+            f"a new turn starts while {calls_awaiting(waiting)}: the turn before ended without "
+            f"answering {them}, and no repair result was written"
+        )
+        self.open = None
+        return [Violation("REC-1", line, message, lines)]
 
     def open_calls(self) -> list[tuple[str, int]]:
         """Calls still awaiting results, with the line of their reply."""
