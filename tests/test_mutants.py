@@ -20,10 +20,13 @@ import pytest
 from batches import seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
+from minimality import removable_parts
 from mutants import MUTANTS, Mutant, MutantTarget
 
+from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.run import reduce_counterexample
 
 KILL_BUDGET = settings(
     max_examples=400,
@@ -62,11 +65,23 @@ def test_MODEL_1_every_mutant_is_caught_with_its_rule(mutant: Mutant) -> None:
     found, examples, seconds = _kill(mutant, KILL_BUDGET)
     divergence = found.divergence
     KILLS[mutant.name] = (examples, seconds)
+    # The program as found, not shrunk: conform cuts a shrunk one down the same way (MODEL-1,
+    # tests/test_minimal_cases.py), and a longer program asks more of the cutting.
+    started = time.process_time()
+    reduced = reduce_counterexample(lambda: MutantTarget(mutant), found)
+    cutting = time.process_time() - started
     print(
         f"\n{mutant.name:<34} {mutant.rule_id:<7} caught as {divergence.rule_id:<7} "
-        f"{examples:>4} examples {seconds:6.2f} s CPU  program of {len(found.program)}"
+        f"{examples:>4} examples {seconds:6.2f} s CPU  program of {len(found.program)}, "
+        f"cut down to {len(reduced.program)} in {reduced.replays} replays, {cutting:.2f} s CPU"
     )
     assert divergence.rule_id in mutant.blamed, divergence.what
+    assert reduced.divergence.rule_id == divergence.rule_id, reduced.divergence.what
+    program = reduced.program
+    assert (
+        removable_parts(lambda: MutantTarget(mutant), reduced.config, program, divergence.rule_id)
+        == []
+    ), [command_to_json(command) for command in program]
 
 
 def test_MODEL_1_kill_matrix_summary() -> None:

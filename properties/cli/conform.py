@@ -17,6 +17,7 @@ renamed or removed without changing `format`.
       "examples": 14,                           // programs run to their end
       "retries": 9,                             // programs Hypothesis abandoned and replaced
       "shrinkRuns": 1163,                       // runs spent shrinking the counterexample
+      "reduceRuns": 41,                         // smaller programs replayed to cut it down
       "steps": 95,                              // commands sent in all
       "seconds": 104.6,
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
@@ -41,7 +42,7 @@ renamed or removed without changing `format`.
         "specText": "### EXE-4 ...",            // the rule as SPEC.md states it
         "commandIndex": 2,                      // 0-based, in "program"
         "config": {},                           // the loop configuration, driver-protocol JSON
-        "program": [{"kind": "SubmitUser", "text": ""}],   // the shrunk commands
+        "program": [{"kind": "SubmitUser", "text": ""}],   // the shrunk commands, cut down
         "expected": {},                         // the model's observation of that command
         "actual": {},                           // the target's
         "diff": "--- model\n+++ target\n...",

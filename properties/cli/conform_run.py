@@ -120,10 +120,12 @@ def counts_line(report: RunReport) -> str:
         extra.append(f"{report.retries} abandoned part-way by Hypothesis and replaced")
     if report.shrink_runs:
         extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
+    if report.reduce_runs:
+        extra.append(f"{report.reduce_runs} replays cutting it down")
     besides = f" (besides: {'; '.join(extra)})" if extra else ""
-    # The time includes the shrinking runs, whose commands `steps` does not count: a rate from
-    # the two would understate the target's speed many times over.
-    measured = report.seconds > 0 and not report.shrink_runs
+    # The time includes the shrinking runs and replays, whose commands `steps` does not count:
+    # a rate from the two would understate the target's speed many times over.
+    measured = report.seconds > 0 and not report.shrink_runs and not report.reduce_runs
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
     commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
@@ -187,6 +189,7 @@ def json_report(
         "examples": report.examples,
         "retries": report.retries,
         "shrinkRuns": report.shrink_runs,
+        "reduceRuns": report.reduce_runs,
         "steps": report.steps,
         "seconds": round(report.seconds, 3),
         "rules": rule_table(report),

@@ -58,6 +58,7 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
+from loopspec.properties.conformance.reduce import reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -399,6 +400,8 @@ class RunReport:
     shrink_runs: int = 0
     # Programs Hypothesis abandoned part-way and replaced (not counted in `examples` either).
     retries: int = 0
+    # Smaller programs replayed to cut the shrunk counterexample down (`reduce_counterexample`).
+    reduce_runs: int = 0
 
     @property
     def conformant(self) -> bool:
@@ -406,13 +409,16 @@ class RunReport:
         return self.divergence is None
 
 
-def _progress(budget: int, shrink_runs: int, started: float) -> None:
-    """Complete programs of the budget (never more), then what Hypothesis runs besides."""
+def _progress(budget: int, shrink_runs: int, started: float, reduce_runs: int = 0) -> None:
+    """Complete programs of the budget (never more), then what Hypothesis runs besides, then
+    the replays cutting the counterexample down."""
     if sys.stderr.isatty():
         done, retries = conformance.PROGRAM_ENDS["complete"], conformance.PROGRAM_ENDS["abandoned"]
         besides = f" (+{retries} abandoned)" if retries else ""
         if shrink_runs:
             besides += f", shrinking the counterexample: {shrink_runs} runs"
+        if reduce_runs:
+            besides += f", cutting it down: {reduce_runs} replays"
         print(
             f"\r  {done}/{budget} programs{besides}, {time.monotonic() - started:.0f} s",
             end="",
@@ -534,6 +540,16 @@ def run_conformance(
         if breakage.first is not None:
             raise breakage.again() from None
         divergence, program, config = found.divergence, found.program, found.config
+        if shrink:
+
+            def reducing(replays: int) -> None:
+                _progress(examples, counted["shrink"], started, replays)
+
+            reduced = reduce_counterexample(
+                factory, found, profile, reducing if show_progress else None
+            )
+            divergence, program, config = reduced.divergence, reduced.program, reduced.config
+            counted["reduce"] = reduced.replays
     except Exception as error:
         # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
         if breakage.first is not None:
@@ -567,7 +583,71 @@ def run_conformance(
         dict(SITUATION_HITS),
         counted["shrink"],
         conformance.PROGRAM_ENDS["abandoned"],
+        counted["reduce"],
     )
+
+
+# What cutting a counterexample down may spend at most: candidates replayed, and seconds. The
+# bundled mutants' shrunk programs need 23 to 95 replays (a hundredth of a second of CPU or
+# so); a slow target is stopped at the limit with the smallest program found so far.
+REDUCE_REPLAYS = 2000
+REDUCE_SECONDS = 60.0
+
+
+@attrs.frozen
+class Reduced:
+    """A counterexample cut down: its configuration, program and divergence (replayed)."""
+
+    config: LoopConfig
+    program: tuple[Command, ...]
+    divergence: Divergence
+    replays: int
+
+
+def reduce_counterexample(
+    factory: TargetFactory,
+    found: DivergenceFound,
+    profile: Profile | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Reduced:
+    """`found`'s program cut down to one from which no command, reply block, hook, tool or
+    detail can be taken without losing the divergence or changing its rule
+    (`loopspec.properties.conformance.reduce`), each candidate replayed on a fresh model and
+    target as `loopspec replay` replays a case. A candidate the target breaks on (raises, dies,
+    stops answering) or cannot be sent is not kept; the program Hypothesis shrank is kept
+    unless a smaller one diverges alike. `progress` is told the replays made so far."""
+    rule = found.divergence.rule_id
+    latest = [found.divergence]
+    replays = 0
+
+    def still_diverges(config: LoopConfig, program: tuple[Command, ...]) -> bool:
+        nonlocal replays
+        replays += 1
+        if progress is not None:
+            progress(replays)
+        try:
+            replay = replay_case(factory, config, list(program), profile)
+        except TargetError:
+            return False
+        if replay.divergence is None or replay.divergence.rule_id != rule:
+            return False
+        latest[0] = replay.divergence
+        return True
+
+    if not still_diverges(found.config, found.program):
+        # The runs disagree (a difference only the machine's comparison sees): keep what
+        # Hypothesis found rather than a program that replays otherwise.
+        return Reduced(found.config, found.program, found.divergence, replays)
+    reduction = reduce_program(
+        found.config,
+        found.program,
+        still_diverges,
+        max_replays=REDUCE_REPLAYS,
+        max_seconds=REDUCE_SECONDS,
+    )
+    if (reduction.config, reduction.program) != (found.config, found.program):
+        return Reduced(reduction.config, reduction.program, latest[0], replays)
+    return Reduced(found.config, found.program, found.divergence, replays)
 
 
 def _divergence_in(error: BaseException) -> DivergenceFound | None:

@@ -1,0 +1,356 @@
+"""Cutting a counterexample down until nothing more can be taken from it.
+
+Hypothesis shrinks the choices a program was drawn from, not the program, and stops where no
+smaller choice sequence fails alike. That left a call, a hook answer or a command the divergence
+did not need in 11 of the 13 bundled mutants' counterexamples (and in a planted RW-1 bug of the
+JavaScript loop): a reply's calls number two to four while the swarm's `parallel` feature is on,
+and on is the simplest draw (`swarming.Swarm`), which shrinking moves towards, not away from;
+and a call's hook answers, approval and outcome are drawn apart from it, so no deletion of one
+run of choices removes the call with them. `reduce_program` then replays smaller candidates
+(greedy delta debugging) and keeps each that still diverges alike, until no single step below
+keeps it: the program is then 1-minimal for those steps.
+
+The steps, biggest first; each one lowers `weight`, which bounds the search:
+
+- delete a run of commands (halves first, then quarters, down to single commands);
+- delete one block of a reply: text, reasoning, or a tool call together with the hook answers,
+  approval answer and outcomes that answer for it (the model's state before each command says
+  which call that is);
+- delete a hook of the configuration with its answers (a PreToolUse hook's `HookAnswers`, a
+  PostToolUse hook's verdict in each outcome), or a tool no call names;
+- a simpler value: a prompt, text, reason or message emptied or cut to its first character; a
+  reply that finishes `completed`; a PreToolUse verdict `Pass`, an ask an allow, a verdict
+  without its new input or reason; an outcome without a deferred context, its metadata or its
+  error code; a PostToolUse verdict `PostPass`; no hook audit.
+
+Last, the call ids are renumbered c1, c2, ... in order of appearance, if the program still
+diverges alike so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import assert_never
+
+import attrs
+
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    PostVerdict,
+    PreVerdict,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
+from loopspec.model.errors import LoopSpecError
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.state import Dispatching, LoopState, Rewriting
+from loopspec.model.transitions import step
+from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
+
+Program = tuple[Command, ...]
+# Whether a configuration and program still diverge the way the counterexample did.
+StillDiverges = Callable[[LoopConfig, Program], bool]
+
+
+@attrs.frozen
+class Reduction:
+    """A reduced configuration and program, and what reducing them cost."""
+
+    config: LoopConfig
+    program: Program
+    replays: int  # candidates replayed
+    complete: bool  # False: the budget ran out before every step was tried
+
+
+def weight(config: LoopConfig, program: Program) -> tuple[int, ...]:
+    """The order reduction descends, most telling first: commands, hooks, tools, how much the
+    verdicts ask of a reader (an approval more than an allow, an allow more than a pass), then
+    the length of the whole as JSON."""
+    verdicts = sum(_VERDICT_RANK[type(c.verdict)] for c in program if isinstance(c, HookAnswers))
+    text = json.dumps([config_to_json(config), *map(command_to_json, program)])
+    return len(program), len(config.hooks), len(config.tools), verdicts, len(text)
+
+
+_VERDICT_RANK: dict[type[PreVerdict], int] = {Pass: 0, Allow: 1, Deny: 1, Ask: 2}
+
+
+def reduce_program(
+    config: LoopConfig,
+    program: Program,
+    still_diverges: StillDiverges,
+    *,
+    max_replays: int,
+    max_seconds: float,
+) -> Reduction:
+    """`config` and `program` cut down while `still_diverges` holds (assumed of the two given),
+    then their call ids numbered c1, c2, ... in order of appearance if that still holds.
+    Stops early, with what it has, after `max_replays` candidates or `max_seconds`."""
+    started = time.monotonic()
+    replays = 0
+    current = (config, program)
+
+    def spent() -> bool:
+        return replays >= max_replays or time.monotonic() - started > max_seconds
+
+    while True:
+        current_weight = weight(*current)
+        smaller = None
+        for candidate in smaller_candidates(*current):
+            if weight(*candidate) >= current_weight:
+                continue
+            if spent():
+                return Reduction(*current, replays, False)
+            replays += 1
+            if still_diverges(*candidate):
+                smaller = candidate
+                break
+        if smaller is None:  # no step keeps the divergence: 1-minimal
+            break
+        current = smaller
+    renumbered = _renumbered(current[1])
+    if renumbered != current[1]:
+        if spent():
+            return Reduction(*current, replays, False)
+        replays += 1
+        if still_diverges(current[0], renumbered):
+            current = (current[0], renumbered)
+    return Reduction(*current, replays, True)
+
+
+def smaller_candidates(
+    config: LoopConfig, program: Program
+) -> Iterator[tuple[LoopConfig, Program]]:
+    """Candidates one step smaller than `config` and `program` (some may not be: the caller
+    compares weights), the biggest steps first."""
+    for smaller in _without_runs(program):
+        yield config, smaller
+    concerns = _concerns(config, program)
+    for index, command in enumerate(program):
+        if not isinstance(command, ModelReplies):
+            continue
+        for block_index, block in enumerate(command.blocks):
+            blocks = command.blocks[:block_index] + command.blocks[block_index + 1 :]
+            rest = program[index + 1 :]
+            if isinstance(block, ToolCallBlock):
+                # With the call go the commands that answer for it.
+                rest = tuple(
+                    later
+                    for later, concern in zip(rest, concerns[index + 1 :], strict=True)
+                    if concern.call != block.id
+                )
+            yield config, (*program[:index], attrs.evolve(command, blocks=blocks), *rest)
+    for hook in config.hooks:
+        yield _without_hook(config, program, concerns, hook)
+    # Only tools no call names: a call to a tool taken away would be a call to an unknown tool,
+    # another situation than the one found.
+    called = {call.name for c in program if isinstance(c, ModelReplies) for call in c.tool_calls}
+    for tool in config.tools:
+        if tool.name not in called:
+            yield attrs.evolve(config, tools=tuple(t for t in config.tools if t != tool)), program
+    for index, command in enumerate(program):
+        for simpler in _simpler_commands(command):
+            yield config, (*program[:index], simpler, *program[index + 1 :])
+
+
+def _without_runs(program: Program) -> Iterator[Program]:
+    """`program` less a run of commands: halves first, then quarters, ... then each one."""
+    size = len(program) // 2
+    while size >= 1:
+        for start in range(0, len(program) - size + 1, size):
+            yield program[:start] + program[start + size :]
+        size //= 2
+
+
+@attrs.frozen
+class _Concern:
+    """What a command answers for: the call (a hook answer, approval answer or outcome), the
+    PreToolUse hook answering, and the call's tool."""
+
+    call: str | None = None
+    hook: HookSpec | None = None
+    tool: str | None = None
+
+
+def _concerns(config: LoopConfig, program: Program) -> list[_Concern]:
+    """Per command, what it answers for, as the model's state before it says."""
+    state = LoopState(config)
+    tools: dict[str, str] = {}
+    concerns: list[_Concern] = []
+    for command in program:
+        phase = state.phase
+        concern = _Concern()
+        match command:
+            case ModelReplies():
+                for call in command.tool_calls:
+                    tools.setdefault(call.id, call.name)
+            case HookAnswers() if isinstance(phase, Rewriting) and phase.queue:
+                pending = phase.queue[0]
+                call = phase.reply.tool_calls[pending.call_index]
+                concern = _Concern(call.id, pending.hook, call.name)
+            case ApprovalAnswers() if isinstance(phase, Dispatching):
+                if phase.gate < len(phase.slots):
+                    slot = phase.slots[phase.gate]
+                    concern = _Concern(slot.call_id, tool=slot.name)
+            case ToolFinishes():
+                concern = _Concern(command.call_id, tool=tools.get(command.call_id))
+            case _:
+                pass
+        concerns.append(concern)
+        with contextlib.suppress(LoopSpecError):  # a refused command changes nothing
+            state = step(state, command)
+    return concerns
+
+
+def _without_hook(
+    config: LoopConfig, program: Program, concerns: list[_Concern], hook: HookSpec
+) -> tuple[LoopConfig, Program]:
+    """`config` without `hook`, and `program` without its answers: a PreToolUse hook's
+    `HookAnswers`, a PostToolUse hook's verdict in each outcome of a call it matches."""
+    smaller = attrs.evolve(config, hooks=tuple(h for h in config.hooks if h != hook))
+    kept: list[Command] = []
+    for command, concern in zip(program, concerns, strict=True):
+        if isinstance(command, HookAnswers) and concern.hook == hook:
+            continue
+        kept.append(command)
+        if isinstance(command, ToolFinishes) and hook.point == POST_TOOL_USE and concern.tool:
+            matching = config.hooks_for(POST_TOOL_USE, concern.tool)
+            if hook in matching and len(command.post) == len(matching):
+                at = matching.index(hook)
+                kept[-1] = attrs.evolve(command, post=command.post[:at] + command.post[at + 1 :])
+    return smaller, tuple(kept)
+
+
+def _renumbered(program: Program) -> Program:
+    """`program` with its call ids c1, c2, ... in order of first appearance."""
+    names: dict[str, str] = {}
+
+    def new(call_id: str) -> str:
+        return names.setdefault(call_id, f"c{len(names) + 1}")
+
+    def renamed(command: Command) -> Command:
+        if isinstance(command, ModelReplies):
+            blocks = tuple(
+                attrs.evolve(b, id=new(b.id)) if isinstance(b, ToolCallBlock) else b
+                for b in command.blocks
+            )
+            return attrs.evolve(command, blocks=blocks)
+        if isinstance(command, ToolFinishes):
+            return attrs.evolve(command, call_id=new(command.call_id))
+        return command
+
+    return tuple(map(renamed, program))
+
+
+def _shorter(text: str) -> list[str]:
+    return [shorter for shorter in ("", text[:1]) if len(shorter) < len(text)]
+
+
+def _simpler_commands(command: Command) -> Iterator[Command]:
+    match command:
+        case SubmitUser(text=text):
+            for shorter in _shorter(text):
+                yield SubmitUser(shorter)
+        case ModelReplies():
+            if command.finish != "completed":
+                yield attrs.evolve(command, finish="completed")
+            for index, block in enumerate(command.blocks):
+                if isinstance(block, TextBlock | ReasoningBlock):
+                    for shorter in _shorter(block.text):
+                        blocks = list(command.blocks)
+                        blocks[index] = attrs.evolve(block, text=shorter)
+                        yield attrs.evolve(command, blocks=tuple(blocks))
+        case ModelFails(message=message):
+            for shorter in _shorter(message):
+                yield attrs.evolve(command, message=shorter)
+        case HookAnswers(verdict=verdict, audit=audit):
+            if audit is not None:
+                yield attrs.evolve(command, audit=None)
+            for simpler in _simpler_verdicts(verdict):
+                yield attrs.evolve(command, verdict=simpler)
+        case ToolFinishes(outcome=outcome, post=post):
+            for simpler_outcome in _simpler_outcomes(outcome):
+                yield attrs.evolve(command, outcome=simpler_outcome)
+            for index, post_verdict in enumerate(post):
+                for simpler_post in _simpler_posts(post_verdict):
+                    yield attrs.evolve(
+                        command, post=(*post[:index], simpler_post, *post[index + 1 :])
+                    )
+        case ApprovalAnswers() | Abort() | Crash() | Recover():
+            pass
+        case _:
+            assert_never(command)
+
+
+def _simpler_verdicts(verdict: PreVerdict) -> Iterator[PreVerdict]:
+    match verdict:
+        case Pass():
+            pass
+        case Allow(updated_input=new_input, reason=reason):
+            yield Pass()
+            if new_input is not None:
+                yield attrs.evolve(verdict, updated_input=None)
+            if reason is not None:
+                yield attrs.evolve(verdict, reason=None)
+        case Ask(updated_input=new_input, reason=reason):
+            yield Pass()
+            yield Allow(updated_input=new_input)  # the same call, without the approval
+            if new_input is not None:
+                yield attrs.evolve(verdict, updated_input=None)
+            if reason is not None:
+                yield attrs.evolve(verdict, reason=None)
+        case Deny(reason=reason):
+            yield Pass()
+            for shorter in _shorter(reason):
+                yield Deny(shorter)
+        case _:
+            assert_never(verdict)
+
+
+def _simpler_outcomes(outcome: ToolOutcome) -> Iterator[ToolOutcome]:
+    match outcome:
+        case ToolSucceeded(text=text, contexts=contexts, meta=meta):
+            for index in range(len(contexts)):
+                yield attrs.evolve(outcome, contexts=contexts[:index] + contexts[index + 1 :])
+            if meta is not None:
+                yield attrs.evolve(outcome, meta=None)
+            for shorter in _shorter(text):
+                yield attrs.evolve(outcome, text=shorter)
+        case ToolFailed(message=message, code=code):
+            if code is not None:
+                yield attrs.evolve(outcome, code=None)
+            for shorter in _shorter(message):
+                yield attrs.evolve(outcome, message=shorter)
+        case _:
+            assert_never(outcome)
+
+
+def _simpler_posts(verdict: PostVerdict) -> Iterator[PostVerdict]:
+    match verdict:
+        case PostPass(audit=audit):
+            if audit is not None:
+                yield PostPass()
+        case PostContext() | PostBlock():
+            yield PostPass()
+        case _:
+            assert_never(verdict)

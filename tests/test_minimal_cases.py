@@ -1,0 +1,213 @@
+"""The counterexample conform reports is minimal: nothing can be taken from it.
+
+Hypothesis shrinks the choices a program was drawn from; what it leaves had a call, a hook
+answer or a command the divergence did not need (two outside users cut a two-call program down
+to one call by hand). conform then cuts the shrunk program down by replaying smaller ones
+(`loopspec.properties.conformance.reduce`); the case file holds the result and replays to the
+same divergence. Every mutant's counterexample is held to the same in tests/test_mutants.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import pytest
+from batches import BATCH_SEED
+from minimality import removable_parts
+from mutants import MUTANTS, MutantTarget
+
+from loopspec.model.commands import (
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PostContext,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.cli.conform_run import counts_line, json_report
+from loopspec.properties.conformance.command_codec import command_to_json
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.reduce import reduce_program, weight
+from loopspec.properties.conformance.run import (
+    case_document,
+    load_case,
+    reduce_counterexample,
+    replay_case,
+    run_conformance,
+)
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
+
+READ = ToolCallBlock("c1", "read", '{"file_path":"a.txt"}')
+
+
+def _mutant(name: str) -> MutantTarget:
+    return MutantTarget(next(m for m in MUTANTS if m.name == name))
+
+
+def _found(name: str, config: LoopConfig, program: tuple[Command, ...]) -> DivergenceFound:
+    """The divergence `program` shows on the mutant `name`, as the machine would raise it."""
+    replay = replay_case(lambda: _mutant(name), config, list(program))
+    assert replay.divergence is not None
+    return DivergenceFound(replay.divergence, config, program)
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_MODEL_1_conform_reports_the_one_call_a_divergence_needs(tmp_path: Path) -> None:
+    """MODEL-1: a bug one call shows is reported with one call. Hypothesis left this mutant's
+    counterexample (arguments changed after the call was sealed) a reply with two calls; the
+    case file holds the one-call program and replays to the same divergence, at the same
+    command, and the JSON document carries the same program."""
+    report = run_conformance(
+        lambda: _mutant("mutable-arguments"),
+        examples=400,
+        seed_value=BATCH_SEED,
+        show_progress=False,
+    )
+    assert report.divergence is not None
+    assert report.config is not None
+    rule = report.divergence.rule_id
+    replies = [c for c in report.program if isinstance(c, ModelReplies)]
+    assert [len(reply.tool_calls) for reply in replies] == [1], report.program
+    assert report.reduce_runs > 0
+    assert (
+        removable_parts(lambda: _mutant("mutable-arguments"), report.config, report.program, rule)
+        == []
+    )
+    saved = tmp_path / "case.json"
+    saved.write_text(json.dumps(case_document(report, {"impl": "mine:make"})), encoding="utf-8")
+    case = load_case(saved)
+    replayed = replay_case(lambda: _mutant("mutable-arguments"), case.config, case.commands)
+    assert replayed.divergence is not None
+    assert (replayed.divergence.rule_id, replayed.divergence.index) == (
+        rule,
+        report.divergence.index,
+    )
+    document = json_report(report, saved, {"impl": "mine:make"})
+    assert document["divergence"]["program"] == [command_to_json(c) for c in report.program]
+    assert document["reduceRuns"] == report.reduce_runs
+
+
+def test_MODEL_1_a_hook_the_divergence_does_not_need_goes_with_its_answers() -> None:
+    """MODEL-1: of two PreToolUse hooks on a denied call that still runs, the one that only
+    passes goes, with its answer, and the tools no call names go: one hook, one answer."""
+    config = LoopConfig(
+        tools=TOOLS,
+        hooks=(HookSpec("first", "PreToolUse", "read"), HookSpec("second", "PreToolUse", "read")),
+    )
+    program = (SubmitUser("look"), ModelReplies((READ,)), HookAnswers(Pass()), HookAnswers(Deny()))
+    reduced = reduce_counterexample(
+        lambda: _mutant("deny-still-executes"), _found("deny-still-executes", config, program)
+    )
+    assert reduced.divergence.rule_id == "DEC-1"
+    assert [hook.handler_id for hook in reduced.config.hooks] == ["second"]
+    assert [tool.name for tool in reduced.config.tools] == ["read"]
+    assert [type(c) for c in reduced.program] == [SubmitUser, ModelReplies, HookAnswers]
+    assert isinstance(reduced.program[2], HookAnswers)
+    assert isinstance(reduced.program[2].verdict, Deny)
+
+
+def test_MODEL_1_a_post_hook_goes_with_its_verdict_in_each_outcome() -> None:
+    """MODEL-1: a PostToolUse hook the divergence does not need goes, and so does its verdict in
+    the outcome of the call it judged (one verdict per matching hook, or the outcome would be
+    refused)."""
+    config = CONFIGS[1]  # PreToolUse hooks on bash and write, a PostToolUse hook on read
+    program = (
+        SubmitUser("look"),
+        ModelReplies((READ,)),
+        ToolFinishes("c1", ToolSucceeded("a"), (PostContext("note from hook"),)),
+    )
+    reduced = reduce_counterexample(
+        lambda: _mutant("result-in-next-step"), _found("result-in-next-step", config, program)
+    )
+    assert reduced.divergence.rule_id == "STEP-3"
+    assert reduced.config.hooks == ()
+    finishes = [c for c in reduced.program if isinstance(c, ToolFinishes)]
+    assert [finish.post for finish in finishes] == [()]
+
+
+class _BreaksOnOneCall:
+    """The mutant that changes arguments after sealing them, raising on a reply with one call:
+    a target that breaks on a smaller program than the counterexample."""
+
+    name = "breaks on one call"
+
+    def __init__(self) -> None:
+        self._mutant = _mutant("mutable-arguments")
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return self._mutant.reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies) and len(command.tool_calls) == 1:
+            raise RuntimeError("one call is more than this loop can take")
+        return self._mutant.apply(command)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def test_SAFE_5_a_target_that_breaks_while_cutting_down_keeps_the_counterexample() -> None:
+    """SAFE-5: a target that raises on a smaller program does not turn the counterexample into
+    an error: that program is not kept, and the report keeps the one that diverged."""
+    calls = (READ, ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'))
+    program = (SubmitUser("look"), ModelReplies(calls))
+    found = _found("mutable-arguments", CONFIGS[0], program)
+    reduced = reduce_counterexample(_BreaksOnOneCall, found)
+    assert reduced.divergence.rule_id == "EXE-3"
+    assert [len(c.tool_calls) for c in reduced.program if isinstance(c, ModelReplies)] == [2]
+    assert reduced.replays > 1  # it tried one-call programs
+
+
+def test_MODEL_1_cutting_down_stops_at_its_budget_with_a_program_that_diverges() -> None:
+    """MODEL-1: out of replays, the reduction returns the smallest program found so far, which
+    still diverges, and says it stopped short; the more replays, the smaller."""
+    config, program = (
+        CONFIGS[1],
+        (
+            SubmitUser("look"),
+            ModelReplies((READ, ToolCallBlock("c2", "read", "{}"))),
+            ToolFinishes("c1", ToolSucceeded("a"), (PostContext("note from hook"),)),
+        ),
+    )
+    rule = _found("result-in-next-step", config, program).divergence.rule_id
+
+    def still_diverges(config: LoopConfig, program: tuple[Command, ...]) -> bool:
+        replay = replay_case(lambda: _mutant("result-in-next-step"), config, list(program))
+        return replay.divergence is not None and replay.divergence.rule_id == rule
+
+    full = reduce_program(config, program, still_diverges, max_replays=10_000, max_seconds=60.0)
+    assert full.complete
+    heavier = weight(config, program)
+    for budget in (0, 3, full.replays // 2, full.replays - 1):
+        cut = reduce_program(config, program, still_diverges, max_replays=budget, max_seconds=60.0)
+        assert (cut.replays, cut.complete) == (budget, False)
+        assert still_diverges(cut.config, cut.program)
+        assert weight(full.config, full.program) <= weight(cut.config, cut.program) <= heavier
+        heavier = weight(cut.config, cut.program)
+        if budget == 0:
+            assert (cut.config, cut.program) == (config, program)
+
+
+def test_MODEL_1_the_counts_line_says_what_cutting_down_cost() -> None:
+    """MODEL-1: the replays cutting a counterexample down are counted apart from the programs,
+    like Hypothesis's shrinking runs, and no commands-per-second rate is made of them; a run
+    without shrinking cuts nothing down either (a bounded run on a slow target)."""
+    as_found = run_conformance(
+        lambda: _mutant("mutable-arguments"), examples=400, seed_value=BATCH_SEED,
+        show_progress=False, shrink=False,
+    )  # fmt: skip
+    assert as_found.divergence is not None
+    assert as_found.reduce_runs == 0
+    line = counts_line(attrs.evolve(as_found, seconds=2.0, shrink_runs=0, reduce_runs=41))
+    assert "(besides: 41 replays cutting it down)" in line
+    assert "commands/s" not in line
+    assert "commands/s" in counts_line(attrs.evolve(as_found, seconds=2.0, shrink_runs=0))
