@@ -227,6 +227,23 @@ def test_ORD_3_a_subagent_transcript_is_judged_not_skipped() -> None:
     assert main_log.violations == []
 
 
+def test_ADJ_3_an_api_error_message_is_no_model_reply() -> None:
+    """ADJ-3, ADJ-2: when the model's stream breaks after a tool_use block, Claude Code 2.1.332
+    writes an `assistant` record of its own (`isApiErrorMessage`, model `<synthetic>`: "API
+    Error: Connection lost mid-response"), then runs the call and sends the next request with
+    the partial reply and its result, without that message. It is shown to the user, never to
+    the model: not a new reply while the call awaits its result (ADJ-3), after which the result
+    read as answering nothing (ADJ-2)."""
+    report = check(CLAUDE / "valid" / "connection-lost-mid-reply.jsonl")
+    assert (rules(report), report.notices) == ([], [])
+    # Without the mark it is a reply like any other, and the rules see it.
+    text = (CLAUDE / "valid" / "connection-lost-mid-reply.jsonl").read_text()
+    unmarked = text.replace('"isApiErrorMessage":true,', "")
+    assert unmarked != text
+    replied = check_stream("unmarked.jsonl", io.BytesIO(unmarked.encode()))
+    assert rules(replied) == ["ADJ-3", "ADJ-2"]
+
+
 def test_a_forked_session_that_opens_with_a_mode_record_is_a_transcript() -> None:
     """`claude --resume ID --fork-session` writes a new transcript whose first record is
     `{"type": "mode", ...}`; it was taken for a dsh log and failed with LOG-5 (exit 2). A

@@ -5,7 +5,9 @@ nothing the rules read):
 
 - `assistant`: one content block per record; the records of one reply share `message.id`. A
   `tool_use` block is a call (`id`, `name`, `input`): what the model history and the
-  transcript's call record hold. Text of a new reply is model-visible.
+  transcript's call record hold. Text of a new reply is model-visible. A record marked
+  `isApiErrorMessage` (model `<synthetic>`: "API Error: ...", written when a request fails or
+  the stream breaks) is shown to the user and never sent to the model: it is no reply.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message.
@@ -124,6 +126,8 @@ class _Reader:
             return  # another conversation's record
         message = record.get("message")
         if kind == "assistant" and isinstance(message, Mapping):
+            if record.get("isApiErrorMessage") is True:
+                return  # Claude Code's own error notice, not in any later request's history
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
             yield from _user(message.get("content"), line)
