@@ -396,20 +396,65 @@ def _fallback_is_blank() -> list[Patch]:
     return [(presenters, "generic_call_fallback", fallback)]
 
 
+def _read_range_reworded() -> list[Patch]:
+    """A limited read's title words its range its own way: the path in it is right."""
+
+    def title(path: str, offset: int | None, limit: int | None) -> str:
+        return f"Read {path}" + ("" if limit is None else f" (first {limit} lines)")
+
+    return [(presenters, "read_title", title)]
+
+
+def _diff_titles_dropped() -> list[Patch]:
+    """A write's result update leaves out the title its diff view carries."""
+    real = acp.tool_result_notification
+
+    def update(*args: Any, **kwargs: Any) -> dict[str, object]:
+        note = real(*args, **kwargs)
+        shown = note["update"]
+        assert isinstance(shown, dict)
+        return {**note, "update": {k: v for k, v in shown.items() if k != "title"}}
+
+    return [(replay, "tool_result_notification", update)]
+
+
 @pytest.mark.parametrize(
-    ("mutant", "first_call"),
+    ("mutant", "first_call", "at_result"),
     [
-        (Mutant("titles-never-relative", "VIEW-4", "absolute titles", _titles_never_relative), 1),
-        (Mutant("blank-fallback", "VIEW-3", "a useless generic card", _fallback_is_blank), 3),
+        (
+            Mutant("titles-never-relative", "VIEW-4", "absolute titles", _titles_never_relative),
+            1,
+            False,
+        ),
+        (
+            Mutant("blank-fallback", "VIEW-3", "a useless generic card", _fallback_is_blank),
+            3,
+            False,
+        ),
+        (
+            Mutant("read-range-reworded", "VIEW-2", "another range wording", _read_range_reworded),
+            1,
+            False,
+        ),
+        (
+            Mutant(
+                "diff-title-dropped", "VIEW-2", "no title on a diff result", _diff_titles_dropped
+            ),
+            5,
+            True,
+        ),
     ],
-    ids=["VIEW-4", "VIEW-3"],
+    ids=["VIEW-4", "VIEW-3", "VIEW-2-title-range", "VIEW-2-result-title"],
 )
 def test_VIEW_4_title_and_fallback_mistakes_are_blamed_on_their_rule(
-    mutant: Mutant, first_call: int
+    mutant: Mutant, first_call: int, at_result: bool
 ) -> None:
-    """VIEW-4, VIEW-3: on the fixed card program, a title left absolute inside the workspace
-    and a fallback card that is not the generic one diverge at the first such card."""
+    """VIEW-4, VIEW-3, VIEW-2: on the fixed card program, a title left absolute inside the
+    workspace and a fallback card that is not the generic one diverge at the first such card;
+    a title whose path is right but whose other words differ, or a diff result without its
+    title, is the presenter's view (VIEW-2), not VIEW-4."""
     found = replay_case(lambda: MutantTarget(mutant), CARD_CONFIG, _card_program())
     assert found.divergence is not None
     assert found.divergence.rule_id == mutant.rule_id, found.divergence.what
-    assert found.divergence.index == 2 * first_call - 1  # the reply carrying that call
+    reply = 2 * first_call - 1  # the reply carrying that call; its result comes one later
+    assert found.divergence.index == reply + (1 if at_result else 0)

@@ -10,9 +10,10 @@ not terminal-capable, at session cwd `/workspace`. `sessionId` is free.
 Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; a card or a
 permission request that shows a rewritten call's original input is RW-1 or RW-4 (the reader
 disagrees with the audit record); another permission input is ACP-3, another card input RW-1;
-terminal embedding and the fenced console text ACP-2; titles around workspace paths VIEW-4; a
-fallback the model takes (a generic card, the raw result content) VIEW-3; any other difference
-in a card VIEW-2 (a view is a function of the call's arguments and its durable result).
+terminal embedding and the fenced console text ACP-2; titles that differ only in how they write
+the card's path VIEW-4; a fallback the model takes (a generic card, the raw result content)
+VIEW-3; any other difference in a card VIEW-2 (a view is a function of the call's arguments and
+its durable result).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from loopspec.model.acp import tool_call_notification
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.presenters import generic_call_fallback, present_call
+from loopspec.model.pure.presentation import workspace_relative
 from loopspec.properties.validators.acp_strict import (
     validate_permission_request,
     validate_session_update,
@@ -195,8 +197,8 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     ):
         return "ACP-2", f"{named}: no terminal goes to a client that is not terminal-capable"
     if mine.get("sessionUpdate") == "tool_call_update":
-        return _result_rule(mine, named, history)
-    if "title" in fields and ("locations" in mine or _has_diff(mine)):
+        return _result_rule(mine, theirs, named, history)
+    if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
     arguments = parse_arguments(str(record.get("arguments", "")))
     name = str(record.get("name"))
@@ -205,16 +207,34 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
 
 
-def _has_diff(card: dict[str, Any]) -> bool:
-    return any(isinstance(i, dict) and i.get("type") == "diff" for i in card.get("content") or [])
+def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether the titles differ only where the model's writes the card's path (its first
+    location, else its first diff path): the words around it are the same in both (VIEW-4).
+    Other words of a title (a read's range, a missing title) are the presenter's (VIEW-2)."""
+    want, got = mine.get("title"), theirs.get("title")
+    diffs = [
+        i for i in mine.get("content") or [] if isinstance(i, dict) and i.get("type") == "diff"
+    ]
+    anchors = [*(mine.get("locations") or []), *diffs]
+    path = anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
+    if want == got or not (isinstance(want, str) and isinstance(got, str) and path):
+        return False
+    shown = workspace_relative(str(path), SESSION_CWD) or str(path)
+    start = want.find(shown)
+    if start < 0:
+        return False
+    before, after = want[:start], want[start + len(shown) :]
+    return len(got) >= len(before) + len(after) and got.startswith(before) and got.endswith(after)
 
 
-def _result_rule(mine: dict[str, Any], named: str, history: Sequence[Event]) -> tuple[str, str]:
+def _result_rule(
+    mine: dict[str, Any], theirs: dict[str, Any], named: str, history: Sequence[Event]
+) -> tuple[str, str]:
     content = mine.get("content")
     text = _text(content)
     if "```console" in text:
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
-    if "title" in mine and _has_diff(mine):
+    if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
     result = next(
         (
