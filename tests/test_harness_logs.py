@@ -256,6 +256,26 @@ def test_a_forked_session_that_opens_with_a_mode_record_is_a_transcript() -> Non
     assert (later.dialect, rules(later)) == ("claude-code", ["ORD-3"])
 
 
+def test_HOOK_4_two_hooks_whose_commands_begin_alike_are_two_hooks(tmp_path: Path) -> None:
+    """HOOK-4: two PreToolUse hooks whose commands share their first 60 characters (one
+    program, a long policy path, then `--team alpha` / `--team beta`) each answer a call once.
+    A report shows a hook's command cut at 60 characters, and the cut was also what told hooks
+    apart, so the second answer read as the first hook answering again. The same command
+    answering twice is still HOOK-4, named as cut."""
+    path = CLAUDE / "valid" / "two-hooks-whose-commands-begin-alike.jsonl"
+    assert check(path).violations == []
+    text = path.read_text()
+    same = text.replace("--team beta", "--team alpha")
+    assert same != text
+    (tmp_path / "t.jsonl").write_text(same)
+    (found,) = check(tmp_path / "t.jsonl").violations
+    assert found.violation.rule_id == "HOOK-4"
+    assert found.violation.message == (
+        "PreToolUse hook `/opt/hooks/policy-guard --policy-file /etc/acme/agent-polici...` "
+        "answers call toolu_a again"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Dialects, valid logs, what cannot be checked.
 

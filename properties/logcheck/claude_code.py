@@ -40,7 +40,6 @@ from loopspec.properties.logcheck.harness_logs import (
 )
 
 NAME = "claude-code"
-MAX_HOOK_LABEL = 60
 RECORD_TYPES = frozenset(
     {
         "queue-operation",
@@ -167,10 +166,7 @@ def _hook_label(command: str) -> str:
     """The hook as its user configured it: a command loopspec's run wrapped for its hook audit
     is named by its position and the user's own command, not by the wrapper."""
     audited = hook_audit.hook_of(command)
-    label = command if audited is None else f"{audited[0]} {audited[1]}"
-    if len(label) > MAX_HOOK_LABEL:  # the command names the hook; the start tells them apart
-        label = label[:MAX_HOOK_LABEL] + "..."
-    return label
+    return command if audited is None else f"{audited[0]} {audited[1]}"
 
 
 def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:

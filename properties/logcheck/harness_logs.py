@@ -48,6 +48,9 @@ from loopspec.properties.logcheck.checker import (
 # Rules a foreign log is weighed against: the log rules `check` judges, and HOOK-3, which
 # users of these loops ask about most.
 RULES_CONSIDERED = (*rule_ids(), "HOOK-3")
+# A report shows a hook's command up to this many characters (the start names it); hooks are
+# told apart by the whole command.
+MAX_HOOK_SHOWN = 60
 
 
 @attrs.frozen
@@ -86,8 +89,9 @@ class Visible:
 
 @attrs.frozen
 class HookRewrite:
-    """A PreToolUse hook answered for `call_id`; `updated_input` is None when it supplied
-    none; `denied` when its decision was deny."""
+    """A PreToolUse hook answered for `call_id`; `hook` names it (its whole command: two hooks
+    differ in it); `updated_input` is None when it supplied none; `denied` when its decision was
+    deny."""
 
     call_id: str
     hook: str
@@ -130,6 +134,10 @@ class Dialect:
 
 def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _hook_shown(hook: str) -> str:
+    return hook if len(hook) <= MAX_HOOK_SHOWN else hook[:MAX_HOOK_SHOWN] + "..."
 
 
 @attrs.define
@@ -243,7 +251,8 @@ class Judge:
         found = []
         earlier = self.rewrites.setdefault(rewrite.call_id, [])
         if any(r.hook == rewrite.hook for r in earlier):
-            message = f"PreToolUse hook `{rewrite.hook}` answers call {rewrite.call_id} again"
+            shown = _hook_shown(rewrite.hook)
+            message = f"PreToolUse hook `{shown}` answers call {rewrite.call_id} again"
             related = tuple(r.line for r in earlier if r.hook == rewrite.hook)
             found.append(Violation("HOOK-4", rewrite.line, message, related))
         earlier.append(rewrite)
@@ -267,7 +276,7 @@ class Judge:
             return []
         last = applied[-1]
         message = (
-            f"call {call.call_id} ran with the input that hook `{last.hook}` supplied "
+            f"call {call.call_id} ran with the input that hook `{_hook_shown(last.hook)}` supplied "
             f"({_show(last.updated_input)}), but the model history and the log's call record "
             f"keep the model's input ({_show(call.arguments)})"
         )
