@@ -22,6 +22,7 @@ from loopspec.model.commands import (
     Command,
     Deny,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     Pass,
     PostContext,
@@ -42,7 +43,7 @@ from loopspec.properties.conformance.run import (
     replay_case,
     run_conformance,
 )
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
 
 READ = ToolCallBlock("c1", "read", '{"file_path":"a.txt"}')
@@ -211,3 +212,29 @@ def test_MODEL_1_the_counts_line_says_what_cutting_down_cost() -> None:
     assert "(besides: 41 replays cutting it down)" in line
     assert "commands/s" not in line
     assert "commands/s" in counts_line(attrs.evolve(as_found, seconds=2.0, shrink_runs=0))
+
+
+class _RefusesWithAnotherRule(ModelTarget):
+    """The model, naming LOG-1 for every command it refuses (whatever the model's rule)."""
+
+    name = "refuses with another rule"
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        return observed if observed.accepted else attrs.evolve(observed, refusal_rule="LOG-1")
+
+
+def test_MODEL_1_a_refusal_for_another_rule_replays_from_its_case() -> None:
+    """MODEL-1: conform compares the rule a refusal names, and so does replay: a program whose
+    command the target refuses with the wrong rule replays to that divergence, and is cut down
+    to that command. Replay compared only that both refused, so such a case replayed as "no
+    divergence" and conform could not cut it down (it reported 8 commands for one)."""
+    program = (SubmitUser("hi"), ModelReplies(()), ModelFails("overloaded", "OVERLOADED"))
+    replayed = replay_case(_RefusesWithAnotherRule, CONFIGS[0], list(program))
+    assert replayed.divergence is not None
+    assert (replayed.divergence.rule_id, replayed.divergence.index) == ("MODEL-1", 2)
+    assert "the target with LOG-1" in replayed.divergence.what
+    found = DivergenceFound(replayed.divergence, CONFIGS[0], program)
+    reduced = reduce_counterexample(_RefusesWithAnotherRule, found)
+    assert reduced.program == (ModelFails("", "OVERLOADED"),)
+    assert reduced.divergence.rule_id == "MODEL-1"

@@ -252,14 +252,9 @@ def conformance_machine(
                     self.diverged(found)
                 return
             split = split_units(expected, actual)
-            same_refusal = (
-                expected.accepted
-                or actual.refusal_rule is None
-                or actual.refusal_rule == expected.refusal_rule
-            )
             if (
                 normalized_observation(expected) == normalized_observation(actual)
-                and same_refusal
+                and refused_alike(expected, actual)
                 and not split
                 and not violations
             ):
@@ -491,6 +486,16 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+def refused_alike(expected: Observation, actual: Observation) -> bool:
+    """Whether a refusal reads the same on both sides: the model accepted the command, or the
+    target names no rule for refusing it, or the model's (conform and replay alike)."""
+    return (
+        expected.accepted
+        or actual.refusal_rule is None
+        or actual.refusal_rule == expected.refusal_rule
+    )
 
 
 def _noted() -> bool:

@@ -1082,6 +1082,7 @@ def replay_case(
             history.extend(expected.events)
             if (
                 normalized(expected) != normalized(actual)
+                or not conformance.refused_alike(expected, actual)
                 or split_units(expected, actual)
                 or violations
             ):
