@@ -267,3 +267,12 @@ def test_PROTO_1_conform_help_and_the_schema_say_where_the_protocol_is_explained
         assert where in " ".join(capsys.readouterr().out.split()), verb
     assert where in protocol_schema()["description"]
     assert '{"type": "reset", "protocol": 1, "config": CONFIG}' in (driver_protocol.__doc__ or "")
+
+
+def test_PROTO_1_the_protocol_says_a_refusal_names_the_models_rule() -> None:
+    """PROTO-1: conform compares a refusal's rule with the model's (compare._refusal_rule), so
+    the protocol's documentation says so and names where each refusal rule is listed; an
+    implementer reading only the pydoc otherwise cannot tell that `rule` is checked."""
+    documented = " ".join((driver_protocol.__doc__ or "").split())
+    assert "`rule` is compared with the model's" in documented
+    assert "`refusalRules`" in documented

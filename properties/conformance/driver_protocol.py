@@ -22,6 +22,10 @@ protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 
     <- {"type": "observed", "seq": int, "accepted": false,
         "refusal": {"rule": str, "message": str}}  # refused: nothing changed
 
+  A refusal's `rule` is compared with the model's: the rule the model refuses that command with
+  (`refusalRules` in `loopspec schema` says when each applies; MODEL-1 for a command the phase
+  does not take). Its `message` is free.
+
   `presented` (only with the capability "presentation") is what the implementation's UI was
   sent for the events this command appended, in order, as ACP messages: `session/update` (a
   `tool_call` card when a call is recorded, a `tool_call_update` when its result is) and
