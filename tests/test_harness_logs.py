@@ -92,6 +92,26 @@ def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule() -
         assert report.status == "ok"
 
 
+def test_RW_1_a_rewritten_call_the_permission_check_refused_never_ran(tmp_path: Path) -> None:
+    """RW-1: a PreToolUse hook supplies an `updatedInput` without a decision, and Claude Code's
+    permission check then refuses the call (the result record's `permissionDecision` says
+    `reject`: Write not allowed, plan or don't-ask mode). Nothing ran, so no input that ran
+    differs from the history; it read as "ran with the input that hook supplied". A result the
+    permission check accepted (or one without the field, as older transcripts write) did run."""
+    path = CLAUDE / "valid" / "rewrite-then-refused-by-permissions.jsonl"
+    assert check(path).violations == []
+    text = path.read_text()
+    for accepted in ('"decision":"accept"', ""):
+        changed = (
+            text.replace('"decision":"reject"', accepted)
+            if accepted
+            else re.sub(r'"permissionDecision":\{[^}]*\},', "", text)
+        )
+        assert changed != text
+        (tmp_path / "t.jsonl").write_text(changed)
+        assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"], accepted
+
+
 def test_RW_1_RW_2_codex_command_that_ran_differs_from_the_function_call() -> None:
     """RW-1: the CommandExecution ran `echo rewritten` while the function_call (history and
     rollout) keeps `echo original`. RW-2: the rollout holds no hook record, so nothing says who

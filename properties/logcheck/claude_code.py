@@ -10,7 +10,9 @@ nothing the rules read):
   the stream breaks) is shown to the user and never sent to the model: it is no reply.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
-  with results belong to the result message; without results they are a user message.
+  with results belong to the result message; without results they are a user message. The
+  record's `permissionDecision.decision` is `reject` when the permission check (or a hook)
+  turned the call down: it never ran, whatever input a hook supplied.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
@@ -129,7 +131,7 @@ class _Reader:
                 return  # Claude Code's own error notice, not in any later request's history
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
-            yield from _user(message.get("content"), line)
+            yield from _user(message.get("content"), line, _refused(record))
         elif kind == "attachment":
             rewrite = _hook_rewrite(record.get("attachment"), line)
             if rewrite is not None:
@@ -150,14 +152,20 @@ class _Reader:
             yield Reply(message_id, calls, line)
 
 
-def _user(content: Any, line: int) -> Iterator[Observation]:
+def _refused(record: Mapping[str, Any]) -> bool:
+    """Whether a result record says its call was turned down before it ran."""
+    decision = record.get("permissionDecision")
+    return isinstance(decision, Mapping) and decision.get("decision") == "reject"
+
+
+def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:
     if isinstance(content, str):
         yield Visible("a user message", line)
         return
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]
     for block in results:
-        yield Result(str(block.get("tool_use_id")), line)
+        yield Result(str(block.get("tool_use_id")), line, refused)
     if not results and blocks:
         yield Visible("a user message", line)
 

@@ -73,10 +73,12 @@ class Reply:
 
 @attrs.frozen
 class Result:
-    """The result of call `call_id` written to the history."""
+    """The result of call `call_id` written to the history; `refused` when the log says the
+    call never ran (a permission check turned it down)."""
 
     call_id: str
     line: int
+    refused: bool = False
 
 
 @attrs.frozen
@@ -259,11 +261,12 @@ class Judge:
         return found
 
     def _ran_rewrite(self, result: Result) -> list[Violation]:
-        """RW-1 from a hook record: the call ran (it has a result), not denied, and a hook's
-        `updatedInput` differs from what the history and the call record hold."""
+        """RW-1 from a hook record: the call ran (it has a result, neither a hook nor the
+        permission check refused it), and a hook's `updatedInput` differs from what the history
+        and the call record hold."""
         known = self.calls.get(result.call_id)
         rewrites = self.rewrites.get(result.call_id, [])
-        if not known or not rewrites or any(r.denied for r in rewrites):
+        if not known or not rewrites or result.refused or any(r.denied for r in rewrites):
             return []
         call, call_line = known[0]
         applied = [
