@@ -314,7 +314,8 @@ class _Terminal(io.StringIO):
 @pytest.mark.no_cover
 def test_MODEL_1_progress_never_counts_past_the_budget() -> None:
     """MODEL-1: the progress line counts complete programs out of `examples`, never more;
-    abandoned programs and shrinking runs are shown apart."""
+    abandoned programs, shrinking runs and the replays cutting the program down are shown
+    apart."""
     _, drawn = _turn_5_search()
     budget = TURN_5_SEARCH["examples"]
     shown = [(int(done), int(of)) for done, of in
@@ -322,6 +323,7 @@ def test_MODEL_1_progress_never_counts_past_the_budget() -> None:
     assert shown
     assert all(of == budget and done <= budget for done, of in shown)
     assert "shrinking the counterexample" in drawn
+    assert re.search(r"cutting it down: \d+ replays", drawn)
 
 
 def _failed_report() -> RunReport:

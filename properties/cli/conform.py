@@ -51,6 +51,12 @@ renamed or removed without changing `format`.
       }
     }
 
+The program is Hypothesis's shrunk counterexample, then cut down by replaying smaller ones:
+taking out any one command, reply block (a tool call with the commands that answer for it), hook
+or tool of the configuration, or making a value simpler, loses the divergence or changes its
+rule (`loopspec.properties.conformance.reduce`). "reduceRuns" counts those replays; "seconds"
+includes them. The case file holds the same configuration and program.
+
 Rule statuses:
 
     "exercised"                                 a program created the situation it governs

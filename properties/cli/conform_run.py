@@ -121,7 +121,8 @@ def counts_line(report: RunReport) -> str:
     if report.shrink_runs:
         extra.append(f"{report.shrink_runs} runs shrinking the counterexample")
     if report.reduce_runs:
-        extra.append(f"{report.reduce_runs} replays cutting it down")
+        replays = "replay" if report.reduce_runs == 1 else "replays"
+        extra.append(f"{report.reduce_runs} {replays} cutting it down")
     besides = f" (besides: {'; '.join(extra)})" if extra else ""
     # The time includes the shrinking runs and replays, whose commands `steps` does not count:
     # a rate from the two would understate the target's speed many times over.

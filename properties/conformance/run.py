@@ -418,7 +418,7 @@ def _progress(budget: int, shrink_runs: int, started: float, reduce_runs: int = 
         if shrink_runs:
             besides += f", shrinking the counterexample: {shrink_runs} runs"
         if reduce_runs:
-            besides += f", cutting it down: {reduce_runs} replays"
+            besides += f", cutting it down: {reduce_runs} replay{'s' if reduce_runs > 1 else ''}"
         print(
             f"\r  {done}/{budget} programs{besides}, {time.monotonic() - started:.0f} s",
             end="",
