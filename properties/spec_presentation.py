@@ -68,6 +68,7 @@ CALL_EXAMPLES = (
         "outside the workspace, offset only", "read", '{"file_path": "/etc/hosts", "offset": 3}'
     ),
     CallExample("offset 0 is line 1", "read", '{"file_path": "a.txt", "offset": 0, "limit": 1}'),
+    CallExample("limit only: from line 1", "read", '{"file_path": "a.txt", "limit": 20}'),
     CallExample(
         "whole new content",
         "write",
