@@ -44,6 +44,7 @@ import pytest
 from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor
 from loopspec.properties.cli.main import main as check_main
+from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
@@ -593,12 +594,48 @@ def test_conform_with_the_dsh_profile(
         )
 
 
+@pytest.fixture(scope="module")
+def replay_process(dsh: ProcessTarget) -> Iterator[conformance_run.SharedProcess]:
+    """The process `--cmd examples/dsh-adapter/run.sh` starts, started once for the module's
+    replays: each replay resets it (a fresh dsh session), as conform does between programs.
+    Starting Node and dsh cost ~0.55 s CPU per replay, most of each replay's cost."""
+    process = conformance_run.SharedProcess([str(ADAPTER / "run.sh")])
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+@pytest.fixture
+def replays_share_one_process(
+    replay_process: conformance_run.SharedProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--cmd run.sh` hands the CLI the module's process instead of starting one; the command
+    line must still name run.sh, and the CLI's close leaves the process to the module."""
+    expected_argv = [str(ADAPTER / "run.sh")]
+
+    class StartedOnce(conformance_run.SharedProcess):
+        def __init__(self, argv: list[str]) -> None:  # no new process
+            assert argv == expected_argv, argv
+
+        def __call__(self) -> ConformanceTarget:
+            return replay_process()
+
+        def close(self) -> None:
+            """The module's fixture ends the process."""
+
+    monkeypatch.setattr(conformance_run, "SharedProcess", StartedOnce)
+
+
+@pytest.mark.usefixtures("replays_share_one_process")
 @pytest.mark.parametrize("path", _regression_cases(), ids=lambda p: p.stem)
 def test_loopspec_replay_reports_the_case_as_known(
     dsh: ProcessTarget, path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`loopspec replay tests/regressions/dsh-<key>.json` runs the case on dsh with the
-    profile named in the file: no divergence, and the case's divergence reported as known."""
+    profile named in the file: no divergence, and the case's divergence reported as known.
+    The replays share one adapter process (`replays_share_one_process`); conform above starts
+    its own from `--cmd`."""
     case = json.loads(path.read_text(encoding="utf-8"))
     assert case["profile"] == "dsh"
     assert check_main(["replay", str(path), "--cmd", str(ADAPTER / "run.sh")]) == 0
