@@ -7,7 +7,8 @@ nothing the rules read):
   `tool_use` block is a call (`id`, `name`, `input`): what the model history and the
   transcript's call record hold. Text of a new reply is model-visible. A record marked
   `isApiErrorMessage` (model `<synthetic>`: "API Error: ...", written when a request fails or
-  the stream breaks) is shown to the user and never sent to the model: it is no reply.
+  the stream breaks) is shown to the user and never sent to the model: it is no reply (that
+  the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report).
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
