@@ -116,6 +116,14 @@ class Prefix:
         self.next_turn = 1
         self.open_step: int | None = None
         self.next_step = 1
+        # A turn or step numbered otherwise than due breaks TURN-1 or STEP-1 once: the events
+        # after it may name it by the number it was given or by the one that was due (as the
+        # seqs after a LOG-1 break), so that one wrong number is not blamed again on every
+        # event of the turn (STEP-1, STEP-2, STEP-3, TURN-2). None while the numbers agree.
+        self.open_turn_due: int | None = None
+        self.next_turn_due: int | None = None
+        self.open_step_due: int | None = None
+        self.next_step_due: int | None = None
         self.reply_seq: int | None = None
         self.reply_calls: dict[str, tuple[int, CallFact]] = {}
         self.call_records: dict[str, RecordedCall] = {}
@@ -130,6 +138,9 @@ class Prefix:
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
         self.refused_calls: set[str] = set()
+        # Calls a PreToolUse hook asked about whose approval is not (yet) allowed-once: only
+        # that answer runs them (DEC-2), so a success before it shows a call run unapproved.
+        self.approval_due: set[str] = set()
         self.unapplied_rewrites: dict[str, str] = {}
         # After which event of the open turn a message that arises must wait for the next
         # step/start (ADJ-4), and its type: the latest of the open step's reply, calls,
@@ -173,6 +184,8 @@ class Prefix:
     def _reset_hooks(self) -> None:
         if self.hook_results:
             self.hook_results = {}
+        if self.approval_due:
+            self.approval_due = set()
         if self.pre_hook_runs:
             self.pre_hook_runs = {}
 
@@ -216,8 +229,21 @@ class Prefix:
     def _fold_turn_start(self, fact: Fact) -> None:
         self.start_turn(fact.turn)
 
+    def names_open_turn(self, turn: int | None) -> bool:
+        """Whether `turn` is the open turn's number, as it was given or as it was due."""
+        return turn == self.open_turn or (turn is not None and turn == self.open_turn_due)
+
+    def names_open_step(self, turn: int | None, step: int | None) -> bool:
+        """Whether (`turn`, `step`) is the open step, by the numbers given or due."""
+        return self.names_open_turn(turn) and (
+            step == self.open_step or (step is not None and step == self.open_step_due)
+        )
+
     def start_turn(self, turn: int | None) -> None:
         """Fold a turn/start of `turn`."""
+        due = turn if turn == self.next_turn_due else self.next_turn
+        self.open_turn_due = due if turn != due and self.open_turn is None else None
+        self.open_step_due = self.next_step_due = None
         self.open_turn, self.open_step, self.next_step = turn, None, 1
         self.messages_wait_after = None
         self._reset_step()
@@ -228,8 +254,13 @@ class Prefix:
 
     def end_turn(self, turn: int | None) -> None:
         """Fold a turn/end of `turn`."""
+        given = self.open_turn
         self.open_turn, self.open_step = None, None
         self.next_turn = (turn or self.next_turn) + 1
+        # The other numbering goes on too: the turn's given number, or the due one.
+        other = self.open_turn_due if turn == given else given
+        self.next_turn_due = other + 1 if other is not None and turn is not None else None
+        self.open_turn_due = self.open_step_due = self.next_step_due = None
         self.messages_wait_after = None
         self._reset_step()
         self._reset_turn()
@@ -245,6 +276,11 @@ class Prefix:
 
     def start_step(self, step: int | None) -> None:
         """Fold a step/start of `step`."""
+        # The step that was due: by the numbers given, or by those due since a wrong one.
+        due = step if step is not None and step == self.next_step_due else self.next_step
+        wrong = step is not None and step != due and self.open_step is None
+        self.open_step_due = due if wrong else None
+        self.next_step_due = due + 1 if wrong else None
         self.open_step = step
         self.next_step = (step or self.next_step) + 1
         self.messages_wait_after = None
@@ -259,6 +295,7 @@ class Prefix:
     def end_step(self, seq: int) -> None:
         """Fold a step/end at `seq`."""
         self.messages_wait_after, self.messages_wait_kind = seq, "step/end"
+        self.open_step_due = None
         # (A set comparison in C first: nearly every step ends with all its calls answered.)
         if self.reply_calls and not self.reply_calls.keys() <= self.results.keys():
             self.dangling.extend(self.unanswered())
@@ -320,7 +357,16 @@ class Prefix:
                 self.unapplied_rewrites[call_id] = supplier
 
     def _fold_result(self, fact: Fact) -> None:
-        if fact.surface == "append" and fact.call_id is not None:
+        if (
+            fact.surface == "append"
+            and fact.call_id is not None
+            and not self.names_open_step(fact.turn, fact.step)
+        ):
+            # A result in the wrong step or turn (STEP-3, TURN-3) answers nothing of the open
+            # step; it still answers its call if that call awaits it, an earlier step's of this
+            # turn (so ADJ-3 is not blamed at the turn's end for the same misplaced result).
+            self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
+        elif fact.surface == "append" and fact.call_id is not None:
             self.take_result(fact.call_id, fact.seq)
             if fact.error_code in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
                 self.repaired = True
@@ -368,6 +414,8 @@ class Prefix:
             self.pending_hooks.pop((turn, answer.point or "", answer.handler_id or ""), None)
             if call_id is not None:
                 self.hook_results.setdefault(call_id, []).append(answer)
+                if answer.point == "PreToolUse" and answer.decision == "ask":
+                    self.approval_due.add(call_id)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)
@@ -390,6 +438,12 @@ class Prefix:
             call_id = self.approvals.pop(approval_id)
             if call_id and outcome != "allowed-once":
                 self.refused_calls.add(call_id)
+            elif call_id:
+                self.approval_due.discard(call_id)
+        elif outcome == "allowed-once":
+            # An answer to no pending request (DEC-2 blames it) may be the one a call awaits,
+            # misnamed: that call's success is not blamed again as run unapproved.
+            self.approval_due.clear()
 
     def _fold_surface(self, fact: Fact) -> None:
         code = SURFACE_CODE[fact.type]
@@ -595,7 +649,7 @@ def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                 "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
             )
         ]
-    if fact.turn != prefix.next_turn:
+    if fact.turn not in (prefix.next_turn, prefix.next_turn_due):
         return [
             Violation(
                 "TURN-1", fact.seq, f"turn {fact.turn} starts where turn {prefix.next_turn} was due"
@@ -613,7 +667,7 @@ def turn_end_closes_open_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     if prefix.open_turn is None:
         found.append(Violation("TURN-2", fact.seq, f"turn/end {fact.turn} with no open turn"))
         return found
-    if fact.turn != prefix.open_turn:
+    if not prefix.names_open_turn(fact.turn):
         found.append(
             Violation(
                 "TURN-2", fact.seq, f"turn/end names turn {fact.turn}, open is {prefix.open_turn}"
@@ -634,7 +688,7 @@ def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     found: list[Violation] = []
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
         found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn"))
-    elif fact.turn != prefix.open_turn and fact.type.startswith("hook/"):
+    elif not prefix.names_open_turn(fact.turn) and fact.type.startswith("hook/"):
         found.append(
             Violation(
                 "TURN-3",
@@ -660,7 +714,8 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
                 )
             ]
         if prefix.open_turn is not None and (
-            fact.turn != prefix.open_turn or fact.step != prefix.next_step
+            not prefix.names_open_turn(fact.turn)
+            or fact.step not in (prefix.next_step, prefix.next_step_due)
         ):
             return [
                 Violation(
@@ -671,7 +726,7 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
                 )
             ]
     elif fact.type == "step/end" and (
-        prefix.open_step is None or (fact.turn, fact.step) != (prefix.open_turn, prefix.open_step)
+        prefix.open_step is None or not prefix.names_open_step(fact.turn, fact.step)
     ):
         return [
             Violation(
@@ -692,7 +747,7 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation
         return NO_VIOLATIONS
     if prefix.open_step is None:
         return [Violation("STEP-3", fact.seq, f"{fact.type} outside any step")]
-    if fact.step != prefix.open_step or fact.turn != prefix.open_turn:
+    if not prefix.names_open_step(fact.turn, fact.step):
         return [
             Violation(
                 "STEP-3",
@@ -784,6 +839,8 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
         return NO_VIOLATIONS
     call_id = fact.call_id
+    if not prefix.names_open_step(fact.turn, fact.step):
+        return NO_VIOLATIONS  # a result in another step or turn: STEP-3 or TURN-3 blames it
     if call_id not in prefix.reply_calls:
         return [
             Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
@@ -1109,7 +1166,8 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     reads=of_types("approval/asked", "approval/decided", "tool/result"),
 )
 def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """An approval request shows the recorded (effective) input; each is answered once."""
+    """An approval request shows the recorded (effective) input; each is answered once; a call
+    a hook asked about succeeds only after an allowed-once answer."""
     # The three cases are of three types: at most one applies.
     if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
         record = prefix.call_records.get(fact.call_id)
@@ -1134,6 +1192,22 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
     ):
         msg = f"call {fact.call_id} was not approved but its result reports success"
         return [Violation("DEC-2", fact.seq, msg)]
+    if (
+        fact.type == "tool/result"
+        and fact.surface == "append"
+        and fact.call_id in prefix.approval_due
+        and not fact.is_error
+    ):
+        msg = (
+            f"call {fact.call_id} ran before its approval: a PreToolUse hook asked, and its "
+            "result reports success with no allowed-once answer before it"
+        )
+        asked = tuple(
+            answer.seq
+            for answer in prefix.hook_results.get(fact.call_id, ())
+            if answer.decision == "ask"
+        )
+        return [Violation("DEC-2", fact.seq, msg, asked)]
     return NO_VIOLATIONS
 
 

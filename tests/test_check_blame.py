@@ -234,3 +234,51 @@ def test_ADJ_4_messages_where_a_step_opens_keep_the_rule_and_spec_says_what_is_n
     assert (blamed(report), report.status) == ([], "ok")
     assert "messages_wait_for_step_start" in spec_text("ADJ-4")
     assert "their order and sources" in spec_text("ADJ-4")
+
+
+# One planted bug, one violation: a consequence of a violation already reported is not blamed
+# again on another rule (an audit planting the bugs real loops make in valid dsh logs).
+
+
+def test_TURN_1_a_turn_numbered_past_the_due_one_is_blamed_once() -> None:
+    """TURN-1: a turn/start numbered 3 where 2 was due, whose events all name turn 2, is one
+    violation at the turn/start; every later event was blamed again (STEP-1, STEP-3, STEP-2,
+    TURN-2: five rules for one wrong number). The events after it may name the turn by either
+    number, as the seqs after a LOG-1 break may."""
+    report = check(BLAME / "violations" / "TURN-1-turn-numbered-past-the-due-one.jsonl")
+    assert blamed(report) == [("TURN-1", 13)]
+
+
+def test_STEP_1_a_step_numbered_past_the_due_one_is_blamed_once() -> None:
+    """STEP-1: a step/start numbered 3 where 2 was due, whose reply and step/end name step 2, is
+    one violation (it was three: STEP-1, then STEP-3 and STEP-2 on the step's own events)."""
+    report = check(BLAME / "violations" / "STEP-1-step-numbered-past-the-due-one.jsonl")
+    assert blamed(report) == [("STEP-1", 9)]
+
+
+def test_STEP_3_a_result_in_the_next_step_is_blamed_on_STEP_3_alone() -> None:
+    """STEP-3: a call's result appended after the next step/start, still naming its step, is
+    STEP-3 at that line and nothing else. It was also ADJ-2 on the same line ('which no call of
+    this step made', what STEP-3 says) and ADJ-3 at the turn's end, though the call has its
+    result in the turn's history."""
+    report = check(BLAME / "violations" / "STEP-3-result-in-the-next-step.jsonl")
+    assert blamed(report) == [("STEP-3", 9)]
+
+
+def test_STEP_3_a_result_in_the_next_turn_adds_no_consequences() -> None:
+    """STEP-3: a result appended in the next turn: turn 1 ended with the call unanswered (ADJ-3,
+    true of every prefix up to it), and the result is STEP-3; the result was also blamed ADJ-2,
+    and the turn's own message after it ADJ-4, as if the misplaced result were a step's."""
+    report = check(BLAME / "violations" / "STEP-3-result-in-the-next-turn.jsonl")
+    assert blamed(report) == [("ADJ-3", 11), ("STEP-3", 14)]
+
+
+def test_DEC_2_a_call_that_ran_before_its_approval_is_blamed() -> None:
+    """DEC-2: a PreToolUse hook asked about c1, and c1's success is committed before the
+    approval is asked (an approval after the call ran): only allowed-once runs an asked call.
+    `check` said nothing. The same log with the answer before the result keeps every rule."""
+    report = check(BLAME / "violations" / "DEC-2-call-ran-before-its-approval.jsonl")
+    assert blamed(report) == [("DEC-2", 9)]
+    assert report.violations[0].violation.related == (4,)  # the hook's ask
+    report = check(BLAME / "valid" / "DEC-2-approved-before-the-call-ran.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")

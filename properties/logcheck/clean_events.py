@@ -279,7 +279,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message (a result always cites). TURN-3, STEP-3: it names the
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
     # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-2: a
-    # success only for a call neither refused nor holding an unapplied rewrite. REC-1: no
+    # success only for a call neither refused, nor awaiting its approval, nor holding an
+    # unapplied rewrite. REC-1: no
     # "not started" repair of a recorded call.
     try:
         data = obj["data"]
@@ -320,7 +321,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ) and (not _cites_earlier(sources, seq, False) or record.seq not in sources):
         return False
     if block.get("isError") is not True and (
-        call_id in prefix.unapplied_rewrites or call_id in prefix.refused_calls
+        call_id in prefix.unapplied_rewrites
+        or call_id in prefix.refused_calls
+        or call_id in prefix.approval_due
     ):
         return False
     error = data.get("error")
