@@ -213,6 +213,23 @@ def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
     assert check_rules(capsys, log) == []
 
 
+def test_ADJ_1_a_post_tool_use_context_lands_between_call_and_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """ADJ-1: a PostToolUse hook answers `additionalContext`. Codex writes it as a developer
+    message before the call's output, in the rollout and in the next request's history, so
+    something model-visible sits between a call and its result (`check`: ADJ-1 at that
+    message). Claude Code puts it beside the result (an attachment folded into the result's
+    message): ADJ-1 holds."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "post-context")
+    assert code == 0
+    if harness == Harness.CLAUDE_CODE.value:
+        assert check_rules(capsys, log) == []
+    else:
+        assert check_rules(capsys, log) == ["ADJ-1"]
+        assert any("ADJ-1: a developer message lands while call toolu_print" in x for x in lines)
+
+
 def test_REC_1_a_crash_mid_call_then_resume(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:
