@@ -238,3 +238,34 @@ def test_MODEL_1_a_refusal_for_another_rule_replays_from_its_case() -> None:
     reduced = reduce_counterexample(_RefusesWithAnotherRule, found)
     assert reduced.program == (ModelFails("", "OVERLOADED"),)
     assert reduced.divergence.rule_id == "MODEL-1"
+
+
+def test_SAFE_5_an_interrupted_cutting_down_keeps_the_smallest_program_so_far() -> None:
+    """SAFE-5: Ctrl-C while the counterexample is cut down (an in-process target that hangs can
+    be stopped no other way) ends the cutting, not the run: the smallest program found so far,
+    which diverges, is reported."""
+    config, program = (
+        CONFIGS[1],
+        (
+            SubmitUser("look"),
+            ModelReplies((READ, ToolCallBlock("c2", "read", "{}"))),
+            ToolFinishes("c1", ToolSucceeded("a"), (PostContext("note from hook"),)),
+        ),
+    )
+    rule = _found("result-in-next-step", config, program).divergence.rule_id
+    kept: list[tuple[LoopConfig, tuple[Command, ...]]] = []
+
+    def interrupted_after_a_success(config: LoopConfig, program: tuple[Command, ...]) -> bool:
+        if kept:
+            raise KeyboardInterrupt
+        replay = replay_case(lambda: _mutant("result-in-next-step"), config, list(program))
+        if replay.divergence is None or replay.divergence.rule_id != rule:
+            return False
+        kept.append((config, program))
+        return True
+
+    cut = reduce_program(
+        config, program, interrupted_after_a_success, max_replays=10_000, max_seconds=60.0
+    )
+    assert not cut.complete
+    assert [(cut.config, cut.program)] == kept

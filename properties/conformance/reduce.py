@@ -105,7 +105,8 @@ def reduce_program(
 ) -> Reduction:
     """`config` and `program` cut down while `still_diverges` holds (assumed of the two given),
     then their call ids numbered c1, c2, ... in order of appearance if that still holds.
-    Stops early, with what it has, after `max_replays` candidates or `max_seconds`."""
+    Stops early, with what it has, after `max_replays` candidates or `max_seconds`, or when
+    interrupted (Ctrl-C)."""
     started = time.monotonic()
     replays = 0
     current = (config, program)
@@ -113,28 +114,33 @@ def reduce_program(
     def spent() -> bool:
         return replays >= max_replays or time.monotonic() - started > max_seconds
 
-    while True:
-        current_weight = weight(*current)
-        smaller = None
-        for candidate in smaller_candidates(*current):
-            if weight(*candidate) >= current_weight:
-                continue
+    try:
+        while True:
+            current_weight = weight(*current)
+            smaller = None
+            for candidate in smaller_candidates(*current):
+                if weight(*candidate) >= current_weight:
+                    continue
+                if spent():
+                    return Reduction(*current, replays, False)
+                replays += 1
+                if still_diverges(*candidate):
+                    smaller = candidate
+                    break
+            if smaller is None:  # no step keeps the divergence: 1-minimal
+                break
+            current = smaller
+        renumbered = _renumbered(current[1])
+        if renumbered != current[1]:
             if spent():
                 return Reduction(*current, replays, False)
             replays += 1
-            if still_diverges(*candidate):
-                smaller = candidate
-                break
-        if smaller is None:  # no step keeps the divergence: 1-minimal
-            break
-        current = smaller
-    renumbered = _renumbered(current[1])
-    if renumbered != current[1]:
-        if spent():
-            return Reduction(*current, replays, False)
-        replays += 1
-        if still_diverges(current[0], renumbered):
-            current = (current[0], renumbered)
+            if still_diverges(current[0], renumbered):
+                current = (current[0], renumbered)
+    except KeyboardInterrupt:
+        # Stopped by hand (a target that hangs in-process can be stopped no other way): the
+        # counterexample found so far is still one, and worth its report.
+        return Reduction(*current, replays, False)
     return Reduction(*current, replays, True)
 
 
