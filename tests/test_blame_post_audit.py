@@ -21,7 +21,9 @@ from loopspec.model.commands import (
     Allow,
     Ask,
     Command,
+    Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     PostPass,
@@ -207,3 +209,50 @@ def test_SCHED_2_a_result_held_back_while_a_later_call_awaits_approval_is_blamed
     )
     assert rule == "SCHED-2", what
     assert "call c2 waits for its approval" in what, what
+
+
+# A hook that answers with its own audit: an exit-2 deny that left no stderr (PreToolUse), and a
+# PostToolUse pass that reports its exit code, stderr and time.
+EXIT_2_DENY = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
+PASS_AUDIT = HookAudit(exit_code=0, stderr_summary="ok\n", duration_ms=3.5)
+AUDITED: list[tuple[LoopConfig, list[Command], dict[str, Any]]] = [
+    (
+        CONFIGS[1],
+        [
+            SubmitUser("list"),
+            ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+            HookAnswers(Deny("no"), EXIT_2_DENY),
+        ],
+        {"stderrSummary": "no"},  # the verdict's reason, where the audit has no stderr
+    ),
+    (
+        HOOKED,
+        [
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+            ToolFinishes("c1", ToolSucceeded("A"), (PostPass(PASS_AUDIT),)),
+        ],
+        {"exitCode": None, "stderrSummary": None, "durationMs": 0},  # the audit ignored
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "program", "changed"), AUDITED, ids=["pre", "post"])
+def test_TEXT_2_a_hook_result_without_its_audits_fields_is_blamed_on_TEXT_2(
+    config: LoopConfig, program: list[Command], changed: dict[str, Any]
+) -> None:
+    """TEXT-2: a hook/result whose exitCode, stderrSummary or durationMs are not those of the
+    answer's audit (a target that falls back to the verdict's reason, or ignores the audit)
+    breaks TEXT-2, which states them. They were blamed on HOOK-1 (PreToolUse: pairing and
+    enclosure) and HOOK-5 (PostToolUse: one verdict per hook), neither of which says them."""
+    history, expected = _model_events(program, config)
+    events = list(expected.events)
+    index = next(i for i, e in enumerate(events) if e["type"] == "hook/result")
+    data = {**events[index]["data"], **changed}
+    events[index] = {**events[index], "data": {k: v for k, v in data.items() if v is not None}}
+    actual = attrs.evolve(expected, events=tuple(events))
+    phase = "Rewriting" if isinstance(program[-1], HookAnswers) else "Dispatching"
+    rule, what = classify(
+        program[-1], phase, expected, actual, target_violations=(), history=tuple(history)
+    )
+    assert rule == "TEXT-2", what

@@ -653,6 +653,10 @@ def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
     )
 
 
+# The fields of a hook/result that TEXT-2 takes from the answer's audit.
+_AUDIT_FIELDS = frozenset({"decision", "durationMs", "exitCode", "stderrSummary"})
+
+
 def hook_audit_rule(event: Event) -> str:
     """The rule of a hook audit event: HOOK-4 for a PreToolUse hook's, HOOK-5 for a
     PostToolUse hook's (what `loopspec conform` counts as checked by comparing it)."""
@@ -731,6 +735,11 @@ def _changed(
         case "hook/result":
             if "updatedInput" in fields:
                 return "RW-2", f"{named}: the supplied input is audited"
+            if set(fields) <= _AUDIT_FIELDS:  # the right hook's answer, its audit misrecorded
+                return "TEXT-2", (
+                    f"{named}: a hook/result takes these from the answer's audit when it has "
+                    "one (a field it lacks stays absent), else durationMs 0 and the reason"
+                )
             if _data(want).get("point") == "PostToolUse":
                 return "HOOK-5", named
             return "HOOK-1", f"{named}: the audit records what the hook answered"

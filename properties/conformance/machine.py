@@ -400,7 +400,7 @@ def conformance_machine(
                 verdict = attrs.evolve(verdict, updated_input=None)
             if not self.has("approval") and isinstance(verdict, Ask):
                 verdict = Allow()
-            self.apply(HookAnswers(verdict))
+            self.apply(HookAnswers(verdict, swarming.pre_audit(verdict)))
 
         def approval_answers(self, outcome: str) -> None:
             """The user answers the approval prompt."""

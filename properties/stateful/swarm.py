@@ -62,6 +62,7 @@ from loopspec.model.commands import (
     Allow,
     Ask,
     Deny,
+    HookAudit,
     ModelReplies,
     Pass,
     PostBlock,
@@ -305,6 +306,20 @@ def _fit(choose: Choose, name: str, hook_index: int) -> JsonValue:
     return fitting[(choose(len(fitting)) + hook_index) % len(fitting)]
 
 
+# A hook's own audit (a real hook's decision word, exit code, stderr and time), which takes the
+# place of the verdict's in `hook/result`, a field it lacks staying absent (TEXT-2). Tied to
+# answers already drawn, not drawn itself, so every program draws what it drew before: the deny
+# "no" is an exit-2 deny that left no stderr, and every PostToolUse pass reports its exit code,
+# stderr and time.
+_EXIT_2_DENY = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
+_PASS_AUDIT = HookAudit(exit_code=0, stderr_summary="ok\n", duration_ms=3.5)
+
+
+def pre_audit(verdict: PreVerdict) -> HookAudit | None:
+    """The audit a PreToolUse answer comes with: an exit-2 deny's for the deny "no"."""
+    return _EXIT_2_DENY if isinstance(verdict, Deny) and verdict.reason == "no" else None
+
+
 def _deny(choose: Choose, swarm: Swarm) -> Deny:
     """A deny: without a reason in every deny of a program with `silent_denials` on."""
     return Deny(reason="" if swarm.silent_denials else pick(choose, _DENY_REASONS))
@@ -383,7 +398,7 @@ def tool_outcomes(choose: Choose, swarm: Swarm) -> ToolOutcome:
 
 
 _POST_VERDICTS: tuple[PostVerdict, ...] = (
-    PostPass(),
+    PostPass(audit=_PASS_AUDIT),
     PostContext("note from hook"),
     PostBlock("output withheld"),
 )
