@@ -138,6 +138,13 @@ class Prefix:
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
         self.refused_calls: set[str] = set()
+        # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
+        # seqs of their records and how many results they have had. Each of the calls may be
+        # recorded and answered once: EXE-1 names the reply, and the records and results of its
+        # calls are not blamed again (ORD-2, ADJ-2, RW-1) for sharing an id.
+        self.repeated: dict[str, tuple[CallFact, ...]] = {}
+        self.repeat_records: dict[str, list[int]] = {}
+        self.repeat_results: dict[str, int] = {}
         # Calls a PreToolUse hook asked about whose approval is not (yet) allowed-once: only
         # that answer runs them (DEC-2), so a success before it shows a call run unapproved.
         self.approval_due: set[str] = set()
@@ -178,6 +185,8 @@ class Prefix:
             self.results = {}
         if self.refused_calls:
             self.refused_calls = set()
+        if self.repeated:
+            self.repeated, self.repeat_records, self.repeat_results = {}, {}, {}
         if self.unapplied_rewrites:
             self.unapplied_rewrites = {}
 
@@ -321,6 +330,12 @@ class Prefix:
         self.take_distinct_reply(
             seq, {call_id: (i, c) for i, (call_id, c) in enumerate(last.items())}
         )
+        if len(last) < len(calls):
+            self.repeated = {
+                call_id: blocks
+                for call_id in last
+                if len(blocks := tuple(c for c in calls if c.id == call_id)) > 1
+            }
 
     def take_distinct_reply(self, seq: int, calls: dict[str, tuple[int, CallFact]]) -> None:
         """Fold an assistant/message at `seq` whose calls are `calls`: per call id, the call's
@@ -349,6 +364,8 @@ class Prefix:
         `arguments`; `rewritten` when it carries a rewrite sidecar."""
         if self.open_step is not None:  # `under_way`, inlined: this runs per event
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/call"
+        if call_id is not None and call_id in self.repeated:
+            self.repeat_records.setdefault(call_id, []).append(seq)
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if call_id is not None and call_id not in self.call_records:
             self.call_records[call_id] = RecordedCall(seq, arguments)
@@ -377,6 +394,8 @@ class Prefix:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
         if self.open_step is not None:  # `under_way`, inlined: this runs per event
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
+        if call_id in self.repeated:
+            self.repeat_results[call_id] = self.repeat_results.get(call_id, 0) + 1
         self.results[call_id] = seq
         ids, at = self.reply_ids, self.first_unanswered
         while at < len(ids) and ids[at] in self.results:
@@ -793,6 +812,9 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Each tool/call records a call of the step's reply, once, with the very same arguments."""
     if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
         return NO_VIOLATIONS
+    blocks = prefix.repeated.get(fact.call_id)
+    if blocks is not None:
+        return _record_of_a_repeated_id(prefix, fact, blocks)
     found: list[Violation] = []
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is None:
@@ -833,6 +855,31 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return found
 
 
+def _record_of_a_repeated_id(
+    prefix: Prefix, fact: Fact, blocks: tuple[CallFact, ...]
+) -> Sequence[Violation]:
+    """A tool/call whose id the reply repeats (EXE-1 names the reply): it records one of the
+    calls with that id, and no more records come than the reply has such calls."""
+    call_id = fact.call_id
+    recorded = prefix.repeat_records.get(call_id or "", [])
+    found: list[Violation] = []
+    if len(recorded) >= len(blocks):
+        message = f"call {call_id} recorded more often than the reply makes it ({len(blocks)})"
+        found.append(Violation("ORD-2", fact.seq, message, tuple(recorded)))
+    if not any(fact.name == block.name for block in blocks):
+        message = f"tool/call names {fact.name}, no call {call_id} of the reply does"
+        found.append(Violation("ORD-2", fact.seq, message, (prefix.reply_seq or 0,)))
+    elif fact.arguments is None or not any(
+        same_arguments(fact.arguments, block.arguments) for block in blocks
+    ):
+        message = (
+            f"call {call_id}: the audit record runs {fact.arguments!r}, which no call "
+            f"{call_id} of the model history shows"
+        )
+        found.append(Violation("RW-1", fact.seq, message, (prefix.reply_seq or 0,)))
+    return found
+
+
 @invariant("result_answers_pending_call", "ADJ-2", "ORD-2", reads=of_types("tool/result"))
 def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An appended tool/result answers a call of this step, once, citing its tool/call."""
@@ -845,6 +892,9 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
         return [
             Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
         ]
+    blocks = prefix.repeated.get(call_id)
+    if blocks is not None:
+        return _result_of_a_repeated_id(prefix, fact, call_id, len(blocks))
     if call_id in prefix.results:
         return [
             Violation(
@@ -873,6 +923,27 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                 (record.seq,),
             )
         ]
+    return NO_VIOLATIONS
+
+
+def _result_of_a_repeated_id(
+    prefix: Prefix, fact: Fact, call_id: str, calls: int
+) -> Sequence[Violation]:
+    """A tool/result for an id the reply repeats (EXE-1 names the reply): one result per call
+    with that id, each citing one of their records."""
+    answered = prefix.repeat_results.get(call_id, 0)
+    if answered >= calls:
+        message = f"a result for {call_id} beyond the reply's {calls} calls with that id"
+        return [Violation("ADJ-2", fact.seq, message, (prefix.results[call_id],))]
+    records = prefix.repeat_records.get(call_id, [])
+    if fact.error_code in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
+        return NO_VIOLATIONS  # a repair's code is REC-1's to judge
+    if len(records) <= answered:
+        message = f"result for {call_id} before its tool/call (each call with that id has one)"
+        return [Violation("ADJ-2", fact.seq, message)]
+    if fact.sources is None or not set(records) & set(fact.sources):
+        message = f"result for {call_id} cites none of its tool/call records {records}"
+        return [Violation("ORD-2", fact.seq, message, tuple(records))]
     return NO_VIOLATIONS
 
 

@@ -282,3 +282,30 @@ def test_DEC_2_a_call_that_ran_before_its_approval_is_blamed() -> None:
     assert report.violations[0].violation.related == (4,)  # the hook's ask
     report = check(BLAME / "valid" / "DEC-2-approved-before-the-call-ran.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_EXE_1_a_repeated_id_whose_calls_are_each_recorded_and_answered_is_EXE_1_alone(
+    tmp_path: Path,
+) -> None:
+    """EXE-1: a reply repeating c1 whose two calls the loop records and answers under that id
+    (what dsh does) is EXE-1 at the reply and nothing else, as on Claude Code and Codex logs; it
+    was also RW-1 (the first record compared with the second call), ORD-2 ('recorded twice')
+    and ADJ-2 ('a second result'). Each call still holds its record and result to the rules:
+    a record no call of the reply shows is RW-1, a third record ORD-2."""
+    path = BLAME / "violations" / "EXE-1-both-calls-recorded-and-answered.jsonl"
+    assert blamed(check(path)) == [("EXE-1", 5)]
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    other = tmp_path / "other-input.jsonl"
+    other.write_text("".join(lines).replace('b.txt\\"}"}}', 'c.txt\\"}"}}'), encoding="utf-8")
+    assert blamed(check(other)) == [("EXE-1", 5), ("RW-1", 8)]
+    third = json.loads(lines[7])  # the second call's record, once more after its result
+    third["seq"] = 8
+    renumbered = [json.loads(line) for line in lines[9:]]
+    for seq, event in enumerate(renumbered, start=9):
+        event["seq"] = seq
+    again = tmp_path / "recorded-three-times.jsonl"
+    again.write_text(
+        "".join(lines[:9]) + "".join(json.dumps(e) + "\n" for e in (third, *renumbered)),
+        encoding="utf-8",
+    )
+    assert blamed(check(again)) == [("EXE-1", 5), ("ORD-2", 10)]
