@@ -15,8 +15,9 @@ from mutants import MUTANTS, Mutant, MutantTarget
 
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.exhaustive import programs, run_exhaustive
+from loopspec.properties.conformance.exhaustive import EXHAUSTIVE_CONFIG, programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget
 
 
@@ -49,11 +50,21 @@ def test_MODEL_1_the_bundled_impl_agrees_on_every_program_up_to_5_commands() -> 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
 def test_MODEL_1_every_mutant_is_found_exhaustively_with_its_rule(mutant: Mutant) -> None:
-    """Each planted bug shows in some program of at most 7 commands, blamed on its rule."""
+    """Each planted bug shows in some program of at most 7 commands, blamed on its rule. The
+    program reported is the commands sent up to the diverging one, settling commands included,
+    and replays to the same divergence there (8 of the 13 diverged in the settling tail, which
+    the program left out: their cases replayed as "no divergence")."""
     report = run_exhaustive(MutantTarget(mutant), 7)
     assert report.divergence is not None, f"{mutant.name} survives {report.guarantee}"
     print(f"\n{mutant.name}: found after {report.runs} runs, program of {len(report.program)}")
     assert report.divergence.rule_id == mutant.rule_id, report.divergence.what
+    assert report.divergence.index == len(report.program) - 1
+    replayed = replay_case(lambda: MutantTarget(mutant), EXHAUSTIVE_CONFIG, list(report.program))
+    assert replayed.divergence is not None
+    assert (replayed.divergence.rule_id, replayed.divergence.index) == (
+        mutant.rule_id,
+        report.divergence.index,
+    )
 
 
 def test_the_alphabet_offers_every_phase_its_commands() -> None:
@@ -110,7 +121,8 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """`--format json` with a divergence found exhaustively writes one versioned document with
-    the case saved and the command that replays it (it had no `format` and no case)."""
+    the case saved and the command that replays it (it had no `format` and no case), and the
+    program cut down as a random counterexample's is."""
     impl = "plugin_targets:turn_end_with_step_open"
     argv = ["conform", "--impl", impl, "--exhaustive", "4", "--case-dir", str(tmp_path)]
     assert main([*argv, "--format", "json"]) == 1
@@ -121,6 +133,11 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     assert document["case"] == str(case)
     assert document["replay"] == f"loopspec replay {case} --impl {impl}"
     assert json.loads(case.read_text())["commands"] == document["program"]
+    # Cut down: the reply that closes the turn wrongly, after the prompt (the first diverging
+    # program of the enumeration went on for a second turn after it).
+    assert [command["kind"] for command in document["program"]] == ["SubmitUser", "ModelReplies"]
+    assert document["commandIndex"] == 1
+    assert document["reduceRuns"] > 0
     documented = conform_cli.__doc__ or ""  # where `conform --help` sends a CI job
     assert '"loopspec-conform-exhaustive/1"' in documented
     for key in document:

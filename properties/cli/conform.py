@@ -68,8 +68,9 @@ Rule statuses:
     "VIOLATED"                                  the rule of "divergence"
 
 With `--exhaustive K`, a program of the bounded-exhaustive pass that diverges ends the run there
-(exit 1, no random search), saved as a case like a random counterexample; with `--format json`
-the one document is then a `loopspec-conform-exhaustive/1`:
+(exit 1, no random search), cut down and saved as a case like a random counterexample (its
+settling commands up to the diverging one included); with `--format json` the one document is
+then a `loopspec-conform-exhaustive/1`:
 
     {
       "format": "loopspec-conform-exhaustive/1",
@@ -77,8 +78,9 @@ the one document is then a `loopspec-conform-exhaustive/1`:
       "conformant": false,
       "rule": "TURN-2", "what": "...", "specText": "### TURN-2 ...",
       "commandIndex": 3,                        // 0-based, in "program"
-      "config": {},                             // the exhaustive alphabet's configuration
-      "program": [{"kind": "SubmitUser", "text": "go"}],
+      "config": {},                             // the alphabet's, less what it does not need
+      "program": [{"kind": "SubmitUser", "text": "go"}],   // sent up to the diverging command
+      "reduceRuns": 12,                         // smaller programs replayed to cut it down
       "diff": "--- model\n+++ target\n...",
       "case": "loopspec-cases/case-TURN-2-0.json",       // null when none was saved
       "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."

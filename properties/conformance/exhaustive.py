@@ -74,7 +74,7 @@ from loopspec.properties.conformance.compare import (
     split_units,
 )
 from loopspec.properties.conformance.profile_check import settling_command
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, refused_alike
 
 EXHAUSTIVE_CONFIG = LoopConfig(
     tools=(
@@ -162,6 +162,8 @@ class ExhaustiveReport:
     programs: int
     commands: int
     divergence: Divergence | None = None
+    # The commands sent up to the diverging one: the program's, then its settling tail's (a
+    # case of the program alone replayed as "no divergence" when the tail diverged).
     program: tuple[Command, ...] = ()
 
     @property
@@ -186,25 +188,26 @@ def run_exhaustive(
     for program in programs(k, config):
         runs += 1
         prefixes.update(program[:length] for length in range(1, len(program) + 1))
-        divergence, ran = _run_one(target, config, program)
-        commands += ran
+        divergence, sent = _run_one(target, config, program)
+        commands += len(sent)
         if progress is not None:
             progress(runs)
         if divergence is not None:
-            return ExhaustiveReport(k, runs, len(prefixes), commands, divergence, program)
+            return ExhaustiveReport(k, runs, len(prefixes), commands, divergence, sent)
     return ExhaustiveReport(k, runs, len(prefixes), commands)
 
 
 def _run_one(
     target: ConformanceTarget, config: LoopConfig, program: tuple[Command, ...]
-) -> tuple[Divergence | None, int]:
-    """Run `program` and its settling tail on a fresh session of `target` and of the model."""
+) -> tuple[Divergence | None, tuple[Command, ...]]:
+    """Run `program` and its settling tail on a fresh session of `target` and of the model;
+    the divergence, if any, and the commands sent (up to the diverging one)."""
     oracle = ModelTarget()
     oracle.reset(config)
     presenting = oracle.presenting = "presentation" in target.reset(config)
     monitor = LogMonitor()
     history: list[dict[str, object]] = []
-    ran = 0
+    sent: list[Command] = []
     tail: list[Command] = []
     queue = list(program)
     while queue or len(tail) < SETTLE_LIMIT:
@@ -223,17 +226,12 @@ def _run_one(
         actual = target.apply(command)
         if not presenting:  # what a target does not declare is not compared
             actual = attrs.evolve(actual, presented=None)
-        ran += 1
+        sent.append(command)
         violations = log_violations(monitor, actual.events)
         history.extend(expected.events)
-        same_refusal = (
-            expected.accepted
-            or actual.refusal_rule is None
-            or actual.refusal_rule == expected.refusal_rule
-        )
         if (
             normalized_observation(expected) != normalized_observation(actual)
-            or not same_refusal
+            or not refused_alike(expected, actual)
             or split_units(expected, actual)
             or violations
         ):
@@ -244,7 +242,8 @@ def _run_one(
                 actual,
                 target_violations=violations,
                 history=tuple(history),
-                crashed=any(isinstance(c, Crash) for c in program[:ran]),
+                crashed=any(isinstance(c, Crash) for c in sent),
             )
-            return Divergence(ran - 1, command, rule_id, what, expected, actual), ran
-    return None, ran
+            divergence = Divergence(len(sent) - 1, command, rule_id, what, expected, actual)
+            return divergence, tuple(sent)
+    return None, tuple(sent)

@@ -71,7 +71,12 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
 from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.conformance.target import (
+    ConformanceTarget,
+    ModelTarget,
+    Observation,
+    refused_alike,
+)
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful import strategies as gen
 from loopspec.properties.stateful import swarm as swarming
@@ -486,16 +491,6 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
-
-
-def refused_alike(expected: Observation, actual: Observation) -> bool:
-    """Whether a refusal reads the same on both sides: the model accepted the command, or the
-    target names no rule for refusing it, or the model's (conform and replay alike)."""
-    return (
-        expected.accepted
-        or actual.refusal_rule is None
-        or actual.refusal_rule == expected.refusal_rule
-    )
 
 
 def _noted() -> bool:

@@ -65,6 +65,7 @@ from loopspec.properties.conformance.target import (
     ModelTarget,
     Observation,
     missing_members,
+    refused_alike,
 )
 from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES, Profile
@@ -1082,7 +1083,7 @@ def replay_case(
             history.extend(expected.events)
             if (
                 normalized(expected) != normalized(actual)
-                or not conformance.refused_alike(expected, actual)
+                or not refused_alike(expected, actual)
                 or split_units(expected, actual)
                 or violations
             ):

@@ -40,6 +40,17 @@ class Observation:
     presented: tuple[dict[str, Any], ...] | None = None
 
 
+def refused_alike(expected: Observation, actual: Observation) -> bool:
+    """Whether a refusal reads the same on both sides: the model accepted the command, or the
+    target names no rule for refusing it, or the model's (conform, replay and the exhaustive
+    pass alike)."""
+    return (
+        expected.accepted
+        or actual.refusal_rule is None
+        or actual.refusal_rule == expected.refusal_rule
+    )
+
+
 def atomic_units(events: tuple[dict[str, Any], ...]) -> tuple[tuple[int, int], ...]:
     """The ranges that must commit whole: each reply with calls through its last tool/call."""
     units = []
