@@ -112,6 +112,59 @@ def test_RW_1_a_rewritten_call_the_permission_check_refused_never_ran(tmp_path: 
         assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"], accepted
 
 
+def test_RW_1_claude_code_a_write_whose_result_records_other_content(tmp_path: Path) -> None:
+    """RW-1 without a PreToolUse record: a PermissionRequest hook that allows a Write with an
+    `updatedInput` (Claude Code 2.1.332 runs it; the transcript records only the decision) wrote
+    other content than the tool_use the history keeps. The result record's `toolUseResult`
+    says what a Write or an Edit did, so what ran is compared with the call; before, nothing
+    was reported. The Edit whose result matches its call keeps the rule."""
+    report = check(CLAUDE / "violations" / "RW-1-a-permission-hook-rewrote-a-write.jsonl")
+    assert rules(report) == ["RW-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (4, (4, 2))
+    assert found.violation.message == (
+        'call toolu_w ran {"content": "hook text\\n", "file_path": "/w/g.txt"}, but the model '
+        'history and the log\'s call record keep {"content": "model text\\n", "file_path": '
+        '"/w/g.txt"}'
+    )
+    # An Edit whose result records other strings than its call is held the same way.
+    text = (CLAUDE / "violations" / "RW-1-a-permission-hook-rewrote-a-write.jsonl").read_text()
+    edited = text.replace('"newString":"model"', '"newString":"hooked"')
+    assert edited != text
+    (tmp_path / "t.jsonl").write_text(edited)
+    assert [(f.violation.rule_id, f.line) for f in check(tmp_path / "t.jsonl").violations] == [
+        ("RW-1", 4),
+        ("RW-1", 6),
+    ]
+    # An Edit's recorded oldString is the text the tool matched: Claude Code matches the
+    # model's straight quotes to the file's curly ones and records those. Not a rewrite.
+    curly = text.replace('"oldString":"hook"', '"oldString":"\u201chook\u201d"')
+    assert curly != text
+    (tmp_path / "t.jsonl").write_text(curly)
+    assert rules(check(tmp_path / "t.jsonl")) == ["RW-1"]
+
+
+def test_RW_1_a_pre_tool_use_rewrite_of_a_write_is_reported_once(tmp_path: Path) -> None:
+    """RW-1: when a PreToolUse hook's `updatedInput` ran and the Write's result also records it,
+    the call is reported once, from the hook record (it names the hook)."""
+    text = (CLAUDE / "violations" / "RW-1-a-permission-hook-rewrote-a-write.jsonl").read_text()
+    hook = (
+        '{"type":"hook_success","hookEvent":"PreToolUse","toolUseID":"toolu_w","command":'
+        '"stamp.py","stdout":"{\\"hookSpecificOutput\\":{\\"hookEventName\\":\\"PreToolUse\\",'
+        '\\"updatedInput\\":{\\"file_path\\":\\"/w/g.txt\\",\\"content\\":\\"hook text\\\\n\\"}}}"}'
+    )
+    pre = text.replace(
+        '{"type":"hook_permission_decision","decision":"allow","toolUseID":"toolu_w",'
+        '"hookEvent":"PermissionRequest"}',
+        hook,
+    )
+    assert pre != text
+    (tmp_path / "t.jsonl").write_text(pre)
+    (found,) = check(tmp_path / "t.jsonl").violations
+    assert found.violation.rule_id == "RW-1"
+    assert "hook `stamp.py` supplied" in found.violation.message
+
+
 def test_RW_1_RW_2_codex_command_that_ran_differs_from_the_function_call() -> None:
     """RW-1: the CommandExecution ran `echo rewritten` while the function_call (history and
     rollout) keeps `echo original`. RW-2: the rollout holds no hook record, so nothing says who

@@ -13,7 +13,12 @@ nothing the rules read):
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
   record's `permissionDecision.decision` is `reject` when the permission check (or a hook)
-  turned the call down: it never ran, whatever input a hook supplied.
+  turned the call down: it never ran, whatever input a hook supplied. Its `toolUseResult` says
+  what a `Write` (`filePath`, `content`) or an `Edit` (`filePath`, `newString`, `replaceAll`)
+  did: what ran, compared with the call (a PermissionRequest hook's `updatedInput` runs, and
+  only its decision is recorded). An Edit's `oldString` is the text the tool matched, which
+  may differ from the call's (it matches straight quotes to curly ones), so it is not compared;
+  a result the user modified is skipped.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
@@ -35,6 +40,7 @@ from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
+    Executed,
     HookRewrite,
     Observation,
     Reply,
@@ -116,6 +122,8 @@ class _Reader:
 
     def __init__(self) -> None:
         self.reply_id: str | None = None
+        # Each call's tool name and input, by id: what a file tool's result is compared with.
+        self.inputs: dict[str, tuple[str, Any]] = {}
         # Whether the log's conversation is a subagent's: set by its first message.
         self.sidechain: bool | None = None
 
@@ -132,7 +140,11 @@ class _Reader:
                 return  # Claude Code's own error notice, not in any later request's history
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
-            yield from _user(message.get("content"), line, _refused(record))
+            results = list(_user(message.get("content"), line, _refused(record)))
+            yield from results
+            ran = self._file_tool_ran(results, record.get("toolUseResult"), line)
+            if ran is not None:
+                yield ran
         elif kind == "attachment":
             rewrite = _hook_rewrite(record.get("attachment"), line)
             if rewrite is not None:
@@ -147,16 +159,51 @@ class _Reader:
             for b in blocks
             if isinstance(b, Mapping) and b.get("type") == "tool_use"
         )
+        for call in calls:
+            self.inputs[call.call_id] = (call.name, call.arguments)
         if message_id != self.reply_id or calls:
             # A later block of the reply being written joins it (same key).
             self.reply_id = message_id
             yield Reply(message_id, calls, line)
+
+    def _file_tool_ran(
+        self, results: list[Observation], outcome: Any, line: int
+    ) -> Executed | None:
+        """What a Write or an Edit ran, from the `toolUseResult` of the record holding its one
+        result: the call's input with the fields the result records put in."""
+        if len(results) != 1 or not isinstance(results[0], Result):
+            return None
+        if not isinstance(outcome, Mapping) or outcome.get("userModified") is True:
+            return None
+        name, arguments = self.inputs.get(results[0].call_id, ("", None))
+        fields = _FILE_TOOL_FIELDS.get(name)
+        if fields is None or not isinstance(arguments, Mapping):
+            return None
+        ran = dict(arguments)
+        for recorded, argument in fields:
+            if recorded not in outcome:
+                return None  # not the shape this reader knows: nothing to compare
+            if argument == "replace_all" and argument not in ran and outcome[recorded] is False:
+                continue  # the default the model left out
+            ran[argument] = outcome[recorded]
+        return Executed(results[0].call_id, ran, line)
 
 
 def _refused(record: Mapping[str, Any]) -> bool:
     """Whether a result record says its call was turned down before it ran."""
     decision = record.get("permissionDecision")
     return isinstance(decision, Mapping) and decision.get("decision") == "reject"
+
+
+# Which `toolUseResult` field records which input of a file tool.
+_FILE_TOOL_FIELDS = {
+    "Write": (("filePath", "file_path"), ("content", "content")),
+    "Edit": (
+        ("filePath", "file_path"),
+        ("newString", "new_string"),
+        ("replaceAll", "replace_all"),
+    ),
+}
 
 
 def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:

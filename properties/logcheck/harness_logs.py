@@ -14,8 +14,9 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - ADJ-2: every result answers a call that awaits one, once;
 - ADJ-3: no reply follows while an earlier call is unanswered;
 - ORD-3: a reply's results are written in the order of its calls;
-- RW-1: the input that ran (a hook's `updatedInput` that was applied, or the executed command) is
-  the input the model history and the log's call record hold;
+- RW-1: the input that ran (a hook's `updatedInput` that was applied, the executed command, or
+  what a file tool's result records) is the input the model history and the log's call record
+  hold; a call is reported once;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
 - HOOK-4 (Claude Code): each PreToolUse hook answers once per call;
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
@@ -168,6 +169,9 @@ class Judge:
         self.open: _Pending | None = None
         self.rewrites: dict[str, list[HookRewrite]] = {}
         self.answered: set[str] = set()
+        # Calls already reported under RW-1: a hook record and what the result says ran tell
+        # one story.
+        self.rewritten: set[str] = set()
 
     def feed(self, observation: Observation) -> list[Violation]:
         """The violations `observation` commits."""
@@ -278,6 +282,7 @@ class Judge:
         if not applied:
             return []
         last = applied[-1]
+        self.rewritten.add(call.call_id)
         message = (
             f"call {call.call_id} ran with the input that hook `{_hook_shown(last.hook)}` supplied "
             f"({_show(last.updated_input)}), but the model history and the log's call record "
@@ -288,6 +293,8 @@ class Judge:
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
         if not known or any(self.dialect.same_input(c, executed.ran) for c, _ in known):
+            return []
+        if executed.call_id in self.rewritten:
             return []
         call, call_line = known[0]
         message = (
