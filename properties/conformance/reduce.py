@@ -110,6 +110,9 @@ def reduce_program(
     started = time.monotonic()
     replays = 0
     current = (config, program)
+    # Candidates that did not diverge alike: after a step, the same candidate comes up again
+    # (a tenth of the replays on the mutants' unshrunk programs).
+    rejected: set[tuple[LoopConfig, Program]] = set()
 
     def spent() -> bool:
         return replays >= max_replays or time.monotonic() - started > max_seconds
@@ -119,7 +122,7 @@ def reduce_program(
             current_weight = weight(*current)
             smaller = None
             for candidate in smaller_candidates(*current):
-                if weight(*candidate) >= current_weight:
+                if weight(*candidate) >= current_weight or candidate in rejected:
                     continue
                 if spent():
                     return Reduction(*current, replays, False)
@@ -127,6 +130,7 @@ def reduce_program(
                 if still_diverges(*candidate):
                     smaller = candidate
                     break
+                rejected.add(candidate)
             if smaller is None:  # no step keeps the divergence: 1-minimal
                 break
             current = smaller
