@@ -18,7 +18,7 @@ import re
 from collections import Counter
 
 import pytest
-from batches import seeded
+from batches import BATCH_SEED, seeded
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import rule, run_state_machine_as_test
 
@@ -38,7 +38,9 @@ from loopspec.model.commands import (
 from loopspec.model.config import PRE_TOOL_USE, LoopConfig
 from loopspec.model.jsonvalue import parse_arguments
 from loopspec.model.state import READY, RUNNING, Dispatching, Idle, LoopState, Rewriting
+from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.machine import conformance_machine
+from loopspec.properties.conformance.run import run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 
 PROGRAMS = 200
@@ -229,3 +231,21 @@ def test_MODEL_1_every_step_sends_a_command() -> None:
     )
     run_state_machine_as_test(seeded(Counting), settings=budget)
     assert not idle_steps, f"{len(idle_steps)} steps sent nothing"
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_MODEL_1_conform_sends_every_command_the_table_accepts() -> None:
+    """Every row of the transition table (SPEC section 6) is a command conform sends and the
+    model accepts, in a fixed batch: also a crash between turns, which no program sent (a loop
+    that forgot its turn count when it crashed idle was CONFORMANT), and conform sends commands
+    the model refuses while crashed."""
+    report = run_conformance(
+        ModelTarget, examples=PROGRAMS, seed_value=BATCH_SEED, show_progress=False
+    )
+    assert report.divergence is None
+    sent = [re.fullmatch(r"(\w+) \+ (\w+) -> (\S+)", key) for key in report.transitions]
+    accepted = {(m[1], m[2]) for m in sent if m is not None and m[3] == "accepted"}
+    missing = [(t.phase, t.command) for t in TRANSITIONS if (t.phase, t.command) not in accepted]
+    assert not missing, f"table rows conform never sends: {missing}"
+    assert any(m is not None and m[1] == "Crashed" and m[3] == "MODEL-1" for m in sent)

@@ -558,11 +558,13 @@ StepKind = Literal[
 def _possible(phase: Phase) -> tuple[StepKind, ...]:
     """The kinds of command the machine may send in `phase`, the one that moves the program on
     first, each as often as it comes here. Stop, crash and typing mid-turn (`disrupt`) come in
-    any phase but Idle and Crashed, in one step of three: in one of two, most turns were cut
-    short before their hooks had answered or their calls had settled."""
+    one step of three, in every phase: in one of two, most turns were cut short before their
+    hooks had answered or their calls had settled. Between turns they bring the crash of an
+    idle loop (a loop that rebuilt only an open turn from its log forgot its turn count there)
+    and, crashed, commands the model refuses until the session is reopened."""
     match phase:
         case Idle():
-            return ("submit_user",)
+            return ("submit_user", "submit_user", "disrupt")
         case AwaitingModel():
             return ("model_replies", "model_replies", "disrupt")
         case Rewriting():
@@ -574,7 +576,7 @@ def _possible(phase: Phase) -> tuple[StepKind, ...]:
             moving = (*running, *asking)
             return (*(moving * 2 if len(moving) == 1 else moving), "disrupt")
         case Crashed():
-            return ("recover",)
+            return ("recover", "recover", "disrupt")
         case _:
             assert_never(phase)
 
