@@ -132,7 +132,13 @@ class Prefix:
         self.reply_ids: tuple[str, ...] = ()
         self.first_unanswered = 0
         self.dangling: list[tuple[str, int]] = []
+        # How many of `dangling` were left by steps before the last one that ended: the rest
+        # were left by it (a crash repair's step, when the turn then ends interrupted).
+        self.dangling_before_last_step = 0
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
+        # The call a pending hook/invoked names, when it names one: its hook/result answers
+        # for that call (HOOK-1), and is folded as that call's answer.
+        self.pending_hook_calls: dict[tuple[int, str, str], str] = {}
         self.hook_results: dict[str, list[HookAnswer]] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         # Per pending approval request, the call it asks about (if it names one).
@@ -277,6 +283,7 @@ class Prefix:
     def _reset_turn(self) -> None:
         if self.dangling:
             self.dangling = []
+        self.dangling_before_last_step = 0
         self.repaired = False
         self._reset_hooks()
 
@@ -306,6 +313,7 @@ class Prefix:
         self.messages_wait_after, self.messages_wait_kind = seq, "step/end"
         self.open_step_due = None
         # (A set comparison in C first: nearly every step ends with all its calls answered.)
+        self.dangling_before_last_step = len(self.dangling)
         if self.reply_calls and not self.reply_calls.keys() <= self.results.keys():
             self.dangling.extend(self.unanswered())
         self.open_step = None
@@ -410,7 +418,12 @@ class Prefix:
         self, turn: int, point: str | None, handler_id: str | None, call_id: str | None, seq: int
     ) -> None:
         """Fold a hook/invoked at `seq`."""
-        self.pending_hooks[(turn, point or "", handler_id or "")] = seq
+        pending = (turn, point or "", handler_id or "")
+        self.pending_hooks[pending] = seq
+        if call_id is not None:
+            self.pending_hook_calls[pending] = call_id
+        elif self.pending_hook_calls:
+            self.pending_hook_calls.pop(pending, None)
         if point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`, inlined
             self.messages_wait_after, self.messages_wait_kind = seq, "hook/invoked"
         if call_id is not None and point == "PreToolUse":
@@ -430,7 +443,13 @@ class Prefix:
         if answer.point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`
             self.messages_wait_after, self.messages_wait_kind = answer.seq, "hook/result"
         if turn is not None:
-            self.pending_hooks.pop((turn, answer.point or "", answer.handler_id or ""), None)
+            key = (turn, answer.point or "", answer.handler_id or "")
+            self.pending_hooks.pop(key, None)
+            invoked_for = None
+            if self.pending_hook_calls:
+                invoked_for = self.pending_hook_calls.pop(key, None)
+            if call_id is not None and invoked_for is not None:
+                call_id = invoked_for  # one naming another call is HOOK-1's, blamed once
             if call_id is not None:
                 self.hook_results.setdefault(call_id, []).append(answer)
                 if answer.point == "PreToolUse" and answer.decision == "ask":
@@ -1022,13 +1041,20 @@ def messages_wait_for_step_start(prefix: Prefix, fact: Fact) -> Sequence[Violati
 
 @invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))
 def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """When a turn ends, every call its history shows has a result (unless it ended in error)."""
+    """When a turn ends, every call its history shows has a result (unless it ended in error).
+
+    A turn that ends interrupted was closed by a crash repair: the calls its last step left
+    without a result are the repair's to answer, and `repair_results_match_call_state` blames
+    them on REC-1, the precise rule there."""
     if fact.type != "turn/end" or fact.reason_kind == "error":
         return NO_VIOLATIONS
     found: list[Violation] = []
     dangling = list(prefix.dangling)
-    if prefix.open_step is not None:
-        dangling.extend(prefix.unanswered())
+    if fact.reason_kind != "interrupted":
+        if prefix.open_step is not None:
+            dangling.extend(prefix.unanswered())
+    elif prefix.open_step is None:
+        dangling = dangling[: prefix.dangling_before_last_step]
     for call_id, reply_seq in dangling:
         found.append(
             Violation("ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,))
@@ -1042,12 +1068,20 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
 
 @invariant("hook_audit_paired_in_turn", "HOOK-1", reads=of_types("hook/result"))
 def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """Every hook/result answers a pending hook/invoked with the same (turn, point, handler)."""
+    """Every hook/result answers a pending hook/invoked with the same (turn, point, handler),
+    for the same call when both name one."""
     if fact.type == "hook/result" and fact.turn is not None:
         key = (fact.turn, fact.point or "", fact.handler_id or "")
         if key not in prefix.pending_hooks:
             msg = f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked"
             return [Violation("HOOK-1", fact.seq, msg)]
+        invoked_for = prefix.pending_hook_calls.get(key)
+        if invoked_for is not None and fact.call_id is not None and fact.call_id != invoked_for:
+            msg = (
+                f"hook/result of {fact.handler_id} at {fact.point} names call {fact.call_id}, "
+                f"the hook/invoked it answers call {invoked_for}"
+            )
+            return [Violation("HOOK-1", fact.seq, msg, (prefix.pending_hooks[key],))]
     return NO_VIOLATIONS
 
 
@@ -1295,7 +1329,7 @@ def interrupted_reply_has_no_calls(prefix: Prefix, fact: Fact) -> Sequence[Viola
 @invariant("repair_results_match_call_state", "REC-1", reads=of_types("tool/result", "turn/end"))
 def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded;
-    the repaired turn ends interrupted."""
+    the repaired turn ends interrupted, its last step's calls all answered."""
     if fact.type == "turn/end":
         if prefix.repaired and fact.reason_kind != "interrupted":
             msg = (
@@ -1303,7 +1337,21 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
                 "repaired turn ends interrupted"
             )
             return [Violation("REC-1", fact.seq, msg)]
-        return NO_VIOLATIONS
+        if fact.reason_kind != "interrupted":
+            return NO_VIOLATIONS
+        unanswered = prefix.dangling[prefix.dangling_before_last_step :]
+        if prefix.open_step is not None:
+            unanswered = prefix.unanswered()
+        return [
+            Violation(
+                "REC-1",
+                fact.seq,
+                f"turn {fact.turn} ends interrupted with call {call_id} unanswered: crash repair "
+                "answers every call of the open step before it closes the turn",
+                (reply_seq,),
+            )
+            for call_id, reply_seq in unanswered
+        ]
     # Repair results are appended. A replacement (a later prune or compaction of the result)
     # may keep its error code while the call it answers lies in an earlier step.
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:

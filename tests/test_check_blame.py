@@ -309,3 +309,22 @@ def test_EXE_1_a_repeated_id_whose_calls_are_each_recorded_and_answered_is_EXE_1
         encoding="utf-8",
     )
     assert blamed(check(again)) == [("EXE-1", 5), ("ORD-2", 10)]
+
+
+def test_REC_1_a_repair_that_leaves_a_call_unanswered_is_blamed_on_REC_1() -> None:
+    """REC-1: a crash repair that closes the step and ends the turn interrupted without a result
+    for the recorded call c1 broke REC-1 (the repair answers every call of the open step first);
+    it was blamed ADJ-3 alone, the rule a completed turn with an unanswered call breaks."""
+    report = check(BLAME / "violations" / "REC-1-repair-leaves-a-call-unanswered.jsonl")
+    assert blamed(report) == [("REC-1", 8)]
+    assert report.violations[0].violation.related == (3,)  # the reply showing the call
+
+
+def test_HOOK_1_a_hook_result_naming_another_call_than_its_invocation_is_blamed() -> None:
+    """HOOK-1: hook fix is invoked for c1 and its hook/result names c2: the audit no longer says
+    which call the hook answered for. It was read as c2's answer and blamed twice on RW-2 (c1's
+    sidecar names a hook with no rewrite for c1; fix supplied c2 an input never applied); now it
+    is HOOK-1 at the hook/result, and the answer is c1's, as its invocation says."""
+    report = check(BLAME / "violations" / "HOOK-1-hook-result-names-another-call.jsonl")
+    assert blamed(report) == [("HOOK-1", 6)]
+    assert report.violations[0].violation.related == (3,)  # the hook/invoked it answers

@@ -415,7 +415,8 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
-    # hook/invoked, and (read with the fact) its duration is finite and not negative.
+    # hook/invoked, for the call it names (when both name one), and (read with the fact) its
+    # duration is finite and not negative.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -432,6 +433,10 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (duration is not None and not hook_duration_valid(duration))
         or turn != prefix.open_turn
         or (turn, point, handler) not in prefix.pending_hooks
+        or (
+            call_id is not None
+            and prefix.pending_hook_calls.get((turn, point, handler), call_id) != call_id
+        )
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
     ):
