@@ -256,3 +256,32 @@ def test_TEXT_2_a_hook_result_without_its_audits_fields_is_blamed_on_TEXT_2(
         program[-1], phase, expected, actual, target_violations=(), history=tuple(history)
     )
     assert rule == "TEXT-2", what
+
+
+def test_SCHED_2_an_approval_asked_after_this_commands_results_is_blamed_on_SCHED_2() -> None:
+    """SCHED-2: an approval the target asks in the right command but after that command's
+    results (it commits the earlier call's result, then lets the waiting call through the gate)
+    is blamed on SCHED-2, and the report says the target appends it later; it read 'the target
+    does not append the model's approval/asked' (DEC-2), though the diff showed it appended."""
+    program: list[Command] = [
+        SubmitUser("read, then list"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+                ToolCallBlock("c2", "bash", '{"command":"ls"}'),
+            )
+        ),
+        HookAnswers(Ask("check it")),  # guard asks about c2, which waits for c1 to finish
+        HookAnswers(Pass()),  # rewriter
+        ToolFinishes("c1", ToolSucceeded("A"), (PostPass(),)),
+    ]
+    history, expected = _model_events(program, CONFIGS[1])
+    kinds = [e["type"] for e in expected.events]
+    assert kinds[0] == "approval/asked"
+    assert "tool/result" in kinds
+    actual = attrs.evolve(expected, events=(*expected.events[1:], expected.events[0]))
+    rule, what = classify(
+        program[-1], "Dispatching", expected, actual, target_violations=(), history=tuple(history)
+    )
+    assert rule == "SCHED-2", what
+    assert "appends the model's approval/asked later" in what, what

@@ -756,6 +756,17 @@ def _changed(
     return NO_RULE, named
 
 
+def _appended_later(
+    want: Event, model_events: Sequence[Event], target_events: Sequence[Event]
+) -> bool:
+    """Whether the target appends `want` after all, further on (the first difference is where
+    the model appends it): it has more copies of it than the model appends before `want`."""
+    same = _positional(normalized_event(want))
+    position = next((i for i, e in enumerate(model_events) if e is want), 0)
+    earlier = sum(_positional(normalized_event(e)) == same for e in model_events[:position])
+    return sum(_positional(normalized_event(e)) == same for e in target_events) > earlier
+
+
 def _missing(
     want: Event,
     command: Command,
@@ -768,7 +779,10 @@ def _missing(
     """`want`, which the model appends and the target does not; `target_events` and
     `model_events` are all each appended for this command."""
     kind = str(want.get("type"))
-    lacks = f"the target does not append the model's {kind}"
+    later = _appended_later(want, model_events, target_events)
+    lacks = f"the target {'appends' if later else 'does not append'} the model's {kind}"
+    if later:
+        lacks += " later"
     if isinstance(command, Recover):
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
@@ -779,6 +793,11 @@ def _missing(
                 # back holds its audit back too, and the result is what is late.
                 return _missing(withheld, command, phase, history)
             return hook_audit_rule(want), f"{lacks}: {hook_named(want)} must run"
+        case "approval/asked" if later:
+            return "SCHED-2", (
+                f"{lacks}: the approval is asked in the command that frees the call's slot, "
+                "before that command's results commit"
+            )
         case "approval/asked":
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided":
