@@ -135,6 +135,9 @@ class Prefix:
         # How many of `dangling` were left by steps before the last one that ended: the rest
         # were left by it (a crash repair's step, when the turn then ends interrupted).
         self.dangling_before_last_step = 0
+        # The calls the last turn to end left without a result, with the seq of its turn/end
+        # (ADJ-3 there): a result that comes for one later is that result, misplaced.
+        self.left_unanswered: dict[str, int] = {}
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
         # The call a pending hook/invoked names, when it names one: its hook/result answers
         # for that call (HOOK-1), and is folded as that call's answer.
@@ -269,6 +272,10 @@ class Prefix:
 
     def end_turn(self, turn: int | None) -> None:
         """Fold a turn/end of `turn`."""
+        left = [call_id for call_id, _reply in self.dangling]
+        if self.open_step is not None and self.reply_calls:
+            left += [call_id for call_id, _reply in self.unanswered()]
+        self.left_unanswered = dict.fromkeys(left, self.expected_seq - 1) if left else {}
         given = self.open_turn
         self.open_turn, self.open_step = None, None
         self.next_turn = (turn or self.next_turn) + 1
@@ -725,7 +732,8 @@ def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         return NO_VIOLATIONS
     found: list[Violation] = []
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
-        found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn"))
+        note, related = _late_result(prefix, fact)
+        found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn{note}", related))
     elif not prefix.names_open_turn(fact.turn) and fact.type.startswith("hook/"):
         found.append(
             Violation(
@@ -786,15 +794,29 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation
     if prefix.open_step is None:
         return [Violation("STEP-3", fact.seq, f"{fact.type} outside any step")]
     if not prefix.names_open_step(fact.turn, fact.step):
+        note, related = _late_result(prefix, fact)
         return [
             Violation(
                 "STEP-3",
                 fact.seq,
                 f"{fact.type} names turn {fact.turn} step {fact.step}, the open "
-                f"step is turn {prefix.open_turn} step {prefix.open_step}",
+                f"step is turn {prefix.open_turn} step {prefix.open_step}{note}",
+                related,
             )
         ]
     return NO_VIOLATIONS
+
+
+def _late_result(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
+    """For a result in another turn than its call's, what ties it to the ADJ-3 violation its
+    absence caused when that turn ended: a note for the message, and the turn/end's seq."""
+    if fact.type != "tool/result" or fact.call_id is None:
+        return "", ()
+    ended = prefix.left_unanswered.get(fact.call_id)
+    if ended is None:
+        return "", ()
+    note = f" (call {fact.call_id}'s result, which its turn lacked when it ended at seq {ended})"
+    return note, (ended,)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -929,7 +951,7 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                 Violation(
                     "ADJ-2",
                     fact.seq,
-                    f"result for {call_id} before its tool/call "
+                    f"result for {call_id}, which has no tool/call record before it "
                     "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
                 )
             ]

@@ -267,10 +267,15 @@ def test_STEP_3_a_result_in_the_next_step_is_blamed_on_STEP_3_alone() -> None:
 
 def test_STEP_3_a_result_in_the_next_turn_adds_no_consequences() -> None:
     """STEP-3: a result appended in the next turn: turn 1 ended with the call unanswered (ADJ-3,
-    true of every prefix up to it), and the result is STEP-3; the result was also blamed ADJ-2,
-    and the turn's own message after it ADJ-4, as if the misplaced result were a step's."""
+    true of every prefix up to it), and the result is STEP-3, which says it is the result turn
+    1 lacked; the result was also blamed ADJ-2, and the turn's own message after it ADJ-4, as if
+    the misplaced result were a step's."""
     report = check(BLAME / "violations" / "STEP-3-result-in-the-next-turn.jsonl")
     assert blamed(report) == [("ADJ-3", 11), ("STEP-3", 14)]
+    # The STEP-3 names the turn/end its absence was blamed at, so a reader sees one bug.
+    late = report.violations[1].violation
+    assert late.related == (9,)
+    assert "c1's result, which its turn lacked when it ended at seq 9" in late.message
 
 
 def test_DEC_2_a_call_that_ran_before_its_approval_is_blamed() -> None:
