@@ -418,6 +418,11 @@ def _diff_titles_dropped() -> list[Patch]:
     return [(replay, "tool_result_notification", update)]
 
 
+def _exit_marker_kept() -> list[Patch]:
+    """A foreground command's output keeps its exit-code or signal marker line (still fenced)."""
+    return [(presenters, "parse_exit_marker", lambda text: (text, None, None))]
+
+
 @pytest.mark.parametrize(
     ("mutant", "first_call", "at_result"),
     [
@@ -443,8 +448,13 @@ def _diff_titles_dropped() -> list[Patch]:
             5,
             True,
         ),
+        (
+            Mutant("exit-marker-kept", "VIEW-2", "the marker line shown", _exit_marker_kept),
+            17,
+            True,
+        ),
     ],
-    ids=["VIEW-4", "VIEW-3", "VIEW-2-title-range", "VIEW-2-result-title"],
+    ids=["VIEW-4", "VIEW-3", "VIEW-2-title-range", "VIEW-2-result-title", "VIEW-2-fenced-output"],
 )
 def test_VIEW_4_title_and_fallback_mistakes_are_blamed_on_their_rule(
     mutant: Mutant, first_call: int, at_result: bool
@@ -452,7 +462,8 @@ def test_VIEW_4_title_and_fallback_mistakes_are_blamed_on_their_rule(
     """VIEW-4, VIEW-3, VIEW-2: on the fixed card program, a title left absolute inside the
     workspace and a fallback card that is not the generic one diverge at the first such card;
     a title whose path is right but whose other words differ, or a diff result without its
-    title, is the presenter's view (VIEW-2), not VIEW-4."""
+    title, is the presenter's view (VIEW-2), not VIEW-4; so is fenced output that differs
+    inside the fence (ACP-2 is about whether it is fenced)."""
     found = replay_case(lambda: MutantTarget(mutant), CARD_CONFIG, _card_program())
     assert found.divergence is not None
     assert found.divergence.rule_id == mutant.rule_id, found.divergence.what

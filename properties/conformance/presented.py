@@ -233,6 +233,11 @@ def _result_rule(
     content = mine.get("content")
     text = _text(content)
     if "```console" in text:
+        if "```console" in _text(theirs.get("content")):  # fenced alike: what is inside differs
+            return "VIEW-2", (
+                f"{named}: the fenced output is the result's text blocks joined by newlines, a "
+                "foreground command's exit or signal marker line removed"
+            )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
