@@ -40,6 +40,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from lent_process import lend_to_cli
 
 from loopspec.model.facts import fact_from_wire
 from loopspec.model.invariants import LogMonitor
@@ -610,21 +611,8 @@ def replay_process(dsh: ProcessTarget) -> Iterator[conformance_run.SharedProcess
 def replays_share_one_process(
     replay_process: conformance_run.SharedProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`--cmd run.sh` hands the CLI the module's process instead of starting one; the command
-    line must still name run.sh, and the CLI's close leaves the process to the module."""
-    expected_argv = [str(ADAPTER / "run.sh")]
-
-    class StartedOnce(conformance_run.SharedProcess):
-        def __init__(self, argv: list[str]) -> None:  # no new process
-            assert argv == expected_argv, argv
-
-        def __call__(self) -> ConformanceTarget:
-            return replay_process()
-
-        def close(self) -> None:
-            """The module's fixture ends the process."""
-
-    monkeypatch.setattr(conformance_run, "SharedProcess", StartedOnce)
+    """`--cmd run.sh` hands the CLI the module's process instead of starting one."""
+    lend_to_cli(monkeypatch, replay_process, [str(ADAPTER / "run.sh")])
 
 
 @pytest.mark.usefixtures("replays_share_one_process")

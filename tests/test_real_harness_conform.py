@@ -25,6 +25,7 @@ from pathlib import Path
 import attrs
 import pytest
 from harness_reports import save_report
+from lent_process import lend_to_cli
 
 from loopspec.model.commands import (
     Allow,
@@ -281,13 +282,20 @@ def test_RW_1_an_unknown_divergence_is_not_excused(harness: str, shared: SharedP
 
 @pytest.mark.parametrize("key", _replay_keys())
 def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
-    harness: str, capsys: pytest.CaptureFixture[str], key: str
+    harness: str,
+    shared: SharedProcess,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    key: str,
 ) -> None:
     """RW-1, HOOK-3 (and, thorough, every case): `loopspec replay
     tests/regressions/<harness>-<key>.json --cmd <run.sh>` replays the case on the real binary
     under its profile (the harness's) and finds no divergence but the profile's known ones, the
     case's own among them. `make test` prints the output saved here (tests/harness_reports.py)
-    rather than replaying the case again; one replay per case serves both."""
+    rather than replaying the case again; one replay per case serves both. The CLI is lent the
+    module's adapter process (tests/lent_process.py), which the binary runs under afresh for
+    each case."""
+    lend_to_cli(monkeypatch, shared, [_adapter(harness)])
     path = _case_path(harness, key)
     if not path.exists():
         assert key not in {d.key for d in PROFILES[harness].divergences}
