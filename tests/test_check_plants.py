@@ -1,0 +1,301 @@
+"""One planted bug, one violation: `loopspec check` on a valid dsh log with one bug of a real loop.
+
+Each plant below takes the valid log tests/fixtures/logs/valid/model-demo.jsonl (three turns:
+two reads and a rewritten, approved bash call; a denied call; a crash repair), plants one bug
+real loops make, and says what `check` must report, in order: the rule SPEC.md says the bug
+breaks, first, and nothing that only follows from it. Moved events keep the seqs of their new
+places and their citations follow them (a loop writes seqs in write order), so LOG-1 and LOG-2
+stay out of what is judged. Where a plant yields two violations, the comment says why both
+belong in the report.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from check_fixtures import FIXTURES
+
+from loopspec.properties.logcheck.checker import check_paths
+
+Event = dict[str, Any]
+Plant = Callable[[list[Event]], list[Event]]
+
+BASE = FIXTURES / "valid" / "model-demo.jsonl"
+
+
+def _renumbered(events: list[Event]) -> list[Event]:
+    """Seqs in write order again; each citation follows the event it cites."""
+    new_seq = {event["seq"]: index for index, event in enumerate(events)}
+    for index, event in enumerate(events):
+        event["seq"] = index
+        if "sourceEventSeqs" in event:
+            event["sourceEventSeqs"] = [new_seq.get(s, s) for s in event["sourceEventSeqs"]]
+    return events
+
+
+def _at(events: list[Event], wanted: Callable[[Event], bool]) -> int:
+    return next(index for index, event in enumerate(events) if wanted(event))
+
+
+def _result(call_id: str) -> Callable[[Event], bool]:
+    def wanted(event: Event) -> bool:
+        if event["type"] != "tool/result":
+            return False
+        return bool(event["data"]["message"]["content"][0]["toolCallId"] == call_id)
+
+    return wanted
+
+
+def _of(kind: str, **data: object) -> Callable[[Event], bool]:
+    return lambda e: e["type"] == kind and all(e["data"].get(k) == v for k, v in data.items())
+
+
+def _moved(events: list[Event], index: int, before: int) -> list[Event]:
+    """`events` with the one at `index` moved to stand right before the one at `before`."""
+    rest = events[:index] + events[index + 1 :]
+    rest.insert(before if before < index else before - 1, events[index])
+    return _renumbered(rest)
+
+
+def _result_after(call_id: str, anchor: Callable[[Event], bool]) -> Plant:
+    return lambda ev: _moved(ev, _at(ev, _result(call_id)), _at(ev, anchor) + 1)
+
+
+def _inserted(at: Callable[[list[Event]], int], event: Callable[[list[Event]], Event]) -> Plant:
+    def plant(events: list[Event]) -> list[Event]:
+        made = event(events)
+        events.insert(at(events), made)
+        return _renumbered(events)
+
+    return plant
+
+
+def _dropped(wanted: Callable[[Event], bool]) -> Plant:
+    def plant(events: list[Event]) -> list[Event]:
+        del events[_at(events, wanted)]
+        return _renumbered(events)
+
+    return plant
+
+
+def _edited(wanted: Callable[[Event], bool], edit: Callable[[Event, list[Event]], None]) -> Plant:
+    def plant(events: list[Event]) -> list[Event]:
+        edit(events[_at(events, wanted)], events)
+        return events
+
+    return plant
+
+
+def _another_user_message(events: list[Event]) -> Event:
+    message = copy.deepcopy(events[_at(events, _of("user/message"))])
+    message["data"]["id"] = "m-planted"
+    return message
+
+
+def _original_arguments(events: list[Event]) -> str:
+    record = events[_at(events, _of("tool/call", callId="call_c"))]
+    return str(record["data"]["rewrite"]["originalArguments"])
+
+
+def _show_original(reply: Event, events: list[Event]) -> None:
+    for block in reply["data"]["message"]["content"]:
+        if block.get("id") == "call_c":
+            block["arguments"] = _original_arguments(events)
+
+
+def _repeat_call_a(events: list[Event]) -> list[Event]:
+    """The reply names call_b `call_a` too; the loop records and answers both under it."""
+    for event in events:
+        data = event["data"]
+        for block in data.get("message", {}).get("content", []) if "message" in data else []:
+            if block.get("id") == "call_b":
+                block["id"] = "call_a"
+            if block.get("toolCallId") == "call_b":
+                block["toolCallId"] = "call_a"
+                data["message"]["source"]["callId"] = "call_a"
+        if data.get("callId") == "call_b":
+            data["callId"] = "call_a"
+    return events
+
+
+def _seqs_shifted(by: int) -> Plant:
+    def plant(events: list[Event]) -> list[Event]:
+        for event in events[20:]:
+            event["seq"] += by
+            if "sourceEventSeqs" in event:
+                event["sourceEventSeqs"] = [
+                    s + by if s >= 20 else s for s in event["sourceEventSeqs"]
+                ]
+        return events
+
+    return plant
+
+
+def _approval_after_the_result(events: list[Event]) -> list[Event]:
+    asked = events.pop(_at(events, _of("approval/asked")))
+    decided = events.pop(_at(events, _of("approval/decided")))
+    after = _at(events, _result("call_c")) + 1
+    events[after:after] = [asked, decided]
+    return _renumbered(events)
+
+
+def _set(path: tuple[str, ...], value: object) -> Callable[[Event, list[Event]], None]:
+    def edit(event: Event, _events: list[Event]) -> None:
+        target = event
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return edit
+
+
+def _drop_key(path: tuple[str, ...]) -> Callable[[Event, list[Event]], None]:
+    def edit(event: Event, _events: list[Event]) -> None:
+        target = event
+        for key in path[:-1]:
+            target = target[key]
+        del target[path[-1]]
+
+    return edit
+
+
+def _orphan_result(events: list[Event]) -> Event:
+    orphan = copy.deepcopy(events[_at(events, _result("call_a"))])
+    orphan["data"]["message"]["content"][0]["toolCallId"] = "call_zz"
+    orphan["data"]["message"]["source"]["callId"] = "call_zz"
+    return orphan
+
+
+def _not_started(result: Event, _events: list[Event]) -> None:
+    result["data"]["error"] = {"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"}
+
+
+def _hooks_name_call_a(events: list[Event]) -> list[Event]:
+    for event in events[:8]:
+        if event["type"].startswith("hook/") and event["data"].get("handlerId") == "safe-flags":
+            event["data"]["callId"] = "call_a"
+    return events
+
+
+def _copy_of(wanted: Callable[[Event], bool]) -> Callable[[list[Event]], Event]:
+    return lambda events: copy.deepcopy(events[_at(events, wanted)])
+
+
+def _after(wanted: Callable[[Event], bool]) -> Callable[[list[Event]], int]:
+    return lambda events: _at(events, wanted) + 1
+
+
+def _step_two_reply_in_step_one(events: list[Event]) -> Event:
+    reply = copy.deepcopy(events[_at(events, _of("assistant/message", step=2))])
+    reply["data"]["step"] = 1
+    return reply
+
+
+def _show_original_in_approval(asked: Event, events: list[Event]) -> None:
+    asked["data"]["arguments"] = _original_arguments(events)
+
+
+def _reply_after_its_first_record(events: list[Event]) -> list[Event]:
+    reply = _at(events, _of("assistant/message"))
+    return _moved(events, reply, reply + 2)
+
+
+def _cut_after_the_first_reply(events: list[Event]) -> list[Event]:
+    return events[: _at(events, _of("assistant/message")) + 1]
+
+
+STEP_2 = _of("step/start", turn=2, step=2)
+TURN_3 = _of("step/start", turn=3, step=1)
+TURN_2_END = _of("turn/end", turn=2)
+DECIDED = _of("approval/decided")
+SECOND_REPLY = _of("assistant/message", step=2)
+
+# (bug, plant, the rules `check` reports, in order)
+PLANTS: list[tuple[str, Plant, list[str]]] = [
+    ("a result after the next step/start", _result_after("call_d", STEP_2), ["STEP-3"]),
+    # The turn ended without the result (ADJ-3, true of that prefix); the STEP-3 or TURN-3 at
+    # the result names that turn/end, as one misplaced result.
+    ("a result in the next turn", _result_after("call_d", TURN_3), ["ADJ-3", "STEP-3"]),
+    ("a result between turns", _result_after("call_d", TURN_2_END), ["ADJ-3", "TURN-3"]),
+    ("a user/message between a call and its result",
+     _inserted(_after(_of("tool/call", callId="call_c")), _another_user_message), ["ADJ-1"]),
+    # A second reply in the step (ORD-1) and a message between calls and results (ADJ-1): one
+    # event breaks both rules.
+    ("an assistant/message between a call and its result",
+     _inserted(lambda ev: _at(ev, _result("call_a")), _step_two_reply_in_step_one),
+     ["ORD-1", "ADJ-1"]),
+    ("results out of model order", _result_after("call_a", _result("call_b")), ["ORD-3"]),
+    ("a rewrite in tool/call only",
+     _edited(_of("assistant/message", turn=1, step=1), _show_original), ["RW-1"]),
+    ("a rewrite without its sidecar",
+     _edited(_of("tool/call", callId="call_c"), _drop_key(("data", "rewrite"))), ["RW-2"]),
+    ("a crash repair without a call's result", _dropped(_result("call_e")), ["REC-1"]),
+    ("a repair says not started for a recorded call",
+     _edited(_result("call_e"), _not_started), ["REC-1"]),
+    ("a repaired turn ends completed",
+     _edited(_of("turn/end", turn=3), _set(("data", "reason"), {"kind": "completed"})),
+     ["REC-1"]),
+    ("a reply repeating a call id, both calls run", _repeat_call_a, ["EXE-1"]),
+    ("a step/end missing between steps", _dropped(_of("step/end", turn=1, step=1)), ["STEP-1"]),
+    ("a step/end missing before turn/end", _dropped(_of("step/end", turn=1, step=2)), ["TURN-2"]),
+    ("a turn/end missing", _dropped(_of("turn/end", turn=1)), ["TURN-1"]),
+    ("a seq skipped", _seqs_shifted(1), ["LOG-1"]),
+    ("a seq repeated", _seqs_shifted(-1), ["LOG-1"]),
+    # A dsh log commits event by event (LOG-8 names no unit there): a reply without its
+    # records at the end is a crash tail (a notice, REC-2), not a violation.
+    ("a reply's records cut off by a crash", _cut_after_the_first_reply, []),
+    # The result comes before any record of its call (ADJ-2); a record may still follow.
+    ("a tool/call record missing", _dropped(_of("tool/call", callId="call_b")), ["ADJ-2"]),
+    ("a hook/result naming another call than its invocation",
+     _edited(_of("hook/result", handlerId="safe-flags"), _set(("data", "callId"), "call_a")),
+     ["HOOK-1"]),
+    # The audit says the hook supplied call_a's input, and call_c's sidecar names it: RW-2 at
+    # the sidecar and at call_a's record, two records the audit contradicts.
+    ("a hook's audit for the wrong call", _hooks_name_call_a, ["RW-2", "RW-2"]),
+    ("a hook/result without its hook/invoked",
+     _dropped(_of("hook/invoked", handlerId="policy")), ["HOOK-1"]),
+    ("an approval after the call ran", _approval_after_the_result, ["DEC-2"]),
+    ("an approval answered twice", _inserted(_after(DECIDED), _copy_of(DECIDED)), ["DEC-2"]),
+    ("an approval showing the original input",
+     _edited(_of("approval/asked"), _show_original_in_approval), ["RW-4"]),
+    ("a result citing no record",
+     _edited(_result("call_a"), _drop_key(("sourceEventSeqs",))), ["ORD-2"]),
+    ("a result for no call",
+     _inserted(lambda ev: _at(ev, _result("call_a")), _orphan_result), ["ADJ-2"]),
+    ("a result written twice",
+     _inserted(_after(_result("call_a")), _copy_of(_result("call_a"))), ["ADJ-2"]),
+    ("a second reply in a step",
+     _inserted(lambda ev: _at(ev, SECOND_REPLY), _copy_of(SECOND_REPLY)), ["ORD-1"]),
+    ("a tool/call before its reply", _reply_after_its_first_record, ["ORD-1"]),
+    ("a call left unanswered", _dropped(_result("call_d")), ["ADJ-3"]),
+    ("a context after the last result",
+     _inserted(_after(_result("call_d")), _another_user_message), ["ADJ-4"]),
+    ("an interrupted reply with a call",
+     _edited(_of("assistant/message", turn=3), _set(("data", "interrupted"), True)),
+     ["ABORT-2"]),
+    ("a turn numbered past the due one",
+     _edited(_of("turn/start", turn=3), _set(("data", "turn"), 4)), ["TURN-1"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("bug", "plant", "rules"), PLANTS, ids=[p[0] for p in PLANTS])
+def test_MODEL_1_one_planted_bug_is_blamed_on_its_rule_once(
+    tmp_path: Path, bug: str, plant: Plant, rules: list[str]
+) -> None:
+    """MODEL-1: `check` blames a planted bug on the rule SPEC.md says it breaks, first, and
+    reports nothing that only follows from it (the plants' comments say where two rules are)."""
+    header, *events = [json.loads(line) for line in BASE.read_text(encoding="utf-8").splitlines()]
+    planted = plant(events)
+    assert planted != [json.loads(line) for line in BASE.read_text().splitlines()[1:]], bug
+    path = tmp_path / "planted.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in (header, *planted)), encoding="utf-8")
+    (report,) = check_paths([str(path)])
+    assert [found.violation.rule_id for found in report.violations] == rules, [
+        found.violation.message for found in report.violations
+    ]
+    assert report.errors == []
