@@ -255,6 +255,16 @@ def _no_starts_on(kind: type[Command]) -> Change:
     return apply
 
 
+def _no_reply_when_cut_off(command: Command, observed: Observation) -> Observation:
+    """A reply cut off at max-tokens leaves no assistant/message (the seqs stay contiguous)."""
+    if not (isinstance(command, ModelReplies) and command.finish == "max-tokens"):
+        return observed
+    kept = [json_copy(e) for e in observed.events if e["type"] != "assistant/message"]
+    first = observed.events[0]["seq"]
+    kept = [{**e, "seq": first + i} for i, e in enumerate(kept)]
+    return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),))
+
+
 def _always_start(*_args: object) -> bool:
     return True
 
@@ -481,6 +491,9 @@ FAMILIES = (
          NO_HOOKS, TEXT_REPLY),
     Case("turn/end before step/end", "TURN-2", _mutant("turn-end-with-step-open"),
          NO_HOOKS, TEXT_REPLY),
+    Case("a max-tokens reply leaves no assistant/message", "STEP-4",
+         changed(_no_reply_when_cut_off), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((), "max-tokens"))),
     Case("a failed request ends the turn completed", "TURN-5",
          changed(_reason({"error": {"kind": "completed"}})), NO_HOOKS,
          (SubmitUser("hi"), ModelFails("overloaded", "OVERLOADED"))),

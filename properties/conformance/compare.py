@@ -839,6 +839,11 @@ def _missing(
                 return "ABORT-2", f"{lacks}: an interrupted reply keeps its delivered text"
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
+            if isinstance(command, ModelReplies) and command.finish == "max-tokens":
+                return "STEP-4", (
+                    f"{lacks}: a reply cut off at max-tokens keeps its text and reasoning, an "
+                    "empty message when none is left"
+                )
             return "ORD-1", lacks
         case "tool/call":
             return "ORD-2", f"{lacks}: each call of the reply is recorded"
