@@ -65,6 +65,13 @@ logs have no seq), and `rules_not_checkable` lists, of the rules a dsh log is ch
 one such a log cannot show; the text output gives the related lines (no seq) and says what is
 not checkable in one line per log. A rule not checkable is never counted as kept.
 
+One bug, one violation: an event whose only fault follows from a violation already reported
+is not blamed again on another rule (the events of a turn numbered otherwise than due, a result
+in the wrong step, the records and results of a reply that repeats a call id, a hook's answer
+naming another call than its invocation). A violation true of every prefix up to a later event
+that explains it stays, and the later violation's `events` name its event: a result appended in
+a later turn than its call's lists the turn/end where its absence was blamed on ADJ-3.
+
 What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
 dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
 its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
