@@ -2,10 +2,22 @@
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
-The suite is `loopspec.properties.conformance.suite`; it runs as many programs as the active
-Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and chosen
-with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough` profiles
-exist only in its repository's tests).
+
+First, every saved case is replayed against that target as a test of its own, named after its
+file (`test_saved_case_replays[case-ADJ-4-0.json]`): the `*.json` files of the case directory
+(`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir) and of each
+`--loopspec-cases=PATH` (a directory, or one case file; repeatable). Each replays as
+`loopspec replay CASE` does, on the target the command line names (never the one the case
+records, SPEC SAFE-1) and with the profile the case names. It fails with replay's report when the
+case still diverges and with replay's one-line error when the file cannot be used; it is skipped,
+saying why, when the case needs a capability the target does not declare (conform would never
+send that target such a program). Commit the case files next to your tests: they are your
+regression suite. `-k "not saved_case"` runs the random suite alone.
+
+Then the random suite, `loopspec.properties.conformance.suite`: it runs as many programs as the
+active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and
+chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
+profiles exist only in its repository's tests). A counterexample is saved in the case directory.
 """
 
 from __future__ import annotations
@@ -15,10 +27,15 @@ from pathlib import Path
 import pytest
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
+SAVED_CASES_SUITE = Path(__file__).with_name("conformance") / "saved_cases.py"
+DEFAULT_CASE_DIR = "loopspec-cases"
+
+SAVED_CASES = pytest.StashKey[list[tuple[Path, str]]]()
+"""The case files to replay, with each one's test id, found when pytest starts."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add `--loopspec-impl` and `--loopspec-cmd`."""
+    """Add `--loopspec-impl`, `--loopspec-cmd`, `--loopspec-case-dir` and `--loopspec-cases`."""
     group = parser.getgroup("loopspec", "check a tool-call loop against the loopspec model")
     group.addoption(
         "--loopspec-impl",
@@ -35,12 +52,58 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--loopspec-case-dir",
         metavar="DIR",
-        default="loopspec-cases",
-        help="where a failing program is saved as a replayable case (default loopspec-cases/)",
+        default=None,
+        help="where a failing program is saved as a replayable case; the cases already there "
+        f"are replayed first, one test each (default {DEFAULT_CASE_DIR}/ in the rootdir)",
+    )
+    group.addoption(
+        "--loopspec-cases",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="also replay the case files in this directory (its *.json), or this case file, "
+        "one test each, before the random suite; repeatable",
     )
 
 
+def case_folder(config: pytest.Config) -> Path:
+    """Where the suite saves a counterexample: `--loopspec-case-dir` as given (relative to the
+    current directory), else `loopspec-cases/` in the rootdir, found wherever pytest runs."""
+    given = config.getoption("--loopspec-case-dir")
+    return Path(given).resolve() if given else config.rootpath / DEFAULT_CASE_DIR
+
+
+def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
+    """Each case file to replay, in the order named (a folder's sorted by name), with its test
+    id: the file's name, or its path from the rootdir when two files share a name."""
+    found: list[Path] = []
+    named = config.getoption("--loopspec-cases")
+    places = [(case_folder(config), None), *((Path(given), given) for given in named)]
+    for place, given in places:
+        if place.is_file():
+            found.append(place.resolve())
+        elif place.is_dir():
+            found += sorted(path.resolve() for path in place.glob("*.json") if path.is_file())
+        elif given is not None:  # the default folder need not exist until a case is saved
+            raise pytest.UsageError(f"--loopspec-cases {given}: no such file or directory")
+    unique = list(dict.fromkeys(found))  # a folder named twice replays once
+    names = [path.name for path in unique]
+    return [
+        (path, path.name if names.count(path.name) == 1 else _from_root(path, config.rootpath))
+        for path in unique
+    ]
+
+
+def _from_root(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Add the suite to what pytest collects when a target was given."""
+    """Add the saved cases, then the random suite, to what pytest collects when a target was
+    given."""
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
+        cases = _saved_cases(config)
+        config.stash[SAVED_CASES] = cases
+        if cases:  # no test at all when there is nothing to replay
+            config.args.append(str(SAVED_CASES_SUITE))
         config.args.append(str(SUITE))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import Command, ModelReplies
+from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 
@@ -31,3 +32,16 @@ class RaisesAtTheSecondReply(ModelTarget):
 def raises_at_the_second_reply() -> RaisesAtTheSecondReply:
     """A loop that raises: a broken target, not a counterexample (SAFE-5)."""
     return RaisesAtTheSecondReply()
+
+
+class _DeclaresNothing(ModelTarget):
+    """The model, declaring no optional capability."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        super().reset(config)
+        return frozenset()
+
+
+def declares_nothing() -> ModelTarget:
+    """A loop without optional features: conform never sends it an abort, a hook or a crash."""
+    return _DeclaresNothing()

@@ -152,6 +152,21 @@ def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_d
     assert load_case(saved).capabilities == capabilities
 
 
+def test_PROTO_1_a_program_saved_again_is_not_copied_and_a_case_is_never_overwritten(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a counterexample whose case file is already in the folder, byte for byte, names
+    that file instead of adding a copy (the pytest plugin replays a committed case, the random
+    suite finds the same program and added case-TURN-5-1.json to the user's cases on every
+    run); another program still gets a new file, and no file is overwritten."""
+    first = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    assert save_case(_failed_report(), tmp_path, {"impl": "mine:make"}) == first
+    other = save_case(_failed_report(), tmp_path, {"impl": "theirs:make"})
+    assert other != first
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([first.name, other.name])
+    assert json.loads(first.read_text(encoding="utf-8"))["target"] == {"impl": "mine:make"}
+
+
 def test_PROTO_1_replay_says_when_the_target_declares_other_capabilities_than_the_case_s(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
 ) -> None:

@@ -340,7 +340,8 @@ def test_PROTO_1_a_new_case_never_overwrites_a_saved_one(tmp_path: Path) -> None
     one of its neighbours, the next case of the same rule gets a new name, not the old one's."""
     report = _failed_report()
     first = save_case(report, tmp_path, {"impl": "mine:make"})
-    second = save_case(report, tmp_path, {"impl": "mine:make"})
+    # Another document: the same one again names the file that holds it (test_case_sharing).
+    second = save_case(report, tmp_path, {"impl": "mine:make_again"})
     kept = second.read_bytes()
     first.unlink()  # one file left, named ...-1: a count-based name would be ...-1 again
     third = save_case(report, tmp_path, {"impl": "other:make"})

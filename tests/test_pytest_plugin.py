@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,8 +27,15 @@ settings.load_profile("users-ci")
 
 
 def _pytest(
-    tmp_path: Path, target: str, option: str = "--loopspec-impl", examples: int = 25
+    tmp_path: Path,
+    target: str,
+    option: str = "--loopspec-impl",
+    examples: int = 25,
+    *more: str,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
+    `more` replaces `-x` (stop at the first failure) by other arguments."""
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     conftest = USER_CONFTEST.format(examples=examples)
     (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
@@ -38,10 +47,10 @@ def _pytest(
             "-p",
             "no:cacheprovider",
             "-q",
-            "-x",
+            *(more or ["-x"]),
             f"{option}={target}",
         ],
-        cwd=tmp_path,
+        cwd=cwd or tmp_path,
         env=env,
         capture_output=True,
         text=True,
@@ -157,3 +166,113 @@ def test_PROTO_1_readme_names_every_plugin_option_and_what_sizes_the_run() -> No
     assert [name for name in options.names if name not in section] == []
     assert "--hypothesis-profile" in section
     assert "--hypothesis-profile" in (pytest_plugin.__doc__ or "")
+
+
+# Hand-written case files (a saved case has this shape: `loopspec schema case`).
+_CONFIG = {
+    "tools": [{"name": "read", "concurrencySafe": True, "requiredKeys": ["file_path"]}],
+    "hooks": [],
+    "maxParallel": 1,
+    "provider": "scripted",
+    "model": "scripted-model",
+    "epochMs": 1700000000000,
+}
+_ASKS = {"kind": "SubmitUser", "text": "hi"}
+_ANSWERS = {
+    "kind": "ModelReplies",
+    "blocks": [{"type": "text", "text": "done"}],
+    "finish": "completed",
+}
+
+
+def _write_case(path: Path, rule: str, *commands: dict[str, Any], **members: Any) -> Path:
+    document = {
+        "loopspec": "case",
+        "version": 1,
+        "target": {"impl": "somebody_elses_loop:make"},  # never run: SAFE-1
+        "rule": rule,
+        "config": _CONFIG,
+        "commands": list(commands),
+        **members,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return path
+
+
+def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1, SAFE-1: before the random suite, the plugin replays every case file of the case
+    directory and of each --loopspec-cases folder as one test named after the file, on the
+    target the command line names (the case's recorded module does not exist: running it would
+    fail to import). A case that still diverges fails with replay's report and none of
+    loopspec's frames; one that does not passes; one that cannot be read fails with replay's
+    one-line error. Before, a saved case was replayed only by `loopspec replay`."""
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    _write_case(tmp_path / "shared" / "newer.json", "TURN-2", _ASKS, version=2)
+    done = _pytest(
+        tmp_path,
+        "plugin_targets:turn_end_with_step_open",
+        "--loopspec-impl",
+        1,
+        "-vv",
+        "--loopspec-cases=shared",
+    )
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    ran = [line.split(" ")[0].split("::")[-1] for line in out.splitlines() if "::test_" in line]
+    assert ran[:4] == [
+        "test_saved_case_replays[case-TURN-2-0.json]",
+        "test_saved_case_replays[case-TURN-2-1.json]",
+        "test_saved_case_replays[newer.json]",
+        "test_target_conforms_to_the_model",
+    ], out
+    assert "test_saved_case_replays[case-TURN-2-1.json] PASSED" in out
+    failed = out.split("test_saved_case_replays[case-TURN-2-0.json] _")[1].split("\n_____")[0]
+    assert "loopspec-cases/case-TURN-2-0.json: replaying against plugin_targets:" in failed
+    assert "recorded target: --impl somebody_elses_loop:make (as conform was given it" in failed
+    assert "loopspec-cases/case-TURN-2-0.json: diverges; the case recorded TURN-2" in failed
+    assert "rule TURN-2: the target's own log breaks TURN-2" in failed
+    assert "### TURN-2 " in failed  # the SPEC text
+    assert "--- model" in failed
+    assert "+++ target" in failed
+    rerun = "loopspec replay loopspec-cases/case-TURN-2-0.json --impl plugin_targets:"
+    assert f"replay it alone: {rerun}turn_end_with_step_open" in failed
+    assert "saved_cases.py" not in failed
+    assert "Traceback" not in failed
+    newer = out.split("test_saved_case_replays[newer.json] _")[1].split("\n_____")[0]
+    says = f"loopspec: error: [PROTO-1] {tmp_path / 'shared' / 'newer.json'}:3: $.version is 2"
+    assert says in newer, newer
+
+
+def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a saved case with a command the target does not declare (an abort, for a loop
+    without `abort`) is skipped saying so: conform never sends that loop such a program, so the
+    case says nothing about it. The case directory is the rootdir's wherever pytest runs from,
+    and --loopspec-cases names a single file too."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    _write_case(tmp_path / "loopspec-cases" / "case-EXE-4-0.json", "EXE-4", _ASKS)
+    abort = {"kind": "Abort", "cause": "user"}
+    _write_case(tmp_path / "elsewhere" / "aborts.json", "EXE-4", _ASKS, abort)
+    done = _pytest(
+        tmp_path,
+        "plugin_targets:declares_nothing",
+        "--loopspec-impl",
+        1,
+        "-rs",
+        "-k",
+        "saved_case",
+        "--loopspec-cases=../elsewhere/aborts.json",
+        cwd=tmp_path / "tests",
+    )
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "1 passed, 1 skipped, 1 deselected" in out
+    aborts = tmp_path / "elsewhere" / "aborts.json"  # not below the current folder: in full
+    says = f"loopspec: {aborts}: command #2 of the case (Abort) needs the capability abort, which"
+    assert says in out, out

@@ -6,6 +6,7 @@ the replay, the text and JSON reports (the JSON format is documented in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -242,9 +243,16 @@ def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
 
 
 def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
-    """Write a case document into `folder` under a new name; its path."""
+    """Write a case document into `folder` under a new name; its path. A file there that holds
+    the same document already is that path: a saved case the pytest plugin replays still
+    diverging, the random suite usually finds its program again, and a copy of it would join
+    the user's committed cases on every run."""
     folder.mkdir(parents=True, exist_ok=True)
     text = json.dumps(document, indent=2) + "\n"
+    for saved in sorted(folder.glob(f"case-{document['rule']}-*.json")):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if saved.read_text(encoding="utf-8") == text:
+                return saved
     number = len(list(folder.iterdir()))
     while True:
         case_path = folder / f"case-{document['rule']}-{number}.json"
@@ -504,7 +512,7 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
     return "recorded target: none"
 
 
-def _replay_profile(
+def replay_profile(
     given: str | None, recorded: Profile | None
 ) -> tuple[Profile | None, str | None]:
     """The profile a replay applies (`--profile`, else the case's) and the line that says which
@@ -529,23 +537,19 @@ def _replay_profile(
 def run_replay(args: argparse.Namespace) -> int:
     """Rerun one case against the target this command line names (never the recorded one)."""
     case = load_case(Path(args.case))
-    profile, profile_note = _replay_profile(args.profile, case.profile)
+    profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
     if args.format == "text":
-        print(f"{args.case}: replaying against {shown(replayed)}")
-        print(f"  {_recorded_target_note(case.target, args.impl, args.cmd)}")
-        if profile_note is not None:
-            print(f"  {profile_note}")
+        header = replay_header(
+            args.case, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
+        )
+        print(*header, sep="\n")
     unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
-        at = at_case_command(broke)
-        # Named like every other error about the case, whoever raised it.
-        raise TargetError(
-            f"{args.case}: {at.message}", config=at.config, program=at.program
-        ) from broke
+        raise case_replay_error(args.case, broke) from broke
     finally:
         unclosed = _closing_error(factory)
     if args.format == "json":
@@ -553,11 +557,41 @@ def run_replay(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2))
         verdict = 0 if replay.divergence is None else 1
     else:
-        verdict = _replay_report(args, case, profile, replay)
+        bundled = args.impl is None and args.cmd is None
+        lines = replay_verdict_lines(args.case, case, profile, replay, bundled=bundled)
+        print(*lines, sep="\n")
+        verdict = 0 if replay.divergence is None else 1
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
     return verdict
+
+
+def replay_header(
+    case_name: str,
+    replayed: str,
+    case: Case,
+    *,
+    impl: str | None,
+    cmd: str | None,
+    profile_note: str | None,
+) -> list[str]:
+    """What a replay says before its verdict: the target it runs (`impl` and `cmd` as given,
+    both None for the bundled one), the one the case records, the profile it applies (the same
+    in `loopspec replay` and the pytest plugin)."""
+    lines = [
+        f"{case_name}: replaying against {shown(replayed)}",
+        f"  {_recorded_target_note(case.target, impl, cmd)}",
+    ]
+    return lines + ([f"  {profile_note}"] if profile_note is not None else [])
+
+
+def case_replay_error(case_name: str, broke: TargetError) -> TargetError:
+    """The target broke or could not take the case: the error, named like every other error
+    about the case (whoever raised it), at the case's command. Its class is kept: a capability
+    the target does not declare is told apart from a break."""
+    at = at_case_command(broke)
+    return type(broke)(f"{case_name}: {at.message}", config=at.config, program=at.program)
 
 
 REPLAY_FORMAT = "loopspec-replay/1"
@@ -594,15 +628,17 @@ def _capability_list(capabilities: frozenset[str]) -> str:
     return ", ".join(shown(c) for c in sorted(capabilities)) or "none"
 
 
-def _replay_report(
-    args: argparse.Namespace, case: Case, profile: Profile | None, replay: Replay
-) -> int:
-    """Print what the replay found; its exit status."""
+def replay_verdict_lines(
+    case_name: str, case: Case, profile: Profile | None, replay: Replay, *, bundled: bool
+) -> list[str]:
+    """What a replay found, as `loopspec replay` prints it (and the pytest plugin fails with):
+    `bundled` when loopspec's bundled implementation ran because no target was named."""
+    lines = []
     recorded = f"; the case recorded {shown(case.rule)}" if case.rule else ""
     if case.capabilities is not None and case.capabilities != replay.capabilities:
         # Another build of the loop, often: what the two declare decides what conform sends,
         # so it can explain a verdict that differs from the one the case recorded.
-        print(
+        lines.append(
             f"  capabilities: the case was found on a target declaring "
             f"{_capability_list(case.capabilities)}; this one declares "
             f"{_capability_list(replay.capabilities)}"
@@ -610,10 +646,13 @@ def _replay_report(
     if replay.divergence is None:
         # Without --impl or --cmd the bundled implementation ran: a bare "no divergence" read
         # as "the recorded loop is fixed" to a colleague who forgot to name it.
-        bundled = args.impl is None and args.cmd is None and bool(case.target)
-        on = " on loopspec's bundled implementation (not the recorded target)" if bundled else ""
+        on = (
+            " on loopspec's bundled implementation (not the recorded target)"
+            if bundled and case.target
+            else ""
+        )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
-        print(f"{args.case}: {commands} replayed, no divergence{on}{recorded}")
+        lines.append(f"{case_name}: {commands} replayed, no divergence{on}{recorded}")
         if replay.refused:
             # Refused by both sides, a command compares equal and tests nothing: often a hand
             # edit removed what it answered (the call a ToolFinishes settles).
@@ -621,16 +660,15 @@ def _replay_report(
                 f"#{index + 1} {case.commands[index].NAME} ({rule})"
                 for index, rule in replay.refused
             )
-            print(f"  refused by the model (and so by the target): {refused}")
+            lines.append(f"  refused by the model (and so by the target): {refused}")
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
-                print(
+                lines.append(
                     f"  stopped at command #{replay.stopped_at + 1} by a known divergence: "
                     f"{replay.stopped_by} (the runs go different ways from there)"
                 )
-            print(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
-        return 0
-    print(f"{args.case}: diverges{recorded}")
-    for line in _describe_divergence(replay.divergence):
-        print("  " + line if line else "")
-    return 1
+            lines.append(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
+        return lines
+    lines.append(f"{case_name}: diverges{recorded}")
+    lines += ["  " + line if line else "" for line in _describe_divergence(replay.divergence)]
+    return lines

@@ -130,6 +130,11 @@ class TargetError(LoopSpecError):
         self.program = program
 
 
+class UndeclaredCapability(TargetError):
+    """A case needs a capability the replayed target does not declare: conform never sends that
+    target such a program, so the case says nothing about it (the pytest plugin skips it)."""
+
+
 class SharedProcess:
     """A target factory for `--cmd`: one process serves every program, reset between them.
 
@@ -1030,7 +1035,7 @@ def replay_case(
         # alike on a sequential loop while no reply has two calls, and 10 is the default.)
         lacking_config = [c for c in conformance.hook_capabilities(config) if c not in capabilities]
         if lacking_config:
-            raise TargetError(
+            raise UndeclaredCapability(
                 f"the case's configuration needs the capability {', '.join(lacking_config)}, "
                 f"which {target.name} does not declare: conform never configures it so, so the "
                 "case cannot be replayed on it"
@@ -1050,7 +1055,7 @@ def replay_case(
             needed = conformance.needed_capabilities(command, idle=phase == "Idle")
             lacking = [capability for capability in needed if capability not in capabilities]
             if lacking:
-                raise TargetError(
+                raise UndeclaredCapability(
                     f"command #{index + 1} of the case ({command.NAME}) needs the capability "
                     f"{', '.join(lacking)}, which {target.name} does not declare: conform never "
                     "sends it such a command, so the case cannot be replayed on it"

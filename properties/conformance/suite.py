@@ -9,8 +9,6 @@ own output.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import settings
 
@@ -28,11 +26,12 @@ from loopspec.properties.conformance.run import (
     resolve_target,
     run_conformance,
 )
+from loopspec.properties.pytest_plugin import case_folder
 
 
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
-    folder = Path(request.config.getoption("--loopspec-case-dir")).resolve()
+    folder = case_folder(request.config)
     # A target that cannot be loaded or breaks (SAFE-5) fails with the line `loopspec conform`
     # prints, not with a traceback through loopspec's own frames.
     # (Failed outside the `except`: inside, pytest would print the TargetError as its context.)
