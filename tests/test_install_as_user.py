@@ -1,25 +1,34 @@
 """loopspec installed as a user installs it: a wheel, a fresh venv, a project of the user's own.
 
-The wheel is built from this checkout, installed with its declared dependencies (and pytest)
-into a new virtual environment outside the repository, and every verb a user starts with is run
-from a directory that also holds the user's own packages named `model` and `impl` — names
-loopspec must not take. The wheel must hold exactly one top-level package, `loopspec`, with
-every subpackage of the source tree, SPEC.md and `py.typed`.
+The wheel is built from this checkout and installed by pip into a new virtual environment
+outside the repository that sees its declared dependencies (and pytest) and nothing else, and
+every verb a user starts with is run from a directory that also holds the user's own packages
+named `model` and `impl` — names loopspec must not take. The wheel must hold exactly one
+top-level package, `loopspec`, with every subpackage of the source tree, SPEC.md and `py.typed`.
+
+The dependencies are not installed a second time (pip resolving and unpacking them cost ~6 s of
+CPU): the distributions the wheel's `Requires-Dist` names, and theirs, transitively, are taken
+from the environment running the tests (the pinned versions `make test` installs), each checked
+against every requirement that names it, and only their files are linked into a folder the
+user's venv reads. A module importing a package no declared dependency brings fails here as it
+would in a user's venv.
 """
 
 from __future__ import annotations
 
+import email.parser
+import importlib.metadata
 import json
 import os
 import re
 import subprocess
 import sys
-import tomllib
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_PACKAGES = ("model", "impl", "properties")
@@ -84,10 +93,56 @@ def _run(argv: Sequence[str], cwd: Path, timeout: float = 300) -> subprocess.Com
     )
 
 
-def _dev_pins() -> list[str]:
-    """The exact versions `make test` uses, as pip constraints for the user's venv."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return [pin for pin in project["project"]["optional-dependencies"]["dev"] if "==" in pin]
+def _requirements(dist: importlib.metadata.Distribution, extras: set[str]) -> list[Requirement]:
+    """What `dist` requires when installed with `extras` (none: its plain dependencies)."""
+    wanted = []
+    for line in dist.requires or []:
+        requirement = Requirement(line)
+        marker = requirement.marker
+        if marker is None or any(marker.evaluate({"extra": e}) for e in {"", *extras}):
+            wanted.append(requirement)
+    return wanted
+
+
+def _declared_closure(wheel: Path) -> list[importlib.metadata.Distribution]:
+    """The installed distributions the wheel's declared dependencies and pytest need,
+    transitively; each version must satisfy every requirement that names it."""
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    fields = email.parser.Parser().parsestr(archive.read(metadata).decode())
+    declared = [Requirement(line) for line in fields.get_all("Requires-Dist", [])]
+    pending = [r for r in declared if r.marker is None or r.marker.evaluate({"extra": ""})]
+    assert pending, "the wheel declares no dependencies"
+    pending.append(Requirement("pytest"))
+    found: dict[str, importlib.metadata.Distribution] = {}
+    while pending:
+        requirement = pending.pop()
+        dist = importlib.metadata.distribution(requirement.name)
+        assert requirement.specifier.contains(dist.version, prereleases=True), (
+            f"{requirement} is declared, but {dist.version} is installed"
+        )
+        key = dist.metadata["Name"].lower().replace("_", "-")
+        if key not in found:
+            found[key] = dist
+            pending.extend(_requirements(dist, set(requirement.extras)))
+    return list(found.values())
+
+
+def _link_dependencies(wheel: Path, folder: Path) -> None:
+    """Link each package and module of the declared closure into `folder` (top-level names),
+    and the bytecode of its single-file modules (compiling typing_extensions alone cost each
+    process of the user's venv ~0.1 s)."""
+    (folder / "__pycache__").mkdir(parents=True)
+    for dist in _declared_closure(wheel):
+        assert dist.files is not None, f"{dist.metadata['Name']} lists no files (no RECORD)"
+        for top in sorted({f.parts[0] for f in dist.files} - {"..", "__pycache__"}):
+            link, target = folder / top, Path(str(dist.locate_file(top)))
+            if not link.exists() and target.exists():
+                link.symlink_to(target)
+        for compiled in (f for f in dist.files if f.parts[0] == "__pycache__"):
+            link, target = folder / compiled, Path(str(dist.locate_file(compiled)))
+            if not link.exists() and target.exists():
+                link.symlink_to(target)
 
 
 @pytest.fixture(scope="module")
@@ -106,18 +161,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def user_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv outside the repository with the wheel and pytest installed."""
+    """A fresh venv outside the repository with the wheel installed, seeing its declared
+    dependencies and pytest."""
     venv = tmp_path_factory.mktemp("user") / "venv"
-    # Without pip: seeding the venv with its own pip (ensurepip) costs ~7 of this module's ~57
-    # CPU seconds and nothing here runs it; this checkout's pip installs into the venv's
-    # interpreter (`--python`), resolving the same declared dependencies.
+    # Without pip: seeding the venv with its own pip (ensurepip) costs ~7 CPU seconds and nothing
+    # here runs it; this checkout's pip installs into the venv's interpreter (`--python`).
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=venv.parent)
     assert made.returncode == 0, made.stderr
-    constraints = venv.parent / "constraints.txt"
-    constraints.write_text("\n".join(_dev_pins()) + "\n", encoding="utf-8")
+    dependencies = venv.parent / "dependencies"
+    _link_dependencies(wheel, dependencies)
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    (site / "declared_dependencies.pth").write_text(f"{dependencies}\n", encoding="utf-8")
     installed = _run(
         [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-         "--disable-pip-version-check", "-c", str(constraints), str(wheel), "pytest"],
+         "--disable-pip-version-check", "--no-deps", str(wheel)],
         cwd=venv.parent,
         timeout=600,
     )  # fmt: skip
@@ -166,6 +223,20 @@ def test_nothing_but_loopspec_lands_in_site_packages(user_env: Path) -> None:
     """The generic names stay free for the user's own packages."""
     (site,) = (user_env / "lib").glob("python3*/site-packages")
     assert not {"model", "impl", "properties"} & {p.name for p in site.iterdir()}
+
+
+def test_the_venv_sees_the_declared_dependencies_and_no_other_package(user_env: Path) -> None:
+    """The declared dependencies and pytest import in the user's venv; the development tools
+    installed next to them here (mypy, CrossHair, ruff, coverage) do not."""
+    probe = (
+        "import importlib.util as u; "
+        "print(' '.join(n for n in ('attrs', 'cattrs', 'hypothesis', 'jsonschema', 'zstandard', "
+        "'acp', 'pytest', 'mypy', 'crosshair', 'ruff', 'coverage') if u.find_spec(n)))"
+    )
+    found = _run([str(user_env / "bin" / "python"), "-c", probe], cwd=user_env.parent)
+    assert found.returncode == 0, found.stderr
+    importable = ["attrs", "cattrs", "hypothesis", "jsonschema", "zstandard", "acp", "pytest"]
+    assert found.stdout.split() == importable
 
 
 def test_version_and_help_from_a_users_project(user_env: Path, project: Path) -> None:
