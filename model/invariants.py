@@ -996,7 +996,9 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     entry = prefix.reply_calls.get(fact.call_id)
     if entry is not None and fact.call_id not in prefix.results:
         index, first = entry[0], prefix.first_unanswered
-        if index > first:
+        # Once: a later call's result already came before this earlier one's, and ORD-3 named
+        # it then (the earlier result missing, or late, is one bug, not one per later result).
+        if index > first and not any(c in prefix.results for c in prefix.reply_ids[first + 1 :]):
             # This result came too early, not the earlier call's (which may never come, as in
             # a crash tail): it is the line to move, and the prefix up to it can never be
             # completed to a valid log.
@@ -1378,6 +1380,8 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
     # may keep its error code while the call it answers lies in an earlier step.
     if fact.type != "tool/result" or fact.surface != "append" or fact.call_id is None:
         return NO_VIOLATIONS
+    if not prefix.names_open_step(fact.turn, fact.step):
+        return NO_VIOLATIONS  # a result in another step or turn: STEP-3 or TURN-3 blames it
     recorded = fact.call_id in prefix.call_records
     if fact.error_code == REPAIR_NOT_STARTED and recorded:
         msg = (

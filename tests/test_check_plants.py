@@ -273,6 +273,13 @@ PLANTS: list[tuple[str, Plant, list[str]]] = [
      _inserted(lambda ev: _at(ev, SECOND_REPLY), _copy_of(SECOND_REPLY)), ["ORD-1"]),
     ("a tool/call before its reply", _reply_after_its_first_record, ["ORD-1"]),
     ("a call left unanswered", _dropped(_result("call_d")), ["ADJ-3"]),
+    # The later calls' results come while call_a has none (ORD-3, once: not again for call_c's),
+    # and the turn ends without it (ADJ-3).
+    ("the first of three results missing", _dropped(_result("call_a")), ["ORD-3", "ADJ-3"]),
+    # The repair closed the turn without call_e's result (REC-1), which comes after the turn
+    # (TURN-3), not blamed again for a repair code that would fit no call outside the turn.
+    ("a repair result after the repaired turn", _result_after("call_e", _of("turn/end", turn=3)),
+     ["REC-1", "TURN-3"]),
     ("a context after the last result",
      _inserted(_after(_result("call_d")), _another_user_message), ["ADJ-4"]),
     ("an interrupted reply with a call",
