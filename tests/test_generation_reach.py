@@ -49,6 +49,7 @@ SITUATIONS = (
     "identity rewrite",
     "rewrite shown for approval",
     "several hooks on one call",
+    "several PostToolUse hooks on one result",
     "tool name a matcher names in part",
     "parallel calls",
     "approval",
@@ -106,6 +107,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                     found.add("abort while a later call waits on an earlier one")
         case Crash():
             found.add("crash")
+        case ToolFinishes() if len(command.post) > 1 and after is not before:
+            found.add("several PostToolUse hooks on one result")
         case ToolFinishes() if isinstance(phase, Dispatching) and after is before:
             slot = next((s for s in phase.slots if s.call_id == command.call_id), None)
             if slot is not None and slot.status != RUNNING:

@@ -154,6 +154,9 @@ PARTIAL_NAMES_CONFIG = LoopConfig(
         HookSpec("bash-guard", "PreToolUse", "bash"),
         HookSpec("read-audit", "PreToolUse", "read"),
         HookSpec("read-after", "PostToolUse", "read"),
+        # A second PostToolUse hook on reads: their audits, block reasons and contexts come in
+        # configured order (HOOK-5, DEC-3, ADJ-4), which one hook per call never shows.
+        HookSpec("after-all", "PostToolUse", "*"),
     ),
     max_parallel=2,
 )
