@@ -355,6 +355,89 @@ def test_REC_1_report_names_a_repair_the_log_never_recorded_and_invented_replies
     assert "turn 1 crashed (SIGKILL)" in report_lines(view, result)[0]
 
 
+def _rollout(*records: tuple[str, dict[str, Any]]) -> str:
+    """A hand-written Codex rollout: one `{timestamp, type, payload}` line per record."""
+    lines = [{"timestamp": "t", "type": kind, "payload": payload} for kind, payload in records]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+CONTEXT = {"type": "message", "role": "developer", "content": [{"text": "checked by policy"}]}
+PRINT_CALL = {"type": "function_call", "call_id": "c1", "arguments": '{"cmd": "echo a"}'}
+PRINT_OUTPUT = {"type": "function_call_output", "call_id": "c1", "output": "a"}
+
+
+def _observed(command: str) -> list[dict[str, Any]]:
+    """The audit of a call whose PostToolUse observer saw `command` run."""
+    return [_audit(OBSERVER_ID, "PostToolUse", {"command": command}, None, 1.0)]
+
+
+def test_ADJ_1_report_finds_a_context_between_call_and_result_in_the_next_request() -> None:
+    """ADJ-1: Codex sends a PostToolUse hook's context as a developer message between the call
+    and its output. The report names it from the request (what the model read), once although
+    `check` finds it in the rollout too, so the summary and the exit status say what the check
+    line says (they said 0 divergences). A context inside the result message (Claude Code's
+    way) keeps ADJ-1."""
+    body = {"input": [PRINT_CALL, CONTEXT, PRINT_OUTPUT]}
+    result = _result(_observed("echo a"), body)
+    result["requests"][0]["path"] = "/v1/responses"
+    rollout = _rollout(("response_item", PRINT_CALL), ("response_item", CONTEXT))
+    rollout += _rollout(("response_item", PRINT_OUTPUT))
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    view = session_view(Harness.CODEX, ONE_CALL, None, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [("ADJ-1", "c1")]
+    assert "a developer message between the call and its result" in view.divergences[0].message
+    lines = report_lines(view, result)
+    assert "== divergences from the model: 1 ==" in "\n".join(lines)
+    assert any(x.startswith("  check line 2: ADJ-1: a developer message lands") for x in lines)
+    assert lines[-1].endswith("(known bug)")
+
+    claude_body = {
+        "messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "input": {}}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "c1", "content": "a"},
+                    {"type": "text", "text": "hook additional context: checked by policy"},
+                ],
+            },
+        ]
+    }
+    kept = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, _result([], claude_body))
+    assert [d.rule_id for d in kept.divergences] == []
+    claude_body["messages"].insert(1, {"role": "user", "content": "checked by policy"})
+    broken = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, _result([], claude_body))
+    assert [(d.rule_id, d.call_id) for d in broken.divergences] == [("ADJ-1", "c1")]
+
+
+def test_RW_2_the_verdict_counts_what_check_finds_in_the_log_and_the_report_does_not() -> None:
+    """RW-2: a rewrite ran (the observer saw `echo b`) while the history and the rollout's call
+    keep `echo a`; the report's comparisons find RW-1 twice, and `check` finds RW-1 and RW-2 in
+    the rollout, which names no hook for the input that ran. The check line for RW-2 counts in
+    the verdict (a divergence of its own, at its log line); the RW-1 check line is the finding
+    the comparisons already made."""
+    body = {"input": [PRINT_CALL, PRINT_OUTPUT]}
+    result = _result(_observed("echo b"), body)
+    result["requests"][0]["path"] = "/v1/responses"
+    executed = {"type": "CommandExecution", "id": "c1", "command": ["/bin/bash", "-lc", "echo b"]}
+    ran = {"type": "item_completed", "item": executed}
+    rollout = _rollout(
+        ("response_item", PRINT_CALL), ("event_msg", ran), ("response_item", PRINT_OUTPUT)
+    )
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    view = session_view(Harness.CODEX, ONE_CALL, None, result)
+    assert [(d.rule_id, d.call_id) for d in view.divergences] == [
+        ("RW-1", "c1"),
+        ("RW-1", "c1"),
+        ("RW-2", "log line 2"),
+    ]
+    assert view.log_report is not None
+    assert [f.violation.rule_id for f in view.log_report.violations] == ["RW-1", "RW-2"]
+    lines = report_lines(view, result)
+    assert "== divergences from the model: 3 ==" in "\n".join(lines)
+    assert lines[-1].startswith("  [RW-2] log line 2: call c1 ran another input")
+
+
 def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
     """`crashAfterSeconds` / `abortAfterSeconds` must be positive numbers, not both on a turn;
     `cutAfterFile` a plain file name. The shipped crash scenario reads as a crash on turn 1,

@@ -130,8 +130,11 @@ def test_RW_1_a_rewriting_hook_changes_what_runs_but_not_history_or_log(
     offline: only the mock was contacted."""
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "rewrite")
     assert code == 1
-    assert divergences(lines) == ["RW-1", "RW-1"]
-    assert all(x.endswith("(known bug)") for x in lines if x.startswith("  [RW-1]"))
+    # The report compares RW-1 twice; Codex's rollout adds check's RW-2 (no hook recorded).
+    assert divergences(lines) == ["RW-1", "RW-1"] + (
+        ["RW-2"] if harness == Harness.CODEX.value else []
+    )
+    assert all(x.endswith("(known bug)") for x in lines if x.startswith("  [RW-"))
     assert any("ran echo rewritten but the next request's history holds" in x for x in lines)
     # Some connects were seen (the CLI reached the mock): a tracer that saw none says "all 0".
     assert any(re.match(r"offline: all [1-9]\d* connects went to the mock", x) for x in lines)
@@ -150,7 +153,9 @@ def test_RW_1_a_resumed_session_still_holds_the_models_input(
     code, lines, log = play(capsys, tmp_path, harness, "two-turns", "rewrite")
     assert code == 1
     assert lines[0].endswith("2 turn(s)")
-    assert divergences(lines) == ["RW-1"] * 4
+    assert divergences(lines) == ["RW-1"] * 4 + (
+        ["RW-2"] * 2 if harness == Harness.CODEX.value else []
+    )
     assert any("toolu_one: ran echo rewritten but the next request's history" in x for x in lines)
     assert check_rules(capsys, log).count("RW-1") == 2
 
@@ -176,7 +181,9 @@ def test_HOOK_3_a_passthrough_finishing_last_keeps_the_rewrite(
     rewriting hook, does not erase the rewrite (which still breaks RW-1)."""
     code, lines, _ = play(capsys, tmp_path, harness, "one-call", "rewrite-then-passthrough")
     assert code == 1
-    assert divergences(lines) == ["RW-1", "RW-1"]
+    assert divergences(lines) == ["RW-1", "RW-1"] + (
+        ["RW-2"] if harness == Harness.CODEX.value else []
+    )
     ran = next(x for x in lines if x.startswith("    ran         : "))
     assert "echo rewritten" in ran
 
@@ -220,12 +227,22 @@ def test_ADJ_1_a_post_tool_use_context_lands_between_call_and_output(
     message before the call's output, in the rollout and in the next request's history, so
     something model-visible sits between a call and its result (`check`: ADJ-1 at that
     message). Claude Code puts it beside the result (an attachment folded into the result's
-    message): ADJ-1 holds."""
+    message): ADJ-1 holds. `run`'s verdict agrees with `check`: it finds the developer message
+    in the next request and exits 1 (it said 0 divergences beside the check line)."""
     code, lines, log = play(capsys, tmp_path, harness, "one-call", "post-context")
-    assert code == 0
     if harness == Harness.CLAUDE_CODE.value:
+        assert code == 0
+        assert divergences(lines) == []
         assert check_rules(capsys, log) == []
     else:
+        assert code == 1
+        assert divergences(lines) == ["ADJ-1"]
+        assert "== divergences from the model: 1 ==" in lines
+        assert any(
+            x.startswith("  [ADJ-1] toolu_print: the next request carries a developer")
+            and x.endswith("(known bug)")
+            for x in lines
+        )
         assert check_rules(capsys, log) == ["ADJ-1"]
         assert any("ADJ-1: a developer message lands while call toolu_print" in x for x in lines)
 

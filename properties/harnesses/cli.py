@@ -5,8 +5,9 @@ Plays the scenario's turns (each later one resuming the session) on the real CLI
 what every reader held and the divergences from the model (see `report`). The transcript or
 rollout the harness wrote is copied to `--log` — only to a path that does not exist yet: an
 existing file is refused, never replaced — so `loopspec check OUT` can judge it. Exit status: 0
-no divergence, 1 the real loop diverged from the model, 2 the scenario, hooks file, log path or
-installation cannot be used.
+no divergence, 1 the real loop diverged from the model (the report's comparisons found it, or
+`check` finds a rule broken in the log it wrote: one verdict, see `report`), 2 the scenario,
+hooks file, log path or installation cannot be used.
 """
 
 from __future__ import annotations

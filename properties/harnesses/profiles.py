@@ -154,6 +154,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "TEXT-1": _TEXT_1,
         "TEXT-2": _TEXT_2,
         "EXE-1": _EXE_1,
+        "ADJ-1": KnownDivergence(
+            "ADJ-1",
+            Kind.BUG,
+            "a PostToolUse hook's additionalContext is written as a developer message between "
+            "the call and its output, in the rollout and in the next request's history",
+        ),
         "ORD-1": KnownDivergence(
             "ORD-1",
             Kind.BUG,

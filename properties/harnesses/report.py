@@ -13,9 +13,17 @@ the divergences from the model:
 - ORD-3: the next request carries a reply's results in another order than its calls;
 - DEC-1: a call a hook denied ran anyway;
 - ADJ-3: the next request carries a call without its result;
+- ADJ-1: the next request carries a model-visible message (a developer or user message, a
+  hook's context) between a reply's calls and their results;
 - REC-1 (after a crash), ABORT-1 (after an abort), HIST-1 (otherwise): the history holds an
   assistant message the model never wrote (a repair or an abort may add results, nothing the
   model would read as its own words).
+
+Then every violation `loopspec check` finds in the log the harness wrote (the report prints
+them) counts too, unless the comparisons above already name its rule: the log can show what the
+requests cannot (a Codex rollout records no hook for a rewrite that ran: RW-2). So the summary
+line and the exit status of `loopspec run --harness` are one verdict, the one `check` gives on
+that log and more, never a pass beside a check line that reports a broken rule.
 """
 
 from __future__ import annotations
@@ -114,13 +122,15 @@ def _command(value: Any) -> Any:
 
 @attrs.frozen
 class HistoryView:
-    """What the last model request carried: each call's input, the results in order, and the
-    text of every assistant message."""
+    """What the last model request carried: each call's input, the results in order, the
+    text of every assistant message, and each other model-visible message that sits between
+    calls and their results (what it is, and the calls still awaiting results there)."""
 
     calls: dict[str, Any]
     call_order: list[str]
     results: list[tuple[str, str]]
     assistant_texts: list[str]
+    between: list[tuple[str, tuple[str, ...]]] = attrs.field(factory=list)
 
 
 def history_view(harness: Harness, body: Any) -> HistoryView:
@@ -128,26 +138,44 @@ def history_view(harness: Harness, body: Any) -> HistoryView:
     calls: dict[str, Any] = {}
     results: list[tuple[str, str]] = []
     texts: list[str] = []
+    between: list[tuple[str, tuple[str, ...]]] = []
+    # Calls of the latest reply still awaiting their results, in call order (ADJ-1).
+    awaiting: list[str] = []
     match harness:
         case Harness.CLAUDE_CODE:
             for message in body.get("messages", []) if isinstance(body, dict) else []:
                 content = message.get("content")
-                for block in content if isinstance(content, list) else []:
+                blocks = content if isinstance(content, list) else []
+                carries_results = any(b.get("type") == "tool_result" for b in blocks)
+                if message.get("role") == "assistant":
+                    awaiting = []
+                elif awaiting and not carries_results:
+                    # Text riding with results belongs to the result message (ADJ-1 holds);
+                    # a user message of its own between a call and its result does not.
+                    between.append(("a user message", tuple(awaiting)))
+                for block in blocks:
                     if message.get("role") == "assistant" and block.get("type") == "text":
                         texts.append(str(block.get("text")))
                     elif block.get("type") == "tool_use":
                         calls[str(block["id"])] = block.get("input")
+                        awaiting.append(str(block["id"]))
                     elif block.get("type") == "tool_result":
                         results.append((str(block["tool_use_id"]), _text(block.get("content"))))
+                        awaiting = [c for c in awaiting if c != str(block["tool_use_id"])]
         case Harness.CODEX:
             for item in body.get("input", []) if isinstance(body, dict) else []:
                 if item.get("type") == "message" and item.get("role") == "assistant":
                     texts.append(_text(item.get("content")))
+                    awaiting = []
                 elif item.get("type") == "function_call":
                     calls[str(item["call_id"])] = _json(str(item.get("arguments", "")))
+                    awaiting.append(str(item["call_id"]))
                 elif item.get("type") == "function_call_output":
                     results.append((str(item["call_id"]), _text(item.get("output"))))
-    return HistoryView(calls, list(calls), results, texts)
+                    awaiting = [c for c in awaiting if c != str(item["call_id"])]
+                elif item.get("type") == "message" and awaiting:
+                    between.append((f"a {item.get('role', 'unknown')} message", tuple(awaiting)))
+    return HistoryView(calls, list(calls), results, texts, between)
 
 
 def _text(content: Any) -> str:
@@ -224,7 +252,7 @@ def session_view(
         check_stream(logs[0]["path"], io.BytesIO(log_text.encode()), None) if logs else None
     )
     log_calls = _log_calls(harness, log_text)
-    divergences = list(
+    compared = list(
         _divergences(
             script,
             answers=answers,
@@ -241,7 +269,19 @@ def session_view(
             order=configured_order(hooks),
         )
     )
+    divergences = compared + list(_found_in_log(log_report, compared))
     return SessionView(harness, script, answers, ran, history, log_calls, log_report, divergences)
+
+
+def _found_in_log(report: LogReport | None, compared: list[Divergence]) -> Iterator[Divergence]:
+    """The violations `check` finds in the harness's log whose rule the comparisons did not
+    name (those are the same finding, read from the request or the hook audit): the report
+    prints every check line, so the verdict counts each rule they name."""
+    named = {divergence.rule_id for divergence in compared}
+    for found in report.violations if report is not None else []:
+        violation = found.violation
+        if violation.rule_id not in named:
+            yield Divergence(violation.rule_id, f"log line {found.line}", violation.message)
 
 
 def _log_results(harness: Harness, text: str) -> set[str]:
@@ -339,6 +379,12 @@ def _divergences(
                     f"ran {_short(executed)} ({took}); the last hook in configured order, "
                     f"{winner.hook_id}, supplied {_short(expected)}",
                 )
+    for what, waiting in history.between:
+        yield Divergence(
+            "ADJ-1",
+            ",".join(waiting),
+            f"the next request carries {what} between the call and its result",
+        )
     scripted = {b.text for r in script.replies for b in r.blocks if isinstance(b, ScriptedText)}
     for text in history.assistant_texts:
         if text not in scripted and text != EXHAUSTED_TEXT:

@@ -373,6 +373,7 @@ NOT_DRIVEN: dict[str, str] = {
     "ORD-3": "parallel (the shell calls of these programs run one at a time)",
     "REC-1": "crash-repair (a headless CLI repairs only when resumed with a new prompt)",
     "ABORT-1": "abort (not driven by the adapter yet)",
+    "ADJ-1": "post-hooks (the adapter runs no PostToolUse hook, so no hook context is sent)",
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
