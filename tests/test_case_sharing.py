@@ -237,6 +237,60 @@ def plain_model() -> ModelTarget:
     return _Plain()
 
 
+def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: `replay` takes several cases or a folder (its *.json) and replays each on one
+    target, as the pytest plugin does before its random programs: a project run without pytest
+    (a loop in another language, over --cmd) gets the same regression step. Each case says how
+    it went; one needing a capability the target does not declare is skipped, one that cannot be
+    read is named on stderr; the last line tallies them; exit 2 when one could not be used, 1
+    when one diverges. It took one case file."""
+    folder = tmp_path / "cases"
+    diverging = save_case(_failed_report(), folder, {"impl": "mine:make"})
+    document = json.loads(diverging.read_text(encoding="utf-8"))
+    aborting = folder / "aborts.json"
+    aborting.write_text(
+        json.dumps(
+            {**document, "commands": [document["commands"][0], {"kind": "Abort", "cause": "user"}]}
+        ),
+        encoding="utf-8",
+    )
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({**document, "version": 2}), encoding="utf-8")
+    plain = ["--impl", "test_case_sharing:plain_model"]
+    assert main(["replay", str(folder), str(newer), *plain]) == 2
+    said = capsys.readouterr()
+    assert f"{diverging}: 2 commands replayed, no divergence; the case recorded TURN-5" in said.out
+    assert f"{aborting}: skipped: command #2 of the case (Abort) needs the capability abort" in (
+        said.out
+    )
+    assert f"loopspec: error: [PROTO-1] {newer}:1: $.version is 2" in said.err
+    assert said.out.endswith(
+        "replayed 3 cases against test_case_sharing:plain_model: 1 skipped, 1 without "
+        "divergence, 1 unusable\n"
+    )
+    buggy = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
+    assert main(["replay", str(diverging), str(aborting), *buggy]) == 1
+    said = capsys.readouterr()
+    assert f"{diverging}: diverges; the case recorded TURN-5" in said.out
+    assert said.out.endswith(
+        "replayed 2 cases against test_case_sharing:turn_end_reason_as_text: 1 diverging, 1 "
+        "without divergence\n"
+    )
+    assert main(["replay", str(folder), "--format", "json"]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: [PROTO-1] replay --format json takes one case file (it writes one "
+        "document)\n"
+    )
+    assert main(["replay", str(folder), str(tmp_path / "typo")]) == 2
+    assert f"{tmp_path / 'typo'}: no such case file or directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["replay", str(tmp_path / "empty")]) == 2
+    says = f"{tmp_path / 'empty'}: a directory without case files (*.json)"
+    assert says in capsys.readouterr().err
+
+
 def _line_holding(text: str, needle: str) -> int:
     (line,) = [n for n, row in enumerate(text.splitlines(), start=1) if needle in row]
     return line

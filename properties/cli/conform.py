@@ -86,9 +86,10 @@ then a `loopspec-conform-exhaustive/1`:
       "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."
     }
 
-`replay --format json` writes one object on stdout when the case was replayed (exit 0 or 1, or
-2 after it when a `--cmd` target failed to shut down), nothing when it could not be (exit 2,
-one line on stderr):
+`replay` given several cases or a directory replays each (text only) and ends with one line that
+tallies them. `replay --format json` takes one case file and writes one object on stdout when the
+case was replayed (exit 0 or 1, or 2 after it when a `--cmd` target failed to shut down), nothing
+when it could not be (exit 2, one line on stderr):
 
     {
       "format": "loopspec-replay/1",
@@ -189,8 +190,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay.add_argument(
         "case",
         metavar="CASE",
+        nargs="+",
         help="a case file written by `loopspec conform`, or by hand (its JSON Schema: loopspec "
-        "schema case)",
+        "schema case); several, or a directory (its *.json), replay one after another as a "
+        "regression suite: exit 1 if one diverges, 2 if one cannot be used (text only)",
     )
     _target_arguments(replay)
     replay.add_argument(

@@ -35,6 +35,7 @@ from loopspec.properties.conformance.run import (
     RunReport,
     TargetError,
     TargetFactory,
+    UndeclaredCapability,
     case_document,
     case_fields,
     close_factory,
@@ -535,30 +536,113 @@ def replay_profile(
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """Rerun one case against the target this command line names (never the recorded one)."""
-    case = load_case(Path(args.case))
+    """Rerun one case against the target this command line names (never the recorded one); or
+    several, a directory's, as a regression suite (`replay_all`)."""
+    named: list[str] = args.case
+    if len(named) > 1 or Path(named[0]).is_dir():
+        return replay_all(args, case_files(named))
+    return _replay_one(args, named[0])
+
+
+def case_files(named: list[str]) -> list[str]:
+    """The case files `named` holds: each file as given, each directory's `*.json` by name."""
+    found: list[str] = []
+    for given in named:
+        place = Path(given)
+        if place.is_dir():
+            listed = sorted(str(path) for path in place.glob("*.json") if path.is_file())
+            if not listed:  # a wrong folder must not pass as a suite without a failure
+                raise TargetError(f"{given}: a directory without case files (*.json)")
+            found += listed
+        elif place.exists():
+            found.append(given)
+        else:  # a typo must not pass as "nothing to replay"
+            raise TargetError(f"{given}: no such case file or directory")
+    return list(dict.fromkeys(found))
+
+
+def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
+    """Replay each case on one target, the way `run_replay` replays one, and say how each went:
+    1 when one still diverges, 2 when one could not be used (or the target broke), else 0. A
+    case needing a capability the target does not declare is skipped (conform never sends that
+    target such a program), as the pytest plugin skips it."""
+    if args.format == "json":
+        raise TargetError("replay --format json takes one case file (it writes one document)")
+    factory, target = resolve_target(args.impl, args.cmd)
+    replayed = target.get("cmd") or target.get("impl") or ""
+    outcomes: Counter[str] = Counter()
+    try:
+        for path in paths:
+            outcome = _replay_listed(args, path, factory, replayed)
+            outcomes[outcome] += 1
+            print()
+    finally:
+        unclosed = _closing_error(factory)
+    tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
+    cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
+    print(f"replayed {cases} against {shown(replayed)}" + (f": {tally}" if tally else ""))
+    if unclosed is not None:
+        _print_unclosed(unclosed)
+        return 2
+    if outcomes["unusable"]:
+        return 2
+    return 1 if outcomes["diverging"] else 0
+
+
+def _replay_listed(
+    args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str
+) -> str:
+    """Replay one case of `replay_all`, print its report; how it went."""
+    try:
+        case = load_case(Path(path))
+    except TargetError as error:
+        print(f"loopspec: error: {error}", file=sys.stderr)
+        print(f"{path}: cannot be used (see the error above)")
+        return "unusable"
+    profile, profile_note = replay_profile(args.profile, case.profile)
+    header = replay_header(
+        path, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
+    )
+    print(*header, sep="\n")
+    try:
+        replay = replay_case(factory, case.config, case.commands, profile)
+    except UndeclaredCapability as lacking:
+        print(f"{path}: skipped: {lacking.message}")
+        return "skipped"
+    except TargetError as broke:
+        print(f"loopspec: error: {case_replay_error(path, broke)}", file=sys.stderr)
+        print(f"{path}: cannot be used (see the error above)")
+        return "unusable"
+    bundled = args.impl is None and args.cmd is None
+    print(*replay_verdict_lines(path, case, profile, replay, bundled=bundled), sep="\n")
+    return "without divergence" if replay.divergence is None else "diverging"
+
+
+def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
+    """Rerun one case file, `case_arg` as given."""
+    case = load_case(Path(case_arg))
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
     if args.format == "text":
         header = replay_header(
-            args.case, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
+            case_arg, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
         )
         print(*header, sep="\n")
     unclosed: LoopSpecError | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
-        raise case_replay_error(args.case, broke) from broke
+        raise case_replay_error(case_arg, broke) from broke
     finally:
         unclosed = _closing_error(factory)
     if args.format == "json":
-        document = replay_json(args.case, replayed, case, profile, replay)
+        document = replay_json(case_arg, replayed, case, profile, replay)
         print(json.dumps(document, indent=2))
         verdict = 0 if replay.divergence is None else 1
     else:
         bundled = args.impl is None and args.cmd is None
-        lines = replay_verdict_lines(args.case, case, profile, replay, bundled=bundled)
+        lines = replay_verdict_lines(case_arg, case, profile, replay, bundled=bundled)
         print(*lines, sep="\n")
         verdict = 0 if replay.divergence is None else 1
     if unclosed is not None:
