@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -17,21 +18,39 @@ SPEC = (ROOT / "SPEC.md").read_text(encoding="utf-8")
 RULE_ID = re.compile(r"\b([A-Z]+-\d+)\b")
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """A source file's syntax tree, parsed once for all the tests here (parsing every module
+    and test file was most of their cost, and four tests read the same trees)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _test_file_nodes() -> tuple[ast.AST, ...]:
+    """The functions, classes and assignments of every test file under tests/, in file order
+    (walked once: two tests read them)."""
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign
+    return tuple(
+        node
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        for node in ast.walk(_parsed(path))
+        if isinstance(node, kinds)
+    )
+
+
 def _test_texts() -> str:
     """Every test function's name and docstring, under tests/."""
     texts = []
-    for path in sorted((ROOT / "tests").rglob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                texts.append(node.name.replace("_", "-"))
-                texts.append(ast.get_docstring(node) or "")
-            elif isinstance(node, ast.Assign):
-                texts.extend(
-                    t.id.replace("_", "-")
-                    for t in node.targets
-                    if isinstance(t, ast.Name) and t.id.startswith("test_")
-                )
+    for node in _test_file_nodes():
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            texts.append(node.name.replace("_", "-"))
+            texts.append(ast.get_docstring(node) or "")
+        elif isinstance(node, ast.Assign):
+            texts.extend(
+                t.id.replace("_", "-")
+                for t in node.targets
+                if isinstance(t, ast.Name) and t.id.startswith("test_")
+            )
     return "\n".join(texts)
 
 
@@ -69,16 +88,18 @@ def test_MODEL_1_every_invariant_is_described_in_the_spec() -> None:
     assert not missing
 
 
+@functools.cache
 def _definitions(
     folders: tuple[str, ...] = ("model", "impl", "properties"),
 ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Names defined at module level per module (by every dotted suffix of its name, e.g.
-    `decisions`, `pure.decisions`), and names defined in each class body."""
+    `decisions`, `pure.decisions`), and names defined in each class body. Computed once per
+    set of folders: the tests only read them."""
     modules: dict[str, set[str]] = {}
     classes: dict[str, set[str]] = {}
     for folder in folders:
         for path in (ROOT / folder).rglob("*.py"):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = _parsed(path)
             top: set[str] = set()
             for node in tree.body:
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -101,16 +122,25 @@ def _definitions(
 
 
 def _test_names() -> set[str]:
-    names: set[str] = set()
-    for path in (ROOT / "tests").rglob("test_*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                names.add(node.name)
-    return names
+    return {
+        node.name
+        for node in _test_file_nodes()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _every_name(modules: dict[str, set[str]], classes: dict[str, set[str]]) -> set[str]:
+    """Every name defined anywhere: module level, classes, invariants and state checks."""
+    every = set().union(*modules.values()) | set(classes)
+    return every | {inv.name for inv in INVARIANTS} | {c.__name__ for c in STATE_CHECKS}
 
 
 def _pointer_problem(
-    token: str, modules: dict[str, set[str]], classes: dict[str, set[str]], tests: set[str]
+    token: str,
+    modules: dict[str, set[str]],
+    classes: dict[str, set[str]],
+    tests: set[str],
+    known: set[str],
 ) -> str | None:
     """Why a backticked token of a Where line names nothing, or None when it resolves."""
     if token.startswith("test_") and token.endswith("*"):
@@ -123,8 +153,6 @@ def _pointer_problem(
         if member in modules.get(owner, set()) or member in classes.get(owner, set()):
             return None
         return f"{owner} defines no {member}"
-    every = set().union(*modules.values()) | set(classes)
-    known = every | {inv.name for inv in INVARIANTS} | {c.__name__ for c in STATE_CHECKS}
     return None if token in known else "not defined anywhere"
 
 
@@ -133,13 +161,14 @@ def test_MODEL_1_every_where_pointer_resolves() -> None:
     invariants that are defined, and test prefixes that some test carries."""
     modules, classes = _definitions()
     tests = _test_names()
+    known = _every_name(modules, classes)
     broken: list[str] = []
     for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
         rule = section.split(" ", 1)[0]
         where = next((line for line in section.splitlines() if line.startswith("**Where.**")), "")
         assert where, f"{rule} has no Where line"
         for token in re.findall(r"`([^`]+)`", where):
-            problem = _pointer_problem(token, modules, classes, tests)
+            problem = _pointer_problem(token, modules, classes, tests, known)
             if problem is not None:
                 broken.append(f"{rule}: `{token}`: {problem}")
     assert not broken, "\n".join(broken)
