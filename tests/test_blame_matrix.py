@@ -646,6 +646,12 @@ FAMILIES = (
     Case("an unknown tool's own wording", "EXE-5",
          changed(_result_text(lambda text, _: text.replace("unknown tool", "no such tool"))),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", '{"x":1}'),)))),
+    # The sidecar names the hook in effect, but not the earlier hook that also supplied an
+    # input: the record of the rewrites is wrong (RW-2), not the rewrite applied (HOOK-3).
+    Case("the sidecar names only the hook in effect", "RW-2",
+         changed(_field("tool/call", ("data", "rewrite", "handlerIds"), ["rewriter"])), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(_allow({"command": "pwd"})), HookAnswers(_allow({"command": "ls -a"})))),
     Case("approval ids of its own", "DEC-2",
          changed(_field("approval/asked", ("data", "id"), "4b1e0c5a-uuid")), ASKING,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()))),

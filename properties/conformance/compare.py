@@ -618,9 +618,12 @@ def _applied_earlier_rewrite(
         for w, a in zip(wanted, applied, strict=False)
     ):
         return True
+    # The hook in effect is a sidecar's last: one naming the same hook last, with other
+    # suppliers before it, records the rewrites wrongly (RW-2) but applied the right one.
     sidecars = [_data(e).get("rewrite") for e in (want, got) if e.get("type") == "tool/call"]
     handlers = [s.get("handlerIds") for s in sidecars if isinstance(s, dict)]
-    return len(handlers) == 2 and handlers[0] != handlers[1]
+    lasts = [h[-1:] if isinstance(h, list) else h for h in handlers]
+    return len(lasts) == 2 and lasts[0] != lasts[1]
 
 
 def _source_of(event: Event) -> object:
