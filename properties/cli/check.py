@@ -37,7 +37,9 @@ Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts
 rules such a log shows: RW-1 (a hook's rewrite that ran, or a command that ran, against the
 call the history keeps), ORD-3, ADJ-1..3, EXE-1, and HOOK-4 (Claude Code) or RW-2 (Codex).
 The other rules a dsh log is checked by are reported as not checkable for that log, with the
-reason (--format json).
+reason (--format json). In a directory (~/.claude, ~/.codex), the JSONL files that hold no loop
+(the CLIs' prompt histories, Codex's session index) are skipped with a line saying what each
+is; named on the command line, such a file is an error (not-a-session-log).
 
 Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
 cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...).

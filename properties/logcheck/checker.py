@@ -103,6 +103,8 @@ class ErrorKind:
     BAD_EVENT = "bad-event"  # JSON, but not an event the rules can read (LOG-4)
     BAD_HEADER = "bad-header"  # missing or malformed session header (LOG-5, LOG-4)
     UNSUPPORTED_LAYOUT = "unsupported-layout"  # a layout `log_dialect` does not cover
+    # A file named on the command line that is a known non-log (a CLI's prompt history).
+    NOT_A_SESSION_LOG = "not-a-session-log"
 
 
 class NoticeKind:
@@ -146,6 +148,15 @@ class Notice:
     seq: int | None = None
 
 
+@attrs.frozen
+class Skipped:
+    """Why a file found in a directory was not checked: a known kind of file that is no
+    session log (`logcheck.home_files`)."""
+
+    kind: str
+    message: str
+
+
 @attrs.define
 class LogReport:
     """Everything found in one log."""
@@ -164,10 +175,14 @@ class LogReport:
     # the rules such a log cannot show, each with why (reported, never counted as passed).
     dialect: str = "dsh"
     not_checkable: dict[str, str] = attrs.field(factory=dict)
+    # Set when the file was skipped, not checked (it is no session log).
+    skipped: Skipped | None = None
 
     @property
     def status(self) -> str:
-        """`unsupported`, `error`, `violations` or `ok`, the first that applies."""
+        """`skipped`, `unsupported`, `error`, `violations` or `ok`, the first that applies."""
+        if self.skipped is not None:
+            return "skipped"
         if any(e.kind == ErrorKind.UNSUPPORTED_LAYOUT for e in self.errors):
             return "unsupported"
         if self.errors:
@@ -325,20 +340,27 @@ def _os_message(error: OSError) -> str:
 
 
 def check_stream(
-    path: str, stream: BinaryIO, limits: Limits | None = None, *, quick: bool = True
+    path: str,
+    stream: BinaryIO,
+    limits: Limits | None = None,
+    *,
+    quick: bool = True,
+    walked: bool = False,
 ) -> LogReport:
     """Check one log read from `stream` (decompressed bytes); never raises on bad input.
 
     `quick=False` builds the fact of every event and feeds it to the invariants, even of those
     `LogMonitor.quiet_kind` says commit nothing and of those a judge of
     `loopspec.properties.logcheck.clean_events` finds clean (the tests compare both ways).
+    `walked`: the file was found under a directory argument, so one that is no session log
+    (`logcheck.home_files`) is skipped rather than reported as an error.
     """
     limits = limits or Limits()
     # A Claude Code transcript or Codex rollout goes to its own reader. Imported here: those
     # modules build on this one's report types.
     from loopspec.properties.logcheck.foreign import check_if_foreign  # noqa: PLC0415
 
-    foreign = check_if_foreign(path, stream, limits)
+    foreign = check_if_foreign(path, stream, limits, walked=walked)
     if foreign is not None:
         return foreign
     report = LogReport(path)
@@ -581,7 +603,7 @@ def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
         report.fail(None, ErrorKind.UNREADABLE, _os_message(error))
         return report
     with stream:
-        return check_stream(source.name, stream, limits)
+        return check_stream(source.name, stream, limits, walked=source.walked)
 
 
 def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Iterator[LogReport]:

@@ -4,7 +4,8 @@
 argument in turn; a directory contributes every `*.jsonl` and `*.jsonl.zst` regular file below it
 (recursively, sorted, symlinked directories not followed; FIFOs and devices skipped); `-` is
 standard input. A path that cannot be used becomes a `SourceProblem` instead, so one bad argument
-never stops the others.
+never stops the others. A file a directory contributed is marked `walked`: one that is no session
+log is skipped there, while a file the user named is checked or reported as the wrong file.
 
 `LogSource.open()` gives a binary stream of the log's *decompressed* bytes. Compression is
 recognised by the zstd magic number, not by the file name, so a `.jsonl` that is really
@@ -40,9 +41,11 @@ class MissingDecompressorError(OSError):
 
 @attrs.frozen
 class LogSource:
-    """One log to check: a file path, or standard input."""
+    """One log to check: a file path, or standard input; `walked` when a directory argument
+    contributed it (not named by the user)."""
 
     name: str
+    walked: bool = False
 
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
@@ -82,7 +85,7 @@ def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]
             found = list(_logs_under(argument))
             if not found:
                 yield SourceProblem(argument, f"no {' or '.join(LOG_SUFFIXES)} files under it")
-            yield from (LogSource(path) for path in found)
+            yield from (LogSource(path, walked=True) for path in found)
         elif os.path.exists(argument):
             yield LogSource(argument)
         else:

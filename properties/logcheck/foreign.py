@@ -5,7 +5,8 @@ on a seekable one; a stream that allows neither is taken as a dsh log) and retur
 `harness_logs.Dialect` of a Claude Code transcript or a Codex rollout, or None for a dsh log
 (which `loopspec.properties.logcheck.checker` reads itself). The first line is parsed when it is
 within the first `SNIFF_BYTES`; a longer one (a Codex `session_meta` carries the model's whole
-instructions) is recognised by how its first keys begin.
+instructions) is recognised by how its first keys begin. A file of a CLI's home folder that is
+no session log (a prompt history: `home_files`) is recognised from its first record too.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport
+from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport, Skipped
 
 if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a log turns up
     from loopspec.properties.logcheck.harness_logs import Dialect
+    from loopspec.properties.logcheck.home_files import HomeFile
 
 SNIFF_BYTES = 64 * 1024
 _CODEX_START = re.compile(
@@ -82,17 +84,58 @@ def sniff(stream: BinaryIO) -> Dialect | None:
     return dialect_of_first_line(_head(stream))
 
 
-def check_if_foreign(path: str, stream: BinaryIO, limits: Limits) -> LogReport | None:
-    """The report of a Claude Code transcript or Codex rollout, None for a dsh log; a stream
-    whose first bytes cannot be read gives a report with the error."""
+def home_file_of_first_line(head: bytes) -> HomeFile | None:
+    """What the file beginning with `head` is when its first record shows a file of a CLI's
+    home folder that is no session log (see `home_files`), else None."""
+    stripped = head.lstrip()
+    newline = stripped.find(b"\n")
+    if newline < 0 and len(head) < SNIFF_BYTES:
+        newline = len(stripped)
+    if newline < 0:
+        return None  # such files have short records: a longer first line is none of them
     try:
-        dialect = sniff(stream)
+        record: Any = json.loads(stripped[:newline])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:
+        return None
+    from loopspec.properties.logcheck.home_files import home_file_of  # noqa: PLC0415
+
+    return home_file_of(record)
+
+
+def _not_a_session_log(path: str, home_file: HomeFile, *, walked: bool) -> LogReport:
+    """Found in a directory walk: skipped, with what it is. Named by the user: an input error
+    saying what it is, since that file was asked for."""
+    report = LogReport(path)
+    if walked:
+        message = f"{home_file.what}: not a session log, no loop to check in it"
+        report.skipped = Skipped(home_file.kind, message)
+    else:
+        message = (
+            f"{home_file.what}: not a session log, no loop to check in it; name a transcript "
+            "or rollout, or a folder (files like this one are skipped there)"
+        )
+        report.fail(None, ErrorKind.NOT_A_SESSION_LOG, message)
+    return report
+
+
+def check_if_foreign(
+    path: str, stream: BinaryIO, limits: Limits, *, walked: bool = False
+) -> LogReport | None:
+    """The report of a Claude Code transcript or Codex rollout, or of a file of a CLI's home
+    folder that is no session log (`walked`: found under a directory argument); None for a
+    dsh log. A stream whose first bytes cannot be read gives a report with the error."""
+    try:
+        head = _head(stream)
     except OSError as error:
         report = LogReport(path)
         report.fail(1, ErrorKind.UNREADABLE, str(error))
         return report
+    dialect = dialect_of_first_line(head)
     if dialect is None:
-        return None
+        home_file = home_file_of_first_line(head)
+        return None if home_file is None else _not_a_session_log(path, home_file, walked=walked)
     from loopspec.properties.logcheck.harness_logs import check_foreign  # noqa: PLC0415
 
     return check_foreign(path, stream, limits, dialect)

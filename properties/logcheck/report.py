@@ -2,14 +2,18 @@
 
 Exit code: 2 when any log had an input error (unreadable, not JSON, torn, not covered, ...),
 else 1 when any log breaks a rule, else 0. Notices (a crash tail, an unknown header version)
-never change it.
+never change it, nor do skipped files: a file found under a directory argument that is a known
+file of a CLI's home folder holding no loop (Claude Code's or Codex's prompt history, Codex's
+session index: `logcheck.home_files`) is skipped with a line saying what it is, and counted.
 
 Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
 
     a.jsonl:57: ADJ-1 (seq 56): user/message lands while call c1 awaits its result [events 56, 52]
     b.jsonl:40: error torn-tail LOG-8: the last line stops short (97 bytes, no newline): ...
     b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
-    checked 2 logs, 1,204 events: 1 violation (ADJ-1: 1); 1 error (torn-tail: 1); 1 notice (...)
+    home/.codex/history.jsonl: skipped codex-prompt-history: Codex's prompt history (...): ...
+    checked 2 logs, 1,204 events: 1 violation (ADJ-1: 1); 1 error (torn-tail: 1); 1 notice
+    (...); skipped 1 file, no session log (codex-prompt-history: 1)
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
 new keys may be added, none are renamed or removed without changing `format`.
@@ -45,6 +49,14 @@ new keys may be added, none are renamed or removed without changing `format`.
           "rules_not_checkable": {}               // rule -> why this dialect cannot show it
         }
       ],
+      "skipped": [                                // only when a file found in a directory
+                                                  // was skipped, not checked
+        {
+          "path": "home/.claude/history.jsonl",
+          "kind": "claude-code-prompt-history",   // see logcheck.home_files
+          "message": "Claude Code's prompt history (...): not a session log, ..."
+        }
+      ],
       "summary": {
         "logs": 2,
         "events": 1204,
@@ -55,7 +67,9 @@ new keys may be added, none are renamed or removed without changing `format`.
         "notices": 1,
         "notices_by_kind": {"crash-tail": 1},
         "logs_by_status": {"error": 1, "violations": 1},
-        "exit_code": 2
+        "exit_code": 2,
+        "skipped": 1,                             // these two only when a file was skipped
+        "skipped_by_kind": {"claude-code-prompt-history": 1}
       }
     }
 
@@ -86,7 +100,9 @@ binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound
 JSON document or a byte order mark, a wrong file), torn-tail (LOG-8), line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
-bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout. A Claude Code
+bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not-a-session-log
+(a file named on the command line that is a known file of a CLI's home folder holding no loop,
+such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), unknown-version.
 """
@@ -163,8 +179,20 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
     }
 
 
+def _checked(reports: Sequence[LogReport]) -> list[LogReport]:
+    return [report for report in reports if report.skipped is None]
+
+
+def skipped_to_json(report: LogReport) -> dict[str, Any]:
+    """A skipped file's entry in the JSON output."""
+    assert report.skipped is not None
+    return {"path": report.path, "kind": report.skipped.kind, "message": report.skipped.message}
+
+
 def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
     """The run's summary in the JSON output."""
+    skipped = Counter(r.skipped.kind for r in reports if r.skipped is not None)
+    reports = _checked(reports)
     rules: Counter[str] = Counter()
     errors: Counter[str] = Counter()
     notices: Counter[str] = Counter()
@@ -183,14 +211,22 @@ def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
         "notices_by_kind": dict(sorted(notices.items())),
         "logs_by_status": dict(sorted(Counter(r.status for r in reports).items())),
         "exit_code": exit_code(reports),
+        # Only when a file was skipped: a run that skipped none gives the same object as before.
+        **(
+            {"skipped": skipped.total(), "skipped_by_kind": dict(sorted(skipped.items()))}
+            if skipped
+            else {}
+        ),
     }
 
 
 def run_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
     """The whole JSON output of a run."""
+    skipped = [skipped_to_json(report) for report in reports if report.skipped is not None]
     return {
         "format": FORMAT,
-        "logs": [log_to_json(report) for report in reports],
+        "logs": [log_to_json(report) for report in _checked(reports)],
+        **({"skipped": skipped} if skipped else {}),
         "summary": summary_to_json(reports),
     }
 
@@ -211,6 +247,9 @@ def printable(text: str) -> str:
 
 def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     """The finding lines of one log (and, verbose, a line saying how it went)."""
+    if report.skipped is not None:
+        skipped = report.skipped
+        return [printable(f"{report.path}: skipped {skipped.kind}: {skipped.message}")]
     lines = []
     for found in report.violations:
         v = found.violation
@@ -283,4 +322,7 @@ def summary_text(reports: Sequence[LogReport]) -> str:
     if summary["notices"]:
         notices = _counted(summary["notices_by_kind"])
         found.append(f"{_plural(summary['notices'], 'notice')} ({notices})")
+    if summary.get("skipped"):
+        kinds = _counted(summary["skipped_by_kind"])
+        found.append(f"skipped {_plural(summary['skipped'], 'file')}, no session log ({kinds})")
     return ", ".join(parts) + ": " + "; ".join(found)

@@ -1,0 +1,76 @@
+"""JSONL files in a CLI's home folder that are not session logs, recognised from their first record.
+
+Users point `loopspec check` at a whole home folder (`~/.claude`, `~/.codex`), and `check DIR`
+reads every `*.jsonl` below it. Beside the transcripts and rollouts, those folders hold JSONL
+files that record no loop at all; read as a dsh log, each gave exit 2 with "not a session
+header" (LOG-5), which reads as if the user's log were broken. Known shapes (facts from the
+CLIs' public documentation and issue threads; the headless runs of the pinned versions,
+Claude Code 2.1.332 and Codex 0.171.0, write none of them):
+
+- Claude Code's prompt history, `~/.claude/history.jsonl`: one record per prompt typed in
+  its terminal, `{display, pastedContents, timestamp, project[, sessionId]}`, no `type`.
+- Codex's prompt history, `~/.codex/history.jsonl` (and a project's `.codex/history.jsonl`):
+  `{session_id, ts, text}`.
+- Codex's session index, `~/.codex/session_index.jsonl`: a thread's name,
+  `{id, thread_name, updated_at}`.
+
+Found while walking a directory, such a file is skipped with a notice saying what it is (the
+report counts it); named on the command line, it is an input error saying the same, since the
+user asked for that file to be checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class HomeFile:
+    """A kind of file that is not a session log: its report name and what it holds."""
+
+    kind: str
+    what: str
+
+
+CLAUDE_CODE_PROMPTS = HomeFile(
+    "claude-code-prompt-history",
+    "Claude Code's prompt history (the prompts typed in its terminal, across sessions; the "
+    "transcripts are under ~/.claude/projects/)",
+)
+CODEX_PROMPTS = HomeFile(
+    "codex-prompt-history",
+    "Codex's prompt history (the prompts typed, across sessions; the rollouts are under "
+    "~/.codex/sessions/)",
+)
+CODEX_SESSION_INDEX = HomeFile(
+    "codex-session-index",
+    "Codex's session index (thread names; the rollouts are under ~/.codex/sessions/)",
+)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def home_file_of(record: Any) -> HomeFile | None:
+    """What a file whose first record is `record` is, when it is a known non-log; else None."""
+    if not isinstance(record, Mapping) or "type" in record or "seq" in record:
+        return None
+    if (
+        isinstance(record.get("display"), str)
+        and _number(record.get("timestamp"))
+        and isinstance(record.get("project"), str)
+    ):
+        return CLAUDE_CODE_PROMPTS
+    if (
+        isinstance(record.get("session_id"), str)
+        and _number(record.get("ts"))
+        and isinstance(record.get("text"), str)
+    ):
+        return CODEX_PROMPTS
+    if isinstance(record.get("id"), str) and isinstance(record.get("thread_name"), str):
+        return CODEX_SESSION_INDEX
+    return None

@@ -1,0 +1,138 @@
+"""`loopspec check ~/.claude` or `~/.codex`: the JSONL files of a CLI's home folder that are no
+session log (prompt histories, Codex's session index) are skipped with a line saying what they
+are, counted, and never read as a broken dsh log (LOG-5 "not a session header", exit 2); named on
+the command line, such a file is an input error saying what it is. Every file here is written by
+hand with invented content in the shape the CLIs' documentation gives (`logcheck.home_files`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "logs"
+TRANSCRIPT = FIXTURES / "claude-code" / "valid" / "two-calls-in-order.jsonl"
+ROLLOUT = FIXTURES / "codex" / "valid" / "parallel-calls-in-issue-order.jsonl"
+
+CLAUDE_PROMPTS = [
+    {"display": "fix the flaky test", "pastedContents": {}, "timestamp": 1767225600000,
+     "project": "/home/user/repo", "sessionId": "00000000-0000-4000-8000-000000000001"},
+    {"display": "now run it", "pastedContents": {}, "timestamp": 1767225660000,
+     "project": "/home/user/repo"},
+]  # fmt: skip
+CODEX_PROMPTS = [
+    {"session_id": "00000000-0000-4000-8000-000000000002", "ts": 1767225600, "text": "list files"},
+]
+CODEX_INDEX = [
+    {"id": "00000000-0000-4000-8000-000000000002", "thread_name": "listing",
+     "updated_at": "2026-01-01T00:00:00Z"},
+]  # fmt: skip
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def _homes(root: Path) -> tuple[Path, Path]:
+    """A Claude Code and a Codex home folder: one session log each, and the non-logs beside."""
+    claude, codex = root / ".claude", root / ".codex"
+    (claude / "projects" / "-home-user-repo").mkdir(parents=True)
+    shutil.copy(TRANSCRIPT, claude / "projects" / "-home-user-repo" / "s1.jsonl")
+    _jsonl(claude / "history.jsonl", CLAUDE_PROMPTS)
+    (codex / "sessions" / "2026" / "01" / "01").mkdir(parents=True)
+    shutil.copy(ROLLOUT, codex / "sessions" / "2026" / "01" / "01" / "rollout-x.jsonl")
+    _jsonl(codex / "history.jsonl", CODEX_PROMPTS)
+    _jsonl(codex / "session_index.jsonl", CODEX_INDEX)
+    return claude, codex
+
+
+def test_LOG_5_a_home_folders_prompt_histories_are_skipped_not_read_as_broken_logs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check ~/.claude ~/.codex`: the transcript and the rollout are checked (exit 0); each
+    history and the session index gets one line saying what it is and that it holds no loop,
+    and the summary counts them (before: three LOG-5 errors, exit 2)."""
+    claude, codex = _homes(tmp_path)
+    assert main(["check", str(claude), str(codex)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert not [line for line in out if "LOG-5" in line or " error " in line]
+    assert (
+        f"{claude / 'history.jsonl'}: skipped claude-code-prompt-history: Claude Code's prompt "
+        "history (the prompts typed in its terminal, across sessions; the transcripts are under "
+        "~/.claude/projects/): not a session log, no loop to check in it"
+    ) in out
+    assert any(line.startswith(f"{codex / 'history.jsonl'}: skipped codex-prompt-history: ")
+               for line in out)  # fmt: skip
+    index = f"{codex / 'session_index.jsonl'}: skipped codex-session-index: Codex's session index"
+    assert any(line.startswith(index) for line in out)
+    assert out[-1].startswith("checked 2 logs, ")
+    assert out[-1].endswith(
+        "skipped 3 files, no session log (claude-code-prompt-history: 1, codex-prompt-history: "
+        "1, codex-session-index: 1)"
+    )
+
+
+def test_LOG_5_skipped_files_are_listed_apart_in_the_json_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """loopspec-check/1 stays compatible: `logs` holds the checked logs only, with their usual
+    keys and statuses; the skipped files are a new `skipped` list and summary counts."""
+    claude, codex = _homes(tmp_path)
+    assert main(["check", "--format", "json", str(claude), str(codex)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["format"] == "loopspec-check/1"
+    assert [(log["dialect"], log["status"]) for log in report["logs"]] == [
+        ("claude-code", "ok"),
+        ("codex", "ok"),
+    ]
+    assert [(entry["path"], entry["kind"]) for entry in report["skipped"]] == [
+        (str(claude / "history.jsonl"), "claude-code-prompt-history"),
+        (str(codex / "history.jsonl"), "codex-prompt-history"),
+        (str(codex / "session_index.jsonl"), "codex-session-index"),
+    ]
+    assert all("no loop to check" in entry["message"] for entry in report["skipped"])
+    summary = report["summary"]
+    assert (summary["logs"], summary["exit_code"], summary["skipped"]) == (2, 0, 3)
+    assert summary["logs_by_status"] == {"ok": 2}
+    assert summary["skipped_by_kind"] == {
+        "claude-code-prompt-history": 1,
+        "codex-prompt-history": 1,
+        "codex-session-index": 1,
+    }
+
+
+def test_LOG_5_a_prompt_history_named_on_the_command_line_is_an_error_saying_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user asked for that file: exit 2 with one line naming it and what it is (not a
+    broken session header), and nothing is skipped silently."""
+    history = _jsonl(tmp_path / ".codex" / "history.jsonl", CODEX_PROMPTS)
+    assert main(["check", str(history)]) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.out.splitlines() if line.startswith(str(history))]
+    assert lines == [
+        f"{history}: error not-a-session-log: Codex's prompt history (the prompts typed, across "
+        "sessions; the rollouts are under ~/.codex/sessions/): not a session log, no loop to "
+        "check in it; name a transcript or rollout, or a folder (files like this one are "
+        "skipped there)"
+    ]
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_LOG_5_a_jsonl_of_another_shape_in_a_folder_is_still_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the known shapes are skipped: a record that merely resembles one (a `display`
+    without a `project`) is still read as a log, and its missing header is LOG-5."""
+    _jsonl(tmp_path / "notes.jsonl", [{"display": "x", "timestamp": 1}])
+    assert main(["check", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert "error bad-header LOG-5" in out
+    assert "skipped" not in out
