@@ -276,3 +276,26 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
     aborts = tmp_path / "elsewhere" / "aborts.json"  # not below the current folder: in full
     says = f"loopspec: {aborts}: command #2 of the case (Abort) needs the capability abort, which"
     assert says in out, out
+
+
+def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_shutdown(
+    tmp_path: Path,
+) -> None:
+    """SAFE-5: the saved cases share one --loopspec-cmd process, reset between them as conform's
+    programs are (the adapter writes a line per start), and a process that leaves without `bye`
+    fails the last case's teardown with one line saying so, not a traceback."""
+    _write_case(tmp_path / "loopspec-cases" / "a.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "loopspec-cases" / "b.json", "TURN-2", _ASKS)
+    starts = tmp_path / "starts"
+    adapter = tmp_path / "counting.sh"
+    target = f"{shlex.quote(sys.executable)} {TESTS / 'misbehaving_target.py'} nobye 1000000"
+    adapter.write_text(f"echo started >> {shlex.quote(str(starts))}\nexec {target}\n")
+    done = _pytest(tmp_path, f"sh {adapter}", "--loopspec-cmd", 1, "-k", "saved_case")
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "2 passed, 1 deselected, 1 error" in out, out
+    assert starts.read_text().splitlines() == ["started"]
+    said = "loopspec: error: [PROTO-1] after the saved cases replayed: "
+    assert said in out, out
+    assert "instead of answering shutdown" in out
+    assert "process_target.py" not in out

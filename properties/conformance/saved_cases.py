@@ -10,8 +10,10 @@ what replay prints.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 
 from loopspec.model.errors import LoopSpecError
@@ -26,6 +28,7 @@ from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     Replay,
     TargetError,
+    TargetFactory,
     UndeclaredCapability,
     close_factory,
     load_case,
@@ -49,32 +52,60 @@ def _as_typed(path: Path) -> str:
     return str(path.relative_to(here)) if path.is_relative_to(here) else str(path)
 
 
-def test_saved_case_replays(saved_case: Path, request: pytest.FixtureRequest) -> None:
-    """A saved case replays without a divergence on the target the command line names."""
+@attrs.frozen
+class _Target:
+    """The target the command line names, resolved once for every saved case, or why not."""
+
+    factory: TargetFactory | None
+    named: dict[str, str]
+    unusable: TargetError | None = None
+
+
+@pytest.fixture(scope="module")
+def replay_target(request: pytest.FixtureRequest) -> Iterator[_Target]:
+    """One target for all the saved cases: a --loopspec-cmd process serves every case, reset
+    between them, as it serves conform's programs (one start of Node per case, before). A
+    process that leaves without `bye` fails the last case's teardown, saying so."""
     impl = request.config.getoption("--loopspec-impl")
     cmd = request.config.getoption("--loopspec-cmd")
-    name = _as_typed(saved_case)
-    # Failed or skipped outside the `except`s: inside, pytest would print the error as context.
-    unusable: TargetError | None = None
-    replay: Replay | None = None
+    try:
+        factory, named = resolve_target(impl, cmd, PYTEST_OPTIONS)
+    except TargetError as error:
+        yield _Target(None, {}, error)
+        return
+    yield _Target(factory, named)
     unclosed: LoopSpecError | None = None
     try:
-        case = load_case(saved_case)
-        factory, target = resolve_target(impl, cmd, PYTEST_OPTIONS)
-    except TargetError as error:
-        unusable = error
+        close_factory(factory)
+    except LoopSpecError as error:  # a shared process's wrong answer to shutdown
+        unclosed = error
+    if unclosed is not None:
+        said = f"[{unclosed.rule_id}] after the saved cases replayed: {unclosed.message}"
+        pytest.fail(f"loopspec: error: {said}", pytrace=False)
+
+
+def test_saved_case_replays(
+    saved_case: Path, replay_target: _Target, request: pytest.FixtureRequest
+) -> None:
+    """A saved case replays without a divergence on the target the command line names."""
+    name = _as_typed(saved_case)
+    # Failed or skipped outside the `except`s: inside, pytest would print the error as context.
+    unusable = replay_target.unusable
+    replay: Replay | None = None
+    if unusable is None:
+        try:
+            case = load_case(saved_case)
+        except TargetError as error:
+            unusable = error
     if unusable is not None:
         pytest.fail(f"loopspec: error: [{unusable.rule_id}] {unusable.message}", pytrace=False)
+    factory = replay_target.factory
+    assert factory is not None
     profile, profile_note = replay_profile(None, case.profile)
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
         unusable = case_replay_error(name, broke)
-    finally:
-        try:
-            close_factory(factory)
-        except LoopSpecError as error:  # a shared process's wrong answer to shutdown
-            unclosed = error
     if isinstance(unusable, UndeclaredCapability):
         # Not a failure: conform never sends this target such a program, so the case says
         # nothing about it (a case from a build, or a colleague's loop, with more features).
@@ -82,8 +113,11 @@ def test_saved_case_replays(saved_case: Path, request: pytest.FixtureRequest) ->
     if unusable is not None:
         pytest.fail(f"loopspec: error: [{unusable.rule_id}] {unusable.message}", pytrace=False)
     assert replay is not None
-    replayed = target.get("cmd") or target.get("impl") or ""
     if replay.divergence is not None:
+        target = replay_target.named
+        impl = request.config.getoption("--loopspec-impl")
+        cmd = request.config.getoption("--loopspec-cmd")
+        replayed = target.get("cmd") or target.get("impl") or ""
         lines = [
             *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=False),
@@ -91,6 +125,3 @@ def test_saved_case_replays(saved_case: Path, request: pytest.FixtureRequest) ->
             f"replay it alone: {replay_command(Path(name), target)}",
         ]
         pytest.fail("\n".join(lines), pytrace=False)
-    if unclosed is not None:  # the replay itself did not diverge: say what failed after it
-        said = f"[{unclosed.rule_id}] after a replay without divergence: {unclosed.message}"
-        pytest.fail(f"loopspec: error: {said}", pytrace=False)
