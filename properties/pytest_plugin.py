@@ -83,7 +83,12 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
         if place.is_file():
             found.append(place.resolve())
         elif place.is_dir():
-            found += sorted(path.resolve() for path in place.glob("*.json") if path.is_file())
+            listed = sorted(path.resolve() for path in place.glob("*.json") if path.is_file())
+            if not listed and given is not None:  # a wrong folder must not pass for a suite
+                raise pytest.UsageError(
+                    f"--loopspec-cases {given}: a directory without case files (*.json)"
+                )
+            found += listed
         elif given is not None:  # the default folder need not exist until a case is saved
             raise pytest.UsageError(f"--loopspec-cases {given}: no such file or directory")
     unique = list(dict.fromkeys(found))  # a folder named twice replays once

@@ -299,3 +299,23 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
     assert said in out, out
     assert "instead of answering shutdown" in out
     assert "process_target.py" not in out
+
+
+@pytest.mark.parametrize(
+    ("named", "says"),
+    [("missing", "no such file or directory"), ("empty", "a directory without case files")],
+)
+def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
+    tmp_path: Path, named: str, says: str
+) -> None:
+    """PROTO-1: --loopspec-cases naming a folder that does not exist or holds no *.json stops
+    pytest with one line (as `loopspec replay DIR` exits 2): a mistyped folder would otherwise
+    pass for a regression suite without a failure. The default case folder may be missing."""
+    (tmp_path / "empty").mkdir()
+    done = _pytest(
+        tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 1,
+        f"--loopspec-cases={named}",
+    )  # fmt: skip
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert f"ERROR: --loopspec-cases {named}: {says}" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
