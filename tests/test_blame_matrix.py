@@ -265,6 +265,17 @@ def _no_reply_when_cut_off(command: Command, observed: Observation) -> Observati
     return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),))
 
 
+def _unknown_tool_checked_first(event: Event) -> Event:
+    """An unknown tool's call is reported unknown even when its arguments are not an object."""
+    error = event["data"].get("error") if event["type"] == "tool/result" else None
+    if error != {"name": "InvalidToolInputError", "code": "INVALID_TOOL_INPUT"}:
+        return event
+    block = event["data"]["message"]["content"][0]
+    block["content"] = [{"type": "text", "text": "Error: unknown tool missing_tool"}]
+    event["data"]["error"] = {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}
+    return event
+
+
 def _always_start(*_args: object) -> bool:
     return True
 
@@ -643,6 +654,10 @@ FAMILIES = (
     Case("a tool outcome accepted while idle", "MODEL-1",
          changed(_accept_refused("MODEL-1")), NO_HOOKS,
          (*TEXT_REPLY, ToolFinishes("c9", ToolSucceeded("late")))),
+    # Invalid input is judged before whether the tool exists; the arguments parse alike.
+    Case("an unknown tool reported before its invalid input", "EXE-5",
+         changed(_events(_unknown_tool_checked_first)), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", "not json"),)))),
     Case("an unknown tool's own wording", "EXE-5",
          changed(_result_text(lambda text, _: text.replace("unknown tool", "no such tool"))),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", '{"x":1}'),)))),

@@ -498,6 +498,9 @@ def _result_rule(
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
+    their_code = (_data(got).get("error") or {}).get("code")
+    if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
+        return "EXE-5", f"{about} differs: invalid input is reported before an unknown tool"
     if (
         code == "INVALID_TOOL_INPUT"
         and got is not None
