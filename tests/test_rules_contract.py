@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -356,26 +357,50 @@ def _portable(draw: st.DrawFn) -> str:
     return ("(?i)" if draw(st.booleans()) else "") + "|".join(branches)
 
 
+# Answers each line of cases (matcher, names) with a line of whether each name matches, as
+# ECMAScript reads the matcher (a leading `(?i)` meaning the `i` flag).
+ECMASCRIPT_MATCHER = (
+    "const lines = require('readline').createInterface({ input: process.stdin });"
+    "lines.on('line', (line) => console.log(JSON.stringify(JSON.parse(line).map(([m, names]) => {"
+    " const i = m.startsWith('(?i)'); const body = i ? m.slice(4) : m;"
+    " const re = new RegExp('^(?:' + body + ')$', i ? 'iu' : 'u');"
+    " return names.map((n) => re.test(n)); }))));"
+)
+
+
+@pytest.fixture(scope="module")
+def ecmascript_matcher() -> Iterator[subprocess.Popen[str]]:
+    """One node process for every example (starting node for each cost ~0.1 s of CPU)."""
+    node = subprocess.Popen(
+        ["node", "-e", ECMASCRIPT_MATCHER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield node
+    finally:
+        assert node.stdin is not None
+        node.stdin.close()
+        assert node.wait(timeout=30) == 0
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 @settings(max_examples=20, deadline=None)
 @given(cases=st.lists(st.tuples(_portable(), st.lists(_NAMES, min_size=1, max_size=6)), min_size=5))
 def test_HOOK_8_python_and_ecmascript_agree_inside_the_subset(
-    cases: list[tuple[str, list[str]]],
+    ecmascript_matcher: subprocess.Popen[str], cases: list[tuple[str, list[str]]]
 ) -> None:
     """HOOK-8: generated portable matchers fire for the same names in Python and in node."""
     for matcher, _names in cases:
         assert matcher_problem(matcher) is None, matcher
-    script = (
-        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-        "console.log(JSON.stringify(cases.map(([m, names]) => {"
-        " const i = m.startsWith('(?i)'); const body = i ? m.slice(4) : m;"
-        " const re = new RegExp('^(?:' + body + ')$', i ? 'iu' : 'u');"
-        " return names.map((n) => re.test(n)); })));"
-    )
-    done = subprocess.run(
-        ["node", "-e", script], input=json.dumps(cases), capture_output=True, text=True, check=True
-    )
-    in_node = json.loads(done.stdout)
+    assert ecmascript_matcher.stdin is not None
+    assert ecmascript_matcher.stdout is not None
+    ecmascript_matcher.stdin.write(json.dumps(cases) + "\n")
+    ecmascript_matcher.stdin.flush()
+    answer = ecmascript_matcher.stdout.readline()
+    assert answer, "node answered nothing"
+    in_node = json.loads(answer)
     in_python = [[HookSpec("h", "PreToolUse", m).matches(n) for n in names] for m, names in cases]
     assert in_python == in_node
 
