@@ -286,6 +286,25 @@ def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
     assert report.notices == []
 
 
+def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_wrote() -> None:
+    """REC-1: Claude Code resumed after a crash answers the interrupted call (a result record
+    marked `toolDenialKind: interrupted`) and then writes an assistant message of model
+    `<synthetic>`, which the next request carries as the model's own: a repair adds results
+    only. `loopspec run` counted it (REC-1) while check, calling REC-1 not checkable, passed the
+    transcript. Reported once, at the message, citing the repair; a repair followed by the
+    next prompt, or by an API error notice (never sent to the model), keeps REC-1."""
+    report = check(CLAUDE / "violations" / "REC-1-a-repair-adds-an-assistant-message.jsonl")
+    assert rules(report) == ["REC-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (4, (4, 3))
+    assert found.violation.message == (
+        "the crash repair of call toolu_long is followed by an assistant message the model "
+        "never wrote (Nothing to add.): a repair adds results only"
+    )
+    assert "REC-1" not in report.not_checkable
+    assert check(CLAUDE / "valid" / "a-crash-repair-then-the-next-prompt.jsonl").violations == []
+
+
 def test_ORD_3_a_subagent_transcript_is_judged_not_skipped() -> None:
     """ORD-3: a subagent's own transcript (`<session>/subagents/agent-*.jsonl`) marks every
     record `isSidechain`. It is that conversation, so its records are judged: before, all were
@@ -421,7 +440,7 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     claude_log, dsh_log = json.loads(capsys.readouterr().out)["logs"]
     assert dsh_log["rules_checked"] == sorted(rule_ids())
     assert claude_log["rules_checked"] == sorted(set(rule_ids()) - set(claude_code.NOT_CHECKABLE))
-    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4"} == set(
+    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1"} == set(
         claude_log["rules_checked"]
     )
     for log in (claude_log, dsh_log):

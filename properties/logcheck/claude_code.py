@@ -8,7 +8,9 @@ nothing the rules read):
   transcript's call record hold. Text of a new reply is model-visible. A record marked
   `isApiErrorMessage` (model `<synthetic>`: "API Error: ...", written when a request fails or
   the stream breaks) is shown to the user and never sent to the model: it is no reply (that
-  the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report).
+  the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report). Another
+  record of model `<synthetic>` is sent to the model as its own: written right after a crash
+  repair (below), it breaks REC-1 (a repair adds results only).
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
@@ -18,7 +20,8 @@ nothing the rules read):
   did: what ran, compared with the call (a PermissionRequest hook's `updatedInput` runs, and
   only its decision is recorded). An Edit's `oldString` is the text the tool matched, which
   may differ from the call's (it matches straight quotes to curly ones), so it is not compared;
-  a result the user modified is skipped.
+  a result the user modified is skipped. `toolDenialKind` `interrupted` marks the repair
+  result Claude Code writes on resume for a call a crash left without one.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
@@ -42,6 +45,7 @@ from loopspec.properties.logcheck.harness_logs import (
     Dialect,
     Executed,
     HookRewrite,
+    Invented,
     Observation,
     Reply,
     Result,
@@ -69,6 +73,9 @@ RECORD_TYPES = frozenset(
         "mode",
     }
 )
+
+# The model an assistant record names when Claude Code wrote it itself, not the model.
+SYNTHETIC_MODEL = "<synthetic>"
 
 # Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
 # `file-history-snapshot` only `messageId`); none of them is a dsh event field.
@@ -101,7 +108,6 @@ NOT_CHECKABLE = {
     ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
-    "REC-1": "Claude Code writes no repair records",
 }
 
 
@@ -126,6 +132,9 @@ class _Reader:
         self.inputs: dict[str, tuple[str, Any]] = {}
         # Whether the log's conversation is a subagent's: set by its first message.
         self.sidechain: bool | None = None
+        # The calls and line of the crash repair records just read (REC-1), until the
+        # next user or assistant record.
+        self.repair: tuple[tuple[str, ...], int] | None = None
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
         kind = record.get("type")
@@ -135,13 +144,23 @@ class _Reader:
         if sidechain != bool(self.sidechain):
             return  # another conversation's record
         message = record.get("message")
+        repair = self.repair
+        if kind in ("user", "assistant"):
+            self.repair = None  # only the message right after a repair is read as its own
         if kind == "assistant" and isinstance(message, Mapping):
             if record.get("isApiErrorMessage") is True:
                 return  # Claude Code's own error notice, not in any later request's history
+            if repair is not None and message.get("model") == SYNTHETIC_MODEL:
+                yield Invented(_text_of(message), repair[0], line, repair[1])
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
             results = list(_user(message.get("content"), line, _refused(record)))
             yield from results
+            if record.get("toolDenialKind") == "interrupted" and results:
+                # A repair answering several calls may write one record per call.
+                earlier = repair[0] if repair is not None else ()
+                calls = tuple(r.call_id for r in results if isinstance(r, Result))
+                self.repair = (earlier + calls, line) if calls else repair
             ran = self._file_tool_ran(results, record.get("toolUseResult"), line)
             if ran is not None:
                 yield ran
@@ -187,6 +206,12 @@ class _Reader:
                 continue  # the default the model left out
             ran[argument] = outcome[recorded]
         return Executed(results[0].call_id, ran, line)
+
+
+def _text_of(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    return "".join(str(b.get("text", "")) for b in blocks if isinstance(b, Mapping))
 
 
 def _refused(record: Mapping[str, Any]) -> bool:

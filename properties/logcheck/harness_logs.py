@@ -21,6 +21,8 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - HOOK-4 (Claude Code): each PreToolUse hook answers once per call;
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
+  (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
+  right after the repair result, which the next request carries as the model's, breaks it.
 
 Every other rule a dsh log is checked by (`rules_checked` of a dsh log) is listed as not
 checkable, with the reason, never as passed. In the reports of these logs `seq` and the related
@@ -114,13 +116,24 @@ class Executed:
 
 
 @attrs.frozen
+class Invented:
+    """An assistant message the loop wrote itself, sent to the model as its own, right after
+    the repair results of `repaired` (calls a crash left unanswered, answered on resume)."""
+
+    text: str
+    repaired: tuple[str, ...]
+    line: int
+    repair_line: int
+
+
+@attrs.frozen
 class TurnStart:
     """A new turn begins: the turn before it is over, whatever ended it."""
 
     line: int
 
 
-Observation = Reply | Result | Visible | HookRewrite | Executed | TurnStart
+Observation = Reply | Result | Visible | HookRewrite | Executed | Invented | TurnStart
 
 
 @attrs.frozen
@@ -190,6 +203,15 @@ class Judge:
                 return self._rewrite(observation)
             case Executed():
                 return self._executed(observation)
+            case Invented(text, repaired, line, repair_line):
+                calls = (
+                    f"call {repaired[0]}" if len(repaired) == 1 else f"calls {', '.join(repaired)}"
+                )
+                message = (
+                    f"the crash repair of {calls} is followed by an assistant message the model "
+                    f"never wrote ({_show(text)}): a repair adds results only"
+                )
+                return [Violation("REC-1", line, message, (repair_line,))]
             case TurnStart(line):
                 return self._turn_start(line)
             case _:
