@@ -184,7 +184,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     replay = subparsers.add_parser(
         "replay",
-        help="rerun a saved case file against --impl/--cmd (default: the bundled "
+        help="rerun saved case files against --impl/--cmd (default: the bundled "
         "implementation); the case's recorded target is shown, never run",
     )
     replay.add_argument(

@@ -57,9 +57,10 @@ VERBS = (
     Verb(
         "replay",
         "loopspec.properties.cli.conform",
-        "rerun a saved case file against a target named on the command line",
-        "0 the case no longer diverges (or only by a known divergence); 1 it still diverges; "
-        "2 the case file or target cannot be used",
+        "rerun saved case files (one, several or a folder's) against a target named on the "
+        "command line",
+        "0 no case diverges any more (or only by a known divergence); 1 a case still diverges; "
+        "2 a case file or the target cannot be used",
         starts_processes=True,
     ),
     Verb(
