@@ -440,7 +440,11 @@ def _run_exhaustive(
         target.close()
     divergence = report.divergence
     if divergence is None:
-        line = f"exhaustive: {report.runs} runs, {report.commands} commands; {report.guarantee}"
+        # Fewer runs than programs: a run checks each prefix of its program on the way.
+        line = (
+            f"exhaustive: {report.guarantee}; {report.runs} runs (a run compares every prefix "
+            f"of its program), {report.commands} commands"
+        )
         print(line, file=sys.stderr if style == "json" else sys.stdout)
         return None
     # Cut down as a random counterexample is: the first diverging program of the enumeration
