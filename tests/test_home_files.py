@@ -136,3 +136,20 @@ def test_LOG_5_a_jsonl_of_another_shape_in_a_folder_is_still_an_error(
     out = capsys.readouterr().out
     assert "error bad-header LOG-5" in out
     assert "skipped" not in out
+
+
+def test_LOG_5_a_folder_holding_only_files_that_are_no_session_log_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check ~/.codex` where no rollout was ever written: the history is skipped as anywhere,
+    and, as for a folder with no log file at all, the run fails saying none was found (a CI job
+    must not pass having checked nothing)."""
+    codex = tmp_path / ".codex"
+    _jsonl(codex / "history.jsonl", CODEX_PROMPTS)
+    assert main(["check", str(codex)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{codex / 'history.jsonl'}: skipped codex-prompt-history: ")
+    assert out[1] == (
+        f"{codex}: error unreadable: no session log under it: its one file is not one "
+        "(skipped, see above)"
+    )

@@ -607,11 +607,24 @@ def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
 
 
 def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Iterator[LogReport]:
-    """A report per log the arguments name (files, directories, `-`), in order."""
-    for source in log_sources(arguments):
-        if isinstance(source, SourceProblem):
-            report = LogReport(source.name)
-            report.fail(None, ErrorKind.UNREADABLE, source.message)
+    """A report per log the arguments name (files, directories, `-`), in order. A directory
+    whose every file was skipped (none is a session log) is an error after them, as one
+    holding no log file at all is: checking it checked nothing."""
+    for argument in arguments:
+        skipped = walked = 0
+        for source in log_sources([argument]):
+            if isinstance(source, SourceProblem):
+                report = LogReport(source.name)
+                report.fail(None, ErrorKind.UNREADABLE, source.message)
+                yield report
+                continue
+            report = check_source(source, limits)
+            walked += source.walked
+            skipped += report.skipped is not None
             yield report
-        else:
-            yield check_source(source, limits)
+        if walked and skipped == walked:
+            report = LogReport(argument)
+            files = "its one file is not" if skipped == 1 else f"none of its {skipped} files is"
+            message = f"no session log under it: {files} one (skipped, see above)"
+            report.fail(None, ErrorKind.UNREADABLE, message)
+            yield report

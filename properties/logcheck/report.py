@@ -5,6 +5,8 @@ else 1 when any log breaks a rule, else 0. Notices (a crash tail, an unknown hea
 never change it, nor do skipped files: a file found under a directory argument that is a known
 file of a CLI's home folder holding no loop (Claude Code's or Codex's prompt history, Codex's
 session index: `logcheck.home_files`) is skipped with a line saying what it is, and counted.
+A directory whose every file was skipped is an input error (unreadable: no session log under
+it), as one holding no log file at all is.
 
 Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
 
