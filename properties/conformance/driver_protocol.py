@@ -51,7 +51,9 @@ Numbers are exact: an integer keeps every digit, however large, and values (a ho
 `updatedInput`, a rewrite's arguments, `meta`) are compared as the JSON values they denote. A
 peer whose parser reads every number as a double (JavaScript's `JSON.parse`) changes an integer
 beyond 2^53 and is reported for it (RW-2 when it is a hook's input); such a peer must keep
-integers whole, e.g. by parsing them as BigInt.
+integers whole, e.g. by parsing them as BigInt. In Node 20 a `JSON.parse` reviver sees a
+number's source text (its third argument) only when node runs with
+`--harmony-json-parse-with-source`; without it, read numbers from the line yourself.
 """
 
 from __future__ import annotations
