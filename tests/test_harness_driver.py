@@ -438,6 +438,23 @@ def test_RW_2_the_verdict_counts_what_check_finds_in_the_log_and_the_report_does
     assert lines[-1].startswith("  [RW-2] log line 2: call c1 ran another input")
 
 
+def test_LOG_8_a_log_check_cannot_read_to_its_end_is_said_so_in_the_report() -> None:
+    """LOG-8: a CLI killed mid-write leaves a torn last line; check stops there and says so.
+    The report printed 'check: no violation it can show' as if the whole log had been judged;
+    it now prints check's error (and its notices: a call still awaiting its result)."""
+    body = {"input": [PRINT_CALL, PRINT_OUTPUT]}
+    result = _result(_observed("echo a"), body)
+    result["requests"][0]["path"] = "/v1/responses"
+    rollout = _rollout(("response_item", PRINT_CALL)) + '{"timestamp": "t", "type": "resp'
+    result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
+    lines = report_lines(session_view(Harness.CODEX, ONE_CALL, None, result), result)
+    assert any(
+        x.startswith("  check line 2: error torn-tail: the last line stops short")
+        and x.endswith("(not judged past it)")
+        for x in lines
+    )
+
+
 def test_crash_and_abort_keys_are_checked(tmp_path: Path) -> None:
     """`crashAfterSeconds` / `abortAfterSeconds` must be positive numbers, not both on a turn;
     `cutAfterFile` a plain file name. The shipped crash scenario reads as a crash on turn 1,

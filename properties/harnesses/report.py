@@ -449,6 +449,14 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         for found in view.log_report.violations:
             violation = found.violation
             lines.append(f"  check line {found.line}: {violation.rule_id}: {violation.message}")
+        # An input error ends check's reading of the log: what follows it was not judged, so
+        # "no violation" alone would overstate what check found.
+        for error in view.log_report.errors:
+            where = "check" if error.line is None else f"check line {error.line}"
+            lines.append(f"  {where}: error {error.kind}: {error.message} (not judged past it)")
+        for notice in view.log_report.notices:
+            where = "check" if notice.line is None else f"check line {notice.line}"
+            lines.append(f"  {where}: notice {notice.kind}: {notice.message}")
         if not view.log_report.violations:
             lines.append("  check: no violation it can show")
     lines.append(f"\n== divergences from the model: {len(view.divergences)} ==")
