@@ -36,7 +36,7 @@ from loopspec.model.commands import (
     SubmitUser,
 )
 from loopspec.model.jsonvalue import FrozenMap
-from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main as loopspec_main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.profile_check import ProfileChecker
@@ -195,6 +195,39 @@ def test_RW_1_the_profile_recognises_a_record_that_is_not_what_ran(name: str) ->
     checker = _fed(PROFILES[name])
     assert checker.stop is not None
     assert checker.stop.key == "RW-1"
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        (ReasoningBlock("thinking"),),
+        (ReasoningBlock(" "), TextBlock("")),
+        (TextBlock(""),),
+    ],
+    ids=["reasoning", "reasoning-and-empty-text", "empty-text"],
+)
+def test_STEP_4_claude_code_asking_again_after_a_reply_with_nothing_to_say_is_known(
+    blocks: tuple[ReasoningBlock | TextBlock, ...],
+) -> None:
+    """STEP-4: Claude Code asks the model again where the model ends the turn on a reply of
+    reasoning alone or nothing; an empty text block is nothing to it (a random program on the
+    real binary drew reasoning and an empty text and was reported an unknown STEP-4)."""
+    model = ModelTarget()
+    model.reset(CONFIGS[0])
+    checker = ProfileChecker(PROFILES["claude-code"])
+    for command in (SubmitUser("hi"), ModelReplies(blocks)):
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        assert expected.accepted
+        events = tuple(e for e in expected.events if e["type"] != "turn/end")
+        actual = attrs.evolve(expected, events=events)
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+    assert found is None
+    assert checker.stop is not None
+    assert checker.stop.key == "STEP-4"
 
 
 @pytest.mark.parametrize("arguments", ['{"command":"ls"}', "not json", "", 'it\'s "quoted"'])
