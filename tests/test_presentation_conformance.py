@@ -46,7 +46,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_adapter import impl_adapter
 from loopspec.properties.conformance.impl_target import AdapterTarget, bundled_target
 from loopspec.properties.conformance.machine import conformance_machine
-from loopspec.properties.conformance.presented import invalid_acp
+from loopspec.properties.conformance.presented import invalid_acp, presentation_rule
 from loopspec.properties.conformance.process_target import (
     ProcessTarget,
     ProcessTargetError,
@@ -360,6 +360,34 @@ def test_VIEW_2_the_js_loop_renders_every_card_as_the_model_does(
         assert sent >= len([c for c in program if isinstance(c, ModelReplies)]) - 1
     finally:
         js_loop.close()
+
+
+def _card_for(call_id: str, arguments: str) -> dict[str, Any]:
+    view = present_call("read", parse_arguments(arguments))
+    note = acp.tool_call_notification(
+        "s",
+        call_id,
+        view,
+        arguments=parse_arguments(arguments),
+        session_cwd="/workspace",
+        terminal_capable=False,
+    )
+    return {"method": "session/update", "params": note}
+
+
+def test_VIEW_3_a_card_left_out_is_named_not_compared_with_the_next_call() -> None:
+    """VIEW-3: a target that sends no card for one call (here an invalid one) while it sends
+    the next call's is told it shows nothing for that call; it read 'the target sends
+    session/update for call c2 where the model sends session/update for call c1' (VIEW-2)."""
+    first, second = _card_for("c1", "{}"), _card_for("c2", '{"file_path":"a.txt"}')
+    found = presentation_rule([first, second], [second], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-3", what
+    assert "shows nothing for call c1" in what, what
+    extra = presentation_rule([second], [first, second], history=())
+    assert extra is not None
+    assert "for call c1 unasked" in extra[1], extra
 
 
 def test_PROTO_1_declaring_presentation_without_reporting_it_is_a_protocol_error() -> None:
