@@ -166,6 +166,10 @@ class Prefix:
         self.messages_wait_kind = ""
         # A crash repair's result was appended in the open turn: the turn must end interrupted.
         self.repaired = False
+        # The reply (by seq) whose calls' missing tool/call records the reader of a log's commit
+        # markers blamed on LOG-8 (`loopspec.properties.logcheck.commit_units`), and those
+        # calls: their results are not blamed again on ADJ-2 for lacking a record.
+        self.unrecorded_blamed: tuple[int | None, frozenset[str]] = (None, frozenset())
         # The surface: its nodes' seqs and kinds in order. While every surface event comes
         # after the last one (always, in a log that keeps LOG-1), a node is found by bisecting
         # `surface_keys`, which rise along the surface: an appended node's key is its seq, a
@@ -945,8 +949,12 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
     record = prefix.call_records.get(call_id)
     if record is None:
         # A repair result answers an unrecorded call; one with the code of a recorded call has
-        # the wrong code, which REC-1 reports (`repair_results_match_call_state`).
-        if fact.error_code not in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
+        # the wrong code, which REC-1 reports (`repair_results_match_call_state`). A record
+        # missing from its reply's commit was blamed there (LOG-8).
+        blamed_reply, blamed_calls = prefix.unrecorded_blamed
+        if fact.error_code not in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN) and not (
+            blamed_reply == prefix.reply_seq and call_id in blamed_calls
+        ):
             return [
                 Violation(
                     "ADJ-2",

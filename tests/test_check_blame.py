@@ -17,6 +17,7 @@ from check_fixtures import FIXTURES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.report import rules_checked
 
 BLAME = FIXTURES / "blame"
 
@@ -333,3 +334,54 @@ def test_HOOK_1_a_hook_result_naming_another_call_than_its_invocation_is_blamed(
     report = check(BLAME / "violations" / "HOOK-1-hook-result-names-another-call.jsonl")
     assert blamed(report) == [("HOOK-1", 6)]
     assert report.violations[0].violation.related == (3,)  # the hook/invoked it answers
+
+
+def test_LOG_8_a_reply_committed_without_a_call_record_is_blamed_where_its_commit_ends() -> None:
+    """LOG-8: on a log that marks its commits (version 1), a reply with calls c1 and c2 whose
+    commit ends after c1's record is blamed at that record's line (it passed: no rule read the
+    markers), and c2's record in the next commit is not blamed again."""
+    report = check(BLAME / "violations" / "LOG-8-reply-apart-from-its-records.jsonl")
+    assert blamed(report) == [("LOG-8", 6)]
+    (found,) = report.violations
+    assert "c2" in found.violation.message
+    assert found.events == (4, 3)
+
+
+def test_LOG_8_a_record_lost_from_its_commit_is_LOG_8_and_its_result_not_ADJ_2() -> None:
+    """LOG-8: a reply's commit of three whose third event, c2's record, never came breaks off
+    at the next line; c2's result, which then has no record before it, is not blamed again
+    (it was ADJ-2 alone)."""
+    report = check(BLAME / "violations" / "LOG-8-record-lost-from-its-commit.jsonl")
+    assert blamed(report) == [("LOG-8", 7)]
+    message = report.violations[0].violation.message
+    assert "after 2 of its 3 events" in message
+    assert "c2" in message
+
+
+def test_LOG_8_a_commit_a_crash_cut_at_the_end_is_a_notice() -> None:
+    """LOG-8: the last commit stopping before its last event is what a crash may leave, which
+    the harness drops whole on reopening: a notice naming LOG-8 beside REC-2's, no violation."""
+    report = check(BLAME / "valid" / "LOG-8-torn-last-commit.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    kinds = [(notice.kind, notice.rule_id, notice.line) for notice in report.notices]
+    assert kinds == [("crash-tail", "REC-2", 2), ("torn-commit", "LOG-8", 5)]
+    assert "drops whole" in report.notices[1].message
+
+
+def test_LOG_8_a_dsh_log_is_not_held_to_commits_and_the_report_says_which_was(
+    tmp_path: Path,
+) -> None:
+    """LOG-8: a version 0 log carries no commit markers and may commit event by event (SPEC
+    section 8): the same events with header version 0 pass, and `rules_checked` lists LOG-8
+    only for the version 1 log."""
+    marked = BLAME / "violations" / "LOG-8-reply-apart-from-its-records.jsonl"
+    header, *rest = marked.read_text(encoding="utf-8").splitlines(keepends=True)
+    dsh = tmp_path / "dsh.jsonl"
+    dsh.write_text(header.replace('"version": 1', '"version": 0') + "".join(rest))
+    reports = {report.version: report for report in check_paths([str(marked), str(dsh)])}
+    assert blamed(reports[0]) == []
+    assert reports[0].status == "ok"
+    checked = {version: rules_checked(report) for version, report in reports.items()}
+    assert "LOG-8" in checked[1]
+    assert "LOG-8" not in checked[0]
+    assert set(checked[1]) - set(checked[0]) == {"LOG-8"}

@@ -20,7 +20,11 @@ from typing import Any
 import pytest
 from check_fixtures import FIXTURES
 
-from loopspec.properties.logcheck.checker import check_paths
+from loopspec.model.state import LoopState
+from loopspec.model.transitions import step
+from loopspec.model.wire import event_to_wire
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.logcheck.checker import LogReport, check_paths
 
 Event = dict[str, Any]
 Plant = Callable[[list[Event]], list[Event]]
@@ -306,3 +310,125 @@ def test_MODEL_1_one_planted_bug_is_blamed_on_its_rule_once(
         found.violation.message for found in report.violations
     ]
     assert report.errors == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The same demo as `loopspec run` writes it: header version 1, each event of a commit of n >= 2
+# events marked `unit: [k, n]` (impl/framing.py). LOG-8 is checked there: every commit whole,
+# and a reply with calls committed with a tool/call for each. A plant keeps the other events'
+# markers as the loop wrote them.
+
+
+def marked_demo() -> tuple[Event, list[Event]]:
+    """The model's demo log (model-demo.jsonl's events) framed in the model's commits."""
+    state = LoopState(DEMO_CONFIG)
+    for command in DEMO_COMMANDS:
+        state = step(state, command)
+    events: list[Event] = [event_to_wire(event) for event in state.log]
+    start = 0
+    for end in state.commit_ends:
+        for k, event in enumerate(events[start:end], start=1):
+            if end - start > 1:
+                event["unit"] = [k, end - start]
+        start = end
+    header = json.loads(BASE.read_text(encoding="utf-8").splitlines()[0])
+    return {**header, "version": 1}, events
+
+
+def _unit(marker: object) -> Callable[[Event, list[Event]], None]:
+    def edit(event: Event, _events: list[Event]) -> None:
+        if marker is None:
+            del event["unit"]
+        else:
+            event["unit"] = marker
+
+    return edit
+
+
+def _reply_committed_alone(events: list[Event]) -> list[Event]:
+    """Turn 1's reply ends its commit; its three records are a commit after it."""
+    reply = _at(events, _of("assistant/message"))
+    for k, event in enumerate(events[reply - 2 : reply + 1], start=1):
+        event["unit"] = [k, 3]
+    for k, event in enumerate(events[reply + 1 : reply + 4], start=1):
+        event["unit"] = [k, 3]
+    return events
+
+
+def _decision_between_two_results(events: list[Event]) -> list[Event]:
+    """The approval's answer, a commit by itself, lands between the two results of the commit
+    before it (each event where it stood in the order, so only the framing is wrong)."""
+    return _moved(events, _at(events, DECIDED), _at(events, _result("call_b")))
+
+
+MARKED_PLANTS: list[tuple[str, Plant, list[str]]] = [
+    # The ADJ-2 at call_b's result, which has no record before it, follows from the lost line.
+    ("a tool/call lost from its reply's commit", _dropped(_of("tool/call", callId="call_b")),
+     ["LOG-8"]),
+    ("a reply committed apart from its records", _reply_committed_alone, ["LOG-8"]),
+    ("another commit between a commit's events", _decision_between_two_results, ["LOG-8"]),
+    ("an event of a commit written without its marker",
+     _edited(_of("tool/call", callId="call_b"), _unit(None)), ["LOG-8"]),
+    ("a marker naming another size",
+     _edited(_of("tool/call", callId="call_b"), _unit([5, 7])), ["LOG-8"]),
+    ("a malformed marker", _edited(_of("tool/call", callId="call_b"), _unit([5, 6, 1])),
+     ["LOG-8"]),
+    # A crash cut the last commit: the harness drops it whole on reopening (a notice).
+    ("the last commit torn by a crash",
+     lambda ev: ev[: _at(ev, _of("tool/call", callId="call_e"))], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("bug", "plant", "rules"), MARKED_PLANTS, ids=[p[0] for p in MARKED_PLANTS]
+)
+def test_LOG_8_one_planted_commit_bug_is_blamed_on_LOG_8_once(
+    tmp_path: Path, bug: str, plant: Plant, rules: list[str]
+) -> None:
+    """LOG-8: on a log that marks its commits, a commit broken in the middle of the log, or a
+    reply committed without a call's record, is LOG-8, once, and nothing that only follows from
+    it; a commit a crash cut at the end is not a violation."""
+    header, events = marked_demo()
+    assert any("unit" in event for event in events)
+    whole = check_lines(tmp_path / "whole.jsonl", header, events)
+    assert (whole.violations, whole.notices, whole.commits_checked) == ([], [], True)
+    planted = plant(copy.deepcopy(events))
+    assert planted != events, bug
+    report = check_lines(tmp_path / "planted.jsonl", header, planted)
+    assert [found.violation.rule_id for found in report.violations] == rules, [
+        found.violation.message for found in report.violations
+    ]
+    assert report.errors == []
+
+
+def check_lines(path: Path, header: Event, events: list[Event]) -> LogReport:
+    """The report of the log of `header` and `events`, written to `path`."""
+    path.write_text("".join(json.dumps(e) + "\n" for e in (header, *events)), encoding="utf-8")
+    (report,) = check_paths([str(path)])
+    return report
+
+
+def test_LOG_8_no_line_cut_of_a_marked_log_is_flagged_and_a_flag_stays(tmp_path: Path) -> None:
+    """LOG-8, RW-1: the verdict on commit markers is prefix-closed. Cut after any line (inside
+    a commit too: a crash's cut), the marked demo has no violation, and a torn last commit is a
+    notice; a commit bug, once flagged, is flagged at the same seq by every longer prefix."""
+    header, events = marked_demo()
+    torn_cuts = 0
+    for cut in range(len(events) + 1):
+        report = check_lines(tmp_path / "cut.jsonl", header, events[:cut])
+        assert report.violations == [], (cut, report.violations[0].violation.message)
+        torn = [notice for notice in report.notices if notice.kind == "torn-commit"]
+        inside = (
+            "unit" in events[cut - 1] and events[cut - 1]["unit"][0] < events[cut - 1]["unit"][1]
+        )
+        assert len(torn) == (1 if cut and inside else 0), cut
+        torn_cuts += len(torn)
+    assert torn_cuts > 10
+    planted = _reply_committed_alone(copy.deepcopy(events))
+    flagged: list[int] = []
+    for cut in range(len(planted) + 1):
+        report = check_lines(tmp_path / "cut.jsonl", header, planted[:cut])
+        seqs = [found.violation.seq for found in report.violations]
+        assert seqs in ([], flagged or seqs), cut
+        flagged = flagged or seqs
+    assert flagged == [_at(planted, _of("assistant/message"))]

@@ -19,8 +19,9 @@ What a `LogReport` holds:
   checking goes on with the next log. A header error does not stop checking: the events are still
   whole.
 - notices: what is worth knowing but breaks no rule: a turn left open at the end of the log (a
-  crash tail: the harness must repair it before resuming, rule REC-2), a header version this
-  checker does not know.
+  crash tail: the harness must repair it before resuming, rule REC-2), on a log that marks its
+  commits a last commit left unfinished (torn by a crash, dropped whole on reopening, LOG-8;
+  `loopspec.properties.logcheck.commit_units`), a header version this checker does not know.
 
 Nothing here raises on bad input: every failure of the input becomes an error in the report.
 Which layouts are read, and which are recognised and refused, is
@@ -49,6 +50,7 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.properties.logcheck.clean_events import clean_judges
+from loopspec.properties.logcheck.commit_units import MARKED_VERSION, CommitUnits
 from loopspec.properties.logcheck.compact_rows import (
     CHUNK_TYPE,
     COUNT_FIELDS,
@@ -111,6 +113,7 @@ class NoticeKind:
     """The kinds of notice, as they appear in reports."""
 
     CRASH_TAIL = "crash-tail"
+    TORN_COMMIT = "torn-commit"
     UNKNOWN_VERSION = "unknown-version"
 
 
@@ -175,6 +178,8 @@ class LogReport:
     # the rules such a log cannot show, each with why (reported, never counted as passed).
     dialect: str = "dsh"
     not_checkable: dict[str, str] = attrs.field(factory=dict)
+    # Whether its commit markers were held to LOG-8 (a version-1 log: `commit_units`).
+    commits_checked: bool = False
     # Set when the file was skipped, not checked (it is no session log).
     skipped: Skipped | None = None
 
@@ -393,6 +398,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     scan = _SCAN
     unread = report.unread_types
     expecting_header = True
+    # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
+    units: CommitUnits | None = None
     turn_line = turn_seq = line = events = 0
     try:
         for line, raw in enumerate(iter(partial(readline, size), b""), 1):
@@ -415,7 +422,14 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
             if expecting_header:
                 expecting_header = False
                 if _is_checked_header(report, obj, line):
+                    if report.version == MARKED_VERSION:
+                        units = CommitUnits(prefix)
+                        report.commits_checked = True
                     continue
+            if units is not None and type(obj) is dict:
+                broken = units.take(obj, line)
+                if broken:
+                    report.record(line, broken, limits)
             try:
                 seq, kind = obj.get("seq"), obj["type"]
                 judge = judges.get(kind)
@@ -524,6 +538,11 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
             "which the harness must repair before the session resumes"
         )
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
+        report.notices.append(notice)
+    torn = None if units is None else units.torn()
+    if torn is not None:
+        torn_line, torn_seq, message = torn
+        notice = Notice(torn_line, NoticeKind.TORN_COMMIT, message, "LOG-8", torn_seq)
         report.notices.append(notice)
 
 

@@ -16,8 +16,12 @@ Not covered: the June-2026 layout (`context/message` and `steering/message` even
 `tool/result` carrying `callId`/`content`/`isError` in `data`, `assistant/message` carrying
 `content` in `data`, `turn/start` with a `trigger`). Its relations differ (no surface ops, results
 cite no call), so holding it to these rules would report violations it never broke: such a log is
-reported as not covered, and none of its violations are kept. A header `version` other than 0 is
-checked as version 0, with a notice saying so.
+reported as not covered, and none of its violations are kept. A header `version` other than 0
+and 1 is checked as version 0 (its commit markers, if any, unread), with a notice saying so.
+
+Version 1 (the logs `loopspec run` writes) is the same layout, every event of a commit of
+several events marked `unit: [k, n]`; those markers are held to LOG-8
+(`loopspec.properties.logcheck.commit_units`). A version 0 log has none, and is not.
 
 Logs of other loops are recognised before any of this, from their first record
 (`loopspec.properties.logcheck.foreign`): Claude Code transcripts and Codex rollouts are read by
@@ -33,8 +37,9 @@ from typing import Any
 from loopspec.model.errors import InvalidEventError
 
 # 0: dsh's logs. 1: loopspec's own (`loopspec run`, `impl/`): the same layout, every event of a
-# multi-event commit carrying a `unit: [k, n]` envelope field (`impl/framing.py`), which no rule
-# here reads; without 1, `check` called the logs loopspec itself writes an unknown version.
+# multi-event commit carrying a `unit: [k, n]` envelope field (`impl/framing.py`), which the
+# invariants never read: `logcheck.commit_units` holds the markers to LOG-8 (whole commits, a
+# reply's calls recorded in its commit) on a version 1 log only.
 SUPPORTED_VERSIONS = frozenset({0, 1})
 LEGACY_TYPES = frozenset({"context/message", "steering/message"})
 LAYOUT_NAME = "the June-2026 dsh layout"

@@ -89,7 +89,9 @@ that explains it stays, and the later violation's `events` name its event: a res
 a later turn than its call's lists the turn/end where its absence was blamed on ADJ-3.
 
 What a log was judged by: `rules_checked` lists the rules a violation could name in it — on a
-dsh log every rule a log invariant carries (SPEC.md section 7), on a transcript or rollout those
+dsh log every rule a log invariant carries (SPEC.md section 7), and LOG-8 when the log marks
+its commits (header version 1, the logs `loopspec run` writes: `logcheck.commit_units`; a
+version 0 log may commit event by event and is not held to it), on a transcript or rollout those
 its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
 on one with an "error", these judged the lines before it. Input errors and notices name the
 rules below besides. A rule in neither list — what ran, in which order bodies started, the
@@ -106,7 +108,8 @@ bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not
 (a file named on the command line that is a known file of a CLI's home folder holding no loop,
 such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
-Notice kinds: crash-tail (REC-2), unknown-version.
+Notice kinds: crash-tail (REC-2), torn-commit (LOG-8: the last commit of a version-1 log stops
+before its last event, a crash's cut the harness drops whole on reopening), unknown-version.
 """
 
 from __future__ import annotations
@@ -141,10 +144,14 @@ def exit_code(reports: Iterable[LogReport]) -> int:
 
 def rules_checked(report: LogReport) -> list[str]:
     """The rules a violation in this log could name, sorted: every rule a log invariant carries,
-    less those the log's dialect cannot show; none for a layout the rules do not cover."""
+    less those the log's dialect cannot show, and LOG-8 when its commit markers were read; none
+    for a layout the rules do not cover."""
     if report.status == "unsupported":
         return []
-    return sorted(set(rule_ids()) - set(report.not_checkable))
+    rules = set(rule_ids()) - set(report.not_checkable)
+    if report.commits_checked:
+        rules.add("LOG-8")
+    return sorted(rules)
 
 
 def log_to_json(report: LogReport) -> dict[str, Any]:

@@ -1,0 +1,257 @@
+"""LOG-8 on the logs loopspec writes: every commit whole, and a reply's calls recorded with it.
+
+A log whose header says version 1 (`loopspec run`, `impl/`) marks every event of a commit of
+n >= 2 events with the envelope field `unit: [k, n]` (`loopspec.impl.framing`); an event
+without it is a commit by itself. A crash keeps every commit whole or drops it whole, so in
+such a log (SPEC LOG-8):
+
+- the events of a commit come together and in order, `[1, n]` to `[n, n]`, each marker well
+  formed. A commit broken in the middle of the log (events of it missing, another commit
+  between its events, a marker out of order or naming another n) is one violation, at the
+  line that breaks it; where the rest of that commit comes later, it continues the broken one
+  and is not blamed again;
+- a reply with tool calls and a `tool/call` for every one of its calls are in one commit: when
+  the commit holding the reply ends without a call's record, that is the violation, and the
+  call's result is not blamed again on ADJ-2 for lacking a record before it
+  (`Prefix.unrecorded_blamed`);
+- a commit still open at the end of the log is the one a crash may leave torn, which the
+  harness drops whole when the session reopens (`impl/log_reader.py`): a notice, as a turn left
+  open is (REC-2), not a violation. The events before it are the committed log; its own events
+  are judged like any others (a prefix of a valid log breaks no rule).
+
+The lines are judged as they are read, before their events are fed to the invariants, so a
+verdict on a line never waits for a later one: no prefix of a valid log is flagged, and a
+violation once found is found in every longer prefix. Memory: the open commit's place, and the
+call ids its reply makes and its records name.
+
+Version 0 logs (dsh's) carry no markers and may commit event by event (SPEC section 8): their
+commits are not checked, and their reports do not list LOG-8 among the rules checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loopspec.impl.framing import UNIT_KEY, unit_marker
+from loopspec.model.invariants import Prefix, Violation
+
+# The header version whose logs mark their commits.
+MARKED_VERSION = 1
+RULE = "LOG-8"
+
+
+def _where(line: int, seq: int) -> str:
+    return f"line {line} (seq {seq})"
+
+
+def _calls(call_ids: list[str]) -> str:
+    return f"call{'s' if len(call_ids) > 1 else ''} {', '.join(call_ids)}"
+
+
+class CommitUnits:
+    """The commit markers of one version-1 log, read line by line (`take`, then `torn`)."""
+
+    def __init__(self, prefix: Prefix) -> None:
+        self._prefix = prefix
+        # The open commit: its size n (0 between commits), the k of its last line read, and
+        # where it began.
+        self._size = 0
+        self._position = 0
+        self._first_line = 0
+        self._first_seq = 0
+        # The open commit was already blamed (broken, or begun without its first events): its
+        # end is not judged again.
+        self._blamed = False
+        # A commit broken off, as (n, k of its last line read): lines that continue it, if they
+        # come later, are the rest of that one commit.
+        self._cut: tuple[int, int] | None = None
+        # The open commit's first reply with calls (seq, line, call ids in the reply's order)
+        # and the call ids its tool/call records name.
+        self._reply: tuple[int, int, list[str]] | None = None
+        self._recorded: set[str] = set()
+
+    def take(self, obj: Mapping[str, Any], line: int) -> list[Violation]:
+        """The LOG-8 violations of the event (or compact row) `obj` on `line`, read before it is
+        fed to the invariants. A line without an integer seq is left to the reader, which stops
+        at it."""
+        seq = obj.get("seq", obj.get("seq0"))
+        if type(seq) is not int:
+            return []
+        found: list[Violation] = []
+        broke = False
+        try:
+            marker = unit_marker(obj)
+        except ValueError:
+            found.append(self._malformed(obj, line, seq))
+            marker = None  # read as a commit by itself, so the lines after it are judged
+        else:
+            if self._size and marker != (self._position + 1, self._size):
+                broke = True
+                found += self._broken_by(marker, obj, line, seq)
+        found += self._place(marker, obj, line, seq, quiet=broke)
+        self._note_calls(obj, line, seq)
+        if self._position == self._size:  # this line ends its commit
+            found += self._reply_recorded(line, seq)
+            self._size = self._position = 0
+        return found
+
+    def torn(self) -> tuple[int, int, str] | None:
+        """(line, seq, message) of the commit left open at the end of the log; None when the
+        log ends between commits, or in the rest of a commit already blamed."""
+        if not self._size or self._blamed:
+            return None
+        return (
+            self._first_line,
+            self._first_seq,
+            f"the last commit, begun at {_where(self._first_line, self._first_seq)}, holds "
+            f"{self._position} of its {self._size} events: a commit a crash cut off, which "
+            "the harness drops whole when the session reopens; the log before it is whole",
+        )
+
+    # -- the markers ---------------------------------------------------------------------------
+
+    def _place(
+        self,
+        marker: tuple[int, int] | None,
+        obj: Mapping[str, Any],
+        line: int,
+        seq: int,
+        *,
+        quiet: bool,
+    ) -> list[Violation]:
+        """Take the line's place: the next of the open commit, or the first line read of a new
+        one. `quiet`: the line already broke a commit, and is not blamed again."""
+        if self._size:
+            self._position += 1
+            return []
+        self._reply, self._recorded, self._blamed = None, set(), False
+        self._first_line, self._first_seq = line, seq
+        if marker is None:
+            self._size = self._position = 1
+            return []
+        position, size = marker
+        self._size, self._position = size, position
+        if position == 1:
+            return []
+        # The rest of a commit broken off earlier (blamed then: a later event of a commit of
+        # its size), or of one begun nowhere.
+        self._blamed = True
+        cut, self._cut = self._cut, None
+        if quiet or (cut is not None and cut[0] == size and cut[1] < position):
+            return []
+        message = (
+            f"{obj.get('type')} at {_where(line, seq)} is marked event {position} of a commit "
+            f"of {size}, but no commit is open: its first {position - 1} event(s) are missing "
+            "(a commit is written whole, its events together)"
+        )
+        return [Violation(RULE, seq, message)]
+
+    def _broken_by(
+        self, marker: tuple[int, int] | None, obj: Mapping[str, Any], line: int, seq: int
+    ) -> list[Violation]:
+        """The open commit ends early at `line`: close it, and blame it unless it was already."""
+        shown = (
+            "carries no unit marker (a commit by itself)"
+            if marker is None
+            else f"is marked event {marker[0]} of {marker[1]}"
+        )
+        message = (
+            f"the commit begun at {_where(self._first_line, self._first_seq)} breaks off after "
+            f"{self._position} of its {self._size} events: {obj.get('type')} at "
+            f"{_where(line, seq)} {shown} where event {self._position + 1} of {self._size} "
+            "was due (a commit is written whole, its events together)"
+        )
+        blamed, related = self._blamed, (self._first_seq,)
+        unrecorded = self._close_broken()
+        if unrecorded:
+            message += f", and {unrecorded}"
+        return [] if blamed else [Violation(RULE, seq, message, related)]
+
+    def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
+        marker = obj.get(UNIT_KEY)
+        message = (
+            f"{obj.get('type')} at {_where(line, seq)} carries the unit marker {marker!r}, "
+            "which is not [k, n] with integers 1 <= k <= n and n >= 2"
+        )
+        related: tuple[int, ...] = ()
+        if self._size:
+            message += (
+                f", breaking off the commit begun at {_where(self._first_line, self._first_seq)}"
+                f" after {self._position} of its {self._size} events"
+            )
+            related = (self._first_seq,)
+            unrecorded = self._close_broken()
+            if unrecorded:
+                message += f", and {unrecorded}"
+        return Violation(RULE, seq, message, related)
+
+    def _close_broken(self) -> str:
+        """Close the open commit, cut short: its reply's missing records are blamed with it
+        (what to add to the message saying so, or "")."""
+        self._cut = (self._size, self._position)
+        reply, recorded = self._reply, self._recorded
+        self._blamed = True
+        self._reply_recorded(0, 0)
+        self._size = self._position = 0
+        missing = [] if reply is None else [c for c in reply[2] if c not in recorded]
+        return f"its reply has no tool/call for {', '.join(missing)} yet" if missing else ""
+
+    # -- the reply's commit ------------------------------------------------------------------
+
+    def _note_calls(self, obj: Mapping[str, Any], line: int, seq: int) -> None:
+        """Remember a reply's calls, or a call's record, in the open commit."""
+        kind = obj.get("type")
+        if kind == "tool/call":
+            data = obj.get("data")
+            call_id = data.get("callId") if isinstance(data, Mapping) else None
+            if isinstance(call_id, str):
+                self._recorded.add(call_id)
+        elif kind == "assistant/message" and self._reply is None:
+            calls = _reply_calls(obj)
+            if calls:
+                self._reply = (seq, line, calls)
+
+    def _reply_recorded(self, line: int, seq: int) -> list[Violation]:
+        """At the end of a commit holding a reply with calls: a call without its record in it
+        breaks LOG-8 (unless the commit was blamed already), and the call's result is not
+        blamed again for lacking a record (`Prefix.unrecorded_blamed`)."""
+        if self._reply is None:
+            return []
+        reply_seq, reply_line, calls = self._reply
+        self._reply = None
+        missing = [call_id for call_id in calls if call_id not in self._recorded]
+        if not missing:
+            return []
+        self._prefix.unrecorded_blamed = (reply_seq, frozenset(missing))
+        if self._blamed:
+            return []
+        ends = "is that reply alone" if self._size == 1 else f"ends at {_where(line, seq)}"
+        message = (
+            f"the reply at {_where(reply_line, reply_seq)} makes {_calls(calls)}, but the "
+            f"commit holding it {ends} without a tool/call for {', '.join(missing)}: a reply with "
+            "tool calls and every call's tool/call land in one commit"
+        )
+        return [Violation(RULE, seq, message, (reply_seq,))]
+
+
+def _reply_calls(obj: Mapping[str, Any]) -> list[str]:
+    """The call ids of an appended reply that was not interrupted (an interrupted reply with a
+    call is ABORT-2's), in order, each once; none for a replacement (a compaction re-presents
+    calls whose records came with their reply)."""
+    data = obj.get("data")
+    if obj.get("surfaceOp") != "append" or not isinstance(data, Mapping):
+        return []
+    if data.get("interrupted") is True:
+        return []
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list):
+        return []
+    calls: dict[str, None] = {}
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "tool-call":
+            call_id = block.get("id")
+            if isinstance(call_id, str):
+                calls[call_id] = None
+    return list(calls)
