@@ -276,6 +276,17 @@ def _unknown_tool_checked_first(event: Event) -> Event:
     return event
 
 
+def _repair_cancels_approvals(command: Command, observed: Observation) -> Observation:
+    """Crash repair also answers the pending approval `cancelled`, before its closers."""
+    if not isinstance(command, Recover) or not observed.events:
+        return observed
+    first = observed.events[0]["seq"]
+    decided = {"type": "approval/decided", "seq": first, "time": 0,
+               "data": {"id": "approval-c1", "outcome": "cancelled"}}  # fmt: skip
+    later = [{**json_copy(e), "seq": e["seq"] + 1} for e in observed.events]
+    return attrs.evolve(observed, events=(decided, *later), commits=(len(later) + 1,))
+
+
 def _always_start(*_args: object) -> bool:
     return True
 
@@ -648,6 +659,9 @@ FAMILIES = (
     Case("a crash tears the commit that opened the turn", "LOG-8",
          lambda: CrashLosesItsLastCommit(torn=True), NO_HOOKS,
          (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
+    Case("repair cancels a pending approval", "REC-1", changed(_repair_cancels_approvals), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),
+          Crash(), Recover())),
     Case("repair says not started for a recorded call", "REC-1",
          changed(_error_code("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED")), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),

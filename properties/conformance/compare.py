@@ -915,6 +915,11 @@ def _extra(
     # By sound, not letter: "an assistant/message", but "a user/message".
     article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
     adds = f"the target appends {article} {kind} the model does not"
+    if isinstance(command, Recover):
+        return "REC-1", (
+            f"{adds}: crash repair appends one result per unanswered call, then step/end and "
+            "turn/end"
+        )
     match kind:
         case "hook/invoked" | "hook/result":
             judged = _judged_result(got, target_events, model_events)
