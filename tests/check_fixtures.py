@@ -450,6 +450,11 @@ def bad_logs() -> dict[str, bytes]:
         "unknown-compact-row.jsonl": replaced(4, json.dumps(compact) + "\n"),
         "june-layout.jsonl": _june_layout(marked_at_start=True),
         "june-layout-marked-late.jsonl": _june_layout(marked_at_start=False),
+        # Some other JSON Lines file, an application's own log: neither header nor events.
+        "neither-header-nor-event.jsonl": "".join(
+            json.dumps({"level": "info", "msg": msg, "ts": 1764633600 + i}) + "\n"
+            for i, msg in enumerate(("agent started", "tool call", "slow tool"))
+        ),
     }
     encoded = {name: text.encode() for name, text in bad.items()}
     # Line 4 holds the user's prompt; one byte of it is not UTF-8.

@@ -565,10 +565,17 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
         'the first line must be the session header, {"type": "session", "version": 0, "id": '
         '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
     )
+    if not isinstance(obj, dict) or ("type" not in obj and "seq" not in obj):
+        # Neither a header nor an event: not a session log. Read on, its first line would be
+        # blamed again as a bad event (LOG-4), and then every line after it.
+        what = "no type, no seq" if isinstance(obj, dict) else "not a JSON object"
+        message += f"; nor is it an event ({what}), so the rest of the file is not read"
+        report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
+        raise _Stop
     report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
     # A header that carries a seq is still the header, not event 0: read as an event, it would
     # put every real event one seq late (a LOG-1 the log does not break).
-    return isinstance(obj, dict) and obj.get("type") == "session"
+    return obj.get("type") == "session"
 
 
 def _first_unread(report: LogReport, kind: str, line: int) -> None:
