@@ -566,8 +566,8 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
         '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
     )
     if not isinstance(obj, dict) or ("type" not in obj and "seq" not in obj):
-        # Neither a header nor an event: not a session log. Read on, its first line would be
-        # blamed again as a bad event (LOG-4), and then every line after it.
+        # Neither a header nor an event: not a session log. Read as an event, the same line
+        # would be blamed again (LOG-4) for what this error already says.
         what = "no type, no seq" if isinstance(obj, dict) else "not a JSON object"
         message += f"; nor is it an event ({what}), so the rest of the file is not read"
         report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
