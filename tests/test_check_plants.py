@@ -361,12 +361,28 @@ def _decision_between_two_results(events: list[Event]) -> list[Event]:
     return _moved(events, _at(events, DECIDED), _at(events, _result("call_b")))
 
 
+def _records_swapped(events: list[Event]) -> list[Event]:
+    """call_c's record, the last of its commit, is written before call_b's (markers kept)."""
+    return _moved(
+        events,
+        _at(events, _of("tool/call", callId="call_c")),
+        _at(events, _of("tool/call", callId="call_b")),
+    )
+
+
 MARKED_PLANTS: list[tuple[str, Plant, list[str]]] = [
     # The ADJ-2 at call_b's result, which has no record before it, follows from the lost line.
     ("a tool/call lost from its reply's commit", _dropped(_of("tool/call", callId="call_b")),
      ["LOG-8"]),
     ("a reply committed apart from its records", _reply_committed_alone, ["LOG-8"]),
     ("another commit between a commit's events", _decision_between_two_results, ["LOG-8"]),
+    ("two events of a commit written in each other's place", _records_swapped, ["LOG-8"]),
+    # The lost event breaks its commit (LOG-8) and leaves a rule the log then breaks too, as
+    # the same loss does in a dsh log: the call stays unanswered (ADJ-3 at the turn's end), a
+    # step starts inside the open one (STEP-1, at the line where the commit broke).
+    ("a commit's first event lost", _dropped(_result("call_c")), ["LOG-8", "ADJ-3"]),
+    ("a step/end lost from its commit", _dropped(_of("step/end", turn=1, step=1)),
+     ["LOG-8", "STEP-1"]),
     ("an event of a commit written without its marker",
      _edited(_of("tool/call", callId="call_b"), _unit(None)), ["LOG-8"]),
     ("a marker naming another size",

@@ -30,11 +30,11 @@ commits are not checked, and their reports do not list LOG-8 among the rules che
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loopspec.impl.framing import UNIT_KEY, unit_marker
-from loopspec.model.invariants import Prefix, Violation
+from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 
 # The header version whose logs mark their commits.
 MARKED_VERSION = 1
@@ -63,18 +63,49 @@ class CommitUnits:
         # The open commit was already blamed (broken, or begun without its first events): its
         # end is not judged again.
         self._blamed = False
-        # A commit broken off, as (n, k of its last line read): lines that continue it, if they
-        # come later, are the rest of that one commit.
-        self._cut: tuple[int, int] | None = None
+        # The k of the open commit's first line read (1 unless it begins nowhere).
+        self._first_position = 0
+        # The last commit broken off, as its n and the k of each of its lines read: lines
+        # marked with its n and a k not read yet, wherever they come, are the rest of that one
+        # commit (`_continues_cut`: the open commit is), blamed already.
+        self._cut: tuple[int, set[int]] | None = None
+        self._continues_cut = False
         # The open commit's first reply with calls (seq, line, call ids in the reply's order)
         # and the call ids its tool/call records name.
         self._reply: tuple[int, int, list[str]] | None = None
         self._recorded: set[str] = set()
 
-    def take(self, obj: Mapping[str, Any], line: int) -> list[Violation]:
+    def take(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
         """The LOG-8 violations of the event (or compact row) `obj` on `line`, read before it is
         fed to the invariants. A line without an integer seq is left to the reader, which stops
         at it."""
+        # Nearly every line is a commit by itself between commits, or the next line of the
+        # open one, and no reply: judged here, as `_place` and `_note_calls` would.
+        kind = obj.get("type")
+        if kind != "assistant/message" and type(obj.get("seq")) is int:
+            marker = obj.get(UNIT_KEY)
+            size = self._size
+            if marker is None:
+                if not size:
+                    return NO_VIOLATIONS
+            elif size and type(marker) is list and len(marker) == 2:
+                position, of = marker
+                if (
+                    position == self._position + 1
+                    and of == size
+                    and type(position) is int
+                    and type(of) is int
+                ):
+                    if kind == "tool/call":
+                        self._note_calls(obj, line, obj["seq"])
+                    self._position = position
+                    if self._continues_cut:
+                        self._read_of_cut(position)
+                    if position < size:
+                        return NO_VIOLATIONS
+                    ended = self._reply_recorded(line, obj["seq"])
+                    self._size = self._position = 0
+                    return ended
         seq = obj.get("seq", obj.get("seq0"))
         if type(seq) is not int:
             return []
@@ -124,21 +155,28 @@ class CommitUnits:
         one. `quiet`: the line already broke a commit, and is not blamed again."""
         if self._size:
             self._position += 1
+            if self._continues_cut:
+                self._read_of_cut(self._position)
             return []
         self._reply, self._recorded, self._blamed = None, set(), False
+        self._continues_cut = False
         self._first_line, self._first_seq = line, seq
         if marker is None:
-            self._size = self._position = 1
+            self._size = self._position = self._first_position = 1
             return []
         position, size = marker
         self._size, self._position = size, position
+        self._first_position = position
         if position == 1:
             return []
-        # The rest of a commit broken off earlier (blamed then: a later event of a commit of
-        # its size), or of one begun nowhere.
+        # The rest of a commit broken off earlier (blamed then), or of one begun nowhere.
         self._blamed = True
-        cut, self._cut = self._cut, None
-        if quiet or (cut is not None and cut[0] == size and cut[1] < position):
+        cut = self._cut
+        if cut is not None and cut[0] == size and position not in cut[1]:
+            self._continues_cut = True
+            self._read_of_cut(position)
+            return []
+        if quiet:
             return []
         message = (
             f"{obj.get('type')} at {_where(line, seq)} is marked event {position} of a commit "
@@ -163,9 +201,7 @@ class CommitUnits:
             "was due (a commit is written whole, its events together)"
         )
         blamed, related = self._blamed, (self._first_seq,)
-        unrecorded = self._close_broken()
-        if unrecorded:
-            message += f", and {unrecorded}"
+        self._close_broken()
         return [] if blamed else [Violation(RULE, seq, message, related)]
 
     def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
@@ -181,21 +217,24 @@ class CommitUnits:
                 f" after {self._position} of its {self._size} events"
             )
             related = (self._first_seq,)
-            unrecorded = self._close_broken()
-            if unrecorded:
-                message += f", and {unrecorded}"
+            self._close_broken()
         return Violation(RULE, seq, message, related)
 
-    def _close_broken(self) -> str:
-        """Close the open commit, cut short: its reply's missing records are blamed with it
-        (what to add to the message saying so, or "")."""
-        self._cut = (self._size, self._position)
-        reply, recorded = self._reply, self._recorded
+    def _close_broken(self) -> None:
+        """Close the open commit, cut short (the cut one, from now on, unless it is the rest of
+        that one already): its reply's calls without a record so far are blamed with it."""
+        if not self._continues_cut:
+            self._cut = (self._size, set(range(self._first_position, self._position + 1)))
         self._blamed = True
         self._reply_recorded(0, 0)
         self._size = self._position = 0
-        missing = [] if reply is None else [c for c in reply[2] if c not in recorded]
-        return f"its reply has no tool/call for {', '.join(missing)} yet" if missing else ""
+
+    def _read_of_cut(self, position: int) -> None:
+        """Line `position` of the commit broken off was read; forget it once all were."""
+        if self._cut is not None:
+            self._cut[1].add(position)
+            if len(self._cut[1]) == self._cut[0]:
+                self._cut = None
 
     # -- the reply's commit ------------------------------------------------------------------
 
