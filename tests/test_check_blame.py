@@ -373,15 +373,21 @@ def test_LOG_8_a_dsh_log_is_not_held_to_commits_and_the_report_says_which_was(
 ) -> None:
     """LOG-8: a version 0 log carries no commit markers and may commit event by event (SPEC
     section 8): the same events with header version 0 pass, and `rules_checked` lists LOG-8
-    only for the version 1 log."""
+    only for the version 1 log; an unknown version's markers are not read either (its notice
+    said it was checked by the rules of the newest version known)."""
     marked = BLAME / "violations" / "LOG-8-reply-apart-from-its-records.jsonl"
     header, *rest = marked.read_text(encoding="utf-8").splitlines(keepends=True)
-    dsh = tmp_path / "dsh.jsonl"
+    dsh, future = tmp_path / "dsh.jsonl", tmp_path / "future.jsonl"
     dsh.write_text(header.replace('"version": 1', '"version": 0') + "".join(rest))
-    reports = {report.version: report for report in check_paths([str(marked), str(dsh)])}
+    future.write_text(header.replace('"version": 1', '"version": 3') + "".join(rest))
+    paths = [str(marked), str(dsh), str(future)]
+    reports = {report.version: report for report in check_paths(paths)}
     assert blamed(reports[0]) == []
     assert reports[0].status == "ok"
     checked = {version: rules_checked(report) for version, report in reports.items()}
     assert "LOG-8" in checked[1]
     assert "LOG-8" not in checked[0]
     assert set(checked[1]) - set(checked[0]) == {"LOG-8"}
+    # A version this checker does not know is checked as version 0 is, and says so.
+    assert (blamed(reports[3]), checked[3]) == ([], checked[0])
+    assert "checked as version 0 is" in reports[3].notices[0].message

@@ -558,7 +558,7 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
         if version not in SUPPORTED_VERSIONS:
             known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
             message = f"header version {version} is not one this checker knows ({known})"
-            message += "; checked with the rules of the newest it knows"
+            message += "; checked as version 0 is (commit markers, if any, unread)"
             report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message))
         return True
     message = (
