@@ -12,6 +12,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import shlex
 import sys
 import sysconfig
@@ -539,12 +540,23 @@ def run_conformance(
     divergence: Divergence | None = None
     program: tuple[Command, ...] = ()
     config: LoopConfig | None = None
+
+    def broken(first: TargetError) -> TargetError:
+        """The run's breakage, its program cut down when shrinking (`reduce_breakage`)."""
+        if not shrink:
+            return first
+
+        def reducing(replays: int) -> None:
+            _progress(examples, counted["shrink"], started, replays)
+
+        return reduce_breakage(factory, first, profile, reducing if show_progress else None)
+
     try:
         with _young_collections_rarer():
             test()
     except DivergenceFound as found:
         if breakage.first is not None:
-            raise breakage.again() from None
+            raise broken(breakage.again()) from None
         divergence, program, config = found.divergence, found.program, found.config
         if shrink:
 
@@ -559,7 +571,7 @@ def run_conformance(
     except Exception as error:
         # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
         if breakage.first is not None:
-            raise breakage.again() from None
+            raise broken(breakage.again()) from None
         # A divergence Hypothesis could not repeat: the model is deterministic, so the target
         # answered one program two ways (most often a `reset` that keeps the last session).
         # No case is saved: rerun alone, the program may well pass.
@@ -654,6 +666,96 @@ def reduce_counterexample(
     if (reduction.config, reduction.program) != (found.config, found.program):
         return Reduced(reduction.config, reduction.program, latest[0], replays)
     return Reduced(found.config, found.program, found.divergence, replays)
+
+
+def reduce_breakage(
+    factory: TargetFactory,
+    broke: TargetError,
+    profile: Profile | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> TargetError:
+    """`broke`, the target's failure inside a program (SAFE-5), with that program cut down as
+    `reduce_counterexample` cuts a divergence down, each candidate replayed on a fresh target as
+    `loopspec replay` replays a case; `broke` itself when it has no program, or when replaying
+    its program does not break the target alike (a failure that depends on earlier programs).
+
+    A candidate is kept when the target breaks on it *the same way* (`_breakage_signature`):
+    in the same step (apply, reset, ...) with the same first line of the error, the command
+    number a process target counts over its life masked; at a command of the same kind (the
+    candidate's last); with the same frames (`file:line`) in what a process wrote to stderr,
+    so a planted `throw` stays that throw and a process dying of another bug is not taken for
+    it; and with the same exit code. A candidate that diverges first, or breaks otherwise, is
+    not kept. The error returned is the last kept replay's (its program ends at the command
+    the target broke on).
+
+    Why replays and not Hypothesis: a breakage ends the run at once (`TargetBreakage`), because
+    Hypothesis retries a failure, and a process restarted at the next reset may not repeat it
+    (a flaky run, not a report); so Hypothesis never shrinks a breakage. Replaying needs no
+    such guard: each candidate has its own breakage record.
+
+    Bounded like a divergence's reduction (`REDUCE_REPLAYS`, `REDUCE_SECONDS`, Ctrl-C keeps the
+    smallest so far). A process target that stops answering costs one answer timeout per
+    candidate it hangs on, and the seconds bound is checked between candidates: at most one
+    timeout beyond it. An in-process target that hangs on a candidate cannot be stopped but by
+    Ctrl-C, as in the run itself."""
+    if broke.config is None or not broke.program:
+        return broke
+    wanted = _breakage_signature(broke)
+    latest = [broke]
+    replays = 0
+
+    def still_breaks(config: LoopConfig, program: tuple[Command, ...]) -> bool:
+        nonlocal replays
+        replays += 1
+        if progress is not None:
+            progress(replays)
+        try:
+            replay_case(factory, config, list(program), profile)
+        except UndeclaredCapability:
+            return False
+        except TargetError as again:
+            if again.config is None or _breakage_signature(again) != wanted:
+                return False
+            latest[0] = again
+            return True
+        return False
+
+    if not still_breaks(broke.config, broke.program):
+        return broke
+    confirmed = latest[0]
+    reduction = reduce_program(
+        broke.config,
+        broke.program,
+        still_breaks,
+        max_replays=REDUCE_REPLAYS,
+        max_seconds=REDUCE_SECONDS,
+    )
+    if (reduction.config, reduction.program) == (broke.config, broke.program):
+        return confirmed
+    # Each candidate that broke alike became the reduction's current program: the last such
+    # replay is the reduction's result's (its program ending where the target broke).
+    return latest[0]
+
+
+# Where a process target counts its commands over its life ("answering command 41"), not in the
+# program: masked when two breakages are compared.
+_PROCESS_COMMAND_NUMBER = re.compile(r"\bcommand \d+\b")
+# A frame of a stack trace as JavaScript (`file.mjs:190:48`) or Python (`File "x.py", line 12`)
+# prints it.
+_FRAME = re.compile(r'[^\s()]+:\d+:\d+|File "[^"]+", line \d+')
+_EXIT_CODE = re.compile(r"^exit code: -?\d+$", re.MULTILINE)
+
+
+def _breakage_signature(broke: TargetError) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
+    """What two breakages must share to be the same (`reduce_breakage`)."""
+    first, _, rest = broke.message.partition("\n")
+    kind = broke.program[-1].NAME if broke.program else ""
+    return (
+        _PROCESS_COMMAND_NUMBER.sub("command N", first),
+        kind,
+        tuple(_FRAME.findall(rest)),
+        tuple(_EXIT_CODE.findall(rest)),
+    )
 
 
 def _divergence_in(error: BaseException) -> DivergenceFound | None:

@@ -1,0 +1,132 @@
+"""SAFE-5: the program a target broke in is cut down before it is saved as a case.
+
+A target that raises or dies inside a program exits 2 with the program saved as a case
+(`with_saved_program`); that program was the random one Hypothesis was running, 13 to 24
+commands for the loops below where 3 or 4 show the bug. `run.reduce_breakage` cuts it down
+while the target still breaks the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from batches import BATCH_SEED
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.run import TargetError, replay_case
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Raises on a failed outcome once a PreToolUse hook has rewritten a call this program (the one
+# bug), and, a different bug, on a failed outcome with an empty message: conform never draws
+# one, while cutting a program down tries one; that breakage is another, and must not be kept.
+BROKEN_LOOP = """\
+from loopspec.model.commands import Allow, Ask, HookAnswers, ToolFailed, ToolFinishes
+from loopspec.properties.conformance.target import ModelTarget
+
+
+class BreaksOnARewrittenCallsFailure(ModelTarget):
+    def reset(self, config):
+        self.rewrote = False
+        return super().reset(config)
+
+    def apply(self, command):
+        if isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolFailed):
+            if not command.outcome.message:
+                raise ValueError("an empty error message")
+        observed = super().apply(command)
+        verdict = getattr(command, "verdict", None)
+        if observed.accepted and isinstance(verdict, Allow | Ask) and verdict.updated_input:
+            self.rewrote = True
+        failed = isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolFailed)
+        if observed.accepted and failed and self.rewrote:
+            raise RuntimeError("cannot report the failure of a rewritten call")
+        return observed
+
+
+def factory():
+    return BreaksOnARewrittenCallsFailure()
+"""
+
+
+def _case_commands(case: Path) -> list[dict[str, object]]:
+    commands = json.loads(case.read_text(encoding="utf-8"))["commands"]
+    assert isinstance(commands, list)
+    return commands
+
+
+def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: the case holds a program from which no command can be deleted without losing
+    the breakage (the random one had 13 to 24), it breaks the same way (not on the other bug
+    the reduction runs into), and `loopspec replay` prints the same error at its last command."""
+    (tmp_path / "breaks_on_a_rewrite.py").write_text(BROKEN_LOOP, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "breaks_on_a_rewrite", raising=False)
+    cases = tmp_path / "cases"
+    impl = "breaks_on_a_rewrite:factory"
+    argv = ["conform", "--impl", impl, "--examples", "200", "--seed", str(BATCH_SEED)]
+    assert main([*argv, "--case-dir", str(cases)]) == 2
+    said = capsys.readouterr().err.strip()
+    error, _, where = said.partition("; at command #")
+    raised_at = f"(at {tmp_path / 'breaks_on_a_rewrite.py'}:20, in apply)"
+    assert error.endswith(
+        f"RuntimeError: cannot report the failure of a rewritten call {raised_at}"
+    )
+    (case,) = cases.iterdir()
+    commands = _case_commands(case)
+    assert where.startswith(f"{len(commands)} of a program; rerun it: loopspec replay {case} ")
+    assert len(commands) <= 5, commands
+    assert commands[-1]["kind"] == "ToolFinishes"
+    # 1-minimal for deleting a command: without any one, the target does not break alike.
+    document = json.loads(case.read_text(encoding="utf-8"))
+    config = config_from_json(document["config"])
+    program = [command_from_json(c) for c in commands]
+    factory = importlib.import_module("breaks_on_a_rewrite").factory
+    breaking = []
+    for index in range(len(program)):
+        try:
+            replay_case(factory, config, program[:index] + program[index + 1 :])
+        except TargetError as broke:
+            breaking.append((index, broke.message))
+    assert not [(i, m) for i, m in breaking if "rewritten call" in m], commands
+    assert main(["replay", str(case), "--impl", impl]) == 2
+    replayed = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "RuntimeError: cannot report the failure of a rewritten call" in replayed
+    assert replayed.endswith(f"; at command #{len(commands)} of the case (ToolFinishes)")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: a JavaScript loop with a `throw` planted where a failed call meets a PostToolUse
+    hook dies; its case is the three commands that reach the throw, and replays to it."""
+    loop = tmp_path / "js-loop"
+    shutil.copytree(ROOT / "examples" / "js-loop", loop, ignore=shutil.ignore_patterns("*.md"))
+    source = (loop / "loop.mjs").read_text(encoding="utf-8")
+    finish = "    batch.finish(slot, outcome, hooks.map"
+    assert finish in source
+    planted = 'if (!outcome.ok && hooks.length > 0) throw new Error("planted");\n'
+    (loop / "loop.mjs").write_text(source.replace(finish, planted + finish), encoding="utf-8")
+    cmd = f"node {shlex.quote(str(loop / 'main.mjs'))}"
+    argv = ["conform", "--cmd", cmd, "--examples", "60", "--seed", str(BATCH_SEED)]
+    assert main([*argv, "--case-dir", str(tmp_path / "cases")]) == 2
+    said = capsys.readouterr().err
+    assert "Error: planted" in said
+    (case,) = (tmp_path / "cases").iterdir()
+    commands = _case_commands(case)
+    assert [c["kind"] for c in commands] == ["SubmitUser", "ModelReplies", "ToolFinishes"]
+    assert "; at command #3 of a program; rerun it:" in said.splitlines()[0]
+    assert main(["replay", str(case), "--cmd", cmd]) == 2
+    replayed = capsys.readouterr().err
+    assert "at command #3 of the case (ToolFinishes)" in replayed
+    assert "Error: planted" in replayed
