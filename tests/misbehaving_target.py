@@ -62,6 +62,9 @@ def main() -> None:
         loop.stdin.flush()
         sys.stdout.write(loop.stdout.readline())
         sys.stdout.flush()
+        if json.loads(line).get("type") == "shutdown":
+            # `bye` relayed: leave, as the loop does (the driver waits for the exit).
+            sys.exit(0)
 
 
 if __name__ == "__main__":
