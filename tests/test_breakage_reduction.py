@@ -18,9 +18,13 @@ from pathlib import Path
 import pytest
 from batches import BATCH_SEED
 
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
+from loopspec.model.messages import TextBlock
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
-from loopspec.properties.conformance.run import TargetError, replay_case
+from loopspec.properties.conformance.run import TargetError, reduce_breakage, replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,3 +134,47 @@ def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
     replayed = capsys.readouterr().err
     assert "at command #3 of the case (ToolFinishes)" in replayed
     assert "Error: planted" in replayed
+
+
+class _RaisesAtTheSecondCommand(ModelTarget):
+    """The model, raising at a program's second command; from the `interrupt_from`th target
+    made on, interrupted (Ctrl-C) at its first."""
+
+    made = 0
+    interrupt_from = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        _RaisesAtTheSecondCommand.made += 1
+        self.interrupted = self.made >= self.interrupt_from
+        self.applied = 0
+
+    def apply(self, command: Command) -> Observation:
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.applied += 1
+        if self.applied == 2:
+            raise RuntimeError("the second command")
+        return super().apply(command)
+
+
+@pytest.mark.parametrize("interrupt_from", [2, 3])
+def test_SAFE_5_ctrl_c_while_a_breakage_is_cut_down_keeps_its_program(
+    monkeypatch: pytest.MonkeyPatch, interrupt_from: int
+) -> None:
+    """SAFE-5: interrupted while confirming the breakage (the second target) or cutting it
+    down (the third), the run still ends with the program it broke in, not a traceback."""
+    monkeypatch.setattr(_RaisesAtTheSecondCommand, "made", 0)
+    monkeypatch.setattr(_RaisesAtTheSecondCommand, "interrupt_from", interrupt_from)
+    program: list[Command] = [
+        SubmitUser("hello"),
+        ModelReplies((TextBlock("hi"),)),
+        SubmitUser("again"),
+    ]
+    with pytest.raises(TargetError) as raised:
+        replay_case(_RaisesAtTheSecondCommand, CONFIGS[0], program)
+    broke = raised.value
+    assert len(broke.program) == 2
+    reduced = reduce_breakage(_RaisesAtTheSecondCommand, broke)
+    assert reduced.message == broke.message
+    assert reduced.program == broke.program

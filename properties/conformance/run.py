@@ -720,7 +720,10 @@ def reduce_breakage(
             return True
         return False
 
-    if not still_breaks(broke.config, broke.program):
+    try:
+        if not still_breaks(broke.config, broke.program):
+            return broke
+    except KeyboardInterrupt:  # stopped by hand before anything was cut: the run's own case
         return broke
     confirmed = latest[0]
     reduction = reduce_program(
