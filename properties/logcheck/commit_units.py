@@ -79,33 +79,51 @@ class CommitUnits:
         """The LOG-8 violations of the event (or compact row) `obj` on `line`, read before it is
         fed to the invariants. A line without an integer seq is left to the reader, which stops
         at it."""
-        # Nearly every line is a commit by itself between commits, or the next line of the
-        # open one, and no reply: judged here, as `_place` and `_note_calls` would.
-        kind = obj.get("type")
-        if kind != "assistant/message" and type(obj.get("seq")) is int:
-            marker = obj.get(UNIT_KEY)
+        # Nearly every line is a commit by itself between commits, the first line of a commit,
+        # or the next line of the open one: judged here, as `_place` and `_note_calls` would,
+        # without building the marker or a list. Anything else takes the general path below.
+        marker = obj.get(UNIT_KEY)
+        if marker is None:
+            if (
+                not self._size
+                and type(obj.get("seq")) is int
+                and obj.get("type") != "assistant/message"
+            ):
+                return NO_VIOLATIONS
+        elif type(marker) is list and len(marker) == 2:
+            position, of = marker
+            seq = obj.get("seq")
             size = self._size
-            if marker is None:
-                if not size:
+            if (
+                type(position) is int
+                and type(of) is int
+                and type(seq) is int
+                and position == self._position + 1
+                # The open commit's n; a new commit's (position 1) is at least 2.
+                and (of == size if size else of >= 2)
+            ):
+                if position == 1:  # a new commit (a commit's lines never restart at 1)
+                    self._reply, self._blamed, self._continues_cut = None, False, False
+                    if self._recorded:
+                        self._recorded = set()
+                    self._first_line, self._first_seq = line, seq
+                    self._size, self._first_position = of, 1
+                elif self._continues_cut:
+                    self._read_of_cut(position)
+                self._position = position
+                kind = obj.get("type")
+                if kind in {"tool/call", "assistant/message"}:
+                    self._note_calls(obj, line, seq)
+                if position < of:
                     return NO_VIOLATIONS
-            elif size and type(marker) is list and len(marker) == 2:
-                position, of = marker
-                if (
-                    position == self._position + 1
-                    and of == size
-                    and type(position) is int
-                    and type(of) is int
-                ):
-                    if kind == "tool/call":
-                        self._note_calls(obj, line, obj["seq"])
-                    self._position = position
-                    if self._continues_cut:
-                        self._read_of_cut(position)
-                    if position < size:
-                        return NO_VIOLATIONS
-                    ended = self._reply_recorded(line, obj["seq"])
-                    self._size = self._position = 0
-                    return ended
+                ended = self._reply_recorded(line, seq)
+                self._size = self._position = 0
+                return ended
+        return self.take_generally(obj, line)
+
+    def take_generally(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
+        """`take` without its fast path: the same verdicts and state on any line (the tests
+        compare them)."""
         seq = obj.get("seq", obj.get("seq0"))
         if type(seq) is not int:
             return []

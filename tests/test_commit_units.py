@@ -1,0 +1,112 @@
+"""The commit-marker reader's fast path (`CommitUnits.take`) against its general path
+(`CommitUnits.take_generally`): the same LOG-8 verdicts and the same state on every line.
+
+The fast path judges the usual lines (a commit by itself, a commit's first line, the next line of
+the open one) without validating the marker the general way; lines are drawn as whole commits
+with some markers, types and seqs damaged, so that both paths and the hand-over between them
+are reached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopspec.model.invariants import Prefix
+from loopspec.properties.logcheck.commit_units import CommitUnits
+
+PROFILE = settings()
+
+# Odd markers: a bool or a float where an integer belongs, too many parts, not a list, k > n,
+# n < 2, k = 0.
+ODD_MARKERS = [
+    [True, 2],
+    [1, True],
+    [1.0, 2],
+    [2, 2.0],
+    [1, 2, 3],
+    "1/2",
+    {},
+    [3, 2],
+    [1, 1],
+    [0, 2],
+]
+TYPES = ["tool/call", "assistant/message", "tool/result", "step/end"]
+
+
+def _event(kind: str, seq: Any, calls: list[str]) -> dict[str, Any]:
+    obj: dict[str, Any] = {"type": kind}
+    if seq is not None:
+        obj["seq"] = seq
+    if kind == "tool/call":
+        obj["data"] = {"callId": calls[0] if calls else "c1"}
+    elif kind == "assistant/message":
+        content = [{"type": "tool-call", "id": call_id} for call_id in calls]
+        obj["data"] = {"message": {"content": content}}
+        obj["surfaceOp"] = "append"
+    return obj
+
+
+@st.composite
+def marked_lines(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Lines of commits of 1 to 4 events, each marked [k, n] when n >= 2, then damaged."""
+    lines: list[dict[str, Any]] = []
+    for size in draw(st.lists(st.integers(1, 4), max_size=8)):
+        for k in range(1, size + 1):
+            kind = draw(st.sampled_from(TYPES))
+            calls = draw(st.lists(st.sampled_from(["c1", "c2", "c3"]), max_size=3))
+            event = _event(kind, len(lines), calls)
+            if size > 1:
+                event["unit"] = [k, size]
+            lines.append(event)
+    for _ in range(draw(st.integers(0, 4))):
+        if not lines:
+            break
+        at = draw(st.integers(0, len(lines) - 1))
+        damage = draw(
+            st.sampled_from(["odd-marker", "marker", "drop-marker", "drop", "swap", "seq", "seq0"])
+        )
+        if damage == "odd-marker":
+            lines[at]["unit"] = draw(st.sampled_from(ODD_MARKERS))
+        elif damage == "marker":
+            lines[at]["unit"] = draw(st.lists(st.integers(0, 4), min_size=2, max_size=2))
+        elif damage == "drop-marker":
+            lines[at].pop("unit", None)
+        elif damage == "drop":
+            del lines[at]
+        elif damage == "swap" and at + 1 < len(lines):
+            lines[at], lines[at + 1] = lines[at + 1], lines[at]
+        elif damage == "seq":
+            lines[at]["seq"] = draw(st.sampled_from([None, "3", 2.0, True]))
+        elif damage == "seq0":
+            lines[at]["seq0"] = lines[at].pop("seq", 0)
+    return lines
+
+
+# What a later line can read between commits: the rest is set afresh when a commit opens.
+BETWEEN_COMMITS = {"_size", "_position", "_cut", "_reply"}
+
+
+def _state(units: CommitUnits) -> dict[str, Any]:
+    """The reader's state that a later line can read, and what it tells the invariants."""
+    state = {
+        key: value
+        for key, value in vars(units).items()
+        if key != "_prefix" and (units._size or key in BETWEEN_COMMITS)
+    }
+    state["unrecorded_blamed"] = units._prefix.unrecorded_blamed
+    return state
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 5)
+@given(marked_lines())
+def test_LOG_8_commit_markers_fast_path_judges_as_the_general_path(
+    lines: list[dict[str, Any]],
+) -> None:
+    fast, general = CommitUnits(Prefix()), CommitUnits(Prefix())
+    for line, obj in enumerate(lines, start=2):
+        assert list(fast.take(obj, line)) == list(general.take_generally(obj, line)), obj
+        assert _state(fast) == _state(general), obj
+    assert fast.torn() == general.torn()
