@@ -474,6 +474,9 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     assert says in err
     (case,) = tmp_path.iterdir()
     assert f"; rerun it: loopspec replay {case} --cmd " in err.splitlines()[0]
+    # Two numbers, told apart: the seq the message carried (counted over the process's life)
+    # and the command's place in the saved program.
+    assert re.search(r"the command of seq \d+.*; at command #\d+ of a program", err), err
     # The case is for sharing: it holds the error's first line, never the target's stderr.
     what = json.loads(case.read_text(encoding="utf-8"))["what"]
     assert what == err.splitlines()[0].removeprefix("loopspec: error: [PROTO-1] ").split("; at")[0]

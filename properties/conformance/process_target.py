@@ -493,7 +493,9 @@ class ProcessTarget:
     ) -> dict[str, Any]:
         process = self._process
         assert process is not None
-        what = message["type"] if seq is None else f"command {seq}"
+        # The seq the message carried, as the target's own logs show it: it counts over the
+        # process's life, so it is not the command's place in the program ("command #3").
+        what = message["type"] if seq is None else f"the command of seq {seq}"
         try:
             process.send(json.dumps(message))
         except OSError as error:

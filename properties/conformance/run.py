@@ -740,9 +740,9 @@ def reduce_breakage(
     return latest[0]
 
 
-# Where a process target counts its commands over its life ("answering command 41"), not in the
-# program: masked when two breakages are compared.
-_PROCESS_COMMAND_NUMBER = re.compile(r"\bcommand \d+\b")
+# Where a process target counts its commands over its life ("answering the command of seq 41"),
+# not in the program: masked when two breakages are compared.
+_PROCESS_COMMAND_NUMBER = re.compile(r"\bcommand of seq \d+\b")
 # A frame of a stack trace as JavaScript (`file.mjs:190:48`) or Python (`File "x.py", line 12`)
 # prints it.
 _FRAME = re.compile(r'[^\s()]+:\d+:\d+|File "[^"]+", line \d+')
@@ -754,7 +754,7 @@ def _breakage_signature(broke: TargetError) -> tuple[str, str, tuple[str, ...], 
     first, _, rest = broke.message.partition("\n")
     kind = broke.program[-1].NAME if broke.program else ""
     return (
-        _PROCESS_COMMAND_NUMBER.sub("command N", first),
+        _PROCESS_COMMAND_NUMBER.sub("command of seq N", first),
         kind,
         tuple(_FRAME.findall(rest)),
         tuple(_EXIT_CODE.findall(rest)),
