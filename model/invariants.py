@@ -263,9 +263,16 @@ class Prefix:
 
     def start_turn(self, turn: int | None) -> None:
         """Fold a turn/start of `turn`."""
-        due = turn if turn == self.next_turn_due else self.next_turn
-        self.open_turn_due = due if turn != due and self.open_turn is None else None
-        self.open_step_due = self.next_step_due = None
+        if turn == self.next_turn:
+            # Numbered as due, as nearly every turn is (this runs per turn): the number due is
+            # this one, and no step number is due once a turn starts (`open_step_due` is set
+            # only with `next_step_due`).
+            if self.open_turn_due is not None or self.next_step_due is not None:
+                self.open_turn_due = self.open_step_due = self.next_step_due = None
+        else:
+            due = turn if turn == self.next_turn_due else self.next_turn
+            self.open_turn_due = due if turn != due and self.open_turn is None else None
+            self.open_step_due = self.next_step_due = None
         self.open_turn, self.open_step, self.next_step = turn, None, 1
         self.messages_wait_after = None
         self._reset_step()
@@ -276,17 +283,30 @@ class Prefix:
 
     def end_turn(self, turn: int | None) -> None:
         """Fold a turn/end of `turn`."""
-        left = [call_id for call_id, _reply in self.dangling]
-        if self.open_step is not None and self.reply_calls:
-            left += [call_id for call_id, _reply in self.unanswered()]
-        self.left_unanswered = dict.fromkeys(left, self.expected_seq - 1) if left else {}
+        # (Checked first: nearly every turn ends with every call answered.)
+        if self.dangling or (
+            self.open_step is not None
+            and self.reply_calls
+            and not self.reply_calls.keys() <= self.results.keys()
+        ):
+            left = [call_id for call_id, _reply in self.dangling]
+            if self.open_step is not None and self.reply_calls:
+                left += [call_id for call_id, _reply in self.unanswered()]
+            self.left_unanswered = dict.fromkeys(left, self.expected_seq - 1)
+        elif self.left_unanswered:
+            self.left_unanswered = {}
         given = self.open_turn
         self.open_turn, self.open_step = None, None
         self.next_turn = (turn or self.next_turn) + 1
-        # The other numbering goes on too: the turn's given number, or the due one.
-        other = self.open_turn_due if turn == given else given
-        self.next_turn_due = other + 1 if other is not None and turn is not None else None
-        self.open_turn_due = self.open_step_due = self.next_step_due = None
+        if turn == given and self.open_turn_due is None and self.next_step_due is None:
+            # Numbered as due throughout, as nearly every turn is (`open_step_due` is set only
+            # with `next_step_due`): the other numbering is this one.
+            self.next_turn_due = None
+        else:
+            # The other numbering goes on too: the turn's given number, or the due one.
+            other = self.open_turn_due if turn == given else given
+            self.next_turn_due = other + 1 if other is not None and turn is not None else None
+            self.open_turn_due = self.open_step_due = self.next_step_due = None
         self.messages_wait_after = None
         self._reset_step()
         self._reset_turn()
@@ -303,11 +323,14 @@ class Prefix:
 
     def start_step(self, step: int | None) -> None:
         """Fold a step/start of `step`."""
-        # The step that was due: by the numbers given, or by those due since a wrong one.
-        due = step if step is not None and step == self.next_step_due else self.next_step
-        wrong = step is not None and step != due and self.open_step is None
-        self.open_step_due = due if wrong else None
-        self.next_step_due = due + 1 if wrong else None
+        # Numbered as due, as nearly every step is (this runs per step), nothing else is due
+        # (`open_step_due` is set only with `next_step_due`).
+        if step != self.next_step or self.next_step_due is not None:
+            # The step that was due: by the numbers given, or by those due since a wrong one.
+            due = step if step is not None and step == self.next_step_due else self.next_step
+            wrong = step is not None and step != due and self.open_step is None
+            self.open_step_due = due if wrong else None
+            self.next_step_due = due + 1 if wrong else None
         self.open_step = step
         self.next_step = (step or self.next_step) + 1
         self.messages_wait_after = None
@@ -383,7 +406,7 @@ class Prefix:
         `arguments`; `rewritten` when it carries a rewrite sidecar."""
         if self.open_step is not None:  # `under_way`, inlined: this runs per event
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/call"
-        if call_id is not None and call_id in self.repeated:
+        if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_records.setdefault(call_id, []).append(seq)
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if call_id is not None and call_id not in self.call_records:
@@ -413,7 +436,7 @@ class Prefix:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
         if self.open_step is not None:  # `under_way`, inlined: this runs per event
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
-        if call_id in self.repeated:
+        if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_results[call_id] = self.repeat_results.get(call_id, 0) + 1
         self.results[call_id] = seq
         ids, at = self.reply_ids, self.first_unanswered
@@ -456,15 +479,15 @@ class Prefix:
         if turn is not None:
             key = (turn, answer.point or "", answer.handler_id or "")
             self.pending_hooks.pop(key, None)
-            invoked_for = None
-            if self.pending_hook_calls:
-                invoked_for = self.pending_hook_calls.pop(key, None)
-            if call_id is not None and invoked_for is not None:
-                call_id = invoked_for  # one naming another call is HOOK-1's, blamed once
             if call_id is not None:
+                # It answers for the call its hook/invoked names: one naming another call is
+                # HOOK-1's, blamed once.
+                call_id = self.pending_hook_calls.pop(key, call_id)
                 self.hook_results.setdefault(call_id, []).append(answer)
-                if answer.point == "PreToolUse" and answer.decision == "ask":
+                if answer.decision == "ask" and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
+            elif self.pending_hook_calls:
+                self.pending_hook_calls.pop(key, None)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)

@@ -432,11 +432,8 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (call_id is not None and type(call_id) is not str)
         or (duration is not None and not hook_duration_valid(duration))
         or turn != prefix.open_turn
-        or (turn, point, handler) not in prefix.pending_hooks
-        or (
-            call_id is not None
-            and prefix.pending_hook_calls.get((turn, point, handler), call_id) != call_id
-        )
+        or (pending := (turn, point, handler)) not in prefix.pending_hooks
+        or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
     ):
