@@ -19,8 +19,8 @@ from loopspec.properties.logcheck.commit_units import CommitUnits
 
 PROFILE = settings()
 
-# Odd markers: a bool or a float where an integer belongs, too many parts, not a list, k > n,
-# n < 2, k = 0.
+# Odd markers: a bool or a float where an integer belongs, too many parts, not a list (two
+# characters or two keys among them), k > n, n < 2, k = 0.
 ODD_MARKERS = [
     [True, 2],
     [1, True],
@@ -28,7 +28,9 @@ ODD_MARKERS = [
     [2, 2.0],
     [1, 2, 3],
     "1/2",
+    "12",
     {},
+    {"k": 1, "n": 2},
     [3, 2],
     [1, 1],
     [0, 2],

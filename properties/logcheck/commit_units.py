@@ -90,8 +90,13 @@ class CommitUnits:
                 and obj.get("type") != "assistant/message"
             ):
                 return NO_VIOLATIONS
-        elif type(marker) is list and len(marker) == 2:
-            position, of = marker
+        else:
+            try:
+                # Two parts, else the general path; two integers are checked below (a JSON
+                # string or object of two unpacks too, into strings).
+                position, of = marker
+            except (TypeError, ValueError):
+                return self.take_generally(obj, line)
             seq = obj.get("seq")
             size = self._size
             if (
