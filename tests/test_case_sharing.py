@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shlex
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -289,6 +291,32 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     assert main(["replay", str(tmp_path / "empty")]) == 2
     says = f"{tmp_path / 'empty'}: a directory without case files (*.json)"
     assert says in capsys.readouterr().err
+
+
+def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_its_line(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a case replay cannot use is named on stderr, then "cannot be used (see the error
+    above)" on stdout. In a CI log (both streams to one pipe, stdout buffered as Python buffers a
+    pipe) every such error came first, above the whole report, away from its case."""
+    folder = tmp_path / "cases"
+    save_case(_failed_report(), folder, {"impl": "mine:make"})
+    broken = folder / "zz-broken.json"
+    broken.write_text("{", encoding="utf-8")
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec", "replay", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+        timeout=120,
+        env=buffered,
+    )
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    unusable = lines.index(f"{broken}: cannot be used (see the error above)")
+    assert lines[unusable - 1].startswith(f"loopspec: error: [PROTO-1] {broken}:"), done.stdout
 
 
 def _line_holding(text: str, needle: str) -> int:

@@ -593,6 +593,13 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     return 1 if outcomes["diverging"] else 0
 
 
+def _error_above(line: str) -> None:
+    """`line` on stderr after everything stdout holds so far: where both go to one file (a CI
+    log), stdout is buffered and the error would land after the report saying "see above"."""
+    sys.stdout.flush()
+    print(line, file=sys.stderr, flush=True)
+
+
 def _replay_listed(
     args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str
 ) -> str:
@@ -600,7 +607,7 @@ def _replay_listed(
     try:
         case = load_case(Path(path))
     except TargetError as error:
-        print(f"loopspec: error: {error}", file=sys.stderr)
+        _error_above(f"loopspec: error: {error}")
         print(f"{path}: cannot be used (see the error above)")
         return "unusable"
     profile, profile_note = replay_profile(args.profile, case.profile)
@@ -614,7 +621,7 @@ def _replay_listed(
         print(f"{path}: skipped: {lacking.message}")
         return "skipped"
     except TargetError as broke:
-        print(f"loopspec: error: {case_replay_error(path, broke)}", file=sys.stderr)
+        _error_above(f"loopspec: error: {case_replay_error(path, broke)}")
         print(f"{path}: cannot be used (see the error above)")
         return "unusable"
     bundled = args.impl is None and args.cmd is None
