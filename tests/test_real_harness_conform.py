@@ -30,7 +30,9 @@ from lent_process import lend_to_cli
 from loopspec.model.commands import (
     Allow,
     Command,
+    Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     SubmitUser,
@@ -228,6 +230,40 @@ def test_STEP_4_claude_code_asking_again_after_a_reply_with_nothing_to_say_is_kn
     assert found is None
     assert checker.stop is not None
     assert checker.stop.key == "STEP-4"
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_TEXT_2_an_exit_2_deny_the_cli_records_as_a_deny_is_known(harness: str) -> None:
+    """TEXT-2: a deny whose audit says an exit-2 hook blocked records `decision: block`; the
+    adapter answers every deny in JSON, which the CLI records as a deny (a random program on
+    Codex drew the deny "no", which comes with that audit, and was reported an unknown TEXT-2)."""
+    model = ModelTarget()
+    model.reset(CONFIGS[2])  # two PreToolUse hooks on every tool
+    checker = ProfileChecker(PROFILES[harness])
+    exit_2 = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
+    program: tuple[Command, ...] = (
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        HookAnswers(Allow()),
+        HookAnswers(Deny("no"), exit_2),
+    )
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        assert expected.accepted
+        events = tuple(
+            {**event, "data": {**event["data"], "decision": "deny"}}
+            if event["type"] == "hook/result" and event["data"].get("decision") == "block"
+            else event
+            for event in expected.events
+        )
+        actual = attrs.evolve(expected, events=events)
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        assert found is None, found
+    assert any(e["data"].get("decision") == "block" for e in expected.events if "data" in e)
 
 
 @pytest.mark.parametrize("arguments", ['{"command":"ls"}', "not json", "", 'it\'s "quoted"'])

@@ -205,7 +205,13 @@ _AUDIT_KEPT = ("turn", "point", "dialect", "handlerId", "callId", "decision", "u
 def _hook_audit_core(event: Event) -> Event:
     if event["type"] not in ("hook/invoked", "hook/result"):
         return event
-    return {**event, "data": {k: v for k, v in event["data"].items() if k in _AUDIT_KEPT}}
+    data = {k: v for k, v in event["data"].items() if k in _AUDIT_KEPT}
+    if data.get("point") == "PreToolUse" and data.get("decision") == "block":
+        # An exit-2 deny's own word (its audit), not another decision: the adapter answers
+        # every deny in JSON, which the CLI records as a deny. (The description stays as the
+        # saved cases quote it.)
+        data["decision"] = "deny"
+    return {**event, "data": data}
 
 
 def _model_identity(event: Event) -> Event:
