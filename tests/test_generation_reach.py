@@ -32,16 +32,27 @@ from loopspec.model.commands import (
     Deny,
     HookAnswers,
     ModelReplies,
+    PostBlock,
     SubmitUser,
     ToolFinishes,
 )
 from loopspec.model.config import PRE_TOOL_USE, LoopConfig
 from loopspec.model.jsonvalue import parse_arguments
-from loopspec.model.state import READY, RUNNING, Dispatching, Idle, LoopState, Rewriting
+from loopspec.model.state import (
+    READY,
+    RUNNING,
+    Dispatching,
+    Idle,
+    LoopState,
+    Rewriting,
+)
+from loopspec.model.state import Phase as LoopPhase
 from loopspec.model.transitions import TRANSITIONS
+from loopspec.model.wording import REWRITE_REFUSED
 from loopspec.properties.conformance.machine import conformance_machine
 from loopspec.properties.conformance.run import run_conformance
 from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful.swarm import denied_call_passed_busy_slots
 
 PROGRAMS = 200
 SITUATIONS = (
@@ -50,6 +61,9 @@ SITUATIONS = (
     "rewrite shown for approval",
     "several hooks on one call",
     "several PostToolUse hooks on one result",
+    "bash result blocked by two PostToolUse hooks",
+    "unacceptable rewrite",
+    "abort while a denied call has passed busy slots",
     "tool name a matcher names in part",
     "parallel calls",
     "approval",
@@ -60,6 +74,15 @@ SITUATIONS = (
     "outcome for a settled call",
     "queued input delivered at a quiet end",
 )
+# Situations a wrong loop shows only there, which the first batch must reach this often: each
+# was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
+# reasons wrongly, accepted an unfit rewrite or made a denied call wait for a slot was caught
+# after thousands of programs, or never).
+OFTEN = {
+    "bash result blocked by two PostToolUse hooks": 5,
+    "unacceptable rewrite": 5,
+    "abort while a denied call has passed busy slots": 5,
+}
 
 
 def _partly_named(config: LoopConfig, tool_name: str) -> bool:
@@ -71,10 +94,26 @@ def _partly_named(config: LoopConfig, tool_name: str) -> bool:
     )
 
 
+# The words between the hook and the tool in a refused rewrite's reason.
+REFUSED_REWRITE = REWRITE_REFUSED.partition("}")[2].partition("{")[0]
+
+
+def _slot_name(phase: LoopPhase, call_id: str) -> str | None:
+    slots = phase.slots if isinstance(phase, Dispatching) else ()
+    return next((slot.name for slot in slots if slot.call_id == call_id), None)
+
+
+def _refused_rewrite(before: LoopState, after: LoopState) -> bool:
+    """Whether a result `after` recorded says a call's winning rewrite was refused (HOOK-6)."""
+    return REFUSED_REWRITE in repr(after.log[len(before.log) :])
+
+
 def situations_of(command: Command, before: LoopState, after: LoopState) -> set[str]:
     """The situations `command`, applied in state `before`, creates."""
     found: set[str] = set()
     phase, config = before.phase, before.config
+    if _refused_rewrite(before, after):
+        found.add("unacceptable rewrite")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None
@@ -101,6 +140,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("approval")
         case Abort() if after is not before:
             found.add("abort")
+            if denied_call_passed_busy_slots(phase, config.max_parallel):
+                found.add("abort while a denied call has passed busy slots")
             if isinstance(phase, Dispatching):
                 statuses = [slot.status for slot in phase.slots]
                 if READY in statuses and RUNNING in statuses[: statuses.index(READY)]:
@@ -109,6 +150,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("crash")
         case ToolFinishes() if len(command.post) > 1 and after is not before:
             found.add("several PostToolUse hooks on one result")
+            blocks = sum(isinstance(verdict, PostBlock) for verdict in command.post)
+            if blocks > 1 and _slot_name(phase, command.call_id) == "bash":
+                found.add("bash result blocked by two PostToolUse hooks")
         case ToolFinishes() if isinstance(phase, Dispatching) and after is before:
             slot = next((s for s in phase.slots if s.call_id == command.call_id), None)
             if slot is not None and slot.status != RUNNING:
@@ -151,6 +195,7 @@ def test_MODEL_1_every_situation_is_reached_and_the_model_is_never_rejected() ->
     # to two more fixed batches may add to it; a situation no batch reaches is a generator that
     # cannot reach it, and still fails.
     missing: list[str] = []
+    first_batch: Counter[str] = Counter()
     batches = 0
     budget = settings(
         max_examples=PROGRAMS,
@@ -163,6 +208,8 @@ def test_MODEL_1_every_situation_is_reached_and_the_model_is_never_rejected() ->
     for batch in range(3):
         batches += 1
         run_state_machine_as_test(seeded(Counting, batch), settings=budget)
+        if batch == 0:
+            first_batch = reached.copy()
         missing = [situation for situation in SITUATIONS if not reached[situation]]
         if not missing:
             break
@@ -170,6 +217,8 @@ def test_MODEL_1_every_situation_is_reached_and_the_model_is_never_rejected() ->
     for situation in SITUATIONS:
         print(f"  {reached[situation]:>4}  {situation}")
     assert not missing, f"situations no generated program reaches in three batches: {missing}"
+    rare = {name: first_batch[name] for name, least in OFTEN.items() if first_batch[name] < least}
+    assert not rare, f"situations the first {PROGRAMS} programs reach too rarely: {rare}"
 
 
 # Hypothesis's first programs, each new random prefix's simplest continuation among them.

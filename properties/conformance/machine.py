@@ -321,6 +321,11 @@ def conformance_machine(
                 return
             choose = _chooser(data)
             choices = _possible(self.phase)
+            if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
+                # Where an abort tells a denied call that waited for a slot from one that passed
+                # the gate (DEC-1): one step of three disrupted, an abort among the disruptions,
+                # brought it in 2 programs of 600.
+                choices = (*choices, "disrupt", "disrupt")
             kind = swarming.pick(choose, choices)
             if kind == "disrupt" and not self.disrupt(choose, data) and choices[0] != "disrupt":
                 # No disruption after all (none drawn, or none the target can take): the
@@ -418,7 +423,7 @@ def conformance_machine(
             running = [s for s in phase.slots if s.status == RUNNING]
             slot = swarming.settling(choose, self.swarm, running)
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
-            post = tuple(swarming.post_verdicts(choose, self.swarm) for _ in hooks)
+            post = swarming.post_answers(choose, self.swarm, len(hooks))
             outcome = swarming.tool_outcomes(choose, self.swarm)
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)
@@ -428,7 +433,9 @@ def conformance_machine(
             """Stop, crash, or type mid-turn — each only when the target can; whether a
             command was sent."""
             kind = swarming.disruptions(choose, self.swarm)
-            if self.swarm.aborts and swarming.later_call_waits(self.phase):
+            if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
+                kind = swarming.pick(choose, (kind, "abort", "abort"))  # see `step`
+            elif self.swarm.aborts and swarming.later_call_waits(self.phase):
                 kind = swarming.pick(choose, (kind, kind, "abort"))
             command: Command | None = None
             if kind == "settled" and isinstance(self.phase, Dispatching):

@@ -31,7 +31,15 @@ The situations a rule governs and the generator reaches on purpose:
 - aborts over a partly finished batch: with aborts on, a disruption comes mostly after some call
   settled while an earlier one still runs;
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
-  programs, now and then, a reply's last call takes its first call's id.
+  programs, now and then, a reply's last call takes its first call's id;
+- unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to five fits
+  no tool (not an object, or without the keys the tool requires);
+- a bash result blocked by two PostToolUse hooks (its terminal card joins the two reasons): the
+  hooked configurations' second copies add two PostToolUse hooks on bash, and of a result's
+  several hooks the first mostly blocks and the next mostly blocks after it;
+- an abort while a denied call has passed the gate past busy slots (DEC-1), the one state that
+  tells it from a call waiting for a slot: there a step disrupts in three of five, mostly with
+  an abort, whatever the swarm.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -78,7 +86,8 @@ from loopspec.model.commands import (
 from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import READY, RUNNING, Dispatching
+from loopspec.model.pure.decisions import may_start
+from loopspec.model.state import DENY, READY, RUNNING, Dispatching
 from loopspec.properties.stateful import strategies as gen
 
 _Picked = TypeVar("_Picked")
@@ -164,9 +173,26 @@ PARTIAL_ARGUMENTS = {
     "bash_session": gen.ARGUMENTS["bash"],
     "preread": gen.ARGUMENTS["read"],
 }
+# Two PostToolUse hooks on bash: when both block, a bash result has several text blocks, which
+# its terminal card joins with newlines (ACP-2, DEC-3). Only the partial-names configuration had
+# two PostToolUse hooks on one call, and a bash result judged by two came in no program.
+_BASH_POST_HOOKS = (
+    HookSpec("bash-log", "PostToolUse", "bash"),
+    HookSpec("bash-review", "PostToolUse", "bash|write"),
+)
+
+
+def _with_bash_post_hooks(config: LoopConfig) -> LoopConfig:
+    return attrs.evolve(config, hooks=(*config.hooks, *_BASH_POST_HOOKS))
+
+
 # The bundled configurations, hooked ones twice (rewrites, several hooks and approvals need a
-# hook), and the partial-names one.
-CONFIGS = (*gen.CONFIGS, *gen.CONFIGS[1:], PARTIAL_NAMES_CONFIG)
+# hook; the second time with two PostToolUse hooks on bash), and the partial-names one.
+CONFIGS = (
+    *gen.CONFIGS,
+    *map(_with_bash_post_hooks, gen.CONFIGS[1:]),
+    PARTIAL_NAMES_CONFIG,
+)
 
 
 def _arguments_for(name: str) -> list[str]:
@@ -303,10 +329,20 @@ def _fitting(name: str) -> tuple[JsonValue, ...]:
     return tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
 
 
+# Inputs no tool accepts (HOOK-6): not a JSON object, or an object without the keys a tool
+# requires. A loop must deny the call naming the hook and keep the original arguments; drawn
+# only among other verdicts' rewrites, such a rewrite won in 8 programs of 600.
+_UNFIT: tuple[JsonValue, ...] = ("not an object", FrozenMap({"unrelated": True}))
+
+
 def _fit(choose: Choose, name: str, hook_index: int) -> JsonValue:
-    """An input that fits the tool, the simplest one another for each hook of the call."""
+    """An input that fits the tool, the simplest one another for each hook of the call; or, as
+    the last of the draw's options (one in 3 to 5), one that fits no tool (another per hook)."""
     fitting = _fitting(name)
-    return fitting[(choose(len(fitting)) + hook_index) % len(fitting)]
+    drawn = choose(2 * len(fitting) + 1)
+    if drawn == 2 * len(fitting):
+        return _UNFIT[hook_index % len(_UNFIT)]
+    return fitting[(drawn + hook_index) % len(fitting)]
 
 
 # A hook's own audit (a real hook's decision word, exit code, stderr and time), which takes the
@@ -407,11 +443,31 @@ _POST_VERDICTS: tuple[PostVerdict, ...] = (
 )
 
 
+# A later hook's block after an earlier hook's: the result then has one text block per
+# reason, which a terminal card joins with newlines in configured order (ACP-2, DEC-3).
+_LATER_BLOCK = PostBlock("withheld again")
+
+
 def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
     """PostToolUse answers; with `contexts` on, mostly a context."""
     if swarm.contexts and choose(3) < 2:
         return _POST_VERDICTS[1]
     return pick(choose, _POST_VERDICTS)
+
+
+def post_answers(choose: Choose, swarm: Swarm, hooks: int) -> tuple[PostVerdict, ...]:
+    """The answers of a result's `hooks` PostToolUse hooks: of several, the first blocks in two
+    results of three, and after a block the next hook mostly blocks too (drawn alone, two blocks
+    on one result came in one result of nine at best)."""
+    answers: list[PostVerdict] = []
+    for _ in range(hooks):
+        if answers and isinstance(answers[-1], PostBlock) and choose(3) < 2:
+            answers.append(_LATER_BLOCK)
+        elif hooks > 1 and not answers and choose(3) > 0:
+            answers.append(_POST_VERDICTS[2])
+        else:
+            answers.append(post_verdicts(choose, swarm))
+    return tuple(answers)
 
 
 def later_call_waits(phase: object) -> bool:
@@ -420,6 +476,20 @@ def later_call_waits(phase: object) -> bool:
         return False
     statuses = [slot.status for slot in phase.slots]
     return READY in statuses and RUNNING in statuses[: statuses.index(READY)]
+
+
+def denied_call_passed_busy_slots(phase: object, cap: int) -> bool:
+    """Whether a denied call of the batch passed the gate while the calls before it left no slot
+    it could have started in (DEC-1: it does not wait for one), its result not yet committed.
+    An abort there finds it denied where a loop that made it wait finds it unstarted."""
+    if not isinstance(phase, Dispatching):
+        return False
+    safe = tuple(slot.concurrency_safe for slot in phase.slots)
+    running = tuple(slot.status == RUNNING for slot in phase.slots)
+    return any(
+        slot.decision == DENY and slot.status == READY and not may_start(safe, running, index, cap)
+        for index, slot in enumerate(phase.slots[phase.cursor :], phase.cursor)
+    )
 
 
 def settling(choose: Choose, swarm: Swarm, running: Sequence[_Picked]) -> _Picked:
