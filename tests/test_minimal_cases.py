@@ -269,3 +269,30 @@ def test_SAFE_5_an_interrupted_cutting_down_keeps_the_smallest_program_so_far() 
     )
     assert not cut.complete
     assert [(cut.config, cut.program)] == kept
+
+
+class _Interrupted(ModelTarget):
+    """A target whose every command is interrupted (Ctrl-C while it works)."""
+
+    def apply(self, command: Command) -> Observation:
+        raise KeyboardInterrupt
+
+
+def test_SAFE_5_ctrl_c_while_a_counterexample_is_confirmed_keeps_it() -> None:
+    """SAFE-5: Ctrl-C during the first replay (the whole program, before anything is cut, a slow
+    process target's longest) keeps the counterexample the run found; it escaped the run, which
+    lost its report, as Ctrl-C there did for a breakage (one cutting-down for both now)."""
+    config = CONFIGS[1]
+    program = (
+        SubmitUser("look"),
+        ModelReplies((READ, ToolCallBlock("c2", "read", "{}"))),
+        ToolFinishes("c1", ToolSucceeded("a"), (PostContext("note from hook"),)),
+    )
+    found = _found("result-in-next-step", config, program)
+    reduced = reduce_counterexample(_Interrupted, found)
+    assert (reduced.config, reduced.program, reduced.divergence) == (
+        found.config,
+        found.program,
+        found.divergence,
+    )
+    assert reduced.replays == 1

@@ -59,7 +59,7 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
-from loopspec.properties.conformance.reduce import reduce_program
+from loopspec.properties.conformance.reduce import Program, reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -622,6 +622,53 @@ class Reduced:
     replays: int
 
 
+Witness = TypeVar("Witness")
+
+
+def _cut_down(
+    config: LoopConfig,
+    program: Program,
+    original: Witness,
+    replayed: Callable[[LoopConfig, Program], Witness | None],
+    progress: Callable[[int], None] | None,
+) -> tuple[LoopConfig, Program, Witness, int]:
+    """`config` and `program` cut down (`reduce_program`) while replaying a candidate gives a
+    witness of the same failure (`replayed`: None when it does not fail alike), with the kept
+    program's witness and the replays made. The whole program is replayed first: when it does
+    not fail alike again (a failure that depends on earlier programs), or the user stops that
+    replay (Ctrl-C), it is kept with `original`, as it is when nothing smaller fails alike.
+    Bounded by `REDUCE_REPLAYS` and `REDUCE_SECONDS`; Ctrl-C while cutting keeps the smallest
+    program so far."""
+    latest = [original]
+    replays = 0
+
+    def still_fails(config: LoopConfig, program: Program) -> bool:
+        nonlocal replays
+        replays += 1
+        if progress is not None:
+            progress(replays)
+        witness = replayed(config, program)
+        if witness is None:
+            return False
+        latest[0] = witness
+        return True
+
+    try:
+        confirmed = still_fails(config, program)
+    except KeyboardInterrupt:  # stopped before anything was cut: the run's own failure
+        confirmed = False
+    if not confirmed:
+        return config, program, original, replays
+    reduction = reduce_program(
+        config, program, still_fails, max_replays=REDUCE_REPLAYS, max_seconds=REDUCE_SECONDS
+    )
+    if (reduction.config, reduction.program) == (config, program):
+        return config, program, original, replays
+    # Each candidate that failed alike became the reduction's current program: the last
+    # witness is the kept program's.
+    return reduction.config, reduction.program, latest[0], replays
+
+
 def reduce_counterexample(
     factory: TargetFactory,
     found: DivergenceFound,
@@ -633,39 +680,22 @@ def reduce_counterexample(
     (`loopspec.properties.conformance.reduce`), each candidate replayed on a fresh model and
     target as `loopspec replay` replays a case. A candidate the target breaks on (raises, dies,
     stops answering) or cannot be sent is not kept; the program Hypothesis shrank is kept
-    unless a smaller one diverges alike. `progress` is told the replays made so far."""
+    unless a smaller one diverges alike (and when replaying it finds no such divergence: a
+    difference only the machine's comparison sees). `progress` is told the replays made."""
     rule = found.divergence.rule_id
-    latest = [found.divergence]
-    replays = 0
 
-    def still_diverges(config: LoopConfig, program: tuple[Command, ...]) -> bool:
-        nonlocal replays
-        replays += 1
-        if progress is not None:
-            progress(replays)
+    def diverging(config: LoopConfig, program: Program) -> Divergence | None:
         try:
             replay = replay_case(factory, config, list(program), profile)
         except TargetError:
-            return False
-        if replay.divergence is None or replay.divergence.rule_id != rule:
-            return False
-        latest[0] = replay.divergence
-        return True
+            return None
+        divergence = replay.divergence
+        return divergence if divergence is not None and divergence.rule_id == rule else None
 
-    if not still_diverges(found.config, found.program):
-        # The runs disagree (a difference only the machine's comparison sees): keep what
-        # Hypothesis found rather than a program that replays otherwise.
-        return Reduced(found.config, found.program, found.divergence, replays)
-    reduction = reduce_program(
-        found.config,
-        found.program,
-        still_diverges,
-        max_replays=REDUCE_REPLAYS,
-        max_seconds=REDUCE_SECONDS,
+    config, program, divergence, replays = _cut_down(
+        found.config, found.program, found.divergence, diverging, progress
     )
-    if (reduction.config, reduction.program) != (found.config, found.program):
-        return Reduced(reduction.config, reduction.program, latest[0], replays)
-    return Reduced(found.config, found.program, found.divergence, replays)
+    return Reduced(config, program, divergence, replays)
 
 
 def reduce_breakage(
@@ -675,9 +705,10 @@ def reduce_breakage(
     progress: Callable[[int], None] | None = None,
 ) -> TargetError:
     """`broke`, the target's failure inside a program (SAFE-5), with that program cut down as
-    `reduce_counterexample` cuts a divergence down, each candidate replayed on a fresh target as
-    `loopspec replay` replays a case; `broke` itself when it has no program, or when replaying
-    its program does not break the target alike (a failure that depends on earlier programs).
+    `reduce_counterexample` cuts a divergence down (`_cut_down`), each candidate replayed on a
+    fresh target as `loopspec replay` replays a case; `broke` itself when it has no program, or
+    when replaying its program does not break the target alike (a failure that depends on
+    earlier programs).
 
     A candidate is kept when the target breaks on it *the same way* (`_breakage_signature`):
     in the same step (apply, reset, ...) with the same first line of the error, the command
@@ -693,51 +724,26 @@ def reduce_breakage(
     (a flaky run, not a report); so Hypothesis never shrinks a breakage. Replaying needs no
     such guard: each candidate has its own breakage record.
 
-    Bounded like a divergence's reduction (`REDUCE_REPLAYS`, `REDUCE_SECONDS`, Ctrl-C keeps the
-    smallest so far). A process target that stops answering costs one answer timeout per
-    candidate it hangs on, and the seconds bound is checked between candidates: at most one
-    timeout beyond it. An in-process target that hangs on a candidate cannot be stopped but by
-    Ctrl-C, as in the run itself."""
+    A process target that stops answering costs one answer timeout per candidate it hangs on,
+    and the seconds bound is checked between candidates: at most one timeout beyond it. An
+    in-process target that hangs on a candidate cannot be stopped but by Ctrl-C, as in the run
+    itself."""
     if broke.config is None or not broke.program:
         return broke
     wanted = _breakage_signature(broke)
-    latest = [broke]
-    replays = 0
 
-    def still_breaks(config: LoopConfig, program: tuple[Command, ...]) -> bool:
-        nonlocal replays
-        replays += 1
-        if progress is not None:
-            progress(replays)
+    def breaking(config: LoopConfig, program: Program) -> TargetError | None:
         try:
             replay_case(factory, config, list(program), profile)
         except UndeclaredCapability:
-            return False
+            return None
         except TargetError as again:
             if again.config is None or _breakage_signature(again) != wanted:
-                return False
-            latest[0] = again
-            return True
-        return False
+                return None
+            return again
+        return None
 
-    try:
-        if not still_breaks(broke.config, broke.program):
-            return broke
-    except KeyboardInterrupt:  # stopped by hand before anything was cut: the run's own case
-        return broke
-    confirmed = latest[0]
-    reduction = reduce_program(
-        broke.config,
-        broke.program,
-        still_breaks,
-        max_replays=REDUCE_REPLAYS,
-        max_seconds=REDUCE_SECONDS,
-    )
-    if (reduction.config, reduction.program) == (broke.config, broke.program):
-        return confirmed
-    # Each candidate that broke alike became the reduction's current program: the last such
-    # replay is the reduction's result's (its program ending where the target broke).
-    return latest[0]
+    return _cut_down(broke.config, broke.program, broke, breaking, progress)[2]
 
 
 # Where a process target counts its commands over its life ("answering the command of seq 41"),
