@@ -25,7 +25,6 @@ from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
 
 import loopspec
-from loopspec.model.config import LoopConfig
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
@@ -221,22 +220,11 @@ def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["commands"].insert(1, {"kind": "Abort", "cause": "user"})
     saved.write_text(json.dumps(document), encoding="utf-8")
-    assert main(["replay", str(saved), "--impl", "test_case_sharing:plain_model"]) == 2
+    assert main(["replay", str(saved), "--impl", "plugin_targets:declares_nothing"]) == 2
     assert capsys.readouterr().err.startswith(
         f"loopspec: error: [PROTO-1] {saved}: command #2 of the case (Abort) needs the "
         "capability abort"
     )
-
-
-class _Plain(ModelTarget):
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        super().reset(config)
-        return frozenset()
-
-
-def plain_model() -> ModelTarget:
-    """An `--impl` factory: the model, declaring no optional capability."""
-    return _Plain()
 
 
 def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
@@ -260,7 +248,7 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     )
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps({**document, "version": 2}), encoding="utf-8")
-    plain = ["--impl", "test_case_sharing:plain_model"]
+    plain = ["--impl", "plugin_targets:declares_nothing"]
     assert main(["replay", str(folder), str(newer), *plain]) == 2
     said = capsys.readouterr()
     assert f"{diverging}: 2 commands replayed, no divergence; the case recorded TURN-5" in said.out
@@ -269,7 +257,7 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     )
     assert f"loopspec: error: [PROTO-1] {newer}:1: $.version is 2" in said.err
     assert said.out.endswith(
-        "replayed 3 cases against test_case_sharing:plain_model: 1 skipped, 1 without "
+        "replayed 3 cases against plugin_targets:declares_nothing: 1 skipped, 1 without "
         "divergence, 1 unusable\n"
     )
     buggy = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
