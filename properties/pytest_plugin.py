@@ -104,11 +104,25 @@ def _from_root(path: Path, root: Path) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Add the saved cases, then the random suite, to what pytest collects when a target was
-    given."""
+    """Find the saved cases when a target was given (a wrong --loopspec-cases stops pytest
+    before it collects anything)."""
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
-        cases = _saved_cases(config)
-        config.stash[SAVED_CASES] = cases
-        if cases:  # no test at all when there is nothing to replay
-            config.args.append(str(SAVED_CASES_SUITE))
-        config.args.append(str(SUITE))
+        config.stash[SAVED_CASES] = _saved_cases(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they apply to these tests too
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Add the saved cases, then the random suite, after the tests pytest collected.
+
+    Their modules are collected here, not named as command-line paths: pytest drops a path
+    lying under another one it collects and never enters a virtualenv, so with loopspec
+    installed in the project's own `.venv` and pytest run from the project, a path argument
+    would silently add nothing."""
+    if SAVED_CASES not in config.stash:
+        return
+    modules = [SAVED_CASES_SUITE] if config.stash[SAVED_CASES] else []  # none: no test at all
+    for path in [*modules, SUITE]:
+        module = pytest.Module.from_parent(session, path=path, nodeid=f"loopspec/{path.name}")
+        items.extend(session.genitems(module))

@@ -319,3 +319,44 @@ def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert f"ERROR: --loopspec-cases {named}: {says}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project_s_own_venv(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: with loopspec installed in a virtualenv inside the project (`python -m venv
+    .venv`, the usual layout) and pytest run bare from the project, the saved cases and the
+    random suite still run beside the project's own tests. Before, the plugin named its test
+    modules as extra command-line paths; pytest drops a path lying under another one it
+    collects (the project folder) and never enters a virtualenv, so neither ran and pytest
+    passed on the project's tests alone (or said "no tests ran")."""
+    site = tmp_path / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    (site / "loopspec").symlink_to(TESTS.parent / "loopspec", target_is_directory=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mine.py").write_text("def test_mine():\n    pass\n")
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    (tmp_path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), encoding="utf-8")
+    probe = "import loopspec.properties.pytest_plugin as p; print(p.__file__)"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(TESTS)])}
+    where = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(site)), where.stdout  # the plugin is the venv's copy
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v",
+         "--loopspec-impl=plugin_targets:turn_end_with_step_open"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "test_mine PASSED" in out, out
+    assert "test_saved_case_replays[case-TURN-2-0.json] FAILED" in out, out
+    assert "test_target_conforms_to_the_model FAILED" in out, out
+    assert "1 passed" in out, out
