@@ -328,8 +328,13 @@ def _line_holding(text: str, needle: str) -> int:
         (lambda doc: doc["config"].update(maxParallel=0), '"maxParallel"', "$.config.maxParallel"),
         (lambda doc: doc.update(profile="dhs"), '"profile"', "$.profile is 'dhs'; known profiles"),
         (lambda doc: doc.update(loopspec="cases"), '"loopspec"', '$.loopspec is "cases"'),
+        (
+            lambda doc: doc.update(capabilities=["parallel", "paralel"]),
+            '"paralel"',
+            "$.capabilities[1] is 'paralel', which is no capability (did you mean parallel?)",
+        ),
     ],
-    ids=["misspelt", "missing", "out of range", "unknown profile", "marker"],
+    ids=["misspelt", "missing", "out of range", "unknown profile", "marker", "capability"],
 )
 def test_PROTO_1_a_fault_in_a_hand_edited_case_names_its_line(
     tmp_path: Path,
@@ -368,6 +373,57 @@ def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
     line = _line_holding(text, '"kind": "SubmitUser"')
     err = capsys.readouterr().err
     assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: the case file is not JSON")
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle", "complaint"),
+    [
+        (
+            lambda text: text.replace('"version": 1,', '"version": 1,\n  "version": 1,', 1),
+            '"version"',  # the second of the two lines holding it
+            "$.version is given twice in its object; a JSON reader keeps only the last",
+        ),
+        (
+            lambda text: re.sub(r'"maxParallel": \d+', '"maxParallel": NaN', text),
+            '"maxParallel"',
+            "the case file is not JSON: NaN is no JSON value: column {column}",
+        ),
+        (
+            lambda text: re.sub(r'"epochMs": \d+', '"epochMs": 1' + "0" * 5000, text),
+            '"epochMs"',
+            "the case file is not JSON: an integer of 5001 digits, more than the 4300 a case may "
+            "hold: column {column}",
+        ),
+        (
+            lambda text: text.replace('"provider": "', '"provider": "\udcff', 1),
+            '"provider"',
+            "the case file is not UTF-8 text: byte 0xff at column {column}; save it as UTF-8",
+        ),
+    ],
+    ids=["repeated key", "NaN", "integer too long", "not UTF-8"],
+)
+def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[str], str],
+    needle: str,
+    complaint: str,
+) -> None:
+    """PROTO-1: what a hand edit can do to the JSON itself names its line too. A key given
+    twice in one object was read silently, the last one kept (a pasted second "commands"
+    dropped the first without a word); NaN, an integer Python will not convert and a byte
+    that is not UTF-8 named no line (a byte offset, or Python's advice to call
+    sys.set_int_max_str_digits)."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    text = edit(saved.read_text(encoding="utf-8"))
+    saved.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert main(["replay", str(saved)]) == 2
+    line, row = [(n, row) for n, row in enumerate(text.splitlines(), start=1) if needle in row][-1]
+    value = re.search(r"NaN|10{5000}|\udcff", row)  # where the refused value starts
+    said = complaint.format(column=value.start() + 1 if value else None)
+    err = capsys.readouterr().err
+    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: {said}"), err
+    assert err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize(
@@ -482,6 +538,8 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
     ("unknown profile", lambda doc: doc.update(profile="nope")),
     ("known profile", lambda doc: doc.update(profile="dsh")),
     ("capabilities not strings", lambda doc: doc.update(capabilities=[1])),
+    ("misspelt capability", lambda doc: doc.update(capabilities=["paralel"])),
+    ("known capabilities", lambda doc: doc.update(capabilities=["abort", "parallel"])),
     ("rules is a string", lambda doc: doc.update(rules="EXE-1")),
     ("target is a list", lambda doc: doc.update(target=[])),
     ("target value not a string", lambda doc: doc.update(target={"impl": 1})),

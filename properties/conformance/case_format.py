@@ -34,7 +34,7 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         "the bundled implementation); replay shows it and never runs it (SAFE-1)",
     ),
     "capabilities": (
-        {**_TEXTS, "examples": [sorted(CAPABILITIES)]},
+        _TEXTS,
         "the optional capabilities that target declared (they decide which commands conform "
         "sent); replay says when the target it runs declares others",
     ),
@@ -79,14 +79,14 @@ def case_schema() -> dict[str, Any]:
     # The names this loopspec knows: a case naming another is refused, not replayed.
     properties["rule"]["enum"] = [*rule_sections(spec_text()), NO_RULE]
     properties["profile"]["enum"] = sorted(PROFILES)
+    properties["capabilities"]["items"] = {"enum": sorted(CAPABILITIES)}
     return {
         "$schema": protocol["$schema"],
         "title": "loopspec case file",
         "description": (
             "A program `loopspec conform` found diverging, saved to be replayed and shared: "
             "`loopspec replay CASE --impl MODULE:FACTORY` (or --cmd COMMAND) reruns it on the "
-            "target named there; what each member means: python -m pydoc "
-            "loopspec.properties.conformance.case_format"
+            "target named there; each member's description below says what it means"
         ),
         "version": CASE_VERSION,
         "type": "object",

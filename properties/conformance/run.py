@@ -57,6 +57,7 @@ from loopspec.properties.conformance.compare import (
     split_units,
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program
@@ -68,7 +69,12 @@ from loopspec.properties.conformance.target import (
     missing_members,
     refused_alike,
 )
-from loopspec.properties.json_location import leading_path, line_of
+from loopspec.properties.json_location import (
+    leading_path,
+    line_and_column,
+    line_of,
+    repeated_member,
+)
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_doc import rule_sections
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -985,10 +991,19 @@ def load_case(path: Path) -> Case:
         data = read_user_file(path, cap=CASE_FILE_CAP, what="case file")
     except UserFileError as error:
         raise TargetError(str(error)) from error
+    # A case is shared and may come back through an editor that saves a byte order mark
+    # (JSON allows a parser to ignore it); nothing else about the file changes.
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
-        # A case is shared and may come back through an editor that saves a byte order mark
-        # (JSON allows a parser to ignore it); nothing else about the file changes.
-        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start].decode("utf-8")
+        byte_line, byte_column = line_and_column(before, len(before))
+        raise TargetError(
+            f"{path}:{byte_line}: the case file is not UTF-8 text: byte "
+            f"0x{data[error.start]:02x} at column {byte_column}; save it as UTF-8"
+        ) from error
+    try:
         document = parse_user_json(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data" and error.lineno > 1:  # a JSON value per line
@@ -999,14 +1014,46 @@ def load_case(path: Path) -> Case:
         raise TargetError(
             f"{path}:{error.lineno}: the case file is not JSON: {error.msg}: column {error.colno}"
         ) from error
-    except ValueError as error:  # also UnicodeDecodeError and a nesting too deep
-        raise TargetError(f"{path}: the case file is not JSON: {error}") from error
+    except ValueError as error:  # a nesting too deep, NaN, an integer too long to read
+        raise TargetError(f"{path}{_value_fault(text, error)}") from error
+    repeated = repeated_member(text)
+    if repeated is not None:
+        # A parser keeps the last of two equal keys: the first (an edit pasted above the
+        # original, a second "commands") would be dropped without a word.
+        member, repeat_line = repeated
+        raise TargetError(
+            f"{path}:{repeat_line}: {shown(member, 80)} is given twice in its object; a JSON "
+            "reader keeps only the last, so the first would be ignored: keep one"
+        )
     try:
         return _case_from(document)
     except _CaseFault as fault:
         where = leading_path(fault.message)
         line = f":{line_of(text, where)}" if where is not None else ""
         raise TargetError(f"{path}{line}: {fault.message}") from fault
+
+
+# A value the JSON grammar has but a strict reader refuses: NaN and Infinity (not JSON), and an
+# integer with more digits than Python converts (it would be exact, SPEC's numbers are).
+_REFUSED_VALUE = r'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity|-?\d{%d,})'  # % the fewest digits refused
+
+
+def _value_fault(text: str, error: ValueError) -> str:
+    """`:line: what` for a value the strict parser refused, the line and column of the first
+    such value (no parser position comes with these errors)."""
+    limit = sys.get_int_max_str_digits()
+    for found in re.finditer(_REFUSED_VALUE % (limit + 1), text):
+        value = found.group(1)
+        if value is None:
+            continue  # a string: skipped whole, so a NaN inside one is not taken for the value
+        line, column = line_and_column(text, found.start())
+        if value[-1].isdigit():
+            digits = len(value.lstrip("-"))
+            what = f"an integer of {digits} digits, more than the {limit} a case may hold"
+        else:
+            what = f"{value} is no JSON value"
+        return f":{line}: the case file is not JSON: {what}: column {column}"
+    return f": the case file is not JSON: {error}"
 
 
 class _CaseFault(LoopSpecError):
@@ -1039,6 +1086,16 @@ def _case_from(document: object) -> Case:
         listed = document.get(key, [])
         if not (isinstance(listed, list) and all(isinstance(item, str) for item in listed)):
             raise _CaseFault(f"$.{key} must be a list of strings")
+    for index, name in enumerate(document.get("capabilities", [])):
+        if name not in CAPABILITIES:
+            # Replay repeats them beside the target's own: a misspelt one would read as what
+            # the colleague's loop declared.
+            meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
+            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            raise _CaseFault(
+                f"$.capabilities[{index}] is {shown(name, 40)!r}, which is no capability{hint}; "
+                f"the capabilities are {', '.join(sorted(CAPABILITIES))}"
+            )
     version = document.get("version")
     if version != CASE_VERSION:
         # Another version's commands may mean something else: replaying them as this one's
