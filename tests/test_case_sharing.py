@@ -727,3 +727,33 @@ def test_PROTO_1_replay_names_the_commands_the_model_refused(
     assert main(["replay", str(saved), "--format", "json"]) == 0
     refused = json.loads(capsys.readouterr().out)["modelRefused"]
     assert refused == [{"commandIndex": 2, "rule": "EXE-4"}]
+
+
+def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_divergence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: a diverging replay shows the case's configuration and numbered program, and
+    which commands it did not send, the runs differing already: a colleague reads what the
+    program does from the report (conform's shows its program). It showed only the command
+    after which the runs differed, and the configuration (tool contracts, hooks, maxParallel)
+    behind it nowhere, so the case had to be opened to understand the report."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["commands"].append({"kind": "SubmitUser", "text": "again"})
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    target = "test_case_sharing:turn_end_reason_as_text"
+    assert main(["replay", str(saved), "--impl", target]) == 1
+    out = capsys.readouterr().out
+    config = json.dumps(document["config"], ensure_ascii=False)
+    shown = (
+        f"{saved}: diverges; the case recorded TURN-5\n"
+        f"  configuration: {config}\n"
+        "  program (driver protocol JSON; command #N is $.commands[N-1]):\n"
+        '    #1 {"kind": "SubmitUser", "text": "hi"}\n'
+        '    #2 {"kind": "ModelReplies", "blocks": [{"type": "text", "text": "ok"}], '
+        '"finish": "completed"}\n'
+        "    not sent, the runs differing after #2:\n"
+        '    #3 {"kind": "SubmitUser", "text": "again"}\n'
+        "  rule TURN-5: "
+    )
+    assert shown in out, out

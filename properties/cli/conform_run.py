@@ -765,5 +765,22 @@ def replay_verdict_lines(
             lines.append(f"  known divergences shown: {', '.join(sorted(replay.known)) or 'none'}")
         return lines
     lines.append(f"{case_name}: diverges{recorded}")
+    lines += _case_program_lines(case, replay.divergence.index)
     lines += ["  " + line if line else "" for line in _describe_divergence(replay.divergence)]
+    return lines
+
+
+def _case_program_lines(case: Case, diverged_at: int) -> list[str]:
+    """The case's configuration and numbered program, as its file holds them: whoever reads a
+    colleague's replay learns what the program does without opening the file. Replay stops at
+    the first divergence, so the commands after it were not sent."""
+    config = json.dumps(config_to_json(case.config), ensure_ascii=False)
+    lines = [
+        f"  configuration: {config}",
+        "  program (driver protocol JSON; command #N is $.commands[N-1]):",
+    ]
+    for number, command in enumerate(case.commands, start=1):
+        if number == diverged_at + 2:
+            lines.append(f"    not sent, the runs differing after #{diverged_at + 1}:")
+        lines.append(f"    #{number} {command_text(command)}")
     return lines
