@@ -757,3 +757,35 @@ def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_div
         "  rule TURN-5: "
     )
     assert shown in out, out
+
+
+def _undescribed_fields(node: object, path: str = "$") -> list[str]:
+    """The properties under `node` (a JSON Schema) without a description, tags aside."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for name, field in node.get("properties", {}).items():
+            tag = "const" in field or (
+                "enum" in field and name in {"kind", "type", "decision", "ok"}
+            )
+            if not tag and "description" not in field:
+                found.append(f"{path}.{name}")
+        for key, child in node.items():
+            found += _undescribed_fields(child, f"{path}.{key}" if key != "properties" else path)
+    elif isinstance(node, list):
+        for child in node:
+            found += _undescribed_fields(child, path)
+    return found
+
+
+def test_PROTO_1_the_case_schema_says_what_every_field_of_config_and_commands_means(
+    case_schema: Draft202012Validator,
+) -> None:
+    """PROTO-1: someone reading a colleague's case learns what every field of its
+    configuration and commands means from `loopspec schema case` (the tutorial sends them
+    there): epochMs, maxParallel, requiredKeys, finish, post, errorName... had a type and no
+    word, the classes' one-line descriptions covering a few."""
+    definitions = case_schema.schema["$defs"]
+    missing = _undescribed_fields(definitions["config"]) + _undescribed_fields(
+        definitions["command"]
+    )
+    assert missing == [], missing

@@ -74,6 +74,7 @@ from loopspec.properties.conformance import log_schema
 from loopspec.properties.conformance.schema_shapes import described, tagged
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
+    MEANINGS,
     TAGS,
     UNIONS,
     wire_fields,
@@ -141,6 +142,9 @@ def _class_schema(cls: type) -> dict[str, Any]:
             schema = {**schema, "minimum": field.minimum}
         if field.non_empty:
             schema = {**schema, "minLength": 1}
+        meaning = MEANINGS.get((cls, field.name))
+        if meaning is not None:
+            schema = {**schema, "description": meaning}
         properties[field.wire] = schema
         if field.required:
             required.append(field.wire)

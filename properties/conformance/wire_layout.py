@@ -25,6 +25,7 @@ from loopspec.model.commands import (
     Ask,
     Command,
     Deny,
+    HookAnswers,
     HookAudit,
     ModelFails,
     ModelReplies,
@@ -35,7 +36,9 @@ from loopspec.model.commands import (
     PostVerdict,
     PreVerdict,
     ReplyBlock,
+    SubmitUser,
     ToolFailed,
+    ToolFinishes,
     ToolOutcome,
     ToolSucceeded,
 )
@@ -90,6 +93,75 @@ MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
 NON_EMPTY: frozenset[tuple[type, str]] = frozenset(
     {(ToolCallBlock, "id"), (ToolCallBlock, "name"), (HookSpec, "handler_id")}
 )
+
+# What each field means, for the JSON Schema's descriptions: a case file is read and edited by
+# people who have only `loopspec schema case`, the README and SPEC.md.
+MEANINGS: dict[tuple[type, str], str] = {
+    (LoopConfig, "tools"): "the registered tools; a call naming another ends as UNKNOWN_TOOL",
+    (LoopConfig, "hooks"): "the configured hooks, in the order they run and combine",
+    (LoopConfig, "max_parallel"): "at most this many concurrency-safe bodies run at once "
+    "(SCHED-1; with the capability parallel)",
+    (LoopConfig, "provider"): "the provider name the assistant messages' source carries",
+    (LoopConfig, "model"): "the model name the assistant messages' source carries",
+    (LoopConfig, "epoch_ms"): "the model's event times are epochMs + seq; times are never compared",
+    (ToolSpec, "name"): "the name calls use",
+    (ToolSpec, "concurrency_safe"): "whether its bodies may overlap (SCHED-1); false: it runs "
+    "alone",
+    (ToolSpec, "required_keys"): "keys the input object must hold; a call missing one ends as "
+    "INVALID_TOOL_INPUT (EXE-5)",
+    (HookSpec, "handler_id"): "the hook's id, unique in the configuration; the hook/invoked and "
+    "hook/result events name it",
+    (HookSpec, "point"): "when it runs: PreToolUse (before a call runs, answered by HookAnswers) "
+    "or PostToolUse (on a result, answered in ToolFinishes.post)",
+    (HookSpec, "matcher"): 'a regex the whole tool name must match; "" or "*" match every tool',
+    (HookSpec, "dialect"): "whose hooks these are, claude-code or codex; its hook events carry it",
+    (SubmitUser, "text"): "what the user typed",
+    (ModelReplies, "blocks"): "the reply's blocks in the order the model wrote them",
+    (ModelReplies, "finish"): "how the reply ended: completed, max-tokens or cancelled (the last "
+    "two with the capability max-tokens)",
+    (ModelFails, "message"): "the failure's message, in the turn/end error",
+    (ModelFails, "code"): "the failure's code, in the turn/end error",
+    (TextBlock, "text"): "the text",
+    (ReasoningBlock, "text"): "the reasoning text",
+    (ToolCallBlock, "id"): "the call's id, unique within the reply (EXE-1)",
+    (ToolCallBlock, "name"): "the tool the call names",
+    (ToolCallBlock, "arguments"): "the input as the raw string the model wrote: blank means {}, "
+    "and a string that is not a JSON object is invalid input (EXE-2)",
+    (HookAnswers, "verdict"): "the hook's decision: pass, allow, ask or deny (merged by HOOK-2)",
+    (HookAnswers, "audit"): "how the hook ran, for the audit record; absent: recorded from the "
+    "verdict",
+    (Allow, "updated_input"): "the whole input that replaces the call's (capability rewrite); "
+    "null: none",
+    (Allow, "reason"): "the hook's reason, if it gave one",
+    (Ask, "reason"): "the hook's reason, if it gave one",
+    (Ask, "updated_input"): "the whole input that replaces the call's (capability rewrite); "
+    "null: none",
+    (Deny, "reason"): "why: the denied call's result is the error `Error: ` and the reasons "
+    "(DEC-1, TEXT-1)",
+    (HookAudit, "decision"): "the decision word to record in place of the verdict's own",
+    (HookAudit, "exit_code"): "the hook process's exit code",
+    (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",
+    (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds",
+    (ApprovalAnswers, "outcome"): "the answer: allowed-once runs the call; rejected, cancelled "
+    "and unavailable end it unrun",
+    (ToolFinishes, "call_id"): "the id of the running call whose body settles",
+    (ToolFinishes, "outcome"): "what the body did: ok true (succeeded) or false (failed)",
+    (ToolFinishes, "post"): "one verdict per PostToolUse hook that matches the call, in "
+    "configured order (capability post-hooks)",
+    (ToolSucceeded, "text"): "the body's output: the result's one text block",
+    (ToolSucceeded, "contexts"): "messages for the model, queued when the result commits and "
+    "delivered after the next step/start (ADJ-4)",
+    (ToolSucceeded, "meta"): "presentation meta the result carries (capability result-meta)",
+    (ToolFailed, "message"): "what failed: the result is the error `Error: ` and this (TEXT-1)",
+    (ToolFailed, "code"): "when given, the result's error.code (its error.name is errorName)",
+    (ToolFailed, "error_name"): "the result's error.name when code is given",
+    (PostContext, "text"): "context for the model, delivered after the batch",
+    (PostContext, "audit"): "how the hook ran, for the audit record",
+    (PostPass, "audit"): "how the hook ran, for the audit record",
+    (PostBlock, "reason"): "what the model sees as an error instead of the result",
+    (PostBlock, "audit"): "how the hook ran, for the audit record",
+    (Abort, "cause"): "who cancelled the turn: user, parent, hook or disposed",
+}
 
 # The closed unions and the classes a field's annotation may name, by that name.
 UNIONS: dict[str, object] = {
