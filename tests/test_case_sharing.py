@@ -399,8 +399,14 @@ def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
             '"provider"',
             "the case file is not UTF-8 text: byte 0xff at column {column}; save it as UTF-8",
         ),
+        (
+            lambda text: text.replace('"what": "', '"what": "wrapped\n by mail ', 1),
+            '"what"',
+            "the case file is not JSON: a line break inside a string (was the line wrapped, by "
+            "a mail client?): column {column}",
+        ),
     ],
-    ids=["repeated key", "NaN", "integer too long", "not UTF-8"],
+    ids=["repeated key", "NaN", "integer too long", "not UTF-8", "wrapped line"],
 )
 def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     tmp_path: Path,
@@ -413,14 +419,15 @@ def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     twice in one object was read silently, the last one kept (a pasted second "commands"
     dropped the first without a word); NaN, an integer Python will not convert and a byte
     that is not UTF-8 named no line (a byte offset, or Python's advice to call
-    sys.set_int_max_str_digits)."""
+    sys.set_int_max_str_digits). A case sent in a mail's body comes back with long lines
+    wrapped: the parser said only "Invalid control character at"."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     text = edit(saved.read_text(encoding="utf-8"))
     saved.write_bytes(text.encode("utf-8", "surrogateescape"))
     assert main(["replay", str(saved)]) == 2
     line, row = [(n, row) for n, row in enumerate(text.splitlines(), start=1) if needle in row][-1]
     value = re.search(r"NaN|10{5000}|\udcff", row)  # where the refused value starts
-    said = complaint.format(column=value.start() + 1 if value else None)
+    said = complaint.format(column=value.start() + 1 if value else len(row) + 1)
     err = capsys.readouterr().err
     assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: {said}"), err
     assert err.count("\n") == 1, err

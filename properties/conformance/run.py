@@ -1011,8 +1011,12 @@ def load_case(path: Path) -> Case:
                 f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
                 "file; a session log is checked with `loopspec check`"
             ) from error
+        what = error.msg
+        if what.startswith("Invalid control character") and text[error.pos] in "\r\n":
+            # A case sent in a mail's body comes back with its long lines wrapped.
+            what = "a line break inside a string (was the line wrapped, by a mail client?)"
         raise TargetError(
-            f"{path}:{error.lineno}: the case file is not JSON: {error.msg}: column {error.colno}"
+            f"{path}:{error.lineno}: the case file is not JSON: {what}: column {error.colno}"
         ) from error
     except ValueError as error:  # a nesting too deep, NaN, an integer too long to read
         raise TargetError(f"{path}{_value_fault(text, error)}") from error
