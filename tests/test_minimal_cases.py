@@ -19,6 +19,9 @@ from minimality import removable_parts
 from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import (
+    Allow,
+    ApprovalAnswers,
+    Ask,
     Command,
     Deny,
     HookAnswers,
@@ -35,7 +38,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.cli.conform_run import counts_line, json_report
 from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.compare import DivergenceFound
-from loopspec.properties.conformance.reduce import reduce_program, weight
+from loopspec.properties.conformance.reduce import reduce_program, smaller_candidates, weight
 from loopspec.properties.conformance.run import (
     case_document,
     load_case,
@@ -114,6 +117,64 @@ def test_MODEL_1_a_hook_the_divergence_does_not_need_goes_with_its_answers() -> 
     assert [type(c) for c in reduced.program] == [SubmitUser, ModelReplies, HookAnswers]
     assert isinstance(reduced.program[2], HookAnswers)
     assert isinstance(reduced.program[2].verdict, Deny)
+
+
+def test_MODEL_1_arguments_a_new_input_and_an_approval_are_cut_to_what_the_divergence_needs() -> (
+    None
+):
+    """MODEL-1: a call's arguments and a hook's new input lose the keys their tool does not
+    require and their strings are emptied or cut to a character, and an approval answer becomes
+    the simplest that keeps the divergence (the call's result must still come in the next
+    step, so a refusal, not allowed-once, which would leave the call running). They were kept
+    as drawn: 'rm -rf build', a description, an 'unavailable' the divergence did not need."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+    call = ToolCallBlock("c1", "bash", '{"command":"rm -rf build","description":"clean up"}')
+    rewrite = {"command": "rm -rf build/tmp", "description": "only tmp"}
+    program = (
+        SubmitUser("please clean up"),
+        ModelReplies((call,)),
+        HookAnswers(Ask(reason="needs a look", updated_input=rewrite)),
+        ApprovalAnswers("unavailable"),
+    )
+    reduced = reduce_counterexample(
+        lambda: _mutant("result-in-next-step"), _found("result-in-next-step", config, program)
+    )
+    assert reduced.divergence.rule_id == "STEP-3"
+    assert reduced.program == (
+        SubmitUser(""),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":""}'),)),
+        HookAnswers(Ask()),
+        ApprovalAnswers("rejected"),
+    )
+    # A rewrite the divergence needs keeps its tool's keys, its strings as short as it can.
+    rewritten = (*program[:2], HookAnswers(Allow(updated_input=rewrite)))
+    reduced = reduce_counterexample(
+        lambda: _mutant("execution-only-rewrite"),
+        _found("execution-only-rewrite", config, rewritten),
+    )
+    assert reduced.divergence.rule_id == "RW-1"
+    assert reduced.program[2] == HookAnswers(Allow(updated_input={"command": "r"}))
+
+
+def test_HOOK_6_an_input_that_fits_no_tool_is_left_as_it_is_when_cutting_down() -> None:
+    """HOOK-6: a hook's new input that is not an object, and arguments that are not JSON, are
+    the situation itself: cutting down never changes them (only an object's keys a tool does
+    not require, and its strings)."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+    program = (
+        SubmitUser("please"),
+        ModelReplies((ToolCallBlock("c1", "bash", "not json"),)),
+        HookAnswers(Allow(updated_input="not an object")),
+    )
+    arguments, inputs = set(), set()
+    for _config, candidate in smaller_candidates(config, program):
+        for command in candidate:
+            if isinstance(command, ModelReplies):
+                arguments |= {call.arguments for call in command.tool_calls}
+            if isinstance(command, HookAnswers) and isinstance(command.verdict, Allow):
+                inputs.add(command.verdict.updated_input)
+    assert arguments == {"not json"}
+    assert inputs == {"not an object", None}  # kept, or the rewrite taken away
 
 
 def test_MODEL_1_a_post_hook_goes_with_its_verdict_in_each_outcome() -> None:

@@ -18,10 +18,17 @@ The steps, biggest first; each one lowers `weight`, which bounds the search:
   which call that is);
 - delete a hook of the configuration with its answers (a PreToolUse hook's `HookAnswers`, a
   PostToolUse hook's verdict in each outcome), or a tool no call names;
-- a simpler value: a prompt, text, reason or message emptied or cut to its first character; a
-  reply that finishes `completed`; a PreToolUse verdict `Pass`, an ask an allow, a verdict
-  without its new input or reason; an outcome without a deferred context, its metadata or its
-  error code; a PostToolUse verdict `PostPass`; no hook audit.
+- every command at once in its simplest form (what taking the first simpler value below,
+  again and again, gives), then each command alone in it: one replay where the steps one by
+  one take one each, which a process target that hangs on every kept candidate waits on;
+- a simpler value: a prompt, text, reason, message or context emptied or cut to its first
+  character; a reply that finishes `completed`; a call's arguments or a hook's new input (a
+  JSON object) less a key its tool does not require, or with a string value emptied or cut so
+  (an input that is not an object, or malformed arguments, are left as they are: what makes
+  them so is the situation, HOOK-6); a PreToolUse verdict `Pass`, an ask an allow, a verdict
+  without its new input or reason; an approval answer `allowed-once`, else `rejected`; an
+  abort by the user; an outcome without a deferred context, its metadata or its error code; a
+  PostToolUse verdict `PostPass`; no hook audit.
 
 Last, the call ids are renumbered c1, c2, ... in order of appearance, if the program still
 diverges alike so.
@@ -32,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import assert_never
 
 import attrs
@@ -55,6 +62,7 @@ from loopspec.model.commands import (
     PostVerdict,
     PreVerdict,
     Recover,
+    ReplyBlock,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
@@ -63,6 +71,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.errors import LoopSpecError
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Dispatching, LoopState, Rewriting
 from loopspec.model.transitions import step
@@ -85,14 +94,35 @@ class Reduction:
 
 def weight(config: LoopConfig, program: Program) -> tuple[int, ...]:
     """The order reduction descends, most telling first: commands, hooks, tools, how much the
-    verdicts ask of a reader (an approval more than an allow, an allow more than a pass), then
-    the length of the whole as JSON."""
-    verdicts = sum(_VERDICT_RANK[type(c.verdict)] for c in program if isinstance(c, HookAnswers))
+    answers ask of a reader (an approval more than an allow, an allow more than a pass; a
+    refused or cancelled approval more than an allowed one; an abort by anyone but the user),
+    then the length of the whole as JSON."""
     text = json.dumps([config_to_json(config), *map(command_to_json, program)])
-    return len(program), len(config.hooks), len(config.tools), verdicts, len(text)
+    answers = sum(map(_answer_rank, program))
+    return len(program), len(config.hooks), len(config.tools), answers, len(text)
 
 
 _VERDICT_RANK: dict[type[PreVerdict], int] = {Pass: 0, Allow: 1, Deny: 1, Ask: 2}
+# Simplest first: the approved call runs as asked; a refusal says why; the rest say less.
+_APPROVAL_RANK: dict[str, int] = {
+    "allowed-once": 0,
+    "rejected": 1,
+    "cancelled": 2,
+    "unavailable": 2,
+}
+_BY_THE_USER = Abort().cause
+
+
+def _answer_rank(command: Command) -> int:
+    match command:
+        case HookAnswers(verdict=verdict):
+            return _VERDICT_RANK[type(verdict)]
+        case ApprovalAnswers(outcome=outcome):
+            return _APPROVAL_RANK[outcome]
+        case Abort(cause=cause):
+            return 0 if cause == _BY_THE_USER else 1
+        case _:
+            return 0
 
 
 def reduce_program(
@@ -175,11 +205,21 @@ def smaller_candidates(
     # Only tools no call names: a call to a tool taken away would be a call to an unknown tool,
     # another situation than the one found.
     called = {call.name for c in program if isinstance(c, ModelReplies) for call in c.tool_calls}
-    for tool in config.tools:
-        if tool.name not in called:
-            yield attrs.evolve(config, tools=tuple(t for t in config.tools if t != tool)), program
+    uncalled = [tool for tool in config.tools if tool.name not in called]
+    if len(uncalled) > 1:
+        yield (
+            attrs.evolve(config, tools=tuple(t for t in config.tools if t not in uncalled)),
+            program,
+        )
+    for tool in uncalled:
+        yield attrs.evolve(config, tools=tuple(t for t in config.tools if t != tool)), program
+    inputs = [_Inputs(config, concern) for concern in concerns]
+    simplest = tuple(map(_simplest, program, inputs))
+    yield config, simplest
+    for index in range(len(program)):
+        yield config, (*program[:index], simplest[index], *program[index + 1 :])
     for index, command in enumerate(program):
-        for simpler in _simpler_commands(command):
+        for simpler in _simpler_commands(command, inputs[index]):
             yield config, (*program[:index], simpler, *program[index + 1 :])
 
 
@@ -276,7 +316,59 @@ def _shorter(text: str) -> list[str]:
     return [shorter for shorter in ("", text[:1]) if len(shorter) < len(text)]
 
 
-def _simpler_commands(command: Command) -> Iterator[Command]:
+@attrs.frozen
+class _Inputs:
+    """What a command's tool inputs must keep: the keys each tool requires (`ToolSpec`)."""
+
+    config: LoopConfig
+    concern: _Concern
+
+    def required(self, tool_name: str | None) -> tuple[str, ...] | None:
+        """The keys a call of `tool_name` must keep; None when which tool is not known (a
+        hook answer the model did not take): then no key is taken away. A tool the
+        configuration lacks requires none (its calls fail as unknown whatever they carry)."""
+        if tool_name is None:
+            return None
+        tool = next((t for t in self.config.tools if t.name == tool_name), None)
+        return () if tool is None else tool.required_keys
+
+
+def _simpler_objects(
+    value: Mapping[str, JsonValue], required: tuple[str, ...] | None
+) -> Iterator[dict[str, JsonValue]]:
+    """`value` less one key `required` does not name, or with one string value shorter."""
+    if required is not None:
+        for key in value:
+            if key not in required:
+                yield {k: v for k, v in value.items() if k != key}
+    for key, item in value.items():
+        if isinstance(item, str):
+            for shorter in _shorter(item):
+                yield {**value, key: shorter}
+
+
+def _simpler_arguments(arguments: str, required: tuple[str, ...] | None) -> Iterator[str]:
+    """Simpler arguments text, when `arguments` is a JSON object (malformed ones stay)."""
+    try:
+        parsed = json.loads(arguments)
+        # Written back only as they were read: not a number beyond a float's range (inf).
+        json.dumps(parsed, allow_nan=False)
+    except ValueError:
+        return
+    if isinstance(parsed, dict):
+        for simpler in _simpler_objects(parsed, required):
+            yield json.dumps(simpler, ensure_ascii=False, separators=(",", ":"))
+
+
+def _simplest(command: Command, inputs: _Inputs) -> Command:
+    """`command` simplified by its first simpler value, again, until it has none."""
+    # Each step makes the JSON shorter or an answer plainer (`weight`): it ends.
+    while (simpler := next(_simpler_commands(command, inputs), None)) is not None:
+        command = simpler
+    return command
+
+
+def _simpler_commands(command: Command, inputs: _Inputs) -> Iterator[Command]:
     match command:
         case SubmitUser(text=text):
             for shorter in _shorter(text):
@@ -285,18 +377,25 @@ def _simpler_commands(command: Command) -> Iterator[Command]:
             if command.finish != "completed":
                 yield attrs.evolve(command, finish="completed")
             for index, block in enumerate(command.blocks):
+                simpler_blocks: list[ReplyBlock] = []
                 if isinstance(block, TextBlock | ReasoningBlock):
-                    for shorter in _shorter(block.text):
-                        blocks = list(command.blocks)
-                        blocks[index] = attrs.evolve(block, text=shorter)
-                        yield attrs.evolve(command, blocks=tuple(blocks))
+                    simpler_blocks = [attrs.evolve(block, text=t) for t in _shorter(block.text)]
+                else:
+                    required = inputs.required(block.name)
+                    simpler_blocks = [
+                        attrs.evolve(block, arguments=arguments)
+                        for arguments in _simpler_arguments(block.arguments, required)
+                    ]
+                for simpler_block in simpler_blocks:
+                    blocks = (*command.blocks[:index], simpler_block, *command.blocks[index + 1 :])
+                    yield attrs.evolve(command, blocks=blocks)
         case ModelFails(message=message):
             for shorter in _shorter(message):
                 yield attrs.evolve(command, message=shorter)
         case HookAnswers(verdict=verdict, audit=audit):
             if audit is not None:
                 yield attrs.evolve(command, audit=None)
-            for simpler in _simpler_verdicts(verdict):
+            for simpler in _simpler_verdicts(verdict, inputs.required(inputs.concern.tool)):
                 yield attrs.evolve(command, verdict=simpler)
         case ToolFinishes(outcome=outcome, post=post):
             for simpler_outcome in _simpler_outcomes(outcome):
@@ -306,13 +405,29 @@ def _simpler_commands(command: Command) -> Iterator[Command]:
                     yield attrs.evolve(
                         command, post=(*post[:index], simpler_post, *post[index + 1 :])
                     )
-        case ApprovalAnswers() | Abort() | Crash() | Recover():
+        case ApprovalAnswers(outcome=answered):
+            for simpler_answer in sorted(_APPROVAL_RANK, key=_APPROVAL_RANK.__getitem__):
+                if _APPROVAL_RANK[simpler_answer] < _APPROVAL_RANK[answered]:
+                    yield ApprovalAnswers(simpler_answer)
+        case Abort(cause=cause):
+            if cause != _BY_THE_USER:
+                yield Abort()
+        case Crash() | Recover():
             pass
         case _:
             assert_never(command)
 
 
-def _simpler_verdicts(verdict: PreVerdict) -> Iterator[PreVerdict]:
+def _simpler_inputs(new_input: JsonValue, required: tuple[str, ...] | None) -> Iterator[JsonValue]:
+    """A hook's simpler new input: an object's (one that is not stays, HOOK-6)."""
+    if isinstance(new_input, FrozenMap):
+        for simpler in _simpler_objects(new_input, required):
+            yield FrozenMap(simpler)
+
+
+def _simpler_verdicts(
+    verdict: PreVerdict, required: tuple[str, ...] | None
+) -> Iterator[PreVerdict]:
     match verdict:
         case Pass():
             pass
@@ -322,6 +437,8 @@ def _simpler_verdicts(verdict: PreVerdict) -> Iterator[PreVerdict]:
                 yield attrs.evolve(verdict, updated_input=None)
             if reason is not None:
                 yield attrs.evolve(verdict, reason=None)
+            for simpler_input in _simpler_inputs(new_input, required):
+                yield attrs.evolve(verdict, updated_input=simpler_input)
         case Ask(updated_input=new_input, reason=reason):
             yield Pass()
             yield Allow(updated_input=new_input)  # the same call, without the approval
@@ -329,6 +446,8 @@ def _simpler_verdicts(verdict: PreVerdict) -> Iterator[PreVerdict]:
                 yield attrs.evolve(verdict, updated_input=None)
             if reason is not None:
                 yield attrs.evolve(verdict, reason=None)
+            for simpler_input in _simpler_inputs(new_input, required):
+                yield attrs.evolve(verdict, updated_input=simpler_input)
         case Deny(reason=reason):
             yield Pass()
             for shorter in _shorter(reason):
@@ -346,6 +465,10 @@ def _simpler_outcomes(outcome: ToolOutcome) -> Iterator[ToolOutcome]:
                 yield attrs.evolve(outcome, meta=None)
             for shorter in _shorter(text):
                 yield attrs.evolve(outcome, text=shorter)
+            for index, context in enumerate(contexts):
+                for shorter in _shorter(context):
+                    shorter_contexts = (*contexts[:index], shorter, *contexts[index + 1 :])
+                    yield attrs.evolve(outcome, contexts=shorter_contexts)
         case ToolFailed(message=message, code=code):
             if code is not None:
                 yield attrs.evolve(outcome, code=None)
@@ -360,7 +483,13 @@ def _simpler_posts(verdict: PostVerdict) -> Iterator[PostVerdict]:
         case PostPass(audit=audit):
             if audit is not None:
                 yield PostPass()
-        case PostContext() | PostBlock():
+        case PostContext(text=text):
             yield PostPass()
+            for shorter in _shorter(text):
+                yield attrs.evolve(verdict, text=shorter)
+        case PostBlock(reason=reason):
+            yield PostPass()
+            for shorter in _shorter(reason):
+                yield attrs.evolve(verdict, reason=shorter)
         case _:
             assert_never(verdict)
