@@ -22,11 +22,19 @@ from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.messages import TextBlock
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
-from loopspec.properties.conformance.run import TargetError, reduce_breakage, replay_case
+from loopspec.properties.conformance.process_target import QUICK_FLOOR, ProcessTarget
+from loopspec.properties.conformance.run import (
+    SharedProcess,
+    TargetError,
+    reduce_breakage,
+    replay_case,
+    run_conformance,
+)
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
+HANGING = Path(__file__).resolve().parent / "hanging_target.py"
 
 # Raises on a failed outcome once a PreToolUse hook has rewritten a call this program (the one
 # bug), and, a different bug, on a failed outcome with an empty message: conform never draws
@@ -178,3 +186,69 @@ def test_SAFE_5_ctrl_c_while_a_breakage_is_cut_down_keeps_its_program(
     reduced = reduce_breakage(_RaisesAtTheSecondCommand, broke)
     assert reduced.message == broke.message
     assert reduced.program == broke.program
+
+
+def _hang_cut_down(monkeypatch: pytest.MonkeyPatch, *options: str) -> tuple[TargetError, list[str]]:
+    """conform on tests/hanging_target.py (answer timeout 3 s): its breakage, and the "no
+    answer" failures of the whole run in order (the run's own, the cutting's, the confirming)."""
+    waits: list[str] = []
+    fail = ProcessTarget._fail
+
+    def noting(target: ProcessTarget, problem: str, **how: float | str | bytes | None) -> None:
+        if problem.startswith("no answer to"):
+            waits.append(problem)
+        fail(target, problem, **how)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ProcessTarget, "_fail", noting)
+    factory = SharedProcess([sys.executable, str(HANGING), *options], timeout=3.0)
+    try:
+        with pytest.raises(TargetError) as raised:
+            run_conformance(factory, examples=200, seed_value=BATCH_SEED, show_progress=False)
+    finally:
+        factory.close()
+    return raised.value, waits
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_SAFE_5_a_process_that_hangs_is_cut_down_with_short_waits_then_confirmed_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SAFE-5: a candidate a process target hangs on costs a short wait (a multiple of the
+    run's slowest answer, at least QUICK_FLOOR), not the answer timeout: each cost the full
+    timeout, and the reduction ran out of seconds before it was done (a 13-command program cut
+    to 4 with texts and verdicts as drawn, 90 s). The program kept is replayed once more with
+    the full timeout, whose error is the one reported."""
+    broke, waits = _hang_cut_down(monkeypatch)
+    assert broke.message.startswith("the target failed in apply: ")
+    assert broke.message.partition("\n")[0].endswith(" within 3 s")
+    assert [c.NAME for c in broke.program] == [
+        "SubmitUser",
+        "ModelReplies",
+        "HookAnswers",
+        "ToolFinishes",
+    ]
+    quick = f" within {QUICK_FLOOR:g} s"
+    assert waits[0].endswith(" within 3 s")  # the run's own
+    assert waits[-1].endswith(" within 3 s")  # the confirmation
+    assert len(waits) > 4
+    assert all(wait.endswith(quick) for wait in waits[1:-1]), waits
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_SAFE_5_a_program_kept_on_a_slow_answer_is_not_reported_as_a_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SAFE-5: a candidate answered slower than the short wait while cutting down (here: a
+    failed outcome with an empty message, without the hook answer the hang needs, answered
+    after 1 s) times out there at a command of the same kind and is kept; replayed with the
+    full timeout it answers, so the program kept before it is confirmed and reported: the
+    target hangs only once a hook has answered, and the case says so."""
+    broke, waits = _hang_cut_down(monkeypatch, "--slow", "1")
+    assert broke.message.partition("\n")[0].endswith(" within 3 s")
+    assert "HookAnswers" in [c.NAME for c in broke.program], broke.program
+    assert broke.program[-1].NAME == "ToolFinishes"
+    quick = f" within {QUICK_FLOOR:g} s"
+    assert waits[-1].endswith(" within 3 s")
+    assert any(wait.endswith(quick) for wait in waits), waits

@@ -405,8 +405,13 @@ def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
             "the case file is not JSON: a line break inside a string (was the line wrapped, by "
             "a mail client?): column {column}",
         ),
+        (
+            lambda text: text + "-- \nAna\n",
+            "-- ",
+            "the case file is not JSON: more follows the case's closing brace: column 1",
+        ),
     ],
-    ids=["repeated key", "NaN", "integer too long", "not UTF-8", "wrapped line"],
+    ids=["repeated key", "NaN", "integer too long", "not UTF-8", "wrapped line", "signature"],
 )
 def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     tmp_path: Path,
@@ -420,7 +425,8 @@ def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     dropped the first without a word); NaN, an integer Python will not convert and a byte
     that is not UTF-8 named no line (a byte offset, or Python's advice to call
     sys.set_int_max_str_digits). A case sent in a mail's body comes back with long lines
-    wrapped: the parser said only "Invalid control character at"."""
+    wrapped: the parser said only "Invalid control character at". Anything after the case's
+    object (a mail's signature, a stray brace) was called a session log, with no line."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     text = edit(saved.read_text(encoding="utf-8"))
     saved.write_bytes(text.encode("utf-8", "surrogateescape"))

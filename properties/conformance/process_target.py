@@ -26,7 +26,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import IO, Any, Final, NoReturn
 
@@ -51,6 +51,10 @@ MAX_LINE_BYTES: Final = 16 * 1024 * 1024
 """The longest answer line read from a target (rule SAFE-4); a longer one is a protocol error."""
 POLL_INTERVAL: Final = 0.1
 EXITED_GRACE: Final = 0.3
+QUICK_MULTIPLE: Final = 10
+QUICK_FLOOR: Final = 0.5
+"""Inside `ProcessTarget.quick_answers`, an answer is awaited `QUICK_MULTIPLE` times the slowest
+answer of its type so far, at least `QUICK_FLOOR` seconds (and never longer than the timeout)."""
 LINES_BUFFERED: Final = 64
 """Lines read ahead of the conversation; a target that floods output then waits to write."""
 
@@ -235,9 +239,8 @@ def _refuse_constant(name: str) -> object:
 class _Process:
     """A running child: stdin for requests, a reader thread per output stream."""
 
-    def __init__(self, argv: list[str], timeout: float) -> None:
+    def __init__(self, argv: list[str]) -> None:
         self.argv = argv
-        self.timeout = timeout
         # Its own process group, so that ending it also ends whatever a wrapper script started,
         # and a token in its environment, so that ending it also ends what left the group.
         self._token = new_token()
@@ -292,13 +295,13 @@ class _Process:
         stdin.write(line.encode("utf-8") + b"\n")
         stdin.flush()
 
-    def receive(self) -> bytes | None:
-        """The next line (None at end of output); `queue.Empty` after the timeout.
+    def receive(self, timeout: float) -> bytes | None:
+        """The next line (None at end of output); `queue.Empty` after `timeout` seconds.
 
         A process that has exited has no more to say, even while a child it left behind holds
         its stdout open: once what it wrote has had `EXITED_GRACE` to arrive, that is the end.
         """
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         exited_at: float | None = None
         while (remaining := deadline - time.monotonic()) > 0:
             try:
@@ -377,6 +380,9 @@ class ProcessTarget:
         self._process: _Process | None = None
         self._seq = 0
         self._capabilities = frozenset[str]()
+        # Per answer type (ready, observed, bye), the longest a good answer took, in seconds.
+        self.slowest: dict[str, float] = {}
+        self._quick = False
 
     # -- the ConformanceTarget protocol ----------------------------------------------------------
 
@@ -444,6 +450,26 @@ class ProcessTarget:
             process.kill()
             self.exit_code = process.popen.returncode
 
+    @contextlib.contextmanager
+    def quick_answers(self) -> Iterator[None]:
+        """While inside, wait for an answer a generous multiple of the slowest good answer of
+        its type so far (`QUICK_MULTIPLE`, `QUICK_FLOOR`), not `timeout`; a type not answered
+        yet gets `timeout`. For replays whose hang costs the wait each time (cutting a case
+        down), where a target that answered every message of a run within milliseconds would
+        otherwise be waited on for the full timeout per candidate it hangs on."""
+        self._quick = True
+        try:
+            yield
+        finally:
+            self._quick = False
+
+    def answer_timeout(self, expected: str) -> float:
+        """How long an answer of type `expected` is awaited now."""
+        slowest = self.slowest.get(expected)
+        if not self._quick or slowest is None:
+            return self.timeout
+        return min(self.timeout, max(QUICK_FLOOR, QUICK_MULTIPLE * slowest))
+
     def __enter__(self) -> ProcessTarget:
         return self
 
@@ -459,7 +485,7 @@ class ProcessTarget:
 
     def _start(self) -> _Process:
         try:
-            return _Process(self.argv, self.timeout)
+            return _Process(self.argv)
         except OSError as error:
             msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {error}"
             program = self.argv[0] if self.argv else ""
@@ -496,14 +522,18 @@ class ProcessTarget:
         # The seq the message carried, as the target's own logs show it: it counts over the
         # process's life, so it is not the command's place in the program ("command #3").
         what = message["type"] if seq is None else f"the command of seq {seq}"
+        timeout = self.answer_timeout(expected)
+        sent = time.monotonic()
         try:
             process.send(json.dumps(message))
         except OSError as error:
             self._fail(f"the process stopped reading its input before {what} ({error})", grace=1.0)
         try:
-            raw = process.receive()
+            raw = process.receive(timeout)
         except queue.Empty:
-            self._fail(f"no answer to {what} within {self.timeout:g} s")
+            # Alive at the last poll (`receive` ends at an exit): no exit code to wait for.
+            self._fail(f"no answer to {what} within {timeout:g} s", grace=0.0)
+        took = time.monotonic() - sent
         if raw is None:
             ended = f"the process ended its output instead of answering {what}"
             missing = _missing_relative_paths(self.argv) if what == "reset" else []
@@ -546,5 +576,6 @@ class ProcessTarget:
             )
         if seq is not None and answer.get("seq") != seq:
             self._fail(f"the answer to {what} carries seq {answer.get('seq')!r}", line=raw)
+        self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
         result: dict[str, Any] = answer
         return result

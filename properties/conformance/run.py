@@ -1006,12 +1006,14 @@ def load_case(path: Path) -> Case:
     try:
         document = parse_user_json(text)
     except json.JSONDecodeError as error:
-        if error.msg == "Extra data" and error.lineno > 1:  # a JSON value per line
+        if error.msg == "Extra data" and _json_lines(text):
             raise TargetError(
                 f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
                 "file; a session log is checked with `loopspec check`"
             ) from error
         what = error.msg
+        if what == "Extra data":  # a stray brace, a second copy pasted, a mail's signature
+            what = "more follows the case's closing brace"
         if what.startswith("Invalid control character") and text[error.pos] in "\r\n":
             # A case sent in a mail's body comes back with its long lines wrapped.
             what = "a line break inside a string (was the line wrapped, by a mail client?)"
@@ -1035,6 +1037,17 @@ def load_case(path: Path) -> Case:
         where = leading_path(fault.message)
         line = f":{line_of(text, where)}" if where is not None else ""
         raise TargetError(f"{path}{line}: {fault.message}") from fault
+
+
+def _json_lines(text: str) -> bool:
+    """Whether `text` starts with two lines that are each one JSON value (a session log)."""
+    lines = [line for line in text.splitlines() if line.strip()][:2]
+    try:
+        for line in lines:
+            json.loads(line)
+    except ValueError:
+        return False
+    return len(lines) == 2
 
 
 # A value the JSON grammar has but a strict reader refuses: NaN and Infinity (not JSON), and an
