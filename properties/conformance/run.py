@@ -58,7 +58,7 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
-from loopspec.properties.conformance.process_target import ProcessTarget
+from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS
@@ -150,11 +150,15 @@ class SharedProcess:
     replaced at the next reset. `close()` ends it.
     """
 
-    def __init__(self, argv: list[str]) -> None:
-        self._target = ProcessTarget(argv)
+    def __init__(self, argv: list[str], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._target = ProcessTarget(argv, timeout=timeout)
 
     def __call__(self) -> ConformanceTarget:
         return _Lease(self._target)
+
+    def quick_answers(self) -> contextlib.AbstractContextManager[None]:
+        """Shorter answer timeouts while inside (`ProcessTarget.quick_answers`)."""
+        return self._target.quick_answers()
 
     def close(self) -> None:
         """End the process."""
@@ -698,10 +702,22 @@ def reduce_counterexample(
         divergence = replay.divergence
         return divergence if divergence is not None and divergence.rule_id == rule else None
 
-    config, program, divergence, replays = _cut_down(
-        found.config, found.program, found.divergence, diverging, progress
-    )
+    with _quick_answers(factory):
+        config, program, divergence, replays = _cut_down(
+            found.config, found.program, found.divergence, diverging, progress
+        )
     return Reduced(config, program, divergence, replays)
+
+
+def _quick_answers(factory: TargetFactory) -> contextlib.AbstractContextManager[object]:
+    """While cutting a case down, a process target's answers are awaited a multiple of its
+    slowest so far, not the full timeout (`ProcessTarget.quick_answers`): a candidate it hangs
+    on then costs about a second, not ten. A candidate that times out is not kept, unless the
+    run's own failure was a timeout at a command of the same kind (`reduce_breakage`), whose
+    kept program is confirmed with the full timeout. An in-process target has no timeout."""
+    if isinstance(factory, SharedProcess):
+        return factory.quick_answers()
+    return contextlib.nullcontext()
 
 
 def reduce_breakage(
@@ -730,8 +746,14 @@ def reduce_breakage(
     (a flaky run, not a report); so Hypothesis never shrinks a breakage. Replaying needs no
     such guard: each candidate has its own breakage record.
 
-    A process target that stops answering costs one answer timeout per candidate it hangs on,
-    and the seconds bound is checked between candidates: at most one timeout beyond it. An
+    A process target's candidates are awaited a multiple of its slowest answer in the run
+    (`_quick_answers`), so a candidate it hangs on costs about a second (its wait and a
+    restart), not the full timeout; "no answer within" is then alike whatever the wait (the
+    signature masks it). When the run's failure was such a timeout, the smallest program kept
+    is replayed once more with the full timeout and reported only if the target hangs on it
+    again, at a command of the same kind (an answer slower than the short wait is not a hang);
+    else the program kept before it is tried, and so on back to the run's own program and
+    error. The seconds bound is checked between candidates: at most one timeout beyond it. An
     in-process target that hangs on a candidate cannot be stopped but by Ctrl-C, as in the run
     itself."""
     if broke.config is None or not broke.program:
@@ -749,7 +771,37 @@ def reduce_breakage(
             return again
         return None
 
-    return _cut_down(broke.config, broke.program, broke, breaking, progress)[2]
+    # Every program kept, in the order kept: the last is the smallest.
+    kept: list[tuple[LoopConfig, Program]] = []
+
+    def kept_if_breaking(config: LoopConfig, program: Program) -> TargetError | None:
+        again = breaking(config, program)
+        if again is not None:
+            kept.append((config, program))
+        return again
+
+    with _quick_answers(factory):
+        *_, smallest, replays = _cut_down(
+            broke.config, broke.program, broke, kept_if_breaking, progress
+        )
+    if smallest is broke or not _NO_ANSWER.search(broke.message.partition("\n")[0]):
+        return smallest
+    # Kept after a shorter wait: a hang only if the full timeout passes too. A program kept
+    # on a slow answer (a loaded machine) gives way to the one kept before it, down to the
+    # run's own, which hung for the full timeout in the run.
+    try:
+        for config, program in reversed(kept):
+            if (config, program) == (broke.config, broke.program):
+                break
+            replays += 1
+            if progress is not None:
+                progress(replays)
+            confirmed = breaking(config, program)
+            if confirmed is not None:
+                return confirmed
+    except KeyboardInterrupt:  # stopped while confirming: the run's own failure
+        pass
+    return broke
 
 
 # Where a process target counts its commands over its life ("answering the command of seq 41"),
@@ -759,14 +811,17 @@ _PROCESS_COMMAND_NUMBER = re.compile(r"\bcommand of seq \d+\b")
 # prints it.
 _FRAME = re.compile(r'[^\s()]+:\d+:\d+|File "[^"]+", line \d+')
 _EXIT_CODE = re.compile(r"^exit code: -?\d+$", re.MULTILINE)
+# A process target's answer timeout (`ProcessTarget`), masked: shorter while cutting down.
+_NO_ANSWER = re.compile(r"\bno answer to (.*) within [\d.]+ s\b")
 
 
 def _breakage_signature(broke: TargetError) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     """What two breakages must share to be the same (`reduce_breakage`)."""
     first, _, rest = broke.message.partition("\n")
     kind = broke.program[-1].NAME if broke.program else ""
+    first = _PROCESS_COMMAND_NUMBER.sub("command of seq N", first)
     return (
-        _PROCESS_COMMAND_NUMBER.sub("command of seq N", first),
+        _NO_ANSWER.sub(r"no answer to \1 within T s", first),
         kind,
         tuple(_FRAME.findall(rest)),
         tuple(_EXIT_CODE.findall(rest)),
