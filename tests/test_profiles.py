@@ -24,7 +24,7 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.machine import conformance_machine, prompt_texts
-from loopspec.properties.conformance.run import rule_table, run_conformance
+from loopspec.properties.conformance.run import load_case, replay_case, rule_table, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
@@ -165,6 +165,81 @@ def test_MODEL_1_shrinking_under_a_profile_keeps_the_rule_a_planted_bug_broke() 
         run_state_machine_as_test(
             seeded(conformance_machine(lambda: MutantTarget(mutant), DSH)),
             settings=settings(BUDGET, phases=[Phase.generate, Phase.shrink]),
+        )
+    assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
+
+
+REAL_PROFILES = [name for name in PROFILES if name != DSH.name]
+REGRESSIONS = sorted((Path(__file__).resolve().parent / "regressions").glob("*.json"))
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("name", REAL_PROFILES)
+@pytest.mark.parametrize("batch", [0, 1, 2])
+def test_MODEL_1_a_correct_loop_passes_under_a_real_cli_profile(name: str, batch: int) -> None:
+    """MODEL-1: a profile is a tolerance: its implementation may differ from the model in the
+    ways it names, and a loop that does what the model does instead passes too, showing none of
+    them. The profiles of the real CLIs erased a difference from the model's run only (its tool
+    contexts, a rewrite's sidecar, an empty reply, a result's error code), so the bundled
+    implementation was blamed on ADJ-4 under both at its first program with a tool context; and
+    an unknown tool's settled call cut every program that drew one as a known divergence."""
+    report = run_conformance(bundled_target, examples=60, seed_value=BATCH_SEED + batch,
+                             show_progress=False, profile=PROFILES[name])  # fmt: skip
+    assert report.conformant, report.divergence
+    assert report.known == {}
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[path.stem for path in REGRESSIONS])
+def test_MODEL_1_every_profile_case_replays_on_a_correct_loop(path: Path) -> None:
+    """MODEL-1: each profile's case of a known divergence, replayed on the bundled
+    implementation under that profile, finds no divergence and shows none of the profile's: a
+    loop without the divergence is not blamed for lacking it. (claude-code-TURN-1.json sent 'hi'
+    after its blank prompt, a prompt while busy on a loop that opens a turn for the blank one:
+    queued input, which the claude-code profile does not describe, so its replay was refused.)"""
+    case = load_case(path)
+    assert case.profile is not None
+    replay = replay_case(bundled_target, case.config, case.commands, case.profile)
+    assert replay.divergence is None, replay.divergence
+    assert replay.known == frozenset()
+    assert replay.stopped_by is None
+
+
+# Bugs no profile knows, each reachable with the capabilities of every profile's implementation.
+UNFORGIVEN = ["result-in-next-step", "turn-end-with-step-open", "hooks-run-twice"]
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("name", REAL_PROFILES)
+@pytest.mark.parametrize("mutant_name", UNFORGIVEN)
+def test_MODEL_1_STEP_3_TURN_2_HOOK_4_a_real_cli_profile_does_not_hide_a_planted_bug(
+    name: str, mutant_name: str
+) -> None:
+    """MODEL-1, STEP-3, TURN-2, HOOK-4: a bug the profile does not name is caught under it,
+    blamed on the rule the bug breaks, as without a profile: tolerating the model's behaviour
+    next to a known difference forgives nothing else."""
+    profile = PROFILES[name]
+    mutant = next(m for m in MUTANTS if m.name == mutant_name)
+    assert not set(mutant.blamed) & {rule for d in profile.divergences for rule in d.rules}
+    with pytest.raises(DivergenceFound) as found:
+        run_state_machine_as_test(
+            seeded(conformance_machine(lambda: MutantTarget(mutant), profile)), settings=BUDGET
+        )
+    assert found.value.divergence.rule_id in mutant.blamed, found.value.divergence.what
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_DEC_1_claude_code_s_profile_does_not_hide_a_denied_call_that_runs() -> None:
+    """DEC-1: Codex is known to run a call a hook denied; Claude Code is not, so under its
+    profile the planted bug is blamed on DEC-1."""
+    profile = PROFILES["claude-code"]
+    assert "DEC-1" not in {rule for d in profile.divergences for rule in d.rules}
+    mutant = next(m for m in MUTANTS if m.name == "deny-still-executes")
+    with pytest.raises(DivergenceFound) as found:
+        run_state_machine_as_test(
+            seeded(conformance_machine(lambda: MutantTarget(mutant), profile)), settings=BUDGET
         )
     assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
 

@@ -11,6 +11,12 @@ does, and how to remove exactly that difference from a (model, target) pair of r
   (the command, the model's and the target's normalized observations); where it shows, both runs
   are cut there (or at the reply that started the batch), after which nothing can be compared.
 
+A profile is a tolerance, not a prediction: "this implementation may differ this way". An
+eraser maps the model's behaviour and the known difference to one form and is applied to both
+runs alike, and a symptom shows only where the target's observation really differs, so a loop
+that does what the model does passes under the profile and shows none of its divergences.
+(An eraser that rewrote the model's run only blamed such a loop for lacking the difference.)
+
 `Profile.erased(pair, commands)` applies them in the profile's order; `Profile.needed` says
 which of them a pair really shows (without it, the pair would differ). A hard divergence that a
 single command shows at once (the target refuses what the model accepts) may name that command

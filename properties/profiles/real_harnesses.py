@@ -150,11 +150,28 @@ def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier
     return reasoning_only and bool(ends) and not any(e["type"] == "turn/end" for e in got["events"])
 
 
+_SETTLED_UNRUN = frozenset({"UNKNOWN_TOOL", "INVALID_TOOL_INPUT"})
+
+
 def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    """The model settles a call without running it (unknown tool, invalid input)."""
+    """The model settles a call without running it (unknown tool, invalid input) and the
+    target does not settle it alike in the same command (a CLI runs it: its result has no
+    code). A loop that settles it as the model does is compared as usual, not cut."""
     events = want["events"] if want["accepted"] else []
-    codes = {result_code(e) for e in events if e["type"] == "tool/result"}
-    return bool(codes & {"UNKNOWN_TOOL", "INVALID_TOOL_INPUT"})
+    settled = {
+        result_call(e): result_code(e)
+        for e in events
+        if e["type"] == "tool/result" and result_code(e) in _SETTLED_UNRUN
+    }
+    if not settled:
+        return False
+    theirs = {
+        result_call(e): result_code(e)
+        for e in (got["events"] if got["accepted"] else [])
+        if e["type"] == "tool/result"
+    }
+    ran = {str(call_id) for call_id, _ in (got["executed"] if got["accepted"] else [])}
+    return any(theirs.get(call) != code or call in ran for call, code in settled.items())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,24 +240,21 @@ def _model_identity(event: Event) -> Event:
 
 
 def _reworded_results(rewrite: Callable[[str, bool], tuple[str, bool]]) -> Eraser:
-    """An eraser rewriting the CLI's result texts (text, isError) -> (text, isError); the
-    model's results lose the error name and code a shell command cannot carry."""
+    """An eraser rewriting result texts (text, isError) -> (text, isError) in the model's words
+    and dropping the error name and code a shell command cannot carry, in both runs: a loop
+    that words its results as the model does, and keeps their codes, is as welcome as the CLI."""
 
-    def target(event: Event) -> Event:
+    def change(event: Event) -> Event:
         if event["type"] != "tool/result":
             return event
         block = event["data"]["message"]["content"][0]
         text, is_error = rewrite(result_text(event), bool(block["isError"]))
         event = with_result_text(event, text)
         event["data"]["message"]["content"][0]["isError"] = is_error
+        event["data"].pop("error", None)
         return event
 
-    def model(event: Event) -> Event:
-        if event["type"] != "tool/result" or "error" not in event["data"]:
-            return event
-        return {**event, "data": {k: v for k, v in event["data"].items() if k != "error"}}
-
-    return lambda pair: (map_events(pair[0], model), map_events(pair[1], target))
+    return both(lambda run: map_events(run, change))
 
 
 def _claude_result(text: str, is_error: bool) -> tuple[str, bool]:
@@ -364,12 +378,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ),
     ),
     "HOOK-2": (("HOOK-2", None, _one_denial_reason, False),),
-    "HIST-1": (
-        ("HIST-1", None, lambda pair: (pair[0], _without_synthetic_replies(pair[1])), False),
-    ),
-    "ORD-1": (("ORD-1", None, lambda pair: (_without_empty_replies(pair[0]), pair[1]), False),),
+    "HIST-1": (("HIST-1", None, both(_without_synthetic_replies), False),),
+    "ORD-1": (("ORD-1", None, both(_without_empty_replies), False),),
     "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
-    "RW-2": (("RW-2", None, lambda pair: (_without_sidecar(pair[0]), pair[1]), False),),
+    "RW-2": (("RW-2", None, both(_without_sidecar), False),),
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, both(flatten_reply_first), False),),
 }
@@ -425,9 +437,9 @@ ADAPTER_LIMITS = (
         "tool-contexts",
         (),
         "A tool is a shell command: it has output and an exit code, and no way to defer a "
-        "context for the next step, so the contexts a ToolSucceeded carries reach no CLI; the "
-        "model's tool-context messages are left out (an adapter limit).",
-        erase_pair=lambda pair: (_without_tool_contexts(pair[0]), pair[1]),
+        "context for the next step, so the contexts a ToolSucceeded carries reach no CLI; "
+        "tool-context messages are left out of both runs (an adapter limit).",
+        erase_pair=both(_without_tool_contexts),
     ),
 )
 
