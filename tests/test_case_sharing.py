@@ -333,8 +333,27 @@ def _line_holding(text: str, needle: str) -> int:
             '"paralel"',
             "$.capabilities[1] is 'paralel', which is no capability (did you mean parallel?)",
         ),
+        (
+            lambda doc: doc.update(target={"module": "mine:make"}),
+            '"module"',
+            "$.target.module is not a member of a target; a target is",
+        ),
+        (
+            lambda doc: doc.update(target={"impl": "mine:make", "cmd": "node loop.mjs"}),
+            '"target"',
+            "$.target names both impl and cmd",
+        ),
     ],
-    ids=["misspelt", "missing", "out of range", "unknown profile", "marker", "capability"],
+    ids=[
+        "misspelt",
+        "missing",
+        "out of range",
+        "unknown profile",
+        "marker",
+        "capability",
+        "target's kind",
+        "two targets",
+    ],
 )
 def test_PROTO_1_a_fault_in_a_hand_edited_case_names_its_line(
     tmp_path: Path,
@@ -557,6 +576,9 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
     ("target is a list", lambda doc: doc.update(target=[])),
     ("target value not a string", lambda doc: doc.update(target={"impl": 1})),
     ("no target", lambda doc: doc.pop("target")),
+    ("target misspelt", lambda doc: doc.update(target={"module": "x:y"})),
+    ("two targets", lambda doc: doc.update(target={"impl": "x:y", "cmd": "z"})),
+    ("empty target", lambda doc: doc.update(target={})),
     ("version spelt as a string", lambda doc: doc.update(version="1")),
     ("no config", lambda doc: doc.pop("config")),
     ("no commands", lambda doc: doc.update(commands=[])),

@@ -29,7 +29,12 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
     "version": ({"const": CASE_VERSION}, "the case format's version"),
     "loopspecVersion": (_TEXT, "the version of the loopspec that wrote the case"),
     "target": (
-        {"type": "object", "additionalProperties": {"type": "string"}},
+        {
+            "type": "object",
+            "properties": {"impl": _TEXT, "cmd": _TEXT},
+            "additionalProperties": False,
+            "maxProperties": 1,
+        },
         'the target conform ran, {"impl": MODULE:FACTORY} or {"cmd": COMMAND} ({} or absent: '
         "the bundled implementation); replay shows it and never runs it (SAFE-1)",
     ),
@@ -59,6 +64,9 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
     "implementation": (_TEXT, "free text: the implementation and version the case was found on"),
     "expect": ({}, "any JSON: what loopspec's own tests require a replay of the case to show"),
 }
+
+# What `target` may name: a Python factory (`--impl`) or a driver-protocol process (`--cmd`).
+TARGET_KINDS: Final = ("impl", "cmd")
 
 REQUIRED_MEMBERS: Final = ("loopspec", "version", "config", "commands")
 # The members that are one string, and those that are a list of strings.

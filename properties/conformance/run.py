@@ -39,6 +39,7 @@ from loopspec.properties.conformance import machine as conformance
 from loopspec.properties.conformance.case_format import (
     CASE_MEMBERS,
     CASE_VERSION,
+    TARGET_KINDS,
     TEXT_LIST_MEMBERS,
     TEXT_MEMBERS,
 )
@@ -1188,6 +1189,17 @@ def _case_from(document: object) -> Case:
     target = document.get("target", {})
     if not isinstance(target, dict) or not all(isinstance(value, str) for value in target.values()):
         raise _CaseFault("$.target must be an object of strings")
+    for key in target:
+        if key not in TARGET_KINDS:
+            # Replay shows the recorded target: a misspelt key read as "recorded target: none".
+            meant = difflib.get_close_matches(key, TARGET_KINDS, n=1)
+            hint = f" (did you mean {meant[0]}?)" if meant else ""
+            raise _CaseFault(
+                f"$.target.{shown(key, 40)} is not a member of a target{hint}; a target is "
+                '{"impl": MODULE:FACTORY} or {"cmd": COMMAND}'
+            )
+    if len(target) > 1:
+        raise _CaseFault("$.target names both impl and cmd; a case is found on one target")
     raw_commands = document.get("commands")
     if not isinstance(raw_commands, list) or not raw_commands:
         # Zero commands would replay as "no divergence": a pass for a case that holds nothing.
