@@ -824,3 +824,19 @@ def test_PROTO_1_the_case_schema_says_what_every_field_of_config_and_commands_me
         definitions["command"]
     )
     assert missing == [], missing
+
+
+def test_PROTO_1_replay_json_carries_the_case_s_configuration_and_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: the `loopspec-replay/1` document, meant for a bug tracker, holds the case's
+    configuration and program as the text report shows them, so the report stands without the
+    file (it held only the number of commands; conform's document holds both)."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    case = json.loads(saved.read_text(encoding="utf-8"))
+    impl = ["--impl", "test_case_sharing:turn_end_reason_as_text"]
+    assert main(["replay", str(saved), *impl, "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["config"] == case["config"]
+    assert document["program"] == case["commands"]
+    assert document["commands"] == len(case["commands"])

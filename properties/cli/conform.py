@@ -102,6 +102,8 @@ when it could not be (exit 2, one line on stderr):
       "capabilities": ["abort"],                // what the replayed target declared, sorted
       "caseCapabilities": ["abort"],            // what the case's target declared, or null
       "commands": 3,                            // commands in the case
+      "config": {},                             // the case's configuration, driver-protocol JSON
+      "program": [{"kind": "SubmitUser", "text": ""}],  // the case's commands, all of them
       "diverges": true,                         // true: exit 1
       "knownShown": ["repair-wording"],         // under a profile: known divergences shown
       "stoppedBy": null,                        // under a profile: the known divergence that

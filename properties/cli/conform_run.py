@@ -708,6 +708,8 @@ def replay_json(
         "capabilities": sorted(replay.capabilities),
         "caseCapabilities": sorted(case.capabilities) if case.capabilities is not None else None,
         "commands": len(case.commands),
+        "config": config_to_json(case.config),
+        "program": [command_to_json(command) for command in case.commands],
         "diverges": divergence is not None,
         "knownShown": sorted(replay.known),
         "stoppedBy": replay.stopped_by,
