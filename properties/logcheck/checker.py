@@ -50,7 +50,7 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.properties.logcheck.clean_events import clean_judges
-from loopspec.properties.logcheck.commit_units import MARKED_VERSION, CommitUnits
+from loopspec.properties.logcheck.commit_units import HOLE_KEEPS, MARKED_VERSION, CommitUnits
 from loopspec.properties.logcheck.compact_rows import (
     CHUNK_TYPE,
     COUNT_FIELDS,
@@ -232,10 +232,11 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_STRICT_JSON)  # typ
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
+_TORN = object()  # the last line, cut off mid-write, of a log that marks its commits
 
 
 def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) -> Any:
-    """The object on a line the fast path could not read, or `_SKIP`; `_Stop` when none.
+    """The object on a line the fast path could not read, `_SKIP` or `_TORN`; `_Stop` when none.
 
     The fast path reads only lines that start with their JSON value; a full decode also takes
     leading whitespace and gives the exact error otherwise.
@@ -245,18 +246,18 @@ def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) ->
             return _STRICT_JSON.decode(raw.decode())
         except (ValueError, RecursionError) as again:
             error = again
-    _unparsable(report, raw, line, error)
-    return _SKIP
+    return _TORN if _unparsable(report, raw, line, error) else _SKIP
 
 
 class _Stop(Exception):
     """The current log cannot be checked further; the report says why."""
 
 
-def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> None:
-    """Classify a line that did not parse. Blank lines and a torn tail return; the rest stop."""
+def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> bool:
+    """Classify a line that did not parse. Blank lines and a torn tail return (True for the torn
+    tail of a log that marks its commits, which the caller reports); the rest stop."""
     if not raw.strip():
-        return
+        return False
     if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
         message = (
             "gzip-compressed data, not a JSON Lines session log: check reads plain and zstd "
@@ -266,13 +267,17 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> N
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif not raw.endswith(b"\n"):
-        # Only the last line can lack its newline: this one was cut off mid-write.
+        # Only the last line can lack its newline: this one was cut off mid-write. Where the log
+        # marks its commits, it belongs to the last commit, which a crash cut and the harness
+        # drops whole on reopening (`impl/log_reader.py`): the torn-commit notice says so.
+        if report.commits_checked:
+            return True
         message = (
             f"the last line stops short ({len(raw)} bytes, no newline): a write a crash cut "
             "off, which the harness must drop whole before the session resumes"
         )
         report.fail(line, ErrorKind.TORN_TAIL, message, "LOG-8")
-        return
+        return False
     elif isinstance(error, UnicodeDecodeError):
         message = f"not UTF-8 at byte {error.start + 1} of the line"
         report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-4")
@@ -400,6 +405,11 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     expecting_header = True
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
+    # The line where LOG-8 last found a commit broken off (0: none): up to the next turn/start
+    # (`turn_line` past it) the log has a hole, whose consequences are not blamed again.
+    hole_line = 0
+    # The bytes of a last line cut off mid-write, on a log that marks its commits (0: none).
+    torn_bytes = 0
     turn_line = turn_seq = line = events = 0
     try:
         for line, raw in enumerate(iter(partial(readline, size), b""), 1):
@@ -419,6 +429,9 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 obj = _parse_slowly(report, raw, line, error)
                 if obj is _SKIP:
                     continue
+                if obj is _TORN:
+                    torn_bytes = len(raw)
+                    continue
             if expecting_header:
                 expecting_header = False
                 if _is_checked_header(report, obj, line):
@@ -430,6 +443,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 broken = units.take(obj, line)
                 if broken:
                     report.record(line, broken, limits)
+                    if units.broken_line == line:
+                        hole_line = line
             try:
                 seq, kind = obj.get("seq"), obj["type"]
                 judge = judges.get(kind)
@@ -502,6 +517,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                     turn_line, turn_seq = line, fact.seq
                 found = feed(fact)
                 if found:
+                    if hole_line and turn_line <= hole_line:
+                        found = _beyond_the_hole(found)
                     report.record(line, found, limits)
                 events += 1
             else:
@@ -526,7 +543,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                             prefix.expected_seq = seq + len(items)
                             events += len(items)
                             continue
-                events += _compact_row(report, monitor, obj, line, limits)
+                in_hole = bool(hole_line) and turn_line <= hole_line
+                events += _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
     finally:
         report.lines, report.events = line, events
     if expecting_header and not report.errors:
@@ -540,10 +558,19 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
         report.notices.append(notice)
     torn = None if units is None else units.torn()
+    cut = f"line {line} stops short ({torn_bytes} bytes, no newline)"
     if torn is not None:
         torn_line, torn_seq, message = torn
+        if torn_bytes:
+            message += f"; {cut}, the write the crash cut off"
         notice = Notice(torn_line, NoticeKind.TORN_COMMIT, message, "LOG-8", torn_seq)
         report.notices.append(notice)
+    elif torn_bytes:
+        message = (
+            f"{cut}: the last line, a write a crash cut off, which the harness drops with the "
+            "commit it belongs to when the session reopens; the log before it is whole"
+        )
+        report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
 
 
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
@@ -591,12 +618,24 @@ def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> Non
         _refuse_layout(report, line, marker)
 
 
+def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
+    """Of violations found in the hole a broken commit left, those the loss cannot explain."""
+    return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
+
+
 def _compact_row(
-    report: LogReport, monitor: LogMonitor, obj: Any, line: int, limits: Limits
+    report: LogReport,
+    monitor: LogMonitor,
+    obj: Any,
+    line: int,
+    limits: Limits,
+    *,
+    in_hole: bool = False,
 ) -> int:
     """Check a compact chunk row (a run of chunk facts); how many events it held.
 
-    A line without a seq that is no compact row stops the log.
+    A line without a seq that is no compact row stops the log. `in_hole`: the row is in the
+    hole a commit broken off left (its consequences are not blamed again).
     """
     if not isinstance(obj, dict):
         report.fail(line, ErrorKind.BAD_EVENT, "an event line must be a JSON object", "LOG-4")
@@ -611,6 +650,8 @@ def _compact_row(
     fact = Fact(CHUNK_TYPE, run.seq0)
     fact.turn, fact.step = run.turn, run.step
     found = monitor.feed_run(fact, run.count)  # a clean row costs one fact, not one per chunk
+    if found and in_hole:
+        found = _beyond_the_hole(found)
     if found:
         report.record(line, found, limits)
     return run.count

@@ -14,6 +14,13 @@ such a log (SPEC LOG-8):
   the commit holding the reply ends without a call's record, that is the violation, and the
   call's result is not blamed again on ADJ-2 for lacking a record before it
   (`Prefix.unrecorded_blamed`);
+- what a commit broken off leaves out (a lost step/end, result or turn/start) also breaks
+  rules about which events come where, as the same loss does in a dsh log: a step starting
+  inside an open one, results after a missing one, a turn ending with a call unanswered,
+  events outside a turn. From the line that breaks the commit to the next turn/start those
+  are the same bug and are not reported again (`HOLE_KEEPS` lists the rules about what one
+  event says, which a loss cannot break and which still are; `broken_line`, read by the
+  checker). A second bug from the next turn on is reported as ever;
 - a commit still open at the end of the log is the one a crash may leave torn, which the
   harness drops whole when the session reopens (`impl/log_reader.py`): a notice, as a turn left
   open is (REC-2), not a violation. The events before it are the committed log; its own events
@@ -39,6 +46,11 @@ from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 # The header version whose logs mark their commits.
 MARKED_VERSION = 1
 RULE = "LOG-8"
+# In the hole a broken commit leaves (from its break to the next turn/start), the rules still
+# reported: each is about what one event says (repeated call ids, a record or an approval
+# showing other arguments than the reply, a call in an interrupted reply), which no missing or
+# displaced event changes. Every other rule there follows from the loss LOG-8 named.
+HOLE_KEEPS = frozenset({"EXE-1", "RW-1", "RW-4", "ABORT-2"})
 
 
 def _where(line: int, seq: int) -> str:
@@ -74,6 +86,10 @@ class CommitUnits:
         # and the call ids its tool/call records name.
         self._reply: tuple[int, int, list[str]] | None = None
         self._recorded: set[str] = set()
+        # The line of the last commit found broken off there (events of it missing at that
+        # point: a line out of place in an open commit, or a commit begun without its first
+        # events); 0 before any. Only the general path sets it.
+        self.broken_line = 0
 
     def take(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
         """The LOG-8 violations of the event (or compact row) `obj` on `line`, read before it is
@@ -201,6 +217,7 @@ class CommitUnits:
             return []
         if quiet:
             return []
+        self.broken_line = line
         message = (
             f"{obj.get('type')} at {_where(line, seq)} is marked event {position} of a commit "
             f"of {size}, but no commit is open: its first {position - 1} event(s) are missing "
@@ -224,7 +241,7 @@ class CommitUnits:
             "was due (a commit is written whole, its events together)"
         )
         blamed, related = self._blamed, (self._first_seq,)
-        self._close_broken()
+        self._close_broken(line)
         return [] if blamed else [Violation(RULE, seq, message, related)]
 
     def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
@@ -240,12 +257,14 @@ class CommitUnits:
                 f" after {self._position} of its {self._size} events"
             )
             related = (self._first_seq,)
-            self._close_broken()
+            self._close_broken(line)
         return Violation(RULE, seq, message, related)
 
-    def _close_broken(self) -> None:
-        """Close the open commit, cut short (the cut one, from now on, unless it is the rest of
-        that one already): its reply's calls without a record so far are blamed with it."""
+    def _close_broken(self, line: int) -> None:
+        """Close the open commit, cut short at `line` (the cut one, from now on, unless it is
+        the rest of that one already): its reply's calls without a record so far are blamed
+        with it."""
+        self.broken_line = line
         if not self._continues_cut:
             self._cut = (self._size, set(range(self._first_position, self._position + 1)))
         self._blamed = True

@@ -101,7 +101,8 @@ conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
 binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
-JSON document or a byte order mark, a wrong file), torn-tail (LOG-8), line-too-long (SAFE-4),
+JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
+last line is its torn-commit notice), line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
 bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not-a-session-log
@@ -109,7 +110,8 @@ bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not
 such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), torn-commit (LOG-8: the last commit of a version-1 log stops
-before its last event, a crash's cut the harness drops whole on reopening), unknown-version.
+before its last event, or its last line is cut off mid-write, a crash's cut the harness drops
+whole on reopening), unknown-version.
 """
 
 from __future__ import annotations
