@@ -224,6 +224,7 @@ class _Generator:
             "_surface_op": _surface_op,
             "_int_text": _int_text,
             "_number_text": _number_text,
+            "_float_text": _float_text,
             "_APPEND_TEXT": _APPEND_TEXT,
             "SurfaceAppend": SurfaceAppend,
             "EMPTY": EMPTY,
@@ -378,7 +379,9 @@ class _Generator:
             spell += [f"elif {var} is False:", f"    {written} = 'false'"]
             return [*spell, "else:", "    _not_plain()"], f"{{{written}}}"
         if hint is float:  # a number field: an int or a float, never a bool
-            spell = [f"if type({var}) is float:", f"    {written} = _number_text({var})"]
+            # `_number_text` in place: every repr of a finite float ends in a digit.
+            spell = [f"if type({var}) is float:", f"    {written} = _float_text({var})"]
+            spell += [f"    if {written}[-1] > '9' or {written} == '-0.0':", "        _not_plain()"]
             spell += [f"elif type({var}) is int:", f"    {written} = _int_text({var})"]
             return [*spell, "else:", "    _not_plain()"], f"{{{written}}}"
         if hint is FrozenMap:
@@ -387,8 +390,9 @@ class _Generator:
             spell = [f"if type({var}) is SurfaceAppend:", f"    {written} = _APPEND_TEXT"]
             spell += ["else:", f"    {written} = _surface_op({var})"]
             return spell, f"{{{written}}}"
-        if is_payload(hint):
-            return [], f"{{_value({var})}}"
+        if is_payload(hint):  # mostly an object (an input, a reason): its writer called directly
+            spell = [f"{written} = _object({var}) if type({var}) is FrozenMap else _value({var})"]
+            return spell, f"{{{written}}}"
         if isinstance(hint, type) and attrs.has(hint):
             return self._class_code(hint, var)
         if typing.get_origin(hint) is tuple:

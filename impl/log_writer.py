@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
@@ -62,6 +62,13 @@ class UnitWriter:
         # The policy read once: most writers hand every unit to the kernel in one write.
         self._whole_writes = durability.write_every_commit and not durability.split_write_pause_s
         self._sync_every_commit = durability.sync_every_commit
+        # A unit handed whole to the kernel and not synced is just an append: the log calls the
+        # file's own `append` (one Python call fewer per commit) instead of the policy's.
+        self.write_unit: Callable[[bytes], None] = (
+            file.append
+            if self._whole_writes and not self._sync_every_commit
+            else self._write_by_policy
+        )
 
     @classmethod
     def start(
@@ -74,8 +81,9 @@ class UnitWriter:
             _sync_directory(file.path)
         return cls(file, durability)
 
-    def write_unit(self, unit: bytes) -> None:
-        """Append one commit unit: its events' lines, framed (`framing.close_lines`), in order."""
+    def _write_by_policy(self, unit: bytes) -> None:
+        """Append one commit unit: its events' lines, framed (`framing.close_lines`), in order
+        (as `write_unit`, which is this or the file's `append`)."""
         if self._whole_writes:
             self._file.append(unit)
         else:

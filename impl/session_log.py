@@ -48,7 +48,7 @@ class SessionLog:
     def __init__(
         self, sink: UnitSink, events: Sequence[Event] = (), unit_ends: Sequence[int] = ()
     ) -> None:
-        self._sink = sink
+        self._write_unit = sink.write_unit  # read once: a commit calls it every time
         self._events: list[Event] = list(events)
         self._unit_ends: list[int] = list(unit_ends)
         self._pending: list[Event] = []
@@ -119,7 +119,7 @@ class SessionLog:
             raise LoopDiscarded("this log accepts no more events")
         unit = self._pending
         try:
-            self._sink.write_unit(close_lines(self._lines))
+            self._write_unit(close_lines(self._lines))
         except BaseException:
             # The file may now hold part of the unit; appending after it would bury the damage.
             self._usable = False
