@@ -43,6 +43,7 @@ from loopspec.impl.results import (
 )
 from loopspec.impl.seams import ApprovalRequest, PostToolUseRequest
 from loopspec.impl.tools import RegisteredTool, Stage, ToolExecution
+from loopspec.impl.waiting import on_loop
 from loopspec.model.commands import PostBlock, PostVerdict, ToolOutcome
 from loopspec.model.config import POST_TOOL_USE, HookSpec
 
@@ -144,14 +145,10 @@ class Batch:
         for slot in self._slots:
             if slot.status is Status.RUNNING and slot.body is None and slot.tool is not None:
                 slot.execution.enter(Stage.STARTED)
-                slot.body = asyncio.ensure_future(
-                    slot.tool.body(slot.execution), loop=ctx.event_loop
-                )
+                slot.body = on_loop(slot.tool.body(slot.execution), ctx.event_loop)
             elif slot.status is Status.ASKING and slot.approval is None:
                 request = ApprovalRequest(slot.approval_id, slot.execution, slot.ruling.reason)
-                slot.approval = asyncio.ensure_future(
-                    ctx.approver.request_approval(request), loop=ctx.event_loop
-                )
+                slot.approval = on_loop(ctx.approver.request_approval(request), ctx.event_loop)
 
     def _absorb(self) -> None:
         """Take in every outside event that has happened, abort first, then in model order."""
@@ -186,9 +183,7 @@ class Batch:
         slot.judging_since_ms = ctx.clock.monotonic_ms()
         for hook in ctx.hooks.matching(POST_TOOL_USE, slot.execution.tool_name):
             request = PostToolUseRequest(self._turn, hook, slot.execution, slot.outcome)
-            verdict = asyncio.ensure_future(
-                ctx.hook_runner.post_tool_use(request), loop=ctx.event_loop
-            )
+            verdict = on_loop(ctx.hook_runner.post_tool_use(request), ctx.event_loop)
             slot.verdicts.append((hook, verdict))
         slot.status = Status.JUDGING
 

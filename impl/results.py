@@ -107,6 +107,11 @@ def approval_outcome(answer: asyncio.Future[str] | None) -> str:
     return outcome if outcome in APPROVAL_OUTCOMES else "unavailable"
 
 
+# Unions written in a call are built again on every call (once per result): named once here.
+_OUTCOMES = (ToolSucceeded, ToolFailed)
+_POST_VERDICTS = (PostPass, PostContext, PostBlock)
+
+
 def tool_outcome(body: asyncio.Future[ToolOutcome]) -> ToolOutcome:
     """The body's outcome; a body that raised or was cancelled failed."""
     if body.cancelled():
@@ -115,7 +120,7 @@ def tool_outcome(body: asyncio.Future[ToolOutcome]) -> ToolOutcome:
     if error is not None:
         return ToolFailed(str(error) or type(error).__name__, error_name=type(error).__name__)
     outcome = body.result()
-    if isinstance(outcome, ToolSucceeded | ToolFailed):
+    if isinstance(outcome, _OUTCOMES):
         return outcome
     return ToolFailed(f"the tool body returned {type(outcome).__name__}, not an outcome")
 
@@ -125,6 +130,6 @@ def post_verdict(hook: HookSpec, answer: asyncio.Future[PostVerdict]) -> PostVer
     if answer.cancelled() or answer.exception() is not None:
         return PostBlock(f"PostToolUse hook {hook.handler_id} failed")
     verdict = answer.result()
-    if isinstance(verdict, PostPass | PostContext | PostBlock):
+    if isinstance(verdict, _POST_VERDICTS):
         return verdict
     return PostBlock(f"PostToolUse hook {hook.handler_id} gave no verdict")

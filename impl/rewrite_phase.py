@@ -22,6 +22,7 @@ from loopspec.impl.policy import Vote, argument_problem, proposed_input, rule_on
 from loopspec.impl.recorder import HookSaid
 from loopspec.impl.seams import PreToolUseRequest
 from loopspec.impl.tools import seal
+from loopspec.impl.waiting import on_loop
 from loopspec.model.commands import Allow, Ask, Deny, HookAnswers, ModelReplies, Pass
 from loopspec.model.config import PRE_TOOL_USE, HookSpec
 from loopspec.model.messages import ToolCallBlock
@@ -48,9 +49,7 @@ class RewritePhase:
             for hook in ctx.hooks.matching(PRE_TOOL_USE, call.name):
                 started = ctx.clock.monotonic_ms()
                 request = PreToolUseRequest(self._turn, hook, call)
-                answer = asyncio.ensure_future(
-                    ctx.hook_runner.pre_tool_use(request), loop=ctx.event_loop
-                )
+                answer = on_loop(ctx.hook_runner.pre_tool_use(request), ctx.event_loop)
                 if await wait(answer):
                     return None
                 said = _pre_answer(hook, answer)
@@ -94,11 +93,15 @@ class RewritePhase:
         return slots
 
 
+# A union written in a call is built again on every call; the classes are named once here.
+_PRE_VERDICTS = (Pass, Allow, Ask, Deny)
+
+
 def _pre_answer(hook: HookSpec, answer: asyncio.Future[HookAnswers]) -> HookAnswers:
     """A hook's answer; a runner that failed, or answered nonsense, denies the call."""
     if answer.cancelled() or answer.exception() is not None:
         return HookAnswers(Deny(f"PreToolUse hook {hook.handler_id} failed"))
     said = answer.result()
-    if isinstance(said, HookAnswers) and isinstance(said.verdict, Pass | Allow | Ask | Deny):
+    if isinstance(said, HookAnswers) and isinstance(said.verdict, _PRE_VERDICTS):
         return said
     return HookAnswers(Deny(f"PreToolUse hook {hook.handler_id} gave no verdict"))

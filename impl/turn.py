@@ -29,6 +29,7 @@ from loopspec.impl.context import LoopContext, Queued
 from loopspec.impl.replies import delivered_text, reply_problem, text_only
 from loopspec.impl.rewrite_phase import RewritePhase
 from loopspec.impl.seams import ModelRequest, ProviderFailed
+from loopspec.impl.waiting import on_loop
 from loopspec.model.commands import (
     FINISH_CANCELLED,
     FINISH_MAX_TOKENS,
@@ -144,7 +145,7 @@ class Turn:
         tool_names = tuple(tool.name for tool in ctx.tools.tools)
         request = ModelRequest(self._turn, step, ctx.history.messages(), tool_names)
         for _attempt in range(1 + MALFORMED_REPLY_RETRIES):
-            pending = asyncio.ensure_future(ctx.provider.complete(request), loop=ctx.event_loop)
+            pending = on_loop(ctx.provider.complete(request), ctx.event_loop)
             if await self._aborted_while_waiting(pending):
                 return Aborted(self._abort.result())
             try:

@@ -10,10 +10,20 @@ it can move again (tests use this to run the loop exactly until it has nothing l
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Awaitable, Collection
+from typing import Any, TypeVar
 
 from loopspec.impl.session_log import SessionLog
+
+T = TypeVar("T")
+
+
+def on_loop(answer: Awaitable[T], loop: asyncio.AbstractEventLoop) -> asyncio.Future[T]:
+    """`asyncio.ensure_future(answer, loop=loop)`: the usual answer of a seam, already a future
+    of `loop`, is taken as it is, without the calls `ensure_future` makes to find that out."""
+    if type(answer) is asyncio.Future and answer.get_loop() is loop:
+        return answer
+    return asyncio.ensure_future(answer, loop=loop)
 
 
 class WaitPoint:
@@ -27,8 +37,11 @@ class WaitPoint:
         """Return once any of `futures` is done (at once if one already is)."""
         if not futures:
             raise ValueError("waiting on nothing would never return")
-        if any(future.done() for future in futures):
-            return
+        # A plain loop, not `any` over a generator: the loop waits here once per outside
+        # answer, and the generator costs more than the check.
+        for future in futures:
+            if future.done():
+                return
         self._log.commit()
         blocked_on = self._blocked_on = tuple(futures)
         # What `asyncio.wait(..., return_when=FIRST_COMPLETED)` does, without the sets of done
@@ -52,4 +65,11 @@ class WaitPoint:
     @property
     def parked(self) -> bool:
         """Blocked, and nothing it waits for has happened yet."""
-        return self._blocked_on is not None and not any(f.done() for f in self._blocked_on)
+        blocked_on = self._blocked_on
+        if blocked_on is None:
+            return False
+        # Asked after every outside answer: a loop, as `all` over a generator costs more.
+        for future in blocked_on:  # noqa: SIM110
+            if future.done():
+                return False
+        return True
