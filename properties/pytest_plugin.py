@@ -3,8 +3,9 @@
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
 
-First, every saved case is replayed against that target as a test of its own, named after its
-file (`test_saved_case_replays[case-ADJ-4-0.json]`): the `*.json` files of the case directory
+First, every saved case is replayed against that target as a test of its own, collected as its
+file (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays[case-ADJ-4-0.json]`; naming
+the file or that id runs the case alone): the `*.json` files of the case directory
 (`--loopspec-case-dir`, default `loopspec-cases/` in pytest's rootdir) and of each
 `--loopspec-cases=PATH` (a directory, or one case file; repeatable). Each replays as
 `loopspec replay CASE` does, on the target the command line names (never the one the case
@@ -22,12 +23,13 @@ profiles exist only in its repository's tests). A counterexample is saved in the
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
-SAVED_CASES_SUITE = Path(__file__).with_name("conformance") / "saved_cases.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
 
 SAVED_CASES = pytest.StashKey[list[tuple[Path, str]]]()
@@ -110,19 +112,76 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SAVED_CASES] = _saved_cases(config)
 
 
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A saved case file, where pytest meets it (a path named, or a folder walked), is a test
+    file of its own: `pytest loopspec-cases/case-ADJ-4-0.json` runs that case alone."""
+    cases = parent.config.stash.get(SAVED_CASES, [])
+    if file_path.suffix != ".json" or file_path.resolve() not in dict(cases):
+        return None
+    # Imported here: the plugin loads in every pytest run, the replaying code only with a case.
+    from loopspec.properties.conformance.saved_cases import SavedCaseFile  # noqa: PLC0415
+
+    return SavedCaseFile.from_parent(parent, path=file_path)
+
+
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they apply to these tests too
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Add the saved cases, then the random suite, after the tests pytest collected.
+    """Add the saved cases, then the random suite, after the tests pytest collected; when the
+    command line names a saved case file, that is what runs (nothing is added).
 
-    Their modules are collected here, not named as command-line paths: pytest drops a path
-    lying under another one it collects and never enters a virtualenv, so with loopspec
-    installed in the project's own `.venv` and pytest run from the project, a path argument
-    would silently add nothing."""
+    The cases pytest did not meet, and the suite's module, are collected here, not named as
+    command-line paths: pytest drops a path lying under another one it collects and never
+    enters a virtualenv, so with loopspec installed in the project's own `.venv` and pytest run
+    from the project, a path argument would silently add nothing."""
     if SAVED_CASES not in config.stash:
         return
-    modules = [SAVED_CASES_SUITE] if config.stash[SAVED_CASES] else []  # none: no test at all
-    for path in [*modules, SUITE]:
-        module = pytest.Module.from_parent(session, path=path, nodeid=f"loopspec/{path.name}")
-        items.extend(session.genitems(module))
+    from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
+        SavedCase,
+        SavedCaseFile,
+    )
+
+    met = {item.path.resolve(): item for item in items if isinstance(item, SavedCase)}
+    if any(_names_a_file(config, argument, met) for argument in config.args):
+        return
+    items[:] = [item for item in items if not isinstance(item, SavedCase)]
+    for path, _test_id in config.stash[SAVED_CASES]:
+        if path in met:
+            items.append(met[path])
+        else:
+            # Outside the rootdir too, its path from there, as pytest names a path argument.
+            nodeid = Path(os.path.relpath(path, config.rootpath)).as_posix()
+            found = SavedCaseFile.from_parent(session, path=path, nodeid=nodeid)
+            items.extend(session.genitems(found))
+    module = pytest.Module.from_parent(session, path=SUITE, nodeid=f"loopspec/{SUITE.name}")
+    items.extend(session.genitems(module))
+
+
+def _names_a_file(config: pytest.Config, argument: str, cases: Iterable[Path]) -> bool:
+    """Whether a command-line argument names one of `cases` (a path, maybe with `::test`)."""
+    path = Path(config.invocation_params.dir, argument.partition("::")[0])
+    return path.resolve() in cases
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the last saved case in a row, end the target they replayed on."""
+    if SAVED_CASES not in item.config.stash:
+        return
+    from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
+        SavedCase,
+        close_replay_target,
+    )
+
+    if isinstance(item, SavedCase) and not isinstance(nextitem, SavedCase):
+        close_replay_target(item.config)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """End the saved cases' target if pytest stopped before their last (`-x`)."""
+    if SAVED_CASES in session.config.stash:
+        from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
+            close_replay_target,
+        )
+
+        close_replay_target(session.config, quietly=True)

@@ -247,6 +247,28 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     assert says in newer, newer
 
 
+def test_PROTO_1_plugin_runs_one_saved_case_by_its_file_or_node_id(tmp_path: Path) -> None:
+    """PROTO-1: a saved case's test id starts with the case file's path, and naming the file,
+    or the id pytest printed, runs that case alone (no other case, no random suite). Before,
+    the ids began `loopspec/saved_cases.py::`, a file in site-packages, so a user could select
+    a case with -k but not run it by the id pytest printed ("found no collectors")."""
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    target = "plugin_targets:turn_end_with_step_open"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", "-k", "saved_case")
+    failing = "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]"
+    assert f"{failing} FAILED" in done.stdout, done.stdout
+    assert f"FAILED {failing}" in done.stdout, done.stdout  # the summary line, to copy
+    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", failing)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed in" in done.stdout, done.stdout
+    passing = "loopspec-cases/case-TURN-2-1.json"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-vv", passing)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{passing}::test_saved_case_replays[case-TURN-2-1.json] PASSED" in done.stdout
+    assert "1 passed in" in done.stdout, done.stdout
+
+
 def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_declare(
     tmp_path: Path,
 ) -> None:

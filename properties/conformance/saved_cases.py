@@ -1,17 +1,20 @@
 """The saved cases the pytest plugin replays before the random suite, one test per case file.
 
-Not collected by loopspec's own test run: the plugin adds this file only when a target is given
-and there is a case to replay (`loopspec.properties.pytest_plugin` says where it looks). Each
-test replays its case as `loopspec replay CASE --impl/--cmd ...` does, with the same code, on the
-target the command line names (never the one the case records, SPEC SAFE-1), and fails with
-what replay prints.
+Each case file is collected as a file of its own (`SavedCaseFile`), so its test's node id starts
+with the file's path from the rootdir (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays
+[case-ADJ-4-0.json]`) and `pytest loopspec-cases/case-ADJ-4-0.json` runs it alone. The plugin
+collects these only when a target is given (`loopspec.properties.pytest_plugin` says where it
+looks). Each test replays its case as `loopspec replay CASE --impl/--cmd ...` does, with the
+same code, on the target the command line names (never the one the case records, SPEC SAFE-1),
+and fails with what replay prints.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -38,13 +41,6 @@ from loopspec.properties.conformance.run import (
 from loopspec.properties.pytest_plugin import SAVED_CASES
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One test per saved case file, named after it."""
-    if "saved_case" in metafunc.fixturenames:
-        cases = metafunc.config.stash[SAVED_CASES]
-        metafunc.parametrize("saved_case", [pytest.param(path, id=name) for path, name in cases])
-
-
 def _as_typed(path: Path) -> str:
     """The case's path from the current directory when it lies below it: what a user would
     type to replay it alone."""
@@ -61,33 +57,71 @@ class _Target:
     unusable: TargetError | None = None
 
 
-@pytest.fixture(scope="module")
-def replay_target(request: pytest.FixtureRequest) -> Iterator[_Target]:
-    """One target for all the saved cases: a --loopspec-cmd process serves every case, reset
-    between them, as it serves conform's programs (one start of Node per case, before). A
-    process that leaves without `bye` fails the last case's teardown, saying so."""
-    impl = request.config.getoption("--loopspec-impl")
-    cmd = request.config.getoption("--loopspec-cmd")
-    try:
-        factory, named = resolve_target(impl, cmd, PYTEST_OPTIONS)
-    except TargetError as error:
-        yield _Target(None, {}, error)
+# One target for all the saved cases: a --loopspec-cmd process serves every case, reset between
+# them, as it serves conform's programs (one start of Node per case, before).
+_REPLAY_TARGET = pytest.StashKey[_Target]()
+
+
+def _replay_target(config: pytest.Config) -> _Target:
+    """The target the saved cases replay on, resolved at the first case."""
+    if _REPLAY_TARGET not in config.stash:
+        impl = config.getoption("--loopspec-impl")
+        cmd = config.getoption("--loopspec-cmd")
+        try:
+            factory, named = resolve_target(impl, cmd, PYTEST_OPTIONS)
+        except TargetError as error:
+            config.stash[_REPLAY_TARGET] = _Target(None, {}, error)
+        else:
+            config.stash[_REPLAY_TARGET] = _Target(factory, named)
+    return config.stash[_REPLAY_TARGET]
+
+
+def close_replay_target(config: pytest.Config, *, quietly: bool = False) -> None:
+    """End the saved cases' target, after the last of them (the plugin's teardown hook). A
+    process that leaves without `bye` fails that case's teardown, saying so, unless `quietly`
+    (pytest stopping early)."""
+    target = config.stash.get(_REPLAY_TARGET, None)
+    if target is None or target.factory is None:
         return
-    yield _Target(factory, named)
+    del config.stash[_REPLAY_TARGET]
     unclosed: LoopSpecError | None = None
     try:
-        close_factory(factory)
+        close_factory(target.factory)
     except LoopSpecError as error:  # a shared process's wrong answer to shutdown
         unclosed = error
-    if unclosed is not None:
+    if unclosed is not None and not quietly:
         said = f"[{unclosed.rule_id}] after the saved cases replayed: {unclosed.message}"
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
 
 
-def test_saved_case_replays(
-    saved_case: Path, replay_target: _Target, request: pytest.FixtureRequest
-) -> None:
+class SavedCaseFile(pytest.File):
+    """A case file, collected as a test file of its own: one test, `test_saved_case_replays`
+    with the file's test id (its name, or its path when two share a name)."""
+
+    def collect(self) -> Iterable[SavedCase]:
+        cases = self.config.stash[SAVED_CASES]
+        ids = dict(cases)
+        test_id = ids.get(self.path.resolve(), self.path.name)
+        yield SavedCase.from_parent(self, name=f"test_saved_case_replays[{test_id}]")
+
+
+class SavedCase(pytest.Item):
     """A saved case replays without a divergence on the target the command line names."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.extra_keyword_matches.add("saved_case")  # `-k "not saved_case"`
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name
+
+    def runtest(self) -> None:
+        _replays(self.path, _replay_target(self.config), self.config)
+
+
+def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> None:
+    """Replay `saved_case`: fail with replay's report when it diverges, with its error when it
+    cannot be used; skip when it needs a capability the target does not declare."""
     name = _as_typed(saved_case)
     # Failed or skipped outside the `except`s: inside, pytest would print the error as context.
     unusable = replay_target.unusable
@@ -115,8 +149,8 @@ def test_saved_case_replays(
     assert replay is not None
     if replay.divergence is not None:
         target = replay_target.named
-        impl = request.config.getoption("--loopspec-impl")
-        cmd = request.config.getoption("--loopspec-cmd")
+        impl = config.getoption("--loopspec-impl")
+        cmd = config.getoption("--loopspec-cmd")
         replayed = target.get("cmd") or target.get("impl") or ""
         lines = [
             *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
