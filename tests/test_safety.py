@@ -127,6 +127,33 @@ def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_o
     )
 
 
+@pytest.mark.no_cover
+@pytest.mark.parametrize(
+    ("target", "replayed_on", "expected"),
+    [
+        ({}, [], "  recorded target: loopspec's bundled implementation (the one replayed)"),
+        (
+            {},
+            ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
+            "  recorded target: loopspec's bundled implementation, not run",
+        ),
+    ],
+)
+def test_SAFE_1_a_case_found_on_the_bundled_implementation_says_so(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    target: dict[str, str],
+    replayed_on: list[str],
+    expected: str,
+) -> None:
+    """SAFE-1: a case conform found without --impl or --cmd records the target {} (the bundled
+    implementation, as the case schema says); replay read it 'recorded target: none', which a
+    colleague took for a target lost on the way."""
+    case = _case_recording(tmp_path, target)
+    assert main(["replay", str(case), *replayed_on]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == expected
+
+
 def test_SAFE_1_a_case_saved_back_with_a_byte_order_mark_replays_the_same(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -514,7 +514,11 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
                 "in), not run"
             )
         return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
-    return "recorded target: none"
+    # A case records {} (or nothing) when conform ran without --impl or --cmd: "none" read as
+    # "the target was lost" to the colleague the case was sent to.
+    if cmd is None and impl is None:
+        return "recorded target: loopspec's bundled implementation (the one replayed)"
+    return "recorded target: loopspec's bundled implementation, not run"
 
 
 def replay_profile(
