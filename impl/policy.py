@@ -23,7 +23,7 @@ import attrs
 
 from loopspec.impl.event_lines import plain_json_text
 from loopspec.impl.framing import compact_json
-from loopspec.impl.snapshot import plain, snapshot
+from loopspec.impl.snapshot import Snapshot, plain, snapshot
 from loopspec.impl.tools import RegisteredTool, read_arguments
 from loopspec.model.commands import Allow, Ask, Deny, Pass, PreVerdict
 from loopspec.model.events import RewriteSidecar
@@ -57,6 +57,9 @@ class Ruling:
     rewrite: RewriteSidecar | None
     decision: Decision
     reason: str | None
+    parsed: Snapshot | None = attrs.field(default=None, eq=False)
+    """A rewrite's input in effect, already snapshot: `arguments` parsed, so sealing the call
+    does not parse the text just written from it (None: the model's own text, parsed then)."""
 
 
 def proposed_input(verdict: PreVerdict) -> JsonValue:
@@ -108,7 +111,9 @@ def rule_on(call: ToolCallBlock, votes: Sequence[Vote], tool: RegisteredTool | N
         refused = f"hook {in_effect.handler_id} rewrote the input of {call.name}: {problem}"
         return Ruling(call.arguments, None, Decision.DENY, refused)
     sidecar = RewriteSidecar(call.arguments, tuple(vote.handler_id for vote in proposers))
-    return Ruling(_compact(proposal), sidecar, decision, why)
+    # The snapshot refuses whatever JSON cannot carry, so the strict encoder cannot fail.
+    parsed = snapshot(proposal)
+    return Ruling(_compact(proposal, parsed), sidecar, decision, why, parsed)
 
 
 def _contract_problem(value: object, tool: RegisteredTool | None) -> str | None:
@@ -124,9 +129,8 @@ def _joined(verdicts: Sequence[PreVerdict], kind: type[Ask] | type[Deny]) -> str
     return text or None
 
 
-def _compact(value: JsonValue) -> str:
+def _compact(value: JsonValue, parsed: Snapshot) -> str:
     # A hook's input is usually frozen already, of exact JSON types: written as it is. Anything
-    # else is snapshot first, which refuses whatever JSON cannot carry, so the strict encoder
-    # cannot fail.
+    # else is written from its snapshot `parsed`.
     text = plain_json_text(value)
-    return text if text is not None else compact_json(plain(snapshot(value)))
+    return text if text is not None else compact_json(plain(parsed))

@@ -88,7 +88,7 @@ class RewritePhase:
         for call in calls:
             ruling = rulings[call.id]
             call_seq = ctx.recorder.tool_call(turn, step, effective[call.id], ruling.rewrite)
-            execution = seal(turn, step, call.id, call.name, ruling.arguments)
+            execution = seal(turn, step, call.id, call.name, ruling.arguments, parsed=ruling.parsed)
             slots.append(Slot(execution, call_seq, ruling, ctx.tools.get(call.name)))
         return slots
 

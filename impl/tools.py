@@ -175,11 +175,18 @@ def read_arguments(raw: str) -> Snapshot:
 
 
 def seal(
-    turn: int, step: int, call_id: str, tool_name: str, arguments: str | Mapping[str, object]
+    turn: int,
+    step: int,
+    call_id: str,
+    tool_name: str,
+    arguments: str | Mapping[str, object],
+    *,
+    parsed: Snapshot | None = None,
 ) -> ToolExecution:
-    """Fix a call's identity. `arguments` is the raw JSON text or a mapping (copied, never kept)."""
+    """Fix a call's identity. `arguments` is the raw JSON text or a mapping (copied, never kept);
+    with the text, `parsed` may give its snapshot (`read_arguments(arguments)`) when known."""
     if isinstance(arguments, str):
-        raw, frozen = arguments, read_arguments(arguments)
+        raw, frozen = arguments, read_arguments(arguments) if parsed is None else parsed
     else:
         frozen = snapshot(arguments)
         raw = compact_json(plain(frozen))  # the snapshot refused what JSON cannot carry
