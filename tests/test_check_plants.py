@@ -371,6 +371,13 @@ def _records_swapped(events: list[Event]) -> list[Event]:
     )
 
 
+def _unmarked_user_message(events: list[Event]) -> Event:
+    """A user/message written as a commit by itself."""
+    message = _another_user_message(events)
+    message.pop("unit", None)
+    return message
+
+
 def _both(first: Plant, then: Plant) -> Plant:
     return lambda events: then(first(events))
 
@@ -414,6 +421,12 @@ MARKED_PLANTS: list[tuple[str, Plant, list[str]]] = [
      _both(_dropped(_of("turn/start", turn=2)),
            _edited(_of("turn/start", turn=3), _set(("data", "turn"), 4))),
      ["LOG-8", "TURN-1"]),
+    # A commit broken by a line that may be its due event (it carries no marker) has lost
+    # nothing there: a bug later in the same turn is reported whatever its rule.
+    ("an event of a commit without its marker, and a context between a call and its result",
+     _both(_edited(_of("tool/call", callId="call_b"), _unit(None)),
+           _inserted(_after(_of("tool/call", callId="call_c")), _unmarked_user_message)),
+     ["LOG-8", "ADJ-1"]),
     ("a hook/invoked lost, and a rewrite in tool/call only after it",
      _both(_dropped(_of("hook/invoked", handlerId="policy")),
            _edited(_of("assistant/message", turn=1, step=1), _show_original)),

@@ -17,10 +17,11 @@ such a log (SPEC LOG-8):
 - what a commit broken off leaves out (a lost step/end, result or turn/start) also breaks
   rules about which events come where, as the same loss does in a dsh log: a step starting
   inside an open one, results after a missing one, a turn ending with a call unanswered,
-  events outside a turn. From the line that breaks the commit to the next turn/start those
-  are the same bug and are not reported again (`HOLE_KEEPS` lists the rules about what one
-  event says, which a loss cannot break and which still are; `broken_line`, read by the
-  checker). A second bug from the next turn on is reported as ever;
+  events outside a turn. From the line that breaks the commit where events of it are missing
+  (a later event of it, or another commit's first, where its next was due) to the next
+  turn/start, those are the same bug and are not reported again (`HOLE_KEEPS` lists the rules
+  about what one event says, which a loss cannot break and which still are; `broken_line`,
+  read by the checker). A second bug from the next turn on is reported as ever;
 - a commit still open at the end of the log is the one a crash may leave torn, which the
   harness drops whole when the session reopens (`impl/log_reader.py`): a notice, as a turn left
   open is (REC-2), not a violation. The events before it are the committed log; its own events
@@ -86,9 +87,10 @@ class CommitUnits:
         # and the call ids its tool/call records name.
         self._reply: tuple[int, int, list[str]] | None = None
         self._recorded: set[str] = set()
-        # The line of the last commit found broken off there (events of it missing at that
-        # point: a line out of place in an open commit, or a commit begun without its first
-        # events); 0 before any. Only the general path sets it.
+        # The line of the last commit found broken off there with events of it missing at that
+        # point (a later event of the open commit, or another commit's first, where its next
+        # was due; a commit begun without its first events); 0 before any. Only the general
+        # path sets it.
         self.broken_line = 0
 
     def take(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
@@ -241,7 +243,14 @@ class CommitUnits:
             "was due (a commit is written whole, its events together)"
         )
         blamed, related = self._blamed, (self._first_seq,)
-        self._close_broken(line)
+        # Events of it are missing here when the line is a later one of it, or begins another
+        # commit (not when it carries no marker, names another n or an earlier k: it may be the
+        # due event, or one written twice).
+        if marker is not None and (
+            marker[0] == 1 or (marker[1] == self._size and marker[0] > self._position + 1)
+        ):
+            self.broken_line = line
+        self._close_broken()
         return [] if blamed else [Violation(RULE, seq, message, related)]
 
     def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
@@ -257,14 +266,12 @@ class CommitUnits:
                 f" after {self._position} of its {self._size} events"
             )
             related = (self._first_seq,)
-            self._close_broken(line)
+            self._close_broken()
         return Violation(RULE, seq, message, related)
 
-    def _close_broken(self, line: int) -> None:
-        """Close the open commit, cut short at `line` (the cut one, from now on, unless it is
-        the rest of that one already): its reply's calls without a record so far are blamed
-        with it."""
-        self.broken_line = line
+    def _close_broken(self) -> None:
+        """Close the open commit, cut short (the cut one, from now on, unless it is the rest of
+        that one already): its reply's calls without a record so far are blamed with it."""
         if not self._continues_cut:
             self._cut = (self._size, set(range(self._first_position, self._position + 1)))
         self._blamed = True
