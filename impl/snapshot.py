@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Union
 
 from loopspec.impl.errors import NotJsonData
+from loopspec.model.jsonvalue import FrozenMap
 
 _MAX_FAST_DEPTH = 64  # deeper (or cyclic) values take the slow path, which detects cycles
 # Python will not print an integer with more digits than this (`sys.int_max_str_digits`), so
@@ -105,7 +106,10 @@ def _copy(value: object, path: str, open_containers: set[int]) -> Snapshot:
     try:
         if isinstance(value, Mapping):
             copied: dict[str, Snapshot] = {}
-            for key, item in value.items():
+            # A frozen map (a hook's proposed input) is read through its read-only view: its
+            # `Mapping` items view costs a Python call per item.
+            items = value._items.items() if type(value) is FrozenMap else value.items()
+            for key, item in items:
                 if not isinstance(key, str):
                     raise NotJsonData(path, f"object key {key!r} is not a string")
                 copied[key] = _copy(item, f"{path}.{key}", open_containers)
