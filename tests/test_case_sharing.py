@@ -85,6 +85,37 @@ def test_MODEL_1_the_replayed_diff_is_indented_as_one_block(
         assert all(line.startswith("  ") for line in block), block
 
 
+def test_SAFE_1_the_quoted_rule_names_no_loopspec_internals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """SAFE-1: the SPEC text replay's and conform's reports quote is the rule's statement and
+    reason, and says where the whole rule is; its Where line named model functions and
+    invariants (`records.open_step`, `test_TURN_5_*`) a reader with the report cannot map."""
+    report = _failed_report()
+    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    assert main(["replay", str(saved), "--impl", "test_case_sharing:turn_end_reason_as_text"]) == 1
+    conform_lines = "\n".join(counterexample_lines(report, saved, {"impl": "mine:make"}))
+    for out in (capsys.readouterr().out, conform_lines):
+        quoted = out[out.index("SPEC.md says:") :]
+        assert "**Rule.**" in quoted
+        assert "**Where.**" not in quoted
+        assert "test_TURN_5_" not in quoted
+        assert "`loopspec spec TURN-5`" in quoted
+
+
+def test_PROTO_1_a_new_case_is_numbered_after_its_rule_s_cases_only(tmp_path: Path) -> None:
+    """PROTO-1: the first case of a rule saved beside other files is number 0, the next one
+    after the highest of that rule's: the folder's every file was counted, so after a
+    colleague's ana-ord3.json the first ORD-3 case saved was case-ORD-3-1.json."""
+    (tmp_path / "ana-ord3.json").write_text("{}\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "case-TURN-2-7.json").write_text("{}\n", encoding="utf-8")
+    first = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    assert first.name == "case-TURN-5-0.json"
+    (tmp_path / "case-TURN-5-4.json").write_text("{}\n", encoding="utf-8")
+    assert save_case(_failed_report(), tmp_path, {"impl": "b:m"}).name == "case-TURN-5-5.json"
+
+
 DSH_CASE = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
 
 

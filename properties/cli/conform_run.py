@@ -86,12 +86,29 @@ def _describe_divergence(divergence: Divergence) -> list[str]:
         # get the indent on its first line only.
         *divergence.diff().splitlines(),
     ]
-    text = spec_text(divergence.rule_id)
+    text = _quoted_rule(divergence.rule_id)
     if text:
         lines += ["", "SPEC.md says:", *("  " + line for line in text.splitlines())]
     elif divergence.rule_id == NO_RULE:
         lines += ["", "No rule in SPEC.md prescribes this outcome: a gap to close in SPEC."]
     return lines
+
+
+def _quoted_rule(rule_id: str) -> str:
+    """The rule's section of SPEC.md as a report quotes it: its title, statement and reason. The
+    section's **Where.** line names the model's functions and invariants, which a reader with
+    only the report and the wheel cannot map; `loopspec spec` prints the whole section."""
+    text = spec_text(rule_id)
+    if not text:
+        return ""
+    kept = [line for line in text.splitlines() if not line.startswith("**Where.**")]
+    return "\n".join(
+        [
+            *kept,
+            f"(the whole rule: `loopspec spec {rule_id}`, or section 5 of SPEC.md, shipped "
+            "in the installed package as loopspec/SPEC.md)",
+        ]
+    )
 
 
 def replay_command(case_path: Path, target: dict[str, str]) -> str:
@@ -254,7 +271,11 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             if saved.read_text(encoding="utf-8") == text:
                 return saved
-    number = len(list(folder.iterdir()))
+    # Numbered after this rule's own cases only: a user's other files there (a colleague's
+    # case saved as ana-ord3.json, notes) would make the first ORD-3 case case-ORD-3-1.
+    pattern = re.compile(rf"case-{re.escape(document['rule'])}-(\d+)\.json")
+    taken = [int(m.group(1)) for p in folder.iterdir() if (m := pattern.fullmatch(p.name))]
+    number = max(taken, default=-1) + 1
     while True:
         case_path = folder / f"case-{document['rule']}-{number}.json"
         try:
