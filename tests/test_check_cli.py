@@ -562,3 +562,33 @@ def test_LOG_5_a_log_loopspec_run_wrote_is_a_known_version(
     (checked,) = document_out["logs"]
     assert checked["notices"] == []
     assert checked["events"] > 5
+
+
+def test_LOG_4_an_error_mid_log_says_the_lines_after_it_went_unchecked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: an event the rules cannot read stops the check of its log at that line. The
+    summary still reads `0 violations`, so a harness author who fixed that line took the rest of
+    her log for clean; the text now says how far the log was judged. A torn last line stops
+    nothing that follows it and gets no such line."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    result_at = next(i for i, line in enumerate(lines) if '"tool/result"' in line)
+    event = json.loads(lines[result_at])
+    block = event["data"]["message"]["content"][0]
+    block["toolCallId"] = "not-the-call"  # a tool-result block naming another call (LOG-6)
+    broken = tmp_path / "eve.jsonl"
+    broken.write_text(
+        "".join([*lines[:result_at], json.dumps(event) + "\n", *lines[result_at + 1 :]]),
+        encoding="utf-8",
+    )
+    code, out = run(capsys, str(broken))
+    assert code == 2
+    found = out.splitlines()
+    assert found[0].startswith(f"{broken}:{result_at + 1}: error bad-event LOG-6: tool/result:")
+    assert found[1] == (
+        f"{broken}: not checked past line {result_at + 1}: fix that line and check again to "
+        "judge the rest"
+    )
+    code, out = run(capsys, str(TORN))
+    assert code == 2
+    assert "not checked past" not in out

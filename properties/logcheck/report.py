@@ -12,10 +12,16 @@ Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
 
     a.jsonl:57: ADJ-1 (seq 56): user/message lands while call c1 awaits its result [events 56, 52]
     b.jsonl:40: error torn-tail LOG-8: the last line stops short (97 bytes, no newline): ...
+    c.jsonl:12: error bad-event LOG-6: tool/result: tool result block cites 'zz' but ...
+    c.jsonl: not checked past line 12: fix that line and check again to judge the rest
     b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
     home/.codex/history.jsonl: skipped codex-prompt-history: Codex's prompt history (...): ...
-    checked 2 logs, 1,204 events: 1 violation (ADJ-1: 1); 1 error (torn-tail: 1); 1 notice
-    (...); skipped 1 file, no session log (codex-prompt-history: 1)
+    checked 3 logs, 1,214 events: 1 violation (ADJ-1: 1); 2 errors (bad-event: 1, torn-tail:
+    1); 1 notice (...); skipped 1 file, no session log (codex-prompt-history: 1)
+
+An input error stops the check of its log at that line (every rule judged the lines before it
+only); unless it is a torn tail (the last line) or an unsupported layout (not checked at all),
+the text says so in a line of its own, since the summary counts no violation past it.
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
 new keys may be added, none are renamed or removed without changing `format`.
@@ -121,7 +127,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from loopspec.model.invariants import rule_ids
-from loopspec.properties.logcheck.checker import LogReport
+from loopspec.properties.logcheck.checker import ErrorKind, LogReport
 
 FORMAT = "loopspec-check/1"
 EXIT_OK = 0
@@ -284,6 +290,12 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
         lines.append(
             f"{_where(report.path, error.line)}: error {error.kind}{rule}: {error.message}"
         )
+    stopped_at = _stopped_at(report)
+    if stopped_at is not None:  # the summary's `0 violations` covers only the lines before it
+        lines.append(
+            f"{report.path}: not checked past line {stopped_at}: fix that line and check again "
+            "to judge the rest"
+        )
     for notice in report.notices:
         rule = f" {notice.rule_id}" if notice.rule_id else ""
         where = _where(report.path, notice.line)
@@ -302,6 +314,20 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
             f"{detail}"
         )
     return [printable(line) for line in lines]
+
+
+def _stopped_at(report: LogReport) -> int | None:
+    """The line an input error stopped the check of this log at, when lines may follow it.
+
+    A torn tail is the last line, and an unsupported layout says it is not checked at all.
+    """
+    for error in report.errors:
+        if error.line is not None and error.kind not in (
+            ErrorKind.TORN_TAIL,
+            ErrorKind.UNSUPPORTED_LAYOUT,
+        ):
+            return error.line
+    return None
 
 
 def write_log_text(report: LogReport, out: TextIO, *, verbose: bool = False) -> None:
