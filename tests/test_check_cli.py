@@ -592,3 +592,24 @@ def test_LOG_4_an_error_mid_log_says_the_lines_after_it_went_unchecked(
     code, out = run(capsys, str(TORN))
     assert code == 2
     assert "not checked past" not in out
+
+
+def test_LOG_8_a_line_cut_short_inside_the_log_is_named_a_torn_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-8: a write cut off mid-line, after which the harness went on appending (it reopened
+    without dropping the torn write), read 'invalid JSON at column 1: Expecting property name'
+    (LOG-4): the column of the line after it, as the parser counts past the newline. It now
+    says the line stops before its JSON value ends, where, and that the harness must drop such a
+    write whole (LOG-8)."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = lines[3][:40]  # the write stops inside an object, then the next write starts anew
+    torn = tmp_path / "eve.jsonl"
+    torn.write_text("".join([*lines[:3], cut + "\n", *lines[4:]]), encoding="utf-8")
+    code, out = run(capsys, str(torn))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{torn}:4: error invalid-json LOG-8: the line stops after {len(cut)} characters, before "
+        "its JSON value ends: a write cut off, which the harness must drop whole before it "
+        "appends again"
+    )

@@ -294,6 +294,14 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
+    elif isinstance(error, json.JSONDecodeError) and error.pos >= len(error.doc.rstrip()):
+        # The value runs on past the line's end: a write cut off mid-line, and the harness went
+        # on appending after it (the parser's column would be that of the newline's next line).
+        message = (
+            f"the line stops after {len(error.doc.rstrip())} characters, before its JSON value "
+            "ends: a write cut off, which the harness must drop whole before it appends again"
+        )
+        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
     elif isinstance(error, json.JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")

@@ -106,8 +106,9 @@ STEP-4, ...) — is not judged by `check` at all, never counted as kept: `loopsp
 conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
-binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; none for a
-JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
+binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; LOG-8 for a
+line that stops before its JSON value ends, a write cut off with more appended after it; none
+for a JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
 last line is its torn-commit notice), line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
