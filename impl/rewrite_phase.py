@@ -70,10 +70,13 @@ class RewritePhase:
         """Record the reply with effective arguments and one `tool/call` per call (rule RW-3)."""
         ctx, turn, step = self._ctx, self._turn, self._step
         calls = reply.tool_calls
+        # Each call's votes, in the order given (configured order), gathered in one pass rather
+        # than by a filter over every vote per call.
+        votes_by_call: list[list[Vote]] = [[] for _call in calls]
+        for vote in votes:
+            votes_by_call[vote.call_index].append(vote)
         rulings = {
-            call.id: rule_on(
-                call, [v for v in votes if v.call_index == index], ctx.tools.get(call.name)
-            )
+            call.id: rule_on(call, votes_by_call[index], ctx.tools.get(call.name))
             for index, call in enumerate(calls)
         }
         effective = {
