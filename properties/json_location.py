@@ -31,13 +31,21 @@ def leading_path(message: str) -> Path | None:
 
 def line_of(text: str, path: Path) -> int:
     """The line of `path`'s deepest part present in `text` (1 for the root)."""
+    return lines_of(text, [path])[0]
+
+
+def lines_of(text: str, paths: list[Path]) -> list[int]:
+    """`line_of` for each of `paths`, the text scanned once (a case has a line per command)."""
     starts: dict[Path, int] = {}
     _scan(text, 0, (), starts)
-    for depth in range(len(path), -1, -1):
-        offset = starts.get(path[:depth])
-        if offset is not None:
-            return text.count("\n", 0, offset) + 1
-    return 1
+    lines = []
+    for path in paths:
+        offset = next(
+            (starts[path[:depth]] for depth in range(len(path), -1, -1) if path[:depth] in starts),
+            0,
+        )
+        lines.append(text.count("\n", 0, offset) + 1)
+    return lines
 
 
 def repeated_member(text: str) -> tuple[str, int] | None:

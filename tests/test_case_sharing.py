@@ -33,11 +33,13 @@ from loopspec.properties.cli.conform_run import (
 )
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.case_format import CASE_MEMBERS
+from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES
+from loopspec.properties.stateful.strategies import CONFIGS
 
 TURN_5 = FIRST_USER[0]
 
@@ -253,9 +255,45 @@ def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
     saved.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(saved), "--impl", "plugin_targets:declares_nothing"]) == 2
     assert capsys.readouterr().err.startswith(
-        f"loopspec: error: [PROTO-1] {saved}: command #2 of the case (Abort) needs the "
+        f"loopspec: error: [PROTO-1] {saved}:1: command #2 of the case (Abort) needs the "
         "capability abort"
     )
+
+
+def test_PROTO_1_a_capability_refusal_names_the_line_of_what_needs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case needing a capability the target lacks is refused in one sentence naming
+    the file and the line of the command (or of the configuration's hooks) that needs it, the
+    command, and the capability, as a fault in a hand-edited case is; it named the command's
+    number alone, and the configuration's refusal read "conform never configures it so, so"."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["commands"].insert(1, {"kind": "Abort", "cause": "user"})
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    abort_line = next(n for n, text in enumerate(lines, start=1) if '"Abort"' in text) - 1
+    assert lines[abort_line - 1].strip() == "{"
+    plain = ["--impl", "plugin_targets:declares_nothing"]
+    assert main(["replay", str(saved), *plain]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [PROTO-1] {saved}:{abort_line}: command #2 of the case (Abort) "
+        "needs the capability abort, which model does not declare, so "
+        "the case cannot be replayed on it (conform sends a loop only commands it declares)\n"
+    )
+    del document["commands"][1]
+    document["config"]["hooks"] = [config_to_json(CONFIGS[1])["hooks"][0]]
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    lines = saved.read_text(encoding="utf-8").splitlines()
+    hooks_line = next(n for n, text in enumerate(lines, start=1) if '"hooks"' in text)
+    assert main(["replay", str(saved), *plain]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"loopspec: error: [PROTO-1] {saved}:{hooks_line}: the case's configuration (its hooks) "
+        "needs the capability pre-hooks, which model does not "
+        "declare, so the case cannot be replayed on it"
+    )
+    assert main(["replay", str(tmp_path), *plain]) == 0
+    assert f"{saved}:{hooks_line}: skipped: the case's configuration" in capsys.readouterr().out
 
 
 def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
@@ -283,7 +321,7 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     assert main(["replay", str(folder), str(newer), *plain]) == 2
     said = capsys.readouterr()
     assert f"{diverging}: 2 commands replayed, no divergence; the case recorded TURN-5" in said.out
-    assert f"{aborting}: skipped: command #2 of the case (Abort) needs the capability abort" in (
+    assert f"{aborting}:1: skipped: command #2 of the case (Abort) needs the capability abort" in (
         said.out
     )
     assert f"loopspec: error: [PROTO-1] {newer}:1: $.version is 2" in said.err

@@ -563,7 +563,8 @@ def test_PROTO_1_replay_refuses_a_command_the_target_does_not_declare() -> None:
         replay_case(lambda: OnlyConfig(frozenset({"pre-hooks"})), CONFIGS[2], program)
     assert refused.value.message == (
         "command #3 of the case (HookAnswers) needs the capability rewrite, which model does "
-        "not declare: conform never sends it such a command, so the case cannot be replayed on it"
+        "not declare, so the case cannot be replayed on it (conform sends a loop only commands "
+        "it declares)"
     )
 
 
@@ -578,9 +579,9 @@ def test_PROTO_1_replay_refuses_a_configuration_the_target_does_not_declare() ->
     with pytest.raises(TargetError) as refused:
         replay_case(lambda: OnlyConfig(frozenset()), CONFIGS[1], program)
     assert refused.value.message == (
-        "the case's configuration needs the capability pre-hooks, post-hooks, which "
-        "model does not declare: conform never configures it so, so the case cannot be "
-        "replayed on it"
+        "the case's configuration (its hooks) needs the capability pre-hooks, post-hooks, "
+        "which model does not declare, so the case cannot be replayed on it (conform "
+        "configures a loop only with hooks it declares)"
     )
     assert hook_capabilities(CONFIGS[2]) == ("pre-hooks",)
     assert hook_capabilities(CONFIGS[1]) == ("pre-hooks", "post-hooks")

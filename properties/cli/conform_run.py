@@ -643,10 +643,11 @@ def _replay_listed(
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except UndeclaredCapability as lacking:
-        print(f"{path}: skipped: {lacking.message}")
+        line = case.line_of_command(lacking.command_index)
+        print(f"{path}:{line}: skipped: {lacking.message}")
         return "skipped"
     except TargetError as broke:
-        _error_above(f"loopspec: error: {case_replay_error(path, broke)}")
+        _error_above(f"loopspec: error: {case_replay_error(path, case, broke)}")
         print(f"{path}: cannot be used (see the error above)")
         return "unusable"
     bundled = args.impl is None and args.cmd is None
@@ -669,7 +670,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
-        raise case_replay_error(case_arg, broke) from broke
+        raise case_replay_error(case_arg, case, broke) from broke
     finally:
         unclosed = _closing_error(factory)
     if args.format == "json":
@@ -706,12 +707,18 @@ def replay_header(
     return lines + ([f"  {profile_note}"] if profile_note is not None else [])
 
 
-def case_replay_error(case_name: str, broke: TargetError) -> TargetError:
+def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetError:
     """The target broke or could not take the case: the error, named like every other error
     about the case (whoever raised it), at the case's command. Its class is kept: a capability
-    the target does not declare is told apart from a break."""
+    the target does not declare is told apart from a break, and named with the line of the
+    command (or of the hooks) that needs it, as a fault in a hand-edited case is."""
+    if isinstance(broke, UndeclaredCapability):
+        line = case.line_of_command(broke.command_index)
+        return UndeclaredCapability(
+            f"{case_name}:{line}: {broke.message}", command_index=broke.command_index
+        )
     at = at_case_command(broke)
-    return type(broke)(f"{case_name}: {at.message}", config=at.config, program=at.program)
+    return TargetError(f"{case_name}: {at.message}", config=at.config, program=at.program)
 
 
 REPLAY_FORMAT = "loopspec-replay/1"

@@ -74,6 +74,7 @@ from loopspec.properties.json_location import (
     leading_path,
     line_and_column,
     line_of,
+    lines_of,
     repeated_member,
 )
 from loopspec.properties.profiles import PROFILES, Profile
@@ -140,7 +141,12 @@ class TargetError(LoopSpecError):
 
 class UndeclaredCapability(TargetError):
     """A case needs a capability the replayed target does not declare: conform never sends that
-    target such a program, so the case says nothing about it (the pytest plugin skips it)."""
+    target such a program, so the case says nothing about it (the pytest plugin skips it).
+    `command_index` is the command (0-based) that needs it; None for the configuration."""
+
+    def __init__(self, message: str, *, command_index: int | None) -> None:
+        super().__init__(message)
+        self.command_index = command_index
 
 
 class SharedProcess:
@@ -1066,6 +1072,16 @@ class Case:
     rule: str | None = None
     # What the target it was found on declared, when the case says (shown, never used).
     capabilities: frozenset[str] | None = None
+    # The lines of the file the configuration's hooks and each command start on, named by a
+    # refusal about them (a case is edited by hand); 1 for a case not read from a file.
+    hooks_line: int = 1
+    command_lines: tuple[int, ...] = ()
+
+    def line_of_command(self, index: int | None) -> int:
+        """The line command `index` (0-based; None: the configuration's hooks) starts on."""
+        if index is None:
+            return self.hooks_line
+        return self.command_lines[index] if index < len(self.command_lines) else 1
 
 
 CASE_FILE_CAP = 16 * 1024 * 1024
@@ -1124,11 +1140,15 @@ def load_case(path: Path) -> Case:
             "reader keeps only the last, so the first would be ignored: keep one"
         )
     try:
-        return _case_from(document)
+        case = _case_from(document)
     except _CaseFault as fault:
         where = leading_path(fault.message)
         line = f":{line_of(text, where)}" if where is not None else ""
         raise TargetError(f"{path}{line}: {fault.message}") from fault
+    hooks_line, *command_lines = lines_of(
+        text, [("config", "hooks"), *(("commands", i) for i in range(len(case.commands)))]
+    )
+    return attrs.evolve(case, hooks_line=hooks_line, command_lines=tuple(command_lines))
 
 
 def _json_lines(text: str) -> bool:
@@ -1324,9 +1344,11 @@ def replay_case(
         lacking_config = [c for c in conformance.hook_capabilities(config) if c not in capabilities]
         if lacking_config:
             raise UndeclaredCapability(
-                f"the case's configuration needs the capability {', '.join(lacking_config)}, "
-                f"which {target.name} does not declare: conform never configures it so, so the "
-                "case cannot be replayed on it"
+                f"the case's configuration (its hooks) needs the capability "
+                f"{', '.join(lacking_config)}, which {target.name} does not declare, so the "
+                "case cannot be replayed on it (conform configures a loop only with hooks it "
+                "declares)",
+                command_index=None,
             )
         if profile is not None and profile.undeclared(conformance.hook_capabilities(config)):
             raise _outside_profile(
@@ -1345,8 +1367,9 @@ def replay_case(
             if lacking:
                 raise UndeclaredCapability(
                     f"command #{index + 1} of the case ({command.NAME}) needs the capability "
-                    f"{', '.join(lacking)}, which {target.name} does not declare: conform never "
-                    "sends it such a command, so the case cannot be replayed on it"
+                    f"{', '.join(lacking)}, which {target.name} does not declare, so the case "
+                    "cannot be replayed on it (conform sends a loop only commands it declares)",
+                    command_index=index,
                 )
             if profile is not None and profile.undeclared(needed):
                 raise _outside_profile(

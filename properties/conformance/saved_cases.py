@@ -139,7 +139,7 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except TargetError as broke:
-        unusable = case_replay_error(name, broke)
+        unusable = case_replay_error(name, case, broke)
     if isinstance(unusable, UndeclaredCapability):
         # Not a failure: conform never sends this target such a program, so the case says
         # nothing about it (a case from a build, or a colleague's loop, with more features).
