@@ -108,13 +108,8 @@ class CommitUnits:
                 and obj.get("type") != "assistant/message"
             ):
                 return NO_VIOLATIONS
-        else:
-            try:
-                # Two parts, else the general path; two integers are checked below (a JSON
-                # string or object of two unpacks too, into strings).
-                position, of = marker
-            except (TypeError, ValueError):
-                return self.take_generally(obj, line)
+        elif type(marker) is list and len(marker) == 2:  # else the general path
+            position, of = marker  # two integers, checked below
             seq = obj.get("seq")
             size = self._size
             if (
@@ -135,9 +130,17 @@ class CommitUnits:
                     self._read_of_cut(position)
                 self._position = position
                 kind = obj.get("type")
-                if kind in {"tool/call", "assistant/message"}:
+                if kind == "tool/call":  # `_note_calls`, inlined: a commit of calls has many
+                    data = obj.get("data")
+                    call_id = data.get("callId") if type(data) is dict else None
+                    if type(call_id) is str:
+                        self._recorded.add(call_id)
+                elif kind == "assistant/message":
                     self._note_calls(obj, line, seq)
                 if position < of:
+                    return NO_VIOLATIONS
+                if self._reply is None:  # (`_reply_recorded` has nothing to judge)
+                    self._size = self._position = 0
                     return NO_VIOLATIONS
                 ended = self._reply_recorded(line, seq)
                 self._size = self._position = 0
@@ -292,8 +295,8 @@ class CommitUnits:
         kind = obj.get("type")
         if kind == "tool/call":
             data = obj.get("data")
-            call_id = data.get("callId") if isinstance(data, Mapping) else None
-            if isinstance(call_id, str):
+            call_id = data.get("callId") if type(data) is dict else None
+            if type(call_id) is str:
                 self._recorded.add(call_id)
         elif kind == "assistant/message" and self._reply is None:
             calls = _reply_calls(obj)
@@ -326,20 +329,21 @@ class CommitUnits:
 def _reply_calls(obj: Mapping[str, Any]) -> list[str]:
     """The call ids of an appended reply that was not interrupted (an interrupted reply with a
     call is ABORT-2's), in order, each once; none for a replacement (a compaction re-presents
-    calls whose records came with their reply)."""
+    calls whose records came with their reply). `obj` is a decoded line: its objects are dicts
+    (tested by type: `isinstance` against the `Mapping` ABC costs as much as the rest)."""
     data = obj.get("data")
-    if obj.get("surfaceOp") != "append" or not isinstance(data, Mapping):
+    if obj.get("surfaceOp") != "append" or type(data) is not dict:
         return []
     if data.get("interrupted") is True:
         return []
     message = data.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(content, list):
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is not list:
         return []
     calls: dict[str, None] = {}
     for block in content:
-        if isinstance(block, Mapping) and block.get("type") == "tool-call":
+        if type(block) is dict and block.get("type") == "tool-call":
             call_id = block.get("id")
-            if isinstance(call_id, str):
+            if type(call_id) is str:
                 calls[call_id] = None
     return list(calls)
