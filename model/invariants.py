@@ -1202,6 +1202,39 @@ def no_pre_hooks_for_non_object_arguments(prefix: Prefix, fact: Fact) -> Sequenc
     return found
 
 
+@invariant("pre_hooks_answer_calls_of_the_reply", "HOOK-4", reads=of_types("step/end"))
+def pre_hooks_answer_calls_of_the_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A step whose reply shows calls audits PreToolUse hooks for those calls only.
+
+    Hooks run for the calls of the step's reply, before it is committed (RW-3) or, as dsh runs
+    them, after their tool/call; an audit naming a call the reply does not show is a hook run
+    for a call that never was one. Judged when the step ends, when no reply can follow. A
+    reply cancelled while its hooks ran keeps no call (ABORT-2), and a step that ends without
+    a reply (an abort or a failed request, a crash repair) shows no calls: neither is judged.
+    """
+    if fact.type != "step/end" or not prefix.reply_calls or not prefix.pre_hook_runs:
+        return NO_VIOLATIONS
+    found: list[Violation] = []
+    blamed: set[str] = set()
+    for call_id, handler_id in prefix.pre_hook_runs:  # in audit order
+        if call_id in prefix.reply_calls or call_id in blamed:
+            continue
+        blamed.add(call_id)
+        handlers = [handler for call, handler in prefix.pre_hook_runs if call == call_id]
+        answers = tuple(
+            answer.seq
+            for answer in prefix.hook_results.get(call_id, ())
+            if answer.point == "PreToolUse"
+        )
+        who = f"hook {handler_id}" if len(handlers) == 1 else f"hooks {', '.join(handlers)}"
+        message = (
+            f"PreToolUse {who} answered for call {call_id}, which the step's reply does not "
+            "show: hooks run for the calls of their step's reply only"
+        )
+        found.append(Violation("HOOK-4", fact.seq, message, (*answers, prefix.reply_seq or 0)))
+    return found
+
+
 def arguments_are_an_object(raw: str) -> bool:
     """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
     # `parse_arguments`, without building the frozen copy where it cannot fail: the checker

@@ -186,6 +186,26 @@ def test_HOOK_4_a_hook_for_a_call_whose_arguments_are_no_object_is_blamed() -> N
     assert "not a JSON object" in spec_text("HOOK-4")
 
 
+def test_HOOK_4_a_hook_for_a_call_the_reply_does_not_show_is_blamed() -> None:
+    """HOOK-4: PreToolUse hooks ran for c1 and c2, then the reply showed c1 alone (a harness that
+    dropped a call after its hooks ran, or audited a call that never ran): a hook answered for
+    a call that is none of the step's. `check` said nothing (h8's outside-harness session). It
+    is blamed once, at the step/end that closes the step without c2, citing the hook's answer
+    and the reply; a reply cancelled while the hooks run keeps no call (ABORT-2), and is no
+    violation (`valid/HOOK-4-abort-while-hooks-run-drops-the-calls.jsonl`)."""
+    report = check(BLAME / "violations" / "HOOK-4-hook-for-a-call-the-reply-does-not-show.jsonl")
+    assert blamed(report) == [("HOOK-4", 12)]
+    violation = report.violations[0].violation
+    assert violation.message == (
+        "PreToolUse hook guard answered for call c2, which the step's reply does not show: "
+        "hooks run for the calls of their step's reply only"
+    )
+    assert violation.related == (6, 7)  # the hook's answer, the reply
+    near_miss = check(BLAME / "valid" / "HOOK-4-abort-while-hooks-run-drops-the-calls.jsonl")
+    assert (blamed(near_miss), near_miss.status) == ([], "ok")
+    assert "does not show" in spec_text("HOOK-4")
+
+
 @pytest.mark.parametrize("dialect", [[], {}, ["claude-code"]])
 def test_HOOK_1_a_dialect_that_is_no_string_is_an_input_error_not_a_crash(
     tmp_path: Path, dialect: object

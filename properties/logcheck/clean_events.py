@@ -60,6 +60,7 @@ from loopspec.model.invariants import (
     no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
+    pre_hooks_answer_calls_of_the_reply,
     pre_hooks_once_per_call,
     repair_results_match_call_state,
     replace_targets_current_nodes,
@@ -183,6 +184,11 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-2: it names the open turn and the open step.
+    # HOOK-4: every PreToolUse audit of the step named a call its reply shows.
+    if prefix.pre_hook_runs and prefix.reply_calls:
+        for call_id, _handler in prefix.pre_hook_runs:
+            if call_id not in prefix.reply_calls:
+                return False
     try:
         data = obj["data"]
         turn, step = data["turn"], data["step"]
@@ -514,7 +520,13 @@ JUDGES: dict[str, CleanJudge] = {
         _step_start, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
     ),
     "step/end": CleanJudge(
-        _step_end, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
+        _step_end,
+        (
+            *_ENVELOPE,
+            events_enclosed_by_turn,
+            steps_numbered_inside_turn,
+            pre_hooks_answer_calls_of_the_reply,
+        ),
     ),
     "user/message": CleanJudge(
         _user_message,
