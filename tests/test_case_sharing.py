@@ -852,12 +852,16 @@ def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_div
     shown = (
         f"{saved}: diverges; the case recorded TURN-5\n"
         f"  configuration: {config}\n"
-        "  program (driver protocol JSON; command #N is $.commands[N-1]):\n"
-        '    #1 {"kind": "SubmitUser", "text": "hi"}\n'
-        '    #2 {"kind": "ModelReplies", "blocks": [{"type": "text", "text": "ok"}], '
+        "  program (each command in words, then as driver protocol JSON, command #N is "
+        "$.commands[N-1]):\n"
+        '    #1 the user sends "hi"\n'
+        '       {"kind": "SubmitUser", "text": "hi"}\n'
+        '    #2 the model replies: text "ok"\n'
+        '       {"kind": "ModelReplies", "blocks": [{"type": "text", "text": "ok"}], '
         '"finish": "completed"}\n'
         "    not sent, the runs differing after #2:\n"
-        '    #3 {"kind": "SubmitUser", "text": "again"}\n'
+        '    #3 the user sends "again"\n'
+        '       {"kind": "SubmitUser", "text": "again"}\n'
         "  rule TURN-5: "
     )
     assert shown in out, out

@@ -716,7 +716,10 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     blocker.write_text("mine\n", encoding="utf-8")
     assert main(["conform", "--case-dir", str(blocker / "cases")]) == 1
     shown = capsys.readouterr()
-    assert "shrunk command program (driver protocol JSON):" in shown.out
+    assert "shrunk command program (each command in words, then as driver protocol JSON):\n" in (
+        shown.out
+    )
+    assert '  #1 the user sends "hi"\n     {"kind": "SubmitUser", "text": "hi"}\n' in shown.out
     assert "rule TURN-5: " in shown.out
     assert "saved case:" not in shown.out
     assert f"the case was not saved in {blocker / 'cases'}" in shown.err

@@ -14,13 +14,14 @@ import shlex
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.errors import LoopSpecError
+from loopspec.properties.cli.command_words import command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
@@ -74,7 +75,7 @@ def _describe_divergence(divergence: Divergence) -> list[str]:
     lines = [
         f"rule {divergence.rule_id}: {divergence.what}",
         f"first divergence after command #{divergence.index + 1}: "
-        + command_text(divergence.command),
+        + command_words(divergence.command),
     ]
     model_did, target_did = _did(divergence.expected), _did(divergence.actual)
     if model_did != target_did:
@@ -129,8 +130,8 @@ def counterexample_lines(
     divergence = report.divergence
     if divergence is None:
         return []
-    lines = ["shrunk command program (driver protocol JSON):"]
-    lines += [f"  #{i} {command_text(c)}" for i, c in enumerate(report.program, start=1)]
+    lines = ["shrunk command program (each command in words, then as driver protocol JSON):"]
+    lines += _listing(report.program, "  ")
     lines.append("")
     lines += ["  " + line if line else "" for line in _describe_divergence(divergence)]
     if case_path is not None:
@@ -811,10 +812,24 @@ def _case_program_lines(case: Case, diverged_at: int) -> list[str]:
     config = json.dumps(config_to_json(case.config), ensure_ascii=False)
     lines = [
         f"  configuration: {config}",
-        "  program (driver protocol JSON; command #N is $.commands[N-1]):",
+        "  program (each command in words, then as driver protocol JSON, command #N is "
+        "$.commands[N-1]):",
     ]
-    for number, command in enumerate(case.commands, start=1):
-        if number == diverged_at + 2:
-            lines.append(f"    not sent, the runs differing after #{diverged_at + 1}:")
-        lines.append(f"    #{number} {command_text(command)}")
+    sent = case.commands[: diverged_at + 1]
+    lines += _listing(sent, "    ")
+    if len(case.commands) > len(sent):
+        lines.append(f"    not sent, the runs differing after #{diverged_at + 1}:")
+        lines += _listing(case.commands[len(sent) :], "    ", first=len(sent) + 1)
+    return lines
+
+
+def _listing(commands: Sequence[Command], indent: str, first: int = 1) -> list[str]:
+    """Numbered commands, each in words with its JSON beneath: the words say what the program
+    does to a reader without the driver protocol at hand, the JSON is what a hand edit of the
+    case file changes."""
+    lines = []
+    for number, command in enumerate(commands, start=first):
+        label = f"#{number} "
+        lines.append(f"{indent}{label}{command_words(command)}")
+        lines.append(f"{indent}{' ' * len(label)}{command_text(command)}")
     return lines

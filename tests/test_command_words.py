@@ -1,0 +1,112 @@
+"""Conform's and replay's reports list a program in plain words (PROTO-1), one line per command,
+with the driver protocol JSON beneath: a reader outside the repo learns what the program does
+without the protocol's schema. Texts are shortened and escaped as SAFE-1 says."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopspec.model.commands import (
+    COMMAND_NAMES,
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Crash,
+    Deny,
+    HookAnswers,
+    HookAudit,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    Recover,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.properties.cli.command_words import command_words
+
+IN_WORDS: tuple[tuple[Command, str], ...] = (
+    (SubmitUser("hi"), 'the user sends "hi"'),
+    (
+        ModelReplies(
+            (
+                ReasoningBlock("plan"),
+                TextBlock("looking"),
+                ToolCallBlock("c1", "bash", '{"command": "ls"}'),
+                ToolCallBlock("c2", "read", ""),
+            )
+        ),
+        'the model replies: reasoning "plan"; text "looking"; calls c1 bash {"command": "ls"}; '
+        "calls c2 read (no arguments)",
+    ),
+    (ModelReplies((), "max-tokens"), "the model replies: nothing (cut off: max tokens)"),
+    (
+        ModelReplies((TextBlock("pa"),), "cancelled"),
+        'the model replies: text "pa" (cancelled part-way)',
+    ),
+    (ModelFails("busy", "OVERLOADED"), 'the model request fails: OVERLOADED "busy"'),
+    (HookAnswers(Pass()), "the next PreToolUse hook answers: pass (no opinion)"),
+    (
+        HookAnswers(Allow({"command": "ls -a"}, "safe")),
+        'the next PreToolUse hook answers: allow, input becomes {"command": "ls -a"}, '
+        'reason "safe"',
+    ),
+    (HookAnswers(Ask("check")), 'the next PreToolUse hook answers: ask the user, reason "check"'),
+    (
+        HookAnswers(Deny("no"), HookAudit(decision="block", exit_code=2)),
+        'the next PreToolUse hook answers: deny, reason "no" (audited: decision "block", exit '
+        "code 2)",
+    ),
+    (ApprovalAnswers("rejected"), "the user answers the approval: rejected"),
+    (
+        ToolFinishes("c1", ToolSucceeded("a.txt", ("note",), {"lines": 1})),
+        'call c1\'s tool succeeds: "a.txt", deferring "note", meta {"lines": 1}',
+    ),
+    (
+        ToolFinishes(
+            "c2",
+            ToolFailed("gone", "ENOENT", "FileError"),
+            (PostPass(), PostContext("see"), PostBlock("hidden")),
+        ),
+        'call c2\'s tool fails: FileError "gone", code "ENOENT"; its PostToolUse hooks answer: '
+        'pass; context "see"; block, reason "hidden"',
+    ),
+    (Abort("user"), "the turn is aborted (cause: user)"),
+    (Crash(), "the loop's process crashes"),
+    (Recover(), "the session is reopened after the crash"),
+)
+
+
+def test_PROTO_1_every_kind_of_command_reads_in_plain_words() -> None:
+    """PROTO-1: each kind of command, and each verdict, outcome and block it carries, reads as a
+    sentence; every kind of the command union is among the examples."""
+    assert {command.NAME for command, _ in IN_WORDS} == set(COMMAND_NAMES)
+    for command, words in IN_WORDS:
+        assert command_words(command) == words
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (SubmitUser("a\nb\x1b[2J"), 'the user sends "a\\nb\\x1b[2J"'),
+        (SubmitUser("x" * 100), f'the user sends "{"x" * 60}..."'),
+        (
+            ModelReplies((ToolCallBlock("c\t1", "bash", '{"c": "' + "y" * 90 + '"}'),)),
+            'the model replies: calls c\\t1 bash {"c": "' + "y" * 73 + "...",
+        ),
+    ],
+    ids=["control characters", "long text", "long arguments"],
+)
+def test_SAFE_1_a_command_s_texts_are_escaped_and_shortened_in_words(
+    command: Command, words: str
+) -> None:
+    """SAFE-1: a text in a listing line has its control characters escaped (a terminal escape
+    in a case from elsewhere is shown, not obeyed) and is cut short: one command, one line."""
+    assert command_words(command) == words
