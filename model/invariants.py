@@ -1295,14 +1295,26 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     for handler in fact.rewrite_handlers:
         answer = answers.get(handler)
         if answer is None or answer.updated_input is None:
-            found.append(
-                Violation(
-                    "RW-2",
-                    fact.seq,
-                    f"call {fact.call_id}: the sidecar names hook "
-                    f"{handler}, which has no audited rewrite for this call",
-                )
+            message = (
+                f"call {fact.call_id}: the sidecar names hook {handler}, which has no audited "
+                "rewrite for this call"
             )
+            # An input audited under another point name (a harness's own spelling) is there
+            # to see: say where, or the message reads as if the hook never answered.
+            elsewhere = sorted(
+                {
+                    r.point or ""
+                    for r in prefix.hook_results.get(fact.call_id, [])
+                    if r.handler_id == handler and r.point != "PreToolUse"
+                }
+            )
+            if answer is None and elsewhere:
+                points = ", ".join(repr(point) for point in elsewhere)
+                message += (
+                    f" (its answer for this call is audited at point {points}; a rewrite is a "
+                    "PreToolUse answer's)"
+                )
+            found.append(Violation("RW-2", fact.seq, message))
         elif prefix.reply_seq is not None and answer.seq > prefix.reply_seq:
             found.append(
                 Violation(

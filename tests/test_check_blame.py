@@ -206,6 +206,55 @@ def test_HOOK_4_a_hook_for_a_call_the_reply_does_not_show_is_blamed() -> None:
     assert "does not show" in spec_text("HOOK-4")
 
 
+def test_RW_2_a_rewrite_audited_at_a_misspelt_point_says_where_it_was_audited(
+    tmp_path: Path,
+) -> None:
+    """RW-2: a harness that spells its hook point its own way (`pre_tool_use`) and records the
+    rewrite in the sidecar read 'the sidecar names hook guard, which has no audited rewrite for
+    this call', though the hook's answer supplying that input is right there (h8's
+    outside-harness session). The message now names the point the answer was audited at."""
+    source = {"kind": "model", "provider": "p", "model": "m"}
+    arguments = '{"command": "echo rm -rf b"}'
+
+    def event(kind: str, seq: int, data: dict[str, object], **surface: object) -> object:
+        return {"type": kind, "seq": seq, "time": 1, "data": data, **surface}
+
+    hook = {"turn": 1, "point": "pre_tool_use", "handlerId": "guard", "callId": "c1"}
+    call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": arguments}
+    reply = {"id": "a", "role": "assistant", "content": [call], "source": source}
+    sidecar = {"originalArguments": '{"command": "rm -rf b"}', "handlerIds": ["guard"]}
+    lines = [
+        {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"},
+        event("turn/start", 0, {"turn": 1}),
+        event("step/start", 1, {"turn": 1, "step": 1}),
+        event("hook/invoked", 2, {**hook, "dialect": "claude-code"}),
+        event(
+            "hook/result",
+            3,
+            {**hook, "decision": "allow", "durationMs": 1, "updatedInput": json.loads(arguments)},
+        ),
+        event("assistant/message", 4, {"turn": 1, "step": 1, "message": reply}, surfaceOp="append"),
+        event(
+            "tool/call",
+            5,
+            {"turn": 1, "step": 1, "callId": "c1", "name": "bash", "arguments": arguments}
+            | {"rewrite": sidecar},
+        ),
+    ]
+    log = tmp_path / "eve.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = check(log)
+    assert [(f.violation.rule_id, f.line, f.violation.message) for f in report.violations] == [
+        (
+            "RW-2",
+            7,
+            "call c1: the sidecar names hook guard, which has no audited rewrite for this call "
+            "(its answer for this call is audited at point 'pre_tool_use'; a rewrite is a "
+            "PreToolUse answer's)",
+        )
+    ]
+
+
 @pytest.mark.parametrize("dialect", [[], {}, ["claude-code"]])
 def test_HOOK_1_a_dialect_that_is_no_string_is_an_input_error_not_a_crash(
     tmp_path: Path, dialect: object
