@@ -30,7 +30,8 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.properties.cli.command_words import command_words
+from loopspec.properties.cli.command_words import HookTurn, command_words, hooks_answering
+from loopspec.properties.stateful.strategies import CONFIGS
 
 IN_WORDS: tuple[tuple[Command, str], ...] = (
     (SubmitUser("hi"), 'the user sends "hi"'),
@@ -110,3 +111,27 @@ def test_SAFE_1_a_command_s_texts_are_escaped_and_shortened_in_words(
     """SAFE-1: a text in a listing line has its control characters escaped (a terminal escape
     in a case from elsewhere is shown, not obeyed) and is cut short: one command, one line."""
     assert command_words(command) == words
+
+
+def test_PROTO_1_a_hook_s_answer_names_the_hook_and_the_call_it_answers_for() -> None:
+    """PROTO-1: a HookAnswers command says only "the next pending hook"; the listing names the
+    hook and the call, as the model runs the program (model order, then configured order),
+    and a command the model refuses (an answer with no hook pending) names none."""
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "bash", '{"command": "ls"}'),
+            ToolCallBlock("c2", "write", '{"file_path": "a", "content": "b"}'),
+            ToolCallBlock("c3", "read", '{"file_path": "a"}'),
+        )
+    )
+    answer = HookAnswers(Pass())
+    program: list[Command] = [answer, SubmitUser("hi"), reply, answer, answer, answer, answer]
+    # CONFIGS[1]: PreToolUse hooks guard (bash|write) and rewriter (bash), in that order.
+    assert hooks_answering(CONFIGS[1], program) == {
+        3: HookTurn("guard", "c1"),
+        4: HookTurn("rewriter", "c1"),
+        5: HookTurn("guard", "c2"),
+    }
+    assert command_words(answer, HookTurn("guard", "c1")) == (
+        "PreToolUse hook guard on call c1 answers: pass (no opinion)"
+    )

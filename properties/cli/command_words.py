@@ -8,8 +8,12 @@ user or a target supplied are shortened and their control characters escaped (SA
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Sequence
 from typing import assert_never
+
+import attrs
 
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import (
@@ -41,8 +45,12 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
+from loopspec.model.config import LoopConfig
+from loopspec.model.errors import TransitionRefused
 from loopspec.model.jsonvalue import JsonValue, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
+from loopspec.model.state import LoopState, Rewriting
+from loopspec.model.transitions import step
 
 # Characters of a text or a JSON value kept in a listing line: enough to recognise it; the
 # case file and the JSON report hold it whole.
@@ -152,8 +160,34 @@ def _post_verdict(verdict: PostVerdict) -> str:
     return said + _audit(verdict.audit)
 
 
-def command_words(command: Command) -> str:
-    """What `command` does, in one line of plain words."""
+@attrs.frozen
+class HookTurn:
+    """Which PreToolUse hook a HookAnswers command answers for, and for which call."""
+
+    handler_id: str
+    call_id: str
+
+
+def hooks_answering(config: LoopConfig, commands: Sequence[Command]) -> dict[int, HookTurn]:
+    """For each HookAnswers of a program (by 0-based index), the hook and call it answers for,
+    as the model runs the program: the command itself says only "the next pending hook". A
+    command the model refuses changes nothing, as in a replay."""
+    state = LoopState(config)
+    answering = {}
+    for index, command in enumerate(commands):
+        phase = state.phase
+        if isinstance(command, HookAnswers) and isinstance(phase, Rewriting) and phase.queue:
+            pending = phase.queue[0]
+            call = phase.reply.tool_calls[pending.call_index]
+            answering[index] = HookTurn(pending.hook.handler_id, call.id)
+        with contextlib.suppress(TransitionRefused):
+            state = step(state, command)
+    return answering
+
+
+def command_words(command: Command, hook: HookTurn | None = None) -> str:
+    """What `command` does, in one line of plain words; `hook` names the PreToolUse hook a
+    HookAnswers answers for (`hooks_answering`), where it is known."""
     match command:
         case SubmitUser():
             return f"the user sends {_text(command.text)}"
@@ -163,7 +197,13 @@ def command_words(command: Command) -> str:
             return f"the model request fails: {shown(command.code, 40)} {_text(command.message)}"
         case HookAnswers():
             verdict = _pre_verdict(command.verdict)
-            return f"the next PreToolUse hook answers: {verdict}{_audit(command.audit)}"
+            who = (
+                "the next PreToolUse hook"
+                if hook is None
+                else f"PreToolUse hook {shown(hook.handler_id, 40)} on call "
+                f"{shown(hook.call_id, 40)}"
+            )
+            return f"{who} answers: {verdict}{_audit(command.audit)}"
         case ApprovalAnswers():
             return f"the user answers the approval: {shown(command.outcome, 40)}"
         case ToolFinishes():

@@ -20,8 +20,9 @@ from typing import Any
 
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
-from loopspec.properties.cli.command_words import command_words
+from loopspec.properties.cli.command_words import command_words, hooks_answering
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
@@ -131,7 +132,7 @@ def counterexample_lines(
     if divergence is None:
         return []
     lines = ["shrunk command program (each command in words, then as driver protocol JSON):"]
-    lines += _listing(report.program, "  ")
+    lines += _listing(report.config, report.program, "  ")
     lines.append("")
     lines += ["  " + line if line else "" for line in _describe_divergence(divergence)]
     if case_path is not None:
@@ -815,21 +816,23 @@ def _case_program_lines(case: Case, diverged_at: int) -> list[str]:
         "  program (each command in words, then as driver protocol JSON, command #N is "
         "$.commands[N-1]):",
     ]
-    sent = case.commands[: diverged_at + 1]
-    lines += _listing(sent, "    ")
-    if len(case.commands) > len(sent):
+    listing = _listing(case.config, case.commands, "    ")
+    # Two lines a command: the words, the JSON.
+    lines += listing[: 2 * (diverged_at + 1)]
+    if len(listing) > 2 * (diverged_at + 1):
         lines.append(f"    not sent, the runs differing after #{diverged_at + 1}:")
-        lines += _listing(case.commands[len(sent) :], "    ", first=len(sent) + 1)
+        lines += listing[2 * (diverged_at + 1) :]
     return lines
 
 
-def _listing(commands: Sequence[Command], indent: str, first: int = 1) -> list[str]:
+def _listing(config: LoopConfig | None, commands: Sequence[Command], indent: str) -> list[str]:
     """Numbered commands, each in words with its JSON beneath: the words say what the program
     does to a reader without the driver protocol at hand, the JSON is what a hand edit of the
-    case file changes."""
+    case file changes. The configuration names the hooks a HookAnswers answers for."""
+    hooks = hooks_answering(config, commands) if config is not None else {}
     lines = []
-    for number, command in enumerate(commands, start=first):
-        label = f"#{number} "
-        lines.append(f"{indent}{label}{command_words(command)}")
+    for index, command in enumerate(commands):
+        label = f"#{index + 1} "
+        lines.append(f"{indent}{label}{command_words(command, hooks.get(index))}")
         lines.append(f"{indent}{' ' * len(label)}{command_text(command)}")
     return lines
