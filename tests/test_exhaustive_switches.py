@@ -176,11 +176,27 @@ UNIONS.update(
         ),
         "pre-verdicts": ("loopspec.model.commands", "PreVerdict", ["Pass", "Allow", "Deny"], "Ask"),
         "surface-ops": ("loopspec.model.events", "SurfaceOp", ["SurfaceAppend"], "SurfaceReplace"),
+        # Switched over by the reports' plain-words listing (properties/cli/command_words.py).
+        "commands": (
+            "loopspec.model.commands",
+            "Command",
+            [
+                "SubmitUser",
+                "ModelReplies",
+                "ModelFails",
+                "HookAnswers",
+                "ApprovalAnswers",
+                "ToolFinishes",
+                "Abort",
+                "Crash",
+            ],
+            "Recover",
+        ),
     }
 )
 
 
-@pytest.mark.parametrize("union_key", ["phases", "pre-verdicts", "surface-ops"])
+@pytest.mark.parametrize("union_key", ["phases", "pre-verdicts", "surface-ops", "commands"])
 def test_MODEL_1_model_union_switches_are_checked_exhaustively(
     union_key: str, verdicts: dict[str, tuple[int, str]]
 ) -> None:
