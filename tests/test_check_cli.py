@@ -613,3 +613,48 @@ def test_LOG_8_a_line_cut_short_inside_the_log_is_named_a_torn_write(
         "its JSON value ends: a write cut off, which the harness must drop whole before it "
         "appends again"
     )
+
+
+@pytest.mark.parametrize(
+    "cut_inside",
+    [
+        ', "isError": fals',  # a literal
+        ', "interrupted": tr',
+        ', "text": "one\\',  # an escape, as a text's newline is written
+        ', "text": "\\u00',
+        ', "time": -',  # a number
+        ', "time": 1.',
+        ', "time": 17e+',
+    ],
+)
+def test_LOG_8_a_line_cut_inside_a_literal_an_escape_or_a_number_is_a_torn_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cut_inside: str
+) -> None:
+    """LOG-8: a write cut off inside a token, not between two, is a torn write too. The parser
+    stops at the token's start (or its backslash, its \\u, its exponent), before the line's
+    end, and the line read 'invalid JSON at column N' (LOG-4) although it only stops short."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = lines[3].rstrip()[:-1] + cut_inside  # the event, its object still open, cut there
+    torn = tmp_path / "eve.jsonl"
+    torn.write_text("".join([*lines[:3], cut + "\n", *lines[4:]]), encoding="utf-8")
+    code, out = run(capsys, str(torn))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{torn}:4: error invalid-json LOG-8: the line stops after {len(cut)} characters, before "
+        "its JSON value ends: a write cut off, which the harness must drop whole before it "
+        "appends again"
+    )
+
+
+@pytest.mark.parametrize("bad", [', "isError": flase', ', "text": "a\\q"', ', "time": 1.x'])
+def test_LOG_4_a_wrong_token_inside_a_line_is_no_torn_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bad: str
+) -> None:
+    """LOG-4: a token that no more characters could make right is invalid JSON, not a cut."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    wrong = lines[3].rstrip()[:-1] + bad + "}"
+    log = tmp_path / "eve.jsonl"
+    log.write_text("".join([*lines[:3], wrong + "\n", *lines[4:]]), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert "error invalid-json LOG-4: invalid JSON at column" in out.splitlines()[0]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
@@ -249,6 +250,24 @@ def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) ->
     return _TORN if _unparsable(report, raw, line, error) else _SKIP
 
 
+# The part of a token the parser stops at when a line is cut inside it, not between two: a
+# literal's start, a number's sign, point or exponent, an escape's backslash (the parser stops
+# at it) or the digits of a \uXXXX escape (it stops after the backslash).
+_CUT_TOKEN = re.compile(r"t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?|-|\.|[eE][+-]?")
+_CUT_ESCAPE = re.compile(r"\\|u[0-9a-fA-F]{0,3}")
+
+
+def _stops_short(error: json.JSONDecodeError) -> bool:
+    """Whether the line `error` is about stops before its JSON value ends: the parser ran out of
+    line, or stopped at a token the line's end cut short."""
+    line = error.doc.rstrip()
+    rest = line[error.pos :]
+    if not rest:
+        return True
+    cut = _CUT_ESCAPE if error.msg.startswith("Invalid \\") else _CUT_TOKEN
+    return cut.fullmatch(rest) is not None
+
+
 class _Stop(Exception):
     """The current log cannot be checked further; the report says why."""
 
@@ -294,7 +313,7 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif isinstance(error, json.JSONDecodeError) and error.pos >= len(error.doc.rstrip()):
+    elif isinstance(error, json.JSONDecodeError) and _stops_short(error):
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
         message = (
