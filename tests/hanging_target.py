@@ -7,50 +7,48 @@ replayed program hangs at the same command whatever the process ran before. With
 another failed outcome with an empty message (conform never draws one; cutting a program down
 tries one) is answered after S seconds: slow, not hung. Used by
 tests/test_breakage_reduction.py (SAFE-5: cutting down the program of a target that hangs).
+
+conform starts the process again after every hang, and importing loopspec costs about 0.3 s of
+CPU a start, most of what such a test spends. So with `--model PATH` the process imports nothing
+of loopspec (run it with `python -S`): it takes the model's answers from `serve_model` listening
+on the Unix socket PATH (the tests run it in a thread of their own process), one connection per
+process. Without it, the process runs the model itself.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import socketserver
 import sys
+import threading
 import time
-
-from loopspec.model.commands import HookAnswers, ToolFailed, ToolFinishes
-from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
-from loopspec.properties.conformance.target import ModelTarget
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 
-def _say(message: dict[str, object]) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+def model_answers() -> Callable[[str], str]:
+    """Answers to the protocol's `reset` and `command` lines from one reference model."""
+    # Imported here, not on top: the process that asks a model server must not pay for them.
+    from loopspec.properties.conformance import command_codec  # noqa: PLC0415
+    from loopspec.properties.conformance.target import ModelTarget  # noqa: PLC0415
 
-
-def main() -> None:
-    """Serve the protocol on stdin/stdout until shutdown."""
-    slow = float(sys.argv[2]) if sys.argv[1:2] == ["--slow"] else 0.0
     model = ModelTarget()
-    hooked = False
-    for line in sys.stdin:
+
+    def answer(line: str) -> str:
         message = json.loads(line)
-        if message["type"] == "shutdown":
-            _say({"type": "bye"})
-            return
         if message["type"] == "reset":
-            capabilities = model.reset(config_from_json(message["config"]))
-            hooked = False
-            _say({"type": "ready", "implementation": "hangs", "capabilities": sorted(capabilities)})
-            continue
-        command = command_from_json(message["command"])
-        if isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolFailed):
-            if hooked:
-                time.sleep(600)  # the bug: stuck; the driver's answer timeout ends it
-            if not command.outcome.message:
-                time.sleep(slow)
-        observed = model.apply(command)
-        hooked = hooked or (observed.accepted and isinstance(command, HookAnswers))
-        answer: dict[str, object] = {"type": "observed", "seq": message["seq"]}
+            capabilities = model.reset(command_codec.config_from_json(message["config"]))
+            ready = {
+                "type": "ready",
+                "implementation": "hangs",
+                "capabilities": sorted(capabilities),
+            }
+            return json.dumps(ready)
+        observed = model.apply(command_codec.command_from_json(message["command"]))
+        reply: dict[str, object] = {"type": "observed", "seq": message["seq"]}
         if observed.accepted:
-            answer |= {
+            reply |= {
                 "accepted": True,
                 "events": list(observed.events),
                 "commits": list(observed.commits),
@@ -59,8 +57,85 @@ def main() -> None:
             }
         else:
             refusal = {"rule": observed.refusal_rule, "message": observed.refusal_message}
-            answer |= {"accepted": False, "refusal": refusal}
-        _say(answer)
+            reply |= {"accepted": False, "refusal": refusal}
+        return json.dumps(reply)
+
+    return answer
+
+
+@contextmanager
+def serve_model(path: str) -> Iterator[None]:
+    """Serve `model_answers` on the Unix socket `path` (a fresh model for each connection) from
+    a thread, until the block ends."""
+
+    class Answering(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            answer = model_answers()
+            try:
+                for line in self.rfile:
+                    self.wfile.write(answer(line.decode()).encode() + b"\n")
+                    self.wfile.flush()
+            except OSError:
+                pass  # the process was killed (a hang's timeout): its connection is gone
+
+    server = socketserver.ThreadingUnixStreamServer(path, Answering)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _asking(path: str) -> Callable[[str], str]:
+    """Answers from the model server on the Unix socket `path`."""
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    stream = connection.makefile("rw", encoding="utf-8")
+
+    def answer(line: str) -> str:
+        stream.write(line.rstrip("\n") + "\n")
+        stream.flush()
+        return stream.readline().rstrip("\n")
+
+    return answer
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    """Serve the protocol on stdin/stdout until shutdown."""
+    options = sys.argv[1:]
+    slow = float(options[options.index("--slow") + 1]) if "--slow" in options else 0.0
+    if "--model" in options:
+        answer = _asking(options[options.index("--model") + 1])
+    else:
+        answer = model_answers()
+    hooked = False
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "shutdown":
+            _say(json.dumps({"type": "bye"}))
+            return
+        command = message.get("command", {}) if message["type"] != "reset" else {}
+        outcome = command.get("outcome", {}) if command.get("kind") == "ToolFinishes" else {}
+        if outcome.get("ok") is False:
+            if hooked:
+                time.sleep(600)  # the bug: stuck; the driver's answer timeout ends it
+            if not outcome["message"]:
+                time.sleep(slow)
+        reply = answer(line)
+        accepted = bool(json.loads(reply).get("accepted"))
+        hooked = message["type"] != "reset" and (
+            hooked or (accepted and command["kind"] == "HookAnswers")
+        )
+        _say(reply)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@ import json
 import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from batches import BATCH_SEED
+from hanging_target import serve_model
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.messages import TextBlock
@@ -190,7 +192,9 @@ def test_SAFE_5_ctrl_c_while_a_breakage_is_cut_down_keeps_its_program(
 
 def _hang_cut_down(monkeypatch: pytest.MonkeyPatch, *options: str) -> tuple[TargetError, list[str]]:
     """conform on tests/hanging_target.py (answer timeout 3 s): its breakage, and the "no
-    answer" failures of the whole run in order (the run's own, the cutting's, the confirming)."""
+    answer" failures of the whole run in order (the run's own, the cutting's, the confirming).
+    The process, started again after every hang, imports no loopspec: it asks a model served
+    from this one."""
     waits: list[str] = []
     fail = ProcessTarget._fail
 
@@ -200,12 +204,18 @@ def _hang_cut_down(monkeypatch: pytest.MonkeyPatch, *options: str) -> tuple[Targ
         fail(target, problem, **how)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ProcessTarget, "_fail", noting)
-    factory = SharedProcess([sys.executable, str(HANGING), *options], timeout=3.0)
-    try:
-        with pytest.raises(TargetError) as raised:
-            run_conformance(factory, examples=200, seed_value=BATCH_SEED, show_progress=False)
-    finally:
-        factory.close()
+    with tempfile.TemporaryDirectory() as folder:
+        model = str(Path(folder) / "model")
+        command = [sys.executable, "-S", str(HANGING), "--model", model, *options]
+        with serve_model(model):
+            factory = SharedProcess(command, timeout=3.0)
+            try:
+                with pytest.raises(TargetError) as raised:
+                    run_conformance(
+                        factory, examples=200, seed_value=BATCH_SEED, show_progress=False
+                    )
+            finally:
+                factory.close()
     return raised.value, waits
 
 
