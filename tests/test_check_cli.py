@@ -658,3 +658,29 @@ def test_LOG_4_a_wrong_token_inside_a_line_is_no_torn_write(
     code, out = run(capsys, str(log))
     assert code == 2
     assert "error invalid-json LOG-4: invalid JSON at column" in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("header", ['{"type": "session", "version": "zero"}', "no header"])
+def test_LOG_5_a_header_error_the_check_reads_past_does_not_say_the_rest_went_unchecked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, header: str
+) -> None:
+    """LOG-5: a header with a wrong value, or a log whose first line is an event, is an error the
+    check goes on past: every event after it is judged, and a violation there is reported. The
+    text said 'not checked past line 1' below that violation; only an error that stopped the
+    check (it is the last line read) says so."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    result_at = next(i for i, line in enumerate(lines) if '"tool/result"' in line)
+    moved = [
+        *lines[1 : result_at - 1],
+        lines[result_at],
+        lines[result_at - 1],
+        *lines[result_at + 1 :],
+    ]
+    first = [] if header == "no header" else [header + "\n"]
+    log = tmp_path / "eve.jsonl"
+    log.write_text("".join([*first, *moved]), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert f"{log}:1: error bad-header LOG-5: " in out
+    assert re.search(r": [A-Z]+-\d+ \(seq \d+\): ", out), out  # the events were judged
+    assert "not checked past" not in out, out

@@ -21,7 +21,9 @@ Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
 
 An input error stops the check of its log at that line (every rule judged the lines before it
 only); unless it is a torn tail (the last line) or an unsupported layout (not checked at all),
-the text says so in a line of its own, since the summary counts no violation past it.
+the text says so in a line of its own, since the summary counts no violation past it. A header
+with a wrong value, or none, is an error the check reads past (the events are judged): no such
+line.
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
 new keys may be added, none are renamed or removed without changing `format`.
@@ -320,12 +322,15 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
 def _stopped_at(report: LogReport) -> int | None:
     """The line an input error stopped the check of this log at, when lines may follow it.
 
-    A torn tail is the last line, and an unsupported layout says it is not checked at all.
+    A torn tail is the last line, and an unsupported layout says it is not checked at all. An
+    error before the last line read stopped nothing: the check went on past it (a header with a
+    wrong value, or none: the events after it are judged).
     """
     for error in report.errors:
-        if error.line is not None and error.kind not in (
-            ErrorKind.TORN_TAIL,
-            ErrorKind.UNSUPPORTED_LAYOUT,
+        if (
+            error.line is not None
+            and error.line >= report.lines
+            and error.kind not in (ErrorKind.TORN_TAIL, ErrorKind.UNSUPPORTED_LAYOUT)
         ):
             return error.line
     return None
