@@ -913,3 +913,21 @@ def test_PROTO_1_replay_json_carries_the_case_s_configuration_and_program(
     assert document["config"] == case["config"]
     assert document["program"] == case["commands"]
     assert document["commands"] == len(case["commands"])
+
+
+def test_PROTO_1_a_one_line_case_pasted_twice_is_named_a_case_not_a_session_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case written on one line (as `jq -c` writes it) and pasted twice is two lines
+    of one JSON value each, which replay took for a session log ('one JSON value per line (JSON
+    Lines, a session log?)', no line). A first line that is a case is a case: the error names
+    the line where more follows it."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    one_line = json.dumps(json.loads(saved.read_text(encoding="utf-8")))
+    saved.write_text(f"{one_line}\n{one_line}\n", encoding="utf-8")
+    assert main(["replay", str(saved)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"loopspec: error: [PROTO-1] {saved}:2: the case file is not JSON: more follows the "
+        "case's closing brace: column 1\n"
+    )

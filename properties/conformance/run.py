@@ -1152,14 +1152,16 @@ def load_case(path: Path) -> Case:
 
 
 def _json_lines(text: str) -> bool:
-    """Whether `text` starts with two lines that are each one JSON value (a session log)."""
+    """Whether `text` starts with two lines that are each one JSON value (a session log), the
+    first no case (a case written on one line, pasted twice, is a case with more after it)."""
     lines = [line for line in text.splitlines() if line.strip()][:2]
     try:
-        for line in lines:
-            json.loads(line)
+        values = [json.loads(line) for line in lines]
     except ValueError:
         return False
-    return len(lines) == 2
+    if len(values) < 2:
+        return False
+    return not (isinstance(values[0], dict) and values[0].get("loopspec") == "case")
 
 
 # A value the JSON grammar has but a strict reader refuses: NaN and Infinity (not JSON), and an
