@@ -421,6 +421,12 @@ MARKED_PLANTS: list[tuple[str, Plant, list[str]]] = [
      _both(_dropped(_of("turn/start", turn=2)),
            _edited(_of("turn/start", turn=3), _set(("data", "turn"), 4))),
      ["LOG-8", "TURN-1"]),
+    # A turn/end lost is found missing at the next turn/start, which starts its turn afresh: a
+    # bug later in that turn is reported whatever its rule (the whole turn was taken for the hole).
+    ("a turn/end lost, and a step of the next turn numbered past the due one",
+     _both(_dropped(_of("turn/end", turn=1)),
+           _edited(_of("step/start", turn=2, step=2), _set(("data", "step"), 3))),
+     ["LOG-8", "STEP-1"]),
     # A commit broken by a line that may be its due event (it carries no marker) has lost
     # nothing there: a bug later in the same turn is reported whatever its rule.
     ("an event of a commit without its marker, and a context between a call and its result",

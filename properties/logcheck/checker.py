@@ -433,7 +433,9 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
     # The line where LOG-8 last found a commit broken off (0: none): up to the next turn/start
-    # (`turn_line` past it) the log has a hole, whose consequences are not blamed again.
+    # (`turn_line` past it) the log has a hole, whose consequences are not blamed again. A
+    # turn/start that is itself that line is in it, but opens a turn the loss before it cannot
+    # reach (the monitor starts the turn afresh): the hole ends with that line (`_in_hole`).
     hole_line = 0
     # The bytes of a last line cut off mid-write, on a log that marks its commits (0: none).
     torn_bytes = 0
@@ -544,7 +546,7 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                     turn_line, turn_seq = line, fact.seq
                 found = feed(fact)
                 if found:
-                    if hole_line and turn_line <= hole_line:
+                    if _in_hole(hole_line, turn_line, line):
                         found = _beyond_the_hole(found)
                     report.record(line, found, limits)
                 events += 1
@@ -570,7 +572,7 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                             prefix.expected_seq = seq + len(items)
                             events += len(items)
                             continue
-                in_hole = bool(hole_line) and turn_line <= hole_line
+                in_hole = _in_hole(hole_line, turn_line, line)
                 events += _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
     finally:
         report.lines, report.events = line, events
@@ -643,6 +645,12 @@ def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> Non
     marker = legacy_marker(obj)
     if marker is not None:
         _refuse_layout(report, line, marker)
+
+
+def _in_hole(hole_line: int, turn_line: int, line: int) -> bool:
+    """Whether `line`, in the turn begun at `turn_line`, is in the hole a commit broken off at
+    `hole_line` (0: none) left: from that line to the next turn/start after it."""
+    return bool(hole_line) and (turn_line < hole_line or line == hole_line)
 
 
 def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
