@@ -238,11 +238,12 @@ def test_SAFE_5_a_process_that_hangs_is_cut_down_with_short_waits_then_confirmed
         "HookAnswers",
         "ToolFinishes",
     ]
-    quick = f" within {QUICK_FLOOR:g} s"
     assert waits[0].endswith(" within 3 s")  # the run's own
     assert waits[-1].endswith(" within 3 s")  # the confirmation
     assert len(waits) > 4
-    assert all(wait.endswith(quick) for wait in waits[1:-1]), waits
+    # A short wait is QUICK_FLOOR unless a loaded machine made an answer of the run slower than
+    # a tenth of it: what must hold is that it is short, not the full timeout.
+    assert all(QUICK_FLOOR <= _waited(wait) < 3 for wait in waits[1:-1]), waits
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
@@ -259,6 +260,10 @@ def test_SAFE_5_a_program_kept_on_a_slow_answer_is_not_reported_as_a_hang(
     assert broke.message.partition("\n")[0].endswith(" within 3 s")
     assert "HookAnswers" in [c.NAME for c in broke.program], broke.program
     assert broke.program[-1].NAME == "ToolFinishes"
-    quick = f" within {QUICK_FLOOR:g} s"
     assert waits[-1].endswith(" within 3 s")
-    assert any(wait.endswith(quick) for wait in waits), waits
+    assert any(QUICK_FLOOR <= _waited(wait) < 1 for wait in waits), waits
+
+
+def _waited(wait: str) -> float:
+    """The seconds a hang's message says the target was given ('... within 0.5 s')."""
+    return float(wait.rpartition(" within ")[2].removesuffix(" s"))
