@@ -9,7 +9,7 @@ on construction. `step(state, command)` in `model.step` is the only consumer.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import ClassVar, Literal, get_args
 
 import attrs
 
@@ -22,7 +22,10 @@ FINISH_MAX_TOKENS = "max-tokens"
 FINISH_CANCELLED = "cancelled"
 FINISH_REASONS = frozenset({FINISH_COMPLETED, FINISH_MAX_TOKENS, FINISH_CANCELLED})
 
-APPROVAL_OUTCOMES = frozenset({"allowed-once", "rejected", "cancelled", "unavailable"})
+# A Literal, so a consumer that ranks or words outcomes can switch over them exhaustively;
+# commands keep `outcome: str` (validated below), as CrossHair cannot check Literal signatures.
+ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+APPROVAL_OUTCOMES: frozenset[ApprovalOutcome] = frozenset(get_args(ApprovalOutcome))
 ABORT_CAUSES = frozenset({"user", "parent", "hook", "disposed"})
 
 ReplyBlock = TextBlock | ReasoningBlock | ToolCallBlock

@@ -45,9 +45,11 @@ from typing import assert_never
 import attrs
 
 from loopspec.model.commands import (
+    APPROVAL_OUTCOMES,
     Abort,
     Allow,
     ApprovalAnswers,
+    ApprovalOutcome,
     Ask,
     Command,
     Crash,
@@ -103,13 +105,23 @@ def weight(config: LoopConfig, program: Program) -> tuple[int, ...]:
 
 
 _VERDICT_RANK: dict[type[PreVerdict], int] = {Pass: 0, Allow: 1, Deny: 1, Ask: 2}
-# Simplest first: the approved call runs as asked; a refusal says why; the rest say less.
-_APPROVAL_RANK: dict[str, int] = {
-    "allowed-once": 0,
-    "rejected": 1,
-    "cancelled": 2,
-    "unavailable": 2,
-}
+
+
+def _approval_rank(outcome: ApprovalOutcome) -> int:
+    """Simplest first: the approved call runs as asked; a refusal says why; the rest say less."""
+    match outcome:
+        case "allowed-once":
+            return 0
+        case "rejected":
+            return 1
+        case "cancelled" | "unavailable":
+            return 2
+        case _:
+            assert_never(outcome)
+
+
+# Built from the model's own list, so every outcome an ApprovalAnswers can carry has a rank.
+_APPROVAL_RANK: dict[str, int] = {outcome: _approval_rank(outcome) for outcome in APPROVAL_OUTCOMES}
 _BY_THE_USER = Abort().cause
 
 
@@ -121,8 +133,10 @@ def _answer_rank(command: Command) -> int:
             return _APPROVAL_RANK[outcome]
         case Abort(cause=cause):
             return 0 if cause == _BY_THE_USER else 1
-        case _:
+        case SubmitUser() | ModelReplies() | ModelFails() | ToolFinishes() | Crash() | Recover():
             return 0
+        case _:
+            assert_never(command)
 
 
 def reduce_program(
