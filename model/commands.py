@@ -14,6 +14,7 @@ from typing import ClassVar, Literal, get_args
 import attrs
 
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import HOOK_DECISIONS, unknown_decision
 from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
@@ -117,8 +118,8 @@ PreVerdict = Pass | Allow | Ask | Deny
 class HookAudit:
     """What the audit records about how a hook ran (a real hook's exit code, stderr, time).
 
-    `decision` overrides the recorded decision word (e.g. "block" for an exit-2 deny); without
-    it the verdict's own tag is recorded.
+    `decision` overrides the recorded decision word (e.g. "block" for an exit-2 deny), one of
+    `HOOK_DECISIONS`; without it the verdict's own tag is recorded.
     """
 
     decision: str | None = None
@@ -127,6 +128,8 @@ class HookAudit:
     duration_ms: float = 0.0
 
     def __attrs_post_init__(self) -> None:
+        if self.decision is not None and self.decision not in HOOK_DECISIONS:
+            raise InvalidEventError(unknown_decision(self.decision), rule_id="HOOK-1")
         if not (self.duration_ms >= 0 and math.isfinite(self.duration_ms)):
             msg = "a hook's duration must be a finite number >= 0"
             raise InvalidEventError(msg, rule_id="HOOK-1")

@@ -15,6 +15,7 @@ from typing import ClassVar
 import attrs
 
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import HOOK_DECISIONS, unknown_decision
 from loopspec.model.facts import HOOK_DIALECTS as _DIALECTS_THE_CHECKER_READS
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -251,7 +252,7 @@ class HookInvoked:
 
 @attrs.frozen
 class HookResulted:
-    """A hook finished; `decision` is what it said (allow, deny, ask, block, pass, ...)."""
+    """A hook finished; `decision` is what it said, one of `HOOK_DECISIONS` (allow, deny, ...)."""
 
     TYPE: ClassVar[str] = "hook/result"
     seq: int = attrs.field(validator=_seq)
@@ -269,6 +270,8 @@ class HookResulted:
     envelope_extra: FrozenMap = EMPTY
 
     def __attrs_post_init__(self) -> None:
+        if self.decision not in HOOK_DECISIONS:
+            raise InvalidEventError(unknown_decision(self.decision), rule_id="HOOK-1")
         if (
             not isinstance(self.duration_ms, int | float)
             or not self.duration_ms >= 0

@@ -179,6 +179,22 @@ _SEQ_LOW = -SEQ_BOUND  # once, not negated again for every event
 HOOK_DIALECTS = frozenset({"claude-code", "codex"})
 """The hook dialects a hook/invoked may name (HOOK-1)."""
 
+# Every word a hook/result records for what the hook said: the verdicts (pass, allow, ask,
+# deny), dsh's parsed answers (approve and block, the legacy top-level words; stop for
+# `continue: false`), Claude Code's defer, and error for a hook that failed without a decision.
+HOOK_DECISION_WORDS = ("pass", "allow", "ask", "deny", "approve", "block", "defer", "stop", "error")
+HOOK_DECISIONS = frozenset(HOOK_DECISION_WORDS)
+"""The decision words a hook/result may record (HOOK-1): a typo ("dney") is refused."""
+
+
+def unknown_decision(word: str) -> str:
+    """Why `word` is no hook decision, with the nearest word when one is close."""
+    import difflib  # noqa: PLC0415 -- only for a wrong word: check starts without it
+
+    near = difflib.get_close_matches(word, sorted(HOOK_DECISIONS), n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return f"hook decision must be one of {', '.join(HOOK_DECISION_WORDS)}, got {word!r}{hint}"
+
 
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
@@ -368,6 +384,8 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
     if fact.type == "hook/result":
         fact.decision = _str(data, "decision")
+        if fact.decision not in HOOK_DECISIONS:
+            raise FactError(unknown_decision(fact.decision), "HOOK-1")
         fact.updated_input = data.get("updatedInput")
         duration = data.get("durationMs")
         if duration is not None and not hook_duration_valid(duration):

@@ -46,6 +46,7 @@ from loopspec.model.events import (
     TurnEnded,
     UserMessageRecorded,
 )
+from loopspec.model.facts import HOOK_DECISIONS
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import (
     AssistantMessage,
@@ -165,7 +166,10 @@ NON_EMPTY = frozenset(
         (RewriteSidecar, "handler_ids"),  # each of them, and at least one
     }
 )
-ENUMS: dict[tuple[type, str], frozenset[str]] = {(HookInvoked, "dialect"): HOOK_DIALECTS}
+ENUMS: dict[tuple[type, str], frozenset[str]] = {
+    (HookInvoked, "dialect"): HOOK_DIALECTS,
+    (HookResulted, "decision"): HOOK_DECISIONS,
+}
 # A turn/end reason is an object with a non-empty string `kind` (TURN-5).
 OBJECT_KIND = frozenset({(TurnEnded, "reason")})
 

@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 from check_fixtures import FIXTURES
 
-from loopspec.model.facts import FactError, fact_from_wire
+from loopspec.model.commands import HookAudit
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import HOOK_DECISIONS, FactError, fact_from_wire
+from loopspec.model.wire import event_from_wire
+from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_paths
 from loopspec.properties.logcheck.report import rules_checked
@@ -460,3 +464,65 @@ def test_LOG_8_a_dsh_log_is_not_held_to_commits_and_the_report_says_which_was(
     # A version this checker does not know is checked as version 0 is, and says so.
     assert (blamed(reports[3]), checked[3]) == ([], checked[0])
     assert "checked as version 0 is" in reports[3].notices[0].message
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("dney", "deny"), ("alow", "allow")])
+def test_HOOK_1_a_misspelt_decision_word_is_refused_with_the_word_meant(
+    tmp_path: Path, typo: str, meant: str
+) -> None:
+    """HOOK-1: a hook/result's decision is one of the words dsh, Claude Code and Codex record;
+    a harness that wrote "dney" passed `check` silently (its call then ran as if no hook had
+    denied it). The line, the rule and the word meant are named; the quick path, the facts
+    and the event class say the same."""
+    result = {
+        "type": "hook/result",
+        "seq": 2,
+        "time": 1,
+        "data": {
+            "turn": 1,
+            "point": "PreToolUse",
+            "handlerId": "p",
+            "decision": typo,
+            "durationMs": 0,
+        },
+    }
+    lines = [
+        {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"},
+        {"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}},
+        {
+            "type": "hook/invoked",
+            "seq": 1,
+            "time": 1,
+            "data": {"turn": 1, "point": "PreToolUse", "dialect": "codex", "handlerId": "p"},
+        },
+        result,
+    ]
+    log = tmp_path / "typo.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    words = "pass, allow, ask, deny, approve, block, defer, stop, error"
+    why = f"hook decision must be one of {words}, got {typo!r} (did you mean {meant!r}?)"
+    report = check(log)
+    assert [(e.line, e.rule_id, e.message) for e in report.errors] == [
+        (4, "HOOK-1", f"hook/result: {why}")
+    ]
+    with pytest.raises(FactError, match=r"did you mean"):
+        fact_from_wire(result)
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(result)
+    assert refused.value.rule_id == "HOOK-1"
+    assert str(refused.value).endswith(why)
+
+
+def test_HOOK_1_an_audit_recording_an_unknown_decision_word_is_refused() -> None:
+    """HOOK-1: a `HookAudit` (a command's, or the hook bridge's) records only a known decision
+    word; a case file's `"decision": "dney"` was replayed and written to the log as it was."""
+    with pytest.raises(InvalidEventError) as refused:
+        HookAudit(decision="dney")
+    assert refused.value.rule_id == "HOOK-1"
+    wire = {"kind": "HookAnswers", "verdict": {"decision": "pass"}, "audit": {"decision": "dney"}}
+    with pytest.raises(
+        ProtocolError, match=r"\$\.audit\.decision must be .*\(did you mean deny\?\)"
+    ):
+        command_from_json(wire)
+    for word in HOOK_DECISIONS:  # each recorded word stays readable
+        assert HookAudit(decision=word).decision == word

@@ -187,7 +187,7 @@ def test_LOG_4_unknown_types_are_kept_verbatim() -> None:
                     "turn": 1,
                     "point": "P",
                     "handlerId": "h",
-                    "decision": "x",
+                    "decision": "deny",
                     "durationMs": -1,
                 },
             },

@@ -26,7 +26,9 @@ Shapes (every object has a `kind`):
     VERDICT      = {"decision": "pass"} | {"decision": "allow", "updatedInput"?: JSON,
                     "reason"?: str} | {"decision": "ask", "reason"?: str, "updatedInput"?: JSON}
                   | {"decision": "deny", "reason": str}
-    AUDIT        = {"decision"?: str, "exitCode"?: int, "stderrSummary"?: str, "durationMs": num}
+    AUDIT        = {"decision"?: WORD, "exitCode"?: int, "stderrSummary"?: str, "durationMs": num}
+    WORD         = "pass"|"allow"|"ask"|"deny"|"approve"|"block"|"defer"|"stop"|"error"
+                   (the word hook/result records in place of the verdict's own: HOOK-1)
     OUTCOME      = {"ok": true, "text": str, "contexts": [str], "meta"?: JSON}
                   | {"ok": false, "message": str, "code"?: str, "errorName": str}
     POST_VERDICT = {"decision": "pass"} | {"decision": "context", "text": str}
@@ -182,7 +184,9 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
     where = f"{path}.{field.wire}"
     value = _decode_value(obj[field.wire], field.annotation, where)
     if field.enum is not None and value not in field.enum:
-        raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}")
+        nearest = difflib.get_close_matches(str(value), sorted(field.enum), n=1)
+        hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+        raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}{hint}")
     if field.minimum is not None and isinstance(value, int) and value < field.minimum:
         raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
     if field.non_empty and value == "":

@@ -44,6 +44,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HOOK_POINTS, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import HOOK_DIALECTS
+from loopspec.model.facts import HOOK_DECISIONS
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 # A union member's discriminating key and value on the wire.
@@ -69,6 +70,7 @@ ENUMS: dict[tuple[type, str], frozenset[str]] = {
     (Abort, "cause"): ABORT_CAUSES,
     (HookSpec, "point"): HOOK_POINTS,
     (HookSpec, "dialect"): HOOK_DIALECTS,
+    (HookAudit, "decision"): HOOK_DECISIONS,
 }
 # Fields the wire requires although their class gives them a default.
 WIRE_REQUIRED: frozenset[tuple[type, str]] = frozenset(

@@ -28,11 +28,11 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-import attrs
 
 from loopspec.model.facts import (
+    HOOK_DECISIONS,
     HOOK_DIALECTS,
     CallFact,
     Fact,
@@ -421,8 +421,8 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
-    # hook/invoked, for the call it names (when both name one), and (read with the fact) its
-    # duration is finite and not negative.
+    # hook/invoked, for the call it names (when both name one), its decision is a known word,
+    # and (read with the fact) its duration is finite and not negative.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -435,6 +435,7 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(point) is not str
         or type(handler) is not str
         or type(decision) is not str
+        or decision not in HOOK_DECISIONS
         or (call_id is not None and type(call_id) is not str)
         or (duration is not None and not hook_duration_valid(duration))
         or turn != prefix.open_turn
@@ -493,8 +494,7 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class CleanJudge:
+class CleanJudge(NamedTuple):
     """A judge for one event type, and the checks it stands for, in registry order."""
 
     judge: Judge
