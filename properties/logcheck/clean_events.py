@@ -28,8 +28,9 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
+import attrs
 
 from loopspec.model.facts import (
     HOOK_DECISIONS,
@@ -494,7 +495,8 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-class CleanJudge(NamedTuple):
+@attrs.frozen
+class CleanJudge:
     """A judge for one event type, and the checks it stands for, in registry order."""
 
     judge: Judge
