@@ -17,9 +17,7 @@ import json
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
-
-import attrs
+from typing import TYPE_CHECKING, NamedTuple
 
 from loopspec.model.facts import READ_TYPES, CallFact, Fact, facts_of
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
@@ -60,8 +58,10 @@ def calls_awaiting(call_ids: Sequence[str], still: str = "") -> str:
     return f"calls {', '.join(call_ids)} {adverb}await their results"
 
 
-@attrs.frozen
-class Violation:
+# The records here are NamedTuples, not attrs classes: `loopspec check` runs these invariants, and
+# attrs alone takes longer to import than the interpreter takes to start
+# (tests/test_check_startup.py).
+class Violation(NamedTuple):
     """One broken rule: at which event, which rule, why, and the other events involved."""
 
     rule_id: str
@@ -614,8 +614,7 @@ def _turn_enclosed(kind: str) -> bool:
     return kind in IN_TURN_TYPES or kind.startswith("hook/")
 
 
-@attrs.frozen
-class Invariant:
+class Invariant(NamedTuple):
     """A named predicate over a log, with the rules it enforces and one sentence of meaning.
 
     `reads` says for which event types `check` can find anything wrong: for every other type

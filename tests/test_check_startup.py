@@ -2,9 +2,10 @@
 
 These are correctness tests, not timed tests: each asks a fresh interpreter which modules a
 command left in `sys.modules` (`benchmarks/bench_cli.py` measures the time). `--help` imports no
-checker and no model; checking a dsh log imports the invariants it runs, but neither Hypothesis,
-cattrs, the event model nor the wire codec (a usual header is read without them, see
-`dialect.header_version`), and no reader of other loops' logs. The header shortcut is held to the
+checker and no model; checking a dsh log imports the invariants it runs, but neither attrs (its
+import alone takes longer than the interpreter's start), Hypothesis, cattrs, the event model nor
+the wire codec (a usual header is read without them, see `dialect.header_version`), and no reader
+of other loops' logs, whatever the verdict. The header shortcut is held to the
 model's codec on generated headers.
 """
 
@@ -27,9 +28,33 @@ from loopspec.properties.logcheck.checker import ErrorKind, check_paths
 from loopspec.properties.logcheck.dialect import header_version
 from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 
-# Modules no `loopspec check` run may import for a dsh log.
-NEVER_FOR_CHECK = ("hypothesis", "cattrs", "loopspec.model.events", "loopspec.model.wire")
+# Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
+# (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
+# spend most of theirs on), and the check needs none of them.
+NEVER_FOR_CHECK = (
+    "attr",
+    "attrs",
+    "cattrs",
+    "dataclasses",
+    "hypothesis",
+    "importlib.metadata",
+    "inspect",
+    "jsonschema",
+    "loopspec.model.events",
+    "loopspec.model.wire",
+    "zstandard",
+)
 HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1700000000000, "cwd": "/w"}
+_CLEAN_TURN = [
+    {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
+    {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 1}},
+    {"type": "assistant/chunk", "seq": 2, "time": 0, "data": {"turn": 1, "step": 1}},
+    {"type": "assistant/chunk", "seq": 3, "time": 0, "data": {"turn": 1, "step": 1}},
+]
+_STEP_SKIPPED = [  # STEP-1: step 2 where step 1 was due
+    {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
+    {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 2}},
+]
 
 
 def modules_after(code: str) -> set[str]:
@@ -70,25 +95,33 @@ def test_check_help_imports_no_checker_and_no_model() -> None:
     assert loaded_of(modules, ("hypothesis", "cattrs", "attrs", "loopspec.model")) == set()
 
 
-def test_checking_a_dsh_log_imports_neither_hypothesis_cattrs_nor_the_event_model(
-    tmp_path: Path,
+# (events after the header, the arguments after the log's path, exit status, last line's start)
+CHECK_RUNS = {
+    "clean": (_CLEAN_TURN, [], 0, "checked 1 log, 4 events: 0 violations"),
+    "broken": (_STEP_SKIPPED, [], 1, "checked 1 log, 2 events: 1 violation (STEP-1: 1)"),
+    "json": (_STEP_SKIPPED, ["--format", "json"], 1, "}"),
+    "missing": (None, [], 2, "checked 1 log, 0 events: 0 violations; 1 error"),
+}
+
+
+@pytest.mark.parametrize("run", list(CHECK_RUNS))
+def test_checking_a_dsh_log_imports_neither_attrs_hypothesis_cattrs_nor_the_event_model(
+    tmp_path: Path, run: str
 ) -> None:
-    """A clean dsh log is checked with the invariants alone (and the verdict is still given)."""
+    """A dsh log is checked with the invariants alone, and its verdict given, whatever it is:
+    a clean log, a broken one (in text and in JSON), a path that names no file."""
+    events, options, status, last_line = CHECK_RUNS[run]
     log = tmp_path / "small.jsonl"
-    events = [
-        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
-        {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 1}},
-        {"type": "assistant/chunk", "seq": 2, "time": 0, "data": {"turn": 1, "step": 1}},
-        {"type": "assistant/chunk", "seq": 3, "time": 0, "data": {"turn": 1, "step": 1}},
-    ]
-    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
+    if events is not None:
+        log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
     modules = modules_after(
         "import contextlib, io\n"
         "from loopspec.properties.cli.main import main\n"
         "out = io.StringIO()\n"
-        "with contextlib.redirect_stdout(out):\n"
-        f"    status = main(['check', {str(log)!r}])\n"
-        "assert status == 0 and 'checked 1 log, 4 events' in out.getvalue(), out.getvalue()"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    status = main(['check', {str(log)!r}, *{options!r}])\n"
+        "last = out.getvalue().splitlines()[-1]\n"
+        f"assert status == {status} and last.startswith({last_line!r}), out.getvalue()"
     )
     assert "loopspec.model.invariants" in modules  # it did check
     readers = ("loopspec.properties.logcheck.claude_code", "loopspec.properties.logcheck.codex")

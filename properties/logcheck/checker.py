@@ -37,9 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from json.scanner import make_scanner
-from typing import Any, BinaryIO, NoReturn
-
-import attrs
+from typing import Any, BinaryIO, NamedTuple, NoReturn
 
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
@@ -83,8 +81,9 @@ def shorten(message: str) -> str:
     return f"{message[:MAX_MESSAGE_CHARS]}... ({rest} more characters)"
 
 
-@attrs.frozen
-class Limits:
+# NamedTuples and plain classes, not attrs classes: attrs alone takes longer to import than the
+# interpreter takes to start, and `loopspec check` imports none (tests/test_check_startup.py).
+class Limits(NamedTuple):
     """Bounds that keep memory finite whatever the input."""
 
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
@@ -118,8 +117,7 @@ class NoticeKind:
     UNKNOWN_VERSION = "unknown-version"
 
 
-@attrs.frozen
-class FoundViolation:
+class FoundViolation(NamedTuple):
     """A violation at the line of the event (or compact row) that commits it."""
 
     line: int
@@ -131,8 +129,7 @@ class FoundViolation:
         return tuple(dict.fromkeys((self.violation.seq, *self.violation.related)))
 
 
-@attrs.frozen
-class InputError:
+class InputError(NamedTuple):
     """Input that cannot be read as a log; `line` is None when no line is to blame."""
 
     line: int | None
@@ -141,8 +138,7 @@ class InputError:
     rule_id: str | None = None
 
 
-@attrs.frozen
-class Notice:
+class Notice(NamedTuple):
     """Something worth knowing that breaks no rule; `seq` is the event it is about, if any."""
 
     line: int | None
@@ -152,8 +148,7 @@ class Notice:
     seq: int | None = None
 
 
-@attrs.frozen
-class Skipped:
+class Skipped(NamedTuple):
     """Why a file found in a directory was not checked: a known kind of file that is no
     session log (`logcheck.home_files`)."""
 
@@ -161,28 +156,57 @@ class Skipped:
     message: str
 
 
-@attrs.define
 class LogReport:
-    """Everything found in one log."""
+    """Everything found in one log (made empty, filled in as the log is read)."""
 
-    path: str
-    version: int | None = None
-    lines: int = 0
-    events: int = 0
-    violations: list[FoundViolation] = attrs.field(factory=list)
-    omitted_violations: int = 0
-    rule_counts: Counter[str] = attrs.field(factory=Counter)
-    errors: list[InputError] = attrs.field(factory=list)
-    notices: list[Notice] = attrs.field(factory=list)
-    unread_types: dict[str, int] = attrs.field(factory=dict)
-    # Which layout the log is in ("dsh", or a foreign dialect, see `logcheck.foreign`), and
-    # the rules such a log cannot show, each with why (reported, never counted as passed).
-    dialect: str = "dsh"
-    not_checkable: dict[str, str] = attrs.field(factory=dict)
-    # Whether its commit markers were held to LOG-8 (a version-1 log: `commit_units`).
-    commits_checked: bool = False
-    # Set when the file was skipped, not checked (it is no session log).
-    skipped: Skipped | None = None
+    __slots__ = (
+        "commits_checked",
+        "dialect",
+        "errors",
+        "events",
+        "lines",
+        "not_checkable",
+        "notices",
+        "omitted_violations",
+        "path",
+        "rule_counts",
+        "skipped",
+        "unread_types",
+        "version",
+        "violations",
+    )
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.version: int | None = None
+        self.lines = 0
+        self.events = 0
+        self.violations: list[FoundViolation] = []
+        self.omitted_violations = 0
+        self.rule_counts: Counter[str] = Counter()
+        self.errors: list[InputError] = []
+        self.notices: list[Notice] = []
+        self.unread_types: dict[str, int] = {}
+        # Which layout the log is in ("dsh", or a foreign dialect, see `logcheck.foreign`), and
+        # the rules such a log cannot show, each with why (reported, never counted as passed).
+        self.dialect = "dsh"
+        self.not_checkable: dict[str, str] = {}
+        # Whether its commit markers were held to LOG-8 (a version-1 log: `commit_units`).
+        self.commits_checked = False
+        # Set when the file was skipped, not checked (it is no session log).
+        self.skipped: Skipped | None = None
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LogReport) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value and mutable: no hash
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"LogReport({fields})"
 
     @property
     def status(self) -> str:
@@ -200,7 +224,7 @@ class LogReport:
         for violation in found:
             self.rule_counts[violation.rule_id] += 1
             if len(self.violations) < limits.max_violations:
-                kept = attrs.evolve(violation, message=shorten(violation.message))
+                kept = violation._replace(message=shorten(violation.message))
                 self.violations.append(FoundViolation(line, kept))
             else:
                 self.omitted_violations += 1

@@ -28,9 +28,7 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 from loopspec.model.facts import (
     HOOK_DECISIONS,
@@ -495,8 +493,7 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@attrs.frozen
-class CleanJudge:
+class CleanJudge(NamedTuple):
     """A judge for one event type, and the checks it stands for, in registry order."""
 
     judge: Judge

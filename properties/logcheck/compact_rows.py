@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 COUNT_FIELDS = {
     "reasoning-chunks": "texts",
     "text-chunks": "texts",
@@ -31,14 +29,18 @@ class CompactRowError(ValueError):
     """A row with `seq0` that cannot be read as a run of chunks."""
 
 
-@attrs.frozen
 class CompactRun:
-    """The chunk events one compact row stands for: seqs `seq0 .. seq0 + count - 1`."""
+    """The chunk events one compact row stands for: seqs `seq0 .. seq0 + count - 1`.
 
-    seq0: int
-    count: int
-    turn: int
-    step: int
+    (A plain class: `loopspec check` imports no attrs, and a NamedTuple's `count` is taken.)"""
+
+    __slots__ = ("count", "seq0", "step", "turn")
+
+    def __init__(self, seq0: int, count: int, turn: int, step: int) -> None:
+        self.seq0 = seq0
+        self.count = count
+        self.turn = turn
+        self.step = step
 
 
 def is_compact(obj: Mapping[str, Any]) -> bool:

@@ -21,9 +21,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO
-
-import attrs
+from typing import Any, BinaryIO, NamedTuple
 
 STDIN = "-"
 LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -39,8 +37,7 @@ class MissingDecompressorError(OSError):
     """Compressed input, but the `zstandard` package is not installed."""
 
 
-@attrs.frozen
-class LogSource:
+class LogSource(NamedTuple):
     """One log to check: a file path, or standard input; `walked` when a directory argument
     contributed it (not named by the user)."""
 
@@ -68,8 +65,7 @@ class LogSource:
         return stream
 
 
-@attrs.frozen
-class SourceProblem:
+class SourceProblem(NamedTuple):
     """A command-line path that names no readable log."""
 
     name: str
