@@ -29,9 +29,17 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.properties.cli.command_words import HookTurn, command_words, hooks_answering
-from loopspec.properties.stateful.strategies import CONFIGS
+from loopspec.properties.cli.command_words import (
+    ApprovalTurn,
+    HookTurn,
+    answers_for,
+    command_words,
+)
+from loopspec.properties.cli.conform_run import replay_verdict_lines
+from loopspec.properties.conformance.run import Case, replay_case
+from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
 
 IN_WORDS: tuple[tuple[Command, str], ...] = (
     (SubmitUser("hi"), 'the user sends "hi"'),
@@ -127,7 +135,7 @@ def test_PROTO_1_a_hook_s_answer_names_the_hook_and_the_call_it_answers_for() ->
     answer = HookAnswers(Pass())
     program: list[Command] = [answer, SubmitUser("hi"), reply, answer, answer, answer, answer]
     # CONFIGS[1]: PreToolUse hooks guard (bash|write) and rewriter (bash), in that order.
-    assert hooks_answering(CONFIGS[1], program) == {
+    assert answers_for(CONFIGS[1], program) == {
         3: HookTurn("guard", "c1"),
         4: HookTurn("rewriter", "c1"),
         5: HookTurn("guard", "c2"),
@@ -135,3 +143,44 @@ def test_PROTO_1_a_hook_s_answer_names_the_hook_and_the_call_it_answers_for() ->
     assert command_words(answer, HookTurn("guard", "c1")) == (
         "PreToolUse hook guard on call c1 answers: pass (no opinion)"
     )
+
+
+def test_PROTO_1_an_approval_answer_names_the_call_it_answers_for() -> None:
+    """PROTO-1: an ApprovalAnswers command says only "the pending approval"; the listing names
+    the call (and its tool) whose approval request it answers, as the model runs the program.
+    It read "the user answers the approval: rejected" whichever call was asked about."""
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "write", '{"file_path": "a", "content": "b"}'),
+            ToolCallBlock("c2", "bash", '{"command": "ls"}'),
+        )
+    )
+    ask, allow = HookAnswers(Ask("why?")), HookAnswers(Allow())
+    rejected = ApprovalAnswers("rejected")
+    # CONFIGS[1]: guard (bash|write) then rewriter (bash): guard asks about c1.
+    program: list[Command] = [SubmitUser("hi"), reply, ask, allow, allow, rejected, rejected]
+    answered = answers_for(CONFIGS[1], program)
+    assert answered[5] == ApprovalTurn("c1", "write")
+    assert 6 not in answered  # refused by the model: nothing is pending
+    assert command_words(rejected, answered[5]) == (
+        "the user answers the approval for call c1 (write): rejected"
+    )
+
+
+def test_PROTO_1_the_first_divergence_names_the_hook_a_hook_answer_answers_for() -> None:
+    """PROTO-1: when the first divergence comes after a HookAnswers, the line saying so names
+    the hook and the call, as the program listing does; it read "after command #3: the next
+    PreToolUse hook answers: pass", and the reader had to work out which hook from the JSON."""
+    from mutants import MUTANTS, MutantTarget  # noqa: PLC0415 -- the tests' own zoo
+
+    twice = next(m for m in MUTANTS if m.name == "hooks-run-twice")
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+    reply = ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),))
+    commands: list[Command] = [SubmitUser("hi"), reply, HookAnswers(Pass())]
+    replay = replay_case(lambda: MutantTarget(twice), config, commands)
+    assert replay.divergence is not None
+    assert replay.divergence.index == 2
+    case = Case({}, config, commands)
+    lines = replay_verdict_lines("case.json", case, None, replay, bundled=False)
+    said = "first divergence after command #3: PreToolUse hook guard on call c1 answers: pass"
+    assert any(line.strip().startswith(said) for line in lines), lines

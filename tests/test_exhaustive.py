@@ -116,6 +116,8 @@ def test_TURN_2_conform_exhaustive_prints_the_diverging_program(
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "--exhaustive 4: a program of" in out
+    # In words with the JSON beneath, as conform's and replay's listings (it was JSON alone).
+    assert "\n  #1 the user sends " in out
     assert "rule TURN-2" in out
     (case,) = tmp_path.iterdir()
     assert f"rerun: loopspec replay {case} --impl {impl}" in out

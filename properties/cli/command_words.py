@@ -49,7 +49,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.jsonvalue import JsonValue, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
-from loopspec.model.state import LoopState, Rewriting
+from loopspec.model.state import ASKING, Dispatching, LoopState, Rewriting
 from loopspec.model.transitions import step
 
 # Characters of a text or a JSON value kept in a listing line: enough to recognise it; the
@@ -168,26 +168,46 @@ class HookTurn:
     call_id: str
 
 
-def hooks_answering(config: LoopConfig, commands: Sequence[Command]) -> dict[int, HookTurn]:
-    """For each HookAnswers of a program (by 0-based index), the hook and call it answers for,
-    as the model runs the program: the command itself says only "the next pending hook". A
-    command the model refuses changes nothing, as in a replay."""
+@attrs.frozen
+class ApprovalTurn:
+    """Which call's approval request an ApprovalAnswers command answers."""
+
+    call_id: str
+    tool_name: str
+
+
+Answered = HookTurn | ApprovalTurn
+"""What an answering command answers: the command itself says only "the next one pending"."""
+
+
+def answers_for(config: LoopConfig, commands: Sequence[Command]) -> dict[int, Answered]:
+    """For each HookAnswers and ApprovalAnswers of a program (by 0-based index), the hook and
+    call, or the call, it answers for, as the model runs the program. A command the model
+    refuses changes nothing, as in a replay, and answers nothing."""
     state = LoopState(config)
-    answering = {}
+    answering: dict[int, Answered] = {}
     for index, command in enumerate(commands):
         phase = state.phase
         if isinstance(command, HookAnswers) and isinstance(phase, Rewriting) and phase.queue:
             pending = phase.queue[0]
             call = phase.reply.tool_calls[pending.call_index]
             answering[index] = HookTurn(pending.hook.handler_id, call.id)
+        if (
+            isinstance(command, ApprovalAnswers)
+            and isinstance(phase, Dispatching)
+            and phase.gate < len(phase.slots)
+            and phase.slots[phase.gate].status == ASKING
+        ):
+            asking = phase.slots[phase.gate]
+            answering[index] = ApprovalTurn(asking.call_id, asking.name)
         with contextlib.suppress(TransitionRefused):
             state = step(state, command)
     return answering
 
 
-def command_words(command: Command, hook: HookTurn | None = None) -> str:
-    """What `command` does, in one line of plain words; `hook` names the PreToolUse hook a
-    HookAnswers answers for (`hooks_answering`), where it is known."""
+def command_words(command: Command, answered: Answered | None = None) -> str:
+    """What `command` does, in one line of plain words; `answered` names the hook and call a
+    HookAnswers, or the call an ApprovalAnswers, answers for (`answers_for`), where known."""
     match command:
         case SubmitUser():
             return f"the user sends {_text(command.text)}"
@@ -198,14 +218,19 @@ def command_words(command: Command, hook: HookTurn | None = None) -> str:
         case HookAnswers():
             verdict = _pre_verdict(command.verdict)
             who = (
-                "the next PreToolUse hook"
-                if hook is None
-                else f"PreToolUse hook {shown(hook.handler_id, 40)} on call "
-                f"{shown(hook.call_id, 40)}"
+                f"PreToolUse hook {shown(answered.handler_id, 40)} on call "
+                f"{shown(answered.call_id, 40)}"
+                if isinstance(answered, HookTurn)
+                else "the next PreToolUse hook"
             )
             return f"{who} answers: {verdict}{_audit(command.audit)}"
         case ApprovalAnswers():
-            return f"the user answers the approval: {shown(command.outcome, 40)}"
+            which = (
+                f" for call {shown(answered.call_id, 40)} ({shown(answered.tool_name, 40)})"
+                if isinstance(answered, ApprovalTurn)
+                else ""
+            )
+            return f"the user answers the approval{which}: {shown(command.outcome, 40)}"
         case ToolFinishes():
             said = f"call {shown(command.call_id, 40)}'s tool {_outcome(command.outcome)}"
             if command.post:

@@ -22,7 +22,7 @@ from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
-from loopspec.properties.cli.command_words import command_words, hooks_answering
+from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
@@ -72,11 +72,18 @@ def _did(observation: Observation) -> str:
     return did
 
 
-def _describe_divergence(divergence: Divergence) -> list[str]:
+def _describe_divergence(
+    divergence: Divergence, config: LoopConfig | None, program: Sequence[Command]
+) -> list[str]:
+    """The divergence of `program` (run under `config`, which names the hook or call the
+    diverging command answers for), the diff and the rule's SPEC text."""
+    answered: Answered | None = None
+    if config is not None:
+        answered = answers_for(config, program).get(divergence.index)
     lines = [
         f"rule {divergence.rule_id}: {divergence.what}",
         f"first divergence after command #{divergence.index + 1}: "
-        + command_words(divergence.command),
+        + command_words(divergence.command, answered),
     ]
     model_did, target_did = _did(divergence.expected), _did(divergence.actual)
     if model_did != target_did:
@@ -134,7 +141,8 @@ def counterexample_lines(
     lines = ["shrunk command program (each command in words, then as driver protocol JSON):"]
     lines += _listing(report.config, report.program, "  ")
     lines.append("")
-    lines += ["  " + line if line else "" for line in _describe_divergence(divergence)]
+    described = _describe_divergence(divergence, report.config, report.program)
+    lines += ["  " + line if line else "" for line in described]
     if case_path is not None:
         lines += ["", f"saved case: {case_path}", f"rerun: {replay_command(case_path, target)}"]
     return lines
@@ -512,8 +520,8 @@ def _run_exhaustive(
         print(json.dumps(document, indent=2))
     else:
         print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
-        print(*(f"  #{i} {json.dumps(c)}" for i, c in enumerate(program, start=1)), sep="\n")
-        print(*_describe_divergence(divergence), sep="\n")
+        print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
+        print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
         if case_path is not None:
             print(f"\nsaved case: {case_path}\nrerun: {rerun}")
     if unsaved is not None:
@@ -802,7 +810,8 @@ def replay_verdict_lines(
         return lines
     lines.append(f"{case_name}: diverges{recorded}")
     lines += _case_program_lines(case, replay.divergence.index)
-    lines += ["  " + line if line else "" for line in _describe_divergence(replay.divergence)]
+    described = _describe_divergence(replay.divergence, case.config, case.commands)
+    lines += ["  " + line if line else "" for line in described]
     return lines
 
 
@@ -829,10 +838,10 @@ def _listing(config: LoopConfig | None, commands: Sequence[Command], indent: str
     """Numbered commands, each in words with its JSON beneath: the words say what the program
     does to a reader without the driver protocol at hand, the JSON is what a hand edit of the
     case file changes. The configuration names the hooks a HookAnswers answers for."""
-    hooks = hooks_answering(config, commands) if config is not None else {}
+    answered = answers_for(config, commands) if config is not None else {}
     lines = []
     for index, command in enumerate(commands):
         label = f"#{index + 1} "
-        lines.append(f"{indent}{label}{command_words(command, hooks.get(index))}")
+        lines.append(f"{indent}{label}{command_words(command, answered.get(index))}")
         lines.append(f"{indent}{' ' * len(label)}{command_text(command)}")
     return lines
