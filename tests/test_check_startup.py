@@ -30,7 +30,9 @@ from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
 # (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
-# spend most of theirs on), and the check needs none of them.
+# spend most of theirs on), and the check needs none of them. argparse imports shutil (3 ms, with
+# the compression modules it imports) to learn the terminal's width unless told it, and textwrap
+# to wrap help: `cli.main` tells it the width, and wraps the verbs' help only when it is shown.
 NEVER_FOR_CHECK = (
     "attr",
     "attrs",
@@ -42,6 +44,8 @@ NEVER_FOR_CHECK = (
     "jsonschema",
     "loopspec.model.events",
     "loopspec.model.wire",
+    "shutil",
+    "textwrap",
     "zstandard",
 )
 HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1700000000000, "cwd": "/w"}
