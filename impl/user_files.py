@@ -30,7 +30,13 @@ def shown(text: str, limit: int = 200) -> str:
 
 
 class UserFileError(ValueError):
-    """A user-supplied file loopspec will not read; the message names it."""
+    """A user-supplied file loopspec will not read; the message names it. `unreadable` when the
+    system refused it (no such file, no permission): no rule says what the file must be, as
+    opposed to a device or a file over the cap, which SAFE-4 refuses."""
+
+    def __init__(self, message: str, *, unreadable: bool = False) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
 
 
 def file_kind(mode: int) -> str:
@@ -55,7 +61,8 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
-        raise UserFileError(f"{path}: cannot read the {what}: {error.strerror}") from error
+        message = f"{path}: cannot read the {what}: {error.strerror}"
+        raise UserFileError(message, unreadable=True) from error
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
     try:
@@ -64,7 +71,8 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
             while len(data) <= cap and (chunk := stream.read(min(_CHUNK, cap + 1 - len(data)))):
                 data += chunk
     except OSError as error:
-        raise UserFileError(f"{path}: cannot read the {what}: {error.strerror}") from error
+        message = f"{path}: cannot read the {what}: {error.strerror}"
+        raise UserFileError(message, unreadable=True) from error
     if len(data) > cap:
         raise UserFileError(f"{path}: the {what} is larger than {cap} bytes")
     return bytes(data)

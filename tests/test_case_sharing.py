@@ -931,3 +931,27 @@ def test_PROTO_1_a_one_line_case_pasted_twice_is_named_a_case_not_a_session_log(
         f"loopspec: error: [PROTO-1] {saved}:2: the case file is not JSON: more follows the "
         "case's closing brace: column 1\n"
     )
+
+
+def test_SAFE_4_a_case_file_that_cannot_be_read_names_no_rule_and_a_device_names_SAFE_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4, PROTO-1: a missing case file, a path with no case file, or a folder without
+    one breaks no rule, and replay says so without a tag, as `check` reports a missing log
+    ("error unreadable", no rule); each was tagged [PROTO-1], the driver protocol's rule. A
+    device where a case file should be is refused unread under SAFE-4, the rule that says so;
+    only what the file holds is PROTO-1's."""
+    missing = tmp_path / "missing.json"
+    assert main(["replay", str(missing)]) == 2
+    said = f"loopspec: error: {missing}: cannot read the case file: No such file or directory\n"
+    assert capsys.readouterr().err == said
+    (tmp_path / "empty").mkdir()
+    for argv, error in [
+        ([str(tmp_path / "empty")], f"{tmp_path / 'empty'}: a directory without case files"),
+        ([str(missing), str(missing)], f"{missing}: no such case file or directory"),
+    ]:
+        assert main(["replay", *argv]) == 2
+        assert capsys.readouterr().err.startswith(f"loopspec: error: {error}")
+    assert main(["replay", os.devnull]) == 2
+    device = f"loopspec: error: [SAFE-4] {os.devnull}: the case file is a character device, "
+    assert capsys.readouterr().err.startswith(device)

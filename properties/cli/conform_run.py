@@ -33,6 +33,7 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.run import (
     Case,
+    CaseFileUnreadable,
     Replay,
     RunReport,
     TargetError,
@@ -591,12 +592,12 @@ def case_files(named: list[str]) -> list[str]:
         if place.is_dir():
             listed = sorted(str(path) for path in place.glob("*.json") if path.is_file())
             if not listed:  # a wrong folder must not pass as a suite without a failure
-                raise TargetError(f"{given}: a directory without case files (*.json)")
+                raise CaseFileUnreadable(f"{given}: a directory without case files (*.json)")
             found += listed
         elif place.exists():
             found.append(given)
         else:  # a typo must not pass as "nothing to replay"
-            raise TargetError(f"{given}: no such case file or directory")
+            raise CaseFileUnreadable(f"{given}: no such case file or directory")
     return list(dict.fromkeys(found))
 
 

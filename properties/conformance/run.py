@@ -132,11 +132,27 @@ class TargetError(LoopSpecError):
     """
 
     def __init__(
-        self, message: str, *, config: LoopConfig | None = None, program: tuple[Command, ...] = ()
+        self,
+        message: str,
+        *,
+        config: LoopConfig | None = None,
+        program: tuple[Command, ...] = (),
+        rule_id: str = "PROTO-1",
     ) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+        super().__init__(message, rule_id=rule_id)
         self.config = config
         self.program = program
+
+
+class CaseFileUnreadable(TargetError):
+    """A case file, or a folder of them, that is missing or that the system will not let
+    loopspec read. No rule is broken, so its text carries no rule tag, as `check` reports a
+    missing log ("error unreadable", no rule): a [PROTO-1] there sent the reader to the driver
+    protocol for a typo in a path."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)  # str(error): the message alone, without "[PROTO-1] "
 
 
 class UndeclaredCapability(TargetError):
@@ -1098,7 +1114,10 @@ def load_case(path: Path) -> Case:
     try:
         data = read_user_file(path, cap=CASE_FILE_CAP, what="case file")
     except UserFileError as error:
-        raise TargetError(str(error)) from error
+        if error.unreadable:
+            raise CaseFileUnreadable(str(error)) from error
+        # A device, or a file over the cap: what SAFE-4 refuses unread.
+        raise TargetError(str(error), rule_id="SAFE-4") from error
     # A case is shared and may come back through an editor that saves a byte order mark
     # (JSON allows a parser to ignore it); nothing else about the file changes.
     data = data.removeprefix(codecs.BOM_UTF8)

@@ -132,7 +132,7 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         except TargetError as error:
             unusable = error
     if unusable is not None:
-        pytest.fail(f"loopspec: error: [{unusable.rule_id}] {unusable.message}", pytrace=False)
+        pytest.fail(f"loopspec: error: {unusable}", pytrace=False)
     factory = replay_target.factory
     assert factory is not None
     profile, profile_note = replay_profile(None, case.profile)
