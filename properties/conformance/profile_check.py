@@ -159,6 +159,16 @@ class ProfileChecker:
             min(len(model), len(target)),
         )
         index = min(position, last)
+        overlap = _overlap_difference(model, target, position)
+        if overlap is not None:
+            return Divergence(
+                last,
+                self.commands[last],
+                "SCHED-1",
+                f"{overlap} (with the {self.profile.name} profile's known divergences erased)",
+                _as_observation(model, position),
+                _as_observation(target, position),
+            )
         expected, actual = _as_observation(model, position), _as_observation(target, position)
         if expected.accepted and not actual.accepted:
             # The target refuses what the model accepts: its state went wrong earlier, where
@@ -196,6 +206,22 @@ class ProfileChecker:
         )
         empty = Observation(True)
         return Divergence(index, self.commands[index], "LOG-4", what, empty, empty)
+
+
+def _overlap_difference(model: Run, target: Run, position: int) -> str | None:
+    """What differs when the runs differ only in which calls ran at the same time (a flat
+    record's `overlapping`, kept where a profile merges every command's executions), or None."""
+    if position >= min(len(model), len(target)):
+        return None
+    want, got = model[position], target[position]
+    if want.get("overlapping") == got.get("overlapping"):
+        return None
+    if {**want, "overlapping": None} != {**got, "overlapping": None}:
+        return None
+    return (
+        f"calls ran at the same time in the target, not in the model: "
+        f"model {want.get('overlapping')}, target {got.get('overlapping')}"
+    )
 
 
 def _as_observation(run: Run, position: int) -> Observation:

@@ -26,13 +26,22 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 - `ToolFinishes` releases the blocking tool of that call with the outcome (text on stdout and
   exit 0, or the message on stderr and exit 1).
 
-Declared capabilities: `pre-hooks` and `rewrite` only. Not declared, so `conform` never sends
-them and reports their rules not applicable: `parallel` (both CLIs run these shell calls one at
-a time), `crash-repair` (a headless CLI repairs a crashed session only when it is resumed with
-a new prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`),
-`abort` (SIGINT could be sent while the CLI waits on the program, but the adapter does not
-drive it yet), `approval` (headless runs ask no one), `post-hooks`, `max-tokens`,
-`queued-input`, `result-meta`, `presentation`.
+Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
+read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
+being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
+and `nl` commands as read-only; an absolute path it does not), and its cap is the
+configuration's (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`). Codex runs every shell call of a
+reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
+
+Declared capabilities: `parallel`, `pre-hooks` and `rewrite`. Not declared, so `conform` never
+sends them, reports their rules not applicable and its guarantee does not cover them:
+`post-hooks` (both CLIs run PostToolUse command hooks, but the adapter does not route their
+verdicts yet: ADJ-1 of Codex stays shown by `loopspec run --harness` only), `abort` (both stop
+a headless turn on SIGINT, but the adapter does not send it yet: ABORT-1 likewise),
+`crash-repair` (a headless CLI repairs a crashed session only when it is resumed with a new
+prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`), `approval`
+(a headless run asks no one: Claude Code's `-p` and `codex exec` have no prompt to answer),
+`max-tokens`, `queued-input`, `result-meta`, `presentation`.
 
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without
@@ -121,6 +130,9 @@ from loopspec.properties.harnesses.session import (
 
 CAPABILITIES = DRIVEN_CAPABILITIES
 TOOL_PROGRAM = "loopspec-tool"
+# The name a concurrency-safe call's tool program has on Claude Code's PATH: a command Claude
+# Code reads as read-only, which it runs beside others (see the module docstring).
+SAFE_TOOL_PROGRAM = "tac"
 HOOK_PROGRAM = "loopspec-hook"
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
 SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
@@ -137,7 +149,7 @@ IMPLEMENTATIONS = {
 # How a model call travels through the CLI's shell tool, and back.
 
 
-def tool_command(program: Path, call_id: str, name: str, arguments: str) -> str:
+def tool_command(program: Path | str, call_id: str, name: str, arguments: str) -> str:
     """The shell command that runs call `call_id` of tool `name` with `arguments`."""
     return shlex.join([str(program), call_id, name, arguments])
 
@@ -150,9 +162,18 @@ def decoded_call(command: object) -> tuple[str, str] | None:
         words = shlex.split(command)
     except ValueError:
         return None
-    if len(words) != 4 or Path(words[0]).name != TOOL_PROGRAM:
+    if len(words) != 4 or Path(words[0]).name not in (TOOL_PROGRAM, SAFE_TOOL_PROGRAM):
         return None
     return words[2], words[3]
+
+
+def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path) -> str:
+    """The program a call of tool `name` runs: for Claude Code, a concurrency-safe tool's is
+    the read-only-looking name on PATH, so the CLI may run it beside others."""
+    safe = any(tool.name == name and tool.concurrency_safe for tool in config.tools)
+    if harness == Harness.CLAUDE_CODE and safe:
+        return SAFE_TOOL_PROGRAM
+    return str(bin_dir / TOOL_PROGRAM)
 
 
 def shell_command_of(tool_input: object) -> object:
@@ -365,7 +386,8 @@ class PendingMock:
         self.harness = harness
         self.requests: list[PendingRequest] = []
         self.other_requests = 0
-        self.tool_program = Path(TOOL_PROGRAM)  # the session puts the real path here
+        # The program a call of a tool runs (the session sets the real one).
+        self.program_of: Any = lambda name: TOOL_PROGRAM
         self.process = 0  # the session counts the CLI processes it starts
         self.lock = threading.Lock()
         self.closing = threading.Event()
@@ -485,7 +507,7 @@ class PendingMock:
                 case ReasoningBlock(text=text):
                     blocks.append(StreamReasoning(text))
                 case ToolCallBlock(id=call_id, name=name, arguments=arguments):
-                    command = tool_command(self.tool_program, call_id, name, arguments)
+                    command = tool_command(self.program_of(name), call_id, name, arguments)
                     blocks.append(shell_call(self.harness, call_id, {"command": command}))
         return blocks
 
@@ -614,7 +636,7 @@ class Session:
             folder.mkdir(parents=True)
         self.control = Control(self.root / "control.sock")
         self.mock = PendingMock(harness)
-        self.mock.tool_program = self.bin / TOOL_PROGRAM
+        self.mock.program_of = lambda name: call_program(harness, config, name, self.bin)
         self._write_programs()
         self.argv, self.env = self._setup()
         self.shadow = ModelTarget()
@@ -644,7 +666,11 @@ class Session:
     def _write_programs(self) -> None:
         client = Path(control_client.__file__).resolve()
         sock = self.root / "control.sock"
-        for program, kind in ((TOOL_PROGRAM, "tool"), (HOOK_PROGRAM, "hook")):
+        for program, kind in (
+            (TOOL_PROGRAM, "tool"),
+            (SAFE_TOOL_PROGRAM, "tool"),
+            (HOOK_PROGRAM, "hook"),
+        ):
             path = self.bin / program
             path.write_text(
                 "#!/bin/sh\n"
@@ -670,6 +696,9 @@ class Session:
         match self.harness:
             case Harness.CLAUDE_CODE:
                 env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # a failed model request ends the turn
+                # Safe calls run `tac` from here; they run together up to the model's cap.
+                env["PATH"] = f"{self.bin}{os.pathsep}{env['PATH']}"
+                env["CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"] = str(self.config.max_parallel)
                 settings = self.home / ".claude" / "settings.json"
                 settings.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
             case Harness.CODEX:
@@ -704,7 +733,11 @@ class Session:
             return {"accepted": False, "refusal": {"rule": "TURN-1", "message": message}}
         self.shadow.apply(command)
         events = self.events[before:]
-        executed = self._executed()[executed_before:]
+        # The calls that started in this command, in the order of the reply's calls: the
+        # adapter sees a start when the tool process connects, and which of several processes
+        # started together connects first is a race between them, not the CLI's order.
+        started = self._executed()[executed_before:]
+        executed = sorted(started, key=lambda x: self.call_seqs.get(x[0], len(self.events)))
         return {
             "accepted": True,
             "events": events,
@@ -860,7 +893,7 @@ class Session:
                 time.sleep(HOOK_RELEASE_GAP)
 
     def _encoder(self, call_id: str, name: str) -> Any:
-        program = self.bin / TOOL_PROGRAM
+        program = call_program(self.harness, self.config, name, self.bin)
 
         def encode(updated: Any) -> dict[str, Any]:
             arguments = dumps(updated)

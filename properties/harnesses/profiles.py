@@ -168,6 +168,12 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
         "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,
+        "SCHED-1": KnownDivergence(
+            "SCHED-1",
+            Kind.DESIGN,
+            "every shell call of a reply runs at once, whatever its tool's concurrency safety "
+            "and the configuration's cap: Codex runs its shell tool in parallel and has no cap",
+        ),
         "REC-1": KnownDivergence(
             "REC-1",
             Kind.BUG,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from collections.abc import Callable
 
@@ -174,8 +175,84 @@ def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) 
     return any(theirs.get(call) != code or call in ran for call, code in settled.items())
 
 
+def _started(run: Run) -> dict[str, int]:
+    """The command each call's body started in."""
+    started: dict[str, int] = {}
+    for index, obs in enumerate(run):
+        if obs["accepted"]:
+            for call_id, _ in obs["executed"]:
+                started.setdefault(str(call_id), index)
+    return started
+
+
+def _overlaps(run: Run) -> set[tuple[str, str]]:
+    """The pairs of calls whose bodies ran at the same time: each started before the other's
+    result was logged (a call released by another's finishing starts in that command, so
+    does not overlap it)."""
+    started = _started(run)
+    ended: dict[str, int] = {}
+    for index, obs in enumerate(run):
+        if obs["accepted"]:
+            for event in obs["events"]:
+                if event["type"] == "tool/result":
+                    ended.setdefault(result_call(event), index)
+    return {
+        (x, y)
+        for x, x_at in started.items()
+        for y, y_at in started.items()
+        if x < y and y_at < ended.get(x, math.inf) and x_at < ended.get(y, math.inf)
+    }
+
+
+def _overlaps_decided(run: Run, decided: dict[str, int]) -> set[tuple[str, str]]:
+    """`run`'s overlapping pairs of calls whose bodies both started in the model's run (whether
+    the model overlaps those is settled; a CLI may start a call before the model does)."""
+    return {(x, y) for x, y in _overlaps(run) if x in decided and y in decided}
+
+
+def _overlap_the_model_never_has(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """SCHED-1: two calls ran at the same time in the CLI that the model, which has started
+    both, runs one after the other (an exclusive call beside another, or past the cap)."""
+    model, target = [*earlier[0], want], [*earlier[1], got]
+    decided = _started(model)
+    return bool(_overlaps_decided(target, decided) - _overlaps(model))
+
+
+def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """ORD-3: the CLI logs a call's result while an earlier call of its reply has none yet
+    (Claude Code logs parallel read-only calls' results as they finish)."""
+    if not got["accepted"]:
+        return False
+    waiting: list[str] = []  # the current step's calls without a result, in call order
+    for event in events_of([*earlier[1], got]):
+        if event["type"] == "step/start":
+            waiting = []
+        elif event["type"] == "tool/call":
+            waiting.append(str(event["data"]["callId"]))
+        elif event["type"] == "tool/result" and result_call(event) in waiting:
+            if waiting.index(result_call(event)) > 0 and event in got["events"]:
+                return True
+            waiting.remove(result_call(event))
+    return False
+
+
 # ---------------------------------------------------------------------------------------------
 # Erasers: each removes one difference from a (model, CLI) pair of runs.
+
+
+def _flattened_keeping_overlaps(pair: Pair) -> Pair:
+    """RW-3's flattening (`flatten_reply_first`), which merges every command's executions into
+    one list, and so would lose when each body started: which calls the model has started ran
+    at the same time in each run stays compared (SCHED-1), as a list on the flat record."""
+    model, target = pair
+    decided = _started(model)
+
+    def flat(run: Run) -> Run:
+        flattened = flatten_reply_first(run)
+        overlapping = sorted(list(x) for x in _overlaps_decided(run, decided))
+        return [*flattened[:-1], {**flattened[-1], "overlapping": overlapping}]
+
+    return flat(model), flat(target)
 
 
 def _without_sidecar(run: Run) -> Run:
@@ -383,7 +460,9 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
     "RW-2": (("RW-2", None, both(_without_sidecar), False),),
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
-    "RW-3": (("RW-3", None, both(flatten_reply_first), False),),
+    "RW-3": (("RW-3", None, _flattened_keeping_overlaps, False),),
+    "ORD-3": (("ORD-3", _result_before_an_earlier_calls, None, True),),
+    "SCHED-1": (("SCHED-1", _overlap_the_model_never_has, None, True),),
 }
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
@@ -391,15 +470,24 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 AVOID: dict[str, Avoid] = {"TURN-1": _blank_prompt}
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 NOT_DRIVEN: dict[str, str] = {
-    "ORD-3": "parallel (the shell calls of these programs run one at a time)",
     "REC-1": "crash-repair (a headless CLI repairs only when resumed with a new prompt)",
     "ABORT-1": "abort (not driven by the adapter yet)",
     "ADJ-1": "post-hooks (the adapter runs no PostToolUse hook, so no hook context is sent)",
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
-HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1", "DEC-1")
-SOFT_ORDER = ("HIST-1", "TEXT-1", "HOOK-2", "ORD-1", "TEXT-2", "RW-2", "LOG-8", "RW-3", "HOOK-3")
+HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1", "DEC-1", "SCHED-1", "ORD-3")
+SOFT_ORDER = (
+    "HIST-1",
+    "TEXT-1",
+    "HOOK-2",
+    "ORD-1",
+    "TEXT-2",
+    "RW-2",
+    "LOG-8",
+    "RW-3",
+    "HOOK-3",
+)
 
 
 SHAPES = (

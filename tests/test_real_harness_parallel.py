@@ -1,0 +1,98 @@
+"""Parallel calls on the real Claude Code and Codex CLIs under `loopspec conform` (ORD-3, SCHED-1).
+
+The conform driver declares `parallel`: a concurrency-safe tool's call reaches Claude Code as a
+command it reads as read-only (so it runs beside others, up to the configuration's cap), and
+Codex runs every shell call of a reply at once. Each harness plays one case on its binary: the
+profile must stop it at the harness's known divergence (Claude Code logs results as they finish,
+ORD-3; Codex runs two exclusive calls together, SCHED-1), which fails when the driver stops
+running calls together; and the same observations, under a profile that does not know that
+divergence, must be a counterexample: a loop breaking the rule there is caught, not erased.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.machine import _fits
+from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
+from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles.known import Profile
+from loopspec.properties.stateful import swarm
+
+ROOT = Path(__file__).resolve().parent.parent
+# Per harness: the case that runs calls together, and the known divergence it shows.
+CASES = {"claude-code": "ORD-3", "codex": "SCHED-1"}
+
+
+def test_SCHED_1_conform_draws_parallel_configurations_for_the_real_clis() -> None:
+    """SCHED-1: the driver declares `parallel` (as do the profiles), so conform draws a
+    configuration whose calls may run together on either CLI; without it, none fits."""
+    assert "parallel" in CAPABILITIES
+    for name in CASES:
+        assert PROFILES[name].capabilities == frozenset(CAPABILITIES)
+    fitting = [c for c in swarm.CONFIGS if _fits(c, frozenset(CAPABILITIES))]
+    assert any(c.max_parallel > 1 for c in fitting)
+    without = frozenset(CAPABILITIES) - {"parallel"}
+    assert not any(c.max_parallel > 1 for c in swarm.CONFIGS if _fits(c, without))
+
+
+class _Playback:
+    """What the real target observed, played again."""
+
+    name = "recorded"
+
+    def __init__(self, kept: list[Observation]) -> None:
+        self._kept = iter(kept)
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        return next(self._kept)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _without(profile: Profile, rule: str) -> Profile:
+    kept = tuple(d for d in profile.divergences if rule not in d.rules)
+    return Profile(f"{profile.name}-less", profile.implementation, kept, profile.capabilities)
+
+
+@pytest.mark.parametrize("harness", list(CASES))
+def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_and_no_other(
+    harness: str,
+) -> None:
+    """ORD-3 (Claude Code), SCHED-1 (Codex): two calls that run together on the binary stop
+    the program at the profile's known divergence; under a profile without it the same
+    observations are a counterexample blamed on that rule."""
+    try:
+        binary_of(Harness(harness), default_adapter_dir(Harness(harness)))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    rule = CASES[harness]
+    case = load_case(ROOT / "tests" / "regressions" / f"{harness}-{rule}.json")
+    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
+    target = process()
+    try:  # every command, also past where a comparison stops
+        assert "parallel" in target.reset(case.config)
+        kept = [target.apply(command) for command in case.commands]
+    finally:
+        target.close()
+        process.close()
+    found = replay_case(lambda: _Playback(kept), case.config, case.commands, PROFILES[harness])
+    assert found.divergence is None, found.divergence
+    assert found.stopped_by == rule
+    planted = replay_case(
+        lambda: _Playback(kept), case.config, case.commands, _without(PROFILES[harness], rule)
+    )
+    assert planted.divergence is not None
+    assert planted.divergence.rule_id == rule, planted.divergence.what
