@@ -45,6 +45,13 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
+# The PreToolUse decision words that ask the user: Claude Code's `defer` counts as `ask`
+# (HOOK-2), so a deferred call also runs only after an allowed-once answer (DEC-2).
+ASKING_DECISIONS = frozenset({"ask", "defer"})
+# A PreToolUse answer with one of these words that carries `updatedInput` supplies an input
+# (RW-2); a deny discards every rewrite of the call (HOOK-3). Other words apply no input.
+SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
+DENYING_DECISIONS = frozenset({"deny", "block"})
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 
@@ -220,9 +227,9 @@ class Prefix:
         for answer in self.hook_results.get(call_id, ()):
             if answer.point != "PreToolUse":
                 continue
-            if answer.decision in ("deny", "block"):
+            if answer.decision in DENYING_DECISIONS:
                 return None
-            if answer.updated_input is not None and answer.decision in ("allow", "ask"):
+            if answer.updated_input is not None and answer.decision in SUPPLYING_DECISIONS:
                 supplier = answer.handler_id
         return supplier
 
@@ -484,7 +491,7 @@ class Prefix:
                 # HOOK-1's, blamed once.
                 call_id = self.pending_hook_calls.pop(key, call_id)
                 self.hook_results.setdefault(call_id, []).append(answer)
-                if answer.decision == "ask" and answer.point == "PreToolUse":
+                if answer.decision in ASKING_DECISIONS and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
             elif self.pending_hook_calls:
                 self.pending_hook_calls.pop(key, None)
@@ -1282,15 +1289,33 @@ def _same_json(text: str, value: object) -> bool:
 
 @invariant("rewrite_traced_to_hooks", "RW-2", "RW-3", reads=of_types("tool/call"))
 def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A rewrite sidecar names hooks whose audited answers, before the reply, supplied the input."""
+    """A rewrite sidecar names every hook whose audited answer, before the reply, supplied an
+    input, the one in effect last, on a call no hook denied."""
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
         return NO_VIOLATIONS
     found: list[Violation] = []
-    answers = {
-        r.handler_id: r
-        for r in prefix.hook_results.get(fact.call_id, [])
-        if r.point == "PreToolUse"
-    }
+    pre_answers = [r for r in prefix.hook_results.get(fact.call_id, []) if r.point == "PreToolUse"]
+    denier = next((r for r in pre_answers if r.decision in DENYING_DECISIONS), None)
+    if denier is not None:
+        # Nothing was applied, so whatever else the sidecar says follows from this.
+        message = (
+            f"call {fact.call_id} carries a rewrite sidecar, but hook {denier.handler_id} "
+            "denied it: a deny discards every rewrite (HOOK-3), so no input was applied"
+        )
+        return [Violation("RW-2", fact.seq, message, (denier.seq,))]
+    answers = {r.handler_id: r for r in pre_answers}
+    named = set(fact.rewrite_handlers)
+    for supplier in pre_answers:
+        if (
+            supplier.updated_input is not None
+            and supplier.decision in SUPPLYING_DECISIONS
+            and supplier.handler_id not in named
+        ):
+            message = (
+                f"call {fact.call_id}: hook {supplier.handler_id} supplied an input too, and "
+                "the sidecar does not name it: it names every hook that supplied one"
+            )
+            found.append(Violation("RW-2", fact.seq, message, (supplier.seq,)))
     for handler in fact.rewrite_handlers:
         answer = answers.get(handler)
         if answer is None or answer.updated_input is None:
@@ -1312,6 +1337,12 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 message += (
                     f" (its answer for this call is audited at point {points}; a rewrite is a "
                     "PreToolUse answer's)"
+                )
+            elif answer is None:
+                # An answer audited later is there to see too: say why it does not count.
+                message += (
+                    " (none before this record: a call's PreToolUse hooks all answer before "
+                    "its reply, RW-3)"
                 )
             found.append(Violation("RW-2", fact.seq, message))
         elif prefix.reply_seq is not None and answer.seq > prefix.reply_seq:
@@ -1402,15 +1433,17 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         and fact.call_id in prefix.approval_due
         and not fact.is_error
     ):
+        asking = [
+            answer
+            for answer in prefix.hook_results.get(fact.call_id, ())
+            if answer.decision in ASKING_DECISIONS
+        ]
+        how = "deferred (an ask)" if all(a.decision == "defer" for a in asking) else "asked"
         msg = (
-            f"call {fact.call_id} ran before its approval: a PreToolUse hook asked, and its "
+            f"call {fact.call_id} ran before its approval: a PreToolUse hook {how}, and its "
             "result reports success with no allowed-once answer before it"
         )
-        asked = tuple(
-            answer.seq
-            for answer in prefix.hook_results.get(fact.call_id, ())
-            if answer.decision == "ask"
-        )
+        asked = tuple(answer.seq for answer in asking)
         return [Violation("DEC-2", fact.seq, msg, asked)]
     return NO_VIOLATIONS
 

@@ -236,8 +236,9 @@ def break_hook_4(rows: Rows) -> Rows:
 
 
 def break_rw_2(rows: Rows) -> Rows:
-    """call_c's rewrite sidecar names the policy hook, which supplied no input."""
-    _data(rows[_at(rows, "tool/call", call="call_c")])["rewrite"]["handlerIds"] = ["policy"]
+    """call_c's rewrite sidecar names the policy hook, which supplied no input, last."""
+    sidecar = _data(rows[_at(rows, "tool/call", call="call_c")])["rewrite"]
+    sidecar["handlerIds"] = [*sidecar["handlerIds"], "policy"]
     return rows
 
 

@@ -1,0 +1,107 @@
+"""`loopspec check` on hand-written logs whose verdict SPEC.md's words decide (session 14's
+reading of the spec by a harness author who knows only SPEC.md and the tutorial).
+
+Each log is under tests/fixtures/logs/blame/ (see its README): each test is a case where the
+checker's verdict differed from what SPEC.md says, fixed since.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from check_fixtures import FIXTURES
+
+from loopspec.properties.conformance.run import spec_text
+from loopspec.properties.logcheck.checker import LogReport, check_paths
+
+BLAME = FIXTURES / "blame"
+
+
+def check(path: Path) -> LogReport:
+    """The report of one fixture."""
+    (report,) = check_paths([str(path)])
+    return report
+
+
+def blamed(report: LogReport) -> list[tuple[str, int | None]]:
+    """(rule, line) of each violation and error, in the order reported."""
+    found: list[tuple[str, int | None]] = [(f.violation.rule_id, f.line) for f in report.violations]
+    found += [(e.rule_id or "", e.line) for e in report.errors]
+    return found
+
+
+def test_DEC_2_a_deferred_call_that_ran_without_approval_is_blamed() -> None:
+    """DEC-2 with HOOK-2: a Claude Code `defer` counts as `ask` (recorded as `defer`), so only
+    an allowed-once answer runs the call. A call whose hook deferred and whose success came with
+    no approval at all passed `check`, which took only the word `ask` for an ask. The same log
+    with the approval asked and answered allowed-once keeps every rule."""
+    report = check(BLAME / "violations" / "DEC-2-deferred-call-ran-unapproved.jsonl")
+    assert blamed(report) == [("DEC-2", 9)]
+    assert report.violations[0].violation.related == (4,)  # the hook's defer
+    report = check(BLAME / "valid" / "DEC-2-deferred-call-approved.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_RW_2_a_sidecar_that_leaves_out_a_hook_that_supplied_an_input_is_blamed() -> None:
+    """RW-2: the sidecar names every hook that supplied an input, the one in effect last (SPEC
+    section 3). Hooks h1 and h2 both rewrote c1, and the sidecar names h2 alone: `check` passed
+    it. Naming both keeps every rule."""
+    report = check(BLAME / "violations" / "RW-2-sidecar-omits-a-supplying-hook.jsonl")
+    assert blamed(report) == [("RW-2", 10)]
+    (found,) = report.violations
+    assert found.violation.related == (4,)  # h1's answer, the input left out
+    assert "h1" in found.violation.message
+    report = check(BLAME / "valid" / "RW-2-two-rewrites-both-named.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_RW_2_a_sidecar_on_a_call_a_hook_denied_is_blamed() -> None:
+    """RW-2 with HOOK-3: a deny discards every rewrite, and the sidecar is present exactly
+    when an input was applied. h1 rewrote c1 and h2 denied it; the record still carried h1's
+    input and a sidecar naming h1, and `check` passed it. The call recorded with the model's
+    input and no sidecar keeps every rule."""
+    report = check(BLAME / "violations" / "RW-2-sidecar-on-a-denied-call.jsonl")
+    assert blamed(report) == [("RW-2", 10)]
+    (found,) = report.violations
+    assert found.violation.related == (6,)  # h2's deny
+    assert "h2" in found.violation.message
+    report = check(BLAME / "valid" / "RW-2-deny-discards-the-rewrite.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_RW_2_a_pass_supplies_no_input_and_spec_says_which_words_do() -> None:
+    """RW-2: a hook/result whose decision is `pass` carrying an `updatedInput` supplies no
+    input (only `allow` and `ask` do; the bridge records what a hook sent, honoured or not), so
+    a call recorded without a sidecar keeps every rule. SPEC.md did not say which decision
+    words supply an input: its RW-2 read as if this log broke it."""
+    report = check(BLAME / "valid" / "RW-2-a-pass-supplies-no-input.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "its decision is `allow` or `ask`" in spec_text("RW-2")
+
+
+def test_RW_2_check_leaves_the_sidecar_order_and_an_unrecorded_input_on_a_failed_call() -> None:
+    """RW-2: a sidecar naming both rewriting hooks out of configured order, and a supplied
+    input left unrecorded on a call whose body then failed, break RW-2's text; from a log
+    `check` judges neither (the audit's order is not judged either, HOOK-4; a refusal and a
+    body's failure differ only in wording, TEXT-1), and SPEC.md now says so where a reader of
+    RW-2 looks (it named the invariants alone)."""
+    for name in (
+        "RW-2-sidecar-names-hooks-out-of-order.jsonl",
+        "RW-2-unrecorded-rewrite-then-the-body-failed.jsonl",
+    ):
+        report = check(BLAME / "unchecked" / name)
+        assert (blamed(report), report.status) == ([], "ok")
+    assert "The order of the hooks a sidecar names before the last" in spec_text("RW-2")
+
+
+def test_RW_3_a_named_hook_that_answers_after_the_record_is_RW_2_saying_why() -> None:
+    """RW-3: a sidecar names h1, whose rewrite is audited only after the reply and its record.
+    RW-3's **Where.** read as if check blamed that on RW-3; it is RW-2 at the record (no prefix
+    up to it shows h1's input: the verdict is prefix-closed), and the message said only 'h1 has
+    no audited rewrite for this call', with the audit in plain sight two lines below. It now
+    says none came before the record, and why that is what counts; SPEC.md says which part of
+    RW-3 check judges."""
+    report = check(BLAME / "violations" / "RW-2-sidecar-names-a-hook-that-answers-later.jsonl")
+    assert blamed(report) == [("RW-2", 6)]
+    assert "none before this record" in report.violations[0].violation.message
+    assert "one that has not answered by then is RW-2's" in spec_text("RW-3")
