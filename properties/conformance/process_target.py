@@ -312,6 +312,10 @@ class _Process:
                 exited_at = exited_at or time.monotonic()
                 if time.monotonic() - exited_at > EXITED_GRACE:
                     return None
+        # What arrived as the deadline struck is the answer (or the end of output), not a
+        # hang: the last wait may time out a moment before a driver's last line is queued.
+        with contextlib.suppress(queue.Empty):
+            return self.lines.get_nowait()
         raise queue.Empty
 
     def settle(self, grace: float) -> int | None:
@@ -531,8 +535,13 @@ class ProcessTarget:
         try:
             raw = process.receive(timeout)
         except queue.Empty:
-            # Alive at the last poll (`receive` ends at an exit): no exit code to wait for.
-            self._fail(f"no answer to {what} within {timeout:g} s", grace=0.0)
+            if process.popen.poll() is None:
+                # Alive at the deadline: a hang. No exit to wait for; a wait here would be paid
+                # again by every candidate a case's cutting-down hangs on.
+                self._fail(f"no answer to {what} within {timeout:g} s", grace=0.0)
+            # It exited as the timeout struck (a child it left may hold its stdout): not a
+            # hang. Its exit code and the last of its stderr say why it stopped.
+            self._fail(f"the process exited instead of answering {what}", grace=1.0)
         took = time.monotonic() - sent
         if raw is None:
             ended = f"the process ended its output instead of answering {what}"

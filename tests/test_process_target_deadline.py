@@ -1,0 +1,59 @@
+"""A process target at the very moment its answer timeout strikes (PROTO-1).
+
+A timeout tells a hang from a slow answer; what the target managed to do by then is not a hang.
+Each situation is made certain, not raced for: the process has exited, and its output has been
+read, before the deadline is looked at.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+
+import pytest
+
+from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.process_target import (
+    ProcessTarget,
+    ProcessTargetError,
+    _Process,
+)
+
+
+def test_PROTO_1_an_answer_that_arrived_as_the_deadline_struck_is_taken_not_a_hang() -> None:
+    """PROTO-1: a line queued when the wait for an answer times out is the answer, and the end
+    of output after it is the end: `receive` raised `queue.Empty` ("no answer within N s")
+    while the driver's last answer sat read and waiting, as when a driver answers and exits
+    just as the timeout strikes."""
+    process = _Process([sys.executable, "-c", 'print(\'{"type": "bye"}\')'])
+    try:
+        process.popen.wait()
+        process._threads[0].join()  # stdout read to its end: the line, then the end
+        assert process.receive(0.0) == b'{"type": "bye"}\n'
+        assert process.receive(0.0) is None
+    finally:
+        process.kill()
+
+
+def test_PROTO_1_a_driver_that_exits_as_its_timeout_strikes_is_reported_as_exited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROTO-1: a target that exited by the time its answer's wait ran out stopped; it did not
+    hang. It was reported as 'no answer to reset within 5 s', a crash read as a deadlock, and
+    its last stderr was not waited for; now the report says it exited, with its exit code and
+    the end of its stderr."""
+
+    def deadline_at_exit(process: _Process, timeout: float) -> bytes | None:
+        process.popen.wait()  # the deadline strikes once the process has exited
+        raise queue.Empty
+
+    monkeypatch.setattr(_Process, "receive", deadline_at_exit)
+    code = "import sys; sys.stdin.readline(); sys.stderr.write('out of memory\\n'); sys.exit(3)"
+    target = ProcessTarget([sys.executable, "-c", code], name="exits", timeout=5)
+    with pytest.raises(ProcessTargetError) as caught:
+        target.reset(LoopConfig())
+    message = str(caught.value)
+    assert "exits: the process exited instead of answering reset\n" in message, message
+    assert "no answer" not in message
+    assert "exit code: 3" in message
+    assert "out of memory" in message
