@@ -200,7 +200,7 @@ class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
     (a turn/end reason, TURN-5; a tool result's one block and the call it names, LOG-6; a
-    hook's dialect and duration, HOOK-1)."""
+    hook's point, handler, dialect, decision and duration, HOOK-1)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -381,6 +381,9 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         _str(data, "point")
         _str(data, "handlerId")
         _opt_str(data, "callId")
+    if not point or not handler:
+        # Pairs are keyed by (turn, point, handlerId): an empty one names no hook (HOOK-1).
+        raise FactError("a hook's point and handlerId must not be empty", "HOOK-1")
     fact.turn, fact.point, fact.handler_id, fact.call_id = turn, point, handler, call_id
     if fact.type == "hook/result":
         fact.decision = _str(data, "decision")
@@ -388,7 +391,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
             raise FactError(unknown_decision(fact.decision), "HOOK-1")
         fact.updated_input = data.get("updatedInput")
         duration = data.get("durationMs")
-        if duration is not None and not hook_duration_valid(duration):
+        if not hook_duration_valid(duration):
             if type(duration) not in (int, float):
                 raise FactError("data.durationMs must be a number")
             raise FactError(
@@ -397,7 +400,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     else:
         dialect = data.get("dialect")
         # A string first: a list or an object is not hashable, so no set can be asked of it.
-        if dialect is not None and (type(dialect) is not str or dialect not in HOOK_DIALECTS):
+        if type(dialect) is not str or dialect not in HOOK_DIALECTS:
             if type(dialect) is not str:
                 raise FactError("data.dialect must be a string")
             msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"

@@ -105,3 +105,27 @@ def test_RW_3_a_named_hook_that_answers_after_the_record_is_RW_2_saying_why() ->
     assert blamed(report) == [("RW-2", 6)]
     assert "none before this record" in report.violations[0].violation.message
     assert "one that has not answered by then is RW-2's" in spec_text("RW-3")
+
+
+def test_HOOK_1_an_empty_point_or_handler_is_refused_and_spec_says_what_a_point_is() -> None:
+    """HOOK-1: a hook's point and handlerId are non-empty strings (dsh's own hook invariant);
+    a hook/invoked and hook/result at point "" were read as valid. SPEC.md's HOOK-1 did not say
+    what a point is (the README did: PreToolUse or PostToolUse), and check reads any other
+    (dsh audits UserPromptSubmit and Stop hooks too): it now says both."""
+    report = check(BLAME / "violations" / "HOOK-1-empty-point.jsonl")
+    assert blamed(report) == [("HOOK-1", 5)]
+    assert report.status == "error"
+    assert "`UserPromptSubmit`" in spec_text("HOOK-1")
+
+
+def test_LOG_4_a_hook_without_its_dialect_or_duration_is_refused_naming_the_field() -> None:
+    """LOG-4: the event catalogue (SPEC.md section 10) lists hook/invoked.dialect and
+    hook/result.durationMs as required, and the model's reader refuses an event without them;
+    check read both as valid (it judged each only when present)."""
+    for name, line, field in (
+        ("LOG-4-hook-without-dialect.jsonl", 5, "dialect"),
+        ("LOG-4-hook-result-without-duration.jsonl", 6, "durationMs"),
+    ):
+        report = check(BLAME / "violations" / name)
+        assert blamed(report) == [("LOG-4", line)]
+        assert f"data.{field}" in report.errors[0].message

@@ -386,7 +386,7 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
     # runs for the first time for its call, not for a call of the reply whose arguments are
-    # not an object. HOOK-1 (read with the fact): a known dialect.
+    # not an object. HOOK-1 (read with the fact): a known dialect, a point and a handler.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -398,10 +398,13 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         type(turn) is not int
         or type(point) is not str
         or type(handler) is not str
+        or not point
+        or not handler
         or turn != prefix.open_turn
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
-        or (dialect is not None and (type(dialect) is not str or dialect not in HOOK_DIALECTS))
+        or type(dialect) is not str
+        or dialect not in HOOK_DIALECTS
     ):
         return False
     if call_id is not None:
@@ -436,7 +439,7 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(decision) is not str
         or decision not in HOOK_DECISIONS
         or (call_id is not None and type(call_id) is not str)
-        or (duration is not None and not hook_duration_valid(duration))
+        or not hook_duration_valid(duration)
         or turn != prefix.open_turn
         or (pending := (turn, point, handler)) not in prefix.pending_hooks
         or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
