@@ -7,12 +7,14 @@ checker's verdict differed from what SPEC.md says, fixed since.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from check_fixtures import FIXTURES
 
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.report import rules_checked
 
 BLAME = FIXTURES / "blame"
 
@@ -129,3 +131,42 @@ def test_LOG_4_a_hook_without_its_dialect_or_duration_is_refused_naming_the_fiel
         report = check(BLAME / "violations" / name)
         assert blamed(report) == [("LOG-4", line)]
         assert f"data.{field}" in report.errors[0].message
+
+
+def test_LOG_8_spec_states_the_commit_marker_a_version_1_log_carries(tmp_path: Path) -> None:
+    """LOG-8: check holds a version 1 log's commit markers to LOG-8, but SPEC.md never said
+    what a marker is (the README said `unit: [k, n]`, not that k counts from 1 nor that a
+    commit of one event has none): a log written from the spec's words, marking k from 0, got
+    four LOG-8 violations. SPEC.md's LOG-8 now states the marker; a log marked as it says
+    keeps every rule."""
+    assert "carries `unit: [k, n]` beside its `data`, k counting 1..n" in spec_text("LOG-8")
+    text = [{"type": "text", "text": "hi"}]
+    user = {"id": "m2", "role": "user", "content": text, "source": {"kind": "user"}}
+    model = {"kind": "model", "provider": "p", "model": "m"}
+    reply = {"id": "m3", "role": "assistant", "content": text, "source": model}
+    commits = [  # SubmitUser's commit, then the reply's
+        [
+            ("turn/start", {"turn": 1}),
+            ("step/start", {"turn": 1, "step": 1}),
+            ("user/message", user),
+        ],
+        [
+            ("assistant/message", {"turn": 1, "step": 1, "message": reply}),
+            ("step/end", {"turn": 1, "step": 1}),
+            ("turn/end", {"turn": 1, "reason": {"kind": "completed"}}),
+        ],
+    ]
+    lines: list[dict[str, object]] = [
+        {"type": "session", "version": 1, "id": "s", "createdAt": 1, "cwd": "/w"}
+    ]
+    for commit in commits:
+        for k, (kind, data) in enumerate(commit, start=1):
+            event = {"type": kind, "seq": len(lines) - 1, "time": 1, "data": data}
+            if kind.endswith("/message"):
+                event["surfaceOp"] = "append"
+            lines.append(event | {"unit": [k, len(commit)]})
+    log = tmp_path / "marked.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = check(log)
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "LOG-8" in rules_checked(report)
