@@ -1,4 +1,4 @@
-"""SPEC.md's generated sections and its rule index.
+"""SPEC.md's generated sections (its rule index is `loopspec.properties.spec_rules`).
 
 SPEC.md is written by people, except for sections between `<!-- generated:NAME -->` and
 `<!-- end generated:NAME -->`, which are rendered from the code that owns the facts: the
@@ -38,14 +38,6 @@ from loopspec.model.messages import (
 from loopspec.model.transitions import render_table
 from loopspec.model.wire import SURFACE_TYPES, event_data_to_wire
 from loopspec.model.wording import render_wording
-
-RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
-_RULE_SECTION = re.compile(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", re.S | re.M)
-
-
-def rule_sections(spec: str) -> dict[str, str]:
-    """Every rule SPEC.md states, by ID: its `### ID title` section, in SPEC order."""
-    return {match.group(1): match.group(0).strip() for match in _RULE_SECTION.finditer(spec)}
 
 
 def render_invariants() -> str:
@@ -237,8 +229,3 @@ def splice_generated_sections(text: str) -> str:
         fresh = match.group(1) + render() + "\n" + match.group(2)
         text = text[: match.start()] + fresh + text[match.end() :]
     return text
-
-
-def rule_ids_in_spec(text: str) -> list[str]:
-    """Every rule ID that has a heading in SPEC.md, in order."""
-    return RULE_HEADING.findall(text)

@@ -132,6 +132,30 @@ def test_checking_a_dsh_log_imports_neither_attrs_hypothesis_cattrs_nor_the_even
     assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers)) == set()
 
 
+def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
+    """`loopspec spec STEP-1` (check prints it under a log's violations) reads SPEC.md's rule
+    without the model, which only rendering SPEC.md's generated sections needs."""
+    modules = modules_after(
+        "import contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    status = main(['spec', 'STEP-1'])\n"
+        "assert status == 0 and out.getvalue().startswith('### STEP-1 '), out.getvalue()"
+    )
+    heavy = (
+        "attr",
+        "attrs",
+        "cattrs",
+        "hypothesis",
+        "loopspec.model",
+        "loopspec.properties.spec_doc",
+    )
+    # Every verb's failures are reported through the model's one error type (`cli.main._run`).
+    shared = {"loopspec.model", "loopspec.model.errors"}
+    assert loaded_of(modules, heavy) - shared == set()
+
+
 def test_the_dsh_header_type_is_no_record_type_of_another_loop() -> None:
     """`foreign` takes a first record of the header's type as dsh without asking the readers of
     other loops; that stays right only while neither reader claims that type."""

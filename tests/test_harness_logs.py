@@ -30,7 +30,7 @@ from loopspec.properties.logcheck.checker import (
 )
 from loopspec.properties.logcheck.foreign import SNIFF_BYTES
 from loopspec.properties.logcheck.harness_logs import RULES_CONSIDERED
-from loopspec.properties.spec_doc import rule_sections
+from loopspec.properties.spec_rules import rule_sections
 
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex"

@@ -10,7 +10,8 @@ from pathlib import Path
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.invariants import INVARIANTS
 from loopspec.model.transitions import TRANSITIONS
-from loopspec.properties.spec_doc import rule_ids_in_spec, splice_generated_sections
+from loopspec.properties.spec_doc import splice_generated_sections
+from loopspec.properties.spec_rules import rule_ids_in_spec
 from loopspec.properties.stateful.state_checks import STATE_CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent

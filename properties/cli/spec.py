@@ -7,11 +7,7 @@ import sys
 from pathlib import Path
 
 from loopspec.impl.user_files import UserFileError, read_user_file
-from loopspec.properties.spec_doc import (
-    render_generated_sections,
-    rule_sections,
-    splice_generated_sections,
-)
+from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
 """Bytes a spec file may hold (rule SAFE-4)."""
@@ -71,6 +67,12 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         return print_rules(args.rules)
+    # Imported only here: rendering the generated sections imports the whole model.
+    from loopspec.properties.spec_doc import (  # noqa: PLC0415
+        render_generated_sections,
+        splice_generated_sections,
+    )
+
     if args.write is None and args.check is None:
         print(render_generated_sections())
         return 0

@@ -14,7 +14,7 @@ from typing import Any, Final
 from loopspec import spec_text
 from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES, protocol_schema
-from loopspec.properties.spec_doc import rule_sections
+from loopspec.properties.spec_rules import rule_sections
 
 CASE_VERSION: Final = 1
 """The case file format `conform` writes and `replay` reads."""

@@ -78,7 +78,7 @@ from loopspec.properties.json_location import (
     repeated_member,
 )
 from loopspec.properties.profiles import PROFILES, Profile
-from loopspec.properties.spec_doc import rule_sections
+from loopspec.properties.spec_rules import rule_sections
 from loopspec.properties.stateful.strategies import CONFIGS
 
 TargetFactory = Callable[[], ConformanceTarget]
