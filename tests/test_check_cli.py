@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
 import shutil
 import sys
@@ -284,6 +285,48 @@ def test_a_directory_without_logs_is_an_error(
     code, out = run(capsys, str(tmp_path))
     assert code == 2
     assert "no .jsonl or .jsonl.zst files under it" in out
+
+
+def _refuse_listing(monkeypatch: pytest.MonkeyPatch, refused: Path) -> None:
+    """Make `refused` a directory that cannot be listed (chmod cannot do it for root)."""
+    scandir = os.scandir
+
+    def listing(path: Any = ".") -> Any:
+        if Path(path) == refused:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
+
+
+def test_a_folder_that_cannot_be_listed_under_a_directory_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subfolder the walk cannot list holds logs nobody checked: an input error naming it
+    (exit 2), not a pass over the logs beside it (it was skipped without a word, exit 0)."""
+    shutil.copy(VALID, tmp_path / "a.jsonl")
+    (tmp_path / "locked").mkdir()
+    shutil.copy(BROKEN, tmp_path / "locked" / "b.jsonl")
+    _refuse_listing(monkeypatch, tmp_path / "locked")
+    code, out = run(capsys, str(tmp_path))
+    assert code == 2
+    locked = tmp_path / "locked"
+    assert f"{locked}: error unreadable: cannot list the folder: permission denied" in out
+    code, parsed = run_json(capsys, str(tmp_path))
+    assert code == 2
+    assert [log["status"] for log in parsed["logs"]] == ["ok", "error"]
+
+
+def test_a_directory_named_that_cannot_be_listed_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory argument that cannot be listed is named for that, not for holding no log."""
+    _refuse_listing(monkeypatch, tmp_path)
+    code, out = run(capsys, str(tmp_path))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{tmp_path}: error unreadable: cannot list the folder: permission denied"
+    )
 
 
 def test_an_unreadable_file_is_an_error(

@@ -4,8 +4,9 @@
 argument in turn; a directory contributes every `*.jsonl` and `*.jsonl.zst` regular file below it
 (recursively, sorted, symlinked directories not followed; FIFOs and devices skipped); `-` is
 standard input. A path that cannot be used becomes a `SourceProblem` instead, so one bad argument
-never stops the others. A file a directory contributed is marked `walked`: one that is no session
-log is skipped there, while a file the user named is checked or reported as the wrong file.
+never stops the others; so does each folder below a directory that cannot be listed. A file a
+directory contributed is marked `walked`: one that is no session log is skipped there, while a
+file the user named is checked or reported as the wrong file.
 
 `LogSource.open()` gives a binary stream of the log's *decompressed* bytes. Compression is
 recognised by the zstd magic number, not by the file name, so a `.jsonl` that is really
@@ -81,21 +82,33 @@ def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]
             found = list(_logs_under(argument))
             if not found:
                 yield SourceProblem(argument, f"no {' or '.join(LOG_SUFFIXES)} files under it")
-            yield from (LogSource(path, walked=True) for path in found)
+            yield from found
         elif os.path.exists(argument):
             yield LogSource(argument)
         else:
             yield SourceProblem(argument, "no such file or directory")
 
 
-def _logs_under(directory: str) -> Iterator[str]:
-    for root, dirs, files in os.walk(directory):
+def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:
+    """The logs below `directory`, in walk order, and a problem for each folder the walk could
+    not list in its place: the logs in it went unchecked, which must not pass as a clean run."""
+    unlisted: list[OSError] = []
+    for root, dirs, files in os.walk(directory, onerror=unlisted.append):
+        yield from _unlisted(unlisted)
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(root, name)
             # Only regular files: a FIFO named x.jsonl would block the walk forever (SAFE-4).
             if name.endswith(LOG_SUFFIXES) and _regular(path):
-                yield path
+                yield LogSource(path, walked=True)
+    yield from _unlisted(unlisted)
+
+
+def _unlisted(errors: list[OSError]) -> Iterator[SourceProblem]:
+    while errors:
+        error = errors.pop(0)
+        reason = (error.strerror or str(error)).lower()
+        yield SourceProblem(str(error.filename), f"cannot list the folder: {reason}")
 
 
 def _regular(path: str) -> bool:
