@@ -153,7 +153,8 @@ class Prefix:
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
-        self.refused_calls: set[str] = set()
+        # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
+        self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
         # seqs of their records and how many results they have had. Each of the calls may be
         # recorded and answered once: EXE-1 names the reply, and the records and results of its
@@ -204,7 +205,7 @@ class Prefix:
         if self.results:
             self.results = {}
         if self.refused_calls:
-            self.refused_calls = set()
+            self.refused_calls = {}
         if self.repeated:
             self.repeated, self.repeat_records, self.repeat_results = {}, {}, {}
         if self.unapplied_rewrites:
@@ -516,7 +517,7 @@ class Prefix:
         if approval_id is not None and approval_id in self.approvals:
             call_id = self.approvals.pop(approval_id)
             if call_id and outcome != "allowed-once":
-                self.refused_calls.add(call_id)
+                self.refused_calls[call_id] = (str(outcome), seq)
             elif call_id:
                 self.approval_due.discard(call_id)
         elif outcome == "allowed-once":
@@ -1425,8 +1426,12 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         and fact.call_id in prefix.refused_calls
         and not fact.is_error
     ):
-        msg = f"call {fact.call_id} was not approved but its result reports success"
-        return [Violation("DEC-2", fact.seq, msg)]
+        outcome, answered = prefix.refused_calls[fact.call_id]
+        msg = (
+            f"call {fact.call_id} was not approved (its approval was answered {outcome!r}; only "
+            "allowed-once runs a call) but its result reports success"
+        )
+        return [Violation("DEC-2", fact.seq, msg, (answered,))]
     if (
         fact.type == "tool/result"
         and fact.surface == "append"

@@ -170,3 +170,15 @@ def test_LOG_8_spec_states_the_commit_marker_a_version_1_log_carries(tmp_path: P
     report = check(log)
     assert (blamed(report), report.status) == ([], "ok")
     assert "LOG-8" in rules_checked(report)
+
+
+def test_DEC_2_a_call_run_after_an_answer_other_than_allowed_once_names_that_answer() -> None:
+    """DEC-2: only allowed-once runs an asked call. An approval answered `allow-always` (no
+    outcome DEC-2 lists) and then a success was blamed 'call c1 was not approved but its result
+    reports success', citing only the result: a reader looking at an answer that reads like an
+    approval could not tell why. The message now quotes the answer and cites its line."""
+    report = check(BLAME / "violations" / "DEC-2-approval-answered-an-unlisted-word-then-ran.jsonl")
+    assert blamed(report) == [("DEC-2", 11)]
+    (found,) = report.violations
+    assert "answered 'allow-always'" in found.violation.message
+    assert found.violation.related == (8,)  # the approval/decided
