@@ -391,8 +391,9 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
 
 
 def _os_message(error: OSError) -> str:
-    if error.filename is None and error.strerror:
-        return error.strerror
+    # The report's line already names the path: Python's "[Errno 13] ...: 'path'" repeats it.
+    if error.strerror:
+        return error.strerror[:1].lower() + error.strerror[1:]
     return str(error)
 
 
