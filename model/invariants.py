@@ -153,6 +153,8 @@ class Prefix:
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
+        # The step's approval requests already answered, with the seq of the answer.
+        self.answered_approvals: dict[str, int] = {}
         # Calls whose approval was answered otherwise than allowed-once: that answer, its seq.
         self.refused_calls: dict[str, tuple[str, int]] = {}
         # The ids the step's reply repeats (EXE-1), with every block of each; and for those, the
@@ -218,6 +220,8 @@ class Prefix:
             self.approval_due = set()
         if self.pre_hook_runs:
             self.pre_hook_runs = {}
+        if self.answered_approvals:
+            self.answered_approvals = {}
 
     def supplied_rewrite(self, call_id: str) -> str | None:
         """The last hook whose audited PreToolUse answer supplied an input that should apply.
@@ -516,6 +520,7 @@ class Prefix:
         self.under_way(seq, "approval/decided")
         if approval_id is not None and approval_id in self.approvals:
             call_id = self.approvals.pop(approval_id)
+            self.answered_approvals[approval_id] = seq
             if call_id and outcome != "allowed-once":
                 self.refused_calls[call_id] = (str(outcome), seq)
             elif call_id:
@@ -1418,6 +1423,13 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
             )
             return [Violation("RW-4", fact.seq, msg, (record.seq,))]
     if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
+        answered = prefix.answered_approvals.get(fact.approval_id or "")
+        if answered is not None:
+            msg = (
+                f"approval/decided {fact.approval_id} answers a request already answered at "
+                f"seq {answered}: each request is answered once"
+            )
+            return [Violation("DEC-2", fact.seq, msg, (answered,))]
         msg = f"approval/decided {fact.approval_id} answers no pending request"
         return [Violation("DEC-2", fact.seq, msg)]
     if (

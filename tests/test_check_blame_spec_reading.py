@@ -182,3 +182,14 @@ def test_DEC_2_a_call_run_after_an_answer_other_than_allowed_once_names_that_ans
     (found,) = report.violations
     assert "answered 'allow-always'" in found.violation.message
     assert found.violation.related == (8,)  # the approval/decided
+
+
+def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_before() -> None:
+    """DEC-2: each request is answered once. A second approval/decided for approval-c1 was
+    blamed 'answers no pending request', though the request is right there two lines up; the
+    message now says it was answered already, and cites that answer."""
+    report = check(BLAME / "violations" / "DEC-2-approval-answered-twice.jsonl")
+    assert blamed(report) == [("DEC-2", 11)]
+    (found,) = report.violations
+    assert "already answered at seq 8" in found.violation.message
+    assert found.violation.related == (8,)
