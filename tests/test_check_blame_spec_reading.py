@@ -193,3 +193,11 @@ def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_befo
     (found,) = report.violations
     assert "already answered at seq 8" in found.violation.message
     assert found.violation.related == (8,)
+
+
+def test_LOG_5_an_unknown_header_version_is_a_notice_naming_LOG_5() -> None:
+    """LOG-5: the header's version is 0, or 1 for the logs `loopspec run` writes. A log with
+    version 3 is checked with a notice, which named no rule (a crash tail's names REC-2), so
+    `loopspec spec` could not be asked what the version should be."""
+    report = check(FIXTURES / "valid" / "unknown-version.jsonl")
+    assert [(n.kind, n.rule_id) for n in report.notices] == [("unknown-version", "LOG-5")]

@@ -640,7 +640,8 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
             message = f"header version {version} is not one this checker knows ({known})"
             message += "; checked as version 0 is (commit markers, if any, unread)"
-            report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message))
+            # LOG-5 says which versions there are: name it, as a crash tail names REC-2.
+            report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message, "LOG-5"))
         return True
     message = (
         'the first line must be the session header, {"type": "session", "version": 0, "id": '
