@@ -15,7 +15,6 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol, assert_never, runtime_checkable
@@ -41,6 +40,7 @@ from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
 from loopspec.model.wording import DENIED_WITHOUT_REASON, ERROR_PREFIX, REWRITE_REFUSED
+from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
@@ -69,20 +69,17 @@ class Divergence:
         holds apart (LOG-1's seqs, ORD-2's citations, LOG-8's commits): the diff then shows the
         events with their seqs, and the commits, so a report never shows an empty diff.
         """
-        for shown in (displayed_observation, _displayed_with_seqs):
-            diff = _json_diff(shown(self.expected), shown(self.actual))
-            if diff:
-                return diff
+        # The target's seq of each event shown: a violation names the event by it.
+        seqs = [event.get("seq") for event in self.actual.events if in_scope(event)]
+        shown = (displayed_observation(self.expected), displayed_observation(self.actual))
+        diff = labelled_json_diff(*shown, target_seqs=seqs)
+        if diff:
+            return diff
+        shown = (_displayed_with_seqs(self.expected), _displayed_with_seqs(self.actual))
+        diff = labelled_json_diff(*shown)
+        if diff:
+            return diff
         return "(the observations are the same, seqs and commits too: see the line above)"
-
-
-def _json_diff(expected: object, actual: object) -> str:
-    def lines(value: object) -> list[str]:
-        return json.dumps(value, indent=1, sort_keys=True).splitlines()
-
-    return "\n".join(
-        difflib.unified_diff(lines(expected), lines(actual), "model", "target", lineterm="", n=2)
-    )
 
 
 class DivergenceFound(AssertionError):
