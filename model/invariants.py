@@ -1063,6 +1063,10 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
     """No other model-visible message lands between a reply's calls and their last result."""
     if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
         return NO_VIOLATIONS
+    if fact.surface_end is not None and fact.surface_end < prefix.reply_seq:
+        # A replacement takes the place of the nodes it replaces (LOG-7): of nodes before the
+        # reply, it lands before the calls, not between them and their results.
+        return NO_VIOLATIONS
     missing = prefix.unanswered()
     if missing:
         ids = [call_id for call_id, _ in missing]

@@ -139,7 +139,7 @@ def test_LOG_8_spec_states_the_commit_marker_a_version_1_log_carries(tmp_path: P
     commit of one event has none): a log written from the spec's words, marking k from 0, got
     four LOG-8 violations. SPEC.md's LOG-8 now states the marker; a log marked as it says
     keeps every rule."""
-    assert "carries `unit: [k, n]` beside its `data`, k counting 1..n" in spec_text("LOG-8")
+    assert "carries the member unit: [k, n] beside its data, k counting 1..n" in spec_text("LOG-8")
     text = [{"type": "text", "text": "hi"}]
     user = {"id": "m2", "role": "user", "content": text, "source": {"kind": "user"}}
     model = {"kind": "model", "provider": "p", "model": "m"}
@@ -201,3 +201,17 @@ def test_LOG_5_an_unknown_header_version_is_a_notice_naming_LOG_5() -> None:
     `loopspec spec` could not be asked what the version should be."""
     report = check(FIXTURES / "valid" / "unknown-version.jsonl")
     assert [(n.kind, n.rule_id) for n in report.notices] == [("unknown-version", "LOG-5")]
+
+
+def test_ADJ_1_a_replacement_of_nodes_before_the_reply_lands_before_the_calls() -> None:
+    """ADJ-1: nothing model-visible between a reply's calls and its last result. A user/message
+    that replaces (LOG-7) the turn's opening message while c1 awaits its result takes that
+    message's place, before the call: the history is summary, call, result, which every provider
+    accepts. check blamed ADJ-1 (it read any user/message there as landing between); ADJ-1's
+    text said only 'appended', leaving a replacement undecided. One that replaces the reply
+    itself does land where the call was, and is still blamed."""
+    report = check(BLAME / "valid" / "ADJ-1-replace-before-the-reply-while-a-call-awaits.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    report = check(BLAME / "violations" / "ADJ-1-replace-of-the-reply-while-its-call-awaits.jsonl")
+    assert blamed(report) == [("ADJ-1", 7)]
+    assert "nor replaces (LOG-7) nodes from the reply on" in spec_text("ADJ-1")
