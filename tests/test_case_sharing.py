@@ -792,7 +792,8 @@ def test_MODEL_1_a_report_says_in_words_which_events_each_side_appended() -> Non
         Observation(True, events=(context, result), executed=(("c2", "{}"),)),
     )
     assert "\n    the model appended tool/result\n" in shown
-    assert "\n    the target appended user/message, tool/result; started c2\n" in shown
+    said = "\n    the target appended user/message, tool/result; started running call c2\n"
+    assert said in shown
     refused = _report_of(
         Observation(False, refusal_rule="EXE-4", refusal_message="not running"),
         Observation(True),

@@ -54,6 +54,7 @@ from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.conform_run import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import machine
+from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import DivergenceFound, displayed_observation
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.machine import (
@@ -220,7 +221,11 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
     lines = capsys.readouterr().out.splitlines()
     prefix = "CONFORMANT: no divergence in 5 programs; rules: "
     assert lines[-1].startswith(prefix)
-    start = lines.index("rules (exercised: a program created the situation the rule governs):")
+    # The header says what both counts count ("checked xM" was explained nowhere in the text).
+    start = lines.index(
+        "rules (exercised xN: the programs created the situation the rule governs N times; "
+        "checked xM: M comparisons covered the events it speaks about):"
+    )
     table = lines[start + 1 : lines.index("transitions exercised:") - 1]
     row_status = re.compile(r"  \S+ +(.+?)(?: x\d+)?(?: \(checked x\d+\))?$")
     statuses = Counter(match.group(1) for row in table if (match := row_status.match(row)))
@@ -716,9 +721,11 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     blocker.write_text("mine\n", encoding="utf-8")
     assert main(["conform", "--case-dir", str(blocker / "cases")]) == 1
     shown = capsys.readouterr()
-    assert "shrunk command program (each command in words, then as driver protocol JSON):\n" in (
-        shown.out
-    )
+    # The configuration first: it names the hooks and tools the program's words name.
+    assert report.config is not None
+    configuration = f"configuration: {json.dumps(config_to_json(report.config))}\n"
+    listing = "shrunk command program (each command in words, then as driver protocol JSON):\n"
+    assert configuration + listing in shown.out
     assert '  #1 the user sends "hi"\n     {"kind": "SubmitUser", "text": "hi"}\n' in shown.out
     assert "rule TURN-5: " in shown.out
     assert "saved case:" not in shown.out

@@ -69,7 +69,9 @@ def _did(observation: Observation) -> str:
     types = [str(event.get("type")) for event in observation.events]
     did = f"appended {', '.join(types)}" if types else "appended nothing"
     if observation.executed:
-        did += f"; started {', '.join(call_id for call_id, _ in observation.executed)}"
+        started = [call_id for call_id, _ in observation.executed]
+        calls = "call" if len(started) == 1 else "calls"
+        did += f"; started running {calls} {', '.join(started)}"
     return did
 
 
@@ -139,7 +141,11 @@ def counterexample_lines(
     divergence = report.divergence
     if divergence is None:
         return []
-    lines = ["shrunk command program (each command in words, then as driver protocol JSON):"]
+    lines = []
+    if report.config is not None:  # it names the hooks and tools the program's words name
+        config = json.dumps(config_to_json(report.config), ensure_ascii=False)
+        lines.append(f"configuration: {config}")
+    lines.append("shrunk command program (each command in words, then as driver protocol JSON):")
     lines += _listing(report.config, report.program, "  ")
     lines.append("")
     described = _describe_divergence(divergence, report.config, report.program)
@@ -181,7 +187,10 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
         print()
         for line in counterexample_lines(report, case_path, target):
             print(line)
-    print("\nrules (exercised: a program created the situation the rule governs):")
+    print(
+        "\nrules (exercised xN: the programs created the situation the rule governs N times; "
+        "checked xM: M comparisons covered the events it speaks about):"
+    )
     for row in rule_table(report):
         need = f" (needs {row['needs']})" if row["status"] == "not applicable" else ""
         count = f" x{row['generated']}" if row["generated"] else ""
