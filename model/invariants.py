@@ -491,15 +491,14 @@ class Prefix:
         if turn is not None:
             key = (turn, answer.point or "", answer.handler_id or "")
             self.pending_hooks.pop(key, None)
-            if call_id is not None:
-                # It answers for the call its hook/invoked names: one naming another call is
-                # HOOK-1's, blamed once.
+            if call_id is not None or self.pending_hook_calls:
+                # It answers for the call its hook/invoked names, named again or not (HOOK-1):
+                # one naming another call is HOOK-1's, blamed once.
                 call_id = self.pending_hook_calls.pop(key, call_id)
+            if call_id is not None:
                 self.hook_results.setdefault(call_id, []).append(answer)
                 if answer.decision in ASKING_DECISIONS and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
-            elif self.pending_hook_calls:
-                self.pending_hook_calls.pop(key, None)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)

@@ -215,3 +215,16 @@ def test_ADJ_1_a_replacement_of_nodes_before_the_reply_lands_before_the_calls() 
     report = check(BLAME / "violations" / "ADJ-1-replace-of-the-reply-while-its-call-awaits.jsonl")
     assert blamed(report) == [("ADJ-1", 7)]
     assert "nor replaces (LOG-7) nodes from the reply on" in spec_text("ADJ-1")
+
+
+def test_HOOK_1_a_hook_result_that_names_no_call_answers_for_the_call_its_invoked_names() -> None:
+    """HOOK-1: a hook/result answers the pending hook/invoked of its (turn, point, handlerId),
+    and names the same call *when both name one*: a result that names none answers for the
+    call its hook/invoked names. check dropped such an answer, so an ask in it never made its
+    call wait for approval (a success with no approval passed DEC-2), and a rewrite in it
+    was 'no audited rewrite for this call' (RW-2) for the sidecar that named it."""
+    report = check(BLAME / "violations" / "DEC-2-ask-whose-result-names-no-call.jsonl")
+    assert blamed(report) == [("DEC-2", 9)]
+    assert report.violations[0].violation.related == (4,)  # the ask
+    report = check(BLAME / "valid" / "RW-2-rewrite-whose-result-names-no-call.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
