@@ -357,3 +357,39 @@ def test_SAFE_5_ctrl_c_while_a_counterexample_is_confirmed_keeps_it() -> None:
         found.divergence,
     )
     assert reduced.replays == 1
+
+
+class _InterruptedAtItsThirdCommand(ModelTarget):
+    """A target the user stops (Ctrl-C) while its third command of the run works; it counts the
+    commands it is sent after that."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.applied = 0
+        self.after_the_interrupt = 0
+
+    def apply(self, command: Command) -> Observation:
+        self.applied += 1
+        if self.applied == 3:
+            raise KeyboardInterrupt
+        if self.applied > 3:
+            self.after_the_interrupt += 1
+        return super().apply(command)
+
+
+def test_SAFE_5_ctrl_c_while_a_command_works_ends_the_run_and_sends_nothing_more() -> None:
+    """SAFE-5: Ctrl-C while the target works on a command ends the run with KeyboardInterrupt
+    (the CLI's exit 130), and the target is sent nothing more. The program's teardown settled
+    it, sending the commands that drive it to a quiet end: a process target then read the
+    interrupted command's answer as the next one's, and the run reported a divergence the target
+    'answered differently when it ran again' (PROTO-1, exit 2), or saved a PROTO-1 case for it
+    (h3's Frank, Ctrl-C in about half of 14 tries)."""
+    made: list[_InterruptedAtItsThirdCommand] = []
+
+    def factory() -> _InterruptedAtItsThirdCommand:
+        made.append(_InterruptedAtItsThirdCommand())
+        return made[-1]
+
+    with pytest.raises(KeyboardInterrupt):
+        run_conformance(factory, examples=5, seed_value=BATCH_SEED, show_progress=False)
+    assert [target.after_the_interrupt for target in made if target.applied >= 3] == [0]

@@ -18,6 +18,7 @@ settled to a quiet end, and the known divergences each program showed are counte
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar, assert_never
@@ -475,10 +476,13 @@ def conformance_machine(
             abandoned = data.status in (Status.OVERRUN, Status.INVALID)
             if not pinned or self.raised:
                 PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
+            # Ctrl-C may have struck mid-command: the target's state (a process's unread answer)
+            # is unknown, and what settling sent would be judged against it.
+            interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
             try:
                 # Not an abandoned program: Hypothesis drops what it raises, yet a divergence
                 # would pin its rule and turn the runs after it into "shrinking".
-                if self.configured and not self.failed and not abandoned:
+                if self.configured and not self.failed and not abandoned and not interrupted:
                     self.settle()  # what is still queued or running is compared too
                 if self.checker is not None and not self.failed:
                     KNOWN_HITS.update(self.checker.shown())
