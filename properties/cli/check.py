@@ -43,7 +43,8 @@ reason (--format json). In a directory (~/.claude, ~/.codex), the JSONL files th
 is; named on the command line, such a file is an error (not-a-session-log).
 
 Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
-cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...).
+cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...), also
+when another log breaks a rule: the summary line, and the JSON's summary, count both.
 """
 
 
