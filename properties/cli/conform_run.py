@@ -720,8 +720,11 @@ def replay_header(
     """What a replay says before its verdict: the target it runs (`impl` and `cmd` as given,
     both None for the bundled one), the one the case records, the profile it applies (the same
     in `loopspec replay` and the pytest plugin)."""
+    # The bundled loop by name, not by the factory's module path, which means nothing to a
+    # reader who never saw the source.
+    against = shown(replayed) if impl or cmd else "loopspec's bundled implementation"
     lines = [
-        f"{case_name}: replaying against {shown(replayed)}",
+        f"{case_name}: replaying against {against}",
         f"  {_recorded_target_note(case.target, impl, cmd)}",
     ]
     return lines + ([f"  {profile_note}"] if profile_note is not None else [])
