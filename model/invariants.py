@@ -997,7 +997,11 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                     "(only a TOOL_NOT_STARTED repair may answer an unrecorded call)",
                 )
             ]
-    elif fact.sources is None or record.seq not in fact.sources:
+    elif fact.error_code != REPAIR_NOT_STARTED and (
+        fact.sources is None or record.seq not in fact.sources
+    ):
+        # A TOOL_NOT_STARTED repair of a recorded call cites no record because it says there is
+        # none: that is its wrong code, which REC-1 reports, blamed once.
         return [
             Violation(
                 "ORD-2",

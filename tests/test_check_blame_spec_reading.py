@@ -228,3 +228,19 @@ def test_HOOK_1_a_hook_result_that_names_no_call_answers_for_the_call_its_invoke
     assert report.violations[0].violation.related == (4,)  # the ask
     report = check(BLAME / "valid" / "RW-2-rewrite-whose-result-names-no-call.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_REC_1_a_not_started_repair_of_a_recorded_call_is_REC_1_alone(tmp_path: Path) -> None:
+    """REC-1: a repair answers a recorded call TOOL_OUTCOME_UNKNOWN citing its tool/call, an
+    unrecorded one TOOL_NOT_STARTED. A TOOL_NOT_STARTED repair of a recorded call cites no
+    record, as that code says there is none: it was blamed REC-1 and ORD-2 ('does not cite its
+    tool/call') at the same line, one fault twice. It is REC-1 alone; the same repair worded
+    TOOL_OUTCOME_UNKNOWN without the citation is still ORD-2."""
+    path = BLAME / "violations" / "REC-1-not-started-for-a-recorded-call.jsonl"
+    assert blamed(check(path)) == [("REC-1", 7)]
+    text = path.read_text(encoding="utf-8")
+    unknown = text.replace("TOOL_NOT_STARTED", "TOOL_OUTCOME_UNKNOWN")
+    assert unknown != text
+    other = tmp_path / "outcome-unknown-without-citation.jsonl"
+    other.write_text(unknown, encoding="utf-8")
+    assert blamed(check(other)) == [("ORD-2", 7)]
