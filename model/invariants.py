@@ -176,6 +176,9 @@ class Prefix:
         self.messages_wait_kind = ""
         # A crash repair's result was appended in the open turn: the turn must end interrupted.
         self.repaired = False
+        # The open turn's interrupted replies that carry calls (ABORT-2 blames each): their
+        # calls, which no one was to answer, are not blamed again when the turn ends (ADJ-3).
+        self.interrupted_replies: set[int] = set()
         # The reply (by seq) whose calls' missing tool/call records the reader of a log's commit
         # markers blamed on LOG-8 (`loopspec.properties.logcheck.commit_units`), and those
         # calls: their results are not blamed again on ADJ-2 for lacking a record.
@@ -328,6 +331,8 @@ class Prefix:
             self.dangling = []
         self.dangling_before_last_step = 0
         self.repaired = False
+        if self.interrupted_replies:
+            self.interrupted_replies = set()
         self._reset_hooks()
 
     def _fold_step_start(self, fact: Fact) -> None:
@@ -373,6 +378,8 @@ class Prefix:
         # A replacement (compaction) without calls is no reply of the open step.
         if fact.calls or fact.surface == "append":
             self.take_reply(fact.seq, fact.calls or ())
+            if fact.interrupted and fact.calls:
+                self.interrupted_replies.add(fact.seq)
         if fact.surface is not None:
             self._fold_surface(fact)
 
@@ -1119,7 +1126,8 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
 
     A turn that ends interrupted was closed by a crash repair: the calls its last step left
     without a result are the repair's to answer, and `repair_results_match_call_state` blames
-    them on REC-1, the precise rule there."""
+    them on REC-1, the precise rule there. The calls of an interrupted reply should not be
+    there at all: ABORT-2 blames the reply (`interrupted_reply_has_no_calls`), once."""
     if fact.type != "turn/end" or fact.reason_kind == "error":
         return NO_VIOLATIONS
     found: list[Violation] = []
@@ -1130,6 +1138,8 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     elif prefix.open_step is None:
         dangling = dangling[: prefix.dangling_before_last_step]
     for call_id, reply_seq in dangling:
+        if reply_seq in prefix.interrupted_replies:
+            continue  # an interrupted reply's call: ABORT-2 blamed the reply for showing it
         found.append(
             Violation("ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,))
         )

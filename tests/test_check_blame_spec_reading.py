@@ -244,3 +244,18 @@ def test_REC_1_a_not_started_repair_of_a_recorded_call_is_REC_1_alone(tmp_path: 
     other = tmp_path / "outcome-unknown-without-citation.jsonl"
     other.write_text(unknown, encoding="utf-8")
     assert blamed(check(other)) == [("ORD-2", 7)]
+
+
+def test_ABORT_2_an_interrupted_reply_with_a_call_is_ABORT_2_alone(tmp_path: Path) -> None:
+    """ABORT-2: a cancelled reply keeps only its text, never a tool call. An interrupted reply
+    carrying call c1, then the turn ending aborted, was blamed ABORT-2 at the reply and ADJ-3
+    at the turn/end (c1 unanswered): one fault twice, since the call should not be shown at
+    all. It is ABORT-2 alone; the same reply not marked interrupted is ADJ-3, as before."""
+    path = BLAME / "violations" / "ABORT-2-interrupted-reply-with-a-call.jsonl"
+    assert blamed(check(path)) == [("ABORT-2", 5)]
+    text = path.read_text(encoding="utf-8")
+    whole = text.replace(', "interrupted": true', "")
+    assert whole != text
+    other = tmp_path / "uninterrupted.jsonl"
+    other.write_text(whole, encoding="utf-8")
+    assert blamed(check(other)) == [("ADJ-3", 7)]
