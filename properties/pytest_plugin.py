@@ -18,7 +18,9 @@ regression suite. `-k "not saved_case"` runs the random suite alone.
 Then the random suite, `loopspec.properties.conformance.suite`: it runs as many programs as the
 active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and
 chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
-profiles exist only in its repository's tests). A counterexample is saved in the case directory.
+profiles exist only in its repository's tests). Its programs are the same every run unless
+Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N`
+draws. A counterexample is saved in the case directory.
 """
 
 from __future__ import annotations

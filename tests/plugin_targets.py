@@ -45,3 +45,9 @@ class _DeclaresNothing(ModelTarget):
 def declares_nothing() -> ModelTarget:
     """A loop without optional features: conform never sends it an abort, a hook or a crash."""
     return _DeclaresNothing()
+
+
+def completion_order_results() -> MutantTarget:
+    """A loop that commits results as bodies finish (ORD-3): found after a number of programs
+    that depends on the seed."""
+    return MutantTarget(next(m for m in MUTANTS if m.name == "completion-order-results"))

@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import plugin_targets
 import pytest
 
 from loopspec.properties import pytest_plugin
+from loopspec.properties.cli.conform_run import counts_line
+from loopspec.properties.conformance.run import run_conformance
 
 TESTS = Path(__file__).resolve().parent
 
@@ -103,6 +106,39 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     assert rerun in done.stdout
     assert "conformance/run.py" not in done.stdout
     assert "During handling of the above exception" not in done.stdout
+
+
+def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path: Path) -> None:
+    """PROTO-1: `--hypothesis-seed=N` (Hypothesis's own pytest option) makes the random suite
+    draw what `loopspec conform --seed N` draws with the same budget; the suite ran the same
+    derandomized programs whatever seed was given (h3's Frank, pinning a CI run's seed)."""
+    seeded = run_conformance(
+        plugin_targets.completion_order_results,
+        examples=25,
+        steps=50,  # Hypothesis's default stateful_step_count, as the users-ci profile keeps it
+        seed_value=3,
+        show_progress=False,
+    )
+    unseeded = run_conformance(
+        plugin_targets.completion_order_results,
+        examples=25,
+        steps=50,
+        seed_value=None,
+        show_progress=False,
+    )
+    counts = counts_line(seeded).rsplit(", ", 1)[0]  # without the seconds
+    assert counts != counts_line(unseeded).rsplit(", ", 1)[0]  # the seed tells something
+    done = _pytest(
+        tmp_path,
+        "plugin_targets:completion_order_results",
+        "--loopspec-impl",
+        25,
+        "--hypothesis-seed=3",
+        "-k",
+        "not saved_case",
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"  {counts}, " in done.stdout
 
 
 @pytest.mark.parametrize(

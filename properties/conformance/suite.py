@@ -1,7 +1,8 @@
 """The conformance suite the pytest plugin runs (`pytest --loopspec-impl=MODULE:FACTORY`).
 
 Not collected by loopspec's own test run: the plugin adds this file only when a target is given.
-It runs what `loopspec conform` runs, with the active Hypothesis profile's budget, and fails
+It runs what `loopspec conform` runs, with the active Hypothesis profile's budget and the seed
+of `--hypothesis-seed` (as `conform --seed`; without it, the same programs every run), and fails
 with what the CLI prints: the shrunk program, the rule and how it is broken, the diff, the rule's
 SPEC text, the saved case file and the command that replays it — and nothing of Hypothesis's
 own output.
@@ -29,6 +30,19 @@ from loopspec.properties.conformance.run import (
 from loopspec.properties.pytest_plugin import case_folder
 
 
+def _seed(config: pytest.Config) -> int | None:
+    """Hypothesis's own `--hypothesis-seed=N`, taken as `loopspec conform --seed N`; None (the
+    derandomized sequence: the same programs every run) when it is not given."""
+    given = config.getoption("hypothesis_seed", default=None)
+    if given is None:
+        return None
+    try:
+        return int(given)
+    except ValueError:
+        said = f"--hypothesis-seed={given}: the loopspec suite takes an integer seed"
+        pytest.fail(f"loopspec: error: {said}", pytrace=False)
+
+
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
     folder = case_folder(request.config)
@@ -54,7 +68,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             factory,
             examples=profile.max_examples,
             steps=profile.stateful_step_count,
-            seed_value=None,
+            seed_value=_seed(request.config),
             show_progress=False,
         )
     except TargetError as broke:
