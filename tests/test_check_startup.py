@@ -33,6 +33,7 @@ from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 # spend most of theirs on), and the check needs none of them. argparse imports shutil (3 ms, with
 # the compression modules it imports) to learn the terminal's width unless told it, and textwrap
 # to wrap help: `cli.main` tells it the width, and wraps the verbs' help only when it is shown.
+# subprocess: check runs nothing (the hook audit's wrapper imports it only to run a hook).
 NEVER_FOR_CHECK = (
     "attr",
     "attrs",
@@ -45,6 +46,7 @@ NEVER_FOR_CHECK = (
     "loopspec.model.events",
     "loopspec.model.wire",
     "shutil",
+    "subprocess",
     "textwrap",
     "zstandard",
 )
@@ -130,6 +132,30 @@ def test_checking_a_dsh_log_imports_neither_attrs_hypothesis_cattrs_nor_the_even
     assert "loopspec.model.invariants" in modules  # it did check
     readers = ("loopspec.properties.logcheck.claude_code", "loopspec.properties.logcheck.codex")
     assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers)) == set()
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "logs"
+
+
+@pytest.mark.parametrize(
+    ("log", "status"),
+    [
+        ("claude-code/valid/rewrite-to-the-same-input.jsonl", 0),
+        ("codex/violations/RW-1.jsonl", 1),
+    ],
+)
+def test_checking_another_loops_log_imports_its_reader_but_no_attrs(log: str, status: int) -> None:
+    """A Claude Code transcript or a Codex rollout is read by its reader (`harness_logs`), which
+    needs none of what a dsh log's check does without."""
+    modules = modules_after(
+        "import contextlib, io\n"
+        "from loopspec.properties.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    status = main(['check', {str(FIXTURES / log)!r}])\n"
+        f"assert status == {status}, out.getvalue()"
+    )
+    assert "loopspec.properties.logcheck.harness_logs" in modules  # it did read the log
+    assert loaded_of(modules, NEVER_FOR_CHECK) == set()
 
 
 def test_spec_RULE_the_command_check_names_imports_no_model() -> None:

@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, BinaryIO, assert_never
-
-import attrs
+from typing import Any, BinaryIO, NamedTuple, assert_never
 
 from loopspec.model.invariants import Violation, calls_awaiting, rule_ids
 from loopspec.properties.logcheck.checker import (
@@ -56,8 +54,9 @@ RULES_CONSIDERED = (*rule_ids(), "HOOK-3")
 MAX_HOOK_SHOWN = 60
 
 
-@attrs.frozen
-class Call:
+# NamedTuples and a plain class, not attrs classes: `loopspec check` on a Claude Code or Codex
+# log imports no attrs (it takes longer to import than the interpreter to start).
+class Call(NamedTuple):
     """A tool call as the model history and the log record it: id, tool name, input."""
 
     call_id: str
@@ -65,8 +64,7 @@ class Call:
     arguments: Any
 
 
-@attrs.frozen
-class Reply:
+class Reply(NamedTuple):
     """A model reply (one request's answer) that made `calls`; `key` tells replies apart."""
 
     key: str
@@ -74,8 +72,7 @@ class Reply:
     line: int
 
 
-@attrs.frozen
-class Result:
+class Result(NamedTuple):
     """The result of call `call_id` written to the history; `refused` when the log says the
     call never ran (a permission check turned it down)."""
 
@@ -84,16 +81,14 @@ class Result:
     refused: bool = False
 
 
-@attrs.frozen
-class Visible:
+class Visible(NamedTuple):
     """A model-visible message that is neither a reply nor a result (`what` says which)."""
 
     what: str
     line: int
 
 
-@attrs.frozen
-class HookRewrite:
+class HookRewrite(NamedTuple):
     """A PreToolUse hook answered for `call_id`; `hook` names it (its whole command: two hooks
     differ in it); `updated_input` is None when it supplied none; `denied` when its decision was
     deny."""
@@ -105,8 +100,7 @@ class HookRewrite:
     line: int
 
 
-@attrs.frozen
-class Executed:
+class Executed(NamedTuple):
     """What ran for `call_id`, as the log records it (`ran`, in the call's own shape when the
     dialect can say), and the model's input it is compared against by `same_input`."""
 
@@ -115,8 +109,7 @@ class Executed:
     line: int
 
 
-@attrs.frozen
-class Invented:
+class Invented(NamedTuple):
     """An assistant message the loop wrote itself, sent to the model as its own, right after
     the repair results of `repaired` (calls a crash left unanswered, answered on resume)."""
 
@@ -126,8 +119,7 @@ class Invented:
     repair_line: int
 
 
-@attrs.frozen
-class TurnStart:
+class TurnStart(NamedTuple):
     """A new turn begins: the turn before it is over, whatever ended it."""
 
     line: int
@@ -136,8 +128,7 @@ class TurnStart:
 Observation = Reply | Result | Visible | HookRewrite | Executed | Invented | TurnStart
 
 
-@attrs.frozen
-class Dialect:
+class Dialect(NamedTuple):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, and
     how to compare an executed input with a call's input."""
 
@@ -156,16 +147,18 @@ def _hook_shown(hook: str) -> str:
     return hook if len(hook) <= MAX_HOOK_SHOWN else hook[:MAX_HOOK_SHOWN] + "..."
 
 
-@attrs.define
 class _Pending:
     """A reply whose calls still await results."""
 
-    reply: Reply
-    waiting: list[str]
-    line_of_call: dict[str, int]
-    # Ids the reply repeated (EXE-1), once per repetition: a result for one is not a second
-    # answer, and none is owed (results pair by id).
-    repeated: list[str] = attrs.Factory(list)
+    __slots__ = ("line_of_call", "repeated", "reply", "waiting")
+
+    def __init__(self, reply: Reply, waiting: list[str], line_of_call: dict[str, int]) -> None:
+        self.reply = reply
+        self.waiting = waiting
+        self.line_of_call = line_of_call
+        # Ids the reply repeated (EXE-1), once per repetition: a result for one is not a second
+        # answer, and none is owed (results pair by id).
+        self.repeated: list[str] = []
 
     def answered_repeats(self) -> list[str]:
         """Repeated ids whose first call has its result."""

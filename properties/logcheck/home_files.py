@@ -22,13 +22,10 @@ user asked for that file to be checked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import attrs
+from typing import Any, NamedTuple
 
 
-@attrs.frozen
-class HomeFile:
+class HomeFile(NamedTuple):
     """A kind of file that is not a session log: its report name and what it holds."""
 
     kind: str
