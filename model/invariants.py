@@ -1368,6 +1368,12 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                     "its reply, RW-3)"
                 )
             found.append(Violation("RW-2", fact.seq, message))
+        elif answer.decision not in SUPPLYING_DECISIONS:
+            message = (
+                f"call {fact.call_id}: the sidecar names hook {handler}, whose answer "
+                f"({answer.decision}) supplies no input: only an allow or an ask does"
+            )
+            found.append(Violation("RW-2", fact.seq, message, (answer.seq,)))
         elif prefix.reply_seq is not None and answer.seq > prefix.reply_seq:
             found.append(
                 Violation(
@@ -1381,6 +1387,7 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if (
         in_effect is not None
         and in_effect.updated_input is not None
+        and in_effect.decision in SUPPLYING_DECISIONS
         and fact.arguments is not None
         and not _same_json(fact.arguments, in_effect.updated_input)
     ):

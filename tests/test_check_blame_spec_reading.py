@@ -259,3 +259,15 @@ def test_ABORT_2_an_interrupted_reply_with_a_call_is_ABORT_2_alone(tmp_path: Pat
     other = tmp_path / "uninterrupted.jsonl"
     other.write_text(whole, encoding="utf-8")
     assert blamed(check(other)) == [("ADJ-3", 7)]
+
+
+def test_RW_2_a_sidecar_naming_a_hook_whose_word_supplies_no_input_is_blamed() -> None:
+    """RW-2: only an `allow` or an `ask` carrying `updatedInput` supplies an input; a `pass`
+    (or `defer`, `approve`) supplies none, whatever it carries, so a call it alone answered was
+    not rewritten. A sidecar naming such a hook, with the reply and record carrying its input,
+    passed `check`, which took any audited `updatedInput` for a rewrite."""
+    report = check(BLAME / "violations" / "RW-2-sidecar-names-a-pass.jsonl")
+    assert blamed(report) == [("RW-2", 8)]
+    (found,) = report.violations
+    assert "whose answer (pass) supplies no input" in found.violation.message
+    assert found.violation.related == (4,)  # the pass
