@@ -10,9 +10,11 @@ import json
 import os
 import re
 import shlex
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -448,6 +450,49 @@ def test_SAFE_3_a_target_that_leaves_a_detached_child_neither_hangs_nor_leaks(
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert not _alive(int(pidfile.read_text(encoding="utf-8")))
+
+
+# Answers reset, notes its pid, then neither answers nor ends on SIGTERM or a closed stdin.
+_STUBBORN_TARGET = """
+import json, os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+sys.stdin.readline()
+ready = {"type": "ready", "protocol": 1, "implementation": "stubborn", "capabilities": []}
+print(json.dumps(ready), flush=True)
+with open(sys.argv[1], "w") as pidfile:
+    pidfile.write(str(os.getpid()))
+while True:
+    time.sleep(1)
+"""
+
+
+def test_SAFE_3_a_conform_run_ended_by_sigterm_ends_its_target(tmp_path: Path) -> None:
+    """SAFE-3: SIGTERM (a CI job's `timeout`) ends `loopspec conform` with exit 143 and its
+    target with it. The default action killed loopspec on the spot: the target, in a session of
+    its own, went on running (h3's Frank found one left after `timeout 3`)."""
+    script, pidfile = tmp_path / "stubborn.py", tmp_path / "target.pid"
+    script.write_text(_STUBBORN_TARGET, encoding="utf-8")
+    command = shlex.join([sys.executable, str(script), str(pidfile)])
+    run = subprocess.Popen(
+        [*CLI, "conform", "--cmd", command, "--examples", "2"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(400):  # the target answered reset: conform awaits its first answer
+            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.02)
+        target = int(pidfile.read_text(encoding="utf-8"))
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 143, err
+    assert "Traceback" not in err
+    assert not _alive(target)
 
 
 def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(

@@ -264,10 +264,25 @@ def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace,
     # A descendant that left its process group and cleared its environment still reparents
     # to us as a subreaper, and is ended here (SAFE-3).
     reaping.become_subreaper()
+    import signal  # noqa: PLC0415 (only verbs that start processes)
+
+    # SIGTERM's default action would end us on the spot, leaving every target and hook, each in
+    # a session of its own, running (SAFE-3). Ended here instead, not by an exception raised
+    # through the run: one raised while a gc callback runs is dropped, and the run goes on.
+    signal.signal(signal.SIGTERM, _end_everything_below)
     try:
         return _handled(handler, args, LoopSpecError)
     finally:
         reaping.kill_descendants()
+
+
+def _end_everything_below(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job's timeout, `kill`): end every descendant, then exit 143 (128 +
+    SIGTERM, what a shell reports for a program SIGTERM ended) without unwinding."""
+    from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
+
+    reaping.kill_descendants()
+    os._exit(128 + signum)
 
 
 def _handled(
