@@ -38,6 +38,18 @@ class UserFileError(ValueError):
         super().__init__(message)
         self.unreadable = unreadable
 
+    @property
+    def rule_id(self) -> str:
+        """The rule a command cites for this refusal: SAFE-4 for what it refuses unread, none
+        (`""`, model.errors.NO_RULE_BROKEN) when the system refused the file."""
+        return "" if self.unreadable else "SAFE-4"
+
+
+def refused_by_system(path: object, doing: str, error: OSError) -> str:
+    """`path: cannot <doing>: <the system's reason>`, the one wording of a file the system will
+    not let loopspec read or write (no rule is broken)."""
+    return f"{path}: cannot {doing}: {error.strerror or error}"
+
 
 def file_kind(mode: int) -> str:
     """What a file of this `st_mode` is, in words."""
@@ -61,7 +73,7 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
-        message = f"{path}: cannot read the {what}: {error.strerror}"
+        message = refused_by_system(path, f"read the {what}", error)
         raise UserFileError(message, unreadable=True) from error
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
@@ -71,7 +83,7 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
             while len(data) <= cap and (chunk := stream.read(min(_CHUNK, cap + 1 - len(data)))):
                 data += chunk
     except OSError as error:
-        message = f"{path}: cannot read the {what}: {error.strerror}"
+        message = refused_by_system(path, f"read the {what}", error)
         raise UserFileError(message, unreadable=True) from error
     if len(data) > cap:
         raise UserFileError(f"{path}: the {what} is larger than {cap} bytes")

@@ -8,14 +8,20 @@ refusal cannot leave a half-applied step behind). Both carry the rule ID they en
 
 from __future__ import annotations
 
+NO_RULE_BROKEN = ""
+"""The `rule_id` of an error no rule covers: a file that is not there, or that the system will
+not let loopspec read or write. Its text carries no `[RULE]` tag, as `check` reports a missing
+log ("error unreadable", no rule): a tag would send the reader to a rule for a typo in a path."""
+
 
 class LoopSpecError(Exception):
-    """Root of every error the model raises on purpose."""
+    """Root of every error the model raises on purpose; its text is `[RULE] message`, or the
+    message alone under `NO_RULE_BROKEN`."""
 
     def __init__(self, message: str, *, rule_id: str) -> None:
         self.rule_id = rule_id
         self.message = message
-        super().__init__(f"[{rule_id}] {message}")
+        super().__init__(f"[{rule_id}] {message}" if rule_id else message)
 
 
 class InvalidEventError(LoopSpecError):

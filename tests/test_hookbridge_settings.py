@@ -169,7 +169,8 @@ def test_HOOK_1_invalid_settings_name_the_file_and_the_json_path(
 
 
 def test_HOOK_1_unreadable_and_non_json_files_are_refused(tmp_path: Path) -> None:
-    """HOOK-1: a missing file or one that is not JSON gets the same error type, at `$`."""
+    """HOOK-1: a missing file or one that is not JSON gets the same error type (the one that
+    is not JSON at `$`; a missing file is at no JSON path)."""
     with pytest.raises(HookSettingsError, match="cannot read"):
         load_settings(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"

@@ -40,13 +40,16 @@ MATCH_ALL = "*"
 
 
 class HookSettingsError(LoopSpecError):
-    """A settings document loopspec will not run hooks from; names the file and the JSON path."""
+    """A settings document loopspec will not run hooks from; names the file and the JSON path
+    (none when the file could not be read: SAFE-4 refused it, or the system did, no rule)."""
 
     def __init__(self, source: str, json_path: str, problem: str, rule_id: str = "HOOK-1") -> None:
         self.source = source
         self.json_path = json_path
         self.problem = problem
-        super().__init__(f"{source}: {json_path}: {problem}", rule_id=rule_id)
+        # No JSON path for a file not read: its refusal names the file itself.
+        located = f"{source}: {json_path}: {problem}" if json_path else problem
+        super().__init__(located, rule_id=rule_id)
 
 
 @attrs.frozen
@@ -132,8 +135,8 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
     source = str(path)
     try:
         data = read_user_file(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
-    except UserFileError as error:
-        raise HookSettingsError(source, "$", str(error)) from error
+    except UserFileError as error:  # SAFE-4's refusal, or the system's (no rule)
+        raise HookSettingsError(source, "", str(error), error.rule_id) from error
     try:
         document = parse_user_json(data)
     except json.JSONDecodeError as error:

@@ -64,10 +64,12 @@ from loopspec.properties.conformance.command_codec import ProtocolError, command
 
 
 class ScenarioError(LoopSpecError):
-    """A scenario file that cannot be run; the message names the file and the JSON path."""
+    """A scenario file that cannot be run; the message names the file and the JSON path. What
+    the file holds is PROTO-1's (its commands are the driver protocol's); a file that cannot be
+    read names SAFE-4 or no rule, as `UserFileError.rule_id` says."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+    def __init__(self, message: str, *, rule_id: str = "PROTO-1") -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 @attrs.frozen
@@ -110,7 +112,7 @@ def load_scenario(path: Path) -> Scenario:
     try:
         data = read_user_file(path, cap=SCENARIO_FILE_CAP, what="scenario")
     except UserFileError as error:
-        raise ScenarioError(str(error)) from error
+        raise ScenarioError(str(error), rule_id=error.rule_id) from error
     try:
         document = parse_user_json(data)
     except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError

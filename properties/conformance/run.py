@@ -32,7 +32,7 @@ from loopspec import spec_text as shipped_spec
 from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file, shown
 from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance import machine as conformance
@@ -151,8 +151,7 @@ class CaseFileUnreadable(TargetError):
     protocol for a typo in a path."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.args = (message,)  # str(error): the message alone, without "[PROTO-1] "
+        super().__init__(message, rule_id=NO_RULE_BROKEN)
 
 
 class UndeclaredCapability(TargetError):
@@ -1117,7 +1116,7 @@ def load_case(path: Path) -> Case:
         if error.unreadable:
             raise CaseFileUnreadable(str(error)) from error
         # A device, or a file over the cap: what SAFE-4 refuses unread.
-        raise TargetError(str(error), rule_id="SAFE-4") from error
+        raise TargetError(str(error), rule_id=error.rule_id) from error
     # A case is shared and may come back through an editor that saves a byte order mark
     # (JSON allows a parser to ignore it); nothing else about the file changes.
     data = data.removeprefix(codecs.BOM_UTF8)

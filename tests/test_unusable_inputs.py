@@ -1,0 +1,55 @@
+"""A file or folder a verb cannot use is one line naming it, exit 2, in the words `check` and
+`replay` use: no rule when the system refused it (no such file, no permission), SAFE-4 when it is
+refused unread (a device, a directory, a file over its cap), the rule its content breaks
+otherwise; nothing at a path that existed is replaced (SAFE-2, SAFE-4)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+SCENARIO = {
+    "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
+    "turns": [{"user": "hi", "replies": [{"blocks": [], "finish": "completed"}]}],
+}
+
+
+def _scenario(tmp_path: Path) -> Path:
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps({**SCENARIO, "cwd": str(tmp_path)}), encoding="utf-8")
+    return path
+
+
+def test_SAFE_4_run_names_no_rule_for_a_missing_scenario_or_hooks_file_and_SAFE_4_for_a_device(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: `run` said '[PROTO-1] missing.json: cannot read the scenario' and, for a missing
+    hooks file, '[HOOK-1] missing.json: $: missing.json: cannot read the hooks file' (the path
+    twice, and the rule of the hook audit); no rule is broken by a typo in a path, and replay
+    and check name none. A device or a directory is what SAFE-4 refuses unread. No log is
+    started for a run that cannot start."""
+    missing = tmp_path / "missing.json"
+    log = tmp_path / "out.jsonl"
+    scenario = str(_scenario(tmp_path))
+    for argv, said in [
+        ([str(missing)], f"{missing}: cannot read the scenario: No such file or directory"),
+        ([os.devnull], f"[SAFE-4] {os.devnull}: the scenario is a character device, not a file"),
+        (
+            [scenario, "--hooks", str(missing)],
+            f"{missing}: cannot read the hooks file: No such file or directory",
+        ),
+        (
+            [scenario, "--hooks", str(tmp_path)],
+            f"[SAFE-4] {tmp_path}: the hooks file is a directory, not a file",
+        ),
+    ]:
+        assert main(["run", *argv, "--log", str(log)]) == 2
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", f"loopspec: error: {said}\n")
+        assert not log.exists()
+
