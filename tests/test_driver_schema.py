@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -50,9 +51,11 @@ from loopspec.properties.conformance.driver_protocol import (
     explain,
     protocol_schema,
 )
+from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful import strategies as gen
 
+ROOT = Path(__file__).resolve().parent.parent
 TO = {"$ref": "#/$defs/toImplementation"}
 BASH_X = ToolCallBlock("c1", "bash", '{"command":"ls"}')
 FROM = {"$ref": "#/$defs/fromImplementation"}
@@ -267,6 +270,16 @@ def test_PROTO_1_conform_help_and_the_schema_say_where_the_protocol_is_explained
         assert where in " ".join(capsys.readouterr().out.split()), verb
     assert where in protocol_schema()["description"]
     assert '{"type": "reset", "protocol": 1, "config": CONFIG}' in (driver_protocol.__doc__ or "")
+
+
+def test_PROTO_1_the_protocol_says_how_long_an_answer_is_awaited() -> None:
+    """PROTO-1: a process has DEFAULT_TIMEOUT to answer each message, start-up included; the
+    protocol's pages said nothing of it, so an implementer whose loop starts slowly learned it
+    from a failed run (h3's Frank)."""
+    documented = " ".join((driver_protocol.__doc__ or "").split())
+    assert f"within {DEFAULT_TIMEOUT:g} seconds (the first `reset`'s answer" in documented
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"has {DEFAULT_TIMEOUT:g} s to answer each message" in readme
 
 
 def test_PROTO_1_the_protocol_says_a_refusal_names_the_models_rule() -> None:
