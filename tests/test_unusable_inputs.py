@@ -53,3 +53,23 @@ def test_SAFE_4_run_names_no_rule_for_a_missing_scenario_or_hooks_file_and_SAFE_
         assert (captured.out, captured.err) == ("", f"loopspec: error: {said}\n")
         assert not log.exists()
 
+
+def test_SAFE_2_run_log_in_a_folder_that_is_not_there_is_one_line_naming_no_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-2: `run --log` in a folder that does not exist printed Python's
+    "[Errno 2] No such file or directory: '...'", and under a file "[SAFE-2] ...: cannot use it
+    as the log: Not a directory"; both are the system's refusal, in check's one-line form,
+    naming no rule, and the file in the way is left as it was."""
+    scenario = str(_scenario(tmp_path))
+    in_the_way = tmp_path / "notes.txt"
+    in_the_way.write_text("mine\n", encoding="utf-8")
+    for log, reason in [
+        (tmp_path / "no-such-folder" / "out.jsonl", "create the log: No such file or directory"),
+        (in_the_way / "out.jsonl", "use it as the log: Not a directory"),
+    ]:
+        assert main(["run", scenario, "--log", str(log)]) == 2
+        captured = capsys.readouterr()
+        assert (captured.out, captured.err) == ("", f"loopspec: error: {log}: cannot {reason}\n")
+    assert in_the_way.read_text(encoding="utf-8") == "mine\n"
+

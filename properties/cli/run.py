@@ -20,8 +20,8 @@ from loopspec.impl.hookbridge import load_settings
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
-from loopspec.impl.user_files import file_kind
-from loopspec.model.errors import LoopSpecError
+from loopspec.impl.user_files import file_kind, refused_by_system
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event, HookResulted, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
@@ -77,10 +77,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 class LogPathError(LoopSpecError):
-    """A `--log` path `run` will not write to; nothing at it was changed."""
+    """A `--log` path `run` will not write to; nothing at it was changed. SAFE-2 refuses what
+    is not a log of loopspec's; a path the system will not let `run` use names no rule."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="SAFE-2")
+    def __init__(self, message: str, *, rule_id: str = "SAFE-2") -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 LOG_HEAD_BYTES = len(HEADER_START)
@@ -104,7 +105,8 @@ def checked_log_path(path: Path) -> Path:
     except FileNotFoundError:
         return path
     except OSError as error:
-        raise LogPathError(f"{path}: cannot use it as the log: {error.strerror}") from error
+        message = refused_by_system(path, "use it as the log", error)
+        raise LogPathError(message, rule_id=NO_RULE_BROKEN) from error
     if not stat.S_ISREG(status.st_mode):
         kind = file_kind(status.st_mode)
         raise LogPathError(f"{path}: is {kind}, not a log; refusing to write there")
@@ -117,7 +119,8 @@ def checked_log_path(path: Path) -> Path:
         with open(path, "rb") as stream:
             head = stream.read(LOG_HEAD_BYTES)
     except OSError as error:
-        raise LogPathError(f"{path}: cannot read it: {error.strerror}") from error
+        message = refused_by_system(path, "read the log", error)
+        raise LogPathError(message, rule_id=NO_RULE_BROKEN) from error
     if head and not (head.startswith(HEADER_START) or HEADER_START.startswith(head)):
         raise LogPathError(
             f"{path}: exists and is not a loopspec log (a user's file, or a dsh log); "
@@ -167,6 +170,12 @@ def run(args: argparse.Namespace) -> int:
         )
     except ImplError as error:  # the log is locked by another run, or not a log after all
         raise LogPathError(f"{log_path}: {error}") from error
+    except OSError as error:
+        if error.filename != os.fspath(log_path):
+            raise
+        # Its folder is missing or read-only: the system's refusal, in the one line check's is.
+        message = refused_by_system(log_path, "create the log", error)
+        raise LogPathError(message, rule_id=NO_RULE_BROKEN) from error
     appended = result.events[result.earlier :]
     before = f", {result.earlier} of them from earlier runs" if result.earlier else ""
     print(f"session log: {log_path} ({len(result.events)} events{before})")
