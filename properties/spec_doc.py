@@ -215,15 +215,22 @@ def render_generated_sections() -> str:
     return "\n\n".join(f"## {name}\n\n{render()}" for name, render in SECTIONS.items())
 
 
+class MissingSection(ValueError):
+    """A spec file without one of the generated sections' markers (a wrong file, or a marker
+    edited away): no rule of SPEC.md is broken, so the error names none."""
+
+
 def splice_generated_sections(text: str) -> str:
-    """`text` with each generated section replaced by its current rendering."""
+    """`text` with each generated section replaced by its current rendering; `MissingSection`
+    when a section's markers are not there."""
     for name, render in SECTIONS.items():
         pattern = re.compile(
             rf"(<!-- generated:{name} -->\n).*?(<!-- end generated:{name} -->)", re.DOTALL
         )
         if not pattern.search(text):
-            msg = f"no <!-- generated:{name} --> ... <!-- end generated:{name} --> section"
-            raise LoopSpecError(msg, rule_id="SPEC")
+            raise MissingSection(
+                f"no <!-- generated:{name} --> ... <!-- end generated:{name} --> section"
+            )
         match = pattern.search(text)
         assert match is not None
         fresh = match.group(1) + render() + "\n" + match.group(2)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 from pathlib import Path
 
 import pytest
 
 from loopspec.properties.cli.main import main
 
+SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 SCENARIO = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
     "turns": [{"user": "hi", "replies": [{"blocks": [], "finish": "completed"}]}],
@@ -73,3 +75,31 @@ def test_SAFE_2_run_log_in_a_folder_that_is_not_there_is_one_line_naming_no_rule
         assert (captured.out, captured.err) == ("", f"loopspec: error: {log}: cannot {reason}\n")
     assert in_the_way.read_text(encoding="utf-8") == "mine\n"
 
+
+def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_without_sections(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-4: `spec --check /dev/null` named no rule for what SAFE-4 refuses unread; a file
+    without the generated sections was '[SPEC] no <!-- generated:... section', a tag that is no
+    rule, and no file named; a --write the system refuses printed "[Errno 13] Permission
+    denied: '...'". Now: [SAFE-4] for the device, the file's name and no tag for the others."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# notes\n", encoding="utf-8")
+    assert main(["spec", "--check", os.devnull]) == 2
+    device = f"loopspec: error: [SAFE-4] {os.devnull}: the spec file is a character device"
+    assert capsys.readouterr().err.startswith(device)
+    assert main(["spec", "--check", str(notes)]) == 2
+    section = f"loopspec: error: {notes}: no <!-- generated:transitions --> ... <!-- end"
+    assert capsys.readouterr().err.startswith(section)
+
+    spec_copy = tmp_path / "SPEC.md"
+    spec_copy.write_bytes(SPEC.read_bytes())
+
+    def refuse(path: Path, *args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    # As root (CI containers) a read-only file is writable: the system's refusal is simulated.
+    monkeypatch.setattr(pathlib.Path, "write_text", refuse)
+    assert main(["spec", "--write", str(spec_copy)]) == 2
+    said = f"loopspec: error: {spec_copy}: cannot write the spec file: Permission denied\n"
+    assert capsys.readouterr().err == said

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from loopspec.impl.user_files import UserFileError, read_user_file
+from loopspec.impl.user_files import UserFileError, read_user_file, refused_by_system
 from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         return print_rules(args.rules)
     # Imported only here: rendering the generated sections imports the whole model.
     from loopspec.properties.spec_doc import (  # noqa: PLC0415
+        MissingSection,
         render_generated_sections,
         splice_generated_sections,
     )
@@ -80,17 +81,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = read_user_file(path, cap=SPEC_FILE_CAP, what="spec file")
         text = data.decode("utf-8")
-    except UserFileError as error:  # rule SAFE-4: a device, a directory, too large
-        print(f"loopspec: error: {error}", file=sys.stderr)
+    except UserFileError as error:  # SAFE-4's refusal (a device, a directory, too large), or none
+        tag = f"[{error.rule_id}] " if error.rule_id else ""
+        print(f"loopspec: error: {tag}{error}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as error:
         print(f"loopspec: error: {path}: not UTF-8 text: {error}", file=sys.stderr)
         return 2
-    updated = splice_generated_sections(text)
+    try:
+        updated = splice_generated_sections(text)
+    except MissingSection as error:  # a file, not a rule: name the file, as a reader looks there
+        print(f"loopspec: error: {path}: {error}", file=sys.stderr)
+        return 2
     if args.check is not None:
         if updated != text:
             print(f"{path}: generated sections are stale; run `make spec`", file=sys.stderr)
             return 1
         return 0
-    path.write_text(updated, encoding="utf-8")
+    try:
+        path.write_text(updated, encoding="utf-8")
+    except OSError as error:
+        said = refused_by_system(path, "write the spec file", error)
+        print(f"loopspec: error: {said}", file=sys.stderr)
+        return 2
     return 0
