@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.spec_doc import SECTIONS
 
-SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
 SCENARIO = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
     "turns": [{"user": "hi", "replies": [{"blocks": [], "finish": "completed"}]}],
@@ -92,8 +92,11 @@ def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_with
     section = f"loopspec: error: {notes}: no <!-- generated:transitions --> ... <!-- end"
     assert capsys.readouterr().err.startswith(section)
 
-    spec_copy = tmp_path / "SPEC.md"
-    spec_copy.write_bytes(SPEC.read_bytes())
+    spec_copy = tmp_path / "SPEC.md"  # every generated section's markers, nothing else
+    spec_copy.write_text(
+        "".join(f"<!-- generated:{name} -->\n<!-- end generated:{name} -->\n" for name in SECTIONS),
+        encoding="utf-8",
+    )
 
     def refuse(path: Path, *args: object, **kwargs: object) -> int:
         raise PermissionError(13, "Permission denied", str(path))
@@ -103,3 +106,26 @@ def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_with
     assert main(["spec", "--write", str(spec_copy)]) == 2
     said = f"loopspec: error: {spec_copy}: cannot write the spec file: Permission denied\n"
     assert capsys.readouterr().err == said
+
+
+def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: `run --harness` read its --hooks file whole, unbounded (`--hooks /dev/zero` ate
+    memory), printed "[PROTO-1] d: cannot read the hooks file: [Errno 21] Is a directory: 'd'"
+    for a directory, and "[Errno 2] ...: '...'" for --log in a missing folder. Now the hooks
+    file is read as the bundled loop's is: over 4 MiB or a directory is refused unread under
+    SAFE-4, and the log's folder is named without a rule; nothing is created."""
+    padded = tmp_path / "hooks.json"
+    padded.write_text('{"hooks": {}}' + " " * (4 * 1024 * 1024), encoding="utf-8")
+    log = tmp_path / "no-such-folder" / "out.jsonl"
+    # The scenario has no `results` or `approvals`: a harness run refuses them.
+    run = ["run", str(_scenario(tmp_path)), "--harness", "codex", "--log", str(log)]
+    for more, said in [
+        (["--hooks", str(tmp_path)], f"[SAFE-4] {tmp_path}: the hooks file is a directory, not"),
+        (["--hooks", str(padded)], f"[SAFE-4] {padded}: the hooks file is larger than 4194304"),
+        ([], f"{log}: cannot create the log: No such file or directory\n"),
+    ]:
+        assert main([*run, *more]) == 2
+        assert capsys.readouterr().err.startswith(f"loopspec: error: {said}")
+    assert not log.parent.exists()

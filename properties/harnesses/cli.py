@@ -13,11 +13,18 @@ hooks file, log path or installation cannot be used.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from loopspec.impl.hookbridge.settings import SETTINGS_FILE_CAP
+from loopspec.impl.user_files import (
+    UserFileError,
+    parse_user_json,
+    read_user_file,
+    refused_by_system,
+)
+from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, load_harness_script
 from loopspec.properties.harnesses.session import (
@@ -34,9 +41,14 @@ def load_hooks(path: Path) -> dict[str, Any]:
     """A Claude Code settings.json / Codex hooks.json: `{"hooks": {EVENT: [{matcher, hooks:
     [{type: command, command}]}]}}`; `HarnessError` naming the file and the bad part."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise HarnessError(f"{path}: cannot read the hooks file: {error}") from error
+        # Bounded as the bundled loop's hooks file is (SAFE-4): `--hooks /dev/zero` ate memory.
+        data = read_user_file(path, cap=SETTINGS_FILE_CAP, what="hooks file")
+    except UserFileError as error:
+        raise HarnessError(str(error), rule_id=error.rule_id) from error
+    try:
+        document = parse_user_json(data)
+    except ValueError as error:  # not UTF-8, not JSON, nested too deeply
+        raise HarnessError(f"{path}: the hooks file is not JSON: {error}") from error
     if not isinstance(document, dict):
         raise HarnessError(f'{path}: $ must be an object with "hooks"')
     events = document.get("hooks")
@@ -66,6 +78,9 @@ def _claim_log_path(path: Path) -> int:
             f"{path}: exists; a harness run copies the transcript only to a new file "
             "(nothing is replaced): give --log a new path"
         ) from None
+    except OSError as error:  # its folder is missing or read-only
+        message = refused_by_system(path, "create the log", error)
+        raise HarnessError(message, rule_id=NO_RULE_BROKEN) from error
 
 
 def run_harness(args: argparse.Namespace) -> int:

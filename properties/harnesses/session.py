@@ -64,10 +64,11 @@ _CONNECT = re.compile(
 
 
 class HarnessError(LoopSpecError):
-    """A harness run that cannot happen (binary not installed, bad hooks file, ...)."""
+    """A harness run that cannot happen (binary not installed, bad hooks file, ...); a file
+    that cannot be read names SAFE-4 or no rule, as `UserFileError.rule_id` says."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+    def __init__(self, message: str, *, rule_id: str = "PROTO-1") -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 @attrs.frozen
