@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -369,6 +370,37 @@ def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_file_before_searching(
     assert mistaken.read_text(encoding="utf-8") == "mine\n"
 
 
+def test_PROTO_1_conform_refuses_a_case_dir_it_cannot_write_before_searching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a `--case-dir` that cannot be written (a read-only checkout, a folder of another
+    user), or created below a file, is a usage error found before the search. It was found
+    after it: the run ended 'the case was not saved in DIR: [Errno 13] Permission denied: ...'
+    (h3's Frank, as an unprivileged CI user)."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    access = os.access
+
+    def refusing(path: Any, mode: int, **kwargs: Any) -> bool:
+        return Path(path) != locked and access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", refusing)  # chmod cannot lock root out
+    for case_dir, why in [
+        (locked, f"--case-dir {locked}: cannot write in {locked}"),
+        (locked / "cases", f"--case-dir {locked / 'cases'}: cannot write in {locked}"),
+        (
+            tmp_path / "notes.txt" / "cases",
+            f"--case-dir {tmp_path / 'notes.txt' / 'cases'}: {tmp_path / 'notes.txt'} is not a "
+            "directory",
+        ),
+    ]:
+        (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+        assert main(["conform", "--case-dir", str(case_dir), "--examples", "1"]) == 2
+        shown = capsys.readouterr()
+        assert shown.out == ""
+        assert shown.err == f"loopspec conform: error: {why}\n", case_dir
+
+
 @pytest.mark.parametrize(
     ("change", "complaint"),
     [
@@ -712,14 +744,19 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
 def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """PROTO-1: when the case folder cannot be made (here: below a file), the counterexample a
-    long search found is still printed in full, the exit stays 1, and stderr says why no case
-    file was written."""
+    """PROTO-1: when the case cannot be written after the search (the folder was fine when the
+    run began: a full disk, a folder made read-only meanwhile), the counterexample a long search
+    found is still printed in full, the exit stays 1, and stderr says why no case file was
+    written."""
     report = _failed_report()  # the search is replaced by its result
     monkeypatch.setattr(conform_run, "run_conformance", lambda *args, **kwargs: report)
-    blocker = tmp_path / "notes.txt"
-    blocker.write_text("mine\n", encoding="utf-8")
-    assert main(["conform", "--case-dir", str(blocker / "cases")]) == 1
+    cases = tmp_path / "cases"
+
+    def disk_full(*args: Any) -> Path:
+        raise OSError(28, "No space left on device", str(cases))
+
+    monkeypatch.setattr(conform_run, "save_case", disk_full)
+    assert main(["conform", "--case-dir", str(cases)]) == 1
     shown = capsys.readouterr()
     # The configuration first: it names the hooks and tools the program's words name.
     assert report.config is not None
@@ -729,8 +766,7 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     assert '  #1 the user sends "hi"\n     {"kind": "SubmitUser", "text": "hi"}\n' in shown.out
     assert "rule TURN-5: " in shown.out
     assert "saved case:" not in shown.out
-    assert f"the case was not saved in {blocker / 'cases'}" in shown.err
-    assert blocker.read_text(encoding="utf-8") == "mine\n"
+    assert f"the case was not saved in {cases}" in shown.err
 
 
 def test_MODEL_1_the_rate_is_shown_only_when_the_time_is_the_programs_own() -> None:

@@ -318,6 +318,19 @@ def keep_hypothesis_out_of_the_working_folder() -> None:
     )
 
 
+def _unwritable(folder: Path) -> str | None:
+    """Why a case could not be saved in `folder` (made when missing), or None: judged at the
+    folder or, when it does not exist yet, the nearest one above it that does."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is not a directory"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write in {existing}"
+    return None
+
+
 def run_conform(args: argparse.Namespace) -> int:
     """Run the machine; report; save the case on failure."""
     case_folder = Path(args.case_dir)
@@ -327,6 +340,10 @@ def run_conform(args: argparse.Namespace) -> int:
             f"loopspec conform: error: --case-dir {case_folder}: exists and is not a directory",
             file=sys.stderr,
         )
+        return 2
+    unwritable = _unwritable(case_folder)
+    if unwritable is not None:
+        print(f"loopspec conform: error: --case-dir {case_folder}: {unwritable}", file=sys.stderr)
         return 2
     keep_hypothesis_out_of_the_working_folder()
     factory, target = resolve_target(args.impl, args.cmd)
