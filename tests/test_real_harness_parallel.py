@@ -20,7 +20,12 @@ from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
 from loopspec.properties.conformance.target import Observation
-from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.conform_driver import (
+    CAPABILITIES,
+    SAFE_TOOL_PROGRAM,
+    TOOL_PROGRAM,
+    call_program,
+)
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 from loopspec.properties.profiles import PROFILES
@@ -96,3 +101,15 @@ def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_
     )
     assert planted.divergence is not None
     assert planted.divergence.rule_id == rule, planted.divergence.what
+
+
+def test_SCHED_1_under_a_cap_of_one_claude_code_gets_no_read_only_command() -> None:
+    """SCHED-1: Claude Code 2.1.332 runs read-only commands together even with
+    CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1 (two `tac` calls overlapped), so under a cap of 1 a
+    safe call runs the absolute path, which it runs alone; under a larger cap it runs `tac`."""
+    bin_dir = Path("/bin-dir")
+    one = next(c for c in swarm.CONFIGS if c.max_parallel == 1)
+    two = next(c for c in swarm.CONFIGS if c.max_parallel == 2)
+    assert any(tool.name == "read" and tool.concurrency_safe for tool in one.tools)
+    assert call_program(Harness.CLAUDE_CODE, one, "read", bin_dir) == str(bin_dir / TOOL_PROGRAM)
+    assert call_program(Harness.CLAUDE_CODE, two, "read", bin_dir) == SAFE_TOOL_PROGRAM

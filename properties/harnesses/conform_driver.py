@@ -30,8 +30,9 @@ Parallel calls: Claude Code runs a reply's calls together only when it reads the
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
 being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
 and `nl` commands as read-only; an absolute path it does not), and its cap is the
-configuration's (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`). Codex runs every shell call of a
-reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
+configuration's (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`), except that under a cap of 1, which
+it does not honour for read-only commands, every call runs the absolute path. Codex runs every
+shell call of a reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
 
 Declared capabilities: `parallel`, `pre-hooks` and `rewrite`. Not declared, so `conform` never
 sends them, reports their rules not applicable and its guarantee does not cover them:
@@ -171,7 +172,10 @@ def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path)
     """The program a call of tool `name` runs: for Claude Code, a concurrency-safe tool's is
     the read-only-looking name on PATH, so the CLI may run it beside others."""
     safe = any(tool.name == name and tool.concurrency_safe for tool in config.tools)
-    if harness == Harness.CLAUDE_CODE and safe:
+    # Claude Code 2.1.332 runs read-only commands together even when its cap is 1 (measured:
+    # CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1 still overlapped two); under a cap of 1 a call
+    # runs alone in the model, so every call gets the program the CLI runs one at a time.
+    if harness == Harness.CLAUDE_CODE and safe and config.max_parallel > 1:
         return SAFE_TOOL_PROGRAM
     return str(bin_dir / TOOL_PROGRAM)
 
