@@ -82,7 +82,11 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     id: the file's name, or its path from the rootdir when two files share a name."""
     found: list[Path] = []
     named = config.getoption("--loopspec-cases")
-    places = [(case_folder(config), None), *((Path(given), given) for given in named)]
+    folder = case_folder(config)
+    if folder.exists() and not folder.is_dir():  # as `conform --case-dir` refuses it
+        where = config.getoption("--loopspec-case-dir") or folder
+        raise pytest.UsageError(f"--loopspec-case-dir {where}: exists and is not a directory")
+    places = [(folder, None), *((Path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():
             found.append(place.resolve())
@@ -93,6 +97,13 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
                     f"--loopspec-cases {given}: a directory without case files (*.json)"
                 )
             found += listed
+        elif place.exists():  # a device or a FIFO: refused unread, as replay refuses it
+            from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only here)
+
+            kind = file_kind(place.stat().st_mode)
+            raise pytest.UsageError(
+                f"[SAFE-4] --loopspec-cases {given}: is {kind}, not a case file or a directory"
+            )
         elif given is not None:  # the default folder need not exist until a case is saved
             raise pytest.UsageError(f"--loopspec-cases {given}: no such file or directory")
     unique = list(dict.fromkeys(found))  # a folder named twice replays once

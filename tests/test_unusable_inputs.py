@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,35 @@ def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log
         assert main([*run, *more]) == 2
         assert capsys.readouterr().err.startswith(f"loopspec: error: {said}")
     assert not log.parent.exists()
+
+
+def _plugin_collects(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """pytest, in `tmp_path`, listing what the plugin would run on the model with `options`."""
+    target = "--loopspec-impl=loopspec.properties.conformance.target:ModelTarget"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--co", target, *options],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder(
+    tmp_path: Path,
+) -> None:
+    """SAFE-4: `pytest --loopspec-cases=/dev/null` said "no such file or directory", which is
+    not so (replay names SAFE-4 for a device), and `--loopspec-case-dir=notes.json`, a file,
+    was collected and replayed as a saved case, where `conform --case-dir` refuses it. Each now
+    stops pytest with one line naming the option and the path."""
+    notes = tmp_path / "notes.json"
+    notes.write_text("{}", encoding="utf-8")
+    for option, said in [
+        (f"--loopspec-cases={os.devnull}", f"[SAFE-4] --loopspec-cases {os.devnull}: is a char"),
+        ("--loopspec-case-dir=notes.json", "--loopspec-case-dir notes.json: exists and is not a"),
+    ]:
+        done = _plugin_collects(tmp_path, option)
+        assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+        assert f"ERROR: {said}" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
