@@ -401,7 +401,7 @@ def test_conform_random_programs_on_the_real_binary(
         shrink=False,
     )
     assert report.divergence is None, report.divergence
-    assert report.capabilities == frozenset({"parallel", "pre-hooks", "rewrite"})
+    assert report.capabilities == frozenset({"parallel", "post-hooks", "pre-hooks", "rewrite"})
     assert report.examples >= 1
     assert report.known, "no known divergence shown at all"
     with capsys.disabled():

@@ -29,6 +29,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    PostContext,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -486,6 +487,24 @@ def _input_problem(event: Event) -> str:
     return "not an object" if "JSON object" in text else "missing keys"
 
 
+def _result_parts(event: Event | None) -> int:
+    """How many blocks a tool/result's message holds."""
+    if event is None:
+        return 0
+    content = _data(event).get("message", {}).get("content")
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return 0
+    parts = content[0].get("content")
+    return len(parts) if isinstance(parts, list) else 0
+
+
+def _context_in_result(command: ToolFinishes, want: Event, got: Event | None) -> bool:
+    """Whether the target's result holds more than the model's where a PostToolUse hook of the
+    call gave a context: the context delivered inside the result (ADJ-4)."""
+    gave_context = any(isinstance(verdict, PostContext) for verdict in command.post)
+    return gave_context and _result_parts(got) > _result_parts(want)
+
+
 def _result_rule(
     want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -530,6 +549,11 @@ def _result_rule(
     if situation.approval not in (None, "asked", "allowed-once"):
         return "DEC-2", f"{about} differs: an approval {situation.approval} has its own reason"
     if isinstance(command, ToolFinishes) and command.call_id == call_id:
+        if _context_in_result(command, want, got):
+            return "ADJ-4", (
+                f"{about} differs: it carries a PostToolUse hook's context, which waits for "
+                "the next step's start as a message of its own"
+            )
         if isinstance(command.outcome, ToolFailed):
             return "EXE-4", f"{about} differs: a failed body's result is Error: <message>"
         return "EXE-4", f"{about} differs from what the body returned"

@@ -24,7 +24,14 @@ kernel allows it, and with every proxy variable pointing at a closed port):
   name the call names, because the CLI sees only its shell tool: a hook the configuration does
   not match for that tool is answered at once with nothing and leaves no audit.
 - `ToolFinishes` releases the blocking tool of that call with the outcome (text on stdout and
-  exit 0, or the message on stderr and exit 1).
+  exit 0, or the message on stderr and exit 1), and holds its `post` verdicts for the call's
+  PostToolUse hooks: each PostToolUse hook of the configuration is a real hook command too
+  (registered for Claude Code's PostToolUseFailure as well, which it runs after a failed
+  command) and prints nothing, `hookSpecificOutput.additionalContext`, or `decision: block`
+  with the reason. A call's PostToolUse hooks are released once all have asked, in configured
+  order (the model audits them so); one asked for a call whose body never ran says nothing and
+  is audited as it ran (HOOK-5 gives it none). A body's own contexts (`ToolSucceeded.contexts`)
+  have no way through a shell command and reach no CLI.
 
 Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
@@ -34,11 +41,18 @@ configuration's (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`), except that under a ca
 it does not honour for read-only commands, every call runs the absolute path. Codex runs every
 shell call of a reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
 
-Declared capabilities: `parallel`, `pre-hooks` and `rewrite`. Not declared, so `conform` never
-sends them, reports their rules not applicable and its guarantee does not cover them:
-`post-hooks` (both CLIs run PostToolUse command hooks, but the adapter does not route their
-verdicts yet: ADJ-1 of Codex stays shown by `loopspec run --harness` only), `abort` (both stop
-a headless turn on SIGINT, but the adapter does not send it yet: ABORT-1 likewise),
+PostToolUse contexts and blocks, as the logs show them: Claude Code writes a
+`hook_additional_context` attachment after the result and sends its rendered system reminder
+inside that tool_result, so the result's text blocks after the output are those reminders
+(ADJ-4 of its profile); a block leaves the output and adds a `hook_blocking_error` reminder
+(DEC-3). Codex writes a context as a developer message before the call's output (read as a
+tool-context user/message there: ADJ-1) and a block as the output, the reasons joined by blank
+lines.
+
+Declared capabilities: `parallel`, `post-hooks`, `pre-hooks` and `rewrite`. Not declared, so
+`conform` never sends them, reports their rules not applicable and its guarantee does not
+cover them: `abort` (both stop a headless turn on SIGINT, but the adapter does not send it
+yet: ABORT-1 stays shown by `loopspec run --harness` only),
 `crash-repair` (a headless CLI repairs a crashed session only when it is resumed with a new
 prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`), `approval`
 (a headless run asks no one: Claude Code's `-p` and `codex exec` have no prompt to answer),
@@ -54,7 +68,7 @@ a moment; then it turns what it observed, in time order, into events:
   with the name and arguments its shell command carries), each result (tool/result);
 - the mock model: a second or later model request of a turn (step/end, step/start);
 - the hook processes: each invocation, once it answered (hook/invoked and hook/result, one
-  audit record per invocation, as `hook_audit` writes them);
+  audit record per invocation, as `hook_audit` writes them; PostToolUse ones at that point);
 - the blocking tools: each start (`executed`, with the arguments that really ran);
 - the CLI process: its exit (step/end, turn/end: completed, or error when it failed).
 """
@@ -93,13 +107,17 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
+    PostVerdict,
     Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
@@ -135,6 +153,8 @@ TOOL_PROGRAM = "loopspec-tool"
 # Code reads as read-only, which it runs beside others (see the module docstring).
 SAFE_TOOL_PROGRAM = "tac"
 HOOK_PROGRAM = "loopspec-hook"
+# Claude Code's hook event after a command that failed (a PostToolUse hook of the model's).
+POST_FAILURE = "PostToolUseFailure"
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
 SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
 POLL = 0.03
@@ -216,6 +236,18 @@ class Result:
     call_id: str
     text: str
     is_error: bool
+    # What Claude Code appends to the result the model reads: each PostToolUse hook's
+    # additionalContext, as the system reminder its transcript's attachment renders.
+    reminders: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class HookContext:
+    """The rollout records a PostToolUse hook's `additionalContext` for the model: Codex writes
+    a developer message between the call and its output."""
+
+    at: float
+    text: str
 
 
 @attrs.frozen
@@ -237,6 +269,7 @@ class HookAnswered:
     updated_input: Any
     reason: str | None
     asked_at: float
+    point: str = PRE_TOOL_USE
 
 
 @attrs.frozen
@@ -248,7 +281,8 @@ class Exited:
     message: str
 
 
-Observed = Prompt | Reply | Result | ModelAsked | HookAnswered | Exited
+LogItem = Prompt | Reply | Result | HookContext
+Observed = Prompt | Reply | Result | HookContext | ModelAsked | HookAnswered | Exited
 
 
 def _stamp(text: object) -> float:
@@ -266,9 +300,28 @@ def _text_of(content: object) -> str:
     return json.dumps(content)
 
 
-def claude_log_items(text: str) -> list[Prompt | Reply | Result]:
+def _add_reminders(items: list[LogItem], attachment: dict[str, Any], rendered: object) -> None:
+    """Fold a hook_additional_context attachment into the result it follows: Claude Code sends
+    its rendered system reminder inside that tool_result."""
+    call_id = str(attachment.get("toolUseID"))
+    if isinstance(rendered, list) and rendered:
+        texts = [str(part.get("content", "")) for part in rendered if isinstance(part, dict)]
+    else:
+        event = attachment.get("hookName", "PostToolUse:Bash")
+        texts = [
+            f"<system-reminder>\n{event} hook additional context: {context}\n</system-reminder>"
+            for context in attachment.get("content") or []
+        ]
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if isinstance(item, Result) and item.call_id == call_id:
+            items[index] = attrs.evolve(item, reminders=(*item.reminders, *texts))
+            return
+
+
+def claude_log_items(text: str) -> list[LogItem]:
     """What a Claude Code transcript records, in order (one reply spans its records)."""
-    items: list[Prompt | Reply | Result] = []
+    items: list[LogItem] = []
     reply_id: object = None
     for line in text.splitlines():
         try:
@@ -279,6 +332,10 @@ def claude_log_items(text: str) -> list[Prompt | Reply | Result]:
             continue
         message = record.get("message")
         at = _stamp(record.get("timestamp"))
+        attachment = record.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "hook_additional_context":
+            _add_reminders(items, attachment, record.get("rendered"))
+            continue
         if record.get("type") == "assistant" and isinstance(message, dict):
             blocks: list[tuple[str, Any]] = []
             for block in message.get("content") or []:
@@ -322,9 +379,16 @@ def _tagged_context(text: str) -> bool:
     return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
 
 
-def codex_log_items(text: str) -> list[Prompt | Reply | Result]:
+def _hook_context(payload: dict[str, Any]) -> bool:
+    """Whether a Codex rollout message is a hook's additional context (a developer message)."""
+    meta = payload.get("internal_chat_message_metadata_passthrough")
+    kinds = meta.get("content_item_kinds") if isinstance(meta, dict) else None
+    return isinstance(kinds, list) and "hooks.additional_context" in kinds
+
+
+def codex_log_items(text: str) -> list[LogItem]:
     """What a Codex rollout records, in order (a run of model items is one reply)."""
-    items: list[Prompt | Reply | Result] = []
+    items: list[LogItem] = []
     for line in text.splitlines():
         try:
             record = json.loads(line)
@@ -340,6 +404,9 @@ def codex_log_items(text: str) -> list[Prompt | Reply | Result]:
             said = _text_of(payload.get("content"))
             if not _tagged_context(said):
                 items.append(Prompt(at, said))
+            continue
+        if kind == "message" and _hook_context(payload):
+            items.append(HookContext(at, _text_of(payload.get("content"))))
             continue
         if kind == "message" and payload.get("role") == "assistant":
             block = ("text", _text_of(payload.get("content")))
@@ -618,6 +685,30 @@ def _hook_output(verdict: Pass | Allow | Ask | Deny, encode: Any) -> dict[str, A
             return {"stdout": json.dumps({"hookSpecificOutput": specific}), "exitCode": 0}
 
 
+def _post_hook_output(verdict: PostVerdict, event: str) -> dict[str, Any]:
+    """What a PostToolUse hook process prints for a verdict (`event` is the hook event the CLI
+    ran it for: Claude Code runs PostToolUseFailure after a failed command): nothing for pass,
+    the context as `additionalContext`, a block as `decision: block` with its reason."""
+    match verdict:
+        case PostPass():
+            return {"stdout": "", "exitCode": 0}
+        case PostContext(text=text):
+            specific = {"hookEventName": event, "additionalContext": text}
+            return {"stdout": json.dumps({"hookSpecificOutput": specific}), "exitCode": 0}
+        case PostBlock(reason=reason):
+            return {"stdout": json.dumps({"decision": "block", "reason": reason}), "exitCode": 0}
+        case _:
+            assert_never(verdict)
+
+
+def _point_of(waiting: Waiting) -> str:
+    """The model's hook point of a hook's ask: PostToolUse for Claude Code's PostToolUseFailure
+    too (the model's PostToolUse hooks judge failed results as well)."""
+    seen = waiting.request.get("stdin")
+    event = seen.get("hook_event_name") if isinstance(seen, dict) else None
+    return POST_TOOL_USE if event in (POST_TOOL_USE, POST_FAILURE) else PRE_TOOL_USE
+
+
 def _verdict_decision(verdict: Pass | Allow | Ask | Deny) -> str:
     match verdict:
         case Pass():
@@ -662,6 +753,7 @@ class Session:
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
         self.answers: dict[tuple[str, str], Pass | Allow | Ask | Deny] = {}
+        self.post_answers: dict[tuple[str, str], PostVerdict] = {}
         self.hook_records: list[HookAnswered] = []
         self.released_calls: set[str] = set()
 
@@ -690,12 +782,11 @@ class Session:
         )
         audit = self.root / "audit"
         audit.mkdir()
-        pre = [h for h in self.config.hooks if h.point == PRE_TOOL_USE]
-        handlers = [
-            {"type": "command", "command": shlex.join([str(self.bin / HOOK_PROGRAM), h.handler_id])}
-            for h in pre
-        ]
-        hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]} if handlers else {}
+        hooks = {
+            event: [{"matcher": "Bash", "hooks": handlers}]
+            for event, handlers in self._hook_handlers().items()
+            if handlers
+        }
         argv, env = cli_setup(request, self.home, self.work, audit, self.mock.port)
         match self.harness:
             case Harness.CLAUDE_CODE:
@@ -709,6 +800,24 @@ class Session:
                 hooks_file = self.work / ".codex" / "hooks.json"
                 hooks_file.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
         return list(argv), dict(env)
+
+    def _hook_handlers(self) -> dict[str, list[dict[str, str]]]:
+        """The hook commands of each CLI hook event: every hook of the configuration asks this
+        adapter. A PostToolUse hook judges failed results too, which Claude Code hands to
+        PostToolUseFailure hooks (Codex runs PostToolUse for every command)."""
+
+        def handlers(point: str) -> list[dict[str, str]]:
+            program = str(self.bin / HOOK_PROGRAM)
+            return [
+                {"type": "command", "command": shlex.join([program, h.handler_id])}
+                for h in self.config.hooks
+                if h.point == point
+            ]
+
+        events = {PRE_TOOL_USE: handlers(PRE_TOOL_USE), POST_TOOL_USE: handlers(POST_TOOL_USE)}
+        if self.harness == Harness.CLAUDE_CODE:
+            events[POST_FAILURE] = handlers(POST_TOOL_USE)
+        return events
 
     def close(self) -> None:
         """End the CLI and everything it started; remove the session's files."""
@@ -781,6 +890,12 @@ class Session:
                         answer = {"stdout": text, "exitCode": 0}
                     case ToolFailed(message=message):
                         answer = {"stderr": message, "exitCode": 1}
+                # The call's PostToolUse hooks get these verdicts when they ask.
+                name = str(running.request.get("name"))
+                for hook, post in zip(
+                    self.config.hooks_for(POST_TOOL_USE, name), command.post, strict=False
+                ):
+                    self.post_answers[(call_id, hook.handler_id)] = post
                 self.control.release(running, answer)
             case ApprovalAnswers() | Abort() | Crash() | Recover():
                 return f"{command.NAME} is not driven on a real CLI (capability not declared)"
@@ -857,16 +972,28 @@ class Session:
         its shell tool); release a call's hooks once each has its answer, last configured
         first."""
         by_call: dict[str, list[Waiting]] = {}
+        after_call: dict[str, list[Waiting]] = {}
         for waiting in self._hooks():
             if waiting.answered.is_set():
                 continue
             call_id, name = self._hook_call(waiting)
+            point = _point_of(waiting)
             spec = self._spec(str(waiting.request.get("handler")))
-            if spec is None or name is None or not spec.matches(name):
+            if spec is None or name is None or spec.point != point or not spec.matches(name):
                 # Not a hook of this call in the configuration: it ran, and said nothing.
                 self.control.release(waiting, {"stdout": "", "exitCode": 0})
                 continue
-            by_call.setdefault(call_id, []).append(waiting)
+            if point == POST_TOOL_USE and not self._started(call_id):
+                # A body that never ran gets no PostToolUse hook in the model (HOOK-5): this
+                # one is reported as it ran, and says nothing.
+                self._record_hook(waiting, call_id, "pass", (None, None), POST_TOOL_USE)
+                self.control.release(waiting, {"stdout": "", "exitCode": 0})
+            elif point == POST_TOOL_USE:
+                after_call.setdefault(call_id, []).append(waiting)
+            else:
+                by_call.setdefault(call_id, []).append(waiting)
+        for call_id, waiting_hooks in after_call.items():
+            self._release_post_hooks(call_id, waiting_hooks)
         order = [h.handler_id for h in self.config.hooks]
         for call_id, waiting_hooks in by_call.items():
             name = self._hook_call(waiting_hooks[0])[1] or ""
@@ -882,19 +1009,42 @@ class Session:
                 verdict = self.answers[(call_id, handler)]
                 updated = verdict.updated_input if isinstance(verdict, Allow | Ask) else None
                 reason = verdict.reason if isinstance(verdict, Deny | Allow | Ask) else None
-                self.hook_records.append(
-                    HookAnswered(
-                        time.time(),
-                        handler,
-                        call_id,
-                        _verdict_decision(verdict),
-                        updated,
-                        reason,
-                        waiting.at,
-                    )
-                )
+                decision = _verdict_decision(verdict)
+                self._record_hook(waiting, call_id, decision, (updated, reason), PRE_TOOL_USE)
                 self.control.release(waiting, _hook_output(verdict, encode))
                 time.sleep(HOOK_RELEASE_GAP)
+
+    def _started(self, call_id: str) -> bool:
+        return any(w.request.get("call") == call_id for w in self._tools())
+
+    def _record_hook(
+        self, waiting: Waiting, call_id: str, decision: str, said: tuple[Any, Any], point: str
+    ) -> None:
+        """Audit one hook invocation as answered now; `said` is (input supplied, reason)."""
+        handler = str(waiting.request.get("handler"))
+        updated, reason = said
+        answered = HookAnswered(
+            time.time(), handler, call_id, decision, updated, reason, waiting.at, point
+        )
+        self.hook_records.append(answered)
+
+    def _release_post_hooks(self, call_id: str, waiting_hooks: list[Waiting]) -> None:
+        """Answer a call's PostToolUse hooks with the verdicts its ToolFinishes gave, once every
+        one of them has asked, in configured order (the model audits them so)."""
+        name = self._hook_call(waiting_hooks[0])[1] or ""
+        expected = [h.handler_id for h in self.config.hooks_for(POST_TOOL_USE, name)]
+        asked = {str(w.request.get("handler")): w for w in waiting_hooks}
+        if sorted(asked) != sorted(expected):
+            return
+        if not all((call_id, handler) in self.post_answers for handler in expected):
+            return
+        for handler in expected:
+            waiting = asked[handler]
+            verdict = self.post_answers[(call_id, handler)]
+            reason = verdict.reason if isinstance(verdict, PostBlock) else None
+            self._record_hook(waiting, call_id, verdict.TAG, (None, reason), POST_TOOL_USE)
+            event = str(waiting.request["stdin"].get("hook_event_name") or POST_TOOL_USE)
+            self.control.release(waiting, _post_hook_output(verdict, event))
 
     def _encoder(self, call_id: str, name: str) -> Any:
         program = call_program(self.harness, self.config, name, self.bin)
@@ -1025,7 +1175,7 @@ class Session:
                 # one call, and in Codex of every call of a reply, run at the same time).
                 invoked = {
                     "turn": self.turn,
-                    "point": PRE_TOOL_USE,
+                    "point": item.point,
                     "dialect": "claude-code",  # the hook protocol both CLIs speak
                     "handlerId": handler,
                     "matcher": "Bash",  # the CLI's matcher: every call is a shell call
@@ -1034,7 +1184,7 @@ class Session:
                 self._emit("hook/invoked", invoked)
                 result: dict[str, Any] = {
                     "turn": self.turn,
-                    "point": PRE_TOOL_USE,
+                    "point": item.point,
                     "handlerId": handler,
                     "decision": decision,
                     "durationMs": round((item.at - item.asked_at) * 1000, 1),
@@ -1045,14 +1195,16 @@ class Session:
                 if item.reason is not None:
                     result["reason"] = item.reason
                 self._emit("hook/result", result)
-            case Result(call_id=call_id, text=text, is_error=is_error):
+            case Result(call_id=call_id, text=text, is_error=is_error, reminders=reminders):
                 message = {
                     "role": "user",
                     "content": [
                         {
                             "type": "tool-result",
                             "toolCallId": call_id,
-                            "content": [{"type": "text", "text": text}],
+                            "content": [
+                                {"type": "text", "text": part} for part in (text, *reminders)
+                            ],
                             "isError": is_error,
                         }
                     ],
@@ -1066,6 +1218,14 @@ class Session:
                     surfaceOp="append",
                     sourceEventSeqs=cites,
                 )
+            case HookContext(text=text):
+                context = {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "source": {"kind": "plugin", "plugin": "tool-context"},
+                    "id": f"x{len(self.events)}",
+                }
+                self._emit("user/message", context, surfaceOp="append")
             case Exited(code=code, message=failure):
                 if not self.turn_opened:
                     self.refused = failure or f"exit {code}"

@@ -124,6 +124,19 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.DESIGN,
             "results of parallel read-only calls go back in completion order",
         ),
+        "ADJ-4": KnownDivergence(
+            "ADJ-4",
+            Kind.DESIGN,
+            "a PostToolUse hook's additionalContext reaches the model inside the result it "
+            "judges (a system reminder after the output; the transcript's attachment follows "
+            "the result), not as a message at the next step's start",
+        ),
+        "DEC-3": KnownDivergence(
+            "DEC-3",
+            Kind.BUG,
+            "a PostToolUse block does not replace the result: the model still reads the output, "
+            "with the block's reason appended as a system reminder",
+        ),
         "REC-1": KnownDivergence(
             "REC-1",
             Kind.BUG,
@@ -151,14 +164,20 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
         "RW-3": _RW_3,
         "LOG-8": _LOG_8,
-        "TEXT-1": _TEXT_1,
+        "TEXT-1": KnownDivergence(
+            "TEXT-1",
+            Kind.DESIGN,
+            f"{_TEXT_1.what}; a PostToolUse block's output is its reasons joined by blank "
+            "lines, with no error flag (the rollout's output has none)",
+        ),
         "TEXT-2": _TEXT_2,
         "EXE-1": _EXE_1,
         "ADJ-1": KnownDivergence(
             "ADJ-1",
             Kind.BUG,
             "a PostToolUse hook's additionalContext is written as a developer message between "
-            "the call and its output, in the rollout and in the next request's history",
+            "the call and its output, in the rollout and in the next request's history "
+            "(Claude Code puts it inside the result)",
         ),
         "ORD-1": KnownDivergence(
             "ORD-1",

@@ -36,6 +36,8 @@ from loopspec.properties.profiles.runs import Json, Obs, Pair
 # (command, model's observation, target's observation, both runs before the command)
 Symptom = Callable[[Json, Obs, Obs, Pair], bool]
 Eraser = Callable[[Pair], Pair]
+# An eraser that needs the program too (what its commands gave the loop), in JSON.
+ProgramEraser = Callable[[Pair, Sequence[Json]], Pair]
 # Whether a command is one the target is known to refuse at once (see KnownDivergence.avoid).
 Avoid = Callable[[Command], bool]
 
@@ -53,6 +55,7 @@ class KnownDivergence:
     what: str
     erase_pair: Eraser | None = None
     symptom: Symptom | None = None
+    erase_program: ProgramEraser | None = None
     # A hard divergence's cut: at the command showing it, or at the reply that began its batch
     # (when the model logs nothing of that batch before the symptom shows).
     cut_at_reply: bool = False
@@ -62,7 +65,8 @@ class KnownDivergence:
     avoid: Avoid | None = None
 
     def __attrs_post_init__(self) -> None:
-        if (self.erase_pair is None) == (self.symptom is None):
+        erasers = (self.erase_pair is not None) + (self.erase_program is not None)
+        if erasers + (self.symptom is not None) != 1:
             msg = f"known divergence {self.key!r} needs exactly one of an eraser and a symptom"
             raise ValueError(msg)
         if self.avoid is not None and self.symptom is None:
@@ -96,6 +100,8 @@ class KnownDivergence:
                     cut = self.cut_index(commands, index)
                     return model[:cut], target[:cut]
             return pair
+        if self.erase_program is not None:
+            return self.erase_program(pair, commands)
         assert self.erase_pair is not None
         return self.erase_pair(pair)
 

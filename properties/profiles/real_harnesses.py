@@ -25,7 +25,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.wording import DENIED_WITHOUT_REASON
@@ -236,8 +236,133 @@ def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier:
     return False
 
 
+def _post_blocks(events: list[Event]) -> dict[str, list[str]]:
+    """Each call's PostToolUse block reasons, as the run's audit gives them (the adapter puts a
+    hook's own reason on its hook/result, the model puts it in stderrSummary)."""
+    blocks: dict[str, list[str]] = {}
+    for event in events:
+        data = event["data"]
+        blocked = event["type"] == "hook/result" and data.get("decision") == "block"
+        if blocked and is_hook_at(event, "PostToolUse"):
+            reason = data.get("reason", data.get("stderrSummary"))
+            blocks.setdefault(str(data.get("callId")), []).append(str(reason))
+    return blocks
+
+
+def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """DEC-3: a result its PostToolUse hooks blocked reaches the model with the body's output,
+    not the block's reasons (Claude Code appends the reasons as a system reminder)."""
+    if not got["accepted"]:
+        return False
+    blocks = _post_blocks(_all_events(earlier[1], got))
+    return any(
+        e["type"] == "tool/result"
+        and result_call(e) in blocks
+        and result_text(e) not in ("\n\n".join(blocks[result_call(e)]), *blocks[result_call(e)])
+        for e in got["events"]
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Erasers: each removes one difference from a (model, CLI) pair of runs.
+
+
+def _is_tool_context(event: Event) -> bool:
+    source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
+    return source.get("plugin") == "tool-context"
+
+
+# Claude Code's system reminder for a PostToolUse hook's context, inside the result it judges.
+_REMINDER = re.compile(
+    r"<system-reminder>\nPostToolUse(?:Failure)?:\w+ hook additional context: "
+    r"(.*)\n</system-reminder>",
+    re.S,
+)
+
+
+def _context_message(text: str, commit: object) -> Event:
+    message = {
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": {"kind": "plugin", "plugin": "tool-context"},
+    }
+    event: Event = {"type": "user/message", "data": message, "surfaceOp": "append"}
+    return event if commit is None else {**event, "commit": commit}
+
+
+def _without_reminders(result: Event, held: list[str]) -> Event:
+    """A result without the reminders after its output, whose contexts go to `held`."""
+    result = copy.deepcopy(result)
+    block = result["data"]["message"]["content"][0]
+    kept = block["content"][:1]
+    for part in block["content"][1:]:
+        found = _REMINDER.fullmatch(str(part.get("text", "")))
+        if found:
+            held.append(found.group(1))
+        else:
+            kept.append(part)
+    block["content"] = kept
+    return result
+
+
+def _reminders_at_next_step(run: Run) -> Run:
+    """Each PostToolUse context a result carries as Claude Code's system reminder (its text
+    blocks after the output) taken out of it, as a tool context right after the next
+    step/start, where the model appends it (ADJ-4), in the order of the results."""
+    out: Run = []
+    held: list[str] = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        events: list[Event] = []
+        for event in obs["events"]:
+            if event["type"] == "step/start":
+                commit = event.get("commit")
+                events += [event, *(_context_message(text, commit) for text in held)]
+                held = []
+                continue
+            events.append(
+                _without_reminders(event, held) if event["type"] == "tool/result" else event
+            )
+        out.append({**obs, "events": events})
+    return out
+
+
+def _context_before_a_result(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """ADJ-1: a PostToolUse hook's context is appended while a call of the step still awaits
+    its result (Codex writes it as a developer message between the call and its output)."""
+    if not got["accepted"]:
+        return False
+    waiting: set[str] = set()
+    for event in events_of([*earlier[1], got]):
+        if event["type"] == "step/start":
+            waiting = set()
+        elif event["type"] == "tool/call":
+            waiting.add(str(event["data"]["callId"]))
+        elif event["type"] == "tool/result":
+            waiting.discard(result_call(event))
+        elif _is_tool_context(event) and waiting and event in got["events"]:
+            return True
+    return False
+
+
+def _post_block_as_output(run: Run) -> Run:
+    """A result its PostToolUse hooks blocked, as Codex writes it: its texts (the model's one
+    block per reason) joined by blank lines as one text, without an error flag."""
+    blocked = set(_post_blocks(list(events_of(run))))
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result" or result_call(event) not in blocked:
+            return event
+        event = copy.deepcopy(event)
+        block = event["data"]["message"]["content"][0]
+        texts = [str(part.get("text", "")) for part in block["content"]]
+        block["content"] = [{"type": "text", "text": "\n\n".join(texts)}]
+        block["isError"] = False
+        return event
+
+    return map_events(run, change)
 
 
 def _flattened_keeping_overlaps(pair: Pair) -> Pair:
@@ -447,6 +572,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "TURN-1": (("TURN-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
         ("TEXT-1", None, _reworded_results_of, False),
+        ("TEXT-1:post-block", None, both(_post_block_as_output), False),
         (
             "TEXT-1:model-errors",
             None,
@@ -462,8 +588,13 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, _flattened_keeping_overlaps, False),),
     "ORD-3": (("ORD-3", _result_before_an_earlier_calls, None, True),),
+    "DEC-3": (("DEC-3", _blocked_result_kept, None, False),),
+    "ADJ-1": (("ADJ-1", _context_before_a_result, None, False),),
+    "ADJ-4": (("ADJ-4", None, both(_reminders_at_next_step), False),),
     "SCHED-1": (("SCHED-1", _overlap_the_model_never_has, None, True),),
 }
+# Detectors of a rule that only one harness's entry describes.
+HARNESS_ONLY = {"TEXT-1:post-block": Harness.CODEX, "post-hook-audit-place": Harness.CODEX}
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
@@ -472,11 +603,21 @@ AVOID: dict[str, Avoid] = {"TURN-1": _blank_prompt}
 NOT_DRIVEN: dict[str, str] = {
     "REC-1": "crash-repair (a headless CLI repairs only when resumed with a new prompt)",
     "ABORT-1": "abort (not driven by the adapter yet)",
-    "ADJ-1": "post-hooks (the adapter runs no PostToolUse hook, so no hook context is sent)",
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
-HARD_ORDER = ("TURN-1", "EXE-1", "STEP-4", "HOOK-3", "RW-1", "DEC-1", "SCHED-1", "ORD-3")
+HARD_ORDER = (
+    "TURN-1",
+    "EXE-1",
+    "STEP-4",
+    "HOOK-3",
+    "RW-1",
+    "DEC-1",
+    "SCHED-1",
+    "ORD-3",
+    "DEC-3",
+    "ADJ-1",
+)
 SOFT_ORDER = (
     "HIST-1",
     "TEXT-1",
@@ -486,8 +627,59 @@ SOFT_ORDER = (
     "RW-2",
     "LOG-8",
     "RW-3",
+    "ADJ-4",
     "HOOK-3",
 )
+
+
+def _without_body_contexts(pair: Pair, commands: Sequence[Json]) -> Pair:
+    """Both runs without the tool contexts a body deferred (a ToolSucceeded's `contexts`): each
+    tool context whose text is one the program's bodies deferred. A PostToolUse hook's context
+    stays, unless its text is one a body of the program deferred too."""
+    deferred = {
+        str(text)
+        for command in commands
+        if command.get("kind") == "ToolFinishes"
+        for text in command["outcome"].get("contexts") or ()
+    }
+
+    def change(event: Event) -> Event | None:
+        if not _is_tool_context(event):
+            return event
+        texts = [str(b.get("text")) for b in event["data"].get("content", [])]
+        return None if texts and all(text in deferred for text in texts) else event
+
+    return both(lambda run: map_events(run, change))(pair)
+
+
+def _post_audit_with_result(run: Run) -> Run:
+    """Each PostToolUse audit event moved to right before its call's result, in that result's
+    commit (the model audits a call's PostToolUse hooks as it commits the result they judge)."""
+    results = {result_call(e) for e in events_of(run) if e["type"] == "tool/result"}
+
+    def moved(event: Event) -> bool:
+        return is_hook_at(event, "PostToolUse") and str(event["data"].get("callId")) in results
+
+    held: dict[str, list[Event]] = {}
+    for event in events_of(run):
+        if moved(event):
+            held.setdefault(str(event["data"].get("callId")), []).append(event)
+    out: Run = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        events: list[Event] = []
+        for event in obs["events"]:
+            if moved(event):
+                continue
+            if event["type"] == "tool/result":
+                commit = event.get("commit")
+                for audit in held.pop(result_call(event), []):
+                    events.append(audit if commit is None else {**audit, "commit": commit})
+            events.append(event)
+        out.append({**obs, "events": events})
+    return out
 
 
 SHAPES = (
@@ -499,15 +691,16 @@ SHAPES = (
         "(the model: stderrSummary). Decisions and supplied inputs are compared.",
         erase_pair=both(lambda run: map_events(run, _hook_audit_core)),
     ),
+    KnownDivergence(
+        "post-hook-audit-place",
+        (),
+        "The adapter records a PostToolUse hook when it answers it, which Codex asks as soon "
+        "as the body finishes, while it writes the results in call order; the model audits it "
+        "when the result it judges commits. Each PostToolUse audit is compared right before "
+        "its call's result (Claude Code logs each result right after its hooks).",
+        erase_pair=both(_post_audit_with_result),
+    ),
 )
-
-
-def _without_tool_contexts(run: Run) -> Run:
-    def change(event: Event) -> Event | None:
-        source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
-        return None if source.get("plugin") == "tool-context" else event
-
-    return map_events(run, change)
 
 
 ADAPTER_LIMITS = (
@@ -526,8 +719,9 @@ ADAPTER_LIMITS = (
         (),
         "A tool is a shell command: it has output and an exit code, and no way to defer a "
         "context for the next step, so the contexts a ToolSucceeded carries reach no CLI; "
-        "tool-context messages are left out of both runs (an adapter limit).",
-        erase_pair=both(_without_tool_contexts),
+        "those are left out of both runs (an adapter limit). PostToolUse hooks' contexts are "
+        "compared.",
+        erase_program=_without_body_contexts,
     ),
 )
 
@@ -539,6 +733,8 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
         if entry is None:
             continue
         for key, symptom, eraser, cut in DETECTORS[rule]:
+            if HARNESS_ONLY.get(key, harness) != harness:
+                continue
             if (symptom is not None) == hard:
                 found.append(
                     KnownDivergence(
@@ -573,7 +769,7 @@ def profile_of(harness: Harness) -> Profile:
             *(limit for limit in ADAPTER_LIMITS if limit.hard),
             *_detected(harness, HARD_ORDER, hard=True),
             *(limit for limit in ADAPTER_LIMITS if not limit.hard),
-            *SHAPES,
+            *(shape for shape in SHAPES if HARNESS_ONLY.get(shape.key, harness) == harness),
             *_detected(harness, SOFT_ORDER, hard=False),
         ),
         frozenset(DRIVEN_CAPABILITIES),

@@ -1,0 +1,155 @@
+"""PostToolUse hooks on the real Claude Code and Codex CLIs under `loopspec conform` (HOOK-5,
+ADJ-1, ADJ-4, DEC-3).
+
+The conform driver declares `post-hooks`: each PostToolUse hook of the configuration is a real
+command hook of the CLI (Claude Code runs it as PostToolUseFailure after a failed command) that
+answers what the program's `ToolFinishes` says: nothing, an `additionalContext`, or a block.
+Each harness plays one program on its binary that draws every post-hook situation it handles
+differently from the model: Claude Code appends a context to the result it judges (ADJ-4) and
+keeps a blocked result's output (DEC-3); Codex audits a later call's hooks before an earlier
+call's result (the adapter's observation, a shape), writes a block's reasons as plain output
+(TEXT-1) and a context between a call and its output (ADJ-1). The profile must explain the
+observations with exactly those divergences, which fails when the driver stops driving the
+hooks; and under a profile without one of them the same observations must be a counterexample
+blamed on the rule it breaks: a loop breaking it there is caught, not erased.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    PostBlock,
+    PostContext,
+    PostPass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.machine import _fits
+from loopspec.properties.conformance.run import SharedProcess, replay_case
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
+from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles.known import Profile
+from loopspec.properties.stateful import swarm
+from loopspec.properties.stateful.strategies import CONFIGS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+READ = '{"file_path":"a.txt"}'
+# CONFIGS[1]: PostToolUse hook `audit` on read (a safe tool, cap 2); its PreToolUse hooks match
+# bash and write only.
+CONFIG = CONFIGS[1]
+
+
+def _call(call_id: str) -> ToolCallBlock:
+    return ToolCallBlock(call_id, "read", READ)
+
+
+PROGRAMS: dict[str, list[Command]] = {
+    # A context on the first result, then a block on the next step's (the cut).
+    "claude-code": [
+        SubmitUser("hi"),
+        ModelReplies((_call("c1"),)),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostContext("note from hook"),)),
+        ModelReplies((_call("c2"),)),
+        ToolFinishes("c2", ToolSucceeded("B"), (PostBlock("output withheld"),)),
+    ],
+    # Two calls, the later finishing first, the earlier blocked; then a context (the cut).
+    "codex": [
+        SubmitUser("hi"),
+        ModelReplies((_call("c1"), _call("c2"))),
+        ToolFinishes("c2", ToolSucceeded("B"), (PostPass(),)),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostBlock("output withheld"),)),
+        ModelReplies((_call("c3"),)),
+        ToolFinishes("c3", ToolSucceeded("C"), (PostContext("note from hook"),)),
+    ],
+}
+# Per harness: the known divergence that stops the program, those shown before it, and the
+# rule a loop breaks that shows each without the profile's tolerance.
+STOPPED_BY = {"claude-code": "DEC-3", "codex": "ADJ-1"}
+PLANTED = {
+    "claude-code": {"ADJ-4": "ADJ-4", "DEC-3": "DEC-3"},
+    "codex": {"post-hook-audit-place": "HOOK-5", "TEXT-1:post-block": "DEC-3", "ADJ-1": "ADJ-1"},
+}
+
+
+def test_HOOK_5_conform_draws_post_hook_configurations_for_the_real_clis() -> None:
+    """HOOK-5: the driver declares `post-hooks` (as do the profiles), so conform draws a
+    configuration with PostToolUse hooks on either CLI; without it, none fits."""
+    assert "post-hooks" in CAPABILITIES
+    for name in PLANTED:
+        assert PROFILES[name].capabilities == frozenset(CAPABILITIES)
+
+    def post_hooked(config: LoopConfig) -> bool:
+        return any(hook.point == POST_TOOL_USE for hook in config.hooks)
+
+    fitting = [c for c in swarm.CONFIGS if _fits(c, frozenset(CAPABILITIES))]
+    assert any(post_hooked(c) for c in fitting)
+    without = frozenset(CAPABILITIES) - {"post-hooks"}
+    assert not any(post_hooked(c) for c in swarm.CONFIGS if _fits(c, without))
+
+
+class _Playback:
+    """What the real target observed, played again."""
+
+    name = "recorded"
+
+    def __init__(self, kept: list[Observation]) -> None:
+        self._kept = iter(kept)
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        return next(self._kept)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _without(profile: Profile, key: str) -> Profile:
+    kept = tuple(d for d in profile.divergences if d.key != key)
+    return Profile(f"{profile.name}-less", profile.implementation, kept, profile.capabilities)
+
+
+@pytest.mark.parametrize("harness", list(PROGRAMS))
+def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences_and_no_other(
+    harness: str,
+) -> None:
+    """ADJ-4, DEC-3 (Claude Code), ADJ-1 and TEXT-1's blocked output (Codex): a program whose
+    results PostToolUse hooks judge stops at the profile's known divergence after showing the
+    others; under a profile without any one of them, the same observations are a
+    counterexample blamed on the rule that divergence breaks."""
+    try:
+        binary_of(Harness(harness), default_adapter_dir(Harness(harness)))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    commands = PROGRAMS[harness]
+    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
+    target = process()
+    try:  # every command, also past where a comparison stops
+        assert "post-hooks" in target.reset(CONFIG)
+        kept = [target.apply(command) for command in commands]
+    finally:
+        target.close()
+        process.close()
+    found = replay_case(lambda: _Playback(kept), CONFIG, commands, PROFILES[harness])
+    assert found.divergence is None, found.divergence
+    assert found.stopped_by == STOPPED_BY[harness]
+    assert set(PLANTED[harness]) <= found.known, found.known
+    for key, rule in PLANTED[harness].items():
+        planted = replay_case(
+            lambda: _Playback(kept), CONFIG, commands, _without(PROFILES[harness], key)
+        )
+        assert planted.divergence is not None, key
+        assert planted.divergence.rule_id == rule, (key, planted.divergence.what)
