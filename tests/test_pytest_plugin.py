@@ -88,6 +88,33 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert "state.configure" not in out
 
 
+def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a counterexample whose case cannot be written (`--loopspec-case-dir` below a
+    file, a read-only folder) still fails with conform's report, and one line says why no case
+    was saved. The suite failed with a traceback through loopspec's frames ending in
+    NotADirectoryError, and the counterexample was lost (h3's Frank)."""
+    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    done = _pytest(
+        tmp_path,
+        "plugin_targets:turn_end_with_step_open",
+        "--loopspec-impl",
+        25,
+        "--loopspec-case-dir",
+        "notes.txt/cases",
+        "-k",
+        "not saved_case",
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert "rule TURN-2: the target's own log breaks TURN-2" in out
+    saved = f"loopspec: error: the case was not saved in {tmp_path / 'notes.txt' / 'cases'}: "
+    assert saved in out
+    assert "conform_run.py" not in out
+    assert "NotADirectoryError" not in out
+
+
 def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,8 @@ own output.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
 
@@ -85,11 +87,17 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             said = f"[{unclosed.rule_id}] after a conforming run: {unclosed.message}"
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
         return
-    case_path = save_case(report, folder, target)
+    unsaved: list[str] = []
+    try:
+        case_path: Path | None = save_case(report, folder, target)
+    except OSError as error:  # the counterexample is still reported, as `conform` reports it
+        case_path = None
+        unsaved.append(f"loopspec: error: the case was not saved in {folder}: {error}")
     lines = [
         f"loopspec conform: {report.target}: COUNTEREXAMPLE",
         f"  {counts_line(report)}",
         "",
         *counterexample_lines(report, case_path, target),
+        *unsaved,
     ]
     pytest.fail("\n".join(lines), pytrace=False)
