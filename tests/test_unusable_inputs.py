@@ -163,3 +163,24 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
         assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
         assert f"ERROR: {said}" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_SAFE_4_check_refuses_a_device_named_unread_and_reads_a_named_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: `check /dev/null` was read and called an empty log (LOG-5), `check /dev/zero`
+    read 16 MiB of zeros, `check /dev/tty` waited for a keyboard: a device is refused unread,
+    as run and replay refuse one, naming SAFE-4. A FIFO is still read (`check <(zstdcat
+    x.zst)`), as standard input is."""
+    assert main(["check", os.devnull]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"{os.devnull}: error unreadable SAFE-4: a character device, not a log")
+    valid = Path(__file__).resolve().parent / "fixtures" / "logs" / "valid" / "crash-tail.jsonl"
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    writer = subprocess.Popen(["cp", str(valid), str(pipe)])
+    try:
+        assert main(["check", str(pipe)]) == 0, capsys.readouterr().out
+    finally:
+        writer.wait(timeout=30)
+    assert "checked 1 log" in capsys.readouterr().out

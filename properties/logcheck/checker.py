@@ -743,7 +743,7 @@ def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Itera
         for source in log_sources([argument]):
             if isinstance(source, SourceProblem):
                 report = LogReport(source.name)
-                report.fail(None, ErrorKind.UNREADABLE, source.message)
+                report.fail(None, ErrorKind.UNREADABLE, source.message, source.rule_id)
                 yield report
                 continue
             report = check_source(source, limits)

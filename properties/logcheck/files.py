@@ -50,12 +50,11 @@ class LogSource(NamedTuple):
         if self.name == STDIN:
             if sys.stdin is None:  # started with stdin closed (`loopspec check - <&-`)
                 raise OSError("standard input is closed")
-            rejoined = _Rejoined(sys.stdin.buffer)
-            if rejoined.head == ZSTD_MAGIC:
-                return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
-            return io.BufferedReader(rejoined, buffer_size=_CHUNK)
+            return _sniffed(sys.stdin.buffer)
         stream = open(self.name, "rb", buffering=_CHUNK)  # noqa: SIM115 -- the caller closes it
         try:
+            if not stream.seekable():  # a FIFO (`check <(zstdcat x.zst)`): read as stdin is
+                return _sniffed(stream)
             compressed = stream.read(len(ZSTD_MAGIC)) == ZSTD_MAGIC
             stream.seek(0)
             if compressed:
@@ -66,11 +65,21 @@ class LogSource(NamedTuple):
         return stream
 
 
+def _sniffed(source: BinaryIO) -> BinaryIO:
+    """A stream that cannot seek back, its first bytes read to tell zstd data and put back."""
+    rejoined = _Rejoined(source)
+    if rejoined.head == ZSTD_MAGIC:
+        return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
+    return io.BufferedReader(rejoined, buffer_size=_CHUNK)
+
+
 class SourceProblem(NamedTuple):
-    """A command-line path that names no readable log."""
+    """A command-line path that names no readable log; `rule_id` SAFE-4 for a path refused
+    unread (a device), none for one the system refused or that is not there."""
 
     name: str
     message: str
+    rule_id: str | None = None
 
 
 def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]:
@@ -84,9 +93,24 @@ def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]
                 yield SourceProblem(argument, f"no {' or '.join(LOG_SUFFIXES)} files under it")
             yield from found
         elif os.path.exists(argument):
-            yield LogSource(argument)
+            yield _named_file(argument)
         else:
             yield SourceProblem(argument, "no such file or directory")
+
+
+def _named_file(path: str) -> LogSource | SourceProblem:
+    """A path named on the command line: a log to read unless it is a device or a socket,
+    which SAFE-4 refuses unread (`check /dev/tty` waited for a keyboard; `/dev/zero` was read
+    to the line bound). A FIFO reads (`check <(zstdcat log.zst)`)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return LogSource(path)  # opening it says why, in the system's words
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
+        return LogSource(path)
+    from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only for a refusal)
+
+    return SourceProblem(path, f"{file_kind(mode)}, not a log file", "SAFE-4")
 
 
 def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:

@@ -107,7 +107,8 @@ exact wording of results, how a reply ends, what the UI showed (DEC-1, SCHED-1, 
 STEP-4, ...) — is not judged by `check` at all, never counted as kept: `loopspec
 conform` judges it (SPEC.md section 2).
 
-Error kinds, with the rule a session log breaks where one applies: unreadable, empty (LOG-5),
+Error kinds, with the rule a session log breaks where one applies: unreadable (no rule; SAFE-4
+for a device named, refused unread), empty (LOG-5),
 binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; LOG-8 for a
 line that stops before its JSON value ends, a write cut off with more appended after it; none
 for a JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
