@@ -194,6 +194,11 @@ class Prefix:
         self.replacement_keys: dict[int, int] = {}
         self.last_surface_seq: int | None = None
         self.surface_in_order = True
+        # What became of surface events no longer on the surface, for LOG-7's words: a node
+        # taken off by a replacement, with that replacement's seq, and the replacements LOG-7
+        # refused, which never landed.
+        self.replaced_by: dict[int, int] = {}
+        self.refused_replacements: set[int] = set()
 
     # -- folding ---------------------------------------------------------------------------
 
@@ -545,8 +550,11 @@ class Prefix:
         self._surface_order(seq)
         span = self.surface_span(fact.surface_start, fact.surface_end)
         if span is None:
+            self.refused_replacements.add(seq)
             return
         first, last = span
+        for gone in self.surface_seqs[first : last + 1]:
+            self.replaced_by[gone] = seq
         if self.replacement_keys:
             for gone in self.surface_seqs[first : last + 1]:
                 self.replacement_keys.pop(gone, None)
@@ -713,8 +721,9 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
     span = prefix.surface_span(fact.surface_start, fact.surface_end)
     related = tuple(s for s in (fact.surface_start, fact.surface_end) if s is not None)
     if span is None:
-        msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes"
-        found.append(Violation("LOG-7", fact.seq, msg, related))
+        why, replacers = _not_current(prefix, fact)
+        msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes: {why}"
+        found.append(Violation("LOG-7", fact.seq, msg, (*related, *replacers)))
         return found
     if fact.type == "tool/result":
         first, last = span
@@ -722,6 +731,45 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
             msg = "a tool/result replacement must shadow exactly one tool/result"
             found.append(Violation("LOG-7", fact.seq, msg, related))
     return found
+
+
+def _not_current(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
+    """Why a replace's `start` and `end` are not two current nodes in order, and the seqs of
+    the replacements that took a named node off the surface."""
+    ends = [("start", fact.surface_start), ("end", fact.surface_end)]
+    if fact.surface_start == fact.surface_end:
+        ends = [("start and end", fact.surface_start)]
+    reasons: list[str] = []
+    replacers: list[int] = []
+    for role, seq in ends:
+        if seq is None:
+            reasons.append(f"it names no {role}")
+        elif prefix.surface_position(seq) is not None:
+            continue
+        elif seq in prefix.replaced_by:
+            replacer = prefix.replaced_by[seq]
+            reasons.append(f"{role} {seq} was replaced by seq {replacer}")
+            replacers.append(replacer)
+        elif seq in prefix.refused_replacements:
+            reasons.append(f"{role} {seq} is a replacement that was refused (LOG-7), never a node")
+        elif seq == fact.seq:
+            reasons.append(f"{role} {seq} is this replacement itself")
+        elif seq > fact.seq or seq < 0:
+            reasons.append(f"{role} {seq} is no event before this one")
+        else:
+            reasons.append(
+                f"{role} {seq} was never a message: no user/message, assistant/message or "
+                "tool/result was appended at that seq"
+            )
+    if len(replacers) == 2 and replacers[0] == replacers[1]:  # one replacement took both
+        reasons = [
+            f"start {fact.surface_start} and end {fact.surface_end} were replaced by seq "
+            f"{replacers[0]}"
+        ]
+        replacers.pop()
+    if not reasons:  # both current: they are named in the wrong order
+        reasons.append(f"start {fact.surface_start} comes after end {fact.surface_end}")
+    return "; ".join(reasons), tuple(replacers)
 
 
 # ---------------------------------------------------------------------------------------------

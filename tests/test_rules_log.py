@@ -330,6 +330,43 @@ def test_LOG_7_replace_swaps_current_nodes_for_one() -> None:
         derive_messages(event_from_wire(o) for o in stale)
 
 
+def test_LOG_7_a_stale_replace_says_which_node_is_gone_and_what_took_it() -> None:
+    """LOG-7: the violation says of each named node why it is not current: replaced (by which
+    seq, also cited as a related event), never a message (a seq where a turn/start is), a
+    replacement refused before, or named after the other. It said only "does not name current
+    nodes", so a harness author could not tell a stale seq from a wrong one."""
+    base = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("b"),))]).log)
+    surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
+    first, last = surface[0], surface[-1]
+    turn_start = next(int(str(o["seq"])) for o in base if o["type"] == "turn/start")
+    summary = len(base)
+
+    def log7(*replaces: tuple[int, int]) -> list[tuple[str, tuple[int, ...]]]:
+        log = [*base, _replace(summary, first, last)]
+        for start, end in replaces:  # each cites seq 0, so that none is LOG-2 as well
+            log.append({**_replace(len(log), start, end), "sourceEventSeqs": [0]})
+        found = check_facts(fact_from_wire(o) for o in log)
+        assert {v.rule_id for v in found} == {"LOG-7"}
+        return [(v.message, v.related) for v in found]
+
+    ((message, related),) = log7((first, summary))
+    assert message.endswith(f"start {first} was replaced by seq {summary}")
+    assert summary in related
+    ((message, related),) = log7((first, last))
+    assert message.endswith(f"start {first} and end {last} were replaced by seq {summary}")
+    ((message, _),) = log7((turn_start, summary))
+    assert f"start {turn_start} was never a message" in message
+    refused = summary + 1
+    (_, (message, _)) = log7((first, first), (refused, refused))
+    assert f"start and end {refused} is a replacement that was refused" in message
+    ((message, _),) = log7((summary + 5, summary))
+    assert f"start {summary + 5} is no event before this one" in message
+    # Two current nodes, named the wrong way round.
+    log = [*base, _replace(summary, last, first)]
+    (violation,) = check_facts(fact_from_wire(o) for o in log)
+    assert violation.message.endswith(f"start {last} comes after end {first}")
+
+
 def test_LOG_7_result_replacement_shadows_exactly_one_result() -> None:
     """LOG-7: a tool/result replacement over a user message is reported."""
     base = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("b"),))]).log)
