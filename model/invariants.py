@@ -1695,7 +1695,9 @@ class LogMonitor:
         `_UNIFORM_RUN_TYPES` type commits nothing, neither do the others: its checks compare
         the seq only with the expected one (which the run keeps meeting) and read nothing else
         that changes along the run, and folding it only advances the seq. So a clean run costs
-        one fact, whatever its length; a run that breaks a rule is fed fact by fact.
+        one fact, whatever its length; a run that breaks a rule is fed fact by fact, and a
+        violation a later fact repeats (the same rule and words: the run's shared turn or step
+        is wrong) is blamed once, on the first, citing the others' seqs.
         """
         if count < 1:
             return []
@@ -1703,8 +1705,19 @@ class LogMonitor:
         if not found and self._runs_uniformly(fact.type):
             self.prefix.expected_seq = fact.seq + count
             return found
+        first_of: dict[tuple[str, str], int] = {}
+        for index, violation in enumerate(found):
+            first_of.setdefault((violation.rule_id, violation.message), index)
         for seq in range(fact.seq + 1, fact.seq + count):
-            found += self.feed(_like(fact, seq))
+            for violation in self.feed(_like(fact, seq)):
+                key = (violation.rule_id, violation.message)
+                earlier = first_of.get(key)
+                if earlier is None:
+                    first_of[key] = len(found)
+                    found.append(violation)
+                else:
+                    blamed = found[earlier]
+                    found[earlier] = blamed._replace(related=(*blamed.related, seq))
         return found
 
     def _runs_uniformly(self, kind: str) -> bool:

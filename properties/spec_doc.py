@@ -5,8 +5,9 @@ SPEC.md is written by people, except for sections between `<!-- generated:NAME -
 transition table from `loopspec.model.transitions`, the invariant registry from
 `loopspec.model.invariants`, the wording table from `loopspec.model.wording`, and the event
 catalogue from the wire types (`loopspec.model.events`, written by `loopspec.model.wire`) and
-the model modules that append each event, and the presentation tables from the model's
-presenters and ACP bridge (`loopspec.properties.spec_presentation`).
+the model modules that append each event, the compact chunk rows' table from the reader's
+declarations (`loopspec.properties.logcheck.compact_rows`), and the presentation tables from
+the model's presenters and ACP bridge (`loopspec.properties.spec_presentation`).
 `loopspec spec --check SPEC.md` (and a test) fails when they drift apart.
 """
 
@@ -38,6 +39,7 @@ from loopspec.model.messages import (
 from loopspec.model.transitions import render_table
 from loopspec.model.wire import SURFACE_TYPES, event_data_to_wire
 from loopspec.model.wording import render_wording
+from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, COUNT_FIELDS, RUN_INTEGERS
 
 
 def render_invariants() -> str:
@@ -185,6 +187,21 @@ def render_event_catalogue() -> str:
     return "\n".join(lines)
 
 
+def render_compact_rows() -> str:
+    """Each compact chunk row type: the events it stands for and the members check reads, from
+    the declarations `compact_rows.compact_run` reads a row by."""
+    lines = [
+        "| row type | stands for | members read (wire path: JSON type) |",
+        "|---|---|---|",
+    ]
+    for kind, count_field in COUNT_FIELDS.items():
+        members = [f"`{path}`: integer" for path in RUN_INTEGERS]
+        members.append(f"`data.{count_field}`: array")
+        stands_for = f"one `{CHUNK_TYPE}` per item of `data.{count_field}`"
+        lines.append(f"| `{kind}` | {stands_for} | {'; '.join(members)} |")
+    return "\n".join(lines)
+
+
 def _presentation(renderer: str) -> Callable[[], str]:
     """The presentation table `renderer` of `spec_presentation`, imported on use:
     `conformance.run` imports this module, and the examples' literals would join the constants
@@ -203,6 +220,7 @@ SECTIONS = {
     "invariants": render_invariants,
     "wording": render_wording,
     "events": render_event_catalogue,
+    "compact-rows": render_compact_rows,
     "presentation-calls": _presentation("render_call_cards"),
     "presentation-results": _presentation("render_result_updates"),
     "presentation-terminal": _presentation("render_terminal_example"),

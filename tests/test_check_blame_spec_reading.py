@@ -8,6 +8,8 @@ checker's verdict differed from what SPEC.md says, fixed since.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from check_fixtures import FIXTURES
@@ -271,3 +273,123 @@ def test_RW_2_a_sidecar_naming_a_hook_whose_word_supplies_no_input_is_blamed() -
     (found,) = report.violations
     assert "whose answer (pass) supplies no input" in found.violation.message
     assert found.violation.related == (4,)  # the pass
+
+
+def test_LOG_1_a_compact_row_counted_as_one_seq_is_blamed_at_the_next_event() -> None:
+    """LOG-1 with SPEC.md's compact chunk rows (section 10): a row stands for one chunk per
+    item, seqs `seq0`, `seq0 + 1`, ..., so the next event's seq follows the last of them. A
+    writer that counted the three-item row as one seq is blamed once, at the reply after it.
+    (Written from SPEC.md's table of compact rows, which it did not have: section 4 named the
+    rows and gave no format.)"""
+    path = BLAME / "violations" / "LOG-1-compact-row-counted-as-one-seq.jsonl"
+    report = check(path)
+    assert blamed(report) == [("LOG-1", 6)]
+    assert report.violations[0].violation.message == "seq 4 where 6 was due"
+    assert "the next line's seq follows the last of\nthem (LOG-1)" in _spec()
+
+
+def test_STEP_3_compact_rows_as_SPEC_words_them_keep_every_rule() -> None:
+    """STEP-3 with SPEC.md's compact chunk rows: rows of each type, with the members SPEC.md's
+    table lists and others it says are kept unread (`time0`, `index`, `dt`, a call's `id` and
+    `name`), an empty row standing for no event, in two steps, keep every rule; each item
+    counts as an event."""
+    report = check(BLAME / "valid" / "STEP-3-compact-chunk-rows.jsonl")
+    assert (blamed(report), report.status, report.events) == ([], "ok", 19)
+    spec = _spec()
+    assert "An empty array stands for no event." in spec
+    assert "(`time0`, `index`, `dt`, a call's `id` and `name`, ...) are kept and never read" in spec
+
+
+def test_STEP_3_a_compact_row_naming_another_step_is_blamed_once() -> None:
+    """STEP-3: a compact row's chunks name the row's turn and step, which must be the open
+    ones. A three-item row naming step 2 while step 1 is open was blamed three times at its one
+    line, once per chunk, for one wrong number; it is blamed once, citing the row's other
+    chunks' seqs."""
+    report = check(BLAME / "violations" / "STEP-3-compact-row-names-another-step.jsonl")
+    assert blamed(report) == [("STEP-3", 5)]
+    (found,) = report.violations
+    assert found.events == (3, 4, 5)
+    assert "names turn 1 step 2, the open step is turn 1 step 1" in found.violation.message
+
+
+# SPEC.md's generated table of compact chunk rows (section 10): row type, then the members.
+_COMPACT_TABLE_ROW = re.compile(r"^\| `([a-z-]+-chunks)` \| [^|]+ \| ([^|]+) \|$", re.MULTILINE)
+_MEMBER = re.compile(r"`([a-zA-Z0-9.]+)`: ([a-z]+)")
+# The value a row of the one-step log below gives each member SPEC.md lists, and one of
+# another JSON type.
+_ROW_VALUES: dict[str, object] = {"seq0": 3, "data.turn": 1, "data.step": 1}
+_OTHER_TYPE = {"integer": "1", "array": "ab"}
+
+
+def _spec() -> str:
+    return (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
+
+
+def _spec_compact_rows() -> dict[str, list[tuple[str, str]]]:
+    """Each compact row type SPEC.md lists, with its members (wire path, JSON type)."""
+    table = _spec().split("<!-- generated:compact-rows -->")[1].split("<!-- end generated")[0]
+    return {kind: _MEMBER.findall(members) for kind, members in _COMPACT_TABLE_ROW.findall(table)}
+
+
+def _row(kind: str, members: dict[str, object]) -> dict[str, object]:
+    """A compact row of `kind` with each member (wire path: value) set."""
+    row: dict[str, object] = {"type": kind}
+    for path, value in members.items():
+        holder: dict[str, object] = row
+        *parents, key = path.split(".")
+        for parent in parents:
+            child = holder.setdefault(parent, {})
+            assert isinstance(child, dict)
+            holder = child
+        holder[key] = value
+    return row
+
+
+def _streamed_as(tmp_path: Path, row: dict[str, object]) -> LogReport:
+    """The report of a one-step turn whose reply's two chunks (seqs 3, 4) are `row` (line 5)."""
+
+    def event(kind: str, seq: int, data: Mapping[str, object], **rest: object) -> str:
+        return json.dumps({"type": kind, "seq": seq, "time": seq, "data": data, **rest})
+
+    step = {"turn": 1, "step": 1}
+    reply = {
+        "id": "m5",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "ab"}],
+        "source": {"kind": "model", "provider": "p", "model": "m"},
+    }
+    user = {"id": "m2", "role": "user", "content": [], "source": {"kind": "user"}}
+    lines = [
+        json.dumps({"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/w"}),
+        event("turn/start", 0, {"turn": 1}),
+        event("step/start", 1, step),
+        event("user/message", 2, user, surfaceOp="append", sourceEventSeqs=[0]),
+        json.dumps(row),
+        event("assistant/message", 5, {**step, "message": reply}, surfaceOp="append"),
+        event("step/end", 6, step),
+        event("turn/end", 7, {"turn": 1, "reason": {"kind": "completed"}}),
+    ]
+    path = tmp_path / "streamed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return check(path)
+
+
+def test_LOG_4_SPEC_s_compact_row_table_is_the_format_check_reads(tmp_path: Path) -> None:
+    """LOG-4: SPEC.md named compact `*-chunks` rows without their format, so a harness author
+    could not write one from it. Its table (rendered from the reader's declarations) is held
+    to the reader here: a row with just the members it lists, in its JSON types, stands for one
+    chunk per item of its array; without any one of them, or with one of another JSON type, it
+    is refused as input naming LOG-4, at its line."""
+    rows = _spec_compact_rows()
+    assert set(rows) == {"reasoning-chunks", "text-chunks", "tool-call-chunks"}
+    for kind, members in rows.items():
+        values = {path: _ROW_VALUES.get(path, ["a", "b"]) for path, _ in members}
+        assert [json_type for _, json_type in members].count("array") == 1
+        report = _streamed_as(tmp_path, _row(kind, values))
+        assert (blamed(report), report.events) == ([], 8), kind
+        for path, json_type in members:
+            lacking = {p: v for p, v in values.items() if p != path}
+            mistyped = {**values, path: _OTHER_TYPE[json_type]}
+            for broken in (lacking, mistyped):
+                report = _streamed_as(tmp_path, _row(kind, broken))
+                assert (blamed(report), report.status) == ([("LOG-4", 5)], "error"), broken

@@ -10,6 +10,8 @@ which stands for `len(texts)` consecutive `assistant/chunk` events with seqs `se
 `reasoning-chunks` carries `texts` as well; `tool-call-chunks` carries `args` (and the call's `id`
 and `name`). The rules read only a chunk's seq, turn and step, so a row is fully described by
 `CompactRun`. Row types outside `COUNT_FIELDS` are not guessed at: they raise `CompactRowError`.
+`COUNT_FIELDS` and `RUN_INTEGERS` are the format: `compact_run` reads a row by them, and SPEC.md's
+table of compact rows is rendered from them (`loopspec.properties.spec_doc`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ COUNT_FIELDS = {
     "text-chunks": "texts",
     "tool-call-chunks": "args",
 }
+# The integer members every compact row carries, as wire paths: the first seq, then the turn and
+# step each of its chunks names (in `CompactRun`'s order).
+RUN_INTEGERS = ("seq0", "data.turn", "data.step")
 CHUNK_TYPE = "assistant/chunk"
 
 
@@ -48,10 +53,12 @@ def is_compact(obj: Mapping[str, Any]) -> bool:
     return "seq0" in obj and "seq" not in obj
 
 
-def _whole(data: Mapping[str, Any], key: str, where: str) -> int:
-    value = data.get(key)
+def _whole(row: Mapping[str, Any], path: str, kind: str) -> int:
+    """The integer at `path` (`seq0`, `data.turn`) of a row whose data is an object."""
+    holder, _, key = path.rpartition(".")
+    value = (row[holder] if holder else row).get(key)
     if type(value) is not int:
-        raise CompactRowError(f"{where}.{key} must be an integer")
+        raise CompactRowError(f"{kind}.{path} must be an integer")
     return value
 
 
@@ -67,9 +74,5 @@ def compact_run(obj: Mapping[str, Any]) -> CompactRun:
     items = data.get(COUNT_FIELDS[kind])
     if not isinstance(items, list):
         raise CompactRowError(f"{kind}.data.{COUNT_FIELDS[kind]} must be an array")
-    return CompactRun(
-        _whole(obj, "seq0", kind),
-        len(items),
-        _whole(data, "turn", f"{kind}.data"),
-        _whole(data, "step", f"{kind}.data"),
-    )
+    seq0, turn, step = (_whole(obj, path, kind) for path in RUN_INTEGERS)
+    return CompactRun(seq0, len(items), turn, step)
