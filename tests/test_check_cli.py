@@ -729,3 +729,15 @@ def test_LOG_5_a_header_error_the_check_reads_past_does_not_say_the_rest_went_un
     assert f"{log}:1: error bad-header LOG-5: " in out
     assert re.search(r": [A-Z]+-\d+ \(seq \d+\): ", out), out  # the events were judged
     assert "not checked past" not in out, out
+
+
+def test_stdin_named_twice_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check - -` read standard input twice and reported the second read as an empty log
+    (LOG-5) under the first's name: refused instead, in one line, before anything is read."""
+    feed_stdin(monkeypatch, HARNESS.read_bytes())
+    assert main(["check", "-", "-"]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert shown.err == "loopspec check: error: - (standard input) is named more than once\n"

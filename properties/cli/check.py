@@ -112,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
         write_log_text,
     )
 
+    if args.paths.count("-") > 1:
+        # Standard input can be read once: the second `-` read as an empty log (LOG-5).
+        print("loopspec check: error: - (standard input) is named more than once", file=sys.stderr)
+        return 2
     limits = Limits(max_line_bytes=args.max_line_bytes, max_violations=args.max_violations)
     reports = []
     for report in check_paths(args.paths, limits):
