@@ -90,6 +90,24 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
     return bytes(data)
 
 
+def not_utf8(path: object, data: bytes, error: UnicodeDecodeError, what: str) -> str:
+    """The one wording of a user's file that is not UTF-8: where its first bad byte is."""
+    before = data[: error.start].decode("utf-8")
+    line = before.count("\n") + 1
+    column = len(before) - before.rfind("\n")
+    return (
+        f"{path}:{line}: the {what} is not UTF-8 text: byte 0x{data[error.start]:02x} at "
+        f"column {column}; save it as UTF-8"
+    )
+
+
+def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str = "") -> str:
+    """The one wording of a user's file that is not JSON: `path:line: ...: column c` (`reason`
+    in place of the parser's own words when the caller knows better)."""
+    said = reason or error.msg
+    return f"{path}:{error.lineno}: the {what} is not JSON: {said}: column {error.colno}"
+
+
 def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 

@@ -169,13 +169,13 @@ def test_HOOK_1_invalid_settings_name_the_file_and_the_json_path(
 
 
 def test_HOOK_1_unreadable_and_non_json_files_are_refused(tmp_path: Path) -> None:
-    """HOOK-1: a missing file or one that is not JSON gets the same error type (the one that
-    is not JSON at `$`; a missing file is at no JSON path)."""
+    """HOOK-1: a missing file or one that is not JSON gets the same error type; one that is
+    not JSON is named at its line, as a case file or a scenario is."""
     with pytest.raises(HookSettingsError, match="cannot read"):
         load_settings(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text('{"hooks": ', encoding="utf-8")
-    with pytest.raises(HookSettingsError, match=r"broken\.json: \$: not JSON \(line 1"):
+    with pytest.raises(HookSettingsError, match=r"broken\.json:1: the hooks file is not JSON: "):
         load_settings(broken)
 
 

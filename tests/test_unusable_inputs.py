@@ -184,3 +184,31 @@ def test_SAFE_4_check_refuses_a_device_named_unread_and_reads_a_named_pipe(
     finally:
         writer.wait(timeout=30)
     assert "checked 1 log" in capsys.readouterr().out
+
+
+def test_PROTO_1_HOOK_1_a_scenario_hooks_or_spec_file_that_is_no_JSON_text_is_named_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1, HOOK-1: a scenario that was not UTF-8 read "the scenario is not JSON: 'utf-8'
+    codec can't decode byte 0xff in position 0: invalid start byte", a hooks file that was not
+    JSON "$: not JSON (line 2, column 1: ...)", a spec file "not UTF-8 text: 'utf-8' codec...";
+    a case file names the line: 'case.json:2: the case file is not UTF-8 text: byte 0xff at
+    column 3; save it as UTF-8'. Each now says it so, in the same words, with its own rule."""
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes(b'{\n  "\xff": 1}\n')
+    broken = tmp_path / "hooks.json"
+    broken.write_text('{"hooks":\n', encoding="utf-8")
+    bad_byte = "is not UTF-8 text: byte 0xff at column 4; save it as UTF-8"
+    log = tmp_path / "out.jsonl"
+    for argv, said in [
+        (["run", str(latin1)], f"[PROTO-1] {latin1}:2: the scenario {bad_byte}"),
+        (
+            ["run", str(_scenario(tmp_path)), "--hooks", str(broken), "--log", str(log)],
+            f"[HOOK-1] {broken}:2: the hooks file is not JSON: Expecting value: column 1",
+        ),
+        (["spec", "--check", str(latin1)], f"{latin1}:2: the spec file {bad_byte}"),
+        (["replay", str(latin1)], f"[PROTO-1] {latin1}:2: the case file {bad_byte}"),
+    ]:
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"loopspec: error: {said}\n"
+    assert not log.exists()

@@ -24,7 +24,13 @@ from pathlib import Path
 
 import attrs
 
-from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
+from loopspec.impl.user_files import (
+    UserFileError,
+    not_json,
+    not_utf8,
+    parse_user_json,
+    read_user_file,
+)
 from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
@@ -41,7 +47,8 @@ MATCH_ALL = "*"
 
 class HookSettingsError(LoopSpecError):
     """A settings document loopspec will not run hooks from; names the file and the JSON path
-    (none when the file could not be read: SAFE-4 refused it, or the system did, no rule)."""
+    (none when the file could not be read, SAFE-4 or the system refused it, or is no JSON text:
+    its line is named instead)."""
 
     def __init__(self, source: str, json_path: str, problem: str, rule_id: str = "HOOK-1") -> None:
         self.source = source
@@ -139,10 +146,11 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
         raise HookSettingsError(source, "", str(error), error.rule_id) from error
     try:
         document = parse_user_json(data)
+    except UnicodeDecodeError as error:  # at no JSON path: the line says where
+        raise HookSettingsError(source, "", not_utf8(source, data, error, "hooks file")) from error
     except json.JSONDecodeError as error:
-        problem = f"not JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        raise HookSettingsError(source, "$", problem) from error
-    except ValueError as error:  # not UTF-8, nested too deeply, NaN
+        raise HookSettingsError(source, "", not_json(source, error, "hooks file")) from error
+    except ValueError as error:  # nested too deeply, NaN
         raise HookSettingsError(source, "$", f"not usable JSON: {error}") from error
     return parse_settings(document, source=source, dialect=dialect)
 

@@ -35,6 +35,7 @@ replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,7 +51,13 @@ from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import Shown
 from loopspec.impl.seams import ApprovalRequest, ModelRequest, ProviderFailed
 from loopspec.impl.tools import JSON_TYPES, RegisteredTool, ToolExecution
-from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file
+from loopspec.impl.user_files import (
+    UserFileError,
+    not_json,
+    not_utf8,
+    parse_user_json,
+    read_user_file,
+)
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     ModelReplies,
@@ -115,7 +122,11 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(str(error), rule_id=error.rule_id) from error
     try:
         document = parse_user_json(data)
-    except ValueError as error:  # also UnicodeDecodeError and JSONDecodeError
+    except UnicodeDecodeError as error:
+        raise ScenarioError(not_utf8(path, data, error, "scenario")) from error
+    except json.JSONDecodeError as error:
+        raise ScenarioError(not_json(path, error, "scenario")) from error
+    except ValueError as error:  # nested too deeply, NaN, a lone surrogate
         raise ScenarioError(f"{path}: the scenario is not JSON: {error}") from error
     try:
         return _parse(document, str(path))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from loopspec.impl.user_files import UserFileError, read_user_file, refused_by_system
+from loopspec.impl.user_files import UserFileError, not_utf8, read_user_file, refused_by_system
 from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"loopspec: error: {tag}{error}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as error:
-        print(f"loopspec: error: {path}: not UTF-8 text: {error}", file=sys.stderr)
+        print(f"loopspec: error: {not_utf8(path, data, error, 'spec file')}", file=sys.stderr)
         return 2
     try:
         updated = splice_generated_sections(text)

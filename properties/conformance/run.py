@@ -29,7 +29,14 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 
 import loopspec
 from loopspec import spec_text as shipped_spec
-from loopspec.impl.user_files import UserFileError, parse_user_json, read_user_file, shown
+from loopspec.impl.user_files import (
+    UserFileError,
+    not_json,
+    not_utf8,
+    parse_user_json,
+    read_user_file,
+    shown,
+)
 from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
@@ -1123,12 +1130,7 @@ def load_case(path: Path) -> Case:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        before = data[: error.start].decode("utf-8")
-        byte_line, byte_column = line_and_column(before, len(before))
-        raise TargetError(
-            f"{path}:{byte_line}: the case file is not UTF-8 text: byte "
-            f"0x{data[error.start]:02x} at column {byte_column}; save it as UTF-8"
-        ) from error
+        raise TargetError(not_utf8(path, data, error, "case file")) from error
     try:
         document = parse_user_json(text)
     except json.JSONDecodeError as error:
@@ -1143,9 +1145,7 @@ def load_case(path: Path) -> Case:
         if what.startswith("Invalid control character") and text[error.pos] in "\r\n":
             # A case sent in a mail's body comes back with its long lines wrapped.
             what = "a line break inside a string (was the line wrapped, by a mail client?)"
-        raise TargetError(
-            f"{path}:{error.lineno}: the case file is not JSON: {what}: column {error.colno}"
-        ) from error
+        raise TargetError(not_json(path, error, "case file", what)) from error
     except ValueError as error:  # a nesting too deep, NaN, an integer too long to read
         raise TargetError(f"{path}{_value_fault(text, error)}") from error
     repeated = repeated_member(text)

@@ -13,6 +13,7 @@ hooks file, log path or installation cannot be used.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from typing import Any
 from loopspec.impl.hookbridge.settings import SETTINGS_FILE_CAP
 from loopspec.impl.user_files import (
     UserFileError,
+    not_json,
+    not_utf8,
     parse_user_json,
     read_user_file,
     refused_by_system,
@@ -47,7 +50,11 @@ def load_hooks(path: Path) -> dict[str, Any]:
         raise HarnessError(str(error), rule_id=error.rule_id) from error
     try:
         document = parse_user_json(data)
-    except ValueError as error:  # not UTF-8, not JSON, nested too deeply
+    except UnicodeDecodeError as error:
+        raise HarnessError(not_utf8(path, data, error, "hooks file")) from error
+    except json.JSONDecodeError as error:
+        raise HarnessError(not_json(path, error, "hooks file")) from error
+    except ValueError as error:  # nested too deeply, NaN
         raise HarnessError(f"{path}: the hooks file is not JSON: {error}") from error
     if not isinstance(document, dict):
         raise HarnessError(f'{path}: $ must be an object with "hooks"')
