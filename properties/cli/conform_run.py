@@ -309,6 +309,14 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
         return case_path
 
 
+def system_reason(error: OSError) -> str:
+    """Why the system refused a write, in its own words ("no space left on device"): the line
+    that quotes it names the folder already, and Python's "[Errno 28] ...: 'path'" repeats the
+    path behind a number no reader needs (as `check` words a log it cannot open)."""
+    said = error.strerror or str(error)
+    return said[:1].lower() + said[1:]
+
+
 def keep_hypothesis_out_of_the_working_folder() -> None:
     """Send Hypothesis's cache to a temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY
     names one: by default it writes ./.hypothesis, and a run must leave the user's folder as it
@@ -373,7 +381,8 @@ def run_conform(args: argparse.Namespace) -> int:
         try:
             case_path = save_case(report, case_folder, target)
         except OSError as error:  # the report (with the shrunk program) is still printed
-            unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {error}"
+            said = system_reason(error)
+            unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
     if args.format == "json":
         print(json.dumps(json_report(report, case_path, target), indent=2))
     else:
@@ -451,7 +460,7 @@ def with_saved_program(
     try:
         case_path = _save_case_document(document, folder)
     except OSError as error:
-        rerun = f"its program was not saved in {folder}: {error}"
+        rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:
         rerun = f"rerun it: {replay_command(case_path, target)}"
     first, newline, rest = broke.message.partition("\n")
@@ -526,7 +535,8 @@ def _run_exhaustive(
     try:
         case_path = _save_case_document(case, case_folder)
     except OSError as error:  # the program is still printed below
-        unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {error}"
+        said = system_reason(error)
+        unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
     rerun = replay_command(case_path, target_named) if case_path is not None else None
     if style == "json":
         document = {

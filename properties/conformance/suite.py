@@ -20,6 +20,7 @@ from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     counts_line,
     save_case,
+    system_reason,
     with_saved_program,
 )
 from loopspec.properties.conformance.run import (
@@ -92,7 +93,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         case_path: Path | None = save_case(report, folder, target)
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
         case_path = None
-        unsaved.append(f"loopspec: error: the case was not saved in {folder}: {error}")
+        said = system_reason(error)
+        unsaved.append(f"loopspec: error: the case was not saved in {folder}: {said}")
     lines = [
         f"loopspec conform: {report.target}: COUNTEREXAMPLE",
         f"  {counts_line(report)}",
