@@ -325,6 +325,8 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
         said.out
     )
     assert f"loopspec: error: [PROTO-1] {newer}:1: $.version is 2" in said.err
+    # On stdout, a pointer that holds there alone: the error is not "above" in stdout's file.
+    assert f"{newer}: cannot be used (the error is on stderr)\n" in said.out
     assert said.out.endswith(
         "replayed 3 cases against plugin_targets:declares_nothing: 1 skipped, 1 without "
         "divergence, 1 unusable\n"
@@ -338,9 +340,9 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
         "without divergence\n"
     )
     assert main(["replay", str(folder), "--format", "json"]) == 2
+    # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
     assert capsys.readouterr().err == (
-        "loopspec: error: [PROTO-1] replay --format json takes one case file (it writes one "
-        "document)\n"
+        "loopspec replay: error: --format json takes one case file (it writes one document)\n"
     )
     assert main(["replay", str(folder), str(tmp_path / "typo")]) == 2
     assert f"{tmp_path / 'typo'}: no such case file or directory" in capsys.readouterr().err
@@ -353,9 +355,9 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
 def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_its_line(
     tmp_path: Path,
 ) -> None:
-    """PROTO-1: a case replay cannot use is named on stderr, then "cannot be used (see the error
-    above)" on stdout. In a CI log (both streams to one pipe, stdout buffered as Python buffers a
-    pipe) every such error came first, above the whole report, away from its case."""
+    """PROTO-1: a case replay cannot use is named on stderr, then "cannot be used (the error is
+    on stderr)" on stdout. In a CI log (both streams to one pipe, stdout buffered as Python
+    buffers a pipe) every such error came first, above the whole report, away from its case."""
     folder = tmp_path / "cases"
     save_case(_failed_report(), folder, {"impl": "mine:make"})
     broken = folder / "zz-broken.json"
@@ -372,7 +374,7 @@ def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_
     )
     assert done.returncode == 2
     lines = done.stdout.splitlines()
-    unusable = lines.index(f"{broken}: cannot be used (see the error above)")
+    unusable = lines.index(f"{broken}: cannot be used (the error is on stderr)")
     assert lines[unusable - 1].startswith(f"loopspec: error: [PROTO-1] {broken}:"), done.stdout
 
 

@@ -642,8 +642,12 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     1 when one still diverges, 2 when one could not be used (or the target broke), else 0. A
     case needing a capability the target does not declare is skipped (conform never sends that
     target such a program), as the pytest plugin skips it."""
-    if args.format == "json":
-        raise TargetError("replay --format json takes one case file (it writes one document)")
+    if args.format == "json":  # a usage error: no rule is broken
+        print(
+            "loopspec replay: error: --format json takes one case file (it writes one document)",
+            file=sys.stderr,
+        )
+        return 2
     factory, target = resolve_target(args.impl, args.cmd)
     replayed = target.get("cmd") or target.get("impl") or ""
     outcomes: Counter[str] = Counter()
@@ -667,7 +671,8 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
 
 def _error_above(line: str) -> None:
     """`line` on stderr after everything stdout holds so far: where both go to one file (a CI
-    log), stdout is buffered and the error would land after the report saying "see above"."""
+    log), stdout is buffered and the error would land after the report pointing to it. (The
+    pointer says "on stderr", not "above": stdout alone, in a file, has nothing above.)"""
     sys.stdout.flush()
     print(line, file=sys.stderr, flush=True)
 
@@ -680,7 +685,7 @@ def _replay_listed(
         case = load_case(Path(path))
     except TargetError as error:
         _error_above(f"loopspec: error: {error}")
-        print(f"{path}: cannot be used (see the error above)")
+        print(f"{path}: cannot be used (the error is on stderr)")
         return "unusable"
     profile, profile_note = replay_profile(args.profile, case.profile)
     header = replay_header(
@@ -695,7 +700,7 @@ def _replay_listed(
         return "skipped"
     except TargetError as broke:
         _error_above(f"loopspec: error: {case_replay_error(path, case, broke)}")
-        print(f"{path}: cannot be used (see the error above)")
+        print(f"{path}: cannot be used (the error is on stderr)")
         return "unusable"
     bundled = args.impl is None and args.cmd is None
     print(*replay_verdict_lines(path, case, profile, replay, bundled=bundled), sep="\n")
