@@ -108,6 +108,12 @@ def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str =
     return f"{path}:{error.lineno}: the {what} is not JSON: {said}: column {error.colno}"
 
 
+def refused_json(path: object, error: UserFileError, what: str) -> str:
+    """The one wording of JSON `parse_user_json` refuses past its bounds (nested too deeply, a
+    lone surrogate): SAFE-4's, as `error.rule_id` says."""
+    return f"{path}: the {what} is refused: {error}"
+
+
 def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 

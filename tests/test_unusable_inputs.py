@@ -212,3 +212,28 @@ def test_PROTO_1_HOOK_1_a_scenario_hooks_or_spec_file_that_is_no_JSON_text_is_na
         assert main(argv) == 2
         assert capsys.readouterr().err == f"loopspec: error: {said}\n"
     assert not log.exists()
+
+
+def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: JSON nested deeper than 200 levels, or holding a lone surrogate, is refused by
+    SAFE-4 (as `check` names it for a log line), but a scenario said "[PROTO-1] ...: the
+    scenario is not JSON: JSON nested deeper than 200 levels", a hooks file "[HOOK-1] ...: $:
+    not usable JSON: ...", a case file "[PROTO-1] ...". It is JSON, refused past a bound."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 300 + "]" * 300, encoding="utf-8")
+    surrogate = tmp_path / "surrogate.json"
+    surrogate.write_text('{"a": "\\ud800"}', encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    scenario = str(_scenario(tmp_path))
+    nested = "JSON nested deeper than 200 levels"
+    for argv, said in [
+        (["run", str(deep)], f"{deep}: the scenario is refused: {nested}"),
+        (["run", scenario, "--hooks", str(deep)], f"{deep}: the hooks file is refused: {nested}"),
+        (["replay", str(deep)], f"{deep}: the case file is refused: {nested}"),
+        (["run", str(surrogate)], f"{surrogate}: the scenario is refused: JSON holds a lone"),
+    ]:
+        assert main([*argv, *(["--log", str(log)] if argv[0] == "run" else [])]) == 2
+        assert capsys.readouterr().err.startswith(f"loopspec: error: [SAFE-4] {said}")
+    assert not log.exists()

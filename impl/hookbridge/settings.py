@@ -30,6 +30,7 @@ from loopspec.impl.user_files import (
     not_utf8,
     parse_user_json,
     read_user_file,
+    refused_json,
 )
 from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
 from loopspec.model.errors import LoopSpecError
@@ -150,7 +151,10 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
         raise HookSettingsError(source, "", not_utf8(source, data, error, "hooks file")) from error
     except json.JSONDecodeError as error:
         raise HookSettingsError(source, "", not_json(source, error, "hooks file")) from error
-    except ValueError as error:  # nested too deeply, NaN
+    except UserFileError as error:  # nested too deeply, a lone surrogate
+        said = refused_json(source, error, "hooks file")
+        raise HookSettingsError(source, "", said, error.rule_id) from error
+    except ValueError as error:  # NaN, Infinity
         raise HookSettingsError(source, "$", f"not usable JSON: {error}") from error
     return parse_settings(document, source=source, dialect=dialect)
 

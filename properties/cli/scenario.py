@@ -57,6 +57,7 @@ from loopspec.impl.user_files import (
     not_utf8,
     parse_user_json,
     read_user_file,
+    refused_json,
 )
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
@@ -126,7 +127,10 @@ def load_scenario(path: Path) -> Scenario:
         raise ScenarioError(not_utf8(path, data, error, "scenario")) from error
     except json.JSONDecodeError as error:
         raise ScenarioError(not_json(path, error, "scenario")) from error
-    except ValueError as error:  # nested too deeply, NaN, a lone surrogate
+    except UserFileError as error:  # nested too deeply, a lone surrogate
+        said = refused_json(path, error, "scenario")
+        raise ScenarioError(said, rule_id=error.rule_id) from error
+    except ValueError as error:  # NaN, Infinity
         raise ScenarioError(f"{path}: the scenario is not JSON: {error}") from error
     try:
         return _parse(document, str(path))

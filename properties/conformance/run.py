@@ -35,6 +35,7 @@ from loopspec.impl.user_files import (
     not_utf8,
     parse_user_json,
     read_user_file,
+    refused_json,
     shown,
 )
 from loopspec.model.commands import Command, Crash
@@ -1146,7 +1147,10 @@ def load_case(path: Path) -> Case:
             # A case sent in a mail's body comes back with its long lines wrapped.
             what = "a line break inside a string (was the line wrapped, by a mail client?)"
         raise TargetError(not_json(path, error, "case file", what)) from error
-    except ValueError as error:  # a nesting too deep, NaN, an integer too long to read
+    except UserFileError as error:  # nested too deeply, a lone surrogate: SAFE-4's bounds
+        said = refused_json(path, error, "case file")
+        raise TargetError(said, rule_id=error.rule_id) from error
+    except ValueError as error:  # NaN, an integer too long to read
         raise TargetError(f"{path}{_value_fault(text, error)}") from error
     repeated = repeated_member(text)
     if repeated is not None:

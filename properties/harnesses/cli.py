@@ -26,6 +26,7 @@ from loopspec.impl.user_files import (
     parse_user_json,
     read_user_file,
     refused_by_system,
+    refused_json,
 )
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.properties.harnesses.report import report_lines, session_view
@@ -54,7 +55,10 @@ def load_hooks(path: Path) -> dict[str, Any]:
         raise HarnessError(not_utf8(path, data, error, "hooks file")) from error
     except json.JSONDecodeError as error:
         raise HarnessError(not_json(path, error, "hooks file")) from error
-    except ValueError as error:  # nested too deeply, NaN
+    except UserFileError as error:  # nested too deeply, a lone surrogate
+        said = refused_json(path, error, "hooks file")
+        raise HarnessError(said, rule_id=error.rule_id) from error
+    except ValueError as error:  # NaN, Infinity
         raise HarnessError(f"{path}: the hooks file is not JSON: {error}") from error
     if not isinstance(document, dict):
         raise HarnessError(f'{path}: $ must be an object with "hooks"')
