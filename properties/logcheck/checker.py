@@ -493,17 +493,17 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                         units = CommitUnits(prefix)
                         report.commits_checked = True
                     continue
-            if units is not None and type(obj) is dict:
-                broken = units.take(obj, line)
-                if broken:
-                    report.record(line, broken, limits)
-                    if units.broken_line == line:
-                        hole_line = line
             try:
                 seq, kind = obj.get("seq"), obj["type"]
                 judge = judges.get(kind)
             except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
-                seq = judge = None
+                seq = kind = judge = None
+            if units is not None and type(obj) is dict:
+                broken = units.take(obj, line, seq, kind)
+                if broken:
+                    report.record(line, broken, limits)
+                    if units.broken_line == line:
+                        hole_line = line
             # Nearly every event is at the expected seq, and then most need no fact: a
             # judge of its type tells a clean one from its JSON and folds it (see
             # `clean_events`); of a quiet type (stream chunks, plugin events; see

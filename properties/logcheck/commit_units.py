@@ -93,58 +93,58 @@ class CommitUnits:
         # path sets it.
         self.broken_line = 0
 
-    def take(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
+    def take(
+        self, obj: Mapping[str, Any], line: int, seq: object, kind: object
+    ) -> Sequence[Violation]:
         """The LOG-8 violations of the event (or compact row) `obj` on `line`, read before it is
-        fed to the invariants. A line without an integer seq is left to the reader, which stops
-        at it."""
+        fed to the invariants; `seq` and `kind` are its `seq` and `type` as the checker read
+        them (`seq` None when it could not). A line without an integer seq is left to the
+        reader, which stops at it."""
         # Nearly every line is a commit by itself between commits, the first line of a commit,
         # or the next line of the open one: judged here, as `_place` and `_note_calls` would,
         # without building the marker or a list. Anything else takes the general path below.
         marker = obj.get(UNIT_KEY)
         if marker is None:
-            if (
-                not self._size
-                and type(obj.get("seq")) is int
-                and obj.get("type") != "assistant/message"
-            ):
+            if not self._size and type(seq) is int and kind != "assistant/message":
                 return NO_VIOLATIONS
-        elif type(marker) is list and len(marker) == 2:  # else the general path
+            return self.take_generally(obj, line)
+        try:
             position, of = marker  # two integers, checked below
-            seq = obj.get("seq")
-            size = self._size
-            if (
-                type(position) is int
-                and type(of) is int
-                and type(seq) is int
-                and position == self._position + 1
-                # The open commit's n; a new commit's (position 1) is at least 2.
-                and (of == size if size else of >= 2)
-            ):
-                if position == 1:  # a new commit (a commit's lines never restart at 1)
-                    self._reply, self._blamed, self._continues_cut = None, False, False
-                    if self._recorded:
-                        self._recorded = set()
-                    self._first_line, self._first_seq = line, seq
-                    self._size, self._first_position = of, 1
-                elif self._continues_cut:
-                    self._read_of_cut(position)
-                self._position = position
-                kind = obj.get("type")
-                if kind == "tool/call":  # `_note_calls`, inlined: a commit of calls has many
-                    data = obj.get("data")
-                    call_id = data.get("callId") if type(data) is dict else None
-                    if type(call_id) is str:
-                        self._recorded.add(call_id)
-                elif kind == "assistant/message":
-                    self._note_calls(obj, line, seq)
-                if position < of:
-                    return NO_VIOLATIONS
-                if self._reply is None:  # (`_reply_recorded` has nothing to judge)
-                    self._size = self._position = 0
-                    return NO_VIOLATIONS
-                ended = self._reply_recorded(line, seq)
+        except (TypeError, ValueError):  # not a pair
+            return self.take_generally(obj, line)
+        size = self._size
+        if (
+            type(position) is type(of) is type(seq) is int  # all three integers
+            and position == self._position + 1
+            # The open commit's n; a new commit's (position 1) is at least 2.
+            and (of == size if size else of >= 2)
+        ):
+            if position == 1:  # a new commit (a commit's lines never restart at 1)
+                self._reply, self._blamed, self._continues_cut = None, False, False
+                if self._recorded:
+                    self._recorded = set()
+                self._first_line, self._first_seq = line, seq
+                self._size, self._first_position = of, 1
+            elif self._continues_cut:
+                self._read_of_cut(position)
+            self._position = position
+            if kind == "tool/call":  # `_note_calls`, inlined: a commit of calls has many
+                data = obj.get("data")
+                call_id = data.get("callId") if type(data) is dict else None
+                if type(call_id) is str:
+                    self._recorded.add(call_id)
+            elif kind == "assistant/message" and self._reply is None:
+                calls = _reply_calls(obj)
+                if calls:
+                    self._reply = (seq, line, calls)
+            if position < of:
+                return NO_VIOLATIONS
+            if self._reply is None:  # (`_reply_recorded` has nothing to judge)
                 self._size = self._position = 0
-                return ended
+                return NO_VIOLATIONS
+            ended = self._reply_recorded(line, seq)
+            self._size = self._position = 0
+            return ended
         return self.take_generally(obj, line)
 
     def take_generally(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
@@ -311,9 +311,9 @@ class CommitUnits:
             return []
         reply_seq, reply_line, calls = self._reply
         self._reply = None
-        missing = [call_id for call_id in calls if call_id not in self._recorded]
-        if not missing:
+        if self._recorded.issuperset(calls):  # (in C: the usual case, every call recorded)
             return []
+        missing = [call_id for call_id in calls if call_id not in self._recorded]
         self._prefix.unrecorded_blamed = (reply_seq, frozenset(missing))
         if self._blamed:
             return []
