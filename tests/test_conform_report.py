@@ -244,7 +244,13 @@ def turn_end_reason_as_text() -> ModelTarget:
 # of it shrinking. Four tests read a failing run's report (its counts, its progress line, the
 # JSON and the text `conform` prints of it); Hypothesis derandomized gives each the same run, so
 # it runs once and they all read it.
-TURN_5_SEARCH: dict[str, Any] = {"examples": 20, "seed_value": None, "steps": 40, "profile": None}
+TURN_5_SEARCH: dict[str, Any] = {
+    "examples": 20,
+    "seed_value": None,
+    "steps": 40,
+    "profile": None,
+    "deadline": None,
+}
 
 
 @functools.cache

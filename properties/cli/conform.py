@@ -20,6 +20,10 @@ renamed or removed without changing `format`.
       "reduceRuns": 41,                         // smaller programs replayed to cut it down
       "steps": 95,                              // commands sent in all
       "seconds": 104.6,
+      "maxSeconds": null,                       // --max-seconds as given, or null
+      "outOfTime": false,                       // true: that budget ended the search (then
+                                                //   "examples" may be fewer than asked for) or,
+                                                //   with a divergence, its shrinking
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
         {
           "rule": "EXE-4",
@@ -124,7 +128,10 @@ from __future__ import annotations
 
 import argparse
 
-from loopspec.properties.cli.counts import at_least_one
+from loopspec.properties.cli.counts import (
+    at_least_one,
+    seconds_at_least_zero,
+)
 
 # The keys of `loopspec.properties.profiles.PROFILES`, named here so that `--help` does not import
 # the profiles (they load the conformance machinery); test_cli_conventions holds the two equal.
@@ -159,6 +166,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="S",
         help="random seed (default: a fixed, derandomized sequence)",
+    )
+    conform.add_argument(
+        "--max-seconds",
+        type=seconds_at_least_zero,
+        default=None,
+        metavar="S",
+        help="end the search when S seconds have passed since conform started, with the "
+        "programs run by then (the one running is finished first): exit 0 then says no "
+        "divergence in that many programs, which the report counts; a counterexample being "
+        "shrunk or cut down keeps the smallest program found by then (default: no limit)",
     )
     conform.add_argument(
         "--exhaustive",

@@ -13,6 +13,7 @@ import re
 import shlex
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -175,14 +176,34 @@ def counts_line(report: RunReport) -> str:
     return f"{programs}{besides}, {commands}, {report.seconds:.1f} s{rate}"
 
 
-def _text_report(report: RunReport, case_path: Path | None, target: dict[str, str]) -> None:
+def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
+    """What the time budget ended, or None: a bound the reader must know to weigh the verdict
+    (no divergence in fewer programs than asked for; a counterexample not shrunk to the end)."""
+    if not report.out_of_time or max_seconds is None:
+        return None
+    budget = f"the --max-seconds {max_seconds:g} budget"
+    if report.divergence is None:
+        programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
+        return f"{budget} ended the search after {programs}"
+    return f"{budget} ended the shrinking: the smallest program found by then is shown"
+
+
+def _text_report(
+    report: RunReport,
+    case_path: Path | None,
+    target: dict[str, str],
+    max_seconds: float | None = None,
+) -> None:
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
+    ended = budget_note(report, max_seconds)
     if report.profile is not None:
         verdict += f" (up to the {report.profile.name} profile's known divergences)"
     print(f"loopspec conform: {report.target}: {verdict}")
     print(
         f"  {counts_line(report)}; capabilities: {', '.join(sorted(report.capabilities)) or 'none'}"
     )
+    if ended is not None:
+        print(f"  {ended}")
     if report.divergence is not None:
         print()
         for line in counterexample_lines(report, case_path, target):
@@ -212,7 +233,9 @@ def _text_report(report: RunReport, case_path: Path | None, target: dict[str, st
         statuses = Counter(row["status"] for row in rule_table(report))
         tally = "; ".join(f"{status} {count}" for status, count in statuses.items())
         programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
-        print(f"\n{verdict}: no divergence in {programs}; rules: {tally}")
+        # The guarantee is the programs run: with the time spent, say within what, too.
+        within = f" within {max_seconds:g} s" if ended is not None else ""
+        print(f"\n{verdict}: no divergence in {programs}{within}; rules: {tally}")
     else:  # with the next step
         rule = report.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
@@ -224,7 +247,10 @@ CONFORM_FORMAT = "loopspec-conform/1"
 
 
 def json_report(
-    report: RunReport, case_path: Path | None, target: dict[str, str]
+    report: RunReport,
+    case_path: Path | None,
+    target: dict[str, str],
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
     """The `--format json` document (versioned: `format` is `loopspec-conform/1`)."""
     document: dict[str, Any] = {
@@ -238,6 +264,8 @@ def json_report(
         "reduceRuns": report.reduce_runs,
         "steps": report.steps,
         "seconds": round(report.seconds, 3),
+        "maxSeconds": max_seconds,
+        "outOfTime": report.out_of_time,
         "rules": rule_table(report),
         "transitions": report.transitions,
     }
@@ -341,6 +369,8 @@ def _unwritable(folder: Path) -> str | None:
 
 def run_conform(args: argparse.Namespace) -> int:
     """Run the machine; report; save the case on failure."""
+    # From the start: a CI job's budget is conform's whole run, the exhaustive pass included.
+    deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     case_folder = Path(args.case_dir)
     # Checked before the search: a counterexample found in minutes must not be lost to a typo.
     if case_folder.exists() and not case_folder.is_dir():
@@ -368,6 +398,7 @@ def run_conform(args: argparse.Namespace) -> int:
             steps=args.steps,
             show_progress=args.format == "text",
             profile=profile_named(args.profile),
+            deadline=deadline,
         )
     except TargetError as broke:
         raise with_saved_program(broke, case_folder, target, args.profile) from None
@@ -384,9 +415,10 @@ def run_conform(args: argparse.Namespace) -> int:
             said = system_reason(error)
             unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
     if args.format == "json":
-        print(json.dumps(json_report(report, case_path, target), indent=2))
+        document = json_report(report, case_path, target, args.max_seconds)
+        print(json.dumps(document, indent=2))
     else:
-        _text_report(report, case_path, target)
+        _text_report(report, case_path, target, args.max_seconds)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     if unclosed is not None:

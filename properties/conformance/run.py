@@ -69,7 +69,7 @@ from loopspec.properties.conformance.compare import normalized_observation as no
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
-from loopspec.properties.conformance.reduce import Program, reduce_program
+from loopspec.properties.conformance.reduce import Program, reduce_program, weight
 from loopspec.properties.conformance.situations import SITUATION_HITS
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -449,6 +449,9 @@ class RunReport:
     retries: int = 0
     # Smaller programs replayed to cut the shrunk counterexample down (`reduce_counterexample`).
     reduce_runs: int = 0
+    # The run's time (`run_conformance`'s `deadline`) ended it: the search before `examples`
+    # programs, or the shrinking and cutting down of its counterexample.
+    out_of_time: bool = False
 
     @property
     def conformant(self) -> bool:
@@ -543,6 +546,33 @@ def _new_program(
     return new_program
 
 
+class _OutOfTime(KeyboardInterrupt):
+    """The run's deadline passed: raised where the next program would start and caught around
+    Hypothesis. An interrupt to Hypothesis, as Ctrl-C is: it takes any other exception for the
+    program's own outcome, and a program that ended before its first draw, unlike its earlier
+    run, for a flaky strategy (FlakyStrategyDefinition)."""
+
+
+def _recording_smallest(
+    machine: type[RuleBasedStateMachine], smallest: list[DivergenceFound]
+) -> type[RuleBasedStateMachine]:
+    """`machine`, keeping in `smallest` the smallest program (`reduce.weight`) of those that
+    raised the run's divergence: Hypothesis holds its shrunk program until it has done, and a
+    run whose time ends while it shrinks reports this one instead."""
+
+    class Recording(machine):  # type: ignore[misc,valid-type]  # a class made by a function
+        def diverged(self, divergence: Divergence) -> None:
+            try:
+                super().diverged(divergence)
+            except DivergenceFound as found:
+                size = weight(found.config, found.program)
+                if not smallest or size < weight(smallest[0].config, smallest[0].program):
+                    smallest[:] = [found]
+                raise
+
+    return Recording
+
+
 def run_conformance(
     factory: TargetFactory,
     *,
@@ -552,12 +582,19 @@ def run_conformance(
     show_progress: bool = True,
     profile: Profile | None = None,
     shrink: bool = True,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> RunReport:
     """Run the conformance machine against the target; never raises for a divergence.
 
     With `profile`, the target's known divergences are erased
     (`loopspec.properties.conformance.profile_check`). Without `shrink`, a counterexample is
     reported as found (a bounded run on a slow target: shrinking replays it many times).
+
+    With `deadline` (a time of `clock`), no program starts once it has passed: the search ends
+    with the programs run so far (`out_of_time`), a counterexample being shrunk keeps the
+    smallest program found so far, and cutting one down stops there too (`REDUCE_SECONDS` at
+    most). The program running when it passes is finished: the run may end that much later.
     """
     breakage = TargetBreakage()
     # A profile describes its implementation for what conform sends that one: a target with
@@ -574,6 +611,8 @@ def run_conformance(
     started = time.monotonic()
 
     def counting_factory() -> ConformanceTarget:
+        if deadline is not None and clock() >= deadline:
+            raise _OutOfTime
         # Once a divergence is found, every further program is Hypothesis shrinking it.
         counted["shrink" if pin else "examples"] += 1
         if show_progress:
@@ -586,7 +625,10 @@ def run_conformance(
     conformance.PROGRAM_ENDS.clear()
     SITUATION_HITS.clear()
     pin: dict[str, str] = {}
-    machine = conformance.conformance_machine(counting_factory, profile, pin=pin)
+    smallest: list[DivergenceFound] = []
+    machine = _recording_smallest(
+        conformance.conformance_machine(counting_factory, profile, pin=pin), smallest
+    )
     budget = settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -613,16 +655,37 @@ def run_conformance(
     divergence: Divergence | None = None
     program: tuple[Command, ...] = ()
     config: LoopConfig | None = None
+    out_of_time = False
+
+    def reducing(replays: int) -> None:
+        _progress(examples, counted["shrink"], started, replays)
+
+    def seconds_left() -> float:
+        """What cutting a program down may spend: `REDUCE_SECONDS`, less once the deadline
+        is that close (0 or less: not cut down at all)."""
+        return REDUCE_SECONDS if deadline is None else min(REDUCE_SECONDS, deadline - clock())
 
     def broken(first: TargetError) -> TargetError:
         """The run's breakage, its program cut down when shrinking (`reduce_breakage`)."""
-        if not shrink:
+        nonlocal out_of_time
+        left = seconds_left()
+        out_of_time = out_of_time or left <= 0
+        if not shrink or left <= 0:
             return first
+        progress = reducing if show_progress else None
+        return reduce_breakage(factory, first, profile, progress, max_seconds=left)
 
-        def reducing(replays: int) -> None:
-            _progress(examples, counted["shrink"], started, replays)
-
-        return reduce_breakage(factory, first, profile, reducing if show_progress else None)
+    def settled(found: DivergenceFound) -> None:
+        """`found` as the run's counterexample, cut down when shrinking."""
+        nonlocal divergence, program, config, out_of_time
+        divergence, program, config = found.divergence, found.program, found.config
+        left = seconds_left()
+        out_of_time = out_of_time or left <= 0
+        if shrink and left > 0:
+            progress = reducing if show_progress else None
+            reduced = reduce_counterexample(factory, found, profile, progress, max_seconds=left)
+            divergence, program, config = reduced.divergence, reduced.program, reduced.config
+            counted["reduce"] = reduced.replays
 
     try:
         with _young_collections_rarer():
@@ -630,20 +693,16 @@ def run_conformance(
                 test()
             finally:
                 programs.release()
+    except _OutOfTime:
+        out_of_time = True
+        if breakage.first is not None:
+            raise broken(breakage.again()) from None
+        if smallest:  # the time ended Hypothesis's shrinking: the smallest program so far
+            settled(smallest[0])
     except DivergenceFound as found:
         if breakage.first is not None:
             raise broken(breakage.again()) from None
-        divergence, program, config = found.divergence, found.program, found.config
-        if shrink:
-
-            def reducing(replays: int) -> None:
-                _progress(examples, counted["shrink"], started, replays)
-
-            reduced = reduce_counterexample(
-                factory, found, profile, reducing if show_progress else None
-            )
-            divergence, program, config = reduced.divergence, reduced.program, reduced.config
-            counted["reduce"] = reduced.replays
+        settled(found)
     except Exception as error:
         # A broken target, however Hypothesis wrapped it (a flaky failure, a group): SAFE-5.
         if breakage.first is not None:
@@ -678,6 +737,7 @@ def run_conformance(
         counted["shrink"],
         conformance.PROGRAM_ENDS["abandoned"],
         counted["reduce"],
+        out_of_time,
     )
 
 
@@ -707,13 +767,15 @@ def _cut_down(
     original: Witness,
     replayed: Callable[[LoopConfig, Program], Witness | None],
     progress: Callable[[int], None] | None,
+    *,
+    max_seconds: float = REDUCE_SECONDS,
 ) -> tuple[LoopConfig, Program, Witness, int]:
     """`config` and `program` cut down (`reduce_program`) while replaying a candidate gives a
     witness of the same failure (`replayed`: None when it does not fail alike), with the kept
     program's witness and the replays made. The whole program is replayed first: when it does
     not fail alike again (a failure that depends on earlier programs), or the user stops that
     replay (Ctrl-C), it is kept with `original`, as it is when nothing smaller fails alike.
-    Bounded by `REDUCE_REPLAYS` and `REDUCE_SECONDS`; Ctrl-C while cutting keeps the smallest
+    Bounded by `REDUCE_REPLAYS` and `max_seconds`; Ctrl-C while cutting keeps the smallest
     program so far."""
     latest = [original]
     replays = 0
@@ -736,7 +798,7 @@ def _cut_down(
     if not confirmed:
         return config, program, original, replays
     reduction = reduce_program(
-        config, program, still_fails, max_replays=REDUCE_REPLAYS, max_seconds=REDUCE_SECONDS
+        config, program, still_fails, max_replays=REDUCE_REPLAYS, max_seconds=max_seconds
     )
     if (reduction.config, reduction.program) == (config, program):
         return config, program, original, replays
@@ -750,6 +812,8 @@ def reduce_counterexample(
     found: DivergenceFound,
     profile: Profile | None = None,
     progress: Callable[[int], None] | None = None,
+    *,
+    max_seconds: float = REDUCE_SECONDS,
 ) -> Reduced:
     """`found`'s program cut down to one from which no command, reply block, hook, tool or
     detail can be taken without losing the divergence or changing its rule
@@ -757,7 +821,8 @@ def reduce_counterexample(
     target as `loopspec replay` replays a case. A candidate the target breaks on (raises, dies,
     stops answering) or cannot be sent is not kept; the program Hypothesis shrank is kept
     unless a smaller one diverges alike (and when replaying it finds no such divergence: a
-    difference only the machine's comparison sees). `progress` is told the replays made."""
+    difference only the machine's comparison sees). `progress` is told the replays made;
+    `max_seconds` bounds the cutting (`_cut_down`)."""
     rule = found.divergence.rule_id
 
     def diverging(config: LoopConfig, program: Program) -> Divergence | None:
@@ -770,7 +835,12 @@ def reduce_counterexample(
 
     with _quick_answers(factory):
         config, program, divergence, replays = _cut_down(
-            found.config, found.program, found.divergence, diverging, progress
+            found.config,
+            found.program,
+            found.divergence,
+            diverging,
+            progress,
+            max_seconds=max_seconds,
         )
     return Reduced(config, program, divergence, replays)
 
@@ -791,6 +861,8 @@ def reduce_breakage(
     broke: TargetError,
     profile: Profile | None = None,
     progress: Callable[[int], None] | None = None,
+    *,
+    max_seconds: float = REDUCE_SECONDS,
 ) -> TargetError:
     """`broke`, the target's failure inside a program (SAFE-5), with that program cut down as
     `reduce_counterexample` cuts a divergence down (`_cut_down`), each candidate replayed on a
@@ -848,7 +920,7 @@ def reduce_breakage(
 
     with _quick_answers(factory):
         *_, smallest, replays = _cut_down(
-            broke.config, broke.program, broke, kept_if_breaking, progress
+            broke.config, broke.program, broke, kept_if_breaking, progress, max_seconds=max_seconds
         )
     if smallest is broke or not _NO_ANSWER.search(broke.message.partition("\n")[0]):
         return smallest

@@ -1,0 +1,147 @@
+"""`conform --max-seconds`: a wall-clock budget that ends the search with a report, not a kill.
+
+CI wrapped conform in `timeout`, whose SIGTERM ends it with exit 143 and no report (h3's Frank).
+The clock is injected (`run_conformance(deadline=, clock=)`), or the budget is 0: no test waits.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import attrs
+import pytest
+from batches import BATCH_SEED
+
+from loopspec.model.commands import Command, ModelReplies
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.run import RunReport, run_conformance
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+
+class _Ticking:
+    """A clock that moves one second each time it is read (each program the run starts)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_the_budget_ends_the_search_with_the_programs_run_so_far() -> None:
+    """Past the deadline, no program starts: the run reports the programs it ran (not the 200
+    asked for) as conformant and says the time ended it."""
+    clock = _Ticking()
+    report = run_conformance(
+        ModelTarget,
+        examples=200,
+        seed_value=BATCH_SEED,
+        show_progress=False,
+        deadline=4.5,
+        clock=clock,
+    )
+    assert report.conformant
+    assert report.out_of_time
+    # Read at 1, 2, 3, 4: four programs started; read at 5: none more.
+    assert report.examples + report.retries == 4
+    unbounded = run_conformance(
+        ModelTarget, examples=10, seed_value=BATCH_SEED, show_progress=False
+    )
+    assert not unbounded.out_of_time
+    assert unbounded.examples == 10
+
+
+class _Late:
+    """Time that stands still until the target's bug has shown `after` times, then is long
+    past the deadline."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.shown = 0
+
+    def __call__(self) -> float:
+        return 100.0 if self.shown >= self.after else 0.0
+
+
+def _drops_a_third_replys_events(clock: _Late) -> type[ModelTarget]:
+    class DropsAThirdReplysEvents(ModelTarget):
+        """The model, but the third model reply of a program that appends events appends
+        none: a counterexample needs three replies, so the first one found is longer."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.replies = 0
+
+        def apply(self, command: Command) -> Observation:
+            observed = super().apply(command)
+            if isinstance(command, ModelReplies) and observed.events:
+                self.replies += 1
+                if self.replies == 3:
+                    clock.shown += 1
+                    return attrs.evolve(observed, events=(), commits=(), atomic=())
+            return observed
+
+    return DropsAThirdReplysEvents
+
+
+def _budgeted(after: int | None) -> RunReport:
+    clock = _Late(after if after is not None else 1 << 30)
+    target = _drops_a_third_replys_events(clock)
+    return run_conformance(
+        target,
+        examples=200,
+        seed_value=BATCH_SEED,
+        show_progress=False,
+        deadline=None if after is None else 50.0,
+        clock=clock,
+    )
+
+
+def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_found() -> None:
+    """The deadline passes while Hypothesis shrinks a counterexample: the run still reports it,
+    with the smallest program found by then, not cut down (no time is left for that), and
+    says the time ended the shrinking. Ended at once, that is the first program found; ended
+    part-way, one between it and the program a run without a budget reports."""
+    unbounded = _budgeted(None)
+    assert unbounded.divergence is not None
+    assert not unbounded.out_of_time
+    at_once = _budgeted(1)
+    part_way = _budgeted(4)
+    for report in (at_once, part_way):
+        assert report.divergence is not None
+        assert report.divergence.rule_id == unbounded.divergence.rule_id
+        assert report.out_of_time
+        assert report.reduce_runs == 0
+    assert at_once.shrink_runs == 0
+    assert part_way.shrink_runs > 0
+    assert len(at_once.program) > len(part_way.program) > len(unbounded.program)
+
+
+def test_conform_max_seconds_0_reports_no_program_run_and_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--max-seconds 0`: the search ends before its first program; the verdict's guarantee is
+    worded as what ran (no divergence in 0 programs within 0 s), the budget line says what
+    ended it, and the JSON document carries both."""
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--max-seconds", "0", "--case-dir", cases]) == 0
+    out = capsys.readouterr().out
+    assert "  the --max-seconds 0 budget ended the search after 0 programs\n" in out
+    assert out.splitlines()[-1].startswith("CONFORMANT: no divergence in 0 programs within 0 s;")
+    assert main(["conform", "--max-seconds", "0", "--case-dir", cases, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["maxSeconds"], document["outOfTime"], document["examples"]) == (0, True, 0)
+    assert not (tmp_path / "cases").exists()
+
+
+@pytest.mark.parametrize("given", ["-1", "nan", "inf", "soon"])
+def test_conform_max_seconds_must_be_a_finite_number_at_least_0(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A budget that bounds nothing (or cannot be read) is argparse's usage error."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["conform", "--max-seconds", given])
+    assert stopped.value.code == 2
+    assert "--max-seconds" in capsys.readouterr().err
