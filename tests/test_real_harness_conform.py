@@ -205,8 +205,9 @@ def test_RW_1_the_profile_recognises_a_record_that_is_not_what_ran(name: str) ->
         (ReasoningBlock("thinking"),),
         (ReasoningBlock(" "), TextBlock("")),
         (TextBlock(""),),
+        (TextBlock(" "),),
     ],
-    ids=["reasoning", "reasoning-and-empty-text", "empty-text"],
+    ids=["reasoning", "reasoning-and-empty-text", "empty-text", "blank-text"],
 )
 def test_STEP_4_claude_code_asking_again_after_a_reply_with_nothing_to_say_is_known(
     blocks: tuple[ReasoningBlock | TextBlock, ...],

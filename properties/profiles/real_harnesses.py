@@ -139,14 +139,14 @@ def _blank_prompt(command: Command) -> bool:
 
 def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     """STEP-4: a reply holding only reasoning, or nothing, ends the model's turn; the CLI asks
-    again. An empty text block is nothing to it either: Claude Code 2.1.332 asks again after a
-    reply of reasoning and an empty text."""
+    again. An empty or blank text block is nothing to it either: Claude Code 2.1.332 asks again
+    after a reply of reasoning and an empty text, and after a reply of the text " "."""
     if command["kind"] != "ModelReplies" or not (want["accepted"] and got["accepted"]):
         return False
     blocks = command["blocks"]
     ends = [e for e in want["events"] if e["type"] == "turn/end"]
     reasoning_only = all(
-        b["type"] == "reasoning" or (b["type"] == "text" and not b["text"]) for b in blocks
+        b["type"] == "reasoning" or (b["type"] == "text" and not b["text"].strip()) for b in blocks
     )
     return reasoning_only and bool(ends) and not any(e["type"] == "turn/end" for e in got["events"])
 
