@@ -4,7 +4,7 @@ Run by hand: `.venv/bin/python benchmarks/bench_check.py` (about a minute). It w
 logs to a temporary directory and prints, from one run:
 
 - time: the checker against a bare pass that only runs `json.loads` on each line of the same
-  file (target: at most 1.3x, on each of the two logs below), against the same pass with a
+  file (target: at most 1.3x, on each of the three logs below), against the same pass with a
   faster parser — `orjson.loads` and `msgspec.json.decode`, each when installed
   (`pip install -e '.[bench]'`; the checker itself never uses them) — and against validating
   the same events with a JSON Schema through `jsonschema` (target: at least 10x faster);
@@ -28,7 +28,9 @@ a denial) as a dsh harness writes it — stream chunks, compact chunk rows, plug
 with renumbered seqs and turns (`loopspec.properties.logcheck.synth`). A second, plainer log (the
 model's events only, one per line) shows how the ratio depends on how many events a line holds:
 every line of it is an event the clean-event judges read, where most lines a harness writes are
-quiet ones.
+quiet ones. A third is that log as `loopspec run` writes it: header version 1, every event of a
+commit of several marked `unit: [k, n]`, which the checker holds to LOG-8 besides
+(`logcheck.commit_units`).
 """
 
 from __future__ import annotations
@@ -56,11 +58,14 @@ from loopspec.model.invariants import QUIET_NEVER, LogMonitor
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck.checker import check_paths
 from loopspec.properties.logcheck.clean_events import clean_judges
+from loopspec.properties.logcheck.commit_units import MARKED_VERSION, CommitUnits
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.synth import (
     HEADER,
+    MARKED_HEADER,
     Row,
     as_harness_writes,
+    marked_model_rows,
     model_rows,
     repeat_turns,
 )
@@ -150,10 +155,10 @@ EVENT_SCHEMA: dict[str, Any] = {
 # Logs.
 
 
-def write_log(path: Path, rows: Iterable[Row]) -> None:
+def write_log(path: Path, rows: Iterable[Row], header: Row = HEADER) -> None:
     """A header line, then one row per line."""
     with path.open("w", encoding="utf-8") as out:
-        out.write(json.dumps(HEADER) + "\n")
+        out.write(json.dumps(header) + "\n")
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -166,6 +171,19 @@ def harness_template() -> list[Row]:
 def plain_template() -> list[Row]:
     """Two complete turns as the model writes them: one event per line."""
     return model_rows(DEMO_CONFIG, TWO_TURNS)
+
+
+def marked_template() -> list[Row]:
+    """Two complete turns as `loopspec run` writes them: the plain template, commits marked."""
+    return marked_model_rows(DEMO_CONFIG, TWO_TURNS)
+
+
+# Each log shape: its label, its two turns, its header.
+SHAPES: tuple[tuple[str, Callable[[], list[Row]], Row], ...] = (
+    ("harness-written", harness_template, HEADER),
+    ("model events only", plain_template, HEADER),
+    ("version 1 (marked)", marked_template, MARKED_HEADER),
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,9 +323,25 @@ def judge_events(objects: list[dict[str, Any]]) -> None:
             raise SystemExit(f"the benchmark log breaks a rule at seq {seq}")
 
 
-def where_time_goes(label: str, path: Path, repeat: int) -> None:
+def event_objects(path: Path) -> list[dict[str, Any]]:
+    """The parsed lines of `path` after its header."""
+    with path.open("rb") as lines:
+        next(lines)
+        return [json.loads(line) for line in lines]
+
+
+def read_markers(objects: list[dict[str, Any]]) -> None:
+    """Each object's commit marker read by `CommitUnits.take`, as the checker reads a version-1
+    log's lines before judging them (LOG-8)."""
+    take = CommitUnits(LogMonitor().prefix).take
+    for line, obj in enumerate(objects, 2):
+        if take(obj, line, obj.get("seq"), obj.get("type")):
+            raise SystemExit(f"the benchmark log breaks LOG-8 at line {line}")
+
+
+def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> None:
     """Print the parts of the checker's time on `path` (a `label` log), each against the bare
-    pass."""
+    pass; `marked`: a version-1 log, whose commit markers the checker reads too."""
     best = race(
         repeat,
         {
@@ -318,22 +352,23 @@ def where_time_goes(label: str, path: Path, repeat: int) -> None:
     )
     objects, lines = judged_objects(path)
     facts = [fact_from_wire(obj) for obj in objects]
+    parts: dict[str, Callable[[], object]] = {
+        "judges": partial(judge_events, objects),
+        "facts": partial(build_facts, objects),
+        "invariants": partial(feed_facts, facts),
+    }
+    if marked:
+        parts["markers"] = partial(read_markers, event_objects(path))
     # Held out of the collector's sight while timed: the checker never holds them all, and
     # collections walking them would be timed with the parts.
     gc.freeze()
     try:
-        best |= race(
-            repeat,
-            {
-                "judges": partial(judge_events, objects),
-                "facts": partial(build_facts, objects),
-                "invariants": partial(feed_facts, facts),
-            },
-        )
+        best |= race(repeat, parts)
     finally:
         gc.unfreeze()
     bare = best["bare"]
-    rest = best["checker"] - best["reading"] - best["judges"]
+    best.setdefault("markers", 0.0)
+    rest = best["checker"] - best["reading"] - best["judges"] - best["markers"]
     print(
         f"\nwhere the checker's time goes (small {label} log, best of {repeat};"
         f" x the bare json.loads pass, {bare:.3f}s)"
@@ -345,6 +380,11 @@ def where_time_goes(label: str, path: Path, repeat: int) -> None:
         f"  (the {len(objects):,} of {lines:,} lines past the quiet path; those a judge"
         " sends on, as facts fed to the invariants)"
     )
+    if marked:
+        print(
+            f"  commit markers (LOG-8)           {best['markers'] / bare:5.2f}x"
+            f"  (`CommitUnits.take` on each of the {lines - 1:,} event lines)"
+        )
     # The judges cost more between parses than in a tight loop of their own (caches), so the
     # rest holds that too, besides the loop and the quiet events.
     print(f"  the rest (loop, quiet events, cache effects) {rest / bare:5.2f}x")
@@ -407,16 +447,18 @@ def _verdict(met: bool) -> str:
 
 
 def time_ratios(
-    harness: Path, plain: Path, small: Path, repeat: int
+    logs: Mapping[str, Path], small: Path, repeat: int
 ) -> tuple[dict[str, float], dict[str, float], float]:
-    """Print the timings; per log shape, the checker's ratio to the bare pass; on the
-    harness-written log, its ratio to each fast parser's pass (installed ones only); and its
-    speedup over jsonschema on the `small` one (jsonschema is too slow for the large)."""
+    """Print the timings; per log shape (`logs`, by label, the harness-written one first), the
+    checker's ratio to the bare pass; on the harness-written log, its ratio to each fast
+    parser's pass (installed ones only); and its speedup over jsonschema on the `small` one
+    (jsonschema is too slow for the large)."""
     print(f"\ntime (CPU seconds, best of {repeat})")
     ratios = {}
     versus_fast: dict[str, float] = {}
     parsers = {name: fast_parser(name) for name in ("orjson", "msgspec")}
-    for label, path in (("harness-written", harness), ("model events only", plain)):
+    harness = next(iter(logs.values()))
+    for label, path in logs.items():
         runs: dict[str, Callable[[], object]] = {
             "bytes": partial(bare_binary, path),
             "text": partial(bare_text, path),
@@ -495,12 +537,9 @@ def instruction_ratio(tmp: str) -> dict[str, float] | None:
     print(f"\ninstructions (callgrind, {INSTRUCTION_EVENTS:,} events, less start-up and imports)")
     nothing = instructions_of("nothing", Path(tmp), Path(tmp, "callgrind-nothing.out"))
     ratios = {}
-    for label, template in (
-        ("harness-written", harness_template),
-        ("model events only", plain_template),
-    ):
+    for label, template, header in SHAPES:
         path = Path(tmp, "count.jsonl")
-        write_log(path, repeat_turns(template(), INSTRUCTION_EVENTS))
+        write_log(path, repeat_turns(template(), INSTRUCTION_EVENTS), header)
         bare, checker_count = (
             instructions_of(run, path, Path(tmp, f"callgrind-{run}.out")) - nothing
             for run in ("bare", "checker")
@@ -535,16 +574,21 @@ def main() -> int:
         _INSTRUCTION_RUNS[run](Path(path))
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
-        small, large = Path(tmp, "small.jsonl"), Path(tmp, "large.jsonl")
-        plain, small_plain = Path(tmp, "plain.jsonl"), Path(tmp, "small-plain.jsonl")
-        write_log(small, repeat_turns(harness_template(), args.small))
-        write_log(small_plain, repeat_turns(plain_template(), args.small))
-        write_log(large, repeat_turns(harness_template(), args.large))
-        write_log(plain, repeat_turns(plain_template(), args.large))
+        larges, smalls = {}, {}
+        for number, (label, template, header) in enumerate(SHAPES):
+            rows = template()
+            larges[label], smalls[label] = (
+                Path(tmp, f"{number}.jsonl"),
+                Path(tmp, f"{number}s.jsonl"),
+            )
+            write_log(larges[label], repeat_turns(rows, args.large), header)
+            write_log(smalls[label], repeat_turns(rows, args.small), header)
+        large, small = larges["harness-written"], smalls["harness-written"]
         print(f"harness-written log: {large.stat().st_size / 1e6:.1f} MB, {args.large:,} events")
-        ratios, versus_fast, speedup = time_ratios(large, plain, small, args.repeat)
-        where_time_goes("harness-written", small, args.repeat)
-        where_time_goes("model-events-only", small_plain, args.repeat)
+        ratios, versus_fast, speedup = time_ratios(larges, small, args.repeat)
+        for label, _template, header in SHAPES:
+            marked = header["version"] == MARKED_VERSION
+            where_time_goes(label, smalls[label], args.repeat, marked=marked)
         growth = memory_growth(small, large)
         counted = instruction_ratio(tmp) if args.instructions else None
     print("\ntargets")

@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from loopspec.impl.framing import UNIT_KEY
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
@@ -35,14 +36,35 @@ HEADER: Row = {
     "createdAt": 1_700_000_000_000,
     "cwd": "/workspace",
 }
+# The header of a log that marks its commits (`marked_model_rows`).
+MARKED_HEADER: Row = {**HEADER, "version": 1}
 
 
 def model_rows(config: LoopConfig, commands: Iterable[Command]) -> list[Row]:
     """The model's log after `commands`, as wire rows."""
+    return [event_to_wire(event) for event in _run(config, commands).log]
+
+
+def marked_model_rows(config: LoopConfig, commands: Iterable[Command]) -> list[Row]:
+    """The model's log after `commands` as `loopspec run` writes it (under a header of version
+    `MARKED_HEADER`'s): every event of a commit of n >= 2 events marked `unit: [k, n]`
+    (`loopspec.impl.framing`)."""
+    state = _run(config, commands)
+    rows = [event_to_wire(event) for event in state.log]
+    start = 0
+    for end in state.commit_ends:
+        if end - start > 1:
+            for k, row in enumerate(rows[start:end], start=1):
+                row[UNIT_KEY] = [k, end - start]
+        start = end
+    return rows
+
+
+def _run(config: LoopConfig, commands: Iterable[Command]) -> LoopState:
     state = LoopState(config)
     for command in commands:
         state = step(state, command)
-    return [event_to_wire(event) for event in state.log]
+    return state
 
 
 def row_span(row: Row) -> int:
