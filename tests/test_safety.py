@@ -495,6 +495,36 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_ends_its_target(tmp_path: Path) -
     assert not _alive(target)
 
 
+def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) -> None:
+    """SAFE-3: a replay SIGTERM ends still shows what it printed before (its header, naming the
+    case and target). Exiting without Python's flush at exit lost it wherever stdout is a pipe
+    or a file (a CI log), which Python buffers: the log showed nothing of the run."""
+    script, pidfile = tmp_path / "stubborn.py", tmp_path / "target.pid"
+    script.write_text(_STUBBORN_TARGET, encoding="utf-8")
+    command = shlex.join([sys.executable, str(script), str(pidfile)])
+    case = ROOT / "tests" / "regressions" / "codex-ADJ-1.json"
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    run = subprocess.Popen(
+        [*CLI, "replay", str(case), "--cmd", command],
+        cwd=tmp_path,
+        env=buffered,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(400):  # the target answered reset: the header is printed by now
+            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.02)
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 143, err
+    assert f"{case}: replaying against {command}" in out
+
+
 def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     tmp_path: Path,
 ) -> None:

@@ -282,6 +282,13 @@ def _end_everything_below(signum: int, frame: object) -> None:
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
 
     reaping.kill_descendants()
+    # os._exit skips the flush at exit: what the run printed to a pipe or a file (a CI log) is
+    # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter.
+    import contextlib  # noqa: PLC0415 (only on SIGTERM)
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, RuntimeError):
+            stream.flush()
     os._exit(128 + signum)
 
 
