@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from check_fixtures import FIXTURES
+from blame_logs import BLAME, blamed, check
 
 from loopspec.model.commands import HookAudit
 from loopspec.model.errors import InvalidEventError
@@ -20,23 +20,8 @@ from loopspec.model.facts import HOOK_DECISIONS, FactError, fact_from_wire
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 from loopspec.properties.conformance.run import spec_text
-from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.checker import check_paths
 from loopspec.properties.logcheck.report import rules_checked
-
-BLAME = FIXTURES / "blame"
-
-
-def check(path: Path) -> LogReport:
-    """The report of one fixture."""
-    (report,) = check_paths([str(path)])
-    return report
-
-
-def blamed(report: LogReport) -> list[tuple[str, int | None]]:
-    """(rule, line) of each violation and error, in the order reported."""
-    found: list[tuple[str, int | None]] = [(f.violation.rule_id, f.line) for f in report.violations]
-    found += [(e.rule_id or "", e.line) for e in report.errors]
-    return found
 
 
 def test_ORD_1_a_second_reply_without_calls_is_blamed() -> None:

@@ -12,26 +12,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
 from loopspec.properties.conformance.run import spec_text
-from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.checker import LogReport
 from loopspec.properties.logcheck.report import rules_checked
-
-BLAME = FIXTURES / "blame"
-
-
-def check(path: Path) -> LogReport:
-    """The report of one fixture."""
-    (report,) = check_paths([str(path)])
-    return report
-
-
-def blamed(report: LogReport) -> list[tuple[str, int | None]]:
-    """(rule, line) of each violation and error, in the order reported."""
-    found: list[tuple[str, int | None]] = [(f.violation.rule_id, f.line) for f in report.violations]
-    found += [(e.rule_id or "", e.line) for e in report.errors]
-    return found
 
 
 def test_DEC_2_a_deferred_call_that_ran_without_approval_is_blamed() -> None:
