@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from loopspec.properties.cli.counts import seconds_above_zero
+
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
 
@@ -39,7 +41,8 @@ SAVED_CASES = pytest.StashKey[list[tuple[Path, str]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add `--loopspec-impl`, `--loopspec-cmd`, `--loopspec-case-dir` and `--loopspec-cases`."""
+    """Add `--loopspec-impl`, `--loopspec-cmd`, `--loopspec-answer-timeout`,
+    `--loopspec-case-dir` and `--loopspec-cases`."""
     group = parser.getgroup("loopspec", "check a tool-call loop against the loopspec model")
     group.addoption(
         "--loopspec-impl",
@@ -52,6 +55,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="COMMAND",
         default=None,
         help="run the conformance suite against a driver-protocol process",
+    )
+    group.addoption(
+        "--loopspec-answer-timeout",
+        metavar="S",
+        type=seconds_above_zero,
+        default=None,
+        help="seconds a --loopspec-cmd process has to answer each message, its start-up (the "
+        "first reset) included (default 10)",
     )
     group.addoption(
         "--loopspec-case-dir",
@@ -121,6 +132,9 @@ def _from_root(path: Path, root: Path) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     """Find the saved cases when a target was given (a wrong --loopspec-cases stops pytest
     before it collects anything)."""
+    timeout = config.getoption("--loopspec-answer-timeout")
+    if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
+        raise pytest.UsageError("--loopspec-answer-timeout applies to --loopspec-cmd only")
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         config.stash[SAVED_CASES] = _saved_cases(config)
 

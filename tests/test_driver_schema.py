@@ -37,6 +37,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
+from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.command_codec import (
@@ -272,7 +273,9 @@ def test_PROTO_1_conform_help_and_the_schema_say_where_the_protocol_is_explained
     assert '{"type": "reset", "protocol": 1, "config": CONFIG}' in (driver_protocol.__doc__ or "")
 
 
-def test_PROTO_1_the_protocol_says_how_long_an_answer_is_awaited() -> None:
+def test_PROTO_1_the_protocol_says_how_long_an_answer_is_awaited(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """PROTO-1: a process has DEFAULT_TIMEOUT to answer each message, start-up included; the
     protocol's pages said nothing of it, so an implementer whose loop starts slowly learned it
     from a failed run (h3's Frank)."""
@@ -280,6 +283,26 @@ def test_PROTO_1_the_protocol_says_how_long_an_answer_is_awaited() -> None:
     assert f"within {DEFAULT_TIMEOUT:g} seconds (the first `reset`'s answer" in documented
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert f"has {DEFAULT_TIMEOUT:g} s to answer each message" in readme
+    # The options that change it say the same default (their help does not import the code).
+    for where in (documented, readme):
+        assert "--answer-timeout S" in where
+        assert "--loopspec-answer-timeout S" in where
+    default = f"(default {DEFAULT_TIMEOUT:g})"
+    with pytest.raises(SystemExit):
+        main(["conform", "--help"])
+    conform = " ".join(capsys.readouterr().out.split())
+    assert f"(the first reset) included; a later answer is a hang (PROTO-1) {default}" in conform
+    helps: dict[str, str] = {}
+
+    class Options:  # collects the help of each option the pytest plugin adds
+        def getgroup(self, *_: object) -> Options:
+            return self
+
+        def addoption(self, name: str, **given: Any) -> None:
+            helps[name] = given["help"]
+
+    pytest_plugin.pytest_addoption(Options())  # type: ignore[arg-type]
+    assert helps["--loopspec-answer-timeout"].endswith(f"included {default}")
 
 
 def test_PROTO_1_the_protocol_says_a_refusal_names_the_models_rule() -> None:

@@ -130,6 +130,7 @@ import argparse
 
 from loopspec.properties.cli.counts import (
     at_least_one,
+    seconds_above_zero,
     seconds_at_least_zero,
 )
 
@@ -257,6 +258,14 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="COMMAND",
         help="a process that speaks the driver protocol (its messages: python -m pydoc "
         "loopspec.properties.conformance.driver_protocol; their JSON Schema: loopspec schema)",
+    )
+    parser.add_argument(
+        "--answer-timeout",
+        type=seconds_above_zero,
+        default=None,
+        metavar="S",
+        help="seconds a --cmd process has to answer each message, its start-up (the first "
+        "reset) included; a later answer is a hang (PROTO-1) (default 10)",
     )
 
 

@@ -367,8 +367,27 @@ def _unwritable(folder: Path) -> str | None:
     return None
 
 
+def _timeout_without_cmd(args: argparse.Namespace) -> bool:
+    """`--answer-timeout` given without `--cmd`: said, as a usage error. An in-process target
+    has no answers to await, and a timeout taken without a word would seem to hold."""
+    if args.answer_timeout is None or args.cmd is not None:
+        return False
+    print(
+        f"loopspec {args.command}: error: --answer-timeout applies to a --cmd process only",
+        file=sys.stderr,
+    )
+    return True
+
+
+def _named_target(args: argparse.Namespace) -> tuple[TargetFactory, dict[str, str]]:
+    """The target `--impl` or `--cmd` names (a process awaited `--answer-timeout` seconds)."""
+    return resolve_target(args.impl, args.cmd, answer_timeout=args.answer_timeout)
+
+
 def run_conform(args: argparse.Namespace) -> int:
     """Run the machine; report; save the case on failure."""
+    if _timeout_without_cmd(args):
+        return 2
     # From the start: a CI job's budget is conform's whole run, the exhaustive pass included.
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     case_folder = Path(args.case_dir)
@@ -384,7 +403,7 @@ def run_conform(args: argparse.Namespace) -> int:
         print(f"loopspec conform: error: --case-dir {case_folder}: {unwritable}", file=sys.stderr)
         return 2
     keep_hypothesis_out_of_the_working_folder()
-    factory, target = resolve_target(args.impl, args.cmd)
+    factory, target = _named_target(args)
     unclosed: LoopSpecError | None = None
     try:
         if args.exhaustive is not None:
@@ -646,6 +665,8 @@ def replay_profile(
 def run_replay(args: argparse.Namespace) -> int:
     """Rerun one case against the target this command line names (never the recorded one); or
     several, a directory's, as a regression suite (`replay_all`)."""
+    if _timeout_without_cmd(args):
+        return 2
     named: list[str] = args.case
     if len(named) > 1 or Path(named[0]).is_dir():
         return replay_all(args, case_files(named))
@@ -680,7 +701,7 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    factory, target = resolve_target(args.impl, args.cmd)
+    factory, target = _named_target(args)
     replayed = target.get("cmd") or target.get("impl") or ""
     outcomes: Counter[str] = Counter()
     try:
@@ -743,7 +764,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     """Rerun one case file, `case_arg` as given."""
     case = load_case(Path(case_arg))
     profile, profile_note = replay_profile(args.profile, case.profile)
-    factory, target = resolve_target(args.impl, args.cmd)
+    factory, target = _named_target(args)
     replayed = target.get("cmd") or target.get("impl") or ""
     if args.format == "text":
         header = replay_header(

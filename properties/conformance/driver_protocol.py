@@ -3,7 +3,9 @@
 JSON lines over the implementation's stdin/stdout, one message per line, UTF-8. loopspec sends;
 the implementation answers every message with exactly one line, within 10 seconds (the first
 `reset`'s answer, which includes the process's start-up, too): a later answer is a hang, and the
-run ends with PROTO-1 (exit 2). What it writes to stderr is
+run ends with PROTO-1 (exit 2). A loop that starts or answers slowly (a JVM, a large bundle) is
+given longer with `--answer-timeout S` (conform, replay; the pytest plugin's
+`--loopspec-answer-timeout S`). What it writes to stderr is
 never parsed and not shown as it comes (a run sends thousands of commands): its last 2000 bytes
 are shown when the process breaks the protocol (dies, hangs, answers a line that is not the
 protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.

@@ -372,9 +372,14 @@ PYTEST_OPTIONS = TargetOptions("--loopspec-impl", "--loopspec-cmd", "pytest")
 
 
 def resolve_target(
-    impl: str | None, cmd: str | None, options: TargetOptions = CLI_OPTIONS
+    impl: str | None,
+    cmd: str | None,
+    options: TargetOptions = CLI_OPTIONS,
+    *,
+    answer_timeout: float | None = None,
 ) -> tuple[TargetFactory, dict[str, str]]:
-    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND`, or the bundled impl.
+    """The target factory for `--impl MODULE:FACTORY`, `--cmd COMMAND` (answering each message
+    within `answer_timeout` seconds, None: `DEFAULT_TIMEOUT`), or the bundled impl.
 
     Errors name the options as `options` spells them (the pytest plugin's are `--loopspec-*`).
     Pass the factory to `close_factory` when done.
@@ -388,7 +393,8 @@ def resolve_target(
             ) from None
         if not argv:
             raise TargetError(f"{options.cmd} is empty")
-        return SharedProcess(argv), {"cmd": cmd}
+        timeout = DEFAULT_TIMEOUT if answer_timeout is None else answer_timeout
+        return SharedProcess(argv, timeout=timeout), {"cmd": cmd}
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:

@@ -68,7 +68,8 @@ def _replay_target(config: pytest.Config) -> _Target:
         impl = config.getoption("--loopspec-impl")
         cmd = config.getoption("--loopspec-cmd")
         try:
-            factory, named = resolve_target(impl, cmd, PYTEST_OPTIONS)
+            timeout = config.getoption("--loopspec-answer-timeout")
+            factory, named = resolve_target(impl, cmd, PYTEST_OPTIONS, answer_timeout=timeout)
         except TargetError as error:
             config.stash[_REPLAY_TARGET] = _Target(None, {}, error)
         else:

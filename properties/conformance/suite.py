@@ -58,6 +58,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             request.config.getoption("--loopspec-impl"),
             request.config.getoption("--loopspec-cmd"),
             PYTEST_OPTIONS,
+            answer_timeout=request.config.getoption("--loopspec-answer-timeout"),
         )
     except TargetError as error:
         unusable = error

@@ -1,0 +1,86 @@
+"""`--answer-timeout S` (conform, replay) and `--loopspec-answer-timeout S` (the pytest plugin):
+how long a `--cmd` process has to answer each message, its start-up included (rule PROTO-1).
+
+It was 10 s with no way to change it: a loop that starts slowly (Node and a large bundle, a JVM)
+could not be driven at all (h3's Frank). A process that never answers (`sleep`) shows the
+timeout in effect without any test depending on how fast something runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_conform_report import _failed_report
+
+from loopspec.properties.cli.conform_run import save_case
+from loopspec.properties.cli.main import main
+
+TESTS = Path(__file__).resolve().parent
+SILENT = "sleep 30"
+
+
+def test_PROTO_1_conform_answer_timeout_is_the_wait_for_each_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a process that does not answer `reset` within `--answer-timeout` seconds is a
+    hang, named with the timeout given."""
+    cases = str(tmp_path / "cases")
+    given = ["conform", "--cmd", SILENT, "--answer-timeout", "0.2", "--case-dir", cases]
+    assert main(given) == 2
+    said = capsys.readouterr().err
+    assert (
+        f"[PROTO-1] the target failed in reset: {SILENT}: no answer to reset within 0.2 s" in said
+    )
+
+
+def test_PROTO_1_replay_answer_timeout_is_the_wait_for_each_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: replay waits `--answer-timeout` seconds too, for one case and for a folder."""
+    case = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    for named in (case, tmp_path):
+        assert main(["replay", str(named), "--cmd", SILENT, "--answer-timeout", "0.2"]) == 2
+        assert "no answer to reset within 0.2 s" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("verb", [["conform"], ["replay", "case.json"]])
+def test_answer_timeout_without_cmd_is_a_usage_error(
+    verb: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An in-process target has no answers to await: the option given without `--cmd` would
+    seem to hold and do nothing, so it is refused in one line, before anything runs."""
+    assert main([*verb, "--answer-timeout", "60"]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert (
+        said.err == f"loopspec {verb[0]}: error: --answer-timeout applies to a --cmd process only\n"
+    )
+
+
+def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(tmp_path: Path) -> None:
+    """PROTO-1: the pytest plugin's `--loopspec-answer-timeout` is conform's `--answer-timeout`;
+    without `--loopspec-cmd` it stops pytest, as conform refuses it."""
+    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+
+    def pytest_with(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*base, *options],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    done = pytest_with(f"--loopspec-cmd={SILENT}", "--loopspec-answer-timeout=0.2")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no answer to reset within 0.2 s" in done.stdout
+    refused = pytest_with("--loopspec-answer-timeout=0.2")
+    assert refused.returncode == 4, refused.stdout + refused.stderr
+    assert "--loopspec-answer-timeout applies to --loopspec-cmd only" in refused.stderr
