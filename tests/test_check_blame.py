@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 from blame_logs import BLAME, blamed, check
+from check_fixtures import FIXTURES
 
 from loopspec.model.commands import HookAudit
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.facts import HOOK_DECISIONS, FactError, fact_from_wire
+from loopspec.model.facts import HOOK_DECISION_WORDS, HOOK_DECISIONS, FactError, fact_from_wire
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 from loopspec.properties.conformance.run import spec_text
@@ -511,3 +512,14 @@ def test_HOOK_1_an_audit_recording_an_unknown_decision_word_is_refused() -> None
         command_from_json(wire)
     for word in HOOK_DECISIONS:  # each recorded word stays readable
         assert HookAudit(decision=word).decision == word
+
+
+def test_HOOK_1_the_readme_lists_the_decision_words_check_reads() -> None:
+    """HOOK-1: README's guide to writing logs lists every decision word a hook/result may carry
+    and says another is refused. It said other words "are kept and apply none", so a reader
+    took any word for valid, and `check` refuses a typo ("dney") since the list was closed."""
+    readme = (FIXTURES.parent.parent.parent / "README.md").read_text(encoding="utf-8")
+    words = " ".join(readme.split())
+    listed = ", ".join(f"`{word}`" for word in HOOK_DECISION_WORDS)
+    assert f"`decision` is one of {listed}" in words
+    assert "other words are kept" not in words
