@@ -175,8 +175,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="S",
         help="end the search when S seconds have passed since conform started, with the "
         "programs run by then (the one running is finished first): exit 0 then says no "
-        "divergence in that many programs, which the report counts; a counterexample being "
-        "shrunk or cut down keeps the smallest program found by then (default: no limit)",
+        "divergence in that many programs, which the report counts (none: exit 2, nothing was "
+        "checked); a counterexample being shrunk or cut down keeps the smallest program found "
+        "by then (default: no limit)",
     )
     conform.add_argument(
         "--exhaustive",

@@ -425,6 +425,14 @@ def run_conform(args: argparse.Namespace) -> int:
         # A target that fails only at shutdown (exits without `bye`) still gets the report of
         # the run it finished, then the error and exit 2; it lost the whole report before.
         unclosed = _closing_error(factory)
+    if report.examples == 0 and report.divergence is None and args.exhaustive is None:
+        # No program ran, so no verdict: a pass here would be a CI job green on nothing.
+        print(
+            f"loopspec conform: error: the --max-seconds {args.max_seconds:g} budget ended "
+            "before the first program: nothing was checked",
+            file=sys.stderr,
+        )
+        return 2
     case_path = None
     unsaved = None
     if report.divergence is not None:
