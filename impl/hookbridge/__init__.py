@@ -42,8 +42,8 @@ whole tool name; "", "*" or absent match every tool. Other events are skipped (l
 skipping a policy hook would run what it was meant to stop. Invalid settings raise
 `HookSettingsError` (a `LoopSpecError`, rule HOOK-1, or HOOK-8 for a matcher) naming the file
 and the JSON path; a file that cannot be read names SAFE-4 (a device, a directory, over the cap)
-or, when the system refused it, no rule. Handler ids are `<dialect>:<point>:<n>`, n counting from 1 across all
-matcher groups of that point.
+or, when the system refused it, no rule. Handler ids are `<dialect>:<point>:<n>`, n counting
+from 1 across all matcher groups of that point.
 
 Reading answers
 ---------------
