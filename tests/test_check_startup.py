@@ -131,7 +131,9 @@ def test_checking_a_dsh_log_imports_neither_attrs_hypothesis_cattrs_nor_the_even
     )
     assert "loopspec.model.invariants" in modules  # it did check
     readers = ("loopspec.properties.logcheck.claude_code", "loopspec.properties.logcheck.codex")
-    assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers)) == set()
+    # The commit-marker reader is a version-1 log's alone (LOG-8).
+    markers = ("loopspec.properties.logcheck.commit_units",)
+    assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers, *markers)) == set()
 
 
 FIXTURES = Path(__file__).parent / "fixtures" / "logs"

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from json.scanner import make_scanner
-from typing import Any, BinaryIO, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, NoReturn
 
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
@@ -49,7 +49,6 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.properties.logcheck.clean_events import clean_judges
-from loopspec.properties.logcheck.commit_units import HOLE_KEEPS, MARKED_VERSION, CommitUnits
 from loopspec.properties.logcheck.compact_rows import (
     CHUNK_TYPE,
     COUNT_FIELDS,
@@ -60,12 +59,16 @@ from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAUL
 from loopspec.properties.logcheck.dialect import (
     LAYOUT_NAME,
     LEGACY_TYPES,
+    MARKED_VERSION,
     SUPPORTED_VERSIONS,
     header_version,
     is_header,
     legacy_marker,
 )
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
+
+if TYPE_CHECKING:  # imported where a log marks its commits: a dsh log never needs it
+    from loopspec.properties.logcheck.commit_units import CommitUnits
 
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
 MAX_LISTED_TYPES = 100
@@ -490,6 +493,10 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 expecting_header = False
                 if _is_checked_header(report, obj, line):
                     if report.version == MARKED_VERSION:
+                        from loopspec.properties.logcheck.commit_units import (  # noqa: PLC0415
+                            CommitUnits,
+                        )
+
                         units = CommitUnits(prefix)
                         report.commits_checked = True
                     continue
@@ -681,6 +688,9 @@ def _in_hole(hole_line: int, turn_line: int, line: int) -> bool:
 
 def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
     """Of violations found in the hole a broken commit left, those the loss cannot explain."""
+    # Only a log that marks its commits has a hole: `commit_units` is loaded then.
+    from loopspec.properties.logcheck.commit_units import HOLE_KEEPS  # noqa: PLC0415
+
     return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
 
 

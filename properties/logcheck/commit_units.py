@@ -44,8 +44,6 @@ from typing import Any
 from loopspec.impl.framing import UNIT_KEY, unit_marker
 from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 
-# The header version whose logs mark their commits.
-MARKED_VERSION = 1
 RULE = "LOG-8"
 # In the hole a broken commit leaves (from its break to the next turn/start), the rules still
 # reported: each is about what one event says (repeated call ids, a record or an approval

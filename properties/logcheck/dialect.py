@@ -40,7 +40,8 @@ from loopspec.model.errors import InvalidEventError
 # multi-event commit carrying a `unit: [k, n]` envelope field (`impl/framing.py`), which the
 # invariants never read: `logcheck.commit_units` holds the markers to LOG-8 (whole commits, a
 # reply's calls recorded in its commit) on a version 1 log only.
-SUPPORTED_VERSIONS = frozenset({0, 1})
+MARKED_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({0, MARKED_VERSION})
 LEGACY_TYPES = frozenset({"context/message", "steering/message"})
 LAYOUT_NAME = "the June-2026 dsh layout"
 
