@@ -52,6 +52,10 @@ ASKING_DECISIONS = frozenset({"ask", "defer"})
 # (RW-2); a deny discards every rewrite of the call (HOOK-3). Other words apply no input.
 SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
 DENYING_DECISIONS = frozenset({"deny", "block"})
+# How many nodes taken off the surface (and refused replacements) the prefix remembers for
+# LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
+# bounded by the open turn and the surface, not by the log's length.
+REMEMBERED_GONE = 4096
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 
@@ -196,9 +200,11 @@ class Prefix:
         self.surface_in_order = True
         # What became of surface events no longer on the surface, for LOG-7's words: a node
         # taken off by a replacement, with that replacement's seq, and the replacements LOG-7
-        # refused, which never landed.
-        self.replaced_by: dict[int, int] = {}
-        self.refused_replacements: set[int] = set()
+        # refused (None), which never landed. Only the latest are kept (`_remember_gone`), so
+        # that a log's compactions do not grow the prefix with its length; `forgotten_upto`
+        # is the highest seq no longer remembered.
+        self.gone: dict[int, int | None] = {}
+        self.forgotten_upto = -1
 
     # -- folding ---------------------------------------------------------------------------
 
@@ -550,11 +556,10 @@ class Prefix:
         self._surface_order(seq)
         span = self.surface_span(fact.surface_start, fact.surface_end)
         if span is None:
-            self.refused_replacements.add(seq)
+            self._remember_gone((seq,), None)
             return
         first, last = span
-        for gone in self.surface_seqs[first : last + 1]:
-            self.replaced_by[gone] = seq
+        self._remember_gone(self.surface_seqs[first : last + 1], seq)
         if self.replacement_keys:
             for gone in self.surface_seqs[first : last + 1]:
                 self.replacement_keys.pop(gone, None)
@@ -564,6 +569,20 @@ class Prefix:
         self.surface_keys[first : last + 1] = array("q", [key])
         if key != seq:
             self.replacement_keys[seq] = key
+
+    def _remember_gone(self, seqs: Iterable[int], replacer: int | None) -> None:
+        """Note `seqs` as taken off the surface by `replacer` (None: a refused replacement),
+        forgetting the oldest beyond `REMEMBERED_GONE`: kept in one dict, in the order they went,
+        trimmed by half its size at a time (amortised, as `list.append` grows)."""
+        gone = self.gone
+        for seq in seqs:
+            gone[seq] = replacer
+        if len(gone) > 2 * REMEMBERED_GONE:
+            kept = list(gone.items())
+            self.forgotten_upto = max(
+                self.forgotten_upto, *(seq for seq, _ in kept[:-REMEMBERED_GONE])
+            )
+            self.gone = dict(kept[-REMEMBERED_GONE:])
 
     def append_surface(self, seq: int, code: int) -> None:
         """Fold the surface node a surface event at `seq` appends (`code`: its `SURFACE_CODE`)."""
@@ -746,16 +765,25 @@ def _not_current(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
             reasons.append(f"it names no {role}")
         elif prefix.surface_position(seq) is not None:
             continue
-        elif seq in prefix.replaced_by:
-            replacer = prefix.replaced_by[seq]
-            reasons.append(f"{role} {seq} was replaced by seq {replacer}")
-            replacers.append(replacer)
-        elif seq in prefix.refused_replacements:
-            reasons.append(f"{role} {seq} is a replacement that was refused (LOG-7), never a node")
+        elif seq in prefix.gone:
+            replacer = prefix.gone[seq]
+            if replacer is None:
+                reasons.append(
+                    f"{role} {seq} is a replacement that was refused (LOG-7), never a node"
+                )
+            else:
+                reasons.append(f"{role} {seq} was replaced by seq {replacer}")
+                replacers.append(replacer)
         elif seq == fact.seq:
             reasons.append(f"{role} {seq} is this replacement itself")
         elif seq > fact.seq or seq < 0:
             reasons.append(f"{role} {seq} is no event before this one")
+        elif seq <= prefix.forgotten_upto:
+            reasons.append(
+                f"{role} {seq} is no current node: it was never a message, or it went with one of "
+                f"the log's earlier replacements (check names those of the last {REMEMBERED_GONE} "
+                "nodes to go)"
+            )
         else:
             reasons.append(
                 f"{role} {seq} was never a message: no user/message, assistant/message or "

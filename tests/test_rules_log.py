@@ -25,7 +25,7 @@ from loopspec.model.derive import derive_messages
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, StepStarted, TurnStarted
 from loopspec.model.facts import fact_from_wire, facts_of
-from loopspec.model.invariants import check_facts
+from loopspec.model.invariants import REMEMBERED_GONE, LogMonitor, check_facts
 from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
 from loopspec.model.wire import (
@@ -365,6 +365,37 @@ def test_LOG_7_a_stale_replace_says_which_node_is_gone_and_what_took_it() -> Non
     log = [*base, _replace(summary, last, first)]
     (violation,) = check_facts(fact_from_wire(o) for o in log)
     assert violation.message.endswith(f"start {last} comes after end {first}")
+
+
+def test_LOG_7_the_nodes_a_long_log_s_replacements_took_off_are_remembered_within_a_bound() -> None:
+    """LOG-7: the prefix remembers the latest nodes taken off the surface, not every one. It kept
+    each replaced seq, so `check` on a log compacted again and again grew with the log's length
+    (1.4M events of compacted turns: 61 MB, 17 MB before LOG-7 said why a node is gone). A stale
+    replace still names what took a recent node; of one gone long ago it says it may have gone
+    with an earlier replacement, not that it was never a message."""
+    base = wire(run(PLAIN, [SubmitUser("a"), ModelReplies((TextBlock("b"),))]).log)
+    surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
+    log = [*base, _replace(len(base), surface[0], surface[-1])]
+    for seq in range(len(log), len(log) + 3 * REMEMBERED_GONE):  # each summary replaces the last
+        log.append(_replace(seq, seq - 1, seq - 1))
+    monitor = LogMonitor()
+    assert [v for o in log for v in monitor.feed(fact_from_wire(o))] == []
+    assert len(monitor.prefix.gone) <= 2 * REMEMBERED_GONE
+
+    summary = len(log) - 1
+
+    def stale(start: int) -> str:
+        """LOG-7's words on a replace of `start` through the current summary."""
+        log.append(_replace(len(log), start, summary))
+        (violation,) = monitor.feed(fact_from_wire(log[-1]))
+        assert violation.rule_id == "LOG-7"
+        return violation.message
+
+    recent = summary - 1  # the summary before the current one
+    assert stale(recent).endswith(f"start {recent} was replaced by seq {recent + 1}")
+    assert f"start {surface[0]} is no current node: it was never a message, or it went" in (
+        stale(surface[0])
+    )
 
 
 def test_LOG_7_result_replacement_shadows_exactly_one_result() -> None:
