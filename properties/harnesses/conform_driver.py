@@ -36,10 +36,11 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
 being the blocking tool program first on the CLI's PATH (Claude Code 2.1.332 reads `tac`, `rev`
-and `nl` commands as read-only; an absolute path it does not), and its cap is the
-configuration's (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`), except that under a cap of 1, which
-it does not honour for read-only commands, every call runs the absolute path. Codex runs every
-shell call of a reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
+and `nl` commands as read-only; an absolute path it does not). The adapter sets its cap,
+`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`, to the configuration's, which a headless run does not
+honour (three ran at once under 2: SCHED-1 of its profile); under a cap of 1 every call runs the
+absolute path, so calls run one at a time there as in the model. Codex runs every shell call of
+a reply at once whatever its tool, and has no cap (the profile's known SCHED-1).
 
 PostToolUse contexts and blocks, as the logs show them: Claude Code writes a
 `hook_additional_context` attachment after the result and sends its rendered system reminder
@@ -791,7 +792,7 @@ class Session:
         match self.harness:
             case Harness.CLAUDE_CODE:
                 env["CLAUDE_CODE_MAX_RETRIES"] = "0"  # a failed model request ends the turn
-                # Safe calls run `tac` from here; they run together up to the model's cap.
+                # Safe calls run `tac` from here; they run together (the cap is not honoured).
                 env["PATH"] = f"{self.bin}{os.pathsep}{env['PATH']}"
                 env["CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"] = str(self.config.max_parallel)
                 settings = self.home / ".claude" / "settings.json"

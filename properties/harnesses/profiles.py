@@ -124,6 +124,13 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.DESIGN,
             "results of parallel read-only calls go back in completion order",
         ),
+        "SCHED-1": KnownDivergence(
+            "SCHED-1",
+            Kind.DESIGN,
+            "a reply's read-only commands run together past the configuration's cap: the "
+            "CLI's own cap (CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY) is not honoured in a headless "
+            "run (three ran at once with it set to 2)",
+        ),
         "ADJ-4": KnownDivergence(
             "ADJ-4",
             Kind.DESIGN,
