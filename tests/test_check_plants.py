@@ -20,12 +20,10 @@ from typing import Any
 import pytest
 from check_fixtures import FIXTURES
 
-from loopspec.model.state import LoopState
-from loopspec.model.transitions import step
-from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.synth import marked_model_rows
 
 Event = dict[str, Any]
 Plant = Callable[[list[Event]], list[Event]]
@@ -322,16 +320,7 @@ def test_MODEL_1_one_planted_bug_is_blamed_on_its_rule_once(
 
 def marked_demo() -> tuple[Event, list[Event]]:
     """The model's demo log (model-demo.jsonl's events) framed in the model's commits."""
-    state = LoopState(DEMO_CONFIG)
-    for command in DEMO_COMMANDS:
-        state = step(state, command)
-    events: list[Event] = [event_to_wire(event) for event in state.log]
-    start = 0
-    for end in state.commit_ends:
-        for k, event in enumerate(events[start:end], start=1):
-            if end - start > 1:
-                event["unit"] = [k, end - start]
-        start = end
+    events: list[Event] = marked_model_rows(DEMO_CONFIG, DEMO_COMMANDS)
     header = json.loads(BASE.read_text(encoding="utf-8").splitlines()[0])
     return {**header, "version": 1}, events
 

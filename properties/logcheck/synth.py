@@ -26,6 +26,7 @@ from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS, is_compact
+from loopspec.properties.logcheck.dialect import MARKED_VERSION
 
 Row = dict[str, Any]
 
@@ -37,7 +38,7 @@ HEADER: Row = {
     "cwd": "/workspace",
 }
 # The header of a log that marks its commits (`marked_model_rows`).
-MARKED_HEADER: Row = {**HEADER, "version": 1}
+MARKED_HEADER: Row = {**HEADER, "version": MARKED_VERSION}
 
 
 def model_rows(config: LoopConfig, commands: Iterable[Command]) -> list[Row]:
@@ -46,9 +47,8 @@ def model_rows(config: LoopConfig, commands: Iterable[Command]) -> list[Row]:
 
 
 def marked_model_rows(config: LoopConfig, commands: Iterable[Command]) -> list[Row]:
-    """The model's log after `commands` as `loopspec run` writes it (under a header of version
-    `MARKED_HEADER`'s): every event of a commit of n >= 2 events marked `unit: [k, n]`
-    (`loopspec.impl.framing`)."""
+    """The model's log after `commands` as `loopspec run` writes it, to follow `MARKED_HEADER`:
+    every event of a commit of n >= 2 events marked `unit: [k, n]` (`loopspec.impl.framing`)."""
     state = _run(config, commands)
     rows = [event_to_wire(event) for event in state.log]
     start = 0
