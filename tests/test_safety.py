@@ -897,6 +897,31 @@ def test_SAFE_4_check_skips_a_fifo_in_a_directory_and_survives_closed_stdin(
     assert "Traceback" not in huge.stderr
 
 
+def test_SAFE_4_check_reads_a_named_pipe_with_stdin_closed(tmp_path: Path) -> None:
+    """SAFE-4: `check <(zstdcat x.zst) <&-` (a FIFO named, standard input closed, as a cron job
+    may start it) checks the log and exits 0. Closing the pipe's reader asked whether it was
+    standard input's, and with no standard input that raised: a traceback, exit 1."""
+    valid = Path(__file__).resolve().parent / "fixtures" / "logs" / "valid" / "crash-tail.jsonl"
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    writer = subprocess.Popen(["cp", str(valid), str(pipe)])
+    try:
+        done = subprocess.run(
+            [*CLI, "check", str(pipe)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            preexec_fn=lambda: os.close(0),
+        )
+    finally:
+        writer.wait(timeout=30)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "checked 1 log" in done.stdout
+
+
 def test_SAFE_4_bad_cmd_quoting_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """SAFE-4: `--cmd "python3 'abc"` cannot be split: one line, exit 2."""
     assert main(["conform", "--cmd", "python3 'abc"]) == 2

@@ -50,11 +50,11 @@ class LogSource(NamedTuple):
         if self.name == STDIN:
             if sys.stdin is None:  # started with stdin closed (`loopspec check - <&-`)
                 raise OSError("standard input is closed")
-            return _sniffed(sys.stdin.buffer)
+            return _sniffed(sys.stdin.buffer, owned=False)
         stream = open(self.name, "rb", buffering=_CHUNK)  # noqa: SIM115 -- the caller closes it
         try:
             if not stream.seekable():  # a FIFO (`check <(zstdcat x.zst)`): read as stdin is
-                return _sniffed(stream)
+                return _sniffed(stream, owned=True)
             compressed = stream.read(len(ZSTD_MAGIC)) == ZSTD_MAGIC
             stream.seek(0)
             if compressed:
@@ -65,9 +65,10 @@ class LogSource(NamedTuple):
         return stream
 
 
-def _sniffed(source: BinaryIO) -> BinaryIO:
-    """A stream that cannot seek back, its first bytes read to tell zstd data and put back."""
-    rejoined = _Rejoined(source)
+def _sniffed(source: BinaryIO, *, owned: bool) -> BinaryIO:
+    """A stream that cannot seek back, its first bytes read to tell zstd data and put back;
+    closing it closes `source` when `owned` (a pipe check opened, not standard input)."""
+    rejoined = _Rejoined(source, owned=owned)
     if rejoined.head == ZSTD_MAGIC:
         return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
     return io.BufferedReader(rejoined, buffer_size=_CHUNK)
@@ -149,9 +150,12 @@ def _regular(path: str) -> bool:
 class _Rejoined(io.RawIOBase):
     """A raw stream whose first bytes were read ahead (to sniff the format) and are put back."""
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self, source: BinaryIO, *, owned: bool) -> None:
         super().__init__()
         self._source = source
+        # Told, not asked of sys.stdin at close: with standard input closed (`<&-`) there is
+        # none to compare a named pipe's stream with.
+        self._owned = owned
         self.head = source.read(len(ZSTD_MAGIC))
 
     def readable(self) -> bool:
@@ -169,7 +173,7 @@ class _Rejoined(io.RawIOBase):
         return len(data)
 
     def close(self) -> None:
-        if self._source is not sys.stdin.buffer:
+        if self._owned:
             self._source.close()
         super().close()
 
