@@ -6,7 +6,9 @@ file nor a pipe the user chose, and reads at most `cap` bytes (one more, to tell
 over). `parse_user_json` parses strictly (no NaN or Infinity) and refuses nesting deeper than
 `MAX_JSON_DEPTH`, so no later recursive reader can run out of stack, and lone surrogates, which
 no log or terminal can carry. Both raise `UserFileError`,
-a `ValueError`, with a message that names the file.
+a `ValueError`, with a message that names the file. `read_user_json` does both for a reader of
+a user's JSON file (a scenario, hooks), in the one wording they share, and raises `NotJsonText`
+for a file that is no JSON text.
 """
 
 from __future__ import annotations
@@ -112,6 +114,29 @@ def refused_json(path: object, error: UserFileError, what: str) -> str:
     """The one wording of JSON `parse_user_json` refuses past its bounds (nested too deeply, a
     lone surrogate): SAFE-4's, as `error.rule_id` says."""
     return f"{path}: the {what} is refused: {error}"
+
+
+class NotJsonText(ValueError):
+    """A user's file that is no JSON text: not UTF-8, not JSON, or holding NaN or Infinity. Its
+    message names the file (and the line where the parser says); it carries no rule, as the
+    reader holds the file's content to a rule of its own (a scenario PROTO-1, hooks HOOK-1)."""
+
+
+def read_user_json(path: Path, *, cap: int, what: str) -> object:
+    """The JSON document in the user's file `path` (`read_user_file`, `parse_user_json`), every
+    refusal in the one wording each reader of such a file uses: `UserFileError` for a file not
+    read or JSON past SAFE-4's bounds (its `rule_id` says which), `NotJsonText` for the rest."""
+    data = read_user_file(path, cap=cap, what=what)
+    try:
+        return parse_user_json(data)
+    except UnicodeDecodeError as error:
+        raise NotJsonText(not_utf8(path, data, error, what)) from error
+    except json.JSONDecodeError as error:
+        raise NotJsonText(not_json(path, error, what)) from error
+    except UserFileError as error:  # nested too deeply, a lone surrogate
+        raise UserFileError(refused_json(path, error, what)) from error
+    except ValueError as error:  # NaN, Infinity
+        raise NotJsonText(f"{path}: the {what} is not JSON: {error}") from error
 
 
 def _refuse_constant(name: str) -> object:

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from loopspec.impl.hookbridge import HookSettingsError, load_settings
 from loopspec.properties.cli.main import main
+from loopspec.properties.harnesses.cli import load_hooks
+from loopspec.properties.harnesses.session import HarnessError
 from loopspec.properties.spec_doc import SECTIONS
 
 SCENARIO = {
@@ -237,3 +240,26 @@ def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_fi
         assert main([*argv, *(["--log", str(log)] if argv[0] == "run" else [])]) == 2
         assert capsys.readouterr().err.startswith(f"loopspec: error: [SAFE-4] {said}")
     assert not log.exists()
+
+
+def test_HOOK_1_a_hooks_file_holding_NaN_is_worded_alike_by_either_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOOK-1: a hooks file holding NaN is "not JSON" in the words `run --harness` uses and the
+    scenario uses; `run --hooks` said "$: not usable JSON: NaN is not JSON" of the same file,
+    each reader of a user's JSON file having its own copy of the wording."""
+    hooks = tmp_path / "hooks.json"
+    hooks.write_text('{"hooks": NaN}', encoding="utf-8")
+    said = f"{hooks}: the hooks file is not JSON: NaN is not JSON"
+    with pytest.raises(HookSettingsError) as bundled:
+        load_settings(hooks)
+    with pytest.raises(HarnessError) as harness:
+        load_hooks(hooks)
+    assert (str(bundled.value), str(harness.value)) == (f"[HOOK-1] {said}", f"[PROTO-1] {said}")
+    scenario = tmp_path / "nan.json"
+    scenario.write_text('{"turns": NaN}', encoding="utf-8")
+    assert main(["run", str(scenario), "--log", str(tmp_path / "out.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"loopspec: error: [PROTO-1] {scenario}: the scenario is not JSON: NaN is not JSON\n"
+    )

@@ -16,7 +16,6 @@ order across every matcher group of that point, so a handler keeps its id while 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -24,14 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from loopspec.impl.user_files import (
-    UserFileError,
-    not_json,
-    not_utf8,
-    parse_user_json,
-    read_user_file,
-    refused_json,
-)
+from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
 from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
@@ -142,20 +134,11 @@ def load_settings(path: str | Path, *, dialect: str | None = None) -> HookSettin
     """Read a `settings.json` / `hooks.json` file; `HookSettingsError` when it is unusable."""
     source = str(path)
     try:
-        data = read_user_file(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
+        document = read_user_json(Path(path), cap=SETTINGS_FILE_CAP, what="hooks file")
+    except NotJsonText as error:  # at no JSON path: the line says where
+        raise HookSettingsError(source, "", str(error)) from error
     except UserFileError as error:  # SAFE-4's refusal, or the system's (no rule)
         raise HookSettingsError(source, "", str(error), error.rule_id) from error
-    try:
-        document = parse_user_json(data)
-    except UnicodeDecodeError as error:  # at no JSON path: the line says where
-        raise HookSettingsError(source, "", not_utf8(source, data, error, "hooks file")) from error
-    except json.JSONDecodeError as error:
-        raise HookSettingsError(source, "", not_json(source, error, "hooks file")) from error
-    except UserFileError as error:  # nested too deeply, a lone surrogate
-        said = refused_json(source, error, "hooks file")
-        raise HookSettingsError(source, "", said, error.rule_id) from error
-    except ValueError as error:  # NaN, Infinity
-        raise HookSettingsError(source, "$", f"not usable JSON: {error}") from error
     return parse_settings(document, source=source, dialect=dialect)
 
 

@@ -35,7 +35,6 @@ replies are used up fails the turn with `SCENARIO_EXHAUSTED` (the log says so).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -51,14 +50,7 @@ from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import Shown
 from loopspec.impl.seams import ApprovalRequest, ModelRequest, ProviderFailed
 from loopspec.impl.tools import JSON_TYPES, RegisteredTool, ToolExecution
-from loopspec.impl.user_files import (
-    UserFileError,
-    not_json,
-    not_utf8,
-    parse_user_json,
-    read_user_file,
-    refused_json,
-)
+from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
     ModelReplies,
@@ -118,20 +110,11 @@ MAX_PARALLEL_CAP = 1024
 def load_scenario(path: Path) -> Scenario:
     """Read and validate a scenario file; `ScenarioError` (one line, exit 2) when unusable."""
     try:
-        data = read_user_file(path, cap=SCENARIO_FILE_CAP, what="scenario")
-    except UserFileError as error:
+        document = read_user_json(path, cap=SCENARIO_FILE_CAP, what="scenario")
+    except NotJsonText as error:
+        raise ScenarioError(str(error)) from error
+    except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise ScenarioError(str(error), rule_id=error.rule_id) from error
-    try:
-        document = parse_user_json(data)
-    except UnicodeDecodeError as error:
-        raise ScenarioError(not_utf8(path, data, error, "scenario")) from error
-    except json.JSONDecodeError as error:
-        raise ScenarioError(not_json(path, error, "scenario")) from error
-    except UserFileError as error:  # nested too deeply, a lone surrogate
-        said = refused_json(path, error, "scenario")
-        raise ScenarioError(said, rule_id=error.rule_id) from error
-    except ValueError as error:  # NaN, Infinity
-        raise ScenarioError(f"{path}: the scenario is not JSON: {error}") from error
     try:
         return _parse(document, str(path))
     except ProtocolError as error:

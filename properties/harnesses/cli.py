@@ -13,20 +13,16 @@ hooks file, log path or installation cannot be used.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from loopspec.impl.hookbridge.settings import SETTINGS_FILE_CAP
 from loopspec.impl.user_files import (
+    NotJsonText,
     UserFileError,
-    not_json,
-    not_utf8,
-    parse_user_json,
-    read_user_file,
+    read_user_json,
     refused_by_system,
-    refused_json,
 )
 from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.properties.harnesses.report import report_lines, session_view
@@ -46,20 +42,11 @@ def load_hooks(path: Path) -> dict[str, Any]:
     [{type: command, command}]}]}}`; `HarnessError` naming the file and the bad part."""
     try:
         # Bounded as the bundled loop's hooks file is (SAFE-4): `--hooks /dev/zero` ate memory.
-        data = read_user_file(path, cap=SETTINGS_FILE_CAP, what="hooks file")
-    except UserFileError as error:
+        document = read_user_json(path, cap=SETTINGS_FILE_CAP, what="hooks file")
+    except NotJsonText as error:
+        raise HarnessError(str(error)) from error
+    except UserFileError as error:  # not read, or past SAFE-4's bounds
         raise HarnessError(str(error), rule_id=error.rule_id) from error
-    try:
-        document = parse_user_json(data)
-    except UnicodeDecodeError as error:
-        raise HarnessError(not_utf8(path, data, error, "hooks file")) from error
-    except json.JSONDecodeError as error:
-        raise HarnessError(not_json(path, error, "hooks file")) from error
-    except UserFileError as error:  # nested too deeply, a lone surrogate
-        said = refused_json(path, error, "hooks file")
-        raise HarnessError(said, rule_id=error.rule_id) from error
-    except ValueError as error:  # NaN, Infinity
-        raise HarnessError(f"{path}: the hooks file is not JSON: {error}") from error
     if not isinstance(document, dict):
         raise HarnessError(f'{path}: $ must be an object with "hooks"')
     events = document.get("hooks")
