@@ -872,6 +872,19 @@ def test_SAFE_4_devices_and_directories_are_refused_not_read(
     assert "a directory" in err
 
 
+def _check_with_stdin_closed(*paths: str) -> subprocess.CompletedProcess[str]:
+    """`loopspec check PATHS <&-`: started with no standard input at all."""
+    return subprocess.run(
+        [*CLI, "check", *paths],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+
+
 def test_SAFE_4_check_skips_a_fifo_in_a_directory_and_survives_closed_stdin(
     tmp_path: Path,
 ) -> None:
@@ -881,15 +894,7 @@ def test_SAFE_4_check_skips_a_fifo_in_a_directory_and_survives_closed_stdin(
     done = _loopspec("check", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    closed = subprocess.run(
-        [*CLI, "check", "-"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        preexec_fn=lambda: os.close(0),
-    )
+    closed = _check_with_stdin_closed("-")
     assert closed.returncode == 2
     assert "standard input is closed" in closed.stdout + closed.stderr
     huge = _loopspec("check", "--max-line-bytes", "9" * 23, str(tmp_path), cwd=tmp_path)
@@ -906,15 +911,7 @@ def test_SAFE_4_check_reads_a_named_pipe_with_stdin_closed(tmp_path: Path) -> No
     os.mkfifo(pipe)
     writer = subprocess.Popen(["cp", str(valid), str(pipe)])
     try:
-        done = subprocess.run(
-            [*CLI, "check", str(pipe)],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            preexec_fn=lambda: os.close(0),
-        )
+        done = _check_with_stdin_closed(str(pipe))
     finally:
         writer.wait(timeout=30)
     assert "Traceback" not in done.stderr
