@@ -54,11 +54,31 @@ def _pids() -> Iterator[int]:
                 yield int(entry.name)
 
 
+def _proc_file(pid: int, name: str) -> bytes | None:
+    """`/proc/PID/NAME`'s bytes, or None when the process is gone or not ours to read.
+
+    `kill_marked` reads a file of every process on the machine, twice for each hook that ends,
+    so its cost grows with what else the machine runs: a raw `os.open`/`os.read` takes an eighth
+    of the user CPU `Path.read_bytes` took per file (path objects and a buffered file)."""
+    try:
+        fd = os.open(f"{PROC}/{pid}/{name}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def _alive(pid: int) -> bool:
     """Running (not gone, and not a zombie waiting to be reaped)."""
-    try:
-        stat = (PROC / str(pid) / "stat").read_bytes()
-    except OSError:
+    stat = _proc_file(pid, "stat")
+    if stat is None:
         return False
     # The state follows the command name, which is in parentheses and may contain anything.
     state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
@@ -67,17 +87,15 @@ def _alive(pid: int) -> bool:
 
 def marked_processes(token: str) -> set[int]:
     """Every live process whose environment carries `token`."""
-    needle = f"{TOKEN_VARIABLE}={token}".encode()
+    # One whole NUL-separated entry of the environment, not a part of a longer one.
+    entry = f"\0{TOKEN_VARIABLE}={token}\0".encode()
     found = set()
     own = os.getpid()
     for pid in _pids():
         if pid == own:
             continue
-        try:
-            environ = (PROC / str(pid) / "environ").read_bytes()
-        except OSError:
-            continue  # gone, or not ours to read
-        if needle in environ.split(b"\0") and _alive(pid):
+        environ = _proc_file(pid, "environ")  # None: gone, or not ours to read
+        if environ is not None and entry in b"\0" + environ + b"\0" and _alive(pid):
             found.add(pid)
     return found
 
@@ -128,9 +146,8 @@ def _parents() -> dict[int, int]:
     """Every live process's parent."""
     parents = {}
     for pid in _pids():
-        try:
-            stat = (PROC / str(pid) / "stat").read_bytes()
-        except OSError:
+        stat = _proc_file(pid, "stat")
+        if stat is None:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
         if fields and fields[0] not in (b"Z", b"X", b"x"):
