@@ -6,6 +6,7 @@ processes are the inputs; each test names the rule it holds.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -523,6 +524,41 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
         run.kill()
     assert run.returncode == 143, err
     assert f"{case}: replaying against {command}" in out
+
+
+def test_SAFE_3_a_run_ended_by_sigterm_exits_though_its_stdout_is_a_full_pipe(
+    tmp_path: Path,
+) -> None:
+    """SAFE-3: SIGTERM ends a replay with exit 143 even when what it still has to print cannot
+    be written: its stdout a pipe that is full and that nobody reads. Flushing the output at
+    SIGTERM blocked there for ever, with the run's target already ended."""
+    script, pidfile = tmp_path / "stubborn.py", tmp_path / "target.pid"
+    script.write_text(_STUBBORN_TARGET, encoding="utf-8")
+    command = shlex.join([sys.executable, str(script), str(pidfile)])
+    case = ROOT / "tests" / "regressions" / "codex-ADJ-1.json"
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    unread, stdout = os.pipe()
+    try:
+        os.write(stdout, b"x" * (fcntl.fcntl(stdout, fcntl.F_GETPIPE_SZ) - 16))
+        run = subprocess.Popen(
+            [*CLI, "replay", str(case), "--cmd", command],
+            cwd=tmp_path,
+            env=buffered,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+        )
+    finally:
+        os.close(stdout)
+    try:
+        for _ in range(400):  # the target answered reset: the header waits in the buffer
+            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.02)
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=30) == 143
+    finally:
+        run.kill()
+        os.close(unread)
 
 
 def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(

@@ -283,13 +283,21 @@ def _end_everything_below(signum: int, frame: object) -> None:
 
     reaping.kill_descendants()
     # os._exit skips the flush at exit: what the run printed to a pipe or a file (a CI log) is
-    # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter.
+    # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter; one
+    # into a full pipe nobody reads would block for ever, so an alarm ends the wait.
     import contextlib  # noqa: PLC0415 (only on SIGTERM)
+    import signal  # noqa: PLC0415 (loaded by _run already)
 
+    signal.signal(signal.SIGALRM, lambda _signum, _frame: os._exit(128 + signum))
+    signal.alarm(FLUSH_SECONDS_AT_SIGTERM)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, RuntimeError):
             stream.flush()
     os._exit(128 + signum)
+
+
+FLUSH_SECONDS_AT_SIGTERM = 2
+"""How long a SIGTERM'd run may wait to hand what it printed to its stdout and stderr."""
 
 
 def _handled(
