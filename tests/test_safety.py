@@ -526,6 +526,14 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
     assert f"{case}: replaying against {command}" in out
 
 
+def test_SAFE_3_the_readme_says_how_an_interrupt_and_sigterm_end_a_run() -> None:
+    """SAFE-3: README states the exit statuses of a run Ctrl-C or SIGTERM ends, which the tests
+    above hold (143 for SIGTERM); it named neither, and a CI author read 143 as a crash."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"Ctrl-C ends a run with exit {128 + signal.SIGINT}" in readme
+    assert f"SIGTERM (`timeout`, a CI job cancelled) with exit {128 + signal.SIGTERM}" in readme
+
+
 def test_SAFE_3_a_run_ended_by_sigterm_exits_though_its_stdout_is_a_full_pipe(
     tmp_path: Path,
 ) -> None:
