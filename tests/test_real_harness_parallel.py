@@ -14,12 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recorded_playback import RecordedPlayback
 
-from loopspec.model.commands import Command
-from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
-from loopspec.properties.conformance.target import Observation
 from loopspec.properties.harnesses.conform_driver import (
     CAPABILITIES,
     SAFE_TOOL_PROGRAM,
@@ -51,24 +49,6 @@ def test_SCHED_1_conform_draws_parallel_configurations_for_the_real_clis() -> No
     assert not any(c.max_parallel > 1 for c in swarm.CONFIGS if _fits(c, without))
 
 
-class _Playback:
-    """What the real target observed, played again."""
-
-    name = "recorded"
-
-    def __init__(self, kept: list[Observation]) -> None:
-        self._kept = iter(kept)
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        return frozenset(CAPABILITIES)
-
-    def apply(self, command: Command) -> Observation:
-        return next(self._kept)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
 def _without(profile: Profile, rule: str) -> Profile:
     kept = tuple(d for d in profile.divergences if rule not in d.rules)
     return Profile(f"{profile.name}-less", profile.implementation, kept, profile.capabilities)
@@ -94,11 +74,16 @@ def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_
     finally:
         target.close()
         process.close()
-    found = replay_case(lambda: _Playback(kept), case.config, case.commands, PROFILES[harness])
+    found = replay_case(
+        lambda: RecordedPlayback(kept), case.config, case.commands, PROFILES[harness]
+    )
     assert found.divergence is None, found.divergence
     assert found.stopped_by == rule
     planted = replay_case(
-        lambda: _Playback(kept), case.config, case.commands, _without(PROFILES[harness], rule)
+        lambda: RecordedPlayback(kept),
+        case.config,
+        case.commands,
+        _without(PROFILES[harness], rule),
     )
     assert planted.divergence is not None
     assert planted.divergence.rule_id == rule, planted.divergence.what

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recorded_playback import RecordedPlayback
 
 from loopspec.model.commands import (
     Command,
@@ -34,7 +35,6 @@ from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, replay_case
-from loopspec.properties.conformance.target import Observation
 from loopspec.properties.harnesses.conform_driver import CAPABILITIES
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
@@ -99,24 +99,6 @@ def test_HOOK_5_conform_draws_post_hook_configurations_for_the_real_clis() -> No
     assert not any(post_hooked(c) for c in swarm.CONFIGS if _fits(c, without))
 
 
-class _Playback:
-    """What the real target observed, played again."""
-
-    name = "recorded"
-
-    def __init__(self, kept: list[Observation]) -> None:
-        self._kept = iter(kept)
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        return frozenset(CAPABILITIES)
-
-    def apply(self, command: Command) -> Observation:
-        return next(self._kept)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
 def _without(profile: Profile, key: str) -> Profile:
     kept = tuple(d for d in profile.divergences if d.key != key)
     return Profile(f"{profile.name}-less", profile.implementation, kept, profile.capabilities)
@@ -143,13 +125,13 @@ def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences
     finally:
         target.close()
         process.close()
-    found = replay_case(lambda: _Playback(kept), CONFIG, commands, PROFILES[harness])
+    found = replay_case(lambda: RecordedPlayback(kept), CONFIG, commands, PROFILES[harness])
     assert found.divergence is None, found.divergence
     assert found.stopped_by == STOPPED_BY[harness]
     assert set(PLANTED[harness]) <= found.known, found.known
     for key, rule in PLANTED[harness].items():
         planted = replay_case(
-            lambda: _Playback(kept), CONFIG, commands, _without(PROFILES[harness], key)
+            lambda: RecordedPlayback(kept), CONFIG, commands, _without(PROFILES[harness], key)
         )
         assert planted.divergence is not None, key
         assert planted.divergence.rule_id == rule, (key, planted.divergence.what)
