@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from loopspec.impl.errors import CorruptLog, LoopDiscarded, SessionLocked
+from loopspec.impl.system_words import system_reason
 
 _READ_CHUNK = 1 << 20
 
@@ -44,7 +45,7 @@ class LockedLogFile:
             descriptor = os.open(path, flags, 0o644)
         except OSError as error:
             if error.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
-                raise NotALogFile(f"{path}: not a regular file ({error.strerror})") from error
+                raise NotALogFile(f"{path}: not a regular file ({system_reason(error)})") from error
             raise
         try:
             mode = os.fstat(descriptor).st_mode

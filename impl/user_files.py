@@ -19,6 +19,8 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from loopspec.impl.system_words import system_reason
+
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
 _CHUNK: Final = 1 << 16
@@ -50,7 +52,7 @@ class UserFileError(ValueError):
 def refused_by_system(path: object, doing: str, error: OSError) -> str:
     """`path: cannot <doing>: <the system's reason>`, the one wording of a file the system will
     not let loopspec read or write (no rule is broken)."""
-    return f"{path}: cannot {doing}: {error.strerror or error}"
+    return f"{path}: cannot {doing}: {system_reason(error)}"
 
 
 def file_kind(mode: int) -> str:

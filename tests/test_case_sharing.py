@@ -946,7 +946,7 @@ def test_SAFE_4_a_case_file_that_cannot_be_read_names_no_rule_and_a_device_names
     only what the file holds is PROTO-1's."""
     missing = tmp_path / "missing.json"
     assert main(["replay", str(missing)]) == 2
-    said = f"loopspec: error: {missing}: cannot read the case file: No such file or directory\n"
+    said = f"loopspec: error: {missing}: cannot read the case file: no such file or directory\n"
     assert capsys.readouterr().err == said
     (tmp_path / "empty").mkdir()
     for argv, error in [

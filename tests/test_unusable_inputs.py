@@ -44,11 +44,11 @@ def test_SAFE_4_run_names_no_rule_for_a_missing_scenario_or_hooks_file_and_SAFE_
     log = tmp_path / "out.jsonl"
     scenario = str(_scenario(tmp_path))
     for argv, said in [
-        ([str(missing)], f"{missing}: cannot read the scenario: No such file or directory"),
+        ([str(missing)], f"{missing}: cannot read the scenario: no such file or directory"),
         ([os.devnull], f"[SAFE-4] {os.devnull}: the scenario is a character device, not a file"),
         (
             [scenario, "--hooks", str(missing)],
-            f"{missing}: cannot read the hooks file: No such file or directory",
+            f"{missing}: cannot read the hooks file: no such file or directory",
         ),
         (
             [scenario, "--hooks", str(tmp_path)],
@@ -72,8 +72,8 @@ def test_SAFE_2_run_log_in_a_folder_that_is_not_there_is_one_line_naming_no_rule
     in_the_way = tmp_path / "notes.txt"
     in_the_way.write_text("mine\n", encoding="utf-8")
     for log, reason in [
-        (tmp_path / "no-such-folder" / "out.jsonl", "create the log: No such file or directory"),
-        (in_the_way / "out.jsonl", "use it as the log: Not a directory"),
+        (tmp_path / "no-such-folder" / "out.jsonl", "create the log: no such file or directory"),
+        (in_the_way / "out.jsonl", "use it as the log: not a directory"),
     ]:
         assert main(["run", scenario, "--log", str(log)]) == 2
         captured = capsys.readouterr()
@@ -109,7 +109,7 @@ def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_with
     # As root (CI containers) a read-only file is writable: the system's refusal is simulated.
     monkeypatch.setattr(pathlib.Path, "write_text", refuse)
     assert main(["spec", "--write", str(spec_copy)]) == 2
-    said = f"loopspec: error: {spec_copy}: cannot write the spec file: Permission denied\n"
+    said = f"loopspec: error: {spec_copy}: cannot write the spec file: permission denied\n"
     assert capsys.readouterr().err == said
 
 
@@ -129,7 +129,7 @@ def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log
     for more, said in [
         (["--hooks", str(tmp_path)], f"[SAFE-4] {tmp_path}: the hooks file is a directory, not"),
         (["--hooks", str(padded)], f"[SAFE-4] {padded}: the hooks file is larger than 4194304"),
-        ([], f"{log}: cannot create the log: No such file or directory\n"),
+        ([], f"{log}: cannot create the log: no such file or directory\n"),
     ]:
         assert main([*run, *more]) == 2
         assert capsys.readouterr().err.startswith(f"loopspec: error: {said}")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
@@ -335,14 +336,6 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
             number += 1
             continue
         return case_path
-
-
-def system_reason(error: OSError) -> str:
-    """Why the system refused a write, in its own words ("no space left on device"): the line
-    that quotes it names the folder already, and Python's "[Errno 28] ...: 'path'" repeats the
-    path behind a number no reader needs (as `check` words a log it cannot open)."""
-    said = error.strerror or str(error)
-    return said[:1].lower() + said[1:]
 
 
 def keep_hypothesis_out_of_the_working_folder() -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     counts_line,
     save_case,
-    system_reason,
     with_saved_program,
 )
 from loopspec.properties.conformance.run import (

@@ -39,6 +39,7 @@ from functools import partial
 from json.scanner import make_scanner
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, NoReturn
 
+from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
 from loopspec.model.invariants import (
@@ -393,13 +394,6 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
     raise _Stop
 
 
-def _os_message(error: OSError) -> str:
-    # The report's line already names the path: Python's "[Errno 13] ...: 'path'" repeats it.
-    if error.strerror:
-        return error.strerror[:1].lower() + error.strerror[1:]
-    return str(error)
-
-
 # ---------------------------------------------------------------------------------------------
 # One log.
 
@@ -434,7 +428,7 @@ def check_stream(
     except _Stop:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
-        report.fail(report.lines + 1, ErrorKind.UNREADABLE, _os_message(error))
+        report.fail(report.lines + 1, ErrorKind.UNREADABLE, system_reason(error))
     return report
 
 
@@ -738,7 +732,7 @@ def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
         stream = source.open()
     except OSError as error:
         report = LogReport(source.name)
-        report.fail(None, ErrorKind.UNREADABLE, _os_message(error))
+        report.fail(None, ErrorKind.UNREADABLE, system_reason(error))
         return report
     with stream:
         return check_stream(source.name, stream, limits, walked=source.walked)

@@ -24,6 +24,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, NamedTuple
 
+from loopspec.impl.system_words import system_reason
+
 STDIN = "-"
 LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -132,8 +134,7 @@ def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:
 def _unlisted(errors: list[OSError]) -> Iterator[SourceProblem]:
     while errors:
         error = errors.pop(0)
-        reason = (error.strerror or str(error)).lower()
-        yield SourceProblem(str(error.filename), f"cannot list the folder: {reason}")
+        yield SourceProblem(str(error.filename), f"cannot list the folder: {system_reason(error)}")
 
 
 def _regular(path: str) -> bool:
