@@ -207,10 +207,20 @@ class FactError(ValueError):
         self.rule_id = rule_id
 
 
-def _int(data: Mapping[str, Any], key: str) -> int:
+def member_problem(holder: Mapping[str, Any], key: str, where: str, kind: str) -> str:
+    """Why member `key` of `holder` (at `where`, e.g. `data`) cannot be read as `kind`.
+
+    Every reader of a required member words it here, so an absent one says it is missing
+    rather than being taken for one of the wrong type."""
+    if key not in holder:
+        return f"{where}.{key} is missing; it must be {kind}"
+    return f"{where}.{key} must be {kind}"
+
+
+def _int(data: Mapping[str, Any], key: str, where: str = "data") -> int:
     value = data.get(key)
     if type(value) is not int:
-        raise FactError(f"data.{key} must be an integer")
+        raise FactError(member_problem(data, key, where, "an integer"))
     return value
 
 
@@ -221,17 +231,17 @@ def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def _str(data: Mapping[str, Any], key: str) -> str:
+def _str(data: Mapping[str, Any], key: str, where: str = "data") -> str:
     value = data.get(key)
     if type(value) is not str:
-        raise FactError(f"data.{key} must be a string")
+        raise FactError(member_problem(data, key, where, "a string"))
     return value
 
 
-def _no_strs(data: Mapping[str, Any], keys: tuple[str, ...]) -> NoReturn:
+def _no_strs(data: Mapping[str, Any], keys: tuple[str, ...], where: str) -> NoReturn:
     """Raise for the first of `keys` that is not a string (one is not)."""
     for key in keys:
-        _str(data, key)
+        _str(data, key, where)
     raise AssertionError("one of the fields is not a string")
 
 
@@ -269,7 +279,8 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
         fact.surface = "append"
     elif _is_map(op) and op.get("op") == "replace":
         fact.surface = "replace"
-        fact.surface_start, fact.surface_end = _int(op, "start"), _int(op, "end")
+        start, end = _int(op, "start", "surfaceOp"), _int(op, "end", "surfaceOp")
+        fact.surface_start, fact.surface_end = start, end
     elif op is not None:
         raise FactError(f"unknown surfaceOp {op!r}")
     sources = obj.get("sourceEventSeqs")
@@ -319,7 +330,7 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
         if (type(block) is dict or _is_map(block)) and block.get("type") == "tool-call":
             call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
             if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
-                _no_strs(block, ("id", "name", "arguments"))
+                _no_strs(block, ("id", "name", "arguments"), "data.message.content[]")
             calls.append(CallFact(call_id, name, arguments))
     fact.calls = tuple(calls)
 
@@ -329,7 +340,7 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     # `_str` inlined for the common case, as in `_read_step`.
     call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
     if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
-        _no_strs(data, ("callId", "name", "arguments"))
+        _no_strs(data, ("callId", "name", "arguments"), "data")
     fact.call_id, fact.name, fact.arguments = call_id, name, arguments
     rewrite = data.get("rewrite")
     if rewrite is not None:
@@ -338,7 +349,7 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         handlers = rewrite.get("handlerIds")
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
             raise FactError("rewrite.handlerIds must be an array of strings")
-        fact.original_arguments = _str(rewrite, "originalArguments")
+        fact.original_arguments = _str(rewrite, "originalArguments", "data.rewrite")
         fact.rewrite_handlers = tuple(handlers)
 
 
@@ -356,7 +367,9 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
     if type(block) is not dict and not _is_map(block):
         raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
     call_id = block.get("toolCallId")
-    fact.call_id = call_id if type(call_id) is str else _str(block, "toolCallId")
+    fact.call_id = (
+        call_id if type(call_id) is str else _str(block, "toolCallId", "data.message.content[0]")
+    )
     source = message.get("source") if _is_map(message) else None
     if _is_map(source) and source.get("callId", call_id) != call_id:
         msg = f"tool result block cites {call_id!r} but its source names {source['callId']!r}"
@@ -393,7 +406,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         duration = data.get("durationMs")
         if not hook_duration_valid(duration):
             if type(duration) not in (int, float):
-                raise FactError("data.durationMs must be a number")
+                raise FactError(member_problem(data, "durationMs", "data", "a number"))
             raise FactError(
                 f"durationMs must be finite and not negative, got {duration!r}", "HOOK-1"
             )
@@ -402,7 +415,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         # A string first: a list or an object is not hashable, so no set can be asked of it.
         if type(dialect) is not str or dialect not in HOOK_DIALECTS:
             if type(dialect) is not str:
-                raise FactError("data.dialect must be a string")
+                raise FactError(member_problem(data, "dialect", "data", "a string"))
             msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"
             raise FactError(msg, "HOOK-1")
 

@@ -12,11 +12,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
+from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport
+from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
 from loopspec.properties.logcheck.report import rules_checked
 
 
@@ -119,6 +122,55 @@ def test_LOG_4_a_hook_without_its_dialect_or_duration_is_refused_naming_the_fiel
         report = check(BLAME / "violations" / name)
         assert blamed(report) == [("LOG-4", line)]
         assert f"data.{field}" in report.errors[0].message
+
+
+def test_LOG_4_a_missing_member_says_it_is_missing_and_a_mistyped_one_what_it_must_be() -> None:
+    """LOG-4: a hook/invoked without dialect read "data.dialect must be a string" (and so did
+    every absent required member: "must be an integer", "must be a number"), which a reader
+    takes for a value of the wrong type; it now says the member is missing. A member that is
+    there with the wrong type still says what it must be. Members outside `data` name where
+    they are (a replace's surfaceOp, a reply's tool-call block, a compact row)."""
+    for name, line, want in (
+        ("LOG-4-hook-without-dialect.jsonl", 5, "hook/invoked: data.dialect is missing"),
+        ("LOG-4-hook-result-without-duration.jsonl", 6, "hook/result: data.durationMs is missing"),
+    ):
+        report = check(BLAME / "violations" / name)
+        assert [(e.line, e.rule_id) for e in report.errors] == [(line, "LOG-4")]
+        assert report.errors[0].message.startswith(want + "; it must be a "), name
+    hook = {"turn": 1, "point": "PreToolUse", "handlerId": "h1"}
+    step = {"turn": 1, "step": 1}
+    call = {"type": "tool-call", "id": "c1", "name": "read"}
+    reply = {"message": {"content": [call]}, **step}
+    replace = {"op": "replace", "start": 0}
+    for obj, want in (
+        ({"type": "hook/invoked", "data": {**hook, "dialect": 3}}, "data.dialect must be a string"),
+        ({"type": "hook/invoked", "data": {"point": "p"}}, "data.turn is missing"),
+        (
+            {"type": "hook/result", "data": {**hook, "decision": "pass", "durationMs": "5"}},
+            "data.durationMs must be a number",
+        ),
+        (
+            {"type": "tool/call", "data": {"name": "read", "arguments": "{}", **step}},
+            "data.callId is missing",
+        ),
+        ({"type": "tool/call", "data": {"callId": 1, **step}}, "data.callId must be a string"),
+        (
+            {"type": "assistant/message", "data": reply},
+            "data.message.content[].arguments is missing",
+        ),
+        (
+            {"type": "user/message", "data": {}, "surfaceOp": replace},
+            "surfaceOp.end is missing",
+        ),
+    ):
+        with pytest.raises(FactError) as refused:
+            fact_from_wire({"seq": 1, **obj})
+        assert str(refused.value).startswith(want), (obj, str(refused.value))
+    row = {"type": "text-chunks", "seq0": 1, "data": {"step": 1, "texts": []}}
+    with pytest.raises(CompactRowError, match=r"^text-chunks\.data\.turn is missing; it must"):
+        compact_run(row)
+    with pytest.raises(CompactRowError, match=r"^text-chunks\.seq0 must be an integer$"):
+        compact_run({**row, "seq0": "1"})
 
 
 def test_LOG_8_spec_states_the_commit_marker_a_version_1_log_carries(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from loopspec.model.facts import member_problem
+
 COUNT_FIELDS = {
     "reasoning-chunks": "texts",
     "text-chunks": "texts",
@@ -56,9 +58,11 @@ def is_compact(obj: Mapping[str, Any]) -> bool:
 def _whole(row: Mapping[str, Any], path: str, kind: str) -> int:
     """The integer at `path` (`seq0`, `data.turn`) of a row whose data is an object."""
     holder, _, key = path.rpartition(".")
-    value = (row[holder] if holder else row).get(key)
+    members = row[holder] if holder else row
+    value = members.get(key)
     if type(value) is not int:
-        raise CompactRowError(f"{kind}.{path} must be an integer")
+        where = f"{kind}.{holder}" if holder else kind
+        raise CompactRowError(member_problem(members, key, where, "an integer"))
     return value
 
 
