@@ -18,33 +18,38 @@ from test_conform_report import _failed_report
 
 from loopspec.properties.cli.conform_run import save_case
 from loopspec.properties.cli.main import main
+from loopspec.properties.pytest_plugin import DEFAULT_CASE_DIR
 
 TESTS = Path(__file__).resolve().parent
 SILENT = "sleep 30"
+CLI_HINT = " (to wait longer: --answer-timeout S)"
 
 
 def test_PROTO_1_conform_answer_timeout_is_the_wait_for_each_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """PROTO-1: a process that does not answer `reset` within `--answer-timeout` seconds is a
-    hang, named with the timeout given."""
+    hang, named with the timeout given and the option that waits longer (the message did not
+    say how to wait longer)."""
     cases = str(tmp_path / "cases")
     given = ["conform", "--cmd", SILENT, "--answer-timeout", "0.2", "--case-dir", cases]
     assert main(given) == 2
     said = capsys.readouterr().err
     assert (
-        f"[PROTO-1] the target failed in reset: {SILENT}: no answer to reset within 0.2 s" in said
+        f"[PROTO-1] the target failed in reset: {SILENT}: no answer to reset within 0.2 s"
+        f"{CLI_HINT}" in said
     )
 
 
 def test_PROTO_1_replay_answer_timeout_is_the_wait_for_each_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """PROTO-1: replay waits `--answer-timeout` seconds too, for one case and for a folder."""
+    """PROTO-1: replay waits `--answer-timeout` seconds too, for one case and for a folder, and
+    names the option when the wait runs out."""
     case = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     for named in (case, tmp_path):
         assert main(["replay", str(named), "--cmd", SILENT, "--answer-timeout", "0.2"]) == 2
-        assert "no answer to reset within 0.2 s" in capsys.readouterr().err
+        assert f"no answer to reset within 0.2 s{CLI_HINT}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("verb", [["conform"], ["replay", "case.json"]])
@@ -63,7 +68,8 @@ def test_answer_timeout_without_cmd_is_a_usage_error(
 
 def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(tmp_path: Path) -> None:
     """PROTO-1: the pytest plugin's `--loopspec-answer-timeout` is conform's `--answer-timeout`;
-    without `--loopspec-cmd` it stops pytest, as conform refuses it."""
+    without `--loopspec-cmd` it stops pytest, as conform refuses it. A hang names the plugin's
+    option, not the CLI's, for a saved case's replay too."""
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
 
@@ -78,9 +84,15 @@ def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(tmp_path: Pat
             check=False,
         )
 
+    save_case(_failed_report(), tmp_path / DEFAULT_CASE_DIR, {"impl": "mine:make"})
     done = pytest_with(f"--loopspec-cmd={SILENT}", "--loopspec-answer-timeout=0.2")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "no answer to reset within 0.2 s" in done.stdout
+    hint = " (to wait longer: --loopspec-answer-timeout S)"
+    # The saved case's replay and the suite's run: each hangs at its first reset.
+    for failed in ("case-TURN-5-0.json: the", "[PROTO-1] the"):
+        hang = f"{failed} target failed in reset: {SILENT}: no answer to reset within 0.2 s{hint}"
+        assert hang in done.stdout, done.stdout
+    assert CLI_HINT not in done.stdout
     refused = pytest_with("--loopspec-answer-timeout=0.2")
     assert refused.returncode == 4, refused.stdout + refused.stderr
     assert "--loopspec-answer-timeout applies to --loopspec-cmd only" in refused.stderr

@@ -53,6 +53,7 @@ from loopspec.properties.conformance.run import (
     rule_table,
     run_conformance,
     spec_text,
+    with_wait_hint,
 )
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.profiles import Profile
@@ -458,7 +459,7 @@ def _closing_error(factory: TargetFactory) -> LoopSpecError | None:
 
 def _print_unclosed(error: LoopSpecError) -> None:
     said = f"[{error.rule_id}] after the run reported above: {error.message}"
-    print(f"loopspec: error: {said}", file=sys.stderr)
+    print(f"loopspec: error: {with_wait_hint(said, '--answer-timeout')}", file=sys.stderr)
 
 
 def at_case_command(broke: TargetError) -> TargetError:
@@ -728,7 +729,7 @@ def _error_above(line: str) -> None:
     log), stdout is buffered and the error would land after the report pointing to it. (The
     pointer says "on stderr", not "above": stdout alone, in a file, has nothing above.)"""
     sys.stdout.flush()
-    print(line, file=sys.stderr, flush=True)
+    print(with_wait_hint(line, "--answer-timeout"), file=sys.stderr, flush=True)
 
 
 def _replay_listed(

@@ -308,7 +308,12 @@ def _handled(
     try:
         return handler(args)
     except failure as error:
-        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        said = str(error)
+        if hasattr(args, "answer_timeout"):  # conform, replay: a --cmd process's hang
+            from loopspec.properties.conformance.run import with_wait_hint  # noqa: PLC0415
+
+            said = with_wait_hint(said, "--answer-timeout")
+        print(f"{PROGRAM}: error: {said}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         raise

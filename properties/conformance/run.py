@@ -959,6 +959,14 @@ _EXIT_CODE = re.compile(r"^exit code: -?\d+$", re.MULTILINE)
 _NO_ANSWER = re.compile(r"\bno answer to (.*) within [\d.]+ s\b")
 
 
+def with_wait_hint(text: str, option: str) -> str:
+    """`text` with a process target's "no answer to X within T s" followed by the option that
+    waits longer: `--answer-timeout` where the CLI prints it, `--loopspec-answer-timeout` where
+    the pytest plugin does. Added where the error is printed, not in the target's message:
+    breakages are compared on that message, and a saved case holds it for either reader."""
+    return _NO_ANSWER.sub(lambda said: f"{said[0]} (to wait longer: {option} S)", text, count=1)
+
+
 def _breakage_signature(broke: TargetError) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     """What two breakages must share to be the same (`reduce_breakage`)."""
     first, _, rest = broke.message.partition("\n")

@@ -37,6 +37,7 @@ from loopspec.properties.conformance.run import (
     load_case,
     replay_case,
     resolve_target,
+    with_wait_hint,
 )
 from loopspec.properties.pytest_plugin import SAVED_CASES
 
@@ -92,6 +93,7 @@ def close_replay_target(config: pytest.Config, *, quietly: bool = False) -> None
         unclosed = error
     if unclosed is not None and not quietly:
         said = f"[{unclosed.rule_id}] after the saved cases replayed: {unclosed.message}"
+        said = with_wait_hint(said, "--loopspec-answer-timeout")
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
 
 
@@ -146,7 +148,10 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         # nothing about it (a case from a build, or a colleague's loop, with more features).
         pytest.skip(f"loopspec: {unusable.message}")
     if unusable is not None:
-        pytest.fail(f"loopspec: error: [{unusable.rule_id}] {unusable.message}", pytrace=False)
+        said = with_wait_hint(
+            f"[{unusable.rule_id}] {unusable.message}", "--loopspec-answer-timeout"
+        )
+        pytest.fail(f"loopspec: error: {said}", pytrace=False)
     assert replay is not None
     if replay.divergence is not None:
         target = replay_target.named

@@ -29,6 +29,7 @@ from loopspec.properties.conformance.run import (
     close_factory,
     resolve_target,
     run_conformance,
+    with_wait_hint,
 )
 from loopspec.properties.pytest_plugin import case_folder
 
@@ -83,10 +84,12 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         except LoopSpecError as error:  # a shared process's wrong answer to shutdown
             unclosed = error
     if broken is not None:
-        pytest.fail(f"loopspec: error: {broken}", pytrace=False)
+        said = with_wait_hint(str(broken), "--loopspec-answer-timeout")
+        pytest.fail(f"loopspec: error: {said}", pytrace=False)
     if report.divergence is None:
         if unclosed is not None:  # the run itself conformed: say what failed after it
             said = f"[{unclosed.rule_id}] after a conforming run: {unclosed.message}"
+            said = with_wait_hint(said, "--loopspec-answer-timeout")
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
         return
     unsaved: list[str] = []
