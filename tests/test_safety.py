@@ -526,6 +526,54 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
     assert f"{case}: replaying against {command}" in out
 
 
+# `loopspec run --harness` whose harness never ends: `drive` replaced, so no CLI need be
+# installed. It notes that it started (after writing to the log when told to), then waits.
+_HANGING_HARNESS_RUN = """
+import sys, time
+from pathlib import Path
+import loopspec.properties.harnesses.cli as harness_cli
+started, written, log = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[-1])
+def drive(request):
+    if written:
+        log.write_text(written)
+    started.write_text("started")
+    time.sleep(60)
+harness_cli.drive = drive
+from loopspec.properties.cli.main import main
+sys.argv = ["loopspec", *sys.argv[3:]]
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("written", ["", "someone else's line\n"])
+def test_SAFE_3_a_harness_run_ended_by_sigterm_leaves_no_empty_log_to_refuse_its_rerun(
+    tmp_path: Path, written: str
+) -> None:
+    """SAFE-3: `loopspec run --harness ... --log OUT` creates OUT at the start; SIGTERM ended it
+    by `os._exit`, past the removal of the file it could not fill, so an empty OUT stayed and
+    the rerun naming it was refused ("exists; give --log a new path"). The empty file the run
+    created goes now; one that holds anything is kept."""
+    started, log = tmp_path / "started", tmp_path / "out.jsonl"
+    scenario = ROOT / "examples" / "claude-code-adapter" / "scenarios" / "one-call.json"
+    given = ["run", str(scenario), "--harness", "claude-code", "--log", str(log)]
+    script = [sys.executable, "-c", _HANGING_HARNESS_RUN, str(started), written, *given]
+    run = subprocess.Popen(script, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(400):  # the harness started: the log was created before
+            if started.exists():
+                break
+            time.sleep(0.02)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 143, err
+    if written:
+        assert log.read_text(encoding="utf-8") == written
+    else:
+        assert not log.exists()
+
+
 def test_SAFE_3_the_readme_says_how_an_interrupt_and_sigterm_end_a_run() -> None:
     """SAFE-3: README states the exit statuses of a run Ctrl-C or SIGTERM ends, which the tests
     above hold (143 for SIGTERM); it named neither, and a CI author read 143 as a crash."""

@@ -280,8 +280,12 @@ def _end_everything_below(signum: int, frame: object) -> None:
     """SIGTERM (a CI job's timeout, `kill`): end every descendant, then exit 143 (128 +
     SIGTERM, what a shell reports for a program SIGTERM ended) without unwinding."""
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
+    from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
 
     reaping.kill_descendants()
+    # An empty `--log` the run made: os._exit skips the code that removes it, and it blocked
+    # the rerun naming it.
+    remove_unfilled()
     # os._exit skips the flush at exit: what the run printed to a pipe or a file (a CI log) is
     # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter; one
     # into a full pipe nobody reads would block for ever, so an alarm ends the wait.

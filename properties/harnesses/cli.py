@@ -25,6 +25,7 @@ from loopspec.impl.user_files import (
     refused_by_system,
 )
 from loopspec.model.errors import NO_RULE_BROKEN
+from loopspec.properties.cli.unfilled_files import removed_at_sigterm_while_empty
 from loopspec.properties.harnesses.report import report_lines, session_view
 from loopspec.properties.harnesses.script import Harness, load_harness_script
 from loopspec.properties.harnesses.session import (
@@ -98,9 +99,10 @@ def run_harness(args: argparse.Namespace) -> int:
     log_path = Path(args.log)
     descriptor = _claim_log_path(log_path)
     try:
-        result = drive(request)
-        logs = result["logs"]
-        os.write(descriptor, logs[0]["text"].encode() if logs else b"")
+        with removed_at_sigterm_while_empty(log_path, descriptor):
+            result = drive(request)
+            logs = result["logs"]
+            os.write(descriptor, logs[0]["text"].encode() if logs else b"")
     except BaseException:
         os.close(descriptor)
         log_path.unlink()  # the file this run created and could not fill
