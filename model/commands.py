@@ -9,12 +9,18 @@ on construction. `step(state, command)` in `model.step` is the only consumer.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal, get_args
+from typing import ClassVar, Literal, assert_never, get_args
 
 import attrs
 
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.facts import HOOK_DECISIONS, unknown_decision
+from loopspec.model.facts import (
+    ASKING_DECISIONS,
+    DENYING_DECISIONS,
+    HOOK_DECISIONS,
+    SUPPLYING_DECISIONS,
+    unknown_decision,
+)
 from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
@@ -142,6 +148,38 @@ class HookAnswers:
     NAME: ClassVar[str] = "HookAnswers"
     verdict: PreVerdict
     audit: HookAudit | None = None
+
+    def __attrs_post_init__(self) -> None:
+        # The audit's word is what the log shows the hook said: one that contradicts the
+        # verdict the loop acted on (a "block" on a pass, a "defer" on an allow) would make the
+        # model write a log its own invariants reject.
+        if self.audit is None or self.audit.decision is None:
+            return
+        words = audit_words(self.verdict)
+        if self.audit.decision not in words:
+            msg = (
+                f"an audit recording {self.audit.decision!r} contradicts the hook's "
+                f"{type(self.verdict).__name__} verdict; it may record {', '.join(sorted(words))}"
+            )
+            raise InvalidEventError(msg, rule_id="HOOK-1")
+
+
+def audit_words(verdict: PreVerdict) -> frozenset[str]:
+    """The decision words an audit may record for `verdict`: its own, its dialects' aliases
+    (approve, block, defer), and error or stop where the hook failed or stopped without one."""
+    match verdict:
+        case Pass():
+            return frozenset({"pass", "stop", "error"})
+        case Allow(updated_input=updated):
+            allowing = frozenset({"allow", "approve"})
+            return allowing & SUPPLYING_DECISIONS if updated is not None else allowing
+        case Ask(updated_input=updated):
+            asking = ASKING_DECISIONS
+            return asking & SUPPLYING_DECISIONS if updated is not None else asking
+        case Deny():
+            return DENYING_DECISIONS | {"error", "stop"}
+        case _:
+            assert_never(verdict)
 
 
 @attrs.frozen

@@ -186,6 +186,15 @@ HOOK_DECISION_WORDS = ("pass", "allow", "ask", "deny", "approve", "block", "defe
 HOOK_DECISIONS = frozenset(HOOK_DECISION_WORDS)
 """The decision words a hook/result may record (HOOK-1): a typo ("dney") is refused."""
 
+# What the PreToolUse words mean to the invariants (and so which words an audit may record for
+# a verdict, `commands.HookAnswers`). Asking: Claude Code's `defer` counts as `ask` (HOOK-2), so
+# a deferred call also runs only after an allowed-once answer (DEC-2). Supplying: an answer with
+# one of these words that carries `updatedInput` supplies an input (RW-2); other words apply
+# none. Denying: a deny discards every rewrite of the call (HOOK-3).
+ASKING_DECISIONS = frozenset({"ask", "defer"})
+SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
+DENYING_DECISIONS = frozenset({"deny", "block"})
+
 
 def unknown_decision(word: str) -> str:
     """Why `word` is no hook decision, with the nearest word when one is close."""

@@ -19,7 +19,15 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from loopspec.model.facts import READ_TYPES, CallFact, Fact, facts_of
+from loopspec.model.facts import (
+    ASKING_DECISIONS,
+    DENYING_DECISIONS,
+    READ_TYPES,
+    SUPPLYING_DECISIONS,
+    CallFact,
+    Fact,
+    facts_of,
+)
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 
 if TYPE_CHECKING:  # the event model is imported only by `facts_of`, when it runs
@@ -45,13 +53,6 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
-# The PreToolUse decision words that ask the user: Claude Code's `defer` counts as `ask`
-# (HOOK-2), so a deferred call also runs only after an allowed-once answer (DEC-2).
-ASKING_DECISIONS = frozenset({"ask", "defer"})
-# A PreToolUse answer with one of these words that carries `updatedInput` supplies an input
-# (RW-2); a deny discards every rewrite of the call (HOOK-3). Other words apply no input.
-SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
-DENYING_DECISIONS = frozenset({"deny", "block"})
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.

@@ -21,7 +21,8 @@ def lend_to_cli(
     """Make `--cmd` (split into `argv`) hand the CLI `process` rather than start one."""
 
     class Lent(conformance_run.SharedProcess):
-        def __init__(self, given: list[str]) -> None:  # no new process
+        def __init__(self, given: list[str], *, timeout: float = 0.0) -> None:
+            # No new process: the module's answers within its own timeout.
             assert given == argv, f"--cmd named {given}, the module's process runs {argv}"
 
         def __call__(self) -> ConformanceTarget:

@@ -50,9 +50,11 @@ from loopspec.model.commands import (
     PostContext,
     PostPass,
     PostVerdict,
+    PreVerdict,
     Recover,
     SubmitUser,
     ToolFinishes,
+    audit_words,
 )
 from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.derive import derive_messages
@@ -97,6 +99,18 @@ hook_audits: st.SearchStrategy[HookAudit] = st.builds(
     stderr_summary=st.sampled_from([None, "", "hook said no"]),
     duration_ms=st.sampled_from([0.0, 12.5]),
 )
+
+
+def pre_hook_audits(verdict: PreVerdict) -> st.SearchStrategy[HookAudit]:
+    """An audit for a PreToolUse `verdict`: its decision word one the verdict allows
+    (`audit_words`), or none (the verdict's own tag is recorded)."""
+    return st.builds(
+        HookAudit,
+        decision=st.sampled_from([None, *sorted(audit_words(verdict))]),
+        exit_code=st.sampled_from([None, 0, 2]),
+        stderr_summary=st.sampled_from([None, "", "hook said no"]),
+        duration_ms=st.sampled_from([0.0, 12.5]),
+    )
 
 
 def _with_audit(verdict: PostVerdict, audit: HookAudit) -> PostVerdict:
@@ -155,7 +169,8 @@ class ConformanceMachine(ModelMachine):
         assert isinstance(phase, Rewriting)
         call = phase.reply.tool_calls[phase.queue[0].call_index]
         verdict = data.draw(gen.pre_verdicts_for(call.name), label="verdict")
-        self.apply(HookAnswers(verdict, data.draw(st.none() | hook_audits, label="audit")))
+        audit = data.draw(st.none() | pre_hook_audits(verdict), label="audit")
+        self.apply(HookAnswers(verdict, audit))
 
     @precondition(
         lambda self: (
