@@ -31,6 +31,7 @@ from loopspec.model.config import HookSpec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import HOOK_DECISIONS
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.reduce import smaller_candidates
 
 BASH = ToolCallBlock("c1", "bash", '{"command":"rm -rf build"}')
 SAFE = {"command": "rm -rf ./build --one-file-system"}
@@ -90,3 +91,19 @@ def test_HOOK_1_RW_2_DEC_2_a_log_with_an_allowed_audit_word_passes_the_invariant
         program.append(ToolFinishes("c1", ToolSucceeded("done")))
     state = run(GUARDED, program)
     assert clean(state.log) == []
+
+
+def test_HOOK_1_reduction_drops_an_audit_word_the_simpler_verdict_cannot_record() -> None:
+    """Cutting a case down tries a plainer verdict for each hook answer; an exit-2 deny's
+    "block" would contradict a pass, so that candidate goes without the audit (it raised)."""
+    exit_2 = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
+    program = (SubmitUser("clean"), ModelReplies((BASH,)), HookAnswers(Deny("no"), exit_2))
+    answers = [
+        candidate[-1]
+        for _config, candidate in smaller_candidates(GUARDED, program)
+        if len(candidate) == 3 and isinstance(candidate[-1], HookAnswers)
+    ]
+    plainer = [a for a in answers if not isinstance(a.verdict, Deny)]
+    assert plainer
+    assert all(a.audit is None for a in plainer)
+    assert HookAnswers(Deny("no")) in answers  # the audit alone dropped, as before

@@ -70,6 +70,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolOutcome,
     ToolSucceeded,
+    audit_words,
 )
 from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.errors import LoopSpecError
@@ -410,7 +411,10 @@ def _simpler_commands(command: Command, inputs: _Inputs) -> Iterator[Command]:
             if audit is not None:
                 yield attrs.evolve(command, audit=None)
             for simpler in _simpler_verdicts(verdict, inputs.required(inputs.concern.tool)):
-                yield attrs.evolve(command, verdict=simpler)
+                # An audit word for the old verdict may contradict the simpler one (a "block"
+                # on a pass, HOOK-1): then the candidate goes without it.
+                fits = audit is None or audit.decision in (None, *audit_words(simpler))
+                yield HookAnswers(simpler, audit if fits else None)
         case ToolFinishes(outcome=outcome, post=post):
             for simpler_outcome in _simpler_outcomes(outcome):
                 yield attrs.evolve(command, outcome=simpler_outcome)
