@@ -339,6 +339,13 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
         "replayed 2 cases against test_case_sharing:turn_end_reason_as_text: 1 diverging, 1 "
         "without divergence\n"
     )
+    # With no target named, the bundled loop by name, as one case's header says (f703816):
+    # the factory's module path means nothing to a reader who never saw the source.
+    assert main(["replay", str(folder)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert (
+        last == "replayed 2 cases against loopspec's bundled implementation: 2 without divergence"
+    )
     assert main(["replay", str(folder), "--format", "json"]) == 2
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
     assert capsys.readouterr().err == (

@@ -715,7 +715,8 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
         unclosed = _closing_error(factory)
     tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
     cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
-    print(f"replayed {cases} against {shown(replayed)}" + (f": {tally}" if tally else ""))
+    against = shown(replayed) if args.impl or args.cmd else "loopspec's bundled implementation"
+    print(f"replayed {cases} against {against}" + (f": {tally}" if tally else ""))
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
