@@ -764,6 +764,26 @@ def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     assert err.splitlines()[0] == first
 
 
+def test_SAFE_5_a_target_leaving_without_bye_is_named_when_the_budget_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: `--max-seconds 0` checks no program, but the target was started (its first
+    reset); one that then exits at `shutdown` without `bye` is named after the "nothing was
+    checked" line, as after a report (bd1659e's early exit 2 dropped it without a word)."""
+    cases = str(tmp_path / "cases")
+    given = ["--cmd", _misbehaving("nobye", 10**6), "--max-seconds", "0", "--case-dir", cases]
+    assert main(["conform", *given]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    nothing, unclosed, *_stderr_tail = err.splitlines()
+    assert nothing == (
+        "loopspec conform: error: the --max-seconds 0 budget ended before the first program: "
+        "nothing was checked"
+    )
+    assert unclosed.startswith("loopspec: error: [PROTO-1] after the budget ended: ")
+    assert unclosed.endswith("the process ended its output instead of answering shutdown")
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(

@@ -426,6 +426,8 @@ def run_conform(args: argparse.Namespace) -> int:
             "before the first program: nothing was checked",
             file=sys.stderr,
         )
+        if unclosed is not None:  # the target was started (its probe) and failed to end
+            _print_unclosed(unclosed, after="after the budget ended")
         return 2
     case_path = None
     unsaved = None
@@ -457,8 +459,8 @@ def _closing_error(factory: TargetFactory) -> LoopSpecError | None:
     return None
 
 
-def _print_unclosed(error: LoopSpecError) -> None:
-    said = f"[{error.rule_id}] after the run reported above: {error.message}"
+def _print_unclosed(error: LoopSpecError, after: str = "after the run reported above") -> None:
+    said = f"[{error.rule_id}] {after}: {error.message}"
     print(f"loopspec: error: {with_wait_hint(said, '--answer-timeout')}", file=sys.stderr)
 
 
