@@ -357,7 +357,8 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
             raise FactError("tool/call rewrite must be an object")
         handlers = rewrite.get("handlerIds")
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
-            raise FactError("rewrite.handlerIds must be an array of strings")
+            kind = "an array of strings"
+            raise FactError(member_problem(rewrite, "handlerIds", "data.rewrite", kind))
         fact.original_arguments = _str(rewrite, "originalArguments", "data.rewrite")
         fact.rewrite_handlers = tuple(handlers)
 

@@ -142,6 +142,7 @@ def test_LOG_4_a_missing_member_says_it_is_missing_and_a_mistyped_one_what_it_mu
     call = {"type": "tool-call", "id": "c1", "name": "read"}
     reply = {"message": {"content": [call]}, **step}
     replace = {"op": "replace", "start": 0}
+    ran = {"callId": "c1", "name": "read", "arguments": "{}", **step}
     for obj, want in (
         ({"type": "hook/invoked", "data": {**hook, "dialect": 3}}, "data.dialect must be a string"),
         ({"type": "hook/invoked", "data": {"point": "p"}}, "data.turn is missing"),
@@ -161,6 +162,14 @@ def test_LOG_4_a_missing_member_says_it_is_missing_and_a_mistyped_one_what_it_mu
         (
             {"type": "user/message", "data": {}, "surfaceOp": replace},
             "surfaceOp.end is missing",
+        ),
+        (
+            {"type": "tool/call", "data": {**ran, "rewrite": {"originalArguments": "{}"}}},
+            "data.rewrite.handlerIds is missing; it must be an array of strings",
+        ),
+        (
+            {"type": "tool/call", "data": {**ran, "rewrite": {"handlerIds": [1]}}},
+            "data.rewrite.handlerIds must be an array of strings",
         ),
     ):
         with pytest.raises(FactError) as refused:
