@@ -263,3 +263,22 @@ def test_HOOK_1_a_hooks_file_holding_NaN_is_worded_alike_by_either_run(
     assert (
         err == f"loopspec: error: [PROTO-1] {scenario}: the scenario is not JSON: NaN is not JSON\n"
     )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_SAFE_4_output_the_system_will_not_take_is_one_line_in_its_own_words(
+    tmp_path: Path,
+) -> None:
+    """SAFE-4: stdout on a full disk (/dev/full) ends the run with exit 2 and one line in the
+    system's words, lower case and without Python's "[Errno 28]", as every verb words what the
+    system refused since e327b3d (this last way out still printed the errno)."""
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "loopspec", "schema"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (2, "loopspec: error: no space left on device\n")

@@ -322,7 +322,12 @@ def _handled(
     except BrokenPipeError:
         raise
     except OSError as error:
-        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        # In the system's words, as every verb quotes them (no "[Errno 28]"): most often the
+        # output could not be written (a full disk, /dev/full).
+        from loopspec.impl.system_words import system_reason  # noqa: PLC0415
+
+        where = "" if error.filename is None else f"{error.filename}: "
+        print(f"{PROGRAM}: error: {where}{system_reason(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
