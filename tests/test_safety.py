@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -453,6 +454,16 @@ def test_SAFE_3_a_target_that_leaves_a_detached_child_neither_hangs_nor_leaks(
     assert not _alive(int(pidfile.read_text(encoding="utf-8")))
 
 
+def _wait_until(ready: Callable[[], bool]) -> None:
+    """Wait for a started process to reach the point a test signals it at. Bounded generously:
+    a SIGTERM sent before loopspec installed its handler (a loaded CI machine starting Python
+    slowly) would end it by the default action, a failure that says nothing of the rule."""
+    deadline = time.monotonic() + 60
+    while not ready():
+        assert time.monotonic() < deadline, "the process did not get there within 60 s"
+        time.sleep(0.02)
+
+
 # Answers reset, notes its pid, then neither answers nor ends on SIGTERM or a closed stdin.
 _STUBBORN_TARGET = """
 import json, os, signal, sys, time
@@ -482,10 +493,8 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_ends_its_target(tmp_path: Path) -
         text=True,
     )
     try:
-        for _ in range(400):  # the target answered reset: conform awaits its first answer
-            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
-                break
-            time.sleep(0.02)
+        # The target answered reset: conform awaits its first answer.
+        _wait_until(lambda: pidfile.exists() and bool(pidfile.read_text(encoding="utf-8")))
         target = int(pidfile.read_text(encoding="utf-8"))
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=30)
@@ -514,10 +523,8 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
         text=True,
     )
     try:
-        for _ in range(400):  # the target answered reset: the header is printed by now
-            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
-                break
-            time.sleep(0.02)
+        # The target answered reset: the header is printed by now.
+        _wait_until(lambda: pidfile.exists() and bool(pidfile.read_text(encoding="utf-8")))
         run.send_signal(signal.SIGTERM)
         out, err = run.communicate(timeout=30)
     finally:
@@ -559,10 +566,7 @@ def test_SAFE_3_a_harness_run_ended_by_sigterm_leaves_no_empty_log_to_refuse_its
     script = [sys.executable, "-c", _HANGING_HARNESS_RUN, str(started), written, *given]
     run = subprocess.Popen(script, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(400):  # the harness started: the log was created before
-            if started.exists():
-                break
-            time.sleep(0.02)
+        _wait_until(started.exists)  # the harness started: the log was created before
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=30)
     finally:
@@ -606,10 +610,8 @@ def test_SAFE_3_a_run_ended_by_sigterm_exits_though_its_stdout_is_a_full_pipe(
     finally:
         os.close(stdout)
     try:
-        for _ in range(400):  # the target answered reset: the header waits in the buffer
-            if pidfile.exists() and pidfile.read_text(encoding="utf-8"):
-                break
-            time.sleep(0.02)
+        # The target answered reset: the header waits in the buffer.
+        _wait_until(lambda: pidfile.exists() and bool(pidfile.read_text(encoding="utf-8")))
         run.send_signal(signal.SIGTERM)
         assert run.wait(timeout=30) == 143
     finally:

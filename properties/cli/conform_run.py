@@ -178,6 +178,13 @@ def counts_line(report: RunReport) -> str:
     return f"{programs}{besides}, {commands}, {report.seconds:.1f} s{rate}"
 
 
+def replayed_target(replayed: str, impl: str | None, cmd: str | None) -> str:
+    """The target a replay runs, as a report names it: `impl` or `cmd` as given, else the
+    bundled loop by name, not by its factory's module path, which means nothing to a reader
+    who never saw the source."""
+    return shown(replayed) if impl or cmd else "loopspec's bundled implementation"
+
+
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
     """What the time budget ended, or None: a bound the reader must know to weigh the verdict
     (no divergence in fewer programs than asked for; a counterexample not shrunk to the end)."""
@@ -421,9 +428,14 @@ def run_conform(args: argparse.Namespace) -> int:
         unclosed = _closing_error(factory)
     if report.examples == 0 and report.divergence is None and args.exhaustive is None:
         # No program ran, so no verdict: a pass here would be a CI job green on nothing.
+        # Only a budget ends the search before its first program; worded without one anyway.
+        ended = (
+            "the search ended"
+            if args.max_seconds is None
+            else (f"the --max-seconds {args.max_seconds:g} budget ended")
+        )
         print(
-            f"loopspec conform: error: the --max-seconds {args.max_seconds:g} budget ended "
-            "before the first program: nothing was checked",
+            f"loopspec conform: error: {ended} before the first program: nothing was checked",
             file=sys.stderr,
         )
         if unclosed is not None:  # the target was started (its probe) and failed to end
@@ -717,7 +729,7 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
         unclosed = _closing_error(factory)
     tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
     cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
-    against = shown(replayed) if args.impl or args.cmd else "loopspec's bundled implementation"
+    against = replayed_target(replayed, args.impl, args.cmd)
     print(f"replayed {cases} against {against}" + (f": {tally}" if tally else ""))
     if unclosed is not None:
         _print_unclosed(unclosed)
@@ -810,9 +822,7 @@ def replay_header(
     """What a replay says before its verdict: the target it runs (`impl` and `cmd` as given,
     both None for the bundled one), the one the case records, the profile it applies (the same
     in `loopspec replay` and the pytest plugin)."""
-    # The bundled loop by name, not by the factory's module path, which means nothing to a
-    # reader who never saw the source.
-    against = shown(replayed) if impl or cmd else "loopspec's bundled implementation"
+    against = replayed_target(replayed, impl, cmd)
     lines = [
         f"{case_name}: replaying against {against}",
         f"  {_recorded_target_note(case.target, impl, cmd)}",
