@@ -4,8 +4,9 @@
 inverses. Decoding validates everything and raises `ProtocolError` naming the JSON path, so a
 peer that speaks the protocol wrongly is told where; a member an object does not have is refused
 too (the published schema says `additionalProperties: false`), never ignored. Inside a JSON
-value the protocol carries as it is (`updatedInput`, `meta`) any member is taken. One rule JSON
-Schema cannot state is the decoder's alone: a configuration declares each tool name once.
+value the protocol carries as it is (`updatedInput`, `meta`) any member is taken. Two rules JSON
+Schema cannot state are the decoder's alone: a configuration declares each tool name once, and
+a PreToolUse answer's audit word agrees with its verdict (HOOK-1, `commands.audit_words`).
 
 Both directions are generated from the attrs classes through `wire_layout`, the same layout
 the published JSON Schema (`loopspec schema`) is generated from, so the three cannot disagree.

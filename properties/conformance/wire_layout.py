@@ -140,7 +140,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     "null: none",
     (Deny, "reason"): "why: the denied call's result is the error `Error: ` and the reasons "
     "(DEC-1, TEXT-1)",
-    (HookAudit, "decision"): "the decision word to record in place of the verdict's own",
+    (HookAudit, "decision"): "the decision word to record in place of the verdict's own; on a "
+    "PreToolUse answer one that agrees with its verdict (HOOK-1, commands.audit_words)",
     (HookAudit, "exit_code"): "the hook process's exit code",
     (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",
     (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds",
