@@ -511,6 +511,63 @@ def test_REC_2_loopspec_check_passes_on_the_logs_dsh_writes(
     assert check_main(["check", str(tmp_path)]) == 0
 
 
+def _audited(verdict: Json, audit: Json) -> Json:
+    return {"kind": "HookAnswers", "verdict": verdict, "audit": audit}
+
+
+def _approves(outcome: str) -> Json:
+    return {"kind": "ApprovalAnswers", "outcome": outcome}
+
+
+_ONE_PRE = _config(hooks=(_hook("pre", "PreToolUse", "read"),))
+_TWO_PRE = _config(hooks=(_hook("first", "PreToolUse", "*"), _hook("second", "PreToolUse", "*")))
+_ONE_POST = _config(hooks=(_hook("post", "PostToolUse", "*"),))
+# Hook answers as dsh's Claude Code bridge audits them (no callId, a new handlerId per run, its
+# own words: 'block' for an exit-2 hook), each with the words its log must hold.
+_HOOK_AUDITS: tuple[tuple[str, Json, tuple[Json, ...], list[str]], ...] = (
+    ("ask-allowed", _ONE_PRE,
+     (answers("ask", "check"), _approves("allowed-once"), finishes("c1")), ["ask"]),
+    ("ask-rejected", _ONE_PRE, (answers("ask", "check"), _approves("rejected")), ["ask"]),
+    ("deny", _ONE_PRE, (answers("deny", "blocked by policy"),), ["deny"]),
+    ("exit-2-block", _ONE_PRE,
+     (_audited({"decision": "deny", "reason": "exit two"}, {"exitCode": 2, "durationMs": 5}),),
+     ["block"]),
+    ("rewrite-not-honoured", _ONE_PRE,
+     (_audited({"decision": "allow", "updatedInput": {"key": "b"}}, {"durationMs": 1}),
+      finishes("c1")),
+     ["allow"]),
+    ("allow-then-deny", _TWO_PRE, (answers("allow"), answers("deny", "second says no")),
+     ["allow", "deny"]),
+    ("ask-then-rewrite", _TWO_PRE,
+     (answers("ask"), _audited({"decision": "allow", "updatedInput": {"key": "z"}},
+                               {"durationMs": 1}),
+      _approves("allowed-once"), finishes("c1")),
+     ["ask", "allow"]),
+    ("post-exit-2-block", _ONE_POST,
+     (finishes("c1", post=[{"decision": "block", "reason": "bad output",
+                            "audit": {"exitCode": 2, "durationMs": 2}}]),),
+     ["block"]),
+)  # fmt: skip
+
+
+def test_HOOK_1_loopspec_check_passes_on_the_hook_audits_dsh_writes(
+    dsh: ProcessTarget, tmp_path: Path
+) -> None:
+    """HOOK-1, DEC-2, RW-2: real dsh logs of asked, denied, exit-2-blocked and rewritten calls
+    pass `loopspec check`, whose hook rules (a closed list of decision words, required dialect
+    and durationMs, a result without callId answering its invocation's call) must not flag
+    what a real loop writes. Each log holds the decision words named, so the check sees them."""
+    for name, config, answered, words in _HOOK_AUDITS:
+        commands = (user(), reply(call("c1")), *answered, reply(text("ok")))
+        events = [e for o in _run(dsh, config, commands) for e in o.events]
+        recorded = [e["data"]["decision"] for e in events if e["type"] == "hook/result"]
+        assert recorded == words, name
+        header = {"type": "session", "version": 0, "id": name, "createdAt": 0, "cwd": "."}
+        lines = [json.dumps(header)] + [json.dumps(e) for e in events]
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert check_main(["check", str(tmp_path)]) == 0
+
+
 # ---------------------------------------------------------------------------------------------
 # `loopspec conform --profile dsh` and `loopspec replay`: the same profile, from the command line.
 
