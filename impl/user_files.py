@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from loopspec.impl.system_words import system_reason
+from loopspec.model.errors import NO_RULE_BROKEN
 
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
@@ -45,8 +46,8 @@ class UserFileError(ValueError):
     @property
     def rule_id(self) -> str:
         """The rule a command cites for this refusal: SAFE-4 for what it refuses unread, none
-        (`""`, model.errors.NO_RULE_BROKEN) when the system refused the file."""
-        return "" if self.unreadable else "SAFE-4"
+        (`NO_RULE_BROKEN`) when the system refused the file."""
+        return NO_RULE_BROKEN if self.unreadable else "SAFE-4"
 
 
 def refused_by_system(path: object, doing: str, error: OSError) -> str:

@@ -429,10 +429,9 @@ def run_conform(args: argparse.Namespace) -> int:
     if report.examples == 0 and report.divergence is None and args.exhaustive is None:
         # No program ran, so no verdict: a pass here would be a CI job green on nothing.
         # Only a budget ends the search before its first program; worded without one anyway.
+        budget = args.max_seconds
         ended = (
-            "the search ended"
-            if args.max_seconds is None
-            else (f"the --max-seconds {args.max_seconds:g} budget ended")
+            "the search ended" if budget is None else f"the --max-seconds {budget:g} budget ended"
         )
         print(
             f"loopspec conform: error: {ended} before the first program: nothing was checked",
