@@ -443,3 +443,19 @@ def test_VIEW_4_location_and_diff_paths_are_never_rewritten(view: ToolCallView, 
         content = update.get("content", [])
         assert isinstance(content, list)
         assert [item["path"] for item in content] == [diff.path for diff in view.diffs]
+
+
+def test_ACP_1_a_round_trip_failure_names_the_ACP_parser_and_what_to_send() -> None:
+    """ACP-1: a round-trip failure read '$.update.rawInput was dropped or nulled by the model',
+    which in a conform report means loopspec's reference model; it is the ACP SDK's parser that
+    dropped the value, and the message says what to send instead (no key for no value; only
+    keys the pinned schema defines)."""
+    nulled = copy.deepcopy(_valid_call())
+    update_of(nulled)["rawInput"] = None
+    problems = validate_session_update(nulled)
+    assert "round trip: $.update.rawInput is null: leave the key out" in problems[-1], problems
+    unknown = copy.deepcopy(_valid_call())
+    update_of(unknown)["name"] = "read"
+    problems = validate_session_update(unknown)
+    assert "$.update.name is not a key the pinned ACP schema defines" in problems[-1], problems
+    assert not any("by the model" in problem for problem in problems), problems

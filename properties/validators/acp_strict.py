@@ -93,10 +93,16 @@ def _first_difference(sent: object, back: object, path: str) -> str | None:
     if isinstance(sent, dict) and isinstance(back, dict):
         # Sent order first, so the reported difference is the same on every run.
         for key in [*sent, *(key for key in back if key not in sent)]:
+            # "the model" would read as loopspec's reference model in a conform report.
+            if key not in back and sent[key] is None:
+                return f"{path}.{key} is null: leave the key out (ACP omits a field with no value)"
             if key not in back:
-                return f"{path}.{key} was dropped or nulled by the model"
+                return (
+                    f"{path}.{key} is not a key the pinned ACP schema defines, or holds a value "
+                    "the ACP SDK's parser discards"
+                )
             if key not in sent:
-                return f"{path}.{key} was added by the model"
+                return f"{path}.{key} was added by the ACP SDK's parser"
             found = _first_difference(sent[key], back[key], f"{path}.{key}")
             if found is not None:
                 return found
