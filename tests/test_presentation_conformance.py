@@ -497,3 +497,108 @@ def test_VIEW_4_title_and_fallback_mistakes_are_blamed_on_their_rule(
     assert found.divergence.rule_id == mutant.rule_id, found.divergence.what
     reply = 2 * first_call - 1  # the reply carrying that call; its result comes one later
     assert found.divergence.index == reply + (1 if at_result else 0)
+
+
+def _update_for(call_id: str, text: str) -> dict[str, Any]:
+    return {
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": call_id,
+                "status": "completed",
+                "content": [{"type": "content", "content": {"type": "text", "text": text}}],
+            },
+        },
+    }
+
+
+def _permission_for(call_id: str) -> dict[str, Any]:
+    options = [
+        {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+        {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+    ]
+    tool_call = {"toolCallId": call_id, "title": "Read a.txt"}
+    return {
+        "method": "session/request_permission",
+        "params": {"sessionId": "s", "toolCall": tool_call, "options": options},
+    }
+
+
+def test_PROTO_1_a_result_update_sent_before_its_card_is_named_as_out_of_order() -> None:
+    """PROTO-1: presented messages come in the order of the events they present. A bridge that
+    flushes its cards after the command's updates (an invalid call's update before its card) was
+    told 'the target sends a session/update for call c1 unasked' (VIEW-2), and one that asks
+    permission before the next call's card 'shows nothing for call c2' (VIEW-3): both false."""
+    card, update = _card_for("c1", "{}"), _update_for("c1", "Error: bad")
+    found = presentation_rule([card, update], [update, card], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "PROTO-1", what
+    assert "the tool_call_update of call c1 before the tool_call card of call c1" in what, what
+    second = _card_for("c2", '{"file_path":"a.txt"}')
+    asked = _permission_for("c1")
+    found = presentation_rule([card, second, asked], [card, asked, second], history=())
+    assert found is not None
+    assert found[0] == "PROTO-1", found
+    assert "the permission request for call c1 before the tool_call card of call c2" in found[1]
+
+
+def test_VIEW_2_a_card_sent_twice_is_named_as_sent_again() -> None:
+    """VIEW-2: a bridge that sends a call's card twice was told it sends the card 'unasked'."""
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    found = presentation_rule([card], [card, card], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "sends the tool_call card of call c1 a second time" in what, what
+
+
+def test_ACP_2_only_terminal_meta_is_blamed_on_ACP_2() -> None:
+    """ACP-2: a card whose `_meta` holds something other than a terminal (a bridge's own
+    provenance, the input before a rewrite) was blamed on ACP-2, 'no terminal goes to a client
+    that is not terminal-capable'; it is a difference in the card (VIEW-2) that says what the
+    model sends. A terminal's `_meta` is still ACP-2."""
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    mine = json.loads(json.dumps(card))
+    mine["params"]["update"]["_meta"] = {"originalInput": {"file_path": "b.txt"}}
+    found = presentation_rule([card], [mine], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "_meta" in what, what
+    assert "no terminal goes" not in what, what
+    terminal = json.loads(json.dumps(card))
+    terminal["params"]["update"]["_meta"] = {"terminal_info": {"terminal_id": "c1"}}
+    found = presentation_rule([card], [terminal], history=())
+    assert found is not None
+    assert found[0] == "ACP-2", found
+
+
+def test_VIEW_2_a_wrong_status_or_option_is_named_not_called_a_view_of_the_arguments() -> None:
+    """VIEW-2: a card sent `pending`, a result update `completed` for an error, and a permission
+    request offering `allow_always` were each explained as 'the card is the presenter's view of
+    the call's arguments' (or '... of the durable result'), which says nothing about status or
+    options; the explanation now states what SPEC.md section 12 requires of them."""
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    pending = json.loads(json.dumps(card))
+    pending["params"]["update"]["status"] = "pending"
+    found = presentation_rule([card], [pending], history=())
+    assert found is not None
+    assert 'a card\'s status is "in_progress"' in found[1], found
+    failed = _update_for("c1", "Error: denied")
+    failed["params"]["update"]["status"] = "failed"
+    completed = _update_for("c1", "Error: denied")
+    found = presentation_rule([failed], [completed], history=())
+    assert found is not None
+    assert '"failed" when the result has isError' in found[1], found
+    want = _permission_for("c1")
+    always = json.loads(json.dumps(want))
+    always["params"]["options"].insert(
+        1, {"optionId": "allow_always", "name": "Always", "kind": "allow_always"}
+    )
+    found = presentation_rule([want], [always], history=())
+    assert found is not None
+    assert "allow_once" in found[1], found
+    assert "presenter's view" not in found[1], found

@@ -7,13 +7,15 @@ a `tool_call_update` at each appended `tool/result`, a `session/request_permissi
 `approval/asked`. The model's are `loopspec.model.replay.LogPresenter`'s, for a client that is
 not terminal-capable, at session cwd `/workspace`. `sessionId` is free.
 
-Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; a card or a
-permission request that shows a rewritten call's original input is RW-1 or RW-4 (the reader
-disagrees with the audit record); another permission input is ACP-3, another card input RW-1;
-terminal embedding and the fenced console text ACP-2; titles that differ only in how they write
-the card's path VIEW-4; a fallback the model takes (a generic card, the raw result content)
-VIEW-3; any other difference in a card VIEW-2 (a view is a function of the call's arguments and
-its durable result).
+Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
+messages sent in another order (an update before its card) PROTO-1, which says they come in
+log order; a card or a permission request that shows a rewritten call's original input is RW-1
+or RW-4 (the reader disagrees with the audit record); another permission input is ACP-3,
+another card input RW-1; terminal embedding, terminal `_meta` and the fenced console text ACP-2;
+titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
+generic card, the raw result content) VIEW-3; any other difference in a card VIEW-2 (a view is a
+function of the call's arguments and its durable result), its explanation naming what section
+12 requires of a status or of the permission options when those are what differ.
 """
 
 from __future__ import annotations
@@ -129,6 +131,15 @@ def _shows_original(record: dict[str, Any], got: Item) -> bool:
     return shown.get("rawInput") == raw or _without_status(shown) == _without_status(card)
 
 
+def _described(item: Item) -> str:
+    """A presented message in words: which message, for which call."""
+    call_id = _card(item).get("toolCallId")
+    if _method(item) == PERMISSION:
+        return f"the permission request for call {call_id}"
+    kind = _card(item).get("sessionUpdate")
+    return f"the {kind} {'card ' if kind == 'tool_call' else ''}of call {call_id}"
+
+
 def _text(content: object) -> str:
     return json.dumps(content)
 
@@ -151,6 +162,14 @@ def presentation_rule(
                 return "ACP-1", f"{where} is not valid ACP: {problem}"
         assert want is None or isinstance(want, dict)
         assert got is None or isinstance(got, dict)
+        moved = got in wants[index + 1 :] and want in gots[index + 1 :]
+        if want is not None and got is not None and moved:  # both sent, in another order
+            return "PROTO-1", (
+                f"{where}: the target sends {_described(got)} before {_described(want)}; "
+                "the model sends them in the order of the events they present (a card at "
+                "each tool/call, a permission request at each approval/asked, an update at "
+                "each tool/result)"
+            )
         # One message left out (or added) shifts the rest: name it, not the next call's.
         if got is not None and index + 1 < len(wants) and wants[index + 1] == got:
             got = None
@@ -164,6 +183,8 @@ def presentation_rule(
                 f"{where}: the target shows nothing for call {call_id} (a {_method(want)} is due)",
             )
         if want is None:
+            if got in gots[:index]:
+                return "VIEW-2", f"{where}: the target sends {_described(got)} a second time"
             call_id = _card(got).get("toolCallId")
             return (
                 "VIEW-2",
@@ -196,11 +217,23 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             return "RW-1", f"{named}: the card shows the input before the rewrite"
         if "rawInput" in fields:
             return "RW-1", f"{named}: the card shows other arguments than tool/call records"
-    if "_meta" in fields or any(
+    if _terminal_meta(mine, theirs) or any(
         isinstance(item, dict) and item.get("type") == "terminal"
         for item in [*(theirs.get("content") or []), *(mine.get("content") or [])]
     ):
         return "ACP-2", f"{named}: no terminal goes to a client that is not terminal-capable"
+    if "_meta" in fields:
+        return "VIEW-2", (
+            f"{named}: the model sends _meta only for a terminal, to a terminal-capable client, "
+            "and compares _meta like every other field of the message (SPEC.md section 12)"
+        )
+    if fields == ["status"]:
+        return "VIEW-2", f"{named}: {_STATUS[str(mine.get('sessionUpdate'))]}"
+    if _method(want) == PERMISSION and not fields:
+        return "VIEW-2", (
+            f'{named}: the options are allow_once ("Allow once") and reject_once '
+            '("Reject"), each option\'s kind being its id (SPEC.md section 12)'
+        )
     if mine.get("sessionUpdate") == "tool_call_update":
         return _result_rule(mine, theirs, named, history)
     if _title_differs_in_its_path(mine, theirs):
@@ -210,6 +243,23 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if present_call(name, arguments) == generic_call_fallback(name, arguments):
         return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+_STATUS = {
+    "tool_call": 'a card\'s status is "in_progress" (SPEC.md section 12)',
+    "tool_call_update": (
+        'a result update\'s status is "completed", or "failed" when the result has isError '
+        "(SPEC.md section 12)"
+    ),
+}
+
+
+def _terminal_meta(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether either message's `_meta` holds one of the terminal keys (ACP-2)."""
+    return any(
+        isinstance(meta, dict) and any(str(key).startswith("terminal_") for key in meta)
+        for meta in (mine.get("_meta"), theirs.get("_meta"))
+    )
 
 
 def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
@@ -265,4 +315,4 @@ def _result_rule(
     ]
     if content == raw:
         return "VIEW-3", f"{named}: a result no presenter renders shows its raw content"
-    return "VIEW-2", f"{named}: the card is the presenter's view of the durable result"
+    return "VIEW-2", f"{named}: the update is the presenter's view of the durable result"
