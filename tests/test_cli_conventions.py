@@ -124,6 +124,51 @@ def test_a_closed_pipe_ends_quietly() -> None:
     assert done.returncode == 141
 
 
+_REGRESSION_CASE = sorted((ROOT / "tests" / "regressions").glob("*.json"))[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["check", "--help"],
+        ["conform", "--help"],
+        ["spec", "HOOK-1"],
+        ["check", str(ROOT / "tests" / "fixtures" / "logs" / "valid")],
+        ["replay", str(_REGRESSION_CASE)],
+    ],
+    ids=["help", "version", "verb help", "conform help", "spec", "check", "replay"],
+)
+def test_SAFE_4_output_that_cannot_be_written_is_one_line_and_exit_2(
+    tmp_path: Path, argv: list[str], buffered: bool
+) -> None:
+    """SAFE-4: stdout on a full disk (/dev/full) ends every verb that prints, help and --version
+    included, with one line on stderr and exit 2. `--help` exited 0 having written nothing
+    (argparse drops the OSError; with a buffered stdout, 120 and Python's two lines), `--version`
+    printed a traceback, and `check` and `spec` a traceback after their own error line (the
+    last flush failed again)."""
+    environment = dict(os.environ)
+    if buffered:
+        environment.pop("PYTHONUNBUFFERED", None)
+    else:
+        environment["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [*LOOPSPEC, *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env=environment,
+            check=False,
+            timeout=120,
+        )
+    assert (done.returncode, done.stderr) == (2, "loopspec: error: no space left on device\n")
+
+
 @pytest.mark.parametrize("verb", ["conform", "demo"])
 def test_searching_verbs_leave_the_folder_they_run_in_as_it_was(tmp_path: Path, verb: str) -> None:
     """`loopspec conform` and `loopspec demo` write nothing into the user's folder (Hypothesis's

@@ -7,17 +7,24 @@ they answer at interpreter speed (`benchmarks/bench_cli.py` measures it).
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
-program quietly with status 141 (128 + SIGPIPE), as a program killed by SIGPIPE would.
+program quietly with status 141 (128 + SIGPIPE), as a program killed by SIGPIPE would. Output
+the system will not take (a full disk, `/dev/full`), help and `--version` included, ends it with
+one line on stderr in the system's words and status 2: a report that was not written must not
+pass for one that was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 PROGRAM = "loopspec"
 HELP_WIDTH = 78
@@ -126,7 +133,7 @@ class _VersionAction(argparse.Action):
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The parser; only `verb`'s module is imported (every verb's with `verb="*"`)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROGRAM,
         formatter_class=_HelpFormatter,
         description="An executable reference model of an agent's tool-call loop, and checks "
@@ -217,7 +224,17 @@ class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
         return super()._fill_text(wrapped, width, indent)
 
 
-class _VerbParser(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that help and usage it cannot write raise: argparse drops the
+    OSError, and `loopspec --help > /dev/full` exited 0 having written nothing."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        stream = file or sys.stderr
+        if message and stream is not None:  # None: started without the stream, as argparse
+            stream.write(message)
+
+
+class _VerbParser(_Parser):
     """A verb's parser: its help is formatted by `_VerbHelpFormatter`, whatever formatter the
     verb's module asks for (one it names would ask shutil for the width while arguments are
     added)."""
@@ -239,19 +256,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; return its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = build_parser(_chosen_verb(arguments))
-        args, extra = parser.parse_known_args(arguments)
-        if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
-            verb_parser = _subparsers(parser).choices[args.command]
-            verb_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        handler: Callable[[argparse.Namespace], int] = args.handler
-        # Only the real program (not a test calling main) may end every descendant at exit.
-        reap = argv is None and VERB_BY_NAME[args.command].starts_processes
-        status = _run(handler, args, reap)
-        sys.stdout.flush()
+        try:
+            parser = build_parser(_chosen_verb(arguments))
+            args, extra = parser.parse_known_args(arguments)
+            if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
+                verb_parser = _subparsers(parser).choices[args.command]
+                verb_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            handler: Callable[[argparse.Namespace], int] = args.handler
+            # Only the real program (not a test calling main) may end every descendant at exit.
+            reap = argv is None and VERB_BY_NAME[args.command].starts_processes
+            status = _run(handler, args, reap)
+        except SystemExit:  # help, --version, a usage error: argparse's way out
+            if not _output_written():
+                return 2
+            raise
+        except BrokenPipeError:
+            raise
+        except OSError as error:  # --version, or help argparse now lets fail, not written
+            _say_unwritten(error)
+            return 2
+        if not _output_written():
+            return 2
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
+
+
+def _output_written() -> bool:
+    """Whether what was printed reached stdout: a buffered stdout is written only here, and a
+    failure at the interpreter's exit printed two lines of Python's and exit status 120 (or,
+    unbuffered, an OSError argparse dropped, status 0). When not, it is said on stderr."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        _say_unwritten(error)
+        return False
+    return True
+
+
+def _say_unwritten(error: OSError) -> None:
+    """One line on stderr in the system's words; what stdout still holds is dropped, so the
+    interpreter's own flush at exit does not fail again and add its two lines."""
+    from loopspec.impl.system_words import system_reason  # noqa: PLC0415 (only on failure)
+
+    with contextlib.suppress(OSError):  # stderr may be full too: the status still says it
+        print(f"{PROGRAM}: error: {system_reason(error)}", file=sys.stderr, flush=True)
+    _drop_stdout()
 
 
 def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace, reap: bool) -> int:
@@ -328,6 +380,12 @@ def _handled(
 
         where = "" if error.filename is None else f"{error.filename}: "
         print(f"{PROGRAM}: error: {where}{system_reason(error)}", file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError:  # it was stdout that failed: said once, not again at the last flush
+            _drop_stdout()
         return 2
     except KeyboardInterrupt:
         return 130
@@ -335,6 +393,12 @@ def _handled(
 
 def _quiet_after_broken_pipe() -> int:
     """The reader went away: drop what is still buffered and end like `head`'s writers do."""
+    _drop_stdout()
+    return BROKEN_PIPE_STATUS
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device, so what it still buffers goes nowhere, quietly."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, sys.stdout.fileno())
@@ -342,7 +406,6 @@ def _quiet_after_broken_pipe() -> int:
         pass
     finally:
         os.close(devnull)
-    return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":
