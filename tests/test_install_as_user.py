@@ -219,6 +219,25 @@ def test_the_wheel_holds_one_top_level_package_and_every_source_file(wheel: Path
     assert spec == (ROOT / "SPEC.md").read_text(encoding="utf-8")
 
 
+def test_the_wheel_names_the_pythons_it_requires(wheel: Path) -> None:
+    """The version classifiers start at Requires-Python's floor, run without a gap, and name
+    the Python running this test: what pip and PyPI show is what the code runs on."""
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    fields = email.parser.Parser().parsestr(archive.read(metadata).decode())
+    floor = re.fullmatch(r">=3\.(\d+)", fields["Requires-Python"])
+    assert floor, fields["Requires-Python"]
+    prefix = "Programming Language :: Python :: 3."
+    minors = sorted(
+        int(c.removeprefix(prefix))
+        for c in fields.get_all("Classifier", [])
+        if c.startswith(prefix) and c.removeprefix(prefix).isdigit()
+    )
+    assert minors, "the wheel names no Python version it runs on"
+    assert minors == list(range(int(floor[1]), minors[-1] + 1)), minors
+    assert sys.version_info.minor in minors, f"3.{sys.version_info.minor} is not named"
+
+
 def test_nothing_but_loopspec_lands_in_site_packages(user_env: Path) -> None:
     """The generic names stay free for the user's own packages."""
     (site,) = (user_env / "lib").glob("python3*/site-packages")
