@@ -87,7 +87,8 @@ def judged_result(
             case PostPass():
                 pass
             case PostContext():
-                hook_contexts.append(verdict.text)
+                if verdict.text:  # an empty context is no context (ADJ-4)
+                    hook_contexts.append(verdict.text)
             case PostBlock():
                 blocks.append(verdict.reason)
             case _:

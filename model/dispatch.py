@@ -259,7 +259,10 @@ def prepare_result(
             case PostPass():
                 pass
             case PostContext():
-                hook_contexts.append(verdict.text)
+                # An empty context is no context (ADJ-4): nothing to show, and a provider
+                # refuses an empty text block.
+                if verdict.text:
+                    hook_contexts.append(verdict.text)
             case PostBlock():
                 blocks.append(verdict.reason)
             case _:

@@ -392,6 +392,22 @@ SCENARIOS = (
             "pre-hooks-after-call",
         ),
     ),
+    Scenario(
+        # ADJ-4: dsh's bridge drops an empty additionalContext, as the model does; a blank one
+        # reaches the next step in both.
+        "post-hooks-empty-and-blank-context",
+        _config(hooks=(_hook("quiet", "PostToolUse", "read"), _hook("blank", "PostToolUse", "*"))),
+        (
+            user(),
+            reply(call("c1")),
+            finishes(
+                "c1",
+                post=[{"decision": "context", "text": ""}, {"decision": "context", "text": " "}],
+            ),
+            reply(text("ok")),
+        ),
+        (*HOOKED, "hook-audit-shape", "hook-context-label"),
+    ),
 )
 
 

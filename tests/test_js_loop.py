@@ -177,6 +177,12 @@ EDGE_PROGRAMS: dict[str, tuple[Command, ...]] = {
         SubmitUser("queued"),
         ModelReplies((TextBlock("done"),)),
     ),
+    "an empty PostToolUse context adds nothing, a blank one is delivered (ADJ-4)": (
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostContext(""), PostContext(" "))),
+        ModelReplies((TextBlock("done"),)),
+    ),
     "audited answers, joined reasons, refused rewrites, unknown tools (HOOK-2, HOOK-6)": (
         SubmitUser("x"),
         ModelReplies(

@@ -43,7 +43,10 @@ from loopspec.model.invariants import check_facts
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.repair import interrupted_turn_closers
 from loopspec.model.state import Idle
+from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.process_target import comparable
 from loopspec.properties.conformance.run import spec_text
+from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl, renumber
 
@@ -367,6 +370,44 @@ def test_ADJ_4_contexts_join_the_queue_when_their_result_commits() -> None:
         (TextBlock("c2 body"),),
         (TextBlock("c2 hook"),),
     ]
+
+
+EMPTY_CONTEXT_PROGRAM: tuple[Command, ...] = (
+    SubmitUser("a"),
+    ModelReplies((READ_A,)),
+    ToolFinishes("c1", ToolSucceeded("A"), (PostContext(""), PostContext(" \n"))),
+    ModelReplies((TextBlock("done"),)),
+)
+
+
+def test_ADJ_4_an_empty_post_context_adds_no_message_a_blank_one_does() -> None:
+    """ADJ-4: a PostToolUse hook's empty context ("") is no context, as Claude Code and dsh
+    read an empty additionalContext: nothing is queued, so no empty user/message (which a
+    provider refuses) reaches the next step. A whitespace-only context is delivered as given,
+    as every real harness does; the hook's audit still records its answer."""
+    config = with_hooks(
+        HookSpec("quiet", "PostToolUse", "read"), HookSpec("blank", "PostToolUse", "*")
+    )
+    state = run(config, EMPTY_CONTEXT_PROGRAM)
+    messages = [e.message.content for e in state.log if isinstance(e, UserMessageRecorded)]
+    assert messages == [(TextBlock("a"),), (TextBlock(" \n"),)]
+    assert types(state.log).count("hook/result") == 2
+    assert clean(state.log) == []
+
+
+def test_ADJ_4_the_bundled_impl_drops_an_empty_post_context_as_the_model_does() -> None:
+    """ADJ-4: the implementation, given the same verdicts, appends what the model appends."""
+    config = with_hooks(
+        HookSpec("quiet", "PostToolUse", "read"), HookSpec("blank", "PostToolUse", "*")
+    )
+    model, impl = ModelTarget(), bundled_target()
+    model.reset(config)
+    impl.reset(config)
+    try:
+        for command in EMPTY_CONTEXT_PROGRAM:
+            assert comparable(impl.apply(command)) == comparable(model.apply(command)), command
+    finally:
+        impl.close()
 
 
 # A context that arose in a step, as the model would append it at the next step/start.

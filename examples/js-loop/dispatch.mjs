@@ -128,7 +128,10 @@ export class Batch {
       result = errorResult(outcome.message, info);
     }
     const verdicts = judged.map((j) => j.verdict);
-    const hookContexts = verdicts.filter((v) => v.decision === "context").map((v) => v.text);
+    // An empty context is no context (ADJ-4).
+    const hookContexts = verdicts
+      .filter((v) => v.decision === "context" && v.text !== "")
+      .map((v) => v.text);
     const blocks = verdicts.filter((v) => v.decision === "block").map((v) => v.reason);
     if (blocks.length > 0) {
       // A block replaces the content and drops the body's own contexts; hook contexts stay.

@@ -184,7 +184,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.BUG,
             "a PostToolUse hook's additionalContext is written as a developer message between "
             "the call and its output, in the rollout and in the next request's history "
-            "(Claude Code puts it inside the result)",
+            "(Claude Code puts it inside the result); an empty one is written too, as an empty "
+            "developer message (Claude Code and the model add nothing for it, ADJ-4)",
         ),
         "ORD-1": KnownDivergence(
             "ORD-1",
