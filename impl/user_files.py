@@ -121,8 +121,9 @@ def refused_json(path: object, error: UserFileError, what: str) -> str:
 
 class NotJsonText(ValueError):
     """A user's file that is no JSON text: not UTF-8, not JSON, or holding NaN or Infinity. Its
-    message names the file (and the line where the parser says); it carries no rule, as the
-    reader holds the file's content to a rule of its own (a scenario PROTO-1, hooks HOOK-1)."""
+    message names the file (and the line where the parser says); it carries no rule, and its
+    readers (a scenario, a hooks file, a case file) name none either: no rule of SPEC.md states
+    a user's file's JSON text, so a tag would send the reader to a rule the file does not break."""
 
 
 def read_user_json(path: Path, *, cap: int, what: str) -> object:

@@ -239,7 +239,7 @@ def test_PROTO_1_a_case_of_another_version_names_the_loopspec_that_wrote_it(
     saved.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(saved)]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: [PROTO-1] {saved}:1: $.version is {json.dumps(version)}; this loopspec "
+        f"loopspec: error: {saved}:1: $.version is {json.dumps(version)}; this loopspec "
         f"reads case files of version 1: {advice}\n"
     )
 
@@ -255,8 +255,7 @@ def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
     saved.write_text(json.dumps(document), encoding="utf-8")
     assert main(["replay", str(saved), "--impl", "plugin_targets:declares_nothing"]) == 2
     assert capsys.readouterr().err.startswith(
-        f"loopspec: error: [PROTO-1] {saved}:1: command #2 of the case (Abort) needs the "
-        "capability abort"
+        f"loopspec: error: {saved}:1: command #2 of the case (Abort) needs the capability abort"
     )
 
 
@@ -277,7 +276,7 @@ def test_PROTO_1_a_capability_refusal_names_the_line_of_what_needs_it(
     plain = ["--impl", "plugin_targets:declares_nothing"]
     assert main(["replay", str(saved), *plain]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: [PROTO-1] {saved}:{abort_line}: command #2 of the case (Abort) "
+        f"loopspec: error: {saved}:{abort_line}: command #2 of the case (Abort) "
         "needs the capability abort, which model does not declare, so "
         "the case cannot be replayed on it (conform sends a loop only commands it declares)\n"
     )
@@ -288,7 +287,7 @@ def test_PROTO_1_a_capability_refusal_names_the_line_of_what_needs_it(
     hooks_line = next(n for n, text in enumerate(lines, start=1) if '"hooks"' in text)
     assert main(["replay", str(saved), *plain]) == 2
     assert capsys.readouterr().err.startswith(
-        f"loopspec: error: [PROTO-1] {saved}:{hooks_line}: the case's configuration (its hooks) "
+        f"loopspec: error: {saved}:{hooks_line}: the case's configuration (its hooks) "
         "needs the capability pre-hooks, which model does not "
         "declare, so the case cannot be replayed on it"
     )
@@ -324,7 +323,7 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     assert f"{aborting}:1: skipped: command #2 of the case (Abort) needs the capability abort" in (
         said.out
     )
-    assert f"loopspec: error: [PROTO-1] {newer}:1: $.version is 2" in said.err
+    assert f"loopspec: error: {newer}:1: $.version is 2" in said.err
     # On stdout, a pointer that holds there alone: the error is not "above" in stdout's file.
     assert f"{newer}: cannot be used (the error is on stderr)\n" in said.out
     assert said.out.endswith(
@@ -382,7 +381,10 @@ def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_
     assert done.returncode == 2
     lines = done.stdout.splitlines()
     unusable = lines.index(f"{broken}: cannot be used (the error is on stderr)")
-    assert lines[unusable - 1].startswith(f"loopspec: error: [PROTO-1] {broken}:"), done.stdout
+    assert lines[unusable - 1].startswith(f"loopspec: error: {broken}:"), done.stdout
+
+
+_BLOCK = {"decision": "block"}
 
 
 def _line_holding(text: str, needle: str) -> int:
@@ -391,41 +393,58 @@ def _line_holding(text: str, needle: str) -> int:
 
 
 @pytest.mark.parametrize(
-    ("edit", "needle", "complaint"),
+    ("edit", "needle", "said"),
     [
         (
             lambda doc: doc["commands"][1].update(finsh=doc["commands"][1].pop("finish")),
             '"finsh"',
-            "$.commands[1].finsh is not a field here (did you mean finish?)",
+            ("PROTO-1", "$.commands[1].finsh is not a field here (did you mean finish?)"),
         ),
         (
             lambda doc: doc["commands"][1].pop("finish"),
             '"kind": "ModelReplies"',  # the object it is missing from, opened a line above
-            "$.commands[1].finish is missing",
+            ("PROTO-1", "$.commands[1].finish is missing"),
         ),
-        (lambda doc: doc["config"].update(maxParallel=0), '"maxParallel"', "$.config.maxParallel"),
-        (lambda doc: doc.update(profile="dhs"), '"profile"', "$.profile is 'dhs'; known profiles"),
-        (lambda doc: doc.update(loopspec="cases"), '"loopspec"', '$.loopspec is "cases"'),
+        (
+            lambda doc: doc["config"].update(maxParallel=0),
+            '"maxParallel"',
+            ("PROTO-1", "$.config.maxParallel"),
+        ),
+        (
+            lambda doc: doc["commands"].insert(
+                1,
+                {"kind": "HookAnswers", "verdict": {"decision": "pass"}, "audit": _BLOCK},
+            ),
+            '"HookAnswers"',
+            ("HOOK-1", "$.commands[1]: an audit recording 'block' contradicts the hook's Pass"),
+        ),
+        (
+            lambda doc: doc.update(profile="dhs"),
+            '"profile"',
+            ("", "$.profile is 'dhs'; known profiles"),
+        ),
+        (lambda doc: doc.update(loopspec="cases"), '"loopspec"', ("", '$.loopspec is "cases"')),
         (
             lambda doc: doc.update(capabilities=["parallel", "paralel"]),
             '"paralel"',
-            "$.capabilities[1] is 'paralel', which is no capability (did you mean parallel?)",
+            ("", "$.capabilities[1] is 'paralel', which is no capability (did you mean parallel?)"),
         ),
         (
             lambda doc: doc.update(target={"module": "mine:make"}),
             '"module"',
-            "$.target.module is not a member of a target; a target is",
+            ("", "$.target.module is not a member of a target; a target is"),
         ),
         (
             lambda doc: doc.update(target={"impl": "mine:make", "cmd": "node loop.mjs"}),
             '"target"',
-            "$.target names both impl and cmd",
+            ("", "$.target names both impl and cmd"),
         ),
     ],
     ids=[
         "misspelt",
         "missing",
         "out of range",
+        "audit word",
         "unknown profile",
         "marker",
         "capability",
@@ -433,16 +452,19 @@ def _line_holding(text: str, needle: str) -> int:
         "two targets",
     ],
 )
-def test_PROTO_1_a_fault_in_a_hand_edited_case_names_its_line(
+def test_PROTO_1_HOOK_1_a_fault_in_a_hand_edited_case_names_its_line_and_its_rule(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     edit: Callable[[dict[str, Any]], object],
     needle: str,
-    complaint: str,
+    said: tuple[str, str],
 ) -> None:
-    """PROTO-1: a case is edited by hand in an editor, so a fault names the line of the field
-    (the one-line error is `file:line: $.path ...`, as `check`'s are); it named only the JSON
-    path, to be counted out by hand in a file of a hundred lines."""
+    """PROTO-1, HOOK-1: a case is edited by hand in an editor, so a fault names the line of the
+    field (the one-line error is `file:line: $.path ...`, as `check`'s are); it named only the
+    JSON path, to be counted out by hand in a file of a hundred lines. It names the rule the
+    file breaks: PROTO-1 for the shape of a command or the configuration, the model's rule for
+    a value the model refuses (an audit word contradicting its verdict is HOOK-1's), and none
+    for the case format's own members, which no rule states. Every fault said [PROTO-1]."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     document = json.loads(saved.read_text(encoding="utf-8"))
     if len(document["commands"]) < 2 or document["commands"][1]["kind"] != "ModelReplies":
@@ -451,9 +473,11 @@ def test_PROTO_1_a_fault_in_a_hand_edited_case_names_its_line(
     text = json.dumps(document, indent=2)
     saved.write_text(text, encoding="utf-8")
     assert main(["replay", str(saved)]) == 2
-    line = _line_holding(text, needle) - ("missing" in complaint)
+    rule, complaint = said
+    line = _line_holding(text, needle) - ("missing" in complaint or rule == "HOOK-1")
     err = capsys.readouterr().err
-    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: {complaint}"), err
+    tag = f"[{rule}] " if rule else ""
+    assert err.startswith(f"loopspec: error: {tag}{saved}:{line}: {complaint}"), err
     assert err.count("\n") == 1
 
 
@@ -469,7 +493,7 @@ def test_PROTO_1_a_case_that_is_not_json_names_the_line_it_breaks_on(
     assert main(["replay", str(saved)]) == 2
     line = _line_holding(text, '"kind": "SubmitUser"')
     err = capsys.readouterr().err
-    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: the case file is not JSON")
+    assert err.startswith(f"loopspec: error: {saved}:{line}: the case file is not JSON")
 
 
 @pytest.mark.parametrize(
@@ -532,7 +556,7 @@ def test_PROTO_1_a_case_json_reads_wrongly_names_the_line_of_the_value(
     value = re.search(r"NaN|10{5000}|\udcff", row)  # where the refused value starts
     said = complaint.format(column=value.start() + 1 if value else len(row) + 1)
     err = capsys.readouterr().err
-    assert err.startswith(f"loopspec: error: [PROTO-1] {saved}:{line}: {said}"), err
+    assert err.startswith(f"loopspec: error: {saved}:{line}: {said}"), err
     assert err.count("\n") == 1, err
 
 
@@ -605,7 +629,7 @@ def test_PROTO_1_replay_json_writes_nothing_on_stdout_when_the_case_cannot_be_re
     assert main(["replay", str(broken), "--format", "json"]) == 2
     shown = capsys.readouterr()
     assert shown.out == ""
-    assert shown.err.startswith(f"loopspec: error: [PROTO-1] {broken}:1: ")
+    assert shown.err.startswith(f"loopspec: error: {broken}:1: ")
 
 
 REGRESSIONS = sorted((Path(__file__).parent / "regressions").glob("*.json"))
@@ -938,7 +962,7 @@ def test_PROTO_1_a_one_line_case_pasted_twice_is_named_a_case_not_a_session_log(
     assert main(["replay", str(saved)]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"loopspec: error: [PROTO-1] {saved}:2: the case file is not JSON: more follows the "
+        f"loopspec: error: {saved}:2: the case file is not JSON: more follows the "
         "case's closing brace: column 1\n"
     )
 

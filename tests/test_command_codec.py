@@ -12,7 +12,7 @@ from json_breaks import DROP, broken, places
 from jsonschema import Draft202012Validator
 
 from loopspec.model.commands import Command
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.properties.conformance.command_codec import (
     ProtocolError,
     command_from_json,
@@ -229,3 +229,43 @@ def test_PROTO_1_the_config_decoder_accepts_exactly_what_the_schema_accepts(
     objects = [p for p in ((), *places(wire)) if isinstance(_at(wire, p), dict)]
     added = (*data.draw(st.sampled_from(objects)), "unexpected")
     _agree(broken(wire, added, 1), config_from_json, "#/$defs/config")
+
+
+_HOOK = config_to_json(LoopConfig(hooks=(HookSpec("h"),)))["hooks"][0]
+_BLOCK = {"decision": "block"}
+
+
+@pytest.mark.parametrize(
+    ("wire", "decode", "rule", "complaint"),
+    [
+        (
+            {"kind": "HookAnswers", "verdict": {"decision": "allow"}, "audit": _BLOCK},
+            command_from_json,
+            "HOOK-1",
+            "$: an audit recording 'block' contradicts the hook's Allow verdict",
+        ),
+        (
+            {**config_to_json(LoopConfig()), "hooks": [{**_HOOK, "matcher": "\\d+"}]},
+            config_from_json,
+            "HOOK-8",
+            "$.config.hooks[0]: hook h has a matcher outside the portable subset",
+        ),
+        (
+            {**config_to_json(LoopConfig()), "hooks": [_HOOK, _HOOK]},
+            config_from_json,
+            "HOOK-1",
+            "$.config: hook handler ids must be unique",
+        ),
+    ],
+    ids=["audit word", "matcher", "handler ids"],
+)
+def test_HOOK_1_HOOK_8_a_value_the_model_refuses_names_the_models_rule_not_PROTO_1(
+    wire: object, decode: Any, rule: str, complaint: str
+) -> None:
+    """HOOK-1, HOOK-8: JSON of the right shape whose value the model refuses is refused under
+    the rule the model names, not PROTO-1 (a case file's audit word contradicting its verdict
+    read "[PROTO-1] ...", sending its reader to the driver protocol for a HOOK-1 fault)."""
+    with pytest.raises(ProtocolError) as error:
+        decode(wire)
+    assert error.value.rule_id == rule
+    assert error.value.message.startswith(complaint), error.value.message

@@ -15,7 +15,7 @@ from loopspec.impl.hookbridge import (
     parse_settings,
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 
 CLAUDE_SETTINGS = {
     "hooks": {
@@ -151,32 +151,35 @@ BAD_SETTINGS: list[tuple[object, str, str]] = [
 
 
 @pytest.mark.parametrize(("document", "json_path", "problem"), BAD_SETTINGS)
-def test_HOOK_1_invalid_settings_name_the_file_and_the_json_path(
+def test_SAFE_4_HOOK_8_invalid_settings_name_the_file_and_the_json_path_and_no_other_rule(
     tmp_path: Path, document: object, json_path: str, problem: str
 ) -> None:
-    """HOOK-1: an unusable settings file is refused with its name and the offending JSON path;
-    a matcher's problem names HOOK-8, the rule of matchers (it named HOOK-1, the hook audit)."""
+    """SAFE-4, HOOK-8: an unusable settings file is refused with its name and the offending JSON
+    path; a matcher's problem names HOOK-8, the rule of matchers, and any other names no rule
+    (it named HOOK-1, the hook audit's rule, which says nothing of a settings file: no rule of
+    SPEC.md states the peers' settings format, so the file and path alone say where)."""
     path = _write(tmp_path, document)
     with pytest.raises(HookSettingsError) as raised:
         load_settings(path)
     error = raised.value
     assert isinstance(error, LoopSpecError)
-    assert error.rule_id == ("HOOK-8" if json_path.endswith(".matcher") else "HOOK-1")
-    assert error.json_path == json_path
+    matcher = json_path.endswith(".matcher")
+    assert error.rule_id == ("HOOK-8" if matcher else NO_RULE_BROKEN)
+    assert str(error) == ("[HOOK-8] " if matcher else "") + f"{path}: {json_path}: {error.problem}"
     assert problem in error.problem
-    assert str(path) in str(error)
-    assert json_path in str(error)
 
 
-def test_HOOK_1_unreadable_and_non_json_files_are_refused(tmp_path: Path) -> None:
-    """HOOK-1: a missing file or one that is not JSON gets the same error type; one that is
-    not JSON is named at its line, as a case file or a scenario is."""
+def test_SAFE_4_unreadable_and_non_json_files_are_refused(tmp_path: Path) -> None:
+    """SAFE-4: a missing file or one that is not JSON gets the same error type; one that is
+    not JSON is named at its line, as a case file or a scenario is, and names no rule (it
+    said [HOOK-1], the hook audit's rule)."""
     with pytest.raises(HookSettingsError, match="cannot read"):
         load_settings(tmp_path / "missing.json")
     broken = tmp_path / "broken.json"
     broken.write_text('{"hooks": ', encoding="utf-8")
-    with pytest.raises(HookSettingsError, match=r"broken\.json:1: the hooks file is not JSON: "):
+    with pytest.raises(HookSettingsError) as raised:
         load_settings(broken)
+    assert str(raised.value).startswith(f"{broken}:1: the hooks file is not JSON: ")
 
 
 def test_HOOK_1_file_and_loader_must_agree_on_the_dialect(tmp_path: Path) -> None:

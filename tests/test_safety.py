@@ -180,7 +180,7 @@ def test_SAFE_1_a_session_log_given_to_replay_is_named_for_what_it_is(
     log = ROOT / "tests" / "fixtures" / "logs" / "valid" / "model-demo.jsonl"
     assert main(["replay", str(log)]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: [PROTO-1] {log}: one JSON value per line (JSON Lines, a session "
+        f"loopspec: error: {log}: one JSON value per line (JSON Lines, a session "
         "log?), not a case file; a session log is checked with `loopspec check`\n"
     )
 
@@ -1034,11 +1034,12 @@ def test_SAFE_4_check_reads_a_named_pipe_with_stdin_closed(tmp_path: Path) -> No
 
 
 def test_SAFE_4_bad_cmd_quoting_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    """SAFE-4: `--cmd "python3 'abc"` cannot be split: one line, exit 2."""
+    """SAFE-4: `--cmd "python3 'abc"` cannot be split: one line, exit 2. A usage error names no
+    rule (it said [PROTO-1], as if a target had spoken the protocol wrongly)."""
     assert main(["conform", "--cmd", "python3 'abc"]) == 2
     err = capsys.readouterr().err
-    assert "cannot be split" in err
-    assert "Traceback" not in err
+    assert err.startswith('loopspec: error: --cmd "python3 \'abc" cannot be split into words: ')
+    assert err.count("\n") == 1
 
 
 # --- HOOK-7 / HOOK-6: what a hook prints never crashes the report --------------------------------
@@ -1183,14 +1184,16 @@ def test_HOOK_6_a_rewrite_of_the_wrong_type_is_refused_never_run(
 def test_SAFE_4_run_refuses_to_append_to_a_log_over_the_cap(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SAFE-4: an existing log larger than the append cap is refused before it is read."""
+    """SAFE-4: an existing log larger than the append cap is refused before it is read, naming
+    SAFE-4, the rule that states the cap (it named SAFE-2, which says nothing of sizes)."""
     log = tmp_path / "out.jsonl"
     assert _run(tmp_path, log) == 0
     before = log.read_bytes()
     monkeypatch.setattr("loopspec.properties.cli.run.LOG_APPEND_CAP", len(before) - 1)
+    capsys.readouterr()
     assert _run(tmp_path, log) == 2
     assert log.read_bytes() == before
-    assert "larger than" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(f"loopspec: error: [SAFE-4] {log}: larger than ")
 
 
 def test_SAFE_5_an_impl_module_that_fails_to_import_exits_2(

@@ -189,14 +189,17 @@ def test_SAFE_4_check_refuses_a_device_named_unread_and_reads_a_named_pipe(
     assert "checked 1 log" in capsys.readouterr().out
 
 
-def test_PROTO_1_HOOK_1_a_scenario_hooks_or_spec_file_that_is_no_JSON_text_is_named_at_its_line(
+def test_SAFE_4_a_scenario_hooks_spec_or_case_file_that_is_no_JSON_text_is_named_at_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """PROTO-1, HOOK-1: a scenario that was not UTF-8 read "the scenario is not JSON: 'utf-8'
+    """SAFE-4: a scenario that was not UTF-8 read "the scenario is not JSON: 'utf-8'
     codec can't decode byte 0xff in position 0: invalid start byte", a hooks file that was not
     JSON "$: not JSON (line 2, column 1: ...)", a spec file "not UTF-8 text: 'utf-8' codec...";
     a case file names the line: 'case.json:2: the case file is not UTF-8 text: byte 0xff at
-    column 3; save it as UTF-8'. Each now says it so, in the same words, with its own rule."""
+    column 3; save it as UTF-8'. Each now says it so, in the same words, and names no rule: no
+    rule of SPEC.md states a user's file's JSON text (a scenario and a case file said
+    [PROTO-1], the driver protocol's rule, as if a target had written them; a hooks file
+    [HOOK-1], the hook audit's)."""
     latin1 = tmp_path / "latin1.json"
     latin1.write_bytes(b'{\n  "\xff": 1}\n')
     broken = tmp_path / "hooks.json"
@@ -204,13 +207,13 @@ def test_PROTO_1_HOOK_1_a_scenario_hooks_or_spec_file_that_is_no_JSON_text_is_na
     bad_byte = "is not UTF-8 text: byte 0xff at column 4; save it as UTF-8"
     log = tmp_path / "out.jsonl"
     for argv, said in [
-        (["run", str(latin1)], f"[PROTO-1] {latin1}:2: the scenario {bad_byte}"),
+        (["run", str(latin1)], f"{latin1}:2: the scenario {bad_byte}"),
         (
             ["run", str(_scenario(tmp_path)), "--hooks", str(broken), "--log", str(log)],
-            f"[HOOK-1] {broken}:2: the hooks file is not JSON: Expecting value: column 1",
+            f"{broken}:2: the hooks file is not JSON: Expecting value: column 1",
         ),
         (["spec", "--check", str(latin1)], f"{latin1}:2: the spec file {bad_byte}"),
-        (["replay", str(latin1)], f"[PROTO-1] {latin1}:2: the case file {bad_byte}"),
+        (["replay", str(latin1)], f"{latin1}:2: the case file {bad_byte}"),
     ]:
         assert main(argv) == 2
         assert capsys.readouterr().err == f"loopspec: error: {said}\n"
@@ -242,12 +245,13 @@ def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_fi
     assert not log.exists()
 
 
-def test_HOOK_1_a_hooks_file_holding_NaN_is_worded_alike_by_either_run(
+def test_SAFE_4_a_hooks_file_holding_NaN_is_worded_alike_by_either_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """HOOK-1: a hooks file holding NaN is "not JSON" in the words `run --harness` uses and the
+    """SAFE-4: a hooks file holding NaN is "not JSON" in the words `run --harness` uses and the
     scenario uses; `run --hooks` said "$: not usable JSON: NaN is not JSON" of the same file,
-    each reader of a user's JSON file having its own copy of the wording."""
+    each reader of a user's JSON file having its own copy of the wording. Neither names a rule:
+    the same file was [HOOK-1] to one run and [PROTO-1] to the other."""
     hooks = tmp_path / "hooks.json"
     hooks.write_text('{"hooks": NaN}', encoding="utf-8")
     said = f"{hooks}: the hooks file is not JSON: NaN is not JSON"
@@ -255,14 +259,12 @@ def test_HOOK_1_a_hooks_file_holding_NaN_is_worded_alike_by_either_run(
         load_settings(hooks)
     with pytest.raises(HarnessError) as harness:
         load_hooks(hooks)
-    assert (str(bundled.value), str(harness.value)) == (f"[HOOK-1] {said}", f"[PROTO-1] {said}")
+    assert (str(bundled.value), str(harness.value)) == (said, said)
     scenario = tmp_path / "nan.json"
     scenario.write_text('{"turns": NaN}', encoding="utf-8")
     assert main(["run", str(scenario), "--log", str(tmp_path / "out.jsonl")]) == 2
     err = capsys.readouterr().err
-    assert (
-        err == f"loopspec: error: [PROTO-1] {scenario}: the scenario is not JSON: NaN is not JSON\n"
-    )
+    assert err == f"loopspec: error: {scenario}: the scenario is not JSON: NaN is not JSON\n"
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")

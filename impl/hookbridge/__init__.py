@@ -40,10 +40,11 @@ must agree when both are given; default claude-code). The matcher is a regex mat
 whole tool name; "", "*" or absent match every tool. Other events are skipped (listed in
 `HookSettings.skipped_events`); a handler that is not `"type": "command"` is an error, because
 skipping a policy hook would run what it was meant to stop. Invalid settings raise
-`HookSettingsError` (a `LoopSpecError`, rule HOOK-1, or HOOK-8 for a matcher) naming the file
-and the JSON path; a file that cannot be read names SAFE-4 (a device, a directory, over the cap)
-or, when the system refused it, no rule. Handler ids are `<dialect>:<point>:<n>`, n counting
-from 1 across all matcher groups of that point.
+`HookSettingsError` (a `LoopSpecError`) naming the file and the JSON path, and no rule (no rule
+of SPEC.md states the settings format), except HOOK-8 for a matcher; a file that cannot be read
+names SAFE-4 (a device, a directory, over the cap) or, when the system refused it, no rule.
+Handler ids are `<dialect>:<point>:<n>`, n counting from 1 across all matcher groups of that
+point.
 
 Reading answers
 ---------------

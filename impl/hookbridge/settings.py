@@ -1,4 +1,4 @@
-"""Hook settings in the Claude Code `settings.json` shape, for either dialect (rule HOOK-1).
+"""Hook settings in the Claude Code `settings.json` shape, for either dialect.
 
     {"dialect": "codex",                      # optional: "claude-code" (default) or "codex"
      "hooks": {"PreToolUse": [{"matcher": "Bash|Write",
@@ -25,7 +25,7 @@ import attrs
 
 from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
 from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
 
 CLAUDE_CODE = "claude-code"
@@ -41,9 +41,13 @@ MATCH_ALL = "*"
 class HookSettingsError(LoopSpecError):
     """A settings document loopspec will not run hooks from; names the file and the JSON path
     (none when the file could not be read, SAFE-4 or the system refused it, or is no JSON text:
-    its line is named instead)."""
+    its line is named instead). The file is the user's input, in the peers' format, which no
+    rule of SPEC.md states: a fault in it names no rule, except a matcher outside the portable
+    subset (HOOK-8, the one rule about what a configured hook may say) and SAFE-4's bounds."""
 
-    def __init__(self, source: str, json_path: str, problem: str, rule_id: str = "HOOK-1") -> None:
+    def __init__(
+        self, source: str, json_path: str, problem: str, rule_id: str = NO_RULE_BROKEN
+    ) -> None:
         self.source = source
         self.json_path = json_path
         self.problem = problem

@@ -482,7 +482,12 @@ def at_case_command(broke: TargetError) -> TargetError:
         return broke
     first, newline, rest = broke.message.partition("\n")
     at = f"at command #{len(broke.program)} of the case ({broke.program[-1].NAME})"
-    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
+    return TargetError(
+        f"{first}; {at}{newline}{rest}",
+        config=broke.config,
+        program=broke.program,
+        rule_id=broke.rule_id,
+    )
 
 
 _RAISED_AT = re.compile(r"\(at (?P<file>/[^()]*?):(?P<line>\d+), in ")
@@ -531,7 +536,12 @@ def with_saved_program(
         rerun = f"rerun it: {replay_command(case_path, target)}"
     first, newline, rest = broke.message.partition("\n")
     at = f"at command #{len(broke.program)} of a program; {rerun}"
-    return TargetError(f"{first}; {at}{newline}{rest}", config=broke.config, program=broke.program)
+    return TargetError(
+        f"{first}; {at}{newline}{rest}",
+        config=broke.config,
+        program=broke.program,
+        rule_id=broke.rule_id,
+    )
 
 
 # What the exhaustive alphabet uses; a target without one of these is not run exhaustively.
@@ -840,7 +850,9 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
             f"{case_name}:{line}: {broke.message}", command_index=broke.command_index
         )
     at = at_case_command(broke)
-    return TargetError(f"{case_name}: {at.message}", config=at.config, program=at.program)
+    return TargetError(
+        f"{case_name}: {at.message}", config=at.config, program=at.program, rule_id=at.rule_id
+    )
 
 
 REPLAY_FORMAT = "loopspec-replay/1"

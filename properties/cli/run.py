@@ -113,7 +113,8 @@ def checked_log_path(path: Path) -> Path:
     if status.st_size > LOG_APPEND_CAP:
         # Appending reads the whole log first (to repair a crash tail): bounded, rule SAFE-4.
         raise LogPathError(
-            f"{path}: larger than {LOG_APPEND_CAP} bytes; give --log a new path to start anew"
+            f"{path}: larger than {LOG_APPEND_CAP} bytes; give --log a new path to start anew",
+            rule_id="SAFE-4",
         )
     try:
         with open(path, "rb") as stream:

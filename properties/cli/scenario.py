@@ -58,17 +58,19 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 
 
 class ScenarioError(LoopSpecError):
-    """A scenario file that cannot be run; the message names the file and the JSON path. What
-    the file holds is PROTO-1's (its commands are the driver protocol's); a file that cannot be
-    read names SAFE-4 or no rule, as `UserFileError.rule_id` says."""
+    """A scenario file that cannot be run; the message names the file and the JSON path. Its
+    replies and outcomes are the driver protocol's JSON: a fault there names PROTO-1, or the
+    model's rule for a value the model refuses; the scenario's own members and its JSON text
+    are no rule's (the file, line and path say where); a file that cannot be read names SAFE-4
+    or no rule, as `UserFileError.rule_id` says."""
 
-    def __init__(self, message: str, *, rule_id: str = "PROTO-1") -> None:
+    def __init__(self, message: str, *, rule_id: str = NO_RULE_BROKEN) -> None:
         super().__init__(message, rule_id=rule_id)
 
 
@@ -118,7 +120,7 @@ def load_scenario(path: Path) -> Scenario:
     try:
         return _parse(document, str(path))
     except ProtocolError as error:
-        raise ScenarioError(f"{path}: {error.message}") from error
+        raise ScenarioError(f"{path}: {error.message}", rule_id=error.rule_id) from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise ScenarioError(f"{path}: malformed scenario: {error}") from error
 
@@ -217,7 +219,7 @@ def _parse(document: Any, source: str) -> Scenario:
     try:
         return _parse_document(document)
     except ScenarioError as error:
-        raise ScenarioError(f"{source}: {error.message}") from error
+        raise ScenarioError(f"{source}: {error.message}", rule_id=error.rule_id) from error
 
 
 def _parse_document(document: Any) -> Scenario:

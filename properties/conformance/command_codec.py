@@ -5,8 +5,9 @@ inverses. Decoding validates everything and raises `ProtocolError` naming the JS
 peer that speaks the protocol wrongly is told where; a member an object does not have is refused
 too (the published schema says `additionalProperties: false`), never ignored. Inside a JSON
 value the protocol carries as it is (`updatedInput`, `meta`) any member is taken. Two rules JSON
-Schema cannot state are the decoder's alone: a configuration declares each tool name once, and
-a PreToolUse answer's audit word agrees with its verdict (HOOK-1, `commands.audit_words`).
+Schema cannot state are the decoder's alone: a configuration declares each tool name once
+(PROTO-1), and a PreToolUse answer's audit word agrees with its verdict (the model's
+`commands.audit_words`, refused as HOOK-1: a value the model refuses names the model's rule).
 
 Both directions are generated from the attrs classes through `wire_layout`, the same layout
 the published JSON Schema (`loopspec schema`) is generated from, so the three cannot disagree.
@@ -64,10 +65,13 @@ JsonObject = dict[str, Any]
 
 
 class ProtocolError(LoopSpecError):
-    """A peer sent JSON that is not a valid protocol message."""
+    """JSON that is not a valid protocol message: PROTO-1 for its shape (a type, a member, a
+    tag), the model's own rule when the shape is right and the model refuses the value (an
+    audit word that contradicts its verdict is HOOK-1's, a non-portable matcher HOOK-8's), so
+    the report sends the reader to the rule the value breaks."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+    def __init__(self, message: str, *, rule_id: str = "PROTO-1") -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,7 +230,7 @@ def decode_object(value: object, cls: type, path: str) -> Any:
     try:
         return cls(**fields)
     except InvalidEventError as error:
-        raise ProtocolError(f"{path}: {error.message}") from error
+        raise ProtocolError(f"{path}: {error.message}", rule_id=error.rule_id) from error
 
 
 def decode_union(value: object, union: str, path: str) -> Any:

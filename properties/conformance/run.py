@@ -152,23 +152,36 @@ class TargetError(LoopSpecError):
         self.program = program
 
 
-class CaseFileUnreadable(TargetError):
+class CaseFileFault(TargetError):
+    """A case file replay cannot use: the user's input, never the target's answer, so nothing
+    about it blames the target. It names the rule the file's content breaks when SPEC states
+    one: PROTO-1 for the shape of its `config` and `commands` (the driver protocol's JSON), the
+    model's rule for a value the model refuses (an audit word contradicting its verdict,
+    HOOK-1), SAFE-4 past a bound; the case format's own members and the JSON text itself are
+    no rule's, so their faults carry no tag, only the file, line and JSON path."""
+
+    def __init__(self, message: str, *, rule_id: str = NO_RULE_BROKEN) -> None:
+        super().__init__(message, rule_id=rule_id)
+
+
+class CaseFileUnreadable(CaseFileFault):
     """A case file, or a folder of them, that is missing or that the system will not let
     loopspec read. No rule is broken, so its text carries no rule tag, as `check` reports a
     missing log ("error unreadable", no rule): a [PROTO-1] there sent the reader to the driver
     protocol for a typo in a path."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id=NO_RULE_BROKEN)
+        super().__init__(message)
 
 
 class UndeclaredCapability(TargetError):
     """A case needs a capability the replayed target does not declare: conform never sends that
     target such a program, so the case says nothing about it (the pytest plugin skips it).
-    `command_index` is the command (0-based) that needs it; None for the configuration."""
+    `command_index` is the command (0-based) that needs it; None for the configuration. No rule
+    is broken (a target may declare what it likes, and the case is sound), so it names none."""
 
     def __init__(self, message: str, *, command_index: int | None) -> None:
-        super().__init__(message)
+        super().__init__(message, rule_id=NO_RULE_BROKEN)
         self.command_index = command_index
 
 
@@ -382,6 +395,8 @@ def resolve_target(
     within `answer_timeout` seconds, None: `DEFAULT_TIMEOUT`), or the bundled impl.
 
     Errors name the options as `options` spells them (the pytest plugin's are `--loopspec-*`).
+    An option written wrongly is a usage error and names no rule; a module that cannot be
+    loaded, or a factory that is no callable, is the target's (SAFE-5: PROTO-1).
     Pass the factory to `close_factory` when done.
     """
     if cmd is not None:
@@ -389,18 +404,21 @@ def resolve_target(
             argv = shlex.split(cmd)
         except ValueError as error:  # unbalanced quotes, a lone escape
             raise TargetError(
-                f"{options.cmd} {cmd!r} cannot be split into words: {error}"
+                f"{options.cmd} {cmd!r} cannot be split into words: {error}",
+                rule_id=NO_RULE_BROKEN,
             ) from None
         if not argv:
-            raise TargetError(f"{options.cmd} is empty")
+            raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
         timeout = DEFAULT_TIMEOUT if answer_timeout is None else answer_timeout
         return SharedProcess(argv, timeout=timeout), {"cmd": cmd}
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise TargetError(f"{options.impl} must be MODULE:FACTORY, got {spec!r}")
+        raise TargetError(
+            f"{options.impl} must be MODULE:FACTORY, got {spec!r}", rule_id=NO_RULE_BROKEN
+        )
     if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
-        raise TargetError(_path_given(module_name, attribute, options))
+        raise TargetError(_path_given(module_name, attribute, options), rule_id=NO_RULE_BROKEN)
     # Find the user's module the way `python -m` would: the current directory first.
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -1210,19 +1228,19 @@ def load_case(path: Path) -> Case:
         if error.unreadable:
             raise CaseFileUnreadable(str(error)) from error
         # A device, or a file over the cap: what SAFE-4 refuses unread.
-        raise TargetError(str(error), rule_id=error.rule_id) from error
+        raise CaseFileFault(str(error), rule_id=error.rule_id) from error
     # A case is shared and may come back through an editor that saves a byte order mark
     # (JSON allows a parser to ignore it); nothing else about the file changes.
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise TargetError(not_utf8(path, data, error, "case file")) from error
+        raise CaseFileFault(not_utf8(path, data, error, "case file")) from error
     try:
         document = parse_user_json(text)
     except json.JSONDecodeError as error:
         if error.msg == "Extra data" and _json_lines(text):
-            raise TargetError(
+            raise CaseFileFault(
                 f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
                 "file; a session log is checked with `loopspec check`"
             ) from error
@@ -1232,18 +1250,18 @@ def load_case(path: Path) -> Case:
         if what.startswith("Invalid control character") and text[error.pos] in "\r\n":
             # A case sent in a mail's body comes back with its long lines wrapped.
             what = "a line break inside a string (was the line wrapped, by a mail client?)"
-        raise TargetError(not_json(path, error, "case file", what)) from error
+        raise CaseFileFault(not_json(path, error, "case file", what)) from error
     except UserFileError as error:  # nested too deeply, a lone surrogate: SAFE-4's bounds
         said = refused_json(path, error, "case file")
-        raise TargetError(said, rule_id=error.rule_id) from error
+        raise CaseFileFault(said, rule_id=error.rule_id) from error
     except ValueError as error:  # NaN, an integer too long to read
-        raise TargetError(f"{path}{_value_fault(text, error)}") from error
+        raise CaseFileFault(f"{path}{_value_fault(text, error)}") from error
     repeated = repeated_member(text)
     if repeated is not None:
         # A parser keeps the last of two equal keys: the first (an edit pasted above the
         # original, a second "commands") would be dropped without a word.
         member, repeat_line = repeated
-        raise TargetError(
+        raise CaseFileFault(
             f"{path}:{repeat_line}: {shown(member, 80)} is given twice in its object; a JSON "
             "reader keeps only the last, so the first would be ignored: keep one"
         )
@@ -1252,7 +1270,7 @@ def load_case(path: Path) -> Case:
     except _CaseFault as fault:
         where = leading_path(fault.message)
         line = f":{line_of(text, where)}" if where is not None else ""
-        raise TargetError(f"{path}{line}: {fault.message}") from fault
+        raise CaseFileFault(f"{path}{line}: {fault.message}", rule_id=fault.rule_id) from fault
     hooks_line, *command_lines = lines_of(
         text, [("config", "hooks"), *(("commands", i) for i in range(len(case.commands)))]
     )
@@ -1296,10 +1314,11 @@ def _value_fault(text: str, error: ValueError) -> str:
 
 
 class _CaseFault(LoopSpecError):
-    """What is wrong in a parsed case document, starting with the JSON path where it can."""
+    """What is wrong in a parsed case document, starting with the JSON path where it can; its
+    rule as `CaseFileFault` says (none for the case format's own members)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+    def __init__(self, message: str, *, rule_id: str = NO_RULE_BROKEN) -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 def _case_from(document: object) -> Case:
@@ -1378,10 +1397,10 @@ def _case_from(document: object) -> Case:
     try:
         config = config_from_json(document.get("config"))
         commands = [command_from_json(c, f"$.commands[{i}]") for i, c in enumerate(raw_commands)]
-    except LoopSpecError as error:
-        raise _CaseFault(error.message) from error
+    except LoopSpecError as error:  # PROTO-1 for a shape, the model's rule for a value
+        raise _CaseFault(error.message, rule_id=error.rule_id) from error
     except (KeyError, TypeError, ValueError, OverflowError) as error:
-        raise _CaseFault(f"malformed case: {error}") from error
+        raise _CaseFault(f"malformed case: {error}", rule_id="PROTO-1") from error
     rule = document.get("rule")
     if rule is not None and rule != NO_RULE and rule not in all_rules():
         # Replay repeats the recorded rule beside its verdict: an unknown one would read as
@@ -1428,11 +1447,13 @@ def _outside_profile(what: str, needed: Sequence[str], profile: Profile) -> Targ
     comparing with its divergences erased would blame a right answer (the codex profile on an
     abort: EXE-4, where the model's result had the error the profile erased)."""
     lacking = ", ".join(profile.undeclared(needed))
+    # No rule is broken: the case and the profile do not fit together, whatever the target does.
     return TargetError(
         f"{what} needs the capability {lacking}, which the {profile.name} profile's "
         f"implementation ({profile.implementation}) does not declare: the profile does not "
         "describe it, so the case cannot be replayed with it (replay with the profile of the "
-        "implementation the case was recorded on, or --profile none to compare whole)"
+        "implementation the case was recorded on, or --profile none to compare whole)",
+        rule_id=NO_RULE_BROKEN,
     )
 
 

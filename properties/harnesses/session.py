@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.mock_model import MockModel
 from loopspec.properties.harnesses.script import (
@@ -64,10 +64,12 @@ _CONNECT = re.compile(
 
 
 class HarnessError(LoopSpecError):
-    """A harness run that cannot happen (binary not installed, bad hooks file, ...); a file
-    that cannot be read names SAFE-4 or no rule, as `UserFileError.rule_id` says."""
+    """A harness run that cannot happen. A session the real CLI failed is PROTO-1's (a broken
+    target, SAFE-5); what the user handed in (a binary not installed, a bad hooks file, a log
+    path taken) names no rule, as the bundled loop's hooks file does; a file that cannot be
+    read names SAFE-4 or no rule, as `UserFileError.rule_id` says."""
 
-    def __init__(self, message: str, *, rule_id: str = "PROTO-1") -> None:
+    def __init__(self, message: str, *, rule_id: str = NO_RULE_BROKEN) -> None:
         super().__init__(message, rule_id=rule_id)
 
 
@@ -144,13 +146,15 @@ def drive(request: SessionRequest) -> dict[str, Any]:
             )
         except subprocess.TimeoutExpired:
             raise HarnessError(
-                f"the {request.harness.value} session did not end within {limit:.0f} s"
+                f"the {request.harness.value} session did not end within {limit:.0f} s",
+                rule_id="PROTO-1",
             ) from None
         if done.returncode != 0 or not result_path.exists():
             tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
             raise HarnessError(
                 f"the {request.harness.value} session failed (exit {done.returncode}): "
-                + " | ".join(tail)
+                + " | ".join(tail),
+                rule_id="PROTO-1",
             )
         result: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
         result["isolation"] = ISOLATED if isolated else NOT_ISOLATED
