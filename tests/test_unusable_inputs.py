@@ -284,3 +284,35 @@ def test_SAFE_4_output_the_system_will_not_take_is_one_line_in_its_own_words(
             check=False,
         )
     assert (done.returncode, done.stderr) == (2, "loopspec: error: no space left on device\n")
+
+
+def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_its_own_members(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a scenario's replies and outcomes are the driver protocol's JSON, so a reply of
+    the wrong shape names PROTO-1; the scenario's own members are stated by no rule, so a fault
+    there names none (every fault said [PROTO-1], as if a target had spoken the protocol
+    wrongly). `run --harness` refusing an existing --log names none either (it said PROTO-1)."""
+    log = tmp_path / "out.jsonl"
+    cases = [
+        (
+            {"turns": [{"user": "x", "replies": [{"blocks": [], "finish": "sideways"}]}]},
+            "[PROTO-1] {path}: $.turns[0].replies[0].finish must be cancelled, completed or "
+            "max-tokens, not 'sideways'",
+        ),
+        ({"turns": []}, "{path}: $.turns must list at least one turn"),
+        (
+            {**SCENARIO, "tools": [SCENARIO["tools"][0]] * 2},
+            "{path}: $.tools[1].name: tool 'bash' is declared twice",
+        ),
+    ]
+    for index, (document, said) in enumerate(cases):
+        path = tmp_path / f"scenario-{index}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        assert main(["run", str(path), "--log", str(log)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"loopspec: error: {said.format(path=path)}"), err
+    assert not log.exists()
+    log.write_text("", encoding="utf-8")
+    assert main(["run", str(_scenario(tmp_path)), "--harness", "codex", "--log", str(log)]) == 2
+    assert capsys.readouterr().err.startswith(f"loopspec: error: {log}: exists; a harness run")
