@@ -30,19 +30,24 @@ from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
 # (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
-# spend most of theirs on), and the check needs none of them. argparse imports shutil (3 ms, with
-# the compression modules it imports) to learn the terminal's width unless told it, and textwrap
-# to wrap help: `cli.main` tells it the width, and wraps the verbs' help only when it is shown.
-# subprocess: check runs nothing (the hook audit's wrapper imports it only to run a hook).
+# spend most of theirs on), and the check needs none of them. argparse (with the gettext and
+# locale its messages look up) reads only what `cli.check_arguments` does not: help, usage
+# errors. It imports shutil (3 ms, with the compression modules it imports) to learn the
+# terminal's width unless told it, and textwrap to wrap help: `cli.parser` tells it the width,
+# and wraps the verbs' help only when it is shown. subprocess: check runs nothing (the hook
+# audit's wrapper imports it only to run a hook).
 NEVER_FOR_CHECK = (
+    "argparse",
     "attr",
     "attrs",
     "cattrs",
     "dataclasses",
+    "gettext",
     "hypothesis",
     "importlib.metadata",
     "inspect",
     "jsonschema",
+    "locale",
     "loopspec.model.events",
     "loopspec.model.wire",
     "shutil",
@@ -106,6 +111,12 @@ CHECK_RUNS = {
     "clean": (_CLEAN_TURN, [], 0, "checked 1 log, 4 events: 0 violations"),
     "broken": (_STEP_SKIPPED, [], 1, "checked 1 log, 2 events: 1 violation (STEP-1: 1)"),
     "json": (_STEP_SKIPPED, ["--format", "json"], 1, "}"),
+    "options": (
+        _STEP_SKIPPED,
+        ["-v", "--max-violations", "5", "--max-line-bytes", "4096"],
+        1,
+        "checked 1 log, 2 events: 1 violation (STEP-1: 1)",
+    ),
     "missing": (None, [], 2, "checked 1 log, 0 events: 0 violations; 1 error"),
 }
 

@@ -56,14 +56,14 @@ def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
 
 def heavy_modules_after(argv: list[str], heavy: tuple[str, ...]) -> list[str]:
     """The modules starting with one of `heavy` that a fresh interpreter holds after
-    `loopspec ARGV` (help, so it exits), the verb table's own module aside."""
+    `loopspec ARGV` (help, so it exits), the verb table's and the parser's own modules aside."""
     probe = (
         "import sys, contextlib, io\n"
         "from loopspec.properties.cli.main import main\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         f"    main({argv!r})\n"
         f"print([m for m in sys.modules if m.startswith({heavy!r})"
-        " and m != 'loopspec.properties.cli.main'])\n"
+        " and m not in ('loopspec.properties.cli.main', 'loopspec.properties.cli.parser')])\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True

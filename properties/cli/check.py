@@ -7,11 +7,14 @@ The work is `loopspec.properties.logcheck.checker`'s; the output and exit codes 
 
 from __future__ import annotations
 
-import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from loopspec.properties.cli.counts import at_least_one
+from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, CheckArguments
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
+
+if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without it
+    import argparse
 
 DESCRIPTION = """\
 Check recorded dsh session logs against the rules a log invariant carries: turn and step
@@ -49,7 +52,10 @@ when another log breaks a rule: the summary line, and the JSON's summary, count 
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `check` subcommand."""
+    """Add the `check` subcommand (the usual command line is read by `cli.check_arguments`,
+    as this parser reads it)."""
+    import argparse  # noqa: PLC0415 (see above)
+
     parser = subparsers.add_parser(
         "check",
         help="check recorded session logs against the log invariants",
@@ -59,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log file, directory, or -")
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=FORMATS,
         default="text",
         help=(
             "output format (text); json: one versioned loopspec-check/1 object, every key "
@@ -86,11 +92,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-LIMIT_CEILING = 1 << 30
-"""The largest --max-line-bytes / --max-violations accepted (rule SAFE-4)."""
-
-
 def _positive(text: str) -> int:
+    import argparse  # noqa: PLC0415 (as `register`)
+
+    from loopspec.properties.cli.counts import at_least_one  # noqa: PLC0415 (it imports argparse)
+
     value = at_least_one(text)
     if value > LIMIT_CEILING:
         # A bound that large bounds nothing (and past 2**63 cannot even index a buffer).
@@ -98,7 +104,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace | CheckArguments) -> int:
     """Check every log named; print text as it goes, or one JSON object at the end."""
     # Imported here, not above: `loopspec check --help` and a usage error need none of it.
     import json  # noqa: PLC0415

@@ -3,7 +3,8 @@
 Each verb lives in its own module exposing `register(subparsers)`, which adds the verb's parser
 and sets `handler` to a function `(args) -> int` returning the exit code. Only the module of the
 verb being run is imported: `loopspec --help` and `loopspec --version` import none of them, so
-they answer at interpreter speed (`benchmarks/bench_cli.py` measures it).
+they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The parsers are
+`cli.parser`'s; the usual `loopspec check PATH...` is read without them (`_usual_check`).
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
@@ -15,20 +16,16 @@ pass for one that was.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
+if TYPE_CHECKING:  # imported by `cli.parser` only: the usual check runs without argparse
+    import argparse
 
 PROGRAM = "loopspec"
-HELP_WIDTH = 78
-"""Columns of the text `--help` wraps itself (argparse's own default on an 80-column terminal)."""
 BROKEN_PIPE_STATUS = 141
 
 
@@ -104,12 +101,6 @@ VERBS = (
 VERB_BY_NAME = {verb.name: verb for verb in VERBS}
 
 
-class CommandModule(Protocol):
-    """What a verb module provides."""
-
-    register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]
-
-
 def version() -> str:
     """The installed distribution's version (read only when asked for)."""
     from loopspec import __version__  # noqa: PLC0415 (lazy: --help must not pay for it)
@@ -117,131 +108,11 @@ def version() -> str:
     return __version__
 
 
-class _VersionAction(argparse.Action):
-    """`--version`, resolved only when given, so `--help` stays import-free."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"{PROGRAM} {version()}")
-        parser.exit()
-
-
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The parser; only `verb`'s module is imported (every verb's with `verb="*"`)."""
-    parser = _Parser(
-        prog=PROGRAM,
-        formatter_class=_HelpFormatter,
-        description="An executable reference model of an agent's tool-call loop, and checks "
-        "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
-        epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
-        "2 usage error or unusable input (never a traceback)",
-    )
-    parser.add_argument(
-        "--version", nargs=0, action=_VersionAction, help="print the version and exit"
-    )
-    # Typed as the verbs' modules see it: every parser they add is an ArgumentParser.
-    subparsers = cast(
-        "argparse._SubParsersAction[argparse.ArgumentParser]",
-        parser.add_subparsers(
-            dest="command", required=True, metavar="VERB", parser_class=_VerbParser
-        ),
-    )
-    chosen = [entry for entry in VERBS if verb in (entry.name, "*")]
-    for module_name in dict.fromkeys(entry.module for entry in chosen):
-        module: CommandModule = importlib.import_module(module_name)
-        module.register(subparsers)  # may add sibling verbs too (conform adds replay)
-    for entry in VERBS:
-        # The other verbs are listed only where the top level's help or choices can show:
-        # with one verb named, neither can (each parser costs a few gettext lookups).
-        if entry.name not in subparsers.choices and verb in (None, "*"):
-            subparsers.add_parser(entry.name, help=entry.summary)
-        if entry in chosen:
-            _describe(subparsers.choices[entry.name], entry)
-    return parser
+    from loopspec.properties.cli.parser import build_parser  # noqa: PLC0415 (see `_usual_check`)
 
-
-def _subparsers(
-    parser: argparse.ArgumentParser,
-) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    (found,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return found
-
-
-def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
-    """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
-    parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
-    parser.epilog = f"exit status: {verb.exit_codes}"
-
-
-def _help_width() -> int:
-    """The width argparse wraps help to: the terminal's columns less 2, found as
-    `shutil.get_terminal_size` finds them ($COLUMNS, else standard output's terminal, else 80).
-
-    argparse imports shutil for this each time it builds a parser, and shutil (with the
-    compression modules it imports) costs every verb about 3 ms, help shown or not.
-    """
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    stdout = sys.__stdout__  # None when the program was started without one
-    if columns <= 0 and stdout is not None:
-        try:
-            columns = os.get_terminal_size(stdout.fileno()).columns
-        except (ValueError, OSError):
-            columns = 0
-    return (columns or 80) - 2
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, told the help width (`_help_width`) rather than asking shutil."""
-
-    def __init__(self, prog: str, **options: Any) -> None:
-        if options.get("width") is None:
-            options["width"] = _help_width()
-        super().__init__(prog, **options)
-
-
-class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """A verb's description and epilog: paragraphs a verb wrapped itself keep their lines; a
-    paragraph written as one long string is wrapped like argparse's own text. (Wrapped here,
-    when help is shown, not when the parser is built: a verb that runs never shows it.)"""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        import textwrap  # noqa: PLC0415 (only help needs it)
-
-        wrapped = "\n\n".join(
-            paragraph
-            if all(len(line) <= HELP_WIDTH for line in paragraph.splitlines())
-            else textwrap.fill(paragraph, width=HELP_WIDTH)
-            for paragraph in text.split("\n\n")
-        )
-        return super()._fill_text(wrapped, width, indent)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's parser, except that help and usage it cannot write raise: argparse drops the
-    OSError, and `loopspec --help > /dev/full` exited 0 having written nothing."""
-
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        stream = file or sys.stderr
-        if message and stream is not None:  # None: started without the stream, as argparse
-            stream.write(message)
-
-
-class _VerbParser(_Parser):
-    """A verb's parser: its help is formatted by `_VerbHelpFormatter`, whatever formatter the
-    verb's module asks for (one it names would ask shutil for the width while arguments are
-    added)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["formatter_class"] = _VerbHelpFormatter
-        super().__init__(*args, **kwargs)
+    return build_parser(verb)
 
 
 def _chosen_verb(argv: Sequence[str]) -> str | None:
@@ -257,15 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
-            parser = build_parser(_chosen_verb(arguments))
-            args, extra = parser.parse_known_args(arguments)
-            if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
-                verb_parser = _subparsers(parser).choices[args.command]
-                verb_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-            handler: Callable[[argparse.Namespace], int] = args.handler
-            # Only the real program (not a test calling main) may end every descendant at exit.
-            reap = argv is None and VERB_BY_NAME[args.command].starts_processes
-            status = _run(handler, args, reap)
+            status = _usual_check(arguments)
+            if status is None:
+                from loopspec.properties.cli.parser import parse  # noqa: PLC0415 (see above)
+
+                args = parse(arguments, _chosen_verb(arguments))
+                handler: Callable[[argparse.Namespace], int] = args.handler
+                # Only the real program (not a test calling main) may end every descendant.
+                reap = argv is None and VERB_BY_NAME[args.command].starts_processes
+                status = _run(handler, args, reap)
         except SystemExit:  # help, --version, a usage error: argparse's way out
             if not _output_written():
                 return 2
@@ -280,6 +151,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
+
+
+def _usual_check(arguments: Sequence[str]) -> int | None:
+    """Run `loopspec check PATH...` with the usual options, read without argparse
+    (`cli.check_arguments`), and give its exit status; None for any other command line, which
+    argparse reads (`cli.parser`)."""
+    if arguments[:1] != ["check"]:
+        return None
+    from loopspec.properties.cli.check_arguments import usual_check_arguments  # noqa: PLC0415
+
+    args = usual_check_arguments(arguments[1:])
+    if args is None:
+        return None
+    from loopspec.properties.cli.check import run  # noqa: PLC0415 (only check's)
+
+    return _run(run, args, reap=False)
 
 
 def _output_written() -> bool:
@@ -306,7 +193,11 @@ def _say_unwritten(error: OSError) -> None:
     _drop_stdout()
 
 
-def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace, reap: bool) -> int:
+Arguments = TypeVar("Arguments")
+"""What a verb's handler reads its options from: argparse's namespace, or check's own."""
+
+
+def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> int:
     from loopspec.model.errors import LoopSpecError  # noqa: PLC0415 (lazy, as above)
 
     if not reap:
@@ -357,8 +248,8 @@ FLUSH_SECONDS_AT_SIGTERM = 2
 
 
 def _handled(
-    handler: Callable[[argparse.Namespace], int],
-    args: argparse.Namespace,
+    handler: Callable[[Arguments], int],
+    args: Arguments,
     failure: type[Exception],
 ) -> int:
     try:

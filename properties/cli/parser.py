@@ -1,0 +1,168 @@
+"""The `loopspec` command line's argparse parser: the verbs' parsers, help and usage errors.
+
+Imported for every command line but the usual `loopspec check PATH...`, which
+`cli.check_arguments` reads without it: argparse, with the gettext and locale lookups its
+messages make, costs a check ~3 ms of start-up, where reading the log takes less. Whatever
+that reader does not take (help, a usage error, an abbreviated option) is parsed here, so help
+and error messages are argparse's, word for word.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+HELP_WIDTH = 78
+"""Columns of the text `--help` wraps itself (argparse's own default on an 80-column terminal)."""
+
+
+class CommandModule(Protocol):
+    """What a verb module provides."""
+
+    register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, resolved only when given, so `--help` stays import-free."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{PROGRAM} {version()}")
+        parser.exit()
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only `verb`'s module is imported (every verb's with `verb="*"`)."""
+    parser = _Parser(
+        prog=PROGRAM,
+        formatter_class=_HelpFormatter,
+        description="An executable reference model of an agent's tool-call loop, and checks "
+        "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
+        epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
+        "2 usage error or unusable input (never a traceback)",
+    )
+    parser.add_argument(
+        "--version", nargs=0, action=_VersionAction, help="print the version and exit"
+    )
+    # Typed as the verbs' modules see it: every parser they add is an ArgumentParser.
+    subparsers = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(
+            dest="command", required=True, metavar="VERB", parser_class=_VerbParser
+        ),
+    )
+    chosen = [entry for entry in VERBS if verb in (entry.name, "*")]
+    for module_name in dict.fromkeys(entry.module for entry in chosen):
+        module: CommandModule = importlib.import_module(module_name)
+        module.register(subparsers)  # may add sibling verbs too (conform adds replay)
+    for entry in VERBS:
+        # The other verbs are listed only where the top level's help or choices can show:
+        # with one verb named, neither can (each parser costs a few gettext lookups).
+        if entry.name not in subparsers.choices and verb in (None, "*"):
+            subparsers.add_parser(entry.name, help=entry.summary)
+        if entry in chosen:
+            _describe(subparsers.choices[entry.name], entry)
+    return parser
+
+
+def _subparsers(
+    parser: argparse.ArgumentParser,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    (found,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return found
+
+
+def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
+    """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
+    parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
+    parser.epilog = f"exit status: {verb.exit_codes}"
+
+
+def _help_width() -> int:
+    """The width argparse wraps help to: the terminal's columns less 2, found as
+    `shutil.get_terminal_size` finds them ($COLUMNS, else standard output's terminal, else 80).
+
+    argparse imports shutil for this each time it builds a parser, and shutil (with the
+    compression modules it imports) costs every verb about 3 ms, help shown or not.
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__  # None when the program was started without one
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, told the help width (`_help_width`) rather than asking shutil."""
+
+    def __init__(self, prog: str, **options: Any) -> None:
+        if options.get("width") is None:
+            options["width"] = _help_width()
+        super().__init__(prog, **options)
+
+
+class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """A verb's description and epilog: paragraphs a verb wrapped itself keep their lines; a
+    paragraph written as one long string is wrapped like argparse's own text. (Wrapped here,
+    when help is shown, not when the parser is built: a verb that runs never shows it.)"""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap  # noqa: PLC0415 (only help needs it)
+
+        wrapped = "\n\n".join(
+            paragraph
+            if all(len(line) <= HELP_WIDTH for line in paragraph.splitlines())
+            else textwrap.fill(paragraph, width=HELP_WIDTH)
+            for paragraph in text.split("\n\n")
+        )
+        return super()._fill_text(wrapped, width, indent)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that help and usage it cannot write raise: argparse drops the
+    OSError, and `loopspec --help > /dev/full` exited 0 having written nothing."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        stream = file or sys.stderr
+        if message and stream is not None:  # None: started without the stream, as argparse
+            stream.write(message)
+
+
+class _VerbParser(_Parser):
+    """A verb's parser: its help is formatted by `_VerbHelpFormatter`, whatever formatter the
+    verb's module asks for (one it names would ask shutil for the width while arguments are
+    added)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["formatter_class"] = _VerbHelpFormatter
+        super().__init__(*args, **kwargs)
+
+
+def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
+    """`arguments` parsed, `verb`'s module alone imported; a usage error exits (status 2)."""
+    parser = build_parser(verb)
+    args, extra = parser.parse_known_args(arguments)
+    if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
+        verb_parser = _subparsers(parser).choices[args.command]
+        verb_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args

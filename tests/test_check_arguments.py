@@ -1,0 +1,93 @@
+"""The usual `loopspec check` command line is read without argparse (`cli.check_arguments`),
+and read as argparse reads it: whatever that reader takes, argparse takes too, with the same
+options; what it does not take (help, usage errors, abbreviations) argparse reads, so help and
+error messages are argparse's."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopspec.properties.cli.check_arguments import LIMIT_CEILING, usual_check_arguments
+from loopspec.properties.cli.main import main
+from loopspec.properties.cli.parser import parse
+from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
+
+OPTIONS = ("check", "-v", "--verbose", "--format", "--max-line-bytes", "--max-violations")
+UNUSUAL = ("-h", "--help", "--", "-x", "-vv", "--form", "--verb", "--format=json", "-1")
+PATHS = ("a.jsonl", "logs/", "-", "", "json", "5", "a b")
+VALUES = ("text", "json", "xml", "1", "0", "07", "+3", " 7", "1_0", "\u0663", "-5")
+LIMITS = (str(LIMIT_CEILING), str(LIMIT_CEILING + 1), str(1 << 64))
+FIELDS = ("paths", "format", "max_line_bytes", "max_violations", "verbose")
+
+
+def _argparse_reads(arguments: list[str]) -> dict[str, Any] | None:
+    """check's options as argparse reads `check ARGUMENTS`; None when it refuses them."""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            args = parse(["check", *arguments], "check")
+    except SystemExit:
+        return None
+    return {field: getattr(args, field) for field in FIELDS}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from((*OPTIONS, *UNUSUAL, *PATHS, *VALUES, *LIMITS)), max_size=7))
+def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) -> None:
+    read = usual_check_arguments(arguments)
+    if read is not None:
+        assert {field: getattr(read, field) for field in FIELDS} == _argparse_reads(arguments)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["logs/"],
+        ["a.jsonl", "b.jsonl", "-"],
+        ["--format", "json", "a.jsonl"],
+        ["a.jsonl", "-v", "--max-violations", "5", "--max-line-bytes", str(LIMIT_CEILING)],
+        ["--verbose", "a.jsonl", "--format", "text"],
+    ],
+)
+def test_the_usual_command_lines_are_read_without_argparse(arguments: list[str]) -> None:
+    read = usual_check_arguments(arguments)
+    assert read is not None
+    assert {field: getattr(read, field) for field in FIELDS} == _argparse_reads(arguments)
+
+
+def test_unset_options_take_the_parsers_defaults() -> None:
+    read = usual_check_arguments(["a.jsonl"])
+    assert read is not None
+    assert (read.format, read.max_line_bytes, read.max_violations, read.verbose) == (
+        "text",
+        DEFAULT_MAX_LINE_BYTES,
+        DEFAULT_MAX_VIOLATIONS,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["check", "a.jsonl", "--max-violations", "0"], "must be at least 1: 0"),
+        (["check", "a.jsonl", "--format", "xml"], "invalid choice: 'xml'"),
+        (["check", "a.jsonl", "-v", "b.jsonl"], "unrecognized arguments: b.jsonl"),
+        (["check"], "the following arguments are required: PATH"),
+    ],
+)
+def test_a_usage_error_is_argparses(
+    arguments: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Left to argparse: its usage line and message, exit 2."""
+    assert usual_check_arguments(arguments[1:]) is None
+    with pytest.raises(SystemExit) as done:
+        main(arguments)
+    assert done.value.code == 2
+    shown = capsys.readouterr().err
+    assert shown.startswith("usage: loopspec check ")
+    assert said in shown
