@@ -49,11 +49,14 @@ def test_PROTO_1_replay_refuses_a_profile_whose_implementation_lacks_a_capabilit
 def test_PROTO_1_replay_with_a_foreign_profile_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """PROTO-1: on the command line the refusal is one error line, exit 2, no verdict."""
+    """PROTO-1: on the command line the refusal is one error line, exit 2, no verdict. It names
+    no rule: the case and the profile do not fit, whatever the target does (it said [PROTO-1],
+    as if the target had broken the protocol)."""
     assert main(["replay", str(ABORT_CASE), "--profile", "claude-code"]) == 2
     captured = capsys.readouterr()
     errors = captured.err.strip().splitlines()
     assert len(errors) == 1, captured.err
+    assert errors[0].startswith(f"loopspec: error: {ABORT_CASE}: command #3 of the case"), errors
     assert "needs the capability abort" in errors[0]
     assert "claude-code profile's implementation" in errors[0]
     assert "divergence" not in captured.out
