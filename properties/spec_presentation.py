@@ -54,6 +54,9 @@ CALL_EXAMPLES = (
         '{"command": "make test", "description": "Run the tests", "cwd": "build"}',
     ),
     CallExample(
+        "an empty description shows nothing", "bash", '{"command": "ls", "description": ""}'
+    ),
+    CallExample(
         "background command",
         "bash",
         '{"command": "sleep 60", "description": "Wait", "run_in_background": true}',
@@ -67,6 +70,7 @@ CALL_EXAMPLES = (
     CallExample(
         "outside the workspace, offset only", "read", '{"file_path": "/etc/hosts", "offset": 3}'
     ),
+    CallExample("the session cwd itself is not inside it", "read", '{"file_path": "/workspace/"}'),
     CallExample("offset 0 is line 1", "read", '{"file_path": "a.txt", "offset": 0, "limit": 1}'),
     CallExample("limit only: from line 1", "read", '{"file_path": "a.txt", "limit": 20}'),
     CallExample(
@@ -127,6 +131,13 @@ RESULT_EXAMPLES = (
     ResultExample("no meta: diff from the arguments", "write", _NOTES, "Wrote 8 bytes"),
     ResultExample(
         "meta.diffs: the applied diffs", "write", _NOTES, "Wrote 8 bytes", meta=_OVERWRITTEN
+    ),
+    ResultExample(
+        "empty meta.diffs: diff from the arguments",
+        "write",
+        _NOTES,
+        "Wrote 8 bytes",
+        meta={"diffs": []},
     ),
     ResultExample("error: raw content", "write", _NOTES, "Error: read-only", is_error=True),
     ResultExample("meta.diffs: the applied diffs", "edit", _EDIT, "Edited", meta=_EDITED),

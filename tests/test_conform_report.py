@@ -76,6 +76,7 @@ from loopspec.properties.conformance.run import (
 from loopspec.properties.conformance.situations import SITUATIONS_BY_EVENT, Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
+from loopspec.properties.spec_presentation import CALL_EXAMPLES, RESULT_EXAMPLES
 from loopspec.properties.stateful.strategies import CONFIGS
 
 
@@ -220,7 +221,11 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
     rules hold each status (it ended with the transition table, the verdict a screen above)."""
     assert main(["conform", "--examples", "5", "--seed", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    prefix = "CONFORMANT: no divergence in 5 programs; rules: "
+    # The bundled loop presents: section 12's examples are played after the programs.
+    examples = len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
+    prefix = (
+        f"CONFORMANT: no divergence in 5 programs and {examples} presentation examples; rules: "
+    )
     assert lines[-1].startswith(prefix)
     # The header says what both counts count ("checked xM" was explained nowhere in the text).
     start = lines.index(

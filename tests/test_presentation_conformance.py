@@ -53,7 +53,9 @@ from loopspec.properties.conformance.process_target import (
     comparable,
 )
 from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
-from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.situations import presentation_situations
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.spec_presentation import CALL_EXAMPLES, RESULT_EXAMPLES
 
 KILL_BUDGET = settings(
     max_examples=400,
@@ -602,3 +604,96 @@ def test_VIEW_2_a_wrong_status_or_option_is_named_not_called_a_view_of_the_argum
     assert found is not None
     assert "allow_once" in found[1], found
     assert "presenter's view" not in found[1], found
+
+
+class _BridgeOnTheModel:
+    """A bridge held alone: the model plays the loop, and `damage` changes the ACP messages its
+    UI is sent, as a bridge with one bug would (the shape of an ACP bridge author's target)."""
+
+    name = "a bridge on the model"
+
+    def __init__(self, damage: Callable[[dict[str, Any]], None]) -> None:
+        self.loop = ModelTarget()
+        self.damage = damage
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.loop.reset(config)
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        observed = self.loop.apply(command)
+        presented = json.loads(json.dumps(observed.presented or ()))
+        for message in presented:
+            self.damage(message)
+        return attrs.evolve(observed, presented=tuple(presented))
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def _edit_swapped(message: dict[str, Any]) -> None:
+    """An edit card whose diff shows the new text as the old and the old as the new."""
+    for item in message["params"].get("update", {}).get("content") or []:
+        if item.get("type") == "diff" and "oldText" in item:
+            item["oldText"], item["newText"] = item["newText"], item["oldText"]
+
+
+def _titles_left_absolute(message: dict[str, Any]) -> None:
+    """A card whose title names its path as the arguments give it, never relative."""
+    card = message["params"].get("update") or message["params"].get("toolCall") or {}
+    where = [*(card.get("locations") or []), *(card.get("content") or [])]
+    path = next((item["path"] for item in where if "path" in item), None)
+    if isinstance(path, str) and path.startswith("/workspace/") and "title" in card:
+        card["title"] = card["title"].replace(path.removeprefix("/workspace/"), path)
+
+
+def _empty_description_shown(message: dict[str, Any]) -> None:
+    """A bash card that shows an empty description as an empty text block."""
+    card = message["params"].get("update") or {}
+    arguments = card.get("rawInput")
+    shown = card.get("sessionUpdate") == "tool_call" and "content" not in card
+    if shown and isinstance(arguments, dict) and arguments.get("description") == "":
+        card["content"] = [{"type": "content", "content": {"type": "text", "text": ""}}]
+
+
+@pytest.mark.parametrize(
+    ("damage", "rule"),
+    [
+        (_edit_swapped, "VIEW-2"),
+        (_titles_left_absolute, "VIEW-4"),
+        (_empty_description_shown, "VIEW-2"),
+    ],
+    ids=["edit-swapped", "titles-left-absolute", "empty-description-shown"],
+)
+def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
+    damage: Callable[[dict[str, Any]], None], rule: str
+) -> None:
+    """VIEW-2, VIEW-4: the random programs draw relative paths, no edit call and no description,
+    so an ACP bridge that swaps an edit's old and new text, leaves titles absolute inside the
+    workspace or shows an empty description passed 500 of them CONFORMANT. After the search,
+    conform plays every example of SPEC.md section 12 on a target that presents, and names the
+    rule."""
+    report = run_conformance(
+        lambda: _BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
+    )
+    assert report.divergence is not None, "a bridge bug section 12 shows was not caught"
+    assert report.divergence.rule_id == rule, report.divergence.what
+    assert report.presentation_examples > 0
+    clean = run_conformance(
+        lambda: _BridgeOnTheModel(lambda message: None),
+        examples=10,
+        seed_value=None,
+        show_progress=False,
+    )
+    assert clean.conformant, clean.divergence
+    assert clean.presentation_examples == len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
+
+
+def test_VIEW_4_only_an_absolute_path_in_a_title_is_its_situation() -> None:
+    """VIEW-4: a card naming a relative path (all the random programs draw) shows it as given
+    whatever the session cwd, so it does not create VIEW-4's situation; the rule table read
+    'VIEW-4 exercised x126' for runs that never drew an absolute path."""
+    relative = _card_for("c1", '{"file_path":"a.txt"}')
+    inside = _card_for("c1", '{"file_path":"/workspace/a.txt"}')
+    assert "VIEW-4" not in presentation_situations((relative,))
+    assert "VIEW-4" in presentation_situations((inside,))

@@ -24,6 +24,9 @@ renamed or removed without changing `format`.
       "outOfTime": false,                       // true: that budget ended the search (then
                                                 //   "examples" may be fewer than asked for) or,
                                                 //   with a divergence, its shrinking
+      "presentationExamples": 0,                // SPEC.md section 12's examples played after
+                                                //   the search (capability presentation; the
+                                                //   last diverged when "conformant" is false)
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
         {
           "rule": "EXE-4",

@@ -175,7 +175,15 @@ def counts_line(report: RunReport) -> str:
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
     commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
-    return f"{programs}{besides}, {commands}, {report.seconds:.1f} s{rate}"
+    swept = f", {sweep_words(report)}" if report.presentation_examples else ""
+    return f"{programs}{besides}{swept}, {commands}, {report.seconds:.1f} s{rate}"
+
+
+def sweep_words(report: RunReport) -> str:
+    """The section 12 examples played after the search (`presentation_sweep`), in words."""
+    played = report.presentation_examples
+    found = ", the last diverging" if report.divergence is not None else ""
+    return f"then {played} of SPEC.md section 12's presentation examples{found}"
 
 
 def replayed_target(replayed: str, impl: str | None, cmd: str | None) -> str:
@@ -242,6 +250,8 @@ def _text_report(
         statuses = Counter(row["status"] for row in rule_table(report))
         tally = "; ".join(f"{status} {count}" for status, count in statuses.items())
         programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
+        if report.presentation_examples:
+            programs += f" and {report.presentation_examples} presentation examples"
         # The guarantee is the programs run: with the time spent, say within what, too.
         within = f" within {max_seconds:g} s" if ended is not None else ""
         print(f"\n{verdict}: no divergence in {programs}{within}; rules: {tally}")
@@ -275,6 +285,7 @@ def json_report(
         "seconds": round(report.seconds, 3),
         "maxSeconds": max_seconds,
         "outOfTime": report.out_of_time,
+        "presentationExamples": report.presentation_examples,
         "rules": rule_table(report),
         "transitions": report.transitions,
     }

@@ -74,7 +74,12 @@ from loopspec.properties.conformance.compare import (
     split_units,
 )
 from loopspec.properties.conformance.profile_check import settling_command
-from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, refused_alike
+from loopspec.properties.conformance.target import (
+    ConformanceTarget,
+    ModelTarget,
+    Observation,
+    refused_alike,
+)
 
 EXHAUSTIVE_CONFIG = LoopConfig(
     tools=(
@@ -188,7 +193,7 @@ def run_exhaustive(
     for program in programs(k, config):
         runs += 1
         prefixes.update(program[:length] for length in range(1, len(program) + 1))
-        divergence, sent = _run_one(target, config, program)
+        divergence, sent = run_program(target, config, program)
         commands += len(sent)
         if progress is not None:
             progress(runs)
@@ -197,11 +202,16 @@ def run_exhaustive(
     return ExhaustiveReport(k, runs, len(prefixes), commands)
 
 
-def _run_one(
-    target: ConformanceTarget, config: LoopConfig, program: tuple[Command, ...]
+def run_program(
+    target: ConformanceTarget,
+    config: LoopConfig,
+    program: tuple[Command, ...],
+    *,
+    observe: Callable[[Observation], None] | None = None,
 ) -> tuple[Divergence | None, tuple[Command, ...]]:
     """Run `program` and its settling tail on a fresh session of `target` and of the model;
-    the divergence, if any, and the commands sent (up to the diverging one)."""
+    the divergence, if any, and the commands sent (up to the diverging one). `observe` is
+    given the model's observation of each command sent."""
     oracle = ModelTarget()
     oracle.reset(config)
     presenting = oracle.presenting = "presentation" in target.reset(config)
@@ -223,6 +233,8 @@ def _run_one(
         assert oracle.state is not None
         phase = oracle.state.phase.NAME
         expected = oracle.apply(command)
+        if observe is not None:
+            observe(expected)
         actual = target.apply(command)
         if not presenting:  # what a target does not declare is not compared
             actual = attrs.evolve(actual, presented=None)

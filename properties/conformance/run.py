@@ -67,10 +67,11 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program, weight
-from loopspec.properties.conformance.situations import SITUATION_HITS
+from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
     ModelTarget,
@@ -476,6 +477,9 @@ class RunReport:
     # The run's time (`run_conformance`'s `deadline`) ended it: the search before `examples`
     # programs, or the shrinking and cutting down of its counterexample.
     out_of_time: bool = False
+    # SPEC.md section 12's examples played after the search (`presentation_sweep`), none when
+    # the search found a divergence or the target does not present.
+    presentation_examples: int = 0
 
     @property
     def conformant(self) -> bool:
@@ -680,6 +684,8 @@ def run_conformance(
     program: tuple[Command, ...] = ()
     config: LoopConfig | None = None
     out_of_time = False
+    swept: list[tuple[Command, ...]] = []  # section 12's programs played, the last diverging
+    played = swept.append
 
     def reducing(replays: int) -> None:
         _progress(examples, counted["shrink"], started, replays)
@@ -715,6 +721,13 @@ def run_conformance(
         with _young_collections_rarer():
             try:
                 test()
+                if _sweeps(profile, capabilities) and (deadline is None or clock() < deadline):
+                    sweep_presentation(
+                        lambda: GuardedTarget(factory, breakage, within),
+                        capabilities,
+                        _count_presentation,
+                        played,
+                    )
             finally:
                 programs.release()
     except _OutOfTime:
@@ -762,7 +775,21 @@ def run_conformance(
         conformance.PROGRAM_ENDS["abandoned"],
         counted["reduce"],
         out_of_time,
+        len(swept),
     )
+
+
+def _sweeps(profile: Profile | None, capabilities: frozenset[str]) -> bool:
+    """Whether section 12's examples are played (`presentation_sweep`): on a target that
+    presents, compared whole (a profile describes a harness, and none presents)."""
+    return profile is None and "presentation" in capabilities
+
+
+def _count_presentation(expected: Observation) -> None:
+    """A swept command's presentation situations, each also checked, for the rule table."""
+    situations = presentation_situations(expected.presented or ())
+    SITUATION_HITS.update(situations)
+    conformance.RULE_HITS.update(situations)
 
 
 # What cutting a counterexample down may spend at most: candidates replayed, and seconds. The

@@ -213,8 +213,8 @@ def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[st
 
     Every message ACP-1; a permission request ACP-3; a presenter's card VIEW-2; a fallback (a
     generic card for a call no presenter renders, a result's raw content) VIEW-3; a title
-    naming a path (relative only inside the session cwd) VIEW-4; a terminal's output as fenced
-    console text ACP-2.
+    naming an absolute path (relative only inside the session cwd) VIEW-4; a terminal's output
+    as fenced console text ACP-2.
     """
     found: list[str] = []
     for message in presented:
@@ -235,10 +235,26 @@ def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[st
             found += ["ACP-2", "VIEW-2"]
         else:
             found.append("VIEW-2" if card.get("title") or "diff" in text else "VIEW-3")
-        # A title built from a path: relativized only when it lies inside the session cwd.
-        if card.get("locations") or '"diff"' in text:
+        # A title built from an absolute path: relativized only when it lies inside the session
+        # cwd. A relative path (all the random programs draw) is shown as given either way.
+        if _titled_path(card).startswith("/"):
             found.append("VIEW-4")
     return found
+
+
+def _titled_path(card: dict[str, object]) -> str:
+    """The path a card's title names (its first location, else its first diff path), or ""."""
+    locations, content = card.get("locations"), card.get("content")
+    anchors = [
+        *(locations if isinstance(locations, list) else []),
+        *(
+            item
+            for item in (content if isinstance(content, list) else [])
+            if isinstance(item, dict) and item.get("type") == "diff"
+        ),
+    ]
+    path = anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
+    return path if isinstance(path, str) else ""
 
 
 def _scheduling(after: LoopState | None) -> list[str]:
