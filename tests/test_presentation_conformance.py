@@ -41,6 +41,7 @@ from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
 from loopspec.model.views import GenericCallView
+from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_adapter import impl_adapter
@@ -697,3 +698,50 @@ def test_VIEW_4_only_an_absolute_path_in_a_title_is_its_situation() -> None:
     inside = _card_for("c1", '{"file_path":"/workspace/a.txt"}')
     assert "VIEW-4" not in presentation_situations((relative,))
     assert "VIEW-4" in presentation_situations((inside,))
+
+
+def _tutorial_bridge_target(bridge: type) -> type:
+    """The tutorial's `BridgeOnTheModel`, run as written, with `bridge` as its `MyBridge`."""
+    text = (Path(__file__).parent.parent / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    marker = "<!-- bridge-on-the-model: "
+    code = text.split(marker, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {"MyBridge": bridge}
+    exec(compile(code, "docs/tutorial.md", "exec"), namespace)  # the repository's own docs
+    made: type = namespace["BridgeOnTheModel"]
+    return made
+
+
+class _ModelsOwnBridge:
+    """A bridge that sends what the model presents (`LogPresenter`), event by event."""
+
+    def __init__(self) -> None:
+        self.presenter = replay.LogPresenter()
+
+    def on_event(self, event: dict[str, Any]) -> list[dict[str, object]]:
+        shown = self.presenter.feed(event_from_wire(event))
+        return [] if shown is None else [replay.presented_wire(shown)]
+
+
+class _OriginalInputBridge(_ModelsOwnBridge):
+    """The same bridge, rendering a rewritten call's card from the model's original input."""
+
+    def on_event(self, event: dict[str, Any]) -> list[dict[str, object]]:
+        data = event.get("data") or {}
+        if event.get("type") == "tool/call" and "rewrite" in data:
+            original = {**data, "arguments": data["rewrite"]["originalArguments"]}
+            event = {**event, "data": {k: v for k, v in original.items() if k != "rewrite"}}
+        return super().on_event(event)
+
+
+def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
+    """RW-1, VIEW-2: the tutorial's wrapper for checking an ACP bridge alone (the model plays
+    the loop) runs as quoted: a bridge that sends what the model presents is conformant, one
+    that renders a rewritten call's card from the original input is blamed on RW-1."""
+    good = _tutorial_bridge_target(_ModelsOwnBridge)
+    report = run_conformance(good, examples=20, seed_value=BATCH_SEED, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+    assert report.presentation_examples > 0
+    bad = _tutorial_bridge_target(_OriginalInputBridge)
+    report = run_conformance(bad, examples=200, seed_value=BATCH_SEED, show_progress=False)
+    assert report.divergence is not None
+    assert report.divergence.rule_id == "RW-1", report.divergence.what
