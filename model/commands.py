@@ -150,10 +150,13 @@ class HookAnswers:
     audit: HookAudit | None = None
 
     def __attrs_post_init__(self) -> None:
+        if self.audit is None:
+            return
+        refuse_impossible_exit(self.verdict, self.audit)
         # The audit's word is what the log shows the hook said: one that contradicts the
         # verdict the loop acted on (a "block" on a pass, a "defer" on an allow) would make the
         # model write a log its own invariants reject.
-        if self.audit is None or self.audit.decision is None:
+        if self.audit.decision is None:
             return
         words = audit_words(self.verdict)
         if self.audit.decision not in words:
@@ -253,6 +256,47 @@ class ToolFinishes:
     call_id: str
     outcome: ToolOutcome
     post: tuple[PostVerdict, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        for verdict in self.post:
+            if verdict.audit is not None:
+                refuse_impossible_exit(verdict, verdict.audit)
+
+
+# A hook's stdout is read only when it exits 0; exit code 2 is the blocking exit, its stderr
+# the reason (Claude Code and Codex alike; dsh runs hooks as Claude Code does).
+BLOCKING_EXIT_CODE = 2
+
+
+def exits_2(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> bool:
+    """Whether a hook could give `verdict` by exiting 2: a deny or a block, or a pass audited
+    `error` (Codex reads exit 2 without a reason on stderr as a failed hook, HOOK-7)."""
+    match verdict:
+        case Deny() | PostBlock():
+            return True
+        case Pass() | PostPass():
+            return audit.decision == "error"
+        case Allow() | Ask() | PostContext():
+            return False
+        case _:
+            assert_never(verdict)
+
+
+def exits_as(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> bool:
+    """Whether the exit code `audit` records is one a hook giving `verdict` can exit with."""
+    return audit.exit_code != BLOCKING_EXIT_CODE or exits_2(verdict, audit)
+
+
+def refuse_impossible_exit(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> None:
+    """Refuse an answer whose audit says the hook exited 2 while the verdict does not block: no
+    hook can say that, and the log would record one (HOOK-1)."""
+    if exits_as(verdict, audit):
+        return
+    msg = (
+        f"an audit with exit code 2 contradicts the hook's {type(verdict).__name__} verdict: "
+        "exit code 2 blocks (Deny, PostBlock), or is a failed hook's (a pass audited 'error')"
+    )
+    raise InvalidEventError(msg, rule_id="HOOK-1")
 
 
 @attrs.frozen

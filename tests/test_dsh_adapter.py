@@ -566,6 +566,37 @@ _HOOK_AUDITS: tuple[tuple[str, Json, tuple[Json, ...], list[str]], ...] = (
 )  # fmt: skip
 
 
+def test_HOOK_1_the_adapter_refuses_a_pass_that_exited_2(dsh: ProcessTarget) -> None:
+    """HOOK-1: a pass audited 'error' with exit code 2 (a Codex hook that failed) is an answer
+    the model takes, but dsh's bridge reads exit 2 as a block: the adapter refuses it, on either
+    hook point, instead of showing dsh block what the hook passed; it changes nothing."""
+    config = _config(hooks=(_hook("pre", "PreToolUse", "read"), _hook("post", "PostToolUse", "*")))
+    failed = {"decision": "error", "exitCode": 2, "durationMs": 1}
+    observations = _run(
+        dsh,
+        config,
+        (
+            user(),
+            reply(call("c1")),
+            _audited({"decision": "pass"}, failed),
+            answers("pass"),
+            finishes("c1", post=[{"decision": "pass", "audit": failed}]),
+            finishes("c1", post=[{"decision": "pass"}]),
+        ),
+    )
+    assert [(o.accepted, o.refusal_rule) for o in observations] == [
+        (True, None),
+        (True, None),
+        (False, "HOOK-1"),
+        (True, None),
+        (False, "HOOK-1"),
+        (True, None),
+    ]
+    assert "exit code 2" in str(observations[2].refusal_message)
+    results = [e for o in observations for e in o.events if e["type"] == "tool/result"]
+    assert [e["data"]["message"]["content"][0]["isError"] for e in results] == [False]
+
+
 def test_HOOK_1_loopspec_check_passes_on_the_hook_audits_dsh_writes(
     dsh: ProcessTarget, tmp_path: Path
 ) -> None:

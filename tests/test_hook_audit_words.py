@@ -8,6 +8,8 @@ pass audited "block" beside another hook's rewrite read as RW-2), so the model r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from spec_helpers import clean, run, with_hooks
 
@@ -21,6 +23,9 @@ from loopspec.model.commands import (
     HookAudit,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
     PreVerdict,
     SubmitUser,
     ToolFinishes,
@@ -107,3 +112,59 @@ def test_HOOK_1_reduction_drops_an_audit_word_the_simpler_verdict_cannot_record(
     assert plainer
     assert all(a.audit is None for a in plainer)
     assert HookAnswers(Deny("no")) in answers  # the audit alone dropped, as before
+
+
+# Exit code 2 is a hook's blocking exit: its stdout is not read, so it cannot allow, ask or add a
+# context; Codex reads one without a reason as a failed hook, a pass audited "error".
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: HookAnswers(Allow(), HookAudit(exit_code=2)),
+        lambda: HookAnswers(Ask("sure?"), HookAudit(decision="ask", exit_code=2)),
+        lambda: HookAnswers(Pass(), HookAudit(exit_code=2)),
+        lambda: ToolFinishes("c1", ToolSucceeded("A"), (PostContext("n", HookAudit(None, 2)),)),
+        lambda: ToolFinishes("c1", ToolSucceeded("A"), (PostPass(HookAudit("pass", 2)),)),
+    ],
+    ids=["allow", "ask", "pass", "post-context", "post-pass"],
+)
+def test_HOOK_1_an_exit_code_2_that_does_not_block_is_refused(build: Callable[[], object]) -> None:
+    """HOOK-1: an audit saying the hook exited 2 goes with a deny or a block; any other verdict
+    is one no hook can give that way (the dsh adapter would have run it as a block)."""
+    with pytest.raises(InvalidEventError) as refusal:
+        build()
+    assert refusal.value.rule_id == "HOOK-1"
+    assert "exit code 2" in str(refusal.value)
+
+
+def test_HOOK_1_an_exit_code_2_block_or_failed_hook_is_accepted_and_logged() -> None:
+    """HOOK-1: exit 2 with a deny, a block, or a pass audited "error" (a failed hook) keeps its
+    exit code in the log, which the invariants accept."""
+    post = with_hooks(HookSpec("guard", "PreToolUse", "bash"), HookSpec("p", "PostToolUse", "*"))
+    for answer, judged in (
+        (HookAnswers(Deny("no"), HookAudit("block", 2)), ()),
+        (HookAnswers(Pass(), HookAudit("error", 2)), (PostBlock("bad", HookAudit("block", 2)),)),
+        (HookAnswers(Pass()), (PostPass(HookAudit("error", 2)),)),
+    ):
+        program: list[Command] = [SubmitUser("go"), ModelReplies((BASH,)), answer]
+        if not isinstance(answer.verdict, Deny):
+            program.append(ToolFinishes("c1", ToolSucceeded("done"), judged))
+        state = run(post, program)
+        assert clean(state.log) == []
+        assert 2 in [getattr(e, "exit_code", None) for e in state.log]
+
+
+def test_HOOK_1_reduction_drops_an_exit_code_the_simpler_verdict_cannot_have() -> None:
+    """A plainer verdict tried for an exit-2 deny with no audit word goes without the audit:
+    a pass that exited 2 would be refused."""
+    program = (
+        SubmitUser("clean"),
+        ModelReplies((BASH,)),
+        HookAnswers(Deny("no"), HookAudit(exit_code=2)),
+    )
+    answers = [
+        candidate[-1]
+        for _config, candidate in smaller_candidates(GUARDED, program)
+        if len(candidate) == 3 and isinstance(candidate[-1], HookAnswers)
+    ]
+    assert HookAnswers(Pass()) in answers
+    assert all(a.audit is None for a in answers if not isinstance(a.verdict, Deny))

@@ -154,6 +154,8 @@ EDGE_CONFIG = LoopConfig(
 _READ = '{"file_path":"a.txt"}'
 _LS = '{"command":"ls"}'
 _AUDIT = HookAudit(decision="block", exit_code=2, stderr_summary="no rm", duration_ms=12.5)
+# A context is printed by a hook that exits 0 (exit code 2 would be a block, HOOK-1).
+_CONTEXT_AUDIT = HookAudit(exit_code=0, stderr_summary="noted", duration_ms=3.5)
 
 # Hand-written programs for what random programs reach rarely or never: refusals with specific
 # rules, audited answers, refused rewrites, approvals of unknown tools, aborts with a pending
@@ -172,7 +174,7 @@ EDGE_PROGRAMS: dict[str, tuple[Command, ...]] = {
         ToolFinishes(
             "c1",
             ToolFailed("boom", "EIO", "IOError"),
-            (PostContext("note", _AUDIT), PostContext("more")),
+            (PostContext("note", _CONTEXT_AUDIT), PostContext("more")),
         ),
         SubmitUser("queued"),
         ModelReplies((TextBlock("done"),)),

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { postHooksFor } from './hooks.mjs'
+import { exitCodeProblem, postHooksFor } from './hooks.mjs'
 import { Refusal } from './protocol.mjs'
 import { DshRuntime } from './session.mjs'
 
@@ -184,6 +184,8 @@ const FEEDERS = {
 
   HookAnswers(command) {
     const waiter = this.waiter('hook', undefined, 'MODEL-1', 'no PreToolUse hook is running')
+    const problem = exitCodeProblem(command.verdict, command.audit, 'deny')
+    if (problem !== undefined) throw new Refusal('HOOK-1', problem)
     waiter.resolve({ verdict: command.verdict, audit: command.audit })
   },
 
@@ -202,6 +204,10 @@ const FEEDERS = {
         'HOOK-5',
         `${hooks.length} PostToolUse hook(s) match, ${post.length} verdict(s) given`,
       )
+    }
+    for (const verdict of post) {
+      const problem = exitCodeProblem(verdict, verdict.audit, 'block')
+      if (problem !== undefined) throw new Refusal('HOOK-1', problem)
     }
     if (hooks.length > 0) {
       this.runtime.postVerdicts.set(

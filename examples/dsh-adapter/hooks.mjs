@@ -11,7 +11,8 @@
 //
 // - PreToolUse: the run parks a 'hook' waiter; the next HookAnswers command settles it, and its
 //   verdict becomes Claude Code output (permissionDecision allow / ask / deny, or exit code 2
-//   with the reason on stderr when the audit says the hook exited 2).
+//   with the reason on stderr for a deny whose audit says the hook exited 2; any other answer
+//   audited with exit code 2 is refused, since the bridge would read it as a block).
 // - PostToolUse: the verdicts arrive with ToolFinishes (one per matching hook, as in the model),
 //   before dsh runs the hooks; the run answers at once. A call that never ran a body (dsh also
 //   runs post-execute for denied calls) gets a pass.
@@ -51,10 +52,25 @@ function processOutput(exitCode, stdout, stderr) {
   return { exitCode, stdout: { text: stdout }, stderr: { text: stderr } }
 }
 
+/**
+ * Why dsh cannot be given this answer, or undefined when it can. The bridge reads a hook by the
+ * Claude Code protocol, where exit code 2 always blocks (stdout unread): an audit saying the hook
+ * exited 2 goes only with a deny (PreToolUse) or a block (PostToolUse). The model also accepts a
+ * pass audited 'error' there (a Codex hook that exited 2 without a reason failed); dsh would
+ * block it, so the adapter refuses it rather than show dsh blocking what the hook passed.
+ */
+export function exitCodeProblem(verdict, audit, blocking) {
+  if (audit?.exitCode !== 2 || verdict?.decision === blocking) return undefined
+  return (
+    `a ${verdict?.decision ?? 'pass'} answer audited with exit code 2: dsh runs hooks by the ` +
+    `Claude Code protocol, where exit code 2 is a ${blocking}`
+  )
+}
+
 /** What a PreToolUse hook process "printed" for one HookAnswers command. */
 export function preToolUseOutput({ verdict, audit }) {
   const stderr = audit?.stderrSummary ?? ''
-  if (audit?.exitCode === 2) {
+  if (audit?.exitCode === 2 && verdict.decision === 'deny') {
     // Claude Code's blocking exit: stderr is the reason.
     return processOutput(2, '', verdict.reason ?? stderr)
   }

@@ -71,6 +71,7 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
     audit_words,
+    exits_as,
 )
 from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.errors import LoopSpecError
@@ -411,9 +412,11 @@ def _simpler_commands(command: Command, inputs: _Inputs) -> Iterator[Command]:
             if audit is not None:
                 yield attrs.evolve(command, audit=None)
             for simpler in _simpler_verdicts(verdict, inputs.required(inputs.concern.tool)):
-                # An audit word for the old verdict may contradict the simpler one (a "block"
-                # on a pass, HOOK-1): then the candidate goes without it.
-                fits = audit is None or audit.decision in (None, *audit_words(simpler))
+                # An audit for the old verdict may contradict the simpler one (a "block" on a
+                # pass, an exit code 2 on an allow, HOOK-1): then the candidate goes without it.
+                fits = audit is None or (
+                    audit.decision in (None, *audit_words(simpler)) and exits_as(simpler, audit)
+                )
                 yield HookAnswers(simpler, audit if fits else None)
         case ToolFinishes(outcome=outcome, post=post):
             for simpler_outcome in _simpler_outcomes(outcome):

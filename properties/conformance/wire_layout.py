@@ -142,7 +142,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     "(DEC-1, TEXT-1)",
     (HookAudit, "decision"): "the decision word to record in place of the verdict's own; on a "
     "PreToolUse answer one that agrees with its verdict (HOOK-1, commands.audit_words)",
-    (HookAudit, "exit_code"): "the hook process's exit code",
+    (HookAudit, "exit_code"): "the hook process's exit code; 2, the blocking exit, only on a deny "
+    "or a block, or on a pass audited error (HOOK-1, commands.exits_2)",
     (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",
     (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds",
     (ApprovalAnswers, "outcome"): "the answer: allowed-once runs the call; rejected, cancelled "

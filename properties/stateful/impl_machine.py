@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar, assert_never
 
+import attrs
 from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
@@ -55,6 +56,7 @@ from loopspec.model.commands import (
     SubmitUser,
     ToolFinishes,
     audit_words,
+    exits_as,
 )
 from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.derive import derive_messages
@@ -101,9 +103,16 @@ hook_audits: st.SearchStrategy[HookAudit] = st.builds(
 )
 
 
+def _exit_fitting(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> HookAudit:
+    """`audit`, its exit code 2 made 0 where no hook could give `verdict` by exiting 2 (HOOK-1,
+    `commands.exits_as`). Fitted after the draw: mapping the strategy moved the fixed batch."""
+    return audit if exits_as(verdict, audit) else attrs.evolve(audit, exit_code=0)
+
+
 def pre_hook_audits(verdict: PreVerdict) -> st.SearchStrategy[HookAudit]:
     """An audit for a PreToolUse `verdict`: its decision word one the verdict allows
-    (`audit_words`), or none (the verdict's own tag is recorded)."""
+    (`audit_words`), or none (the verdict's own tag is recorded); its exit code is fitted to
+    the verdict after the draw (`_exit_fitting`)."""
     return st.builds(
         HookAudit,
         decision=st.sampled_from([None, *sorted(audit_words(verdict))]),
@@ -114,6 +123,7 @@ def pre_hook_audits(verdict: PreVerdict) -> st.SearchStrategy[HookAudit]:
 
 
 def _with_audit(verdict: PostVerdict, audit: HookAudit) -> PostVerdict:
+    audit = _exit_fitting(verdict, audit)
     match verdict:
         case PostPass():
             return PostPass(audit)
@@ -170,7 +180,7 @@ class ConformanceMachine(ModelMachine):
         call = phase.reply.tool_calls[phase.queue[0].call_index]
         verdict = data.draw(gen.pre_verdicts_for(call.name), label="verdict")
         audit = data.draw(st.none() | pre_hook_audits(verdict), label="audit")
-        self.apply(HookAnswers(verdict, audit))
+        self.apply(HookAnswers(verdict, None if audit is None else _exit_fitting(verdict, audit)))
 
     @precondition(
         lambda self: (
