@@ -26,6 +26,7 @@ draws. A counterexample is saved in the case directory.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,7 +49,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--loopspec-impl",
         metavar="MODULE:FACTORY",
         default=None,
-        help="run the conformance suite against this ConformanceTarget factory",
+        help="run the conformance suite against this ConformanceTarget factory: as many "
+        "programs as the Hypothesis profile's max_examples (--hypothesis-profile), the same "
+        "every run unless --hypothesis-seed=N draws those of `loopspec conform --seed N`",
     )
     group.addoption(
         "--loopspec-cmd",
@@ -86,6 +89,30 @@ def case_folder(config: pytest.Config) -> Path:
     current directory), else `loopspec-cases/` in the rootdir, found wherever pytest runs."""
     given = config.getoption("--loopspec-case-dir")
     return Path(given).resolve() if given else config.rootpath / DEFAULT_CASE_DIR
+
+
+def as_typed(path: Path) -> str:
+    """`path` from the current directory when it lies below it: what a user would type."""
+    here = Path(os.getcwd())
+    return str(path.relative_to(here)) if path.is_relative_to(here) else str(path)
+
+
+def rerun_command(config: pytest.Config, case: Path) -> str:
+    """The pytest command line that replays `case` alone on this run's target: what a report
+    under pytest offers to rerun (a `loopspec replay` line would not see what pytest's own
+    settings, such as `pythonpath`, put on the import path)."""
+    typed = as_typed(case)
+    argv = ["pytest", typed]
+    for option in ("--loopspec-impl", "--loopspec-cmd", "--loopspec-case-dir"):
+        given = config.getoption(option)
+        if given:
+            argv.append(f"{option}={given}")
+    timeout = config.getoption("--loopspec-answer-timeout")
+    if timeout is not None:
+        argv.append(f"--loopspec-answer-timeout={timeout:g}")
+    if case.resolve().parent != case_folder(config).resolve():  # a case --loopspec-cases named
+        argv.append(f"--loopspec-cases={typed}")
+    return shlex.join(argv)
 
 
 def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:

@@ -62,11 +62,18 @@ def _pytest(
     )
 
 
-def test_PROTO_1_plugin_passes_a_conformant_target(tmp_path: Path) -> None:
-    """PROTO-1: the model as a target passes the suite the plugin adds."""
-    done = _pytest(tmp_path, "loopspec.properties.conformance.target:ModelTarget")
+def test_PROTO_1_plugin_passes_a_conformant_target_saying_what_the_pass_is_worth(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: the model as a target passes the suite the plugin adds, and the pass prints
+    conform's verdict, counts and rule tally, which `pytest -rP` shows (before, a pass said
+    nothing of the programs run or of the rules no program reached)."""
+    target = "loopspec.properties.conformance.target:ModelTarget"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 25, "-rP")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+    assert "loopspec conform: model: CONFORMANT\n  25 programs" in done.stdout
+    assert "\n  rules: exercised " in done.stdout, done.stdout
 
 
 def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> None:
@@ -83,9 +90,46 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert '{"kind": "SubmitUser"' in out
     cases = list((tmp_path / "loopspec-cases").glob("case-TURN-2-*.json"))
     assert len(cases) == 1
-    assert f"rerun: loopspec replay {cases[0]} --impl plugin_targets:turn_end_with_step_open" in out
+    rerun = "pytest loopspec-cases/case-TURN-2-0.json --loopspec-impl=plugin_targets:"
+    assert f"replay it alone: {rerun}turn_end_with_step_open\n" in out
+    # The rule on the failure's first line: what pytest's short summary and JUnit show.
+    verdict = "COUNTEREXAMPLE: TURN-2 (loopspec spec TURN-2)"
+    assert f"_\nloopspec conform: mutant:turn-end-with-step-open: {verdict}\n" in out, out
     assert "Draw 1" not in out
     assert "state.configure" not in out
+
+
+def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path: Path) -> None:
+    """PROTO-1: a counterexample's report offers the pytest command that replays its saved case
+    alone, and that command runs it where the loop is importable only through pytest's
+    `pythonpath` setting (a src layout, not installed). The report offered `loopspec replay
+    CASE --impl ...`, which could not import such a loop (exit 2, "No module named ...")."""
+    settings = '[tool.pytest.ini_options]\npythonpath = ["src"]\n'
+    (tmp_path / "pyproject.toml").write_text(settings, encoding="utf-8")
+    (tmp_path / "src" / "users_loop").mkdir(parents=True)
+    wrapper = "from plugin_targets import turn_end_with_step_open as make_loop\n"
+    (tmp_path / "src" / "users_loop" / "__init__.py").write_text(wrapper, encoding="utf-8")
+    done = _pytest(tmp_path, "users_loop:make_loop")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (offered,) = [
+        line.removeprefix("replay it alone: ")
+        for line in done.stdout.splitlines()
+        if line.startswith("replay it alone: ")
+    ]
+    command, *arguments = shlex.split(offered)
+    assert command == "pytest", offered
+    rerun = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert rerun.returncode == 1, rerun.stdout + rerun.stderr
+    assert "DIVERGES: TURN-2" in rerun.stdout, rerun.stdout
+    assert "1 failed in" in rerun.stdout, rerun.stdout  # the case alone, no random suite
 
 
 def test_PROTO_1_plugin_reports_a_counterexample_whose_case_cannot_be_saved(
@@ -129,8 +173,9 @@ def test_SAFE_5_plugin_fails_a_raising_target_with_conforms_line_and_its_case(
         f"(at {TESTS / 'plugin_targets.py'}:"
     )
     assert line in done.stdout, done.stdout
-    rerun = f"rerun it: loopspec replay {case} --impl plugin_targets:raises_at_the_second_reply"
-    assert rerun in done.stdout
+    assert case.name == "case-PROTO-1-0.json"
+    rerun = "rerun it: pytest loopspec-cases/case-PROTO-1-0.json --loopspec-impl=plugin_targets:"
+    assert f"{rerun}raises_at_the_second_reply\n" in done.stdout, done.stdout
     assert "conformance/run.py" not in done.stdout
     assert "During handling of the above exception" not in done.stdout
 
@@ -295,6 +340,8 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     ], out
     assert "test_saved_case_replays[case-TURN-2-1.json] PASSED" in out
     failed = out.split("test_saved_case_replays[case-TURN-2-0.json] _")[1].split("\n_____")[0]
+    headline = "loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES: TURN-2 ("
+    assert failed.splitlines()[1].startswith(headline), failed  # pytest's summary shows it
     assert "loopspec-cases/case-TURN-2-0.json: replaying against plugin_targets:" in failed
     assert "recorded target: --impl somebody_elses_loop:make (as conform was given it" in failed
     assert "loopspec-cases/case-TURN-2-0.json: diverges; the case recorded TURN-2" in failed
@@ -302,8 +349,9 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     assert "### TURN-2 " in failed  # the SPEC text
     assert "--- model" in failed
     assert "+++ target" in failed
-    rerun = "loopspec replay loopspec-cases/case-TURN-2-0.json --impl plugin_targets:"
-    assert f"replay it alone: {rerun}turn_end_with_step_open" in failed
+    rerun = "pytest loopspec-cases/case-TURN-2-0.json --loopspec-impl=plugin_targets:"
+    assert f"replay it alone: {rerun}turn_end_with_step_open --loopspec-cases=shared" not in out
+    assert f"replay it alone: {rerun}turn_end_with_step_open\n" in failed + "\n"
     assert "saved_cases.py" not in failed
     assert "Traceback" not in failed
     newer = out.split("test_saved_case_replays[newer.json] _")[1].split("\n_____")[0]

@@ -522,11 +522,16 @@ def _portable_paths(what: str) -> str:
 
 
 def with_saved_program(
-    broke: TargetError, folder: Path, target: dict[str, str], profile: str | None
+    broke: TargetError,
+    folder: Path,
+    target: dict[str, str],
+    profile: str | None,
+    rerun_case: Callable[[Path], str] | None = None,
 ) -> TargetError:
     """The target broke in a program (SAFE-5: exit 2, not a counterexample): the same error,
     its first line saying at which command and how to rerun the program, saved as a case (the
-    program is random; without it a crash found once could not be reproduced)."""
+    program is random; without it a crash found once could not be reproduced). `rerun_case`
+    gives the command that reruns the saved case (default: `loopspec replay` on `target`)."""
     if broke.config is None or not broke.program:
         return broke
     document = case_fields(
@@ -544,7 +549,8 @@ def with_saved_program(
     except OSError as error:
         rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:
-        rerun = f"rerun it: {replay_command(case_path, target)}"
+        command = rerun_case(case_path) if rerun_case else replay_command(case_path, target)
+        rerun = f"rerun it: {command}"
     first, newline, rest = broke.message.partition("\n")
     at = f"at command #{len(broke.program)} of a program; {rerun}"
     return TargetError(

@@ -11,7 +11,6 @@ and fails with what replay prints.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ import pytest
 from loopspec.model.errors import LoopSpecError
 from loopspec.properties.cli.conform_run import (
     case_replay_error,
-    replay_command,
     replay_header,
     replay_profile,
     replay_verdict_lines,
 )
+from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     Replay,
@@ -39,14 +38,7 @@ from loopspec.properties.conformance.run import (
     resolve_target,
     with_wait_hint,
 )
-from loopspec.properties.pytest_plugin import SAVED_CASES
-
-
-def _as_typed(path: Path) -> str:
-    """The case's path from the current directory when it lies below it: what a user would
-    type to replay it alone."""
-    here = Path(os.getcwd())
-    return str(path.relative_to(here)) if path.is_relative_to(here) else str(path)
+from loopspec.properties.pytest_plugin import SAVED_CASES, as_typed, rerun_command
 
 
 @attrs.frozen
@@ -125,7 +117,7 @@ class SavedCase(pytest.Item):
 def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> None:
     """Replay `saved_case`: fail with replay's report when it diverges, with its error when it
     cannot be used; skip when it needs a capability the target does not declare."""
-    name = _as_typed(saved_case)
+    name = as_typed(saved_case)
     # Failed or skipped outside the `except`s: inside, pytest would print the error as context.
     unusable = replay_target.unusable
     replay: Replay | None = None
@@ -158,10 +150,14 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         impl = config.getoption("--loopspec-impl")
         cmd = config.getoption("--loopspec-cmd")
         replayed = target.get("cmd") or target.get("impl") or ""
+        rule = replay.divergence.rule_id
+        explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         lines = [
+            # First: pytest's summary line and a JUnit report's message show this line alone.
+            f"loopspec replay: {name}: DIVERGES: {rule}{explain}",
             *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=False),
             "",
-            f"replay it alone: {replay_command(Path(name), target)}",
+            f"replay it alone: {rerun_command(config, saved_case)}",
         ]
         pytest.fail("\n".join(lines), pytrace=False)

@@ -4,13 +4,16 @@ Not collected by loopspec's own test run: the plugin adds this file only when a 
 It runs what `loopspec conform` runs, with the active Hypothesis profile's budget and the seed
 of `--hypothesis-seed` (as `conform --seed`; without it, the same programs every run), and fails
 with what the CLI prints: the shrunk program, the rule and how it is broken, the diff, the rule's
-SPEC text, the saved case file and the command that replays it — and nothing of Hypothesis's
-own output.
+SPEC text, the saved case file and the pytest command that replays it alone (pytest's own
+settings, such as `pythonpath`, apply to it as they do here; a `loopspec replay` line would miss
+them) — and nothing of Hypothesis's own output. A pass prints
+conform's verdict and rule tally (`pytest -rP` shows it).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
+from collections import Counter
 
 import pytest
 from hypothesis import settings
@@ -23,15 +26,17 @@ from loopspec.properties.cli.conform_run import (
     save_case,
     with_saved_program,
 )
+from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
     TargetError,
     close_factory,
     resolve_target,
+    rule_table,
     run_conformance,
     with_wait_hint,
 )
-from loopspec.properties.pytest_plugin import case_folder
+from loopspec.properties.pytest_plugin import as_typed, case_folder, rerun_command
 
 
 def _seed(config: pytest.Config) -> int | None:
@@ -77,7 +82,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             show_progress=False,
         )
     except TargetError as broke:
-        broken = with_saved_program(broke, folder, target, None)
+        rerun_case = functools.partial(rerun_command, request.config)
+        broken = with_saved_program(broke, folder, target, None, rerun_case)
     finally:
         try:
             close_factory(factory)
@@ -91,19 +97,33 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             said = f"[{unclosed.rule_id}] after a conforming run: {unclosed.message}"
             said = with_wait_hint(said, "--loopspec-answer-timeout")
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
+        # What the pass is worth, as conform's verdict says it: `pytest -rP` shows it, and a
+        # JUnit report keeps it as the test's output.
+        statuses = Counter(row["status"] for row in rule_table(report))
+        capabilities = ", ".join(sorted(report.capabilities)) or "none"
+        print(f"loopspec conform: {report.target}: CONFORMANT")
+        print(f"  {counts_line(report)}; capabilities: {capabilities}")
+        print(f"  rules: {'; '.join(f'{status} {n}' for status, n in statuses.items())}")
         return
-    unsaved: list[str] = []
     try:
-        case_path: Path | None = save_case(report, folder, target)
+        case_path = save_case(report, folder, target)
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
-        case_path = None
         said = system_reason(error)
-        unsaved.append(f"loopspec: error: the case was not saved in {folder}: {said}")
+        saved = [f"loopspec: error: the case was not saved in {folder}: {said}"]
+    else:
+        saved = [
+            "",
+            f"saved case: {as_typed(case_path)} (every run replays it first from now on)",
+            f"replay it alone: {rerun_command(request.config, case_path)}",
+        ]
+    rule = report.divergence.rule_id
+    explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
     lines = [
-        f"loopspec conform: {report.target}: COUNTEREXAMPLE",
+        # The rule on the first line: pytest's summary and a JUnit report's message show it alone.
+        f"loopspec conform: {report.target}: COUNTEREXAMPLE: {rule}{explain}",
         f"  {counts_line(report)}",
         "",
-        *counterexample_lines(report, case_path, target),
-        *unsaved,
+        *counterexample_lines(report, None, target),
+        *saved,
     ]
     pytest.fail("\n".join(lines), pytrace=False)
