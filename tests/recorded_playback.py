@@ -8,6 +8,8 @@ keeps those checks to one CLI session each.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.target import Observation
@@ -19,11 +21,12 @@ class RecordedPlayback:
 
     name = "recorded"
 
-    def __init__(self, kept: list[Observation]) -> None:
+    def __init__(self, kept: list[Observation], capabilities: Iterable[str] = CAPABILITIES) -> None:
         self._kept = iter(kept)
+        self._capabilities = frozenset(capabilities)
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
-        return frozenset(CAPABILITIES)
+        return self._capabilities
 
     def apply(self, command: Command) -> Observation:
         return next(self._kept)

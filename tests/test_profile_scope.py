@@ -24,7 +24,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
 )
 from loopspec.properties.conformance.target import ModelTarget
-from loopspec.properties.harnesses.conform_driver import CAPABILITIES as DRIVEN
+from loopspec.properties.harnesses.script import Harness, capabilities_of
 from loopspec.properties.profiles.dsh import PROFILE as DSH
 from loopspec.properties.profiles.real_harnesses import PROFILES
 
@@ -33,14 +33,15 @@ ABORT_CASE = REPO / "tests" / "regressions" / "dsh-aborted-body-context-kept.jso
 
 
 def test_PROTO_1_replay_refuses_a_profile_whose_implementation_lacks_a_capability() -> None:
-    """PROTO-1: the dsh abort case, replayed with the codex profile, is refused naming the
-    command, the capability and the profile (it was blamed EXE-4 on a right answer)."""
+    """PROTO-1: the dsh abort case, replayed with the claude-code profile (its adapter sends no
+    abort), is refused naming the command, the capability and the profile (with the codex
+    profile, before Codex's adapter sent aborts, it was blamed EXE-4 on a right answer)."""
     case = load_case(ABORT_CASE)
     with pytest.raises(TargetError) as refused:
-        replay_case(ModelTarget, case.config, case.commands, PROFILES["codex"])
+        replay_case(ModelTarget, case.config, case.commands, PROFILES["claude-code"])
     message = refused.value.message
     assert "command #3 of the case (Abort) needs the capability abort" in message
-    assert "the codex profile's implementation" in message
+    assert "the claude-code profile's implementation" in message
     # With the profile of the implementation it was recorded on, it replays as before.
     replay = replay_case(ModelTarget, case.config, case.commands, DSH)
     assert replay.divergence is None
@@ -64,7 +65,7 @@ def test_PROTO_1_replay_with_a_foreign_profile_is_one_line_and_exit_2(
 
 def test_PROTO_1_conform_sends_only_what_the_profiles_implementation_declares() -> None:
     """PROTO-1: a target declaring every capability, run with a real harness's profile, is
-    run with the capabilities that harness's adapter declares only (no abort, no crash)."""
+    run with the capabilities that harness's adapter declares only (abort, but no crash)."""
     report = run_conformance(
         ModelTarget,
         examples=2,
@@ -73,14 +74,14 @@ def test_PROTO_1_conform_sends_only_what_the_profiles_implementation_declares() 
         profile=PROFILES["codex"],
         shrink=False,
     )
-    assert report.capabilities == frozenset(DRIVEN)
+    assert report.capabilities == frozenset(capabilities_of(Harness.CODEX))
 
 
 def test_PROTO_1_each_profile_states_its_adapters_capabilities() -> None:
     """PROTO-1: the capabilities a profile states are the ones its adapter declares: the real
     harnesses' conform driver's, and those examples/dsh-adapter lists."""
-    for profile in PROFILES.values():
-        assert profile.capabilities == frozenset(DRIVEN)
+    for harness in Harness:
+        assert PROFILES[harness.value].capabilities == frozenset(capabilities_of(harness))
     adapter = (REPO / "examples" / "dsh-adapter" / "adapter.mjs").read_text(encoding="utf-8")
     listed = re.search(r"CAPABILITIES = Object\.freeze\(\[(.*?)\]\)", adapter, re.S)
     assert listed is not None

@@ -50,10 +50,16 @@ inside that tool_result, so the result's text blocks after the output are those 
 tool-context user/message there: ADJ-1) and a block as the output, the reasons joined by blank
 lines.
 
-Declared capabilities: `parallel`, `post-hooks`, `pre-hooks` and `rewrite`. Not declared, so
-`conform` never sends them, reports their rules not applicable and its guarantee does not
-cover them: `abort` (both stop a headless turn on SIGINT, but the adapter does not send it
-yet: ABORT-1 stays shown by `loopspec run --harness` only),
+Declared capabilities: `parallel`, `post-hooks`, `pre-hooks` and `rewrite`, and for Codex
+`abort`: an `Abort` is Ctrl-C, SIGINT to the CLI's process group; the adapter waits for the CLI
+to end (it is killed after ABORT_GRACE) and reads the rollout, whose `turn_aborted` event ends
+the turn `aborted` (cause `user`: the CLI records none). Codex kills the running commands (each
+answered "aborted by user") and writes a `<turn_aborted>` user message before that event, which
+the adapter reports as the user/message the rollout holds. Not declared, so `conform` never
+sends them, reports their rules not applicable and its guarantee does not cover them: `abort`
+for Claude Code (not driven yet: a headless `claude -p` ends on SIGINT with exit 0, answers the
+running call as rejected by the user and writes a user text "[Request interrupted by user for
+tool use]"; its ABORT-1 is shown by `loopspec run --harness`),
 `crash-repair` (a headless CLI repairs a crashed session only when it is resumed with a new
 prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`), `approval`
 (a headless run asks no one: Claude Code's `-p` and `codex exec` have no prompt to answer),
@@ -71,7 +77,8 @@ a moment; then it turns what it observed, in time order, into events:
 - the hook processes: each invocation, once it answered (hook/invoked and hook/result, one
   audit record per invocation, as `hook_audit` writes them; PostToolUse ones at that point);
 - the blocking tools: each start (`executed`, with the arguments that really ran);
-- the CLI process: its exit (step/end, turn/end: completed, or error when it failed).
+- the CLI process: its exit (step/end, turn/end: completed, aborted when the rollout recorded
+  an interrupt, or error when it failed).
 """
 
 from __future__ import annotations
@@ -137,7 +144,12 @@ from loopspec.properties.harnesses.model_stream import (
     reply_events,
     shell_call,
 )
-from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
+from loopspec.properties.harnesses.script import (
+    DRIVEN_CAPABILITIES,
+    Harness,
+    HarnessScript,
+    capabilities_of,
+)
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -156,6 +168,7 @@ SAFE_TOOL_PROGRAM = "tac"
 HOOK_PROGRAM = "loopspec-hook"
 # Claude Code's hook event after a command that failed (a PostToolUse hook of the model's).
 POST_FAILURE = "PostToolUseFailure"
+ABORT_GRACE = 15.0  # seconds an interrupted CLI gets to end before it is killed
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
 SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
 POLL = 0.03
@@ -252,6 +265,22 @@ class HookContext:
 
 
 @attrs.frozen
+class AbortNotice:
+    """The log records a user message the CLI wrote at an interrupt (Codex's
+    `<turn_aborted>`): the model reads it as the user's, who never typed it."""
+
+    at: float
+    text: str
+
+
+@attrs.frozen
+class TurnAborted:
+    """The log records that the turn was interrupted (Codex's `turn_aborted` event)."""
+
+    at: float
+
+
+@attrs.frozen
 class ModelAsked:
     """The CLI sent a model request whose history holds `replies` model replies."""
 
@@ -282,8 +311,8 @@ class Exited:
     message: str
 
 
-LogItem = Prompt | Reply | Result | HookContext
-Observed = Prompt | Reply | Result | HookContext | ModelAsked | HookAnswered | Exited
+LogItem = Prompt | Reply | Result | HookContext | AbortNotice | TurnAborted
+Observed = LogItem | ModelAsked | HookAnswered | Exited
 
 
 def _stamp(text: object) -> float:
@@ -380,6 +409,10 @@ def _tagged_context(text: str) -> bool:
     return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
 
 
+# How Codex 0.171.0 begins the user message it writes when a turn is interrupted.
+ABORT_NOTICE = "<turn_aborted>"
+
+
 def _hook_context(payload: dict[str, Any]) -> bool:
     """Whether a Codex rollout message is a hook's additional context (a developer message)."""
     meta = payload.get("internal_chat_message_metadata_passthrough")
@@ -396,14 +429,21 @@ def codex_log_items(text: str) -> list[LogItem]:
         except ValueError:
             continue
         payload = record.get("payload") if isinstance(record, dict) else None
-        if record.get("type") != "response_item" or not isinstance(payload, dict):
+        if not isinstance(payload, dict):
             continue
         at = _stamp(record.get("timestamp"))
+        if record.get("type") == "event_msg" and payload.get("type") == "turn_aborted":
+            items.append(TurnAborted(at))
+            continue
+        if record.get("type") != "response_item":
+            continue
         kind = payload.get("type")
         block: tuple[str, Any] | None = None
         if kind == "message" and payload.get("role") == "user":
             said = _text_of(payload.get("content"))
-            if not _tagged_context(said):
+            if said.startswith(ABORT_NOTICE):
+                items.append(AbortNotice(at, said))
+            elif not _tagged_context(said):
                 items.append(Prompt(at, said))
             continue
         if kind == "message" and _hook_context(payload):
@@ -536,6 +576,8 @@ class PendingMock:
                     if mock.closing.is_set():
                         return
                 answer = request.answer
+                if answer is None:  # its CLI process ended (an abort): nothing to send
+                    return
                 if isinstance(answer, ModelFails):
                     self._status(
                         400,
@@ -545,7 +587,6 @@ class PendingMock:
                         },
                     )
                     return
-                assert answer is not None
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -750,6 +791,7 @@ class Session:
         self.requests_in_turn = 0
         self.last_request_replies = -1
         self.turn_opened = False  # the current process's log recorded the prompt
+        self.turn_aborted = False  # the current process's log recorded an interrupt
         self.refused: str | None = None  # why the last process started no turn
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
@@ -898,11 +940,40 @@ class Session:
                 ):
                     self.post_answers[(call_id, hook.handler_id)] = post
                 self.control.release(running, answer)
-            case ApprovalAnswers() | Abort() | Crash() | Recover():
+            case Abort():
+                if "abort" not in capabilities_of(self.harness):
+                    return f"{command.NAME} is not driven on a real CLI (capability not declared)"
+                if self.process is None or self.process.poll() is not None:
+                    return "no turn of the CLI is running"
+                self._interrupt()
+            case ApprovalAnswers() | Crash() | Recover():
                 return f"{command.NAME} is not driven on a real CLI (capability not declared)"
             case _:
                 assert_never(command)
         return None
+
+    def _interrupt(self) -> None:
+        """Ctrl-C: SIGINT to the CLI's process group, then wait for it to end (killed after
+        ABORT_GRACE). What it killed no longer waits on the program."""
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGINT)
+        try:
+            self.process.wait(timeout=ABORT_GRACE)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self._abandon_waits()
+
+    def _abandon_waits(self) -> None:
+        """Mark the hooks, tools and model requests of an ended CLI process as answered: no
+        command can release them any more (a later ToolFinishes for one is refused)."""
+        for waiting in [*self._tools(), *self._hooks()]:
+            waiting.answered.set()
+        with self.mock.lock:
+            for request in self.mock.requests:
+                request.answered.set()
 
     def _wait_for(self, probe: Any, limit: float = 5.0) -> Any:
         """`probe()` once it is not None (the CLI may still be getting there), or None."""
@@ -935,6 +1006,7 @@ class Session:
             )
         self.exit_reported = False
         self.turn_opened = False
+        self.turn_aborted = False
 
     # -- hooks and tools -------------------------------------------------------------------------
 
@@ -1227,13 +1299,26 @@ class Session:
                     "id": f"x{len(self.events)}",
                 }
                 self._emit("user/message", context, surfaceOp="append")
+            case AbortNotice(text=text):
+                notice = {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "source": {"kind": "user"},  # the rollout's role: the user's, as it reads
+                    "id": f"n{len(self.events)}",
+                }
+                self._emit("user/message", notice, surfaceOp="append")
+            case TurnAborted():
+                self.turn_aborted = True
             case Exited(code=code, message=failure):
                 if not self.turn_opened:
                     self.refused = failure or f"exit {code}"
                     return
                 self._emit("step/end", {"turn": self.turn, "step": self.step})
                 reason: dict[str, Any] = {"kind": "completed"}
-                if code != 0:
+                if self.turn_aborted:
+                    # The CLI's interrupt is Ctrl-C: the user's (it records no other cause).
+                    reason = {"kind": "aborted", "reason": {"kind": "user"}}
+                elif code != 0:
                     reason = {"kind": "error", "error": {"message": failure}}
                 self._emit("turn/end", {"turn": self.turn, "reason": reason})
             case _:
@@ -1305,7 +1390,7 @@ def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
                     {
                         "type": "ready",
                         "implementation": IMPLEMENTATIONS[harness],
-                        "capabilities": list(CAPABILITIES),
+                        "capabilities": list(capabilities_of(harness)),
                     }
                 )
             elif kind == "command":

@@ -207,6 +207,32 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "after a crash the synthetic result reaches the model but is never written to the "
             "rollout, which keeps the call unanswered",
         ),
+        "ABORT-1": KnownDivergence(
+            "ABORT-1",
+            Kind.BUG,
+            "an interrupt (SIGINT) kills the running calls at once, each answered 'aborted by "
+            "user' without an error flag, and ends the turn there; the model lets a running "
+            "call drain and answers it ABORTED when it settles",
+        ),
+        "ABORT-2": KnownDivergence(
+            "ABORT-2",
+            Kind.BUG,
+            "an interrupt while a call's PreToolUse hooks run keeps the reply's call and answers "
+            "it 'aborted by user'; the model keeps only the reply's text",
+        ),
+        "ADJ-4": KnownDivergence(
+            "ADJ-4",
+            Kind.BUG,
+            "an interrupt writes a user message the user never typed ('<turn_aborted>...') at "
+            "once, last in the aborted turn (after its results), and the next turn's model reads "
+            "it; the model writes none",
+        ),
+        "ABORT-3": KnownDivergence(
+            "ABORT-3",
+            Kind.DESIGN,
+            "an interrupt carries no cause: the rollout records every aborted turn as "
+            "'interrupted' (read as the user's), whoever aborted it",
+        ),
     },
 }
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.wording import DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
-from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
+from loopspec.properties.harnesses.script import Harness, capabilities_of
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Event,
@@ -263,8 +263,51 @@ def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> b
     )
 
 
+def _answered(events: list[Event]) -> set[str]:
+    return {result_call(e) for e in events if e["type"] == "tool/result"}
+
+
+def _running_call_killed(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """ABORT-1: at an abort the CLI answers a call whose body still runs in the model's run
+    (the model lets it drain; Codex kills it and ends the turn)."""
+    if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
+        return False
+    model = [*earlier[0], want]
+    running = set(_started(model)) - _answered(list(events_of(model)))
+    return bool(running & _answered(got["events"]))
+
+
+def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """ABORT-2: at an abort the CLI answers a call the model's run never recorded (the model
+    drops the calls of a reply whose PreToolUse hooks were running, keeping its text)."""
+    if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
+        return False
+    recorded = _calls_of(list(events_of([*earlier[0], want])))
+    return any(call_id not in recorded for call_id in _answered(got["events"]))
+
+
 # ---------------------------------------------------------------------------------------------
 # Erasers: each removes one difference from a (model, CLI) pair of runs.
+
+
+# How Codex 0.171.0 begins the user message it writes at an interrupt.
+_ABORT_NOTICE = "<turn_aborted>"
+
+
+def _without_abort_notices(run: Run) -> Run:
+    def change(event: Event) -> Event | None:
+        if event["type"] != "user/message":
+            return event
+        texts = [str(b.get("text", "")) for b in event["data"].get("content", [])]
+        return None if texts and texts[0].startswith(_ABORT_NOTICE) else event
+
+    return map_events(run, change)
+
+
+def _abort_without_cause(event: Event) -> Event:
+    if event["type"] != "turn/end" or event["data"]["reason"].get("kind") != "aborted":
+        return event
+    return {**event, "data": {**event["data"], "reason": {"kind": "aborted"}}}
 
 
 def _is_tool_context(event: Event) -> bool:
@@ -590,19 +633,38 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "ORD-3": (("ORD-3", _result_before_an_earlier_calls, None, True),),
     "DEC-3": (("DEC-3", _blocked_result_kept, None, False),),
     "ADJ-1": (("ADJ-1", _context_before_a_result, None, False),),
-    "ADJ-4": (("ADJ-4", None, both(_reminders_at_next_step), False),),
+    "ADJ-4": (
+        ("ADJ-4", None, both(_reminders_at_next_step), False),
+        ("ADJ-4:abort-notice", None, both(_without_abort_notices), False),
+    ),
     "SCHED-1": (("SCHED-1", _overlap_the_model_never_has, None, True),),
+    "ABORT-1": (("ABORT-1", _running_call_killed, None, False),),
+    "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
+    "ABORT-3": (("ABORT-3", None, both(lambda run: map_events(run, _abort_without_cause)), False),),
 }
 # Detectors of a rule that only one harness's entry describes.
-HARNESS_ONLY = {"TEXT-1:post-block": Harness.CODEX, "post-hook-audit-place": Harness.CODEX}
+HARNESS_ONLY = {
+    "TEXT-1:post-block": Harness.CODEX,
+    "post-hook-audit-place": Harness.CODEX,
+    "ADJ-4": Harness.CLAUDE_CODE,
+    "ADJ-4:abort-notice": Harness.CODEX,
+}
+# A hard divergence whose command also shows another known divergence the target's own log
+# check flags first: Codex writes its interrupt notice (ADJ-4) after the results an abort
+# gives, in the same command as ABORT-1's killed call or ABORT-2's kept one.
+ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",)}
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
 AVOID: dict[str, Avoid] = {"TURN-1": _blank_prompt}
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
-NOT_DRIVEN: dict[str, str] = {
-    "REC-1": "crash-repair (a headless CLI repairs only when resumed with a new prompt)",
-    "ABORT-1": "abort (not driven by the adapter yet)",
+_CRASH_REPAIR = "crash-repair (a headless CLI repairs only when resumed with a new prompt)"
+NOT_DRIVEN: dict[Harness, dict[str, str]] = {
+    Harness.CLAUDE_CODE: {
+        "REC-1": _CRASH_REPAIR,
+        "ABORT-1": "abort (not driven by its adapter yet)",
+    },
+    Harness.CODEX: {"REC-1": _CRASH_REPAIR},
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
 # the flattening of whole runs and the audit order last.
@@ -617,6 +679,8 @@ HARD_ORDER = (
     "ORD-3",
     "DEC-3",
     "ADJ-1",
+    "ABORT-2",
+    "ABORT-1",
 )
 SOFT_ORDER = (
     "HIST-1",
@@ -628,6 +692,7 @@ SOFT_ORDER = (
     "LOG-8",
     "RW-3",
     "ADJ-4",
+    "ABORT-3",
     "HOOK-3",
 )
 
@@ -730,7 +795,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
     found = []
     for rule in rules:
         entry = KNOWN[harness].get(rule)
-        if entry is None:
+        if entry is None or rule in NOT_DRIVEN[harness]:
             continue
         for key, symptom, eraser, cut in DETECTORS[rule]:
             if HARNESS_ONLY.get(key, harness) != harness:
@@ -739,7 +804,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                 found.append(
                     KnownDivergence(
                         key,
-                        (rule,),
+                        (rule, *(ALSO_BREAKS.get(key, ()) if symptom is not None else ())),
                         f"{entry.what} ({entry.kind.value})",
                         erase_pair=eraser,
                         symptom=symptom,
@@ -758,7 +823,7 @@ IMPLEMENTATIONS = {
 
 def profile_of(harness: Harness) -> Profile:
     """The conform profile of `harness`, built from KNOWN."""
-    missing = [r for r in KNOWN[harness] if r not in DETECTORS and r not in NOT_DRIVEN]
+    missing = [r for r in KNOWN[harness] if r not in DETECTORS and r not in NOT_DRIVEN[harness]]
     if missing:
         msg = f"{harness.value}: no conform detector for the known divergence(s) {missing}"
         raise ValueError(msg)
@@ -772,7 +837,7 @@ def profile_of(harness: Harness) -> Profile:
             *(shape for shape in SHAPES if HARNESS_ONLY.get(shape.key, harness) == harness),
             *_detected(harness, SOFT_ORDER, hard=False),
         ),
-        frozenset(DRIVEN_CAPABILITIES),
+        frozenset(capabilities_of(harness)),
     )
 
 
