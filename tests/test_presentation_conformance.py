@@ -388,7 +388,8 @@ def test_VIEW_3_a_card_left_out_is_named_not_compared_with_the_next_call() -> No
     rule, what = found
     assert rule == "VIEW-3", what
     assert "shows nothing for call c1" in what, what
-    extra = presentation_rule([second], [first, second], history=())
+    recorded = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": "{}"}}
+    extra = presentation_rule([second], [first, second], history=(recorded,))
     assert extra is not None
     assert "for call c1 unasked" in extra[1], extra
 
@@ -745,3 +746,15 @@ def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
     report = run_conformance(bad, examples=200, seed_value=BATCH_SEED, show_progress=False)
     assert report.divergence is not None
     assert report.divergence.rule_id == "RW-1", report.divergence.what
+
+
+def test_VIEW_2_a_card_for_a_call_never_recorded_says_so() -> None:
+    """VIEW-2: a bridge that draws cards from the streamed reply showed one for a call a
+    max-tokens reply dropped, and was told it sends the card 'unasked'; the explanation now
+    says no tool/call records that call, and when a card is due."""
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    found = presentation_rule([], [card], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "the tool_call card of call c1, a call no tool/call records" in what, what

@@ -185,6 +185,14 @@ def presentation_rule(
         if want is None:
             if got in gots[:index]:
                 return "VIEW-2", f"{where}: the target sends {_described(got)} a second time"
+            if _card(got).get("sessionUpdate") == "tool_call" and not _call_record(
+                _card(got).get("toolCallId"), history
+            ):
+                return "VIEW-2", (
+                    f"{where}: the target sends {_described(got)}, a call no tool/call records "
+                    "(a card is sent at each tool/call: a call a max-tokens or cancelled reply "
+                    "dropped never gets one)"
+                )
             call_id = _card(got).get("toolCallId")
             return (
                 "VIEW-2",
