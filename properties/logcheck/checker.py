@@ -500,7 +500,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 judge = judges.get(kind)
             except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
                 seq = kind = judge = None
-            if units is not None and type(obj) is dict:
+            # (A type read means an object: only a dict has `get`.)
+            if units is not None and (kind is not None or type(obj) is dict):
                 broken = units.take(obj, line, seq, kind)
                 if broken:
                     report.record(line, broken, limits)

@@ -52,6 +52,12 @@ RULE = "LOG-8"
 HOLE_KEEPS = frozenset({"EXE-1", "RW-1", "RW-4", "ABORT-2"})
 
 
+# The line types `_note_calls` reads: a reply's calls and a call's record.
+_NOTED_TYPES = frozenset({"tool/call", "assistant/message"})
+_FIRST = 1
+"""A commit's first k (compared by identity, see `CommitUnits.take`)."""
+
+
 def _where(line: int, seq: int) -> str:
     return f"line {line} (seq {seq})"
 
@@ -110,40 +116,42 @@ class CommitUnits:
             position, of = marker  # two integers, checked below
         except (TypeError, ValueError):  # not a pair
             return self.take_generally(obj, line)
-        size = self._size
-        if (
-            type(position) is type(of) is type(seq) is int  # all three integers
-            and position == self._position + 1
-            # The open commit's n; a new commit's (position 1) is at least 2.
-            and (of == size if size else of >= 2)
-        ):
-            if position == 1:  # a new commit (a commit's lines never restart at 1)
-                self._reply, self._blamed, self._continues_cut = None, False, False
-                if self._recorded:
-                    self._recorded = set()
-                self._first_line, self._first_seq = line, seq
-                self._size, self._first_position = of, 1
-            elif self._continues_cut:
+        if self._size:
+            # The open commit's next line. `is`, not `==` and a type test: of ints equal to
+            # them, only an int is the same object (not a bool, not a float; in CPython a
+            # large int may be another object too, and takes the general path).
+            if position is not self._position + 1 or of is not self._size or type(seq) is not int:
+                return self.take_generally(obj, line)
+            if self._continues_cut:
                 self._read_of_cut(position)
-            self._position = position
-            if kind == "tool/call":  # `_note_calls`, inlined: a commit of calls has many
+        elif position is _FIRST and type(of) is int and of >= 2 and type(seq) is int:
+            # A new commit (a commit's lines never restart at 1).
+            self._reply, self._blamed, self._continues_cut = None, False, False
+            if self._recorded:
+                self._recorded = set()
+            self._first_line, self._first_seq = line, seq
+            self._size, self._first_position = of, 1
+        else:
+            return self.take_generally(obj, line)
+        self._position = position
+        if kind in _NOTED_TYPES:  # `_note_calls`, inlined: a commit of calls has many
+            if kind == "tool/call":
                 data = obj.get("data")
                 call_id = data.get("callId") if type(data) is dict else None
                 if type(call_id) is str:
                     self._recorded.add(call_id)
-            elif kind == "assistant/message" and self._reply is None:
+            elif self._reply is None:
                 calls = _reply_calls(obj)
                 if calls:
                     self._reply = (seq, line, calls)
-            if position < of:
-                return NO_VIOLATIONS
-            if self._reply is None:  # (`_reply_recorded` has nothing to judge)
-                self._size = self._position = 0
-                return NO_VIOLATIONS
-            ended = self._reply_recorded(line, seq)
+        if position is not of:
+            return NO_VIOLATIONS
+        if self._reply is None:  # (`_reply_recorded` has nothing to judge)
             self._size = self._position = 0
-            return ended
-        return self.take_generally(obj, line)
+            return NO_VIOLATIONS
+        ended = self._reply_recorded(line, seq)
+        self._size = self._position = 0
+        return ended
 
     def take_generally(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
         """`take` without its fast path: the same verdicts and state on any line (the tests
