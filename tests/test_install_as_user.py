@@ -221,7 +221,8 @@ def test_the_wheel_holds_one_top_level_package_and_every_source_file(wheel: Path
 
 def test_the_wheel_names_the_pythons_it_requires(wheel: Path) -> None:
     """The version classifiers start at Requires-Python's floor, run without a gap, and name
-    the Python running this test: what pip and PyPI show is what the code runs on."""
+    the Python running this test, and the README names the same versions: what pip, PyPI and
+    the README say is what the code runs on (the README said only "3.11+" for `make demo`)."""
     archive = zipfile.ZipFile(wheel)
     (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
     fields = email.parser.Parser().parsestr(archive.read(metadata).decode())
@@ -236,6 +237,9 @@ def test_the_wheel_names_the_pythons_it_requires(wheel: Path) -> None:
     assert minors, "the wheel names no Python version it runs on"
     assert minors == list(range(int(floor[1]), minors[-1] + 1)), minors
     assert sys.version_info.minor in minors, f"3.{sys.version_info.minor} is not named"
+    named = [f"3.{minor}" for minor in minors]
+    said = f"runs on Python {', '.join(named[:-1])} and {named[-1]}"
+    assert said in (ROOT / "README.md").read_text(encoding="utf-8"), f"README: '{said}'"
 
 
 def test_nothing_but_loopspec_lands_in_site_packages(user_env: Path) -> None:
