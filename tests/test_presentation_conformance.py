@@ -758,3 +758,20 @@ def test_VIEW_2_a_card_for_a_call_never_recorded_says_so() -> None:
     rule, what = found
     assert rule == "VIEW-2", what
     assert "the tool_call card of call c1, a call no tool/call records" in what, what
+
+
+def test_VIEW_2_a_permission_request_for_a_denied_call_says_no_approval_was_asked() -> None:
+    """VIEW-2, HOOK-2: a bridge that prompts as soon as one PreToolUse hook says ask sent a
+    permission request for a call another hook denied, and was told it sends it 'unasked'; the
+    explanation now says no approval/asked asks about the call, and that deny beat ask."""
+    denied = {
+        "type": "hook/result",
+        "data": {"point": "PreToolUse", "handlerId": "guard", "decision": "deny", "callId": "c1"},
+    }
+    update = _update_for("c1", "Error: denied")
+    found = presentation_rule([update], [_permission_for("c1"), update], history=(denied,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "the permission request for call c1, a call no approval/asked asks about" in what
+    assert "deny > ask, HOOK-2" in what, what

@@ -81,6 +81,17 @@ def _call_record(call_id: object, history: Sequence[Event]) -> dict[str, Any]:
     return {}
 
 
+def _events_of(kind: str, call_id: object, history: Sequence[Event]) -> list[Event]:
+    """The events of type `kind` in `history` that name `call_id` in their data."""
+    return [
+        event
+        for event in history
+        if event.get("type") == kind
+        and isinstance(event.get("data"), dict)
+        and event["data"].get("callId") == call_id
+    ]
+
+
 def invalid_acp(item: object) -> str | None:
     """Why a presented message is not strictly valid ACP for its method (ACP-1); None if it is."""
     if not isinstance(item, dict) or not isinstance(item.get("params"), dict):
@@ -185,15 +196,25 @@ def presentation_rule(
         if want is None:
             if got in gots[:index]:
                 return "VIEW-2", f"{where}: the target sends {_described(got)} a second time"
-            if _card(got).get("sessionUpdate") == "tool_call" and not _call_record(
-                _card(got).get("toolCallId"), history
-            ):
+            call_id = _card(got).get("toolCallId")
+            if _method(got) == PERMISSION and not _events_of("approval/asked", call_id, history):
+                denied = any(
+                    event["data"].get("point") == "PreToolUse"
+                    and event["data"].get("decision") in ("deny", "block")
+                    for event in _events_of("hook/result", call_id, history)
+                )
+                why = " (its PreToolUse hooks merged to deny: deny > ask, HOOK-2)" if denied else ""
+                return "VIEW-2", (
+                    f"{where}: the target sends {_described(got)}, a call no approval/asked asks "
+                    f"about{why}; a permission request is sent at each approval/asked"
+                )
+            unrecorded = not _call_record(call_id, history)
+            if _card(got).get("sessionUpdate") == "tool_call" and unrecorded:
                 return "VIEW-2", (
                     f"{where}: the target sends {_described(got)}, a call no tool/call records "
                     "(a card is sent at each tool/call: a call a max-tokens or cancelled reply "
                     "dropped never gets one)"
                 )
-            call_id = _card(got).get("toolCallId")
             return (
                 "VIEW-2",
                 f"{where}: the target sends a {_method(got)} for call {call_id} unasked",
