@@ -157,13 +157,39 @@ def _from_root(path: Path, root: Path) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Find the saved cases when a target was given (a wrong --loopspec-cases stops pytest
-    before it collects anything)."""
+    """Check the target and find the saved cases when a target was given (a target that cannot
+    be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything)."""
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
         raise pytest.UsageError("--loopspec-answer-timeout applies to --loopspec-cmd only")
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
+        _check_target(config)
         config.stash[SAVED_CASES] = _saved_cases(config)
+
+
+def _check_target(config: pytest.Config) -> None:
+    """Stop pytest before it collects anything, with one line, when the target is written
+    wrongly or its module cannot be loaded: else every saved case and the random suite would
+    fail with that same line. (A --loopspec-cmd process starts only in the first test.)"""
+    # Imported here: the plugin loads in every pytest run, the conformance code only with a target.
+    from loopspec.properties.conformance.run import (  # noqa: PLC0415
+        PYTEST_OPTIONS,
+        TargetError,
+        close_factory,
+        resolve_target,
+    )
+
+    unusable: TargetError | None = None
+    try:
+        factory, _named = resolve_target(
+            config.getoption("--loopspec-impl"), config.getoption("--loopspec-cmd"), PYTEST_OPTIONS
+        )
+    except TargetError as error:
+        unusable = error
+    else:
+        close_factory(factory)
+    if unusable is not None:  # raised outside the `except`: pytest would print the context
+        raise pytest.UsageError(f"loopspec: error: {unusable}")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -227,12 +227,32 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path
 def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
     tmp_path: Path, target: str, says: str
 ) -> None:
-    """PROTO-1: a misnamed target fails the suite naming the option the user gave, pytest's
+    """PROTO-1: a misnamed target stops pytest naming the option the user gave, pytest's
     --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have)."""
     done = _pytest(tmp_path, target)
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
-    assert f"loopspec: error: {says}" in done.stdout, done.stdout
+    assert f"ERROR: loopspec: error: {says}\n" in done.stderr, done.stderr
+
+
+def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(tmp_path: Path) -> None:
+    """PROTO-1: a target whose module cannot be loaded stops pytest before it collects anything,
+    with one line naming the module and where it was looked for. Before, every saved case and
+    the random suite failed with that same line (with two cases: three failures, exit 1), and
+    the user's own tests ran as if nothing were wrong."""
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    (tmp_path / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
+    done = _pytest(tmp_path, "plugin_target:turn_end_with_step_open", "--loopspec-impl", 1, "-q")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    says = (
+        "ERROR: loopspec: error: [PROTO-1] cannot load plugin_target:turn_end_with_step_open: "
+        f"No module named 'plugin_target' (looked in the current directory, {tmp_path}, "
+        "then sys.path)\n"
+    )
+    assert (done.stdout + done.stderr).count("cannot load") == 1, done.stdout + done.stderr
+    assert says in done.stderr, done.stderr
+    assert "passed" not in done.stdout, done.stdout
 
 
 def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
