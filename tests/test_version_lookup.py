@@ -5,6 +5,7 @@ would say."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,18 @@ def test_version_imports_no_importlib_metadata_where_a_wheel_is_installed(tmp_pa
         cwd=site,
     )
     assert done.stdout.split() == ["7.7.7", "False"]
+
+
+def test_version_is_answered_without_argparse() -> None:
+    """`loopspec --version` prints what argparse's `--version` printed, and exits 0, without
+    importing argparse (with the gettext and locale its messages look up, ~3 ms)."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from loopspec.properties.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit) as done:\n"
+        "    main(['--version'])\n"
+        "print(json.dumps([out.getvalue(), 'argparse' in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [f"loopspec {loopspec.__version__}\n", False]

@@ -4,7 +4,8 @@ Each verb lives in its own module exposing `register(subparsers)`, which adds th
 and sets `handler` to a function `(args) -> int` returning the exit code. Only the module of the
 verb being run is imported: `loopspec --help` and `loopspec --version` import none of them, so
 they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The parsers are
-`cli.parser`'s; the usual `loopspec check PATH...` is read without them (`_usual_check`).
+`cli.parser`'s; the usual `loopspec check PATH...` is read without them (`_usual_check`), and
+`loopspec --version` answered.
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
@@ -128,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
+            if arguments == ["--version"]:  # as argparse's `--version` does, without it
+                print(f"{PROGRAM} {version()}")
+                raise SystemExit(0)
             status = _usual_check(arguments)
             if status is None:
                 from loopspec.properties.cli.parser import parse  # noqa: PLC0415 (see above)
