@@ -8,8 +8,6 @@ keeps those checks to one CLI session each.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.target import Observation
@@ -21,12 +19,11 @@ class RecordedPlayback:
 
     name = "recorded"
 
-    def __init__(self, kept: list[Observation], capabilities: Iterable[str] = CAPABILITIES) -> None:
+    def __init__(self, kept: list[Observation]) -> None:
         self._kept = iter(kept)
-        self._capabilities = frozenset(capabilities)
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
-        return self._capabilities
+        return frozenset(CAPABILITIES)
 
     def apply(self, command: Command) -> Observation:
         return next(self._kept)

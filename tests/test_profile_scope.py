@@ -24,23 +24,24 @@ from loopspec.properties.conformance.run import (
     run_conformance,
 )
 from loopspec.properties.conformance.target import ModelTarget
-from loopspec.properties.harnesses.script import Harness, capabilities_of
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES as DRIVEN
 from loopspec.properties.profiles.dsh import PROFILE as DSH
 from loopspec.properties.profiles.real_harnesses import PROFILES
 
 REPO = Path(__file__).resolve().parent.parent
-ABORT_CASE = REPO / "tests" / "regressions" / "dsh-aborted-body-context-kept.json"
+CRASH_CASE = REPO / "tests" / "regressions" / "dsh-crash-during-pre-hook-keeps-reply.json"
 
 
 def test_PROTO_1_replay_refuses_a_profile_whose_implementation_lacks_a_capability() -> None:
-    """PROTO-1: the dsh abort case, replayed with the claude-code profile (its adapter sends no
-    abort), is refused naming the command, the capability and the profile (with the codex
-    profile, before Codex's adapter sent aborts, it was blamed EXE-4 on a right answer)."""
-    case = load_case(ABORT_CASE)
+    """PROTO-1: a dsh crash case, replayed with the claude-code profile (its adapter sends no
+    crash), is refused naming the command, the capability and the profile (a dsh abort case
+    with the codex profile, before Codex's adapter sent aborts, was blamed EXE-4 on a right
+    answer)."""
+    case = load_case(CRASH_CASE)
     with pytest.raises(TargetError) as refused:
         replay_case(ModelTarget, case.config, case.commands, PROFILES["claude-code"])
     message = refused.value.message
-    assert "command #3 of the case (Abort) needs the capability abort" in message
+    assert "command #3 of the case (Crash) needs the capability crash-repair" in message
     assert "the claude-code profile's implementation" in message
     # With the profile of the implementation it was recorded on, it replays as before.
     replay = replay_case(ModelTarget, case.config, case.commands, DSH)
@@ -53,12 +54,12 @@ def test_PROTO_1_replay_with_a_foreign_profile_is_one_line_and_exit_2(
     """PROTO-1: on the command line the refusal is one error line, exit 2, no verdict. It names
     no rule: the case and the profile do not fit, whatever the target does (it said [PROTO-1],
     as if the target had broken the protocol)."""
-    assert main(["replay", str(ABORT_CASE), "--profile", "claude-code"]) == 2
+    assert main(["replay", str(CRASH_CASE), "--profile", "claude-code"]) == 2
     captured = capsys.readouterr()
     errors = captured.err.strip().splitlines()
     assert len(errors) == 1, captured.err
-    assert errors[0].startswith(f"loopspec: error: {ABORT_CASE}: command #3 of the case"), errors
-    assert "needs the capability abort" in errors[0]
+    assert errors[0].startswith(f"loopspec: error: {CRASH_CASE}: command #3 of the case"), errors
+    assert "needs the capability crash-repair" in errors[0]
     assert "claude-code profile's implementation" in errors[0]
     assert "divergence" not in captured.out
 
@@ -74,14 +75,14 @@ def test_PROTO_1_conform_sends_only_what_the_profiles_implementation_declares() 
         profile=PROFILES["codex"],
         shrink=False,
     )
-    assert report.capabilities == frozenset(capabilities_of(Harness.CODEX))
+    assert report.capabilities == frozenset(DRIVEN)
 
 
 def test_PROTO_1_each_profile_states_its_adapters_capabilities() -> None:
     """PROTO-1: the capabilities a profile states are the ones its adapter declares: the real
     harnesses' conform driver's, and those examples/dsh-adapter lists."""
-    for harness in Harness:
-        assert PROFILES[harness.value].capabilities == frozenset(capabilities_of(harness))
+    for profile in PROFILES.values():
+        assert profile.capabilities == frozenset(DRIVEN)
     adapter = (REPO / "examples" / "dsh-adapter" / "adapter.mjs").read_text(encoding="utf-8")
     listed = re.search(r"CAPABILITIES = Object\.freeze\(\[(.*?)\]\)", adapter, re.S)
     assert listed is not None

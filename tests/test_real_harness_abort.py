@@ -1,16 +1,18 @@
-"""Abort on the real Codex CLI under `loopspec conform` (ABORT-1, ABORT-2, ABORT-3).
+"""Abort on the real Claude Code and Codex CLIs under `loopspec conform` (ABORT-1, ABORT-2,
+ABORT-3, ADJ-4).
 
-The conform driver declares `abort` for Codex: an `Abort` is Ctrl-C, SIGINT to the CLI's
-process group; the driver waits for the CLI to end and reads the rollout, whose `turn_aborted`
-event ends the turn `aborted`. Two programs are played once on the binary: one aborts while the
-model request is pending (by a parent: Codex records no cause, ABORT-3; it writes a
-`<turn_aborted>` user message the user never typed, ABORT-2), then, in the next turn, while one
-call still runs and the other has finished (Codex kills the running call and ends the turn,
-where the model lets it drain: ABORT-1, the cut); the other aborts while a call's PreToolUse
-hooks run (Codex keeps the call and answers it, where the model keeps only the reply's text:
-ABORT-2, the cut). The profile must explain the observations with exactly those divergences;
-under a profile without one of them, the same observations are a counterexample blamed on the
-rule it breaks. Claude Code's driver does not declare `abort` (SPEC section 11 says why).
+The conform driver declares `abort`: an `Abort` is Ctrl-C, SIGINT to the CLI's process group;
+the driver waits for the CLI to end and reads its log, whose interrupt record (Codex's
+`turn_aborted` event, Claude Code's "[Request interrupted by user" message) ends the turn
+`aborted`. Each program is played once on the binary. Aborted while the model request is
+pending (by a parent: neither CLI records a cause, ABORT-3), each CLI writes a user message the
+user never typed (ADJ-4); Claude Code, resumed, then writes an assistant message the model never
+wrote between the turns (ABORT-1, the cut). Aborted while a call runs, the CLI answers it at
+once and ends the turn, where the model lets it drain (ABORT-1, the cut); while a call's
+PreToolUse hooks run, the CLI keeps the call and answers it, where the model keeps only the
+reply's text (ABORT-2, the cut). The profile must explain the observations with exactly those
+divergences; under a profile without one of them, the same observations are a counterexample
+blamed on the rule it breaks.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import SharedProcess, replay_case
-from loopspec.properties.harnesses.script import Harness, capabilities_of
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.known import Profile
@@ -41,18 +44,25 @@ from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
 READ = '{"file_path":"a.txt"}'
-CODEX = capabilities_of(Harness.CODEX)
+BASH = '{"command":"ls"}'
 
 
-def _call(call_id: str) -> ToolCallBlock:
-    return ToolCallBlock(call_id, "read", READ)
+def _call(call_id: str, name: str = "read") -> ToolCallBlock:
+    return ToolCallBlock(call_id, name, BASH if name == "bash" else READ)
 
 
-# Program -> (configuration, commands, the divergence that stops it, key -> the rule a loop
-# breaks that shows it without the profile's tolerance). Without the stopping divergence the
-# first finding is the target's own log's: its notice after the abort's results (ADJ-4).
-PROGRAMS: dict[str, tuple[LoopConfig, list[Command], str, dict[str, str]]] = {
-    "running-call": (
+_PRE_HOOK: list[Command] = [
+    SubmitUser("hi"),
+    ModelReplies((TextBlock("go"), _call("c1"))),
+    HookAnswers(Pass()),
+    Abort(),
+]
+# (harness, program) -> (configuration, commands, the divergence that stops it, key -> the rule
+# a loop breaks that shows it without the profile's tolerance). Without the stopping divergence
+# the first finding is the target's own log's: its notice after the abort's results (ADJ-4),
+# or Claude Code's invented reply between the turns (TURN-3).
+PROGRAMS: dict[tuple[str, str], tuple[LoopConfig, list[Command], str, dict[str, str]]] = {
+    ("codex", "running-call"): (
         CONFIGS[0],  # no hooks, cap 10
         [
             SubmitUser("hi"),
@@ -64,19 +74,22 @@ PROGRAMS: dict[str, tuple[LoopConfig, list[Command], str, dict[str, str]]] = {
             ToolFinishes("c1", ToolSucceeded("A")),
         ],
         "ABORT-1",
-        {"ABORT-3": "ABORT-3", "ADJ-4:abort-notice": "ADJ-4"},
+        {"ABORT-1": "ADJ-4", "ABORT-3": "ABORT-3", "ADJ-4:abort-notice": "ADJ-4"},
     ),
-    "pre-hook": (
-        CONFIGS[2],  # two PreToolUse hooks on every tool, cap 1
-        [
-            SubmitUser("hi"),
-            ModelReplies((TextBlock("go"), _call("c1"))),
-            HookAnswers(Pass()),
-            Abort(),
-        ],
-        "ABORT-2",
-        {},
+    ("codex", "pre-hook"): (CONFIGS[2], _PRE_HOOK, "ABORT-2", {"ABORT-2": "ADJ-4"}),
+    ("claude-code", "pending-model"): (
+        CONFIGS[0],
+        [SubmitUser("hi"), Abort("parent"), SubmitUser("again")],
+        "ABORT-1:resume",
+        {"ABORT-1:resume": "TURN-3", "ABORT-3": "ABORT-3", "ADJ-4:abort-notice": "ADJ-4"},
     ),
+    ("claude-code", "running-call"): (
+        CONFIGS[0],  # bash is exclusive: the call runs alone, as in the model
+        [SubmitUser("hi"), ModelReplies((TextBlock("go"), _call("c1", "bash"))), Abort()],
+        "ABORT-1",
+        {"ABORT-1": "ADJ-4"},
+    ),
+    ("claude-code", "pre-hook"): (CONFIGS[2], _PRE_HOOK, "ABORT-2", {"ABORT-2": "ADJ-4"}),
 }
 
 
@@ -85,28 +98,26 @@ def _without(profile: Profile, key: str) -> Profile:
     return Profile(f"{profile.name}-less", profile.implementation, kept, profile.capabilities)
 
 
-def test_ABORT_1_only_the_codex_driver_declares_abort() -> None:
-    """ABORT-1: conform sends Abort to Codex (its driver and profile declare `abort`), never
-    to Claude Code."""
-    assert "abort" in capabilities_of(Harness.CODEX)
-    assert "abort" not in capabilities_of(Harness.CLAUDE_CODE)
+def test_ABORT_1_both_drivers_declare_abort() -> None:
+    """ABORT-1: conform sends Abort to either CLI (its driver and profile declare `abort`)."""
+    assert "abort" in CAPABILITIES
     for harness in Harness:
-        assert PROFILES[harness.value].capabilities == frozenset(capabilities_of(harness))
+        assert PROFILES[harness.value].capabilities == frozenset(CAPABILITIES)
 
 
-@pytest.mark.parametrize("program", list(PROGRAMS))
-def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_codex_shows_the_known_divergences_and_no_other(
-    program: str,
+@pytest.mark.parametrize(("harness", "program"), list(PROGRAMS), ids="-".join)
+def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_divergences_and_no_other(
+    harness: str, program: str
 ) -> None:
-    """ABORT-1, ABORT-2, ABORT-3: a program aborting Codex stops at the profile's known
+    """ABORT-1, ABORT-2, ABORT-3, ADJ-4: a program aborting the CLI stops at the profile's known
     divergence after showing the others; under a profile without any one of them, the same
     observations are a counterexample blamed on the rule that divergence breaks."""
     try:
-        binary_of(Harness.CODEX, default_adapter_dir(Harness.CODEX))
+        binary_of(Harness(harness), default_adapter_dir(Harness(harness)))
     except HarnessError as error:
         pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
-    config, commands, stopped_by, planted = PROGRAMS[program]
-    process = SharedProcess([str(ROOT / "examples" / "codex-adapter" / "run.sh")])
+    config, commands, stopped_by, planted = PROGRAMS[(harness, program)]
+    process = SharedProcess([str(ROOT / "examples" / f"{harness}-adapter" / "run.sh")])
     target = process()
     try:  # every command, also past where a comparison stops
         assert "abort" in target.reset(config)
@@ -114,14 +125,16 @@ def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_codex_shows_the_known_divergences_a
     finally:
         target.close()
         process.close()
-    profile = PROFILES["codex"]
-    found = replay_case(lambda: RecordedPlayback(kept, CODEX), config, commands, profile)
+    profile = PROFILES[harness]
+
+    def playback() -> RecordedPlayback:
+        return RecordedPlayback(kept)
+
+    found = replay_case(playback, config, commands, profile)
     assert found.divergence is None, found.divergence
     assert found.stopped_by == stopped_by
     assert set(planted) <= found.known, found.known
-    for key, rule in {stopped_by: "ADJ-4", **planted}.items():
-        planted_run = replay_case(
-            lambda: RecordedPlayback(kept, CODEX), config, commands, _without(profile, key)
-        )
-        assert planted_run.divergence is not None, key
-        assert planted_run.divergence.rule_id == rule, (key, planted_run.divergence.what)
+    for key, rule in planted.items():
+        without = replay_case(playback, config, commands, _without(profile, key))
+        assert without.divergence is not None, key
+        assert without.divergence.rule_id == rule, (key, without.divergence.what)

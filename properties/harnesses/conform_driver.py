@@ -50,16 +50,15 @@ inside that tool_result, so the result's text blocks after the output are those 
 tool-context user/message there: ADJ-1) and a block as the output, the reasons joined by blank
 lines.
 
-Declared capabilities: `parallel`, `post-hooks`, `pre-hooks` and `rewrite`, and for Codex
-`abort`: an `Abort` is Ctrl-C, SIGINT to the CLI's process group; the adapter waits for the CLI
-to end (it is killed after ABORT_GRACE) and reads the rollout, whose `turn_aborted` event ends
-the turn `aborted` (cause `user`: the CLI records none). Codex kills the running commands (each
-answered "aborted by user") and writes a `<turn_aborted>` user message before that event, which
-the adapter reports as the user/message the rollout holds. Not declared, so `conform` never
-sends them, reports their rules not applicable and its guarantee does not cover them: `abort`
-for Claude Code (not driven yet: a headless `claude -p` ends on SIGINT with exit 0, answers the
-running call as rejected by the user and writes a user text "[Request interrupted by user for
-tool use]"; its ABORT-1 is shown by `loopspec run --harness`),
+Declared capabilities: `abort`, `parallel`, `post-hooks`, `pre-hooks` and `rewrite`. An `Abort`
+is Ctrl-C: SIGINT to the CLI's process group; the adapter waits for the CLI to end (killed after
+ABORT_GRACE) and reads its log, whose interrupt record (Codex's `turn_aborted` event; Claude
+Code's user text "[Request interrupted by user]" or "... for tool use]") ends the turn
+`aborted`, cause `user` (neither CLI records another). Each CLI answers the running calls at
+once (Codex "aborted by user", Claude Code as rejected by the user) and writes a user message of
+its own (`<turn_aborted>...`, "[Request interrupted by user...]"), reported as the user/message
+its log holds. Not declared, so `conform` never sends them, reports their rules not applicable
+and its guarantee does not cover them:
 `crash-repair` (a headless CLI repairs a crashed session only when it is resumed with a new
 prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`), `approval`
 (a headless run asks no one: Claude Code's `-p` and `codex exec` have no prompt to answer),
@@ -77,7 +76,7 @@ a moment; then it turns what it observed, in time order, into events:
 - the hook processes: each invocation, once it answered (hook/invoked and hook/result, one
   audit record per invocation, as `hook_audit` writes them; PostToolUse ones at that point);
 - the blocking tools: each start (`executed`, with the arguments that really ran);
-- the CLI process: its exit (step/end, turn/end: completed, aborted when the rollout recorded
+- the CLI process: its exit (step/end, turn/end: completed, aborted when the log recorded
   an interrupt, or error when it failed).
 """
 
@@ -144,12 +143,7 @@ from loopspec.properties.harnesses.model_stream import (
     reply_events,
     shell_call,
 )
-from loopspec.properties.harnesses.script import (
-    DRIVEN_CAPABILITIES,
-    Harness,
-    HarnessScript,
-    capabilities_of,
-)
+from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -174,6 +168,10 @@ SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers any
 POLL = 0.03
 HOOK_RELEASE_GAP = 0.15  # seconds between releasing one call's hooks (last configured first)
 INSIDE = "LOOPSPEC_CONFORM_DRIVER_INSIDE"
+# How Codex 0.171.0 and Claude Code 2.1.332 begin the user message each writes when a turn is
+# interrupted (Claude Code: "[Request interrupted by user]", "... for tool use]").
+ABORT_NOTICE = "<turn_aborted>"
+CLAUDE_ABORT_NOTICE = "[Request interrupted by user"
 IMPLEMENTATIONS = {
     Harness.CLAUDE_CODE: "@anthropic-ai/claude-code@2.1.332 through examples/claude-code-adapter",
     Harness.CODEX: "@openai/codex@0.171.0 through examples/codex-adapter",
@@ -391,6 +389,9 @@ def claude_log_items(text: str) -> list[LogItem]:
             items.append(Prompt(at, content))
         elif isinstance(content, list):
             for block in content:
+                said = block.get("text") if isinstance(block, dict) else None
+                if isinstance(said, str) and said.startswith(CLAUDE_ABORT_NOTICE):
+                    items += [AbortNotice(at, said), TurnAborted(at)]
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     items.append(
                         Result(
@@ -407,10 +408,6 @@ def _tagged_context(text: str) -> bool:
     """Codex's own user-role context (`<environment_context>...`), not the user's words."""
     stripped = text.strip()
     return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
-
-
-# How Codex 0.171.0 begins the user message it writes when a turn is interrupted.
-ABORT_NOTICE = "<turn_aborted>"
 
 
 def _hook_context(payload: dict[str, Any]) -> bool:
@@ -491,6 +488,14 @@ class PendingRequest:
     process: int = 0  # the CLI process (turn) that sent it
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A server that says nothing when a CLI drops its connection (an interrupted CLI does)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class PendingMock:
     """A model server that holds each request until the program answers it."""
 
@@ -504,7 +509,7 @@ class PendingMock:
         self.lock = threading.Lock()
         self.closing = threading.Event()
         self.activity = time.monotonic()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _QuietServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -941,8 +946,6 @@ class Session:
                     self.post_answers[(call_id, hook.handler_id)] = post
                 self.control.release(running, answer)
             case Abort():
-                if "abort" not in capabilities_of(self.harness):
-                    return f"{command.NAME} is not driven on a real CLI (capability not declared)"
                 if self.process is None or self.process.poll() is not None:
                     return "no turn of the CLI is running"
                 self._interrupt()
@@ -1390,7 +1393,7 @@ def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
                     {
                         "type": "ready",
                         "implementation": IMPLEMENTATIONS[harness],
-                        "capabilities": list(capabilities_of(harness)),
+                        "capabilities": list(CAPABILITIES),
                     }
                 )
             elif kind == "command":

@@ -136,7 +136,9 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.DESIGN,
             "a PostToolUse hook's additionalContext reaches the model inside the result it "
             "judges (a system reminder after the output; the transcript's attachment follows "
-            "the result), not as a message at the next step's start",
+            "the result), not as a message at the next step's start; an interrupt writes a "
+            "user message the user never typed ('[Request interrupted by user]') at once, last "
+            "in the aborted turn, and the next turn's model reads it",
         ),
         "DEC-3": KnownDivergence(
             "DEC-3",
@@ -154,6 +156,18 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.BUG,
             "an interrupted running call is reported to the model as rejected by the user, and "
             "an assistant message the model never wrote is added",
+        ),
+        "ABORT-2": KnownDivergence(
+            "ABORT-2",
+            Kind.BUG,
+            "an interrupt while a call's PreToolUse hooks run keeps the reply's call and reports "
+            "it to the model as rejected by the user; the model keeps only the reply's text",
+        ),
+        "ABORT-3": KnownDivergence(
+            "ABORT-3",
+            Kind.DESIGN,
+            "an interrupt carries no cause: the transcript records every one as the user's "
+            "('[Request interrupted by user]'), whoever aborted",
         ),
     },
     Harness.CODEX: {
@@ -222,7 +236,7 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
         "ADJ-4": KnownDivergence(
             "ADJ-4",
-            Kind.BUG,
+            Kind.DESIGN,
             "an interrupt writes a user message the user never typed ('<turn_aborted>...') at "
             "once, last in the aborted turn (after its results), and the next turn's model reads "
             "it; the model writes none",

@@ -38,15 +38,7 @@ class Harness(enum.Enum):
 
 # What `conform_driver` declares for either CLI (its docstring says why no more): the profiles
 # of the real harnesses describe these only.
-DRIVEN_CAPABILITIES = ("parallel", "post-hooks", "pre-hooks", "rewrite")
-# Driven on one CLI only: Codex's interrupt (SIGINT) ends a headless turn and its rollout says
-# so (`turn_aborted`).
-CAPABILITIES_OF_ONE = {"codex": ("abort",)}
-
-
-def capabilities_of(harness: Harness) -> tuple[str, ...]:
-    """What `conform_driver` declares for `harness`, sorted."""
-    return tuple(sorted((*DRIVEN_CAPABILITIES, *CAPABILITIES_OF_ONE.get(harness.value, ()))))
+DRIVEN_CAPABILITIES = ("abort", "parallel", "post-hooks", "pre-hooks", "rewrite")
 
 
 @attrs.frozen

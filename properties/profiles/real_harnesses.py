@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from loopspec.model.commands import Command, SubmitUser
 from loopspec.model.wording import DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
-from loopspec.properties.harnesses.script import Harness, capabilities_of
+from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Event,
@@ -286,12 +286,28 @@ def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Pair) ->
     return any(call_id not in recorded for call_id in _answered(got["events"]))
 
 
+def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """ABORT-1: resuming after an interrupt, the CLI writes an assistant message the model never
+    wrote before the new turn opens (Claude Code's "No response requested.")."""
+    if command["kind"] != "SubmitUser" or not got["accepted"]:
+        return False
+    ends = [e for e in events_of(earlier[1]) if e["type"] == "turn/end"]
+    if not ends or ends[-1]["data"]["reason"].get("kind") != "aborted":
+        return False
+    before_turn = []
+    for event in got["events"]:
+        if event["type"] == "turn/start":
+            break
+        before_turn.append(event["type"])
+    return "assistant/message" in before_turn
+
+
 # ---------------------------------------------------------------------------------------------
 # Erasers: each removes one difference from a (model, CLI) pair of runs.
 
 
-# How Codex 0.171.0 begins the user message it writes at an interrupt.
-_ABORT_NOTICE = "<turn_aborted>"
+# How Codex 0.171.0 and Claude Code 2.1.332 begin the user message each writes at an interrupt.
+_ABORT_NOTICES = ("<turn_aborted>", "[Request interrupted by user")
 
 
 def _without_abort_notices(run: Run) -> Run:
@@ -299,7 +315,7 @@ def _without_abort_notices(run: Run) -> Run:
         if event["type"] != "user/message":
             return event
         texts = [str(b.get("text", "")) for b in event["data"].get("content", [])]
-        return None if texts and texts[0].startswith(_ABORT_NOTICE) else event
+        return None if texts and texts[0].startswith(_ABORT_NOTICES) else event
 
     return map_events(run, change)
 
@@ -638,7 +654,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ("ADJ-4:abort-notice", None, both(_without_abort_notices), False),
     ),
     "SCHED-1": (("SCHED-1", _overlap_the_model_never_has, None, True),),
-    "ABORT-1": (("ABORT-1", _running_call_killed, None, False),),
+    "ABORT-1": (
+        ("ABORT-1", _running_call_killed, None, False),
+        ("ABORT-1:resume", _reply_invented_at_resume, None, False),
+    ),
     "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
     "ABORT-3": (("ABORT-3", None, both(lambda run: map_events(run, _abort_without_cause)), False),),
 }
@@ -647,12 +666,13 @@ HARNESS_ONLY = {
     "TEXT-1:post-block": Harness.CODEX,
     "post-hook-audit-place": Harness.CODEX,
     "ADJ-4": Harness.CLAUDE_CODE,
-    "ADJ-4:abort-notice": Harness.CODEX,
+    "ABORT-1:resume": Harness.CLAUDE_CODE,
 }
-# A hard divergence whose command also shows another known divergence the target's own log
-# check flags first: Codex writes its interrupt notice (ADJ-4) after the results an abort
-# gives, in the same command as ABORT-1's killed call or ABORT-2's kept one.
-ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",)}
+# The rules the target's own log check reads a hard divergence's command as breaking first:
+# each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
+# command as ABORT-1's killed call or ABORT-2's kept one; Claude Code's reply invented at the
+# resume sits between two turns (TURN-3).
+ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",), "ABORT-1:resume": ("TURN-3",)}
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
@@ -660,10 +680,7 @@ AVOID: dict[str, Avoid] = {"TURN-1": _blank_prompt}
 # Rules of KNOWN conform cannot show on a harness, with the capability it would need.
 _CRASH_REPAIR = "crash-repair (a headless CLI repairs only when resumed with a new prompt)"
 NOT_DRIVEN: dict[Harness, dict[str, str]] = {
-    Harness.CLAUDE_CODE: {
-        "REC-1": _CRASH_REPAIR,
-        "ABORT-1": "abort (not driven by its adapter yet)",
-    },
+    Harness.CLAUDE_CODE: {"REC-1": _CRASH_REPAIR},
     Harness.CODEX: {"REC-1": _CRASH_REPAIR},
 }
 # The order detectors apply in: symptoms (cuts) first, then (after the shapes) the erasers,
@@ -837,7 +854,7 @@ def profile_of(harness: Harness) -> Profile:
             *(shape for shape in SHAPES if HARNESS_ONLY.get(shape.key, harness) == harness),
             *_detected(harness, SOFT_ORDER, hard=False),
         ),
-        frozenset(capabilities_of(harness)),
+        frozenset(DRIVEN_CAPABILITIES),
     )
 
 
