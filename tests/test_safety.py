@@ -1239,6 +1239,31 @@ def test_SAFE_5_an_impl_given_as_a_file_path_says_what_to_pass_instead(
     assert f"run loopspec in {tmp_path}/proj with --impl my_loop:Loop" in second
 
 
+def test_SAFE_5_an_impl_given_as_the_path_of_a_package_module_names_its_dotted_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: `--impl src/agent/loop.py:Loop`, a module of a package in a src layout, is
+    refused naming the dotted module and the folder above the package (it said: run in
+    src/agent with --impl loop:Loop, where the package's relative imports fail); from the
+    folder holding the package, the dotted name alone."""
+    package = tmp_path / "src" / "agent"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "loop.py").write_text("from . import helpers\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--impl", "src/agent/loop.py:Loop"]) == 2
+    monkeypatch.chdir(tmp_path / "src")
+    assert main(["conform", "--impl", "agent/loop.py:Loop"]) == 2
+    first, second = capsys.readouterr().err.splitlines()
+    assert first.endswith(
+        "--impl takes a module name, not a file path (src/agent/loop.py): run loopspec in src "
+        "with --impl agent.loop:Loop, or put src on PYTHONPATH"
+    ), first
+    assert second.endswith(
+        "--impl takes a module name, not a file path (agent/loop.py): give --impl agent.loop:Loop"
+    ), second
+
+
 def test_SAFE_3_an_exiting_subreaper_ends_even_children_that_cleared_their_environment() -> None:
     """SAFE-3: `setsid env -i sleep &` escapes the token; as a subreaper, the process that exits
     still finds it below itself and kills it (the entry point's exit path)."""

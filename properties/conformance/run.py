@@ -442,11 +442,19 @@ def _path_given(module_name: str, attribute: str, options: TargetOptions) -> str
     """What to pass instead of a file path as `--impl`'s MODULE: a path is not importable (it
     failed with "the 'package' argument is required to perform a relative import")."""
     path = Path(module_name)
-    folder, name = str(path.parent), path.name.removesuffix(".py")
+    parts, above = [path.name.removesuffix(".py")], path.parent
+    # A module of a package is imported by its dotted name from the folder above the package:
+    # run from the module's own folder, its package's relative imports would fail.
+    while above.name not in ("", "..") and (above / "__init__.py").is_file():
+        parts.insert(0, above.name)
+        above = above.parent
+    name, folder = ".".join(parts), str(above)
+    said = f"{options.impl} takes a module name, not a file path ({module_name})"
+    if above == Path():  # importable from here already
+        return f"{said}: give {options.impl} {name}:{attribute}"
     return (
-        f"{options.impl} takes a module name, not a file path ({module_name}): run "
-        f"{options.runner} in {folder} with {options.impl} {name}:{attribute}, or put {folder} "
-        "on PYTHONPATH"
+        f"{said}: run {options.runner} in {folder} with {options.impl} {name}:{attribute}, or "
+        f"put {folder} on PYTHONPATH"
     )
 
 
