@@ -2,6 +2,8 @@
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
+A target written wrongly, or whose module cannot be loaded, stops pytest before it collects
+anything (a usage error, one line). Needs pytest 7 or newer.
 
 First, every saved case is replayed against that target as a test of its own, collected as its
 file (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays[case-ADJ-4-0.json]`; naming
@@ -20,7 +22,9 @@ active Hypothesis profile's `max_examples`, so a profile registered in your `con
 chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
 profiles exist only in its repository's tests). Its programs are the same every run unless
 Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N`
-draws. A counterexample is saved in the case directory.
+draws. A counterexample is saved in the case directory. A failure's first line (what pytest's
+short summary shows) names the rule; its last line is the pytest command that replays the saved
+case alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it).
 """
 
 from __future__ import annotations
