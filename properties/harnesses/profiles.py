@@ -1,9 +1,11 @@
 """The divergences from the model each real loop is known to show, rule by rule.
 
-Observed with `loopspec run --harness` on the pinned versions (Claude Code 2.1.332, Codex
-0.171.0) and held in place by `tests/test_real_harnesses.py` (one scripted scenario per
-divergence) and `tests/test_real_harness_programs.py` (random programs: any divergence not
-listed here fails). Each entry says whether loopspec reads it as a design difference or a bug.
+Observed on the pinned versions (Claude Code 2.1.332, Codex 0.171.0) with `loopspec run
+--harness`, held in place by `tests/test_real_harnesses.py` (scripted scenarios) and
+`tests/test_real_harness_programs.py` (random programs: any divergence not listed here fails),
+or with `loopspec conform` (SPEC section 11 marks those), held by a case under
+`tests/regressions/` and `tests/test_real_harness_*.py`. Each entry says whether loopspec reads
+it as a design difference or a bug.
 """
 
 from __future__ import annotations
