@@ -11,6 +11,7 @@ import pathlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from loopspec.properties.harnesses.cli import load_hooks
 from loopspec.properties.harnesses.session import HarnessError
 from loopspec.properties.spec_doc import SECTIONS
 
-SCENARIO = {
+SCENARIO: dict[str, list[dict[str, Any]]] = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
     "turns": [{"user": "hi", "replies": [{"blocks": [], "finish": "completed"}]}],
 }
