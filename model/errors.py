@@ -14,6 +14,11 @@ not let loopspec read or write. Its text carries no `[RULE]` tag, as `check` rep
 log ("error unreadable", no rule): a tag would send the reader to a rule for a typo in a path."""
 
 
+def tagged(rule_id: str, text: str) -> str:
+    """`[RULE] text`, or the text alone when no rule is broken (never a bare `[]`)."""
+    return f"[{rule_id}] {text}" if rule_id else text
+
+
 class LoopSpecError(Exception):
     """Root of every error the model raises on purpose; its text is `[RULE] message`, or the
     message alone under `NO_RULE_BROKEN`."""
@@ -21,7 +26,7 @@ class LoopSpecError(Exception):
     def __init__(self, message: str, *, rule_id: str) -> None:
         self.rule_id = rule_id
         self.message = message
-        super().__init__(f"[{rule_id}] {message}" if rule_id else message)
+        super().__init__(tagged(rule_id, message))
 
 
 class InvalidEventError(LoopSpecError):

@@ -437,6 +437,26 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
     assert says in out, out
 
 
+def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a case recorded with the claude-code profile that holds a crash (which that
+    profile's implementation never receives) fails as `replay` refuses it: one line naming the
+    command and the profile, and no rule, since the case and its profile do not fit whatever
+    the target does. Before, the plugin printed the rule tag by hand: `[] <path>: ...`."""
+    crash = {"kind": "Crash"}
+    _write_case(
+        tmp_path / "loopspec-cases" / "c.json", "REC-1", _ASKS, crash, profile="claude-code"
+    )
+    target = "loopspec.properties.conformance.target:ModelTarget"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-k", "saved_case")
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = next(line for line in done.stdout.splitlines() if "loopspec: error:" in line)
+    assert "needs the capability crash-repair" in failed, done.stdout
+    assert "the claude-code profile's implementation" in failed, done.stdout
+    assert "[]" not in failed and "[PROTO-1]" not in failed, failed
+
+
 def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_shutdown(
     tmp_path: Path,
 ) -> None:

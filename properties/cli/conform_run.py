@@ -23,7 +23,7 @@ from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
@@ -482,7 +482,7 @@ def _closing_error(factory: TargetFactory) -> LoopSpecError | None:
 
 
 def _print_unclosed(error: LoopSpecError, after: str = "after the run reported above") -> None:
-    said = f"[{error.rule_id}] {after}: {error.message}"
+    said = tagged(error.rule_id, f"{after}: {error.message}")
     print(f"loopspec: error: {with_wait_hint(said, '--answer-timeout')}", file=sys.stderr)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 import pytest
 
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
     case_replay_error,
     replay_header,
@@ -84,7 +84,7 @@ def close_replay_target(config: pytest.Config, *, quietly: bool = False) -> None
     except LoopSpecError as error:  # a shared process's wrong answer to shutdown
         unclosed = error
     if unclosed is not None and not quietly:
-        said = f"[{unclosed.rule_id}] after the saved cases replayed: {unclosed.message}"
+        said = tagged(unclosed.rule_id, f"after the saved cases replayed: {unclosed.message}")
         said = with_wait_hint(said, "--loopspec-answer-timeout")
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
 
@@ -140,9 +140,7 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         # nothing about it (a case from a build, or a colleague's loop, with more features).
         pytest.skip(f"loopspec: {unusable.message}")
     if unusable is not None:
-        said = with_wait_hint(
-            f"[{unusable.rule_id}] {unusable.message}", "--loopspec-answer-timeout"
-        )
+        said = with_wait_hint(str(unusable), "--loopspec-answer-timeout")
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
     assert replay is not None
     if replay.divergence is not None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import settings
 
 from loopspec.impl.system_words import system_reason
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
     counts_line,
@@ -94,7 +94,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
     if report.divergence is None:
         if unclosed is not None:  # the run itself conformed: say what failed after it
-            said = f"[{unclosed.rule_id}] after a conforming run: {unclosed.message}"
+            said = tagged(unclosed.rule_id, f"after a conforming run: {unclosed.message}")
             said = with_wait_hint(said, "--loopspec-answer-timeout")
             pytest.fail(f"loopspec: error: {said}", pytrace=False)
         # What the pass is worth, as conform's verdict says it: `pytest -rP` shows it, and a
