@@ -33,6 +33,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     PostBlock,
+    PostContext,
     SubmitUser,
     ToolFinishes,
 )
@@ -73,6 +74,7 @@ SITUATIONS = (
     "crash",
     "outcome for a settled call",
     "queued input delivered at a quiet end",
+    "empty PostToolUse context",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -114,6 +116,10 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
     phase, config = before.phase, before.config
     if _refused_rewrite(before, after):
         found.add("unacceptable rewrite")
+    if isinstance(command, ToolFinishes) and after is not before:
+        empty = [v for v in command.post if isinstance(v, PostContext) and not v.text]
+        if empty:
+            found.add("empty PostToolUse context")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None

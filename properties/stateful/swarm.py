@@ -448,11 +448,19 @@ _POST_VERDICTS: tuple[PostVerdict, ...] = (
 _LATER_BLOCK = PostBlock("withheld again")
 
 
+# An empty context, which adds no message (ADJ-4): dsh's bridge and Claude Code drop it, Codex
+# writes it, and the model once appended an empty user/message for it. A hook gives it in the
+# programs that do not swarm contexts, in place of "note from hook", with no draw more or less.
+_EMPTY_CONTEXT = PostContext("")
+
+
 def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
-    """PostToolUse answers; with `contexts` on, mostly a context."""
+    """PostToolUse answers; with `contexts` on, mostly a context; without, any answer, a
+    context being empty."""
     if swarm.contexts and choose(3) < 2:
         return _POST_VERDICTS[1]
-    return pick(choose, _POST_VERDICTS)
+    verdict = pick(choose, _POST_VERDICTS)
+    return _EMPTY_CONTEXT if not swarm.contexts and verdict == _POST_VERDICTS[1] else verdict
 
 
 def post_answers(choose: Choose, swarm: Swarm, hooks: int) -> tuple[PostVerdict, ...]:
