@@ -219,6 +219,20 @@ def test_the_wheel_holds_one_top_level_package_and_every_source_file(wheel: Path
     assert spec == (ROOT / "SPEC.md").read_text(encoding="utf-8")
 
 
+def test_the_wheel_carries_the_license_it_declares(wheel: Path) -> None:
+    """The wheel's metadata declares the MIT license and the wheel ships its text (it declared
+    MIT with no license file anywhere, so a user had a name and no terms)."""
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    fields = email.parser.Parser().parsestr(archive.read(metadata).decode())
+    assert fields["License-Expression"] == "MIT", fields["License-Expression"]
+    assert fields.get_all("License-File") == ["LICENSE"], fields.get_all("License-File")
+    (text,) = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+    shipped = archive.read(text).decode()
+    assert shipped.startswith("MIT License\n") and "WITHOUT WARRANTY OF ANY KIND" in shipped
+    assert shipped == (ROOT / "LICENSE").read_text(encoding="utf-8")
+
+
 def test_the_wheel_names_the_pythons_it_requires(wheel: Path) -> None:
     """The version classifiers start at Requires-Python's floor, run without a gap, and name
     the Python running this test, and the README names the same versions: what pip, PyPI and
