@@ -254,21 +254,80 @@ def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, A
     }
 
 
-def _audit(hook: str, event: str, seen: Any, answer: Any, finished: float) -> dict[str, Any]:
+def _audit(
+    hook: str, event: str, seen: Any, answer: Any, finished: float, *, stdout: str | None = None
+) -> dict[str, Any]:
+    """A record as `hook_audit` writes it; `stdout` replaces the JSON of `answer` verbatim."""
     stdin = {"hook_event_name": event, "tool_use_id": "c1", "tool_input": seen}
     return {
         "hook": hook,
         "stdin": json.dumps(stdin),
-        "stdout": json.dumps(answer) if answer else "",
+        "stdout": stdout if stdout is not None else json.dumps(answer) if answer else "",
+        "stderr": "",
+        "exitCode": 0,
         "started": 0.0,
         "finished": finished,
     }
 
 
-def _rewrite(command: str) -> dict[str, Any]:
+def _rewrite(command: Any) -> dict[str, Any]:
     return {
-        "hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": command}}
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": command} if isinstance(command, str) else command,
+        }
     }
+
+
+def _ran_original(original: dict[str, Any], *audit: dict[str, Any]) -> dict[str, Any]:
+    """A Claude Code session whose one call ran the model's input, with `audit`'s hooks."""
+    history = {
+        "messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "input": original}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1"}]},
+        ]
+    }
+    observed = _audit(OBSERVER_ID, "PostToolUse", original, None, 2.5)
+    return _result([*audit, observed], history)
+
+
+def test_HOOK_6_report_blames_a_non_object_rewrite_on_the_hook_not_HOOK_3() -> None:
+    """A hook's updatedInput that is a string: Claude Code ignores it and runs the model's
+    input. The model refuses such a call (HOOK-6); that is the divergence, and the report says
+    the hook's output is malformed, not that Claude Code took the wrong rewrite (HOOK-3)."""
+    original = {"command": "rm -rf build"}
+    bad = _rewrite("rm -rf build --dry-run")
+    bad["hookSpecificOutput"]["updatedInput"] = "rm -rf build --dry-run"
+    result = _ran_original(original, _audit("PreToolUse[0][0]", "PreToolUse", original, bad, 1.0))
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
+    # The fixture has no transcript, so RW-1 also says the log's call record lacks the input.
+    named = [d for d in view.divergences if d.rule_id != "RW-1"]
+    assert [(d.rule_id, d.call_id) for d in named] == [("HOOK-6", "c1")]
+    assert "non-object-updated-input" in named[0].message
+    hook_line = next(line for line in report_lines(view, result) if "PreToolUse[0][0]" in line)
+    assert "your hook's output is malformed, HOOK-7: non-object-updated-input" in hook_line
+
+
+def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decision() -> None:
+    """`permissionDecision: "block"` (a legacy word in the new field) is no decision in Claude
+    Code: the call runs. The report named it `block`, as if the hook had blocked the call."""
+    original = {"command": "rm -rf build"}
+    wrong_word = {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "block"}
+    }
+    two_objects = json.dumps(_rewrite("echo a")) + "\n" + json.dumps({"systemMessage": "x"})
+    result = _ran_original(
+        original,
+        _audit("PreToolUse[0][0]", "PreToolUse", original, wrong_word, 1.0),
+        _audit("PreToolUse[0][1]", "PreToolUse", original, None, 1.0, stdout=two_objects),
+    )
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    assert [d.rule_id for d in view.divergences if d.rule_id != "RW-1"] == []
+    lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
+    assert "; error (your hook's output is malformed, HOOK-7: invalid-output:" in lines[0]
+    assert "; error (your hook's output is malformed, HOOK-7: invalid-json:" in lines[1]
 
 
 def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history() -> None:

@@ -35,6 +35,12 @@ from typing import Any
 
 import attrs
 
+from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
+from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
+from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.model.commands import Allow, Ask
+from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import (
@@ -72,6 +78,10 @@ class HookAnswer:
     decision: str | None
     started: float
     finished: float
+    fault: HookFault | None = None
+    """What is wrong with the hook's own output, read as the model reads its dialect (HOOK-7)."""
+    rewrites: bool = False
+    """Whether the model would run `updated_input`: a well-formed rewrite it honours."""
 
 
 def _json(text: str) -> Any:
@@ -81,8 +91,9 @@ def _json(text: str) -> Any:
         return None
 
 
-def hook_answers(audit: Sequence[Mapping[str, Any]]) -> list[HookAnswer]:
-    """The audit records as answers, in the order the hooks started."""
+def hook_answers(audit: Sequence[Mapping[str, Any]], harness: Harness) -> list[HookAnswer]:
+    """The audit records as answers, in the order the hooks started, each read as the model
+    reads the harness's hook dialect: a malformed answer is the hook's fault, not a decision."""
     answers = []
     for record in audit:
         stdin = _json(record["stdin"])
@@ -91,19 +102,48 @@ def hook_answers(audit: Sequence[Mapping[str, Any]]) -> list[HookAnswer]:
         specific = stdout.get("hookSpecificOutput") if isinstance(stdout, dict) else None
         specific = specific if isinstance(specific, dict) else {}
         decision = specific.get("permissionDecision")
-        answers.append(
-            HookAnswer(
-                str(record["hook"]),
-                str(stdin.get("hook_event_name", "?")),
-                str(stdin.get("tool_use_id", "?")),
-                stdin.get("tool_input"),
-                specific.get("updatedInput"),
-                decision if isinstance(decision, str) else None,
-                float(record["started"]),
-                float(record["finished"]),
-            )
+        event = str(stdin.get("hook_event_name", "?"))
+        answer = HookAnswer(
+            str(record["hook"]),
+            event,
+            str(stdin.get("tool_use_id", "?")),
+            stdin.get("tool_input"),
+            specific.get("updatedInput"),
+            decision if isinstance(decision, str) else None,
+            float(record["started"]),
+            float(record["finished"]),
         )
+        answers.append(_as_the_model_reads(answer, record, harness))
     return answers
+
+
+def _as_the_model_reads(
+    answer: HookAnswer, record: Mapping[str, Any], harness: Harness
+) -> HookAnswer:
+    if answer.hook_id == OBSERVER_ID:
+        return answer
+    exit_code = int(record["exitCode"])
+    outcome = ProcessOutcome(
+        exit_code=exit_code if exit_code >= 0 else None,
+        signal=-exit_code if exit_code < 0 else None,
+        stdout=str(record["stdout"]).encode(),
+        stderr=str(record["stderr"]).encode(),
+        duration_ms=(answer.finished - answer.started) * 1000,
+    )
+    # The harness enforced the hook's timeout itself: a record exists only for a hook that
+    # exited, so no timeout and no output cap applies here.
+    if answer.event == PRE_TOOL_USE:
+        pre = read_pre_tool_use(harness.value, outcome, float("inf"), 1 << 62)
+        verdict = pre.verdict
+        honoured = (
+            isinstance(verdict, Allow | Ask)
+            and verdict.updated_input is not None
+            and (pre.fault is None or pre.fault.kind != FaultKind.NON_OBJECT_INPUT)
+        )
+        decision = pre.decision if pre.fault is not None else answer.decision
+        return attrs.evolve(answer, decision=decision, fault=pre.fault, rewrites=honoured)
+    post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
+    return attrs.evolve(answer, fault=post.fault)
 
 
 def configured_order(hooks: Mapping[str, Any] | None) -> list[str]:
@@ -238,7 +278,7 @@ def session_view(
     result: Mapping[str, Any],
 ) -> SessionView:
     """Work out what every reader held and which rules broke."""
-    answers = hook_answers(result["audit"])
+    answers = hook_answers(result["audit"], harness)
     ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
     requests = [
         r
@@ -358,9 +398,18 @@ def _divergences(
             for a in answers
             if a.call_id == call.call_id
             and a.event == "PreToolUse"
-            and a.updated_input is not None
+            and a.rewrites
             and a.hook_id in order
         ]
+        for refused, fault in _refused_rewrites(answers, call.call_id):
+            yield Divergence(
+                "HOOK-6",
+                call.call_id,
+                f"ran {_short(executed)}, but {refused.hook_id}'s updatedInput is not a JSON "
+                f"object ({_short(refused.updated_input)}): the model refuses the call, naming "
+                f"the hook. The hook's output is malformed (HOOK-7: {fault.describe()}); the "
+                "harness ignored it and ran the model's input",
+            )
         if any(a.decision == "deny" for a in answers if a.call_id == call.call_id):
             continue
         if rewrites:
@@ -405,6 +454,16 @@ def _divergences(
             )
 
 
+def _refused_rewrites(
+    answers: list[HookAnswer], call_id: str
+) -> Iterator[tuple[HookAnswer, HookFault]]:
+    """The call's answers whose rewrite HOOK-6 refuses (not an object), with that fault."""
+    for answer in answers:
+        fault = answer.fault
+        if answer.call_id == call_id and fault and fault.kind == FaultKind.NON_OBJECT_INPUT:
+            yield answer, fault
+
+
 def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     """The printed report."""
     lines = [
@@ -427,6 +486,8 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         if answer.hook_id == OBSERVER_ID:
             continue
         said = answer.decision or "no decision"
+        if answer.fault is not None:
+            said += f" (your hook's output is malformed, HOOK-7: {answer.fault.describe()})"
         if answer.updated_input is not None:
             said += f" -> {_short(answer.updated_input)}"
         lines.append(
