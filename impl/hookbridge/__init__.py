@@ -101,6 +101,16 @@ decision, say), usually leaving `pass`.
 (4) the `Allow`/`Ask` carries the non-object input, so the loop's HOOK-6 check refuses the call
 with a reason naming the hook: loopspec's documented outcome (SPEC §3). Codex gets there only
 with allow; ask or no decision with an `updatedInput` is unsupported (2), deny still denies.
+
+Notes (no fault)
+----------------
+Some answers Claude Code reads without a fault lose what the hook meant: a key it does not
+define (`updatedinput`: the rewrite is dropped), text before the JSON (nothing is read), JSON
+on stdout after exit 2 (only stderr is the reason), a reason on stderr after exit 0 (no
+decision). They keep their documented outcome, also under fail-closed, and the audit's
+`note` says what was lost (`note: ...` in `as_hook_audit().stderr_summary`, so in the log and
+in `loopspec run`), with the key meant when a typo is close to one. A Python traceback on
+stderr is summarised by its last line.
 """
 
 from loopspec.impl.hookbridge.audit import HookRunAudit

@@ -34,12 +34,18 @@ class HookRunAudit:
     updated_input: JsonValue = None
     fail_closed: bool = False
     """Whether the fail-closed policy applied to this hook (it changes the verdict on faults)."""
+    note: str | None = None
+    """What the answer lost without a fault (`notes.answer_note`): an ignored key, say."""
 
     def as_hook_audit(self) -> HookAudit:
-        """The model's audit command input; a fault is named in the stderr summary it carries."""
+        """The model's audit command input; a fault, or else a note, is named in the stderr
+        summary it carries."""
         summary = self.stderr_summary
-        if self.fault is not None:
-            summary = self.fault.describe() + (f" (stderr: {summary})" if summary else "")
+        named = self.fault.describe() if self.fault is not None else None
+        if named is None and self.note is not None:
+            named = f"note: {self.note}"
+        if named is not None:
+            summary = named + (f" (stderr: {summary})" if summary else "")
             if len(summary) > AUDIT_SUMMARY_CHARS:
                 summary = summary[: AUDIT_SUMMARY_CHARS - 1] + "…"
         return HookAudit(self.decision, self.exit_code, summary, self.duration_ms)

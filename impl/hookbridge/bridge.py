@@ -17,6 +17,7 @@ import attrs
 
 from loopspec.impl.hookbridge.audit import HookRunAudit
 from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.impl.hookbridge.notes import answer_note
 from loopspec.impl.hookbridge.output import stderr_summary
 from loopspec.impl.hookbridge.payload import CallFacts, SessionFacts, payload_bytes
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
@@ -173,6 +174,7 @@ class HookBridge:
             fault=fault,
             updated_input=updated_input,
             fail_closed=self.fails_closed(hook),
+            note=None if fault is not None else answer_note(hook.dialect, hook.point, outcome),
         )
 
     async def _pre_one(self, hook: HookCommand, call: CallFacts) -> PreHookRun:

@@ -17,6 +17,7 @@ from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze
 
 STDERR_SUMMARY_CHARS = 200
 SPECIFIC = "hookSpecificOutput"
+PYTHON_TRACEBACK = "Traceback (most recent call last):"
 
 
 class OutputProblem(Exception):
@@ -60,9 +61,12 @@ def stderr_text(outcome: ProcessOutcome) -> str:
 
 
 def stderr_summary(outcome: ProcessOutcome) -> str | None:
-    """The first non-empty stderr line, cut to a readable length; None when stderr is empty."""
-    lines = (line.strip() for line in stderr_text(outcome).splitlines())
-    first = next((line for line in lines if line), None)
+    """The first non-empty stderr line, cut to a readable length; None when stderr is empty.
+    Of a Python traceback, its last line: the first only says a traceback follows."""
+    lines = [line.strip() for line in stderr_text(outcome).splitlines() if line.strip()]
+    first = lines[0] if lines else None
+    if first == PYTHON_TRACEBACK and len(lines) > 1:
+        first = f"Python traceback, ending: {lines[-1]}"
     if first is not None and len(first) > STDERR_SUMMARY_CHARS:
         return first[: STDERR_SUMMARY_CHARS - 1] + "…"
     return first
@@ -84,6 +88,12 @@ def stdout_document(dialect: str, stdout: bytes) -> FrozenMap | HookFault | None
         return None
     try:
         value = json.loads(text.decode("utf-8"), parse_constant=_no_constants)
+    except json.JSONDecodeError as error:
+        if error.msg == "Extra data":
+            # Two objects printed (an answer, then a debug line): Claude Code reads neither.
+            detail = f"stdout holds more than one JSON value (the next at line {error.lineno})"
+            return HookFault(FaultKind.INVALID_JSON, f"{detail}; print one object")
+        return HookFault(FaultKind.INVALID_JSON, f"stdout is not valid JSON: {error}")
     except (UnicodeDecodeError, ValueError) as error:
         return HookFault(FaultKind.INVALID_JSON, f"stdout is not valid JSON: {error}")
     except RecursionError:

@@ -1,0 +1,102 @@
+"""What a hook author's mistake looks like in the audit (HOOK-7): a malformed answer is a fault
+named with its cause; an answer its dialect reads without a fault but that drops what the hook
+meant (a typo'd key, text before the JSON, JSON after exit 2, a reason on stderr after exit 0)
+is a note beside the decision word, and keeps its documented outcome, also under fail-closed.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import pytest
+from test_hookbridge_support import make_bridge, run_one_pre
+
+from loopspec.impl.hookbridge import FaultKind
+from loopspec.model.commands import Allow, Deny, Pass
+
+REWRITE = {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+
+
+def _printing(*lines: str, stderr: str = "", exit_code: int = 0) -> str:
+    """A hook command that reads its input, prints `lines` and exits with `exit_code`."""
+    said = "".join(f"printf '%s\\n' {shlex.quote(line)}; " for line in lines)
+    errs = f"printf '%s\\n' {shlex.quote(stderr)} >&2; " if stderr else ""
+    return f"cat >/dev/null; {said}{errs}exit {exit_code}"
+
+
+def _summary(command: str, *, dialect: str = "claude-code", fail_closed: bool = False) -> str:
+    run = run_one_pre(make_bridge(command, dialect=dialect, fail_closed=fail_closed))
+    summary = run.audit.as_hook_audit().stderr_summary
+    assert summary is not None
+    return summary
+
+
+@pytest.mark.parametrize("fail_closed", [False, True])
+def test_HOOK_7_a_typoed_updated_input_key_is_named_with_the_key_it_meant(
+    fail_closed: bool,
+) -> None:
+    """`updatedinput` is not read: the call is allowed unchanged, and the audit says why."""
+    answer = {"hookSpecificOutput": dict(REWRITE, updatedinput={"command": "ls --dry-run"})}
+    command = _printing(json.dumps(answer))
+    run = run_one_pre(make_bridge(command, fail_closed=fail_closed))
+    assert run.verdict == Allow()
+    assert run.audit.as_hook_audit().stderr_summary == (
+        "note: ignored, not a key Claude Code reads: $.hookSpecificOutput.updatedinput "
+        "(did you mean updatedInput?)"
+    )
+
+
+def test_HOOK_7_codex_still_refuses_the_typoed_key_as_a_fault() -> None:
+    """Codex defines no other keys: the same answer is an invalid-output fault, no note."""
+    answer = {"hookSpecificOutput": dict(REWRITE, updatedinput={"command": "ls"})}
+    run = run_one_pre(make_bridge(_printing(json.dumps(answer)), dialect="codex"))
+    assert run.audit.fault is not None
+    assert run.audit.fault.kind == FaultKind.INVALID_OUTPUT
+    assert run.audit.note is None
+
+
+def test_HOOK_7_text_before_the_json_is_named_with_the_line_of_the_ignored_answer() -> None:
+    answer = {"hookSpecificOutput": dict(REWRITE, updatedInput={"command": "ls"})}
+    run = run_one_pre(make_bridge(_printing("guard: rewriting", json.dumps(answer))))
+    assert run.verdict == Pass()
+    assert "the JSON object on line 2 was ignored" in (run.audit.note or "")
+
+
+def test_HOOK_7_json_after_exit_2_says_stdout_is_not_read_and_stderr_is_empty() -> None:
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    run = run_one_pre(make_bridge(_printing(json.dumps(deny), exit_code=2)))
+    assert run.verdict == Deny()
+    assert run.audit.note == (
+        "exit 2: the JSON on stdout is not read, the reason is stderr, which is empty; "
+        "exit 0 to answer in JSON"
+    )
+
+
+def test_HOOK_7_a_reason_on_stderr_after_exit_0_is_labelled_as_stderr() -> None:
+    summary = _summary(_printing(stderr="guard: refusing rm"))
+    assert summary.startswith("note: exit 0 with nothing on stdout is no decision")
+    assert summary.endswith("(stderr: guard: refusing rm)")
+
+
+def test_HOOK_7_a_quiet_passthrough_has_no_note() -> None:
+    run = run_one_pre(make_bridge(_printing()))
+    assert run.verdict == Pass()
+    assert run.audit.note is None
+    assert run.audit.as_hook_audit().stderr_summary is None
+
+
+def test_HOOK_7_two_json_objects_are_named_as_such() -> None:
+    answer = {"hookSpecificOutput": dict(REWRITE, updatedInput={"command": "ls"})}
+    summary = _summary(_printing(json.dumps(answer), json.dumps({"systemMessage": "done"})))
+    assert summary == (
+        "invalid-json: stdout holds more than one JSON value (the next at line 2); print one object"
+    )
+
+
+def test_HOOK_7_a_python_traceback_is_summarised_by_its_last_line() -> None:
+    """The first line of a traceback says only that one follows; the error is its last."""
+    crash = shlex.join([sys.executable, "-c", "import json; json.loads('{}')['cmd']"])
+    summary = _summary(crash)
+    assert summary == "crash: exit code 1 (stderr: Python traceback, ending: KeyError: 'cmd')"
