@@ -46,6 +46,10 @@ PERMISSION_OPTIONS: tuple[tuple[str, str], ...] = (
 
 _MEDIA_TYPES = frozenset({"image", "audio"})
 
+TERMINAL_META_KEYS = ("terminal_info", "terminal_output", "terminal_exit")
+"""The `_meta` keys the model writes (for a terminal-capable client only, ACP-2). ACP reserves
+`_meta` for extensions: every other key is a bridge's own, and no rule here speaks about it."""
+
 
 def text_content(text: str) -> dict[str, object]:
     """A tool-call content item holding one text block."""

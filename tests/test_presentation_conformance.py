@@ -560,24 +560,122 @@ def test_VIEW_2_a_card_sent_twice_is_named_as_sent_again() -> None:
 
 
 def test_ACP_2_only_terminal_meta_is_blamed_on_ACP_2() -> None:
-    """ACP-2: a card whose `_meta` holds something other than a terminal (a bridge's own
-    provenance, the input before a rewrite) was blamed on ACP-2, 'no terminal goes to a client
-    that is not terminal-capable'; it is a difference in the card (VIEW-2) that says what the
-    model sends. A terminal's `_meta` is still ACP-2."""
+    """ACP-2: a card whose `_meta` holds a terminal key, sent to a client that is not
+    terminal-capable, is ACP-2; a bridge's own `_meta` key beside it does not change that."""
     card = _card_for("c1", '{"file_path":"a.txt"}')
-    mine = json.loads(json.dumps(card))
-    mine["params"]["update"]["_meta"] = {"originalInput": {"file_path": "b.txt"}}
-    found = presentation_rule([card], [mine], history=())
-    assert found is not None
-    rule, what = found
-    assert rule == "VIEW-2", what
-    assert "_meta" in what, what
-    assert "no terminal goes" not in what, what
     terminal = json.loads(json.dumps(card))
-    terminal["params"]["update"]["_meta"] = {"terminal_info": {"terminal_id": "c1"}}
+    terminal["params"]["update"]["_meta"] = {
+        "terminal_info": {"terminal_id": "c1"},
+        "zed.dev/x": 1,
+    }
     found = presentation_rule([card], [terminal], history=())
     assert found is not None
     assert found[0] == "ACP-2", found
+
+
+def _with_extension_meta(message: dict[str, Any]) -> None:
+    """A bridge's own `_meta` keys, as Zed's adds, on the message, its card and its content."""
+    params = message["params"]
+    params["_meta"] = {"zed.dev/trace": "t1"}
+    card = params.get("update") or params.get("toolCall") or {}
+    card["_meta"] = {**(card.get("_meta") or {}), "zed.dev/x": 1}
+    for item in card.get("content") or []:
+        item["_meta"] = {"zed.dev/shown": True}
+
+
+def test_VIEW_2_a_bridges_own_meta_keys_pass() -> None:
+    """VIEW-2, ACP-1: ACP reserves `_meta` for extensions, and Zed's bridge adds its own keys;
+    conform compared `_meta` strictly and blamed such a bridge on VIEW-2 ('the model sends
+    _meta only for a terminal'). A bridge adding `{"zed.dev/x": 1}` to its messages, cards and
+    content items is now conformant, a rewrite with approval included."""
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    extended = json.loads(json.dumps(card))
+    _with_extension_meta(extended)
+    assert invalid_acp(extended) is None
+    assert presentation_rule([card], [extended], history=()) is None
+    bridge = lambda: _BridgeOnTheModel(_with_extension_meta)  # noqa: E731
+    found = replay_case(bridge, REWRITE_CONFIG, list(REWRITE_AND_ASK))
+    assert found.divergence is None, found.divergence.what
+    report = run_conformance(bridge, examples=10, seed_value=BATCH_SEED, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+    assert report.presentation_examples == len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
+
+
+def _original_under_meta(shown: object) -> Callable[[dict[str, Any]], None]:
+    """A bridge that keeps REWRITE_AND_ASK's input before the rewrite (or a part of it) under a
+    `_meta` key of its own on every message about call c1."""
+
+    def damage(message: dict[str, Any]) -> None:
+        params = message["params"]
+        card = params.get("update") or params.get("toolCall") or {}
+        if card.get("toolCallId") == "c1":
+            card["_meta"] = {"zed.dev/original": shown}
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [{"command": "rm -rf /"}, '{"command":"rm -rf /"}', "rm -rf /", [{"input": "rm -rf /"}]],
+    ids=["object", "json-text", "replaced-string", "nested"],
+)
+def test_RW_4_the_input_before_a_rewrite_under_a_bridges_own_meta_key_is_blamed(
+    shown: object,
+) -> None:
+    """RW-4, RW-1: a bridge's own `_meta` keys pass, but what they hold is still searched for a
+    rewritten call's input before the rewrite: a card showing it is RW-1 and a permission
+    request RW-4, at the command that sends it; so is a result update (RW-1)."""
+    found = replay_case(
+        lambda: _BridgeOnTheModel(_original_under_meta(shown)),
+        REWRITE_CONFIG,
+        list(REWRITE_AND_ASK),
+    )
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "RW-1", found.divergence.what  # the card comes first
+    assert found.divergence.index == 2
+    assert "zed.dev/original" in found.divergence.what, found.divergence.what
+    model = ModelTarget()
+    model.reset(REWRITE_CONFIG)
+    history = [event for command in REWRITE_AND_ASK for event in model.apply(command).events]
+    want = json.loads(json.dumps(found.divergence.expected.presented))
+    asked = json.loads(json.dumps(want))
+    _original_under_meta(shown)(asked[1])
+    leaked = presentation_rule(want, asked, history)
+    assert leaked is not None
+    assert leaked[0] == "RW-4", leaked
+    update = _update_for("c1", "a.txt")
+    leaking_update = json.loads(json.dumps(update))
+    _original_under_meta(shown)(leaking_update)
+    leaked = presentation_rule([update], [leaking_update], history)
+    assert leaked is not None
+    assert leaked[0] == "RW-1", leaked
+
+
+def test_VIEW_2_a_changed_terminal_meta_key_is_blamed_on_VIEW_2() -> None:
+    """VIEW-2: the `_meta` keys the model writes (a terminal's, for a terminal-capable client)
+    are compared like any field. A bridge writing another cwd in terminal_info was told 'no
+    terminal goes to a client that is not terminal-capable' (ACP-2), though both sent one; a
+    bridge's own key beside them still passes."""
+    view = present_call("bash", parse_arguments('{"command": "ls", "cwd": "build"}'))
+    note = acp.tool_call_notification(
+        "s",
+        "c1",
+        view,
+        arguments=parse_arguments('{"command": "ls", "cwd": "build"}'),
+        session_cwd="/workspace",
+        terminal_capable=True,
+    )
+    card = {"method": "session/update", "params": note}
+    extended = json.loads(json.dumps(card))
+    extended["params"]["update"]["_meta"]["zed.dev/x"] = 1
+    assert presentation_rule([card], [extended], history=()) is None
+    moved = json.loads(json.dumps(card))
+    moved["params"]["update"]["_meta"]["terminal_info"]["cwd"] = "/elsewhere"
+    found = presentation_rule([card], [moved], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "terminal_info" in what, what
 
 
 def test_VIEW_2_a_wrong_status_or_option_is_named_not_called_a_view_of_the_arguments() -> None:

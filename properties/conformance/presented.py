@@ -5,26 +5,31 @@ A target with the capability reports, per command, the ACP messages its UI was s
 events the command appended (`Observation.presented`): a `tool_call` card at each `tool/call`,
 a `tool_call_update` at each appended `tool/result`, a `session/request_permission` at each
 `approval/asked`. The model's are `loopspec.model.replay.LogPresenter`'s, for a client that is
-not terminal-capable, at session cwd `/workspace`. `sessionId` is free.
+not terminal-capable, at session cwd `/workspace`. `sessionId` is free, and so is every `_meta`
+key but the model's own terminal keys: ACP reserves `_meta` for extensions (a bridge's own
+keys, as Zed's adds). What such a key holds is still searched for a rewritten call's input
+before the rewrite, which must appear nowhere (RW-1, RW-4).
 
-Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
-messages sent in another order (an update before its card) PROTO-1, which says they come in
-log order; a card or a permission request that shows a rewritten call's original input is RW-1
-or RW-4 (the reader disagrees with the audit record); another permission input is ACP-3,
-another card input RW-1; terminal embedding, terminal `_meta` and the fenced console text ACP-2;
-titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
-generic card, the raw result content) VIEW-3; any other difference in a card VIEW-2 (a view is a
-function of the call's arguments and its durable result), its explanation naming what section
-12 requires of a status or of the permission options when those are what differ.
+Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; a message
+whose `_meta` holds a rewritten call's input before the rewrite RW-4 (a permission request) or
+RW-1 (a card or an update); the model's messages sent in another order (an update before its
+card) PROTO-1, which says they come in log order; a card or a permission request that shows a
+rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
+another permission input is ACP-3, another card input RW-1; a terminal sent or left out, and
+the fenced console text, ACP-2; titles that differ only in how they write the card's path
+VIEW-4; a fallback the model takes (a generic card, the raw result content) VIEW-3; any other
+difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
+result), its explanation naming what section 12 requires of a status or of the permission
+options when those are what differ.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from loopspec.model.acp import tool_call_notification
+from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.presenters import generic_call_fallback, present_call
 from loopspec.model.pure.presentation import workspace_relative
@@ -41,15 +46,118 @@ PERMISSION = "session/request_permission"
 SESSION_CWD = "/workspace"
 
 
+# A tool's own JSON inside a message: a `_meta` key there is the tool's data, not ACP's.
+_TOOL_VALUES = frozenset({"rawInput", "rawOutput"})
+
+
+def _without_extensions(value: object) -> object:
+    """`value` with each `_meta` object kept to the model's terminal keys (one left empty is
+    left out), outside rawInput and rawOutput."""
+    if isinstance(value, list):
+        return [_without_extensions(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    kept: dict[str, object] = {}
+    for key, item in value.items():
+        if key == "_meta" and isinstance(item, dict):
+            terminal = {k: v for k, v in item.items() if k in TERMINAL_META_KEYS}
+            if terminal:
+                kept[key] = terminal
+        elif key in _TOOL_VALUES:
+            kept[key] = item
+        else:
+            kept[key] = _without_extensions(item)
+    return kept
+
+
 def normalized_item(item: object) -> object:
-    """A presented message without what a target chooses freely (its session id)."""
+    """A presented message without what a target chooses freely: its session id and the
+    extension keys of every `_meta` (all but the model's terminal keys)."""
     if not isinstance(item, dict):
         return item
-    params = item.get("params")
-    if not isinstance(params, dict) or "sessionId" not in params:
-        return item
-    # Only the envelope and its params are copied: nothing writes to a normalized item.
-    return {**item, "params": {k: v for k, v in params.items() if k != "sessionId"}}
+    shown = _without_extensions(item)
+    assert isinstance(shown, dict)
+    params = shown.get("params")
+    if isinstance(params, dict) and "sessionId" in params:
+        shown["params"] = {k: v for k, v in params.items() if k != "sessionId"}
+    return shown
+
+
+def _meta_entries(value: object) -> Iterator[tuple[str, object]]:
+    """Every key and value of every `_meta` object in a message, outside rawInput and
+    rawOutput."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _meta_entries(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == "_meta" and isinstance(item, dict):
+                yield from ((str(k), v) for k, v in item.items())
+            elif key not in _TOOL_VALUES:
+                yield from _meta_entries(item)
+
+
+def _strings(value: object) -> set[str]:
+    """The strings a JSON value holds, keys aside."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list):
+        return {s for item in value for s in _strings(item)}
+    if isinstance(value, dict):
+        return {s for item in value.values() for s in _strings(item)}
+    return set()
+
+
+def _holds(value: object, whole: object, replaced: set[str]) -> bool:
+    """Whether `value` holds `whole` (as a value, or as JSON text) or one of the `replaced`
+    strings."""
+    if whole is not None and value == whole:
+        return True
+    if isinstance(value, str):
+        if value in replaced:
+            return True
+        if whole is None or not isinstance(whole, dict | list):
+            return False
+        try:
+            return bool(json.loads(value) == whole)
+        except ValueError:
+            return False
+    if isinstance(value, list):
+        return any(_holds(item, whole, replaced) for item in value)
+    if isinstance(value, dict):
+        return any(_holds(item, whole, replaced) for item in value.values())
+    return False
+
+
+def original_input_shown(item: object, history: Sequence[Event]) -> tuple[str, str] | None:
+    """RW-4 or RW-1, and how, when a message's `_meta` (any key, at any depth) holds its
+    rewritten call's input before the rewrite: whole, or one of the strings the rewrite
+    replaced. An empty input ({}, [] or "") is not searched for: it says nothing."""
+    if not isinstance(item, dict):
+        return None
+    call_id = _card(item).get("toolCallId")
+    record = _call_record(call_id, history)
+    sidecar = record.get("rewrite")
+    if not isinstance(sidecar, dict) or not isinstance(sidecar.get("originalArguments"), str):
+        return None
+    original = thaw(parse_arguments(sidecar["originalArguments"]))
+    effective = thaw(parse_arguments(str(record.get("arguments", ""))))
+    replaced = _strings(original) - _strings(effective) - {""}
+    whole = None if original in ({}, [], "") else original
+    for key, value in _meta_entries(item):
+        if _holds(value, whole, replaced):
+            rule = "RW-4" if _method(item) == PERMISSION else "RW-1"
+            return rule, (
+                f"{_described(item)} holds the input before the rewrite in _meta[{key!r}]: a "
+                "rewritten call shows only its effective input, in every field and _meta key"
+            )
+    return None
+
+
+def shows_original_input(presented: Sequence[object] | None, history: Sequence[Event]) -> bool:
+    """Whether any presented message holds its rewritten call's input before the rewrite in
+    its `_meta`, which normalizing leaves out (`original_input_shown`)."""
+    return any(original_input_shown(item, history) is not None for item in presented or ())
 
 
 def _params(item: Item | None) -> dict[str, Any]:
@@ -164,13 +272,16 @@ def presentation_rule(
     for index in range(max(len(wants), len(gots))):
         want = wants[index] if index < len(wants) else None
         got = gots[index] if index < len(gots) else None
-        if want == got:
-            continue
         where = f"presented message #{index + 1} of this command"
         if got is not None:
-            problem = invalid_acp(actual[index])
+            problem = None if want == got else invalid_acp(actual[index])
             if problem is not None:
                 return "ACP-1", f"{where} is not valid ACP: {problem}"
+            leaked = original_input_shown(actual[index], history)
+            if leaked is not None:
+                return leaked[0], f"{where}: {leaked[1]}"
+        if want == got:
+            continue
         assert want is None or isinstance(want, dict)
         assert got is None or isinstance(got, dict)
         moved = got in wants[index + 1 :] and want in gots[index + 1 :]
@@ -246,15 +357,15 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             return "RW-1", f"{named}: the card shows the input before the rewrite"
         if "rawInput" in fields:
             return "RW-1", f"{named}: the card shows other arguments than tool/call records"
-    if _terminal_meta(mine, theirs) or any(
-        isinstance(item, dict) and item.get("type") == "terminal"
-        for item in [*(theirs.get("content") or []), *(mine.get("content") or [])]
-    ):
+    if _has_terminal(theirs) and not _has_terminal(mine):
         return "ACP-2", f"{named}: no terminal goes to a client that is not terminal-capable"
+    if _has_terminal(mine) and not _has_terminal(theirs):
+        return "ACP-2", f"{named}: a terminal-capable client gets the terminal, not its output"
     if "_meta" in fields:
         return "VIEW-2", (
-            f"{named}: the model sends _meta only for a terminal, to a terminal-capable client, "
-            "and compares _meta like every other field of the message (SPEC.md section 12)"
+            f"{named}: of _meta, the model writes {', '.join(TERMINAL_META_KEYS)} (for a "
+            "terminal, to a terminal-capable client) and compares them like every other field; "
+            "any other key is a bridge's own extension and passes (SPEC.md section 12)"
         )
     if fields == ["status"]:
         return "VIEW-2", f"{named}: {_STATUS[str(mine.get('sessionUpdate'))]}"
@@ -283,11 +394,13 @@ _STATUS = {
 }
 
 
-def _terminal_meta(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
-    """Whether either message's `_meta` holds one of the terminal keys (ACP-2)."""
-    return any(
-        isinstance(meta, dict) and any(str(key).startswith("terminal_") for key in meta)
-        for meta in (mine.get("_meta"), theirs.get("_meta"))
+def _has_terminal(card: dict[str, Any]) -> bool:
+    """Whether a card or update shows a terminal: a terminal content item, or one of the
+    model's terminal `_meta` keys (ACP-2)."""
+    meta = card.get("_meta")
+    return (isinstance(meta, dict) and any(key in TERMINAL_META_KEYS for key in meta)) or any(
+        isinstance(item, dict) and item.get("type") == "terminal"
+        for item in card.get("content") or []
     )
 
 
