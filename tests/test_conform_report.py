@@ -65,6 +65,7 @@ from loopspec.properties.conformance.machine import (
     needed_capabilities,
 )
 from loopspec.properties.conformance.run import (
+    UNREACHABLE_PARTS,
     RunReport,
     TargetError,
     TargetFactory,
@@ -232,7 +233,10 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
         "rules (exercised xN: the programs created the situation the rule governs N times; "
         "checked xM: M comparisons covered the events it speaks about):"
     )
-    table = lines[start + 1 : lines.index("transitions exercised:") - 1]
+    lines_below = lines[start + 1 : lines.index("transitions exercised:") - 1]
+    # A row's second line, indented under its status, names what no program reaches.
+    table = [row for row in lines_below if not row.startswith(" " * 11)]
+    assert len(lines_below) - len(table) == len(UNREACHABLE_PARTS)
     row_status = re.compile(r"  \S+ +(.+?)(?: x\d+)?(?: \(checked x\d+\))?$")
     statuses = Counter(match.group(1) for row in table if (match := row_status.match(row)))
     assert sum(statuses.values()) == len(table) > 0
@@ -905,3 +909,24 @@ def test_MODEL_1_an_abandoned_program_is_not_settled(
         with pytest.raises(DivergenceFound):
             program.teardown()
         assert pin == {"rule": "EXE-4"}
+
+
+def test_ACP_1_rule_rows_name_what_no_program_reaches(capsys: pytest.CaptureFixture[str]) -> None:
+    """ACP-1, VIEW-3, ACP-2: SPEC.md section 12 states image and audio result blocks and a
+    terminal-capable client's terminal, which no program can reach (a tool outcome carries text
+    only; conform's client has no terminals), yet their rules read 'exercised' with nothing
+    more. Their rows now name that part, in the text report and the JSON document (documented
+    where `conform --help` points), and section 12 says why."""
+    presenting = attrs.evolve(_failed_report(), capabilities=frozenset(CAPABILITIES))
+    rows = _statuses(presenting)
+    assert "non-text result blocks" in rows["ACP-1"]["unreachable"]
+    assert "non-text result blocks" in rows["VIEW-3"]["unreachable"]
+    assert "terminal-capable" in rows["ACP-2"]["unreachable"]
+    assert "unreachable" not in rows["VIEW-2"]
+    assert all("unreachable" not in row for row in rule_table(_failed_report()))  # no presenting
+    assert '"unreachable"' in (conform_cli.__doc__ or "")
+    conform_run._text_report(presenting, None, {"impl": "mine:make"})
+    shown = capsys.readouterr().out
+    assert "but not reached by any program: image, audio and other non-text" in shown, shown
+    section = loopspec.spec_text().split("## 12.", 1)[1]
+    assert "No program reaches non-text result blocks" in " ".join(section.split())

@@ -35,7 +35,9 @@ renamed or removed without changing `format`.
           "generated": 7,                       // situations the rule governs, created
           "checked": 11,                        // comparisons that covered its events
           "needs": "approval",                  // only when a capability gates it
-          "known": ["repair-wording"]           // only under --profile: what touched it
+          "known": ["repair-wording"],          // only under --profile: what touched it
+          "unreachable": "..."                  // only when part of the rule no program
+                                                //   reaches (SPEC.md section 12 says why)
         }
       ],
       "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome

@@ -235,6 +235,8 @@ def _text_report(
         checked = f" (checked x{row['checked']})" if row["checked"] else ""
         known = f": {', '.join(row['known'])}" if "known" in row else ""
         print(f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}")
+        if "unreachable" in row:
+            print(f"  {'':<8} but not reached by any program: {row['unreachable']}")
     if report.profile is not None:
         print(f"\nknown divergences ({report.profile.implementation}):")
         rows = known_table(report)

@@ -1104,6 +1104,16 @@ NOT_OBSERVABLE = frozenset(
 )
 
 
+# Parts of a rule no program reaches, whatever it draws (SPEC.md section 12 says which and why):
+# a tool body's outcome carries text only, and conform presents to a client without terminals.
+# The model's own tests prove them; a rule row names them beside its status.
+UNREACHABLE_PARTS = {
+    "ACP-1": "image, audio and other non-text result blocks (a tool outcome carries text only)",
+    "ACP-2": "the terminal a terminal-capable client gets (conform's client has none)",
+    "VIEW-3": "the raw fallback of non-text result blocks (a tool outcome carries text only)",
+}
+
+
 def rule_table(report: RunReport) -> list[dict[str, Any]]:
     """Per rule: exercised, checked only, not applicable, not observable, or never reached.
 
@@ -1128,8 +1138,9 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
         else:
             status = "not reached by the generator"
         known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
+        unreachable = UNREACHABLE_PARTS.get(rule)
         if status in ("not applicable", "not observable by conform (model tests)"):
-            known = []
+            known, unreachable = [], None
         if known:
             status = "known divergence"
         if report.divergence is not None and report.divergence.rule_id == rule:
@@ -1143,6 +1154,7 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
                 "checked": checked,
                 **({"needs": needs} if needs else {}),
                 **({"known": known} if known else {}),
+                **({"unreachable": unreachable} if unreachable else {}),
             }
         )
     return rows
