@@ -229,7 +229,8 @@ def test_the_wheel_carries_the_license_it_declares(wheel: Path) -> None:
     assert fields.get_all("License-File") == ["LICENSE"], fields.get_all("License-File")
     (text,) = [n for n in archive.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
     shipped = archive.read(text).decode()
-    assert shipped.startswith("MIT License\n") and "WITHOUT WARRANTY OF ANY KIND" in shipped
+    assert shipped.startswith("MIT License\n")
+    assert "WITHOUT WARRANTY OF ANY KIND" in shipped
     assert shipped == (ROOT / "LICENSE").read_text(encoding="utf-8")
 
 

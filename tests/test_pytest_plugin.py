@@ -454,7 +454,8 @@ def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe
     failed = next(line for line in done.stdout.splitlines() if "loopspec: error:" in line)
     assert "needs the capability crash-repair" in failed, done.stdout
     assert "the claude-code profile's implementation" in failed, done.stdout
-    assert "[]" not in failed and "[PROTO-1]" not in failed, failed
+    assert "[]" not in failed, failed
+    assert "[PROTO-1]" not in failed, failed
 
 
 def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_shutdown(
