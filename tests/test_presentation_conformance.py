@@ -706,6 +706,19 @@ def test_VIEW_2_a_wrong_status_or_option_is_named_not_called_a_view_of_the_argum
     assert "presenter's view" not in found[1], found
 
 
+def test_VIEW_2_a_status_in_a_permission_request_is_named_not_a_traceback() -> None:
+    """VIEW-2: a permission request's toolCall has the card's fields but `sessionUpdate` and
+    `status` (SPEC.md section 12). A bridge sending one with `"status": "pending"` made conform
+    look up the status a message without a `sessionUpdate` must have, and end in a KeyError."""
+    want = _permission_for("c1")
+    pending = json.loads(json.dumps(want))
+    pending["params"]["toolCall"]["status"] = "pending"
+    found = presentation_rule([want], [pending], history=())
+    assert found is not None
+    assert found[0] == "VIEW-2", found
+    assert "permission request's toolCall carries no status" in found[1], found
+
+
 class _BridgeOnTheModel:
     """A bridge held alone: the model plays the loop, and `damage` changes the ACP messages its
     UI is sent, as a bridge with one bug would (the shape of an ACP bridge author's target)."""

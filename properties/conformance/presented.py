@@ -368,7 +368,9 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "any other key is a bridge's own extension and passes (SPEC.md section 12)"
         )
     if fields == ["status"]:
-        return "VIEW-2", f"{named}: {_STATUS[str(mine.get('sessionUpdate'))]}"
+        # A permission request's toolCall has no sessionUpdate: its status is keyed by method.
+        shown = PERMISSION if _method(want) == PERMISSION else str(mine.get("sessionUpdate"))
+        return "VIEW-2", f"{named}: {_STATUS[shown]}"
     if _method(want) == PERMISSION and not fields:
         return "VIEW-2", (
             f'{named}: the options are allow_once ("Allow once") and reject_once '
@@ -390,6 +392,10 @@ _STATUS = {
     "tool_call_update": (
         'a result update\'s status is "completed", or "failed" when the result has isError '
         "(SPEC.md section 12)"
+    ),
+    PERMISSION: (
+        "a permission request's toolCall carries no status: it has the card's fields but "
+        "sessionUpdate and status (SPEC.md section 12)"
     ),
 }
 
