@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ import pytest
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.scenario import ScenarioError, load_scenario
+from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.cli import load_hooks
 from loopspec.properties.harnesses.mock_model import (
     MockModel,
@@ -251,6 +255,7 @@ def _result(audit: list[dict[str, Any]], history: dict[str, Any]) -> dict[str, A
         "requests": [{"method": "POST", "path": "/v1/messages", "body": history}],
         "logs": [],
         "audit": audit,
+        "unfinished": [],
     }
 
 
@@ -555,3 +560,44 @@ def test_a_missing_cli_says_how_to_install_it_or_that_this_copy_cannot(tmp_path:
     )
     assert f"this copy of loopspec has no {installed}" in str(in_wheel.value)
     assert f"run `npm ci` in {installed}" not in str(in_wheel.value)
+
+
+def _wrap(audit_dir: Path, command: str) -> subprocess.Popen[bytes]:
+    stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c1", "tool_input": {"command": "x"}}
+    wrapper = subprocess.Popen(
+        [sys.executable, hook_audit.__file__, str(audit_dir), "PreToolUse[0][0]", "--", command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    assert wrapper.stdin is not None
+    wrapper.stdin.write(json.dumps(stdin).encode())
+    wrapper.stdin.close()
+    return wrapper
+
+
+def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_path: Path) -> None:
+    """A hook Claude Code kills at its timeout left no audit record, so the report's hook
+    section was empty, as if no hook had run. The wrapper now leaves an unfinished record
+    until the hook exits; one that answers leaves only its answer."""
+    answered = tmp_path / "answered"
+    answered.mkdir()
+    assert _wrap(answered, "true").wait(timeout=30) == 0
+    assert [p.suffix for p in answered.iterdir()] == [".json"]
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    wrapper = _wrap(killed, "sleep 30")
+    deadline = time.monotonic() + 30
+    while not list(killed.glob("*" + hook_audit.UNFINISHED)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(wrapper.pid, signal.SIGKILL)  # as the harness kills a hook past its timeout
+    wrapper.wait(timeout=30)
+    (marker,) = killed.iterdir()
+    result = _result([], {"messages": []})
+    result["unfinished"] = [json.loads(marker.read_text(encoding="utf-8"))]
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    lines = report_lines(view, result)
+    hook_lines = [line for line in lines if line.startswith("  PreToolUse[0][0]")]
+    assert len(hook_lines) == 1
+    assert 'call c1: saw {"command": "x"}; no answer: the harness killed it' in hook_lines[0]
+    assert "(HOOK-7 timeout)" in hook_lines[0]

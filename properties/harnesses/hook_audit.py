@@ -17,6 +17,8 @@ import time
 
 # The variable naming the hook in the wrapped command; `hook_of` finds it again in a transcript.
 HOOK_VARIABLE = "LOOPSPEC_HOOK"
+# The suffix of the record of a hook that started and has not exited (yet, or ever).
+UNFINISHED = ".unfinished"
 
 
 def wrapped(command: str, hook_id: str, audit_dir: str, hooks_dir: str) -> str:
@@ -60,12 +62,16 @@ def main(argv: list[str]) -> int:
     import subprocess  # noqa: PLC0415 (only the wrapper runs commands; `check` reads `hook_of`)
 
     started = time.time()
+    seen = {"hook": hook_id, "command": command, "stdin": stdin.decode("utf-8", "replace")}
+    # Left behind only when the harness kills this wrapper (its hook timeout, an abort): the
+    # report then says the hook never answered instead of showing nothing.
+    marker = os.path.join(audit_dir, f"{started:.6f}-{os.getpid()}{UNFINISHED}")
+    with open(marker, "w", encoding="utf-8") as out:
+        json.dump({**seen, "started": started}, out)
     done = subprocess.run(command, shell=True, input=stdin, capture_output=True, check=False)
     finished = time.time()
     record = {
-        "hook": hook_id,
-        "command": command,
-        "stdin": stdin.decode("utf-8", "replace"),
+        **seen,
         "stdout": done.stdout.decode("utf-8", "replace"),
         "stderr": done.stderr.decode("utf-8", "replace"),
         "exitCode": done.returncode,
@@ -75,6 +81,7 @@ def main(argv: list[str]) -> int:
     name = f"{finished:.6f}-{os.getpid()}.json"
     with open(os.path.join(audit_dir, name), "w", encoding="utf-8") as out:
         json.dump(record, out)
+    os.remove(marker)
     sys.stdout.buffer.write(done.stdout)
     sys.stderr.buffer.write(done.stderr)
     return done.returncode

@@ -481,7 +481,18 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         "",
         "== hooks (audit: what each hook saw and answered, by start) ==",
     ]
-    first = min((a.started for a in view.answers), default=0.0)
+    unfinished = [r for r in result["unfinished"] if r["hook"] != OBSERVER_ID]
+    starts = [a.started for a in view.answers] + [float(r["started"]) for r in unfinished]
+    first = min(starts, default=0.0)
+    for record in unfinished:
+        stdin = _json(record["stdin"])
+        stdin = stdin if isinstance(stdin, dict) else {}
+        lines.append(
+            f"  {record['hook']:<17} call {stdin.get('tool_use_id', '?')}: saw "
+            f"{_short(stdin.get('tool_input'))}; no answer: the harness killed it before it "
+            "exited (its timeout for the hook, or an abort), which the model reads as no "
+            f"decision (HOOK-7 timeout) [+{float(record['started']) - first:.2f}s..]"
+        )
     for answer in view.answers:
         if answer.hook_id == OBSERVER_ID:
             continue

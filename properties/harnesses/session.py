@@ -463,6 +463,15 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     for path in audit.glob("*.json"):
         records.append(json.loads(path.read_text(encoding="utf-8")))
     records.sort(key=lambda record: record["started"])
+    answered = {(record["hook"], record["started"]) for record in records}
+    unfinished = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in audit.glob("*" + hook_audit.UNFINISHED)
+    ]
+    unfinished = sorted(
+        (r for r in unfinished if (r["hook"], r["started"]) not in answered),
+        key=lambda record: record["started"],
+    )
     # A crash or an abort is on purpose: its exit code and its kill are no failure.
     cut_turns = {*crashed, *aborted}
     failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut_turns]
@@ -480,6 +489,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         "stderr": "".join(stderr for _, _, _, stderr in turns)[-4000:],
         "logs": [{"path": str(p.relative_to(home)), "text": p.read_text("utf-8")} for p in logs],
         "audit": records,
+        "unfinished": unfinished,
         "traced": traced,
         "connects": connects,
         "work": str(work),
