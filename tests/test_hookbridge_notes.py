@@ -69,8 +69,8 @@ def test_HOOK_7_json_after_exit_2_says_stdout_is_not_read_and_stderr_is_empty() 
     run = run_one_pre(make_bridge(_printing(json.dumps(deny), exit_code=2)))
     assert run.verdict == Deny()
     assert run.audit.note == (
-        "exit 2: the JSON on stdout is not read, the reason is stderr, which is empty; "
-        "exit 0 to answer in JSON"
+        "exit 2: the JSON on stdout is not read (as Claude Code documents), the reason is "
+        "stderr, which is empty; exit 0 to answer in JSON"
     )
 
 

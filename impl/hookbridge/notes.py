@@ -30,7 +30,12 @@ def answer_note(dialect: str, point: str, outcome: ProcessOutcome) -> str | None
         if not stdout.lstrip().startswith("{"):
             return None
         reason = "the reason is stderr" + ("" if outcome.stderr.strip() else ", which is empty")
-        return f"exit 2: the JSON on stdout is not read, {reason}; exit 0 to answer in JSON"
+        # Claude Code 2.1.332 was seen taking a JSON deny's reason on exit 2 all the same; its
+        # documentation, which the bridge follows, says stdout is ignored then.
+        return (
+            f"exit 2: the JSON on stdout is not read (as Claude Code documents), {reason}; "
+            "exit 0 to answer in JSON"
+        )
     if outcome.exit_code != 0:
         return None
     found = stdout_document(dialect, outcome.stdout)
