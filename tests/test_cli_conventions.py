@@ -169,6 +169,31 @@ def test_SAFE_4_output_that_cannot_be_written_is_one_line_and_exit_2(
     assert (done.returncode, done.stderr) == (2, "loopspec: error: no space left on device\n")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["check", "--help"],
+        ["spec", "HOOK-1"],
+        ["check", str(ROOT / "tests" / "fixtures" / "logs" / "valid")],
+    ],
+    ids=["help", "version", "verb help", "spec", "check"],
+)
+def test_SAFE_4_a_closed_stdout_is_one_line_and_exit_2(argv: list[str]) -> None:
+    """SAFE-4: started with stdout closed (`loopspec --version >&-`), Python gives the program
+    no stdout at all (None), and every verb ended in a traceback ('NoneType' object has no
+    attribute 'flush', or 'write'): now one line, as a closed stdin is said, and exit 2."""
+    done = subprocess.run(
+        ["bash", "-c", 'exec "$@" >&-', "bash", *LOOPSPEC, *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (2, "loopspec: error: standard output is closed\n")
+
+
 @pytest.mark.parametrize("verb", ["conform", "demo"])
 def test_searching_verbs_leave_the_folder_they_run_in_as_it_was(tmp_path: Path, verb: str) -> None:
     """`loopspec conform` and `loopspec demo` write nothing into the user's folder (Hypothesis's

@@ -10,9 +10,9 @@ they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The pa
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
 program quietly with status 141 (128 + SIGPIPE), as a program killed by SIGPIPE would. Output
-the system will not take (a full disk, `/dev/full`), help and `--version` included, ends it with
-one line on stderr in the system's words and status 2: a report that was not written must not
-pass for one that was.
+the system will not take (a full disk, `/dev/full`; a closed stdout), help and `--version`
+included, ends it with one line on stderr in the system's words and status 2: a report that
+was not written must not pass for one that was.
 """
 
 from __future__ import annotations
@@ -127,6 +127,10 @@ def _chosen_verb(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; return its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
+        with contextlib.suppress(OSError):  # stderr may be full or closed too
+            print(f"{PROGRAM}: error: standard output is closed", file=sys.stderr, flush=True)
+        return 2
     try:
         try:
             if arguments == ["--version"]:  # as argparse's `--version` does, without it
