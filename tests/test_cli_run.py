@@ -151,6 +151,30 @@ def test_HOOK_8_run_says_why_no_hook_ran_when_no_matcher_matches(
     )
 
 
+def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook's fault is shown beside its id, and the id is tied to its command and settings
+    entry: with several hooks, `claude-code:PreToolUse:2` alone did not say which script
+    printed two JSON objects."""
+    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
+    twice = "cat >/dev/null; echo '{}'; echo '{}'"
+    hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": twice}]
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
+    )
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
+    assert "claude-code:PreToolUse:2   call c1: error (invalid-json: stdout holds more" in audit
+    assert audit.endswith(
+        "  where:\n"
+        f"    claude-code:PreToolUse:1 = {rewrite} ({settings}: $.hooks.PreToolUse[0].hooks[0])\n"
+        f"    claude-code:PreToolUse:2 = {twice} ({settings}: $.hooks.PreToolUse[0].hooks[1])"
+    )
+
+
 def test_PROTO_1_run_help_says_where_the_scenario_format_is(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

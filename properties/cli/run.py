@@ -153,6 +153,18 @@ def allowed_environment(names: list[str]) -> dict[str, str]:
     return {name: os.environ[name] for name in names if name in os.environ}
 
 
+def _which_hook_is_which(hooks: Path, appended: tuple[Event, ...]) -> list[str]:
+    """The command and settings entry of each hook the audit names: an id alone does not
+    say which of several scripts answered."""
+    ran = {event.handler_id for event in appended if isinstance(event, HookResulted)}
+    commands = [hook for hook in load_settings(hooks).hooks if hook.handler_id in ran]
+    if not commands:
+        return []
+    return ["  where:"] + [
+        f"    {hook.handler_id} = {hook.command} ({hook.declared.where})" for hook in commands
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the scenario and print what every reader holds."""
     if args.harness:
@@ -191,6 +203,9 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.hooks and not any(isinstance(event, HookResulted) for event in appended):
         print(f"  {_why_no_hook_ran(Path(args.hooks), appended)}")
+    elif args.hooks:
+        for line in _which_hook_is_which(Path(args.hooks), appended):
+            print(line)
     print("\n== calls (audit record: what runs) ==")
     for event in appended:
         if isinstance(event, ToolCallRecorded):
