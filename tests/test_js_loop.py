@@ -185,6 +185,15 @@ EDGE_PROGRAMS: dict[str, tuple[Command, ...]] = {
         ToolFinishes("c1", ToolSucceeded("A"), (PostContext(""), PostContext(" "))),
         ModelReplies((TextBlock("done"),)),
     ),
+    "a reasonless block is worded, an empty body context adds nothing (DEC-3, ADJ-4)": (
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c2", "read", _READ))),
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("", " ")), (PostPass(), PostPass())),
+        ToolFinishes("c2", ToolSucceeded("B"), (PostBlock(""), PostBlock(""))),
+        ModelReplies((ToolCallBlock("c3", "read", _READ),)),
+        ToolFinishes("c3", ToolSucceeded("C"), (PostBlock(""), PostBlock("why"))),
+        ModelReplies((TextBlock("done"),)),
+    ),
     "audited answers, joined reasons, refused rewrites, unknown tools (HOOK-2, HOOK-6)": (
         SubmitUser("x"),
         ModelReplies(
@@ -411,10 +420,14 @@ def test_PROTO_1_a_silent_process_times_out() -> None:
 
 
 def test_PROTO_1_a_command_that_cannot_start_is_reported() -> None:
-    """PROTO-1: a missing executable is a ProcessTargetError, not an OSError."""
+    """PROTO-1: a missing executable is a ProcessTargetError, not an OSError, in the system's
+    words: it said "[Errno 2] No such file or directory: '/nonexistent/loop'", a third time
+    naming the program behind a number no reader needs."""
     target = ProcessTarget("/nonexistent/loop --flag", name="missing")
-    with pytest.raises(ProcessTargetError, match="cannot start /nonexistent/loop --flag"):
+    with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
+    said = "missing: cannot start /nonexistent/loop --flag: no such file or directory"
+    assert refused.value.message == said
     with pytest.raises(ProcessTargetError, match="reset first"):
         target.apply(SubmitUser("hi"))
 

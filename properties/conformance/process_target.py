@@ -34,6 +34,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
+from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
@@ -491,7 +492,8 @@ class ProcessTarget:
         try:
             return _Process(self.argv)
         except OSError as error:
-            msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {error}"
+            # In the system's words: the command line names the program already.
+            msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {system_reason(error)}"
             program = self.argv[0] if self.argv else ""
             relative = "/" in program and not os.path.isabs(program)
             if isinstance(error, FileNotFoundError) and relative:
