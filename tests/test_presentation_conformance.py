@@ -603,15 +603,15 @@ def test_VIEW_2_a_bridges_own_meta_keys_pass() -> None:
 
 def _original_under_meta(shown: object) -> Callable[[dict[str, Any]], None]:
     """A bridge that keeps REWRITE_AND_ASK's input before the rewrite (or a part of it) under a
-    `_meta` key of its own on every message about call c1."""
+    `_meta` key of its own on every message about call c1, for provenance."""
 
-    def damage(message: dict[str, Any]) -> None:
+    def provenance(message: dict[str, Any]) -> None:
         params = message["params"]
         card = params.get("update") or params.get("toolCall") or {}
         if card.get("toolCallId") == "c1":
             card["_meta"] = {"zed.dev/original": shown}
 
-    return damage
+    return provenance
 
 
 @pytest.mark.parametrize(
@@ -619,36 +619,44 @@ def _original_under_meta(shown: object) -> Callable[[dict[str, Any]], None]:
     [{"command": "rm -rf /"}, '{"command":"rm -rf /"}', "rm -rf /", [{"input": "rm -rf /"}]],
     ids=["object", "json-text", "replaced-string", "nested"],
 )
-def test_RW_4_the_input_before_a_rewrite_under_a_bridges_own_meta_key_is_blamed(
+def test_RW_1_RW_4_a_bridge_may_keep_the_input_before_a_rewrite_under_its_own_meta_key(
     shown: object,
 ) -> None:
-    """RW-4, RW-1: a bridge's own `_meta` keys pass, but what they hold is still searched for a
-    rewritten call's input before the rewrite: a card showing it is RW-1 and a permission
-    request RW-4, at the command that sends it; so is a result update (RW-1)."""
-    found = replay_case(
-        lambda: _BridgeOnTheModel(_original_under_meta(shown)),
-        REWRITE_CONFIG,
-        list(REWRITE_AND_ASK),
-    )
-    assert found.divergence is not None
-    assert found.divergence.rule_id == "RW-1", found.divergence.what  # the card comes first
-    assert found.divergence.index == 2
-    assert "zed.dev/original" in found.divergence.what, found.divergence.what
+    """RW-1, RW-4: clients must not interpret a `_meta` key they do not know, and ACP has no
+    field for a rewritten input, so a bridge may carry the original input there for provenance,
+    as `tool/call` keeps it in its sidecar (peers' convention). What the rules hold to the
+    effective input is what a message shows: its rawInput, title and content. A bridge doing so
+    was blamed on RW-1 for its card and RW-4 for its permission request; it is conformant, and
+    the same original shown as the card's rawInput is still RW-1."""
+    bridge = lambda: _BridgeOnTheModel(_original_under_meta(shown))  # noqa: E731
+    found = replay_case(bridge, REWRITE_CONFIG, list(REWRITE_AND_ASK))
+    assert found.divergence is None, found.divergence.what
     model = ModelTarget()
     model.reset(REWRITE_CONFIG)
-    history = [event for command in REWRITE_AND_ASK for event in model.apply(command).events]
-    want = json.loads(json.dumps(found.divergence.expected.presented))
-    asked = json.loads(json.dumps(want))
-    _original_under_meta(shown)(asked[1])
-    leaked = presentation_rule(want, asked, history)
-    assert leaked is not None
-    assert leaked[0] == "RW-4", leaked
-    update = _update_for("c1", "a.txt")
-    leaking_update = json.loads(json.dumps(update))
-    _original_under_meta(shown)(leaking_update)
-    leaked = presentation_rule([update], [leaking_update], history)
-    assert leaked is not None
-    assert leaked[0] == "RW-1", leaked
+    model.presenting = True
+    history: list[Event] = []
+    presented: list[object] = []
+    for command in REWRITE_AND_ASK:
+        observation = model.apply(command)
+        history.extend(observation.events)
+        presented.extend(observation.presented or ())
+    card = next(m for m in presented if _card_for_call(m, "c1"))
+    kept = json.loads(json.dumps(card))
+    _original_under_meta(shown)(kept)
+    assert presentation_rule([card], [kept], history) is None
+    shown_raw = json.loads(json.dumps(card))
+    shown_raw["params"]["update"]["rawInput"] = {"command": "rm -rf /"}
+    found_raw = presentation_rule([card], [shown_raw], history)
+    assert found_raw is not None
+    assert found_raw[0] == "RW-1", found_raw
+
+
+def _card_for_call(message: object, call_id: str) -> bool:
+    """Whether a presented message is the tool_call card of `call_id`."""
+    if not isinstance(message, dict):
+        return False
+    update = message.get("params", {}).get("update") or {}
+    return bool(update.get("sessionUpdate") == "tool_call" and update.get("toolCallId") == call_id)
 
 
 def test_VIEW_2_a_changed_terminal_meta_key_is_blamed_on_VIEW_2() -> None:

@@ -70,7 +70,6 @@ from loopspec.properties.conformance.compare import (
     probe_for,
     split_units,
 )
-from loopspec.properties.conformance.presented import shows_original_input
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
 from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
 from loopspec.properties.conformance.target import (
@@ -262,7 +261,6 @@ def conformance_machine(
             if (
                 normalized_observation(expected) == normalized_observation(actual)
                 and refused_alike(expected, actual)
-                and not shows_original_input(actual.presented, self.history)
                 and not split
                 and not violations
             ):

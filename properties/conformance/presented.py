@@ -7,26 +7,25 @@ a `tool_call_update` at each appended `tool/result`, a `session/request_permissi
 `approval/asked`. The model's are `loopspec.model.replay.LogPresenter`'s, for a client that is
 not terminal-capable, at session cwd `/workspace`. `sessionId` is free, and so is every `_meta`
 key but the model's own terminal keys: ACP reserves `_meta` for extensions (a bridge's own
-keys, as Zed's adds). What such a key holds is still searched for a rewritten call's input
-before the rewrite, which must appear nowhere (RW-1, RW-4).
+keys, as Zed's adds; one may carry a rewritten call's original input for provenance, which
+clients must not interpret: what RW-1 and RW-4 hold to is what a message shows, its
+`rawInput`, title and content).
 
-Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; a message
-whose `_meta` holds a rewritten call's input before the rewrite RW-4 (a permission request) or
-RW-1 (a card or an update); the model's messages sent in another order (an update before its
-card) PROTO-1, which says they come in log order; a card or a permission request that shows a
-rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
-another permission input is ACP-3, another card input RW-1; a terminal sent or left out, and
-the fenced console text, ACP-2; titles that differ only in how they write the card's path
-VIEW-4; a fallback the model takes (a generic card, the raw result content) VIEW-3; any other
-difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
-result), its explanation naming what section 12 requires of a status or of the permission
-options when those are what differ.
+Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
+messages sent in another order (an update before its card) PROTO-1, which says they come in
+log order; a card or a permission request that shows a rewritten call's original input is RW-1
+or RW-4 (the reader disagrees with the audit record); another permission input is ACP-3,
+another card input RW-1; a terminal sent or left out, and the fenced console text, ACP-2;
+titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
+generic card, the raw result content) VIEW-3; any other difference in a card VIEW-2 (a view is
+a function of the call's arguments and its durable result), its explanation naming what
+section 12 requires of a status or of the permission options when those are what differ.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
@@ -81,83 +80,6 @@ def normalized_item(item: object) -> object:
     if isinstance(params, dict) and "sessionId" in params:
         shown["params"] = {k: v for k, v in params.items() if k != "sessionId"}
     return shown
-
-
-def _meta_entries(value: object) -> Iterator[tuple[str, object]]:
-    """Every key and value of every `_meta` object in a message, outside rawInput and
-    rawOutput."""
-    if isinstance(value, list):
-        for item in value:
-            yield from _meta_entries(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key == "_meta" and isinstance(item, dict):
-                yield from ((str(k), v) for k, v in item.items())
-            elif key not in _TOOL_VALUES:
-                yield from _meta_entries(item)
-
-
-def _strings(value: object) -> set[str]:
-    """The strings a JSON value holds, keys aside."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, list):
-        return {s for item in value for s in _strings(item)}
-    if isinstance(value, dict):
-        return {s for item in value.values() for s in _strings(item)}
-    return set()
-
-
-def _holds(value: object, whole: object, replaced: set[str]) -> bool:
-    """Whether `value` holds `whole` (as a value, or as JSON text) or one of the `replaced`
-    strings."""
-    if whole is not None and value == whole:
-        return True
-    if isinstance(value, str):
-        if value in replaced:
-            return True
-        if whole is None or not isinstance(whole, dict | list):
-            return False
-        try:
-            return bool(json.loads(value) == whole)
-        except ValueError:
-            return False
-    if isinstance(value, list):
-        return any(_holds(item, whole, replaced) for item in value)
-    if isinstance(value, dict):
-        return any(_holds(item, whole, replaced) for item in value.values())
-    return False
-
-
-def original_input_shown(item: object, history: Sequence[Event]) -> tuple[str, str] | None:
-    """RW-4 or RW-1, and how, when a message's `_meta` (any key, at any depth) holds its
-    rewritten call's input before the rewrite: whole, or one of the strings the rewrite
-    replaced. An empty input ({}, [] or "") is not searched for: it says nothing."""
-    if not isinstance(item, dict):
-        return None
-    call_id = _card(item).get("toolCallId")
-    record = _call_record(call_id, history)
-    sidecar = record.get("rewrite")
-    if not isinstance(sidecar, dict) or not isinstance(sidecar.get("originalArguments"), str):
-        return None
-    original = thaw(parse_arguments(sidecar["originalArguments"]))
-    effective = thaw(parse_arguments(str(record.get("arguments", ""))))
-    replaced = _strings(original) - _strings(effective) - {""}
-    whole = None if original in ({}, [], "") else original
-    for key, value in _meta_entries(item):
-        if _holds(value, whole, replaced):
-            rule = "RW-4" if _method(item) == PERMISSION else "RW-1"
-            return rule, (
-                f"{_described(item)} holds the input before the rewrite in _meta[{key!r}]: a "
-                "rewritten call shows only its effective input, in every field and _meta key"
-            )
-    return None
-
-
-def shows_original_input(presented: Sequence[object] | None, history: Sequence[Event]) -> bool:
-    """Whether any presented message holds its rewritten call's input before the rewrite in
-    its `_meta`, which normalizing leaves out (`original_input_shown`)."""
-    return any(original_input_shown(item, history) is not None for item in presented or ())
 
 
 def _params(item: Item | None) -> dict[str, Any]:
@@ -272,16 +194,13 @@ def presentation_rule(
     for index in range(max(len(wants), len(gots))):
         want = wants[index] if index < len(wants) else None
         got = gots[index] if index < len(gots) else None
-        where = f"presented message #{index + 1} of this command"
-        if got is not None:
-            problem = None if want == got else invalid_acp(actual[index])
-            if problem is not None:
-                return "ACP-1", f"{where} is not valid ACP: {problem}"
-            leaked = original_input_shown(actual[index], history)
-            if leaked is not None:
-                return leaked[0], f"{where}: {leaked[1]}"
         if want == got:
             continue
+        where = f"presented message #{index + 1} of this command"
+        if got is not None:
+            problem = invalid_acp(actual[index])
+            if problem is not None:
+                return "ACP-1", f"{where} is not valid ACP: {problem}"
         assert want is None or isinstance(want, dict)
         assert got is None or isinstance(got, dict)
         moved = got in wants[index + 1 :] and want in gots[index + 1 :]
