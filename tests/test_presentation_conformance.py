@@ -634,7 +634,7 @@ def test_RW_1_RW_4_a_bridge_may_keep_the_input_before_a_rewrite_under_its_own_me
     model = ModelTarget()
     model.reset(REWRITE_CONFIG)
     model.presenting = True
-    history: list[Event] = []
+    history: list[dict[str, Any]] = []
     presented: list[object] = []
     for command in REWRITE_AND_ASK:
         observation = model.apply(command)
