@@ -601,3 +601,22 @@ def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_pat
     assert len(hook_lines) == 1
     assert 'call c1: saw {"command": "x"}; no answer: the harness killed it' in hook_lines[0]
     assert "(HOOK-7 timeout)" in hook_lines[0]
+
+
+def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
+    """Text printed before the JSON: Claude Code reads none of it, and the report said only
+    'no decision'. A PostToolUse answer with a word no PostToolUse reader knows is shown, not
+    refused as a bad audit word."""
+    original = {"command": "rm -rf build"}
+    answer = json.dumps(_rewrite("rm -rf build --dry-run"))
+    odd = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "xyz"}}
+    result = _ran_original(
+        original,
+        _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0, stdout=f"ok\n{answer}"),
+        _audit("PostToolUse[0][0]", "PostToolUse", original, odd, 2.0),
+    )
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
+    noted = "; no decision (note: stdout does not start with '{', so none of it is an answer: "
+    assert noted + "the JSON object on line 2 was ignored" in lines[0]
+    assert "PostToolUse[0][0]" in lines[1]

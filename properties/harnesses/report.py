@@ -35,7 +35,10 @@ from typing import Any
 
 import attrs
 
+from loopspec.impl.hookbridge.audit import HookRunAudit
 from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.notes import answer_note
+from loopspec.impl.hookbridge.output import stderr_summary
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
@@ -82,6 +85,8 @@ class HookAnswer:
     """What is wrong with the hook's own output, read as the model reads its dialect (HOOK-7)."""
     rewrites: bool = False
     """Whether the model would run `updated_input`: a well-formed rewrite it honours."""
+    summary: str | None = None
+    """The fault or note, and stderr's gist, as the bundled loop's audit would show them."""
 
 
 def _json(text: str) -> Any:
@@ -141,9 +146,25 @@ def _as_the_model_reads(
             and (pre.fault is None or pre.fault.kind != FaultKind.NON_OBJECT_INPUT)
         )
         decision = pre.decision if pre.fault is not None else answer.decision
-        return attrs.evolve(answer, decision=decision, fault=pre.fault, rewrites=honoured)
-    post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
-    return attrs.evolve(answer, fault=post.fault)
+        read = attrs.evolve(answer, decision=decision, fault=pre.fault, rewrites=honoured)
+        word = pre.decision
+    else:
+        post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
+        read, word = attrs.evolve(answer, fault=post.fault), post.decision
+    # The summary the bundled loop's audit gives the same output: the fault or note, stderr.
+    audit = HookRunAudit(
+        handler_id=answer.hook_id,
+        point=answer.event,
+        dialect=harness.value,
+        call_id=answer.call_id,
+        decision=word,
+        exit_code=outcome.exit_code,
+        stderr_summary=stderr_summary(outcome),
+        duration_ms=outcome.duration_ms,
+        fault=read.fault,
+        note=None if read.fault else answer_note(harness.value, answer.event, outcome),
+    )
+    return attrs.evolve(read, summary=audit.as_hook_audit().stderr_summary)
 
 
 def configured_order(hooks: Mapping[str, Any] | None) -> list[str]:
@@ -498,7 +519,9 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
             continue
         said = answer.decision or "no decision"
         if answer.fault is not None:
-            said += f" (your hook's output is malformed, HOOK-7: {answer.fault.describe()})"
+            said += f" (your hook's output is malformed, HOOK-7: {answer.summary})"
+        elif answer.summary is not None:
+            said += f" ({answer.summary})"
         if answer.updated_input is not None:
             said += f" -> {_short(answer.updated_input)}"
         lines.append(
