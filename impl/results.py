@@ -35,6 +35,9 @@ APPROVAL_REFUSALS = {
     "unavailable": "tool {name} needs approval but no approval channel is available",
 }
 
+# What a block without a reason shows (DEC-3); a hook bridge words one the same way.
+BLOCKED_WITHOUT_REASON = "blocked by PostToolUse hook"
+
 
 # (error name, error code) of the failures the loop itself produces.
 INVALID_INPUT = ("InvalidToolInputError", "INVALID_TOOL_INPUT")
@@ -73,14 +76,17 @@ def judged_result(
             # A success that lands after an abort must not read as if the turn went on.
             base = error_result("tool call aborted", *ABORTED)
         case ToolSucceeded():
+            # An empty context is no context (ADJ-4), the body's own as a hook's.
+            contexts = tuple(text for text in outcome.contexts if text)
             base = PreparedResult(
-                (TextBlock(outcome.text),), False, meta=outcome.meta, contexts=outcome.contexts
+                (TextBlock(outcome.text),), False, meta=outcome.meta, contexts=contexts
             )
         case ToolFailed():
             base = error_result(outcome.message, outcome.error_name, outcome.code)
         case _:
             assert_never(outcome)
     blocks: list[str] = []
+    blocked = False
     hook_contexts: list[str] = []
     for _hook, verdict, _took in audit:
         match verdict:
@@ -90,12 +96,15 @@ def judged_result(
                 if verdict.text:  # an empty context is no context (ADJ-4)
                     hook_contexts.append(verdict.text)
             case PostBlock():
-                blocks.append(verdict.reason)
+                # An empty reason is no reason: a provider refuses an empty text block (DEC-3).
+                if verdict.reason:
+                    blocks.append(verdict.reason)
+                blocked = True
             case _:
                 assert_never(verdict)
-    if blocks:
+    if blocked:
         # The model sees why the result was withheld instead of it; the body's contexts go too.
-        content = tuple(TextBlock(reason) for reason in blocks)
+        content = tuple(TextBlock(reason) for reason in blocks or [BLOCKED_WITHOUT_REASON])
         return PreparedResult(content, True, contexts=tuple(hook_contexts), audit=audit)
     return attrs.evolve(base, contexts=base.contexts + tuple(hook_contexts), audit=audit)
 

@@ -243,7 +243,8 @@ def prepare_result(
                     (TextBlock(outcome.text),),
                     is_error=False,
                     meta=outcome.meta,
-                    contexts=outcome.contexts,
+                    # An empty context is no context (ADJ-4), the body's own as a hook's.
+                    contexts=tuple(text for text in outcome.contexts if text),
                 )
         case ToolFailed():
             failure_info = (
@@ -253,6 +254,7 @@ def prepare_result(
         case _:
             assert_never(outcome)
     blocks: list[str] = []
+    blocked = False
     hook_contexts: list[str] = []
     for _hook, verdict in post:
         match verdict:
@@ -264,13 +266,16 @@ def prepare_result(
                 if verdict.text:
                     hook_contexts.append(verdict.text)
             case PostBlock():
-                blocks.append(verdict.reason)
+                # An empty reason says nothing, and a provider refuses an empty text block.
+                if verdict.reason:
+                    blocks.append(verdict.reason)
+                blocked = True
             case _:
                 assert_never(verdict)
-    if blocks:
+    if blocked:
         # A block replaces the content and drops the body's own contexts (rule DEC-3).
         return PreparedResult(
-            tuple(TextBlock(text) for text in blocks),
+            tuple(TextBlock(text) for text in blocks or [wording.BLOCKED_WITHOUT_REASON]),
             is_error=True,
             contexts=tuple(hook_contexts),
             post=post,

@@ -20,6 +20,7 @@ MISSING_KEYS = "missing required {keys}"
 INVALID_INPUT = "invalid input for tool {tool}: {problem}"
 REWRITE_REFUSED = "hook {hook} rewrote the input of {tool}: {problem}"
 DENIED_WITHOUT_REASON = "denied"
+BLOCKED_WITHOUT_REASON = "blocked by PostToolUse hook"
 UNKNOWN_TOOL = "unknown tool {tool}"
 APPROVAL_REJECTED = "the user rejected tool {tool}"
 APPROVAL_CANCELLED = "the approval request for tool {tool} was cancelled"
@@ -87,6 +88,13 @@ WORDING: tuple[Wording, ...] = (
         None,
         None,
         "DEC-1",
+    ),
+    Wording(
+        "a PostToolUse block whose hooks gave no reason",
+        BLOCKED_WITHOUT_REASON,
+        None,
+        None,
+        "DEC-3",
     ),
     Wording(
         "the winning rewrite fails the tool's input contract",

@@ -408,6 +408,29 @@ SCENARIOS = (
         ),
         (*HOOKED, "hook-audit-shape", "hook-context-label"),
     ),
+    Scenario(
+        # DEC-3: blocks whose hooks gave no reason show dsh's default wording, once, in both.
+        "post-hooks-block-without-reason",
+        _config(hooks=(_hook("quiet", "PostToolUse", "read"), _hook("blank", "PostToolUse", "*"))),
+        (
+            user(),
+            reply(call("c1")),
+            finishes(
+                "c1",
+                post=[{"decision": "block", "reason": ""}, {"decision": "block", "reason": ""}],
+            ),
+            reply(text("ok")),
+        ),
+        (*HOOKED, "hook-audit-shape"),
+    ),
+    Scenario(
+        # ADJ-4: a body's empty deferred context is an empty user/message in dsh only; a blank
+        # one reaches the next step in both.
+        "tool-empty-and-blank-context",
+        _config(),
+        (user(), reply(call("c1")), finishes("c1", contexts=["", " "]), reply(text("ok"))),
+        (*COMMITS, "empty-tool-context-delivered"),
+    ),
 )
 
 

@@ -27,6 +27,7 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
     PostContext,
     Recover,
     SubmitUser,
@@ -117,6 +118,15 @@ def test_TEXT_1_every_wording_row_is_what_the_model_writes() -> None:
     )
     deny_silent = [*START, ModelReplies((BASH,)), HookAnswers(Deny("")), HookAnswers(Pass())]
     seen["a deny whose"] = (_result(TWO_HOOKS, deny_silent, "c1"), _row("a deny whose"))
+    post_silent = [
+        *START,
+        ModelReplies((BASH,)),
+        ToolFinishes("c1", ToolSucceeded("x"), (PostBlock(""),)),
+    ]
+    seen["a PostToolUse block whose"] = (
+        _result(with_hooks(HookSpec("p1", "PostToolUse", "bash")), post_silent, "c1"),
+        _row("a PostToolUse block whose"),
+    )
     refused = [
         *START,
         ModelReplies((BASH,)),

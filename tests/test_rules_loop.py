@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 
 import pytest
@@ -22,6 +23,7 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostContext,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -710,6 +712,50 @@ def test_DEC_3_post_block_replaces_the_result_and_drops_body_contexts() -> None:
         "hook/result",
         "tool/result",
     ]
+
+
+# Reasons and contexts that say nothing: a block with no reason, a block with one and one
+# without, and a body's empty and blank deferred contexts.
+EMPTY_TEXTS_PROGRAM: tuple[Command, ...] = (
+    SubmitUser("a"),
+    ModelReplies((READ_A, ToolCallBlock("c2", "read", READ_A.arguments))),
+    ToolFinishes("c1", ToolSucceeded("A"), (PostBlock(""), PostBlock(""))),
+    ToolFinishes("c2", ToolSucceeded("B", contexts=("", " ")), (PostPass(), PostPass())),
+    ModelReplies((ToolCallBlock("c3", "read", READ_A.arguments),)),
+    ToolFinishes("c3", ToolSucceeded("C"), (PostBlock(""), PostBlock("why"))),
+    ModelReplies((TextBlock("done"),)),
+)
+
+
+def test_DEC_3_a_reasonless_block_is_worded_and_ADJ_4_an_empty_body_context_is_dropped() -> None:
+    """DEC-3: a PostToolUse block whose hooks gave no reason shows `blocked by PostToolUse
+    hook` (dsh's words), and an empty reason beside a given one is left out, so no result
+    carries an empty text block (which a provider refuses). ADJ-4: a body's own empty deferred
+    context is no context, as a hook's is; a blank one is delivered."""
+    config = with_hooks(HookSpec("p1", "PostToolUse", "read"), HookSpec("p2", "PostToolUse", "*"))
+    state = run(config, EMPTY_TEXTS_PROGRAM)
+    shown = {r.message.result.tool_call_id: r.message.result.content for r in results(state.log)}
+    assert shown["c1"] == (TextBlock("blocked by PostToolUse hook"),)
+    assert shown["c3"] == (TextBlock("why"),)
+    messages = [e.message.content for e in state.log if isinstance(e, UserMessageRecorded)]
+    assert messages == [(TextBlock("a"),), (TextBlock(" "),)]
+    assert clean(state.log) == []
+
+
+def test_DEC_3_the_bundled_impl_words_a_reasonless_block_and_drops_empty_contexts() -> None:
+    """DEC-3, ADJ-4: the implementation, given the same verdicts, shows what the model shows,
+    and no text it records is empty."""
+    config = with_hooks(HookSpec("p1", "PostToolUse", "read"), HookSpec("p2", "PostToolUse", "*"))
+    model, impl = ModelTarget(), bundled_target()
+    model.reset(config)
+    impl.reset(config)
+    try:
+        for command in EMPTY_TEXTS_PROGRAM:
+            got = impl.apply(command)
+            assert comparable(got) == comparable(model.apply(command)), command
+            assert '"text": ""' not in json.dumps(list(got.events)), command
+    finally:
+        impl.close()
 
 
 def test_HOOK_5_post_verdicts_must_match_the_hooks() -> None:

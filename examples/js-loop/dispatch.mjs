@@ -121,7 +121,8 @@ export class Batch {
       result = errorResult("tool call aborted", errorInfo("AbortError", "ABORTED"));
     } else if (outcome.ok) {
       result = { content: [text(outcome.text)], isError: false, meta: outcome.meta };
-      result.contexts = [...outcome.contexts];
+      // An empty context is no context (ADJ-4), the body's own as a hook's.
+      result.contexts = outcome.contexts.filter((context) => context !== "");
     } else {
       const { code, errorName } = outcome;
       const info = code === undefined ? undefined : errorInfo(errorName, code);
@@ -132,10 +133,13 @@ export class Batch {
     const hookContexts = verdicts
       .filter((v) => v.decision === "context" && v.text !== "")
       .map((v) => v.text);
-    const blocks = verdicts.filter((v) => v.decision === "block").map((v) => v.reason);
-    if (blocks.length > 0) {
+    const blocking = verdicts.filter((v) => v.decision === "block");
+    if (blocking.length > 0) {
       // A block replaces the content and drops the body's own contexts; hook contexts stay.
-      result = { content: blocks.map(text), isError: true };
+      // An empty reason is no reason: a provider refuses an empty text block (DEC-3).
+      const reasons = blocking.map((v) => v.reason).filter((reason) => reason !== "");
+      const shown = reasons.length > 0 ? reasons : ["blocked by PostToolUse hook"];
+      result = { content: shown.map(text), isError: true };
       result.contexts = hookContexts;
     } else {
       result.contexts = [...(result.contexts ?? []), ...hookContexts];

@@ -116,6 +116,19 @@ def _without_runtime_context(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _without_empty_tool_contexts(pair: Pair) -> Pair:
+    """dsh's run without the empty user/messages a tool's "" deferred contexts became; the
+    model queues nothing for them (ADJ-4)."""
+
+    def change(event: Event) -> Event | None:
+        data = event["data"]
+        if event["type"] != "user/message" or data.get("source", {}).get("kind") != "plugin":
+            return event
+        return None if data.get("content") == [{"type": "text", "text": ""}] else event
+
+    return pair[0], map_events(pair[1], change)
+
+
 def _hook_context_as_tool_context(run: Run) -> Run:
     def change(event: Event) -> Event:
         source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
@@ -730,6 +743,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "the reply: an exclusive call's after the previous result, an unstarted call's (after "
         "an abort) right before its ABORTED_BEFORE_DISPATCH result. Order and content agree.",
         erase_pair=both(_move_calls),
+    ),
+    KnownDivergence(
+        "empty-tool-context-delivered",
+        ("ADJ-4",),
+        "A tool body's empty deferred context ('') reaches the next step as an empty "
+        "user/message in dsh (a provider refuses an empty text block); the model queues "
+        "nothing for it, as dsh itself does for a PostToolUse hook's empty additionalContext.",
+        erase_pair=_without_empty_tool_contexts,
     ),
     KnownDivergence(
         "runtime-context-snapshot",
