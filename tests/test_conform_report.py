@@ -40,6 +40,7 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     PostBlock,
+    PostContext,
     PostPass,
     Recover,
     SubmitUser,
@@ -47,7 +48,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import freeze
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli import conform as conform_cli
@@ -152,6 +153,34 @@ def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
     assert before is not None
     seen = situations.feed(twice, before, target.state, target.apply(twice))
     assert seen.count("EXE-1") == 2  # the reply repeats an id, and the model refuses it
+
+
+def test_ADJ_4_an_empty_context_exercises_neither_ADJ_1_nor_ADJ_4() -> None:
+    """ADJ-1, ADJ-4: an empty context ("", a body's or a hook's) queues nothing, so a result
+    that carries only empty ones creates neither rule's situation; a blank one does."""
+    config = LoopConfig(
+        tools=(ToolSpec("read", concurrency_safe=True),),
+        hooks=(HookSpec("quiet", "PostToolUse", "read"),),
+    )
+    read = ModelReplies((ToolCallBlock("c1", "read", "{}"),))
+
+    def seen_at_finish(finish: ToolFinishes) -> list[str]:
+        target, situations = ModelTarget(), Situations()
+        target.reset(config)
+        seen: list[str] = []
+        for command in (SubmitUser("hi"), read, finish):
+            before = target.state
+            assert before is not None
+            seen = situations.feed(command, before, target.state, target.apply(command))
+        return seen
+
+    empty = seen_at_finish(
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("",)), (PostContext(""),))
+    )
+    assert "ADJ-1" not in empty
+    assert "ADJ-4" not in empty
+    blank = seen_at_finish(ToolFinishes("c1", ToolSucceeded("A", contexts=(" ",)), (PostPass(),)))
+    assert "ADJ-4" in blank
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -112,8 +112,12 @@ class Situations:
                     found.append("HOOK-5")
                 if any(isinstance(v, PostBlock) for v in command.post):
                     found.append("DEC-3")
-                contexts = isinstance(command.outcome, ToolSucceeded) and command.outcome.contexts
-                if contexts or any(isinstance(v, PostContext) for v in command.post):
+                # An empty context is no context (ADJ-4): it queues nothing, so exercises neither.
+                body = (
+                    command.outcome.contexts if isinstance(command.outcome, ToolSucceeded) else ()
+                )
+                hooks = [v.text for v in command.post if isinstance(v, PostContext)]
+                if any(body) or any(hooks):
                     found += ["ADJ-1", "ADJ-4"]
                 if isinstance(phase, Dispatching):
                     pending = [s.call_id for s in phase.slots[phase.cursor :]]
