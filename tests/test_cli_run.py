@@ -175,6 +175,26 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     )
 
 
+def test_ADJ_4_run_shows_a_post_tool_use_context_by_its_text_after_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostToolUse hook's context is a user message after the result; the history section
+    printed it as 'user: 1 block(s)', so its author could not see what the model was told."""
+    post = [{"type": "command", "command": f"{sys.executable} {HOOKS / 'post_context.py'}"}]
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"hooks": post}]}}))
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    out = capsys.readouterr().out
+    history = out.split("== model history (what the next request carries) ==\n", 1)[1]
+    assert history.split("\n\n", 1)[0].splitlines() == [
+        "  user: 'clean the build'",
+        '  assistant calls c1 bash {"command": "rm -rf build"}',
+        "  result c1: 'removed'",
+        "  user (plugin tool-context): \"bash said {'output': 'removed'}\"",
+    ]
+
+
 def test_PROTO_1_run_help_says_where_the_scenario_format_is(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

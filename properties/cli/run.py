@@ -25,7 +25,7 @@ from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event, HookResulted, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
-from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
+from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 
 
@@ -153,6 +153,19 @@ def allowed_environment(names: list[str]) -> dict[str, str]:
     return {name: os.environ[name] for name in names if name in os.environ}
 
 
+def _user_line(message: UserMessage) -> str:
+    """A user-role message by its text: a PostToolUse hook's context is one, and its author
+    wants to see it, not a count of blocks."""
+    texts = [block.text for block in message.content if isinstance(block, TextBlock)]
+    kind = message.source.get("kind")
+    origin = f" ({kind} {message.source.get('plugin')})" if kind == "plugin" else ""
+    if not texts:
+        return f"user{origin}: {len(message.content)} block(s)"
+    others = len(message.content) - 1
+    more = f" (+{others} block(s))" if others else ""
+    return f"user{origin}: {texts[0][:80]!r}{more}"
+
+
 def _which_hook_is_which(hooks: Path, appended: tuple[Event, ...]) -> list[str]:
     """The command and settings entry of each hook the audit names: an id alone does not
     say which of several scripts answered."""
@@ -226,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         elif isinstance(message, ToolResultMessage):
             print(f"  result {message.call_id}: {message.text[:80]!r}")
         elif isinstance(message, UserMessage):
-            print(f"  user: {len(message.content)} block(s)")
+            print(f"  {_user_line(message)}")
     print("\n== presentation (what the UI showed) ==")
     for item in result.shown:
         if isinstance(item, CallCard):
