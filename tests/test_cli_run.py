@@ -171,7 +171,10 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     assert audit.endswith(
         "  where:\n"
         f"    claude-code:PreToolUse:1 = {rewrite} ({settings}: $.hooks.PreToolUse[0].hooks[0])\n"
-        f"    claude-code:PreToolUse:2 = {twice} ({settings}: $.hooks.PreToolUse[0].hooks[1])"
+        f"    claude-code:PreToolUse:2 = {twice} ({settings}: $.hooks.PreToolUse[0].hooks[1])\n"
+        "  (a fault named in parentheses is the hook's own output or process going wrong, "
+        "HOOK-7: the loop gave it its dialect's outcome, or a deny under fail-closed, and "
+        "`check` finds no violation in that)"
     )
 
 
@@ -186,6 +189,7 @@ def test_ADJ_4_run_shows_a_post_tool_use_context_by_its_text_after_the_result(
     argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
     assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
     out = capsys.readouterr().out
+    assert "HOOK-7" not in out  # a hook that answered well gets no word about faults
     history = out.split("== model history (what the next request carries) ==\n", 1)[1]
     assert history.split("\n\n", 1)[0].splitlines() == [
         "  user: 'clean the build'",
