@@ -163,6 +163,9 @@ def _from_root(path: Path, root: Path) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     """Check the target and find the saved cases when a target was given (a target that cannot
     be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything)."""
+    if config.getoption("--loopspec-impl") and config.getoption("--loopspec-cmd"):
+        # As conform refuses --impl with --cmd: one of them would be dropped unseen.
+        raise pytest.UsageError("--loopspec-impl and --loopspec-cmd each name the target: give one")
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
         raise pytest.UsageError("--loopspec-answer-timeout applies to --loopspec-cmd only")

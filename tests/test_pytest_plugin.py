@@ -255,6 +255,17 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(tmp_path: Pa
     assert "passed" not in done.stdout, done.stdout
 
 
+def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(tmp_path: Path) -> None:
+    """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
+    refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
+    loaded (a typo in it unseen). Now pytest stops before collecting, saying so (exit 4)."""
+    target = "plugin_targets:turn_end_with_step_open"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-q", "--loopspec-cmd=true")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    says = "ERROR: --loopspec-impl and --loopspec-cmd each name the target: give one\n"
+    assert says in done.stderr, done.stderr
+
+
 def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
     """SAFE-5: a --loopspec-cmd process that conforms and then exits at shutdown without `bye`
     fails the suite with one line saying so (it failed with a traceback through loopspec's
