@@ -57,3 +57,23 @@ def test_PROTO_1_a_driver_that_exits_as_its_timeout_strikes_is_reported_as_exite
     assert "no answer" not in message
     assert "exit code: 3" in message
     assert "out of memory" in message
+
+
+def test_PROTO_1_a_driver_that_stopped_reading_is_said_in_the_systems_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROTO-1: a driver that exited before it read `reset` is named in the system's words, as
+    every refusal quotes the system; it said "([Errno 32] Broken pipe)". The write waits for
+    the exit, so the pipe is certainly closed."""
+    send = _Process.send
+
+    def send_once_exited(process: _Process, line: str) -> None:
+        process.popen.wait()
+        send(process, line)
+
+    monkeypatch.setattr(_Process, "send", send_once_exited)
+    target = ProcessTarget(f"{sys.executable} -c pass", name="deaf")
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    first = refused.value.message.splitlines()[0]
+    assert first == "deaf: the process stopped reading its input before reset (broken pipe)"

@@ -533,7 +533,8 @@ class ProcessTarget:
         try:
             process.send(json.dumps(message))
         except OSError as error:
-            self._fail(f"the process stopped reading its input before {what} ({error})", grace=1.0)
+            said = system_reason(error)  # the system's words, not "[Errno 32] Broken pipe"
+            self._fail(f"the process stopped reading its input before {what} ({said})", grace=1.0)
         try:
             raw = process.receive(timeout)
         except queue.Empty:
