@@ -76,9 +76,13 @@ def test_version_is_answered_without_argparse() -> None:
         "import contextlib, io, json, sys\n"
         "from loopspec.properties.cli.main import main\n"
         "out = io.StringIO()\n"
-        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit) as done:\n"
-        "    main(['--version'])\n"
-        "print(json.dumps([out.getvalue(), 'argparse' in sys.modules]))\n"
+        "code = None\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(out):\n"
+        "        main(['--version'])\n"
+        "except SystemExit as exited:\n"
+        "    code = exited.code\n"
+        "print(json.dumps([out.getvalue(), code, 'argparse' in sys.modules]))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == [f"loopspec {loopspec.__version__}\n", False]
+    assert json.loads(done.stdout) == [f"loopspec {loopspec.__version__}\n", 0, False]
