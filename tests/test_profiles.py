@@ -308,8 +308,8 @@ def test_TURN_1_random_programs_leave_out_a_command_the_target_refuses_at_once()
     assert refusal.avoid is not None
     avoiding = Profile("blank-refusing", "x", (refusal,))
     blind = Profile("blank-refusing", "x", (attrs.evolve(refusal, avoid=None),))
-    assert avoiding.avoids(SubmitUser(" "))
-    assert not avoiding.avoids(SubmitUser("ok"))
+    assert avoiding.avoids(SubmitUser(" "), gen.CONFIGS[0])
+    assert not avoiding.avoids(SubmitUser("ok"), gen.CONFIGS[0])
     steered = run_conformance(BlankRefusing, examples=15, seed_value=BATCH_SEED, steps=10,
                               show_progress=False, profile=avoiding)  # fmt: skip
     assert steered.conformant, steered.divergence
@@ -320,8 +320,10 @@ def test_TURN_1_random_programs_leave_out_a_command_the_target_refuses_at_once()
     assert unsteered.known.get("TURN-1", 0) > 0
     assert steered.steps > unsteered.steps  # the same programs, no longer cut at a blank prompt
     assert prompt_texts(None) is gen.texts
+    assert not PROFILES["dsh"].avoiding
     for name in ("dsh", "codex"):
-        assert not PROFILES[name].avoiding
         assert prompt_texts(PROFILES[name]) is gen.texts
     with pytest.raises(ValueError, match="only a hard divergence"):
-        KnownDivergence("x", (), "x", erase_pair=lambda pair: pair, avoid=lambda command: True)
+        KnownDivergence(
+            "x", (), "x", erase_pair=lambda pair: pair, avoid=lambda command, config: True
+        )

@@ -122,15 +122,22 @@ PROGRAM_ENDS: Counter[str] = Counter()
 KNOWN_HITS: Counter[str] = Counter()
 # Commands a settling tail may add to a program at most (a quiet end is a few commands away).
 SETTLE_LIMIT = 64
+# Draws of a reply a profile avoids at most; the last is sent whatever it holds.
+AVOID_TRIES = 8
 
 
 def prompt_texts(profile: Profile | None) -> st.SearchStrategy[str]:
     """What the user types: every text of the generator, less those the profile's target is
     known to refuse at once (`Profile.avoids`; a blank prompt on Claude Code, TURN-1), which
-    would end the program at that command. Without such a profile, the generator's own."""
-    if profile is None or not profile.avoiding:
+    would end the program at that command. Without such a profile, the generator's own.
+    (A prompt is judged under the first configuration: what a CLI refuses of a prompt is its
+    text alone.)"""
+    if profile is None:
         return gen.texts
-    return gen.texts.filter(lambda text: not profile.avoids(SubmitUser(text)))
+    refused = {t for t in gen.TEXTS if profile.avoids(SubmitUser(t), gen.CONFIGS[0])}
+    if not refused:
+        return gen.texts
+    return gen.texts.filter(lambda text: text not in refused)
 
 
 def conformance_machine(
@@ -385,11 +392,17 @@ def conformance_machine(
                 return
             phase = self.phase
             first_step = isinstance(phase, AwaitingModel) and phase.step == 1
-            reply = swarming.model_replies(
-                choose, self.swarm, self.config, self.next_call, first_step=first_step
-            )
-            if not self.has("max-tokens") and reply.finish != "completed":
-                reply = ModelReplies(reply.blocks)
+            for _ in range(AVOID_TRIES):
+                reply = swarming.model_replies(
+                    choose, self.swarm, self.config, self.next_call, first_step=first_step
+                )
+                if not self.has("max-tokens") and reply.finish != "completed":
+                    reply = ModelReplies(reply.blocks)
+                # A reply the profile's target is cut at (a call a CLI runs that the model
+                # settles unrun) is drawn again: such calls ended most programs at their first
+                # reply on a real CLI, before a call ran or an abort came over one.
+                if profile is None or not profile.avoids(reply, self.config):
+                    break
             self.next_call += len(reply.tool_calls)
             self.apply(reply)
 
@@ -438,6 +451,11 @@ def conformance_machine(
                 kind = swarming.pick(choose, (kind, "abort", "abort"))  # see `step`
             elif self.swarm.aborts and swarming.later_call_waits(self.phase):
                 kind = swarming.pick(choose, (kind, kind, "abort"))
+            elif self.cannot_take(kind) and self.has("abort") and _calls_run(self.phase):
+                # A crash or typed input the target cannot take would send nothing; over a
+                # running call it is an abort instead. A real CLI (neither) otherwise aborted
+                # mostly before its calls ran: while hooks run, where its cut ends the program.
+                kind = "abort"
             command: Command | None = None
             if kind == "settled" and isinstance(self.phase, Dispatching):
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
@@ -457,10 +475,15 @@ def conformance_machine(
             self.apply(command)
             return True
 
+        def cannot_take(self, kind: str) -> bool:
+            """Whether disruption `kind` is one the target declares no capability for."""
+            needed = {"crash": "crash-repair", "interject": "queued-input"}.get(kind)
+            return needed is not None and not self.has(needed)
+
         def supports(self, command: Command) -> bool:
             """Whether the target declared what `command` needs (and is not known to refuse it
             at once: see `prompt_texts`)."""
-            if profile is not None and profile.avoids(command):
+            if profile is not None and profile.avoids(command, self.config):
                 return False
             idle = isinstance(self.phase, Idle)
             return all(self.has(needed) for needed in needed_capabilities(command, idle=idle))
@@ -502,6 +525,11 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+def _calls_run(phase: Phase) -> bool:
+    """Whether a call of the batch is running."""
+    return isinstance(phase, Dispatching) and any(slot.status == RUNNING for slot in phase.slots)
 
 
 def _noted() -> bool:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.properties.profiles.runs import Json, Obs, Pair
 
 # (command, model's observation, target's observation, both runs before the command)
@@ -38,8 +39,9 @@ Symptom = Callable[[Json, Obs, Obs, Pair], bool]
 Eraser = Callable[[Pair], Pair]
 # An eraser that needs the program too (what its commands gave the loop), in JSON.
 ProgramEraser = Callable[[Pair, Sequence[Json]], Pair]
-# Whether a command is one the target is known to refuse at once (see KnownDivergence.avoid).
-Avoid = Callable[[Command], bool]
+# Whether a command, sent under a configuration, is one whose known divergence shows at once
+# (see KnownDivergence.avoid).
+Avoid = Callable[[Command, LoopConfig], bool]
 
 
 def _rule_ids(value: Sequence[str]) -> tuple[str, ...]:
@@ -59,9 +61,10 @@ class KnownDivergence:
     # A hard divergence's cut: at the command showing it, or at the reply that began its batch
     # (when the model logs nothing of that batch before the symptom shows).
     cut_at_reply: bool = False
-    # A hard divergence's command: one the target is known to refuse as soon as it is sent.
-    # Random programs do not send it (the symptom would cut them at that command, so a target
-    # refusing a common command would rarely be driven further); replayed cases still do.
+    # A hard divergence's command: one whose symptom shows as soon as it is sent (the target
+    # refuses it, or the program is cut at it). Random programs do not send it (the cut would
+    # end them at that command, so a target cut at a common command would rarely be driven
+    # further); replayed cases still do.
     avoid: Avoid | None = None
 
     def __attrs_post_init__(self) -> None:
@@ -153,9 +156,10 @@ class Profile:
         """Whether any divergence names commands random programs should not send."""
         return any(d.avoid is not None for d in self.divergences)
 
-    def avoids(self, command: Command) -> bool:
-        """Whether random programs should not send `command` (the target refuses it at once)."""
-        return any(d.avoid is not None and d.avoid(command) for d in self.divergences)
+    def avoids(self, command: Command, config: LoopConfig) -> bool:
+        """Whether random programs run with `config` should not send `command` (a hard known
+        divergence would cut them there at once)."""
+        return any(d.avoid is not None and d.avoid(command, config) for d in self.divergences)
 
     def erased(
         self, pair: Pair, commands: Sequence[Json], keys: frozenset[str] | None = None

@@ -27,7 +27,9 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from loopspec.model.commands import Command, SubmitUser
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
+from loopspec.model.config import LoopConfig
+from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
@@ -132,7 +134,7 @@ def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
     )
 
 
-def _blank_prompt(command: Command) -> bool:
+def _blank_prompt(command: Command, config: LoopConfig) -> bool:
     """A prompt TURN-1's CLI refuses: random programs leave it out (see AVOID)."""
     return isinstance(command, SubmitUser) and not command.text.strip()
 
@@ -152,6 +154,17 @@ def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier
 
 
 _SETTLED_UNRUN = frozenset({"UNKNOWN_TOOL", "INVALID_TOOL_INPUT"})
+
+
+def _settles_a_call_unrun(command: Command, config: LoopConfig) -> bool:
+    """A reply with a call the model settles without running (a tool `config` lacks, input
+    that fails its contract), which a CLI runs: `_settled_without_running` cuts the program at
+    it. Left to chance, such a call ended half the random programs on a real CLI at their
+    first reply, before any call ran, so an abort over a running call was all but never drawn."""
+    return isinstance(command, ModelReplies) and any(
+        config.tool(call.name) is None or input_problem(call, config) is not None
+        for call in command.tool_calls
+    )
 
 
 def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
@@ -795,6 +808,7 @@ ADAPTER_LIMITS = (
         "divergence of the loop).",
         symptom=_settled_without_running,
         cut_at_reply=True,
+        avoid=_settles_a_call_unrun,
     ),
     KnownDivergence(
         "tool-contexts",
