@@ -40,6 +40,9 @@ pytest: $(STAMP)
 	LOOPSPEC_HARNESS_REPORTS=$(abspath $(HARNESS_REPORTS_DIR)) PYTHONDONTWRITEBYTECODE= \
 	    PYTHONPYCACHEPREFIX=$(abspath $(PYCACHE_DIR)) $(PY) -m pytest --cov --cov-report=term
 
+# CrossHair spends its whole budget (CROSSHAIR_TIMEOUT, 2 s) on every postcondition of the correct
+# code, about 125 s of CPU. A smaller budget or an iteration cap lets mutants that 2 s kills live
+# (benchmarks/crosshair_mutants.py measures a budget against another).
 crosshair: $(STAMP)
 	$(PY) -m loopspec.properties.crosshair_gate
 
