@@ -237,6 +237,27 @@ def _hook_reasons_joined(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _post_block_reasons_joined(run: Run) -> Run:
+    """A result several PostToolUse hooks blocked, one text block per reason in the model,
+    as dsh writes it: one text block, the reasons joined with a blank line. Only such
+    a result is an error of several text blocks (every other error is one, TEXT-1); the hook
+    events that would name the call have lost their callId to `hook-audit-shape`."""
+
+    def change(event: Event) -> Event:
+        if event["type"] != "tool/result":
+            return event
+        block = event["data"]["message"]["content"][0]
+        texts = [str(part.get("text", "")) for part in block["content"]]
+        if not block.get("isError") or len(texts) < 2:
+            return event
+        event = copy.deepcopy(event)
+        joined = [{"type": "text", "text": "\n\n".join(texts)}]
+        event["data"]["message"]["content"][0]["content"] = joined
+        return event
+
+    return map_events(run, change)
+
+
 def _call_key(event: Event) -> tuple[object, object, str]:
     """A tool/call's or tool/result's call, told apart from a later step's call of that id."""
     data = event["data"]
@@ -833,6 +854,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "with a blank line (in the error result, in approval/asked); the model joins them "
         "with '; '.",
         erase_pair=lambda pair: (pair[0], _hook_reasons_joined(pair[1])),
+    ),
+    KnownDivergence(
+        "post-block-reasons-joined",
+        ("TEXT-1",),
+        "When several PostToolUse hooks block a result, dsh's result is one text block, their "
+        "reasons joined with a blank line; the model's is one text block per reason. The "
+        "block replaces the result in both (DEC-3).",
+        erase_pair=both(_post_block_reasons_joined),
     ),
     KnownDivergence(
         "denied-without-reason-wording",
