@@ -210,3 +210,21 @@ def test_PROTO_1_run_help_says_where_the_scenario_format_is(
     assert "(its format: python -m pydoc loopspec.properties.cli.scenario)" in shown
     assert scenario_format.__doc__ is not None
     assert '"turns": [' in scenario_format.__doc__
+
+
+def test_HOOK_7_run_says_nothing_of_faults_when_a_sound_hook_logs_a_fault_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOOK-7: a hook that answers `{}` and logs 'crash: ...' on stderr has no fault; `run`
+    read the fault from the summary's first word and told its author the output went wrong."""
+    logs = "cat >/dev/null; echo 'crash: recovered from a cache miss' >&2; echo '{}'"
+    hooks = [{"type": "command", "command": logs}]
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
+    )
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
+    assert "call c1: pass (crash: recovered from a cache miss)" in audit
+    assert "HOOK-7" not in audit

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 
 from loopspec.impl.errors import ImplError
-from loopspec.impl.hookbridge import FaultKind, load_settings
+from loopspec.impl.hookbridge import load_settings
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
@@ -166,13 +166,6 @@ def _user_line(message: UserMessage) -> str:
     return f"user{origin}: {texts[0][:80]!r}{more}"
 
 
-def _names_a_fault(event: Event) -> bool:
-    """Whether a hook result's summary starts with a fault kind, as the bridge writes it."""
-    if not isinstance(event, HookResulted) or event.stderr_summary is None:
-        return False
-    return event.stderr_summary.split(":", 1)[0] in set(FaultKind)
-
-
 def _which_hook_is_which(hooks: Path, appended: tuple[Event, ...]) -> list[str]:
     """The command and settings entry of each hook the audit names: an id alone does not
     say which of several scripts answered."""
@@ -226,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.hooks:
         for line in _which_hook_is_which(Path(args.hooks), appended):
             print(line)
-    if any(_names_a_fault(event) for event in appended):
+    if result.faulted:
         print(
             "  (a fault named in parentheses is the hook's own output or process going wrong, "
             "HOOK-7: the loop gave it its dialect's outcome, or a deny under fail-closed, and "
