@@ -12,15 +12,13 @@ from __future__ import annotations
 import difflib
 
 from loopspec.impl.hookbridge.output import SPECIFIC, stdout_document
+from loopspec.impl.hookbridge.post_tool_use import CODEX_SPECIFIC_KEYS as POST_SPECIFIC_KEYS
 from loopspec.impl.hookbridge.pre_tool_use import CODEX_SPECIFIC_KEYS as PRE_SPECIFIC_KEYS
 from loopspec.impl.hookbridge.pre_tool_use import CODEX_TOP_KEYS
 from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.impl.hookbridge.settings import CLAUDE_CODE
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.model.jsonvalue import FrozenMap
-
-# The keys either dialect defines; Codex's lists name every key Claude Code reads as well.
-POST_SPECIFIC_KEYS = ("hookEventName", "additionalContext", "updatedMCPToolOutput")
 
 
 def answer_note(dialect: str, point: str, outcome: ProcessOutcome) -> str | None:
@@ -64,6 +62,7 @@ def answer_note(dialect: str, point: str, outcome: ProcessOutcome) -> str | None
 def _unknown_keys(dialect: str, point: str, document: FrozenMap) -> str | None:
     if dialect != CLAUDE_CODE:
         return None  # Codex refuses unknown keys: an invalid-output fault says so
+    # Codex's key lists name every key Claude Code reads as well, so they serve here.
     specific_keys = PRE_SPECIFIC_KEYS if point == PRE_TOOL_USE else POST_SPECIFIC_KEYS
     unknown = [
         _hint(f"$.{key}", key, CODEX_TOP_KEYS) for key in document if key not in CODEX_TOP_KEYS
