@@ -5,6 +5,9 @@ from __future__ import annotations
 import attrs
 
 from loopspec.impl.hookbridge.faults import HookFault
+from loopspec.impl.hookbridge.notes import answer_note
+from loopspec.impl.hookbridge.output import stderr_summary
+from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.model.commands import HookAudit
 from loopspec.model.jsonvalue import JsonValue
 
@@ -49,3 +52,34 @@ class HookRunAudit:
             if len(summary) > AUDIT_SUMMARY_CHARS:
                 summary = summary[: AUDIT_SUMMARY_CHARS - 1] + "…"
         return HookAudit(self.decision, self.exit_code, summary, self.duration_ms)
+
+
+def run_audit(
+    outcome: ProcessOutcome,
+    *,
+    handler_id: str,
+    point: str,
+    dialect: str,
+    call_id: str,
+    decision: str,
+    fault: HookFault | None,
+    updated_input: JsonValue = None,
+    fail_closed: bool = False,
+) -> HookRunAudit:
+    """The audit of a run that produced `outcome`: stderr's gist, and a note on what the answer
+    lost when it has no fault. `run --harness` reads a real CLI's hooks through it too, so both
+    reports say the same of the same output."""
+    return HookRunAudit(
+        handler_id=handler_id,
+        point=point,
+        dialect=dialect,
+        call_id=call_id,
+        decision=decision,
+        exit_code=outcome.exit_code,
+        stderr_summary=stderr_summary(outcome),
+        duration_ms=outcome.duration_ms,
+        fault=fault,
+        updated_input=updated_input,
+        fail_closed=fail_closed,
+        note=None if fault is not None else answer_note(dialect, point, outcome),
+    )

@@ -15,10 +15,8 @@ from pathlib import Path
 
 import attrs
 
-from loopspec.impl.hookbridge.audit import HookRunAudit
+from loopspec.impl.hookbridge.audit import HookRunAudit, run_audit
 from loopspec.impl.hookbridge.faults import HookFault
-from loopspec.impl.hookbridge.notes import answer_note
-from loopspec.impl.hookbridge.output import stderr_summary
 from loopspec.impl.hookbridge.payload import CallFacts, SessionFacts, payload_bytes
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
@@ -162,19 +160,16 @@ class HookBridge:
         fault: HookFault | None,
         updated_input: JsonValue = None,
     ) -> HookRunAudit:
-        return HookRunAudit(
+        return run_audit(
+            outcome,
             handler_id=hook.handler_id,
             point=hook.point,
             dialect=hook.dialect,
             call_id=call.call_id,
             decision=decision,
-            exit_code=outcome.exit_code,
-            stderr_summary=stderr_summary(outcome),
-            duration_ms=outcome.duration_ms,
             fault=fault,
             updated_input=updated_input,
             fail_closed=self.fails_closed(hook),
-            note=None if fault is not None else answer_note(hook.dialect, hook.point, outcome),
         )
 
     async def _pre_one(self, hook: HookCommand, call: CallFacts) -> PreHookRun:

@@ -35,10 +35,8 @@ from typing import Any
 
 import attrs
 
-from loopspec.impl.hookbridge.audit import HookRunAudit
+from loopspec.impl.hookbridge.audit import run_audit
 from loopspec.impl.hookbridge.faults import FaultKind, HookFault
-from loopspec.impl.hookbridge.notes import answer_note
-from loopspec.impl.hookbridge.output import stderr_summary
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
@@ -152,17 +150,14 @@ def _as_the_model_reads(
         post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
         read, word = attrs.evolve(answer, fault=post.fault), post.decision
     # The summary the bundled loop's audit gives the same output: the fault or note, stderr.
-    audit = HookRunAudit(
+    audit = run_audit(
+        outcome,
         handler_id=answer.hook_id,
         point=answer.event,
         dialect=harness.value,
         call_id=answer.call_id,
         decision=word,
-        exit_code=outcome.exit_code,
-        stderr_summary=stderr_summary(outcome),
-        duration_ms=outcome.duration_ms,
         fault=read.fault,
-        note=None if read.fault else answer_note(harness.value, answer.event, outcome),
     )
     return attrs.evolve(read, summary=audit.as_hook_audit().stderr_summary)
 
