@@ -315,6 +315,39 @@ def test_HOOK_6_report_blames_a_non_object_rewrite_on_the_hook_not_HOOK_3() -> N
     assert "your hook's output is malformed, HOOK-7: non-object-updated-input" in hook_line
 
 
+def test_HOOK_6_report_blames_a_non_object_rewrite_only_where_the_model_would_refuse_it() -> None:
+    """HOOK-6 refuses the winning rewrite only: the last hook in configured order that supplied
+    one, and none under a deny (DEC-1). A non-object updatedInput followed by a later hook's
+    sound rewrite runs that rewrite; one beside a deny is denied. The report blamed HOOK-6 on
+    any non-object updatedInput, 'the model refuses the call, naming the hook', in both."""
+    original = {"command": "rm -rf build"}
+    bad = _rewrite("rm -rf build --dry-run")
+    bad["hookSpecificOutput"]["updatedInput"] = "rm -rf build --dry-run"
+    two = [{"type": "command", "command": "x"}, {"type": "command", "command": "y"}]
+    hooks = {"hooks": {"PreToolUse": [{"hooks": two}]}}
+    later = {"command": "echo later"}
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    sessions = {
+        "a later sound rewrite wins": (
+            [_audit("PreToolUse[0][1]", "PreToolUse", original, _rewrite(later), 1.0)],
+            later,
+            [],
+        ),
+        "a deny wins": (
+            [_audit("PreToolUse[0][1]", "PreToolUse", original, deny, 1.0)],
+            original,
+            ["DEC-1"],
+        ),
+    }
+    for what, (others, ran, expected) in sessions.items():
+        audit = [_audit("PreToolUse[0][0]", "PreToolUse", original, bad, 1.0), *others]
+        result = _ran_original(original, *audit)
+        result["audit"][-1] = _audit(OBSERVER_ID, "PostToolUse", ran, None, 2.5)
+        view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
+        named = [d.rule_id for d in view.divergences if d.rule_id != "RW-1"]
+        assert named == expected, what
+
+
 def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decision() -> None:
     """`permissionDecision: "block"` (a legacy word in the new field) is no decision in Claude
     Code: the call runs. The report named it `block`, as if the hook had blocked the call."""

@@ -417,16 +417,19 @@ def _divergences(
             and a.rewrites
             and a.hook_id in order
         ]
-        for refused, fault in _refused_rewrites(answers, call.call_id):
+        if any(a.decision == "deny" for a in answers if a.call_id == call.call_id):
+            continue
+        refused = _refused_rewrite(answers, call.call_id, order)
+        if refused is not None:
+            refuser, fault = refused
             yield Divergence(
                 "HOOK-6",
                 call.call_id,
-                f"ran {_short(executed)}, but {refused.hook_id}'s updatedInput is not a JSON "
-                f"object ({_short(refused.updated_input)}): the model refuses the call, naming "
-                f"the hook. The hook's output is malformed (HOOK-7: {fault.describe()}); the "
-                "harness ignored it and ran the model's input",
+                f"ran {_short(executed)}, but {refuser.hook_id}'s updatedInput, the rewrite in "
+                f"effect, is not a JSON object ({_short(refuser.updated_input)}): the model "
+                "refuses the call, naming the hook. The hook's output is malformed (HOOK-7: "
+                f"{fault.describe()}); the harness ignored it and ran the model's input",
             )
-        if any(a.decision == "deny" for a in answers if a.call_id == call.call_id):
             continue
         if rewrites:
             winner = max(rewrites, key=lambda a: order.index(a.hook_id))
@@ -470,14 +473,27 @@ def _divergences(
             )
 
 
-def _refused_rewrites(
-    answers: list[HookAnswer], call_id: str
-) -> Iterator[tuple[HookAnswer, HookFault]]:
-    """The call's answers whose rewrite HOOK-6 refuses (not an object), with that fault."""
-    for answer in answers:
-        fault = answer.fault
-        if answer.call_id == call_id and fault and fault.kind == FaultKind.NON_OBJECT_INPUT:
-            yield answer, fault
+def _refused_rewrite(
+    answers: list[HookAnswer], call_id: str, order: list[str]
+) -> tuple[HookAnswer, HookFault] | None:
+    """The call's rewrite in effect with its fault, when HOOK-6 refuses it (not an object): the
+    last one in configured order of those supplied, honoured or not (`winning_rewrite`)."""
+    supplied = [
+        a
+        for a in answers
+        if a.call_id == call_id
+        and a.event == "PreToolUse"
+        and a.hook_id in order
+        and (a.rewrites or _non_object_fault(a) is not None)
+    ]
+    winner = max(supplied, key=lambda a: order.index(a.hook_id), default=None)
+    fault = None if winner is None else _non_object_fault(winner)
+    return None if winner is None or fault is None else (winner, fault)
+
+
+def _non_object_fault(answer: HookAnswer) -> HookFault | None:
+    fault = answer.fault
+    return fault if fault is not None and fault.kind == FaultKind.NON_OBJECT_INPUT else None
 
 
 def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
