@@ -348,6 +348,24 @@ def test_HOOK_6_report_blames_a_non_object_rewrite_only_where_the_model_would_re
         assert named == expected, what
 
 
+def test_DEC_1_report_reads_a_deny_by_exit_2_or_legacy_block_as_the_model_does() -> None:
+    """A Claude Code hook denies by exiting 2 with its reason on stderr, or with the legacy
+    `{"decision": "block"}`; the model reads both as a deny. The report took the decision from
+    `permissionDecision` alone: such a hook was 'no decision', and a harness that ran the call
+    anyway was not blamed on DEC-1."""
+    original = {"command": "rm -rf build"}
+    by_exit_2 = _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0)
+    by_exit_2.update(exitCode=2, stderr="rm is not allowed here\n")
+    legacy = _audit("PreToolUse[0][1]", "PreToolUse", original, {"decision": "block"}, 1.0)
+    result = _ran_original(original, by_exit_2, legacy)
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    named = [(d.rule_id, d.message) for d in view.divergences if d.rule_id != "RW-1"]
+    assert named == [("DEC-1", "ran although PreToolUse[0][0], PreToolUse[0][1] denied it")]
+    lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
+    assert "; block (rm is not allowed here) [" in lines[0]
+    assert "; block [" in lines[1]
+
+
 def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decision() -> None:
     """`permissionDecision: "block"` (a legacy word in the new field) is no decision in Claude
     Code: the call runs. The report named it `block`, as if the hook had blocked the call."""

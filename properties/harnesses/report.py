@@ -40,7 +40,7 @@ from loopspec.impl.hookbridge.faults import FaultKind, HookFault
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
-from loopspec.model.commands import Allow, Ask
+from loopspec.model.commands import Allow, Ask, Deny
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -85,6 +85,9 @@ class HookAnswer:
     """Whether the model would run `updated_input`: a well-formed rewrite it honours."""
     summary: str | None = None
     """The fault or note, and stderr's gist, as the bundled loop's audit would show them."""
+    denies: bool = False
+    """Whether the model reads the answer as a deny: `permissionDecision: deny`, and also exit
+    2 or the legacy `decision: block`, which `permissionDecision` does not show."""
 
 
 def _json(text: str) -> Any:
@@ -143,8 +146,11 @@ def _as_the_model_reads(
             and verdict.updated_input is not None
             and (pre.fault is None or pre.fault.kind != FaultKind.NON_OBJECT_INPUT)
         )
-        decision = pre.decision if pre.fault is not None else answer.decision
-        read = attrs.evolve(answer, decision=decision, fault=pre.fault, rewrites=honoured)
+        denies = isinstance(verdict, Deny)
+        decision = pre.decision if pre.fault is not None or denies else answer.decision
+        read = attrs.evolve(
+            answer, decision=decision, fault=pre.fault, rewrites=honoured, denies=denies
+        )
         word = pre.decision
     else:
         post = read_post_tool_use(harness.value, outcome, float("inf"), 1 << 62)
@@ -377,9 +383,7 @@ def _divergences(
     order: list[str],
 ) -> Iterator[Divergence]:
     for call in script.calls():
-        denied_by = [
-            a.hook_id for a in answers if a.call_id == call.call_id and a.decision == "deny"
-        ]
+        denied_by = [a.hook_id for a in answers if a.call_id == call.call_id and a.denies]
         if denied_by and call.call_id in ran:
             yield Divergence(
                 "DEC-1", call.call_id, f"ran although {', '.join(denied_by)} denied it"
@@ -417,7 +421,7 @@ def _divergences(
             and a.rewrites
             and a.hook_id in order
         ]
-        if any(a.decision == "deny" for a in answers if a.call_id == call.call_id):
+        if any(a.denies for a in answers if a.call_id == call.call_id):
             continue
         refused = _refused_rewrite(answers, call.call_id, order)
         if refused is not None:
