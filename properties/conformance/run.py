@@ -729,15 +729,17 @@ def run_conformance(
         with _young_collections_rarer():
             try:
                 test()
-                if _sweeps(profile, capabilities) and (deadline is None or clock() < deadline):
-                    sweep_presentation(
-                        lambda: GuardedTarget(factory, breakage, within),
-                        capabilities,
-                        _count_presentation,
-                        played,
-                    )
             finally:
                 programs.release()
+            # After the release: the search's last program and its target are let go first,
+            # so the sweep's session is the only one alive beside the probe's.
+            if _sweeps(profile, capabilities) and (deadline is None or clock() < deadline):
+                sweep_presentation(
+                    lambda: GuardedTarget(factory, breakage, within),
+                    capabilities,
+                    _count_presentation,
+                    played,
+                )
     except _OutOfTime:
         out_of_time = True
         if breakage.first is not None:
