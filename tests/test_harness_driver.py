@@ -654,6 +654,20 @@ def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_pat
     assert "(HOOK-7 timeout)" in hook_lines[0]
 
 
+def test_HOOK_7_a_killed_hook_is_listed_by_its_start_among_the_answers() -> None:
+    """The hook section is ordered by start; a hook the harness killed was listed first even
+    when it started after every hook that answered (the second call's, say)."""
+    original = {"command": "rm -rf build"}
+    result = _ran_original(original, _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0))
+    stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c2", "tool_input": original}
+    late = {"hook": "PreToolUse[0][0]", "command": "x", "stdin": json.dumps(stdin), "started": 5.0}
+    result["unfinished"] = [late]
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    hook_lines = [line for line in report_lines(view, result) if ": saw " in line]
+    assert [line.split(":", 1)[0].split()[-1] for line in hook_lines] == ["c1", "c2"]
+    assert hook_lines[1].endswith("[+5.00s..]")
+
+
 def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
     """Text printed before the JSON: Claude Code reads none of it, and the report said only
     'no decision'. A PostToolUse answer with a word no PostToolUse reader knows is shown, not

@@ -520,14 +520,20 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     unfinished = [r for r in result["unfinished"] if r["hook"] != OBSERVER_ID]
     starts = [a.started for a in view.answers] + [float(r["started"]) for r in unfinished]
     first = min(starts, default=0.0)
+    # (start, line): killed hooks and answers alike, listed by when they started.
+    hook_lines: list[tuple[float, str]] = []
     for record in unfinished:
         stdin = _json(record["stdin"])
         stdin = stdin if isinstance(stdin, dict) else {}
-        lines.append(
-            f"  {record['hook']:<17} call {stdin.get('tool_use_id', '?')}: saw "
-            f"{_short(stdin.get('tool_input'))}; no answer: the harness killed it before it "
-            "exited (its timeout for the hook, or an abort), which the model reads as no "
-            f"decision (HOOK-7 timeout) [+{float(record['started']) - first:.2f}s..]"
+        started = float(record["started"])
+        hook_lines.append(
+            (
+                started,
+                f"  {record['hook']:<17} call {stdin.get('tool_use_id', '?')}: saw "
+                f"{_short(stdin.get('tool_input'))}; no answer: the harness killed it before "
+                "it exited (its timeout for the hook, or an abort), which the model reads as "
+                f"no decision (HOOK-7 timeout) [+{started - first:.2f}s..]",
+            )
         )
     for answer in view.answers:
         if answer.hook_id == OBSERVER_ID:
@@ -539,10 +545,15 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
             said += f" ({answer.summary})"
         if answer.updated_input is not None:
             said += f" -> {_short(answer.updated_input)}"
-        lines.append(
-            f"  {answer.hook_id:<17} call {answer.call_id}: saw {_short(answer.seen_input)}; "
-            f"{said} [+{answer.started - first:.2f}s..+{answer.finished - first:.2f}s]"
+        hook_lines.append(
+            (
+                answer.started,
+                f"  {answer.hook_id:<17} call {answer.call_id}: saw "
+                f"{_short(answer.seen_input)}; {said} "
+                f"[+{answer.started - first:.2f}s..+{answer.finished - first:.2f}s]",
+            )
         )
+    lines += [line for _, line in sorted(hook_lines, key=lambda started_line: started_line[0])]
     lines.append("\n== calls: model asked / ran / next request's history / log record ==")
     for call in view.script.calls():
         lines.append(f"  {call.call_id}")
