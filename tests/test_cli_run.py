@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,17 @@ def _scenario(tmp_path: Path) -> Path:
     path = tmp_path / "scenario.json"
     path.write_text(json.dumps({**SCENARIO, "cwd": str(tmp_path)}))
     return path
+
+
+def _audit_of_run(tmp_path: Path, capsys: pytest.CaptureFixture[str], hooks: list[Any]) -> str:
+    """The hook audit `run` prints for the scenario with these PreToolUse hooks on `bash`."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
+    )
+    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    return capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
 
 
 def test_HOOK_3_finishing_order_does_not_change_the_outcome(tmp_path: Path) -> None:
@@ -160,13 +172,8 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
     twice = "cat >/dev/null; echo '{}'; echo '{}'"
     hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": twice}]
+    audit = _audit_of_run(tmp_path, capsys, hooks)
     settings = tmp_path / "settings.json"
-    settings.write_text(
-        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
-    )
-    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
-    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
-    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
     assert "claude-code:PreToolUse:2   call c1: error (invalid-json: stdout holds more" in audit
     assert audit.endswith(
         "  where:\n"
@@ -218,13 +225,6 @@ def test_HOOK_7_run_says_nothing_of_faults_when_a_sound_hook_logs_a_fault_word(
     """HOOK-7: a hook that answers `{}` and logs 'crash: ...' on stderr has no fault; `run`
     read the fault from the summary's first word and told its author the output went wrong."""
     logs = "cat >/dev/null; echo 'crash: recovered from a cache miss' >&2; echo '{}'"
-    hooks = [{"type": "command", "command": logs}]
-    settings = tmp_path / "settings.json"
-    settings.write_text(
-        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
-    )
-    argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]
-    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
-    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1].split("\n\n", 1)[0]
+    audit = _audit_of_run(tmp_path, capsys, [{"type": "command", "command": logs}])
     assert "call c1: pass (crash: recovered from a cache miss)" in audit
     assert "HOOK-7" not in audit
