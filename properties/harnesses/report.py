@@ -11,7 +11,10 @@ the divergences from the model:
 - HOOK-3: with several rewriting hooks, what ran is not the input of the last hook in configured
   order (the harness took the one that finished last), or a rewrite was dropped;
 - ORD-3: the next request carries a reply's results in another order than its calls;
-- DEC-1: a call a hook denied ran anyway;
+- HOOK-6: the call ran although the rewrite in effect (the last supplied in configured order,
+  none under a deny) is not a JSON object, which the model refuses naming the hook;
+- DEC-1: a call a hook denied ran anyway (denied as the model reads the hook's dialect: a
+  `deny` decision, and for Claude Code also exit 2 or the legacy `decision: block`);
 - ADJ-3: the next request carries a call without its result;
 - ADJ-1: the next request carries a model-visible message (a developer or user message, a
   hook's context) between a reply's calls and their results;
