@@ -14,7 +14,7 @@ the divergences from the model:
 - HOOK-6: the call ran although the rewrite in effect (the last supplied in configured order,
   none under a deny) is not a JSON object, which the model refuses naming the hook;
 - DEC-1: a call a hook denied ran anyway (denied as the model reads the hook's dialect: a
-  `deny` decision, and for Claude Code also exit 2 or the legacy `decision: block`);
+  `deny` decision, and also exit 2 or `decision: block` where the dialect reads them so);
 - ADJ-3: the next request carries a call without its result;
 - ADJ-1: the next request carries a model-visible message (a developer or user message, a
   hook's context) between a reply's calls and their results;
@@ -90,7 +90,8 @@ class HookAnswer:
     """The fault or note, and stderr's gist, as the bundled loop's audit would show them."""
     denies: bool = False
     """Whether the model reads the answer as a deny: `permissionDecision: deny`, and also exit
-    2 or the legacy `decision: block`, which `permissionDecision` does not show."""
+    2 or `decision: block` where the dialect reads them so, which `permissionDecision` does
+    not show."""
 
 
 def _json(text: str) -> Any:
