@@ -43,6 +43,7 @@ from loopspec.properties.harnesses.session import (
     connect_tracer,
     drive,
     parse_connects,
+    read_audit,
     wrapped_hooks,
 )
 
@@ -652,6 +653,33 @@ def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_pat
     assert len(hook_lines) == 1
     assert 'call c1: saw {"command": "x"}; no answer: the harness killed it' in hook_lines[0]
     assert "(HOOK-7 timeout)" in hook_lines[0]
+
+
+def test_HOOK_7_a_record_torn_by_a_kill_reads_as_a_hook_that_never_answered(
+    tmp_path: Path,
+) -> None:
+    """A kill landing while the wrapper wrote its answer's record left half a JSON document,
+    and reading the audit ended the session in a JSONDecodeError traceback. The wrapper passes
+    the answer on only after the record, so the CLI never got it: its marker stands, and a
+    marker torn in its turn is a run whose command never started."""
+    stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c1", "tool_input": {"command": "x"}}
+    seen = {"hook": "PreToolUse[0][0]", "command": "x", "stdin": json.dumps(stdin)}
+    (tmp_path / f"1.000000-7{hook_audit.UNFINISHED}").write_text(
+        json.dumps({**seen, "started": 1.0}), encoding="utf-8"
+    )
+    whole = json.dumps({**seen, "started": 1.0, "stdout": "", "exitCode": 0, "finished": 2.0})
+    (tmp_path / "2.000000-7.json").write_text(whole[: len(whole) // 2], encoding="utf-8")
+    torn_marker = json.dumps({**seen, "started": 3.0})
+    (tmp_path / f"3.000000-8{hook_audit.UNFINISHED}").write_text(torn_marker[:20], "utf-8")
+    records, unfinished = read_audit(tmp_path)
+    assert records == []
+    assert unfinished == [{**seen, "started": 1.0}]
+    result = _result([], {"messages": []})
+    result["unfinished"] = unfinished
+    view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
+    hook_lines = [line for line in report_lines(view, result) if ": saw " in line]
+    assert len(hook_lines) == 1
+    assert "no answer: the harness killed it" in hook_lines[0]
 
 
 def test_HOOK_7_a_killed_hook_is_listed_by_its_start_among_the_answers() -> None:

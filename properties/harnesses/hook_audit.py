@@ -52,6 +52,14 @@ def hook_of(command: str) -> tuple[str, str] | None:
     return words[1].removeprefix(HOOK_VARIABLE + "="), words[-1]
 
 
+def _write_whole(path: str, record: dict[str, object]) -> None:
+    # Written aside and renamed, so a kill mid-write leaves no torn record under `path`.
+    aside = path + ".part"
+    with open(aside, "w", encoding="utf-8") as out:
+        json.dump(record, out)
+    os.replace(aside, path)
+
+
 def main(argv: list[str]) -> int:
     """Run the wrapped command; exit with its exit code."""
     audit_dir, hook_id, separator, command = argv[0], argv[1], argv[2], argv[3]
@@ -66,8 +74,7 @@ def main(argv: list[str]) -> int:
     # Left behind only when the harness kills this wrapper (its hook timeout, an abort): the
     # report then says the hook never answered instead of showing nothing.
     marker = os.path.join(audit_dir, f"{started:.6f}-{os.getpid()}{UNFINISHED}")
-    with open(marker, "w", encoding="utf-8") as out:
-        json.dump({**seen, "started": started}, out)
+    _write_whole(marker, {**seen, "started": started})
     done = subprocess.run(command, shell=True, input=stdin, capture_output=True, check=False)
     finished = time.time()
     record = {
@@ -78,9 +85,7 @@ def main(argv: list[str]) -> int:
         "started": started,
         "finished": finished,
     }
-    name = f"{finished:.6f}-{os.getpid()}.json"
-    with open(os.path.join(audit_dir, name), "w", encoding="utf-8") as out:
-        json.dump(record, out)
+    _write_whole(os.path.join(audit_dir, f"{finished:.6f}-{os.getpid()}.json"), record)
     os.remove(marker)
     sys.stdout.buffer.write(done.stdout)
     sys.stderr.buffer.write(done.stderr)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -459,19 +459,7 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
     for trace in sorted(root.glob("connects-*.txt")):
         connects.extend(parse_connects(trace.read_text("utf-8")))
     logs = _logs_written(request.harness, home)
-    records = []
-    for path in audit.glob("*.json"):
-        records.append(json.loads(path.read_text(encoding="utf-8")))
-    records.sort(key=lambda record: record["started"])
-    answered = {(record["hook"], record["started"]) for record in records}
-    unfinished = [
-        json.loads(path.read_text(encoding="utf-8"))
-        for path in audit.glob("*" + hook_audit.UNFINISHED)
-    ]
-    unfinished = sorted(
-        (r for r in unfinished if (r["hook"], r["started"]) not in answered),
-        key=lambda record: record["started"],
-    )
+    records, unfinished = read_audit(audit)
     # A crash or an abort is on purpose: its exit code and its kill are no failure.
     cut_turns = {*crashed, *aborted}
     failed = [code for n, (code, _, _, _) in enumerate(turns) if code != 0 and n not in cut_turns]
@@ -494,6 +482,38 @@ def run_inside(request: SessionRequest, root: Path) -> dict[str, Any]:
         "connects": connects,
         "work": str(work),
     }
+
+
+def read_audit(audit: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The hook records `hook_audit` left in `audit`: the answered ones and those of hooks that
+    never answered, each by start. A kill can land while the wrapper writes (the CLI's hook
+    timeout, an abort, a crash): an answer cut short is read as no answer, since its
+    unfinished marker is still there, and a torn marker as no run at all, since the wrapper
+    writes it before it starts the command."""
+    records = _whole_records(audit.glob("*.json"))
+    records.sort(key=lambda record: record["started"])
+    answered = {(record["hook"], record["started"]) for record in records}
+    unfinished = sorted(
+        (
+            r
+            for r in _whole_records(audit.glob("*" + hook_audit.UNFINISHED))
+            if (r["hook"], r["started"]) not in answered
+        ),
+        key=lambda record: record["started"],
+    )
+    return records, unfinished
+
+
+def _whole_records(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    whole = []
+    for path in paths:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(record, dict) and {"hook", "started"} <= record.keys():
+            whole.append(record)
+    return whole
 
 
 @attrs.frozen
