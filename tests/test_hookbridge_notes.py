@@ -74,10 +74,33 @@ def test_HOOK_7_json_after_exit_2_says_stdout_is_not_read_and_stderr_is_empty() 
     )
 
 
+def test_HOOK_7_codex_json_after_exit_2_is_worded_as_codex_behaves() -> None:
+    """The note said "as Claude Code documents" of a Codex hook: Codex's own hook runner reads
+    only stderr after exit 2."""
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    command = _printing(json.dumps(deny), stderr="no rm", exit_code=2)
+    run = run_one_pre(make_bridge(command, dialect="codex"))
+    assert run.verdict == Deny("no rm")
+    assert run.audit.note == (
+        "exit 2: the JSON on stdout is not read (Codex reads only stderr after exit 2), the "
+        "reason is stderr; exit 0 to answer in JSON"
+    )
+
+
 def test_HOOK_7_a_reason_on_stderr_after_exit_0_is_labelled_as_stderr() -> None:
     summary = _summary(_printing(stderr="guard: refusing rm"))
     assert summary.startswith("note: exit 0 with nothing on stdout is no decision")
     assert summary.endswith("(stderr: guard: refusing rm)")
+
+
+@pytest.mark.parametrize("dialect", ["claude-code", "codex"])
+def test_HOOK_7_a_hook_that_only_logs_to_stderr_gets_no_note(dialect: str) -> None:
+    """Every exit-0 hook with stderr alone got "exit 2 would deny the call": noise for a hook
+    that only logs. Its stderr is still shown, without a note."""
+    run = run_one_pre(make_bridge(_printing(stderr="audit: saw ls -la"), dialect=dialect))
+    assert run.verdict == Pass()
+    assert run.audit.note is None
+    assert run.audit.as_hook_audit().stderr_summary == "audit: saw ls -la"
 
 
 def test_HOOK_7_a_quiet_passthrough_has_no_note() -> None:

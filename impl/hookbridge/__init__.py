@@ -106,11 +106,11 @@ Notes (no fault)
 ----------------
 Some answers Claude Code reads without a fault lose what the hook meant: a key it does not
 define (`updatedinput`: the rewrite is dropped), text before the JSON (nothing is read), JSON
-on stdout after exit 2 (only stderr is the reason), a reason on stderr after exit 0 (no
-decision). They keep their documented outcome, also under fail-closed, and the audit's
-`note` says what was lost (`note: ...` in `as_hook_audit().stderr_summary`, so in the log and
-in `loopspec run`), with the key meant when a typo is close to one. A Python traceback on
-stderr is summarised by its last line.
+on stdout after exit 2 (only stderr is the reason), a refusal on stderr after exit 0 (no
+decision; stderr that only logs gets no note). They keep their documented outcome, also under
+fail-closed, and the audit's `note` says what was lost (`note: ...` in
+`as_hook_audit().stderr_summary`, so in the log and in `loopspec run`), with the key meant when
+a typo is close to one. A Python traceback on stderr is summarised by its last line.
 """
 
 from loopspec.impl.hookbridge.audit import HookRunAudit
