@@ -8,7 +8,8 @@ Each harness plays one program on its binary that draws every post-hook situatio
 differently from the model: Claude Code appends a context to the result it judges (ADJ-4) and
 keeps a blocked result's output (DEC-3); Codex audits a later call's hooks before an earlier
 call's result (the adapter's observation, a shape), writes a block's reasons as plain output
-(TEXT-1) and a context between a call and its output (ADJ-1). The profile must explain the
+(TEXT-1) and a context between a call and its output (ADJ-1), and ignores a block whose reason
+is empty or blank (DEC-3, a test of its own). The profile must explain the
 observations with exactly those divergences, which fails when the driver stops driving the
 hooks; and under a profile without one of them the same observations must be a counterexample
 blamed on the rule it breaks: a loop breaking it there is caught, not erased.
@@ -16,8 +17,10 @@ blamed on the rule it breaks: a loop breaking it there is caught, not erased.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
+import attrs
 import pytest
 from recorded_playback import RecordedPlayback
 
@@ -32,9 +35,10 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, LoopConfig
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.machine import _fits
-from loopspec.properties.conformance.run import SharedProcess, replay_case
+from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
+from loopspec.properties.conformance.target import Observation
 from loopspec.properties.harnesses.conform_driver import CAPABILITIES
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
@@ -135,3 +139,71 @@ def test_ADJ_1_ADJ_4_DEC_3_post_hooks_on_the_real_cli_show_the_known_divergences
         )
         assert planted.divergence is not None, key
         assert planted.divergence.rule_id == rule, (key, planted.divergence.what)
+
+
+# Codex's blocks beside the case's single "" as (reasons, whether that is DEC-3:blank-reason):
+# blank reasons only (the output is kept), a whitespace-only one beside a given one (left out
+# of the join), and the blocks Codex words as the model does but for TEXT-1 (no blank reason,
+# or an empty one beside a given one, which the model leaves out too).
+BLOCKS = {("", "  "): True, (" ", "x"): True, ("x",): False, ("", "x"): False}
+BLANK_REASON = "DEC-3:blank-reason"
+
+
+def _post_hooked(count: int) -> LoopConfig:
+    """CONFIG with `count` PostToolUse hooks on read, in configured order."""
+    (audit,) = [hook for hook in CONFIG.hooks if hook.point == POST_TOOL_USE]
+    extra = tuple(attrs.evolve(audit, handler_id=f"audit{n}") for n in range(2, count + 1))
+    return attrs.evolve(CONFIG, hooks=(*CONFIG.hooks, *extra))
+
+
+def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason() -> None:
+    """DEC-3: Codex 0.171.0 reads a PostToolUse block whose reason is empty or blank as no
+    block. The case tests/regressions/codex-DEC-3-blank-reason.json (one hook, reason "") and a
+    whitespace-only reason beside a given one show the profile's DEC-3:blank-reason, and under
+    a profile without it are a counterexample blamed on DEC-3; blocks Codex handles as the
+    model does (but for TEXT-1's wording) do not show it."""
+    try:
+        binary_of(Harness.CODEX, default_adapter_dir(Harness.CODEX))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    case = load_case(ROOT / "tests" / "regressions" / "codex-DEC-3-blank-reason.json")
+    profile = PROFILES["codex"]
+    assert case.profile is profile
+    played = [(case.config, case.commands, True)]
+    for reasons, shows in BLOCKS.items():
+        commands = [
+            *PROGRAMS["claude-code"][:2],
+            ToolFinishes("c1", ToolSucceeded("A"), tuple(PostBlock(r) for r in reasons)),
+            ModelReplies((TextBlock("done"),)),
+        ]
+        played.append((_post_hooked(len(reasons)), commands, shows))
+    process = SharedProcess([str(ROOT / "examples" / "codex-adapter" / "run.sh")])
+    try:
+        recorded = [
+            (_observed(process, config, commands), config, commands, shows)
+            for config, commands, shows in played
+        ]
+    finally:
+        process.close()
+    for kept, config, commands, shows in recorded:
+        found = replay_case(partial(RecordedPlayback, kept), config, commands, profile)
+        assert found.divergence is None, found.divergence
+        assert (BLANK_REASON in found.known) == shows, (commands[2], found.known)
+        if shows:
+            assert found.stopped_by == BLANK_REASON
+            without = _without(profile, BLANK_REASON)
+            planted = replay_case(partial(RecordedPlayback, kept), config, commands, without)
+            assert planted.divergence is not None, commands[2]
+            assert planted.divergence.rule_id == "DEC-3", planted.divergence.what
+
+
+def _observed(
+    process: SharedProcess, config: LoopConfig, commands: list[Command]
+) -> list[Observation]:
+    """What the real loop did for each command (every one, also past where it diverges)."""
+    target = process()
+    try:
+        target.reset(config)
+        return [target.apply(command) for command in commands]
+    finally:
+        target.close()

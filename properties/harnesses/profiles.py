@@ -179,6 +179,14 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "a PreToolUse hook that denies a call without giving a reason is ignored: the call "
             "runs; the model denies it",
         ),
+        "DEC-3": KnownDivergence(
+            "DEC-3",
+            Kind.BUG,
+            "a PostToolUse hook that blocks with an empty or blank reason is ignored: when no "
+            "other blocking hook gave a reason the model reads the tool's output, where the "
+            "model replaces it ('blocked by PostToolUse hook', or the blank reason as given), "
+            "and beside one a blank reason is left out of the joined reasons",
+        ),
         "RW-1": _RW_1,
         "RW-2": KnownDivergence(
             "RW-2",

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.model.rewrite import input_problem
-from loopspec.model.wording import DENIED_WITHOUT_REASON
+from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
@@ -274,6 +274,28 @@ def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> b
         and result_text(e) not in ("\n\n".join(blocks[result_call(e)]), *blocks[result_call(e)])
         for e in got["events"]
     )
+
+
+def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """DEC-3 (Codex): a PostToolUse block whose reason is empty or blank is no block to the CLI.
+    Its result is then what ignoring those blocks gives where the model's differs: the body's
+    output when every blocking hook's reason was blank, else the other reasons joined without
+    a whitespace-only one (the model keeps that one as a text block of its own). An empty
+    reason beside a given one is left out by the model too, so that alone shows nothing."""
+    if not got["accepted"]:
+        return False
+    blocks = _post_blocks(_all_events(earlier[1], got))
+    for event in got["events"]:
+        reasons = blocks.get(result_call(event), []) if event["type"] == "tool/result" else []
+        given = [reason for reason in reasons if reason.strip()]
+        if not reasons or (given and given == [reason for reason in reasons if reason]):
+            continue
+        text = result_text(event)
+        if given and text == "\n\n".join(given):
+            return True
+        if not given and text not in (BLOCKED_WITHOUT_REASON, "\n\n".join(reasons), *reasons):
+            return True
+    return False
 
 
 def _answered(events: list[Event]) -> set[str]:
@@ -660,7 +682,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, _flattened_keeping_overlaps, False),),
     "ORD-3": (("ORD-3", _result_before_an_earlier_calls, None, True),),
-    "DEC-3": (("DEC-3", _blocked_result_kept, None, False),),
+    "DEC-3": (
+        ("DEC-3", _blocked_result_kept, None, False),
+        ("DEC-3:blank-reason", _blank_block_ignored, None, False),
+    ),
     "ADJ-1": (("ADJ-1", _context_before_a_result, None, False),),
     "ADJ-4": (
         ("ADJ-4", None, both(_reminders_at_next_step), False),
@@ -676,6 +701,8 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 }
 # Detectors of a rule that only one harness's entry describes.
 HARNESS_ONLY = {
+    "DEC-3": Harness.CLAUDE_CODE,
+    "DEC-3:blank-reason": Harness.CODEX,
     "TEXT-1:post-block": Harness.CODEX,
     "post-hook-audit-place": Harness.CODEX,
     "ADJ-4": Harness.CLAUDE_CODE,
