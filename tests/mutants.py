@@ -32,6 +32,7 @@ from loopspec.model.events import (
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage, plugin_source
 from loopspec.model.pure import decisions
+from loopspec.model.records import aborted as _real_aborted
 from loopspec.model.records import append_result
 from loopspec.model.state import (
     COMMITTED,
@@ -295,6 +296,15 @@ def _ask_shows_original(draft: Draft, phase: Dispatching) -> Dispatching:
     return moved
 
 
+# ---------------------------------------------------------------------------------------------
+# An abort's cause is lost.
+
+
+def _aborted_by_the_user(cause: str) -> FrozenMap:
+    """Every aborted turn's reason says the user aborted it, whatever the Abort's cause."""
+    return _real_aborted("user")
+
+
 MUTANTS: tuple[Mutant, ...] = (
     # Both rewrite mutants leave tool/call without its sidecar; on a rewrite to the input the
     # call already had (an identity rewrite) that is all that differs: RW-2.
@@ -386,5 +396,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "RW-4",
         "the approval prompt shows the original input",
         lambda: [(dispatch, "_gate", _ask_shows_original)],
+    ),
+    Mutant(
+        "every-abort-the-users",
+        "ABORT-3",
+        "a parent's, a hook's or a disposal's abort is recorded as the user's",
+        lambda: [
+            (handlers, "aborted", _aborted_by_the_user),
+            (dispatch, "aborted", _aborted_by_the_user),
+        ],
     ),
 )

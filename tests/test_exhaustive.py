@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from mutants import MUTANTS, Mutant, MutantTarget
 
+from loopspec.model.commands import ABORT_CAUSES, Abort
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.exhaustive import EXHAUSTIVE_CONFIG, programs, run_exhaustive
@@ -82,6 +83,18 @@ def test_the_alphabet_offers_every_phase_its_commands() -> None:
         "Crash",
         "Recover",
     } <= seen
+
+
+def test_ABORT_3_the_alphabet_sends_every_abort_cause() -> None:
+    """Aborts carry every cause across the programs (the cause cycles with the log's length),
+    so a loop that records every abort as the user's is found (the mutant above)."""
+    causes = {
+        command.cause
+        for program in programs(6)
+        for command in program
+        if isinstance(command, Abort)
+    }
+    assert causes == ABORT_CAUSES
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -3,8 +3,9 @@
 A comparison can only catch a bug in a situation some program creates. The situations below are
 those whose absence let wrong loops pass (an identity rewrite, an outcome for a settled call, a
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
-input still queued when a program ends) and the features every rule family needs (rewrites,
-several hooks on one call, parallel calls, approvals, aborts, crashes). The test runs the
+input still queued when a program ends, an abort whose cause is not the user's) and the
+features every rule family needs (rewrites, several hooks on one call, parallel calls,
+approvals, aborts, crashes). The test runs the
 conformance machine on the model itself, counts per situation the programs that reach it, prints
 the counts (`-s`), and requires each to be reached by some.
 
@@ -70,6 +71,9 @@ SITUATIONS = (
     "approval",
     "deny without a reason",
     "abort",
+    "abort with cause parent",
+    "abort with cause hook",
+    "abort with cause disposed",
     "abort while a later call waits on an earlier one",
     "crash",
     "outcome for a settled call",
@@ -144,8 +148,10 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                     found.add("tool name a matcher names in part")
         case ApprovalAnswers() if after.log != before.log:
             found.add("approval")
-        case Abort() if after is not before:
+        case Abort(cause=cause) if after is not before:
             found.add("abort")
+            if cause != "user":  # a loop that records every abort as the user's (ABORT-3)
+                found.add(f"abort with cause {cause}")
             if denied_call_passed_busy_slots(phase, config.max_parallel):
                 found.add("abort while a denied call has passed busy slots")
             if isinstance(phase, Dispatching):

@@ -15,7 +15,9 @@ phase, so that every program is meaningful:
   rewrite to `{"command":"ls"}`; ask with a rewrite to `{"command":"ls -la"}`; deny;
 - dispatching: every approval outcome while one is asked; for each running call, in any order
   (all completion orders), success "ok" deferring the context "ctx", or failure "boom";
-- any phase but idle and crashed: abort (cause user), crash; crashed: recover.
+- any phase but idle and crashed: abort, crash; crashed: recover. The abort's cause cycles
+  with the log's length (`abort_on`), so the programs send every cause (ABORT-3) without
+  multiplying them.
 
 Symmetry reduction: call ids are assigned in order (`c1`, `c2`, ...) and texts are fixed, so
 programs that differ only by renaming ids or texts are one program. Each program is run from a
@@ -32,7 +34,6 @@ import attrs
 
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
-    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -80,6 +81,7 @@ from loopspec.properties.conformance.target import (
     Observation,
     refused_alike,
 )
+from loopspec.properties.stateful.strategies import abort_on
 
 EXHAUSTIVE_CONFIG = LoopConfig(
     tools=(
@@ -132,7 +134,7 @@ def alphabet(state: LoopState) -> list[Command]:
                     ]
         case _:
             assert_never(phase)
-    return [*commands, Abort(), Crash()]
+    return [*commands, abort_on(len(state.log)), Crash()]
 
 
 def programs(k: int, config: LoopConfig = EXHAUSTIVE_CONFIG) -> Iterator[tuple[Command, ...]]:

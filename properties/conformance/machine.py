@@ -33,7 +33,6 @@ from hypothesis.stateful import RuleBasedStateMachine, rule
 
 from loopspec.model.commands import (
     APPROVAL_OUTCOMES,
-    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -463,7 +462,8 @@ def conformance_machine(
                     call_id = swarming.pick(choose, settled)
                     command = ToolFinishes(call_id, swarming.any_tool_outcome(choose))
             elif kind == "abort" and self.has("abort"):
-                command = Abort()
+                assert self.oracle.state is not None
+                command = gen.abort_on(len(self.oracle.state.log))
             elif kind == "crash" and self.has("crash-repair"):
                 command = Crash()
             elif kind == "interject" and self.has("queued-input"):

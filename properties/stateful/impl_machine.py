@@ -40,7 +40,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, precondition, rule
 
 from loopspec.model.commands import (
-    Abort,
     ApprovalAnswers,
     Command,
     Crash,
@@ -224,7 +223,7 @@ class ConformanceMachine(ModelMachine):
         if kind == "interject":
             self.apply(SubmitUser(data.draw(gen.texts)))
         elif kind == "abort" and not isinstance(self.state.phase, Idle):
-            self.apply(Abort())
+            self.apply(gen.abort_on(len(self.state.log)))
         elif kind == "crash":
             self.apply(Crash())
         elif kind == "misfire":
@@ -263,9 +262,9 @@ class ConformanceMachine(ModelMachine):
             self.apply(ToolFinishes(slot.call_id, data.draw(gen.tool_outcomes), post))
         elif kind == "abort twice":
             if phase.aborting is None:
-                self.apply(Abort())
+                self.apply(gen.abort_on(len(self.state.log)))
             if isinstance(self.state.phase, Dispatching):
-                self.apply(Abort())
+                self.apply(gen.abort_on(len(self.state.log)))
         elif kind == "approval":
             self.apply(ApprovalAnswers(data.draw(gen.approval_outcomes)))
         else:

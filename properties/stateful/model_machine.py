@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from loopspec.model.commands import (
-    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -185,7 +184,7 @@ class ModelMachine(RuleBasedStateMachine):
         if kind == "interject":
             self.apply(SubmitUser(data.draw(gen.texts)))
         elif kind == "abort" and not isinstance(self.state.phase, Idle):
-            self.apply(Abort())
+            self.apply(gen.abort_on(len(self.state.log)))
         elif kind == "crash":
             self.apply(Crash())
         else:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from loopspec.model.commands import (
+    ABORT_CAUSES,
     APPROVAL_OUTCOMES,
     FINISH_CANCELLED,
     FINISH_COMPLETED,
@@ -281,3 +282,17 @@ any_commands: st.SearchStrategy[Command] = st.one_of(
     st.just(Crash()),
     st.just(Recover()),
 )
+
+
+# Every cause an Abort may carry, in a fixed order (ABORT_CAUSES is a set).
+ABORT_CAUSE_CYCLE = tuple(sorted(ABORT_CAUSES))
+
+
+def abort_on(log_length: int) -> Abort:
+    """An Abort whose cause cycles with the length of the log it lands on (ABORT-3).
+
+    Derived, not drawn: programs send every cause, yet draw what they drew before, since a draw
+    of its own would move every seeded batch (tests/batches.py). The cause changes only the
+    aborted turn's turn/end reason, which no later draw reads.
+    """
+    return Abort(ABORT_CAUSE_CYCLE[log_length % len(ABORT_CAUSE_CYCLE)])
