@@ -122,6 +122,12 @@ def _class_end(pattern: str, start: int) -> int:
     return index + 1 if index < len(pattern) and members > 0 else -1
 
 
+def handler_id(dialect: str, point: str, number: int) -> str:
+    """The id of the `number`th hook (from 1) of `dialect` at `point` in configured order, as a
+    settings file's hooks are named: by the bundled loop and by `loopspec run --harness`."""
+    return f"{dialect}:{point}:{number}"
+
+
 @attrs.frozen
 class HookSpec:
     """A configured hook handler. `matcher` is a regex over the tool name; "" or "*" match all."""

@@ -167,13 +167,13 @@ def test_hooks_file_errors_name_the_file_and_the_part(tmp_path: Path) -> None:
 
 
 def test_every_hook_is_wrapped_for_the_audit_and_an_observer_records_what_ran() -> None:
-    """Each configured command runs through hook_audit under its position id; a PostToolUse
-    observer is added."""
+    """Each configured command runs through hook_audit under the id the bundled loop gives it;
+    a PostToolUse observer is added."""
     hooks = json.loads((SCENARIOS / "two-rewrites.json").read_text())
-    wrapped = wrapped_hooks(hooks, Path("/audit"), SCENARIOS)
+    wrapped = wrapped_hooks(hooks, Path("/audit"), SCENARIOS, harness=Harness.CLAUDE_CODE)
     first, second = wrapped["PreToolUse"][0]["hooks"]
-    assert "PreToolUse[0][0]" in first["command"]
-    assert "PreToolUse[0][1]" in second["command"]
+    assert "claude-code:PreToolUse:1" in first["command"]
+    assert "claude-code:PreToolUse:2" in second["command"]
     assert "hook_audit.py" in first["command"]
     assert OBSERVER_ID in wrapped["PostToolUse"][-1]["hooks"][0]["command"]
 
@@ -220,6 +220,30 @@ def test_a_harness_session_process_imports_no_loop() -> None:
     loaded = set(json.loads(done.stdout.decode().splitlines()[-1]))
     heavy = ("loopspec.impl", "loopspec.properties.cli", "loopspec.properties.conformance")
     assert {m for m in loaded if m.startswith(heavy)} == set()
+
+
+def test_HOOK_7_harness_hooks_are_named_as_the_bundled_run_names_them_with_their_entry() -> None:
+    """`run --harness` named hooks `PreToolUse[0][0]` and the bundled run
+    `claude-code:PreToolUse:1`: two names for one hook. Now both number a point's hooks in
+    configured order, and the report ties each id that ran to its command and JSON path."""
+    first = {"type": "command", "command": "./guard.sh"}
+    second = {"type": "command", "command": "./rewrite.py"}
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [first]}, {"matcher": "Bash", "hooks": [second]}]}}
+    wrapped = wrapped_hooks(hooks, Path("/audit"), None, harness=Harness.CODEX)
+    ids = [hook_audit.hook_of(group["hooks"][0]["command"]) for group in wrapped["PreToolUse"]]
+    assert ids == [("codex:PreToolUse:1", "./guard.sh"), ("codex:PreToolUse:2", "./rewrite.py")]
+    original = {"command": "rm -rf build"}
+    result = _ran_original(
+        original, _audit("codex:PreToolUse:2", "PreToolUse", original, None, 1.0)
+    )
+    view = session_view(Harness.CODEX, ONE_CALL, hooks, result, hooks_source="hooks.json")
+    lines = report_lines(view, result)
+    where = lines.index("  where:")
+    assert lines[where - 1].startswith("  codex:PreToolUse:2         call c1: saw ")
+    assert lines[where + 1] == (
+        "    codex:PreToolUse:2 = ./rewrite.py (hooks.json: $.hooks.PreToolUse[1].hooks[0])"
+    )
+    assert lines[where + 2].startswith("\n== calls:")  # hooks that did not run are not listed
 
 
 def test_a_missing_binary_is_a_clear_error_naming_npm_ci(tmp_path: Path) -> None:
@@ -305,14 +329,18 @@ def test_HOOK_6_report_blames_a_non_object_rewrite_on_the_hook_not_HOOK_3() -> N
     original = {"command": "rm -rf build"}
     bad = _rewrite("rm -rf build --dry-run")
     bad["hookSpecificOutput"]["updatedInput"] = "rm -rf build --dry-run"
-    result = _ran_original(original, _audit("PreToolUse[0][0]", "PreToolUse", original, bad, 1.0))
+    result = _ran_original(
+        original, _audit("claude-code:PreToolUse:1", "PreToolUse", original, bad, 1.0)
+    )
     hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
     # The fixture has no transcript, so RW-1 also says the log's call record lacks the input.
     named = [d for d in view.divergences if d.rule_id != "RW-1"]
     assert [(d.rule_id, d.call_id) for d in named] == [("HOOK-6", "c1")]
     assert "non-object-updated-input" in named[0].message
-    hook_line = next(line for line in report_lines(view, result) if "PreToolUse[0][0]" in line)
+    hook_line = next(
+        line for line in report_lines(view, result) if "claude-code:PreToolUse:1" in line
+    )
     assert "your hook's output is malformed, HOOK-7: non-object-updated-input" in hook_line
 
 
@@ -330,18 +358,18 @@ def test_HOOK_6_report_blames_a_non_object_rewrite_only_where_the_model_would_re
     deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
     sessions = {
         "a later sound rewrite wins": (
-            [_audit("PreToolUse[0][1]", "PreToolUse", original, _rewrite(later), 1.0)],
+            [_audit("claude-code:PreToolUse:2", "PreToolUse", original, _rewrite(later), 1.0)],
             later,
             [],
         ),
         "a deny wins": (
-            [_audit("PreToolUse[0][1]", "PreToolUse", original, deny, 1.0)],
+            [_audit("claude-code:PreToolUse:2", "PreToolUse", original, deny, 1.0)],
             original,
             ["DEC-1"],
         ),
     }
     for what, (others, ran, expected) in sessions.items():
-        audit = [_audit("PreToolUse[0][0]", "PreToolUse", original, bad, 1.0), *others]
+        audit = [_audit("claude-code:PreToolUse:1", "PreToolUse", original, bad, 1.0), *others]
         result = _ran_original(original, *audit)
         result["audit"][-1] = _audit(OBSERVER_ID, "PostToolUse", ran, None, 2.5)
         view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
@@ -355,13 +383,15 @@ def test_DEC_1_report_reads_a_deny_by_exit_2_or_legacy_block_as_the_model_does()
     `permissionDecision` alone: such a hook was 'no decision', and a harness that ran the call
     anyway was not blamed on DEC-1."""
     original = {"command": "rm -rf build"}
-    by_exit_2 = _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0)
+    by_exit_2 = _audit("claude-code:PreToolUse:1", "PreToolUse", original, None, 1.0)
     by_exit_2.update(exitCode=2, stderr="rm is not allowed here\n")
-    legacy = _audit("PreToolUse[0][1]", "PreToolUse", original, {"decision": "block"}, 1.0)
+    legacy = _audit("claude-code:PreToolUse:2", "PreToolUse", original, {"decision": "block"}, 1.0)
     result = _ran_original(original, by_exit_2, legacy)
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     named = [(d.rule_id, d.message) for d in view.divergences if d.rule_id != "RW-1"]
-    assert named == [("DEC-1", "ran although PreToolUse[0][0], PreToolUse[0][1] denied it")]
+    assert named == [
+        ("DEC-1", "ran although claude-code:PreToolUse:1, claude-code:PreToolUse:2 denied it")
+    ]
     lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
     assert "; block (rm is not allowed here) [" in lines[0]
     assert "; block [" in lines[1]
@@ -377,8 +407,8 @@ def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decis
     two_objects = json.dumps(_rewrite("echo a")) + "\n" + json.dumps({"systemMessage": "x"})
     result = _ran_original(
         original,
-        _audit("PreToolUse[0][0]", "PreToolUse", original, wrong_word, 1.0),
-        _audit("PreToolUse[0][1]", "PreToolUse", original, None, 1.0, stdout=two_objects),
+        _audit("claude-code:PreToolUse:1", "PreToolUse", original, wrong_word, 1.0),
+        _audit("claude-code:PreToolUse:2", "PreToolUse", original, None, 1.0, stdout=two_objects),
     )
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     assert [d.rule_id for d in view.divergences if d.rule_id != "RW-1"] == []
@@ -394,8 +424,8 @@ def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history(
     hooks = json.loads((SCENARIOS / "two-rewrites.json").read_text())
     original = {"command": "echo a"}
     audit = [
-        _audit("PreToolUse[0][0]", "PreToolUse", original, _rewrite("echo first"), 2.0),
-        _audit("PreToolUse[0][1]", "PreToolUse", original, _rewrite("echo last"), 1.0),
+        _audit("claude-code:PreToolUse:1", "PreToolUse", original, _rewrite("echo first"), 2.0),
+        _audit("claude-code:PreToolUse:2", "PreToolUse", original, _rewrite("echo last"), 1.0),
         _audit(OBSERVER_ID, "PostToolUse", {"command": "echo first"}, None, 2.5),
     ]
     history = {
@@ -414,7 +444,7 @@ def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history(
         ("RW-1", "c1"),
         ("HOOK-3", "c1"),
     ]
-    assert "PreToolUse[0][0]'s, which finished last" in view.divergences[2].message
+    assert "claude-code:PreToolUse:1's, which finished last" in view.divergences[2].message
     lines = report_lines(view, result)
     assert "offline: 1 connect(s) not to the mock: 1.2.3.4:443 (ENETUNREACH)" in lines
 
@@ -617,7 +647,14 @@ def test_a_missing_cli_says_how_to_install_it_or_that_this_copy_cannot(tmp_path:
 def _wrap(audit_dir: Path, command: str) -> subprocess.Popen[bytes]:
     stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c1", "tool_input": {"command": "x"}}
     wrapper = subprocess.Popen(
-        [sys.executable, hook_audit.__file__, str(audit_dir), "PreToolUse[0][0]", "--", command],
+        [
+            sys.executable,
+            hook_audit.__file__,
+            str(audit_dir),
+            "claude-code:PreToolUse:1",
+            "--",
+            command,
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         start_new_session=True,
@@ -649,7 +686,7 @@ def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_pat
     result["unfinished"] = [json.loads(marker.read_text(encoding="utf-8"))]
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     lines = report_lines(view, result)
-    hook_lines = [line for line in lines if line.startswith("  PreToolUse[0][0]")]
+    hook_lines = [line for line in lines if line.startswith("  claude-code:PreToolUse:1")]
     assert len(hook_lines) == 1
     assert 'call c1: saw {"command": "x"}; no answer: the harness killed it' in hook_lines[0]
     assert "(HOOK-7 timeout)" in hook_lines[0]
@@ -663,7 +700,7 @@ def test_HOOK_7_a_record_torn_by_a_kill_reads_as_a_hook_that_never_answered(
     the answer on only after the record, so the CLI never got it: its marker stands, and a
     marker torn in its turn is a run whose command never started."""
     stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c1", "tool_input": {"command": "x"}}
-    seen = {"hook": "PreToolUse[0][0]", "command": "x", "stdin": json.dumps(stdin)}
+    seen = {"hook": "claude-code:PreToolUse:1", "command": "x", "stdin": json.dumps(stdin)}
     (tmp_path / f"1.000000-7{hook_audit.UNFINISHED}").write_text(
         json.dumps({**seen, "started": 1.0}), encoding="utf-8"
     )
@@ -686,13 +723,20 @@ def test_HOOK_7_a_killed_hook_is_listed_by_its_start_among_the_answers() -> None
     """The hook section is ordered by start; a hook the harness killed was listed first even
     when it started after every hook that answered (the second call's, say)."""
     original = {"command": "rm -rf build"}
-    result = _ran_original(original, _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0))
+    result = _ran_original(
+        original, _audit("claude-code:PreToolUse:1", "PreToolUse", original, None, 1.0)
+    )
     stdin = {"hook_event_name": "PreToolUse", "tool_use_id": "c2", "tool_input": original}
-    late = {"hook": "PreToolUse[0][0]", "command": "x", "stdin": json.dumps(stdin), "started": 5.0}
+    late = {
+        "hook": "claude-code:PreToolUse:1",
+        "command": "x",
+        "stdin": json.dumps(stdin),
+        "started": 5.0,
+    }
     result["unfinished"] = [late]
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     hook_lines = [line for line in report_lines(view, result) if ": saw " in line]
-    assert [line.split(":", 1)[0].split()[-1] for line in hook_lines] == ["c1", "c2"]
+    assert [line.split(": saw", 1)[0].split()[-1] for line in hook_lines] == ["c1", "c2"]
     assert hook_lines[1].endswith("[+5.00s..]")
 
 
@@ -705,11 +749,13 @@ def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
     odd = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "permissionDecision": "xyz"}}
     result = _ran_original(
         original,
-        _audit("PreToolUse[0][0]", "PreToolUse", original, None, 1.0, stdout=f"ok\n{answer}"),
-        _audit("PostToolUse[0][0]", "PostToolUse", original, odd, 2.0),
+        _audit(
+            "claude-code:PreToolUse:1", "PreToolUse", original, None, 1.0, stdout=f"ok\n{answer}"
+        ),
+        _audit("claude-code:PostToolUse:1", "PostToolUse", original, odd, 2.0),
     )
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
     noted = "; no decision (note: stdout does not start with '{', so none of it is an answer: "
     assert noted + "the JSON object on line 2 was ignored" in lines[0]
-    assert "PostToolUse[0][0]" in lines[1]
+    assert "claude-code:PostToolUse:1" in lines[1]

@@ -69,17 +69,19 @@ def test_RW_1_a_hook_loopspec_run_wrapped_is_named_as_its_user_configured_it(
     tmp_path: Path,
 ) -> None:
     """RW-1: `loopspec run --harness` wraps each hook for its audit, and Claude Code records the
-    wrapped command; the report names the hook by its position and the user's own command, not
+    wrapped command; the report names the hook by its id and the user's own command, not
     by the wrapper's `env LOOPSPEC_HOOK=...` prefix and interpreter path."""
-    command = hook_audit.wrapped("python3 rewrite.py", "PreToolUse[0][0]", "/tmp/a", "/tmp/h")
-    assert hook_audit.hook_of(command) == ("PreToolUse[0][0]", "python3 rewrite.py")
+    command = hook_audit.wrapped(
+        "python3 rewrite.py", "claude-code:PreToolUse:1", "/tmp/a", "/tmp/h"
+    )
+    assert hook_audit.hook_of(command) == ("claude-code:PreToolUse:1", "python3 rewrite.py")
     assert hook_audit.hook_of("python3 rewrite.py") is None
     transcript = (CLAUDE / "violations" / "RW-1.jsonl").read_text()
     wrapped = transcript.replace('"command":"rewrite.py"', f'"command":{json.dumps(command)}')
     assert wrapped != transcript
     (tmp_path / "t.jsonl").write_text(wrapped)
     (found,) = check(tmp_path / "t.jsonl").violations
-    assert "hook `PreToolUse[0][0] python3 rewrite.py` supplied" in found.violation.message
+    assert "hook `claude-code:PreToolUse:1 python3 rewrite.py` supplied" in found.violation.message
     assert "LOOPSPEC_HOOK" not in found.violation.message
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import attrs
 
 from loopspec.impl.user_files import NotJsonText, UserFileError, read_user_json
-from loopspec.model.config import HOOK_POINTS, HookSpec, matcher_problem
+from loopspec.model.config import HOOK_POINTS, HookSpec, handler_id, matcher_problem
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import HOOK_DIALECTS
 
@@ -108,7 +108,7 @@ def _numbered(declared: Iterable[DeclaredHook]) -> tuple[HookCommand, ...]:
     for hook in declared:
         key = (hook.dialect, hook.point)
         counters[key] = counters.get(key, 0) + 1
-        commands.append(HookCommand(f"{hook.dialect}:{hook.point}:{counters[key]}", hook))
+        commands.append(HookCommand(handler_id(hook.dialect, hook.point, counters[key]), hook))
     return tuple(commands)
 
 

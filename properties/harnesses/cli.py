@@ -108,7 +108,7 @@ def run_harness(args: argparse.Namespace) -> int:
         log_path.unlink()  # the file this run created and could not fill
         raise
     os.close(descriptor)
-    view = session_view(harness, script, hooks, result)
+    view = session_view(harness, script, hooks, result, hooks_source=str(args.hooks))
     for line in report_lines(view, result):
         print(line)
     where = logs[0]["path"] if logs else "no log"

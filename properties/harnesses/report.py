@@ -45,6 +45,7 @@ from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.model.commands import Allow, Ask, Deny
 from loopspec.model.config import PRE_TOOL_USE
+from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import (
@@ -57,6 +58,8 @@ from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, check_stream
 
 MAX_SHOWN = 100
+# The hook id column: `claude-code:PostToolUse:1` and room to spare, as the bundled run's.
+ID_WIDTH = 26
 # What "ran" says for a call no PostToolUse observer saw: it never ran, or never finished.
 NOT_REPORTED_RUN = "(no PostToolUse: never ran, or never finished)"
 
@@ -172,14 +175,9 @@ def _as_the_model_reads(
     return attrs.evolve(read, summary=audit.as_hook_audit().stderr_summary)
 
 
-def configured_order(hooks: Mapping[str, Any] | None) -> list[str]:
-    """The PreToolUse hook ids (`PreToolUse[group][index]`) in configured order."""
-    groups = (hooks or {}).get("hooks", {}).get("PreToolUse", [])
-    return [
-        f"PreToolUse[{g}][{h}]"
-        for g, group in enumerate(groups)
-        for h in range(len(group["hooks"]))
-    ]
+def configured_order(hooks: Mapping[str, Any] | None, harness: Harness) -> list[str]:
+    """The PreToolUse hook ids in configured order."""
+    return [h.hook_id for h in configured_hooks(hooks, harness.value) if h.event == PRE_TOOL_USE]
 
 
 def _command(value: Any) -> Any:
@@ -270,6 +268,9 @@ class SessionView:
     log_calls: dict[str, Any]
     log_report: LogReport | None
     divergences: list[Divergence]
+    configured: list[ConfiguredHook] = attrs.field(factory=list)
+    hooks_source: str = "hooks file"
+    """The hooks file as the user named it, for the ids' settings entries."""
 
 
 def _log_calls(harness: Harness, text: str) -> dict[str, Any]:
@@ -302,8 +303,11 @@ def session_view(
     script: HarnessScript,
     hooks: Mapping[str, Any] | None,
     result: Mapping[str, Any],
+    *,
+    hooks_source: str = "hooks file",
 ) -> SessionView:
-    """Work out what every reader held and which rules broke."""
+    """Work out what every reader held and which rules broke; `hooks_source` names the hooks
+    file in the report's list of which hook is which."""
     answers = hook_answers(result["audit"], harness)
     ran = {a.call_id: a.seen_input for a in answers if a.hook_id == OBSERVER_ID}
     requests = [
@@ -332,11 +336,22 @@ def session_view(
             else "ABORT-1"
             if result.get("aborted")
             else "HIST-1",
-            order=configured_order(hooks),
+            order=configured_order(hooks, harness),
         )
     )
     divergences = compared + list(_found_in_log(log_report, compared))
-    return SessionView(harness, script, answers, ran, history, log_calls, log_report, divergences)
+    return SessionView(
+        harness,
+        script,
+        answers,
+        ran,
+        history,
+        log_calls,
+        log_report,
+        divergences,
+        configured_hooks(hooks, harness.value),
+        hooks_source,
+    )
 
 
 def _found_in_log(report: LogReport | None, compared: list[Divergence]) -> Iterator[Divergence]:
@@ -533,7 +548,7 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         hook_lines.append(
             (
                 started,
-                f"  {record['hook']:<17} call {stdin.get('tool_use_id', '?')}: saw "
+                f"  {record['hook']:<{ID_WIDTH}} call {stdin.get('tool_use_id', '?')}: saw "
                 f"{_short(stdin.get('tool_input'))}; no answer: the harness killed it before "
                 "it exited (its timeout for the hook, or an abort), which the model reads as "
                 f"no decision (HOOK-7 timeout) [+{started - first:.2f}s..]",
@@ -552,12 +567,15 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         hook_lines.append(
             (
                 answer.started,
-                f"  {answer.hook_id:<17} call {answer.call_id}: saw "
+                f"  {answer.hook_id:<{ID_WIDTH}} call {answer.call_id}: saw "
                 f"{_short(answer.seen_input)}; {said} "
                 f"[+{answer.started - first:.2f}s..+{answer.finished - first:.2f}s]",
             )
         )
     lines += [line for _, line in sorted(hook_lines, key=lambda started_line: started_line[0])]
+    lines += _which_hook_is_which(
+        view, {a.hook_id for a in view.answers} | {str(r["hook"]) for r in unfinished}
+    )
     lines.append("\n== calls: model asked / ran / next request's history / log record ==")
     for call in view.script.calls():
         lines.append(f"  {call.call_id}")
@@ -591,6 +609,17 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         label = f" (known {entry.kind.value})" if entry else " (NOT a known divergence)"
         lines.append(f"  [{divergence.rule_id}] {divergence.call_id}: {divergence.message}{label}")
     return lines
+
+
+def _which_hook_is_which(view: SessionView, ran: set[str]) -> list[str]:
+    """Each id that ran tied to its command and settings entry, as the bundled run ends its
+    hook audit: an id alone does not say which of several scripts answered."""
+    shown = [hook for hook in view.configured if hook.hook_id in ran]
+    if not shown:
+        return []
+    return ["  where:"] + [
+        f"    {hook.hook_id} = {hook.command} ({view.hooks_source}: {hook.where})" for hook in shown
+    ]
 
 
 def offline_lines(result: Mapping[str, Any]) -> list[str]:

@@ -28,6 +28,7 @@ import attrs
 
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.properties.harnesses import hook_audit
+from loopspec.properties.harnesses.hook_ids import configured_hooks
 from loopspec.properties.harnesses.mock_model import MockModel
 from loopspec.properties.harnesses.script import (
     Harness,
@@ -226,20 +227,22 @@ def wrapped_hooks(
     audit_dir: Path,
     hooks_dir: Path | None = None,
     observed: tuple[str, ...] = ("PostToolUse",),
+    *,
+    harness: Harness,
 ) -> dict[str, Any]:
-    """The settings' `hooks` with every command run through `hook_audit`, ids by position
-    (`PreToolUse[group][index]`), plus an observer on each `observed` event (PostToolUse, and
+    """The settings' `hooks` with every command run through `hook_audit`, ids as the bundled
+    loop gives them (`hook_ids`), plus an observer on each `observed` event (PostToolUse, and
     Claude Code's PostToolUseFailure for a command that fails) that records what ran."""
+    ids = iter(configured_hooks(hooks, harness.value))
     wrapped: dict[str, Any] = {}
     events = (hooks or {}).get("hooks", {})
     for event, groups in events.items():
         wrapped[event] = []
-        for g, group in enumerate(groups):
+        for group in groups:
             handlers = []
-            for h, handler in enumerate(group.get("hooks", [])):
-                command = _wrapped(
-                    str(handler["command"]), f"{event}[{g}][{h}]", audit_dir, hooks_dir
-                )
+            for handler in group.get("hooks", []):
+                hook_id = next(ids).hook_id  # the same walk as configured_hooks'
+                command = _wrapped(str(handler["command"]), hook_id, audit_dir, hooks_dir)
                 handlers.append({**handler, "command": command})
             wrapped[event].append({**group, "hooks": handlers})
     observer = {"type": "command", "command": _wrapped("true", OBSERVER_ID, audit_dir, None)}
@@ -289,7 +292,10 @@ def cli_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port
 def _claude_setup(request: SessionRequest, home: Path, work: Path, audit: Path, port: int) -> Setup:
     (home / ".claude").mkdir(parents=True)
     observed = ("PostToolUse", "PostToolUseFailure")
-    settings = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir, observed)}
+    wrapped = wrapped_hooks(
+        request.hooks, audit, request.hooks_dir, observed, harness=request.harness
+    )
+    settings = {"hooks": wrapped}
     (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     env = _base_env(home) | {
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
@@ -349,7 +355,9 @@ trust_level = "trusted"
 """
     (home / ".codex" / "config.toml").write_text(config, encoding="utf-8")
     (work / ".codex").mkdir()
-    hooks = {"hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir)}
+    hooks = {
+        "hooks": wrapped_hooks(request.hooks, audit, request.hooks_dir, harness=request.harness)
+    }
     (work / ".codex" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
     env = _base_env(home) | {"MOCK_API_KEY": "mock-key"}
     argv = [

@@ -245,7 +245,7 @@ def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:
 
 def _hook_label(command: str) -> str:
     """The hook as its user configured it: a command loopspec's run wrapped for its hook audit
-    is named by its position and the user's own command, not by the wrapper."""
+    is named by its id and the user's own command, not by the wrapper."""
     audited = hook_audit.hook_of(command)
     return command if audited is None else f"{audited[0]} {audited[1]}"
 
