@@ -155,6 +155,26 @@ def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
     assert seen.count("EXE-1") == 2  # the reply repeats an id, and the model refuses it
 
 
+def test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_exercises_it() -> None:
+    """ABORT-3: a loop that records every abort as the user's keeps a user abort right, so only
+    another cause creates the rule's situation. Every aborted turn counted, and ABORT-3 read
+    'exercised' while conform sent nothing but user aborts."""
+
+    def seen_at(abort: Abort) -> list[str]:
+        target, situations = ModelTarget(), Situations()
+        target.reset(CONFIGS[0])
+        seen: list[str] = []
+        for command in (SubmitUser("hi"), abort):
+            before = target.state
+            assert before is not None
+            seen += situations.feed(command, before, target.state, target.apply(command))
+        return seen
+
+    assert "ABORT-3" not in seen_at(Abort("user"))
+    for cause in ("parent", "hook", "disposed"):
+        assert "ABORT-3" in seen_at(Abort(cause)), cause
+
+
 def test_ADJ_4_an_empty_context_exercises_neither_ADJ_1_nor_ADJ_4() -> None:
     """ADJ-1, ADJ-4: an empty context ("", a body's or a hook's) queues nothing, so a result
     that carries only empty ones creates neither rule's situation; a blank one does."""
