@@ -35,7 +35,7 @@ APPROVAL_REFUSALS = {
     "unavailable": "tool {name} needs approval but no approval channel is available",
 }
 
-# What a block without a reason shows (DEC-3); a hook bridge words one the same way.
+# What a block without a reason shows (DEC-3); the hook bridge's reading of one uses it too.
 BLOCKED_WITHOUT_REASON = "blocked by PostToolUse hook"
 
 

@@ -27,11 +27,14 @@ from loopspec.impl.hookbridge.output import (
 )
 from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.impl.results import BLOCKED_WITHOUT_REASON
 from loopspec.model.commands import PostBlock, PostContext, PostPass, PostVerdict
 from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.jsonvalue import FrozenMap
 
-DEFAULT_BLOCK = "blocked by PostToolUse hook"
+# A reasonless block reads as the loop words one (DEC-3), so a bridged hook and a hook the
+# loop runs itself show the same text.
+DEFAULT_BLOCK = BLOCKED_WITHOUT_REASON
 CONTINUE_FALSE = "the hook stopped the agent (continue: false)"
 CODEX_TOP_KEYS = (
     "continue",
