@@ -185,6 +185,34 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     )
 
 
+def test_HOOK_6_run_says_on_each_hook_line_what_became_of_its_rewrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rewrite HOOK-6 refused, and one a later hook's overrode, were shown as a plain
+    `allow -> INPUT`, as if the call ran with it; the refusal showed only on the call line."""
+    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
+    bare = f"{sys.executable} {HOOKS / 'non_object_input.py'}"
+    hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": bare}]
+    first, second = _audit_of_run(tmp_path, capsys, hooks).splitlines()[:2]
+    assert first.endswith(
+        'allow -> {"command":"echo first"}, overridden by claude-code:PreToolUse:2\'s, '
+        "later in configured order"
+    )
+    assert second.endswith(
+        '-> "rm -rf /", refused (HOOK-6): not an input the tool takes, so the call is'
+    )
+
+
+def test_HOOK_3_run_says_a_rewrite_beside_a_deny_is_unused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
+    deny = f"bash {HOOKS / 'deny_json.sh'}"
+    hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": deny}]
+    first = _audit_of_run(tmp_path, capsys, hooks).splitlines()[0]
+    assert first.endswith('allow -> {"command":"echo first"}, unused: the call is denied')
+
+
 def test_ADJ_4_run_shows_a_post_tool_use_context_by_its_text_after_the_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -417,6 +417,44 @@ def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decis
     assert "; error (your hook's output is malformed, HOOK-7: invalid-json:" in lines[1]
 
 
+def test_HOOK_3_report_says_on_each_hook_line_what_became_of_its_rewrite() -> None:
+    """`-> INPUT` closed every hook line that printed an updatedInput, also when the model
+    never uses it: after exit 2 (stdout unread), beside another hook's deny, under a later
+    hook's rewrite. Each line now says which, as the bundled run's do."""
+    original = {"command": "rm -rf build"}
+    three = [{"type": "command", "command": c} for c in ("x", "y", "z")]
+    hooks = {"hooks": {"PreToolUse": [{"hooks": three}]}}
+
+    def lines_of(*audit: dict[str, Any]) -> list[str]:
+        result = _ran_original(original, *audit)
+        view = session_view(Harness.CLAUDE_CODE, ONE_CALL, hooks, result)
+        return [line for line in report_lines(view, result) if "call c1: saw" in line]
+
+    first = _audit("claude-code:PreToolUse:1", "PreToolUse", original, _rewrite("echo 1"), 1.0)
+    second = _audit("claude-code:PreToolUse:2", "PreToolUse", original, _rewrite("echo 2"), 1.0)
+    by_exit_2 = _audit("claude-code:PreToolUse:3", "PreToolUse", original, _rewrite("echo 3"), 1.0)
+    by_exit_2.update(exitCode=2, stderr="no\n")
+    overridden, in_effect = lines_of(first, second)
+    assert overridden.split("; ", 1)[1].startswith(
+        'allow -> {"command": "echo 1"}, overridden by claude-code:PreToolUse:2\'s, later in '
+        "configured order ["
+    )
+    assert in_effect.split("; ", 1)[1].startswith('allow -> {"command": "echo 2"} [')
+    unused, denied = lines_of(first, by_exit_2)
+    assert ", unused: the call is denied [" in unused
+    assert denied.startswith("  claude-code:PreToolUse:3")
+    assert denied.endswith(
+        '(stderr: no)) -> {"command": "echo 3"}, ignored: the answer as read '
+        "supplies no input [+0.00s..+1.00s]"
+    )
+    wrong_event = _rewrite("echo 4")
+    wrong_event["hookSpecificOutput"]["hookEventName"] = "PostToolUse"
+    (ignored,) = lines_of(
+        _audit("claude-code:PreToolUse:1", "PreToolUse", original, wrong_event, 1.0)
+    )
+    assert '-> {"command": "echo 4"}, ignored: the answer as read supplies no input [' in ignored
+
+
 def test_HOOK_3_RW_1_report_compares_what_ran_with_configured_order_and_history() -> None:
     """HOOK-3: two hooks rewrote; what ran is the first configured hook's (it finished last),
     not the last configured one's. RW-1: the history keeps the model's input. A connect that

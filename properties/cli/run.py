@@ -27,6 +27,7 @@ from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
+from loopspec.properties.harnesses.rewrite_fate import bundled_fate, rewrite_words
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -208,7 +209,11 @@ def run(args: argparse.Namespace) -> int:
     print("\n== hooks (audit) ==")
     for event in appended:
         if isinstance(event, HookResulted):
-            extra = f" -> {dumps(event.updated_input)}" if event.updated_input else ""
+            extra = ""
+            if event.updated_input is not None:
+                fate = bundled_fate(event, appended)
+                shown = dumps(event.updated_input)
+                extra = f" -> {shown}" if fate is None else rewrite_words(shown, fate)
             why = f" ({event.stderr_summary})" if event.stderr_summary else ""
             print(
                 f"  {event.point:<11} {event.handler_id:<26} call {event.call_id}: "

@@ -48,6 +48,15 @@ from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.rewrite_fate import (
+    Ignored,
+    InEffect,
+    Overridden,
+    Refused,
+    RewriteFate,
+    Unused,
+    rewrite_words,
+)
 from loopspec.properties.harnesses.script import (
     Harness,
     HarnessScript,
@@ -514,6 +523,26 @@ def _refused_rewrite(
     return None if winner is None or fault is None else (winner, fault)
 
 
+def _rewrite_fate(answer: HookAnswer, answers: list[HookAnswer], order: list[str]) -> RewriteFate:
+    """What the model does with `answer`'s updatedInput, beside the other answers for its call:
+    the same reading `_divergences` holds the harness to."""
+    if answer.hook_id not in order or (not answer.rewrites and _non_object_fault(answer) is None):
+        return Ignored()
+    if any(a.denies for a in answers if a.call_id == answer.call_id):
+        return Unused()
+    supplied = [
+        a
+        for a in answers
+        if a.call_id == answer.call_id
+        and a.hook_id in order
+        and (a.rewrites or _non_object_fault(a) is not None)
+    ]
+    winner = max(supplied, key=lambda a: order.index(a.hook_id))
+    if winner is not answer:
+        return Overridden(winner.hook_id)
+    return Refused() if _non_object_fault(answer) is not None else InEffect()
+
+
 def _non_object_fault(answer: HookAnswer) -> HookFault | None:
     fault = answer.fault
     return fault if fault is not None and fault.kind == FaultKind.NON_OBJECT_INPUT else None
@@ -537,6 +566,7 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         "== hooks (audit: what each hook saw and answered, by start) ==",
     ]
     unfinished = [r for r in result["unfinished"] if r["hook"] != OBSERVER_ID]
+    order = [hook.hook_id for hook in view.configured if hook.event == PRE_TOOL_USE]
     starts = [a.started for a in view.answers] + [float(r["started"]) for r in unfinished]
     first = min(starts, default=0.0)
     # (start, line): killed hooks and answers alike, listed by when they started.
@@ -563,7 +593,8 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         elif answer.summary is not None:
             said += f" ({answer.summary})"
         if answer.updated_input is not None:
-            said += f" -> {_short(answer.updated_input)}"
+            fate = _rewrite_fate(answer, view.answers, order)
+            said += rewrite_words(_short(answer.updated_input), fate)
         hook_lines.append(
             (
                 answer.started,
