@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from loopspec.model.errors import NO_RULE_BROKEN, tagged
 from loopspec.properties.cli.counts import seconds_above_zero
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
@@ -88,6 +89,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def refused(text: str, rule_id: str = NO_RULE_BROKEN) -> pytest.UsageError:
+    """What stops pytest before it collects anything, worded as the `loopspec` command's errors
+    are (pytest puts `ERROR: ` ahead): one line, naming a rule only when one is broken."""
+    return pytest.UsageError(f"loopspec: error: {tagged(rule_id, text)}")
+
+
 def case_folder(config: pytest.Config) -> Path:
     """Where the suite saves a counterexample: `--loopspec-case-dir` as given (relative to the
     current directory), else `loopspec-cases/` in the rootdir, found wherever pytest runs."""
@@ -127,7 +134,7 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     folder = case_folder(config)
     if folder.exists() and not folder.is_dir():  # as `conform --case-dir` refuses it
         where = config.getoption("--loopspec-case-dir") or folder
-        raise pytest.UsageError(f"--loopspec-case-dir {where}: exists and is not a directory")
+        raise refused(f"--loopspec-case-dir {where}: exists and is not a directory")
     places = [(folder, None), *((Path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():
@@ -135,19 +142,17 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
         elif place.is_dir():
             listed = sorted(path.resolve() for path in place.glob("*.json") if path.is_file())
             if not listed and given is not None:  # a wrong folder must not pass for a suite
-                raise pytest.UsageError(
-                    f"--loopspec-cases {given}: a directory without case files (*.json)"
-                )
+                raise refused(f"--loopspec-cases {given}: a directory without case files (*.json)")
             found += listed
         elif place.exists():  # a device or a FIFO: refused unread, as replay refuses it
             from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only here)
 
             kind = file_kind(place.stat().st_mode)
-            raise pytest.UsageError(
-                f"[SAFE-4] --loopspec-cases {given}: is {kind}, not a case file or a directory"
+            raise refused(
+                f"--loopspec-cases {given}: is {kind}, not a case file or a directory", "SAFE-4"
             )
         elif given is not None:  # the default folder need not exist until a case is saved
-            raise pytest.UsageError(f"--loopspec-cases {given}: no such file or directory")
+            raise refused(f"--loopspec-cases {given}: no such file or directory")
     unique = list(dict.fromkeys(found))  # a folder named twice replays once
     names = [path.name for path in unique]
     return [
@@ -165,10 +170,10 @@ def pytest_configure(config: pytest.Config) -> None:
     be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything)."""
     if config.getoption("--loopspec-impl") and config.getoption("--loopspec-cmd"):
         # As conform refuses --impl with --cmd: one of them would be dropped unseen.
-        raise pytest.UsageError("--loopspec-impl and --loopspec-cmd each name the target: give one")
+        raise refused("--loopspec-impl and --loopspec-cmd each name the target: give one")
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None and not config.getoption("--loopspec-cmd"):  # as conform refuses it
-        raise pytest.UsageError("--loopspec-answer-timeout applies to --loopspec-cmd only")
+        raise refused("--loopspec-answer-timeout applies to --loopspec-cmd only")
     if config.getoption("--loopspec-impl") or config.getoption("--loopspec-cmd"):
         _check_target(config)
         config.stash[SAVED_CASES] = _saved_cases(config)
@@ -196,7 +201,7 @@ def _check_target(config: pytest.Config) -> None:
     else:
         close_factory(factory)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
-        raise pytest.UsageError(f"loopspec: error: {unusable}")
+        raise refused(unusable.message, unusable.rule_id)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -95,4 +95,5 @@ def test_PROTO_1_plugin_answer_timeout_is_the_wait_for_each_answer(tmp_path: Pat
     assert CLI_HINT not in done.stdout
     refused = pytest_with("--loopspec-answer-timeout=0.2")
     assert refused.returncode == 4, refused.stdout + refused.stderr
-    assert "--loopspec-answer-timeout applies to --loopspec-cmd only" in refused.stderr
+    only = "ERROR: loopspec: error: --loopspec-answer-timeout applies to --loopspec-cmd only\n"
+    assert only in refused.stderr, refused.stderr

@@ -258,12 +258,13 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(tmp_path: Pa
 def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(tmp_path: Path) -> None:
     """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
     refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
-    loaded (a typo in it unseen). Now pytest stops before collecting, saying so (exit 4)."""
+    loaded (a typo in it unseen). Now pytest stops before collecting, saying so (exit 4)
+    in the words of the CLI's errors (`loopspec: error: `, no rule; it lacked that prefix)."""
     target = "plugin_targets:turn_end_with_step_open"
     done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-q", "--loopspec-cmd=true")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    says = "ERROR: --loopspec-impl and --loopspec-cmd each name the target: give one\n"
-    assert says in done.stderr, done.stderr
+    says = "--loopspec-impl and --loopspec-cmd each name the target: give one"
+    assert f"ERROR: loopspec: error: {says}\n" in done.stderr, done.stderr
 
 
 def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
@@ -501,14 +502,15 @@ def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
 ) -> None:
     """PROTO-1: --loopspec-cases naming a folder that does not exist or holds no *.json stops
     pytest with one line (as `loopspec replay DIR` exits 2): a mistyped folder would otherwise
-    pass for a regression suite without a failure. The default case folder may be missing."""
+    pass for a regression suite without a failure. The default case folder may be missing.
+    The line reads as the CLI's errors do (it lacked `loopspec: error: `); no rule is named."""
     (tmp_path / "empty").mkdir()
     done = _pytest(
         tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 1,
         f"--loopspec-cases={named}",
     )  # fmt: skip
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert f"ERROR: --loopspec-cases {named}: {says}" in done.stderr, done.stderr
+    assert f"ERROR: loopspec: error: --loopspec-cases {named}: {says}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -156,7 +156,8 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
     """SAFE-4: `pytest --loopspec-cases=/dev/null` said "no such file or directory", which is
     not so (replay names SAFE-4 for a device), and `--loopspec-case-dir=notes.json`, a file,
     was collected and replayed as a saved case, where `conform --case-dir` refuses it. Each now
-    stops pytest with one line naming the option and the path."""
+    stops pytest with one line naming the option and the path, worded as the CLI's errors are
+    (`loopspec: error: `, which both lacked; SAFE-4 is named for the device alone)."""
     notes = tmp_path / "notes.json"
     notes.write_text("{}", encoding="utf-8")
     for option, said in [
@@ -165,7 +166,7 @@ def test_SAFE_4_plugin_refuses_a_device_for_cases_and_a_file_for_the_case_folder
     ]:
         done = _plugin_collects(tmp_path, option)
         assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-        assert f"ERROR: {said}" in done.stderr, done.stderr
+        assert f"ERROR: loopspec: error: {said}" in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
 
 
