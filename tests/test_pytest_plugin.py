@@ -220,7 +220,8 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path
         (
             "../proj/my_loop.py:Loop",
             "--loopspec-impl takes a module name, not a file path (../proj/my_loop.py): run "
-            "pytest in ../proj with --loopspec-impl my_loop:Loop, or put ../proj on PYTHONPATH",
+            "pytest in ../proj with --loopspec-impl my_loop:Loop, or name ../proj in pytest's "
+            "`pythonpath` setting (its paths are from the rootdir)",
         ),
     ],
 )
@@ -228,7 +229,9 @@ def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
     tmp_path: Path, target: str, says: str
 ) -> None:
     """PROTO-1: a misnamed target stops pytest naming the option the user gave, pytest's
-    --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have)."""
+    --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have);
+    a file path's hint names pytest's `pythonpath` setting, where a pytest user sets the import
+    path (it said 'put ../proj on PYTHONPATH', the CLI's hint)."""
     done = _pytest(tmp_path, target)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).

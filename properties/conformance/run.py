@@ -374,15 +374,23 @@ def close_factory(factory: TargetFactory) -> None:
 
 @attrs.frozen
 class TargetOptions:
-    """How the user named the target: the options' spelling, and the program they ran."""
+    """How the user named the target: the options' spelling, the program they ran, and how
+    that program is told to import from another folder (`{folder}` stands for the folder)."""
 
     impl: str
     cmd: str
     runner: str
+    import_from: str
 
 
-CLI_OPTIONS = TargetOptions("--impl", "--cmd", "loopspec")
-PYTEST_OPTIONS = TargetOptions("--loopspec-impl", "--loopspec-cmd", "pytest")
+CLI_OPTIONS = TargetOptions("--impl", "--cmd", "loopspec", "put {folder} on PYTHONPATH")
+# pytest users set the import path in pytest's own settings, not in the environment.
+PYTEST_OPTIONS = TargetOptions(
+    "--loopspec-impl",
+    "--loopspec-cmd",
+    "pytest",
+    "name {folder} in pytest's `pythonpath` setting (its paths are from the rootdir)",
+)
 
 
 def resolve_target(
@@ -454,7 +462,7 @@ def _path_given(module_name: str, attribute: str, options: TargetOptions) -> str
         return f"{said}: give {options.impl} {name}:{attribute}"
     return (
         f"{said}: run {options.runner} in {folder} with {options.impl} {name}:{attribute}, or "
-        f"put {folder} on PYTHONPATH"
+        + options.import_from.format(folder=folder)
     )
 
 
