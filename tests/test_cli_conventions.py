@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import loopspec
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.main import VERBS, build_parser, main
 from loopspec.properties.profiles import PROFILES
@@ -22,12 +23,16 @@ ROOT = Path(__file__).resolve().parent.parent
 LOOPSPEC = [sys.executable, "-m", "loopspec"]
 
 
-def test_version_prints_the_distribution_version(capsys: pytest.CaptureFixture[str]) -> None:
-    """`loopspec --version` prints `loopspec X.Y.Z` and exits 0."""
+@pytest.mark.parametrize("arguments", [["--version"], ["--version", "check"]])
+def test_version_prints_the_distribution_version(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loopspec --version` prints `loopspec X.Y.Z` and exits 0, whether `main` answers it alone
+    or argparse reads it among other arguments."""
     with pytest.raises(SystemExit) as done:
-        main(["--version"])
+        main(arguments)
     assert done.value.code == 0
-    assert capsys.readouterr().out.startswith("loopspec ")
+    assert capsys.readouterr().out == f"loopspec {loopspec.__version__}\n"
 
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])

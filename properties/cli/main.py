@@ -102,11 +102,12 @@ VERBS = (
 VERB_BY_NAME = {verb.name: verb for verb in VERBS}
 
 
-def version() -> str:
-    """The installed distribution's version (read only when asked for)."""
+def version_line() -> str:
+    """What `--version` prints, the installed distribution's version read only when asked for:
+    `main`'s shortcut and the parser's `--version` both print this line."""
     from loopspec import __version__  # noqa: PLC0415 (lazy: --help must not pay for it)
 
-    return __version__
+    return f"{PROGRAM} {__version__}"
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
@@ -134,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             if arguments == ["--version"]:  # as argparse's `--version` does, without it
-                print(f"{PROGRAM} {version()}")
+                print(version_line())
                 raise SystemExit(0)
             status = _usual_check(arguments)
             if status is None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version
+from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version_line
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -41,7 +41,7 @@ class _VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        print(f"{PROGRAM} {version()}")
+        print(version_line())
         parser.exit()
 
 
