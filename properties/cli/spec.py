@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from loopspec.impl.user_files import UserFileError, not_utf8, read_user_file, refused_by_system
+from loopspec.model.errors import tagged
 from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
@@ -82,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         data = read_user_file(path, cap=SPEC_FILE_CAP, what="spec file")
         text = data.decode("utf-8")
     except UserFileError as error:  # SAFE-4's refusal (a device, a directory, too large), or none
-        tag = f"[{error.rule_id}] " if error.rule_id else ""
-        print(f"loopspec: error: {tag}{error}", file=sys.stderr)
+        print(f"loopspec: error: {tagged(error.rule_id, str(error))}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as error:
         print(f"loopspec: error: {not_utf8(path, data, error, 'spec file')}", file=sys.stderr)

@@ -36,7 +36,7 @@ from loopspec.model.commands import (
     ToolFinishes,
 )
 from loopspec.model.config import HookSpec, LoopConfig
-from loopspec.model.errors import InvalidEventError
+from loopspec.model.errors import InvalidEventError, tagged
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
@@ -93,8 +93,11 @@ class DivergenceFound(AssertionError):
         self.config = config
         self.program = program
         super().__init__(
-            f"[{divergence.rule_id}] after command #{divergence.index + 1} "
-            f"({divergence.command.NAME}): {divergence.what}"
+            tagged(
+                divergence.rule_id,
+                f"after command #{divergence.index + 1} ({divergence.command.NAME}): "
+                f"{divergence.what}",
+            )
         )
 
 

@@ -59,7 +59,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.derive import derive_messages
-from loopspec.model.errors import TransitionRefused
+from loopspec.model.errors import TransitionRefused, tagged
 from loopspec.model.events import AssistantMessageRecorded, ToolCallRecorded
 from loopspec.model.facts import facts_of
 from loopspec.model.invariants import LogMonitor, check_log
@@ -348,7 +348,9 @@ def compare_added(
     violations = [
         v for wire in added.events for v in compared.monitor.feed(facts_of(event_from_wire(wire)))
     ]
-    assert not violations, "\n".join(f"[{v.rule_id}] seq {v.seq}: {v.message}" for v in violations)
+    assert not violations, "\n".join(
+        tagged(v.rule_id, f"seq {v.seq}: {v.message}") for v in violations
+    )
     expected_runs = [
         (r.turn, r.step, r.call_id, r.arguments) for r in state.executions[compared.runs :]
     ]
@@ -375,7 +377,9 @@ def compare(state: LoopState, seen: Observation, *, exact_commits: bool = True) 
     else:
         _replies_commit_whole(state, seen.unit_ends)
     violations = check_log([event_from_wire(wire) for wire in seen.log])
-    assert not violations, "\n".join(f"[{v.rule_id}] seq {v.seq}: {v.message}" for v in violations)
+    assert not violations, "\n".join(
+        tagged(v.rule_id, f"seq {v.seq}: {v.message}") for v in violations
+    )
     assert seen.history == derive_messages(state.log), "HIST-1: the derived histories differ"
     expected_shown = [expected_item(item) for item in present_log(state.log)]
     _same_items(list(seen.shown_live), expected_shown, "ACP-1", "live item")

@@ -32,7 +32,7 @@ from loopspec.model.commands import (
     SubmitUser,
     ToolFinishes,
 )
-from loopspec.model.errors import TransitionRefused
+from loopspec.model.errors import TransitionRefused, tagged
 from loopspec.model.events import ToolCallRecorded
 from loopspec.model.state import (
     ASKING,
@@ -82,7 +82,7 @@ class ModelMachine(RuleBasedStateMachine):
         except TransitionRefused as refusal:
             TRANSITION_HITS[(before.phase.NAME, command.NAME, refusal.rule_id)] += 1
             self.refusals += 1
-            note(f"refused [{refusal.rule_id}] {refusal.message}")
+            note(f"refused {tagged(refusal.rule_id, refusal.message)}")
             assert before == copy, "MODEL-3: a refusal must leave the state unchanged"
             after = before
         assert before == copy, "MODEL-2: the state given to step changed"
@@ -203,5 +203,5 @@ class ModelMachine(RuleBasedStateMachine):
         """Every log invariant and state check holds on the current state."""
         violations = all_violations(self.state)
         assert not violations, "\n".join(
-            f"[{v.rule_id}] seq {v.seq}: {v.message}" for v in violations
+            tagged(v.rule_id, f"seq {v.seq}: {v.message}") for v in violations
         )
