@@ -888,6 +888,26 @@ def _missing(
     return NO_RULE, lacks
 
 
+def _unanswered_before(call_id: str | None, history: Sequence[Event]) -> str:
+    """The calls of `call_id`'s reply before it still without a result, named with their tools
+    (what holds it back at the gate, SCHED-1), or a phrase saying there are none."""
+    recorded: list[Event] = []
+    for event in history:
+        kind = event.get("type")
+        if kind == "step/start":
+            recorded = []
+        elif kind == "tool/call":
+            if _call_id_of(event) == call_id:
+                break
+            recorded.append(event)
+        elif kind == "tool/result":
+            recorded = [e for e in recorded if _call_id_of(e) != _call_id_of(event)]
+    if not recorded:
+        return "no call still without a result"
+    named = ", ".join(f"{_call_id_of(e)} ({_data(e).get('name')})" for e in recorded)
+    return f"{'call' if len(recorded) == 1 else 'calls'} {named}, still without a result"
+
+
 def _awaiting_approval(history: Sequence[Event]) -> str | None:
     """The call of the current reply whose approval is asked and not yet answered, if any."""
     asked: dict[str, str] = {}  # approval id -> call id
@@ -913,6 +933,16 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
         if event.get("type") == "tool/call" and _data(event).get("callId") == call_id:
             return str(_data(event).get("name"))
     return None
+
+
+def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
+    """Whether `events` hold, after `invoked`, the hook/result that answers it."""
+    key = {name: _data(invoked).get(name) for name in ("point", "handlerId", "callId")}
+    later = list(events)[next((i for i, e in enumerate(events) if e is invoked), 0) :]
+    return any(
+        e.get("type") == "hook/result" and all(_data(e).get(n) == v for n, v in key.items())
+        for e in later
+    )
 
 
 def _outside_matcher(got: Event, command: Command, history: Sequence[Event]) -> str | None:
@@ -963,14 +993,23 @@ def _extra(
                     f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name "
                     f"of the tool call {_data(got).get('callId')} makes"
                 )
+            if kind == "hook/invoked" and not _answered_after(got, target_events):
+                # Written as the hook starts: a loop that logs the invocation before the answer
+                # arrives reports it a command early (it was told the hook ran twice).
+                return hook_audit_rule(got), (
+                    f"the target appends the hook/invoked of {hook} before the hook has "
+                    "answered: a hook's hook/invoked and hook/result are appended together, in "
+                    "the command that brings its answer"
+                )
             return hook_audit_rule(got), f"{adds}: {hook} runs once per call"
         case "approval/asked":
             call_id = _call_id_of(got)
             situation = _situation(call_id, history)
             if "ask" in situation.hook_decisions and situation.approval is None:
+                before = _unanswered_before(call_id, history)
                 return "SCHED-2", (
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
-                    "start, after the calls before it"
+                    f"start under SCHED-1, and it comes after {before}"
                 )
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "approval/decided":
@@ -1088,8 +1127,10 @@ def _execution_rule(
                 "the gate meanwhile"
             )
         return "SCHED-1", (
-            f"{ran}: an exclusive call waits for every earlier call, a safe call for the cap "
-            "and for earlier exclusive calls"
+            f"{ran}: calls pass the gate in model order, and it comes after "
+            f"{_unanswered_before(call_id, history)}; an exclusive call (a tool the "
+            "configuration lacks counts as one) waits for every earlier call, a safe call for "
+            "earlier exclusive calls and for fewer than maxParallel to run"
         )
     for call_id in wanted:
         if call_id not in started:

@@ -1,0 +1,195 @@
+"""What a loop written in another language, from the docs alone, is told.
+
+A JavaScript loop written from README.md, docs/tutorial.md, SPEC.md and `loopspec schema` only
+made these mistakes the docs let it make; each report must name what it did and the rule that
+says otherwise, not a rule it kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from loopspec.model.commands import (
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+Event = dict[str, Any]
+
+READ = '{"file_path":"a.txt"}'
+READ_TOOL = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+GUARDED_BASH = LoopConfig(
+    tools=(ToolSpec("bash", concurrency_safe=False, required_keys=("command",)),),
+    hooks=(HookSpec("guard", "PreToolUse", ""),),
+)
+
+
+class InvokedAsTheHookStarts(ModelTarget):
+    """The model, except that a PreToolUse hook's hook/invoked is written when the hook starts
+    (with the reply that starts it) rather than with its answer, as a loop that logs the
+    invocation before awaiting the hook does. Only the reply's first hook is so moved."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "invoked as the hook starts"
+        self._logged = 0
+        self._turn = 0
+        self._moved: Event | None = None
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = list(observed.events)
+        if isinstance(command, ModelReplies) and observed.accepted and not events:
+            # The model waits for the hooks; this loop logs the first one's invocation now.
+            self._moved = {
+                "type": "hook/invoked",
+                "seq": self._logged,
+                "time": 0,
+                "data": {
+                    "turn": self._turn,
+                    "point": "PreToolUse",
+                    "dialect": "claude-code",
+                    "handlerId": "guard",
+                    "matcher": "",
+                    "callId": command.tool_calls[0].id,
+                },
+            }
+            events = [self._moved]
+        elif isinstance(command, HookAnswers) and self._moved is not None:
+            assert events[0]["type"] == "hook/invoked"
+            events, self._moved = events[1:], None
+        for event in events:
+            if event["type"] == "turn/start":
+                self._turn = event["data"]["turn"]
+        self._logged += len(events)
+        return attrs.evolve(
+            observed, events=tuple(events), commits=(len(events),) if events else ()
+        )
+
+
+def test_HOOK_4_a_hook_invoked_logged_as_the_hook_starts_is_named_so() -> None:
+    """HOOK-4: a loop that logs a hook's hook/invoked before awaiting the hook reports it with
+    the reply; the report says it came before the answer (it said the hook ran twice: "hook
+    guard runs once per call")."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+        HookAnswers(Pass()),
+        ToolFinishes("c1", ToolSucceeded("ok")),
+    ]
+    replay = replay_case(InvokedAsTheHookStarts, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    assert (replay.divergence.index, replay.divergence.rule_id) == (1, "HOOK-4")
+    assert "runs once per call" not in replay.divergence.what
+    assert replay.divergence.what.startswith(
+        "the target appends the hook/invoked of hook guard before the hook has answered"
+    )
+
+
+def test_HOOK_4_the_moved_invocation_is_the_only_difference() -> None:
+    """HOOK-4: control: the same target reports every other event as the model does, so the
+    report above is about the moved hook/invoked alone."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),)),
+    ]
+    model, moved = ModelTarget(), InvokedAsTheHookStarts()
+    model.reset(GUARDED_BASH)
+    moved.reset(GUARDED_BASH)
+    for command in program:
+        model.apply(command)
+        moved.apply(command)
+    answer = HookAnswers(Pass())
+    by_model, by_moved = model.apply(answer).events, moved.apply(answer).events
+    assert [e["type"] for e in by_model] == ["hook/invoked", *(e["type"] for e in by_moved)]
+    assert by_model[1:] == by_moved
+
+
+class Changed(ModelTarget):
+    """The model, with `change` applied to what it observed for each command."""
+
+    def __init__(self, change: Callable[[Command, Observation], Observation]) -> None:
+        super().__init__()
+        self.name = "changed model"
+        self._change = change
+
+    def apply(self, command: Command) -> Observation:
+        return self._change(command, super().apply(command))
+
+
+def _starts_c3_at_once(command: Command, observed: Observation) -> Observation:
+    """A gate that settles a call of an unregistered tool at once, without waiting for its
+    turn: the call after it starts with the reply."""
+    if isinstance(command, ModelReplies):
+        return attrs.evolve(observed, executed=(*observed.executed, ("c3", READ)))
+    return observed
+
+
+def test_SCHED_1_a_call_started_too_early_names_the_calls_before_it() -> None:
+    """SCHED-1: the report names the earlier calls still without a result, with their tools,
+    so a reader sees that c2's tool is not registered, and says that such a call is exclusive
+    (it said only "an exclusive call waits for every earlier call", and both c1 and c3 are
+    calls of a concurrency-safe tool)."""
+    config = LoopConfig(tools=(READ_TOOL,), max_parallel=2)
+    reply = ModelReplies(
+        (
+            ToolCallBlock("c1", "read", READ),
+            ToolCallBlock("c2", "missing_tool", "{}"),
+            ToolCallBlock("c3", "read", READ),
+        )
+    )
+    replay = replay_case(lambda: Changed(_starts_c3_at_once), config, [SubmitUser("hi"), reply])
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "SCHED-1"
+    what = replay.divergence.what
+    assert "calls c1 (read), c2 (missing_tool), still without a result" in what
+    assert "a tool the configuration lacks counts as one" in what
+
+
+def _asks_at_once(command: Command, observed: Observation) -> Observation:
+    """A gate whose cap lets one more safe call through: c2's approval is asked while c1 still
+    holds the only slot."""
+    if isinstance(command, HookAnswers) and isinstance(command.verdict, Ask):
+        asked: Event = {
+            "type": "approval/asked",
+            "seq": observed.events[-1]["seq"] + 1,
+            "time": 0,
+            "data": {"id": "approval-c2", "toolName": "read", "callId": "c2", "arguments": READ},
+        }
+        events = (*observed.events, asked)
+        return attrs.evolve(observed, events=events, commits=(len(events),))
+    return observed
+
+
+def test_SCHED_2_an_approval_asked_too_early_names_the_call_holding_the_slot() -> None:
+    """SCHED-2: an approval asked before the call could start names the earlier call that
+    still holds the slot (it said "after the calls before it", which a loop that let a second
+    call past a cap of one could not tell from its own log)."""
+    config = LoopConfig(
+        tools=(READ_TOOL,), hooks=(HookSpec("gate", "PreToolUse", "*"),), max_parallel=1
+    )
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ), ToolCallBlock("c2", "read", READ))),
+        HookAnswers(Pass()),
+        HookAnswers(Ask()),
+    ]
+    replay = replay_case(lambda: Changed(_asks_at_once), config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "SCHED-2"
+    assert replay.divergence.what.endswith(
+        "could start under SCHED-1, and it comes after call c1 (read), still without a result"
+    )
