@@ -33,6 +33,7 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     PostBlock,
+    PostContext,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -242,6 +243,69 @@ class _RepliesBeforeItsHooks(ModelTarget):
         return attrs.evolve(observed, events=(reply,), commits=(1,))
 
 
+class _AbortsFinishedBodies(ModelTarget):
+    """The model, except that after an abort every result of the batch is ABORTED, also that
+    of a body which finished before the abort and only waited for an earlier call's result."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "aborts finished bodies"
+        self._aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self._aborted = self._aborted or isinstance(command, Abort)
+        events = []
+        for event in map(json_copy, observed.events):
+            if event["type"] == "turn/end":
+                self._aborted = False
+            if event["type"] != "tool/result":
+                events.append(event)
+                continue
+            result = event["data"]["message"]["content"][0]
+            if self._aborted and not result["isError"]:
+                result["content"] = [{"type": "text", "text": "Error: tool call aborted"}]
+                result["isError"] = True
+                event["data"]["error"] = {"name": "AbortError", "code": "ABORTED"}
+            events.append(event)
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def _blocked_contexts(*, keep_body: bool) -> Change:
+    """A PostToolUse block's contexts handled wrongly: its hooks' contexts dropped with the
+    body's (`keep_body` False), or the body's own kept, delivered first (True)."""
+
+    def apply(command: Command, observed: Observation) -> Observation:
+        if not (
+            isinstance(command, ToolFinishes)
+            and isinstance(command.outcome, ToolSucceeded)
+            and any(isinstance(verdict, PostBlock) for verdict in command.post)
+        ):
+            return observed
+        hooks = {verdict.text for verdict in command.post if isinstance(verdict, PostContext)}
+        units = [unit for unit, size in enumerate(observed.commits) for _ in range(size)]
+        events: list[Event] = []
+        placed: list[int] = []
+        bodies = list(command.outcome.contexts)
+        for event, unit in zip(map(json_copy, observed.events), units, strict=True):
+            if event["type"] == "user/message" and event["data"]["content"][0]["text"] in hooks:
+                if not keep_body:
+                    continue
+                while bodies:  # the body's own come first, before its hooks' (ADJ-4)
+                    body = json_copy(event)
+                    body["data"]["content"][0]["text"] = bodies.pop(0)
+                    events.append(body)
+                    placed.append(unit)
+            events.append(event)
+            placed.append(unit)
+        first = observed.events[0]["seq"]
+        renumbered = tuple({**e, "seq": first + i} for i, e in enumerate(events))
+        commits = tuple(placed.count(unit) for unit in sorted(set(placed)))
+        return attrs.evolve(observed, events=renumbered, commits=commits)
+
+    return apply
+
+
 def _denials_without_prefix() -> ModelTarget:
     return _DenialsWithoutPrefix()
 
@@ -440,6 +504,10 @@ GUARDED = CONFIGS[1]  # guard, rewriter (PreToolUse on bash), audit (PostToolUse
 ASKING = LoopConfig(tools=TOOLS, hooks=(HookSpec("gate", "PreToolUse", "*"),), max_parallel=1)
 PARALLEL = LoopConfig(tools=TOOLS, max_parallel=2)
 PARALLEL_ASKING = attrs.evolve(ASKING, max_parallel=2)
+TWO_POST_HOOKS = LoopConfig(
+    tools=TOOLS,
+    hooks=(HookSpec("review", "PostToolUse", "read"), HookSpec("notes", "PostToolUse", "read")),
+)
 
 
 @attrs.frozen
@@ -560,6 +628,17 @@ FAMILIES = (
          changed(_result_text(lambda text, _: text.replace("rejected", "declined"))), ASKING,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),
           ApprovalAnswers("rejected"))),
+    # A blocked call's contexts: the body's are dropped, its hooks' survive (both were blamed
+    # ADJ-4, where queued messages are delivered).
+    Case("a block drops its hooks' contexts too", "DEC-3",
+         changed(_blocked_contexts(keep_body=False)), TWO_POST_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+          ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))))),
+    Case("a block keeps the body's contexts", "DEC-3",
+         changed(_blocked_contexts(keep_body=True)), TWO_POST_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+          ToolFinishes("c1", ToolSucceeded("a", ("mine",)),
+                       (PostBlock("no"), PostContext("note"))))),
     Case("a blocked result keeps the body's text", "DEC-3",
          changed(_result_text(lambda text, _: "body text" if text == "nope" else text)),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
@@ -604,6 +683,16 @@ FAMILIES = (
          _mutant("deny-without-reason-worded-blocked"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Deny("")), HookAnswers(Deny("")))),
+    # Every reason is there, joined another way: DEC-1 states the separator (it was blamed
+    # HOOK-2, the merge, which kept every reason).
+    Case("denying hooks' reasons joined with a comma", "DEC-1",
+         changed(_result_text(lambda text, _: text.replace("; ", ", "))), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Deny("no")), HookAnswers(Deny("stop")))),
+    Case("only the first denying hook's reason", "HOOK-2",
+         changed(_result_text(lambda text, _: text.split("; ")[0])), GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
+          HookAnswers(Deny("no")), HookAnswers(Deny("stop")))),
     Case("hooks run again at the gate", "HOOK-4", _mutant("hooks-run-twice"), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
           HookAnswers(Pass()), HookAnswers(Pass()))),
@@ -613,6 +702,13 @@ FAMILIES = (
     Case("aborted-before-dispatch results say ABORTED", "ABORT-1",
          changed(_error_code("ABORTED_BEFORE_DISPATCH", "ABORTED")), NO_HOOKS,
          (*TWO_BASH, Abort(), ToolFinishes("c1", ToolSucceeded("ok")))),
+    # c2 finished before the abort, waiting for c1's result: it keeps its own (it was blamed
+    # EXE-4, "differs from its settled outcome").
+    Case("a body that finished before the abort is aborted", "ABORT-1",
+         _AbortsFinishedBodies, PARALLEL,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "read", READ))),
+          ToolFinishes("c2", ToolSucceeded("b")), Abort("user"),
+          ToolFinishes("c1", ToolSucceeded("a")))),
     Case("an abort before the reply ends the turn completed", "ABORT-2",
          changed(_reason({"aborted": {"kind": "completed"}})), NO_HOOKS,
          (SubmitUser("hi"), Abort())),

@@ -29,18 +29,25 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    PostBlock,
     PostContext,
     Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError, tagged
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import LogMonitor, Violation
-from loopspec.model.wording import DENIED_WITHOUT_REASON, ERROR_PREFIX, REWRITE_REFUSED
+from loopspec.model.wording import (
+    DENIED_WITHOUT_REASON,
+    ERROR_PREFIX,
+    REASON_SEPARATOR,
+    REWRITE_REFUSED,
+)
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
@@ -490,6 +497,28 @@ def _input_problem(event: Event) -> str:
     return "not an object" if "JSON object" in text else "missing keys"
 
 
+def _result_text(event: Event | None) -> str:
+    """The text blocks of a tool/result's message, run together."""
+    content = _data(event).get("message", {}).get("content") if event is not None else None
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return ""
+    parts = content[0].get("content")
+    return "".join(
+        str(part.get("text", ""))
+        for part in (parts if isinstance(parts, list) else [])
+        if isinstance(part, dict)
+    )
+
+
+def _every_reason_given(want: Event, got: Event | None) -> bool:
+    """Whether the target's denial, though worded otherwise, gives every reason the model's
+    joins: the merge kept every denying hook's reason (HOOK-2) and only how they are joined
+    (the separator, the order) differs, which DEC-1 states."""
+    mine, theirs = _result_text(want), _result_text(got)
+    reasons = mine.removeprefix(ERROR_PREFIX).split(REASON_SEPARATOR)
+    return theirs != mine and all(theirs.count(r) >= reasons.count(r) for r in reasons)
+
+
 def _result_parts(event: Event | None) -> int:
     """How many blocks a tool/result's message holds."""
     if event is None:
@@ -542,15 +571,29 @@ def _result_rule(
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
         # `Error: ` prefix every denial carries is wrong, or none gave a reason, so there was
-        # nothing to join and the result says `denied` (DEC-1).
+        # nothing to join and the result says `denied`, or every reason is there joined
+        # another way (DEC-1 states the separator and the order).
         theirs = json.dumps(_data(got).get("message", {}).get("content")) if got else ""
         prefix_only = theirs == text.replace('"Error: ', '"', 1)
         unreasoned = json.dumps(ERROR_PREFIX + DENIED_WITHOUT_REASON) in text
         if situation.hook_decisions.count("deny") > 1 and not (prefix_only or unreasoned):
+            if _every_reason_given(want, got):
+                return "DEC-1", (
+                    f"{about} differs: the denying hooks' reasons are joined with "
+                    f"{REASON_SEPARATOR!r}, in configured order"
+                )
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
         return "DEC-1", f"{about} differs: a denied call's result is one text block Error: <reason>"
     if situation.approval not in (None, "asked", "allowed-once"):
         return "DEC-2", f"{about} differs: an approval {situation.approval} has its own reason"
+    if their_code in ("ABORTED", "ABORTED_BEFORE_DISPATCH"):
+        # The model's result is the body's own (or a refusal's): the target aborted a call the
+        # abort leaves alone, such as one whose body finished before it, awaiting its turn.
+        return "ABORT-1", (
+            f"{about} differs: the target gives it an {their_code} error, but a call that "
+            "started is never aborted before dispatch, and a body that finished before the "
+            "abort keeps its result (only a success that lands after it is ABORTED)"
+        )
     if isinstance(command, ToolFinishes) and command.call_id == call_id:
         if _context_in_result(command, want, got):
             return "ADJ-4", (
@@ -727,6 +770,8 @@ def _changed(
             if fields == ["turn"]:
                 return "TURN-2", named
             return _turn_end_rule(want, got, command, phase)
+        case "user/message" if _context_of_a_block(got, command, hooks=False):
+            return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
         case "user/message":
             return "ADJ-4", f"{named}: queued messages are delivered FIFO after the next step/start"
         case "assistant/message":
@@ -838,6 +883,11 @@ def _missing(
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
             return "DEC-2", lacks
+        case "user/message" if _context_of_a_block(want, command, hooks=True):
+            return "DEC-3", (
+                f"{lacks}: a PostToolUse block drops the body's own contexts, never its hooks' "
+                "contexts, which wait for the next step/start"
+            )
         case "user/message":
             return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
         case "tool/result":
@@ -935,6 +985,28 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
     return None
 
 
+def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> bool:
+    """Whether `message` is a context of the call `command` settles with a PostToolUse block:
+    one of its hooks' contexts (`hooks`), which survive the block, else one of its body's own,
+    which the block drops (DEC-3)."""
+    if not isinstance(command, ToolFinishes):
+        return False
+    if not any(isinstance(verdict, PostBlock) for verdict in command.post):
+        return False
+    data = _data(message)  # a user/message's data is the message itself
+    source = data.get("source") or {}
+    if source.get("kind") != "plugin":
+        return False
+    if hooks:
+        given = [verdict.text for verdict in command.post if isinstance(verdict, PostContext)]
+    else:
+        outcome = command.outcome
+        given = list(outcome.contexts) if isinstance(outcome, ToolSucceeded) else []
+    content = data.get("content") or []
+    texts = [block.get("text") for block in content if isinstance(block, dict)]
+    return any(text in given for text in texts)
+
+
 def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     """Whether `events` hold, after `invoked`, the hook/result that answers it."""
     key = {name: _data(invoked).get(name) for name in ("point", "handlerId", "callId")}
@@ -1014,6 +1086,8 @@ def _extra(
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "approval/decided":
             return "DEC-2", f"{adds}: only an ask decision asks, once"
+        case "user/message" if _context_of_a_block(got, command, hooks=False):
+            return "DEC-3", f"{adds}: a PostToolUse block drops the body's own contexts"
         case "user/message":
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":
