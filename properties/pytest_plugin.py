@@ -22,17 +22,19 @@ active Hypothesis profile's `max_examples`, so a profile registered in your `con
 chosen with `--hypothesis-profile=NAME` sizes it (loopspec's own `ci`, `dev` and `thorough`
 profiles exist only in its repository's tests). Its programs are the same every run unless
 Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec conform --seed N`
-draws. A counterexample is saved in the case directory. A failure's first line (what pytest's
-short summary shows) names the rule; its last line is the pytest command that replays the saved
-case alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it).
+draws. A counterexample is saved in the case directory. A failure's first line names the rule,
+and it is all that pytest's short summary and a JUnit report's `message` show of it, wherever
+pytest runs (`CI` set, `-vv`); its last line is the pytest command that replays the saved case
+alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -254,6 +256,41 @@ def _names_a_file(config: pytest.Config, argument: str, cases: Iterable[Path]) -
     """Whether a command-line argument names one of `cases` (a path, maybe with `::test`)."""
     path = Path(config.invocation_params.dir, argument.partition("::")[0])
     return path.resolve() in cases
+
+
+def _runs_a_report(item: pytest.Item) -> bool:
+    """Whether `item` is one of the plugin's tests, whose failures are loopspec's reports."""
+    if item.path == SUITE:
+        return True
+    from loopspec.properties.conformance.saved_cases import SavedCase  # noqa: PLC0415 (as above)
+
+    return isinstance(item, SavedCase)
+
+
+# An old-style wrapper: `wrapper=True` needs pluggy 1.1, newer than what pytest 7.0 allows.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    """Keep a loopspec report's first line, the one naming the rule, as its crash message: all
+    that pytest's short summary, `--tb=line` and a JUnit report's `message` show of it. Pytest
+    prints a whole crash message in its summary where `CI` or `BUILD_NUMBER` is set, or with
+    -vv (the report came twice), and JUnit's `message` held the whole report. Pytest before 7.4
+    keeps no crash message for `pytest.fail(..., pytrace=False)`: one is made. The failure
+    section keeps the whole report."""
+    outcome = yield
+    excinfo = call.excinfo
+    if excinfo is None or not excinfo.errisinstance(pytest.fail.Exception):
+        return
+    if SAVED_CASES not in item.config.stash or not _runs_a_report(item):
+        return
+    failure = outcome.get_result().longrepr
+    if not hasattr(failure, "reprcrash"):
+        return
+    crash = failure.reprcrash or excinfo.getrepr(style="short").reprcrash
+    if crash is not None:
+        crash.message = crash.message.partition("\n")[0]
+        failure.reprcrash = crash
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:

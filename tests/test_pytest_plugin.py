@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import plugin_targets
 import pytest
@@ -18,6 +19,7 @@ from loopspec.properties.cli.conform_run import counts_line
 from loopspec.properties.conformance.run import run_conformance
 
 TESTS = Path(__file__).resolve().parent
+CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as on a CI
 
 
 # The suite runs with the user's active Hypothesis profile; a small one keeps these runs short.
@@ -36,10 +38,15 @@ def _pytest(
     examples: int = 25,
     *more: str,
     cwd: Path | None = None,
+    ci: bool | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
-    `more` replaces `-x` (stop at the first failure) by other arguments."""
+    `more` replaces `-x` (stop at the first failure) by other arguments. `ci` True or False
+    sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them)."""
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    if ci is not None:
+        env = {name: value for name, value in env.items() if name not in CI_VARIABLES}
+        env |= {"CI": "true"} if ci else {}
     conftest = USER_CONFTEST.format(examples=examples)
     (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
     return subprocess.run(
@@ -99,6 +106,48 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert "state.configure" not in out
 
 
+# -vvv after _pytest's -q: verbosity 2, where pytest prints whole messages in its summary too.
+@pytest.mark.parametrize(
+    ("ci", "verbosity"), [(True, "-q"), (False, "-vvv")], ids=["CI-set", "CI-unset-vv"]
+)
+def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_junit(
+    tmp_path: Path, ci: bool, verbosity: str
+) -> None:
+    """PROTO-1: a failing saved case and a counterexample each show their report's first line,
+    the rule's, alone in pytest's short summary and in a JUnit report's `message`, and the whole
+    report in the failure section and JUnit's element text. Where `CI` was set (GitHub Actions),
+    or with -vv, pytest printed each whole report a second time in the summary, and JUnit's
+    message held the whole report everywhere."""
+    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    junit = tmp_path / "junit.xml"
+    target = "plugin_targets:turn_end_with_step_open"
+    more = [verbosity, "-rf", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    done = _pytest(tmp_path, target, "--loopspec-impl", 25, *more, ci=ci)
+    assert done.returncode == 1, done.stdout + done.stderr
+    firsts = {
+        "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]": (
+            "loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES: TURN-2 "
+            "(loopspec spec TURN-2)"
+        ),
+        "loopspec/suite.py::test_target_conforms_to_the_model": (
+            "loopspec conform: mutant:turn-end-with-step-open: COUNTEREXAMPLE: TURN-2 "
+            "(loopspec spec TURN-2)"
+        ),
+    }
+    summary = done.stdout.split(" short test summary info ")[1].splitlines()[1:]
+    assert summary[:2] == [f"FAILED {node} - Failed: {first}" for node, first in firsts.items()]
+    assert [line for line in summary[2:] if "2 failed in " not in line] == [], done.stdout
+    assert done.stdout.count("replay it alone: ") == 2, done.stdout  # each failure section's
+    failures = {
+        case.get("name"): case.find("failure") for case in ElementTree.parse(junit).iter("testcase")
+    }
+    for node, first in firsts.items():
+        failure = failures[node.split("::")[-1]]
+        assert failure is not None, failures
+        assert failure.get("message") == f"Failed: {first}", failure.get("message")
+        assert "replay it alone: pytest loopspec-cases/case-TURN-2-" in (failure.text or "")
+
+
 def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path: Path) -> None:
     """PROTO-1: a counterexample's report offers the pytest command that replays its saved case
     alone, and that command runs it where the loop is importable only through pytest's
@@ -111,12 +160,11 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
     (tmp_path / "src" / "users_loop" / "__init__.py").write_text(wrapper, encoding="utf-8")
     done = _pytest(tmp_path, "users_loop:make_loop")
     assert done.returncode == 1, done.stdout + done.stderr
-    # A set: where CI is set, pytest's short summary repeats the whole report, this line too.
-    (offered,) = {
+    (offered,) = [
         line.removeprefix("replay it alone: ")
         for line in done.stdout.splitlines()
         if line.startswith("replay it alone: ")
-    }
+    ]
     command, *arguments = shlex.split(offered)
     assert command == "pytest", offered
     rerun = subprocess.run(
