@@ -13,17 +13,22 @@ from typing import Any
 import attrs
 
 from loopspec.model.commands import (
+    Allow,
+    ApprovalAnswers,
     Ask,
     Command,
+    Deny,
     HookAnswers,
     ModelReplies,
     Pass,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
+    audit_words,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.driver_protocol import REFUSAL_RULES, protocol_schema
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -118,6 +123,22 @@ def test_HOOK_4_the_moved_invocation_is_the_only_difference() -> None:
     assert by_model[1:] == by_moved
 
 
+def test_MODEL_1_refusal_rules_say_the_phase_is_judged_first() -> None:
+    """MODEL-1: a command outside the phase that takes it is refused with MODEL-1, before
+    EXE-4 or DEC-2 could apply; the schema's `refusalRules` say so (a loop written from them
+    refused an approval answer while idle with DEC-2, "no approval is pending")."""
+    model = ModelTarget()
+    model.reset(GUARDED_BASH)
+    idle_answer = model.apply(ApprovalAnswers("allowed-once"))
+    idle_outcome = model.apply(ToolFinishes("c1", ToolSucceeded("ok")))
+    assert (idle_answer.accepted, idle_outcome.accepted) == (False, False)
+    assert (idle_answer.refusal_rule, idle_outcome.refusal_rule) == ("MODEL-1", "MODEL-1")
+    assert "judged first" in REFUSAL_RULES["MODEL-1"]
+    for rule in ("EXE-4", "DEC-2"):
+        assert "during a batch" in REFUSAL_RULES[rule], rule
+    assert "open model request" in REFUSAL_RULES["EXE-1"]
+
+
 class Changed(ModelTarget):
     """The model, with `change` applied to what it observed for each command."""
 
@@ -193,3 +214,25 @@ def test_SCHED_2_an_approval_asked_too_early_names_the_call_holding_the_slot() -
     assert replay.divergence.what.endswith(
         "could start under SCHED-1, and it comes after call c1 (read), still without a result"
     )
+
+
+def _descriptions(schema: object) -> list[str]:
+    if isinstance(schema, dict):
+        own = [schema["description"]] if isinstance(schema.get("description"), str) else []
+        return own + [d for value in schema.values() for d in _descriptions(value)]
+    if isinstance(schema, list):
+        return [d for value in schema for d in _descriptions(value)]
+    return []
+
+
+def test_HOOK_1_the_schema_says_which_audit_words_agree_with_each_verdict() -> None:
+    """HOOK-1: the schema a loop in another language reads names the audit words each
+    PreToolUse verdict may record, as the model decides them (it named a function of the
+    model's source, `commands.audit_words`, which such a reader does not have)."""
+    texts = _descriptions(protocol_schema())
+    assert not [t for t in texts if "commands." in t]
+    (decision,) = {t for t in texts if "agrees with its verdict" in t}
+    for label, verdict in (("an allow", Allow()), ("a deny", Deny("no"))):
+        listed = decision.split(f" for {label}")[0].rsplit(": ", 1)[-1].rsplit("; ", 1)[-1]
+        words = set(listed.split(" (")[0].replace(" or ", ", ").split(", "))
+        assert words == audit_words(verdict), label

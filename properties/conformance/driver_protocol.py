@@ -26,6 +26,17 @@ protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 
     <- {"type": "observed", "seq": int, "accepted": false,
         "refusal": {"rule": str, "message": str}}  # refused: nothing changed
 
+  `events` are compared with the model's command by command, so an event belongs in the answer
+  to the command that, in the model, appends it (the transition table, SPEC.md section 6): a
+  `HookAnswers` stands for the hook running and answering, so a PreToolUse hook's `hook/invoked`
+  and `hook/result` both go in its answer, never the `hook/invoked` in an earlier one (HOOK-4);
+  a result in the answer to the command that lets it commit (ORD-3), and the next `step/start`
+  with the messages queued for it in the one that commits the batch's last result. `commits`
+  may always be one commit of every event (`[len(events)]`, none when there are none), and
+  `executed` gives each body the arguments it runs with: the effective string `tool/call`
+  records. Argument strings are compared as the JSON values they denote, so spacing and key
+  order are yours.
+
   A refusal's `rule` is compared with the model's: the rule the model refuses that command with
   (`refusalRules` in `loopspec schema` says when each applies; MODEL-1 for a command the phase
   does not take). Its `message` is free.
@@ -193,11 +204,14 @@ MESSAGE_SCHEMAS: dict[str, dict[str, Any]] = log_schema.MESSAGE_SCHEMAS
 
 # The rules a refusal may name: the model refuses with these (transition table and handlers).
 REFUSAL_RULES: dict[str, str] = {
-    "MODEL-1": "the command is not accepted in the current phase",
-    "EXE-1": "a reply whose tool calls repeat an id",
-    "EXE-4": "a tool outcome for a call whose body is not running",
+    "MODEL-1": "the command is not accepted in the current phase (SPEC.md section 6 lists every "
+    "such pair): the phase is judged first, so EXE-1, EXE-4, HOOK-5, DEC-2 and ABORT-1 apply "
+    "only in a phase that takes the command",
+    "EXE-1": "a reply, to the open model request, whose tool calls repeat an id",
+    "EXE-4": "a tool outcome, during a batch, for a call whose body is not running",
     "HOOK-5": "a tool outcome without one verdict per matching PostToolUse hook",
-    "DEC-2": "an approval answer while no approval is pending (an abort cancels a pending one)",
+    "DEC-2": "an approval answer, during a batch, while no approval is pending (an abort cancels "
+    "a pending one)",
     "ABORT-1": "an Abort while the batch still drains after an earlier Abort",
     "PROTO-1": "a command the implementation cannot decode (not refused by the model)",
 }

@@ -41,6 +41,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolOutcome,
     ToolSucceeded,
+    audit_words,
 )
 from loopspec.model.config import HOOK_POINTS, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import HOOK_DIALECTS
@@ -96,6 +97,30 @@ NON_EMPTY: frozenset[tuple[type, str]] = frozenset(
     {(ToolCallBlock, "id"), (ToolCallBlock, "name"), (HookSpec, "handler_id")}
 )
 
+
+def _agreeing_words() -> str:
+    """The audit words each PreToolUse verdict may record (HOOK-1), in words, from the model's
+    own table (`audit_words`), for a schema reader who has no source to look them up in."""
+    verdicts: tuple[tuple[str, PreVerdict, PreVerdict | None], ...] = (
+        ("a pass", Pass(), None),
+        ("an allow", Allow(), Allow(updated_input={})),
+        ("an ask", Ask(), Ask(updated_input={})),
+        ("a deny", Deny("r"), None),
+    )
+
+    def either(verdict: PreVerdict) -> str:
+        *first, last = sorted(audit_words(verdict))
+        return f"{', '.join(first)} or {last}" if first else last
+
+    parts = []
+    for label, verdict, supplying in verdicts:
+        words = either(verdict)
+        if supplying is not None:
+            words += f" ({either(supplying)} alone with updatedInput)"
+        parts.append(f"{words} for {label}")
+    return "; ".join(parts)
+
+
 # What each field means, for the JSON Schema's descriptions: a case file is read and edited by
 # people who have only `loopspec schema case`, the README and SPEC.md.
 MEANINGS: dict[tuple[type, str], str] = {
@@ -141,9 +166,9 @@ MEANINGS: dict[tuple[type, str], str] = {
     (Deny, "reason"): "why: the denied call's result is the error `Error: ` and the reasons "
     "(DEC-1, TEXT-1)",
     (HookAudit, "decision"): "the decision word to record in place of the verdict's own; on a "
-    "PreToolUse answer one that agrees with its verdict (HOOK-1, commands.audit_words)",
+    f"PreToolUse answer one that agrees with its verdict: {_agreeing_words()} (HOOK-1)",
     (HookAudit, "exit_code"): "the hook process's exit code; 2, the blocking exit, only on a deny "
-    "or a block, or on a pass audited error (HOOK-1, commands.exits_2)",
+    "or a block, or on a pass audited error (HOOK-1)",
     (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",
     (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds",
     (ApprovalAnswers, "outcome"): "the answer: allowed-once runs the call; rejected, cancelled "
