@@ -891,6 +891,41 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     assert main(["replay", str(case)]) == 0, "the bundled implementation runs the program"
 
 
+def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-5: `--exhaustive K` holds a target that raises to what the random search does: one
+    PROTO-1 line, exit 2, the program saved (it ended in a traceback and exit 1, found with a
+    loop whose log reader refused the seqs it had written itself)."""
+    (tmp_path / "raises_third.py").write_text(
+        "from loopspec.properties.conformance.impl_target import bundled_target\n"
+        "class RaisesThird:\n"
+        "    name = 'raises-third'\n"
+        "    def __init__(self):\n"
+        "        self.inner, self.count = bundled_target(), 0\n"
+        "    def reset(self, config):\n"
+        "        return self.inner.reset(config)\n"
+        "    def apply(self, command):\n"
+        "        self.count += 1\n"
+        "        if self.count == 3:\n"
+        "            raise ZeroDivisionError('boom in the exhaustive pass')\n"
+        "        return self.inner.apply(command)\n"
+        "    def close(self):\n"
+        "        self.inner.close()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cases = tmp_path / "cases"
+    argv = ["conform", "--impl", "raises_third:RaisesThird", "--exhaustive", "3"]
+    code = main([*argv, "--examples", "1", "--case-dir", str(cases)])
+    err = capsys.readouterr().err
+    assert (code, "Traceback" in err, len(err.strip().splitlines())) == (2, False, 1), err
+    assert "[PROTO-1]" in err
+    assert "ZeroDivisionError: boom in the exhaustive pass" in err
+    (case,) = cases.iterdir()
+    assert f"rerun it: loopspec replay {case} --impl raises_third:RaisesThird" in err
+
+
 def test_SAFE_5_replay_against_a_broken_target_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,8 +36,10 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.run import (
     Case,
     CaseFileUnreadable,
+    GuardedTarget,
     Replay,
     RunReport,
+    TargetBreakage,
     TargetError,
     TargetFactory,
     UndeclaredCapability,
@@ -589,7 +591,9 @@ def _run_exhaustive(
         run_exhaustive,
     )
 
-    target = factory()
+    # Guarded as the random search's targets are: a target that raises is PROTO-1, exit 2,
+    # with the program it broke on (SAFE-5), never a traceback.
+    target = GuardedTarget(factory, TargetBreakage())
     try:
         declared = target.reset(EXHAUSTIVE_CONFIG)
         lacking = sorted(EXHAUSTIVE_NEEDS - declared)
