@@ -31,6 +31,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
+from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.process_target import STDERR_TAIL
 from loopspec.properties.conformance.run import _divergence_in
@@ -674,9 +675,11 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     # Two numbers, told apart: the seq the message carried (counted over the process's life)
     # and the command's place in the saved program.
     assert re.search(r"the command of seq \d+.*; at command #\d+ of a program", err), err
-    # The case is for sharing: it holds the error's first line, never the target's stderr.
+    # The case is for sharing: it holds the error's first line, never the target's stderr,
+    # and the line's paths from the working folder (SAFE-1).
     what = json.loads(case.read_text(encoding="utf-8"))["what"]
-    assert what == err.splitlines()[0].removeprefix("loopspec: error: [PROTO-1] ").split("; at")[0]
+    first = err.splitlines()[0].removeprefix("loopspec: error: [PROTO-1] ").split("; at")[0]
+    assert what == portable(first)
     assert "Traceback" not in err
     assert "Flaky" not in err
 

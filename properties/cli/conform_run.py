@@ -26,6 +26,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
+from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
     NO_RULE,
@@ -671,7 +672,9 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
         if value is None:
             continue
         recorded_as = f"{option} {shown(shlex.quote(value))}"
-        if (option == "--cmd" and value == cmd) or (option == "--impl" and value == impl):
+        # A case records a --cmd as `case_portable` writes it: the same command typed here.
+        same_cmd = cmd is not None and value in (cmd, portable(cmd))
+        if (option == "--cmd" and same_cmd) or (option == "--impl" and value == impl):
             return f"recorded target: {recorded_as} (the one replayed)"
         if cmd is not None or impl is not None:
             # Another spelling of the same loop, often: the case was shared, and a path in it

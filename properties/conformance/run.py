@@ -51,6 +51,7 @@ from loopspec.properties.conformance.case_format import (
     TEXT_LIST_MEMBERS,
     TEXT_MEMBERS,
 )
+from loopspec.properties.conformance.case_portable import portable, portable_target
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -1212,15 +1213,17 @@ def case_fields(
 ) -> dict[str, Any]:
     """A replayable case file's document: the one shape every saved case has (a random or
     exhaustive counterexample, a program a target broke in). `capabilities` are those the target
-    declared, when known: a colleague replaying on another build can tell why it differs."""
+    declared, when known: a colleague replaying on another build can tell why it differs. The
+    target and `what` are written as `case_portable` says: a case is shared, and its paths and
+    secrets are this machine's."""
     return {
         "loopspec": "case",
         "version": CASE_VERSION,
         "loopspecVersion": loopspec.__version__,
-        "target": target,
+        "target": portable_target(target),
         **({"capabilities": sorted(capabilities)} if capabilities is not None else {}),
         "rule": rule,
-        "what": what,
+        "what": portable(what),
         "config": config_to_json(config),
         "commands": [command_to_json(c) for c in commands],
         **({"profile": profile} if profile is not None else {}),

@@ -1,0 +1,62 @@
+"""What a saved case file may say about the machine and the person that wrote it.
+
+A case is made to be attached to a public bug report, and replay never runs the target it
+records (SAFE-1): the recorded `--cmd` and a breakage's one-line `what` are there for a
+reader, who needs what the loop is, not where it lay. So before a case is written, a path in
+them inside the folder conform ran in is written relative to it (`./run.sh`), one elsewhere in
+the home folder from `~` (the user's name is in the home path), and the value of a
+`NAME=VALUE` or `--name=VALUE` word whose name says it is a secret (token, secret, password,
+key, auth, credential, cookie) is hidden. Nothing else in a case comes from the machine: no
+environment, host name, user name or time (`epochMs` is the scripted clock's fixed start), and
+a hook is a name whose answers the program scripts, never a command line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Final
+
+HIDDEN: Final = "<hidden>"
+"""What a secret's value is written as."""
+
+# A name that says its value is a secret: these anywhere in it (APIKEY, GITHUB_TOKEN), or these
+# as a whole part between `_` and `-` (API_KEY, X-AUTH, but not KEYBOARD or AUTHOR).
+_SECRET_ANYWHERE = r"token|secret|passw(?:or)?d|credential|apikey|cookie"
+_SECRET_PART = r"key|auth|pass|pwd"
+_SECRET_NAME: Final = (
+    rf"[A-Za-z0-9_-]*?(?:{_SECRET_ANYWHERE}|(?<![A-Za-z0-9])(?:{_SECRET_PART})(?![A-Za-z0-9]))"
+    r"[A-Za-z0-9_-]*"
+)
+# NAME=VALUE (an `env` assignment) or --NAME=VALUE, the value a shell word: quoted or bare.
+_SECRET_ASSIGNMENT: Final = re.compile(
+    rf"(?i)(?<![\w-])(?P<name>-{{0,2}}{_SECRET_NAME}=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
+)
+
+
+def _prefix_pattern(folder: str) -> re.Pattern[str]:
+    """`folder` as a whole path at the start of a path in text: not inside a longer name."""
+    return re.compile(rf"(?<![\w.~/-]){re.escape(folder)}(?=/|$|[^\w.-])")
+
+
+def _folders() -> list[tuple[str, str]]:
+    """The folders this machine's paths are written from, the deepest first: where conform
+    runs (written `.`), then the home folder (`~`); the root is never one."""
+    here, home = os.getcwd(), os.path.expanduser("~")
+    named = [(here, "."), (str(Path(here).resolve()), "."), (home, "~")]
+    usable = [(folder.rstrip("/"), shown) for folder, shown in named if folder.rstrip("/")]
+    return sorted(dict(usable).items(), key=lambda item: -len(item[0]))
+
+
+def portable(text: str) -> str:
+    """`text` as a shared case may hold it: paths from the working and home folders, secrets'
+    values hidden."""
+    for folder, shown in _folders():
+        text = _prefix_pattern(folder).sub(shown, text)
+    return _SECRET_ASSIGNMENT.sub(lambda found: found["name"] + HIDDEN, text)
+
+
+def portable_target(target: dict[str, str]) -> dict[str, str]:
+    """The target a case records: a `--cmd` made portable; an `--impl` is a module name."""
+    return {kind: portable(named) if kind == "cmd" else named for kind, named in target.items()}
