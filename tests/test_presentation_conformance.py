@@ -24,6 +24,7 @@ from mutants import Mutant, MutantTarget, Patch
 from loopspec.model import acp, presenters, replay
 from loopspec.model.acp import permission_request
 from loopspec.model.commands import (
+    Allow,
     ApprovalAnswers,
     Ask,
     Command,
@@ -207,6 +208,36 @@ def test_RW_4_a_fixed_rewrite_and_ask_blames_the_presentation(mutant: Mutant, ru
     assert found.divergence.rule_id == rule, found.divergence.what
     assert found.divergence.index == 2  # the HookAnswers commits the call and asks
     assert replay_case(bundled_target, REWRITE_CONFIG, list(REWRITE_AND_ASK)).divergence is None
+
+
+def test_RW_1_a_card_kept_from_an_earlier_rewrite_names_the_hook_it_shows() -> None:
+    """RW-1: a card that shows the first of two hooks' inputs is blamed with the hook it shows
+    and the one in effect. After cutting down, the first hook's input is often the model's own,
+    and 'the card shows the input before the rewrite' sent a planted bug's finder to look for
+    the model's input where the first rewrite was kept."""
+    config = LoopConfig(
+        tools=(ToolSpec("bash", required_keys=("command",)),),
+        hooks=(HookSpec("first", "PreToolUse", "bash"), HookSpec("second", "PreToolUse", "bash")),
+    )
+    model = ModelTarget()
+    model.reset(config)
+    program = (
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"rm -rf /"}'),)),
+        HookAnswers(Allow(FrozenMap({"command": "ls"}))),
+        HookAnswers(Allow(FrozenMap({"command": "pwd"}))),
+    )
+    observed = [model.apply(command) for command in program]
+    history = [event for seen in observed for event in seen.events]
+    expected = observed[-1].presented
+    assert expected is not None
+    card = json.loads(json.dumps(expected[0]))
+    card["params"]["update"]["rawInput"] = {"command": "ls"}
+    found = presentation_rule(expected, [card, *expected[1:]], history)
+    assert found is not None
+    rule, what = found
+    assert rule == "RW-1", what
+    assert "shows the input hook first supplied, which hook second's later rewrite" in what, what
 
 
 def test_ACP_3_the_bundled_impl_reports_the_rewritten_input_it_asks_about() -> None:

@@ -172,6 +172,27 @@ def _shows_original(record: dict[str, Any], got: Item) -> bool:
     return shown.get("rawInput") == raw or _without_status(shown) == _without_status(card)
 
 
+def _replaced_rewrite(record: dict[str, Any], got: Item, history: Sequence[Event]) -> str | None:
+    """The hook whose input `got` shows although a later hook's rewrite replaced it (the one in
+    effect is the sidecar's last, HOOK-3), or None: a card kept from the first rewrite reads,
+    after cutting down, like one showing the model's input, when that is what the first hook
+    supplied."""
+    sidecar = record.get("rewrite")
+    handlers = sidecar.get("handlerIds") if isinstance(sidecar, dict) else None
+    if not isinstance(handlers, list) or len(handlers) < 2:
+        return None
+    supplied = {
+        str(event["data"].get("handlerId")): event["data"].get("updatedInput")
+        for event in _events_of("hook/result", record.get("callId"), history)
+        if event["data"].get("point") == "PreToolUse" and "updatedInput" in event["data"]
+    }
+    shown, in_effect = _card(got).get("rawInput"), supplied.get(str(handlers[-1]))
+    for handler in map(str, handlers[:-1]):
+        if handler in supplied and supplied[handler] == shown != in_effect:
+            return handler
+    return None
+
+
 def _described(item: Item) -> str:
     """A presented message in words: which message, for which call."""
     call_id = _card(item).get("toolCallId")
@@ -266,6 +287,19 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         f"{where} ({_method(want)}, call {call_id}) differs in {', '.join(fields) or 'its options'}"
     )
     record = _call_record(call_id, history)
+    replaced = _replaced_rewrite(record, got, history)
+    if replaced is not None:
+        last = record["rewrite"]["handlerIds"][-1]
+        original = _original_card(record)
+        also = (
+            " (the model's own input too)"
+            if original and original[0] == _card(got).get("rawInput")
+            else ""
+        )
+        return "RW-4" if _method(want) == PERMISSION else "RW-1", (
+            f"{named}: it shows the input hook {replaced} supplied{also}, which hook {last}'s "
+            f"later rewrite replaced; the input in effect is hook {last}'s (HOOK-3)"
+        )
     if _method(want) == PERMISSION:
         if _shows_original(record, got):
             return "RW-4", f"{named}: the permission request shows the input before the rewrite"
