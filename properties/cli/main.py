@@ -17,7 +17,9 @@ was not written must not pass for one that was.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -132,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):  # stderr may be full or closed too
             print(f"{PROGRAM}: error: standard output is closed", file=sys.stderr, flush=True)
         return 2
+    _escape_what_the_output_cannot_encode()
     try:
         try:
             if arguments == ["--version"]:  # as argparse's `--version` does, without it
@@ -160,6 +163,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
+
+
+def _escape_what_the_output_cannot_encode() -> None:
+    """Where stdout or stderr is not UTF-8 (`PYTHONIOENCODING=ascii`, a Latin-1 locale, the C
+    locale with `PYTHONUTF8=0`), write a character its encoding lacks as Python writes it in its
+    own errors, `\\u2014`: a report holding SPEC text's dash or a user's `é` ended in a
+    UnicodeEncodeError traceback, exit 1. A UTF-8 stream is left as Python set it up."""
+    for stream in (sys.stdout, sys.stderr):
+        # Only the real streams: a test's capture (io.StringIO) encodes nothing.
+        if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _usual_check(arguments: Sequence[str]) -> int | None:
