@@ -175,13 +175,15 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     audit = _audit_of_run(tmp_path, capsys, hooks)
     settings = tmp_path / "settings.json"
     assert "claude-code:PreToolUse:2   call c1: error (invalid-json: stdout holds more" in audit
-    assert audit.endswith(
+    where, note = audit.split("\n  HOOK-7: ")
+    assert where.endswith(
         "  where:\n"
         f"    claude-code:PreToolUse:1 = {rewrite} ({settings}: $.hooks.PreToolUse[0].hooks[0])\n"
-        f"    claude-code:PreToolUse:2 = {twice} ({settings}: $.hooks.PreToolUse[0].hooks[1])\n"
-        "  (a fault named in parentheses is the hook's own output or process going wrong, "
-        "HOOK-7: the loop gave it its dialect's outcome, or a deny under fail-closed, and "
-        "`check` finds no violation in that)"
+        f"    claude-code:PreToolUse:2 = {twice} ({settings}: $.hooks.PreToolUse[0].hooks[1])"
+    )
+    assert note.startswith(
+        "hook claude-code:PreToolUse:2 failed in its only run: its own output or process went "
+        "wrong (call c1, invalid-json: stdout holds more"
     )
 
 
@@ -251,8 +253,9 @@ def test_HOOK_7_run_says_nothing_of_faults_when_a_sound_hook_logs_a_fault_word(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """HOOK-7: a hook that answers `{}` and logs 'crash: ...' on stderr has no fault; `run`
-    read the fault from the summary's first word and told its author the output went wrong."""
+    read the fault from the summary's first word and told its author the output went wrong. The
+    audit marks such stderr as stderr, so the log too tells it from a fault."""
     logs = "cat >/dev/null; echo 'crash: recovered from a cache miss' >&2; echo '{}'"
     audit = _audit_of_run(tmp_path, capsys, [{"type": "command", "command": logs}])
-    assert "call c1: pass (crash: recovered from a cache miss)" in audit
+    assert "call c1: pass (stderr: crash: recovered from a cache miss)" in audit
     assert "HOOK-7" not in audit

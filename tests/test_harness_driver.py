@@ -341,7 +341,7 @@ def test_HOOK_6_report_blames_a_non_object_rewrite_on_the_hook_not_HOOK_3() -> N
     hook_line = next(
         line for line in report_lines(view, result) if "claude-code:PreToolUse:1" in line
     )
-    assert "your hook's output is malformed, HOOK-7: non-object-updated-input" in hook_line
+    assert "; allow (non-object-updated-input: " in hook_line
 
 
 def test_HOOK_6_report_blames_a_non_object_rewrite_only_where_the_model_would_refuse_it() -> None:
@@ -412,9 +412,20 @@ def test_HOOK_7_report_reads_a_malformed_answer_as_the_model_does_not_as_a_decis
     )
     view = session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result)
     assert [d.rule_id for d in view.divergences if d.rule_id != "RW-1"] == []
-    lines = [line for line in report_lines(view, result) if "call c1: saw" in line]
-    assert "; error (your hook's output is malformed, HOOK-7: invalid-output:" in lines[0]
-    assert "; error (your hook's output is malformed, HOOK-7: invalid-json:" in lines[1]
+    report = report_lines(view, result)
+    lines = [line for line in report if "call c1: saw" in line]
+    assert "; error (invalid-output:" in lines[0]
+    assert "; error (invalid-json:" in lines[1]
+    # Each faulty hook is noted after the audit as `check` and the bundled run note it (HOOK-7).
+    notes = [line for line in report if line.startswith("  HOOK-7: ")]
+    assert [note.split(" failed ")[0] for note in notes] == [
+        "  HOOK-7: hook claude-code:PreToolUse:1",
+        "  HOOK-7: hook claude-code:PreToolUse:2",
+    ]
+    assert (
+        "in its only run: its own output or process went wrong (call c1, invalid-output:"
+        in (notes[0])
+    )
 
 
 def test_HOOK_3_report_says_on_each_hook_line_what_became_of_its_rewrite() -> None:
@@ -728,6 +739,11 @@ def test_HOOK_7_a_hook_the_harness_killed_is_reported_as_never_answering(tmp_pat
     assert len(hook_lines) == 1
     assert 'call c1: saw {"command": "x"}; no answer: the harness killed it' in hook_lines[0]
     assert "(HOOK-7 timeout)" in hook_lines[0]
+    [note] = [line for line in lines if line.startswith("  HOOK-7: ")]
+    assert note.startswith(
+        "  HOOK-7: hook claude-code:PreToolUse:1 failed in its only run: its own output or "
+        "process went wrong (call c1, timeout: the harness killed it before it exited"
+    )
 
 
 def test_HOOK_7_a_record_torn_by_a_kill_reads_as_a_hook_that_never_answered(

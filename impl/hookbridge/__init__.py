@@ -71,7 +71,10 @@ Faults (rule HOOK-7)
 Every fault is recorded in the audit (`fault`, and in `as_hook_audit().stderr_summary`). By
 default it has the dialect's documented outcome; with `fail_closed` (the bridge's, or a hook's
 own `failClosed`) any fault gives `Deny` / `PostBlock` naming the hook and the fault instead.
-Exit code in the audit is None for the killed rows (timeout, output-too-large, signal).
+Exit code in the audit is None for the killed rows (timeout, output-too-large, signal). A sound
+hook's own stderr that reads like a fault or a note (`crash: recovered`) is written `stderr: ...`,
+so the log tells a fault from it exactly (`impl.hook_fault_kinds.recorded_fault`): `loopspec
+check` notes each hook that failed, as `loopspec run` does.
 
 | fault                    | Claude Code  | Codex        | fail-closed | audit decision word    |
 |--------------------------|--------------|--------------|-------------|------------------------|
@@ -113,9 +116,10 @@ fail-closed, and the audit's `note` says what was lost (`note: ...` in
 a typo is close to one. A Python traceback on stderr is summarised by its last line.
 """
 
+from loopspec.impl.hook_fault_kinds import FaultKind
 from loopspec.impl.hookbridge.audit import HookRunAudit
 from loopspec.impl.hookbridge.bridge import DEFAULT_OUTPUT_CAP, HookBridge, PostHookRun, PreHookRun
-from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.settings import (
     CLAUDE_CODE,
     CODEX,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from loopspec.impl.hook_fault_kinds import NOTE_MARK, STDERR_MARK, fault_prefix
 from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.notes import answer_note
 from loopspec.impl.hookbridge.output import stderr_summary
@@ -46,12 +47,19 @@ class HookRunAudit:
         summary = self.stderr_summary
         named = self.fault.describe() if self.fault is not None else None
         if named is None and self.note is not None:
-            named = f"note: {self.note}"
+            named = NOTE_MARK + self.note
         if named is not None:
-            summary = named + (f" (stderr: {summary})" if summary else "")
-            if len(summary) > AUDIT_SUMMARY_CHARS:
-                summary = summary[: AUDIT_SUMMARY_CHARS - 1] + "…"
+            summary = named + (f" ({STDERR_MARK}{summary})" if summary else "")
+        elif summary is not None and _reads_as_named(summary):
+            # A sound hook's stderr ("crash: recovered") must not read as a fault in the log.
+            summary = STDERR_MARK + summary
+        if summary is not None and len(summary) > AUDIT_SUMMARY_CHARS:
+            summary = summary[: AUDIT_SUMMARY_CHARS - 1] + "…"
         return HookAudit(self.decision, self.exit_code, summary, self.duration_ms)
+
+
+def _reads_as_named(summary: str) -> bool:
+    return fault_prefix(summary) is not None or summary.startswith((NOTE_MARK, STDERR_MARK))
 
 
 def run_audit(

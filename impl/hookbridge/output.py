@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hook_fault_kinds import FaultKind
+from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.impl.hookbridge.settings import CODEX
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth

@@ -74,12 +74,3 @@ class BridgeHookRunner:
             raise LookupError(msg)
 
         return asyncio.ensure_future(verdict())
-
-    def faulted(self) -> tuple[str, ...]:
-        """The ids of the hooks whose finished runs had a fault of their own (HOOK-7): their
-        audit summaries start with the fault, but a sound hook's stderr may read alike."""
-        tasks: list[asyncio.Task[tuple[PreHookRun, ...]] | asyncio.Task[tuple[PostHookRun, ...]]]
-        tasks = [*self._pre.values(), *self._post.values()]
-        answered = [task for task in tasks if task.done() and not task.cancelled()]
-        runs = [run for task in answered if not task.exception() for run in task.result()]
-        return tuple(dict.fromkeys(run.handler_id for run in runs if run.audit.fault))

@@ -28,6 +28,7 @@ from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 from loopspec.properties.harnesses.rewrite_fate import bundled_fate, rewrite_words
+from loopspec.properties.logcheck.hook_faults import HookRuns
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -207,8 +208,12 @@ def run(args: argparse.Namespace) -> int:
     before = f", {result.earlier} of them from earlier runs" if result.earlier else ""
     print(f"session log: {log_path} ({len(result.events)} events{before})")
     print("\n== hooks (audit) ==")
+    hook_runs = HookRuns()
     for event in appended:
         if isinstance(event, HookResulted):
+            hook_runs.see(
+                event.handler_id, event.decision, event.stderr_summary, call_id=event.call_id
+            )
             extra = ""
             if event.updated_input is not None:
                 fate = bundled_fate(event, appended)
@@ -224,12 +229,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.hooks:
         for line in _which_hook_is_which(Path(args.hooks), appended):
             print(line)
-    if result.faulted:
-        print(
-            "  (a fault named in parentheses is the hook's own output or process going wrong, "
-            "HOOK-7: the loop gave it its dialect's outcome, or a deny under fail-closed, and "
-            "`check` finds no violation in that)"
-        )
+    for _, note in hook_runs.notes():  # worded as `check` words them
+        print(f"  HOOK-7: {note}")
     print("\n== calls (audit record: what runs) ==")
     for event in appended:
         if isinstance(event, ToolCallRecorded):

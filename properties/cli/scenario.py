@@ -291,8 +291,6 @@ class RunResult:
     history: tuple[Any, ...]
     earlier: int = 0
     """How many of `events` the log already held (`run --log` appends to its own logs)."""
-    faulted: tuple[str, ...] = ()
-    """The ids of the hooks whose own output or process went wrong in this run (HOOK-7)."""
 
 
 def run_scenario(
@@ -352,8 +350,6 @@ async def _run(
             agent.submit(user)
             while agent.turn_running:
                 await asyncio.sleep(0.005)
-        return RunResult(
-            agent.events, tuple(shown), agent.history.messages(), earlier, runner.faulted()
-        )
+        return RunResult(agent.events, tuple(shown), agent.history.messages(), earlier)
     finally:
         agent.close()

@@ -38,8 +38,9 @@ from typing import Any
 
 import attrs
 
+from loopspec.impl.hook_fault_kinds import FAILED_WORD, FaultKind
 from loopspec.impl.hookbridge.audit import run_audit
-from loopspec.impl.hookbridge.faults import FaultKind, HookFault
+from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
@@ -65,12 +66,17 @@ from loopspec.properties.harnesses.script import (
 )
 from loopspec.properties.harnesses.session import OBSERVER_ID
 from loopspec.properties.logcheck.checker import LogReport, check_stream
+from loopspec.properties.logcheck.hook_faults import HookRuns
 
 MAX_SHOWN = 100
 # The hook id column: `claude-code:PostToolUse:1` and room to spare, as the bundled run's.
 ID_WIDTH = 26
 # What "ran" says for a call no PostToolUse observer saw: it never ran, or never finished.
 NOT_REPORTED_RUN = "(no PostToolUse: never ran, or never finished)"
+# The fault of a hook the harness killed before it exited, as the bundled audit names a timeout.
+KILLED = (
+    f"{FaultKind.TIMEOUT}: the harness killed it before it exited (its hook timeout, or an abort)"
+)
 
 
 @attrs.frozen
@@ -100,6 +106,9 @@ class HookAnswer:
     """Whether the model would run `updated_input`: a well-formed rewrite it honours."""
     summary: str | None = None
     """The fault or note, and stderr's gist, as the bundled loop's audit would show them."""
+    word: str | None = None
+    """The decision word the bundled loop's audit records for the same output (`error` for a
+    fault without a decision)."""
     denies: bool = False
     """Whether the model reads the answer as a deny: `permissionDecision: deny`, and also exit
     2 or `decision: block` where the dialect reads them so, which `permissionDecision` does
@@ -181,7 +190,7 @@ def _as_the_model_reads(
         decision=word,
         fault=read.fault,
     )
-    return attrs.evolve(read, summary=audit.as_hook_audit().stderr_summary)
+    return attrs.evolve(read, summary=audit.as_hook_audit().stderr_summary, word=word)
 
 
 def configured_order(hooks: Mapping[str, Any] | None, harness: Harness) -> list[str]:
@@ -571,14 +580,18 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     first = min(starts, default=0.0)
     # (start, line): killed hooks and answers alike, listed by when they started.
     hook_lines: list[tuple[float, str]] = []
+    # Each hook's faults, noted after the audit as `check` and the bundled run note them.
+    hook_runs = HookRuns()
     for record in unfinished:
         stdin = _json(record["stdin"])
         stdin = stdin if isinstance(stdin, dict) else {}
         started = float(record["started"])
+        call_id = str(stdin.get("tool_use_id", "?"))
+        hook_runs.see(str(record["hook"]), FAILED_WORD, KILLED, call_id=call_id)
         hook_lines.append(
             (
                 started,
-                f"  {record['hook']:<{ID_WIDTH}} call {stdin.get('tool_use_id', '?')}: saw "
+                f"  {record['hook']:<{ID_WIDTH}} call {call_id}: saw "
                 f"{_short(stdin.get('tool_input'))}; no answer: the harness killed it before "
                 "it exited (its timeout for the hook, or an abort), which the model reads as "
                 f"no decision (HOOK-7 timeout) [+{started - first:.2f}s..]",
@@ -588,10 +601,9 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         if answer.hook_id == OBSERVER_ID:
             continue
         said = answer.decision or "no decision"
-        if answer.fault is not None:
-            said += f" (your hook's output is malformed, HOOK-7: {answer.summary})"
-        elif answer.summary is not None:
+        if answer.summary is not None:
             said += f" ({answer.summary})"
+        hook_runs.see(answer.hook_id, answer.word or "pass", answer.summary, call_id=answer.call_id)
         if answer.updated_input is not None:
             fate = _rewrite_fate(answer, view.answers, order)
             said += rewrite_words(_short(answer.updated_input), fate)
@@ -607,6 +619,7 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
     lines += _which_hook_is_which(
         view, {a.hook_id for a in view.answers} | {str(r["hook"]) for r in unfinished}
     )
+    lines += [f"  HOOK-7: {note}" for _, note in hook_runs.notes()]
     lines.append("\n== calls: model asked / ran / next request's history / log record ==")
     for call in view.script.calls():
         lines.append(f"  {call.call_id}")

@@ -67,6 +67,7 @@ from loopspec.properties.logcheck.dialect import (
     legacy_marker,
 )
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
+from loopspec.properties.logcheck.hook_faults import HookRuns, counting
 
 if TYPE_CHECKING:  # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
@@ -119,6 +120,7 @@ class NoticeKind:
     CRASH_TAIL = "crash-tail"
     TORN_COMMIT = "torn-commit"
     UNKNOWN_VERSION = "unknown-version"
+    HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
 
 
 class FoundViolation(NamedTuple):
@@ -424,12 +426,18 @@ def check_stream(
     if foreign is not None:
         return foreign
     report = LogReport(path)
+    hook_runs = HookRuns()
     try:
-        _check_lines(report, stream, limits, quick)
+        _check_lines(report, stream, limits, quick, hook_runs)
     except _Stop:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, system_reason(error))
+    # The hooks that failed in the lines read: a fault breaks no rule, but "0 violations" alone
+    # would tell a hook's author that all went well (HOOK-7).
+    for first, message in hook_runs.notes():
+        notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.seq)
+        report.notices.append(notice)
     return report
 
 
@@ -437,7 +445,9 @@ def check_stream(
 _QUIET_CACHE_LIMIT = 512
 
 
-def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: bool) -> None:
+def _check_lines(
+    report: LogReport, stream: BinaryIO, limits: Limits, quick: bool, hook_runs: HookRuns
+) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
     readline = stream.readline
     size = limits.max_line_bytes + 1
@@ -448,6 +458,9 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
     # of a type always takes the full path, which learns its kind.
     quiet_of: dict[str, int] = {}
     judges = clean_judges(monitor) if quick else {}
+    hook_result = judges.get("hook/result")
+    if hook_result is not None:  # counts each hook's runs; a faulted one takes the full path
+        judges["hook/result"] = counting(hook_result, hook_runs)
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan = _SCAN
@@ -572,6 +585,8 @@ def _check_lines(report: LogReport, stream: BinaryIO, limits: Limits, quick: boo
                 elif kind == "turn/start":
                     _refuse_trigger(report, obj, line)
                     turn_line, turn_seq = line, fact.seq
+                elif kind == "hook/result":
+                    hook_runs.see_wire(obj.get("data"), line, fact.seq)
                 found = feed(fact)
                 if found:
                     if _in_hole(hole_line, turn_line, line):

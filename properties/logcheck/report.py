@@ -15,6 +15,7 @@ Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
     c.jsonl:12: error bad-event LOG-6: tool/result: tool result block cites 'zz' but ...
     c.jsonl: not checked past line 12: fix that line and check again to judge the rest
     b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
+    d.jsonl:8: notice hook-fault HOOK-7: hook claude-code:PreToolUse:2 failed in all 3 of ...
     home/.codex/history.jsonl: skipped codex-prompt-history: Codex's prompt history (...): ...
     checked 3 logs, 1,214 events: 1 violation (ADJ-1: 1); 2 errors (bad-event: 1, torn-tail:
     1); 1 notice (...); skipped 1 file, no session log (codex-prompt-history: 1)
@@ -121,7 +122,10 @@ such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), torn-commit (LOG-8: the last commit of a version-1 log stops
 before its last event, or its last line is cut off mid-write, a crash's cut the harness drops
-whole on reopening), unknown-version.
+whole on reopening), unknown-version, hook-fault (HOOK-7: one per hook whose own output or
+process went wrong, with how many of its runs failed and the first fault, worded as `loopspec
+run` words it: the loop handled the fault as its dialect says, so no rule is broken, but the
+hook's answer was not read; `logcheck.hook_faults`).
 """
 
 from __future__ import annotations

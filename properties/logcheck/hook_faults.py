@@ -1,0 +1,163 @@
+"""The hooks whose own output or process went wrong (HOOK-7), and the one note said of each.
+
+A fault breaks no rule: the loop gives the hook its dialect's outcome (Claude Code and Codex: no
+decision), or a deny under fail-closed, and records the fault in `hook/result`. But a report
+that says "0 violations" and nothing else of a log whose hook crashed on every call tells its
+author all went well. `loopspec check` (a notice per hook), `loopspec run` and `run --harness`
+(a line after the hook audit) word each such hook with `HookRuns.notes`, so the three say the
+same of the same fault.
+
+A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from loopspec.impl.hook_fault_kinds import FAILED_WORD, fault_prefix, recorded_fault
+
+if TYPE_CHECKING:
+    from loopspec.model.invariants import Prefix
+    from loopspec.properties.logcheck.clean_events import Judge
+
+MAX_TRACKED_HOOKS = 1000
+"""Distinct hook ids whose runs are counted; a log naming more (none configures so many) gets
+its later hooks' faults noted without a count of their runs, so memory stays bounded."""
+
+
+class FirstFault:
+    """Where a hook first failed: the line (None outside a log), seq, call and fault."""
+
+    __slots__ = ("call_id", "detail", "kind", "line", "seq")
+
+    def __init__(
+        self, line: int | None, seq: int | None, call_id: str | None, kind: str, detail: str
+    ) -> None:
+        self.line, self.seq, self.call_id = line, seq, call_id
+        self.kind, self.detail = kind, detail
+
+
+class HookRuns:
+    """How often each hook ran and failed, in the order the hooks first failed."""
+
+    __slots__ = ("_failed", "_first", "_outcomes", "_runs")
+
+    def __init__(self) -> None:
+        self._runs: dict[str, int] = {}
+        self._failed: dict[str, int] = {}
+        self._first: dict[str, FirstFault] = {}
+        self._outcomes: dict[str, dict[str, int]] = {}
+
+    def see(
+        self,
+        hook_id: str,
+        decision: str,
+        summary: str | None,
+        *,
+        call_id: str | None = None,
+        line: int | None = None,
+        seq: int | None = None,
+    ) -> None:
+        """Count one run of `hook_id`: its audit's decision word and summary."""
+        runs = self._runs
+        count = runs.get(hook_id)
+        if count is not None:
+            runs[hook_id] = count + 1
+        elif len(runs) < MAX_TRACKED_HOOKS:
+            runs[hook_id] = 1
+        fault = recorded_fault(decision, summary)
+        if fault is None:
+            return
+        if hook_id not in self._first:
+            if len(self._first) >= MAX_TRACKED_HOOKS:
+                return
+            self._first[hook_id] = FirstFault(line, seq, call_id, *fault)
+            self._failed[hook_id] = 0
+            self._outcomes[hook_id] = {}
+        self._failed[hook_id] += 1
+        outcomes = self._outcomes[hook_id]
+        outcomes[decision] = outcomes.get(decision, 0) + 1
+
+    def see_wire(self, data: object, line: int, seq: object) -> None:
+        """Count the run a `hook/result` event's `data` records (a malformed one counts not:
+        the checker reports it)."""
+        if type(data) is not dict:
+            return
+        hook_id, decision = data.get("handlerId"), data.get("decision")
+        summary, call_id = data.get("stderrSummary"), data.get("callId")
+        if type(hook_id) is not str or type(decision) is not str:
+            return
+        self.see(
+            hook_id,
+            decision,
+            summary if type(summary) is str else None,
+            call_id=call_id if type(call_id) is str else None,
+            line=line,
+            seq=seq if type(seq) is int else None,
+        )
+
+    def count_run(self, hook_id: object) -> None:
+        """Count a run of `hook_id` that recorded no fault (the checker's fast path)."""
+        runs = self._runs
+        if type(hook_id) is str and (hook_id in runs or len(runs) < MAX_TRACKED_HOOKS):
+            runs[hook_id] = runs.get(hook_id, 0) + 1
+
+    def notes(self) -> list[tuple[FirstFault, str]]:
+        """Each failed hook's first fault and its note, in the order the hooks first failed."""
+        found = []
+        for hook_id, first in self._first.items():
+            runs, outcomes = self._runs.get(hook_id), self._outcomes[hook_id]
+            found.append((first, fault_note(hook_id, self._failed[hook_id], runs, first, outcomes)))
+        return found
+
+
+def counting(judge: Judge, runs: HookRuns) -> Judge:
+    """`judge` of `hook/result` that also counts each run it folds; one that records a fault it
+    sends down the checker's full path (False), where the line is known for the notice."""
+    count_run = runs.count_run
+
+    def judge_counting(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+        try:
+            data = obj["data"]
+            decision, summary = data["decision"], data.get("stderrSummary")
+        except (KeyError, TypeError, AttributeError):
+            return judge(prefix, obj, seq)
+        if decision == FAILED_WORD or (type(summary) is str and fault_prefix(summary)):
+            return False
+        if not judge(prefix, obj, seq):
+            return False
+        count_run(data.get("handlerId"))
+        return True
+
+    return judge_counting
+
+
+def fault_note(
+    hook_id: str, failed: int, runs: int | None, first: FirstFault, outcomes: dict[str, int]
+) -> str:
+    """What `check` and `run` say of a hook that failed `failed` times in `runs` runs (None:
+    not counted); `outcomes` counts the decision words its failed runs were recorded with."""
+    if runs is None:
+        how_often = f"{failed} time" + ("" if failed == 1 else "s")
+    elif failed == runs:
+        how_often = "in its only run" if runs == 1 else f"in all {runs} of its runs"
+    else:
+        how_often = f"in {failed} of its {runs} runs"
+    call = f"call {first.call_id}, " if first.call_id is not None else ""
+    which = "" if failed == 1 else "first: "
+    words = [_outcome(word) for word in outcomes]
+    read = (
+        words[0]
+        if len(words) == 1
+        else ", ".join(f"{_outcome(word)} x{count}" for word, count in outcomes.items())
+    )
+    return (
+        f"hook {hook_id} failed {how_often}: its own output or process went wrong ({which}"
+        f"{call}{first.kind}: {first.detail}); the loop recorded {read}, the "
+        "outcome HOOK-7 gives a fault (its dialect's, or a deny under fail-closed): no rule is "
+        "broken, but the hook's answer was not read"
+    )
+
+
+def _outcome(word: str) -> str:
+    return "no decision" if word == FAILED_WORD else f"'{word}'"
