@@ -10,11 +10,13 @@ import json
 import shlex
 import sys
 
+import attrs
 import pytest
-from test_hookbridge_support import make_bridge, run_one_pre
+from test_hookbridge_support import make_bridge, run_one_pre, run_post
 
 from loopspec.impl.hookbridge import FaultKind
-from loopspec.model.commands import Allow, Deny, Pass
+from loopspec.model.commands import Allow, Deny, Pass, PostBlock
+from loopspec.model.config import POST_TOOL_USE
 
 REWRITE = {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
 
@@ -64,14 +66,66 @@ def test_HOOK_7_text_before_the_json_is_named_with_the_line_of_the_ignored_answe
     assert "the JSON object on line 2 was ignored" in (run.audit.note or "")
 
 
-def test_HOOK_7_json_after_exit_2_says_stdout_is_not_read_and_stderr_is_empty() -> None:
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
-    run = run_one_pre(make_bridge(_printing(json.dumps(deny), exit_code=2)))
-    assert run.verdict == Deny()
+def test_HOOK_7_a_json_deny_after_exit_2_is_read_as_claude_code_reads_it() -> None:
+    """Claude Code 2.1.332 tells the model a JSON deny's reason after exit 2, not stderr (seen
+    with the pinned CLI, tests/test_real_harnesses.py), though its documentation says stdout
+    goes unread then: the bridge denied with stderr and the note said the JSON was not read."""
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "rm is not allowed",
+        }
+    }
+    run = run_one_pre(make_bridge(_printing(json.dumps(deny), stderr="guard: no", exit_code=2)))
+    assert run.verdict == Deny("rm is not allowed")
+    assert run.audit.decision == "block"  # the word of an exit-2 deny (HOOK-1)
     assert run.audit.note == (
-        "exit 2: the JSON on stdout is not read (as Claude Code documents), the reason is "
-        "stderr, which is empty; exit 0 to answer in JSON"
+        "exit 2 with a JSON deny, whose reason the model is told instead of stderr: Claude Code "
+        "2.1.332 reads it all the same, though its documentation says stdout goes unread after "
+        "exit 2; exit 0 to answer in JSON"
     )
+
+
+def test_HOOK_7_a_reasonless_json_deny_after_exit_2_leaves_stderr_unsaid() -> None:
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    run = run_one_pre(make_bridge(_printing(json.dumps(deny), stderr="guard: no", exit_code=2)))
+    assert run.verdict == Deny()
+
+
+def test_HOOK_7_a_json_rewrite_after_exit_2_is_not_read_and_stderr_is_the_reason() -> None:
+    """Claude Code denies the call with stderr whatever else the JSON says (an allow, a rewrite,
+    `{}`): only a deny is read after exit 2."""
+    answer = {"hookSpecificOutput": dict(REWRITE, updatedInput={"command": "ls"})}
+    run = run_one_pre(make_bridge(_printing(json.dumps(answer), stderr="guard: no", exit_code=2)))
+    assert run.verdict == Deny("guard: no")
+    assert run.audit.note == (
+        "exit 2: the JSON on stdout is not read (Claude Code reads a deny, a block or a context "
+        "from it, no other answer), the reason is stderr; exit 0 to answer in JSON"
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        ({"decision": "block", "reason": "secret in output"}, PostBlock("secret in output")),
+        (
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "ctx"}},
+            PostBlock("guard: no\n\nctx"),
+        ),
+        ({"continue": False, "stopReason": "stop"}, PostBlock("guard: no")),
+    ],
+    ids=["block", "context", "continue-false"],
+)
+def test_HOOK_7_a_post_tool_use_json_after_exit_2_is_read_as_claude_code_reads_it(
+    answer: dict[str, object], verdict: PostBlock
+) -> None:
+    """After exit 2 Claude Code 2.1.332 tells the model a JSON block's reason instead of stderr,
+    and a context beside stderr's block; `continue: false` leaves stderr the reason."""
+    command = _printing(json.dumps(answer), stderr="guard: no", exit_code=2)
+    (run,) = run_post(make_bridge(command, point=POST_TOOL_USE))
+    assert attrs.evolve(run.verdict, audit=None) == verdict
+    assert run.audit.decision == "block"
 
 
 def test_HOOK_7_codex_json_after_exit_2_is_worded_as_codex_behaves() -> None:

@@ -220,6 +220,30 @@ def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
     assert check_rules(capsys, log) == []
 
 
+def test_DEC_1_a_json_deny_after_exit_2_gives_claude_code_its_reason_and_codex_stderr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """A hook that prints a JSON deny and exits 2 with another reason on stderr: both loops deny
+    the call, Claude Code 2.1.332 telling the model the JSON's reason (its documentation says
+    stdout goes unread after exit 2) and Codex stderr's. The hook line's note said the JSON was
+    not read in both."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "deny-exit-2")
+    assert code == 0
+    assert divergences(lines) == []
+    assert f"    ran         : {NOT_REPORTED_RUN}" in lines
+    [result] = [x for x in lines if x.startswith("  toolu_print: ")]
+    [hook] = [x for x in lines if x.startswith(f"  {harness}:PreToolUse:1 ")]
+    if harness == Harness.CLAUDE_CODE.value:
+        assert "denied in JSON" in result
+        assert "denied on stderr" not in result
+        assert "; block (note: exit 2 with a JSON deny, whose reason the model is told" in hook
+    else:
+        assert "denied on stderr" in result
+        assert "denied in JSON" not in result
+        assert "(Codex reads only stderr after exit 2), the reason is stderr" in hook
+    assert check_rules(capsys, log) == []
+
+
 def test_ADJ_1_a_post_tool_use_context_lands_between_call_and_output(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:

@@ -64,6 +64,9 @@ Exit 2 denies (word "block") with stderr as the reason. PostToolUse: `decision: 
 `reason` is `PostBlock`; `hookSpecificOutput.additionalContext` is `PostContext`; both at once is
 one `PostBlock` whose reason is followed by the context (one verdict per hook; the block is the
 stricter answer and both peers show the model the context too). Exit 2 is `PostBlock(stderr)`.
+Claude Code 2.1.332 reads a JSON answer after exit 2 too, against its documentation (observed
+with the pinned CLI): a deny's or a block's reason replaces stderr, a context joins stderr's
+block; any other answer leaves stderr the reason. The Claude Code dialect reads it so.
 PreToolUse `additionalContext` and PostToolUse `updatedToolOutput` are not modelled.
 
 Faults (rule HOOK-7)
@@ -109,7 +112,8 @@ Notes (no fault)
 ----------------
 Some answers Claude Code reads without a fault lose what the hook meant: a key it does not
 define (`updatedinput`: the rewrite is dropped), text before the JSON (nothing is read), JSON
-on stdout after exit 2 (only stderr is the reason), a refusal on stderr after exit 0 (no
+on stdout after exit 2 (stderr is the reason, unless Claude Code read a deny, a block or a
+context from it), a refusal on stderr after exit 0 (no
 decision; stderr that only logs gets no note). They keep their documented outcome, also under
 fail-closed, and the audit's `note` says what was lost (`note: ...` in
 `as_hook_audit().stderr_summary`, so in the log and in `loopspec run`), with the key meant when

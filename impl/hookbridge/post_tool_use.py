@@ -7,6 +7,8 @@ the model the context as well as the block, so folding it into the reason loses 
 
 from __future__ import annotations
 
+from typing import assert_never
+
 import attrs
 
 from loopspec.impl.hookbridge.faults import HookFault
@@ -26,7 +28,7 @@ from loopspec.impl.hookbridge.output import (
     with_context,
 )
 from loopspec.impl.hookbridge.process import ProcessOutcome
-from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.impl.hookbridge.settings import CLAUDE_CODE, CODEX
 from loopspec.impl.results import BLOCKED_WITHOUT_REASON
 from loopspec.model.commands import PostBlock, PostContext, PostPass, PostVerdict
 from loopspec.model.config import POST_TOOL_USE
@@ -73,7 +75,12 @@ def read_post_tool_use(
         reason = stderr_text(outcome)
         if not reason and dialect == CODEX:
             return _no_decision(unsupported("exit code 2 without feedback on stderr").fault)
-        return PostReading(PostBlock(reason or DEFAULT_BLOCK), "block")
+        blocked = PostBlock(reason or DEFAULT_BLOCK)
+        return (
+            _with_json(blocked, outcome)
+            if dialect == CLAUDE_CODE
+            else PostReading(blocked, "block")
+        )
     found = stdout_document(dialect, outcome.stdout)
     if found is None:
         return PostReading(PostPass(), "pass")
@@ -83,6 +90,37 @@ def read_post_tool_use(
         return _codex(found) if dialect == CODEX else _claude_code(found)
     except OutputProblem as problem:
         return _no_decision(problem.fault)
+
+
+def json_after_exit_2(outcome: ProcessOutcome) -> PostReading | None:
+    """What Claude Code reads from a hook's JSON after it exited 2, or None: 2.1.332 reads a
+    JSON answer then too (observed; its documentation says stdout goes unread): a
+    `decision: "block"` (its reason replaces stderr), or a context (it reaches the model beside
+    stderr's block). Any other answer, or `continue: false`, leaves stderr the reason."""
+    found = stdout_document(CLAUDE_CODE, outcome.stdout)
+    if not isinstance(found, FrozenMap) or found.get("continue") is False:
+        return None
+    try:
+        reading = _claude_code(found)
+    except OutputProblem:
+        return None
+    return None if isinstance(reading.verdict, PostPass) else reading
+
+
+def _with_json(blocked: PostBlock, outcome: ProcessOutcome) -> PostReading:
+    """The block of a Claude Code hook that exited 2, with what it printed (`json_after_exit_2`)."""
+    reading = json_after_exit_2(outcome)
+    if reading is None:
+        return PostReading(blocked, "block")
+    match reading.verdict:
+        case PostBlock():
+            return attrs.evolve(reading, decision="block")
+        case PostContext(text=context):
+            return PostReading(PostBlock(with_context(blocked.reason, context)), "block")
+        case PostPass():
+            return PostReading(blocked, "block")
+        case _:
+            assert_never(reading.verdict)
 
 
 def _context(specific: FrozenMap | None) -> str | None:

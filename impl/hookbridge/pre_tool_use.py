@@ -27,7 +27,7 @@ from loopspec.impl.hookbridge.output import (
     unsupported,
 )
 from loopspec.impl.hookbridge.process import ProcessOutcome
-from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.impl.hookbridge.settings import CLAUDE_CODE, CODEX
 from loopspec.model.commands import Allow, Ask, Deny, Pass, PreVerdict
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
@@ -78,6 +78,9 @@ def read_pre_tool_use(
     if fault is not None:
         return _no_decision(fault)
     if outcome.exit_code == 2:
+        denied = json_deny_after_exit_2(outcome) if dialect == CLAUDE_CODE else None
+        if denied is not None:
+            return denied
         reason = stderr_text(outcome)
         if not reason and dialect == CODEX:
             return _no_decision(unsupported("exit code 2 without a reason on stderr").fault)
@@ -91,6 +94,24 @@ def read_pre_tool_use(
         return _codex(found) if dialect == CODEX else _claude_code(found)
     except OutputProblem as problem:
         return _no_decision(problem.fault)
+
+
+def json_deny_after_exit_2(outcome: ProcessOutcome) -> PreReading | None:
+    """The deny a Claude Code hook printed before exiting 2, or None: Claude Code 2.1.332 reads
+    a JSON deny (`permissionDecision: "deny"`, or the legacy `decision: "block"`) after exit 2
+    too, and tells the model its reason, not stderr (observed; its documentation says stdout
+    goes unread then). Any other answer, or `continue: false`, leaves stderr the reason."""
+    found = stdout_document(CLAUDE_CODE, outcome.stdout)
+    if not isinstance(found, FrozenMap) or found.get("continue") is False:
+        return None
+    try:
+        reading = _claude_code(found)
+    except OutputProblem:
+        return None
+    if not isinstance(reading.verdict, Deny):
+        return None
+    # The word of an exit-2 deny; a rewrite beside a deny is discarded (HOOK-3).
+    return attrs.evolve(reading, decision="block", updated_input=None)
 
 
 def _claude_code(document: FrozenMap) -> PreReading:
