@@ -22,6 +22,13 @@ TESTS = Path(__file__).resolve().parent
 CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as on a CI
 
 
+def _environment(*pythonpath: Path) -> dict[str, str]:
+    """This run's environment for a pytest these tests start, which read its text: uncoloured
+    where a CI job asks for colour (PY_COLORS=1 or FORCE_COLOR, which pytest honours even on a
+    pipe, put escape codes amid the words)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath)), "PY_COLORS": "0"}
+
+
 # The suite runs with the user's active Hypothesis profile; a small one keeps these runs short.
 USER_CONFTEST = """
 from hypothesis import settings
@@ -43,7 +50,7 @@ def _pytest(
     """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
     `more` replaces `-x` (stop at the first failure) by other arguments. `ci` True or False
     sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them)."""
-    env = {**os.environ, "PYTHONPATH": str(TESTS)}
+    env = _environment(TESTS)
     if ci is not None:
         env = {name: value for name, value in env.items() if name not in CI_VARIABLES}
         env |= {"CI": "true"} if ci else {}
@@ -170,7 +177,7 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
     rerun = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *arguments],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(TESTS)},
+        env=_environment(TESTS),
         capture_output=True,
         text=True,
         timeout=600,
@@ -587,7 +594,7 @@ def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project
     probe = (
         "import importlib.util as u; print(u.find_spec('loopspec.properties.pytest_plugin').origin)"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(TESTS)])}
+    env = _environment(site, TESTS)
     where = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=tmp_path,
