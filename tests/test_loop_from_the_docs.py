@@ -236,3 +236,29 @@ def test_HOOK_1_the_schema_says_which_audit_words_agree_with_each_verdict() -> N
         listed = decision.split(f" for {label}")[0].rsplit(": ", 1)[-1].rsplit("; ", 1)[-1]
         words = set(listed.split(" (")[0].replace(" or ", ", ").split(", "))
         assert words == audit_words(verdict), label
+
+
+def _approval_answers_refused_with_dec_2(command: Command, observed: Observation) -> Observation:
+    """A loop that asks "is an approval pending?" before "does this phase take answers?"."""
+    if isinstance(command, ApprovalAnswers) and not observed.accepted:
+        return attrs.evolve(observed, refusal_rule="DEC-2", refusal_message="none pending")
+    return observed
+
+
+def test_MODEL_1_a_refusal_naming_the_commands_own_rule_is_told_the_phase_comes_first() -> None:
+    """MODEL-1: a target refusing an approval answer while idle with DEC-2 is told that the
+    idle phase does not take it and that the phase is judged first (the report said only "the
+    model with MODEL-1, the target with DEC-2", and MODEL-1's text speaks of the model's own
+    `step` function)."""
+    replay = replay_case(
+        lambda: Changed(_approval_answers_refused_with_dec_2),
+        GUARDED_BASH,
+        [ApprovalAnswers("allowed-once")],
+    )
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "MODEL-1"
+    assert replay.divergence.what == (
+        "both refuse ApprovalAnswers; the model with MODEL-1 (Idle does not take "
+        "ApprovalAnswers, and the phase is judged before any other rule: SPEC.md section 6 "
+        "lists every pair refused so), the target with DEC-2"
+    )

@@ -1265,8 +1265,17 @@ def _refusal_rule(
             f"the model refuses {command.NAME} here ({expected.refusal_message}); "
             "the target accepted it"
         )
+    # The phase is judged before the command's own rules: a loop that checks those first names
+    # one of them (DEC-2 for an approval answer while idle) where the phase refuses.
+    why = (
+        f" ({phase} does not take {command.NAME}, and the phase is judged before any other "
+        "rule: SPEC.md section 6 lists every pair refused so)"
+        if rule == "MODEL-1"
+        else ""
+    )
     return rule, (
-        f"both refuse {command.NAME}; the model with {rule}, the target with {actual.refusal_rule}"
+        f"both refuse {command.NAME}; the model with {rule}{why}, the target with "
+        f"{actual.refusal_rule}"
     )
 
 
