@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from loopspec.model.commands import (
+    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -21,6 +22,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     Pass,
+    PostPass,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -261,4 +263,76 @@ def test_MODEL_1_a_refusal_naming_the_commands_own_rule_is_told_the_phase_comes_
         "both refuse ApprovalAnswers; the model with MODEL-1 (Idle does not take "
         "ApprovalAnswers, and the phase is judged before any other rule: SPEC.md section 6 "
         "lists every pair refused so), the target with DEC-2"
+    )
+
+
+def _audits_as_the_body_settles(command: Command, observed: Observation) -> Observation:
+    """A loop that writes a PostToolUse hook's audit when the body settles, while the result
+    still waits for an earlier call's."""
+    if isinstance(command, ToolFinishes) and command.call_id == "c2" and not observed.events:
+        audit: list[Event] = [
+            {"type": "hook/invoked", "seq": 6, "time": 0, "data": {
+                "turn": 1, "point": "PostToolUse", "dialect": "claude-code",
+                "handlerId": "audit", "matcher": "read", "callId": "c2"}},
+            {"type": "hook/result", "seq": 7, "time": 0, "data": {
+                "turn": 1, "point": "PostToolUse", "handlerId": "audit", "decision": "pass",
+                "durationMs": 0, "callId": "c2"}},
+        ]  # fmt: skip
+        return attrs.evolve(observed, events=tuple(audit), commits=(2,))
+    return observed
+
+
+def test_HOOK_5_a_post_audit_written_as_the_body_settles_is_named_so() -> None:
+    """HOOK-5: the audit of a PostToolUse hook written when a later call's body settles, before
+    its result can commit, is reported as such (it read "hook audit runs once per call")."""
+    config = LoopConfig(
+        tools=(READ_TOOL,), hooks=(HookSpec("audit", "PostToolUse", "read"),), max_parallel=2
+    )
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ), ToolCallBlock("c2", "read", READ))),
+        ToolFinishes("c2", ToolSucceeded("b"), post=(PostPass(),)),
+    ]
+    replay = replay_case(lambda: Changed(_audits_as_the_body_settles), config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HOOK-5"
+    assert replay.divergence.what.startswith(
+        "the target audits hook audit on call c2 before that call's result commits"
+    )
+
+
+def _aborts_running_calls(command: Command, observed: Observation) -> Observation:
+    """A loop that answers a running call ABORTED at once, as if its body were killed."""
+    if isinstance(command, Abort) and not observed.events:
+        block = {
+            "type": "tool-result",
+            "toolCallId": "c1",
+            "content": [{"type": "text", "text": "Error: tool call aborted"}],
+            "isError": True,
+        }
+        result: Event = {
+            "type": "tool/result", "seq": 5, "time": 0, "surfaceOp": "append",
+            "sourceEventSeqs": [4],
+            "data": {"turn": 1, "step": 1, "error": {"name": "AbortError", "code": "ABORTED"},
+                     "message": {"role": "user", "content": [block], "id": "m5",
+                                 "source": {"kind": "tool", "callId": "c1"}}},
+        }  # fmt: skip
+        return attrs.evolve(observed, events=(result,), commits=(1,))
+    return observed
+
+
+def test_ABORT_1_a_running_call_answered_at_the_abort_is_told_it_drains() -> None:
+    """ABORT-1: a loop that answers a running call ABORTED when the abort lands is told that
+    running calls drain (it read only "the target appends a tool/result the model does not")."""
+    config = LoopConfig(tools=(READ_TOOL,))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ),)),
+        Abort("user"),
+    ]
+    replay = replay_case(lambda: Changed(_aborts_running_calls), config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ABORT-1"
+    assert "after an abort a running call drains: call c1's result waits for its body" in (
+        replay.divergence.what
     )

@@ -1007,6 +1007,13 @@ def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> boo
     return any(text in given for text in texts)
 
 
+def _result_follows(audit: Event, events: Sequence[Event]) -> bool:
+    """Whether `events` hold the tool/result of the call `audit` names after it."""
+    later = list(events)[next((i for i, e in enumerate(events) if e is audit), 0) :]
+    call_id = _data(audit).get("callId")
+    return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in later)
+
+
 def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     """Whether `events` hold, after `invoked`, the hook/result that answers it."""
     key = {name: _data(invoked).get(name) for name in ("point", "handlerId", "callId")}
@@ -1065,6 +1072,15 @@ def _extra(
                     f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name "
                     f"of the tool call {_data(got).get('callId')} makes"
                 )
+            if _data(got).get("point") == "PostToolUse" and not _result_follows(got, target_events):
+                # Audited as the body settles: the audit belongs right before the result it
+                # judges, which may wait for earlier calls' (it read as the hook run twice).
+                return "HOOK-5", (
+                    f"the target audits {hook} on call {_data(got).get('callId')} before that "
+                    "call's result commits: a PostToolUse hook's hook/invoked and hook/result "
+                    "come right before the result they judge, when it commits (in model order, "
+                    "ORD-3), not when the body settles"
+                )
             if kind == "hook/invoked" and not _answered_after(got, target_events):
                 # Written as the hook starts: a loop that logs the invocation before the answer
                 # arrives reports it a command early (it was told the hook ran twice).
@@ -1092,6 +1108,14 @@ def _extra(
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":
             if isinstance(command, Abort):
+                error = _data(got).get("error")
+                if isinstance(error, dict) and error.get("code") == "ABORTED":
+                    # Answered as if killed: the model lets a running body drain.
+                    return "ABORT-1", (
+                        f"{adds}: after an abort a running call drains: call "
+                        f"{_call_id_of(got)}'s result waits for its body to settle (a success "
+                        "that lands after the abort becomes ABORTED)"
+                    )
                 return "ABORT-1", adds
             return "ORD-3", (
                 f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
