@@ -336,3 +336,38 @@ def test_ABORT_1_a_running_call_answered_at_the_abort_is_told_it_drains() -> Non
     assert "after an abort a running call drains: call c1's result waits for its body" in (
         replay.divergence.what
     )
+
+
+def _unknown_tool_settled_at_the_gate(command: Command, observed: Observation) -> Observation:
+    """A gate that answers a call of an unregistered tool as soon as the call reaches it,
+    without waiting for the earlier call: an abort then leaves its UNKNOWN_TOOL result."""
+    changed = []
+    for event in observed.events:
+        data = event.get("data", {})
+        if event["type"] == "tool/result" and data["message"]["source"]["callId"] == "c2":
+            block = data["message"]["content"][0]
+            block = {**block, "content": [{"type": "text", "text": "Error: unknown tool nope"}]}
+            message = {**data["message"], "content": [block]}
+            error = {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}
+            changed.append({**event, "data": {**data, "message": message, "error": error}})
+            continue
+        changed.append(event)
+    return attrs.evolve(observed, events=tuple(changed))
+
+
+def test_EXE_5_an_unknown_tool_settled_before_its_turn_is_told_where_it_is_found() -> None:
+    """EXE-5: a call of an unregistered tool that waits behind a running call is still unstarted
+    when an abort lands; a loop that had answered it UNKNOWN_TOOL at once is told that such a
+    call is found unknown only where its body would start (it read "after an abort it is an
+    ABORTED_BEFORE_DISPATCH error", blamed on ABORT-1, which its abort had kept)."""
+    config = LoopConfig(tools=(READ_TOOL,), max_parallel=2)
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ), ToolCallBlock("c2", "nope", "{}"))),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("a")),
+    ]
+    replay = replay_case(lambda: Changed(_unknown_tool_settled_at_the_gate), config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-5"
+    assert "ends UNKNOWN_TOOL only where its body would start" in replay.divergence.what

@@ -537,6 +537,12 @@ def _context_in_result(command: ToolFinishes, want: Event, got: Event | None) ->
     return gave_context and _result_parts(got) > _result_parts(want)
 
 
+def _error_code(event: Event | None) -> object:
+    """A tool/result's error code, None when it carries none."""
+    error = _data(event).get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
 def _result_rule(
     want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -546,6 +552,13 @@ def _result_rule(
     text = json.dumps(_data(want).get("message", {}).get("content"))
     situation = _situation(call_id, history)
     about = f"the result of call {call_id}"
+    if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
+        # The target settled the call at the gate, before its turn to start came.
+        return "EXE-5", (
+            f"{about} differs: a call whose tool is not registered ends UNKNOWN_TOOL only where "
+            "its body would start, waiting there as an exclusive call (SCHED-1), so the abort "
+            "found it not started: an ABORTED_BEFORE_DISPATCH error (ABORT-1)"
+        )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
