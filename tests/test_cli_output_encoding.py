@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-LOOPSPEC = [sys.executable, "-m", "loopspec"]
-
 # The environments a CI may give: each leaves Python a stdout that is not UTF-8.
 NOT_UTF_8 = {
     "ascii": {"PYTHONIOENCODING": "ascii"},
@@ -39,13 +37,20 @@ SCENARIO = {
 def _loopspec(
     argv: list[str], cwd: Path, changes: dict[str, str]
 ) -> subprocess.CompletedProcess[bytes]:
+    return _python(["-m", "loopspec", *argv], cwd, changes)
+
+
+def _python(
+    argv: list[str], cwd: Path, changes: dict[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    """This Python run with `argv` where the environment's encoding settings are `changes`."""
     environment = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(("LC_", "PYTHONIOENCODING", "PYTHONUTF8"))
     }
     return subprocess.run(
-        [*LOOPSPEC, *argv],
+        [sys.executable, *argv],
         cwd=cwd,
         env={**environment, **changes},
         capture_output=True,
@@ -84,3 +89,29 @@ def test_SAFE_4_a_utf_8_output_prints_a_users_text_as_it_is(tmp_path: Path) -> N
     )
     assert ran.returncode == 0, ran.stderr.decode("utf-8")
     assert f"user: '{USERS_TEXT}'" in ran.stdout.decode("utf-8")
+
+
+# One turn run as a harness session runs the CLI's, printing what it read.
+TURN = """
+import sys
+from pathlib import Path
+
+from loopspec.properties.harnesses.session import _run_turn
+
+code, killed, out, err = _run_turn(["printf", sys.argv[1]], Path("."), {}, 30.0, None)
+sys.stdout.write(ascii(out))
+"""
+
+
+def test_SAFE_4_a_harness_turns_output_is_read_as_utf_8_whatever_the_locale(
+    tmp_path: Path,
+) -> None:
+    """SAFE-4: a real CLI's turn (run with LANG=C.UTF-8) writes UTF-8, and loopspec reads it so
+    where its own locale is ASCII (the C locale, PYTHONUTF8=0): it read it in the locale's
+    encoding, and the first non-ASCII byte ended the harness run in a UnicodeDecodeError."""
+    turn = tmp_path / "turn.py"
+    turn.write_text(TURN, encoding="utf-8")
+    utf_8 = r"caf\303\251 \342\200\224"  # printf's octal escapes for "café —"
+    done = _python([str(turn), utf_8], tmp_path, NOT_UTF_8["C-locale-no-utf8-mode"])
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr.decode("ascii", "replace")
+    assert done.stdout == ascii("café —").encode("ascii")

@@ -143,7 +143,15 @@ def drive(request: SessionRequest) -> dict[str, Any]:
         limit = (request.timeout + ABORT_GRACE) * len(request.script.prompts) + 60.0
         try:
             done = subprocess.run(
-                inner, capture_output=True, text=True, check=False, env=env, timeout=limit
+                inner,
+                capture_output=True,
+                # As every process's output is read: UTF-8 whatever this locale's encoding (an
+                # ASCII one failed on the first non-ASCII byte, a Latin-1 one garbled it).
+                encoding="utf-8",
+                errors="replace",
+                check=False,
+                env=env,
+                timeout=limit,
             )
         except subprocess.TimeoutExpired:
             raise HarnessError(
@@ -547,7 +555,8 @@ def _run_turn(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        encoding="utf-8",  # what the CLI writes (its LANG is C.UTF-8), whatever ours is
+        errors="replace",
         start_new_session=True,
     )
     if cut is not None:
