@@ -371,3 +371,22 @@ def test_EXE_5_an_unknown_tool_settled_before_its_turn_is_told_where_it_is_found
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-5"
     assert "ends UNKNOWN_TOOL only where its body would start" in replay.divergence.what
+
+
+def test_EXE_2_blank_is_what_pythons_strip_removes_not_javascripts_trim() -> None:
+    """EXE-2: SPEC.md and the tutorial tell a JavaScript loop that blank arguments are what
+    Python's `str.strip` removes, which `trim` does not match: U+001C..U+001F and U+0085 are
+    blank, U+FEFF is not. A loop using `trim` read "\\x1c" as invalid JSON where the model
+    reads `{}` (replayed from a case file; the random programs never drew it)."""
+    config = LoopConfig(tools=(READ_TOOL,))
+    for raw, problem in (
+        ("\x1c\x1d\x1e\x1f\x85", "missing required 'file_path'"),
+        ("\ufeff", "the input must be a JSON object"),
+    ):
+        model = ModelTarget()
+        model.reset(config)
+        model.apply(SubmitUser("hi"))
+        events = model.apply(ModelReplies((ToolCallBlock("c1", "read", raw),))).events
+        (result,) = [e for e in events if e["type"] == "tool/result"]
+        text = result["data"]["message"]["content"][0]["content"][0]["text"]
+        assert text == f"Error: invalid input for tool read: {problem}", repr(raw)
