@@ -6,20 +6,25 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.scenario import ScenarioError, load_scenario
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.harnesses.cli import load_hooks
+from loopspec.properties.harnesses.conform_driver import HOOK_PROGRAM, Session
 from loopspec.properties.harnesses.mock_model import (
     MockModel,
     replies_in_anthropic_history,
@@ -201,7 +206,7 @@ def test_the_tracer_sees_every_connect_of_the_process_tree(tmp_path: Path) -> No
         pytest.skip("strace is not installed: harness runs say their connects are not traced")
     trace = tmp_path / "connects.txt"
     connect = "import socket; socket.socket().connect_ex(('127.0.0.1', 9))"
-    grandchild = f'{sys.executable} -c "{connect}"'
+    grandchild = shlex.join([sys.executable, "-c", connect])
     subprocess.run([*connect_tracer(), "-o", str(trace), "--", "sh", "-c", grandchild], check=True)
     found = parse_connects(trace.read_text(encoding="utf-8"))
     assert [(c["address"], c["port"]) for c in found] == [("127.0.0.1", 9)]
@@ -813,3 +818,27 @@ def test_HOOK_7_report_notes_an_answer_the_dialect_reads_but_drops() -> None:
     noted = "; no decision (note: stdout does not start with '{', so none of it is an answer: "
     assert noted + "the JSON object on line 2 was ignored" in lines[0]
     assert "claude-code:PostToolUse:1" in lines[1]
+
+
+def test_PROTO_1_a_harness_conform_session_starts_where_tmpdir_is_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a conform session of a real harness binds its control socket, which the hook
+    and tool programs it writes connect to, where TMPDIR is long (a CI's build folder). A Unix
+    socket's path holds 107 bytes: the bind failed ("AF_UNIX path too long") and every harness
+    conform run with it; the socket now lies in a folder of its own in /tmp, removed with the
+    session."""
+    long_tmp = tmp_path / ("t" * 60)
+    long_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_tmp))
+    session = Session(Harness.CLAUDE_CODE, LoopConfig())
+    socket_path = session.control.path
+    try:
+        assert session.root.is_relative_to(long_tmp)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(socket_path))
+        hook = (session.bin / HOOK_PROGRAM).read_text(encoding="utf-8")
+        assert shlex.quote(str(socket_path)) in hook
+    finally:
+        session.close()
+    assert not socket_path.parent.exists()

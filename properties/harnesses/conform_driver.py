@@ -645,6 +645,20 @@ class Waiting:
     answer: dict[str, Any] = attrs.field(factory=dict)
 
 
+SOCKET_PATH_BYTES = 107
+"""The longest path a Unix socket's address holds on Linux (`sun_path`: 108 bytes, its NUL)."""
+
+
+def control_socket_path(root: Path) -> Path:
+    """`control.sock` in the session's folder `root`; where that path is too long for a Unix
+    socket (a TMPDIR of more than about 55 characters: the bind failed, "AF_UNIX path too
+    long", and so did every harness run), in a folder of its own in /tmp."""
+    path = root / "control.sock"
+    if len(os.fsencode(path)) <= SOCKET_PATH_BYTES:
+        return path
+    return Path(tempfile.mkdtemp(prefix="loopspec-", dir="/tmp")) / path.name
+
+
 class Control:
     """A Unix socket server: each connection is one blocked hook or tool."""
 
@@ -776,7 +790,7 @@ class Session:
         self.home, self.work, self.bin = self.root / "home", self.root / "work", self.root / "bin"
         for folder in (self.home / "tmp", self.work, self.bin):
             folder.mkdir(parents=True)
-        self.control = Control(self.root / "control.sock")
+        self.control = Control(control_socket_path(self.root))
         self.mock = PendingMock(harness)
         self.mock.program_of = lambda name: call_program(harness, config, name, self.bin)
         self._write_programs()
@@ -809,7 +823,7 @@ class Session:
 
     def _write_programs(self) -> None:
         client = Path(control_client.__file__).resolve()
-        sock = self.root / "control.sock"
+        sock = self.control.path
         for program, kind in (
             (TOOL_PROGRAM, "tool"),
             (SAFE_TOOL_PROGRAM, "tool"),
@@ -877,6 +891,8 @@ class Session:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
         shutil.rmtree(self.root, ignore_errors=True)
+        if not self.control.path.is_relative_to(self.root):  # its folder in /tmp
+            shutil.rmtree(self.control.path.parent, ignore_errors=True)
 
     # -- commands --------------------------------------------------------------------------------
 
