@@ -11,11 +11,13 @@ deep-freezing every event — that is what keeps checking a log close to the cos
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard
 
 from loopspec.model.jsonvalue import thaw
 
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from typing import Any, NoReturn, TypeGuard
+
     from loopspec.model.events import Event, SurfaceAppend, SurfaceReplace
 
 

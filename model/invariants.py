@@ -13,11 +13,9 @@ the offline checker (`loopspec check`): there is one definition of each rule.
 
 from __future__ import annotations
 
-import json
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from loopspec.model.facts import (
     ASKING_DECISIONS,
@@ -29,7 +27,9 @@ from loopspec.model.facts import (
     facts_of,
 )
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
+from loopspec.model.plain_record import PlainRecord
 
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # the event model is imported only by `facts_of`, when it runs
     from loopspec.model.events import Event
 
@@ -70,16 +70,19 @@ def calls_awaiting(call_ids: Sequence[str], still: str = "") -> str:
     return f"calls {', '.join(call_ids)} {adverb}await their results"
 
 
-# The records here are NamedTuples, not attrs classes: `loopspec check` runs these invariants, and
-# attrs alone takes longer to import than the interpreter takes to start
-# (tests/test_check_startup.py).
-class Violation(NamedTuple):
+# The records here are plain records, not attrs classes nor NamedTuples: `loopspec check` runs
+# these invariants, and attrs (or typing) alone takes longer to import than the interpreter takes
+# to start (tests/test_check_startup.py).
+class Violation(PlainRecord):
     """One broken rule: at which event, which rule, why, and the other events involved."""
 
-    rule_id: str
-    seq: int
-    message: str
-    related: tuple[int, ...] = ()
+    __slots__ = ("rule_id", "seq", "message", "related")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, rule_id: str, seq: int, message: str, related: tuple[int, ...] = ()) -> None:
+        self.rule_id = rule_id
+        self.seq = seq
+        self.message = message
+        self.related = related
 
 
 class RecordedCall:
@@ -661,18 +664,28 @@ def _turn_enclosed(kind: str) -> bool:
     return kind in IN_TURN_TYPES or kind.startswith("hook/")
 
 
-class Invariant(NamedTuple):
+class Invariant(PlainRecord):
     """A named predicate over a log, with the rules it enforces and one sentence of meaning.
 
     `reads` says for which event types `check` can find anything wrong: for every other type
     it yields nothing, so `LogMonitor` need not run it (the prefix still absorbs every event).
     """
 
-    name: str
-    rule_ids: tuple[str, ...]
-    meaning: str
-    check: Check
-    reads: TypeFilter = every_type
+    __slots__ = ("name", "rule_ids", "meaning", "check", "reads")  # noqa: RUF023 (as above)
+
+    def __init__(
+        self,
+        name: str,
+        rule_ids: tuple[str, ...],
+        meaning: str,
+        check: Check,
+        reads: TypeFilter = every_type,
+    ) -> None:
+        self.name = name
+        self.rule_ids = rule_ids
+        self.meaning = meaning
+        self.check = check
+        self.reads = reads
 
 
 INVARIANTS: list[Invariant] = []
@@ -1345,6 +1358,8 @@ def arguments_are_an_object(raw: str) -> bool:
     """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
     # `parse_arguments`, without building the frozen copy where it cannot fail: the checker
     # asks this of every hooked call of a reply.
+    import json  # noqa: PLC0415 (a log without hooks is checked without it, and without re)
+
     try:
         parsed = json.loads(raw)
     except (ValueError, RecursionError):
@@ -1381,6 +1396,8 @@ def _same_value(left: JsonValue, right: JsonValue) -> bool:
 
 
 def _same_json(text: str, value: object) -> bool:
+    import json  # noqa: PLC0415 (as in `arguments_are_an_object`)
+
     try:
         return bool(json.loads(text) == value)
     except (ValueError, RecursionError):  # not JSON, or nested past what can be compared

@@ -9,13 +9,13 @@ of the offending value.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Union
 
-JsonValue = Union[None, bool, int, float, str, tuple["JsonValue", ...], "FrozenMap"]
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
 
 class NotJsonError(ValueError):
@@ -27,7 +27,7 @@ class NotJsonError(ValueError):
         super().__init__(f"not lossless JSON at {path}: {reason}")
 
 
-class FrozenMap(Mapping[str, JsonValue]):
+class FrozenMap(Mapping[str, "JsonValue"]):
     """An immutable, hashable, insertion-ordered JSON object."""
 
     __slots__ = ("_hash", "_items")
@@ -73,6 +73,10 @@ class FrozenMap(Mapping[str, JsonValue]):
     def __repr__(self) -> str:
         return f"FrozenMap({self._items!r})"
 
+
+# A union of types, not `typing.Union`: `loopspec check` reads values of this type without
+# importing typing (tests/test_check_startup.py).
+JsonValue: TypeAlias = bool | int | float | str | tuple["JsonValue", ...] | FrozenMap | None
 
 EMPTY = FrozenMap()
 
@@ -138,6 +142,8 @@ def thaw(value: JsonValue) -> object:
 
 def dumps(value: JsonValue) -> str:
     """Compact JSON text of a frozen value (key order preserved)."""
+    import json  # noqa: PLC0415 (`loopspec check` reads a log without it, and without re)
+
     return json.dumps(thaw(value), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -149,6 +155,8 @@ def parse_arguments(raw: str) -> JsonValue:
     """
     if raw.strip() == "":
         return EMPTY
+    import json  # noqa: PLC0415 (as in `dumps`)
+
     try:
         parsed = json.loads(raw)
     except (ValueError, RecursionError):

@@ -12,6 +12,7 @@ model's codec on generated headers.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import loopspec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.logcheck import claude_code, codex
@@ -267,3 +269,44 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
     log.write_text(header % created_at)
     [report] = check_paths([str(log)])
     assert [(e.kind, e.rule_id) for e in report.errors] == [(ErrorKind.BAD_HEADER, "LOG-5")]
+
+
+# What the usual check's start-up no longer imports: typing (which imports re, enum,
+# contextlib, collections and functools), json's decoder (re), and contextlib. Each was most of
+# what separated `loopspec check` from the bare interpreter (benchmarks/bench_cli.py).
+NEVER_FOR_A_CLEAN_CHECK = ("contextlib", "json", "re", "typing")
+
+
+@pytest.mark.parametrize("run", ["clean", "broken"])
+def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
+    tmp_path: Path, run: str
+) -> None:
+    """The command line as a user runs it: a fresh interpreter without `site` (whose editable
+    install hook imports re itself), told where loopspec is, runs `main`; what `main` left in
+    `sys.modules` that was not there before is printed on stderr. A broken log's report says its
+    violation in the same words, without them too."""
+    events, _, status, last_line = CHECK_RUNS[run]
+    assert events is not None
+    log = tmp_path / "small.jsonl"
+    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from loopspec.properties.cli.main import main\n"
+        f"status = main(['check', {str(log)!r}])\n"
+        "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": where},
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stdout.splitlines()[-1].startswith(last_line), done.stdout
+    imported = set(done.stderr.split())
+    assert "loopspec.model.invariants" in imported  # it did check
+    assert loaded_of(imported, NEVER_FOR_A_CLEAN_CHECK) == set()

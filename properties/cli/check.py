@@ -8,11 +8,11 @@ The work is `loopspec.properties.logcheck.checker`'s; the output and exit codes 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, CheckArguments
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without it
     import argparse
 
@@ -107,8 +107,6 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace | CheckArguments) -> int:
     """Check every log named; print text as it goes, or one JSON object at the end."""
     # Imported here, not above: `loopspec check --help` and a usage error need none of it.
-    import json  # noqa: PLC0415
-
     from loopspec.properties.logcheck.checker import Limits, check_paths  # noqa: PLC0415
     from loopspec.properties.logcheck.report import (  # noqa: PLC0415
         exit_code,
@@ -130,6 +128,8 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
             write_log_text(report, sys.stdout, verbose=args.verbose)
             sys.stdout.flush()
     if args.format == "json":
+        import json  # noqa: PLC0415 (it imports re: a text report is written without either)
+
         # ASCII with escapes: valid JSON that any stdout encoding can carry.
         json.dump(run_to_json(reports), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -18,29 +18,47 @@ was not written must not pass for one that was.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import io
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-if TYPE_CHECKING:  # imported by `cli.parser` only: the usual check runs without argparse
-    import argparse
+# typing's flag, read by type checkers by name: typing (with the re, enum and contextlib it
+# imports) would double `loopspec check`'s start-up (tests/test_check_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse  # imported by `cli.parser` only: the usual check runs without argparse
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    Arguments = TypeVar("Arguments")
+    """What a verb's handler reads its options from: argparse's namespace, or check's own."""
 
 PROGRAM = "loopspec"
 BROKEN_PIPE_STATUS = 141
 
 
-class Verb(NamedTuple):
-    """One subcommand: the module that registers it, what it does, what its exits mean."""
+class Verb:
+    """One subcommand: the module that registers it, what it does, what its exits mean. (A
+    plain class: a NamedTuple's typing, or the model's records, would cost `--help` and `check`
+    their start-up.)"""
 
-    name: str
-    module: str
-    summary: str
-    exit_codes: str
-    # Verbs that start hooks or targets reap every descendant before the program exits.
-    starts_processes: bool = False
+    __slots__ = ("exit_codes", "module", "name", "starts_processes", "summary")
+
+    def __init__(
+        self,
+        name: str,
+        module: str,
+        summary: str,
+        exit_codes: str,
+        *,
+        starts_processes: bool = False,
+    ) -> None:
+        self.name = name
+        self.module = module
+        self.summary = summary
+        self.exit_codes = exit_codes
+        # Verbs that start hooks or targets reap every descendant before the program exits.
+        self.starts_processes = starts_processes
 
 
 VERBS = (
@@ -131,8 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; return its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
-        with contextlib.suppress(OSError):  # stderr may be full or closed too
-            print(f"{PROGRAM}: error: standard output is closed", file=sys.stderr, flush=True)
+        _say(f"{PROGRAM}: error: standard output is closed")
         return 2
     _escape_what_the_output_cannot_encode()
     try:
@@ -211,13 +228,17 @@ def _say_unwritten(error: OSError) -> None:
     interpreter's own flush at exit does not fail again and add its two lines."""
     from loopspec.impl.system_words import system_reason  # noqa: PLC0415 (only on failure)
 
-    with contextlib.suppress(OSError):  # stderr may be full too: the status still says it
-        print(f"{PROGRAM}: error: {system_reason(error)}", file=sys.stderr, flush=True)
+    _say(f"{PROGRAM}: error: {system_reason(error)}")
     _drop_stdout()
 
 
-Arguments = TypeVar("Arguments")
-"""What a verb's handler reads its options from: argparse's namespace, or check's own."""
+def _say(line: str) -> None:
+    """`line` on stderr, if stderr takes it: it may be full or closed too, and the exit status
+    still says it."""
+    import contextlib  # noqa: PLC0415 (only on failure: check starts without it)
+
+    with contextlib.suppress(OSError):
+        print(line, file=sys.stderr, flush=True)
 
 
 def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> int:

@@ -31,13 +31,9 @@ Which layouts are read, and which are recognised and refused, is
 from __future__ import annotations
 
 import codecs
-import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import partial
-from json.scanner import make_scanner
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, NoReturn
+from functools import cache, partial
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import InvalidEventError
@@ -49,6 +45,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
+from loopspec.model.plain_record import PlainRecord
 from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.compact_rows import (
     CHUNK_TYPE,
@@ -69,7 +66,14 @@ from loopspec.properties.logcheck.dialect import (
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
 from loopspec.properties.logcheck.hook_faults import HookRuns, counting
 
-if TYPE_CHECKING:  # imported where a log marks its commits: a dsh log never needs it
+# typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,
+# which would double check's start-up; a log is read without them (tests/test_check_startup.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from json import JSONDecodeError, JSONDecoder
+    from typing import Any, BinaryIO, NoReturn
+
+    # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
 
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
@@ -86,13 +90,21 @@ def shorten(message: str) -> str:
     return f"{message[:MAX_MESSAGE_CHARS]}... ({rest} more characters)"
 
 
-# NamedTuples and plain classes, not attrs classes: attrs alone takes longer to import than the
-# interpreter takes to start, and `loopspec check` imports none (tests/test_check_startup.py).
-class Limits(NamedTuple):
+# Plain records and classes, not attrs classes nor NamedTuples: attrs (or typing) alone takes
+# longer to import than the interpreter takes to start, and `loopspec check` imports neither
+# (tests/test_check_startup.py).
+class Limits(PlainRecord):
     """Bounds that keep memory finite whatever the input."""
 
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    max_violations: int = DEFAULT_MAX_VIOLATIONS
+    __slots__ = ("max_line_bytes", "max_violations")
+
+    def __init__(
+        self,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_violations: int = DEFAULT_MAX_VIOLATIONS,
+    ) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.max_violations = max_violations
 
 
 class ErrorKind:
@@ -123,11 +135,14 @@ class NoticeKind:
     HOOK_FAULT = "hook-fault"  # a hook's own output or process went wrong (HOOK-7)
 
 
-class FoundViolation(NamedTuple):
+class FoundViolation(PlainRecord):
     """A violation at the line of the event (or compact row) that commits it."""
 
-    line: int
-    violation: Violation
+    __slots__ = ("line", "violation")
+
+    def __init__(self, line: int, violation: Violation) -> None:
+        self.line = line
+        self.violation = violation
 
     @property
     def events(self) -> tuple[int, ...]:
@@ -135,31 +150,49 @@ class FoundViolation(NamedTuple):
         return tuple(dict.fromkeys((self.violation.seq, *self.violation.related)))
 
 
-class InputError(NamedTuple):
+class InputError(PlainRecord):
     """Input that cannot be read as a log; `line` is None when no line is to blame."""
 
-    line: int | None
-    kind: str
-    message: str
-    rule_id: str | None = None
+    __slots__ = ("line", "kind", "message", "rule_id")  # noqa: RUF023 (the fields' order)
+
+    def __init__(
+        self, line: int | None, kind: str, message: str, rule_id: str | None = None
+    ) -> None:
+        self.line = line
+        self.kind = kind
+        self.message = message
+        self.rule_id = rule_id
 
 
-class Notice(NamedTuple):
+class Notice(PlainRecord):
     """Something worth knowing that breaks no rule; `seq` is the event it is about, if any."""
 
-    line: int | None
-    kind: str
-    message: str
-    rule_id: str | None = None
-    seq: int | None = None
+    __slots__ = ("line", "kind", "message", "rule_id", "seq")  # noqa: RUF023 (as above)
+
+    def __init__(
+        self,
+        line: int | None,
+        kind: str,
+        message: str,
+        rule_id: str | None = None,
+        seq: int | None = None,
+    ) -> None:
+        self.line = line
+        self.kind = kind
+        self.message = message
+        self.rule_id = rule_id
+        self.seq = seq
 
 
-class Skipped(NamedTuple):
+class Skipped(PlainRecord):
     """Why a file found in a directory was not checked: a known kind of file that is no
     session log (`logcheck.home_files`)."""
 
-    kind: str
-    message: str
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        self.message = message
 
 
 class LogReport:
@@ -254,12 +287,43 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-# Python's json reads NaN and Infinity by default; a session log must not contain them.
-_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
-# The decoder's own scanner, called directly: `raw_decode` only wraps it in a Python frame that
-# turns its StopIteration into an error message, and the slow path redoes that for a bad line.
-# (typeshed types the scanner's context as another scanner; it is the decoder, as in `json`.)
-_SCAN: Callable[[str, int], tuple[Any, int]] = make_scanner(_STRICT_JSON)  # type: ignore[arg-type]
+class _StrictJson:
+    """What json's C scanner reads of its decoder (`json.JSONDecoder`'s settings): strict
+    strings, and NaN and Infinity refused (Python's json reads them by default; a session log
+    must not contain them)."""
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = self.object_pairs_hook = None
+        self.parse_float, self.parse_int = float, int
+        self.parse_constant = _reject_constant
+
+
+@cache
+def _strict_decoder() -> JSONDecoder:
+    """The decoder of the slow path, with `_StrictJson`'s settings: it names what is wrong."""
+    import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
+
+    return json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _scanner() -> Callable[[str, int], tuple[Any, int]]:
+    """json's C scanner, called directly: `raw_decode` only wraps it in a Python frame that
+    turns its StopIteration into an error message, and the slow path redoes that for a bad line.
+    Built on `_StrictJson`, not on a decoder, so that neither json's decoder nor re is imported.
+    (typeshed types the scanner's context as another scanner; any object with the decoder's
+    settings serves.)"""
+    try:
+        from _json import make_scanner  # noqa: PLC0415
+    except ImportError:  # an interpreter without CPython's C accelerator: json's own scanner
+        from json.scanner import make_scanner  # noqa: PLC0415
+
+        return make_scanner(_strict_decoder())  # type: ignore[arg-type]
+    return make_scanner(_StrictJson())  # type: ignore[arg-type]
+
+
+scan_json = _scanner()
+"""`scan_json(text, index)`: the strict JSON value at `index` in `text`, and the index past it."""
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
@@ -274,7 +338,7 @@ def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) ->
     """
     if not isinstance(error, UnicodeDecodeError):
         try:
-            return _STRICT_JSON.decode(raw.decode())
+            return _strict_decoder().decode(raw.decode())
         except (ValueError, RecursionError) as again:
             error = again
     return _TORN if _unparsable(report, raw, line, error) else _SKIP
@@ -288,9 +352,11 @@ _CUT_TOKEN = r"t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?|-|\.|[eE][+-]?"
 _CUT_ESCAPE = r"\\|u[0-9a-fA-F]{0,3}"
 
 
-def _stops_short(error: json.JSONDecodeError) -> bool:
+def _stops_short(error: JSONDecodeError) -> bool:
     """Whether the line `error` is about stops before its JSON value ends: the parser ran out of
     line, or stopped at a token the line's end cut short."""
+    import re  # noqa: PLC0415 (only for a line that does not parse)
+
     line = error.doc.rstrip()
     rest = line[error.pos :]
     if not rest:
@@ -306,6 +372,8 @@ class _Stop(Exception):
 def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> bool:
     """Classify a line that did not parse. Blank lines and a torn tail return (True for the torn
     tail of a log that marks its commits, which the caller reports); the rest stop."""
+    from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
+
     if not raw.strip():
         return False
     if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
@@ -344,7 +412,7 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif isinstance(error, json.JSONDecodeError) and _stops_short(error):
+    elif isinstance(error, JSONDecodeError) and _stops_short(error):
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
         message = (
@@ -352,7 +420,7 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
             "ends: a write cut off, which the harness must drop whole before it appends again"
         )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
-    elif isinstance(error, json.JSONDecodeError):
+    elif isinstance(error, JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
     else:
@@ -463,7 +531,7 @@ def _check_lines(
         judges["hook/result"] = counting(hook_result, hook_runs)
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
-    scan = _SCAN
+    scan = scan_json
     unread = report.unread_types
     expecting_header = True
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.

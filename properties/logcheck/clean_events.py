@@ -28,7 +28,6 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from loopspec.model.facts import (
     HOOK_DECISIONS,
@@ -74,8 +73,13 @@ from loopspec.model.invariants import (
     turn_end_closes_open_turn,
     turns_numbered_and_unnested,
 )
+from loopspec.model.plain_record import PlainRecord
 
-Judge = Callable[[Prefix, dict[str, Any], int], bool]
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import Any
+
+Judge = Callable[[Prefix, "dict[str, Any]", int], bool]
 """`judge(prefix, obj, seq)`: True when the event `obj` at the expected `seq` is clean and has
 been folded into `prefix`; False, with `prefix` untouched, to send it down the full path."""
 
@@ -496,11 +500,14 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-class CleanJudge(NamedTuple):
+class CleanJudge(PlainRecord):
     """A judge for one event type, and the checks it stands for, in registry order."""
 
-    judge: Judge
-    stands_for: tuple[Check, ...]
+    __slots__ = ("judge", "stands_for")
+
+    def __init__(self, judge: Judge, stands_for: tuple[Check, ...]) -> None:
+        self.judge = judge
+        self.stands_for = stands_for
 
 
 _ENVELOPE = (seq_is_index, surface_metadata_valid)

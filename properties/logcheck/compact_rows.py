@@ -17,9 +17,12 @@ table of compact rows is rendered from them (`loopspec.properties.spec_doc`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from loopspec.model.facts import member_problem
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import Any
 
 COUNT_FIELDS = {
     "reasoning-chunks": "texts",

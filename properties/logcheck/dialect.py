@@ -32,9 +32,12 @@ the rules such a log can show (`loopspec.properties.logcheck.harness_logs`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from loopspec.model.errors import InvalidEventError
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # 0: dsh's logs. 1: loopspec's own (`loopspec run`, `impl/`): the same layout, every event of a
 # multi-event commit carrying a `unit: [k, n]` envelope field (`impl/framing.py`), which the

@@ -22,9 +22,13 @@ import os
 import stat
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO, NamedTuple
 
 from loopspec.impl.system_words import system_reason
+from loopspec.model.plain_record import PlainRecord
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 STDIN = "-"
 LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -40,12 +44,15 @@ class MissingDecompressorError(OSError):
     """Compressed input, but the `zstandard` package is not installed."""
 
 
-class LogSource(NamedTuple):
+class LogSource(PlainRecord):
     """One log to check: a file path, or standard input; `walked` when a directory argument
     contributed it (not named by the user)."""
 
-    name: str
-    walked: bool = False
+    __slots__ = ("name", "walked")
+
+    def __init__(self, name: str, walked: bool = False) -> None:
+        self.name = name
+        self.walked = walked
 
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
@@ -76,13 +83,16 @@ def _sniffed(source: BinaryIO, *, owned: bool) -> BinaryIO:
     return io.BufferedReader(rejoined, buffer_size=_CHUNK)
 
 
-class SourceProblem(NamedTuple):
+class SourceProblem(PlainRecord):
     """A command-line path that names no readable log; `rule_id` SAFE-4 for a path refused
     unread (a device), none for one the system refused or that is not there."""
 
-    name: str
-    message: str
-    rule_id: str | None = None
+    __slots__ = ("name", "message", "rule_id")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, name: str, message: str, rule_id: str | None = None) -> None:
+        self.name = name
+        self.message = message
+        self.rule_id = rule_id
 
 
 def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]:

@@ -11,13 +11,12 @@ no session log (a prompt history: `home_files`) is recognised from its first rec
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING, Any, BinaryIO
+from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport, Skipped, scan_json
 
-from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport, Skipped
-
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a log turns up
+    from typing import Any, BinaryIO
+
     from loopspec.properties.logcheck.harness_logs import Dialect
     from loopspec.properties.logcheck.home_files import HomeFile
 
@@ -49,6 +48,18 @@ def _head(stream: BinaryIO) -> bytes:
     return b""
 
 
+def _starts_with_dsh_header(line: bytes) -> bool:
+    """Whether `line` starts with a JSON object of the dsh header's type, strictly read: then
+    it is a dsh log whatever follows (json.loads reads that object too, or refuses the line,
+    and either way the log is dsh). Asked first, so that the usual log is told without json's
+    decoder, which imports re."""
+    try:
+        record, _ = scan_json(line.decode(), 0)
+    except (ValueError, RecursionError, StopIteration):
+        return False
+    return type(record) is dict and record.get("type") == DSH_HEADER_TYPE
+
+
 def dialect_of_first_line(head: bytes) -> Dialect | None:
     """The foreign dialect whose first record `head` begins with, or None (a dsh log)."""
     stripped = head.lstrip()
@@ -56,6 +67,10 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
     if newline < 0 and len(head) < SNIFF_BYTES:
         newline = len(stripped)  # the whole log is one line without its newline
     if newline >= 0:
+        if _starts_with_dsh_header(stripped[:newline]):
+            return None
+        import json  # noqa: PLC0415 (imports re: only for a first line that is no dsh header)
+
         try:
             record: Any = json.loads(stripped[:newline])
         except (ValueError, RecursionError):  # not JSON, or nested too deeply: the dsh reader says
@@ -69,6 +84,8 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
         if claude_code.looks_like(record):
             return claude_code.dialect()
         return None
+    import re  # noqa: PLC0415 (only for a first line too long to read whole)
+
     if re.match(_CODEX_START, head):
         from loopspec.properties.logcheck import codex  # noqa: PLC0415
 
@@ -95,6 +112,10 @@ def home_file_of_first_line(head: bytes) -> HomeFile | None:
         newline = len(stripped)
     if newline < 0:
         return None  # such files have short records: a longer first line is none of them
+    if _starts_with_dsh_header(stripped[:newline]):
+        return None
+    import json  # noqa: PLC0415 (as in `dialect_of_first_line`)
+
     try:
         record: Any = json.loads(stripped[:newline])
     except (ValueError, RecursionError):

@@ -12,11 +12,12 @@ A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from loopspec.impl.hook_fault_kinds import FAILED_WORD, fault_prefix, recorded_fault
 
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopspec.model.invariants import Prefix
     from loopspec.properties.logcheck.clean_events import Judge
 

@@ -132,10 +132,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO
 
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.logcheck.checker import ErrorKind, LogReport
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 FORMAT = "loopspec-check/1"
 EXIT_OK = 0
