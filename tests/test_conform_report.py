@@ -75,6 +75,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
     spec_text,
 )
+from loopspec.properties.conformance.situation_sweep import SITUATIONS
 from loopspec.properties.conformance.situations import SITUATIONS_BY_EVENT, Situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
@@ -271,10 +272,12 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
     rules hold each status (it ended with the transition table, the verdict a screen above)."""
     assert main(["conform", "--examples", "5", "--seed", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    # The bundled loop presents: section 12's examples are played after the programs.
+    # The bundled loop presents: section 12's examples are played after the programs, then
+    # the targeted programs of rare situations.
     examples = len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
     prefix = (
-        f"CONFORMANT: no divergence in 5 programs and {examples} presentation examples; rules: "
+        f"CONFORMANT: no divergence in 5 programs and {examples} presentation examples and "
+        f"{len(SITUATIONS)} targeted programs of rare situations; rules: "
     )
     assert lines[-1].startswith(prefix)
     # The header says what both counts count ("checked xM" was explained nowhere in the text).

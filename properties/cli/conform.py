@@ -26,7 +26,12 @@ renamed or removed without changing `format`.
                                                 //   with a divergence, its shrinking
       "presentationExamples": 0,                // SPEC.md section 12's examples played after
                                                 //   the search (capability presentation; the
-                                                //   last diverged when "conformant" is false)
+                                                //   last diverged when "conformant" is false
+                                                //   and "situationExamples" is 0)
+      "situationExamples": 0,                   // targeted programs of situations the search
+                                                //   creates rarely, played after those (none
+                                                //   under --profile; the last diverged when
+                                                //   "conformant" is false)
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
         {
           "rule": "EXE-4",
@@ -104,6 +109,8 @@ when it could not be (exit 2, one line on stderr):
       "format": "loopspec-replay/1",
       "case": "bug.json",                       // the case file, as given
       "target": "alice_loop:make_target",       // what ran: --impl, --cmd or the bundled one
+                                                //   (both with paths and secrets written as
+                                                //   a saved case writes them, SAFE-1)
       "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: none)
       "recordedRule": "ADJ-1",                  // what the run that saved it found, or null
       "profile": "dsh",                         // the profile applied, or null

@@ -179,14 +179,25 @@ def counts_line(report: RunReport) -> str:
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
     commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
     swept = f", {sweep_words(report)}" if report.presentation_examples else ""
+    if report.situation_examples:
+        found = ", the last diverging" if report.divergence is not None else ""
+        swept += f", then {targeted_words(report)}{found}"
     return f"{programs}{besides}{swept}, {commands}, {report.seconds:.1f} s{rate}"
 
 
 def sweep_words(report: RunReport) -> str:
     """The section 12 examples played after the search (`presentation_sweep`), in words."""
     played = report.presentation_examples
-    found = ", the last diverging" if report.divergence is not None else ""
+    # The targeted programs come after these: when one of them diverged, these all passed.
+    last = report.divergence is not None and not report.situation_examples
+    found = ", the last diverging" if last else ""
     return f"then {played} of SPEC.md section 12's presentation examples{found}"
+
+
+def targeted_words(report: RunReport) -> str:
+    """The targeted programs of rare situations played last (`situation_sweep`), in words."""
+    played = report.situation_examples
+    return f"{played} targeted program{'' if played == 1 else 's'} of rare situations"
 
 
 def replayed_target(replayed: str, impl: str | None, cmd: str | None) -> str:
@@ -257,6 +268,8 @@ def _text_report(
         programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
         if report.presentation_examples:
             programs += f" and {report.presentation_examples} presentation examples"
+        if report.situation_examples:
+            programs += f" and {targeted_words(report)}"
         # The guarantee is the programs run: with the time spent, say within what, too.
         within = f" within {max_seconds:g} s" if ended is not None else ""
         print(f"\n{verdict}: no divergence in {programs}{within}; rules: {tally}")
@@ -291,6 +304,7 @@ def json_report(
         "maxSeconds": max_seconds,
         "outOfTime": report.out_of_time,
         "presentationExamples": report.presentation_examples,
+        "situationExamples": report.situation_examples,
         "rules": rule_table(report),
         "transitions": report.transitions,
     }

@@ -72,6 +72,7 @@ from loopspec.properties.conformance.presentation_sweep import sweep_presentatio
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program, weight
+from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -497,6 +498,9 @@ class RunReport:
     # SPEC.md section 12's examples played after the search (`presentation_sweep`), none when
     # the search found a divergence or the target does not present.
     presentation_examples: int = 0
+    # The targeted programs of rare situations played after those (`situation_sweep`), none
+    # when a divergence was found before them or under a profile.
+    situation_examples: int = 0
 
     @property
     def conformant(self) -> bool:
@@ -703,6 +707,7 @@ def run_conformance(
     out_of_time = False
     swept: list[tuple[Command, ...]] = []  # section 12's programs played, the last diverging
     played = swept.append
+    targeted: list[tuple[Command, ...]] = []  # the rare situations' programs played, likewise
 
     def reducing(replays: int) -> None:
         _progress(examples, counted["shrink"], started, replays)
@@ -748,6 +753,14 @@ def run_conformance(
                     capabilities,
                     _count_presentation,
                     played,
+                )
+            # Compared whole, as section 12's are: a profile's known divergences are erased
+            # only from the search's programs.
+            if profile is None and (deadline is None or clock() < deadline):
+                sweep_situations(
+                    lambda: GuardedTarget(factory, breakage, within),
+                    capabilities,
+                    played=targeted.append,
                 )
     except _OutOfTime:
         out_of_time = True
@@ -795,6 +808,7 @@ def run_conformance(
         counted["reduce"],
         out_of_time,
         len(swept),
+        len(targeted),
     )
 
 

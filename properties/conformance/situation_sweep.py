@@ -1,0 +1,195 @@
+"""Targeted programs for situations the random search creates rarely, played after it.
+
+Realistic wrong loops planted in a copy of the bundled implementation (session 16) showed the
+random search reaching some situations seldom or never within 200 programs: a reply whose call
+two hooks deny with reasons of their own (a loop joining them with ", " passed 200 programs on
+one seed and was found at the 171st on another), an abort landing after a later parallel call
+finished and before an earlier one did (a loop aborting the finished call passed 200 programs on
+every seed tried), an approval asked again for a tool approved in an earlier turn, a result that
+two PostToolUse hooks block and add a context to. Each situation below is one short program,
+compared with the model as any program is (`exhaustive.run_program`, which drives it to a quiet
+end); a program needing a capability the target does not declare is not played.
+`run_conformance` plays them after the random search found nothing, as it plays section 12's
+examples (`presentation_sweep`), so the search draws what it drew before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Set
+
+import attrs
+
+from loopspec.model.commands import (
+    Abort,
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    PostContext,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.exhaustive import run_program
+from loopspec.properties.conformance.target import ConformanceTarget, Observation
+from loopspec.properties.stateful.strategies import TOOLS
+
+_BASH = '{"command":"ls"}'
+_READ = '{"file_path":"a.txt"}'
+
+
+@attrs.frozen
+class Situation:
+    """One rare situation: what it is, the rules it puts to the test, the capabilities it
+    needs, and the configuration and program that create it."""
+
+    name: str
+    rules: tuple[str, ...]
+    needs: frozenset[str]
+    config: LoopConfig
+    program: tuple[Command, ...]
+
+
+def _pre(*hooks: tuple[str, str]) -> tuple[HookSpec, ...]:
+    return tuple(HookSpec(handler, "PreToolUse", matcher) for handler, matcher in hooks)
+
+
+SITUATIONS: tuple[Situation, ...] = (
+    Situation(
+        "two hooks deny one call, each with its reason",
+        ("DEC-1", "HOOK-2", "TEXT-1"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("guard", "bash"), ("policy", "bash|write"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Deny("blocked by policy")),
+            HookAnswers(Deny("no shell today")),
+        ),
+    ),
+    Situation(
+        "an abort after a later parallel call finished, before an earlier one did",
+        ("ABORT-1", "ORD-3"),
+        frozenset({"parallel", "abort"}),
+        LoopConfig(tools=TOOLS, max_parallel=2),
+        (
+            SubmitUser("read both"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c2", "read", _READ))),
+            ToolFinishes("c2", ToolSucceeded("second")),
+            Abort("user"),
+            ToolFinishes("c1", ToolSucceeded("first")),
+        ),
+    ),
+    Situation(
+        "a tool approved once is asked about again in the next turn",
+        ("DEC-2",),
+        frozenset({"pre-hooks", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "*"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Ask("check")),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+            ModelReplies((TextBlock("done"),)),
+            SubmitUser("again"),
+            ModelReplies((ToolCallBlock("c2", "bash", _BASH),)),
+            HookAnswers(Ask("check")),
+        ),
+    ),
+    Situation(
+        "two PostToolUse hooks block a result and add a context; the body defers one",
+        ("DEC-3", "ADJ-4", "HOOK-5"),
+        frozenset({"post-hooks"}),
+        LoopConfig(
+            tools=TOOLS,
+            hooks=(
+                HookSpec("review", "PostToolUse", "read"),
+                HookSpec("notes", "PostToolUse", "read"),
+            ),
+        ),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes(
+                "c1",
+                ToolSucceeded("secret", ("from the body",)),
+                (PostBlock("output withheld"), PostContext("from a hook")),
+            ),
+        ),
+    ),
+    Situation(
+        "three concurrency-safe calls finish in reverse order",
+        ("ORD-3", "SCHED-1"),
+        frozenset({"parallel"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "grep", '{"pattern":"TODO"}'),
+                    ToolCallBlock("c3", "read", '{"file_path":"b.txt"}'),
+                )
+            ),
+            ToolFinishes("c3", ToolSucceeded("three")),
+            ToolFinishes("c2", ToolSucceeded("two")),
+            ToolFinishes("c1", ToolSucceeded("one")),
+        ),
+    ),
+    Situation(
+        "two calls of one reply rewritten, one of them by two hooks",
+        ("RW-1", "RW-2", "HOOK-3"),
+        frozenset({"pre-hooks", "rewrite"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("everything", "*"), ("late", ".*"))),
+        (
+            SubmitUser("clean up"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "bash", _BASH),
+                    ToolCallBlock("c2", "write", '{"file_path":"a.txt","content":"x"}'),
+                )
+            ),
+            HookAnswers(Allow(FrozenMap({"command": "ls -la"}))),
+            HookAnswers(Allow(FrozenMap({"command": "pwd"}))),
+            HookAnswers(Allow(FrozenMap({"file_path": "safe.txt", "content": "x"}))),
+            HookAnswers(Pass()),
+        ),
+    ),
+)
+
+
+def situations_for(capabilities: Set[str]) -> Iterator[Situation]:
+    """The situations a target declaring `capabilities` can be put in."""
+    return (situation for situation in SITUATIONS if situation.needs <= capabilities)
+
+
+def sweep_situations(
+    make_target: Callable[[], ConformanceTarget],
+    capabilities: Set[str],
+    observe: Callable[[Observation], None] | None = None,
+    played: Callable[[tuple[Command, ...]], None] | None = None,
+) -> None:
+    """Play every situation's program the target can take on one target, each told to
+    `played` once run. Raises `DivergenceFound` for the first that diverges."""
+    target = make_target()
+    try:
+        for situation in situations_for(capabilities):
+            divergence, sent = run_program(
+                target, situation.config, situation.program, observe=observe
+            )
+            if played is not None:
+                played(situation.program)
+            if divergence is not None:
+                raise DivergenceFound(divergence, situation.config, sent)
+    finally:
+        target.close()

@@ -1,0 +1,116 @@
+"""The targeted programs of rare situations (`situation_sweep`): each creates its situation, the
+bundled loop passes them all, and a loop wrong in that situation is blamed on the rule it breaks.
+
+Random programs reached these situations seldom or never within 200 programs when realistic
+wrong loops were planted in a copy of the bundled implementation (h4, session 16): denying hooks'
+reasons joined with ", " passed 200 programs on one seed, a loop aborting a call that had
+finished before the abort passed 200 on every seed tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from mutants import MUTANTS, MutantTarget
+from test_blame_matrix import _AbortsFinishedBodies, _blocked_contexts, _result_text, changed
+
+from loopspec.model.commands import Command
+from loopspec.properties.cli.conform_run import json_report
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.exhaustive import run_program
+from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.run import run_conformance
+from loopspec.properties.conformance.situation_sweep import (
+    SITUATIONS,
+    situations_for,
+    sweep_situations,
+)
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+ALL = frozenset(CAPABILITIES)
+
+
+def _events_of(situation_name: str) -> list[dict[str, object]]:
+    """Every event the model appends for the named situation's program."""
+    (situation,) = [s for s in SITUATIONS if s.name == situation_name]
+    seen: list[Observation] = []
+    run_program(ModelTarget(), situation.config, situation.program, observe=seen.append)
+    return [event for observation in seen for event in observation.events]
+
+
+def _mutant(name: str) -> Callable[[], MutantTarget]:
+    (mutant,) = [m for m in MUTANTS if m.name == name]
+    return lambda: MutantTarget(mutant)
+
+
+def test_MODEL_1_the_bundled_loop_passes_every_rare_situation() -> None:
+    """MODEL-1: control: the bundled loop agrees with the model in every targeted program."""
+    played: list[tuple[Command, ...]] = []
+    sweep_situations(bundled_target, ALL, played=played.append)
+    assert len(played) == len(SITUATIONS)
+
+
+def test_PROTO_1_a_situation_is_played_only_with_the_capabilities_it_needs() -> None:
+    """PROTO-1: commands needing an undeclared capability are never sent."""
+    assert [s.name for s in situations_for(ALL)] == [s.name for s in SITUATIONS]
+    without = list(situations_for(ALL - {"abort", "approval"}))
+    assert without
+    assert all(not s.needs & {"abort", "approval"} for s in without)
+    assert len(without) < len(SITUATIONS)
+
+
+def test_DEC_2_a_tool_approved_once_is_asked_about_again_in_the_next_turn() -> None:
+    """DEC-2: the situation's program asks twice for one tool, in two turns (a loop that
+    remembers an approval across turns would run the second call unasked)."""
+    events = _events_of("a tool approved once is asked about again in the next turn")
+    asked = [e for e in events if e["type"] == "approval/asked"]
+    turns = [e for e in events if e["type"] == "turn/start"]
+    assert (len(asked), len(turns)) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("target", "rule"),
+    [
+        (changed(_result_text(lambda text, _: text.replace("; ", ", "))), "DEC-1"),
+        (_AbortsFinishedBodies, "ABORT-1"),
+        (changed(_blocked_contexts(keep_body=False)), "DEC-3"),
+        (changed(_blocked_contexts(keep_body=True)), "DEC-3"),
+        (_mutant("completion-order-results"), "ORD-3"),
+        (_mutant("missing-sidecar"), "RW-2"),
+        (_mutant("last-finisher-wins"), "HOOK-3"),
+    ],
+    ids=[
+        "reasons joined with a comma",
+        "a finished body aborted",
+        "a block drops its hooks' contexts",
+        "a block keeps the body's contexts",
+        "results in completion order",
+        "no sidecar",
+        "the first rewrite wins",
+    ],
+)
+def test_MODEL_1_a_loop_wrong_in_a_rare_situation_is_blamed_on_its_rule(
+    target: Callable[[], ModelTarget], rule: str
+) -> None:
+    """MODEL-1, DEC-1, ABORT-1, DEC-3, ORD-3, RW-2, HOOK-3: the sweep finds each wrong loop and
+    names the rule it breaks."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(target, ALL)
+    assert found.value.divergence.rule_id == rule, found.value.divergence.what
+
+
+def test_MODEL_1_conform_plays_the_rare_situations_after_the_search_and_counts_them() -> None:
+    """MODEL-1: a clean run plays every targeted program its target can take, and the report
+    counts them apart from section 12's examples."""
+    report = run_conformance(ModelTarget, examples=2, seed_value=1, show_progress=False)
+    assert report.divergence is None
+    assert report.situation_examples == len(SITUATIONS)
+    document = json_report(report, None, {})
+    assert document["situationExamples"] == len(SITUATIONS)
+    found = run_conformance(
+        _AbortsFinishedBodies, examples=2, seed_value=1, show_progress=False, shrink=False
+    )
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "ABORT-1", found.divergence.what
