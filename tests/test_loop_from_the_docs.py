@@ -7,6 +7,7 @@ says otherwise, not a rule it kept.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -390,3 +391,37 @@ def test_EXE_2_blank_is_what_pythons_strip_removes_not_javascripts_trim() -> Non
         (result,) = [e for e in events if e["type"] == "tool/result"]
         text = result["data"]["message"]["content"][0]["content"][0]["text"]
         assert text == f"Error: invalid input for tool read: {problem}", repr(raw)
+
+
+def _sidecar_only_if_changed(command: Command, observed: Observation) -> Observation:
+    """A loop that records the rewrite sidecar only when the hook's input differs from the
+    model's, the usual "did anything change?" shortcut."""
+    events = []
+    for event in observed.events:
+        data = event.get("data", {})
+        rewrite = data.get("rewrite") if event["type"] == "tool/call" else None
+        if rewrite is not None and json.loads(rewrite["originalArguments"]) == json.loads(
+            data["arguments"]
+        ):
+            events.append({**event, "data": {k: v for k, v in data.items() if k != "rewrite"}})
+            continue
+        events.append(event)
+    return attrs.evolve(observed, events=tuple(events))
+
+
+def test_RW_2_a_sidecar_left_out_for_an_unchanged_input_is_named_so() -> None:
+    """RW-2: a hook that supplies the model's own input still gets a sidecar; a loop that left
+    it out is told so (it read "the rewrite sidecar records every applied rewrite")."""
+    config = LoopConfig(tools=(READ_TOOL,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", READ),)),
+        HookAnswers(Allow(updated_input={"file_path": "a.txt"})),
+    ]
+    replay = replay_case(lambda: Changed(_sidecar_only_if_changed), config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "RW-2"
+    assert replay.divergence.what.endswith(
+        "the target records no rewrite sidecar, but a hook-supplied input was applied (equal "
+        "to the model's own, which still gets one)"
+    )

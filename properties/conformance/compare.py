@@ -812,6 +812,17 @@ def _changed(
                 want, got, situation, rewrote
             ):
                 return "HOOK-3", "the sidecar names another hook as the rewrite in effect"
+            sidecar = _data(want).get("rewrite")
+            if not rewrote and isinstance(sidecar, dict):
+                # Left out where the input was applied but changed nothing: still a hook's input.
+                same = _as_value(sidecar.get("originalArguments")) == _as_value(
+                    _data(want).get("arguments")
+                )
+                return "RW-2", (
+                    f"{named}: the target records no rewrite sidecar, but a hook-supplied input "
+                    "was applied"
+                    + (" (equal to the model's own, which still gets one)" if same else "")
+                )
             return "RW-2", f"{named}: the rewrite sidecar records every applied rewrite"
         case "tool/result":
             if _call_id_of(want) != _call_id_of(got):
