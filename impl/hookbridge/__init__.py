@@ -76,7 +76,7 @@ default it has the dialect's documented outcome; with `fail_closed` (the bridge'
 own `failClosed`) any fault gives `Deny` / `PostBlock` naming the hook and the fault instead.
 Exit code in the audit is None for the killed rows (timeout, output-too-large, signal). A sound
 hook's own stderr that reads like a fault or a note (`crash: recovered`) is written `stderr: ...`,
-so the log tells a fault from it exactly (`impl.hook_fault_kinds.recorded_fault`): `loopspec
+so the log tells a fault from it exactly (`impl.recorded_faults.recorded_fault`): `loopspec
 check` notes each hook that failed, as `loopspec run` does.
 
 | fault                    | Claude Code  | Codex        | fail-closed | audit decision word    |

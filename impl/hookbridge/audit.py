@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import attrs
 
-from loopspec.impl.hook_fault_kinds import NOTE_MARK, STDERR_MARK, fault_prefix
 from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.notes import answer_note
 from loopspec.impl.hookbridge.output import stderr_summary
 from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.impl.recorded_faults import NOTE_MARK, STDERR_MARK, fault_prefix
 from loopspec.model.commands import HookAudit
 from loopspec.model.jsonvalue import JsonValue
 

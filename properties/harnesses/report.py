@@ -38,12 +38,13 @@ from typing import Any
 
 import attrs
 
-from loopspec.impl.hook_fault_kinds import FAILED_WORD, FaultKind
+from loopspec.impl.hook_fault_kinds import FaultKind
 from loopspec.impl.hookbridge.audit import run_audit
 from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.post_tool_use import read_post_tool_use
 from loopspec.impl.hookbridge.pre_tool_use import read_pre_tool_use
 from loopspec.impl.hookbridge.process import ProcessOutcome
+from loopspec.impl.recorded_faults import FAILED_WORD
 from loopspec.model.commands import Allow, Ask, Deny
 from loopspec.model.config import PRE_TOOL_USE
 from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks

@@ -12,7 +12,7 @@ A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 
 from __future__ import annotations
 
-from loopspec.impl.hook_fault_kinds import FAILED_WORD, fault_prefix, recorded_fault
+from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix, recorded_fault
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
