@@ -425,3 +425,21 @@ def test_RW_2_a_sidecar_left_out_for_an_unchanged_input_is_named_so() -> None:
         "the target records no rewrite sidecar, but a hook-supplied input was applied (equal "
         "to the model's own, which still gets one)"
     )
+
+
+def test_VIEW_3_an_offset_written_as_a_float_is_a_wrong_type() -> None:
+    """VIEW-3: SPEC.md section 12 tells a JavaScript loop that `offset` is an integer as the
+    JSON text writes it: `1.0` is another type, shown as the generic card, which `JSON.parse`
+    cannot tell from `1` (a JavaScript bridge showed a read card; replayed from a case file)."""
+    config = LoopConfig(tools=(READ_TOOL,))
+    kinds = []
+    for offset in ("1", "1.0"):
+        model = ModelTarget()
+        model.presenting = True
+        model.reset(config)
+        model.apply(SubmitUser("hi"))
+        arguments = f'{{"file_path":"a.txt","offset":{offset}}}'
+        observed = model.apply(ModelReplies((ToolCallBlock("c1", "read", arguments),)))
+        (card,) = [m for m in observed.presented or () if m["method"] == "session/update"][:1]
+        kinds.append(card["params"]["update"]["kind"])
+    assert kinds == ["read", "other"]
