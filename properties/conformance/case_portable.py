@@ -6,7 +6,8 @@ reader, who needs what the loop is, not where it lay. So before a case is writte
 them inside the folder conform ran in is written relative to it (`./run.sh`), one elsewhere in
 the home folder from `~` (the user's name is in the home path), and the value of a
 `NAME=VALUE` or `--name=VALUE` word whose name says it is a secret (token, secret, password,
-key, auth, credential, cookie) is hidden. Nothing else in a case comes from the machine: no
+key, auth, credential, cookie) is hidden, and so is a URL's password (`https://user:PASSWORD@`,
+as a DATABASE_URL or a git remote holds one). Nothing else in a case comes from the machine: no
 environment, host name, user name or time (`epochMs` is the scripted clock's fixed start), and
 a hook is a name whose answers the program scripts, never a command line.
 """
@@ -21,9 +22,10 @@ from typing import Final
 HIDDEN: Final = "<hidden>"
 """What a secret's value is written as."""
 
-# A name that says its value is a secret: these anywhere in it (APIKEY, GITHUB_TOKEN), or these
-# as a whole part between `_` and `-` (API_KEY, X-AUTH, but not KEYBOARD or AUTHOR).
-_SECRET_ANYWHERE = r"token|secret|passw(?:or)?d|credential|apikey|cookie"
+# A name that says its value is a secret: these anywhere in it (APIKEY, GITHUB_TOKEN,
+# HTTP_AUTHORIZATION), or these as a whole part between `_` and `-` (API_KEY, X-AUTH, but not
+# KEYBOARD or AUTHOR).
+_SECRET_ANYWHERE = r"token|secret|passw(?:or)?d|credential|apikey|cookie|authorization"
 _SECRET_PART = r"key|auth|pass|pwd"
 _SECRET_NAME: Final = (
     rf"[A-Za-z0-9_-]*?(?:{_SECRET_ANYWHERE}|(?<![A-Za-z0-9])(?:{_SECRET_PART})(?![A-Za-z0-9]))"
@@ -32,6 +34,13 @@ _SECRET_NAME: Final = (
 # NAME=VALUE (an `env` assignment) or --NAME=VALUE, the value a shell word: quoted or bare.
 _SECRET_ASSIGNMENT: Final = re.compile(
     rf"(?i)(?<![\w-])(?P<name>-{{0,2}}{_SECRET_NAME}=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
+)
+
+
+# A URL's user information with a password: the scheme, the user and `:`, then the password up
+# to the `@` before the host (a port is followed by `/` or the end, never by `@`).
+_URL_PASSWORD: Final = re.compile(
+    r"(?i)(?P<user>\b[a-z][a-z0-9+.-]*://[^\s/:@'\"]*:)(?P<password>[^\s/@'\"]+)(?=@)"
 )
 
 
@@ -54,7 +63,8 @@ def portable(text: str) -> str:
     values hidden."""
     for folder, shown in _folders():
         text = _prefix_pattern(folder).sub(shown, text)
-    return _SECRET_ASSIGNMENT.sub(lambda found: found["name"] + HIDDEN, text)
+    text = _SECRET_ASSIGNMENT.sub(lambda found: found["name"] + HIDDEN, text)
+    return _URL_PASSWORD.sub(lambda found: found["user"] + HIDDEN, text)
 
 
 def portable_target(target: dict[str, str]) -> dict[str, str]:
