@@ -1,21 +1,27 @@
-"""A case file travels further: Omar posts one to a public tracker.
+"""A case file travels further: Omar posts one to a public tracker, gets it back from a Windows
+colleague or a mail client, replays one another loopspec wrote, or one that is no case at all.
 
 (tests/test_case_sharing.py covers Alice saving a case and Bob replaying it in another folder.)
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
 from test_blame_matrix import FIRST_USER
 
+import loopspec
 from loopspec.properties.cli.conform_run import replay_header, save_case, with_saved_program
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
 
 TURN_5 = FIRST_USER[0]
+JS_LOOP = Path(__file__).resolve().parent.parent / "examples" / "js-loop" / "main.mjs"
 
 
 def _failed_report() -> RunReport:
@@ -64,3 +70,155 @@ def test_SAFE_1_a_saved_case_names_neither_omar_s_folders_nor_his_secrets(omar: 
     # Replayed with the command typed as before, in the same folder: the recorded one.
     header = replay_header(str(saved), cmd, load_case(saved), impl=None, cmd=cmd, profile_note=None)
     assert header[1] == f"  recorded target: --cmd {shlex.quote(portable)} (the one replayed)"
+
+
+def _windows_copy(case: Path, destination: Path) -> None:
+    """`case` as a Windows colleague sends it back: re-indented with its keys sorted, CRLF line
+    ends, saved by PowerShell 5's `>` (UTF-16 with a byte order mark)."""
+    document = json.loads(case.read_text(encoding="utf-8"))
+    text = json.dumps(document, indent=4, sort_keys=True).replace("\n", "\r\n")
+    destination.write_bytes(text.encode("utf-16"))
+
+
+def test_PROTO_1_a_case_saved_again_on_windows_as_utf16_replays(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case written back by Windows PowerShell 5 (`>`, `Out-File`) is UTF-16 with a
+    byte order mark; replay refused it ("not UTF-8 text: byte 0xff"). It replays as the
+    original does, and a fault in it names its line."""
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    copy = omar / "bug-1234.json"
+    _windows_copy(saved, copy)
+    assert main(["replay", str(copy)]) == main(["replay", str(saved)]) == 0
+    capsys.readouterr()
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    del document["commands"][1]["finish"]
+    saved.write_text(json.dumps(document), encoding="utf-8")
+    _windows_copy(saved, copy)
+    lines = json.dumps(document, indent=4, sort_keys=True).splitlines()
+    # The reply's keys sorted, its opening brace is the line above its "blocks".
+    start = next(n for n, line in enumerate(lines, 1) if '"blocks"' in line) - 1
+    assert lines[start - 1].strip() == "{"
+    assert main(["replay", str(copy)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: [PROTO-1] {copy}:{start}: $.commands[1].finish is missing; "
+        "it must be a string\n"
+    )
+
+
+def test_PROTO_1_a_packed_case_is_refused_saying_how_to_unpack_it(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case a tracker or a mail client gzipped was refused as "not UTF-8 text: byte
+    0x8b ... save it as UTF-8", advice that does not fit. It is refused naming the packing and
+    the command that unpacks it, without a tag (no rule states a case file's encoding)."""
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    packed = omar / "bug-1234.json.gz"
+    packed.write_bytes(gzip.compress(saved.read_bytes()))
+    assert main(["replay", str(packed)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {packed}: the case file is gzip-compressed, not JSON text: unpack "
+        f"it (gunzip -c {packed} > case.json) or replay <(gunzip -c {packed})\n"
+    )
+
+
+def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case records the loopspec that wrote it, and replay said it nowhere: a
+    verdict unlike the recorded one could be the versions', not the loop's. Replay names both
+    versions; and a rule this loopspec does not know, in a case a newer one wrote, names the
+    version to replay it with (it said only "no rule of this loopspec's SPEC.md")."""
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["loopspecVersion"] = "0.0.9"
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert main(["replay", str(saved)]) == 0
+    assert (
+        f"  written by loopspec 0.0.9; this is loopspec {loopspec.__version__} (its rules may "
+        "differ: replay with that version to see the case as it was found)\n"
+    ) in capsys.readouterr().out
+    document.update(loopspecVersion="9.1", rule="LEASE-1")
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    rule_line = saved.read_text(encoding="utf-8").splitlines().index('  "rule": "LEASE-1",') + 1
+    assert main(["replay", str(saved)]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {saved}:{rule_line}: $.rule is 'LEASE-1', which is no rule of this "
+        "loopspec's SPEC.md; the case was written by loopspec 9.1: replay it with that version "
+        f"(this is {loopspec.__version__})\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [
+        (
+            {"turns": [{"user": "hi", "replies": []}], "tools": []},
+            "this is a scenario: `loopspec run SCENARIO --hooks SETTINGS` runs it, --harness "
+            "claude-code or codex in that CLI",
+        ),
+        (
+            {"hooks": {"PreToolUse": []}},
+            "this reads as a hooks settings file: `loopspec run SCENARIO --hooks SETTINGS` "
+            "runs those hooks",
+        ),
+    ],
+    ids=["scenario", "settings"],
+)
+def test_PROTO_1_a_run_input_sent_as_a_case_says_what_reads_it(
+    omar: Path, capsys: pytest.CaptureFixture[str], document: dict[str, object], said: str
+) -> None:
+    """PROTO-1: a hook bug found with `loopspec run --harness claude-code` travels as its
+    scenario and hooks settings (run writes no case); replayed, either was told only that
+    `$.loopspec` is missing. The error says what the file is and which command runs it."""
+    shared = omar / "hooks-bug.json"
+    shared.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["replay", str(shared)]) == 2
+    assert capsys.readouterr().err == (
+        f'loopspec: error: {shared}:1: $.loopspec is missing; a case file has "case" there '
+        f"({said})\n"
+    )
+
+
+def turn_end_reason_as_text() -> object:
+    """An `--impl` factory: the model, writing turn/end reasons as bare strings (TURN-5)."""
+    return TURN_5.target()
+
+
+def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
+    omar: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: Omar deletes commands to find the smallest failing case. A deletion that
+    leaves a command answering nothing (a ToolFinishes whose call is gone) makes it a command
+    both sides refuse, which tests nothing: a passing replay named it, a diverging one did not,
+    so the case looked minimal with a dead command in it. Both name it, with the rule."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    orphan = {"kind": "ToolFinishes", "callId": "c1", "outcome": {"ok": True, "text": "A"}}
+    document["commands"].insert(1, orphan)
+    saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    said = "  refused by the model (and so by the target): #2 ToolFinishes (MODEL-1)\n"
+    assert main(["replay", str(saved), "--impl", "test_case_travel:turn_end_reason_as_text"]) == 1
+    out = capsys.readouterr().out
+    assert said in out
+    assert out.index(said) < out.index("  rule TURN-5: ")
+    assert main(["replay", str(saved)]) == 0
+    assert said in capsys.readouterr().out
+
+
+def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_secrets(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: the `loopspec-replay/1` document is meant for a bug tracker, and held the case's
+    path and the `--cmd` replayed as typed: the home folder's path and an API_TOKEN's value.
+    Both are written as a saved case writes its target."""
+    saved = save_case(_failed_report(), omar / "cases", {"impl": "mine:make"})
+    (omar / "loop.py").write_text(
+        f"import os\nos.execvp('node', ['node', {str(JS_LOOP)!r}])\n", encoding="utf-8"
+    )
+    cmd = f"env API_TOKEN=s3cret {shlex.quote(sys.executable)} {omar}/loop.py"
+    assert main(["replay", str(saved), "--cmd", cmd, "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["case"] == f"./cases/{saved.name}"
+    assert document["target"] == f"env API_TOKEN=<hidden> {shlex.quote(sys.executable)} ./loop.py"

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import loopspec
 from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
@@ -876,6 +877,14 @@ def replay_header(
         f"{case_name}: replaying against {against}",
         f"  {_recorded_target_note(case.target, impl, cmd)}",
     ]
+    if case.written_by is not None and case.written_by != loopspec.__version__:
+        # A rule may blame otherwise in another version: a verdict unlike the recorded one
+        # may be the versions', not the loop's.
+        lines.append(
+            f"  written by loopspec {shown(case.written_by, 40)}; this is loopspec "
+            f"{loopspec.__version__} (its rules may differ: replay with that version to see "
+            "the case as it was found)"
+        )
     return lines + ([f"  {profile_note}"] if profile_note is not None else [])
 
 
@@ -901,12 +910,14 @@ REPLAY_FORMAT = "loopspec-replay/1"
 def replay_json(
     case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
 ) -> dict[str, Any]:
-    """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`)."""
+    """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`). It is
+    meant for a bug tracker, so the case's path and the target replayed are written as a saved
+    case writes its target (`case_portable`)."""
     divergence = replay.divergence
     return {
         "format": REPLAY_FORMAT,
-        "case": case_path,
-        "target": replayed,
+        "case": portable(case_path),
+        "target": portable(replayed),
         "recordedTarget": case.target,
         "recordedRule": case.rule,
         "profile": profile.name if profile is not None else None,
@@ -956,14 +967,7 @@ def replay_verdict_lines(
         )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
         lines.append(f"{case_name}: {commands} replayed, no divergence{on}{recorded}")
-        if replay.refused:
-            # Refused by both sides, a command compares equal and tests nothing: often a hand
-            # edit removed what it answered (the call a ToolFinishes settles).
-            refused = ", ".join(
-                f"#{index + 1} {case.commands[index].NAME} ({rule})"
-                for index, rule in replay.refused
-            )
-            lines.append(f"  refused by the model (and so by the target): {refused}")
+        lines += _refused_lines(case, replay.refused)
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 lines.append(
@@ -974,9 +978,23 @@ def replay_verdict_lines(
         return lines
     lines.append(f"{case_name}: diverges{recorded}")
     lines += _case_program_lines(case, replay.divergence.index)
+    # A case cut down by hand still diverging may hold a command a deletion left answering
+    # nothing: it is named before the divergence, as in a replay that passes.
+    before = [(index, rule) for index, rule in replay.refused if index < replay.divergence.index]
+    lines += _refused_lines(case, tuple(before))
     described = _describe_divergence(replay.divergence, case.config, case.commands)
     lines += ["  " + line if line else "" for line in described]
     return lines
+
+
+def _refused_lines(case: Case, refused: tuple[tuple[int, str], ...]) -> list[str]:
+    """The line naming the commands (0-based, with the rule) the model refused: refused by both
+    sides, a command compares equal and tests nothing, often after a hand edit removed what it
+    answered (the call a ToolFinishes settles)."""
+    if not refused:
+        return []
+    named = ", ".join(f"#{i + 1} {case.commands[i].NAME} ({rule})" for i, rule in refused)
+    return [f"  refused by the model (and so by the target): {named}"]
 
 
 def _case_program_lines(case: Case, diverged_at: int) -> list[str]:

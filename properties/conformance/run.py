@@ -5,7 +5,6 @@ Used by `loopspec conform`, `loopspec replay`, `make demo` and the pytest plugin
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import difflib
 import gc
@@ -32,7 +31,6 @@ from loopspec import spec_text as shipped_spec
 from loopspec.impl.user_files import (
     UserFileError,
     not_json,
-    not_utf8,
     parse_user_json,
     read_user_file,
     refused_json,
@@ -52,6 +50,7 @@ from loopspec.properties.conformance.case_format import (
     TEXT_MEMBERS,
 )
 from loopspec.properties.conformance.case_portable import portable, portable_target
+from loopspec.properties.conformance.case_text import NotCaseText, case_text
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
     command_to_json,
@@ -1277,6 +1276,8 @@ class Case:
     # refusal about them (a case is edited by hand); 1 for a case not read from a file.
     hooks_line: int = 1
     command_lines: tuple[int, ...] = ()
+    # The loopspec that wrote it, when the case says: another one's rules may blame otherwise.
+    written_by: str | None = None
 
     def line_of_command(self, index: int | None) -> int:
         """The line command `index` (0-based; None: the configuration's hooks) starts on."""
@@ -1303,13 +1304,10 @@ def load_case(path: Path) -> Case:
             raise CaseFileUnreadable(str(error)) from error
         # A device, or a file over the cap: what SAFE-4 refuses unread.
         raise CaseFileFault(str(error), rule_id=error.rule_id) from error
-    # A case is shared and may come back through an editor that saves a byte order mark
-    # (JSON allows a parser to ignore it); nothing else about the file changes.
-    data = data.removeprefix(codecs.BOM_UTF8)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CaseFileFault(not_utf8(path, data, error, "case file")) from error
+        text = case_text(path, data)  # as it came back: a byte order mark, UTF-16, packed
+    except NotCaseText as error:
+        raise CaseFileFault(str(error)) from error
     try:
         document = parse_user_json(text)
     except json.JSONDecodeError as error:
@@ -1395,13 +1393,33 @@ class _CaseFault(LoopSpecError):
         super().__init__(message, rule_id=rule_id)
 
 
+def _not_a_case(document: dict[str, Any]) -> str:
+    """What else a shared file without the case marker may be, and what reads it: `loopspec
+    run`'s inputs travel with hook bugs, and neither is a case (run writes none)."""
+    if "loopspec" in document:
+        return ""
+    if "turns" in document:
+        return (
+            " (this is a scenario: `loopspec run SCENARIO --hooks SETTINGS` runs it, "
+            "--harness claude-code or codex in that CLI)"
+        )
+    if "hooks" in document and "commands" not in document:
+        return (
+            " (this reads as a hooks settings file: `loopspec run SCENARIO --hooks SETTINGS` "
+            "runs those hooks)"
+        )
+    return ""
+
+
 def _case_from(document: object) -> Case:
     """The case a parsed case document holds."""
     if not isinstance(document, dict):
         raise _CaseFault("not a loopspec case file: a case is one JSON object")
     if document.get("loopspec") != "case":
         found = json.dumps(document["loopspec"]) if "loopspec" in document else "missing"
-        raise _CaseFault(f'$.loopspec is {shown(found, 40)}; a case file has "case" there')
+        raise _CaseFault(
+            f'$.loopspec is {shown(found, 40)}; a case file has "case" there{_not_a_case(document)}'
+        )
     for key in document:
         if key not in CASE_MEMBERS:
             # A misspelt member would be ignored: "profle" replayed without its profile.
@@ -1476,13 +1494,18 @@ def _case_from(document: object) -> Case:
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise _CaseFault(f"malformed case: {error}", rule_id="PROTO-1") from error
     rule = document.get("rule")
+    writer: str | None = document.get("loopspecVersion")  # a string: checked above
     if rule is not None and rule != NO_RULE and rule not in all_rules():
         # Replay repeats the recorded rule beside its verdict: an unknown one would read as
         # what the case shows (a hand edit, or a case from a loopspec with other rules).
-        raise _CaseFault(
-            f"$.rule is {rule!r}, which is no rule of this loopspec's SPEC.md "
-            "(loopspec spec lists them by family)"
+        other = writer is not None and writer != loopspec.__version__
+        advice = (
+            f"; the case was written by loopspec {shown(writer or '', 40)}: replay it with that "
+            f"version (this is {loopspec.__version__})"
+            if other
+            else " (loopspec spec lists them by family)"
         )
+        raise _CaseFault(f"$.rule is {rule!r}, which is no rule of this loopspec's SPEC.md{advice}")
     known, rules = document.get("divergence"), document.get("rules")
     named = profile_named(profile)
     if isinstance(known, str) and named is not None:
@@ -1498,7 +1521,7 @@ def _case_from(document: object) -> Case:
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
-    return Case(target, config, commands, named, rule, capabilities)
+    return Case(target, config, commands, named, rule, capabilities, written_by=writer)
 
 
 @attrs.frozen

@@ -1,0 +1,65 @@
+"""A case file's text from its bytes, as a case comes back from other machines and editors.
+
+A case is JSON in UTF-8. It may come back with a byte order mark (JSON lets a reader ignore
+it), in UTF-16 with one (what Windows PowerShell 5 writes with `>` or `Out-File`, and editors
+call "Unicode"), or packed by a mail client or a bug tracker: the text is read from the first
+two, and a packed file is refused saying how to unpack it (replay reads no archive, so one it
+cannot read whole is never taken for a case).
+"""
+
+from __future__ import annotations
+
+import codecs
+import shlex
+from pathlib import Path
+from typing import Final
+
+from loopspec.impl.user_files import not_utf8
+
+# Byte order marks and their encodings, the 4-byte UTF-32 ones first (UTF-32-LE's starts with
+# UTF-16-LE's).
+_MARKED: Final = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# The first bytes of what packs a file, and the command that unpacks one to standard output.
+_PACKED: Final = (
+    (b"\x1f\x8b", "gzip-compressed", "gunzip -c"),
+    (b"PK\x03\x04", "a zip archive", "unzip -p"),
+    (b"(\xb5/\xfd", "zstd-compressed", "zstd -dc"),
+    (b"BZh", "bzip2-compressed", "bunzip2 -c"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "xz -dc"),
+)
+
+
+class NotCaseText(ValueError):
+    """Bytes that hold no case file's text; the message names the file (and the line where
+    it can). No rule states a case file's encoding."""
+
+
+def case_text(path: Path, data: bytes) -> str:
+    """The text of the case file `path`, whose bytes are `data`."""
+    for magic, packed, unpack in _PACKED:
+        if data.startswith(magic):
+            quoted = shlex.quote(str(path))
+            raise NotCaseText(
+                f"{path}: the case file is {packed}, not JSON text: unpack it "
+                f"({unpack} {quoted} > case.json) or replay <({unpack} {quoted})"
+            )
+    encoding, body = "utf-8", data
+    for mark, marked in _MARKED:
+        if data.startswith(mark):
+            encoding, body = marked, data[len(mark) :]
+            break
+    try:
+        return body.decode(encoding)
+    except UnicodeDecodeError as error:
+        if encoding == "utf-8":
+            raise NotCaseText(not_utf8(path, body, error, "case file")) from error
+        raise NotCaseText(
+            f"{path}: the case file is not {encoding.upper()} text, as its byte order mark says: "
+            f"{error.reason} at byte {error.start + len(data) - len(body)}; save it as UTF-8"
+        ) from error
