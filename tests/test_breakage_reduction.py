@@ -97,7 +97,8 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     )
     (case,) = cases.iterdir()
     commands = _case_commands(case)
-    assert where.startswith(f"{len(commands)} of a program; rerun it: loopspec replay {case} ")
+    rerun = f"rerun it: loopspec replay {shlex.quote(str(case))} "
+    assert where.startswith(f"{len(commands)} of a program; {rerun}")
     assert len(commands) <= 5, commands
     assert commands[-1]["kind"] == "ToolFinishes"
     # 1-minimal for deleting a command: without any one, the target does not break alike.

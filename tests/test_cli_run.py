@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,14 @@ from loopspec.properties.validators.acp_strict import (
 )
 
 HOOKS = Path(__file__).resolve().parent / "hooks"
+
+
+def _hook(script: str, *arguments: str) -> str:
+    """The shell command running one of the hooks in tests/hooks, quoted for a checkout (or a
+    Python) whose path holds a space."""
+    return shlex.join([sys.executable, str(HOOKS / script), *arguments])
+
+
 SCENARIO = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
     "turns": [
@@ -49,11 +58,10 @@ SCENARIO = {
 
 
 def _settings(tmp_path: Path, first_sleeps: float, second_sleeps: float) -> Path:
-    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'}"
     hooks = [
-        {"type": "command", "command": f"{rewrite} 'echo first' {first_sleeps}"},
-        {"type": "command", "command": f"{rewrite} 'echo second' {second_sleeps}"},
-        {"type": "command", "command": f"bash {HOOKS / 'ask.sh'}"},
+        {"type": "command", "command": _hook("rewrite.py", "echo first", str(first_sleeps))},
+        {"type": "command", "command": _hook("rewrite.py", "echo second", str(second_sleeps))},
+        {"type": "command", "command": shlex.join(["bash", str(HOOKS / "ask.sh")])},
     ]
     path = tmp_path / f"settings-{first_sleeps}-{second_sleeps}.json"
     path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}}))
@@ -147,7 +155,7 @@ def test_HOOK_8_run_says_why_no_hook_ran_when_no_matcher_matches(
     """HOOK-8: a Claude Code settings.json matches `Bash`, the scenario's tool is `bash`: the
     hook audit is empty, and says the matchers match none of the tools called (it printed an
     empty section, as if the hooks had run and said nothing)."""
-    hooks = [{"type": "command", "command": f"bash {HOOKS / 'ask.sh'}"}]
+    hooks = [{"type": "command", "command": shlex.join(["bash", str(HOOKS / "ask.sh")])}]
     settings = tmp_path / "settings.json"
     settings.write_text(
         json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
@@ -169,7 +177,7 @@ def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     """A hook's fault is shown beside its id, and the id is tied to its command and settings
     entry: with several hooks, `claude-code:PreToolUse:2` alone did not say which script
     printed two JSON objects."""
-    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
+    rewrite = _hook("rewrite.py", "echo first", "0")
     twice = "cat >/dev/null; echo '{}'; echo '{}'"
     hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": twice}]
     audit = _audit_of_run(tmp_path, capsys, hooks)
@@ -192,8 +200,8 @@ def test_HOOK_6_run_says_on_each_hook_line_what_became_of_its_rewrite(
 ) -> None:
     """A rewrite HOOK-6 refused, and one a later hook's overrode, were shown as a plain
     `allow -> INPUT`, as if the call ran with it; the refusal showed only on the call line."""
-    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
-    bare = f"{sys.executable} {HOOKS / 'non_object_input.py'}"
+    rewrite = _hook("rewrite.py", "echo first", "0")
+    bare = _hook("non_object_input.py")
     hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": bare}]
     first, second = _audit_of_run(tmp_path, capsys, hooks).splitlines()[:2]
     assert first.endswith(
@@ -208,8 +216,8 @@ def test_HOOK_6_run_says_on_each_hook_line_what_became_of_its_rewrite(
 def test_HOOK_3_run_says_a_rewrite_beside_a_deny_is_unused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rewrite = f"{sys.executable} {HOOKS / 'rewrite.py'} 'echo first' 0"
-    deny = f"bash {HOOKS / 'deny_json.sh'}"
+    rewrite = _hook("rewrite.py", "echo first", "0")
+    deny = shlex.join(["bash", str(HOOKS / "deny_json.sh")])
     hooks = [{"type": "command", "command": rewrite}, {"type": "command", "command": deny}]
     first = _audit_of_run(tmp_path, capsys, hooks).splitlines()[0]
     assert first.endswith('allow -> {"command":"echo first"}, unused: the call is denied')
@@ -220,7 +228,7 @@ def test_ADJ_4_run_shows_a_post_tool_use_context_by_its_text_after_the_result(
 ) -> None:
     """A PostToolUse hook's context is a user message after the result; the history section
     printed it as 'user: 1 block(s)', so its author could not see what the model was told."""
-    post = [{"type": "command", "command": f"{sys.executable} {HOOKS / 'post_context.py'}"}]
+    post = [{"type": "command", "command": _hook("post_context.py")}]
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"hooks": post}]}}))
     argv = ["run", str(_scenario(tmp_path)), "--hooks", str(settings)]

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -258,7 +259,8 @@ def test_MODEL_1_the_text_report_ends_with_the_verdict_and_the_replay(
     assert main(argv) == 1
     (case,) = tmp_path.iterdir()
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"COUNTEREXAMPLE: TURN-5 (loopspec spec TURN-5); rerun: loopspec replay {case} "
+        f"COUNTEREXAMPLE: TURN-5 (loopspec spec TURN-5); rerun: loopspec replay "
+        f"{shlex.quote(str(case))} "
         "--impl test_conform_report:turn_end_reason_as_text"
     )
 

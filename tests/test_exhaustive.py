@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_TURN_2_conform_exhaustive_prints_the_diverging_program(
     assert "\n  #1 the user sends " in out
     assert "rule TURN-2" in out
     (case,) = tmp_path.iterdir()
-    assert f"rerun: loopspec replay {case} --impl {impl}" in out
+    assert f"rerun: {shlex.join(['loopspec', 'replay', str(case), '--impl', impl])}" in out
     assert main(["replay", str(case), "--impl", impl]) == 1
     assert main(["replay", str(case)]) == 0  # the bundled loop keeps the rule
 
@@ -154,7 +155,7 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     assert document["rule"] == "TURN-2"
     (case,) = tmp_path.iterdir()
     assert document["case"] == str(case)
-    assert document["replay"] == f"loopspec replay {case} --impl {impl}"
+    assert document["replay"] == shlex.join(["loopspec", "replay", str(case), "--impl", impl])
     assert json.loads(case.read_text())["commands"] == document["program"]
     # Cut down: the reply that closes the turn wrongly, after the prompt (the first diverging
     # program of the enumeration went on for a second turn after it).

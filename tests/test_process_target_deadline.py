@@ -8,6 +8,7 @@ read, before the deadline is looked at.
 from __future__ import annotations
 
 import queue
+import shlex
 import sys
 
 import pytest
@@ -72,7 +73,7 @@ def test_PROTO_1_a_driver_that_stopped_reading_is_said_in_the_systems_words(
         send(process, line)
 
     monkeypatch.setattr(_Process, "send", send_once_exited)
-    target = ProcessTarget(f"{sys.executable} -c pass", name="deaf")
+    target = ProcessTarget(shlex.join([sys.executable, "-c", "pass"]), name="deaf")
     with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
     first = refused.value.message.splitlines()[0]

@@ -330,7 +330,9 @@ def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: 
     """SAFE-5: a --loopspec-cmd process that conforms and then exits at shutdown without `bye`
     fails the suite with one line saying so (it failed with a traceback through loopspec's
     process target)."""
-    misbehaving = f"{shlex.quote(sys.executable)} {TESTS / 'misbehaving_target.py'} nobye 1000000"
+    misbehaving = shlex.join(
+        [sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"]
+    )
     # Two programs: what fails is the shutdown after them, whatever the run's length.
     done = _pytest(tmp_path, misbehaving, "--loopspec-cmd", examples=2)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -539,9 +541,11 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
     _write_case(tmp_path / "loopspec-cases" / "b.json", "TURN-2", _ASKS)
     starts = tmp_path / "starts"
     adapter = tmp_path / "counting.sh"
-    target = f"{shlex.quote(sys.executable)} {TESTS / 'misbehaving_target.py'} nobye 1000000"
+    target = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "nobye", "1000000"])
     adapter.write_text(f"echo started >> {shlex.quote(str(starts))}\nexec {target}\n")
-    done = _pytest(tmp_path, f"sh {adapter}", "--loopspec-cmd", 1, "-k", "saved_case")
+    done = _pytest(
+        tmp_path, shlex.join(["sh", str(adapter)]), "--loopspec-cmd", 1, "-k", "saved_case"
+    )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "2 passed, 1 deselected, 1 error" in out, out

@@ -26,6 +26,7 @@ from loopspec.impl.clock import SystemClock
 from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_writer import SYNCED
 from loopspec.impl.opening import SessionInfo, open_log
+from loopspec.impl.user_files import shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
@@ -531,7 +532,7 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
     finally:
         run.kill()
     assert run.returncode == 143, err
-    assert f"{case}: replaying against {command}" in out
+    assert f"{case}: replaying against {shown(command)}" in out  # a long command is cut
 
 
 # `loopspec run --harness` whose harness never ends: `drive` replaced, so no CLI need be
@@ -671,7 +672,7 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     assert "[PROTO-1]" in err
     assert says in err
     (case,) = tmp_path.iterdir()
-    assert f"; rerun it: loopspec replay {case} --cmd " in err.splitlines()[0]
+    assert f"; rerun it: loopspec replay {shlex.quote(str(case))} --cmd " in err.splitlines()[0]
     # Two numbers, told apart: the seq the message carried (counted over the process's life)
     # and the command's place in the saved program.
     assert re.search(r"the command of seq \d+.*; at command #\d+ of a program", err), err
@@ -806,7 +807,8 @@ def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
     broke = capsys.readouterr()
     assert "stderr (tail): 42-from-stderr" in broke.err
     js_loop = ROOT / "examples" / "js-loop" / "main.mjs"
-    conforming = f"sh -c {shlex.quote('echo $((6*7))-from-stderr >&2; exec node ' + str(js_loop))}"
+    loud = f"echo $((6*7))-from-stderr >&2; exec node {shlex.quote(str(js_loop))}"
+    conforming = shlex.join(["sh", "-c", loud])
     assert main(["conform", "--cmd", conforming, "--examples", "2"]) == 0
     assert "42-from-stderr" not in "".join(capsys.readouterr())
     documented = " ".join((driver_protocol.__doc__ or "").split())
@@ -879,7 +881,7 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     (case,) = cases.iterdir()
     assert err.strip().endswith(
         f"ZeroDivisionError: boom inside apply (at {tmp_path / 'broken_targets.py'}:15, in apply)"
-        f"; at command #4 of a program; rerun it: loopspec replay {case} "
+        f"; at command #4 of a program; rerun it: loopspec replay {shlex.quote(str(case))} "
         f"--impl broken_targets:apply_raises"
     )
     assert main(["replay", str(case), "--impl", "broken_targets:apply_raises"]) == 2
@@ -887,7 +889,7 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     # (it said only where the target raised, leaving the colleague to count commands).
     replayed = capsys.readouterr().err.strip()
     assert "ZeroDivisionError: boom inside apply" in replayed
-    assert re.search(r"\(at \S+broken_targets\.py:15, in apply\); at command #4 of the case "
+    assert re.search(r"\(at .+broken_targets\.py:15, in apply\); at command #4 of the case "
                      r"\((SubmitUser|ModelReplies|ModelFails|HookAnswers|ApprovalAnswers|"
                      r"ToolFinishes|Abort|Crash|Recover)\)$", replayed), replayed  # fmt: skip
     assert main(["replay", str(case), "--impl", "broken_targets:ApplyRaises"]) == 2
@@ -926,7 +928,8 @@ def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     assert "[PROTO-1]" in err
     assert "ZeroDivisionError: boom in the exhaustive pass" in err
     (case,) = cases.iterdir()
-    assert f"rerun it: loopspec replay {case} --impl raises_third:RaisesThird" in err
+    rerun = shlex.join(["loopspec", "replay", str(case), "--impl", "raises_third:RaisesThird"])
+    assert f"rerun it: {rerun}" in err
 
 
 def test_SAFE_5_replay_against_a_broken_target_exits_2(
@@ -1087,7 +1090,7 @@ def _hook_answering(tmp_path: Path, answer: str, dialect: str = "claude-code") -
     script = tmp_path / "answer.py"
     script.write_text(f"import sys\nsys.stdin.read()\nsys.stdout.write({answer!r})\n")
     hooks = tmp_path / "hooks.json"
-    handler = {"type": "command", "command": f"{sys.executable} {script}"}
+    handler = {"type": "command", "command": shlex.join([sys.executable, str(script)])}
     hooks.write_text(
         json.dumps(
             {"dialect": dialect, "hooks": {"PreToolUse": [{"matcher": "", "hooks": [handler]}]}}
