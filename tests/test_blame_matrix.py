@@ -306,6 +306,39 @@ def _blocked_contexts(*, keep_body: bool) -> Change:
     return apply
 
 
+class _BlockDropsHookContextsLater(ModelTarget):
+    """The model, except that the contexts a blocked result's hooks gave are dropped with the
+    body's: also when they would open the next step at a later call's command."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "a block drops its hooks' contexts"
+        self._dropped: set[str] = set()
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ToolFinishes) and any(
+            isinstance(verdict, PostBlock) for verdict in command.post
+        ):
+            self._dropped |= {v.text for v in command.post if isinstance(v, PostContext)}
+        units = [unit for unit, size in enumerate(observed.commits) for _ in range(size)]
+        kept = [
+            (event, unit)
+            for event, unit in zip(map(json_copy, observed.events), units, strict=True)
+            if not (
+                event["type"] == "user/message"
+                and event["data"]["content"][0]["text"] in self._dropped
+            )
+        ]
+        if len(kept) == len(observed.events):
+            return observed
+        first = observed.events[0]["seq"]
+        events = tuple({**event, "seq": first + i} for i, (event, _unit) in enumerate(kept))
+        placed = [unit for _event, unit in kept]
+        commits = tuple(placed.count(unit) for unit in sorted(set(placed)))
+        return attrs.evolve(observed, events=events, commits=commits)
+
+
 def _denials_without_prefix() -> ModelTarget:
     return _DenialsWithoutPrefix()
 
@@ -499,6 +532,7 @@ def call(call_id: str, tool: str, arguments: str) -> ToolCallBlock:
 
 BASH = '{"command":"ls"}'
 READ = '{"file_path":"a.txt"}'
+GREP = '{"pattern":"TODO"}'
 NO_HOOKS = CONFIGS[0]
 GUARDED = CONFIGS[1]  # guard, rewriter (PreToolUse on bash), audit (PostToolUse on read)
 ASKING = LoopConfig(tools=TOOLS, hooks=(HookSpec("gate", "PreToolUse", "*"),), max_parallel=1)
@@ -634,6 +668,12 @@ FAMILIES = (
          changed(_blocked_contexts(keep_body=False)), TWO_POST_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
           ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))))),
+    # The step ends at the other call's result: the lost context is missed there.
+    Case("a block drops its hooks' contexts, the step ending at a later call", "DEC-3",
+         _BlockDropsHookContextsLater, TWO_POST_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "grep", GREP))),
+          ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))),
+          ToolFinishes("c2", ToolSucceeded("b")))),
     Case("a block keeps the body's contexts", "DEC-3",
          changed(_blocked_contexts(keep_body=True)), TWO_POST_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),

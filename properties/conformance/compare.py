@@ -907,7 +907,9 @@ def _missing(
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
             return "DEC-2", lacks
-        case "user/message" if _context_of_a_block(want, command, hooks=True):
+        case "user/message" if _context_of_a_block(
+            want, command, hooks=True
+        ) or _lost_after_a_block_with_context(want, history):
             return "DEC-3", (
                 f"{lacks}: a PostToolUse block drops the body's own contexts, never its hooks' "
                 "contexts, which wait for the next step/start"
@@ -1029,6 +1031,24 @@ def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> boo
     content = data.get("content") or []
     texts = [block.get("text") for block in content if isinstance(block, dict)]
     return any(text in given for text in texts)
+
+
+def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -> bool:
+    """Whether `message`, a context the step that just ended queued, follows a step where one
+    call's PostToolUse hooks both blocked its result and gave a context (audited `block` and
+    `allow`): a loop that drops the blocked call's hook contexts with its body's loses it at
+    the step's end, which may be a later call's command (DEC-3)."""
+    if (_data(message).get("source") or {}).get("kind") != "plugin":
+        return False
+    starts = [i for i, event in enumerate(history) if event.get("type") == "step/start"]
+    if len(starts) < 2:
+        return False
+    said: dict[object, set[object]] = {}
+    for event in history[starts[-2] : starts[-1]]:
+        data = _data(event)
+        if event.get("type") == "hook/result" and data.get("point") == "PostToolUse":
+            said.setdefault(data.get("callId"), set()).add(data.get("decision"))
+    return any({"block", "allow"} <= decisions for decisions in said.values())
 
 
 def _result_follows(audit: Event, events: Sequence[Event]) -> bool:
