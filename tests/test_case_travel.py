@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shlex
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -222,3 +224,23 @@ def test_SAFE_1_replay_json_for_a_tracker_names_neither_omar_s_folders_nor_his_s
     document = json.loads(capsys.readouterr().out)
     assert document["case"] == f"./cases/{saved.name}"
     assert document["target"] == f"env API_TOKEN=<hidden> {shlex.quote(sys.executable)} ./loop.py"
+
+
+def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: a FIFO named as the case is read as `cat` reads one (`replay <(gunzip -c F)`
+    must work), so with no writer replay waits; it waited without a word until killed. It
+    says on stderr that it waits, then replays what the writer sends."""
+    saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
+    fifo = omar / "case.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(saved.read_bytes()), daemon=True)
+    writer.start()
+    try:
+        assert main(["replay", str(fifo)]) == 0
+    finally:
+        writer.join(timeout=10)
+    assert capsys.readouterr().err == (
+        f"loopspec replay: {fifo} is a FIFO: reading the case waits for its writer (Ctrl-C stops)\n"
+    )

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import sys
 import tempfile
 import time
@@ -797,10 +798,25 @@ def _error_above(line: str) -> None:
     print(with_wait_hint(line, "--answer-timeout"), file=sys.stderr, flush=True)
 
 
+def _note_a_fifo(path: str) -> None:
+    """Say on stderr that a case named as a FIFO is read as `cat` reads one, waiting for its
+    writer: without a word, replay sat silent until killed when no one wrote. (A pipe given
+    as `<(gunzip -c bug.json.gz)` is no FIFO in a folder, and its writer is already there.)"""
+    with contextlib.suppress(OSError):
+        if stat.S_ISFIFO(os.lstat(path).st_mode):
+            print(
+                f"loopspec replay: {path} is a FIFO: reading the case waits for its writer "
+                "(Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
 def _replay_listed(
     args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str
 ) -> str:
     """Replay one case of `replay_all`, print its report; how it went."""
+    _note_a_fifo(path)
     try:
         case = load_case(Path(path))
     except TargetError as error:
@@ -829,6 +845,7 @@ def _replay_listed(
 
 def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     """Rerun one case file, `case_arg` as given."""
+    _note_a_fifo(case_arg)
     case = load_case(Path(case_arg))
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = _named_target(args)
