@@ -438,11 +438,12 @@ def test_max_violations_lists_some_and_counts_all(
 
 
 def test_json_format_is_documented_where_check_help_points(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`check --help` names the JSON format and where an installed loopspec documents it (the
     help said only "output format (text)", and README gave a path of the source tree), and that
     documentation names every key a log's entry and the summary carry."""
+    monkeypatch.setenv("COLUMNS", "80")  # as a terminal: a narrower one splits the module name
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     # argparse wraps lines at spaces and after hyphens: undo both.

@@ -256,11 +256,13 @@ def test_spec_refuses_a_rule_it_does_not_state(
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
 def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
-    verb: str, capsys: pytest.CaptureFixture[str]
+    verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`loopspec conform --bogus`: exit 2 with `loopspec conform`'s usage and its name on the
     error, not the top level's `usage: loopspec [-h] [--version] VERB ...`, which does not say
     what the verb takes."""
+    # argparse wraps usage to $COLUMNS: a narrow one puts the options on a line of their own.
+    monkeypatch.setenv("COLUMNS", "80")
     argv = [verb, "x"] if verb in ("check", "replay", "run") else [verb]
     with pytest.raises(SystemExit) as done:
         main([*argv, "--bogus"])
