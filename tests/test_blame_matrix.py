@@ -674,6 +674,12 @@ FAMILIES = (
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "grep", GREP))),
           ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))),
           ToolFinishes("c2", ToolSucceeded("b")))),
+    # ... and the later call's own context takes the lost one's place.
+    Case("a block drops its hooks' contexts, a later context in their place", "DEC-3",
+         _BlockDropsHookContextsLater, TWO_POST_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "grep", GREP))),
+          ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))),
+          ToolFinishes("c2", ToolSucceeded("b", ("later",))))),
     Case("a block keeps the body's contexts", "DEC-3",
          changed(_blocked_contexts(keep_body=True)), TWO_POST_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),

@@ -785,6 +785,14 @@ def _changed(
             return _turn_end_rule(want, got, command, phase)
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
+        case "user/message" if _left_out(want, target_events) and (
+            _context_of_a_block(want, command, hooks=True)
+            or _lost_after_a_block_with_context(want, history)
+        ):
+            return "DEC-3", (
+                f"{named}: the target leaves out a context a PostToolUse hook of a blocked result "
+                "gave; a block drops the body's own contexts, never its hooks'"
+            )
         case "user/message":
             return "ADJ-4", f"{named}: queued messages are delivered FIFO after the next step/start"
         case "assistant/message":
@@ -1031,6 +1039,15 @@ def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> boo
     content = data.get("content") or []
     texts = [block.get("text") for block in content if isinstance(block, dict)]
     return any(text in given for text in texts)
+
+
+def _left_out(message: Event, events: Sequence[Event]) -> bool:
+    """Whether no user/message among `events` carries `message`'s text (it is lost, not moved)."""
+    text = json.dumps(_data(message).get("content"))
+    return not any(
+        e.get("type") == "user/message" and json.dumps(_data(e).get("content")) == text
+        for e in events
+    )
 
 
 def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -> bool:
