@@ -34,6 +34,7 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostContext,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFailed,
@@ -313,23 +314,22 @@ class _BlockDropsHookContextsLater(ModelTarget):
     def __init__(self) -> None:
         super().__init__()
         self.name = "a block drops its hooks' contexts"
-        self._dropped: set[str] = set()
+        self._dropped: list[str] = []  # one entry per context to drop
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
         if isinstance(command, ToolFinishes) and any(
             isinstance(verdict, PostBlock) for verdict in command.post
         ):
-            self._dropped |= {v.text for v in command.post if isinstance(v, PostContext)}
+            self._dropped += [v.text for v in command.post if isinstance(v, PostContext)]
         units = [unit for unit, size in enumerate(observed.commits) for _ in range(size)]
-        kept = [
-            (event, unit)
-            for event, unit in zip(map(json_copy, observed.events), units, strict=True)
-            if not (
-                event["type"] == "user/message"
-                and event["data"]["content"][0]["text"] in self._dropped
-            )
-        ]
+        kept = []
+        for event, unit in zip(map(json_copy, observed.events), units, strict=True):
+            text = event["data"]["content"][0]["text"] if event["type"] == "user/message" else None
+            if text in self._dropped:
+                self._dropped.remove(text)
+                continue
+            kept.append((event, unit))
         if len(kept) == len(observed.events):
             return observed
         first = observed.events[0]["seq"]
@@ -680,6 +680,15 @@ FAMILIES = (
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "grep", GREP))),
           ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"), PostContext("note"))),
           ToolFinishes("c2", ToolSucceeded("b", ("later",))))),
+    # ... also where another call's hook gave the same words, which the target keeps.
+    Case("a block drops its hooks' contexts, another call's like context kept", "DEC-3",
+         _BlockDropsHookContextsLater, TWO_POST_HOOKS,
+         (SubmitUser("hi"),
+          ModelReplies((call("c1", "read", READ), call("c2", "read", READ),
+                        call("c3", "grep", GREP))),
+          ToolFinishes("c1", ToolSucceeded("a"), (PostPass(), PostContext("note"))),
+          ToolFinishes("c2", ToolSucceeded("b"), (PostBlock("no"), PostContext("note"))),
+          ToolFinishes("c3", ToolSucceeded("c", ("later",))))),
     Case("a block keeps the body's contexts", "DEC-3",
          changed(_blocked_contexts(keep_body=True)), TWO_POST_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),

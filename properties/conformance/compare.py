@@ -785,7 +785,7 @@ def _changed(
             return _turn_end_rule(want, got, command, phase)
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
-        case "user/message" if _left_out(want, target_events) and (
+        case "user/message" if _left_out(want, target_events, history) and (
             _context_of_a_block(want, command, hooks=True)
             or _lost_after_a_block_with_context(want, history)
         ):
@@ -1041,13 +1041,20 @@ def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> boo
     return any(text in given for text in texts)
 
 
-def _left_out(message: Event, events: Sequence[Event]) -> bool:
-    """Whether no user/message among `events` carries `message`'s text (it is lost, not moved)."""
-    text = json.dumps(_data(message).get("content"))
-    return not any(
-        e.get("type") == "user/message" and json.dumps(_data(e).get("content")) == text
-        for e in events
-    )
+def _left_out(message: Event, events: Sequence[Event], history: Sequence[Event]) -> bool:
+    """Whether `events` (the target's for this command) carry fewer user/messages with
+    `message`'s content than the model delivers at its last step/start (`history`): one is
+    lost, not moved. Two hooks may give the same words."""
+    content = json.dumps(_data(message).get("content"))
+
+    def count(among: Sequence[Event]) -> int:
+        return sum(
+            e.get("type") == "user/message" and json.dumps(_data(e).get("content")) == content
+            for e in among
+        )
+
+    starts = [i for i, event in enumerate(history) if event.get("type") == "step/start"]
+    return count(events) < count(history[starts[-1] :] if starts else history)
 
 
 def _lost_after_a_block_with_context(message: Event, history: Sequence[Event]) -> bool:
