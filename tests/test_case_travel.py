@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shlex
 import sys
 import threading
@@ -243,4 +244,39 @@ def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
         writer.join(timeout=10)
     assert capsys.readouterr().err == (
         f"loopspec replay: {fifo} is a FIFO: reading the case waits for its writer (Ctrl-C stops)\n"
+    )
+
+
+def test_PROTO_1_replay_reduce_cuts_a_hand_written_case_down_and_saves_it_beside(
+    omar: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: Omar writes a case by hand from a bug report, longer than it needs to be;
+    conform cuts down what it finds, but a hand-written case could only be cut by hand,
+    replaying after each deletion. `replay --reduce` cuts a diverging case as conform does and
+    saves it beside the original under a new name, the original untouched."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    folder = omar / "bug-1234"
+    saved = save_case(_failed_report(), folder, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    document["commands"] += [
+        {"kind": "SubmitUser", "text": "again"},
+        {"kind": "ModelReplies", "blocks": [], "finish": "completed"},
+    ]
+    written = folder / "from-the-report.json"
+    written.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    saved.unlink()
+    impl = ["--impl", "test_case_travel:turn_end_reason_as_text"]
+    assert main(["replay", str(written), *impl, "--reduce"]) == 1
+    reduced = folder / "case-TURN-5-0.json"
+    last = capsys.readouterr().out.splitlines()[-1]
+    said = r"reduced: 2 of 4 commands still diverge on TURN-5 \(\d+ replays\); saved as (.*)"
+    matched = re.fullmatch(said, last)
+    assert matched is not None, last
+    assert matched[1] == str(reduced)
+    cut = json.loads(reduced.read_text(encoding="utf-8"))["commands"]
+    assert [command["kind"] for command in cut] == ["SubmitUser", "ModelReplies"]
+    assert json.loads(written.read_text(encoding="utf-8")) == document
+    assert main(["replay", str(folder), "--reduce"]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec replay: error: --reduce takes one case file, as text\n"
     )

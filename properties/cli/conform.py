@@ -244,6 +244,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(SPEC.md section 8 states dsh's, section 11 Claude Code's and Codex's); default: the "
         "profile the case names, if any; none: compare whole even when the case names one",
     )
+    replay.add_argument(
+        "--reduce",
+        action="store_true",
+        help="when the case diverges, cut it down as conform cuts its counterexamples (no "
+        "command, call, hook or detail can go without losing the divergence or changing its "
+        "rule) and save the result beside it under a new name (one case file, text only)",
+    )
     replay.set_defaults(handler=_run_replay)
 
 

@@ -735,6 +735,10 @@ def run_replay(args: argparse.Namespace) -> int:
     if _timeout_without_cmd(args):
         return 2
     named: list[str] = args.case
+    if args.reduce and (len(named) > 1 or Path(named[0]).is_dir() or args.format == "json"):
+        # A usage error: no rule is broken.
+        print("loopspec replay: error: --reduce takes one case file, as text", file=sys.stderr)
+        return 2
     if len(named) > 1 or Path(named[0]).is_dir():
         return replay_all(args, case_files(named))
     return _replay_one(args, named[0])
@@ -856,8 +860,11 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         )
         print(*header, sep="\n")
     unclosed: LoopSpecError | None = None
+    reduced: str | None = None
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
+        if args.reduce and replay.divergence is not None:
+            reduced = _reduced_case_line(Path(case_arg), factory, case, profile, replay)
     except TargetError as broke:
         raise case_replay_error(case_arg, case, broke) from broke
     finally:
@@ -871,10 +878,38 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         lines = replay_verdict_lines(case_arg, case, profile, replay, bundled=bundled)
         print(*lines, sep="\n")
         verdict = 0 if replay.divergence is None else 1
+        if reduced is not None:
+            print(reduced)
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
     return verdict
+
+
+def _reduced_case_line(
+    case_path: Path, factory: TargetFactory, case: Case, profile: Profile | None, replay: Replay
+) -> str:
+    """`replay --reduce`: the diverging case cut down on `factory` as conform cuts a
+    counterexample, saved beside it under a new name (never over it); the line that says so."""
+    divergence = replay.divergence
+    assert divergence is not None
+    found = DivergenceFound(divergence, case.config, tuple(case.commands))
+    reduced = reduce_counterexample(factory, found, profile)
+    document = case_fields(
+        case.target,
+        rule=reduced.divergence.rule_id,
+        what=reduced.divergence.what,
+        config=reduced.config,
+        commands=reduced.program,
+        profile=profile.name if profile is not None else None,
+        capabilities=replay.capabilities,
+    )
+    saved = _save_case_document(document, case_path.parent)
+    replays = "replay" if reduced.replays == 1 else "replays"
+    return (
+        f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
+        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); saved as {saved}"
+    )
 
 
 def replay_header(
