@@ -886,8 +886,8 @@ def test_PROTO_1_replay_shows_the_case_s_configuration_and_program_up_to_the_div
     shown = (
         f"{saved}: diverges; the case recorded TURN-5\n"
         f"  configuration: {config}\n"
-        "  program (each command in words, then as driver protocol JSON, command #N is "
-        "$.commands[N-1]):\n"
+        f"  program, {len(document['commands'])} commands (each in words, then as driver "
+        "protocol JSON, command #N is $.commands[N-1]):\n"
         '    #1 the user sends "hi"\n'
         '       {"kind": "SubmitUser", "text": "hi"}\n'
         '    #2 the model replies: text "ok"\n'

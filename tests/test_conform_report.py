@@ -831,7 +831,9 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     # The configuration first: it names the hooks and tools the program's words name.
     assert report.config is not None
     configuration = f"configuration: {json.dumps(config_to_json(report.config))}\n"
-    listing = "shrunk command program (each command in words, then as driver protocol JSON):\n"
+    # The program's own length: the counts line above totals every program's commands.
+    length = f"{len(report.program)} commands"
+    listing = f"shrunk command program, {length} (each in words, then as driver protocol JSON):\n"
     assert configuration + listing in shown.out
     assert '  #1 the user sends "hi"\n     {"kind": "SubmitUser", "text": "hi"}\n' in shown.out
     assert "rule TURN-5: " in shown.out
@@ -847,9 +849,41 @@ def test_MODEL_1_the_rate_is_shown_only_when_the_time_is_the_programs_own() -> N
     report = _failed_report()
     assert "commands/s" not in counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=5))
     plain = counts_line(attrs.evolve(report, seconds=2.0, shrink_runs=0))
-    assert plain == "1 program, 2 commands, 2.0 s (1.00 commands/s)"
+    assert plain == "1 program, 2 commands in all, 2.0 s (1.00 commands/s)"
     one = counts_line(attrs.evolve(report, steps=1, seconds=1.0, shrink_runs=0))
-    assert one == "1 program, 1 command, 1.0 s (1.00 commands/s)"  # it read "1 commands"
+    assert one == "1 program, 1 command in all, 1.0 s (1.00 commands/s)"  # it read "1 commands"
+
+
+def test_MODEL_1_a_counterexamples_counts_and_its_program_length_are_told_apart() -> None:
+    """MODEL-1: the counts line totals the commands of every program run; next to a 2-command
+    counterexample it read "2 programs (...), 12 commands", which a reader took for the
+    counterexample's length. It says "in all", and the program's header says its own length."""
+    report = _failed_report()
+    many = attrs.evolve(report, examples=2, steps=12, seconds=3.9, shrink_runs=14)
+    line = counts_line(many)
+    besides = "(besides: 14 runs shrinking the counterexample)"
+    assert line == f"2 programs {besides}, 12 commands in all, 3.9 s"
+    listing = conform_run.counterexample_lines(many, None, {"impl": "mine:make"})
+    header = next(text for text in listing if text.startswith("shrunk command program"))
+    assert header.startswith(f"shrunk command program, {len(report.program)} commands (")
+
+
+def test_MODEL_1_a_diff_shows_each_started_body_as_the_driver_protocol_reports_it() -> None:
+    """MODEL-1, EXE-3: a diff of `executed` shows `{callId, arguments}` objects, the driver
+    protocol's and the docs' shape, not the `[id, args]` pairs the comparison holds (a reader
+    of a report looked for `callId` and found a bare list)."""
+    report = _failed_report()
+    assert report.divergence is not None
+    ran = Observation(True, events=(), executed=(("c1", '{"file_path":"a"}'),))
+    divergence = attrs.evolve(
+        report.divergence, expected=attrs.evolve(ran, executed=()), actual=ran
+    )
+    diff = divergence.diff()
+    body = '+  {\n+   "arguments": {\n+    "file_path": "a"\n+   },\n+   "callId": "c1"\n+  }'
+    assert body in diff, diff
+    shown = conform_run.divergence_json(divergence)["actual"]  # the JSON document's too
+    assert isinstance(shown, dict)
+    assert shown["executed"] == [{"callId": "c1", "arguments": {"file_path": "a"}}]
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

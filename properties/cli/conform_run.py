@@ -153,7 +153,9 @@ def counterexample_lines(
     if report.config is not None:  # it names the hooks and tools the program's words name
         config = json.dumps(config_to_json(report.config), ensure_ascii=False)
         lines.append(f"configuration: {config}")
-    lines.append("shrunk command program (each command in words, then as driver protocol JSON):")
+    # Its length is said here: the counts line above totals every program's commands.
+    length = "1 command" if len(report.program) == 1 else f"{len(report.program)} commands"
+    lines.append(f"shrunk command program, {length} (each in words, then as driver protocol JSON):")
     lines += _listing(report.config, report.program, "  ")
     lines.append("")
     described = _describe_divergence(divergence, report.config, report.program)
@@ -179,7 +181,8 @@ def counts_line(report: RunReport) -> str:
     measured = report.seconds > 0 and not report.shrink_runs and not report.reduce_runs
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
-    commands = "1 command" if report.steps == 1 else f"{report.steps} commands"
+    # "in all": next to a counterexample's short program, a bare "12 commands" read as its length.
+    commands = "1 command in all" if report.steps == 1 else f"{report.steps} commands in all"
     swept = f", {sweep_words(report)}" if report.presentation_examples else ""
     if report.situation_examples:
         found = ", the last diverging" if report.divergence is not None else ""
@@ -1056,8 +1059,8 @@ def _case_program_lines(case: Case, diverged_at: int) -> list[str]:
     config = json.dumps(config_to_json(case.config), ensure_ascii=False)
     lines = [
         f"  configuration: {config}",
-        "  program (each command in words, then as driver protocol JSON, command #N is "
-        "$.commands[N-1]):",
+        f"  program, {len(case.commands)} command{'' if len(case.commands) == 1 else 's'} "
+        "(each in words, then as driver protocol JSON, command #N is $.commands[N-1]):",
     ]
     listing = _listing(case.config, case.commands, "    ")
     # Two lines a command: the words, the JSON.

@@ -232,12 +232,17 @@ def _shown(value: object) -> object:
 
 def displayed_observation(observation: Observation) -> object:
     """The normalized observation as plain JSON, for people: what compares equal shows equal."""
-    shown = _shown(normalized_observation(observation))
     if not observation.accepted:
         return {
             "accepted": False,
             "refusal": {"rule": observation.refusal_rule, "message": observation.refusal_message},
         }
+    shown = _shown(normalized_observation(observation))
+    assert isinstance(shown, dict)
+    # Each body as the driver protocol reports it, not as the pair the comparison holds.
+    shown["executed"] = [
+        {"callId": call_id, "arguments": arguments} for call_id, arguments in shown["executed"]
+    ]
     return shown
 
 
