@@ -568,7 +568,7 @@ def _result_rule(
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
-    their_code = (_data(got).get("error") or {}).get("code")
+    their_code = _error_code(got)  # a target may write `error` as another JSON type
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
         return "EXE-5", f"{about} differs: invalid input is reported before an unknown tool"
     if (
@@ -1181,8 +1181,7 @@ def _extra(
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":
             if isinstance(command, Abort):
-                error = _data(got).get("error")
-                if isinstance(error, dict) and error.get("code") == "ABORTED":
+                if _error_code(got) == "ABORTED":
                     # Answered as if killed: the model lets a running body drain.
                     return "ABORT-1", (
                         f"{adds}: after an abort a running call drains: call "
