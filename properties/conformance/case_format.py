@@ -36,7 +36,9 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
             "maxProperties": 1,
         },
         'the target conform ran, {"impl": MODULE:FACTORY} or {"cmd": COMMAND} ({} or absent: '
-        "the bundled implementation); replay shows it and never runs it (SAFE-1)",
+        "the bundled implementation), a command's paths written from the folder conform ran in "
+        "(./) or the home folder (~) and its secrets' values as <hidden>; replay shows it and "
+        "never runs it (SAFE-1)",
     ),
     "capabilities": (
         _TEXTS,
