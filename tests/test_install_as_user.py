@@ -88,6 +88,7 @@ def make_target():
 def _run(argv: Sequence[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PY_COLORS"] = "0"  # pytest's text uncoloured where a CI asks for colour (FORCE_COLOR)
     return subprocess.run(
         list(argv), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
