@@ -273,11 +273,11 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, None]:
     """Keep a loopspec report's first line, the one naming the rule, as its crash message: all
-    that pytest's short summary, `--tb=line` and a JUnit report's `message` show of it. Pytest
-    prints a whole crash message in its summary where `CI` or `BUILD_NUMBER` is set, or with
-    -vv (the report came twice), and JUnit's `message` held the whole report. Pytest before 7.4
-    keeps no crash message for `pytest.fail(..., pytrace=False)`: one is made. The failure
-    section keeps the whole report."""
+    that pytest's short summary and a JUnit report's `message` show of it. Pytest prints a
+    whole crash message in its summary where `CI` or `BUILD_NUMBER` is set, or with -vv (the
+    report came twice), and JUnit's `message` held the whole report. Pytest before 7.4 keeps
+    no crash message for `pytest.fail(..., pytrace=False)`: one is made. The failure section
+    keeps the whole report."""
     outcome = yield
     excinfo = call.excinfo
     if excinfo is None or not excinfo.errisinstance(pytest.fail.Exception):
