@@ -1,0 +1,121 @@
+"""The command lines README.md and docs/tutorial.md show stay true to the tool.
+
+Every `loopspec` line of their `sh` blocks parses with the verb's own options, every `make`
+target exists, every `--loopspec-*` option is the pytest plugin's, every path into this
+repository names a file that is there, and the lines that run offline in a moment (a rule, the
+schema, a shipped case replayed on the bundled loop) run, here, in-process, and exit 0. The
+docs' longer runs (conform, demo, the real CLIs) are other tests' (test_tutorial.py,
+test_demo.py, test_real_harnesses.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+REPO_FOLDERS = {"examples", "tests", "benchmarks", "properties", "docs", "model", "impl"}
+LOOPSPEC = {"loopspec", ".venv/bin/loopspec"}
+# Verbs quick and offline enough to run for real; the others are only parsed.
+RUN_VERBS = {"spec", "schema", "replay"}
+
+
+def _command_lines(doc: Path) -> list[tuple[int, list[str]]]:
+    """Each command line of the doc's `sh` blocks, with its line number, as argv: continued
+    lines joined, comments, `[` `]` of optional parts, `...`, leading VAR=value settings and
+    a `>` redirection left out."""
+    lines: list[tuple[int, list[str]]] = []
+    inside = False
+    pending = ""
+    start = 0
+    for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("```"):
+            inside = line == "```sh"
+            continue
+        if not inside:
+            continue
+        if not pending:
+            start = number
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        words = shlex.split(pending + line, comments=True)
+        pending = ""
+        words = [w for w in (w.strip("[]") for w in words) if w not in ("...", "")]
+        while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+            words = words[1:]
+        if ">" in words:
+            words = words[: words.index(">")]
+        if words:
+            lines.append((start, words))
+    return lines
+
+
+def _repo_paths(words: list[str]) -> list[str]:
+    """The words (and the words of a quoted `--cmd`) that are paths into this repository."""
+    found = []
+    for word in words:
+        for part in shlex.split(word.split("=", 1)[-1]):
+            if part.split("/", 1)[0] in REPO_FOLDERS and "/" in part and "<" not in part:
+                found.append(part)
+    return found
+
+
+def _cases() -> list[tuple[str, list[str]]]:
+    return [
+        (f"{doc.relative_to(ROOT)}:{number}", words)
+        for doc in (README, TUTORIAL)
+        for number, words in _command_lines(doc)
+    ]
+
+
+def test_MODEL_1_the_docs_show_command_lines_of_every_kind_this_test_reads() -> None:
+    """MODEL-1: the extraction finds the docs' lines (a change of fence or layout that hid
+    them would leave the tests below checking nothing)."""
+    kinds = {words[0] for _, words in _cases()}
+    assert {"make", "pytest", ".venv/bin/loopspec", "loopspec", "cd"} <= kinds
+    assert sum(words[0] in LOOPSPEC for _, words in _cases()) >= 15
+
+
+@pytest.mark.parametrize(("where", "words"), _cases(), ids=[where for where, _ in _cases()])
+def test_MODEL_1_a_command_line_the_docs_show_is_one_the_tool_takes(
+    where: str, words: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MODEL-1: a `loopspec` line parses with its verb's options, a `make` target exists, a
+    pytest `--loopspec-*` option is the plugin's, and a path into the repository is there."""
+    for path in _repo_paths(words):
+        assert (ROOT / path).exists(), f"{where}: {path} is not in the repository"
+    program, arguments = words[0], words[1:]
+    if program in LOOPSPEC:
+        verb = next((a for a in arguments if not a.startswith("-")), None)
+        parsed: object = 0
+        try:
+            build_parser("*").parse_args(arguments)
+        except SystemExit as stopped:  # --help exits 0; a usage error 2
+            parsed = stopped.code
+        assert parsed == 0, f"{where}: {shlex.join(words)}\n{capsys.readouterr().err}"
+        # The tutorial's replays name cases its reader's runs write: those are parsed only.
+        if (
+            verb in RUN_VERBS
+            and where.startswith("README")
+            and not any("<" in a for a in arguments)
+        ):
+            with pytest.MonkeyPatch.context() as patched:
+                patched.chdir(ROOT)
+                status = main(arguments)
+            assert status == 0, f"{where}: {shlex.join(words)}\n{capsys.readouterr()}"
+    elif program == "make":
+        makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+        for target in arguments:
+            assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"{where}: make {target}"
+    elif program == "pytest":
+        plugin = (ROOT / "properties" / "pytest_plugin.py").read_text(encoding="utf-8")
+        for option in (a.split("=", 1)[0] for a in arguments if a.startswith("--loopspec")):
+            assert f'"{option}"' in plugin, f"{where}: pytest {option} is not the plugin's"
