@@ -324,6 +324,11 @@ def _scanner() -> Callable[[str, int], tuple[Any, int]]:
 
 scan_json = _scanner()
 """`scan_json(text, index)`: the strict JSON value at `index` in `text`, and the index past it."""
+# What `scan_json` raises for a line it cannot read. SystemError too: Python 3.11's C scanner
+# raises most malformed values' JSONDecodeError through json.decoder, which it only looks up
+# among the modules imported, and check reads a log without importing it (the line then takes
+# the slow path, whose decoder names what is wrong).
+SCAN_ERRORS = (ValueError, RecursionError, StopIteration, SystemError)
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
@@ -556,7 +561,7 @@ def _check_lines(
                         _too_long(report, raw, line, limits)
                     if text[end:].strip(_JSON_SPACE):
                         raise ValueError("extra data after the JSON value")
-            except (ValueError, RecursionError, StopIteration) as error:
+            except SCAN_ERRORS as error:
                 if len(raw) == size:
                     _too_long(report, raw, line, limits)
                 obj = _parse_slowly(report, raw, line, error)

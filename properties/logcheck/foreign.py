@@ -11,7 +11,14 @@ no session log (a prompt history: `home_files`) is recognised from its first rec
 
 from __future__ import annotations
 
-from loopspec.properties.logcheck.checker import ErrorKind, Limits, LogReport, Skipped, scan_json
+from loopspec.properties.logcheck.checker import (
+    SCAN_ERRORS,
+    ErrorKind,
+    Limits,
+    LogReport,
+    Skipped,
+    scan_json,
+)
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a log turns up
@@ -55,7 +62,7 @@ def _starts_with_dsh_header(line: bytes) -> bool:
     decoder, which imports re."""
     try:
         record, _ = scan_json(line.decode(), 0)
-    except (ValueError, RecursionError, StopIteration):
+    except SCAN_ERRORS:
         return False
     return type(record) is dict and record.get("type") == DSH_HEADER_TYPE
 
