@@ -57,7 +57,12 @@ renamed or removed without changing `format`.
         "commandIndex": 2,                      // 0-based, in "program"
         "config": {},                           // the loop configuration, driver-protocol JSON
         "program": [{"kind": "SubmitUser", "text": ""}],   // the shrunk commands, cut down
-        "expected": {},                         // the model's observation of that command
+        "expected": {},                         // the model's observation of that command:
+                                                //   {"accepted", "events", "executed":
+                                                //   [{"callId", "arguments"}], "presented"
+                                                //   when the target presents}, arguments as
+                                                //   JSON values; a refused command is
+                                                //   {"accepted": false, "refusal": {...}}
         "actual": {},                           // the target's
         "diff": "--- model\n+++ target\n...",
         "case": "loopspec-cases/case-EXE-4-0.json",        // null when none was saved
@@ -129,8 +134,8 @@ when it could not be (exit 2, one line on stderr):
         "rule": "ADJ-1", "what": "...", "specText": "### ADJ-1 ...",
         "commandIndex": 2,                      // 0-based, in the case's commands
         "command": {"kind": "ToolFinishes"},    // that command, driver-protocol JSON
-        "expected": {},                         // the model's observation of it
-        "actual": {},                           // the target's
+        "expected": {},                         // the model's observation of it (as in
+        "actual": {},                           //   conform's), and the target's
         "diff": "--- model\n+++ target\n..."
       }
     }
