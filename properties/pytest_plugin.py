@@ -146,7 +146,9 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
             if not listed and given is not None:  # a wrong folder must not pass for a suite
                 raise refused(f"--loopspec-cases {given}: a directory without case files (*.json)")
             found += listed
-        elif place.exists():  # a device or a FIFO: refused unread, as replay refuses it
+        elif place.exists():
+            # A device or a FIFO: refused unread. `replay` reads a FIFO once, as a stream; here
+            # collection names the case and its item reads it later, so a pipe cannot serve both.
             from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only here)
 
             kind = file_kind(place.stat().st_mode)
