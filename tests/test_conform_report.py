@@ -812,6 +812,11 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
         "no divergence on loopspec's bundled implementation (not the recorded target); the case "
         "recorded the known divergence duplicate-call-ids (EXE-1"
     ) in out
+    # A divergence named by its one rule's ID is named once (it read "RW-1 (RW-1)").
+    case = Path(__file__).parent / "regressions" / "claude-code-RW-1.json"
+    assert main(["replay", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert "; the case recorded the known divergence RW-1\n" in out
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

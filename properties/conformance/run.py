@@ -1517,7 +1517,8 @@ def _case_from(document: object) -> Case:
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
-        touched = rules or []
+        # A key that is its one rule's ID is said once: "RW-1 (RW-1)" read as two things.
+        touched = rules if rules and rules != [known] else []
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
