@@ -67,6 +67,8 @@ from loopspec.properties.conformance.machine import (
     needed_capabilities,
 )
 from loopspec.properties.conformance.run import (
+    NOT_OBSERVABLE,
+    UNOBSERVED_PARTS,
     UNREACHABLE_PARTS,
     RunReport,
     TargetError,
@@ -135,6 +137,38 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
     assert unreached == []
     for rule in ("SCHED-2", "ABORT-3", "HOOK-8", "HOOK-5"):
         assert rows[rule]["checked"] > 0, rule
+
+
+def test_HIST_1_the_rule_table_never_reads_exercised_for_what_the_protocol_does_not_carry(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """HIST-1, RW-1: what a target sends its model is carried by no protocol message, so a
+    loop whose history dropped a blank reply passed conform at every seed while the table read
+    "HIST-1 exercised x2202". Its row says it is not observable and what conform does not see,
+    in the text and the JSON report, however many of its events were compared; a rule observed
+    only in part (RW-1's history reader) keeps its status and names the part it does not see."""
+    report = attrs.evolve(
+        _failed_report(),
+        capabilities=frozenset({"pre-hooks", "rewrite"}),
+        situations={"HIST-1": 2202, "RW-1": 3},
+        rules={"HIST-1": 2202, "RW-1": 5},
+    )
+    rows = _statuses(report)
+    assert rows["HIST-1"]["status"] != "exercised"
+    assert rows["HIST-1"]["status"].startswith("not observable")
+    assert (rows["HIST-1"]["generated"], rows["HIST-1"]["checked"]) == (0, 0)
+    assert "sends its model" in rows["HIST-1"]["unobservable"]
+    assert rows["RW-1"]["status"] == "exercised"
+    assert "sends its model" in rows["RW-1"]["unobservable"]
+    document = conform_run.json_report(report, None, {"impl": "mine:make"})
+    assert [row for row in document["rules"] if row["rule"] == "HIST-1"] == [rows["HIST-1"]]
+    conform_run._text_report(report, None, {"impl": "mine:make"})
+    shown = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(shown) if line.startswith("  HIST-1 "))
+    assert "exercised" not in shown[at]
+    assert shown[at + 1].split() == [
+        "not", "seen", "through", "the", "protocol:", *rows["HIST-1"]["unobservable"].split()
+    ]  # fmt: skip
 
 
 def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
@@ -288,9 +322,14 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
         "checked xM: M comparisons covered the events it speaks about):"
     )
     lines_below = lines[start + 1 : lines.index("transitions exercised:") - 1]
-    # A row's second line, indented under its status, names what no program reaches.
+    # A row's further lines, indented under its status, name what no program reaches and what
+    # the protocol does not carry.
     table = [row for row in lines_below if not row.startswith(" " * 11)]
-    assert len(lines_below) - len(table) == len(UNREACHABLE_PARTS)
+    notes = [row.split(":")[0].strip() for row in lines_below if row.startswith(" " * 11)]
+    assert Counter(notes) == {
+        "but not reached by any program": len(UNREACHABLE_PARTS),
+        "not seen through the protocol": len(NOT_OBSERVABLE) + len(UNOBSERVED_PARTS),
+    }
     row_status = re.compile(r"  \S+ +(.+?)(?: x\d+)?(?: \(checked x\d+\))?$")
     statuses = Counter(match.group(1) for row in table if (match := row_status.match(row)))
     assert sum(statuses.values()) == len(table) > 0

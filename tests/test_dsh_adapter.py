@@ -651,7 +651,7 @@ DSH_KEEPS = frozenset(
         "ORD-1", "ORD-3",
         "ADJ-1", "ADJ-2", "ADJ-3",
         "EXE-3",
-        "DEC-3", "HOOK-2", "REC-2", "HIST-1",
+        "DEC-3", "HOOK-2", "REC-2",
         "MODEL-3", "PROTO-1",
     }
 )  # fmt: skip

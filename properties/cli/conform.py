@@ -41,8 +41,11 @@ renamed or removed without changing `format`.
           "checked": 11,                        // comparisons that covered its events
           "needs": "approval",                  // only when a capability gates it
           "known": ["repair-wording"],          // only under --profile: what touched it
-          "unreachable": "..."                  // only when part of the rule no program
+          "unreachable": "...",                 // only when part of the rule no program
                                                 //   reaches (SPEC.md section 12 says why)
+          "unobservable": "..."                 // only when the protocol does not carry what
+                                                //   the rule, or part of it, is about: what
+                                                //   conform cannot see the target do
         }
       ],
       "transitions": {"Idle + SubmitUser -> accepted": 565},  // phase + command -> outcome
@@ -82,7 +85,11 @@ Rule statuses:
     "checked, situation never generated"        its events were compared, its situation never arose
     "not reached by the generator"              neither
     "not applicable"                            it needs a capability the target does not declare
-    "not observable by conform (model tests)"   the model's own tests prove it
+    "not observable by conform (model tests)"   no protocol message carries what it is about
+                                                ("unobservable" says what): the model's own
+                                                tests prove the model's side, nothing in the
+                                                run checks the target's (HIST-1: the messages
+                                                a loop sends its model)
     "known divergence"                          under --profile: a known divergence touched it
     "VIOLATED"                                  the rule of "divergence"
 

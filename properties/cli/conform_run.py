@@ -256,6 +256,8 @@ def _text_report(
         print(f"  {row['rule']:<8} {row['status']}{known}{count}{checked}{need}")
         if "unreachable" in row:
             print(f"  {'':<8} but not reached by any program: {row['unreachable']}")
+        if "unobservable" in row:
+            print(f"  {'':<8} not seen through the protocol: {row['unobservable']}")
     if report.profile is not None:
         print(f"\nknown divergences ({report.profile.implementation}):")
         rows = known_table(report)

@@ -1103,28 +1103,36 @@ def all_rules() -> list[str]:
         return sorted(set(rule_ids()) | {r for t in TRANSITIONS for r in t.rules})
 
 
-# Rules a conformance run cannot observe through commands, events and presented ACP messages:
-# they are about types (VIEW-1), provider projections, the wire codec's refusals and the model
-# itself, and are proven by the model's own tests.
-NOT_OBSERVABLE = frozenset(
-    {
-        "LOG-3",
-        "LOG-5",
-        "LOG-7",
-        "VIEW-1",
-        "HIST-2",
-        "HIST-3",
-        "HOOK-7",
-        "MODEL-2",
-        # loopspec's own safety with what a user hands it, not the target's behaviour.
-        "SAFE-1",
-        "SAFE-2",
-        "SAFE-3",
-        "SAFE-4",
-        "SAFE-5",
-        "SAFE-6",
-    }
-)
+# Rules no target can show conform breaking: the driver protocol carries a target's log events,
+# executed calls, presented ACP messages and refusals, and these rules are about something else.
+# Each says what conform does not see. The model's own tests prove the model's side; nothing in a
+# conform run checks the target's, so the row never reads "exercised" however many of the events
+# around it were compared (HIST-1 did, while a history that dropped a reply passed every seed).
+NOT_OBSERVABLE_STATUS = "not observable by conform (model tests)"
+_PROVIDER_REQUESTS = "the target's requests to its model's provider"
+_LOOPSPECS_OWN = "a rule about loopspec itself (what it does with a user's input), not a target"
+NOT_OBSERVABLE: dict[str, str] = {
+    "LOG-3": "how the target holds event data in memory (frozen, never aliased)",
+    "LOG-5": "the log's header line: the protocol carries only events",
+    "LOG-7": "surface replaces: no command makes a target compact or prune its history",
+    "VIEW-1": "the target's types (how its code is written)",
+    "HIST-1": (
+        "the messages the target sends its model: the protocol carries its log (whose "
+        "messages LOG-2, ORD-1, TEXT-1 and TEXT-2 compare), not its model requests"
+    ),
+    "HIST-2": _PROVIDER_REQUESTS,
+    "HIST-3": _PROVIDER_REQUESTS,
+    "HOOK-7": "hook processes' faults: a program scripts each hook's answer, so no hook runs",
+    "MODEL-2": "a rule about the model's own states, not a target",
+    **dict.fromkeys(("SAFE-1", "SAFE-2", "SAFE-3", "SAFE-4", "SAFE-5", "SAFE-6"), _LOOPSPECS_OWN),
+}
+# Parts of rules conform observes that no target reports either: the row names them.
+UNOBSERVED_PARTS = {
+    "RW-1": (
+        "the arguments in the messages the target sends its model (its log's, what ran and "
+        "what it presented are compared)"
+    ),
+}
 
 
 # Parts of a rule no program reaches, whatever it draws (SPEC.md section 12 says which and why):
@@ -1151,7 +1159,7 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
         generated = report.situations.get(rule, 0)
         checked = report.steps if rule == "PROTO-1" else report.rules.get(rule, 0)
         if rule in NOT_OBSERVABLE:
-            status, generated, checked = "not observable by conform (model tests)", 0, 0
+            status, generated, checked = NOT_OBSERVABLE_STATUS, 0, 0
         elif alternatives and not set(alternatives) & set(report.capabilities):
             status, generated, checked = "not applicable", 0, 0
         elif generated:
@@ -1162,8 +1170,11 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
             status = "not reached by the generator"
         known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
         unreachable = UNREACHABLE_PARTS.get(rule)
-        if status in ("not applicable", "not observable by conform (model tests)"):
-            known, unreachable = [], None
+        unobservable = NOT_OBSERVABLE.get(rule) or UNOBSERVED_PARTS.get(rule)
+        # A known divergence may touch a rule conform does not observe: a profile reads it
+        # in the log (Claude Code's transcript holds a reply the model never wrote, HIST-1).
+        if status == "not applicable":
+            known, unreachable, unobservable = [], None, None
         if known:
             status = "known divergence"
         if report.divergence is not None and report.divergence.rule_id == rule:
@@ -1178,6 +1189,7 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
                 **({"needs": needs} if needs else {}),
                 **({"known": known} if known else {}),
                 **({"unreachable": unreachable} if unreachable else {}),
+                **({"unobservable": unobservable} if unobservable else {}),
             }
         )
     return rows
