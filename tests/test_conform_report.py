@@ -1067,3 +1067,26 @@ def test_ACP_1_rule_rows_name_what_no_program_reaches(capsys: pytest.CaptureFixt
     assert "but not reached by any program: image, audio and other non-text" in shown, shown
     section = loopspec.spec_text().split("## 12.", 1)[1]
     assert "No program reaches non-text result blocks" in " ".join(section.split())
+
+
+def test_MODEL_3_the_transition_table_says_a_rule_after_the_arrow_is_a_refusal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """MODEL-3: a transition row "AwaitingModel + ModelReplies -> EXE-1" counts replies the
+    model refused by EXE-1 (and the target with it), not violations; a first-time reader of a
+    conformant report took them for broken rules. The table's header says what the arrow
+    leads to."""
+    report = attrs.evolve(
+        _failed_report(),
+        divergence=None,
+        transitions={
+            "AwaitingModel + ModelReplies -> EXE-1": 14,
+            "Idle + SubmitUser -> accepted": 3,
+        },
+    )
+    conform_run._text_report(report, None, {"impl": "mine:make"})
+    shown = capsys.readouterr().out.splitlines()
+    at = shown.index("transitions exercised:")
+    assert "refused" in shown[at + 1]
+    assert shown[at + 2 :][:2] == ["      14  AwaitingModel + ModelReplies -> EXE-1",
+                                   "       3  Idle + SubmitUser -> accepted"]  # fmt: skip

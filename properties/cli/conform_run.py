@@ -266,6 +266,8 @@ def _text_report(
             shown = f"{row['programs']} programs" if row["programs"] else "not shown"
             print(f"  {row['key']:<{width}}  {shown:>13}  {', '.join(row['rules']) or '-'}")
     print("\ntransitions exercised:")
+    # "-> EXE-1" read as a violation of EXE-1: it is a command both refused, as they must.
+    print("  (phase + command -> accepted, or the rule by which the model refused the command)")
     for transition, hits in report.transitions.items():
         print(f"  {hits:>6}  {transition}")
     # The verdict again, last: the tables above push the first line off a screen.
