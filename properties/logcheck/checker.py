@@ -64,7 +64,7 @@ from loopspec.properties.logcheck.dialect import (
     legacy_marker,
 )
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
-from loopspec.properties.logcheck.hook_faults import HookRuns, counting
+from loopspec.properties.logcheck.hook_faults import HookRuns
 
 # typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,
 # which would double check's start-up; a log is read without them (tests/test_check_startup.py).
@@ -530,10 +530,9 @@ def _check_lines(
     # Per event type seen, `monitor.quiet_kind` (left empty when not `quick`). The first event
     # of a type always takes the full path, which learns its kind.
     quiet_of: dict[str, int] = {}
-    judges = clean_judges(monitor) if quick else {}
-    hook_result = judges.get("hook/result")
-    if hook_result is not None:  # counts each hook's runs; a faulted one takes the full path
-        judges["hook/result"] = counting(hook_result, hook_runs)
+    # The judge of hook/result counts each hook's runs; one that records a fault takes the full
+    # path (`hook_runs.see_wire` below), where its line is known.
+    judges = clean_judges(monitor, hook_runs.run_counts) if quick else {}
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan = scan_json

@@ -28,7 +28,9 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
+from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix
 from loopspec.model.facts import (
     HOOK_DECISIONS,
     HOOK_DIALECTS,
@@ -74,6 +76,7 @@ from loopspec.model.invariants import (
     turns_numbered_and_unnested,
 )
 from loopspec.model.plain_record import PlainRecord
+from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -425,10 +428,14 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     return True
 
 
-def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+def _hook_result_counted(
+    runs: dict[str, int] | None, prefix: Prefix, obj: dict[str, Any], seq: int
+) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
     # hook/invoked, for the call it names (when both name one), its decision is a known word,
-    # and (read with the fact) its duration is finite and not negative.
+    # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
+    # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
+    # the hook's own to the full path, where its line is known for the notice (HOOK-7).
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -436,6 +443,7 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     except (KeyError, TypeError):
         return False
     call_id, duration = data.get("callId"), data.get("durationMs")
+    summary = data.get("stderrSummary")
     if (
         type(turn) is not int
         or type(point) is not str
@@ -451,9 +459,22 @@ def _hook_result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or "sourceEventSeqs" in obj
     ):
         return False
+    if runs is not None and (
+        decision == FAILED_WORD
+        # A fault's summary starts `KIND: `: most summaries hold no ": " at all, and are not
+        # read further (nor is the enum of fault kinds imported for them).
+        or (type(summary) is str and ": " in summary and fault_prefix(summary) is not None)
+    ):
+        return False
     prefix.expected_seq = seq + 1
     answer = HookAnswer(seq, point, handler, decision, data.get("updatedInput"))
     prefix.take_hook_answer(turn, call_id, answer)
+    if runs is not None:
+        count = runs.get(handler)
+        if count is not None:
+            runs[handler] = count + 1
+        elif len(runs) < MAX_TRACKED_HOOKS:
+            runs[handler] = 1
     return True
 
 
@@ -585,7 +606,8 @@ JUDGES: dict[str, CleanJudge] = {
         ),
     ),
     "hook/result": CleanJudge(
-        _hook_result, (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn)
+        partial(_hook_result_counted, None),
+        (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn),
     ),
     "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
     "approval/decided": CleanJudge(_approval_decided, (*_ENVELOPE, approval_shows_effective_input)),
@@ -593,10 +615,14 @@ JUDGES: dict[str, CleanJudge] = {
 """Per event type, its judge."""
 
 
-def clean_judges(monitor: LogMonitor) -> dict[str, Judge]:
-    """The judges that still stand for every check `monitor` runs on their type."""
-    return {
+def clean_judges(monitor: LogMonitor, hook_runs: dict[str, int] | None = None) -> dict[str, Judge]:
+    """The judges that still stand for every check `monitor` runs on their type; the one of
+    `hook/result` counts each hook's runs in `hook_runs` when given (`hook_faults.HookRuns`)."""
+    judges = {
         kind: entry.judge
         for kind, entry in JUDGES.items()
         if monitor.checks_for(kind) == entry.stands_for
     }
+    if hook_runs is not None and "hook/result" in judges:
+        judges["hook/result"] = partial(_hook_result_counted, hook_runs)
+    return judges

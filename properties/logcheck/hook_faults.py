@@ -12,14 +12,7 @@ A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 
 from __future__ import annotations
 
-from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix, recorded_fault
-
-TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
-if TYPE_CHECKING:
-    from typing import Any
-
-    from loopspec.model.invariants import Prefix
-    from loopspec.properties.logcheck.clean_events import Judge
+from loopspec.impl.recorded_faults import FAILED_WORD, recorded_fault
 
 MAX_TRACKED_HOOKS = 1000
 """Distinct hook ids whose runs are counted; a log naming more (none configures so many) gets
@@ -41,10 +34,12 @@ class FirstFault:
 class HookRuns:
     """How often each hook ran and failed, in the order the hooks first failed."""
 
-    __slots__ = ("_failed", "_first", "_outcomes", "_runs")
+    __slots__ = ("_failed", "_first", "_outcomes", "run_counts")
 
     def __init__(self) -> None:
-        self._runs: dict[str, int] = {}
+        self.run_counts: dict[str, int] = {}
+        """Runs per hook id; the checker's fast path counts a run that records no fault here
+        itself (`clean_events._hook_result_counted`), the rest go through `see`."""
         self._failed: dict[str, int] = {}
         self._first: dict[str, FirstFault] = {}
         self._outcomes: dict[str, dict[str, int]] = {}
@@ -60,7 +55,7 @@ class HookRuns:
         seq: int | None = None,
     ) -> None:
         """Count one run of `hook_id`: its audit's decision word and summary."""
-        runs = self._runs
+        runs = self.run_counts
         count = runs.get(hook_id)
         if count is not None:
             runs[hook_id] = count + 1
@@ -97,40 +92,13 @@ class HookRuns:
             seq=seq if type(seq) is int else None,
         )
 
-    def count_run(self, hook_id: object) -> None:
-        """Count a run of `hook_id` that recorded no fault (the checker's fast path)."""
-        runs = self._runs
-        if type(hook_id) is str and (hook_id in runs or len(runs) < MAX_TRACKED_HOOKS):
-            runs[hook_id] = runs.get(hook_id, 0) + 1
-
     def notes(self) -> list[tuple[FirstFault, str]]:
         """Each failed hook's first fault and its note, in the order the hooks first failed."""
         found = []
         for hook_id, first in self._first.items():
-            runs, outcomes = self._runs.get(hook_id), self._outcomes[hook_id]
+            runs, outcomes = self.run_counts.get(hook_id), self._outcomes[hook_id]
             found.append((first, fault_note(hook_id, self._failed[hook_id], runs, first, outcomes)))
         return found
-
-
-def counting(judge: Judge, runs: HookRuns) -> Judge:
-    """`judge` of `hook/result` that also counts each run it folds; one that records a fault it
-    sends down the checker's full path (False), where the line is known for the notice."""
-    count_run = runs.count_run
-
-    def judge_counting(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-        try:
-            data = obj["data"]
-            decision, summary = data["decision"], data.get("stderrSummary")
-        except (KeyError, TypeError, AttributeError):
-            return judge(prefix, obj, seq)
-        if decision == FAILED_WORD or (type(summary) is str and fault_prefix(summary)):
-            return False
-        if not judge(prefix, obj, seq):
-            return False
-        count_run(data.get("handlerId"))
-        return True
-
-    return judge_counting
 
 
 def fault_note(
