@@ -897,11 +897,20 @@ def _reduced_case_line(
     case_path: Path, factory: TargetFactory, case: Case, profile: Profile | None, replay: Replay
 ) -> str:
     """`replay --reduce`: the diverging case cut down on `factory` as conform cuts a
-    counterexample, saved beside it under a new name (never over it); the line that says so."""
+    counterexample, saved beside it under a new name (never over it), unless nothing could be
+    cut; the line that says so."""
     divergence = replay.divergence
     assert divergence is not None
     found = DivergenceFound(divergence, case.config, tuple(case.commands))
     reduced = reduce_counterexample(factory, found, profile)
+    replays = "replay" if reduced.replays == 1 else "replays"
+    if (reduced.config, tuple(reduced.program)) == (case.config, tuple(case.commands)):
+        # A copy of the case under a new name would read as a cut-down case.
+        return (
+            f"\nreduced: nothing can be cut: each of its {len(case.commands)} commands and every "
+            f"call, hook and detail is needed for {reduced.divergence.rule_id} ({reduced.replays} "
+            f"{replays}); no file written"
+        )
     document = case_fields(
         case.target,
         rule=reduced.divergence.rule_id,
@@ -912,7 +921,6 @@ def _reduced_case_line(
         capabilities=replay.capabilities,
     )
     saved = _save_case_document(document, case_path.parent)
-    replays = "replay" if reduced.replays == 1 else "replays"
     return (
         f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
         f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); saved as {saved}"

@@ -1,0 +1,42 @@
+"""`replay CASE --reduce` on a case that cannot be cut any further: it says so, and writes
+nothing. (tests/test_case_travel.py covers a case that can be cut.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from test_case_travel import _failed_report
+
+from loopspec.properties.cli.conform_run import save_case
+from loopspec.properties.cli.main import main
+
+
+def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a case `--reduce` has cut already cannot be cut again. `--reduce` said
+    "reduced: 2 of 2 commands still diverge on TURN-5 (...); saved as" the case itself, which
+    read as a cut-down file beside it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "bug-1234"
+    save_case(_failed_report(), folder, {"impl": "mine:make"})
+    impl = ["--impl", "test_case_travel:turn_end_reason_as_text"]
+    assert main(["replay", str(folder / "case-TURN-5-0.json"), *impl, "--reduce"]) == 1
+    minimal = folder / "case-TURN-5-1.json"  # its tools and texts cut
+    assert capsys.readouterr().out.endswith(f"; saved as {minimal}\n")
+    before = minimal.read_bytes()
+    assert main(["replay", str(minimal), *impl, "--reduce"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    said = (
+        r"reduced: nothing can be cut: each of its 2 commands and every call, hook and detail "
+        r"is needed for TURN-5 \(\d+ replays\); no file written"
+    )
+    assert re.fullmatch(said, last), last
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "case-TURN-5-0.json",
+        "case-TURN-5-1.json",
+    ]
+    assert minimal.read_bytes() == before
