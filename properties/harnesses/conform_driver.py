@@ -787,17 +787,22 @@ class Session:
         self.harness = harness
         self.config = config
         self.root = Path(tempfile.mkdtemp(prefix=f"loopspec-conform-{harness.value}-"))
+        self.process: subprocess.Popen[bytes] | None = None
+        self.control_folder: Path | None = None  # the socket's own folder in /tmp, if any
+        LIVE_SESSIONS.add(self)  # from here on, a signal's end removes what it made
         self.home, self.work, self.bin = self.root / "home", self.root / "work", self.root / "bin"
         for folder in (self.home / "tmp", self.work, self.bin):
             folder.mkdir(parents=True)
-        self.control = Control(control_socket_path(self.root))
+        socket_path = control_socket_path(self.root)
+        if not socket_path.is_relative_to(self.root):
+            self.control_folder = socket_path.parent
+        self.control = Control(socket_path)
         self.mock = PendingMock(harness)
         self.mock.program_of = lambda name: call_program(harness, config, name, self.bin)
         self._write_programs()
         self.argv, self.env = self._setup()
         self.shadow = ModelTarget()
         self.shadow.reset(config)
-        self.process: subprocess.Popen[bytes] | None = None
         self.turns_started = 0
         # What has been turned into events so far.
         self.seen_log_items: dict[Path, int] = {}
@@ -885,14 +890,21 @@ class Session:
         """End the CLI and everything it started; remove the session's files."""
         self.control.close()
         self.mock.close()
+        self.remove_leftovers()
+
+    def remove_leftovers(self) -> None:
+        """Kill the CLI's process group (its hooks and tools) and remove the session's folders:
+        what would outlive the driver (SAFE-3). The only part of closing safe in a signal
+        handler, where the servers' threads may hold the locks a clean close takes."""
+        LIVE_SESSIONS.discard(self)
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
         shutil.rmtree(self.root, ignore_errors=True)
-        if not self.control.path.is_relative_to(self.root):  # its folder in /tmp
-            shutil.rmtree(self.control.path.parent, ignore_errors=True)
+        if self.control_folder is not None:
+            shutil.rmtree(self.control_folder, ignore_errors=True)
 
     # -- commands --------------------------------------------------------------------------------
 
@@ -1384,6 +1396,27 @@ class Session:
 # ---------------------------------------------------------------------------------------------
 # The protocol loop.
 
+LIVE_SESSIONS: set[Session] = set()
+"""Sessions whose CLI and folders are not removed yet: what a signal's end removes."""
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""conform ending a driver that missed its deadline, a CI job cancelled, Ctrl-C, a closed
+terminal: each would end the driver on the spot (SIGINT, in a thread's wait, or not at all),
+leaving the CLI, in a session of its own, running and the session's folders in TMPDIR."""
+
+
+def end_cleanly_on_signals() -> None:
+    """On each of `ENDING_SIGNALS`, remove what every live session made, then exit 128 + the
+    signal's number, as a shell reports a program that signal ended."""
+
+    def end(signum: int, _frame: object) -> None:
+        for session in list(LIVE_SESSIONS):
+            session.remove_leftovers()
+        os._exit(128 + signum)
+
+    for signum in ENDING_SIGNALS:
+        signal.signal(signum, end)
+
 
 def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
     """Answer each protocol line; 0 at shutdown or end of input."""
@@ -1441,6 +1474,8 @@ def main(argv: list[str]) -> int:
         inner = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
         inner += [sys.executable, "-m", "loopspec.properties.harnesses.conform_driver", argv[0]]
         os.execvpe(inner[0], inner, {**os.environ, INSIDE: "1"})
+
+    end_cleanly_on_signals()
 
     def write(answer: Mapping[str, Any]) -> None:
         sys.stdout.write(json.dumps(answer) + "\n")

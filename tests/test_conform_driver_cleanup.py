@@ -1,0 +1,124 @@
+"""A real-CLI conform driver ended from outside leaves nothing behind (SAFE-3).
+
+`loopspec conform --cmd examples/claude-code-adapter/run.sh` runs the conform driver, which
+makes a session folder in TMPDIR (and the control socket's folder in /tmp when TMPDIR is long)
+and starts the CLI in a session of its own. conform ending a driver that missed its answer
+deadline, a CI job cancelled, Ctrl-C and a closed terminal signal it; conform's own exit closes
+its stdin. Before, a signal ended the driver on the spot: the folders stayed and the CLI ran on.
+One real driver per case, the CLI started and then ended within a second or two (SIGHUP
+takes the same handler as SIGTERM).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+from loopspec.impl.hookbridge.reaping import descendants
+from loopspec.model.commands import SubmitUser
+from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
+from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
+from loopspec.properties.harnesses.conform_driver import TOOL_PROGRAM
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 30.0
+
+
+def _installed() -> bool:
+    try:
+        binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
+    except HarnessError:
+        return False
+    return True
+
+
+def _send(stdin: IO[str], message: dict[str, object]) -> None:
+    stdin.write(json.dumps(message) + "\n")
+    stdin.flush()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZXx"
+
+
+def _until(probe: Callable[[], object], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not probe():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif(not _installed(), reason="Claude Code is not installed (make harnesses)")
+@pytest.mark.parametrize("ending", ["SIGTERM", "SIGINT", "stdin closed"])
+def test_SAFE_3_an_ended_conform_driver_leaves_no_folder_and_no_process(
+    tmp_path: Path, ending: str
+) -> None:
+    # Long enough that the control socket gets a folder of its own in /tmp.
+    tmpdir = tmp_path / ("t" * 60)
+    tmpdir.mkdir()
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "loopspec.properties.harnesses.conform_driver", "claude-code"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(ROOT)},
+        start_new_session=True,  # as conform starts it
+    )
+    below: set[int] = set()
+    folders: list[Path] = []
+    try:
+        assert driver.stdin is not None
+        assert driver.stdout is not None
+        config = config_to_json(LoopConfig())
+        _send(driver.stdin, {"type": "reset", "protocol": PROTOCOL_VERSION, "config": config})
+        assert json.loads(driver.stdout.readline())["type"] == "ready"
+        (session,) = tmpdir.iterdir()
+        tool = (session / "bin" / TOOL_PROGRAM).read_text(encoding="utf-8")
+        socket_folder = Path(tool.split()[-2].strip("'")).parent
+        assert not socket_folder.is_relative_to(tmpdir), "the socket's folder is in /tmp"
+        folders = [session, socket_folder]
+        assert all(folder.is_dir() for folder in folders)
+        command = command_to_json(SubmitUser("hi"))
+        _send(driver.stdin, {"type": "command", "seq": 0, "command": command})
+        _until(lambda: descendants(driver.pid), "the CLI to start")
+        time.sleep(0.3)  # the CLI's own children, if it starts any at once
+        below = descendants(driver.pid)
+
+        if ending == "stdin closed":
+            driver.stdin.close()
+            expected = 0
+        else:
+            signum = signal.Signals[ending]
+            driver.send_signal(signum)
+            expected = 128 + signum
+        code = driver.wait(timeout=WAIT)
+        time.sleep(0.5)  # what it ended has gone by now
+        assert [pid for pid in below if _alive(pid)] == [], "the CLI outlived the driver"
+        assert [str(f) for f in folders if f.exists()] == []
+        assert code == expected
+    finally:
+        for pid in [driver.pid, *below]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        driver.wait()
+        for folder in folders:
+            subprocess.run(["rm", "-rf", str(folder)], check=False)
