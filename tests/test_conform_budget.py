@@ -98,6 +98,8 @@ def _budgeted(after: int | None) -> RunReport:
     )
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_found() -> None:
     """The deadline passes while Hypothesis shrinks a counterexample: the run still reports it,
     with the smallest program found by then, not cut down (no time is left for that), and

@@ -85,6 +85,8 @@ def counted() -> Iterator[None]:
         gc.enable()
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_MODEL_1_a_program_s_state_is_let_go_when_the_next_program_starts(counted: None) -> None:
     """With the cyclic collector off, targets alive at any command: the probe's and the current
     program's. Before, every finished program's machine stayed in Hypothesis's cycles with its
@@ -101,6 +103,8 @@ def test_MODEL_1_a_program_s_state_is_let_go_when_the_next_program_starts(counte
     assert len(_CountedModel.alive) == 0
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_MODEL_1_a_run_makes_young_collections_rarer_and_restores_the_setting(
     counted: None,
 ) -> None:

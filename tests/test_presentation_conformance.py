@@ -812,8 +812,10 @@ def _empty_description_shown(message: dict[str, Any]) -> None:
     ("damage", "rule"),
     [
         (_edit_swapped, "VIEW-2"),
-        (_titles_left_absolute, "VIEW-4"),
-        (_empty_description_shown, "VIEW-2"),
+        # Coverage off: deterministic tests cover every model arc these do, not edit-swapped's
+        # (benchmarks/coverage_owners.py).
+        pytest.param(_titles_left_absolute, "VIEW-4", marks=pytest.mark.no_cover),
+        pytest.param(_empty_description_shown, "VIEW-2", marks=pytest.mark.no_cover),
     ],
     ids=["edit-swapped", "titles-left-absolute", "empty-description-shown"],
 )
@@ -884,6 +886,8 @@ class _OriginalInputBridge(_ModelsOwnBridge):
         return super().on_event(event)
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
     """RW-1, VIEW-2: the tutorial's wrapper for checking an ACP bridge alone (the model plays
     the loop) runs as quoted: a bridge that sends what the model presents is conformant, one
