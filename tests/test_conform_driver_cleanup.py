@@ -28,6 +28,7 @@ from loopspec.model.commands import SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
+from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.harnesses.conform_driver import TOOL_PROGRAM
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
@@ -122,3 +123,59 @@ def test_SAFE_3_an_ended_conform_driver_leaves_no_folder_and_no_process(
         driver.wait()
         for folder in folders:
             subprocess.run(["rm", "-rf", str(folder)], check=False)
+
+
+# A target that makes a folder and removes it when asked to end (SIGTERM), as the driver does.
+TIDY_TARGET = (
+    "import os, shutil, signal, sys, time\n"
+    "os.mkdir(sys.argv[1])\n"
+    "def end(signum, frame):\n"
+    "    shutil.rmtree(sys.argv[1])\n"
+    "    os._exit(128 + signum)\n"
+    "signal.signal(signal.SIGTERM, end)\n"
+    "print('started', file=sys.stderr, flush=True)\n"
+    "time.sleep(300)\n"
+)
+
+
+def test_SAFE_3_a_target_conform_ends_at_its_answer_deadline_may_remove_its_folder(
+    tmp_path: Path,
+) -> None:
+    """conform asks a target that missed its deadline to end before it kills it: killed at once,
+    the driver left its session folder at each missed deadline."""
+    folder = tmp_path / "session"
+    argv = [sys.executable, "-c", TIDY_TARGET, str(folder)]
+    target = ProcessTarget(argv, timeout=2.0, name="tidy")
+    with pytest.raises(ProcessTargetError, match="no answer to reset"):
+        target.reset(LoopConfig())
+    assert not folder.exists()
+    assert target.exit_code == 128 + signal.SIGTERM
+
+
+def test_SAFE_3_a_sigterm_run_asks_what_it_started_to_end_before_killing_it(
+    tmp_path: Path,
+) -> None:
+    """`loopspec conform` ended by SIGTERM (a CI job cancelled) ends every process below it:
+    asked first, so its target can remove what it made, then killed."""
+    folder = tmp_path / "session"
+    script = (
+        "import subprocess, sys\n"
+        "from loopspec.impl.hookbridge.reaping import become_subreaper, end_descendants\n"
+        "assert become_subreaper()\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {TIDY_TARGET!r}, sys.argv[1]],"
+        " stderr=subprocess.PIPE, text=True, start_new_session=True)\n"
+        "assert child.stderr.readline() == 'started\\n'\n"
+        "print(child.pid, child.pid in end_descendants())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=ROOT,
+    )
+    pid, ended = done.stdout.split()
+    assert ended == "True"
+    assert not _alive(int(pid))
+    assert not folder.exists()

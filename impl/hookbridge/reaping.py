@@ -170,6 +170,21 @@ def descendants(root: int) -> set[int]:
     return found
 
 
+def end_descendants(grace: float = KILL_SETTLE_S) -> set[int]:
+    """Ask every process below this one to end (SIGTERM), wait up to `grace` seconds for them
+    to go, then `kill_descendants()`: a process killed at once cannot remove what it made (a
+    conform driver's session folders)."""
+    asked = descendants(os.getpid()) if PROC.is_dir() else set()
+    for pid in asked:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while asked and descendants(os.getpid()) and time.monotonic() < deadline:
+        _reap_children()
+        time.sleep(0.01)
+    return asked | kill_descendants()
+
+
 def kill_descendants() -> set[int]:
     """SIGKILL every process below this one and reap the ones that are (or became) its children.
 

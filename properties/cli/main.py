@@ -257,10 +257,12 @@ def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> in
     # a session of its own, running (SAFE-3). Ended here instead, not by an exception raised
     # through the run: one raised while a gc callback runs is dropped, and the run goes on.
     signal.signal(signal.SIGTERM, _end_everything_below)
+    if hasattr(signal, "SIGHUP"):  # a closed terminal, likewise (POSIX)
+        signal.signal(signal.SIGHUP, _end_everything_below)
     try:
         return _handled(handler, args, LoopSpecError)
     finally:
-        reaping.kill_descendants()
+        reaping.end_descendants()
 
 
 def _end_everything_below(signum: int, frame: object) -> None:
@@ -269,7 +271,7 @@ def _end_everything_below(signum: int, frame: object) -> None:
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
     from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
 
-    reaping.kill_descendants()
+    reaping.end_descendants()
     # An empty `--log` the run made: os._exit skips the code that removes it, and it blocked
     # the rerun naming it.
     remove_unfilled()

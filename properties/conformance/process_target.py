@@ -46,6 +46,8 @@ from loopspec.properties.conformance.target import Observation
 
 DEFAULT_TIMEOUT: Final = 10.0
 SHUTDOWN_GRACE: Final = 2.0
+TERM_GRACE: Final = 1.0
+"""How long a target asked to end (SIGTERM) has to remove what it made before it is killed."""
 LINE_EXCERPT: Final = 300
 STDERR_TAIL: Final = 2000
 MAX_LINE_BYTES: Final = 16 * 1024 * 1024
@@ -329,8 +331,16 @@ class _Process:
         return code
 
     def kill(self) -> None:
-        """End the process, its group and every process it started (SAFE-3); release the pipes."""
+        """End the process, its group and every process it started (SAFE-3); release the pipes.
+
+        Asked first (SIGTERM), then killed: a killed target cannot remove the folders it made
+        (the real-CLI driver's session folders were left in TMPDIR at each missed deadline)."""
         if _POSIX:
+            if self.popen.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.popen.pid, signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.popen.wait(timeout=TERM_GRACE)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGKILL)
         elif self.popen.poll() is None:
