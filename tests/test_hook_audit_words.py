@@ -114,8 +114,9 @@ def test_HOOK_1_reduction_drops_an_audit_word_the_simpler_verdict_cannot_record(
     assert HookAnswers(Deny("no")) in answers  # the audit alone dropped, as before
 
 
-# Exit code 2 is a hook's blocking exit: its stdout is not read, so it cannot allow, ask or add a
-# context; Codex reads one without a reason as a failed hook, a pass audited "error".
+# Exit code 2 is a hook's blocking exit: whatever its stdout says, it cannot allow, ask or add a
+# context alone (a context Claude Code reads after exit 2 rides on the block); Codex reads one
+# without a reason as a failed hook, a pass audited "error".
 @pytest.mark.parametrize(
     "build",
     [
