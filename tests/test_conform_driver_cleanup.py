@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -178,4 +179,35 @@ def test_SAFE_3_a_sigterm_run_asks_what_it_started_to_end_before_killing_it(
     pid, ended = done.stdout.split()
     assert ended == "True"
     assert not _alive(int(pid))
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(("ending", "cause"), [("SIGTERM", "SIGTERM"), ("SIGINT", "Ctrl-C")])
+def test_SAFE_3_a_conform_run_a_signal_ends_says_so_in_one_line_and_its_target_tidies_up(
+    tmp_path: Path, ending: str, cause: str
+) -> None:
+    """`loopspec conform` ended by SIGTERM or Ctrl-C exits 128 + the signal with one line saying
+    why, its target asked to end first (its folder removed). Before, it ended silently: a CI
+    log showed a bare exit 143."""
+    folder = tmp_path / "session"
+    command = shlex.join([sys.executable, "-c", TIDY_TARGET, str(folder)])
+    run = subprocess.Popen(
+        [sys.executable, "-m", "loopspec.properties.cli.main", "conform", "--cmd", command],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        _until(folder.exists, "the target to start")
+        signum = signal.Signals[ending]
+        run.send_signal(signum)
+        _, err = run.communicate(timeout=WAIT)
+    finally:
+        run.kill()
+    assert err.splitlines() == [
+        f"loopspec: stopped by {cause}: every process the run started is ended, "
+        "its report not written"
+    ]
+    assert run.returncode == 128 + signum
     assert not folder.exists()

@@ -286,11 +286,20 @@ def _end_everything_below(signum: int, frame: object) -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, RuntimeError):
             stream.flush()
+    # Said last, why the run ended (a CI log read a bare 143 as a crash); written past
+    # sys.stderr, whose buffered write the signal may have interrupted.
+    with contextlib.suppress(OSError):
+        os.write(2, f"{PROGRAM}: {stopped_by(signal.Signals(signum).name)}\n".encode())
     os._exit(128 + signum)
 
 
 FLUSH_SECONDS_AT_SIGTERM = 2
 """How long a SIGTERM'd run may wait to hand what it printed to its stdout and stderr."""
+
+
+def stopped_by(cause: str) -> str:
+    """The one line a run a signal ended ends with, instead of its report."""
+    return f"stopped by {cause}: every process the run started is ended, its report not written"
 
 
 def _handled(
@@ -325,6 +334,7 @@ def _handled(
             _drop_stdout()
         return 2
     except KeyboardInterrupt:
+        print(f"{PROGRAM}: {stopped_by('Ctrl-C')}", file=sys.stderr)
         return 130
 
 
