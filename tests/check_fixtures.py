@@ -434,6 +434,9 @@ def bad_logs() -> dict[str, bytes]:
     wrong_type["data"]["turn"] = "1"
     missing = json.loads(lines[call_line])
     del missing["data"]["callId"]
+    result_line = next(i for i, line in enumerate(lines) if '"tool/result"' in line)
+    string_error = json.loads(lines[result_line])
+    string_error["data"]["error"] = "boom"  # the catalogue's `error` is an object
     compact = {"type": "image-chunks", "seq0": 3, "time0": 0, "data": {"turn": 1, "step": 1}}
 
     def replaced(index: int, new: str) -> str:
@@ -444,6 +447,7 @@ def bad_logs() -> dict[str, bytes]:
         "invalid-json.jsonl": replaced(10, '{"type": "step/end", "seq": 9,, "data": {}}\n'),
         "wrong-types.jsonl": replaced(call_line, json.dumps(wrong_type) + "\n"),
         "missing-field.jsonl": replaced(call_line, json.dumps(missing) + "\n"),
+        "result-error-a-string.jsonl": replaced(result_line, json.dumps(string_error) + "\n"),
         "not-an-object.jsonl": replaced(5, "[1, 2, 3]\n"),
         "missing-header.jsonl": "".join(lines[1:]),
         "second-header.jsonl": replaced(7, lines[0]),

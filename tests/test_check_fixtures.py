@@ -122,6 +122,7 @@ BAD = {
     # Some other JSON Lines file (an app's own log): one error, not a second for its line 1.
     "neither-header-nor-event.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),
+    "result-error-a-string.jsonl": (ErrorKind.BAD_EVENT, 14, "LOG-4"),
     "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),
     "torn-tail.jsonl": (ErrorKind.TORN_TAIL, 42, "LOG-8"),
     "unknown-compact-row.jsonl": (ErrorKind.BAD_EVENT, 5, "LOG-4"),

@@ -39,6 +39,7 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
     hook_duration_valid,
+    optional_members_typed,
 )
 from loopspec.model.invariants import (
     REPAIR_NOT_STARTED,
@@ -276,6 +277,8 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
     if calls and data.get("interrupted") is True:
         return False
+    if not optional_members_typed("assistant/message", data):
+        return False  # LOG-4, read with the fact
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
         hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
         for call_id, (_place, call) in calls.items():
@@ -338,9 +341,13 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or call_id in prefix.approval_due
     ):
         return False
+    # `optional_members_typed` inlined for the common case: a result's one typed optional member.
     error = data.get("error")
-    if type(error) is dict and error.get("code") in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
-        return False  # a crash repair's result: rare, and its fold remembers the repair
+    if error is not None and (
+        type(error) is not dict or error.get("code") in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
+    ):
+        return False  # LOG-4 (read with the fact), or a crash repair's result: rare, and its
+        # fold remembers the repair
     prefix.expected_seq = seq + 1
     prefix.take_result(call_id, seq)
     prefix.append_surface(seq, _RESULT)
@@ -412,6 +419,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or "sourceEventSeqs" in obj
         or type(dialect) is not str
         or dialect not in HOOK_DIALECTS
+        or not optional_members_typed("hook/invoked", data)
     ):
         return False
     if call_id is not None:
@@ -457,6 +465,7 @@ def _hook_result_counted(
         or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
+        or not optional_members_typed("hook/result", data)
     ):
         return False
     if runs is not None and (
@@ -491,6 +500,7 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (call_id is not None and type(call_id) is not str)
         or (tool_name is not None and type(tool_name) is not str)
         or (arguments is not None and type(arguments) is not str)
+        or not optional_members_typed("approval/asked", data)
     ):
         return False
     if call_id is not None and arguments is not None:

@@ -1,0 +1,89 @@
+"""LOG-4 for the optional members of `data`: one of another JSON type than section 10's
+catalogue gives it (a tool/result's `error` as a string, ...) makes the event unreadable, on the
+checker's full path and on its clean-event judges alike."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from check_fixtures import FIXTURES
+
+from loopspec.model.facts import OPTIONAL_MEMBERS
+from loopspec.model.log_layout import EVENT_LAYOUTS
+from loopspec.properties.logcheck.checker import ErrorKind, check_stream
+from loopspec.properties.logcheck.synth import HEADER, jsonl
+
+# Optional members a fact reader reads itself, each with its own check (`model/facts.py`).
+_READ_BY_READERS = {
+    ("hook/invoked", "callId"),
+    ("hook/result", "callId"),
+    ("approval/asked", "callId"),
+    ("approval/asked", "arguments"),
+}
+_JSON_TYPE = {"object": dict, "flag": bool, "bool": bool, "int": int, "str": str}
+_WRONG = {dict: ("boom", 7, [1]), bool: ("yes", 1, {}), int: ("3", 1.5, True), str: (7, [], {})}
+
+
+def test_LOG_4_the_optional_members_checked_are_the_catalogues() -> None:
+    """The table check reads is every optional member of a plain JSON type the wire types
+    give an event (any-JSON members, `meta` and `updatedInput`, take every value)."""
+    derived = {
+        (layout.type, field.wire, _JSON_TYPE[field.shape])
+        for layout in EVENT_LAYOUTS.values()
+        for field in layout.data.fields
+        if field.optional and field.shape in _JSON_TYPE
+    }
+    table = {
+        (kind, key, json_type)
+        for kind, rows in OPTIONAL_MEMBERS.items()
+        for key, json_type, _ in rows
+    }
+    assert table == {row for row in derived if row[:2] not in _READ_BY_READERS}
+
+
+_CASES = [
+    pytest.param(kind, key, wrong, id=f"{kind}-{key}-{type(wrong).__name__}")
+    for kind, rows in OPTIONAL_MEMBERS.items()
+    for key, json_type, _ in rows
+    for wrong in _WRONG[json_type]
+]
+
+
+@pytest.mark.parametrize(("kind", "key", "wrong"), _CASES)
+def test_LOG_4_an_optional_member_of_another_type_is_unreadable_on_both_paths(
+    kind: str, key: str, wrong: Any
+) -> None:
+    """The demo log with the first `kind` event's `data.key` set to `wrong`: one LOG-4 input
+    error at its line naming the member, the same with and without the clean-event judges."""
+    rows = [
+        json.loads(line)
+        for line in (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
+    ]
+    at = next(i for i, row in enumerate(rows) if row["type"] == kind)
+    rows[at]["data"][key] = wrong
+    data = jsonl(HEADER, rows).encode()
+    full = check_stream("log", io.BytesIO(data), quick=False)
+    assert [(e.kind, e.line, e.rule_id) for e in full.errors] == [
+        (ErrorKind.BAD_EVENT, at + 2, "LOG-4")
+    ]
+    assert f"data.{key}" in full.errors[0].message
+    assert check_stream("log", io.BytesIO(data)) == full
+
+
+def test_LOG_4_null_optional_members_read_as_absent() -> None:
+    """Null stays what it was before the check: an optional member left out."""
+    rows = [
+        json.loads(line)
+        for line in (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
+    ]
+    for row in rows:
+        for key, _json_type, _ in OPTIONAL_MEMBERS.get(row["type"], ()):
+            row["data"].setdefault(key, None)
+    data = jsonl(HEADER, rows).encode()
+    full = check_stream("log", io.BytesIO(data), quick=False)
+    assert full.errors == []
+    assert full.violations == []
+    assert check_stream("log", io.BytesIO(data)) == full
