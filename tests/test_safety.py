@@ -134,6 +134,24 @@ def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_o
     )
 
 
+def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a case hides a secret of its --cmd as `<hidden>`; replay said 'pass --cmd
+    'env API_TOKEN=<hidden> python3 loop.py' to replay against it', which, copied, runs the
+    loop with the token `<hidden>`. It now says to put the secret back."""
+    recorded = portable("env API_TOKEN=s3cr3t python3 loop.py")
+    assert "<hidden>" in recorded
+    case = _case_recording(tmp_path, {"cmd": recorded})
+    assert main(["replay", str(case)]) == 0
+    note = capsys.readouterr().out.splitlines()[1]
+    assert note == (
+        f"  recorded target: --cmd {shlex.quote(recorded)}, not run; to replay against it, "
+        "pass that --cmd with each <hidden> put back as the secret it stands for (the case "
+        "does not keep it)"
+    )
+
+
 @pytest.mark.no_cover
 @pytest.mark.parametrize(
     ("target", "replayed_on", "expected"),

@@ -28,7 +28,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
-from loopspec.properties.conformance.case_portable import portable
+from loopspec.properties.conformance.case_portable import HIDDEN, portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
     NO_RULE,
@@ -705,6 +705,14 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
             return (
                 f"recorded target: {recorded_as} (as conform was given it, in the folder it ran "
                 "in), not run"
+            )
+        if HIDDEN in value:
+            # The case never holds the secret: copied as it stands, the command would run with
+            # the word `<hidden>` for a token.
+            return (
+                f"recorded target: {recorded_as}, not run; to replay against it, pass that "
+                f"{option} with each {HIDDEN} put back as the secret it stands for (the case "
+                "does not keep it)"
             )
         return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
     # A case records {} (or nothing) when conform ran without --impl or --cmd: "none" read as
