@@ -7,14 +7,17 @@ Shared by the PreToolUse and PostToolUse readers. Schema problems are raised as
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from loopspec.impl.hook_fault_kinds import FaultKind
 from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.process import ProcessOutcome
-from loopspec.impl.hookbridge.settings import CODEX
+from loopspec.impl.hookbridge.settings import CLAUDE_CODE, CODEX
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, NotJsonError, freeze
+
+Reading = TypeVar("Reading")  # what a hook point's reader makes of an answer
 
 STDERR_SUMMARY_CHARS = 200
 SPECIFIC = "hookSpecificOutput"
@@ -116,6 +119,22 @@ def stdout_document(dialect: str, stdout: bytes) -> FrozenMap | HookFault | None
         return HookFault(FaultKind.INVALID_JSON, str(error))
     assert isinstance(document, FrozenMap)
     return document
+
+
+def claude_code_json_after_exit_2(
+    outcome: ProcessOutcome, read: Callable[[FrozenMap], Reading]
+) -> Reading | None:
+    """What `read` makes of the JSON object a Claude Code hook printed before exiting 2, or None
+    when it printed none, one that says `continue: false`, or one `read` refuses. Claude Code
+    2.1.332 reads such an answer (observed; its documentation says stdout goes unread then);
+    each hook point decides which answers count beside exit 2's block."""
+    found = stdout_document(CLAUDE_CODE, outcome.stdout)
+    if not isinstance(found, FrozenMap) or found.get("continue") is False:
+        return None
+    try:
+        return read(found)
+    except OutputProblem:
+        return None
 
 
 def text_field(obj: FrozenMap, key: str, where: str) -> str | None:

@@ -15,6 +15,7 @@ from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.output import (
     OutputProblem,
     choice_field,
+    claude_code_json_after_exit_2,
     flag_field,
     for_point,
     nonblank,
@@ -97,14 +98,8 @@ def json_after_exit_2(outcome: ProcessOutcome) -> PostReading | None:
     JSON answer then too (observed; its documentation says stdout goes unread): a
     `decision: "block"` (its reason replaces stderr), or a context (it reaches the model beside
     stderr's block). Any other answer, or `continue: false`, leaves stderr the reason."""
-    found = stdout_document(CLAUDE_CODE, outcome.stdout)
-    if not isinstance(found, FrozenMap) or found.get("continue") is False:
-        return None
-    try:
-        reading = _claude_code(found)
-    except OutputProblem:
-        return None
-    return None if isinstance(reading.verdict, PostPass) else reading
+    reading = claude_code_json_after_exit_2(outcome, _claude_code)
+    return None if reading is None or isinstance(reading.verdict, PostPass) else reading
 
 
 def _with_json(blocked: PostBlock, outcome: ProcessOutcome) -> PostReading:

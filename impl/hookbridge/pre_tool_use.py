@@ -14,6 +14,7 @@ from loopspec.impl.hookbridge.faults import HookFault
 from loopspec.impl.hookbridge.output import (
     OutputProblem,
     choice_field,
+    claude_code_json_after_exit_2,
     flag_field,
     for_point,
     non_object_fault,
@@ -101,14 +102,8 @@ def json_deny_after_exit_2(outcome: ProcessOutcome) -> PreReading | None:
     a JSON deny (`permissionDecision: "deny"`, or the legacy `decision: "block"`) after exit 2
     too, and tells the model its reason, not stderr (observed; its documentation says stdout
     goes unread then). Any other answer, or `continue: false`, leaves stderr the reason."""
-    found = stdout_document(CLAUDE_CODE, outcome.stdout)
-    if not isinstance(found, FrozenMap) or found.get("continue") is False:
-        return None
-    try:
-        reading = _claude_code(found)
-    except OutputProblem:
-        return None
-    if not isinstance(reading.verdict, Deny):
+    reading = claude_code_json_after_exit_2(outcome, _claude_code)
+    if reading is None or not isinstance(reading.verdict, Deny):
         return None
     # The word of an exit-2 deny; a rewrite beside a deny is discarded (HOOK-3).
     return attrs.evolve(reading, decision="block", updated_input=None)

@@ -27,7 +27,7 @@ profiled runs, so what is still running or queued is compared too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import assert_never
 
 import attrs
@@ -69,6 +69,7 @@ from loopspec.model.state import (
 from loopspec.model.transitions import step
 from loopspec.properties.conformance.compare import (
     Divergence,
+    DivergenceFound,
     classify,
     log_violations,
     normalized_observation,
@@ -261,3 +262,24 @@ def run_program(
             divergence = Divergence(len(sent) - 1, command, rule_id, what, expected, actual)
             return divergence, tuple(sent)
     return None, tuple(sent)
+
+
+def play_each(
+    make_target: Callable[[], ConformanceTarget],
+    programs: Iterable[tuple[LoopConfig, tuple[Command, ...]]],
+    observe: Callable[[Observation], None] | None = None,
+    played: Callable[[tuple[Command, ...]], None] | None = None,
+) -> None:
+    """Play each (config, program) on one target, a fresh session each, each told to `played`
+    once run; raises `DivergenceFound` for the first that diverges. The targeted sweeps after a
+    random search play their programs this way."""
+    target = make_target()
+    try:
+        for config, program in programs:
+            divergence, sent = run_program(target, config, program, observe=observe)
+            if played is not None:
+                played(program)
+            if divergence is not None:
+                raise DivergenceFound(divergence, config, sent)
+    finally:
+        target.close()

@@ -26,8 +26,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import ERROR_PREFIX
-from loopspec.properties.conformance.compare import DivergenceFound
-from loopspec.properties.conformance.exhaustive import run_program
+from loopspec.properties.conformance.exhaustive import play_each
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 
 # Every presenter's tool, registered without required keys: a call the tables show falling back
@@ -79,13 +78,5 @@ def sweep_presentation(
 ) -> None:
     """Play every program of `sweep_programs` on a fresh session of one target, each told to
     `played` once run. Raises `DivergenceFound` for the first that diverges."""
-    target = make_target()
-    try:
-        for program in sweep_programs(capabilities):
-            divergence, sent = run_program(target, SWEEP_CONFIG, program, observe=observe)
-            if played is not None:
-                played(program)
-            if divergence is not None:
-                raise DivergenceFound(divergence, SWEEP_CONFIG, sent)
-    finally:
-        target.close()
+    programs = ((SWEEP_CONFIG, program) for program in sweep_programs(capabilities))
+    play_each(make_target, programs, observe, played)

@@ -38,8 +38,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.properties.conformance.compare import DivergenceFound
-from loopspec.properties.conformance.exhaustive import run_program
+from loopspec.properties.conformance.exhaustive import play_each
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.stateful.strategies import TOOLS
 
@@ -181,15 +180,5 @@ def sweep_situations(
 ) -> None:
     """Play every situation's program the target can take on one target, each told to
     `played` once run. Raises `DivergenceFound` for the first that diverges."""
-    target = make_target()
-    try:
-        for situation in situations_for(capabilities):
-            divergence, sent = run_program(
-                target, situation.config, situation.program, observe=observe
-            )
-            if played is not None:
-                played(situation.program)
-            if divergence is not None:
-                raise DivergenceFound(divergence, situation.config, sent)
-    finally:
-        target.close()
+    programs = ((each.config, each.program) for each in situations_for(capabilities))
+    play_each(make_target, programs, observe, played)
