@@ -281,15 +281,13 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
         if type(data) is not dict and not isinstance(data, Mapping):
             raise FactError("data must be an object")
         reader(fact, obj, data)
-        if kind in OPTIONAL_MEMBERS and not optional_members_typed(kind, data):
-            _refuse_optional_member(kind, data)
     return fact
 
 
-# The optional members of `data` that section 10's catalogue types and no reader above reads: one
-# of another JSON type makes the event unreadable (LOG-4), as a wrong required member does. Null
-# reads as absent. tests/test_check_optional_members.py holds this table to the wire types
-# (`log_layout.EVENT_LAYOUTS`), which check does not import.
+# The optional members of `data` that section 10's catalogue types and the readers above read for
+# nothing else: one of another JSON type makes the event unreadable (LOG-4), as a wrong required
+# member does. Null reads as absent. tests/test_check_optional_members.py holds this table to
+# the wire types (`log_layout.EVENT_LAYOUTS`), which check does not import.
 OPTIONAL_MEMBERS: dict[str, tuple[tuple[str, type, str], ...]] = {
     "assistant/message": (("usage", dict, "an object"), ("interrupted", bool, "a boolean")),
     "tool/result": (("error", dict, "an object"),),
@@ -317,6 +315,11 @@ def _absent_or_of_type(value: object, json_type: type) -> bool:
     if value is None or type(value) is json_type:
         return True
     return json_type is dict and _is_map(value)
+
+
+def _optional_members_read(kind: str, data: Mapping[str, Any]) -> None:
+    if not optional_members_typed(kind, data):
+        _refuse_optional_member(kind, data)
 
 
 def _refuse_optional_member(kind: str, data: Mapping[str, Any]) -> NoReturn:
@@ -387,6 +390,7 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
                 _no_strs(block, ("id", "name", "arguments"), "data.message.content[]")
             calls.append(CallFact(call_id, name, arguments))
     fact.calls = tuple(calls)
+    _optional_members_read(fact.type, data)
 
 
 def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
@@ -431,8 +435,11 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         raise FactError(msg, "LOG-6")
     fact.is_error = block.get("isError") is True
     error = data.get("error")
-    if error is not None and _is_map(error) and type(error.get("code")) is str:
-        fact.error_code = error["code"]
+    if error is not None:
+        if not _is_map(error):
+            _refuse_optional_member(fact.type, data)
+        if type(error.get("code")) is str:
+            fact.error_code = error["code"]
 
 
 def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
@@ -473,6 +480,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
                 raise FactError(member_problem(data, "dialect", "data", "a string"))
             msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"
             raise FactError(msg, "HOOK-1")
+    _optional_members_read(fact.type, data)
 
 
 def hook_duration_valid(duration: object) -> bool:
@@ -488,6 +496,7 @@ def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) 
         fact.call_id = _opt_str(data, "callId")
         fact.name = _opt_str(data, "toolName")
         fact.arguments = _opt_str(data, "arguments")
+        _optional_members_read(fact.type, data)
     else:
         fact.outcome = _str(data, "outcome")
 

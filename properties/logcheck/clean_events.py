@@ -39,7 +39,6 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
     hook_duration_valid,
-    optional_members_typed,
 )
 from loopspec.model.invariants import (
     REPAIR_NOT_STARTED,
@@ -275,10 +274,14 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             ):
                 return False
             calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
-    if calls and data.get("interrupted") is True:
+    # LOG-4 (read with the fact): `facts.optional_members_typed` inlined, as for each judge below.
+    usage, interrupted = data.get("usage"), data.get("interrupted")
+    if (usage is not None and type(usage) is not dict) or (
+        interrupted is not None and type(interrupted) is not bool
+    ):
         return False
-    if not optional_members_typed("assistant/message", data):
-        return False  # LOG-4, read with the fact
+    if calls and interrupted is True:
+        return False
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
         hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
         for call_id, (_place, call) in calls.items():
@@ -419,7 +422,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or "sourceEventSeqs" in obj
         or type(dialect) is not str
         or dialect not in HOOK_DIALECTS
-        or not optional_members_typed("hook/invoked", data)
+        or ((matcher := data.get("matcher")) is not None and type(matcher) is not str)
     ):
         return False
     if call_id is not None:
@@ -465,7 +468,8 @@ def _hook_result_counted(
         or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
-        or not optional_members_typed("hook/result", data)
+        or ((exit_code := data.get("exitCode")) is not None and type(exit_code) is not int)
+        or (summary is not None and type(summary) is not str)
     ):
         return False
     if runs is not None and (
@@ -500,7 +504,7 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (call_id is not None and type(call_id) is not str)
         or (tool_name is not None and type(tool_name) is not str)
         or (arguments is not None and type(arguments) is not str)
-        or not optional_members_typed("approval/asked", data)
+        or ((reason := data.get("reason")) is not None and type(reason) is not str)
     ):
         return False
     if call_id is not None and arguments is not None:
