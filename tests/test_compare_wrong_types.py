@@ -30,9 +30,11 @@ class ErrorAsText(ModelTarget):
         return attrs.evolve(observed, events=events)
 
 
-def test_EXE_5_a_result_whose_error_is_text_is_reported_not_raised() -> None:
-    """EXE-5: an unknown tool's result, whose `error` the target wrote as text, is a divergence
-    about that result (conform ended in AttributeError: 'str' object has no attribute 'get')."""
+def test_LOG_4_a_result_whose_error_is_text_is_reported_not_raised() -> None:
+    """LOG-4: an unknown tool's result whose `error` the target wrote as text is a report naming
+    the field, as `check` reports it (conform ended in AttributeError: 'str' object has no
+    attribute 'get'; then, until `check` held optional fields to their types, it read as EXE-5,
+    a result that differs)."""
     config = LoopConfig(tools=(ToolSpec("read", concurrency_safe=True),))
     program: list[Command] = [
         SubmitUser("hi"),
@@ -40,5 +42,5 @@ def test_EXE_5_a_result_whose_error_is_text_is_reported_not_raised() -> None:
     ]
     replay = replay_case(ErrorAsText, config, program)
     assert replay.divergence is not None
-    assert (replay.divergence.index, replay.divergence.rule_id) == (1, "EXE-5")
-    assert replay.divergence.what.startswith("the result of call c1 differs"), replay.divergence
+    assert (replay.divergence.index, replay.divergence.rule_id) == (1, "LOG-4")
+    assert replay.divergence.what.endswith("data.error must be an object"), replay.divergence
