@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses import hook_audit
-from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.harnesses import report as report_of_run
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.logcheck import claude_code, claude_code_hooks, codex
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     LogReport,
@@ -368,6 +370,160 @@ def test_HOOK_4_two_hooks_whose_commands_begin_alike_are_two_hooks(tmp_path: Pat
         "PreToolUse hook `/opt/hooks/policy-guard --policy-file /etc/acme/agent-polici...` "
         "answers call toolu_a again"
     )
+
+
+HOOK_FAULTS = CLAUDE / "valid" / "hook-faults-a-crash-broken-json-a-timeout.jsonl"
+
+
+def test_HOOK_7_claude_code_hooks_that_crashed_printed_broken_json_or_timed_out_are_noted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """HOOK-7: a transcript whose audit hook crashed and timed out, whose deny hook printed
+    broken JSON (Claude Code ran the call) and misspelt its decision, and whose audit command
+    crashed again as a PostToolUse hook: no rule is broken, but each hook gets one notice, in the
+    words `run` prints after its hook audit. `check` said "0 violations" and nothing else, as if
+    the deny hook had been heard. A hook that printed nothing leaves no record, so the notes
+    count failures, not runs; a sound rewrite in the same log is not noted."""
+    report = check(HOOK_FAULTS)
+    assert (report.violations, report.status) == ([], "ok")
+    noted = [
+        (n.kind, n.rule_id, n.line, n.message.partition(": its own")[0]) for n in report.notices
+    ]
+    assert noted == [
+        (NoticeKind.HOOK_FAULT, "HOOK-7", 6, "hook `audit.py` (PreToolUse) failed 2 times"),
+        (NoticeKind.HOOK_FAULT, "HOOK-7", 8, "hook `deny.py` (PreToolUse) failed 2 times"),
+        (NoticeKind.HOOK_FAULT, "HOOK-7", 15, "hook `audit.py` (PostToolUse) failed 1 time"),
+    ]
+    crash, broken, post = (n.message for n in report.notices)
+    assert "(first: call toolu_a, crash: exit code 1 (stderr: Python traceback, ending: " in crash
+    assert "RuntimeError: audit db is locked)); the loop recorded no decision, " in crash
+    assert "(first: call toolu_b, invalid-json: stdout is not valid JSON: " in broken
+    assert "(call toolu_d, crash: exit code 3); the loop recorded no decision" in post
+    assert main(["check", str(HOOK_FAULTS)]) == 0
+    out = capsys.readouterr().out
+    assert f"{HOOK_FAULTS}:6: notice hook-fault HOOK-7: hook `audit.py` (PreToolUse)" in out
+    assert out.splitlines()[-1].endswith("0 violations; 3 notices (hook-fault: 3)")
+
+
+@pytest.mark.parametrize(
+    ("record", "hook_output"),
+    [
+        (  # a crash: Claude Code puts its words before the hook's stderr
+            {
+                "type": "hook_non_blocking_error",
+                "exitCode": 1,
+                "stdout": "",
+                "stderr": (
+                    "Failed with non-blocking status code: Traceback (most recent call last):\n"
+                    "ValueError: no policy"
+                ),
+            },
+            (1, "", "Traceback (most recent call last):\nValueError: no policy"),
+        ),
+        (  # a crash that wrote no stderr
+            {
+                "type": "hook_non_blocking_error",
+                "exitCode": 7,
+                "stdout": "",
+                "stderr": ("Failed with non-blocking status code: No stderr output"),
+            },
+            (7, "", ""),
+        ),
+        (  # broken JSON, kept as text
+            {"type": "hook_success", "exitCode": 0, "stderr": "", "stdout": '{"decision": '},
+            (0, '{"decision": ', ""),
+        ),
+        (  # an answer Claude Code's schema refused: its message stands in for stderr
+            {
+                "type": "hook_non_blocking_error",
+                "exitCode": 0,
+                "stderr": (
+                    "Hook JSON output validation failed \u2014 updatedInput: expected record"
+                ),
+                "stdout": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+                '"permissionDecision": "allow", "updatedInput": "ls"}}',
+            },
+            (
+                0,
+                '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+                '"permissionDecision": "allow", "updatedInput": "ls"}}',
+                "",
+            ),
+        ),
+    ],
+)
+def test_HOOK_7_a_transcripts_hook_record_reads_as_run_harness_reads_the_hooks_output(
+    record: dict[str, Any], hook_output: tuple[int, str, str]
+) -> None:
+    """HOOK-7: `check` reads a transcript's hook record as `run --harness` reads what the same
+    hook printed (its audit wrapper's record), so both word the fault alike."""
+    exit_code, stdout, stderr = hook_output
+    audited = {
+        "hook": "claude-code:PreToolUse:1",
+        "stdin": json.dumps({"hook_event_name": "PreToolUse", "tool_use_id": "toolu_a"}),
+        "stdout": stdout,
+        "stderr": stderr,
+        "exitCode": exit_code,
+        "started": 0.0,
+        "finished": 0.0,
+    }
+    (answer,) = report_of_run.hook_answers([audited], Harness.CLAUDE_CODE)
+    read = claude_code_hooks.read_hook_run(
+        {**record, "hookEvent": "PreToolUse", "toolUseID": "toolu_a", "command": "h.py"}
+    )
+    assert read == (answer.word, answer.summary)
+    assert answer.fault is not None
+
+
+_PLAIN_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.sampled_from(["", "ls", "allow", "deny"]),
+    st.dictionaries(st.sampled_from(["command", "x"]), st.sampled_from(["ls", 1]), max_size=2),
+)
+_SPECIFIC = st.dictionaries(
+    st.sampled_from(
+        [
+            "hookEventName",
+            "permissionDecision",
+            "permissionDecisionReason",
+            "updatedInput",
+            "additionalContext",
+            "updatedinput",
+        ]
+    ),
+    st.one_of(_PLAIN_VALUES, st.sampled_from(["PreToolUse", "PostToolUse", "ask", "defer"])),
+)
+
+
+@given(
+    event=st.sampled_from(["PreToolUse", "PostToolUse"]),
+    answer=st.one_of(
+        st.fixed_dictionaries({"hookSpecificOutput": _SPECIFIC}),
+        st.dictionaries(st.sampled_from(["hookSpecificOutput", "continue", "decision"]), _SPECIFIC),
+    ),
+    exit_code=st.sampled_from([0, 0, 2]),
+    stderr=st.sampled_from(["", "", "denied"]),
+)
+def test_HOOK_7_an_answer_check_passes_without_the_reader_has_no_fault_and_no_note(
+    event: str, answer: dict[str, Any], exit_code: int, stderr: str
+) -> None:
+    """HOOK-7: `check` leaves the hook reader (attrs, the model) unimported for the usual
+    answers (`plainly_answered`); every answer it so passes is one the reader finds neither a
+    fault nor a note in, so no fault goes unnoted."""
+    record = {
+        "type": "hook_success",
+        "hookEvent": event,
+        "toolUseID": "toolu_a",
+        "stdout": json.dumps(answer),
+        "stderr": stderr,
+        "exitCode": exit_code,
+    }
+    if claude_code_hooks.plainly_answered(record, event):
+        read = claude_code_hooks.read_hook_run(record)
+        assert read is not None
+        assert read[1] is None  # the audit summary: no fault, no note, no stderr
 
 
 # ---------------------------------------------------------------------------------------------

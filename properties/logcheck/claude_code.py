@@ -24,8 +24,10 @@ nothing the rules read):
   result Claude Code writes on resume for a call a crash left without one.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
-  hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). Other attachments are
-  folded by Claude Code into the next user message and are not judged.
+  hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). That attachment,
+  `hook_non_blocking_error` and `hook_cancelled` also show a hook's own fault (a crash, broken
+  JSON, a timeout: HOOK-7), noted, never a violation (`claude_code_hooks`). Other attachments
+  are folded by Claude Code into the next user message and are not judged.
 - Records marked `isSidechain` belong to a subagent's conversation. A log holds one
   conversation, the one its first message belongs to: in a main transcript the subagent records
   Claude Code wrote inline are skipped; a subagent's own transcript
@@ -39,14 +41,17 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from loopspec.properties.harnesses import hook_audit
+from loopspec.properties.logcheck.claude_code_hooks import hook_fault
 from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
     Executed,
+    HookFailed,
     HookRewrite,
     Invented,
     Observation,
+    Record,
     Reply,
     Result,
     Visible,
@@ -136,7 +141,7 @@ class _Reader:
         # next user or assistant record.
         self.repair: tuple[tuple[str, ...], int] | None = None
 
-    def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
+    def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
         sidechain = record.get("isSidechain") is True
         if self.sidechain is None and kind in ("user", "assistant"):
@@ -165,9 +170,13 @@ class _Reader:
             if ran is not None:
                 yield ran
         elif kind == "attachment":
-            rewrite = _hook_rewrite(record.get("attachment"), line)
+            attachment = record.get("attachment")
+            rewrite = _hook_rewrite(attachment, line)
             if rewrite is not None:
                 yield rewrite
+            failed = _hook_failed(attachment, line)
+            if failed is not None:
+                yield failed
 
     def _assistant(self, message: Mapping[str, Any], line: int) -> Iterator[Observation]:
         message_id = str(message.get("id", f"line-{line}"))
@@ -273,6 +282,20 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
         denied,
         line,
     )
+
+
+def _hook_failed(attachment: Any, line: int) -> HookFailed | None:
+    """The fault of the hook run an attachment records (HOOK-7), or None."""
+    if not isinstance(attachment, Mapping):
+        return None
+    fault = hook_fault(attachment)
+    if fault is None:
+        return None
+    word, summary = fault
+    command = _hook_label(str(attachment.get("command") or attachment.get("hookName") or "?"))
+    # The same command may run at both points: each is its own hook, as in the bundled audit.
+    hook = f"`{command}` ({attachment.get('hookEvent')})"
+    return HookFailed(hook, str(attachment.get("toolUseID")), word, summary, line)
 
 
 def _same_input(call: Call, ran: Any) -> bool:

@@ -24,6 +24,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
   right after the repair result, which the next request carries as the model's, breaks it.
 
+A hook whose own output or process went wrong (a crash, broken JSON, a timeout: HOOK-7) breaks
+no rule: as in a dsh log, the report notes each such hook once (Claude Code: `claude_code_hooks`;
+a Codex rollout records no hook run).
+
 Every other rule a dsh log is checked by (`rules_checked` of a dsh log) is listed as not
 checkable, with the reason, never as passed. In the reports of these logs `seq` and the related
 events are line numbers: the logs have no seq.
@@ -45,6 +49,7 @@ from loopspec.properties.logcheck.checker import (
     Notice,
     NoticeKind,
 )
+from loopspec.properties.logcheck.hook_faults import HookRuns
 
 # Rules a foreign log is weighed against: the log rules `check` judges, and HOOK-3, which
 # users of these loops ask about most.
@@ -128,13 +133,29 @@ class TurnStart(NamedTuple):
 Observation = Reply | Result | Visible | HookRewrite | Executed | Invented | TurnStart
 
 
+class HookFailed(NamedTuple):
+    """A run of `hook` for `call_id` whose own output or process went wrong (HOOK-7): no rule
+    is broken, but the report notes it. `word` and `summary` are what the bundled loop's audit
+    records for the same output (`hook_faults.HookRuns.see`)."""
+
+    hook: str
+    call_id: str
+    word: str
+    summary: str
+    line: int
+
+
+Record = Observation | HookFailed
+"""What a dialect reads from a record: observations the rules judge, and hook faults noted."""
+
+
 class Dialect(NamedTuple):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, and
     how to compare an executed input with a call's input."""
 
     name: str
     not_checkable: Mapping[str, str]
-    observe: Callable[[Mapping[str, Any], int], Iterable[Observation]]
+    observe: Callable[[Mapping[str, Any], int], Iterable[Record]]
     same_input: Callable[[Call, Any], bool]
     rewrites_are_recorded: bool
 
@@ -390,6 +411,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     report.dialect = dialect.name
     report.not_checkable = dict(dialect.not_checkable)
     judge = Judge(dialect)
+    # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
+    hook_runs = HookRuns(runs_known=False)
     try:
         for line, record in _records(report, stream, limits):
             if not isinstance(record, dict):
@@ -398,14 +421,21 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                 raise _Stop
             report.events += 1
             for observation in dialect.observe(record, line):
+                if isinstance(observation, HookFailed):
+                    hook, call_id, word, summary, _ = observation
+                    hook_runs.see(hook, word, summary, call_id=call_id, line=line)
+                    continue
                 found = judge.feed(observation)
                 if found:
                     report.record(line, found, limits)
     except _Stop:
+        _note_hook_faults(report, hook_runs)
         return report
     except OSError as error:
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, str(error))
+        _note_hook_faults(report, hook_runs)
         return report
+    _note_hook_faults(report, hook_runs)
     if report.events == 0:
         report.fail(None, ErrorKind.EMPTY, "the log is empty")
     waiting = judge.open_calls()
@@ -415,3 +445,11 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
         line = waiting[0][1]
         report.notices.append(Notice(line, NoticeKind.CRASH_TAIL, message, "REC-2", line))
     return report
+
+
+def _note_hook_faults(report: LogReport, hook_runs: HookRuns) -> None:
+    """A notice per hook that failed in the lines read, as `check` notes one in a dsh log: a
+    fault breaks no rule, but "0 violations" alone would tell the hook's author all went well."""
+    for first, message in hook_runs.notes():
+        notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.line)
+        report.notices.append(notice)

@@ -34,9 +34,12 @@ class FirstFault:
 class HookRuns:
     """How often each hook ran and failed, in the order the hooks first failed."""
 
-    __slots__ = ("_failed", "_first", "_outcomes", "run_counts")
+    __slots__ = ("_failed", "_first", "_outcomes", "_runs_known", "run_counts")
 
-    def __init__(self) -> None:
+    def __init__(self, *, runs_known: bool = True) -> None:
+        # False for a log that records only some runs (a Claude Code transcript keeps no record
+        # of a hook that printed nothing): its notes then count failures, not runs.
+        self._runs_known = runs_known
         self.run_counts: dict[str, int] = {}
         """Runs per hook id; the checker's fast path counts a run that records no fault here
         itself (`clean_events._hook_result_counted`), the rest go through `see`."""
@@ -96,7 +99,8 @@ class HookRuns:
         """Each failed hook's first fault and its note, in the order the hooks first failed."""
         found = []
         for hook_id, first in self._first.items():
-            runs, outcomes = self.run_counts.get(hook_id), self._outcomes[hook_id]
+            runs = self.run_counts.get(hook_id) if self._runs_known else None
+            outcomes = self._outcomes[hook_id]
             found.append((first, fault_note(hook_id, self._failed[hook_id], runs, first, outcomes)))
         return found
 
