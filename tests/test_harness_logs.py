@@ -475,6 +475,21 @@ def test_HOOK_7_a_transcripts_hook_record_reads_as_run_harness_reads_the_hooks_o
     assert answer.fault is not None
 
 
+def test_HOOK_7_a_codex_rollout_says_it_cannot_show_its_hooks_faults(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """HOOK-7: a Codex rollout records no hook run, so a hook that crashed, or answered `ask`
+    (Codex runs the call), leaves no trace. The report said nothing of hook faults, as if none
+    had happened; it now lists HOOK-7 as not checkable, naming the command that shows them."""
+    rollout = CODEX / "valid" / "parallel-calls-in-issue-order.jsonl"
+    report = check(rollout)
+    assert "loopspec run --harness codex" in report.not_checkable["HOOK-7"]
+    assert main(["check", str(rollout)]) == 0
+    listed = capsys.readouterr().out.splitlines()[0]
+    assert ", HOOK-4, HOOK-7, LOG-1" in listed
+    assert "HOOK-7" not in check(CLAUDE / "valid" / "two-calls-in-order.jsonl").not_checkable
+
+
 _PLAIN_VALUES = st.one_of(
     st.none(),
     st.booleans(),

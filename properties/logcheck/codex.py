@@ -64,6 +64,11 @@ NOT_CHECKABLE = {
     "HOOK-1": _NO_HOOKS,
     "HOOK-3": _NO_HOOKS,
     "HOOK-4": _NO_HOOKS,
+    "HOOK-7": (
+        "the rollout records no hook run, so not a hook that crashed, printed broken JSON, timed "
+        "out or answered what Codex does not support (an ask: the call runs); `loopspec run "
+        "--harness codex` shows each hook's answer"
+    ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
 }

@@ -51,9 +51,10 @@ from loopspec.properties.logcheck.checker import (
 )
 from loopspec.properties.logcheck.hook_faults import HookRuns
 
-# Rules a foreign log is weighed against: the log rules `check` judges, and HOOK-3, which
-# users of these loops ask about most.
-RULES_CONSIDERED = (*rule_ids(), "HOOK-3")
+# Rules a foreign log is weighed against: the log rules `check` judges, HOOK-3, which users of
+# these loops ask about most, and HOOK-7, the hook faults `check` notes (a log that records no
+# hook run says it cannot show them).
+RULES_CONSIDERED = (*rule_ids(), "HOOK-3", "HOOK-7")
 # A report shows a hook's command up to this many characters (the start names it); hooks are
 # told apart by the whole command.
 MAX_HOOK_SHOWN = 60
