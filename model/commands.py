@@ -18,6 +18,7 @@ from loopspec.model.facts import (
     ASKING_DECISIONS,
     DENYING_DECISIONS,
     HOOK_DECISIONS,
+    POST_PASSING_DECISIONS,
     SUPPLYING_DECISIONS,
     unknown_decision,
 )
@@ -156,15 +157,18 @@ class HookAnswers:
         # The audit's word is what the log shows the hook said: one that contradicts the
         # verdict the loop acted on (a "block" on a pass, a "defer" on an allow) would make the
         # model write a log its own invariants reject.
-        if self.audit.decision is None:
-            return
-        words = audit_words(self.verdict)
-        if self.audit.decision not in words:
-            msg = (
-                f"an audit recording {self.audit.decision!r} contradicts the hook's "
-                f"{type(self.verdict).__name__} verdict; it may record {', '.join(sorted(words))}"
-            )
-            raise InvalidEventError(msg, rule_id="HOOK-1")
+        refuse_contradicting_word(self.verdict, self.audit.decision, audit_words(self.verdict))
+
+
+def refuse_contradicting_word(verdict: object, decision: str | None, words: frozenset[str]) -> None:
+    """Refuse an audit whose decision word is not one of `words`, those that agree with
+    `verdict` (HOOK-1); None records the verdict's own tag."""
+    if decision is not None and decision not in words:
+        msg = (
+            f"an audit recording {decision!r} contradicts the hook's "
+            f"{type(verdict).__name__} verdict; it may record {', '.join(sorted(words))}"
+        )
+        raise InvalidEventError(msg, rule_id="HOOK-1")
 
 
 def audit_words(verdict: PreVerdict) -> frozenset[str]:
@@ -261,6 +265,25 @@ class ToolFinishes:
         for verdict in self.post:
             if verdict.audit is not None:
                 refuse_impossible_exit(verdict, verdict.audit)
+                words = post_audit_words(verdict)
+                refuse_contradicting_word(verdict, verdict.audit.decision, words)
+
+
+def post_audit_words(verdict: PostVerdict) -> frozenset[str]:
+    """The decision words a PostToolUse audit may record for `verdict`: `block` or `deny` for a
+    block and only for one (the log reads them as one, DEC-3); `pass`, `allow`, `approve` for a
+    pass or a context (dsh's bridge records the word a hook printed and reads only deny and
+    block); `stop` for any (`continue: false`), `error` for a failed hook's pass or, failing
+    closed, its block (HOOK-7); never `ask` or `defer`: the body already ran."""
+    match verdict:
+        case PostPass():
+            return POST_PASSING_DECISIONS | {"error"}
+        case PostContext():
+            return POST_PASSING_DECISIONS
+        case PostBlock():
+            return DENYING_DECISIONS | {"error", "stop"}
+        case _:
+            assert_never(verdict)
 
 
 # A hook's stdout is read only when it exits 0; exit code 2 is the blocking exit, its stderr

@@ -196,6 +196,11 @@ HOOK_DECISIONS = frozenset(HOOK_DECISION_WORDS)
 ASKING_DECISIONS = frozenset({"ask", "defer"})
 SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
 DENYING_DECISIONS = frozenset({"deny", "block"})
+# A PostToolUse hook's words: a blocking one (DENYING_DECISIONS) goes with a block, and a block
+# makes the result an error (DEC-3); an asking one never fits, as nothing is left to approve
+# once the body ran (dsh records the word a hook printed; its bridge reads deny and block as a
+# block, any other word as none).
+POST_PASSING_DECISIONS = frozenset({"pass", "allow", "approve", "stop"})
 
 
 def unknown_decision(word: str) -> str:

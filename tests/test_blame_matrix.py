@@ -447,6 +447,18 @@ def _field(kind: str, path: tuple[str, ...], value: object) -> Change:
     return _events(change)
 
 
+def _post_word(old: str, new: str) -> Change:
+    """A PostToolUse hook's audit records `new` where the model records `old`."""
+
+    def change(event: Event) -> Event:
+        data = event["data"]
+        if event["type"] == "hook/result" and data["point"] == "PostToolUse":
+            data["decision"] = new if data["decision"] == old else data["decision"]
+        return event
+
+    return _events(change)
+
+
 def _relabel_contexts(event: Event) -> Event:
     source = event["data"].get("source") if event["type"] == "user/message" else None
     if source is not None and source["kind"] == "plugin":
@@ -860,6 +872,17 @@ FAMILIES = (
     Case("a hook's audit names another matcher", "TEXT-2",
          changed(_field("hook/invoked", ("data", "matcher"), "*")), GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), HookAnswers(Pass()))),
+    # The audit's word reads as another verdict than the loop acted on (both were TEXT-2, "a
+    # field of the audit misrecorded"); a word that reads alike stays TEXT-2's.
+    Case("a PostToolUse block audited allow", "HOOK-1", changed(_post_word("block", "allow")),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"),)))),
+    Case("a PostToolUse pass audited block", "HOOK-1", changed(_post_word("pass", "block")),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("a"), (PostPass(),)))),
+    Case("a PostToolUse block audited deny", "TEXT-2", changed(_post_word("block", "deny")),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"),)))),
 )  # fmt: skip
 
 

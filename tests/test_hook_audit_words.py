@@ -8,10 +8,14 @@ pass audited "block" beside another hook's rewrite read as RW-2), so the model r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
+import attrs
 import pytest
-from spec_helpers import clean, run, with_hooks
+from hypothesis import given, settings
+from spec_helpers import clean, run, wire, with_hooks
 
 from loopspec.model.commands import (
     Allow,
@@ -26,17 +30,21 @@ from loopspec.model.commands import (
     PostBlock,
     PostContext,
     PostPass,
+    PostVerdict,
     PreVerdict,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
     audit_words,
+    post_audit_words,
 )
 from loopspec.model.config import HookSpec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import HOOK_DECISIONS
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.reduce import smaller_candidates
+from loopspec.properties.stateful.impl_machine import audited_post_verdicts
 
 BASH = ToolCallBlock("c1", "bash", '{"command":"rm -rf build"}')
 SAFE = {"command": "rm -rf ./build --one-file-system"}
@@ -169,3 +177,101 @@ def test_HOOK_1_reduction_drops_an_exit_code_the_simpler_verdict_cannot_have() -
     ]
     assert HookAnswers(Pass()) in answers
     assert all(a.audit is None for a in answers if not isinstance(a.verdict, Deny))
+
+
+# PostToolUse words (HOOK-1): a block's words are `block` and `deny` (and `error` or `stop`),
+# and only a block's; a pass's or a context's never are; no post hook asks or defers.
+POST_HOOKED = with_hooks(HookSpec("audit", "PostToolUse", "bash"))
+POST_VERDICTS: list[PostVerdict] = [PostPass(), PostContext("note"), PostBlock("withheld")]
+
+
+def _with_word(verdict: PostVerdict, word: str) -> PostVerdict:
+    return attrs.evolve(verdict, audit=HookAudit(decision=word))
+
+
+@pytest.mark.parametrize(
+    ("verdict", "word"),
+    [
+        (PostBlock("withheld"), "allow"),
+        (PostBlock("withheld"), "pass"),
+        (PostPass(), "block"),
+        (PostContext("note"), "deny"),
+        (PostContext("note"), "error"),
+        (PostPass(), "ask"),
+        (PostBlock("withheld"), "defer"),
+    ],
+)
+def test_HOOK_1_a_post_audit_word_contradicting_the_verdict_is_refused(
+    verdict: PostVerdict, word: str
+) -> None:
+    """A block audited `allow` was accepted, and the log then showed no hook blocking a result
+    the loop replaced with the block's reason (and a pass audited `block` the other way)."""
+    with pytest.raises(InvalidEventError) as refused:
+        ToolFinishes("c1", ToolSucceeded("A"), (_with_word(verdict, word),))
+    assert refused.value.rule_id == "HOOK-1"
+    assert repr(word) in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "word"),
+    [(verdict, word) for verdict in POST_VERDICTS for word in sorted(post_audit_words(verdict))],
+)
+def test_HOOK_1_a_log_with_an_allowed_post_audit_word_passes_the_invariants(
+    verdict: PostVerdict, word: str
+) -> None:
+    program: list[Command] = [
+        SubmitUser("clean"),
+        ModelReplies((BASH,)),
+        ToolFinishes("c1", ToolSucceeded("done"), (_with_word(verdict, word),)),
+    ]
+    assert clean(run(POST_HOOKED, program).log) == []
+
+
+def _post_audited_log(tmp_path: Path, word: str) -> Path:
+    """A log where the PostToolUse hook passed a successful result, its audit then edited to
+    record `word`."""
+    program: list[Command] = [
+        SubmitUser("clean"),
+        ModelReplies((BASH,)),
+        ToolFinishes("c1", ToolSucceeded("done"), (PostPass(),)),
+        ModelReplies((TextBlock("finished"),)),
+    ]
+    lines = [json.dumps({"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/"})]
+    for event in wire(run(POST_HOOKED, program).log):
+        data = event["data"]
+        assert isinstance(data, dict)
+        if event["type"] == "hook/result" and data["point"] == "PostToolUse":
+            data["decision"] = word
+        lines.append(json.dumps(event))
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("word", "said"), [("block", "whose result is not an error"), ("ask", "nothing to approve")]
+)
+def test_HOOK_1_check_flags_a_post_audit_word_the_result_contradicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], word: str, said: str
+) -> None:
+    """`loopspec check`: a PostToolUse audit recording a block on a result that is no error, or
+    an ask, breaks HOOK-1 (both logs were accepted); with the unedited word it passes."""
+    assert main(["check", str(_post_audited_log(tmp_path, "pass"))]) == 0
+    capsys.readouterr()
+    assert main(["check", str(_post_audited_log(tmp_path, word))]) == 1
+    out = capsys.readouterr().out
+    assert "HOOK-1" in out
+    assert said in out
+
+
+@settings(max_examples=200, derandomize=True, database=None)
+@given(audited_post_verdicts)
+def test_HOOK_1_the_impl_machine_draws_post_audits_that_fit_their_verdicts(
+    verdict: PostVerdict,
+) -> None:
+    """The conformance machine drew `block`, `defer` or `error` for any PostToolUse verdict (a
+    pass audited `block`); it draws only words the verdict allows, so its programs are ones the
+    model accepts."""
+    assert verdict.audit is not None
+    assert verdict.audit.decision in (None, *post_audit_words(verdict))
+    ToolFinishes("c1", ToolSucceeded("A"), (verdict,))

@@ -40,7 +40,12 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError, tagged
 from loopspec.model.events import CORE_TYPES
-from loopspec.model.facts import FactError, fact_from_wire
+from loopspec.model.facts import (
+    ASKING_DECISIONS,
+    DENYING_DECISIONS,
+    FactError,
+    fact_from_wire,
+)
 from loopspec.model.invariants import LogMonitor, Violation
 from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
@@ -752,6 +757,21 @@ def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
 _AUDIT_FIELDS = frozenset({"decision", "durationMs", "exitCode", "stderrSummary"})
 
 
+def _reading(point: object, word: object) -> str | None:
+    """The verdict a hook/result's decision word reads as (HOOK-1), or None for a word that may
+    go with more than one (`error` and `stop`: a hook that failed or stopped, its answer passing
+    or blocking) or for no word at all."""
+    if word in DENYING_DECISIONS:
+        return "a block" if point == "PostToolUse" else "a deny"
+    if word in ASKING_DECISIONS:
+        return "an ask"
+    if word in ("allow", "approve"):
+        return "no block" if point == "PostToolUse" else "an allow"
+    if word == "pass":
+        return "no block" if point == "PostToolUse" else "a pass"
+    return None
+
+
 def hook_audit_rule(event: Event) -> str:
     """The rule of a hook audit event: HOOK-4 for a PreToolUse hook's, HOOK-5 for a
     PostToolUse hook's (what `loopspec conform` counts as checked by comparing it)."""
@@ -851,6 +871,14 @@ def _changed(
         case "hook/result":
             if "updatedInput" in fields:
                 return "RW-2", f"{named}: the supplied input is audited"
+            point, ours = mine.get("point"), mine.get("decision")
+            their_word = theirs.get("decision")
+            reading, their_reading = _reading(point, ours), _reading(point, their_word)
+            if reading and their_reading and reading != their_reading:
+                return "HOOK-1", (
+                    f"{named}: the audit records {their_word!r}, which reads as {their_reading}, "
+                    f"where the loop acted on {reading} (recorded {ours!r})"
+                )
             if set(fields) <= _AUDIT_FIELDS:  # the right hook's answer, its audit misrecorded
                 return "TEXT-2", (
                     f"{named}: a hook/result takes these from the answer's audit when it has "

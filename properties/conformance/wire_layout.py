@@ -42,6 +42,7 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
     audit_words,
+    post_audit_words,
 )
 from loopspec.model.config import HOOK_POINTS, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import HOOK_DIALECTS
@@ -121,6 +122,20 @@ def _agreeing_words() -> str:
     return "; ".join(parts)
 
 
+def _agreeing_post_words() -> str:
+    """The audit words each PostToolUse verdict may record (HOOK-1, `post_audit_words`)."""
+    verdicts: tuple[tuple[str, PostVerdict], ...] = (
+        ("a pass", PostPass()),
+        ("a context", PostContext("c")),
+        ("a block", PostBlock("r")),
+    )
+    parts = []
+    for label, verdict in verdicts:
+        *first, last = sorted(post_audit_words(verdict))
+        parts.append(f"{', '.join(first)} or {last} for {label}")
+    return "; ".join(parts)
+
+
 # What each field means, for the JSON Schema's descriptions: a case file is read and edited by
 # people who have only `loopspec schema case`, the README and SPEC.md.
 MEANINGS: dict[tuple[type, str], str] = {
@@ -166,7 +181,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (Deny, "reason"): "why: the denied call's result is the error `Error: ` and the reasons "
     "(DEC-1, TEXT-1)",
     (HookAudit, "decision"): "the decision word to record in place of the verdict's own; on a "
-    f"PreToolUse answer one that agrees with its verdict: {_agreeing_words()} (HOOK-1)",
+    f"PreToolUse answer one that agrees with its verdict: {_agreeing_words()}; on a PostToolUse "
+    f"verdict: {_agreeing_post_words()} (HOOK-1)",
     (HookAudit, "exit_code"): "the hook process's exit code; 2, the blocking exit, only on a deny "
     "or a block, or on a pass audited error (HOOK-1)",
     (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",

@@ -32,6 +32,7 @@ from functools import partial
 
 from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix
 from loopspec.model.facts import (
+    ASKING_DECISIONS,
     HOOK_DECISIONS,
     HOOK_DIALECTS,
     CallFact,
@@ -60,6 +61,7 @@ from loopspec.model.invariants import (
     no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
+    post_hook_words_fit_the_result,
     pre_hooks_answer_calls_of_the_reply,
     pre_hooks_once_per_call,
     repair_results_match_call_state,
@@ -342,6 +344,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         call_id in prefix.unapplied_rewrites
         or call_id in prefix.refused_calls
         or call_id in prefix.approval_due
+        or call_id in prefix.post_blocked
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
@@ -446,7 +449,8 @@ def _hook_result_counted(
     # hook/invoked, for the call it names (when both name one), its decision is a known word,
     # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
     # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
-    # the hook's own to the full path, where its line is known for the notice (HOOK-7).
+    # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
+    # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`).
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -461,6 +465,7 @@ def _hook_result_counted(
         or type(handler) is not str
         or type(decision) is not str
         or decision not in HOOK_DECISIONS
+        or (decision in ASKING_DECISIONS and point == "PostToolUse")
         or (call_id is not None and type(call_id) is not str)
         or not hook_duration_valid(duration)
         or turn != prefix.open_turn
@@ -605,6 +610,7 @@ JUDGES: dict[str, CleanJudge] = {
             *_IN_STEP,
             result_answers_pending_call,
             results_in_model_order,
+            post_hook_words_fit_the_result,
             supplied_rewrite_applied_or_refused,
             approval_shows_effective_input,
             repair_results_match_call_state,
@@ -621,7 +627,12 @@ JUDGES: dict[str, CleanJudge] = {
     ),
     "hook/result": CleanJudge(
         partial(_hook_result_counted, None),
-        (*_ENVELOPE, events_enclosed_by_turn, hook_audit_paired_in_turn),
+        (
+            *_ENVELOPE,
+            events_enclosed_by_turn,
+            hook_audit_paired_in_turn,
+            post_hook_words_fit_the_result,
+        ),
     ),
     "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
     "approval/decided": CleanJudge(_approval_decided, (*_ENVELOPE, approval_shows_effective_input)),

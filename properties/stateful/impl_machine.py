@@ -56,6 +56,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     audit_words,
     exits_as,
+    post_audit_words,
 )
 from loopspec.model.config import POST_TOOL_USE
 from loopspec.model.derive import derive_messages
@@ -93,32 +94,39 @@ from loopspec.properties.stateful.model_machine import ModelMachine
 # "accepted" or the model's refusal rule ID.
 CONFORMANCE_HITS: Counter[tuple[str, str, str]] = Counter()
 
-hook_audits: st.SearchStrategy[HookAudit] = st.builds(
-    HookAudit,
-    decision=st.sampled_from([None, "block", "defer", "error"]),
-    exit_code=st.sampled_from([None, 0, 2]),
-    stderr_summary=st.sampled_from([None, "", "hook said no"]),
-    duration_ms=st.sampled_from([0.0, 12.5]),
-)
-
-
 def _exit_fitting(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> HookAudit:
     """`audit`, its exit code 2 made 0 where no hook could give `verdict` by exiting 2 (HOOK-1,
     `commands.exits_as`). Fitted after the draw: mapping the strategy moved the fixed batch."""
     return audit if exits_as(verdict, audit) else attrs.evolve(audit, exit_code=0)
 
 
-def pre_hook_audits(verdict: PreVerdict) -> st.SearchStrategy[HookAudit]:
-    """An audit for a PreToolUse `verdict`: its decision word one the verdict allows
-    (`audit_words`), or none (the verdict's own tag is recorded); its exit code is fitted to
-    the verdict after the draw (`_exit_fitting`)."""
+def _audits_recording(words: frozenset[str]) -> st.SearchStrategy[HookAudit]:
     return st.builds(
         HookAudit,
-        decision=st.sampled_from([None, *sorted(audit_words(verdict))]),
+        decision=st.sampled_from([None, *sorted(words)]),
         exit_code=st.sampled_from([None, 0, 2]),
         stderr_summary=st.sampled_from([None, "", "hook said no"]),
         duration_ms=st.sampled_from([0.0, 12.5]),
     )
+
+
+def pre_hook_audits(verdict: PreVerdict) -> st.SearchStrategy[HookAudit]:
+    """An audit for a PreToolUse `verdict`: its decision word one the verdict allows
+    (`audit_words`), or none (the verdict's own tag is recorded); its exit code is fitted to
+    the verdict after the draw (`_exit_fitting`)."""
+    return _audits_recording(audit_words(verdict))
+
+
+# Per PostToolUse verdict kind, its audits: a word the verdict allows (`post_audit_words`, HOOK-1;
+# a "block" on a pass or an "allow" on a block was drawn before), or none. Built once.
+_POST_AUDITS: dict[type, st.SearchStrategy[HookAudit]] = {
+    kind: _audits_recording(post_audit_words(example))
+    for kind, example in (
+        (PostPass, PostPass()),
+        (PostContext, PostContext("")),
+        (PostBlock, PostBlock("")),
+    )
+}
 
 
 def _with_audit(verdict: PostVerdict, audit: HookAudit) -> PostVerdict:
@@ -134,7 +142,13 @@ def _with_audit(verdict: PostVerdict, audit: HookAudit) -> PostVerdict:
             assert_never(verdict)
 
 
-audited_post_verdicts = st.builds(_with_audit, gen.post_verdicts, hook_audits)
+@st.composite
+def _audited_post_verdicts(draw: st.DrawFn) -> PostVerdict:
+    verdict = draw(gen.post_verdicts)
+    return _with_audit(verdict, draw(_POST_AUDITS[type(verdict)]))
+
+
+audited_post_verdicts = _audited_post_verdicts()
 
 
 class ConformanceMachine(ModelMachine):
