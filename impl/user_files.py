@@ -136,11 +136,27 @@ def read_user_json(path: Path, *, cap: int, what: str) -> object:
     except UnicodeDecodeError as error:
         raise NotJsonText(not_utf8(path, data, error, what)) from error
     except json.JSONDecodeError as error:
+        if error.msg == "Extra data" and _json_lines(error.doc):
+            # A transcript or session log named where a scenario or a hooks file goes.
+            raise NotJsonText(
+                f"{path}: one JSON value per line (JSON Lines, a session log or transcript?), "
+                f"not a {what}; a session log is checked with `loopspec check`"
+            ) from error
         raise NotJsonText(not_json(path, error, what)) from error
     except UserFileError as error:  # nested too deeply, a lone surrogate
         raise UserFileError(refused_json(path, error, what)) from error
     except ValueError as error:  # NaN, Infinity
         raise NotJsonText(f"{path}: the {what} is not JSON: {error}") from error
+
+
+def _json_lines(text: str) -> bool:
+    """Whether `text` starts with two lines that are each one JSON object: JSON Lines."""
+    lines = [line for line in text.splitlines() if line.strip()][:2]
+    try:
+        values = [json.loads(line) for line in lines]
+    except (ValueError, RecursionError):
+        return False
+    return len(values) == 2 and all(isinstance(value, dict) for value in values)
 
 
 def _refuse_constant(name: str) -> object:

@@ -222,6 +222,40 @@ def test_SAFE_4_a_scenario_hooks_spec_or_case_file_that_is_no_JSON_text_is_named
     assert not log.exists()
 
 
+def test_a_transcript_given_as_a_scenario_or_hooks_file_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Claude Code transcript (JSON Lines) named as `run`'s scenario or hooks file read
+    "t.jsonl:2: the scenario is not JSON: Extra data: column 1", which sends its reader to line
+    2 of a file with nothing wrong at line 2; the error now says what the file is, and which
+    verb checks it, as `replay` does for a case file."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        '{"type":"user","sessionId":"s1","message":{"role":"user","content":"hi"}}\n'
+        '{"type":"assistant","sessionId":"s1","message":{"id":"m","content":[]}}\n',
+        encoding="utf-8",
+    )
+    log = tmp_path / "out.jsonl"
+    jsonl = "one JSON value per line (JSON Lines, a session log or transcript?)"
+    checked = "a session log is checked with `loopspec check`"
+    for argv, said in [
+        (["run", str(transcript)], f"{transcript}: {jsonl}, not a scenario; {checked}"),
+        (
+            ["run", str(_scenario(tmp_path)), "--hooks", str(transcript), "--log", str(log)],
+            f"{transcript}: {jsonl}, not a hooks file; {checked}",
+        ),
+    ]:
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"loopspec: error: {said}\n"
+    assert not log.exists()
+    # A JSON document with a stray brace after it is still named at its line.
+    stray = tmp_path / "stray.json"
+    stray.write_text('{"turns": []}\n}\n', encoding="utf-8")
+    assert main(["run", str(stray)]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"loopspec: error: {stray}:2: the scenario is not JSON: Extra data")
+
+
 def test_SAFE_4_json_past_its_bounds_names_SAFE_4_in_a_scenario_hooks_or_case_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
