@@ -40,6 +40,7 @@ import pytest
 
 from loopspec.model.errors import NO_RULE_BROKEN, tagged
 from loopspec.properties.cli.counts import seconds_above_zero
+from loopspec.properties.conformance.case_portable import portable, put_back_note
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
@@ -119,13 +120,16 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
     for option in ("--loopspec-impl", "--loopspec-cmd", "--loopspec-case-dir"):
         given = config.getoption(option)
         if given:
-            argv.append(f"{option}={given}")
+            # A --cmd as the case records it (SAFE-1): a report lands in CI logs.
+            shown = portable(given) if option == "--loopspec-cmd" else given
+            argv.append(f"{option}={shown}")
     timeout = config.getoption("--loopspec-answer-timeout")
     if timeout is not None:
         argv.append(f"--loopspec-answer-timeout={timeout:g}")
     if case.resolve().parent != case_folder(config).resolve():  # a case --loopspec-cases named
         argv.append(f"--loopspec-cases={typed}")
-    return shlex.join(argv)
+    command = shlex.join(argv)
+    return command + put_back_note(command)
 
 
 def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:

@@ -14,14 +14,32 @@ import shlex
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from test_blame_matrix import FIRST_USER
 
 import loopspec
-from loopspec.properties.cli.conform_run import replay_header, save_case, with_saved_program
+from loopspec.model.config import LoopConfig
+from loopspec.properties.cli.conform_run import (
+    counterexample_lines,
+    json_report,
+    replay_header,
+    save_case,
+    with_saved_program,
+)
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
+from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.run import (
+    RunReport,
+    TargetError,
+    close_factory,
+    load_case,
+    replay_case,
+    resolve_target,
+)
+from loopspec.properties.pytest_plugin import rerun_command
 
 TURN_5 = FIRST_USER[0]
 JS_LOOP = Path(__file__).resolve().parent.parent / "examples" / "js-loop" / "main.mjs"
@@ -279,4 +297,70 @@ def test_PROTO_1_replay_reduce_cuts_a_hand_written_case_down_and_saves_it_beside
     assert main(["replay", str(folder), "--reduce"]) == 2
     assert capsys.readouterr().err == (
         "loopspec replay: error: --reduce takes one case file, as text\n"
+    )
+
+
+# A driver-protocol process that answers `reset` and ends at the first command: a target that
+# breaks at once, so conform saves the program and says how to rerun it.
+_BREAKS_AT_ONCE = """
+import json, sys
+for line in sys.stdin:
+    if json.loads(line)["type"] != "reset":
+        sys.exit(3)
+    print(json.dumps({"type": "ready", "implementation": "breaks", "capabilities": []}), flush=True)
+"""
+
+
+def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a case hid an API_TOKEN=... value, but conform's console printed the `--cmd` as
+    typed in its `rerun:` line, its report's first line and a broken target's error, all of
+    which land in CI logs; replay's header and the pytest plugin's rerun line did too. Each
+    names the command as the case records it, and a rerun line says to put the secret back."""
+    (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
+    cmd = f"env API_TOKEN=s3cret {shlex.quote(sys.executable)} {omar}/loop.py"
+    recorded = f"env API_TOKEN=<hidden> {shlex.quote(sys.executable)} ./loop.py"
+    put_back = " (with each <hidden> put back as the secret it stands for)"
+    assert main(["conform", "--cmd", cmd, "--case-dir", "cases", "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "s3cret" not in err
+    assert f"the target failed in apply: {recorded}: " in err
+    broken = next((omar / "cases").glob("case-PROTO-1-*.json"))
+    rerun = f"loopspec replay cases/{broken.name} --cmd {shlex.quote(recorded)}"
+    assert f"rerun it: {rerun}{put_back}\n" in err
+    # A counterexample's report, text and JSON.
+    saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
+    text = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
+    assert "s3cret" not in text
+    assert f"rerun: loopspec replay {saved} --cmd {shlex.quote(recorded)}{put_back}" in text
+    document = json_report(_failed_report(), saved, {"cmd": cmd})
+    assert (
+        document["divergence"]["replay"] == f"loopspec replay {saved} --cmd {shlex.quote(recorded)}"
+    )
+    # Replay's header; the name reports and errors give a --cmd target.
+    header = replay_header(str(saved), cmd, load_case(saved), impl=None, cmd=cmd, profile_note=None)
+    assert header[0] == f"{saved}: replaying against {recorded}"
+    factory, _ = resolve_target(None, cmd)
+    try:
+        assert factory().name == recorded
+    finally:
+        close_factory(factory)
+    # The pytest plugin's line that replays a case alone.
+    options = {"--loopspec-cmd": cmd, "--loopspec-answer-timeout": None}
+    config = SimpleNamespace(getoption=options.get, rootpath=omar)
+    line = rerun_command(cast("pytest.Config", config), saved)
+    named = f"cases/{saved.name}"
+    argv = ["pytest", named, f"--loopspec-cmd={recorded}", f"--loopspec-cases={named}"]
+    assert line == shlex.join(argv) + put_back
+
+
+def test_SAFE_1_a_command_that_cannot_start_hides_its_secret() -> None:
+    """SAFE-1: `API_TOKEN=... node loop.mjs` without `env` cannot start, and the error repeated
+    the whole command line, token and all."""
+    target = ProcessTarget("API_TOKEN=s3cret /nonexistent/loop", name="missing")
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    assert refused.value.message == (
+        "missing: cannot start API_TOKEN=<hidden> /nonexistent/loop: no such file or directory"
     )

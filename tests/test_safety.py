@@ -550,7 +550,9 @@ def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) 
     finally:
         run.kill()
     assert run.returncode == 143, err
-    assert f"{case}: replaying against {shown(command)}" in out  # a long command is cut
+    # Its paths from the folder it ran in, as a case writes them (SAFE-1); a long one is cut.
+    named = shlex.join([sys.executable, "./stubborn.py", "./target.pid"])
+    assert f"{case}: replaying against {shown(named)}" in out
 
 
 # `loopspec run --harness` whose harness never ends: `drive` replaced, so no CLI need be

@@ -28,7 +28,12 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
-from loopspec.properties.conformance.case_portable import HIDDEN, portable
+from loopspec.properties.conformance.case_portable import (
+    HIDDEN,
+    portable,
+    portable_target,
+    put_back_note,
+)
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
     NO_RULE,
@@ -132,13 +137,22 @@ def _quoted_rule(rule_id: str) -> str:
 
 
 def replay_command(case_path: Path, target: dict[str, str]) -> str:
-    """The command line that reruns a saved case against the target it was found on."""
+    """The command line that reruns a saved case against the target it was found on, naming
+    it as the case records it (SAFE-1): a report lands in CI logs, and a `--cmd` as typed may
+    hold a token."""
+    recorded = portable_target(target)
     rerun = f"loopspec replay {shlex.quote(str(case_path))}"
-    if "cmd" in target:
-        rerun += f" --cmd {shlex.quote(target['cmd'])}"
-    elif "impl" in target:
-        rerun += f" --impl {shlex.quote(target['impl'])}"
+    if "cmd" in recorded:
+        rerun += f" --cmd {shlex.quote(recorded['cmd'])}"
+    elif "impl" in recorded:
+        rerun += f" --impl {shlex.quote(recorded['impl'])}"
     return rerun
+
+
+def rerun_words(case_path: Path, target: dict[str, str]) -> str:
+    """`replay_command` as a text report says it: with what to put back before running it."""
+    command = replay_command(case_path, target)
+    return command + put_back_note(command)
 
 
 def counterexample_lines(
@@ -161,7 +175,7 @@ def counterexample_lines(
     described = _describe_divergence(divergence, report.config, report.program)
     lines += ["  " + line if line else "" for line in described]
     if case_path is not None:
-        lines += ["", f"saved case: {case_path}", f"rerun: {replay_command(case_path, target)}"]
+        lines += ["", f"saved case: {case_path}", f"rerun: {rerun_words(case_path, target)}"]
     return lines
 
 
@@ -206,10 +220,12 @@ def targeted_words(report: RunReport) -> str:
 
 
 def replayed_target(replayed: str, impl: str | None, cmd: str | None) -> str:
-    """The target a replay runs, as a report names it: `impl` or `cmd` as given, else the
-    bundled loop by name, not by its factory's module path, which means nothing to a reader
-    who never saw the source."""
-    return shown(replayed) if impl or cmd else "loopspec's bundled implementation"
+    """The target a replay runs, as a report names it: `impl` as given, `cmd` as a case records
+    it (SAFE-1: no token a CI log would keep), else the bundled loop by name, not by its
+    factory's module path, which means nothing to a reader who never saw the source."""
+    if cmd:
+        return shown(portable(replayed))
+    return shown(replayed) if impl else "loopspec's bundled implementation"
 
 
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
@@ -285,7 +301,7 @@ def _text_report(
     else:  # with the next step
         rule = report.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
-        rerun = f"; rerun: {replay_command(case_path, target)}" if case_path is not None else ""
+        rerun = f"; rerun: {rerun_words(case_path, target)}" if case_path is not None else ""
         print(f"\n{verdict}: {rule}{explain}{rerun}")
 
 
@@ -577,7 +593,7 @@ def with_saved_program(
     except OSError as error:
         rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:
-        command = rerun_case(case_path) if rerun_case else replay_command(case_path, target)
+        command = rerun_case(case_path) if rerun_case else rerun_words(case_path, target)
         rerun = f"rerun it: {command}"
     first, newline, rest = broke.message.partition("\n")
     at = f"at command #{len(broke.program)} of a program; {rerun}"
@@ -683,7 +699,7 @@ def _run_exhaustive(
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
         print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
         if case_path is not None:
-            print(f"\nsaved case: {case_path}\nrerun: {rerun}")
+            print(f"\nsaved case: {case_path}\nrerun: {rerun_words(case_path, target_named)}")
     if unsaved is not None:
         print(unsaved, file=sys.stderr)
     return 1

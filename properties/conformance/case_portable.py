@@ -70,3 +70,12 @@ def portable(text: str) -> str:
 def portable_target(target: dict[str, str]) -> dict[str, str]:
     """The target a case records: a `--cmd` made portable; an `--impl` is a module name."""
     return {kind: portable(named) if kind == "cmd" else named for kind, named in target.items()}
+
+
+def put_back_note(shown: str) -> str:
+    """What a command line shown as a case records it (`portable`) needs before it is run: each
+    hidden secret put back; "" when it hides none. Copied as it stands, it would run the loop
+    with the word `<hidden>` for a token."""
+    if HIDDEN not in shown:
+        return ""
+    return f" (with each {HIDDEN} put back as the secret it stands for)"

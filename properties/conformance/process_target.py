@@ -39,6 +39,7 @@ from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
+from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
 from loopspec.properties.conformance.presented import normalized_item
@@ -503,7 +504,10 @@ class ProcessTarget:
             return _Process(self.argv)
         except OSError as error:
             # In the system's words: the command line names the program already.
-            msg = f"{self.name}: cannot start {shlex.join(self.argv)}: {system_reason(error)}"
+            # As a case would write it (SAFE-1): errors land in CI logs, and the command line
+            # may hold a token (`API_TOKEN=... node`).
+            started = portable(shlex.join(self.argv))
+            msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
             program = self.argv[0] if self.argv else ""
             relative = "/" in program and not os.path.isabs(program)
             if isinstance(error, FileNotFoundError) and relative:
@@ -563,8 +567,8 @@ class ProcessTarget:
                 # A shared case replayed from another folder: `node loop/main.mjs` starts,
                 # and dies on a script path that only resolved where the case was found.
                 ended += (
-                    f" ({', '.join(missing)}: no such file relative to the current directory, "
-                    f"{os.getcwd()})"
+                    f" ({', '.join(map(portable, missing))}: no such file relative to the "
+                    f"current directory, {os.getcwd()})"
                 )
             self._fail(ended, grace=1.0)
         if len(raw) > MAX_LINE_BYTES:

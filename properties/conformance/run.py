@@ -195,8 +195,10 @@ class SharedProcess:
     replaced at the next reset. `close()` ends it.
     """
 
-    def __init__(self, argv: list[str], *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self._target = ProcessTarget(argv, timeout=timeout)
+    def __init__(
+        self, argv: list[str], *, timeout: float = DEFAULT_TIMEOUT, name: str = ""
+    ) -> None:
+        self._target = ProcessTarget(argv, timeout=timeout, name=name)
 
     def __call__(self) -> ConformanceTarget:
         return _Lease(self._target)
@@ -414,13 +416,16 @@ def resolve_target(
             argv = shlex.split(cmd)
         except ValueError as error:  # unbalanced quotes, a lone escape
             raise TargetError(
-                f"{options.cmd} {cmd!r} cannot be split into words: {error}",
+                f"{options.cmd} {portable(cmd)!r} cannot be split into words: {error}",
                 rule_id=NO_RULE_BROKEN,
             ) from None
         if not argv:
             raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
         timeout = DEFAULT_TIMEOUT if answer_timeout is None else answer_timeout
-        return SharedProcess(argv, timeout=timeout), {"cmd": cmd}
+        # Named as a case records it (SAFE-1): the name heads reports and errors, which land
+        # in CI logs, and the command as typed may hold a token.
+        named = portable(shlex.join(argv))
+        return SharedProcess(argv, timeout=timeout, name=named), {"cmd": cmd}
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
