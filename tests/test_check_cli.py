@@ -111,6 +111,29 @@ def test_a_case_file_given_to_check_is_named_for_what_it_is(
     )
 
 
+def test_a_settings_file_given_to_check_is_no_torn_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Claude Code settings.json (indented JSON whose first line opens the hooks) given to
+    check read 'error invalid-json LOG-8: the line stops after 56 characters, before its JSON
+    value ends: a write cut off, which the harness must drop whole', blaming a harness for a file
+    no harness wrote. A first line that stops short is one JSON document over many lines; later
+    lines that do are still LOG-8 (test_LOG_8_a_line_cut_short_inside_the_log_...)."""
+    settings = tmp_path / "settings.json"
+    settings.write_text(
+        '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [\n'
+        '  {"type": "command", "command": "rewrite.py"}]}]}}\n',
+        encoding="utf-8",
+    )
+    code, out = run(capsys, str(settings))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{settings}:1: error invalid-json: the first line stops after 56 characters, before "
+        "its JSON value ends: one JSON document over many lines (a settings or case file?), "
+        "not JSON Lines (one event per line)"
+    )
+
+
 def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

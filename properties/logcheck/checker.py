@@ -414,6 +414,15 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
             "`loopspec replay`"
         )
         report.fail(line, ErrorKind.INVALID_JSON, message)
+    elif line == 1 and isinstance(error, JSONDecodeError) and _stops_short(error):
+        # A JSON document over many lines (a settings.json, a case file), far likelier than a
+        # log whose first write was cut off and appended to after (LOG-8 below).
+        message = (
+            f"the first line stops after {len(error.doc.rstrip())} characters, before its JSON "
+            "value ends: one JSON document over many lines (a settings or case file?), not JSON "
+            "Lines (one event per line)"
+        )
+        report.fail(line, ErrorKind.INVALID_JSON, message)
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
