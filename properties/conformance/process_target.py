@@ -23,6 +23,7 @@ import queue
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -457,8 +458,12 @@ class ProcessTarget:
         process = self._process
         if process is None:
             return
+        # Closed as Ctrl-C unwinds the run: the user wants it stopped now, and a target that
+        # hangs would be awaited for its whole answer timeout. Asked to end (SIGTERM) and
+        # killed a second later, as at a missed deadline.
+        interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
         try:
-            if process.popen.poll() is None:
+            if process.popen.poll() is None and not interrupted:
                 self._exchange({"type": "shutdown"}, "bye")
                 process.settle(SHUTDOWN_GRACE)
         finally:
