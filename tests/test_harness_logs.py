@@ -475,6 +475,30 @@ def test_HOOK_7_a_transcripts_hook_record_reads_as_run_harness_reads_the_hooks_o
     assert answer.fault is not None
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"type": []},
+        {"hookEvent": {}},
+        {
+            "stdout": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": []}}'
+        },
+        {"exitCode": [1]},
+        {"durationMs": 10**400, "timeoutMs": [], "type": "hook_cancelled", "timedOut": True},
+    ],
+)
+def test_HOOK_7_a_damaged_hook_record_never_crashes_check(damage: dict[str, Any]) -> None:
+    """HOOK-7: a hook record holding any JSON value where a string or a number belongs is read
+    or skipped, never a traceback (a list as `type` raised TypeError: unhashable type)."""
+    records = [json.loads(line) for line in HOOK_FAULTS.read_text().splitlines()]
+    records[7]["attachment"].update(damage)
+    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    report = check_stream("damaged.jsonl", io.BytesIO(data))
+    assert report.errors == []
+    assert report.status == "ok"
+
+
 def test_HOOK_7_a_codex_rollout_says_it_cannot_show_its_hooks_faults(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -75,10 +75,22 @@ def plainly_answered(record: Mapping[str, Any], event: str) -> bool:
         return False
     decision = specific.get("permissionDecision", "allow")
     return (
-        decision in _PLAIN_DECISIONS
+        isinstance(decision, str)
+        and decision in _PLAIN_DECISIONS
         and isinstance(specific.get("permissionDecisionReason", ""), str)
         and isinstance(specific.get("updatedInput", {}), dict)
         and isinstance(specific.get("additionalContext", ""), str)
+    )
+
+
+def _hook_record(kind: Any, event: Any) -> bool:
+    """Whether a record's `type` and `hookEvent` are those of a hook run this module reads (a
+    damaged record may hold any JSON value there, a list among them)."""
+    return (
+        isinstance(kind, str)
+        and kind in HOOK_RECORDS
+        and isinstance(event, str)
+        and event in _PLAIN_SPECIFIC_KEYS
     )
 
 
@@ -108,7 +120,7 @@ def hook_fault(record: Mapping[str, Any]) -> tuple[str, str] | None:
     an error or a cancelled run). None for a run that answered, one cancelled without a timeout
     (an abort is not the hook's fault), or a record of another kind."""
     kind, event = record.get("type"), record.get("hookEvent")
-    if kind not in HOOK_RECORDS or event not in _PLAIN_SPECIFIC_KEYS:
+    if not _hook_record(kind, event):
         return None
     if kind == SUCCESS and plainly_answered(record, event):
         return None
@@ -130,7 +142,7 @@ def read_hook_run(record: Mapping[str, Any]) -> tuple[str, str | None] | None:
     holds, read as `run --harness` reads a hook's output; None for a record that holds no run
     to read (another kind or point, a cancelled run that did not time out)."""
     kind, event = record.get("type"), record.get("hookEvent")
-    if kind not in HOOK_RECORDS or event not in _PLAIN_SPECIFIC_KEYS:
+    if not _hook_record(kind, event):
         return None
     # The reader, with attrs and the model: only for a run that may be a fault.
     from loopspec.impl.hookbridge.audit import run_audit  # noqa: PLC0415 (see above)
