@@ -83,15 +83,12 @@ def plainly_answered(record: Mapping[str, Any], event: str) -> bool:
     )
 
 
-def _hook_record(kind: Any, event: Any) -> bool:
-    """Whether a record's `type` and `hookEvent` are those of a hook run this module reads (a
-    damaged record may hold any JSON value there, a list among them)."""
-    return (
-        isinstance(kind, str)
-        and kind in HOOK_RECORDS
-        and isinstance(event, str)
-        and event in _PLAIN_SPECIFIC_KEYS
-    )
+def _hook_event(kind: Any, event: Any) -> str | None:
+    """The hook point of a record of a hook run this module reads, else None (a damaged record
+    may hold any JSON value in `type` and `hookEvent`, a list among them)."""
+    if not isinstance(kind, str) or kind not in HOOK_RECORDS:
+        return None
+    return event if isinstance(event, str) and event in _PLAIN_SPECIFIC_KEYS else None
 
 
 def _milliseconds(value: Any, otherwise: float) -> float:
@@ -119,8 +116,9 @@ def hook_fault(record: Mapping[str, Any]) -> tuple[str, str] | None:
     (HOOK-7): the word is what Claude Code took from it (no decision, `error`, from a record of
     an error or a cancelled run). None for a run that answered, one cancelled without a timeout
     (an abort is not the hook's fault), or a record of another kind."""
-    kind, event = record.get("type"), record.get("hookEvent")
-    if not _hook_record(kind, event):
+    kind = record.get("type")
+    event = _hook_event(kind, record.get("hookEvent"))
+    if event is None:
         return None
     if kind == SUCCESS and plainly_answered(record, event):
         return None
@@ -141,8 +139,9 @@ def read_hook_run(record: Mapping[str, Any]) -> tuple[str, str | None] | None:
     """(decision word, audit summary) the bundled loop's audit gives the output `record`
     holds, read as `run --harness` reads a hook's output; None for a record that holds no run
     to read (another kind or point, a cancelled run that did not time out)."""
-    kind, event = record.get("type"), record.get("hookEvent")
-    if not _hook_record(kind, event):
+    kind = record.get("type")
+    event = _hook_event(kind, record.get("hookEvent"))
+    if event is None:
         return None
     # The reader, with attrs and the model: only for a run that may be a fault.
     from loopspec.impl.hookbridge.audit import run_audit  # noqa: PLC0415 (see above)
