@@ -87,6 +87,21 @@ def test_RW_1_a_hook_loopspec_run_wrapped_is_named_as_its_user_configured_it(
     assert "LOOPSPEC_HOOK" not in found.violation.message
 
 
+def test_RW_1_a_hook_with_a_long_command_is_named_by_its_start_and_its_end(tmp_path: Path) -> None:
+    """RW-1: a hook's command too long to show whole is cut in the middle. It was cut at its
+    end: `claude-code:PreToolUse:1 python3 /home/sam/work/agent-hooks/...`, and with five hooks
+    in one folder the user could not tell which one rewrote the call."""
+    command = "python3 /home/sam/work/acme/agent-hooks/policies/rewrite_bash.py"
+    transcript = (CLAUDE / "violations" / "RW-1.jsonl").read_text()
+    (tmp_path / "t.jsonl").write_text(
+        transcript.replace('"command":"rewrite.py"', f'"command":{json.dumps(command)}')
+    )
+    (found,) = check(tmp_path / "t.jsonl").violations
+    assert "hook `python3 /home/sam/work/acme/ag...hooks/policies/rewrite_bash.py` supplied" in (
+        found.violation.message
+    )
+
+
 def test_RW_1_claude_code_rewrite_to_the_same_input_or_denied_keeps_the_rule() -> None:
     """RW-1: a hook that supplies the model's own input changes nothing, and a denied call never
     ran, so neither is a divergence."""
@@ -367,7 +382,7 @@ def test_HOOK_4_two_hooks_whose_commands_begin_alike_are_two_hooks(tmp_path: Pat
     (found,) = check(tmp_path / "t.jsonl").violations
     assert found.violation.rule_id == "HOOK-4"
     assert found.violation.message == (
-        "PreToolUse hook `/opt/hooks/policy-guard --policy-file /etc/acme/agent-polici...` "
+        "PreToolUse hook `/opt/hooks/policy-guard --poli...licies/shell.yaml --team alpha` "
         "answers call toolu_a again"
     )
 

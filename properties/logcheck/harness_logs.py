@@ -55,9 +55,11 @@ from loopspec.properties.logcheck.hook_faults import HookRuns
 # these loops ask about most, and HOOK-7, the hook faults `check` notes (a log that records no
 # hook run says it cannot show them).
 RULES_CONSIDERED = (*rule_ids(), "HOOK-3", "HOOK-7")
-# A report shows a hook's command up to this many characters (the start names it); hooks are
-# told apart by the whole command.
+# A report shows a hook's command in up to this many characters, its start and its end (the
+# program, then the script or the options that tell one hook from another); hooks are told
+# apart by the whole command.
 MAX_HOOK_SHOWN = 60
+_HOOK_SHOWN_START = 30
 
 
 # NamedTuples and a plain class, not attrs classes: `loopspec check` on a Claude Code or Codex
@@ -166,7 +168,9 @@ def _show(value: Any) -> str:
 
 
 def _hook_shown(hook: str) -> str:
-    return hook if len(hook) <= MAX_HOOK_SHOWN else hook[:MAX_HOOK_SHOWN] + "..."
+    if len(hook) <= MAX_HOOK_SHOWN:
+        return hook
+    return hook[:_HOOK_SHOWN_START] + "..." + hook[_HOOK_SHOWN_START - MAX_HOOK_SHOWN :]
 
 
 class _Pending:
