@@ -126,6 +126,58 @@ def test_LOG_5_a_prompt_history_named_on_the_command_line_is_an_error_saying_wha
     assert "Traceback" not in captured.out + captured.err
 
 
+# What a headless run prints (invented content, in the shape the pinned CLIs print).
+CLAUDE_STREAM: list[dict[str, Any]] = [
+    {"type": "system", "subtype": "init", "cwd": "/home/user/repo",
+     "session_id": "00000000-0000-4000-8000-000000000003", "tools": ["Bash"], "uuid": "u0"},
+    {"type": "assistant", "message": {"id": "msg_1", "role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {"command": "ls"}}]},
+     "session_id": "00000000-0000-4000-8000-000000000003", "uuid": "u1"},
+    {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "src"}]},
+     "session_id": "00000000-0000-4000-8000-000000000003", "uuid": "u2"},
+]  # fmt: skip
+CODEX_EVENTS: list[dict[str, Any]] = [
+    {"type": "thread.started", "thread_id": "00000000-0000-4000-8000-000000000004"},
+    {"type": "turn.started"},
+]
+
+
+def test_LOG_5_a_saved_stream_json_or_exec_json_is_named_with_the_log_to_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What `claude -p --output-format stream-json` printed was read as a transcript, and
+    passed: it shows neither a hook's updatedInput nor what ran, so RW-1 could not fail. What
+    `codex exec --json` printed read as a broken dsh log (LOG-5). Each is now named, with the
+    transcript or rollout of its session to check instead; in a folder, skipped."""
+    stream = _jsonl(tmp_path / "out" / "claude.jsonl", CLAUDE_STREAM)
+    events = _jsonl(tmp_path / "out" / "codex.jsonl", CODEX_EVENTS)
+    assert main(["check", str(stream)]) == 2
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith(str(stream))]
+    assert line.startswith(
+        f"{stream}: error not-a-session-log: Claude Code's stream-json output (claude -p "
+        "--output-format stream-json), which shows neither a hook's updatedInput nor what ran; "
+        "its session's transcript is "
+        "~/.claude/projects/*/00000000-0000-4000-8000-000000000003.jsonl: not a session log"
+    )
+    assert main(["check", str(events)]) == 2
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith(str(events))]
+    assert line.startswith(
+        f"{events}: error not-a-session-log: Codex's event stream (codex exec --json); its "
+        "thread's rollout is "
+        "~/.codex/sessions/*/*/*/rollout-*-00000000-0000-4000-8000-000000000004.jsonl: "
+    )
+    shutil.copy(TRANSCRIPT, tmp_path / "out" / "transcript.jsonl")
+    assert main(["check", str(tmp_path / "out")]) == 0
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[-1]
+        .endswith(
+            "skipped 2 files, no session log (claude-code-stream-json: 1, codex-exec-json: 1)"
+        )
+    )
+
+
 def test_LOG_5_a_jsonl_of_another_shape_in_a_folder_is_still_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

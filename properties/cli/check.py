@@ -43,8 +43,9 @@ call the history keeps), ORD-3, ADJ-1..3, EXE-1, REC-1, and HOOK-4 (Claude Code)
 gets a notice (hook-fault, HOOK-7), as in a dsh log; a Codex rollout records no hook run.
 The other rules a dsh log is checked by are reported as not checkable for that log, with the
 reason (--format json). In a directory (~/.claude, ~/.codex), the JSONL files that hold no loop
-(the CLIs' prompt histories, Codex's session index) are skipped with a line saying what each
-is; named on the command line, such a file is an error (not-a-session-log).
+(the CLIs' prompt histories, Codex's session index, a saved `claude -p --output-format
+stream-json` or `codex exec --json` output) are skipped with a line saying what each is; named
+on the command line, such a file is an error (not-a-session-log).
 
 Exit status: 0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that
 cannot be read (invalid JSON or UTF-8, a torn last line, an unsupported layout, ...), also

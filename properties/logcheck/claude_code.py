@@ -123,6 +123,8 @@ def looks_like(record: Mapping[str, Any]) -> bool:
     kind = record.get("type")
     if not isinstance(kind, str) or "seq" in record:
         return False
+    if "session_id" in record and "sessionId" not in record:
+        return False  # the stream-json a headless run prints (`home_files`), not a transcript
     if kind in RECORD_TYPES:
         return any(key in record for key in IDENTIFYING_KEYS)
     return kind != DSH_HEADER_TYPE and isinstance(record.get("sessionId"), str)

@@ -14,6 +14,13 @@ Claude Code 2.1.332 and Codex 0.171.0, write none of them):
 - Codex's session index, `~/.codex/session_index.jsonl`: a thread's name,
   `{id, thread_name, updated_at}`.
 
+And what a headless run prints, which users save beside their logs (observed with the pinned
+CLIs): Claude Code's `claude -p --output-format stream-json` (records with a snake_case
+`session_id`, a transcript's carry `sessionId`; it shows neither a hook's `updatedInput` nor what
+ran, so read as a transcript it passed RW-1 it could not show) and Codex's `codex exec --json`
+(first record `thread.started`; it was read as a dsh log with a LOG-5 header error). Each is named
+with the session or thread whose transcript or rollout to check instead.
+
 Found while walking a directory, such a file is skipped with a notice saying what it is (the
 report counts it); named on the command line, it is an input error saying the same, since the
 user asked for that file to be checked.
@@ -52,10 +59,42 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# The record types of Claude Code's stream-json output.
+_CLAUDE_STREAM_TYPES = frozenset({"system", "user", "assistant", "result", "stream_event"})
+
+
+def _saved_output(record: Mapping[str, Any]) -> HomeFile | None:
+    """A headless run's printed events, by their first record (see above)."""
+    kind = record.get("type")
+    session = record.get("session_id")
+    if (
+        isinstance(kind, str)
+        and kind in _CLAUDE_STREAM_TYPES
+        and isinstance(session, str)
+        and "sessionId" not in record
+    ):
+        return HomeFile(
+            "claude-code-stream-json",
+            "Claude Code's stream-json output (claude -p --output-format stream-json), which "
+            "shows neither a hook's updatedInput nor what ran; its session's transcript is "
+            f"~/.claude/projects/*/{session}.jsonl",
+        )
+    thread = record.get("thread_id")
+    if kind == "thread.started" and isinstance(thread, str):
+        return HomeFile(
+            "codex-exec-json",
+            "Codex's event stream (codex exec --json); its thread's rollout is "
+            f"~/.codex/sessions/*/*/*/rollout-*-{thread}.jsonl",
+        )
+    return None
+
+
 def home_file_of(record: Any) -> HomeFile | None:
     """What a file whose first record is `record` is, when it is a known non-log; else None."""
-    if not isinstance(record, Mapping) or "type" in record or "seq" in record:
+    if not isinstance(record, Mapping) or "seq" in record:
         return None
+    if "type" in record:
+        return _saved_output(record)
     if (
         isinstance(record.get("display"), str)
         and _number(record.get("timestamp"))
