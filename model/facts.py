@@ -375,6 +375,11 @@ def _read_step(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
 
 def _read_user(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     _wire_surface(fact, obj)
+    # The message's members section 10 requires, though no rule reads them (LOG-4).
+    if not isinstance(data.get("content"), list):
+        raise FactError(member_problem(data, "content", "data", "an array"))
+    if not _is_map(data.get("source")):
+        raise FactError(member_problem(data, "source", "data", "an object"))
 
 
 def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
@@ -499,7 +504,7 @@ def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) 
     fact.approval_id = _str(data, "id")
     if fact.type == "approval/asked":
         fact.call_id = _opt_str(data, "callId")
-        fact.name = _opt_str(data, "toolName")
+        fact.name = _str(data, "toolName")
         fact.arguments = _opt_str(data, "arguments")
         _optional_members_read(fact.type, data)
     else:

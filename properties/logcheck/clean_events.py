@@ -228,9 +228,12 @@ def _all_answered(prefix: Prefix) -> bool:
 def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: appended, citing earlier events if any. LOG-7: no replace. ADJ-1. ADJ-4: nothing
     # since the last step/start (or turn/start) makes messages wait for the next step/start.
-    sources = obj.get("sourceEventSeqs")
+    sources, data = obj.get("sourceEventSeqs"), obj.get("data")
     if (
-        type(obj.get("data")) is dict
+        type(data) is dict
+        # The members section 10 requires (LOG-4), though no rule reads them.
+        and type(data.get("content")) is list
+        and type(data.get("source")) is dict
         and obj.get("surfaceOp") == "append"
         and (sources is None or _cites_earlier(sources, seq, False))
         and _all_answered(prefix)
@@ -498,7 +501,7 @@ def _hook_result_counted(
 
 def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. RW-4: it shows the arguments the call was recorded with.
-    # (Read with the fact: a string id; call id, tool name and arguments strings if present.)
+    # (Read with the fact: string id and tool name; call id and arguments strings if present.)
     data = obj.get("data")
     if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
@@ -507,7 +510,7 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if (
         type(approval_id) is not str
         or (call_id is not None and type(call_id) is not str)
-        or (tool_name is not None and type(tool_name) is not str)
+        or type(tool_name) is not str
         or (arguments is not None and type(arguments) is not str)
         or ((reason := data.get("reason")) is not None and type(reason) is not str)
     ):
