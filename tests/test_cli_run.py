@@ -171,6 +171,36 @@ def test_HOOK_8_run_says_why_no_hook_ran_when_no_matcher_matches(
     )
 
 
+def test_HOOK_1_run_reads_codexs_own_hooks_json_in_the_dialect_dialect_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOOK-1: a Codex hooks.json has the Claude Code shape and no "dialect" key, and Codex
+    0.171.0 runs no hook from a file holding one (observed), so the README's advice to add
+    the key broke the user's real hooks. `--dialect codex` reads the file as it is: an `ask`,
+    which Codex does not support, is the hook's fault and the call runs, as in Codex; read as
+    Claude Code it asked the user. With `--harness`, only the harness's own dialect is taken."""
+    hooks = [{"type": "command", "command": shlex.join(["bash", str(HOOKS / "ask.sh")])}]
+    settings = tmp_path / "hooks.json"
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": hooks}]}})
+    )
+    scenario = str(_scenario(tmp_path))
+    argv = ["run", scenario, "--hooks", str(settings), "--dialect", "codex"]
+    assert main([*argv, "--log", str(tmp_path / "out.jsonl")]) == 0
+    audit = capsys.readouterr().out.split("== hooks (audit) ==\n", 1)[1]
+    assert audit.startswith(
+        "  PreToolUse  codex:PreToolUse:1         call c1: error (unsupported: "
+        "permissionDecision:ask is not supported)"
+    )
+    argv = ["run", scenario, "--hooks", str(settings), "--dialect", "codex"]
+    assert main([*argv, "--harness", "claude-code", "--log", str(tmp_path / "h.jsonl")]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: --dialect codex with --harness claude-code: the real CLI reads its "
+        "hooks in its own dialect\n"
+    )
+    assert not (tmp_path / "h.jsonl").exists()
+
+
 def test_HOOK_7_run_names_the_command_of_each_hook_and_its_fault(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,7 +22,13 @@ from loopspec.impl.opening import HEADER_START
 from loopspec.impl.presentation import ApprovalPrompt, CallCard, ResultCard
 from loopspec.impl.user_files import file_kind, refused_by_system
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
-from loopspec.model.events import Event, HookResulted, ToolCallRecorded, ToolResultRecorded
+from loopspec.model.events import (
+    HOOK_DIALECTS,
+    Event,
+    HookResulted,
+    ToolCallRecorded,
+    ToolResultRecorded,
+)
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
@@ -45,7 +51,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--hooks",
         metavar="SETTINGS.json",
-        help="Claude Code settings.json (or Codex hooks.json) with the hooks",
+        help="Claude Code settings.json (or Codex hooks.json, with --dialect codex) with the hooks",
+    )
+    parser.add_argument(
+        "--dialect",
+        choices=sorted(HOOK_DIALECTS),
+        help='the hook protocol of the --hooks file when it has no "dialect" key (default '
+        "claude-code); give Codex's own hooks.json as it is: Codex 0.171.0 runs no hook from a "
+        "file holding that key",
     )
     parser.add_argument(
         "--log",
@@ -132,11 +145,11 @@ def checked_log_path(path: Path) -> Path:
     return path
 
 
-def _why_no_hook_ran(hooks: Path, appended: tuple[Event, ...]) -> str:
+def _why_no_hook_ran(hooks: Path, dialect: str | None, appended: tuple[Event, ...]) -> str:
     """Why the audit is empty although a hooks file was given: a Claude Code settings.json
     names its tools `Bash`, `Read`..., so its matchers often match no tool of a scenario
     (`bash`), and an empty section alone says nothing of that."""
-    declared = load_settings(hooks).declared
+    declared = load_settings(hooks, dialect=dialect).declared
     if not declared:
         return f"(no hook ran: {hooks} configures no PreToolUse or PostToolUse command hook)"
     called = sorted({event.name for event in appended if isinstance(event, ToolCallRecorded)})
@@ -168,11 +181,14 @@ def _user_line(message: UserMessage) -> str:
     return f"user{origin}: {texts[0][:80]!r}{more}"
 
 
-def _which_hook_is_which(hooks: Path, appended: tuple[Event, ...]) -> list[str]:
+def _which_hook_is_which(
+    hooks: Path, dialect: str | None, appended: tuple[Event, ...]
+) -> list[str]:
     """The command and settings entry of each hook the audit names: an id alone does not
     say which of several scripts answered."""
     ran = {event.handler_id for event in appended if isinstance(event, HookResulted)}
-    commands = [hook for hook in load_settings(hooks).hooks if hook.handler_id in ran]
+    settings = load_settings(hooks, dialect=dialect)
+    commands = [hook for hook in settings.hooks if hook.handler_id in ran]
     if not commands:
         return []
     return ["  where:"] + [
@@ -183,6 +199,12 @@ def _which_hook_is_which(hooks: Path, appended: tuple[Event, ...]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run the scenario and print what every reader holds."""
     if args.harness:
+        if args.dialect not in (None, args.harness):
+            raise LoopSpecError(
+                f"--dialect {args.dialect} with --harness {args.harness}: the real CLI reads "
+                "its hooks in its own dialect",
+                rule_id=NO_RULE_BROKEN,
+            )
         from loopspec.properties.harnesses.cli import run_harness  # noqa: PLC0415 (lazy)
 
         return run_harness(args)
@@ -195,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
             log_path=log_path,
             fail_closed=args.fail_closed,
             hook_env=None if args.hook_env is None else allowed_environment(args.hook_env),
+            dialect=args.dialect,
         )
     except ImplError as error:  # the log is locked by another run, or not a log after all
         raise LogPathError(f"{log_path}: {error}") from error
@@ -225,9 +248,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{event.decision}{why}{extra}"
             )
     if args.hooks and not any(isinstance(event, HookResulted) for event in appended):
-        print(f"  {_why_no_hook_ran(Path(args.hooks), appended)}")
+        print(f"  {_why_no_hook_ran(Path(args.hooks), args.dialect, appended)}")
     elif args.hooks:
-        for line in _which_hook_is_which(Path(args.hooks), appended):
+        for line in _which_hook_is_which(Path(args.hooks), args.dialect, appended):
             print(line)
     for _, note in hook_runs.notes():  # worded as `check` words them
         print(f"  HOOK-7: {note}")

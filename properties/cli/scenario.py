@@ -300,25 +300,38 @@ def run_scenario(
     log_path: Path,
     fail_closed: bool = False,
     hook_env: Mapping[str, str] | None = None,
+    dialect: str | None = None,
 ) -> RunResult:
     """Run every turn of the scenario with real hooks; return the log, views and history.
 
     Hooks get `hook_env` as their environment (default: this process's whole environment).
+    `dialect` names the hooks file's protocol when the file does not (`load_settings`).
     """
-    return asyncio.run(_run(scenario, hooks, log_path, fail_closed, hook_env))
+    return asyncio.run(
+        _run(
+            scenario,
+            hooks=hooks,
+            log_path=log_path,
+            fail_closed=fail_closed,
+            hook_env=hook_env,
+            dialect=dialect,
+        )
+    )
 
 
 async def _run(
     scenario: Scenario,
+    *,
     hooks: Path | None,
     log_path: Path,
     fail_closed: bool,
     hook_env: Mapping[str, str] | None,
+    dialect: str | None,
 ) -> RunResult:
     world = ScenarioWorld(scenario)
     session = SessionInfo(log_path.stem, scenario.cwd)
     settings = (
-        load_settings(hooks)
+        load_settings(hooks, dialect=dialect)
         if hooks is not None
         else parse_settings({"hooks": {}}, source="<no hooks>")
     )
