@@ -10,8 +10,6 @@ recorded no summary without `enum` (tests/test_check_startup.py).
 
 from __future__ import annotations
 
-from functools import cache
-
 NOTE_MARK = "note: "
 """How an audit summary naming a note (no fault) begins."""
 STDERR_MARK = "stderr: "
@@ -20,11 +18,17 @@ FAILED_WORD = "error"
 """The decision word of a hook that failed without a decision (HOOK-1)."""
 
 
-@cache
 def _kinds() -> frozenset[str]:
-    from loopspec.impl.hook_fault_kinds import FaultKind  # noqa: PLC0415 (see above)
+    """The fault kinds' words, read once (kept in `_KINDS`; `functools.cache` would cost check
+    the import of functools, and of collections with it)."""
+    if not _KINDS:
+        from loopspec.impl.hook_fault_kinds import FaultKind  # noqa: PLC0415 (see above)
 
-    return frozenset(FaultKind)
+        _KINDS.append(frozenset(FaultKind))
+    return _KINDS[0]
+
+
+_KINDS: list[frozenset[str]] = []
 
 
 def fault_prefix(summary: str) -> str | None:

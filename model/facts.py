@@ -10,7 +10,7 @@ deep-freezing every event — that is what keeps checking a log close to the cos
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping  # collections.abc's, without collections (see `jsonvalue`)
 
 from loopspec.model.jsonvalue import thaw
 

@@ -13,9 +13,7 @@ the offline checker (`loopspec check`): there is one definition of each rule.
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
 
 from loopspec.model.facts import (
     ASKING_DECISIONS,
@@ -30,7 +28,13 @@ from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.plain_record import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
-if TYPE_CHECKING:  # the event model is imported only by `facts_of`, when it runs
+if TYPE_CHECKING:
+    # array and collections.abc import collections, which costs check a fifth of the
+    # interpreter's start (see `Prefix.surface_seqs`)
+    from array import array
+    from collections.abc import Callable, Iterable, Sequence
+
+    # the event model is imported only by `facts_of`, when it runs
     from loopspec.model.events import Event
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
@@ -57,6 +61,8 @@ TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.
 REMEMBERED_GONE = 4096
+PACKED_SURFACE = 4096
+"""The surface nodes from which `Prefix` keeps their seqs packed in arrays."""
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 
@@ -198,9 +204,13 @@ class Prefix:
         # `surface_keys`, which rise along the surface: an appended node's key is its seq, a
         # replacement inherits the key of the first node it replaces (`replacement_keys`).
         # After an out-of-order surface event, nodes are found by linear search instead.
-        self.surface_seqs = array("q")
+        # Lists, packed into arrays of 8-byte integers once `PACKED_SURFACE` nodes long
+        # (`append_surface`): importing `array` imports collections, which would cost a short
+        # log's check a fifth of the interpreter's start; a long one's ints take a quarter of
+        # the memory packed.
+        self.surface_seqs: list[int] | array[int] = []
         self.surface_kinds = bytearray()
-        self.surface_keys = array("q")
+        self.surface_keys: list[int] | array[int] = []
         self.replacement_keys: dict[int, int] = {}
         self.last_surface_seq: int | None = None
         self.surface_in_order = True
@@ -573,10 +583,12 @@ class Prefix:
         if self.replacement_keys:
             for gone in self.surface_seqs[first : last + 1]:
                 self.replacement_keys.pop(gone, None)
+        # The span becomes one node, at `first`, keeping the first node's key.
         key = self.surface_keys[first]
-        self.surface_seqs[first : last + 1] = array("q", [seq])
+        self.surface_seqs[first] = seq
+        del self.surface_seqs[first + 1 : last + 1]
         self.surface_kinds[first : last + 1] = bytes([code])
-        self.surface_keys[first : last + 1] = array("q", [key])
+        del self.surface_keys[first + 1 : last + 1]
         if key != seq:
             self.replacement_keys[seq] = key
 
@@ -600,9 +612,18 @@ class Prefix:
         if self.surface_in_order and self.last_surface_seq is not None:
             self.surface_in_order = seq > self.last_surface_seq
         self.last_surface_seq = seq
-        self.surface_seqs.append(seq)
+        seqs = self.surface_seqs
+        seqs.append(seq)
         self.surface_kinds.append(code)
         self.surface_keys.append(seq)
+        if len(seqs) == PACKED_SURFACE and type(seqs) is list:
+            self._pack_surface()
+
+    def _pack_surface(self) -> None:
+        from array import array  # noqa: PLC0415 (see `surface_seqs`)
+
+        self.surface_seqs = array("q", self.surface_seqs)
+        self.surface_keys = array("q", self.surface_keys)
 
     def _surface_order(self, seq: int) -> None:
         if self.surface_in_order and self.last_surface_seq is not None:
@@ -632,7 +653,8 @@ class Prefix:
 
 SURFACE_CODE = {"user/message": 0, "assistant/message": 1, "tool/result": 2}
 # The types `Prefix.fold` remembers more of than the seq; every other type only advances it.
-_Folder = Callable[[Prefix, Fact], None]
+if TYPE_CHECKING:
+    _Folder = Callable[[Prefix, Fact], None]
 _FOLDERS: dict[str, _Folder] = {
     "turn/start": Prefix._fold_turn_start,
     "turn/end": Prefix._fold_turn_end,
@@ -651,9 +673,10 @@ _FOLDERS: dict[str, _Folder] = {
 # Checks return sequences rather than yield: a generator costs a frame per call, and the checks
 # run for every event of a log. When nothing is wrong (nearly always) they return the shared
 # `NO_VIOLATIONS` rather than a fresh empty list.
-Check = Callable[[Prefix, Fact], Sequence[Violation]]
+if TYPE_CHECKING:
+    Check = Callable[[Prefix, Fact], Sequence[Violation]]
+    TypeFilter = Callable[[str], bool]
 NO_VIOLATIONS: tuple[Violation, ...] = ()
-TypeFilter = Callable[[str], bool]
 
 
 def every_type(_kind: str) -> bool:
@@ -1265,9 +1288,7 @@ def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     return NO_VIOLATIONS
 
 
-@invariant(
-    "post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result", "tool/result")
-)
+@invariant("post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result", "tool/result"))
 def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A PostToolUse hook never asks, and one audited as blocking blocked: its call's result is
     an error."""
@@ -1680,7 +1701,8 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
 
 # Plugin logs may use any number of event types; past this many, dispatch is not cached.
 _DISPATCH_CACHE_LIMIT = 512
-_Route = tuple[tuple[Check, ...], tuple[Check, ...] | None, _Folder | None]
+if TYPE_CHECKING:
+    _Route = tuple[tuple[Check, ...], tuple[Check, ...] | None, _Folder | None]
 
 
 class LogMonitor:

@@ -9,13 +9,18 @@ of the offending value.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
+# collections.abc's own source, loaded with the interpreter: importing collections.abc imports
+# collections, which costs `loopspec check` a fifth of the interpreter's start
+# (tests/test_check_startup.py).
+from _collections_abc import Mapping
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import MappingProxyType
     from typing import TypeAlias
+else:
+    MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing it
 
 
 class NotJsonError(ValueError):
@@ -105,6 +110,8 @@ def _freeze(value: object, path: str, active: set[int]) -> JsonValue:
             raise NotJsonError(path, "integer too large to write as JSON")
         return int(value)
     if isinstance(value, float):
+        import math  # noqa: PLC0415 (a log's arguments seldom hold a float: check starts without)
+
         if math.isnan(value) or math.isinf(value):
             raise NotJsonError(path, "NaN and infinities have no JSON form")
         if value == 0.0 and math.copysign(1.0, value) < 0:

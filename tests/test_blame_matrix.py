@@ -139,6 +139,28 @@ class CrashLosesItsLastCommit(ModelTarget):
         return observed
 
 
+class RestartsSeqsAfterACrash(ModelTarget):
+    """The model, except that after a crash its seq counter starts again from 1 while the log it
+    reopened keeps every event (a loop that counts seqs in the process, not from its log)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "changed model"
+        self._next: int | None = None
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, Crash):
+            self._next = 1
+        if self._next is None:
+            return observed
+        events = []
+        for event in observed.events:
+            events.append({**json_copy(event), "seq": self._next})
+            self._next += 1
+        return attrs.evolve(observed, events=tuple(events))
+
+
 class RepairsNothing(ModelTarget):
     """The model, except that reopening after a crash closes nothing: the tail turn stays open
     (its log keeps every commit: the other reading of a repair that appends nothing)."""
@@ -813,6 +835,10 @@ FAMILIES = (
     Case("a crash loses the commit that opened the turn", "LOG-8", CrashLosesItsLastCommit,
          NO_HOOKS, (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
     # ... while a repair that appends nothing on a log that lost nothing is REC-1's.
+    # A seq that goes back where the log kept what it names (the repair answers a call whose
+    # record the seq says was lost) is a counter gone wrong: the log's seqs repeat (LOG-1).
+    Case("a seq counter restarts after a crash", "LOG-1", RestartsSeqsAfterACrash, NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)), Crash(), Recover())),
     Case("a crash repair closes nothing", "REC-1", RepairsNothing, NO_HOOKS,
          (*TEXT_REPLY, SubmitUser("again"), Crash(), Recover())),
     # A commit torn in the middle: a reply kept without its call's tool/call record.

@@ -25,7 +25,7 @@ from loopspec.model.derive import derive_messages
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, StepStarted, TurnStarted
 from loopspec.model.facts import fact_from_wire, facts_of
-from loopspec.model.invariants import REMEMBERED_GONE, LogMonitor, check_facts
+from loopspec.model.invariants import PACKED_SURFACE, REMEMBERED_GONE, LogMonitor, check_facts
 from loopspec.model.jsonvalue import FrozenMap, NotJsonError, freeze, parse_arguments, thaw
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage
 from loopspec.model.wire import (
@@ -396,6 +396,38 @@ def test_LOG_7_the_nodes_a_long_log_s_replacements_took_off_are_remembered_withi
     assert f"start {surface[0]} is no current node: it was never a message, or it went" in (
         stale(surface[0])
     )
+
+
+def test_LOG_7_a_surface_packed_into_arrays_is_judged_as_one_in_lists(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LOG-7: the prefix keeps the surface in lists until it is `PACKED_SURFACE` nodes long,
+    then in arrays; a replace across that point and a stale one past it are judged alike
+    either way."""
+    turn: list[Command] = [SubmitUser("a"), ModelReplies((TextBlock("b"),))]
+    base = wire(run(PLAIN, turn * (PACKED_SURFACE // 2 + 2)).log)
+    surface = [int(str(o["seq"])) for o in base if "surfaceOp" in o]
+    first, last = surface[PACKED_SURFACE - 3], surface[PACKED_SURFACE + 1]
+    summary = len(base)
+    log = [*base, _replace(summary, first, last)]
+    log.append({**_replace(len(log), first, summary), "sourceEventSeqs": [0]})  # stale
+
+    def judged() -> tuple[list[tuple[str, str, tuple[int, ...]]], list[int], str]:
+        monitor = LogMonitor()
+        found = [v for o in log for v in monitor.feed(fact_from_wire(o))]
+        seqs = monitor.prefix.surface_seqs
+        return [(v.rule_id, v.message, v.related) for v in found], list(seqs), type(seqs).__name__
+
+    packed, surface_packed, kind = judged()
+    assert kind == "array"
+    assert surface_packed == [
+        *surface[: PACKED_SURFACE - 3],
+        summary,
+        *surface[PACKED_SURFACE + 2 :],
+    ]
+    assert [rule for rule, _, _ in packed] == ["LOG-7"]
+    monkeypatch.setattr("loopspec.model.invariants.PACKED_SURFACE", len(surface) + 1)
+    assert judged() == (packed, surface_packed, "list")
 
 
 def test_LOG_7_result_replacement_shadows_exactly_one_result() -> None:

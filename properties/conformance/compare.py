@@ -43,6 +43,7 @@ from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     DENYING_DECISIONS,
+    Fact,
     FactError,
     fact_from_wire,
 )
@@ -1414,6 +1415,43 @@ def _seqs_went_back(expected: Observation, actual: Observation, history: Sequenc
     return type(got) is int and got < len(history) - len(expected.events)
 
 
+def _names_what_a_loss_drops(actual: Observation, history: Sequence[Event]) -> bool:
+    """Whether the target's events of this command, whose seqs went back to `got`, name a turn
+    or a call the model's log before `got` does not hold (no open turn of that number, no call
+    of that id in a reply or a record): only the events a loss from `got` on would drop hold
+    it, so the log the target reopened still has them, and its seqs went back without a loss.
+    (The model's log is the target's in-scope events so far, which compared equal.)"""
+    got = next((e.get("seq") for e in actual.events if in_scope(e)), None)
+    if type(got) is not int or got < 0:
+        return False
+    open_turn: int | None = None
+    calls: set[str] = set()
+    try:
+        for event in history[:got]:
+            open_turn = _known_after(fact_from_wire(event), open_turn, calls)
+        for event in filter(in_scope, actual.events):
+            fact = fact_from_wire(event)
+            if fact.type != "turn/start" and fact.turn is not None and fact.turn != open_turn:
+                return True
+            if fact.type == "tool/result" and fact.call_id not in calls:
+                return True
+            open_turn = _known_after(fact, open_turn, calls)
+    except FactError:  # an event the fact reader refuses says nothing either way
+        return False
+    return False
+
+
+def _known_after(fact: Fact, open_turn: int | None, calls: set[str]) -> int | None:
+    """The turn open after `fact`, given `open_turn` before it; the calls it names are added to
+    `calls`."""
+    if fact.type == "tool/call" and fact.call_id is not None:
+        calls.add(fact.call_id)
+    calls.update(call.id for call in fact.calls or ())
+    if fact.type == "turn/start":
+        return fact.turn
+    return None if fact.type == "turn/end" else open_turn
+
+
 # What the target is sent when its repair appends nothing where the model's closes a turn
 # (`_repair_or_loss`): the seq its next turn opens at tells which of two bugs it has.
 LOSS_PROBE = SubmitUser("probe")
@@ -1521,6 +1559,14 @@ def classify(
             difference is None or difference.at >= where or reordered
         ):
             if first.rule_id == "LOG-1" and crashed and _seqs_went_back(expected, actual, history):
+                if _names_what_a_loss_drops(actual, history):
+                    # The log kept what the lower seqs would have lost: they repeat seqs it
+                    # holds, its counter gone wrong.
+                    return "LOG-1", (
+                        f"after the crash the target's seqs go back ({first.message}), yet its "
+                        "events name a turn or a call only the events at those seqs hold: its "
+                        "log kept them, and the seqs repeat theirs"
+                    )
                 # Seqs lower than due after a crash: the log the target reopened lacks events
                 # it had reported committed, which a crash must keep.
                 return "LOG-8", (

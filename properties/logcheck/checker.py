@@ -31,9 +31,6 @@ Which layouts are read, and which are recognised and refused, is
 from __future__ import annotations
 
 import codecs
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import cache, partial
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import InvalidEventError
@@ -70,6 +67,9 @@ from loopspec.properties.logcheck.hook_faults import HookRuns
 # which would double check's start-up; a log is read without them (tests/test_check_startup.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    # collections and functools are not imported at run time either: together they cost check
+    # about a third of the interpreter's start (tests/test_check_startup.py).
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from json import JSONDecodeError, JSONDecoder
     from typing import Any, BinaryIO, NoReturn
 
@@ -222,7 +222,7 @@ class LogReport:
         self.events = 0
         self.violations: list[FoundViolation] = []
         self.omitted_violations = 0
-        self.rule_counts: Counter[str] = Counter()
+        self.rule_counts: dict[str, int] = {}
         self.errors: list[InputError] = []
         self.notices: list[Notice] = []
         self.unread_types: dict[str, int] = {}
@@ -260,8 +260,9 @@ class LogReport:
 
     def record(self, line: int, found: Iterable[Violation], limits: Limits) -> None:
         """Add violations found at `line`, keeping at most `limits.max_violations`."""
+        counts = self.rule_counts
         for violation in found:
-            self.rule_counts[violation.rule_id] += 1
+            counts[violation.rule_id] = counts.get(violation.rule_id, 0) + 1
             if len(self.violations) < limits.max_violations:
                 kept = violation._replace(message=shorten(violation.message))
                 self.violations.append(FoundViolation(line, kept))
@@ -299,12 +300,17 @@ class _StrictJson:
         self.parse_constant = _reject_constant
 
 
-@cache
 def _strict_decoder() -> JSONDecoder:
-    """The decoder of the slow path, with `_StrictJson`'s settings: it names what is wrong."""
-    import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
+    """The decoder of the slow path, with `_StrictJson`'s settings: it names what is wrong.
+    Made once, when first needed (kept in `_DECODERS`)."""
+    if not _DECODERS:
+        import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
 
-    return json.JSONDecoder(parse_constant=_reject_constant)
+        _DECODERS.append(json.JSONDecoder(parse_constant=_reject_constant))
+    return _DECODERS[0]
+
+
+_DECODERS: list[JSONDecoder] = []
 
 
 def _scanner() -> Callable[[str, int], tuple[Any, int]]:
@@ -558,7 +564,8 @@ def _check_lines(
     torn_bytes = 0
     turn_line = turn_seq = line = events = 0
     try:
-        for line, raw in enumerate(iter(partial(readline, size), b""), 1):
+        while raw := readline(size):
+            line += 1
             try:
                 text = raw.decode()
                 obj, end = scan(text, 0)

@@ -27,9 +27,6 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
-
 from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix
 from loopspec.model.facts import (
     ASKING_DECISIONS,
@@ -45,7 +42,6 @@ from loopspec.model.invariants import (
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
     SURFACE_CODE,
-    Check,
     HookAnswer,
     LogMonitor,
     Prefix,
@@ -82,11 +78,16 @@ from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    # (collections and functools are not imported at run time: see `checker`)
+    from collections.abc import Callable
     from typing import Any
 
-Judge = Callable[[Prefix, "dict[str, Any]", int], bool]
-"""`judge(prefix, obj, seq)`: True when the event `obj` at the expected `seq` is clean and has
-been folded into `prefix`; False, with `prefix` untouched, to send it down the full path."""
+    from loopspec.model.invariants import Check
+
+    Judge = Callable[[Prefix, "dict[str, Any]", int], bool]
+    """`judge(prefix, obj, seq)`: True when the event `obj` at the expected `seq` is clean and
+    has been folded into `prefix`; False, with `prefix` untouched, to send it down the full
+    path."""
 
 _USER, _REPLY, _RESULT = (
     SURFACE_CODE["user/message"],
@@ -445,6 +446,19 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     return True
 
 
+class _HookResultJudge:
+    """The judge of hook/result, counting each hook's runs in `runs` when given: a bound
+    method, where a `functools.partial` would cost check the import of functools."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, runs: dict[str, int] | None) -> None:
+        self.runs = runs
+
+    def judge(self, prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+        return _hook_result_counted(self.runs, prefix, obj, seq)
+
+
 def _hook_result_counted(
     runs: dict[str, int] | None, prefix: Prefix, obj: dict[str, Any], seq: int
 ) -> bool:
@@ -629,7 +643,7 @@ JUDGES: dict[str, CleanJudge] = {
         ),
     ),
     "hook/result": CleanJudge(
-        partial(_hook_result_counted, None),
+        _HookResultJudge(None).judge,
         (
             *_ENVELOPE,
             events_enclosed_by_turn,
@@ -652,5 +666,5 @@ def clean_judges(monitor: LogMonitor, hook_runs: dict[str, int] | None = None) -
         if monitor.checks_for(kind) == entry.stands_for
     }
     if hook_runs is not None and "hook/result" in judges:
-        judges["hook/result"] = partial(_hook_result_counted, hook_runs)
+        judges["hook/result"] = _HookResultJudge(hook_runs).judge
     return judges

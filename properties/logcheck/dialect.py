@@ -31,7 +31,9 @@ the rules such a log can show (`loopspec.properties.logcheck.harness_logs`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+# collections.abc's own source, loaded with the interpreter: importing collections.abc imports
+# collections, which costs check a fifth of the interpreter's start (tests/test_check_startup.py)
+from _collections_abc import Mapping
 
 from loopspec.model.errors import InvalidEventError
 

@@ -21,13 +21,13 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Iterator, Sequence
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.plain_record import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence  # (at run time, see `checker`)
     from typing import Any, BinaryIO
 
 STDIN = "-"

@@ -130,14 +130,12 @@ hook's answer was not read; `logcheck.hook_faults`).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
-
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.logcheck.checker import ErrorKind, LogReport
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence  # (at run time, see `checker`)
     from typing import Any, TextIO
 
 FORMAT = "loopspec-check/1"
@@ -217,34 +215,35 @@ def skipped_to_json(report: LogReport) -> dict[str, Any]:
     return {"path": report.path, "kind": report.skipped.kind, "message": report.skipped.message}
 
 
+def _sums(counts: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """The sums of `counts` (kind, how many) by kind, sorted by kind: a `Counter` without
+    collections, which the text report would import for it (see `checker`)."""
+    sums: dict[str, int] = {}
+    for kind, count in counts:
+        sums[kind] = sums.get(kind, 0) + count
+    return dict(sorted(sums.items()))
+
+
 def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
     """The run's summary in the JSON output."""
-    skipped = Counter(r.skipped.kind for r in reports if r.skipped is not None)
+    skipped = _sums((r.skipped.kind, 1) for r in reports if r.skipped is not None)
     reports = _checked(reports)
-    rules: Counter[str] = Counter()
-    errors: Counter[str] = Counter()
-    notices: Counter[str] = Counter()
-    for report in reports:
-        rules.update(report.rule_counts)
-        errors.update(e.kind for e in report.errors)
-        notices.update(n.kind for n in report.notices)
+    rules = _sums(pair for r in reports for pair in r.rule_counts.items())
+    errors = _sums((e.kind, 1) for r in reports for e in r.errors)
+    notices = _sums((n.kind, 1) for r in reports for n in r.notices)
     return {
         "logs": len(reports),
         "events": sum(r.events for r in reports),
-        "violations": rules.total(),
-        "violations_by_rule": dict(sorted(rules.items())),
-        "errors": errors.total(),
-        "errors_by_kind": dict(sorted(errors.items())),
-        "notices": notices.total(),
-        "notices_by_kind": dict(sorted(notices.items())),
-        "logs_by_status": dict(sorted(Counter(r.status for r in reports).items())),
+        "violations": sum(rules.values()),
+        "violations_by_rule": rules,
+        "errors": sum(errors.values()),
+        "errors_by_kind": errors,
+        "notices": sum(notices.values()),
+        "notices_by_kind": notices,
+        "logs_by_status": _sums((r.status, 1) for r in reports),
         "exit_code": exit_code(reports),
         # Only when a file was skipped: a run that skipped none gives the same object as before.
-        **(
-            {"skipped": skipped.total(), "skipped_by_kind": dict(sorted(skipped.items()))}
-            if skipped
-            else {}
-        ),
+        **({"skipped": sum(skipped.values()), "skipped_by_kind": skipped} if skipped else {}),
     }
 
 
