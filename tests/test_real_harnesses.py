@@ -220,6 +220,36 @@ def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
     assert check_rules(capsys, log) == []
 
 
+def test_HOOK_7_a_hook_that_crashed_or_printed_broken_json_is_no_decision_the_call_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """HOOK-7 holds in both loops: a PreToolUse hook that exits 1, and a deny hook whose JSON
+    is cut off, decide nothing; the model's command runs. `run` notes both hooks after its
+    audit; `check` notes both in the Claude Code transcript (which keeps their records) and says
+    a Codex rollout cannot show them (it records no hook run)."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "faulty-hooks")
+    assert code == 0
+    assert divergences(lines) == []
+    ran = next(line for line in lines if line.startswith("    ran         : "))
+    assert "echo original" in ran
+    noted = [line for line in lines if line.startswith("  HOOK-7: hook ")]
+    assert [line.split(" failed ")[0] for line in noted] == [
+        f"  HOOK-7: hook {harness}:PreToolUse:1",
+        f"  HOOK-7: hook {harness}:PreToolUse:2",
+    ]
+    main(["check", "--format", "json", str(log)])
+    checked = json.loads(capsys.readouterr().out)["logs"][0]
+    assert checked["violations"] == []
+    if harness == "claude-code":
+        notices = [(n["kind"], n["rule"]) for n in checked["notices"]]
+        assert notices == [("hook-fault", "HOOK-7"), ("hook-fault", "HOOK-7")]
+        assert "crash: exit code 1 (stderr: audit db is locked)" in checked["notices"][0]["message"]
+        assert "invalid-json: " in checked["notices"][1]["message"]
+    else:
+        assert checked["notices"] == []
+        assert "HOOK-7" in checked["rules_not_checkable"]
+
+
 def test_DEC_1_a_json_deny_after_exit_2_gives_claude_code_its_reason_and_codex_stderr(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:
