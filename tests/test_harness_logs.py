@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from check_fixtures import FIXTURES
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from loopspec.model.invariants import rule_ids
@@ -534,7 +535,9 @@ _PLAIN_VALUES = st.one_of(
     st.booleans(),
     st.integers(-2, 2),
     st.sampled_from(["", "ls", "allow", "deny"]),
-    st.dictionaries(st.sampled_from(["command", "x"]), st.sampled_from(["ls", 1]), max_size=2),
+    st.dictionaries(
+        st.sampled_from(["command", "x"]), st.sampled_from(["ls", 1, math.nan]), max_size=2
+    ),
 )
 _SPECIFIC = st.dictionaries(
     st.sampled_from(
@@ -551,6 +554,12 @@ _SPECIFIC = st.dictionaries(
 )
 
 
+@example(  # NaN passed the shortcut, and the reader calls it invalid JSON
+    event="PreToolUse",
+    answer={"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"x": math.nan}}},
+    exit_code=0,
+    stderr="",
+)
 @given(
     event=st.sampled_from(["PreToolUse", "PostToolUse"]),
     answer=st.one_of(

@@ -63,7 +63,7 @@ def plainly_answered(record: Mapping[str, Any], event: str) -> bool:
     if not printed:
         return True
     try:
-        answer = json.loads(printed)
+        answer = json.loads(printed, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return False
     if not isinstance(answer, dict) or set(answer) != {"hookSpecificOutput"}:
@@ -81,6 +81,11 @@ def plainly_answered(record: Mapping[str, Any], event: str) -> bool:
         and isinstance(specific.get("updatedInput", {}), dict)
         and isinstance(specific.get("additionalContext", ""), str)
     )
+
+
+def _no_constant(name: str) -> object:
+    # NaN and Infinity are no JSON: the reader finds the answer invalid (so does Claude Code).
+    raise ValueError(f"{name} is not JSON")
 
 
 def _hook_event(kind: Any, event: Any) -> str | None:
