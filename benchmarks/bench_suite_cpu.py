@@ -1,9 +1,12 @@
 """CPU of the test suite per test file, counting every process a file starts (issue #15, item 7).
 
 Run by hand: `.venv/bin/python benchmarks/bench_suite_cpu.py [--out F.jsonl] [--compare OLD.jsonl]
-[--top N] [tests/test_x.py ...]` (every test file when none is named; the whole suite takes about
-six minutes of CPU). Each file runs alone, one after another, as `make pytest` runs the suite:
-coverage on, bytecode kept in a prefix, the real-harness reports saved to a scratch folder.
+[--top N] [--tracer-cost ROUNDS] [tests/test_x.py ...]` (every test file when none is named; the
+whole suite takes about six minutes of CPU). Each file runs alone, one after another, as `make
+pytest` runs the suite: coverage on, bytecode kept in a prefix, the real-harness reports saved to a
+scratch folder. `--tracer-cost` runs each file with and without `--cov` instead, alternately, and
+prints the least CPU of each: what coverage's tracer costs the file (the A/B that decides where a
+`no_cover` marker pays, benchmarks/coverage_owners.py deciding where it is safe).
 
 This process makes itself a child subreaper (Linux), so a process a test leaves behind reparents
 here rather than to init and its CPU is counted too; `time make test` would miss it. Each row is
@@ -13,8 +16,9 @@ puts another run's figures beside each file (a run of an older commit, from its 
 
 A file run alone pays pytest's start-up (about 1 s of CPU: conftest imports all of loopspec) that
 the suite, one pytest, pays once; the total printed is the sum over files, so it is above what
-the suite's pytest costs by that much per file. CPU times barely move with other processes' load;
-work that polls, or that scans every process on the machine (`kill_marked`), does.
+the suite's pytest costs by that much per file. On a machine other processes load, the same file's
+CPU time moves by up to a third between runs (session 17: 33.3 s and 22.4 s), so compare the least
+of interleaved runs, never one run each.
 """
 
 from __future__ import annotations
@@ -51,8 +55,11 @@ def reap_everything() -> None:
             time.sleep(0.05)
 
 
-def run_file(test_file: str, scratch: Path) -> dict[str, object]:
-    """One test file under pytest as `make pytest` runs it; its CPU and that of all it started."""
+def run_file(test_file: str, scratch: Path, *, cov: bool = True) -> dict[str, object]:
+    """One test file under pytest as `make pytest` runs it; its CPU and that of all it started.
+
+    With `cov` false the file runs without `--cov`: the difference is what coverage's tracer
+    costs the file (a `no_cover` test already runs untraced either way)."""
     env = os.environ | {
         "PYTHONDONTWRITEBYTECODE": "",
         "PYTHONPYCACHEPREFIX": str(ROOT / "build" / "pycache"),
@@ -62,7 +69,7 @@ def run_file(test_file: str, scratch: Path) -> dict[str, object]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--cov", "--cov-report=", test_file],
+        [sys.executable, "-m", "pytest", *(["--cov", "--cov-report="] if cov else []), test_file],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -74,6 +81,7 @@ def run_file(test_file: str, scratch: Path) -> dict[str, object]:
     lines = done.stdout.strip().splitlines()
     return {
         "file": test_file,
+        "cov": cov,
         "user": round(after.ru_utime - before.ru_utime, 2),
         "sys": round(after.ru_stime - before.ru_stime, 2),
         "wall": round(time.monotonic() - started, 1),
@@ -120,6 +128,33 @@ def print_table(
         )
 
 
+def tracer_cost(files: list[str], rounds: int, scratch: Path, out: Path | None) -> None:
+    """Each file with and without `--cov`, interleaved (the order flips each round), `rounds`
+    times; the least CPU of each and their difference, the tracer's cost. The least, since load
+    only ever adds to CPU time."""
+    runs: dict[tuple[str, bool], list[float]] = {}
+    failed: set[str] = set()
+    for round_index in range(rounds):
+        for test_file in files:
+            for cov in (True, False) if round_index % 2 == 0 else (False, True):
+                row = run_file(test_file, scratch, cov=cov)
+                runs.setdefault((test_file, cov), []).append(cpu(row))
+                if row["exit"] != 0:
+                    failed.add(test_file)
+                print(f"{test_file} cov={cov}: {cpu(row):.1f} s", file=sys.stderr)
+                if out:
+                    with out.open("a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(row) + "\n")
+    print(f"{'file':44} {'--cov':>7} {'none':>7} {'tracer':>7}")
+    traced = untraced = 0.0
+    for test_file in files:
+        with_cov, without = min(runs[test_file, True]), min(runs[test_file, False])
+        traced, untraced = traced + with_cov, untraced + without
+        note = "   a run failed: not comparable" if test_file in failed else ""
+        print(f"{test_file:44} {with_cov:7.1f} {without:7.1f} {with_cov - without:7.1f}{note}")
+    print(f"{len(files)} files, least of {rounds}: --cov {traced:.1f} s, none {untraced:.1f} s")
+
+
 def main() -> int:
     """Run the files, append each row to --out as it finishes, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -127,12 +162,21 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="append each file's row here (JSON Lines)")
     parser.add_argument("--compare", type=Path, help="an earlier run's --out, shown beside")
     parser.add_argument("--top", type=int, default=20, help="files shown (default 20)")
+    parser.add_argument(
+        "--tracer-cost",
+        type=int,
+        metavar="ROUNDS",
+        help="run each file with and without --cov, interleaved, ROUNDS times: the tracer's cost",
+    )
     args = parser.parse_args()
     files = args.files or sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("tests/test_*.py"))
     older = load(args.compare) if args.compare else {}
     become_subreaper()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-suite-cpu-") as scratch:
+        if args.tracer_cost:
+            tracer_cost(files, args.tracer_cost, Path(scratch), args.out)
+            return 0
         for test_file in files:
             row = run_file(test_file, Path(scratch))
             rows.append(row)
