@@ -55,6 +55,8 @@ from loopspec.model.wording import (
     REWRITE_REFUSED,
 )
 from loopspec.properties.conformance.json_diff import labelled_json_diff
+from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
+from loopspec.properties.conformance.json_values import as_value as _as_value
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
@@ -116,49 +118,6 @@ class DivergenceFound(AssertionError):
 
 # ---------------------------------------------------------------------------------------------
 # Normalization: what implementations may choose freely.
-
-
-class _Parsed:
-    """Arguments text as the JSON value it denotes (compared by value, shown as JSON)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Parsed) and _same_json(self.value, other.value)
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(_shown(self.value), sort_keys=True))
-
-    def __repr__(self) -> str:
-        return f"_Parsed({self.value!r})"
-
-
-def _same_json(left: object, right: object) -> bool:
-    """JSON equality: 1 equals 1.0, but true is not 1 (as Python's == would say)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(
-            _same_json(a, b) for a, b in zip(left, right, strict=True)
-        )
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and left == right
-
-
-def _as_value(raw: object) -> object:
-    """Arguments text as the JSON value it denotes, so serialization style cannot differ."""
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return _Parsed(json.loads(raw))
-    except (ValueError, RecursionError):
-        return raw
 
 
 def normalized_event(event: Event) -> Event:

@@ -1,0 +1,63 @@
+"""Arguments text compared as the JSON value it denotes, so serialization style cannot differ.
+
+Shared by the comparison of events (`compare`) and of the history a target reports
+(`history_change`), which must agree on what "the same arguments" means.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+class ParsedJson:
+    """Arguments text as the JSON value it denotes (compared by value, shown as JSON)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ParsedJson) and same_json(self.value, other.value)
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(_hashable(self.value), sort_keys=True))
+
+    def __repr__(self) -> str:
+        return f"_Parsed({self.value!r})"
+
+
+def _hashable(value: object) -> object:
+    # 1.0 hashes as 1, since they compare equal.
+    if isinstance(value, dict):
+        return {key: _hashable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hashable(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def same_json(left: object, right: object) -> bool:
+    """JSON equality: 1 equals 1.0, but true is not 1 (as Python's == would say)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            same_json(a, b) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
+def as_value(raw: object) -> object:
+    """Arguments text as the JSON value it denotes, so serialization style cannot differ."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return ParsedJson(json.loads(raw))
+    except (ValueError, RecursionError):
+        return raw
