@@ -24,7 +24,7 @@ from loopspec.model.facts import (
     Fact,
     facts_of,
 )
-from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
+from loopspec.model.jsonvalue import FrozenMap, JsonValue, loads, parse_arguments
 from loopspec.model.plain_record import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -1415,10 +1415,8 @@ def arguments_are_an_object(raw: str) -> bool:
     """Whether a call's raw arguments are a JSON object as every reader parses them (EXE-2)."""
     # `parse_arguments`, without building the frozen copy where it cannot fail: the checker
     # asks this of every hooked call of a reply.
-    import json  # noqa: PLC0415 (a log without hooks is checked without it, and without re)
-
     try:
-        parsed = json.loads(raw)
+        parsed = loads(raw)
     except (ValueError, RecursionError):
         return not raw.strip()  # blank means {}; other text that is not JSON stays a string
     if type(parsed) is not dict:
@@ -1453,10 +1451,8 @@ def _same_value(left: JsonValue, right: JsonValue) -> bool:
 
 
 def _same_json(text: str, value: object) -> bool:
-    import json  # noqa: PLC0415 (as in `arguments_are_an_object`)
-
     try:
-        return bool(json.loads(text) == value)
+        return bool(loads(text) == value)
     except (ValueError, RecursionError):  # not JSON, or nested past what can be compared
         return False
 

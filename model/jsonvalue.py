@@ -16,7 +16,7 @@ from _collections_abc import Mapping
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from types import MappingProxyType
     from typing import TypeAlias
 else:
@@ -154,6 +154,55 @@ def dumps(value: JsonValue) -> str:
     return json.dumps(thaw(value), ensure_ascii=False, separators=(",", ":"))
 
 
+_JSON_SPACE = " \t\n\r"
+"""What json reads as whitespace around a value."""
+
+
+class _DefaultJsonSettings:
+    """What json's C scanner reads of its decoder: a default `json.JSONDecoder`'s settings,
+    NaN and the infinities read as floats (`memo`: for json's own scanner, when `_json` is
+    missing)."""
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = self.object_pairs_hook = None
+        self.parse_float, self.parse_int = float, int
+        constants = {"-Infinity": -float("inf"), "Infinity": float("inf"), "NaN": float("nan")}
+        self.parse_constant = constants.__getitem__
+        self.memo: dict[str, str] = {}
+
+
+def loads(text: str) -> object:
+    """`json.loads(text)`: what json's scanner reads of a text that holds one JSON value, the
+    rest (what it refuses, with its error) from `json.loads` itself. `loopspec check` parses a
+    hooked call's arguments so, without importing json, whose decoder imports re, enum and
+    collections: together several times the interpreter's start."""
+    if not _SCANNERS:
+        try:
+            from _json import make_scanner  # noqa: PLC0415 (once; CPython's C scanner)
+        except ImportError:  # an interpreter without it: json's own
+            from json.scanner import make_scanner  # noqa: PLC0415
+
+        # (typeshed types the scanner's context as another scanner; the settings serve)
+        _SCANNERS.append(make_scanner(_DefaultJsonSettings()))  # type: ignore[arg-type]
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = _SCANNERS[0](text, start)
+    # What the scanner raises for a text it cannot read (SystemError: Python 3.11's C scanner,
+    # while json.decoder is not imported, for a malformed value): json.loads then says why.
+    except (ValueError, RecursionError, StopIteration, SystemError):
+        pass
+    else:
+        if not text[end:].strip(_JSON_SPACE):
+            return value
+    import json  # noqa: PLC0415 (see above)
+
+    return json.loads(text)
+
+
+_SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
+
+
 def parse_arguments(raw: str) -> JsonValue:
     """Parse a tool call's raw argument string the way every reader must (rule EXE-2).
 
@@ -162,10 +211,8 @@ def parse_arguments(raw: str) -> JsonValue:
     """
     if raw.strip() == "":
         return EMPTY
-    import json  # noqa: PLC0415 (as in `dumps`)
-
     try:
-        parsed = json.loads(raw)
+        parsed = loads(raw)
     except (ValueError, RecursionError):
         return raw
     try:

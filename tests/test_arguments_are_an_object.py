@@ -4,13 +4,14 @@ of a reply) answers as `parse_arguments`, which it shortcuts, reads the argument
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopspec.model.invariants import arguments_are_an_object
-from loopspec.model.jsonvalue import FrozenMap, parse_arguments
+from loopspec.model.jsonvalue import FrozenMap, loads, parse_arguments
 
 # Objects whose values `freeze` refuses (NaN, infinities, -0), nested or not, next to ones it
 # keeps, blank text (read as {}), and text that is no JSON.
@@ -57,3 +58,46 @@ def test_EXE_2_arguments_are_an_object_on_edge_cases(raw: str) -> None:
 @given(st.one_of(_VALUES.map(json.dumps), st.text(max_size=8)))
 def test_EXE_2_arguments_are_an_object_as_parse_arguments_reads_them(raw: str) -> None:
     assert arguments_are_an_object(raw) == _as_parsed(raw)
+
+
+# What json.loads reads around, or refuses in, a value: whitespace json skips and whitespace it
+# does not, a byte-order mark, two values, constants, an integer past Python's digit limit, and
+# nesting past the recursion limit.
+LOADS_EDGES = [
+    *EDGES,
+    " \t\n\r1 \t\n\r",
+    "\u00a01",
+    "1\u00a0",
+    "\ufeff{}",
+    "1 2",
+    "{} x",
+    "-Infinity",
+    '"\\ud800"',
+    '"a\tb"',
+    "1" * 5000,
+    "[" * 100_000 + "]" * 100_000,
+]
+
+
+def _outcome(raw: str, parse: Callable[[str], object]) -> tuple[str, str]:
+    """What `parse` makes of `raw`: its value, written by json (NaN as NaN), or its error's type
+    and message."""
+    try:
+        return "value", json.dumps(parse(raw))
+    except (ValueError, RecursionError) as error:
+        return type(error).__name__, str(error)
+
+
+@pytest.mark.parametrize("raw", LOADS_EDGES)
+def test_EXE_2_loads_reads_as_json_loads_on_edge_cases(raw: str) -> None:
+    """`loads`, which reads hooked calls' arguments without importing json, gives json.loads's
+    value or its very error."""
+    assert _outcome(raw, loads) == _outcome(raw, json.loads)
+
+
+# Coverage off: the edge cases above cover every model arc this does.
+@pytest.mark.no_cover
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_VALUES.map(json.dumps), st.text(alphabet=' \t\n{}[]":,0-9.eE\\tnul', max_size=8)))
+def test_EXE_2_loads_reads_as_json_loads(raw: str) -> None:
+    assert _outcome(raw, loads) == _outcome(raw, json.loads)

@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 import loopspec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import header_from_wire
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.checker import ErrorKind, check_paths
 from loopspec.properties.logcheck.dialect import header_version
 from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
+from loopspec.properties.logcheck.synth import model_rows
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
 # (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
@@ -68,6 +70,9 @@ _STEP_SKIPPED = [  # STEP-1: step 2 where step 1 was due
     {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
     {"type": "step/start", "seq": 1, "time": 0, "data": {"turn": 1, "step": 2}},
 ]
+# The demo's first two turns: parallel calls, PreToolUse hooks (whose calls' arguments EXE-2
+# parses), a rewrite, an approval, a denial.
+_HOOKED_TURNS = model_rows(DEMO_CONFIG, DEMO_COMMANDS[:14])
 
 
 def modules_after(code: str) -> set[str]:
@@ -111,6 +116,7 @@ def test_check_help_imports_no_checker_and_no_model() -> None:
 # (events after the header, the arguments after the log's path, exit status, last line's start)
 CHECK_RUNS = {
     "clean": (_CLEAN_TURN, [], 0, "checked 1 log, 4 events: 0 violations"),
+    "hooked": (_HOOKED_TURNS, [], 0, f"checked 1 log, {len(_HOOKED_TURNS)} events: 0 violations"),
     "broken": (_STEP_SKIPPED, [], 1, "checked 1 log, 2 events: 1 violation (STEP-1: 1)"),
     "json": (_STEP_SKIPPED, ["--format", "json"], 1, "}"),
     "options": (
@@ -275,7 +281,8 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
 # contextlib, collections and functools), json's decoder (re), contextlib, and enum (the hook
 # fault kinds', read when a hook's audit summary is); collections (a fifth of the interpreter's
 # start), with functools and array, which import it. Each was most of what separated
-# `loopspec check` from the bare interpreter (benchmarks/bench_cli.py).
+# `loopspec check` from the bare interpreter (benchmarks/bench_cli.py). A hooked call's
+# arguments are parsed without json too (`jsonvalue.loads`).
 NEVER_FOR_A_CLEAN_CHECK = (
     "array",
     "collections",
@@ -288,7 +295,7 @@ NEVER_FOR_A_CLEAN_CHECK = (
 )
 
 
-@pytest.mark.parametrize("run", ["clean", "broken"])
+@pytest.mark.parametrize("run", ["clean", "hooked", "broken"])
 def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     tmp_path: Path, run: str
 ) -> None:
