@@ -18,12 +18,29 @@ from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
-OPTIONS = ("check", "-v", "--verbose", "--format", "--max-line-bytes", "--max-violations")
+OPTIONS = (
+    "check",
+    "-v",
+    "--verbose",
+    "--format",
+    "--max-line-bytes",
+    "--max-violations",
+    "--known",
+    "--fail-on-hook-faults",
+)
 UNUSUAL = ("-h", "--help", "--", "-x", "-vv", "--form", "--verb", "--format=json", "-1")
 PATHS = ("a.jsonl", "logs/", "-", "", "json", "5", "a b")
-VALUES = ("text", "json", "xml", "1", "0", "07", "+3", " 7", "1_0", "\u0663", "-5")
+VALUES = ("text", "json", "xml", "1", "0", "07", "+3", " 7", "1_0", "\u0663", "-5", "RW-1,ORD-3")
 LIMITS = (str(LIMIT_CEILING), str(LIMIT_CEILING + 1), str(1 << 64))
-FIELDS = ("paths", "format", "max_line_bytes", "max_violations", "verbose")
+FIELDS = (
+    "paths",
+    "format",
+    "max_line_bytes",
+    "max_violations",
+    "verbose",
+    "known",
+    "fail_on_hook_faults",
+)
 
 
 def _argparse_reads(arguments: list[str]) -> dict[str, Any] | None:
@@ -52,6 +69,7 @@ def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) 
         ["--format", "json", "a.jsonl"],
         ["a.jsonl", "-v", "--max-violations", "5", "--max-line-bytes", str(LIMIT_CEILING)],
         ["--verbose", "a.jsonl", "--format", "text"],
+        ["--known", "claude-code", "--known", "RW-1,ORD-3", "--fail-on-hook-faults", "a.jsonl"],
     ],
 )
 def test_the_usual_command_lines_are_read_without_argparse(arguments: list[str]) -> None:
@@ -63,12 +81,14 @@ def test_the_usual_command_lines_are_read_without_argparse(arguments: list[str])
 def test_unset_options_take_the_parsers_defaults() -> None:
     read = usual_check_arguments(["a.jsonl"])
     assert read is not None
-    assert (read.format, read.max_line_bytes, read.max_violations, read.verbose) == (
-        "text",
-        DEFAULT_MAX_LINE_BYTES,
-        DEFAULT_MAX_VIOLATIONS,
-        False,
-    )
+    assert (
+        read.format,
+        read.max_line_bytes,
+        read.max_violations,
+        read.verbose,
+        read.known,
+        read.fail_on_hook_faults,
+    ) == ("text", DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS, False, None, False)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,6 @@ export const CAPABILITIES = [
   "abort",
   "approval",
   "crash-repair",
-  "history",
   "max-tokens",
   "parallel",
   "post-hooks",
@@ -226,6 +225,6 @@ export function observed(seq, outcome) {
     const refusal = { rule: outcome.rule, message: outcome.message };
     return { type: "observed", seq, accepted: false, refusal };
   }
-  const { events, commits, executed, presented, history } = outcome;
-  return { type: "observed", seq, accepted: true, events, commits, executed, presented, history };
+  const { events, commits, executed, presented } = outcome;
+  return { type: "observed", seq, accepted: true, events, commits, executed, presented };
 }

@@ -1,7 +1,8 @@
 """The usual `loopspec check` command line, read without argparse.
 
-`loopspec check PATH...`, with `--format`, `--max-line-bytes`, `--max-violations` and `-v`
-spelt out in full and given valid values, is read here; any other command line (help, a usage
+`loopspec check PATH...`, with `--format`, `--max-line-bytes`, `--max-violations`, `--known`,
+`--fail-on-hook-faults` and `-v` spelt out in full and given valid values (`--known` a plain
+word: `cli.check` reads it), is read here; any other command line (help, a usage
 error, an abbreviated or `=`-joined option, paths on both sides of an option) gives None and is
 left to argparse (`cli.parser`), so that help and every error message stay argparse's. What is
 read here is what argparse reads from the same arguments (a test holds the two together):
@@ -23,12 +24,21 @@ LIMIT_CEILING = 1 << 30
 """The largest --max-line-bytes / --max-violations accepted (rule SAFE-4)."""
 _LIMITS = {"--max-line-bytes": "max_line_bytes", "--max-violations": "max_violations"}
 _VERBOSE = ("-v", "--verbose")
+_FAIL_ON_HOOK_FAULTS = "--fail-on-hook-faults"
 
 
 class CheckArguments:
     """check's options, as argparse's namespace holds them (`cli.check.register`)."""
 
-    __slots__ = ("format", "max_line_bytes", "max_violations", "paths", "verbose")
+    __slots__ = (
+        "fail_on_hook_faults",
+        "format",
+        "known",
+        "max_line_bytes",
+        "max_violations",
+        "paths",
+        "verbose",
+    )
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = paths
@@ -36,6 +46,8 @@ class CheckArguments:
         self.max_line_bytes = DEFAULT_MAX_LINE_BYTES
         self.max_violations = DEFAULT_MAX_VIOLATIONS
         self.verbose = False
+        self.known: list[str] | None = None  # as argparse's `append` leaves it
+        self.fail_on_hook_faults = False
 
 
 def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
@@ -56,6 +68,9 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
         if argument in _VERBOSE:
             read.verbose = True
             continue
+        if argument == _FAIL_ON_HOOK_FAULTS:
+            read.fail_on_hook_faults = True
+            continue
         if index == len(arguments):
             return None
         value = arguments[index]
@@ -64,6 +79,8 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
             read.format = value
         elif argument in _LIMITS and _is_limit(value):
             setattr(read, _LIMITS[argument], int(value))
+        elif argument == "--known" and _is_word(value):
+            read.known = [*(read.known or []), value]
         else:
             return None
     return read if read.paths else None
@@ -73,3 +90,13 @@ def _is_limit(text: str) -> bool:
     """Whether `text` is a limit argparse takes, written plainly (`int` reads more: signs,
     spaces, underscores, other scripts' digits; those are left to argparse)."""
     return text.isascii() and text.isdigit() and 1 <= int(text) <= LIMIT_CEILING
+
+
+def _is_word(text: str) -> bool:
+    """Whether `text` is a `--known` value argparse reads as a value, not as an option: letters,
+    digits, `-` and `,`, starting with a letter (the rule IDs and loop names it takes)."""
+    return (
+        text[:1].isascii()
+        and text[:1].isalpha()
+        and all(c.isascii() and (c.isalnum() or c in "-,") for c in text)
+    )

@@ -203,9 +203,13 @@ class LogReport:
         "dialect",
         "errors",
         "events",
+        "known_counts",
+        "known_rules",
+        "known_violations",
         "lines",
         "not_checkable",
         "notices",
+        "omitted_known",
         "omitted_violations",
         "path",
         "rule_counts",
@@ -234,6 +238,12 @@ class LogReport:
         self.commits_checked = False
         # Set when the file was skipped, not checked (it is no session log).
         self.skipped: Skipped | None = None
+        # Set by `check --known` (`logcheck.known_divergences`): the rules known for this log,
+        # each with whose list names it, and the violations of them, set aside.
+        self.known_rules: dict[str, str] | None = None
+        self.known_counts: dict[str, int] = {}
+        self.known_violations: list[FoundViolation] = []
+        self.omitted_known = 0
 
     def _fields(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
@@ -249,14 +259,17 @@ class LogReport:
 
     @property
     def status(self) -> str:
-        """`skipped`, `unsupported`, `error`, `violations` or `ok`, the first that applies."""
+        """`skipped`, `unsupported`, `error`, `violations`, `known-divergences` (only known ones,
+        `check --known`) or `ok`, the first that applies."""
         if self.skipped is not None:
             return "skipped"
         if any(e.kind == ErrorKind.UNSUPPORTED_LAYOUT for e in self.errors):
             return "unsupported"
         if self.errors:
             return "error"
-        return "violations" if self.rule_counts else "ok"
+        if self.rule_counts:
+            return "violations"
+        return "known-divergences" if self.known_counts else "ok"
 
     def record(self, line: int, found: Iterable[Violation], limits: Limits) -> None:
         """Add violations found at `line`, keeping at most `limits.max_violations`."""

@@ -1,7 +1,9 @@
 """What `loopspec check` prints: text for people, one JSON object for CI, and the exit code.
 
 Exit code: 2 when any log had an input error (unreadable, not JSON, torn, not covered, ...),
-else 1 when any log breaks a rule, else 0. Notices (a crash tail, an unknown header version)
+else 1 when any log breaks a rule (but for the known divergences `check --known` sets aside,
+`logcheck.known_divergences`) or, under `--fail-on-hook-faults`, has a hook-fault notice, else
+0. Notices (a crash tail, an unknown header version)
 never change it, nor do skipped files: a file found under a directory argument that is a known
 file of a CLI's home folder holding no loop (Claude Code's or Codex's prompt history, Codex's
 session index: `logcheck.home_files`) is skipped with a line saying what it is, and counted.
@@ -35,6 +37,7 @@ new keys may be added, none are renamed or removed without changing `format`.
         {
           "path": "logs/a.jsonl",                 // as named on the command line; "-" is stdin
           "status": "ok",                         // "ok" | "violations" | "error" | "unsupported"
+                                                  // | "known-divergences" (only known ones)
           "header_version": 0,                    // null when there is no readable header
           "lines": 76,                            // lines read, header included
           "events": 137,                          // events checked (compact rows expanded)
@@ -57,7 +60,14 @@ new keys may be added, none are renamed or removed without changing `format`.
           "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
           "dialect": "dsh",                       // "dsh" | "claude-code" | "codex"
           "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
-          "rules_not_checkable": {}               // rule -> why this dialect cannot show it
+          "rules_not_checkable": {},              // rule -> why this dialect cannot show it
+          // these three only when the run named --known:
+          "known_divergences": [                  // as "violations", set aside, each with
+            {"line": 30, "seq": 30, "rule": "RW-1", "message": "...", "events": [30, 22],
+             "known_by": "claude-code"}           // "claude-code" | "codex" | "--known"
+          ],
+          "known_divergences_omitted": 0,         // beyond --max-violations, not listed
+          "known_rules": {"RW-1": "claude-code"}  // every rule known in this log, and whose
         }
       ],
       "skipped": [                                // only when a file found in a directory
@@ -79,6 +89,9 @@ new keys may be added, none are renamed or removed without changing `format`.
         "notices_by_kind": {"crash-tail": 1},
         "logs_by_status": {"error": 1, "violations": 1},
         "exit_code": 2,
+        "known_divergences": 0,                   // these two only when the run named --known
+        "known_divergences_by_rule": {},
+        "hook_faults_fail": true,                 // only under --fail-on-hook-faults
         "skipped": 1,                             // these two only when a file was skipped
         "skipped_by_kind": {"claude-code-prompt-history": 1}
       }
@@ -131,7 +144,7 @@ hook's answer was not read; `logcheck.hook_faults`).
 from __future__ import annotations
 
 from loopspec.model.invariants import rule_ids
-from loopspec.properties.logcheck.checker import ErrorKind, LogReport
+from loopspec.properties.logcheck.checker import ErrorKind, FoundViolation, LogReport, NoticeKind
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -144,15 +157,20 @@ EXIT_VIOLATIONS = 1
 EXIT_BAD_INPUT = 2
 
 
-def exit_code(reports: Iterable[LogReport]) -> int:
-    """2 if any input error, else 1 if any violation, else 0."""
+def exit_code(reports: Iterable[LogReport], *, hook_faults_fail: bool = False) -> int:
+    """2 if any input error, else 1 if any violation (known divergences set aside, not counted)
+    or, with `hook_faults_fail` (`check --fail-on-hook-faults`), any hook-fault notice, else 0."""
     code = EXIT_OK
     for report in reports:
         if report.errors:
             return EXIT_BAD_INPUT
-        if report.rule_counts:
+        if report.rule_counts or (hook_faults_fail and _hook_faults(report)):
             code = EXIT_VIOLATIONS
     return code
+
+
+def _hook_faults(report: LogReport) -> int:
+    return sum(1 for notice in report.notices if notice.kind == NoticeKind.HOOK_FAULT)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,6 +189,33 @@ def rules_checked(report: LogReport) -> list[str]:
     return sorted(rules)
 
 
+def _violations_to_json(found: Iterable[FoundViolation]) -> list[dict[str, Any]]:
+    return [
+        {
+            "line": each.line,
+            "seq": each.violation.seq,
+            "rule": each.violation.rule_id,
+            "message": each.violation.message,
+            "events": list(each.events),
+        }
+        for each in found
+    ]
+
+
+def _known_to_json(report: LogReport) -> dict[str, Any]:
+    """A log's known divergences (`check --known`); nothing when none were named."""
+    if report.known_rules is None:
+        return {}
+    return {
+        "known_divergences": [
+            {**entry, "known_by": report.known_rules[entry["rule"]]}
+            for entry in _violations_to_json(report.known_violations)
+        ],
+        "known_divergences_omitted": report.omitted_known,
+        "known_rules": dict(sorted(report.known_rules.items())),
+    }
+
+
 def log_to_json(report: LogReport) -> dict[str, Any]:
     """One log's entry in the JSON output."""
     return {
@@ -179,16 +224,7 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
         "header_version": report.version,
         "lines": report.lines,
         "events": report.events,
-        "violations": [
-            {
-                "line": found.line,
-                "seq": found.violation.seq,
-                "rule": found.violation.rule_id,
-                "message": found.violation.message,
-                "events": list(found.events),
-            }
-            for found in report.violations
-        ],
+        "violations": _violations_to_json(report.violations),
         "violations_omitted": report.omitted_violations,
         "errors": [
             {"line": e.line, "kind": e.kind, "rule": e.rule_id, "message": e.message}
@@ -202,6 +238,7 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
         "dialect": report.dialect,
         "rules_checked": rules_checked(report),
         "rules_not_checkable": dict(sorted(report.not_checkable.items())),
+        **_known_to_json(report),
     }
 
 
@@ -224,7 +261,9 @@ def _sums(counts: Iterable[tuple[str, int]]) -> dict[str, int]:
     return dict(sorted(sums.items()))
 
 
-def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
+def summary_to_json(
+    reports: Sequence[LogReport], *, hook_faults_fail: bool = False
+) -> dict[str, Any]:
     """The run's summary in the JSON output."""
     skipped = _sums((r.skipped.kind, 1) for r in reports if r.skipped is not None)
     reports = _checked(reports)
@@ -241,20 +280,30 @@ def summary_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
         "notices": sum(notices.values()),
         "notices_by_kind": notices,
         "logs_by_status": _sums((r.status, 1) for r in reports),
-        "exit_code": exit_code(reports),
+        "exit_code": exit_code(reports, hook_faults_fail=hook_faults_fail),
+        **_known_summary(reports),
+        **({"hook_faults_fail": True} if hook_faults_fail else {}),
         # Only when a file was skipped: a run that skipped none gives the same object as before.
         **({"skipped": sum(skipped.values()), "skipped_by_kind": skipped} if skipped else {}),
     }
 
 
-def run_to_json(reports: Sequence[LogReport]) -> dict[str, Any]:
+def _known_summary(reports: Sequence[LogReport]) -> dict[str, Any]:
+    """The known divergences of a run that named some (`check --known`), by rule."""
+    if all(report.known_rules is None for report in reports):
+        return {}
+    known = _sums(pair for report in reports for pair in report.known_counts.items())
+    return {"known_divergences": sum(known.values()), "known_divergences_by_rule": known}
+
+
+def run_to_json(reports: Sequence[LogReport], *, hook_faults_fail: bool = False) -> dict[str, Any]:
     """The whole JSON output of a run."""
     skipped = [skipped_to_json(report) for report in reports if report.skipped is not None]
     return {
         "format": FORMAT,
         "logs": [log_to_json(report) for report in _checked(reports)],
         **({"skipped": skipped} if skipped else {}),
-        "summary": summary_to_json(reports),
+        "summary": summary_to_json(reports, hook_faults_fail=hook_faults_fail),
     }
 
 
@@ -277,22 +326,20 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     if report.skipped is not None:
         skipped = report.skipped
         return [printable(f"{report.path}: skipped {skipped.kind}: {skipped.message}")]
-    lines = []
-    for found in report.violations:
-        v = found.violation
-        events = ", ".join(str(seq) for seq in found.events)
-        if report.dialect != "dsh":  # these logs have no seq: the related records are lines
-            lines.append(
-                f"{_where(report.path, found.line)}: {v.rule_id}: {v.message} [lines {events}]"
-            )
-            continue
-        lines.append(
-            f"{_where(report.path, found.line)}: {v.rule_id} (seq {v.seq}): {v.message} "
-            f"[events {events}]"
-        )
+    lines = [_violation_line(report, found) for found in report.violations]
     if report.omitted_violations:
         lines.append(
             f"{report.path}: {report.omitted_violations} more violations not listed "
+            "(raise --max-violations to see them)"
+        )
+    known_rules = report.known_rules or {}
+    for found in report.known_violations:
+        known_by = known_rules[found.violation.rule_id]
+        whose = "named by --known" if known_by == "--known" else f"of {known_by}"
+        lines.append(_violation_line(report, found, f"known divergence {whose}: "))
+    if report.omitted_known:
+        lines.append(
+            f"{report.path}: {report.omitted_known} more known divergences not listed "
             "(raise --max-violations to see them)"
         )
     for error in report.errors:
@@ -326,6 +373,15 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     return [printable(line) for line in lines]
 
 
+def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -> str:
+    v = found.violation
+    events = ", ".join(str(seq) for seq in found.events)
+    where = _where(report.path, found.line)
+    if report.dialect != "dsh":  # these logs have no seq: the related records are lines
+        return f"{where}: {known}{v.rule_id}: {v.message} [lines {events}]"
+    return f"{where}: {known}{v.rule_id} (seq {v.seq}): {v.message} [events {events}]"
+
+
 def _stopped_at(report: LogReport) -> int | None:
     """The line an input error stopped the check of this log at, when lines may follow it.
 
@@ -357,21 +413,30 @@ def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-def summary_text(reports: Sequence[LogReport]) -> str:
-    """The one-line summary: logs, events, violations by rule, errors, notices."""
-    summary = summary_to_json(reports)
+def summary_text(reports: Sequence[LogReport], *, hook_faults_fail: bool = False) -> str:
+    """The one-line summary: logs, events, violations by rule, known divergences (`--known`),
+    errors, notices."""
+    summary = summary_to_json(reports, hook_faults_fail=hook_faults_fail)
     parts = [f"checked {_plural(summary['logs'], 'log')}, {_plural(summary['events'], 'event')}"]
     found = [
         f"{_plural(summary['violations'], 'violation')}"
         + (f" ({_counted(summary['violations_by_rule'])})" if summary["violations"] else "")
     ]
+    if summary.get("known_divergences"):
+        known = _counted(summary["known_divergences_by_rule"])
+        found.append(f"{_plural(summary['known_divergences'], 'known divergence')} ({known})")
     if summary["errors"]:
         found.append(
             f"{_plural(summary['errors'], 'error')} ({_counted(summary['errors_by_kind'])})"
         )
     if summary["notices"]:
         notices = _counted(summary["notices_by_kind"])
-        found.append(f"{_plural(summary['notices'], 'notice')} ({notices})")
+        failing = (
+            "; hook faults fail the run"
+            if hook_faults_fail and "hook-fault" in summary["notices_by_kind"]
+            else ""
+        )
+        found.append(f"{_plural(summary['notices'], 'notice')} ({notices}{failing})")
     if summary.get("skipped"):
         kinds = _counted(summary["skipped_by_kind"])
         found.append(f"skipped {_plural(summary['skipped'], 'file')}, no session log ({kinds})")

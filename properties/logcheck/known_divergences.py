@@ -1,0 +1,93 @@
+"""`loopspec check --known`: the divergences a run is known to have, set aside from its verdict.
+
+Both real CLIs break RW-1 on every rewrite (and Claude Code ORD-3 on every parallel batch), so
+`check` on their logs exits 1 whatever else happened, and a CI step cannot tell a new problem
+from a known one. `--known` names what is known, each value one of:
+
+- `claude-code` or `codex`: that loop's known divergences, the list `run --harness` and the
+  real-CLI tests hold it to (`properties.harnesses.profiles.KNOWN`, one source of truth), set
+  aside in the logs of that loop only (a Claude Code transcript, a Codex rollout);
+- a rule ID `check` reports (`loopspec spec` says what each requires): set aside in every log.
+
+A violation of a known rule is listed as known, counted apart, and leaves the exit code alone;
+any other violation still fails the run.
+"""
+
+from __future__ import annotations
+
+from loopspec.properties.logcheck.checker import FoundViolation, LogReport
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+LOOPS = ("claude-code", "codex")
+"""The loops whose known divergences `--known` can name, as their logs' dialects are named."""
+
+
+class KnownDivergences:
+    """The rules set aside in every log, and per loop (by its logs' dialect)."""
+
+    __slots__ = ("everywhere", "loops")
+
+    def __init__(self, everywhere: frozenset[str], loops: frozenset[str]) -> None:
+        self.everywhere = everywhere
+        self.loops = loops
+
+    def rules_for(self, dialect: str) -> dict[str, str]:
+        """The rules known in a log of `dialect`, each with whose list names it."""
+        known = dict.fromkeys(self.everywhere, "--known")
+        if dialect in self.loops:
+            # attrs and the harness scripts: imported only when a loop's list is asked for.
+            from loopspec.properties.harnesses.profiles import KNOWN  # noqa: PLC0415
+            from loopspec.properties.harnesses.script import Harness  # noqa: PLC0415
+
+            for rule in KNOWN[Harness(dialect)]:
+                known.setdefault(rule, dialect)
+        return known
+
+
+def checkable_rules() -> list[str]:
+    """Every rule a `check` violation can name: the log invariants' rules, and LOG-8 (a
+    version-1 log's commits)."""
+    from loopspec.model.invariants import rule_ids  # noqa: PLC0415
+
+    return sorted({*rule_ids(), "LOG-8"})
+
+
+def parse_known(values: Iterable[str]) -> KnownDivergences:
+    """The `--known` values (each may list several, comma-separated) read; ValueError, with
+    one line saying why, for a value that is neither a loop nor a rule `check` reports."""
+    rules: set[str] = set()
+    loops: set[str] = set()
+    checkable = checkable_rules()
+    for value in values:
+        for spelt in value.split(","):
+            name = spelt.strip()
+            if name in LOOPS:
+                loops.add(name)
+            elif name.upper() in checkable:
+                rules.add(name.upper())
+            else:
+                raise ValueError(
+                    f"--known {value}: {name!r} names neither a loop ({', '.join(LOOPS)}) nor "
+                    f"a rule check reports ({', '.join(checkable)})"
+                )
+    return KnownDivergences(frozenset(rules), frozenset(loops))
+
+
+def set_aside(report: LogReport, known: KnownDivergences) -> None:
+    """Move the violations of `report` that are known for its dialect to its known ones."""
+    if report.skipped is not None:
+        return
+    rules = known.rules_for(report.dialect)
+    report.known_rules = rules
+    counts = report.rule_counts
+    report.known_counts = {rule: counts.pop(rule) for rule in sorted(counts) if rule in rules}
+    kept: list[FoundViolation] = []
+    for found in report.violations:
+        (report.known_violations if found.violation.rule_id in rules else kept).append(found)
+    report.violations = kept
+    # Counts are whole, listings stop at --max-violations: what is left unlisted of each.
+    report.omitted_violations = sum(counts.values()) - len(kept)
+    report.omitted_known = sum(report.known_counts.values()) - len(report.known_violations)

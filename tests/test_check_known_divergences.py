@@ -1,0 +1,172 @@
+"""`loopspec check --known` and `--fail-on-hook-faults`: a CI step tells a real CLI's known
+divergences from a new problem, and may fail on a hook's fault (HOOK-7).
+
+Both CLIs break RW-1 on every rewrite, so without `--known` check exits 1 on every such log.
+The fixtures are the hand-written transcripts and rollouts under tests/fixtures/logs/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.logcheck.known_divergences import checkable_rules
+
+LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
+CC_RW_1 = str(LOGS / "claude-code" / "violations" / "RW-1.jsonl")
+CC_ORD_3 = str(LOGS / "claude-code" / "violations" / "ORD-3.jsonl")
+CC_HOOK_4 = str(LOGS / "claude-code" / "violations" / "HOOK-4.jsonl")
+CC_HOOK_FAULTS = str(
+    LOGS / "claude-code" / "valid" / "hook-faults-a-crash-broken-json-a-timeout.jsonl"
+)
+CODEX_RW_1 = str(LOGS / "codex" / "violations" / "RW-1.jsonl")  # RW-1 and RW-2
+
+
+def check(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
+    status = main(["check", *arguments])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_RW_1_ORD_3_known_claude_code_sets_its_known_divergences_aside(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RW-1, ORD-3: Claude Code's known divergences, listed as known, leave the exit code 0."""
+    status, out, _ = check(capsys, "--known", "claude-code", CC_RW_1, CC_ORD_3)
+    assert status == 0, out
+    assert f"{CC_RW_1}:4: known divergence of claude-code: RW-1: " in out
+    assert ": known divergence of claude-code: ORD-3: " in out
+    assert out.endswith(
+        "checked 2 logs, 11 events: 0 violations; 2 known divergences (ORD-3: 1, RW-1: 1)\n"
+    )
+
+
+def test_RW_1_RW_2_a_loops_known_divergences_apply_to_its_own_logs_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RW-1, RW-2: Claude Code's list does not excuse a Codex rollout; Codex's does."""
+    status, out, _ = check(capsys, "--known", "claude-code", CODEX_RW_1)
+    assert status == 1, out
+    assert "2 violations (RW-1: 1, RW-2: 1)" in out
+    status, out, _ = check(capsys, "--known", "claude-code,codex", CODEX_RW_1)
+    assert status == 0, out
+    assert "0 violations; 2 known divergences (RW-1: 1, RW-2: 1)" in out
+
+
+def test_HOOK_4_a_violation_no_list_names_still_fails_the_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """HOOK-4 is no known divergence of Claude Code: with its list named, still exit 1."""
+    assert "HOOK-4" not in KNOWN[Harness.CLAUDE_CODE]
+    status, out, _ = check(capsys, "--known", "claude-code", CC_HOOK_4, CC_RW_1)
+    assert status == 1, out
+    assert "1 violation (HOOK-4: 1); 1 known divergence (RW-1: 1)" in out
+    assert ": HOOK-4: " in out
+
+
+def test_RW_1_RW_2_a_rule_id_is_known_in_every_log(capsys: pytest.CaptureFixture[str]) -> None:
+    """RW-1 named alone leaves the rollout's RW-2 failing; RW-1 and RW-2 named (repeated or
+    comma-separated, any case) leave none."""
+    status, out, _ = check(capsys, "--known", "RW-1", CODEX_RW_1, CC_RW_1)
+    assert status == 1, out
+    assert "1 violation (RW-2: 1); 2 known divergences (RW-1: 2)" in out
+    assert ": known divergence named by --known: RW-1: " in out
+    for spelt in (["--known", "RW-1,rw-2"], ["--known", "RW-2", "--known", "RW-1"]):
+        status, out, _ = check(capsys, *spelt, CODEX_RW_1)
+        assert status == 0, out
+
+
+def test_RW_1_RW_2_json_lists_known_divergences_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    """RW-1, RW-2 in JSON: the known ones apart, each with whose list named it; a log with only
+    known ones has its own status; without --known the output has none of these keys."""
+    status, out, _ = check(capsys, "--format", "json", "--known", "codex", CODEX_RW_1)
+    assert status == 0
+    document = json.loads(out)
+    (log,) = document["logs"]
+    assert log["status"] == "known-divergences"
+    assert log["violations"] == []
+    assert [(k["rule"], k["known_by"]) for k in log["known_divergences"]] == [
+        ("RW-1", "codex"),
+        ("RW-2", "codex"),
+    ]
+    assert log["known_rules"] == dict.fromkeys(sorted(KNOWN[Harness.CODEX]), "codex")
+    summary = document["summary"]
+    assert (summary["violations"], summary["exit_code"]) == (0, 0)
+    assert summary["known_divergences_by_rule"] == {"RW-1": 1, "RW-2": 1}
+    assert summary["logs_by_status"] == {"known-divergences": 1}
+    status, out, _ = check(capsys, "--format", "json", CODEX_RW_1)
+    assert status == 1
+    plain = json.loads(out)
+    assert "known_divergences" not in plain["logs"][0]
+    assert "known_divergences" not in plain["summary"]
+
+
+def test_RW_1_RW_2_unlisted_known_and_unknown_violations_are_counted_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RW-1, RW-2 past --max-violations: what is left unlisted is counted on the right side."""
+    status, out, _ = check(capsys, "--max-violations", "1", "--known", "RW-2", CODEX_RW_1)
+    assert status == 1
+    assert f"{CODEX_RW_1}: 1 more known divergences not listed" in out
+    assert "more violations not listed" not in out
+    status, out, _ = check(
+        capsys, "--format", "json", "--max-violations", "1", "--known", "RW-1", CODEX_RW_1
+    )
+    (log,) = json.loads(out)["logs"]
+    assert (log["violations"], log["violations_omitted"]) == ([], 1)
+    assert [k["rule"] for k in log["known_divergences"]] == ["RW-1"]
+    assert log["known_divergences_omitted"] == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [("RW-9", "'RW-9'"), ("DEC-1", "'DEC-1'"), ("claude", "'claude'"), ("RW-1,", "''")],
+)
+def test_RW_1_a_known_value_check_cannot_read_is_one_line_exit_2(
+    value: str, named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Neither a loop nor a rule check reports (DEC-1 is conform's): one line, exit 2, and no
+    log is read."""
+    status, out, err = check(capsys, "--known", value, CC_RW_1)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith(f"loopspec check: error: --known {value}: {named} names neither a loop")
+    assert "RW-1" in err
+
+
+def test_HOOK_7_fail_on_hook_faults_makes_a_hook_fault_fail_the_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """HOOK-7: a hook fault is a notice (exit 0); --fail-on-hook-faults makes it exit 1 and
+    says why, in text and JSON."""
+    status, out, _ = check(capsys, CC_HOOK_FAULTS)
+    assert status == 0, out
+    status, out, _ = check(capsys, "--fail-on-hook-faults", CC_HOOK_FAULTS)
+    assert status == 1, out
+    assert out.endswith("3 notices (hook-fault: 3; hook faults fail the run)\n")
+    status, out, _ = check(capsys, "--fail-on-hook-faults", CC_RW_1, "--format", "json")
+    assert status == 1  # RW-1; no hook fault: the summary says nothing of one
+    assert "hook faults fail" not in out
+    status, out, _ = check(
+        capsys,
+        "--format",
+        "json",
+        "--fail-on-hook-faults",
+        "--known",
+        "claude-code",
+        CC_HOOK_FAULTS,
+    )
+    assert status == 1
+    summary = json.loads(out)["summary"]
+    assert (summary["exit_code"], summary["hook_faults_fail"]) == (1, True)
+
+
+def test_RW_1_every_rule_a_loop_is_known_to_break_that_check_reports_is_one_check_accepts() -> None:
+    """RW-1 and the rest: the rules --known accepts by ID cover what check can report."""
+    checkable = set(checkable_rules())
+    assert {"RW-1", "RW-2", "ORD-3", "LOG-8"} <= checkable
+    assert "DEC-1" not in checkable
