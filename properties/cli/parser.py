@@ -13,22 +13,26 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version_line
 
+# typing's flag, read by type checkers by name: typing costs every command line but the usual
+# check (which never imports this module) about as much as argparse does, so it is not imported.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol
+
     from _typeshed import SupportsWrite
+
+    class CommandModule(Protocol):
+        """What a verb module provides."""
+
+        register: Callable[[argparse._SubParsersAction[_VerbParser]], None]
+
 
 HELP_WIDTH = 78
 """Columns of the text `--help` wraps itself (argparse's own default on an 80-column terminal)."""
-
-
-class CommandModule(Protocol):
-    """What a verb module provides."""
-
-    register: Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]
 
 
 class _VersionAction(argparse.Action):
@@ -58,12 +62,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", nargs=0, action=_VersionAction, help="print the version and exit"
     )
-    # Typed as the verbs' modules see it: every parser they add is an ArgumentParser.
-    subparsers = cast(
-        "argparse._SubParsersAction[argparse.ArgumentParser]",
-        parser.add_subparsers(
-            dest="command", required=True, metavar="VERB", parser_class=_VerbParser
-        ),
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, metavar="VERB", parser_class=_VerbParser
     )
     chosen = [entry for entry in VERBS if verb in (entry.name, "*")]
     for module_name in dict.fromkeys(entry.module for entry in chosen):

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from loopspec.impl.user_files import UserFileError, not_utf8, read_user_file, refused_by_system
-from loopspec.model.errors import tagged
 from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
@@ -68,7 +65,17 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         return print_rules(args.rules)
-    # Imported only here: rendering the generated sections imports the whole model.
+    # Imported only here: rendering the generated sections imports the whole model, and
+    # reading a file typing and json, which `loopspec spec RULE` has no use for.
+    from pathlib import Path  # noqa: PLC0415
+
+    from loopspec.impl.user_files import (  # noqa: PLC0415
+        UserFileError,
+        not_utf8,
+        read_user_file,
+        refused_by_system,
+    )
+    from loopspec.model.errors import tagged  # noqa: PLC0415
     from loopspec.properties.spec_doc import (  # noqa: PLC0415
         MissingSection,
         render_generated_sections,
