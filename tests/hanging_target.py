@@ -31,6 +31,7 @@ def model_answers() -> Callable[[str], str]:
     """Answers to the protocol's `reset` and `command` lines from one reference model."""
     # Imported here, not on top: the process that asks a model server must not pay for them.
     from loopspec.properties.conformance import command_codec  # noqa: PLC0415
+    from loopspec.properties.conformance.history_change import history_wire  # noqa: PLC0415
     from loopspec.properties.conformance.target import ModelTarget  # noqa: PLC0415
 
     model = ModelTarget()
@@ -55,6 +56,8 @@ def model_answers() -> Callable[[str], str]:
                 "executed": [{"callId": c, "arguments": a} for c, a in observed.executed],
                 "presented": list(observed.presented or ()),
             }
+            if observed.history is not None:
+                reply["history"] = history_wire(observed.history)
         else:
             refusal = {"rule": observed.refusal_rule, "message": observed.refusal_message}
             reply |= {"accepted": False, "refusal": refusal}

@@ -52,6 +52,7 @@ from loopspec.properties.conformance.driver_protocol import (
     explain,
     protocol_schema,
 )
+from loopspec.properties.conformance.history_change import history_wire
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful import strategies as gen
@@ -74,6 +75,7 @@ def _observed(seq: int, observation: Any) -> dict[str, Any]:
         "commits": list(observation.commits),
         "executed": [{"callId": c, "arguments": a} for c, a in observation.executed],
         "presented": list(observation.presented or ()),
+        "history": history_wire(observation.history),
     }
 
 

@@ -16,6 +16,7 @@ import {
   turnEnd,
   turnStart,
 } from "./log.mjs";
+import { History } from "./history.mjs";
 import { Presenter } from "./present.mjs";
 import { repairTail } from "./repair.mjs";
 import { commitReplyWithCalls, pendingHooks, recordAnswer, toolCalls } from "./rewrite.mjs";
@@ -36,14 +37,15 @@ export class Session {
     this.config = config;
     this.log = new SessionLog(); // durable: survives Crash
     this.ui = new Presenter(); // the client watching the log: shown what each commit adds
+    this.history = new History(); // what the next model request would carry
     // Volatile: lost on Crash.
     this.phase = IDLE;
     this.inbox = []; // messages waiting for the next step boundary: {text, plugin?}
     this.nextTurn = 1;
   }
 
-  // Apply one command: {accepted: true, events, commits, executed, presented} or {accepted:
-  // false, rule, message}.
+  // Apply one command: {accepted: true, events, commits, executed, presented, history} or
+  // {accepted: false, rule, message}.
   apply(command) {
     const handler = TABLE[this.phase.name][command.kind];
     const tx = this.log.begin();
@@ -60,7 +62,10 @@ export class Session {
     }
     const commits = tx.commit();
     const presented = this.ui.show(tx.events);
-    return { accepted: true, events: tx.events, commits, executed: tx.executed, presented };
+    this.history.feed(tx.events);
+    const history = this.history.change();
+    const { events, executed } = tx;
+    return { accepted: true, events, commits, executed, presented, history };
   }
 
   // -- the user ---------------------------------------------------------------------------------
@@ -238,6 +243,7 @@ export class Session {
     // A client reattaching learns the calls from the durable log; it is shown only what's new.
     this.ui = new Presenter();
     this.ui.remember(this.log.events);
+    this.history = History.reopened(this.log.events, this.history.reported);
     repairTail(tx, this.log.events);
     const turns = this.log.events.filter((e) => e.type === "turn/start").map((e) => e.data.turn);
     this.nextTurn = Math.max(0, ...turns) + 1;

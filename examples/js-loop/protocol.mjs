@@ -14,6 +14,7 @@ export const CAPABILITIES = [
   "abort",
   "approval",
   "crash-repair",
+  "history",
   "max-tokens",
   "parallel",
   "post-hooks",
@@ -225,6 +226,6 @@ export function observed(seq, outcome) {
     const refusal = { rule: outcome.rule, message: outcome.message };
     return { type: "observed", seq, accepted: false, refusal };
   }
-  const { events, commits, executed, presented } = outcome;
-  return { type: "observed", seq, accepted: true, events, commits, executed, presented };
+  const { events, commits, executed, presented, history } = outcome;
+  return { type: "observed", seq, accepted: true, events, commits, executed, presented, history };
 }

@@ -63,7 +63,10 @@ renamed or removed without changing `format`.
         "expected": {},                         // the model's observation of that command:
                                                 //   {"accepted", "events", "executed":
                                                 //   [{"callId", "arguments"}], "presented"
-                                                //   when the target presents}, arguments as
+                                                //   when the target presents, "history":
+                                                //   {"kept", "appended"} when it reports its
+                                                //   history (the first changed message on,
+                                                //   ids left out)}, arguments as
                                                 //   JSON values; a refused command is
                                                 //   {"accepted": false, "refusal": {...}}
         "actual": {},                           // the target's

@@ -54,6 +54,8 @@ from loopspec.model.wording import (
     REASON_SEPARATOR,
     REWRITE_REFUSED,
 )
+from loopspec.properties.conformance.history_change import comparable_change
+from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
 from loopspec.properties.conformance.json_values import as_value as _as_value
@@ -177,6 +179,12 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
         **(
             {"presented": [normalized_item(item) for item in observation.presented]}
             if observation.presented is not None
+            else {}
+        ),
+        # Likewise the history (capability "history"), as its canonical change.
+        **(
+            {"history": comparable_change(observation.history)}
+            if observation.history is not None
             else {}
         ),
     }
@@ -1575,6 +1583,10 @@ def classify(
     presented = presentation_rule(expected.presented or (), actual.presented or (), history)
     if presented is not None:
         return presented
+    if expected.history is not None and actual.history is not None:
+        sent = history_rule(expected.history, actual.history)
+        if sent is not None:
+            return sent
     if split_units(expected, actual):
         return "LOG-8", "a reply and its calls' tool/call records were split across commits"
     if isinstance(command, Crash):

@@ -22,7 +22,8 @@ protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 
         "events": [EVENT, ...],        # the wire events this command appended, in order
         "commits": [int, ...],         # the sizes of the atomic commits they form, in order
         "executed": [{"callId": str, "arguments": str}, ...],   # bodies started, in order
-        "presented": [{"method": str, "params": {...}}, ...]}   # capability "presentation"
+        "presented": [{"method": str, "params": {...}}, ...],   # capability "presentation"
+        "history": {"kept": int, "appended": [MESSAGE, ...]}}   # capability "history"
     <- {"type": "observed", "seq": int, "accepted": false,
         "refusal": {"rule": str, "message": str}}  # refused: nothing changed
 
@@ -48,6 +49,18 @@ protocol's). To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 
   terminal-capable and the session cwd is `/workspace`; `sessionId` is free. What each message
   holds (title, kind, locations, content, status) for each tool and argument shape is stated in
   SPEC.md section 12, generated from the model's presenters.
+
+  `history` (only with the capability "history") is how the command changed the messages the
+  implementation's next model request would carry (HIST-1: the surface's messages in surface
+  order, an assistant message with no content left out): the first `kept` messages of the
+  history it reported last (none after `reset`) stay, and `appended` follow them. After an
+  append, `kept` is the number reported before; when the history is rewritten (a surface
+  `replace`, a repair), `kept` is where the rewrite starts, and every message after it is sent
+  again. Keeping none and sending the whole history is always correct, but costs a run O(n²).
+  A refused command changes nothing and carries none; a `Crash` keeps the history (the durable
+  log does), and `Recover` appends its repairs' messages. MESSAGE is a message as an event's
+  `data.message` holds it (`messages` in the schema's `$defs`); its id is free and its
+  arguments are compared as values, as in events.
 
   `Crash` means: forget everything not committed (keep the durable log). `Recover` means:
   reopen from the durable log, repairing an open tail turn.
@@ -111,6 +124,8 @@ CAPABILITIES = {
     "result-meta": "ToolSucceeded.meta reaches the tool/result (presentation meta)",
     "presentation": "observed.presented: the ACP messages the UI was sent for the command's "
     "events (call and result cards, permission requests)",
+    "history": "observed.history: how the command changed the messages the next model request "
+    "would carry (HIST-1)",
 }
 
 # The ACP methods a target with the capability "presentation" reports, and when it sends each.
@@ -284,6 +299,28 @@ _OBSERVED_ACCEPTED: dict[str, Any] = {
             "for this command's events, in order "
             + "; ".join(f"{m} ({why})" for m, why in PRESENTED_METHODS.items())
             + "; what each holds, per tool and argument shape: SPEC.md section 12",
+        },
+        "history": {
+            "type": "object",
+            "required": ["kept", "appended"],
+            "properties": {
+                "kept": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "how many messages of the history reported last stay",
+                },
+                "appended": {
+                    "type": "array",
+                    "items": {
+                        "anyOf": [{"$ref": f"#/$defs/messages/{name}"} for name in MESSAGE_SCHEMAS]
+                    },
+                    "description": "the messages that follow them, in order",
+                },
+            },
+            "additionalProperties": False,
+            "description": "with the capability history: how this command changed the messages "
+            "the next model request would carry (HIST-1): the first `kept` of the history "
+            "reported last stay, `appended` follow",
         },
     },
 }

@@ -217,7 +217,9 @@ def run_program(
     given the model's observation of each command sent."""
     oracle = ModelTarget()
     oracle.reset(config)
-    presenting = oracle.presenting = "presentation" in target.reset(config)
+    declared = target.reset(config)
+    presenting = oracle.presenting = "presentation" in declared
+    reporting_history = oracle.reporting_history = "history" in declared
     monitor = LogMonitor()
     history: list[dict[str, object]] = []
     sent: list[Command] = []
@@ -241,6 +243,8 @@ def run_program(
         actual = target.apply(command)
         if not presenting:  # what a target does not declare is not compared
             actual = attrs.evolve(actual, presented=None)
+        if not reporting_history:
+            actual = attrs.evolve(actual, history=None)
         sent.append(command)
         violations = log_violations(monitor, actual.events)
         history.extend(expected.events)

@@ -112,6 +112,8 @@ class Added:
     executions: tuple[ExecutionSeen, ...]
     # What the live presentation emitted since the last look, in order.
     shown: tuple[ShownItem, ...] = ()
+    # The messages the live loop's next model request would carry; None while it is down.
+    history: tuple[Message, ...] | None = None
 
 
 @attrs.frozen
@@ -327,7 +329,8 @@ class ImplAdapter:
             file.seek(0)
             header = file.readline()
             if not header.endswith(b"\n"):
-                return Added((), (), self._added_runs(), self._added_shown())
+                history = None if self._agent is None else self._agent.history.messages()
+                return Added((), (), self._added_runs(), self._added_shown(), history)
             self._read_bytes = len(header)
         file.seek(self._read_bytes)
         data = file.read()
@@ -343,7 +346,11 @@ class ImplAdapter:
             in_memory = [event_to_wire(event) for event in live]
             assert in_memory == on_disk, "the file does not hold what the loop committed"
         return Added(
-            wires, tuple(first + end for end in ends), self._added_runs(), self._added_shown()
+            wires,
+            tuple(first + end for end in ends),
+            self._added_runs(),
+            self._added_shown(),
+            None if self._agent is None else self._agent.history.messages(),
         )
 
     def _added_shown(self) -> tuple[ShownItem, ...]:

@@ -25,7 +25,9 @@ from typing import Any
 
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
+from loopspec.model.messages import Message
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
 from loopspec.properties.conformance.impl_adapter import (
     AdapterFactory,
     AdapterRefused,
@@ -75,12 +77,14 @@ class AdapterTarget:
         self._seen_units = 0
         self._seen_runs = 0
         self._seen_shown = 0
+        self._history = DerivedHistory()
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Close the previous session; the next command opens a fresh one, in a fresh directory."""
         self._close_program()
         self._config = config
         self._seen_events = self._seen_units = self._seen_runs = self._seen_shown = 0
+        self._history = DerivedHistory()
         return self._capabilities
 
     def _opened(self) -> LoopAdapter:
@@ -109,6 +113,7 @@ class AdapterTarget:
                 commits=tuple(end - start for start, end in sizes),
                 executed=tuple((run.call_id, run.raw_arguments) for run in added.executions),
                 presented=self._presented(added.shown),
+                history=self._history_change(added.history),
             )
         seen = adapter.observe()
         events = seen.log[self._seen_events :]
@@ -125,6 +130,7 @@ class AdapterTarget:
             commits=tuple(end - start for start, end in zip(starts, ends, strict=True)),
             executed=tuple((run.call_id, run.raw_arguments) for run in runs),
             presented=self._presented(shown),
+            history=self._history_change(seen.history),
         )
 
     def _presented(self, shown: tuple[ShownItem, ...]) -> tuple[dict[str, Any], ...] | None:
@@ -132,6 +138,15 @@ class AdapterTarget:
         if "presentation" not in self._capabilities:
             return None
         return tuple(presented_message(item) for item in shown)
+
+    def _history_change(self, messages: tuple[Message, ...] | None) -> HistoryChange | None:
+        """How the history changed, when the adapter declares it can say (None: the loop is
+        down, and its durable log keeps the history it had)."""
+        if "history" not in self._capabilities:
+            return None
+        if messages is None:
+            return self._history.unchanged()
+        return self._history.change(messages)
 
     def _close_program(self) -> None:
         if self._adapter is not None:

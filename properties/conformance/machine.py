@@ -217,6 +217,7 @@ def conformance_machine(
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
+            self.oracle.reporting_history = self.has("history")
             if _noted():
                 note(f"target {self.target.name} declares {sorted(self.capabilities)}")
 
@@ -241,6 +242,8 @@ def conformance_machine(
             actual = self.target.apply(command)
             if not self.has("presentation"):  # what a target does not declare is not compared
                 actual = attrs.evolve(actual, presented=None)
+            if not self.has("history"):
+                actual = attrs.evolve(actual, history=None)
             situations = self.situations.feed(command, before, self.oracle.state, expected)
             if not pinned:  # coverage counts the programs run, not the shrinking after them
                 _count_coverage(phase, command, expected, situations)

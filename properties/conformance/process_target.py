@@ -43,6 +43,12 @@ from loopspec.model.errors import LoopSpecError
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
+from loopspec.properties.conformance.history_change import (
+    HistoryChange,
+    HistoryRewound,
+    ReportedHistory,
+    comparable_change,
+)
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.target import Observation
 
@@ -225,6 +231,7 @@ def comparable(observation: Observation) -> tuple[object, ...]:
         observation.executed,
         observation.refusal_rule,
         None if presented is None else tuple(map(normalized_item, presented)),
+        None if observation.history is None else comparable_change(observation.history),
     )
 
 
@@ -397,6 +404,7 @@ class ProcessTarget:
         self._process: _Process | None = None
         self._seq = 0
         self._capabilities = frozenset[str]()
+        self._history = ReportedHistory()
         # Per answer type (ready, observed, bye), the longest a good answer took, in seconds.
         self.slowest: dict[str, float] = {}
         self._quick = False
@@ -411,6 +419,7 @@ class ProcessTarget:
         answer = self._exchange(message, "ready")
         self.implementation = answer["implementation"]
         self._capabilities = frozenset[str](answer["capabilities"])
+        self._history = ReportedHistory()
         return self._capabilities
 
     def apply(self, command: Command) -> Observation:
@@ -447,7 +456,22 @@ class ProcessTarget:
             commits=commits,
             executed=executed,
             presented=None if presented is None else tuple(presented),
+            history=self._history_change(answer),
         )
+
+    def _history_change(self, answer: dict[str, Any]) -> HistoryChange | None:
+        """The canonical change an accepted answer's `history` makes (capability "history")."""
+        if "history" not in self._capabilities:
+            return None
+        reported = answer.get("history")
+        if reported is None:
+            self._fail(
+                "it declares history but its observed has no history", line=json.dumps(answer)
+            )
+        try:
+            return self._history.change(reported["kept"], reported["appended"])
+        except HistoryRewound as error:
+            self._fail(str(error), line=json.dumps(answer))
 
     def close(self) -> None:
         """Say shutdown, wait for `bye` and the exit; kill after a grace period.

@@ -1131,6 +1131,8 @@ NOT_OBSERVABLE: dict[str, str] = {
     "MODEL-2": "a rule about the model's own states, not a target",
     **dict.fromkeys(("SAFE-1", "SAFE-2", "SAFE-3", "SAFE-4", "SAFE-5", "SAFE-6"), _LOOPSPECS_OWN),
 }
+# What a capability lets conform observe of such a rule: with it, the row is like any other.
+OBSERVABLE_WITH = {"HIST-1": "history"}
 # Parts of rules conform observes that no target reports either: the row names them.
 UNOBSERVED_PARTS = {
     "RW-1": (
@@ -1163,7 +1165,8 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
         needs = " or ".join(alternatives) or None
         generated = report.situations.get(rule, 0)
         checked = report.steps if rule == "PROTO-1" else report.rules.get(rule, 0)
-        if rule in NOT_OBSERVABLE:
+        observable = OBSERVABLE_WITH.get(rule) in report.capabilities
+        if rule in NOT_OBSERVABLE and not observable:
             status, generated, checked = NOT_OBSERVABLE_STATUS, 0, 0
         elif alternatives and not set(alternatives) & set(report.capabilities):
             status, generated, checked = "not applicable", 0, 0
@@ -1175,7 +1178,8 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
             status = "not reached by the generator"
         known = sorted(k for k in report.known if rule in _known_rules(report.profile, k))
         unreachable = UNREACHABLE_PARTS.get(rule)
-        unobservable = NOT_OBSERVABLE.get(rule) or UNOBSERVED_PARTS.get(rule)
+        unobservable = None if observable else NOT_OBSERVABLE.get(rule)
+        unobservable = unobservable or _unobserved_part(rule, report.capabilities)
         # A known divergence may touch a rule conform does not observe: a profile reads it
         # in the log (Claude Code's transcript holds a reply the model never wrote, HIST-1).
         if status == "not applicable":
@@ -1198,6 +1202,13 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _unobserved_part(rule: str, capabilities: frozenset[str]) -> str | None:
+    """The part of an observed rule no protocol message of this target carries."""
+    if rule == "RW-1" and "history" in capabilities:  # its arguments are in the history
+        return None
+    return UNOBSERVED_PARTS.get(rule)
 
 
 def _known_rules(profile: Profile | None, key: str) -> tuple[str, ...]:
@@ -1601,6 +1612,7 @@ def replay_case(
                 "the case's configuration", conformance.hook_capabilities(config), profile
             )
         presenting = oracle.presenting = "presentation" in capabilities
+        reporting_history = oracle.reporting_history = "history" in capabilities
         history: list[dict[str, Any]] = []
         refused: list[tuple[int, str]] = []
         monitor = LogMonitor()
@@ -1626,6 +1638,8 @@ def replay_case(
                 refused.append((index, expected.refusal_rule or NO_RULE))
             if not presenting:  # what a target does not declare is not compared
                 actual = attrs.evolve(actual, presented=None)
+            if not reporting_history:
+                actual = attrs.evolve(actual, history=None)
             violations = log_violations(monitor, actual.events)
             if checker is not None:
                 after = oracle.state.phase.NAME if oracle.state is not None else "Idle"

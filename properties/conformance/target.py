@@ -14,12 +14,14 @@ import attrs
 
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
+from loopspec.model.derive import derive_messages
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.replay import LogPresenter, presented_wire
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
 
 
 @attrs.frozen
@@ -38,6 +40,9 @@ class Observation:
     # What the target's UI presented for this command's events, as ACP messages `{method,
     # params}` (capability "presentation"); None when the target does not report it.
     presented: tuple[dict[str, Any], ...] | None = None
+    # How the command changed the history the target's next model request would carry
+    # (capability "history"), made canonical (`history_change`); None when not reported.
+    history: HistoryChange | None = None
 
 
 def refused_alike(expected: Observation, actual: Observation) -> bool:
@@ -109,11 +114,15 @@ class ModelTarget:
         # "presentation"), so nothing is compared with a target that cannot show it.
         self.presenting = True
         self._presenter = LogPresenter()
+        # Whether observations carry the history (capability "history"), likewise.
+        self.reporting_history = True
+        self._history = DerivedHistory()
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Start from an empty log; the model has every capability."""
         self.state = LoopState(config)
         self._presenter = LogPresenter()
+        self._history = DerivedHistory()
         return frozenset(CAPABILITIES)
 
     def apply(self, command: Command) -> Observation:
@@ -142,6 +151,9 @@ class ModelTarget:
                 (run.call_id, run.arguments) for run in after.executions[len(before.executions) :]
             ),
             presented=presented,
+            history=self._history.change(derive_messages(after.log))
+            if self.reporting_history
+            else None,
         )
 
     def close(self) -> None:

@@ -1,0 +1,119 @@
+"""Naming how the history a target's next model request would carry differs from the model's
+(capability "history"): rule HIST-1, with the first differing message's index and role.
+
+The log is compared event by event first, so a history that differs while the events agree is
+a loop that derives its history wrongly from a right log: a message left out (a blank reply
+dropped), one added, or one changed on its way into the request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from loopspec.properties.conformance.history_change import (
+    HistoryChange,
+    WireMessage,
+    comparable_message,
+)
+from loopspec.properties.conformance.json_values import ParsedJson
+
+EXCERPT = 120
+# Where a tool call's arguments sit in a message: the history's reader of them (RW-1).
+_CALL_ARGUMENTS = re.compile(r"\$\.content\[\d+\]\.arguments")
+
+
+def _role(message: WireMessage) -> str:
+    """The message's role in words: a tool result is a user message naming its call."""
+    source = message.get("source")
+    if isinstance(source, dict) and source.get("kind") == "tool":
+        return f"{message.get('role')} (the result of call {source.get('callId')})"
+    return str(message.get("role"))
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, ParsedJson) else str(value)
+
+
+def _excerpt(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=_plain)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
+def _first_difference(want: Any, got: Any, path: str) -> str:
+    """The JSON path of the first place two normalized messages differ."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in [*want, *(k for k in got if k not in want)]:
+            if key not in got or key not in want or want[key] != got[key]:
+                if key in got and key in want:
+                    return _first_difference(want[key], got[key], f"{path}.{key}")
+                return f"{path}.{key}"
+    if isinstance(want, list) and isinstance(got, list):
+        for index, (mine, theirs) in enumerate(zip(want, got, strict=False)):
+            if mine != theirs:
+                return _first_difference(mine, theirs, f"{path}[{index}]")
+        if len(want) != len(got):
+            return f"{path}[{min(len(want), len(got))}]"
+    return path
+
+
+def _at(value: Any, path: str) -> object:
+    """The value at a path `_first_difference` gave ("absent" when there is none)."""
+    for part in path.replace("[", ".[").split(".")[1:]:
+        if part.startswith("["):
+            index = int(part[1:-1])
+            if not isinstance(value, list) or index >= len(value):
+                return "absent"
+            value = value[index]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return "absent"
+    return value
+
+
+def history_rule(expected: HistoryChange, actual: HistoryChange) -> tuple[str, str] | None:
+    """HIST-1 and how the first differing message differs; None if the histories agree."""
+    start = min(expected.kept, actual.kept)
+    wants = [comparable_message(m) for m in expected.whole[start:]]
+    gots = [comparable_message(m) for m in actual.whole[start:]]
+    sizes = (
+        f"(the model's history holds {len(expected.whole)} message(s), "
+        f"the target's {len(actual.whole)})"
+    )
+    for offset in range(max(len(wants), len(gots))):
+        want = wants[offset] if offset < len(wants) else None
+        got = gots[offset] if offset < len(gots) else None
+        if want == got:
+            continue
+        index = start + offset
+        where = f"message #{index + 1} of the history the next model request would carry"
+        # One message left out (or added) shifts the rest: name it, not the one after it.
+        if want is not None and (got is None or gots[offset:] == wants[offset + 1 :]):
+            shown = expected.whole[index]
+            return "HIST-1", (
+                f"{where}: the target leaves out the model's {_role(shown)} message "
+                f"{_excerpt(shown.get('content'))} {sizes}"
+            )
+        if got is not None and (want is None or wants[offset:] == gots[offset + 1 :]):
+            shown = actual.whole[index]
+            return "HIST-1", (
+                f"{where}: the target sends a {_role(shown)} message the model's history does "
+                f"not hold, {_excerpt(shown.get('content'))} {sizes}"
+            )
+        assert isinstance(want, dict)
+        assert isinstance(got, dict)
+        path = _first_difference(want, got, "$")
+        if _CALL_ARGUMENTS.fullmatch(path):
+            call = _at(want, path.removesuffix(".arguments") + ".id")
+            return "RW-1", (
+                f"{where} ({_role(expected.whole[index])}) gives call {call} other arguments "
+                f"than its tool/call records: the model's {_excerpt(_at(want, path))}, the "
+                f"target's {_excerpt(_at(got, path))}"
+            )
+        return "HIST-1", (
+            f"{where} ({_role(expected.whole[index])}) differs at {path}: the model's "
+            f"{_excerpt(_at(want, path))}, the target's {_excerpt(_at(got, path))}"
+        )
+    return None
