@@ -21,7 +21,7 @@ def lend_to_cli(
     """Make `--cmd` (split into `argv`) hand the CLI `process` rather than start one."""
 
     class Lent(conformance_run.SharedProcess):
-        def __init__(self, given: list[str], *, timeout: float = 0.0) -> None:
+        def __init__(self, given: list[str], *, timeout: float = 0.0, name: str = "") -> None:
             # No new process: the module's answers within its own timeout.
             assert given == argv, f"--cmd named {given}, the module's process runs {argv}"
 
