@@ -842,3 +842,22 @@ def test_PROTO_1_a_harness_conform_session_starts_where_tmpdir_is_long(
     finally:
         session.close()
     assert not socket_path.parent.exists()
+
+
+def test_HOOK_7_report_notes_each_hook_fault_once_not_again_under_the_log() -> None:
+    """HOOK-7: a faulty hook is noted after the hook audit; the log section says that check
+    read the faults from the log too, at which lines, without repeating the notes."""
+    original = {"command": "ls"}
+    result = _ran_original(
+        original,
+        _audit("claude-code:PreToolUse:1", "PreToolUse", original, None, 1.0, stdout="{oops"),
+    )
+    transcript = ROOT / "tests/fixtures/logs/claude-code/valid"
+    transcript /= "hook-faults-a-crash-broken-json-a-timeout.jsonl"
+    result["logs"] = [{"path": str(transcript), "text": transcript.read_text()}]
+    lines = report_lines(session_view(Harness.CLAUDE_CODE, ONE_CALL, None, result), result)
+    went_wrong = [line for line in lines if "its own output or process went wrong" in line]
+    assert [line.split(" failed ")[0] for line in went_wrong] == [
+        "  HOOK-7: hook claude-code:PreToolUse:1"
+    ]
+    assert "  check: notice hook-fault at line(s) 6, 8, 15: " in "\n".join(lines)

@@ -66,7 +66,7 @@ from loopspec.properties.harnesses.script import (
     ScriptedText,
 )
 from loopspec.properties.harnesses.session import OBSERVER_ID
-from loopspec.properties.logcheck.checker import LogReport, check_stream
+from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
 from loopspec.properties.logcheck.hook_faults import HookRuns
 
 MAX_SHOWN = 100
@@ -642,9 +642,18 @@ def report_lines(view: SessionView, result: Mapping[str, Any]) -> list[str]:
         for error in view.log_report.errors:
             where = "check" if error.line is None else f"check line {error.line}"
             lines.append(f"  {where}: error {error.kind}: {error.message} (not judged past it)")
+        faults = []
         for notice in view.log_report.notices:
+            if notice.kind == NoticeKind.HOOK_FAULT:  # its words are the HOOK-7 notes above
+                faults.append(str(notice.line))
+                continue
             where = "check" if notice.line is None else f"check line {notice.line}"
             lines.append(f"  {where}: notice {notice.kind}: {notice.message}")
+        if faults:
+            lines.append(
+                f"  check: notice hook-fault at line(s) {', '.join(faults)}: the hooks' faults "
+                "it reads from the log, noted after the hook audit above (HOOK-7)"
+            )
         if not view.log_report.violations:
             lines.append("  check: no violation it can show")
     lines.append(f"\n== divergences from the model: {len(view.divergences)} ==")
