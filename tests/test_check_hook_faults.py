@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from loopspec.impl.hook_fault_kinds import FaultKind
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import NoticeKind, check_stream
-from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS, HookRuns
+from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS, UNSUPPORTED, HookRuns
 
 SCENARIO = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],
@@ -153,3 +154,20 @@ def test_HOOK_7_check_counts_the_runs_of_a_bounded_number_of_hooks() -> None:
     runs.see("late", "error", "crash: exit code 1")
     [(_, note)] = runs.notes()
     assert note.startswith("hook late failed 1 time: ")
+
+
+def test_HOOK_7_a_well_formed_answer_its_dialect_does_not_support_is_not_called_broken() -> None:
+    """A Codex hook answering `ask`, which Codex does not support: the answer was well formed,
+    the dialect refused it. The note said the hook's "own output or process went wrong"."""
+    runs = HookRuns()
+    summary = "unsupported: permissionDecision:ask is not supported"
+    runs.see("codex:PreToolUse:1", "error", summary, call_id="c1")
+    [(first, note)] = runs.notes()
+    assert first.kind == UNSUPPORTED == FaultKind.UNSUPPORTED
+    assert note == (
+        "hook codex:PreToolUse:1 failed in its only run: its answer is well formed but one its "
+        "dialect does not support (call c1, unsupported: permissionDecision:ask is not "
+        "supported); the loop recorded no decision, the outcome HOOK-7 gives a fault (its "
+        "dialect's, or a deny under fail-closed): no rule is broken, but the hook's answer was "
+        "not acted on"
+    )

@@ -412,13 +412,36 @@ def test_HOOK_7_claude_code_hooks_that_crashed_printed_broken_json_or_timed_out_
     ]
     crash, broken, post = (n.message for n in report.notices)
     assert "(first: call toolu_a, crash: exit code 1 (stderr: Python traceback, ending: " in crash
-    assert "RuntimeError: audit db is locked)); the loop recorded no decision, " in crash
+    assert "RuntimeError: audit db is locked)); Claude Code took no decision from it " in crash
     assert "(first: call toolu_b, invalid-json: stdout is not valid JSON: " in broken
-    assert "(call toolu_d, crash: exit code 3); the loop recorded no decision" in post
+    assert "(call toolu_d, crash: exit code 3); Claude Code took no decision from it" in post
     assert main(["check", str(HOOK_FAULTS)]) == 0
     out = capsys.readouterr().out
     assert f"{HOOK_FAULTS}:6: notice hook-fault HOOK-7: hook `audit.py` (PreToolUse)" in out
     assert out.splitlines()[-1].endswith("0 violations; 3 notices (hook-fault: 3)")
+
+
+def test_HOOK_7_a_hook_claude_code_timed_out_is_noted_in_the_transcripts_words(
+    tmp_path: Path,
+) -> None:
+    """HOOK-7: a `hook_cancelled` record says Claude Code cancelled the hook at its timeout, and
+    the call then ran. The note said "its process group was killed" and "the loop recorded no
+    decision", the bundled loop's words, which no transcript shows."""
+    lines = HOOK_FAULTS.read_text().splitlines()
+    cancelled = json.loads(lines[10])
+    assert cancelled["attachment"]["type"] == "hook_cancelled"
+    cancelled["attachment"]["toolUseID"] = "toolu_a"
+    cancelled["attachment"]["timeoutMs"] = 2500
+    transcript = tmp_path / "timed-out.jsonl"
+    transcript.write_text("\n".join([lines[0], lines[1], json.dumps(cancelled), lines[6]]) + "\n")
+    report = check(transcript)
+    [notice] = report.notices
+    assert notice.message == (
+        "hook `audit.py` (PreToolUse) failed 1 time: its own output or process went wrong "
+        "(call toolu_a, timeout: no exit within 2.5 s; Claude Code cancelled it); Claude Code "
+        "took no decision from it (a fault's outcome in its dialect, HOOK-7): no rule is "
+        "broken, but the hook's answer was not read"
+    )
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ printed something or failed (observed offline, tests/fixtures/logs/claude-code/R
 
 A run that printed nothing leaves no record, so how often a hook ran is not known. Each record is
 read as the bundled loop reads the Claude Code dialect (`impl.hookbridge`), as `run --harness`
-reads the same hook's output, so `check` words a fault as `run` does.
+reads the same hook's output, so `check` words a fault as `run` does (a timeout excepted: the
+transcript shows Claude Code cancelled the hook, not how).
 
 That reader imports attrs and the model, which `check` otherwise never needs on a transcript
 (tests/test_check_startup.py): `plainly_answered` passes the usual answers without it, and is
@@ -135,6 +136,12 @@ def hook_fault(record: Mapping[str, Any]) -> tuple[str, str] | None:
 
     if recorded_fault(word, summary) is None:
         return None
+    if kind == CANCELLED:
+        # The bundled loop's words ("its process group was killed") say what it does; the
+        # transcript shows only that Claude Code cancelled the hook at its timeout.
+        waited_ms = _milliseconds(record.get("timeoutMs"), -1.0)
+        limit = f"within {waited_ms / 1000:g} s" if waited_ms >= 0 else "within its timeout"
+        summary = f"timeout: no exit {limit}; Claude Code cancelled it"
     # Claude Code took no decision from an error or a cancelled run, whatever it printed (an
     # `allow` beside a non-object `updatedInput` is refused whole, and the call runs as asked).
     return (word if kind == SUCCESS else FAILED_WORD), summary or ""

@@ -152,6 +152,10 @@ Record = Observation | HookFailed
 """What a dialect reads from a record: observations the rules judge, and hook faults noted."""
 
 
+_LOOP_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
+"""How a note names the loop that wrote a log of each dialect."""
+
+
 class Dialect(NamedTuple):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, and
     how to compare an executed input with a call's input."""
@@ -417,7 +421,7 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     report.not_checkable = dict(dialect.not_checkable)
     judge = Judge(dialect)
     # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
-    hook_runs = HookRuns(runs_known=False)
+    hook_runs = HookRuns(runs_known=False, loop=_LOOP_NAMES.get(dialect.name, dialect.name))
     try:
         for line, record in _records(report, stream, limits):
             if not isinstance(record, dict):

@@ -5,7 +5,9 @@ decision), or a deny under fail-closed, and records the fault in `hook/result`. 
 that says "0 violations" and nothing else of a log whose hook crashed on every call tells its
 author all went well. `loopspec check` (a notice per hook), `loopspec run` and `run --harness`
 (a line after the hook audit) word each such hook with `HookRuns.notes`, so the three say the
-same of the same fault.
+same of the same fault; of a Claude Code transcript, what Claude Code took from it rather than
+what the bundled loop records. A well-formed answer its dialect does not support (Codex's
+`ask`) is said to be one, not a hook gone wrong.
 
 A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 """
@@ -14,6 +16,9 @@ from __future__ import annotations
 
 from loopspec.impl.recorded_faults import FAILED_WORD, recorded_fault
 
+UNSUPPORTED = "unsupported"
+"""The fault kind of a well-formed answer its dialect does not support (`FaultKind`; not
+imported: `check` runs without enum)."""
 MAX_TRACKED_HOOKS = 1000
 """Distinct hook ids whose runs are counted; a log naming more (none configures so many) gets
 its later hooks' faults noted without a count of their runs, so memory stays bounded."""
@@ -34,12 +39,15 @@ class FirstFault:
 class HookRuns:
     """How often each hook ran and failed, in the order the hooks first failed."""
 
-    __slots__ = ("_failed", "_first", "_outcomes", "_runs_known", "run_counts")
+    __slots__ = ("_failed", "_first", "_loop", "_outcomes", "_runs_known", "run_counts")
 
-    def __init__(self, *, runs_known: bool = True) -> None:
+    def __init__(self, *, runs_known: bool = True, loop: str | None = None) -> None:
         # False for a log that records only some runs (a Claude Code transcript keeps no record
         # of a hook that printed nothing): its notes then count failures, not runs.
         self._runs_known = runs_known
+        # The loop that wrote the log, when the log is its own (a Claude Code transcript): the
+        # notes then say what it took from the hook, not what the bundled loop records.
+        self._loop = loop
         self.run_counts: dict[str, int] = {}
         """Runs per hook id; the checker's fast path counts a run that records no fault here
         itself (`clean_events._hook_result_counted`), the rest go through `see`."""
@@ -101,15 +109,25 @@ class HookRuns:
         for hook_id, first in self._first.items():
             runs = self.run_counts.get(hook_id) if self._runs_known else None
             outcomes = self._outcomes[hook_id]
-            found.append((first, fault_note(hook_id, self._failed[hook_id], runs, first, outcomes)))
+            failed = self._failed[hook_id]
+            found.append(
+                (first, fault_note(hook_id, failed, runs, first, outcomes, loop=self._loop))
+            )
         return found
 
 
 def fault_note(
-    hook_id: str, failed: int, runs: int | None, first: FirstFault, outcomes: dict[str, int]
+    hook_id: str,
+    failed: int,
+    runs: int | None,
+    first: FirstFault,
+    outcomes: dict[str, int],
+    *,
+    loop: str | None = None,
 ) -> str:
     """What `check` and `run` say of a hook that failed `failed` times in `runs` runs (None:
-    not counted); `outcomes` counts the decision words its failed runs were recorded with."""
+    not counted); `outcomes` counts the decision words its failed runs were recorded with;
+    `loop` names the loop whose own log this is (None: a log the bundled loop's audit wrote)."""
     if runs is None:
         how_often = f"{failed} time" + ("" if failed == 1 else "s")
     elif failed == runs:
@@ -124,11 +142,22 @@ def fault_note(
         if len(words) == 1
         else ", ".join(f"{_outcome(word)} x{count}" for word, count in outcomes.items())
     )
+    # An unsupported answer is well formed (Codex's `ask`): the dialect, not the hook, refuses it.
+    what = (
+        "its answer is well formed but one its dialect does not support"
+        if first.kind == UNSUPPORTED
+        else "its own output or process went wrong"
+    )
+    outcome = (
+        f"the loop recorded {read}, the outcome HOOK-7 gives a fault (its dialect's, or a deny "
+        "under fail-closed)"
+        if loop is None
+        else f"{loop} took {read} from it (a fault's outcome in its dialect, HOOK-7)"
+    )
     return (
-        f"hook {hook_id} failed {how_often}: its own output or process went wrong ({which}"
-        f"{call}{first.kind}: {first.detail}); the loop recorded {read}, the "
-        "outcome HOOK-7 gives a fault (its dialect's, or a deny under fail-closed): no rule is "
-        "broken, but the hook's answer was not read"
+        f"hook {hook_id} failed {how_often}: {what} ({which}{call}{first.kind}: "
+        f"{first.detail}); {outcome}: no rule is broken, but the hook's answer was not "
+        + ("acted on" if first.kind == UNSUPPORTED else "read")
     )
 
 
