@@ -355,6 +355,22 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     assert line == shlex.join(argv) + put_back
 
 
+def test_SAFE_1_a_rerun_line_naming_a_path_from_home_starts_the_same_target(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: the console and a case show a `--cmd` path under the home folder from `~`, and
+    conform splits the command itself, with no shell to expand it: the rerun line, pasted as
+    printed, ran `python ~/work/loop/loop.py` literally and never reached the loop."""
+    (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
+    other = omar.parent / "elsewhere"
+    other.mkdir()
+    os.chdir(other)
+    cmd = f"{shlex.quote(sys.executable)} ~/work/loop/loop.py"
+    assert main(["conform", "--cmd", cmd, "--case-dir", "cases", "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"the target failed in apply: {cmd}: " in err
+
+
 def test_SAFE_1_a_command_that_cannot_start_hides_its_secret() -> None:
     """SAFE-1: `API_TOKEN=... node loop.mjs` without `env` cannot start, and the error repeated
     the whole command line, token and all."""
