@@ -9,10 +9,15 @@ file stays a valid dsh log for them.
 
 from __future__ import annotations
 
-import json
 from _json import encode_basestring, make_encoder
-from collections.abc import Mapping
-from typing import NoReturn
+
+# typing's flag, read by type checkers by name: `loopspec check` reads a version-1 log's commit
+# markers (`unit_marker`) with this module, and without typing, collections or json (which import
+# re, enum and more: twice the interpreter's start).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import NoReturn
 
 UNIT_KEY = "unit"
 
@@ -46,6 +51,8 @@ def encode_event(wire: Mapping[str, object]) -> bytes:
         return compact_json(wire).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate has no UTF-8 form; the escaped spelling is still lossless JSON.
+        import json  # noqa: PLC0415 (see above)
+
         return json.dumps(wire, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 

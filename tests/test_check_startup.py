@@ -30,7 +30,7 @@ from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.checker import ErrorKind, check_paths
 from loopspec.properties.logcheck.dialect import header_version
 from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
-from loopspec.properties.logcheck.synth import model_rows
+from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows, model_rows
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
 # (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
@@ -295,7 +295,15 @@ NEVER_FOR_A_CLEAN_CHECK = (
 )
 
 
-@pytest.mark.parametrize("run", ["clean", "hooked", "broken"])
+# The same turns as `loopspec run` writes them (version 1): their commit markers are read too.
+_MARKED_TURNS = marked_model_rows(DEMO_CONFIG, DEMO_COMMANDS[:14])
+LEAN_RUNS = {
+    **CHECK_RUNS,
+    "marked": (_MARKED_TURNS, [], 0, f"checked 1 log, {len(_MARKED_TURNS)} events: 0 violations"),
+}
+
+
+@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken"])
 def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     tmp_path: Path, run: str
 ) -> None:
@@ -303,10 +311,11 @@ def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     install hook imports re itself), told where loopspec is, runs `main`; what `main` left in
     `sys.modules` that was not there before is printed on stderr. A broken log's report says its
     violation in the same words, without them too."""
-    events, _, status, last_line = CHECK_RUNS[run]
+    events, _, status, last_line = LEAN_RUNS[run]
     assert events is not None
+    header = MARKED_HEADER if run == "marked" else HEADER
     log = tmp_path / "small.jsonl"
-    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *events]))
+    log.write_text("".join(json.dumps(row) + "\n" for row in [header, *events]))
     script = (
         "import sys\n"
         "before = set(sys.modules)\n"

@@ -38,11 +38,14 @@ commits are not checked, and their reports do not list LOG-8 among the rules che
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from loopspec.impl.framing import UNIT_KEY, unit_marker
 from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    # typing imports re, enum and collections, as collections.abc imports collections
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 RULE = "LOG-8"
 # In the hole a broken commit leaves (from its break to the next turn/start), the rules still
