@@ -28,6 +28,12 @@ either fails:
 2. every arc a marked test covers is also covered by an unmarked deterministic test (so the
    claim does not rest on what a random test happened to reach in that one run).
 
+`--candidates SECONDS` (with `--junit`) lists instead the unmarked tests of at least SECONDS
+that may carry the marker, all together: chosen costliest first, each only if every arc of its
+call phase is still covered by a deterministic kept context once the ones chosen before it are
+paused. A run of a few files is enough to find candidates (a missing cover only hides one); mark
+them, then check the marking on a run of the whole suite as above.
+
 Arcs are read from the coverage data file's `arc` table (coverage.py's schema 7) with one SQL
 aggregation, since asking the API once per context and file would take minutes.
 """
@@ -235,6 +241,53 @@ def arc_owners(data_file: Path, tests: Iterable[CollectedTest]) -> ArcOwners:
     return ArcOwners(dict(files), dict(deterministic_files), kept, kept_deterministic, marked)
 
 
+def test_seconds(path: Path | None) -> dict[str, float]:
+    """Seconds per test (node id without its file's folder split by dots) from a JUnit report."""
+    if path is None:
+        return {}
+    seconds: dict[str, float] = {}
+    for case in ElementTree.parse(path).getroot().iter("testcase"):
+        module = case.get("classname", "").split(".")
+        nodeid = "/".join(module[:2]) + ".py::" + "::".join([*module[2:], case.get("name", "")])
+        seconds[nodeid] = float(case.get("time", "0"))
+    return seconds
+
+
+def candidates(
+    data_file: Path, tests: Sequence[CollectedTest], seconds: dict[str, float]
+) -> list[tuple[str, float, int]]:
+    """Unmarked tests whose call phase covers no arc that the kept deterministic contexts left
+    would not cover, chosen greedily, costliest first: each one chosen no longer counts as a
+    cover for the next, so the whole list may be marked at once and the two checks still hold.
+    (node id, seconds, arcs of its call phase) each."""
+    by_id = {t.nodeid: t for t in tests}
+    connection = sqlite3.connect(f"file:{data_file}?mode=ro", uri=True)
+    contexts = dict(connection.execute("select id, context from context"))
+    arcs_of: dict[str, set[tuple[int, int, int]]] = defaultdict(set)
+    covers: dict[tuple[int, int, int], int] = defaultdict(int)
+    for context_id, file_id, start, end in connection.execute(
+        "select context_id, file_id, fromno, tono from arc"
+    ):
+        context = contexts[context_id]
+        nodeid, _, phase = context.rpartition("|")
+        test = by_id.get(nodeid)
+        arc = (file_id, start, end)
+        if test is not None and phase == "run" and not test.marked:
+            arcs_of[nodeid].add(arc)
+        kept = test is None or not (test.marked and phase == "run")
+        if not context or (kept and test is not None and not test.random):
+            covers[arc] += 1
+    chosen: list[tuple[str, float, int]] = []
+    for nodeid in sorted(arcs_of, key=lambda n: -seconds.get(n, 0.0)):
+        own = 0 if by_id[nodeid].random else 1
+        if all(covers[arc] > own for arc in arcs_of[nodeid]):
+            if own:
+                for arc in arcs_of[nodeid]:
+                    covers[arc] -= 1
+            chosen.append((nodeid, seconds.get(nodeid, 0.0), len(arcs_of[nodeid])))
+    return chosen
+
+
 def source_names(data_file: Path) -> dict[int, str]:
     connection = sqlite3.connect(f"file:{data_file}?mode=ro", uri=True)
     return {
@@ -248,8 +301,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("data_file", type=Path, help="coverage data file with test contexts")
     parser.add_argument("--junit", type=Path, help="JUnit XML of the same run (seconds)")
     parser.add_argument("tests", nargs="*", default=["tests"], help="test paths to collect")
+    parser.add_argument(
+        "--candidates",
+        type=float,
+        metavar="SECONDS",
+        help="list the unmarked tests of at least SECONDS (JUnit) that may be marked together",
+    )
     args = parser.parse_intermixed_args(argv)
     tests = collect(args.tests)
+    if args.candidates is not None:
+        chosen = candidates(args.data_file, tests, test_seconds(args.junit))
+        for nodeid, spent, arc_count in chosen:
+            if spent >= args.candidates:
+                print(f"{spent:7.2f} s {arc_count:5} arcs  {nodeid}")
+        return 0
     owners = arc_owners(args.data_file, tests)
     seconds = junit_seconds(args.junit)
     per_file: dict[str, int] = defaultdict(int)
