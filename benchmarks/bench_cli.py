@@ -22,6 +22,21 @@ rows marked `wheel:`, each against that venv's own `python -c pass`. That venv h
 without its dependencies: none of the commands measured imports one (`tests/test_check_startup.py`
 holds `check` to that). `--no-wheel` leaves them out (building takes a few seconds).
 
+How the `loopspec` script is written is the installer's: pip 25.0 and later (and uv) write one that
+imports only `sys`; earlier pips wrote distlib's template, which imports `re` to strip `.exe`
+from `argv[0]` — half again the interpreter's start, before loopspec runs. The wheel's venv also
+gets such a script (`loopspec-pip24`), and `check` is measured through it: no entry point form
+avoids it (`python -m loopspec` pays runpy's imports instead), so the row says what a user with
+an older pip pays.
+
+With `--instructions` (valgrind installed), check's rows are also counted in instructions, each
+against `python -c pass` (of the wheel's venv, or of this checkout with `--no-wheel`): a second
+view that the load of other processes on a shared machine does not move.
+
+Measured (2026-12-03, installed wheel; CPU median of 21 runs on a loaded machine, instructions):
+`check SMALL` 1.59x / 1.65x `python -c pass`, where it was 2.17x / 2.02x before check stopped
+importing collections, functools, array and json; through a pip<25 script 2.62x / 2.36x.
+
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
 each start would compile loopspec's sources, which no user's start pays.
@@ -42,6 +57,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
+
+from callgrind import instructions_of_command
 
 HELP_TARGET_SECONDS = 0.5
 CHECK_TARGET_RATIO = 1.5
@@ -104,6 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-wheel", action="store_true", help="skip the installed wheel's rows")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count check's instructions with valgrind's callgrind, against python -c pass",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         logs = {}
@@ -115,7 +137,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             "PYTHONPYCACHEPREFIX": str(Path(tmp, "pycache")),
         }
         wheel = None if args.no_wheel else _install_wheel(Path(tmp, "wheel"), env)
-        return _measure(args.rounds, logs, Path(tmp, "missing.jsonl"), env, wheel)
+        status = _measure(args.rounds, logs, Path(tmp, "missing.jsonl"), env, wheel)
+        if args.instructions:
+            _count_instructions(Path(tmp), logs, env, wheel)
+        return status
+
+
+# The rows counted by `--instructions`: check, against the interpreter it starts.
+COUNTED = (BASELINE, "loopspec --version", "loopspec check SMALL", "loopspec check BROKEN")
+
+
+def _count_instructions(
+    tmp: Path, logs: dict[str, Path], env: dict[str, str], wheel: Path | None
+) -> None:
+    """Print the instructions of check's rows and their ratio to `python -c pass`'s: a count
+    does not move with the load other processes put on the machine, as times do (it does not
+    weigh cache misses and stalls either, which times do)."""
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind not installed")
+        return
+    python, loopspec = sys.executable, _loopspec()
+    if wheel is not None:
+        python, loopspec = str(wheel / "python"), [str(wheel / "loopspec")]
+    commands = _commands(python, loopspec, logs, tmp / "missing.jsonl")
+    counted = {name: commands[name] for name in COUNTED}
+    if wheel is not None:
+        old_script = [str(wheel / OLD_PIP_SCRIPT), "check", str(logs["small"])]
+        counted["loopspec check SMALL, pip<25 script"] = (old_script, 0)
+    out = tmp / "callgrind.out"
+    counts = {
+        name: instructions_of_command(argv, code, out, env)
+        for name, (argv, code) in counted.items()
+    }
+    where = "the installed wheel" if wheel is not None else "this checkout"
+    print(f"\ninstructions (callgrind, {where})")
+    for name, count in counts.items():
+        print(f"{name:41} {count / 1e6:7.1f}M {count / counts[BASELINE]:5.2f}x")
 
 
 def _install_wheel(folder: Path, env: dict[str, str]) -> Path:
@@ -131,7 +188,22 @@ def _install_wheel(folder: Path, env: dict[str, str]) -> Path:
     run(sys.executable, "-m", "venv", "--without-pip", str(venv))
     (wheel,) = folder.glob("loopspec-*.whl")
     run(*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", str(wheel))
+    old_script = venv / "bin" / OLD_PIP_SCRIPT
+    old_script.write_text(f"#!{venv / 'bin' / 'python'}\n{OLD_PIP_TEMPLATE}")
+    old_script.chmod(0o755)
     return venv / "bin"
+
+
+OLD_PIP_SCRIPT = "loopspec-pip24"
+OLD_PIP_TEMPLATE = """# -*- coding: utf-8 -*-
+import re
+import sys
+from loopspec.properties.cli.main import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+"""The console script pip wrote before 25.0 (distlib's template), below its `#!` line."""
 
 
 def _commands(
@@ -164,6 +236,8 @@ def _measure(
     if wheel is not None:
         installed = _commands(str(wheel / "python"), [str(wheel / "loopspec")], logs, missing)
         commands |= {WHEEL + name: command for name, command in installed.items()}
+        old_script = [str(wheel / OLD_PIP_SCRIPT), "check", str(logs["small"])]
+        commands[f"{WHEEL}loopspec check SMALL, pip<25 script"] = (old_script, 0)
     samples: dict[str, list[Sample]] = {name: [] for name in commands}
     for command, status in commands.values():  # warm the file and bytecode caches once
         _run(command, status, env)

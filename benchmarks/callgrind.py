@@ -37,3 +37,23 @@ def instructions_running(script: str, args: Sequence[str], out: Path) -> tuple[i
         if line.startswith(("summary:", "totals:")):
             return int(line.split()[1]), done.stdout
     raise SystemExit(f"no instruction total in {out}")
+
+
+def instructions_of_command(
+    argv: Sequence[str], status: int, out: Path, env: dict[str, str]
+) -> int:
+    """The instructions the command `argv` executes (its children not counted), with `env`
+    and the hash seed fixed; it must exit with `status` (a command that fails early would be
+    counted as cheap)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+        check=False,
+        capture_output=True,
+        env={**env, "PYTHONHASHSEED": "0"},
+    )
+    if done.returncode != status:
+        raise SystemExit(f"{' '.join(argv)}: exit status {done.returncode}, expected {status}")
+    for line in out.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise SystemExit(f"no instruction total in {out}")
