@@ -113,41 +113,118 @@ _EVENT_VALIDATORS = _event_validators()
 
 def _clock_free_schemas() -> bool:
     """Whether the event schema asks of `seq` only a non-negative integer and of `time` only an
-    integer, at the top level and in every type's branch: then an event with any such values
-    is valid exactly when the same event with both set to 0 is."""
+    integer, and of `sourceEventSeqs` (where a type allows it) only a list of integers, at the
+    top level and in every type's branch: then an event with any such values is valid exactly
+    when the same event with all of them set to 0 is."""
     event = FROM_IMPLEMENTATION["$defs"]["event"]
     levels = [event, event.get("then", {}), *(item["then"] for item in event.get("allOf", []))]
+    free: dict[str, tuple[dict[str, object], ...]] = {
+        "seq": ({}, {"type": "integer", "minimum": 0}),
+        "time": ({}, {"type": "integer"}),
+        "sourceEventSeqs": ({}, {"type": "array", "items": {"type": "integer"}}),
+    }
     for level in levels:
         properties = level.get("properties", {})
-        seq = {k: v for k, v in properties.get("seq", {}).items() if k != "description"}
-        time_ = {k: v for k, v in properties.get("time", {}).items() if k != "description"}
-        if seq not in ({}, {"type": "integer", "minimum": 0}) or time_ not in (
-            {},
-            {"type": "integer"},
-        ):
-            return False
-        # Any other keyword (if, not, ...) must not speak of them at all (`required` asks only
-        # that they are there, and both are).
+        for name, allowed in free.items():
+            asked = {k: v for k, v in properties.get(name, {}).items() if k != "description"}
+            if asked not in allowed:
+                return False
+        # Any other keyword (if, not, ...) must not speak of them at all, but to ask that they
+        # are there (`required`): the same event with other such values is there alike.
         others = {
             k: v for k, v in level.items() if k not in ("properties", "required", "allOf", "then")
         }
-        if '"seq"' in json.dumps(others) or '"time"' in json.dumps(others):
+        said = json.dumps(_without_required(others))
+        if any(f'"{name}"' in said for name in free):
+            return False
+    return True
+
+
+def _without_required(schema: object) -> object:
+    """`schema` with every `required` list left out."""
+    if isinstance(schema, dict):
+        return {k: _without_required(v) for k, v in schema.items() if k != "required"}
+    if isinstance(schema, list):
+        return [_without_required(item) for item in schema]
+    return schema
+
+
+# Where each message event's message sits in the event, and the message's schema.
+_MESSAGE_AT: Final = {
+    "user/message": ((), "UserMessage"),
+    "assistant/message": (("message",), "AssistantMessage"),
+    "tool/result": (("message",), "ToolResultMessage"),
+}
+
+
+def _free_message_ids() -> bool:
+    """Whether the schema asks of a message event's message `id` only a string: each message
+    schema says so and says nothing else of `id`, and each message event's branch reaches its
+    message only at `_MESSAGE_AT`. Then such an event is valid exactly when the same event with
+    the id "" is (a loop that makes a fresh id per message, a UUID, repeats no event else)."""
+    defs = FROM_IMPLEMENTATION["$defs"]
+    data_free = {k: v for k, v in defs["event"]["properties"]["data"].items() if k != "description"}
+    if data_free:
+        return False
+    branches = {
+        name: item["then"]
+        for item in defs["event"].get("allOf", [])
+        if (name := _type_guard(item)) is not None
+    }
+    for kind, (path, name) in _MESSAGE_AT.items():
+        message = defs["messages"].get(name, {})
+        id_ = message.get("properties", {}).get("id", {})
+        asked = {k: v for k, v in id_.items() if k != "description"}
+        others = {k: v for k, v in message.items() if k not in ("properties", "required")}
+        if asked != {"type": "string"} or '"id"' in json.dumps(_without_required(others)):
+            return False
+        at = branches.get(kind, {})
+        for step in ("data", *path):
+            if set(at) - {"type", "required", "properties", "description"}:
+                return False
+            at = at.get("properties", {}).get(step, {})
+        if at != {"$ref": f"#/$defs/messages/{name}"}:
             return False
     return True
 
 
 _CLOCK_FREE = _clock_free_schemas()
-# Events found valid, by their JSON with seq and time set to 0: a run repeats most events but
-# for those two (a turn's start, a step's end, the same reply), and a check costs 0.2-1 ms.
+_IDS_FREE = _free_message_ids()
+# Events found valid, by their JSON with the values above set to 0 and "": a run repeats most
+# events but for those (a turn's start, a step's end, the same reply), and a check costs
+# 0.2-1 ms.
 _VALID_EVENTS: set[str] = set()
 _VALID_EVENTS_KEPT: Final = 20_000
 
 
-def _event_valid(event: dict[str, Any], validator: Draft202012Validator) -> bool:
+def _remembered_as(event: dict[str, Any]) -> str | None:
+    """The key `event` is remembered by once found valid; None: not to be remembered."""
     seq, time_ = event.get("seq"), event.get("time")
     if not (_CLOCK_FREE and type(seq) is int and seq >= 0 and type(time_) is int):
+        return None
+    key = {**event, "seq": 0, "time": 0}
+    cited = event.get("sourceEventSeqs")
+    if isinstance(cited, list) and all(type(seq) is int for seq in cited):
+        key["sourceEventSeqs"] = [0] * len(cited)
+    at = _MESSAGE_AT.get(str(event.get("type"))) if _IDS_FREE else None
+    if at is not None:
+        key["data"] = _without_id(event.get("data"), at[0])
+    return json.dumps(key, sort_keys=True)
+
+
+def _without_id(data: object, path: tuple[str, ...]) -> object:
+    """`data` with the message at `path` in it holding the id "", if that id is a string."""
+    if not isinstance(data, dict):
+        return data
+    if path:
+        return {**data, path[0]: _without_id(data[path[0]], path[1:])} if path[0] in data else data
+    return {**data, "id": ""} if type(data.get("id")) is str else data
+
+
+def _event_valid(event: dict[str, Any], validator: Draft202012Validator) -> bool:
+    key = _remembered_as(event)
+    if key is None:
         return bool(validator.is_valid(event))
-    key = json.dumps({**event, "seq": 0, "time": 0}, sort_keys=True)
     if key in _VALID_EVENTS:
         return True
     if not validator.is_valid(event):
