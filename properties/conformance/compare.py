@@ -190,6 +190,41 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
     }
 
 
+# Observation fields `normalized_observation` reads but for the events: the commits are held to
+# LOG-8 by `split_units`, a refusal's rule and words by `refused_alike`; `atomic` is the model's.
+_NORMALIZED_BESIDE_EVENTS = tuple(
+    field.name
+    for field in attrs.fields(Observation)
+    if field.name not in ("events", "atomic", "commits", "refusal_rule", "refusal_message")
+)
+
+
+def same_normalized(expected: Observation, actual: Observation) -> bool:
+    """Whether the two observations are equal once normalized (`normalized_observation`).
+
+    Equal in every field it reads, events but for their `time`, they are: it drops `time` and
+    normalizes every other value by what that value is alone. That is the common case (a
+    conforming target), and it compares at a fraction of the cost of normalizing both; only
+    observations that differ there are normalized."""
+    if (
+        len(expected.events) == len(actual.events)
+        and all(
+            getattr(expected, name) == getattr(actual, name) for name in _NORMALIZED_BESIDE_EVENTS
+        )
+        and all(map(_equal_but_time, expected.events, actual.events))
+    ):
+        return True
+    return normalized_observation(expected) == normalized_observation(actual)
+
+
+def _equal_but_time(expected: Event, actual: Event) -> bool:
+    if expected == actual:
+        return True
+    if expected.keys() != actual.keys():
+        return False
+    return all(expected[key] == actual[key] for key in expected if key != "time")
+
+
 def _shown(value: object) -> object:
     """A comparable value as plain JSON: parsed arguments as their value, 0.0 as 0."""
     if isinstance(value, _Parsed):

@@ -72,7 +72,7 @@ from loopspec.properties.conformance.compare import (
     DivergenceFound,
     classify,
     log_violations,
-    normalized_observation,
+    same_normalized,
     split_units,
 )
 from loopspec.properties.conformance.profile_check import settling_command
@@ -249,7 +249,7 @@ def run_program(
         violations = log_violations(monitor, actual.events)
         history.extend(expected.events)
         if (
-            normalized_observation(expected) != normalized_observation(actual)
+            not same_normalized(expected, actual)
             or not refused_alike(expected, actual)
             or split_units(expected, actual)
             or violations

@@ -65,8 +65,8 @@ from loopspec.properties.conformance.compare import (
     classify,
     hook_audit_rule,
     log_violations,
-    normalized_observation,
     probe_for,
+    same_normalized,
     split_units,
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
@@ -268,7 +268,7 @@ def conformance_machine(
                 return
             split = split_units(expected, actual)
             if (
-                normalized_observation(expected) == normalized_observation(actual)
+                same_normalized(expected, actual)
                 and refused_alike(expected, actual)
                 and not split
                 and not violations
