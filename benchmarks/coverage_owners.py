@@ -263,7 +263,10 @@ def candidates(
     by_id = {t.nodeid: t for t in tests}
     connection = sqlite3.connect(f"file:{data_file}?mode=ro", uri=True)
     contexts = dict(connection.execute("select id, context from context"))
-    arcs_of: dict[str, set[tuple[int, int, int]]] = defaultdict(set)
+    # A test that ran (JUnit has it) but reached no model arc, so no context, is a candidate too.
+    arcs_of: dict[str, set[tuple[int, int, int]]] = {
+        nodeid: set() for nodeid in seconds if nodeid in by_id and not by_id[nodeid].marked
+    }
     covers: dict[tuple[int, int, int], int] = defaultdict(int)
     for context_id, file_id, start, end in connection.execute(
         "select context_id, file_id, fromno, tono from arc"
@@ -273,7 +276,7 @@ def candidates(
         test = by_id.get(nodeid)
         arc = (file_id, start, end)
         if test is not None and phase == "run" and not test.marked:
-            arcs_of[nodeid].add(arc)
+            arcs_of.setdefault(nodeid, set()).add(arc)
         kept = test is None or not (test.marked and phase == "run")
         if not context or (kept and test is not None and not test.random):
             covers[arc] += 1
