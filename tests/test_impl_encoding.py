@@ -102,6 +102,8 @@ def _outcome(encode: Any, wire: Mapping[str, object]) -> bytes | type[BaseExcept
         return type(error)
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(max_examples=150)
 @given(st.dictionaries(keys, values, max_size=5), st.booleans())
 def test_LOG_3_fast_encoder_writes_the_reference_bytes(
@@ -603,6 +605,8 @@ def test_LOG_3_the_unchecked_floor_writes_what_the_checked_writers_write() -> No
             _assert_unchecked_writes_alike(event)
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(max_examples=60)
 @given(any_events)
 def test_LOG_3_the_unchecked_floor_writes_generated_plain_events_alike(event: object) -> None:
@@ -700,6 +704,8 @@ def _frozen_shape(value: object) -> object:
     return value
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(max_examples=150)
 @given(values, st.booleans())
 def test_RW_1_a_plain_rewrite_input_is_written_as_its_snapshot_would_be(
