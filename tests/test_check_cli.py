@@ -466,7 +466,7 @@ def test_json_format_is_documented_where_check_help_points(
     """`check --help` names the JSON format and where an installed loopspec documents it (the
     help said only "output format (text)", and README gave a path of the source tree), and that
     documentation names every key a log's entry and the summary carry."""
-    monkeypatch.setenv("COLUMNS", "80")  # as a terminal: a narrower one splits the module name
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal it finds
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     # argparse wraps lines at spaces and after hyphens: undo both.

@@ -52,6 +52,24 @@ def test_every_verb_help_says_what_it_does_and_its_exit_codes(
     assert too_wide == [], "help text wider than a terminal"
 
 
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_every_verb_help_keeps_each_module_path_whole_in_a_narrow_terminal(
+    verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The module paths a verb's help names (`python -m pydoc loopspec....`) come out whole in
+    a 40-column terminal, where argparse split them mid-word ("loopspec.prope" / "rties...")
+    and they could not be copied."""
+
+    def module_paths(columns: int) -> list[str]:
+        monkeypatch.setenv("COLUMNS", str(columns))
+        with pytest.raises(SystemExit):
+            main([verb, "--help"])
+        words = capsys.readouterr().out.split()
+        return [word.strip("();,.'`") for word in words if word.startswith("loopspec.")]
+
+    assert module_paths(40) == module_paths(1000)
+
+
 def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
     """The verb table and the modules agree (loading all of them)."""
     parser = build_parser("*")

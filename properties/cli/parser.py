@@ -120,6 +120,14 @@ class _HelpFormatter(argparse.HelpFormatter):
             options["width"] = _help_width()
         super().__init__(prog, **options)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # argparse's, except that a word longer than the line overflows it: split, a module
+        # path the help names (`python -m pydoc loopspec....`) cannot be copied from a narrow
+        # terminal.
+        import textwrap  # noqa: PLC0415 (only help needs it)
+
+        return textwrap.wrap(" ".join(text.split()), width, break_long_words=False)
+
 
 class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
     """A verb's description and epilog: paragraphs a verb wrapped itself keep their lines; a
