@@ -19,6 +19,10 @@ another's, and a change to generation moves which programs a seed draws, so a si
 moved with its program lengths rather than with the cost of a command (one seed went from 12.6
 to 10.1 commands a program when the swarm was drawn first, and its ratio fell by a third).
 
+With `--cmd COMMAND`, conform runs that driver-protocol target instead of the bundled
+implementation (the issue's second figure is the js-loop's: `--cmd "node
+examples/js-loop/main.mjs"`); only conform's own CPU is counted, not the target process's.
+
 With `--instructions` (valgrind installed), the same ratio is also counted in instructions per
 step (callgrind, a fresh interpreter per run, a short run's count subtracted for start-up), which
 the load of a shared machine does not move; it counts conform's default seed only (minutes per
@@ -100,30 +104,35 @@ def trivial_rate(examples: int, steps_per_program: int = STEPS_PER_PROGRAM) -> f
     return TRIVIAL_STEPS[0] / (time.process_time() - started)
 
 
-def conform_steps(examples: int, seed: int | None = None) -> int:
-    """Run `loopspec conform` on the bundled implementation (with `seed`, else its fixed
-    derandomized sequence); the commands it sent."""
+def conform_steps(examples: int, seed: int | None = None, cmd: str | None = None) -> int:
+    """Run `loopspec conform` on the bundled implementation, or on the `cmd` process (with
+    `seed`, else its fixed derandomized sequence); the commands it sent."""
     out = io.StringIO()
     argv = ["conform", "--examples", str(examples), "--format", "json"]
     if seed is not None:
         argv += ["--seed", str(seed)]
+    if cmd is not None:
+        argv += ["--cmd", cmd]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = loopspec_main(argv)
     report = json.loads(out.getvalue())
     if code != 0 or not report["conformant"]:
-        raise SystemExit("the bundled implementation is not conformant: nothing to measure")
+        raise SystemExit(
+            f"{cmd or 'the bundled implementation'} is not conformant: nothing to measure"
+        )
     steps, programs = int(report["steps"]), int(report["examples"]) + int(report["retries"])
     CONFORM_STEPS_AND_PROGRAMS[:] = [steps, programs]
     return steps
 
 
-def conform_rate(examples: int, seeds: int) -> float:
-    """Commands per CPU second of `loopspec conform` on the bundled implementation, pooled over
-    one run per seed 1..`seeds`; CONFORM_STEPS_AND_PROGRAMS holds the pooled counts."""
+def conform_rate(examples: int, seeds: int, cmd: str | None = None) -> float:
+    """Commands per CPU second of `loopspec conform` on the bundled implementation (or `cmd`),
+    pooled over one run per seed 1..`seeds`; CONFORM_STEPS_AND_PROGRAMS holds the pooled
+    counts."""
     steps = programs = 0
     started = time.process_time()
     for seed in range(1, seeds + 1):
-        steps += conform_steps(examples, seed)
+        steps += conform_steps(examples, seed, cmd)
         programs += CONFORM_STEPS_AND_PROGRAMS[1]
     CONFORM_STEPS_AND_PROGRAMS[:] = [steps, programs]
     return steps / (time.process_time() - started)
@@ -188,6 +197,10 @@ def main() -> None:
         help="conform runs once per seed 1..N in each round, pooled (default 4)",
     )
     parser.add_argument(
+        "--cmd",
+        help="measure conform on this driver-protocol process, not the bundled implementation",
+    )
+    parser.add_argument(
         "--instructions",
         action="store_true",
         help="also count instructions per step with valgrind's callgrind (minutes more)",
@@ -196,6 +209,8 @@ def main() -> None:
         "--count-run", nargs=2, metavar=("SIDE", "EXAMPLES"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
+    if args.cmd and args.instructions:
+        parser.error("--instructions counts the bundled implementation only, not a --cmd")
     if args.count_run:
         which, examples = args.count_run
         count_run(which, int(examples))
@@ -208,7 +223,7 @@ def main() -> None:
     for _ in range(args.rounds):
         trivial.append(trivial_rate(args.examples))
         trivial_length = TRIVIAL_STEPS[0] / max(TRIVIAL_PROGRAMS[0], 1)
-        conform.append(conform_rate(args.examples, args.seeds))
+        conform.append(conform_rate(args.examples, args.seeds, args.cmd))
         conform_steps_run, conform_programs = CONFORM_STEPS_AND_PROGRAMS
         conform_length = conform_steps_run / max(conform_programs, 1)
         if not cap:
@@ -222,8 +237,9 @@ def main() -> None:
     best_trivial, best_conform = max(trivial), max(conform)
     ratio = best_conform / best_trivial
     print(f"trivial two-rule machine: {best_trivial:,.0f} steps/s (CPU), best of {args.rounds}")
+    target = f"--cmd {args.cmd}" if args.cmd else "bundled impl"
     print(
-        f"loopspec conform, bundled impl: {best_conform:,.0f} commands/s (CPU), "
+        f"loopspec conform, {target}: {best_conform:,.0f} commands/s (CPU), "
         f"seeds 1..{args.seeds} pooled"
     )
     verdict = "MET" if ratio >= GOAL else "MISSED"
