@@ -164,8 +164,6 @@ class Prefix:
         # for that call (HOOK-1), and is folded as that call's answer.
         self.pending_hook_calls: dict[tuple[int, str, str], str] = {}
         self.hook_results: dict[str, list[HookAnswer]] = {}
-        # call id -> the first PostToolUse answer audited as a block: its result is an error.
-        self.post_blocked: dict[str, HookAnswer] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
@@ -246,8 +244,6 @@ class Prefix:
     def _reset_hooks(self) -> None:
         if self.hook_results:
             self.hook_results = {}
-        if self.post_blocked:
-            self.post_blocked = {}
         if self.approval_due:
             self.approval_due = set()
         if self.pre_hook_runs:
@@ -535,8 +531,6 @@ class Prefix:
                 self.hook_results.setdefault(call_id, []).append(answer)
                 if answer.decision in ASKING_DECISIONS and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
-                elif answer.decision in DENYING_DECISIONS and answer.point == "PostToolUse":
-                    self.post_blocked.setdefault(call_id, answer)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)
@@ -1288,31 +1282,24 @@ def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     return NO_VIOLATIONS
 
 
-@invariant("post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result", "tool/result"))
+@invariant("post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result"))
 def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A PostToolUse hook never asks, and one audited as blocking blocked: its call's result is
-    an error."""
-    if fact.type == "hook/result":
-        if fact.point == "PostToolUse" and fact.decision in ASKING_DECISIONS:
-            msg = (
-                f"PostToolUse hook {fact.handler_id} is audited {fact.decision!r}: after the "
-                "body ran there is nothing to approve (pass, allow, approve, stop, error; "
-                "block or deny for a block)"
-            )
-            return [Violation("HOOK-1", fact.seq, msg)]
-        return NO_VIOLATIONS
+    """A PostToolUse hook is never audited as asking: the body already ran.
+
+    A blocking word on a result that is not an error is not flagged: Codex applies a block
+    without the error flag, and ignores one without a reason (known divergences), so a log
+    alone does not tell a block ignored from one applied its own way."""
     if (
-        fact.type == "tool/result"
-        and fact.surface == "append"
-        and fact.call_id in prefix.post_blocked
-        and not fact.is_error
+        fact.type == "hook/result"
+        and fact.point == "PostToolUse"
+        and fact.decision in ASKING_DECISIONS
     ):
-        answer = prefix.post_blocked[fact.call_id]
         msg = (
-            f"PostToolUse hook {answer.handler_id} is audited {answer.decision!r} for "
-            f"{fact.call_id}, whose result is not an error: a block replaces it (DEC-3)"
+            f"PostToolUse hook {fact.handler_id} is audited {fact.decision!r}: after the body "
+            "ran there is nothing to approve (pass, allow, approve, stop, error; block or deny "
+            "for a block)"
         )
-        return [Violation("HOOK-1", fact.seq, msg, (answer.seq,))]
+        return [Violation("HOOK-1", fact.seq, msg)]
     return NO_VIOLATIONS
 
 

@@ -348,7 +348,6 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         call_id in prefix.unapplied_rewrites
         or call_id in prefix.refused_calls
         or call_id in prefix.approval_due
-        or call_id in prefix.post_blocked
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
@@ -627,7 +626,6 @@ JUDGES: dict[str, CleanJudge] = {
             *_IN_STEP,
             result_answers_pending_call,
             results_in_model_order,
-            post_hook_words_fit_the_result,
             supplied_rewrite_applied_or_refused,
             approval_shows_effective_input,
             repair_results_match_call_state,
