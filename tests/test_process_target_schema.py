@@ -145,6 +145,8 @@ def _with_fresh_ids(answer: dict[str, Any], shift: int) -> dict[str, Any]:
     """`answer` as a loop with its own message ids (a UUID each) and a longer log would send
     it: every message id new, every seq and cited seq `shift` later, another clock."""
     fresh = copy.deepcopy(answer)
+    fresh["seq"] += shift
+    fresh["history"]["kept"] += shift
     for event in fresh["events"]:
         event["seq"] += shift
         event["time"] += 7
@@ -165,16 +167,19 @@ def test_PROTO_1_an_event_that_differs_only_in_free_values_is_checked_from_memor
     a loop that makes UUIDs sends them, are not checked by the schema again (half the js-loop's
     events were, each a fifth of a millisecond or more); nor are the messages a history
     appends (HIST-1), checked apart from the answer since a third of conform's CPU went to
-    checking them with it."""
+    checking them with it; nor is the rest of an answer that differs in its seq and its
+    history's `kept` alone."""
     answers = _answers()
     for answer in answers:
         assert process_target._surely_valid(answer)
-    remembered = len(process_target._VALID_EVENTS), len(process_target._VALID_MESSAGES)
+    remembered = [len(process_target._VALID_EVENTS), len(process_target._VALID_MESSAGES)]
+    remembered.append(len(process_target._VALID_SHELLS))
     for answer in answers:
         fresh = _with_fresh_ids(answer, 100)
         assert _fully_valid(fresh)
         assert process_target._surely_valid(fresh)
-    now = len(process_target._VALID_EVENTS), len(process_target._VALID_MESSAGES)
+    now = [len(process_target._VALID_EVENTS), len(process_target._VALID_MESSAGES)]
+    now.append(len(process_target._VALID_SHELLS))
     assert now == remembered
     cited = [e for a in answers for e in a["events"] if e.get("sourceEventSeqs")]
     assert cited, "PROGRAM cites seqs (a tool/result)"
