@@ -203,6 +203,15 @@ def loads(text: str) -> object:
 _SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
 
 
+# What JavaScript's `String.prototype.trim` removes: WhiteSpace (tab, VT, FF, U+FEFF, the space
+# separators) and LineTerminator. Python's `str.strip`, which says what is blank (EXE-2), also
+# removes U+001C..U+001F and U+0085, and not U+FEFF: a JavaScript loop must not trim with it.
+JAVASCRIPT_TRIMMED = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
 def parse_arguments(raw: str) -> JsonValue:
     """Parse a tool call's raw argument string the way every reader must (rule EXE-2).
 

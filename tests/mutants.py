@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from loopspec.model import dispatch, handlers, rewrite
+from loopspec.model import dispatch, handlers, jsonvalue, messages, rewrite
 from loopspec.model.commands import Command
 from loopspec.model.draft import Draft
 from loopspec.model.events import (
@@ -29,7 +29,7 @@ from loopspec.model.events import (
     TurnEnded,
     UserMessageRecorded,
 )
-from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, JsonValue
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage, plugin_source
 from loopspec.model.pure import decisions
 from loopspec.model.records import aborted as _real_aborted
@@ -62,6 +62,9 @@ class Mutant:
     describe: str
     patches: Callable[[], list[Patch]]
     also_breaks: frozenset[str] = frozenset()
+    # Whether a program of the exhaustive alphabet can show the bug: its calls' arguments are
+    # fixed (symmetry reduction), so a bug in how arguments parse is random programs' to find.
+    exhaustive: bool = True
 
     @property
     def blamed(self) -> frozenset[str]:
@@ -297,6 +300,21 @@ def _ask_shows_original(draft: Draft, phase: Dispatching) -> Dispatching:
 
 
 # ---------------------------------------------------------------------------------------------
+# Arguments parse another way.
+
+_real_parse_arguments = jsonvalue.parse_arguments
+
+
+def _parse_trimmed_the_javascript_way(raw: str) -> JsonValue:
+    """Blank as JavaScript's `trim` reads it; the rest as every reader parses it."""
+    if not raw.strip(JAVASCRIPT_TRIMMED):
+        return EMPTY
+    if not raw.strip():
+        return raw  # blank to Python alone: not JSON to a JavaScript reader either
+    return _real_parse_arguments(raw)
+
+
+# ---------------------------------------------------------------------------------------------
 # An abort's cause is lost.
 
 
@@ -396,6 +414,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "RW-4",
         "the approval prompt shows the original input",
         lambda: [(dispatch, "_gate", _ask_shows_original)],
+    ),
+    Mutant(
+        "javascript-trim",
+        "EXE-2",
+        "blank arguments are read as JavaScript's trim reads them, not Python's strip",
+        lambda: [
+            (messages, "parse_arguments", _parse_trimmed_the_javascript_way),
+            (rewrite, "parse_arguments", _parse_trimmed_the_javascript_way),
+        ],
+        exhaustive=False,
     ),
     Mutant(
         "every-abort-the-users",

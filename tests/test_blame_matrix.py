@@ -49,7 +49,12 @@ from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance import compare
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
-from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
+from loopspec.properties.stateful.strategies import (
+    CONFIGS,
+    JAVASCRIPT_ONLY_BLANK,
+    PYTHON_ONLY_BLANK,
+    TOOLS,
+)
 
 Event = dict[str, Any]
 Change = Callable[[Command, Observation], Observation]
@@ -906,6 +911,18 @@ FAMILIES = (
     Case("a PostToolUse pass audited block", "HOOK-1", changed(_post_word("pass", "block")),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                    ToolFinishes("c1", ToolSucceeded("a"), (PostPass(),)))),
+    # Blank as JavaScript's `trim` reads it: U+FEFF blank (Python: not JSON), U+001C..U+001F
+    # and U+0085 not (Python: blank, so {}): an error that names another input problem.
+    Case("U+FEFF arguments read as blank", "EXE-2", _mutant("javascript-trim"), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", JAVASCRIPT_ONLY_BLANK),)))),
+    # An unknown tool's call: INVALID_TOOL_INPUT against UNKNOWN_TOOL either way, which read
+    # as judging in another order (EXE-5) before.
+    Case("U+FEFF arguments of an unknown tool read as blank", "EXE-2",
+         _mutant("javascript-trim"), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", JAVASCRIPT_ONLY_BLANK),)))),
+    Case("U+001C..U+001F, U+0085 arguments read as not blank", "EXE-2",
+         _mutant("javascript-trim"), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", PYTHON_ONLY_BLANK),)))),
     Case("a PostToolUse block audited deny", "TEXT-2", changed(_post_word("block", "deny")),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                    ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"),)))),

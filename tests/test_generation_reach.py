@@ -3,7 +3,8 @@
 A comparison can only catch a bug in a situation some program creates. The situations below are
 those whose absence let wrong loops pass (an identity rewrite, an outcome for a settled call, a
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
-input still queued when a program ends, an abort whose cause is not the user's) and the
+input still queued when a program ends, an abort whose cause is not the user's, arguments
+blank to one of Python's `strip` and JavaScript's `trim` alone) and the
 features every rule family needs (rewrites, several hooks on one call, parallel calls,
 approvals, aborts, crashes). The test runs the
 conformance machine on the model itself, counts per situation the programs that reach it, prints
@@ -39,7 +40,7 @@ from loopspec.model.commands import (
     ToolFinishes,
 )
 from loopspec.model.config import PRE_TOOL_USE, LoopConfig
-from loopspec.model.jsonvalue import parse_arguments
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
 from loopspec.model.state import (
     READY,
     RUNNING,
@@ -79,6 +80,8 @@ SITUATIONS = (
     "outcome for a settled call",
     "queued input delivered at a quiet end",
     "empty PostToolUse context",
+    "arguments blank to Python's strip alone",
+    "arguments blank to JavaScript's trim alone",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -146,6 +149,10 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                     found.add("several hooks on one call")
                 if _partly_named(config, call.name):
                     found.add("tool name a matcher names in part")
+                python_blank = not call.arguments.strip()
+                if python_blank != (not call.arguments.strip(JAVASCRIPT_TRIMMED)):
+                    reader = "Python's strip" if python_blank else "JavaScript's trim"
+                    found.add(f"arguments blank to {reader} alone")
         case ApprovalAnswers() if after.log != before.log:
             found.add("approval")
         case Abort(cause=cause) if after is not before:

@@ -48,6 +48,7 @@ from loopspec.model.facts import (
     fact_from_wire,
 )
 from loopspec.model.invariants import LogMonitor, Violation
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
 from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
     ERROR_PREFIX,
@@ -510,6 +511,24 @@ def _input_problem(event: Event) -> str:
     return "not an object" if "JSON object" in text else "missing keys"
 
 
+def _parsed_otherwise(
+    code: object, their_code: object, got: Event | None, original: object
+) -> bool:
+    """Whether a call's result differs because the target parsed its arguments otherwise (EXE-2)
+    rather than judged or timed it otherwise (EXE-5, ABORT-1): it found them not an object where
+    the model took the input, or the model found them not an object where JavaScript's `trim`
+    reads them as blank ({}): U+FEFF, which Python's `str.strip` keeps."""
+    if their_code == "INVALID_TOOL_INPUT" and code != "INVALID_TOOL_INPUT":
+        return got is not None and _input_problem(got) == "not an object"
+    return (
+        code == "INVALID_TOOL_INPUT"
+        and their_code != "INVALID_TOOL_INPUT"
+        and isinstance(original, str)
+        and bool(original.strip())
+        and not original.strip(JAVASCRIPT_TRIMMED)
+    )
+
+
 def _result_text(event: Event | None) -> str:
     """The text blocks of a tool/result's message, run together."""
     content = _data(event).get("message", {}).get("content") if event is not None else None
@@ -565,6 +584,12 @@ def _result_rule(
     text = json.dumps(_data(want).get("message", {}).get("content"))
     situation = _situation(call_id, history)
     about = f"the result of call {call_id}"
+    their_code = _error_code(got)  # a target may write `error` as another JSON type
+    if _parsed_otherwise(code, their_code, got, situation.original):
+        return "EXE-2", (
+            f"{about} differs: the call's arguments parse to another value here (blank means "
+            "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
+        )
     if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
         # The target settled the call at the gate, before its turn to start came.
         return "EXE-5", (
@@ -576,7 +601,6 @@ def _result_rule(
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
-    their_code = _error_code(got)  # a target may write `error` as another JSON type
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
         return "EXE-5", f"{about} differs: invalid input is reported before an unknown tool"
     if (

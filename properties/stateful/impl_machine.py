@@ -94,6 +94,7 @@ from loopspec.properties.stateful.model_machine import ModelMachine
 # "accepted" or the model's refusal rule ID.
 CONFORMANCE_HITS: Counter[tuple[str, str, str]] = Counter()
 
+
 def _exit_fitting(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> HookAudit:
     """`audit`, its exit code 2 made 0 where no hook could give `verdict` by exiting 2 (HOOK-1,
     `commands.exits_as`). Fitted after the draw: mapping the strategy moved the fixed batch."""

@@ -93,7 +93,13 @@ WIDE_ARGUMENTS = {
     "bash": [*ARGUMENTS["bash"], '{"command":"make","run_in_background":true}'],
     "write": [*ARGUMENTS["write"], '{"file_path":"c.txt","content":3}'],
 }
-MALFORMED_ARGUMENTS = ["", "not json", "[1,2]", '"text"']
+# Blank arguments mean {} (EXE-2), blank as Python's `str.strip` reads it: "\x1c".."\x1f" and
+# "\x85" are blank to it and not to JavaScript's `trim`, "\ufeff" the other way round, so a
+# loop that trims the JavaScript way parses them otherwise (the empty string alone never showed
+# that).
+PYTHON_ONLY_BLANK = "\x1c\x1d\x1e\x1f\x85"
+JAVASCRIPT_ONLY_BLANK = "\ufeff"
+MALFORMED_ARGUMENTS = ["", PYTHON_ONLY_BLANK, JAVASCRIPT_ONLY_BLANK, "not json", "[1,2]", '"text"']
 
 
 # Strategies built once and reused (see `_cached`): Hypothesis validates a strategy and works out
