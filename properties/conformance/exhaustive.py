@@ -10,11 +10,14 @@ phase, so that every program is meaningful:
 
 - idle: the user submits "go";
 - awaiting the model: a reply with text only; with one `read` call; with a `read` and a `bash`
-  call (parallel-safe, then exclusive); the request fails (OVERLOADED);
+  call (parallel-safe, then exclusive); with two `read` calls (both parallel-safe: they run at
+  once, and settle in either order); the request fails (OVERLOADED);
 - rewriting (two PreToolUse hooks, `guard` then `late`, match `bash`): pass; allow with a
   rewrite to `{"command":"ls"}`; ask with a rewrite to `{"command":"ls -la"}`; deny;
 - dispatching: every approval outcome while one is asked; for each running call, in any order
-  (all completion orders), success "ok" deferring the context "ctx", or failure "boom";
+  (all completion orders), success "ok" deferring the context "ctx", or failure "boom"; a
+  `read`'s outcome is judged by the PostToolUse hook `audit`: the success passed, given the
+  context "note" or blocked ("withheld"), the failure passed (`finishes`);
 - any phase but idle and crashed: abort, crash; crashed: recover. The abort's cause cycles
   with the log's length (`abort_on`), so the programs send every cause (ABORT-3) without
   multiplying them.
@@ -44,13 +47,16 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
+    PostContext,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.errors import TransitionRefused
 from loopspec.model.events import ToolCallRecorded
 from loopspec.model.invariants import LogMonitor
@@ -89,7 +95,11 @@ EXHAUSTIVE_CONFIG = LoopConfig(
         ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),
         ToolSpec("bash", concurrency_safe=False, required_keys=("command",)),
     ),
-    hooks=(HookSpec("guard", "PreToolUse", "bash"), HookSpec("late", "PreToolUse", "bash")),
+    hooks=(
+        HookSpec("guard", "PreToolUse", "bash"),
+        HookSpec("late", "PreToolUse", "bash"),
+        HookSpec("audit", "PostToolUse", "read"),
+    ),
     max_parallel=2,
 )
 SETTLE_LIMIT = 32
@@ -110,10 +120,12 @@ def alphabet(state: LoopState) -> list[Command]:
             first = 1 + sum(isinstance(event, ToolCallRecorded) for event in state.log)
             read = ToolCallBlock(f"c{first}", "read", READ_ARGUMENTS)
             bash = ToolCallBlock(f"c{first + 1}", "bash", BASH_ARGUMENTS)
+            other_read = ToolCallBlock(f"c{first + 1}", "read", READ_ARGUMENTS)
             commands += [
                 ModelReplies((TextBlock("done"),)),
                 ModelReplies((read,)),
                 ModelReplies((read, bash)),
+                ModelReplies((read, other_read)),
                 ModelFails("overloaded", "OVERLOADED"),
             ]
         case Rewriting():
@@ -129,13 +141,26 @@ def alphabet(state: LoopState) -> list[Command]:
                 commands += [ApprovalAnswers(outcome) for outcome in sorted(APPROVAL_OUTCOMES)]
             for slot in phase.slots:
                 if slot.status == RUNNING:
-                    commands += [
-                        ToolFinishes(slot.call_id, ToolSucceeded("ok", contexts=("ctx",))),
-                        ToolFinishes(slot.call_id, ToolFailed("boom")),
-                    ]
+                    commands += finishes(slot.call_id, slot.name, state.config)
         case _:
             assert_never(phase)
     return [*commands, abort_on(len(state.log)), Crash()]
+
+
+def finishes(call_id: str, name: str, config: LoopConfig) -> list[Command]:
+    """A running call's outcomes: success deferring a context, or failure; where a PostToolUse
+    hook judges it (a `read`), the success passed, given a context or blocked, the failure
+    passed."""
+    success = ToolSucceeded("ok", contexts=("ctx",))
+    failure = ToolFailed("boom")
+    if not config.hooks_for(POST_TOOL_USE, name):
+        return [ToolFinishes(call_id, success), ToolFinishes(call_id, failure)]
+    return [
+        ToolFinishes(call_id, success, (PostPass(),)),
+        ToolFinishes(call_id, success, (PostContext("note"),)),
+        ToolFinishes(call_id, success, (PostBlock("withheld"),)),
+        ToolFinishes(call_id, failure, (PostPass(),)),
+    ]
 
 
 def programs(k: int, config: LoopConfig = EXHAUSTIVE_CONFIG) -> Iterator[tuple[Command, ...]]:
