@@ -103,6 +103,8 @@ class DerivedHistory:
     def change(self, messages: tuple[Message, ...]) -> HistoryChange:
         """The change from the history seen last to `messages`."""
         before = self._messages
+        if messages is before:  # a loop hands out the same tuple while nothing changed
+            return self.unchanged()
         same = 0
         # Messages a loop keeps are the same objects (or equal ones, after a reopen).
         while same < min(len(before), len(messages)) and (

@@ -16,12 +16,20 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.derive import derive_messages
 from loopspec.model.errors import TransitionRefused
+from loopspec.model.events import (
+    AssistantMessageRecorded,
+    Event,
+    ToolResultRecorded,
+    UserMessageRecorded,
+)
 from loopspec.model.replay import LogPresenter, presented_wire
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
+
+SurfaceEvent = UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded
 
 
 @attrs.frozen
@@ -151,10 +159,14 @@ class ModelTarget:
                 (run.call_id, run.arguments) for run in after.executions[len(before.executions) :]
             ),
             presented=presented,
-            history=self._history.change(derive_messages(after.log))
-            if self.reporting_history
-            else None,
+            history=self._history_change(after.log, added) if self.reporting_history else None,
         )
+
+    def _history_change(self, log: tuple[Event, ...], added: tuple[Event, ...]) -> HistoryChange:
+        # Only a surface event changes what `derive_messages` gives: others skip the walk.
+        if any(isinstance(event, SurfaceEvent) for event in added):
+            return self._history.change(derive_messages(log))
+        return self._history.unchanged()
 
     def close(self) -> None:
         """Nothing to release."""
