@@ -141,6 +141,31 @@ def _hook_context_as_tool_context(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _one_message_per_hook_context(run: Run) -> Run:
+    """Each tool-context user/message of several text blocks (dsh: one call's PostToolUse
+    hooks' contexts) as one message per block, as the model delivers them, in the same order.
+    Runs after `hook-context-label`, so dsh's hook contexts are labelled `tool-context`."""
+    out: Run = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        events: list[Event] = []
+        for event in obs["events"]:
+            data = event["data"]
+            source = data.get("source", {}) if event["type"] == "user/message" else {}
+            blocks = data.get("content", []) if source.get("plugin") == "tool-context" else []
+            if len(blocks) < 2:
+                events.append(event)
+                continue
+            for block in blocks:
+                single = copy.deepcopy(event)
+                single["data"]["content"] = [copy.deepcopy(block)]
+                events.append(single)
+        out.append({**obs, "events": events})
+    return out
+
+
 def _approval_core(run: Run) -> Run:
     """Approval events without `arguments`; ids named after the call they ask about."""
     ids: dict[str, str] = {}
@@ -788,6 +813,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "plugin 'hooks-claude-code'; the model labels every tool context 'tool-context'. "
         "Same place, same text: only the label differs.",
         erase_pair=both(_hook_context_as_tool_context),
+    ),
+    KnownDivergence(
+        "post-contexts-one-message",
+        ("ADJ-4",),
+        "The contexts of one call's several PostToolUse hooks reach the next step as one "
+        "user/message with a text block each; the model queues one message per context. "
+        "Same place, same texts, same order.",
+        erase_pair=both(_one_message_per_hook_context),
     ),
     KnownDivergence(
         "post-hooks-for-unrun-calls",
