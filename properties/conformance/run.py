@@ -422,8 +422,9 @@ def resolve_target(
         if not argv:
             raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
         # The command is split here, not by a shell, and a case and the console show a path
-        # under the home folder from `~` (SAFE-1): a word starting `~` is expanded as a shell
-        # would, so a rerun line pasted as printed starts the same target.
+        # under the home folder from `~` (SAFE-1): every word starting `~` is expanded, so a
+        # rerun line pasted as printed starts the same target. Unlike a shell, quoting does not
+        # keep a `~` literal: the split words no longer say which were quoted.
         argv = [os.path.expanduser(word) if word.startswith("~") else word for word in argv]
         timeout = DEFAULT_TIMEOUT if answer_timeout is None else answer_timeout
         # Named as a case records it (SAFE-1): the name heads reports and errors, which land
