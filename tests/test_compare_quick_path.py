@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import attrs
+from json_breaks import places
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.config import LoopConfig, ToolSpec
@@ -40,16 +40,6 @@ def _observations() -> list[Observation]:
     observations = [model.apply(command) for command in PROGRAM]
     assert all(o.accepted for o in observations)
     return observations
-
-
-def _paths(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, (*path, index))
 
 
 def _agree(expected: Observation, actual: Observation) -> bool:
@@ -89,7 +79,7 @@ def test_MODEL_1_the_quick_comparison_fails_what_normalizing_fails() -> None:
     differ = 0
     for observation in _observations():
         events = [copy.deepcopy(dict(event)) for event in observation.events]
-        paths = [path for path in _paths(events) if len(path) > 1]  # inside an event
+        paths = [path for path in places(events) if len(path) > 1]  # inside an event
         for _ in range(40 if paths else 0):
             changed = copy.deepcopy(events)
             *parents, last = rng.choice(paths)
