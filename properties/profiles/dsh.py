@@ -34,6 +34,7 @@ from loopspec.properties.profiles.runs import (
     result_code,
     result_text,
     results_with_code,
+    split_events,
     user_texts,
     with_result_text,
 )
@@ -145,25 +146,19 @@ def _one_message_per_hook_context(run: Run) -> Run:
     """Each tool-context user/message of several text blocks (dsh: one call's PostToolUse
     hooks' contexts) as one message per block, as the model delivers them, in the same order.
     Runs after `hook-context-label`, so dsh's hook contexts are labelled `tool-context`."""
-    out: Run = []
-    for obs in run:
-        if not obs["accepted"]:
-            out.append(obs)
-            continue
-        events: list[Event] = []
-        for event in obs["events"]:
-            data = event["data"]
-            source = data.get("source", {}) if event["type"] == "user/message" else {}
-            blocks = data.get("content", []) if source.get("plugin") == "tool-context" else []
-            if len(blocks) < 2:
-                events.append(event)
-                continue
-            for block in blocks:
-                single = copy.deepcopy(event)
-                single["data"]["content"] = [copy.deepcopy(block)]
-                events.append(single)
-        out.append({**obs, "events": events})
-    return out
+
+    def change(event: Event) -> list[Event]:
+        data = event["data"]
+        source = data.get("source", {}) if event["type"] == "user/message" else {}
+        blocks = data.get("content", []) if source.get("plugin") == "tool-context" else []
+        if len(blocks) < 2:
+            return [event]
+        singles = [copy.deepcopy(event) for _ in blocks]
+        for single, block in zip(singles, blocks, strict=True):
+            single["data"]["content"] = [copy.deepcopy(block)]
+        return singles
+
+    return split_events(run, change)
 
 
 def _approval_core(run: Run) -> Run:

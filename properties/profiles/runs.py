@@ -90,13 +90,17 @@ def events_of(run: Run) -> Iterator[Event]:
 
 def map_events(run: Run, change: Callable[[Event], Event | None]) -> Run:
     """`run` with every event replaced by `change(event)` (None drops it)."""
+    return split_events(run, lambda event: [] if (new := change(event)) is None else [new])
+
+
+def split_events(run: Run, change: Callable[[Event], list[Event]]) -> Run:
+    """`run` with every event replaced by the events `change(event)` gives, in their order."""
     out: Run = []
     for obs in run:
         if not obs["accepted"]:
             out.append(obs)
             continue
-        events = [new for new in (change(e) for e in obs["events"]) if new is not None]
-        out.append({**obs, "events": events})
+        out.append({**obs, "events": [new for event in obs["events"] for new in change(event)]})
     return out
 
 
