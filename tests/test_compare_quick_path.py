@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 import attrs
-from json_breaks import places
+from json_breaks import DROP, broken, places
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.config import LoopConfig, ToolSpec
@@ -81,15 +81,10 @@ def test_MODEL_1_the_quick_comparison_fails_what_normalizing_fails() -> None:
         events = [copy.deepcopy(dict(event)) for event in observation.events]
         paths = [path for path in places(events) if len(path) > 1]  # inside an event
         for _ in range(40 if paths else 0):
-            changed = copy.deepcopy(events)
-            *parents, last = rng.choice(paths)
-            holder: Any = changed
-            for step in parents:
-                holder = holder[step]
-            if isinstance(holder, dict) and rng.random() < 0.25:
-                del holder[last]
-            else:
-                holder[last] = rng.choice(WRONG_VALUES)
+            place = rng.choice(paths)
+            # A member (a key, not an index) is sometimes removed rather than changed.
+            drop = isinstance(place[-1], str) and rng.random() < 0.25
+            changed = broken(events, place, DROP if drop else rng.choice(WRONG_VALUES))
             differ += not _agree(observation, _with_events(observation, changed))
         if observation.executed:
             other = ((observation.executed[0][0], "{}"),)
