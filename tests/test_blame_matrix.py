@@ -19,7 +19,7 @@ import pytest
 from batches import BATCH_SEED
 from mutants import MUTANTS, MutantTarget
 
-from loopspec.model import dispatch
+from loopspec.model import dispatch, wording
 from loopspec.model.commands import (
     Abort,
     Allow,
@@ -503,6 +503,25 @@ def _error_code(old: str, new: str) -> Change:
     return _events(change)
 
 
+def _invalid_input_settled_early(call_id: str) -> Change:
+    """A loop that settles a call whose arguments are not an object as soon as the model replies,
+    not at its turn at the gate: an abort before that turn finds it settled already."""
+
+    def change(event: Event) -> Event:
+        data = event["data"]
+        block = data["message"]["content"][0] if event["type"] == "tool/result" else {}
+        if (
+            block.get("toolCallId") == call_id
+            and data["error"]["code"] == "ABORTED_BEFORE_DISPATCH"
+        ):
+            text = f"Error: invalid input for tool bash: {wording.NOT_AN_OBJECT}"
+            block["content"] = [{"type": "text", "text": text}]
+            data["error"] = {"name": "InvalidToolInputError", "code": "INVALID_TOOL_INPUT"}
+        return event
+
+    return _events(change)
+
+
 def _call_records(move: bool) -> Change:
     """The model without its `tool/call` records (`move`: with them after the results
     instead), seqs renumbered so that nothing else breaks; a result then cites its reply."""
@@ -923,6 +942,13 @@ FAMILIES = (
     Case("U+001C..U+001F, U+0085 arguments read as not blank", "EXE-2",
          _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", PYTHON_ONLY_BLANK),)))),
+    # Not an object to both readers, settled before its turn came: an abort's timing (it was
+    # read as parsed otherwise, EXE-2, when the U+FEFF cases came).
+    Case("invalid input settled before an abort reached its turn", "ABORT-1",
+         changed(_invalid_input_settled_early("c3")), NO_HOOKS,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH), call("c2", "bash", BASH),
+                                          call("c3", "bash", "not json"))),
+          Abort(), ToolFinishes("c1", ToolSucceeded("ok")))),
     Case("a PostToolUse block audited deny", "TEXT-2", changed(_post_word("block", "deny")),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                    ToolFinishes("c1", ToolSucceeded("a"), (PostBlock("no"),)))),

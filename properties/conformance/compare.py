@@ -48,7 +48,7 @@ from loopspec.model.facts import (
     fact_from_wire,
 )
 from loopspec.model.invariants import LogMonitor, Violation
-from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
 from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
     ERROR_PREFIX,
@@ -519,7 +519,13 @@ def _parsed_otherwise(
     the model took the input, or the model found them not an object where JavaScript's `trim`
     reads them as blank ({}): U+FEFF, which Python's `str.strip` keeps."""
     if their_code == "INVALID_TOOL_INPUT" and code != "INVALID_TOOL_INPUT":
-        return got is not None and _input_problem(got) == "not an object"
+        # Arguments the model too finds not an object were settled at another time (ABORT-1).
+        return (
+            got is not None
+            and _input_problem(got) == "not an object"
+            and isinstance(original, str)
+            and isinstance(parse_arguments(original), FrozenMap)
+        )
     return (
         code == "INVALID_TOOL_INPUT"
         and their_code != "INVALID_TOOL_INPUT"
