@@ -371,6 +371,23 @@ def test_SAFE_1_a_rerun_line_naming_a_path_from_home_starts_the_same_target(
     assert f"the target failed in apply: {cmd}: " in err
 
 
+def test_SAFE_1_a_rerun_line_naming_a_path_from_home_after_an_equals_sign_starts_the_target(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a case and the console write a home path from `~` inside a word too
+    (`PYTHONPATH=~/work/loop`, `--config=~/c.json`), and only a word starting `~` was expanded:
+    pasted as printed, the rerun line's `env PYTHONPATH=~/work/loop python -m loop` found no
+    module `loop`. After `=` or `:`, as a shell does in `NAME=VALUE`, it is expanded too."""
+    (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
+    other = omar.parent / "elsewhere"
+    other.mkdir()
+    os.chdir(other)
+    cmd = f"env PYTHONPATH=/nowhere:~/work/loop {shlex.quote(sys.executable)} -m loop"
+    assert main(["conform", "--cmd", cmd, "--case-dir", "cases", "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"the target failed in apply: {cmd}: " in err
+
+
 def test_SAFE_1_a_command_that_cannot_start_hides_its_secret() -> None:
     """SAFE-1: `API_TOKEN=... node loop.mjs` without `env` cannot start, and the error repeated
     the whole command line, token and all."""

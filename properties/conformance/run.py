@@ -20,7 +20,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import attrs
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
@@ -396,6 +396,17 @@ PYTEST_OPTIONS = TargetOptions(
 )
 
 
+# A `~` for the home folder inside a word: after `=` or `:`, the whole of a path's first part.
+_HOME_INSIDE: Final = re.compile(r"(?<=[=:])~(?=/|$)")
+
+
+def _home_expanded(word: str) -> str:
+    """`word` with the home folder for a `~` that starts it or a path in it (`NAME=~/x`)."""
+    if word.startswith("~"):
+        word = os.path.expanduser(word)
+    return _HOME_INSIDE.sub(lambda _: os.path.expanduser("~"), word)
+
+
 def resolve_target(
     impl: str | None,
     cmd: str | None,
@@ -422,10 +433,12 @@ def resolve_target(
         if not argv:
             raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
         # The command is split here, not by a shell, and a case and the console show a path
-        # under the home folder from `~` (SAFE-1): every word starting `~` is expanded, so a
-        # rerun line pasted as printed starts the same target. Unlike a shell, quoting does not
-        # keep a `~` literal: the split words no longer say which were quoted.
-        argv = [os.path.expanduser(word) if word.startswith("~") else word for word in argv]
+        # under the home folder from `~` (SAFE-1), also inside a word (`PYTHONPATH=~/lib`,
+        # `--config=~/c.json`): every word starting `~`, and a `~` after `=` or `:` that a `/`
+        # or the word's end follows, is expanded, so a rerun line pasted as printed starts the
+        # same target. Unlike a shell, quoting does not keep a `~` literal: the split words no
+        # longer say which were quoted.
+        argv = [_home_expanded(word) for word in argv]
         timeout = DEFAULT_TIMEOUT if answer_timeout is None else answer_timeout
         # Named as a case records it (SAFE-1): the name heads reports and errors, which land
         # in CI logs, and the command as typed may hold a token.
