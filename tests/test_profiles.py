@@ -19,13 +19,20 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
 
-from loopspec.model.commands import Command, SubmitUser
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.machine import conformance_machine, prompt_texts
 from loopspec.properties.conformance.run import load_case, replay_case, rule_table, run_conformance
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation, atomic_units
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
 from loopspec.properties.profiles.known import KnownDivergence, Profile
@@ -92,6 +99,57 @@ SHOUTING = Profile(
         ),
     ),
 )
+
+
+class MergesToolContexts(ModelTarget):
+    """The model, but a tool's several deferred contexts reach the next step as one
+    user/message with a text block each (no hook gave them); later seqs move up to match."""
+
+    name = "merges-tool-contexts"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._merged = 0
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        merged: list[dict[str, Any]] = []
+        for event in copy.deepcopy(observation.events):
+            if _tool_context(event) and merged and _tool_context(merged[-1]):
+                merged[-1]["data"]["content"] += event["data"]["content"]
+                continue
+            merged.append(event)
+        first = observation.events[0]["seq"] - self._merged if observation.events else 0
+        for index, event in enumerate(merged):
+            event["seq"] = first + index
+        self._merged += len(observation.events) - len(merged)
+        commits = (len(merged),) if merged else ()
+        events = tuple(merged)
+        return attrs.evolve(
+            observation, events=events, commits=commits, atomic=atomic_units(events)
+        )
+
+
+def _tool_context(event: dict[str, Any]) -> bool:
+    source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
+    return bool(source.get("plugin") == "tool-context")
+
+
+def test_ADJ_4_the_dsh_profile_does_not_hide_a_tool_s_contexts_merged_into_one_message() -> None:
+    """ADJ-4: dsh gives one call's several PostToolUse hooks' contexts as one message
+    (post-contexts-one-message), but a tool's own deferred contexts one message each, like the
+    model. The profile split every multi-block tool-context message, so a loop merging a tool's
+    own contexts passed under it; it splits only dsh's hook-context messages now."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("one", "two"))),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    for profile in (None, DSH):
+        replay = replay_case(MergesToolContexts, gen.CONFIGS[0], program, profile)
+        assert replay.divergence is not None, profile
+        assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -143,14 +143,15 @@ def _hook_context_as_tool_context(run: Run) -> Run:
 
 
 def _one_message_per_hook_context(run: Run) -> Run:
-    """Each tool-context user/message of several text blocks (dsh: one call's PostToolUse
-    hooks' contexts) as one message per block, as the model delivers them, in the same order.
-    Runs after `hook-context-label`, so dsh's hook contexts are labelled `tool-context`."""
+    """Each user/message of several hooks' contexts (dsh: one call's PostToolUse hooks') as one
+    message per block, as the model delivers them, in the same order. Runs before
+    `hook-context-label`, while dsh's hook contexts are labelled apart: a message of a tool's own
+    contexts (`tool-context`) with several blocks is no message dsh sends, and stays."""
 
     def change(event: Event) -> list[Event]:
         data = event["data"]
         source = data.get("source", {}) if event["type"] == "user/message" else {}
-        blocks = data.get("content", []) if source.get("plugin") == "tool-context" else []
+        blocks = data.get("content", []) if source.get("plugin") == "hooks-claude-code" else []
         if len(blocks) < 2:
             return [event]
         singles = [copy.deepcopy(event) for _ in blocks]
@@ -802,20 +803,20 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         erase_pair=both(_without_runtime_context),
     ),
     KnownDivergence(
-        "hook-context-label",
-        (),
-        "A PostToolUse context reaches the next step as a user/message labelled "
-        "plugin 'hooks-claude-code'; the model labels every tool context 'tool-context'. "
-        "Same place, same text: only the label differs.",
-        erase_pair=both(_hook_context_as_tool_context),
-    ),
-    KnownDivergence(
         "post-contexts-one-message",
         ("ADJ-4",),
         "The contexts of one call's several PostToolUse hooks reach the next step as one "
         "user/message with a text block each; the model queues one message per context. "
         "Same place, same texts, same order.",
         erase_pair=both(_one_message_per_hook_context),
+    ),
+    KnownDivergence(
+        "hook-context-label",
+        (),
+        "A PostToolUse context reaches the next step as a user/message labelled "
+        "plugin 'hooks-claude-code'; the model labels every tool context 'tool-context'. "
+        "Same place, same text: only the label differs.",
+        erase_pair=both(_hook_context_as_tool_context),
     ),
     KnownDivergence(
         "post-hooks-for-unrun-calls",
