@@ -355,34 +355,29 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     assert line == shlex.join(argv) + put_back
 
 
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # A word starting `~`: conform splits --cmd itself, with no shell to expand it, so
+        # `python ~/work/loop/loop.py` ran literally and never reached the loop.
+        "{python} ~/work/loop/loop.py",
+        # A `~` after `=` or `:` (`PYTHONPATH=~/work/loop`), as a shell expands in NAME=VALUE:
+        # only a word starting `~` was expanded, and `python -m loop` found no module.
+        "env PYTHONPATH=/nowhere:~/work/loop {python} -m loop",
+    ],
+    ids=["word-starts-with-tilde", "tilde-after-equals-or-colon"],
+)
 def test_SAFE_1_a_rerun_line_naming_a_path_from_home_starts_the_same_target(
-    omar: Path, capsys: pytest.CaptureFixture[str]
+    omar: Path, capsys: pytest.CaptureFixture[str], tail: str
 ) -> None:
-    """SAFE-1: the console and a case show a `--cmd` path under the home folder from `~`, and
-    conform splits the command itself, with no shell to expand it: the rerun line, pasted as
-    printed, ran `python ~/work/loop/loop.py` literally and never reached the loop."""
+    """SAFE-1: the console and a case show a `--cmd` path under the home folder from `~`, at
+    the start of a word or inside one (`PYTHONPATH=~/work/loop`, `--config=~/c.json`): the
+    rerun line, pasted as printed from another folder, must start the same target."""
     (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
     other = omar.parent / "elsewhere"
     other.mkdir()
     os.chdir(other)
-    cmd = f"{shlex.quote(sys.executable)} ~/work/loop/loop.py"
-    assert main(["conform", "--cmd", cmd, "--case-dir", "cases", "--examples", "1"]) == 2
-    err = capsys.readouterr().err
-    assert f"the target failed in apply: {cmd}: " in err
-
-
-def test_SAFE_1_a_rerun_line_naming_a_path_from_home_after_an_equals_sign_starts_the_target(
-    omar: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """SAFE-1: a case and the console write a home path from `~` inside a word too
-    (`PYTHONPATH=~/work/loop`, `--config=~/c.json`), and only a word starting `~` was expanded:
-    pasted as printed, the rerun line's `env PYTHONPATH=~/work/loop python -m loop` found no
-    module `loop`. After `=` or `:`, as a shell does in `NAME=VALUE`, it is expanded too."""
-    (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
-    other = omar.parent / "elsewhere"
-    other.mkdir()
-    os.chdir(other)
-    cmd = f"env PYTHONPATH=/nowhere:~/work/loop {shlex.quote(sys.executable)} -m loop"
+    cmd = tail.format(python=shlex.quote(sys.executable))
     assert main(["conform", "--cmd", cmd, "--case-dir", "cases", "--examples", "1"]) == 2
     err = capsys.readouterr().err
     assert f"the target failed in apply: {cmd}: " in err
