@@ -14,7 +14,7 @@ import pytest
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.logcheck.known_divergences import checkable_rules
+from loopspec.properties.logcheck.known_divergences import LOOPS, checkable_rules
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 CC_RW_1 = str(LOGS / "claude-code" / "violations" / "RW-1.jsonl")
@@ -170,3 +170,10 @@ def test_RW_1_every_rule_a_loop_is_known_to_break_that_check_reports_is_one_chec
     checkable = set(checkable_rules())
     assert {"RW-1", "RW-2", "ORD-3", "LOG-8"} <= checkable
     assert "DEC-1" not in checkable
+
+
+def test_RW_1_known_names_every_loop_whose_known_divergences_are_listed() -> None:
+    """RW-1: `--known` names a loop by the LOOPS tuple, kept apart from the Harness enum so
+    check starts without enum or attrs; both must name the loops KNOWN lists, or a loop's list
+    could never be asked for (or a name would have no list)."""
+    assert set(LOOPS) == {harness.value for harness in Harness} == {h.value for h in KNOWN}

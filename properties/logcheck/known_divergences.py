@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 LOOPS = ("claude-code", "codex")
-"""The loops whose known divergences `--known` can name, as their logs' dialects are named."""
+"""The loops whose known divergences `--known` can name, as their logs' dialects are named: the
+`Harness` values, spelt here so check starts without importing enum and attrs (a test holds
+the two together)."""
 
 
 class KnownDivergences:
