@@ -121,6 +121,12 @@ RESULT_EXAMPLES = (
     ResultExample("killed", "bash", _LS, "Error: partial\n[signal: SIGKILL]", is_error=True),
     ResultExample("no marker: all output", "bash", _LS, "a.txt"),
     ResultExample(
+        "output with a backtick run: a longer fence",
+        "bash",
+        '{"command": "cat README.md"}',
+        "```sh\nmake\n```\n[exit code: 0]",
+    ),
+    ResultExample(
         "background: whole text",
         "bash",
         '{"command": "sleep 60", "run_in_background": true}',
@@ -141,6 +147,13 @@ RESULT_EXAMPLES = (
     ),
     ResultExample("error: raw content", "write", _NOTES, "Error: read-only", is_error=True),
     ResultExample("meta.diffs: the applied diffs", "edit", _EDIT, "Edited", meta=_EDITED),
+    ResultExample(
+        "meta.diffs naming another path: the title keeps the arguments' path as given",
+        "edit",
+        _EDIT,
+        "Edited",
+        meta={"diffs": [{"path": "/workspace/b.py", "oldText": "y = 1\n", "newText": "y = 2\n"}]},
+    ),
     ResultExample("no meta: raw content", "edit", _EDIT, "Edited"),
     ResultExample("raw content", "todo", '{"todos": []}', "Todos updated"),
     ResultExample(

@@ -808,6 +808,24 @@ def _empty_description_shown(message: dict[str, Any]) -> None:
         card["content"] = [{"type": "content", "content": {"type": "text", "text": ""}}]
 
 
+def _fence_of_three(message: dict[str, Any]) -> None:
+    """A result update that fences console output with three backticks, whatever it holds."""
+    for item in message["params"].get("update", {}).get("content") or []:
+        text = item.get("content", {}).get("text")
+        fence = text.split("console\n", 1)[0] if isinstance(text, str) else ""
+        if len(fence) > 3 and set(fence) == {"`"} and text.endswith(fence):
+            item["content"]["text"] = f"```{text[len(fence) : -len(fence)]}```"
+
+
+def _result_titled_by_its_diff(message: dict[str, Any]) -> None:
+    """A result update whose title names its first applied diff's path, made relative."""
+    update = message["params"].get("update") or {}
+    diffs = [item for item in update.get("content") or [] if item.get("type") == "diff"]
+    if update.get("sessionUpdate") == "tool_call_update" and "title" in update and diffs:
+        verb = update["title"].split(" ", 1)[0]
+        update["title"] = f"{verb} {diffs[0]['path'].removeprefix('/workspace/')}"
+
+
 @pytest.mark.parametrize(
     ("damage", "rule"),
     [
@@ -816,8 +834,16 @@ def _empty_description_shown(message: dict[str, Any]) -> None:
         # (benchmarks/coverage_owners.py).
         pytest.param(_titles_left_absolute, "VIEW-4", marks=pytest.mark.no_cover),
         pytest.param(_empty_description_shown, "VIEW-2", marks=pytest.mark.no_cover),
+        pytest.param(_fence_of_three, "VIEW-2", marks=pytest.mark.no_cover),
+        pytest.param(_result_titled_by_its_diff, "VIEW-2", marks=pytest.mark.no_cover),
     ],
-    ids=["edit-swapped", "titles-left-absolute", "empty-description-shown"],
+    ids=[
+        "edit-swapped",
+        "titles-left-absolute",
+        "empty-description-shown",
+        "fence-of-three",
+        "result-titled-by-its-diff",
+    ],
 )
 def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     damage: Callable[[dict[str, Any]], None], rule: str
@@ -826,7 +852,8 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     so an ACP bridge that swaps an edit's old and new text, leaves titles absolute inside the
     workspace or shows an empty description passed 500 of them CONFORMANT. After the search,
     conform plays every example of SPEC.md section 12 on a target that presents, and names the
-    rule."""
+    rule. A bridge fencing output holding ``` with three backticks, or titling a result update
+    by an applied diff naming another path, passed those examples too, until rows showed both."""
     report = run_conformance(
         lambda: _BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
     )
