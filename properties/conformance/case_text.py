@@ -2,14 +2,15 @@
 
 A case is JSON in UTF-8. It may come back with a byte order mark (JSON lets a reader ignore
 it), in UTF-16 with one (what Windows PowerShell 5 writes with `>` or `Out-File`, and editors
-call "Unicode"), or packed by a mail client or a bug tracker: the text is read from the first
-two, and a packed file is refused saying how to unpack it (replay reads no archive, so one it
-cannot read whole is never taken for a case).
+call "Unicode") or without one, or packed by a mail client or a bug tracker: the text is read
+from the first three, and a packed file is refused saying how to unpack it (replay reads no
+archive, so one it cannot read whole is never taken for a case).
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 import shlex
 from pathlib import Path
 from typing import Final
@@ -49,17 +50,23 @@ def case_text(path: Path, data: bytes) -> str:
                 f"{path}: the case file is {packed}, not JSON text: unpack it "
                 f"({unpack} {quoted} > case.json) or replay <({unpack} {quoted})"
             )
-    encoding, body = "utf-8", data
+    encoding, body, said_by = "utf-8", data, "its byte order mark says"
     for mark, marked in _MARKED:
         if data.startswith(mark):
             encoding, body = marked, data[len(mark) :]
             break
+    else:
+        if b"\x00" in data[:4]:
+            # UTF-16 or UTF-32 without a mark (a mark-less "Unicode" save): JSON text starts
+            # with ASCII, so where its zero bytes fall says which (RFC 4627, section 3). UTF-8
+            # JSON holds no zero byte, and read as UTF-8 these were refused at column 2.
+            encoding, said_by = json.detect_encoding(data), "its zero bytes say"
     try:
         return body.decode(encoding)
     except UnicodeDecodeError as error:
         if encoding == "utf-8":
             raise NotCaseText(not_utf8(path, body, error, "case file")) from error
         raise NotCaseText(
-            f"{path}: the case file is not {encoding.upper()} text, as its byte order mark says: "
+            f"{path}: the case file is not {encoding.upper()} text, as {said_by}: "
             f"{error.reason} at byte {error.start + len(data) - len(body)}; save it as UTF-8"
         ) from error

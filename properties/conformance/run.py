@@ -30,7 +30,6 @@ import loopspec
 from loopspec import spec_text as shipped_spec
 from loopspec.impl.user_files import (
     UserFileError,
-    not_json,
     parse_user_json,
     read_user_file,
     refused_json,
@@ -49,6 +48,7 @@ from loopspec.properties.conformance.case_format import (
     TEXT_LIST_MEMBERS,
     TEXT_MEMBERS,
 )
+from loopspec.properties.conformance.case_json_fault import case_json_fault
 from loopspec.properties.conformance.case_portable import portable, portable_target
 from loopspec.properties.conformance.case_text import NotCaseText, case_text
 from loopspec.properties.conformance.command_codec import (
@@ -1362,13 +1362,7 @@ def load_case(path: Path) -> Case:
                 f"{path}: one JSON value per line (JSON Lines, a session log?), not a case "
                 "file; a session log is checked with `loopspec check`"
             ) from error
-        what = error.msg
-        if what == "Extra data":  # a stray brace, a second copy pasted, a mail's signature
-            what = "more follows the case's closing brace"
-        if what.startswith("Invalid control character") and text[error.pos] in "\r\n":
-            # A case sent in a mail's body comes back with its long lines wrapped.
-            what = "a line break inside a string (was the line wrapped, by a mail client?)"
-        raise CaseFileFault(not_json(path, error, "case file", what)) from error
+        raise CaseFileFault(case_json_fault(path, text, error)) from error
     except UserFileError as error:  # nested too deeply, a lone surrogate: SAFE-4's bounds
         said = refused_json(path, error, "case file")
         raise CaseFileFault(said, rule_id=error.rule_id) from error
