@@ -53,6 +53,7 @@ from loopspec.properties.conformance.machine import conformance_machine
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import RunReport, replay_case, rule_table
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES
 
 BLANK_REPLY: tuple[Command, ...] = (SubmitUser("hi"), ModelReplies((TextBlock("  "),)))
 BUDGET = settings(
@@ -104,6 +105,23 @@ def test_HIST_1_a_replayed_blank_reply_names_the_message_left_out() -> None:
         "message #2 of the history the next model request would carry: the target leaves out "
         'the model\'s assistant message [{"type": "text", "text": "  "}] (the model\'s history '
         "holds 2 message(s), the target's 1)",
+    )
+
+
+@pytest.mark.usefixtures("history_drops_blank_replies")
+def test_HIST_1_under_a_profile_a_history_is_held_to_the_targets_own_log() -> None:
+    """HIST-1: under a profile (whose runs were compared without their histories, so a loop
+    reporting one passed whatever it sent) the history is compared with what the target's own
+    log derives, and a blank reply the log keeps but the history leaves out is named."""
+    replay = replay_case(bundled_target, LoopConfig(), list(BLANK_REPLY), PROFILES["dsh"])
+    assert replay.divergence is not None
+    assert replay.divergence.index == 1
+    assert (replay.divergence.rule_id, replay.divergence.what) == (
+        "HIST-1",
+        "message #2 of the history the next model request would carry: the target leaves out "
+        'its own log\'s assistant message [{"type": "text", "text": "  "}] (its own log\'s '
+        "history holds 2 message(s), the target's 1) (under the dsh profile a history is held "
+        "to what the target's own log derives)",
     )
 
 

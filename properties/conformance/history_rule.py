@@ -73,13 +73,18 @@ def _at(value: Any, path: str) -> object:
     return value
 
 
-def history_rule(expected: HistoryChange, actual: HistoryChange) -> tuple[str, str] | None:
-    """HIST-1 and how the first differing message differs; None if the histories agree."""
+def history_rule(
+    expected: HistoryChange, actual: HistoryChange, reference: str = "the model's"
+) -> tuple[str, str] | None:
+    """HIST-1 and how the first differing message differs; None if the histories agree.
+
+    `reference` names whose history `expected` is, as a possessive (the model's, or, under a
+    profile, the target's own log's: `history_own_log`)."""
     start = min(expected.kept, actual.kept)
     wants = [comparable_message(m) for m in expected.whole[start:]]
     gots = [comparable_message(m) for m in actual.whole[start:]]
     sizes = (
-        f"(the model's history holds {len(expected.whole)} message(s), "
+        f"({reference} history holds {len(expected.whole)} message(s), "
         f"the target's {len(actual.whole)})"
     )
     for offset in range(max(len(wants), len(gots))):
@@ -93,13 +98,13 @@ def history_rule(expected: HistoryChange, actual: HistoryChange) -> tuple[str, s
         if want is not None and (got is None or gots[offset:] == wants[offset + 1 :]):
             shown = expected.whole[index]
             return "HIST-1", (
-                f"{where}: the target leaves out the model's {_role(shown)} message "
+                f"{where}: the target leaves out {reference} {_role(shown)} message "
                 f"{_excerpt(shown.get('content'))} {sizes}"
             )
         if got is not None and (want is None or wants[offset:] == gots[offset + 1 :]):
             shown = actual.whole[index]
             return "HIST-1", (
-                f"{where}: the target sends a {_role(shown)} message the model's history does "
+                f"{where}: the target sends a {_role(shown)} message {reference} history does "
                 f"not hold, {_excerpt(shown.get('content'))} {sizes}"
             )
         assert isinstance(want, dict)
@@ -109,11 +114,11 @@ def history_rule(expected: HistoryChange, actual: HistoryChange) -> tuple[str, s
             call = _at(want, path.removesuffix(".arguments") + ".id")
             return "RW-1", (
                 f"{where} ({_role(expected.whole[index])}) gives call {call} other arguments "
-                f"than its tool/call records: the model's {_excerpt(_at(want, path))}, the "
+                f"than its tool/call records: {reference} {_excerpt(_at(want, path))}, the "
                 f"target's {_excerpt(_at(got, path))}"
             )
         return "HIST-1", (
-            f"{where} ({_role(expected.whole[index])}) differs at {path}: the model's "
+            f"{where} ({_role(expected.whole[index])}) differs at {path}: {reference} "
             f"{_excerpt(_at(want, path))}, the target's {_excerpt(_at(got, path))}"
         )
     return None

@@ -14,6 +14,9 @@ as that known divergence. Anything else that differs is a counterexample, blamed
 At the end of a program, repeated `settling_command`s drive both to a quiet point, so the
 program's tail is compared too. Which known divergences a program really showed is computed
 once, at its end (`ProfileChecker.shown`): those without which its runs would differ.
+
+A target that reports its history (capability "history") has it compared after every command
+with the history its own log derives, not the model's (`history_own_log` says why).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from loopspec.model.state import (
 )
 from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.compare import Divergence, classify
+from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.profiles.known import Profile
 from loopspec.properties.profiles.runs import Json, Obs, Pair, Run, RunNormalizer
@@ -84,6 +88,7 @@ class ProfileChecker:
         self._normalizers = (RunNormalizer(_spoken), RunNormalizer(_spoken))
         self._history: list[dict[str, Any]] = []
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
+        self._own_history = OwnLogHistory()
 
     def feed(
         self,
@@ -126,6 +131,14 @@ class ProfileChecker:
                 f"{first.message}"
             )
             return Divergence(index, command, first.rule_id, what, expected, actual)
+        sent = self._own_history.feed(actual)
+        if sent is not None:
+            rule_id, what = sent
+            what = (
+                f"{what} (under the {self.profile.name} profile a history is held to what the "
+                "target's own log derives)"
+            )
+            return Divergence(index, command, rule_id, what, expected, actual)
         if phase_after in QUIET_PHASES:
             return self._compare()
         return None

@@ -1,0 +1,49 @@
+"""Under a profile, the history a target reports held to its own log (capability "history",
+rule HIST-1).
+
+A profile lists how a real loop's log differs from the model's (a plugin's extra message, its
+own wording of a result, a call recorded when it starts) and erases those differences before
+the two logs are compared. The messages a loop's next model request carries follow its log, so
+comparing them with the model's history would show every one of those known differences again,
+at whichever command the loop logged it. HIST-1 is about the derivation itself: the history is
+the log's surface, nothing more. So under a profile each history the target reports is compared
+with `derive_messages` of the target's own log as it reported it up to that command: a loop
+whose requests leave out, add or change a message its log holds is still blamed on HIST-1 (RW-1
+when only a call's arguments differ), and its log is held to the model's by the profile.
+"""
+
+from __future__ import annotations
+
+from loopspec.model.derive import derive_messages
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import Event
+from loopspec.model.wire import event_from_wire
+from loopspec.properties.conformance.history_change import DerivedHistory
+from loopspec.properties.conformance.history_rule import history_rule
+from loopspec.properties.conformance.target import Observation
+
+OWN_LOG = "its own log's"
+
+
+class OwnLogHistory:
+    """One program's target log so far, and the history it derives."""
+
+    def __init__(self) -> None:
+        self._log: list[Event] = []
+        self._derived = DerivedHistory()
+        # A log event loopspec cannot read: the log's own rules report it, and from there the
+        # log derives nothing to hold the history to.
+        self._unreadable = False
+
+    def feed(self, actual: Observation) -> tuple[str, str] | None:
+        """The rule and how the history `actual` reports differs from the one the target's log
+        derives, its events included; None when they agree or the target reports none."""
+        if not actual.accepted or actual.history is None or self._unreadable:
+            return None
+        try:
+            self._log.extend(event_from_wire(event) for event in actual.events)
+            expected = self._derived.change(derive_messages(self._log))
+        except InvalidEventError:
+            self._unreadable = True
+            return None
+        return history_rule(expected, actual.history, OWN_LOG)
