@@ -8,7 +8,9 @@ Comparison. Both runs are normalized the same way (`loopspec.properties.profiles
 message ids are dropped, event types only dsh writes are dropped (`profiles.dsh.OPAQUE_TYPES`:
 chunks, inbox splices, request headers, the resume seed, ...), seqs become positions and
 `sourceEventSeqs` labels of the cited events (`tool/call:<callId>`), and each event carries the
-commit it belongs to. Executed arguments are compared as parsed JSON.
+commit it belongs to. Executed arguments are compared as parsed JSON. The history dsh reports
+(the messages of its model requests, capability `history`) is held, after every command, to what
+its own log derives (HIST-1), as `loopspec conform --profile dsh` holds it.
 
 Known divergences. dsh is not the model, and the test must not fail because of that: every
 difference found between the two is recorded in the dsh profile (`loopspec.properties.profiles.dsh`,
@@ -47,6 +49,7 @@ from loopspec.model.invariants import LogMonitor
 from loopspec.properties.cli.main import main as check_main
 from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.dsh import PROFILE, opaque
@@ -154,6 +157,17 @@ def _seqs_contiguous(observations: Sequence[Observation]) -> bool:
     return seqs == list(range(len(seqs)))
 
 
+def _history_breaks(observations: Sequence[Observation]) -> tuple[str, str] | None:
+    """How the history dsh reported first differs from what its own log derives (HIST-1), or
+    None: the history a conform run under the dsh profile compares (`history_own_log`)."""
+    own = OwnLogHistory()
+    for observation in observations:
+        found = own.feed(observation)
+        if found is not None:
+            return found
+    return None
+
+
 def check_known_divergences(
     dsh: ProcessTarget,
     config: Json,
@@ -167,6 +181,7 @@ def check_known_divergences(
     actual = _run(dsh, config, commands)
     assert _seqs_contiguous(actual), "dsh's seqs are not contiguous (LOG-1)"
     assert _invariant_violations(actual) == list(violations)
+    assert _history_breaks(actual) is None
     pair = (normalize(_run(ModelTarget(), config, commands)), normalize(actual))
     keys = frozenset(divergences)
     erased = PROFILE.erased(pair, commands, keys)
@@ -477,7 +492,8 @@ def test_every_divergence_has_a_replayable_case() -> None:
 
 
 def test_capabilities_are_what_dsh_supports(dsh: ProcessTarget) -> None:
-    """Everything but `rewrite`: dsh logs a warning for updatedInput and runs the original."""
+    """Everything but `rewrite` (dsh logs a warning for updatedInput and runs the original),
+    `result-meta` and `presentation`; `history` is what its model requests carry."""
     declared = dsh.reset(config_from_json(_config()))
     assert declared == {
         "pre-hooks",
@@ -488,9 +504,28 @@ def test_capabilities_are_what_dsh_supports(dsh: ProcessTarget) -> None:
         "crash-repair",
         "max-tokens",
         "queued-input",
+        "history",
     }
     assert dsh.implementation is not None
     assert "dsh-agent-loop@0.1.0-rc.8" in dsh.implementation
+
+
+def test_HIST_1_dsh_reports_the_messages_its_model_request_carries(dsh: ProcessTarget) -> None:
+    """HIST-1: the history dsh reports is the messages its pending model request carries, so it
+    holds what only dsh sends (its runtime-context snapshot, which the model's history lacks),
+    and, once dsh is idle, what its next request would carry: the reply too."""
+    config = _config(hooks=[_hook("h1", "PostToolUse", "read")])
+    observations = _run(dsh, config, [user(), reply(text("hello"))])
+    asked, answered = (observation.history for observation in observations)
+    assert asked is not None
+    assert answered is not None
+    texts = [[block["text"] for block in m["content"]] for m in asked.whole]
+    assert texts[0] == ["hi"]
+    assert texts[1][0].startswith("Current runtime context.")
+    assert asked.appended[1]["source"]["plugin"] == "@deepseek-ai/dsh-system-prompt"
+    assert (answered.kept, len(answered.appended)) == (2, 1)
+    assert answered.appended[0]["content"] == [text("hello")]
+    assert _history_breaks(observations) is None
 
 
 def test_throughput(dsh: ProcessTarget, capsys: pytest.CaptureFixture[str]) -> None:
@@ -653,6 +688,7 @@ DSH_KEEPS = frozenset(
         "EXE-3",
         "DEC-3", "HOOK-2", "REC-2",
         "MODEL-3", "PROTO-1",
+        "HIST-1",
     }
 )  # fmt: skip
 # Rules dsh keeps whose situation 200 programs may not create ("exercised" means a program

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { HistoryReport, nextRequestMessages } from './history.mjs'
 import { exitCodeProblem, postHooksFor } from './hooks.mjs'
 import { Refusal } from './protocol.mjs'
 import { DshRuntime } from './session.mjs'
@@ -18,12 +19,14 @@ const DSH_VERSION = require('@deepseek-ai/dsh-agent-loop/package.json').version
 
 /**
  * What this adapter really supports through dsh, whatever the configuration. Not "rewrite":
- * dsh's hook bridge logs a warning for `updatedInput` and runs the original input.
+ * dsh's hook bridge logs a warning for `updatedInput` and runs the original input. "history" is
+ * what dsh's model requests carry (history.mjs).
  */
 export const CAPABILITIES = Object.freeze([
   'abort',
   'approval',
   'crash-repair',
+  'history',
   'max-tokens',
   'parallel',
   'post-hooks',
@@ -74,6 +77,8 @@ export class Adapter {
     this.crashed = undefined
     /** set by Abort until the agent is idle again: dsh honours one cancel per activity */
     this.aborting = false
+    /** the history reported so far (capability "history") */
+    this.history = new HistoryReport()
   }
 
   async reset(config) {
@@ -88,6 +93,7 @@ export class Adapter {
     this.reported = 0
     this.crashed = undefined
     this.aborting = false
+    this.history = new HistoryReport()
     this.runtime = await this.start(false)
     return [...CAPABILITIES]
   }
@@ -126,7 +132,10 @@ export class Adapter {
     await Promise.allSettled([...this.teardowns])
   }
 
-  /** Apply one command; resolves to {events, commits, executed} or rejects with a Refusal. */
+  /**
+   * Apply one command; resolves to {events, commits, executed, history} or rejects with a
+   * Refusal.
+   */
   async apply(command) {
     if (this.runtime === undefined) throw new Refusal('PROTO-1', 'reset first')
     if (this.crashed !== undefined && command.kind !== 'Recover') {
@@ -140,7 +149,9 @@ export class Adapter {
 
   /** What dsh did since the last answer, once it is quiescent. */
   async observe() {
-    if (this.crashed !== undefined) return { events: [], commits: [], executed: [] }
+    if (this.crashed !== undefined) {
+      return { events: [], commits: [], executed: [], history: this.history.unchanged() }
+    }
     await this.runtime.settle()
     if (this.runtime.idle) this.aborting = false
     const events = this.runtime.events.slice(this.reported).map(wireEvent)
@@ -151,6 +162,7 @@ export class Adapter {
       // between any two: each event is its own commit.
       commits: events.map(() => 1),
       executed: this.runtime.drainExecuted(),
+      history: this.history.change(nextRequestMessages(this.runtime)),
     }
   }
 

@@ -37,8 +37,8 @@ export function ready(implementation, capabilities) {
   return { type: 'ready', implementation, capabilities }
 }
 
-export function observed(seq, { events, commits, executed }) {
-  return { type: 'observed', seq, accepted: true, events, commits, executed }
+export function observed(seq, { events, commits, executed, history }) {
+  return { type: 'observed', seq, accepted: true, events, commits, executed, history }
 }
 
 export function refused(seq, rule, message) {

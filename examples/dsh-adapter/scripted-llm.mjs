@@ -58,8 +58,14 @@ export class ScriptedLlm extends LlmAdapter {
   async *stream(options) {
     const { signal } = options
     // Suspends until the driver says what the model does. An abort rejects the waiter, which
-    // dsh sees as the provider stream failing after cancellation.
-    const reply = await this.pending.wait('model', options.sessionId, {}, signal)
+    // dsh sees as the provider stream failing after cancellation. The waiter keeps the messages
+    // this request carries: the history the adapter reports while it is pending (history.mjs).
+    const reply = await this.pending.wait(
+      'model',
+      options.sessionId,
+      { messages: options.messages },
+      signal,
+    )
     if (reply.kind === 'fails') {
       // LlmError carries {message, code} through dsh's normalisation into turn/end.error.
       throw reply.message === ''

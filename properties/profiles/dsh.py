@@ -973,6 +973,7 @@ CAPABILITIES = frozenset(
         "abort",
         "approval",
         "crash-repair",
+        "history",
         "max-tokens",
         "parallel",
         "post-hooks",
