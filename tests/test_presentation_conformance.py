@@ -956,3 +956,145 @@ def test_VIEW_2_a_permission_request_for_a_denied_call_says_no_approval_was_aske
     assert rule == "VIEW-2", what
     assert "the permission request for call c1, a call no approval/asked asks about" in what
     assert "deny > ask, HOOK-2" in what, what
+
+
+def _result_history(call_id: str, text: str) -> tuple[dict[str, Any], ...]:
+    """A `tool/call` of `read` and its `tool/result` with `text`, as a target's events."""
+    call = {
+        "type": "tool/call",
+        "data": {"callId": call_id, "name": "read", "arguments": '{"file_path":"a.txt"}'},
+    }
+    block = {
+        "type": "tool-result",
+        "toolCallId": call_id,
+        "content": [{"type": "text", "text": text}],
+    }
+    result = {"type": "tool/result", "data": {"message": {"role": "user", "content": [block]}}}
+    return call, result
+
+
+def _with_update(message: dict[str, Any], **fields: object) -> dict[str, Any]:
+    """A copy of `message` whose update has `fields` set."""
+    changed: dict[str, Any] = json.loads(json.dumps(message))
+    changed["params"]["update"].update(fields)
+    return changed
+
+
+def test_PROTO_1_a_message_chunk_in_presented_names_what_presented_carries() -> None:
+    """PROTO-1: an ACP bridge sends the editor agent_message_chunk updates beside its tool
+    cards; reported as presented, one was blamed on VIEW-2 as 'the target sends a
+    session/update for call None unasked'. The report now names the message and says presented
+    carries only the three tool messages."""
+    chunk = {
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "Looking."},
+            },
+        },
+    }
+    found = presentation_rule([], [chunk], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "PROTO-1", what
+    assert "sends a session/update agent_message_chunk" in what, what
+    assert "None" not in what, what
+
+
+def test_VIEW_2_an_update_after_the_result_says_the_status_went_back() -> None:
+    """VIEW-2: a bridge that re-opened a finished call (`in_progress` after `completed`) was
+    told it sends 'a session/update for call c1 unasked'; the report now says an update follows
+    the one its tool/result called for and the status must stay; one sent before any result
+    says updates come at results."""
+    history = _result_history("c1", "hello")
+    done = _update_for("c1", "hello")
+    reopened = {
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "c1",
+                "status": "in_progress",
+            },
+        },
+    }
+    found = presentation_rule([done], [done, reopened], history=history)
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert '(status "in_progress") after the one its tool/result called for' in what, what
+    card = _card_for("c1", '{"file_path":"a.txt"}')
+    found = presentation_rule([card], [card, reopened], history=history[:1])
+    assert found is not None
+    assert "before any tool/result of the call" in found[1], found
+
+
+def test_VIEW_2_a_field_ACP_allows_but_section_12_never_writes_is_named() -> None:
+    """VIEW-2: a bridge adding `rawOutput` to its result updates (ACP allows it, Zed's bridge
+    sends it) was told 'the update is the presenter's view of the durable result'; the report
+    now says the update carries a field section 12 never writes there, and where a bridge's own
+    data may go."""
+    history = _result_history("c1", "hello")
+    done = _update_for("c1", "hello")
+    found = presentation_rule([done], [_with_update(done, rawOutput={"ok": 1})], history=history)
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "tool_call_update carries rawOutput, which ACP allows" in what, what
+
+
+def test_VIEW_3_a_generic_card_without_kind_says_kind_is_written() -> None:
+    """VIEW-3: a bridge that leaves out `kind: "other"` (ACP's default) on a generic card was
+    told 'a call no presenter renders shows as a generic card'; the report now says the card
+    leaves out kind and which kind is due."""
+    card = _card_for("c1", "{}")
+    unkinded = json.loads(json.dumps(card))
+    del unkinded["params"]["update"]["kind"]
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": "{}"}}
+    found = presentation_rule([card], [unkinded], history=(call,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-3", what
+    assert 'leaves out kind; section 12 writes it on every card, "other" here' in what, what
+
+
+def test_VIEW_3_a_result_shown_other_than_its_raw_content_is_named_so() -> None:
+    """VIEW-3: a result no presenter renders shows its raw content, but conform looked the
+    result up by a `callId` a tool/result's data does not have (the call is named inside its
+    message), so every such difference read 'the update is the presenter's view of the durable
+    result' (VIEW-2)."""
+    history = _result_history("c1", "hello")
+    found = presentation_rule(
+        [_update_for("c1", "hello")], [_update_for("c1", "hello!")], history=history
+    )
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-3", what
+    assert "shows its raw content" in what, what
+
+
+def test_VIEW_2_a_diff_results_title_keeps_the_arguments_path() -> None:
+    """VIEW-2: a bridge that titled an edit's result update by its applied diff's path was told
+    'the update is the presenter's view of the durable result'; the report now says the title
+    names the path as the arguments give it."""
+    update = {
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "c1",
+                "status": "completed",
+                "title": "Edit /workspace/a.py",
+                "content": [{"type": "diff", "path": "/workspace/b.py", "newText": "y"}],
+            },
+        },
+    }
+    found = presentation_rule([update], [_with_update(update, title="Edit b.py")], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "the path as the arguments give it" in what, what

@@ -13,7 +13,8 @@ clients must not interpret: what RW-1 and RW-4 hold to is what a message shows, 
 
 Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
 messages sent in another order (an update before its card) PROTO-1, which says they come in
-log order; a card or a permission request that shows a rewritten call's original input is RW-1
+log order, and so is a message that is none of the three (a bridge's agent_message_chunk),
+which PROTO-1 leaves out of `presented`; a card or a permission request that shows a rewritten call's original input is RW-1
 or RW-4 (the reader disagrees with the audit record); another permission input is ACP-3,
 another card input RW-1; a terminal sent or left out, and the fenced console text, ACP-2;
 titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
@@ -111,6 +112,21 @@ def _call_record(call_id: object, history: Sequence[Event]) -> dict[str, Any]:
     return {}
 
 
+def _result_of(call_id: object, history: Sequence[Event]) -> Event | None:
+    """The (latest) `tool/result` answering `call_id`: its data names the call only inside its
+    message, in the one `tool-result` block (LOG-6)."""
+    for event in reversed(history):
+        message = (
+            event.get("data", {}).get("message") if event.get("type") == "tool/result" else None
+        )
+        blocks = message.get("content") if isinstance(message, dict) else None
+        if isinstance(blocks, list) and any(
+            isinstance(block, dict) and block.get("toolCallId") == call_id for block in blocks
+        ):
+            return event
+    return None
+
+
 def _events_of(kind: str, call_id: object, history: Sequence[Event]) -> list[Event]:
     """The events of type `kind` in `history` that name `call_id` in their data."""
     return [
@@ -193,6 +209,23 @@ def _replaced_rewrite(record: dict[str, Any], got: Item, history: Sequence[Event
     return None
 
 
+def _is_tool_message(item: Item) -> bool:
+    """Whether `item` is one of the messages presentation compares: a permission request, or a
+    session/update whose update is a tool_call or a tool_call_update."""
+    if _method(item) == PERMISSION:
+        return True
+    return _method(item) == UPDATE and _card(item).get("sessionUpdate") in (
+        "tool_call",
+        "tool_call_update",
+    )
+
+
+def _kind_of(item: Item) -> str:
+    """A message that is not a tool message, in words: its method and its update's kind."""
+    kind = _card(item).get("sessionUpdate")
+    return f"a {_method(item)}" + (f" {kind}" if isinstance(kind, str) else "")
+
+
 def _described(item: Item) -> str:
     """A presented message in words: which message, for which call."""
     call_id = _card(item).get("toolCallId")
@@ -247,6 +280,14 @@ def presentation_rule(
         if want is None:
             if got in gots[:index]:
                 return "VIEW-2", f"{where}: the target sends {_described(got)} a second time"
+            if not _is_tool_message(got):
+                return "PROTO-1", (
+                    f"{where}: the target sends {_kind_of(got)}; presented carries only the "
+                    "messages for the command's tool events (a tool_call card at each tool/call, "
+                    "a session/request_permission at each approval/asked, a tool_call_update at "
+                    "each tool/result: SPEC.md section 12), so leave the bridge's other messages "
+                    "(message chunks, plans, ...) out of it"
+                )
             call_id = _card(got).get("toolCallId")
             if _method(got) == PERMISSION and not _events_of("approval/asked", call_id, history):
                 denied = any(
@@ -266,6 +307,19 @@ def presentation_rule(
                     "(a card is sent at each tool/call: a call a max-tokens or cancelled reply "
                     "dropped never gets one)"
                 )
+            status = _card(got).get("status")
+            if _card(got).get("sessionUpdate") == "tool_call_update":
+                answered = _result_of(call_id, history) is not None
+                return "VIEW-2", (
+                    f"{where}: the target sends {_described(got)} (status {json.dumps(status)}) "
+                    + (
+                        "after the one its tool/result called for: a call gets one update, at "
+                        'its tool/result, and its status stays "completed" or "failed"'
+                        if answered
+                        else "before any tool/result of the call: an update is sent at each "
+                        'tool/result only, and a card is "in_progress" from its tool/call on'
+                    )
+                )
             return (
                 "VIEW-2",
                 f"{where}: the target sends a {_method(got)} for call {call_id} unasked",
@@ -282,7 +336,7 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             f"{where}: the target sends {_method(got)} for call {theirs.get('toolCallId')} "
             f"where the model sends {_method(want)} for call {call_id}"
         )
-    fields = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    fields = _differing(mine, theirs)
     named = (
         f"{where} ({_method(want)}, call {call_id}) differs in {', '.join(fields) or 'its options'}"
     )
@@ -320,10 +374,23 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "terminal, to a terminal-capable client) and compares them like every other field; "
             "any other key is a bridge's own extension and passes (SPEC.md section 12)"
         )
+    if fields == ["kind"] and "kind" not in theirs:
+        return _rule_of_card(record), (
+            f"{named}: the card leaves out kind; section 12 writes it on every card, "
+            f'{json.dumps(mine.get("kind"))} here (ACP reads a missing kind as "other", '
+            "but conform compares what is sent)"
+        )
     if fields == ["status"]:
         # A permission request's toolCall has no sessionUpdate: its status is keyed by method.
         shown = PERMISSION if _method(want) == PERMISSION else str(mine.get("sessionUpdate"))
         return "VIEW-2", f"{named}: {_STATUS[shown]}"
+    unknown = [k for k in fields if k in theirs and k not in _FIELDS[_shape(want)]]
+    if unknown:
+        return "VIEW-2", (
+            f"{named}: the target's {_shape(want)} carries {', '.join(unknown)}, which ACP allows "
+            "but section 12 never writes there: a message carries only the fields the tables "
+            "give (a bridge's own data may go under _meta, which conform lets pass)"
+        )
     if _method(want) == PERMISSION and not fields:
         return "VIEW-2", (
             f'{named}: the options are allow_once ("Allow once") and reject_once '
@@ -333,11 +400,45 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         return _result_rule(mine, theirs, named, history)
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
-    arguments = parse_arguments(str(record.get("arguments", "")))
-    name = str(record.get("name"))
-    if present_call(name, arguments) == generic_call_fallback(name, arguments):
+    if _rule_of_card(record) == "VIEW-3":
         return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+def _differing(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    """The fields of two cards (or updates) that differ, sorted: a field only one of them
+    carries differs, whatever its value."""
+    keys = set(mine) | set(theirs)
+    return sorted(k for k in keys if k not in mine or k not in theirs or mine[k] != theirs[k])
+
+
+def _rule_of_card(record: dict[str, Any]) -> str:
+    """VIEW-3 for a call the model shows as the generic fallback card, else VIEW-2."""
+    arguments = parse_arguments(str(record.get("arguments", "")))
+    name = str(record.get("name"))
+    fallback = present_call(name, arguments) == generic_call_fallback(name, arguments)
+    return "VIEW-3" if fallback else "VIEW-2"
+
+
+# What each presented message may carry (section 12), by `_shape`: every field the model's
+# presenters and ACP bridge write there, for any tool or client.
+_CARD_FIELDS = frozenset(
+    {"toolCallId", "title", "kind", "content", "locations", "rawInput", "_meta"}
+)
+_FIELDS = {
+    "tool_call": _CARD_FIELDS | {"sessionUpdate", "status"},
+    "tool_call_update": frozenset(
+        {"sessionUpdate", "toolCallId", "status", "title", "content", "_meta"}
+    ),
+    "permission request's toolCall": _CARD_FIELDS,
+}
+
+
+def _shape(item: Item) -> str:
+    """The kind of a tool message, as `_FIELDS` keys it."""
+    if _method(item) == PERMISSION:
+        return "permission request's toolCall"
+    return str(_card(item).get("sessionUpdate"))
 
 
 _STATUS = {
@@ -397,16 +498,13 @@ def _result_rule(
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
-    result = next(
-        (
-            e
-            for e in reversed(history)
-            if e.get("type") == "tool/result"
-            and isinstance(e.get("data"), dict)
-            and e["data"].get("callId") == mine.get("toolCallId")
-        ),
-        None,
-    )
+    if _differing(mine, theirs) == ["title"] and "title" in mine:
+        return "VIEW-2", (
+            f"{named}: a diff result's title is its card's, the path as the arguments give it, "
+            "made relative (VIEW-4) only where the update's first diff names that path (SPEC.md "
+            "section 12)"
+        )
+    result = _result_of(mine.get("toolCallId"), history)
     blocks = (((result or {}).get("data") or {}).get("message") or {}).get("content") or []
     raw = [
         {"type": "content", "content": {"type": "text", "text": b.get("text")}}
