@@ -17,6 +17,7 @@ from __future__ import annotations
 from loopspec.model.derive import derive_messages
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event
+from loopspec.model.log_layout import SURFACE_TYPES
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.history_change import DerivedHistory
 from loopspec.properties.conformance.history_rule import history_rule
@@ -41,7 +42,12 @@ class OwnLogHistory:
         if not actual.accepted or actual.history is None or self._unreadable:
             return None
         try:
-            self._log.extend(event_from_wire(event) for event in actual.events)
+            # Only surface events derive a message: the others (most of a log) are not read.
+            self._log.extend(
+                event_from_wire(event)
+                for event in actual.events
+                if event.get("type") in SURFACE_TYPES
+            )
             expected = self._derived.change(derive_messages(self._log))
         except InvalidEventError:
             self._unreadable = True
