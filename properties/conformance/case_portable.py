@@ -79,3 +79,12 @@ def put_back_note(shown: str) -> str:
     if HIDDEN not in shown:
         return ""
     return f" (with each {HIDDEN} put back as the secret it stands for)"
+
+
+def hidden_left(option: str) -> str:
+    """Why a command line holding `<hidden>` is not run: pasted from a case or a rerun line,
+    it would hand the loop that word for a token, and the run would say nothing of it."""
+    return (
+        f"{option} holds {HIDDEN}, which a case and a rerun line write in place of a secret's "
+        "value: put the secret back (or leave out the word, if the loop runs without it)"
+    )

@@ -49,7 +49,12 @@ from loopspec.properties.conformance.case_format import (
     TEXT_MEMBERS,
 )
 from loopspec.properties.conformance.case_json_fault import case_json_fault
-from loopspec.properties.conformance.case_portable import portable, portable_target
+from loopspec.properties.conformance.case_portable import (
+    HIDDEN,
+    hidden_left,
+    portable,
+    portable_target,
+)
 from loopspec.properties.conformance.case_text import NotCaseText, case_text
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
@@ -432,6 +437,8 @@ def resolve_target(
             ) from None
         if not argv:
             raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
+        if HIDDEN in cmd:  # pasted from a case or a rerun line: the loop would get the word
+            raise TargetError(hidden_left(options.cmd), rule_id=NO_RULE_BROKEN)
         # The command is split here, not by a shell, and a case and the console show a path
         # under the home folder from `~` (SAFE-1), also inside a word (`PYTHONPATH=~/lib`,
         # `--config=~/c.json`): every word starting `~`, and a `~` after `=` or `:` that a `/`

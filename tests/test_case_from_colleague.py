@@ -1,0 +1,58 @@
+"""Ana replays a case Bo sent her: his `rerun:` line, pasted into the chat with the file, names
+the case from his folder and hides his token as `<hidden>`.
+
+(tests/test_case_from_chat.py covers what the chat did to the file itself.)
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from test_case_from_chat import BO_S_CASE
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.run import PYTEST_OPTIONS, TargetError, resolve_target
+
+PUT_IT_BACK = (
+    "holds <hidden>, which a case and a rerun line write in place of a secret's value: put the "
+    "secret back (or leave out the word, if the loop runs without it)"
+)
+
+
+@pytest.fixture
+def ana(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Ana's folder, the working directory, with Bo's case saved in her downloads."""
+    downloads = tmp_path / "ana" / "Downloads"
+    downloads.mkdir(parents=True)
+    (downloads / "case-EXE-5-0.json").write_text(BO_S_CASE, encoding="utf-8")
+    work = tmp_path / "ana" / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+def test_SAFE_1_a_cmd_holding_a_hidden_secret_is_not_run(
+    ana: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: a case and a rerun line write a secret's value as `<hidden>`. Pasted as it
+    stands, `--cmd 'env API_TOKEN=<hidden> ...'` ran the loop with the word `<hidden>` for its
+    token, the header called it "the one replayed", and a loop that tolerates a bad token
+    replayed without a divergence: nothing said the secret was missing. Such a command is
+    refused, for replay, conform and the pytest plugin, before anything starts."""
+    started = ana / "started"
+    body = f"open({str(started)!r}, 'w')"
+    loop = f"{shlex.quote(sys.executable)} -c {shlex.quote(body)}"
+    pasted = f"env API_TOKEN=<hidden> {loop}"
+    saved = str(ana.parent / "Downloads" / "case-EXE-5-0.json")
+    assert main(["replay", saved, "--cmd", pasted]) == 2
+    assert capsys.readouterr() == ("", f"loopspec: error: --cmd {PUT_IT_BACK}\n")
+    assert main(["conform", "--cmd", pasted, "--examples", "1"]) == 2
+    assert capsys.readouterr().err == f"loopspec: error: --cmd {PUT_IT_BACK}\n"
+    with pytest.raises(TargetError) as refused:
+        resolve_target(None, pasted, PYTEST_OPTIONS)
+    assert str(refused.value) == f"--loopspec-cmd {PUT_IT_BACK}"
+    assert not started.exists()
+    assert not (ana / "loopspec-cases").exists()
