@@ -16,6 +16,10 @@ from test_case_from_chat import BO_S_CASE
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import PYTEST_OPTIONS, TargetError, resolve_target
 
+NAMED_ELSEWHERE = (
+    " (a `rerun:` line names the case from the folder conform ran in: run it there, or name "
+    "the file where you saved it)"
+)
 PUT_IT_BACK = (
     "holds <hidden>, which a case and a rerun line write in place of a secret's value: put the "
     "secret back (or leave out the word, if the loop runs without it)"
@@ -32,6 +36,34 @@ def ana(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work.mkdir()
     monkeypatch.chdir(work)
     return work
+
+
+def test_SAFE_1_bo_s_rerun_line_pasted_in_another_folder_says_where_the_case_is_named_from(
+    ana: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: Bo's `rerun:` line, `loopspec replay loopspec-cases/case-EXE-5-0.json ...`,
+    names the case from the folder he ran conform in; pasted by Ana, replay said only "no such
+    file or directory", and she looked for a typo. It says what the path is from."""
+    pasted = "loopspec-cases/case-EXE-5-0.json"
+    assert main(["replay", pasted]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {pasted}: cannot read the case file: no such file or directory"
+        f"{NAMED_ELSEWHERE}\n"
+    )
+    # With another case named too (replay's folder form), the same.
+    saved = str(ana.parent / "Downloads" / "case-EXE-5-0.json")
+    assert main(["replay", saved, pasted]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {pasted}: no such case file or directory{NAMED_ELSEWHERE}\n"
+    )
+    # A path from the root is no rerun line's: a typo there is only a typo.
+    missing = str(ana / "nowhere.json")
+    assert main(["replay", missing]) == 2
+    assert capsys.readouterr().err == (
+        f"loopspec: error: {missing}: cannot read the case file: no such file or directory\n"
+    )
+    # Named where she saved it, it replays.
+    assert main(["replay", saved]) == 0
 
 
 def test_SAFE_1_a_cmd_holding_a_hidden_secret_is_not_run(

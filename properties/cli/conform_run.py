@@ -788,8 +788,29 @@ def case_files(named: list[str]) -> list[str]:
         elif place.exists():
             found.append(given)
         else:  # a typo must not pass as "nothing to replay"
-            raise CaseFileUnreadable(f"{given}: no such case file or directory")
+            said = f"{given}: no such case file or directory{_named_from_elsewhere(given)}"
+            raise CaseFileUnreadable(said)
     return list(dict.fromkeys(found))
+
+
+def _named_from_elsewhere(given: str) -> str:
+    """What to add when the case path `given` names nothing: a `rerun:` line, pasted into a
+    chat, names the case from the folder conform ran in, and the colleague who pastes it has
+    the file elsewhere (the bare "no such file" sent them looking for a typo)."""
+    if Path(given).is_absolute() or os.path.lexists(given):
+        return ""
+    return (
+        " (a `rerun:` line names the case from the folder conform ran in: run it there, or "
+        "name the file where you saved it)"
+    )
+
+
+def _load_named_case(case_arg: str) -> Case:
+    """The case file named on the command line, as `load_case` reads it."""
+    try:
+        return load_case(Path(case_arg))
+    except CaseFileUnreadable as error:
+        raise CaseFileUnreadable(f"{error}{_named_from_elsewhere(case_arg)}") from error
 
 
 def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
@@ -881,7 +902,7 @@ def _replay_listed(
 def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     """Rerun one case file, `case_arg` as given."""
     _note_a_fifo(case_arg)
-    case = load_case(Path(case_arg))
+    case = _load_named_case(case_arg)
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = _named_target(args)
     replayed = target.get("cmd") or target.get("impl") or ""
