@@ -102,7 +102,13 @@ def case_folder(config: pytest.Config) -> Path:
     """Where the suite saves a counterexample: `--loopspec-case-dir` as given (relative to the
     current directory), else `loopspec-cases/` in the rootdir, found wherever pytest runs."""
     given = config.getoption("--loopspec-case-dir")
-    return Path(given).resolve() if given else config.rootpath / DEFAULT_CASE_DIR
+    return _typed_path(given).resolve() if given else config.rootpath / DEFAULT_CASE_DIR
+
+
+def _typed_path(given: str) -> Path:
+    """A path option as typed: `--loopspec-cases=~/Downloads/case.json` reaches pytest with its
+    `~` unexpanded (a shell expands one only at a word's start), and named nothing."""
+    return Path(given).expanduser()
 
 
 def as_typed(path: Path) -> str:
@@ -141,7 +147,7 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     if folder.exists() and not folder.is_dir():  # as `conform --case-dir` refuses it
         where = config.getoption("--loopspec-case-dir") or folder
         raise refused(f"--loopspec-case-dir {where}: exists and is not a directory")
-    places = [(folder, None), *((Path(given), given) for given in named)]
+    places = [(folder, None), *((_typed_path(given), given) for given in named)]
     for place, given in places:
         if place.is_file():
             found.append(place.resolve())

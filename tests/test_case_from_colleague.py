@@ -9,12 +9,15 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from test_case_from_chat import BO_S_CASE
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.run import PYTEST_OPTIONS, TargetError, resolve_target
+from loopspec.properties.pytest_plugin import _saved_cases, case_folder
 
 NAMED_ELSEWHERE = (
     " (a `rerun:` line names the case from the folder conform ran in: run it there, or name "
@@ -88,3 +91,42 @@ def test_SAFE_1_a_cmd_holding_a_hidden_secret_is_not_run(
     assert str(refused.value) == f"--loopspec-cmd {PUT_IT_BACK}"
     assert not started.exists()
     assert not (ana / "loopspec-cases").exists()
+
+
+# A driver-protocol process that answers `reset` and ends at the first command: conform saves
+# the program it broke on as a case.
+_BREAKS_AT_ONCE = """
+import json, sys
+for line in sys.stdin:
+    if json.loads(line)["type"] != "reset":
+        sys.exit(3)
+    print(json.dumps({"type": "ready", "implementation": "breaks", "capabilities": []}), flush=True)
+"""
+
+
+def test_PROTO_1_a_case_path_typed_with_a_tilde_after_the_equals_sign_is_from_home(
+    ana: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a shell expands `~` only at a word's start, so `--loopspec-cases=~/Downloads/
+    case.json` reached the pytest plugin as typed and stopped it ("no such file or
+    directory"), and `conform --case-dir=~/cases` saved its case in a folder named `~` in the
+    current one. Both name the home folder's."""
+    monkeypatch.setenv("HOME", str(ana.parent))
+    options: dict[str, object] = {
+        "--loopspec-cases": ["~/Downloads/case-EXE-5-0.json"],
+        "--loopspec-case-dir": None,
+    }
+    config = SimpleNamespace(getoption=options.get, rootpath=ana)
+    saved = ana.parent / "Downloads" / "case-EXE-5-0.json"
+    assert _saved_cases(cast("pytest.Config", config)) == [(saved, "case-EXE-5-0.json")]
+    (ana / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
+    cmd = f"{shlex.quote(sys.executable)} loop.py"
+    assert main(["conform", "--cmd", cmd, "--case-dir=~/cases", "--examples", "1"]) == 2
+    assert f"rerun it: loopspec replay {ana.parent}/cases/case-PROTO-1-0.json" in (
+        capsys.readouterr().err
+    )
+    assert (ana.parent / "cases" / "case-PROTO-1-0.json").is_file()
+    assert not (ana / "~").exists()
+    # The plugin saves there too.
+    options["--loopspec-case-dir"] = "~/cases"
+    assert case_folder(cast("pytest.Config", config)) == ana.parent / "cases"

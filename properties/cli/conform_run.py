@@ -446,7 +446,9 @@ def run_conform(args: argparse.Namespace) -> int:
         return 2
     # From the start: a CI job's budget is conform's whole run, the exhaustive pass included.
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
-    case_folder = Path(args.case_dir)
+    # `--case-dir=~/cases` reaches conform unexpanded (a shell expands `~` only at a word's
+    # start), and made a folder named `~` in the current one.
+    case_folder = Path(args.case_dir).expanduser()
     # Checked before the search: a counterexample found in minutes must not be lost to a typo.
     if case_folder.exists() and not case_folder.is_dir():
         print(
