@@ -913,6 +913,36 @@ class _OriginalInputBridge(_ModelsOwnBridge):
         return super().on_event(event)
 
 
+class _ChattyBridge(_ModelsOwnBridge):
+    """The same bridge, also streaming each reply's text to the editor, as Zed's bridges do."""
+
+    def on_event(self, event: dict[str, Any]) -> list[dict[str, object]]:
+        data = event.get("data") or {}
+        chunks: list[dict[str, object]] = [
+            {
+                "method": "session/update",
+                "params": {
+                    "sessionId": "s",
+                    "update": {"sessionUpdate": "agent_message_chunk", "content": block},
+                },
+            }
+            for block in (data.get("message") or {}).get("content") or []
+            if event.get("type") == "assistant/message" and block.get("type") == "text"
+        ]
+        return chunks + super().on_event(event)
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_PROTO_1_the_tutorials_bridge_wrapper_reports_only_tool_messages() -> None:
+    """PROTO-1: presented carries the tool messages only. A bridge that also streams the reply's
+    text (agent_message_chunk), wrapped as the tutorial said ('report what it sent'), diverged
+    on every reply with text; the tutorial's wrapper now drops the editor's other updates."""
+    chatty = _tutorial_bridge_target(_ChattyBridge)
+    report = run_conformance(chatty, examples=20, seed_value=BATCH_SEED, show_progress=False)
+    assert report.conformant, report.divergence and report.divergence.what
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
