@@ -292,7 +292,11 @@ def _target_arguments(parser: argparse.ArgumentParser) -> None:
         "--cmd",
         metavar="COMMAND",
         help="a process that speaks the driver protocol (its messages: python -m pydoc "
-        "loopspec.properties.conformance.driver_protocol; their JSON Schema: loopspec schema)",
+        "loopspec.properties.conformance.driver_protocol; their JSON Schema: loopspec schema), "
+        "started in the current folder; split into words as a shell would, but run by none "
+        "(~ is expanded, $VAR and pipes are not; `env NAME=VALUE cmd` sets a variable). A "
+        "case's recorded --cmd and a rerun: line name the loop from the folder and home "
+        "conform ran in, and <hidden> where a secret was",
     )
     parser.add_argument(
         "--answer-timeout",
