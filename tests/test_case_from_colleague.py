@@ -16,6 +16,7 @@ import pytest
 from test_case_from_chat import BO_S_CASE
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.run import PYTEST_OPTIONS, TargetError, resolve_target
 from loopspec.properties.pytest_plugin import _saved_cases, case_folder
 
@@ -130,3 +131,28 @@ def test_PROTO_1_a_case_path_typed_with_a_tilde_after_the_equals_sign_is_from_ho
     # The plugin saves there too.
     options["--loopspec-case-dir"] = "~/cases"
     assert case_folder(cast("pytest.Config", config)) == ana.parent / "cases"
+
+
+def test_SAFE_1_a_path_typed_through_a_symbolic_link_is_written_from_home_or_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAFE-1: Bo's home is behind a symbolic link (HOME=/home/bo, /home -> /usr/home, as an
+    automounted share is). A path typed the resolved way (`realpath`, a tool's output) was
+    recorded whole, his user name in it, and one typed through the link into the folder
+    conform ran in was written `~/proj/...`, not `./...`: the working folder was known only
+    resolved, and the shell's $PWD, which keeps the link, was not read."""
+    (tmp_path / "usr-home" / "bo" / "proj").mkdir(parents=True)
+    (tmp_path / "home").symlink_to(tmp_path / "usr-home")
+    home = tmp_path / "home" / "bo"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home / "proj")
+    monkeypatch.setenv("PWD", str(home / "proj"))
+    resolved = tmp_path / "usr-home" / "bo"
+    assert portable(f"node {resolved}/loop/main.mjs") == "node ~/loop/main.mjs"
+    assert portable(f"node {home}/proj/main.mjs --log {home}/logs") == (
+        "node ./main.mjs --log ~/logs"
+    )
+    # A $PWD that is not the working folder (left by a parent that changed folders) is not
+    # taken for it: the path is written from home.
+    monkeypatch.setenv("PWD", str(home))
+    assert portable(f"node {home}/proj/main.mjs") == "node ~/proj/main.mjs"

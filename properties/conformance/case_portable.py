@@ -53,7 +53,14 @@ def _folders() -> list[tuple[str, str]]:
     """The folders this machine's paths are written from, the deepest first: where conform
     runs (written `.`), then the home folder (`~`); the root is never one."""
     here, home = os.getcwd(), os.path.expanduser("~")
-    named = [(here, "."), (str(Path(here).resolve()), "."), (home, "~")]
+    # Each also as the other spelling a path to it is typed in: a home behind a symbolic link
+    # (/home -> /usr/home, an automounted share) is typed either way, and the shell's $PWD
+    # keeps the links `cd` followed, where the working folder has them resolved.
+    logical = os.environ.get("PWD", "")
+    named = [(here, "."), (str(Path(here).resolve()), ".")]
+    if logical and Path(logical).resolve() == Path(here).resolve():
+        named.append((logical, "."))
+    named += [(home, "~"), (str(Path(home).resolve()), "~")]
     usable = [(folder.rstrip("/"), shown) for folder, shown in named if folder.rstrip("/")]
     return sorted(dict(usable).items(), key=lambda item: -len(item[0]))
 
