@@ -80,15 +80,31 @@ def calls_awaiting(call_ids: Sequence[str], still: str = "") -> str:
 # these invariants, and attrs (or typing) alone takes longer to import than the interpreter takes
 # to start (tests/test_check_startup.py).
 class Violation(PlainRecord):
-    """One broken rule: at which event, which rule, why, and the other events involved."""
+    """One broken rule: at which event, which rule, why, and the other events involved.
 
-    __slots__ = ("rule_id", "seq", "message", "related")  # noqa: RUF023 (the fields' order)
+    `facet`, when not empty, names the part of the rule broken where a real loop is known to
+    break that part alone: a known divergence names it `RULE:facet` (`facet_name`)."""
 
-    def __init__(self, rule_id: str, seq: int, message: str, related: tuple[int, ...] = ()) -> None:
+    __slots__ = ("rule_id", "seq", "message", "related", "facet")  # noqa: RUF023 (fields' order)
+
+    def __init__(
+        self,
+        rule_id: str,
+        seq: int,
+        message: str,
+        related: tuple[int, ...] = (),
+        facet: str = "",
+    ) -> None:
         self.rule_id = rule_id
         self.seq = seq
         self.message = message
         self.related = related
+        self.facet = facet
+
+    @property
+    def facet_name(self) -> str:
+        """`RULE:facet`, or the rule alone when the violation names no facet."""
+        return f"{self.rule_id}:{self.facet}" if self.facet else self.rule_id
 
 
 class RecordedCall:
@@ -164,6 +180,8 @@ class Prefix:
         # for that call (HOOK-1), and is folded as that call's answer.
         self.pending_hook_calls: dict[tuple[int, str, str], str] = {}
         self.hook_results: dict[str, list[HookAnswer]] = {}
+        # call id -> the first PostToolUse answer audited as a block: its result is an error.
+        self.post_blocked: dict[str, HookAnswer] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
@@ -244,6 +262,8 @@ class Prefix:
     def _reset_hooks(self) -> None:
         if self.hook_results:
             self.hook_results = {}
+        if self.post_blocked:
+            self.post_blocked = {}
         if self.approval_due:
             self.approval_due = set()
         if self.pre_hook_runs:
@@ -531,6 +551,8 @@ class Prefix:
                 self.hook_results.setdefault(call_id, []).append(answer)
                 if answer.decision in ASKING_DECISIONS and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
+                elif answer.decision in DENYING_DECISIONS and answer.point == "PostToolUse":
+                    self.post_blocked.setdefault(call_id, answer)
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)
@@ -1284,11 +1306,7 @@ def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]
 
 @invariant("post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result"))
 def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A PostToolUse hook is never audited as asking: the body already ran.
-
-    A blocking word on a result that is not an error is not flagged: Codex applies a block
-    without the error flag, and ignores one without a reason (known divergences), so a log
-    alone does not tell a block ignored from one applied its own way."""
+    """A PostToolUse hook is never audited as asking: the body already ran."""
     if (
         fact.type == "hook/result"
         and fact.point == "PostToolUse"
@@ -1300,6 +1318,33 @@ def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Viola
             "for a block)"
         )
         return [Violation("HOOK-1", fact.seq, msg)]
+    return NO_VIOLATIONS
+
+
+POST_BLOCK_NOT_AN_ERROR = "post-block-not-an-error"
+"""The facet of HOOK-1 `post_block_makes_the_result_an_error` breaks: the real Claude Code and
+Codex CLIs break it on every PostToolUse block (their profiles name it, `HOOK-1:` + this)."""
+
+
+@invariant("post_block_makes_the_result_an_error", "HOOK-1", reads=of_types("tool/result"))
+def post_block_makes_the_result_an_error(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A PostToolUse hook audited as blocking blocked: its call's result is an error.
+
+    A loop that ignores a block, or writes it without the error flag, breaks it; Claude Code
+    (which keeps the output) and Codex (which writes the reasons as plain output) do so on every
+    block, a known divergence named by its facet (`POST_BLOCK_NOT_AN_ERROR`)."""
+    if (
+        fact.type == "tool/result"
+        and fact.surface == "append"
+        and fact.call_id in prefix.post_blocked
+        and not fact.is_error
+    ):
+        answer = prefix.post_blocked[fact.call_id]
+        msg = (
+            f"PostToolUse hook {answer.handler_id} is audited {answer.decision!r} for "
+            f"{fact.call_id}, whose result is not an error: a block replaces it (DEC-3)"
+        )
+        return [Violation("HOOK-1", fact.seq, msg, (answer.seq,), POST_BLOCK_NOT_AN_ERROR)]
     return NO_VIOLATIONS
 
 

@@ -46,6 +46,17 @@ def test_HOOK_1_a_negative_duration_is_refused() -> None:
     assert blamed(report) == [("HOOK-1", 6)]
 
 
+def test_HOOK_1_a_dsh_log_that_ignores_a_post_block_is_blamed_on_HOOK_1() -> None:
+    """HOOK-1: a PostToolUse hook audited `block` whose result is no error (the loop ignored the
+    block) passed check, which let every loop write a block so because Claude Code and Codex
+    do; in a dsh-format log it is blamed at the result, and the block applied passes."""
+    report = check(BLAME / "violations" / "HOOK-1-post-block-ignored.jsonl")
+    assert blamed(report) == [("HOOK-1", 9)]
+    (found,) = report.violations
+    assert found.violation.facet_name == "HOOK-1:post-block-not-an-error"
+    assert blamed(check(BLAME / "valid" / "HOOK-1-post-block-replaces-the-result.jsonl")) == []
+
+
 def test_HOOK_1_an_unknown_dialect_is_refused() -> None:
     """HOOK-1: a hook/invoked's dialect is claude-code or codex; another was read as valid."""
     report = check(BLAME / "violations" / "HOOK-1-unknown-dialect.jsonl")

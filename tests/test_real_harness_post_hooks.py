@@ -79,10 +79,12 @@ PROGRAMS: dict[str, list[Command]] = {
     ],
 }
 # Per harness: the known divergence that stops the program, those shown before it, and the
-# rule a loop breaks that shows each without the profile's tolerance.
+# rule a loop breaks that shows each without the profile's tolerance. Without DEC-3, Claude
+# Code's own log breaks HOOK-1 first: its audit says `block`, its result is no error (the facet
+# DEC-3 tolerates); Codex's TEXT-1:post-block leaves DEC-3:blank-reason, which tolerates it too.
 STOPPED_BY = {"claude-code": "DEC-3", "codex": "ADJ-1"}
 PLANTED = {
-    "claude-code": {"ADJ-4": "ADJ-4", "DEC-3": "DEC-3"},
+    "claude-code": {"ADJ-4": "ADJ-4", "DEC-3": "HOOK-1"},
     "codex": {"post-hook-audit-place": "HOOK-5", "TEXT-1:post-block": "DEC-3", "ADJ-1": "ADJ-1"},
 }
 

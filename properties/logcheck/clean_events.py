@@ -57,6 +57,7 @@ from loopspec.model.invariants import (
     no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
+    post_block_makes_the_result_an_error,
     post_hook_words_fit_the_result,
     pre_hooks_answer_calls_of_the_reply,
     pre_hooks_once_per_call,
@@ -348,6 +349,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         call_id in prefix.unapplied_rewrites
         or call_id in prefix.refused_calls
         or call_id in prefix.approval_due
+        or call_id in prefix.post_blocked
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
@@ -626,6 +628,7 @@ JUDGES: dict[str, CleanJudge] = {
             *_IN_STEP,
             result_answers_pending_call,
             results_in_model_order,
+            post_block_makes_the_result_an_error,
             supplied_rewrite_applied_or_refused,
             approval_shows_effective_input,
             repair_results_match_call_state,

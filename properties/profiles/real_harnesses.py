@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
+from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -643,6 +644,22 @@ def _without_synthetic_replies(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _without_api_error_replies(history: Sequence[Json]) -> list[Json]:
+    """A history without Claude Code's assistant messages for a failed request ('API Error:
+    ...', model <synthetic>): its transcript keeps them, its requests leave them out."""
+
+    def api_error(message: Json) -> bool:
+        source, content = message.get("source") or {}, message.get("content") or []
+        return (
+            message.get("role") == "assistant"
+            and source.get("model") == "<synthetic>"
+            and len(content) == 1
+            and str(content[0].get("text", "")).startswith("API Error")
+        )
+
+    return [message for message in history if not api_error(message)]
+
+
 def _model_error_reason(event: Event) -> Event:
     if event["type"] != "turn/end" or event["data"]["reason"].get("kind") != "error":
         return event
@@ -699,6 +716,9 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
     "ABORT-3": (("ABORT-3", None, both(lambda run: map_events(run, _abort_without_cause)), False),),
 }
+# What a rule's known divergence puts in the CLI's own log and not in its model requests, erased
+# from both histories when conform holds the requests to the log (`history_own_log`).
+HISTORY_ERASERS = {"HIST-1": _without_api_error_replies}
 # Detectors of a rule that only one harness's entry describes.
 HARNESS_ONLY = {
     "DEC-3": Harness.CLAUDE_CODE,
@@ -713,6 +733,14 @@ HARNESS_ONLY = {
 # command as ABORT-1's killed call or ABORT-2's kept one; Claude Code's reply invented at the
 # resume sits between two turns (TURN-3).
 ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",), "ABORT-1:resume": ("TURN-3",)}
+# The log facets (`Violation.facet_name`) the target's own log breaks wherever a divergence shows:
+# each CLI writes a PostToolUse block's result without the error flag (Claude Code keeps the
+# output, DEC-3; Codex writes the reasons as plain output, TEXT-1, or ignores a blank one), so
+# its audit's `block` goes with a result that is no error (HOOK-1). A dsh-format log is held to
+# it (`loopspec check`); under these profiles the comparison judges the block instead.
+TOLERATES = dict.fromkeys(
+    ("DEC-3", "TEXT-1:post-block", "DEC-3:blank-reason"), (f"HOOK-1:{POST_BLOCK_NOT_AN_ERROR}",)
+)
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
@@ -868,6 +896,8 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                         symptom=symptom,
                         cut_at_reply=cut,
                         avoid=AVOID.get(key),
+                        erase_history=HISTORY_ERASERS.get(key),
+                        tolerates=TOLERATES.get(key, ()),
                     )
                 )
     return found
