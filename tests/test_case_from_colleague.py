@@ -6,7 +6,9 @@ the case from his folder and hides his token as `<hidden>`.
 
 from __future__ import annotations
 
+import io
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -156,3 +158,54 @@ def test_SAFE_1_a_path_typed_through_a_symbolic_link_is_written_from_home_or_her
     # taken for it: the path is written from home.
     monkeypatch.setenv("PWD", str(home))
     assert portable(f"node {home}/proj/main.mjs") == "node ~/proj/main.mjs"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
+    ana: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `loopspec check -` reads a log from standard input, but `replay -` read a file
+    named `-` ("no such file or directory"), so a case copied from a chat had to be saved
+    first. `-` reads it from standard input; from a terminal it says to pipe it in, and
+    `--reduce`, which saves beside the case file, refuses it."""
+    bo_s = (ana.parent / "Downloads" / "case-EXE-5-0.json").read_text(encoding="utf-8")
+
+    def replay(*argv: str, text: str | None = bo_s) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "loopspec", "replay", *argv],
+            input=text,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+            timeout=60,
+        )
+
+    pasted = replay("-")
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout.splitlines()[-1] == (
+        "/dev/stdin: 2 commands replayed, no divergence; the case recorded EXE-5"
+    )
+    curled = replay("-", text=bo_s.replace('"rule":', "\u201crule\u201d:"))
+    assert curled.returncode == 2
+    assert curled.stderr.startswith(
+        "loopspec: error: /dev/stdin:4: the case file is not JSON: \u201c (U+201C"
+    )
+    reduced = replay("-", "--reduce")
+    assert (reduced.returncode, reduced.stderr) == (
+        2,
+        "loopspec replay: error: --reduce saves the cut-down case beside the case file: name a "
+        "file, not standard input\n",
+    )
+    assert list(ana.iterdir()) == []
+    # Typed at a terminal, the case would wait for an end of file few know to type.
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    assert main(["replay", "-"]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: -: standard input is a terminal: pipe the case in "
+        "(pbpaste | loopspec replay - ...), or name its file\n"
+    )

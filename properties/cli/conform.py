@@ -241,7 +241,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         nargs="+",
         help="a case file written by `loopspec conform`, or by hand (its JSON Schema: loopspec "
         "schema case); several, or a directory (its *.json), replay one after another as a "
-        "regression suite: exit 1 if one diverges, 2 if one cannot be used (text only)",
+        "regression suite: exit 1 if one diverges, 2 if one cannot be used (text only); - "
+        "reads a case from standard input (pbpaste | loopspec replay - --cmd ...)",
     )
     _target_arguments(replay)
     replay.add_argument(

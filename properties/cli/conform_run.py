@@ -767,7 +767,14 @@ def run_replay(args: argparse.Namespace) -> int:
     several, a directory's, as a regression suite (`replay_all`)."""
     if _timeout_without_cmd(args):
         return 2
-    named: list[str] = args.case
+    if args.reduce and STDIN_CASE in args.case:  # a usage error: no rule is broken
+        print(
+            "loopspec replay: error: --reduce saves the cut-down case beside the case file: "
+            "name a file, not standard input",
+            file=sys.stderr,
+        )
+        return 2
+    named: list[str] = [_read_from(given) for given in args.case]
     if args.reduce and (len(named) > 1 or Path(named[0]).is_dir() or args.format == "json"):
         # A usage error: no rule is broken.
         print("loopspec replay: error: --reduce takes one case file, as text", file=sys.stderr)
@@ -775,6 +782,24 @@ def run_replay(args: argparse.Namespace) -> int:
     if len(named) > 1 or Path(named[0]).is_dir():
         return replay_all(args, case_files(named))
     return _replay_one(args, named[0])
+
+
+STDIN_CASE = "-"
+"""The case name that reads the case from standard input, as `check -` reads a log."""
+
+
+def _read_from(given: str) -> str:
+    """Where the case named `given` is read: `-` is standard input, so a case copied from a
+    chat needs no file (`pbpaste | loopspec replay - --cmd ...`); its errors name /dev/stdin."""
+    if given != STDIN_CASE:
+        return given
+    if sys.stdin is None or sys.stdin.isatty():
+        # Read from a terminal, the case would wait for an end of file few know to type.
+        raise CaseFileUnreadable(
+            "-: standard input is a terminal: pipe the case in "
+            "(pbpaste | loopspec replay - ...), or name its file"
+        )
+    return "/dev/stdin"
 
 
 def case_files(named: list[str]) -> list[str]:
