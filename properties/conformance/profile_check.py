@@ -89,7 +89,7 @@ class ProfileChecker:
         self._history: list[dict[str, Any]] = []
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
         self._tolerated = profile.tolerated_facets
-        self._own_history = OwnLogHistory(profile.history_erasers)
+        self._own_history = OwnLogHistory()
 
     def feed(
         self,
@@ -157,7 +157,6 @@ class ProfileChecker:
             shown = self.profile.needed(pair, self._wire_commands[:length], soft)
         except SHAPE_ERRORS:
             shown = frozenset()
-        shown |= self._own_history.shown
         return shown | ({self.stop.key} if self.stop is not None else set())
 
     def _compare(self) -> Divergence | None:
