@@ -32,9 +32,11 @@ not grow with the log.
 from __future__ import annotations
 
 import asyncio
+import os
+import selectors
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, assert_never
+from typing import Any, Protocol, assert_never
 
 import attrs
 
@@ -175,6 +177,18 @@ def execution_seen(execution: ToolExecution) -> ExecutionSeen:
     )
 
 
+class _NoIdlePolling(selectors.DefaultSelector):
+    """The adapter's event loop's selector: a poll that may not wait (timeout 0) while nothing
+    but the loop's own wake-up socket is registered is skipped. `impl` on a scripted world does
+    no I/O, and the wake-up socket only wakes a loop blocked in a wait; the skipped poll was a
+    system call per event-loop iteration, several per command."""
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        if timeout == 0 and len(self.get_map()) <= 1:
+            return []
+        return super().select(timeout)
+
+
 class ImplAdapter:
     """Runs `impl.AgentLoop` on a scripted world and a log file in `workdir`."""
 
@@ -191,7 +205,7 @@ class ImplAdapter:
         self._path = workdir / log_name
         self._durability = durability
         self._on_commit = on_commit
-        self._event_loop = asyncio.new_event_loop()
+        self._event_loop = asyncio.SelectorEventLoop(_NoIdlePolling())
         self._shown: list[Shown] = []
         self._earlier_runs: list[ToolExecution] = []
         self._world, agent = self._open()
@@ -201,7 +215,7 @@ class ImplAdapter:
         self._read_events = 0
         self._read_runs = 0
         self._read_shown = 0
-        self._reader: BinaryIO | None = None
+        self._reader: int | None = None  # a read-only descriptor of the log, once opened
 
     def _open(self) -> tuple[ScriptedWorld, AgentLoop]:
         config = self._config
@@ -323,17 +337,15 @@ class ImplAdapter:
         delta only). The first call reads the header too.
         """
         if self._reader is None:  # opened once: the loop only appends to (or cuts) the file
-            self._reader = self._path.open("rb")
-        file = self._reader
+            self._reader = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+        data = _read_from(self._reader, self._read_bytes)
         if self._read_bytes == 0:
-            file.seek(0)
-            header = file.readline()
-            if not header.endswith(b"\n"):
+            header_end = data.find(b"\n") + 1
+            if not header_end:
                 history = None if self._agent is None else self._agent.history.messages()
                 return Added((), (), self._added_runs(), self._added_shown(), history)
-            self._read_bytes = len(header)
-        file.seek(self._read_bytes)
-        data = file.read()
+            self._read_bytes = header_end
+            data = data[header_end:]
         first = self._read_events
         # The lines are held to the wire objects of the events the live loop committed, so
         # they need not be rebuilt as events first only to be turned back.
@@ -370,8 +382,26 @@ class ImplAdapter:
             self._crash()
         self._event_loop.close()
         if self._reader is not None:
-            self._reader.close()
+            os.close(self._reader)
             self._reader = None
+
+
+_READ_CHUNK = 1 << 16
+"""Bytes asked for per read: more than a command appends, so one `pread` reads its bytes."""
+
+
+def _read_from(descriptor: int, offset: int) -> bytes:
+    """The file's bytes from `offset` to its end: `pread`s, no seek, no size asked first (a
+    regular file's read comes back short only at its end)."""
+    chunk = os.pread(descriptor, _READ_CHUNK, offset)
+    if len(chunk) < _READ_CHUNK:
+        return chunk
+    chunks = [chunk]
+    while len(chunk) == _READ_CHUNK:
+        offset += len(chunk)
+        chunk = os.pread(descriptor, _READ_CHUNK, offset)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def impl_adapter(config: LoopConfig, workdir: Path) -> LoopAdapter:

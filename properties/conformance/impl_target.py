@@ -9,9 +9,10 @@ commit units they form, and the bodies started.
 One temporary directory serves the whole process (`scratch_root`), in memory (`/dev/shm`) where
 the machine has one and `TMPDIR` does not say otherwise: a conformance log is scratch, and on a
 disk file system creating and removing a program's files costs more CPU than the program's
-commands. Each program works in a fresh subdirectory of it, removed when the next program
-starts; the adapter is opened at the program's first command, so a `reset` that only asks for
-the capabilities (the machine's probe) opens nothing.
+commands. Each program works in an empty subdirectory of it: emptied when the program ends, it
+serves the next program (making and removing a directory per program cost more system calls than
+the program's own reads and writes). The adapter is opened at the program's first command, so a
+`reset` that only asks for the capabilities (the machine's probe) opens nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from loopspec.properties.conformance.impl_adapter import (
 from loopspec.properties.conformance.target import Observation
 
 _SCRATCH: list[tempfile.TemporaryDirectory[str]] = []
-_PROGRAMS = itertools.count()
+_DIRECTORIES = itertools.count()
+_EMPTY_DIRECTORIES: list[Path] = []  # emptied by programs that ended, for the next ones
 RAM_SCRATCH = Path("/dev/shm")
 
 
@@ -58,8 +60,34 @@ def scratch_root() -> Path:
     return Path(_SCRATCH[0].name)
 
 
+def empty_directory() -> Path:
+    """An empty working directory for a program: one an ended program left empty, else a new
+    one (several targets may be open at once, each needs its own)."""
+    if _EMPTY_DIRECTORIES:
+        return _EMPTY_DIRECTORIES.pop()
+    directory = scratch_root() / f"{os.getpid()}-{next(_DIRECTORIES)}"
+    directory.mkdir()
+    return directory
+
+
+def give_back(directory: Path) -> None:
+    """Empty a program's working directory for the next program; one that will not empty (or
+    is gone) is removed as far as it can be, and not used again."""
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+    except OSError:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    _EMPTY_DIRECTORIES.append(directory)
+
+
 class AdapterTarget:
-    """Drives a Python loop through its adapter; each program gets a fresh working directory."""
+    """Drives a Python loop through its adapter; each program gets an empty working directory."""
 
     def __init__(
         self,
@@ -90,8 +118,7 @@ class AdapterTarget:
     def _opened(self) -> LoopAdapter:
         if self._adapter is None:
             assert self._config is not None, "reset first"
-            self._program_dir = scratch_root() / f"{os.getpid()}-{next(_PROGRAMS)}"
-            self._program_dir.mkdir()
+            self._program_dir = empty_directory()
             self._adapter = self._factory(self._config, self._program_dir)
         return self._adapter
 
@@ -153,7 +180,7 @@ class AdapterTarget:
             self._adapter.close()
             self._adapter = None
         if self._program_dir is not None:
-            shutil.rmtree(self._program_dir, ignore_errors=True)
+            give_back(self._program_dir)
             self._program_dir = None
 
     def close(self) -> None:
