@@ -27,6 +27,10 @@ With `--instructions` (valgrind installed), the same ratio is also counted in in
 step (callgrind, a fresh interpreter per run, a short run's count subtracted for start-up), which
 the load of a shared machine does not move; it counts conform's default seed only (minutes per
 seed), so it too moves with that seed's program lengths.
+
+With `--syscalls` (strace installed), conform's system calls per command are counted by kind
+(`strace -c -f`, the same short and long runs as `--instructions`, the short run's counts
+subtracted): a count callgrind does not see, nor does the load of a shared machine move it.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ import contextlib
 import io
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -185,6 +191,48 @@ def instruction_ratio() -> None:
     print(f"conform / trivial, in instructions: {trivial / conform:.3f} (goal >= {GOAL}) {verdict}")
 
 
+# ---------------------------------------------------------------------------------------------
+# System calls, counted by strace in a fresh interpreter per run.
+
+
+def syscalls_of(examples: int, out: Path) -> tuple[dict[str, int], int]:
+    """The system calls, by kind, a fresh interpreter makes running conform for `examples`
+    programs (its children's too), and the commands that run sent."""
+    command = [sys.executable, __file__, "--count-run", "conform", str(examples)]
+    done = subprocess.run(
+        ["strace", "-f", "-c", "-o", str(out), *command],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    calls: dict[str, int] = {}
+    for line in out.read_text().splitlines():
+        fields = line.split()
+        # A row: % time, seconds, usecs/call, calls, [errors,] syscall.
+        if len(fields) >= 5 and fields[0][0].isdigit() and fields[-1] != "total":
+            calls[fields[-1]] = int(fields[3])
+    return calls, int(done.stdout.split()[-1])
+
+
+def syscall_counts() -> None:
+    """Print conform's system calls per command, by kind, most first."""
+    if shutil.which("strace") is None:
+        print("system calls: strace not installed")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-conform-") as name:
+        (short, short_steps), (long, long_steps) = (
+            syscalls_of(examples, Path(name) / f"strace-{examples}.txt")
+            for examples in INSTRUCTION_EXAMPLES
+        )
+    steps = long_steps - short_steps
+    per_command = {kind: (long.get(kind, 0) - short.get(kind, 0)) / steps for kind in long}
+    shown = sorted((-count, kind) for kind, count in per_command.items() if count >= 0.005)
+    low, high = INSTRUCTION_EXAMPLES
+    print(f"system calls per command (strace, {high} less {low} programs, {steps} commands):")
+    print("  " + ", ".join(f"{kind} {-count:.2f}" for count, kind in shown))
+    print(f"  all kinds {sum(per_command.values()):.2f}")
+
+
 def main() -> None:
     """Interleave both, print the best rates and their ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -206,11 +254,16 @@ def main() -> None:
         help="also count instructions per step with valgrind's callgrind (minutes more)",
     )
     parser.add_argument(
+        "--syscalls",
+        action="store_true",
+        help="also count conform's system calls per command with strace",
+    )
+    parser.add_argument(
         "--count-run", nargs=2, metavar=("SIDE", "EXAMPLES"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
-    if args.cmd and args.instructions:
-        parser.error("--instructions counts the bundled implementation only, not a --cmd")
+    if args.cmd and (args.instructions or args.syscalls):
+        parser.error("--instructions and --syscalls count the bundled implementation only")
     if args.count_run:
         which, examples = args.count_run
         count_run(which, int(examples))
@@ -261,6 +314,8 @@ def main() -> None:
     print(f"conform / trivial at equal program length: {at_length:.3f} (goal >= {GOAL}) {verdict}")
     if args.instructions:
         instruction_ratio()
+    if args.syscalls:
+        syscall_counts()
 
 
 if __name__ == "__main__":
