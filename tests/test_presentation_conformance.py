@@ -1128,3 +1128,76 @@ def test_VIEW_2_a_diff_results_title_keeps_the_arguments_path() -> None:
     rule, what = found
     assert rule == "VIEW-2", what
     assert "the path as the arguments give it" in what, what
+
+
+def test_VIEW_2_a_fence_a_diff_card_or_a_diff_result_says_what_section_12_requires() -> None:
+    """VIEW-2: a bridge fencing output holding ``` with three backticks, one writing
+    `oldText: ""` for an edit that creates, and one taking an edit result's oldText from its
+    arguments over meta.diffs were told only 'the fenced output is the result's text blocks
+    joined by newlines', 'the card is the presenter's view of the call's arguments' and 'the
+    update is the presenter's view of the durable result'; each explanation now says what the
+    fence, the card's diff and the result's diffs must be."""
+    fenced = _update_for("c1", "````console\n```sh\nmake\n```\n````")
+    short = _update_for("c1", "```console\n```sh\nmake\n```\n```")
+    found = presentation_rule([fenced], [short], history=())
+    assert found is not None
+    assert found[0] == "VIEW-2", found
+    assert "one backtick longer than the output's longest run of backticks" in found[1], found
+    arguments = '{"file_path": "b.py", "old_string": "", "new_string": "pass"}'
+    note = acp.tool_call_notification(
+        "s",
+        "c1",
+        present_call("edit", parse_arguments(arguments)),
+        arguments=parse_arguments(arguments),
+        session_cwd="/workspace",
+        terminal_capable=False,
+    )
+    card = {"method": "session/update", "params": note}
+    emptied = json.loads(json.dumps(card))
+    emptied["params"]["update"]["content"][0]["oldText"] = ""
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "edit", "arguments": arguments}}
+    found = presentation_rule([card], [emptied], history=(call,))
+    assert found is not None
+    assert found[0] == "VIEW-2", found
+    assert "oldText left out when old_string is empty" in found[1], found
+    applied = {
+        "type": "diff",
+        "path": "/workspace/a.py",
+        "oldText": "x = 1\n",
+        "newText": "x = 2\n",
+    }
+    done = _update_for("c1", "Edited")
+    done["params"]["update"]["content"] = [applied]
+    guessed = _with_update(done, content=[{**applied, "oldText": "x = 1"}])
+    found = presentation_rule([done], [guessed], history=())
+    assert found is not None
+    assert found[0] == "VIEW-2", found
+    assert "shows its result's meta.diffs as recorded" in found[1], found
+
+
+def test_VIEW_4_a_location_or_diff_path_made_relative_is_blamed_on_VIEW_4() -> None:
+    """VIEW-4: titles are made relative, locations and diff paths stay raw. A bridge writing a
+    read's location (or an edit result's diff path) relative to the workspace was blamed on
+    VIEW-2, 'the card is the presenter's view of the call's arguments'; and a read's location
+    line 0 for offset 0 got the same words, where the line is the first line shown."""
+    card = _card_for("c1", '{"file_path":"/workspace/a.txt"}')
+    relative = json.loads(json.dumps(card))
+    relative["params"]["update"]["locations"][0]["path"] = "a.txt"
+    found = presentation_rule([card], [relative], history=())
+    assert found is not None
+    assert found[0] == "VIEW-4", found
+    assert "locations and diff paths stay as the arguments give them" in found[1], found
+    applied = {"type": "diff", "path": "/workspace/a.py", "newText": "x = 2\n"}
+    done = _update_for("c1", "Edited")
+    done["params"]["update"]["content"] = [applied]
+    shortened = _with_update(done, content=[{**applied, "path": "a.py"}])
+    found = presentation_rule([done], [shortened], history=())
+    assert found is not None
+    assert found[0] == "VIEW-4", found
+    zero = _card_for("c1", '{"file_path":"a.txt","offset":0}')
+    line_zero = json.loads(json.dumps(zero))
+    line_zero["params"]["update"]["locations"][0]["line"] = 0
+    found = presentation_rule([zero], [line_zero], history=())
+    assert found is not None
+    assert found[0] == "VIEW-2", found
+    assert "line the first line shown" in found[1], found

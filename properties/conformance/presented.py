@@ -14,13 +14,14 @@ clients must not interpret: what RW-1 and RW-4 hold to is what a message shows, 
 Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
 messages sent in another order (an update before its card) PROTO-1, which says they come in
 log order, and so is a message that is none of the three (a bridge's agent_message_chunk),
-which PROTO-1 leaves out of `presented`; a card or a permission request that shows a rewritten call's original input is RW-1
-or RW-4 (the reader disagrees with the audit record); another permission input is ACP-3,
-another card input RW-1; a terminal sent or left out, and the fenced console text, ACP-2;
-titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
-generic card, the raw result content) VIEW-3; any other difference in a card VIEW-2 (a view is
-a function of the call's arguments and its durable result), its explanation naming what
-section 12 requires of a status or of the permission options when those are what differ.
+which PROTO-1 leaves out of `presented`; a card or a permission request that shows a
+rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
+another permission input is ACP-3, another card input RW-1; a terminal sent or left out, and
+the fenced console text, ACP-2; titles that differ only in how they write the card's path
+VIEW-4; a fallback the model takes (a generic card, the raw result content) VIEW-3; any other
+difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
+result), its explanation naming what section 12 requires of what differs: a status, the
+permission options, a field section 12 never writes, a diff, a fence, a result's title.
 """
 
 from __future__ import annotations
@@ -400,6 +401,22 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         return _result_rule(mine, theirs, named, history)
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
+    if _paths_made_relative(mine, theirs):
+        return "VIEW-4", (
+            f"{named}: locations and diff paths stay as the arguments give them; only a "
+            "title's path is made relative to the session cwd"
+        )
+    if fields == ["locations"] and mine.get("kind") == "read":
+        return "VIEW-2", (
+            f"{named}: a read's location is {{path, line}}, line the first line shown: the "
+            "offset, where 0 or no offset is line 1 (SPEC.md section 12)"
+        )
+    if "content" in fields and _diffs(mine):
+        return "VIEW-2", (
+            f"{named}: an edit card's diff is {{path, oldText: old_string, newText: new_string}}, "
+            "oldText left out when old_string is empty; a write card's is {path, newText: "
+            "content} (SPEC.md section 12)"
+        )
     if _rule_of_card(record) == "VIEW-3":
         return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
@@ -454,6 +471,33 @@ _STATUS = {
 }
 
 
+def _paths_made_relative(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether `theirs` differs from `mine` only in writing location or diff paths relative to
+    the session cwd (VIEW-4 keeps them raw)."""
+    if "locations" not in theirs and "content" not in theirs:
+        return False
+    raw: dict[str, Any] = json.loads(json.dumps(theirs))
+    for key, want_items in (("locations", mine.get("locations")), ("content", mine.get("content"))):
+        got_items = raw.get(key)
+        if not (isinstance(want_items, list) and isinstance(got_items, list)):
+            continue
+        for want_item, got_item in zip(want_items, got_items, strict=False):
+            path = want_item.get("path") if isinstance(want_item, dict) else None
+            relative = workspace_relative(path, SESSION_CWD) if isinstance(path, str) else ""
+            if relative and isinstance(got_item, dict) and got_item.get("path") == relative:
+                got_item["path"] = path
+    return raw != theirs and raw == mine
+
+
+def _diffs(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The diff items of a card's or an update's content."""
+    return [
+        item
+        for item in card.get("content") or []
+        if isinstance(item, dict) and item.get("type") == "diff"
+    ]
+
+
 def _has_terminal(card: dict[str, Any]) -> bool:
     """Whether a card or update shows a terminal: a terminal content item, or one of the
     model's terminal `_meta` keys (ACP-2)."""
@@ -469,10 +513,7 @@ def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> 
     location, else its first diff path): the words around it are the same in both (VIEW-4).
     Other words of a title (a read's range, a missing title) are the presenter's (VIEW-2)."""
     want, got = mine.get("title"), theirs.get("title")
-    diffs = [
-        i for i in mine.get("content") or [] if isinstance(i, dict) and i.get("type") == "diff"
-    ]
-    anchors = [*(mine.get("locations") or []), *diffs]
+    anchors = [*(mine.get("locations") or []), *_diffs(mine)]
     path = anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
     if want == got or not (isinstance(want, str) and isinstance(got, str) and path):
         return False
@@ -493,7 +534,9 @@ def _result_rule(
         if "```console" in _text(theirs.get("content")):  # fenced alike: what is inside differs
             return "VIEW-2", (
                 f"{named}: the fenced output is the result's text blocks joined by newlines, a "
-                "foreground command's exit or signal marker line removed"
+                "foreground command's exit or signal marker line removed, its trailing newlines "
+                "dropped; the fence is one backtick longer than the output's longest run of "
+                "backticks (at least three)"
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
@@ -503,6 +546,17 @@ def _result_rule(
             f"{named}: a diff result's title is its card's, the path as the arguments give it, "
             "made relative (VIEW-4) only where the update's first diff names that path (SPEC.md "
             "section 12)"
+        )
+    if _paths_made_relative(mine, theirs):
+        return (
+            "VIEW-4",
+            f"{named}: diff paths stay as the result's meta.diffs or arguments give them",
+        )
+    if "content" in _differing(mine, theirs) and _diffs(mine):
+        return "VIEW-2", (
+            f"{named}: a successful write or edit shows its result's meta.diffs as recorded "
+            "(path, oldText when given, newText), or, a write without them, its arguments' diff "
+            "(SPEC.md section 12)"
         )
     result = _result_of(mine.get("toolCallId"), history)
     blocks = (((result or {}).get("data") or {}).get("message") or {}).get("content") or []
