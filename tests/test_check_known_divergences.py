@@ -14,7 +14,7 @@ import pytest
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
-from loopspec.properties.logcheck.known_divergences import LOOPS, checkable_rules
+from loopspec.properties.logcheck.known_divergences import KNOWN_RULES, LOOPS, checkable_rules
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 CC_RW_1 = str(LOGS / "claude-code" / "violations" / "RW-1.jsonl")
@@ -177,3 +177,10 @@ def test_RW_1_known_names_every_loop_whose_known_divergences_are_listed() -> Non
     check starts without enum or attrs; both must name the loops KNOWN lists, or a loop's list
     could never be asked for (or a name would have no list)."""
     assert set(LOOPS) == {harness.value for harness in Harness} == {h.value for h in KNOWN}
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_RW_1_a_loops_known_rules_are_those_its_harness_profile_lists(loop: str) -> None:
+    """RW-1 and the rest: KNOWN_RULES, which check reads without attrs, is KNOWN's rule list
+    for each loop, in its order (an entry added to KNOWN alone was never set aside)."""
+    assert KNOWN_RULES[loop] == tuple(KNOWN[Harness(loop)])

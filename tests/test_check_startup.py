@@ -165,15 +165,19 @@ FIXTURES = Path(__file__).parent / "fixtures" / "logs"
         ("codex/violations/RW-1.jsonl", 1),
     ],
 )
-def test_checking_another_loops_log_imports_its_reader_but_no_attrs(log: str, status: int) -> None:
+@pytest.mark.parametrize("known", [(), ("--known", "claude-code,codex")])
+def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
+    log: str, status: int, known: tuple[str, ...]
+) -> None:
     """A Claude Code transcript or a Codex rollout is read by its reader (`harness_logs`), which
-    needs none of what a dsh log's check does without."""
+    needs none of what a dsh log's check does without; setting its loop's known divergences
+    aside (RW-1) needs no attrs either: it did, a third of a small check run."""
     modules = modules_after(
         "import contextlib, io\n"
         "from loopspec.properties.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        f"    status = main(['check', {str(FIXTURES / log)!r}])\n"
-        f"assert status == {status}, out.getvalue()"
+        f"    status = main(['check', *{known!r}, {str(FIXTURES / log)!r}])\n"
+        f"assert status == {0 if known else status}, out.getvalue()"
     )
     assert "loopspec.properties.logcheck.harness_logs" in modules  # it did read the log
     assert loaded_of(modules, NEVER_FOR_CHECK) == set()

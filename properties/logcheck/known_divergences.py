@@ -21,10 +21,26 @@ TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imp
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-LOOPS = ("claude-code", "codex")
+KNOWN_RULES = {
+    "claude-code": (
+        "RW-1", "RW-2", "RW-3", "LOG-8", "TEXT-1", "TEXT-2", "TURN-1", "EXE-1", "STEP-4",
+        "HIST-1", "HOOK-2", "HOOK-3", "ORD-3", "SCHED-1", "ADJ-4", "DEC-3", "REC-1",
+        "ABORT-1", "ABORT-2", "ABORT-3",
+    ),
+    "codex": (
+        "DEC-1", "DEC-3", "RW-1", "RW-2", "RW-3", "LOG-8", "TEXT-1", "TEXT-2", "EXE-1", "ADJ-1",
+        "ORD-1", "HOOK-2", "HOOK-3", "SCHED-1", "REC-1", "ABORT-1", "ABORT-2", "ADJ-4",
+        "ABORT-3",
+    ),
+}  # fmt: skip
+"""Per loop, the rules it is known to break: the keys of `properties.harnesses.profiles.KNOWN`
+(the one list, with what each does and how loopspec reads it), spelt here as plain strings so
+`check --known claude-code` starts without importing attrs and enum, which that module's
+entries need: they cost a small check run about a third more (a test holds the two equal)."""
+
+LOOPS = tuple(KNOWN_RULES)
 """The loops whose known divergences `--known` can name, as their logs' dialects are named: the
-`Harness` values, spelt here so check starts without importing enum and attrs (a test holds
-the two together)."""
+`Harness` values (a test holds them together)."""
 
 
 class KnownDivergences:
@@ -40,11 +56,7 @@ class KnownDivergences:
         """The rules known in a log of `dialect`, each with whose list names it."""
         known = dict.fromkeys(self.everywhere, "--known")
         if dialect in self.loops:
-            # attrs and the harness scripts: imported only when a loop's list is asked for.
-            from loopspec.properties.harnesses.profiles import KNOWN  # noqa: PLC0415
-            from loopspec.properties.harnesses.script import Harness  # noqa: PLC0415
-
-            for rule in KNOWN[Harness(dialect)]:
+            for rule in KNOWN_RULES[dialect]:
                 known.setdefault(rule, dialect)
         return known
 
