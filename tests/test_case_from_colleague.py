@@ -209,3 +209,21 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
         "loopspec: error: -: standard input is a terminal: pipe the case in "
         "(pbpaste | loopspec replay - ...), or name its file\n"
     )
+
+
+def test_PROTO_1_a_rerun_line_whose_quotes_a_chat_curled_says_so(
+    ana: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: Bo's rerun line came through the chat as `--cmd \u2018node ~/loop/main.mjs\u2019`:
+    the shell takes a typographic quote for a letter, so --cmd got `\u2018node` and argparse
+    said only "unrecognized arguments: ~/loop/main.mjs\u2019". It says the quotes are the
+    fault."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as done:
+        main(["replay", "bo.json", "--cmd", "\u2018node", "~/loop/main.mjs\u2019"])
+    assert done.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "loopspec replay: error: unrecognized arguments: ~/loop/main.mjs\u2019 (the quotes "
+        "\u2018\u2019 are typographic, letters to the shell, not quotes: the line was copied "
+        "from a chat or a document; type them as ' or \")"
+    )
