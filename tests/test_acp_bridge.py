@@ -245,6 +245,33 @@ def test_ACP_1_round_trip_catches_what_the_schema_allows(
     assert any(problem.startswith("round trip:") for problem in problems), problems
 
 
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        (
+            {"type": "text", "text": "hello"},
+            "type 'text' is none of 'content', 'diff', 'terminal' (a content block goes inside "
+            '{"type": "content", "content": {...}})',
+        ),
+        (
+            {"type": "content", "content": {"type": "txt", "text": "hello"}},
+            "at $.update.content[0].content: type 'txt' is none of 'text', 'image',",
+        ),
+    ],
+    ids=["bare-text-block", "misspelt-block-type"],
+)
+def test_ACP_1_an_item_of_no_known_type_names_its_type_and_the_types_allowed(
+    item: dict[str, object], expected: str
+) -> None:
+    """ACP-1: a bridge that put a bare text block in a tool call's content (ACP wraps it as
+    {type: content, content: block}) was told only that the item 'is not valid under any of the
+    given schemas'; the report now names the type sent and the ones the union takes."""
+    params = copy.deepcopy(_valid_call())
+    update_of(params)["content"] = [item]
+    problems = validate_session_update(params)
+    assert any(expected in problem for problem in problems), problems
+
+
 def test_ACP_1_strict_validator_rejects_a_bad_permission_option() -> None:
     """ACP-1: the permission-request validator is strict too (bad option kind, missing name)."""
     params = permission_request(

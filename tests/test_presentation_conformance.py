@@ -260,10 +260,12 @@ def test_ACP_3_the_bundled_impl_reports_the_rewritten_input_it_asks_about() -> N
 
 
 def test_ACP_1_an_invalid_presented_message_is_blamed_on_ACP_1() -> None:
-    """ACP-1: a presented message that is not strictly valid ACP names ACP-1."""
+    """ACP-1: a presented message that is not strictly valid ACP names ACP-1; one of another
+    method (a bridge's terminal/create) says which two methods presented holds."""
     assert invalid_acp({"method": "session/update", "params": {"update": {}}}) is not None
-    assert (
-        invalid_acp({"method": "session/notify", "params": {}}) == "unknown method 'session/notify'"
+    assert invalid_acp({"method": "terminal/create", "params": {}}) == (
+        "unknown method 'terminal/create': presented holds session/update and "
+        "session/request_permission messages only"
     )
 
 

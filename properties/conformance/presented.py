@@ -150,7 +150,10 @@ def invalid_acp(item: object) -> str | None:
         case "session/request_permission":
             problems = validate_permission_request(params)
         case other:
-            return f"unknown method {other!r}"
+            return (
+                f"unknown method {other!r}: presented holds session/update and "
+                "session/request_permission messages only"
+            )
     return problems[0] if problems else None
 
 

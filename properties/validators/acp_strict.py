@@ -78,8 +78,29 @@ def _leaf_messages(error: Any) -> list[str]:
         for sub in subs
     ]
     if not relevant:
-        return [f"at {_json_path(error.absolute_path)}: {error.message}"]
+        return [f"at {_json_path(error.absolute_path)}: {_no_variant(error)}"]
     return [leaf for sub in relevant for leaf in _leaf_messages(sub)]
+
+
+# ACP's content blocks, which a tool call's content holds wrapped, never bare.
+_CONTENT_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+
+
+def _no_variant(error: Any) -> str:
+    """Why a union matched no arm: the tag it carries and the tags the arms take (a union
+    failure says only "not valid under any of the given schemas"), or that message when the
+    arms are not told apart by one tag."""
+    tags = [sub for sub in error.context or () if sub.validator == "const" and len(sub.path) == 1]
+    fields = {sub.path[0] for sub in tags}
+    if len(fields) != 1 or not isinstance(error.instance, dict):
+        return str(error.message)
+    field = fields.pop()
+    allowed = list(dict.fromkeys(sub.validator_value for sub in tags))
+    sent = error.instance.get(field, "nothing")
+    said = f"{field} {sent!r} is none of {', '.join(map(repr, allowed))}"
+    if sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
+        said += ' (a content block goes inside {"type": "content", "content": {...}})'
+    return said
 
 
 def _is_other_variant(error: Any) -> bool:
