@@ -27,8 +27,11 @@ OPTIONS = (
     "--max-violations",
     "--known",
     "--fail-on-hook-faults",
+    "--strict-known",
 )
-UNUSUAL = ("-h", "--help", "--", "-x", "-vv", "--form", "--verb", "--format=json", "-1")
+UNUSUAL = (
+    "-h", "--help", "--", "-x", "-vv", "--form", "--verb", "--format=json", "-1", "--strict",
+)  # fmt: skip
 PATHS = ("a.jsonl", "logs/", "-", "", "json", "5", "a b")
 VALUES = ("text", "json", "xml", "1", "0", "07", "+3", " 7", "1_0", "\u0663", "-5", "RW-1,ORD-3")
 LIMITS = (str(LIMIT_CEILING), str(LIMIT_CEILING + 1), str(1 << 64))
@@ -40,6 +43,7 @@ FIELDS = (
     "verbose",
     "known",
     "fail_on_hook_faults",
+    "strict_known",
 )
 
 
@@ -70,6 +74,7 @@ def test_what_the_usual_reader_takes_argparse_takes_alike(arguments: list[str]) 
         ["a.jsonl", "-v", "--max-violations", "5", "--max-line-bytes", str(LIMIT_CEILING)],
         ["--verbose", "a.jsonl", "--format", "text"],
         ["--known", "claude-code", "--known", "RW-1,ORD-3", "--fail-on-hook-faults", "a.jsonl"],
+        ["--known", "codex", "--strict-known", "a.jsonl"],
     ],
 )
 def test_the_usual_command_lines_are_read_without_argparse(arguments: list[str]) -> None:

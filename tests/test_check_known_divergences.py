@@ -184,3 +184,99 @@ def test_RW_1_a_loops_known_rules_are_those_its_harness_profile_lists(loop: str)
     """RW-1 and the rest: KNOWN_RULES, which check reads without attrs, is KNOWN's rule list
     for each loop, in its order (an entry added to KNOWN alone was never set aside)."""
     assert KNOWN_RULES[loop] == tuple(KNOWN[Harness(loop)])
+
+
+CC_IN_ORDER = str(LOGS / "claude-code" / "valid" / "two-calls-in-order.jsonl")
+CODEX_CONTEXT_AFTER = str(LOGS / "codex" / "valid" / "post-hook-context-after-the-output.jsonl")
+CODEX_CONTEXT_BETWEEN = str(
+    LOGS / "codex" / "violations" / "ADJ-1-a-marked-post-hook-context.jsonl"
+)
+ORD_3_UNSEEN = (
+    "known divergence of claude-code did not occur: ORD-3 (a reply's several calls were all "
+    "answered once in 1 of 2 logs, never breaking it: an upgrade may have fixed it)"
+)
+
+
+def test_ORD_3_known_says_a_divergence_whose_situation_came_up_did_not_occur(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ORD-3: a transcript whose two calls were answered in call order held ORD-3's situation
+    and did not show it: one line says so (nothing did), the exit code stays 0; where ORD-3
+    occurred, no such line; EXE-1 and REC-1, whose situation a transcript shows only where they
+    break, are only ever not exercised."""
+    status, out, _ = check(capsys, "--known", "claude-code", CC_IN_ORDER, CC_RW_1)
+    assert status == 0, out
+    assert ORD_3_UNSEEN + "\n" in out
+    assert "known divergences of claude-code not exercised: EXE-1, REC-1 (no situation " in out
+    status, out, _ = check(capsys, "--known", "claude-code", CC_IN_ORDER, CC_ORD_3)
+    assert status == 0, out
+    assert "did not occur" not in out
+
+
+def test_ORD_3_ADJ_1_a_divergence_whose_situation_never_came_up_is_not_exercised(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ORD-3 on a transcript of one call per reply, ADJ-1 on a rollout without a hook's
+    context: not exercised, never "did not occur"; a loop named with none of its logs says
+    so in one line."""
+    status, out, _ = check(capsys, "--known", "claude-code,codex", CC_RW_1, CODEX_RW_1)
+    assert status == 0, out
+    assert "did not occur" not in out
+    assert "known divergences of claude-code not exercised: EXE-1, ORD-3, REC-1 (" in out
+    assert "known divergences of codex not exercised: ADJ-1, EXE-1, REC-1 (" in out
+    status, out, _ = check(capsys, "--known", "codex", CC_RW_1)
+    assert "known divergences of codex not exercised: no codex log\n" in out
+
+
+def test_ADJ_1_a_codex_hook_context_written_after_the_output_did_not_occur(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ADJ-1: Codex marks a PostToolUse hook's context; written after the call's output it
+    keeps ADJ-1 (did not occur), between the call and its output it breaks it (known)."""
+    status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_AFTER)
+    assert status == 0, out
+    assert "known divergence of codex did not occur: ADJ-1 (a PostToolUse hook's " in out
+    status, out, _ = check(capsys, "--known", "codex", CODEX_CONTEXT_BETWEEN)
+    assert status == 0, out
+    assert "known divergence of codex: ADJ-1: " in out
+    assert "did not occur" not in out
+
+
+def test_ORD_3_strict_known_fails_the_run_on_a_divergence_that_did_not_occur(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ORD-3 under --strict-known: exit 1 when it did not occur though its situation came up,
+    0 when it occurred or was not exercised; the JSON summary says which, per loop."""
+    status, out, _ = check(capsys, "--known", "claude-code", "--strict-known", CC_IN_ORDER, CC_RW_1)
+    assert status == 1, out
+    assert ORD_3_UNSEEN.removesuffix(")") + "; --strict-known: fails the run)\n" in out
+    for logs in ([CC_IN_ORDER, CC_ORD_3], [CC_RW_1]):
+        status, out, _ = check(capsys, "--known", "claude-code", "--strict-known", *logs)
+        assert status == 0, out
+    status, out, _ = check(
+        capsys, "--format", "json", "--known", "claude-code", "--strict-known", CC_IN_ORDER
+    )
+    assert status == 1
+    summary = json.loads(out)["summary"]
+    assert (summary["exit_code"], summary["strict_known"], summary["violations"]) == (1, True, 0)
+    assert summary["known_lists"] == {
+        "claude-code": {
+            "logs": 1,
+            "occurred": [],
+            "did_not_occur": {"ORD-3": {"situations": 1, "logs": 1}},
+            "not_exercised": ["EXE-1", "REC-1", "RW-1"],
+        }
+    }
+    status, out, _ = check(capsys, "--format", "json", "--known", "RW-1", CC_IN_ORDER)
+    assert "known_lists" not in json.loads(out)["summary"]  # no loop named: no list to judge
+
+
+@pytest.mark.parametrize("known", [[], ["--known", "RW-1"]])
+def test_ORD_3_strict_known_without_a_loop_is_one_line_exit_2(
+    known: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ORD-3: --strict-known judges a loop's list; without --known naming one, one line, exit 2."""
+    status, out, err = check(capsys, *known, "--strict-known", CC_IN_ORDER)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith("loopspec check: error: --strict-known needs --known naming a loop")

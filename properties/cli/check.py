@@ -47,12 +47,15 @@ reason (--format json). In a directory (~/.claude, ~/.codex), the JSONL files th
 stream-json` or `codex exec --json` output) are skipped with a line saying what each is; named
 on the command line, such a file is an error (not-a-session-log).
 
-Known divergences (for CI): both CLIs break RW-1 on every rewrite, so their logs fail the
-check whatever else happened. --known claude-code (or codex) sets aside, in that loop's logs,
-every rule the loop is known to break (the list `loopspec run --harness` and loopspec's own
-real-CLI tests hold it to); --known RULE-ID sets one rule aside in every log. Values may be
-repeated or comma-separated. A known violation is listed as "known divergence of ..." and
-counted apart; the run fails only on the others. A hook-fault notice (HOOK-7) breaks no rule;
+Known divergences (for CI): both CLIs break RW-1 on every rewrite, so their logs fail the check
+whatever else happened. --known claude-code (or codex) sets aside, in that loop's logs, every rule
+the loop is known to break (the list `loopspec run --harness` and loopspec's own real-CLI tests hold
+it to); --known RULE-ID sets one rule aside in every log. Values may be repeated or comma-separated.
+A known violation is listed as "known divergence of ..." and counted apart; the run fails only on
+the others. For each loop named, the run then says in a line each which of its known divergences
+check judges did not occur although their situation came up in its logs (a reply's calls were all
+answered, a hook's context was written), and in one line those not exercised; --strict-known makes
+one that did not occur fail the run (exit 1). A hook-fault notice (HOOK-7) breaks no rule;
 --fail-on-hook-faults makes one fail the run (exit 1) all the same.
 
 Exit status: 0 every log keeps the rules (but for known divergences); 1 a rule is broken (or,
@@ -107,6 +110,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument(
+        "--strict-known",
+        action="store_true",
+        help=(
+            "with --known LOOP: exit 1 when a known divergence of that loop did not occur in "
+            "its logs although its situation came up (a CLI upgrade may have fixed it: the "
+            "run lists each such one in a line, with or without this option)"
+        ),
+    )
+    parser.add_argument(
         "--fail-on-hook-faults",
         action="store_true",
         help="exit 1 when a hook's own output or process went wrong (a HOOK-7 notice)",
@@ -157,6 +169,13 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         except ValueError as error:
             print(f"loopspec check: error: {error}", file=sys.stderr)
             return 2
+    if args.strict_known and (known is None or not known.loops):
+        print(
+            "loopspec check: error: --strict-known needs --known naming a loop (claude-code, "
+            "codex): it fails the run when one of that loop's known divergences did not occur",
+            file=sys.stderr,
+        )
+        return 2
     limits = Limits(max_line_bytes=args.max_line_bytes, max_violations=args.max_violations)
     hook_faults_fail = args.fail_on_hook_faults
     reports = []
@@ -167,13 +186,33 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         if args.format == "text":
             write_log_text(report, sys.stdout, verbose=args.verbose)
             sys.stdout.flush()
+    status = exit_code(reports, hook_faults_fail=hook_faults_fail)
+    fates = []
+    if known is not None and known.loops:
+        from loopspec.properties.logcheck.known_divergences import (  # noqa: PLC0415
+            stale_known,
+            stale_lines,
+        )
+
+        fates = stale_known(reports, known)
+        if args.strict_known and status == 0 and any(fate.did_not_occur for fate in fates):
+            status = 1
     if args.format == "json":
         import json  # noqa: PLC0415 (it imports re: a text report is written without either)
 
+        document = run_to_json(reports, hook_faults_fail=hook_faults_fail)
+        if fates:
+            summary = document["summary"]
+            summary["known_lists"] = {fate.loop: fate.to_json() for fate in fates}
+            if args.strict_known:
+                summary["strict_known"] = True
+            summary["exit_code"] = status
         # ASCII with escapes: valid JSON that any stdout encoding can carry.
-        json.dump(run_to_json(reports, hook_faults_fail=hook_faults_fail), sys.stdout, indent=2)
+        json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        for line in stale_lines(fates, strict=args.strict_known) if fates else ():
+            print(line)
         summary = summary_to_json(reports)
         named = sorted(
             {*summary["violations_by_rule"], *summary.get("known_divergences_by_rule", ())}
@@ -181,4 +220,4 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         if named:  # the lines above name rules by ID; say where their text is
             print(f"what each rule says: loopspec spec {' '.join(named)}")
         print(summary_text(reports, hook_faults_fail=hook_faults_fail))
-    return exit_code(reports, hook_faults_fail=hook_faults_fail)
+    return status

@@ -1,10 +1,10 @@
 """The usual `loopspec check` command line, read without argparse.
 
 `loopspec check PATH...`, with `--format`, `--max-line-bytes`, `--max-violations`, `--known`,
-`--fail-on-hook-faults` and `-v` spelt out in full and given valid values (`--known` a plain
-word: `cli.check` reads it), is read here; any other command line (help, a usage
-error, an abbreviated or `=`-joined option, paths on both sides of an option) gives None and is
-left to argparse (`cli.parser`), so that help and every error message stay argparse's. What is
+`--strict-known`, `--fail-on-hook-faults` and `-v` spelt out in full and given valid values
+(`--known` a plain word: `cli.check` reads it), is read here; any other command line (help, a usage
+error, an abbreviated or `=`-joined option, paths on both sides of an option) gives None and is left
+to argparse (`cli.parser`), so that help and every error message stay argparse's. What is
 read here is what argparse reads from the same arguments (a test holds the two together):
 argparse's import, with the gettext and locale lookups its messages make, cost each check
 about 3 ms of start-up, more than reading a small log.
@@ -25,6 +25,7 @@ LIMIT_CEILING = 1 << 30
 _LIMITS = {"--max-line-bytes": "max_line_bytes", "--max-violations": "max_violations"}
 _VERBOSE = ("-v", "--verbose")
 _FAIL_ON_HOOK_FAULTS = "--fail-on-hook-faults"
+_STRICT_KNOWN = "--strict-known"
 
 
 class CheckArguments:
@@ -37,6 +38,7 @@ class CheckArguments:
         "max_line_bytes",
         "max_violations",
         "paths",
+        "strict_known",
         "verbose",
     )
 
@@ -48,6 +50,7 @@ class CheckArguments:
         self.verbose = False
         self.known: list[str] | None = None  # as argparse's `append` leaves it
         self.fail_on_hook_faults = False
+        self.strict_known = False
 
 
 def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
@@ -70,6 +73,9 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
             continue
         if argument == _FAIL_ON_HOOK_FAULTS:
             read.fail_on_hook_faults = True
+            continue
+        if argument == _STRICT_KNOWN:
+            read.strict_known = True
             continue
         if index == len(arguments):
             return None

@@ -213,6 +213,7 @@ class LogReport:
         "omitted_violations",
         "path",
         "rule_counts",
+        "situations",
         "skipped",
         "unread_types",
         "version",
@@ -244,6 +245,9 @@ class LogReport:
         self.known_counts: dict[str, int] = {}
         self.known_violations: list[FoundViolation] = []
         self.omitted_known = 0
+        # Per rule, how often the log held the situation in which a known divergence of it
+        # shows (a Claude Code transcript or Codex rollout: `harness_logs.SITUATIONS`).
+        self.situations: dict[str, int] = {}
 
     def _fields(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

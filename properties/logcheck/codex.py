@@ -154,7 +154,16 @@ class _Reader:
         if _one_of(item.get("type"), RESULT_TYPES):
             yield Result(str(item.get("call_id")), line)
         elif item.get("type") == "message":
-            yield Visible(f"a {item.get('role', 'unknown')} message", line)
+            yield Visible(f"a {item.get('role', 'unknown')} message", line, _hook_context(item))
+
+
+def _hook_context(item: Mapping[str, Any]) -> bool:
+    """Whether a message is a PostToolUse hook's additionalContext: Codex 0.171.0 marks its
+    developer message so (ADJ-1 of its known divergences writes it between a call and its
+    output)."""
+    meta = item.get("internal_chat_message_metadata_passthrough")
+    kinds = meta.get("content_item_kinds") if isinstance(meta, Mapping) else None
+    return isinstance(kinds, list) and "hooks.additional_context" in kinds
 
 
 def _shell_command(argv: Any) -> Any:

@@ -90,10 +90,12 @@ class Result(NamedTuple):
 
 
 class Visible(NamedTuple):
-    """A model-visible message that is neither a reply nor a result (`what` says which)."""
+    """A model-visible message that is neither a reply nor a result (`what` says which);
+    `hook_context` when the log marks it as a PostToolUse hook's additionalContext."""
 
     what: str
     line: int
+    hook_context: bool = False
 
 
 class HookRewrite(NamedTuple):
@@ -155,6 +157,17 @@ Record = Observation | HookFailed
 _LOOP_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 """How a note names the loop that wrote a log of each dialect."""
 
+SITUATIONS = {
+    "ORD-3": "a reply's several calls were all answered",
+    "ADJ-1": "a PostToolUse hook's additionalContext was written",
+}
+"""The rules whose situation a log shows whether or not the loop breaks them there, with what
+that situation is (`Judge.situations` counts them). A rule not here shows its situation only
+where it is broken, so `check --known` never says a known divergence of it did not occur: a
+rewrite that reached the history looks like a hook that supplied the model's own input (RW-1;
+a rollout records no hook at all), a repeated call id refused would leave no record (EXE-1),
+and a crash's repair is written only where REC-1 holds."""
+
 
 class Dialect(NamedTuple):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, and
@@ -208,6 +221,13 @@ class Judge:
         # Calls already reported under RW-1: a hook record and what the result says ran tell
         # one story.
         self.rewritten: set[str] = set()
+        # Per rule, how often the log held a situation in which a known divergence of that rule
+        # shows when the loop has it (`SITUATIONS`), broken or not: `check --known` says a
+        # divergence did not occur only where its situation came up.
+        self.situations: dict[str, int] = {}
+
+    def _saw(self, rule: str) -> None:
+        self.situations[rule] = self.situations.get(rule, 0) + 1
 
     def feed(self, observation: Observation) -> list[Violation]:
         """The violations `observation` commits."""
@@ -216,7 +236,9 @@ class Judge:
                 return self._reply(observation)
             case Result():
                 return self._result(observation)
-            case Visible(what, line):
+            case Visible(what, line, hook_context):
+                if hook_context:
+                    self._saw("ADJ-1")
                 if self.open is not None and self.open.waiting:
                     lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
                     message = f"{what} lands while {calls_awaiting(self.open.waiting)}"
@@ -294,6 +316,8 @@ class Judge:
             lines = tuple(pending.line_of_call[c] for c in pending.waiting[:position])
             found.append(Violation("ORD-3", result.line, message, lines))
         pending.waiting.remove(result.call_id)
+        if not pending.waiting and len(pending.line_of_call) > 1:
+            self._saw("ORD-3")
         self.answered.add(result.call_id)
         found.extend(self._ran_rewrite(result))
         return found
@@ -445,6 +469,7 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
         _note_hook_faults(report, hook_runs)
         return report
     _note_hook_faults(report, hook_runs)
+    report.situations = judge.situations
     if report.events == 0:
         report.fail(None, ErrorKind.EMPTY, "the log is empty")
     waiting = judge.open_calls()

@@ -11,6 +11,15 @@ from a known one. `--known` names what is known, each value one of:
 
 A violation of a known rule is listed as known, counted apart, and leaves the exit code alone;
 any other violation still fails the run.
+
+Once per run, for each loop named, `stale_known` says which of its known divergences `check` can
+judge in its logs did not occur: each one whose situation came up (a reply's calls were all
+answered, a PostToolUse hook's context was written: `harness_logs.SITUATIONS`) and never broke its
+rule there (a CLI upgrade may have fixed it), apart from those never exercised (no log held their
+situation, or a log shows it only where the rule breaks). Per run, not per log: the list belongs to
+the CLI's version, which the run's logs share, and one log without it says little (ORD-3 is a race
+the next log may lose). `--strict-known` makes one that did not occur fail the run (exit 1), as
+pytest's strict xfail does.
 """
 
 from __future__ import annotations
@@ -105,3 +114,94 @@ def set_aside(report: LogReport, known: KnownDivergences) -> None:
     # Counts are whole, listings stop at --max-violations: what is left unlisted of each.
     report.omitted_violations = sum(counts.values()) - len(kept)
     report.omitted_known = sum(report.known_counts.values()) - len(report.known_violations)
+
+
+class LoopFates:
+    """What became of one named loop's known divergences in a run, among the rules `check`
+    judges in its logs: those that occurred; those that did not although their situation came
+    up, each with how often and in how many logs; and those not exercised."""
+
+    __slots__ = ("did_not_occur", "logs", "loop", "not_exercised", "occurred")
+
+    def __init__(self, loop: str, logs: int) -> None:
+        self.loop = loop
+        self.logs = logs
+        self.occurred: list[str] = []
+        self.did_not_occur: dict[str, tuple[int, int]] = {}
+        self.not_exercised: list[str] = []
+
+    def to_json(self) -> dict[str, object]:
+        """As `summary.known_lists` of the JSON output holds it."""
+        return {
+            "logs": self.logs,
+            "occurred": self.occurred,
+            "did_not_occur": {
+                rule: {"situations": seen, "logs": logs}
+                for rule, (seen, logs) in self.did_not_occur.items()
+            },
+            "not_exercised": self.not_exercised,
+        }
+
+
+def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[LoopFates]:
+    """Per loop `--known` names (in name order), the fates of its known divergences in the
+    logs of its dialect among `reports` (after `set_aside`)."""
+    from loopspec.model.invariants import rule_ids  # noqa: PLC0415 (check has it imported)
+
+    checked = [report for report in reports if report.skipped is None]
+    fates = []
+    for loop in sorted(known.loops):
+        logs = [report for report in checked if report.dialect == loop]
+        fate = LoopFates(loop, len(logs))
+        judged = {
+            rule for report in logs for rule in rule_ids() if rule not in report.not_checkable
+        }
+        for rule in sorted(KNOWN_RULES[loop]):
+            if rule not in judged:
+                continue  # check cannot show it in this loop's logs: conform judges it
+            if any(
+                report.known_counts.get(rule) or report.rule_counts.get(rule) for report in logs
+            ):
+                fate.occurred.append(rule)
+                continue
+            seen = [report.situations.get(rule, 0) for report in logs]
+            if any(seen):
+                fate.did_not_occur[rule] = (sum(seen), sum(1 for count in seen if count))
+            else:
+                fate.not_exercised.append(rule)
+        fates.append(fate)
+    return fates
+
+
+def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
+    """The text report of `stale_known`: a line per known divergence that did not occur, and one
+    per loop naming those not exercised."""
+    from loopspec.properties.logcheck.harness_logs import SITUATIONS  # noqa: PLC0415
+
+    lines = []
+    failing = "; --strict-known: fails the run" if strict else ""
+    for fate in fates:
+        if not fate.logs:
+            lines.append(f"known divergences of {fate.loop} not exercised: no {fate.loop} log")
+            continue
+        for rule, (seen, logs) in fate.did_not_occur.items():
+            lines.append(
+                f"known divergence of {fate.loop} did not occur: {rule} ({SITUATIONS[rule]} "
+                f"{_times(seen)} in {logs} of {_plural_logs(fate.logs)}, never breaking it: "
+                f"an upgrade may have fixed it{failing})"
+            )
+        if fate.not_exercised:
+            lines.append(
+                f"known divergences of {fate.loop} not exercised: "
+                f"{', '.join(fate.not_exercised)} (no situation that shows them in "
+                f"{'its log' if fate.logs == 1 else f'its {fate.logs} logs'})"
+            )
+    return lines
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def _plural_logs(count: int) -> str:
+    return f"{count} log" + ("" if count == 1 else "s")
