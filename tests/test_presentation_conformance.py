@@ -1203,3 +1203,17 @@ def test_VIEW_4_a_location_or_diff_path_made_relative_is_blamed_on_VIEW_4() -> N
     assert found is not None
     assert found[0] == "VIEW-2", found
     assert "line the first line shown" in found[1], found
+
+
+def test_PROTO_1_a_permission_request_sent_in_place_of_its_card_says_the_card_comes_first() -> None:
+    """PROTO-1: a bridge that, like Zed's adapters, asks first and shows the card once the user
+    answers sent the permission request where the model sends the call's card; it was told 'the
+    target sends session/request_permission for call c1 where the model sends session/update
+    for call c1' (VIEW-2). The report now says the card is due first and why."""
+    first, second = _card_for("c1", '{"file_path":"a.txt"}'), _card_for("c2", "{}")
+    asked = _permission_for("c1")
+    found = presentation_rule([first, second, asked], [asked], history=())
+    assert found is not None
+    rule, what = found
+    assert rule == "PROTO-1", what
+    assert "sends the permission request for call c1 where its tool_call card is due" in what

@@ -335,6 +335,13 @@ def presentation_rule(
 def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tuple[str, str]:
     mine, theirs = _card(want), _card(got)
     call_id = mine.get("toolCallId")
+    asks_first = _method(got) == PERMISSION and mine.get("sessionUpdate") == "tool_call"
+    if asks_first and theirs.get("toolCallId") == call_id:
+        return "PROTO-1", (
+            f"{where}: the target sends {_described(got)} where its tool_call card is due, and "
+            "no card before it: the card goes at the tool/call, the permission request after it "
+            "at the approval/asked, so the UI asks about a call it already shows"
+        )
     if _method(want) != _method(got) or theirs.get("toolCallId") != call_id:
         return "VIEW-2", (
             f"{where}: the target sends {_method(got)} for call {theirs.get('toolCallId')} "
