@@ -30,7 +30,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
-from loopspec.properties.harnesses.conform_driver import TOOL_PROGRAM
+from loopspec.properties.harnesses.cli_wire import TOOL_PROGRAM
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 

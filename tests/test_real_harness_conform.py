@@ -49,14 +49,12 @@ from loopspec.properties.conformance.run import (
     run_conformance,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.harnesses.cli_wire import decoded_call, shell_command_of, tool_command
 from loopspec.properties.harnesses.conform_driver import (
     Prompt,
     Reply,
     claude_log_items,
     codex_log_items,
-    decoded_call,
-    shell_command_of,
-    tool_command,
 )
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness

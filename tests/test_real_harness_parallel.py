@@ -18,12 +18,8 @@ from recorded_playback import RecordedPlayback
 
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
-from loopspec.properties.harnesses.conform_driver import (
-    CAPABILITIES,
-    SAFE_TOOL_PROGRAM,
-    TOOL_PROGRAM,
-    call_program,
-)
+from loopspec.properties.harnesses.cli_wire import SAFE_TOOL_PROGRAM, TOOL_PROGRAM
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES, call_program
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 from loopspec.properties.profiles import PROFILES

@@ -132,6 +132,16 @@ from loopspec.properties.conformance.command_codec import command_from_json, con
 from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.harnesses import control_client
+from loopspec.properties.harnesses.cli_wire import (
+    ABORT_NOTICE,
+    CLAUDE_ABORT_NOTICE,
+    SAFE_TOOL_PROGRAM,
+    TOOL_PROGRAM,
+    decoded_call,
+    shell_command_of,
+    tagged_context,
+    tool_command,
+)
 from loopspec.properties.harnesses.mock_model import (
     replies_in_anthropic_history,
     replies_in_responses_history,
@@ -155,10 +165,6 @@ from loopspec.properties.harnesses.session import (
 )
 
 CAPABILITIES = DRIVEN_CAPABILITIES
-TOOL_PROGRAM = "loopspec-tool"
-# The name a concurrency-safe call's tool program has on Claude Code's PATH: a command Claude
-# Code reads as read-only, which it runs beside others (see the module docstring).
-SAFE_TOOL_PROGRAM = "tac"
 HOOK_PROGRAM = "loopspec-hook"
 # Claude Code's hook event after a command that failed (a PostToolUse hook of the model's).
 POST_FAILURE = "PostToolUseFailure"
@@ -168,10 +174,6 @@ SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers any
 POLL = 0.03
 HOOK_RELEASE_GAP = 0.15  # seconds between releasing one call's hooks (last configured first)
 INSIDE = "LOOPSPEC_CONFORM_DRIVER_INSIDE"
-# How Codex 0.171.0 and Claude Code 2.1.332 begin the user message each writes when a turn is
-# interrupted (Claude Code: "[Request interrupted by user]", "... for tool use]").
-ABORT_NOTICE = "<turn_aborted>"
-CLAUDE_ABORT_NOTICE = "[Request interrupted by user"
 IMPLEMENTATIONS = {
     Harness.CLAUDE_CODE: "@anthropic-ai/claude-code@2.1.332 through examples/claude-code-adapter",
     Harness.CODEX: "@openai/codex@0.171.0 through examples/codex-adapter",
@@ -179,25 +181,7 @@ IMPLEMENTATIONS = {
 
 
 # ---------------------------------------------------------------------------------------------
-# How a model call travels through the CLI's shell tool, and back.
-
-
-def tool_command(program: Path | str, call_id: str, name: str, arguments: str) -> str:
-    """The shell command that runs call `call_id` of tool `name` with `arguments`."""
-    return shlex.join([str(program), call_id, name, arguments])
-
-
-def decoded_call(command: object) -> tuple[str, str] | None:
-    """(tool name, arguments) a shell command made by `tool_command` carries, or None."""
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if len(words) != 4 or Path(words[0]).name not in (TOOL_PROGRAM, SAFE_TOOL_PROGRAM):
-        return None
-    return words[2], words[3]
+# How a model call travels through the CLI's shell tool (`cli_wire` reads it back).
 
 
 def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path) -> str:
@@ -210,13 +194,6 @@ def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path)
     if harness == Harness.CLAUDE_CODE and safe and config.max_parallel > 1:
         return SAFE_TOOL_PROGRAM
     return str(bin_dir / TOOL_PROGRAM)
-
-
-def shell_command_of(tool_input: object) -> object:
-    """The command of a shell call's input (Claude Code `command`, Codex `cmd`)."""
-    if isinstance(tool_input, dict):
-        return tool_input.get("command", tool_input.get("cmd"))
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,12 +381,6 @@ def claude_log_items(text: str) -> list[LogItem]:
     return items
 
 
-def _tagged_context(text: str) -> bool:
-    """Codex's own user-role context (`<environment_context>...`), not the user's words."""
-    stripped = text.strip()
-    return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
-
-
 def _hook_context(payload: dict[str, Any]) -> bool:
     """Whether a Codex rollout message is a hook's additional context (a developer message)."""
     meta = payload.get("internal_chat_message_metadata_passthrough")
@@ -440,7 +411,7 @@ def codex_log_items(text: str) -> list[LogItem]:
             said = _text_of(payload.get("content"))
             if said.startswith(ABORT_NOTICE):
                 items.append(AbortNotice(at, said))
-            elif not _tagged_context(said):
+            elif not tagged_context(said):
                 items.append(Prompt(at, said))
             continue
         if kind == "message" and _hook_context(payload):

@@ -1,0 +1,53 @@
+"""How the conform driver's calls, and the CLIs' own messages, look in what a real CLI writes
+and sends: read by the log readers (`conform_driver`) and the request reader
+(`request_history`) alike.
+
+Every tool call of a reply reaches the CLI as a call of its shell tool whose command runs the
+blocking tool program with the call id, the tool name and the arguments (`tool_command`);
+`decoded_call` reads them back from a transcript's, a rollout's or a request's shell call.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+TOOL_PROGRAM = "loopspec-tool"
+# The name a concurrency-safe call's tool program has on Claude Code's PATH: a command Claude
+# Code reads as read-only, which it runs beside others (see `conform_driver`'s docstring).
+SAFE_TOOL_PROGRAM = "tac"
+# How Codex 0.171.0 and Claude Code 2.1.332 begin the user message each writes when a turn is
+# interrupted (Claude Code: "[Request interrupted by user]", "... for tool use]").
+ABORT_NOTICE = "<turn_aborted>"
+CLAUDE_ABORT_NOTICE = "[Request interrupted by user"
+
+
+def tool_command(program: Path | str, call_id: str, name: str, arguments: str) -> str:
+    """The shell command that runs call `call_id` of tool `name` with `arguments`."""
+    return shlex.join([str(program), call_id, name, arguments])
+
+
+def decoded_call(command: object) -> tuple[str, str] | None:
+    """(tool name, arguments) a shell command made by `tool_command` carries, or None."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) != 4 or Path(words[0]).name not in (TOOL_PROGRAM, SAFE_TOOL_PROGRAM):
+        return None
+    return words[2], words[3]
+
+
+def shell_command_of(tool_input: object) -> object:
+    """The command of a shell call's input (Claude Code `command`, Codex `cmd`)."""
+    if isinstance(tool_input, dict):
+        return tool_input.get("command", tool_input.get("cmd"))
+    return None
+
+
+def tagged_context(text: str) -> bool:
+    """Codex's own user-role context (`<environment_context>...`), not the user's words."""
+    stripped = text.strip()
+    return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
