@@ -40,7 +40,7 @@ import pytest
 
 from loopspec.model.errors import NO_RULE_BROKEN, tagged
 from loopspec.properties.cli.counts import seconds_above_zero
-from loopspec.properties.conformance.case_portable import portable, put_back_note
+from loopspec.properties.conformance.case_portable import portable
 
 SUITE = Path(__file__).with_name("conformance") / "suite.py"
 DEFAULT_CASE_DIR = "loopspec-cases"
@@ -120,7 +120,9 @@ def as_typed(path: Path) -> str:
 def rerun_command(config: pytest.Config, case: Path) -> str:
     """The pytest command line that replays `case` alone on this run's target: what a report
     under pytest offers to rerun (a `loopspec replay` line would not see what pytest's own
-    settings, such as `pythonpath`, put on the import path)."""
+    settings, such as `pythonpath`, put on the import path). A `--loopspec-cmd` is shown as a
+    case records it: a report's label says when a `<hidden>` needs its secret back
+    (`case_portable.labelled`)."""
     typed = as_typed(case)
     argv = ["pytest", typed]
     for option in ("--loopspec-impl", "--loopspec-cmd", "--loopspec-case-dir"):
@@ -134,8 +136,7 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
         argv.append(f"--loopspec-answer-timeout={timeout:g}")
     if case.resolve().parent != case_folder(config).resolve():  # a case --loopspec-cases named
         argv.append(f"--loopspec-cases={typed}")
-    command = shlex.join(argv)
-    return command + put_back_note(command)
+    return shlex.join(argv)
 
 
 def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:

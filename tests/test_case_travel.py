@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -30,6 +31,7 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.case_portable import labelled
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import (
     RunReport,
@@ -317,7 +319,9 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     """SAFE-1: a case hid an API_TOKEN=... value, but conform's console printed the `--cmd` as
     typed in its `rerun:` line, its report's first line and a broken target's error, all of
     which land in CI logs; replay's header and the pytest plugin's rerun line did too. Each
-    names the command as the case records it, and a rerun line says to put the secret back."""
+    names the command as the case records it, and a rerun line says to put the secret back,
+    in its label (`rerun (with each <hidden> put back ...): loopspec replay ...`): said after
+    the command, it made the line, copied from its colon on, a shell syntax error."""
     (omar / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
     cmd = f"env API_TOKEN=s3cret {shlex.quote(sys.executable)} {omar}/loop.py"
     recorded = f"env API_TOKEN=<hidden> {shlex.quote(sys.executable)} ./loop.py"
@@ -328,12 +332,12 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     assert f"the target failed in apply: {recorded}: " in err
     broken = next((omar / "cases").glob("case-PROTO-1-*.json"))
     rerun = f"loopspec replay cases/{broken.name} --cmd {shlex.quote(recorded)}"
-    assert f"rerun it: {rerun}{put_back}\n" in err
+    assert f"rerun it{put_back}: {rerun}\n" in err
     # A counterexample's report, text and JSON.
     saved = save_case(_failed_report(), omar / "cases", {"cmd": cmd})
     text = "\n".join(counterexample_lines(_failed_report(), saved, {"cmd": cmd}))
     assert "s3cret" not in text
-    assert f"rerun: loopspec replay {saved} --cmd {shlex.quote(recorded)}{put_back}" in text
+    assert f"rerun{put_back}: loopspec replay {saved} --cmd {shlex.quote(recorded)}" in text
     document = json_report(_failed_report(), saved, {"cmd": cmd})
     assert (
         document["divergence"]["replay"] == f"loopspec replay {saved} --cmd {shlex.quote(recorded)}"
@@ -352,7 +356,14 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
     line = rerun_command(cast("pytest.Config", config), saved)
     named = f"cases/{saved.name}"
     argv = ["pytest", named, f"--loopspec-cmd={recorded}", f"--loopspec-cases={named}"]
-    assert line == shlex.join(argv) + put_back
+    assert line == shlex.join(argv)
+    # The note is in the label: a line copied whole from its colon on was a shell syntax
+    # error at the note's `(`, after the command.
+    for copied in (rerun, line):
+        labelled_line = labelled("rerun", copied)
+        assert labelled_line.startswith(f"rerun{put_back}: ")
+        pasted = labelled_line.split(": ", 1)[1]
+        assert subprocess.run(["sh", "-n", "-c", pasted], check=False).returncode == 0
 
 
 @pytest.mark.parametrize(

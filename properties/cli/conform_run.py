@@ -30,9 +30,9 @@ from loopspec.properties.cli.command_words import Answered, answers_for, command
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.conformance.case_portable import (
     HIDDEN,
+    labelled,
     portable,
     portable_target,
-    put_back_note,
 )
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.compare import (
@@ -150,9 +150,9 @@ def replay_command(case_path: Path, target: dict[str, str]) -> str:
 
 
 def rerun_words(case_path: Path, target: dict[str, str]) -> str:
-    """`replay_command` as a text report says it: with what to put back before running it."""
-    command = replay_command(case_path, target)
-    return command + put_back_note(command)
+    """`rerun: COMMAND`, `replay_command` as a text report says it, with what to put back
+    before running it said ahead of the colon."""
+    return labelled("rerun", replay_command(case_path, target))
 
 
 def counterexample_lines(
@@ -175,7 +175,7 @@ def counterexample_lines(
     described = _describe_divergence(divergence, report.config, report.program)
     lines += ["  " + line if line else "" for line in described]
     if case_path is not None:
-        lines += ["", f"saved case: {case_path}", f"rerun: {rerun_words(case_path, target)}"]
+        lines += ["", f"saved case: {case_path}", rerun_words(case_path, target)]
     return lines
 
 
@@ -301,7 +301,7 @@ def _text_report(
     else:  # with the next step
         rule = report.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
-        rerun = f"; rerun: {rerun_words(case_path, target)}" if case_path is not None else ""
+        rerun = f"; {rerun_words(case_path, target)}" if case_path is not None else ""
         print(f"\n{verdict}: {rule}{explain}{rerun}")
 
 
@@ -595,8 +595,8 @@ def with_saved_program(
     except OSError as error:
         rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:
-        command = rerun_case(case_path) if rerun_case else rerun_words(case_path, target)
-        rerun = f"rerun it: {command}"
+        command = rerun_case(case_path) if rerun_case else replay_command(case_path, target)
+        rerun = labelled("rerun it", command)
     first, newline, rest = broke.message.partition("\n")
     at = f"at command #{len(broke.program)} of a program; {rerun}"
     return TargetError(
@@ -701,7 +701,7 @@ def _run_exhaustive(
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
         print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
         if case_path is not None:
-            print(f"\nsaved case: {case_path}\nrerun: {rerun_words(case_path, target_named)}")
+            print(f"\nsaved case: {case_path}\n{rerun_words(case_path, target_named)}")
     if unsaved is not None:
         print(unsaved, file=sys.stderr)
     return 1

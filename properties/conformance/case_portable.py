@@ -88,6 +88,12 @@ def put_back_note(shown: str) -> str:
     return f" (with each {HIDDEN} put back as the secret it stands for)"
 
 
+def labelled(label: str, command: str) -> str:
+    """`label: command`, the note `put_back_note` gives in the label: after the command, a
+    line copied whole from its colon on was a shell syntax error at the note's `(`."""
+    return f"{label}{put_back_note(command)}: {command}"
+
+
 def hidden_left(option: str) -> str:
     """Why a command line holding `<hidden>` is not run: pasted from a case or a rerun line,
     it would hand the loop that word for a token, and the run would say nothing of it."""

@@ -25,6 +25,7 @@ from loopspec.properties.cli.conform_run import (
     replay_profile,
     replay_verdict_lines,
 )
+from loopspec.properties.conformance.case_portable import labelled
 from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
@@ -156,6 +157,6 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
             *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=False),
             "",
-            f"replay it alone: {rerun_command(config, saved_case)}",
+            labelled("replay it alone", rerun_command(config, saved_case)),
         ]
         pytest.fail("\n".join(lines), pytrace=False)

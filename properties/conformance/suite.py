@@ -26,6 +26,7 @@ from loopspec.properties.cli.conform_run import (
     save_case,
     with_saved_program,
 )
+from loopspec.properties.conformance.case_portable import labelled
 from loopspec.properties.conformance.compare import NO_RULE
 from loopspec.properties.conformance.run import (
     PYTEST_OPTIONS,
@@ -114,7 +115,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         saved = [
             "",
             f"saved case: {as_typed(case_path)} (every run replays it first from now on)",
-            f"replay it alone: {rerun_command(request.config, case_path)}",
+            labelled("replay it alone", rerun_command(request.config, case_path)),
         ]
     rule = report.divergence.rule_id
     explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
