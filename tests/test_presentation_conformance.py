@@ -949,12 +949,17 @@ def test_PROTO_1_the_tutorials_bridge_wrapper_reports_only_tool_messages() -> No
 @pytest.mark.no_cover
 def test_RW_1_the_tutorial_holds_a_bridge_alone_on_the_model() -> None:
     """RW-1, VIEW-2: the tutorial's wrapper for checking an ACP bridge alone (the model plays
-    the loop) runs as quoted: a bridge that sends what the model presents is conformant, one
-    that renders a rewritten call's card from the original input is blamed on RW-1."""
+    the loop) runs as quoted: a bridge that sends what the model presents is conformant, with
+    no rule left not applicable, and one that renders a rewritten call's card from the original
+    input is blamed on RW-1."""
     good = _tutorial_bridge_target(_ModelsOwnBridge)
     report = run_conformance(good, examples=20, seed_value=BATCH_SEED, show_progress=False)
     assert report.conformant, report.divergence and report.divergence.what
     assert report.presentation_examples > 0
+    # The model plays every capability, so the bridge sees aborts, parallel bodies, post-hooks
+    # and repaired crashes too: the wrapper declared five, and no such program was sent.
+    inapplicable = [row["rule"] for row in rule_table(report) if row["status"] == "not applicable"]
+    assert inapplicable == [], inapplicable
     bad = _tutorial_bridge_target(_OriginalInputBridge)
     report = run_conformance(bad, examples=200, seed_value=BATCH_SEED, show_progress=False)
     assert report.divergence is not None
