@@ -26,9 +26,14 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
+from loopspec.model.config import LoopConfig
+from loopspec.model.derive import derive_messages
+from loopspec.model.events import Event as LogEvent
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.wire import event_from_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.history_change import DerivedHistory
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.machine import conformance_machine, prompt_texts
 from loopspec.properties.conformance.run import load_case, replay_case, rule_table, run_conformance
@@ -103,13 +108,22 @@ SHOUTING = Profile(
 
 class MergesToolContexts(ModelTarget):
     """The model, but a tool's several deferred contexts reach the next step as one
-    user/message with a text block each (no hook gave them); later seqs move up to match."""
+    user/message with a text block each (no hook gave them); later seqs move up to match. Its
+    history is what that log derives, as a loop that merged them would send it."""
 
     name = "merges-tool-contexts"
 
     def __init__(self) -> None:
         super().__init__()
         self._merged = 0
+        self._own_log: list[LogEvent] = []
+        self._own_history = DerivedHistory()
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self._merged = 0
+        self._own_log = []
+        self._own_history = DerivedHistory()
+        return super().reset(config)
 
     def apply(self, command: Command) -> Observation:
         observation = super().apply(command)
@@ -125,8 +139,16 @@ class MergesToolContexts(ModelTarget):
         self._merged += len(observation.events) - len(merged)
         commits = (len(merged),) if merged else ()
         events = tuple(merged)
+        self._own_log.extend(event_from_wire(event) for event in events)
+        history = observation.history
+        if history is not None:
+            history = self._own_history.change(derive_messages(self._own_log))
         return attrs.evolve(
-            observation, events=events, commits=commits, atomic=atomic_units(events)
+            observation,
+            events=events,
+            commits=commits,
+            atomic=atomic_units(events),
+            history=history,
         )
 
 
