@@ -125,6 +125,29 @@ def test_HIST_1_under_a_profile_a_history_is_held_to_the_targets_own_log() -> No
     )
 
 
+def _drops_replies_with_calls(message: Message) -> bool:
+    """A planted bug: a reply that calls a tool is left out of the history its log keeps."""
+    calls = isinstance(message, AssistantMessage) and any(
+        isinstance(block, ToolCallBlock) for block in message.content
+    )
+    return not calls and _drops_blank_replies(message)
+
+
+def test_HIST_1_under_a_profile_a_case_that_ends_while_a_call_runs_still_names_its_history(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HIST-1: under a profile a history difference waits for the next quiet point (a log that
+    breaks a rule is blamed on that rule first); a case that ends before one, its call still
+    running, is not passed for it: the difference is named at the command where it showed."""
+    monkeypatch.setattr(impl_history, "_is_sent", _drops_replies_with_calls)
+    config = LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),))
+    program = [SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),))]
+    replay = replay_case(bundled_target, config, program, PROFILES["dsh"])
+    assert replay.divergence is not None
+    assert (replay.divergence.index, replay.divergence.rule_id) == (1, "HIST-1")
+    assert "the target leaves out its own log's assistant message" in replay.divergence.what
+
+
 def test_HIST_1_the_bundled_loop_declares_history_and_agrees_with_the_model() -> None:
     """HIST-1: the bundled loop reports its `History.messages()`, equal to `derive_messages`
     after every command, a blank reply included, and a crash and a repair too."""

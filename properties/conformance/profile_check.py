@@ -89,6 +89,10 @@ class ProfileChecker:
         self._history: list[dict[str, Any]] = []
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
         self._tolerated = profile.tolerated_facets
+        # A history that differs from what the target's own log derives waits for the next
+        # quiet-point comparison: when the log itself breaks a rule, that rule names the fault,
+        # where a history held to a wrong log says only that the two disagree.
+        self._unsent: Divergence | None = None
         self._own_history = OwnLogHistory()
 
     def feed(
@@ -127,6 +131,8 @@ class ProfileChecker:
             # The target's log may break more rules after the known one in the same command
             # (a repeated id also gives a second result): what it breaks first must be known.
             if shows and (not violations or violations[0].rule_id in known.rules):
+                if self._unsent is not None:  # no known divergence explains a history
+                    return self._unsent
                 self.stop = KnownStop(known.key, index)
                 return None
         if violations:
@@ -137,16 +143,21 @@ class ProfileChecker:
             )
             return Divergence(index, command, first.rule_id, what, expected, actual)
         sent = self._own_history.feed(actual)
-        if sent is not None:
+        if sent is not None and self._unsent is None:
             rule_id, what = sent
             what = (
                 f"{what} (under the {self.profile.name} profile a history is held to what the "
                 "target's own log derives)"
             )
-            return Divergence(index, command, rule_id, what, expected, actual)
+            self._unsent = Divergence(index, command, rule_id, what, expected, actual)
         if phase_after in QUIET_PHASES:
-            return self._compare()
+            return self._compare() or self._unsent
         return None
+
+    def unsent_history(self) -> Divergence | None:
+        """At a program's end (a case may end before a quiet point): the history difference
+        no comparison of the runs came to explain, if any."""
+        return self._unsent
 
     def shown(self) -> frozenset[str]:
         """The known divergences this program showed (call at its end)."""

@@ -1699,6 +1699,9 @@ def replay_case(
     if checker is None:
         return Replay(None, capabilities=capabilities, refused=tuple(refused))
     stop = checker.stop
+    unsent = checker.unsent_history() if stop is None else None
+    if unsent is not None:
+        return Replay(unsent, capabilities=capabilities, refused=tuple(refused))
     if stop is None:
         return Replay(None, checker.shown(), capabilities=capabilities, refused=tuple(refused))
     return Replay(None, checker.shown(), stop.key, stop.index, capabilities, tuple(refused))
