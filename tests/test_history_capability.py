@@ -141,7 +141,10 @@ def test_HIST_1_under_a_profile_a_case_that_ends_while_a_call_runs_still_names_i
     running, is not passed for it: the difference is named at the command where it showed."""
     monkeypatch.setattr(impl_history, "_is_sent", _drops_replies_with_calls)
     config = LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),))
-    program = [SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),))]
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),)),
+    ]
     replay = replay_case(bundled_target, config, program, PROFILES["dsh"])
     assert replay.divergence is not None
     assert (replay.divergence.index, replay.divergence.rule_id) == (1, "HIST-1")
