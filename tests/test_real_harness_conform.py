@@ -41,6 +41,7 @@ from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main as loopspec_main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.run import (
     SharedProcess,
@@ -410,3 +411,30 @@ def test_conform_random_programs_on_the_real_binary(
             f"{report.steps} commands, {report.seconds:.1f} s ({rate:.2f} commands/s); "
             f"known shown: {sorted(k for k, n in report.known.items() if n)}"
         )
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_HIST_1_codex_requests_carry_a_turn_begun_with_an_empty_prompt() -> None:
+    """HIST-1: after a turn whose prompt was empty, Codex's next request carries that turn
+    (the driver resumes the session by id; `resume --last` started a new session, and a random
+    program, "" then "ok", was blamed on HIST-1): under its profile the program shows no
+    divergence, and the history reported after "ok" holds all three messages."""
+    _require_binary("codex")
+    commands: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((TextBlock("done"),)),
+        SubmitUser("ok"),
+    ]
+    process = SharedProcess([_adapter("codex")])
+    own = OwnLogHistory()
+    try:
+        target = process()
+        assert "history" in target.reset(CONFIGS[0])
+        observations = [target.apply(command) for command in commands]
+    finally:
+        process.close()
+    assert [own.feed(observation) for observation in observations] == [None, None, None]
+    last = observations[-1].history
+    assert last is not None
+    assert [m["content"][0]["text"] for m in last.whole] == ["", "done", "ok"]

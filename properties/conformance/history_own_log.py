@@ -10,18 +10,26 @@ the log's surface, nothing more. So under a profile each history the target repo
 with `derive_messages` of the target's own log as it reported it up to that command: a loop
 whose requests leave out, add or change a message its log holds is still blamed on HIST-1 (RW-1
 when only a call's arguments differ), and its log is held to the model's by the profile.
+
+A known divergence may put a message in the log that the loop's requests leave out, or the
+other way round (Claude Code's transcript keeps a failed request as an assistant message it
+never sends): its `erase_history` removes that message from both histories, and a history that
+differs only there is that divergence, shown (`OwnLogHistory.shown`), not a counterexample.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from loopspec.model.derive import derive_messages
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event
 from loopspec.model.log_layout import SURFACE_TYPES
 from loopspec.model.wire import event_from_wire
-from loopspec.properties.conformance.history_change import DerivedHistory
+from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
 from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.target import Observation
+from loopspec.properties.profiles.known import HistoryEraser
 
 OWN_LOG = "its own log's"
 
@@ -29,7 +37,9 @@ OWN_LOG = "its own log's"
 class OwnLogHistory:
     """One program's target log so far, and the history it derives."""
 
-    def __init__(self) -> None:
+    def __init__(self, erasers: Sequence[tuple[str, HistoryEraser]] = ()) -> None:
+        self._erasers = tuple(erasers)
+        self.shown: set[str] = set()  # the known divergences whose erasing made them agree
         self._log: list[Event] = []
         self._derived = DerivedHistory()
         # A log event loopspec cannot read: the log's own rules report it, and from there the
@@ -52,4 +62,24 @@ class OwnLogHistory:
         except InvalidEventError:
             self._unreadable = True
             return None
-        return history_rule(expected, actual.history, OWN_LOG)
+        found = history_rule(expected, actual.history, OWN_LOG)
+        if found is None or not self._erasers:
+            return found
+        return self._erased(expected, actual.history)
+
+    def _erased(self, expected: HistoryChange, actual: HistoryChange) -> tuple[str, str] | None:
+        """The comparison of both whole histories with the known divergences erased."""
+        sides = [list(expected.whole), list(actual.whole)]
+        changed: set[str] = set()
+        for key, erase in self._erasers:
+            erased = [erase(side) for side in sides]
+            if erased != sides:
+                changed.add(key)
+            sides = erased
+        want, got = (HistoryChange(0, tuple(side), tuple(side)) for side in sides)
+        found = history_rule(want, got, OWN_LOG)
+        if found is None:
+            self.shown |= changed
+            return None
+        rule_id, what = found
+        return rule_id, f"{what} (with the profile's known history divergences erased)"

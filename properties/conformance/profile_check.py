@@ -93,7 +93,7 @@ class ProfileChecker:
         # quiet-point comparison: when the log itself breaks a rule, that rule names the fault,
         # where a history held to a wrong log says only that the two disagree.
         self._unsent: Divergence | None = None
-        self._own_history = OwnLogHistory()
+        self._own_history = OwnLogHistory(profile.history_erasers)
 
     def feed(
         self,
@@ -168,6 +168,7 @@ class ProfileChecker:
             shown = self.profile.needed(pair, self._wire_commands[:length], soft)
         except SHAPE_ERRORS:
             shown = frozenset()
+        shown |= self._own_history.shown
         return shown | ({self.stop.key} if self.stop is not None else set())
 
     def _compare(self) -> Divergence | None:

@@ -50,7 +50,10 @@ inside that tool_result, so the result's text blocks after the output are those 
 tool-context user/message there: ADJ-1) and a block as the output, the reasons joined by blank
 lines.
 
-Declared capabilities: `abort`, `parallel`, `post-hooks`, `pre-hooks` and `rewrite`. An `Abort`
+Declared capabilities: `abort`, `history`, `parallel`, `post-hooks`, `pre-hooks` and `rewrite`.
+`history` is what the CLI's model requests really carried, as the mock model received them, read
+back into the protocol's messages (`request_history` says how, what of the CLI's own text it
+drops, and what is reported after a command whose change no request has carried yet). An `Abort`
 is Ctrl-C: SIGINT to the CLI's process group; the adapter waits for the CLI to end (killed after
 ABORT_GRACE) and reads its log, whose interrupt record (Codex's `turn_aborted` event; Claude
 Code's user text "[Request interrupted by user]" or "... for tool use]") ends the turn
@@ -78,6 +81,10 @@ a moment; then it turns what it observed, in time order, into events:
 - the blocking tools: each start (`executed`, with the arguments that really ran);
 - the CLI process: its exit (step/end, turn/end: completed, aborted when the log recorded
   an interrupt, or error when it failed).
+
+and its `history` from the last model request the mock model received, held to the log's
+history, followed by the log's messages after that request's end
+(`request_history.RequestHistory`).
 """
 
 from __future__ import annotations
@@ -85,6 +92,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -153,6 +161,7 @@ from loopspec.properties.harnesses.model_stream import (
     reply_events,
     shell_call,
 )
+from loopspec.properties.harnesses.request_history import RequestHistory
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
@@ -261,6 +270,7 @@ class ModelAsked:
 
     at: float
     replies: int
+    body: Any = attrs.field(default=None, eq=False, repr=False)  # the request as it came
 
 
 @attrs.frozen
@@ -794,6 +804,10 @@ class Session:
         self.post_answers: dict[tuple[str, str], PostVerdict] = {}
         self.hook_records: list[HookAnswered] = []
         self.released_calls: set[str] = set()
+        # What its model requests carried (capability "history"), and the contexts its
+        # PostToolUse hooks gave, which Codex sends as developer messages.
+        self.history = RequestHistory(harness)
+        self.hook_contexts: set[str] = set()
 
     # -- setup -----------------------------------------------------------------------------------
 
@@ -903,6 +917,7 @@ class Session:
             "events": events,
             "commits": [1] * len(events),
             "executed": [{"callId": c, "arguments": a} for c, a in executed],
+            "history": self.history.change(self.events, self.hook_contexts),
         }
 
     def _play(self, command: Command) -> str | None:
@@ -989,9 +1004,22 @@ class Session:
                 return probe()
             time.sleep(POLL)
 
+    def _session_id(self) -> str | None:
+        """The id of the CLI's session, as its first log file names it (Codex:
+        `rollout-<time>-<id>.jsonl`), or None (`--last` then finds it)."""
+        if self.harness != Harness.CODEX:
+            return None
+        paths = self._log_paths()
+        found = (
+            re.search(r"-([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\.jsonl$", paths[0].name)
+            if paths
+            else None
+        )
+        return found.group(1) if found else None
+
     def _start_turn(self, text: str) -> None:
         first = self.turns_started == 0
-        argv = turn_argv(self.harness, self.argv, text, first=first)
+        argv = turn_argv(self.harness, self.argv, text, first=first, session=self._session_id())
         self.turns_started += 1
         self.mock.process = self.turns_started
         out = open(self.root / f"turn-{self.turns_started}.out", "wb")  # noqa: SIM115
@@ -1117,6 +1145,8 @@ class Session:
             waiting = asked[handler]
             verdict = self.post_answers[(call_id, handler)]
             reason = verdict.reason if isinstance(verdict, PostBlock) else None
+            if isinstance(verdict, PostContext):
+                self.hook_contexts.add(verdict.text)
             self._record_hook(waiting, call_id, verdict.TAG, (None, reason), POST_TOOL_USE)
             event = str(waiting.request["stdin"].get("hook_event_name") or POST_TOOL_USE)
             self.control.release(waiting, _post_hook_output(verdict, event))
@@ -1191,7 +1221,7 @@ class Session:
             self.seen_log_items[path] = len(items)
         with self.mock.lock:
             requests = list(self.mock.requests)
-        observed.extend(ModelAsked(r.at, r.replies) for r in requests[self.seen_requests :])
+        observed.extend(ModelAsked(r.at, r.replies, r.body) for r in requests[self.seen_requests :])
         self.seen_requests = len(requests)
         observed.extend(self.hook_records)
         self.hook_records = []
@@ -1235,7 +1265,8 @@ class Session:
                     "id": f"u{len(self.events)}",
                 }
                 self._emit("user/message", message, surfaceOp="append")
-            case ModelAsked(replies=replies):
+            case ModelAsked(replies=replies, body=body):
+                self.history.asked(body)
                 retry = replies == self.last_request_replies
                 self.last_request_replies = replies
                 self.requests_in_turn += 1

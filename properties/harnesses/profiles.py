@@ -117,7 +117,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "HIST-1",
             Kind.BUG,
             "a failed model request is written to the transcript as an assistant message the "
-            "model never wrote ('API Error: ...', model <synthetic>)",
+            "model never wrote ('API Error: ...', model <synthetic>), which the requests that "
+            "follow leave out: the transcript holds a reply no model request carries",
         ),
         "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,

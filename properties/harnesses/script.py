@@ -38,7 +38,7 @@ class Harness(enum.Enum):
 
 # What `conform_driver` declares for either CLI (its docstring says why no more): the profiles
 # of the real harnesses describe these only.
-DRIVEN_CAPABILITIES = ("abort", "parallel", "post-hooks", "pre-hooks", "rewrite")
+DRIVEN_CAPABILITIES = ("abort", "history", "parallel", "post-hooks", "pre-hooks", "rewrite")
 
 
 @attrs.frozen

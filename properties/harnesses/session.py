@@ -379,15 +379,20 @@ trust_level = "trusted"
     return argv, env
 
 
-def turn_argv(harness: Harness, base: list[str], prompt: str, *, first: bool) -> list[str]:
+def turn_argv(
+    harness: Harness, base: list[str], prompt: str, *, first: bool, session: str | None = None
+) -> list[str]:
     """The command line of one turn: the first starts the session, later ones resume it (the
-    run's HOME holds only this session, so "the most recent" is it)."""
+    run's HOME holds only this session, so "the most recent" is it). Codex resumes `session`,
+    its id, when given: `resume --last` skips a session whose first prompt was empty and starts
+    a new one, whose requests carry none of the earlier turns."""
     match harness:
         case Harness.CLAUDE_CODE:
             return [*base, "-p", prompt, *([] if first else ["--continue"])]
         case Harness.CODEX:
             binary, command, *flags = base
-            return [binary, command, *([] if first else ["resume", "--last"]), *flags, prompt]
+            resume = ["resume", session or "--last"]
+            return [binary, command, *([] if first else resume), *flags, prompt]
 
 
 def parse_connects(trace: str) -> list[dict[str, Any]]:

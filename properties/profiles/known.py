@@ -39,6 +39,9 @@ Symptom = Callable[[Json, Obs, Obs, Pair], bool]
 Eraser = Callable[[Pair], Pair]
 # An eraser that needs the program too (what its commands gave the loop), in JSON.
 ProgramEraser = Callable[[Pair, Sequence[Json]], Pair]
+# One side's whole history (`observed.history`'s messages, as JSON) without a known divergence's
+# messages: see KnownDivergence.erase_history.
+HistoryEraser = Callable[[Sequence[Json]], list[Json]]
 # Whether a command, sent under a configuration, is one whose known divergence shows at once
 # (see KnownDivergence.avoid).
 Avoid = Callable[[Command, LoopConfig], bool]
@@ -70,6 +73,10 @@ class KnownDivergence:
     # this divergence shows: set aside by conform's log check under the profile (the eraser or
     # symptom still says whether it showed), so they do not read as a new problem first.
     tolerates: tuple[str, ...] = ()
+    # What the divergence puts in the target's own log and not in its model requests (or the
+    # other way round): removed from both histories when conform holds the history a target
+    # reports to its own log (`history_own_log`); beside the eraser or symptom of its runs.
+    erase_history: HistoryEraser | None = None
 
     def __attrs_post_init__(self) -> None:
         erasers = (self.erase_pair is not None) + (self.erase_program is not None)
@@ -149,6 +156,13 @@ class Profile:
     def keys(self) -> frozenset[str]:
         """Every divergence's key."""
         return frozenset(d.key for d in self.divergences)
+
+    @property
+    def history_erasers(self) -> tuple[tuple[str, HistoryEraser], ...]:
+        """Each divergence's key and history eraser, for those that have one, in order."""
+        return tuple(
+            (d.key, d.erase_history) for d in self.divergences if d.erase_history is not None
+        )
 
     @property
     def tolerated_facets(self) -> frozenset[str]:

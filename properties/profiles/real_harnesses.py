@@ -644,6 +644,22 @@ def _without_synthetic_replies(run: Run) -> Run:
     return map_events(run, change)
 
 
+def _without_api_error_replies(history: Sequence[Json]) -> list[Json]:
+    """A history without Claude Code's assistant messages for a failed request ('API Error:
+    ...', model <synthetic>): its transcript keeps them, its requests leave them out."""
+
+    def api_error(message: Json) -> bool:
+        source, content = message.get("source") or {}, message.get("content") or []
+        return (
+            message.get("role") == "assistant"
+            and source.get("model") == "<synthetic>"
+            and len(content) == 1
+            and str(content[0].get("text", "")).startswith("API Error")
+        )
+
+    return [message for message in history if not api_error(message)]
+
+
 def _model_error_reason(event: Event) -> Event:
     if event["type"] != "turn/end" or event["data"]["reason"].get("kind") != "error":
         return event
@@ -700,6 +716,9 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
     "ABORT-3": (("ABORT-3", None, both(lambda run: map_events(run, _abort_without_cause)), False),),
 }
+# What a rule's known divergence puts in the CLI's own log and not in its model requests, erased
+# from both histories when conform holds the requests to the log (`history_own_log`).
+HISTORY_ERASERS = {"HIST-1": _without_api_error_replies}
 # Detectors of a rule that only one harness's entry describes.
 HARNESS_ONLY = {
     "DEC-3": Harness.CLAUDE_CODE,
@@ -877,6 +896,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                         symptom=symptom,
                         cut_at_reply=cut,
                         avoid=AVOID.get(key),
+                        erase_history=HISTORY_ERASERS.get(key),
                         tolerates=TOLERATES.get(key, ()),
                     )
                 )
