@@ -104,7 +104,9 @@ def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_fou
     """The deadline passes while Hypothesis shrinks a counterexample: the run still reports it,
     with the smallest program found by then, not cut down (no time is left for that), and
     says the time ended the shrinking. Ended at once, that is the first program found; ended
-    part-way, one between it and the program a run without a budget reports."""
+    part-way, one shorter than it and not yet the program a run without a budget reports
+    (that may be no shorter: in the fixed batch, one shrink takes the first program found, of
+    20 commands, to the final length, and the later ones simplify what those commands hold)."""
     unbounded = _budgeted(None)
     assert unbounded.divergence is not None
     assert not unbounded.out_of_time
@@ -117,7 +119,8 @@ def test_a_counterexample_being_shrunk_when_the_time_ends_keeps_the_smallest_fou
         assert report.reduce_runs == 0
     assert at_once.shrink_runs == 0
     assert part_way.shrink_runs > 0
-    assert len(at_once.program) > len(part_way.program) > len(unbounded.program)
+    assert len(at_once.program) > len(part_way.program) >= len(unbounded.program)
+    assert part_way.program != unbounded.program
 
 
 def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(

@@ -91,6 +91,10 @@ OFTEN = {
     "bash result blocked by two PostToolUse hooks": 5,
     "unacceptable rewrite": 5,
     "abort while a denied call has passed busy slots": 5,
+    # A loop that trims the JavaScript way needed up to 99 examples to be caught when these
+    # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
+    "arguments blank to Python's strip alone": 30,
+    "arguments blank to JavaScript's trim alone": 30,
 }
 
 

@@ -48,6 +48,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
 from loopspec.model.invariants import LogMonitor
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import (
     ASKING,
     RUNNING,
@@ -213,7 +214,13 @@ def conformance_machine(
                 _reduced(gen.CONFIGS[0], probe)
             ]
             self.config = _draw(data, _one_of_these(tuple(configs)))
-            self.swarm = swarming.swarms(_chooser(data))
+            # Blank arguments add a call to every batch, which a target the profile is cut at
+            # would end each program at (a reply drawn again has one too): off for it, and not
+            # drawn, so its programs are those drawn before the feature came.
+            cut = _cut_at_blank_arguments(profile, self.config)
+            self.swarm = swarming.swarms(
+                _chooser(data), without=frozenset({"blank_arguments"} if cut else ())
+            )
             self.capabilities = self.target.reset(self.config)
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
@@ -528,6 +535,13 @@ def conformance_machine(
 
     ConformanceMachine.__name__ = "ConformanceMachine"
     return ConformanceMachine
+
+
+def _cut_at_blank_arguments(profile: Profile | None, config: LoopConfig) -> bool:
+    """Whether `profile`'s target is cut at a reply whose call has blank arguments (a real
+    CLI runs such a call, which the model settles unrun: `Profile.avoids`)."""
+    blank = ToolCallBlock("c1", config.tools[0].name, gen.PYTHON_ONLY_BLANK)
+    return profile is not None and profile.avoids(ModelReplies((blank,)), config)
 
 
 def _calls_run(phase: Phase) -> bool:

@@ -32,6 +32,9 @@ The situations a rule governs and the generator reaches on purpose:
   settled while an earlier one still runs;
 - replies that repeat a call id (EXE-1), which every loop must refuse whole: in a quarter of the
   programs, now and then, a reply's last call takes its first call's id;
+- arguments blank to one of Python's `strip` and JavaScript's `trim` alone (EXE-2): with
+  `blank_arguments` on, every batch ends with one more call whose arguments are such
+  (drawn among the other malformed arguments alone, they came in one program of ten);
 - unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to five fits
   no tool (not an object, or without the keys the tool requires);
 - a bash result blocked by two PostToolUse hooks (its terminal card joins the two reasons): the
@@ -110,6 +113,7 @@ class Swarm:
     repeated_ids: bool
     silent_denials: bool
     out_of_order: bool
+    blank_arguments: bool
 
 
 def _usually(choose: Choose) -> bool:
@@ -137,18 +141,26 @@ def _half_the_time(choose: Choose) -> bool:
 # first while the others are due (where a context must wait). Silent denials are on in three
 # programs of four and in the simplest: a call two hooks deny says `denied` only when neither
 # gave a reason; in the other quarter each deny draws its reason (none in one deny of three).
+# Blank arguments are on in half the programs and off in the simplest: they add a call to every
+# batch, which a shrunk program (its choices lowered towards the simplest) would then all carry.
 FEATURE_ODDS: dict[str, Callable[[Choose], bool]] = {
     "identity_rewrites": _half_the_time,
     "repeated_ids": _rarely,
     "out_of_order": _half_the_time,
     "silent_denials": _mostly,
+    "blank_arguments": _half_the_time,
 }
 
 
-def swarms(choose: Choose) -> Swarm:
-    """Which features a program leans on, each drawn with its odds (one choice each)."""
-    features = (FEATURE_ODDS.get(field.name, _usually) for field in attrs.fields(Swarm))
-    return Swarm(*(odds(choose) for odds in features))
+def swarms(choose: Choose, without: frozenset[str] = frozenset()) -> Swarm:
+    """Which features a program leans on, each drawn with its odds (one choice each); those
+    named in `without` are off, and draw nothing."""
+    return Swarm(
+        *(
+            field.name not in without and FEATURE_ODDS.get(field.name, _usually)(choose)
+            for field in attrs.fields(Swarm)
+        )
+    )
 
 
 # Tools whose names contain another tool's name, and hooks whose matchers name the shorter one:
@@ -254,7 +266,9 @@ def tool_calls(
     choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
     """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
-    last sometimes repeats the first's id."""
+    last sometimes repeats the first's id; with `blank_arguments`, the batch ends with one more
+    call whose arguments are blank to one of Python's `strip` and JavaScript's `trim` alone
+    (one more, so the calls the batch had still run and keep their places)."""
     names = _names(config, swarm.parallel)
     count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
     calls = []
@@ -267,6 +281,9 @@ def tool_calls(
             pool = _arguments(name)
             arguments = pool[variant % len(pool)]
         calls.append(ToolCallBlock(f"c{first_id + offset}", name, arguments))
+    if swarm.blank_arguments:
+        blank = pick(choose, gen.BLANK_TO_ONE_READER)
+        calls.append(ToolCallBlock(f"c{first_id + count}", pick(choose, names), blank))
     if swarm.repeated_ids and len(calls) > 1 and choose(3) == 2:
         calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
     return tuple(calls)
