@@ -447,8 +447,9 @@ def run_conform(args: argparse.Namespace) -> int:
     # From the start: a CI job's budget is conform's whole run, the exhaustive pass included.
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     # `--case-dir=~/cases` reaches conform unexpanded (a shell expands `~` only at a word's
-    # start), and made a folder named `~` in the current one.
-    case_folder = Path(args.case_dir).expanduser()
+    # start), and made a folder named `~` in the current one. os.path's, as a shell does, leaves
+    # `~name` of a user this machine lacks as typed (pathlib's raised RuntimeError).
+    case_folder = Path(os.path.expanduser(args.case_dir))
     # Checked before the search: a counterexample found in minutes must not be lost to a typo.
     if case_folder.exists() and not case_folder.is_dir():
         print(
