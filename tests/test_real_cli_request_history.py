@@ -214,8 +214,13 @@ def test_HIST_1_what_the_anthropic_wire_cannot_carry_is_reported_as_the_log_hold
     assert _plain(reported[2:]) == [_user("again")]
     # Codex's wire carries a blank text: there it is compared.
     codex_blank = {**blank, "source": {**blank["source"], "provider": "codex"}}
-    assert as_sent(CLAUDE, sent[1:], [blank]) == [blank, sent[1]]
-    assert as_sent(CODEX, sent[1:], [codex_blank]) == [sent[1]]
+    again = {**_user("again"), "id": "u5"}
+    assert as_sent(CLAUDE, sent[1:], [blank, again]) == [blank, again]
+    assert as_sent(CODEX, sent[1:], [codex_blank, again]) == [again]
+    # After a message left out, the request's end still lines up: the log's messages after it
+    # (a reply to the next prompt) follow, and only the message left out is missing.
+    reply = {**_reply(CLAUDE, "m", {"type": "text", "text": "ok"}), "id": "a6"}
+    assert as_sent(CLAUDE, sent, [*logged, reply]) == [*logged[:2], logged[3], reply]
 
 
 def _model_events() -> list[dict[str, Any]]:

@@ -37,11 +37,11 @@ An item or block of a kind neither reader knows is reported as a user message ho
 Comparing (`wire_form`, `as_sent`). A provider projection loses what its API cannot carry, so
 the reading back is not unique: ids, sources (which model wrote a reply), a blank text (the
 Anthropic API refuses one: Claude Code leaves it out, as `loopspec.model.projections` does). A
-history is therefore compared on the wire, with the log's history in order: each log message
-whose wire form is the request's next message's is reported as the log holds it, and so is one
-the wire cannot carry at all (an assistant message of blank text, for Claude Code); from the
-first message that differs on, the request's own messages are reported, so conform names that
-message.
+history is therefore compared on the wire: the request is lined up with the log's history (the
+longest run of messages whose wire forms are equal, in order), each message so matched is
+reported as the log holds it, and so is one the wire cannot carry at all (an assistant message
+of blank text, for Claude Code); a log message the request leaves out is left out, and one the
+log lacks is reported as the request holds it, so conform names that message.
 
 Timing (`RequestHistory`). A CLI shows its history only when it asks the model, and the log
 gains a reply, a result or an interrupt's notice before the CLI next asks. So after a command
@@ -334,26 +334,51 @@ def wire_form(harness: Harness, message: WireMessage) -> object:
     return ("user", kind, plugin, forms)
 
 
+def _matched(
+    harness: Harness, sent: Sequence[WireMessage], logged: Sequence[WireMessage]
+) -> list[tuple[int, int]]:
+    """The longest run of (log index, request index) pairs whose wire forms are equal, in
+    order: how the request lines up with the log (messages the wire cannot carry aside)."""
+    forms = [wire_form(harness, message) for message in logged]
+    carried = [index for index, form in enumerate(forms) if form is not None]
+    theirs = [wire_form(harness, message) for message in sent]
+    # longest[a][b]: the longest common run of carried[a:] and theirs[b:].
+    longest = [[0] * (len(theirs) + 1) for _ in range(len(carried) + 1)]
+    for a in range(len(carried) - 1, -1, -1):
+        for b in range(len(theirs) - 1, -1, -1):
+            longest[a][b] = (
+                longest[a + 1][b + 1] + 1
+                if forms[carried[a]] == theirs[b]
+                else max(longest[a + 1][b], longest[a][b + 1])
+            )
+    pairs: list[tuple[int, int]] = []
+    a = b = 0
+    while a < len(carried) and b < len(theirs):
+        if forms[carried[a]] == theirs[b]:
+            pairs.append((carried[a], b))
+            a, b = a + 1, b + 1
+        elif longest[a + 1][b] >= longest[a][b + 1]:
+            a += 1
+        else:
+            b += 1
+    return pairs
+
+
 def as_sent(
     harness: Harness, sent: Sequence[WireMessage], logged: Sequence[WireMessage]
 ) -> list[WireMessage]:
-    """The history a request carried (`sent`, read back), with each message the wire cannot
-    tell from the log's (`logged`) as the log holds it, followed by the log's messages after the
-    request's end; from the first difference on, the request's own messages."""
+    """The history a request carried (`sent`, read back) lined up with the log's (`logged`):
+    each message the wire cannot tell from the log's as the log holds it, one the wire cannot
+    carry in its place, a log message the request leaves out left out, one the log lacks as
+    the request holds it; then the log's messages after the request's end."""
     out: list[WireMessage] = []
-    next_sent = 0
-    for index, message in enumerate(logged):
-        form = wire_form(harness, message)
-        if form is None:
-            out.append(message)
-        elif next_sent < len(sent) and wire_form(harness, sent[next_sent]) == form:
-            out.append(message)
-            next_sent += 1
-        elif next_sent == len(sent):
-            return [*out, *logged[index:]]  # what the next request is to add
-        else:
-            break
-    return [*out, *sent[next_sent:]]
+    next_log = next_sent = 0
+    for log_index, sent_index in _matched(harness, sent, logged):
+        out += [m for m in logged[next_log:log_index] if wire_form(harness, m) is None]
+        out += sent[next_sent:sent_index]
+        out.append(logged[log_index])
+        next_log, next_sent = log_index + 1, sent_index + 1
+    return [*out, *sent[next_sent:], *logged[next_log:]]
 
 
 def log_history(events: Sequence[dict[str, Any]]) -> list[WireMessage] | None:
