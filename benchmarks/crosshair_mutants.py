@@ -14,6 +14,16 @@ each budget kills (exit 1 of crosshair: a counterexample).
         -- --per_condition_timeout 1
     .venv/bin/python benchmarks/crosshair_mutants.py --compare A.jsonl B.jsonl
 
+`--gate-budgets` runs each mutant at its function's budget in the gate (`BUDGETS`) instead of
+one budget for all. `--kill-times ROUNDS` measures instead, per mutant and round (a fresh
+process each), the least CPU seconds CrossHair took to break any one of its function's
+postconditions: every condition at 0.25 s, then at 0.75 s, then at 2 s, until one breaks (none:
+not killed at 2 s). The gate's per-function budgets are chosen from these times:
+
+    .venv/bin/python benchmarks/crosshair_mutants.py --kill-times 2 --out K.jsonl
+    .venv/bin/python benchmarks/crosshair_mutants.py --gate-budgets --out G.jsonl \
+        --only-killed-in A.jsonl
+
 A budget loses nothing only if it kills every mutant the gate's budget kills. CrossHair's search
 is randomized, so rerun the mutants that differ (`--only`) before concluding. Each mutant costs up
 to the budget times its function's postconditions (about 150 mutants: 5 to 10 minutes of CPU
@@ -27,7 +37,15 @@ and 5 runs). An iteration cap (`--max_uninteresting_iterations`) with the 2 s bu
 (the decisions module: 11 s of CPU at 20 iterations, 30 s without a cap) but at 10 iterations
 five mutants lived that 2 s kills (four of `signal_of`, whose search stalled within 0.2 s); at
 50 they die, and the decisions and pairing modules cost 27 s each, as without a cap (30 and
-26). So the gate's budget stays at 2 s.
+26). So the gate's budget stayed at 2 s for every function.
+
+Session 18 (`--kill-times` over the 112 mutants 2 s kills, two rounds for the first 61 and one
+for the rest, on a heavily loaded machine): 108 died in every round, the slowest after 1.53 s
+of CPU (`results_in_call_order`), most within 0.3 s; four lived a round at 2 s (an emptied "/"
+in `normalize_absolute`, one of `workspace_relative` and the two backtick-short fences of
+`fenced_console`). The gate's per-function budgets (`crosshair_gate.BUDGETS`) come from these
+times; at those budgets (`--gate-budgets`) all 112 were killed, and the postconditions' budgets
+add up to 81 s where 2 s each was 126 s.
 """
 
 from __future__ import annotations
@@ -35,16 +53,18 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import importlib
 import importlib.util
 import json
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from loopspec.properties.crosshair_gate import PURE_MODULES
+from loopspec.properties.crosshair_gate import PURE_MODULES, budget_of
 
 SWAPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE,
@@ -161,6 +181,62 @@ def run_one(
     return mutant | {"outcome": outcome}
 
 
+# Budgets tried in turn for every postcondition of a mutant's function: most mutants die within
+# the first, so measuring them costs little more than their kill times.
+KILL_TIME_CAPS = (0.25, 0.75, 2.0)
+
+
+def kill_time(folder: str, target: str) -> float | None:
+    """In this process: the least CPU seconds CrossHair takes to break one of the target's
+    postconditions (None: none broken within the last cap). Each condition is analyzed at each
+    cap in turn until one is broken; a cap is cut to the least time found so far."""
+    from crosshair.core_and_libs import analyze_function  # noqa: PLC0415 (heavy; worker only)
+    from crosshair.options import AnalysisOptionSet  # noqa: PLC0415
+    from crosshair.statespace import MessageType  # noqa: PLC0415
+
+    sys.path.insert(0, folder)
+    module, name = target.split(".")
+    function = getattr(importlib.import_module(module), name)
+    passed = (MessageType.CONFIRMED, MessageType.CANNOT_CONFIRM, MessageType.PRE_UNSAT)
+    best: float | None = None
+    for cap in KILL_TIME_CAPS:
+        # The per-path timeout crosshair check derives from a 2 s budget, at every cap.
+        paths = max(KILL_TIME_CAPS) ** 0.5
+        conditions = len(analyze_function(function, AnalysisOptionSet(per_condition_timeout=cap)))
+        for index in range(conditions):
+            budget = cap if best is None else min(cap, best)
+            options = AnalysisOptionSet(per_condition_timeout=budget, per_path_timeout=paths)
+            checkable = analyze_function(function, options)[index]
+            started = time.process_time()
+            messages = list(checkable.analyze())
+            spent = time.process_time() - started
+            if any(message.state not in passed for message in messages):
+                best = spent if best is None else min(best, spent)
+        if best is not None:
+            return round(best, 3)
+    return None
+
+
+def run_kill_times(
+    mutant: dict[str, str], rounds: int, folder: Path, hang: float
+) -> dict[str, object]:
+    """Each round's kill time of one mutant, each in a fresh process (None: survived or hung)."""
+    times: list[float | None] = []
+    for _ in range(rounds):
+        command = [sys.executable, __file__, "--kill-time-of", str(folder), mutant["target"]]
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=hang, check=False
+            )
+        except subprocess.TimeoutExpired:
+            times.append(None)
+            continue
+        if done.returncode != 0:
+            raise SystemExit(f"{mutant['mutant']}: kill-time worker failed: {done.stderr[-600:]}")
+        times.append(json.loads(done.stdout))
+    return mutant | {"kill_times": times}
+
+
 def load(path: Path) -> dict[str, dict[str, object]]:
     """Rows of an earlier run, by mutant."""
     rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
@@ -183,6 +259,32 @@ def compare(older: Path, newer: Path) -> int:
     return 1 if lost else 0
 
 
+def print_kill_times(
+    mutants: list[dict[str, str]], rounds: int, folder: Path, args: argparse.Namespace
+) -> int:
+    """Each mutant's kill times as they come, then per function the slowest kill of a mutant
+    killed in every round and how many mutants some round left alive."""
+    slowest: dict[str, float] = {}
+    alive: dict[str, int] = {}
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for row in pool.map(lambda m: run_kill_times(m, rounds, folder, args.hang), mutants):
+            times = row["kill_times"]
+            assert isinstance(times, list)
+            function = str(row["target"]).split(".")[1]
+            print(f"{row['mutant']} {row['what']}: {times}", flush=True)
+            if None in times:
+                alive[function] = alive.get(function, 0) + 1
+            else:
+                slowest[function] = max(slowest.get(function, 0.0), *times)
+            if args.out:
+                with args.out.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps(row) + "\n")
+    for function in sorted(slowest.keys() | alive.keys()):
+        kill = f"{slowest[function]:.2f} s" if function in slowest else "-"
+        print(f"{function}: slowest kill {kill}; {alive.get(function, 0)} not killed every round")
+    return 0
+
+
 def main() -> int:
     """Write the mutants, run CrossHair on each with the given options, print the outcomes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -192,10 +294,25 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="CrossHair processes at once")
     parser.add_argument("--hang", type=float, default=120, help="seconds before a mutant hangs")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("OLDER", "NEWER"))
+    parser.add_argument(
+        "--gate-budgets",
+        action="store_true",
+        help="each mutant at its function's budget in the gate (options after -- are added)",
+    )
+    parser.add_argument(
+        "--kill-times",
+        type=int,
+        metavar="ROUNDS",
+        help="per mutant and round, the least CPU seconds to a counterexample (one condition)",
+    )
+    parser.add_argument("--kill-time-of", nargs=2, metavar=("FOLDER", "TARGET"), help="worker")
     parser.add_argument("options", nargs="*", help="crosshair check options, after --")
     args = parser.parse_args()
     if args.compare:
         return compare(*args.compare)
+    if args.kill_time_of:
+        print(json.dumps(kill_time(*args.kill_time_of)))
+        return 0
     with tempfile.TemporaryDirectory(prefix="crosshair-mutants-") as scratch:
         mutants = write_mutants(Path(scratch))
         if args.only:
@@ -204,8 +321,17 @@ def main() -> int:
         if args.only_killed_in:
             killed = {n for n, r in load(args.only_killed_in).items() if r["outcome"] == "killed"}
             mutants = [m for m in mutants if m["mutant"] in killed]
+        if args.kill_times:
+            return print_kill_times(mutants, args.kill_times, Path(scratch), args)
+
+        def options_of(mutant: dict[str, str]) -> list[str]:
+            if not args.gate_budgets:
+                return list(args.options)
+            budget = budget_of(mutant["target"].split(".")[1], None)
+            return ["--per_condition_timeout", str(budget), *args.options]
+
         with ThreadPoolExecutor(args.jobs) as pool:
-            rows = pool.map(lambda m: run_one(m, args.options, Path(scratch), args.hang), mutants)
+            rows = pool.map(lambda m: run_one(m, options_of(m), Path(scratch), args.hang), mutants)
             tally: dict[str, int] = {}
             for row in rows:
                 print(f"{row['mutant']} {row['what']}: {row['outcome']}", flush=True)

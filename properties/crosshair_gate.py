@@ -3,8 +3,10 @@
 The pure core is `model/pure/`: plain-valued functions (no attrs classes, no `typing.Literal`,
 which CrossHair 0.0.113 cannot build) that the model, the bridge and the projections call. Each
 function states PEP 316 contracts; CrossHair searches for inputs that break them. "No
-counterexample within the budget" is not a proof: the budget per condition is bounded so
-`make test` stays fast, and `CROSSHAIR_TIMEOUT` raises it for long runs.
+counterexample within the budget" is not a proof: CrossHair confirms none of these conditions
+over all paths, so it spends a function's whole budget (CPU seconds per condition) on each of
+its postconditions, and the budget is bounded per function (`BUDGETS`) so `make test` stays
+fast; `CROSSHAIR_TIMEOUT` sets one budget for every function, for long runs.
 
 Contracts that pass everything prove nothing, so the gate also plants the bugs an audit found
 contracts missing (`PLANTED_BUGS`: the first rewrite wins instead of the last, the cap counted
@@ -13,9 +15,10 @@ to find a counterexample for each, against the postcondition written for it: the
 only that one of the function's postconditions, since CrossHair spends its whole budget on each
 condition the bug does not break (the module run checks them all on the correct code).
 
-Modules and planted bugs run in parallel, one process per core. Exit 0 when nothing was found
-and every planted bug was caught, 1 on a counterexample or a planted bug that survived (the
-messages name file, line and the failing call), 2 when CrossHair itself failed.
+Modules (one CrossHair process per module and budget) and planted bugs run in parallel, one
+process per core. Exit 0 when nothing was found and every planted bug was caught, 1 on a
+counterexample or a planted bug that survived (the messages name file, line and the failing
+call), 2 when CrossHair itself failed.
 """
 
 from __future__ import annotations
@@ -40,6 +43,36 @@ PURE_MODULES = (
 )
 CONDITION = re.compile(r"^\s*(pre|post):", re.MULTILINE)
 POSTCONDITION = re.compile(r"^\s*post:\s*(.*?)\s*$")
+# The budget of a function BUDGETS does not name (a new one): what every function had before
+# BUDGETS, the budget the operator mutants were first measured against.
+DEFAULT_BUDGET = 2.0
+# CPU seconds per condition, per function: three times the slowest time CrossHair took to kill
+# one of the function's operator mutants (benchmarks/crosshair_mutants.py --kill-times, each
+# mutant 2 s kills, session 18), rounded up to a quarter second and at least half a second. A
+# function keeps 2 s when that is more, when it has no mutant to time, or when 2 s kills one of
+# its mutants only in some runs (a smaller budget would kill it less often still).
+BUDGETS: dict[str, float] = {
+    "merged_rank": 0.5,  # slowest kill 0.05 s
+    "winning_rewrite": 1.0,  # 0.31 s
+    "commit_prefix": 0.75,  # 0.20 s
+    "may_start": 2.0,  # 1.34 s
+    "unanswered_calls": 0.75,  # 0.19 s
+    "orphan_results": 2.0,  # unanswered_calls with its arguments swapped: no mutant of its own
+    "repeated_ids": 1.75,  # 0.54 s
+    "results_in_call_order": 2.0,  # 1.53 s
+    "is_absolute": 0.5,  # 0.06 s
+    "normalize_absolute": 2.0,  # 0.36 s, but an emptied "/" (line 42) lives some runs at 2 s
+    "workspace_relative": 2.0,  # 1.09 s
+    "relativize_title": 1.0,  # 0.30 s
+    "resolve_terminal_cwd": 0.5,  # 0.02 s
+    "longest_backtick_run": 0.5,  # 0.14 s
+    "fenced_console": 2.0,  # 0.23 s, but a fence a backtick short lives some runs below 2 s
+    "exit_code_of": 1.75,  # 0.51 s
+    "signal_of": 2.0,  # 0.61 s
+    "parse_exit_marker": 0.5,  # 0.05 s
+    "first_line": 0.5,  # 0.01 s
+    "read_title": 0.5,  # 0.11 s
+}
 
 
 @attrs.frozen
@@ -90,8 +123,42 @@ def conditions_in(module: str) -> int:
     return len(CONDITION.findall(Path(spec.origin).read_text(encoding="utf-8")))
 
 
-def check(module: str, timeout: float) -> tuple[str, int, str, float]:
-    """Run `crosshair check` on one module."""
+def contracted_functions(module: str) -> dict[str, int]:
+    """The module's top-level functions that state conditions, each with how many it states;
+    ValueError when a condition sits anywhere else (the gate would not check it)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None
+    assert spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    functions = {
+        node.name: len(CONDITION.findall(ast.get_docstring(node) or ""))
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+    }
+    contracted = {name: count for name, count in functions.items() if count}
+    if sum(contracted.values()) != conditions_in(module):
+        msg = f"{module} states conditions outside a top-level function's docstring"
+        raise ValueError(msg)
+    return contracted
+
+
+def budget_of(function: str, override: float | None) -> float:
+    """CPU seconds per condition for `function`: `override` (CROSSHAIR_TIMEOUT) when set."""
+    if override is not None:
+        return override
+    return BUDGETS.get(function, DEFAULT_BUDGET)
+
+
+def budget_groups(module: str, override: float | None) -> dict[float, tuple[str, ...]]:
+    """The module's contracted functions by budget: one CrossHair process each."""
+    groups: dict[float, list[str]] = {}
+    for function in contracted_functions(module):
+        groups.setdefault(budget_of(function, override), []).append(function)
+    return {budget: tuple(functions) for budget, functions in groups.items()}
+
+
+def check(module: str, functions: tuple[str, ...], timeout: float) -> tuple[int, str, float]:
+    """Run `crosshair check` on some functions of one module, `timeout` per condition."""
     started = time.monotonic()
     done = subprocess.run(
         [
@@ -99,7 +166,7 @@ def check(module: str, timeout: float) -> tuple[str, int, str, float]:
             "-m",
             "crosshair",
             "check",
-            module,
+            *(f"{module}.{function}" for function in functions),
             "--per_condition_timeout",
             str(timeout),
         ],
@@ -107,7 +174,7 @@ def check(module: str, timeout: float) -> tuple[str, int, str, float]:
         text=True,
         check=False,
     )
-    return module, done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
 def only_condition(source: str, bug: PlantedBug) -> str:
@@ -174,26 +241,50 @@ def check_planted(bug: PlantedBug, timeout: float, folder: Path) -> tuple[str, i
     return bug.name, done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
+def budgets_text(groups: dict[float, tuple[str, ...]]) -> str:
+    """'2 s per condition' for one budget, else each budget with its functions."""
+    if len(groups) == 1:
+        return f"{next(iter(groups)):g} s per condition"
+    return "; ".join(
+        f"{budget:g} s per condition: {', '.join(functions)}"
+        for budget, functions in sorted(groups.items(), reverse=True)
+    )
+
+
 def main() -> int:
     """Check every pure module and every planted bug; print a line each, and what failed."""
-    timeout = float(os.environ.get("CROSSHAIR_TIMEOUT", "2"))
-    workers = max(1, min(len(PURE_MODULES) + len(PLANTED_BUGS), os.cpu_count() or 1))
+    override_text = os.environ.get("CROSSHAIR_TIMEOUT")
+    override = float(override_text) if override_text else None
+    groups = {module: budget_groups(module, override) for module in PURE_MODULES}
+    runs = [(m, budget, functions) for m in PURE_MODULES for budget, functions in groups[m].items()]
+    workers = max(1, min(len(runs) + len(PLANTED_BUGS), os.cpu_count() or 1))
     worst = 0
     with (
         tempfile.TemporaryDirectory(prefix="loopspec-planted-") as scratch,
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
-        modules = pool.map(lambda m: check(m, timeout), PURE_MODULES)
-        planted = pool.map(lambda b: check_planted(b, timeout, Path(scratch)), PLANTED_BUGS)
-        for module, code, output, seconds in modules:
+        # map submits every run at once; the module runs are read only after both are queued.
+        module_runs = pool.map(lambda run: check(run[0], run[2], run[1]), runs)
+        planted = pool.map(
+            lambda b: check_planted(b, budget_of(b.function, override), Path(scratch)),
+            PLANTED_BUGS,
+        )
+        checked = list(module_runs)
+        for module in PURE_MODULES:
+            results = [
+                result for run, result in zip(runs, checked, strict=True) if run[0] == module
+            ]
+            code = max(result[0] for result in results)
+            seconds = sum(result[2] for result in results)
             status = {0: "no counterexample", 1: "COUNTEREXAMPLE"}.get(code, "CROSSHAIR FAILED")
             print(
                 f"crosshair {module}: {conditions_in(module)} conditions, {status} "
-                f"({seconds:.0f} s, {timeout:g} s per condition)"
+                f"({seconds:.0f} s, {budgets_text(groups[module])})"
             )
-            if code != 0:
-                print(output.rstrip())
-                worst = max(worst, 1 if code == 1 else 2)
+            for result_code, output, _ in results:
+                if result_code != 0:
+                    print(output.rstrip())
+                    worst = max(worst, 1 if result_code == 1 else 2)
         for name, code, output, seconds in planted:
             status = {1: "caught", 0: "NOT CAUGHT"}.get(code, "CROSSHAIR FAILED")
             print(f"crosshair planted bug {name}: {status} ({seconds:.0f} s)")
