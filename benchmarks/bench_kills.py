@@ -9,8 +9,10 @@ mutant's figure. This runs the same generation-only kill (the same budget, the c
 machine on `tests/mutants.py`) on batches 0 to N-1 of `tests/batches.py` (batch 0 is the test's)
 and prints, per mutant, the examples up to and including the first failing program: on batch 0,
 the median and the worst over the batches, and how many batches did not kill it within the
-budget. "About 10" is read as: every mutant's median is at most 10 (MET, else MISSED); the worst
-single batch is printed beside it, since a median says nothing of the tail.
+budget; and the CPU seconds each kill took (generation only: no shrinking), their median per
+mutant and, at the end, their median and worst over every kill. "About 10" is read as: every
+mutant's median is at most 10 (MET, else MISSED); the worst single batch is printed beside it,
+since a median says nothing of the tail.
 
 A kill blamed on a rule the mutant does not break is counted as not killed, and named.
 
@@ -81,6 +83,13 @@ def examples_to_kill(mutant: Mutant, batch: int) -> tuple[int | None, str]:
     return None, "none"
 
 
+def timed_kill(mutant: Mutant, batch: int) -> tuple[int | None, str, float]:
+    """`examples_to_kill`, and the CPU seconds it took."""
+    started = time.process_time()
+    examples, rule_id = examples_to_kill(mutant, batch)
+    return examples, rule_id, time.process_time() - started
+
+
 def drawn_programs(count: int) -> list[tuple[LoopConfig, list[Command]]]:
     """The configuration and commands (settling tail included) of each program a run of
     `count` examples draws from batch 0 on the model."""
@@ -120,32 +129,39 @@ def main() -> None:
     print(f"examples to the first failing program, batches 0..{args.seeds - 1}, budget {budget}")
     print(
         f"{'mutant':<35}{'rule':<8}{'batch 0':>8}{'median':>8}{'worst':>7}{'missed':>7}"
-        f"{'fails':>11}  all"
+        f"{'cpu s':>7}{'fails':>11}  all"
     )
     medians: list[float] = []
+    seconds: list[float] = []
     worst_overall = 0
     started = time.process_time()
     for mutant in chosen:
-        kills = [examples_to_kill(mutant, batch) for batch in range(args.seeds)]
+        kills = [timed_kill(mutant, batch) for batch in range(args.seeds)]
         # A batch that does not kill within the budget counts as one more than the budget.
-        counts = [budget + 1 if examples is None else examples for examples, _ in kills]
-        wrong = sorted({rule for examples, rule in kills if examples is None and rule != "none"})
+        counts = [budget + 1 if examples is None else examples for examples, _, _ in kills]
+        wrong = sorted({rule for examples, rule, _ in kills if examples is None and rule != "none"})
+        took = [cpu for _, _, cpu in kills]
+        seconds += took
         median = statistics.median(counts)
         medians.append(median)
         worst_overall = max(worst_overall, *counts)
-        missed = sum(examples is None for examples, _ in kills)
+        missed = sum(examples is None for examples, _, _ in kills)
         listed = " ".join(str(c) for c in counts)
         blamed = f"  blamed elsewhere: {', '.join(wrong)}" if wrong else ""
         failed = failing(mutant, programs) if programs else 0
         share = f"1 in {len(programs) / failed:.1f}" if failed else "-"
         print(
             f"{mutant.name:<35}{mutant.rule_id:<8}{counts[0]:>8}{median:>8g}{max(counts):>7}"
-            f"{missed:>7}{share:>11}  {listed}{blamed}"
+            f"{missed:>7}{statistics.median(took):>7.2f}{share:>11}  {listed}{blamed}"
         )
     verdict = "MET" if all(m <= GOAL for m in medians) else "MISSED"
     print(
         f"worst median {max(medians):g}, worst single batch {worst_overall}; goal: every median"
         f" <= {GOAL}: {verdict}  ({time.process_time() - started:.1f} s CPU)"
+    )
+    print(
+        f"kill time, generation only: median {statistics.median(seconds):.3f} s CPU,"
+        f" worst {max(seconds):.3f} s, over {len(seconds)} kills"
     )
     if programs:
         print(f"fails: of the {len(programs)} programs a run of {args.programs} examples drew")
