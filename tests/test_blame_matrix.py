@@ -202,6 +202,22 @@ def _result_text(edit: Callable[[str, Event], str]) -> Change:
     return _events(change)
 
 
+def _block_ignored(*, keep_reasons: bool) -> Change:
+    """A PostToolUse-blocked result (text `nope`) written without the error flag: the body's own
+    text, the block ignored, or (`keep_reasons`) the reasons alone."""
+
+    def change(event: Event) -> Event:
+        if event["type"] == "tool/result":
+            block = event["data"]["message"]["content"][0]
+            if [item.get("text") for item in block["content"]] == ["nope"]:
+                block.pop("isError", None)
+                if not keep_reasons:
+                    block["content"] = [{"type": "text", "text": "body text"}]
+        return event
+
+    return _events(change)
+
+
 def _strip_prefix_when(wanted: Callable[[Event], bool]) -> Change:
     def edit(text: str, event: Event) -> str:
         return text.removeprefix("Error: ") if wanted(event) else text
@@ -754,6 +770,15 @@ FAMILIES = (
                        (PostBlock("no"), PostContext("note"))))),
     Case("a blocked result keeps the body's text", "DEC-3",
          changed(_result_text(lambda text, _: "body text" if text == "nope" else text)),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("body text"), (PostBlock("nope"),)))),
+    # The log's audit says block and its result is no error, which `check` blames on HOOK-1
+    # (all a log shows); conform sees the model's result too, and DEC-3 says what it must be.
+    Case("a PostToolUse block ignored", "DEC-3", changed(_block_ignored(keep_reasons=False)),
+         GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
+                   ToolFinishes("c1", ToolSucceeded("body text"), (PostBlock("nope"),)))),
+    Case("a PostToolUse block's reasons without the error flag", "DEC-3",
+         changed(_block_ignored(keep_reasons=True)),
          GUARDED, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                    ToolFinishes("c1", ToolSucceeded("body text"), (PostBlock("nope"),)))),
     Case("a rewrite only reaches the tool", "RW-1", _mutant("execution-only-rewrite"), GUARDED,

@@ -47,7 +47,7 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
 )
-from loopspec.model.invariants import LogMonitor, Violation
+from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR, LogMonitor, Violation
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
 from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
@@ -1587,7 +1587,16 @@ def classify(
             and difference.want.get("type") == "tool/call"
             and not reordered
         )
-        if not record_missing_before and (
+        # A PostToolUse block whose result is no error: a log alone says only that its audit
+        # and its result disagree (HOOK-1), but the model's result at that very event shows
+        # what the block must make of it (DEC-3), so the comparison names the rule.
+        block_not_applied = (
+            first.facet == POST_BLOCK_NOT_AN_ERROR
+            and difference is not None
+            and difference.at == where
+            and difference.relation == "changed"
+        )
+        if not (record_missing_before or block_not_applied) and (
             difference is None or difference.at >= where or reordered
         ):
             if first.rule_id == "LOG-1" and crashed and _seqs_went_back(expected, actual, history):
