@@ -337,6 +337,16 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
             "max-tokens, not 'sideways'",
         ),
         ({"turns": []}, "{path}: $.turns must list at least one turn"),
+        # A hooks file or a case beside the scenarios, given in its place.
+        (
+            {"hooks": {"PreToolUse": []}},
+            "{path}: $ holds `hooks` and no `turns`: a hooks settings file, not a scenario; "
+            "give it with --hooks",
+        ),
+        (
+            {"loopspec": "case", "version": 1},
+            "{path}: this is a conform case file, not a scenario: rerun it with `loopspec replay",
+        ),
         (
             {**SCENARIO, "tools": [SCENARIO["tools"][0]] * 2},
             "{path}: $.tools[1].name: tool 'bash' is declared twice",

@@ -207,6 +207,22 @@ def _turns(raw: list[Any]) -> tuple[tuple[str, tuple[ModelReplies, ...]], ...]:
     return tuple(turns)
 
 
+def _refuse_another_kind_of_file(document: dict[str, Any]) -> None:
+    """A hooks file or a conform case given as SCENARIO: say which file it is and where it goes
+    (it read "$.turns must list at least one turn", as if the scenario were merely empty)."""
+    if "turns" in document:
+        return
+    if document.get("loopspec") == "case":
+        raise ScenarioError(
+            "this is a conform case file, not a scenario: rerun it with `loopspec replay FILE`"
+        )
+    if "hooks" in document:
+        raise ScenarioError(
+            "$ holds `hooks` and no `turns`: a hooks settings file, not a scenario; give it with "
+            "--hooks, and a scenario ({tools, turns}) as SCENARIO"
+        )
+
+
 def _working_directory(document: dict[str, Any]) -> str:
     cwd = _field(document, "cwd", str, str(Path.cwd()))
     if not Path(cwd).is_dir():
@@ -224,6 +240,7 @@ def _parse(document: Any, source: str) -> Scenario:
 
 def _parse_document(document: Any) -> Scenario:
     document = _object(document, "$")
+    _refuse_another_kind_of_file(document)
     tools = _tools(_field(document, "tools", list, []))
     turns = _turns(_field(document, "turns", list, []))
     if not turns:  # `{}` or a mistyped key would otherwise "run" and report nothing, exit 0
