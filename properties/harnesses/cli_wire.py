@@ -9,6 +9,7 @@ blocking tool program with the call id, the tool name and the arguments (`tool_c
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -51,3 +52,13 @@ def tagged_context(text: str) -> bool:
     """Codex's own user-role context (`<environment_context>...`), not the user's words."""
     stripped = text.strip()
     return stripped.startswith("<") and stripped.endswith(">") and "\n" in stripped
+
+
+def text_of(content: object) -> str:
+    """The text a CLI's message content holds: a string as it is, a list of blocks as their
+    `text` fields joined, anything else as its JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return json.dumps(content)

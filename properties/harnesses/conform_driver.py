@@ -148,6 +148,7 @@ from loopspec.properties.harnesses.cli_wire import (
     decoded_call,
     shell_command_of,
     tagged_context,
+    text_of,
     tool_command,
 )
 from loopspec.properties.harnesses.mock_model import (
@@ -307,14 +308,6 @@ def _stamp(text: object) -> float:
     return time.time()
 
 
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return json.dumps(content)
-
-
 def _add_reminders(items: list[LogItem], attachment: dict[str, Any], rendered: object) -> None:
     """Fold a hook_additional_context attachment into the result it follows: Claude Code sends
     its rendered system reminder inside that tool_result."""
@@ -384,7 +377,7 @@ def claude_log_items(text: str) -> list[LogItem]:
                         Result(
                             at,
                             str(block.get("tool_use_id")),
-                            _text_of(block.get("content")),
+                            text_of(block.get("content")),
                             bool(block.get("is_error")),
                         )
                     )
@@ -418,20 +411,20 @@ def codex_log_items(text: str) -> list[LogItem]:
         kind = payload.get("type")
         block: tuple[str, Any] | None = None
         if kind == "message" and payload.get("role") == "user":
-            said = _text_of(payload.get("content"))
+            said = text_of(payload.get("content"))
             if said.startswith(ABORT_NOTICE):
                 items.append(AbortNotice(at, said))
             elif not tagged_context(said):
                 items.append(Prompt(at, said))
             continue
         if kind == "message" and _hook_context(payload):
-            items.append(HookContext(at, _text_of(payload.get("content"))))
+            items.append(HookContext(at, text_of(payload.get("content"))))
             continue
         if kind == "message" and payload.get("role") == "assistant":
-            block = ("text", _text_of(payload.get("content")))
+            block = ("text", text_of(payload.get("content")))
         elif kind == "reasoning":
             summary = payload.get("summary") or []
-            block = ("reasoning", _text_of(summary))
+            block = ("reasoning", text_of(summary))
         elif kind == "function_call":
             try:
                 arguments = json.loads(str(payload.get("arguments")))
@@ -440,7 +433,7 @@ def codex_log_items(text: str) -> list[LogItem]:
             block = ("call", (str(payload.get("call_id")), arguments))
         elif kind == "function_call_output":
             output = payload.get("output")
-            items.append(Result(at, str(payload.get("call_id")), _text_of(output), False))
+            items.append(Result(at, str(payload.get("call_id")), text_of(output), False))
             continue
         if block is None:
             continue

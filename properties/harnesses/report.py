@@ -47,6 +47,7 @@ from loopspec.impl.hookbridge.process import ProcessOutcome
 from loopspec.impl.recorded_faults import FAILED_WORD
 from loopspec.model.commands import Allow, Ask, Deny
 from loopspec.model.config import PRE_TOOL_USE
+from loopspec.properties.harnesses.cli_wire import text_of
 from loopspec.properties.harnesses.hook_ids import ConfiguredHook, configured_hooks
 from loopspec.properties.harnesses.mock_model import EXHAUSTED_TEXT
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -243,30 +244,22 @@ def history_view(harness: Harness, body: Any) -> HistoryView:
                         calls[str(block["id"])] = block.get("input")
                         awaiting.append(str(block["id"]))
                     elif block.get("type") == "tool_result":
-                        results.append((str(block["tool_use_id"]), _text(block.get("content"))))
+                        results.append((str(block["tool_use_id"]), text_of(block.get("content"))))
                         awaiting = [c for c in awaiting if c != str(block["tool_use_id"])]
         case Harness.CODEX:
             for item in body.get("input", []) if isinstance(body, dict) else []:
                 if item.get("type") == "message" and item.get("role") == "assistant":
-                    texts.append(_text(item.get("content")))
+                    texts.append(text_of(item.get("content")))
                     awaiting = []
                 elif item.get("type") == "function_call":
                     calls[str(item["call_id"])] = _json(str(item.get("arguments", "")))
                     awaiting.append(str(item["call_id"]))
                 elif item.get("type") == "function_call_output":
-                    results.append((str(item["call_id"]), _text(item.get("output"))))
+                    results.append((str(item["call_id"]), text_of(item.get("output"))))
                     awaiting = [c for c in awaiting if c != str(item["call_id"])]
                 elif item.get("type") == "message" and awaiting:
                     between.append((f"a {item.get('role', 'unknown')} message", tuple(awaiting)))
     return HistoryView(calls, list(calls), results, texts, between)
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return json.dumps(content)
 
 
 def _short(value: Any) -> str:

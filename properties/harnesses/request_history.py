@@ -69,6 +69,7 @@ from loopspec.properties.harnesses.cli_wire import (
     decoded_call,
     shell_command_of,
     tagged_context,
+    text_of,
 )
 from loopspec.properties.harnesses.script import Harness
 
@@ -84,14 +85,6 @@ _HOOK_REMINDER = re.compile(
 )
 # Codex's model items: a run of them is one reply (as `mock_model` counts replies).
 _CODEX_MODEL_ITEMS = frozenset({"reasoning", "function_call"})
-
-
-def _text_of(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return json.dumps(content)
 
 
 def _user(text: str) -> WireMessage:
@@ -212,26 +205,26 @@ def _claude_messages(body: dict[str, Any]) -> list[WireMessage]:
 def _codex_model_block(item: dict[str, Any]) -> dict[str, Any]:
     kind = item.get("type")
     if kind == "reasoning":
-        return {"type": "reasoning", "text": _text_of(item.get("summary") or [])}
+        return {"type": "reasoning", "text": text_of(item.get("summary") or [])}
     if kind == "function_call":
         try:
             arguments = json.loads(str(item.get("arguments")))
         except ValueError:
             arguments = item.get("arguments")
         return _call_block(str(item.get("call_id")), arguments)
-    return {"type": "text", "text": _text_of(item.get("content"))}
+    return {"type": "text", "text": text_of(item.get("content"))}
 
 
 def _codex_item(item: dict[str, Any], hook_contexts: frozenset[str]) -> WireMessage | None:
     """The message an item other than a model item is, or None for Codex's own."""
     kind, role = item.get("type"), item.get("role")
-    said = _text_of(item.get("content"))
+    said = text_of(item.get("content"))
     if kind == "message" and role == "user":
         return _user(said) if said.startswith(ABORT_NOTICE) or not tagged_context(said) else None
     if kind == "message" and role == "developer":
         return _context(said) if said in hook_contexts else None
     if kind == "function_call_output":
-        return _result(str(item.get("call_id")), [_text_of(item.get("output"))], False)
+        return _result(str(item.get("call_id")), [text_of(item.get("output"))], False)
     return _unread(item, kind)
 
 
