@@ -341,3 +341,50 @@ def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     imported = set(done.stderr.split())
     assert "loopspec.model.invariants" in imported  # it did check
     assert loaded_of(imported, NEVER_FOR_A_CLEAN_CHECK) == set()
+
+
+# How the real program (`main()` reading sys.argv, as the console script calls it) leaves the
+# cyclic collector once a verb ran: running, with what start-up built frozen out of its sight.
+_COLLECTOR_AFTER = (
+    "import contextlib, gc, io, sys\n"
+    "from loopspec.properties.cli.main import main\n"
+    "sys.argv = ['loopspec', *{arguments!r}]\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main({argv})\n"
+    "print(status, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+)
+
+
+@pytest.mark.parametrize("verb", ["check", "spec"])
+def test_the_program_sets_what_start_up_built_aside_from_the_collector(
+    tmp_path: Path, verb: str
+) -> None:
+    """Start-up's modules and tables live until exit; the collections their allocations set
+    off walked them again and again (a tenth of a small check's instructions, measured by
+    benchmarks/bench_cli.py). The program holds the collector off while the verb's modules are
+    imported and then freezes what they built; the collector runs again for the verb's work."""
+    log = tmp_path / "small.jsonl"
+    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *_CLEAN_TURN]))
+    arguments = ["check", str(log)] if verb == "check" else ["spec", "STEP-1"]
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_AFTER.format(arguments=arguments, argv="")],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.split() == ["0", "True", "True"]
+
+
+def test_a_test_calling_main_keeps_its_collector_as_it_was(tmp_path: Path) -> None:
+    """`main(argv)` from a test: nothing frozen (an object unreachable at that moment would
+    never be freed in the test's process) and the collector left running."""
+    log = tmp_path / "small.jsonl"
+    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *_CLEAN_TURN]))
+    arguments = ["check", str(log)]
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_AFTER.format(arguments=[], argv=arguments)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.split() == ["0", "True", "False"]

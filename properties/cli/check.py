@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, CheckArguments
+from loopspec.properties.cli.main import start_up_done
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -153,6 +154,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         write_log_text,
     )
 
+    start_up_done()
     if args.paths.count("-") > 1:
         # Standard input can be read once: the second `-` read as an empty log (LOG-5).
         print("loopspec check: error: - (standard input) is named more than once", file=sys.stderr)

@@ -18,6 +18,7 @@ was not written must not pass for one that was.
 from __future__ import annotations
 
 import codecs
+import gc
 import io
 import os
 import sys
@@ -148,6 +149,8 @@ def _chosen_verb(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; return its exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the real program, not a test calling main
+        _hold_the_collector()
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
         _say(f"{PROGRAM}: error: standard output is closed")
         return 2
@@ -162,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from loopspec.properties.cli.parser import parse  # noqa: PLC0415 (see above)
 
                 args = parse(arguments, _chosen_verb(arguments))
+                start_up_done()
                 handler: Callable[[argparse.Namespace], int] = args.handler
                 # Only the real program (not a test calling main) may end every descendant.
                 reap = argv is None and VERB_BY_NAME[args.command].starts_processes
@@ -180,6 +184,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
+
+
+_collector_held = False
+
+
+def _hold_the_collector() -> None:
+    """Stop the cyclic garbage collector until the verb's modules are imported: what the
+    interpreter's start and those imports build (modules, classes, functions, tables) lives
+    until the program exits, and the collections its allocations set off only walked it again
+    and again, a tenth of `loopspec check`'s instructions (benchmarks/bench_cli.py)."""
+    global _collector_held  # noqa: PLW0603 (one program, one start-up)
+    gc.disable()
+    _collector_held = True
+
+
+def start_up_done() -> None:
+    """The verb's modules are imported: set what start-up built aside from the collector for
+    good (`gc.freeze`), and let it run again, now on what the verb makes. Nothing where the
+    collector was not held: a test calling `main` keeps its own collector as it was (frozen, an
+    object unreachable now would never be freed)."""
+    global _collector_held  # noqa: PLW0603 (as above)
+    if _collector_held:
+        _collector_held = False
+        gc.freeze()
+        gc.enable()
 
 
 def _escape_what_the_output_cannot_encode() -> None:
