@@ -304,10 +304,13 @@ _MARKED_TURNS = marked_model_rows(DEMO_CONFIG, DEMO_COMMANDS[:14])
 LEAN_RUNS = {
     **CHECK_RUNS,
     "marked": (_MARKED_TURNS, [], 0, f"checked 1 log, {len(_MARKED_TURNS)} events: 0 violations"),
+    # A CI job setting a loop's known divergences aside over a folder of dsh logs: no log of
+    # that loop, so no need of its reader (which imports json and typing).
+    "known": (_CLEAN_TURN, ["--known", "claude-code"], 0, "checked 1 log, 4 events: 0 violations"),
 }
 
 
-@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken"])
+@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken", "known"])
 def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     tmp_path: Path, run: str
 ) -> None:
@@ -315,7 +318,7 @@ def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     install hook imports re itself), told where loopspec is, runs `main`; what `main` left in
     `sys.modules` that was not there before is printed on stderr. A broken log's report says its
     violation in the same words, without them too."""
-    events, _, status, last_line = LEAN_RUNS[run]
+    events, options, status, last_line = LEAN_RUNS[run]
     assert events is not None
     header = MARKED_HEADER if run == "marked" else HEADER
     log = tmp_path / "small.jsonl"
@@ -324,7 +327,7 @@ def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
         "import sys\n"
         "before = set(sys.modules)\n"
         "from loopspec.properties.cli.main import main\n"
-        f"status = main(['check', {str(log)!r}])\n"
+        f"status = main(['check', {str(log)!r}, *{options!r}])\n"
         "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
         "sys.exit(status)\n"
     )

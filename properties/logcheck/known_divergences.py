@@ -176,8 +176,6 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
 def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
     """The text report of `stale_known`: a line per known divergence that did not occur, and one
     per loop naming those not exercised."""
-    from loopspec.properties.logcheck.harness_logs import SITUATIONS  # noqa: PLC0415
-
     lines = []
     failing = "; --strict-known: fails the run" if strict else ""
     for fate in fates:
@@ -185,6 +183,11 @@ def stale_lines(fates: Iterable[LoopFates], *, strict: bool) -> list[str]:
             lines.append(f"known divergences of {fate.loop} not exercised: no {fate.loop} log")
             continue
         for rule, (seen, logs) in fate.did_not_occur.items():
+            # Imported here: a situation is counted only in that loop's logs, which its reader
+            # read, and the reader imports json and typing (`--known claude-code` over dsh logs
+            # doubled a small check's start-up).
+            from loopspec.properties.logcheck.harness_logs import SITUATIONS  # noqa: PLC0415
+
             lines.append(
                 f"known divergence of {fate.loop} did not occur: {rule} ({SITUATIONS[rule]} "
                 f"{_times(seen)} in {logs} of {_plural_logs(fate.logs)}, never breaking it: "
