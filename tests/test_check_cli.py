@@ -247,6 +247,35 @@ def test_zstd_stdin_is_recognised_by_magic(
     assert (code, out) == (0, "checked 1 log, 158 events: 0 violations\n")
 
 
+@pytest.mark.parametrize(
+    ("log", "first_line"),
+    [
+        (
+            FIXTURES / "claude-code" / "violations" / "ADJ-1.jsonl",
+            "-:3: ADJ-1: a user message lands while call toolu_a awaits its result",
+        ),
+        (
+            FIXTURES / "codex" / "violations" / "ORD-3.jsonl",
+            "-:6: ORD-3: the result for call call_b is written before the results for call_a",
+        ),
+    ],
+    ids=["claude-code", "codex"],
+)
+def test_ADJ_1_ORD_3_a_transcript_or_rollout_on_stdin_is_read_in_its_dialect(
+    log: Path,
+    first_line: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADJ-1, ORD-3: `check -` tells a Claude Code transcript or a Codex rollout from its first
+    line, as it does a file's; it peeked at the four bytes read to tell zstd data alone, and
+    judged the log as dsh's (LOG-5, no header: exit 2)."""
+    feed_stdin(monkeypatch, log.read_bytes())
+    code, out = run(capsys, "-")
+    assert code == 1
+    assert out.startswith(first_line)
+
+
 def test_jsonl_zst_files_and_multiple_frames(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

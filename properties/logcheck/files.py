@@ -80,6 +80,9 @@ def _sniffed(source: BinaryIO, *, owned: bool) -> BinaryIO:
     rejoined = _Rejoined(source, owned=owned)
     if rejoined.head == ZSTD_MAGIC:
         return io.BufferedReader(_Decompressed(rejoined), buffer_size=_CHUNK)
+    # The dialect is told from the first line, peeked at (`foreign.sniff`): read ahead, that
+    # peek saw only the four bytes above, and a transcript or rollout piped in was read as dsh.
+    rejoined.read_ahead(_CHUNK)
     return io.BufferedReader(rejoined, buffer_size=_CHUNK)
 
 
@@ -168,6 +171,16 @@ class _Rejoined(io.RawIOBase):
         # none to compare a named pipe's stream with.
         self._owned = owned
         self.head = source.read(len(ZSTD_MAGIC))
+
+    def read_ahead(self, limit: int) -> None:
+        """Read on into the bytes put back until they hold the first line, `limit` bytes, or
+        all there is (a pipe's reads return what its writer has written so far)."""
+        read = getattr(self._source, "read1", self._source.read)
+        while len(self.head) < limit and b"\n" not in self.head:
+            more = read(limit - len(self.head))
+            if not more:
+                return
+            self.head += more
 
     def readable(self) -> bool:
         return True
