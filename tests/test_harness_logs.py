@@ -729,6 +729,24 @@ def test_text_report_says_what_is_not_checkable(capsys: pytest.CaptureFixture[st
     assert first.endswith("[lines 4, 2]")
 
 
+def test_text_report_says_once_what_a_folder_of_foreign_logs_cannot_show(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Text: a folder of transcripts says what their format cannot show once, counted, after
+    every log's findings; it said the same long line after each log (21 in this folder)."""
+    assert main(["check", str(CLAUDE)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    said = [line for line in out if "not checkable" in line]
+    logs = len(list(CLAUDE.rglob("*.jsonl")))
+    assert said == [
+        f"{logs} claude-code logs: not checkable from such logs (see --format json for why): "
+        + said[0].split("(see --format json for why): ")[1]
+    ]
+    assert "HOOK-3" in said[0]
+    assert out.index(said[0]) == len(out) - 3  # then the rules named, then the summary
+    assert out[-1].startswith(f"checked {logs} logs")
+
+
 def test_a_rollout_whose_first_record_is_longer_than_the_sniffed_head_is_still_codex() -> None:
     """A Codex session_meta carries the model's whole instructions: a first line longer than
     `SNIFF_BYTES` is recognised by how it begins. Read from a plain (unbuffered) stream."""

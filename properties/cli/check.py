@@ -148,6 +148,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     from loopspec.properties.logcheck.checker import Limits, check_paths  # noqa: PLC0415
     from loopspec.properties.logcheck.report import (  # noqa: PLC0415
         exit_code,
+        not_checkable_lines,
         run_to_json,
         summary_text,
         summary_to_json,
@@ -213,6 +214,8 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        for line in not_checkable_lines(reports):
+            print(line)
         for line in stale_lines(fates, strict=args.strict_known) if fates else ():
             print(line)
         summary = summary_to_json(reports)

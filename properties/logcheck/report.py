@@ -113,7 +113,8 @@ A Claude Code transcript or a Codex rollout (see `loopspec.properties.logcheck.h
 is read as its own dialect: `header_version` is null, `seq` and `events` are line numbers (those
 logs have no seq), and `rules_not_checkable` lists, of the rules a dsh log is checked by, every
 one such a log cannot show; the text output gives the related lines (no seq) and says what is
-not checkable in one line per log. A rule not checkable is never counted as kept.
+not checkable once per format, after every log's findings (one line naming the log when a
+single log has that format, else how many logs). A rule not checkable is never counted as kept.
 
 One bug, one violation: an event whose only fault follows from a violation already reported
 is not blamed again on another rule (the events of a turn numbered otherwise than due, a result
@@ -369,12 +370,6 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
         rule = f" {notice.rule_id}" if notice.rule_id else ""
         where = _where(report.path, notice.line)
         lines.append(f"{where}: notice {notice.kind}{rule}: {notice.message}")
-    if report.not_checkable:
-        rules = ", ".join(sorted(report.not_checkable))
-        lines.append(
-            f"{report.path}: {report.dialect} log; not checkable from such a log (see --format "
-            f"json for why): {rules}"
-        )
     if verbose:
         unread = ", ".join(f"{kind} x{count}" for kind, count in report.unread_types.items())
         detail = f"; event types whose data no rule reads: {unread}" if unread else ""
@@ -382,6 +377,24 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
             f"{report.path}: {report.status}, {report.events} events in {report.lines} lines"
             f"{detail}"
         )
+    return [printable(line) for line in lines]
+
+
+def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
+    """What the logs of another loop's format cannot show, said once per format after every
+    log's findings: a folder of transcripts said the same long line for each of them."""
+    groups: dict[tuple[str, tuple[str, ...]], list[LogReport]] = {}
+    for report in reports:
+        if report.not_checkable and report.skipped is None:
+            key = (report.dialect, tuple(sorted(report.not_checkable)))
+            groups.setdefault(key, []).append(report)
+    lines = []
+    for (dialect, rules), group in groups.items():
+        if len(group) == 1:
+            whose = f"{group[0].path}: {dialect} log; not checkable from such a log"
+        else:
+            whose = f"{len(group)} {dialect} logs: not checkable from such logs"
+        lines.append(f"{whose} (see --format json for why): {', '.join(rules)}")
     return [printable(line) for line in lines]
 
 
