@@ -13,7 +13,9 @@ the offline checker (`loopspec check`): there is one definition of each rule.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+# The C accelerator `bisect` re-exports: its Python fallbacks, and a module more, would cost
+# every `loopspec check` start-up (tests/test_check_startup.py).
+from _bisect import bisect_left
 
 from loopspec.model.facts import (
     ASKING_DECISIONS,

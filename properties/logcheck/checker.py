@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import codecs
 
-from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
 from loopspec.model.invariants import (
@@ -537,6 +536,9 @@ def check_stream(
     except _Stop:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
+        # Imported only when the system refused: `impl`, its package, is no check's otherwise.
+        from loopspec.impl.system_words import system_reason  # noqa: PLC0415
+
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, system_reason(error))
     # The hooks that failed in the lines read: a fault breaks no rule, but "0 violations" alone
     # would tell a hook's author that all went well (HOOK-7).
@@ -853,6 +855,8 @@ def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
     try:
         stream = source.open()
     except OSError as error:
+        from loopspec.impl.system_words import system_reason  # noqa: PLC0415 (as above)
+
         report = LogReport(source.name)
         report.fail(None, ErrorKind.UNREADABLE, system_reason(error))
         return report

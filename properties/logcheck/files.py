@@ -22,7 +22,6 @@ import os
 import stat
 import sys
 
-from loopspec.impl.system_words import system_reason
 from loopspec.model.plain_record import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -145,6 +144,9 @@ def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:
 
 
 def _unlisted(errors: list[OSError]) -> Iterator[SourceProblem]:
+    # Imported only when the system refused: `impl`, its package, is no check's otherwise.
+    from loopspec.impl.system_words import system_reason  # noqa: PLC0415
+
     while errors:
         error = errors.pop(0)
         yield SourceProblem(str(error.filename), f"cannot list the folder: {system_reason(error)}")
