@@ -16,6 +16,7 @@ difference no rule prescribes is reported as a gap in SPEC (`NO_RULE`), never gu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 
@@ -419,6 +420,10 @@ class _Situation:
     original: object = None  # the model's raw arguments, parsed (None before the call exists)
 
 
+# PreToolUse audit words that read as one decision only, and that decision (HOOK-1).
+_PRE_READINGS = {"block": "deny", "defer": "ask"}
+
+
 def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
     if call_id is None:
         return _Situation()
@@ -434,7 +439,10 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
         kind = event.get("type")
         if kind == "hook/result" and data.get("callId") == call_id:
             if data.get("point") == "PreToolUse":
-                decisions.append(str(data.get("decision")))
+                # Read as the loop acted on it (HOOK-1, HOOK-2): an exit-2 deny is audited
+                # `block`, a Claude Code `defer` asks.
+                word = str(data.get("decision"))
+                decisions.append(_PRE_READINGS.get(word, word))
                 if "updatedInput" in data:
                     supplied.append(data["updatedInput"])
                     suppliers.append(str(data.get("handlerId")))
@@ -900,6 +908,12 @@ def _changed(
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
                 return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
+            matcher = _outside_matcher(got, command, history)
+            if matcher is not None:
+                return "HOOK-8", (
+                    f"{named}: the target runs {hook_named(got)}, whose matcher {matcher!r} does "
+                    f"not match the whole name of the tool call {_data(got).get('callId')} makes"
+                )
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
@@ -952,6 +966,7 @@ def _missing(
     *,
     target_events: Sequence[Event] = (),
     model_events: Sequence[Event] = (),
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     """`want`, which the model appends and the target does not; `target_events` and
     `model_events` are all each appended for this command."""
@@ -964,6 +979,26 @@ def _missing(
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
         case "hook/invoked" | "hook/result":
+            call_id = _call_id_of(want)
+            theirs = next(
+                (
+                    e
+                    for e in target_events
+                    if e.get("type") == "tool/result" and _call_id_of(e) == call_id
+                ),
+                None,
+            )
+            if _error_code(theirs) == "ABORTED_BEFORE_DISPATCH" and (
+                _data(want).get("point") == "PostToolUse"
+            ):
+                # A call that ran, aborted as if it never had: its PostToolUse hooks are lost
+                # with its body's outcome, and the result is what is wrong.
+                return "ABORT-1", (
+                    f"{lacks}: the target answers call {call_id} ABORTED_BEFORE_DISPATCH, but its "
+                    "body had started: after an abort a started call drains and its PostToolUse "
+                    "hooks judge it (a success that lands after the abort becomes ABORTED); only "
+                    "a call that never started is aborted before dispatch"
+                )
             withheld = _withheld_result(want, model_events, target_events)
             if withheld is not None:
                 # The audit comes in its result's commit (HOOK-5): a result the target holds
@@ -1021,6 +1056,13 @@ def _missing(
                 isinstance(command, ModelReplies) and command.finish == "cancelled"
             ):
                 return "ABORT-2", f"{lacks}: an interrupted reply keeps its delivered text"
+            partial = _partly_matching_hook(config, want, command)
+            if partial is not None:
+                # The target waits for a hook the model does not run: its reply is held back.
+                return "HOOK-8", (
+                    f"{lacks}: the target waits for {partial}, which does not match the whole "
+                    "tool name, so no such hook runs and the reply is committed now"
+                )
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
             if isinstance(command, ModelReplies) and command.finish == "max-tokens":
@@ -1169,6 +1211,30 @@ def _outside_matcher(got: Event, command: Command, history: Sequence[Event]) -> 
     except InvalidEventError:
         return None
     return None if spec.matches(name) else matcher
+
+
+def _partly_matching_hook(config: LoopConfig | None, reply: Event, command: Command) -> str | None:
+    """A PreToolUse hook of `config` whose matcher matches part of a tool name the reply calls
+    but not the whole name (as an unanchored or half-anchored matcher would fire), said as
+    "hook H's matcher M for tool T"; None when there is none (or no configuration)."""
+    if config is None or not isinstance(command, ModelReplies | HookAnswers):
+        return None
+    content = _data(reply).get("message", {}).get("content") or ()
+    names = [b.get("name") for b in content if isinstance(b, dict) and _is_call_block(b)]
+    for hook in config.hooks:
+        if hook.point != "PreToolUse":
+            continue
+        for name in names:
+            if isinstance(name, str) and not hook.matches(name) and _fits_part(hook, name):
+                return f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
+    return None
+
+
+def _fits_part(hook: HookSpec, name: str) -> bool:
+    try:
+        return re.search(hook.matcher, name) is not None
+    except re.error:  # a matcher the model accepted is a portable pattern (HOOK-8)
+        return False
 
 
 def _extra(
@@ -1556,6 +1622,7 @@ def classify(
     history: tuple[Event, ...] = (),
     crashed: bool = False,
     probe: Probe | None = None,
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     """The rule a divergence breaks, and one sentence saying how.
 
@@ -1564,6 +1631,8 @@ def classify(
     `crashed`: a Crash came earlier in the program (or is this command).
     `probe` sends the target one more command after the divergence (None if it fails), where
     only what the target does next tells two bugs apart (`_repair_or_loss`).
+    `config` is the program's configuration (None: not known), which names the hooks a target
+    may wait on that the model does not run.
     """
     difference = None
     if expected.accepted and actual.accepted:
@@ -1614,6 +1683,13 @@ def classify(
                     f"after the crash the target's log goes on at a lower seq ({first.message}): "
                     "events it had reported committed were lost"
                 )
+            if isinstance(command, Recover) and first.rule_id == "ORD-3":
+                # Results out of order written by reopening: the crash repair wrote them.
+                return "REC-1", (
+                    f"the target's crash repair breaks ORD-3 at its seq {first.seq}: "
+                    f"{first.message}; repair answers the open step's unanswered calls in "
+                    "transcript order"
+                )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
                 f"{first.message}"
@@ -1639,6 +1715,7 @@ def classify(
                     history,
                     target_events=actual.events,
                     model_events=expected.events,
+                    config=config,
                 )
             case "extra":
                 assert got is not None

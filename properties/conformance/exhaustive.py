@@ -287,6 +287,7 @@ def run_program(
                 target_violations=violations,
                 history=tuple(history),
                 crashed=any(isinstance(c, Crash) for c in sent),
+                config=config,
             )
             divergence = Divergence(len(sent) - 1, command, rule_id, what, expected, actual)
             return divergence, tuple(sent)

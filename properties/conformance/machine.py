@@ -290,6 +290,7 @@ def conformance_machine(
                 history=tuple(self.history),
                 crashed=any(isinstance(c, Crash) for c in self.program),
                 probe=probe_for(self.target),
+                config=self.config,
             )
             self.diverged(
                 Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)

@@ -1691,6 +1691,7 @@ def replay_case(
                     history=tuple(history),
                     crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
                     probe=target.probe,
+                    config=config,
                 )
                 divergence = Divergence(index, command, rule_id, what, expected, actual)
                 return Replay(divergence, capabilities=capabilities, refused=tuple(refused))
