@@ -25,6 +25,8 @@ from loopspec.model.errors import NO_RULE_BROKEN
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
 _CHUNK: Final = 1 << 16
+STDIN_PATH: Final = "/dev/stdin"
+"""How a reader names standard input (`loopspec replay -`), in its messages too."""
 
 
 def shown(text: str, limit: int = 200) -> str:
@@ -74,16 +76,20 @@ def file_kind(mode: int) -> str:
 
 
 def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
-    """The bytes of `path`, a regular file or a pipe, at most `cap` of them."""
+    """The bytes of `path`, a regular file or a pipe (or standard input, a socket too), at most
+    `cap` of them."""
     try:
         mode = os.stat(path).st_mode
     except OSError as error:
         message = refused_by_system(path, f"read the {what}", error)
         raise UserFileError(message, unreadable=True) from error
-    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+    # Standard input may be a socket (a Node parent's pipe is a socket pair), which cannot be
+    # opened by name: read from its descriptor, as through a pipe.
+    piped_in = stat.S_ISSOCK(mode) and str(path) == STDIN_PATH
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or piped_in):
         raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
     try:
-        with open(path, "rb") as stream:
+        with open(0 if piped_in else path, "rb", closefd=not piped_in) as stream:
             data = bytearray()
             while len(data) <= cap and (chunk := stream.read(min(_CHUNK, cap + 1 - len(data)))):
                 data += chunk

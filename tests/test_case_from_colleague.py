@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -208,6 +209,28 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
     assert capsys.readouterr().err == (
         "loopspec: error: -: standard input is a terminal: pipe the case in "
         "(pbpaste | loopspec replay - ...), or name its file\n"
+    )
+
+
+def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path) -> None:
+    """PROTO-1: a tool written for Node runs replay with a socket pair for its standard input
+    (Node's pipes are sockets), which /dev/stdin names but cannot open: `replay -` refused it
+    as 'a socket, not a file' (SAFE-4); it reads it as it reads a pipe."""
+    bo_s = (ana.parent / "Downloads" / "case-EXE-5-0.json").read_bytes()
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        replay = subprocess.Popen(
+            [sys.executable, "-m", "loopspec", "replay", "-"],
+            stdin=theirs.fileno(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        ours.sendall(bo_s)
+        ours.shutdown(socket.SHUT_WR)
+        out, err = replay.communicate(timeout=60)
+    assert replay.returncode == 0, err.decode()
+    assert out.decode().splitlines()[-1] == (
+        "/dev/stdin: 2 commands replayed, no divergence; the case recorded EXE-5"
     )
 
 

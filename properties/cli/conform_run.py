@@ -22,7 +22,7 @@ from typing import Any
 
 import loopspec
 from loopspec.impl.system_words import system_reason
-from loopspec.impl.user_files import shown
+from loopspec.impl.user_files import STDIN_PATH, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
@@ -800,7 +800,7 @@ def _read_from(given: str) -> str:
             "-: standard input is a terminal: pipe the case in "
             "(pbpaste | loopspec replay - ...), or name its file"
         )
-    return "/dev/stdin"
+    return STDIN_PATH
 
 
 def case_files(named: list[str]) -> list[str]:
