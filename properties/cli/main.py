@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse  # imported by `cli.parser` only: the usual check runs without argparse
     from collections.abc import Callable, Sequence
-    from typing import TypeVar
+    from typing import NoReturn, TypeVar
 
     Arguments = TypeVar("Arguments")
     """What a verb's handler reads its options from: argparse's namespace, or check's own."""
@@ -282,19 +282,21 @@ def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> in
     reaping.become_subreaper()
     import signal  # noqa: PLC0415 (only verbs that start processes)
 
+    from loopspec.properties.cli.prompt_ending import end_promptly  # noqa: PLC0415 (likewise)
+
     # SIGTERM's default action would end us on the spot, leaving every target and hook, each in
     # a session of its own, running (SAFE-3). Ended here instead, not by an exception raised
     # through the run: one raised while a gc callback runs is dropped, and the run goes on.
-    signal.signal(signal.SIGTERM, _end_everything_below)
-    if hasattr(signal, "SIGHUP"):  # a closed terminal, likewise (POSIX)
-        signal.signal(signal.SIGHUP, _end_everything_below)
+    # A closed terminal (SIGHUP, POSIX) likewise.
+    ending = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    end_promptly(ending, _end_everything_below)
     try:
         return _handled(handler, args, LoopSpecError)
     finally:
         reaping.end_descendants()
 
 
-def _end_everything_below(signum: int, frame: object) -> None:
+def _end_everything_below(signum: int) -> NoReturn:
     """SIGTERM (a CI job's timeout, `kill`): end every descendant, then exit 143 (128 +
     SIGTERM, what a shell reports for a program SIGTERM ended) without unwinding."""
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
