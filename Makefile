@@ -3,12 +3,25 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
+# Every Python process make starts (pip, mypy, CrossHair's checks, pytest and the many processes
+# tests start: CLI verbs, pytest runs of the plugin, drivers, targets) keeps its bytecode in one
+# cache, PYCACHE_DIR, even where PYTHONDONTWRITEBYTECODE is set: there each process compiled
+# every module it imported from source again (a pytest run of the plugin 2.9 s CPU, 1.6 s with
+# bytecode kept). A prefix keeps the cache out of the sources and out of the folders tests
+# compare. Python reads bytecode only from the prefix then, so pip does not compile what it
+# installs (--no-compile; about 8 s of CPU for some 2,200 modules, most never imported here):
+# each module is compiled once, into the prefix, by the first process importing it.
+PYCACHE_DIR := build/pycache
+export PYTHONDONTWRITEBYTECODE :=
+export PYTHONPYCACHEPREFIX := $(abspath $(PYCACHE_DIR))
+PIP_INSTALL := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
+
 .PHONY: demo test lint typecheck pytest crosshair spec venv clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PIP_INSTALL) --upgrade pip
+	$(PIP_INSTALL) -e '.[dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -30,15 +43,10 @@ typecheck: $(STAMP)
 
 # The real-harness tests save each report they produce in HARNESS_REPORTS_DIR
 # (tests/harness_reports.py); a fresh directory per run, so no report is left from an older one.
-# The suite starts many Python processes (CLI verbs, pytest runs of the plugin, drivers, targets)
-# that import the same modules. Where PYTHONDONTWRITEBYTECODE is set, each compiled every module
-# from source again (a pytest run of the plugin 2.9 s CPU, 1.6 s with bytecode kept); so pytest
-# keeps bytecode, in PYCACHE_DIR rather than beside the sources or a test's folder.
-PYCACHE_DIR := build/pycache
 pytest: $(STAMP)
 	rm -rf $(HARNESS_REPORTS_DIR)
-	LOOPSPEC_HARNESS_REPORTS=$(abspath $(HARNESS_REPORTS_DIR)) PYTHONDONTWRITEBYTECODE= \
-	    PYTHONPYCACHEPREFIX=$(abspath $(PYCACHE_DIR)) $(PY) -m pytest --cov --cov-report=term
+	LOOPSPEC_HARNESS_REPORTS=$(abspath $(HARNESS_REPORTS_DIR)) \
+	    $(PY) -m pytest --cov --cov-report=term
 
 # CrossHair spends its whole budget on every postcondition of the correct code: 2 s each was about
 # 125 s of CPU. Each function now has its own budget (properties/crosshair_gate.py BUDGETS), three
