@@ -3,11 +3,11 @@
 A comparison can only catch a bug in a situation some program creates. The situations below are
 those whose absence let wrong loops pass (an identity rewrite, an outcome for a settled call, a
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
-input still queued when a program ends, an abort whose cause is not the user's, arguments
-blank to one of Python's `strip` and JavaScript's `trim` alone) and the
-features every rule family needs (rewrites, several hooks on one call, parallel calls,
-approvals, aborts, crashes). The test runs the
-conformance machine on the model itself, counts per situation the programs that reach it, prints
+input still queued when a program ends or a request fails, an abort whose cause is not the
+user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
+only whitespace) and the features every rule family needs (rewrites, several hooks on one call,
+parallel calls, approvals, aborts, crashes). The test runs the conformance machine on the model
+itself, counts per situation the programs that reach it, prints
 the counts (`-s`), and requires each to be reached by some.
 
 The same run is the conformance machine's control (MODEL-1): the correct implementation, the
@@ -33,11 +33,13 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    ModelFails,
     ModelReplies,
     PostBlock,
     PostContext,
     SubmitUser,
     ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import PRE_TOOL_USE, LoopConfig
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
@@ -80,6 +82,9 @@ SITUATIONS = (
     "outcome for a settled call",
     "queued input delivered at a quiet end",
     "empty PostToolUse context",
+    "blank tool context",
+    "blank PostToolUse context",
+    "failed request with input queued",
     "arguments blank to Python's strip alone",
     "arguments blank to JavaScript's trim alone",
 )
@@ -131,6 +136,13 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
         empty = [v for v in command.post if isinstance(v, PostContext) and not v.text]
         if empty:
             found.add("empty PostToolUse context")
+        # Only whitespace: delivered as given, a loop that trims it drops it (ADJ-4).
+        if any(v.text.isspace() for v in command.post if isinstance(v, PostContext)):
+            found.add("blank PostToolUse context")
+        if isinstance(command.outcome, ToolSucceeded) and any(
+            text.isspace() for text in command.outcome.contexts
+        ):
+            found.add("blank tool context")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None
@@ -157,6 +169,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 if python_blank != (not call.arguments.strip(JAVASCRIPT_TRIMMED)):
                     reader = "Python's strip" if python_blank else "JavaScript's trim"
                     found.add(f"arguments blank to {reader} alone")
+        case ModelFails() if before.inbox and after is not before:
+            found.add("failed request with input queued")
         case ApprovalAnswers() if after.log != before.log:
             found.add("approval")
         case Abort(cause=cause) if after is not before:

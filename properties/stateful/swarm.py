@@ -429,6 +429,9 @@ def pre_verdicts(
 
 _SUCCESS_TEXTS = ("A", "B", "file contents")
 _DEFERRED = "deferred context"
+# A context of only whitespace is not empty: it is delivered as given, untrimmed (ADJ-4). A
+# loop that trims contexts before dropping empty ones passed every program while none was blank.
+_BLANK_CONTEXT = " \n"
 _META: tuple[JsonValue, ...] = (None, FrozenMap({"lines": 3}))
 _FAILURE_MESSAGES = ("boom", "permission denied")
 _FAILURE_CODES = (None, "EACCES")
@@ -448,7 +451,8 @@ def tool_outcomes(choose: Choose, swarm: Swarm) -> ToolOutcome:
     """Body outcomes; with `contexts` on, successes mostly defer a context."""
     if swarm.contexts and choose(3) < 2:
         text = pick(choose, _SUCCESS_TEXTS[:2])
-        contexts = (_DEFERRED,) * (1 + choose(2))
+        # The second of two contexts is blank: the same draws, a situation more (ADJ-4).
+        contexts = (_DEFERRED,) if choose(2) == 0 else (_DEFERRED, _BLANK_CONTEXT)
         return ToolSucceeded(text, contexts, pick(choose, _META))
     return any_tool_outcome(choose)
 
@@ -471,11 +475,17 @@ _LATER_BLOCK = PostBlock("withheld again")
 _EMPTY_CONTEXT = PostContext("")
 
 
+# A hook's context of only whitespace, delivered as given (ADJ-4).
+_BLANK_HOOK_CONTEXT = PostContext(_BLANK_CONTEXT)
+
+
 def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
-    """PostToolUse answers; with `contexts` on, mostly a context; without, any answer, a
-    context being empty."""
-    if swarm.contexts and choose(3) < 2:
-        return _POST_VERDICTS[1]
+    """PostToolUse answers; with `contexts` on, mostly a context (one in two of them blank);
+    without, any answer, a context being empty."""
+    if swarm.contexts:
+        lean = choose(3)
+        if lean < 2:
+            return _POST_VERDICTS[1] if lean == 0 else _BLANK_HOOK_CONTEXT
     verdict = pick(choose, _POST_VERDICTS)
     return _EMPTY_CONTEXT if not swarm.contexts and verdict == _POST_VERDICTS[1] else verdict
 
