@@ -127,6 +127,59 @@ def test_SAFE_3_an_ended_conform_driver_leaves_no_folder_and_no_process(
             subprocess.run(["rm", "-rf", str(folder)], check=False)
 
 
+# A driver whose SIGTERM another of its threads takes once the driver is back reading stdin: the
+# state a SIGTERM that lands just before that read leaves (or one the model server's thread takes).
+_SIGTERM_PAST_THE_DRIVERS_MAIN_THREAD = """
+import json, signal, sys, threading, time
+from loopspec.properties.harnesses import conform_driver as driver
+answered = threading.Event()
+def take_sigterm():
+    answered.wait()
+    time.sleep(0.5)  # the main thread is back in its read of stdin by now
+    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+def write(answer):
+    print(json.dumps(answer), flush=True)
+    answered.set()
+driver.end_cleanly_on_signals()
+threading.Thread(target=take_sigterm).start()
+sys.exit(driver.serve(driver.Harness.CLAUDE_CODE, iter(sys.stdin.readline, ""), write))
+"""
+
+
+@pytest.mark.skipif(not _installed(), reason="Claude Code is not installed (make harnesses)")
+def test_SAFE_3_a_driver_whose_main_thread_a_sigterm_does_not_wake_still_tidies_and_ends(
+    tmp_path: Path,
+) -> None:
+    """A SIGTERM that interrupts none of the driver's calls still ends it at once, its session
+    folder removed. The driver's handler ran only when its read of stdin returned: conform,
+    ending it, sends no more lines, so it killed the driver a second later, the folder left."""
+    driver = subprocess.Popen(
+        [sys.executable, "-c", _SIGTERM_PAST_THE_DRIVERS_MAIN_THREAD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert driver.stdin is not None
+        assert driver.stdout is not None
+        config = config_to_json(LoopConfig())
+        _send(driver.stdin, {"type": "reset", "protocol": PROTOCOL_VERSION, "config": config})
+        assert json.loads(driver.stdout.readline())["type"] == "ready"
+        assert list(tmp_path.iterdir()) != []  # the session's folder
+        try:
+            code = driver.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the driver went on reading stdin {WAIT:.0f} s past its SIGTERM")
+    finally:
+        driver.kill()
+        driver.wait()
+    assert code == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []
+
+
 # A target that makes a folder and removes it when asked to end (SIGTERM), as the driver does.
 TIDY_TARGET = (
     "import os, shutil, signal, sys, time\n"

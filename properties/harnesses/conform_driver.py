@@ -106,7 +106,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any, NoReturn, assert_never
 
 import attrs
 
@@ -136,6 +136,7 @@ from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopCon
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
+from loopspec.properties.cli.prompt_ending import end_promptly
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
 from loopspec.properties.conformance.target import ModelTarget
@@ -1404,13 +1405,15 @@ def end_cleanly_on_signals() -> None:
     """On each of `ENDING_SIGNALS`, remove what every live session made, then exit 128 + the
     signal's number, as a shell reports a program that signal ended."""
 
-    def end(signum: int, _frame: object) -> None:
+    def end(signum: int) -> NoReturn:
         for session in list(LIVE_SESSIONS):
             session.remove_leftovers()
         os._exit(128 + signum)
 
-    for signum in ENDING_SIGNALS:
-        signal.signal(signum, end)
+    # Promptly: the main thread spends its time blocked reading stdin, where a signal that lands
+    # just before the read (or that a server thread takes) waited for the next line, which
+    # conform, ending the driver, never sends; it killed the driver a second later instead.
+    end_promptly(ENDING_SIGNALS, end)
 
 
 def serve(harness: Harness, lines: Iterator[str], write: Any) -> int:
