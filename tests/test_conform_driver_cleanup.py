@@ -181,15 +181,19 @@ def test_SAFE_3_a_driver_whose_main_thread_a_sigterm_does_not_wake_still_tidies_
 
 
 # A target that makes a folder and removes it when asked to end (SIGTERM), as the driver does.
+# Its handler comes before the folder, which the tests wait for: a SIGTERM between the two killed
+# it, the folder left. It sleeps in short steps: Python runs the handler of a SIGTERM that lands
+# just before a sleep only when the sleep ends, and conform kills the target a second after it.
 TIDY_TARGET = (
     "import os, shutil, signal, sys, time\n"
-    "os.mkdir(sys.argv[1])\n"
     "def end(signum, frame):\n"
-    "    shutil.rmtree(sys.argv[1])\n"
+    "    shutil.rmtree(sys.argv[1], ignore_errors=True)\n"
     "    os._exit(128 + signum)\n"
     "signal.signal(signal.SIGTERM, end)\n"
+    "os.mkdir(sys.argv[1])\n"
     "print('started', file=sys.stderr, flush=True)\n"
-    "time.sleep(300)\n"
+    "while True:\n"
+    "    time.sleep(0.05)\n"
 )
 
 
