@@ -1,10 +1,12 @@
 """The bundled target's scratch files: one working directory serves program after program, each
 program starting on an empty one, and the log is read back whatever the size of a command's
-bytes (`impl_adapter._read_from` reads in chunks).
+bytes (`impl_adapter._read_from` reads in chunks). One event loop, likewise, serves program after
+program, each starting with nothing scheduled on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import selectors
 import socket
@@ -50,6 +52,54 @@ def test_MODEL_1_targets_open_at_once_each_work_in_their_own_directory() -> None
     assert one._program_dir != other._program_dir
     one.close()
     other.close()
+
+
+def _event_loop_of_one_program(text: str) -> asyncio.AbstractEventLoop:
+    """Run one SubmitUser on a fresh bundled target: the event loop its adapter ran on."""
+    target = bundled_target()
+    target.reset(DEMO_CONFIG)
+    target.apply(SubmitUser(text))
+    adapter = target._adapter
+    assert isinstance(adapter, impl_adapter.ImplAdapter)
+    loop = adapter._event_loop
+    target.close()
+    return loop
+
+
+def test_MODEL_1_each_program_runs_on_the_event_loop_the_last_one_left_idle() -> None:
+    first = _event_loop_of_one_program("first")
+    assert _event_loop_of_one_program("second") is first
+    assert not first.is_closed()
+
+
+def test_MODEL_1_targets_open_at_once_each_run_on_their_own_event_loop() -> None:
+    one, other = bundled_target(), bundled_target()
+    loops = []
+    for target in (one, other):
+        target.reset(DEMO_CONFIG)
+        target.apply(SubmitUser("hello"))
+        assert isinstance(target._adapter, impl_adapter.ImplAdapter)
+        loops.append(target._adapter._event_loop)
+    one.close()
+    one.close()  # closed twice, its event loop is still handed out once
+    other.close()
+    assert loops[0] is not loops[1]
+    taken = impl_adapter._event_loop(), impl_adapter._event_loop()
+    assert taken[0] is not taken[1]
+    for loop in taken:
+        loop.close()
+
+
+def test_MODEL_1_an_event_loop_left_with_something_to_run_is_closed_not_reused() -> None:
+    target = bundled_target()
+    target.reset(DEMO_CONFIG)
+    target.apply(SubmitUser("hello"))
+    assert isinstance(target._adapter, impl_adapter.ImplAdapter)
+    loop = target._adapter._event_loop
+    loop.call_later(3600, print, "left over")  # a timer the program left behind
+    target.close()
+    assert loop.is_closed()
+    assert _event_loop_of_one_program("next") is not loop
 
 
 def test_MODEL_1_a_directory_that_will_not_empty_is_not_used_again(

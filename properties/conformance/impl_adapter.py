@@ -32,6 +32,7 @@ not grow with the log.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import selectors
 from collections.abc import Callable
@@ -189,6 +190,42 @@ class _NoIdlePolling(selectors.DefaultSelector):
         return super().select(timeout)
 
 
+# Event loops that programs ended with nothing left to run, for the next programs: making one
+# (a wake-up socket pair, an epoll instance, their registration) and closing it cost more than
+# a short program's commands. Closed when the process exits.
+_IDLE_EVENT_LOOPS: list[asyncio.SelectorEventLoop] = []
+_IDLE_EVENT_LOOPS_KEPT = 4  # several adapters may be open at once; more are closed
+
+
+def _event_loop() -> asyncio.SelectorEventLoop:
+    """An event loop with nothing scheduled: one an ended program left, else a new one."""
+    if _IDLE_EVENT_LOOPS:
+        return _IDLE_EVENT_LOOPS.pop()
+    return asyncio.SelectorEventLoop(_NoIdlePolling())
+
+
+def _give_back(loop: asyncio.SelectorEventLoop) -> None:
+    """Keep `loop` for the next program when nothing is left on it to run (no task, no
+    callback, no timer), so no program can see another's leftovers; else close it."""
+    # `_ready` and `_scheduled` are asyncio's own queues (no public way to ask); an event loop
+    # without them is taken for a busy one, and closed.
+    quiet = (
+        not asyncio.all_tasks(loop)
+        and not getattr(loop, "_ready", True)
+        and not getattr(loop, "_scheduled", True)
+    )
+    if quiet and len(_IDLE_EVENT_LOOPS) < _IDLE_EVENT_LOOPS_KEPT:
+        _IDLE_EVENT_LOOPS.append(loop)
+    else:
+        loop.close()
+
+
+@atexit.register
+def _close_idle_event_loops() -> None:
+    while _IDLE_EVENT_LOOPS:
+        _IDLE_EVENT_LOOPS.pop().close()
+
+
 class ImplAdapter:
     """Runs `impl.AgentLoop` on a scripted world and a log file in `workdir`."""
 
@@ -205,7 +242,8 @@ class ImplAdapter:
         self._path = workdir / log_name
         self._durability = durability
         self._on_commit = on_commit
-        self._event_loop = asyncio.SelectorEventLoop(_NoIdlePolling())
+        self._event_loop = _event_loop()
+        self._released = False  # the event loop given back (`close`)
         self._shown: list[Shown] = []
         self._earlier_runs: list[ToolExecution] = []
         self._world, agent = self._open()
@@ -377,10 +415,12 @@ class ImplAdapter:
         return tuple(execution_seen(run) for run in added)
 
     def close(self) -> None:
-        """Discard the loop and close the event loop."""
+        """Discard the loop and give its event loop back (or close it)."""
         if self._agent is not None:
             self._crash()
-        self._event_loop.close()
+        if not self._released:  # a second close must not hand the event loop out twice
+            self._released = True
+            _give_back(self._event_loop)
         if self._reader is not None:
             os.close(self._reader)
             self._reader = None
