@@ -963,10 +963,10 @@ def test_MODEL_1_an_event_checks_every_rule_whose_situation_it_creates() -> None
 
 
 def test_MODEL_1_a_command_counts_the_rules_its_own_observation_checks() -> None:
-    """MODEL-1: what a command checked is worked out once per kind of observation and then
-    reused; two observations alike but for the point of a hook audit, or for a body having
-    run, still count their own rules (HOOK-4 for a PreToolUse audit, HOOK-5 for a PostToolUse
-    one; the execution rules only where a body ran)."""
+    """MODEL-1: what a command checked is worked out once per kind of observation and counted
+    for every command so observed; two observations alike but for the point of a hook audit,
+    or for a body having run, still count their own rules (HOOK-4 for a PreToolUse audit,
+    HOOK-5 for a PostToolUse one; the execution rules only where a body ran)."""
 
     def counted(point: str, executed: tuple[tuple[str, str], ...]) -> Counter[str]:
         machine.RULE_HITS.clear()
@@ -974,6 +974,7 @@ def test_MODEL_1_a_command_counts_the_rules_its_own_observation_checks() -> None
         expected = Observation(True, events=(audit,), executed=executed)
         finished = ToolFinishes("c1", ToolSucceeded("ok"))
         machine._count_coverage("Dispatching", finished, expected, [])
+        machine.count_observed()
         return Counter(machine.RULE_HITS)
 
     ran = (("c1", "{}"),)

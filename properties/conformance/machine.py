@@ -644,38 +644,44 @@ def _possible(phase: Phase) -> tuple[StepKind, ...]:
 def _count_coverage(
     phase: str, command: Command, expected: Observation, situations: list[str]
 ) -> None:
-    """Count the transition taken, the rules checked and the situations created."""
+    """Count the transition taken, and the command as observed (`count_observed` adds the rules
+    it checked and the situations it created)."""
     outcome = "accepted" if expected.accepted else (expected.refusal_rule or "?")
     TRANSITION_HITS[(phase, command.NAME, outcome)] += 1
-    # What a command checks depends only on these (see `_rules_checked`): a run takes a few
-    # hundred distinct ones, so each is worked out once.
+    # What a command checks depends only on this key (see `_rules_checked`), and a run sees a
+    # few hundred distinct ones: the rules of each are added up once per run, not per command.
     kinds = tuple(map(_kind, expected.events))
     key = (phase, command.NAME, outcome, kinds, bool(expected.executed))
-    checked = _CHECKED.get(key)
-    if checked is None:
-        if len(_CHECKED) >= _CHECKED_LIMIT:
-            _CHECKED.clear()
-        checked = _CHECKED[key] = _rules_checked(phase, command, expected, kinds)
-    for rule_id, times in checked.items():
-        RULE_HITS[rule_id] += times
-    if not situations:
-        return
-    SITUATION_HITS.update(situations)
-    # A situation this command created is in the observation compared next, so its rule was
-    # checked there too (the report showed "exercised x1633 (checked x491)" for LOG-4): as
-    # often as it was created, where that is more often than the comparison counted it.
-    for rule_id in set(situations):
-        beyond = situations.count(rule_id) - checked.get(rule_id, 0)
-        if beyond > 0:
-            RULE_HITS[rule_id] += beyond
+    _OBSERVED[(key, tuple(situations))] += 1
+
+
+def count_observed() -> None:
+    """Add the rules checked and the situations created by the commands counted since the last
+    call (`_count_coverage`) to RULE_HITS and SITUATION_HITS."""
+    for (key, situations), times in _OBSERVED.items():
+        checked = _rules_checked(key)
+        for rule_id, checks in checked.items():
+            RULE_HITS[rule_id] += checks * times
+        created = Counter(situations)
+        for rule_id, count in created.items():
+            SITUATION_HITS[rule_id] += count * times
+            # A situation this command created is in the observation compared next, so its
+            # rule was checked there too (the report showed "exercised x1633 (checked x491)"
+            # for LOG-4): as often as it was created, where that is more often than the
+            # comparison counted it.
+            beyond = count - checked.get(rule_id, 0)
+            if beyond > 0:
+                RULE_HITS[rule_id] += beyond * times
+    _OBSERVED.clear()
 
 
 _HOOK_AUDITS = frozenset(("hook/invoked", "hook/result"))
 # Each event's type, and a hook audit's rule ("" for other events).
 _Kinds = tuple[tuple[str, str], ...]
-# (phase, command, outcome, event kinds, executed) -> the rules a command so observed checks.
-_CHECKED: dict[tuple[str, str, str, _Kinds, bool], dict[str, int]] = {}
-_CHECKED_LIMIT = 4096  # kept up to this many; then started afresh
+# (phase, command, outcome, event kinds, executed): what decides the rules a command checks.
+_CheckKey = tuple[str, str, str, _Kinds, bool]
+# (what a command checked, the situations it created) -> commands so observed, not yet counted.
+_OBSERVED: Counter[tuple[_CheckKey, tuple[str, ...]]] = Counter()
 
 
 def _kind(event: dict[str, Any]) -> tuple[str, str]:
@@ -683,22 +689,21 @@ def _kind(event: dict[str, Any]) -> tuple[str, str]:
     return kind, hook_audit_rule(event) if kind in _HOOK_AUDITS else ""
 
 
-def _rules_checked(
-    phase: str, command: Command, expected: Observation, kinds: _Kinds
-) -> dict[str, int]:
-    """The rules compared by a command sent in `phase` whose expected observation has events of
-    `kinds`."""
-    row = transition_for(phase, command.NAME)
+def _rules_checked(key: _CheckKey) -> dict[str, int]:
+    """The rules compared by a command `key` describes: sent in a phase, with an outcome, and an
+    expected observation with events of some kinds and (or not) a body run."""
+    phase, command_name, outcome, kinds, executed = key
+    row = transition_for(phase, command_name)
     checked: Counter[str] = Counter()
-    if expected.accepted and row is not None:
+    if outcome == "accepted" and row is not None:
         checked.update(row.rules)
         for kind, audit_rule in kinds:
             checked.update(RULES_BY_EVENT.get(kind, ("LOG-1",)))
             if audit_rule:
                 checked[audit_rule] += 1
-        if expected.executed:
+        if executed:
             checked.update(("EXE-3", "SCHED-1", "EXE-4"))
-    elif not expected.accepted:
+    elif outcome != "accepted":
         checked.update(("MODEL-1", "MODEL-3"))
     return dict(checked)
 

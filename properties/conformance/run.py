@@ -697,6 +697,7 @@ def run_conformance(
             _progress(examples, counted["shrink"], started)
         return GuardedTarget(factory, breakage, within)
 
+    conformance.count_observed()  # what an earlier run left uncounted goes with its counts
     conformance.TRANSITION_HITS.clear()
     conformance.RULE_HITS.clear()
     conformance.KNOWN_HITS.clear()
@@ -815,6 +816,7 @@ def run_conformance(
     finally:
         if show_progress and sys.stderr.isatty():
             print(file=sys.stderr)
+    conformance.count_observed()
     transitions = {
         f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(conformance.TRANSITION_HITS.items())
     }
