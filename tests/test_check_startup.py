@@ -27,9 +27,8 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import claude_code, codex
-from loopspec.properties.logcheck.checker import ErrorKind, check_paths
+from loopspec.properties.logcheck.checker import DSH_HEADER_TYPE, ErrorKind, check_paths
 from loopspec.properties.logcheck.dialect import header_version
-from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows, model_rows
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
@@ -208,7 +207,7 @@ def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
 
 
 def test_the_dsh_header_type_is_no_record_type_of_another_loop() -> None:
-    """`foreign` takes a first record of the header's type as dsh without asking the readers of
+    """`checker` takes a first record of the header's type as dsh without asking the readers of
     other loops; that stays right only while neither reader claims that type."""
     assert DSH_HEADER_TYPE not in claude_code.RECORD_TYPES
     assert DSH_HEADER_TYPE not in codex.RECORD_TYPES
@@ -287,7 +286,8 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
 # start), with functools and array, which import it. Each was most of what separated
 # `loopspec check` from the bare interpreter (benchmarks/bench_cli.py). A hooked call's
 # arguments are parsed without json too (`jsonvalue.loads`). bisect: its C accelerator is
-# imported alone. The system's words for a refused file: only when one is refused.
+# imported alone. The system's words for a refused file: only when one is refused. `foreign`,
+# which tells the logs of other loops: a log opening with a dsh header is none.
 NEVER_FOR_A_CLEAN_CHECK = (
     "array",
     "bisect",
@@ -297,6 +297,7 @@ NEVER_FOR_A_CLEAN_CHECK = (
     "functools",
     "json",
     "loopspec.impl.system_words",
+    "loopspec.properties.logcheck.foreign",
     "re",
     "typing",
 )

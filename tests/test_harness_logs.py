@@ -25,13 +25,13 @@ from loopspec.properties.harnesses import report as report_of_run
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.logcheck import claude_code, claude_code_hooks, codex
 from loopspec.properties.logcheck.checker import (
+    SNIFF_BYTES,
     ErrorKind,
     LogReport,
     NoticeKind,
     check_paths,
     check_stream,
 )
-from loopspec.properties.logcheck.foreign import SNIFF_BYTES
 from loopspec.properties.logcheck.harness_logs import RULES_CONSIDERED
 from loopspec.properties.spec_rules import rule_sections
 

@@ -354,6 +354,52 @@ SCAN_ERRORS = (ValueError, RecursionError, StopIteration, SystemError)
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
+SNIFF_BYTES = 64 * 1024
+"""How much of a log's start is looked at to tell its dialect (`log_head`)."""
+# The type of a dsh session header: the first record of nearly every log checked. Neither
+# `claude_code.RECORD_TYPES` nor `codex.RECORD_TYPES` holds it (a test says so), so such a log
+# is known to be dsh without importing those readers, or `foreign`, which asks them.
+DSH_HEADER_TYPE = "session"
+
+
+def log_head(stream: BinaryIO) -> bytes:
+    """The first `SNIFF_BYTES` of `stream`, consuming nothing (b"" from a stream that can
+    neither peek nor seek); may raise `OSError`."""
+    peek = getattr(stream, "peek", None)
+    if callable(peek):
+        head = peek(SNIFF_BYTES)
+        return bytes(head[:SNIFF_BYTES])
+    if stream.seekable():
+        position = stream.tell()
+        head = stream.read(SNIFF_BYTES)
+        stream.seek(position)
+        return head
+    return b""
+
+
+def starts_with_dsh_header(line: bytes) -> bool:
+    """Whether `line` starts with a JSON object of the dsh header's type, strictly read: then
+    it is a dsh log whatever follows (json.loads reads that object too, or refuses the line,
+    and either way the log is dsh). Asked first, so that the usual log is told without json's
+    decoder, which imports re."""
+    try:
+        record, _ = scan_json(line.decode(), 0)
+    except SCAN_ERRORS:
+        return False
+    return type(record) is dict and record.get("type") == DSH_HEADER_TYPE
+
+
+def opens_with_dsh_header(head: bytes) -> bool:
+    """Whether the log beginning with `head` (`log_head`) has a dsh header for its first line,
+    so that `foreign.check_if_foreign` would find it no log of another loop and no file of a
+    CLI's home folder."""
+    stripped = head.lstrip()
+    newline = stripped.find(b"\n")
+    if newline < 0 and len(head) < SNIFF_BYTES:
+        newline = len(stripped)  # the whole log is one line without its newline
+    return newline >= 0 and starts_with_dsh_header(stripped[:newline])
+
+
 _TORN = object()  # the last line, cut off mid-write, of a log that marks its commits
 
 
@@ -522,13 +568,21 @@ def check_stream(
     (`logcheck.home_files`) is skipped rather than reported as an error.
     """
     limits = limits or Limits()
-    # A Claude Code transcript or Codex rollout goes to its own reader. Imported here: those
-    # modules build on this one's report types.
-    from loopspec.properties.logcheck.foreign import check_if_foreign  # noqa: PLC0415
+    try:
+        head = log_head(stream)
+    except OSError as error:  # the first bytes cannot be read (or decompressed)
+        report = LogReport(path)
+        report.fail(1, ErrorKind.UNREADABLE, str(error))
+        return report
+    if not opens_with_dsh_header(head):
+        # A Claude Code transcript or Codex rollout goes to its own reader. Imported here:
+        # those modules build on this one's report types, and the usual log (a dsh header
+        # first) needs none of them.
+        from loopspec.properties.logcheck.foreign import check_if_foreign  # noqa: PLC0415
 
-    foreign = check_if_foreign(path, stream, limits, walked=walked)
-    if foreign is not None:
-        return foreign
+        foreign = check_if_foreign(path, stream, head, limits, walked=walked)
+        if foreign is not None:
+            return foreign
     report = LogReport(path)
     hook_runs = HookRuns()
     try:

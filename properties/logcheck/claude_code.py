@@ -41,8 +41,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from loopspec.properties.harnesses import hook_audit
+from loopspec.properties.logcheck.checker import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
-from loopspec.properties.logcheck.foreign import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,

@@ -12,12 +12,14 @@ no session log (a prompt history: `home_files`) is recognised from its first rec
 from __future__ import annotations
 
 from loopspec.properties.logcheck.checker import (
-    SCAN_ERRORS,
+    DSH_HEADER_TYPE,
+    SNIFF_BYTES,
     ErrorKind,
     Limits,
     LogReport,
     Skipped,
-    scan_json,
+    log_head,
+    starts_with_dsh_header,
 )
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
@@ -27,7 +29,6 @@ if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a l
     from loopspec.properties.logcheck.harness_logs import Dialect
     from loopspec.properties.logcheck.home_files import HomeFile
 
-SNIFF_BYTES = 64 * 1024
 # What a first line too long to read whole begins with. Compiled when such a line turns up (re
 # caches them): compiled at import, they cost every check ~0.35 ms of start-up.
 _CODEX_START = (
@@ -36,35 +37,6 @@ _CODEX_START = (
 )
 _CLAUDE_START = rb'^\s*\{\s*"(parentUuid|type)"\s*:'
 _CLAUDE_SESSION = rb'"sessionId"\s*:\s*"'
-# The type of a dsh session header: the first record of nearly every log checked. Neither
-# `claude_code.RECORD_TYPES` nor `codex.RECORD_TYPES` holds it (a test says so), so such a log
-# is known to be dsh without importing those readers.
-DSH_HEADER_TYPE = "session"
-
-
-def _head(stream: BinaryIO) -> bytes:
-    peek = getattr(stream, "peek", None)
-    if callable(peek):
-        head = peek(SNIFF_BYTES)
-        return bytes(head[:SNIFF_BYTES])
-    if stream.seekable():
-        position = stream.tell()
-        head = stream.read(SNIFF_BYTES)
-        stream.seek(position)
-        return head
-    return b""
-
-
-def _starts_with_dsh_header(line: bytes) -> bool:
-    """Whether `line` starts with a JSON object of the dsh header's type, strictly read: then
-    it is a dsh log whatever follows (json.loads reads that object too, or refuses the line,
-    and either way the log is dsh). Asked first, so that the usual log is told without json's
-    decoder, which imports re."""
-    try:
-        record, _ = scan_json(line.decode(), 0)
-    except SCAN_ERRORS:
-        return False
-    return type(record) is dict and record.get("type") == DSH_HEADER_TYPE
 
 
 def dialect_of_first_line(head: bytes) -> Dialect | None:
@@ -74,7 +46,7 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
     if newline < 0 and len(head) < SNIFF_BYTES:
         newline = len(stripped)  # the whole log is one line without its newline
     if newline >= 0:
-        if _starts_with_dsh_header(stripped[:newline]):
+        if starts_with_dsh_header(stripped[:newline]):
             return None
         import json  # noqa: PLC0415 (imports re: only for a first line that is no dsh header)
 
@@ -107,7 +79,7 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
 def sniff(stream: BinaryIO) -> Dialect | None:
     """The dialect of the log `stream` holds, or None for a dsh log; consumes nothing. May raise
     `OSError` (reading, or decompressing, the first bytes failed)."""
-    return dialect_of_first_line(_head(stream))
+    return dialect_of_first_line(log_head(stream))
 
 
 def home_file_of_first_line(head: bytes) -> HomeFile | None:
@@ -119,7 +91,7 @@ def home_file_of_first_line(head: bytes) -> HomeFile | None:
         newline = len(stripped)
     if newline < 0:
         return None  # such files have short records: a longer first line is none of them
-    if _starts_with_dsh_header(stripped[:newline]):
+    if starts_with_dsh_header(stripped[:newline]):
         return None
     import json  # noqa: PLC0415 (as in `dialect_of_first_line`)
 
@@ -151,17 +123,11 @@ def _not_a_session_log(path: str, home_file: HomeFile, *, walked: bool) -> LogRe
 
 
 def check_if_foreign(
-    path: str, stream: BinaryIO, limits: Limits, *, walked: bool = False
+    path: str, stream: BinaryIO, head: bytes, limits: Limits, *, walked: bool = False
 ) -> LogReport | None:
     """The report of a Claude Code transcript or Codex rollout, or of a file of a CLI's home
     folder that is no session log (`walked`: found under a directory argument); None for a
-    dsh log. A stream whose first bytes cannot be read gives a report with the error."""
-    try:
-        head = _head(stream)
-    except OSError as error:
-        report = LogReport(path)
-        report.fail(1, ErrorKind.UNREADABLE, str(error))
-        return report
+    dsh log. `head`: the stream's first bytes, peeked at (`checker.log_head`)."""
     dialect = dialect_of_first_line(head)
     if dialect is None:
         home_file = home_file_of_first_line(head)
