@@ -15,8 +15,9 @@ a fixed program that shows it is replayed; the blame must be the rule the author
 - an abort drain that answers a call whose body settled after the abort ABORTED_BEFORE_DISPATCH,
   its PostToolUse audit lost with it: read as a hook that did not run (HOOK-5) where the drained
   call's result is what is wrong (ABORT-1);
-- crash repair answering the open step's calls in reverse order: read as the batch's results out
-  of model order (ORD-3) where the repair writes them in transcript order (REC-1).
+- crash repair answering the open step's calls in reverse order, or closing the turn without
+  the open step's step/end: read as the batch's results out of model order (ORD-3) or a turn
+  ended inside a step (TURN-2) where the repair is what is wrong (REC-1).
 """
 
 from __future__ import annotations
@@ -136,6 +137,20 @@ class AbortsDrainedCallsBeforeDispatch(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+class RepairsWithoutStepEnd(ModelTarget):
+    """The model, except that crash repair leaves out the step/end when the open step has no
+    call to answer (it closes only the turn)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, Recover):
+            return observed
+        events = [e for e in observed.events if e["type"] != "step/end"]
+        first = observed.events[0]["seq"] if observed.events else 0
+        renumbered = tuple({**e, "seq": seq} for seq, e in enumerate(events, start=first))
+        return attrs.evolve(observed, events=renumbered)
+
+
 POST_HOOKED = LoopConfig(tools=(READ,), hooks=(HookSpec("after-all", "PostToolUse"),))
 TWO_PRE_HOOKS = LoopConfig(
     tools=(READ,),
@@ -175,6 +190,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
             Crash(),
             Recover(),
         ),
+        "REC-1",
+    ),
+    (
+        "crash repair closes the turn without the open step's step/end",
+        RepairsWithoutStepEnd,
+        LoopConfig(tools=(READ,)),
+        (SubmitUser("hi"), Crash(), Recover()),
         "REC-1",
     ),
     (

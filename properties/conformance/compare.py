@@ -1612,6 +1612,11 @@ def _repair_or_loss(
     )
 
 
+# Rules about the shape of what crash repair appends (REC-1): the order of its results, and
+# the step/end before its turn/end.
+_REPAIR_SHAPES = frozenset({"ORD-3", "TURN-2", "STEP-2"})
+
+
 def classify(
     command: Command,
     phase: str,
@@ -1683,12 +1688,13 @@ def classify(
                     f"after the crash the target's log goes on at a lower seq ({first.message}): "
                     "events it had reported committed were lost"
                 )
-            if isinstance(command, Recover) and first.rule_id == "ORD-3":
-                # Results out of order written by reopening: the crash repair wrote them.
+            if isinstance(command, Recover) and first.rule_id in _REPAIR_SHAPES:
+                # The events reopening appends are the crash repair's: results out of order,
+                # or a turn/end without the open step's step/end, are its bug.
                 return "REC-1", (
-                    f"the target's crash repair breaks ORD-3 at its seq {first.seq}: "
+                    f"the target's crash repair breaks {first.rule_id} at its seq {first.seq}: "
                     f"{first.message}; repair answers the open step's unanswered calls in "
-                    "transcript order"
+                    "transcript order, then appends step/end if a step is open, then turn/end"
                 )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "

@@ -396,11 +396,8 @@ def conformance_machine(
             self.apply(SubmitUser(text))
 
         def model_replies(self, choose: swarming.Choose) -> None:
-            """The model answers (or, one time in twelve, fails; one in four while input is
-            queued: a failed request parks it for the next turn, ADJ-4, which a loop that drops
-            it showed in none of 200 programs on two seeds of three)."""
-            queued = self.oracle.state is not None and bool(self.oracle.state.inbox)
-            if choose(12) >= (9 if queued else 11):
+            """The model answers (or, one time in twelve, fails)."""
+            if choose(12) == 11:
                 self.apply(ModelFails("overloaded", "OVERLOADED"))
                 return
             phase = self.phase
