@@ -600,48 +600,51 @@ def test_SAFE_3_a_harness_run_ended_by_sigterm_leaves_no_empty_log_to_refuse_its
         assert not log.exists()
 
 
-# A harness run whose SIGTERM another of its threads takes while the main thread sleeps: the
-# state a SIGTERM that lands between the main thread's last check for signals and its blocking
-# call leaves (a loaded machine made that window wide enough to hit).
-_SIGTERM_PAST_THE_MAIN_THREAD = """
+# A harness run whose SIGTERM (or Ctrl-C's SIGINT) another of its threads takes while the main
+# thread sleeps: the state a signal that lands between the main thread's last check for signals
+# and its blocking call leaves (a loaded machine made that window wide enough to hit).
+_SIGNAL_PAST_THE_MAIN_THREAD = """
 import signal, sys, threading, time
 import loopspec.properties.harnesses.cli as harness_cli
+signum = signal.Signals[sys.argv[1]]
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even where it started ignored
 asleep = threading.Event()
-def take_sigterm():
+def take_signal():
     asleep.wait()
     time.sleep(0.5)  # the main thread is in its sleep by now
-    signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+    signal.pthread_kill(threading.get_ident(), signum)
 def drive(request):
-    threading.Thread(target=take_sigterm).start()
+    threading.Thread(target=take_signal).start()
     asleep.set()
     time.sleep(60)
 harness_cli.drive = drive
 from loopspec.properties.cli.main import main
-sys.argv = ["loopspec", *sys.argv[1:]]
+sys.argv = ["loopspec", *sys.argv[2:]]
 sys.exit(main())
 """
 
 
-def test_SAFE_3_a_sigterm_the_main_thread_does_not_wake_for_still_ends_the_run(
-    tmp_path: Path,
+@pytest.mark.parametrize(("ending", "cause"), [("SIGTERM", "SIGTERM"), ("SIGINT", "Ctrl-C")])
+def test_SAFE_3_a_signal_the_main_thread_does_not_wake_for_still_ends_the_run(
+    tmp_path: Path, ending: str, cause: str
 ) -> None:
-    """SAFE-3: SIGTERM ends a run at once even when it interrupts none of the main thread's
-    calls. Python runs a signal's handler only when the main thread next checks for one: a
-    SIGTERM that landed just before the main thread slept (or read its harness's output) ended
-    the run only when that call returned, 60 s later here, with every target still running
-    (the flaky `test_SAFE_3_a_harness_run_ended_by_sigterm_...` under load)."""
+    """SAFE-3: SIGTERM and Ctrl-C end a run at once even when they interrupt none of the main
+    thread's calls. Python runs a signal's handler only when the main thread next checks for
+    one: a signal that landed just before the main thread slept (or read its harness's output)
+    ended the run only when that call returned, 60 s later here, with every target still
+    running (the flaky `test_SAFE_3_a_harness_run_ended_by_sigterm_...` under load)."""
     scenario = ROOT / "examples" / "claude-code-adapter" / "scenarios" / "one-call.json"
     given = ["run", str(scenario), "--harness", "claude-code", "--log", str(tmp_path / "out")]
-    script = [sys.executable, "-c", _SIGTERM_PAST_THE_MAIN_THREAD, *given]
+    script = [sys.executable, "-c", _SIGNAL_PAST_THE_MAIN_THREAD, ending, *given]
     run = subprocess.Popen(script, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
     try:
         _, err = run.communicate(timeout=30)
     except subprocess.TimeoutExpired:
-        pytest.fail("the run went on sleeping 30 s past its SIGTERM")
+        pytest.fail(f"the run went on sleeping 30 s past its {ending}")
     finally:
         run.kill()
-    assert run.returncode == 143, err
-    assert "stopped by SIGTERM" in err
+    assert run.returncode == 128 + signal.Signals[ending], err
+    assert f"stopped by {cause}" in err
 
 
 def test_SAFE_3_the_readme_says_how_an_interrupt_and_sigterm_end_a_run() -> None:

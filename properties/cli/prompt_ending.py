@@ -5,26 +5,36 @@ signals. A signal that lands after that check and before a blocking system call 
 between its last check and `clock_nanosleep`, `poll` or `read`), or that another thread takes,
 interrupts nothing: the handler waits until the call returns. SIGTERM then ended a run only
 once its harness CLI, target or sleep did (a loaded CI machine made the window wide enough to
-hit: the run outlived the test's 30 s wait). Python's wakeup fd hears every signal as it
-arrives; a thread reading it sends the signal again to the main thread, which interrupts the
-blocking call, until the handler has begun (SAFE-3).
+hit: the run outlived the test's 30 s wait), and Ctrl-C's KeyboardInterrupt likewise. Python's
+wakeup fd hears every signal as it arrives; a thread reading it wakes the main thread with a
+signal whose handler does nothing (`WAKE`): the interrupted call checks for signals, and runs
+the handler that was waiting, whichever it is.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import threading
+import time
 from collections.abc import Callable, Collection
 from typing import NoReturn
 
-NUDGE_SECONDS = 0.05
-"""How long the main thread may take to start the handler before the signal is sent again."""
+WAKE = signal.SIGURG
+"""Sent to the main thread to interrupt its blocking call; its default action is to ignore it,
+and nothing in loopspec uses it."""
+WAKE_EVERY_SECONDS = 0.05
+"""How long the main thread may take to run a waiting handler before it is woken (again)."""
+WAKE_AFTER_CTRL_C_SECONDS = 1.0
+"""How long the main thread is woken after a Ctrl-C: its KeyboardInterrupt leaves no sign that
+it was raised, and a wake too many only interrupts a call Python then resumes."""
 
 
-def end_promptly(signals: Collection[signal.Signals], end: Callable[[int], NoReturn]) -> None:
-    """Install `end(signum)` (which must not return) as the main thread's handler of `signals`,
-    run promptly whatever the main thread is blocked in. Call it from the main thread."""
+def end_promptly(ending: Collection[signal.Signals], end: Callable[[int], NoReturn]) -> None:
+    """Install `end(signum)` (which must not return) as the main thread's handler of `ending`,
+    and have it, and Ctrl-C's handler, run promptly whatever the main thread is blocked in.
+    Call it from the main thread."""
     begun = threading.Event()
 
     def handler(signum: int, _frame: object) -> None:
@@ -33,26 +43,48 @@ def end_promptly(signals: Collection[signal.Signals], end: Callable[[int], NoRet
         begun.set()
         end(signum)
 
-    for each in signals:
+    for each in ending:
         signal.signal(each, handler)
+    signal.signal(WAKE, lambda _signum, _frame: None)
     heard, told = os.pipe()
     os.set_blocking(told, False)  # a full pipe must not block a signal handler
     signal.set_wakeup_fd(told, warn_on_full_buffer=False)
-    main = threading.get_ident()
-    threading.Thread(
-        target=_resend_until_begun,
-        args=(heard, {int(each) for each in signals}, main, begun),
-        name="loopspec-prompt-ending",
-        daemon=True,
-    ).start()
+    waker = _Waker(heard, {int(each) for each in ending}, threading.get_ident(), begun)
+    threading.Thread(target=waker.run, name="loopspec-prompt-ending", daemon=True).start()
 
 
-def _resend_until_begun(heard: int, signals: set[int], main: int, begun: threading.Event) -> None:
-    # The kernel may hand a signal sent to the process to any thread that does not block it;
-    # this one blocks them, so the main thread takes them when it can.
-    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
-    arrived: list[int] = []
-    while not arrived:  # the wakeup fd also hears other handled signals (SIGINT): not ours
-        arrived = [number for number in os.read(heard, 64) if number in signals]
-    while not begun.wait(NUDGE_SECONDS):
-        signal.pthread_kill(main, arrived[0])
+class _Waker:
+    """Reads the wakeup fd; wakes the main thread until the ending has begun, and for a while
+    after each Ctrl-C."""
+
+    def __init__(self, heard: int, ending: set[int], main: int, begun: threading.Event) -> None:
+        self.heard, self.ending, self.main, self.begun = heard, ending, main, begun
+        self.ending_arrived = False
+        self.ctrl_c_until = 0.0
+        self.due: float | None = None  # when the main thread is woken next
+
+    def run(self) -> None:
+        # The kernel may hand a signal sent to the process to any thread that does not block
+        # it; this one blocks them, so the main thread takes them when it can.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {*self.ending, signal.SIGINT, WAKE})
+        while not (self.ending_arrived and self.begun.is_set()):
+            wait = None if self.due is None else max(0.0, self.due - time.monotonic())
+            if select.select([self.heard], [], [], wait)[0]:
+                self._heard(os.read(self.heard, 64))
+            elif self._still_waking():
+                signal.pthread_kill(self.main, WAKE)
+                self.due = time.monotonic() + WAKE_EVERY_SECONDS
+            else:
+                self.due = None
+
+    def _heard(self, numbers: bytes) -> None:
+        now = time.monotonic()
+        if any(number in self.ending for number in numbers):
+            self.ending_arrived = True
+        if signal.SIGINT in numbers:
+            self.ctrl_c_until = now + WAKE_AFTER_CTRL_C_SECONDS
+        if self.due is None and self._still_waking():
+            self.due = now + WAKE_EVERY_SECONDS
+
+    def _still_waking(self) -> bool:
+        return self.ending_arrived or time.monotonic() < self.ctrl_c_until
