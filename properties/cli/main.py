@@ -186,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-_collector_held = False
+_COLLECTOR_HELD: list[bool] = []
+"""[True] while the program holds the cyclic collector off (`_hold_the_collector`)."""
 
 
 def _hold_the_collector() -> None:
@@ -194,9 +195,8 @@ def _hold_the_collector() -> None:
     interpreter's start and those imports build (modules, classes, functions, tables) lives
     until the program exits, and the collections its allocations set off only walked it again
     and again, a tenth of `loopspec check`'s instructions (benchmarks/bench_cli.py)."""
-    global _collector_held  # noqa: PLW0603 (one program, one start-up)
     gc.disable()
-    _collector_held = True
+    _COLLECTOR_HELD.append(True)
 
 
 def start_up_done() -> None:
@@ -204,9 +204,8 @@ def start_up_done() -> None:
     good (`gc.freeze`), and let it run again, now on what the verb makes. Nothing where the
     collector was not held: a test calling `main` keeps its own collector as it was (frozen, an
     object unreachable now would never be freed)."""
-    global _collector_held  # noqa: PLW0603 (as above)
-    if _collector_held:
-        _collector_held = False
+    if _COLLECTOR_HELD:
+        _COLLECTOR_HELD.clear()
         gc.freeze()
         gc.enable()
 
