@@ -177,6 +177,7 @@ def conformance_machine(
             self.raised = False  # this program raised the run's first divergence
             self.ended = False  # the program sends no more commands (see `step`)
             self.configured = False  # `configure` ran (see `configure`)
+            self._noting: bool | None = None  # see `noting`
             if currently_in_test_context():  # Hypothesis is running a program: draw now
                 try:
                     self.configure(self.data)
@@ -192,6 +193,13 @@ def conformance_machine(
 
         def has(self, capability: str) -> bool:
             return capability in self.capabilities
+
+        def noting(self) -> bool:
+            """`_noted()`, asked once per program: whether Hypothesis keeps notes does not
+            change while it runs one (its final run, its verbosity, observability)."""
+            if self._noting is None:
+                self._noting = _noted()
+            return self._noting
 
         def configure(self, data: st.DataObject) -> None:
             """Reset both with a configuration the target can run: when Hypothesis makes the
@@ -225,7 +233,7 @@ def conformance_machine(
             self.oracle.reset(self.config)
             self.oracle.presenting = self.has("presentation")
             self.oracle.reporting_history = self.has("history")
-            if _noted():
+            if self.noting():
                 note(f"target {self.target.name} declares {sorted(self.capabilities)}")
 
         @property
@@ -243,7 +251,7 @@ def conformance_machine(
             before = self.oracle.state
             phase = before.phase.NAME
             self.program.append(command)
-            if _noted():
+            if self.noting():
                 note(f"#{len(self.program)} {command!r}")
             expected = self.oracle.apply(command)
             actual = self.target.apply(command)
@@ -530,7 +538,7 @@ def conformance_machine(
                 command = settling_command(self.oracle.state.phase, self.config)
                 if command is None or self.stopped:
                     return
-                if _noted():
+                if self.noting():
                     note(f"settling: #{len(self.program) + 1} {command!r}")
                 self.apply(command)
 

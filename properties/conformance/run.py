@@ -250,10 +250,11 @@ class TargetBreakage:
         self,
         what: str,
         action: Callable[[], _Result],
-        program: tuple[LoopConfig | None, tuple[Command, ...]] = (None, ()),
+        program: tuple[LoopConfig | None, Sequence[Command]] = (None, ()),
     ) -> _Result:
         """`action()`; any exception it raises is recorded and raised as `TargetError`, with
-        `program` (the configuration and the commands sent so far) when one was running."""
+        `program` (the configuration and the commands sent so far) when one was running.
+        (The commands are copied only then: a running program passes its list as it grows.)"""
         if self.first is not None:
             raise self.again()
         try:
@@ -261,7 +262,7 @@ class TargetBreakage:
         except Exception as error:  # anything a target does wrong, whatever its language
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
-            self.first = TargetError(message, config=config, program=commands)
+            self.first = TargetError(message, config=config, program=tuple(commands))
             raise self.again() from error
 
     def again(self) -> TargetError:
@@ -352,7 +353,7 @@ class GuardedTarget:
     def apply(self, command: Command) -> Observation:
         self._sent.append(command)
         return self._breakage.call(
-            "apply", lambda: self._target.apply(command), (self._config, tuple(self._sent))
+            "apply", lambda: self._target.apply(command), (self._config, self._sent)
         )
 
     def probe(self, command: Command) -> Observation | None:
