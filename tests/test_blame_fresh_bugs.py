@@ -181,6 +181,17 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         "HOOK-8",
     ),
     (
+        "a hook run for a call its matcher names only in part, the reply not yet logged",
+        PrefixAnchoredMatchers,
+        PARTLY_MATCHED,
+        (
+            SubmitUser("hi"),
+            ModelReplies((BASH_CALL, READ_CALL, call("c3", "read", '{"file_path":"b"}'))),
+            HookAnswers(Pass()),
+        ),
+        "HOOK-8",
+    ),
+    (
         "crash repair answers the open step's calls in reverse order",
         RepairsInReverse,
         LoopConfig(tools=(READ,), max_parallel=2),

@@ -827,6 +827,7 @@ def _changed(
     history: Sequence[Event],
     *,
     target_events: Sequence[Event],
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
@@ -913,6 +914,14 @@ def _changed(
                 return "HOOK-8", (
                     f"{named}: the target runs {hook_named(got)}, whose matcher {matcher!r} does "
                     f"not match the whole name of the tool call {_data(got).get('callId')} makes"
+                )
+            partly = _fits_only_part(config, got)
+            if partly is not None:
+                # The call's reply is not logged yet (later hooks are due): its tool is not
+                # known here, but the hook fits no configured tool's whole name.
+                return "HOOK-8", (
+                    f"{named}: the target runs {hook_named(got)}, whose matcher {partly} does not "
+                    "match the whole name of any configured tool, only part of one"
                 )
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
@@ -1228,6 +1237,22 @@ def _partly_matching_hook(config: LoopConfig | None, reply: Event, command: Comm
             if isinstance(name, str) and not hook.matches(name) and _fits_part(hook, name):
                 return f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
     return None
+
+
+def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
+    """The matcher of `got`'s hook, said with a tool it fits in part, when it matches the whole
+    name of no configured tool and part of one's; None otherwise (or with no configuration)."""
+    if config is None:
+        return None
+    handler = _data(got).get("handlerId")
+    hook = next((h for h in config.hooks if h.handler_id == handler), None)
+    if hook is None or hook.matcher in ("", "*"):
+        return None
+    names = [tool.name for tool in config.tools]
+    if any(hook.matches(name) for name in names):
+        return None
+    part = next((name for name in names if _fits_part(hook, name)), None)
+    return None if part is None else f"{hook.matcher!r} (part of {part})"
 
 
 def _fits_part(hook: HookSpec, name: str) -> bool:
@@ -1711,7 +1736,9 @@ def classify(
             case "changed":
                 assert want is not None
                 assert got is not None
-                return _changed(want, got, command, phase, history, target_events=actual.events)
+                return _changed(
+                    want, got, command, phase, history, target_events=actual.events, config=config
+                )
             case "missing":
                 assert want is not None
                 return _missing(
