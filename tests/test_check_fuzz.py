@@ -25,7 +25,7 @@ from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck.checker import ErrorKind, LogReport, check_stream
 from loopspec.properties.logcheck.clean_events import JUDGES, clean_judges
-from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl
+from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl, renumber
 from loopspec.properties.stateful.model_machine import ModelMachine
 
 PROFILE = settings()
@@ -118,6 +118,8 @@ def damaged_logs(draw: st.DrawFn) -> bytes:
 # Drawing a damaged log is most of the cost of each check of one (4.1 of 4.6 s for 600 logs), so
 # the checks below that read one damaged log run on the same draw, each on the most logs any of
 # them had as a test of its own (600; the dispatch and shortcut checks had 180).
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 10)
 @given(damaged_logs())
 def test_damaged_logs_never_raise_and_the_checkers_shortcuts_judge_as_the_full_path(
@@ -135,6 +137,8 @@ def test_damaged_logs_never_raise_and_the_checkers_shortcuts_judge_as_the_full_p
     )
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 2)
 @given(damaged_logs())
 def test_damaged_logs_through_the_cli_exit_0_1_or_2(data: bytes) -> None:
@@ -235,6 +239,141 @@ def monitor_dispatch_equals_every_invariant_on_every_event(data: bytes) -> None:
         everything: list[Violation] = [v for inv in INVARIANTS for v in inv.check(prefix, fact)]
         prefix.fold(fact)
         assert monitor.feed(fact) == everything
+
+
+FIXTURE_LOGS = sorted(FIXTURES.rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", FIXTURE_LOGS, ids=lambda path: str(path.relative_to(FIXTURES)))
+def test_fixture_logs_judge_alike_by_dispatch_and_by_every_invariant(path: Path) -> None:
+    """The damaged-log test's dispatch comparison on every fixture log, valid, broken or bad:
+    fixed logs that reach the guard each invariant keeps for the types it does not read,
+    whatever a random draw reaches (the other comparison, with and without the judges, runs on
+    the fixtures below)."""
+    monitor_dispatch_equals_every_invariant_on_every_event(path.read_bytes())
+
+
+def _row(rows: list[dict[str, Any]], kind: str, **fields: object) -> dict[str, Any]:
+    """The first row of type `kind` whose data has these fields."""
+    return next(
+        row
+        for row in rows
+        if row["type"] == kind and all(row["data"].get(k) == v for k, v in fields.items())
+    )
+
+
+def _first_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The tool-result block of the first tool/result row."""
+    block: dict[str, Any] = _row(rows, "tool/result")["data"]["message"]["content"][0]
+    return block
+
+
+def _without(rows: list[dict[str, Any]], kind: str, **fields: object) -> list[dict[str, Any]]:
+    """`rows` without the first row of `kind` with these fields, the later ones renumbered."""
+    gone = _row(rows, kind, **fields)
+    return renumber([row for row in rows if row is not gone])
+
+
+# Damage the random draws reach but no fixture has, each a one-line edit of the model's demo log
+# (what `check` must say about it): a field the fact reader refuses, or an event an invariant
+# judges on a branch only damaged logs take.
+DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
+    "seq out of range": (
+        lambda rows: _row(rows, "hook/invoked").update(seq=2**64),
+        "seq 18446744073709551616 is out of range",
+    ),
+    "a seq that is no integer": (
+        lambda rows: _row(rows, "hook/invoked").update(seq="3"),
+        "hook/invoked: an event needs a string type and an integer seq",
+    ),
+    "an event of a type no rule reads": (
+        lambda rows: rows.__setitem__(
+            slice(None), renumber([rows[0], {"type": "plugin/note", "seq": None}, *rows[1:]])
+        ),
+        "not read: plugin/note",
+    ),
+    "data not an object": (
+        lambda rows: _row(rows, "user/message").update(data=7),
+        "data must be an object",
+    ),
+    "unknown surfaceOp": (
+        lambda rows: _row(rows, "user/message").update(surfaceOp="prepend"),
+        "unknown surfaceOp",
+    ),
+    "reply with an unknown surfaceOp": (
+        lambda rows: _row(rows, "assistant/message").update(surfaceOp="prepend"),
+        "unknown surfaceOp",
+    ),
+    "a source that is no seq": (
+        lambda rows: _row(rows, "user/message").update(sourceEventSeqs=[0, "1"]),
+        "sourceEventSeqs must be an array of integers",
+    ),
+    "a source cited twice": (
+        lambda rows: _row(rows, "user/message").update(sourceEventSeqs=[0, 0]),
+        "sourceEventSeqs repeat a seq",
+    ),
+    "a result citing a number": (
+        lambda rows: _first_result(rows).update(toolCallId=7),
+        "toolCallId",
+    ),
+    "a hook naming another turn": (
+        lambda rows: _row(rows, "hook/invoked")["data"].update(turn=9),
+        "names turn 9, open is 1",
+    ),
+    "a step numbered past the one due": (
+        lambda rows: _row(rows, "step/start", turn=1, step=2)["data"].update(step=3),
+        "step/start of turn 1 step 3 where turn 1 step 2 was due",
+    ),
+    "a step naming another turn": (
+        lambda rows: _row(rows, "step/start", turn=1, step=2)["data"].update(turn=9),
+        "step/start of turn 9 step 2 where turn 1 step 2 was due",
+    ),
+    "a misnumbered step, then its turn starts again": (
+        lambda rows: (
+            _row(rows, "step/start", turn=1, step=2)["data"].update(step=3),
+            _row(rows, "step/end", turn=1, step=2)["data"].update(step=3),
+            _row(rows, "turn/end", turn=1).update(type="turn/start", data={"turn": 1}),
+        ),
+        "TURN-1 turn 1 starts inside open turn 1",
+    ),
+    "an approval for a call never recorded": (
+        lambda rows: _row(rows, "approval/asked")["data"].update(callId="call_z"),
+        "DEC-2 call call_c ran before its approval",
+    ),
+    "an interrupted turn ends inside its answered step": (
+        lambda rows: rows.__setitem__(slice(None), _without(rows, "step/end", turn=3, step=1)),
+        "TURN-2 turn/end while step 1 is open",
+    ),
+    "approvals outside a step": (
+        lambda rows: rows.__setitem__(slice(None), _without(rows, "step/start", turn=1, step=1)),
+        "STEP-3 tool/result outside any step",
+    ),
+    "a call outside a step": (
+        lambda rows: rows.__setitem__(slice(None), _without(rows, "step/start", turn=3, step=1)),
+        "REC-1 turn 3 ends interrupted with call call_e unanswered",
+    ),
+    "a turn numbered past the one due": (
+        lambda rows: _row(rows, "turn/start", turn=2)["data"].update(turn=5),
+        "TURN-1 turn 5 starts where turn 2 was due",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", DAMAGE)
+def test_fixed_damage_is_judged_alike_by_every_path_and_named(name: str) -> None:
+    """The damaged-log test's comparisons on damage made by hand, and what `check` says of it."""
+    edit, said = DAMAGE[name]
+    rows = [json.loads(line) for line in SEEDS[0].splitlines()[1:]]
+    edit(rows)
+    data = jsonl(HEADER, rows).encode()
+    report = check_stream("damaged", io.BytesIO(data))
+    monitor_dispatch_equals_every_invariant_on_every_event(data)
+    assert report == check_stream("damaged", io.BytesIO(data), quick=False)
+    found = [e.message for e in report.errors] + [
+        f"{f.violation.rule_id} {f.violation.message}" for f in report.violations
+    ]
+    found += [f"not read: {kind}" for kind in report.unread_types]
+    assert any(said in text for text in found), found
 
 
 @pytest.mark.parametrize("kind", ["assistant/chunk", "hook/custom", "x", "tool/result"])
@@ -482,6 +621,8 @@ def relationally_broken_logs(draw: st.DrawFn) -> bytes:
     return jsonl(HEADER, rows).encode()
 
 
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
 @settings(PROFILE, max_examples=PROFILE.max_examples * 2)
 @given(relationally_broken_logs())
 def test_clean_event_judges_find_what_the_invariants_find(data: bytes) -> None:
