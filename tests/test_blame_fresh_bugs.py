@@ -192,6 +192,17 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         "HOOK-8",
     ),
     (
+        "a hook run for a call its matcher names in part, another tool matched whole",
+        PrefixAnchoredMatchers,
+        attrs.evolve(PARTLY_MATCHED, tools=(*PARTLY_MATCHED.tools, ToolSpec("bash"))),
+        (
+            SubmitUser("hi"),
+            ModelReplies((BASH_CALL, READ_CALL, call("c3", "read", '{"file_path":"b"}'))),
+            HookAnswers(Pass()),
+        ),
+        "HOOK-8",
+    ),
+    (
         "crash repair answers the open step's calls in reverse order",
         RepairsInReverse,
         LoopConfig(tools=(READ,), max_parallel=2),

@@ -828,6 +828,7 @@ def _changed(
     *,
     target_events: Sequence[Event],
     config: LoopConfig | None = None,
+    program: Sequence[Command] = (),
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
@@ -909,7 +910,7 @@ def _changed(
         case "hook/invoked":
             if fields == ["matcher"]:  # the right hook for the right call, mislabelled
                 return "TEXT-2", f"{named}: a hook's audit names its configured matcher"
-            matcher = _outside_matcher(got, command, history)
+            matcher = _outside_matcher(got, command, history, program)
             if matcher is not None:
                 return "HOOK-8", (
                     f"{named}: the target runs {hook_named(got)}, whose matcher {matcher!r} does "
@@ -1209,10 +1210,25 @@ def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     )
 
 
-def _outside_matcher(got: Event, command: Command, history: Sequence[Event]) -> str | None:
-    """The matcher of a hook the target ran although it does not match the whole tool name."""
+def _outside_matcher(
+    got: Event, command: Command, history: Sequence[Event], program: Sequence[Command] = ()
+) -> str | None:
+    """The matcher of a hook the target ran although it does not match the whole tool name
+    (the name found in the log, or in the program's replies while the reply waits for hooks)."""
     data = _data(got)
-    matcher, name = data.get("matcher"), _tool_name(data.get("callId"), command, history)
+    call_id = data.get("callId")
+    matcher, name = data.get("matcher"), _tool_name(call_id, command, history)
+    if name is None:
+        name = next(
+            (
+                call.name
+                for sent in reversed(program)
+                if isinstance(sent, ModelReplies)
+                for call in sent.tool_calls
+                if call.id == call_id
+            ),
+            None,
+        )
     if not isinstance(matcher, str) or name is None:
         return None
     try:
@@ -1653,6 +1669,7 @@ def classify(
     crashed: bool = False,
     probe: Probe | None = None,
     config: LoopConfig | None = None,
+    program: Sequence[Command] = (),
 ) -> tuple[str, str]:
     """The rule a divergence breaks, and one sentence saying how.
 
@@ -1662,7 +1679,8 @@ def classify(
     `probe` sends the target one more command after the divergence (None if it fails), where
     only what the target does next tells two bugs apart (`_repair_or_loss`).
     `config` is the program's configuration (None: not known), which names the hooks a target
-    may wait on that the model does not run.
+    may wait on that the model does not run; `program` the commands sent so far, this one
+    included, whose replies name the tool of a call the model has not logged yet.
     """
     difference = None
     if expected.accepted and actual.accepted:
@@ -1737,7 +1755,14 @@ def classify(
                 assert want is not None
                 assert got is not None
                 return _changed(
-                    want, got, command, phase, history, target_events=actual.events, config=config
+                    want,
+                    got,
+                    command,
+                    phase,
+                    history,
+                    target_events=actual.events,
+                    config=config,
+                    program=program,
                 )
             case "missing":
                 assert want is not None

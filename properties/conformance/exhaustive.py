@@ -288,6 +288,7 @@ def run_program(
                 history=tuple(history),
                 crashed=any(isinstance(c, Crash) for c in sent),
                 config=config,
+                program=tuple(sent),
             )
             divergence = Divergence(len(sent) - 1, command, rule_id, what, expected, actual)
             return divergence, tuple(sent)

@@ -299,6 +299,7 @@ def conformance_machine(
                 crashed=any(isinstance(c, Crash) for c in self.program),
                 probe=probe_for(self.target),
                 config=self.config,
+                program=tuple(self.program),
             )
             self.diverged(
                 Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)

@@ -1695,6 +1695,7 @@ def replay_case(
                     crashed=any(isinstance(c, Crash) for c in commands[: index + 1]),
                     probe=target.probe,
                     config=config,
+                    program=commands[: index + 1],
                 )
                 divergence = Divergence(index, command, rule_id, what, expected, actual)
                 return Replay(divergence, capabilities=capabilities, refused=tuple(refused))
