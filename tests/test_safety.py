@@ -688,6 +688,58 @@ def test_SAFE_3_a_run_ended_by_sigterm_exits_though_its_stdout_is_a_full_pipe(
         os.close(unread)
 
 
+# `loopspec` whose alarms another thread takes (the state of an alarm that lands just before a
+# blocking write: Python runs its handler only when the main thread next checks for signals).
+_ALARMS_PAST_THE_MAIN_THREAD = """
+import signal, sys, threading
+def alarm_elsewhere(seconds):
+    ring = lambda: signal.pthread_kill(threading.get_ident(), signal.SIGALRM)
+    threading.Timer(seconds, ring).start()
+    return 0
+signal.alarm = alarm_elsewhere
+from loopspec.properties.cli.main import main
+sys.argv = ["loopspec", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+def test_SAFE_3_a_sigterm_run_whose_flush_deadline_wakes_no_call_still_exits(
+    tmp_path: Path,
+) -> None:
+    """SAFE-3: the 2 s a SIGTERM'd run may spend flushing into a full pipe nobody reads hold
+    even when the alarm that ends them interrupts none of its calls: the flush's write blocked
+    for ever, the run's target already ended."""
+    script, pidfile = tmp_path / "stubborn.py", tmp_path / "target.pid"
+    script.write_text(_STUBBORN_TARGET, encoding="utf-8")
+    command = shlex.join([sys.executable, str(script), str(pidfile)])
+    case = ROOT / "tests" / "regressions" / "codex-ADJ-1.json"
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    given = ["replay", str(case), "--cmd", command]
+    unread, stdout = os.pipe()
+    try:
+        os.write(stdout, b"x" * (fcntl.fcntl(stdout, fcntl.F_GETPIPE_SZ) - 16))
+        run = subprocess.Popen(
+            [sys.executable, "-c", _ALARMS_PAST_THE_MAIN_THREAD, *given],
+            cwd=tmp_path,
+            env=buffered,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+        )
+    finally:
+        os.close(stdout)
+    try:
+        # The target answered reset: the header waits in the buffer.
+        _wait_until(lambda: pidfile.exists() and bool(pidfile.read_text(encoding="utf-8")))
+        run.send_signal(signal.SIGTERM)
+        try:
+            assert run.wait(timeout=30) == 143
+        except subprocess.TimeoutExpired:
+            pytest.fail("the run went on writing to a full pipe 30 s past its SIGTERM")
+    finally:
+        run.kill()
+        os.close(unread)
+
+
 def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
     tmp_path: Path,
 ) -> None:

@@ -49,16 +49,17 @@ def end_promptly(ending: Collection[signal.Signals], end: Callable[[int], NoRetu
     heard, told = os.pipe()
     os.set_blocking(told, False)  # a full pipe must not block a signal handler
     signal.set_wakeup_fd(told, warn_on_full_buffer=False)
-    waker = _Waker(heard, {int(each) for each in ending}, threading.get_ident(), begun)
+    waker = _Waker(heard, {int(each) for each in ending}, threading.get_ident())
     threading.Thread(target=waker.run, name="loopspec-prompt-ending", daemon=True).start()
 
 
 class _Waker:
-    """Reads the wakeup fd; wakes the main thread until the ending has begun, and for a while
-    after each Ctrl-C."""
+    """Reads the wakeup fd; wakes the main thread from the ending's arrival until the process
+    ends (the ending's own deadline, an alarm, may land before a blocking write too), and for a
+    while after each Ctrl-C."""
 
-    def __init__(self, heard: int, ending: set[int], main: int, begun: threading.Event) -> None:
-        self.heard, self.ending, self.main, self.begun = heard, ending, main, begun
+    def __init__(self, heard: int, ending: set[int], main: int) -> None:
+        self.heard, self.ending, self.main = heard, ending, main
         self.ending_arrived = False
         self.ctrl_c_until = 0.0
         self.due: float | None = None  # when the main thread is woken next
@@ -67,7 +68,7 @@ class _Waker:
         # The kernel may hand a signal sent to the process to any thread that does not block
         # it; this one blocks them, so the main thread takes them when it can.
         signal.pthread_sigmask(signal.SIG_BLOCK, {*self.ending, signal.SIGINT, WAKE})
-        while not (self.ending_arrived and self.begun.is_set()):
+        while True:
             wait = None if self.due is None else max(0.0, self.due - time.monotonic())
             if select.select([self.heard], [], [], wait)[0]:
                 self._heard(os.read(self.heard, 64))
