@@ -57,15 +57,14 @@ from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.conform_run import counts_line, save_case
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import machine
-from loopspec.properties.conformance.command_codec import config_to_json
-from loopspec.properties.conformance.compare import DivergenceFound, displayed_observation
-from loopspec.properties.conformance.driver_protocol import CAPABILITIES
-from loopspec.properties.conformance.machine import (
-    RULES_BY_EVENT,
-    conformance_machine,
+from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
 )
+from loopspec.properties.conformance.command_codec import config_to_json
+from loopspec.properties.conformance.compare import DivergenceFound, displayed_observation
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.machine import RULES_BY_EVENT, conformance_machine
 from loopspec.properties.conformance.run import (
     NOT_OBSERVABLE,
     OBSERVABLE_WITH,

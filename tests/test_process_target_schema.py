@@ -92,7 +92,7 @@ def _message(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fully_valid(answer: object) -> bool:
-    return bool(process_target._VALIDATOR.is_valid(answer))
+    return bool(process_target._validators().answer.is_valid(answer))
 
 
 def test_PROTO_1_the_quick_answer_check_passes_what_the_schema_passes() -> None:

@@ -120,20 +120,73 @@ fail-closed, and the audit's `note` says what was lost (`note: ...` in
 a typo is close to one. A Python traceback on stderr is summarised by its last line.
 """
 
-from loopspec.impl.hook_fault_kinds import FaultKind
-from loopspec.impl.hookbridge.audit import HookRunAudit
-from loopspec.impl.hookbridge.bridge import DEFAULT_OUTPUT_CAP, HookBridge, PostHookRun, PreHookRun
-from loopspec.impl.hookbridge.faults import HookFault
-from loopspec.impl.hookbridge.settings import (
-    CLAUDE_CODE,
-    CODEX,
-    DEFAULT_TIMEOUT_S,
-    HookCommand,
-    HookSettings,
-    HookSettingsError,
-    load_settings,
-    parse_settings,
-)
+from typing import TYPE_CHECKING
+
+# The names below are imported when first asked for, not with the package: `reaping` (which
+# `loopspec replay`, `conform` and `run` import to end their descendants) lives here, and
+# importing it ran this file, whose bridge imports asyncio, attrs and the hook readers — a
+# third of a bundled-impl replay's start-up, for a run that starts no hook.
+if TYPE_CHECKING:
+    from loopspec.impl.hook_fault_kinds import FaultKind
+    from loopspec.impl.hookbridge.audit import HookRunAudit
+    from loopspec.impl.hookbridge.bridge import (
+        DEFAULT_OUTPUT_CAP,
+        HookBridge,
+        PostHookRun,
+        PreHookRun,
+    )
+    from loopspec.impl.hookbridge.faults import HookFault
+    from loopspec.impl.hookbridge.settings import (
+        CLAUDE_CODE,
+        CODEX,
+        DEFAULT_TIMEOUT_S,
+        HookCommand,
+        HookSettings,
+        HookSettingsError,
+        load_settings,
+        parse_settings,
+    )
+
+_HOME = {
+    "FaultKind": "loopspec.impl.hook_fault_kinds",
+    "HookRunAudit": "loopspec.impl.hookbridge.audit",
+    **dict.fromkeys(
+        ("DEFAULT_OUTPUT_CAP", "HookBridge", "PostHookRun", "PreHookRun"),
+        "loopspec.impl.hookbridge.bridge",
+    ),
+    "HookFault": "loopspec.impl.hookbridge.faults",
+    **dict.fromkeys(
+        (
+            "CLAUDE_CODE",
+            "CODEX",
+            "DEFAULT_TIMEOUT_S",
+            "HookCommand",
+            "HookSettings",
+            "HookSettingsError",
+            "load_settings",
+            "parse_settings",
+        ),
+        "loopspec.impl.hookbridge.settings",
+    ),
+}
+"""The module each public name of the package is defined in."""
+
+
+# Hidden from mypy, which reads the imports above instead: a module `__getattr__` it saw would
+# let any misspelt name of the package through as an `object`.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """The public name `name`, imported from its module on first use (PEP 562)."""
+        home = _HOME.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib  # noqa: PLC0415 (only when a name is first asked for)
+
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value  # asked once: later lookups find it without this function
+        return value
+
 
 __all__ = [
     "CLAUDE_CODE",

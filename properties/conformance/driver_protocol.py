@@ -92,9 +92,6 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from loopspec.model.commands import (
     Command,
 )
@@ -399,6 +396,10 @@ def explain(schema: dict[str, Any], instance: object) -> str | None:
     """Why `instance` does not validate against `schema` (a `$defs` member of
     `protocol_schema()`), in one line naming the JSON path and what was expected; None if valid.
     """
+    # jsonschema only here: every run imports this module for its schemas, few explain one.
+    from jsonschema import Draft202012Validator  # noqa: PLC0415
+    from jsonschema.exceptions import best_match  # noqa: PLC0415
+
     validator = Draft202012Validator({**protocol_schema(), **schema})
     error = best_match(validator.iter_errors(instance))
     if error is None:

@@ -17,6 +17,7 @@ may use real clocks and their own message ids, so `time` and message ids are dro
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import queue
@@ -29,10 +30,7 @@ import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from types import TracebackType
-from typing import IO, Any, Final, NoReturn
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, NoReturn
 
 from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
 from loopspec.impl.system_words import system_reason
@@ -52,6 +50,9 @@ from loopspec.properties.conformance.history_change import (
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.target import Observation
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 DEFAULT_TIMEOUT: Final = 10.0
 SHUTDOWN_GRACE: Final = 2.0
 TERM_GRACE: Final = 1.0
@@ -68,8 +69,6 @@ QUICK_FLOOR: Final = 0.5
 answer of its type so far, at least `QUICK_FLOOR` seconds (and never longer than the timeout)."""
 LINES_BUFFERED: Final = 64
 """Lines read ahead of the conversation; a target that floods output then waits to write."""
-
-_VALIDATOR = Draft202012Validator(FROM_IMPLEMENTATION)
 
 
 def _type_guard(item: object) -> str | None:
@@ -94,6 +93,8 @@ def _event_validators() -> dict[str | None, Draft202012Validator]:
     other type's `if` fails and its `then` adds nothing, so the reduced schema gives the same
     verdict. Empty (no shortcut) if an `allOf` item is not such a type guard.
     """
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 (see `_validators`)
+
     defs = FROM_IMPLEMENTATION["$defs"]
     event = defs["event"]
     by_type: dict[str | None, list[object]] = {None: []}
@@ -106,9 +107,6 @@ def _event_validators() -> dict[str | None, Draft202012Validator]:
         name: Draft202012Validator({**event, "allOf": items, "$defs": defs})
         for name, items in by_type.items()
     }
-
-
-_EVENT_VALIDATORS = _event_validators()
 
 
 def _clock_free_schemas() -> bool:
@@ -256,11 +254,33 @@ def _appended_schema() -> dict[str, Any] | None:
 
 
 _APPENDED_SCHEMA = _appended_schema()
-_MESSAGE_VALIDATOR = (
-    None
-    if _APPENDED_SCHEMA is None
-    else Draft202012Validator({**_APPENDED_SCHEMA, "$defs": FROM_IMPLEMENTATION["$defs"]})
-)
+
+
+class _Validators(NamedTuple):
+    answer: Draft202012Validator
+    """The whole protocol schema, for any answer."""
+    events: dict[str | None, Draft202012Validator]
+    """Per event type, its branch of the event schema (`_event_validators`)."""
+    message: Draft202012Validator | None
+    """An item of `history.appended`, when `_appended_schema` found its schema."""
+
+
+@functools.cache
+def _validators() -> _Validators:
+    """The protocol's validators, built when a target's first answer is checked: only a --cmd
+    target's answers are, and `compare` imports this module for every run (`normalized`), where
+    importing jsonschema and building them at load time was a fifth of a `replay` on the bundled
+    implementation."""
+    from jsonschema import Draft202012Validator  # noqa: PLC0415 (only when answers are checked)
+
+    message = (
+        None
+        if _APPENDED_SCHEMA is None
+        else Draft202012Validator({**_APPENDED_SCHEMA, "$defs": FROM_IMPLEMENTATION["$defs"]})
+    )
+    return _Validators(Draft202012Validator(FROM_IMPLEMENTATION), _event_validators(), message)
+
+
 # Whether an appended message is valid exactly when it is with the id "": each is one of the
 # message schemas, whose ids are free.
 _ANY_MESSAGE = {"anyOf": [{"$ref": f"#/$defs/messages/{name}"} for _, name in _MESSAGE_AT.values()]}
@@ -307,14 +327,14 @@ def _shell_valid(shell: dict[str, Any]) -> bool:
     seq, history = shell.get("seq"), shell.get("history")
     kept = history.get("kept") if isinstance(history, dict) else 0
     if not (_COUNTS_FREE and type(seq) is int and type(kept) is int and kept >= 0):
-        return bool(_VALIDATOR.is_valid(shell))
+        return bool(_validators().answer.is_valid(shell))
     key = {**shell, "seq": 0}
     if isinstance(history, dict):
         key["history"] = {**history, "kept": 0}
     remembered = json.dumps(key, sort_keys=True)
     if remembered in _VALID_SHELLS:
         return True
-    if not _VALIDATOR.is_valid(shell):
+    if not _validators().answer.is_valid(shell):
         return False
     if len(_VALID_SHELLS) >= _VALID_EVENTS_KEPT:
         _VALID_SHELLS.clear()
@@ -323,13 +343,14 @@ def _shell_valid(shell: dict[str, Any]) -> bool:
 
 
 def _message_valid(message: object) -> bool:
-    assert _MESSAGE_VALIDATOR is not None
+    validator = _validators().message
+    assert validator is not None
     if not isinstance(message, dict):
-        return bool(_MESSAGE_VALIDATOR.is_valid(message))
+        return bool(validator.is_valid(message))
     key = json.dumps(_without_id(message, ()) if _APPENDED_IDS_FREE else message, sort_keys=True)
     if key in _VALID_MESSAGES:
         return True
-    if not _MESSAGE_VALIDATOR.is_valid(message):
+    if not validator.is_valid(message):
         return False
     if len(_VALID_MESSAGES) >= _VALID_EVENTS_KEPT:
         _VALID_MESSAGES.clear()
@@ -342,7 +363,8 @@ def _surely_valid(answer: object) -> bool:
     without its events and its history's appended messages by the full schema (they are only
     their lists' `items`), then each event by its type's reduced schema and each appended
     message by the items' schema. False means "maybe not": the caller asks the full schema."""
-    if not _EVENT_VALIDATORS or not isinstance(answer, dict):
+    validators = _validators()
+    if not validators.events or not isinstance(answer, dict):
         return False
     events = answer.get("events")
     if not isinstance(events, list):
@@ -350,7 +372,7 @@ def _surely_valid(answer: object) -> bool:
     shell = {**answer, "events": []}
     history = answer.get("history")
     appended = history.get("appended") if isinstance(history, dict) else None
-    if _MESSAGE_VALIDATOR is not None and isinstance(history, dict) and isinstance(appended, list):
+    if validators.message is not None and isinstance(history, dict) and isinstance(appended, list):
         shell["history"] = {**history, "appended": []}
     else:
         appended = []
@@ -359,10 +381,18 @@ def _surely_valid(answer: object) -> bool:
     for event in events:
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             return False
-        validator = _EVENT_VALIDATORS.get(event["type"], _EVENT_VALIDATORS[None])
+        validator = validators.events.get(event["type"], validators.events[None])
         if not _event_valid(event, validator):
             return False
     return all(map(_message_valid, appended))
+
+
+def _most_specific_error(answer: object) -> Any:
+    """The most specific way `answer` breaks the protocol schema (the schema's variants are
+    tagged: it names the wrong field and what was expected there), or None."""
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 (see `_validators`)
+
+    return best_match(_validators().answer.iter_errors(answer))
 
 
 _POSIX: Final = os.name == "posix"
@@ -806,7 +836,7 @@ class ProcessTarget:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
         # The most specific error (the schema's variants are tagged): it names the wrong
         # field and what was expected there.
-        wrong = None if _surely_valid(answer) else best_match(_VALIDATOR.iter_errors(answer))
+        wrong = None if _surely_valid(answer) else _most_specific_error(answer)
         if wrong is not None:
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(

@@ -20,11 +20,9 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import attrs
-from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
-from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test
 
 import loopspec
 from loopspec import spec_text as shipped_spec
@@ -40,7 +38,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
 from loopspec.model.transitions import TRANSITIONS
-from loopspec.properties.conformance import machine as conformance
+from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
     CASE_MEMBERS,
     CASE_VERSION,
@@ -72,11 +70,9 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
-from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program, weight
-from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -94,7 +90,12 @@ from loopspec.properties.json_location import (
 )
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
-from loopspec.properties.stateful.strategies import CONFIGS
+
+# Hypothesis, and the conformance machine and configurations built on it, only where conform
+# generates programs (`run_conformance`): `replay` and the pytest plugin's cases generate none,
+# and importing them was a third of each replay's start-up.
+if TYPE_CHECKING:
+    from hypothesis.stateful import RuleBasedStateMachine
 
 TargetFactory = Callable[[], ConformanceTarget]
 _Result = TypeVar("_Result")
@@ -542,6 +543,8 @@ def _progress(budget: int, shrink_runs: int, started: float, reduce_runs: int = 
     """Complete programs of the budget (never more), then what Hypothesis runs besides, then
     the replays cutting the counterexample down."""
     if sys.stderr.isatty():
+        from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
+
         done, retries = conformance.PROGRAM_ENDS["complete"], conformance.PROGRAM_ENDS["abandoned"]
         besides = f" (+{retries} abandoned)" if retries else ""
         if shrink_runs:
@@ -675,6 +678,17 @@ def run_conformance(
     smallest program found so far, and cutting one down stops there too (`REDUCE_SECONDS` at
     most). The program running when it passes is finished: the run may end that much later.
     """
+    # Only here, see the imports above.
+    from hypothesis import HealthCheck, Phase, Verbosity, seed, settings  # noqa: PLC0415
+    from hypothesis.stateful import get_state_machine_test  # noqa: PLC0415
+
+    from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
+    from loopspec.properties.conformance.presentation_sweep import (  # noqa: PLC0415
+        sweep_presentation,
+    )
+    from loopspec.properties.conformance.situation_sweep import sweep_situations  # noqa: PLC0415
+    from loopspec.properties.stateful.strategies import CONFIGS  # noqa: PLC0415
+
     breakage = TargetBreakage()
     # A profile describes its implementation for what conform sends that one: a target with
     # more capabilities is sent only those (the rest would be blamed through the profile's
@@ -728,7 +742,7 @@ def run_conformance(
     # Hypothesis takes any callable that returns a machine ("it can be a class or a
     # function", `run_state_machine_as_test`), though its annotation names a class.
     programs = _OneProgramAtATime(machine)
-    new_program = cast(type[RuleBasedStateMachine], _new_program(programs.next))
+    new_program = cast("type[RuleBasedStateMachine]", _new_program(programs.next))
     test = get_state_machine_test(new_program, settings=budget)
     if seed_value is not None:
         test = seed(seed_value)(test)
@@ -854,6 +868,8 @@ def _count_presentation(expected: Observation) -> None:
     """A swept command's presentation situations, each also checked, for the rule table."""
     situations = presentation_situations(expected.presented or ())
     SITUATION_HITS.update(situations)
+    from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
+
     conformance.RULE_HITS.update(situations)
 
 
@@ -1620,7 +1636,7 @@ def replay_case(
         # A hook the loop cannot run diverges at the first call it matches, blamed on a rule
         # for a feature the loop lacks. (A maxParallel above 1 is not refused: a case runs
         # alike on a sequential loop while no reply has two calls, and 10 is the default.)
-        lacking_config = [c for c in conformance.hook_capabilities(config) if c not in capabilities]
+        lacking_config = [c for c in hook_capabilities(config) if c not in capabilities]
         if lacking_config:
             raise UndeclaredCapability(
                 f"the case's configuration (its hooks) needs the capability "
@@ -1629,10 +1645,8 @@ def replay_case(
                 "declares)",
                 command_index=None,
             )
-        if profile is not None and profile.undeclared(conformance.hook_capabilities(config)):
-            raise _outside_profile(
-                "the case's configuration", conformance.hook_capabilities(config), profile
-            )
+        if profile is not None and profile.undeclared(hook_capabilities(config)):
+            raise _outside_profile("the case's configuration", hook_capabilities(config), profile)
         presenting = oracle.presenting = "presentation" in capabilities
         reporting_history = oracle.reporting_history = "history" in capabilities
         history: list[dict[str, Any]] = []
@@ -1642,7 +1656,7 @@ def replay_case(
             phase = oracle.state.phase.NAME if oracle.state is not None else "Idle"
             # A case found on a loop with more capabilities (a colleague's): conform would never
             # send this command here, and its divergence would blame a rule for a missing feature.
-            needed = conformance.needed_capabilities(command, idle=phase == "Idle")
+            needed = needed_capabilities(command, idle=phase == "Idle")
             lacking = [capability for capability in needed if capability not in capabilities]
             if lacking:
                 raise UndeclaredCapability(

@@ -26,7 +26,6 @@ from loopspec.model.commands import (
 )
 from loopspec.model.state import ASKING, RUNNING, WAITING, Dispatching, Idle, LoopState
 from loopspec.properties.conformance.target import Observation
-from loopspec.properties.stateful.swarm import denied_call_passed_busy_slots
 
 # Rule -> situations created, over every conformance run in this process.
 SITUATION_HITS: Counter[str] = Counter()
@@ -133,6 +132,12 @@ class Situations:
                 found += ["ADJ-1", "ADJ-4"]
             case Abort():
                 found.append("ABORT-1" if isinstance(phase, Dispatching) else "ABORT-2")
+                # swarm is generation's (Hypothesis): imported when a program counts, never
+                # by `replay`, which imports this module and generates nothing.
+                from loopspec.properties.stateful.swarm import (  # noqa: PLC0415
+                    denied_call_passed_busy_slots,
+                )
+
                 if denied_call_passed_busy_slots(phase, before.config.max_parallel):
                     found.append("DEC-1")  # found denied, where a call waiting for a slot is not
             case Crash():

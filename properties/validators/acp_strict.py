@@ -17,14 +17,12 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-# The ACP models (pydantic) are imported by the first validator built, not with this module:
-# they take over a second to import, and most runs (every --help, replay of a target that shows
-# no presentation) never validate a payload.
+# The ACP models (pydantic) and jsonschema are imported by the first validator built, not with
+# this module: they take over a second to import, and most runs (every --help, replay of a
+# target that shows no presentation) never validate a payload.
 
 
 class StrictValidator:
@@ -32,6 +30,8 @@ class StrictValidator:
 
     def __init__(self, model: type[BaseModel]) -> None:
         self._model = model
+        import jsonschema  # noqa: PLC0415 (lazy: see the imports above)
+
         schema = model.model_json_schema(by_alias=True)
         jsonschema.Draft202012Validator.check_schema(schema)
         self._schema = jsonschema.Draft202012Validator(schema)
