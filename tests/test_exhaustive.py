@@ -61,9 +61,20 @@ def test_MODEL_1_the_bundled_impl_agrees_on_every_program_up_to_5_commands() -> 
 
 
 EXHAUSTIVE_MUTANTS = [mutant for mutant in MUTANTS if mutant.exhaustive]
+# Coverage off for the one case that costs: deterministic tests cover every model arc it does
+# (benchmarks/coverage_owners.py); the others take a tenth of its time each.
+UNTRACED_MUTANTS = frozenset({"last-finisher-wins"})
 
 
-@pytest.mark.parametrize("mutant", EXHAUSTIVE_MUTANTS, ids=[m.name for m in EXHAUSTIVE_MUTANTS])
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        pytest.param(
+            m, id=m.name, marks=[pytest.mark.no_cover] if m.name in UNTRACED_MUTANTS else []
+        )
+        for m in EXHAUSTIVE_MUTANTS
+    ],
+)
 def test_MODEL_1_every_mutant_is_found_exhaustively_with_its_rule(mutant: Mutant) -> None:
     """Each planted bug shows in some program of at most 7 commands, blamed on its rule. The
     program reported is the commands sent up to the diverging one, settling commands included,
