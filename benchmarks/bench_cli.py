@@ -29,9 +29,17 @@ gets such a script (`loopspec-pip24`), and `check` is measured through it: no en
 avoids it (`python -m loopspec` pays runpy's imports instead), so the row says what a user with
 an older pip pays.
 
-With `--instructions` (valgrind installed), check's rows are also counted in instructions, each
-against `python -c pass` (of the wheel's venv, or of this checkout with `--no-wheel`): a second
-view that the load of other processes on a shared machine does not move.
+`loopspec replay CASE` (a bundled regression case, replayed on the bundled implementation) is
+measured in this checkout only: the wheel's venv lacks the dependencies a replay imports (attrs,
+cattrs). Issue #15 item 7 tracks it: each replay subprocess of the suite, and every user's, pays
+its start-up; `tests/test_replay_startup.py` holds what it imports. Measured (2026-12-03,
+callgrind, `python -m loopspec` in this checkout): 1708M instructions (18.9x `python -c pass`)
+before replay stopped importing Hypothesis, jsonschema and the hook bridge, 1129M (12.5x) after.
+
+With `--instructions` (valgrind installed), check's rows and replay's are also counted in
+instructions, each against `python -c pass` (check's of the wheel's venv, or of this checkout
+with `--no-wheel`; replay's of this checkout): a second view that the load of other processes
+on a shared machine does not move.
 
 Measured (2026-12-03, installed wheel; CPU median of 21 runs on a loaded machine, instructions):
 `check SMALL` 1.59x / 1.65x `python -c pass`, where it was 2.17x / 2.02x before check stopped
@@ -172,6 +180,16 @@ COUNTED = (
 )
 
 
+REPLAY_CASE = ROOT / "tests" / "regressions" / "dsh-abort-drops-queued-input.json"
+"""A case the bundled implementation replays without divergence (7 commands, dsh's profile)."""
+
+
+def _checkout_only() -> dict[str, tuple[list[str], int]]:
+    """The rows measured in this checkout alone (their verbs import the dependencies the
+    wheel's venv is made without)."""
+    return {"loopspec replay CASE": ([*_loopspec(), "replay", str(REPLAY_CASE)], 0)}
+
+
 def _count_instructions(
     tmp: Path, logs: dict[str, Path], env: dict[str, str], wheel: Path | None
 ) -> None:
@@ -186,6 +204,8 @@ def _count_instructions(
         python, loopspec = str(wheel / "python"), [str(wheel / "loopspec")]
     commands = _commands(python, loopspec, logs, tmp / "missing.jsonl")
     counted = {name: commands[name] for name in COUNTED}
+    if wheel is None:
+        counted |= _checkout_only()
     if wheel is not None:
         old_script = [str(wheel / OLD_PIP_SCRIPT), "check", str(logs["small"])]
         counted["loopspec check SMALL, pip<25 script"] = (old_script, 0)
@@ -198,6 +218,14 @@ def _count_instructions(
     print(f"\ninstructions (callgrind, {where})")
     for name, count in counts.items():
         print(f"{name:48} {count / 1e6:7.1f}M {count / counts[BASELINE]:5.2f}x")
+    if wheel is None:
+        return
+    # Replay against this checkout's interpreter, not the wheel venv's (see the module's help).
+    here = {BASELINE: ([sys.executable, "-c", "pass"], 0), **_checkout_only()}
+    mine = {name: instructions_of_command(a, code, out, env) for name, (a, code) in here.items()}
+    print("\ninstructions (callgrind, this checkout)")
+    for name, count in mine.items():
+        print(f"{name:48} {count / 1e6:7.1f}M {count / mine[BASELINE]:5.2f}x")
 
 
 def _install_wheel(folder: Path, env: dict[str, str]) -> Path:
@@ -264,7 +292,7 @@ WHEEL = "wheel: "
 def _measure(
     rounds: int, logs: dict[str, Path], missing: Path, env: dict[str, str], wheel: Path | None
 ) -> int:
-    commands = _commands(sys.executable, _loopspec(), logs, missing)
+    commands = _commands(sys.executable, _loopspec(), logs, missing) | _checkout_only()
     if wheel is not None:
         installed = _commands(str(wheel / "python"), [str(wheel / "loopspec")], logs, missing)
         commands |= {WHEEL + name: command for name, command in installed.items()}
