@@ -272,6 +272,37 @@ def test_ACP_1_an_item_of_no_known_type_names_its_type_and_the_types_allowed(
     assert any(expected in problem for problem in problems), problems
 
 
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (
+            lambda params: update_of(params).pop("sessionUpdate"),
+            "schema: at $.update: no sessionUpdate: it names the variant, one of "
+            "'user_message_chunk', 'agent_message_chunk', ",
+        ),
+        (
+            lambda params: update_of(params).__setitem__("content", [{"content": {}}]),
+            "schema: at $.update.content[0]: no type: it names the variant, one of 'content', "
+            "'diff', 'terminal'",
+        ),
+    ],
+    ids=["update-without-its-tag", "content-item-without-its-tag"],
+)
+def test_ACP_1_a_union_member_without_its_tag_is_told_so_once(
+    damage: Callable[[dict[str, object]], object], expected: str
+) -> None:
+    """ACP-1: an update without `sessionUpdate` was told every variant's own missing fields, 24
+    lines beginning "'content' is a required property", as if it were a message chunk; it is now
+    one line naming the missing tag and the values it takes."""
+    params = copy.deepcopy(_valid_call())
+    damage(params)
+    schema_lines = [
+        problem for problem in validate_session_update(params) if problem.startswith("schema:")
+    ]
+    assert len(schema_lines) == 1, schema_lines
+    assert schema_lines[0].startswith(expected), schema_lines
+
+
 def test_ACP_1_strict_validator_rejects_a_bad_permission_option() -> None:
     """ACP-1: the permission-request validator is strict too (bad option kind, missing name)."""
     params = permission_request(

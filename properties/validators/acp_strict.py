@@ -71,6 +71,9 @@ def _leaf_messages(error: Any) -> list[str]:
     arms: dict[object, list[Any]] = {}
     for sub in error.context or ():
         arms.setdefault(sub.relative_schema_path[0], []).append(sub)
+    missing_tag = _missing_tag(arms.values())
+    if missing_tag is not None:
+        return [f"at {_json_path(error.absolute_path)}: {missing_tag}"]
     relevant = [
         sub
         for subs in arms.values()
@@ -101,6 +104,36 @@ def _no_variant(error: Any) -> str:
     if sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
         said += ' (a content block goes inside {"type": "content", "content": {...}})'
     return said
+
+
+def _missing_tag(arms: Iterable[list[Any]]) -> str | None:
+    """That the tag itself is missing, when every arm of a tagged union requires the same
+    absent property, each with its own constant: the arms' own messages (24 lines for a
+    session update without `sessionUpdate`) began with another field, "'content' is a required
+    property"."""
+    field: str | None = None
+    allowed: list[object] = []
+    for subs in arms:
+        # jsonschema reports a `required` once per absent property, each with the whole list.
+        tags = {
+            (name, schema["const"])
+            for sub in subs
+            if sub.validator == "required" and isinstance(sub.instance, dict)
+            for name in sub.validator_value
+            if name not in sub.instance
+            and isinstance(schema := sub.schema.get("properties", {}).get(name), dict)
+            and "const" in schema
+        }
+        if len(tags) != 1:
+            return None
+        ((name, const),) = tags
+        if field not in (None, name):
+            return None
+        field = name
+        allowed.append(const)
+    if field is None:
+        return None
+    return f"no {field}: it names the variant, one of {', '.join(map(repr, allowed))}"
 
 
 def _is_other_variant(error: Any) -> bool:
