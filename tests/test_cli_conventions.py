@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -252,6 +253,22 @@ def test_spec_prints_the_rules_a_report_names(capsys: pytest.CaptureFixture[str]
     assert [line[: len(h)] for line in shown.splitlines() for h in expected
             if line.startswith(h)] == expected  # fmt: skip
     assert _rule_section("DEC-2") in shown
+
+
+def test_spec_list_is_an_index_of_every_rule_by_id_and_title(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`loopspec spec --list` prints one line per rule SPEC.md states, its ID and title, in
+    SPEC order; with rules or families, those only. A newcomer had no index: bare `spec` prints
+    the generated tables, and the families showed only in the error for a mistyped rule."""
+    headings = re.findall(r"^### ([A-Z]+-\d+) (.+)$", (ROOT / "SPEC.md").read_text("utf-8"), re.M)
+    assert main(["spec", "--list"]) == 0
+    listed = [line.split(None, 1) for line in capsys.readouterr().out.splitlines()]
+    assert listed == [[rule, title] for rule, title in headings]
+    assert main(["spec", "--list", "rw", "HOOK-3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["RW-1", "RW-2", "RW-3", "RW-4", "HOOK-3"]
+    assert lines[0].endswith(" the three readers and the tool agree")
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the `spec` subcommand."""
     parser = subparsers.add_parser(
         "spec",
-        help="print the rules named (loopspec spec RW-1), or the generated SPEC.md tables, or "
-        "check/update them in a file",
+        help="list the rules (loopspec spec --list), print the rules named (loopspec spec "
+        "RW-1), or the generated SPEC.md tables, or check/update them in a file",
         description="Print the rules named (loopspec spec RW-1 HOOK-3; a family: loopspec spec "
         "RW) as the SPEC.md shipped with this loopspec states them — failure reports name "
-        "rules by ID. Without a rule: print the generated SPEC.md tables, or check/update "
-        "them in a file.",
+        "rules by ID. --list prints one line per rule, its ID and title (every rule, or those "
+        "named). Without a rule: print the generated SPEC.md tables, or check/update them in "
+        "a file.",
     )
     parser.add_argument(
         "rules",
@@ -29,16 +30,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a rule ID (RW-1) or a family (RW); case does not matter",
     )
     group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--list",
+        action="store_true",
+        help="one line per rule: its ID and title (every rule, or the rules and families named)",
+    )
     group.add_argument("--write", metavar="FILE", help="rewrite the generated sections of FILE")
     group.add_argument("--check", metavar="FILE", help="exit 1 when FILE's sections are stale")
     parser.set_defaults(handler=run)
 
 
-def print_rules(names: list[str]) -> int:
-    """Print the named rules (or families); exit 2 naming what SPEC.md does not state."""
+def print_rules(names: list[str], *, titles_only: bool = False) -> int:
+    """Print the named rules (or families), whole or as `ID  title` lines; exit 2 naming what
+    SPEC.md does not state."""
     from loopspec import spec_text  # noqa: PLC0415 (read only when a rule is asked for)
 
     sections = rule_sections(spec_text())
+    if titles_only and not names:
+        names = list(sections)
     chosen: list[str] = []
     for name in names:
         wanted = name.strip().upper()
@@ -51,12 +60,21 @@ def print_rules(names: list[str]) -> int:
             )
             return 2
         chosen += [rule for rule in matching if rule not in chosen]
+    if titles_only:
+        # The heading is `### ID title`: the title is what a newcomer scans the index for.
+        width = max(len(rule) for rule in chosen) + 2
+        for rule in chosen:
+            title = sections[rule].splitlines()[0].removeprefix(f"### {rule} ")
+            print(f"{rule:<{width}}{title}")
+        return 0
     print("\n\n".join(sections[rule] for rule in chosen))
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print rules; print, write or check the generated sections."""
+    """List or print rules; print, write or check the generated sections."""
+    if args.list:
+        return print_rules(args.rules, titles_only=True)
     if args.rules:
         if args.write is not None or args.check is not None:
             print(
