@@ -427,6 +427,25 @@ def _repair_cancels_approvals(command: Command, observed: Observation) -> Observ
     return attrs.evolve(observed, events=(decided, *later), commits=(len(later) + 1,))
 
 
+def _abort_moves_cancellation(*, drop: bool) -> Change:
+    """An abort's cancelled approval is left out (`drop`), or written after the call's result."""
+
+    def apply(command: Command, observed: Observation) -> Observation:
+        events = [json_copy(e) for e in observed.events]
+        decided = [e for e in events if e["type"] == "approval/decided"]
+        if not isinstance(command, Abort) or not decided:
+            return observed
+        events.remove(decided[0])
+        if not drop:
+            after = next(i for i, e in enumerate(events) if e["type"] == "tool/result") + 1
+            events.insert(after, decided[0])
+        first = observed.events[0]["seq"]
+        events = [{**e, "seq": first + i} for i, e in enumerate(events)]
+        return attrs.evolve(observed, events=tuple(events), commits=(len(events),))
+
+    return apply
+
+
 def _always_start(*_args: object) -> bool:
     return True
 
@@ -858,6 +877,16 @@ FAMILIES = (
          changed(_reason({"aborted": {"kind": "aborted", "reason": {"kind": "user"}}})),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),)),
                     Abort("parent"), ToolFinishes("c1", ToolSucceeded("ok")))),
+    # A fresh outside bug left the cancelled approval out: ABORT-1 answers it. Written after
+    # the call's result, it is where ABORT-3 places it that is wrong (it was blamed ABORT-1).
+    Case("an abort leaves a pending approval unanswered", "ABORT-1",
+         changed(_abort_moves_cancellation(drop=True)), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),
+          Abort("user"))),
+    Case("an abort's cancelled approval written after the call's result", "ABORT-3",
+         changed(_abort_moves_cancellation(drop=False)), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)), HookAnswers(Ask()),
+          Abort("user"))),
     Case("a later call passes the gate while an approval is pending", "SCHED-2",
          changed(_start_while_asking), PARALLEL_ASKING,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ), call("c2", "read", READ))),
@@ -959,9 +988,10 @@ FAMILIES = (
     # and U+0085 not (Python: blank, so {}): an error that names another input problem.
     Case("U+FEFF arguments read as blank", "EXE-2", _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", JAVASCRIPT_ONLY_BLANK),)))),
-    # An unknown tool's call: INVALID_TOOL_INPUT against UNKNOWN_TOOL either way, which read
-    # as judging in another order (EXE-5) before.
-    Case("U+FEFF arguments of an unknown tool read as blank", "EXE-2",
+    # An unknown tool's call: INVALID_TOOL_INPUT against UNKNOWN_TOOL, all a loop shows that
+    # checks only a registered tool's input too (a fresh outside bug, blamed EXE-2 here): the
+    # input is judged before an unknown tool (EXE-5), whose report says U+FEFF is not blank.
+    Case("U+FEFF arguments of an unknown tool read as blank", "EXE-5",
          _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", JAVASCRIPT_ONLY_BLANK),)))),
     Case("U+001C..U+001F, U+0085 arguments read as not blank", "EXE-2",

@@ -356,11 +356,12 @@ def _unknown_tool_settled_at_the_gate(command: Command, observed: Observation) -
     return attrs.evolve(observed, events=tuple(changed))
 
 
-def test_EXE_5_an_unknown_tool_settled_before_its_turn_is_told_where_it_is_found() -> None:
-    """EXE-5: a call of an unregistered tool that waits behind a running call is still unstarted
-    when an abort lands; a loop that had answered it UNKNOWN_TOOL at once is told that such a
-    call is found unknown only where its body would start (it read "after an abort it is an
-    ABORTED_BEFORE_DISPATCH error", blamed on ABORT-1, which its abort had kept)."""
+def test_SCHED_1_an_unknown_tool_settled_before_its_turn_is_told_it_waits_as_exclusive() -> None:
+    """SCHED-1: a call of an unregistered tool is exclusive, so it waits behind a running call
+    and is still unstarted when an abort lands. A loop that answered it UNKNOWN_TOOL at once read
+    "after an abort it is an ABORTED_BEFORE_DISPATCH error", blamed on ABORT-1, which its abort
+    had kept; then EXE-5, which a loop letting an exclusive call pass a running safe one (a
+    fresh outside bug, the same observation) does not break: SCHED-1 states the wait."""
     config = LoopConfig(tools=(READ_TOOL,), max_parallel=2)
     program: list[Command] = [
         SubmitUser("hi"),
@@ -370,8 +371,13 @@ def test_EXE_5_an_unknown_tool_settled_before_its_turn_is_told_where_it_is_found
     ]
     replay = replay_case(lambda: Changed(_unknown_tool_settled_at_the_gate), config, program)
     assert replay.divergence is not None
-    assert replay.divergence.rule_id == "EXE-5"
-    assert "ends UNKNOWN_TOOL only where its body would start" in replay.divergence.what
+    assert replay.divergence.rule_id == "SCHED-1"
+    assert "is an exclusive call, which starts only when no earlier call runs" in (
+        replay.divergence.what
+    )
+    assert "ends UNKNOWN_TOOL only then, where its body would start (EXE-5)" in (
+        replay.divergence.what
+    )
 
 
 def test_EXE_2_blank_is_what_pythons_strip_removes_not_javascripts_trim() -> None:

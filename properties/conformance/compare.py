@@ -534,13 +534,29 @@ def _parsed_otherwise(
             and isinstance(original, str)
             and isinstance(parse_arguments(original), FrozenMap)
         )
+    # An unregistered tool's call answered UNKNOWN_TOOL is left to EXE-5: a loop that reads
+    # U+FEFF as blank answers so, and so does one that checks only a registered tool's input
+    # (the likelier bug, and the one any other non-object arguments show too).
     return (
         code == "INVALID_TOOL_INPUT"
-        and their_code != "INVALID_TOOL_INPUT"
-        and isinstance(original, str)
+        and their_code not in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL")
+        and _blank_to_javascript_only(original)
+    )
+
+
+def _blank_to_javascript_only(original: object) -> bool:
+    """Whether arguments are blank to JavaScript's `trim` but not to Python's `str.strip`."""
+    return (
+        isinstance(original, str)
         and bool(original.strip())
         and not original.strip(JAVASCRIPT_TRIMMED)
     )
+
+
+_NOT_BLANK_TO_PYTHON = (
+    "; U+FEFF is not blank, so these arguments are not {} but the raw string (EXE-2), which "
+    "a loop reading blank as JavaScript's trim does would take as {}"
+)
 
 
 def _result_text(event: Event | None) -> str:
@@ -605,18 +621,25 @@ def _result_rule(
             "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
         )
     if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
-        # The target settled the call at the gate, before its turn to start came.
-        return "EXE-5", (
-            f"{about} differs: a call whose tool is not registered ends UNKNOWN_TOOL only where "
-            "its body would start, waiting there as an exclusive call (SCHED-1), so the abort "
-            "found it not started: an ABORTED_BEFORE_DISPATCH error (ABORT-1)"
+        # The target started the call before its turn: SCHED-1 counts a tool the
+        # configuration lacks as exclusive, whether the target let exclusive calls pass
+        # running safe ones or answered unknown tools at the gate.
+        return "SCHED-1", (
+            f"{about} differs: a call whose tool is not registered is an exclusive call, which "
+            "starts only when no earlier call runs, and ends UNKNOWN_TOOL only then, where its "
+            "body would start (EXE-5), so the abort found it not started: an "
+            "ABORTED_BEFORE_DISPATCH error (ABORT-1)"
         )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
-        return "EXE-5", f"{about} differs: invalid input is reported before an unknown tool"
+        return "EXE-5", (
+            f"{about} differs: invalid input is reported before an unknown tool (arguments "
+            "that are not a JSON object, also those a tool that is not registered gets)"
+            + (_NOT_BLANK_TO_PYTHON if _blank_to_javascript_only(situation.original) else "")
+        )
     if (
         code == "INVALID_TOOL_INPUT"
         and got is not None
@@ -1022,6 +1045,12 @@ def _missing(
             )
         case "approval/asked":
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
+        case "approval/decided" if isinstance(command, Abort) and later:
+            # Answered, but after the call's result: where ABORT-3 writes it.
+            return "ABORT-3", (
+                f"{lacks}: an abort's cancelled approval is written before the call's "
+                "ABORTED_BEFORE_DISPATCH result"
+            )
         case "approval/decided":
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: an abort answers pending approvals cancelled"
