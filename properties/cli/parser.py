@@ -15,6 +15,7 @@ import os
 import sys
 
 from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version_line
+from loopspec.properties.typographic import curled_quotes_hint
 
 # typing's flag, read by type checkers by name: typing costs every command line but the usual
 # check (which never imports this module) about as much as argparse does, so it is not imported.
@@ -172,22 +173,7 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     args, extra = parser.parse_known_args(arguments)
     if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
         verb_parser = _subparsers(parser).choices[args.command]
-        verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{_curled(arguments)}")
+        verb_parser.error(
+            f"unrecognized arguments: {' '.join(extra)}{curled_quotes_hint(arguments)}"
+        )
     return args
-
-
-# Quotes a chat client or a word processor makes typographic.
-_CURLED_QUOTES = "\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u00ab\u00bb"
-
-
-def _curled(arguments: Sequence[str]) -> str:
-    """What to add when the command line holds typographic quotes: a rerun line copied from a
-    chat (`--cmd \u2018node main.mjs\u2019`) is split at its spaces, since the shell takes
-    such a quote for a letter, and what is left over was all argparse named."""
-    found = "".join(dict.fromkeys(c for word in arguments for c in word if c in _CURLED_QUOTES))
-    if not found:
-        return ""
-    return (
-        f" (the quotes {found} are typographic, letters to the shell, not quotes: the line "
-        "was copied from a chat or a document; type them as ' or \")"
-    )

@@ -17,9 +17,8 @@ from typing import Final
 
 from loopspec.impl.user_files import not_json
 from loopspec.properties.json_location import line_and_column
+from loopspec.properties.typographic import CURLED_QUOTES
 
-# Quotes a chat client or a word processor makes typographic.
-_CURLED_QUOTES: Final = "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb\u2018\u2019\u201a\u2032"
 # Characters JSON does not read as space that show as space, or as nothing.
 _INVISIBLE: Final = "\u00a0\u202f\u2007\u2009\u200a\u200b\u200c\u200d\u2060\ufeff\u2028\u2029"
 _HTML_ENTITY: Final = re.compile(r"&(?:quot|amp|lt|gt|#\d+|#x[0-9a-fA-F]+);")
@@ -35,7 +34,7 @@ def _named(character: str) -> str:
 
 
 _STRAIGHTENED: Final = str.maketrans(
-    dict.fromkeys(_CURLED_QUOTES, '"') | dict.fromkeys(_INVISIBLE, " ")
+    dict.fromkeys(CURLED_QUOTES, '"') | dict.fromkeys(_INVISIBLE, " ")
 )
 
 
@@ -59,7 +58,7 @@ def _culprit(text: str, stop: int) -> int | None:
     on to the next straight one)."""
     line_start = text.rfind("\n", 0, stop) + 1
     for offset in range(line_start, min(stop + 1, len(text))):
-        if text[offset] in _CURLED_QUOTES or text[offset] in _INVISIBLE:
+        if text[offset] in CURLED_QUOTES or text[offset] in _INVISIBLE:
             return offset if _parses_further(text, stop) else None
     return None
 

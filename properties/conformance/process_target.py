@@ -49,6 +49,7 @@ from loopspec.properties.conformance.history_change import (
 )
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.target import Observation
+from loopspec.properties.typographic import curled_quotes_hint
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -761,7 +762,7 @@ class ProcessTarget:
             if isinstance(error, FileNotFoundError) and relative:
                 # A shared case replayed from another folder: the usual cause.
                 msg += f" (looked for relative to the current directory, {os.getcwd()})"
-            raise ProcessTargetError(msg) from error
+            raise ProcessTargetError(msg + curled_quotes_hint(self.argv)) from error
 
     def _fail(
         self, problem: str, *, line: bytes | str | None = None, grace: float = 0.2
@@ -769,7 +770,9 @@ class ProcessTarget:
         """Raise `ProcessTargetError` describing `problem`; the process is ended first."""
         process = self._process
         self._process = None
-        parts = [f"{self.name}: {problem}"]
+        # A program started with a curled quote in its words (`python3 \u2018x.py\u2019`)
+        # fails in its own words, which name the file, not the quotes.
+        parts = [f"{self.name}: {problem}{curled_quotes_hint(self.argv)}"]
         if line is not None:
             parts.append(f"offending line: {_excerpt(line)}")
         if process is not None:
