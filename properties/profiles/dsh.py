@@ -649,7 +649,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     ),
     KnownDivergence(
         "pre-hook-matcher-unanchored",
-        ("HOOK-4",),
+        ("HOOK-8",),
         "The Claude Code bridge matches a hook's matcher as an unanchored regex (it passes "
         "mode 'claude-code' to dsh-hook-protocol's matchesMatcher, so the literal form is "
         "never used): matcher 'read' also fires for tool 'read_more'. The model full-matches.",
