@@ -11,6 +11,9 @@ imported at load time, a half of a replay's start-up; conform still imports all 
 from __future__ import annotations
 
 import importlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +71,23 @@ def test_the_hook_bridge_package_gives_each_of_its_names_from_its_module() -> No
         assert getattr(hookbridge, name) is getattr(home, name), name
     with pytest.raises(AttributeError, match="no attribute 'HookBridges'"):
         _ = hookbridge.HookBridges  # type: ignore[attr-defined]
+
+
+def test_the_hook_bridge_package_shows_its_names_before_they_are_imported() -> None:
+    """`dir()`, `help()` and `python -m pydoc` on the lazy package list its public API in a
+    fresh interpreter, where no name has been asked for yet: they showed no class or function."""
+    script = (
+        "import json, pydoc, sys\n"
+        "from loopspec.impl import hookbridge\n"
+        "print(json.dumps(dir(hookbridge)))\n"
+        "print(json.dumps('loopspec.impl.hookbridge.bridge' in sys.modules))\n"
+        "print(pydoc.render_doc(hookbridge, renderer=pydoc.plaintext))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    )
+    names, imported_before, doc = done.stdout.split("\n", 2)
+    assert json.loads(imported_before) is False  # dir() itself imported nothing
+    assert set(hookbridge.__all__) <= set(json.loads(names))
+    for shown in ("class HookBridge", "class HookSettingsError", "load_settings(", "CLAUDE_CODE"):
+        assert shown in doc, shown

@@ -187,6 +187,11 @@ if not TYPE_CHECKING:
         globals()[name] = value  # asked once: later lookups find it without this function
         return value
 
+    def __dir__() -> list[str]:
+        """The package's names, those not yet imported included: `dir()`, `help()` and `python
+        -m pydoc` list what they find here, and showed none of the public API."""
+        return sorted({*globals(), *_HOME})
+
 
 __all__ = [
     "CLAUDE_CODE",
