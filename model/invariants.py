@@ -1150,7 +1150,8 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
             Violation(
                 "ORD-2",
                 fact.seq,
-                f"result for {call_id} does not cite its tool/call seq {record.seq}",
+                f"result for {call_id} does not cite its tool/call seq {record.seq} "
+                "in sourceEventSeqs",
                 (record.seq,),
             )
         ]

@@ -32,6 +32,15 @@ def test_ORD_1_a_second_reply_without_calls_is_blamed() -> None:
     assert blamed(report) == [("ORD-1", 6)]
 
 
+def test_ORD_2_a_result_without_its_citation_names_the_field_to_fill() -> None:
+    """ORD-2: a result that does not cite its call's record says where the citation goes. A
+    harness author whose results lacked `sourceEventSeqs` read "does not cite its tool/call seq
+    4" and had to find the field's name in the tutorial."""
+    report = check(FIXTURES / "violations" / "ORD-2.jsonl")
+    assert [rule for rule, _ in blamed(report)] == ["ORD-2"]
+    assert report.violations[0].violation.message.endswith("in sourceEventSeqs")
+
+
 def test_TURN_5_a_reason_without_a_string_kind_is_blamed_on_TURN_5() -> None:
     """TURN-5: a turn/end whose reason.kind is not a string cannot be read; the error names
     TURN-5, the rule that says what a reason is, not LOG-4."""
