@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,8 +56,11 @@ from loopspec.properties.harnesses.cli_wire import decoded_call, shell_command_o
 from loopspec.properties.harnesses.conform_driver import (
     Prompt,
     Reply,
+    Result,
+    Session,
     claude_log_items,
     codex_log_items,
+    log_lacks,
 )
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
@@ -322,6 +327,25 @@ def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
     assert items[0].text == "hi"
 
 
+def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None:
+    """TURN-1: a CLI blocked on the program is settled only once its log holds its turn's
+    prompt, the results its model request carries and the calls whose hooks or tools run."""
+    prompt, old = Prompt(10.0, "hi"), Prompt(1.0, "earlier")
+    reply = Reply(11.0, (("text", "ok"), ("call", ("c1", {}))))
+    result = Result(12.0, "c1", "A", is_error=False)
+    lacks = log_lacks
+    assert lacks([old], since=5.0, carried=set(), running=set()) == "the turn's prompt"
+    assert lacks([old, prompt], since=5.0, carried=set(), running=set()) is None
+    assert lacks([prompt], since=5.0, carried=set(), running={"c1"}) == (
+        "the call record of c1, whose hook or tool is running"
+    )
+    assert lacks([prompt, reply], since=5.0, carried=set(), running={"c1"}) is None
+    assert lacks([prompt, reply], since=5.0, carried={"c1"}, running=set()) == (
+        "the result of call c1, which its model request carries"
+    )
+    assert lacks([prompt, reply, result], since=5.0, carried={"c1"}, running=set()) is None
+
+
 # ---------------------------------------------------------------------------------------------
 # The real binaries.
 
@@ -347,6 +371,34 @@ def test_RW_1_an_unknown_divergence_is_not_excused(harness: str, shared: SharedP
     )
     assert found.divergence is not None
     assert found.divergence.rule_id == "RW-1"
+
+
+def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
+    """TURN-1: Claude Code sends a model request before its transcript holds what the request
+    carries (the prompt, a result). Stopped for a second as each request arrives (a CPU-starved
+    CLI: two suites on two cores), the adapter reported the prompt's command without its
+    turn/start, which the RW-1 case's replay blamed on TURN-1, and the result's without its
+    tool/result; it waits for the transcript now."""
+    _require_binary("claude-code")
+    case = load_case(_case_path("claude-code", "RW-1"))
+    session = Session(Harness.CLAUDE_CODE, case.config)
+    counted = session.mock.replies_in
+
+    def starved(body: object) -> int:
+        # Called as a request arrives, before the adapter sees it pending.
+        assert session.process is not None
+        group = session.process.pid
+        os.killpg(group, signal.SIGSTOP)
+        threading.Timer(1.0, os.killpg, (group, signal.SIGCONT)).start()
+        return counted(body)
+
+    session.mock.replies_in = starved  # type: ignore[method-assign]
+    try:
+        kinds = [[e["type"] for e in session.apply(c)["events"]] for c in case.commands]
+    finally:
+        session.close()
+    assert kinds[0] == ["turn/start", "step/start", "user/message"]
+    assert kinds[4] == ["tool/result", "step/end", "step/start"]
 
 
 @pytest.mark.parametrize("key", _replay_keys())

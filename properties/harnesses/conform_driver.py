@@ -163,7 +163,7 @@ from loopspec.properties.harnesses.model_stream import (
     reply_events,
     shell_call,
 )
-from loopspec.properties.harnesses.request_history import RequestHistory
+from loopspec.properties.harnesses.request_history import RequestHistory, sent_messages
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
 from loopspec.properties.harnesses.session import (
     HarnessError,
@@ -182,6 +182,7 @@ POST_FAILURE = "PostToolUseFailure"
 ABORT_GRACE = 15.0  # seconds an interrupted CLI gets to end before it is killed
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
 SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
+LAG_NOTE = 3.0  # seconds the CLI's log may lag behind it before the adapter says so on stderr
 POLL = 0.03
 HOOK_RELEASE_GAP = 0.15  # seconds between releasing one call's hooks (last configured first)
 INSIDE = "LOOPSPEC_CONFORM_DRIVER_INSIDE"
@@ -444,6 +445,30 @@ def codex_log_items(text: str) -> list[LogItem]:
         else:
             items.append(Reply(at, (block,)))
     return items
+
+
+def log_lacks(
+    items: list[LogItem], *, since: float, carried: set[str], running: set[str]
+) -> str | None:
+    """What a running CLI did that its log `items` do not hold yet, or None: the prompt of
+    its turn (one recorded at or after `since`, when the CLI process started), the result of
+    each call in `carried` (its pending model request carries them), the call record of each
+    call in `running` (its hook or tool waits on the program)."""
+    if not any(isinstance(item, Prompt) and item.at >= since for item in items):
+        return "the turn's prompt"
+    results = {item.call_id for item in items if isinstance(item, Result)}
+    calls = {
+        payload[0]
+        for item in items
+        if isinstance(item, Reply)
+        for kind, payload in item.blocks
+        if kind == "call"
+    }
+    if carried - results:
+        return f"the result of call {min(carried - results)}, which its model request carries"
+    if running - calls:
+        return f"the call record of {min(running - calls)}, whose hook or tool is running"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -779,6 +804,7 @@ class Session:
         self.shadow = ModelTarget()
         self.shadow.reset(config)
         self.turns_started = 0
+        self.started_at = 0.0  # when the current CLI process started (time.time())
         # What has been turned into events so far.
         self.seen_log_items: dict[Path, int] = {}
         self.seen_items: set[str] = set()
@@ -1016,6 +1042,7 @@ class Session:
         argv = turn_argv(self.harness, self.argv, text, first=first, session=self._session_id())
         self.turns_started += 1
         self.mock.process = self.turns_started
+        self.started_at = time.time()
         out = open(self.root / f"turn-{self.turns_started}.out", "wb")  # noqa: SIM115
         err = open(self.root / f"turn-{self.turns_started}.err", "wb")  # noqa: SIM115
         with out, err:
@@ -1168,9 +1195,13 @@ class Session:
         return any(not w.answered.is_set() for w in self._hooks())
 
     def _settle(self) -> None:
-        deadline = time.monotonic() + SETTLE_LIMIT
+        """Wait until the CLI waits on the program (or ended), its log holds what it did, and
+        nothing new came for QUIET seconds; at most SETTLE_LIMIT seconds."""
+        started = time.monotonic()
+        deadline = started + SETTLE_LIMIT
         last_size = -1
-        quiet_since = time.monotonic()
+        quiet_since = started
+        noted = False
         while time.monotonic() < deadline:
             self._drive_hooks()
             size = self._log_size()
@@ -1179,9 +1210,49 @@ class Session:
                 last_size = size
                 quiet_since = time.monotonic()
             elif self._blocked() and time.monotonic() - quiet_since >= QUIET:
-                break
+                lag = self._log_lag()
+                if lag is None:
+                    break
+                if not noted and time.monotonic() - started >= LAG_NOTE:
+                    noted = True  # what a timeout's report shows of this adapter's stderr
+                    sys.stderr.write(
+                        f"conform_driver: the CLI waits on the program, but its log does not "
+                        f"hold {lag} yet; waiting for it (at most {SETTLE_LIMIT:g} s)\n"
+                    )
+                    sys.stderr.flush()
             time.sleep(POLL)
         self._observe()
+
+    def _log_lag(self) -> str | None:
+        """What the running CLI did that its log does not hold yet (`log_lacks`), or None.
+
+        A CLI writes its log after it acts: Claude Code 2.1.332 sends a turn's first model
+        request before its transcript holds the prompt. A CLI starved of CPU right then (two
+        test suites on two cores) was observed waiting on the model with no prompt logged: the
+        command reported no turn/start, blamed on TURN-1, and the prompt came with the next."""
+        if self.process is None or self.process.poll() is not None:
+            return None  # an ended CLI has written all it will
+        items = [item for path in self._log_paths() for item in self._log_items(path)]
+        tools = self._tools()
+        carried: set[str] = set()
+        pending = self.mock.pending()
+        if pending is not None and pending.process == self.turns_started:
+            # The results of the calls that ran in this process (an older one's are its log's).
+            ran = {str(w.request.get("call")) for w in tools if w.at >= self.started_at}
+            sent = sent_messages(self.harness, pending.body, self.hook_contexts)
+            carried = {
+                str(m["source"].get("callId")) for m in sent if m["source"]["kind"] == "tool"
+            }
+            carried &= ran
+        running = {str(w.request.get("call")) for w in tools if not w.answered.is_set()}
+        running |= {self._hook_call(w)[0] for w in self._hooks() if not w.answered.is_set()}
+        return log_lacks(items, since=self.started_at, carried=carried, running=running)
+
+    def _log_items(self, path: Path) -> list[LogItem]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if self.harness == Harness.CLAUDE_CODE:
+            return claude_log_items(text)
+        return codex_log_items(text)
 
     def _log_paths(self) -> list[Path]:
         """The session's log files, oldest first."""
@@ -1201,12 +1272,7 @@ class Session:
         # A resumed session may go on in a new log file (Codex after a failed turn starts a
         # new session): read every file, oldest first, each record once.
         for path in self._log_paths():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            items = (
-                claude_log_items(text)
-                if self.harness == Harness.CLAUDE_CODE
-                else codex_log_items(text)
-            )
+            items = self._log_items(path)
             for item in items[self.seen_log_items.get(path, 0) :]:
                 key = repr(item)
                 if key not in self.seen_items:
