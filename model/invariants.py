@@ -1218,11 +1218,13 @@ def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Seque
     missing = prefix.unanswered()
     if missing:
         ids = [call_id for call_id, _ in missing]
+        # What to do instead: a message that arises mid-batch is queued for the step boundary.
+        fix = "; hold it for the next step/start (ADJ-4)" if fact.type == "user/message" else ""
         return [
             Violation(
                 "ADJ-1",
                 fact.seq,
-                f"{fact.type} lands while {calls_awaiting(ids)}",
+                f"{fact.type} lands while {calls_awaiting(ids)}{fix}",
                 (prefix.reply_seq,),
             )
         ]

@@ -41,6 +41,17 @@ def test_ORD_2_a_result_without_its_citation_names_the_field_to_fill() -> None:
     assert report.violations[0].violation.message.endswith("in sourceEventSeqs")
 
 
+def test_ADJ_1_a_message_between_a_call_and_its_result_says_where_it_goes() -> None:
+    """ADJ-1: a user/message written while a call awaits its result is told where it belongs,
+    after the next step/start (ADJ-4). "user/message lands while call c1 awaits its result"
+    named the fault but not the fix, which only ADJ-4's text, another rule, states."""
+    report = check(FIXTURES / "violations" / "ADJ-1.jsonl")
+    assert [rule for rule, _ in blamed(report)] == ["ADJ-1"]
+    message = report.violations[0].violation.message
+    assert message.startswith("user/message lands while"), message
+    assert message.endswith("; hold it for the next step/start (ADJ-4)"), message
+
+
 def test_TURN_5_a_reason_without_a_string_kind_is_blamed_on_TURN_5() -> None:
     """TURN-5: a turn/end whose reason.kind is not a string cannot be read; the error names
     TURN-5, the rule that says what a reason is, not LOG-4."""
