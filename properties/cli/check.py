@@ -56,7 +56,9 @@ A known violation is listed as "known divergence of ..." and counted apart; the 
 the others. For each loop named, the run then says in a line each which of its known divergences
 check judges did not occur although their situation came up in its logs (a reply's calls were all
 answered, a hook's context was written), and in one line those not exercised; --strict-known makes
-one that did not occur fail the run (exit 1). A hook-fault notice (HOOK-7) breaks no rule;
+one that did not occur fail the run (exit 1), but for a racy one, which shows only where the loop
+loses a race (Claude Code's ORD-3: a later call's result ready first): "did not occur (racy)"
+says only that no log lost it, and fails nothing. A hook-fault notice (HOOK-7) breaks no rule;
 --fail-on-hook-faults makes one fail the run (exit 1) all the same.
 
 Exit status: 0 every log keeps the rules (but for known divergences); 1 a rule is broken (or,
@@ -116,7 +118,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=(
             "with --known LOOP: exit 1 when a known divergence of that loop did not occur in "
             "its logs although its situation came up (a CLI upgrade may have fixed it: the "
-            "run lists each such one in a line, with or without this option)"
+            "run lists each such one in a line, with or without this option); a racy one "
+            "(Claude Code's ORD-3, shown only where a later call's result is ready first) is "
+            "listed as 'did not occur (racy)' and never fails the run"
         ),
     )
     parser.add_argument(

@@ -95,14 +95,18 @@ new keys may be added, none are renamed or removed without changing `format`.
           "claude-code": {                        // the rules check judges in its logs
             "logs": 2,                            // its logs checked
             "occurred": ["RW-1"],                 // broken in one of them at least
-            "did_not_occur": {                    // never broken, its situation seen so often
-              "ORD-3": {"situations": 3, "logs": 2}   // (`harness_logs.SITUATIONS`)
+            "did_not_occur": {},                  // never broken, its situation seen so often
+                                                  // (`harness_logs.SITUATIONS`): {RULE: {
+                                                  // "situations": 3, "logs": 2}}
+            "race_not_lost": {                    // the same for a racy one, which shows only
+              "ORD-3": {"situations": 3, "logs": 2}   // where the loop loses a race
             },
             "not_exercised": ["EXE-1", "REC-1"]   // situation never seen (or never visible)
           }
         },
         "strict_known": true,                     // only under --strict-known: a rule in
                                                   // did_not_occur makes exit_code at least 1
+                                                  // (one in race_not_lost does not)
         "hook_faults_fail": true,                 // only under --fail-on-hook-faults
         "skipped": 1,                             // these two only when a file was skipped
         "skipped_by_kind": {"claude-code-prompt-history": 1}
