@@ -303,6 +303,34 @@ def test_ACP_1_a_union_member_without_its_tag_is_told_so_once(
     assert schema_lines[0].startswith(expected), schema_lines
 
 
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (
+            lambda params: params.__setitem__("update", 3),
+            "schema: at $.update: 3 is not of type 'object'",
+        ),
+        (
+            lambda params: update_of(params).__setitem__("content", ["some text"]),
+            "schema: at $.update.content[0]: 'some text' is not of type 'object'",
+        ),
+    ],
+    ids=["update-not-an-object", "content-item-a-string"],
+)
+def test_ACP_1_a_value_every_arm_refuses_alike_is_told_so_once(
+    damage: Callable[[dict[str, object]], object], expected: str
+) -> None:
+    """ACP-1: a value of the wrong type fails each arm of its union with the same words; the
+    report said them once per arm (13 lines for an update that is no object, 3 for a content
+    item that is a string)."""
+    params = copy.deepcopy(_valid_call())
+    damage(params)
+    schema_lines = [
+        problem for problem in validate_session_update(params) if problem.startswith("schema:")
+    ]
+    assert schema_lines == [expected]
+
+
 def test_ACP_1_strict_validator_rejects_a_bad_permission_option() -> None:
     """ACP-1: the permission-request validator is strict too (bad option kind, missing name)."""
     params = permission_request(

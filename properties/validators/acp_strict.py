@@ -38,11 +38,15 @@ class StrictValidator:
 
     def problems(self, wire: Mapping[str, object]) -> list[str]:
         """Every reason `wire` is not a strictly valid payload; empty means valid."""
-        found = [
-            f"schema: {leaf}"
-            for error in self._schema.iter_errors(wire)
-            for leaf in _leaf_messages(error)
-        ]
+        # Each once: a value of the wrong type fails every arm of its union alike (an update
+        # that is no object was told so 13 times, a content item that is a string 3 times).
+        found = list(
+            dict.fromkeys(
+                f"schema: {leaf}"
+                for error in self._schema.iter_errors(wire)
+                for leaf in _leaf_messages(error)
+            )
+        )
         from pydantic import ValidationError  # noqa: PLC0415 (lazy: see the imports above)
 
         try:
