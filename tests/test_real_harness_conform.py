@@ -23,6 +23,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -399,6 +400,48 @@ def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
         session.close()
     assert kinds[0] == ["turn/start", "step/start", "user/message"]
     assert kinds[4] == ["tool/result", "step/end", "step/start"]
+
+
+def _hook_processes(handler: str) -> list[int]:
+    """The control_client hook processes of `handler` running now (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or one that ended
+            continue
+        if any(b"control_client" in a for a in argv) and argv[-2:-1] == [handler.encode()]:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_HOOK_3_a_hook_process_slow_to_end_still_ends_first(name: str) -> None:
+    """HOOK-3: the adapter releases a call's hooks last configured first, so that the first
+    configured ends last. It released the next 0.15 s after the one before: a hook process
+    slowed for half a second after its answer (a CPU-starved one) ended after the next, the
+    CLI applied the rewrite the model applies, and the HOOK-3 case showed no HOOK-3. The next
+    is released once the one before has ended now."""
+    _require_binary(name)
+    case = load_case(_case_path(name, "HOOK-3"))
+    session = Session(Harness(name), case.config)
+    release = session.control.release
+
+    def slowed(waiting: Any, answer: dict[str, Any]) -> None:
+        stopped = _hook_processes("late") if waiting.request.get("handler") == "late" else []
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        release(waiting, answer)
+        for pid in stopped:
+            threading.Timer(0.5, os.kill, (pid, signal.SIGCONT)).start()
+
+    session.control.release = slowed  # type: ignore[method-assign]
+    try:
+        ran = [run["arguments"] for c in case.commands for run in session.apply(c)["executed"]]
+    finally:
+        session.close()
+    # The first configured hook (everything) ends last and its rewrite is what runs.
+    assert ran == ['{"command":"echo first"}']
 
 
 @pytest.mark.parametrize("key", _replay_keys())

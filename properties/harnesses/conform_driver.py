@@ -16,9 +16,10 @@ kernel allows it, and with every proxy variable pointing at a closed port):
 - `HookAnswers`: every PreToolUse hook of the configuration is a real hook command of the CLI
   (`control_client hook`) that blocks and asks this adapter. The answer goes to the hook the
   model asks next (a shadow copy of the model routes it: the command names no hook). A call's
-  hooks are released together once all have their answer, the first configured one last: the
-  first configured hook is the slowest, so a loop that applies the rewrite of the hook that
-  finished last instead of the last configured one shows it (HOOK-3). The release waits until
+  hooks are released once all have their answer, last configured first, each once the one
+  before has ended: the first configured hook is the slowest, so a loop that applies the
+  rewrite of the hook that finished last instead of the last configured one shows it (HOOK-3),
+  however slowly a loaded machine runs each hook process. The release waits until
   every hook of the call has asked (both CLIs start a call's hooks together; a loop that ran
   them one after the other would wait here). A matcher is applied by this adapter to the tool
   name the call names, because the CLI sees only its shell tool: a hook the configuration does
@@ -184,7 +185,8 @@ QUIET = 0.35  # seconds without a new observation, while blocked, before a comma
 SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
 LAG_NOTE = 3.0  # seconds the CLI's log may lag behind it before the adapter says so on stderr
 POLL = 0.03
-HOOK_RELEASE_GAP = 0.15  # seconds between releasing one call's hooks (last configured first)
+HOOK_RELEASE_GAP = 0.15  # seconds between one hook's end and the release of the call's next
+HOOK_END_LIMIT = 5.0  # seconds a released hook may take to end before the next is released anyway
 INSIDE = "LOOPSPEC_CONFORM_DRIVER_INSIDE"
 IMPLEMENTATIONS = {
     Harness.CLAUDE_CODE: "@anthropic-ai/claude-code@2.1.332 through examples/claude-code-adapter",
@@ -643,6 +645,7 @@ class Waiting:
     at: float
     answered: threading.Event = attrs.field(factory=threading.Event)
     answer: dict[str, Any] = attrs.field(factory=dict)
+    ended: threading.Event = attrs.field(factory=threading.Event)  # its process closed
 
 
 SOCKET_PATH_BYTES = 107
@@ -700,6 +703,19 @@ class Control:
                     return
             with contextlib.suppress(OSError):
                 connection.sendall(json.dumps(waiting.answer).encode("utf-8") + b"\n")
+                self._until_closed(connection)
+            waiting.ended.set()
+
+    def _until_closed(self, connection: socket.socket) -> None:
+        """Return once the process at the other end has ended (`control_client` holds its
+        connection until then), or the control socket closes."""
+        connection.settimeout(0.1)
+        while not self.closing.is_set():
+            try:
+                if not connection.recv(1):
+                    return
+            except TimeoutError:
+                continue
 
     def release(self, waiting: Waiting, answer: dict[str, Any]) -> None:
         """Let a waiting process go with `answer`."""
@@ -841,7 +857,7 @@ class Session:
         ):
             path = self.bin / program
             path.write_text(
-                "#!/bin/sh\n"
+                "#!/bin/sh\nexec "
                 + shlex.join([sys.executable, str(client), kind, str(sock)])
                 + ' "$@"\n',
                 encoding="utf-8",
@@ -1136,6 +1152,10 @@ class Session:
                 decision = _verdict_decision(verdict)
                 self._record_hook(waiting, call_id, decision, (updated, reason), PRE_TOOL_USE)
                 self.control.release(waiting, _hook_output(verdict, encode))
+                # The next one only once this one has ended: after a fixed gap, a hook process
+                # starved of CPU (two suites on two cores) could end after the next, and the CLI
+                # applied the other rewrite (the HOOK-3 case then showed no HOOK-3).
+                waiting.ended.wait(HOOK_END_LIMIT)
                 time.sleep(HOOK_RELEASE_GAP)
 
     def _started(self, call_id: str) -> bool:

@@ -6,27 +6,33 @@ socket SOCKET and blocks until the adapter answers with what the hook prints and
 `python control_client.py tool SOCKET CALL_ID NAME ARGUMENTS` is the tool body a shell call of
 the CLI runs: it tells the adapter that the call started with these arguments and blocks until
 the adapter releases it with the output, the error text and the exit code the program chose.
-It imports nothing from loopspec, so it starts as fast as Python can.
+It imports nothing from loopspec, so it starts as fast as Python can. It holds its connection
+until it ends, so the adapter sees its end (when the CLI sees the hook finish) as the close.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
+
+HELD: list[socket.socket] = []
+"""The connection, held open until the process ends (the system closes it then)."""
 
 
 def ask(path: str, request: dict[str, object]) -> dict[str, object]:
     """Send one JSON line; the adapter's one JSON line back (blocks until it answers)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.connect(path)
-        connection.sendall(json.dumps(request).encode("utf-8") + b"\n")
-        received = b""
-        while not received.endswith(b"\n"):
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            received += chunk
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    HELD.append(connection)
+    connection.connect(path)
+    connection.sendall(json.dumps(request).encode("utf-8") + b"\n")
+    received = b""
+    while not received.endswith(b"\n"):
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        received += chunk
     answer: dict[str, object] = json.loads(received.decode("utf-8"))
     return answer
 
@@ -60,4 +66,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    status = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)  # at once: the held connection closes as the process ends
