@@ -12,6 +12,7 @@ belong in the report.
 from __future__ import annotations
 
 import copy
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
-from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.checker import LogReport, check_paths, check_stream
 from loopspec.properties.logcheck.synth import marked_model_rows
 
 Event = dict[str, Any]
@@ -345,6 +346,16 @@ def _reply_committed_alone(events: list[Event]) -> list[Event]:
     return events
 
 
+def _last_record_committed_apart(events: list[Event]) -> list[Event]:
+    """Turn 1's reply and two of its records are one commit; call_c's record, a commit by
+    itself, comes after it (in the order of the log)."""
+    reply = _at(events, _of("assistant/message"))
+    for k, event in enumerate(events[reply - 2 : reply + 3], start=1):
+        event["unit"] = [k, 5]
+    del events[reply + 3]["unit"]
+    return events
+
+
 def _decision_between_two_results(events: list[Event]) -> list[Event]:
     """The approval's answer, a commit by itself, lands between the two results of the commit
     before it (each event where it stood in the order, so only the framing is wrong)."""
@@ -376,6 +387,7 @@ MARKED_PLANTS: list[tuple[str, Plant, list[str]]] = [
     ("a tool/call lost from its reply's commit", _dropped(_of("tool/call", callId="call_b")),
      ["LOG-8"]),
     ("a reply committed apart from its records", _reply_committed_alone, ["LOG-8"]),
+    ("a reply's last record committed after it", _last_record_committed_apart, ["LOG-8"]),
     ("another commit between a commit's events", _decision_between_two_results, ["LOG-8"]),
     ("two events of a commit written in each other's place", _records_swapped, ["LOG-8"]),
     # The lost event breaks its commit (LOG-8), and what it leaves out breaks what the same loss
@@ -458,6 +470,10 @@ def test_LOG_8_one_planted_commit_bug_is_blamed_on_LOG_8_once(
         found.violation.message for found in report.violations
     ]
     assert report.errors == []
+    # The same report without the clean-event judges, which hand a reply's calls to LOG-8's
+    # reader (`CommitUnits.judge_reply`) where it reads them itself otherwise.
+    path = tmp_path / "planted.jsonl"
+    assert report == check_stream(str(path), io.BytesIO(path.read_bytes()), quick=False)
 
 
 def check_lines(path: Path, header: Event, events: list[Event]) -> LogReport:

@@ -94,6 +94,8 @@ BETWEEN_COMMITS = {"_size", "_position", "_cut", "_reply"}
 
 def _state(units: CommitUnits) -> dict[str, Any]:
     """The reader's state that a later line can read, and what it tells the invariants."""
+    if units._pending is not None:  # a reply read when a verdict needs it: read it now
+        units._read_pending()
     state = {
         key: value
         for key, value in vars(units).items()

@@ -667,6 +667,10 @@ def _check_lines(
                         )
 
                         units = CommitUnits(prefix)
+                        # Its judge of replies hands their calls to the commit reader.
+                        reply_judge = judges.get("assistant/message")
+                        if reply_judge is not None:
+                            judges["assistant/message"] = units.judging_replies(reply_judge)
                         report.commits_checked = True
                     continue
             try:

@@ -44,7 +44,7 @@ from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     # typing imports re, enum and collections, as collections.abc imports collections
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
 RULE = "LOG-8"
@@ -93,6 +93,12 @@ class CommitUnits:
         # The open commit's first reply with calls (seq, line, call ids in the reply's order)
         # and the call ids its tool/call records name.
         self._reply: tuple[int, int, list[str]] | None = None
+        # A reply of the open commit not read yet, while `_reply` is None (seq, line, the
+        # decoded line): its calls are read when a verdict needs them (`_read_pending`), or
+        # taken from the prefix once the clean-event judge has folded it (`judge_reply`), which
+        # read them already.
+        self._pending: tuple[int, int, Mapping[str, Any]] | None = None
+        self._judge: Callable[[Prefix, dict[str, Any], int], bool] | None = None
         self._recorded: set[str] = set()
         # The line of the last commit found broken off there with events of it missing at that
         # point (a later event of the open commit, or another commit's first, where its next
@@ -129,7 +135,8 @@ class CommitUnits:
                 self._read_of_cut(position)
         elif position is _FIRST and type(of) is int and of >= 2 and type(seq) is int:
             # A new commit (a commit's lines never restart at 1).
-            self._reply, self._blamed, self._continues_cut = None, False, False
+            self._reply = self._pending = None
+            self._blamed = self._continues_cut = False
             if self._recorded:
                 self._recorded = set()
             self._first_line, self._first_seq = line, seq
@@ -144,11 +151,14 @@ class CommitUnits:
                 if type(call_id) is str:
                     self._recorded.add(call_id)
             elif self._reply is None:
-                calls = _reply_calls(obj)
-                if calls:
-                    self._reply = (seq, line, calls)
+                if self._pending is not None:  # a second reply: is the first one with calls?
+                    self._read_pending()
+                if self._reply is None:
+                    self._pending = (seq, line, obj)
         if position is not of:
             return NO_VIOLATIONS
+        if self._pending is not None:
+            self._read_pending()
         if self._reply is None:  # (`_reply_recorded` has nothing to judge)
             self._size = self._position = 0
             return NO_VIOLATIONS
@@ -211,7 +221,7 @@ class CommitUnits:
             if self._continues_cut:
                 self._read_of_cut(self._position)
             return []
-        self._reply, self._recorded, self._blamed = None, set(), False
+        self._reply, self._pending, self._recorded, self._blamed = None, None, set(), False
         self._continues_cut = False
         self._first_line, self._first_seq = line, seq
         if marker is None:
@@ -299,6 +309,38 @@ class CommitUnits:
 
     # -- the reply's commit ------------------------------------------------------------------
 
+    def judging_replies(
+        self, judge: Callable[[Prefix, dict[str, Any], int], bool]
+    ) -> Callable[[Prefix, dict[str, Any], int], bool]:
+        """The checker's judge of assistant/message (`clean_events`) on this log: `judge`, which
+        hands the calls of a reply it folds to this reader (`judge_reply`)."""
+        self._judge = judge
+        return self.judge_reply
+
+    def judge_reply(self, prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
+        """`judging_replies`' judge. A reply it finds clean was folded with the calls
+        `_reply_calls` reads (it holds each tool-call block's id, a string, once, and is
+        appended, not interrupted where it has calls): the prefix's `reply_ids` now, which the
+        judge set afresh (no reply was folded in the step before it)."""
+        assert self._judge is not None
+        if not self._judge(prefix, obj, seq):
+            return False
+        pending = self._pending
+        if pending is not None and pending[2] is obj:
+            self._pending = None
+            if prefix.reply_ids:
+                self._reply = (seq, pending[1], list(prefix.reply_ids))
+        return True
+
+    def _read_pending(self) -> None:
+        """Read the calls of the open commit's reply not read yet."""
+        assert self._pending is not None
+        seq, line, obj = self._pending
+        self._pending = None
+        calls = _reply_calls(obj)
+        if calls:
+            self._reply = (seq, line, calls)
+
     def _note_calls(self, obj: Mapping[str, Any], line: int, seq: int) -> None:
         """Remember a reply's calls, or a call's record, in the open commit."""
         kind = obj.get("type")
@@ -308,6 +350,10 @@ class CommitUnits:
             if type(call_id) is str:
                 self._recorded.add(call_id)
         elif kind == "assistant/message" and self._reply is None:
+            if self._pending is not None:
+                self._read_pending()
+                if self._reply is not None:
+                    return
             calls = _reply_calls(obj)
             if calls:
                 self._reply = (seq, line, calls)
@@ -316,6 +362,8 @@ class CommitUnits:
         """At the end of a commit holding a reply with calls: a call without its record in it
         breaks LOG-8 (unless the commit was blamed already), and the call's result is not
         blamed again for lacking a record (`Prefix.unrecorded_blamed`)."""
+        if self._pending is not None:
+            self._read_pending()
         if self._reply is None:
             return []
         reply_seq, reply_line, calls = self._reply
