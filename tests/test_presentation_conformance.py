@@ -1222,3 +1222,57 @@ def test_PROTO_1_a_permission_request_sent_in_place_of_its_card_says_the_card_co
     rule, what = found
     assert rule == "PROTO-1", what
     assert "sends the permission request for call c1 where its tool_call card is due" in what
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ("\x1c\x1d\x85", "\x1c\x1d\x85"),  # blank to Python's str.strip, not to JavaScript's trim
+        ("\ufeff", {}),  # blank to JavaScript's trim, not to str.strip
+        ('{"file_path": "a.txt", "limit": 1e400}', {"file_path": "a.txt", "limit": None}),
+        ('{"file_path": "a.txt", "offset": -0.0}', {"file_path": "a.txt", "offset": 0}),
+        ('{"file_path": "a.txt"}', '{"file_path": "a.txt"}'),  # shown unparsed
+    ],
+)
+def test_EXE_2_a_card_that_parses_the_arguments_another_way_is_blamed_on_EXE_2(
+    arguments: str, shown: object
+) -> None:
+    """EXE-2: a JavaScript bridge that read `\\x1c\\x1d\\x85` with `trim` and `JSON.parse`
+    showed the text where the model shows {}; conform blamed RW-1, 'the card shows other
+    arguments than tool/call records', though the card showed what tool/call records, parsed
+    another way. The report now blames EXE-2 and says how EXE-2 reads the text."""
+    card = _card_for("c1", arguments)
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": arguments}}
+    misread = _with_update(card, rawInput=shown)
+    found = presentation_rule([card], [misread], history=(call,))
+    assert found is not None
+    rule, what = found
+    assert rule == "EXE-2", what
+    assert f"records the arguments {json.dumps(arguments)}, which EXE-2 reads as" in what, what
+    assert "as Python's str.strip removes it" in what, what
+    parsed = parse_arguments(arguments)
+    request = permission_request(
+        "s", "c1", present_call("read", parsed), arguments=parsed, session_cwd="/workspace"
+    )
+    asked = {"method": "session/request_permission", "params": request}
+    wrong = json.loads(json.dumps(asked))
+    wrong["params"]["toolCall"]["rawInput"] = shown
+    found = presentation_rule([asked], [wrong], history=(call,))
+    assert found is not None
+    assert found[0] == "EXE-2", found
+
+
+def test_RW_1_a_card_showing_other_arguments_is_still_RW_1() -> None:
+    """RW-1: a card whose rawInput is no reading of what tool/call records (another call's
+    arguments) stays RW-1; only another parse of the same text is EXE-2."""
+    card = _card_for("c1", '{"file_path": "a.txt"}')
+    call = {
+        "type": "tool/call",
+        "data": {"callId": "c1", "name": "read", "arguments": '{"file_path": "a.txt"}'},
+    }
+    found = presentation_rule(
+        [card], [_with_update(card, rawInput={"file_path": "b.txt"})], history=(call,)
+    )
+    assert found is not None
+    assert found[0] == "RW-1", found
+    assert "the card shows other arguments than tool/call records" in found[1], found

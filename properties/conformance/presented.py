@@ -16,7 +16,9 @@ messages sent in another order (an update before its card) PROTO-1, which says t
 log order, and so is a message that is none of the three (a bridge's agent_message_chunk),
 which PROTO-1 leaves out of `presented`; a card or a permission request that shows a
 rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
-another permission input is ACP-3, another card input RW-1; a terminal sent or left out, and
+a card or permission input that is the record's arguments parsed another way (a JavaScript
+reader's `trim` and `JSON.parse`) EXE-2; another permission input is ACP-3, another card input
+RW-1; a terminal sent or left out, and
 the fenced console text, ACP-2; titles that differ only in how they write the card's path
 VIEW-4; a fallback the model takes (a generic card, the raw result content) VIEW-3; any other
 difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
@@ -34,6 +36,7 @@ from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.presenters import generic_call_fallback, present_call
 from loopspec.model.pure.presentation import workspace_relative
+from loopspec.properties.conformance.argument_readings import EXE_2_READING, misread
 from loopspec.properties.validators.acp_strict import (
     validate_permission_request,
     validate_session_update,
@@ -368,11 +371,15 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if _method(want) == PERMISSION:
         if _shows_original(record, got):
             return "RW-4", f"{named}: the permission request shows the input before the rewrite"
+        if "rawInput" in fields and _misread(record, theirs):
+            return "EXE-2", _misread_why(named, record, theirs)
         if "rawInput" in fields:
             return "ACP-3", f"{named}: rawInput must be the call's effective arguments"
     elif mine.get("sessionUpdate") == "tool_call":
         if _shows_original(record, got):
             return "RW-1", f"{named}: the card shows the input before the rewrite"
+        if "rawInput" in fields and _misread(record, theirs):
+            return "EXE-2", _misread_why(named, record, theirs)
         if "rawInput" in fields:
             return "RW-1", f"{named}: the card shows other arguments than tool/call records"
     if _has_terminal(theirs) and not _has_terminal(mine):
@@ -430,6 +437,21 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if _rule_of_card(record) == "VIEW-3":
         return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+def _misread(record: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether a card's rawInput is the record's arguments parsed another way (EXE-2)."""
+    raw = record.get("arguments")
+    return isinstance(raw, str) and misread(raw, theirs.get("rawInput"))
+
+
+def _misread_why(named: str, record: dict[str, Any], theirs: dict[str, Any]) -> str:
+    raw = str(record.get("arguments"))
+    return (
+        f"{named}: tool/call records the arguments {json.dumps(raw)}, which EXE-2 reads as "
+        f"{json.dumps(thaw(parse_arguments(raw)))}, not {json.dumps(theirs.get('rawInput'))}: "
+        f"{EXE_2_READING}"
+    )
 
 
 def _differing(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:

@@ -1,0 +1,71 @@
+"""Whether a reader showed a call's arguments parsed another way than EXE-2 parses them.
+
+A bridge or a loop in another language reads a `tool/call`'s raw argument string with its own
+tools: JavaScript's `trim` keeps U+001C..U+001F and U+0085, which Python's `str.strip` (and so
+EXE-2's "blank") removes, and removes U+FEFF, which it keeps; `JSON.parse` reads `1e400` as an
+infinity (written back as `null`) and `-0.0` as -0 (written back as `0`), which LOG-3 has no
+value for, so EXE-2 keeps that text as a string. A reader that shows such a reading disagrees
+with the record on how to parse, not on which arguments the call has: EXE-2, not RW-1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from loopspec.model.jsonvalue import parse_arguments, thaw
+
+# The words a report uses for EXE-2's reading, from its rule text.
+EXE_2_READING = (
+    "blank text (empty, or only whitespace as Python's str.strip removes it: U+001C..U+001F "
+    "and U+0085 too, not U+FEFF) is {}, JSON whose value is lossless (LOG-3: no -0, infinity "
+    "or integer of more than 4300 digits) is that value, any other text stays the string"
+)
+
+
+# What JavaScript's `trim` removes: its WhiteSpace (Zs among them) and LineTerminator.
+_JAVASCRIPT_SPACE = (
+    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _javascript_number(text: str) -> object:
+    """A JSON number as JavaScript's JSON.parse and JSON.stringify carry it: a double, an
+    infinity written as null, -0 as 0."""
+    number = float(text)
+    if not math.isfinite(number):
+        return None
+    if number.is_integer() and abs(number) < 1e21:
+        return int(number)
+    return number
+
+
+def _javascript_reading(raw: str) -> object:
+    """`raw` read as JavaScript's `JSON.parse` reads it, then written back as JSON; the text
+    itself when JSON.parse rejects it."""
+    if raw.strip(_JAVASCRIPT_SPACE) == "":
+        return {}
+    try:
+        return json.loads(
+            raw,
+            parse_int=_javascript_number,
+            parse_float=_javascript_number,
+            parse_constant=_no_constant,
+        )
+    except (ValueError, RecursionError):
+        return raw
+
+
+def _no_constant(name: str) -> object:
+    """JSON.parse knows no NaN or Infinity (Python's json.loads reads them)."""
+    raise ValueError(name)
+
+
+def misread(raw: str, shown: object) -> bool:
+    """Whether `shown`, which differs from EXE-2's reading of `raw`, is another reading of it:
+    the text unparsed, `{}` for text another reader calls blank, or JavaScript's reading."""
+    model = thaw(parse_arguments(raw))
+    if shown == model:
+        return False
+    return shown in (raw, {}, _javascript_reading(raw))
