@@ -1262,17 +1262,21 @@ def test_EXE_2_a_card_that_parses_the_arguments_another_way_is_blamed_on_EXE_2(
     assert found[0] == "EXE-2", found
 
 
-def test_RW_1_a_card_showing_other_arguments_is_still_RW_1() -> None:
+@pytest.mark.parametrize(
+    "shown",
+    [{"file_path": "b.txt"}, {}],
+    ids=["another-calls-arguments", "arguments-dropped"],
+)
+def test_RW_1_a_card_showing_other_arguments_is_still_RW_1(shown: object) -> None:
     """RW-1: a card whose rawInput is no reading of what tool/call records (another call's
-    arguments) stays RW-1; only another parse of the same text is EXE-2."""
+    arguments, or none where the record holds a non-empty object) stays RW-1; only another
+    parse of the same text is EXE-2."""
     card = _card_for("c1", '{"file_path": "a.txt"}')
     call = {
         "type": "tool/call",
         "data": {"callId": "c1", "name": "read", "arguments": '{"file_path": "a.txt"}'},
     }
-    found = presentation_rule(
-        [card], [_with_update(card, rawInput={"file_path": "b.txt"})], history=(call,)
-    )
+    found = presentation_rule([card], [_with_update(card, rawInput=shown)], history=(call,))
     assert found is not None
     assert found[0] == "RW-1", found
     assert "the card shows other arguments than tool/call records" in found[1], found

@@ -13,20 +13,13 @@ from __future__ import annotations
 import json
 import math
 
-from loopspec.model.jsonvalue import parse_arguments, thaw
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments, thaw
 
 # The words a report uses for EXE-2's reading, from its rule text.
 EXE_2_READING = (
     "blank text (empty, or only whitespace as Python's str.strip removes it: U+001C..U+001F "
     "and U+0085 too, not U+FEFF) is {}, JSON whose value is lossless (LOG-3: no -0, infinity "
     "or integer of more than 4300 digits) is that value, any other text stays the string"
-)
-
-
-# What JavaScript's `trim` removes: its WhiteSpace (Zs among them) and LineTerminator.
-_JAVASCRIPT_SPACE = (
-    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 
 
@@ -44,7 +37,7 @@ def _javascript_number(text: str) -> object:
 def _javascript_reading(raw: str) -> object:
     """`raw` read as JavaScript's `JSON.parse` reads it, then written back as JSON; the text
     itself when JSON.parse rejects it."""
-    if raw.strip(_JAVASCRIPT_SPACE) == "":
+    if raw.strip(JAVASCRIPT_TRIMMED) == "":
         return {}
     try:
         return json.loads(
@@ -64,8 +57,11 @@ def _no_constant(name: str) -> object:
 
 def misread(raw: str, shown: object) -> bool:
     """Whether `shown`, which differs from EXE-2's reading of `raw`, is another reading of it:
-    the text unparsed, `{}` for text another reader calls blank, or JavaScript's reading."""
+    the text unparsed, JavaScript's reading, or `{}` for text EXE-2 reads as no object (a
+    reader that calls it blank, or falls back to no arguments). `{}` where EXE-2 reads an
+    object is the arguments dropped, not read another way (RW-1, ACP-3)."""
     model = thaw(parse_arguments(raw))
     if shown == model:
         return False
-    return shown in (raw, {}, _javascript_reading(raw))
+    fallback = shown == {} and not isinstance(model, dict)
+    return fallback or shown in (raw, _javascript_reading(raw))
