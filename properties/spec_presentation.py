@@ -98,6 +98,11 @@ CALL_EXAMPLES = (
         "fallback (VIEW-3): value out of range", "read", '{"file_path": "a.txt", "limit": 0}'
     ),
     CallExample("fallback (VIEW-3): wrong type", "bash", '{"command": ["ls"]}'),
+    CallExample(
+        "fallback (VIEW-3): 1.0 is no integer (JavaScript's JSON.parse cannot tell)",
+        "read",
+        '{"file_path": "a.txt", "offset": 1.0}',
+    ),
     CallExample("fallback (VIEW-3): not an object", "bash", '["ls"]'),
     CallExample("fallback (VIEW-3): not JSON (rawInput is the string)", "bash", '{"command": '),
     CallExample("fallback (VIEW-3): empty arguments are {}", "todo", ""),

@@ -828,6 +828,20 @@ def _result_titled_by_its_diff(message: dict[str, Any]) -> None:
         update["title"] = f"{verb} {diffs[0]['path'].removeprefix('/workspace/')}"
 
 
+def _float_offset_read_as_integer(message: dict[str, Any]) -> None:
+    """A read card for `offset: 1.0` rendered as for `offset: 1` (JavaScript's JSON.parse
+    reads both as 1), not as the generic card section 12 gives a number of another type."""
+    card = message["params"].get("update") or {}
+    arguments = card.get("rawInput")
+    if card.get("title") != "read" or not isinstance(arguments, dict):
+        return
+    path, offset = arguments.get("file_path"), arguments.get("offset")
+    if isinstance(path, str) and isinstance(offset, float) and offset.is_integer():
+        line = max(int(offset), 1)
+        card.update(title=f"Read {path} (from line {line})", kind="read")
+        card["locations"] = [{"path": path, "line": line}]
+
+
 @pytest.mark.parametrize(
     ("damage", "rule"),
     [
@@ -838,6 +852,7 @@ def _result_titled_by_its_diff(message: dict[str, Any]) -> None:
         pytest.param(_empty_description_shown, "VIEW-2", marks=pytest.mark.no_cover),
         pytest.param(_fence_of_three, "VIEW-2", marks=pytest.mark.no_cover),
         pytest.param(_result_titled_by_its_diff, "VIEW-2", marks=pytest.mark.no_cover),
+        pytest.param(_float_offset_read_as_integer, "VIEW-3", marks=pytest.mark.no_cover),
     ],
     ids=[
         "edit-swapped",
@@ -845,6 +860,7 @@ def _result_titled_by_its_diff(message: dict[str, Any]) -> None:
         "empty-description-shown",
         "fence-of-three",
         "result-titled-by-its-diff",
+        "float-offset-read-as-integer",
     ],
 )
 def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
@@ -855,7 +871,9 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     workspace or shows an empty description passed 500 of them CONFORMANT. After the search,
     conform plays every example of SPEC.md section 12 on a target that presents, and names the
     rule. A bridge fencing output holding ``` with three backticks, or titling a result update
-    by an applied diff naming another path, passed those examples too, until rows showed both."""
+    by an applied diff naming another path, passed those examples too, until rows showed both;
+    so did a JavaScript bridge rendering `read` with `offset: 1.0` as a read card (JSON.parse
+    cannot tell 1.0 from 1), until a row showed a number of another type."""
     report = run_conformance(
         lambda: _BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
     )
