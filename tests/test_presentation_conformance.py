@@ -1298,3 +1298,38 @@ def test_RW_1_a_card_showing_other_arguments_is_still_RW_1(shown: object) -> Non
     assert found is not None
     assert found[0] == "RW-1", found
     assert "the card shows other arguments than tool/call records" in found[1], found
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "why"),
+    [
+        ("read", '{"file_path": "a.txt", "offset": 1.0}', "1.0 is a number of another type"),
+        ("read", '{"file_path": "a.txt", "limit": 0}', "'limit' must be an integer >= 1"),
+        ("bash", '{"command": ["ls"]}', "'command' must be a string"),
+        ("grep", '{"pattern": "TODO"}', "no presenter renders grep"),
+    ],
+)
+def test_VIEW_3_a_generic_card_rendered_as_a_tools_card_says_why_it_is_generic(
+    tool: str, arguments: str, why: str
+) -> None:
+    """VIEW-3: a JavaScript bridge rendered `read` with `{"offset": 1.0}` as "Read a.txt (from
+    line 1)" (JSON.parse reads 1.0 as 1) and was told only 'a call no presenter renders shows as
+    a generic card', though read has a presenter; the report now says what the presenter
+    refuses in the arguments, and, for an integer, that 1.0 is not one."""
+    parsed = parse_arguments(arguments)
+    generic = acp.tool_call_notification(
+        "s",
+        "c1",
+        present_call(tool, parsed),
+        arguments=parsed,
+        session_cwd="/workspace",
+        terminal_capable=False,
+    )
+    card = {"method": "session/update", "params": generic}
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": tool, "arguments": arguments}}
+    rendered = _with_update(card, title="Read a.txt (from line 1)", kind="read")
+    found = presentation_rule([card], [rendered], history=(call,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-3", what
+    assert why in what, what

@@ -34,8 +34,9 @@ from typing import Any
 
 from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
 from loopspec.model.jsonvalue import parse_arguments, thaw
-from loopspec.model.presenters import generic_call_fallback, present_call
+from loopspec.model.presenters import CALL_PRESENTERS, generic_call_fallback, present_call
 from loopspec.model.pure.presentation import workspace_relative
+from loopspec.model.toolargs import ArgumentShapeError
 from loopspec.properties.conformance.argument_readings import EXE_2_READING, misread
 from loopspec.properties.validators.acp_strict import (
     validate_permission_request,
@@ -435,7 +436,9 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "content} (SPEC.md section 12)"
         )
     if _rule_of_card(record) == "VIEW-3":
-        return "VIEW-3", f"{named}: a call no presenter renders shows as a generic card"
+        return "VIEW-3", (
+            f"{named}: a call no presenter renders shows as a generic card ({_why_generic(record)})"
+        )
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
 
 
@@ -452,6 +455,26 @@ def _misread_why(named: str, record: dict[str, Any], theirs: dict[str, Any]) -> 
         f"{json.dumps(thaw(parse_arguments(raw)))}, not {json.dumps(theirs.get('rawInput'))}: "
         f"{EXE_2_READING}"
     )
+
+
+def _why_generic(record: dict[str, Any]) -> str:
+    """Why the model's presenters leave the recorded call to the generic card: no presenter
+    for its tool, or what its presenter refuses in the arguments."""
+    name, raw = str(record.get("name")), str(record.get("arguments", ""))
+    presenter = CALL_PRESENTERS.get(name)
+    if presenter is None:
+        return f"no presenter renders {name}: section 12's are {', '.join(CALL_PRESENTERS)}"
+    try:
+        presenter(parse_arguments(raw))
+    except ArgumentShapeError as refused:
+        integers = (
+            ", an integer as the JSON text writes it: 1.0 is a number of another type, which "
+            "JavaScript's JSON.parse cannot tell from 1"
+            if "integer" in str(refused)
+            else ""
+        )
+        return f"{name}'s presenter refuses the arguments {raw}: {refused}{integers}"
+    return f"{name}'s presenter refuses the arguments {raw}"
 
 
 def _differing(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
