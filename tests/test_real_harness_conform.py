@@ -53,6 +53,7 @@ from loopspec.properties.conformance.run import (
     run_conformance,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.harnesses import conform_driver
 from loopspec.properties.harnesses.cli_wire import decoded_call, shell_command_of, tool_command
 from loopspec.properties.harnesses.conform_driver import (
     Prompt,
@@ -400,6 +401,36 @@ def test_TURN_1_a_cli_starved_as_it_asks_the_model_is_observed_whole() -> None:
         session.close()
     assert kinds[0] == ["turn/start", "step/start", "user/message"]
     assert kinds[4] == ["tool/result", "step/end", "step/start"]
+
+
+def test_TURN_1_a_cli_slower_than_the_adapter_ever_waited_is_observed_whole(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TURN-1: the adapter answered a command after 30 s at most, whatever the CLI had done by
+    then: under a longer `--answer-timeout`, a CLI that slow to ask the model (stopped here, the
+    30 s made 1 s) was reported without its turn/start, blamed on TURN-1. It answers once the
+    CLI waits on the program, saying on stderr meanwhile what it awaits."""
+    _require_binary("claude-code")
+    monkeypatch.setattr(conform_driver, "SETTLE_LIMIT", 1.0, raising=False)
+    monkeypatch.setattr(conform_driver, "WAIT_NOTE", 0.5)
+    session = Session(Harness.CLAUDE_CODE, CONFIGS[0])
+    start = session._start_turn
+
+    def stopped(text: str) -> None:
+        start(text)
+        assert session.process is not None
+        group = session.process.pid
+        os.killpg(group, signal.SIGSTOP)
+        threading.Timer(2.0, os.killpg, (group, signal.SIGCONT)).start()
+
+    monkeypatch.setattr(session, "_start_turn", stopped)
+    try:
+        observed = session.apply(SubmitUser("hi"))
+    finally:
+        session.close()
+    assert [e["type"] for e in observed["events"]] == ["turn/start", "step/start", "user/message"]
+    awaited = "conform_driver: waiting for the CLI to wait on the program or end ("
+    assert awaited in capsys.readouterr().err
 
 
 def _hook_processes(handler: str) -> list[int]:

@@ -70,8 +70,11 @@ prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`
 
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without
-its answer, a running tool, a pending model request) or exits, and no new observation came for
-a moment; then it turns what it observed, in time order, into events:
+its answer, a running tool, a pending model request) or exits, its log holds what it did (the
+turn's prompt, the results its model request carries, the calls whose hooks or tools run: a CLI
+writes its log after it acts), and no new observation came for a moment, however long that
+takes (conform's answer timeout bounds it); then it turns what it observed, in time order, into
+events:
 
 - the CLI's own log (Claude Code transcript, Codex rollout): the user's prompt (turn/start,
   step/start, user/message), each reply (assistant/message, and a tool/call per call record
@@ -182,8 +185,7 @@ HOOK_PROGRAM = "loopspec-hook"
 POST_FAILURE = "PostToolUseFailure"
 ABORT_GRACE = 15.0  # seconds an interrupted CLI gets to end before it is killed
 QUIET = 0.35  # seconds without a new observation, while blocked, before a command is settled
-SETTLE_LIMIT = 30.0  # seconds a command may take before the adapter answers anyway
-LAG_NOTE = 3.0  # seconds the CLI's log may lag behind it before the adapter says so on stderr
+WAIT_NOTE = 3.0  # seconds a command may take before the adapter says on stderr what it awaits
 POLL = 0.03
 HOOK_RELEASE_GAP = 0.15  # seconds between one hook's end and the release of the call's next
 HOOK_END_LIMIT = 5.0  # seconds a released hook may take to end before the next is released anyway
@@ -1216,30 +1218,34 @@ class Session:
 
     def _settle(self) -> None:
         """Wait until the CLI waits on the program (or ended), its log holds what it did, and
-        nothing new came for QUIET seconds; at most SETTLE_LIMIT seconds."""
+        nothing new came for QUIET seconds, however long that takes.
+
+        conform's answer timeout bounds the wait and says so. The adapter answered anyway after
+        30 s: under a longer `--answer-timeout`, a CLI that slow was reported half way through
+        the command, blamed on the rule of what was missing. After WAIT_NOTE seconds stderr says
+        what is awaited, which the report of a timeout shows."""
         started = time.monotonic()
-        deadline = started + SETTLE_LIMIT
         last_size = -1
         quiet_since = started
-        noted = False
-        while time.monotonic() < deadline:
+        noted: set[str] = set()
+        while True:
             self._drive_hooks()
             size = self._log_size()
             activity = max(self.mock.activity, self.control.activity)
+            awaited = "the CLI to wait on the program or end"
             if size != last_size or activity > quiet_since:
                 last_size = size
                 quiet_since = time.monotonic()
-            elif self._blocked() and time.monotonic() - quiet_since >= QUIET:
-                lag = self._log_lag()
+            elif self._blocked():
+                lag = self._log_lag() if time.monotonic() - quiet_since >= QUIET else ""
                 if lag is None:
                     break
-                if not noted and time.monotonic() - started >= LAG_NOTE:
-                    noted = True  # what a timeout's report shows of this adapter's stderr
-                    sys.stderr.write(
-                        f"conform_driver: the CLI waits on the program, but its log does not "
-                        f"hold {lag} yet; waiting for it (at most {SETTLE_LIMIT:g} s)\n"
-                    )
-                    sys.stderr.flush()
+                awaited = f"its log to hold {lag}" if lag else "a quiet moment"
+            waited = time.monotonic() - started
+            if waited >= WAIT_NOTE and awaited not in noted:
+                noted.add(awaited)
+                sys.stderr.write(f"conform_driver: waiting for {awaited} ({waited:.0f} s so far)\n")
+                sys.stderr.flush()
             time.sleep(POLL)
         self._observe()
 
