@@ -21,6 +21,7 @@ from loopspec.impl.errors import CorruptLog
 from loopspec.impl.framing import unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
+from loopspec.model.jsonvalue import loads
 from loopspec.model.wire import event_from_wire, header_from_wire
 
 COMPRESSED_SUFFIX = ".zst"
@@ -69,12 +70,28 @@ class ParsedLog:
 
 def _decode(line: bytes, number: int) -> dict[str, object]:
     try:
-        obj = json.loads(line)
+        obj = json_line(line)
     except ValueError as error:
         raise CorruptLog(f"line {number} is not JSON: {error}") from error
     if not isinstance(obj, dict):
         raise CorruptLog(f"line {number} is not a JSON object")
     return obj
+
+
+def json_line(line: bytes) -> object:
+    """`json.loads(line)`. A line that opens an object and decodes as strict UTF-8 (the
+    encoding json detects for it) is read as text by json's scanner (`jsonvalue.loads`), without
+    what `json.loads` adds around it for bytes (encoding detection, a lenient decode, two
+    whitespace matches): half the cost of reading a log line, which conform pays for every event
+    it observes. Anything else, and every refusal, is `json.loads`'s own."""
+    if line[:1] == b"{" and line[1:2] != b"\x00":
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return loads(text)
+    return json.loads(line)
 
 
 def _header(line: bytes) -> SessionHeader:

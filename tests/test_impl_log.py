@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loopspec.impl.clock import FixedClock
 from loopspec.impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
 from loopspec.impl.framing import close_lines, encode_event, unit_marker, without_marker
 from loopspec.impl.log_file import LockedLogFile
-from loopspec.impl.log_reader import parse_log, read_log
+from loopspec.impl.log_reader import json_line, parse_log, read_log
 from loopspec.impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
 from loopspec.impl.opening import SessionInfo, open_log
 from loopspec.impl.repair import closers
@@ -120,6 +122,56 @@ def test_LOG_3_non_json_data_is_refused_with_a_clear_error(data: object, path: s
         log.add(OpaqueEvent("plugin/note", 0, 1, data))  # type: ignore[arg-type]
     assert refused.value.path == path
     assert log.next_seq == 0
+
+
+def _read_as_json_reads(line: bytes) -> tuple[str, str]:
+    """What `json.loads` makes of `line` (its value as JSON, or its error), and what the log
+    reader makes of it, alike."""
+    outcomes = []
+    for read in (json.loads, json_line):
+        try:
+            outcomes.append(json.dumps(read(line)))
+        except (ValueError, RecursionError) as error:
+            outcomes.append(f"{type(error).__name__}: {error}")
+    first, second = outcomes
+    return first, second
+
+
+_LINE = '{"type":"plugin/note","seq":1,"data":{"text":"a note"}}'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _LINE.replace("a note", "caf\u00e9 \U0001f600").encode(),
+        _LINE.encode("utf-16-le"),  # json detects it by its zero bytes (and UTF-8 reads it)
+        _LINE.encode("utf-16-be"),
+        _LINE.encode("utf-32"),
+        _LINE.encode("utf-8-sig"),
+        b'{"text":"\xff"}',  # not UTF-8 at all
+        b'{"text":"' + "\ud800".encode("utf-8", "surrogatepass") + b'"}',  # a lone surrogate
+        b'{"a":1} \r',
+        b'{"a":1}\x1c',  # blank to str.strip, not to json
+        b'{"a":1} {"b":2}',
+        b'{"a":NaN,"b":-Infinity}',
+        b'{"a":',
+        b"{",
+        b"",
+        b"[1]",
+    ],
+)
+def test_LOG_3_a_log_line_reads_as_json_reads_it(line: bytes) -> None:
+    """LOG-3: the reader's quick path for a UTF-8 line gives what `json.loads` gives, value or
+    refusal, for every line, in any encoding json detects."""
+    expected, read = _read_as_json_reads(line)
+    assert read == expected
+
+
+@given(st.binary(max_size=40).map(lambda tail: b"{" + tail))
+def test_LOG_3_any_bytes_read_as_json_reads_them(line: bytes) -> None:
+    """LOG-3: the same for any bytes that open an object, the lines the quick path takes."""
+    expected, read = _read_as_json_reads(line)
+    assert read == expected
 
 
 def test_LOG_3_stored_events_are_deep_frozen_copies() -> None:
