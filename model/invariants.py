@@ -13,10 +13,6 @@ the offline checker (`loopspec check`): there is one definition of each rule.
 
 from __future__ import annotations
 
-# The C accelerator `bisect` re-exports: its Python fallbacks, and a module more, would cost
-# every `loopspec check` start-up (tests/test_check_startup.py).
-from _bisect import bisect_left
-
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     DENYING_DECISIONS,
@@ -665,6 +661,11 @@ class Prefix:
                 return seqs.index(seq)
             except (ValueError, OverflowError):
                 return None
+        # Imported here: only a replacement (compaction) asks where a node is, and loading the
+        # accelerator costs every `loopspec check` start-up (tests/test_check_startup.py). The C
+        # one `bisect` re-exports: its Python fallbacks would be a module more.
+        from _bisect import bisect_left  # noqa: PLC0415
+
         at = bisect_left(self.surface_keys, self.replacement_keys.get(seq, seq))
         return at if at < len(seqs) and seqs[at] == seq else None
 

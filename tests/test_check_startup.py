@@ -58,6 +58,14 @@ NEVER_FOR_CHECK = (
     "textwrap",
     "zstandard",
 )
+# Modules a dsh log file without compact rows or replacements is checked without: compact chunk
+# rows' reader, the streams of standard input, pipes and zstd data, and the C bisect a
+# replacement's span is found with.
+NOT_FOR_A_PLAIN_LOG = (
+    "loopspec.properties.logcheck.compact_rows",
+    "loopspec.properties.logcheck.streams",
+    "_bisect",
+)
 HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1700000000000, "cwd": "/w"}
 _CLEAN_TURN = [
     {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
@@ -151,7 +159,7 @@ def test_checking_a_dsh_log_imports_neither_attrs_hypothesis_cattrs_nor_the_even
     readers = ("loopspec.properties.logcheck.claude_code", "loopspec.properties.logcheck.codex")
     # The commit-marker reader is a version-1 log's alone (LOG-8).
     markers = ("loopspec.properties.logcheck.commit_units",)
-    assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers, *markers)) == set()
+    assert loaded_of(modules, (*NEVER_FOR_CHECK, *readers, *markers, *NOT_FOR_A_PLAIN_LOG)) == set()
 
 
 FIXTURES = Path(__file__).parent / "fixtures" / "logs"

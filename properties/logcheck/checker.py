@@ -43,12 +43,6 @@ from loopspec.model.invariants import (
 )
 from loopspec.model.plain_record import PlainRecord
 from loopspec.properties.logcheck.clean_events import clean_judges
-from loopspec.properties.logcheck.compact_rows import (
-    CHUNK_TYPE,
-    COUNT_FIELDS,
-    CompactRowError,
-    compact_run,
-)
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.dialect import (
     LAYOUT_NAME,
@@ -635,6 +629,10 @@ def _check_lines(
     hole_line = 0
     # The bytes of a last line cut off mid-write, on a log that marks its commits (0: none).
     torn_bytes = 0
+    # The format of compact chunk rows, read at the first line without a seq: a log without
+    # them is checked without their module (`_compact_format`).
+    chunk_type = ""
+    count_fields: dict[str, str] | None = None
     turn_line = turn_seq = line = events = 0
     try:
         while raw := readline(size):
@@ -759,14 +757,16 @@ def _check_lines(
                     report.record(line, found, limits)
                 events += 1
             else:
+                if count_fields is None:
+                    chunk_type, count_fields = _compact_format()
                 # A compact chunk row with the expected first seq that names the open turn and
                 # step holds a quiet run (see `quiet_kind`): its length is all there is to count.
-                if type(obj) is dict and quick and quiet_of.get(CHUNK_TYPE) == QUIET_IN_STEP:
+                if type(obj) is dict and quick and quiet_of.get(chunk_type) == QUIET_IN_STEP:
                     seq = obj.get("seq0")
                     data = obj.get("data")
                     if type(seq) is int and seq == prefix.expected_seq and type(data) is dict:
                         kind = obj.get("type")
-                        count_field = COUNT_FIELDS.get(kind) if type(kind) is str else None
+                        count_field = count_fields.get(kind) if type(kind) is str else None
                         items = None if count_field is None else data.get(count_field)
                         turn, step = data.get("turn"), data.get("step")
                         if (
@@ -870,6 +870,14 @@ def _beyond_the_hole(found: Sequence[Violation]) -> list[Violation]:
     return [violation for violation in found if violation.rule_id in HOLE_KEEPS]
 
 
+def _compact_format() -> tuple[str, dict[str, str]]:
+    """The type of the events a compact row stands for, and the member each row type counts
+    them in (`compact_rows`, imported here: most logs have no compact rows)."""
+    from loopspec.properties.logcheck.compact_rows import CHUNK_TYPE, COUNT_FIELDS  # noqa: PLC0415
+
+    return CHUNK_TYPE, COUNT_FIELDS
+
+
 def _compact_row(
     report: LogReport,
     monitor: LogMonitor,
@@ -889,6 +897,12 @@ def _compact_row(
         raise _Stop
     if "seq0" not in obj:
         _bad_event(report, obj, line, FactError("an event needs an integer seq"))
+    from loopspec.properties.logcheck.compact_rows import (  # noqa: PLC0415 (`_compact_format`)
+        CHUNK_TYPE,
+        CompactRowError,
+        compact_run,
+    )
+
     try:
         run = compact_run(obj)
     except CompactRowError as error:
