@@ -997,6 +997,25 @@ FAMILIES = (
     Case("U+001C..U+001F, U+0085 arguments read as not blank", "EXE-2",
          _mutant("javascript-trim"), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", PYTHON_ONLY_BLANK),)))),
+    # The same, where a PreToolUse hook matches the call: which reader the loop uses decides
+    # whether the call's hooks run, so the hook audits or the reply's commit differ first
+    # (they were blamed on hook order, HOOK-4, or the reply's commit, RW-3 and ORD-1).
+    Case("U+001C..U+001F, U+0085 arguments read as not blank: their hook is skipped", "EXE-2",
+         _mutant("javascript-trim"), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", PYTHON_ONLY_BLANK),
+                                          call("c2", "missing_tool", '{"x":1}'))),
+          HookAnswers(Pass()))),
+    Case("U+001C..U+001F, U+0085 arguments read as not blank: the reply is committed at once",
+         "EXE-2", _mutant("javascript-trim"), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", PYTHON_ONLY_BLANK),)))),
+    Case("U+FEFF arguments read as blank: the reply waits for their hook", "EXE-2",
+         _mutant("javascript-trim"), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", JAVASCRIPT_ONLY_BLANK),)))),
+    Case("U+FEFF arguments read as blank: the reply waits for their hook after another's",
+         "EXE-2", _mutant("javascript-trim"), ASKING,
+         (SubmitUser("hi"), ModelReplies((call("c1", "grep", '{"pattern":"x"}'),
+                                          call("c2", "missing_tool", JAVASCRIPT_ONLY_BLANK))),
+          HookAnswers(Pass()))),
     # Not an object to both readers, settled before its turn came: an abort's timing (it was
     # read as parsed otherwise, EXE-2, when the U+FEFF cases came).
     Case("invalid input settled before an abort reached its turn", "ABORT-1",

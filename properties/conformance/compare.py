@@ -947,6 +947,13 @@ def _changed(
                     f"{named}: the target runs {hook_named(got)}, whose matcher {partly} does not "
                     "match the whole name of any configured tool, only part of one"
                 )
+            hooked = (_data(want).get("callId"), _data(got).get("callId"))
+            if _parsed_call_hooked_otherwise(hooked, program):
+                return "EXE-2", (
+                    f"{named}: the call's arguments are blank to one of Python's strip and "
+                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
+                    "Python's str.strip reads it) they decide whether its hooks run"
+                )
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
@@ -1102,6 +1109,19 @@ def _missing(
                     f"{lacks}: the target waits for {partial}, which does not match the whole "
                     "tool name, so no such hook runs and the reply is committed now"
                 )
+            content = _data(want).get("message", {}).get("content") or ()
+            if isinstance(command, HookAnswers | ModelReplies) and any(
+                isinstance(block, dict)
+                and _is_call_block(block)
+                and _blank_to_one_reader(block.get("arguments"))
+                for block in content
+            ):
+                # The target waits for hooks of a call whose arguments it parsed otherwise.
+                return "EXE-2", (
+                    f"{lacks}: a call's arguments are blank to one of Python's strip and "
+                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
+                    "Python's str.strip reads it) no more hooks run, and the reply is committed"
+                )
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
             if isinstance(command, ModelReplies) and command.finish == "max-tokens":
@@ -1236,6 +1256,25 @@ def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     return any(
         e.get("type") == "hook/result" and all(_data(e).get(n) == v for n, v in key.items())
         for e in later
+    )
+
+
+def _blank_to_one_reader(arguments: object) -> bool:
+    """Whether one of Python's `str.strip` and JavaScript's `trim` finds `arguments` blank (the
+    input {}) and the other does not (invalid JSON): which reader a loop uses decides whether
+    the call is valid, so whether its PreToolUse hooks run (EXE-2)."""
+    return isinstance(arguments, str) and (not arguments.strip()) != (
+        not arguments.strip(JAVASCRIPT_TRIMMED)
+    )
+
+
+def _parsed_call_hooked_otherwise(call_ids: Sequence[object], program: Sequence[Command]) -> bool:
+    """Whether a call of `call_ids`, in the program's latest reply, has arguments blank to one
+    reader alone: the target's hooks ran for it, or skipped it, because it parsed them the
+    other way (EXE-2), not because it schedules hooks wrongly (HOOK-4, RW-3)."""
+    reply = next((sent for sent in reversed(program) if isinstance(sent, ModelReplies)), None)
+    return reply is not None and any(
+        call.id in call_ids and _blank_to_one_reader(call.arguments) for call in reply.tool_calls
     )
 
 
@@ -1395,6 +1434,14 @@ def _extra(
                 return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
             return "ORD-2", f"{adds}: each call is recorded once"
         case "assistant/message":
+            if isinstance(command, ModelReplies) and _parsed_call_hooked_otherwise(
+                [call.id for call in command.tool_calls], (command,)
+            ):
+                return "EXE-2", (
+                    f"{adds}: a call's arguments are blank to one of Python's strip and "
+                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
+                    "Python's str.strip reads it) a PreToolUse hook runs for it first"
+                )
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
                 # PreToolUse hooks match: it is committed after the last hook has answered.
