@@ -331,6 +331,35 @@ def test_ACP_1_a_value_every_arm_refuses_alike_is_told_so_once(
     assert schema_lines == [expected]
 
 
+def _snake_cased(update: dict[str, object], key: str) -> None:
+    update[{"toolCallId": "tool_call_id", "rawInput": "raw_input"}[key]] = update.pop(key, {})
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (
+            "toolCallId",
+            "schema: at $.update: 'toolCallId' is a required property (tool_call_id is ACP's "
+            "toolCallId: its keys are camelCase)",
+        ),
+        (
+            "rawInput",
+            "round trip: $.update.raw_input is not a key of ACP's JSON, which spells it rawInput",
+        ),
+    ],
+    ids=["required-key", "optional-key"],
+)
+def test_ACP_1_a_snake_case_key_is_told_its_camel_case_spelling(key: str, expected: str) -> None:
+    """ACP-1: a bridge that wrote `tool_call_id` (a Python or Rust bridge's own spelling) was
+    told "'toolCallId' is a required property" and, of `raw_input`, "not a key the pinned ACP
+    schema defines, or holds a value the ACP SDK's parser discards", though the SDK's parser
+    reads both: the report now names the key sent and ACP's spelling of it."""
+    params = copy.deepcopy(_valid_call())
+    _snake_cased(update_of(params), key)
+    assert validate_session_update(params)[0] == expected
+
+
 def test_ACP_1_strict_validator_rejects_a_bad_permission_option() -> None:
     """ACP-1: the permission-request validator is strict too (bad option kind, missing name)."""
     params = permission_request(

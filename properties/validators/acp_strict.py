@@ -97,6 +97,14 @@ def _no_variant(error: Any) -> str:
     """Why a union matched no arm: the tag it carries and the tags the arms take (a union
     failure says only "not valid under any of the given schemas"), or that message when the
     arms are not told apart by one tag."""
+    if error.validator == "required" and isinstance(error.instance, dict):
+        spelled = [
+            f"{_snake_case(name)} is ACP's {name}"
+            for name in error.validator_value
+            if name not in error.instance and _snake_case(name) in error.instance
+        ]
+        if spelled:
+            return f"{error.message} ({'; '.join(spelled)}: its keys are camelCase)"
     tags = [sub for sub in error.context or () if sub.validator == "const" and len(sub.path) == 1]
     fields = {sub.path[0] for sub in tags}
     if len(fields) != 1 or not isinstance(error.instance, dict):
@@ -108,6 +116,17 @@ def _no_variant(error: Any) -> str:
     if sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
         said += ' (a content block goes inside {"type": "content", "content": {...}})'
     return said
+
+
+def _snake_case(name: str) -> str:
+    """`toolCallId` as a Python or Rust bridge may spell it: `tool_call_id`."""
+    return "".join(f"_{char.lower()}" if char.isupper() else char for char in name)
+
+
+def _camel_case(name: str) -> str:
+    """`tool_call_id` as ACP's JSON spells it: `toolCallId`."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _missing_tag(arms: Iterable[list[Any]]) -> str | None:
@@ -154,6 +173,10 @@ def _first_difference(sent: object, back: object, path: str) -> str | None:
             # "the model" would read as loopspec's reference model in a conform report.
             if key not in back and sent[key] is None:
                 return f"{path}.{key} is null: leave the key out (ACP omits a field with no value)"
+            if key not in back and _camel_case(key) in back:
+                return (
+                    f"{path}.{key} is not a key of ACP's JSON, which spells it {_camel_case(key)}"
+                )
             if key not in back:
                 return (
                     f"{path}.{key} is not a key the pinned ACP schema defines, or holds a value "
