@@ -15,24 +15,32 @@ to find a counterexample for each, against the postcondition written for it: the
 only that one of the function's postconditions, since CrossHair spends its whole budget on each
 condition the bug does not break (the module run checks them all on the correct code).
 
-Modules (one CrossHair process per module and budget) and planted bugs run in parallel, one
-process per core. Exit 0 when nothing was found and every planted bug was caught, 1 on a
-counterexample or a planted bug that survived (the messages name file, line and the failing
-call), 2 when CrossHair itself failed.
+Each module's budget groups and each planted bug is one `crosshair check` call (a job); the
+jobs are shared out over one worker process per core, costliest first, and a worker runs its
+jobs one after another, as one `crosshair check` runs the functions it names, each call with its
+own budget. CrossHair's start-up (about 0.3 s of CPU) is paid once per core instead of once per
+job. Exit 0 when nothing was found and every planted bug was caught, 1 on a counterexample or a
+planted bug that survived (the messages name file, line and the failing call), 2 when CrossHair
+itself failed.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
+import io
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -42,6 +50,7 @@ PURE_MODULES = (
     "loopspec.model.pure.presentation",
 )
 CONDITION = re.compile(r"^\s*(pre|post):", re.MULTILINE)
+POSTCONDITIONS = re.compile(r"^\s*post:", re.MULTILINE)
 POSTCONDITION = re.compile(r"^\s*post:\s*(.*?)\s*$")
 # The budget of a function BUDGETS does not name (a new one): what every function had before
 # BUDGETS, the budget the operator mutants were first measured against.
@@ -157,24 +166,119 @@ def budget_groups(module: str, override: float | None) -> dict[float, tuple[str,
     return {budget: tuple(functions) for budget, functions in groups.items()}
 
 
-def check(module: str, functions: tuple[str, ...], timeout: float) -> tuple[int, str, float]:
-    """Run `crosshair check` on some functions of one module, `timeout` per condition."""
+@attrs.frozen
+class Job:
+    """One `crosshair check` call: `targets` (module.function) at `budget` CPU seconds per
+    condition. `key` names what it checks (a module, or a planted bug's name); `cost`, the CPU
+    it is expected to take, shares the jobs out over the workers."""
+
+    key: str
+    targets: tuple[str, ...]
+    budget: float
+    cost: float
+
+
+@attrs.frozen
+class Outcome:
+    """What `crosshair check` gave for a job: its exit code, what it printed, its wall time."""
+
+    code: int
+    output: str
+    seconds: float
+
+
+def postconditions_of(module: str, functions: tuple[str, ...]) -> int:
+    """How many postconditions `functions` of `module` state (each gets the whole budget)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None
+    assert spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    return sum(
+        len(POSTCONDITIONS.findall(ast.get_docstring(node) or ""))
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name in functions
+    )
+
+
+def module_jobs(module: str, override: float | None) -> list[Job]:
+    """A job per budget group of the module's contracted functions."""
+    return [
+        Job(
+            module,
+            tuple(f"{module}.{function}" for function in functions),
+            budget,
+            budget * max(1, postconditions_of(module, functions)),
+        )
+        for budget, functions in budget_groups(module, override).items()
+    ]
+
+
+def share_out(jobs: list[Job], workers: int) -> list[list[Job]]:
+    """The jobs over at most `workers` lists of about equal cost: each job, costliest first, to
+    the list costing least so far (every job in exactly one list; no list empty)."""
+    lists: list[list[Job]] = [[] for _ in range(max(1, min(workers, len(jobs))))]
+    totals = [0.0] * len(lists)
+    for job in sorted(jobs, key=lambda job: job.cost, reverse=True):
+        cheapest = totals.index(min(totals))
+        lists[cheapest].append(job)
+        totals[cheapest] += job.cost
+    return lists
+
+
+def run_job(targets: tuple[str, ...], budget: float) -> Outcome:
+    """`crosshair check TARGETS --per_condition_timeout BUDGET` in this process (a worker, whose
+    audit wall is up), its printing captured; an exception CrossHair raises is exit 2."""
+    from crosshair.main import unwalled_main  # noqa: PLC0415 (heavy; workers only)
+
+    printed = io.StringIO()
     started = time.monotonic()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        try:
+            code = unwalled_main(["check", *targets, "--per_condition_timeout", str(budget)])
+        except Exception:  # CrossHair failing: exit 2, as a process of its own that crashed
+            traceback.print_exc()
+            code = 2
+    return Outcome(code, printed.getvalue(), time.monotonic() - started)
+
+
+def worker() -> int:
+    """Read jobs (JSON lines of targets and budget) from stdin, then run each, writing a JSON
+    line of its outcome to stdout as it ends. Runs in the folder holding the planted copies."""
+    from crosshair.auditwall import engage_auditwall  # noqa: PLC0415 (heavy; workers only)
+
+    jobs: list[dict[str, Any]] = [json.loads(line) for line in sys.stdin if line.strip()]
+    out = sys.stdout
+    # As `crosshair check` does: code under analysis may not write files or start processes.
+    engage_auditwall()
+    for job in jobs:
+        outcome = run_job(tuple(job["targets"]), float(job["budget"]))
+        out.write(json.dumps(attrs.asdict(outcome)) + "\n")
+        out.flush()
+    return 0
+
+
+def run_worker(jobs: list[Job], folder: Path) -> list[Outcome]:
+    """One worker process running `jobs` in `folder`; a job it gave no outcome for (the worker
+    died) failed with exit 2 and the worker's stderr."""
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "crosshair",
-            "check",
-            *(f"{module}.{function}" for function in functions),
-            "--per_condition_timeout",
-            str(timeout),
-        ],
+        [sys.executable, "-m", "loopspec.properties.crosshair_gate", "--worker"],
+        input="".join(
+            json.dumps({"targets": list(job.targets), "budget": job.budget}) + "\n" for job in jobs
+        ),
         capture_output=True,
         text=True,
         check=False,
+        cwd=folder,
     )
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - started
+    outcomes: list[Outcome] = []
+    stray: list[str] = []  # anything else on stdout (a library writing to the descriptor)
+    for line in done.stdout.splitlines():
+        try:
+            outcomes.append(Outcome(**json.loads(line)))
+        except (ValueError, TypeError):
+            stray.append(line)
+    lost = f"the CrossHair worker exited {done.returncode}:\n{done.stderr}" + "\n".join(stray)
+    return outcomes + [Outcome(2, lost, 0.0)] * (len(jobs) - len(outcomes))
 
 
 def only_condition(source: str, bug: PlantedBug) -> str:
@@ -219,28 +323,6 @@ def plant(bug: PlantedBug, folder: Path) -> str:
     return f"{stem}.{bug.function}"
 
 
-def check_planted(bug: PlantedBug, timeout: float, folder: Path) -> tuple[str, int, str, float]:
-    """Run CrossHair on one planted bug: exit 1 (a counterexample) means the bug was caught."""
-    started = time.monotonic()
-    target = plant(bug, folder)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "crosshair",
-            "check",
-            target,
-            "--per_condition_timeout",
-            str(timeout),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=folder,
-    )
-    return bug.name, done.returncode, done.stdout + done.stderr, time.monotonic() - started
-
-
 def budgets_text(groups: dict[float, tuple[str, ...]]) -> str:
     """'2 s per condition' for one budget, else each budget with its functions."""
     if len(groups) == 1:
@@ -253,44 +335,47 @@ def budgets_text(groups: dict[float, tuple[str, ...]]) -> str:
 
 def main() -> int:
     """Check every pure module and every planted bug; print a line each, and what failed."""
+    if sys.argv[1:] == ["--worker"]:
+        return worker()
     override_text = os.environ.get("CROSSHAIR_TIMEOUT")
     override = float(override_text) if override_text else None
     groups = {module: budget_groups(module, override) for module in PURE_MODULES}
-    runs = [(m, budget, functions) for m in PURE_MODULES for budget, functions in groups[m].items()]
-    workers = max(1, min(len(runs) + len(PLANTED_BUGS), os.cpu_count() or 1))
     worst = 0
-    with (
-        tempfile.TemporaryDirectory(prefix="loopspec-planted-") as scratch,
-        ThreadPoolExecutor(max_workers=workers) as pool,
-    ):
-        # map submits every run at once; the module runs are read only after both are queued.
-        module_runs = pool.map(lambda run: check(run[0], run[2], run[1]), runs)
-        planted = pool.map(
-            lambda b: check_planted(b, budget_of(b.function, override), Path(scratch)),
-            PLANTED_BUGS,
+    with tempfile.TemporaryDirectory(prefix="loopspec-planted-") as scratch:
+        jobs = [job for module in PURE_MODULES for job in module_jobs(module, override)]
+        for bug in PLANTED_BUGS:
+            budget = budget_of(bug.function, override)
+            jobs.append(Job(f"planted:{bug.name}", (plant(bug, Path(scratch)),), budget, budget))
+        shares = share_out(jobs, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=len(shares)) as pool:
+            ran = pool.map(lambda share: run_worker(share, Path(scratch)), shares)
+            outcomes = {
+                job: outcome
+                for share, results in zip(shares, ran, strict=True)
+                for job, outcome in zip(share, results, strict=True)
+            }
+    for module in PURE_MODULES:
+        results = [outcome for job, outcome in outcomes.items() if job.key == module]
+        code = max(result.code for result in results)
+        seconds = sum(result.seconds for result in results)
+        status = {0: "no counterexample", 1: "COUNTEREXAMPLE"}.get(code, "CROSSHAIR FAILED")
+        print(
+            f"crosshair {module}: {conditions_in(module)} conditions, {status} "
+            f"({seconds:.0f} s, {budgets_text(groups[module])})"
         )
-        checked = list(module_runs)
-        for module in PURE_MODULES:
-            results = [
-                result for run, result in zip(runs, checked, strict=True) if run[0] == module
-            ]
-            code = max(result[0] for result in results)
-            seconds = sum(result[2] for result in results)
-            status = {0: "no counterexample", 1: "COUNTEREXAMPLE"}.get(code, "CROSSHAIR FAILED")
-            print(
-                f"crosshair {module}: {conditions_in(module)} conditions, {status} "
-                f"({seconds:.0f} s, {budgets_text(groups[module])})"
-            )
-            for result_code, output, _ in results:
-                if result_code != 0:
-                    print(output.rstrip())
-                    worst = max(worst, 1 if result_code == 1 else 2)
-        for name, code, output, seconds in planted:
-            status = {1: "caught", 0: "NOT CAUGHT"}.get(code, "CROSSHAIR FAILED")
-            print(f"crosshair planted bug {name}: {status} ({seconds:.0f} s)")
-            if code != 1:
-                print(output.rstrip())
-                worst = max(worst, 1 if code == 0 else 2)
+        for result in results:
+            if result.code != 0:
+                print(result.output.rstrip())
+                worst = max(worst, 1 if result.code == 1 else 2)
+    for bug in PLANTED_BUGS:
+        (result,) = [
+            outcome for job, outcome in outcomes.items() if job.key == f"planted:{bug.name}"
+        ]
+        status = {1: "caught", 0: "NOT CAUGHT"}.get(result.code, "CROSSHAIR FAILED")
+        print(f"crosshair planted bug {bug.name}: {status} ({result.seconds:.0f} s)")
+        if result.code != 1:
+            print(result.output.rstrip())
+            worst = max(worst, 1 if result.code == 0 else 2)
     return worst
 
 
