@@ -1016,6 +1016,18 @@ FAMILIES = (
          (SubmitUser("hi"), ModelReplies((call("c1", "grep", '{"pattern":"x"}'),
                                           call("c2", "missing_tool", JAVASCRIPT_ONLY_BLANK))),
           HookAnswers(Pass()))),
+    # A loop that reads arguments as the model does, with another bug, where the reply also
+    # holds a call blank to one reader alone (half the generated programs have one): a hook
+    # matches another call, so any reader waits, and the bug is the early commit's (RW-3; it
+    # was blamed EXE-2, and shrinking keeps the first blame).
+    Case("the reply logged before its hooks answered, beside a call only Python calls blank",
+         "RW-3", _RepliesBeforeItsHooks, GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),
+                                          call("c2", "grep", PYTHON_ONLY_BLANK))))),
+    Case("the reply logged before its hooks answered, beside a call only JavaScript calls blank",
+         "RW-3", _RepliesBeforeItsHooks, GUARDED,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),
+                                          call("c2", "grep", JAVASCRIPT_ONLY_BLANK))))),
     # Not an object to both readers, settled before its turn came: an abort's timing (it was
     # read as parsed otherwise, EXE-2, when the U+FEFF cases came).
     Case("invalid input settled before an abort reached its turn", "ABORT-1",

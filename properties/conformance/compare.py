@@ -947,8 +947,7 @@ def _changed(
                     f"{named}: the target runs {hook_named(got)}, whose matcher {partly} does not "
                     "match the whole name of any configured tool, only part of one"
                 )
-            hooked = (_data(want).get("callId"), _data(got).get("callId"))
-            if _parsed_call_hooked_otherwise(hooked, program):
+            if _hooks_follow_javascript(want, got, program):
                 return "EXE-2", (
                     f"{named}: the call's arguments are blank to one of Python's strip and "
                     "JavaScript's trim alone; as the model reads them (blank means {}, as "
@@ -1109,12 +1108,8 @@ def _missing(
                     f"{lacks}: the target waits for {partial}, which does not match the whole "
                     "tool name, so no such hook runs and the reply is committed now"
                 )
-            content = _data(want).get("message", {}).get("content") or ()
-            if isinstance(command, HookAnswers | ModelReplies) and any(
-                isinstance(block, dict)
-                and _is_call_block(block)
-                and _blank_to_one_reader(block.get("arguments"))
-                for block in content
+            if isinstance(command, HookAnswers | ModelReplies) and _waits_as_javascript(
+                config, want
             ):
                 # The target waits for hooks of a call whose arguments it parsed otherwise.
                 return "EXE-2", (
@@ -1259,23 +1254,60 @@ def _answered_after(invoked: Event, events: Sequence[Event]) -> bool:
     )
 
 
-def _blank_to_one_reader(arguments: object) -> bool:
-    """Whether one of Python's `str.strip` and JavaScript's `trim` finds `arguments` blank (the
-    input {}) and the other does not (invalid JSON): which reader a loop uses decides whether
-    the call is valid, so whether its PreToolUse hooks run (EXE-2)."""
-    return isinstance(arguments, str) and (not arguments.strip()) != (
-        not arguments.strip(JAVASCRIPT_TRIMMED)
+def _blank_to_python_only(arguments: object) -> bool:
+    """Whether arguments are blank to Python's `str.strip` ({} to EXE-2, so valid input whose
+    hooks run) but not to JavaScript's `trim` (invalid JSON to it, so no hook runs)."""
+    return (
+        isinstance(arguments, str)
+        and not arguments.strip()
+        and bool(arguments.strip(JAVASCRIPT_TRIMMED))
     )
 
 
-def _parsed_call_hooked_otherwise(call_ids: Sequence[object], program: Sequence[Command]) -> bool:
-    """Whether a call of `call_ids`, in the program's latest reply, has arguments blank to one
-    reader alone: the target's hooks ran for it, or skipped it, because it parsed them the
-    other way (EXE-2), not because it schedules hooks wrongly (HOOK-4, RW-3)."""
+def _hooks_follow_javascript(want: Event, got: Event, program: Sequence[Command]) -> bool:
+    """Whether the target ran a hook for another call than the model as a loop reading the
+    latest reply's arguments with JavaScript's `trim` would (EXE-2): it skipped the model's
+    call, whose arguments only Python calls blank, or ran one for a call whose arguments only
+    JavaScript calls blank. Not when the calls' arguments say nothing of it (hook order,
+    HOOK-4, with such a call elsewhere in the reply)."""
     reply = next((sent for sent in reversed(program) if isinstance(sent, ModelReplies)), None)
-    return reply is not None and any(
-        call.id in call_ids and _blank_to_one_reader(call.arguments) for call in reply.tool_calls
+    if reply is None:
+        return False
+    arguments: dict[object, str] = {call.id: call.arguments for call in reply.tool_calls}
+    return _blank_to_python_only(
+        arguments.get(_data(want).get("callId"))
+    ) or _blank_to_javascript_only(arguments.get(_data(got).get("callId")))
+
+
+def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bool]:
+    """For each tool name, whether a PreToolUse hook of `config` matches it."""
+    hooks = [] if config is None else [h for h in config.hooks if h.point == "PreToolUse"]
+    return [isinstance(name, str) and any(h.matches(name) for h in hooks) for name in names]
+
+
+def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
+    """Whether a loop reading arguments with JavaScript's `trim` waits for hooks where the model
+    commits `reply` now: one of its calls, whose arguments only JavaScript calls blank (invalid
+    JSON to EXE-2, so the model runs no hook for it), has a PreToolUse hook matching it."""
+    content = _data(reply).get("message", {}).get("content") or ()
+    calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
+    hooked = _hooked_names(config, [b.get("name") for b in calls])
+    return any(
+        matched and _blank_to_javascript_only(b.get("arguments"))
+        for b, matched in zip(calls, hooked, strict=True)
     )
+
+
+def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> bool:
+    """Whether a loop reading arguments with JavaScript's `trim` commits the reply at once where
+    the model waits for hooks: every call a PreToolUse hook matches has arguments only Python
+    calls blank (invalid JSON to JavaScript, so no hook runs for it). A call with other
+    arguments that a hook matches keeps any loop waiting: the reply's early commit is then not
+    the reading's (RW-3, ORD-1)."""
+    calls = command.tool_calls
+    hooked = _hooked_names(config, [call.name for call in calls])
+    waited_on = [call for call, matched in zip(calls, hooked, strict=True) if matched]
+    return bool(waited_on) and all(_blank_to_python_only(call.arguments) for call in waited_on)
 
 
 def _outside_matcher(
@@ -1354,9 +1386,10 @@ def _extra(
     *,
     target_events: Sequence[Event] = (),
     model_events: Sequence[Event] = (),
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     """`got`, which the target appends and the model does not; `target_events` and
-    `model_events` are all each appended for this command."""
+    `model_events` are all each appended for this command; `config` as `classify`'s."""
     kind = str(got.get("type"))
     # By sound, not letter: "an assistant/message", but "a user/message".
     article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
@@ -1434,9 +1467,7 @@ def _extra(
                 return "STEP-4", f"{adds}: a reply that did not complete runs none of its calls"
             return "ORD-2", f"{adds}: each call is recorded once"
         case "assistant/message":
-            if isinstance(command, ModelReplies) and _parsed_call_hooked_otherwise(
-                [call.id for call in command.tool_calls], (command,)
-            ):
+            if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
                 return "EXE-2", (
                     f"{adds}: a call's arguments are blank to one of Python's strip and "
                     "JavaScript's trim alone; as the model reads them (blank means {}, as "
@@ -1860,6 +1891,7 @@ def classify(
                     history,
                     target_events=actual.events,
                     model_events=expected.events,
+                    config=config,
                 )
             case _:
                 assert_never(difference.relation)
