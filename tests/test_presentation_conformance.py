@@ -1333,3 +1333,37 @@ def test_VIEW_3_a_generic_card_rendered_as_a_tools_card_says_why_it_is_generic(
     rule, what = found
     assert rule == "VIEW-3", what
     assert why in what, what
+
+
+@pytest.mark.parametrize(
+    ("path", "wrong_title", "why"),
+    [
+        (
+            "/workspace/src/a.py",
+            "Read /workspace/src/a.py",
+            "/workspace/src/a.py is inside the session cwd /workspace, so the title names it "
+            'src/a.py ("Read src/a.py")',
+        ),
+        (
+            "/workspace/",
+            "Read .",
+            'the title names /workspace/ as the arguments give it ("Read /workspace/"): a path '
+            "is made relative only when it is absolute and strictly inside the session cwd",
+        ),
+    ],
+    ids=["never-relative", "cwd-itself-made-relative"],
+)
+def test_VIEW_4_a_titles_path_is_told_how_the_model_writes_it(
+    path: str, wrong_title: str, why: str
+) -> None:
+    """VIEW-4: a bridge that never made titles relative was told only 'a title's path is
+    relative only inside the session cwd', which reads as if it had made one relative; the
+    report now names the path, the session cwd and the title the model writes."""
+    arguments = json.dumps({"file_path": path})
+    card = _card_for("c1", arguments)
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": arguments}}
+    found = presentation_rule([card], [_with_update(card, title=wrong_title)], history=(call,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-4", what
+    assert why in what, what

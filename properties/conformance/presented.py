@@ -418,7 +418,7 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if mine.get("sessionUpdate") == "tool_call_update":
         return _result_rule(mine, theirs, named, history)
     if _title_differs_in_its_path(mine, theirs):
-        return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
+        return "VIEW-4", f"{named}: {_title_path_why(mine)}"
     if _paths_made_relative(mine, theirs):
         return "VIEW-4", (
             f"{named}: locations and diff paths stay as the arguments give them; only a "
@@ -563,13 +563,34 @@ def _has_terminal(card: dict[str, Any]) -> bool:
     )
 
 
+def _title_path(card: dict[str, Any]) -> object:
+    """The path a title names: the card's first location, else its first diff path."""
+    anchors = [*(card.get("locations") or []), *_diffs(card)]
+    return anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
+
+
+def _title_path_why(mine: dict[str, Any]) -> str:
+    """How the model's title writes its path, and why (VIEW-4)."""
+    path = str(_title_path(mine))
+    relative = workspace_relative(path, SESSION_CWD)
+    if relative:
+        return (
+            f"{path} is inside the session cwd {SESSION_CWD}, so the title names it {relative} "
+            f"({json.dumps(mine.get('title'))}); locations and diff paths keep it whole"
+        )
+    return (
+        f"the title names {path} as the arguments give it ({json.dumps(mine.get('title'))}): a "
+        f"path is made relative only when it is absolute and strictly inside the session cwd "
+        f"{SESSION_CWD}, its ., .. and empty segments resolved lexically"
+    )
+
+
 def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
     """Whether the titles differ only where the model's writes the card's path (its first
     location, else its first diff path): the words around it are the same in both (VIEW-4).
     Other words of a title (a read's range, a missing title) are the presenter's (VIEW-2)."""
     want, got = mine.get("title"), theirs.get("title")
-    anchors = [*(mine.get("locations") or []), *_diffs(mine)]
-    path = anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
+    path = _title_path(mine)
     if want == got or not (isinstance(want, str) and isinstance(got, str) and path):
         return False
     shown = workspace_relative(str(path), SESSION_CWD) or str(path)
@@ -595,7 +616,7 @@ def _result_rule(
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
-        return "VIEW-4", f"{named}: a title's path is relative only inside the session cwd"
+        return "VIEW-4", f"{named}: {_title_path_why(mine)}"
     if _differing(mine, theirs) == ["title"] and "title" in mine:
         return "VIEW-2", (
             f"{named}: a diff result's title is its card's, the path as the arguments give it, "
