@@ -457,61 +457,58 @@ class _HookResultJudge:
         self.runs = runs
 
     def judge(self, prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-        return _hook_result_counted(self.runs, prefix, obj, seq)
-
-
-def _hook_result_counted(
-    runs: dict[str, int] | None, prefix: Prefix, obj: dict[str, Any], seq: int
-) -> bool:
-    # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
-    # hook/invoked, for the call it names (when both name one), its decision is a known word,
-    # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
-    # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
-    # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
-    # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`).
-    try:
-        data = obj["data"]
-        turn, point, handler = data["turn"], data["point"], data["handlerId"]
-        decision = data["decision"]
-    except (KeyError, TypeError):
-        return False
-    call_id, duration = data.get("callId"), data.get("durationMs")
-    summary = data.get("stderrSummary")
-    if (
-        type(turn) is not int
-        or type(point) is not str
-        or type(handler) is not str
-        or type(decision) is not str
-        or decision not in HOOK_DECISIONS
-        or (decision in ASKING_DECISIONS and point == "PostToolUse")
-        or (call_id is not None and type(call_id) is not str)
-        or not hook_duration_valid(duration)
-        or turn != prefix.open_turn
-        or (pending := (turn, point, handler)) not in prefix.pending_hooks
-        or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
-        or "surfaceOp" in obj
-        or "sourceEventSeqs" in obj
-        or ((exit_code := data.get("exitCode")) is not None and type(exit_code) is not int)
-        or (summary is not None and type(summary) is not str)
-    ):
-        return False
-    if runs is not None and (
-        decision == FAILED_WORD
-        # A fault's summary starts `KIND: `: most summaries hold no ": " at all, and are not
-        # read further (nor is the enum of fault kinds imported for them).
-        or (type(summary) is str and ": " in summary and fault_prefix(summary) is not None)
-    ):
-        return False
-    prefix.expected_seq = seq + 1
-    answer = HookAnswer(seq, point, handler, decision, data.get("updatedInput"))
-    prefix.take_hook_answer(turn, call_id, answer)
-    if runs is not None:
-        count = runs.get(handler)
-        if count is not None:
-            runs[handler] = count + 1
-        elif len(runs) < MAX_TRACKED_HOOKS:
-            runs[handler] = 1
-    return True
+        # (The judge's body itself, not a call to a function of `runs`: a call more per
+        # hook/result.)
+        runs = self.runs
+        # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-1: it answers a pending
+        # hook/invoked, for the call it names (when both name one), its decision is a known word,
+        # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
+        # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
+        # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
+        # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`).
+        try:
+            data = obj["data"]
+            turn, point, handler = data["turn"], data["point"], data["handlerId"]
+            decision = data["decision"]
+        except (KeyError, TypeError):
+            return False
+        call_id, duration = data.get("callId"), data.get("durationMs")
+        summary = data.get("stderrSummary")
+        if (
+            type(turn) is not int
+            or type(point) is not str
+            or type(handler) is not str
+            or type(decision) is not str
+            or decision not in HOOK_DECISIONS
+            or (decision in ASKING_DECISIONS and point == "PostToolUse")
+            or (call_id is not None and type(call_id) is not str)
+            or not hook_duration_valid(duration)
+            or turn != prefix.open_turn
+            or (pending := (turn, point, handler)) not in prefix.pending_hooks
+            or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
+            or "surfaceOp" in obj
+            or "sourceEventSeqs" in obj
+            or ((exit_code := data.get("exitCode")) is not None and type(exit_code) is not int)
+            or (summary is not None and type(summary) is not str)
+        ):
+            return False
+        if runs is not None and (
+            decision == FAILED_WORD
+            # A fault's summary starts `KIND: `: most summaries hold no ": " at all, and are not
+            # read further (nor is the enum of fault kinds imported for them).
+            or (type(summary) is str and ": " in summary and fault_prefix(summary) is not None)
+        ):
+            return False
+        prefix.expected_seq = seq + 1
+        answer = HookAnswer(seq, point, handler, decision, data.get("updatedInput"))
+        prefix.take_hook_answer(turn, call_id, answer)
+        if runs is not None:
+            count = runs.get(handler)
+            if count is not None:
+                runs[handler] = count + 1
+            elif len(runs) < MAX_TRACKED_HOOKS:
+                runs[handler] = 1
+        return True
 
 
 def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:

@@ -50,7 +50,7 @@ class HookRuns:
         self._loop = loop
         self.run_counts: dict[str, int] = {}
         """Runs per hook id; the checker's fast path counts a run that records no fault here
-        itself (`clean_events._hook_result_counted`), the rest go through `see`."""
+        itself (`clean_events._HookResultJudge`), the rest go through `see`."""
         self._failed: dict[str, int] = {}
         self._first: dict[str, FirstFault] = {}
         self._outcomes: dict[str, dict[str, int]] = {}
