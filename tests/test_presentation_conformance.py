@@ -414,13 +414,20 @@ def _card_for(call_id: str, arguments: str) -> dict[str, Any]:
 def test_VIEW_3_a_card_left_out_is_named_not_compared_with_the_next_call() -> None:
     """VIEW-3: a target that sends no card for one call (here an invalid one) while it sends
     the next call's is told it shows nothing for that call; it read 'the target sends
-    session/update for call c2 where the model sends session/update for call c1' (VIEW-2)."""
+    session/update for call c2 where the model sends session/update for call c1' (VIEW-2).
+    A Node bridge that held its card back until the call's result was told only 'a
+    session/update is due'; the report now says which message is due at which event, in the
+    command that appends it."""
     first, second = _card_for("c1", "{}"), _card_for("c2", '{"file_path":"a.txt"}')
     found = presentation_rule([first, second], [second], history=())
     assert found is not None
     rule, what = found
     assert rule == "VIEW-3", what
     assert "shows nothing for call c1" in what, what
+    assert (
+        "the tool_call card of call c1 is due at its tool/call, among the messages of the "
+        "command that appends it" in what
+    ), what
     recorded = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": "{}"}}
     extra = presentation_rule([second], [first, second], history=(recorded,))
     assert extra is not None

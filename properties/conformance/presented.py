@@ -234,6 +234,13 @@ def _kind_of(item: Item) -> str:
     return f"a {_method(item)}" + (f" {kind}" if isinstance(kind, str) else "")
 
 
+def _presented_at(item: Item) -> str:
+    """The event a tool message presents (section 12: which message, when)."""
+    if _method(item) == PERMISSION:
+        return "approval/asked"
+    return "tool/call" if _card(item).get("sessionUpdate") == "tool_call" else "tool/result"
+
+
 def _described(item: Item) -> str:
     """A presented message in words: which message, for which call."""
     call_id = _card(item).get("toolCallId")
@@ -281,9 +288,10 @@ def presentation_rule(
         if got is None:
             assert want is not None
             call_id = _card(want).get("toolCallId")
-            return (
-                "VIEW-3",
-                f"{where}: the target shows nothing for call {call_id} (a {_method(want)} is due)",
+            return "VIEW-3", (
+                f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
+                f"at its {_presented_at(want)}, among the messages of the command that "
+                "appends it, not held back for a later one"
             )
         if want is None:
             if got in gots[:index]:
