@@ -55,6 +55,7 @@ from loopspec.properties.stateful.strategies import (
     PYTHON_ONLY_BLANK,
     TOOLS,
 )
+from loopspec.properties.stateful.swarm import PARTIAL_NAMES_CONFIG
 
 Event = dict[str, Any]
 Change = Callable[[Command, Observation], Observation]
@@ -403,6 +404,14 @@ def _no_reply_when_cut_off(command: Command, observed: Observation) -> Observati
     first = observed.events[0]["seq"]
     kept = [{**e, "seq": first + i} for i, e in enumerate(kept)]
     return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),))
+
+
+def _reply_held_after_its_hooks(command: Command, observed: Observation) -> Observation:
+    """The reply is not committed when its last PreToolUse hook answers (the hook's audit is)."""
+    if not isinstance(command, HookAnswers):
+        return observed
+    kept = [e for e in observed.events if e["type"] not in ("assistant/message", "tool/call")]
+    return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),) if kept else ())
 
 
 def _unknown_tool_checked_first(event: Event) -> Event:
@@ -1028,6 +1037,15 @@ FAMILIES = (
          "RW-3", _RepliesBeforeItsHooks, GUARDED,
          (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),
                                           call("c2", "grep", JAVASCRIPT_ONLY_BLANK))))),
+    # A reply held back after its last hook answered, where a PreToolUse matcher names another
+    # of its tools in part (the generator's bash-guard `bash` beside bash_session): the target
+    # runs no hook for bash_session when asked again, so the hold is RW-3's, not a partial
+    # matcher's (HOOK-8, as it was blamed; shrinking keeps the first blame).
+    Case("the reply not committed after its last hook, beside a tool its matcher names in part",
+         "RW-3", changed(_reply_held_after_its_hooks), PARTIAL_NAMES_CONFIG,
+         (SubmitUser("hi"), ModelReplies((call("c1", "bash", BASH),
+                                          call("c2", "bash_session", BASH))),
+          HookAnswers(Pass()))),
     # Not an object to both readers, settled before its turn came: an abort's timing (it was
     # read as parsed otherwise, EXE-2, when the U+FEFF cases came).
     Case("invalid input settled before an abort reached its turn", "ABORT-1",

@@ -30,6 +30,7 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
     PostBlock,
     PostContext,
     Recover,
@@ -1006,9 +1007,11 @@ def _missing(
     target_events: Sequence[Event] = (),
     model_events: Sequence[Event] = (),
     config: LoopConfig | None = None,
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """`want`, which the model appends and the target does not; `target_events` and
-    `model_events` are all each appended for this command."""
+    `model_events` are all each appended for this command; `config` and `probe` as
+    `classify`'s."""
     kind = str(want.get("type"))
     later = _appended_later(want, model_events, target_events)
     lacks = f"the target {'appends' if later else 'does not append'} the model's {kind}"
@@ -1101,7 +1104,7 @@ def _missing(
                 isinstance(command, ModelReplies) and command.finish == "cancelled"
             ):
                 return "ABORT-2", f"{lacks}: an interrupted reply keeps its delivered text"
-            partial = _partly_matching_hook(config, want, command)
+            partial = _partly_matching_hook(config, want, command, probe)
             if partial is not None:
                 # The target waits for a hook the model does not run: its reply is held back.
                 return "HOOK-8", (
@@ -1338,21 +1341,38 @@ def _outside_matcher(
     return None if spec.matches(name) else matcher
 
 
-def _partly_matching_hook(config: LoopConfig | None, reply: Event, command: Command) -> str | None:
+def _partly_matching_hook(
+    config: LoopConfig | None, reply: Event, command: Command, probe: Probe | None = None
+) -> str | None:
     """A PreToolUse hook of `config` whose matcher matches part of a tool name the reply calls
     but not the whole name (as an unanchored or half-anchored matcher would fire), said as
-    "hook H's matcher M for tool T"; None when there is none (or no configuration)."""
+    "hook H's matcher M for tool T"; None when there is none (or no configuration). With a
+    `probe`, only a hook the target runs for that call once its pending hook is answered: a
+    target holding the reply back for another reason (not committed after the last hook
+    answered, RW-3) runs none, and the configuration alone does not tell the two apart."""
     if config is None or not isinstance(command, ModelReplies | HookAnswers):
         return None
     content = _data(reply).get("message", {}).get("content") or ()
-    names = [b.get("name") for b in content if isinstance(b, dict) and _is_call_block(b)]
-    for hook in config.hooks:
-        if hook.point != "PreToolUse":
-            continue
-        for name in names:
-            if isinstance(name, str) and not hook.matches(name) and _fits_part(hook, name):
-                return f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
-    return None
+    calls = [(b.get("id"), b.get("name")) for b in content if _is_call_block(b)]
+    fits = [
+        (hook, call_id, name)
+        for hook in config.hooks
+        if hook.point == "PreToolUse"
+        for call_id, name in calls
+        if isinstance(name, str) and not hook.matches(name) and _fits_part(hook, name)
+    ]
+    if fits and probe is not None:
+        probed = probe(HookAnswers(Pass()))
+        ran = {
+            (_data(event).get("handlerId"), _data(event).get("callId"))
+            for event in (probed.events if probed is not None else ())
+            if event.get("type") == "hook/invoked"
+        }
+        fits = [fit for fit in fits if (fit[0].handler_id, fit[1]) in ran]
+    if not fits:
+        return None
+    hook, _, name = fits[0]
+    return f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
 
 
 def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
@@ -1881,6 +1901,7 @@ def classify(
                     target_events=actual.events,
                     model_events=expected.events,
                     config=config,
+                    probe=probe,
                 )
             case "extra":
                 assert got is not None
