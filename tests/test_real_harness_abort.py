@@ -35,7 +35,8 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import SharedProcess, replay_case
-from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.cli_wire import CLAUDE_ABORT_NOTICE
+from loopspec.properties.harnesses.conform_driver import CAPABILITIES, Session
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 from loopspec.properties.profiles import PROFILES
@@ -138,3 +139,35 @@ def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_diverg
         without = replay_case(playback, config, commands, _without(profile, key))
         assert without.divergence is not None, key
         assert without.divergence.rule_id == rule, (key, without.divergence.what)
+
+
+def test_ABORT_2_claude_code_interrupted_before_its_transcript_held_it_is_reported_aborted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ABORT-2: Claude Code interrupted while the model request is pending prints the interrupt
+    on its output; on a loaded machine it exited before its transcript held it (1 of 25 aborts
+    under load 18), and the adapter, reading only the transcript, reported the turn completed,
+    blamed on ABORT-2. Here the transcript loses that record: the turn is still reported
+    aborted by the user, with the CLI's notice, as its output says."""
+    try:
+        binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    session = Session(Harness.CLAUDE_CODE, CONFIGS[0])
+    interrupt = session._interrupt
+
+    def interrupt_then_lose_the_record() -> None:
+        interrupt()
+        for path in session._log_paths():
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            path.write_text("".join(x for x in lines if CLAUDE_ABORT_NOTICE not in x), "utf-8")
+
+    monkeypatch.setattr(session, "_interrupt", interrupt_then_lose_the_record)
+    try:
+        session.apply(SubmitUser("hi"))
+        events = session.apply(Abort())["events"]
+    finally:
+        session.close()
+    assert [e["type"] for e in events] == ["user/message", "step/end", "turn/end"]
+    assert events[0]["data"]["content"][0]["text"].startswith(CLAUDE_ABORT_NOTICE)
+    assert events[-1]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "user"}}

@@ -835,6 +835,7 @@ class Session:
         self.last_request_replies = -1
         self.turn_opened = False  # the current process's log recorded the prompt
         self.turn_aborted = False  # the current process's log recorded an interrupt
+        self.interrupted = False  # the adapter interrupted the current process (an Abort)
         self.refused: str | None = None  # why the last process started no turn
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
@@ -1011,6 +1012,7 @@ class Session:
         """Ctrl-C: SIGINT to the CLI's process group, then wait for it to end (killed after
         ABORT_GRACE). What it killed no longer waits on the program."""
         assert self.process is not None
+        self.interrupted = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGINT)
         try:
@@ -1076,6 +1078,7 @@ class Session:
         self.exit_reported = False
         self.turn_opened = False
         self.turn_aborted = False
+        self.interrupted = False
 
     # -- hooks and tools -------------------------------------------------------------------------
 
@@ -1313,10 +1316,23 @@ class Session:
         self.hook_records = []
         if not self.exit_reported and self.process is not None and self.process.poll() is not None:
             self.exit_reported = True
+            if not self.turn_aborted and not any(isinstance(o, TurnAborted) for o in observed):
+                observed.extend(self._interrupt_in_output())
             observed.append(Exited(time.time(), self.process.returncode, self._failure()))
         observed.sort(key=lambda o: o.at)
         for seen in observed:
             self._events_of(seen)
+
+    def _interrupt_in_output(self) -> list[LogItem]:
+        """The interrupt of a Claude Code process the adapter interrupted, as its output (its
+        stream-json, the transcript's records) says it, when its transcript does not: on a
+        loaded machine it printed the interrupt and exited before its transcript held it (1 of
+        25 aborts under load 18), and the turn was reported completed, blamed on ABORT-2."""
+        if self.harness != Harness.CLAUDE_CODE or not self.interrupted:
+            return []
+        out = self.root / f"turn-{self.turns_started}.out"
+        text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+        return [i for i in claude_log_items(text) if isinstance(i, AbortNotice | TurnAborted)]
 
     def _failure(self) -> str:
         """The last line the failed turn printed (its error), or ''."""
