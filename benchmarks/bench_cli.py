@@ -49,6 +49,10 @@ claude-code SMALL` 1.49x (were 1.66x, 1.71x, 1.75x, 3.56x), once start-up holds 
 collector until the verb's modules are imported (`cli.main.start_up_done`), `--known` over dsh
 logs no longer imports the readers of other loops' logs, and neither `bisect`, the system's
 words for a refused file nor `logcheck.foreign` is imported for a readable dsh log.
+2026-12-04, in instructions: `check SMALL` 1.42x, BROKEN 1.42x, HOOKED 1.47x, MARKED 1.51x,
+`--known claude-code SMALL` 1.45x, through a pip<25 script 2.08x (were 1.46x, 1.46x, 1.51x,
+1.55x, 1.49x, 2.12x), once a log file without compact rows or replacements is checked without
+`logcheck.compact_rows`, the pipe and zstd streams (`logcheck.streams`) and `_bisect`.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
