@@ -13,10 +13,14 @@ from xml.etree import ElementTree
 
 import plugin_targets
 import pytest
+from hypothesis import settings
 
 from loopspec.properties import pytest_plugin
 from loopspec.properties.cli.conform_run import counts_line
 from loopspec.properties.conformance.run import run_conformance
+
+# pytester runs the pytest of a usage error in this process (_usage_error).
+pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).resolve().parent
 CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as on a CI
@@ -74,6 +78,27 @@ def _pytest(
         timeout=600,
         check=False,
     )
+
+
+def _usage_error(
+    pytester: pytest.Pytester, target: str, option: str = "--loopspec-impl", *more: str
+) -> tuple[str, str]:
+    """The stdout and stderr of a pytest the plugin stops before it collects anything (exit 4),
+    run as `_pytest` runs one (the user's conftest, `more` replacing `-x`) but in this process,
+    in `pytester.path` (the rootdir and current folder): it draws nothing, so it needs no
+    process of its own, whose start is half a second of CPU. The Hypothesis profile the conftest
+    loads is given back after; pytester gives back sys.modules and sys.path."""
+    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
+    profile = settings.get_current_profile_name()
+    try:
+        done = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-q", *(more or ["-x"]), f"{option}={target}"
+        )
+    finally:
+        settings.load_profile(profile)
+    out, err = done.stdout.str(), done.stderr.str() + "\n"
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, out + err
+    return out, err
 
 
 def test_PROTO_1_plugin_passes_a_conformant_target_saying_what_the_pass_is_worth(
@@ -282,48 +307,49 @@ def test_PROTO_1_plugin_draws_the_programs_of_the_hypothesis_seed_given(tmp_path
     ],
 )
 def test_PROTO_1_plugin_names_its_own_option_when_the_target_is_misnamed(
-    tmp_path: Path, target: str, says: str
+    pytester: pytest.Pytester, target: str, says: str
 ) -> None:
     """PROTO-1: a misnamed target stops pytest naming the option the user gave, pytest's
     --loopspec-impl (it said '--impl must be MODULE:FACTORY', an option pytest does not have);
     a file path's hint names pytest's `pythonpath` setting, where a pytest user sets the import
     path (it said 'put ../proj on PYTHONPATH', the CLI's hint)."""
-    done = _pytest(tmp_path, target)
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    _, stderr = _usage_error(pytester, target)
     # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
-    assert f"ERROR: loopspec: error: {says}\n" in done.stderr, done.stderr
+    assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
 
 
-def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
+    pytester: pytest.Pytester,
+) -> None:
     """PROTO-1: a target whose module cannot be loaded stops pytest before it collects anything,
     with one line naming the module and where it was looked for. Before, every saved case and
     the random suite failed with that same line (with two cases: three failures, exit 1), and
     the user's own tests ran as if nothing were wrong."""
-    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
-    _write_case(tmp_path / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
-    (tmp_path / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
-    done = _pytest(tmp_path, "plugin_target:turn_end_with_step_open", "--loopspec-impl", 1, "-q")
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    folder = pytester.path
+    _write_case(folder / "loopspec-cases" / "case-TURN-2-0.json", "TURN-2", _ASKS, _ANSWERS)
+    _write_case(folder / "loopspec-cases" / "case-TURN-2-1.json", "TURN-2", _ASKS)
+    (folder / "test_mine.py").write_text("def test_mine():\n    pass\n", encoding="utf-8")
+    target = "plugin_target:turn_end_with_step_open"
+    out, err = _usage_error(pytester, target, "--loopspec-impl", "-q")
     says = (
         "ERROR: loopspec: error: [PROTO-1] cannot load plugin_target:turn_end_with_step_open: "
-        f"No module named 'plugin_target' (looked in the current directory, {tmp_path}, "
+        f"No module named 'plugin_target' (looked in the current directory, {folder}, "
         "then sys.path)\n"
     )
-    assert (done.stdout + done.stderr).count("cannot load") == 1, done.stdout + done.stderr
-    assert says in done.stderr, done.stderr
-    assert "passed" not in done.stdout, done.stdout
+    assert (out + err).count("cannot load") == 1, out + err
+    assert says in err, err
+    assert "passed" not in out, out
 
 
-def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(tmp_path: Path) -> None:
+def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(pytester: pytest.Pytester) -> None:
     """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
     refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
     loaded (a typo in it unseen). Now pytest stops before collecting, saying so (exit 4)
     in the words of the CLI's errors (`loopspec: error: `, no rule; it lacked that prefix)."""
     target = "plugin_targets:turn_end_with_step_open"
-    done = _pytest(tmp_path, target, "--loopspec-impl", 1, "-q", "--loopspec-cmd=true")
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    _, stderr = _usage_error(pytester, target, "--loopspec-impl", "-q", "--loopspec-cmd=true")
     says = "--loopspec-impl and --loopspec-cmd each name the target: give one"
-    assert f"ERROR: loopspec: error: {says}\n" in done.stderr, done.stderr
+    assert f"ERROR: loopspec: error: {says}\n" in stderr, stderr
 
 
 def test_SAFE_5_plugin_fails_a_target_leaving_without_bye_in_one_line(tmp_path: Path) -> None:
@@ -561,20 +587,19 @@ def test_SAFE_5_plugin_replays_saved_cases_on_one_process_and_names_its_failed_s
     [("missing", "no such file or directory"), ("empty", "a directory without case files")],
 )
 def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
-    tmp_path: Path, named: str, says: str
+    pytester: pytest.Pytester, named: str, says: str
 ) -> None:
     """PROTO-1: --loopspec-cases naming a folder that does not exist or holds no *.json stops
     pytest with one line (as `loopspec replay DIR` exits 2): a mistyped folder would otherwise
     pass for a regression suite without a failure. The default case folder may be missing.
     The line reads as the CLI's errors do (it lacked `loopspec: error: `); no rule is named."""
-    (tmp_path / "empty").mkdir()
-    done = _pytest(
-        tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 1,
+    (pytester.path / "empty").mkdir()
+    _, stderr = _usage_error(
+        pytester, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
         f"--loopspec-cases={named}",
     )  # fmt: skip
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert f"ERROR: loopspec: error: --loopspec-cases {named}: {says}" in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr
+    assert f"ERROR: loopspec: error: --loopspec-cases {named}: {says}" in stderr, stderr
+    assert "Traceback" not in stderr
 
 
 def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project_s_own_venv(
