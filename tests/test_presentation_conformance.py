@@ -1374,3 +1374,30 @@ def test_VIEW_4_a_titles_path_is_told_how_the_model_writes_it(
     rule, what = found
     assert rule == "VIEW-4", what
     assert why in what, what
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (
+            '{"command": "sleep 60", "run_in_background": true}',
+            "kept whole, its exit or signal marker line too (run_in_background",
+        ),
+        ('{"command": "sleep 60"}', "a foreground command's exit or signal marker line removed"),
+    ],
+    ids=["background", "foreground"],
+)
+def test_VIEW_2_a_background_commands_output_is_told_it_keeps_its_marker(
+    arguments: str, said: str
+) -> None:
+    """VIEW-2: a bridge that stripped `[exit code: 0]` from a background command's output was
+    told the fenced output has 'a foreground command's exit or signal marker line removed',
+    which it had done; the report now says a background command's text is kept whole."""
+    call = {"type": "tool/call", "data": {"callId": "c1", "name": "bash", "arguments": arguments}}
+    mine = _update_for("c1", "```console\nstarted\n[exit code: 0]\n```")
+    theirs = _update_for("c1", "```console\nstarted\n```")
+    found = presentation_rule([mine], [theirs], history=(call,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert said in what, what

@@ -609,6 +609,13 @@ def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> 
     return len(got) >= len(before) + len(after) and got.startswith(before) and got.endswith(after)
 
 
+def _runs_in_background(record: dict[str, Any]) -> bool:
+    """Whether the recorded call is a background bash command (its result text kept whole)."""
+    arguments = thaw(parse_arguments(str(record.get("arguments", ""))))
+    background = isinstance(arguments, dict) and arguments.get("run_in_background") is True
+    return record.get("name") == "bash" and background
+
+
 def _result_rule(
     mine: dict[str, Any], theirs: dict[str, Any], named: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -616,11 +623,17 @@ def _result_rule(
     text = _text(content)
     if "```console" in text:
         if "```console" in _text(theirs.get("content")):  # fenced alike: what is inside differs
+            record = _call_record(mine.get("toolCallId"), history)
+            marker = (
+                "kept whole, its exit or signal marker line too (run_in_background: only a "
+                "foreground command's is removed)"
+                if _runs_in_background(record)
+                else "a foreground command's exit or signal marker line removed"
+            )
             return "VIEW-2", (
-                f"{named}: the fenced output is the result's text blocks joined by newlines, a "
-                "foreground command's exit or signal marker line removed, its trailing newlines "
-                "dropped; the fence is one backtick longer than the output's longest run of "
-                "backticks (at least three)"
+                f"{named}: the fenced output is the result's text blocks joined by newlines, "
+                f"{marker}, its trailing newlines dropped; the fence is one backtick longer than "
+                "the output's longest run of backticks (at least three)"
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
