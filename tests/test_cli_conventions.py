@@ -269,6 +269,10 @@ def test_spec_list_is_an_index_of_every_rule_by_id_and_title(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["RW-1", "RW-2", "RW-3", "RW-4", "HOOK-3"]
     assert lines[0].endswith(" the three readers and the tool agree")
+    # The index is found where a newcomer looks first: the verbs `loopspec --help` lists.
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "loopspec spec --list" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize(
