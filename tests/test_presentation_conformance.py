@@ -426,7 +426,7 @@ def test_VIEW_3_a_card_left_out_is_named_not_compared_with_the_next_call() -> No
     assert "shows nothing for call c1" in what, what
     assert (
         "the tool_call card of call c1 is due at its tool/call, among the messages of the "
-        "command that appends it" in what
+        "command that appends it, neither left out nor held back" in what
     ), what
     recorded = {"type": "tool/call", "data": {"callId": "c1", "name": "read", "arguments": "{}"}}
     extra = presentation_rule([second], [first, second], history=(recorded,))

@@ -291,7 +291,7 @@ def presentation_rule(
             return "VIEW-3", (
                 f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
                 f"at its {_presented_at(want)}, among the messages of the command that "
-                "appends it, not held back for a later one"
+                "appends it, neither left out nor held back for a later one"
             )
         if want is None:
             if got in gots[:index]:
