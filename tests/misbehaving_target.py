@@ -2,10 +2,11 @@
 
 It relays every message to the JavaScript loop (`examples/js-loop/main.mjs`) and its answers
 back, until the Nth command; then, by MODE: `die` exits, `garbage` answers with a line that is
-not JSON, `deep` answers with JSON nested 100,000 deep, `hang` stops answering, `flood` writes
-an endless line, `detach` leaves a `setsid` child holding stdout and exits (its pid in
-$MISBEHAVING_PIDFILE when set); `nobye` answers every message but `shutdown`, where it exits
-without `bye` (give it an N no program reaches). Used by tests/test_safety.py (SAFE-3, SAFE-5).
+not JSON, `deep` answers with JSON nested 100,000 deep, `nested` with JSON one level deeper than
+conform reads (201), `hang` stops answering, `flood` writes an endless line, `detach` leaves a
+`setsid` child holding stdout and exits (its pid in $MISBEHAVING_PIDFILE when set); `nobye`
+answers every message but `shutdown`, where it exits without `bye` (give it an N no program
+reaches). Used by tests/test_safety.py (SAFE-3, SAFE-5).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def misbehave(mode: str) -> None:
         sys.stdout.write("this is not json\n")
     elif mode == "deep":
         sys.stdout.write("[" * 100_000 + "]" * 100_000 + "\n")
+    elif mode == "nested":  # one level deeper than conform reads, arrays and objects in turn
+        sys.stdout.write('{"a":[' * 100 + "{}" + "]}" * 100 + "\n")
     elif mode == "flood":
         chunk = "x" * 65536
         while True:

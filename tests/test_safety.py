@@ -776,6 +776,7 @@ def test_SAFE_3_a_target_that_exits_leaving_its_pipe_held_is_an_ended_output(
             "stderr",
         ),
         ("deep", "nests deeper than 200 levels"),
+        ("nested", "nests deeper than 200 levels"),
         ("flood", "longer than"),
     ],
 )
