@@ -44,6 +44,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import PRE_TOOL_USE, LoopConfig
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
 from loopspec.model.state import (
+    ASKING,
     READY,
     RUNNING,
     Dispatching,
@@ -85,6 +86,8 @@ SITUATIONS = (
     "blank tool context",
     "blank PostToolUse context",
     "failed request with input queued",
+    "reply without calls with input queued",
+    "abort while an approval is pending",
     "arguments blank to Python's strip alone",
     "arguments blank to JavaScript's trim alone",
 )
@@ -100,6 +103,14 @@ OFTEN = {
     # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
     "arguments blank to Python's strip alone": 30,
     "arguments blank to JavaScript's trim alone": 30,
+    # A loop that dropped queued input when the model request failed was never caught on two
+    # seeds of three (200 examples), when such a failure came in 2 programs of 200; one that
+    # left an approval unanswered on abort, on one seed of three, when 1 or 2 programs of 200
+    # aborted over one. Typed input is now aimed at the awaited request, and aborts at pending
+    # approvals (the first batch had 3, 5 and 3 before).
+    "failed request with input queued": 10,
+    "reply without calls with input queued": 10,
+    "abort while an approval is pending": 5,
 }
 
 
@@ -158,6 +169,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
         case HookAnswers(verdict=Deny(reason="")) if after is not before:
             found.add("deny without a reason")
         case ModelReplies() if after.log != before.log:
+            if before.inbox and not command.tool_calls:
+                found.add("reply without calls with input queued")
             if len(command.tool_calls) > 1:
                 found.add("parallel calls")
             for call in command.tool_calls:
@@ -177,6 +190,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("abort")
             if cause != "user":  # a loop that records every abort as the user's (ABORT-3)
                 found.add(f"abort with cause {cause}")
+            if isinstance(phase, Dispatching) and any(s.status == ASKING for s in phase.slots):
+                found.add("abort while an approval is pending")
             if denied_call_passed_busy_slots(phase, config.max_parallel):
                 found.add("abort while a denied call has passed busy slots")
             if isinstance(phase, Dispatching):

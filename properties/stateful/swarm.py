@@ -42,7 +42,12 @@ The situations a rule governs and the generator reaches on purpose:
   several hooks the first mostly blocks and the next mostly blocks after it;
 - an abort while a denied call has passed the gate past busy slots (DEC-1), the one state that
   tells it from a call waiting for a slot: there a step disrupts in three of five, mostly with
-  an abort, whatever the swarm.
+  an abort, whatever the swarm;
+- an abort while a call waits for approval (ABORT-1: it is answered cancelled), with aborts on:
+  there a step disrupts in three of five, mostly with an abort;
+- input typed while the model request is awaited, with interjections on (half the disruptions
+  there), and what comes after it: the request fails in one of four (ADJ-4: the input stays
+  queued), and a reply has no calls in one of three (STEP-4: the turn goes on with it).
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -86,11 +91,11 @@ from loopspec.model.commands import (
     ToolOutcome,
     ToolSucceeded,
 )
-from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.pure.decisions import may_start
-from loopspec.model.state import DENY, READY, RUNNING, Dispatching
+from loopspec.model.state import ASKING, DENY, READY, RUNNING, AwaitingModel, Dispatching
 from loopspec.properties.stateful import strategies as gen
 
 _Picked = TypeVar("_Picked")
@@ -242,6 +247,11 @@ def _names(config: LoopConfig, parallel: bool) -> tuple[str, ...]:
     # about only some tools (`bash|write`, `bash` beside `bash_session`), those are drawn twice
     # as often.
     names += [tool.name for tool in config.tools if _hooks_care(config, tool.name)]
+    # A result several PostToolUse hooks judge, which may block it twice (DEC-3, ACP-2): its
+    # tool drawn once more (a bash result blocked by two came in 2 programs of 200).
+    names += [
+        tool.name for tool in config.tools if len(config.hooks_for(POST_TOOL_USE, tool.name)) > 1
+    ]
     return tuple(names)
 
 
@@ -293,11 +303,24 @@ def tool_calls(
 _FINISHES = (FINISH_COMPLETED,) * 6 + (FINISH_MAX_TOKENS, FINISH_CANCELLED)
 
 
+# A reply has calls in eight replies of nine; with input queued, in two of three: a reply without
+# calls must then continue the turn with the queued messages (STEP-4, ADJ-4), and one in nine
+# such replies came in 20 programs of 900.
+_WITHOUT_CALLS_ONE_IN = 9
+_WITHOUT_CALLS_QUEUED_ONE_IN = 3
+
+
 def model_replies(
-    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int, *, first_step: bool
+    choose: Choose,
+    swarm: Swarm,
+    config: LoopConfig,
+    first_id: int,
+    *,
+    first_step: bool,
+    queued: bool = False,
 ) -> ModelReplies:
-    """A reply: optional reasoning and text, calls (in eight replies of nine) drawn for the
-    swarm, and a finish reason.
+    """A reply: optional reasoning and text, calls (in eight replies of nine, two of three
+    while input is `queued`) drawn for the swarm, and a finish reason.
 
     In a turn's `first_step` the simplest choice is a reply with calls, in a later step one
     without: the simplest turn is one batch and the reply after it (see the module's last
@@ -308,7 +331,8 @@ def model_replies(
         blocks.append(ReasoningBlock(pick(choose, gen.TEXTS)))
     if shape & 2:
         blocks.append(TextBlock(pick(choose, gen.TEXTS)))
-    if choose(9) != (8 if first_step else 0):
+    one_in = _WITHOUT_CALLS_QUEUED_ONE_IN if queued else _WITHOUT_CALLS_ONE_IN
+    if choose(one_in) != (one_in - 1 if first_step else 0):
         blocks.extend(tool_calls(choose, swarm, config, first_id))
     return ModelReplies(tuple(blocks), pick(choose, _FINISHES))
 
@@ -493,12 +517,14 @@ def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
 def post_answers(choose: Choose, swarm: Swarm, hooks: int) -> tuple[PostVerdict, ...]:
     """The answers of a result's `hooks` PostToolUse hooks: of several, the first blocks in two
     results of three, and after a block the next hook mostly blocks too (drawn alone, two blocks
-    on one result came in one result of nine at best)."""
+    on one result came in one result of nine at best). A block is the least draw (the simplest,
+    which Hypothesis draws more often than the others): as the highest, a bash result blocked
+    twice came in 4 programs of 200."""
     answers: list[PostVerdict] = []
     for _ in range(hooks):
         if answers and isinstance(answers[-1], PostBlock) and choose(3) < 2:
             answers.append(_LATER_BLOCK)
-        elif hooks > 1 and not answers and choose(3) > 0:
+        elif hooks > 1 and not answers and choose(3) < 2:
             answers.append(_POST_VERDICTS[2])
         else:
             answers.append(post_verdicts(choose, swarm))
@@ -525,6 +551,27 @@ def denied_call_passed_busy_slots(phase: object, cap: int) -> bool:
         slot.decision == DENY and slot.status == READY and not may_start(safe, running, index, cap)
         for index, slot in enumerate(phase.slots[phase.cursor :], phase.cursor)
     )
+
+
+def approval_pending(phase: object) -> bool:
+    """Whether a call of the batch waits for the user's approval."""
+    return isinstance(phase, Dispatching) and any(slot.status == ASKING for slot in phase.slots)
+
+
+def aimed_disruptions(swarm: Swarm, phase: object, drawn: str) -> tuple[str, ...]:
+    """The disruptions to pick from in `phase`, one of which was `drawn`: where `phase` is one
+    step from a situation rare otherwise, of those the swarm has on, its disruption is added
+    (first, where it replaces most draws: Hypothesis draws the least index more often than the
+    others). An abort while a call waits for approval, which must be answered cancelled
+    (ABORT-1; 5 programs of 900 had one), mostly; input typed while the model request is
+    awaited, which the reply after it, or the request's failure, must keep queued (ADJ-4,
+    STEP-4; 121 of 900, the failure after it in 5), in half the disruptions there, so as many
+    aborts of the request stay."""
+    if swarm.aborts and approval_pending(phase):
+        return ("abort", "abort", drawn)
+    if swarm.interjections and isinstance(phase, AwaitingModel):
+        return (drawn, "interject")
+    return (drawn,)
 
 
 def settling(choose: Choose, swarm: Swarm, running: Sequence[_Picked]) -> _Picked:
