@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -236,6 +238,25 @@ def test_stdin_is_read_for_dash(
     code, out = run(capsys, "-")
     assert code == 1
     assert out.startswith("-:13: ADJ-1")
+
+
+def test_SAFE_4_stdin_named_dev_stdin_reads_a_socket_as_dash_does() -> None:
+    """A tool written for Node runs check with a socket pair for its standard input (Node's
+    pipes are sockets), which /dev/stdin names but cannot open: `check /dev/stdin` refused it
+    as 'a socket, not a log file' (SAFE-4) while `check -` read it; it reads it as `-` does."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        check = subprocess.Popen(
+            [sys.executable, "-m", "loopspec", "check", "/dev/stdin"],
+            stdin=theirs.fileno(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        ours.sendall(BROKEN.read_bytes())
+        ours.shutdown(socket.SHUT_WR)
+        out, err = check.communicate(timeout=60)
+    assert (check.returncode, err.decode()) == (1, "")
+    assert out.decode().startswith("/dev/stdin:13: ADJ-1")
 
 
 def test_zstd_stdin_is_recognised_by_magic(

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 STDIN = "-"
+STDIN_PATH = "/dev/stdin"
+"""Standard input by name: read as `-` is when it is a socket, which cannot be opened by name."""
 LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 CHUNK = 1 << 16
@@ -49,7 +51,7 @@ class LogSource(PlainRecord):
 
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
-        if self.name == STDIN:
+        if self.name == STDIN or (self.name == STDIN_PATH and _is_socket(self.name)):
             if sys.stdin is None:  # started with stdin closed (`loopspec check - <&-`)
                 raise OSError("standard input is closed")
             from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (below)
@@ -105,16 +107,28 @@ def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]
 def _named_file(path: str) -> LogSource | SourceProblem:
     """A path named on the command line: a log to read unless it is a device or a socket,
     which SAFE-4 refuses unread (`check /dev/tty` waited for a keyboard; `/dev/zero` was read
-    to the line bound). A FIFO reads (`check <(zstdcat log.zst)`)."""
+    to the line bound). A FIFO reads (`check <(zstdcat log.zst)`), and so does standard input
+    named /dev/stdin when it is a socket: it reads as `-` does."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return LogSource(path)  # opening it says why, in the system's words
     if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
         return LogSource(path)
+    if stat.S_ISSOCK(mode) and path == STDIN_PATH:
+        # A Node parent's pipe is a socket pair: `check /dev/stdin` reads it as `check -` does.
+        return LogSource(path)
     from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only for a refusal)
 
     return SourceProblem(path, f"{file_kind(mode)}, not a log file", "SAFE-4")
+
+
+def _is_socket(path: str) -> bool:
+    """Whether `path` names a socket now (not when `log_sources` looked: stdin may be closed)."""
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False  # opening it says why
 
 
 def _logs_under(directory: str) -> Iterator[LogSource | SourceProblem]:
