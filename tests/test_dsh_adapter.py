@@ -252,6 +252,7 @@ def answers(decision: str, reason: str | None = None) -> Json:
 ABORT: Json = {"kind": "Abort", "cause": "user"}
 CRASH: Json = {"kind": "Crash"}
 RECOVER: Json = {"kind": "Recover"}
+MODEL_FAILS: Json = {"kind": "ModelFails", "message": "overloaded", "code": "OVERLOADED"}
 COMMITS = ("per-event-commits",)
 HOOKED = (*COMMITS, "runtime-context-snapshot")
 
@@ -326,6 +327,22 @@ SCENARIOS = (
             reply(text("fine")),
         ),
         (*COMMITS, "repair-wording"),
+    ),
+    Scenario(
+        # ADJ-4: a failed request parks the message queued in its turn for the next turn's
+        # first step, before the user's message, in both.
+        "failed-request-parks-queued-input",
+        _config(),
+        (user(), user("queued"), MODEL_FAILS, user("next"), reply(text("ok"))),
+        COMMITS,
+    ),
+    Scenario(
+        # Found by conform: a crash after the failed request loses the parked message in the
+        # model only; no turn was open, so no repair shows the crash.
+        "crash-keeps-input-a-failed-request-parked",
+        _config(),
+        (user(), user("queued"), MODEL_FAILS, CRASH, RECOVER, user("next"), reply(text("ok"))),
+        (*COMMITS, "queued-input-survives-crash"),
     ),
     Scenario(
         "refusals-change-nothing",

@@ -557,13 +557,27 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
     ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
     if "interrupted" not in ends:
-        return False
+        return _parked_input_kept(command, want, got, earlier)
     if _opens_turn(got) and not _opens_turn(want):
         return True  # a message still in dsh's inbox wakes a turn by itself
     if command["kind"] != "SubmitUser":
         return False
     opened = _opens_turn(want) and _opens_turn(got)
     return opened and user_texts(want) != user_texts(got)
+
+
+def _parked_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+    """A failed request parked input for the next turn and a crash came before it opened: the
+    next turn opens in dsh with that input first, then the model's messages (the crash cut no
+    turn, so no repair shows it). Without a crash the model delivers parked input as dsh does,
+    so only input the model lost shows here."""
+    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+        return False
+    if _last_turn_end(earlier[0]) != "error":
+        return False
+    # PostToolUse contexts are compared as the model labels them (hook-context-label).
+    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
+    return len(seen) > len(wanted) and seen[len(seen) - len(wanted) :] == wanted
 
 
 def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
@@ -747,7 +761,8 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "queued-input-survives-crash",
         ("ADJ-4", "REC-1"),
         "A message the user sent, or a context a body deferred, during a turn that then "
-        "crashed is not lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
+        "crashed, or one a failed request parked for the next turn before a crash, is not "
+        "lost: dsh logs it (agent/inbox/spliced) and, after repair, delivers it "
         "when the next turn opens. A queued message may open that turn itself, the new one "
         "then waiting for the turn after, and so on: every later turn can open one message "
         "behind, and a message left in the inbox opens a turn by itself when one ends. The "
