@@ -25,7 +25,14 @@ from batches import BATCH_SEED
 from hypothesis import settings
 from hypothesis.internal.conjecture.data import Status
 from hypothesis.stateful import run_state_machine_as_test
-from test_blame_matrix import FAMILIES, FIRST_USER, ChangedModel, _events
+from test_blame_matrix import (
+    FAMILIES,
+    FIRST_USER,
+    TURN_END_REASON_AS_TEXT,
+    ChangedModel,
+    UnpresentedModel,
+    _events,
+)
 
 import loopspec
 from loopspec.model.commands import (
@@ -308,11 +315,11 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
     rules hold each status (it ended with the transition table, the verdict a screen above)."""
     assert main(["conform", "--examples", "5", "--seed", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    # The bundled loop presents: section 12's examples are played after the programs, then
-    # the targeted programs of rare situations.
+    # The bundled loop presents: section 12's examples are played before the programs, the
+    # targeted programs of rare situations after them.
     examples = len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
     prefix = (
-        f"CONFORMANT: no divergence in 5 programs and {examples} presentation examples and "
+        f"CONFORMANT: no divergence in {examples} presentation examples and 5 programs and "
         f"{len(SITUATIONS)} targeted programs of rare situations; rules: "
     )
     assert lines[-1].startswith(prefix)
@@ -341,8 +348,10 @@ def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tal
 
 
 def turn_end_reason_as_text() -> ModelTarget:
-    """An `--impl` factory: the model, writing turn/end reasons as bare strings."""
-    return FIRST_USER[0].target()
+    """An `--impl` factory: the model, writing turn/end reasons as bare strings (the first
+    user's TURN-5 case), not presenting: section 12's examples, played before the search on a
+    target that presents, catch it before any program, and these tests read a search's run."""
+    return UnpresentedModel(TURN_END_REASON_AS_TEXT)
 
 
 # The search that finds and shrinks this target's TURN-5 counterexample: about 10 s of CPU, most

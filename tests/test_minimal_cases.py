@@ -272,7 +272,13 @@ def test_MODEL_1_the_counts_line_says_what_cutting_down_cost() -> None:
     line = counts_line(attrs.evolve(as_found, seconds=2.0, shrink_runs=0, reduce_runs=41))
     assert "(besides: 41 replays cutting it down)" in line
     assert "commands/s" not in line
-    assert "commands/s" in counts_line(attrs.evolve(as_found, seconds=2.0, shrink_runs=0))
+    # Section 12's first example shows this mutant before any program is drawn; a search's
+    # report, its commands counted, shows a rate when nothing was shrunk or replayed.
+    assert as_found.presentation_diverged
+    searched = attrs.evolve(
+        as_found, presentation_diverged=False, examples=3, steps=30, seconds=2.0, shrink_runs=0
+    )
+    assert "commands/s" in counts_line(searched)
 
 
 class _RefusesWithAnotherRule(ModelTarget):

@@ -43,6 +43,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
 from loopspec.model.views import GenericCallView
 from loopspec.model.wire import event_from_wire
+from loopspec.properties.cli.conform_run import counts_line
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_adapter import impl_adapter
@@ -875,18 +876,29 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
 ) -> None:
     """VIEW-2, VIEW-4: the random programs draw relative paths, no edit call and no description,
     so an ACP bridge that swaps an edit's old and new text, leaves titles absolute inside the
-    workspace or shows an empty description passed 500 of them CONFORMANT. After the search,
-    conform plays every example of SPEC.md section 12 on a target that presents, and names the
-    rule. A bridge fencing output holding ``` with three backticks, or titling a result update
-    by an applied diff naming another path, passed those examples too, until rows showed both;
-    so did a JavaScript bridge rendering `read` with `offset: 1.0` as a read card (JSON.parse
-    cannot tell 1.0 from 1), until a row showed a number of another type."""
+    workspace or shows an empty description passed 500 of them CONFORMANT. conform plays every
+    example of SPEC.md section 12 on a target that presents, and names the rule. A bridge
+    fencing output holding ``` with three backticks, or titling a result update by an applied
+    diff naming another path, passed those examples too, until rows showed both; so did a
+    JavaScript bridge rendering `read` with `offset: 1.0` as a read card (JSON.parse cannot
+    tell 1.0 from 1), until a row showed a number of another type. The examples were played
+    after the random search, so each of these bugs was reported only after every program had
+    run (137 to 226 s on a real bridge); they come first, and no program is run."""
     report = run_conformance(
         lambda: _BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
     )
     assert report.divergence is not None, "a bridge bug section 12 shows was not caught"
     assert report.divergence.rule_id == rule, report.divergence.what
     assert report.presentation_examples > 0
+    assert report.presentation_diverged
+    assert report.examples == 0, "random programs ran before section 12's examples"
+    line = counts_line(report)
+    assert line.startswith(
+        f"{report.presentation_examples} of SPEC.md section 12's presentation examples, "
+        "the last diverging"
+    ), line
+    assert "program" not in line, line
+    assert "command" not in line, line
     clean = run_conformance(
         lambda: _BridgeOnTheModel(lambda message: None),
         examples=10,
@@ -895,6 +907,8 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     )
     assert clean.conformant, clean.divergence
     assert clean.presentation_examples == len(CALL_EXAMPLES) + len(RESULT_EXAMPLES)
+    assert not clean.presentation_diverged
+    assert clean.examples == 10
 
 
 def test_VIEW_4_only_an_absolute_path_in_a_title_is_its_situation() -> None:

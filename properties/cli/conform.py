@@ -24,12 +24,12 @@ renamed or removed without changing `format`.
       "outOfTime": false,                       // true: that budget ended the search (then
                                                 //   "examples" may be fewer than asked for) or,
                                                 //   with a divergence, its shrinking
-      "presentationExamples": 0,                // SPEC.md section 12's examples played after
-                                                //   the search (capability presentation; the
-                                                //   last diverged when "conformant" is false
-                                                //   and "situationExamples" is 0)
+      "presentationExamples": 0,                // SPEC.md section 12's examples played
+                                                //   before the search (capability
+                                                //   presentation; the last diverged when
+                                                //   "conformant" is false and "examples" is 0)
       "situationExamples": 0,                   // targeted programs of situations the search
-                                                //   creates rarely, played after those (none
+                                                //   creates rarely, played after it (none
                                                 //   under --profile; the last diverged when
                                                 //   "conformant" is false)
       "rules": [                                // one row per rule of SPEC.md, in SPEC order

@@ -194,23 +194,26 @@ def counts_line(report: RunReport) -> str:
     # a rate from the two would understate the target's speed many times over.
     measured = report.seconds > 0 and not report.shrink_runs and not report.reduce_runs
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
+    # Section 12's examples are played first: one diverging ends the run before any program,
+    # and `steps` counts the programs' commands only ("0 commands in all, 0.00 commands/s").
+    if report.presentation_diverged:
+        return f"{sweep_words(report)}{besides}, {report.seconds:.1f} s"
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
+    if report.presentation_examples:
+        programs = f"{sweep_words(report)}, then {programs}"
     # "in all": next to a counterexample's short program, a bare "12 commands" read as its length.
     commands = "1 command in all" if report.steps == 1 else f"{report.steps} commands in all"
-    swept = f", {sweep_words(report)}" if report.presentation_examples else ""
+    swept = ""
     if report.situation_examples:
         found = ", the last diverging" if report.divergence is not None else ""
-        swept += f", then {targeted_words(report)}{found}"
+        swept = f", then {targeted_words(report)}{found}"
     return f"{programs}{besides}{swept}, {commands}, {report.seconds:.1f} s{rate}"
 
 
 def sweep_words(report: RunReport) -> str:
-    """The section 12 examples played after the search (`presentation_sweep`), in words."""
-    played = report.presentation_examples
-    # The targeted programs come after these: when one of them diverged, these all passed.
-    last = report.divergence is not None and not report.situation_examples
-    found = ", the last diverging" if last else ""
-    return f"then {played} of SPEC.md section 12's presentation examples{found}"
+    """The section 12 examples played before the search (`presentation_sweep`), in words."""
+    found = ", the last diverging" if report.presentation_diverged else ""
+    return f"{report.presentation_examples} of SPEC.md section 12's presentation examples{found}"
 
 
 def targeted_words(report: RunReport) -> str:
@@ -292,7 +295,7 @@ def _text_report(
         tally = "; ".join(f"{status} {count}" for status, count in statuses.items())
         programs = "1 program" if report.examples == 1 else f"{report.examples} programs"
         if report.presentation_examples:
-            programs += f" and {report.presentation_examples} presentation examples"
+            programs = f"{report.presentation_examples} presentation examples and {programs}"
         if report.situation_examples:
             programs += f" and {targeted_words(report)}"
         # The guarantee is the programs run: with the time spent, say within what, too.

@@ -302,7 +302,7 @@ def play_each(
     played: Callable[[tuple[Command, ...]], None] | None = None,
 ) -> None:
     """Play each (config, program) on one target, a fresh session each, each told to `played`
-    once run; raises `DivergenceFound` for the first that diverges. The targeted sweeps after a
+    once run; raises `DivergenceFound` for the first that diverges. The targeted sweeps around a
     random search play their programs this way."""
     target = make_target()
     try:

@@ -5,9 +5,10 @@ The random programs draw a few argument shapes (relative paths, no `edit` or `to
 old and new text or ignores the applied diffs passed 500 of them. Every row of section 12's
 tables is a program of its own here — the user asks, the model calls the row's tool with the
 row's arguments, the body settles with the row's result — compared with the model as any
-program is (`exhaustive.run_program`). `run_conformance` plays them after the random search
-found nothing, so the search draws what it drew before (the examples' literals would join the
-constants Hypothesis mixes into its draws were they loaded first).
+program is (`exhaustive.run_program`). `run_conformance` plays them before the random search:
+they take a program's time each, and a bridge bug only they show was reported minutes late
+after 500 programs. Loaded first, the examples' literals (absolute paths, edit texts) join the
+constants Hypothesis mixes into the search's draws.
 """
 
 from __future__ import annotations

@@ -526,12 +526,14 @@ class RunReport:
     # The run's time (`run_conformance`'s `deadline`) ended it: the search before `examples`
     # programs, or the shrinking and cutting down of its counterexample.
     out_of_time: bool = False
-    # SPEC.md section 12's examples played after the search (`presentation_sweep`), none when
-    # the search found a divergence or the target does not present.
+    # SPEC.md section 12's examples played before the search (`presentation_sweep`), none when
+    # the target does not present.
     presentation_examples: int = 0
-    # The targeted programs of rare situations played after those (`situation_sweep`), none
-    # when a divergence was found before them or under a profile.
+    # The targeted programs of rare situations played after the search (`situation_sweep`),
+    # none when a divergence was found before them or under a profile.
     situation_examples: int = 0
+    # The divergence is the last of `presentation_examples`: no random program was run.
+    presentation_diverged: bool = False
 
     @property
     def conformant(self) -> bool:
@@ -750,6 +752,7 @@ def run_conformance(
     program: tuple[Command, ...] = ()
     config: LoopConfig | None = None
     out_of_time = False
+    searched = False  # the presentation examples all passed, and the search began
     swept: list[tuple[Command, ...]] = []  # section 12's programs played, the last diverging
     played = swept.append
     targeted: list[tuple[Command, ...]] = []  # the rare situations' programs played, likewise
@@ -786,12 +789,9 @@ def run_conformance(
 
     try:
         with _young_collections_rarer():
-            try:
-                test()
-            finally:
-                programs.release()
-            # After the release: the search's last program and its target are let go first,
-            # so the sweep's session is the only one alive beside the probe's.
+            # Before the search: a row costs a program's time, and a bridge bug only a row
+            # shows (an edit's diff swapped, an absolute title) was reported after every random
+            # program, minutes later. A diverging row ends the run as a program's divergence does.
             if _sweeps(profile, capabilities) and (deadline is None or clock() < deadline):
                 sweep_presentation(
                     lambda: GuardedTarget(factory, breakage, within),
@@ -799,6 +799,11 @@ def run_conformance(
                     _count_presentation,
                     played,
                 )
+            searched = True
+            try:
+                test()
+            finally:
+                programs.release()
             # Compared whole, as section 12's are: a profile's known divergences are erased
             # only from the search's programs.
             if profile is None and (deadline is None or clock() < deadline):
@@ -855,6 +860,7 @@ def run_conformance(
         out_of_time,
         len(swept),
         len(targeted),
+        divergence is not None and not searched,
     )
 
 

@@ -9,8 +9,8 @@ every seed tried), an approval asked again for a tool approved in an earlier tur
 two PostToolUse hooks block and add a context to. Each situation below is one short program,
 compared with the model as any program is (`exhaustive.run_program`, which drives it to a quiet
 end); a program needing a capability the target does not declare is not played.
-`run_conformance` plays them after the random search found nothing, as it plays section 12's
-examples (`presentation_sweep`), so the search draws what it drew before.
+`run_conformance` plays them after the random search found nothing (section 12's examples,
+`presentation_sweep`, come before it), so the search draws what it drew before.
 """
 
 from __future__ import annotations
