@@ -1616,13 +1616,21 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     reads=of_types("approval/asked", "approval/decided", "tool/result"),
 )
 def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """An approval request shows the recorded (effective) input; each is answered once; a call
-    a hook asked about succeeds only after an allowed-once answer."""
+    """An approval request names a call its step recorded and shows its recorded (effective)
+    input; each is answered once; a call a hook asked about succeeds only after an allowed-once
+    answer."""
     # The three cases are of three types: at most one applies.
-    if fact.type == "approval/asked" and fact.call_id is not None and fact.arguments is not None:
+    if fact.type == "approval/asked" and fact.call_id is not None:
         record = prefix.call_records.get(fact.call_id)
+        if record is None:
+            # An ask is asked when the call could start: after its tool/call (RW-1 fixes it).
+            msg = (
+                f"approval/asked {fact.approval_id} names call {fact.call_id}, which no "
+                "tool/call of this step records: approval is asked for a recorded call"
+            )
+            return [Violation("DEC-2", fact.seq, msg)]
         if (
-            record is not None
+            fact.arguments is not None
             and record.arguments is not None
             and not same_arguments(record.arguments, fact.arguments)
         ):

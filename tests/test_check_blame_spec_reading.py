@@ -244,6 +244,18 @@ def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_befo
     assert found.violation.related == (8,)
 
 
+def test_DEC_2_an_approval_asked_for_a_call_never_recorded_is_blamed_at_its_line() -> None:
+    """DEC-2: an ask is asked when the call could start, after its tool/call. An approval/asked
+    naming call c9, which no tool/call records, passed: only c1, whose hook asked and which ran
+    with no approval of its own, was blamed. The request is blamed at its line too."""
+    report = check(BLAME / "violations" / "DEC-2-approval-for-an-unrecorded-call.jsonl")
+    assert blamed(report) == [("DEC-2", 9), ("DEC-2", 11)]
+    assert report.violations[0].violation.message == (
+        "approval/asked approval-c9 names call c9, which no tool/call of this step records: "
+        "approval is asked for a recorded call"
+    )
+
+
 def test_LOG_5_an_unknown_header_version_is_a_notice_naming_LOG_5() -> None:
     """LOG-5: the header's version is 0, or 1 for the logs `loopspec run` writes. A log with
     version 3 is checked with a notice, which named no rule (a crash tail's names REC-2), so

@@ -338,7 +338,8 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     ),
     "an approval for a call never recorded": (
         lambda rows: _row(rows, "approval/asked")["data"].update(callId="call_z"),
-        "DEC-2 call call_c ran before its approval",
+        "DEC-2 approval/asked approval-call_c names call call_z, which no tool/call of this "
+        "step records",
     ),
     "an interrupted turn ends inside its answered step": (
         lambda rows: rows.__setitem__(slice(None), _without(rows, "step/end", turn=3, step=1)),

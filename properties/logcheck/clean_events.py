@@ -512,7 +512,8 @@ class _HookResultJudge:
 
 
 def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-    # LOG-2: no surface metadata. RW-4: it shows the arguments the call was recorded with.
+    # LOG-2: no surface metadata. DEC-2: it names a recorded call. RW-4: it shows the arguments
+    # the call was recorded with.
     # (Read with the fact: string id and tool name; call id and arguments strings if present.)
     data = obj.get("data")
     if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
@@ -527,10 +528,10 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or ((reason := data.get("reason")) is not None and type(reason) is not str)
     ):
         return False
-    if call_id is not None and arguments is not None:
+    if call_id is not None:
         record = prefix.call_records.get(call_id)
-        if record is not None and record.arguments != arguments:
-            return False
+        if record is None or (arguments is not None and record.arguments != arguments):
+            return False  # DEC-2: a call the step never recorded; RW-4: other arguments
     prefix.expected_seq = seq + 1
     prefix.ask_approval(seq, approval_id, call_id)
     return True
