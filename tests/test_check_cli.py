@@ -805,13 +805,17 @@ def test_LOG_5_a_header_error_the_check_reads_past_does_not_say_the_rest_went_un
     assert "not checked past" not in out, out
 
 
+@pytest.mark.parametrize("names", [["-", "-"], ["-", "/dev/stdin"], ["/dev/stdin", "/dev/stdin"]])
 def test_stdin_named_twice_is_a_usage_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, names: list[str]
 ) -> None:
     """`check - -` read standard input twice and reported the second read as an empty log
-    (LOG-5) under the first's name: refused instead, in one line, before anything is read."""
+    (LOG-5) under the first's name: refused instead, in one line, before anything is read. The
+    same for /dev/stdin, which check reads as `-` (4dee014): `check - /dev/stdin` is refused."""
     feed_stdin(monkeypatch, HARNESS.read_bytes())
-    assert main(["check", "-", "-"]) == 2
+    assert main(["check", *names]) == 2
     shown = capsys.readouterr()
     assert shown.out == ""
-    assert shown.err == "loopspec check: error: - (standard input) is named more than once\n"
+    assert shown.err == (
+        "loopspec check: error: standard input (- or /dev/stdin) is named more than once\n"
+    )

@@ -13,6 +13,9 @@ from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, Chec
 from loopspec.properties.cli.main import start_up_done
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
+# Names of standard input, which can be read once (check reads /dev/stdin as `-` where it must).
+STDIN_NAMES = frozenset({"-", "/dev/stdin"})
+
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without it
     import argparse
@@ -160,9 +163,13 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     )
 
     start_up_done()
-    if args.paths.count("-") > 1:
-        # Standard input can be read once: the second `-` read as an empty log (LOG-5).
-        print("loopspec check: error: - (standard input) is named more than once", file=sys.stderr)
+    if sum(path in STDIN_NAMES for path in args.paths) > 1:
+        # Standard input can be read once: a second `-` (or /dev/stdin, which check reads as
+        # `-`) read as an empty log (LOG-5).
+        print(
+            "loopspec check: error: standard input (- or /dev/stdin) is named more than once",
+            file=sys.stderr,
+        )
         return 2
     known = None
     if args.known is not None:
