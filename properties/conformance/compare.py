@@ -554,6 +554,13 @@ def _blank_to_javascript_only(original: object) -> bool:
     )
 
 
+# EXE-2's reading of arguments that Python's strip and JavaScript's trim judge apart, said the
+# same way wherever a hook's run or wait, or a reply's commit, follows the other reading.
+_BLANK_TO_ONE_READER = (
+    "arguments are blank to one of Python's strip and JavaScript's trim alone; as the model "
+    "reads them (blank means {}, as Python's str.strip reads it)"
+)
+
 _NOT_BLANK_TO_PYTHON = (
     "; U+FEFF is not blank, so these arguments are not {} but the raw string (EXE-2), which "
     "a loop reading blank as JavaScript's trim does would take as {}"
@@ -950,9 +957,7 @@ def _changed(
                 )
             if _hooks_follow_javascript(want, got, program):
                 return "EXE-2", (
-                    f"{named}: the call's arguments are blank to one of Python's strip and "
-                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
-                    "Python's str.strip reads it) they decide whether its hooks run"
+                    f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
@@ -1116,9 +1121,8 @@ def _missing(
             ):
                 # The target waits for hooks of a call whose arguments it parsed otherwise.
                 return "EXE-2", (
-                    f"{lacks}: a call's arguments are blank to one of Python's strip and "
-                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
-                    "Python's str.strip reads it) no more hooks run, and the reply is committed"
+                    f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
+                    "is committed"
                 )
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
@@ -1489,9 +1493,7 @@ def _extra(
         case "assistant/message":
             if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
                 return "EXE-2", (
-                    f"{adds}: a call's arguments are blank to one of Python's strip and "
-                    "JavaScript's trim alone; as the model reads them (blank means {}, as "
-                    "Python's str.strip reads it) a PreToolUse hook runs for it first"
+                    f"{adds}: a call's {_BLANK_TO_ONE_READER} a PreToolUse hook runs for it first"
                 )
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
