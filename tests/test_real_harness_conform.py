@@ -433,15 +433,22 @@ def test_TURN_1_a_cli_slower_than_the_adapter_ever_waited_is_observed_whole(
     assert awaited in capsys.readouterr().err
 
 
-def _hook_processes(handler: str) -> list[int]:
-    """The control_client hook processes of `handler` running now (read from /proc)."""
+def _hook_processes(session: Session, handler: str) -> list[int]:
+    """The control_client hook processes of `handler` that `session` runs now (read from
+    /proc). Only this session's, named by its control socket: another run of this test on the
+    machine (a suite beside this one) has its own `late` hook, which must not be stopped."""
     found = []
+    sock = str(session.control.path).encode()
     for entry in Path("/proc").iterdir():
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:  # not a process, or one that ended
             continue
-        if any(b"control_client" in a for a in argv) and argv[-2:-1] == [handler.encode()]:
+        if (
+            any(b"control_client" in a for a in argv)
+            and sock in argv
+            and argv[-2:-1] == [handler.encode()]
+        ):
             found.append(int(entry.name))
     return found
 
@@ -457,9 +464,13 @@ def test_HOOK_3_a_hook_process_slow_to_end_still_ends_first(name: str) -> None:
     case = load_case(_case_path(name, "HOOK-3"))
     session = Session(Harness(name), case.config)
     release = session.control.release
+    slowed_any: list[int] = []
 
     def slowed(waiting: Any, answer: dict[str, Any]) -> None:
-        stopped = _hook_processes("late") if waiting.request.get("handler") == "late" else []
+        stopped = (
+            _hook_processes(session, "late") if waiting.request.get("handler") == "late" else []
+        )
+        slowed_any.extend(stopped)
         for pid in stopped:
             os.kill(pid, signal.SIGSTOP)
         release(waiting, answer)
@@ -471,7 +482,9 @@ def test_HOOK_3_a_hook_process_slow_to_end_still_ends_first(name: str) -> None:
         ran = [run["arguments"] for c in case.commands for run in session.apply(c)["executed"]]
     finally:
         session.close()
-    # The first configured hook (everything) ends last and its rewrite is what runs.
+    # The first configured hook (everything) ends last and its rewrite is what runs; with no
+    # hook process stopped, that would say nothing of a slow one.
+    assert slowed_any
     assert ran == ['{"command":"echo first"}']
 
 
