@@ -216,7 +216,8 @@ class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
     (a turn/end reason, TURN-5; a tool result's one block and the call it names, LOG-6; a
-    hook's point, handler, dialect, decision and duration, HOOK-1)."""
+    hook's point, handler, dialect, decision and duration, HOOK-1; a rewrite sidecar's hooks,
+    RW-2)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -418,6 +419,14 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
             kind = "an array of strings"
             raise FactError(member_problem(rewrite, "handlerIds", "data.rewrite", kind))
+        if not handlers or not all(handlers):
+            # The model cannot construct such a sidecar (`RewriteSidecar`): it is there exactly
+            # when a hook's input was applied, and names that hook (RW-2).
+            msg = (
+                f"data.rewrite.handlerIds must name the hooks whose input was applied, got "
+                f"{handlers!r}: a rewrite sidecar names at least one hook, none empty"
+            )
+            raise FactError(msg, "RW-2")
         fact.original_arguments = _str(rewrite, "originalArguments", "data.rewrite")
         fact.rewrite_handlers = tuple(handlers)
 

@@ -457,3 +457,15 @@ def test_LOG_4_SPEC_s_compact_row_table_is_the_format_check_reads(tmp_path: Path
             for broken in (lacking, mistyped):
                 report = _streamed_as(tmp_path, _row(kind, broken))
                 assert (blamed(report), report.status) == ([("LOG-4", 5)], "error"), broken
+
+
+def test_RW_2_a_sidecar_naming_no_hook_is_refused_naming_RW_2() -> None:
+    """RW-2: the sidecar is present exactly when a hook-supplied input was applied, and names the
+    hooks that supplied one (the model cannot construct one naming none, `RewriteSidecar`). A
+    tool/call whose sidecar's handlerIds was empty, on a call no hook answered, passed `check`;
+    it is now an input error at its line naming RW-2, as the model refuses it."""
+    report = check(BLAME / "violations" / "RW-2-sidecar-names-no-hook.jsonl")
+    assert blamed(report) == [("RW-2", 6)]
+    (error,) = report.errors
+    assert "handlerIds" in error.message
+    assert "at least one hook" in error.message

@@ -145,7 +145,8 @@ line that stops before its JSON value ends, a write cut off with more appended a
 for a JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
 last line is its torn-commit notice), line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
-result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1),
+result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1, a rewrite
+sidecar naming no hook RW-2),
 bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not-a-session-log
 (a file named on the command line that is a known file of a CLI's home folder holding no loop,
 such as Claude Code's or Codex's prompt history; no rule). A Claude Code
