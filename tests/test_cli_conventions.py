@@ -6,6 +6,7 @@ imports no verb's machinery; a closed output pipe ends the program quietly with 
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import re
@@ -76,6 +77,17 @@ def test_every_verb_module_registers_the_verbs_the_table_names() -> None:
     parser = build_parser("*")
     action = next(a for a in parser._actions if a.dest == "command")
     assert set(action.choices or ()) == {verb.name for verb in VERBS}
+
+
+def test_a_verbs_one_line_help_is_the_verb_tables_alone() -> None:
+    """Each verb's line under `loopspec --help` is its VERBS summary, and a verb module's
+    parser says the same: each module passed a help of its own, which `loopspec --help` never
+    shows (it imports no verb module), so c26cd03 edited spec's and the top level kept the old
+    words (f3cc100), and run's and replay's said other things than the help a user reads."""
+    parser = build_parser("*")
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {choice.dest: choice.help for choice in action._choices_actions}
+    assert helps == {verb.name: verb.summary for verb in VERBS}
 
 
 def heavy_modules_after(argv: list[str], heavy: tuple[str, ...]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, CheckArguments
-from loopspec.properties.cli.main import start_up_done
+from loopspec.properties.cli.main import VERB_BY_NAME, start_up_done
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 # Names of standard input, which can be read once (check reads /dev/stdin as `-` where it must).
@@ -78,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     parser = subparsers.add_parser(
         "check",
-        help="check recorded session logs against the log invariants",
+        help=VERB_BY_NAME["check"].summary,
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

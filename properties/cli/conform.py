@@ -160,6 +160,7 @@ from loopspec.properties.cli.counts import (
     seconds_above_zero,
     seconds_at_least_zero,
 )
+from loopspec.properties.cli.main import VERB_BY_NAME
 
 # The keys of `loopspec.properties.profiles.PROFILES`, named here so that `--help` does not import
 # the profiles (they load the conformance machinery); test_cli_conventions holds the two equal.
@@ -170,9 +171,7 @@ NO_PROFILE = "none"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `conform` and `replay`."""
-    conform = subparsers.add_parser(
-        "conform", help="check an implementation against the model with random command programs"
-    )
+    conform = subparsers.add_parser("conform", help=VERB_BY_NAME["conform"].summary)
     _target_arguments(conform)
     conform.add_argument(
         "--examples",
@@ -232,8 +231,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     replay = subparsers.add_parser(
         "replay",
-        help="rerun saved case files against --impl/--cmd (default: the bundled "
-        "implementation); the case's recorded target is shown, never run",
+        help=VERB_BY_NAME["replay"].summary,
     )
     replay.add_argument(
         "case",

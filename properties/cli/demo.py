@@ -21,6 +21,7 @@ from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.conform_run import keep_hypothesis_out_of_the_working_folder
 from loopspec.properties.cli.counts import at_least_one
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.cli.main import VERB_BY_NAME
 from loopspec.properties.conformance.run import resolve_target, rule_table, run_conformance
 
 
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the `demo` subcommand."""
     parser = subparsers.add_parser(
         "demo",
-        help="show the model on a scripted session, then check the bundled implementation",
+        help=VERB_BY_NAME["demo"].summary,
     )
     # 150, not 100: the demo's fixed batch of 100 programs ran no PostToolUse hook, so its
     # report read HOOK-5 "not reached by the generator" and DEC-3 "never generated".

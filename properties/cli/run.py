@@ -32,6 +32,7 @@ from loopspec.model.events import (
 from loopspec.model.invariants import check_log
 from loopspec.model.jsonvalue import dumps, thaw
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolResultMessage, UserMessage
+from loopspec.properties.cli.main import VERB_BY_NAME
 from loopspec.properties.cli.scenario import load_scenario, run_scenario
 from loopspec.properties.harnesses.rewrite_fate import bundled_fate, rewrite_words
 from loopspec.properties.logcheck.hook_faults import HookRuns
@@ -39,9 +40,7 @@ from loopspec.properties.logcheck.hook_faults import HookRuns
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `run` subcommand."""
-    parser = subparsers.add_parser(
-        "run", help="run the bundled loop on a scripted session with real hooks"
-    )
+    parser = subparsers.add_parser("run", help=VERB_BY_NAME["run"].summary)
     parser.add_argument(
         "scenario",
         metavar="SCENARIO",

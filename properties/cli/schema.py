@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from loopspec.properties.cli.main import VERB_BY_NAME
 from loopspec.properties.conformance.driver_protocol import protocol_schema
 
 
@@ -12,8 +13,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the `schema` subcommand."""
     parser = subparsers.add_parser(
         "schema",
-        help="print the JSON Schema of the driver protocol (JSON lines over stdio), or of a "
-        "case file (loopspec schema case)",
+        help=VERB_BY_NAME["schema"].summary,
     )
     parser.add_argument(
         "which",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from loopspec.properties.cli.main import VERB_BY_NAME
 from loopspec.properties.spec_rules import rule_sections
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
@@ -15,8 +16,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the `spec` subcommand."""
     parser = subparsers.add_parser(
         "spec",
-        help="list the rules (loopspec spec --list), print the rules named (loopspec spec "
-        "RW-1), or the generated SPEC.md tables, or check/update them in a file",
+        help=VERB_BY_NAME["spec"].summary,
         description="Print the rules named (loopspec spec RW-1 HOOK-3; a family: loopspec spec "
         "RW) as the SPEC.md shipped with this loopspec states them — failure reports name "
         "rules by ID. --list prints one line per rule, its ID and title (every rule, or those "
