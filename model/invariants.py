@@ -1014,7 +1014,7 @@ def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Sequence[Viol
     if fact.type == "assistant/message" and prefix.reply_seq is not None:
         msg = "a second assistant/message in one step"
         return [Violation("ORD-1", fact.seq, msg, (prefix.reply_seq,))]
-    if fact.type == "tool/call" and prefix.open_step is not None and not prefix.reply_calls:
+    if fact.type == "tool/call" and prefix.open_step is not None and prefix.reply_seq is None:
         msg = f"tool/call {fact.call_id} before the step's reply named it"
         return [Violation("ORD-1", fact.seq, msg)]
     return NO_VIOLATIONS
@@ -1034,8 +1034,8 @@ def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
 @invariant("call_records_match_reply", "ORD-2", "RW-1", reads=of_types("tool/call"))
 def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Each tool/call records a call of the step's reply, once, with the very same arguments."""
-    if fact.type != "tool/call" or not prefix.reply_calls or fact.call_id is None:
-        return NO_VIOLATIONS
+    if fact.type != "tool/call" or prefix.reply_seq is None or fact.call_id is None:
+        return NO_VIOLATIONS  # before the reply: ORD-1's
     blocks = prefix.repeated.get(fact.call_id)
     if blocks is not None:
         return _record_of_a_repeated_id(prefix, fact, blocks)
@@ -1046,8 +1046,9 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             Violation(
                 "ORD-2",
                 fact.seq,
-                f"tool/call {fact.call_id} is not a call of the step's reply",
-                (prefix.reply_seq or 0,),
+                f"tool/call {fact.call_id} is not a call of the step's reply"
+                + ("" if prefix.reply_calls else ", which makes no tool calls"),
+                (prefix.reply_seq,),
             )
         )
         return found
