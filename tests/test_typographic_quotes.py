@@ -49,6 +49,29 @@ def test_PROTO_1_a_target_whose_argument_is_curled_says_so_beside_its_own_words(
 
 
 @pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("\u2018plugin_targets:turn_end_with_step_open\u2019", "No module named"),
+        ("plugin_targets:turn_end_with_step_open\u2019", "has no attribute"),
+        ("\u2018plugin_targets\u2019", "--impl must be MODULE:FACTORY"),
+    ],
+    ids=["module", "factory", "no-factory"],
+)
+def test_PROTO_1_an_impl_target_whose_name_is_curled_says_the_quotes_are_at_fault(
+    capsys: pytest.CaptureFixture[str], target: str, said: str
+) -> None:
+    """PROTO-1: `conform --impl \u2018mod:make\u2019` (a rerun line copied from a chat) was told
+    only "No module named '\u2018mod'", as a --cmd target was before: the module's or the
+    factory's name holds the quotes, and the hint names them."""
+    assert main(["conform", "--impl", target, "--examples", "1"]) == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert said in last, last
+    hint = curled_quotes_hint([target])
+    assert hint.startswith(" (the quotes "), hint
+    assert last.endswith(hint), last
+
+
+@pytest.mark.parametrize(
     "quote", list(CURLED_QUOTES), ids=[f"U+{ord(q):04X}" for q in CURLED_QUOTES]
 )
 def test_PROTO_1_every_curled_quote_is_named_on_the_command_line_and_in_a_case_file(

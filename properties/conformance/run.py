@@ -90,6 +90,7 @@ from loopspec.properties.json_location import (
 )
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
+from loopspec.properties.typographic import curled_quotes_hint
 
 # Hypothesis, and the conformance machine and configurations built on it, only where conform
 # generates programs (`run_conformance`): `replay` and the pytest plugin's cases generate none,
@@ -454,10 +455,12 @@ def resolve_target(
         named = portable(shlex.join(argv))
         return SharedProcess(argv, timeout=timeout, name=named), {"cmd": cmd}
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
+    # `--impl \u2018mine:make\u2019` copied from a chat: the quotes are read as part of the names.
+    curled = curled_quotes_hint([spec])
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise TargetError(
-            f"{options.impl} must be MODULE:FACTORY, got {spec!r}", rule_id=NO_RULE_BROKEN
+            f"{options.impl} must be MODULE:FACTORY, got {spec!r}{curled}", rule_id=NO_RULE_BROKEN
         )
     if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
         raise TargetError(_path_given(module_name, attribute, options), rule_id=NO_RULE_BROKEN)
@@ -469,9 +472,9 @@ def resolve_target(
     except ModuleNotFoundError as error:
         # Say where it was looked for: the usual cause is running from another folder.
         where = f" (looked in the current directory, {os.getcwd()}, then sys.path)"
-        raise TargetError(f"cannot load {spec}: {error}{where}") from error
+        raise TargetError(f"cannot load {spec}: {error}{where}{curled}") from error
     except (ImportError, AttributeError) as error:
-        raise TargetError(f"cannot load {spec}: {error}") from error
+        raise TargetError(f"cannot load {spec}: {error}{curled}") from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
         raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
     if not callable(factory):
