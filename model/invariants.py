@@ -954,17 +954,15 @@ def steps_numbered_inside_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation
                     f"{prefix.open_turn} step {prefix.next_step} was due",
                 )
             ]
-    elif fact.type == "step/end" and (
-        prefix.open_step is None or not prefix.names_open_step(fact.turn, fact.step)
-    ):
-        return [
-            Violation(
-                "STEP-2",
-                fact.seq,
-                f"step/end of turn {fact.turn} step {fact.step} does not close the open "
-                f"step, turn {prefix.open_turn} step {prefix.open_step}",
-            )
-        ]
+    elif fact.type == "step/end" and prefix.open_turn is not None:  # else TURN-3's alone
+        if prefix.open_step is None:
+            what = f"no step of turn {prefix.open_turn} is open"
+        elif not prefix.names_open_step(fact.turn, fact.step):
+            what = f"the open step is turn {prefix.open_turn} step {prefix.open_step}"
+        else:
+            return NO_VIOLATIONS
+        message = f"step/end of turn {fact.turn} step {fact.step}, but {what}"
+        return [Violation("STEP-2", fact.seq, message)]
     return NO_VIOLATIONS
 
 

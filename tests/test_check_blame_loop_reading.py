@@ -24,3 +24,22 @@ def test_ORD_2_a_record_after_a_reply_that_makes_no_calls_is_blamed_on_ORD_2() -
     assert "makes no tool calls" in found.violation.message
     report = check(BLAME / "violations" / "ORD-1-record-before-the-reply.jsonl")
     assert blamed(report) == [("ORD-1", 5)]
+
+
+def test_TURN_3_a_step_end_outside_any_turn_is_blamed_once_as_a_step_start_is() -> None:
+    """TURN-3: step/end happens only inside an open turn. A step/end after its turn ended was
+    blamed twice, on TURN-3 and on STEP-2 ("does not close the open step, turn None step
+    None", Python's None in a user's report), where a step/start there is TURN-3's alone: no
+    step can be open outside a turn, so STEP-2 adds nothing."""
+    report = check(BLAME / "violations" / "TURN-3-step-end-after-the-turn-ended.jsonl")
+    assert blamed(report) == [("TURN-3", 8)]
+
+
+def test_STEP_2_a_step_end_with_no_step_open_says_so() -> None:
+    """STEP-2: a second step/end, with no step of the turn open, was reported as not closing
+    "the open step, turn 1 step None": the report now says no step of turn 1 is open."""
+    report = check(BLAME / "violations" / "STEP-2-step-end-with-no-step-open.jsonl")
+    assert blamed(report) == [("STEP-2", 7)]
+    (found,) = report.violations
+    assert found.violation.message == "step/end of turn 1 step 1, but no step of turn 1 is open"
+    assert "None" not in found.violation.message

@@ -81,7 +81,7 @@ def test_ORD_3_the_result_that_came_too_early_is_blamed_naming_the_call_it_overt
     ("rule", "says"),
     [
         ("STEP-1", "step/start of turn 1 step 3 where turn 1 step 2 was due"),
-        ("STEP-2", "step/end of turn 1 step 1 does not close the open step, turn 1 step 2"),
+        ("STEP-2", "step/end of turn 1 step 1, but the open step is turn 1 step 2"),
         ("STEP-3", "assistant/message names turn 1 step 1, the open step is turn 1 step 2"),
     ],
 )
