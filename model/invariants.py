@@ -197,6 +197,9 @@ class Prefix:
         # Calls a PreToolUse hook asked about whose approval is not (yet) allowed-once: only
         # that answer runs them (DEC-2), so a success before it shows a call run unapproved.
         self.approval_due: set[str] = set()
+        # call id -> the first PreToolUse answer audited as a deny (deny or block): the call
+        # never runs (DEC-1), and the deny outranks any ask (HOOK-2), so no approval is due.
+        self.pre_denied: dict[str, HookAnswer] = {}
         self.unapplied_rewrites: dict[str, str] = {}
         # After which event of the open turn a message that arises must wait for the next
         # step/start (ADJ-4), and its type: the latest of the open step's reply, calls,
@@ -264,6 +267,8 @@ class Prefix:
             self.post_blocked = {}
         if self.approval_due:
             self.approval_due = set()
+        if self.pre_denied:
+            self.pre_denied = {}
         if self.pre_hook_runs:
             self.pre_hook_runs = {}
         if self.answered_approvals:
@@ -549,6 +554,8 @@ class Prefix:
                 self.hook_results.setdefault(call_id, []).append(answer)
                 if answer.decision in ASKING_DECISIONS and answer.point == "PreToolUse":
                     self.approval_due.add(call_id)
+                elif answer.decision in DENYING_DECISIONS and answer.point == "PreToolUse":
+                    self.pre_denied.setdefault(call_id, answer)
                 elif answer.decision in DENYING_DECISIONS and answer.point == "PostToolUse":
                     self.post_blocked.setdefault(call_id, answer)
 
@@ -1608,6 +1615,25 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     return NO_VIOLATIONS
 
 
+@invariant("denied_call_never_succeeds", "DEC-1", reads=of_types("tool/result"))
+def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A call a PreToolUse hook audited as denying never runs: its result is an error."""
+    if (
+        fact.type == "tool/result"
+        and fact.surface == "append"
+        and fact.call_id in prefix.pre_denied
+        and not fact.is_error
+    ):
+        answer = prefix.pre_denied[fact.call_id]
+        msg = (
+            f"call {fact.call_id} was denied (PreToolUse hook {answer.handler_id} is audited "
+            f"{answer.decision!r}) but its result reports success: a denied call never runs, "
+            "and its result is the error `Error: <reason>`"
+        )
+        return [Violation("DEC-1", fact.seq, msg, (answer.seq,))]
+    return NO_VIOLATIONS
+
+
 @invariant(
     "approval_shows_effective_input",
     "RW-4",
@@ -1665,6 +1691,7 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         and fact.surface == "append"
         and fact.call_id in prefix.approval_due
         and not fact.is_error
+        and fact.call_id not in prefix.pre_denied  # deny outranks ask (HOOK-2): DEC-1's
     ):
         asking = [
             answer

@@ -259,6 +259,14 @@ def break_rw_4(rows: Rows) -> Rows:
     return rows
 
 
+def break_dec_1(rows: Rows) -> Rows:
+    """call_d, which the policy hook denied, has a result that reports success."""
+    result = _data(rows[_at(rows, "tool/result", call="call_d")])
+    block = result["message"]["content"][0]
+    block.update({"content": [{"type": "text", "text": "wrote /dev/sda"}], "isError": False})
+    return rows
+
+
 def break_dec_2(rows: Rows) -> Rows:
     """The approval/decided answers a request id that was never asked."""
     _data(rows[_at(rows, "approval/decided")])["id"] = "approval-never-asked"
@@ -302,6 +310,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "ADJ-4": break_adj_4,
     "HOOK-1": break_hook_1,
     "HOOK-4": break_hook_4,
+    "DEC-1": break_dec_1,
     "DEC-2": break_dec_2,
     "ABORT-2": break_abort_2,
     "REC-1": break_rec_1,

@@ -469,3 +469,20 @@ def test_RW_2_a_sidecar_naming_no_hook_is_refused_naming_RW_2() -> None:
     (error,) = report.errors
     assert "handlerIds" in error.message
     assert "at least one hook" in error.message
+
+
+def test_DEC_1_a_denied_call_whose_result_reports_success_is_blamed_on_DEC_1() -> None:
+    """DEC-1: a denied call never runs; its result is an error. A call a PreToolUse hook audited
+    `deny` whose result reported success passed `check`; and when another hook had asked, the
+    same log was blamed on DEC-2 (`ran before its approval`), though a deny outranks an ask
+    (HOOK-2) and no approval was due. Both are now DEC-1 at the result, citing the deny; the
+    asked-and-denied call whose result is the deny's error keeps every rule."""
+    report = check(BLAME / "violations" / "DEC-1-denied-call-succeeded.jsonl")
+    assert blamed(report) == [("DEC-1", 9)]
+    assert report.violations[0].violation.related == (4,)  # h1's deny
+    report = check(BLAME / "violations" / "DEC-1-asked-and-denied-call-succeeded.jsonl")
+    assert blamed(report) == [("DEC-1", 11)]
+    assert report.violations[0].violation.related == (6,)  # h2's deny, not h1's ask
+    report = check(BLAME / "valid" / "DEC-1-asked-and-denied-call-fails.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "DEC-1" in rules_checked(report)

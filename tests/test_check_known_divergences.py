@@ -129,12 +129,12 @@ def test_RW_1_RW_2_unlisted_known_and_unknown_violations_are_counted_apart(
 
 @pytest.mark.parametrize(
     ("value", "named"),
-    [("RW-9", "'RW-9'"), ("DEC-1", "'DEC-1'"), ("claude", "'claude'"), ("RW-1,", "''")],
+    [("RW-9", "'RW-9'"), ("SCHED-1", "'SCHED-1'"), ("claude", "'claude'"), ("RW-1,", "''")],
 )
 def test_RW_1_a_known_value_check_cannot_read_is_one_line_exit_2(
     value: str, named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Neither a loop nor a rule check reports (DEC-1 is conform's): one line, exit 2, and no
+    """Neither a loop nor a rule check reports (SCHED-1 is conform's): one line, exit 2, and no
     log is read."""
     status, out, err = check(capsys, "--known", value, CC_RW_1)
     assert (status, out) == (2, "")
@@ -174,7 +174,7 @@ def test_RW_1_every_rule_a_loop_is_known_to_break_that_check_reports_is_one_chec
     """RW-1 and the rest: the rules --known accepts by ID cover what check can report."""
     checkable = set(checkable_rules())
     assert {"RW-1", "RW-2", "ORD-3", "LOG-8"} <= checkable
-    assert "DEC-1" not in checkable
+    assert "SCHED-1" not in checkable
 
 
 def test_RW_1_known_names_every_loop_whose_known_divergences_are_listed() -> None:

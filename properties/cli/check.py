@@ -23,10 +23,11 @@ if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without 
 DESCRIPTION = """\
 Check recorded dsh session logs against the rules a log invariant carries: turn and step
 enclosure and numbering, call/result adjacency, model-order results, rewrite consistency,
-approvals, repair (the same invariants the model's own tests run; SPEC.md section 7 lists them,
-and --format json lists the rules each log was checked by as rules_checked). The other rules
-(what ran, when bodies started, the exact wording of results, how a reply ends, the UI:
-DEC-1, SCHED-1, TEXT-1, STEP-4, ...) are not judged here: `loopspec conform` judges them.
+approvals, a denied call's result, repair (the same invariants the model's own tests run;
+SPEC.md section 7 lists them, and --format json lists the rules each log was checked by as
+rules_checked). The other rules (what ran, when bodies started, the exact wording of results,
+how a reply ends, the UI: SCHED-1, TEXT-1, STEP-4, VIEW-2, ...) are not judged here: `loopspec
+conform` judges them.
 
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
 - (standard input; zstd data is recognised by its magic number).

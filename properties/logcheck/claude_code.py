@@ -111,6 +111,10 @@ NOT_CHECKABLE = {
     "HOOK-3": (
         "the transcript records neither the configured hook order nor which supplied input ran"
     ),
+    "DEC-1": (
+        "a hook's deny is read only for the rewrite it discards; a transcript's results are not "
+        "held to it"
+    ),
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
 }

@@ -49,6 +49,7 @@ from loopspec.model.invariants import (
     arguments_are_an_object,
     call_ids_unique_in_reply,
     call_records_match_reply,
+    denied_call_never_succeeds,
     events_enclosed_by_turn,
     every_shown_call_answered,
     hook_audit_paired_in_turn,
@@ -303,9 +304,9 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message (a result always cites). TURN-3, STEP-3: it names the
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
-    # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-2: a
-    # success only for a call neither refused, nor awaiting its approval, nor holding an
-    # unapplied rewrite. REC-1: no
+    # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-1,
+    # DEC-2, HOOK-1: a success only for a call neither refused, nor awaiting its approval, nor
+    # holding an unapplied rewrite, nor denied, nor blocked. REC-1: no
     # "not started" repair of a recorded call.
     try:
         data = obj["data"]
@@ -350,6 +351,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or call_id in prefix.refused_calls
         or call_id in prefix.approval_due
         or call_id in prefix.post_blocked
+        or call_id in prefix.pre_denied
     ):
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
@@ -628,6 +630,7 @@ JUDGES: dict[str, CleanJudge] = {
             results_in_model_order,
             post_block_makes_the_result_an_error,
             supplied_rewrite_applied_or_refused,
+            denied_call_never_succeeds,
             approval_shows_effective_input,
             repair_results_match_call_state,
         ),

@@ -69,6 +69,7 @@ NOT_CHECKABLE = {
         "out or answered what Codex does not support (an ask: the call runs); `loopspec run "
         "--harness codex` shows each hook's answer"
     ),
+    "DEC-1": _NO_HOOKS,
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
 }

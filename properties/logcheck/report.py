@@ -134,8 +134,8 @@ version 0 log may commit event by event and is not held to it), on a transcript 
 its dialect can show; none on an "unsupported" log. A log with status "ok" kept exactly these;
 on one with an "error", these judged the lines before it. Input errors and notices name the
 rules below besides. A rule in neither list — what ran, in which order bodies started, the
-exact wording of results, how a reply ends, what the UI showed (DEC-1, SCHED-1, TEXT-1,
-STEP-4, ...) — is not judged by `check` at all, never counted as kept: `loopspec
+exact wording of results, how a reply ends, what the UI showed (SCHED-1, TEXT-1, STEP-4,
+VIEW-2, ...) — is not judged by `check` at all, never counted as kept: `loopspec
 conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable (no rule; SAFE-4
