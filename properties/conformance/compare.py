@@ -470,6 +470,70 @@ def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
     )
 
 
+def _pre_answers(call_id: str | None, history: Sequence[Event]) -> list[tuple[str, str, bool]]:
+    """Each PreToolUse answer the model audits for `call_id`, in order: the hook's handler id,
+    the decision it reads as (HOOK-1, HOOK-2), and whether it supplied an input."""
+    answers: list[tuple[str, str, bool]] = []
+    for event in history:
+        data = _data(event)
+        if (
+            event.get("type") == "hook/result"
+            and data.get("callId") == call_id
+            and data.get("point") == "PreToolUse"
+        ):
+            word = str(data.get("decision"))
+            reading = _PRE_READINGS.get(word, word)
+            answers.append((str(data.get("handlerId")), reading, "updatedInput" in data))
+    return answers
+
+
+def _named(handlers: Sequence[str]) -> str:
+    """`hook a`, `hooks a, b`."""
+    return ("hook " if len(handlers) == 1 else "hooks ") + ", ".join(handlers)
+
+
+def _refused_rewrite(
+    call_id: str | None,
+    model_events: Sequence[Event],
+    target_events: Sequence[Event],
+    history: Sequence[Event],
+) -> str | None:
+    """Why the model refuses `call_id` (HOOK-6), when its result this command is the refusal of
+    an input a hook supplied that the tool cannot take and the target applied no input (its
+    tool/call has no sidecar); None otherwise. A later hook that answered without an input is
+    named: it must not have erased the supplied one (HOOK-3). A target that applied another
+    hook's input instead is HOOK-3's alone, and is judged where its arguments differ."""
+    refused = any(
+        e.get("type") == "tool/result"
+        and _call_id_of(e) == call_id
+        and "rewrote the input of" in json.dumps(_data(e).get("message"))
+        for e in model_events
+    )
+    applied = any(
+        e.get("type") == "tool/call" and _call_id_of(e) == call_id and _data(e).get("rewrite")
+        for e in target_events
+    )
+    if applied:
+        return None
+    answers = _pre_answers(call_id, history)
+    suppliers = [i for i, (_hook, _reading, supplied) in enumerate(answers) if supplied]
+    if not refused or not suppliers:
+        return None
+    last = suppliers[-1]
+    said = (
+        f"{_named([answers[last][0]])} supplied an input for call {call_id} that its tool cannot "
+        "take, which denies the call with a reason naming the hook: such a call is never asked "
+        "about or run"
+    )
+    later = [hook for hook, _reading, _supplied in answers[last + 1 :]]
+    if later:
+        said += (
+            f"; {_named(later)}, answering after it without an input, never erase"
+            f"{'s' if len(later) == 1 else ''} it (HOOK-3)"
+        )
+    return said
+
+
 def _reason_kind(event: Event | None) -> object:
     reason = _data(event).get("reason")
     return reason.get("kind") if isinstance(reason, dict) else None
@@ -1058,6 +1122,18 @@ def _missing(
                 "before that command's results commit"
             )
         case "approval/asked":
+            call_id = _call_id_of(want)
+            answers = _pre_answers(call_id, history)
+            asked = [hook for hook, reading, _supplied in answers if reading == "ask"]
+            allowed = [hook for hook, reading, _supplied in answers if reading == "allow"]
+            if asked and allowed:
+                # The merge let an allow win over an ask: the strictness order is what is
+                # wrong (a loop that never asks at all reads so too, in this one program).
+                return "HOOK-2", (
+                    f"{lacks}: {_named(asked)} asked and {_named(allowed)} allowed call "
+                    f"{call_id}, and an ask outranks an allow (deny > ask > allow > pass), so "
+                    "the call waits for approval"
+                )
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided" if isinstance(command, Abort) and later:
             # Answered, but after the call's result: where ABORT-3 writes it.
@@ -1087,6 +1163,9 @@ def _missing(
                     f"{lacks} for call {_call_id_of(want)}: while call {waiting} waits for its "
                     "approval, the calls that started before it commit their results"
                 )
+            refusal = _refused_rewrite(_call_id_of(want), model_events, target_events, history)
+            if refusal is not None:
+                return "HOOK-6", f"{lacks}: {refusal}"
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return (
@@ -1458,6 +1537,11 @@ def _extra(
             return hook_audit_rule(got), f"{adds}: {hook} runs once per call"
         case "approval/asked":
             call_id = _call_id_of(got)
+            refusal = _refused_rewrite(call_id, model_events, target_events, history)
+            if refusal is not None:
+                # Asked with the model's own input: the refused rewrite went unnoticed, and
+                # whether the call could start yet (SCHED-2) is not what is wrong.
+                return "HOOK-6", f"{adds}: {refusal}"
             situation = _situation(call_id, history)
             if "ask" in situation.hook_decisions and situation.approval is None:
                 before = _unanswered_before(call_id, history)

@@ -1,0 +1,215 @@
+"""Wrong merges of several PreToolUse answers, blamed on the rule their author must fix.
+
+Session 21 wrote more wrong loops outside the project (copies of `impl/`, each with one bug) and
+ran `loopspec conform` on each. Two merges of one call's hook answers were blamed elsewhere:
+
+- the last hook to answer decides the input, so a later passthrough erases an earlier hook's
+  input (Claude Code #15897): where that input is one the tool cannot take, the model refuses
+  the call (HOOK-6) and the loop asks the user about the model's own input instead — read as an
+  approval asked before the call could start (SCHED-2);
+- an explicit allow skips the prompt another hook asked for: read as a loop that never asks
+  (DEC-2) where the merge is what is wrong (HOOK-2: deny > ask > allow > pass).
+
+Each bug is planted in the model (the rest of the model unchanged) and a fixed program that shows
+it is replayed. A loop that ignores every hook's input, or never asks at all, shows the same in
+these programs: the sentence names both causes, and the single-hook controls keep their rules.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from loopspec.model import rewrite
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import RANK_ALLOW, RANK_ASK, merged_rank, winning_rewrite
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+TWO_PRE_HOOKS = LoopConfig(
+    tools=(READ,),
+    hooks=(HookSpec("everything", "PreToolUse"), HookSpec("late", "PreToolUse", ".*")),
+)
+ONE_PRE_HOOK = LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse"),))
+READ_CALL = ToolCallBlock("c1", "read", '{"file_path":"a.txt"}')
+
+
+def _last_answer_decides(supplied: tuple[bool, ...], merged: int) -> int:
+    # The input is the last answer's: one that supplies none leaves the model's own.
+    return winning_rewrite(supplied, merged) if supplied and supplied[-1] else -1
+
+
+def _allow_skips_the_prompt(ranks: tuple[int, ...]) -> int:
+    strictest = merged_rank(ranks)
+    return RANK_ALLOW if strictest == RANK_ASK and RANK_ALLOW in ranks else strictest
+
+
+class PassthroughErasesRewrite(ModelTarget):
+    """The model, except that a hook answering after a rewriting one without an input erases it."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", _last_answer_decides)
+            return super().apply(command)
+
+
+class AllowOutranksAsk(ModelTarget):
+    """The model, except that an explicit allow wins over another hook's ask."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "merged_rank", _allow_skips_the_prompt)
+            return super().apply(command)
+
+
+class IgnoresSuppliedInputs(ModelTarget):
+    """Control: the model, except that no hook's input is ever applied."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", lambda _supplied, _merged: -1)
+            return super().apply(command)
+
+
+class FirstRewriteWins(ModelTarget):
+    """Control: the model, except that the first hook to supply an input wins."""
+
+    def apply(self, command: Command) -> Observation:
+        def first(supplied: tuple[bool, ...], merged: int) -> int:
+            last = winning_rewrite(supplied, merged)
+            return supplied.index(True) if last >= 0 else last
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", first)
+            return super().apply(command)
+
+
+class NeverAsks(ModelTarget):
+    """Control: the model, except that an ask is run as an allow."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "merged_rank", lambda r: min(merged_rank(r), RANK_ALLOW))
+            return super().apply(command)
+
+
+def _program(*answers: HookAnswers) -> list[Command]:
+    return [SubmitUser("hi"), ModelReplies((READ_CALL,)), *answers]
+
+
+UNACCEPTABLE_ASK = HookAnswers(Ask(updated_input="not an object"))
+UNACCEPTABLE_ALLOW = HookAnswers(Allow(updated_input="not an object"))
+
+PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = [
+    (
+        "a passthrough erases an unacceptable ask's input: the model input is asked about",
+        PassthroughErasesRewrite,
+        TWO_PRE_HOOKS,
+        _program(UNACCEPTABLE_ASK, HookAnswers(Pass())),
+        "HOOK-6",
+    ),
+    (
+        "a plain allow erases an unacceptable ask's input: the model input is asked about",
+        PassthroughErasesRewrite,
+        TWO_PRE_HOOKS,
+        _program(UNACCEPTABLE_ASK, HookAnswers(Allow())),
+        "HOOK-6",
+    ),
+    (
+        "a passthrough erases an unacceptable allow's input: the model input runs",
+        PassthroughErasesRewrite,
+        TWO_PRE_HOOKS,
+        _program(UNACCEPTABLE_ALLOW, HookAnswers(Pass())),
+        "HOOK-6",
+    ),
+    (
+        "control: every input ignored, one hook's unacceptable ask",
+        IgnoresSuppliedInputs,
+        ONE_PRE_HOOK,
+        _program(UNACCEPTABLE_ASK),
+        "HOOK-6",
+    ),
+    (
+        "control: the first input wins over a later unacceptable one, which the model refuses",
+        FirstRewriteWins,
+        TWO_PRE_HOOKS,
+        _program(HookAnswers(Ask(updated_input={"file_path": "b"})), UNACCEPTABLE_ALLOW),
+        "HOOK-3",
+    ),
+    (
+        "an allow before an ask skips the prompt",
+        AllowOutranksAsk,
+        TWO_PRE_HOOKS,
+        _program(HookAnswers(Allow()), HookAnswers(Ask())),
+        "HOOK-2",
+    ),
+    (
+        "an allow after an ask skips the prompt",
+        AllowOutranksAsk,
+        TWO_PRE_HOOKS,
+        _program(HookAnswers(Ask()), HookAnswers(Allow())),
+        "HOOK-2",
+    ),
+    (
+        "control: a loop that never asks, the only hook asking",
+        NeverAsks,
+        ONE_PRE_HOOK,
+        _program(HookAnswers(Ask())),
+        "DEC-2",
+    ),
+    (
+        "control: a loop that never asks, the other hook passing",
+        NeverAsks,
+        TWO_PRE_HOOKS,
+        _program(HookAnswers(Ask()), HookAnswers(Pass())),
+        "DEC-2",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "config", "program", "rule"), PROGRAMS, ids=[p[0] for p in PROGRAMS]
+)
+def test_MODEL_1_a_wrong_merge_is_blamed_on_the_rule_its_author_must_fix(
+    name: str, target: type[ModelTarget], config: LoopConfig, program: list[Command], rule: str
+) -> None:
+    """MODEL-1 (HOOK-6, HOOK-2): the first divergence names the rule the bug breaks."""
+    replay = replay_case(target, config, program)
+    assert replay.divergence is not None, "the bug was not found"
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+
+
+def test_HOOK_6_the_report_names_the_hook_and_the_later_passthrough() -> None:
+    """HOOK-6, HOOK-3: the report names the hook whose input is refused, and the hook after it
+    that must not have erased it."""
+    replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, PROGRAMS[0][3])
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    for named in ("hook everything", "call c1", "hook late", "HOOK-3"):
+        assert named in what, what
+
+
+def test_HOOK_2_the_report_names_who_asked_and_who_allowed() -> None:
+    """HOOK-2: the report names the asking and the allowing hook."""
+    replay = replay_case(AllowOutranksAsk, TWO_PRE_HOOKS, PROGRAMS[5][3])
+    assert replay.divergence is not None
+    assert "hook late asked and hook everything allowed call c1" in replay.divergence.what
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_MODEL_1_the_programs_pass_on_the_model(
+    program: tuple[str, type[ModelTarget], LoopConfig, list[Command], str],
+) -> None:
+    """MODEL-1: control: without the bug, no program diverges."""
+    _name, _target, config, commands, _rule = program
+    assert replay_case(ModelTarget, config, commands).divergence is None
