@@ -677,6 +677,35 @@ def _error_code(event: Event | None) -> object:
     return error.get("code") if isinstance(error, dict) else None
 
 
+def _held_by_approval(call_id: str | None, history: Sequence[Event]) -> str | None:
+    """The call of `call_id`'s reply, before it, whose pending approval an abort cancelled."""
+    asked: dict[str, str] = {}  # approval id -> call id
+    order: list[str | None] = []
+    for event in history:
+        kind, data = event.get("type"), _data(event)
+        if kind == "assistant/message":
+            asked.clear()
+            order = _reply_call_ids(event)
+        elif kind == "approval/asked" and isinstance(data.get("callId"), str):
+            asked[str(data.get("id"))] = data["callId"]
+        elif kind == "approval/decided" and data.get("outcome") == "cancelled":
+            held = asked.get(str(data.get("id")))
+            if held in order and call_id in order and order.index(held) < order.index(call_id):
+                return held
+    return None
+
+
+def _is_refusal(event: Event | None) -> bool:
+    """A result that is a denial (an error without error info) or an INVALID_TOOL_INPUT one."""
+    if event is None or event.get("type") != "tool/result":
+        return False
+    message = _data(event).get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    block = content[0] if isinstance(content, list) and content else None
+    failed = isinstance(block, dict) and block.get("isError") is True
+    return failed and _error_code(event) in (None, "INVALID_TOOL_INPUT")
+
+
 def _result_rule(
     want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -701,6 +730,16 @@ def _result_rule(
             "starts only when no earlier call runs, and ends UNKNOWN_TOOL only then, where its "
             "body would start (EXE-5), so the abort found it not started: an "
             "ABORTED_BEFORE_DISPATCH error (ABORT-1)"
+        )
+    held = _held_by_approval(call_id, history)
+    if code == "ABORTED_BEFORE_DISPATCH" and held is not None and _is_refusal(got):
+        # Refused calls pass the gate without a slot, but never past a pending approval: one
+        # the target answered as refused had passed it early (or its abort drain skips them).
+        return "ABORT-1", (
+            f"{about} differs: after an abort it is an {code} error: call {held}'s pending "
+            "approval held the gate, which no later call passes, not even a denied or invalid "
+            f"one (SCHED-2), so the abort found call {call_id} not started, where the target "
+            "answers it as refused"
         )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
