@@ -215,9 +215,9 @@ def unknown_decision(word: str) -> str:
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
-    (a turn/end reason, TURN-5; a tool result's one block and the call it names, LOG-6; a
-    hook's point, handler, dialect, decision and duration, HOOK-1; a rewrite sidecar's hooks,
-    RW-2)."""
+    (a turn/end reason, TURN-5; a tool result's one block and the call it names, and a
+    message's role, LOG-6; a hook's point, handler, dialect, decision and duration, HOOK-1; a
+    rewrite sidecar's hooks, RW-2)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -376,6 +376,7 @@ def _read_step(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
 
 def _read_user(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     _wire_surface(fact, obj)
+    _role_read(data, "user", "data")
     # The message's members section 10 requires, though no rule reads them (LOG-4).
     if not isinstance(data.get("content"), list):
         raise FactError(member_problem(data, "content", "data", "an array"))
@@ -391,6 +392,7 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
     content = message.get("content") if _is_map(message) else None
     if not isinstance(content, list):
         raise FactError("assistant/message needs message.content")
+    _role_read(message, "assistant", "data.message")
     calls = []
     for block in content:
         # `_is_map` and `_str` inlined for the common case: a reply has a block per text and
@@ -439,11 +441,10 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
     content = message.get("content") if type(message) is dict or _is_map(message) else None
     if not isinstance(content, list):
         raise FactError("tool/result needs message.content")
-    if len(content) != 1:
-        raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
-    block = content[0]
-    if type(block) is not dict and not _is_map(block):
-        raise FactError("tool/result message needs exactly one tool-result block", "LOG-6")
+    block = content[0] if len(content) == 1 else None
+    if not _is_map(block) or block.get("type") != "tool-result":
+        raise FactError(_not_one_result_block(content), "LOG-6")
+    _role_read(message, "user", "data.message")
     call_id = block.get("toolCallId")
     fact.call_id = (
         call_id if type(call_id) is str else _str(block, "toolCallId", "data.message.content[0]")
@@ -459,6 +460,24 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
             _refuse_optional_member(fact.type, data)
         if type(error.get("code")) is str:
             fact.error_code = error["code"]
+
+
+def _role_read(message: object, role: str, where: str) -> None:
+    """LOG-6: a message's `role`, when written, is the one its event type says (the model's
+    reader refuses another; a message without one gains it). `message` is one its reader has
+    already found to be an object."""
+    written = message.get("role", role) if _is_map(message) else role
+    if written != role:
+        raise FactError(f"{where}.role must be {role!r}, not {written!r}", "LOG-6")
+
+
+def _not_one_result_block(content: list[Any]) -> str:
+    """Why a tool/result message's `content` is not exactly one tool-result block."""
+    kinds = ", ".join(repr(block.get("type") if _is_map(block) else block) for block in content)
+    return (
+        "tool/result message content must be exactly one tool-result block; "
+        f"it holds {kinds or 'none'}"
+    )
 
 
 def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:

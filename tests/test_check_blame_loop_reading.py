@@ -8,7 +8,13 @@ checker's verdict differed from what SPEC.md says, fixed since.
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from blame_logs import BLAME, blamed, check
+
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.wire import event_from_wire
 
 
 def test_ORD_2_a_record_after_a_reply_that_makes_no_calls_is_blamed_on_ORD_2() -> None:
@@ -43,3 +49,40 @@ def test_STEP_2_a_step_end_with_no_step_open_says_so() -> None:
     (found,) = report.violations
     assert found.violation.message == "step/end of turn 1 step 1, but no step of turn 1 is open"
     assert "None" not in found.violation.message
+
+
+@pytest.mark.parametrize(
+    ("log", "line", "says"),
+    [
+        ("LOG-6-result-with-role-tool", 7, "data.message.role must be 'user', not 'tool'"),
+        ("LOG-6-reply-with-role-user", 5, "data.message.role must be 'assistant', not 'user'"),
+        (
+            "LOG-6-result-block-of-another-type",
+            7,
+            "content must be exactly one tool-result block; it holds 'tool_result'",
+        ),
+        (
+            "LOG-6-text-beside-the-result-block",
+            7,
+            "content must be exactly one tool-result block; it holds 'tool-result', 'text'",
+        ),
+    ],
+)
+def test_LOG_6_check_refuses_the_message_the_model_cannot_read(
+    log: str, line: int, says: str
+) -> None:
+    """LOG-6: a tool result message has role user and its content is exactly one tool-result
+    block; a message's role is the one its event says. The model's reader refuses each of
+    these lines under LOG-6, and `check` read them all: a result written with OpenAI's role
+    `tool` or Anthropic's block type `tool_result`, or a reply whose role is `user`, passed as
+    clean, and a text block beside the one result block was refused as not having "exactly
+    one tool-result block", which it had. Each is now an input error at its line, naming LOG-6
+    and what the content holds."""
+    path = BLAME / "violations" / f"{log}.jsonl"
+    report = check(path)
+    assert (blamed(report), report.status) == ([("LOG-6", line)], "error")
+    assert says in report.errors[0].message
+    wire = json.loads(path.read_text(encoding="utf-8").splitlines()[line - 1])
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(wire)
+    assert refused.value.rule_id == "LOG-6"

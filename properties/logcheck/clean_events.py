@@ -237,6 +237,7 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         # The members section 10 requires (LOG-4), though no rule reads them.
         and type(data.get("content")) is list
         and type(data.get("source")) is dict
+        and data.get("role", "user") == "user"  # LOG-6 (read with the fact)
         and obj.get("surfaceOp") == "append"
         and (sources is None or _cites_earlier(sources, seq, False))
         and _all_answered(prefix)
@@ -254,7 +255,8 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # ABORT-2: an interrupted reply has no calls.
     try:
         data = obj["data"]
-        turn, step, content = data["turn"], data["step"], data["message"]["content"]
+        turn, step, message = data["turn"], data["step"], data["message"]
+        content = message["content"]
     except (KeyError, TypeError):
         return False
     if (
@@ -265,6 +267,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or prefix.reply_seq is not None
         or type(content) is not list
         or obj.get("surfaceOp") != "append"
+        or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
     ):
         return False
     sources = obj.get("sourceEventSeqs")
@@ -324,9 +327,12 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or len(content) != 1
         or type(content[0]) is not dict
         or obj.get("surfaceOp") != "append"
+        or message.get("role", "user") != "user"  # LOG-6 (read with the fact)
     ):
         return False
     block = content[0]
+    if block.get("type") != "tool-result":
+        return False  # LOG-6, read with the fact
     call_id = block.get("toolCallId")
     if type(call_id) is not str or call_id in prefix.results:
         return False
