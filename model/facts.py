@@ -184,7 +184,20 @@ HOOK_DIALECTS = frozenset({"claude-code", "codex"})
 # Every word a hook/result records for what the hook said: the verdicts (pass, allow, ask,
 # deny), dsh's parsed answers (approve and block, the legacy top-level words; stop for
 # `continue: false`), Claude Code's defer, and error for a hook that failed without a decision.
-HOOK_DECISION_WORDS = ("pass", "allow", "ask", "deny", "approve", "block", "defer", "stop", "error")
+FAILED_DECISION = "error"
+"""The word a hook/result records for a hook that failed without a decision (HOOK-1): the same
+word as `impl.recorded_faults.FAILED_WORD`, here so that `check` need not import `impl` for it."""
+HOOK_DECISION_WORDS = (
+    "pass",
+    "allow",
+    "ask",
+    "deny",
+    "approve",
+    "block",
+    "defer",
+    "stop",
+    FAILED_DECISION,
+)
 HOOK_DECISIONS = frozenset(HOOK_DECISION_WORDS)
 """The decision words a hook/result may record (HOOK-1): a typo ("dney") is refused."""
 

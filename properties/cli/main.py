@@ -270,10 +270,8 @@ def _say(line: str) -> None:
 
 
 def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> int:
-    from loopspec.model.errors import LoopSpecError  # noqa: PLC0415 (lazy, as above)
-
     if not reap:
-        return _handled(handler, args, LoopSpecError)
+        return _handled(handler, args)
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (only verbs that need it)
 
     # A descendant that left its process group and cleared its environment still reparents
@@ -290,7 +288,7 @@ def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> in
     ending = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
     end_promptly(ending, _end_everything_below)
     try:
-        return _handled(handler, args, LoopSpecError)
+        return _handled(handler, args)
     finally:
         reaping.end_descendants()
 
@@ -332,21 +330,9 @@ def stopped_by(cause: str) -> str:
     return f"stopped by {cause}: every process the run started is ended, its report not written"
 
 
-def _handled(
-    handler: Callable[[Arguments], int],
-    args: Arguments,
-    failure: type[Exception],
-) -> int:
+def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
     try:
         return handler(args)
-    except failure as error:
-        said = str(error)
-        if hasattr(args, "answer_timeout"):  # conform, replay: a --cmd process's hang
-            from loopspec.properties.conformance.run import with_wait_hint  # noqa: PLC0415
-
-            said = with_wait_hint(said, "--answer-timeout")
-        print(f"{PROGRAM}: error: {said}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         raise
     except OSError as error:
@@ -366,6 +352,20 @@ def _handled(
     except KeyboardInterrupt:
         print(f"{PROGRAM}: {stopped_by('Ctrl-C')}", file=sys.stderr)
         return 130
+    except Exception as error:
+        # The model's errors, imported only now: a verb that raised one imported them, and
+        # `check` starts without them (tests/test_check_startup.py).
+        from loopspec.model.errors import LoopSpecError  # noqa: PLC0415
+
+        if not isinstance(error, LoopSpecError):
+            raise
+        said = str(error)
+        if hasattr(args, "answer_timeout"):  # conform, replay: a --cmd process's hang
+            from loopspec.properties.conformance.run import with_wait_hint  # noqa: PLC0415
+
+            said = with_wait_hint(said, "--answer-timeout")
+        print(f"{PROGRAM}: error: {said}", file=sys.stderr)
+        return 2
 
 
 def _quiet_after_broken_pipe() -> int:

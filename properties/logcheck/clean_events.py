@@ -27,9 +27,9 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 
 from __future__ import annotations
 
-from loopspec.impl.recorded_faults import FAILED_WORD, fault_prefix
 from loopspec.model.facts import (
     ASKING_DECISIONS,
+    FAILED_DECISION,
     HOOK_DECISIONS,
     HOOK_DIALECTS,
     CallFact,
@@ -455,6 +455,14 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     return True
 
 
+def _fault_prefix(summary: str) -> str | None:
+    """`impl.recorded_faults.fault_prefix`, imported when a summary first holds ": ": a log whose
+    hooks record none is checked without `impl` (tests/test_check_startup.py)."""
+    from loopspec.impl.recorded_faults import fault_prefix  # noqa: PLC0415 (see above)
+
+    return fault_prefix(summary)
+
+
 class _HookResultJudge:
     """The judge of hook/result, counting each hook's runs in `runs` when given: a bound
     method, where a `functools.partial` would cost check the import of functools."""
@@ -501,10 +509,11 @@ class _HookResultJudge:
         ):
             return False
         if runs is not None and (
-            decision == FAILED_WORD
+            decision == FAILED_DECISION
             # A fault's summary starts `KIND: `: most summaries hold no ": " at all, and are not
-            # read further (nor is the enum of fault kinds imported for them).
-            or (type(summary) is str and ": " in summary and fault_prefix(summary) is not None)
+            # read further (nor are `impl.recorded_faults` and its enum of fault kinds imported
+            # for them).
+            or (type(summary) is str and ": " in summary and _fault_prefix(summary) is not None)
         ):
             return False
         prefix.expected_seq = seq + 1

@@ -35,8 +35,6 @@ from __future__ import annotations
 # collections, which costs check a fifth of the interpreter's start (tests/test_check_startup.py)
 from _collections_abc import Mapping
 
-from loopspec.model.errors import InvalidEventError
-
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from typing import Any
@@ -85,10 +83,18 @@ def header_version(obj: Mapping[str, Any]) -> int:
     `InvalidEventError` when malformed.
 
     A header of the usual shape — the codec's fields with the types it requires, extras only of
-    kinds it keeps unchanged — is one the codec accepts, so it is read here, and the codec (with
-    the event model and cattrs behind it) is imported only for another: a small log then starts
-    at interpreter speed. `tests/test_check_startup.py` holds both ways to the same answers.
+    kinds it keeps unchanged — is one the codec accepts, so it is read here (`usual_version`),
+    and the codec (with the event model and cattrs behind it) is imported only for another: a
+    small log then starts at interpreter speed. `tests/test_check_startup.py` holds both ways
+    to the same answers.
     """
+    version = usual_version(obj)
+    return _codec_header_version(obj) if version is None else version
+
+
+def usual_version(obj: Mapping[str, Any]) -> int | None:
+    """The version of a header of the usual shape (see `header_version`), which the codec
+    accepts; None for any other, which only the codec can judge (and may refuse)."""
     if (
         type(obj) is dict
         and obj.get("type") == "session"
@@ -104,11 +110,13 @@ def header_version(obj: Mapping[str, Any]) -> int:
     ):
         version: int = obj["version"]
         return version
-    return _codec_header_version(obj)
+    return None
 
 
 def _codec_header_version(obj: Mapping[str, Any]) -> int:
     """`header_version` by the model's wire codec itself."""
+    # (the model's errors with it: the usual header is read without them)
+    from loopspec.model.errors import InvalidEventError  # noqa: PLC0415 -- see `header_version`
     from loopspec.model.wire import header_from_wire  # noqa: PLC0415 -- see `header_version`
 
     try:

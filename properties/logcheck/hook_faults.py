@@ -14,7 +14,7 @@ A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 
 from __future__ import annotations
 
-from loopspec.impl.recorded_faults import FAILED_WORD, recorded_fault
+from loopspec.model.facts import FAILED_DECISION
 
 UNSUPPORTED = "unsupported"
 """The fault kind of a well-formed answer its dialect does not support (`FaultKind`; not
@@ -72,6 +72,10 @@ class HookRuns:
             runs[hook_id] = count + 1
         elif len(runs) < MAX_TRACKED_HOOKS:
             runs[hook_id] = 1
+        # Imported for the first run read on the full path: a log without hooks is checked
+        # without `impl` (tests/test_check_startup.py).
+        from loopspec.impl.recorded_faults import recorded_fault  # noqa: PLC0415
+
         fault = recorded_fault(decision, summary)
         if fault is None:
             return
@@ -162,4 +166,4 @@ def fault_note(
 
 
 def _outcome(word: str) -> str:
-    return "no decision" if word == FAILED_WORD else f"'{word}'"
+    return "no decision" if word == FAILED_DECISION else f"'{word}'"
