@@ -42,6 +42,7 @@ class Fact:
         "calls",
         "decision",
         "error_code",
+        "exit_code",
         "handler_id",
         "interrupted",
         "is_error",
@@ -83,6 +84,7 @@ class Fact:
         self.point: str | None = None
         self.handler_id: str | None = None
         self.decision: str | None = None
+        self.exit_code: int | None = None
         self.updated_input: object = None
         self.approval_id: str | None = None
         self.outcome: str | None = None
@@ -146,6 +148,7 @@ def facts_of(event: Event) -> Fact:
         case HookResulted():
             fact.turn, fact.point, fact.handler_id = event.turn, event.point, event.handler_id
             fact.call_id, fact.decision = event.call_id, event.decision
+            fact.exit_code = event.exit_code
             fact.updated_input = thaw(event.updated_input)
         case ApprovalAsked():
             fact.approval_id, fact.call_id = event.id, event.call_id
@@ -532,6 +535,8 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
             msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"
             raise FactError(msg, "HOOK-1")
     _optional_members_read(fact.type, data)
+    if fact.type == "hook/result":
+        fact.exit_code = data.get("exitCode")  # an integer or absent: read just above
 
 
 def hook_duration_valid(duration: object) -> bool:

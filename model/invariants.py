@@ -1333,6 +1333,32 @@ def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Viola
     return NO_VIOLATIONS
 
 
+# Exit code 2 is a hook's blocking exit (Claude Code, Codex, dsh's bridge), whatever it printed:
+# its audit records a deny or a block (deny, block, or stop for `continue: false`), or a failed
+# hook's pass (error, HOOK-7). `commands.exits_2` says the same of an answer the model is given.
+BLOCKING_EXIT_CODE = 2
+BLOCKING_EXIT_DECISIONS = DENYING_DECISIONS | {"error", "stop"}
+
+
+@invariant("blocking_exit_is_audited_as_blocking", "HOOK-1", reads=of_types("hook/result"))
+def blocking_exit_is_audited_as_blocking(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A tool hook audited with exit code 2, the blocking exit, is audited as blocking or
+    failed."""
+    if (
+        fact.type == "hook/result"
+        and fact.exit_code == BLOCKING_EXIT_CODE
+        and fact.point in TOOL_HOOK_POINTS
+        and fact.decision not in BLOCKING_EXIT_DECISIONS
+    ):
+        msg = (
+            f"{fact.point} hook {fact.handler_id} is audited {fact.decision!r} with exit code 2, "
+            "the blocking exit: a hook that exits 2 denies or blocks (deny, block, stop), "
+            "whatever it printed, or failed (error)"
+        )
+        return [Violation("HOOK-1", fact.seq, msg)]
+    return NO_VIOLATIONS
+
+
 POST_BLOCK_NOT_AN_ERROR = "post-block-not-an-error"
 """The facet of HOOK-1 `post_block_makes_the_result_an_error` breaks: the real Claude Code and
 Codex CLIs break it on every PostToolUse block (their profiles name it, `HOOK-1:` + this)."""

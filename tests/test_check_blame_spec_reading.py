@@ -486,3 +486,17 @@ def test_DEC_1_a_denied_call_whose_result_reports_success_is_blamed_on_DEC_1() -
     report = check(BLAME / "valid" / "DEC-1-asked-and-denied-call-fails.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
     assert "DEC-1" in rules_checked(report)
+
+
+def test_HOOK_1_a_hook_audited_allow_with_the_blocking_exit_code_is_blamed() -> None:
+    """HOOK-1: exit code 2 is a hook's blocking exit, whatever its stdout says; an audit
+    recording it goes with a deny or a block, or with a failed hook's pass (`error`), and the
+    model refuses an allow that exited 2. A log whose PreToolUse hook/result said `allow` with
+    `exitCode: 2` passed `check`: the line holds the contradiction, and SPEC's Where did not
+    say the checker leaves it. It is blamed at that line; the same hook audited `deny`, its call
+    ending in the deny's error, keeps every rule."""
+    report = check(BLAME / "violations" / "HOOK-1-exit-2-audited-as-allow.jsonl")
+    assert blamed(report) == [("HOOK-1", 6)]
+    assert "exit code 2" in report.violations[0].violation.message
+    report = check(BLAME / "valid" / "HOOK-1-exit-2-audited-as-deny.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")

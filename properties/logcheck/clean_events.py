@@ -39,6 +39,8 @@ from loopspec.model.facts import (
     hook_duration_valid,
 )
 from loopspec.model.invariants import (
+    BLOCKING_EXIT_CODE,
+    BLOCKING_EXIT_DECISIONS,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
     SURFACE_CODE,
@@ -47,6 +49,7 @@ from loopspec.model.invariants import (
     Prefix,
     approval_shows_effective_input,
     arguments_are_an_object,
+    blocking_exit_is_audited_as_blocking,
     call_ids_unique_in_reply,
     call_records_match_reply,
     denied_call_never_succeeds,
@@ -505,6 +508,7 @@ class _HookResultJudge:
             or "surfaceOp" in obj
             or "sourceEventSeqs" in obj
             or ((exit_code := data.get("exitCode")) is not None and type(exit_code) is not int)
+            or (exit_code == BLOCKING_EXIT_CODE and decision not in BLOCKING_EXIT_DECISIONS)
             or (summary is not None and type(summary) is not str)
         ):
             return False
@@ -666,6 +670,7 @@ JUDGES: dict[str, CleanJudge] = {
             events_enclosed_by_turn,
             hook_audit_paired_in_turn,
             post_hook_words_fit_the_result,
+            blocking_exit_is_audited_as_blocking,
         ),
     ),
     "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
