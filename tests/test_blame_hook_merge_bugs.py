@@ -195,8 +195,39 @@ def test_HOOK_6_the_report_names_the_hook_and_the_later_passthrough() -> None:
     replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, PROGRAMS[0][3])
     assert replay.divergence is not None
     what = replay.divergence.what
-    for named in ("hook everything", "call c1", "hook late", "HOOK-3"):
+    for named in ("hook everything", "call c1", "hook late answered after", "HOOK-3"):
         assert named in what, what
+
+
+IDENTITY_THEN_PASS = _program(
+    HookAnswers(Allow(updated_input={"file_path": "a.txt"})), HookAnswers(Pass())
+)
+OTHER_INPUT_THEN_PASS = _program(
+    HookAnswers(Allow(updated_input={"file_path": "b.txt"})), HookAnswers(Pass())
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "rule"),
+    [(IDENTITY_THEN_PASS, "RW-2"), (OTHER_INPUT_THEN_PASS, "RW-1")],
+    ids=["an identity input left unrecorded", "another input not applied"],
+)
+def test_HOOK_3_an_input_a_later_passthrough_erased_names_the_passthrough(
+    program: list[Command], rule: str
+) -> None:
+    """RW-2, RW-1, HOOK-3: an input left out after a later hook passed is reported with that
+    hook (the rule stays: a loop that drops an identity input's sidecar, or ignores every
+    input, shows the same here); one hook alone names no other."""
+    assert replay_case(ModelTarget, TWO_PRE_HOOKS, program).divergence is None
+    replay = replay_case(PassthroughErasesRewrite, TWO_PRE_HOOKS, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+    hint = "hook late answered after hook everything without an input: a passthrough never"
+    assert hint in replay.divergence.what, replay.divergence.what
+    alone = replay_case(IgnoresSuppliedInputs, ONE_PRE_HOOK, program[:3])
+    assert alone.divergence is not None
+    assert alone.divergence.rule_id == rule, alone.divergence.what
+    assert "HOOK-3" not in alone.divergence.what, alone.divergence.what
 
 
 def test_HOOK_2_the_report_names_who_asked_and_who_allowed() -> None:

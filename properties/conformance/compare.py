@@ -519,19 +519,29 @@ def _refused_rewrite(
     suppliers = [i for i, (_hook, _reading, supplied) in enumerate(answers) if supplied]
     if not refused or not suppliers:
         return None
-    last = suppliers[-1]
-    said = (
-        f"{_named([answers[last][0]])} supplied an input for call {call_id} that its tool cannot "
-        "take, which denies the call with a reason naming the hook: such a call is never asked "
-        "about or run"
+    return (
+        f"{_named([answers[suppliers[-1]][0]])} supplied an input for call {call_id} that its "
+        "tool cannot take, which denies the call with a reason naming the hook: such a call is "
+        "never asked about or run" + _not_erased_by_later(call_id, history)
     )
-    later = [hook for hook, _reading, _supplied in answers[last + 1 :]]
-    if later:
-        said += (
-            f"; {_named(later)}, answering after it without an input, never erase"
-            f"{'s' if len(later) == 1 else ''} it (HOOK-3)"
-        )
-    return said
+
+
+def _not_erased_by_later(call_id: str | None, history: Sequence[Event]) -> str:
+    """`; hook x answered after hook y without an input: a passthrough never erases a rewrite
+    (HOOK-3)` when hooks answered `call_id` after the last one that supplied an input (y)
+    without one; else empty. A loop whose last answer decides the input (Claude Code #15897)
+    drops the input so; one that ignores every input looks the same in such a program."""
+    answers = _pre_answers(call_id, history)
+    suppliers = [i for i, (_hook, _reading, supplied) in enumerate(answers) if supplied]
+    if not suppliers:
+        return ""
+    later = [hook for hook, _reading, _supplied in answers[suppliers[-1] + 1 :]]
+    if not later:
+        return ""
+    return (
+        f"; {_named(later)} answered after {_named([answers[suppliers[-1]][0]])} without an "
+        "input: a passthrough never erases a rewrite (HOOK-3)"
+    )
 
 
 def _reason_kind(event: Event | None) -> object:
@@ -814,6 +824,8 @@ def _arguments_rule(
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     where = "audit record" if want.get("type") == "tool/call" else "model history"
     wanted, applied = _call_arguments(want), _call_arguments(got)
+    # Each call's arguments as the target applied them, where its calls are the model's.
+    theirs = dict(zip(call_ids, applied, strict=True)) if len(applied) == len(call_ids) else {}
     if len(wanted) == len(applied) == len(call_ids):  # judge the calls whose arguments differ
         differ = [c for c, w, a in zip(call_ids, wanted, applied, strict=True) if w != a]
         call_ids = differ or call_ids
@@ -831,9 +843,13 @@ def _arguments_rule(
         ):
             return "HOOK-3", "a rewrite other than the last one in configured order won"
         if situation.supplied or situation.rewritten:
+            # The model's own arguments kept: a later answer may have erased the input.
+            kept = call_id in theirs and theirs[call_id] == situation.original
+            erased = _not_erased_by_later(call_id, history) if kept else ""
             return (
                 "RW-1",
-                f"the call's arguments in the {where} are not the effective (rewritten) ones",
+                f"the call's arguments in the {where} are not the effective (rewritten) ones"
+                + erased,
             )
     return "EXE-2", (
         f"the call's arguments in the {where} differ from the model's raw arguments "
@@ -1032,6 +1048,7 @@ def _changed(
                     f"{named}: the target records no rewrite sidecar, but a hook-supplied input "
                     "was applied"
                     + (" (equal to the model's own, which still gets one)" if same else "")
+                    + _not_erased_by_later(_call_id_of(want), history)
                 )
             return "RW-2", f"{named}: the rewrite sidecar records every applied rewrite"
         case "tool/result":
