@@ -1630,12 +1630,22 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
         and not fact.is_error
     ):
         hook = prefix.unapplied_rewrites[fact.call_id]
+        # Name where to look: the hook's answer, and the record that lacks the sidecar.
+        supplied = [
+            answer.seq
+            for answer in prefix.hook_results.get(fact.call_id, ())
+            if answer.handler_id == hook and answer.point == "PreToolUse"
+        ]
+        record = prefix.call_records.get(fact.call_id)
+        recorded = "" if record is None else f" (seq {record.seq})"
         return [
             Violation(
                 "RW-2",
                 fact.seq,
                 f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
-                "a rewrite nor refused",
+                f"a rewrite nor refused: its tool/call{recorded} carries no rewrite sidecar, "
+                "and its result reports success",
+                (*supplied[-1:], *(() if record is None else (record.seq,))),
             )
         ]
     return NO_VIOLATIONS

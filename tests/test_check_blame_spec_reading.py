@@ -500,3 +500,15 @@ def test_HOOK_1_a_hook_audited_allow_with_the_blocking_exit_code_is_blamed() -> 
     assert "exit code 2" in report.violations[0].violation.message
     report = check(BLAME / "valid" / "HOOK-1-exit-2-audited-as-deny.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
+
+
+def test_RW_2_an_input_applied_without_its_sidecar_names_the_record_that_lacks_it() -> None:
+    """RW-2: a supplied input without a sidecar is blamed at the call's result (an error result
+    would have excused it, as a refusal), but the report cited that result alone and said only
+    that the input was "neither recorded as a rewrite nor refused": a reader had to find the
+    tool/call that lacks the sidecar, and the hook's answer, by hand. It now cites both."""
+    report = check(BLAME / "violations" / "RW-2-rewrite-applied-without-its-sidecar.jsonl")
+    assert blamed(report) == [("RW-2", 9)]
+    (found,) = report.violations
+    assert found.violation.related == (4, 6)  # h1's answer, the tool/call without a sidecar
+    assert "its tool/call (seq 6) carries no rewrite sidecar" in found.violation.message
