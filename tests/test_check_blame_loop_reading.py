@@ -15,6 +15,7 @@ from blame_logs import BLAME, blamed, check
 
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import event_from_wire
+from loopspec.properties.conformance.run import spec_text
 
 
 def test_ORD_2_a_record_after_a_reply_that_makes_no_calls_is_blamed_on_ORD_2() -> None:
@@ -86,3 +87,35 @@ def test_LOG_6_check_refuses_the_message_the_model_cannot_read(
     with pytest.raises(InvalidEventError) as refused:
         event_from_wire(wire)
     assert refused.value.rule_id == "LOG-6"
+
+
+def test_ABORT_2_check_judges_only_that_an_interrupted_reply_makes_no_call_and_spec_says_so() -> (
+    None
+):
+    """ABORT-2: after an interrupted reply the step and turn end `aborted`; a log whose turn
+    goes on to a second step and ends `completed` breaks that, and `check` passes it (its
+    invariant reads only the reply's calls). SPEC.md named the invariant alone, so its reader
+    expected the rest judged too: it now says which part a log is held to."""
+    report = check(BLAME / "unchecked" / "ABORT-2-turn-goes-on-after-an-interrupted-reply.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "that its step and turn then end aborted, are not flagged" in spec_text("ABORT-2")
+
+
+def test_REC_1_check_judges_the_repair_codes_and_the_turn_end_and_spec_says_so() -> None:
+    """REC-1: repair closes the turn right after its results; a log with a whole step between
+    the repair result and the `interrupted` turn/end breaks that, and `check` passes it (its
+    invariant reads the results' codes and how the turn ends). SPEC.md named the invariant
+    alone: it now says which part a log is held to."""
+    report = check(BLAME / "unchecked" / "REC-1-a-step-between-the-repair-and-the-turn-end.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "that the closers follow the repair results with nothing between" in spec_text("REC-1")
+
+
+def test_TURN_5_asks_for_the_kind_alone_and_check_reads_no_more() -> None:
+    """TURN-5: SPEC.md listed `aborted` "(with the cause)" and `interrupted` "(repair only)",
+    which read as if a reason without a cause, or an `interrupted` turn no repair closed, broke
+    TURN-5; the model's TurnEnded and `check` ask for a string kind alone, the rest being
+    ABORT-3's and REC-1's. It now says so."""
+    said = spec_text("TURN-5")
+    assert "This rule asks for the kind alone" in said
+    assert "(with the cause)" not in said
