@@ -18,6 +18,7 @@ from json_breaks import DROP, broken, places
 
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION
 from loopspec.properties.conformance.target import ModelTarget
 
 CONFIG = {
@@ -206,3 +207,125 @@ def test_PROTO_1_a_wrong_value_where_the_quick_check_remembers_none_is_not_passe
                     failed_by_schema += 1
                     assert not process_target._surely_valid(damaged), (place, wrong)
     assert failed_by_schema >= 200
+
+
+def _model_events() -> list[dict[str, Any]]:
+    """Every distinct event the model logs in the exhaustive programs of 4 commands (hooks,
+    approvals, aborts, crashes) and in section 12's sweep (every presenter's tool, texts,
+    errors, meta), with their settling tails, as a process would send them."""
+    from loopspec.properties.conformance.exhaustive import (  # noqa: PLC0415
+        EXHAUSTIVE_CONFIG,
+        programs,
+    )
+    from loopspec.properties.conformance.presentation_sweep import (  # noqa: PLC0415
+        SWEEP_CONFIG,
+        sweep_programs,
+    )
+    from loopspec.properties.conformance.profile_check import settling_command  # noqa: PLC0415
+
+    runs = [(EXHAUSTIVE_CONFIG, program) for program in programs(4)]
+    runs += [(SWEEP_CONFIG, program) for program in sweep_programs({"result-meta"})]
+    found: dict[str, dict[str, Any]] = {}
+    for config, program in runs:
+        model = ModelTarget()
+        model.reset(config)
+        queue = list(program)
+        while queue:
+            assert model.state is not None
+            for event in model.apply(queue.pop(0)).events:
+                line = json.dumps(event, sort_keys=True)
+                found.setdefault(line, json.loads(line))
+            settle = settling_command(model.state.phase, config)
+            if not queue and settle is not None and len(found) < 5000:
+                queue.append(settle)
+    return list(found.values())
+
+
+# The members `_renamed` gives other values: what a loop numbers, names or words differently
+# from turn to turn. (What the schema asks nothing of, as `meta`, is remembered as it is.)
+_RENAMED = frozenset(
+    {"turn", "step", "callId", "id", "toolCallId", "text", "name", "arguments", "handlerId"}
+)
+
+
+def _renamed(event: dict[str, Any], shift: int) -> dict[str, Any]:
+    """`event` as another, valid, turn of a loop would log it: each integer of `_RENAMED`
+    `shift` more, each string of it longer by a suffix (texts inside `meta`, `usage`, an
+    `updatedInput` or an error are left alone)."""
+
+    def renamed(value: object, key: object = None) -> object:
+        if key in ("meta", "usage", "updatedInput", "error"):
+            return value
+        if isinstance(value, dict):
+            return {k: renamed(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [renamed(item, key) for item in value]
+        if key in _RENAMED and type(value) is int:
+            return value + shift
+        if key in _RENAMED and isinstance(value, str):
+            return f"{value}~{shift}"
+        return value
+
+    return {**event, "data": renamed(event["data"])}
+
+
+def _full_event_validator() -> Any:
+    from jsonschema import Draft202012Validator  # noqa: PLC0415
+
+    defs = FROM_IMPLEMENTATION["$defs"]
+    return Draft202012Validator({**defs["event"], "$defs": defs})
+
+
+def _checked_quickly(event: dict[str, Any]) -> bool:
+    validators = process_target._validators().events
+    validator = validators.get(event["type"], validators[None])
+    return process_target._event_valid(event, validator)
+
+
+def test_PROTO_1_an_event_of_another_turn_step_call_or_text_is_checked_from_memory() -> None:
+    """Events are remembered by their shape under the schema (`schema_shape`): the model's events
+    again with other turns, steps, call ids, names, arguments and texts (all valid) are not
+    checked by the schema again. Remembered by their JSON, about half the js-loop's events
+    were, each a fifth of a millisecond or more."""
+    events = _model_events()
+    assert len(events) >= 100
+    for event in events:
+        assert _checked_quickly(event)
+    remembered = len(process_target._VALID_EVENTS)
+    for event in events:
+        again = _renamed(event, 3)
+        assert _full_event_validator().is_valid(again)
+        assert _checked_quickly(again)
+    assert len(process_target._VALID_EVENTS) == remembered
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_PROTO_1_events_remembered_alike_have_one_verdict_under_the_full_schema() -> None:
+    """The model's events, each also renamed (valid) and broken in each place of its data (a
+    wrong value of each kind, the member dropped): events with one key in the memory
+    (`_remembered_as`) all get one verdict from the full event schema, so what the memory
+    passes the schema passes; and the quick check of each gives the full schema's verdict."""
+    full = _full_event_validator()
+    verdicts: dict[str, set[bool]] = {}
+    broken_events = 0
+    events = _model_events()
+    by_key: dict[str | None, list[dict[str, Any]]] = {}
+    for event in events:  # a few of each key are broken: all of them took a minute
+        by_key.setdefault(process_target._remembered_as(event), []).append(event)
+    for event in (event for alike in by_key.values() for event in alike[:3]):
+        variants = [event, _renamed(event, 1), _renamed(event, 40)]
+        for place in places(event["data"]):
+            for wrong in (*WRONG_VALUES, DROP, 0, 1, False):
+                variants.append(broken(event, ("data", *place), wrong))
+        for variant in variants:
+            valid = full.is_valid(variant)
+            broken_events += not valid
+            key = process_target._remembered_as(variant)
+            if key is not None:
+                verdicts.setdefault(key, set()).add(valid)
+            assert _checked_quickly(variant) == valid, variant
+    assert broken_events >= 1000  # the breaks do break events
+    shared = [key for key, seen in verdicts.items() if len(seen) > 1]
+    assert not shared, shared[:3]
+    assert len(verdicts) < broken_events  # many events do share a key

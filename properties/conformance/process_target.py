@@ -48,6 +48,7 @@ from loopspec.properties.conformance.history_change import (
     comparable_change,
 )
 from loopspec.properties.conformance.presented import normalized_item
+from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.typographic import curled_quotes_hint
 
@@ -196,6 +197,36 @@ _VALID_EVENTS: set[str] = set()
 _VALID_EVENTS_KEPT: Final = 20_000
 
 
+@functools.cache
+def _data_shapers() -> dict[str, Shaper]:
+    """Per event type, the shape of its `data` under its branch of the event schema
+    (`schema_shape`), for each type whose branch is the one place the event schema speaks of
+    `data`'s value: the top level asks nothing of it, no other keyword there or in the branch
+    names it (but to require it), and no other branch is about the type. Then an event of that
+    type is valid exactly when the same event with its data's shape is. Built at the first
+    event remembered (see `_validators`)."""
+    defs = FROM_IMPLEMENTATION["$defs"]
+    event = defs["event"]
+    asked = {k: v for k, v in event["properties"]["data"].items() if k != "description"}
+    others = {k: v for k, v in event.items() if k not in ("properties", "allOf", "description")}
+    if asked or '"data"' in json.dumps(_without_required(others)):
+        return {}
+    branches: dict[str, list[dict[str, Any]]] = {}
+    for item in event.get("allOf", []):
+        name = _type_guard(item)
+        if name is None:
+            return {}
+        branches.setdefault(name, []).append(item["then"])
+    shapers = {}
+    for name, thens in branches.items():
+        (then, *more) = thens
+        said = {k: v for k, v in then.items() if k not in ("properties", "description")}
+        if more or '"data"' in json.dumps(_without_required(said)):
+            continue
+        shapers[name] = shaper(then.get("properties", {}).get("data", {}), defs)
+    return shapers
+
+
 def _remembered_as(event: dict[str, Any]) -> str | None:
     """The key `event` is remembered by once found valid; None: not to be remembered."""
     seq, time_ = event.get("seq"), event.get("time")
@@ -205,8 +236,14 @@ def _remembered_as(event: dict[str, Any]) -> str | None:
     cited = event.get("sourceEventSeqs")
     if isinstance(cited, list) and all(type(seq) is int for seq in cited):
         key["sourceEventSeqs"] = [0] * len(cited)
+    shape = _data_shapers().get(str(event.get("type")))
     at = _MESSAGE_AT.get(str(event.get("type"))) if _IDS_FREE else None
-    if at is not None:
+    if shape is not None and "data" in event:
+        data = shape(event["data"])
+        if data is UNKNOWN:
+            return None
+        key["data"] = data
+    elif at is not None:
         key["data"] = _without_id(event.get("data"), at[0])
     return json.dumps(key, sort_keys=True)
 
