@@ -512,3 +512,15 @@ def test_RW_2_an_input_applied_without_its_sidecar_names_the_record_that_lacks_i
     (found,) = report.violations
     assert found.violation.related == (4, 6)  # h1's answer, the tool/call without a sidecar
     assert "its tool/call (seq 6) carries no rewrite sidecar" in found.violation.message
+
+
+def test_HOOK_1_spec_says_check_leaves_a_hook_invoked_left_without_its_result() -> None:
+    """HOOK-1 is titled "paired", but its words hold only a hook/result to a pending
+    hook/invoked: a reader could not tell whether a log whose PostToolUse hook/invoked never
+    got its hook/result (the body's result committed after it) breaks it. `check` passes it (a
+    crash may cut a log between the two where its loop commits them apart, LOG-8), and HOOK-1's
+    Where now says so, and that conformance compares the audit with the model's."""
+    report = check(BLAME / "unchecked" / "HOOK-1-invoked-never-answered.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    where = spec_text("HOOK-1")
+    assert "a hook/invoked left without its hook/result is not flagged by the checker" in where
