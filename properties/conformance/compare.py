@@ -1079,6 +1079,11 @@ def _changed(
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
+            skipped = _unregistered_but_hooked(
+                config, _reply_in_hand(command, program), _data(want).get("callId")
+            )
+            if skipped is not None and "callId" in fields:
+                return "EXE-5", f"{named}: the target skips a hook the model runs: {skipped}"
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
@@ -1323,6 +1328,50 @@ def _tool_name(call_id: object, command: Command, history: Sequence[Event]) -> s
     return None
 
 
+def _reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies | None:
+    """The reply whose PreToolUse hooks are running: this command's, or the program's last."""
+    if isinstance(command, ModelReplies):
+        return command
+    return next((c for c in reversed(program) if isinstance(c, ModelReplies)), None)
+
+
+def _unregistered_but_hooked(
+    config: LoopConfig | None,
+    reply: ModelReplies | None,
+    call_id: object = None,
+    history: Sequence[Event] = (),
+) -> str | None:
+    """Words naming a call of `reply` (`call_id`'s, or the first such) to a tool the
+    configuration lacks, with object arguments, that a PreToolUse hook matches: its hooks run
+    (EXE-5). Calls whose hooks answered in `history` are done. None when there is none, or,
+    without `call_id`, when a registered tool's call still due is hooked too (a loop that
+    waits for no hook at all is RW-3's)."""
+    if config is None or reply is None:
+        return None
+    hooks = [hook for hook in config.hooks if hook.point == "PreToolUse"]
+    starts = [i for i, e in enumerate(history) if e.get("type") == "step/start"]
+    this_step = history[starts[-1] :] if starts else history  # call ids repeat across steps
+    answered = {_data(e).get("callId") for e in this_step if e.get("type") == "hook/result"}
+    found: str | None = None
+    for call in reply.tool_calls:
+        if call.id in answered and call.id != call_id:
+            continue
+        hook = next((h for h in hooks if h.matches(call.name)), None)
+        if hook is None or not isinstance(parse_arguments(call.arguments), FrozenMap):
+            continue  # no hook fires, or its arguments fail first (EXE-5 (1))
+        if config.tool(call.name) is not None:
+            if call_id is None:
+                return None
+            continue
+        if found is None and call_id in (None, call.id):
+            found = (
+                f"call {call.id} names tool {call.name}, which is not registered, and hook "
+                f"{hook.handler_id} matches it: PreToolUse hooks run for a call whose tool is "
+                "not registered too, and it fails UNKNOWN_TOOL only where its body would start"
+            )
+    return found
+
+
 def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> bool:
     """Whether `message` is a context of the call `command` settles with a PostToolUse block:
     one of its hooks' contexts (`hooks`), which survive the block, else one of its body's own,
@@ -1546,9 +1595,11 @@ def _extra(
     target_events: Sequence[Event] = (),
     model_events: Sequence[Event] = (),
     config: LoopConfig | None = None,
+    program: Sequence[Command] = (),
 ) -> tuple[str, str]:
     """`got`, which the target appends and the model does not; `target_events` and
-    `model_events` are all each appended for this command; `config` as `classify`'s."""
+    `model_events` are all each appended for this command; `config` and `program` as
+    `classify`'s."""
     kind = str(got.get("type"))
     # By sound, not letter: "an assistant/message", but "a user/message".
     article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
@@ -1635,6 +1686,11 @@ def _extra(
                 return "EXE-2", (
                     f"{adds}: a call's {_BLANK_TO_ONE_READER} a PreToolUse hook runs for it first"
                 )
+            unregistered = _unregistered_but_hooked(
+                config, _reply_in_hand(command, program), history=history
+            )
+            if isinstance(command, ModelReplies | HookAnswers) and unregistered is not None:
+                return "EXE-5", f"{adds}: {unregistered} (the reply waits for them)"
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
                 # PreToolUse hooks match: it is committed after the last hook has answered.
@@ -2055,6 +2111,7 @@ def classify(
                     target_events=actual.events,
                     model_events=expected.events,
                     config=config,
+                    program=program,
                 )
             case _:
                 assert_never(difference.relation)
