@@ -19,6 +19,7 @@ from json_breaks import DROP, broken, places
 from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION
+from loopspec.properties.conformance.schema_shape import UNKNOWN, shaper
 from loopspec.properties.conformance.target import ModelTarget
 
 CONFIG = {
@@ -329,3 +330,33 @@ def test_PROTO_1_events_remembered_alike_have_one_verdict_under_the_full_schema(
     shared = [key for key, seen in verdicts.items() if len(seen) > 1]
     assert not shared, shared[:3]
     assert len(verdicts) < broken_events  # many events do share a key
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "shape"),
+    [
+        # A list of types is not a leaf the module knows: the value is kept as it is.
+        ({"type": ["string", "null"]}, None, None),
+        ({"type": ["string", "null"]}, "text", "text"),
+        (
+            {"type": "object", "properties": {"n": {"type": ["integer", "null"]}}},
+            {"n": 7},
+            {"n": 7},
+        ),
+        # JSON Schema's integer takes no bool: left to the schema.
+        ({"type": "integer", "minimum": 1}, True, UNKNOWN),
+        ({"type": "integer", "minimum": 1}, 9, 1),
+    ],
+    ids=["types-null", "types-text", "types-in-an-object", "bool-as-integer", "integer"],
+)
+def test_PROTO_1_a_schema_form_the_shaper_does_not_know_keeps_the_value(
+    schema: dict[str, Any], value: object, shape: object
+) -> None:
+    """`schema_shape` keeps a value as it is under any form it does not handle, so its verdict
+    stays the schema's; a `type` naming a list of types raised TypeError (unhashable list)
+    where the module says such forms are kept as they are."""
+    got = shaper(schema, {})(value)
+    if shape is UNKNOWN:
+        assert got is UNKNOWN
+    else:
+        assert got == shape

@@ -62,6 +62,8 @@ def _compiled(schema: object, defs: Mapping[str, Any], resolving: frozenset[str]
     if len(words) == 1 and words <= {"oneOf", "anyOf"}:
         return _tagged(schema[words.pop()], defs, resolving)
     kind = schema.get("type")
+    if not isinstance(kind, str):  # a list of types (`["string", "null"]`), or none
+        return _as_is
     if kind == "object" and set(schema) <= _OBJECT_WORDS:
         return _object(schema.get("properties", {}), defs, resolving)
     if kind == "array" and set(schema) <= _ARRAY_WORDS and isinstance(schema.get("items"), dict):
