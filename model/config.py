@@ -143,11 +143,14 @@ class HookSpec:
         if not self.handler_id:
             raise InvalidEventError("a hook needs a handler id", rule_id="HOOK-1")
         if self.matcher not in MATCH_ALL:
+            # Both refusals are HOOK-8's, as the hooks settings reader's are: a matcher is a
+            # portable regular expression, and one Python's `re` cannot compile (a range out
+            # of order, `[z-a]`, `a{3,2}`, which ECMAScript refuses too) is none.
             try:
                 re.compile(self.matcher)
             except re.error as error:
-                msg = f"hook {self.handler_id} has an invalid matcher: {error}"
-                raise InvalidEventError(msg, rule_id="HOOK-1") from error
+                msg = f"hook {self.handler_id} has a matcher that is not a valid regex: {error}"
+                raise InvalidEventError(msg, rule_id="HOOK-8") from error
             problem = matcher_problem(self.matcher)
             if problem is not None:
                 msg = f"hook {self.handler_id} has a matcher outside the portable subset: {problem}"

@@ -415,6 +415,18 @@ def test_HOOK_8_python_and_ecmascript_agree_inside_the_subset(
     assert in_python == in_node
 
 
+@pytest.mark.parametrize("matcher", ["[z-a]", "a{3,2}", "(a"])
+def test_HOOK_8_a_matcher_no_regex_engine_compiles_is_refused_naming_HOOK_8(matcher: str) -> None:
+    """HOOK-8: a matcher whose characters are of the subset but which Python's `re` (and
+    ECMAScript) cannot compile, a range or bounds out of order or a group left open, is no
+    portable regular expression: the model refused it naming HOOK-1, a rule about hooks' audit,
+    where the hooks settings reader names HOOK-8 for the same matcher."""
+    with pytest.raises(InvalidEventError) as refused:
+        HookSpec("h", "PreToolUse", matcher)
+    assert refused.value.rule_id == "HOOK-8"
+    assert "not a valid regex" in str(refused.value)
+
+
 def test_HOOK_8_the_model_config_refuses_before_any_loop_runs() -> None:
     """HOOK-8: a loop configuration with a non-portable matcher is refused at construction."""
     with pytest.raises(InvalidEventError):

@@ -37,7 +37,7 @@ INVALID: list[tuple[str, Callable[[], object], str]] = [
     ("ABORT-1", lambda: Abort("boredom"), "cause"),
     ("HOOK-1", lambda: HookSpec("h", "OnWhatever"), "hook point"),
     ("HOOK-1", lambda: HookSpec(""), "handler id"),
-    ("HOOK-1", lambda: HookSpec("h", matcher="("), "matcher"),
+    ("HOOK-8", lambda: HookSpec("h", matcher="("), "matcher"),
     ("SCHED-1", lambda: LoopConfig(max_parallel=0), "max_parallel"),
     ("HOOK-1", lambda: LoopConfig(hooks=(HookSpec("h"), HookSpec("h"))), "unique"),
     ("TURN-1", lambda: StepStarted(0, 0, 1, 0), ">= 1"),
