@@ -51,6 +51,7 @@ from loopspec.model.facts import (
 )
 from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR, LogMonitor, Violation
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import (
     DENIED_WITHOUT_REASON,
     ERROR_PREFIX,
@@ -1079,11 +1080,13 @@ def _changed(
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
-            skipped = _unregistered_but_hooked(
-                config, _reply_in_hand(command, program), _data(want).get("callId")
+            mine_pair = (_data(want).get("callId"), _data(want).get("handlerId"))
+            skipped = _skipped_hook_rule(
+                config, _reply_in_hand(command, program), history, mine_pair
             )
-            if skipped is not None and "callId" in fields:
-                return "EXE-5", f"{named}: the target skips a hook the model runs: {skipped}"
+            if skipped is not None:
+                rule, words = skipped
+                return rule, f"{named}: the target skips a hook the model runs: {words}"
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
@@ -1335,41 +1338,74 @@ def _reply_in_hand(command: Command, program: Sequence[Command]) -> ModelReplies
     return next((c for c in reversed(program) if isinstance(c, ModelReplies)), None)
 
 
-def _unregistered_but_hooked(
+def _answered_this_step(history: Sequence[Event]) -> set[tuple[object, object]]:
+    """(call id, handler id) of every hook/result since the last step/start (call ids repeat
+    across steps)."""
+    starts = [i for i, e in enumerate(history) if e.get("type") == "step/start"]
+    this_step = history[starts[-1] :] if starts else history
+    return {
+        (_data(e).get("callId"), _data(e).get("handlerId"))
+        for e in this_step
+        if e.get("type") == "hook/result"
+    }
+
+
+def _due_hooks(
+    config: LoopConfig, reply: ModelReplies, answered: set[tuple[object, object]]
+) -> list[tuple[ToolCallBlock, HookSpec]]:
+    """Each (call, PreToolUse hook) of `reply` the model runs, in order, but those `answered`."""
+    return [
+        (call, hook)
+        for call in reply.tool_calls
+        if isinstance(parse_arguments(call.arguments), FrozenMap)  # else no hook sees it
+        for hook in config.hooks_for("PreToolUse", call.name)
+        if (call.id, hook.handler_id) not in answered
+    ]
+
+
+def _skipped_hook_rule(
     config: LoopConfig | None,
     reply: ModelReplies | None,
-    call_id: object = None,
-    history: Sequence[Event] = (),
-) -> str | None:
-    """Words naming a call of `reply` (`call_id`'s, or the first such) to a tool the
-    configuration lacks, with object arguments, that a PreToolUse hook matches: its hooks run
-    (EXE-5). Calls whose hooks answered in `history` are done. None when there is none, or,
-    without `call_id`, when a registered tool's call still due is hooked too (a loop that
-    waits for no hook at all is RW-3's)."""
+    history: Sequence[Event],
+    only: tuple[object, object] | None = None,
+) -> tuple[str, str] | None:
+    """(rule, words) when every hook the model still runs for `reply` (or the one `only`
+    names: a call id and a handler id) is one a loop skips for a reason of its own: a call to a
+    tool that is not registered (EXE-5), or a matcher that fits the name only by its leading
+    `(?i)` (HOOK-8). None otherwise: a loop that runs no PreToolUse hook at all is RW-3's."""
     if config is None or reply is None:
         return None
-    hooks = [hook for hook in config.hooks if hook.point == "PreToolUse"]
-    starts = [i for i, e in enumerate(history) if e.get("type") == "step/start"]
-    this_step = history[starts[-1] :] if starts else history  # call ids repeat across steps
-    answered = {_data(e).get("callId") for e in this_step if e.get("type") == "hook/result"}
-    found: str | None = None
-    for call in reply.tool_calls:
-        if call.id in answered and call.id != call_id:
-            continue
-        hook = next((h for h in hooks if h.matches(call.name)), None)
-        if hook is None or not isinstance(parse_arguments(call.arguments), FrozenMap):
-            continue  # no hook fires, or its arguments fail first (EXE-5 (1))
-        if config.tool(call.name) is not None:
-            if call_id is None:
-                return None
-            continue
-        if found is None and call_id in (None, call.id):
-            found = (
-                f"call {call.id} names tool {call.name}, which is not registered, and hook "
-                f"{hook.handler_id} matches it: PreToolUse hooks run for a call whose tool is "
-                "not registered too, and it fails UNKNOWN_TOOL only where its body would start"
-            )
-    return found
+    answered = _answered_this_step(history) - {only}
+    pairs = _due_hooks(config, reply, answered)
+    if only is not None:
+        pairs = [(call, hook) for call, hook in pairs if (call.id, hook.handler_id) == only]
+    if not pairs:
+        return None
+    call, hook = pairs[0]
+    # A loop that ran another hook for the call does run hooks for its tool (HOOK-4's order).
+    ran_for = {call_id for call_id, _handler in answered}
+    if all(config.tool(c.name) is None and c.id not in ran_for for c, _hook in pairs):
+        return "EXE-5", (
+            f"call {call.id} names tool {call.name}, which is not registered, and hook "
+            f"{hook.handler_id} matches it: PreToolUse hooks run for a call whose tool is not "
+            "registered too, and it fails UNKNOWN_TOOL only where its body would start"
+        )
+    if all(_fits_only_by_case(h, c.name) for c, h in pairs):
+        return "HOOK-8", (
+            f"hook {hook.handler_id}'s matcher {hook.matcher!r} matches tool {call.name} of call "
+            f"{call.id}: a leading (?i) makes the rest match in any case (ECMAScript's flag i)"
+        )
+    return None
+
+
+def _fits_only_by_case(hook: HookSpec, name: str) -> bool:
+    """The hook's matcher has a leading `(?i)` and the rest does not match `name` as written."""
+    if not hook.matcher.startswith("(?i)"):
+        return False
+    try:
+        return re.fullmatch(hook.matcher.removeprefix("(?i)"), name) is None
+    except re.error:
+        return False
 
 
 def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> bool:
@@ -1686,11 +1722,10 @@ def _extra(
                 return "EXE-2", (
                     f"{adds}: a call's {_BLANK_TO_ONE_READER} a PreToolUse hook runs for it first"
                 )
-            unregistered = _unregistered_but_hooked(
-                config, _reply_in_hand(command, program), history=history
-            )
-            if isinstance(command, ModelReplies | HookAnswers) and unregistered is not None:
-                return "EXE-5", f"{adds}: {unregistered} (the reply waits for them)"
+            skipped = _skipped_hook_rule(config, _reply_in_hand(command, program), history)
+            if isinstance(command, ModelReplies | HookAnswers) and skipped is not None:
+                rule, words = skipped
+                return rule, f"{adds}: {words} (the reply waits for it)"
             if isinstance(command, ModelReplies) and command.finish == "completed":
                 # A completed reply the model does not log at once is one whose calls
                 # PreToolUse hooks match: it is committed after the last hook has answered.
