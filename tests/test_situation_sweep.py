@@ -114,3 +114,33 @@ def test_MODEL_1_conform_plays_the_rare_situations_after_the_search_and_counts_t
     )
     assert found.divergence is not None
     assert found.divergence.rule_id == "ABORT-1", found.divergence.what
+
+
+def test_MODEL_1_the_sweeps_commands_count_among_the_commands_sent() -> None:
+    """MODEL-1: `steps` ("commands sent in all", divided by `seconds` into the commands/s the
+    report prints) counts the commands of section 12's examples and of the targeted programs,
+    settling tails included, as `seconds` counts their time: it counted the random programs'
+    alone, a tenth fewer commands than a run sends on the bundled loop."""
+    from loopspec.properties.conformance.presentation_sweep import (  # noqa: PLC0415
+        SWEEP_CONFIG,
+        sweep_programs,
+    )
+
+    swept = sum(
+        len(run_program(ModelTarget(), SWEEP_CONFIG, program)[1]) for program in sweep_programs(ALL)
+    )
+    targeted = sum(
+        len(run_program(ModelTarget(), each.config, each.program)[1])
+        for each in situations_for(ALL)
+    )
+    assert swept > len(list(sweep_programs(ALL))) * 2  # the tails count too
+    report = run_conformance(ModelTarget, examples=2, seed_value=1, show_progress=False)
+    assert report.divergence is None
+    assert report.presentation_examples
+    assert report.situation_examples
+    searched = sum(report.transitions.values())
+    assert searched
+    assert report.steps == searched + swept + targeted
+    played: list[tuple[Command, ...]] = []
+    sweep_situations(ModelTarget, ALL, played=played.append)
+    assert sum(map(len, played)) == targeted

@@ -18,7 +18,7 @@ renamed or removed without changing `format`.
       "retries": 9,                             // programs Hypothesis abandoned and replaced
       "shrinkRuns": 1163,                       // runs spent shrinking the counterexample
       "reduceRuns": 41,                         // smaller programs replayed to cut it down
-      "steps": 95,                              // commands sent in all
+      "steps": 95,                              // commands sent in all (the sweeps' too)
       "seconds": 104.6,
       "maxSeconds": null,                       // --max-seconds as given, or null
       "outOfTime": false,                       // true: that budget ended the search (then

@@ -194,8 +194,8 @@ def counts_line(report: RunReport) -> str:
     # a rate from the two would understate the target's speed many times over.
     measured = report.seconds > 0 and not report.shrink_runs and not report.reduce_runs
     rate = f" ({report.steps / report.seconds:.2f} commands/s)" if measured else ""
-    # Section 12's examples are played first: one diverging ends the run before any program,
-    # and `steps` counts the programs' commands only ("0 commands in all, 0.00 commands/s").
+    # Section 12's examples are played first: one diverging ends the run before any program
+    # (the line would read "0 programs, 7 commands in all").
     if report.presentation_diverged:
         return f"{sweep_words(report)}{besides}, {report.seconds:.1f} s"
     programs = "1 program" if report.examples == 1 else f"{report.examples} programs"

@@ -301,15 +301,16 @@ def play_each(
     observe: Callable[[Observation], None] | None = None,
     played: Callable[[tuple[Command, ...]], None] | None = None,
 ) -> None:
-    """Play each (config, program) on one target, a fresh session each, each told to `played`
-    once run; raises `DivergenceFound` for the first that diverges. The targeted sweeps around a
-    random search play their programs this way."""
+    """Play each (config, program) on one target, a fresh session each, `played` told of each
+    run the commands it sent (the program and its settling tail, up to a divergence); raises
+    `DivergenceFound` for the first that diverges. The targeted sweeps around a random search
+    play their programs this way."""
     target = make_target()
     try:
         for config, program in programs:
             divergence, sent = run_program(target, config, program, observe=observe)
             if played is not None:
-                played(program)
+                played(sent)
             if divergence is not None:
                 raise DivergenceFound(divergence, config, sent)
     finally:

@@ -77,7 +77,7 @@ def sweep_presentation(
     observe: Callable[[Observation], None] | None = None,
     played: Callable[[tuple[Command, ...]], None] | None = None,
 ) -> None:
-    """Play every program of `sweep_programs` on a fresh session of one target, each told to
-    `played` once run. Raises `DivergenceFound` for the first that diverges."""
+    """Play every program of `sweep_programs` on a fresh session of one target, `played` told
+    of each run the commands it sent. Raises `DivergenceFound` for the first that diverges."""
     programs = ((SWEEP_CONFIG, program) for program in sweep_programs(capabilities))
     play_each(make_target, programs, observe, played)

@@ -509,6 +509,8 @@ class RunReport:
     target: str
     capabilities: frozenset[str]
     examples: int
+    # The commands sent in all: the random programs' and the sweeps' around them (section 12's
+    # examples, the targeted situations), whose time `seconds` counts too.
     steps: int
     seconds: float
     divergence: Divergence | None
@@ -756,9 +758,11 @@ def run_conformance(
     config: LoopConfig | None = None
     out_of_time = False
     searched = False  # the presentation examples all passed, and the search began
-    swept: list[tuple[Command, ...]] = []  # section 12's programs played, the last diverging
+    # The commands each of section 12's programs sent (the last diverging), and each targeted
+    # program of rare situations likewise: counted in `steps`, as their time is in `seconds`.
+    swept: list[tuple[Command, ...]] = []
     played = swept.append
-    targeted: list[tuple[Command, ...]] = []  # the rare situations' programs played, likewise
+    targeted: list[tuple[Command, ...]] = []
 
     def reducing(replays: int) -> None:
         _progress(examples, counted["shrink"], started, replays)
@@ -847,7 +851,7 @@ def run_conformance(
         name,
         capabilities,
         conformance.PROGRAM_ENDS["complete"],
-        sum(conformance.TRANSITION_HITS.values()),
+        sum(conformance.TRANSITION_HITS.values()) + sum(map(len, (*swept, *targeted))),
         time.monotonic() - started,
         divergence,
         program,

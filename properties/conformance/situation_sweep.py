@@ -178,7 +178,7 @@ def sweep_situations(
     observe: Callable[[Observation], None] | None = None,
     played: Callable[[tuple[Command, ...]], None] | None = None,
 ) -> None:
-    """Play every situation's program the target can take on one target, each told to
-    `played` once run. Raises `DivergenceFound` for the first that diverges."""
+    """Play every situation's program the target can take on one target, `played` told
+    of each run the commands it sent. Raises `DivergenceFound` for the first that diverges."""
     programs = ((each.config, each.program) for each in situations_for(capabilities))
     play_each(make_target, programs, observe, played)
