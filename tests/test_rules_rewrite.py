@@ -36,6 +36,7 @@ from loopspec.model.messages import AssistantMessage, ToolCallBlock
 from loopspec.model.replay import ApprovalShown, CallShown, present_log
 from loopspec.model.rewrite import resolve_call
 from loopspec.model.state import HookVote, LoopState
+from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.synth import HEADER, jsonl, renumber
 from loopspec.properties.stateful.state_checks import all_violations
@@ -364,3 +365,16 @@ def test_HOOK_1_audit_records_how_a_real_hook_ran() -> None:
         12.5,
     )
     assert clean(state.log) == []
+
+
+def test_HOOK_6_an_unacceptable_input_a_later_hook_replaces_is_not_judged() -> None:
+    """HOOK-6 with HOOK-3: only the input in effect is judged. The first hook supplies a list,
+    the second a good object: the call runs the second's input and the sidecar names both. The
+    prose said "a supplied input that is not a JSON object denies the call", which read as if
+    the first hook's list denied it; it now says the input in effect is judged."""
+    state = run(TWO_HOOKS, _program(Allow([1]), Allow(SAFE)))
+    record = _record(state)
+    assert json.loads(record.arguments) == SAFE
+    assert record.rewrite is not None
+    assert record.rewrite.handler_ids == ("first", "second")
+    assert "An earlier hook's input that a later one replaces is not judged" in spec_text("HOOK-6")
