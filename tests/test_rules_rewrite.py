@@ -378,3 +378,14 @@ def test_HOOK_6_an_unacceptable_input_a_later_hook_replaces_is_not_judged() -> N
     assert record.rewrite is not None
     assert record.rewrite.handler_ids == ("first", "second")
     assert "An earlier hook's input that a later one replaces is not judged" in spec_text("HOOK-6")
+
+
+def test_EXE_2_the_integer_minus_zero_is_zero_and_a_float_one_stays_raw() -> None:
+    """EXE-2: `-0` written as an integer is 0 (Python's `json` reads it so; JavaScript's
+    `JSON.parse` reads -0, so a JavaScript loop must not take "-0 is refused", LOG-3, for it),
+    while `-0.0` and `-0e0` are float negative zeros, not lossless, and stay the raw string.
+    SPEC gave only `{"x":-0.0}`; it now says which is which."""
+    assert parse_arguments('{"n":-0}') == {"n": 0}
+    for raw in ('{"n":-0.0}', '{"n":-0e0}'):
+        assert parse_arguments(raw) == raw
+    assert "the integer `-0` is `0`" in spec_text("EXE-2")
