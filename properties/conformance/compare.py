@@ -1051,7 +1051,7 @@ def _changed(
                     + (" (equal to the model's own, which still gets one)" if same else "")
                     + _not_erased_by_later(_call_id_of(want), history)
                 )
-            return "RW-2", f"{named}: the rewrite sidecar records every applied rewrite"
+            return "RW-2", f"{named}: {_sidecar_difference(want, got)}"
         case "tool/result":
             if _call_id_of(want) != _call_id_of(got):
                 return "ORD-3", (
@@ -1110,6 +1110,12 @@ def _changed(
         case "approval/asked":
             if "arguments" in fields:
                 return "RW-4", "the approval request does not show the call's recorded arguments"
+            if fields == ["reason"]:
+                return "DEC-2", (
+                    f"{named}: its reason is the asking hooks' non-empty reasons joined by "
+                    f"{REASON_SEPARATOR!r} in configured order, absent when none gave one: "
+                    f"the model's {mine.get('reason')!r}, the target's {theirs.get('reason')!r}"
+                )
             return "DEC-2", named
         case "approval/decided":
             if isinstance(command, Abort):
@@ -1118,6 +1124,24 @@ def _changed(
         case _:
             pass  # an event type no rule prescribes here
     return NO_RULE, named
+
+
+def _sidecar_difference(want: Event, got: Event) -> str:
+    """What a target's rewrite sidecar gets wrong, both values shown (RW-2)."""
+    mine, theirs = _data(want).get("rewrite"), _data(got).get("rewrite")
+    if not isinstance(mine, dict) or not isinstance(theirs, dict):
+        return "the rewrite sidecar records every applied rewrite"
+    if mine.get("originalArguments") != theirs.get("originalArguments"):
+        return (
+            "the sidecar's originalArguments is the model's argument string exactly as it sent "
+            f"it: the model's {mine.get('originalArguments')!r}, the target's "
+            f"{theirs.get('originalArguments')!r}"
+        )
+    return (
+        "the sidecar names every hook that supplied an input, in configured order, the one in "
+        f"effect last: the model's {mine.get('handlerIds')!r}, the target's "
+        f"{theirs.get('handlerIds')!r}"
+    )
 
 
 def _appended_later(
