@@ -9,6 +9,8 @@ checker's verdict differed from what SPEC.md says, fixed since.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
+from pathlib import Path
 
 import pytest
 from blame_logs import BLAME, blamed, check
@@ -119,3 +121,28 @@ def test_TURN_5_asks_for_the_kind_alone_and_check_reads_no_more() -> None:
     said = spec_text("TURN-5")
     assert "This rule asks for the kind alone" in said
     assert "(with the cause)" not in said
+
+
+def test_LOG_4_an_event_without_a_time_in_whole_milliseconds_is_refused(tmp_path: Path) -> None:
+    """LOG-4: every event is `{type, seq, time, data}`, and the model's reader refuses one
+    without a `time`, or with one that is not a number of whole milliseconds; `check` never
+    read `time` and passed such a log with 0 violations. Each is now an input error at its
+    line; a whole number written as a float (`1000.0`) is read, as the model reads it."""
+    lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
+    for time, status, found in (
+        (None, "error", [("LOG-4", 3)]),
+        ("noon", "error", [("LOG-4", 3)]),
+        (1000.5, "error", [("LOG-4", 3)]),
+        (1000.0, "violations", [("ORD-1", 6)]),
+    ):
+        step = json.loads(lines[2])
+        if time is None:
+            del step["time"]
+        else:
+            step["time"] = time
+        with pytest.raises(InvalidEventError) if status == "error" else nullcontext():
+            event_from_wire(step)
+        path = tmp_path / "timed.jsonl"
+        path.write_text("\n".join([*lines[:2], json.dumps(step), *lines[3:]]) + "\n")
+        report = check(path)
+        assert (blamed(report), report.status) == (found, status), time

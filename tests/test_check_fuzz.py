@@ -288,9 +288,18 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     ),
     "an event of a type no rule reads": (
         lambda rows: rows.__setitem__(
-            slice(None), renumber([rows[0], {"type": "plugin/note", "seq": None}, *rows[1:]])
+            slice(None),
+            renumber([rows[0], {"type": "plugin/note", "seq": None, "time": 0}, *rows[1:]]),
         ),
         "not read: plugin/note",
+    ),
+    "an event without a time": (
+        lambda rows: _row(rows, "step/end").pop("time"),
+        "step/end: time is missing; it must be a number of whole milliseconds",
+    ),
+    "a time in milliseconds and a fraction": (
+        lambda rows: _row(rows, "step/end").update(time=0.5),
+        "step/end: time must be a number of whole milliseconds",
     ),
     "data not an object": (
         lambda rows: _row(rows, "user/message").update(data=7),

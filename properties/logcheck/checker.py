@@ -521,6 +521,14 @@ def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
     raise _Stop
 
 
+def _read_time(time: object, written: bool) -> None:
+    """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
+    (no rule reads its value; a float is read when whole, as the model reads it)."""
+    if type(time) is not float or not time.is_integer():
+        what = "must be" if written else "is missing; it must be"
+        raise FactError(f"time {what} a number of whole milliseconds (since the Unix epoch)")
+
+
 def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoReturn:
     marker = legacy_marker(obj) if isinstance(obj, dict) else None
     if marker is not None:
@@ -689,7 +697,13 @@ def _check_lines(
             # `LogMonitor.quiet_kind`) it commits nothing when it carries no surface
             # metadata and, for a chunk, names the open turn and step. The rest, and
             # anything unusual, go down the full path below.
-            if seq == prefix.expected_seq and type(seq) is int and seq < SEQ_BOUND:
+            # (A time in whole milliseconds written as a float, or none, is read with the fact.)
+            if (
+                seq == prefix.expected_seq
+                and type(seq) is int
+                and seq < SEQ_BOUND
+                and type(obj.get("time")) is int
+            ):
                 if judge is not None:
                     if judge(prefix, obj, seq):
                         events += 1
@@ -734,6 +748,9 @@ def _check_lines(
             if type(obj) is dict and "seq" in obj:
                 try:
                     fact = fact_from_wire(obj)
+                    time = obj.get("time")
+                    if type(time) is not int:
+                        _read_time(time, "time" in obj)
                 except FactError as error:
                     _bad_event(report, obj, line, error)
                 kind = fact.type
