@@ -42,6 +42,7 @@ from loopspec.model.views import (
     ToolCallView,
     ToolResultView,
 )
+from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.validators.acp_strict import (
     validate_permission_request,
     validate_session_update,
@@ -546,6 +547,19 @@ def test_VIEW_4_paths_outside_the_workspace_and_cards_without_paths_keep_their_t
     result = DiffResultView("Edit /w/a.py", (FileDiff("/w/a.py", "a", "b"),))
     assert result_update(result)["title"] == "Edit a.py"
     assert result_update(result, cwd="/elsewhere")["title"] == "Edit /w/a.py"
+
+
+def test_VIEW_4_the_cwd_itself_and_a_path_resolving_outside_keep_their_title_unresolved() -> None:
+    """VIEW-4: only a path strictly inside the cwd once resolved is relativized; the cwd itself
+    (written as `/w/a/..` too) and a path whose `..` leaves it keep the title as the arguments
+    give it. The rule said "inside", leaving a reader to guess `.` for the cwd, or the
+    resolved `/etc/x`; section 12 said "strictly inside", VIEW-4 now says all three."""
+    for path in ("/w", "/w/a/..", "/w/a/../../etc/x"):
+        card = present_call("write", freeze({"file_path": path, "content": ""}))
+        assert call_update(card)["title"] == f"Write {path}"
+    inside = present_call("write", freeze({"file_path": "/w/a/../../w/b", "content": ""}))
+    assert call_update(inside)["title"] == "Write b"
+    assert "the cwd itself (`/workspace/a/..` too)" in spec_text("VIEW-4")
 
 
 @given(call_views, session_cwds)
