@@ -146,3 +146,31 @@ def test_LOG_4_an_event_without_a_time_in_whole_milliseconds_is_refused(tmp_path
         path.write_text("\n".join([*lines[:2], json.dumps(step), *lines[3:]]) + "\n")
         report = check(path)
         assert (blamed(report), report.status) == (found, status), time
+
+
+def test_LOG_3_check_refuses_the_numbers_the_model_refuses_in_event_data(tmp_path: Path) -> None:
+    """LOG-3: event data is lossless JSON; the model's reader refuses -0.0 and a number too
+    large for a double (1e400 reads as an infinity), naming LOG-3. `check` read both and passed
+    the log. Each is now an input error at its line naming LOG-3 and the number; the integer
+    -0 (which reads as 0, for the model too) and 0.0 are read."""
+    lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
+    for number, found in (
+        ("-0.0", [("LOG-3", 5)]),
+        ("-0e0", [("LOG-3", 5)]),
+        ("1e400", [("LOG-3", 5)]),
+        ("-0", [("ORD-1", 6)]),
+        ("0.0", [("ORD-1", 6)]),
+    ):
+        usage = f'}}}}, "usage": {{"tokens": {number}}}}}, "surfaceOp"'
+        reply = lines[4].replace('}}}, "surfaceOp"', usage)
+        assert json.loads(reply)["data"]["usage"] is not None
+        if found[0][0] == "LOG-3":
+            with pytest.raises(InvalidEventError) as refused:
+                event_from_wire(json.loads(reply))
+            assert refused.value.rule_id == "LOG-3"
+        path = tmp_path / "numbers.jsonl"
+        path.write_text("\n".join([*lines[:4], reply, *lines[5:]]) + "\n")
+        report = check(path)
+        assert blamed(report) == found, number
+        if found[0][0] == "LOG-3":
+            assert f"the number {number} " in report.errors[0].message

@@ -298,6 +298,25 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
+class _NotLossless(ValueError):
+    """A JSON number the model's reader refuses (LOG-3): one it would not write back the same."""
+
+
+_INFINITIES = (float("inf"), float("-inf"))
+
+
+def _lossless_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, as json reads it, unless it reads as -0.0 or
+    an infinity (`1e400`): event data is lossless JSON, and the model refuses both (LOG-3).
+    (The integer -0 reads as 0, for the model too.)"""
+    value = float(text)
+    if value in _INFINITIES:
+        raise _NotLossless(f"the number {text} is too large: it reads as an infinity")
+    if value == 0.0 and text[0] == "-":
+        raise _NotLossless(f"the number {text} is minus zero, which a JSON round trip loses")
+    return value
+
+
 class _StrictJson:
     """What json's C scanner reads of its decoder (`json.JSONDecoder`'s settings): strict
     strings, and NaN and Infinity refused (Python's json reads them by default; a session log
@@ -306,7 +325,7 @@ class _StrictJson:
     def __init__(self) -> None:
         self.strict = True
         self.object_hook = self.object_pairs_hook = None
-        self.parse_float, self.parse_int = float, int
+        self.parse_float, self.parse_int = _lossless_float, int
         self.parse_constant = _reject_constant
 
 
@@ -316,7 +335,8 @@ def _strict_decoder() -> JSONDecoder:
     if not _DECODERS:
         import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
 
-        _DECODERS.append(json.JSONDecoder(parse_constant=_reject_constant))
+        decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_lossless_float)
+        _DECODERS.append(decoder)
     return _DECODERS[0]
 
 
@@ -499,6 +519,11 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif isinstance(error, JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
+    elif isinstance(error, _NotLossless):  # in the header, a header that is not one (LOG-5)
+        kind, rule = (
+            (ErrorKind.BAD_HEADER, "LOG-5") if line == 1 else (ErrorKind.BAD_EVENT, "LOG-3")
+        )
+        report.fail(line, kind, f"not lossless JSON: {error}", rule)
     else:
         report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}", "LOG-4")
     raise _Stop
