@@ -285,3 +285,29 @@ def test_SCHED_2_an_approval_asked_after_this_commands_results_is_blamed_on_SCHE
     )
     assert rule == "SCHED-2", what
     assert "appends the model's approval/asked later" in what, what
+
+
+def test_HOOK_5_a_result_committed_before_its_own_post_audit_is_blamed_on_HOOK_5() -> None:
+    """HOOK-5: a settled body's PostToolUse audit pairs precede the result they judge. A loop
+    that commits a call's result and then its audit (the model commits both in this command)
+    was blamed on ORD-3, "commits only after the results of every earlier call of the reply",
+    also for the reply's only call; the result is not early, its audit is late."""
+    judged: list[Command] = [
+        SubmitUser("read it"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostPass(),)),
+    ]
+    history, expected = _model_events(judged)
+    audit = [e for e in expected.events if e["type"].startswith("hook/")]
+    rest = [e for e in expected.events if not e["type"].startswith("hook/")]
+    assert [e["type"] for e in audit] == ["hook/invoked", "hook/result"]
+    assert rest[0]["type"] == "tool/result"
+    late = (rest[0], *audit, *rest[1:])
+    seq = expected.events[0]["seq"]
+    late = tuple({**event, "seq": seq + n} for n, event in enumerate(late))
+    actual = attrs.evolve(expected, events=late)
+    rule, what = classify(
+        judged[-1], "Dispatching", expected, actual, target_violations=(), history=tuple(history)
+    )
+    assert rule == "HOOK-5", what
+    assert "c1's result before hook audit's audit of it" in what

@@ -1733,6 +1733,15 @@ def _extra(
                         "that lands after the abort becomes ABORTED)"
                     )
                 return "ABORT-1", adds
+            audit = _audit_after(got, target_events, model_events)
+            if audit is not None:
+                # The model commits this result too, after the audit: the result is not early,
+                # its audit is late (it read as ORD-3, even for a reply's only call).
+                return "HOOK-5", (
+                    f"the target commits call {_call_id_of(got)}'s result before "
+                    f"{hook_named(audit)}'s audit of it: a PostToolUse hook's hook/invoked and "
+                    "hook/result come right before the result they judge"
+                )
             return "ORD-3", (
                 f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"
@@ -1791,6 +1800,31 @@ def _withheld_result(
         return None
     committed = {_call_id_of(e) for e in target_events if e.get("type") == "tool/result"}
     return None if _call_id_of(result) in committed else result
+
+
+def _audit_after(
+    result: Event, target_events: Sequence[Event], model_events: Sequence[Event]
+) -> Event | None:
+    """A PostToolUse audit of `result`'s call that the target appends after `result`, when
+    the model appends that result in this command too, with the call's audit before it."""
+    call_id = _call_id_of(result)
+
+    def audits(event: Event) -> bool:
+        return (
+            str(event.get("type")).startswith("hook/")
+            and _data(event).get("point") == "PostToolUse"
+            and _data(event).get("callId") == call_id
+        )
+
+    model_order = [
+        "audit" if audits(e) else "result"
+        for e in model_events
+        if audits(e) or (e.get("type") == "tool/result" and _call_id_of(e) == call_id)
+    ]
+    if model_order[:1] != ["audit"] or "result" not in model_order:
+        return None
+    later = list(target_events)[next((i for i, e in enumerate(target_events) if e is result), 0) :]
+    return next((e for e in later if audits(e)), None)
 
 
 def _judged_result(
