@@ -134,6 +134,8 @@ def _number(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidEventError(f"{where}.{key} must be a number", rule_id=rule)
+    if type(value) is float and value - value != 0.0:  # an infinity (json reads 1e999 so)
+        raise InvalidEventError(f"{where}.{key} must be a finite number", rule_id=rule)
     return value
 
 

@@ -398,3 +398,19 @@ def test_REC_2_closers_carry_the_last_events_time_and_a_reply_without_records() 
     assert closers(()) == []
     text_only = AssistantMessage("m9", (TextBlock("hi"),), FrozenMap({"kind": "model"}))
     assert len(closers((*units[0], AssistantMessageRecorded(2, 1, 1, 1, text_only)))) == 2
+
+
+@pytest.mark.parametrize("created_at", [b"1e999", b"-1e999"])
+def test_LOG_5_a_header_whose_createdAt_is_infinite_is_a_corrupt_log_not_a_crash(
+    tmp_path: Path, created_at: bytes
+) -> None:
+    """LOG-5: `createdAt` is a number of milliseconds; json reads 1e999 as an infinity, which the
+    header's reader turned into an int and crashed on (OverflowError, a traceback from
+    `loopspec run --log` on such a log). It is refused as a corrupt log naming LOG-5."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, opening_units())
+    lines = path.read_bytes().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    broken = lines[0].replace(str(header["createdAt"]).encode(), created_at)
+    with pytest.raises(CorruptLog, match=r"\[LOG-5\] session.createdAt must be a finite number"):
+        parse_log(b"".join([broken, *lines[1:]]))
