@@ -614,6 +614,22 @@ def test_EXE_4_outcomes_only_for_running_calls() -> None:
     assert clean(state.log) == []
 
 
+def test_EXE_4_a_second_outcome_after_the_batch_ended_is_MODEL_1_s_refusal() -> None:
+    """EXE-4 with MODEL-1: "anything else is refused" named no rule; a second outcome for a
+    call whose result ended the batch (the loop now awaits the model) is refused with MODEL-1,
+    a phase that takes no tool outcome, while one for a call of an open batch that is not
+    running is EXE-4's. SPEC's EXE-4 now says which."""
+    program: list[Command] = [
+        SubmitUser("a"),
+        ModelReplies((READ_A,)),
+        ToolFinishes("c1", ToolSucceeded("A")),
+    ]
+    with pytest.raises(TransitionRefused) as refusal:
+        run(PLAIN, [*program, ToolFinishes("c1", ToolSucceeded("again"))])
+    assert refusal.value.rule_id == "MODEL-1"
+    assert "with MODEL-1 when none is" in spec_text("EXE-4")
+
+
 def test_DEC_1_denied_calls_never_run_and_say_why() -> None:
     """DEC-1: the deny reason is the result's text; nothing executed."""
     config = with_hooks(HookSpec("h", "PreToolUse", "bash"))
