@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loopspec.impl import framing
 from loopspec.model.invariants import Prefix
+from loopspec.properties.logcheck import dialect
 from loopspec.properties.logcheck.commit_units import CommitUnits
 
 PROFILE = settings()
@@ -127,3 +129,9 @@ def test_LOG_8_commit_markers_fast_path_judges_as_the_general_path(
         assert list(taken) == list(general.take_generally(obj, line)), obj
         assert _state(fast) == _state(general), obj
     assert fast.torn() == general.torn()
+
+
+def test_the_checker_reads_the_marker_the_writer_writes() -> None:
+    """The commit reader names the marker's field itself, so that a marked log is checked
+    without importing `impl`: it is the field `impl.framing` writes."""
+    assert dialect.UNIT_KEY == framing.UNIT_KEY

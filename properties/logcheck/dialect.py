@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 # invariants never read: `logcheck.commit_units` holds the markers to LOG-8 (whole commits, a
 # reply's calls recorded in its commit) on a version 1 log only.
 MARKED_VERSION = 1
+UNIT_KEY = "unit"
+"""The envelope field of a version-1 log's commit markers: `impl.framing.UNIT_KEY`, which
+writes it (tests/test_commit_units.py holds them equal), named here so that a marked log is
+read without importing `impl`."""
 SUPPORTED_VERSIONS = frozenset({0, MARKED_VERSION})
 LEGACY_TYPES = frozenset({"context/message", "steering/message"})
 LAYOUT_NAME = "the June-2026 dsh layout"
