@@ -1,0 +1,82 @@
+"""What the model answered after each program prefix of a conformance run, so that a prefix
+Hypothesis runs again is answered from memory.
+
+Hypothesis makes most programs by changing earlier ones, which keep their first commands: four
+commands in ten that a run on the bundled loop sends (100 programs, seeds 1-2) continue a prefix
+the model had already stepped through in that run. The oracle is a function of its configuration,
+what it reports (`presenting`, `reporting_history`) and the commands so far, so `ModelTarget` with
+an `OracleMemo` answers such a command with the observation it gave the first time, and takes up
+the state, presenter and history it had after it; only a command new after its prefix is stepped.
+Every command is still sent to the target and compared as before: what is saved is the model's
+own work, a seventh of a run's.
+
+Commands are told apart by their repr, not by `==`: 1, 1.0 and True are equal in Python (so are
+FrozenMaps holding them), and the model writes them apart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from loopspec.model.config import LoopConfig
+    from loopspec.model.replay import LogPresenter
+    from loopspec.model.state import LoopState
+    from loopspec.properties.conformance.history_change import DerivedHistory
+    from loopspec.properties.conformance.target import Observation
+
+NODES_KEPT: Final = 50_000
+"""Prefixes remembered at most; then the memory starts again (a run of 100 programs on the
+bundled loop remembers about 2,500)."""
+
+
+class MemoNode:
+    """One prefix: the model's answer to its last command, and where the model was after it.
+    The presenter and history are never fed again: a `ModelTarget` copies them first."""
+
+    __slots__ = ("children", "history", "observation", "presenter", "state")
+
+    def __init__(
+        self,
+        observation: Observation,
+        state: LoopState,
+        presenter: LogPresenter,
+        history: DerivedHistory,
+    ) -> None:
+        self.observation = observation
+        self.state = state
+        self.presenter = presenter
+        self.history = history
+        self.children: Children = {}
+
+
+Children = dict[str, MemoNode]
+"""A prefix's continuations, by the next command's repr."""
+
+
+class OracleMemo:
+    """The prefixes of one run's programs, from each configuration's empty log."""
+
+    def __init__(self, kept: int = NODES_KEPT) -> None:
+        self._roots: dict[tuple[str, bool, bool], Children] = {}
+        self._nodes = 0
+        self._kept = kept
+
+    @property
+    def size(self) -> int:
+        """The prefixes remembered."""
+        return self._nodes
+
+    def first(self, config: LoopConfig, presenting: bool, reporting_history: bool) -> Children:
+        """The one-command prefixes under `config`, for an oracle reporting what the flags
+        say."""
+        return self._roots.setdefault((repr(config), presenting, reporting_history), {})
+
+    def remember(self, prefix: Children, command: str, after: MemoNode) -> None:
+        """`after` as the prefix whose continuations are `prefix`, continued by the command
+        whose repr is `command`."""
+        if self._nodes >= self._kept:
+            self._roots.clear()
+            self._nodes = 0
+        prefix[command] = after
+        self._nodes += 1
