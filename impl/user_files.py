@@ -27,6 +27,9 @@ MAX_JSON_DEPTH: Final = 200
 _CHUNK: Final = 1 << 16
 STDIN_PATH: Final = "/dev/stdin"
 """How a reader names standard input (`loopspec replay -`), in its messages too."""
+STDIN_PATHS: Final = (STDIN_PATH, "/dev/fd/0", "/proc/self/fd/0")
+"""The paths naming standard input: read from the descriptor when it is a socket, which no
+path opens (`properties.logcheck.files.STDIN_PATHS` says the same for check)."""
 
 
 def shown(text: str, limit: int = 200) -> str:
@@ -85,7 +88,7 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
         raise UserFileError(message, unreadable=True) from error
     # Standard input may be a socket (a Node parent's pipe is a socket pair), which cannot be
     # opened by name: read from its descriptor, as through a pipe.
-    piped_in = stat.S_ISSOCK(mode) and str(path) == STDIN_PATH
+    piped_in = stat.S_ISSOCK(mode) and str(path) in STDIN_PATHS
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or piped_in):
         raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
     try:

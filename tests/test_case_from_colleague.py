@@ -212,15 +212,16 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
     )
 
 
-def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path) -> None:
+@pytest.mark.parametrize("name", ["-", "/dev/fd/0"])
+def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path, name: str) -> None:
     """PROTO-1: a tool written for Node runs replay with a socket pair for its standard input
     (Node's pipes are sockets), which /dev/stdin names but cannot open: `replay -` refused it
-    as 'a socket, not a file' (SAFE-4); it reads it as it reads a pipe."""
+    as 'a socket, not a file' (SAFE-4); it reads it as it reads a pipe, also named /dev/fd/0."""
     bo_s = (ana.parent / "Downloads" / "case-EXE-5-0.json").read_bytes()
     ours, theirs = socket.socketpair()
     with ours, theirs:
         replay = subprocess.Popen(
-            [sys.executable, "-m", "loopspec", "replay", "-"],
+            [sys.executable, "-m", "loopspec", "replay", name],
             stdin=theirs.fileno(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -229,8 +230,9 @@ def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path) 
         ours.shutdown(socket.SHUT_WR)
         out, err = replay.communicate(timeout=60)
     assert replay.returncode == 0, err.decode()
+    shown = "/dev/stdin" if name == "-" else name
     assert out.decode().splitlines()[-1] == (
-        "/dev/stdin: 2 commands replayed, no divergence; the case recorded EXE-5"
+        f"{shown}: 2 commands replayed, no divergence; the case recorded EXE-5"
     )
 
 

@@ -240,14 +240,16 @@ def test_stdin_is_read_for_dash(
     assert out.startswith("-:13: ADJ-1")
 
 
-def test_SAFE_4_stdin_named_dev_stdin_reads_a_socket_as_dash_does() -> None:
+@pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+def test_SAFE_4_stdin_named_dev_stdin_reads_a_socket_as_dash_does(name: str) -> None:
     """A tool written for Node runs check with a socket pair for its standard input (Node's
     pipes are sockets), which /dev/stdin names but cannot open: `check /dev/stdin` refused it
-    as 'a socket, not a log file' (SAFE-4) while `check -` read it; it reads it as `-` does."""
+    as 'a socket, not a log file' (SAFE-4) while `check -` read it; it reads it as `-` does,
+    by each of the names Linux gives standard input (/dev/fd/0 was still refused)."""
     ours, theirs = socket.socketpair()
     with ours, theirs:
         check = subprocess.Popen(
-            [sys.executable, "-m", "loopspec", "check", "/dev/stdin"],
+            [sys.executable, "-m", "loopspec", "check", name],
             stdin=theirs.fileno(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -256,7 +258,7 @@ def test_SAFE_4_stdin_named_dev_stdin_reads_a_socket_as_dash_does() -> None:
         ours.shutdown(socket.SHUT_WR)
         out, err = check.communicate(timeout=60)
     assert (check.returncode, err.decode()) == (1, "")
-    assert out.decode().startswith("/dev/stdin:13: ADJ-1")
+    assert out.decode().startswith(f"{name}:13: ADJ-1")
 
 
 def test_zstd_stdin_is_recognised_by_magic(
@@ -805,7 +807,10 @@ def test_LOG_5_a_header_error_the_check_reads_past_does_not_say_the_rest_went_un
     assert "not checked past" not in out, out
 
 
-@pytest.mark.parametrize("names", [["-", "-"], ["-", "/dev/stdin"], ["/dev/stdin", "/dev/stdin"]])
+@pytest.mark.parametrize(
+    "names",
+    [["-", "-"], ["-", "/dev/stdin"], ["/dev/stdin", "/dev/stdin"], ["/dev/fd/0", "-"]],
+)
 def test_stdin_named_twice_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, names: list[str]
 ) -> None:
@@ -819,3 +824,12 @@ def test_stdin_named_twice_is_a_usage_error(
     assert shown.err == (
         "loopspec check: error: standard input (- or /dev/stdin) is named more than once\n"
     )
+
+
+def test_SAFE_4_check_and_replay_know_the_same_names_of_standard_input() -> None:
+    """check keeps its own list of standard input's names (it does not import impl.user_files,
+    which imports typing): the two say the same."""
+    from loopspec.impl.user_files import STDIN_PATHS as READERS  # noqa: PLC0415
+    from loopspec.properties.logcheck.files import STDIN_PATHS  # noqa: PLC0415
+
+    assert STDIN_PATHS == READERS

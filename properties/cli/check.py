@@ -13,9 +13,6 @@ from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, Chec
 from loopspec.properties.cli.main import VERB_BY_NAME, start_up_done
 from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
-# Names of standard input, which can be read once (check reads /dev/stdin as `-` where it must).
-STDIN_NAMES = frozenset({"-", "/dev/stdin"})
-
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without it
     import argparse
@@ -154,6 +151,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     """Check every log named; print text as it goes, or one JSON object at the end."""
     # Imported here, not above: `loopspec check --help` and a usage error need none of it.
     from loopspec.properties.logcheck.checker import Limits, check_paths  # noqa: PLC0415
+    from loopspec.properties.logcheck.files import STDIN, STDIN_PATHS  # noqa: PLC0415
     from loopspec.properties.logcheck.report import (  # noqa: PLC0415
         exit_code,
         not_checkable_lines,
@@ -164,9 +162,9 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     )
 
     start_up_done()
-    if sum(path in STDIN_NAMES for path in args.paths) > 1:
-        # Standard input can be read once: a second `-` (or /dev/stdin, which check reads as
-        # `-`) read as an empty log (LOG-5).
+    if sum(path == STDIN or path in STDIN_PATHS for path in args.paths) > 1:
+        # Standard input can be read once: a second `-` (or /dev/stdin, /dev/fd/0, which check
+        # reads as `-` where it must) read as an empty log (LOG-5).
         print(
             "loopspec check: error: standard input (- or /dev/stdin) is named more than once",
             file=sys.stderr,

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 STDIN = "-"
-STDIN_PATH = "/dev/stdin"
-"""Standard input by name: read as `-` is when it is a socket, which cannot be opened by name."""
+STDIN_PATHS = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+"""Standard input by name: read as `-` is when it is a socket, which cannot be opened by name
+(`impl.user_files.STDIN_PATHS`, which check does not import: it imports typing)."""
 LOG_SUFFIXES = (".jsonl", ".jsonl.zst")
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 CHUNK = 1 << 16
@@ -51,7 +52,7 @@ class LogSource(PlainRecord):
 
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
-        if self.name == STDIN or (self.name == STDIN_PATH and _is_socket(self.name)):
+        if self.name == STDIN or (self.name in STDIN_PATHS and _is_socket(self.name)):
             if sys.stdin is None:  # started with stdin closed (`loopspec check - <&-`)
                 raise OSError("standard input is closed")
             from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (below)
@@ -115,7 +116,7 @@ def _named_file(path: str) -> LogSource | SourceProblem:
         return LogSource(path)  # opening it says why, in the system's words
     if stat.S_ISREG(mode) or stat.S_ISFIFO(mode):
         return LogSource(path)
-    if stat.S_ISSOCK(mode) and path == STDIN_PATH:
+    if stat.S_ISSOCK(mode) and path in STDIN_PATHS:
         # A Node parent's pipe is a socket pair: `check /dev/stdin` reads it as `check -` does.
         return LogSource(path)
     from loopspec.impl.user_files import file_kind  # noqa: PLC0415 (only for a refusal)
