@@ -268,6 +268,34 @@ def test_SAFE_2_run_refuses_a_dsh_log(tmp_path: Path, capsys: pytest.CaptureFixt
     assert dsh.read_bytes() == content
 
 
+def test_SAFE_2_a_dsh_log_with_its_header_is_refused_as_not_loopspec_s_not_as_broken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-2: a dsh log's header begins as loopspec's own do, so the refusal came from reading
+    it as one, and said "[SAFE-2] dsh.jsonl: line 3: [LOG-4] reasoning-chunks.seq must be an
+    integer": a valid dsh log (check keeps it) read as a log that breaks LOG-4. The refusal
+    now says the file is not a log loopspec can append to, and why, and the file is kept."""
+    dsh = tmp_path / "dsh.jsonl"
+    rows = [
+        {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"},
+        {"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}},
+        {"type": "step/start", "seq": 1, "time": 1, "data": {"turn": 1, "step": 1}},
+        {
+            "type": "reasoning-chunks",
+            "seq0": 2,
+            "time0": 1,
+            "data": {"turn": 1, "step": 1, "index": 0, "dt": [0], "texts": ["hm"]},
+        },
+    ]
+    content = "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows).encode()
+    dsh.write_bytes(content)
+    assert _run(tmp_path, dsh) == 2
+    assert dsh.read_bytes() == content
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"loopspec: error: [SAFE-2] {dsh}: exists and is not a log loopspec")
+    assert "a dsh log" in line
+
+
 def test_SAFE_2_run_refuses_fifos_symlinks_and_devices(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

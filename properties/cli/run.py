@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from loopspec.impl.errors import ImplError
+from loopspec.impl.errors import CorruptLog, ImplError
 from loopspec.impl.hookbridge import load_settings
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX
 from loopspec.impl.opening import HEADER_START
@@ -218,6 +218,14 @@ def run(args: argparse.Namespace) -> int:
             hook_env=None if args.hook_env is None else allowed_environment(args.hook_env),
             dialect=args.dialect,
         )
+    except CorruptLog as error:
+        # It begins as loopspec's logs do (so does a dsh log's header) but is none loopspec
+        # can append to: say so, and why, rather than read as a log loopspec broke (LOG-4).
+        raise LogPathError(
+            f"{log_path}: exists and is not a log loopspec can append to ({error}): a dsh log, "
+            "another program's, or one whose lines were changed; refusing to write there: give "
+            "--log a new path or one of loopspec's own logs"
+        ) from error
     except ImplError as error:  # the log is locked by another run, or not a log after all
         raise LogPathError(f"{log_path}: {error}") from error
     except OSError as error:
