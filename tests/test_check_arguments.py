@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from loopspec.properties.cli.check_arguments import LIMIT_CEILING, usual_check_arguments
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
-from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
+from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 OPTIONS = (
     "check",

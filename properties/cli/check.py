@@ -11,7 +11,7 @@ import sys
 
 from loopspec.properties.cli.check_arguments import FORMATS, LIMIT_CEILING, CheckArguments
 from loopspec.properties.cli.main import VERB_BY_NAME, start_up_done
-from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
+from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:  # imported by `register` alone: the usual check runs without it

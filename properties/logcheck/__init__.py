@@ -5,4 +5,12 @@ registry the model's own tests run (`loopspec.model.invariants`). `files` finds 
 (`.jsonl`, `.jsonl.zst`, directories, stdin), `dialect` recognises layouts, `compact_rows` unfolds
 dsh's compact chunk rows, `checker` judges, `report` prints text or JSON and picks the exit code.
 `synth` writes logs in the same wire format from the model, for tests and benchmarks.
+
+The checker's default bounds are here, in the package every part of it imports, so that
+`loopspec check --help` shows them without importing the checker (and the model it runs), and
+a check imports no module for them alone (each module costs a small log's check a hundredth of
+the interpreter's start).
 """
+
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_VIOLATIONS = 1000

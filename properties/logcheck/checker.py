@@ -41,8 +41,8 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.model.plain_record import PlainRecord
+from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.clean_events import clean_judges
-from loopspec.properties.logcheck.defaults import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.dialect import (
     LAYOUT_NAME,
     LEGACY_TYPES,
