@@ -1067,8 +1067,14 @@ def _late_result(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
     "one_reply_per_step_before_calls", "ORD-1", reads=of_types("assistant/message", "tool/call")
 )
 def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A step has at most one assistant/message, and every tool/call follows it."""
-    if fact.type == "assistant/message" and prefix.reply_seq is not None:
+    """A step has at most one reply, and every tool/call follows it."""
+    if (
+        fact.type == "assistant/message"
+        and prefix.reply_seq is not None
+        # A replacement without calls is a compaction, no reply (as `Prefix._fold_reply` folds
+        # it); where it may land while calls await is ADJ-1's.
+        and (fact.surface == "append" or fact.calls)
+    ):
         msg = "a second assistant/message in one step"
         return [Violation("ORD-1", fact.seq, msg, (prefix.reply_seq,))]
     if fact.type == "tool/call" and prefix.open_step is not None and prefix.reply_seq is None:

@@ -174,3 +174,18 @@ def test_LOG_3_check_refuses_the_numbers_the_model_refuses_in_event_data(tmp_pat
         assert blamed(report) == found, number
         if found[0][0] == "LOG-3":
             assert f"the number {number} " in report.errors[0].message
+
+
+def test_ORD_1_a_compaction_written_as_an_assistant_message_is_no_second_reply() -> None:
+    """ORD-1 with ADJ-1: a message that replaces only nodes before the reply takes their place,
+    before the calls (ADJ-1), and an assistant/message that replaces nodes and makes no calls
+    is a compaction, not a reply (the checker's own fold reads it so). Written while a call
+    awaits its result, it was blamed as "a second assistant/message in one step", though the
+    same summary written before the reply passed. It keeps every rule now; a second appended
+    reply is still ORD-1's."""
+    name = "ORD-1-compaction-as-an-assistant-message-while-a-call-awaits.jsonl"
+    report = check(BLAME / "valid" / name)
+    assert (blamed(report), report.status) == ([], "ok")
+    report = check(BLAME / "violations" / "ORD-1-two-text-replies.jsonl")
+    assert blamed(report) == [("ORD-1", 6)]
+    assert "makes no calls is a compaction, not a reply" in spec_text("ORD-1")
