@@ -35,7 +35,7 @@ from loopspec.properties.conformance import driver_protocol
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.process_target import STDERR_TAIL
-from loopspec.properties.conformance.run import _divergence_in
+from loopspec.properties.conformance.run import _divergence_in, spec_text
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -1226,6 +1226,14 @@ def test_SAFE_4_check_reads_a_named_pipe_with_stdin_closed(tmp_path: Path) -> No
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
     assert "checked 1 log" in done.stdout
+
+
+def test_SAFE_4_spec_says_a_named_fifo_is_read_and_waits_for_its_writer() -> None:
+    """SAFE-4: `check f.jsonl` on a FIFO nobody writes waits (a reader of SAFE-4 expected it
+    refused unread, as a device is, or skipped, as in a directory); a named FIFO is read on
+    purpose (`check <(zstdcat log.zst)`, the test above). SAFE-4 said nothing of it; it now
+    says so."""
+    assert "a FIFO named on the command line is read as standard input is" in spec_text("SAFE-4")
 
 
 def test_SAFE_4_bad_cmd_quoting_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
