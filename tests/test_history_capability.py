@@ -36,6 +36,7 @@ from loopspec.model.messages import (
     Message,
     TextBlock,
     ToolCallBlock,
+    UserMessage,
     model_source,
 )
 from loopspec.model.wire import message_to_wire
@@ -91,6 +92,33 @@ def test_HIST_1_conform_catches_a_history_that_drops_a_blank_reply() -> None:
     divergence = found.value.divergence
     assert divergence.rule_id == "HIST-1", divergence.what
     assert "the target leaves out the model's assistant message" in divergence.what
+
+
+def _drops_contexts(message: Message) -> bool:
+    """A loop written outside the project (session 21, h6): queued contexts are logged, but
+    sent as reminders some other way, never in the history."""
+    if isinstance(message, UserMessage) and message.source.get("kind") == "plugin":
+        return False
+    return not (isinstance(message, AssistantMessage) and not message.content)
+
+
+def test_HIST_1_a_context_left_out_is_named_as_a_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HIST-1: a queued context the history leaves out is named as one, with its plugin (it
+    read as a user message, which sends its author to what the user typed)."""
+    monkeypatch.setattr(impl_history, "_is_sent", _drops_contexts)
+    read = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+        ToolFinishes("c1", ToolSucceeded("a", contexts=("d",))),
+    ]
+    replay = replay_case(bundled_target, LoopConfig(tools=(read,)), program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HIST-1", replay.divergence.what
+    assert (
+        "the target leaves out the model's user (a context queued by plugin tool-context) "
+        'message [{"type": "text", "text": "d"}]'
+    ) in replay.divergence.what
 
 
 @pytest.mark.usefixtures("history_drops_blank_replies")

@@ -25,10 +25,13 @@ _CALL_ARGUMENTS = re.compile(r"\$\.content\[\d+\]\.arguments")
 
 
 def _role(message: WireMessage) -> str:
-    """The message's role in words: a tool result is a user message naming its call."""
+    """The message's role in words: a tool result is a user message naming its call, a queued
+    context one naming its plugin (it reads as what the user typed otherwise)."""
     source = message.get("source")
     if isinstance(source, dict) and source.get("kind") == "tool":
         return f"{message.get('role')} (the result of call {source.get('callId')})"
+    if isinstance(source, dict) and source.get("kind") == "plugin":
+        return f"{message.get('role')} (a context queued by plugin {source.get('plugin')})"
     return str(message.get("role"))
 
 
