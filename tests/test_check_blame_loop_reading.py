@@ -189,3 +189,13 @@ def test_ORD_1_a_compaction_written_as_an_assistant_message_is_no_second_reply()
     report = check(BLAME / "violations" / "ORD-1-two-text-replies.jsonl")
     assert blamed(report) == [("ORD-1", 6)]
     assert "makes no calls is a compaction, not a reply" in spec_text("ORD-1")
+
+
+def test_ADJ_4_check_does_not_judge_an_empty_context_delivered_and_spec_says_so() -> None:
+    """ADJ-4: an empty context is no context, and nothing is queued for it; a tool's empty
+    context delivered as a user/message of its own breaks that (dsh's known
+    `empty-tool-context-delivered`), and `check`, which reads no message's text, passes it.
+    ADJ-4's Where listed what the checker leaves to conformance without it."""
+    report = check(BLAME / "unchecked" / "ADJ-4-an-empty-tool-context-delivered.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    assert "nor is an empty context delivered as a message of its own" in spec_text("ADJ-4")
