@@ -25,9 +25,11 @@ if TYPE_CHECKING:
     from loopspec.properties.conformance.history_change import DerivedHistory
     from loopspec.properties.conformance.target import Observation
 
-NODES_KEPT: Final = 50_000
-"""Prefixes remembered at most; then the memory starts again (a run of 100 programs on the
-bundled loop remembers about 2,500)."""
+NODES_KEPT: Final = 5_000
+"""Prefixes remembered at most; then the memory starts again. A prefix holds about 7 kB (its
+state, observation, presenter and history; what it shares with others counted once), so at
+most some 35 MB; a run of 100 programs on the bundled loop remembers about 1,200, and
+Hypothesis changes recent programs most, which a memory started again soon holds too."""
 
 
 class MemoNode:
