@@ -231,9 +231,9 @@ def unknown_decision(word: str) -> str:
 class FactError(ValueError):
     """A JSON object that cannot even yield a fact. `rule_id` is the rule the checker reports
     it under: LOG-4 (a malformed event), unless a rule of its own says what the value must be
-    (a turn/end reason, TURN-5; a tool result's one block and the call it names, and a
-    message's role, LOG-6; a hook's point, handler, dialect, decision and duration, HOOK-1; a
-    rewrite sidecar's hooks, RW-2)."""
+    (a surface event's surfaceOp and sourceEventSeqs, LOG-2; a turn/end reason, TURN-5; a
+    tool result's one block and the call it names, and a message's role, LOG-6; a hook's
+    point, handler, dialect, decision and duration, HOOK-1; a rewrite sidecar's hooks, RW-2)."""
 
     def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
         super().__init__(message)
@@ -361,14 +361,15 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
         start, end = _int(op, "start", "surfaceOp"), _int(op, "end", "surfaceOp")
         fact.surface_start, fact.surface_end = start, end
     elif op is not None:
-        raise FactError(f"unknown surfaceOp {op!r}")
+        shapes = '"append" or {"op": "replace", "start": <seq>, "end": <seq>}'
+        raise FactError(f"unknown surfaceOp {op!r}: it is {shapes}", "LOG-2")
     sources = obj.get("sourceEventSeqs")
     if sources is not None:
         if not isinstance(sources, list):
-            raise FactError("sourceEventSeqs must be an array of integers")
+            raise FactError("sourceEventSeqs must be an array of integers", "LOG-2")
         for source in sources:
             if type(source) is not int:
-                raise FactError("sourceEventSeqs must be an array of integers")
+                raise FactError("sourceEventSeqs must be an array of integers", "LOG-2")
         fact.sources = tuple(sources)
 
 

@@ -199,3 +199,34 @@ def test_ADJ_4_check_does_not_judge_an_empty_context_delivered_and_spec_says_so(
     report = check(BLAME / "unchecked" / "ADJ-4-an-empty-tool-context-delivered.jsonl")
     assert (blamed(report), report.status) == ([], "ok")
     assert "nor is an empty context delivered as a message of its own" in spec_text("ADJ-4")
+
+
+@pytest.mark.parametrize(
+    ("surface", "says"),
+    [
+        ({"surfaceOp": {"op": "append"}}, "unknown surfaceOp {'op': 'append'}: it is \"append\""),
+        ({"surfaceOp": "prepend"}, "unknown surfaceOp 'prepend'"),
+        ({"surfaceOp": "append", "sourceEventSeqs": "3"}, "must be an array of integers"),
+        ({"surfaceOp": "append", "sourceEventSeqs": ["3"]}, "must be an array of integers"),
+    ],
+)
+def test_LOG_2_a_surfaceOp_or_citation_check_cannot_read_names_LOG_2_as_the_model_does(
+    surface: dict[str, object], says: str, tmp_path: Path
+) -> None:
+    """LOG-2: the surface events carry surfaceOp, the string "append" or a replace, and may
+    carry sourceEventSeqs, seqs of earlier events. The model's reader refuses a surfaceOp of
+    another shape, and citations that are not an array of integers, naming LOG-2; `check`
+    refused the same lines naming LOG-4 (a missing surfaceOp was already LOG-2's). Both name
+    LOG-2 now, and the message says what a surfaceOp is."""
+    lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
+    user = json.loads(lines[3])
+    user.pop("surfaceOp")
+    user.update(surface)
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(user)
+    assert refused.value.rule_id == "LOG-2"
+    path = tmp_path / "surface.jsonl"
+    path.write_text("\n".join([*lines[:3], json.dumps(user), *lines[4:]]) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([("LOG-2", 4)], "error")
+    assert says in report.errors[0].message
