@@ -1013,7 +1013,19 @@ def _changed(
                 "gave; a block drops the body's own contexts, never its hooks'"
             )
         case "user/message":
-            return "ADJ-4", f"{named}: queued messages are delivered FIFO after the next step/start"
+            contexts = all(
+                _source_of(event) == {"kind": "plugin", "plugin": "tool-context"}
+                for event in (want, got)
+            )
+            return "ADJ-4", (
+                f"{named}: queued messages are delivered FIFO after the next step/start"
+                + (
+                    "; a call's contexts join the queue when its result commits, the body's "
+                    "own first, then its PostToolUse hooks' in configured order"
+                    if contexts
+                    else ""
+                )
+            )
         case "assistant/message":
             if _call_arguments(want) != _call_arguments(got) or _reply_call_ids(
                 want
@@ -1259,6 +1271,12 @@ def _missing(
                 return (
                     "ORD-3",
                     f"{lacks} for call {_call_id_of(want)}: ready results commit in order",
+                )
+            if isinstance(command, ApprovalAnswers) and command.outcome != "allowed-once":
+                return "DEC-2", (
+                    f"{lacks} for call {_call_id_of(want)}: only an approval answered "
+                    f"allowed-once runs the call; {command.outcome} ends it with its own error "
+                    "result"
                 )
             return rule, f"{lacks} for call {_call_id_of(want)}"
         case "turn/end":
