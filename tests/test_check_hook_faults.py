@@ -12,8 +12,9 @@ import pytest
 
 from loopspec.impl.hook_fault_kinds import FaultKind
 from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck import MAX_TRACKED_HOOKS
 from loopspec.properties.logcheck.checker import NoticeKind, check_stream
-from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS, UNSUPPORTED, HookRuns
+from loopspec.properties.logcheck.hook_faults import UNSUPPORTED, HookRuns
 
 SCENARIO = {
     "tools": [{"name": "bash", "concurrencySafe": False, "requiredKeys": ["command"]}],

@@ -296,6 +296,8 @@ def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
 # arguments are parsed without json too (`jsonvalue.loads`). bisect: its C accelerator is
 # imported alone. `foreign`, which tells the logs of other loops: a log opening with a dsh header
 # is none. The model's errors: only for a header of an unusual shape, or a verb that raised one.
+# The reader of hooks' faults (`hook_faults`): only for a hook/result the judge leaves to the
+# full path (every one that records a fault).
 # `impl`, the bundled loop: its words for a refused file (`impl.system_words`) only when one is
 # refused, how a hook's fault is recorded (`impl.recorded_faults`) only when a hook's audit may
 # name one, and the writer's reading of a commit marker (`impl.framing`) only for a marker the
@@ -311,6 +313,7 @@ NEVER_FOR_A_CLEAN_CHECK = (
     "loopspec.impl",
     "loopspec.model.errors",
     "loopspec.properties.logcheck.foreign",
+    "loopspec.properties.logcheck.hook_faults",
     "re",
     "typing",
 )

@@ -14,3 +14,7 @@ the interpreter's start).
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_VIOLATIONS = 1000
+MAX_TRACKED_HOOKS = 1000
+"""Distinct hook ids whose runs are counted (`hook_faults.HookRuns`, and the checker's judge of
+hook/result before it); a log naming more (none configures so many) gets its later hooks'
+faults noted without a count of their runs, so memory stays bounded."""

@@ -54,7 +54,6 @@ from loopspec.properties.logcheck.dialect import (
     usual_version,
 )
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
-from loopspec.properties.logcheck.hook_faults import HookRuns
 
 # typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,
 # which would double check's start-up; a log is read without them (tests/test_check_startup.py).
@@ -68,6 +67,9 @@ if TYPE_CHECKING:
 
     # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
+
+    # imported at the first hook/result the full path reads (`_hook_runs`)
+    from loopspec.properties.logcheck.hook_faults import HookRuns
 
 # Distinct unread event types listed per log; beyond this they are counted under OTHER_TYPES.
 MAX_LISTED_TYPES = 100
@@ -611,9 +613,13 @@ def check_stream(
         if foreign is not None:
             return foreign
     report = LogReport(path)
-    hook_runs = HookRuns()
+    # Each hook's runs, counted by the judge of hook/result; and the reader of the hooks' faults
+    # (`hook_faults.HookRuns`), made when the full path first reads a hook/result: the judge
+    # leaves every run that records a fault to it, so a log it never reads one of has none.
+    run_counts: dict[str, int] = {}
+    hook_runs: list[HookRuns] = []
     try:
-        _check_lines(report, stream, limits, quick, hook_runs)
+        _check_lines(report, stream, limits, run_counts, hook_runs, quick=quick)
     except _Stop:
         pass
     except OSError as error:  # reading (or decompressing) failed after `report.lines` lines
@@ -623,10 +629,18 @@ def check_stream(
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, system_reason(error))
     # The hooks that failed in the lines read: a fault breaks no rule, but "0 violations" alone
     # would tell a hook's author that all went well (HOOK-7).
-    for first, message in hook_runs.notes():
-        notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.seq)
-        report.notices.append(notice)
+    for runs in hook_runs:
+        for first, message in runs.notes():
+            notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.seq)
+            report.notices.append(notice)
     return report
+
+
+def _hook_runs(run_counts: dict[str, int]) -> HookRuns:
+    """The reader of a log's hooks' faults, with the runs the judge counted so far."""
+    from loopspec.properties.logcheck.hook_faults import HookRuns  # noqa: PLC0415 (see above)
+
+    return HookRuns(run_counts=run_counts)
 
 
 # Distinct event types whose `quiet_kind` is remembered per log; the rest are asked each time.
@@ -634,7 +648,13 @@ _QUIET_CACHE_LIMIT = 512
 
 
 def _check_lines(
-    report: LogReport, stream: BinaryIO, limits: Limits, quick: bool, hook_runs: HookRuns
+    report: LogReport,
+    stream: BinaryIO,
+    limits: Limits,
+    run_counts: dict[str, int],
+    hook_runs: list[HookRuns],
+    *,
+    quick: bool,
 ) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
     readline = stream.readline
@@ -646,8 +666,8 @@ def _check_lines(
     # of a type always takes the full path, which learns its kind.
     quiet_of: dict[str, int] = {}
     # The judge of hook/result counts each hook's runs; one that records a fault takes the full
-    # path (`hook_runs.see_wire` below), where its line is known.
-    judges = clean_judges(monitor, hook_runs.run_counts) if quick else {}
+    # path (`see_wire` below), where its line is known.
+    judges = clean_judges(monitor, run_counts) if quick else {}
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan = scan_json
@@ -791,7 +811,9 @@ def _check_lines(
                     _refuse_trigger(report, obj, line)
                     turn_line, turn_seq = line, fact.seq
                 elif kind == "hook/result":
-                    hook_runs.see_wire(obj.get("data"), line, fact.seq)
+                    if not hook_runs:
+                        hook_runs.append(_hook_runs(run_counts))
+                    hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
                 found = feed(fact)
                 if found:
                     if _in_hole(hole_line, turn_line, line):

@@ -79,7 +79,7 @@ from loopspec.model.invariants import (
     turns_numbered_and_unnested,
 )
 from loopspec.model.plain_record import PlainRecord
-from loopspec.properties.logcheck.hook_faults import MAX_TRACKED_HOOKS
+from loopspec.properties.logcheck import MAX_TRACKED_HOOKS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:

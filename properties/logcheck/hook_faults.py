@@ -15,13 +15,11 @@ A plain class, no attrs: `check` imports it (`tests/test_check_startup.py`).
 from __future__ import annotations
 
 from loopspec.model.facts import FAILED_DECISION
+from loopspec.properties.logcheck import MAX_TRACKED_HOOKS
 
 UNSUPPORTED = "unsupported"
 """The fault kind of a well-formed answer its dialect does not support (`FaultKind`; not
 imported: `check` runs without enum)."""
-MAX_TRACKED_HOOKS = 1000
-"""Distinct hook ids whose runs are counted; a log naming more (none configures so many) gets
-its later hooks' faults noted without a count of their runs, so memory stays bounded."""
 
 
 class FirstFault:
@@ -41,16 +39,23 @@ class HookRuns:
 
     __slots__ = ("_failed", "_first", "_loop", "_outcomes", "_runs_known", "run_counts")
 
-    def __init__(self, *, runs_known: bool = True, loop: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        runs_known: bool = True,
+        loop: str | None = None,
+        run_counts: dict[str, int] | None = None,
+    ) -> None:
         # False for a log that records only some runs (a Claude Code transcript keeps no record
         # of a hook that printed nothing): its notes then count failures, not runs.
         self._runs_known = runs_known
         # The loop that wrote the log, when the log is its own (a Claude Code transcript): the
         # notes then say what it took from the hook, not what the bundled loop records.
         self._loop = loop
-        self.run_counts: dict[str, int] = {}
-        """Runs per hook id; the checker's fast path counts a run that records no fault here
-        itself (`clean_events._HookResultJudge`), the rest go through `see`."""
+        self.run_counts: dict[str, int] = {} if run_counts is None else run_counts
+        """Runs per hook id (`run_counts`, the runs counted so far, when given); the checker's
+        fast path counts a run that records no fault here itself
+        (`clean_events._HookResultJudge`), the rest go through `see`."""
         self._failed: dict[str, int] = {}
         self._first: dict[str, FirstFault] = {}
         self._outcomes: dict[str, dict[str, int]] = {}
