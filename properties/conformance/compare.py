@@ -53,6 +53,7 @@ from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR, LogMonitor, Viola
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import (
+    APPROVAL_ID,
     DENIED_WITHOUT_REASON,
     ERROR_PREFIX,
     REASON_SEPARATOR,
@@ -1884,10 +1885,16 @@ def _execution_rule(
             # A supplied input its record does not apply was refused (RW-2, HOOK-6): the
             # call is denied, its result perhaps held back behind an earlier call's.
             return "DEC-1", f"{ran}: it was denied (a hook supplied an input it cannot take)"
-        if any(
-            e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in expected.events
-        ):  # refused at the gate without a deny: invalid input, or a rewrite that does not fit
-            return "DEC-1", f"{ran}: it is answered with an error instead"
+        answered = next(
+            (
+                e
+                for e in expected.events
+                if e.get("type") == "tool/result" and _call_id_of(e) == call_id
+            ),
+            None,
+        )
+        if answered is not None:  # ended at the gate without starting: say why (TEXT-1's row)
+            return _ended_unstarted(call_id, answered, [*history, *expected.events], ran)
         if situation.approval is not None and situation.approval != "allowed-once":
             return "DEC-2", f"{ran}: it waits for approval ({situation.approval})"
         if isinstance(command, Abort):
@@ -1930,6 +1937,52 @@ def _execution_rule(
     if situation.approval == "allowed-once" and isinstance(command, ApprovalAnswers):
         return "RW-4", f"{ran} (approval runs exactly the approved input)"
     return "RW-1", f"{ran} (the rewrite reaches the tool too)"
+
+
+def _result_texts(result: Event) -> list[str]:
+    """The texts of a tool/result's block, in order."""
+    message = _data(result).get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    block = content[0] if isinstance(content, list) and content else None
+    inner = block.get("content") if isinstance(block, dict) else None
+    parts = inner if isinstance(inner, list) else []
+    return [str(part["text"]) for part in parts if isinstance(part, dict) and "text" in part]
+
+
+def _ended_unstarted(
+    call_id: str, result: Event, events: Sequence[Event], ran: str
+) -> tuple[str, str]:
+    """The rule of the error result the model gives call `call_id` where the target starts its
+    body instead, as the wording table's row for it names (invalid input or an unknown tool,
+    EXE-5; an approval answered otherwise than allowed-once, DEC-2); else a deny's (DEC-1:
+    denied by a hook, or by the refusal of a rewrite that does not fit)."""
+    words = _result_texts(result)
+    said = f" ({words[0]!r})" if words else ""
+    code = _error_code(result)
+    if code == "INVALID_TOOL_INPUT":
+        return "EXE-5", (
+            f"{ran}: its input is invalid{said}, so it ends as that error without running, and "
+            "no hook sees it"
+        )
+    if code == "UNKNOWN_TOOL":
+        return "EXE-5", (
+            f"{ran}: its tool is not registered{said}: it ends as that error where its body "
+            "would start"
+        )
+    approval = APPROVAL_ID.format(call_id=call_id)
+    outcome = next(
+        (
+            _data(e).get("outcome")
+            for e in events
+            if e.get("type") == "approval/decided" and _data(e).get("id") == approval
+        ),
+        None,
+    )
+    if outcome is not None and outcome != "allowed-once":
+        return "DEC-2", (
+            f"{ran}: its approval was answered {outcome!r}, and only allowed-once runs a call{said}"
+        )
+    return "DEC-1", f"{ran}: it is answered with an error instead{said}"
 
 
 # A command the target refused though the model accepts it: the rule saying it is legal there.
