@@ -467,8 +467,11 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         call_id if type(call_id) is str else _str(block, "toolCallId", "data.message.content[0]")
     )
     source = message.get("source") if _is_map(message) else None
-    if _is_map(source) and source.get("callId", call_id) != call_id:
-        msg = f"tool result block cites {call_id!r} but its source names {source['callId']!r}"
+    if not _is_map(source):
+        what = "is missing; it must be" if source is None else "must be"
+        raise FactError(f"data.message.source {what} an object")
+    if source.get("callId") != call_id:  # a source naming no call names another (LOG-6)
+        msg = f"tool result block cites {call_id!r} but its source names {source.get('callId')!r}"
         raise FactError(msg, "LOG-6")
     fact.is_error = block.get("isError") is True
     error = data.get("error")

@@ -230,3 +230,35 @@ def test_LOG_2_a_surfaceOp_or_citation_check_cannot_read_names_LOG_2_as_the_mode
     report = check(path)
     assert (blamed(report), report.status) == ([("LOG-2", 4)], "error")
     assert says in report.errors[0].message
+
+
+@pytest.mark.parametrize(
+    ("source", "rule", "says"),
+    [
+        ({"kind": "tool"}, "LOG-6", "tool result block cites 'c1' but its source names None"),
+        (None, "LOG-4", "data.message.source is missing; it must be an object"),
+        ("tool", "LOG-4", "data.message.source must be an object"),
+    ],
+)
+def test_LOG_6_a_result_whose_source_names_no_call_is_refused_as_the_model_refuses_it(
+    source: object, rule: str, says: str, tmp_path: Path
+) -> None:
+    """LOG-6: a tool result block's toolCallId equals source.callId. A source naming no call
+    (or no source at all) passed `check`, which compared the two only when both were there;
+    the model's reader refuses it (LOG-6, or LOG-4 for a source that is no object). Each is now
+    an input error naming that rule."""
+    lines = (BLAME / "violations" / "LOG-6-result-with-role-tool.jsonl").read_text().splitlines()
+    result = json.loads(lines[6])
+    result["data"]["message"]["role"] = "user"
+    if source is None:
+        del result["data"]["message"]["source"]
+    else:
+        result["data"]["message"]["source"] = source
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(result)
+    assert refused.value.rule_id == rule
+    path = tmp_path / "source.jsonl"
+    path.write_text("\n".join([*lines[:6], json.dumps(result), *lines[7:]]) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([(rule, 7)], "error")
+    assert says in report.errors[0].message

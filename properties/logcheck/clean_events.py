@@ -340,8 +340,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if type(call_id) is not str or call_id in prefix.results:
         return False
     source = message.get("source")
-    if type(source) is dict and source.get("callId", call_id) != call_id:
-        return False  # LOG-6, read with the fact
+    if type(source) is not dict or source.get("callId") != call_id:
+        return False  # LOG-4 or LOG-6, read with the fact
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
     if entry is None or record is None or entry[0] != prefix.first_unanswered:
