@@ -53,6 +53,13 @@ words for a refused file nor `logcheck.foreign` is imported for a readable dsh l
 `--known claude-code SMALL` 1.45x, through a pip<25 script 2.08x (were 1.46x, 1.46x, 1.51x,
 1.55x, 1.49x, 2.12x), once a log file without compact rows or replacements is checked without
 `logcheck.compact_rows`, the pipe and zstd streams (`logcheck.streams`) and `_bisect`.
+Later that day: `check SMALL` 1.37x, BROKEN 1.37x, HOOKED 1.41x, MARKED 1.44x, `--known
+claude-code SMALL` 1.40x, pip<25 2.03x, once a clean check imports neither the model's errors,
+`impl` (its recorded faults, its framing of commits), `logcheck.hook_faults`, nor a module for
+the default bounds alone. What is left (SMALL, 13M over the interpreter): some twenty loopspec
+modules at ~0.45M each in the import system alone, their code's unmarshalling (~5M, a quarter
+of it `model.invariants`), the classes they build, and `__future__` (0.7M, every module's
+`from __future__ import annotations`).
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
