@@ -1308,7 +1308,7 @@ def _missing(
                 # The target waits for hooks of a call whose arguments it parsed otherwise.
                 return "EXE-2", (
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
-                    "is committed"
+                    "is committed" + _unregistered_hint(config, want)
                 )
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
@@ -1330,6 +1330,41 @@ def _missing(
 def _unanswered_before(call_id: str | None, history: Sequence[Event]) -> str:
     """The calls of `call_id`'s reply before it still without a result, named with their tools
     (what holds it back at the gate, SCHED-1), or a phrase saying there are none."""
+    recorded = _earlier_unanswered(call_id, history)
+    if not recorded:
+        return "no call still without a result"
+    named = ", ".join(f"{_call_id_of(e)} ({_data(e).get('name')})" for e in recorded)
+    return f"{'call' if len(recorded) == 1 else 'calls'} {named}, still without a result"
+
+
+def _cap_full(config: LoopConfig | None, call_id: str | None, history: Sequence[Event]) -> str:
+    """`; with N safe calls ...` when `call_id` is a concurrency-safe call that only the cap
+    holds back (every earlier call still without a result is safe, and there are maxParallel
+    of them): a loop whose cap counts one off asks or starts it here (SCHED-1); else empty."""
+    if config is None:
+        return ""
+    earlier = _earlier_unanswered(call_id, history)
+    name = next(
+        (
+            _data(e).get("name")
+            for e in history
+            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
+        ),
+        None,
+    )
+    tools = [config.tool(str(n)) for n in (name, *(_data(e).get("name") for e in earlier))]
+    if not earlier or len(earlier) < config.max_parallel:
+        return ""
+    if not all(tool is not None and tool.concurrency_safe for tool in tools):
+        return ""
+    return (
+        f"; with {len(earlier)} safe call(s) running and maxParallel {config.max_parallel}, it "
+        "cannot start yet: a loop whose cap counts one off (SCHED-1) asks here too"
+    )
+
+
+def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[Event]:
+    """The tool/call records of `call_id`'s step before its own still without a result."""
     recorded: list[Event] = []
     for event in history:
         kind = event.get("type")
@@ -1341,10 +1376,7 @@ def _unanswered_before(call_id: str | None, history: Sequence[Event]) -> str:
             recorded.append(event)
         elif kind == "tool/result":
             recorded = [e for e in recorded if _call_id_of(e) != _call_id_of(event)]
-    if not recorded:
-        return "no call still without a result"
-    named = ", ".join(f"{_call_id_of(e)} ({_data(e).get('name')})" for e in recorded)
-    return f"{'call' if len(recorded) == 1 else 'calls'} {named}, still without a result"
+    return recorded
 
 
 def _awaiting_approval(history: Sequence[Event]) -> str | None:
@@ -1568,6 +1600,30 @@ def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
     )
 
 
+def _unregistered_hint(config: LoopConfig | None, reply: Event) -> str:
+    """`; or ...` when a call of `reply` whose arguments only JavaScript calls blank names a
+    tool that is not registered: a loop that lets hooks see such a call's non-object arguments
+    (EXE-5 (1)) waits for its hooks too; else empty."""
+    content = _data(reply).get("message", {}).get("content") or ()
+    unregistered = [
+        b
+        for b in content
+        if isinstance(b, dict)
+        and _is_call_block(b)
+        and _blank_to_javascript_only(b.get("arguments"))
+        and config is not None
+        and config.tool(str(b.get("name"))) is None
+    ]
+    if not unregistered:
+        return ""
+    call = unregistered[0]
+    return (
+        f"; or the loop lets hooks see call {call.get('id')}, whose tool {call.get('name')} is "
+        "not registered and whose arguments are not a JSON object (EXE-5: no hook sees such a "
+        "call, registered tool or not)"
+    )
+
+
 def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> bool:
     """Whether a loop reading arguments with JavaScript's `trim` commits the reply at once where
     the model waits for hooks: every call a PreToolUse hook matches has arguments only Python
@@ -1734,6 +1790,7 @@ def _extra(
                 return "SCHED-2", (
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
                     f"start under SCHED-1, and it comes after {before}"
+                    + _cap_full(config, call_id, history)
                 )
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "approval/decided":

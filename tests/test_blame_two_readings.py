@@ -1,0 +1,93 @@
+"""Two fresh bugs of session 20's table whose observation another bug shares: the report names
+both, so either author finds theirs (session 21, h3's runs, h6's fix).
+
+- a parallel cap counted one off (`<= max_parallel`) asks for a safe call's approval while
+  maxParallel calls still run: blamed SCHED-2 ("asked only when the call could start"), as a
+  loop that asks before the slot is free would be. The report now says the cap is full and
+  names SCHED-1's off-by-one.
+- hooks let see a call to an unregistered tool whose arguments are not an object: shrunk to
+  U+FEFF arguments, blamed EXE-2 (JavaScript's trim calls them blank). The report now also
+  names EXE-5, for a Python loop that has no such reading.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from loopspec.model import dispatch, handlers
+from loopspec.model.commands import Ask, Command, HookAnswers, ModelReplies, Pass, SubmitUser
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import may_start
+from loopspec.model.rewrite import input_problem
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+LATE = HookSpec("late", "PreToolUse", ".*")
+
+
+class CapOneOff(ModelTarget):
+    """The model, except that its parallel cap lets one call more run."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                dispatch,
+                "may_start",
+                lambda safe, running, gate, cap: may_start(safe, running, gate, cap + 1),
+            )
+            return super().apply(command)
+
+
+def _objects_checked_for_registered_tools(call: ToolCallBlock, config: LoopConfig) -> str | None:
+    return input_problem(call, config) if config.tool(call.name) is not None else None
+
+
+class HooksSeeUnregisteredNonObjects(ModelTarget):
+    """The model, except that a call to an unregistered tool goes to its hooks whatever its
+    arguments are."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(handlers, "input_problem", _objects_checked_for_registered_tools)
+            return super().apply(command)
+
+
+def test_SCHED_2_an_approval_asked_with_the_cap_full_names_the_cap() -> None:
+    """SCHED-2, SCHED-1: the report says the cap holds the call back, and names SCHED-1."""
+    config = LoopConfig(tools=(READ,), hooks=(LATE,), max_parallel=1)
+    calls = (
+        ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+        ToolCallBlock("c2", "read", '{"file_path":"b"}'),
+    )
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies(calls),
+        HookAnswers(Pass()),
+        HookAnswers(Ask()),
+    ]
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(CapOneOff, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "SCHED-2", replay.divergence.what
+    assert (
+        "with 1 safe call(s) running and maxParallel 1, it cannot start yet: a loop whose cap "
+        "counts one off (SCHED-1) asks here too"
+    ) in replay.divergence.what
+
+
+def test_EXE_2_hooks_waited_on_for_an_unregistered_tool_name_EXE_5_too() -> None:
+    """EXE-2, EXE-5: the report names both readings of the call."""
+    config = LoopConfig(hooks=(LATE,))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "missing_tool", "\ufeff"),)),
+    ]
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(HooksSeeUnregisteredNonObjects, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert "or the loop lets hooks see call c1, whose tool missing_tool is not registered" in (
+        replay.divergence.what
+    )
