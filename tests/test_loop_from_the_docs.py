@@ -214,9 +214,11 @@ def test_SCHED_2_an_approval_asked_too_early_names_the_call_holding_the_slot() -
     replay = replay_case(lambda: Changed(_asks_at_once), config, program)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "SCHED-2"
-    assert replay.divergence.what.endswith(
-        "could start under SCHED-1, and it comes after call c1 (read), still without a result"
-    )
+    what = replay.divergence.what
+    assert (
+        "could start under SCHED-1, and it comes after call c1 (read), still without a result; "
+        "with 1 safe call(s) running and maxParallel 1, it cannot start yet"
+    ) in what, what
 
 
 def _descriptions(schema: object) -> list[str]:
