@@ -991,7 +991,9 @@ FAMILIES = (
          changed(_events(_relabel_contexts)), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
           ToolFinishes("c1", ToolSucceeded("a", ("ctx",))))),
-    Case("a tool result's source lacks its call id", "TEXT-2",
+    # A source without its callId leaves the result block's toolCallId citing nothing its
+    # source names: LOG-6, as the model's reader and check refuse it (since 7f9d244).
+    Case("a tool result's source lacks its call id", "LOG-6",
          changed(_field("tool/result", ("data", "message", "source"), {"kind": "tool"})),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "read", READ),)),
                     ToolFinishes("c1", ToolSucceeded("a")))),
