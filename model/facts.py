@@ -471,8 +471,7 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         what = "is missing; it must be" if source is None else "must be"
         raise FactError(f"data.message.source {what} an object")
     if source.get("callId") != call_id:  # a source naming no call names another (LOG-6)
-        msg = f"tool result block cites {call_id!r} but its source names {source.get('callId')!r}"
-        raise FactError(msg, "LOG-6")
+        raise FactError(source_names_another_call(call_id, source.get("callId")), "LOG-6")
     fact.is_error = block.get("isError") is True
     error = data.get("error")
     if error is not None:
@@ -480,6 +479,13 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
             _refuse_optional_member(fact.type, data)
         if type(error.get("code")) is str:
             fact.error_code = error["code"]
+
+
+def source_names_another_call(cited: object, named: object) -> str:
+    """LOG-6's words for a tool result whose source names another call than its block cites,
+    or none (the model's reader and check say the same)."""
+    said = "no call" if named is None else repr(named)
+    return f"tool result block cites {cited!r} but its source names {said}"
 
 
 def _role_read(message: object, role: str, where: str) -> None:

@@ -12,6 +12,7 @@ from typing import ClassVar
 import attrs
 
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import source_names_another_call
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, parse_arguments
 
 
@@ -124,10 +125,7 @@ class ToolResultMessage:
 
     def __attrs_post_init__(self) -> None:
         if self.source.get("callId") != self.result.tool_call_id:
-            msg = (
-                f"tool result block cites {self.result.tool_call_id!r} "
-                f"but its source names {self.source.get('callId')!r}"
-            )
+            msg = source_names_another_call(self.result.tool_call_id, self.source.get("callId"))
             raise InvalidEventError(msg, rule_id="LOG-6")
 
     @property
