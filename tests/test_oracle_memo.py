@@ -90,3 +90,17 @@ def test_MODEL_1_the_memo_starts_again_when_full() -> None:
         expected = _played(fresh, EXHAUSTIVE_CONFIG, program)
         assert _played(remembering, EXHAUSTIVE_CONFIG, program) == expected
         assert memo.size <= 10
+
+
+def test_MODEL_1_the_memo_tells_apart_configurations_python_finds_equal() -> None:
+    """Two configurations equal in Python whose clocks the log writes apart (an epoch of 1.7e12
+    as an integer, then as a float): the second program is answered as the fresh model answers
+    it, with its own times."""
+    memo = OracleMemo()
+    remembering = ModelTarget(memo)
+    program = (SubmitUser("hi"), ModelReplies((ToolCallBlock("c1", "read", "{}"),)))
+    for epoch in (1_700_000_000_000, 1_700_000_000_000.0):
+        config = LoopConfig(tools=(ToolSpec("read"),), epoch_ms=epoch)  # type: ignore[arg-type]
+        got = _played(remembering, config, program)
+        want = _played(ModelTarget(), config, program)
+        assert repr(got) == repr(want), epoch

@@ -131,36 +131,40 @@ class ModelTarget:
         self._memo = memo
         self._prefix: Children | None = None
         self._shared = False
+        self._remembering = True  # false from a command with a twin (see `oracle_memo`) on
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Start from an empty log; the model has every capability."""
         self.state = LoopState(config)
         self._presenter = LogPresenter()
         self._history = DerivedHistory()
-        self._prefix, self._shared = None, False
+        self._prefix, self._shared, self._remembering = None, False, True
         return frozenset(CAPABILITIES)
 
     def apply(self, command: Command) -> Observation:
         """Step the model and describe the step (from the memo, for a prefix it holds)."""
         memo = self._memo
-        if memo is None:
+        if memo is None or not self._remembering:
             return self._step(command)
         assert self.state is not None, "reset first"
         prefix = self._prefix
         if prefix is None:  # the flags are set after `reset`, before the first command
             prefix = memo.first(self.state.config, self.presenting, self.reporting_history)
-        key = repr(command)
-        known = prefix.get(key)
-        if known is not None:
+        known = None if prefix is None else prefix.get(command)
+        if known is not None and (known.command is command or repr(known.command) == repr(command)):
             self.state, self._presenter, self._history = known.state, known.presenter, known.history
             self._prefix, self._shared = known.children, True
             return known.observation
         if self._shared:
             self._presenter, self._history = self._presenter.copy(), self._history.copy()
+            self._shared = False
         observation = self._step(command)
         assert self.state is not None
-        after = MemoNode(observation, self.state, self._presenter, self._history)
-        memo.remember(prefix, key, after)
+        if prefix is None or known is not None:  # a twin: not remembered from here on
+            self._remembering = False
+            return observation
+        after = MemoNode(command, observation, self.state, self._presenter, self._history)
+        memo.remember(prefix, after)
         self._prefix, self._shared = after.children, True
         return observation
 
