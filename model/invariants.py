@@ -1709,6 +1709,12 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
     return NO_VIOLATIONS
 
 
+DENIED_NOT_AN_ERROR = "denied-not-an-error"
+"""The facet of DEC-1 `denied_call_never_succeeds` breaks: Codex writes a denial (`Command
+blocked by PreToolUse hook: ...`) without the error flag, and runs a call denied without a
+reason; its profile names the facet (`DEC-1:` + this) where those divergences show."""
+
+
 @invariant("denied_call_never_succeeds", "DEC-1", reads=of_types("tool/result"))
 def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """A call a PreToolUse hook audited as denying never runs: its result is an error."""
@@ -1724,7 +1730,7 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
             f"{answer.decision!r}) but its result reports success: a denied call never runs, "
             "and its result is the error `Error: <reason>`"
         )
-        return [Violation("DEC-1", fact.seq, msg, (answer.seq,))]
+        return [Violation("DEC-1", fact.seq, msg, (answer.seq,), DENIED_NOT_AN_ERROR)]
     return NO_VIOLATIONS
 
 

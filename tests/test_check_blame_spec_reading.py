@@ -21,6 +21,7 @@ from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
 from loopspec.properties.logcheck.report import rules_checked
+from loopspec.properties.profiles import PROFILES
 
 
 def test_DEC_2_a_deferred_call_that_ran_without_approval_is_blamed() -> None:
@@ -524,3 +525,17 @@ def test_HOOK_1_spec_says_check_leaves_a_hook_invoked_left_without_its_result() 
     assert (blamed(report), report.status) == ([], "ok")
     where = spec_text("HOOK-1")
     assert "a hook/invoked left without its hook/result is not flagged by the checker" in where
+
+
+def test_DEC_1_a_denial_without_the_error_flag_is_a_facet_the_codex_profile_tolerates() -> None:
+    """DEC-1: Codex writes a PreToolUse denial without the error flag (TEXT-1; HOOK-2 where
+    several hooks deny) and runs a call denied without a reason (DEC-1), so its own log breaks
+    `denied_call_never_succeeds` wherever those show: the replay of
+    tests/regressions/codex-HOOK-2.json on the real binary failed on it once the invariant
+    came (thorough profile). The violation names its facet, and the Codex profile's three
+    divergences tolerate it, as they do HOOK-1's post-block facet."""
+    report = check(BLAME / "violations" / "DEC-1-denied-call-succeeded.jsonl")
+    assert report.violations[0].violation.facet_name == "DEC-1:denied-not-an-error"
+    codex = {d.key: d for d in PROFILES["codex"].divergences}
+    for key in ("TEXT-1", "HOOK-2", "DEC-1"):
+        assert "DEC-1:denied-not-an-error" in codex[key].tolerates, key

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
-from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR
+from loopspec.model.invariants import DENIED_NOT_AN_ERROR, POST_BLOCK_NOT_AN_ERROR
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -736,11 +736,14 @@ ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",), "ABORT-1:resume": (
 # The log facets (`Violation.facet_name`) the target's own log breaks wherever a divergence shows:
 # each CLI writes a PostToolUse block's result without the error flag (Claude Code keeps the
 # output, DEC-3; Codex writes the reasons as plain output, TEXT-1, or ignores a blank one), so
-# its audit's `block` goes with a result that is no error (HOOK-1). A dsh-format log is held to
-# it (`loopspec check`); under these profiles the comparison judges the block instead.
+# its audit's `block` goes with a result that is no error (HOOK-1). Codex writes a PreToolUse
+# denial without the error flag too (TEXT-1; HOOK-2 where several hooks deny) and runs a call
+# denied without a reason (DEC-1), so its audit's `deny` goes with a result that is no error
+# (DEC-1). A dsh-format log is held to both (`loopspec check`); under these profiles the
+# comparison judges the block and the deny instead.
 TOLERATES = dict.fromkeys(
     ("DEC-3", "TEXT-1:post-block", "DEC-3:blank-reason"), (f"HOOK-1:{POST_BLOCK_NOT_AN_ERROR}",)
-)
+) | dict.fromkeys(("TEXT-1", "HOOK-2", "DEC-1"), (f"DEC-1:{DENIED_NOT_AN_ERROR}",))
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
