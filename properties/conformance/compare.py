@@ -52,6 +52,7 @@ from loopspec.model.facts import (
 from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR, LogMonitor, Violation
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
     APPROVAL_ID,
     DENIED_WITHOUT_REASON,
@@ -1310,6 +1311,13 @@ def _missing(
                     f"{lacks}: a call's {_BLANK_TO_ONE_READER} no more hooks run, and the reply "
                     "is committed" + _unregistered_hint(config, want)
                 )
+            invalid = _hooked_invalid_call(config, want)
+            if isinstance(command, HookAnswers | ModelReplies) and invalid is not None:
+                # The target waits for hooks of a call no hook may see (it read as ORD-1).
+                return "HOOK-4", (
+                    f"{lacks}: {invalid}, so no PreToolUse hook runs for it (its error comes "
+                    "at the gate, EXE-5) and the reply is committed now"
+                )
             if isinstance(command, HookAnswers):
                 return "RW-3", f"{lacks}: after the last hook answers, the reply is committed"
             if isinstance(command, ModelReplies) and command.finish == "max-tokens":
@@ -1585,6 +1593,28 @@ def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bo
     """For each tool name, whether a PreToolUse hook of `config` matches it."""
     hooks = [] if config is None else [h for h in config.hooks if h.point == "PreToolUse"]
     return [isinstance(name, str) and any(h.matches(name) for h in hooks) for name in names]
+
+
+def _hooked_invalid_call(config: LoopConfig | None, reply: Event) -> str | None:
+    """`call ID's input is invalid (...)` for the first call of `reply` whose arguments the
+    model finds invalid (not an object, or missing a key its tool requires: EXE-2) and that a
+    PreToolUse hook matches by name; None when there is none."""
+    if config is None:
+        return None
+    content = _data(reply).get("message", {}).get("content") or ()
+    calls = [b for b in content if isinstance(b, dict) and _is_call_block(b)]
+    hooked = _hooked_names(config, [b.get("name") for b in calls])
+    for block, matched in zip(calls, hooked, strict=True):
+        if not matched:
+            continue
+        try:
+            call = ToolCallBlock(str(block["id"]), str(block["name"]), str(block["arguments"]))
+        except (KeyError, InvalidEventError):
+            continue
+        problem = input_problem(call, config)
+        if problem is not None:
+            return f"call {call.id}'s input is invalid ({problem})"
+    return None
 
 
 def _waits_as_javascript(config: LoopConfig | None, reply: Event) -> bool:
