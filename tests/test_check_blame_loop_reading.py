@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from blame_logs import BLAME, blamed, check
 
+from loopspec import spec_text as shipped_spec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
@@ -264,3 +265,23 @@ def test_LOG_6_a_result_whose_source_names_no_call_is_refused_as_the_model_refus
     report = check(path)
     assert (blamed(report), report.status) == ([(rule, 7)], "error")
     assert says in report.errors[0].message
+
+
+def test_LOG_4_check_reads_of_a_message_what_a_rule_reads_and_spec_says_so(
+    tmp_path: Path,
+) -> None:
+    """LOG-4: the model's reader refuses a message whose text block has no text, or whose id
+    is a number; `check` reads of a message only what its rules read, and passes both. SPEC.md
+    said a line check cannot read is an input error, not which members of a message it reads:
+    section 2 now names them, and says the rest of a message's shape is not checked in a log."""
+    lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
+    user = json.loads(lines[3])
+    for broken in ({"content": [{"type": "text"}]}, {"id": 7}):
+        edited = {**user, "data": {**user["data"], **broken}}
+        with pytest.raises(InvalidEventError) as refused:
+            event_from_wire(edited)
+        assert refused.value.rule_id == "LOG-4"
+        path = tmp_path / "message.jsonl"
+        path.write_text("\n".join([*lines[:3], json.dumps(edited), *lines[4:]]) + "\n")
+        assert blamed(check(path)) == [("ORD-1", 6)]  # the log's own break, nothing at line 4
+    assert "the rest of a message's shape" in " ".join(shipped_spec().split())
