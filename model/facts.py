@@ -271,6 +271,12 @@ def _str(data: Mapping[str, Any], key: str, where: str = "data") -> str:
     return value
 
 
+def _empty(where: str, key: str) -> NoReturn:
+    """LOG-4: a call's id and tool name are non-empty strings, as the model's reader asks
+    (providers pair a result by the id; an empty one pairs nothing)."""
+    raise FactError(f"{where}.{key} must be a non-empty string")
+
+
 def _no_strs(data: Mapping[str, Any], keys: tuple[str, ...], where: str) -> NoReturn:
     """Raise for the first of `keys` that is not a string (one is not)."""
     for key in keys:
@@ -418,6 +424,8 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
             call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
             if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
                 _no_strs(block, ("id", "name", "arguments"), "data.message.content[]")
+            if not call_id or not name:
+                _empty("data.message.content[]", "id" if not call_id else "name")
             calls.append(CallFact(call_id, name, arguments))
     fact.calls = tuple(calls)
     _optional_members_read(fact.type, data)
@@ -429,6 +437,8 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     call_id, name, arguments = data.get("callId"), data.get("name"), data.get("arguments")
     if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
         _no_strs(data, ("callId", "name", "arguments"), "data")
+    if not call_id or not name:
+        _empty("data", "callId" if not call_id else "name")
     fact.call_id, fact.name, fact.arguments = call_id, name, arguments
     rewrite = data.get("rewrite")
     if rewrite is not None:

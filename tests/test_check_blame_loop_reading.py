@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import pytest
 from blame_logs import BLAME, blamed, check
@@ -285,3 +286,43 @@ def test_LOG_4_check_reads_of_a_message_what_a_rule_reads_and_spec_says_so(
         path.write_text("\n".join([*lines[:3], json.dumps(edited), *lines[4:]]) + "\n")
         assert blamed(check(path)) == [("ORD-1", 6)]  # the log's own break, nothing at line 4
     assert "the rest of a message's shape" in " ".join(shipped_spec().split())
+
+
+@pytest.mark.parametrize(
+    ("line", "edit", "says"),
+    [
+        (5, ("message", "content", 0, "id"), "data.message.content[].id must be a non-empty"),
+        (5, ("message", "content", 0, "name"), "data.message.content[].name must be a non-empty"),
+        (6, ("callId",), "data.callId must be a non-empty string"),
+        (6, ("name",), "data.name must be a non-empty string"),
+    ],
+)
+def test_LOG_4_a_call_with_an_empty_id_or_tool_name_is_refused_as_the_model_refuses_it(
+    line: int, edit: tuple[str | int, ...], says: str, tmp_path: Path
+) -> None:
+    """LOG-4: the model's reader refuses a tool-call block or a tool/call whose id or tool name
+    is the empty string (providers pair a result to its call by the id); `check` read them, and
+    a reply calling "" passed as clean. Each is now an input error at its line."""
+    lines = (BLAME / "violations" / "ORD-1-record-before-the-reply.jsonl").read_text().splitlines()
+    # The reply first, each line keeping its seq: a log that keeps every rule.
+    call, reply = json.loads(lines[4]), json.loads(lines[5])
+    call["seq"], reply["seq"] = reply["seq"], call["seq"]
+    result = json.loads(lines[6])
+    result["sourceEventSeqs"] = [call["seq"]]
+    lines[4], lines[5], lines[6] = json.dumps(reply), json.dumps(call), json.dumps(result)
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert (blamed(check(path)), check(path).status) == ([], "ok")
+    event = json.loads(lines[line - 1])
+    holder: Any = event["data"]
+    for key in edit[:-1]:
+        holder = holder[key]
+    holder[edit[-1]] = ""
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(event)
+    assert refused.value.rule_id == "LOG-4"
+    lines[line - 1] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([("LOG-4", line)], "error")
+    assert says in report.errors[0].message

@@ -284,6 +284,8 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
                 type(call_id) is not str
                 or type(name) is not str
                 or type(arguments) is not str
+                or not call_id  # LOG-4, read with the fact, as an empty name
+                or not name
                 or call_id in calls
             ):
                 return False
