@@ -76,14 +76,6 @@ class LogPresenter:
         self._terminal_capable = terminal_capable
         self._calls: dict[str, tuple[str, JsonValue, ToolCallView]] = {}
 
-    def copy(self) -> LogPresenter:
-        """A presenter that goes on from here on its own: fed, it leaves this one as it is."""
-        twin = object.__new__(LogPresenter)
-        twin._session_id, twin._session_cwd = self._session_id, self._session_cwd
-        twin._terminal_capable = self._terminal_capable
-        twin._calls = dict(self._calls)
-        return twin
-
     def feed(self, event: Event) -> Shown | None:
         """What `event` shows, if anything."""
         session_id, session_cwd = self._session_id, self._session_cwd

@@ -119,9 +119,3 @@ class DerivedHistory:
     def unchanged(self) -> HistoryChange:
         """No change: a crashed loop sends nothing, and its durable log keeps its history."""
         return HistoryChange(len(self._messages), (), self._whole)
-
-    def copy(self) -> DerivedHistory:
-        """A history that goes on from here on its own (its tuples are shared: never changed)."""
-        twin = DerivedHistory()
-        twin._messages, twin._whole = self._messages, self._whole
-        return twin

@@ -71,7 +71,6 @@ from loopspec.properties.conformance.compare import (
     same_normalized,
     split_units,
 )
-from loopspec.properties.conformance.oracle_memo import OracleMemo
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
 from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
 from loopspec.properties.conformance.target import (
@@ -163,16 +162,13 @@ def conformance_machine(
     # process target (a real loop booting) as much as a short program, and every program would
     # otherwise pay it twice. The program's own reset still reports what it runs with.
     probed: list[frozenset[str]] = []
-    # The model's answers to the run's program prefixes (`oracle_memo`): Hypothesis sends many
-    # again.
-    memo = OracleMemo()
 
     class ConformanceMachine(RuleBasedStateMachine):
         """Random command programs; the model is the oracle."""
 
         def __init__(self) -> None:
             super().__init__()
-            self.oracle = ModelTarget(memo)
+            self.oracle = ModelTarget()
             self.target = factory()
             self.capabilities = frozenset[str]()
             self.program: list[Command] = []

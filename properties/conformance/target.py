@@ -28,7 +28,6 @@ from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
-from loopspec.properties.conformance.oracle_memo import Children, MemoNode, OracleMemo
 
 SurfaceEvent = UserMessageRecorded | AssistantMessageRecorded | ToolResultRecorded
 
@@ -116,7 +115,7 @@ class ModelTarget:
 
     name = "model"
 
-    def __init__(self, memo: OracleMemo | None = None) -> None:
+    def __init__(self) -> None:
         self.state: LoopState | None = None
         # Whether observations carry the presentation. As a target the model declares it; as
         # the oracle it presents only for a target that reports one (capability
@@ -126,49 +125,16 @@ class ModelTarget:
         # Whether observations carry the history (capability "history"), likewise.
         self.reporting_history = True
         self._history = DerivedHistory()
-        # With a memo (`oracle_memo`): the prefix sent so far (None: none yet), and whether the
-        # presenter and history are the memo's, to be copied before they are fed.
-        self._memo = memo
-        self._prefix: Children | None = None
-        self._shared = False
-        self._remembering = True  # false from a command with a twin (see `oracle_memo`) on
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
         """Start from an empty log; the model has every capability."""
         self.state = LoopState(config)
         self._presenter = LogPresenter()
         self._history = DerivedHistory()
-        self._prefix, self._shared, self._remembering = None, False, True
         return frozenset(CAPABILITIES)
 
     def apply(self, command: Command) -> Observation:
-        """Step the model and describe the step (from the memo, for a prefix it holds)."""
-        memo = self._memo
-        if memo is None or not self._remembering:
-            return self._step(command)
-        assert self.state is not None, "reset first"
-        prefix = self._prefix
-        if prefix is None:  # the flags are set after `reset`, before the first command
-            prefix = memo.first(self.state.config, self.presenting, self.reporting_history)
-        known = None if prefix is None else prefix.get(command)
-        if known is not None and (known.command is command or repr(known.command) == repr(command)):
-            self.state, self._presenter, self._history = known.state, known.presenter, known.history
-            self._prefix, self._shared = known.children, True
-            return known.observation
-        if self._shared:
-            self._presenter, self._history = self._presenter.copy(), self._history.copy()
-            self._shared = False
-        observation = self._step(command)
-        assert self.state is not None
-        if prefix is None or known is not None:  # a twin: not remembered from here on
-            self._remembering = False
-            return observation
-        after = MemoNode(command, observation, self.state, self._presenter, self._history)
-        memo.remember(prefix, after)
-        self._prefix, self._shared = after.children, True
-        return observation
-
-    def _step(self, command: Command) -> Observation:
+        """Step the model and describe the step."""
         before = self.state
         assert before is not None, "reset first"
         try:
