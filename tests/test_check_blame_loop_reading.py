@@ -326,3 +326,13 @@ def test_LOG_4_a_call_with_an_empty_id_or_tool_name_is_refused_as_the_model_refu
     report = check(path)
     assert (blamed(report), report.status) == ([("LOG-4", line)], "error")
     assert says in report.errors[0].message
+
+
+def test_LOG_3_names_the_minus_zero_it_refuses() -> None:
+    """LOG-3: the Rule listed "-0" among the values refused, but the model refuses a float
+    negative zero only (-0.0, -0e0), and the JSON integer -0 reads as 0 (JSON.parse gives -0,
+    so a JavaScript implementer refused it); check reads it too (see the LOG-3 test above).
+    The Rule now says which."""
+    said = spec_text("LOG-3")
+    assert "a float negative zero" in said
+    assert "the JSON integer `-0` reads as `0`" in said
