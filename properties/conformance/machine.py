@@ -610,31 +610,20 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[_Drawn]) -> _Drawn:
     return drawn
 
 
-# Every choice is one integer in [0, CHOICE_RANGE), scaled down to the index below its bound.
-# Drawn below the bound itself, a choice replayed where another bound is drawn (Hypothesis
-# splices spans of one program into another, and a program's bounds follow its state) did not
-# fit it whenever it was larger, and Hypothesis then makes it the simplest, index 0: a pick's
-# first option came up to twice its share (a step's first kind 0.42 of three, an aimed
-# disruption's 0.53 of five) and the options listed last below theirs. In one range every
-# replayed choice fits. 256 is the width over which Hypothesis draws an integer uniformly;
-# scaling keeps 0 the simplest and a lower choice a lower index, which shrinking relies on.
-CHOICE_RANGE = 256
-
-
 def _chooser(data: st.DataObject) -> swarming.Choose:
     """Draws an index below a bound as one integer choice, straight from Hypothesis's choice
-    sequence (see `swarming.Choose`): one in [0, CHOICE_RANGE), scaled to the bound (see
-    `CHOICE_RANGE`); `st.integers(0, CHOICE_RANGE - 1)` makes the same choice, and a Hypothesis
-    without `conjecture_data` (see `_draw`) gets that, only slower."""
+    sequence (see `swarming.Choose`): `st.integers(0, bound - 1)` makes the same choice, and a
+    Hypothesis without `conjecture_data` (see `_draw`) gets that, only slower."""
     inner = getattr(data, "conjecture_data", None)
     if inner is None or not callable(getattr(inner, "draw_integer", None)):
-        return lambda bound: data.draw(_ANY_CHOICE) * bound // CHOICE_RANGE if bound > 1 else 0
+        return lambda bound: data.draw(_below(bound)) if bound > 1 else 0
     draw_integer = inner.draw_integer
-    top = CHOICE_RANGE - 1
-    return lambda bound: draw_integer(0, top) * bound // CHOICE_RANGE if bound > 1 else 0
+    return lambda bound: draw_integer(0, bound - 1) if bound > 1 else 0
 
 
-_ANY_CHOICE = st.integers(0, CHOICE_RANGE - 1)
+@functools.lru_cache(maxsize=64)
+def _below(bound: int) -> st.SearchStrategy[int]:
+    return st.integers(0, bound - 1)
 
 
 @functools.lru_cache(maxsize=1024)
