@@ -5,10 +5,10 @@ those whose absence let wrong loops pass (an identity rewrite, an outcome for a 
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
 input still queued when a program ends or a request fails, an abort whose cause is not the
 user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
-only whitespace) and the features every rule family needs (rewrites, several hooks on one call,
-parallel calls, approvals, aborts, crashes). The test runs the conformance machine on the model
-itself, counts per situation the programs that reach it, prints
-the counts (`-s`), and requires each to be reached by some.
+only whitespace, two calls' own contexts settling out of model order) and the features every rule
+family needs (rewrites, several hooks on one call, parallel calls, approvals, aborts, crashes).
+The test runs the conformance machine on the model itself, counts per situation the programs
+that reach it, prints the counts (`-s`), and requires each to be reached by some.
 
 The same run is the conformance machine's control (MODEL-1): the correct implementation, the
 model as a target, is never rejected; a divergence in any of its programs fails the test.
@@ -41,7 +41,8 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import PRE_TOOL_USE, LoopConfig
+from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
+from loopspec.model.dispatch import prepare_result
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
 from loopspec.model.state import (
     ASKING,
@@ -50,6 +51,7 @@ from loopspec.model.state import (
     Dispatching,
     Idle,
     LoopState,
+    PreparedResult,
     Rewriting,
 )
 from loopspec.model.state import Phase as LoopPhase
@@ -85,6 +87,7 @@ SITUATIONS = (
     "empty PostToolUse context",
     "blank tool context",
     "blank PostToolUse context",
+    "bodies' contexts of two calls settled out of model order",
     "failed request with input queued",
     "reply without calls with input queued",
     "abort while an approval is pending",
@@ -111,6 +114,10 @@ OFTEN = {
     "failed request with input queued": 10,
     "reply without calls with input queued": 10,
     "abort while an approval is pending": 5,
+    # A loop that queued a batch's contexts as its calls settled (not in model order) passed
+    # 200 programs on four seeds of six while every body deferred the same text, so no two
+    # bodies' contexts told their order (none of 600 programs); each call's own text now does.
+    "bodies' contexts of two calls settled out of model order": 3,
 }
 
 
@@ -130,6 +137,34 @@ REFUSED_REWRITE = REWRITE_REFUSED.partition("}")[2].partition("{")[0]
 def _slot_name(phase: LoopPhase, call_id: str) -> str | None:
     slots = phase.slots if isinstance(phase, Dispatching) else ()
     return next((slot.name for slot in slots if slot.call_id == call_id), None)
+
+
+def _own_contexts(result: PreparedResult) -> set[str]:
+    """The non-blank contexts of a prepared result that its body deferred (not its hooks)."""
+    from_hooks = {verdict.text for _, verdict in result.post if isinstance(verdict, PostContext)}
+    return {text for text in result.contexts if text.strip() and text not in from_hooks}
+
+
+def _contexts_out_of_model_order(command: ToolFinishes, before: LoopState) -> bool:
+    """Whether `command` settles a call whose body deferred a context after a later call of its
+    batch settled with another: delivered in model order (ADJ-4), not in settling order, which
+    only contexts that differ tell apart."""
+    phase = before.phase
+    if not isinstance(phase, Dispatching):
+        return False
+    index = next((i for i, s in enumerate(phase.slots) if s.call_id == command.call_id), None)
+    if index is None or phase.slots[index].status != RUNNING:
+        return False
+    slot = phase.slots[index]
+    hooks = before.config.hooks_for(POST_TOOL_USE, slot.name)
+    post = tuple(zip(hooks, command.post, strict=False))
+    mine = _own_contexts(prepare_result(slot, command.outcome, post, phase.aborting))
+    settled_later = (
+        _own_contexts(later.result)
+        for later in phase.slots[index + 1 :]
+        if later.status == READY and later.result is not None
+    )
+    return bool(mine) and any(theirs and theirs != mine for theirs in settled_later)
 
 
 def _refused_rewrite(before: LoopState, after: LoopState) -> bool:
@@ -154,6 +189,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             text.isspace() for text in command.outcome.contexts
         ):
             found.add("blank tool context")
+        if _contexts_out_of_model_order(command, before):
+            found.add("bodies' contexts of two calls settled out of model order")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None

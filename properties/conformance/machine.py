@@ -478,7 +478,7 @@ def conformance_machine(
             slot = swarming.settling(choose, self.swarm, running)
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
             post = swarming.post_answers(choose, self.swarm, len(hooks))
-            outcome = swarming.tool_outcomes(choose, self.swarm)
+            outcome = swarming.tool_outcomes(choose, self.swarm, slot.call_id)
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)
             self.apply(ToolFinishes(slot.call_id, outcome, post))
@@ -505,7 +505,7 @@ def conformance_machine(
                 settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
                 if settled:
                     call_id = swarming.pick(choose, settled)
-                    command = ToolFinishes(call_id, swarming.any_tool_outcome(choose))
+                    command = ToolFinishes(call_id, swarming.any_tool_outcome(choose, call_id))
             elif kind == "abort" and self.has("abort"):
                 assert self.oracle.state is not None
                 command = gen.abort_on(len(self.oracle.state.log))
