@@ -18,7 +18,10 @@ REASON_SEPARATOR = "; "
 NOT_AN_OBJECT = "the input must be a JSON object"
 MISSING_KEYS = "missing required {keys}"
 INVALID_INPUT = "invalid input for tool {tool}: {problem}"
-REWRITE_REFUSED = "hook {hook} rewrote the input of {tool}: {problem}"
+# The words of REWRITE_REFUSED no hook or tool name changes: what conformance looks for to tell
+# a result that refused a rewrite (HOOK-6).
+REWRITE_REFUSED_WORDS = "rewrote the input of"
+REWRITE_REFUSED = "hook {hook} " + REWRITE_REFUSED_WORDS + " {tool}: {problem}"
 DENIED_WITHOUT_REASON = "denied"
 BLOCKED_WITHOUT_REASON = "blocked by PostToolUse hook"
 UNKNOWN_TOOL = "unknown tool {tool}"

@@ -59,6 +59,7 @@ from loopspec.model.wording import (
     ERROR_PREFIX,
     REASON_SEPARATOR,
     REWRITE_REFUSED,
+    REWRITE_REFUSED_WORDS,
 )
 from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.history_rule import history_rule
@@ -509,7 +510,7 @@ def _refused_rewrite(
     refused = any(
         e.get("type") == "tool/result"
         and _call_id_of(e) == call_id
-        and "rewrote the input of" in json.dumps(_data(e).get("message"))
+        and REWRITE_REFUSED_WORDS in json.dumps(_data(e).get("message"))
         for e in model_events
     )
     applied = any(
@@ -777,7 +778,7 @@ def _result_rule(
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
     if situation.post_blocked:
         return "DEC-3", f"{about} differs: a PostToolUse block replaces it with the block reasons"
-    if "rewrote the input of" in text:
+    if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the

@@ -25,6 +25,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.state import ASKING, RUNNING, WAITING, Dispatching, Idle, LoopState
+from loopspec.model.wording import REWRITE_REFUSED_WORDS
 from loopspec.properties.conformance.target import Observation
 
 # Rule -> situations created, over every conformance run in this process.
@@ -218,7 +219,7 @@ class Situations:
             found.append("ABORT-1")
         elif code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
             found.append("REC-1")
-        if "rewrote the input of" in json.dumps(message):
+        if REWRITE_REFUSED_WORDS in json.dumps(message):
             found.append("HOOK-6")
         elif call_id in self._denied:
             found.append("DEC-1")
