@@ -56,7 +56,7 @@ from loopspec.properties.conformance.compare import Divergence, classify
 from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.profiles.known import Profile
-from loopspec.properties.profiles.runs import Json, Obs, Pair, Run, RunNormalizer
+from loopspec.properties.profiles.runs import Earlier, Json, Obs, Pair, Run, RunNormalizer
 
 QUIET_PHASES = frozenset({Idle.NAME, AwaitingModel.NAME})
 # Erasers read the target's events by shape; a shape they cannot read is a difference too.
@@ -118,7 +118,7 @@ class ProfileChecker:
             got = {**got, "rule": want["rule"]}  # a target may refuse without naming a rule
         self._runs[0].append(want)
         self._runs[1].append(got)
-        earlier = (self._runs[0][:index], self._runs[1][:index])
+        earlier = Earlier(self._runs[0][:index], self._runs[1][:index], self._wire_commands[:index])
         if violations and self._tolerated:
             # A facet of a rule the loop is known to break in its log (HOOK-1's block without
             # the error flag): its divergence's eraser or symptom judges the runs instead.

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from loopspec.properties.profiles.known import KnownDivergence, Profile
 from loopspec.properties.profiles.runs import (
+    Earlier,
     Event,
     Json,
     Obs,
@@ -371,8 +372,9 @@ def _repair_as_not_started(pair: Pair) -> Pair:
 
 
 # Hard divergences send the two runs different ways. A symptom sees one command, the model's and
-# dsh's observations of it and both runs before it; where it shows, both runs are cut there (or
-# at the reply that started the batch, when the model logs nothing of it before the symptom).
+# dsh's observations of it, and both runs and the commands before it; where it shows, both runs
+# are cut there (or at the reply that started the batch, when the model logs nothing of it
+# before the symptom).
 
 
 def _pre_hooks(obs: Obs) -> list[Event]:
@@ -402,11 +404,11 @@ def _gate_hooks(events: list[Event]) -> Counter[str]:
     return counts
 
 
-def _extra_hooked(want: Obs, got: Obs, earlier: Pair) -> dict[str, bool]:
+def _extra_hooked(want: Obs, got: Obs, earlier: Earlier) -> dict[str, bool]:
     """Calls of a committed reply dsh ran more PreToolUse hooks for than the model did, each
     with whether the model ended it as invalid input."""
-    model = [*events_of(earlier[0]), *(want["events"] if want["accepted"] else [])]
-    target = [*events_of(earlier[1]), *(got["events"] if got["accepted"] else [])]
+    model = [*events_of(earlier.model), *(want["events"] if want["accepted"] else [])]
+    target = [*events_of(earlier.target), *(got["events"] if got["accepted"] else [])]
     committed = {
         str(block["id"]): block.get("arguments")
         for e in model
@@ -427,12 +429,12 @@ def _extra_hooked(want: Obs, got: Obs, earlier: Pair) -> dict[str, bool]:
     }
 
 
-def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh runs PreToolUse hooks for a call the model ends as invalid input (no hook)."""
     return any(_extra_hooked(want, got, earlier).values())
 
 
-def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh runs more PreToolUse hooks than the model for a call with valid input."""
     return not all(_extra_hooked(want, got, earlier).values())
 
@@ -444,19 +446,19 @@ def _reply_uncommitted(model: Run) -> bool:
     return bool(steps) and "assistant/message" not in kinds[steps[-1] :]
 
 
-def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     refused = not got["accepted"] and got["rule"] == "MODEL-1"
     return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
 
 
-def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh takes an earlier call's approval while the model waits for a later call's hooks."""
     return (
         command["kind"] == "ApprovalAnswers"
         and not want["accepted"]
         and want["rule"] == "MODEL-1"
         and bool(got["accepted"])
-        and _reply_uncommitted(earlier[0])
+        and _reply_uncommitted(earlier.model)
     )
 
 
@@ -473,17 +475,17 @@ def _approval_pending(model: Run) -> bool:
     return bool(pending)
 
 
-def _result_waits_for_later_approval(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _result_waits_for_later_approval(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """A body finished while a later call waits for its approval: the model commits the result,
     dsh appends nothing until the approval is answered."""
     if command["kind"] != "ToolFinishes" or not (want["accepted"] and got["accepted"]):
         return False
     commits = any(e["type"] == "tool/result" for e in want["events"])
     holds = not any(e["type"] == "tool/result" for e in got["events"])
-    return commits and holds and _approval_pending(earlier[0])
+    return commits and holds and _approval_pending(earlier.model)
 
 
-def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     """The model aborts a reply whose hooks had not all answered; dsh had logged it already."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
         return False
@@ -493,7 +495,7 @@ def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bo
     return ends_uncalled and ("tool/result" in got_types or "turn/end" not in got_types)
 
 
-def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     """The model repairs a reply it never committed (hooks pending); dsh had logged it."""
     if command["kind"] != "Recover" or not (want["accepted"] and got["accepted"]):
         return False
@@ -507,11 +509,11 @@ def _opens_turn(obs: Obs) -> bool:
     return bool(obs["accepted"]) and any(e["type"] == "turn/start" for e in obs["events"])
 
 
-def _queued_input_dropped(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _queued_input_dropped(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """After an aborted turn, dsh opens the next one without messages the model kept."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
-    if _last_turn_end(earlier[0]) != "aborted":
+    if _last_turn_end(earlier.model) != "aborted":
         return False
     # PostToolUse contexts are compared as the model labels them (hook-context-label).
     wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
@@ -537,12 +539,12 @@ def _labelled_as_model(messages: list[tuple[str, str]]) -> list[tuple[str, str]]
     ]
 
 
-def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """After an aborted turn, the next turn opens with other tool contexts in dsh than in the
     model (the contexts of calls settled around the abort); every other message agrees."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
-    if _last_turn_end(earlier[0]) != "aborted":
+    if _last_turn_end(earlier.model) != "aborted":
         return False
     wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
     if wanted == seen:
@@ -554,8 +556,10 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> 
     return others(wanted) == others(seen)
 
 
-def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
-    ends = [e["data"]["reason"]["kind"] for e in events_of(earlier[0]) if e["type"] == "turn/end"]
+def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    ends = [
+        e["data"]["reason"]["kind"] for e in events_of(earlier.model) if e["type"] == "turn/end"
+    ]
     if "interrupted" not in ends:
         return _parked_input_kept(command, want, got, earlier)
     if _opens_turn(got) and not _opens_turn(want):
@@ -566,21 +570,35 @@ def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> boo
     return opened and user_texts(want) != user_texts(got)
 
 
-def _parked_input_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _parked_input_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """A failed request parked input for the next turn and a crash came before it opened: the
     next turn opens in dsh with that input first, then the model's messages (the crash cut no
     turn, so no repair shows it). Without a crash the model delivers parked input as dsh does,
     so only input the model lost shows here."""
     if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
         return False
-    if _last_turn_end(earlier[0]) != "error":
+    if _last_turn_end(earlier.model) != "error" or not _crashed_since_last_turn(earlier):
         return False
     # PostToolUse contexts are compared as the model labels them (hook-context-label).
     wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
     return len(seen) > len(wanted) and seen[len(seen) - len(wanted) :] == wanted
 
 
-def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _crashed_since_last_turn(earlier: Earlier) -> bool:
+    """Whether the model took a Crash after its last turn ended (none: since the start)."""
+    ended = [
+        index
+        for index, obs in enumerate(earlier.model)
+        if obs["accepted"] and any(e["type"] == "turn/end" for e in obs["events"])
+    ]
+    since = ended[-1] + 1 if ended else 0
+    return any(
+        command["kind"] == "Crash" and obs["accepted"]
+        for command, obs in zip(earlier.commands[since:], earlier.model[since:], strict=True)
+    )
+
+
+def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     if command["kind"] != "ModelReplies" or command.get("finish") != "max-tokens":
         return False
     if not (want["accepted"] and got["accepted"]):
@@ -606,10 +624,10 @@ def _is_object_text(arguments: object) -> bool:
         return False
 
 
-def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh holds a later call back behind a call the model settled without running it: the
     model finishes the later call while dsh refuses to, or a crash finds it unstarted in dsh."""
-    model = earlier[0]
+    model = earlier.model
     ran = {call_id for obs in model if obs["accepted"] for call_id, _ in obs["executed"]}
     if command["kind"] == "ToolFinishes" and want["accepted"] and not got["accepted"]:
         held = {str(command["callId"])}
@@ -639,7 +657,7 @@ def _turn_after_abort(obs: Obs) -> bool:
     return bool(ends) and "turn/start" in types[ends[0] :]
 
 
-def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     return _turn_after_abort(got) and not _turn_after_abort(want) and bool(want["accepted"])
 
 

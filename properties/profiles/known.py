@@ -8,8 +8,9 @@ does, and how to remove exactly that difference from a (model, target) pair of r
   wording, a label, a commit granularity, where an event sits) is gone, and nothing else;
 - a *hard* divergence sends the two runs down different paths (one refuses what the other
   accepts, one opens a turn the other does not). It has a **symptom**, checked on one command
-  (the command, the model's and the target's normalized observations); where it shows, both runs
-  are cut there (or at the reply that started the batch), after which nothing can be compared.
+  (the command, the model's and the target's normalized observations, and both runs and the
+  commands before it: `runs.Earlier`); where it shows, both runs are cut there (or at the reply
+  that started the batch), after which nothing can be compared.
 
 A profile is a tolerance, not a prediction: "this implementation may differ this way". An
 eraser maps the model's behaviour and the known difference to one form and is applied to both
@@ -32,10 +33,10 @@ import attrs
 
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.properties.profiles.runs import Json, Obs, Pair
+from loopspec.properties.profiles.runs import Earlier, Json, Obs, Pair
 
-# (command, model's observation, target's observation, both runs before the command)
-Symptom = Callable[[Json, Obs, Obs, Pair], bool]
+# (command, model's observation, target's observation, both runs and the commands before it)
+Symptom = Callable[[Json, Obs, Obs, Earlier], bool]
 Eraser = Callable[[Pair], Pair]
 # An eraser that needs the program too (what its commands gave the loop), in JSON.
 ProgramEraser = Callable[[Pair, Sequence[Json]], Pair]
@@ -92,7 +93,7 @@ class KnownDivergence:
         """Whether it sends the runs down different paths (a symptom, not an eraser)."""
         return self.symptom is not None
 
-    def shows(self, command: Json, model: Obs, target: Obs, earlier: Pair) -> bool:
+    def shows(self, command: Json, model: Obs, target: Obs, earlier: Earlier) -> bool:
         """Whether this (hard) divergence shows on one command."""
         return self.symptom is not None and self.symptom(command, model, target, earlier)
 
@@ -110,7 +111,8 @@ class KnownDivergence:
             for index, (command, want, got) in enumerate(
                 zip(commands, model, target, strict=False)
             ):
-                if self.shows(command, want, got, (model[:index], target[:index])):
+                before = Earlier(model[:index], target[:index], commands[:index])
+                if self.shows(command, want, got, before):
                     cut = self.cut_index(commands, index)
                     return model[:cut], target[:cut]
             return pair

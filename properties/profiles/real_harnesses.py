@@ -36,6 +36,7 @@ from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
+    Earlier,
     Event,
     Json,
     Obs,
@@ -91,18 +92,18 @@ def _all_events(run: Run, current: Obs) -> list[Event]:
     return [*events_of(run), *(current["events"] if current["accepted"] else [])]
 
 
-def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """RW-1: a call ran with other arguments than the log's call record holds."""
-    recorded = _calls_of(_all_events(earlier[1], got))
-    ran = _ran(earlier[1], got)
+    recorded = _calls_of(_all_events(earlier.target, got))
+    ran = _ran(earlier.target, got)
     return any(call_id in recorded and recorded[call_id] != ran[call_id] for call_id in ran)
 
 
-def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """HOOK-3: a call ran another hook's rewrite than the one the model applies."""
-    model_ran, target_ran = _ran(earlier[0], want), _ran(earlier[1], got)
+    model_ran, target_ran = _ran(earlier.model, want), _ran(earlier.target, got)
     supplied: dict[str, list[object]] = {}
-    for event in _all_events(earlier[1], got):
+    for event in _all_events(earlier.target, got):
         if event["type"] == "hook/result" and "updatedInput" in event["data"]:
             supplied.setdefault(str(event["data"]["callId"]), []).append(
                 event["data"]["updatedInput"]
@@ -115,17 +116,17 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Pair
     )
 
 
-def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """DEC-1: a call a PreToolUse hook denied in the model's run ran in the CLI's."""
     denied = {
         str(e["data"].get("callId"))
-        for e in _all_events(earlier[0], want)
+        for e in _all_events(earlier.model, want)
         if e["type"] == "hook/result" and e["data"].get("decision") == "deny"
     }
-    return any(call_id in denied for call_id in _ran(earlier[1], got))
+    return any(call_id in denied for call_id in _ran(earlier.target, got))
 
 
-def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """TURN-1: the CLI refuses a blank prompt, which opens a turn in the model."""
     return (
         command["kind"] == "SubmitUser"
@@ -140,7 +141,7 @@ def _blank_prompt(command: Command, config: LoopConfig) -> bool:
     return isinstance(command, SubmitUser) and not command.text.strip()
 
 
-def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _reasoning_only_reply_asks_again(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """STEP-4: a reply holding only reasoning, or nothing, ends the model's turn; the CLI asks
     again. An empty or blank text block is nothing to it either: Claude Code 2.1.332 asks again
     after a reply of reasoning and an empty text, and after a reply of the text " "."""
@@ -168,7 +169,7 @@ def _settles_a_call_unrun(command: Command, config: LoopConfig) -> bool:
     )
 
 
-def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """The model settles a call without running it (unknown tool, invalid input) and the
     target does not settle it alike in the same command (a CLI runs it: its result has no
     code). A loop that settles it as the model does is compared as usual, not cut."""
@@ -224,21 +225,21 @@ def _overlaps_decided(run: Run, decided: dict[str, int]) -> set[tuple[str, str]]
     return {(x, y) for x, y in _overlaps(run) if x in decided and y in decided}
 
 
-def _overlap_the_model_never_has(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _overlap_the_model_never_has(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """SCHED-1: two calls ran at the same time in the CLI that the model, which has started
     both, runs one after the other (an exclusive call beside another, or past the cap)."""
-    model, target = [*earlier[0], want], [*earlier[1], got]
+    model, target = [*earlier.model, want], [*earlier.target, got]
     decided = _started(model)
     return bool(_overlaps_decided(target, decided) - _overlaps(model))
 
 
-def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ORD-3: the CLI logs a call's result while an earlier call of its reply has none yet
     (Claude Code logs parallel read-only calls' results as they finish)."""
     if not got["accepted"]:
         return False
     waiting: list[str] = []  # the current step's calls without a result, in call order
-    for event in events_of([*earlier[1], got]):
+    for event in events_of([*earlier.target, got]):
         if event["type"] == "step/start":
             waiting = []
         elif event["type"] == "tool/call":
@@ -263,12 +264,12 @@ def _post_blocks(events: list[Event]) -> dict[str, list[str]]:
     return blocks
 
 
-def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """DEC-3: a result its PostToolUse hooks blocked reaches the model with the body's output,
     not the block's reasons (Claude Code appends the reasons as a system reminder)."""
     if not got["accepted"]:
         return False
-    blocks = _post_blocks(_all_events(earlier[1], got))
+    blocks = _post_blocks(_all_events(earlier.target, got))
     return any(
         e["type"] == "tool/result"
         and result_call(e) in blocks
@@ -277,7 +278,7 @@ def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> b
     )
 
 
-def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """DEC-3 (Codex): a PostToolUse block whose reason is empty or blank is no block to the CLI.
     Its result is then what ignoring those blocks gives where the model's differs: the body's
     output when every blocking hook's reason was blank, else the other reasons joined without
@@ -285,7 +286,7 @@ def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Pair) -> b
     reason beside a given one is left out by the model too, so that alone shows nothing."""
     if not got["accepted"]:
         return False
-    blocks = _post_blocks(_all_events(earlier[1], got))
+    blocks = _post_blocks(_all_events(earlier.target, got))
     for event in got["events"]:
         reasons = blocks.get(result_call(event), []) if event["type"] == "tool/result" else []
         given = [reason for reason in reasons if reason.strip()]
@@ -303,31 +304,31 @@ def _answered(events: list[Event]) -> set[str]:
     return {result_call(e) for e in events if e["type"] == "tool/result"}
 
 
-def _running_call_killed(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _running_call_killed(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-1: at an abort the CLI answers a call whose body still runs in the model's run
     (the model lets it drain; Codex kills it and ends the turn)."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
         return False
-    model = [*earlier[0], want]
+    model = [*earlier.model, want]
     running = set(_started(model)) - _answered(list(events_of(model)))
     return bool(running & _answered(got["events"]))
 
 
-def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-2: at an abort the CLI answers a call the model's run never recorded (the model
     drops the calls of a reply whose PreToolUse hooks were running, keeping its text)."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
         return False
-    recorded = _calls_of(list(events_of([*earlier[0], want])))
+    recorded = _calls_of(list(events_of([*earlier.model, want])))
     return any(call_id not in recorded for call_id in _answered(got["events"]))
 
 
-def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-1: resuming after an interrupt, the CLI writes an assistant message the model never
     wrote before the new turn opens (Claude Code's "No response requested.")."""
     if command["kind"] != "SubmitUser" or not got["accepted"]:
         return False
-    ends = [e for e in events_of(earlier[1]) if e["type"] == "turn/end"]
+    ends = [e for e in events_of(earlier.target) if e["type"] == "turn/end"]
     if not ends or ends[-1]["data"]["reason"].get("kind") != "aborted":
         return False
     before_turn = []
@@ -424,13 +425,13 @@ def _reminders_at_next_step(run: Run) -> Run:
     return out
 
 
-def _context_before_a_result(command: Json, want: Obs, got: Obs, earlier: Pair) -> bool:
+def _context_before_a_result(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ADJ-1: a PostToolUse hook's context is appended while a call of the step still awaits
     its result (Codex writes it as a developer message between the call and its output)."""
     if not got["accepted"]:
         return False
     waiting: set[str] = set()
-    for event in events_of([*earlier[1], got]):
+    for event in events_of([*earlier.target, got]):
         if event["type"] == "step/start":
             waiting = set()
         elif event["type"] == "tool/call":

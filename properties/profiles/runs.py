@@ -16,6 +16,8 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import attrs
+
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
@@ -24,6 +26,17 @@ Event = dict[str, Any]
 Obs = dict[str, Any]  # {"accepted": False, "rule": str} | {"accepted": True, "events", "executed"}
 Run = list[Obs]
 Pair = tuple[Run, Run]
+
+
+@attrs.frozen
+class Earlier:
+    """What came before the command a symptom judges: both runs, and the commands (as JSON)
+    that made them. A symptom that names a situation ("a crash came first") reads it from the
+    commands: an observation shows what a loop logged, not what it was told."""
+
+    model: Run
+    target: Run
+    commands: Sequence[Json]
 
 
 def _parsed(arguments: str) -> object:
@@ -238,7 +251,7 @@ def _audit_after_reply(events: list[Event]) -> list[Event]:
     return out
 
 
-def accepts_duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Pair) -> bool:
+def accepts_duplicate_ids(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
     """The symptom of EXE-1 broken: the model refused a reply whose tool calls repeat an id and
     the target accepted it (dsh and both CLIs run each call under the shared id). From there the
     runs take different paths, so a profile cuts both runs at this command."""
