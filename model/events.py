@@ -100,7 +100,8 @@ class TurnEnded:
     def __attrs_post_init__(self) -> None:
         kind = self.reason.get("kind")
         if not isinstance(kind, str) or not kind:
-            raise InvalidEventError("turn/end reason needs a string kind", rule_id="TURN-5")
+            msg = "turn/end reason needs a non-empty string kind"
+            raise InvalidEventError(msg, rule_id="TURN-5")
 
     @property
     def reason_kind(self) -> str:

@@ -296,8 +296,8 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     """
     kind = obj.get("type")
     seq = obj.get("seq")
-    if type(kind) is not str or type(seq) is not int:
-        raise FactError("an event needs a string type and an integer seq")
+    if type(kind) is not str or type(seq) is not int or not kind:
+        raise FactError("an event needs a non-empty string type and an integer seq")
     if not _SEQ_LOW <= seq < SEQ_BOUND:
         raise FactError(f"seq {seq} is out of range")
     fact = Fact(kind, seq)
@@ -383,8 +383,9 @@ def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     fact.turn = _int(data, "turn")
     reason = data.get("reason")
     if fact.type == "turn/end":
-        if not _is_map(reason) or type(reason.get("kind")) is not str:
-            raise FactError("turn/end needs a reason with a string kind", "TURN-5")
+        # A kind names why the turn ended: the empty string names nothing (`TurnEnded`).
+        if not _is_map(reason) or type(reason.get("kind")) is not str or not reason["kind"]:
+            raise FactError("turn/end needs a reason with a non-empty string kind", "TURN-5")
         fact.reason_kind = reason["kind"]
 
 

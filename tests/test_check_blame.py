@@ -8,8 +8,11 @@ a case the checker got wrong before its fix.
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from blame_logs import BLAME, blamed, check
@@ -21,7 +24,7 @@ from loopspec.model.facts import HOOK_DECISION_WORDS, HOOK_DECISIONS, FactError,
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
 from loopspec.properties.conformance.run import spec_text
-from loopspec.properties.logcheck.checker import check_paths
+from loopspec.properties.logcheck.checker import ErrorKind, check_paths, check_stream
 from loopspec.properties.logcheck.report import rules_checked
 
 
@@ -58,6 +61,40 @@ def test_TURN_5_a_reason_without_a_string_kind_is_blamed_on_TURN_5() -> None:
     report = check(BLAME / "violations" / "TURN-5-reason-kind-not-a-string.jsonl")
     assert blamed(report) == [("TURN-5", 7)]
     assert report.status == "error"
+
+
+def _refused_alike(line: int, edit: Callable[[dict[str, Any]], object]) -> str:
+    """The rule the model's reader and check (on both of its paths) refuse the valid TURN-5 near
+    miss with `edit` made to its line `line`: one input error there, the same rule."""
+    lines = (BLAME / "violations" / "TURN-5-reason-kind-not-a-string.jsonl").read_text()
+    rows = lines.splitlines()
+    event = json.loads(rows[line - 1])
+    edit(event)
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(event)
+    rows[line - 1] = json.dumps(event)
+    rows[6] = rows[6].replace('"kind": 7', '"kind": "completed"')
+    data = ("\n".join(rows) + "\n").encode()
+    reports = [check_stream("log", io.BytesIO(data), quick=quick) for quick in (True, False)]
+    for report in reports:
+        assert [(e.rule_id, e.line, e.kind) for e in report.errors] == [
+            (refused.value.rule_id, line, ErrorKind.BAD_EVENT)
+        ], report
+        assert (report.violations, report.status) == ([], "error")
+    return refused.value.rule_id
+
+
+def test_TURN_5_an_empty_reason_kind_is_refused_as_the_model_refuses_it() -> None:
+    """TURN-5: a reason's kind names why the turn ended, and the model's reader refuses the empty
+    string; check read `{"kind": ""}` and passed the log as clean."""
+    assert _refused_alike(7, lambda e: e["data"]["reason"].update(kind="")) == "TURN-5"
+
+
+def test_LOG_4_an_event_of_the_empty_type_is_refused_as_the_model_refuses_it() -> None:
+    """LOG-4: an event's type is a non-empty string (the model's reader refuses ""); check read
+    a step/start retyped "" as an event no rule reads and blamed every event of its step on
+    STEP-3, a rule the harness did not break."""
+    assert _refused_alike(3, lambda e: e.update(type="")) == "LOG-4"
 
 
 def test_HOOK_1_a_negative_duration_is_refused() -> None:

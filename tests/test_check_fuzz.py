@@ -284,7 +284,7 @@ DAMAGE: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
     ),
     "a seq that is no integer": (
         lambda rows: _row(rows, "hook/invoked").update(seq="3"),
-        "hook/invoked: an event needs a string type and an integer seq",
+        "hook/invoked: an event needs a non-empty string type and an integer seq",
     ),
     "an event of a type no rule reads": (
         lambda rows: rows.__setitem__(

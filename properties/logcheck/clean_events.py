@@ -163,6 +163,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and prefix.open_step is None
         and type(reason) is dict
         and type(reason.get("kind")) is str
+        and reason["kind"]
         and (not prefix.dangling or reason["kind"] == "error")
         and (not prefix.repaired or reason["kind"] == "interrupted")
     ):
