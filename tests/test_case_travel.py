@@ -396,10 +396,23 @@ def test_SAFE_1_a_rerun_line_naming_a_path_from_home_starts_the_same_target(
 
 def test_SAFE_1_a_command_that_cannot_start_hides_its_secret() -> None:
     """SAFE-1: `API_TOKEN=... node loop.mjs` without `env` cannot start, and the error repeated
-    the whole command line, token and all."""
+    the whole command line, token and all. It says why it cannot, as a shell would have run it,
+    and the way that works, the token still left out."""
     target = ProcessTarget("API_TOKEN=s3cret /nonexistent/loop", name="missing")
     with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
     assert refused.value.message == (
         "missing: cannot start API_TOKEN=<hidden> /nonexistent/loop: no such file or directory"
+        " (`API_TOKEN=...` sets a variable only in a shell, and this command runs in none:"
+        " begin it with `env`, `env API_TOKEN=... PROGRAM ...`)"
     )
+
+
+def test_PROTO_1_a_variable_set_as_in_a_shell_is_not_taken_for_a_relative_path() -> None:
+    """PROTO-1: `PYTHONPATH=src/lib python3 loop.py` fails because no shell reads the assignment,
+    not because a program `PYTHONPATH=src/lib` is missing from the current folder."""
+    target = ProcessTarget("PYTHONPATH=src/lib python3 loop.py", name="loop")
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    assert "`env PYTHONPATH=... PROGRAM ...`" in refused.value.message
+    assert "relative to the current directory" not in refused.value.message

@@ -816,8 +816,16 @@ class ProcessTarget:
             started = portable(shlex.join(self.argv))
             msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
             program = self.argv[0] if self.argv else ""
-            relative = "/" in program and not os.path.isabs(program)
-            if isinstance(error, FileNotFoundError) and relative:
+            variable, assigns, _ = program.partition("=")
+            missing = isinstance(error, FileNotFoundError)
+            if missing and assigns and variable.isidentifier():
+                # `API_TOKEN=... node loop.mjs` as typed in a shell: run by none, the
+                # assignment is taken for the program. Its value stays out (SAFE-1).
+                msg += (
+                    f" (`{variable}=...` sets a variable only in a shell, and this command runs"
+                    f" in none: begin it with `env`, `env {variable}=... PROGRAM ...`)"
+                )
+            elif missing and "/" in program and not os.path.isabs(program):
                 # A shared case replayed from another folder: the usual cause.
                 msg += f" (looked for relative to the current directory, {os.getcwd()})"
             raise ProcessTargetError(msg + curled_quotes_hint(self.argv)) from error
