@@ -22,12 +22,15 @@ import pytest
 from loopspec.model import rewrite
 from loopspec.model.commands import (
     Allow,
+    ApprovalAnswers,
     Ask,
     Command,
     HookAnswers,
     ModelReplies,
     Pass,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
@@ -244,3 +247,32 @@ def test_MODEL_1_the_programs_pass_on_the_model(
     """MODEL-1: control: without the bug, no program diverges."""
     _name, _target, config, commands, _rule = program
     assert replay_case(ModelTarget, config, commands).divergence is None
+
+
+ASKED_ALONE_FIRST: list[Command] = [
+    SubmitUser("hi"),
+    ModelReplies((READ_CALL,)),
+    HookAnswers(Ask()),
+    HookAnswers(Pass()),
+    ApprovalAnswers("allowed-once"),
+    ToolFinishes("c1", ToolSucceeded("text")),
+    ModelReplies((ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),)),
+    HookAnswers(Allow()),
+    HookAnswers(Ask()),
+]
+
+
+def test_HOOK_2_an_allow_over_an_ask_names_a_loop_that_never_asks_unless_it_asked() -> None:
+    """HOOK-2, DEC-2: where one hook allowed and one asked, a loop that never asks at all
+    skips the prompt as a wrong merge does: the report names both causes. Once the loop has
+    asked for an earlier call, only the merge is wrong, and the report names it alone."""
+    assert replay_case(ModelTarget, TWO_PRE_HOOKS, ASKED_ALONE_FIRST).divergence is None
+    never = replay_case(NeverAsks, TWO_PRE_HOOKS, PROGRAMS[5][3])
+    assert never.divergence is not None
+    assert never.divergence.rule_id == "HOOK-2", never.divergence.what
+    assert "or the loop never asks at all (DEC-2" in never.divergence.what
+    merge = replay_case(AllowOutranksAsk, TWO_PRE_HOOKS, ASKED_ALONE_FIRST)
+    assert merge.divergence is not None
+    assert merge.divergence.rule_id == "HOOK-2", merge.divergence.what
+    assert "hook late asked and hook everything allowed call c2" in merge.divergence.what
+    assert "DEC-2" not in merge.divergence.what, merge.divergence.what

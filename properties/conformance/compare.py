@@ -1231,11 +1231,20 @@ def _missing(
             allowed = [hook for hook, reading, _supplied in answers if reading == "allow"]
             if asked and allowed:
                 # The merge let an allow win over an ask: the strictness order is what is
-                # wrong (a loop that never asks at all reads so too, in this one program).
+                # wrong. A loop that never asks at all reads so too, unless it asked before
+                # this command (`history` ends with the model's events of this one).
+                before = history[: len(history) - len(model_events)]
+                never_asked = not any(e.get("type") == "approval/asked" for e in before)
                 return "HOOK-2", (
                     f"{lacks}: {_named(asked)} asked and {_named(allowed)} allowed call "
                     f"{call_id}, and an ask outranks an allow (deny > ask > allow > pass), so "
                     "the call waits for approval"
+                    + (
+                        "; or the loop never asks at all (DEC-2: an ask decision asks for "
+                        "approval before the call runs), which shows the same here"
+                        if never_asked
+                        else ""
+                    )
                 )
             return "DEC-2", f"{lacks}: an ask decision asks for approval before the call runs"
         case "approval/decided" if isinstance(command, Abort) and later:
