@@ -849,3 +849,28 @@ def test_a_damaged_transcript_or_rollout_never_crashes_check(
     report = check_stream(str(seed), io.BytesIO(data))
     assert report.status in {"ok", "violations", "error"}
     assert report.dialect in {"claude-code", "codex"}
+
+
+def _hand_written_logs() -> list[str]:
+    """The logs of docs/check.md's section on writing a transcript or rollout by hand."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text("utf-8")
+    section = page.split("## A transcript or rollout by hand", 1)[1]
+    return re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+
+
+def test_RW_1_the_transcript_and_rollout_docs_check_md_writes_by_hand_say_what_it_says(
+    tmp_path: Path,
+) -> None:
+    """RW-1, RW-2: the two logs docs/check.md shows a user how to write by hand, to share what
+    check found without their prompts, are read as a transcript and a rollout, and reported as
+    the page says: RW-1 at line 4 of each, and RW-2 too for the rollout."""
+    transcript, rollout = _hand_written_logs()
+    found: dict[str, tuple[str, list[tuple[int, str]]]] = {}
+    for name, text in (("transcript.jsonl", transcript), ("rollout.jsonl", rollout)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        report = check(tmp_path / name)
+        found[name] = (report.dialect, [(v.line, v.violation.rule_id) for v in report.violations])
+    assert found == {
+        "transcript.jsonl": (claude_code.NAME, [(4, "RW-1")]),
+        "rollout.jsonl": (codex.NAME, [(4, "RW-1"), (4, "RW-2")]),
+    }
