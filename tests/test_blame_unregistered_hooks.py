@@ -31,6 +31,8 @@ NO_TOOLS = LoopConfig(hooks=(HookSpec("late", "PreToolUse", ".*"),))
 READ_HOOKED = LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse"),))
 MISSING = ToolCallBlock("c1", "missing_tool", "{}")
 READ_CALL = ToolCallBlock("c2", "read", '{"file_path":"a"}')
+# Misses the key `read` requires: it ends INVALID_TOOL_INPUT at the gate, and no hook sees it.
+INVALID_READ_CALL = ToolCallBlock("c2", "read", '{"path":"a"}')
 
 _HOOKS_FOR = LoopConfig.hooks_for
 
@@ -116,6 +118,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = 
         SkipsHooksOfUnregisteredTools,
         READ_HOOKED,
         [SubmitUser("hi"), ModelReplies((READ_CALL, MISSING)), HookAnswers(Pass())],
+        "EXE-5",
+    ),
+    (
+        "the reply committed at once, beside a registered call no hook sees (invalid input)",
+        SkipsHooksOfUnregisteredTools,
+        READ_HOOKED,
+        [SubmitUser("hi"), ModelReplies((MISSING, INVALID_READ_CALL))],
         "EXE-5",
     ),
     (

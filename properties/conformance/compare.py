@@ -1450,7 +1450,9 @@ def _due_hooks(
     return [
         (call, hook)
         for call in reply.tool_calls
-        if isinstance(parse_arguments(call.arguments), FrozenMap)  # else no hook sees it
+        # Invalid input (not an object, or missing a key its registered tool requires) ends
+        # the call at the gate: no hook sees it (EXE-5 (1)), by the model's own test.
+        if input_problem(call, config) is None
         for hook in config.hooks_for("PreToolUse", call.name)
         if (call.id, hook.handler_id) not in answered
     ]
