@@ -86,3 +86,35 @@ def test_DEC_2_a_reason_joined_otherwise_shows_both() -> None:
     what = replay.divergence.what
     assert "joined by '; ' in configured order" in what, what
     assert "the model's 'one; two', the target's 'one, two'" in what, what
+
+
+class AddsASidecarMember(ModelTarget):
+    """The model, except that a sidecar carries a member of the target's own besides its two."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
+        for event in events:
+            sidecar = event["data"].get("rewrite") if event["type"] == "tool/call" else None
+            if sidecar is not None:
+                sidecar["hookOutput"] = "rewrote a to b"
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def test_RW_2_a_sidecar_member_of_the_targets_own_is_shown_not_its_equal_hook_list() -> None:
+    """RW-2: a sidecar whose originalArguments and handlerIds are the model's but which holds
+    a member of its own was reported as naming the wrong hooks, quoting two equal lists (the
+    model's ['everything'], the target's ['everything']); the report shows both sidecars."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        REPLY,
+        HookAnswers(Allow(updated_input={"file_path": "b"})),
+        HookAnswers(Allow()),
+    ]
+    replay = replay_case(AddsASidecarMember, TWO_PRE_HOOKS, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "RW-2", replay.divergence.what
+    what = replay.divergence.what
+    assert "the sidecar holds originalArguments and handlerIds, nothing else" in what, what
+    assert "'hookOutput': 'rewrote a to b'" in what, what
+    assert "names every hook" not in what, what

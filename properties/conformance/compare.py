@@ -1152,10 +1152,16 @@ def _sidecar_difference(want: Event, got: Event) -> str:
             f"it: the model's {mine.get('originalArguments')!r}, the target's "
             f"{theirs.get('originalArguments')!r}"
         )
+    if mine.get("handlerIds") != theirs.get("handlerIds"):
+        return (
+            "the sidecar names every hook that supplied an input, in configured order, the one "
+            f"in effect last: the model's {mine.get('handlerIds')!r}, the target's "
+            f"{theirs.get('handlerIds')!r}"
+        )
+    # Both members agree: the difference is a member the target adds (or one it leaves out).
     return (
-        "the sidecar names every hook that supplied an input, in configured order, the one in "
-        f"effect last: the model's {mine.get('handlerIds')!r}, the target's "
-        f"{theirs.get('handlerIds')!r}"
+        "the sidecar holds originalArguments and handlerIds, nothing else: the model's "
+        f"{mine!r}, the target's {theirs!r}"
     )
 
 
