@@ -469,6 +469,12 @@ def bad_logs() -> dict[str, bytes]:
             json.dumps({"level": "info", "msg": msg, "ts": 1764633600 + i}) + "\n"
             for i, msg in enumerate(("agent started", "tool call", "slow tool"))
         ),
+        # Records with a type but no seq: another harness's log, or a newer Codex's rollout
+        # opening with a record type check does not know.
+        "typed-records-without-seq.jsonl": "".join(
+            json.dumps({"type": "log", "level": "info", "msg": msg, "ts": 1764633600 + i}) + "\n"
+            for i, msg in enumerate(("agent started", "tool call"))
+        ),
     }
     encoded = {name: text.encode() for name, text in bad.items()}
     # Line 4 holds the user's prompt; one byte of it is not UTF-8.

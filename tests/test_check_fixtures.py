@@ -122,6 +122,9 @@ BAD = {
     "missing-header.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     # Some other JSON Lines file (an app's own log): one error, not a second for its line 1.
     "neither-header-nor-event.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
+    # Its records typed but without seq (another harness's log, a rollout of a newer Codex):
+    # one error still, not a second for an event without seq.
+    "typed-records-without-seq.jsonl": (ErrorKind.BAD_HEADER, 1, "LOG-5"),
     "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),
     "result-error-a-string.jsonl": (ErrorKind.BAD_EVENT, 14, "LOG-4"),
     "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),

@@ -898,11 +898,18 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
         'the first line must be the session header, {"type": "session", "version": 0, "id": '
         '"...", "createdAt": <ms>, "cwd": "..."}, with no seq'
     )
-    if not isinstance(obj, dict) or ("type" not in obj and "seq" not in obj):
-        # Neither a header nor an event: not a session log. Read as an event, the same line
-        # would be blamed again (LOG-4) for what this error already says.
-        what = "no type, no seq" if isinstance(obj, dict) else "not a JSON object"
-        message += f"; nor is it an event ({what}), so the rest of the file is not read"
+    if not isinstance(obj, dict) or ("seq" not in obj and "seq0" not in obj):
+        # Neither a header nor an event (nor a compact row), nor a transcript's or a rollout's
+        # record (`foreign`): not a log check reads. Read as an event, the same line would be
+        # blamed again (LOG-4) for what this error already says.
+        if not isinstance(obj, dict):
+            what = "not a JSON object"
+        else:
+            what = "no seq" if "type" in obj else "no type, no seq"
+        message += (
+            f"; nor is it an event ({what}), nor a record of a Claude Code transcript or a Codex"
+            " rollout, so the rest of the file is not read"
+        )
         report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
         raise _Stop
     report.fail(line, ErrorKind.BAD_HEADER, message, "LOG-5")
