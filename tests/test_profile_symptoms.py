@@ -11,7 +11,15 @@ real harness by tests/test_dsh_adapter.py and tests/test_real_harness*.py.)
 
 from __future__ import annotations
 
-from loopspec.model.commands import Command, ModelFails, ModelReplies, SubmitUser
+from loopspec.model.commands import (
+    Abort,
+    Command,
+    Crash,
+    ModelFails,
+    ModelReplies,
+    Recover,
+    SubmitUser,
+)
 from loopspec.model.messages import TextBlock
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -52,3 +60,73 @@ def test_ADJ_4_parked_input_is_excused_only_after_a_crash() -> None:
     assert replay.stopped_by is None
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what
+
+
+class DropsParkedInput(ModelTarget):
+    """The model, but a failed request loses the messages queued in its turn (the model parks
+    them for the next turn, ADJ-4). A queued message logs nothing, so it is held back and sent
+    on with the next command, unless that command is the failure."""
+
+    name = "drops-parked-input"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._queued: list[SubmitUser] = []
+
+    def apply(self, command: Command) -> Observation:
+        assert self.state is not None
+        if isinstance(command, SubmitUser) and self.state.phase.NAME != "Idle":
+            self._queued.append(command)
+            return Observation(True)
+        if not isinstance(command, ModelFails):
+            for queued in self._queued:
+                super().apply(queued)
+        self._queued = []
+        return super().apply(command)
+
+
+def test_ADJ_4_a_crash_excuses_only_the_input_it_lost() -> None:
+    """ADJ-4: after a crash that cut a turn, dsh's turns may open with input the model lost at
+    it (`queued-input-survives-crash`). The symptom excused any turn that opened with other
+    messages once any crash had cut a turn, so a later failed request's parked message, lost,
+    passed under dsh's profile; the crash here lost nothing (nothing was queued)."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        Crash(),
+        Recover(),
+        SubmitUser("again"),
+        SubmitUser("queued"),
+        ModelFails("overloaded", "OVERLOADED"),
+        SubmitUser("next"),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    assert replay_case(DropsParkedInput, gen.CONFIGS[0], program[3:], DSH).divergence is not None
+    replay = replay_case(DropsParkedInput, gen.CONFIGS[0], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what
+
+
+class IgnoresAnAbortBeforeTheReply(ModelTarget):
+    """The model, but an abort while the model's reply is awaited is taken and does nothing:
+    the turn goes on with the reply that comes."""
+
+    name = "ignores-an-abort-before-the-reply"
+
+    def apply(self, command: Command) -> Observation:
+        assert self.state is not None
+        if isinstance(command, Abort) and self.state.phase.NAME == "AwaitingModel":
+            return Observation(True)
+        return super().apply(command)
+
+
+def test_ABORT_2_an_abort_is_excused_only_while_pre_hooks_answer() -> None:
+    """ABORT-2: dsh's `abort-during-pre-hook-keeps-reply` describes an abort while a reply's
+    PreToolUse hooks answer. Its symptom read only that the model's abort ended the turn with
+    no result and dsh's did not end it, so a loop that ignores an abort while it waits for the
+    model's reply (no reply, no hook) passed under dsh's profile."""
+    program: list[Command] = [SubmitUser("hi"), Abort("user"), ModelReplies((TextBlock("ok"),))]
+    replay = replay_case(IgnoresAnAbortBeforeTheReply, gen.CONFIGS[0], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ABORT-2", replay.divergence.what

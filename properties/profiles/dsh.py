@@ -485,9 +485,26 @@ def _result_waits_for_later_approval(command: Json, want: Obs, got: Obs, earlier
     return commits and holds and _approval_pending(earlier.model)
 
 
-def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
+def _hooks_answering(earlier: Earlier) -> bool:
+    """Whether the model holds a reply back for its PreToolUse hooks: it took a ModelReplies
+    and has logged no assistant/message, and ended no step, since."""
+    holding = False
+    for command, obs in zip(earlier.commands, earlier.model, strict=True):
+        if not obs["accepted"]:
+            continue
+        types = {e["type"] for e in obs["events"]}
+        if command["kind"] == "ModelReplies":
+            holding = not types & {"assistant/message", "step/end"}
+        elif types & {"assistant/message", "step/end"}:
+            holding = False
+    return holding
+
+
+def _abort_keeps_reply(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """The model aborts a reply whose hooks had not all answered; dsh had logged it already."""
     if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
+        return False
+    if not _hooks_answering(earlier):
         return False
     types = [e["type"] for e in want["events"]]
     ends_uncalled = "turn/end" in types and "tool/result" not in types
@@ -495,9 +512,11 @@ def _abort_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Earlier) ->
     return ends_uncalled and ("tool/result" in got_types or "turn/end" not in got_types)
 
 
-def _repair_keeps_reply(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
+def _repair_keeps_reply(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """The model repairs a reply it never committed (hooks pending); dsh had logged it."""
     if command["kind"] != "Recover" or not (want["accepted"] and got["accepted"]):
+        return False
+    if not _hooks_answering(earlier):
         return False
     types = [e["type"] for e in want["events"]]
     return "tool/result" not in types and bool(
@@ -557,45 +576,65 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) 
 
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    ends = [
-        e["data"]["reason"]["kind"] for e in events_of(earlier.model) if e["type"] == "turn/end"
-    ]
-    if "interrupted" not in ends:
-        return _parked_input_kept(command, want, got, earlier)
-    if _opens_turn(got) and not _opens_turn(want):
-        return True  # a message still in dsh's inbox wakes a turn by itself
-    if command["kind"] != "SubmitUser":
+    """Input the model lost at a crash (`_lost_at_a_crash`; the crash may have cut a turn, or
+    come after a failed request parked the input, cutting none) reaches a later turn in dsh:
+    a turn opens with other messages than the model's, or dsh opens one by itself with a
+    message still in its inbox. dsh delivers only messages it was sent, in the order sent."""
+    woke = _opens_turn(got) and not _opens_turn(want)
+    reopened = command["kind"] == "SubmitUser" and _opens_turn(want) and _opens_turn(got)
+    if not (woke or reopened) or not _lost_at_a_crash(earlier):
         return False
-    opened = _opens_turn(want) and _opens_turn(got)
-    return opened and user_texts(want) != user_texts(got)
-
-
-def _parked_input_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """A failed request parked input for the next turn and a crash came before it opened: the
-    next turn opens in dsh with that input first, then the model's messages (the crash cut no
-    turn, so no repair shows it). Without a crash the model delivers parked input as dsh does,
-    so only input the model lost shows here."""
-    if command["kind"] != "SubmitUser" or not (_opens_turn(want) and _opens_turn(got)):
+    if not _delivered_as_sent(command, got, earlier):
         return False
-    if _last_turn_end(earlier.model) != "error" or not _crashed_since_last_turn(earlier):
-        return False
-    # PostToolUse contexts are compared as the model labels them (hook-context-label).
-    wanted, seen = user_texts(want), _labelled_as_model(user_texts(got))
-    return len(seen) > len(wanted) and seen[len(seen) - len(wanted) :] == wanted
+    return user_texts(want) != user_texts(got) if reopened else bool(user_texts(got))
 
 
-def _crashed_since_last_turn(earlier: Earlier) -> bool:
-    """Whether the model took a Crash after its last turn ended (none: since the start)."""
-    ended = [
-        index
-        for index, obs in enumerate(earlier.model)
-        if obs["accepted"] and any(e["type"] == "turn/end" for e in obs["events"])
-    ]
-    since = ended[-1] + 1 if ended else 0
-    return any(
-        command["kind"] == "Crash" and obs["accepted"]
-        for command, obs in zip(earlier.commands[since:], earlier.model[since:], strict=True)
+def _deferred_texts(command: Json) -> list[str]:
+    """The contexts a ToolFinishes defers for the next step: its body's and its PostToolUse
+    hooks'."""
+    outcome, post = command.get("outcome") or {}, command.get("post") or []
+    hooks = [verdict.get("text") for verdict in post if verdict.get("decision") == "context"]
+    return [str(text) for text in [*(outcome.get("contexts") or []), *hooks]]
+
+
+def _lost_at_a_crash(earlier: Earlier) -> bool:
+    """Whether the model lost input at a crash: a message sent while a turn was open, or a
+    context a body or hook deferred, that it had not delivered when a Crash came."""
+    pending: Counter[str] = Counter()
+    for command, obs in zip(earlier.commands, earlier.model, strict=True):
+        if not obs["accepted"]:
+            continue
+        if command["kind"] == "Crash" and +pending:
+            return True
+        delivered = [text for text, _ in user_texts(obs)]
+        if command["kind"] == "SubmitUser":
+            if not _opens_turn(obs):
+                pending[str(command["text"])] += 1
+            elif str(command["text"]) in delivered:
+                delivered.remove(str(command["text"]))  # its own message, not a queued one
+        elif command["kind"] == "ToolFinishes":
+            pending.update(_deferred_texts(command))
+        pending -= Counter(delivered)
+    return False
+
+
+def _delivered_as_sent(command: Json, got: Obs, earlier: Earlier) -> bool:
+    """Whether every user message the target delivered, to this command, is one it was sent,
+    in the order sent, none twice (dsh's inbox keeps what a crash interrupted, in order)."""
+    commands, target = [*earlier.commands, command], [*earlier.target, got]
+    sent = iter(
+        str(c["text"])
+        for c, obs in zip(commands, target, strict=True)
+        if c["kind"] == "SubmitUser" and obs["accepted"]
     )
+    delivered = (
+        text
+        for obs in target
+        if obs["accepted"]
+        for text, plugin in user_texts(obs)
+        if plugin == "user"
+    )
+    return all(any(text == one for one in sent) for text in delivered)
 
 
 def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
