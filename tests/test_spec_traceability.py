@@ -210,6 +210,22 @@ def test_MODEL_1_where_pointers_are_where_section_2_says() -> None:
     assert not elsewhere, "\n".join(elsewhere)
 
 
+def test_MODEL_1_section_2_lists_every_rule_an_invariant_holds_only_in_part() -> None:
+    """Traceability: section 2 lists the rules an invariant holds a log to only in part, whose
+    **Where.** says "what a log alone shows": a reader of `check`'s rules_checked learns there
+    which rules' Where to read for the part left to conform. RW-2 and HOOK-1 were missing."""
+    how_to_read = SPEC.split("## 2. How to read the rules", 1)[1].split("\n## 3.", 1)[0]
+    found = re.search(r"only part of its rule \(([^)]*)\)", " ".join(how_to_read.split()))
+    assert found is not None
+    listed = set(found.group(1).split(", "))
+    partial = set()
+    for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
+        where = next(line for line in section.splitlines() if line.startswith("**Where.**"))
+        if "what a log alone shows" in where:
+            partial.add(section.split(" ", 1)[0])
+    assert listed == partial
+
+
 def test_MODEL_1_the_event_catalogue_lists_every_core_type() -> None:
     """Traceability: SPEC.md's generated event catalogue has a row for every core event type."""
     catalogue = SPEC.split("<!-- generated:events -->")[1].split("<!-- end generated:events")[0]
