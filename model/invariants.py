@@ -1135,9 +1135,11 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             )
         )
     if fact.arguments is None or not same_arguments(fact.arguments, block.arguments):
+        # Say what to write too: a harness that rewrites the call record alone reads this.
         msg = (
             f"call {fact.call_id}: the audit record runs {fact.arguments!r} but the model "
-            f"history shows {block.arguments!r}"
+            f"history shows {block.arguments!r}; both carry the input that runs (a hook's "
+            "rewrite in the reply too, the model's input in tool/call.rewrite, RW-2)"
         )
         found.append(Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,)))
     return found

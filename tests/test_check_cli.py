@@ -77,6 +77,23 @@ def test_ORD_3_the_result_that_came_too_early_is_blamed_naming_the_call_it_overt
     )
 
 
+def test_RW_1_a_call_record_that_differs_from_the_reply_says_what_to_write(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RW-1: a tool/call whose arguments are not the reply's is blamed with what the harness
+    must write instead (it said only that the two differ, leaving a harness that rewrote the
+    call record alone to guess whether the record, the reply or both were wrong)."""
+    log = FIXTURES / "violations" / "RW-1.jsonl"
+    code, out = run(capsys, str(log))
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f'{log}:10: RW-1 (seq 8): call call_a: the audit record runs \'{{"file_path":"z.txt"}}\''
+        ' but the model history shows \'{"file_path":"a.txt"}\'; both carry the input that'
+        " runs (a hook's rewrite in the reply too, the model's input in tool/call.rewrite, RW-2)"
+        " [events 8, 7]"
+    )
+
+
 @pytest.mark.parametrize(
     ("rule", "says"),
     [
