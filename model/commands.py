@@ -16,6 +16,7 @@ import attrs
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import (
     ASKING_DECISIONS,
+    BLOCKING_EXIT_CODE,
     DENYING_DECISIONS,
     HOOK_DECISIONS,
     POST_PASSING_DECISIONS,
@@ -284,11 +285,6 @@ def post_audit_words(verdict: PostVerdict) -> frozenset[str]:
             return DENYING_DECISIONS | {"error", "stop"}
         case _:
             assert_never(verdict)
-
-
-# A hook's stdout is read only when it exits 0; exit code 2 is the blocking exit, its stderr
-# the reason (Claude Code and Codex alike; dsh runs hooks as Claude Code does).
-BLOCKING_EXIT_CODE = 2
 
 
 def exits_2(verdict: PreVerdict | PostVerdict, audit: HookAudit) -> bool:

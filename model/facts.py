@@ -209,6 +209,11 @@ HOOK_DECISIONS = frozenset(HOOK_DECISION_WORDS)
 # a deferred call also runs only after an allowed-once answer (DEC-2). Supplying: an answer with
 # one of these words that carries `updatedInput` supplies an input (RW-2); other words apply
 # none. Denying: a deny discards every rewrite of the call (HOOK-3).
+# A hook's stdout is read only when it exits 0; exit code 2 is the blocking exit, its stderr
+# the reason (Claude Code and Codex alike; dsh runs hooks as Claude Code does): the model
+# refuses an answer given so that does not block (`commands.exits_2`), and the invariants a
+# log whose audit records it with a word that does not.
+BLOCKING_EXIT_CODE = 2
 ASKING_DECISIONS = frozenset({"ask", "defer"})
 SUPPLYING_DECISIONS = frozenset({"allow", "ask"})
 DENYING_DECISIONS = frozenset({"deny", "block"})

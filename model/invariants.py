@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from loopspec.model.facts import (
     ASKING_DECISIONS,
+    BLOCKING_EXIT_CODE,
     DENYING_DECISIONS,
     READ_TYPES,
     SUPPLYING_DECISIONS,
@@ -1396,7 +1397,6 @@ def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Viola
 # Exit code 2 is a hook's blocking exit (Claude Code, Codex, dsh's bridge), whatever it printed:
 # its audit records a deny or a block (deny, block, or stop for `continue: false`), or a failed
 # hook's pass (error, HOOK-7). `commands.exits_2` says the same of an answer the model is given.
-BLOCKING_EXIT_CODE = 2
 BLOCKING_EXIT_DECISIONS = DENYING_DECISIONS | {"error", "stop"}
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from loopspec.model.facts import (
     ASKING_DECISIONS,
+    BLOCKING_EXIT_CODE,
     FAILED_DECISION,
     HOOK_DECISIONS,
     HOOK_DIALECTS,
@@ -39,7 +40,6 @@ from loopspec.model.facts import (
     hook_duration_valid,
 )
 from loopspec.model.invariants import (
-    BLOCKING_EXIT_CODE,
     BLOCKING_EXIT_DECISIONS,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
