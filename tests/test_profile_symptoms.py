@@ -11,6 +11,10 @@ real harness by tests/test_dsh_adapter.py and tests/test_real_harness*.py.)
 
 from __future__ import annotations
 
+import copy
+
+import attrs
+
 from loopspec.model.commands import (
     Abort,
     Command,
@@ -19,8 +23,10 @@ from loopspec.model.commands import (
     ModelReplies,
     Recover,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
-from loopspec.model.messages import TextBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles.dsh import PROFILE as DSH
@@ -130,3 +136,86 @@ def test_ABORT_2_an_abort_is_excused_only_while_pre_hooks_answer() -> None:
     assert replay.stopped_by is None
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "ABORT-2", replay.divergence.what
+
+
+class ContinuesAfterMaxTokens(ModelTarget):
+    """The model, but a reply cut off at max-tokens does not end the turn: the loop opens the
+    next step to let the model go on (STEP-4), where the model ends the turn `max-tokens`."""
+
+    name = "continues-after-max-tokens"
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        if not (isinstance(command, ModelReplies) and command.finish == "max-tokens"):
+            return observation
+        events = [copy.deepcopy(event) for event in observation.events]
+        for event in events:
+            if event["type"] == "turn/end" and event["data"]["reason"]["kind"] == "max-tokens":
+                turn = event["data"]["turn"]
+                steps = [e["data"]["step"] for e in events if e["type"] == "step/end"]
+                event["type"] = "step/start"
+                event["data"] = {"turn": turn, "step": steps[-1] + 1}
+        return attrs.evolve(observation, events=tuple(events))
+
+
+def test_STEP_4_max_tokens_is_excused_only_with_a_message_queued() -> None:
+    """STEP-4: dsh's `max-tokens-continues-with-queued-input` describes a reply cut off at
+    max-tokens while a user message is queued: dsh opens the next step with it. Its symptom
+    read only that the model ended the turn and dsh opened a step, so a loop that goes on after
+    max-tokens with nothing queued passed under dsh's profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((TextBlock("cut off"),), finish="max-tokens"),
+    ]
+    replay = replay_case(ContinuesAfterMaxTokens, gen.CONFIGS[0], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "STEP-4", replay.divergence.what
+
+
+class ResumesAnAbortedTurn(ModelTarget):
+    """The model, but when an aborted turn has drained, the loop opens a new turn by itself
+    with the aborted turn's prompt (a retry nobody asked for)."""
+
+    name = "resumes-an-aborted-turn"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._prompt = ""
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        if isinstance(command, SubmitUser) and any(
+            event["type"] == "turn/start" for event in observation.events
+        ):
+            self._prompt = command.text
+        ended = [e for e in observation.events if e["type"] == "turn/end"]
+        if not ended or ended[-1]["data"]["reason"]["kind"] != "aborted":
+            return observation
+        if isinstance(command, Abort):
+            return observation  # nothing ran: the turn ends with the abort itself
+        again = super().apply(SubmitUser(self._prompt))
+        events = (*observation.events, *again.events)
+        return attrs.evolve(
+            observation, events=events, commits=(*observation.commits, *again.commits)
+        )
+
+
+def test_TURN_1_a_turn_after_an_abort_is_excused_only_for_a_message_sent_meanwhile() -> None:
+    """TURN-1: dsh's `submit-while-aborting-starts-turn` describes a message sent while an
+    aborted turn drains, which opens a turn by itself when the aborted one ends. Its symptom
+    read only that a turn opened right after the aborted one, so a loop that reopens the
+    aborted turn's prompt by itself, with nothing sent, passed under dsh's profile: a turn the
+    user did not open."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        SubmitUser("next"),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    replay = replay_case(ResumesAnAbortedTurn, gen.CONFIGS[0], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "TURN-1", replay.divergence.what

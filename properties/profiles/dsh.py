@@ -637,14 +637,42 @@ def _delivered_as_sent(command: Json, got: Obs, earlier: Earlier) -> bool:
     return all(any(text == one for one in sent) for text in delivered)
 
 
-def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
+def _continues_after_max_tokens(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """A reply cut off at max-tokens: the model ends the turn, dsh opens the next step with a
+    message the user sent during the turn."""
     if command["kind"] != "ModelReplies" or command.get("finish") != "max-tokens":
         return False
     if not (want["accepted"] and got["accepted"]):
         return False
     ends = [e["data"]["reason"]["kind"] for e in want["events"] if e["type"] == "turn/end"]
     got_types = [e["type"] for e in got["events"]]
-    return ends == ["max-tokens"] and "step/start" in got_types and "turn/end" not in got_types
+    if ends != ["max-tokens"] or "step/start" not in got_types or "turn/end" in got_types:
+        return False
+    opened = _last_taken(earlier, lambda command, obs: _opens_turn(obs))
+    queued = _queued_after(earlier, opened)
+    return any(plugin == "user" and text in queued for text, plugin in user_texts(got))
+
+
+def _last_taken(earlier: Earlier, which: Callable[[Json, Obs], bool]) -> int:
+    """The index of the last command the model took that `which` picks, or -1."""
+    taken = [
+        index
+        for index, (command, obs) in enumerate(zip(earlier.commands, earlier.model, strict=True))
+        if obs["accepted"] and which(command, obs)
+    ]
+    return taken[-1] if taken else -1
+
+
+def _queued_after(earlier: Earlier, index: int) -> list[str]:
+    """The texts of the messages the model queued (took without opening a turn) after the
+    command at `index`."""
+    return [
+        str(command["text"])
+        for command, obs in zip(
+            earlier.commands[index + 1 :], earlier.model[index + 1 :], strict=True
+        )
+        if command["kind"] == "SubmitUser" and obs["accepted"] and not _opens_turn(obs)
+    ]
 
 
 def _last_reply_calls(run: Run) -> list[Json]:
@@ -696,8 +724,14 @@ def _turn_after_abort(obs: Obs) -> bool:
     return bool(ends) and "turn/start" in types[ends[0] :]
 
 
-def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
-    return _turn_after_abort(got) and not _turn_after_abort(want) and bool(want["accepted"])
+def _starts_turn_after_abort(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """An aborted turn ends, and dsh opens a new one by itself with a message the user sent
+    while the turn drained; the model parks that message."""
+    if not (_turn_after_abort(got) and not _turn_after_abort(want) and want["accepted"]):
+        return False
+    aborted = _last_taken(earlier, lambda command, obs: command["kind"] == "Abort")
+    sent = _queued_after(earlier, aborted) if aborted >= 0 else []
+    return any(plugin == "user" and text in sent for text, plugin in user_texts(got))
 
 
 # Applied in this order: the cuts first, then the per-event erasers, the flattening last.
