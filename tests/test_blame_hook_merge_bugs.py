@@ -26,6 +26,7 @@ from loopspec.model.commands import (
     Ask,
     Command,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     SubmitUser,
@@ -161,6 +162,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, list[Command], str]] = 
         AllowOutranksAsk,
         TWO_PRE_HOOKS,
         _program(HookAnswers(Ask()), HookAnswers(Allow())),
+        "HOOK-2",
+    ),
+    (
+        "an allow audited approve (dsh's word) before an ask skips the prompt",
+        AllowOutranksAsk,
+        TWO_PRE_HOOKS,
+        _program(HookAnswers(Allow(), HookAudit(decision="approve")), HookAnswers(Ask())),
         "HOOK-2",
     ),
     (

@@ -426,7 +426,7 @@ class _Situation:
 
 
 # PreToolUse audit words that read as one decision only, and that decision (HOOK-1).
-_PRE_READINGS = {"block": "deny", "defer": "ask"}
+_PRE_READINGS = {"block": "deny", "defer": "ask", "approve": "allow"}
 
 
 def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
