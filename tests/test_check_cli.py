@@ -463,6 +463,26 @@ def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert f"{path}:1: error binary" in out
 
 
+@pytest.mark.parametrize(("cut", "said"), [(0, ""), (25, "25 bytes of a write, then ")])
+def test_LOG_8_a_tail_of_zero_bytes_a_crash_left_is_named_so_not_another_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cut: int, said: str
+) -> None:
+    """LOG-8: a crash that saved the file's new length before its data leaves the log ending in
+    zero bytes (the filesystem's reading of the gap), after a write cut short or none. It read
+    'binary data, not a JSON Lines session log' at that line, of a log whose lines before it
+    are whole."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "crashed.jsonl"
+    path.write_bytes(b"".join(lines[:6]) + lines[6][:cut] + bytes(4096))
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{path}:7: error binary LOG-8: the line is {said}4096 zero bytes, not JSON: what a "
+        "crash leaves when a file's new length reached the disk before its data did; the lines "
+        "before it are whole, and the harness must drop it before it appends again"
+    )
+
+
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
 def test_empty_log_is_an_error(
     content: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path

@@ -454,6 +454,14 @@ def _stops_short(error: JSONDecodeError) -> bool:
     return re.fullmatch(cut, rest) is not None
 
 
+def _zero_tail(raw: bytes) -> int:
+    """How many zero bytes end the line `raw` (before its newline), when nothing but them
+    follows its first zero byte; 0 otherwise."""
+    text = raw.rstrip(b"\n")
+    kept = text.rstrip(b"\x00")
+    return 0 if b"\x00" in kept else len(text) - len(kept)
+
+
 class _Stop(Exception):
     """The current log cannot be checked further; the report says why."""
 
@@ -471,6 +479,17 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
             "(.jsonl.zst) logs; give it decompressed: gunzip -c LOG | loopspec check -"
         )
         report.fail(line, ErrorKind.BINARY, message)
+    elif line > 1 and (zeros := _zero_tail(raw)):
+        # A crash after the file's new length reached the disk and before its data did: the
+        # filesystem reads the gap as zero bytes. Not another file: the log up to it is whole.
+        written = len(raw.rstrip(b"\n")) - zeros
+        part = f"{written} bytes of a write, then " if written else ""
+        message = (
+            f"the line is {part}{zeros} zero bytes, not JSON: what a crash leaves when a "
+            "file's new length reached the disk before its data did; the lines before it are "
+            "whole, and the harness must drop it before it appends again"
+        )
+        report.fail(line, ErrorKind.BINARY, message, "LOG-8")
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif not raw.endswith(b"\n"):

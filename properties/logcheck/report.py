@@ -140,10 +140,12 @@ conform` judges it (SPEC.md section 2).
 
 Error kinds, with the rule a session log breaks where one applies: unreadable (no rule; SAFE-4
 for a device named, refused unread), empty (LOG-5),
-binary, invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the nesting bound; LOG-8 for a
-line that stops before its JSON value ends, a write cut off with more appended after it; none
-for a JSON document or a byte order mark, a wrong file), torn-tail (LOG-8; a version-1 log's torn
-last line is its torn-commit notice), line-too-long (SAFE-4),
+binary (LOG-8 for a line that ends in zero bytes, the gap a crash leaves when a file's length
+reached the disk before its data), invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the
+nesting bound; LOG-8 for a line that stops before its JSON value ends, a write cut off with
+more appended after it; none for a JSON document or a byte order mark, a wrong file),
+torn-tail (LOG-8; a version-1 log's torn last line is its torn-commit notice), line-too-long
+(SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1, a rewrite
 sidecar naming no hook RW-2),
