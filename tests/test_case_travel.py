@@ -402,7 +402,7 @@ def test_SAFE_1_a_command_that_cannot_start_hides_its_secret() -> None:
     with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
     assert refused.value.message == (
-        "missing: cannot start API_TOKEN=<hidden> /nonexistent/loop: no such file or directory"
+        "missing: cannot start API_TOKEN=<hidden>: no such file or directory"
         " (`API_TOKEN=...` sets a variable only in a shell, and this command runs in none:"
         " begin it with `env`, `env API_TOKEN=... PROGRAM ...`)"
     )

@@ -422,11 +422,12 @@ def test_PROTO_1_a_silent_process_times_out() -> None:
 def test_PROTO_1_a_command_that_cannot_start_is_reported() -> None:
     """PROTO-1: a missing executable is a ProcessTargetError, not an OSError, in the system's
     words: it said "[Errno 2] No such file or directory: '/nonexistent/loop'", a third time
-    naming the program behind a number no reader needs."""
+    naming the program behind a number no reader needs. It names the program, not the command
+    line again (the target's name is that line, under conform): the program is what is missing."""
     target = ProcessTarget("/nonexistent/loop --flag", name="missing")
     with pytest.raises(ProcessTargetError) as refused:
         target.reset(LoopConfig())
-    said = "missing: cannot start /nonexistent/loop --flag: no such file or directory"
+    said = "missing: cannot start /nonexistent/loop: no such file or directory"
     assert refused.value.message == said
     with pytest.raises(ProcessTargetError, match="reset first"):
         target.apply(SubmitUser("hi"))

@@ -34,7 +34,7 @@ def test_PROTO_1_a_target_command_whose_program_is_curled_says_the_quotes_are_at
     assert main(["conform", "--cmd", "\u2018python3\u2019 x.py", "--examples", "1"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "loopspec: error: [PROTO-1] the target failed in reset: '\u2018python3\u2019' x.py: "
-        "cannot start '\u2018python3\u2019' x.py: no such file or directory" + HINT
+        "cannot start '\u2018python3\u2019': no such file or directory" + HINT
     )
 
 

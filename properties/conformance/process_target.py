@@ -810,12 +810,12 @@ class ProcessTarget:
         try:
             return _Process(self.argv)
         except OSError as error:
-            # In the system's words: the command line names the program already.
-            # As a case would write it (SAFE-1): errors land in CI logs, and the command line
-            # may hold a token (`API_TOKEN=... node`).
-            started = portable(shlex.join(self.argv))
-            msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
+            # In the system's words, naming the program they are about: the target's name, the
+            # line before, holds the whole command line. As a case would write it (SAFE-1):
+            # errors land in CI logs, and the word may hold a token (`API_TOKEN=... node`).
             program = self.argv[0] if self.argv else ""
+            started = portable(shlex.quote(program))
+            msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
             variable, assigns, _ = program.partition("=")
             missing = isinstance(error, FileNotFoundError)
             if missing and assigns and variable.isidentifier():
