@@ -284,3 +284,23 @@ def test_HOOK_2_an_allow_over_an_ask_names_a_loop_that_never_asks_unless_it_aske
     assert merge.divergence.rule_id == "HOOK-2", merge.divergence.what
     assert "hook late asked and hook everything allowed call c2" in merge.divergence.what
     assert "DEC-2" not in merge.divergence.what, merge.divergence.what
+
+
+def test_DEC_2_an_allow_for_an_earlier_call_of_the_same_id_is_not_this_calls() -> None:
+    """DEC-2: call ids repeat across steps. Where step 1's call c1 was allowed by one hook and
+    step 2's c1 is asked about by the other, a loop that never asks was told HOOK-2 ("hook late
+    asked and hook everything allowed call c1"): the allow was step 1's."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((READ_CALL,)),
+        HookAnswers(Allow()),
+        HookAnswers(Pass()),
+        ToolFinishes("c1", ToolSucceeded("text")),
+        ModelReplies((READ_CALL,)),
+        HookAnswers(Pass()),
+        HookAnswers(Ask()),
+    ]
+    assert replay_case(ModelTarget, TWO_PRE_HOOKS, program).divergence is None
+    replay = replay_case(NeverAsks, TWO_PRE_HOOKS, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "DEC-2", replay.divergence.what

@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 from loopspec.model.commands import (
+    Abort,
+    Allow,
     ApprovalAnswers,
     Ask,
     Command,
@@ -97,3 +99,49 @@ def test_DEC_1_running_a_denied_call_is_still_blamed_on_DEC_1() -> None:
     ]
     rule, what = _blame(GUARDED, program, '{"command":"ls"}')
     assert rule == "DEC-1", what
+
+
+LS = ToolCallBlock("c1", "bash", '{"command":"ls"}')
+# Step 1 asks about call c1 and the user rejects it; step 2's reply reuses the id c1.
+REJECTED_IN_STEP_1: list[Command] = [
+    SubmitUser("go"),
+    ModelReplies((LS,)),
+    HookAnswers(Ask()),
+    ApprovalAnswers("rejected"),
+]
+
+
+@pytest.mark.parametrize(
+    ("step_2", "rule", "says"),
+    [
+        (
+            [
+                ModelReplies((ToolCallBlock("c2", "bash", '{"command":"pwd"}'), LS)),
+                HookAnswers(Allow()),
+                HookAnswers(Allow()),
+                Abort(),
+            ],
+            "ABORT-1",
+            "after an abort no call starts",
+        ),
+        (
+            [ModelReplies((LS,)), HookAnswers(Ask()), Abort()],
+            "DEC-2",
+            "its approval was answered 'cancelled'",
+        ),
+    ],
+    ids=["allowed, behind an exclusive call", "asked again"],
+)
+def test_ABORT_1_a_call_id_reused_in_a_later_step_is_not_judged_by_the_earlier_calls_approval(
+    step_2: list[Command], rule: str, says: str
+) -> None:
+    """ABORT-1, DEC-2: call ids repeat across steps, and the earlier call's approval is not the
+    later one's. A target starting step 2's call c1 at an abort was told "it waits for approval
+    (rejected)" (DEC-2) though no hook asked about it, or that its approval was answered
+    'rejected' where the abort cancelled it: the lookups read step 1's c1."""
+    program: list[Command] = [*REJECTED_IN_STEP_1, *step_2]
+    assert replay_case(ModelTarget, GUARDED, program).divergence is None
+    found, what = _blame(GUARDED, program, '{"command":"ls"}')
+    assert found == rule, what
+    assert says in what, what
+    assert "rejected" not in what, what

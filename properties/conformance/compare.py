@@ -429,9 +429,26 @@ class _Situation:
 _PRE_READINGS = {"block": "deny", "defer": "ask", "approve": "allow"}
 
 
+def _calls_step(call_id: str | None, history: Sequence[Event]) -> Sequence[Event]:
+    """The events of `history` from the step/start of the step that holds call `call_id` (the
+    latest reply making it, else the latest step): call ids repeat across steps, and an earlier
+    call's hook answers and approval are not this one's."""
+    end = len(history)
+    for at in range(len(history) - 1, -1, -1):
+        event = history[at]
+        if event.get("type") == "assistant/message" and call_id in _reply_call_ids(event):
+            end = at
+            break
+    for at in range(min(end, len(history) - 1), -1, -1):
+        if history[at].get("type") == "step/start":
+            return history[at:]
+    return history
+
+
 def _situation(call_id: str | None, history: Sequence[Event]) -> _Situation:
     if call_id is None:
         return _Situation()
+    history = _calls_step(call_id, history)
     decisions: list[str] = []
     supplied: list[Any] = []
     suppliers: list[str] = []
@@ -478,7 +495,7 @@ def _pre_answers(call_id: str | None, history: Sequence[Event]) -> list[tuple[st
     """Each PreToolUse answer the model audits for `call_id`, in order: the hook's handler id,
     the decision it reads as (HOOK-1, HOOK-2), and whether it supplied an input."""
     answers: list[tuple[str, str, bool]] = []
-    for event in history:
+    for event in _calls_step(call_id, history):
         data = _data(event)
         if (
             event.get("type") == "hook/result"
@@ -2078,7 +2095,7 @@ def _ended_unstarted(
     outcome = next(
         (
             _data(e).get("outcome")
-            for e in events
+            for e in _calls_step(call_id, events)
             if e.get("type") == "approval/decided" and _data(e).get("id") == approval
         ),
         None,
