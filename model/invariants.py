@@ -932,11 +932,15 @@ def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Sequence[Violatio
     if fact.type != "turn/start":
         return NO_VIOLATIONS
     if prefix.open_turn is not None:
-        return [
-            Violation(
-                "TURN-1", fact.seq, f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
+        msg = f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
+        waiting = [call_id for call_id, _reply in prefix.unanswered()]
+        if waiting:
+            # What a crash leaves, and a harness resuming without its repair (REC-1) shows.
+            msg += (
+                f", where {calls_awaiting(waiting, 'still')}: a turn a crash left open is "
+                "closed by crash repair before the next starts (REC-1)"
             )
-        ]
+        return [Violation("TURN-1", fact.seq, msg)]
     if fact.turn not in (prefix.next_turn, prefix.next_turn_due):
         return [
             Violation(
