@@ -15,7 +15,16 @@ from __future__ import annotations
 import pytest
 
 from loopspec.model import dispatch, handlers
-from loopspec.model.commands import Ask, Command, HookAnswers, ModelReplies, Pass, SubmitUser
+from loopspec.model.commands import (
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import may_start
@@ -91,3 +100,28 @@ def test_EXE_2_hooks_waited_on_for_an_unregistered_tool_name_EXE_5_too() -> None
     assert "or the loop lets hooks see call c1, whose tool missing_tool is not registered" in (
         replay.divergence.what
     )
+
+
+def test_SCHED_2_the_calls_before_an_approval_are_those_of_its_own_step() -> None:
+    """SCHED-2, SCHED-1: call ids repeat across steps. Where step 1 ran a call c2 and step 2's
+    reply is c1, c2, the report on c2's early approval read step 1's c2 as the call and said it
+    "comes after no call still without a result", leaving out c1 and the full cap."""
+    config = LoopConfig(tools=(READ,), hooks=(LATE,), max_parallel=1)
+    first = ToolCallBlock("c1", "read", '{"file_path":"a"}')
+    second = ToolCallBlock("c2", "read", '{"file_path":"b"}')
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((second,)),
+        HookAnswers(Pass()),
+        ToolFinishes("c2", ToolSucceeded("x")),
+        ModelReplies((first, second)),
+        HookAnswers(Pass()),
+        HookAnswers(Ask()),
+    ]
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(CapOneOff, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "SCHED-2", replay.divergence.what
+    what = replay.divergence.what
+    assert "it comes after call c1 (read), still without a result" in what, what
+    assert "a loop whose cap counts one off (SCHED-1) asks here too" in what, what

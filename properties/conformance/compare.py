@@ -1388,7 +1388,7 @@ def _cap_full(config: LoopConfig | None, call_id: str | None, history: Sequence[
     name = next(
         (
             _data(e).get("name")
-            for e in history
+            for e in _calls_step(call_id, history)
             if e.get("type") == "tool/call" and _call_id_of(e) == call_id
         ),
         None,
@@ -1407,7 +1407,7 @@ def _cap_full(config: LoopConfig | None, call_id: str | None, history: Sequence[
 def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[Event]:
     """The tool/call records of `call_id`'s step before its own still without a result."""
     recorded: list[Event] = []
-    for event in history:
+    for event in _calls_step(call_id, history):
         kind = event.get("type")
         if kind == "step/start":
             recorded = []
@@ -2021,7 +2021,10 @@ def _execution_rule(
             return "DEC-2", f"{ran}: it waits for approval ({situation.approval})"
         if isinstance(command, Abort):
             return "ABORT-1", f"{ran}: after an abort no call starts"
-        if not any(_call_id_of(e) == call_id and e.get("type") == "tool/call" for e in history):
+        if not any(
+            _call_id_of(e) == call_id and e.get("type") == "tool/call"
+            for e in _calls_step(call_id, history)
+        ):
             return "ORD-2", f"{ran}: it has no tool/call record"
         waiting = _awaiting_approval(history)
         if waiting is not None and waiting != call_id:
