@@ -565,6 +565,25 @@ def _not_erased_by_later(call_id: str | None, history: Sequence[Event]) -> str:
     )
 
 
+def _dropped_by_an_ask(call_id: str | None, history: Sequence[Event]) -> str | None:
+    """Why an input a hook supplied for `call_id` stays in effect though another hook asked
+    without one, when one did (HOOK-3); None otherwise. A loop that lets the winning decision's
+    hook decide the input (an ask, which brings none) drops the input so."""
+    answers = _pre_answers(call_id, history)
+    suppliers = [i for i, (_hook, _reading, supplied) in enumerate(answers) if supplied]
+    if not suppliers or answers[suppliers[-1]][1] == "ask":
+        return None
+    asked = [hook for hook, reading, supplied in answers if reading == "ask" and not supplied]
+    if not asked:
+        return None
+    return (
+        f"{_named(asked)} asked about call {call_id} without an input and "
+        f"{_named([answers[suppliers[-1]][0]])} supplied one: an ask keeps the input another "
+        "hook supplied, and the approval shows it (HOOK-3: only a deny discards a rewrite); a "
+        "loop that applies no hook's input at all reads so too (RW-1)"
+    )
+
+
 def _reason_kind(event: Event | None) -> object:
     reason = _data(event).get("reason")
     return reason.get("kind") if isinstance(reason, dict) else None
@@ -836,11 +855,16 @@ def _result_rule(
 
 
 def _arguments_rule(
-    want: Event, got: Event, history: Sequence[Event], target_events: Sequence[Event]
+    want: Event,
+    got: Event,
+    history: Sequence[Event],
+    target_events: Sequence[Event],
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     """Arguments differ in the audit record or the history: a rewrite, or how they parse.
 
-    `target_events` is what the target appended for this command (its tool/call sidecars).
+    `target_events` is what the target appended for this command (its tool/call sidecars);
+    `config` the program's (None: not known), whose tools judge the inputs hooks supplied.
     """
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     where = "audit record" if want.get("type") == "tool/call" else "model history"
@@ -858,14 +882,30 @@ def _arguments_rule(
             and bool(_data(e).get("rewrite"))
             for e in (got, *target_events)
         )
-        if len(situation.supplied) >= 2 and (
-            _applied_earlier_rewrite(want, got, situation, rewrote)
-            or _refused_earlier_rewrite(call_id, situation, target_events)
-        ):
+        if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won"
+        if len(situation.supplied) >= 2 and _refused_earlier_rewrite(
+            call_id, situation, target_events
+        ):
+            # The earlier input won and was refused, or every input was judged: one program.
+            return "HOOK-3", (
+                "a rewrite other than the last one in configured order won: the target refuses "
+                f"the call for an input {_named(situation.suppliers[-1:])}'s replaces; only the "
+                "input in effect, the last one supplied, is judged (HOOK-6), and it never loses "
+                "to an earlier one"
+            )
+        refused = _refusal_applied(call_id, situation, theirs, where)
+        if refused is not None:
+            return "HOOK-6", refused
+        judged = _replaced_input_judged(call_id, situation, theirs, history, config)
+        if judged is not None:
+            return "HOOK-6", f"the call's arguments in the {where} are the model's: {judged}"
         if situation.supplied or situation.rewritten:
             # The model's own arguments kept: a later answer may have erased the input.
             kept = call_id in theirs and theirs[call_id] == situation.original
+            dropped = _dropped_by_an_ask(call_id, history) if kept else None
+            if dropped is not None:
+                return "HOOK-3", f"the call's arguments in the {where} are the model's: {dropped}"
             erased = _not_erased_by_later(call_id, history) if kept else ""
             return (
                 "RW-1",
@@ -894,6 +934,62 @@ def _call_arguments(event: Event) -> list[Any]:
     for text in raw:
         parsed.append(_as_value(text))
     return parsed
+
+
+def _refusal_applied(
+    call_id: str | None, situation: _Situation, theirs: dict[str | None, Any], where: str
+) -> str | None:
+    """How the target applied an input the model refuses (HOOK-6): the call keeps the model's
+    arguments (no sidecar, no deny) where the target's are the last input a hook supplied."""
+    if situation.rewritten or not situation.supplied or "deny" in situation.hook_decisions:
+        return None
+    if call_id not in theirs or _Parsed(situation.supplied[-1]) != theirs[call_id]:
+        return None
+    return (
+        f"the call's arguments in the {where} are the input {_named(situation.suppliers[-1:])} "
+        "supplied, which its tool cannot take: such an input is refused, never applied; the "
+        "call keeps the model's arguments in every reader and is denied with a reason naming "
+        "the hook"
+    )
+
+
+def _replaced_input_judged(
+    call_id: str | None,
+    situation: _Situation,
+    theirs: dict[str | None, Any],
+    history: Sequence[Event],
+    config: LoopConfig | None,
+) -> str | None:
+    """Why the last input a hook supplied is in effect where the target kept the model's
+    arguments, when an earlier hook supplied one its tool cannot take (HOOK-6: an input a
+    later one replaces is not judged); None otherwise."""
+    if config is None or not situation.rewritten or len(situation.supplied) < 2:
+        return None
+    if call_id not in theirs or theirs[call_id] != situation.original:
+        return None
+    name = next(
+        (
+            str(_data(e).get("name"))
+            for e in history
+            if e.get("type") == "tool/call" and _call_id_of(e) == call_id
+        ),
+        None,
+    )
+    if name is None:
+        return None
+    unacceptable = [
+        hook
+        for hook, value in zip(situation.suppliers[:-1], situation.supplied[:-1], strict=True)
+        if input_problem(ToolCallBlock(str(call_id), name, json.dumps(value)), config)
+    ]
+    if not unacceptable:
+        return None
+    return (
+        f"{_named(unacceptable)} supplied an input its tool cannot take, but "
+        f"{_named(situation.suppliers[-1:])} supplied a later one, which replaces it: only the "
+        "input in effect is judged, so the call runs the later input (an input a later one "
+        "replaces never runs, so it is not refused)"
+    )
 
 
 def _refused_earlier_rewrite(
@@ -1037,12 +1133,19 @@ def _changed(
                 _source_of(event) == {"kind": "plugin", "plugin": "tool-context"}
                 for event in (want, got)
             )
+            ended = _parking_turn_end(target_events, history)
             return "ADJ-4", (
                 f"{named}: queued messages are delivered FIFO after the next step/start"
                 + (
                     "; a call's contexts join the queue when its result commits, the body's "
                     "own first, then its PostToolUse hooks' in configured order"
                     if contexts
+                    else ""
+                )
+                + (
+                    f"; those the last turn left queued (it ended {ended} before another "
+                    "step/start) open the next turn's first step, before the user's own message"
+                    if ended is not None
                     else ""
                 )
             )
@@ -1054,7 +1157,7 @@ def _changed(
                     if isinstance(command, ModelReplies) and command.finish != "completed":
                         return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
                     return "ORD-2", f"{named}: the reply's calls differ"
-                return _arguments_rule(want, got, history, target_events)
+                return _arguments_rule(want, got, history, target_events, config)
             if "interrupted" in fields or isinstance(command, Abort):
                 return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
@@ -1064,7 +1167,7 @@ def _changed(
             if "callId" in fields or "name" in fields:
                 return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
             if "arguments" in fields:
-                return _arguments_rule(want, got, history, target_events)
+                return _arguments_rule(want, got, history, target_events, config)
             situation = _situation(_call_id_of(want), history)
             rewrote = bool(_data(got).get("rewrite"))
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
@@ -1077,6 +1180,12 @@ def _changed(
                 same = _as_value(sidecar.get("originalArguments")) == _as_value(
                     _data(want).get("arguments")
                 )
+                dropped = _dropped_by_an_ask(_call_id_of(want), history) if same else None
+                if dropped is not None:
+                    return "HOOK-3", (
+                        f"{named}: the target records no rewrite sidecar, but a hook-supplied "
+                        f"input (equal to the model's own) was applied: {dropped}"
+                    )
                 return "RW-2", (
                     f"{named}: the target records no rewrite sidecar, but a hook-supplied input "
                     "was applied"
@@ -1287,6 +1396,18 @@ def _missing(
                 f"{lacks}: a PostToolUse block drops the body's own contexts, never its hooks' "
                 "contexts, which wait for the next step/start"
             )
+        case "user/message" if (ended := _parking_turn_end(model_events, history)) is not None:
+            return "ADJ-4", (
+                f"{lacks}: a message queued while the last turn ran, which ended {ended} before "
+                "another step/start, is parked for the next turn's first step, before the "
+                "user's own message"
+            )
+        case "user/message" if _whitespace_only(want):
+            return "ADJ-4", (
+                f"{lacks}: a context of only whitespace is not empty, so it is queued and "
+                'delivered as given, untrimmed, after the next step/start (only "" is no '
+                "context)"
+            )
         case "user/message":
             return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
         case "tool/result":
@@ -1320,7 +1441,7 @@ def _missing(
             if isinstance(command, Abort):
                 return _abort_rule(phase), lacks
             if isinstance(command, ModelReplies):
-                return "STEP-4", f"{lacks} (how a reply ends decides whether the turn goes on)"
+                return "STEP-4", f"{lacks} ({_how_the_reply_ends(command, model_events)})"
             if isinstance(command, ModelFails):
                 return "TURN-5", f"{lacks} (a failed model request ends the step and the turn)"
             return ("STEP-1" if kind == "step/start" else "STEP-2"), lacks
@@ -1914,7 +2035,7 @@ def _extra(
             if isinstance(command, Abort):
                 return _abort_rule(phase), adds
             if isinstance(command, ModelReplies):
-                return "STEP-4", f"{adds} (how a reply ends decides whether the turn goes on)"
+                return "STEP-4", f"{adds} ({_how_the_reply_ends(command, model_events)})"
             return ("STEP-1" if kind == "step/start" else "TURN-2"), adds
         case "turn/start":
             return "TURN-1", adds
@@ -2267,9 +2388,48 @@ def _repair_or_loss(
     )
 
 
-# Rules about the shape of what crash repair appends (REC-1): the order of its results, and
-# the step/end before its turn/end.
-_REPAIR_SHAPES = frozenset({"ORD-3", "TURN-2", "STEP-2"})
+def _whitespace_only(message: Event) -> bool:
+    """Whether a user/message is one text block of only whitespace (not empty)."""
+    content = _data(message).get("content")
+    texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
+    return len(texts) == 1 and isinstance(texts[0], str) and texts[0] != "" and not texts[0].strip()
+
+
+def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> str:
+    """Why the model's turn goes on after `reply`, or ends (STEP-4), in words."""
+    if reply.finish == "max-tokens":
+        return "a reply cut off at max-tokens runs nothing and ends the turn 'max-tokens'"
+    if reply.finish == "cancelled":
+        return "a cancelled reply ends the turn 'aborted', its cause the user's"
+    if reply.tool_calls:
+        return "how a reply ends decides whether the turn goes on"
+    if any(event.get("type") == "step/start" for event in model_events):
+        return (
+            "a completed reply without calls ends the turn unless messages are queued; a "
+            "message was queued during the step, so the next step starts with it"
+        )
+    return "a completed reply without calls ends the turn when no message is queued, and none is"
+
+
+def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -> str | None:
+    """How the turn before the one these events open ended (its reason's kind), when they
+    open one and that turn ended otherwise than completed: the messages it left queued are
+    parked for this turn (ADJ-4). None when they open no turn."""
+    if not any(event.get("type") == "turn/start" for event in model_events):
+        return None
+    starts = [i for i, event in enumerate(history) if event.get("type") == "turn/start"]
+    for event in reversed(history[: starts[-1]] if starts else ()):
+        if event.get("type") == "turn/end":
+            reason = _data(event).get("reason")
+            kind = reason.get("kind") if isinstance(reason, dict) else None
+            return None if kind in (None, "completed") else repr(kind)
+    return None
+
+
+# Rules about the shape of what crash repair appends (REC-1): the order of its results, that
+# each answers a call still without one, once, citing its tool/call, and the step/end before
+# its turn/end.
+_REPAIR_SHAPES = frozenset({"ORD-3", "ORD-2", "ADJ-2", "TURN-2", "STEP-2"})
 
 
 def classify(
@@ -2327,6 +2487,23 @@ def classify(
             and difference.at == where
             and difference.relation == "changed"
         )
+        # A hook's input that is no JSON object, recorded as the call's arguments: a log alone
+        # reads hooks run for a call they never see (HOOK-4), but the model's call at that very
+        # event keeps its own arguments, refusing the input (HOOK-6).
+        if (
+            first.rule_id == "HOOK-4"
+            and difference is not None
+            and difference.at == where
+            and difference.relation == "changed"
+            and difference.want is not None
+            and difference.got is not None
+            and difference.want.get("type") in ("assistant/message", "tool/call")
+        ):
+            arguments = _arguments_rule(
+                difference.want, difference.got, history, actual.events, config
+            )
+            if arguments[0] == "HOOK-6":
+                return arguments
         if not (record_missing_before or block_not_applied) and (
             difference is None or difference.at >= where or reordered
         ):
@@ -2350,8 +2527,9 @@ def classify(
                 # or a turn/end without the open step's step/end, are its bug.
                 return "REC-1", (
                     f"the target's crash repair breaks {first.rule_id} at its seq {first.seq}: "
-                    f"{first.message}; repair answers the open step's unanswered calls in "
-                    "transcript order, then appends step/end if a step is open, then turn/end"
+                    f"{first.message}; repair answers each call of the open step still "
+                    "without a result once, in transcript order, citing its tool/call when one "
+                    "was recorded, then appends step/end if a step is open, then turn/end"
                 )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "

@@ -18,9 +18,10 @@ which PROTO-1 leaves out of `presented`; a card or a permission request that sho
 rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
 a card or permission input that is the record's arguments parsed another way (a JavaScript
 reader's `trim` and `JSON.parse`) EXE-2; another permission input is ACP-3, another card input
-RW-1; a terminal sent or left out, and
-the fenced console text, ACP-2; titles that differ only in how they write the card's path
-VIEW-4; a fallback the model takes (a generic card, the raw result content) VIEW-3; any other
+RW-1; a terminal sent or left out, and the fenced console text, ACP-2 (but the raw content of a
+result whose call was shown before a crash is VIEW-2: the reopened loop forgot the call's card);
+titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
+generic card, the raw result content) VIEW-3; any other
 difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
 result), its explanation naming what section 12 requires of what differs: a status, the
 permission options, a field section 12 never writes, a diff, a fence, a result's title.
@@ -609,6 +610,32 @@ def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> 
     return len(got) >= len(before) + len(after) and got.startswith(before) and got.endswith(after)
 
 
+def _raw_items(call_id: object, history: Sequence[Event]) -> list[Item]:
+    """The content items of the raw result of `call_id`: its text blocks as they are."""
+    result = _result_of(call_id, history)
+    blocks = (((result or {}).get("data") or {}).get("message") or {}).get("content") or []
+    return [
+        {"type": "content", "content": {"type": "text", "text": b.get("text")}}
+        for block in blocks
+        for b in block.get("content") or []
+        if isinstance(b, dict) and b.get("type") == "text"
+    ]
+
+
+def _shown_before_a_crash(call_id: object, history: Sequence[Event]) -> bool:
+    """Whether the call's tool/call precedes a turn/end that crash repair wrote (interrupted)."""
+    recorded = False
+    for event in history:
+        data = event.get("data") or {}
+        if event.get("type") == "tool/call" and data.get("callId") == call_id:
+            recorded = True
+        elif recorded and event.get("type") == "turn/end":
+            reason = data.get("reason")
+            if isinstance(reason, dict) and reason.get("kind") == "interrupted":
+                return True
+    return False
+
+
 def _runs_in_background(record: dict[str, Any]) -> bool:
     """Whether the recorded call is a background bash command (its result text kept whole)."""
     arguments = thaw(parse_arguments(str(record.get("arguments", ""))))
@@ -635,6 +662,19 @@ def _result_rule(
                 f"{marker}, its trailing newlines dropped; the fence is one backtick longer than "
                 "the output's longest run of backticks (at least three)"
             )
+        call_id = mine.get("toolCallId")
+        if theirs.get("content") == _raw_items(call_id, history) and _shown_before_a_crash(
+            call_id, history
+        ):
+            # Raw content is the update for a call the presenter does not know: a loop that
+            # reopens after a crash and forgets the calls its log shows renders so (VIEW-2:
+            # replay gives the same view as live rendering), not one unaware of terminals.
+            return "VIEW-2", (
+                f"{named}: the update shows the result's raw content, as for a call the "
+                f"presenter does not know; call {call_id}'s card, shown before the crash, was a "
+                "terminal, so its result is the fenced console output: a reopened loop renders "
+                "the result of a call its log recorded with that call's card, as it would live"
+            )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
         return "VIEW-4", f"{named}: {_title_path_why(mine)}"
@@ -655,14 +695,6 @@ def _result_rule(
             "(path, oldText when given, newText), or, a write without them, its arguments' diff "
             "(SPEC.md section 12)"
         )
-    result = _result_of(mine.get("toolCallId"), history)
-    blocks = (((result or {}).get("data") or {}).get("message") or {}).get("content") or []
-    raw = [
-        {"type": "content", "content": {"type": "text", "text": b.get("text")}}
-        for block in blocks
-        for b in block.get("content") or []
-        if isinstance(b, dict) and b.get("type") == "text"
-    ]
-    if content == raw:
+    if content == _raw_items(mine.get("toolCallId"), history):
         return "VIEW-3", f"{named}: a result no presenter renders shows its raw content"
     return "VIEW-2", f"{named}: the update is the presenter's view of the durable result"

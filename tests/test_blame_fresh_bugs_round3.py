@@ -1,0 +1,576 @@
+"""Fresh bugs of session 22, blamed on the rule their author must fix, in words that say what.
+
+Session 22 wrote thirty more wrong loops outside the project (copies of `impl/` and of
+`examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where the report
+named another rule than the one the bug breaks, or said it in words that did not tell the
+author what was wrong, the difference is planted here in the model and a fixed program that
+shows it is replayed:
+
+- crash repair whose results cite no tool/call, or that answers a call already answered: read
+  from the target's own log as ORD-2 (a result that does not cite its call) or ADJ-2 (a second
+  result) where the repair is what is wrong (REC-1);
+- a loop that reopens after a crash without remembering the calls its log shows: the result
+  of a bash call shown before the crash is presented as raw content, read as a loop unaware of
+  terminals (ACP-2) where the reopened presenter forgot the call's card (VIEW-2);
+- messages queued while a turn ran that ended before another step/start (a failed request):
+  dropped, or delivered after the next turn's own message. ADJ-4 said "queued messages are
+  delivered after the next step/start", which says nothing of a turn that ended first; the
+  report now says such messages are parked for the next turn's first step, before the user's;
+- a completed reply without calls that ends the turn while a message is queued: STEP-4 said
+  "how a reply ends decides whether the turn goes on"; it now says a message was queued, so the
+  next step starts with it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import pytest
+
+from loopspec.model import rewrite
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    Crash,
+    HookAnswers,
+    ModelFails,
+    ModelReplies,
+    Pass,
+    PostContext,
+    Recover,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import StepStarted, ToolCallRecorded, ToolResultRecorded
+from loopspec.model.jsonvalue import dumps
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import RANK_ASK, winning_rewrite
+from loopspec.model.rewrite import Resolution
+from loopspec.model.state import DENY, HookVote
+from loopspec.model.wording import REWRITE_REFUSED
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+BASH = ToolSpec("bash", required_keys=("command",))
+READS = LoopConfig(tools=(READ,), max_parallel=2)
+SHELL = LoopConfig(tools=(BASH,))
+NOTHING = LoopConfig()
+
+
+def read_call(call_id: str, path: str = "a") -> ToolCallBlock:
+    return ToolCallBlock(call_id, "read", json.dumps({"file_path": path}))
+
+
+BASH_CALL = ToolCallBlock("c1", "bash", '{"command":"ls"}')
+
+
+def _copied(observed: Observation) -> list[dict[str, Any]]:
+    copied: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
+    return copied
+
+
+def _renumbered(observed: Observation, events: list[dict[str, Any]]) -> Observation:
+    first = observed.events[0]["seq"] if observed.events else 0
+    for seq, event in enumerate(events, start=first):
+        event["seq"] = seq
+    return attrs.evolve(observed, events=tuple(events))
+
+
+class RepairCitesNoCall(ModelTarget):
+    """The model, except that crash repair's results carry no `sourceEventSeqs`."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, Recover):
+            return observed
+        events = _copied(observed)
+        for event in events:
+            event.pop("sourceEventSeqs", None)
+        return attrs.evolve(observed, events=tuple(events))
+
+
+class RepairAnswersAnsweredCalls(ModelTarget):
+    """The model, except that crash repair also answers the open step's calls that already
+    have a result (it reads a result's call id where none is, so it forgets none)."""
+
+    def apply(self, command: Command) -> Observation:
+        answered = self._answered_in_open_step() if isinstance(command, Recover) else []
+        observed = super().apply(command)
+        if not answered:
+            return observed
+        events = _copied(observed)
+        repaired = next(e for e in events if e["type"] == "tool/result")
+        extra = []
+        for call_id, call_seq in answered:
+            again = json.loads(json.dumps(repaired).replace(_call_id_of(repaired), call_id))
+            again["sourceEventSeqs"] = [call_seq]
+            extra.append(again)
+        return _renumbered(observed, [*extra, *events])
+
+    def _answered_in_open_step(self) -> list[tuple[str, int]]:
+        assert self.state is not None
+        calls: dict[str, int] = {}
+        answered: list[tuple[str, int]] = []
+        for event in self.state.log:
+            if isinstance(event, StepStarted):
+                calls, answered = {}, []
+            elif isinstance(event, ToolCallRecorded):
+                calls[event.call_id] = event.seq
+            elif isinstance(event, ToolResultRecorded) and event.call_id in calls:
+                answered.append((event.call_id, calls[event.call_id]))
+        return answered
+
+
+def _call_id_of(result: dict[str, Any]) -> str:
+    call_id: str = result["data"]["message"]["source"]["callId"]
+    return call_id
+
+
+def _raw(update: dict[str, Any], text: str) -> dict[str, Any]:
+    shown: dict[str, Any] = json.loads(json.dumps(update))
+    shown["params"]["update"]["content"] = [
+        {"type": "content", "content": {"type": "text", "text": text}}
+    ]
+    return shown
+
+
+def _results_shown_raw(observed: Observation) -> Observation:
+    texts = [
+        block["text"]
+        for event in observed.events
+        if event["type"] == "tool/result"
+        for block in event["data"]["message"]["content"][0]["content"]
+    ]
+    updates = [
+        item
+        for item in observed.presented or ()
+        if item["params"].get("update", {}).get("sessionUpdate") == "tool_call_update"
+    ]
+    raw = {id(update): _raw(update, text) for update, text in zip(updates, texts, strict=True)}
+    presented = tuple(raw.get(id(item), item) for item in observed.presented or ())
+    return attrs.evolve(observed, presented=presented)
+
+
+class ForgetsShownCallsOnReopen(ModelTarget):
+    """The model, except that after a crash its presenter starts empty: the result of a call
+    shown before the crash is presented as a call it does not know, its raw content."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        return _results_shown_raw(observed) if isinstance(command, Recover) else observed
+
+
+class NeverFences(ModelTarget):
+    """The model, except that every result update shows the raw content (no console fence)."""
+
+    def apply(self, command: Command) -> Observation:
+        return _results_shown_raw(super().apply(command))
+
+
+def _opening_messages(observed: Observation) -> list[int]:
+    return [i for i, e in enumerate(observed.events) if e["type"] == "user/message"]
+
+
+class DropsParkedMessages(ModelTarget):
+    """The model, except that a turn opens with the user's own message only: what the turn
+    before left queued is dropped (a failed request clears the inbox)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        at = _opening_messages(observed)
+        if not isinstance(command, SubmitUser) or len(at) < 2:
+            return observed
+        events = [e for i, e in enumerate(_copied(observed)) if i not in at[:-1]]
+        return _renumbered(observed, events)
+
+
+class ParksAfterTheUser(ModelTarget):
+    """The model, except that a turn opens with the user's own message first, then what the
+    turn before left queued."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        at = _opening_messages(observed)
+        if not isinstance(command, SubmitUser) or len(at) < 2:
+            return observed
+        events = _copied(observed)
+        contents = [events[i]["data"] for i in at]
+        for i, data in zip(at, [contents[-1], *contents[:-1]], strict=True):
+            events[i]["data"] = data
+        return attrs.evolve(observed, events=tuple(events))
+
+
+class EndsTurnDespiteQueue(ModelTarget):
+    """The model, except that a completed reply without calls always ends the turn, leaving
+    what was queued to the next turn."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = _copied(observed)
+        starts = [i for i, e in enumerate(events) if e["type"] == "step/start"]
+        if not isinstance(command, ModelReplies) or command.tool_calls or not starts:
+            return observed
+        turn = events[starts[0]]["data"]["turn"]
+        ended = {"type": "turn/end", "seq": 0, "time": events[0]["time"]}
+        ended["data"] = {"turn": turn, "reason": {"kind": "completed"}}
+        return _renumbered(observed, [*events[: starts[0]], ended])
+
+
+def _asks_keep_no_input(supplied: tuple[bool, ...], merged: int) -> int:
+    # Only the winning decision's hooks may supply the input: an ask brings none.
+    return -1 if merged == RANK_ASK else winning_rewrite(supplied, merged)
+
+
+class AskDropsAllowInputs(ModelTarget):
+    """The model, except that when a hook asks, an input another hook supplied with an allow
+    is dropped (the input is taken from the hooks of the winning decision)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", _asks_keep_no_input)
+            return super().apply(command)
+
+
+class IgnoresSuppliedInputs(ModelTarget):
+    """Control: the model, except that no hook's input is ever applied."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", lambda _supplied, _merged: -1)
+            return super().apply(command)
+
+
+_RESOLVE = rewrite.resolve_call
+
+
+def _supplied(votes: tuple[HookVote, ...]) -> list[tuple[str, Any]]:
+    inputs = [(vote.handler_id, rewrite.supplied_input(vote.verdict)) for vote in votes]
+    return [(hook, value) for hook, value in inputs if value is not None]
+
+
+def _records_refused_input(
+    call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
+) -> Resolution:
+    resolved = _RESOLVE(call, votes, config)
+    supplied = _supplied(votes)
+    if resolved.decision == DENY and supplied and "rewrote the input" in str(resolved.reason):
+        return attrs.evolve(resolved, arguments=dumps(supplied[-1][1]))
+    return resolved
+
+
+def _judges_every_input(
+    call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
+) -> Resolution:
+    tool = config.tool(call.name)
+    for hook, value in _supplied(votes):
+        problem = None if tool is None else tool.input_problem(value)
+        if problem is not None:
+            refused = REWRITE_REFUSED.format(hook=hook, tool=call.name, problem=problem)
+            return Resolution(call.arguments, None, DENY, refused)
+    return _RESOLVE(call, votes, config)
+
+
+class RecordsRefusedInput(ModelTarget):
+    """The model, except that a call refused for a hook's input records that input as its
+    arguments (reply and tool/call) instead of the model's."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", _records_refused_input)
+            return super().apply(command)
+
+
+class JudgesReplacedInputs(ModelTarget):
+    """The model, except that every input a hook supplied is judged, also one a later hook's
+    input replaces: the first unacceptable one refuses the call."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", _judges_every_input)
+            return super().apply(command)
+
+
+class TrimsContexts(ModelTarget):
+    """The model, except that a context of only whitespace is dropped as if empty."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [
+            e
+            for e in _copied(observed)
+            if not (
+                e["type"] == "user/message"
+                and e["data"]["source"].get("kind") == "plugin"
+                and not e["data"]["content"][0]["text"].strip()
+            )
+        ]
+        return _renumbered(observed, events)
+
+
+GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
+TWO_PRE_HOOKS = LoopConfig(
+    tools=(READ, GREP),
+    hooks=(HookSpec("everything", "PreToolUse"), HookSpec("late", "PreToolUse", ".*")),
+)
+ONE_PRE_HOOK = LoopConfig(
+    tools=(READ, GREP),
+    hooks=(HookSpec("late", "PreToolUse", ".*"),),
+)
+POST_HOOKED = LoopConfig(tools=(READ,), hooks=(HookSpec("after", "PostToolUse"),))
+GREP_CALL = ToolCallBlock("c1", "grep", '{"pattern":"x"}')
+
+
+def _hooked(call: ToolCallBlock, *answers: HookAnswers) -> tuple[Command, ...]:
+    return (SubmitUser("hi"), ModelReplies((call,)), *answers)
+
+
+QUEUED_THEN_FAILED = (SubmitUser("a"), SubmitUser("b"), ModelFails("down"), SubmitUser("c"))
+
+PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]] = [
+    (
+        "crash repair's results cite no tool/call",
+        RepairCitesNoCall,
+        READS,
+        (SubmitUser("hi"), ModelReplies((read_call("c1"),)), Crash(), Recover()),
+        "REC-1",
+    ),
+    (
+        "crash repair answers a call already answered",
+        RepairAnswersAnsweredCalls,
+        READS,
+        (
+            SubmitUser("hi"),
+            ModelReplies((read_call("c1"), read_call("c2", "b"))),
+            ToolFinishes("c1", ToolSucceeded("a")),
+            Crash(),
+            Recover(),
+        ),
+        "REC-1",
+    ),
+    (
+        "a reopened loop shows a result of a call shown before the crash raw",
+        ForgetsShownCallsOnReopen,
+        SHELL,
+        (SubmitUser("hi"), ModelReplies((BASH_CALL,)), Crash(), Recover()),
+        "VIEW-2",
+    ),
+    (
+        "a loop that never fences a bash result, with no crash",
+        NeverFences,
+        SHELL,
+        (SubmitUser("hi"), ModelReplies((BASH_CALL,)), ToolFinishes("c1", ToolSucceeded("a"))),
+        "ACP-2",
+    ),
+    (
+        "messages a failed turn left queued are dropped",
+        DropsParkedMessages,
+        NOTHING,
+        QUEUED_THEN_FAILED,
+        "ADJ-4",
+    ),
+    (
+        "messages a failed turn left queued follow the user's own",
+        ParksAfterTheUser,
+        NOTHING,
+        QUEUED_THEN_FAILED,
+        "ADJ-4",
+    ),
+    (
+        "an ask drops the input an earlier allow supplied",
+        AskDropsAllowInputs,
+        TWO_PRE_HOOKS,
+        _hooked(
+            read_call("c1"),
+            HookAnswers(Allow(updated_input={"file_path": "b"})),
+            HookAnswers(Ask()),
+        ),
+        "HOOK-3",
+    ),
+    (
+        "an ask drops the input a later allow supplied",
+        AskDropsAllowInputs,
+        TWO_PRE_HOOKS,
+        _hooked(
+            read_call("c1"),
+            HookAnswers(Ask()),
+            HookAnswers(Allow(updated_input={"file_path": "b"})),
+        ),
+        "HOOK-3",
+    ),
+    (
+        "an ask drops an allow's input equal to the model's own",
+        AskDropsAllowInputs,
+        TWO_PRE_HOOKS,
+        _hooked(
+            read_call("c1"),
+            HookAnswers(Allow(updated_input={"file_path": "a"})),
+            HookAnswers(Ask()),
+        ),
+        "HOOK-3",
+    ),
+    (
+        "a loop that applies no hook's input, one hook",
+        IgnoresSuppliedInputs,
+        ONE_PRE_HOOK,
+        _hooked(read_call("c1"), HookAnswers(Allow(updated_input={"file_path": "b"}))),
+        "RW-1",
+    ),
+    (
+        "a refused input that is no object recorded as the call's arguments",
+        RecordsRefusedInput,
+        ONE_PRE_HOOK,
+        _hooked(GREP_CALL, HookAnswers(Allow(updated_input="not an object"))),
+        "HOOK-6",
+    ),
+    (
+        "a refused input missing a key recorded as the call's arguments",
+        RecordsRefusedInput,
+        ONE_PRE_HOOK,
+        _hooked(GREP_CALL, HookAnswers(Allow(updated_input={}))),
+        "HOOK-6",
+    ),
+    (
+        "an input a later hook replaces is judged",
+        JudgesReplacedInputs,
+        TWO_PRE_HOOKS,
+        (
+            SubmitUser("hi"),
+            ModelReplies((read_call("c1"), ToolCallBlock("c2", "grep", '{"pattern":"x"}'))),
+            HookAnswers(Pass()),
+            HookAnswers(Pass()),
+            HookAnswers(Allow(updated_input="not an object")),
+            HookAnswers(Allow(updated_input={"pattern": "y"})),
+        ),
+        "HOOK-6",
+    ),
+    (
+        "an input a later hook replaces is judged, its refusal in the same command",
+        JudgesReplacedInputs,
+        TWO_PRE_HOOKS,
+        _hooked(
+            GREP_CALL,
+            HookAnswers(Allow(updated_input="not an object")),
+            HookAnswers(Allow(updated_input={"pattern": "y"})),
+        ),
+        "HOOK-3",
+    ),
+    (
+        "a whitespace-only PostToolUse context dropped",
+        TrimsContexts,
+        POST_HOOKED,
+        (
+            SubmitUser("hi"),
+            ModelReplies((read_call("c1"),)),
+            ToolFinishes("c1", ToolSucceeded("a"), (PostContext(" "),)),
+        ),
+        "ADJ-4",
+    ),
+    (
+        "a completed reply without calls ends the turn while a message is queued",
+        EndsTurnDespiteQueue,
+        NOTHING,
+        (SubmitUser("a"), SubmitUser("b"), ModelReplies(())),
+        "STEP-4",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "config", "program", "rule"), PROGRAMS, ids=[p[0] for p in PROGRAMS]
+)
+def test_MODEL_1_a_fresh_bug_of_round_3_is_blamed_on_the_rule_its_author_must_fix(
+    name: str,
+    target: type[ModelTarget],
+    config: LoopConfig,
+    program: tuple[Command, ...],
+    rule: str,
+) -> None:
+    """MODEL-1 (REC-1, VIEW-2, ADJ-4, STEP-4): the first divergence names the rule broken."""
+    replay = replay_case(target, config, list(program))
+    assert replay.divergence is not None, "the bug was not found"
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_MODEL_1_the_round_3_programs_pass_on_the_model(program: Any) -> None:
+    """MODEL-1: control: without the bug, no program diverges."""
+    _name, _target, config, commands, _rule = program
+    assert replay_case(ModelTarget, config, list(commands)).divergence is None
+
+
+def _what(target: type[ModelTarget], config: LoopConfig, program: tuple[Command, ...]) -> str:
+    replay = replay_case(target, config, list(program))
+    assert replay.divergence is not None
+    return replay.divergence.what
+
+
+def test_REC_1_a_repair_result_that_cites_no_call_says_what_repair_writes() -> None:
+    """REC-1: the report names the broken citation and what crash repair appends."""
+    what = _what(*PROGRAMS[0][1:4])
+    assert "does not cite its tool/call" in what, what
+    assert "citing its tool/call when one was recorded" in what, what
+
+
+def test_VIEW_2_a_forgotten_card_after_a_reopen_is_named() -> None:
+    """VIEW-2: the report says the call was shown before the crash and its card was a
+    terminal."""
+    what = _what(*PROGRAMS[2][1:4])
+    assert "shown before the crash" in what, what
+    assert "raw content" in what, what
+
+
+@pytest.mark.parametrize("program", [PROGRAMS[4], PROGRAMS[5]], ids=["dropped", "after"])
+def test_ADJ_4_messages_a_failed_turn_left_queued_are_parked(program: Any) -> None:
+    """ADJ-4: the report says how the last turn ended and where its queued messages go."""
+    _name, target, config, commands, _rule = program
+    what = _what(target, config, commands)
+    assert "ended 'error' before another step/start" in what, what
+    assert "before the user's own message" in what, what
+
+
+def test_STEP_4_a_reply_that_ends_the_turn_with_a_message_queued_says_so() -> None:
+    """STEP-4: the report says a message was queued, so the next step starts with it."""
+    what = _what(*_program("a completed reply without calls")[1:4])
+    assert "a message was queued during the step" in what, what
+
+
+def _program(name: str) -> tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]:
+    return next(program for program in PROGRAMS if program[0].startswith(name))
+
+
+@pytest.mark.parametrize("name", ["an ask drops the input an earlier", "an ask drops the input a"])
+def test_HOOK_3_an_ask_keeps_another_hook_s_input(name: str) -> None:
+    """HOOK-3: the report names the hook that asked, the one that supplied the input, and the
+    other reading (a loop that applies no input at all)."""
+    what = _what(*_program(name)[1:4])
+    for said in ("asked about call c1 without an input", "only a deny discards", "(RW-1)"):
+        assert said in what, what
+
+
+def test_HOOK_6_a_refused_input_recorded_says_it_is_never_applied() -> None:
+    """HOOK-6: the report says the input is refused, never applied, naming the hook."""
+    what = _what(*_program("a refused input that is no object")[1:4])
+    assert "the input hook late supplied" in what, what
+    assert "refused, never applied" in what, what
+
+
+def test_HOOK_6_a_replaced_input_is_not_judged() -> None:
+    """HOOK-6: the report names the hook whose input was judged though a later one replaced
+    it."""
+    what = _what(*_program("an input a later hook replaces")[1:4])
+    assert "hook everything supplied an input its tool cannot take" in what, what
+    assert "only the input in effect is judged" in what, what
+    what = _what(*_program("an input a later hook replaces is judged, its")[1:4])
+    assert "only the input in effect, the last one supplied, is judged (HOOK-6)" in what, what
+
+
+def test_ADJ_4_a_whitespace_context_is_delivered_untrimmed() -> None:
+    """ADJ-4: the report says a whitespace-only context is not empty."""
+    what = _what(*_program("a whitespace-only PostToolUse context")[1:4])
+    assert "a context of only whitespace is not empty" in what, what
