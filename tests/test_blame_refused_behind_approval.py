@@ -20,6 +20,7 @@ import pytest
 
 from loopspec.model.commands import (
     Abort,
+    Allow,
     Ask,
     Command,
     Deny,
@@ -67,6 +68,24 @@ class InvalidBeforeTheApproval(RefusedBeforeTheApproval):
     invalid = True
 
 
+class UnknownBeforeTheApproval(ModelTarget):
+    """The model, except that a call to an unregistered tool an abort finds behind a pending
+    approval is answered UNKNOWN_TOOL instead of as never started."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, Abort):
+            return observed
+        events: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
+        for event in events:
+            data = event["data"]
+            if event["type"] == "tool/result" and data["message"]["source"]["callId"] == "c2":
+                data["error"] = {"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}
+                text = "Error: unknown tool nope"
+                data["message"]["content"][0]["content"] = [{"type": "text", "text": text}]
+        return attrs.evolve(observed, events=tuple(events))
+
+
 DENIED = [
     SubmitUser("hi"),
     ModelReplies((FIRST, ToolCallBlock("c2", "read", '{"file_path":"b"}'))),
@@ -82,10 +101,25 @@ INVALID = [
 ]
 
 
+UNKNOWN = [
+    SubmitUser("hi"),
+    ModelReplies((FIRST, ToolCallBlock("c2", "nope", '{"a":1}'))),
+    HookAnswers(Ask()),
+    HookAnswers(Allow()),
+    Abort(),
+]
+
+
 @pytest.mark.parametrize(
     ("target", "program"),
-    [(RefusedBeforeTheApproval, DENIED), (InvalidBeforeTheApproval, INVALID)],
-    ids=["denied", "invalid"],
+    [
+        (RefusedBeforeTheApproval, DENIED),
+        (InvalidBeforeTheApproval, INVALID),
+        # Blamed on SCHED-1 ("starts only when no earlier call runs"), though none ran: the
+        # approval held the gate.
+        (UnknownBeforeTheApproval, UNKNOWN),
+    ],
+    ids=["denied", "invalid", "unknown tool"],
 )
 def test_ABORT_1_a_refused_call_behind_a_pending_approval_names_the_gate(
     target: type[ModelTarget], program: list[Command]

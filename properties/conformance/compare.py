@@ -771,6 +771,22 @@ def _result_rule(
             f"{about} differs: the call's arguments parse to another value here (blank means "
             "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
         )
+    held = _held_by_approval(call_id, history)
+    refused = _is_refusal(got)
+    if (
+        code == "ABORTED_BEFORE_DISPATCH"
+        and held is not None
+        and (refused or their_code == "UNKNOWN_TOOL")
+    ):
+        # Refused calls pass the gate without a slot, but never past a pending approval: one
+        # the target answered as refused, or as an unknown tool, had passed it early (or its
+        # abort drain skips them). No earlier call runs: the approval, not the cap, held it.
+        return "ABORT-1", (
+            f"{about} differs: after an abort it is an {code} error: call {held}'s pending "
+            "approval held the gate, which no later call passes, not even a denied or invalid "
+            f"one (SCHED-2), so the abort found call {call_id} not started, where the target "
+            + ("answers it as refused" if refused else "answers it UNKNOWN_TOOL")
+        )
     if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
         # The target started the call before its turn: SCHED-1 counts a tool the
         # configuration lacks as exclusive, whether the target let exclusive calls pass
@@ -780,16 +796,6 @@ def _result_rule(
             "starts only when no earlier call runs, and ends UNKNOWN_TOOL only then, where its "
             "body would start (EXE-5), so the abort found it not started: an "
             "ABORTED_BEFORE_DISPATCH error (ABORT-1)"
-        )
-    held = _held_by_approval(call_id, history)
-    if code == "ABORTED_BEFORE_DISPATCH" and held is not None and _is_refusal(got):
-        # Refused calls pass the gate without a slot, but never past a pending approval: one
-        # the target answered as refused had passed it early (or its abort drain skips them).
-        return "ABORT-1", (
-            f"{about} differs: after an abort it is an {code} error: call {held}'s pending "
-            "approval held the gate, which no later call passes, not even a denied or invalid "
-            f"one (SCHED-2), so the abort found call {call_id} not started, where the target "
-            "answers it as refused"
         )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
