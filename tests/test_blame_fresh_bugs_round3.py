@@ -16,6 +16,9 @@ shows it is replayed:
   dropped, or delivered after the next turn's own message. ADJ-4 said "queued messages are
   delivered after the next step/start", which says nothing of a turn that ended first; the
   report now says such messages are parked for the next turn's first step, before the user's;
+- a failed request's turn/end that leaves out an empty message: read as a turn ended with the
+  wrong reason (TURN-5, which asks for the reason's kind alone) where the error it carries is
+  TEXT-2's;
 - a completed reply without calls that ends the turn while a message is queued: STEP-4 said
   "how a reply ends decides whether the turn goes on"; it now says a message was queued, so the
   next step starts with it.
@@ -313,6 +316,23 @@ class TrimsContexts(ModelTarget):
         return _renumbered(observed, events)
 
 
+class LeavesOutEmptyErrorMessages(ModelTarget):
+    """The model, except that a failed request's turn/end leaves out an empty message."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = _copied(observed)
+        for event in events:
+            error = (
+                event["data"].get("reason", {}).get("error")
+                if event["type"] == "turn/end"
+                else None
+            )
+            if isinstance(error, dict) and error.get("message") == "":
+                del error["message"]
+        return attrs.evolve(observed, events=tuple(events))
+
+
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
 TWO_PRE_HOOKS = LoopConfig(
     tools=(READ, GREP),
@@ -470,6 +490,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
             ToolFinishes("c1", ToolSucceeded("a"), (PostContext(" "),)),
         ),
         "ADJ-4",
+    ),
+    (
+        "a failed request's empty message left out of its turn/end",
+        LeavesOutEmptyErrorMessages,
+        NOTHING,
+        (SubmitUser("hi"), ModelFails("", "OVERLOADED")),
+        "TEXT-2",
     ),
     (
         "a completed reply without calls ends the turn while a message is queued",

@@ -617,6 +617,14 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
             return _abort_rule(phase), said + " (an abort ends the turn aborted, with its cause)"
         case "interrupted":
             return "REC-1", said + " (crash repair ends the tail turn interrupted)"
+        case "error" if theirs == "error":
+            # The kind is right: what the reason carries beside it is TEXT-2's (TURN-5 asks
+            # for the kind alone).
+            return "TEXT-2", said + (
+                ' (a failed model request ends the turn with {kind: "error", error: {message, '
+                "code}}, the message and code as the request reported them, an empty message "
+                "too)"
+            )
         case "error":
             return "TURN-5", said + " (a failed model request ends the turn with error)"
         case "completed":
