@@ -69,6 +69,8 @@ def test_PROTO_1_an_impl_target_whose_name_is_curled_says_the_quotes_are_at_faul
     hint = curled_quotes_hint([target])
     assert hint.startswith(" (the quotes "), hint
     assert last.endswith(hint), last
+    # The user's input written wrongly blames no target: the line carries no rule's tag.
+    assert "[PROTO-1]" not in last, last
 
 
 @pytest.mark.parametrize(

@@ -457,6 +457,9 @@ def resolve_target(
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     # `--impl \u2018mine:make\u2019` copied from a chat: the quotes are read as part of the names.
     curled = curled_quotes_hint([spec])
+    # A name that fails to load with such quotes in it is the user's input written wrongly,
+    # which blames no target (SPEC section 2); otherwise the target cannot be loaded (PROTO-1).
+    blame = NO_RULE_BROKEN if curled else "PROTO-1"
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise TargetError(
@@ -472,9 +475,9 @@ def resolve_target(
     except ModuleNotFoundError as error:
         # Say where it was looked for: the usual cause is running from another folder.
         where = f" (looked in the current directory, {os.getcwd()}, then sys.path)"
-        raise TargetError(f"cannot load {spec}: {error}{where}{curled}") from error
+        raise TargetError(f"cannot load {spec}: {error}{where}{curled}", rule_id=blame) from error
     except (ImportError, AttributeError) as error:
-        raise TargetError(f"cannot load {spec}: {error}{curled}") from error
+        raise TargetError(f"cannot load {spec}: {error}{curled}", rule_id=blame) from error
     except Exception as error:  # the module itself fails while importing (SAFE-5)
         raise TargetError(f"cannot load {spec}: {_one_line(error)}") from error
     if not callable(factory):
