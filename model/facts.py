@@ -488,7 +488,11 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         raise FactError(f"data.message.source {what} an object")
     if source.get("callId") != call_id:  # a source naming no call names another (LOG-6)
         raise FactError(source_names_another_call(call_id, source.get("callId")), "LOG-6")
-    fact.is_error = block.get("isError") is True
+    flag = block.get("isError")
+    if flag is not None and type(flag) is not bool:
+        # Read as not an error, `"true"` would blame a denial on DEC-1 (the model refuses it).
+        raise FactError(member_problem(block, "isError", "data.message.content[0]", "a boolean"))
+    fact.is_error = flag is True
     error = data.get("error")
     if error is not None:
         if not _is_map(error):

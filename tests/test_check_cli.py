@@ -483,6 +483,31 @@ def test_TURN_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skippe
     )
 
 
+@pytest.mark.parametrize("flag", ["true", 1, "false"])
+def test_LOG_4_a_result_flagged_an_error_by_a_string_or_number_is_refused_not_blamed_on_DEC_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, flag: object
+) -> None:
+    """LOG-4: a harness that writes a denied call's `isError` as `"true"` (or 1) denied it; the
+    log's fault is the flag's type, which the model's reader refuses. check read any flag but
+    `true` as success and blamed the denial on DEC-1, 'its result reports success'."""
+    rows = [json.loads(line) for line in VALID.read_text(encoding="utf-8").splitlines()]
+    denied = next(
+        number
+        for number, row in enumerate(rows, 1)
+        if row["type"] == "tool/result"
+        and row["data"]["message"]["content"][0].get("isError") is True
+    )
+    rows[denied - 1]["data"]["message"]["content"][0]["isError"] = flag
+    path = tmp_path / "flagged.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{path}:{denied}: error bad-event LOG-4: tool/result: "
+        "data.message.content[0].isError must be a boolean"
+    )
+
+
 @pytest.mark.parametrize(("cut", "said"), [(0, ""), (25, "25 bytes of a write, then ")])
 def test_LOG_8_a_tail_of_zero_bytes_a_crash_left_is_named_so_not_another_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cut: int, said: str
