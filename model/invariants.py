@@ -140,6 +140,13 @@ class HookAnswer:
         self.updated_input = updated_input
 
 
+def is_reply(fact: Fact) -> bool:
+    """Whether an assistant/message is its step's reply (ORD-1): one appended, or one making
+    calls. One that replaces nodes (LOG-7) without calls is a compaction, no reply: `Prefix`
+    folds it as none, and ORD-1 does not count it."""
+    return fact.surface == "append" or bool(fact.calls)
+
+
 class Prefix:
     """What the invariants remember of the events before the current one."""
 
@@ -476,8 +483,7 @@ class Prefix:
             self._fold_surface(fact)
 
     def _fold_reply(self, fact: Fact) -> None:
-        # A replacement (compaction) without calls is no reply of the open step.
-        if fact.calls or fact.surface == "append":
+        if is_reply(fact):
             self.take_reply(fact.seq, fact.calls or ())
             if fact.interrupted and fact.calls:
                 self.interrupted_replies.add(fact.seq)
@@ -1076,9 +1082,7 @@ def one_reply_per_step_before_calls(prefix: Prefix, fact: Fact) -> Sequence[Viol
     if (
         fact.type == "assistant/message"
         and prefix.reply_seq is not None
-        # A replacement without calls is a compaction, no reply (as `Prefix._fold_reply` folds
-        # it); where it may land while calls await is ADJ-1's.
-        and (fact.surface == "append" or fact.calls)
+        and is_reply(fact)  # a compaction's place while calls await is ADJ-1's
     ):
         msg = "a second assistant/message in one step"
         return [Violation("ORD-1", fact.seq, msg, (prefix.reply_seq,))]
