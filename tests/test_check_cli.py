@@ -483,27 +483,28 @@ def test_TURN_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skippe
     )
 
 
-@pytest.mark.parametrize("flag", ["true", 1, "false"])
+@pytest.mark.parametrize(("was", "flag"), [(True, "true"), (True, 1), (False, "false"), (False, 0)])
 def test_LOG_4_a_result_flagged_an_error_by_a_string_or_number_is_refused_not_blamed_on_DEC_1(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, flag: object
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, was: bool, flag: object
 ) -> None:
-    """LOG-4: a harness that writes a denied call's `isError` as `"true"` (or 1) denied it; the
-    log's fault is the flag's type, which the model's reader refuses. check read any flag but
-    `true` as success and blamed the denial on DEC-1, 'its result reports success'."""
+    """LOG-4: a harness that writes a result's `isError` as `"true"` (or 1, `"false"`, 0) wrote
+    the flag's type wrong, which the model's reader refuses. check read any flag but `true` as
+    success: it blamed a denial so flagged on DEC-1, 'its result reports success', and passed
+    a successful result so flagged (the clean-event path, tests/test_check_fuzz.py's)."""
     rows = [json.loads(line) for line in VALID.read_text(encoding="utf-8").splitlines()]
-    denied = next(
+    flagged = next(
         number
         for number, row in enumerate(rows, 1)
         if row["type"] == "tool/result"
-        and row["data"]["message"]["content"][0].get("isError") is True
+        and row["data"]["message"]["content"][0].get("isError", False) is was
     )
-    rows[denied - 1]["data"]["message"]["content"][0]["isError"] = flag
+    rows[flagged - 1]["data"]["message"]["content"][0]["isError"] = flag
     path = tmp_path / "flagged.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     code, out = run(capsys, str(path))
     assert code == 2
     assert out.splitlines()[0] == (
-        f"{path}:{denied}: error bad-event LOG-4: tool/result: "
+        f"{path}:{flagged}: error bad-event LOG-4: tool/result: "
         "data.message.content[0].isError must be a boolean"
     )
 

@@ -358,8 +358,10 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and 0 <= record.seq < seq
     ) and (not _cites_earlier(sources, seq, False) or record.seq not in sources):
         return False
-    if block.get("isError") is not True and (
-        call_id in prefix.unapplied_rewrites
+    flag = block.get("isError")
+    if flag is not True and (
+        (flag is not False and flag is not None)  # LOG-4, read with the fact
+        or call_id in prefix.unapplied_rewrites
         or call_id in prefix.refused_calls
         or call_id in prefix.approval_due
         or call_id in prefix.post_blocked
