@@ -21,7 +21,12 @@ shows it is replayed:
   TEXT-2's;
 - a completed reply without calls that ends the turn while a message is queued: STEP-4 said
   "how a reply ends decides whether the turn goes on"; it now says a message was queued, so the
-  next step starts with it.
+  next step starts with it;
+- a deny's result that joins an allowing hook's reason, a cancelled approval worded as a
+  rejection, and a batch whose results wait until every call settled: named right (DEC-1,
+  DEC-2, ORD-3), in words ("a denied call's result is one text block Error: <reason>", "has
+  its own reason", "ready results commit in order") that now say which hooks' reasons, which
+  words, and when a result commits.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ import pytest
 from loopspec.model import rewrite
 from loopspec.model.commands import (
     Allow,
+    ApprovalAnswers,
     Ask,
     Command,
     Crash,
+    Deny,
     HookAnswers,
     ModelFails,
     ModelReplies,
@@ -333,6 +340,43 @@ class LeavesOutEmptyErrorMessages(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+class DeniesWithEveryReason(ModelTarget):
+    """The model, except that a denied call's result joins every hook's reason, the allowing
+    and asking hooks' too."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = _copied(observed)
+        for event in events:
+            if event["type"] == "tool/result":
+                block = event["data"]["message"]["content"][0]["content"][0]
+                block["text"] = block["text"].replace("Error: denied", "Error: fine")
+        return attrs.evolve(observed, events=tuple(events))
+
+
+class CancelledReadsRejected(ModelTarget):
+    """The model, except that an approval answered cancelled is worded as a rejection."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        text = json.dumps(list(observed.events))
+        cancelled = "the approval request for tool read was cancelled"
+        events = json.loads(text.replace(cancelled, "the user rejected tool read"))
+        return attrs.evolve(observed, events=tuple(events))
+
+
+class CommitsTheBatchWhole(ModelTarget):
+    """The model, except that no result commits before every call of the batch has settled
+    (shown here at the first result the model commits before its step ends)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        types = [event["type"] for event in observed.events]
+        if isinstance(command, ToolFinishes) and "tool/result" in types and "step/end" not in types:
+            return attrs.evolve(observed, events=(), commits=(), atomic=(), presented=())
+        return observed
+
+
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
 TWO_PRE_HOOKS = LoopConfig(
     tools=(READ, GREP),
@@ -342,6 +386,7 @@ ONE_PRE_HOOK = LoopConfig(
     tools=(READ, GREP),
     hooks=(HookSpec("late", "PreToolUse", ".*"),),
 )
+ASKED = LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
 POST_HOOKED = LoopConfig(tools=(READ,), hooks=(HookSpec("after", "PostToolUse"),))
 GREP_CALL = ToolCallBlock("c1", "grep", '{"pattern":"x"}')
 
@@ -492,6 +537,31 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         "ADJ-4",
     ),
     (
+        "a deny's result with an allowing hook's reason",
+        DeniesWithEveryReason,
+        TWO_PRE_HOOKS,
+        _hooked(read_call("c1"), HookAnswers(Allow(reason="fine")), HookAnswers(Deny(""))),
+        "DEC-1",
+    ),
+    (
+        "a cancelled approval worded as a rejection",
+        CancelledReadsRejected,
+        ASKED,
+        (*_hooked(read_call("c1"), HookAnswers(Ask())), ApprovalAnswers("cancelled")),
+        "DEC-2",
+    ),
+    (
+        "a batch's results held back until every call settled",
+        CommitsTheBatchWhole,
+        READS,
+        (
+            SubmitUser("hi"),
+            ModelReplies((read_call("c1"), read_call("c2", "b"))),
+            ToolFinishes("c1", ToolSucceeded("a")),
+        ),
+        "ORD-3",
+    ),
+    (
         "a failed request's empty message left out of its turn/end",
         LeavesOutEmptyErrorMessages,
         NOTHING,
@@ -601,3 +671,22 @@ def test_ADJ_4_a_whitespace_context_is_delivered_untrimmed() -> None:
     """ADJ-4: the report says a whitespace-only context is not empty."""
     what = _what(*_program("a whitespace-only PostToolUse context")[1:4])
     assert "a context of only whitespace is not empty" in what, what
+
+
+def test_DEC_1_a_deny_s_reason_is_the_denying_hooks_alone() -> None:
+    """DEC-1: the report names the denying hook and says no other hook's reason is joined."""
+    what = _what(*_program("a deny's result with an allowing")[1:4])
+    assert "the denying hook late" in what, what
+    assert "(no other hook's)" in what, what
+
+
+def test_DEC_2_a_cancelled_approval_s_words_are_shown() -> None:
+    """DEC-2: the report quotes the words a cancelled approval's result has."""
+    what = _what(*_program("a cancelled approval worded")[1:4])
+    assert '"Error: the approval request for tool read was cancelled"' in what, what
+
+
+def test_ORD_3_a_result_commits_once_it_and_the_earlier_ones_are_ready() -> None:
+    """ORD-3: the report says a result does not wait for the whole batch."""
+    what = _what(*_program("a batch's results held back")[1:4])
+    assert "not when the whole batch has settled" in what, what

@@ -54,6 +54,7 @@ from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_argume
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
+    APPROVAL_DENIALS,
     APPROVAL_ID,
     DENIED_WITHOUT_REASON,
     ERROR_PREFIX,
@@ -845,9 +846,20 @@ def _result_rule(
                     f"{REASON_SEPARATOR!r}, in configured order"
                 )
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
-        return "DEC-1", f"{about} differs: a denied call's result is one text block Error: <reason>"
-    if situation.approval not in (None, "asked", "allowed-once"):
-        return "DEC-2", f"{about} differs: an approval {situation.approval} has its own reason"
+        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        return "DEC-1", (
+            f"{about} differs: a denied call's result is one text block Error: <reason>, the "
+            f"reason the non-empty reasons of the denying {_named(denying)} joined by "
+            f"{REASON_SEPARATOR!r} in configured order (no other hook's), or "
+            f"{DENIED_WITHOUT_REASON!r} when none gave one"
+        )
+    if situation.approval in APPROVAL_DENIALS:
+        tool = _tool_named(call_id, history)
+        words = APPROVAL_DENIALS[situation.approval].format(tool=tool)
+        return "DEC-2", (
+            f"{about} differs: an approval answered {situation.approval} ends the call with its "
+            f"own words, {json.dumps(ERROR_PREFIX + words)}"
+        )
     if their_code in ("ABORTED", "ABORTED_BEFORE_DISPATCH"):
         # The model's result is the body's own (or a refusal's): the target aborted a call the
         # abort leaves alone, such as one whose body finished before it, awaiting its turn.
@@ -1438,9 +1450,10 @@ def _missing(
                 return "HOOK-6", f"{lacks}: {refusal}"
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
-                return (
-                    "ORD-3",
-                    f"{lacks} for call {_call_id_of(want)}: ready results commit in order",
+                return "ORD-3", (
+                    f"{lacks} for call {_call_id_of(want)}: a result commits as soon as it and "
+                    "every earlier call's result are ready, in model order, not when the whole "
+                    "batch has settled"
                 )
             if isinstance(command, ApprovalAnswers) and command.outcome != "allowed-once":
                 return "DEC-2", (
@@ -2400,6 +2413,14 @@ def _repair_or_loss(
         f"{seq}, where {due} was due: the crash lost {due - seq} committed event(s), which a "
         "crash must keep; the log it reopened ended balanced, so there was nothing to repair"
     )
+
+
+def _tool_named(call_id: str | None, history: Sequence[Event]) -> str:
+    """The tool of `call_id` as the model's tool/call records it ("?" when none does)."""
+    for event in history:
+        if event.get("type") == "tool/call" and _call_id_of(event) == call_id:
+            return str(_data(event).get("name"))
+    return "?"
 
 
 def _whitespace_only(message: Event) -> bool:
