@@ -71,6 +71,11 @@ CALL_EXAMPLES = (
         "outside the workspace, offset only", "read", '{"file_path": "/etc/hosts", "offset": 3}'
     ),
     CallExample("the session cwd itself is not inside it", "read", '{"file_path": "/workspace/"}'),
+    CallExample(
+        "., .. and empty segments resolved lexically",
+        "read",
+        '{"file_path": "/workspace/./src/..//a.txt"}',
+    ),
     CallExample("offset 0 is line 1", "read", '{"file_path": "a.txt", "offset": 0, "limit": 1}'),
     CallExample("limit only: from line 1", "read", '{"file_path": "a.txt", "limit": 20}'),
     CallExample(

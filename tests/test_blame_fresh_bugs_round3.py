@@ -26,7 +26,10 @@ shows it is replayed:
   rejection, and a batch whose results wait until every call settled: named right (DEC-1,
   DEC-2, ORD-3), in words ("a denied call's result is one text block Error: <reason>", "has
   its own reason", "ready results commit in order") that now say which hooks' reasons, which
-  words, and when a result commits.
+  words, and when a result commits;
+- titles made relative by cutting the session cwd's text off the front: never caught, as no
+  row of SPEC.md section 12 and no random program gave a path with `.`, `..` or an empty
+  segment; section 12 now has such a row, which conform plays before its random search.
 """
 
 from __future__ import annotations
@@ -60,9 +63,13 @@ from loopspec.model.events import StepStarted, ToolCallRecorded, ToolResultRecor
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, winning_rewrite
+from loopspec.model.pure.presentation import workspace_relative
 from loopspec.model.rewrite import Resolution
 from loopspec.model.state import DENY, HookVote
 from loopspec.model.wording import REWRITE_REFUSED
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -690,3 +697,34 @@ def test_ORD_3_a_result_commits_once_it_and_the_earlier_ones_are_ready() -> None
     """ORD-3: the report says a result does not wait for the whole batch."""
     what = _what(*_program("a batch's results held back")[1:4])
     assert "not when the whole batch has settled" in what, what
+
+
+class PrefixRelativeTitles(ModelTarget):
+    """The model, except that a read card's title names its path relative to the session cwd
+    by cutting the cwd's text off the front (`/workspace/` + rest), with no lexical resolution
+    of `.`, `..` and empty segments."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        presented: list[dict[str, Any]] = json.loads(json.dumps(list(observed.presented or ())))
+        for item in presented:
+            card = item["params"].get("update") or item["params"].get("toolCall") or {}
+            path = (
+                (card.get("rawInput") or {}).get("file_path")
+                if card.get("kind") == "read"
+                else None
+            )
+            relative = workspace_relative(path, "/workspace") if isinstance(path, str) else ""
+            if isinstance(path, str) and relative and path.startswith("/workspace/"):
+                card["title"] = card["title"].replace(relative, path.removeprefix("/workspace/"))
+        return attrs.evolve(observed, presented=tuple(presented))
+
+
+def test_VIEW_4_a_title_made_relative_without_resolving_dot_segments_is_caught() -> None:
+    """VIEW-4: SPEC.md section 12 has a row whose path holds `.`, `..` and an empty segment,
+    which conform plays before its random programs (none of which draws such a path): a
+    title made relative by cutting the cwd's text off is found there and blamed on VIEW-4."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_presentation(PrefixRelativeTitles, frozenset(CAPABILITIES))
+    assert found.value.divergence.rule_id == "VIEW-4", found.value
+    assert "/workspace/./src/..//a.txt" in str(found.value), found.value
