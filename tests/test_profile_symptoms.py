@@ -14,13 +14,20 @@ from __future__ import annotations
 import copy
 
 import attrs
+import pytest
+from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import (
     Abort,
+    ApprovalAnswers,
     Command,
     Crash,
+    Deny,
+    HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -29,6 +36,7 @@ from loopspec.model.commands import (
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
 from loopspec.properties.stateful import strategies as gen
 
@@ -219,3 +227,306 @@ def test_TURN_1_a_turn_after_an_abort_is_excused_only_for_a_message_sent_meanwhi
     assert replay.stopped_by is None
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "TURN-1", replay.divergence.what
+
+
+def _mutant(name: str) -> MutantTarget:
+    return MutantTarget(next(m for m in MUTANTS if m.name == name))
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_EXE_3_arguments_no_hook_supplied_are_no_rewrite(harness: str) -> None:
+    """EXE-3: the CLIs' known RW-1 runs a hook's rewrite while the call record keeps the
+    model's input. Its symptom read only that what ran was not what the record holds, so a
+    loop whose body ran arguments changed after the call was sealed, with no hook at all,
+    passed under both profiles (mutant mutable-arguments: never caught)."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),)),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(
+        lambda: _mutant("mutable-arguments"), gen.CONFIGS[0], program, PROFILES[harness]
+    )
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-3", replay.divergence.what
+
+
+def test_DEC_1_codex_runs_only_a_call_denied_without_a_reason() -> None:
+    """DEC-1: Codex ignores a PreToolUse hook that denies without a reason, and the call runs.
+    Its symptom excused every denied call that ran, so a loop that runs a call a hook denied
+    saying why passed under the codex profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),)),
+        HookAnswers(Deny("not here")),
+        HookAnswers(Pass()),
+    ]
+    config = gen.CONFIGS[2]
+    replay = replay_case(lambda: _mutant("deny-still-executes"), config, program, PROFILES["codex"])
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "DEC-1", replay.divergence.what
+    unreasoned = [*program[:2], HookAnswers(Deny("")), HookAnswers(Deny(" "))]
+    known = replay_case(
+        lambda: _mutant("deny-still-executes"), config, unreasoned, PROFILES["codex"]
+    )
+    assert known.stopped_by == "DEC-1", known.divergence
+
+
+def test_ADJ_1_codex_places_only_a_hook_s_context_before_a_result() -> None:
+    """ADJ-1: Codex writes a PostToolUse hook's context between a call and its output. Its
+    symptom excused any context written while a call of the step awaits its result, so a loop
+    that delivers a body's deferred context mid-batch (mutant context-between-call-and-result,
+    never caught under the codex profile) passed."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),
+                ToolCallBlock("c2", "read", gen.ARGUMENTS["read"][1]),
+            )
+        ),
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("from c1",))),
+        ToolFinishes("c2", ToolSucceeded("B")),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(
+        lambda: _mutant("context-between-call-and-result"),
+        gen.CONFIGS[0],
+        program,
+        PROFILES["codex"],
+    )
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ADJ-1", replay.divergence.what
+
+
+class AnswersAnAbortedPromptLate(ModelTarget):
+    """The model, but the prompt after an aborted turn first gets a reply to the aborted one:
+    the loop logs the model's late answer to it before the new turn opens."""
+
+    name = "answers-an-aborted-prompt-late"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        ends = [e for e in observation.events if e["type"] == "turn/end"]
+        if ends:
+            self._aborted = ends[-1]["data"]["reason"]["kind"] == "aborted"
+        if not (isinstance(command, SubmitUser) and observation.events[:1]):
+            return observation
+        first = observation.events[0]
+        if not (self._aborted and first["type"] == "turn/start"):
+            return observation
+        late = {
+            "type": "assistant/message",
+            "seq": first["seq"],
+            "time": first["time"],
+            "data": {
+                "turn": first["data"]["turn"] - 1,
+                "step": 1,
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "late"}],
+                    "source": {"kind": "model", "provider": "scripted", "model": "scripted-model"},
+                    "id": "late",
+                },
+            },
+            "surfaceOp": "append",
+        }
+        events = [{**event, "seq": event["seq"] + 1} for event in observation.events]
+        joined = (late, *events)
+        return attrs.evolve(observation, events=joined, commits=(1, *observation.commits))
+
+
+def test_TURN_3_claude_code_invents_only_its_own_record_at_a_resume() -> None:
+    """TURN-3: resuming after an interrupt, Claude Code writes an assistant message of its own
+    (model <synthetic>, "No response requested.") before the new turn. Its symptom excused any
+    assistant message there, so a loop that logs a late model reply to the aborted prompt,
+    between two turns, passed under the claude-code profile."""
+    program: list[Command] = [SubmitUser("hi"), Abort("user"), SubmitUser("again")]
+    replay = replay_case(
+        AnswersAnAbortedPromptLate, gen.CONFIGS[0], program, PROFILES["claude-code"]
+    )
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "TURN-3", replay.divergence.what
+
+
+class TakesOneHookAnswerPerCall(ModelTarget):
+    """The model, but a call's second PreToolUse hook never gets its answer taken: the loop
+    refuses it as if no hook were waiting."""
+
+    name = "takes-one-hook-answer-per-call"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._answers = 0
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies):
+            self._answers = 0
+        if isinstance(command, HookAnswers):
+            self._answers += 1
+            if self._answers == 2:
+                return Observation(False, refusal_rule="MODEL-1", refusal_message="no hook waits")
+        return super().apply(command)
+
+
+def test_HOOK_4_a_refused_hook_answer_is_excused_only_while_the_gate_is_held() -> None:
+    """HOOK-4: dsh's `later-pre-hooks-wait-at-gate` describes a later call's hooks waiting
+    while an earlier call holds the gate (its body runs, or its approval waits). Its symptom
+    read only that dsh refused a HookAnswers the model took, so a loop that refuses a call's
+    second hook passed under dsh's profile before any call had started."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),)),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(TakesOneHookAnswerPerCall, gen.CONFIGS[1], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HOOK-4", replay.divergence.what
+
+
+class TakesAnAnswerToNothing(ModelTarget):
+    """The model, but an approval answer while no approval is asked is taken, and ignored."""
+
+    name = "takes-an-answer-to-nothing"
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        if isinstance(command, ApprovalAnswers) and not observation.accepted:
+            return Observation(True)
+        return observation
+
+
+def test_MODEL_1_an_approval_answer_is_excused_only_when_dsh_asked() -> None:
+    """MODEL-1: dsh's `approval-asked-before-later-hooks` describes an approval dsh asked at
+    an earlier call's gate while the model still waits for a later call's hooks. Its symptom
+    read only that dsh took an ApprovalAnswers the model refused there, so a loop that takes an
+    answer when it asked nothing passed under dsh's profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),)),
+        ApprovalAnswers("allowed-once"),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(TakesAnAnswerToNothing, gen.CONFIGS[1], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "MODEL-1", replay.divergence.what
+
+
+class HoldsCallsBehindADeniedOne(ModelTarget):
+    """The model, but a call a hook denied keeps its place in the schedule: finishing a call
+    after it is refused (EXE-4: no such running call) as long as the loop has not released it."""
+
+    name = "holds-calls-behind-a-denied-one"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._denied = False
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies):
+            self._denied = False
+        if isinstance(command, HookAnswers) and isinstance(command.verdict, Deny):
+            self._denied = True
+        if isinstance(command, ToolFinishes) and self._denied:
+            return Observation(False, refusal_rule="EXE-4", refusal_message="not running")
+        return super().apply(command)
+
+
+def test_SCHED_1_only_a_call_with_invalid_input_holds_its_place() -> None:
+    """SCHED-1: in dsh a call the model settles without running, for its input, still takes
+    its turn in the schedule (`settled-call-holds-its-place`). The symptom counted any earlier
+    call the model never ran, so a loop that holds later calls behind a call a hook denied
+    passed under dsh's profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "bash", gen.ARGUMENTS["bash"][0]),
+                ToolCallBlock("c2", "read", gen.ARGUMENTS["read"][0]),
+            )
+        ),
+        HookAnswers(Deny("not here")),
+        HookAnswers(Pass()),
+        ToolFinishes("c2", ToolSucceeded("A"), post=(PostPass(),)),  # the audit hook's answer
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(HoldsCallsBehindADeniedOne, gen.CONFIGS[1], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    # Reported; the report names the refusal's rule (EXE-4), not yet the schedule's.
+    assert replay.divergence.index == 4, replay.divergence.what
+
+
+class RedeliversContextsAfterAnAbort(ModelTarget):
+    """The model, but the first turn after an aborted one opens with every tool context the
+    session has delivered so far, again (an abort that replays the context queue)."""
+
+    name = "redelivers-contexts-after-an-abort"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._aborted = False
+        self._contexts: list[dict[str, object]] = []
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        events = list(observation.events)
+        self._contexts += [e for e in events if _is_tool_context(e)]
+        ends = [e for e in events if e["type"] == "turn/end"]
+        if ends:
+            self._aborted = ends[-1]["data"]["reason"]["kind"] == "aborted"
+        opened = any(e["type"] == "turn/start" for e in events)
+        if not (isinstance(command, SubmitUser) and opened and self._aborted):
+            return observation
+        self._aborted = False
+        seq = events[-1]["seq"]
+        again = [{**e, "seq": seq + 1 + n} for n, e in enumerate(self._contexts)]
+        joined = (*events, *again)
+        return attrs.evolve(observation, events=joined, commits=(len(joined),))
+
+
+def _is_tool_context(event: dict[str, object]) -> bool:
+    data = event["data"]
+    assert isinstance(data, dict)
+    return event["type"] == "user/message" and data["source"].get("plugin") == "tool-context"
+
+
+def test_ADJ_4_only_the_aborted_turn_s_contexts_are_excused_after_it() -> None:
+    """ADJ-4: dsh's `aborted-body-context-kept` describes the contexts of calls settled around
+    an abort reaching the next turn otherwise than in the model. Its symptom excused any tool
+    context that differed there, so a loop that delivers an earlier turn's context again after
+    an abort passed under dsh's profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        ToolFinishes("c1", ToolSucceeded("A", contexts=("from the first turn",))),
+        ModelReplies((TextBlock("ok"),)),
+        SubmitUser("two"),
+        ModelReplies((ToolCallBlock("c2", "read", gen.ARGUMENTS["read"][1]),)),
+        Abort("user"),
+        ToolFinishes("c2", ToolSucceeded("B")),
+        SubmitUser("next"),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    replay = replay_case(RedeliversContextsAfterAnAbort, gen.CONFIGS[0], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what

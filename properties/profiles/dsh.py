@@ -446,9 +446,19 @@ def _reply_uncommitted(model: Run) -> bool:
     return bool(steps) and "assistant/message" not in kinds[steps[-1] :]
 
 
-def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, _earlier: Earlier) -> bool:
+def _hook_waits_at_gate(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """dsh refuses an answer for a later call's hook while an earlier call holds the gate."""
     refused = not got["accepted"] and got["rule"] == "MODEL-1"
-    return command["kind"] == "HookAnswers" and bool(want["accepted"]) and refused
+    if not (command["kind"] == "HookAnswers" and want["accepted"] and refused):
+        return False
+    return _body_running(earlier.target) or _approval_pending(earlier.target)
+
+
+def _body_running(run: Run) -> bool:
+    """Whether a body started in `run` has no result yet."""
+    started = {str(call_id) for obs in run if obs["accepted"] for call_id, _ in obs["executed"]}
+    answered = {result_call(e) for e in events_of(run) if e["type"] == "tool/result"}
+    return bool(started - answered)
 
 
 def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
@@ -459,13 +469,14 @@ def _approval_before_later_hooks(command: Json, want: Obs, got: Obs, earlier: Ea
         and want["rule"] == "MODEL-1"
         and bool(got["accepted"])
         and _reply_uncommitted(earlier.model)
+        and _approval_pending(earlier.target)
     )
 
 
-def _approval_pending(model: Run) -> bool:
-    """The model's current batch has an approval asked and not yet answered."""
+def _approval_pending(run: Run) -> bool:
+    """The current batch of `run` has an approval asked and not yet answered."""
     pending: set[str] = set()
-    for event in events_of(model):
+    for event in events_of(run):
         if event["type"] == "assistant/message":
             pending.clear()
         elif event["type"] == "approval/asked":
@@ -572,7 +583,18 @@ def _aborted_context_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) 
     def others(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [m for m in messages if m[1] != "tool-context"]
 
-    return others(wanted) == others(seen)
+    if others(wanted) != others(seen):
+        return False
+    # The contexts that differ are ones the aborted turn's calls deferred, none older.
+    opened = _last_taken(earlier, lambda sent, obs: _opens_turn(obs))
+    settled = {
+        text
+        for sent in earlier.commands[opened + 1 :]
+        if sent["kind"] == "ToolFinishes"
+        for text in _deferred_texts(sent)
+    }
+    differ = (Counter(wanted) - Counter(seen)) + (Counter(seen) - Counter(wanted))
+    return all(text in settled for text, _ in differ)
 
 
 def _queued_input_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
@@ -704,14 +726,22 @@ def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: E
         return False
     calls = _last_reply_calls(model)
     ids = [block["id"] for block in calls]
-    asked = {e["data"].get("callId") for e in events_of(model) if e["type"] == "approval/asked"}
+    # Settled without running as dsh would still schedule it: its input, or its tool, is no
+    # valid one (a call a hook denied, or an approval rejected, holds no place in dsh).
+    settled = {
+        result_call(e)
+        for e in events_of(model)
+        if e["type"] == "tool/result" and result_code(e) in _SETTLED_UNRUN
+    }
     return any(
-        not _is_object_text(block.get("arguments"))
-        or (block["id"] not in ran and block["id"] not in asked)
+        not _is_object_text(block.get("arguments")) or block["id"] in settled
         for call_id in held
         if call_id in ids
         for block in calls[: ids.index(call_id)]
     )
+
+
+_SETTLED_UNRUN = frozenset({"INVALID_TOOL_INPUT", "UNKNOWN_TOOL"})
 
 
 def _turn_after_abort(obs: Obs) -> bool:

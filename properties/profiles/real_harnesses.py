@@ -34,6 +34,7 @@ from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
+from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
     Earlier,
@@ -92,22 +93,37 @@ def _all_events(run: Run, current: Obs) -> list[Event]:
     return [*events_of(run), *(current["events"] if current["accepted"] else [])]
 
 
+def _supplied(events: list[Event]) -> dict[str, list[object]]:
+    """Each call's inputs its PreToolUse hooks supplied (`updatedInput`), as the audit gives
+    them."""
+    supplied: dict[str, list[object]] = {}
+    for event in events:
+        if event["type"] == "hook/result" and "updatedInput" in event["data"]:
+            supplied.setdefault(str(event["data"]["callId"]), []).append(
+                event["data"]["updatedInput"]
+            )
+    return supplied
+
+
 def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """RW-1: a call ran with other arguments than the log's call record holds."""
+    """RW-1: a call ran with a hook's input while the log's call record holds other arguments
+    (the CLIs keep the model's). Arguments no hook supplied are no rewrite: running those is
+    another fault (EXE-3), not this one."""
     recorded = _calls_of(_all_events(earlier.target, got))
     ran = _ran(earlier.target, got)
-    return any(call_id in recorded and recorded[call_id] != ran[call_id] for call_id in ran)
+    supplied = _supplied(_all_events(earlier.target, got))
+    return any(
+        call_id in recorded
+        and recorded[call_id] != arguments
+        and arguments in supplied.get(call_id, [])
+        for call_id, arguments in ran.items()
+    )
 
 
 def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """HOOK-3: a call ran another hook's rewrite than the one the model applies."""
     model_ran, target_ran = _ran(earlier.model, want), _ran(earlier.target, got)
-    supplied: dict[str, list[object]] = {}
-    for event in _all_events(earlier.target, got):
-        if event["type"] == "hook/result" and "updatedInput" in event["data"]:
-            supplied.setdefault(str(event["data"]["callId"]), []).append(
-                event["data"]["updatedInput"]
-            )
+    supplied = _supplied(_all_events(earlier.target, got))
     return any(
         call_id in model_ran
         and model_ran[call_id] != arguments
@@ -117,13 +133,16 @@ def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earl
 
 
 def _denied_call_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """DEC-1: a call a PreToolUse hook denied in the model's run ran in the CLI's."""
-    denied = {
-        str(e["data"].get("callId"))
-        for e in _all_events(earlier.model, want)
-        if e["type"] == "hook/result" and e["data"].get("decision") == "deny"
-    }
-    return any(call_id in denied for call_id in _ran(earlier.target, got))
+    """DEC-1 (Codex): a call the model's PreToolUse hooks denied, none of them with a reason
+    (an empty or blank one), ran in the CLI's run. A call a hook denied saying why still
+    never runs there."""
+    reasons: dict[str, list[str]] = {}
+    for event in _all_events(earlier.model, want):
+        if event["type"] == "hook/result" and event["data"].get("decision") == "deny":
+            reason = str(event["data"].get("stderrSummary") or "")
+            reasons.setdefault(str(event["data"].get("callId")), []).append(reason)
+    unreasoned = {call for call, given in reasons.items() if not any(r.strip() for r in given)}
+    return any(call_id in unreasoned for call_id in _ran(earlier.target, got))
 
 
 def _empty_prompt_refused(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
@@ -331,12 +350,13 @@ def _reply_invented_at_resume(command: Json, want: Obs, got: Obs, earlier: Earli
     ends = [e for e in events_of(earlier.target) if e["type"] == "turn/end"]
     if not ends or ends[-1]["data"]["reason"].get("kind") != "aborted":
         return False
-    before_turn = []
     for event in got["events"]:
         if event["type"] == "turn/start":
-            break
-        before_turn.append(event["type"])
-    return "assistant/message" in before_turn
+            return False
+        if event["type"] == "assistant/message":
+            # The CLI's own record (model <synthetic>), not a reply of the model's again.
+            return bool(event["data"]["message"]["source"].get("model") == SYNTHETIC_MODEL)
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,9 +447,17 @@ def _reminders_at_next_step(run: Run) -> Run:
 
 def _context_before_a_result(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ADJ-1: a PostToolUse hook's context is appended while a call of the step still awaits
-    its result (Codex writes it as a developer message between the call and its output)."""
+    its result (Codex writes it as a developer message between the call and its output). A
+    context no PostToolUse hook of the program gave (a body's) is not this one."""
     if not got["accepted"]:
         return False
+    hooks = {
+        str(verdict.get("text"))
+        for sent in [*earlier.commands, command]
+        if sent["kind"] == "ToolFinishes"
+        for verdict in sent.get("post") or ()
+        if verdict.get("decision") == "context"
+    }
     waiting: set[str] = set()
     for event in events_of([*earlier.target, got]):
         if event["type"] == "step/start":
@@ -439,7 +467,9 @@ def _context_before_a_result(command: Json, want: Obs, got: Obs, earlier: Earlie
         elif event["type"] == "tool/result":
             waiting.discard(result_call(event))
         elif _is_tool_context(event) and waiting and event in got["events"]:
-            return True
+            texts = [str(block.get("text")) for block in event["data"].get("content", [])]
+            if texts and all(text in hooks for text in texts):
+                return True
     return False
 
 
@@ -640,7 +670,7 @@ def _without_empty_replies(run: Run) -> Run:
 def _without_synthetic_replies(run: Run) -> Run:
     def change(event: Event) -> Event | None:
         source = event["data"]["message"]["source"] if event["type"] == "assistant/message" else {}
-        return None if source.get("model") == "<synthetic>" else event
+        return None if source.get("model") == SYNTHETIC_MODEL else event
 
     return map_events(run, change)
 
@@ -653,7 +683,7 @@ def _without_api_error_replies(history: Sequence[Json]) -> list[Json]:
         source, content = message.get("source") or {}, message.get("content") or []
         return (
             message.get("role") == "assistant"
-            and source.get("model") == "<synthetic>"
+            and source.get("model") == SYNTHETIC_MODEL
             and len(content) == 1
             and str(content[0].get("text", "")).startswith("API Error")
         )
