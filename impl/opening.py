@@ -8,12 +8,13 @@ begins again. The caller then appends the repair closers (`loopspec.impl.repair`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import attrs
 
 from loopspec.impl.clock import Clock
-from loopspec.impl.errors import ImplError
+from loopspec.impl.errors import CorruptLog, ImplError
 from loopspec.impl.log_file import LockedLogFile, NotALogFile
 from loopspec.impl.log_reader import COMPRESSED_SUFFIX, TailDamage, parse_log
 from loopspec.impl.log_writer import Durability, UnitWriter
@@ -55,6 +56,27 @@ def _refuse_unless_torn_header(path: Path, data: bytes) -> None:
         raise NotALogFile(f"{path}: not a loopspec log; refusing to overwrite it")
 
 
+def _first_line_version(data: bytes) -> object:
+    """The `version` of a header on the first line of `data`, or None where there is none."""
+    try:
+        first = json.loads(data.split(b"\n", 1)[0])
+    except ValueError:
+        return None
+    is_header = isinstance(first, dict) and first.get("type") == "session"
+    return first.get("version") if is_header else None
+
+
+def _refuse_another_version(version: object) -> None:
+    """Refuse a log whose header has a version this writer does not write (SAFE-2): version 0
+    is dsh's, whose event layout loopspec shares, so its log reads as one loopspec could
+    append to."""
+    if version is not None and version != LOG_FORMAT_VERSION:
+        raise NotALogFile(
+            f"line 1: header version {version}, where loopspec writes and appends to version "
+            f"{LOG_FORMAT_VERSION} only"
+        )
+
+
 def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Clock) -> OpenedLog:
     """Lock and open `path` for appending (creating it with a header when it is new)."""
     if path.suffix == COMPRESSED_SUFFIX:
@@ -62,7 +84,13 @@ def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Cl
     file = LockedLogFile.open(path)
     try:
         data = file.read_all()
-        parsed = parse_log(data)
+        try:
+            parsed = parse_log(data)
+        except CorruptLog:
+            # A dsh log's rows may not read as loopspec's (compact chunks): its version says
+            # why it is refused better than the first row the reader cannot take.
+            _refuse_another_version(_first_line_version(data))
+            raise
         if parsed.header is None:
             if data:
                 _refuse_unless_torn_header(path, data)
@@ -70,6 +98,7 @@ def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Cl
             header = SessionHeader(LOG_FORMAT_VERSION, session.id, clock.wall_ms(), session.cwd)
             writer = UnitWriter.start(file, header_to_wire(header), durability)
         else:
+            _refuse_another_version(parsed.header.version)
             if parsed.valid_bytes < len(data):
                 file.truncate(parsed.valid_bytes)
             header = parsed.header

@@ -296,6 +296,36 @@ def test_SAFE_2_a_dsh_log_with_its_header_is_refused_as_not_loopspec_s_not_as_br
     assert "a dsh log" in line
 
 
+@pytest.mark.parametrize("torn", [False, True], ids=["whole", "torn last line"])
+def test_SAFE_2_a_dsh_log_whose_rows_loopspec_reads_is_refused_by_its_header_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], torn: bool
+) -> None:
+    """SAFE-2: dsh writes the same event layout under header version 0, so a dsh log without
+    compact chunk rows read as a loopspec log and `run --log` appended to it (two of the four
+    dsh sample logs), or cut its torn last line. loopspec writes version 1 only: the log is
+    refused by its version, and kept byte for byte."""
+    dsh = tmp_path / "dsh.jsonl"
+    rows = [
+        {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"},
+        {"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}},
+        {
+            "type": "turn/end",
+            "seq": 1,
+            "time": 2,
+            "data": {"turn": 1, "reason": {"kind": "completed"}},
+        },
+    ]
+    content = "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows).encode()
+    if torn:
+        content += b'{"type":"turn/sta'
+    dsh.write_bytes(content)
+    assert _run(tmp_path, dsh) == 2
+    assert dsh.read_bytes() == content
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"loopspec: error: [SAFE-2] {dsh}: exists and is not a log loopspec")
+    assert "header version 0, where loopspec writes and appends to version 1 only" in line
+
+
 def test_SAFE_2_run_refuses_fifos_symlinks_and_devices(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
