@@ -42,6 +42,7 @@ import pytest
 
 from loopspec.model import rewrite
 from loopspec.model.commands import (
+    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -382,6 +383,22 @@ class CommitsTheBatchWhole(ModelTarget):
         if isinstance(command, ToolFinishes) and "tool/result" in types and "step/end" not in types:
             return attrs.evolve(observed, events=(), commits=(), atomic=(), presented=())
         return observed
+
+
+class DropsContextsAfterAnAbort(ModelTarget):
+    """The model, except that the contexts an aborted turn leaves queued (a PostToolUse
+    hook's, for a body that settled after the abort) are dropped with the turn."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, SubmitUser):
+            return observed
+        events = [
+            e
+            for e in _copied(observed)
+            if not (e["type"] == "user/message" and e["data"]["source"].get("kind") == "plugin")
+        ]
+        return _renumbered(observed, events)
 
 
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
@@ -728,3 +745,23 @@ def test_VIEW_4_a_title_made_relative_without_resolving_dot_segments_is_caught()
         sweep_presentation(PrefixRelativeTitles, frozenset(CAPABILITIES))
     assert found.value.divergence.rule_id == "VIEW-4", found.value
     assert "/workspace/./src/..//a.txt" in str(found.value), found.value
+
+
+def test_ADJ_4_a_hook_context_after_an_abort_is_parked() -> None:
+    """ADJ-4: a PostToolUse context given for a body that settled after the abort waits for
+    the next turn's first step; the report says so."""
+    config = LoopConfig(tools=(GREP,), hooks=(HookSpec("after", "PostToolUse"),))
+    program = (
+        SubmitUser("hi"),
+        ModelReplies((GREP_CALL,)),
+        Abort(),
+        ToolFinishes("c1", ToolSucceeded("a"), (PostContext("n"),)),
+        SubmitUser("again"),
+    )
+    replay = replay_case(DropsContextsAfterAnAbort, config, list(program))
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what
+    assert "a PostToolUse hook's context for a body that settled after the abort" in (
+        replay.divergence.what
+    ), replay.divergence.what
+    assert replay_case(ModelTarget, config, list(program)).divergence is None

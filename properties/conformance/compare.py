@@ -1171,6 +1171,7 @@ def _changed(
                 + (
                     f"; those the last turn left queued (it ended {ended} before another "
                     "step/start) open the next turn's first step, before the user's own message"
+                    + _after_abort_note(want, ended)
                     if ended is not None
                     else ""
                 )
@@ -1426,7 +1427,7 @@ def _missing(
             return "ADJ-4", (
                 f"{lacks}: a message queued while the last turn ran, which ended {ended} before "
                 "another step/start, is parked for the next turn's first step, before the "
-                "user's own message"
+                "user's own message" + _after_abort_note(want, ended)
             )
         case "user/message" if _whitespace_only(want):
             return "ADJ-4", (
@@ -2428,6 +2429,19 @@ def _whitespace_only(message: Event) -> bool:
     content = _data(message).get("content")
     texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
     return len(texts) == 1 and isinstance(texts[0], str) and texts[0] != "" and not texts[0].strip()
+
+
+def _after_abort_note(want: Event, ended: str) -> str:
+    """What is parked after an abort, when the message due is a queued context."""
+    if ended != repr("aborted") or _source_of(want) != {
+        "kind": "plugin",
+        "plugin": "tool-context",
+    }:
+        return ""
+    return (
+        ", a PostToolUse hook's context for a body that settled after the abort among them "
+        "(SPEC.md section 3: hooks judge every body that ran)"
+    )
 
 
 def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> str:
