@@ -111,11 +111,14 @@ class RecordedCall:
     arguments it runs with. (Not the whole fact: the checker's clean-event path builds one per
     call, and a fact has two dozen fields to fill.)"""
 
-    __slots__ = ("arguments", "seq")
+    __slots__ = ("arguments", "rewritten", "seq")
 
-    def __init__(self, seq: int, arguments: str | None) -> None:
+    def __init__(self, seq: int, arguments: str | None, rewritten: bool) -> None:
         self.seq = seq
         self.arguments = arguments
+        # Whether it carries a rewrite sidecar: a hook that supplies an input after the record
+        # (dsh audits a call's hooks after its tool/call) is held to it then (RW-2).
+        self.rewritten = rewritten
 
 
 class HookAnswer:
@@ -536,7 +539,7 @@ class Prefix:
             self.repeat_records.setdefault(call_id, []).append(seq)
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if call_id is not None and call_id not in self.call_records:
-            self.call_records[call_id] = RecordedCall(seq, arguments)
+            self.call_records[call_id] = RecordedCall(seq, arguments, rewritten)
             supplier = self.supplied_rewrite(call_id)
             if supplier is not None and not rewritten:
                 self.unapplied_rewrites[call_id] = supplier
@@ -617,6 +620,20 @@ class Prefix:
                     self.pre_denied.setdefault(call_id, answer)
                 elif answer.decision in DENYING_DECISIONS and answer.point == "PostToolUse":
                     self.post_blocked.setdefault(call_id, answer)
+                if answer.point == "PreToolUse" and call_id in self.call_records:
+                    self.audit_after_record(call_id)
+
+    def audit_after_record(self, call_id: str) -> None:
+        """Note a PreToolUse answer about `call_id` audited after its tool/call: an input it
+        supplies is due in the record's sidecar as one supplied before (RW-2), and a deny
+        discards the inputs supplied so far."""
+        if self.call_records[call_id].rewritten:
+            return
+        supplier = self.supplied_rewrite(call_id)
+        if supplier is not None:
+            self.unapplied_rewrites[call_id] = supplier
+        elif call_id in self.unapplied_rewrites:
+            del self.unapplied_rewrites[call_id]
 
     def _fold_asked(self, fact: Fact) -> None:
         self.ask_approval(fact.seq, fact.approval_id, fact.call_id)

@@ -539,3 +539,34 @@ def test_DEC_1_a_denial_without_the_error_flag_is_a_facet_the_codex_profile_tole
     codex = {d.key: d for d in PROFILES["codex"].divergences}
     for key in ("TEXT-1", "HOOK-2", "DEC-1"):
         assert "DEC-1:denied-not-an-error" in codex[key].tolerates, key
+
+
+def test_RW_2_an_input_a_hook_supplied_after_the_tool_call_is_held_to_the_sidecar_too(
+    tmp_path: Path,
+) -> None:
+    """RW-2: dsh audits a call's PreToolUse hooks after its tool/call record. A hook that
+    supplied an input there, on a record without a sidecar whose result is a success, passed
+    `check` (0 violations), though the same answer audited before the reply is blamed: the
+    prefix held a supplied input to the sidecar only when the record came after it. A result
+    that reports the input refused (an error) keeps every rule, and a later hook's deny
+    discards the input (HOOK-3): that call's success is DEC-1's, not RW-2's."""
+    name = "RW-2-rewrite-audited-after-the-record-without-its-sidecar.jsonl"
+    report = check(BLAME / "violations" / name)
+    assert blamed(report) == [("RW-2", 9)]
+    (found,) = report.violations
+    assert found.violation.related == (6, 4)  # h1's answer, the tool/call without a sidecar
+    report = check(BLAME / "valid" / "RW-2-rewrite-audited-after-the-record-refused.jsonl")
+    assert (blamed(report), report.status) == ([], "ok")
+    rows = (BLAME / "violations" / name).read_text().splitlines(keepends=True)
+    denied = [
+        '{"type": "hook/invoked", "seq": 7, "time": 0, "data": {"turn": 1, "point": '
+        '"PreToolUse", "dialect": "claude-code", "handlerId": "h2", "callId": "c1"}}\n',
+        '{"type": "hook/result", "seq": 8, "time": 0, "data": {"turn": 1, "point": '
+        '"PreToolUse", "handlerId": "h2", "decision": "deny", "durationMs": 1, "callId": "c1"}}\n',
+    ]
+    renumbered = [
+        re.sub(r'"seq": (\d+)', lambda m: f'"seq": {int(m.group(1)) + 2}', row) for row in rows[8:]
+    ]
+    variant = tmp_path / "denied-later.jsonl"
+    variant.write_text("".join([*rows[:8], *denied, *renumbered]))
+    assert [rule for rule, _ in blamed(check(variant))] == ["DEC-1"]
