@@ -21,7 +21,7 @@ from loopspec.impl.errors import CorruptLog
 from loopspec.impl.framing import unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
-from loopspec.model.jsonvalue import loads
+from loopspec.model.jsonvalue import loads, repeated_key
 from loopspec.model.wire import event_from_wire, header_from_wire
 
 COMPRESSED_SUFFIX = ".zst"
@@ -75,6 +75,10 @@ def _decode(line: bytes, number: int) -> dict[str, object]:
         raise CorruptLog(f"line {number} is not JSON: {error}") from error
     if not isinstance(obj, dict):
         raise CorruptLog(f"line {number} is not a JSON object")
+    text = line.decode(json.detect_encoding(line), "surrogatepass")  # as `json.loads` does
+    repeat = repeated_key(text, obj)
+    if repeat is not None:  # json kept the last of two values silently (LOG-3)
+        raise CorruptLog(f"line {number}: {repeat}")
     return obj
 
 

@@ -4,8 +4,9 @@ A path on a command line may be anything: `/dev/zero`, a directory, a FIFO nobod
 100,000-deep array, a number with 400 digits. `read_user_file` refuses what is neither a regular
 file nor a pipe the user chose, and reads at most `cap` bytes (one more, to tell that the file is
 over). `parse_user_json` parses strictly (no NaN or Infinity) and refuses nesting deeper than
-`MAX_JSON_DEPTH`, so no later recursive reader can run out of stack, and lone surrogates, which
-no log or terminal can carry. Both raise `UserFileError`,
+`MAX_JSON_DEPTH`, so no later recursive reader can run out of stack, lone surrogates, which
+no log or terminal can carry, and a key given twice in one object (`RepeatedKey`), whose first
+value a parser drops silently. Both raise `UserFileError`,
 a `ValueError`, with a message that names the file. `read_user_json` does both for a reader of
 a user's JSON file (a scenario, hooks), in the one wording they share, and raises `NotJsonText`
 for a file that is no JSON text.
@@ -21,6 +22,7 @@ from typing import Final
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
+from loopspec.model.jsonvalue import RepeatedKey, given_twice, repeated_key
 
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
@@ -154,6 +156,9 @@ def read_user_json(path: Path, *, cap: int, what: str) -> object:
         raise NotJsonText(not_json(path, error, what)) from error
     except UserFileError as error:  # nested too deeply, a lone surrogate
         raise UserFileError(refused_json(path, error, what)) from error
+    except RepeatedKey as error:
+        said = given_twice(shown(error.path, 80))
+        raise NotJsonText(f"{path}:{error.line}: {said}: keep one") from error
     except ValueError as error:  # NaN, Infinity
         raise NotJsonText(f"{path}: the {what} is not JSON: {error}") from error
 
@@ -179,6 +184,9 @@ def parse_user_json(data: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> ob
         value = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise UserFileError(f"JSON nested deeper than {max_depth} levels") from None
+    repeat = repeated_key(text, value)
+    if repeat is not None:  # the parser kept the last of two values silently
+        raise repeat
     if json_depth(value) > max_depth:
         raise UserFileError(f"JSON nested deeper than {max_depth} levels")
     try:

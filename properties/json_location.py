@@ -48,19 +48,6 @@ def lines_of(text: str, paths: list[Path]) -> list[int]:
     return lines
 
 
-def repeated_member(text: str) -> tuple[str, int] | None:
-    """The first member whose key its object already holds, as a JSON path (`$.a[1].b`), with
-    the line of the repeat; None when no key repeats. A parser keeps the last of them silently,
-    so in a hand-edited file the first is lost without a word."""
-    repeats: list[tuple[Path, int]] = []
-    _scan(text, 0, (), {}, repeats)
-    if not repeats:
-        return None
-    path, offset = repeats[0]
-    steps = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
-    return f"${steps}", text.count("\n", 0, offset) + 1
-
-
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of the character at `offset`."""
     line_start = text.rfind("\n", 0, offset) + 1
@@ -73,16 +60,9 @@ def _skip(text: str, index: int) -> int:
     return found.end()
 
 
-def _scan(
-    text: str,
-    index: int,
-    path: Path,
-    starts: dict[Path, int],
-    repeats: list[tuple[Path, int]] | None = None,
-) -> int:
-    """Record where each value under `path` starts (a member: where its key starts), and in
-    `repeats` each member whose key its object already holds; the offset after the value that
-    starts at `index`. Depth is bounded by the parser's limit."""
+def _scan(text: str, index: int, path: Path, starts: dict[Path, int]) -> int:
+    """Record where each value under `path` starts (a member: where its key starts); the offset
+    after the value that starts at `index`. Depth is bounded by the parser's limit."""
     index = _skip(text, index)
     starts.setdefault(path, index)
     opening = text[index]
@@ -91,10 +71,8 @@ def _scan(
         while text[index] != "}":
             key, after = _string(text, index)
             member = (*path, key)
-            if repeats is not None and member in starts:
-                repeats.append((member, index))
             starts[member] = index  # a repeated key: the last one, as the parser keeps it
-            index = _skip(text, _scan(text, _skip(text, after) + 1, member, starts, repeats))
+            index = _skip(text, _scan(text, _skip(text, after) + 1, member, starts))
             if text[index] == ",":
                 index = _skip(text, index + 1)
         return index + 1
@@ -102,7 +80,7 @@ def _scan(
         index = _skip(text, index + 1)
         item = 0
         while text[index] != "]":
-            index = _skip(text, _scan(text, index, (*path, item), starts, repeats))
+            index = _skip(text, _scan(text, index, (*path, item), starts))
             item += 1
             if text[index] == ",":
                 index = _skip(text, index + 1)

@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loopspec.model.jsonvalue import keys_may_repeat, repeated_key
 
 HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/w"}
 TURN = {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}}
@@ -47,3 +51,38 @@ def test_LOG_4_check_names_a_malformed_line_in_one_line_not_a_traceback(
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{log}:{at}: error invalid-json LOG-4: " in done.stdout, done.stdout
+
+
+# A key given twice in one object: each reader keeps the last, so the first is lost (LOG-3).
+_keys = st.sampled_from(["a", "b", "a:", ':"', "\\", 'x" :'])
+# Members as `json.dumps` writes them and as a hand writes them (space before the colon).
+_colons = st.sampled_from([":", ": ", " :", "\t:"])
+_json_texts = st.recursive(
+    st.sampled_from(["1", '"x:y"', '"\\\\"', '"\\":"', '"\\" "', "null", "[]", "{}"]),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(lambda items: f"[{', '.join(items)}]")
+        | st.lists(st.tuples(_keys, _colons, inner), max_size=3).map(
+            lambda members: "{" + ",".join(f"{json.dumps(k)}{c}{v}" for k, c, v in members) + "}"
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@given(_json_texts)
+def test_LOG_3_the_quick_test_for_a_repeated_key_misses_none(text: str) -> None:
+    """LOG-3: `keys_may_repeat`, which spares a reader a walk of every text, never says no key
+    repeats where one does (colons and quotes in keys and strings, space before a colon); and
+    `repeated_key` finds a repeat exactly when json's own parse drops a member."""
+    value = json.loads(text)
+    dropped: list[bool] = []
+
+    def members(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        dropped.append(len({key for key, _ in pairs}) < len(pairs))
+        return dict(pairs)
+
+    json.loads(text, object_pairs_hook=members)
+    found = repeated_key(text, value)
+    assert (found is not None) == any(dropped), (text, found)
+    if any(dropped):
+        assert keys_may_repeat(text, value), text

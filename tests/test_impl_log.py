@@ -290,6 +290,21 @@ def test_LOG_8_damage_a_crash_cannot_explain_is_refused(tmp_path: Path) -> None:
         parse_log(b"".join([lines[0], *lines[3:]]))
 
 
+def test_LOG_3_a_line_giving_a_key_twice_is_refused_not_read_keeping_the_last(
+    tmp_path: Path,
+) -> None:
+    """LOG-3: the impl's reader of its log read a line whose object gives a key twice keeping
+    the last value (a turn/start "turn": 9 then "turn": 1 read as turn 1), where check refuses
+    it; reopening such a log is refused, naming the line and the JSON path."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, [*opening_units(), [TurnStarted(5, 1, 2)]])
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert b'"turn":' in lines[1]
+    twice = lines[1].replace(b'"turn":', b'"turn":9,"turn":', 1)
+    with pytest.raises(CorruptLog, match=r"line 2: \$\.data\.turn is given twice in its object"):
+        parse_log(b"".join([lines[0], twice, *lines[2:]]))
+
+
 def test_LOG_5_a_log_without_a_complete_header_starts_anew(tmp_path: Path) -> None:
     """LOG-5: a crash while writing the header leaves a session that never started."""
     path = tmp_path / "log.jsonl"

@@ -452,10 +452,16 @@ def test_PROTO_1_a_relative_command_that_cannot_start_names_the_folder_it_was_lo
         ('{"type": "ready", "implementation": "x", "capabilities": ["teleport"]}', "capabilities"),
         ('{"type": "bye"}', "expected 'ready'"),
         ('{"type": "ready", "implementation": NaN, "capabilities": []}', "not a JSON line"),
+        (
+            '{"type": "ready", "type": "bye", "implementation": "x", "capabilities": []}',
+            r"is ambiguous: \$\.type is given twice in its object",
+        ),
     ],
 )
 def test_PROTO_1_a_wrong_answer_to_reset_is_reported(answer: str, complaint: str) -> None:
-    """PROTO-1: answers are validated against the protocol schema and the message they answer."""
+    """PROTO-1: answers are validated against the protocol schema and the message they answer;
+    one that gives a key twice is refused, not read keeping the last (a "ready" then "bye" read
+    as "bye")."""
     code = f"import sys; sys.stdin.readline(); print({answer!r}, flush=True); sys.stdin.read()"
     target = ProcessTarget(_python(code), name="wrong")
     with pytest.raises(ProcessTargetError, match=complaint) as caught:

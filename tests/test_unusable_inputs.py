@@ -222,6 +222,35 @@ def test_SAFE_4_a_scenario_hooks_spec_or_case_file_that_is_no_JSON_text_is_named
     assert not log.exists()
 
 
+def test_LOG_3_a_key_given_twice_in_a_scenario_or_hooks_file_is_named_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """LOG-3's reading of a key given twice, in a user's file: a scenario or hooks file whose
+    object held a key twice was read keeping the last silently (a second "hooks" pasted below
+    the first dropped every hook above it); like a case file and a log line, it is refused at
+    the line of the repeat, naming its JSON path, and naming no rule (the file's JSON text)."""
+    scenario = _scenario(tmp_path)
+    twice = tmp_path / "twice.json"
+    text = scenario.read_text(encoding="utf-8")
+    twice.write_text(text.replace('{"', '{"turns": [],\n"', 1), encoding="utf-8")
+    hooks = tmp_path / "hooks.json"
+    hooks.write_text('{"hooks": {},\n "hooks": {}}\n', encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    ignored = "is given twice in its object; a JSON reader keeps only the last, so the first"
+    for argv, said in [
+        (["run", str(twice)], f"{twice}:2: $.turns {ignored}"),
+        (
+            ["run", str(scenario), "--hooks", str(hooks), "--log", str(log)],
+            f"{hooks}:2: $.hooks {ignored}",
+        ),
+    ]:
+        assert main(argv) == 2
+        assert capsys.readouterr().err.startswith(f"loopspec: error: {said}")
+    assert not log.exists()
+    with pytest.raises(HookSettingsError, match=r":2: \$\.hooks is given twice"):
+        load_settings(hooks)
+
+
 def test_a_transcript_given_as_a_scenario_or_hooks_file_is_named_for_what_it_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

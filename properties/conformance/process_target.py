@@ -38,6 +38,7 @@ from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError
+from loopspec.model.jsonvalue import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
@@ -903,6 +904,10 @@ class ProcessTarget:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
         if _may_nest_deeper(raw) and json_depth(answer) > MAX_JSON_DEPTH:
             self._fail(f"the answer to {what} nests deeper than {MAX_JSON_DEPTH} levels", line=raw)
+        text = raw.decode("utf-8")  # (it decoded above)
+        repeat = repeated_key(text, answer)
+        if repeat is not None:  # the parser kept the last of two values silently
+            self._fail(f"the answer to {what} is ambiguous: {repeat}", line=raw)
         # The most specific error (the schema's variants are tagged): it names the wrong
         # field and what was expected there.
         wrong = None if _surely_valid(answer) else _most_specific_error(answer)

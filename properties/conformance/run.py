@@ -37,6 +37,7 @@ from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
+from loopspec.model.jsonvalue import RepeatedKey, given_twice
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
@@ -86,7 +87,6 @@ from loopspec.properties.json_location import (
     line_and_column,
     line_of,
     lines_of,
-    repeated_member,
 )
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
@@ -1408,17 +1408,13 @@ def load_case(path: Path) -> Case:
     except UserFileError as error:  # nested too deeply, a lone surrogate: SAFE-4's bounds
         said = refused_json(path, error, "case file")
         raise CaseFileFault(said, rule_id=error.rule_id) from error
-    except ValueError as error:  # NaN, an integer too long to read
-        raise CaseFileFault(f"{path}{_value_fault(text, error)}") from error
-    repeated = repeated_member(text)
-    if repeated is not None:
+    except RepeatedKey as error:
         # A parser keeps the last of two equal keys: the first (an edit pasted above the
         # original, a second "commands") would be dropped without a word.
-        member, repeat_line = repeated
-        raise CaseFileFault(
-            f"{path}:{repeat_line}: {shown(member, 80)} is given twice in its object; a JSON "
-            "reader keeps only the last, so the first would be ignored: keep one"
-        )
+        said = given_twice(shown(error.path, 80))
+        raise CaseFileFault(f"{path}:{error.line}: {said}: keep one") from error
+    except ValueError as error:  # NaN, an integer too long to read
+        raise CaseFileFault(f"{path}{_value_fault(text, error)}") from error
     try:
         case = _case_from(document)
     except _CaseFault as fault:
