@@ -448,20 +448,15 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     fact.call_id, fact.name, fact.arguments = call_id, name, arguments
     rewrite = data.get("rewrite")
     if rewrite is not None:
+        # RW-2 says what a sidecar is, as the model's reader says (`log_layout.FIELD_RULE`).
         if not _is_map(rewrite):
-            raise FactError("tool/call rewrite must be an object")
+            raise FactError("data.rewrite must be an object", "RW-2")
         handlers = rewrite.get("handlerIds")
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
             kind = "an array of strings"
-            raise FactError(member_problem(rewrite, "handlerIds", "data.rewrite", kind))
-        if not handlers or not all(handlers):
-            # The model cannot construct such a sidecar (`RewriteSidecar`): it is there exactly
-            # when a hook's input was applied, and names that hook (RW-2).
-            msg = (
-                f"data.rewrite.handlerIds must name the hooks whose input was applied, got "
-                f"{handlers!r}: a rewrite sidecar names at least one hook, none empty"
-            )
-            raise FactError(msg, "RW-2")
+            raise FactError(member_problem(rewrite, "handlerIds", "data.rewrite", kind), "RW-2")
+        # A sidecar that names no hook, or the empty name, is read: it breaks RW-2, which
+        # `invariants.rewrite_traced_to_hooks` says, and the log is read on.
         fact.original_arguments = _str(rewrite, "originalArguments", "data.rewrite")
         fact.rewrite_handlers = tuple(handlers)
 

@@ -1618,6 +1618,14 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     input, the one in effect last, on a call no hook denied."""
     if fact.type != "tool/call" or fact.rewrite_handlers is None or fact.call_id is None:
         return NO_VIOLATIONS
+    if not fact.rewrite_handlers:
+        # The model cannot write one (`RewriteSidecar`): a sidecar records that an input was
+        # applied, so it names the hook that supplied it.
+        message = (
+            f"call {fact.call_id} carries a rewrite sidecar that names no hook: a sidecar is "
+            "there only when a hook's input was applied, and names the hooks that supplied one"
+        )
+        return [Violation("RW-2", fact.seq, message)]
     found: list[Violation] = []
     pre_answers = [r for r in prefix.hook_results.get(fact.call_id, []) if r.point == "PreToolUse"]
     denier = next((r for r in pre_answers if r.decision in DENYING_DECISIONS), None)

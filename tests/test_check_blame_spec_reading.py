@@ -16,7 +16,9 @@ import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
+from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import FactError, fact_from_wire
+from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
@@ -460,16 +462,45 @@ def test_LOG_4_SPEC_s_compact_row_table_is_the_format_check_reads(tmp_path: Path
                 assert (blamed(report), report.status) == ([("LOG-4", 5)], "error"), broken
 
 
-def test_RW_2_a_sidecar_naming_no_hook_is_refused_naming_RW_2() -> None:
+def test_RW_2_a_sidecar_naming_no_hook_is_a_violation_and_check_reads_on() -> None:
     """RW-2: the sidecar is present exactly when a hook-supplied input was applied, and names the
     hooks that supplied one (the model cannot construct one naming none, `RewriteSidecar`). A
-    tool/call whose sidecar's handlerIds was empty, on a call no hook answered, passed `check`;
-    it is now an input error at its line naming RW-2, as the model refuses it."""
+    tool/call whose sidecar's handlerIds was empty passed `check`, then was an input error that
+    left the rest of the log unread; the line is readable and breaks RW-2, which check judges: a
+    violation at its line, and the events after it are judged (all 8 read)."""
     report = check(BLAME / "violations" / "RW-2-sidecar-names-no-hook.jsonl")
-    assert blamed(report) == [("RW-2", 6)]
-    (error,) = report.errors
-    assert "handlerIds" in error.message
-    assert "at least one hook" in error.message
+    assert (blamed(report), report.status, report.events) == ([("RW-2", 6)], "violations", 8)
+    assert "names no hook" in report.violations[0].violation.message
+    lines = (BLAME / "violations" / "RW-2-sidecar-names-no-hook.jsonl").read_text().splitlines()
+    with pytest.raises(InvalidEventError) as refused:  # the model's reader cannot build it
+        event_from_wire(json.loads(lines[5]))
+    assert refused.value.rule_id == "RW-2"
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        "x",
+        {"originalArguments": "{}", "handlerIds": "h1"},
+        {"originalArguments": "{}", "handlerIds": [1]},
+    ],
+)
+def test_RW_2_a_sidecar_check_cannot_read_names_RW_2_as_the_model_does(
+    rewrite: object, tmp_path: Path
+) -> None:
+    """RW-2: a sidecar that is no object, or whose handlerIds are not strings, cannot be read:
+    the model's reader names RW-2, the rule that says what a sidecar is, and check named LOG-4.
+    Both name RW-2, at the line."""
+    lines = (BLAME / "violations" / "RW-2-sidecar-names-no-hook.jsonl").read_text().splitlines()
+    call = json.loads(lines[5])
+    call["data"]["rewrite"] = rewrite
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(call)
+    assert refused.value.rule_id == "RW-2"
+    path = tmp_path / "sidecar.jsonl"
+    path.write_text("\n".join([*lines[:5], json.dumps(call), *lines[6:]]) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([("RW-2", 6)], "error")
 
 
 def test_DEC_1_a_denied_call_whose_result_reports_success_is_blamed_on_DEC_1() -> None:
