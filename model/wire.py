@@ -241,9 +241,9 @@ _SURFACE_RULE = SHAPE_RULE["surface"]
 def _surface_from_wire(
     obj: Mapping[str, object], kind: str
 ) -> tuple[SurfaceOp, tuple[int, ...] | None]:
-    if "surfaceOp" not in obj:
+    op = obj.get("surfaceOp")
+    if op is None:  # null reads as absent, as check reads it
         raise InvalidEventError(f"{kind} must carry surfaceOp", rule_id=_SURFACE_RULE)
-    op = obj["surfaceOp"]
     surface: SurfaceOp
     tag, name = SURFACE_REPLACE_TAG
     if op == SURFACE_APPEND:

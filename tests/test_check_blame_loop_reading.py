@@ -234,6 +234,32 @@ def test_LOG_2_a_surfaceOp_or_citation_check_cannot_read_names_LOG_2_as_the_mode
     assert says in report.errors[0].message
 
 
+@pytest.mark.parametrize("surface", [{}, {"surfaceOp": None}], ids=["absent", "null"])
+def test_LOG_2_a_surface_event_without_surfaceOp_reads_alike_absent_or_null(
+    surface: dict[str, object], tmp_path: Path
+) -> None:
+    """LOG-2: a surfaceOp written as null reads as one left out, by check and by the model's
+    reader alike: check blames LOG-2 at the line and reads on (a log in the June layout, whose
+    messages carry none, is told by a later line), and the model's reader, which cannot build
+    the event, refuses it in the same words. The model's reader called null "an unknown
+    surfaceOp None", a shape it is not."""
+    lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
+    user = json.loads(lines[3])
+    user.pop("surfaceOp")
+    user.update(surface)
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(user)
+    assert (refused.value.rule_id, refused.value.message) == (
+        "LOG-2",
+        "user/message must carry surfaceOp",
+    )
+    path = tmp_path / "surface.jsonl"
+    path.write_text("\n".join([*lines[:3], json.dumps(user), *lines[4:]]) + "\n")
+    report = check(path)
+    assert (blamed(report), report.status) == ([("LOG-2", 4), ("ORD-1", 6)], "violations")
+    assert report.violations[0].violation.message == "user/message must carry surfaceOp"
+
+
 @pytest.mark.parametrize(
     ("source", "rule", "says"),
     [
