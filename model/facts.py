@@ -58,6 +58,7 @@ class Fact:
         "surface",
         "surface_end",
         "surface_start",
+        "time",
         "turn",
         "type",
         "updated_input",
@@ -66,6 +67,9 @@ class Fact:
     def __init__(self, event_type: str, seq: int) -> None:
         self.type = event_type
         self.seq = seq
+        # Whole milliseconds; None when the event has none that reads as such (a compact row's
+        # chunks, a float with a fraction): crash repair's closers are timed by it (REC-1).
+        self.time: int | None = None
         self.turn: int | None = None
         self.step: int | None = None
         self.surface: str | None = None  # "append" | "replace" | None
@@ -113,6 +117,7 @@ def facts_of(event: Event) -> Fact:
     )
 
     fact = Fact(event.type if isinstance(event, OpaqueEvent) else event.TYPE, event.seq)
+    fact.time = event.time
     match event:
         case TurnStarted():
             fact.turn = event.turn
@@ -306,6 +311,11 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
     if not _SEQ_LOW <= seq < SEQ_BOUND:
         raise FactError(f"seq {seq} is out of range")
     fact = Fact(kind, seq)
+    time = obj.get("time")
+    if type(time) is int:
+        fact.time = time
+    elif type(time) is float and time.is_integer():
+        fact.time = int(time)  # whole milliseconds written as a float, as the model reads them
     if kind not in _SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):
         fact.surface = "forbidden"
     reader = _CORE_READERS.get(kind)

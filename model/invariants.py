@@ -64,6 +64,23 @@ PACKED_SURFACE = 4096
 """The surface nodes from which `Prefix` keeps their seqs packed in arrays."""
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
+REPAIR_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
+# The loop's own event types, which nothing may write while a turn closes: after an interrupted
+# reply (ABORT-2) and between crash repair's closers (REC-1). A stream chunk and a harness's own
+# events (a title, a request header) are not judged there.
+CLOSING_READS = (
+    "turn/end",
+    "step/start",
+    "step/end",
+    "user/message",
+    "assistant/message",
+    "tool/call",
+    "tool/result",
+    "hook/invoked",
+    "hook/result",
+    "approval/asked",
+    "approval/decided",
+)
 
 
 def calls_awaiting(call_ids: Sequence[str], still: str = "") -> str:
@@ -150,6 +167,26 @@ def is_reply(fact: Fact) -> bool:
     return fact.surface == "append" or bool(fact.calls)
 
 
+class ClosingTurn:
+    """A turn that must now close with nothing else between (`Prefix.closing`): after an
+    interrupted reply (`INTERRUPTED_REPLY`: step/end, then turn/end aborted, ABORT-2) or from a
+    crash repair's first result (`REPAIR`: more results, step/end, turn/end, REC-1)."""
+
+    __slots__ = ("kind", "seq", "step_ended", "time")
+
+    def __init__(self, kind: str, seq: int, time: int | None) -> None:
+        self.kind = kind
+        self.seq = seq  # the reply's, or the repair's first result's
+        self.step_ended = False
+        # The time every later closer of a repair carries (None: not known, or a closer's time
+        # was already blamed).
+        self.time = time
+
+
+INTERRUPTED_REPLY = "interrupted reply"
+REPAIR = "repair"
+
+
 class Prefix:
     """What the invariants remember of the events before the current one."""
 
@@ -161,6 +198,7 @@ class Prefix:
         "approval_due",
         "approvals",
         "call_records",
+        "closing",
         "dangling",
         "dangling_before_last_step",
         "expected_seq",
@@ -170,6 +208,7 @@ class Prefix:
         "hook_results",
         "interrupted_replies",
         "last_surface_seq",
+        "last_time",
         "left_unanswered",
         "messages_wait_after",
         "messages_wait_kind",
@@ -272,6 +311,12 @@ class Prefix:
         self.messages_wait_kind = ""
         # A crash repair's result was appended in the open turn: the turn must end interrupted.
         self.repaired = False
+        # The open turn closing after an interrupted reply or from a repair's first result: what
+        # of the loop may still come (`ClosingTurn`), or None.
+        self.closing: ClosingTurn | None = None
+        # The time of the event before the current one, None when unknown (a compact row's
+        # chunks, or an event `loopspec check` judged without its fact: the checker sets it).
+        self.last_time: int | None = None
         # The open turn's interrupted replies that carry calls (ABORT-2 blames each): their
         # calls, which no one was to answer, are not blamed again when the turn ends (ADJ-3).
         self.interrupted_replies: set[int] = set()
@@ -365,10 +410,30 @@ class Prefix:
         """Absorb `fact` into the prefix."""
         self.seq_drift += fact.seq - self.expected_seq
         self.expected_seq = fact.seq + 1
+        if self.closing is not None:
+            self.follow_closing(fact)
         # One lookup instead of a chain of type tests: most events only advance the seq.
         folder = _FOLDERS.get(fact.type)
         if folder is not None:
             folder(self, fact)
+        self.last_time = fact.time
+
+    def follow_closing(self, fact: Fact) -> None:
+        """Fold `fact` into the closing turn (`closing`, not None): a closer moves it on; any
+        other event of the loop ends it, blamed once (`interrupted_reply_ends_its_turn`,
+        `repair_closers_follow_each_other`). turn/end and turn/start end it in their folds."""
+        closing = self.closing
+        assert closing is not None
+        match closer_role(closing, fact):
+            case "step/end":
+                closing.step_ended = True
+            case "result" | "turn/end" | "not read":
+                pass
+            case _:
+                self.closing = None
+                return
+        if closing.time is not None and fact.time is not None and fact.time != closing.time:
+            closing.time = None  # blamed once (REC-1)
 
     # Each fold below reads its fact's fields and hands them to a method that takes the fields
     # themselves: the checker's clean-event path (`loopspec.properties.logcheck.clean_events`)
@@ -442,6 +507,7 @@ class Prefix:
             self.dangling = []
         self.dangling_before_last_step = 0
         self.repaired = False
+        self.closing = None
         if self.interrupted_replies:
             self.interrupted_replies = set()
         self._reset_hooks()
@@ -490,6 +556,9 @@ class Prefix:
             self.take_reply(fact.seq, fact.calls or ())
             if fact.interrupted and fact.calls:
                 self.interrupted_replies.add(fact.seq)
+            elif fact.interrupted and self.open_step is not None and self.closing is None:
+                # (A reply with calls breaks ABORT-2 itself, and is blamed for that alone.)
+                self.closing = ClosingTurn(INTERRUPTED_REPLY, fact.seq, None)
         if fact.surface is not None:
             self._fold_surface(fact)
 
@@ -556,8 +625,14 @@ class Prefix:
             self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
         elif fact.surface == "append" and fact.call_id is not None:
             self.take_result(fact.call_id, fact.seq)
-            if fact.error_code in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN):
+            if fact.error_code in REPAIR_CODES:
                 self.repaired = True
+                if self.closing is None:
+                    # The repair's first closer: the rest carry its time, when it is the last
+                    # event's (else REC-1 blamed it, once).
+                    last = self.last_time
+                    timed = last is None or fact.time == last
+                    self.closing = ClosingTurn(REPAIR, fact.seq, fact.time if timed else None)
         if fact.surface is not None:
             self._fold_surface(fact)
 
@@ -1302,7 +1377,13 @@ def results_in_model_order(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
 )
 def nothing_visible_between_call_and_result(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """No other model-visible message lands between a reply's calls and their last result."""
-    if fact.type not in ("user/message", "assistant/message") or prefix.reply_seq is None:
+    if (
+        fact.type not in ("user/message", "assistant/message")
+        or prefix.reply_seq is None
+        # Between crash repair's closers a message is REC-1's, blamed once
+        # (`repair_closers_follow_each_other`).
+        or prefix.closing is not None
+    ):
         return NO_VIOLATIONS
     if fact.surface_end is not None and fact.surface_end < prefix.reply_seq:
         # A replacement takes the place of the nodes it replaces (LOG-7): of nodes before the
@@ -1340,6 +1421,9 @@ def messages_wait_for_step_start(prefix: Prefix, fact: Fact) -> Sequence[Violati
         or fact.type != "user/message"
         or fact.surface != "append"
         or prefix.open_turn is None
+        # In a turn that closes, after an interrupted reply or between crash repair's closers,
+        # no message waits for a step that never comes: ABORT-2's or REC-1's, blamed once.
+        or prefix.closing is not None
     ):
         return NO_VIOLATIONS
     if prefix.reply_calls and not prefix.reply_calls.keys() <= prefix.results.keys():
@@ -1898,6 +1982,146 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
     return NO_VIOLATIONS
 
 
+def closer_role(closing: ClosingTurn, fact: Fact) -> str:
+    """What `fact` is to a turn that is `closing`: "step/end", "result" (a repair's) and
+    "turn/end" close it; "not read" is of a type no rule judges there; "intrudes" is any other
+    event of the loop, which has no place there."""
+    kind = fact.type
+    if kind == "turn/end":
+        return kind
+    if kind == "step/end":
+        return "intrudes" if closing.step_ended else kind
+    if (
+        kind == "tool/result"
+        and closing.kind == REPAIR
+        and not closing.step_ended
+        and fact.surface == "append"
+        and fact.error_code in REPAIR_CODES
+    ):
+        return "result"
+    return "intrudes" if kind in CLOSING_READS else "not read"
+
+
+def _what_intrudes(fact: Fact) -> str:
+    """The event that intrudes on a closing turn, as a harness author names it."""
+    if fact.type == "tool/result" and fact.error_code in REPAIR_CODES:
+        return f"a repair tool/result for {fact.call_id}"
+    if fact.type == "tool/result" and fact.call_id is not None:
+        return f"a tool/result for {fact.call_id}"
+    if fact.type == "tool/call" and fact.call_id is not None:
+        return f"a tool/call for {fact.call_id}"
+    if fact.surface == "replace":
+        return f"a {fact.type} replacement"
+    return f"a {fact.type}"
+
+
+def _intrudes_unblamed(prefix: Prefix, fact: Fact) -> bool:
+    """Whether `fact` intrudes on the closing turn and no rule of its own blames it there: a
+    second reply (ORD-1), a record of a call the reply does not make (ORD-2), a result for no
+    call of the step (ADJ-2), an event outside the open step (STEP-3), ... is that rule's,
+    blamed once. (Run only on an event that intrudes: rare.)"""
+    closing = prefix.closing
+    if closing is None or closer_role(closing, fact) != "intrudes":
+        return False
+    return not any(check(prefix, fact) for check in _OWN_RULES)
+
+
+ABORTED_ENDINGS = frozenset({"aborted", "interrupted"})
+"""How a turn may end after an interrupted reply: aborted, or interrupted when a crash came
+before the abort's closing events were written and repair wrote them (REC-1)."""
+
+
+@invariant("interrupted_reply_ends_its_turn", "ABORT-2", reads=of_types(*CLOSING_READS))
+def interrupted_reply_ends_its_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """After an interrupted reply its step and turn end, aborted: nothing else of the loop comes
+    between (no step, call, result, hook, approval or message)."""
+    closing = prefix.closing
+    if closing is None or closing.kind != INTERRUPTED_REPLY:
+        return NO_VIOLATIONS
+    role = closer_role(closing, fact)
+    if role == "turn/end":
+        if fact.reason_kind in ABORTED_ENDINGS:
+            return NO_VIOLATIONS
+        msg = (
+            f"turn {fact.turn} ends {fact.reason_kind!r} after the interrupted reply at seq "
+            f"{closing.seq}: an abort cut that reply short, so its turn ends aborted"
+        )
+        return [Violation("ABORT-2", fact.seq, msg, (closing.seq,))]
+    if role != "intrudes" or not _intrudes_unblamed(prefix, fact):
+        return NO_VIOLATIONS
+    msg = (
+        f"{_what_intrudes(fact)} after the interrupted reply at seq {closing.seq}: the turn goes "
+        "on after an abort cut its reply short, where the loop writes only step/end, then "
+        "turn/end {kind: aborted}"
+    )
+    return [Violation("ABORT-2", fact.seq, msg, (closing.seq,))]
+
+
+@invariant("repair_closers_follow_each_other", "REC-1", reads=of_types(*CLOSING_READS))
+def repair_closers_follow_each_other(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """Crash repair's closers (its results, step/end, turn/end interrupted) follow each other
+    with nothing between, each timed as the last event before them.
+
+    What a log shows of the closers: they begin at the repair's first result, when the open step
+    had calls to answer; without one, turn/end {interrupted} is the one closer known as such (a
+    step/end before it may be the loop's own, written before the crash), timed as the event
+    before it."""
+    closing = prefix.closing
+    if closing is None or closing.kind != REPAIR:
+        if fact.time is None or prefix.last_time is None or fact.time == prefix.last_time:
+            return NO_VIOLATIONS
+        if fact.type == "turn/end" and fact.reason_kind == "interrupted":
+            what = "turn/end {interrupted}"
+        elif (
+            fact.type == "tool/result"
+            and fact.surface == "append"
+            and fact.error_code in REPAIR_CODES
+            and prefix.names_open_step(fact.turn, fact.step)
+        ):
+            what = f"the repair tool/result for {fact.call_id}, crash repair's first closer,"
+        else:
+            return NO_VIOLATIONS
+        msg = (
+            f"{what} is timed {fact.time}, the last event before it (seq {fact.seq - 1}) "
+            f"{prefix.last_time}: crash repair's closers carry the time of the last event "
+            "before them, not the clock's"
+        )
+        return [Violation("REC-1", fact.seq, msg, (fact.seq - 1,))]
+    role = closer_role(closing, fact)
+    if role == "intrudes":
+        if not _intrudes_unblamed(prefix, fact):
+            return NO_VIOLATIONS
+        msg = (
+            f"{_what_intrudes(fact)} between crash repair's closers, which began with its result "
+            f"at seq {closing.seq}: on reopen, repair appends the open step's missing results, "
+            "then step/end, then turn/end {kind: interrupted}, with nothing between"
+        )
+        return [Violation("REC-1", fact.seq, msg, (closing.seq,))]
+    if role == "not read" or closing.time is None or fact.time is None:
+        return NO_VIOLATIONS
+    if fact.time != closing.time:
+        msg = (
+            f"{fact.type} closes the repaired turn timed {fact.time}, crash repair's first "
+            f"closer (seq {closing.seq}) {closing.time}: repair's closers all carry the time of "
+            "the last event before them"
+        )
+        return [Violation("REC-1", fact.seq, msg, (closing.seq,))]
+    return NO_VIOLATIONS
+
+
+_OWN_RULES = (
+    events_enclosed_by_turn,
+    steps_numbered_inside_turn,
+    step_events_name_open_step,
+    one_reply_per_step_before_calls,
+    call_records_match_reply,
+    result_answers_pending_call,
+    hook_audit_paired_in_turn,
+    approval_shows_effective_input,
+)
+"""The invariants that blame an event's own fault, which a closing turn leaves to them."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Running the registry.
 
@@ -1991,8 +2215,11 @@ class LogMonitor:
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
         prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1
+        if prefix.closing is not None:
+            prefix.follow_closing(fact)
         if folder is not None:
             folder(prefix, fact)
+        prefix.last_time = fact.time
         return found
 
     def feed_run(self, fact: Fact, count: int) -> list[Violation]:

@@ -93,26 +93,33 @@ def test_LOG_6_check_refuses_the_message_the_model_cannot_read(
     assert refused.value.rule_id == "LOG-6"
 
 
-def test_ABORT_2_check_judges_only_that_an_interrupted_reply_makes_no_call_and_spec_says_so() -> (
+def test_ABORT_2_a_turn_that_goes_on_after_an_interrupted_reply_is_blamed_and_spec_says_so() -> (
     None
 ):
     """ABORT-2: after an interrupted reply the step and turn end `aborted`; a log whose turn
-    goes on to a second step and ends `completed` breaks that, and `check` passes it (its
-    invariant reads only the reply's calls). SPEC.md named the invariant alone, so its reader
-    expected the rest judged too: it now says which part a log is held to."""
-    report = check(BLAME / "unchecked" / "ABORT-2-turn-goes-on-after-an-interrupted-reply.jsonl")
-    assert (blamed(report), report.status) == ([], "ok")
-    assert "that its step and turn then end aborted, are not flagged" in spec_text("ABORT-2")
+    goes on to a second step and ends `completed` breaks that. `check` passed it (its invariant
+    read only the reply's calls), and SPEC.md said so; the invariant
+    `interrupted_reply_ends_its_turn` now blames the second step/start, once (not the
+    `completed` end as well), and SPEC.md says it does."""
+    report = check(BLAME / "violations" / "ABORT-2-turn-goes-on-after-an-interrupted-reply.jsonl")
+    assert blamed(report) == [("ABORT-2", 7)]
+    assert report.violations[0].violation.related == (3,)  # the interrupted reply
+    assert "interrupted_reply_ends_its_turn" in spec_text("ABORT-2")
+    assert "that its step and turn then end aborted, are not flagged" not in spec_text("ABORT-2")
 
 
-def test_REC_1_check_judges_the_repair_codes_and_the_turn_end_and_spec_says_so() -> None:
+def test_REC_1_a_step_between_the_repair_and_the_turn_end_is_blamed_and_spec_says_so() -> None:
     """REC-1: repair closes the turn right after its results; a log with a whole step between
-    the repair result and the `interrupted` turn/end breaks that, and `check` passes it (its
-    invariant reads the results' codes and how the turn ends). SPEC.md named the invariant
-    alone: it now says which part a log is held to."""
-    report = check(BLAME / "unchecked" / "REC-1-a-step-between-the-repair-and-the-turn-end.jsonl")
-    assert (blamed(report), report.status) == ([], "ok")
-    assert "that the closers follow the repair results with nothing between" in spec_text("REC-1")
+    the repair result and the `interrupted` turn/end breaks that. `check` passed it (its
+    invariant read the results' codes and how the turn ends), and SPEC.md said so; the invariant
+    `repair_closers_follow_each_other` now blames the step/start that intrudes, once, and
+    SPEC.md says it does."""
+    report = check(BLAME / "violations" / "REC-1-a-step-between-the-repair-and-the-turn-end.jsonl")
+    assert blamed(report) == [("REC-1", 9)]
+    assert report.violations[0].violation.related == (5,)  # the repair's first result
+    assert "repair_closers_follow_each_other" in spec_text("REC-1")
+    said = spec_text("REC-1")
+    assert "that the closers follow the repair results with nothing between is not" not in said
 
 
 def test_TURN_5_asks_for_the_kind_alone_and_check_reads_no_more() -> None:

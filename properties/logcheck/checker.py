@@ -567,9 +567,18 @@ def _refuse_layout(report: LogReport, line: int, marker: str) -> NoReturn:
     raise _Stop
 
 
+def _time_of(event: Any) -> int | None:
+    """The time of a parsed event line, in whole milliseconds (None: it has none, or is a
+    compact row, whose chunks' times the rules do not read)."""
+    time = event.get("time") if type(event) is dict else None
+    if type(time) is int:
+        return time
+    return int(time) if type(time) is float and time.is_integer() else None
+
+
 def _read_time(time: object, written: bool) -> None:
     """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
-    (no rule reads its value; a float is read when whole, as the model reads it)."""
+    (REC-1 alone reads its value; a float is read when whole, as the model reads it)."""
     if type(time) is not float or not time.is_integer():
         what = "must be" if written else "is missing; it must be"
         raise FactError(f"time {what} a number of whole milliseconds (since the Unix epoch)")
@@ -706,6 +715,10 @@ def _check_lines(
     chunk_type = ""
     count_fields: dict[str, str] | None = None
     turn_line = turn_seq = line = events = 0
+    # The event line before this one: the invariants time crash repair's closers by its time
+    # (REC-1), and the events judged without their facts do not tell the prefix theirs.
+    earlier: Any = None
+    latest: Any = None
     try:
         while raw := readline(size):
             line += 1
@@ -743,6 +756,7 @@ def _check_lines(
                             judges["assistant/message"] = units.judging_replies(reply_judge)
                         report.commits_checked = True
                     continue
+            earlier, latest = latest, obj
             try:
                 seq, kind = obj.get("seq"), obj["type"]
                 judge = judges.get(kind)
@@ -833,6 +847,7 @@ def _check_lines(
                     if not hook_runs:
                         hook_runs.append(_hook_runs(run_counts))
                     hook_runs[0].see_wire(obj.get("data"), line, fact.seq)
+                prefix.last_time = _time_of(earlier)
                 found = feed(fact)
                 if found:
                     if _in_hole(hole_line, turn_line, line):

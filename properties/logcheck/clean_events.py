@@ -56,6 +56,7 @@ from loopspec.model.invariants import (
     events_enclosed_by_turn,
     every_shown_call_answered,
     hook_audit_paired_in_turn,
+    interrupted_reply_ends_its_turn,
     interrupted_reply_has_no_calls,
     messages_wait_for_step_start,
     no_pre_hooks_for_non_object_arguments,
@@ -65,6 +66,7 @@ from loopspec.model.invariants import (
     post_hook_words_fit_the_result,
     pre_hooks_answer_calls_of_the_reply,
     pre_hooks_once_per_call,
+    repair_closers_follow_each_other,
     repair_results_match_call_state,
     replace_targets_current_nodes,
     result_answers_pending_call,
@@ -152,7 +154,9 @@ def _turn_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-2: it names the open turn, no step is open. ADJ-3: no
     # call is left unanswered (no step is open, so only those of closed steps), or it ends in
-    # error. REC-1: a turn a crash repair closed ends interrupted.
+    # error. ABORT-2, REC-1: the turn is not closing after an interrupted reply or a crash
+    # repair's result, and does not end interrupted (crash repair's end, timed by the event
+    # before it: rare, and read with the fact).
     data = obj.get("data")
     if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
         return False
@@ -161,11 +165,13 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         type(turn) is int
         and turn == prefix.open_turn
         and prefix.open_step is None
+        and prefix.closing is None
         and type(reason) is dict
-        and type(reason.get("kind")) is str
-        and reason["kind"]
-        and (not prefix.dangling or reason["kind"] == "error")
-        and (not prefix.repaired or reason["kind"] == "interrupted")
+        and type(kind := reason.get("kind")) is str
+        and kind
+        and kind != "interrupted"
+        and not prefix.repaired  # a repaired turn ends interrupted (REC-1)
+        and (not prefix.dangling or kind == "error")
     ):
         prefix.expected_seq = seq + 1
         prefix.end_turn(turn)
@@ -175,7 +181,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. STEP-1: no step is open and
-    # it opens the next one.
+    # it opens the next one. ABORT-2, REC-1: the turn is not closing.
     try:
         data = obj["data"]
         turn, step = data["turn"], data["step"]
@@ -188,6 +194,7 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and turn == prefix.open_turn
         and prefix.open_step is None
         and step == prefix.next_step
+        and prefix.closing is None
         and "surfaceOp" not in obj
         and "sourceEventSeqs" not in obj
     ):
@@ -199,7 +206,10 @@ def _step_start(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 def _step_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-2: it names the open turn and the open step.
-    # HOOK-4: every PreToolUse audit of the step named a call its reply shows.
+    # HOOK-4: every PreToolUse audit of the step named a call its reply shows. ABORT-2, REC-1:
+    # the turn is not closing (a closing turn's step/end moves it on, read with the fact).
+    if prefix.closing is not None:
+        return False
     if prefix.pre_hook_runs and prefix.reply_calls:
         for call_id, _handler in prefix.pre_hook_runs:
             if call_id not in prefix.reply_calls:
@@ -246,6 +256,7 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and (sources is None or _cites_earlier(sources, seq, False))
         and _all_answered(prefix)
         and prefix.messages_wait_after is None
+        and prefix.closing is None  # ABORT-2, REC-1
     ):
         prefix.expected_seq = seq + 1
         prefix.append_surface(seq, _USER)
@@ -256,7 +267,8 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2, LOG-7 as for a user message. TURN-3, STEP-3: it names the open turn and step.
     # ORD-1 (and so ADJ-1): the step has no reply yet. EXE-1: its call ids are distinct.
-    # ABORT-2: an interrupted reply has no calls.
+    # ABORT-2: not interrupted (an interrupted reply has no calls, and its turn then closes:
+    # rare, read with the fact). REC-1: the turn is not closing.
     try:
         data = obj["data"]
         turn, step, message = data["turn"], data["step"], data["message"]
@@ -269,6 +281,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or turn != prefix.open_turn
         or step != prefix.open_step
         or prefix.reply_seq is not None
+        or prefix.closing is not None
         or type(content) is not list
         or obj.get("surfaceOp") != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
@@ -297,7 +310,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         interrupted is not None and type(interrupted) is not bool
     ):
         return False
-    if calls and interrupted is True:
+    if interrupted is True:
         return False
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
         hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
@@ -315,8 +328,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
     # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-1,
     # DEC-2, HOOK-1: a success only for a call neither refused, nor awaiting its approval, nor
-    # holding an unapplied rewrite, nor denied, nor blocked. REC-1: no
-    # "not started" repair of a recorded call.
+    # holding an unapplied rewrite, nor denied, nor blocked. REC-1: no crash repair's result,
+    # and the turn is not closing (ABORT-2 too).
     try:
         data = obj["data"]
         turn, step, message = data["turn"], data["step"], data["message"]
@@ -340,7 +353,7 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if block.get("type") != "tool-result":
         return False  # LOG-6, read with the fact
     call_id = block.get("toolCallId")
-    if type(call_id) is not str or call_id in prefix.results:
+    if type(call_id) is not str or call_id in prefix.results or prefix.closing is not None:
         return False
     source = message.get("source")
     if type(source) is not dict or source.get("callId") != call_id:
@@ -389,6 +402,7 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-3: it names the open turn and step. ORD-1,
     # ORD-2, RW-1: it records, once, a call of the step's reply, with the reply's name and
     # arguments. RW-2, RW-3: a rewrite sidecar is judged by `rewrite_traced_to_hooks` itself.
+    # ABORT-2, REC-1: the turn is not closing.
     try:
         data = obj["data"]
         turn, step = data["turn"], data["step"]
@@ -404,6 +418,7 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(name) is not str
         or type(arguments) is not str
         or call_id in prefix.call_records
+        or prefix.closing is not None
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
     ):
@@ -428,6 +443,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
     # runs for the first time for its call, not for a call of the reply whose arguments are
     # not an object. HOOK-1 (read with the fact): a known dialect, a point and a handler.
+    # ABORT-2, REC-1: the turn is not closing.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -442,6 +458,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or not point
         or not handler
         or turn != prefix.open_turn
+        or prefix.closing is not None
         or "surfaceOp" in obj
         or "sourceEventSeqs" in obj
         or type(dialect) is not str
@@ -489,7 +506,8 @@ class _HookResultJudge:
         # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
         # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
         # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
-        # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`).
+        # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`). ABORT-2, REC-1:
+        # the turn is not closing.
         try:
             data = obj["data"]
             turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -508,6 +526,7 @@ class _HookResultJudge:
             or (call_id is not None and type(call_id) is not str)
             or not hook_duration_valid(duration)
             or turn != prefix.open_turn
+            or prefix.closing is not None
             or (pending := (turn, point, handler)) not in prefix.pending_hooks
             or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
             or "surfaceOp" in obj
@@ -539,10 +558,15 @@ class _HookResultJudge:
 
 def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. DEC-2: it names a recorded call. RW-4: it shows the arguments
-    # the call was recorded with.
+    # the call was recorded with. ABORT-2, REC-1: the turn is not closing.
     # (Read with the fact: string id and tool name; call id and arguments strings if present.)
     data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    if (
+        type(data) is not dict
+        or "surfaceOp" in obj
+        or "sourceEventSeqs" in obj
+        or prefix.closing is not None
+    ):
         return False
     approval_id, call_id, arguments = data.get("id"), data.get("callId"), data.get("arguments")
     tool_name = data.get("toolName")
@@ -564,10 +588,15 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 
 
 def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
-    # LOG-2: no surface metadata. DEC-2: it answers a pending request. (Read with the fact: a
-    # string id and outcome.)
+    # LOG-2: no surface metadata. DEC-2: it answers a pending request. ABORT-2, REC-1: the turn
+    # is not closing. (Read with the fact: a string id and outcome.)
     data = obj.get("data")
-    if type(data) is not dict or "surfaceOp" in obj or "sourceEventSeqs" in obj:
+    if (
+        type(data) is not dict
+        or "surfaceOp" in obj
+        or "sourceEventSeqs" in obj
+        or prefix.closing is not None
+    ):
         return False
     approval_id, outcome = data.get("id"), data.get("outcome")
     if type(approval_id) is not str or type(outcome) is not str:
@@ -595,6 +624,7 @@ class CleanJudge(PlainRecord):
 _ENVELOPE = (seq_is_index, surface_metadata_valid)
 _SURFACE = (*_ENVELOPE, replace_targets_current_nodes)
 _IN_STEP = (events_enclosed_by_turn, step_events_name_open_step)
+_CLOSING = (interrupted_reply_ends_its_turn, repair_closers_follow_each_other)
 
 JUDGES: dict[str, CleanJudge] = {
     "turn/start": CleanJudge(_turn_start, (*_ENVELOPE, turns_numbered_and_unnested)),
@@ -605,10 +635,12 @@ JUDGES: dict[str, CleanJudge] = {
             turn_end_closes_open_turn,
             every_shown_call_answered,
             repair_results_match_call_state,
+            *_CLOSING,
         ),
     ),
     "step/start": CleanJudge(
-        _step_start, (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn)
+        _step_start,
+        (*_ENVELOPE, events_enclosed_by_turn, steps_numbered_inside_turn, *_CLOSING),
     ),
     "step/end": CleanJudge(
         _step_end,
@@ -617,11 +649,17 @@ JUDGES: dict[str, CleanJudge] = {
             events_enclosed_by_turn,
             steps_numbered_inside_turn,
             pre_hooks_answer_calls_of_the_reply,
+            *_CLOSING,
         ),
     ),
     "user/message": CleanJudge(
         _user_message,
-        (*_SURFACE, nothing_visible_between_call_and_result, messages_wait_for_step_start),
+        (
+            *_SURFACE,
+            nothing_visible_between_call_and_result,
+            messages_wait_for_step_start,
+            *_CLOSING,
+        ),
     ),
     "assistant/message": CleanJudge(
         _reply,
@@ -633,6 +671,7 @@ JUDGES: dict[str, CleanJudge] = {
             nothing_visible_between_call_and_result,
             no_pre_hooks_for_non_object_arguments,
             interrupted_reply_has_no_calls,
+            *_CLOSING,
         ),
     ),
     "tool/call": CleanJudge(
@@ -643,6 +682,7 @@ JUDGES: dict[str, CleanJudge] = {
             one_reply_per_step_before_calls,
             call_records_match_reply,
             rewrite_traced_to_hooks,
+            *_CLOSING,
         ),
     ),
     "tool/result": CleanJudge(
@@ -657,6 +697,7 @@ JUDGES: dict[str, CleanJudge] = {
             denied_call_never_succeeds,
             approval_shows_effective_input,
             repair_results_match_call_state,
+            *_CLOSING,
         ),
     ),
     "hook/invoked": CleanJudge(
@@ -666,6 +707,7 @@ JUDGES: dict[str, CleanJudge] = {
             events_enclosed_by_turn,
             pre_hooks_once_per_call,
             no_pre_hooks_for_non_object_arguments,
+            *_CLOSING,
         ),
     ),
     "hook/result": CleanJudge(
@@ -676,10 +718,15 @@ JUDGES: dict[str, CleanJudge] = {
             hook_audit_paired_in_turn,
             post_hook_words_fit_the_result,
             blocking_exit_is_audited_as_blocking,
+            *_CLOSING,
         ),
     ),
-    "approval/asked": CleanJudge(_approval_asked, (*_ENVELOPE, approval_shows_effective_input)),
-    "approval/decided": CleanJudge(_approval_decided, (*_ENVELOPE, approval_shows_effective_input)),
+    "approval/asked": CleanJudge(
+        _approval_asked, (*_ENVELOPE, approval_shows_effective_input, *_CLOSING)
+    ),
+    "approval/decided": CleanJudge(
+        _approval_decided, (*_ENVELOPE, approval_shows_effective_input, *_CLOSING)
+    ),
 }
 """Per event type, its judge."""
 
