@@ -1457,9 +1457,14 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
     for call_id, reply_seq in dangling:
         if reply_seq in prefix.interrupted_replies:
             continue  # an interrupted reply's call: ABORT-2 blamed the reply for showing it
-        found.append(
-            Violation("ADJ-3", fact.seq, f"turn ends with call {call_id} unanswered", (reply_seq,))
-        )
+        said = f"turn ends with call {call_id} unanswered"
+        if fact.reason_kind == "max-tokens":
+            # The reply was cut off: its calls should not be shown at all (STEP-4).
+            said += (
+                ": a reply cut off at max-tokens drops its calls (STEP-4), so its message keeps "
+                "none"
+            )
+        found.append(Violation("ADJ-3", fact.seq, said, (reply_seq,)))
     return found
 
 

@@ -35,6 +35,7 @@ shows it is replayed:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -73,6 +74,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.logcheck.checker import check_paths
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 BASH = ToolSpec("bash", required_keys=("command",))
@@ -765,3 +767,26 @@ def test_ADJ_4_a_hook_context_after_an_abort_is_parked() -> None:
         replay.divergence.what
     ), replay.divergence.what
     assert replay_case(ModelTarget, config, list(program)).divergence is None
+
+
+def test_ADJ_3_check_names_STEP_4_for_a_max_tokens_reply_that_keeps_its_calls(
+    tmp_path: Path,
+) -> None:
+    """ADJ-3: a log whose max-tokens reply kept its tool call (a loop that dropped nothing):
+    check names the unanswered call and says a reply cut off at max-tokens drops its calls."""
+    model = ModelTarget()
+    model.reset(READS)
+    events: list[dict[str, Any]] = []
+    for command in (SubmitUser("hi"), ModelReplies((read_call("c1"),), "max-tokens")):
+        events += _copied(model.apply(command))
+    reply = next(e for e in events if e["type"] == "assistant/message")
+    reply["data"]["message"]["content"] = [
+        {"type": "tool-call", "id": "c1", "name": "read", "arguments": '{"file_path":"a"}'}
+    ]
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/workspace"}
+    log = tmp_path / "max-tokens.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in [header, *events]))
+    (report,) = check_paths([str(log)])
+    said = [(f.violation.rule_id, f.violation.message) for f in report.violations]
+    assert [rule for rule, _ in said] == ["ADJ-3"], said
+    assert "a reply cut off at max-tokens drops its calls (STEP-4)" in said[0][1], said
