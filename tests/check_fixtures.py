@@ -401,6 +401,12 @@ def valid_logs() -> dict[str, str]:
 # Input the checker must refuse cleanly.
 
 
+def _cut_mid_last_line(text: str) -> str:
+    """`text` with its last line cut in half, no newline: a write a crash cut off."""
+    *whole, last = _lines(text)
+    return "".join(whole) + last[: len(last) // 2]
+
+
 def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
@@ -433,11 +439,17 @@ def _june_layout(*, marked_at_start: bool) -> str:
     return jsonl(HEADER, rows)
 
 
+def crashed_logs() -> dict[str, str]:
+    """File name -> text of each log a crash left with a torn last line: no violation, no
+    input error, a notice (LOG-8), as the harness drops that line on reopening."""
+    crashed = model_rows(DEMO_CONFIG, DEMO_COMMANDS[:-1])
+    return {"torn-last-line.jsonl": _cut_mid_last_line(jsonl(HEADER, crashed))}
+
+
 def bad_logs() -> dict[str, bytes]:
     """File name -> bytes of each log the checker must report as unreadable input."""
     good = jsonl(HEADER, demo_rows())
     lines = _lines(good)
-    crashed = _lines(jsonl(HEADER, model_rows(DEMO_CONFIG, DEMO_COMMANDS[:-1])))
     call_line = next(i for i, line in enumerate(lines) if '"tool/call"' in line)
     wrong_type = json.loads(lines[call_line])
     wrong_type["data"]["turn"] = "1"
@@ -452,7 +464,6 @@ def bad_logs() -> dict[str, bytes]:
         return "".join([*lines[:index], new, *lines[index + 1 :]])
 
     bad = {
-        "torn-tail.jsonl": "".join(crashed[:-1]) + crashed[-1][: len(crashed[-1]) // 2],
         "invalid-json.jsonl": replaced(10, '{"type": "step/end", "seq": 9,, "data": {}}\n'),
         "wrong-types.jsonl": replaced(call_line, json.dumps(wrong_type) + "\n"),
         "missing-field.jsonl": replaced(call_line, json.dumps(missing) + "\n"),
@@ -490,6 +501,7 @@ def all_fixtures() -> dict[str, bytes]:
     """Relative path -> content of every fixture file, README included."""
     files = {f"valid/{name}": text.encode() for name, text in valid_logs().items()}
     files.update({f"violations/{rule}.jsonl": _rule_log(rule).encode() for rule in RULE_BREAKERS})
+    files.update({f"crashed/{name}": text.encode() for name, text in crashed_logs().items()})
     files.update({f"bad/{name}": content for name, content in bad_logs().items()})
     files["README.md"] = _readme().encode()
     return files
@@ -503,6 +515,7 @@ def _readme() -> str:
         "",
         "- `valid/`: logs that keep every rule (some written the way a real dsh harness",
         "  writes them: compact chunk rows, plugin events, placeholders).",
+        "- `crashed/`: logs whose last line a crash cut off: a notice (LOG-8), exit 0.",
         "- `bad/`: input the checker refuses cleanly (exit 2), one problem each.",
         "- `violations/RULE.jsonl`: the demo log with one edit that breaks exactly RULE:",
         "",

@@ -128,7 +128,6 @@ BAD = {
     "not-an-object.jsonl": (ErrorKind.BAD_EVENT, 6, "LOG-4"),
     "result-error-a-string.jsonl": (ErrorKind.BAD_EVENT, 14, "LOG-4"),
     "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),
-    "torn-tail.jsonl": (ErrorKind.TORN_TAIL, 42, "LOG-8"),
     "unknown-compact-row.jsonl": (ErrorKind.BAD_EVENT, 5, "LOG-4"),
     "wrong-types.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
 }
@@ -156,11 +155,23 @@ def test_LOG_5_missing_header_still_checks_the_events() -> None:
     assert report.events == check(FIXTURES / "valid" / "model-demo.jsonl").events
 
 
-def test_torn_tail_is_distinct_from_invalid_json_and_keeps_the_crash_notice() -> None:
-    """A cut-off last line is a torn tail (not invalid JSON); the open turn is still noticed."""
-    report = check(FIXTURES / "bad" / "torn-tail.jsonl")
-    assert [n.kind for n in report.notices] == [NoticeKind.CRASH_TAIL]
-    assert report.status == "error"
+def test_LOG_8_a_torn_last_line_is_a_notice_and_keeps_the_crash_notice() -> None:
+    """LOG-8: a cut-off last line is what a crash leaves, which the harness drops on reopening
+    (dsh, whose logs are version 0 as this one, drops it and closes the turn it cut): a notice
+    saying how far the log was checked, not invalid JSON; the open turn is still noticed. It
+    was a torn-tail error, exit 2, on a version 0 log: CI went red on a crashed real session."""
+    path = FIXTURES / "crashed" / "torn-last-line.jsonl"
+    report = check(path)
+    lines = path.read_bytes().count(b"\n") + 1
+    assert [(n.kind, n.rule_id) for n in report.notices] == [
+        (NoticeKind.CRASH_TAIL, "REC-2"),
+        (NoticeKind.TORN_COMMIT, "LOG-8"),
+    ]
+    torn = report.notices[1]
+    assert torn.line == lines
+    assert torn.message.startswith(f"line {lines} stops short (")
+    assert torn.message.endswith(f"checked up to line {lines - 1}")
+    assert report.status == "ok"
 
 
 def test_june_layout_reports_no_violations_even_when_marked_late() -> None:

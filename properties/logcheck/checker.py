@@ -416,7 +416,7 @@ def opens_with_dsh_header(head: bytes) -> bool:
     return newline >= 0 and starts_with_dsh_header(stripped[:newline])
 
 
-_TORN = object()  # the last line, cut off mid-write, of a log that marks its commits
+_TORN = object()  # the last line, cut off mid-write, of a log with a header
 
 
 def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) -> Any:
@@ -482,6 +482,10 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif line > 1 and (zeros := _zero_tail(raw)):
         # A crash after the file's new length reached the disk and before its data did: the
         # filesystem reads the gap as zero bytes. Not another file: the log up to it is whole.
+        # At the end of a log with a header it is a torn last line (below); followed by a
+        # newline, something wrote after it.
+        if report.version is not None and not raw.endswith(b"\n"):
+            return True
         written = len(raw.rstrip(b"\n")) - zeros
         part = f"{written} bytes of a write, then " if written else ""
         message = (
@@ -493,10 +497,11 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif not raw.endswith(b"\n"):
-        # Only the last line can lack its newline: this one was cut off mid-write. Where the log
-        # marks its commits, it belongs to the last commit, which a crash cut and the harness
-        # drops whole on reopening (`impl/log_reader.py`): the torn-commit notice says so.
-        if report.commits_checked:
+        # Only the last line can lack its newline: this one was cut off mid-write, and the
+        # harness drops it on reopening (`impl/log_reader.py`; dsh, whose logs are version 0,
+        # was seen to as well): the torn-commit notice says so. Without a header no harness
+        # is known to have written the log.
+        if report.version is not None:
             return True
         message = (
             f"the last line stops short ({len(raw)} bytes, no newline): a write a crash cut "
@@ -708,8 +713,8 @@ def _check_lines(
     # turn/start that is itself that line is in it, but opens a turn the loss before it cannot
     # reach (the monitor starts the turn afresh): the hole ends with that line (`_in_hole`).
     hole_line = 0
-    # The bytes of a last line cut off mid-write, on a log that marks its commits (0: none).
-    torn_bytes = 0
+    # A last line cut off mid-write, on a log with a header (empty: none).
+    torn_raw = b""
     # The format of compact chunk rows, read at the first line without a seq: a log without
     # them is checked without their module (`_compact_format`).
     chunk_type = ""
@@ -739,7 +744,7 @@ def _check_lines(
                 if obj is _SKIP:
                     continue
                 if obj is _TORN:
-                    torn_bytes = len(raw)
+                    torn_raw = raw
                     continue
             if expecting_header:
                 expecting_header = False
@@ -893,19 +898,32 @@ def _check_lines(
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
         report.notices.append(notice)
     torn = None if units is None else units.torn()
-    cut = f"line {line} stops short ({torn_bytes} bytes, no newline)"
     if torn is not None:
         torn_line, torn_seq, message = torn
-        if torn_bytes:
-            message += f"; {cut}, the write the crash cut off"
+        if torn_raw:
+            message += f"; {_torn_last_line(torn_raw, line)}, the write the crash cut off"
         notice = Notice(torn_line, NoticeKind.TORN_COMMIT, message, "LOG-8", torn_seq)
         report.notices.append(notice)
-    elif torn_bytes:
+    elif torn_raw:
+        whole = "with the commit it belongs to " if units is not None else ""
         message = (
-            f"{cut}: the last line, a write a crash cut off, which the harness drops with the "
-            "commit it belongs to when the session reopens; the log before it is whole"
+            f"{_torn_last_line(torn_raw, line)}: the last line, a write a crash cut off, which "
+            f"the harness drops {whole}when the session reopens; checked up to line {line - 1}"
         )
         report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
+
+
+def _torn_last_line(raw: bytes, line: int) -> str:
+    """What the last line `raw` (line `line`), cut off by a crash, holds."""
+    zeros = _zero_tail(raw)
+    if not zeros:
+        return f"line {line} stops short ({len(raw)} bytes, no newline)"
+    written = len(raw) - zeros
+    part = f"{written} bytes of a write, then " if written else ""
+    return (
+        f"line {line} is {part}{zeros} zero bytes (the file's new length reached the disk, "
+        "its data did not)"
+    )
 
 
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
