@@ -601,3 +601,12 @@ def test_RW_2_an_input_a_hook_supplied_after_the_tool_call_is_held_to_the_sideca
     variant = tmp_path / "denied-later.jsonl"
     variant.write_text("".join([*rows[:8], *denied, *renumbered]))
     assert [rule for rule, _ in blamed(check(variant))] == ["DEC-1"]
+
+
+def test_DEC_1_claude_codes_profile_does_not_tolerate_a_denial_without_the_error_flag() -> None:
+    """DEC-1: Claude Code writes a PreToolUse denial as an error result (its replays of
+    tests/regressions/claude-code-HOOK-2.json and -TEXT-1.json show no such facet), so no entry
+    of its profile excuses a denied call whose result reports success: the tolerance e5f111b
+    gave Codex's TEXT-1 and HOOK-2 reached Claude Code's divergences of those keys too."""
+    for divergence in PROFILES["claude-code"].divergences:
+        assert "DEC-1:denied-not-an-error" not in divergence.tolerates, divergence.key

@@ -772,9 +772,17 @@ ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",), "ABORT-1:resume": (
 # denied without a reason (DEC-1), so its audit's `deny` goes with a result that is no error
 # (DEC-1). A dsh-format log is held to both (`loopspec check`); under these profiles the
 # comparison judges the block and the deny instead.
-TOLERATES = dict.fromkeys(
-    ("DEC-3", "TEXT-1:post-block", "DEC-3:blank-reason"), (f"HOOK-1:{POST_BLOCK_NOT_AN_ERROR}",)
-) | dict.fromkeys(("TEXT-1", "HOOK-2", "DEC-1"), (f"DEC-1:{DENIED_NOT_AN_ERROR}",))
+TOLERATES: dict[Harness, dict[str, tuple[str, ...]]] = {
+    harness: dict.fromkeys(
+        ("DEC-3", "TEXT-1:post-block", "DEC-3:blank-reason"),
+        (f"HOOK-1:{POST_BLOCK_NOT_AN_ERROR}",),
+    )
+    for harness in Harness
+}
+# Claude Code writes a denial as an error: only Codex's entries tolerate the deny facet.
+TOLERATES[Harness.CODEX] |= dict.fromkeys(
+    ("TEXT-1", "HOOK-2", "DEC-1"), (f"DEC-1:{DENIED_NOT_AN_ERROR}",)
+)
 # Hard rules whose refused command random programs leave out: Claude Code refuses a blank
 # prompt, and the generator's texts include "" (the one it tends to first) and " ", so many
 # programs would end at their first command. The rule's regression case still sends one.
@@ -931,7 +939,7 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
                         cut_at_reply=cut,
                         avoid=AVOID.get(key),
                         erase_history=HISTORY_ERASERS.get(key),
-                        tolerates=TOLERATES.get(key, ()),
+                        tolerates=TOLERATES[harness].get(key, ()),
                     )
                 )
     return found
