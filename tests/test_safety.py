@@ -1156,8 +1156,10 @@ def test_SAFE_4_a_malformed_scenario_exits_2_in_one_line(
 ) -> None:
     """SAFE-4: wrong types, bad numbers, duplicates, deep nesting, a bad cwd: exit 2, one line."""
     path = tmp_path / "scenario.json"
-    base = json.dumps({**SCENARIO, "cwd": str(tmp_path)})
-    # Spliced as text (a repeated key: the later wins), so 1e999 stays as written.
+    # The patch's one key replaces the scenario's: a key given twice is refused (LOG-3's reading).
+    key = patch[2 : patch.index('"', 2)]
+    base = json.dumps({k: v for k, v in {**SCENARIO, "cwd": str(tmp_path)}.items() if k != key})
+    # Spliced as text, so 1e999 stays as written.
     path.write_text(base[:-1] + ", " + patch[1:], encoding="utf-8")
     log = tmp_path / "out.jsonl"
     assert main(["run", str(path), "--log", str(log)]) == 2
