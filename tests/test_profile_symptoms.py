@@ -27,6 +27,7 @@ from loopspec.model.commands import (
     ModelFails,
     ModelReplies,
     Pass,
+    PostBlock,
     PostPass,
     Recover,
     SubmitUser,
@@ -530,3 +531,82 @@ def test_ADJ_4_only_the_aborted_turn_s_contexts_are_excused_after_it() -> None:
     assert replay.stopped_by is None
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "ADJ-4", replay.divergence.what
+
+
+class WordsEveryBlockAlike(ModelTarget):
+    """The model, but a result its PostToolUse hooks blocked says one fixed text, whatever
+    reasons the hooks gave."""
+
+    name = "words-every-block-alike"
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        blocked = {
+            e["data"].get("callId")
+            for e in observation.events
+            if e["type"] == "hook/result" and e["data"].get("decision") == "block"
+        }
+        events = [copy.deepcopy(event) for event in observation.events]
+        for event in events:
+            if event["type"] == "tool/result":
+                block = event["data"]["message"]["content"][0]
+                if block["toolCallId"] in blocked:
+                    block["content"] = [{"type": "text", "text": "Error: withheld"}]
+        return attrs.evolve(observation, events=tuple(events))
+
+
+def test_DEC_3_claude_code_keeps_only_the_body_s_own_output() -> None:
+    """DEC-3: Claude Code lets a result its PostToolUse hook blocked through with the body's
+    output (the reason follows as a system reminder). Its symptom excused any text other than
+    the reasons, so a loop that words every blocked result alike, dropping the reasons for a
+    text of its own, passed under the claude-code profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        ToolFinishes("c1", ToolSucceeded("A"), post=(PostBlock("output withheld"),)),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(WordsEveryBlockAlike, gen.CONFIGS[1], program, PROFILES["claude-code"])
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "DEC-3", replay.divergence.what
+
+
+class UnknownToolAsInvalidInput(ModelTarget):
+    """The model, but a call to a tool the loop does not have is answered as invalid input
+    (INVALID_TOOL_INPUT, 'Error: invalid input'), where the model says unknown tool."""
+
+    name = "unknown-tool-as-invalid-input"
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        events = [copy.deepcopy(event) for event in observation.events]
+        for event in events:
+            error = event["data"].get("error") if event["type"] == "tool/result" else None
+            if error is not None and error.get("code") == "UNKNOWN_TOOL":
+                event["data"]["error"] = {
+                    "name": "InvalidToolInputError",
+                    "code": "INVALID_TOOL_INPUT",
+                }
+                block = event["data"]["message"]["content"][0]
+                block["content"] = [{"type": "text", "text": "Error: invalid input"}]
+        return attrs.evolve(observation, events=tuple(events))
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_EXE_5_only_a_call_the_cli_runs_is_its_adapter_s_limit(harness: str) -> None:
+    """EXE-5: under the CLIs' profiles a call the model settles without running (an unknown
+    tool) cuts the program where the CLI runs it instead (`shell-mapped-tools`, an adapter
+    limit). The symptom cut wherever the loop did not settle it with the model's code, so a
+    loop that settles it with another code passed under both profiles."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "missing_tool", gen.ARGUMENTS["missing_tool"][0]),)),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(UnknownToolAsInvalidInput, gen.CONFIGS[0], program, PROFILES[harness])
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    # Reported at the reply. Under these profiles (TEXT-1 drops a result's error code, which
+    # a shell command cannot carry) the report names EXE-4, where without one it names EXE-5.
+    assert replay.divergence.index == 1, replay.divergence.what

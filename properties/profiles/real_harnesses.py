@@ -190,23 +190,24 @@ def _settles_a_call_unrun(command: Command, config: LoopConfig) -> bool:
 
 def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """The model settles a call without running it (unknown tool, invalid input) and the
-    target does not settle it alike in the same command (a CLI runs it: its result has no
-    code). A loop that settles it as the model does is compared as usual, not cut."""
+    target runs it, or gives it no result with a code in the same command (a CLI runs it: its
+    result, when it comes, has none). A loop that settles it, as the model does or with
+    another code, is compared as usual, not cut."""
     events = want["events"] if want["accepted"] else []
     settled = {
-        result_call(e): result_code(e)
+        result_call(e)
         for e in events
         if e["type"] == "tool/result" and result_code(e) in _SETTLED_UNRUN
     }
     if not settled:
         return False
-    theirs = {
-        result_call(e): result_code(e)
+    coded = {
+        result_call(e)
         for e in (got["events"] if got["accepted"] else [])
-        if e["type"] == "tool/result"
+        if e["type"] == "tool/result" and result_code(e) is not None
     }
     ran = {str(call_id) for call_id, _ in (got["executed"] if got["accepted"] else [])}
-    return any(theirs.get(call) != code or call in ran for call, code in settled.items())
+    return any(call in ran or call not in coded for call in settled)
 
 
 def _started(run: Run) -> dict[str, int]:
@@ -289,12 +290,28 @@ def _blocked_result_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -
     if not got["accepted"]:
         return False
     blocks = _post_blocks(_all_events(earlier.target, got))
+    outcomes = {
+        str(sent["callId"]): sent["outcome"]
+        for sent in [*earlier.commands, command]
+        if sent["kind"] == "ToolFinishes"
+    }
     return any(
         e["type"] == "tool/result"
         and result_call(e) in blocks
         and result_text(e) not in ("\n\n".join(blocks[result_call(e)]), *blocks[result_call(e)])
+        and _is_output_of(result_text(e), outcomes.get(result_call(e)))
         for e in got["events"]
     )
+
+
+def _is_output_of(text: str, outcome: Json | None) -> bool:
+    """Whether a result's text is what the body gave (its output, or its failure's message in
+    the CLI's words), not another text in its place."""
+    if outcome is None:
+        return False
+    if outcome.get("ok"):
+        return text == str(outcome.get("text"))
+    return str(outcome.get("message")) in text
 
 
 def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
