@@ -21,6 +21,7 @@ from loopspec.model.draft import Draft
 from loopspec.model.events import (
     ApprovalAsked,
     AssistantMessageRecorded,
+    Event,
     HookInvoked,
     HookResulted,
     StepEnded,
@@ -33,7 +34,7 @@ from loopspec.model.jsonvalue import EMPTY, JAVASCRIPT_TRIMMED, FrozenMap, JsonV
 from loopspec.model.messages import TextBlock, ToolCallBlock, UserMessage, plugin_source
 from loopspec.model.pure import decisions
 from loopspec.model.records import aborted as _real_aborted
-from loopspec.model.records import append_result
+from loopspec.model.records import append_result, reason
 from loopspec.model.state import (
     COMMITTED,
     DENY,
@@ -323,6 +324,42 @@ def _aborted_by_the_user(cause: str) -> FrozenMap:
     return _real_aborted("user")
 
 
+def _ends_completed(cause: str) -> FrozenMap:
+    """A turn an abort cut short before or during its reply ends as if the reply had finished
+    (a loop that takes a cancelled stream for a whole one)."""
+    return reason("completed")
+
+
+# ---------------------------------------------------------------------------------------------
+# Crash repair.
+
+_real_closers = handlers.interrupted_turn_closers
+
+
+def _closers_timed_by_the_clock(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    """Repair stamps its closers with the clock at reopen, a minute after the last event."""
+    return tuple(attrs.evolve(e, time=e.time + 60_000) for e in _real_closers(log))
+
+
+def _closers_with_a_note(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    """Repair tells the model that the session resumed, in a context message right after the
+    results it wrote (before the step/end and turn/end that close the turn)."""
+    closers = _real_closers(log)
+    results = sum(isinstance(e, ToolResultRecorded) for e in closers)
+    if not results:
+        return closers
+    first = closers[0]
+    note = UserMessage(
+        f"resumed-{first.seq + results}",
+        (TextBlock("The session resumed after a crash."),),
+        plugin_source("tool-context"),
+    )
+    made: list[Event] = list(closers[:results])
+    made.append(UserMessageRecorded(first.seq + results, first.time, note))
+    made += (attrs.evolve(e, seq=e.seq + 1) for e in closers[results:])
+    return tuple(made)
+
+
 MUTANTS: tuple[Mutant, ...] = (
     # Both rewrite mutants leave tool/call without its sidecar; on a rewrite to the input the
     # call already had (an identity rewrite) that is all that differs: RW-2.
@@ -424,6 +461,24 @@ MUTANTS: tuple[Mutant, ...] = (
             (rewrite, "parse_arguments", _parse_trimmed_the_javascript_way),
         ],
         exhaustive=False,
+    ),
+    Mutant(
+        "cancelled-reply-ends-completed",
+        "ABORT-2",
+        "a turn an abort cut short before or during its reply ends completed, not aborted",
+        lambda: [(handlers, "aborted", _ends_completed)],
+    ),
+    Mutant(
+        "repair-timed-by-the-clock",
+        "REC-1",
+        "crash repair's closers carry the clock's time, not the last event's",
+        lambda: [(handlers, "interrupted_turn_closers", _closers_timed_by_the_clock)],
+    ),
+    Mutant(
+        "repair-writes-a-note",
+        "REC-1",
+        "crash repair writes a context message between its results and the turn's end",
+        lambda: [(handlers, "interrupted_turn_closers", _closers_with_a_note)],
     ),
     Mutant(
         "every-abort-the-users",
