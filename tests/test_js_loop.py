@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from batches import BATCH_SEED
@@ -485,6 +485,71 @@ def test_PROTO_1_an_answer_with_the_wrong_seq_or_commits_is_reported() -> None:
         assert target.reset(LoopConfig()) == frozenset()
         with pytest.raises(ProcessTargetError, match=complaint):
             target.apply(SubmitUser("hi"))
+
+
+@pytest.mark.parametrize(
+    ("event", "rule", "says"),
+    [
+        (
+            {
+                "type": "hook/result",
+                "seq": 0,
+                "time": 0,
+                "data": {
+                    "turn": 1,
+                    "point": "PreToolUse",
+                    "handlerId": "h",
+                    "decision": "dney",
+                    "durationMs": 0,
+                },
+            },
+            "HOOK-1",
+            "hook decision must be one of",
+        ),
+        (
+            {"type": "turn/end", "seq": 0, "time": 0, "data": {"turn": 1, "reason": {"kind": ""}}},
+            "TURN-5",
+            "turn/end reason needs a non-empty string kind",
+        ),
+        (
+            {
+                "type": "hook/result",
+                "seq": 0,
+                "time": 0,
+                "data": {
+                    "turn": 1,
+                    "point": "PreToolUse",
+                    "handlerId": "h",
+                    "decision": 7,
+                    "durationMs": 0,
+                },
+            },
+            "PROTO-1",
+            "breaks the protocol schema at events/0/data/decision",
+        ),
+    ],
+    ids=["audit-word", "empty-reason-kind", "wrong-type"],
+)
+def test_HOOK_1_TURN_5_an_answer_s_event_value_the_model_refuses_names_the_model_s_rule(
+    event: dict[str, Any], rule: str, says: str
+) -> None:
+    """HOOK-1, TURN-5: an observed event of the right shape whose value the model refuses (an
+    audit word outside HOOK-1's list, an empty reason kind) was PROTO-1, as if the target broke
+    the channel, where check names HOOK-1 or TURN-5 for the same line in a log. The target
+    wrote a record that breaks that rule: conform names it too, still stopping (exit 2) as a
+    value it cannot compare; a member of the wrong JSON type stays PROTO-1, the answer's shape."""
+    ready = {"type": "ready", "implementation": "fake", "capabilities": []}
+    answer = {"type": "observed", "seq": 0, "accepted": True, "events": [event]}
+    answer |= {"commits": [1], "executed": []}
+    code = (
+        f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
+        f"sys.stdin.readline(); print({json.dumps(answer)!r}, flush=True); sys.stdin.read()"
+    )
+    target = ProcessTarget(_python(code), name="fake")
+    target.reset(LoopConfig())
+    with pytest.raises(ProcessTargetError, match=says) as caught:
+        target.apply(SubmitUser("hi"))
+    assert caught.value.rule_id == rule
 
 
 @needs_node

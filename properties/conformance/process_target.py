@@ -37,7 +37,7 @@ from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import LoopSpecError
+from loopspec.model.errors import InvalidEventError, LoopSpecError
 from loopspec.model.jsonvalue import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
@@ -434,6 +434,33 @@ def _most_specific_error(answer: object) -> Any:
     return best_match(_validators().answer.iter_errors(answer))
 
 
+# The schema's keywords for a value out of a member's range, its type being right.
+_VALUE_KEYWORDS: Final = frozenset(
+    {"enum", "const", "minLength", "minimum", "maximum", "exclusiveMinimum", "minItems"}
+)
+
+
+def _refused_value(answer: dict[str, Any], wrong: Any) -> tuple[int, InvalidEventError] | None:
+    """Where `wrong`, the schema's error, is a value of an event in `answer` out of its range and
+    the model's reader refuses it under a rule of its own (not LOG-4, the event's shape), the
+    event's index and that refusal (its rule and words); else None."""
+    path = list(wrong.absolute_path)
+    if wrong.validator not in _VALUE_KEYWORDS or len(path) < 3 or path[0] != "events":
+        return None
+    index = path[1]
+    events = answer.get("events")
+    if type(index) is not int or not isinstance(events, list) or index >= len(events):
+        return None
+    from loopspec.model.wire import event_from_wire  # noqa: PLC0415 (only for a wrong answer)
+
+    try:
+        event_from_wire(events[index])
+    except InvalidEventError as error:
+        # LOG-4 is the event's shape, which the protocol's schema states: PROTO-1's.
+        return None if error.rule_id == "LOG-4" else (index, error)
+    return None
+
+
 _POSIX: Final = os.name == "posix"
 
 
@@ -450,10 +477,11 @@ def _missing_relative_paths(argv: list[str]) -> list[str]:
 
 
 class ProcessTargetError(LoopSpecError):
-    """The process behind a `ProcessTarget` failed to speak the driver protocol."""
+    """The process behind a `ProcessTarget` failed to speak the driver protocol (PROTO-1), or
+    reported an event of the right shape whose value the model refuses (the model's rule)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, rule_id="PROTO-1")
+    def __init__(self, message: str, rule_id: str = "PROTO-1") -> None:
+        super().__init__(message, rule_id=rule_id)
 
 
 def normalized(event: dict[str, Any]) -> dict[str, Any]:
@@ -832,9 +860,15 @@ class ProcessTarget:
             raise ProcessTargetError(msg + curled_quotes_hint(self.argv)) from error
 
     def _fail(
-        self, problem: str, *, line: bytes | str | None = None, grace: float = 0.2
+        self,
+        problem: str,
+        *,
+        line: bytes | str | None = None,
+        grace: float = 0.2,
+        rule: str = "PROTO-1",
     ) -> NoReturn:
-        """Raise `ProcessTargetError` describing `problem`; the process is ended first."""
+        """Raise `ProcessTargetError` describing `problem` under `rule`; the process is ended
+        first."""
         process = self._process
         self._process = None
         # A program started with a curled quote in its words (`python3 \u2018x.py\u2019`)
@@ -850,7 +884,7 @@ class ProcessTarget:
                 parts.append(f"exit code: {code}")
             tail = process.stderr_tail().strip()
             parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
-        raise ProcessTargetError("\n".join(parts))
+        raise ProcessTargetError("\n".join(parts), rule_id=rule)
 
     def _exchange(
         self, message: dict[str, Any], expected: str, *, seq: int | None = None
@@ -912,6 +946,18 @@ class ProcessTarget:
         # field and what was expected there.
         wrong = None if _surely_valid(answer) else _most_specific_error(answer)
         if wrong is not None:
+            refused = _refused_value(answer, wrong)
+            if refused is not None:
+                # An event of the right shape with a value the model refuses: the target wrote
+                # a record that breaks the model's rule (HOOK-1's words, TURN-5's kind), which
+                # is what it did wrong, as check says of the same line in a log.
+                index, refusal = refused
+                self._fail(
+                    f"the answer to {what} reports an event the model refuses, events[{index}]: "
+                    f"{refusal.message}",
+                    line=raw,
+                    rule=refusal.rule_id,
+                )
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
