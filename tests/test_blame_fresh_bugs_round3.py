@@ -12,6 +12,17 @@ shows it is replayed:
 - a loop that reopens after a crash without remembering the calls its log shows: the result
   of a bash call shown before the crash is presented as raw content, read as a loop unaware of
   terminals (ACP-2) where the reopened presenter forgot the call's card (VIEW-2);
+- hook inputs merged wrongly: an ask that drops the input another hook supplied with an allow
+  (read as readers that disagree, RW-1, or a missing sidecar, RW-2), where the last input in
+  configured order wins whatever the decisions (HOOK-3); an input the model refuses recorded
+  as the call's arguments (read from the target's log as hooks run for a call whose arguments
+  are not an object, HOOK-4, or as RW-1) where a refused input is never applied (HOOK-6); an
+  earlier input judged though a later one replaces it (RW-1), which is also what an earlier
+  input winning looks like: HOOK-3, naming HOOK-6;
+- a whitespace-only context dropped as empty: ADJ-4 now says it is not empty;
+- a PostToolUse hook's context for a body that settled after an abort, dropped: ADJ-4 now says
+  it is parked for the next turn with the rest;
+- a max-tokens reply whose message keeps its calls: check's ADJ-3 now names STEP-4 too;
 - messages queued while a turn ran that ended before another step/start (a failed request):
   dropped, or delivered after the next turn's own message. ADJ-4 said "queued messages are
   delivered after the next step/start", which says nothing of a turn that ended first; the
@@ -538,7 +549,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
             HookAnswers(Allow(updated_input="not an object")),
             HookAnswers(Allow(updated_input={"pattern": "y"})),
         ),
-        "HOOK-6",
+        "HOOK-3",
     ),
     (
         "an input a later hook replaces is judged, its refusal in the same command",
@@ -684,11 +695,12 @@ def test_HOOK_6_a_refused_input_recorded_says_it_is_never_applied() -> None:
 
 
 def test_HOOK_6_a_replaced_input_is_not_judged() -> None:
-    """HOOK-6: the report names the hook whose input was judged though a later one replaced
-    it."""
+    """HOOK-6 (HOOK-3): the report names the hook whose input was judged though a later one
+    replaced it, and the other reading: the earlier input won."""
     what = _what(*_program("an input a later hook replaces")[1:4])
     assert "hook everything supplied an input its tool cannot take" in what, what
-    assert "only the input in effect is judged" in what, what
+    assert "only the input in effect is judged (HOOK-6)" in what, what
+    assert "the last input in configured order wins" in what, what
     what = _what(*_program("an input a later hook replaces is judged, its")[1:4])
     assert "only the input in effect, the last one supplied, is judged (HOOK-6)" in what, what
 

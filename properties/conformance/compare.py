@@ -925,7 +925,7 @@ def _arguments_rule(
             return "HOOK-6", refused
         judged = _replaced_input_judged(call_id, situation, theirs, history, config)
         if judged is not None:
-            return "HOOK-6", f"the call's arguments in the {where} are the model's: {judged}"
+            return "HOOK-3", f"the call's arguments in the {where} are the model's: {judged}"
         if situation.supplied or situation.rewritten:
             # The model's own arguments kept: a later answer may have erased the input.
             kept = call_id in theirs and theirs[call_id] == situation.original
@@ -987,8 +987,8 @@ def _replaced_input_judged(
     config: LoopConfig | None,
 ) -> str | None:
     """Why the last input a hook supplied is in effect where the target kept the model's
-    arguments, when an earlier hook supplied one its tool cannot take (HOOK-6: an input a
-    later one replaces is not judged); None otherwise."""
+    arguments, when an earlier hook supplied one its tool cannot take; None otherwise. The
+    earlier input won (HOOK-3) or was judged though replaced (HOOK-6): one program shows both."""
     if config is None or not situation.rewritten or len(situation.supplied) < 2:
         return None
     if call_id not in theirs or theirs[call_id] != situation.original:
@@ -1011,10 +1011,11 @@ def _replaced_input_judged(
     if not unacceptable:
         return None
     return (
-        f"{_named(unacceptable)} supplied an input its tool cannot take, but "
-        f"{_named(situation.suppliers[-1:])} supplied a later one, which replaces it: only the "
-        "input in effect is judged, so the call runs the later input (an input a later one "
-        "replaces never runs, so it is not refused)"
+        f"{_named(unacceptable)} supplied an input its tool cannot take, and "
+        f"{_named(situation.suppliers[-1:])} a later one, which replaces it whatever either "
+        "hook decided (the last input in configured order wins); only the input in effect is "
+        "judged (HOOK-6), so the call runs the later input: an earlier input that wins, or "
+        "one judged though replaced, refuses the call so"
     )
 
 
