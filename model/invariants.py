@@ -22,6 +22,7 @@ from loopspec.model.facts import (
     CallFact,
     Fact,
     facts_of,
+    hook_duration_valid,
 )
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, loads, parse_arguments
 from loopspec.model.plain_record import PlainRecord
@@ -1475,20 +1476,30 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
 @invariant("hook_audit_paired_in_turn", "HOOK-1", reads=of_types("hook/result"))
 def hook_audit_paired_in_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """Every hook/result answers a pending hook/invoked with the same (turn, point, handler),
-    for the same call when both name one."""
-    if fact.type == "hook/result" and fact.turn is not None:
+    for the same call when both name one; its duration is finite and not negative."""
+    if fact.type != "hook/result":
+        return NO_VIOLATIONS
+    found: list[Violation] = []
+    if fact.duration_ms is not None and not hook_duration_valid(fact.duration_ms):
+        msg = (
+            f"hook/result of {fact.handler_id} at {fact.point} took {fact.duration_ms!r} ms: a "
+            "duration is finite and not negative"
+        )
+        found.append(Violation("HOOK-1", fact.seq, msg))
+    if fact.turn is not None:
         key = (fact.turn, fact.point or "", fact.handler_id or "")
         if key not in prefix.pending_hooks:
             msg = f"hook/result of {fact.handler_id} at {fact.point} without a pending hook/invoked"
-            return [Violation("HOOK-1", fact.seq, msg)]
+            found.append(Violation("HOOK-1", fact.seq, msg))
+            return found
         invoked_for = prefix.pending_hook_calls.get(key)
         if invoked_for is not None and fact.call_id is not None and fact.call_id != invoked_for:
             msg = (
                 f"hook/result of {fact.handler_id} at {fact.point} names call {fact.call_id}, "
                 f"the hook/invoked it answers call {invoked_for}"
             )
-            return [Violation("HOOK-1", fact.seq, msg, (prefix.pending_hooks[key],))]
-    return NO_VIOLATIONS
+            found.append(Violation("HOOK-1", fact.seq, msg, (prefix.pending_hooks[key],)))
+    return found or NO_VIOLATIONS
 
 
 @invariant("post_hook_words_fit_the_result", "HOOK-1", reads=of_types("hook/result"))

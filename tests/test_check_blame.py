@@ -97,10 +97,14 @@ def test_LOG_4_an_event_of_the_empty_type_is_refused_as_the_model_refuses_it() -
     assert _refused_alike(3, lambda e: e.update(type="")) == "LOG-4"
 
 
-def test_HOOK_1_a_negative_duration_is_refused() -> None:
+def test_HOOK_1_a_negative_duration_is_blamed_and_check_reads_on() -> None:
     """HOOK-1: durationMs is finite and not negative; a hook/result with -1 was read as valid."""
     report = check(BLAME / "violations" / "HOOK-1-negative-duration.jsonl")
     assert blamed(report) == [("HOOK-1", 6)]
+    # A number check can read, which breaks only HOOK-1, which it judges: a violation, and the
+    # lines after it are read (it was an input error that left them unread).
+    assert report.status == "violations"
+    assert report.events == report.lines - 1
 
 
 def test_HOOK_1_a_dsh_log_that_ignores_a_post_block_is_blamed_on_HOOK_1() -> None:
