@@ -610,3 +610,51 @@ def test_EXE_5_only_a_call_the_cli_runs_is_its_adapter_s_limit(harness: str) -> 
     # Reported at the reply. Under these profiles (TEXT-1 drops a result's error code, which
     # a shell command cannot carry) the report names EXE-4, where without one it names EXE-5.
     assert replay.divergence.index == 1, replay.divergence.what
+
+
+class HooksEveryCallAtItsGate(ModelTarget):
+    """The model, but at each call's start the loop runs the `guard` hook again, whatever the
+    call's tool: its matcher ('bash|write') is not read."""
+
+    name = "hooks-every-call-at-its-gate"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shift = 0  # the audit events added so far: later seqs move up by as many
+
+    def apply(self, command: Command) -> Observation:
+        observation = super().apply(command)
+        out: list[dict[str, object]] = []
+        for event in observation.events:
+            out.append({**event, "seq": event["seq"] + self._shift})
+            if event["type"] != "tool/call":
+                continue
+            data = event["data"]
+            audit = {"turn": data["turn"], "point": "PreToolUse", "callId": data["callId"]}
+            invoked = {**audit, "dialect": "claude-code", "handlerId": "guard"}
+            invoked["matcher"] = "bash|write"
+            result = {**audit, "handlerId": "guard", "decision": "pass", "durationMs": 0}
+            for kind, body in (("hook/invoked", invoked), ("hook/result", result)):
+                self._shift += 1
+                out.append({**event, "type": kind, "seq": event["seq"] + self._shift, "data": body})
+        commits = (len(out),) if len(out) != len(observation.events) else observation.commits
+        return attrs.evolve(observation, events=tuple(out), commits=commits)
+
+
+def test_HOOK_8_only_an_unanchored_match_is_excused_at_the_gate() -> None:
+    """HOOK-8: dsh's `pre-hook-matcher-unanchored` describes a hook whose matcher fits part of
+    a tool's name ('read' for 'read_more') running at the call's gate. Its symptom excused any
+    hook run at a gate beyond the model's, so a loop that runs a hook whose matcher fits no
+    part of the name passed under dsh's profile."""
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", gen.ARGUMENTS["read"][0]),)),
+        ToolFinishes("c1", ToolSucceeded("A"), post=(PostPass(),)),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    replay = replay_case(HooksEveryCallAtItsGate, gen.CONFIGS[1], program, DSH)
+    assert replay.stopped_by is None
+    assert replay.divergence is not None
+    # Reported. Without a profile the report names HOOK-8 and the hook; under dsh's, whose
+    # hook-audit-shape erases the callId a hook event names, it names HOOK-5 for now.
+    assert replay.divergence.index == 2, replay.divergence.what

@@ -435,8 +435,47 @@ def _hooks_for_invalid_input(command: Json, want: Obs, got: Obs, earlier: Earlie
 
 
 def _unanchored_matcher(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """dsh runs more PreToolUse hooks than the model for a call with valid input."""
-    return not all(_extra_hooked(want, got, earlier).values())
+    """dsh runs more PreToolUse hooks than the model for a call with valid input, as many as
+    ran at its gate with a matcher that fits part of the tool's name but not all of it (the
+    model full-matches). A hook whose matcher fits no part of the name is no such one."""
+    valid = [call for call, invalid in _extra_hooked(want, got, earlier).items() if not invalid]
+    if not valid:
+        return False
+    model = [*events_of(earlier.model), *(want["events"] if want["accepted"] else [])]
+    target = [*events_of(earlier.target), *(got["events"] if got["accepted"] else [])]
+    names = {
+        str(e["data"]["callId"]): str(e["data"]["name"]) for e in target if e["type"] == "tool/call"
+    }
+    modelled, matchers = _model_hooks(model), _gate_matchers(target)
+    return all(
+        sum(_fits_only_in_part(matcher, names.get(call, "")) for matcher in matchers[call])
+        >= len(matchers[call]) - modelled[call]
+        for call in valid
+    )
+
+
+def _gate_matchers(events: list[Event]) -> dict[str, list[str]]:
+    """The matchers of the PreToolUse hooks dsh invoked at each call's gate (as `_gate_hooks`
+    counts them)."""
+    matchers: dict[str, list[str]] = {}
+    current: str | None = None
+    for event in events:
+        invoked = event["type"] == "hook/invoked" and is_hook_at(event, "PreToolUse")
+        if event["type"] == "tool/call":
+            current = str(event["data"]["callId"])
+        elif event["type"] in ("tool/result", "step/start", "step/end", "assistant/message"):
+            current = None
+        elif current is not None and invoked:
+            matchers.setdefault(current, []).append(str(event["data"].get("matcher")))
+    return matchers
+
+
+def _fits_only_in_part(matcher: str, name: str) -> bool:
+    """Whether a matcher, read as a regex, fits part of `name` and not all of it."""
+    try:
+        return re.search(matcher, name) is not None and re.fullmatch(matcher, name) is None
+    except re.error:
+        return False
 
 
 def _reply_uncommitted(model: Run) -> bool:
