@@ -135,3 +135,16 @@ def test_the_checker_reads_the_marker_the_writer_writes() -> None:
     """The commit reader names the marker's field itself, so that a marked log is checked
     without importing `impl`: it is the field `impl.framing` writes."""
     assert dialect.UNIT_KEY == framing.UNIT_KEY
+
+
+def test_LOG_8_a_malformed_marker_is_shown_as_the_log_writes_it() -> None:
+    """A marker is quoted in JSON (true, not Python's True), so that a user can find it in the
+    log, and a long one is shortened."""
+    units = CommitUnits(Prefix())
+    found = units.take_generally({"type": "step/end", "seq": 3, "unit": [True, None]}, 5)
+    assert [v.rule_id for v in found] == ["LOG-8"]
+    assert "the unit marker [true, null]," in found[0].message, found[0].message
+    long = {"type": "step/end", "seq": 3, "unit": "x" * 500}
+    message = CommitUnits(Prefix()).take_generally(long, 5)[0].message
+    assert '"xxx' in message
+    assert "..., which is not" in message

@@ -395,8 +395,8 @@ def test_REC_1_repair_closes_the_open_turn_as_the_model_does() -> None:
         assert tuple(closers(prefix)) == interrupted_turn_closers(prefix), f"prefix {end}"
 
 
-def test_REC_2_closers_carry_the_last_events_time_and_a_reply_without_records() -> None:
-    """REC-2: closer time is the last event's; a call never recorded is TOOL_NOT_STARTED."""
+def test_REC_1_closers_carry_the_last_events_time_and_a_reply_without_records() -> None:
+    """REC-1: closer time is the last event's; a call never recorded is TOOL_NOT_STARTED."""
     units = opening_units()
     reply_only = (*units[0], units[1][0], units[1][1])
     made = closers(reply_only)

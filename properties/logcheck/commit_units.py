@@ -38,6 +38,8 @@ commits are not checked, and their reports do not list LOG-8 among the rules che
 
 from __future__ import annotations
 
+import json
+
 from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 from loopspec.properties.logcheck.dialect import UNIT_KEY
 
@@ -282,7 +284,7 @@ class CommitUnits:
     def _malformed(self, obj: Mapping[str, Any], line: int, seq: int) -> Violation:
         marker = obj.get(UNIT_KEY)
         message = (
-            f"{obj.get('type')} at {_where(line, seq)} carries the unit marker {marker!r}, "
+            f"{obj.get('type')} at {_where(line, seq)} carries the unit marker {_json(marker)}, "
             "which is not [k, n] with integers 1 <= k <= n and n >= 2"
         )
         related: tuple[int, ...] = ()
@@ -408,3 +410,12 @@ def _reply_calls(obj: Mapping[str, Any]) -> list[str]:
             if type(call_id) is str:
                 calls[call_id] = None
     return list(calls)
+
+
+def _json(value: Any) -> str:
+    """A marker as the log writes it (JSON's true, not Python's True), shortened if long."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _MARKER_SHOWN else text[: _MARKER_SHOWN - 3] + "..."
+
+
+_MARKER_SHOWN = 80
