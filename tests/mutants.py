@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from loopspec.model import dispatch, handlers, jsonvalue, messages, rewrite
+from loopspec.model import dispatch, handlers, jsonvalue, messages, repair, rewrite
 from loopspec.model.commands import Command
 from loopspec.model.draft import Draft
 from loopspec.model.events import (
@@ -333,7 +333,8 @@ def _ends_completed(cause: str) -> FrozenMap:
 # ---------------------------------------------------------------------------------------------
 # Crash repair.
 
-_real_closers = handlers.interrupted_turn_closers
+# handlers binds this function by name; the mutants below patch it there.
+_real_closers = repair.interrupted_turn_closers
 
 
 def _closers_timed_by_the_clock(log: tuple[Event, ...]) -> tuple[Event, ...]:
