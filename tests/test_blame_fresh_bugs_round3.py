@@ -23,6 +23,8 @@ shows it is replayed:
 - a PostToolUse hook's context for a body that settled after an abort, dropped: ADJ-4 now says
   it is parked for the next turn with the rest;
 - a max-tokens reply whose message keeps its calls: check's ADJ-3 now names STEP-4 too;
+- a read title that counts offset 0 as line 0: VIEW-2 said only "the card is the presenter's
+  view of the call's arguments"; it now says how a read's title writes its range;
 - messages queued while a turn ran that ended before another step/start (a failed request):
   dropped, or delivered after the next turn's own message. ADJ-4 said "queued messages are
   delivered after the next step/start", which says nothing of a turn that ended first; the
@@ -802,3 +804,28 @@ def test_ADJ_3_check_names_STEP_4_for_a_max_tokens_reply_that_keeps_its_calls(
     said = [(f.violation.rule_id, f.violation.message) for f in report.violations]
     assert [rule for rule, _ in said] == ["ADJ-3"], said
     assert "a reply cut off at max-tokens drops its calls (STEP-4)" in said[0][1], said
+
+
+class OffsetZeroIsLineZero(ModelTarget):
+    """The model, except that a read card's title counts an offset of 0 as line 0 (`offset ??
+    1` where `offset || 1` was meant)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        presented: list[dict[str, Any]] = json.loads(json.dumps(list(observed.presented or ())))
+        for item in presented:
+            card = item["params"].get("update") or item["params"].get("toolCall") or {}
+            offset = (card.get("rawInput") or {}).get("offset") if card.get("kind") else None
+            limit = (card.get("rawInput") or {}).get("limit")
+            if offset == 0 and isinstance(limit, int):
+                card["title"] = card["title"].replace(f"(1 - {limit})", f"(0 - {limit - 1})")
+        return attrs.evolve(observed, presented=tuple(presented))
+
+
+def test_VIEW_2_a_read_title_s_range_is_told() -> None:
+    """VIEW-2: a read card whose title counts offset 0 as line 0 is told how a read's title
+    writes its range."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_presentation(OffsetZeroIsLineZero, frozenset(CAPABILITIES))
+    assert found.value.divergence.rule_id == "VIEW-2", found.value
+    assert "0 or no offset counting as line 1" in found.value.divergence.what, found.value

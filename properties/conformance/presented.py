@@ -438,6 +438,12 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             f"{named}: a read's location is {{path, line}}, line the first line shown: the "
             "offset, where 0 or no offset is line 1 (SPEC.md section 12)"
         )
+    if fields == ["title"] and mine.get("kind") == "read":
+        return "VIEW-2", (
+            f"{named}: a read's title is Read <path>, then (first - last) when a limit is "
+            "given, first the offset with 0 or no offset counting as line 1, or (from line N) "
+            "for an offset alone (SPEC.md section 12)"
+        )
     if "content" in fields and _diffs(mine):
         return "VIEW-2", (
             f"{named}: an edit card's diff is {{path, oldText: old_string, newText: new_string}}, "
