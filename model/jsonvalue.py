@@ -215,8 +215,8 @@ def keys_may_repeat(text: str, value: object) -> bool:
     Cheaper than a walk of the text (`_first_repeat`): a repeat is a member the parse dropped,
     so the objects parsed hold as many keys as the text writes members exactly when no key
     repeats. The keys are counted only until they reach the text's colons, a bound on its
-    members; the members are counted exactly only when that bound is not met (a colon in a
-    string)."""
+    members; then against a closer bound, its `":`; the members are counted exactly only when
+    neither is met."""
     colons = text.count(":")
     keys = 0
     pending = [value]
@@ -229,6 +229,14 @@ def keys_may_repeat(text: str, value: object) -> bool:
             pending.extend(item.values())
         elif type(item) is list:
             pending.extend(item)
+    # Each member's colon follows its key's closing quote, or space after it. A quote in a
+    # string is escaped, so `":` not after a backslash are members (or strings that start with a
+    # colon), unless the backslash is itself escaped: those are counted back in, to stay a bound.
+    members = text.count('":') - text.count('\\":') + text.count('\\\\":') + text.count(" :")
+    # (Other space before a colon is rare: a text holding any is counted exactly.)
+    spaced = "\t" in text or "\r" in text or text.count("\n") > text.endswith("\n")
+    if keys >= members and not spaced:
+        return False
     return keys < _members_written(text)
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from loopspec.model.jsonvalue import keys_may_repeat, repeated_key
@@ -70,6 +70,10 @@ _json_texts = st.recursive(
 
 
 @given(_json_texts)
+@example('{"\\\\":1,"\\\\":2}')  # a key ending in an escaped backslash: `\\":` ends it
+@example('{"a" :1,"a" :2}')  # space before the colon
+@example('{"a"\t:1,"a"\t:2}')
+@example('{"s":"\\":","s":"x"}')  # an escaped quote and a colon in a string
 def test_LOG_3_the_quick_test_for_a_repeated_key_misses_none(text: str) -> None:
     """LOG-3: `keys_may_repeat`, which spares a reader a walk of every text, never says no key
     repeats where one does (colons and quotes in keys and strings, space before a colon); and
