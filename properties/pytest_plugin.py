@@ -303,7 +303,8 @@ def pytest_runtest_makereport(
         return
     crash = failure.reprcrash or excinfo.getrepr(style="short").reprcrash
     if crash is not None:
-        crash.message = crash.message.partition("\n")[0]
+        # Without pytest's `Failed: `, which the summary would show before the rule.
+        crash.message = crash.message.partition("\n")[0].removeprefix("Failed: ")
         failure.reprcrash = crash
 
 

@@ -6,7 +6,9 @@ not JSON, `deep` answers with JSON nested 100,000 deep, `nested` with JSON one l
 conform reads (201), `hang` stops answering, `flood` writes an endless line, `detach` leaves a
 `setsid` child holding stdout and exits (its pid in $MISBEHAVING_PIDFILE when set); `nobye`
 answers every message but `shutdown`, where it exits without `bye` (give it an N no program
-reaches). Used by tests/test_safety.py (SAFE-3, SAFE-5).
+reaches); `noturnend` keeps to the protocol but leaves every `turn/end` out of its answers from
+the Nth command on, a loop that breaks a rule. Used by tests/test_safety.py (SAFE-3, SAFE-5) and
+tests/test_pytest_plugin.py.
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ def misbehave(mode: str) -> None:
     time.sleep(600)  # `hang`, and after garbage: stay silent until killed
 
 
+def without_turn_ends(answer: str) -> str:
+    """An `observed` answer without its `turn/end` events, committed as one commit."""
+    message = json.loads(answer)
+    if message.get("type") != "observed" or not message.get("accepted"):
+        return answer
+    events = [event for event in message["events"] if event.get("type") != "turn/end"]
+    message["events"], message["commits"] = events, [len(events)] if events else []
+    return json.dumps(message) + "\n"
+
+
 def main() -> None:
     """Relay to the JavaScript loop until the Nth command, then misbehave."""
     mode, breaking_at = sys.argv[1], int(sys.argv[2])
@@ -59,11 +71,13 @@ def main() -> None:
             sys.exit(0)  # the run is over: leave without answering `bye`
         if json.loads(line).get("type") == "command":
             commands += 1
-            if commands >= breaking_at:
+            if commands >= breaking_at and mode != "noturnend":
                 misbehave(mode)
         loop.stdin.write(line)
         loop.stdin.flush()
-        sys.stdout.write(loop.stdout.readline())
+        answer = loop.stdout.readline()
+        mutated = mode == "noturnend" and commands >= breaking_at
+        sys.stdout.write(without_turn_ends(answer) if mutated else answer)
         sys.stdout.flush()
         if json.loads(line).get("type") == "shutdown":
             # `bye` relayed: leave, as the loop does (the driver waits for the exit).

@@ -51,14 +51,18 @@ def _pytest(
     *more: str,
     cwd: Path | None = None,
     ci: bool | None = None,
+    columns: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
     `more` replaces `-x` (stop at the first failure) by other arguments. `ci` True or False
-    sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them)."""
+    sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them);
+    `columns` the terminal's width pytest writes for."""
     env = _environment(TESTS)
     if ci is not None:
         env = {name: value for name, value in env.items() if name not in CI_VARIABLES}
         env |= {"CI": "true"} if ci else {}
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
     conftest = USER_CONFTEST.format(examples=examples)
     (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
     return subprocess.run(
@@ -137,8 +141,8 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     rerun = "pytest loopspec-cases/case-TURN-2-0.json --loopspec-impl=plugin_targets:"
     assert f"replay it alone: {rerun}turn_end_with_step_open\n" in out
     # The rule on the failure's first line: what pytest's short summary and JUnit show.
-    verdict = "COUNTEREXAMPLE: TURN-2 (loopspec spec TURN-2)"
-    assert f"_\nloopspec conform: mutant:turn-end-with-step-open: {verdict}\n" in out, out
+    verdict = "COUNTEREXAMPLE (loopspec spec TURN-2)"
+    assert f"_\nTURN-2: loopspec conform: mutant:turn-end-with-step-open: {verdict}\n" in out, out
     assert "Draw 1" not in out
     assert "state.configure" not in out
 
@@ -163,16 +167,16 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     assert done.returncode == 1, done.stdout + done.stderr
     firsts = {
         "loopspec-cases/case-TURN-2-0.json::test_saved_case_replays[case-TURN-2-0.json]": (
-            "loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES: TURN-2 "
+            "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES "
             "(loopspec spec TURN-2)"
         ),
         "loopspec/suite.py::test_target_conforms_to_the_model": (
-            "loopspec conform: mutant:turn-end-with-step-open: COUNTEREXAMPLE: TURN-2 "
+            "TURN-2: loopspec conform: mutant:turn-end-with-step-open: COUNTEREXAMPLE "
             "(loopspec spec TURN-2)"
         ),
     }
     summary = done.stdout.split(" short test summary info ")[1].splitlines()[1:]
-    assert summary[:2] == [f"FAILED {node} - Failed: {first}" for node, first in firsts.items()]
+    assert summary[:2] == [f"FAILED {node} - {first}" for node, first in firsts.items()]
     assert [line for line in summary[2:] if "2 failed in " not in line] == [], done.stdout
     assert done.stdout.count("replay it alone: ") == 2, done.stdout  # each failure section's
     failures = {
@@ -181,8 +185,30 @@ def test_PROTO_1_plugin_shows_a_reports_first_line_alone_in_the_summary_and_juni
     for node, first in firsts.items():
         failure = failures[node.split("::")[-1]]
         assert failure is not None, failures
-        assert failure.get("message") == f"Failed: {first}", failure.get("message")
+        assert failure.get("message") == first, failure.get("message")
         assert "replay it alone: pytest loopspec-cases/case-TURN-2-" in (failure.text or "")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_PROTO_1_plugin_s_short_summary_shows_the_rule_of_a_long_cmd_s_counterexample(
+    tmp_path: Path, columns: int
+) -> None:
+    """PROTO-1: pytest's short summary cuts a failure's first line at the terminal's width,
+    after the test's id (61 columns). That line named the rule after pytest's `Failed: ` and
+    the `--loopspec-cmd` target, so at 80 to 120 columns any real command left no room for it
+    (`... - Failed: loopspec conform: env LOOP_SET...`): the rule comes first now."""
+    setting = "LOOP_SETTING=" + "x" * 60
+    loop = shlex.join([sys.executable, str(TESTS / "misbehaving_target.py"), "noturnend", "1"])
+    done = _pytest(
+        tmp_path, f"env {setting} {loop}", "--loopspec-cmd", 2, ci=False, columns=columns
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    (case,) = (tmp_path / "loopspec-cases").glob("case-*.json")
+    rule = json.loads(case.read_text(encoding="utf-8"))["rule"]
+    (summary,) = [line for line in done.stdout.splitlines() if line.startswith("FAILED ")]
+    node = "loopspec/suite.py::test_target_conforms_to_the_model"
+    assert summary.startswith(f"FAILED {node} - {rule}: loop"), summary
+    assert len(summary) <= columns
 
 
 def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path: Path) -> None:
@@ -214,7 +240,7 @@ def test_PROTO_1_plugin_offers_a_rerun_that_sees_pytests_own_pythonpath(tmp_path
         check=False,
     )
     assert rerun.returncode == 1, rerun.stdout + rerun.stderr
-    assert "DIVERGES: TURN-2" in rerun.stdout, rerun.stdout
+    assert "TURN-2: loopspec replay: " in rerun.stdout, rerun.stdout
     assert "1 failed in" in rerun.stdout, rerun.stdout  # the case alone, no random suite
 
 
@@ -464,7 +490,7 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     ], out
     assert "test_saved_case_replays[case-TURN-2-1.json] PASSED" in out
     failed = out.split("test_saved_case_replays[case-TURN-2-0.json] _")[1].split("\n_____")[0]
-    headline = "loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES: TURN-2 ("
+    headline = "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES ("
     assert failed.splitlines()[1].startswith(headline), failed  # pytest's summary shows it
     assert "loopspec-cases/case-TURN-2-0.json: replaying against plugin_targets:" in failed
     assert "recorded target: --impl somebody_elses_loop:make (as conform was given it" in failed

@@ -152,8 +152,9 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
         rule = replay.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         lines = [
-            # First: pytest's summary line and a JUnit report's message show this line alone.
-            f"loopspec replay: {name}: DIVERGES: {rule}{explain}",
+            # First, the rule first: pytest's summary line and a JUnit report's message show
+            # this line alone, and the summary cuts it at the terminal's width.
+            f"{rule}: loopspec replay: {name}: DIVERGES{explain}",
             *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
             *replay_verdict_lines(name, case, profile, replay, bundled=False),
             "",

@@ -120,8 +120,10 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     rule = report.divergence.rule_id
     explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
     lines = [
-        # The rule on the first line: pytest's summary and a JUnit report's message show it alone.
-        f"loopspec conform: {report.target}: COUNTEREXAMPLE: {rule}{explain}",
+        # The rule first on the first line: pytest's summary and a JUnit report's message show
+        # that line alone, and the summary cuts it at the terminal's width after the test's id
+        # (a --cmd target named before it left no room for the rule at 80 to 120 columns).
+        f"{rule}: loopspec conform: {report.target}: COUNTEREXAMPLE{explain}",
         f"  {counts_line(report)}",
         "",
         *counterexample_lines(report, None, target),
