@@ -16,6 +16,7 @@ from loopspec.model.jsonvalue import thaw
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, NoReturn, TypeGuard
 
     from loopspec.model.events import Event, SurfaceAppend, SurfaceReplace
@@ -271,8 +272,10 @@ def _int(data: Mapping[str, Any], key: str, where: str = "data") -> int:
 
 
 def _opt_str(data: Mapping[str, Any], key: str) -> str | None:
+    # Absent, or a string: the model's reader refuses null there (only an optional object may
+    # be null), as check must, or `callId: null` reads as no call (DEC-2 blamed for LOG-4).
     value = data.get(key)
-    if value is not None and type(value) is not str:
+    if type(value) is not str and (value is not None or key in data):
         raise FactError(f"data.{key} must be a string")
     return value
 
@@ -300,6 +303,75 @@ def _no_strs(data: Mapping[str, Any], keys: tuple[str, ...], where: str) -> NoRe
 def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     # `isinstance` against the `Mapping` ABC is slow; parsed JSON objects are plain dicts.
     return type(value) is dict or isinstance(value, Mapping)
+
+
+_TEXT_BLOCKS = ("text", "reasoning")
+# The blocks a tool result's content may not nest (only text and opaque blocks, LOG-6).
+_NOT_IN_RESULTS = ("reasoning", "tool-call", "tool-result")
+
+
+def message_plain(message: Any, content: Iterable[Any], replied: bool) -> bool:
+    """Whether the model's reader takes a message's members beside its role without a second
+    look: its `id` absent or a string, its `source` an object, and each block of its `content`
+    an object with a string type, a text or reasoning block's text a string. `message` is one
+    its reader has found to be an object. The tool-call blocks of a reply (`replied`) are read
+    with its calls; one elsewhere, and a tool-result block outside a tool result's one, are
+    left to the model's reader (`read_message`)."""
+    if type(message.get("id", "")) is not str or not _is_map(message.get("source")):
+        return False
+    for block in content:
+        if type(block) is not dict and not _is_map(block):
+            return False
+        kind = block.get("type")
+        if type(kind) is not str:
+            return False
+        if kind in _TEXT_BLOCKS:
+            if type(block.get("text")) is not str:
+                return False
+        elif kind == "tool-result" or (kind == "tool-call" and not replied):
+            return False
+    return True
+
+
+def result_content_plain(block: Mapping[str, Any]) -> bool:
+    """Whether a tool-result block's own `content` is an array of blocks the model's reader
+    takes: objects with a string type, text ones with a string text, none of the kinds a
+    result may not nest."""
+    content = block.get("content")
+    if type(content) is not list:
+        return False
+    for nested in content:
+        if type(nested) is not dict and not _is_map(nested):
+            return False
+        kind = nested.get("type")
+        if type(kind) is not str or kind in _NOT_IN_RESULTS:
+            return False
+        if kind == "text" and type(nested.get("text")) is not str:
+            return False
+    return True
+
+
+def read_message(event_type: str, message: object, where: str) -> None:
+    """Read a message that is not plain (`message_plain`, `result_content_plain`) with the
+    model's own reader, the one statement of its shape: raise `FactError` with its words and
+    rule when it refuses it. (Imported here, on a line that needs it: check reads a clean log
+    without the event model.)"""
+    from loopspec.model.errors import LoopSpecError  # noqa: PLC0415 -- see above
+    from loopspec.model.wire import (  # noqa: PLC0415
+        assistant_message_from_wire,
+        tool_result_message_from_wire,
+        user_message_from_wire,
+    )
+
+    readers = {
+        "user/message": user_message_from_wire,
+        "assistant/message": assistant_message_from_wire,
+        "tool/result": tool_result_message_from_wire,
+    }
+    try:
+        readers[event_type](message, where)
+    except LoopSpecError as error:
+        raise FactError(error.message, error.rule_id) from None
 
 
 def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
@@ -332,7 +404,8 @@ def fact_from_wire(obj: Mapping[str, Any]) -> Fact:
 
 # The optional members of `data` that section 10's catalogue types and the readers above read for
 # nothing else: one of another JSON type makes the event unreadable (LOG-4), as a wrong required
-# member does. Null reads as absent. tests/test_check_optional_members.py holds this table to
+# member does. Null reads as absent for an object, and is refused for a string, an integer or a
+# boolean (as the model's reader does). tests/test_check_optional_members.py holds this table to
 # the wire types (`log_layout.EVENT_LAYOUTS`), which check does not import.
 OPTIONAL_MEMBERS: dict[str, tuple[tuple[str, type, str], ...]] = {
     "assistant/message": (("usage", dict, "an object"), ("interrupted", bool, "a boolean")),
@@ -344,23 +417,27 @@ OPTIONAL_MEMBERS: dict[str, tuple[tuple[str, type, str], ...]] = {
 
 
 def optional_members_typed(kind: str, data: Mapping[str, Any]) -> bool:
-    """Whether each of `OPTIONAL_MEMBERS[kind]` is absent, null or of its JSON type in `data`."""
+    """Whether each of `OPTIONAL_MEMBERS[kind]` is absent or of its JSON type in `data` (an
+    object also null)."""
     for key, json_type, _kind_words in OPTIONAL_MEMBERS.get(kind, ()):
         # `_absent_or_of_type` inlined for the common case: the judges ask it of clean events.
-        value = data.get(key)
+        value = data.get(key, _ABSENT)
         if (
-            value is not None
+            value is not _ABSENT
             and type(value) is not json_type
-            and not (json_type is dict and _is_map(value))
+            and not (json_type is dict and (value is None or _is_map(value)))
         ):
             return False
     return True
 
 
+_ABSENT = object()  # a member left out, told apart from one written null
+
+
 def _absent_or_of_type(value: object, json_type: type) -> bool:
-    if value is None or type(value) is json_type:
+    if value is _ABSENT or type(value) is json_type:
         return True
-    return json_type is dict and _is_map(value)
+    return json_type is dict and (value is None or _is_map(value))
 
 
 def _optional_members_read(kind: str, data: Mapping[str, Any]) -> None:
@@ -371,7 +448,7 @@ def _optional_members_read(kind: str, data: Mapping[str, Any]) -> None:
 def _refuse_optional_member(kind: str, data: Mapping[str, Any]) -> NoReturn:
     """Raise naming the first of `OPTIONAL_MEMBERS[kind]` not of its type (one is not)."""
     for key, json_type, kind_words in OPTIONAL_MEMBERS[kind]:
-        if not _absent_or_of_type(data.get(key), json_type):
+        if not _absent_or_of_type(data.get(key, _ABSENT), json_type):
             raise FactError(member_problem(data, key, "data", kind_words))
     raise AssertionError("every optional member is of its type")
 
@@ -424,6 +501,8 @@ def _read_user(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         raise FactError(member_problem(data, "content", "data", "an array"))
     if not _is_map(data.get("source")):
         raise FactError(member_problem(data, "source", "data", "an object"))
+    if not message_plain(data, data["content"], False):
+        read_message(fact.type, data, "user/message.data")
 
 
 def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
@@ -447,6 +526,8 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
                 _empty("data.message.content[]", "id" if not call_id else "name")
             calls.append(CallFact(call_id, name, arguments))
     fact.calls = tuple(calls)
+    if not message_plain(message, content, True):
+        read_message(fact.type, message, "assistant/message.data.message")
     _optional_members_read(fact.type, data)
 
 
@@ -459,18 +540,21 @@ def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
     if not call_id or not name:
         _empty("data", "callId" if not call_id else "name")
     fact.call_id, fact.name, fact.arguments = call_id, name, arguments
-    rewrite = data.get("rewrite")
-    if rewrite is not None:
-        # RW-2 says what a sidecar is, as the model's reader says (`log_layout.FIELD_RULE`).
+    # RW-2 says what a sidecar is, as the model's reader says (`log_layout.FIELD_RULE`): one
+    # it cannot read, null too, is refused under that rule.
+    rewrite = data.get("rewrite", _ABSENT)
+    if rewrite is not _ABSENT:
         if not _is_map(rewrite):
             raise FactError("data.rewrite must be an object", "RW-2")
+        # The model's reader's order: the original arguments, then the hooks.
+        original = _str(rewrite, "originalArguments", "data.rewrite")
         handlers = rewrite.get("handlerIds")
         if not isinstance(handlers, list) or any(type(h) is not str for h in handlers):
             kind = "an array of strings"
             raise FactError(member_problem(rewrite, "handlerIds", "data.rewrite", kind), "RW-2")
         # A sidecar that names no hook, or the empty name, is read: it breaks RW-2, which
         # `invariants.rewrite_traced_to_hooks` says, and the log is read on.
-        fact.original_arguments = _str(rewrite, "originalArguments", "data.rewrite")
+        fact.original_arguments = original
         fact.rewrite_handlers = tuple(handlers)
 
 
@@ -484,6 +568,9 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         raise FactError("tool/result needs message.content")
     block = content[0] if len(content) == 1 else None
     if not _is_map(block) or block.get("type") != "tool-result":
+        if not all(_is_map(item) and type(item.get("type")) is str for item in content):
+            # One is no block at all: the model's reader refuses it as malformed (LOG-4).
+            read_message(fact.type, message, "tool/result.data.message")
         raise FactError(_not_one_result_block(content), "LOG-6")
     _role_read(message, "user", "data.message")
     call_id = block.get("toolCallId")
@@ -501,6 +588,8 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         # Read as not an error, `"true"` would blame a denial on DEC-1 (the model refuses it).
         raise FactError(member_problem(block, "isError", "data.message.content[0]", "a boolean"))
     fact.is_error = flag is True
+    if not (message_plain(message, (), False) and result_content_plain(block)):
+        read_message(fact.type, message, "tool/result.data.message")
     error = data.get("error")
     if error is not None:
         if not _is_map(error):
@@ -542,7 +631,7 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         type(turn) is not int
         or type(point) is not str
         or type(handler) is not str
-        or (call_id is not None and type(call_id) is not str)
+        or (type(call_id) is not str and (call_id is not None or "callId" in data))
     ):
         _int(data, "turn")  # raises, naming the first field that is wrong
         _str(data, "point")

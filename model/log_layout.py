@@ -133,6 +133,8 @@ SHAPE_RULE: dict[Shape, RuleId] = {
 FIELD_RULE: dict[tuple[type, str], RuleId] = {
     (ToolCallRecorded, "rewrite"): "RW-2",
     (RewriteSidecar, "handler_ids"): "RW-2",
+    # TURN-5 states what a turn/end's reason is: an object with a non-empty string kind.
+    (TurnEnded, "reason"): "TURN-5",
     # LOG-5 states the header's members and their types.
     **{(SessionHeader, name): "LOG-5" for name in ("version", "id", "created_at", "cwd")},
 }

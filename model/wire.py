@@ -98,9 +98,9 @@ def _frozen(value: object, where: str) -> JsonValue:
         raise InvalidEventError(str(error), rule_id="LOG-3") from error
 
 
-def _map(value: object, where: str) -> FrozenMap:
+def _map(value: object, where: str, rule: str = "LOG-4") -> FrozenMap:
     if not isinstance(value, Mapping):
-        raise InvalidEventError(f"{where} must be an object", rule_id="LOG-4")
+        raise InvalidEventError(f"{where} must be an object", rule_id=rule)
     frozen = _frozen(value, where)
     assert isinstance(frozen, FrozenMap)
     return frozen
@@ -329,7 +329,7 @@ class _Generator:
             case "object":
                 if field.optional:
                     return f"_opt_map({obj}, {key}, {where})"
-                return f"_map({obj}.get({key}), {path})"
+                return f"_map({obj}.get({key}), {path}{scalar_rule})"
             case "json":
                 return f"_opt_json({obj}, {key}, {where})"
             case "strings":

@@ -423,7 +423,11 @@ def _june_layout(*, marked_at_start: bool) -> str:
             "type": "assistant/message",
             "seq": 3,
             "time": 0,
-            "data": {"turn": 1, "step": 1, "message": {"role": "assistant", "content": [call]}},
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "message": {"role": "assistant", "content": [call], "source": {}},
+            },
             "surfaceOp": "append",
         },
         {

@@ -301,13 +301,13 @@ def test_LOG_6_a_result_whose_source_names_no_call_is_refused_as_the_model_refus
     assert says in report.errors[0].message
 
 
-def test_LOG_4_check_reads_of_a_message_what_a_rule_reads_and_spec_says_so(
+def test_LOG_4_check_refuses_a_message_the_models_reader_refuses_and_spec_says_so(
     tmp_path: Path,
 ) -> None:
     """LOG-4: the model's reader refuses a message whose text block has no text, or whose id
-    is a number; `check` reads of a message only what its rules read, and passes both. SPEC.md
-    said a line check cannot read is an input error, not which members of a message it reads:
-    section 2 now names them, and says the rest of a message's shape is not checked in a log."""
+    is a number. `check` read of a message only what its rules read and passed both, and
+    SPEC.md said so; a log it passed was then one the model could not read. It now refuses
+    each at its line, in the model's words, and section 2 says a message is read whole."""
     lines = (BLAME / "violations" / "ORD-1-two-text-replies.jsonl").read_text().splitlines()
     user = json.loads(lines[3])
     for broken in ({"content": [{"type": "text"}]}, {"id": 7}):
@@ -317,8 +317,12 @@ def test_LOG_4_check_reads_of_a_message_what_a_rule_reads_and_spec_says_so(
         assert refused.value.rule_id == "LOG-4"
         path = tmp_path / "message.jsonl"
         path.write_text("\n".join([*lines[:3], json.dumps(edited), *lines[4:]]) + "\n")
-        assert blamed(check(path)) == [("ORD-1", 6)]  # the log's own break, nothing at line 4
-    assert "the rest of a message's shape" in " ".join(shipped_spec().split())
+        report = check(path)
+        assert blamed(report) == [("LOG-4", 4)]
+        assert refused.value.message in report.errors[0].message
+    spec = " ".join(shipped_spec().split())
+    assert "the rest of a message's shape" not in spec
+    assert "its text and reasoning blocks" in spec
 
 
 @pytest.mark.parametrize(

@@ -171,7 +171,10 @@ def test_LOG_4_a_missing_member_says_it_is_missing_and_a_mistyped_one_what_it_mu
             "data.rewrite.handlerIds is missing; it must be an array of strings",
         ),
         (
-            {"type": "tool/call", "data": {**ran, "rewrite": {"handlerIds": [1]}}},
+            {
+                "type": "tool/call",
+                "data": {**ran, "rewrite": {"originalArguments": "{}", "handlerIds": [1]}},
+            },
             "data.rewrite.handlerIds must be an array of strings",
         ),
     ):

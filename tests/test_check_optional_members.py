@@ -73,17 +73,31 @@ def test_LOG_4_an_optional_member_of_another_type_is_unreadable_on_both_paths(
     assert check_stream("log", io.BytesIO(data)) == full
 
 
-def test_LOG_4_null_optional_members_read_as_absent() -> None:
-    """Null stays what it was before the check: an optional member left out."""
+def test_LOG_4_null_reads_as_absent_only_for_an_optional_object() -> None:
+    """An optional object written null (a reply's `usage`, a result's `error`) is one left
+    out, as the model's reader takes it; a string, integer or boolean written null is refused,
+    as that reader refuses it: check read `callId: null` on an approval as no call, and blamed
+    DEC-2 where the model says LOG-4."""
     rows = [
         json.loads(line)
         for line in (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
     ]
+    nulled: tuple[dict[str, Any], str] | None = None
     for row in rows:
-        for key, _json_type, _ in OPTIONAL_MEMBERS.get(row["type"], ()):
-            row["data"].setdefault(key, None)
+        for key, json_type, _ in OPTIONAL_MEMBERS.get(row["type"], ()):
+            if json_type is dict:
+                row["data"].setdefault(key, None)
+            elif key not in row["data"] and nulled is None:
+                nulled = (row, key)
     data = jsonl(HEADER, rows).encode()
     full = check_stream("log", io.BytesIO(data), quick=False)
     assert full.errors == []
     assert full.violations == []
     assert check_stream("log", io.BytesIO(data)) == full
+    assert nulled is not None
+    row, key = nulled
+    row["data"][key] = None
+    for quick in (False, True):
+        report = check_stream("log", io.BytesIO(jsonl(HEADER, rows).encode()), quick=quick)
+        (error,) = report.errors
+        assert (error.rule_id, f"data.{key} must be" in error.message) == ("LOG-4", True)

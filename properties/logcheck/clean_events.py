@@ -38,6 +38,8 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
     hook_duration_valid,
+    message_plain,
+    result_content_plain,
 )
 from loopspec.model.invariants import (
     BLOCKING_EXIT_DECISIONS,
@@ -248,9 +250,10 @@ def _user_message(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     sources, data = obj.get("sourceEventSeqs"), obj.get("data")
     if (
         type(data) is dict
-        # The members section 10 requires (LOG-4), though no rule reads them.
-        and type(data.get("content")) is list
-        and type(data.get("source")) is dict
+        # The members section 10 requires (LOG-4), though no rule reads them, and its blocks
+        # as the model's reader takes them (read with the fact).
+        and type(content := data.get("content")) is list
+        and message_plain(data, content, False)
         and data.get("role", "user") == "user"  # LOG-6 (read with the fact)
         and obj.get("surfaceOp") == "append"
         and (sources is None or _cites_earlier(sources, seq, False))
@@ -285,6 +288,7 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(content) is not list
         or obj.get("surfaceOp") != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
+        or not message_plain(message, content, True)  # LOG-4 (read with the fact)
     ):
         return False
     sources = obj.get("sourceEventSeqs")
@@ -358,6 +362,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     source = message.get("source")
     if type(source) is not dict or source.get("callId") != call_id:
         return False  # LOG-4 or LOG-6, read with the fact
+    if type(message.get("id", "")) is not str or not result_content_plain(block):
+        return False  # LOG-4 or LOG-6, read with the fact (`message_plain`)
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
     if entry is None or record is None or entry[0] != prefix.first_unanswered:
@@ -427,7 +433,7 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if entry is None or entry[1].name != name or entry[1].arguments != arguments:
         return False
     # A call with a sidecar is rare enough to be read by `fact_from_wire` itself.
-    if data.get("rewrite") is None:
+    if "rewrite" not in data:
         prefix.expected_seq = seq + 1
         prefix.keep_call(seq, call_id, arguments, False)
         return True
@@ -451,6 +457,7 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     call_id = data.get("callId")
     dialect = data.get("dialect")
+    # (An optional string may be left out, not written null: the model's reader refuses null.)
     if (
         type(turn) is not int
         or type(point) is not str
@@ -463,10 +470,10 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or "sourceEventSeqs" in obj
         or type(dialect) is not str
         or dialect not in HOOK_DIALECTS
-        or ((matcher := data.get("matcher")) is not None and type(matcher) is not str)
+        or type(data.get("matcher", "")) is not str
     ):
         return False
-    if call_id is not None:
+    if call_id is not None or "callId" in data:
         if type(call_id) is not str:
             return False
         if point == "PreToolUse":
@@ -523,7 +530,7 @@ class _HookResultJudge:
             or type(decision) is not str
             or decision not in HOOK_DECISIONS
             or (decision in ASKING_DECISIONS and point == "PostToolUse")
-            or (call_id is not None and type(call_id) is not str)
+            or (type(call_id) is not str and (call_id is not None or "callId" in data))
             or not hook_duration_valid(duration)
             or turn != prefix.open_turn
             or prefix.closing is not None
@@ -531,9 +538,9 @@ class _HookResultJudge:
             or (call_id is not None and prefix.pending_hook_calls.get(pending, call_id) != call_id)
             or "surfaceOp" in obj
             or "sourceEventSeqs" in obj
-            or ((exit_code := data.get("exitCode")) is not None and type(exit_code) is not int)
+            or (type(exit_code := data.get("exitCode")) is not int and "exitCode" in data)
             or (exit_code == BLOCKING_EXIT_CODE and decision not in BLOCKING_EXIT_DECISIONS)
-            or (summary is not None and type(summary) is not str)
+            or (type(summary) is not str and "stderrSummary" in data)
         ):
             return False
         if runs is not None and (
@@ -572,10 +579,10 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     tool_name = data.get("toolName")
     if (
         type(approval_id) is not str
-        or (call_id is not None and type(call_id) is not str)
+        or (type(call_id) is not str and "callId" in data)
         or type(tool_name) is not str
-        or (arguments is not None and type(arguments) is not str)
-        or ((reason := data.get("reason")) is not None and type(reason) is not str)
+        or (type(arguments) is not str and "arguments" in data)
+        or type(data.get("reason", "")) is not str
     ):
         return False
     if call_id is not None:
