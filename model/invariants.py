@@ -57,6 +57,12 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
+HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-2", "RW-3")
+"""The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
+tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
+HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1")
+"""The rules whose invariants judge such a tie in part: DEC-2 a call a hook asked about, HOOK-1
+a result a PostToolUse hook blocked (their other parts need no hook to name its call)."""
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.
@@ -241,6 +247,8 @@ class Prefix:
         "surface_keys",
         "surface_kinds",
         "surface_seqs",
+        "tool_hooks_named",
+        "tool_hooks_unnamed",
         "unapplied_rewrites",
         "unrecorded_blamed",
     )
@@ -280,6 +288,11 @@ class Prefix:
         # The call a pending hook/invoked names, when it names one: its hook/result answers
         # for that call (HOOK-1), and is folded as that call's answer.
         self.pending_hook_calls: dict[tuple[int, str, str], str] = {}
+        # How many PreToolUse or PostToolUse hooks of the log named their call, and how many
+        # named none (dsh writes no callId): the rules that tie a hook's answer to its call
+        # cannot judge the latter (`HOOK_CALL_RULES`).
+        self.tool_hooks_named = 0
+        self.tool_hooks_unnamed = 0
         self.hook_results: dict[str, list[HookAnswer]] = {}
         # call id -> the first PostToolUse answer audited as a block: its result is an error.
         self.post_blocked: dict[str, HookAnswer] = {}
@@ -663,8 +676,13 @@ class Prefix:
             self.pending_hook_calls[pending] = call_id
         elif self.pending_hook_calls:
             self.pending_hook_calls.pop(pending, None)
-        if point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`, inlined
-            self.messages_wait_after, self.messages_wait_kind = seq, "hook/invoked"
+        if point in TOOL_HOOK_POINTS:
+            if call_id is None:
+                self.tool_hooks_unnamed += 1
+            else:
+                self.tool_hooks_named += 1
+            if self.open_step is not None:  # `under_way`, inlined
+                self.messages_wait_after, self.messages_wait_kind = seq, "hook/invoked"
         if call_id is not None and point == "PreToolUse":
             key = (call_id, handler_id or "")
             self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1

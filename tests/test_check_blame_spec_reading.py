@@ -7,6 +7,7 @@ checker's verdict differed from what SPEC.md says, fixed since.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -20,9 +21,10 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
-from loopspec.properties.logcheck.checker import LogReport
+from loopspec.properties.logcheck.checker import LogReport, check_stream
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
-from loopspec.properties.logcheck.report import rules_checked
+from loopspec.properties.logcheck.report import log_to_json, not_checkable_lines, rules_checked
+from loopspec.properties.logcheck.synth import jsonl
 from loopspec.properties.profiles import PROFILES
 
 
@@ -613,3 +615,31 @@ def test_DEC_1_claude_codes_profile_does_not_tolerate_a_denial_without_the_error
     gave Codex's TEXT-1 and HOOK-2 reached Claude Code's divergences of those keys too."""
     for divergence in PROFILES["claude-code"].divergences:
         assert "DEC-1:denied-not-an-error" not in divergence.tolerates, divergence.key
+
+
+def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judge() -> None:
+    """DEC-1, HOOK-4, RW-2, RW-3 (and DEC-2, HOOK-1 in part): dsh's hook events carry no
+    `callId`, and a hook's answer is tied to its call by that member alone. A real dsh log whose
+    hook denied a call that then ran read 0 violations, with DEC-1 among `rules_checked`: a
+    user trusted it. The log now lists the rules it cannot show under `rules_not_checkable`, the
+    ones it shows in part under `rules_checked_in_part`, and the text report says so. The same
+    log with the hooks naming the call is blamed on DEC-1, with nothing left unchecked."""
+    path = BLAME / "unchecked" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
+    report = check(path)
+    assert (blamed(report), report.status) == ([], "ok")
+    entry = log_to_json(report)
+    assert sorted(entry["rules_not_checkable"]) == ["DEC-1", "HOOK-4", "RW-2", "RW-3"]
+    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1"]
+    assert "DEC-1" not in entry["rules_checked"]
+    assert {"DEC-2", "HOOK-1"} <= set(entry["rules_checked"])
+    assert "1 of the log's 1" in entry["rules_not_checkable"]["DEC-1"]
+    (said,) = not_checkable_lines([report])
+    assert "not checkable: DEC-1, HOOK-4, RW-2, RW-3; checked in part: DEC-2, HOOK-1" in said
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        if row["type"].startswith("hook/"):
+            row["data"]["callId"] = "c1"
+    report = check_stream("named.jsonl", io.BytesIO(jsonl(rows[0], rows[1:]).encode()))
+    assert blamed(report) == [("DEC-1", 9)]
+    assert (report.not_checkable, report.checked_in_part) == ({}, {})
+    assert not_checkable_lines([report]) == []

@@ -698,6 +698,7 @@ def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) ->
         "dialect",
         "rules_checked",
         "rules_not_checkable",
+        "rules_checked_in_part",
     }
     assert all(set(log) == log_keys for log in parsed["logs"])
     broken, invalid, torn, harness = parsed["logs"]

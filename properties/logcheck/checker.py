@@ -34,6 +34,8 @@ import codecs
 
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
 from loopspec.model.invariants import (
+    HOOK_CALL_RULES,
+    HOOK_CALL_RULES_IN_PART,
     QUIET_ANYWHERE,
     QUIET_IN_STEP,
     QUIET_NEVER,
@@ -194,6 +196,7 @@ class LogReport:
     """Everything found in one log (made empty, filled in as the log is read)."""
 
     __slots__ = (
+        "checked_in_part",
         "commits_checked",
         "dialect",
         "errors",
@@ -230,6 +233,8 @@ class LogReport:
         # the rules such a log cannot show, each with why (reported, never counted as passed).
         self.dialect = "dsh"
         self.not_checkable: dict[str, str] = {}
+        # The rules the log shows only part of, each with why (`hooks_naming_no_call`).
+        self.checked_in_part: dict[str, str] = {}
         # Whether its commit markers were held to LOG-8 (a version-1 log: `commit_units`).
         self.commits_checked = False
         # Set when the file was skipped, not checked (it is no session log).
@@ -669,6 +674,44 @@ def check_stream(
     return report
 
 
+def hooks_naming_no_call(report: LogReport, unnamed: int, named: int) -> None:
+    """Say which rules `report`'s log could not judge: `unnamed` of its PreToolUse and
+    PostToolUse hooks named no call (no `callId`, as dsh writes them), `named` did. A hook's
+    answer is tied to its call by that member alone, and check does not guess it between a
+    step's calls: the rules that judge only such ties are not checkable when no hook named
+    its call, and checked in part otherwise, as are those that judge them in part."""
+    lead = (
+        f"{unnamed} of the log's {unnamed + named} PreToolUse and PostToolUse hook events name "
+        "no call (no callId), so check cannot see "
+    )
+    for rule in (*HOOK_CALL_RULES, *HOOK_CALL_RULES_IN_PART):
+        why = lead + _UNSEEN_WITHOUT_CALL_IDS[rule]
+        if named or rule in HOOK_CALL_RULES_IN_PART:
+            report.checked_in_part[rule] = why
+        else:
+            report.not_checkable[rule] = why
+
+
+# What each of those rules judges that a hook naming no call hides.
+_UNSEEN_WITHOUT_CALL_IDS = {
+    "DEC-1": "a call that ran although a PreToolUse hook denied it",
+    "HOOK-4": (
+        "which call a PreToolUse hook ran for: once per call, none for a call whose input is "
+        "not an object, every call's hooks answered"
+    ),
+    "RW-2": "an input a hook supplied, nor whether the call's rewrite sidecar records it",
+    "RW-3": "whether a hook a rewrite sidecar names answered before the reply",
+    "DEC-2": (
+        "a call that ran although its hook asked (an approval request that names its call is "
+        "checked)"
+    ),
+    "HOOK-1": (
+        "a result that reports success although a PostToolUse hook blocked it (each "
+        "hook/result's pairing with its hook/invoked is checked)"
+    ),
+}
+
+
 def _hook_runs(run_counts: dict[str, int]) -> HookRuns:
     """The reader of a log's hooks' faults, with the runs the judge counted so far."""
     from loopspec.properties.logcheck.hook_faults import HookRuns  # noqa: PLC0415 (see above)
@@ -897,6 +940,8 @@ def _check_lines(
         )
         notice = Notice(turn_line, NoticeKind.CRASH_TAIL, message, "REC-2", turn_seq)
         report.notices.append(notice)
+    if prefix.tool_hooks_unnamed:
+        hooks_naming_no_call(report, prefix.tool_hooks_unnamed, prefix.tool_hooks_named)
     torn = None if units is None else units.torn()
     if torn is not None:
         torn_line, torn_seq, message = torn

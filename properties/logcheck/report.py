@@ -60,7 +60,9 @@ new keys may be added, none are renamed or removed without changing `format`.
           "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
           "dialect": "dsh",                       // "dsh" | "claude-code" | "codex"
           "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
-          "rules_not_checkable": {},              // rule -> why this dialect cannot show it
+          "rules_not_checkable": {},              // rule -> why this dialect (or this log:
+                                                  // hooks that name no call) cannot show it
+          "rules_checked_in_part": {},            // rule -> why this log shows only part of it
           // these three only when the run named --known:
           "known_divergences": [                  // as "violations", set aside, each with
             {"line": 30, "seq": 30, "rule": "RW-1", "message": "...", "events": [30, 22],
@@ -261,6 +263,7 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
         "dialect": report.dialect,
         "rules_checked": rules_checked(report),
         "rules_not_checkable": dict(sorted(report.not_checkable.items())),
+        "rules_checked_in_part": dict(sorted(report.checked_in_part.items())),
         **_known_to_json(report),
     }
 
@@ -392,13 +395,27 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
 
 def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
     """What the logs of another loop's format cannot show, said once per format after every
-    log's findings: a folder of transcripts said the same long line for each of them."""
+    log's findings: a folder of transcripts said the same long line for each of them. And per
+    dsh log whose hooks name no call, what it does not show, or shows only in part."""
     groups: dict[tuple[str, tuple[str, ...]], list[LogReport]] = {}
+    lines = []
     for report in reports:
-        if report.not_checkable and report.skipped is None:
+        if report.skipped is not None or report.dialect != "dsh":
+            continue
+        said = []
+        if report.not_checkable:
+            said.append(f"not checkable: {', '.join(sorted(report.not_checkable))}")
+        if report.checked_in_part:
+            said.append(f"checked in part: {', '.join(sorted(report.checked_in_part))}")
+        if said:
+            lines.append(
+                f"{report.path}: hook events without callId, whose answers check cannot tie "
+                f"to a call; {'; '.join(said)} (see --format json for why)"
+            )
+    for report in reports:
+        if report.not_checkable and report.skipped is None and report.dialect != "dsh":
             key = (report.dialect, tuple(sorted(report.not_checkable)))
             groups.setdefault(key, []).append(report)
-    lines = []
     for (dialect, rules), group in groups.items():
         if len(group) == 1:
             whose = f"{group[0].path}: {dialect} log; not checkable from such a log"
