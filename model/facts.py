@@ -305,9 +305,10 @@ def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-_TEXT_BLOCKS = ("text", "reasoning")
-# The blocks a tool result's content may not nest (only text and opaque blocks, LOG-6).
-_NOT_IN_RESULTS = ("reasoning", "tool-call", "tool-result")
+TEXT_BLOCKS = ("text", "reasoning")
+"""The content blocks whose one member a rule-free reader checks is a string `text`."""
+NOT_IN_RESULTS = ("reasoning", "tool-call", "tool-result")
+"""The blocks a tool result's content may not nest (only text and opaque blocks, LOG-6)."""
 
 
 def message_plain(message: Any, content: Iterable[Any], replied: bool) -> bool:
@@ -325,7 +326,7 @@ def message_plain(message: Any, content: Iterable[Any], replied: bool) -> bool:
         kind = block.get("type")
         if type(kind) is not str:
             return False
-        if kind in _TEXT_BLOCKS:
+        if kind in TEXT_BLOCKS:
             if type(block.get("text")) is not str:
                 return False
         elif kind == "tool-result" or (kind == "tool-call" and not replied):
@@ -344,7 +345,7 @@ def result_content_plain(block: Mapping[str, Any]) -> bool:
         if type(nested) is not dict and not _is_map(nested):
             return False
         kind = nested.get("type")
-        if type(kind) is not str or kind in _NOT_IN_RESULTS:
+        if type(kind) is not str or kind in NOT_IN_RESULTS:
             return False
         if kind == "text" and type(nested.get("text")) is not str:
             return False
@@ -509,6 +510,9 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
     _wire_surface(fact, obj)
     _read_step(fact, obj, data)
     fact.interrupted = data.get("interrupted") is True
+    if not fact.interrupted and "interrupted" in data:
+        # A flag, as the model's reader takes it: a reply not interrupted leaves it out.
+        raise FactError("data.interrupted may only be true")
     message = data.get("message")
     content = message.get("content") if _is_map(message) else None
     if not isinstance(content, list):

@@ -3,10 +3,10 @@ model's reader (`model.wire.event_from_wire`) reads it. It refused none of 83 li
 model cannot read (a content block that is not an object, a message id of another type than a
 string, null in an optional string such as a hook's `callId`), and blamed one of them on a
 rule it did not break (an `approval/asked` with `callId: null`, DEC-2, where the model says
-LOG-4). Each shape below is made from a valid log by changing or removing one member of one
-event's `data`; the fact reader (`model.facts.fact_from_wire`, the checker's full path) and
-`check` itself (its clean-event judges first) must refuse exactly the shapes the model refuses,
-under the model's rule."""
+LOG-4). Each shape below is made from a valid log by changing, adding or removing one member of
+the last event of its type; the fact reader (`model.facts.fact_from_wire`, the checker's full
+path, which reads the first event of each type) and `check` itself (its clean-event judges
+first, for a later one) must refuse exactly the shapes the model refuses, under its rule."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from loopspec.properties.logcheck.checker import check_stream
 Members = tuple[str | int, ...]
 _REMOVED = object()
 # A value of each JSON type, and removal: what one member is changed to.
-_REPLACEMENTS: tuple[object, ...] = ("s", 1, None, [], {}, True, _REMOVED)
+_REPLACEMENTS: tuple[object, ...] = ("s", 1, None, [], {}, True, False, _REMOVED)
 
 
 # Valid logs whose events hold every optional member between them: the model's demo (with the
@@ -90,26 +90,33 @@ def _changed(row: dict[str, Any], path: Members, value: object) -> dict[str, Any
     return changed
 
 
+# Per event type, the optional members of its `data` (`log_layout`, the model's wire types).
+_OPTIONAL = {
+    layout.type: tuple(field.wire for field in layout.data.fields if field.optional)
+    for layout in EVENT_LAYOUTS.values()
+}
+
+
 def _shapes(
     rows: list[dict[str, Any]], seen: set[tuple[str, tuple[str, ...], str]]
 ) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """(line index, what changed, the changed row): one per event type, member and value not
-    `seen` yet (the first event of its type whose member it is), each added to `seen`."""
-    for index, row in enumerate(rows[1:], 1):
-        layout = EVENT_LAYOUTS.get(row["type"])
+    `seen` yet, each added to `seen`. The last event of its type whose member it is: the first
+    of a type takes check's full path, a later one its clean-event judge first."""
+    for index, row in reversed(list(enumerate(rows[1:], 1))):
         # Each member it has, and each optional one the wire types give its type that it lacks.
-        absent = [] if layout is None else [f.wire for f in layout.data.fields if f.optional]
-        added = [("data", key) for key in absent if key not in row["data"]]
+        optional = _OPTIONAL.get(row["type"], ())
+        added = [("data", key) for key in optional if key not in row["data"]]
         for path in [*_paths(row["data"], ("data",)), *added]:
             generic = tuple("#" if type(key) is int else str(key) for key in path)
             for value in _REPLACEMENTS:
-                kind = "removed" if value is _REMOVED else type(value).__name__
+                kind = "removed" if value is _REMOVED else repr(value)
                 if (row["type"], generic, kind) in seen:
                     continue
                 changed = _changed(row, path, value)
                 if changed is not None:
                     seen.add((row["type"], generic, kind))
-                    what = f"{row['type']} {'/'.join(map(str, path))} {kind}"
+                    what = f"{row['type']} {'/'.join(map(str, path))} {value!r}"
                     yield index, what, changed
 
 
@@ -174,5 +181,5 @@ def test_LOG_4_check_refuses_exactly_the_line_shapes_the_model_refuses_under_its
             checked = _check_rule(log, index + 1, read_on)
             if not model == fact == checked:
                 disagreements.append(f"{what}: model {model}, facts {fact}, check {checked}")
-    assert len(seen) > 550  # every event type's members, each changed up to seven ways
+    assert len(seen) > 650  # every event type's members, each changed up to eight ways
     assert disagreements == []

@@ -33,13 +33,14 @@ from loopspec.model.facts import (
     FAILED_DECISION,
     HOOK_DECISIONS,
     HOOK_DIALECTS,
+    NOT_IN_RESULTS,
+    TEXT_BLOCKS,
     CallFact,
     Fact,
     FactError,
     fact_from_wire,
     hook_duration_valid,
     message_plain,
-    result_content_plain,
 )
 from loopspec.model.invariants import (
     BLOCKING_EXIT_DECISIONS,
@@ -288,7 +289,9 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or type(content) is not list
         or obj.get("surfaceOp") != "append"
         or message.get("role", "assistant") != "assistant"  # LOG-6 (read with the fact)
-        or not message_plain(message, content, True)  # LOG-4 (read with the fact)
+        # LOG-4 (read with the fact): `facts.message_plain`, inlined with the loop below.
+        or type(message.get("id", "")) is not str
+        or type(message.get("source")) is not dict
     ):
         return False
     sources = obj.get("sourceEventSeqs")
@@ -296,7 +299,15 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     calls: dict[str, tuple[int, CallFact]] = {}
     for block in content:
-        if type(block) is dict and block.get("type") == "tool-call":
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind != "tool-call":
+            if (
+                type(block.get("text")) is not str if kind in TEXT_BLOCKS else type(kind) is not str
+            ) or kind == "tool-result":
+                return False
+        else:
             call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
             if (
                 type(call_id) is not str
@@ -309,12 +320,9 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
                 return False
             calls[call_id] = (len(calls), CallFact(call_id, name, arguments))
     # LOG-4 (read with the fact): `facts.optional_members_typed` inlined, as for each judge below.
-    usage, interrupted = data.get("usage"), data.get("interrupted")
-    if (usage is not None and type(usage) is not dict) or (
-        interrupted is not None and type(interrupted) is not bool
-    ):
-        return False
-    if interrupted is True:
+    # An interrupted reply (or a flag written otherwise than true) is read with the fact.
+    usage = data.get("usage")
+    if (usage is not None and type(usage) is not dict) or "interrupted" in data:
         return False
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
         hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
@@ -362,8 +370,17 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     source = message.get("source")
     if type(source) is not dict or source.get("callId") != call_id:
         return False  # LOG-4 or LOG-6, read with the fact
-    if type(message.get("id", "")) is not str or not result_content_plain(block):
-        return False  # LOG-4 or LOG-6, read with the fact (`message_plain`)
+    nested = block.get("content")
+    if type(message.get("id", "")) is not str or type(nested) is not list:
+        return False  # LOG-4, read with the fact (`message_plain`)
+    for item in nested:  # `facts.result_content_plain`, inlined
+        if type(item) is not dict:
+            return False
+        kind = item.get("type")
+        if (kind == "text" and type(item.get("text")) is not str) or (
+            type(kind) is not str or kind in NOT_IN_RESULTS
+        ):
+            return False  # LOG-4 or LOG-6, read with the fact
     entry = prefix.reply_calls.get(call_id)
     record = prefix.call_records.get(call_id)
     if entry is None or record is None or entry[0] != prefix.first_unanswered:
