@@ -31,6 +31,16 @@ every line of it is an event the clean-event judges read, where most lines a har
 quiet ones. A third is that log as `loopspec run` writes it: header version 1, every event of a
 commit of several marked `unit: [k, n]`, which the checker holds to LOG-8 besides
 (`logcheck.commit_units`).
+
+Where session 22 left the version-1 log (instructions, 20,000 events): 1.34x the json.loads pass
+(909.5M against 679.2M), the goal 1.3x. Its own reading (readline, decode, scan) is 0.82x of
+that pass; LOG-8 is 61M of the excess (with the markers unread, the checker is 1.24x, its excess
+the plain log's, 165M), of which `CommitUnits.take`'s body is 46M (about 70 bytecodes a line) and
+its call 15M. Tried and left out, each under 1%: `take`'s whole fast path inlined in the
+checker's loop (-8M), `_lossless_float` replaced by `float` (-3M); worse: only a commit's middle
+lines inlined (+10M), lines split from 64 KiB blocks (+11M). Reading text lines from a
+`TextIOWrapper` saves 27M by iteration, but reads a line of any length whole (SAFE-4 bounds
+it), and 10M through `readline(size)`, which bounds characters, not bytes.
 """
 
 from __future__ import annotations
