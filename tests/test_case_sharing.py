@@ -145,7 +145,7 @@ def test_PROTO_1_replay_says_which_profile_it_applied_and_why(
     """PROTO-1: a profile erases divergences, so replay says which one it applied: the one
     the case names unless `--profile` replaces it (`none` compares whole). It applied the
     case's silently, and `--profile codex` on a dsh case raised no eyebrow."""
-    main(["replay", str(DSH_CASE), *options])
+    main(["replay", str(DSH_CASE), "--bundled", *options])
     out = capsys.readouterr().out
     assert said in out
     assert ("known divergences shown:" in out) == profiled
@@ -157,9 +157,9 @@ def test_PROTO_1_replay_of_a_case_without_a_profile_says_nothing_of_profiles(
     """PROTO-1: a case recorded without a profile, replayed without one, has no profile line."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
     for options in ((), ("--profile", "none")):
-        assert main(["replay", str(saved), *options]) == 0
+        assert main(["replay", str(saved), "--bundled", *options]) == 0
         assert "profile" not in capsys.readouterr().out
-    assert main(["replay", str(saved), "--profile", "dsh"]) == 0
+    assert main(["replay", str(saved), "--bundled", "--profile", "dsh"]) == 0
     assert "  profile: dsh (--profile; the case names none)\n" in capsys.readouterr().out
 
 
@@ -340,7 +340,7 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     )
     # With no target named, the bundled loop by name, as one case's header says (f703816):
     # the factory's module path means nothing to a reader who never saw the source.
-    assert main(["replay", str(folder)]) == 0
+    assert main(["replay", str(folder), "--bundled"]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert (
         last == "replayed 2 cases against loopspec's bundled implementation: 2 without divergence"
@@ -611,7 +611,7 @@ def test_PROTO_1_replay_json_is_one_documented_document_for_a_bug_tracker(
     assert diverged["capabilities"] == diverged["caseCapabilities"] == sorted(_declared())
     assert diverged["divergence"]["rule"] == diverged["recordedRule"] == "TURN-5"
     assert diverged["divergence"]["command"] == json.loads(saved.read_text())["commands"][-1]
-    assert main(["replay", str(saved), "--format", "json", "--profile", "dsh"]) == 0
+    assert main(["replay", str(saved), "--bundled", "--format", "json", "--profile", "dsh"]) == 0
     passed = json.loads(capsys.readouterr().out)
     assert (passed["diverges"], passed["divergence"], passed["profile"]) == (False, None, "dsh")
     documented = conform_cli.__doc__ or ""
@@ -861,10 +861,10 @@ def test_PROTO_1_replay_names_the_commands_the_model_refused(
     document.update(commands=program, config=json.loads(DSH_CASE.read_text())["config"])
     del document["rule"]
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    assert main(["replay", str(saved)]) == 0
+    assert main(["replay", str(saved), "--bundled"]) == 0
     out = capsys.readouterr().out
     assert "  refused by the model (and so by the target): #3 ToolFinishes (EXE-4)\n" in out
-    assert main(["replay", str(saved), "--format", "json"]) == 0
+    assert main(["replay", str(saved), "--bundled", "--format", "json"]) == 0
     refused = json.loads(capsys.readouterr().out)["modelRefused"]
     assert refused == [{"commandIndex": 2, "rule": "EXE-4"}]
 

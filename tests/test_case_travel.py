@@ -112,7 +112,8 @@ def test_PROTO_1_a_case_saved_again_on_windows_as_utf16_replays(
     saved = save_case(_failed_report(), omar, {"impl": "mine:make"})
     copy = omar / "bug-1234.json"
     _windows_copy(saved, copy)
-    assert main(["replay", str(copy)]) == main(["replay", str(saved)]) == 0
+    bundled = ["--bundled"]  # the case records another target (SAFE-1)
+    assert main(["replay", str(copy), *bundled]) == main(["replay", str(saved), *bundled]) == 0
     capsys.readouterr()
     document = json.loads(saved.read_text(encoding="utf-8"))
     del document["commands"][1]["finish"]
@@ -122,7 +123,7 @@ def test_PROTO_1_a_case_saved_again_on_windows_as_utf16_replays(
     # The reply's keys sorted, its opening brace is the line above its "blocks".
     start = next(n for n, line in enumerate(lines, 1) if '"blocks"' in line) - 1
     assert lines[start - 1].strip() == "{"
-    assert main(["replay", str(copy)]) == 2
+    assert main(["replay", str(copy), "--bundled"]) == 2
     assert capsys.readouterr().err == (
         f"loopspec: error: [PROTO-1] {copy}:{start}: $.commands[1].finish is missing; "
         "it must be a string\n"
@@ -156,7 +157,7 @@ def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
     document = json.loads(saved.read_text(encoding="utf-8"))
     document["loopspecVersion"] = "0.0.9"
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    assert main(["replay", str(saved)]) == 0
+    assert main(["replay", str(saved), "--bundled"]) == 0
     assert (
         f"  written by loopspec 0.0.9; this is loopspec {loopspec.__version__} (its rules may "
         "differ: replay with that version to see the case as it was found)\n"
@@ -164,7 +165,7 @@ def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
     document.update(loopspecVersion="9.1", rule="LEASE-1")
     saved.write_text(json.dumps(document, indent=2), encoding="utf-8")
     rule_line = saved.read_text(encoding="utf-8").splitlines().index('  "rule": "LEASE-1",') + 1
-    assert main(["replay", str(saved)]) == 2
+    assert main(["replay", str(saved), "--bundled"]) == 2
     assert capsys.readouterr().err == (
         f"loopspec: error: {saved}:{rule_line}: $.rule is 'LEASE-1', which is no rule of this "
         "loopspec's SPEC.md; the case was written by loopspec 9.1: replay it with that version "
@@ -226,7 +227,7 @@ def test_PROTO_1_a_case_cut_down_by_hand_names_a_command_left_answering_nothing(
     out = capsys.readouterr().out
     assert said in out
     assert out.index(said) < out.index("  rule TURN-5: ")
-    assert main(["replay", str(saved)]) == 0
+    assert main(["replay", str(saved), "--bundled"]) == 0
     assert said in capsys.readouterr().out
 
 
@@ -259,7 +260,7 @@ def test_SAFE_4_a_case_named_as_a_fifo_says_replay_waits_for_its_writer(
     writer = threading.Thread(target=lambda: fifo.write_bytes(saved.read_bytes()), daemon=True)
     writer.start()
     try:
-        assert main(["replay", str(fifo)]) == 0
+        assert main(["replay", str(fifo), "--bundled"]) == 0
     finally:
         writer.join(timeout=10)
     assert capsys.readouterr().err == (
@@ -416,3 +417,37 @@ def test_PROTO_1_a_variable_set_as_in_a_shell_is_not_taken_for_a_relative_path()
         target.reset(LoopConfig())
     assert "`env PYTHONPATH=... PROGRAM ...`" in refused.value.message
     assert "relative to the current directory" not in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("recorded", "named"),
+    [
+        ({"cmd": "env API_TOKEN=<hidden> node ./loop.mjs"}, "--cmd 'env API_TOKEN=<hidden> node"),
+        ({"impl": "mine:make"}, "--impl mine:make"),
+    ],
+    ids=["cmd", "impl"],
+)
+def test_SAFE_1_replay_naming_no_target_refuses_a_case_found_on_one(
+    omar: Path, capsys: pytest.CaptureFixture[str], recorded: dict[str, str], named: str
+) -> None:
+    """SAFE-1: `replay CASE` without --cmd or --impl ran a case found on another loop on the
+    bundled one and passed (exit 0), a note in its verdict line the only sign: a CI step that
+    forgot its --cmd stayed green whatever the loop did. It is refused (exit 2) in one line
+    naming the recorded target to pass, or --bundled, which replays there as before; a case
+    found on the bundled loop (target {}) replays there unasked."""
+    saved = save_case(_failed_report(), omar / "cases", recorded)
+    assert main(["replay", str(saved)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"loopspec replay: error: {saved}: the case was found on {named}")
+    assert "or --bundled to replay on loopspec's bundled implementation" in err
+    assert err.count("\n") == 1
+    assert ("put back as the secret" in err) is ("cmd" in recorded)
+    assert main(["replay", str(saved), "--format", "json"]) == 2
+    assert main(["replay", str(omar / "cases")]) == 2  # a folder of cases: that one unusable
+    assert "cannot be used (the error is on stderr)" in capsys.readouterr().out
+    assert main(["replay", str(saved), "--bundled"]) == 0
+    said = "no divergence on loopspec's bundled implementation (not the recorded target)"
+    assert said in capsys.readouterr().out
+    found_on_the_bundled_loop = save_case(_failed_report(), omar / "bundled", {})
+    assert main(["replay", str(found_on_the_bundled_loop)]) == 0

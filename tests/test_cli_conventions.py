@@ -174,7 +174,7 @@ _REGRESSION_CASE = sorted((ROOT / "tests" / "regressions").glob("*.json"))[0]
         ["conform", "--help"],
         ["spec", "HOOK-1"],
         ["check", str(ROOT / "tests" / "fixtures" / "logs" / "valid")],
-        ["replay", str(_REGRESSION_CASE)],
+        ["replay", str(_REGRESSION_CASE), "--bundled"],
     ],
     ids=["help", "version", "verb help", "conform help", "spec", "check", "replay"],
 )

@@ -837,7 +837,7 @@ def test_PROTO_1_replay_says_which_rule_the_case_recorded(
     replayed with no target named, it says the bundled implementation ran, not the recorded
     target (a bare "no divergence" read as "fixed")."""
     saved = save_case(_failed_report(), tmp_path, {"impl": "test_conform_report:x"})
-    assert main(["replay", str(saved)]) == 0
+    assert main(["replay", str(saved), "--bundled"]) == 0
     assert (
         f"{saved}: 2 commands replayed, no divergence on loopspec's bundled implementation (not "
         "the recorded target); the case recorded TURN-5\n"
@@ -857,7 +857,7 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
     """PROTO-1: a profile's case (tests/regressions/) records a known divergence and the rules
     it touches rather than one rule; replay shows those next to its verdict."""
     case = Path(__file__).parent / "regressions" / "dsh-duplicate-call-ids.json"
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     out = capsys.readouterr().out
     assert (
         "no divergence on loopspec's bundled implementation (not the recorded target); the case "
@@ -865,7 +865,7 @@ def test_PROTO_1_replay_names_the_known_divergence_a_profile_case_recorded(
     ) in out
     # A divergence named by its one rule's ID is named once (it read "RW-1 (RW-1)").
     case = Path(__file__).parent / "regressions" / "claude-code-RW-1.json"
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     out = capsys.readouterr().out
     assert "; the case recorded the known divergence RW-1\n" in out
 

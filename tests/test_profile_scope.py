@@ -54,7 +54,7 @@ def test_PROTO_1_replay_with_a_foreign_profile_is_one_line_and_exit_2(
     """PROTO-1: on the command line the refusal is one error line, exit 2, no verdict. It names
     no rule: the case and the profile do not fit, whatever the target does (it said [PROTO-1],
     as if the target had broken the protocol)."""
-    assert main(["replay", str(CRASH_CASE), "--profile", "claude-code"]) == 2
+    assert main(["replay", str(CRASH_CASE), "--bundled", "--profile", "claude-code"]) == 2
     captured = capsys.readouterr()
     errors = captured.err.strip().splitlines()
     assert len(errors) == 1, captured.err

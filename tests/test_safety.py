@@ -91,7 +91,7 @@ def test_SAFE_1_replay_never_runs_the_command_a_case_records(
     """SAFE-1: a recorded `cmd` is shown with how to use it, and nothing runs it."""
     marker = tmp_path / "ran"
     case = _case_recording(tmp_path, {"cmd": f"touch {shlex.quote(str(marker))}"})
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     out = capsys.readouterr().out
     assert not marker.exists()
     # Named for what it is: the factory's module path meant nothing to a reader.
@@ -110,7 +110,7 @@ def test_SAFE_1_replay_never_imports_the_module_a_case_records(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     case = _case_recording(tmp_path, {"impl": "planted_target:make"})
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     assert "planted_target" not in sys.modules
     assert not (tmp_path / "imported").exists()
     assert "pass --impl planted_target:make" in capsys.readouterr().out
@@ -143,7 +143,7 @@ def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
     recorded = portable("env API_TOKEN=s3cr3t python3 loop.py")
     assert "<hidden>" in recorded
     case = _case_recording(tmp_path, {"cmd": recorded})
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     note = capsys.readouterr().out.splitlines()[1]
     assert note == (
         f"  recorded target: --cmd {shlex.quote(recorded)}, not run; to replay against it, "
@@ -210,7 +210,7 @@ def test_SAFE_1_the_recorded_target_is_shown_escaped(
 ) -> None:
     """SAFE-1: terminal control characters in a recorded target are printed escaped."""
     case = _case_recording(tmp_path, {"cmd": "evil\x1b[2Jcmd"})
-    assert main(["replay", str(case)]) == 0
+    assert main(["replay", str(case), "--bundled"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert "\\x1b[2J" in out
@@ -1077,7 +1077,8 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
                      r"\((SubmitUser|ModelReplies|ModelFails|HookAnswers|ApprovalAnswers|"
                      r"ToolFinishes|Abort|Crash|Recover)\)$", replayed), replayed  # fmt: skip
     assert main(["replay", str(case), "--impl", "broken_targets:ApplyRaises"]) == 2
-    assert main(["replay", str(case)]) == 0, "the bundled implementation runs the program"
+    bundled = main(["replay", str(case), "--bundled"])
+    assert bundled == 0, "the bundled implementation runs the program"
 
 
 def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(

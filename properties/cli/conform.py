@@ -242,7 +242,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "regression suite: exit 1 if one diverges, 2 if one cannot be used (text only); - "
         "reads a case from standard input (pbpaste | loopspec replay - --cmd ...)",
     )
-    _target_arguments(replay)
+    _target_arguments(replay, bundled=True)
     replay.add_argument(
         "--format",
         choices=("text", "json"),
@@ -278,14 +278,24 @@ def _profile_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _target_arguments(parser: argparse.ArgumentParser) -> None:
+def _target_arguments(parser: argparse.ArgumentParser, *, bundled: bool = False) -> None:
+    """Add --impl and --cmd, which name the target, and `replay`'s --bundled (`bundled`)."""
     group = parser.add_mutually_exclusive_group()
+    if bundled:
+        group.add_argument(
+            "--bundled",
+            action="store_true",
+            help="replay on loopspec's bundled implementation, the target when none is named, "
+            "also a case found on another (its --cmd or --impl recorded): without it such a "
+            "case is refused (exit 2), as a pass on the bundled loop says nothing of that one",
+        )
     group.add_argument(
         "--impl",
         metavar="MODULE:FACTORY",
         help="a Python factory returning a ConformanceTarget, MODULE a module name found "
         "in the current directory or on sys.path, not a file path (default: the bundled "
-        "implementation); `replay` runs only this, never the target a case file records",
+        "implementation); `replay` runs only this, never the target a case file records, and "
+        "refuses a case recording one when no target is named (see replay --bundled)",
     )
     group.add_argument(
         "--cmd",

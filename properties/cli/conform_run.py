@@ -899,6 +899,26 @@ def _note_a_fifo(path: str) -> None:
             )
 
 
+def _recorded_target_not_named(args: argparse.Namespace, case_name: str, case: Case) -> str | None:
+    """The usage error of a replay that names no target (no --impl, --cmd or --bundled) of a
+    case found on one: run on the bundled loop instead, a CI step that forgot its --cmd passed
+    whatever the recorded loop does. None when the replay may go on."""
+    if args.impl is not None or args.cmd is not None or args.bundled:
+        return None
+    for option in ("--cmd", "--impl"):
+        value = case.target.get(option.removeprefix("--"))
+        if value is None:
+            continue
+        back = f", each {HIDDEN} put back as the secret it stands for," if HIDDEN in value else ""
+        return (
+            f"{case_name}: the case was found on {option} {shown(shlex.quote(value))} and this "
+            f"command names no target: pass that {option}{back} (or your copy of the loop) to "
+            "replay against it, or --bundled to replay on loopspec's bundled implementation, "
+            "whose verdict says nothing of the recorded loop"
+        )
+    return None
+
+
 def _replay_listed(
     args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str
 ) -> str:
@@ -908,6 +928,11 @@ def _replay_listed(
         case = load_case(Path(path))
     except TargetError as error:
         _error_above(f"loopspec: error: {error}")
+        print(f"{path}: cannot be used (the error is on stderr)")
+        return "unusable"
+    unnamed = _recorded_target_not_named(args, path, case)
+    if unnamed is not None:
+        _error_above(f"loopspec replay: error: {unnamed}")
         print(f"{path}: cannot be used (the error is on stderr)")
         return "unusable"
     profile, profile_note = replay_profile(args.profile, case.profile)
@@ -934,6 +959,10 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     """Rerun one case file, `case_arg` as given."""
     _note_a_fifo(case_arg)
     case = _load_named_case(case_arg)
+    unnamed = _recorded_target_not_named(args, case_arg, case)
+    if unnamed is not None:  # a usage error: no rule is broken
+        print(f"loopspec replay: error: {unnamed}", file=sys.stderr)
+        return 2
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = _named_target(args)
     replayed = target.get("cmd") or target.get("impl") or ""
