@@ -38,8 +38,6 @@ commits are not checked, and their reports do not list LOG-8 among the rules che
 
 from __future__ import annotations
 
-import json
-
 from loopspec.model.invariants import NO_VIOLATIONS, Prefix, Violation
 from loopspec.properties.logcheck.dialect import UNIT_KEY
 
@@ -414,6 +412,8 @@ def _reply_calls(obj: Mapping[str, Any]) -> list[str]:
 
 def _json(value: Any) -> str:
     """A marker as the log writes it (JSON's true, not Python's True), shortened if long."""
+    import json  # noqa: PLC0415 -- only a malformed marker needs it: check's start-up skips json
+
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= _MARKER_SHOWN else text[: _MARKER_SHOWN - 3] + "..."
 
