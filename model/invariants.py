@@ -1831,6 +1831,13 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return found
 
 
+SUPPLIED_WITHOUT_SIDECAR = "supplied-without-sidecar"
+"""The facet of RW-2 `supplied_rewrite_applied_or_refused` breaks: the real Claude Code and Codex
+write no rewrite sidecar at all, a known divergence of theirs (RW-2), so their profiles name the
+facet (`RW-2:` + this) and leave the call to the comparison, which tells what the record lacks
+(RW-1 where it keeps the model's input while the hook's ran)."""
+
+
 @invariant("supplied_rewrite_applied_or_refused", "RW-2", reads=of_types("tool/result"))
 def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """An input a hook supplied is either recorded in the sidecar or the call fails, refused."""
@@ -1857,6 +1864,7 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
                 f"a rewrite nor refused: its tool/call{recorded} carries no rewrite sidecar, "
                 "and its result reports success",
                 (*supplied[-1:], *(() if record is None else (record.seq,))),
+                SUPPLIED_WITHOUT_SIDECAR,
             )
         ]
     return NO_VIOLATIONS

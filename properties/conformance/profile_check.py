@@ -214,7 +214,12 @@ class ProfileChecker:
             )
         culprit = self._unexcused_command()
         if culprit is not None:
-            return self._unerased_difference(culprit)
+            unerased = self._unerased_difference(culprit)
+            # Read unerased, a command that shows a known divergence beside the bug may name
+            # the known one's rule (a CLI records a reply's calls before its hooks, RW-3): the
+            # erased reading, which has it taken out, names the bug's.
+            if unerased.rule_id not in self._rules_at_work(culprit):
+                return unerased
         expected, actual = _as_observation(model, position), _as_observation(target, position)
         if expected.accepted and not actual.accepted:
             # The target refuses what the model accepts: its state went wrong earlier, where
@@ -268,6 +273,22 @@ class ProfileChecker:
             if erased_model == erased_target:
                 return index
         return None
+
+    def _rules_at_work(self, index: int) -> frozenset[str]:
+        """The rules of the soft known divergences whose erasers change the runs up to command
+        `index`: what the target shows there that the profile already explains."""
+        pair: Pair = (self._runs[0][: index + 1], self._runs[1][: index + 1])
+        commands = self._wire_commands[: index + 1]
+        rules: set[str] = set()
+        for known in self.profile.divergences:
+            if known.hard or known.symptom is not None:
+                continue
+            try:
+                if known.erase(pair, commands) != pair:
+                    rules.update(known.rules)
+            except SHAPE_ERRORS:
+                continue
+        return frozenset(rules)
 
     def _unerased_difference(self, index: int) -> Divergence:
         """The divergence at command `index`, blamed as without a profile; reported at the

@@ -29,7 +29,11 @@ from collections.abc import Callable, Sequence
 
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
-from loopspec.model.invariants import DENIED_NOT_AN_ERROR, POST_BLOCK_NOT_AN_ERROR
+from loopspec.model.invariants import (
+    DENIED_NOT_AN_ERROR,
+    POST_BLOCK_NOT_AN_ERROR,
+    SUPPLIED_WITHOUT_SIDECAR,
+)
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
 from loopspec.properties.harnesses.profiles import KNOWN
@@ -796,6 +800,10 @@ TOLERATES: dict[Harness, dict[str, tuple[str, ...]]] = {
     )
     for harness in Harness
 }
+# Neither CLI writes a rewrite sidecar (their RW-2): the log's supplied input without one is that
+# divergence, and the comparison tells whether the record keeps what ran (RW-1).
+for _entries in TOLERATES.values():
+    _entries["RW-2"] = (f"RW-2:{SUPPLIED_WITHOUT_SIDECAR}",)
 # Claude Code writes a denial as an error: only Codex's entries tolerate the deny facet.
 TOLERATES[Harness.CODEX] |= dict.fromkeys(
     ("TEXT-1", "HOOK-2", "DEC-1"), (f"DEC-1:{DENIED_NOT_AN_ERROR}",)
