@@ -36,9 +36,12 @@ NEVER_FOR_REPLAY = (
 REGRESSIONS = Path(__file__).parent / "regressions"
 # (the cases, the options after them): one case, in text and in JSON, and two at once.
 REPLAYS = {
-    "text": (["dsh-abort-drops-queued-input.json"], []),
-    "json": (["claude-code-ABORT-1.json"], ["--format", "json"]),
-    "two": (["dsh-hook-audit-shape.json", "codex-ABORT-1.json"], ["--profile", "none"]),
+    "text": (["dsh-abort-drops-queued-input.json"], ["--bundled"]),
+    "json": (["claude-code-ABORT-1.json"], ["--format", "json", "--bundled"]),
+    "two": (
+        ["dsh-hook-audit-shape.json", "codex-ABORT-1.json"],
+        ["--profile", "none", "--bundled"],
+    ),
 }
 
 

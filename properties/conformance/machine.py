@@ -283,7 +283,6 @@ def conformance_machine(
                     expected=expected,
                     actual=actual,
                     violations=violations,
-                    config=self.config,
                 )
                 if found is not None:
                     self.diverged(found)

@@ -9,9 +9,7 @@ step before it has settled), after the profile's erasers have removed each known
 (`loopspec.properties.profiles.known`). A hard known divergence (one that sends the runs different
 ways)
 is recognized by its symptom on the command where it shows; the program stops there, reported
-as that known divergence. Anything else that differs is a counterexample, blamed on a rule
-as without a profile: on the first command the known divergences do not explain, its
-observations read as they came (`ProfileChecker._unexcused_command`).
+as that known divergence. Anything else that differs is a counterexample, blamed on a rule.
 
 At the end of a program, repeated `settling_command`s drive both to a quiet point, so the
 program's tail is compared too. Which known divergences a program really showed is computed
@@ -31,7 +29,6 @@ import attrs
 from loopspec.model.commands import (
     ApprovalAnswers,
     Command,
-    Crash,
     HookAnswers,
     ModelReplies,
     Pass,
@@ -90,11 +87,6 @@ class ProfileChecker:
         self._runs: Pair = ([], [])
         self._normalizers = (RunNormalizer(_spoken), RunNormalizer(_spoken))
         self._history: list[dict[str, Any]] = []
-        self._history_lengths: list[int] = []  # len(self._history) after each command
-        # Each command's observations as they came, before any eraser: blame reads these once
-        # the erased runs show a difference no known divergence explains.
-        self._observed: list[tuple[Observation, Observation]] = []
-        self._config: LoopConfig | None = None
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
         self._tolerated = profile.tolerated_facets
         # A history that differs from what the target's own log derives waits for the next
@@ -112,19 +104,14 @@ class ProfileChecker:
         expected: Observation,
         actual: Observation,
         violations: Sequence[Violation] = (),
-        config: LoopConfig | None = None,
     ) -> Divergence | None:
-        """Take one command's observations; the divergence they show, if it is not known.
-        `config` is the program's configuration (None: not known), which blame may read."""
+        """Take one command's observations; the divergence they show, if it is not known."""
         index = len(self.commands)
         self.commands.append(command)
         self.phases.append(phase_before)
-        self._config = config
         wire = command_to_json(command)
         self._wire_commands.append(wire)
         self._history.extend(expected.events)
-        self._history_lengths.append(len(self._history))
-        self._observed.append((expected, actual))
         want = self._normalizers[0].add(expected)
         got = self._normalizers[1].add(actual)
         if not want["accepted"] and not got["accepted"] and got["rule"] is None:
@@ -212,14 +199,6 @@ class ProfileChecker:
                 _as_observation(model, position),
                 _as_observation(target, position),
             )
-        culprit = self._unexcused_command()
-        if culprit is not None:
-            unerased = self._unerased_difference(culprit)
-            # Read unerased, a command that shows a known divergence beside the bug may name
-            # the known one's rule (a CLI records a reply's calls before its hooks, RW-3): the
-            # erased reading, which has it taken out, names the bug's.
-            if unerased.rule_id not in self._rules_at_work(culprit):
-                return unerased
         expected, actual = _as_observation(model, position), _as_observation(target, position)
         if expected.accepted and not actual.accepted:
             # The target refuses what the model accepts: its state went wrong earlier, where
@@ -248,68 +227,6 @@ class ProfileChecker:
         since = self._quiet_length + 1
         where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
         what = f"{what} (with the {self.profile.name} profile's known divergences erased; {where})"
-        return Divergence(last, self.commands[last], rule_id, what, expected, actual)
-
-    def _unexcused_command(self) -> int | None:
-        """The command whose target observation the profile cannot explain, or None.
-
-        That is the last command `i` from which the model's observations, put in place of the
-        target's (`i` onward), leave the erased runs equal: everything the target did before
-        `i` is a known divergence at most, and what it did at `i` is not. Its observations
-        are then blamed as they came, unerased, so that an eraser that removes what a known
-        divergence changes (an error code, a hook's callId) does not also remove what tells
-        the broken rule. None when no such command is found (an eraser reads across
-        commands, so a spliced run may not be read alike).
-        """
-        model, target = self._runs
-        for index in range(len(self.commands) - 1, self._quiet_length - 1, -1):
-            if model[index] == target[index]:
-                continue  # splicing from here reads as splicing from the next difference
-            spliced: Pair = (model, target[:index] + model[index:])
-            try:
-                erased_model, erased_target = self.profile.erased(spliced, self._wire_commands)
-            except SHAPE_ERRORS:
-                return None
-            if erased_model == erased_target:
-                return index
-        return None
-
-    def _rules_at_work(self, index: int) -> frozenset[str]:
-        """The rules of the soft known divergences whose erasers change the runs up to command
-        `index`: what the target shows there that the profile already explains."""
-        pair: Pair = (self._runs[0][: index + 1], self._runs[1][: index + 1])
-        commands = self._wire_commands[: index + 1]
-        rules: set[str] = set()
-        for known in self.profile.divergences:
-            if known.hard or known.symptom is not None:
-                continue
-            try:
-                if known.erase(pair, commands) != pair:
-                    rules.update(known.rules)
-            except SHAPE_ERRORS:
-                continue
-        return frozenset(rules)
-
-    def _unerased_difference(self, index: int) -> Divergence:
-        """The divergence at command `index`, blamed as without a profile; reported at the
-        last command fed, where the erased runs first differed."""
-        expected, actual = self._observed[index]
-        rule_id, what = classify(
-            self.commands[index],
-            self.phases[index],
-            expected,
-            actual,
-            target_violations=[],
-            history=tuple(self._history[: self._history_lengths[index]]),
-            crashed=any(isinstance(c, Crash) for c in self.commands[: index + 1]),
-            config=self._config,
-            program=self.commands[: index + 1],
-        )
-        last = len(self.commands) - 1
-        what = (
-            f"{what} (at command #{index + 1}; the {self.profile.name} profile's known "
-            "divergences explain what the target did before it, not what it did there)"
-        )
         return Divergence(last, self.commands[last], rule_id, what, expected, actual)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:

@@ -1698,7 +1698,6 @@ def replay_case(
                     expected=expected,
                     actual=actual,
                     violations=violations,
-                    config=config,
                 )
                 if found is not None:
                     return Replay(found, capabilities=capabilities, refused=tuple(refused))
