@@ -469,11 +469,32 @@ def test_SCHED_1_only_a_call_with_invalid_input_holds_its_place() -> None:
         ToolFinishes("c2", ToolSucceeded("A"), post=(PostPass(),)),  # the audit hook's answer
         ModelReplies((TextBlock("done"),)),
     ]
-    replay = replay_case(HoldsCallsBehindADeniedOne, gen.CONFIGS[1], program, DSH)
-    assert replay.stopped_by is None
+    for profile in (None, DSH):
+        replay = replay_case(HoldsCallsBehindADeniedOne, gen.CONFIGS[1], program, profile)
+        assert replay.stopped_by is None
+        assert replay.divergence is not None
+        # The refusal is the schedule's fault, with or without the profile: the target holds
+        # c2 behind a call that never ran (EXE-4 would say it refused a running call's outcome).
+        assert replay.divergence.index == 4, replay.divergence.what
+        assert replay.divergence.rule_id == "SCHED-1", replay.divergence.what
+        assert "behind call c1, denied by a hook" in replay.divergence.what
+    # A refused outcome of a call with no unrun call before it stays EXE-4's.
+    passed = [*program[:2], HookAnswers(Pass()), HookAnswers(Pass())]
+    finished = ToolFinishes("c1", ToolSucceeded("A"))
+    replay = replay_case(RefusesEveryOutcome, gen.CONFIGS[1], [*passed, finished])
     assert replay.divergence is not None
-    # Reported; the report names the refusal's rule (EXE-4), not yet the schedule's.
-    assert replay.divergence.index == 4, replay.divergence.what
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+
+
+class RefusesEveryOutcome(ModelTarget):
+    """The model, but every tool outcome is refused."""
+
+    name = "refuses-every-outcome"
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ToolFinishes):
+            return Observation(False, refusal_rule="EXE-4", refusal_message="not running")
+        return super().apply(command)
 
 
 class RedeliversContextsAfterAnAbort(ModelTarget):

@@ -2260,33 +2260,81 @@ def _ended_unstarted(
     return "DEC-1", f"{ran}: it is answered with an error instead{said}"
 
 
+def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, str] | None:
+    """An earlier call of `call_id`'s reply that the model settled without running its body
+    (denied by a hook, its approval not granted, its input invalid or its tool unknown), and
+    how it was settled; None when there is none."""
+    step = _calls_step(call_id, history)
+    reply = next(
+        (
+            e
+            for e in reversed(step)
+            if e.get("type") == "assistant/message" and call_id in _reply_call_ids(e)
+        ),
+        None,
+    )
+    if reply is None:
+        return None
+    ids = _reply_call_ids(reply)
+    results = {_call_id_of(e): e for e in step if e.get("type") == "tool/result"}
+    for earlier in ids[: ids.index(call_id)]:
+        if earlier is None or earlier not in results:
+            continue
+        situation = _situation(earlier, history)
+        code = _error_code(results[earlier])
+        if "deny" in situation.hook_decisions:
+            return earlier, "denied by a hook"
+        if situation.approval not in (None, "asked", "allowed-once"):
+            return earlier, f"its approval answered {situation.approval!r}"
+        if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
+            return earlier, f"ended {code}"
+    return None
+
+
 # A command the target refused though the model accepts it: the rule saying it is legal there.
 _ACCEPTED_BY: dict[str, str] = {
     "ModelReplies": "ORD-1",
     "ModelFails": "TURN-5",
     "HookAnswers": "HOOK-4",
     "ApprovalAnswers": "DEC-2",
-    "ToolFinishes": "EXE-4",
     "Crash": "LOG-8",
     "Recover": "REC-2",
 }
 
 
 def _refusal_rule(
-    command: Command, phase: str, expected: Observation, actual: Observation
+    command: Command,
+    phase: str,
+    expected: Observation,
+    actual: Observation,
+    history: Sequence[Event] = (),
 ) -> tuple[str, str]:
     if expected.accepted:
+        refused = (
+            f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "
+            f"{actual.refusal_message}); the model accepts it in {phase}"
+        )
         match command:
             case SubmitUser():
                 rule = "TURN-1" if phase == "Idle" else "ADJ-4"
             case Abort():
                 rule = _abort_rule(phase)
+            case ToolFinishes():
+                held = _settled_unrun_before(command.call_id, history)
+                if held is not None:
+                    # The call the target will not finish never started there: the earlier
+                    # call it waits for was settled at the gate, so no body of its runs.
+                    earlier, why = held
+                    return "SCHED-1", (
+                        f"{refused}: call {command.call_id} runs in the model, and the target "
+                        f"holds it back behind call {earlier}, {why} without running, which "
+                        "holds no place in the schedule (an exclusive call waits only for "
+                        "earlier calls that run)"
+                    )
+                rule = "EXE-4"
             case _:
                 rule = _ACCEPTED_BY.get(command.NAME, "MODEL-1")
-        return rule, (
-            f"the target refused {command.NAME} ({actual.refusal_rule or 'no rule named'}: "
-            f"{actual.refusal_message}); the model accepts it in {phase}"
-        )
+        return rule, refused
     rule = expected.refusal_rule or "MODEL-1"
     if actual.accepted:
         return rule, (
@@ -2586,7 +2634,7 @@ def classify(
                 f"{first.message}"
             )
     if not expected.accepted or not actual.accepted:
-        return _refusal_rule(command, phase, expected, actual)
+        return _refusal_rule(command, phase, expected, actual, history)
     lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
     if lost is not None:
         return lost
