@@ -53,6 +53,7 @@ from typing import Any
 
 import attrs
 import pytest
+from test_blame_hook_merge_bugs import IgnoresSuppliedInputs
 
 from loopspec.model import rewrite
 from loopspec.model.commands import (
@@ -267,15 +268,6 @@ class AskDropsAllowInputs(ModelTarget):
     def apply(self, command: Command) -> Observation:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(rewrite, "winning_rewrite", _asks_keep_no_input)
-            return super().apply(command)
-
-
-class IgnoresSuppliedInputs(ModelTarget):
-    """Control: the model, except that no hook's input is ever applied."""
-
-    def apply(self, command: Command) -> Observation:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(rewrite, "winning_rewrite", lambda _supplied, _merged: -1)
             return super().apply(command)
 
 
