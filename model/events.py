@@ -45,6 +45,14 @@ def _text(_instance: object, attribute: attrs.Attribute[str], value: str) -> Non
         raise InvalidEventError(msg, rule_id="LOG-4")
 
 
+def _hook_name(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    # HOOK-1 states it: an audit's pair is keyed by (turn, point, handlerId), and an empty one
+    # names no hook. check names the same rule for the same line (`facts._read_hook`).
+    if not isinstance(value, str) or not value:
+        msg = f"{attribute.name} must be a non-empty string, got {value!r}"
+        raise InvalidEventError(msg, rule_id="HOOK-1" if isinstance(value, str) else "LOG-4")
+
+
 @attrs.frozen
 class SurfaceAppend:
     """The event's message is appended to the model-visible surface."""
@@ -237,9 +245,9 @@ class HookInvoked:
     seq: int = attrs.field(validator=_seq)
     time: int
     turn: int = attrs.field(validator=_counter)
-    point: str = attrs.field(validator=_text)
+    point: str = attrs.field(validator=_hook_name)
     dialect: str
-    handler_id: str = attrs.field(validator=_text)
+    handler_id: str = attrs.field(validator=_hook_name)
     matcher: str | None = None
     call_id: str | None = None
     extra: FrozenMap = EMPTY
@@ -259,8 +267,8 @@ class HookResulted:
     seq: int = attrs.field(validator=_seq)
     time: int
     turn: int = attrs.field(validator=_counter)
-    point: str = attrs.field(validator=_text)
-    handler_id: str = attrs.field(validator=_text)
+    point: str = attrs.field(validator=_hook_name)
+    handler_id: str = attrs.field(validator=_hook_name)
     decision: str
     duration_ms: float
     exit_code: int | None = None

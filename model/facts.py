@@ -288,8 +288,9 @@ def _str(data: Mapping[str, Any], key: str, where: str = "data") -> str:
 
 
 def _empty(where: str, key: str) -> NoReturn:
-    """LOG-4: a call's id and tool name are non-empty strings, as the model's reader asks
-    (providers pair a result by the id; an empty one pairs nothing)."""
+    """LOG-4: a call's id and tool name, a result's call id and an approval's id and outcome
+    are non-empty strings, as the model's reader asks (providers pair a result by the id; an
+    empty one pairs nothing)."""
     raise FactError(f"{where}.{key} must be a non-empty string")
 
 
@@ -581,6 +582,8 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
     fact.call_id = (
         call_id if type(call_id) is str else _str(block, "toolCallId", "data.message.content[0]")
     )
+    if not call_id:  # before its source, as the model's reader builds the block first
+        _empty("data.message.content[0]", "toolCallId")
     source = message.get("source") if _is_map(message) else None
     if not _is_map(source):
         what = "is missing; it must be" if source is None else "must be"
@@ -678,6 +681,8 @@ def hook_duration_valid(duration: object) -> bool:
 
 def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     fact.approval_id = _str(data, "id")
+    if not fact.approval_id:  # the model's reader refuses it: a request named "" pairs nothing
+        _empty("data", "id")
     if fact.type == "approval/asked":
         fact.call_id = _opt_str(data, "callId")
         fact.name = _str(data, "toolName")
@@ -685,6 +690,8 @@ def _read_approval(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) 
         _optional_members_read(fact.type, data)
     else:
         fact.outcome = _str(data, "outcome")
+        if not fact.outcome:
+            _empty("data", "outcome")
 
 
 _CORE_READERS = {

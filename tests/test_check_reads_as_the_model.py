@@ -28,8 +28,9 @@ from loopspec.properties.logcheck.checker import check_stream
 
 Members = tuple[str | int, ...]
 _REMOVED = object()
-# A value of each JSON type, and removal: what one member is changed to.
-_REPLACEMENTS: tuple[object, ...] = ("s", 1, None, [], {}, True, False, _REMOVED)
+# A value of each JSON type, the empty string (an approval's id "" passed check, which the model
+# refuses), and removal: what one member is changed to.
+_REPLACEMENTS: tuple[object, ...] = ("s", "", 1, None, [], {}, True, False, _REMOVED)
 
 
 # Valid logs whose events hold every optional member between them: the model's demo (with the

@@ -596,6 +596,7 @@ def _approval_asked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     tool_name = data.get("toolName")
     if (
         type(approval_id) is not str
+        or not approval_id  # LOG-4, read with the fact
         or (type(call_id) is not str and "callId" in data)
         or type(tool_name) is not str
         or (type(arguments) is not str and "arguments" in data)
@@ -623,8 +624,8 @@ def _approval_decided(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ):
         return False
     approval_id, outcome = data.get("id"), data.get("outcome")
-    if type(approval_id) is not str or type(outcome) is not str:
-        return False
+    if type(approval_id) is not str or type(outcome) is not str or not outcome:
+        return False  # LOG-4, read with the fact
     if approval_id not in prefix.approvals:
         return False
     prefix.expected_seq = seq + 1
