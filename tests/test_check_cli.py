@@ -544,6 +544,72 @@ def test_LOG_8_zero_bytes_with_lines_after_them_are_an_error(
     assert out.splitlines()[0].startswith(f"{path}:7: error binary LOG-8: the line is 100 zero")
 
 
+@pytest.mark.parametrize(
+    ("tail", "said"),
+    [
+        (b'{"type": "tool/result", "seq": 6, "da\n', "stops short (37 bytes, then a newline)"),
+        (
+            b'{"type": "tool/result", "seq": 6, "da\n\n  \n',
+            "stops short (37 bytes, then a newline)",
+        ),
+        (
+            bytes(40) + b"\n",
+            "is 40 zero bytes (the file's new length reached the disk, its data did not)",
+        ),
+    ],
+    ids=["cut", "cut-then-blank-lines", "zero-bytes"],
+)
+def test_LOG_8_a_torn_last_line_ended_by_a_newline_is_a_torn_tail_of_a_dsh_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tail: bytes, said: str
+) -> None:
+    """LOG-8: on a version 0 log, a last line cut off mid-write or left as zero bytes is a torn
+    tail (the torn-commit notice, exit 0) even when a newline, or only blank lines, follow it:
+    dsh 0.1.0-rc.8, reopening such a log, drops the line and closes the turn it cut, as it does
+    one without its newline. Both were errors (exit 2)."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "crashed.jsonl"
+    path.write_bytes(b"".join(lines[:6]) + tail)
+    code, out = run(capsys, str(path))
+    assert code == 0, out
+    assert out.splitlines()[1] == (
+        f"{path}:7: notice torn-commit LOG-8: line 7 {said}: the last line, a write a crash cut "
+        "off, which the harness drops when the session reopens; checked up to line 6"
+    )
+
+
+@pytest.mark.parametrize(
+    "tail", [b'{"type": "tool/result", "seq": 6, "da\n', bytes(40) + b"\n"], ids=["cut", "zeros"]
+)
+def test_LOG_8_a_torn_last_line_ended_by_a_newline_stays_an_error_on_a_version_1_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tail: bytes
+) -> None:
+    """LOG-8: loopspec's own reader (version 1 logs) drops only a last line without its
+    newline; one with it stops the reader, so check reports it (exit 2)."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    path = tmp_path / "marked.jsonl"
+    path.write_bytes(
+        json.dumps({**header, "version": 1}).encode() + b"\n" + b"".join(lines[1:6]) + tail
+    )
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    assert out.splitlines()[0].startswith(f"{path}:7: error ")
+
+
+def test_LOG_8_a_torn_line_followed_by_an_event_stays_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-8: a torn write with an event after it is not what a crash leaves: the harness
+    appended without dropping it (dsh, reopening, would drop the events after it too, or refuse
+    the log when one is a turn/end). An error, exit 2."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "appended.jsonl"
+    path.write_bytes(b"".join(lines[:6]) + lines[6][:40] + b"\n\n" + lines[6])
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert out.splitlines()[0].startswith(f"{path}:7: error invalid-json LOG-8: the line stops")
+
+
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
 def test_empty_log_is_an_error(
     content: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path

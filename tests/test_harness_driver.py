@@ -639,9 +639,9 @@ def test_RW_2_the_verdict_counts_what_check_finds_in_the_log_and_the_report_does
 
 
 def test_LOG_8_a_log_check_cannot_read_to_its_end_is_said_so_in_the_report() -> None:
-    """LOG-8: a CLI killed mid-write leaves a torn last line; check stops there and says so.
-    The report printed 'check: no violation it can show' as if the whole log had been judged;
-    it now prints check's error (and its notices: a call still awaiting its result)."""
+    """LOG-8: a CLI killed mid-write leaves a torn last line, which it skips on resuming; the
+    report prints check's notice for it (and the others: a call still awaiting its result). It
+    printed 'check: no violation it can show' as if every line had been judged."""
     body = {"input": [PRINT_CALL, PRINT_OUTPUT]}
     result = _result(_observed("echo a"), body)
     result["requests"][0]["path"] = "/v1/responses"
@@ -649,8 +649,10 @@ def test_LOG_8_a_log_check_cannot_read_to_its_end_is_said_so_in_the_report() -> 
     result["logs"] = [{"path": ".codex/sessions/rollout-x.jsonl", "text": rollout}]
     lines = report_lines(session_view(Harness.CODEX, ONE_CALL, None, result), result)
     assert any(
-        x.startswith("  check line 2: error torn-tail: the last line stops short")
-        and x.endswith("(not judged past it)")
+        x.startswith("  check line 2: notice torn-commit: line 2 stops short")
+        and x.endswith(
+            "which Codex skips when it reads the log to resume the session; check skips it too"
+        )
         for x in lines
     )
 

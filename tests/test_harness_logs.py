@@ -782,11 +782,46 @@ def test_REC_2_a_call_awaiting_its_result_at_the_end_is_a_crash_tail_notice() ->
     assert notice.message.startswith("call toolu_a still awaits its result at the end of the log")
 
 
+@pytest.mark.parametrize("loop", ["claude-code", "codex"])
+@pytest.mark.parametrize(
+    ("where", "torn"),
+    [
+        ("last", "cut"),  # the crash's write, the file's last line
+        ("middle", "cut"),  # the same after the CLI resumed and wrote on past it
+        ("middle", "zeros"),  # the file's new length on disk, its data not
+    ],
+)
+def test_LOG_8_a_write_a_crash_cut_off_is_skipped_with_a_notice(
+    loop: str, where: str, torn: str
+) -> None:
+    """LOG-8: a crashed CLI leaves its last write cut off; resuming the session, Claude Code
+    (2.1.332) and Codex (0.171.0) skip that line and write on after it, so it can stand
+    anywhere in the log, and nothing it held is in the session. check gives it the torn-commit
+    notice and reads on: a violation after it is still found. It was an error (torn-tail for
+    the last line, invalid-json before that), exit 2, and check did not read past it."""
+    lines = (FIXTURES / loop / "violations" / "ORD-3.jsonl").read_bytes().splitlines(True)
+    written = (lines[1][:30] + b"\n") if torn == "cut" else bytes(60) + b"\n"
+    if where == "last":
+        text = b"".join(lines) + written.rstrip(b"\n")
+        at = len(lines) + 1
+    else:
+        text = b"".join([*lines[:2], written, *lines[2:]])
+        at = 3
+    report = check_stream("resumed.jsonl", io.BytesIO(text))
+    assert report.errors == []
+    (notice,) = [n for n in report.notices if n.kind == NoticeKind.TORN_COMMIT]
+    assert (notice.line, notice.rule_id) == (at, "LOG-8")
+    name = {"claude-code": "Claude Code", "codex": "Codex"}[loop]
+    assert notice.message.endswith(
+        f"a write a crash cut off, which {name} skips when it reads the log to resume the "
+        "session; check skips it too"
+    )
+    assert [f.violation.rule_id for f in report.violations] == ["ORD-3"]
+
+
 def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
-    """A torn last line and invalid JSON stop the log with an input error naming the line."""
+    """Invalid JSON that no cut explains stops the log with an input error naming the line."""
     text = (CODEX / "violations" / "ORD-3.jsonl").read_bytes()
-    torn = check_stream("torn.jsonl", io.BytesIO(text[:-20]))
-    assert [(e.kind, e.line) for e in torn.errors] == [(ErrorKind.TORN_TAIL, 9)]
     lines = text.splitlines(keepends=True)
     broken = b"".join([*lines[:3], b'{"type": "response_item",,}\n', *lines[3:]])
     bad = check_stream("bad.jsonl", io.BytesIO(broken))

@@ -424,18 +424,46 @@ def opens_with_dsh_header(head: bytes) -> bool:
 _TORN = object()  # the last line, cut off mid-write, of a log with a header
 
 
-def _parse_slowly(report: LogReport, raw: bytes, line: int, error: Exception) -> Any:
+def _parse_slowly(
+    report: LogReport, raw: bytes, line: int, error: Exception, readline: Callable[[int], bytes]
+) -> Any:
     """The object on a line the fast path could not read, `_SKIP` or `_TORN`; `_Stop` when none.
 
     The fast path reads only lines that start with their JSON value; a full decode also takes
-    leading whitespace and gives the exact error otherwise.
+    leading whitespace and gives the exact error otherwise. `readline` reads the lines after
+    it, which only a torn write followed by a newline needs (`_only_blank_lines_follow`).
     """
     if not isinstance(error, UnicodeDecodeError):
         try:
             return _strict_decoder().decode(raw.decode())
         except (ValueError, RecursionError) as again:
             error = again
-    return _TORN if _unparsable(report, raw, line, error) else _SKIP
+    return _TORN if _unparsable(report, raw, line, error, readline) else _SKIP
+
+
+def _only_blank_lines_follow(readline: Callable[[int], bytes]) -> bool:
+    """Whether nothing but blank lines is left to read; stops at the first that is not blank
+    (the log is not read past the line before it anyway)."""
+    while chunk := readline(1 << 16):
+        if chunk.strip():
+            return False
+    return True
+
+
+def _torn_tail_with_newline(
+    report: LogReport, raw: bytes, line: int, readline: Callable[[int], bytes]
+) -> bool:
+    """Whether the torn write `raw`, ended by a newline, is the last line of a version 0 log:
+    dsh (0.1.0-rc.8) drops an unreadable line on reopening when no turn/end follows it, so
+    such a last line is the same crash tail as one without its newline. loopspec's own reader
+    (`impl/log_reader.py`, version 1) drops only a line without one."""
+    return (
+        line > 1
+        and report.version is not None
+        and report.version != MARKED_VERSION
+        and raw.endswith(b"\n")
+        and _only_blank_lines_follow(readline)
+    )
 
 
 # The part of a token the parser stops at when a line is cut inside it, not between two: a
@@ -459,6 +487,17 @@ def _stops_short(error: JSONDecodeError) -> bool:
     return re.fullmatch(cut, rest) is not None
 
 
+def torn_write(raw: bytes, error: Exception) -> bool:
+    """Whether the line `raw`, which did not parse (`error`), is a write a crash cut off: it
+    lacks its newline (only a file's last line can), ends in zero bytes (the file's new length
+    on disk, its data not), or stops before its JSON value ends."""
+    from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
+
+    if not raw.endswith(b"\n") or _zero_tail(raw):
+        return True
+    return isinstance(error, JSONDecodeError) and _stops_short(error)
+
+
 def _zero_tail(raw: bytes) -> int:
     """How many zero bytes end the line `raw` (before its newline), when nothing but them
     follows its first zero byte; 0 otherwise."""
@@ -471,9 +510,11 @@ class _Stop(Exception):
     """The current log cannot be checked further; the report says why."""
 
 
-def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> bool:
+def _unparsable(
+    report: LogReport, raw: bytes, line: int, error: Exception, readline: Callable[[int], bytes]
+) -> bool:
     """Classify a line that did not parse. Blank lines and a torn tail return (True for the torn
-    tail of a log that marks its commits, which the caller reports); the rest stop."""
+    tail of a log with a header, which the caller reports); the rest stop."""
     from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
 
     if not raw.strip():
@@ -490,6 +531,8 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
         # At the end of a log with a header it is a torn last line (below); followed by a
         # newline, something wrote after it.
         if report.version is not None and not raw.endswith(b"\n"):
+            return True
+        if _torn_tail_with_newline(report, raw, line, readline):
             return True
         written = len(raw.rstrip(b"\n")) - zeros
         part = f"{written} bytes of a write, then " if written else ""
@@ -540,6 +583,8 @@ def _unparsable(report: LogReport, raw: bytes, line: int, error: Exception) -> b
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
     elif isinstance(error, JSONDecodeError) and _stops_short(error):
+        if _torn_tail_with_newline(report, raw, line, readline):
+            return True
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
         message = (
@@ -783,7 +828,7 @@ def _check_lines(
             except SCAN_ERRORS as error:
                 if len(raw) == size:
                     _too_long(report, raw, line, limits)
-                obj = _parse_slowly(report, raw, line, error)
+                obj = _parse_slowly(report, raw, line, error, readline)
                 if obj is _SKIP:
                     continue
                 if obj is _TORN:
@@ -946,24 +991,26 @@ def _check_lines(
     if torn is not None:
         torn_line, torn_seq, message = torn
         if torn_raw:
-            message += f"; {_torn_last_line(torn_raw, line)}, the write the crash cut off"
+            message += f"; {torn_line_words(torn_raw, line)}, the write the crash cut off"
         notice = Notice(torn_line, NoticeKind.TORN_COMMIT, message, "LOG-8", torn_seq)
         report.notices.append(notice)
     elif torn_raw:
         whole = "with the commit it belongs to " if units is not None else ""
         message = (
-            f"{_torn_last_line(torn_raw, line)}: the last line, a write a crash cut off, which "
+            f"{torn_line_words(torn_raw, line)}: the last line, a write a crash cut off, which "
             f"the harness drops {whole}when the session reopens; checked up to line {line - 1}"
         )
         report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
 
 
-def _torn_last_line(raw: bytes, line: int) -> str:
-    """What the last line `raw` (line `line`), cut off by a crash, holds."""
+def torn_line_words(raw: bytes, line: int) -> str:
+    """What the line `raw` (line `line`), cut off by a crash, holds."""
     zeros = _zero_tail(raw)
     if not zeros:
+        if raw.endswith(b"\n"):
+            return f"line {line} stops short ({len(raw) - 1} bytes, then a newline)"
         return f"line {line} stops short ({len(raw)} bytes, no newline)"
-    written = len(raw) - zeros
+    written = len(raw.rstrip(b"\n")) - zeros
     part = f"{written} bytes of a write, then " if written else ""
     return (
         f"line {line} is {part}{zeros} zero bytes (the file's new length reached the disk, "

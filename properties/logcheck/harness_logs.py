@@ -48,6 +48,8 @@ from loopspec.properties.logcheck.checker import (
     LogReport,
     Notice,
     NoticeKind,
+    torn_line_words,
+    torn_write,
 )
 from loopspec.properties.logcheck.hook_faults import HookRuns
 
@@ -411,7 +413,9 @@ class _Stop(Exception):
     """The log cannot be read further; the report says why."""
 
 
-def _records(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tuple[int, Any]]:
+def _records(
+    report: LogReport, stream: BinaryIO, limits: Limits, loop: str
+) -> Iterator[tuple[int, Any]]:
     size = limits.max_line_bytes + 1
     line = 0
     while raw := stream.readline(size):
@@ -424,18 +428,25 @@ def _records(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tu
         if not raw.strip():
             continue
         try:
-            yield line, json.loads(raw.decode())
-        except UnicodeDecodeError as error:
-            message = f"not UTF-8 at byte {error.start + 1} of the line"
-            report.fail(line, ErrorKind.INVALID_UTF8, message)
-            raise _Stop from None
+            record = json.loads(raw.decode())
         except (ValueError, RecursionError) as error:
-            if not raw.endswith(b"\n"):
-                message = f"the last line stops short ({len(raw)} bytes, no newline): a torn write"
-                report.fail(line, ErrorKind.TORN_TAIL, message)
+            if torn_write(raw, error):
+                # What a crash leaves: resuming the session, the CLI skips the line (Claude Code
+                # 2.1.332 and Codex 0.171.0 were seen to) and writes on after it, so such a line
+                # may stand anywhere in the log, and nothing it held is in the session.
+                message = (
+                    f"{torn_line_words(raw, line)}: a write a crash cut off, which {loop} skips "
+                    "when it reads the log to resume the session; check skips it too"
+                )
+                report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
+                continue
+            if isinstance(error, UnicodeDecodeError):
+                message = f"not UTF-8 at byte {error.start + 1} of the line"
+                report.fail(line, ErrorKind.INVALID_UTF8, message)
             else:
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}")
             raise _Stop from None
+        yield line, record
 
 
 def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect) -> LogReport:
@@ -444,10 +455,11 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     report.dialect = dialect.name
     report.not_checkable = dict(dialect.not_checkable)
     judge = Judge(dialect)
+    loop = _LOOP_NAMES.get(dialect.name, dialect.name)
     # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).
-    hook_runs = HookRuns(runs_known=False, loop=_LOOP_NAMES.get(dialect.name, dialect.name))
+    hook_runs = HookRuns(runs_known=False, loop=loop)
     try:
-        for line, record in _records(report, stream, limits):
+        for line, record in _records(report, stream, limits, loop):
             if not isinstance(record, dict):
                 message = f"a {dialect.name} record must be a JSON object"
                 report.fail(line, ErrorKind.BAD_EVENT, message)

@@ -148,8 +148,8 @@ torn-commit notice), invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the
 nesting bound; LOG-8 for a line that stops before its JSON value ends, a write cut off with
 more appended after it; none for a JSON document or a byte order mark, a wrong file),
 torn-tail (LOG-8; only of a log without a session header: a headed log's torn last line is its
-torn-commit notice), line-too-long
-(SAFE-4),
+torn-commit notice, as is a torn line anywhere in a Claude Code transcript or Codex rollout),
+line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1, a rewrite
 sidecar naming no hook RW-2),
@@ -159,7 +159,8 @@ such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
 Notice kinds: crash-tail (REC-2), torn-commit (LOG-8: the last commit of a version-1 log stops
 before its last event, or a log's last line is cut off mid-write or is zero bytes, a crash's
-cut the harness drops whole on reopening; checked up to the line before it),
+cut the harness drops whole on reopening; checked up to the line before it; in a Claude Code
+transcript or Codex rollout, such a line anywhere, which the CLI skips, and so does check),
 unknown-version, hook-fault (HOOK-7: one per hook whose own output or process went wrong,
 with how many of its runs failed and the first fault, worded as `loopspec run` words it: the
 loop handled the fault as its dialect says, so no rule is broken, but the
