@@ -126,8 +126,10 @@ def test_DEC_1_a_deny_is_exercised_only_when_a_program_denied_a_call() -> None:
     # Without hooks nor approvals their rules are not applicable, each naming what brings it
     # (the hook audit and the approval gate read "not reached by the generator"); a cancelled
     # reply (max-tokens) can end a turn aborted, so ABORT-3 applies without `abort`.
-    assert (rows["HOOK-1"]["status"], rows["HOOK-1"]["needs"]) == (
-        "not applicable", "pre-hooks or post-hooks")  # fmt: skip
+    # A matcher (HOOK-8) selects the tools a hook runs for: no hook, no matcher to judge.
+    for rule in ("HOOK-1", "HOOK-8"):
+        assert (rows[rule]["status"], rows[rule]["needs"]) == (
+            "not applicable", "pre-hooks or post-hooks"), rule  # fmt: skip
     assert (rows["SCHED-2"]["status"], rows["SCHED-2"]["needs"]) == ("not applicable", "approval")
     assert rows["ABORT-3"]["status"] != "not applicable"
     full = run_conformance(ModelTarget, examples=60, seed_value=BATCH_SEED, show_progress=False)

@@ -129,8 +129,9 @@ RULE_NEEDS: dict[str, tuple[str, ...]] = {
     "ACP-2": ("presentation",),
     "ACP-3": ("presentation",),
     "SCHED-2": ("approval",),
-    # The hook audit: PreToolUse hooks or PostToolUse hooks.
+    # The hook audit, and which tools a hook's matcher selects: PreToolUse or PostToolUse hooks.
     "HOOK-1": ("pre-hooks", "post-hooks"),
+    "HOOK-8": ("pre-hooks", "post-hooks"),
     # An abort's cause: an Abort, or a reply whose stream finished cancelled.
     "ABORT-3": ("abort", "max-tokens"),
 }
