@@ -825,6 +825,14 @@ def _result_rule(
             f"{about} differs: the call's arguments parse to another value here "
             "(blank means {}, invalid JSON stays the raw string)"
         )
+    if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL") and their_code == code:
+        # The target judged the call as the model did; only the words or the error's name
+        # differ. Saying it "ends as an {code} error" sent the reader looking for a wrong verdict.
+        return "EXE-5", (
+            f"{about} differs: the target ends it as the {code} error it is, but not as SPEC.md "
+            f"section 9 words it (TEXT-1): the text {json.dumps(_result_text(want))}, the "
+            f"error name {(_data(want).get('error') or {}).get('name')}"
+        )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
     if situation.post_blocked:

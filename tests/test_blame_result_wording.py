@@ -1,0 +1,69 @@
+"""Blame for a call the target judges as the model does but words otherwise.
+
+A call missing a required key ends as an INVALID_TOOL_INPUT error and one naming a tool the
+configuration lacks as an UNKNOWN_TOOL error (EXE-5), in the words of SPEC.md's wording table
+(section 9, TEXT-1). A loop that wrote the missing key as JavaScript quotes it ("command", not
+Python's 'command') got the error right and the words wrong, and was told "a call the tool
+cannot take ends as an INVALID_TOOL_INPUT error": what it did. The report now says the verdict
+is right and the words are not, and quotes them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import pytest
+
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
+from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+BASH = ToolSpec("bash", concurrency_safe=False, required_keys=("command",))
+
+
+class RewordsResults(ModelTarget):
+    """The model, with `old` replaced by `new` in the text of every tool result it appends."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__()
+        self.old, self.new = old, new
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model, then reword its results."""
+        observed = super().apply(command)
+        events = tuple(self._reworded(event) for event in observed.events)
+        return attrs.evolve(observed, events=events)
+
+    def _reworded(self, event: dict[str, object]) -> dict[str, object]:
+        if event.get("type") != "tool/result":
+            return event
+        text = json.dumps(event)
+        return dict(json.loads(text.replace(self.old, self.new)))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "tool", "old", "new", "code"),
+    [
+        ("{}", "bash", "'command'", '\\"command\\"', "INVALID_TOOL_INPUT"),
+        ('{"a":1}', "nope", "unknown tool", "no such tool", "UNKNOWN_TOOL"),
+    ],
+)
+def test_EXE_5_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
+    arguments: str, tool: str, old: str, new: str, code: str
+) -> None:
+    """EXE-5, TEXT-1: the report says the target's error is the right one, that its words are
+    not section 9's, and quotes the model's words."""
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", tool, arguments),)),
+    ]
+    replay = replay_case(lambda: RewordsResults(old, new), LoopConfig(tools=(BASH,)), program)
+    assert replay.divergence is not None
+    divergence = replay.divergence
+    assert divergence.rule_id == "EXE-5", divergence.what
+    assert f"the target ends it as the {code} error it is" in divergence.what
+    assert "not as SPEC.md section 9 words it (TEXT-1)" in divergence.what
+    assert old in divergence.what
