@@ -119,7 +119,10 @@ def not_utf8(path: object, data: bytes, error: UnicodeDecodeError, what: str) ->
 
 def not_json(path: object, error: json.JSONDecodeError, what: str, reason: str = "") -> str:
     """The one wording of a user's file that is not JSON: `path:line: ...: column c` (`reason`
-    in place of the parser's own words when the caller knows better)."""
+    in place of the parser's own words when the caller knows better). An empty file says so:
+    the parser's "Expecting value: column 1" sent its reader looking for a fault on line 1."""
+    if not error.doc.strip():
+        return f"{path}: the {what} is empty"
     said = reason or error.msg
     return f"{path}:{error.lineno}: the {what} is not JSON: {said}: column {error.colno}"
 

@@ -222,6 +222,28 @@ def test_SAFE_4_a_scenario_hooks_spec_or_case_file_that_is_no_JSON_text_is_named
     assert not log.exists()
 
 
+def test_SAFE_4_an_empty_scenario_or_hooks_file_is_said_to_be_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: an empty scenario or hooks file (a redirect that failed, a save that wrote
+    nothing) read "empty.json:1: the scenario is not JSON: Expecting value: column 1", the
+    parser's words, where `replay` says of an empty case file that it is empty. Each now says
+    so, and names no rule."""
+    empty = tmp_path / "empty.json"
+    empty.write_text(" \n", encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    for argv, said in [
+        (["run", str(empty)], f"{empty}: the scenario is empty"),
+        (
+            ["run", str(_scenario(tmp_path)), "--hooks", str(empty), "--log", str(log)],
+            f"{empty}: the hooks file is empty",
+        ),
+    ]:
+        assert main(argv) == 2
+        assert capsys.readouterr().err == f"loopspec: error: {said}\n"
+    assert not log.exists()
+
+
 def test_LOG_3_a_key_given_twice_in_a_scenario_or_hooks_file_is_named_at_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
