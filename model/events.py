@@ -30,7 +30,8 @@ TURN_END_KINDS = frozenset(
 def _counter(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         msg = f"{attribute.name} must be an integer >= 1, got {value!r}"
-        raise InvalidEventError(msg, rule_id="TURN-1")
+        # Turns are numbered from 1 (TURN-1), a turn's steps too (STEP-1).
+        raise InvalidEventError(msg, rule_id="STEP-1" if attribute.name == "step" else "TURN-1")
 
 
 def _seq(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:

@@ -476,8 +476,17 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
         fact.sources = tuple(sources)
 
 
+def _numbered_from_one(data: Mapping[str, Any], key: str) -> NoReturn:
+    """Refuse a turn or step numbered below 1, as the model's reader does (`events._counter`):
+    TURN-1 numbers turns from 1, STEP-1 a turn's steps."""
+    rule = "STEP-1" if key == "step" else "TURN-1"
+    raise FactError(f"data.{key} must be an integer >= 1, got {data[key]}", rule)
+
+
 def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     fact.turn = _int(data, "turn")
+    if fact.turn < 1:
+        _numbered_from_one(data, "turn")
     reason = data.get("reason")
     if fact.type == "turn/end":
         # A kind names why the turn ended: the empty string names nothing (`TurnEnded`).
@@ -488,10 +497,12 @@ def _read_turn(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
 
 def _read_step(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     # `_int` inlined for the common case: chunks make up most of a real log.
-    turn, step = data.get("turn"), data.get("step")
-    if type(turn) is not int or type(step) is not int:
+    turn: Any = data.get("turn")  # compared only once known to be an int
+    step: Any = data.get("step")
+    if type(turn) is not int or type(step) is not int or turn < 1 or step < 1:
         _int(data, "turn")  # raises, naming the field that is wrong
         _int(data, "step")
+        _numbered_from_one(data, "turn" if turn < 1 else "step")
     fact.turn, fact.step = turn, step
 
 
@@ -632,7 +643,8 @@ def _not_one_result_block(content: list[Any]) -> str:
 
 def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
     # The checks of `_int`, `_str` and `_opt_str` inlined for the common case, as in `_read_step`.
-    turn, point, handler = data.get("turn"), data.get("point"), data.get("handlerId")
+    turn: Any = data.get("turn")  # compared only once known to be an int
+    point, handler = data.get("point"), data.get("handlerId")
     call_id = data.get("callId")
     if (
         type(turn) is not int
@@ -644,6 +656,8 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         _str(data, "point")
         _str(data, "handlerId")
         _opt_str(data, "callId")
+    if turn < 1:
+        _numbered_from_one(data, "turn")
     if not point or not handler:
         # Pairs are keyed by (turn, point, handlerId): an empty one names no hook (HOOK-1).
         raise FactError("a hook's point and handlerId must not be empty", "HOOK-1")

@@ -29,8 +29,9 @@ from loopspec.properties.logcheck.checker import check_stream
 Members = tuple[str | int, ...]
 _REMOVED = object()
 # A value of each JSON type, the empty string (an approval's id "" passed check, which the model
-# refuses), and removal: what one member is changed to.
-_REPLACEMENTS: tuple[object, ...] = ("s", "", 1, None, [], {}, True, False, _REMOVED)
+# refuses), 0 and -1 (a turn or step numbered 0 was read on and blamed on STEP-2 or STEP-3), and
+# removal: what one member is changed to.
+_REPLACEMENTS: tuple[object, ...] = ("s", "", 1, 0, -1, None, [], {}, True, False, _REMOVED)
 
 
 # Valid logs whose events hold every optional member between them: the model's demo (with the
@@ -148,8 +149,12 @@ def _check_rule(rows: list[dict[str, Any]], line: int, read_on: bool) -> str | N
 
 
 def _read_on(row: dict[str, Any]) -> bool:
-    """Whether `row` is a tool/call whose sidecar names no hook, or the empty name: the model
-    cannot build it, and check reads it and blames RW-2 at its line, reading on (9d7d8dd)."""
+    """Whether `row` is a tool/call whose sidecar names no hook, or the empty name, or a
+    hook/result whose duration is negative: the model cannot build it, and check reads it and
+    blames RW-2 (9d7d8dd) or HOOK-1 (a14db6c) at its line, reading on."""
+    duration: Any = row["data"].get("durationMs") if row["type"] == "hook/result" else None
+    if type(duration) in (int, float) and duration < 0:
+        return True
     rewrite = row["data"].get("rewrite") if row["type"] == "tool/call" else None
     handlers = rewrite.get("handlerIds") if isinstance(rewrite, dict) else None
     return (

@@ -40,7 +40,7 @@ INVALID: list[tuple[str, Callable[[], object], str]] = [
     ("HOOK-8", lambda: HookSpec("h", matcher="("), "matcher"),
     ("SCHED-1", lambda: LoopConfig(max_parallel=0), "max_parallel"),
     ("HOOK-1", lambda: LoopConfig(hooks=(HookSpec("h"), HookSpec("h"))), "unique"),
-    ("TURN-1", lambda: StepStarted(0, 0, 1, 0), ">= 1"),
+    ("STEP-1", lambda: StepStarted(0, 0, 1, 0), ">= 1"),
     ("TURN-1", lambda: StepStarted(0, 0, True, 1), ">= 1"),
     ("RW-2", lambda: RewriteSidecar("{}", ()), "at least one hook"),
     ("HOOK-1", lambda: HookInvoked(0, 0, 1, "PreToolUse", "gemini", "h"), "dialect"),
