@@ -632,7 +632,11 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1"]
     assert "DEC-1" not in entry["rules_checked"]
     assert {"DEC-2", "HOOK-1"} <= set(entry["rules_checked"])
-    assert "1 of the log's 1" in entry["rules_not_checkable"]["DEC-1"]
+    # One hook ran (its hook/invoked and hook/result are two events): one run, said so.
+    assert (
+        "1 of the log's 1 PreToolUse and PostToolUse hook run (hook/invoked) names no call"
+        in (entry["rules_not_checkable"]["DEC-1"])
+    )
     (said,) = not_checkable_lines([report])
     assert "not checkable: DEC-1, HOOK-4, RW-2, RW-3; checked in part: DEC-2, HOOK-1" in said
     rows = [json.loads(line) for line in path.read_text().splitlines()]

@@ -725,9 +725,12 @@ def hooks_naming_no_call(report: LogReport, unnamed: int, named: int) -> None:
     answer is tied to its call by that member alone, and check does not guess it between a
     step's calls: the rules that judge only such ties are not checkable when no hook named
     its call, and checked in part otherwise, as are those that judge them in part."""
+    # Counted by hook/invoked: a hook's run, whose hook/result answers it.
+    runs = "run" if unnamed + named == 1 else "runs"
+    name = "names" if unnamed == 1 else "name"
     lead = (
-        f"{unnamed} of the log's {unnamed + named} PreToolUse and PostToolUse hook events name "
-        "no call (no callId), so check cannot see "
+        f"{unnamed} of the log's {unnamed + named} PreToolUse and PostToolUse hook {runs} "
+        f"(hook/invoked) {name} no call (no callId), so check cannot see "
     )
     for rule in (*HOOK_CALL_RULES, *HOOK_CALL_RULES_IN_PART):
         why = lead + _UNSEEN_WITHOUT_CALL_IDS[rule]
