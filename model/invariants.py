@@ -57,12 +57,13 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
-HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-2", "RW-3")
+HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-3")
 """The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
 tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
-HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1")
+HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1", "RW-2")
 """The rules whose invariants judge such a tie in part: DEC-2 a call a hook asked about, HOOK-1
-a result a PostToolUse hook blocked (their other parts need no hook to name its call)."""
+a result a PostToolUse hook blocked, RW-2 the hooks that supplied a call's input (their other
+parts need no hook to name its call: a sidecar naming a hook that gave no answer before it)."""
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.
@@ -250,6 +251,7 @@ class Prefix:
         "tool_hooks_named",
         "tool_hooks_unnamed",
         "unapplied_rewrites",
+        "unnamed_pre_answerers",
         "unrecorded_blamed",
     )
 
@@ -297,6 +299,9 @@ class Prefix:
         # call id -> the first PostToolUse answer audited as a block: its result is an error.
         self.post_blocked: dict[str, HookAnswer] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
+        # The hooks whose PreToolUse answer in the open step named no call: a sidecar naming
+        # one of them may name the hook that supplied its input (`rewrite_traced_to_hooks`).
+        self.unnamed_pre_answerers: set[str] = set()
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
         # The step's approval requests already answered, with the seq of the answer.
@@ -393,6 +398,8 @@ class Prefix:
             self.pre_denied = {}
         if self.pre_hook_runs:
             self.pre_hook_runs = {}
+        if self.unnamed_pre_answerers:
+            self.unnamed_pre_answerers = set()
         if self.answered_approvals:
             self.answered_approvals = {}
 
@@ -716,6 +723,8 @@ class Prefix:
                     self.post_blocked.setdefault(call_id, answer)
                 if answer.point == "PreToolUse" and call_id in self.call_records:
                     self.audit_after_record(call_id)
+        if call_id is None and answer.point == "PreToolUse":
+            self.unnamed_pre_answerers.add(answer.handler_id or "")
 
     def audit_after_record(self, call_id: str) -> None:
         """Note a PreToolUse answer about `call_id` audited after its tool/call: an input it
@@ -1769,6 +1778,10 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
             found.append(Violation("RW-2", fact.seq, message, (supplier.seq,)))
     for handler in fact.rewrite_handlers:
         answer = answers.get(handler)
+        if answer is None and handler in prefix.unnamed_pre_answerers:
+            # It answered before this record, naming no call (dsh names none): which call its
+            # answer is about, and so whether it supplied this one's input, the log cannot show.
+            continue
         if answer is None or answer.updated_input is None:
             message = (
                 f"call {fact.call_id}: the sidecar names hook {handler}, which has no audited "

@@ -617,8 +617,44 @@ def test_DEC_1_claude_codes_profile_does_not_tolerate_a_denial_without_the_error
         assert "DEC-1:denied-not-an-error" not in divergence.tolerates, divergence.key
 
 
+@pytest.mark.parametrize("hooks_before_the_record", [True, False])
+def test_RW_2_a_sidecar_naming_a_hook_whose_answer_names_no_call_is_not_blamed(
+    hooks_before_the_record: bool,
+) -> None:
+    """RW-2: a log whose hooks name no call (dsh writes no callId) was reported with RW-2 under
+    `rules_not_checkable` and, beside it, an RW-2 violation: 'the sidecar names hook h1, which
+    has no audited rewrite for this call', for h1's allow that supplied the input one line
+    above, which check could not tie to the call. A hook that answered before the record
+    naming no call is now not blamed; one that had not answered by the record still is (no
+    callId is needed to see that, RW-3), and RW-2 is listed as checked in part, saying so."""
+    path = BLAME / "unchecked" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    header, turn_start, step_start, user, reply, call, invoked, result, *rest = rows
+    call["data"]["arguments"] = '{"command":"rm -rf build/tmp"}'
+    reply["data"]["message"]["content"][0]["arguments"] = call["data"]["arguments"]
+    call["data"]["rewrite"] = {
+        "originalArguments": '{"command":"rm -rf build"}',
+        "handlerIds": ["h1"],
+    }
+    result["data"] |= {"decision": "allow", "updatedInput": {"command": "rm -rf build/tmp"}}
+    hooks_and_call = [invoked, result, call] if hooks_before_the_record else [call, invoked, result]
+    events = [turn_start, step_start, user, reply, *hooks_and_call, *rest]
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    rest[0]["sourceEventSeqs"] = [events.index(call)]
+    report = check_stream("rewritten.jsonl", io.BytesIO(jsonl(header, events).encode()))
+    expected = [] if hooks_before_the_record else [("RW-2", 6)]
+    assert blamed(report) == expected
+    entry = log_to_json(report)
+    assert "RW-2" not in entry["rules_not_checkable"]
+    assert (
+        "had not answered by the call's record, is checked"
+        in (entry["rules_checked_in_part"]["RW-2"])
+    )
+
+
 def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judge() -> None:
-    """DEC-1, HOOK-4, RW-2, RW-3 (and DEC-2, HOOK-1 in part): dsh's hook events carry no
+    """DEC-1, HOOK-4, RW-3 (and DEC-2, HOOK-1, RW-2 in part): dsh's hook events carry no
     `callId`, and a hook's answer is tied to its call by that member alone. A real dsh log whose
     hook denied a call that then ran read 0 violations, with DEC-1 among `rules_checked`: a
     user trusted it. The log now lists the rules it cannot show under `rules_not_checkable`, the
@@ -628,8 +664,8 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     report = check(path)
     assert (blamed(report), report.status) == ([], "ok")
     entry = log_to_json(report)
-    assert sorted(entry["rules_not_checkable"]) == ["DEC-1", "HOOK-4", "RW-2", "RW-3"]
-    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1"]
+    assert sorted(entry["rules_not_checkable"]) == ["DEC-1", "HOOK-4", "RW-3"]
+    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1", "RW-2"]
     assert "DEC-1" not in entry["rules_checked"]
     assert {"DEC-2", "HOOK-1"} <= set(entry["rules_checked"])
     # One hook ran (its hook/invoked and hook/result are two events): one run, said so.
@@ -638,7 +674,7 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
         in (entry["rules_not_checkable"]["DEC-1"])
     )
     (said,) = not_checkable_lines([report])
-    assert "not checkable: DEC-1, HOOK-4, RW-2, RW-3; checked in part: DEC-2, HOOK-1" in said
+    assert "not checkable: DEC-1, HOOK-4, RW-3; checked in part: DEC-2, HOOK-1, RW-2" in said
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     for row in rows:
         if row["type"].startswith("hook/"):

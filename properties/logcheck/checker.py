@@ -747,7 +747,11 @@ _UNSEEN_WITHOUT_CALL_IDS = {
         "which call a PreToolUse hook ran for: once per call, none for a call whose input is "
         "not an object, every call's hooks answered"
     ),
-    "RW-2": "an input a hook supplied, nor whether the call's rewrite sidecar records it",
+    "RW-2": (
+        "an input a hook supplied, nor whether the call's rewrite sidecar records it (a "
+        "sidecar that names no hook, or one that had not answered by the call's record, is "
+        "checked)"
+    ),
     "RW-3": "whether a hook a rewrite sidecar names answered before the reply",
     "DEC-2": (
         "a call that ran although its hook asked (an approval request that names its call is "
