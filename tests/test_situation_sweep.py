@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import attrs
 import pytest
 from mutants import MUTANTS, MutantTarget
 from test_blame_matrix import _AbortsFinishedBodies, _blocked_contexts, _result_text, changed
 
 from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.conform_run import json_report
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -144,3 +146,52 @@ def test_MODEL_1_the_sweeps_commands_count_among_the_commands_sent() -> None:
     played: list[tuple[Command, ...]] = []
     sweep_situations(ModelTarget, ALL, played=played.append)
     assert sum(map(len, played)) == targeted
+
+
+class MatchesOtherwise(ModelTarget):
+    """The model, its hooks' matchers read another way: `prefix`, a matcher matches the start of
+    a tool name (JavaScript's `new RegExp(matcher).test(name)` anchored only by a `^`);
+    otherwise a leading `(?i)` is dropped, and the rest matches as written. Its audit names
+    each hook's configured matcher, as a loop that only reads matchers wrongly does."""
+
+    def __init__(self, *, prefix: bool) -> None:
+        super().__init__()
+        self.prefix = prefix
+        self.configured: dict[str, str] = {}
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        """Start the model on the configuration with each matcher read this loop's way."""
+        self.configured = {hook.handler_id: hook.matcher for hook in config.hooks}
+        hooks = tuple(attrs.evolve(hook, matcher=self._read(hook.matcher)) for hook in config.hooks)
+        return super().reset(attrs.evolve(config, hooks=hooks))
+
+    def _read(self, matcher: str) -> str:
+        if matcher in ("", "*"):
+            return matcher
+        if self.prefix:
+            flag, rest = ("(?i)", matcher[4:]) if matcher.startswith("(?i)") else ("", matcher)
+            return f"{flag}(?:{rest}).*"
+        return matcher.removeprefix("(?i)")
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model; its hook audit names the configured matchers."""
+        observed = super().apply(command)
+        events = tuple(self._audited(event) for event in observed.events)
+        return attrs.evolve(observed, events=events)
+
+    def _audited(self, event: dict[str, object]) -> dict[str, object]:
+        data = event.get("data")
+        if event.get("type") != "hook/invoked" or not isinstance(data, dict):
+            return event
+        return {**event, "data": {**data, "matcher": self.configured[data["handlerId"]]}}
+
+
+@pytest.mark.parametrize("prefix", [True, False], ids=["matches a prefix", "drops (?i)"])
+def test_HOOK_8_a_loop_reading_matchers_otherwise_is_found_by_the_sweep(prefix: bool) -> None:
+    """HOOK-8: a matcher matches the whole tool name, case-sensitively unless it starts with
+    `(?i)`. A loop matching only a name's start, or dropping `(?i)`, passed every random program
+    on every seed tried: no generated tool name extends a generated matcher or changes its case.
+    The sweep's program calls `bash_session` beside a `bash` hook and `read` beside `(?i)READ`."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(lambda: MatchesOtherwise(prefix=prefix), ALL)
+    assert found.value.divergence.rule_id == "HOOK-8", found.value.divergence.what

@@ -6,9 +6,12 @@ two hooks deny with reasons of their own (a loop joining them with ", " passed 2
 one seed and was found at the 171st on another), an abort landing after a later parallel call
 finished and before an earlier one did (a loop aborting the finished call passed 200 programs on
 every seed tried), an approval asked again for a tool approved in an earlier turn, a result that
-two PostToolUse hooks block and add a context to. Each situation below is one short program,
-compared with the model as any program is (`exhaustive.run_program`, which drives it to a quiet
-end); a program needing a capability the target does not declare is not played.
+two PostToolUse hooks block and add a context to. A loop matching a hook's matcher against
+part of a tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a
+leading `(?i)`, passed every program on every seed tried (session 23): no generated tool name
+extends a generated matcher, nor is spelt in another case. Each situation below is one short
+program, compared with the model as any program is (`exhaustive.run_program`, which drives it to
+a quiet end); a program needing a capability the target does not declare is not played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
 `presentation_sweep`, come before it), so the search draws what it drew before.
 """
@@ -35,7 +38,7 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.exhaustive import play_each
@@ -143,6 +146,22 @@ SITUATIONS: tuple[Situation, ...] = (
             ToolFinishes("c3", ToolSucceeded("three")),
             ToolFinishes("c2", ToolSucceeded("two")),
             ToolFinishes("c1", ToolSucceeded("one")),
+        ),
+    ),
+    Situation(
+        "a hook's matcher is the start of a called tool's name; another's is (?i) and upper case",
+        ("HOOK-8", "HOOK-4"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(
+            tools=(*TOOLS, ToolSpec("bash_session", concurrency_safe=False, required_keys=())),
+            hooks=_pre(("shell-guard", "bash"), ("reader", "(?i)READ")),
+        ),
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (ToolCallBlock("c1", "bash_session", _BASH), ToolCallBlock("c2", "read", _READ))
+            ),
+            HookAnswers(Pass()),
         ),
     ),
     Situation(
