@@ -138,7 +138,9 @@ class HookAudit:
     def __attrs_post_init__(self) -> None:
         if self.decision is not None and self.decision not in HOOK_DECISIONS:
             raise InvalidEventError(unknown_decision(self.decision), rule_id="HOOK-1")
-        if not (self.duration_ms >= 0 and math.isfinite(self.duration_ms)):
+        # `< inf`, not `math.isfinite`, which raises OverflowError on an integer too large for
+        # a float (a finite number).
+        if not 0 <= self.duration_ms < math.inf:
             msg = "a hook's duration must be a finite number >= 0"
             raise InvalidEventError(msg, rule_id="HOOK-1")
 

@@ -282,11 +282,9 @@ class HookResulted:
     def __attrs_post_init__(self) -> None:
         if self.decision not in HOOK_DECISIONS:
             raise InvalidEventError(unknown_decision(self.decision), rule_id="HOOK-1")
-        if (
-            not isinstance(self.duration_ms, int | float)
-            or not self.duration_ms >= 0
-            or not math.isfinite(self.duration_ms)
-        ):
+        # `< inf`, not `math.isfinite`: an integer too large for a float is finite, and
+        # `isfinite` raises OverflowError on it (as check reads it: `facts.hook_duration_valid`).
+        if not isinstance(self.duration_ms, int | float) or not 0 <= self.duration_ms < math.inf:
             msg = f"durationMs must be a finite number >= 0, got {self.duration_ms!r}"
             raise InvalidEventError(msg, rule_id="HOOK-1")
 

@@ -11,6 +11,7 @@ from loopspec.model.commands import (
     Abort,
     Allow,
     ApprovalAnswers,
+    HookAudit,
     ModelReplies,
     SubmitUser,
     ToolFinishes,
@@ -20,6 +21,7 @@ from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError, TransitionRefused
 from loopspec.model.events import (
     HookInvoked,
+    HookResulted,
     OpaqueEvent,
     RewriteSidecar,
     StepStarted,
@@ -28,6 +30,7 @@ from loopspec.model.events import (
 )
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.wire import event_from_wire
 
 INVALID: list[tuple[str, Callable[[], object], str]] = [
     ("LOG-3", lambda: Allow(updated_input={"x": float("nan")}), "NaN"),
@@ -58,6 +61,27 @@ def test_LOG_4_invalid_values_cannot_be_constructed(
         make()
     assert error.value.rule_id == rule
     assert words in str(error.value)
+
+
+def test_HOOK_1_a_duration_too_large_for_a_float_is_finite_where_no_reader_crashes() -> None:
+    """HOOK-1: a hook's duration is a finite number, not negative. An integer too large for a
+    float (JSON allows it; check reads it as finite) made the model's reader raise
+    OverflowError in `math.isfinite`: `run --log` on such a log, a case or a target's answer
+    ended in a traceback. A NaN, an infinity and a negative number are still refused."""
+    huge = 10**400
+    data = {"turn": 1, "point": "PreToolUse", "handlerId": "h", "decision": "pass"}
+    row = {"type": "hook/result", "seq": 3, "time": 1, "data": {**data, "durationMs": huge}}
+    event = event_from_wire(row)
+    assert isinstance(event, HookResulted)
+    assert event.duration_ms == huge
+    assert HookAudit(duration_ms=huge).duration_ms == huge
+    for wrong in (float("nan"), float("inf"), -1):
+        with pytest.raises(InvalidEventError) as error:
+            HookAudit(duration_ms=wrong)
+        assert error.value.rule_id == "HOOK-1"
+        with pytest.raises(InvalidEventError) as error:
+            HookResulted(3, 1, 1, "PreToolUse", "h", "pass", wrong)
+        assert error.value.rule_id == "HOOK-1"
 
 
 def test_LOG_4_opaque_events_keep_their_own_type() -> None:
