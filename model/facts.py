@@ -584,9 +584,13 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
         raise FactError("tool/result needs message.content")
     block = content[0] if len(content) == 1 else None
     if not _is_map(block) or block.get("type") != "tool-result":
-        if not all(_is_map(item) and type(item.get("type")) is str for item in content):
-            # One is no block at all: the model's reader refuses it as malformed (LOG-4).
+        try:
             read_message(fact.type, message, "tool/result.data.message")
+        except FactError as refused:
+            # A block its reader refuses as malformed (LOG-4: no block at all, or a text block
+            # without its text), which the model's reader says before what the content holds.
+            if refused.rule_id != "LOG-6":
+                raise
         raise FactError(_not_one_result_block(content), "LOG-6")
     _role_read(message, "user", "data.message")
     call_id = block.get("toolCallId")

@@ -28,10 +28,12 @@ from loopspec.properties.logcheck.checker import check_stream
 
 Members = tuple[str | int, ...]
 _REMOVED = object()
+_TEXT = {"type": "text"}
 # A value of each JSON type, the empty string (an approval's id "" passed check, which the model
-# refuses), 0 and -1 (a turn or step numbered 0 was read on and blamed on STEP-2 or STEP-3), and
+# refuses), 0 and -1 (a turn or step numbered 0 was read on and blamed on STEP-2 or STEP-3), a
+# text block without its text (a tool result's was LOG-6 in check, LOG-4 in the model), and
 # removal: what one member is changed to.
-_REPLACEMENTS: tuple[object, ...] = ("s", "", 1, 0, -1, None, [], {}, True, False, _REMOVED)
+_REPLACEMENTS: tuple[object, ...] = ("s", "", 1, 0, -1, None, [], {}, _TEXT, True, False, _REMOVED)
 
 
 # Valid logs whose events hold every optional member between them: the model's demo (with the
