@@ -610,6 +610,37 @@ def test_LOG_8_a_torn_line_followed_by_an_event_stays_an_error(
     assert out.splitlines()[0].startswith(f"{path}:7: error invalid-json LOG-8: the line stops")
 
 
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ('"createdAt": -0.0', "the number -0.0 is minus zero, which a JSON round trip loses"),
+        ('"createdAt": 1e999', "the number 1e999 is too large: it reads as an infinity"),
+        (
+            '"createdAt": 1, "host": [1e999]',
+            "the number 1e999 is too large: it reads as an infinity",
+        ),
+    ],
+    ids=["minus-zero", "infinite", "infinite-extra"],
+)
+def test_LOG_3_a_header_number_json_cannot_carry_is_an_error_check_reads_past(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str, said: str
+) -> None:
+    """LOG-3: a header holding -0.0 or a number too large for a double is an error naming
+    LOG-3, as the same number in an event is, and check reads on past it, as it does past a
+    header value of a wrong type: the violation after it is found. It stopped the check at
+    line 1, naming LOG-5."""
+    lines = BROKEN.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = '{"type": "session", "version": 0, "id": "s", ' + value + ', "cwd": "/w"}\n'
+    log = tmp_path / "eve.jsonl"
+    log.write_text(header + "".join(lines[1:]), encoding="utf-8")
+    code, out = run(capsys, str(log))
+    assert code == 2
+    said_lines = out.splitlines()
+    assert f"{log}:1: error bad-header LOG-3: not lossless JSON: {said}" in said_lines
+    assert any(line.startswith(f"{log}:13: ADJ-1 ") for line in said_lines)
+    assert "not checked past" not in out
+
+
 @pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
 def test_empty_log_is_an_error(
     content: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path

@@ -280,12 +280,13 @@ def test_header_shortcut_answers_as_the_model_codec(
 def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
     tmp_path: Path, created_at: str
 ) -> None:
-    """LOG-5: `createdAt` 1e999 reads as an infinite float; it is reported, never raised."""
+    """LOG-3: `createdAt` 1e999 reads as an infinite float, a value JSON cannot carry; it is
+    reported, never raised."""
     log = tmp_path / "inf.jsonl"
     header = '{"type": "session", "version": 0, "id": "s", "createdAt": %s, "cwd": "/"}\n'
     log.write_text(header % created_at)
     [report] = check_paths([str(log)])
-    assert [(e.kind, e.rule_id) for e in report.errors] == [(ErrorKind.BAD_HEADER, "LOG-5")]
+    assert [(e.kind, e.rule_id) for e in report.errors] == [(ErrorKind.BAD_HEADER, "LOG-3")]
 
 
 # What the usual check's start-up no longer imports: typing (which imports re, enum,

@@ -436,9 +436,38 @@ def _parse_slowly(
     if not isinstance(error, UnicodeDecodeError):
         try:
             return _strict_decoder().decode(raw.decode())
+        except _NotLossless as lossy:
+            header = _lossy_header(raw) if line == 1 else None
+            if header is not None:
+                report.fail(line, ErrorKind.BAD_HEADER, f"not lossless JSON: {lossy}", "LOG-3")
+                return header
+            error = lossy
         except (ValueError, RecursionError) as again:
             error = again
     return _TORN if _unparsable(report, raw, line, error, readline) else _SKIP
+
+
+class _LossyHeader:
+    """A header holding a number the model's reader refuses (-0.0, an infinity: LOG-3), whose
+    error is reported: as a header value of a wrong type, it is read on past (`_is_checked_header`
+    takes its version, when that is an integer)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+
+
+def _lossy_header(raw: bytes) -> _LossyHeader | None:
+    """The header on the first line `raw`, read with what its numbers read as; None when the
+    line is no header."""
+    import json  # noqa: PLC0415 (as in `_strict_decoder`)
+
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return _LossyHeader(value) if type(value) is dict and is_header(value) else None
 
 
 def _only_blank_lines_follow(readline: Callable[[int], bytes]) -> bool:
@@ -595,11 +624,9 @@ def _unparsable(
     elif isinstance(error, JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
-    elif isinstance(error, _NotLossless):  # in the header, a header that is not one (LOG-5)
-        kind, rule = (
-            (ErrorKind.BAD_HEADER, "LOG-5") if line == 1 else (ErrorKind.BAD_EVENT, "LOG-3")
-        )
-        report.fail(line, kind, f"not lossless JSON: {error}", rule)
+    elif isinstance(error, _NotLossless):  # on line 1, not a header (`_lossy_header`)
+        kind = ErrorKind.BAD_HEADER if line == 1 else ErrorKind.BAD_EVENT
+        report.fail(line, kind, f"not lossless JSON: {error}", "LOG-3")
     else:
         report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}", "LOG-4")
     raise _Stop
@@ -1027,6 +1054,11 @@ def torn_line_words(raw: bytes, line: int) -> str:
 
 def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     """Check the first line as the header; False when it is not one (it is then an event)."""
+    if type(obj) is _LossyHeader:  # its error is said: only its version is read on
+        version = obj.value.get("version")
+        if type(version) is int:
+            _take_version(report, version, line)
+        return True
     if isinstance(obj, dict) and is_header(obj):
         version = usual_version(obj)
         if version is None:  # a header of another shape: the model's codec judges it
@@ -1037,13 +1069,7 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
             except InvalidEventError as error:
                 report.fail(line, ErrorKind.BAD_HEADER, error.message, error.rule_id)
                 return True
-        report.version = version
-        if version not in SUPPORTED_VERSIONS:
-            known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
-            message = f"header version {version} is not one this checker knows ({known})"
-            message += "; checked as version 0 is (commit markers, if any, unread)"
-            # LOG-5 says which versions there are: name it, as a crash tail names REC-2.
-            report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message, "LOG-5"))
+        _take_version(report, version, line)
         return True
     message = (
         'the first line must be the session header, {"type": "session", "version": 0, "id": '
@@ -1067,6 +1093,17 @@ def _is_checked_header(report: LogReport, obj: Any, line: int) -> bool:
     # A header that carries a seq is still the header, not event 0: read as an event, it would
     # put every real event one seq late (a LOG-1 the log does not break).
     return obj.get("type") == "session"
+
+
+def _take_version(report: LogReport, version: int, line: int) -> None:
+    """Read the header's `version`, with a notice when this checker does not know it."""
+    report.version = version
+    if version not in SUPPORTED_VERSIONS:
+        known = ", ".join(str(v) for v in sorted(SUPPORTED_VERSIONS))
+        message = f"header version {version} is not one this checker knows ({known})"
+        message += "; checked as version 0 is (commit markers, if any, unread)"
+        # LOG-5 says which versions there are: name it, as a crash tail names REC-2.
+        report.notices.append(Notice(line, NoticeKind.UNKNOWN_VERSION, message, "LOG-5"))
 
 
 def _first_unread(report: LogReport, kind: str, line: int) -> None:
