@@ -607,7 +607,8 @@ def event_from_wire(obj: object) -> Event:
         raise InvalidEventError("an event needs a non-empty string type", rule_id="LOG-4")
     seq = _int(obj, "seq", kind)
     time = _number(obj, "time", kind)
-    if not float(time).is_integer():
+    # An integer is whole; `float()` of one too large for a float raises OverflowError.
+    if type(time) is float and not time.is_integer():
         raise InvalidEventError(f"{kind}.time must be whole milliseconds", rule_id="LOG-4")
     envelope_extra = _rest(obj, ENVELOPE_KEYS, kind)
     if kind not in SURFACE_TYPES and ("surfaceOp" in obj or "sourceEventSeqs" in obj):

@@ -84,6 +84,19 @@ def test_HOOK_1_a_duration_too_large_for_a_float_is_finite_where_no_reader_crash
         assert error.value.rule_id == "HOOK-1"
 
 
+def test_LOG_4_a_time_too_large_for_a_float_is_whole_milliseconds_where_no_reader_crashes() -> None:
+    """LOG-4: an event's time is a number of whole milliseconds. An integer too large for a
+    float (check reads it) made the model's reader raise OverflowError in `float(time)`, so
+    `run --log` on such a log or a target's answer ended in a traceback. A time with a fraction
+    is still refused."""
+    huge = 10**400
+    event = event_from_wire({"type": "turn/start", "seq": 0, "time": huge, "data": {"turn": 1}})
+    assert event.time == huge
+    with pytest.raises(InvalidEventError) as error:
+        event_from_wire({"type": "turn/start", "seq": 0, "time": 1.5, "data": {"turn": 1}})
+    assert (error.value.rule_id, "whole milliseconds" in str(error.value)) == ("LOG-4", True)
+
+
 def test_LOG_4_opaque_events_keep_their_own_type() -> None:
     """LOG-4: an opaque event reports its wire type."""
     assert event_type(OpaqueEvent("session/title", 0, 0, None)) == "session/title"
