@@ -775,6 +775,69 @@ def test_REC_1_a_repaired_turn_must_end_interrupted(quick: bool) -> None:
     ]
 
 
+def _keys(value: object) -> set[str]:
+    """Every key of the objects in `value`, at any depth, but those of maps keyed by data (a
+    rule, a kind, an event type, a loop, a path)."""
+    keyed_by_data = {
+        "violations_by_rule",
+        "errors_by_kind",
+        "notices_by_kind",
+        "logs_by_status",
+        "unread_event_types",
+        "rules_not_checkable",
+        "rules_checked_in_part",
+        "known_rules",
+        "known_divergences_by_rule",
+        "skipped_by_kind",
+        "known_lists",
+        "did_not_occur",
+        "race_not_lost",
+    }
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found.add(key)
+            if key in keyed_by_data and isinstance(inner, dict):
+                for entry in inner.values():
+                    found |= _keys(entry)
+            else:
+                found |= _keys(inner)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _keys(item)
+    return found
+
+
+def test_every_json_key_is_documented_and_the_format_stays_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """loopspec-check/1 only gains keys (docs/check.md: a consumer ignores a key it does not
+    know): every key the output can hold is in the format's documentation, `python -m pydoc
+    loopspec.properties.logcheck.report`, which `--format`'s help points to, so one added
+    without it (as `rules_checked_in_part` could have been) fails here."""
+    home = tmp_path / "home" / ".claude"
+    home.mkdir(parents=True)
+    (home / "history.jsonl").write_text('{"display": "hi", "timestamp": 1, "project": "/w"}\n')
+    claude = FIXTURES / "claude-code" / "violations" / "RW-1.jsonl"
+    rewrite = (
+        FIXTURES
+        / "blame"
+        / "unchecked"
+        / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
+    )
+    logs = [str(BROKEN), str(INVALID), str(TORN), str(HARNESS), str(claude), str(rewrite)]
+    outputs = [
+        run_json(capsys, *logs, str(home))[1],
+        run_json(capsys, "--known", "claude-code", "--strict-known", *logs)[1],
+        run_json(capsys, "--known", "ADJ-1", "--fail-on-hook-faults", *logs)[1],
+    ]
+    assert {output["format"] for output in outputs} == {"loopspec-check/1"}
+    documented = set(re.findall(r'"([a-z_]+)":', report.__doc__ or ""))
+    found = set().union(*(_keys(output) for output in outputs))
+    assert {"rules_checked_in_part", "known_lists", "skipped"} <= found
+    assert found - documented == set()
+
+
 def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) -> None:
     """--format json: one object, `format` and `logs` and `summary`, with the documented keys."""
     code, parsed = run_json(capsys, str(BROKEN), str(INVALID), str(TORN), str(HARNESS))

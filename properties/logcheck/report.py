@@ -29,7 +29,8 @@ with a wrong value, or none, is an error the check reads past (the events are ju
 line.
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
-new keys may be added, none are renamed or removed without changing `format`.
+new keys may be added (a consumer ignores a key it does not know), none are renamed, removed or
+given another meaning without changing `format`; every key the output can hold is below.
 
     {
       "format": "loopspec-check/1",
