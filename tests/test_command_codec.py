@@ -269,3 +269,14 @@ def test_HOOK_1_HOOK_8_a_value_the_model_refuses_names_the_models_rule_not_PROTO
         decode(wire)
     assert error.value.rule_id == rule
     assert error.value.message.startswith(complaint), error.value.message
+
+
+def test_PROTO_1_a_duration_too_large_for_a_float_decodes_as_the_finite_number_it_is() -> None:
+    """PROTO-1, HOOK-1: the schema takes any JSON number as a hook audit's duration, and the
+    model an integer too large for a float as the finite number it is. The decoder converted
+    it with float() and a case holding one was refused as malformed, 'int too large to convert
+    to float', naming no path."""
+    huge = 10**400
+    wire = {"kind": "HookAnswers", "verdict": {"decision": "pass"}, "audit": {"durationMs": huge}}
+    command = command_from_json(wire)
+    assert command_to_json(command) == wire

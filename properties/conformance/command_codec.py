@@ -176,7 +176,12 @@ def _decode_value(value: object, annotation: str, path: str) -> object:
         numeric = int if exact else (int, float)
         if isinstance(value, bool) or not isinstance(value, numeric):
             raise ProtocolError(f"{path} must be {_EXPECTED[annotation]}")
-        return value if exact else float(value)
+        if exact or isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except OverflowError:  # an integer too large for a float: finite, kept as written
+            return value
     if annotation == "bool":
         if not isinstance(value, bool):
             raise ProtocolError(f"{path} must be true or false")
