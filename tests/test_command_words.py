@@ -4,6 +4,8 @@ without the protocol's schema. Texts are shortened and escaped as SAFE-1 says.""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from loopspec.model.commands import (
@@ -38,6 +40,7 @@ from loopspec.properties.cli.command_words import (
     command_words,
 )
 from loopspec.properties.cli.conform_run import replay_verdict_lines
+from loopspec.properties.conformance.command_codec import command_to_json
 from loopspec.properties.conformance.run import Case, replay_case
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
 
@@ -184,3 +187,28 @@ def test_PROTO_1_the_first_divergence_names_the_hook_a_hook_answer_answers_for()
     lines = replay_verdict_lines("case.json", case, None, replay, bundled=False)
     said = "first divergence after command #3: PreToolUse hook guard on call c1 answers: pass"
     assert any(line.strip().startswith(said) for line in lines), lines
+
+
+def test_SAFE_1_a_listing_s_json_line_escapes_what_a_terminal_does_not_show() -> None:
+    """SAFE-1, PROTO-1: the JSON beneath a command's words is what a reader copies into a case
+    by hand. It held U+0085 (which the random programs draw, EXE-2), a no-break space or U+FEFF
+    raw, which a terminal shows as nothing, so the copy tested other arguments; each is now a
+    JSON escape, the line still the command's JSON, and a visible letter stays as it is."""
+    from mutants import MUTANTS, MutantTarget  # noqa: PLC0415 -- the tests' own zoo
+
+    twice = next(m for m in MUTANTS if m.name == "hooks-run-twice")
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("guard", "PreToolUse", "bash"),))
+    arguments = '{"command": "ls\x85\xa0\ufeff\u200b é"}'
+    reply = ModelReplies((ToolCallBlock("c1", "bash", arguments),))
+    commands: list[Command] = [SubmitUser("hi"), reply, HookAnswers(Pass())]
+    replay = replay_case(lambda: MutantTarget(twice), config, commands)
+    assert replay.divergence is not None
+    lines = replay_verdict_lines(
+        "case.json", Case({}, config, commands), None, replay, bundled=False
+    )
+    (at,) = [i for i, line in enumerate(lines) if line.strip().startswith("#2 ")]
+    json_line = lines[at + 1].strip()
+    assert json.loads(json_line) == command_to_json(reply)
+    assert all(character.isprintable() for character in json_line), json_line
+    assert "\\u0085" in json_line
+    assert "é" in json_line

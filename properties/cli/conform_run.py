@@ -70,8 +70,19 @@ from loopspec.properties.profiles import Profile
 
 
 def command_text(command: Command) -> str:
-    """A command as the driver protocol writes it (one JSON object)."""
-    return json.dumps(command_to_json(command), ensure_ascii=False)
+    """A command as the driver protocol writes it (one JSON object), every character a terminal
+    does not show (U+0085, a no-break or zero-width space, U+FEFF) escaped: printed raw, such a
+    character vanished from the line a reader copies into a case by hand, which then tested
+    other arguments (the program's words escape them too)."""
+    text = json.dumps(command_to_json(command), ensure_ascii=False)
+    return "".join(
+        character if character.isprintable() else _escaped(character) for character in text
+    )
+
+
+def _escaped(character: str) -> str:
+    """`character` as a JSON string escape (a surrogate pair past U+FFFF)."""
+    return json.dumps(character)[1:-1]
 
 
 def _did(observation: Observation) -> str:
