@@ -257,13 +257,14 @@ def test_MODEL_1_the_programs_pass_on_the_model(
     assert replay_case(ModelTarget, config, commands).divergence is None
 
 
+# c1's approval is rejected: an approval allowed-once would leave another reading, a loop that
+# remembers it for the tool (DEC-2, tests/test_blame_fresh_bugs_round4.py).
 ASKED_ALONE_FIRST: list[Command] = [
     SubmitUser("hi"),
     ModelReplies((READ_CALL,)),
     HookAnswers(Ask()),
     HookAnswers(Pass()),
-    ApprovalAnswers("allowed-once"),
-    ToolFinishes("c1", ToolSucceeded("text")),
+    ApprovalAnswers("rejected"),
     ModelReplies((ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),)),
     HookAnswers(Allow()),
     HookAnswers(Ask()),

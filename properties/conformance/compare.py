@@ -1397,6 +1397,24 @@ def _missing(
             answers = _pre_answers(call_id, history)
             asked = [hook for hook, reading, _supplied in answers if reading == "ask"]
             allowed = [hook for hook, reading, _supplied in answers if reading == "allow"]
+            approved = _approved_before(want, history[: len(history) - len(model_events)])
+            if approved is not None:
+                # The same tool was approved before: a loop that remembers that answer skips
+                # this ask (it read as HOOK-2, or as ORD-3 when the call then failed at once).
+                # A shrunk program keeps that approval only when the bug needs it; a wrong
+                # merge shows the same here, and is named beside it.
+                return "DEC-2", (
+                    f"{lacks}: call {approved} of tool {_data(want).get('toolName')} was "
+                    "approved allowed-once earlier, which approves that call alone: every ask "
+                    "decision asks for approval again before the call runs"
+                    + (
+                        f"; or the merge let {_named(allowed)}'s allow outrank "
+                        f"{_named(asked)}'s ask (HOOK-2: deny > ask > allow > pass), which "
+                        "shows the same here"
+                        if asked and allowed
+                        else ""
+                    )
+                )
             if asked and allowed:
                 # The merge let an allow win over an ask: the strictness order is what is
                 # wrong. A loop that never asks at all reads so too, unless it asked before
@@ -2032,6 +2050,19 @@ def _extra(
                         "that lands after the abort becomes ABORTED)"
                     )
                 return "ABORT-1", adds
+            asked = _asked_instead(got, model_events, target_events)
+            if asked is not None:
+                # The model asks for approval where the target answers the call at once: the
+                # missing ask is what is wrong, not when the result commits.
+                return _missing(
+                    asked,
+                    command,
+                    phase,
+                    history,
+                    target_events=target_events,
+                    model_events=model_events,
+                    config=config,
+                )
             audit = _audit_after(got, target_events, model_events)
             if audit is not None:
                 # The model commits this result too, after the audit: the result is not early,
@@ -2079,6 +2110,42 @@ def _extra(
         case _:
             pass  # an event type no rule prescribes here
     return NO_RULE, adds
+
+
+def _approved_before(asked: Event, before: Sequence[Event]) -> str | None:
+    """The call of `asked`'s tool an earlier approval request of the program was answered
+    `allowed-once` for, if any (`before`: the model's events before this command)."""
+    allowed = {
+        _data(e).get("id")
+        for e in before
+        if e.get("type") == "approval/decided" and _data(e).get("outcome") == "allowed-once"
+    }
+    tool = _data(asked).get("toolName")
+    return next(
+        (
+            str(_data(e).get("callId"))
+            for e in before
+            if e.get("type") == "approval/asked"
+            and _data(e).get("toolName") == tool
+            and _data(e).get("id") in allowed
+        ),
+        None,
+    )
+
+
+def _asked_instead(
+    result: Event, model_events: Sequence[Event], target_events: Sequence[Event]
+) -> Event | None:
+    """The model's approval request for `result`'s call, when the target answers the call in
+    this command without asking."""
+    call_id = _call_id_of(result)
+
+    def asks(event: Event) -> bool:
+        return event.get("type") == "approval/asked" and _call_id_of(event) == call_id
+
+    if any(asks(e) for e in target_events):
+        return None
+    return next((e for e in model_events if asks(e)), None)
 
 
 def _withheld_result(

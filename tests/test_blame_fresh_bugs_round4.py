@@ -1,0 +1,174 @@
+"""Fresh bugs of session 23, blamed on the rule their author must fix, in words that say what.
+
+Session 23 wrote twenty-five more wrong loops outside the project (copies of `impl/` and of
+`examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where the report
+named another rule than the one the bug breaks, the difference is planted here in the model and
+a fixed program that shows it is replayed:
+
+- an approval answered allowed-once remembered for the tool, so a later call of it that a hook
+  asks about runs (or fails as an unknown tool) without asking: read as a result committed
+  early (ORD-3) or, where another hook allowed the call, as an allow outranking the ask
+  (HOOK-2), where allowed-once approves one call and every ask asks again (DEC-2).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import pytest
+
+from loopspec.model.commands import (
+    Allow,
+    ApprovalAnswers,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import Rewriting
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
+ASKED_ABOUT_EVERYTHING = LoopConfig(hooks=(HookSpec("late", "PreToolUse", ".*"),))
+TWO_HOOKS_ON_GREP = LoopConfig(
+    tools=(GREP,),
+    hooks=(HookSpec("everything", "PreToolUse", "*"), HookSpec("late", "PreToolUse", ".*")),
+)
+
+
+def _copied(observed: Observation) -> list[dict[str, Any]]:
+    copied: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
+    return copied
+
+
+class RemembersApprovals(ModelTarget):
+    """The model, except that once a call of a tool is approved allowed-once, a later ask about
+    that tool is taken as an allow (the audit still records the hook's ask)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.approved: set[str] = set()
+        self.asked_for: dict[str, str] = {}  # approval id -> tool name
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        waived = None
+        if (
+            isinstance(phase, Rewriting)
+            and isinstance(command, HookAnswers)
+            and isinstance(command.verdict, Ask)
+        ):
+            pending = phase.queue[0]
+            call = phase.reply.tool_calls[pending.call_index]
+            if call.name in self.approved:
+                waived = (pending.hook.handler_id, call.id)
+                ask = command.verdict
+                command = attrs.evolve(command, verdict=Allow(ask.updated_input, ask.reason))
+        observed = super().apply(command)
+        events = _copied(observed)
+        for event in events:
+            data = event["data"]
+            if event["type"] == "approval/asked":
+                self.asked_for[data["id"]] = data["toolName"]
+            if event["type"] == "approval/decided" and data["outcome"] == "allowed-once":
+                self.approved.add(self.asked_for[data["id"]])
+            if (
+                waived is not None
+                and event["type"] == "hook/result"
+                and (data["handlerId"], data.get("callId")) == waived
+            ):
+                data["decision"] = "ask"
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
+    return ModelReplies((ToolCallBlock(call_id, name, arguments),))
+
+
+PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]] = [
+    (
+        "an approval remembered for an unregistered tool, which then fails at once",
+        RemembersApprovals,
+        ASKED_ABOUT_EVERYTHING,
+        (
+            SubmitUser(""),
+            _calls("c1", "missing_tool", "{}"),
+            HookAnswers(Ask()),
+            ApprovalAnswers("allowed-once"),
+            _calls("c2", "missing_tool", "{}"),
+            HookAnswers(Ask()),
+        ),
+        "DEC-2",
+    ),
+    (
+        "an approval remembered, a later call asked by one hook and allowed by another",
+        RemembersApprovals,
+        TWO_HOOKS_ON_GREP,
+        (
+            SubmitUser(""),
+            _calls("c1", "grep", '{"pattern":""}'),
+            HookAnswers(Pass()),
+            HookAnswers(Ask()),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c1", ToolSucceeded("")),
+            _calls("c2", "grep", '{"pattern":""}'),
+            HookAnswers(Ask()),
+            HookAnswers(Allow()),
+        ),
+        "DEC-2",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "config", "program", "rule"), PROGRAMS, ids=[p[0] for p in PROGRAMS]
+)
+def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fix(
+    name: str,
+    target: type[ModelTarget],
+    config: LoopConfig,
+    program: tuple[Command, ...],
+    rule: str,
+) -> None:
+    """MODEL-1 (DEC-2): the first divergence names the rule broken."""
+    replay = replay_case(target, config, list(program))
+    assert replay.divergence is not None, "the bug was not found"
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_MODEL_1_the_round_4_programs_pass_on_the_model(program: Any) -> None:
+    """MODEL-1: control: without the bug, no program diverges."""
+    _name, _target, config, commands, _rule = program
+    assert replay_case(ModelTarget, config, list(commands)).divergence is None
+
+
+def _what(target: type[ModelTarget], config: LoopConfig, program: tuple[Command, ...]) -> str:
+    replay = replay_case(target, config, list(program))
+    assert replay.divergence is not None
+    return replay.divergence.what
+
+
+def _program(name: str) -> tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]:
+    return next(program for program in PROGRAMS if program[0].startswith(name))
+
+
+def test_DEC_2_a_remembered_approval_names_the_call_approved_before() -> None:
+    """DEC-2: the report names the earlier call whose approval was kept, and says that
+    allowed-once approves that call alone; where a hook allowed the call, it names the wrong
+    merge beside it, which shows the same (HOOK-2)."""
+    what = _what(*_program("an approval remembered, a later")[1:4])
+    assert "call c1 of tool grep was approved allowed-once earlier" in what, what
+    assert "approves that call alone" in what, what
+    assert "hook late's allow outrank hook everything's ask (HOOK-2" in what, what
+    alone = _what(*_program("an approval remembered for an unregistered")[1:4])
+    assert "HOOK-2" not in alone, alone
