@@ -628,9 +628,12 @@ def test_EXE_5_only_a_call_the_cli_runs_is_its_adapter_s_limit(harness: str) -> 
     replay = replay_case(UnknownToolAsInvalidInput, gen.CONFIGS[0], program, PROFILES[harness])
     assert replay.stopped_by is None
     assert replay.divergence is not None
-    # Reported at the reply. Under these profiles (TEXT-1 drops a result's error code, which
-    # a shell command cannot carry) the report names EXE-4, where without one it names EXE-5.
+    # Reported at the reply, and blamed as without a profile: TEXT-1's eraser drops a
+    # result's error code (a shell command cannot carry one), which tells EXE-5, but the loop
+    # shows no TEXT-1 wording, so blame leaves it in.
     assert replay.divergence.index == 1, replay.divergence.what
+    assert replay.divergence.rule_id == "EXE-5", replay.divergence.what
+    assert "UNKNOWN_TOOL" in replay.divergence.what, replay.divergence.what
 
 
 class HooksEveryCallAtItsGate(ModelTarget):
@@ -676,6 +679,9 @@ def test_HOOK_8_only_an_unanchored_match_is_excused_at_the_gate() -> None:
     replay = replay_case(HooksEveryCallAtItsGate, gen.CONFIGS[1], program, DSH)
     assert replay.stopped_by is None
     assert replay.divergence is not None
-    # Reported. Without a profile the report names HOOK-8 and the hook; under dsh's, whose
-    # hook-audit-shape erases the callId a hook event names, it names HOOK-5 for now.
+    # Reported, and blamed as without a profile (HOOK-8, the hook and its matcher): dsh's
+    # hook-audit-shape erases the callId a hook event names, but the loop names it as the
+    # model does, so blame leaves that eraser out.
     assert replay.divergence.index == 2, replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-8", replay.divergence.what
+    assert "'bash|write'" in replay.divergence.what, replay.divergence.what

@@ -9,7 +9,10 @@ step before it has settled), after the profile's erasers have removed each known
 (`loopspec.properties.profiles.known`). A hard known divergence (one that sends the runs different
 ways)
 is recognized by its symptom on the command where it shows; the program stops there, reported
-as that known divergence. Anything else that differs is a counterexample, blamed on a rule.
+as that known divergence. Anything else that differs is a counterexample, blamed on a rule as
+without the profile: read with only the divergences the target shows erased
+(`ProfileChecker._focused_difference`), so an eraser that takes out what tells two rules apart
+does not change the rule named.
 
 At the end of a program, repeated `settling_command`s drive both to a quiet point, so the
 program's tail is compared too. Which known divergences a program really showed is computed
@@ -179,10 +182,67 @@ class ProfileChecker:
         if model == target:
             self._quiet_length = len(self.commands)
             return None
-        return self._first_difference(model, target)
+        erased = self._first_difference(model, target)
+        try:
+            focused = self._focused_difference()
+        except SHAPE_ERRORS:
+            return erased
+        return focused if focused is not None else erased
 
-    def _first_difference(self, model: Run, target: Run) -> Divergence:
-        """The first erased observation that differs, classified like an unprofiled one."""
+    def _focused_difference(self) -> Divergence | None:
+        """The difference read with only the known divergences the target shows erased, or
+        None when that reading finds none.
+
+        An eraser maps both runs to one form, and may take out what tells one rule from
+        another (TEXT-1's drops a result's error code, dsh's hook-audit-shape a hook's callId):
+        with every divergence erased, a bug no divergence explains may be blamed on another
+        rule than without a profile. So blame erases the divergences the target shows (those
+        that, left in, make more of the runs differ), the hard ones, and the rule-less ones (an
+        adapter's observation shapes and limits: what a target cannot report as the model
+        does). A divergence whose rule that reading names is erased too (a known difference
+        at the very command of the bug, which alone adds nothing), until the rule named is no
+        left-in divergence's.
+        """
+        always = frozenset(d.key for d in self.profile.divergences if d.hard or not d.rules)
+        keys = always | self._shown_beside_a_bug(always)
+        while True:
+            erased_model, erased_target = self.profile.erased(self._runs, self._wire_commands, keys)
+            if erased_model == erased_target:
+                return None
+            found = self._first_difference(erased_model, erased_target, focused=True)
+            named = {
+                d.key
+                for d in self.profile.divergences
+                if d.key not in keys and found.rule_id in d.rules
+            }
+            if not named:
+                return found
+            keys |= named
+
+    def _shown_beside_a_bug(self, erased: frozenset[str]) -> frozenset[str]:
+        """The divergences not in `erased` that, left in where every other is erased, make
+        more of the runs differ: those the target shows, whatever else differs."""
+        divergences = self.profile.divergences
+        commands = self._wire_commands
+        # steps[i]: the runs with divergences[:i] erased.
+        steps = [self._runs]
+        for divergence in divergences:
+            steps.append(divergence.erase(steps[-1], commands))
+        size = _difference_size(*steps[-1])
+        shown: set[str] = set()
+        for index, divergence in enumerate(divergences):
+            if divergence.key in erased or steps[index + 1] == steps[index]:
+                continue  # an eraser that changes nothing where it runs: left in, the same
+            left_in = steps[index]
+            for later in divergences[index + 1 :]:
+                left_in = later.erase(left_in, commands)
+            if _difference_size(*left_in) > size:
+                shown.add(divergence.key)
+        return frozenset(shown)
+
+    def _first_difference(self, model: Run, target: Run, *, focused: bool = False) -> Divergence:
+        """The first erased observation that differs, classified like an unprofiled one;
+        `focused`: erased of the divergences the target shows only (`_focused_difference`)."""
         last = len(self.commands) - 1
         position = next(
             (i for i, (want, got) in enumerate(zip(model, target, strict=False)) if want != got),
@@ -226,7 +286,10 @@ class ProfileChecker:
         )
         since = self._quiet_length + 1
         where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
-        what = f"{what} (with the {self.profile.name} profile's known divergences erased; {where})"
+        erased = "erased, those the target does not show left in" if focused else "erased"
+        what = (
+            f"{what} (with the {self.profile.name} profile's known divergences {erased}; {where})"
+        )
         return Divergence(last, self.commands[last], rule_id, what, expected, actual)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
@@ -236,6 +299,23 @@ class ProfileChecker:
         )
         empty = Observation(True)
         return Divergence(index, self.commands[index], "LOG-4", what, empty, empty)
+
+
+def _difference_size(model: Run, target: Run) -> int:
+    """How many events (and other parts of an observation) differ between two runs, each
+    command's compared position by position."""
+    size = abs(len(model) - len(target))
+    for want, got in zip(model, target, strict=False):
+        if want == got:
+            continue
+        if not (want["accepted"] and got["accepted"]):
+            size += 1
+            continue
+        wanted, given = want["events"], got["events"]
+        size += abs(len(wanted) - len(given))
+        size += sum(a != b for a, b in zip(wanted, given, strict=False))
+        size += sum(want.get(k) != got.get(k) for k in want.keys() | got.keys() if k != "events")
+    return size
 
 
 def _overlap_difference(model: Run, target: Run, position: int) -> str | None:
