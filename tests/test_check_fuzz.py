@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import run_state_machine_as_test
 
+from loopspec.model import invariants
 from loopspec.model.events import Event
 from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire, facts_of
 from loopspec.model.invariants import INVARIANTS, LogMonitor, Prefix, Violation
@@ -239,6 +240,27 @@ def monitor_dispatch_equals_every_invariant_on_every_event(data: bytes) -> None:
         everything: list[Violation] = [v for inv in INVARIANTS for v in inv.check(prefix, fact)]
         prefix.fold(fact)
         assert monitor.feed(fact) == everything
+
+
+def test_monitors_share_each_type_s_checks() -> None:
+    """A monitor works out which checks read a type once for every monitor after it: conform
+    makes one per program, and each worked out every type's checks again."""
+    assert LogMonitor().checks_for("turn/started") is LogMonitor().checks_for("turn/started")
+
+
+def test_an_invariant_registered_after_a_monitor_ran_is_run_by_later_monitors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shared checks are worked out again for a registry that has grown since."""
+    LogMonitor().checks_for("turn/started")
+    monkeypatch.setattr(invariants, "INVARIANTS", list(INVARIANTS))
+
+    @invariants.invariant("flags_every_event", "LOG-1")
+    def flags_every_event(prefix: Prefix, fact: Fact) -> list[Violation]:
+        """Objects to everything."""
+        return [Violation("LOG-1", fact.seq, "flagged", ())]
+
+    assert flags_every_event in LogMonitor().checks_for("turn/started")
 
 
 FIXTURE_LOGS = sorted(FIXTURES.rglob("*.jsonl"))
