@@ -45,19 +45,33 @@ that two counts of the same code agree.
 With `--syscalls` (strace installed), conform's system calls per command are counted by kind
 (`strace -c -f`, the same short and long runs as `--instructions`, the short run's counts
 subtracted): a count callgrind does not see, nor does the load of a shared machine move it.
+
+Every run also prints where each side's CPU went (`CpuSplit`): the kernel's share (system
+calls, page faults), the collector's (timed by `gc.callbacks`), the page faults per step, and
+the involuntary context switches per CPU second (the machine's load taking the CPU away, and
+the caches with it). In session 23, on a machine loaded six times over, the ratio in time was
+0.17 where the ratio in instructions was 0.27: conform's system time was 2.6% of its CPU, its
+collections 4.3% (the trivial machine's 15%), 0.35 page faults a command, and both sides were
+preempted alike per CPU second. None of those explains the gap: a conformance step runs far
+more distinct code and data than the two-rule machine's and executes fewer instructions per
+cycle, the more so when other processes share the caches.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from callgrind import instructions_running
@@ -110,6 +124,51 @@ TRIVIAL_FIRST_RUN = [0.0]
 CONFORM_STEPS_AND_PROGRAMS = [0, 0, 0]
 
 
+class CpuSplit:
+    """Where one side's CPU went over the runs it measures (`measuring`): user and system time,
+    the collector's time, minor page faults and involuntary context switches, added up."""
+
+    def __init__(self) -> None:
+        self.user = self.system = self.collecting = 0.0
+        self.page_faults = self.preempted = self.steps = 0
+        self._collection_started = 0.0
+
+    @contextlib.contextmanager
+    def measuring(self) -> Iterator[None]:
+        """Add what the enclosed code spends to the totals."""
+        times, usage = os.times(), resource.getrusage(resource.RUSAGE_SELF)
+        gc.callbacks.append(self._collector_phase)
+        try:
+            yield
+        finally:
+            gc.callbacks.remove(self._collector_phase)
+            after, usage_after = os.times(), resource.getrusage(resource.RUSAGE_SELF)
+            self.user += after.user - times.user
+            self.system += after.system - times.system
+            self.page_faults += usage_after.ru_minflt - usage.ru_minflt
+            self.preempted += usage_after.ru_nivcsw - usage.ru_nivcsw
+
+    def _collector_phase(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collection_started = time.process_time()
+        else:
+            self.collecting += time.process_time() - self._collection_started
+
+    def line(self) -> str:
+        """The split as one line (`steps`: those the runs measured took)."""
+        cpu = max(self.user + self.system, 1e-9)
+        steps = max(self.steps, 1)
+        return (
+            f"system {100 * self.system / cpu:.1f}%, collector {100 * self.collecting / cpu:.1f}%"
+            f" of CPU; {self.page_faults / steps:.2f} page faults a step, "
+            f"{self.preempted / cpu:.0f} involuntary context switches a CPU second"
+        )
+
+
+TRIVIAL_SPLIT = CpuSplit()
+CONFORM_SPLIT = CpuSplit()
+
+
 def trivial_rate(
     examples: int,
     steps_per_program: int = STEPS_PER_PROGRAM,
@@ -134,8 +193,10 @@ def trivial_rate(
     for _ in range(runs):
         TRIVIAL_STEPS[0] = TRIVIAL_PROGRAMS[0] = 0
         started = time.process_time()
-        run_state_machine_as_test(Counter, settings=budget)
+        with TRIVIAL_SPLIT.measuring():
+            run_state_machine_as_test(Counter, settings=budget)
         took = time.process_time() - started
+        TRIVIAL_SPLIT.steps += TRIVIAL_STEPS[0]
         if not steps:
             TRIVIAL_FIRST_RUN[0] = TRIVIAL_STEPS[0] / took
         steps, programs, spent = (
@@ -193,7 +254,10 @@ def conform_rate(examples: int, seeds: int, cmd: str | None = None) -> float:
     steps = programs = searched = 0
     started = time.process_time()
     for seed in range(1, seeds + 1):
-        steps += conform_steps(examples, seed, cmd)
+        with CONFORM_SPLIT.measuring():
+            ran = conform_steps(examples, seed, cmd)
+        CONFORM_SPLIT.steps += ran
+        steps += ran
         programs += CONFORM_STEPS_AND_PROGRAMS[1]
         searched += CONFORM_STEPS_AND_PROGRAMS[2]
     CONFORM_STEPS_AND_PROGRAMS[:] = [steps, programs, searched]
@@ -393,6 +457,9 @@ def main() -> None:
         f"  (the trivial machine at conform's mean length exactly, from its cost per program and "
         f"per step in each round's two runs: {best_conform / max(exact):.3f})"
     )
+    print("where the CPU went, every round:")
+    print(f"  trivial two-rule machine: {TRIVIAL_SPLIT.line()}")
+    print(f"  loopspec conform:         {CONFORM_SPLIT.line()}")
     if args.instructions:
         instruction_ratio()
     if args.syscalls:
