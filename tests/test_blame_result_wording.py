@@ -1,4 +1,5 @@
-"""Blame for a call the target judges as the model does but words otherwise.
+"""Blame for a call's error result: judged as the model does but worded otherwise, or read
+from arguments that are blank to one reader alone.
 
 A call missing a required key ends as an INVALID_TOOL_INPUT error and one naming a tool the
 configuration lacks as an UNKNOWN_TOOL error (EXE-5), in the words of SPEC.md's wording table
@@ -67,3 +68,24 @@ def test_EXE_5_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
     assert f"the target ends it as the {code} error it is" in divergence.what
     assert "not as SPEC.md section 9 words it (TEXT-1)" in divergence.what
     assert old in divergence.what
+
+
+def test_EXE_2_arguments_blank_to_python_alone_say_javascript_s_trim_keeps_them() -> None:
+    """EXE-2: arguments of U+001C..U+001F and U+0085 alone are blank as Python's str.strip
+    reads them, so {} (a read missing file_path); JavaScript's trim keeps them, so a loop
+    reading blank its way found no JSON object. The report said "the call's arguments parse to
+    another value here (blank means {}, ...)" and left the reader to find which characters; it
+    now says these are blank to Python alone, as it says of U+FEFF, blank to JavaScript alone."""
+    read = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", "\x1c\x1d\x1e\x1f\x85"),)),
+    ]
+    trims_as_javascript = RewordsResults(
+        "missing required 'file_path'", "the input must be a JSON object"
+    )
+    replay = replay_case(lambda: trims_as_javascript, LoopConfig(tools=(read,)), program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert "blank as Python's str.strip reads them" in replay.divergence.what
+    assert "JavaScript's trim keeps them" in replay.divergence.what

@@ -684,6 +684,12 @@ _BLANK_TO_ONE_READER = (
     "reads them (blank means {}, as Python's str.strip reads it)"
 )
 
+_BLANK_TO_PYTHON_ONLY = (
+    "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
+    "are), so {} (EXE-2), where JavaScript's trim keeps them and a loop reading blank its way "
+    "finds no JSON object"
+)
+
 _NOT_BLANK_TO_PYTHON = (
     "; U+FEFF is not blank, so these arguments are not {} but the raw string (EXE-2), which "
     "a loop reading blank as JavaScript's trim does would take as {}"
@@ -824,6 +830,7 @@ def _result_rule(
         return "EXE-2", (
             f"{about} differs: the call's arguments parse to another value here "
             "(blank means {}, invalid JSON stays the raw string)"
+            + (_BLANK_TO_PYTHON_ONLY if _blank_to_python_only(situation.original) else "")
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL") and their_code == code:
         # The target judged the call as the model did; only the words or the error's name
