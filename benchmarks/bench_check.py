@@ -21,7 +21,9 @@ logs to a temporary directory and prints, from one run:
   (callgrind) on a 20,000-event log of each shape, less any interpreter start-up and import
   counted in a run that reads nothing. A count does not move with the load other processes put
   on a shared machine, which times do; it does not weigh cache misses and stalls, which times
-  do, so it is a second view, not the target.
+  do, so it is a second view, not the target. Beside each ratio it prints what refusing a key
+  given twice in one object (LOG-3) would add: the bare pass asking `jsonvalue.keys_may_repeat`
+  of every line, the cheapest reading found, which check does not run.
 
 The logs are the model's scripted demo (two turns: parallel calls, hooks, a rewrite, an approval,
 a denial) as a dsh harness writes it — stream chunks, compact chunk rows, plugin events — repeated
@@ -41,6 +43,15 @@ checker's loop (-8M), `_lossless_float` replaced by `float` (-3M); worse: only a
 lines inlined (+10M), lines split from 64 KiB blocks (+11M). Reading text lines from a
 `TextIOWrapper` saves 27M by iteration, but reads a line of any length whole (SAFE-4 bounds
 it), and 10M through `readline(size)`, which bounds characters, not bytes.
+
+Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
+the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
+settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
+dropped); the rest need `keys_may_repeat`'s walk. The model's events only: 1.28x the json.loads
+pass without it, 1.79x with it; version 1: 1.34x, 1.85x. Tried and worse than that walk, each
+timed against the scan of the same lines: a walk pushing only containers (through
+`itertools.compress`, or a loop), one level at a time through `gc.get_referents`, json's C
+encoder with a control character for key separator (its count is the keys), `marshal.dumps`.
 """
 
 from __future__ import annotations
@@ -65,6 +76,7 @@ from callgrind import instructions_running
 
 from loopspec.model.facts import Fact, fact_from_wire
 from loopspec.model.invariants import QUIET_NEVER, LogMonitor
+from loopspec.model.jsonvalue import keys_may_repeat
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES
 from loopspec.properties.logcheck.checker import check_paths
@@ -350,6 +362,17 @@ def read_markers(objects: list[dict[str, Any]]) -> None:
             raise SystemExit(f"the benchmark log breaks LOG-8 at line {line}")
 
 
+def repeats_read(path: Path) -> None:
+    """The bare text pass, each line also asked whether a key repeats (`keys_may_repeat`, the
+    cheapest reading found, which every other reader of a user's JSON pays): what refusing a
+    repeat (LOG-3) would add to check, which does not refuse one."""
+    loads = json.loads
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if keys_may_repeat(line, loads(line)):
+                raise SystemExit(f"the benchmark log gives a key twice: {line}")
+
+
 def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> None:
     """Print the parts of the checker's time on `path` (a `label` log), each against the bare
     pass; `marked`: a version-1 log, whose commit markers the checker reads too."""
@@ -531,6 +554,7 @@ _INSTRUCTION_RUNS: dict[str, Callable[[Path], None]] = {
     "nothing": lambda _path: None,
     "bare": bare_text,
     "checker": checker,
+    "repeats": repeats_read,
 }
 
 
@@ -551,14 +575,15 @@ def instruction_ratio(tmp: str) -> dict[str, float] | None:
     for label, template, header in SHAPES:
         path = Path(tmp, "count.jsonl")
         write_log(path, repeat_turns(template(), INSTRUCTION_EVENTS), header)
-        bare, checker_count = (
+        bare, checker_count, repeats = (
             instructions_of(run, path, Path(tmp, f"callgrind-{run}.out")) - nothing
-            for run in ("bare", "checker")
+            for run in ("bare", "checker", "repeats")
         )
         ratios[label] = checker_count / bare
         print(
             f"  {label:18s} json.loads pass {bare / 1e6:.1f}M, checker"
-            f" {checker_count / 1e6:.1f}M = {checker_count / bare:.2f}x"
+            f" {checker_count / 1e6:.1f}M = {checker_count / bare:.2f}x; refusing a repeated"
+            f" key would add {(repeats - bare) / 1e6:.1f}M = {(repeats - bare) / bare:.2f}x"
         )
     return ratios
 
