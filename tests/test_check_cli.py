@@ -1075,13 +1075,16 @@ def test_stdin_named_twice_is_a_usage_error(
 ) -> None:
     """`check - -` read standard input twice and reported the second read as an empty log
     (LOG-5) under the first's name: refused instead, in one line, before anything is read. The
-    same for /dev/stdin, which check reads as `-` (4dee014): `check - /dev/stdin` is refused."""
+    same for /dev/stdin, which check reads as `-` (4dee014): `check - /dev/stdin` is refused.
+    The refusal names the arguments as given: it said '(- or /dev/stdin)' to `check /dev/fd/0
+    -`, naming neither of them."""
     feed_stdin(monkeypatch, HARNESS.read_bytes())
     assert main(["check", *names]) == 2
     shown = capsys.readouterr()
     assert shown.out == ""
     assert shown.err == (
-        "loopspec check: error: standard input (- or /dev/stdin) is named more than once\n"
+        f"loopspec check: error: standard input is named more than once ({', '.join(names)}): "
+        "it can be read once\n"
     )
 
 

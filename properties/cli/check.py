@@ -162,11 +162,15 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     )
 
     start_up_done()
-    if sum(path == STDIN or path in STDIN_PATHS for path in args.paths) > 1:
+    stdin_names = [path for path in args.paths if path == STDIN or path in STDIN_PATHS]
+    if len(stdin_names) > 1:
         # Standard input can be read once: a second `-` (or /dev/stdin, /dev/fd/0, which check
-        # reads as `-` where it must) read as an empty log (LOG-5).
+        # reads as `-` where it must) read as an empty log (LOG-5). The names as given: one
+        # the user did not know for standard input (/proc/self/fd/0) is why the run fails.
+        given = ", ".join(stdin_names)
         print(
-            "loopspec check: error: standard input (- or /dev/stdin) is named more than once",
+            f"loopspec check: error: standard input is named more than once ({given}): it can "
+            "be read once",
             file=sys.stderr,
         )
         return 2
