@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from pathlib import Path
 
 import pytest
 
 from loopspec.model.config import LoopConfig
+from loopspec.model.errors import NO_RULE_BROKEN
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.case_json_fault import case_json_fault
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
@@ -30,10 +32,11 @@ def test_PROTO_1_a_target_command_whose_program_is_curled_says_the_quotes_are_at
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """PROTO-1: `conform --cmd "\u2018python3\u2019 x.py"` cannot start `\u2018python3\u2019`;
-    the refusal said only "no such file or directory"."""
+    the refusal said only "no such file or directory". The user's quoting is at fault, not the
+    target, so it blames no rule, as `--impl` with such quotes does: it read [PROTO-1]."""
     assert main(["conform", "--cmd", "\u2018python3\u2019 x.py", "--examples", "1"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "loopspec: error: [PROTO-1] the target failed in reset: '\u2018python3\u2019' x.py: "
+        "loopspec: error: the target failed in reset: '\u2018python3\u2019' x.py: "
         "cannot start '\u2018python3\u2019': no such file or directory" + HINT
     )
 
@@ -46,6 +49,29 @@ def test_PROTO_1_a_target_whose_argument_is_curled_says_so_beside_its_own_words(
         target.reset(LoopConfig())
     first = refused.value.message.splitlines()[0]
     assert first == "curled: the process ended its output instead of answering reset" + HINT
+    assert refused.value.rule_id == NO_RULE_BROKEN  # before any answer: the quoting's fault
+
+
+def test_PROTO_1_a_curled_target_that_answered_is_blamed_for_a_later_fault(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: once the target answered, its command line worked: a later fault is its own
+    (PROTO-1), though the hint still names the quotes."""
+    driver = tmp_path / "driver.py"
+    ready = {"type": "ready", "implementation": "x", "capabilities": []}
+    # The first reset is answered; the second with a line that is not JSON.
+    driver.write_text(
+        "import sys\n"
+        f"print({json.dumps(json.dumps(ready))}, flush=True) if sys.stdin.readline() else None\n"
+        "print('not json', flush=True) if sys.stdin.readline() else None\n"
+    )
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(driver))} \u2018x\u2019"
+    target = ProcessTarget(command, name="curled")
+    target.reset(LoopConfig())
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    assert refused.value.rule_id == "PROTO-1"
+    assert refused.value.message.splitlines()[0].endswith(HINT)
 
 
 @pytest.mark.parametrize(

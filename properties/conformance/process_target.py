@@ -37,7 +37,7 @@ from loopspec.impl.system_words import system_reason
 from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
-from loopspec.model.errors import InvalidEventError, LoopSpecError
+from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
 from loopspec.model.jsonvalue import repeated_key
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
@@ -857,7 +857,10 @@ class ProcessTarget:
             elif missing and "/" in program and not os.path.isabs(program):
                 # A shared case replayed from another folder: the usual cause.
                 msg += f" (looked for relative to the current directory, {os.getcwd()})"
-            raise ProcessTargetError(msg + curled_quotes_hint(self.argv)) from error
+            curled = curled_quotes_hint(self.argv)
+            # The quotes are the user's, not the target's: no rule is broken (SPEC section 2).
+            blame = NO_RULE_BROKEN if curled else "PROTO-1"
+            raise ProcessTargetError(msg + curled, rule_id=blame) from error
 
     def _fail(
         self,
@@ -872,8 +875,12 @@ class ProcessTarget:
         process = self._process
         self._process = None
         # A program started with a curled quote in its words (`python3 \u2018x.py\u2019`)
-        # fails in its own words, which name the file, not the quotes.
-        parts = [f"{self.name}: {problem}{curled_quotes_hint(self.argv)}"]
+        # fails in its own words, which name the file, not the quotes. Before its first answer,
+        # the failure is the command line's, as typed: it blames no rule (SPEC section 2).
+        curled = curled_quotes_hint(self.argv)
+        if curled and not self.slowest:
+            rule = NO_RULE_BROKEN
+        parts = [f"{self.name}: {problem}{curled}"]
         if line is not None:
             parts.append(f"offending line: {_excerpt(line)}")
         if process is not None:

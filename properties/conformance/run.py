@@ -265,14 +265,19 @@ class TargetBreakage:
         except Exception as error:  # anything a target does wrong, whatever its language
             config, commands = program
             message = f"the target failed in {what}: {_one_line(error)}"
-            self.first = TargetError(message, config=config, program=tuple(commands))
+            # A fault of the user's input (a `--cmd` typed with curled quotes) stays no rule's.
+            user_fault = isinstance(error, LoopSpecError) and error.rule_id == NO_RULE_BROKEN
+            rule = NO_RULE_BROKEN if user_fault else "PROTO-1"
+            self.first = TargetError(message, config=config, program=tuple(commands), rule_id=rule)
             raise self.again() from error
 
     def again(self) -> TargetError:
         """The first failure, as a fresh exception to raise."""
         assert self.first is not None
         first = self.first
-        return TargetError(first.message, config=first.config, program=first.program)
+        return TargetError(
+            first.message, config=first.config, program=first.program, rule_id=first.rule_id
+        )
 
 
 def _one_line(error: Exception) -> str:
