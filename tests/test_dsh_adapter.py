@@ -53,6 +53,7 @@ from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.process_target import ProcessTarget
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
 from loopspec.properties.profiles.dsh import PROFILE, opaque
+from loopspec.properties.profiles.known import Profile
 from loopspec.properties.profiles.runs import Json, Pair, Run, normalize_run
 
 ADAPTER = Path(__file__).resolve().parent.parent / "examples" / "dsh-adapter"
@@ -810,3 +811,19 @@ def test_loopspec_replay_reports_the_case_as_known(
     out = capsys.readouterr().out
     assert "no divergence" in out
     assert case["divergence"] in re.findall(r"[a-z][a-z-]+[a-z]", out.split("known", 1)[1])
+
+
+def test_SCHED_1_dsh_holding_calls_is_blamed_on_the_schedule_by_a_profile_without_it(
+    replay_process: conformance_run.SharedProcess,
+) -> None:
+    """SCHED-1: under a dsh profile that does not know `settled-call-holds-its-place`, its case
+    on dsh is a counterexample blamed on SCHED-1, as without a profile. Read with every other
+    divergence erased, the report named no rule (the reply's envelope differed): the eraser of
+    `pre-hooks-after-call`, which left in adds no difference there, moved the reply."""
+    key = "settled-call-holds-its-place"
+    case = conformance_run.load_case(REGRESSIONS / f"dsh-{key}.json")
+    kept = tuple(d for d in PROFILE.divergences if d.key != key)
+    without = Profile("dsh-less", PROFILE.implementation, kept, PROFILE.capabilities)
+    found = conformance_run.replay_case(replay_process, case.config, case.commands, without)
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "SCHED-1", found.divergence.what
