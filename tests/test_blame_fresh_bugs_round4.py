@@ -8,7 +8,10 @@ a fixed program that shows it is replayed:
 - an approval answered allowed-once remembered for the tool, so a later call of it that a hook
   asks about runs (or fails as an unknown tool) without asking: read as a result committed
   early (ORD-3) or, where another hook allowed the call, as an allow outranking the ask
-  (HOOK-2), where allowed-once approves one call and every ask asks again (DEC-2).
+  (HOOK-2), where allowed-once approves one call and every ask asks again (DEC-2);
+- an unknown tool's result worded right but written without its `{name, code}`: read as a
+  call judged wrong (EXE-5: "ends as an UNKNOWN_TOOL error", which it does) where only the
+  error info the wording table gives is missing (TEXT-1).
 """
 
 from __future__ import annotations
@@ -90,6 +93,18 @@ class RemembersApprovals(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+class UnknownToolsWithoutCode(ModelTarget):
+    """The model, except that an UNKNOWN_TOOL result carries no error info."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = _copied(observed)
+        for event in events:
+            if (event["data"].get("error") or {}).get("code") == "UNKNOWN_TOOL":
+                del event["data"]["error"]
+        return attrs.evolve(observed, events=tuple(events))
+
+
 def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
 
@@ -126,6 +141,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         ),
         "DEC-2",
     ),
+    (
+        "an unknown tool's result without error info",
+        UnknownToolsWithoutCode,
+        LoopConfig(),
+        (SubmitUser(""), _calls("c1", "grep", "{}")),
+        "TEXT-1",
+    ),
 ]
 
 
@@ -139,7 +161,7 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     program: tuple[Command, ...],
     rule: str,
 ) -> None:
-    """MODEL-1 (DEC-2): the first divergence names the rule broken."""
+    """MODEL-1 (DEC-2, TEXT-1): the first divergence names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
     assert replay.divergence.rule_id == rule, replay.divergence.what
@@ -172,3 +194,10 @@ def test_DEC_2_a_remembered_approval_names_the_call_approved_before() -> None:
     assert "hook late's allow outrank hook everything's ask (HOOK-2" in what, what
     alone = _what(*_program("an approval remembered for an unregistered")[1:4])
     assert "HOOK-2" not in alone, alone
+
+
+def test_TEXT_1_a_result_without_its_error_info_says_which_is_missing() -> None:
+    """TEXT-1: the report says the words are right and names the missing name and code."""
+    what = _what(*_program("an unknown tool's result without")[1:4])
+    assert "words it as the UNKNOWN_TOOL error it is, but writes no error info" in what, what
+    assert '{"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}' in what, what

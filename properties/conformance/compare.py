@@ -771,6 +771,24 @@ def _is_refusal(event: Event | None) -> bool:
     return failed and _error_code(event) in (None, "INVALID_TOOL_INPUT")
 
 
+def _content(result: Event | None) -> object:
+    message = _data(result).get("message")
+    return message.get("content") if isinstance(message, dict) else None
+
+
+# The error codes of results the loop writes itself (TEXT-1's table, SPEC.md section 9).
+_LOOP_ERROR_CODES = frozenset(
+    {
+        "INVALID_TOOL_INPUT",
+        "UNKNOWN_TOOL",
+        "ABORTED_BEFORE_DISPATCH",
+        "ABORTED",
+        "TOOL_OUTCOME_UNKNOWN",
+        "TOOL_NOT_STARTED",
+    }
+)
+
+
 def _result_rule(
     want: Event, got: Event | None, command: Command, phase: str, history: Sequence[Event]
 ) -> tuple[str, str]:
@@ -781,10 +799,27 @@ def _result_rule(
     situation = _situation(call_id, history)
     about = f"the result of call {call_id}"
     their_code = _error_code(got)  # a target may write `error` as another JSON type
+    got_error = _data(got).get("error")
     if _parsed_otherwise(code, their_code, got, situation.original):
         return "EXE-2", (
             f"{about} differs: the call's arguments parse to another value here (blank means "
             "{}, blank as Python's str.strip reads it, which JavaScript's trim does not)"
+        )
+    if (
+        code in _LOOP_ERROR_CODES
+        and got is not None
+        and got_error is None
+        and _content(got) == _content(want)
+    ):
+        # Worded as the error it is, but without its {name, code}: the verdict is right and
+        # only TEXT-1's error info is missing (it read as a wrong verdict, EXE-5 or ABORT-1).
+        # Another code is another verdict, and stays that verdict's rule's.
+        error = _data(want).get("error") or {}
+        return "TEXT-1", (
+            f"{about} differs: the target words it as the {code} error it is, but writes no "
+            "error info: an error result the loop writes itself carries its SPEC.md section 9 "
+            f'row\'s {{name, code}}, here {{"name": "{error.get("name")}", "code": "{code}"}}, as '
+            "tool/result.error"
         )
     held = _held_by_approval(call_id, history)
     refused = _is_refusal(got)
