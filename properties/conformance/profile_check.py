@@ -182,12 +182,11 @@ class ProfileChecker:
         if model == target:
             self._quiet_length = len(self.commands)
             return None
-        erased = self._first_difference(model, target)
         try:
             focused = self._focused_difference()
         except SHAPE_ERRORS:
-            return erased
-        return focused if focused is not None else erased
+            focused = None
+        return focused if focused is not None else self._first_difference(model, target)
 
     def _focused_difference(self) -> Divergence | None:
         """The difference read with only the known divergences the target shows erased, or
