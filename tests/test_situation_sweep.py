@@ -16,7 +16,7 @@ import pytest
 from mutants import MUTANTS, MutantTarget
 from test_blame_matrix import _AbortsFinishedBodies, _blocked_contexts, _result_text, changed
 
-from loopspec.model.commands import Command
+from loopspec.model.commands import Command, PostContext, ToolFinishes, ToolSucceeded
 from loopspec.model.config import LoopConfig
 from loopspec.properties.cli.conform_run import json_report
 from loopspec.properties.conformance.compare import DivergenceFound
@@ -195,3 +195,62 @@ def test_HOOK_8_a_loop_reading_matchers_otherwise_is_found_by_the_sweep(prefix: 
     with pytest.raises(DivergenceFound) as found:
         sweep_situations(lambda: MatchesOtherwise(prefix=prefix), ALL)
     assert found.value.divergence.rule_id == "HOOK-8", found.value.divergence.what
+
+
+# A context no program draws: a loop delivering it delivers this in its place, then blanks it.
+_STAND_IN = "(an empty context, delivered)"
+
+
+class DeliversEmptyContexts(ModelTarget):
+    """The model, except that an empty context, a body's (`bodies`) or a PostToolUse hook's, is
+    queued and delivered as a message of its own, as a loop that queues every context it is
+    given."""
+
+    def __init__(self, *, bodies: bool) -> None:
+        super().__init__()
+        self.bodies = bodies
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model with each empty context as a stand-in, then blank the stand-in."""
+        if isinstance(command, ToolFinishes):
+            outcome = command.outcome
+            if isinstance(outcome, ToolSucceeded) and self.bodies:
+                contexts = tuple(text or _STAND_IN for text in outcome.contexts)
+                outcome = attrs.evolve(outcome, contexts=contexts)
+            post = tuple(
+                PostContext(_STAND_IN) if verdict == PostContext("") else verdict
+                for verdict in command.post
+            )
+            command = attrs.evolve(command, outcome=outcome, post=post)
+        observed = super().apply(command)
+        events = tuple(self._blanked(event) for event in observed.events)
+        return attrs.evolve(observed, events=events)
+
+    @staticmethod
+    def _blanked(event: dict[str, object]) -> dict[str, object]:
+        data = event.get("data")
+        if event.get("type") != "user/message" or not isinstance(data, dict):
+            return event
+        if data.get("content") != [{"type": "text", "text": _STAND_IN}]:
+            return event
+        return {**event, "data": {**data, "content": [{"type": "text", "text": ""}]}}
+
+
+@pytest.mark.parametrize(
+    ("bodies", "capabilities"),
+    [(True, frozenset()), (False, ALL)],
+    ids=["a body's, beside one of whitespace", "a PostToolUse hook's, alone"],
+)
+def test_ADJ_4_a_loop_delivering_an_empty_context_is_found_and_told_so(
+    bodies: bool, capabilities: frozenset[str]
+) -> None:
+    """ADJ-4: an empty context is no context: nothing is queued for it. A loop queuing every
+    context passed every random program (none draws an empty one), the tutorial's loop among
+    them; the sweep now finds it, a body's or a hook's, and the report says what is wrong with
+    the message (in place of the model's, or one more), where it said that messages arising
+    mid-step wait for the next step/start."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(lambda: DeliversEmptyContexts(bodies=bodies), capabilities)
+    divergence = found.value.divergence
+    assert divergence.rule_id == "ADJ-4", divergence.what
+    assert 'an empty context (""), which is no context' in divergence.what

@@ -138,7 +138,7 @@ class TutorialLoop:
         match outcome:
             case ToolSucceeded():
                 slot["result"] = ([outcome.text], False, None)
-                self.inbox += outcome.contexts
+                self.inbox += [text for text in outcome.contexts if text]  # "" is none (ADJ-4)
             case ToolFailed():
                 error = None if outcome.code is None else (outcome.error_name, outcome.code)
                 slot["result"] = ([f"Error: {outcome.message}"], True, error)

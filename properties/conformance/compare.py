@@ -1205,6 +1205,8 @@ def _changed(
                 f"{named}: the target leaves out a context a PostToolUse hook of a blocked result "
                 "gave; a block drops the body's own contexts, never its hooks'"
             )
+        case "user/message" if _empty_context(got) and not _empty_context(want):
+            return "ADJ-4", f"{named}: the target's is {_NO_CONTEXT}"
         case "user/message":
             contexts = all(
                 _source_of(event) == {"kind": "plugin", "plugin": "tool-context"}
@@ -1744,6 +1746,27 @@ def _fits_only_by_case(hook: HookSpec, name: str) -> bool:
         return False
 
 
+# ADJ-4's word on a delivered context whose text is empty, wherever a comparison meets one.
+_NO_CONTEXT = (
+    "an empty context (\"\"), which is no context, a tool body's or a PostToolUse hook's: "
+    "nothing is queued or delivered for it"
+)
+
+
+def _empty_context(message: Event) -> bool:
+    """Whether `message` is a queued context whose text is empty, which ADJ-4 says is none."""
+    data = _data(message)  # a user/message's data is the message itself
+    source = data.get("source") or {}
+    content = data.get("content")
+    return (
+        isinstance(source, dict)
+        and source.get("kind") == "plugin"
+        and isinstance(content, list)
+        and bool(content)
+        and all(isinstance(block, dict) and block.get("text") == "" for block in content)
+    )
+
+
 def _context_of_a_block(message: Event, command: Command, *, hooks: bool) -> bool:
     """Whether `message` is a context of the call `command` settles with a PostToolUse block:
     one of its hooks' contexts (`hooks`), which survive the block, else one of its body's own,
@@ -2080,6 +2103,8 @@ def _extra(
             return "DEC-2", f"{adds}: only an ask decision asks, once"
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{adds}: a PostToolUse block drops the body's own contexts"
+        case "user/message" if _empty_context(got):
+            return "ADJ-4", f"{adds}: it is {_NO_CONTEXT}"
         case "user/message":
             return "ADJ-4", f"{adds}: messages arising mid-step wait for the next step/start"
         case "tool/result":

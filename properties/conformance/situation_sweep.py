@@ -9,9 +9,11 @@ every seed tried), an approval asked again for a tool approved in an earlier tur
 two PostToolUse hooks block and add a context to. A loop matching a hook's matcher against
 part of a tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a
 leading `(?i)`, passed every program on every seed tried (session 23): no generated tool name
-extends a generated matcher, nor is spelt in another case. Each situation below is one short
-program, compared with the model as any program is (`exhaustive.run_program`, which drives it to
-a quiet end); a program needing a capability the target does not declare is not played.
+extends a generated matcher, nor is spelt in another case; so did one delivering an empty
+context ("", which is none, ADJ-4), the programs drawing none. Each situation below is one
+short program, compared with the model as any program is (`exhaustive.run_program`, which
+drives it to a quiet end); a program needing a capability the target does not declare is not
+played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
 `presentation_sweep`, come before it), so the search draws what it drew before.
 """
@@ -146,6 +148,28 @@ SITUATIONS: tuple[Situation, ...] = (
             ToolFinishes("c3", ToolSucceeded("three")),
             ToolFinishes("c2", ToolSucceeded("two")),
             ToolFinishes("c1", ToolSucceeded("one")),
+        ),
+    ),
+    Situation(
+        "a body defers an empty context and one of whitespace",
+        ("ADJ-4",),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes("c1", ToolSucceeded("A", ("", " "))),
+        ),
+    ),
+    Situation(
+        "a PostToolUse hook adds an empty context",
+        ("ADJ-4", "HOOK-5"),
+        frozenset({"post-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=(HookSpec("notes", "PostToolUse", "read"),)),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes("c1", ToolSucceeded("A"), (PostContext(""),)),
         ),
     ),
     Situation(
