@@ -172,11 +172,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
             "PYTHONPYCACHEPREFIX": str(Path(tmp, "pycache")),
         }
-        wheel = None if args.no_wheel else _install_wheel(Path(tmp, "wheel"), env)
+        wheel = None if args.no_wheel else _install_wheel(Path(tmp, "wheel"), installed_env(env))
         status = _measure(args.rounds, logs, Path(tmp, "missing.jsonl"), env, wheel)
         if args.instructions:
             _count_instructions(Path(tmp), logs, env, wheel)
         return status
+
+
+def installed_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` for the wheel's venv: without PYTHONPATH, which would put a checkout (the one a
+    worktree's commands name) before the wheel, so that its rows measured the checkout's code,
+    and pip, finding the checkout's `loopspec.egg-info` there, installed nothing."""
+    return {key: value for key, value in env.items() if key != "PYTHONPATH"}
 
 
 # The rows counted by `--instructions`: check, against the interpreter it starts.
@@ -224,8 +231,9 @@ def _count_instructions(
         old_script = [str(wheel / OLD_PIP_SCRIPT), "check", str(logs["small"])]
         counted["loopspec check SMALL, pip<25 script"] = (old_script, 0)
     out = tmp / "callgrind.out"
+    counted_env = env if wheel is None else installed_env(env)
     counts = {
-        name: instructions_of_command(argv, code, out, env)
+        name: instructions_of_command(argv, code, out, counted_env)
         for name, (argv, code) in counted.items()
     }
     where = "the installed wheel" if wheel is not None else "this checkout"
@@ -313,11 +321,12 @@ def _measure(
         old_script = [str(wheel / OLD_PIP_SCRIPT), "check", str(logs["small"])]
         commands[f"{WHEEL}loopspec check SMALL, pip<25 script"] = (old_script, 0)
     samples: dict[str, list[Sample]] = {name: [] for name in commands}
-    for command, status in commands.values():  # warm the file and bytecode caches once
-        _run(command, status, env)
+    envs = {name: installed_env(env) if name.startswith(WHEEL) else env for name in commands}
+    for name, (command, status) in commands.items():  # warm the file and bytecode caches once
+        _run(command, status, envs[name])
     for _ in range(rounds):
         for name, (command, status) in commands.items():
-            samples[name].append(_run(command, status, env))
+            samples[name].append(_run(command, status, envs[name]))
     wall = {name: statistics.median(s.wall for s in runs) for name, runs in samples.items()}
     cpu = {name: statistics.median(s.cpu for s in runs) for name, runs in samples.items()}
     print(f"{f'median of {rounds} runs':48} {'wall':>9} {'ratio':>6} {'cpu':>10} {'ratio':>6}")
