@@ -11,7 +11,10 @@ a fixed program that shows it is replayed:
   (HOOK-2), where allowed-once approves one call and every ask asks again (DEC-2);
 - an unknown tool's result worded right but written without its `{name, code}`: read as a
   call judged wrong (EXE-5: "ends as an UNKNOWN_TOOL error", which it does) where only the
-  error info the wording table gives is missing (TEXT-1).
+  error info the wording table gives is missing (TEXT-1);
+- an ask ranked above a deny: the call a hook denied is asked about, with the asking hook's
+  input applied, read from the arguments (RW-1) or from the target's own log (RW-2, a sidecar
+  on a denied call) where the merge is what is wrong (HOOK-2: deny > ask > allow > pass).
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from typing import Any
 import attrs
 import pytest
 
+from loopspec.model import rewrite
 from loopspec.model.commands import (
     Allow,
     ApprovalAnswers,
     Ask,
     Command,
+    Deny,
     HookAnswers,
     ModelReplies,
     Pass,
@@ -36,6 +41,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.model.state import Rewriting
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -105,6 +111,30 @@ class UnknownToolsWithoutCode(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+def _ask_over_deny(ranks: tuple[int, ...]) -> int:
+    strictest = merged_rank(ranks)
+    return RANK_ASK if strictest == RANK_DENY and RANK_ASK in ranks else strictest
+
+
+class AskOutranksDeny(ModelTarget):
+    """The model, except that an ask wins over another hook's deny."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "merged_rank", _ask_over_deny)
+            return super().apply(command)
+
+
+BASH = ToolSpec("bash", required_keys=("command",))
+GUARDED_BASH = LoopConfig(
+    tools=(BASH,),
+    hooks=(
+        HookSpec("guard", "PreToolUse", "bash|write"),
+        HookSpec("rewriter", "PreToolUse", "bash"),
+    ),
+)
+
+
 def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
 
@@ -148,6 +178,30 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         (SubmitUser(""), _calls("c1", "grep", "{}")),
         "TEXT-1",
     ),
+    (
+        "an ask over a deny, the asking hook's input applied (the arguments differ)",
+        AskOutranksDeny,
+        GUARDED_BASH,
+        (
+            SubmitUser(""),
+            _calls("c1", "bash", '{"command":""}'),
+            HookAnswers(Deny("")),
+            HookAnswers(Ask(updated_input={"command": "e"})),
+        ),
+        "HOOK-2",
+    ),
+    (
+        "an ask over a deny, the asking hook's input the model's own (a sidecar on a denial)",
+        AskOutranksDeny,
+        TWO_HOOKS_ON_GREP,
+        (
+            SubmitUser(""),
+            _calls("c1", "grep", '{"pattern":"a"}'),
+            HookAnswers(Ask(updated_input={"pattern": "a"})),
+            HookAnswers(Deny("")),
+        ),
+        "HOOK-2",
+    ),
 ]
 
 
@@ -161,7 +215,7 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     program: tuple[Command, ...],
     rule: str,
 ) -> None:
-    """MODEL-1 (DEC-2, TEXT-1): the first divergence names the rule broken."""
+    """MODEL-1 (DEC-2, TEXT-1, HOOK-2): the first divergence names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
     assert replay.divergence.rule_id == rule, replay.divergence.what
@@ -201,3 +255,10 @@ def test_TEXT_1_a_result_without_its_error_info_says_which_is_missing() -> None:
     what = _what(*_program("an unknown tool's result without")[1:4])
     assert "words it as the UNKNOWN_TOOL error it is, but writes no error info" in what, what
     assert '{"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}' in what, what
+
+
+def test_HOOK_2_a_denied_call_asked_about_names_the_deny_and_the_ask() -> None:
+    """HOOK-2: the report says what the target did and names the denying and asking hooks."""
+    what = _what(*_program("an ask over a deny, the asking hook's input applied")[1:4])
+    assert "the target asks the user about it, but hook guard denied call c1" in what, what
+    assert "hook rewriter asked: a deny outranks every other answer" in what, what

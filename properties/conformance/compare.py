@@ -2215,6 +2215,35 @@ def _asked_instead(
     return next((e for e in model_events if asks(e)), None)
 
 
+def _deny_outranked(
+    expected: Observation, actual: Observation, history: Sequence[Event]
+) -> tuple[str, str] | None:
+    """HOOK-2, when the model denies a call in this command that the target asks the user
+    about or runs: a deny outranks every other answer."""
+    executed = {call_id for call_id, _arguments in actual.executed}
+    asked = {_call_id_of(e) for e in actual.events if e.get("type") == "approval/asked"}
+    for result in expected.events:
+        call_id = _call_id_of(result)
+        if result.get("type") != "tool/result" or call_id not in executed | asked:
+            continue
+        answers = _pre_answers(call_id, history)
+        said = {
+            word: [hook for hook, reading, _supplied in answers if reading == word]
+            for word in ("deny", "ask", "allow")
+        }
+        others = [f"{_named(said[word])} {word}ed" for word in ("ask", "allow") if said[word]]
+        if not (said["deny"] and others):
+            continue
+        done = "asks the user about it" if call_id in asked else "runs it"
+        return "HOOK-2", (
+            f"the target {done}, but {_named(said['deny'])} denied call {call_id} and "
+            f"{' and '.join(others)}: a deny outranks every other answer "
+            "(deny > ask > allow > pass), so the call is denied, never run, and every input a "
+            "hook supplied for it is discarded (HOOK-3)"
+        )
+    return None
+
+
 def _withheld_result(
     audit: Event, model_events: Sequence[Event], target_events: Sequence[Event]
 ) -> Event | None:
@@ -2699,6 +2728,11 @@ def classify(
     difference = None
     if expected.accepted and actual.accepted:
         difference = _first_event_difference(expected.events, actual.events)
+        outranked = _deny_outranked(expected, actual, history)
+        if outranked is not None:
+            # Asked about or run though a hook denied it: the merge is what is wrong, whatever
+            # the input the target then applied (read as RW-1, or as RW-2 from its own log).
+            return outranked
     if target_violations:
         first = target_violations[0]
         where = next(
