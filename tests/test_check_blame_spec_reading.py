@@ -683,3 +683,14 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     assert blamed(report) == [("DEC-1", 9)]
     assert (report.not_checkable, report.checked_in_part) == ({}, {})
     assert not_checkable_lines([report]) == []
+
+
+def test_REC_1_the_readme_says_check_judges_the_time_of_repair_closers() -> None:
+    """REC-1: since cfbc58f check blames a crash repair closer not timed as the last event
+    before the repair, but README's check section still said check judges no event's `time`,
+    so a harness author read a REC-1 about times as check contradicting its own page."""
+    report = check(BLAME / "violations" / "REC-1-closers-timed-by-the-clock.jsonl")
+    assert {rule for rule, _line in blamed(report)} == {"REC-1"}
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert "judges neither `time`" not in readme
+    assert "`check` judges an event's `time` only where crash repair's closers" in readme
