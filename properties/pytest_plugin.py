@@ -184,6 +184,12 @@ def _from_root(path: Path, root: Path) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     """Check the target and find the saved cases when a target was given (a target that cannot
     be loaded, or a wrong --loopspec-cases, stops pytest before it collects anything)."""
+    for option in ("--loopspec-impl", "--loopspec-cmd"):
+        given = config.getoption(option)
+        if given is not None and not given.strip():
+            # As conform refuses an empty --cmd: `--loopspec-cmd="$LOOP"` with LOOP unset
+            # collected no loopspec test and ended "no tests ran", naming nothing.
+            raise refused(f"{option} is empty")
     if config.getoption("--loopspec-impl") and config.getoption("--loopspec-cmd"):
         # As conform refuses --impl with --cmd: one of them would be dropped unseen.
         raise refused("--loopspec-impl and --loopspec-cmd each name the target: give one")

@@ -372,6 +372,17 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     assert "passed" not in out, out
 
 
+@pytest.mark.parametrize("option", ["--loopspec-cmd", "--loopspec-impl"])
+def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
+    pytester: pytest.Pytester, option: str
+) -> None:
+    """PROTO-1: an empty target (`--loopspec-cmd="$LOOP"`, LOOP unset in CI) collected no
+    loopspec test, and pytest ended "no tests ran" (exit 5), naming nothing; conform refuses an
+    empty --cmd. Now pytest stops before collecting, saying which option is empty (exit 4)."""
+    _, stderr = _usage_error(pytester, "", option, "-q")
+    assert f"ERROR: loopspec: error: {option} is empty\n" in stderr, stderr
+
+
 def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(pytester: pytest.Pytester) -> None:
     """PROTO-1: `--loopspec-impl` and `--loopspec-cmd` together name two targets; conform
     refuses `--impl` with `--cmd`, and the plugin silently ran the command, the module never
