@@ -152,3 +152,12 @@ def test_PROTO_1_the_schema_states_what_the_old_hand_written_one_missed(
     if value is not None:
         with pytest.raises(InvalidEventError):
             event_from_wire(changed)
+
+
+def test_REC_1_the_schema_says_which_events_time_is_not_free() -> None:
+    """REC-1: crash repair's closers carry the time of the last event before them, which
+    conform's invariants judge on a target's log since cfbc58f; the published schema said every
+    event's time is free, any clock."""
+    schema = json.dumps(protocol_schema())
+    assert "free: any clock" not in schema
+    assert "crash repair's closers carry the time of the last event before them (REC-1)" in schema

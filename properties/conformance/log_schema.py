@@ -67,7 +67,11 @@ DESCRIPTIONS: dict[tuple[type, str], str] = {
 }
 for _message in MESSAGE_CLASSES:
     DESCRIPTIONS[(_message, "id")] = "free: implementations choose their own"
-_ENVELOPE_DESCRIPTIONS = {"seq": "the event's index in the log (LOG-1)", "time": "free: any clock"}
+_ENVELOPE_DESCRIPTIONS = {
+    "seq": "the event's index in the log (LOG-1)",
+    "time": "any clock, except that crash repair's closers carry the time of the last event "
+    "before them (REC-1)",
+}
 
 
 def _bounded(schema: dict[str, Any], owner: type, name: str) -> dict[str, Any]:
