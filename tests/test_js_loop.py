@@ -527,8 +527,28 @@ def test_PROTO_1_an_answer_with_the_wrong_seq_or_commits_is_reported() -> None:
             "PROTO-1",
             "breaks the protocol schema at events/0/data/decision",
         ),
+        (
+            {
+                "type": "hook/invoked",
+                "seq": 0,
+                "time": 0,
+                "data": {
+                    "turn": 1,
+                    "point": "PreToolUse",
+                    "dialect": "claude-code",
+                    "handlerId": "",
+                },
+            },
+            "HOOK-1",
+            "handler_id must be a non-empty string",
+        ),
+        (
+            {"type": "step/start", "seq": 0, "time": 0, "data": {"turn": 1, "step": 0}},
+            "STEP-1",
+            "step must be an integer >= 1",
+        ),
     ],
-    ids=["audit-word", "empty-reason-kind", "wrong-type"],
+    ids=["audit-word", "empty-reason-kind", "wrong-type", "empty-handler", "step-zero"],
 )
 def test_HOOK_1_TURN_5_an_answer_s_event_value_the_model_refuses_names_the_model_s_rule(
     event: dict[str, Any], rule: str, says: str
