@@ -14,7 +14,11 @@ a fixed program that shows it is replayed:
   error info the wording table gives is missing (TEXT-1);
 - an ask ranked above a deny: the call a hook denied is asked about, with the asking hook's
   input applied, read from the arguments (RW-1) or from the target's own log (RW-2, a sidecar
-  on a denied call) where the merge is what is wrong (HOOK-2: deny > ask > allow > pass).
+  on a denied call) where the merge is what is wrong (HOOK-2: deny > ask > allow > pass);
+- a denied call that waits for a free slot before failing, so an abort finds it unstarted:
+  named right (DEC-1), but in words ("a denied call's result is one text block Error:
+  <reason>") that sent the reader to the reason; they now say it passes the gate without
+  waiting for a slot.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import pytest
 
 from loopspec.model import rewrite
 from loopspec.model.commands import (
+    Abort,
     Allow,
     ApprovalAnswers,
     Ask,
@@ -135,6 +140,33 @@ GUARDED_BASH = LoopConfig(
 )
 
 
+class DeniedCallsWaitForASlot(ModelTarget):
+    """The model, except that a denied call waits at the gate for a free slot: an abort that
+    lands meanwhile finds it unstarted (shown at its result, in a program where it waits)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self.aborted = self.aborted or isinstance(command, Abort)
+        if not self.aborted:
+            return observed
+        unstarted = "Error: tool call aborted before dispatch"
+        events = json.loads(
+            json.dumps(list(observed.events)).replace('"Error: denied"', json.dumps(unstarted))
+        )
+        for event in events:
+            if event["type"] == "tool/result" and unstarted in json.dumps(event):
+                event["data"]["error"] = {"name": "AbortError", "code": "ABORTED_BEFORE_DISPATCH"}
+        return attrs.evolve(observed, events=tuple(events))
+
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+ONE_AT_A_TIME = LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
+
+
 def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
 
@@ -202,6 +234,25 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         ),
         "HOOK-2",
     ),
+    (
+        "a denied call waits for a free slot, and the abort finds it unstarted",
+        DeniedCallsWaitForASlot,
+        ONE_AT_A_TIME,
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":""}'),
+                    ToolCallBlock("c2", "read", '{"file_path":""}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Deny("")),
+            Abort("user"),
+            ToolFinishes("c1", ToolSucceeded("")),
+        ),
+        "DEC-1",
+    ),
 ]
 
 
@@ -215,7 +266,7 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     program: tuple[Command, ...],
     rule: str,
 ) -> None:
-    """MODEL-1 (DEC-2, TEXT-1, HOOK-2): the first divergence names the rule broken."""
+    """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1): the first divergence names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
     assert replay.divergence.rule_id == rule, replay.divergence.what
@@ -262,3 +313,11 @@ def test_HOOK_2_a_denied_call_asked_about_names_the_deny_and_the_ask() -> None:
     what = _what(*_program("an ask over a deny, the asking hook's input applied")[1:4])
     assert "the target asks the user about it, but hook guard denied call c1" in what, what
     assert "hook rewriter asked: a deny outranks every other answer" in what, what
+
+
+def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
+    """DEC-1: the report says a denied call passes the gate without waiting for a slot."""
+    what = _what(*_program("a denied call waits for a free slot")[1:4])
+    assert "passes the gate without waiting for a free slot" in what, what
+    assert "found call c2 denied, not unstarted" in what, what
+    assert 'its result is the denial, "Error: denied"' in what, what

@@ -881,6 +881,15 @@ def _result_rule(
         return "DEC-3", f"{about} differs: a PostToolUse block replaces it with the block reasons"
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
+    if "deny" in situation.hook_decisions and their_code == "ABORTED_BEFORE_DISPATCH":
+        # Denied, yet found unstarted by the abort: the target held the denied call at the
+        # gate until a slot was free (its words read as a wrong reason).
+        return "DEC-1", (
+            f"{about} differs: a denied call passes the gate without waiting for a free slot, "
+            f"so the abort found call {call_id} denied, not unstarted: its result is the "
+            f"denial, {json.dumps(_result_text(want))}, where the target answers it "
+            "ABORTED_BEFORE_DISPATCH"
+        )
     if "deny" in situation.hook_decisions:
         # Several denying hooks: their reasons are joined (HOOK-2), unless only the
         # `Error: ` prefix every denial carries is wrong, or none gave a reason, so there was
