@@ -1012,6 +1012,12 @@ def test_SAFE_5_a_targets_stderr_is_shown_when_it_breaks_as_the_protocol_says(
             "the factory returned a str, not a ConformanceTarget (it has no name, "
             "reset, apply, close)",
         ),
+        # The article fits the type's name: it read "returned a int".
+        (
+            "an_int",
+            "the factory returned an int, not a ConformanceTarget (it has no name, "
+            "reset, apply, close)",
+        ),
     ],
 )
 def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
@@ -1042,7 +1048,9 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
         "    def close(self):\n"
         "        self.inner.close()\n"
         "def apply_raises():\n"
-        "    return ApplyRaises()\n",
+        "    return ApplyRaises()\n"
+        "def an_int():\n"
+        "    return 42\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))

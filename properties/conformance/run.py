@@ -329,8 +329,10 @@ def _capabilities(declared: object) -> frozenset[str]:
 def _a_target(made: object) -> ConformanceTarget:
     """What a factory made, refused at once (not at its first use) unless it is a target."""
     if not isinstance(made, ConformanceTarget):
+        kind = type(made).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
         raise TypeError(
-            f"the factory returned a {type(made).__name__}, not a ConformanceTarget "
+            f"the factory returned {article} {kind}, not a ConformanceTarget "
             f"(it has no {', '.join(missing_members(made))})"
         )
     return made
