@@ -72,6 +72,9 @@ def _decode(line: bytes, number: int) -> dict[str, object]:
     try:
         obj = json_line(line)
     except ValueError as error:
+        if not line.strip():
+            message = f"line {number} is blank, with lines after it: blank lines may only end a log"
+            raise CorruptLog(message) from error
         raise CorruptLog(f"line {number} is not JSON: {error}") from error
     if not isinstance(obj, dict):
         raise CorruptLog(f"line {number} is not a JSON object")
@@ -135,6 +138,12 @@ def parse_log(data: bytes) -> ParsedLog:
     """Parse a whole log file's bytes (uncompressed)."""
     lines = data.split(b"\n")
     fragment = lines.pop()  # bytes after the last newline: empty unless the last write was torn
+    if not fragment.strip():
+        # Blank lines that end the file hold no event (dsh drops them on reopening too); they
+        # are left out of `valid_bytes`, so an opener cuts them before appending after them.
+        # A blank line with any other line after it is refused (`_decode`): SPEC LOG-4.
+        while lines and not lines[-1].strip():
+            lines.pop()
     if not lines:
         return ParsedLog(None, (), (), 0, TailDamage(torn_bytes=len(fragment)))
     header = _header(lines[0])

@@ -675,15 +675,56 @@ def test_nan_and_trailing_data_are_invalid_json(
         assert ":2: error invalid-json LOG-4: invalid JSON" in out
 
 
-def test_leading_whitespace_and_blank_lines_are_accepted(
+def test_leading_whitespace_and_blank_lines_that_end_the_log_are_accepted(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """JSON may start after spaces; blank lines hold nothing and are skipped."""
+    """JSON may start after spaces; blank lines that end a log hold nothing and are skipped
+    (dsh and loopspec's reader drop them on reopening)."""
     lines = VALID.read_bytes().splitlines(keepends=True)
     path = tmp_path / "spaced.jsonl"
-    path.write_bytes(b"\n".join(b"  " + line for line in lines))
+    path.write_bytes(b"".join(b"  " + line for line in lines) + b"\n  \n\n")
     code, out = run(capsys, str(path))
     assert code == 0, out
+    assert out == run(capsys, str(VALID))[1].replace(str(VALID), str(path))
+
+
+@pytest.mark.parametrize("blank", [b"\n", b" \t\n"], ids=["empty", "whitespace"])
+@pytest.mark.parametrize("where", [1, 2, -1], ids=["before-header", "after-header", "before-last"])
+def test_LOG_4_a_blank_line_with_lines_after_it_is_an_error(
+    blank: bytes, where: int, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: a blank line before another line is no event, and no reader skips it: dsh
+    (0.1.0-rc.8), reopening the log, refuses it when a turn/end follows and otherwise drops
+    every line after it; loopspec's reader refuses it. check skipped it and passed the log
+    (exit 0); it is an input error naming the line, exit 2 (LOG-5 before the header)."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    at = where - 1 if where > 0 else len(lines) - 1
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"".join([*lines[:at], blank, *lines[at:]]))
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    rule = "LOG-5" if at == 0 else "LOG-4"
+    found = out.splitlines()
+    assert found[0].startswith(
+        f"{path}:{at + 1}: error invalid-json {rule}: a blank line with lines after it"
+    )
+    assert found[1].startswith(f"{path}: not checked past line {at + 1}: ")
+
+
+@pytest.mark.parametrize("after", [b"", b"\n", b"\n  \n"], ids=["last", "blank", "blanks"])
+def test_LOG_4_an_error_on_the_last_line_does_not_say_lines_after_it_went_unchecked(
+    after: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: an input error on the last line that is not blank stopped nothing: the text said
+    'not checked past line N' there, though no line follows it (blank lines after it neither
+    hold an event). The error itself still stands, exit 2."""
+    lines = VALID.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "last.jsonl"
+    path.write_bytes(b"".join([*lines, b'{"type": "turn/start", "seq": "x"}\n', after]))
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    assert f"{path}:{len(lines) + 1}: error " in out
+    assert "not checked past" not in out, out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -829,6 +829,23 @@ def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
     assert bad.status == "error"
 
 
+@pytest.mark.parametrize("at_end", [False, True], ids=["mid-log", "last-line"])
+def test_LOG_4_a_bad_line_in_a_harness_log_says_lines_went_unchecked_only_when_some_did(
+    at_end: bool, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: invalid JSON stops a rollout's check there, and the text says `not checked past`
+    that line only when a line follows it: on the last line it said so too, though nothing was
+    left unchecked."""
+    lines = (CODEX / "violations" / "ORD-3.jsonl").read_bytes().splitlines(keepends=True)
+    at = len(lines) if at_end else 3
+    broken = tmp_path / "bad.jsonl"
+    broken.write_bytes(b"".join([*lines[:at], b'{"type": "response_item",,}\n', *lines[at:]]))
+    assert main(["check", str(broken)]) == 2
+    out = capsys.readouterr().out
+    assert f"{broken}:{at + 1}: error invalid-json" in out
+    assert (f"{broken}: not checked past line {at + 1}:" in out) is not at_end, out
+
+
 # ---------------------------------------------------------------------------------------------
 # Damaged logs never crash the reader.
 

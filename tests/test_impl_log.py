@@ -290,6 +290,38 @@ def test_LOG_8_damage_a_crash_cannot_explain_is_refused(tmp_path: Path) -> None:
         parse_log(b"".join([lines[0], *lines[3:]]))
 
 
+@pytest.mark.parametrize("blank", [b"\n", b"  \t\n", b"\n\n"])
+def test_LOG_4_blank_lines_that_end_a_log_are_cut_and_hold_no_event(
+    blank: bytes, tmp_path: Path
+) -> None:
+    """LOG-4: blank lines at the end of a log are no events (dsh drops them on reopening too):
+    the reader leaves them out of the bytes it keeps, and opening cuts them, so that what it
+    appends next does not follow a blank line. They were read as an event and refused."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, opening_units())
+    whole = path.read_bytes()
+    path.write_bytes(whole + blank)
+    parsed = read_log(path)
+    assert parsed.valid_bytes == len(whole)
+    assert parsed.damage.clean
+    assert [event.seq for event in parsed.events] == [0, 1, 2, 3, 4]
+    open_log(path, WRITTEN, SESSION, CLOCK).writer.close()
+    assert path.read_bytes() == whole
+
+
+@pytest.mark.parametrize("blank", [b"\n", b"   \n"])
+def test_LOG_4_a_blank_line_with_lines_after_it_is_refused_naming_it(
+    blank: bytes, tmp_path: Path
+) -> None:
+    """LOG-4: a blank line in the middle of a log is corruption, said as such (check reports it
+    as an input error too: dsh refuses such a log, or drops every line after the blank one)."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, opening_units())
+    lines = path.read_bytes().splitlines(keepends=True)
+    with pytest.raises(CorruptLog, match="line 4 is blank, with lines after it"):
+        parse_log(b"".join([*lines[:3], blank, *lines[3:]]))
+
+
 def test_LOG_3_a_line_giving_a_key_twice_is_refused_not_read_keeping_the_last(
     tmp_path: Path,
 ) -> None:

@@ -205,6 +205,7 @@ class LogReport:
         "known_rules",
         "known_violations",
         "lines",
+        "lines_unread",
         "not_checkable",
         "notices",
         "omitted_known",
@@ -222,6 +223,9 @@ class LogReport:
         self.path = path
         self.version: int | None = None
         self.lines = 0
+        # Whether an input error stopped the check with lines that are not blank left unread
+        # after the one it names ("not checked past line N" says so only then).
+        self.lines_unread = False
         self.events = 0
         self.violations: list[FoundViolation] = []
         self.omitted_violations = 0
@@ -425,13 +429,13 @@ _TORN = object()  # the last line, cut off mid-write, of a log with a header
 
 
 def _parse_slowly(
-    report: LogReport, raw: bytes, line: int, error: Exception, readline: Callable[[int], bytes]
+    report: LogReport, raw: bytes, line: int, error: Exception, rest: RestOfLog
 ) -> Any:
     """The object on a line the fast path could not read, `_SKIP` or `_TORN`; `_Stop` when none.
 
     The fast path reads only lines that start with their JSON value; a full decode also takes
-    leading whitespace and gives the exact error otherwise. `readline` reads the lines after
-    it, which only a torn write followed by a newline needs (`_only_blank_lines_follow`).
+    leading whitespace and gives the exact error otherwise. `rest` reads the lines after
+    it, which only a torn write followed by a newline needs (`RestOfLog`).
     """
     if not isinstance(error, UnicodeDecodeError):
         try:
@@ -444,7 +448,7 @@ def _parse_slowly(
             error = lossy
         except (ValueError, RecursionError) as again:
             error = again
-    return _TORN if _unparsable(report, raw, line, error, readline) else _SKIP
+    return _TORN if _unparsable(report, raw, line, error, rest) else _SKIP
 
 
 class _LossyHeader:
@@ -470,18 +474,30 @@ def _lossy_header(raw: bytes) -> _LossyHeader | None:
     return _LossyHeader(value) if type(value) is dict and is_header(value) else None
 
 
-def _only_blank_lines_follow(readline: Callable[[int], bytes]) -> bool:
-    """Whether nothing but blank lines is left to read; stops at the first that is not blank
-    (the log is not read past the line before it anyway)."""
-    while chunk := readline(1 << 16):
-        if chunk.strip():
+class RestOfLog:
+    """The lines after the one being read, looked at only to tell whether anything but blank
+    lines follows it (the check does not read past a line it stops at, nor past blank lines it
+    finds last)."""
+
+    __slots__ = ("more", "readline")
+
+    def __init__(self, readline: Callable[[int], bytes]) -> None:
+        self.readline = readline
+        # Whether a line that is not blank was found after it (and consumed).
+        self.more = False
+
+    def only_blank(self) -> bool:
+        """Whether nothing but blank lines is left to read; stops at the first that is not."""
+        if self.more:
             return False
-    return True
+        while chunk := self.readline(1 << 16):
+            if chunk.strip():
+                self.more = True
+                return False
+        return True
 
 
-def _torn_tail_with_newline(
-    report: LogReport, raw: bytes, line: int, readline: Callable[[int], bytes]
-) -> bool:
+def _torn_tail_with_newline(report: LogReport, raw: bytes, line: int, rest: RestOfLog) -> bool:
     """Whether the torn write `raw`, ended by a newline, is the last line of a version 0 log:
     dsh (0.1.0-rc.8) drops an unreadable line on reopening when no turn/end follows it, so
     such a last line is the same crash tail as one without its newline. loopspec's own reader
@@ -491,7 +507,7 @@ def _torn_tail_with_newline(
         and report.version is not None
         and report.version != MARKED_VERSION
         and raw.endswith(b"\n")
-        and _only_blank_lines_follow(readline)
+        and rest.only_blank()
     )
 
 
@@ -539,15 +555,36 @@ class _Stop(Exception):
     """The current log cannot be checked further; the report says why."""
 
 
+def lines_follow(rest: RestOfLog) -> bool:
+    """Whether lines that are not blank follow the one the check stopped at (a stream that fails
+    to read on counts as holding more: it was not read to its end)."""
+    try:
+        return not rest.only_blank()
+    except OSError:
+        return True
+
+
 def _unparsable(
-    report: LogReport, raw: bytes, line: int, error: Exception, readline: Callable[[int], bytes]
+    report: LogReport, raw: bytes, line: int, error: Exception, rest: RestOfLog
 ) -> bool:
-    """Classify a line that did not parse. Blank lines and a torn tail return (True for the torn
-    tail of a log with a header, which the caller reports); the rest stop."""
+    """Classify a line that did not parse. Blank lines that end the log and a torn tail return
+    (True for the torn tail of a log with a header, which the caller reports); the rest stop."""
     from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
 
     if not raw.strip():
-        return False
+        if rest.only_blank():  # they end the log: every reader drops them, no event with them
+            return False
+        # Not what a crash leaves, and a reader does not skip it: dsh (0.1.0-rc.8) refuses the
+        # log when a turn/end follows the blank line and otherwise drops every line after it;
+        # loopspec's own reader (`impl/log_reader.py`) refuses it. What the log holds after it
+        # depends on who reads it, so check cannot judge those lines.
+        message = (
+            "a blank line with lines after it: a session log holds one event per line and blank "
+            "lines only at its end; dsh, reopening the log, refuses it (a turn/end follows) or "
+            "drops every line after the blank one, and loopspec's reader refuses it"
+        )
+        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
+        raise _Stop
     if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
         message = (
             "gzip-compressed data, not a JSON Lines session log: check reads plain and zstd "
@@ -561,7 +598,7 @@ def _unparsable(
         # newline, something wrote after it.
         if report.version is not None and not raw.endswith(b"\n"):
             return True
-        if _torn_tail_with_newline(report, raw, line, readline):
+        if _torn_tail_with_newline(report, raw, line, rest):
             return True
         written = len(raw.rstrip(b"\n")) - zeros
         part = f"{written} bytes of a write, then " if written else ""
@@ -612,7 +649,7 @@ def _unparsable(
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
     elif isinstance(error, JSONDecodeError) and _stops_short(error):
-        if _torn_tail_with_newline(report, raw, line, readline):
+        if _torn_tail_with_newline(report, raw, line, rest):
             return True
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
         # on appending after it (the parser's column would be that of the newline's next line).
@@ -813,6 +850,7 @@ def _check_lines(
 ) -> None:
     # The checker's hot path: one loop over locals; counts reach the report when it ends.
     readline = stream.readline
+    rest = RestOfLog(readline)
     size = limits.max_line_bytes + 1
     monitor = LogMonitor()
     feed = monitor.feed
@@ -862,7 +900,7 @@ def _check_lines(
             except SCAN_ERRORS as error:
                 if len(raw) == size:
                     _too_long(report, raw, line, limits)
-                obj = _parse_slowly(report, raw, line, error, readline)
+                obj = _parse_slowly(report, raw, line, error, rest)
                 if obj is _SKIP:
                     continue
                 if obj is _TORN:
@@ -1007,6 +1045,9 @@ def _check_lines(
                             continue
                 in_hole = _in_hole(hole_line, turn_line, line)
                 events += _compact_row(report, monitor, obj, line, limits, in_hole=in_hole)
+    except _Stop:
+        report.lines_unread = lines_follow(rest)
+        raise
     finally:
         report.lines, report.events = line, events
     if expecting_header and not report.errors:

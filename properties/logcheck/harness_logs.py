@@ -48,6 +48,8 @@ from loopspec.properties.logcheck.checker import (
     LogReport,
     Notice,
     NoticeKind,
+    RestOfLog,
+    lines_follow,
     torn_line_words,
     torn_write,
 )
@@ -474,6 +476,7 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                 if found:
                     report.record(line, found, limits)
     except _Stop:
+        report.lines_unread = lines_follow(RestOfLog(stream.readline))
         _note_hook_faults(report, hook_runs)
         return report
     except OSError as error:

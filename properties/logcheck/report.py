@@ -437,12 +437,15 @@ def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -
 
 
 def _stopped_at(report: LogReport) -> int | None:
-    """The line an input error stopped the check of this log at, when lines may follow it.
+    """The line an input error stopped the check of this log at, when lines follow it.
 
     A torn tail is the last line, and an unsupported layout says it is not checked at all. An
     error before the last line read stopped nothing: the check went on past it (a header with a
-    wrong value, or none: the events after it are judged).
+    wrong value, or none: the events after it are judged). An error on the last line that is not
+    blank left nothing unchecked.
     """
+    if not report.lines_unread:
+        return None
     for error in report.errors:
         if (
             error.line is not None
