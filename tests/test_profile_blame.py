@@ -1,0 +1,164 @@
+"""Blame under a profile names the rule a bug breaks, whatever known divergence shows beside it.
+
+Under a profile, a difference no known divergence explains is read with only the divergences
+the target shows erased (`ProfileChecker._focused_difference`). A known divergence that shows
+only at the very command of the bug adds nothing there and is left in, so that reading may
+name the known divergence's own rule; blame then erases it too and reads again. These tests
+plant a known divergence and an unknown bug in one in-process loop, so they run without the
+real CLIs (tests/test_real_harness_conform.py replays the same situation on them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from mutants import MUTANTS, MutantTarget
+
+from loopspec.model.commands import Command, ModelReplies
+from loopspec.model.config import LoopConfig
+from loopspec.model.events import StepStarted
+from loopspec.model.state import Rewriting
+from loopspec.model.wire import block_to_wire
+from loopspec.properties.conformance.run import load_case, replay_case
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles.known import Profile
+
+Event = dict[str, Any]
+
+
+class RecordsItsReplyBeforeItsHooks(MutantTarget):
+    """The real CLIs' way with a rewrite (their RW-1 case's observations), planted in the model.
+
+    Known (the profiles' RW-3): a reply whose calls PreToolUse hooks match is committed with
+    its calls' records when it arrives, before the hooks answer. Known with HOOK-3 (its
+    `HOOK-3:parallel-hooks`): the hooks run together once all have answered, the later one
+    logged first. Unknown once a profile forgets RW-1: a hook's rewrite runs while the record
+    keeps the model's input (mutant execution-only-rewrite).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(next(m for m in MUTANTS if m.name == "execution-only-rewrite"))
+        self._next_seq = 0
+        self._seq_of: dict[int, int] = {}  # the model's seq -> this loop's
+        self._early: dict[tuple[str, object], int] = {}  # events already written, by key
+        self._held: list[Event] = []  # PreToolUse audit events of hooks still running
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self._next_seq, self._seq_of, self._early, self._held = 0, {}, {}, []
+        # Its history would hold the reply before the model's does: not what is compared here.
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not observed.accepted:
+            return observed
+        if isinstance(command, ModelReplies) and not observed.events:
+            events = self._committed_now(command)
+            return attrs.evolve(observed, events=events, commits=(len(events),))
+        assert self.state is not None
+        if isinstance(self.state.phase, Rewriting):  # its hooks run once all have answered
+            self._held.extend(observed.events)
+            return attrs.evolve(observed, events=(), commits=())
+        audit = [*self._held, *itertools.takewhile(_is_pre_hook, observed.events)]
+        rest = observed.events[len(audit) - len(self._held) :]
+        self._held = []
+        pairs = [audit[i : i + 2] for i in range(0, len(audit), 2)]  # invoked, result
+        audit = [event for pair in reversed(pairs) for event in pair]
+        kept: list[Event] = []
+        for event in [*audit, *rest]:
+            model_seq = int(event["seq"])
+            early = self._early.pop(_key(event), None)
+            if early is not None:
+                self._seq_of[model_seq] = early
+                continue
+            kept.append(self._numbered(json.loads(json.dumps(event)), model_seq))
+        return attrs.evolve(observed, events=tuple(kept), commits=(len(kept),) if kept else ())
+
+    def _committed_now(self, reply: ModelReplies) -> tuple[Event, ...]:
+        """The reply and its calls' records, as the model will write them once hooks answer."""
+        assert self.state is not None
+        opened = next(e for e in reversed(self.state.log) if isinstance(e, StepStarted))
+        where = {"turn": opened.turn, "step": opened.step}
+        config = self.state.config
+        message = {
+            "role": "assistant",
+            "content": [block_to_wire(block) for block in reply.blocks],
+            "source": {"kind": "model", "provider": config.provider, "model": config.model},
+            "id": "early",
+        }
+        events: list[Event] = [
+            {
+                "type": "assistant/message",
+                "data": {**where, "message": message},
+                "surfaceOp": "append",
+            }
+        ]
+        for call in reply.tool_calls:
+            data = {**where, "callId": call.id, "name": call.name, "arguments": call.arguments}
+            events.append({"type": "tool/call", "data": data})
+        for event in events:
+            event["seq"], event["time"] = self._next_seq, 0
+            self._early[_key(event)] = self._next_seq
+            self._next_seq += 1
+        return tuple(events)
+
+    def _numbered(self, event: Event, model_seq: int) -> Event:
+        self._seq_of[model_seq] = event["seq"] = self._next_seq
+        self._next_seq += 1
+        if "sourceEventSeqs" in event:
+            event["sourceEventSeqs"] = [self._seq_of[s] for s in event["sourceEventSeqs"]]
+        return event
+
+
+def _is_pre_hook(event: Event) -> bool:
+    return str(event["type"]).startswith("hook/") and event["data"]["point"] == "PreToolUse"
+
+
+def _key(event: Event) -> tuple[str, object]:
+    data = event.get("data") or {}
+    return (
+        str(event["type"]),
+        data.get("callId") if event["type"] == "tool/call" else data.get("step"),
+    )
+
+
+def _without(profile: Profile, rules: set[str]) -> Profile:
+    kept = tuple(d for d in profile.divergences if not set(d.rules) & rules)
+    return Profile(f"{profile.name}-less", profile.implementation, kept)
+
+
+# One hook rewrites a bash call's input, a later one passes; the call runs, the model answers.
+RW_1_CASE = Path(__file__).parent / "regressions" / "claude-code-RW-1.json"
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_RW_1_a_known_divergence_at_the_bug_s_command_is_erased_for_the_blame(
+    harness: str,
+) -> None:
+    """RW-1: the loop records its reply before its hooks answer (the profile's RW-3) and runs
+    a rewrite its record does not hold (RW-1, which the profile here does not know). With the
+    hooks' order left in too (the profile forgets HOOK-3), RW-3 left in makes no more of the
+    runs differ, so the first reading names RW-3, a known divergence; blame erases it and
+    names RW-1. Only the real CLIs guarded this (tests/test_real_harness_conform.py's
+    test_RW_1_an_unknown_divergence_is_not_excused, same case and profile)."""
+    case = load_case(RW_1_CASE)
+    known = replay_case(
+        RecordsItsReplyBeforeItsHooks, case.config, case.commands, PROFILES[harness]
+    )
+    assert known.stopped_by == "RW-1", known.divergence  # what the CLI shows, known
+    profile = _without(PROFILES[harness], {"RW-1", "HOOK-3"})
+    assert any(d.key == "RW-3" for d in profile.divergences)
+    alone = replay_case(RecordsItsReplyBeforeItsHooks, case.config, case.commands)
+    assert alone.divergence is not None
+    # Without a profile, the reply committed early is the first difference.
+    assert alone.divergence.rule_id == "RW-3", alone.divergence.what
+    found = replay_case(RecordsItsReplyBeforeItsHooks, case.config, case.commands, profile)
+    assert found.stopped_by is None
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "RW-1", found.divergence.what
