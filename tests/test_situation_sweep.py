@@ -9,6 +9,7 @@ finished before the abort passed 200 on every seed tried.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import attrs
@@ -254,3 +255,48 @@ def test_ADJ_4_a_loop_delivering_an_empty_context_is_found_and_told_so(
     divergence = found.value.divergence
     assert divergence.rule_id == "ADJ-4", divergence.what
     assert 'an empty context (""), which is no context' in divergence.what
+
+
+class ReasonsTrimmed(ModelTarget):
+    """The model, except for reasons read as `trim` would have them: a deny whose reasons are
+    only whitespace says `denied` (`deny`), or an ask whose reason is empty still writes one on
+    its approval request (`ask`)."""
+
+    def __init__(self, *, deny: bool) -> None:
+        super().__init__()
+        self.deny = deny
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model, then word its denial or its approval request this loop's way."""
+        observed = super().apply(command)
+        events = tuple(self._worded(event) for event in observed.events)
+        return attrs.evolve(observed, events=events)
+
+    def _worded(self, event: dict[str, object]) -> dict[str, object]:
+        data = event.get("data")
+        if not isinstance(data, dict):
+            return event
+        if self.deny and event.get("type") == "tool/result":
+            text = json.dumps(data).replace('"Error:  "', '"Error: denied"')
+            return {**event, "data": json.loads(text)}
+        if not self.deny and event.get("type") == "approval/asked" and "reason" not in data:
+            return {**event, "data": {**data, "reason": ""}}
+        return event
+
+
+@pytest.mark.parametrize(
+    ("deny", "rule"),
+    [(True, "DEC-1"), (False, "DEC-2")],
+    ids=["a deny's reason of whitespace dropped", "an ask's empty reason written"],
+)
+def test_DEC_1_DEC_2_a_reason_read_as_trimmed_is_found_by_the_sweep(deny: bool, rule: str) -> None:
+    """DEC-1, DEC-2: a denial's reasons are the denying hooks' non-empty reasons (whitespace is
+    not empty), an approval request's reason the asking hooks' (absent when there are none).
+    The random programs draw no reason of whitespace and no ask with an empty reason, so a loop
+    reading reasons as trimmed, or writing an empty one, passed them all."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(lambda: ReasonsTrimmed(deny=deny), ALL)
+    divergence = found.value.divergence
+    assert divergence.rule_id == rule, divergence.what
+    # It said the denying hooks' reasons are joined with '; ': they were, the one there was.
+    assert ("reason of whitespace is a reason" in divergence.what) == deny, divergence.what

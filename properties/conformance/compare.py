@@ -898,6 +898,13 @@ def _result_rule(
         theirs = json.dumps(_data(got).get("message", {}).get("content")) if got else ""
         prefix_only = theirs == text.replace('"Error: ', '"', 1)
         unreasoned = json.dumps(ERROR_PREFIX + DENIED_WITHOUT_REASON) in text
+        if not unreasoned and _result_text(got) == ERROR_PREFIX + DENIED_WITHOUT_REASON:
+            # A reason of whitespace is a reason: a loop trimming reasons says `denied`.
+            return "DEC-1", (
+                f"{about} differs: it is {json.dumps(_result_text(want))}: a denying hook's "
+                "reason of whitespace is a reason (not empty), and the result says "
+                f"{DENIED_WITHOUT_REASON!r} only when no denying hook gave one"
+            )
         if situation.hook_decisions.count("deny") > 1 and not (prefix_only or unreasoned):
             if _every_reason_given(want, got):
                 return "DEC-1", (

@@ -11,7 +11,9 @@ part of a tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$
 leading `(?i)`, passed every program on every seed tried (session 23): no generated tool name
 extends a generated matcher, nor is spelt in another case; so did one delivering an empty
 context a body deferred ("", which is none, ADJ-4), the programs drawing none (a PostToolUse
-hook's they draw; its situation below makes it certain). Each situation below is one short
+hook's they draw; its situation below makes it certain); and one dropping a deny's reason of
+whitespace, or writing an ask's empty reason on its approval request: the programs draw
+neither. Each situation below is one short
 program, compared with the model as any program is (`exhaustive.run_program`, which drives
 it to a quiet end); a program needing a capability the target does not declare is not played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
@@ -170,6 +172,30 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded("A"), (PostContext(""),)),
+        ),
+    ),
+    Situation(
+        "a call denied by a hook whose reason is whitespace and by one without a reason",
+        ("DEC-1", "TEXT-1"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("guard", "bash"), ("policy", "bash|write"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Deny(" ")),
+            HookAnswers(Deny("")),
+        ),
+    ),
+    Situation(
+        "a hook asks with an empty reason",
+        ("DEC-2",),
+        frozenset({"pre-hooks", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "*"))),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            HookAnswers(Ask("")),
+            ApprovalAnswers("rejected"),
         ),
     ),
     Situation(
