@@ -290,14 +290,16 @@ def test_spec_list_is_an_index_of_every_rule_by_id_and_title(
 @pytest.mark.parametrize(
     ("argv", "complaint"),
     [
-        (["spec", "RW-99"], "SPEC.md states no rule 'RW-99'; rule families: LOG, TURN"),
+        (["spec", "RW-99"], "SPEC.md states no rule 'RW-99'; RW's rules: RW-1, RW-2, RW-3, RW-4"),
+        (["spec", "RX-1"], "SPEC.md states no rule 'RX-1'; rule families: LOG, TURN"),
         (["spec", "RW-1", "--check", "SPEC.md"], "--write and --check take no rule"),
     ],
 )
 def test_spec_refuses_a_rule_it_does_not_state(
     argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A mistyped rule, or a rule with --check/--write: exit 2, one line, nothing printed."""
+    """A mistyped rule, or a rule with --check/--write: exit 2, one line, nothing printed. A
+    number past its family's rules names that family's (it listed every family)."""
     assert main(argv) == 2
     shown = capsys.readouterr()
     assert shown.out == ""

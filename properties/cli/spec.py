@@ -53,10 +53,16 @@ def print_rules(names: list[str], *, titles_only: bool = False) -> int:
         wanted = name.strip().upper()
         matching = [rule for rule in sections if wanted in (rule, rule.split("-")[0])]
         if not matching:
-            families = ", ".join(dict.fromkeys(rule.split("-")[0] for rule in sections))
+            family = [rule for rule in sections if rule.split("-")[0] == wanted.split("-")[0]]
+            # A number past a family's last names that family's rules, not every family.
+            known = (
+                f"{wanted.split('-')[0]}'s rules: {', '.join(family)}"
+                if family
+                else "rule families: "
+                + ", ".join(dict.fromkeys(rule.split("-")[0] for rule in sections))
+            )
             print(
-                f"loopspec spec: error: SPEC.md states no rule {name!r}; rule families: {families}",
-                file=sys.stderr,
+                f"loopspec spec: error: SPEC.md states no rule {name!r}; {known}", file=sys.stderr
             )
             return 2
         chosen += [rule for rule in matching if rule not in chosen]
