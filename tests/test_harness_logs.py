@@ -829,6 +829,29 @@ def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
     assert bad.status == "error"
 
 
+@pytest.mark.parametrize("blank", [b"\n", b"   \n"], ids=["empty", "spaces"])
+@pytest.mark.parametrize(
+    "log",
+    [CLAUDE / "violations" / "ORD-3.jsonl", CODEX / "violations" / "ORD-3.jsonl"],
+    ids=["claude-code", "codex"],
+)
+def test_LOG_4_a_blank_line_in_a_harness_log_is_read_past_as_its_cli_does(
+    log: Path, blank: bytes, tmp_path: Path
+) -> None:
+    """LOG-4: resuming a session, Claude Code 2.1.332 and Codex 0.171.0 skip a blank line in
+    the middle of their log and read on past it (seen), unlike dsh, which refuses the log or
+    drops what follows: check judges such a transcript or rollout as if the line were not
+    there, where a dsh log's blank line before others is an input error."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    spaced = tmp_path / log.name
+    spaced.write_bytes(b"".join([*lines[:2], blank, *lines[2:]]))
+    whole, with_blank = check(log), check(spaced)
+    assert with_blank.errors == whole.errors == []
+    said = [(f.violation.rule_id, f.violation.message) for f in whole.violations]
+    assert [(f.violation.rule_id, f.violation.message) for f in with_blank.violations] == said
+    assert [f.line for f in with_blank.violations] == [f.line + 1 for f in whole.violations]
+
+
 @pytest.mark.parametrize("at_end", [False, True], ids=["mid-log", "last-line"])
 def test_LOG_4_a_bad_line_in_a_harness_log_says_lines_went_unchecked_only_when_some_did(
     at_end: bool, capsys: pytest.CaptureFixture[str], tmp_path: Path
