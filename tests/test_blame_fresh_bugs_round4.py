@@ -1,6 +1,6 @@
 """Fresh bugs of session 23, blamed on the rule their author must fix, in words that say what.
 
-Session 23 wrote twenty-five more wrong loops outside the project (copies of `impl/` and of
+Session 23 wrote twenty-nine more wrong loops outside the project (copies of `impl/` and of
 `examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where the report
 named another rule than the one the bug breaks, the difference is planted here in the model and
 a fixed program that shows it is replayed:
@@ -18,7 +18,13 @@ a fixed program that shows it is replayed:
 - a denied call that waits for a free slot before failing, so an abort finds it unstarted:
   named right (DEC-1), but in words ("a denied call's result is one text block Error:
   <reason>") that sent the reader to the reason; they now say it passes the gate without
-  waiting for a slot.
+  waiting for a slot;
+- a success that lands after the abort kept as a success, a blank message sent while idle
+  ignored, and an empty assistant message kept in the history: named right (ABORT-1, TURN-1,
+  HIST-1), in words that did not say what ("after an abort it is an ABORTED error", "does not
+  append the model's turn/start", "sends a assistant message ... []"); they now say the body
+  settled after the abort, that a blank message opens a turn too, and that an assistant
+  message without content projects to nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import pytest
 
 from loopspec.model import rewrite
 from loopspec.model.commands import (
+    FINISH_MAX_TOKENS,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -167,6 +174,56 @@ READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 ONE_AT_A_TIME = LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),))
 
 
+class KeepsLateSuccesses(ModelTarget):
+    """The model, except that a success that lands after an abort is reported as one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self.aborted = self.aborted or isinstance(command, Abort)
+        if not (self.aborted and isinstance(command, ToolFinishes)):
+            return observed
+        assert isinstance(command.outcome, ToolSucceeded)
+        events = _copied(observed)
+        for event in events:
+            if (event["data"].get("error") or {}).get("code") == "ABORTED":
+                del event["data"]["error"]
+                block = event["data"]["message"]["content"][0]
+                block["content"] = [{"type": "text", "text": command.outcome.text}]
+                block["isError"] = False
+        return attrs.evolve(observed, events=tuple(events))
+
+
+class IgnoresBlankMessages(ModelTarget):
+    """The model, except that a blank message sent while no turn is open does nothing."""
+
+    def apply(self, command: Command) -> Observation:
+        idle = self.state is not None and self.state.phase.NAME == "Idle"
+        if isinstance(command, SubmitUser) and idle and not command.text.strip():
+            return Observation(True, history=self._history.unchanged())
+        return super().apply(command)
+
+
+class KeepsEmptyAssistantMessages(ModelTarget):
+    """The model, except that its history keeps an assistant message without content."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        change = observed.history
+        empty = tuple(
+            event["data"]["message"]
+            for event in observed.events
+            if event["type"] == "assistant/message" and not event["data"]["message"]["content"]
+        )
+        if change is None or not empty:
+            return observed
+        kept = attrs.evolve(change, appended=change.appended + empty, whole=change.whole + empty)
+        return attrs.evolve(observed, history=kept)
+
+
 def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
 
@@ -253,6 +310,33 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         ),
         "DEC-1",
     ),
+    (
+        "a success that lands after the abort kept",
+        KeepsLateSuccesses,
+        ONE_AT_A_TIME,
+        (
+            SubmitUser(""),
+            _calls("c1", "read", '{"file_path":""}'),
+            HookAnswers(Pass()),
+            Abort("user"),
+            ToolFinishes("c1", ToolSucceeded("a")),
+        ),
+        "ABORT-1",
+    ),
+    (
+        "a blank message sent while idle ignored",
+        IgnoresBlankMessages,
+        LoopConfig(),
+        (SubmitUser(" "),),
+        "TURN-1",
+    ),
+    (
+        "an empty assistant message kept in the history",
+        KeepsEmptyAssistantMessages,
+        LoopConfig(),
+        (SubmitUser("hi"), ModelReplies((), FINISH_MAX_TOKENS)),
+        "HIST-1",
+    ),
 ]
 
 
@@ -266,7 +350,8 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     program: tuple[Command, ...],
     rule: str,
 ) -> None:
-    """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1): the first divergence names the rule broken."""
+    """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1, ABORT-1, TURN-1, HIST-1): the first divergence
+    names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
     assert replay.divergence.rule_id == rule, replay.divergence.what
@@ -321,3 +406,24 @@ def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
     assert "passes the gate without waiting for a free slot" in what, what
     assert "found call c2 denied, not unstarted" in what, what
     assert 'its result is the denial, "Error: denied"' in what, what
+
+
+def test_ABORT_1_a_late_success_kept_says_the_body_settled_after_the_abort() -> None:
+    """ABORT-1: the report says the body settled after the abort and the target kept it."""
+    what = _what(*_program("a success that lands after the abort kept")[1:4])
+    assert "its body settled after the abort" in what, what
+    assert '"Error: tool call aborted", where the target keeps the success' in what, what
+
+
+def test_TURN_1_a_blank_message_ignored_says_it_opens_a_turn_too() -> None:
+    """TURN-1: the report says a blank message opens a turn too."""
+    what = _what(*_program("a blank message sent while idle")[1:4])
+    assert "whatever its text: a blank message too" in what, what
+
+
+def test_HIST_1_an_empty_assistant_message_kept_says_it_projects_to_nothing() -> None:
+    """HIST-1: the report says "an assistant message" and that one without content projects
+    to nothing."""
+    what = _what(*_program("an empty assistant message kept")[1:4])
+    assert "the target sends an assistant message" in what, what
+    assert "an assistant message without content projects to nothing" in what, what

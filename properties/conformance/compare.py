@@ -760,6 +760,14 @@ def _held_by_approval(call_id: str | None, history: Sequence[Event]) -> str | No
     return None
 
 
+def _is_error(event: Event | None) -> bool:
+    """Whether a tool/result's block says the call failed."""
+    message = _data(event).get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    block = content[0] if isinstance(content, list) and content else None
+    return isinstance(block, dict) and block.get("isError") is True
+
+
 def _is_refusal(event: Event | None) -> bool:
     """A result that is a denial (an error without error info) or an INVALID_TOOL_INPUT one."""
     if event is None or event.get("type") != "tool/result":
@@ -846,6 +854,19 @@ def _result_rule(
             "starts only when no earlier call runs, and ends UNKNOWN_TOOL only then, where its "
             "body would start (EXE-5), so the abort found it not started: an "
             "ABORTED_BEFORE_DISPATCH error (ABORT-1)"
+        )
+    if (
+        code == "ABORTED"
+        and isinstance(command, ToolFinishes)
+        and isinstance(command.outcome, ToolSucceeded)
+        and not _is_error(got)
+    ):
+        # The target reports the success: "after an abort it is an ABORTED error" did not
+        # say that the body settling after the abort is what makes it one.
+        return "ABORT-1", (
+            f"{about} differs: its body settled after the abort, and a success that lands "
+            "after an abort is not reported as one: it becomes an ABORTED error, "
+            f"{json.dumps(_result_text(want))}, where the target keeps the success"
         )
     if code in ("ABORTED_BEFORE_DISPATCH", "ABORTED"):
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
@@ -1597,6 +1618,11 @@ def _missing(
             return "ORD-1", lacks
         case "tool/call":
             return "ORD-2", f"{lacks}: each call of the reply is recorded"
+        case "turn/start" if isinstance(command, SubmitUser) and not command.text.strip():
+            return "TURN-1", (
+                f"{lacks}: what the user sends while no turn is open opens one, whatever its "
+                "text: a blank message too"
+            )
         case "turn/start":
             return "TURN-1", lacks
         case _:

@@ -106,9 +106,14 @@ def history_rule(
             )
         if got is not None and (want is None or wants[offset:] == gots[offset + 1 :]):
             shown = actual.whole[index]
+            role = _role(shown)
+            # An empty assistant message is the one the rule leaves out by name.
+            empty = role == "assistant" and shown.get("content") in ([], ())
             return "HIST-1", (
-                f"{where}: the target sends a {_role(shown)} message {reference} history does "
-                f"not hold, {_excerpt(shown.get('content'))} {sizes}"
+                f"{where}: the target sends {'an' if role[:1] in 'aeiou' else 'a'} {role} "
+                f"message {reference} history does not hold, {_excerpt(shown.get('content'))} "
+                f"{sizes}"
+                + (": an assistant message without content projects to nothing" if empty else "")
             )
         assert isinstance(want, dict)
         assert isinstance(got, dict)
