@@ -5,8 +5,10 @@ those whose absence let wrong loops pass (an identity rewrite, an outcome for a 
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
 input still queued when a program ends or a request fails, an abort whose cause is not the
 user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
-only whitespace, two calls' own contexts settling out of model order) and the features every rule
-family needs (rewrites, several hooks on one call, parallel calls, approvals, aborts, crashes).
+only whitespace, two calls' own contexts settling out of model order, a hook allowing with a
+reason beside another's deny or ask, a body's empty context, a failed request's empty message)
+and the features every rule family needs (rewrites, several hooks on one call, parallel calls,
+approvals, aborts, crashes).
 The test runs the conformance machine on the model itself, counts per situation the programs
 that reach it, prints the counts (`-s`), and requires each to be reached by some.
 
@@ -93,6 +95,10 @@ SITUATIONS = (
     "abort while an approval is pending",
     "arguments blank to Python's strip alone",
     "arguments blank to JavaScript's trim alone",
+    "allow with a reason",
+    "allow with a reason beside a deny or an ask",
+    "empty tool context",
+    "failed request with an empty message",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -118,6 +124,12 @@ OFTEN = {
     # 200 programs on four seeds of six while every body deferred the same text, so no two
     # bodies' contexts told their order (none of 600 programs); each call's own text now does.
     "bodies' contexts of two calls settled out of model order": 3,
+    # A loop that joined an allowing hook's reason into a deny's or an ask's, queued a body's
+    # empty context, or worded an empty failure message its own way passed 200 programs on
+    # every seed while no program had one (the first batch now has 20, 34 and 36).
+    "allow with a reason beside a deny or an ask": 10,
+    "empty tool context": 10,
+    "failed request with an empty message": 10,
 }
 
 
@@ -172,6 +184,21 @@ def _refused_rewrite(before: LoopState, after: LoopState) -> bool:
     return REFUSED_REWRITE in repr(after.log[len(before.log) :])
 
 
+def _allow_reason_beside_a_stricter_answer(command: Command, phase: LoopPhase) -> bool:
+    """Whether `command` is a call's last hook answer, and of the call's answers one allows with
+    a reason while another denies or asks: only the winning rank's reasons are the result's or
+    the approval's (TEXT-1), where a loop that joined every reason shows the allow's."""
+    if not isinstance(command, HookAnswers) or not isinstance(phase, Rewriting):
+        return False
+    index = phase.queue[0].call_index
+    if any(pending.call_index == index for pending in phase.queue[1:]):
+        return False
+    verdicts = [vote.verdict for vote in phase.votes if vote.call_index == index]
+    verdicts.append(command.verdict)
+    allowed_with_reason = any(isinstance(v, Allow) and v.reason for v in verdicts)
+    return allowed_with_reason and any(isinstance(v, Deny | Ask) for v in verdicts)
+
+
 def situations_of(command: Command, before: LoopState, after: LoopState) -> set[str]:
     """The situations `command`, applied in state `before`, creates."""
     found: set[str] = set()
@@ -189,8 +216,15 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             text.isspace() for text in command.outcome.contexts
         ):
             found.add("blank tool context")
+        if isinstance(command.outcome, ToolSucceeded) and "" in command.outcome.contexts:
+            found.add("empty tool context")
         if _contexts_out_of_model_order(command, before):
             found.add("bodies' contexts of two calls settled out of model order")
+    if isinstance(command, HookAnswers) and after is not before:
+        if isinstance(command.verdict, Allow) and command.verdict.reason:
+            found.add("allow with a reason")
+        if _allow_reason_beside_a_stricter_answer(command, phase):
+            found.add("allow with a reason beside a deny or an ask")
     match command:
         case HookAnswers(verdict=Allow() | Ask() as verdict) if (
             verdict.updated_input is not None
@@ -219,8 +253,11 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 if python_blank != (not call.arguments.strip(JAVASCRIPT_TRIMMED)):
                     reader = "Python's strip" if python_blank else "JavaScript's trim"
                     found.add(f"arguments blank to {reader} alone")
-        case ModelFails() if before.inbox and after is not before:
-            found.add("failed request with input queued")
+        case ModelFails() if after is not before:
+            if before.inbox:
+                found.add("failed request with input queued")
+            if not command.message:
+                found.add("failed request with an empty message")
         case ApprovalAnswers() if after.log != before.log:
             found.add("approval")
         case Abort(cause=cause) if after is not before:

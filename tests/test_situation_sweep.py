@@ -246,7 +246,7 @@ def test_ADJ_4_a_loop_delivering_an_empty_context_is_found_and_told_so(
     bodies: bool, capabilities: frozenset[str]
 ) -> None:
     """ADJ-4: an empty context is no context: nothing is queued for it. A loop queuing every
-    context a body defers passed every random program (none draws an empty one), the
+    context a body defers passed every random program (none drew an empty one then), the
     tutorial's loop among them; the sweep now finds it, a body's or a hook's, and the report
     says what is wrong with the message (in place of the model's, or one more), where it said
     that messages arising mid-step wait for the next step/start."""

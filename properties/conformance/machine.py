@@ -39,7 +39,6 @@ from loopspec.model.commands import (
     Command,
     Crash,
     HookAnswers,
-    ModelFails,
     ModelReplies,
     Recover,
     SubmitUser,
@@ -423,7 +422,7 @@ def conformance_machine(
             queued = bool(self.oracle.state.inbox)
             one_in = FAILS_QUEUED_ONE_IN if queued else FAILS_ONE_IN
             if choose(one_in) == one_in - 1:
-                self.apply(ModelFails("overloaded", "OVERLOADED"))
+                self.apply(gen.failure_on(len(self.oracle.state.log)))
                 return
             phase = self.phase
             first_step = isinstance(phase, AwaitingModel) and phase.step == 1

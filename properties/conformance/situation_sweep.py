@@ -10,12 +10,12 @@ two PostToolUse hooks block and add a context to. A loop matching a hook's match
 part of a tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a
 leading `(?i)`, passed every program on every seed tried (session 23): no generated tool name
 extends a generated matcher, nor is spelt in another case; so did one delivering an empty
-context a body deferred ("", which is none, ADJ-4), the programs drawing none (a PostToolUse
-hook's they draw; its situation below makes it certain); and one dropping a deny's reason of
-whitespace, or writing an ask's empty reason on its approval request: the programs draw
-neither. Each situation below is one short
-program, compared with the model as any program is (`exhaustive.run_program`, which drives
-it to a quiet end); a program needing a capability the target does not declare is not played.
+context a body deferred ("", which is none, ADJ-4), the programs drawing none then (they draw
+one now, as they draw a PostToolUse hook's; its situation below makes it certain, whatever the
+budget); and one dropping a deny's reason of whitespace, or writing an ask's empty reason on its
+approval request: the programs draw neither. Each situation below is one short program,
+compared with the model as any program is (`exhaustive.run_program`, which drives it to a quiet
+end); a program needing a capability the target does not declare is not played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
 `presentation_sweep`, come before it), so the search draws what it drew before.
 """

@@ -131,6 +131,28 @@ def _without_empty_tool_contexts(pair: Pair) -> Pair:
     return pair[0], map_events(pair[1], change)
 
 
+# What dsh-llm (rc.8) records for an adapter failure without a message, whatever its code.
+_DSH_EMPTY_FAILURE = {"message": "LLM adapter failed", "code": "UNKNOWN"}
+
+
+def _empty_failure_as_dsh_words_it(run: Run) -> Run:
+    """A failed request's turn/end whose error has an empty message, as dsh records it."""
+
+    def change(event: Event) -> Event:
+        reason = event["data"].get("reason") if event["type"] == "turn/end" else None
+        if not isinstance(reason, dict):
+            return event
+        error = reason.get("error")
+        if not isinstance(error, dict) or error.get("message") != "":
+            return event
+        return {
+            **event,
+            "data": {**event["data"], "reason": {**reason, "error": _DSH_EMPTY_FAILURE}},
+        }
+
+    return map_events(run, change)
+
+
 def _hook_context_as_tool_context(run: Run) -> Run:
     def change(event: Event) -> Event:
         source = event["data"].get("source", {}) if event["type"] == "user/message" else {}
@@ -1076,6 +1098,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         erase_pair=both(
             _reworded(((r"^Error: blocked by PreToolUse hook$", "Error: denied"),), {})
         ),
+    ),
+    KnownDivergence(
+        "empty-failure-message-wording",
+        ("TEXT-2",),
+        "A failed model request whose error has an empty message ends its turn with the error "
+        "{message: 'LLM adapter failed', code: 'UNKNOWN'} in dsh (dsh-llm's default for an "
+        "adapter failure without a message); the model's carries the message and code as given.",
+        erase_pair=both(_empty_failure_as_dsh_words_it),
     ),
     KnownDivergence(
         "finished-result-aborted",

@@ -303,3 +303,17 @@ def abort_on(log_length: int) -> Abort:
     aborted turn's turn/end reason, which no later draw reads.
     """
     return Abort(ABORT_CAUSE_CYCLE[log_length % len(ABORT_CAUSE_CYCLE)])
+
+
+# A failed request's messages, an empty one too: the turn/end error carries the message as given,
+# an empty string included (TEXT-2), where a loop that leaves an empty one out passed every
+# program while every failure said "overloaded".
+FAILURE_MESSAGES = ("overloaded", "")
+
+
+def failure_on(log_length: int) -> ModelFails:
+    """A failed model request whose message cycles with the length of the log it lands on.
+
+    Derived, not drawn, as `abort_on`'s cause is: the message changes only the failed turn's
+    turn/end, which no later draw reads."""
+    return ModelFails(FAILURE_MESSAGES[log_length % len(FAILURE_MESSAGES)], "OVERLOADED")

@@ -49,7 +49,13 @@ The situations a rule governs and the generator reaches on purpose:
   there a step disrupts in three of five, mostly with an abort;
 - input typed while the model request is awaited, with interjections on (half the disruptions
   there), and what comes after it: the request fails in one of four (ADJ-4: the input stays
-  queued), and a reply has no calls in one of three (STEP-4: the turn goes on with it).
+  queued), and a reply has no calls in one of three (STEP-4: the turn goes on with it);
+- allows with a reason, which only the hook's audit records (TEXT-2), never a deny's or an
+  approval's reason (DEC-1, DEC-2): every other hook of a reply's calls gives one;
+- a body's empty context, which is no context (ADJ-4): a body that defers its own context twice
+  has an empty one between;
+- a failed request's empty message, carried as given (TEXT-2): every other failure, by the
+  log's length (`strategies.failure_on`).
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -402,6 +408,15 @@ def pre_audit(verdict: PreVerdict) -> HookAudit | None:
     return _EXIT_2_DENY if isinstance(verdict, Deny) and verdict.reason == "no" else None
 
 
+# An allow's reason is only logged (a real hook's permissionDecisionReason on allow): the audit's
+# stderrSummary records it (TEXT-2), never a deny's or an approval's reason (DEC-1, DEC-2), nor
+# does it make the call ask. Given by every other hook of a reply's calls (the second hook of the
+# first call, the first of the second, ...), tied to positions already drawn, so programs draw
+# what they drew before; no allow gave a reason before, and a loop that joined it into the
+# reasons of the winning rank passed every program.
+_ALLOW_REASON = "looks safe"
+
+
 def _deny(choose: Choose, swarm: Swarm) -> Deny:
     """A deny: without a reason in every deny of a program with `silent_denials` on."""
     return Deny(reason="" if swarm.silent_denials else pick(choose, _DENY_REASONS))
@@ -431,10 +446,11 @@ def pre_verdicts(
     at once. The rotations leave every answer as likely as before."""
     identity = _identity(call.arguments)
     leaning, starts = _leanings(swarm, identity is not None)
+    allow_reason = _ALLOW_REASON if (call_index + hook_index) % 2 else None
     if not leaning or choose(4) == 3:
         match choose(4):
             case 0:
-                return Allow(updated_input=_any_input(choose, call.name))
+                return Allow(updated_input=_any_input(choose, call.name), reason=allow_reason)
             case 1:
                 reason = pick(choose, _ASK_REASONS)
                 return Ask(reason=reason, updated_input=_any_input(choose, call.name))
@@ -450,7 +466,7 @@ def pre_verdicts(
         reason = pick(choose, _ASK_REASONS)
         keep = lean != "ask" or choose(3) < 2
         return Ask(reason=reason, updated_input=new_input if keep else None)
-    return Allow(updated_input=new_input)
+    return Allow(updated_input=new_input, reason=allow_reason)
 
 
 _SUCCESS_TEXTS = ("A", "B", "file contents")
@@ -472,11 +488,15 @@ def deferred(call_id: str) -> str:
 
 
 def any_tool_outcome(choose: Choose, call_id: str) -> ToolOutcome:
-    """A body's outcome: success (with up to two deferred contexts) or failure, as
-    `strategies.tool_outcomes` draws them."""
+    """A body's outcome: success (deferring no context, its own, or its own twice with an empty
+    one between) or failure, as `strategies.tool_outcomes` draws them."""
     if choose(2) == 0:
         text = pick(choose, _SUCCESS_TEXTS)
-        contexts = (deferred(call_id),) * choose(3)
+        own = deferred(call_id)
+        # Twice, with an empty context between (the same draws, a situation more): an empty
+        # context is no context (ADJ-4), the ones around it are delivered. Only hooks gave empty
+        # contexts before, and a loop that sent a message for a body's "" passed every program.
+        contexts = ((), (own,), (own, "", own))[choose(3)]
         return ToolSucceeded(text, contexts, pick(choose, _META))
     return ToolFailed(pick(choose, _FAILURE_MESSAGES), pick(choose, _FAILURE_CODES))
 

@@ -1,0 +1,153 @@
+"""Wrong loops whose situation no generated program created, now caught by the random search.
+
+Session 22's realistic wrong loops included some that `loopspec conform` passed on every seed,
+because no program created the situation they mishandle: a PreToolUse hook that allows with a
+reason (a real hook's permissionDecisionReason on allow, which is only logged), a body that
+defers an empty context, a model request that fails with an empty message. The generator now
+creates each (`properties/stateful/swarm.py`, `strategies.failure_on`; counted in
+`test_generation_reach.py`). Each wrong loop here is the bundled implementation with one piece
+patched the way such a loop gets it wrong; conform must find it, blaming the rule it breaks,
+within 200 programs on seeds 1 and 2. Neither sweep around the search (section 12's examples,
+the targeted situations) has any of these situations: the random search finds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import attrs
+import pytest
+
+from loopspec.impl import policy, recorder, results
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    Deny,
+    HookAnswers,
+    ModelFails,
+    PostVerdict,
+    PreVerdict,
+    ToolFinishes,
+    ToolOutcome,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec
+from loopspec.model.jsonvalue import FrozenMap
+from loopspec.properties.conformance.impl_target import bundled_target
+from loopspec.properties.conformance.run import run_conformance
+
+PROGRAMS = 200
+SEEDS = (1, 2)
+
+
+def _allow_reasons_joined(
+    verdicts: Sequence[PreVerdict], kind: type[Ask] | type[Deny]
+) -> str | None:
+    """The winning rank's reasons joined, an allowing hook's among them (a loop that reads a
+    reason as a reason, whatever the hook decided)."""
+    said = (policy.stated_reason(v) for v in verdicts if isinstance(v, kind | Allow))
+    return "; ".join(reason for reason in said if reason) or None
+
+
+def _empty_body_contexts_kept(
+    original: Callable[..., results.PreparedResult],
+) -> Callable[..., results.PreparedResult]:
+    """`judged_result`, except that a body's empty contexts are queued like any other."""
+
+    def judged(
+        outcome: ToolOutcome,
+        audit: tuple[tuple[HookSpec, PostVerdict, float], ...],
+        *,
+        after_abort: bool,
+    ) -> results.PreparedResult:
+        result = original(outcome, audit, after_abort=after_abort)
+        if not isinstance(outcome, ToolSucceeded) or after_abort or result.is_error:
+            return result
+        own = tuple(text for text in outcome.contexts if text)
+        from_hooks = result.contexts[len(own) :]
+        return attrs.evolve(result, contexts=(*outcome.contexts, *from_hooks))
+
+    return judged
+
+
+def _empty_message_worded(
+    original: Callable[[recorder.Recorder, int, FrozenMap], None],
+) -> Callable[[recorder.Recorder, int, FrozenMap], None]:
+    """`Recorder.turn_ended`, except that a failure without a message is recorded with a
+    message of the loop's own."""
+
+    def ended(self: recorder.Recorder, turn: int, reason: FrozenMap) -> None:
+        error = reason.get("error")
+        if isinstance(error, FrozenMap) and error.get("message") == "":
+            worded = FrozenMap({**error, "message": "model request failed"})
+            reason = FrozenMap({**reason, "error": worded})
+        original(self, turn, reason)
+
+    return ended
+
+
+def _allows_with_a_reason(program: Sequence[Command]) -> bool:
+    return any(
+        isinstance(c, HookAnswers) and isinstance(c.verdict, Allow) and c.verdict.reason
+        for c in program
+    )
+
+
+def _empty_body_context(program: Sequence[Command]) -> bool:
+    return any(
+        isinstance(c, ToolFinishes)
+        and isinstance(c.outcome, ToolSucceeded)
+        and "" in c.outcome.contexts
+        for c in program
+    )
+
+
+def _fails_without_a_message(program: Sequence[Command]) -> bool:
+    return any(isinstance(c, ModelFails) and not c.message for c in program)
+
+
+def _plant(monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
+    match bug:
+        case "allow's reason joined":
+            monkeypatch.setattr(policy, "_joined", _allow_reasons_joined)
+        case "empty body context queued":
+            from loopspec.impl import batch  # noqa: PLC0415
+
+            monkeypatch.setattr(
+                batch, "judged_result", _empty_body_contexts_kept(results.judged_result)
+            )
+        case "empty failure message worded":
+            original = recorder.Recorder.turn_ended
+            monkeypatch.setattr(recorder.Recorder, "turn_ended", _empty_message_worded(original))
+        case _:
+            raise AssertionError(bug)
+
+
+# The bug, the rule conform must blame, and what the diverging program must hold.
+BUGS: dict[str, tuple[frozenset[str], Callable[[Sequence[Command]], bool]]] = {
+    # A denied call's result gives the denying hooks' reasons, no other hook's (DEC-1); an
+    # approval request the asking hooks' (DEC-2): whichever the program shows first.
+    "allow's reason joined": (frozenset({"DEC-1", "DEC-2"}), _allows_with_a_reason),
+    # An empty context is no context (ADJ-4).
+    "empty body context queued": (frozenset({"ADJ-4"}), _empty_body_context),
+    # The turn/end error carries the failure's message as given (TEXT-2).
+    "empty failure message worded": (frozenset({"TEXT-2"}), _fails_without_a_message),
+}
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_MODEL_1_a_wrong_loop_in_a_situation_once_never_generated_is_caught(
+    monkeypatch: pytest.MonkeyPatch, bug: str, seed: int
+) -> None:
+    rules, shows = BUGS[bug]
+    _plant(monkeypatch, bug)
+    report = run_conformance(
+        bundled_target, examples=PROGRAMS, seed_value=seed, show_progress=False, shrink=False
+    )
+    assert report.divergence is not None, f"{bug}: passed {report.examples} programs"
+    assert report.divergence.rule_id in rules, (report.divergence.rule_id, report.divergence.what)
+    assert shows(report.program), report.program
