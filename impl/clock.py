@@ -2,7 +2,8 @@
 
 A real loop uses `SystemClock`. Tests and the crash driver use `FixedClock`, under which a
 command program always produces the same bytes (every event at one instant, every hook taking
-0 ms), so two runs can be compared byte for byte.
+0 ms), so two runs can be compared byte for byte. Conformance runs use `TickingClock`, as
+deterministic, under which no two events share a time.
 """
 
 from __future__ import annotations
@@ -44,6 +45,25 @@ class FixedClock:
     def wall_ms(self) -> int:
         """Always `epoch_ms`."""
         return self.epoch_ms
+
+    def monotonic_ms(self) -> float:
+        """Always 0, so every measured duration is 0 ms."""
+        return 0.0
+
+
+class TickingClock:
+    """A clock that moves on one millisecond each time an event is stamped, from `epoch_ms`:
+    deterministic as `FixedClock` is, yet no two readings agree, so a time copied from another
+    event (crash repair's closers carry the last event's, REC-1) differs from a fresh one."""
+
+    def __init__(self, epoch_ms: int) -> None:
+        self._next_ms = epoch_ms
+
+    def wall_ms(self) -> int:
+        """`epoch_ms` at the first reading, one more at each after it."""
+        now = self._next_ms
+        self._next_ms += 1
+        return now
 
     def monotonic_ms(self) -> float:
         """Always 0, so every measured duration is 0 ms."""

@@ -9,16 +9,23 @@ creates each (`properties/stateful/swarm.py`, `strategies.failure_on`; counted i
 patched the way such a loop gets it wrong; conform must find it, blaming the rule it breaks,
 within 200 programs on seeds 1 and 2. Neither sweep around the search (section 12's examples,
 the targeted situations) has any of these situations: the random search finds them.
+
+A fourth passed for another reason: a crash repair that stamps its closers with the loop's clock
+(REC-1: the last event's time). The bundled implementation ran under conform on a clock stopped
+at one instant, where every time is the last event's; its clock now moves on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 
-from loopspec.impl import policy, recorder, results
+from loopspec.impl import agent_loop, policy, recorder, repair, results
+from loopspec.impl.clock import Clock
 from loopspec.model.commands import (
     Allow,
     Ask,
@@ -33,6 +40,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec
+from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.run import run_conformance
@@ -151,3 +159,41 @@ def test_MODEL_1_a_wrong_loop_in_a_situation_once_never_generated_is_caught(
     assert report.divergence is not None, f"{bug}: passed {report.examples} programs"
     assert report.divergence.rule_id in rules, (report.divergence.rule_id, report.divergence.what)
     assert shows(report.program), report.program
+
+
+def _repair_stamped_with_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Crash repair's closers stamped with the loop's clock, not with the last event's time."""
+    clocks: list[Clock] = []
+    opening = agent_loop.AgentLoop.open.__func__  # type: ignore[attr-defined]  # mypy types no classmethod's __func__
+
+    def open_loop(cls: type[agent_loop.AgentLoop], /, path: Path, **options: Any) -> object:
+        clocks.append(options["clock"])
+        return opening(cls, path, **options)
+
+    right = repair.closers
+
+    def closers(log: Sequence[Event]) -> list[Event]:
+        return [attrs.evolve(event, time=clocks[-1].wall_ms()) for event in right(log)]
+
+    monkeypatch.setattr(agent_loop.AgentLoop, "open", classmethod(open_loop))
+    monkeypatch.setattr(agent_loop, "closers", closers)
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+@pytest.mark.parametrize("seed", SEEDS)
+def test_REC_1_a_repair_stamped_with_the_loop_s_clock_is_caught(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Times are not compared with the model's, but the target's own log is held to REC-1:
+    repair's closers carry the last event's time. Under a clock stopped at one instant (the
+    bundled implementation's under conform, before) every time was that one, and a repair that
+    stamped its closers with the clock passed every program; the clock now moves on a
+    millisecond per event."""
+    _repair_stamped_with_the_clock(monkeypatch)
+    report = run_conformance(
+        bundled_target, examples=PROGRAMS, seed_value=seed, show_progress=False, shrink=False
+    )
+    assert report.divergence is not None, f"passed {report.examples} programs"
+    assert report.divergence.rule_id == "REC-1", report.divergence.what
+    assert "crash repair's closers carry the time of the last event" in report.divergence.what

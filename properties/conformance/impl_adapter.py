@@ -21,7 +21,9 @@ is the adapter for `impl`. It maps each command onto the implementation's real i
 After every command the adapter runs the event loop until the implementation is settled
 (waiting on outside input). The log is observed from the file on disk, read back with the
 implementation's own reader, so every step also checks that what is durable is what the model
-committed. Time is not comparable (the implementation stamps real clock time; here a fixed one).
+committed. Time is not compared with the model's (a real implementation stamps its clock's
+time); here the clock moves on a millisecond per event from the configuration's epoch, across
+a crash too, so that the target's log is held to what REC-1 says of the times repair stamps.
 
 `observe` gives the whole state (log, history, presentation live and replayed, body runs);
 `observe_added` only what the log and the bodies gained since its last call, reading only the
@@ -42,7 +44,7 @@ from typing import Any, Protocol, assert_never
 import attrs
 
 from loopspec.impl.agent_loop import AgentLoop, LoopSettings
-from loopspec.impl.clock import FixedClock
+from loopspec.impl.clock import TickingClock
 from loopspec.impl.errors import Refused
 from loopspec.impl.history import History
 from loopspec.impl.log_reader import parse_unit_wires, read_log
@@ -246,6 +248,8 @@ class ImplAdapter:
         self._released = False  # the event loop given back (`close`)
         self._shown: list[Shown] = []
         self._earlier_runs: list[ToolExecution] = []
+        # One clock for every loop that opens the log: a reopened one goes on from its time.
+        self._clock = TickingClock(config.epoch_ms)
         self._world, agent = self._open()
         self._agent: AgentLoop | None = agent
         # How far `observe_added` has read: bytes of the file, events, body runs.
@@ -273,7 +277,7 @@ class ImplAdapter:
             hook_runner=world,
             approver=world,
             durability=self._durability,
-            clock=FixedClock(config.epoch_ms),
+            clock=self._clock,
             session=SESSION,
             on_shown=self._shown.append,
             event_loop=self._event_loop,
