@@ -24,7 +24,9 @@ a fixed program that shows it is replayed:
   HIST-1), in words that did not say what ("after an abort it is an ABORTED error", "does not
   append the model's turn/start", "sends a assistant message ... []"); they now say the body
   settled after the abort, that a blank message opens a turn too, and that an assistant
-  message without content projects to nothing.
+  message without content projects to nothing;
+- PostToolUse hooks run for successes only: named right (HOOK-5), in words ("hook after-all
+  must run") that now say the failed body is judged too.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     Pass,
+    PostPass,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -224,6 +228,28 @@ class KeepsEmptyAssistantMessages(ModelTarget):
         return attrs.evolve(observed, history=kept)
 
 
+class JudgesSuccessesOnly(ModelTarget):
+    """The model, except that no PostToolUse hook judges a failed body."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not (isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolFailed)):
+            return observed
+        events = [
+            event
+            for event in _copied(observed)
+            if not (event["type"].startswith("hook/") and event["data"]["point"] == "PostToolUse")
+        ]
+        return _renumbered(observed, events)
+
+
+def _renumbered(observed: Observation, events: list[dict[str, Any]]) -> Observation:
+    first = observed.events[0]["seq"] if observed.events else 0
+    for seq, event in enumerate(events, start=first):
+        event["seq"] = seq
+    return attrs.evolve(observed, events=tuple(events))
+
+
 def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
 
@@ -337,6 +363,17 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         (SubmitUser("hi"), ModelReplies((), FINISH_MAX_TOKENS)),
         "HIST-1",
     ),
+    (
+        "PostToolUse hooks judge successes only",
+        JudgesSuccessesOnly,
+        LoopConfig(tools=(GREP,), hooks=(HookSpec("after-all", "PostToolUse", "*"),)),
+        (
+            SubmitUser(""),
+            _calls("c1", "grep", '{"pattern":""}'),
+            ToolFinishes("c1", ToolFailed("", error_name="ToolError"), (PostPass(),)),
+        ),
+        "HOOK-5",
+    ),
 ]
 
 
@@ -350,7 +387,8 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     program: tuple[Command, ...],
     rule: str,
 ) -> None:
-    """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1, ABORT-1, TURN-1, HIST-1): the first divergence
+    """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1, ABORT-1, TURN-1, HIST-1,
+    HOOK-5): the first divergence
     names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
@@ -427,3 +465,10 @@ def test_HIST_1_an_empty_assistant_message_kept_says_it_projects_to_nothing() ->
     what = _what(*_program("an empty assistant message kept")[1:4])
     assert "the target sends an assistant message" in what, what
     assert "an assistant message without content projects to nothing" in what, what
+
+
+def test_HOOK_5_a_failed_body_left_unjudged_says_failed_bodies_are_judged_too() -> None:
+    """HOOK-5: the report says every matching PostToolUse hook judges a failed body too."""
+    what = _what(*_program("PostToolUse hooks judge successes only")[1:4])
+    assert "hook after-all must run: every matching PostToolUse hook judges" in what, what
+    assert "call c1's failed one too" in what, what

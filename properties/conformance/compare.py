@@ -1467,7 +1467,23 @@ def _missing(
                 # The audit comes in its result's commit (HOOK-5): a result the target holds
                 # back holds its audit back too, and the result is what is late.
                 return _missing(withheld, command, phase, history)
-            return hook_audit_rule(want), f"{lacks}: {hook_named(want)} must run"
+            failed = (
+                isinstance(command, ToolFinishes)
+                and isinstance(command.outcome, ToolFailed)
+                and command.call_id == call_id
+                and _data(want).get("point") == "PostToolUse"
+            )
+            return hook_audit_rule(want), (
+                f"{lacks}: {hook_named(want)} must run"
+                # A loop that judges successes alone (as Claude Code's PostToolUse does) is
+                # told which result it skipped.
+                + (
+                    f": every matching PostToolUse hook judges each settled body, call "
+                    f"{call_id}'s failed one too"
+                    if failed
+                    else ""
+                )
+            )
         case "approval/asked" if later:
             return "SCHED-2", (
                 f"{lacks}: the approval is asked in the command that frees the call's slot, "
