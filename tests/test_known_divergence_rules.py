@@ -7,18 +7,42 @@ under one rule while conform's report, once the profile is left off, says anothe
 
 from __future__ import annotations
 
+import abc
 import contextlib
+import copy
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from loopspec.model.commands import Command
+import attrs
+
+from loopspec.model import wording
+from loopspec.model.commands import Abort, Command
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles.dsh import PROFILE
 
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
+SPEC = Path(__file__).resolve().parents[1] / "SPEC.md"
+
+
+def _assert_known_under_the_rule_conform_blames(
+    key: str, target: Callable[[], ModelTarget]
+) -> None:
+    """The rule conform names for the divergence's case, with no profile but the loop planting
+    only this divergence, is the one the profile's entry, its case and SPEC section 8 name."""
+    case = load_case(REGRESSIONS / f"dsh-{key}.json")
+    replay = replay_case(target, case.config, case.commands)
+    assert replay.divergence is not None
+    rule = replay.divergence.rule_id
+    assert PROFILE.divergence(key).rules == (rule,), replay.divergence.what
+    recorded = json.loads((REGRESSIONS / f"dsh-{key}.json").read_text(encoding="utf-8"))
+    assert recorded["rules"] == [rule]
+    (line,) = [line for line in SPEC.read_text(encoding="utf-8").splitlines() if f"`{key}`" in line]
+    assert f"`{key}`, {rule})" in line, line
 
 
 def _matches_anywhere(hook: HookSpec, tool_name: str) -> bool:
@@ -62,3 +86,82 @@ def test_HOOK_8_dsh_unanchored_matcher_is_known_under_the_rule_conform_blames() 
     spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
     (line,) = [line for line in spec.splitlines() if f"`{key}`" in line]
     assert f"({replay.divergence.rule_id};" in line
+
+
+class _ResultsRewritten(ModelTarget, abc.ABC):
+    """The model, with some of its results written as dsh writes them (`_rewritten`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tools: dict[str, str] = {}  # call id -> tool name
+        self._aborted = False
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        self._aborted = self._aborted or isinstance(command, Abort)
+        events = []
+        for event in observed.events:
+            if event["type"] == "tool/call":
+                self._tools[str(event["data"]["callId"])] = str(event["data"]["name"])
+            elif event["type"] == "turn/end":
+                self._aborted = False
+            is_result = event["type"] == "tool/result"
+            events.append(self._rewritten(copy.deepcopy(event)) if is_result else event)
+        return attrs.evolve(observed, events=tuple(events))
+
+    @abc.abstractmethod
+    def _rewritten(self, result: dict[str, Any]) -> dict[str, Any]:
+        """`result` as dsh writes it."""
+
+
+def _failed_as(result: dict[str, Any], text: str, name: str, code: str) -> dict[str, Any]:
+    block = result["data"]["message"]["content"][0]
+    block["content"] = [{"type": "text", "text": wording.ERROR_PREFIX + text}]
+    result["data"]["error"] = {"name": name, "code": code}
+    return result
+
+
+def _code(result: dict[str, Any]) -> object:
+    return (result["data"].get("error") or {}).get("code")
+
+
+class ChecksTheToolFirst(_ResultsRewritten):
+    """dsh: a call to an unknown tool fails as unknown, whatever its input (it looks the tool
+    up before it reads the input)."""
+
+    def _rewritten(self, result: dict[str, Any]) -> dict[str, Any]:
+        assert self.state is not None
+        tool = self._tools[str(result["data"]["message"]["content"][0]["toolCallId"])]
+        if _code(result) != "INVALID_TOOL_INPUT" or self.state.config.tool(tool) is not None:
+            return result
+        unknown = wording.UNKNOWN_TOOL.format(tool=tool)
+        return _failed_as(result, unknown, "UnknownToolError", "UNKNOWN_TOOL")
+
+
+class AbortsAnInvalidCallAtItsTurn(_ResultsRewritten):
+    """dsh: a call with invalid input waits for its turn in the schedule, where an abort finds
+    it not started, instead of ending at the gate as invalid input."""
+
+    def _rewritten(self, result: dict[str, Any]) -> dict[str, Any]:
+        if not self._aborted or _code(result) != "INVALID_TOOL_INPUT":
+            return result
+        aborted = wording.ABORTED_BEFORE_DISPATCH
+        return _failed_as(result, aborted, "AbortError", "ABORTED_BEFORE_DISPATCH")
+
+
+def test_EXE_5_dsh_unknown_tool_checked_first_is_known_under_the_rule_conform_blames() -> None:
+    """EXE-5: an unknown tool whose input is no JSON object fails as an unknown tool in dsh,
+    which breaks EXE-5's order (invalid input is reported before an unknown tool), and conform
+    names EXE-5; the profile, the case and SPEC section 8 said EXE-2, which is how arguments
+    parse (dsh parses them alike)."""
+    _assert_known_under_the_rule_conform_blames("unknown-tool-checked-first", ChecksTheToolFirst)
+
+
+def test_EXE_5_dsh_invalid_call_aborted_is_known_under_the_rule_conform_blames() -> None:
+    """EXE-5: a call with invalid input passes its gate without waiting for a slot and ends as
+    INVALID_TOOL_INPUT there, which conform names when dsh, holding it back, lets an abort end
+    it ABORTED_BEFORE_DISPATCH; the profile, the case and SPEC section 8 said EXE-2 and ABORT-1
+    (an abort gives a call that never started ABORTED_BEFORE_DISPATCH, which dsh does)."""
+    _assert_known_under_the_rule_conform_blames(
+        "invalid-call-aborted-before-dispatch", AbortsAnInvalidCallAtItsTurn
+    )

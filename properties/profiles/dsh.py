@@ -1117,7 +1117,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     ),
     KnownDivergence(
         "invalid-call-aborted-before-dispatch",
-        ("EXE-2", "ABORT-1"),
+        ("EXE-5",),
         "An abort while a call with invalid input waits for its turn in dsh's schedule "
         "(settled-call-holds-its-place) ends it ABORTED_BEFORE_DISPATCH; the model had "
         "already ended it INVALID_TOOL_INPUT.",
@@ -1125,7 +1125,7 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
     ),
     KnownDivergence(
         "unknown-tool-checked-first",
-        ("EXE-2",),
+        ("EXE-5",),
         "A call to an unknown tool whose arguments are not a JSON object fails as an unknown "
         "tool in dsh (it looks the tool up first); the model fails it as invalid input.",
         erase_pair=_unknown_tool_checked_first,
