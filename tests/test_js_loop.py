@@ -611,3 +611,25 @@ def test_PROTO_1_close_says_shutdown_and_the_process_exits() -> None:
     target.close()
     assert target.exit_code == 0
     target.close()
+
+
+@pytest.mark.parametrize("current", [True, False])
+def test_PROTO_1_a_command_naming_a_directory_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, current: bool
+) -> None:
+    """PROTO-1: `--cmd .` (or any folder) said "permission denied", the system's words for
+    running a directory, and showed the current folder as ".": it says the word names a
+    directory, by its full path."""
+    folder = tmp_path / "loops"
+    folder.mkdir()
+    monkeypatch.chdir(folder if current else tmp_path)
+    word = "." if current else str(folder)
+    target = ProcessTarget(word, name=word)
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    named = "the current directory" if current else "a directory"
+    said = refused.value.message
+    assert said.startswith(f"{word}: cannot start ")
+    assert said.endswith(
+        f": it is {named}, {folder}, not a program: give the command that runs the loop"
+    )

@@ -847,7 +847,16 @@ class ProcessTarget:
             msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
             variable, assigns, _ = program.partition("=")
             missing = isinstance(error, FileNotFoundError)
-            if missing and assigns and variable.isidentifier():
+            if not missing and os.path.isdir(program):
+                # The system says only "permission denied", and `portable` shows the current
+                # folder as ".": say what the word names, by its full path.
+                folder = os.path.abspath(program)
+                named = "the current directory" if folder == os.getcwd() else "a directory"
+                msg = (
+                    f"{self.name}: cannot start {started}: it is {named}, {folder}, not a "
+                    "program: give the command that runs the loop"
+                )
+            elif missing and assigns and variable.isidentifier():
                 # `API_TOKEN=... node loop.mjs` as typed in a shell: run by none, the
                 # assignment is taken for the program. Its value stays out (SAFE-1).
                 msg += (
