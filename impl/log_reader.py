@@ -21,7 +21,7 @@ from loopspec.impl.errors import CorruptLog
 from loopspec.impl.framing import unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
-from loopspec.model.jsonvalue import loads, repeated_key
+from loopspec.model.jsonvalue import json_refusal, loads, repeated_key
 from loopspec.model.wire import event_from_wire, header_from_wire
 
 COMPRESSED_SUFFIX = ".zst"
@@ -75,7 +75,7 @@ def _decode(line: bytes, number: int) -> dict[str, object]:
         if not line.strip():
             message = f"line {number} is blank, with lines after it: blank lines may only end a log"
             raise CorruptLog(message) from error
-        raise CorruptLog(f"line {number} is not JSON: {error}") from error
+        raise CorruptLog(f"line {number} is not JSON: {json_refusal(error)}") from error
     if not isinstance(obj, dict):
         raise CorruptLog(f"line {number} is not a JSON object")
     text = line.decode(json.detect_encoding(line), "surrogatepass")  # as `json.loads` does

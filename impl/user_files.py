@@ -22,7 +22,7 @@ from typing import Final
 
 from loopspec.impl.system_words import system_reason
 from loopspec.model.errors import NO_RULE_BROKEN
-from loopspec.model.jsonvalue import RepeatedKey, given_twice, repeated_key
+from loopspec.model.jsonvalue import RepeatedKey, given_twice, json_refusal, repeated_key
 
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
@@ -162,8 +162,8 @@ def read_user_json(path: Path, *, cap: int, what: str) -> object:
     except RepeatedKey as error:
         said = given_twice(shown(error.path, 80))
         raise NotJsonText(f"{path}:{error.line}: {said}: keep one") from error
-    except ValueError as error:  # NaN, Infinity
-        raise NotJsonText(f"{path}: the {what} is not JSON: {error}") from error
+    except ValueError as error:  # NaN, Infinity, an integer too long to read
+        raise NotJsonText(f"{path}: the {what} is not JSON: {json_refusal(error)}") from error
 
 
 def _json_lines(text: str) -> bool:

@@ -203,6 +203,25 @@ def loads(text: str) -> object:
 _SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
 
 
+def json_refusal(error: BaseException) -> str:
+    """Why a JSON reader refused a text: `too_long_integer`'s words, or the error's own."""
+    return too_long_integer(error) or str(error)
+
+
+def too_long_integer(error: BaseException) -> str | None:
+    """Python's refusal of an integer written with more digits than it converts (4,300 by
+    default), in loopspec's words, where Python's advise calling `sys.set_int_max_str_digits()`;
+    None for another error. loopspec reads no such number: converting one costs time quadratic
+    in its length."""
+    said = str(error)
+    if not said.startswith("Exceeds the limit (") or "integer string conversion" not in said:
+        return None
+    limit = said.removeprefix("Exceeds the limit (").partition(" ")[0]
+    digits = said.partition("value has ")[2].partition(" ")[0]
+    written = f"of {digits} digits" if digits.isdigit() else "too long"
+    return f"an integer {written}, more than the {limit} digits loopspec reads in a number"
+
+
 # ---------------------------------------------------------------------------------------------
 # A key given twice in one object. JSON leaves it undefined and every parser here keeps the last
 # silently, so the first value is lost without a word (LOG-3): each reader of a user's JSON text

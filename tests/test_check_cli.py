@@ -1136,3 +1136,28 @@ def test_SAFE_4_check_and_replay_know_the_same_names_of_standard_input() -> None
     from loopspec.properties.logcheck.files import STDIN_PATHS  # noqa: PLC0415
 
     assert STDIN_PATHS == READERS
+
+
+@pytest.mark.parametrize(
+    ("source", "rule"),
+    [(VALID, " LOG-4"), (FIXTURES / "claude-code" / "valid" / "two-calls-in-order.jsonl", "")],
+    ids=["loopspec", "claude-code"],
+)
+def test_LOG_4_an_integer_too_long_to_read_is_named_in_loopspec_s_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path, rule: str
+) -> None:
+    """LOG-4: a number of 5,000 digits on line 3 was reported with Python's advice to "use
+    sys.set_int_max_str_digits()", which a user of check cannot follow; it is named as a number
+    loopspec does not read, by its line (and, in loopspec's own log, the rule)."""
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = '{"n": ' + "7" * 5000 + "}\n"
+    path = tmp_path / "long-number.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    code, out = run(capsys, str(path))
+    assert code == 2
+    assert out.splitlines()[0] == (
+        f"{path}:3: error invalid-json{rule}: "
+        + ("" if rule else "invalid JSON: ")
+        + "an integer of 5000 digits, more than the 4300 digits loopspec reads in a number"
+    )
+    assert "set_int_max_str_digits" not in out

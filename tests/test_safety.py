@@ -1526,3 +1526,23 @@ def test_SAFE_3_an_exiting_subreaper_ends_even_children_that_cleared_their_envir
     pid, killed = done.stdout.split()
     assert killed == "True"
     assert not _alive(int(pid))
+
+
+def test_SAFE_2_a_log_with_an_integer_too_long_to_read_is_refused_in_loopspec_s_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-2: `run --log` naming one of its own logs whose line 2 holds a number of 5,000
+    digits refused it with Python's advice to "use sys.set_int_max_str_digits()"; it names the
+    line and the number loopspec does not read, and keeps the file."""
+    log = tmp_path / "own.jsonl"
+    assert _run(tmp_path, log) == 0
+    capsys.readouterr()
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].replace('"time":', '"time":' + "7" * 5000 + ',"was":', 1)
+    content = "".join(lines).encode()
+    log.write_bytes(content)
+    assert _run(tmp_path, log) == 2
+    assert log.read_bytes() == content
+    said = capsys.readouterr().err
+    assert "(line 2 is not JSON: an integer of 5000 digits, more than the 4300 digits " in said
+    assert "set_int_max_str_digits" not in said

@@ -42,6 +42,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
+from loopspec.model.jsonvalue import too_long_integer
 from loopspec.model.plain_record import PlainRecord
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.clean_events import clean_judges
@@ -664,6 +665,8 @@ def _unparsable(
     elif isinstance(error, _NotLossless):  # on line 1, not a header (`_lossy_header`)
         kind = ErrorKind.BAD_HEADER if line == 1 else ErrorKind.BAD_EVENT
         report.fail(line, kind, f"not lossless JSON: {error}", "LOG-3")
+    elif (too_long := too_long_integer(error)) is not None:  # a number out of range
+        report.fail(line, ErrorKind.INVALID_JSON, too_long, "LOG-4")
     else:
         report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}", "LOG-4")
     raise _Stop

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, BinaryIO, NamedTuple, assert_never
 
 from loopspec.model.invariants import Violation, calls_awaiting, rule_ids
+from loopspec.model.jsonvalue import json_refusal
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
@@ -446,7 +447,7 @@ def _records(
                 message = f"not UTF-8 at byte {error.start + 1} of the line"
                 report.fail(line, ErrorKind.INVALID_UTF8, message)
             else:
-                report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {error}")
+                report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
         yield line, record
 
