@@ -694,3 +694,30 @@ def test_REC_1_the_readme_says_check_judges_the_time_of_repair_closers() -> None
     readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
     assert "judges neither `time`" not in readme
     assert "`check` judges an event's `time` only where crash repair's closers" in readme
+
+
+@pytest.mark.parametrize(("member", "rule"), [("step", "STEP-1"), ("turn", "TURN-1")])
+def test_STEP_1_a_compact_row_numbered_0_is_refused_as_its_chunk_events_are(
+    tmp_path: Path, member: str, rule: str
+) -> None:
+    """STEP-1, TURN-1: a compact row of step 0 (or turn 0) was read on and blamed on STEP-3
+    (TURN-3), where the `assistant/chunk` events it stands for, each on its own line, are
+    refused under STEP-1 (TURN-1) as the model's reader refuses them: both refuse the line
+    under the rule that numbers from 1."""
+    lines = (FIXTURES / "valid" / "harness-written.jsonl").read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[9])
+    assert row["type"] == "text-chunks"
+    row["data"][member] = 0
+    compact = tmp_path / "compact.jsonl"
+    compact.write_text("\n".join([*lines[:9], json.dumps(row), *lines[10:]]) + "\n")
+    chunks = [
+        {"type": "assistant/chunk", "seq": row["seq0"] + index, "time": 0, "data": row["data"]}
+        for index in range(len(row["data"]["texts"]))
+    ]
+    one_by_one = tmp_path / "events.jsonl"
+    one_by_one.write_text("\n".join([*lines[:9], *map(json.dumps, chunks), *lines[10:]]) + "\n")
+    for path in (compact, one_by_one):
+        report = check(path)
+        assert blamed(report) == [(rule, 10)], path
+        (error,) = report.errors
+        assert error.message.endswith(f"data.{member} must be an integer >= 1, got 0"), path

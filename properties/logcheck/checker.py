@@ -1213,7 +1213,7 @@ def _compact_row(
     try:
         run = compact_run(obj)
     except CompactRowError as error:
-        report.fail(line, ErrorKind.BAD_EVENT, str(error), "LOG-4")
+        report.fail(line, ErrorKind.BAD_EVENT, str(error), error.rule_id)
         raise _Stop from None
     fact = Fact(CHUNK_TYPE, run.seq0)
     fact.turn, fact.step = run.turn, run.step

@@ -36,7 +36,11 @@ CHUNK_TYPE = "assistant/chunk"
 
 
 class CompactRowError(ValueError):
-    """A row with `seq0` that cannot be read as a run of chunks."""
+    """A row with `seq0` that cannot be read as a run of chunks, and the rule it breaks."""
+
+    def __init__(self, message: str, rule_id: str = "LOG-4") -> None:
+        super().__init__(message)
+        self.rule_id = rule_id
 
 
 class CompactRun:
@@ -82,4 +86,10 @@ def compact_run(obj: Mapping[str, Any]) -> CompactRun:
     if not isinstance(items, list):
         raise CompactRowError(f"{kind}.data.{COUNT_FIELDS[kind]} must be an array")
     seq0, turn, step = (_whole(obj, path, kind) for path in RUN_INTEGERS)
+    # Refused as an `assistant/chunk` so numbered is (`facts._numbered_from_one`): a chunk of a
+    # step 0 was read on and blamed on STEP-3, where its event alone is refused under STEP-1.
+    if turn < 1:
+        raise CompactRowError(f"{kind}: data.turn must be an integer >= 1, got {turn}", "TURN-1")
+    if step < 1:
+        raise CompactRowError(f"{kind}: data.step must be an integer >= 1, got {step}", "STEP-1")
     return CompactRun(seq0, len(items), turn, step)
