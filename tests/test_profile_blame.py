@@ -162,3 +162,19 @@ def test_RW_1_a_known_divergence_at_the_bug_s_command_is_erased_for_the_blame(
     assert found.stopped_by is None
     assert found.divergence is not None
     assert found.divergence.rule_id == "RW-1", found.divergence.what
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_RW_1_the_report_names_the_known_divergences_its_blame_erased(harness: str) -> None:
+    """RW-1: a report under a profile said the profile's known divergences were "erased,
+    those the target does not show left in", naming none: a user could not tell that the
+    blame looked past this loop's early reply record (RW-3) and its hooks' audit shape, nor
+    that the rest stayed in. It names them now."""
+    case = load_case(RW_1_CASE)
+    profile = _without(PROFILES[harness], {"RW-1", "HOOK-3"})
+    found = replay_case(RecordsItsReplyBeforeItsHooks, case.config, case.commands, profile)
+    assert found.divergence is not None
+    assert found.divergence.what.endswith(
+        f"(with the {harness}-less profile's known divergences hook-audit-shape, RW-3 erased, "
+        "the others left in as leaving them in adds no difference; commands #2..#5)"
+    ), found.divergence.what

@@ -205,10 +205,10 @@ class ProfileChecker:
         always = frozenset(d.key for d in self.profile.divergences if d.hard or not d.rules)
         keys = always | self._shown_beside_a_bug(always)
         while True:
-            erased_model, erased_target = self.profile.erased(self._runs, self._wire_commands, keys)
-            if erased_model == erased_target:
+            erased = self.profile.erased(self._runs, self._wire_commands, keys)
+            if erased[0] == erased[1]:
                 return None
-            found = self._first_difference(erased_model, erased_target, focused=True)
+            found = self._first_difference(*erased, focused=self._erased_here(keys))
             named = {
                 d.key
                 for d in self.profile.divergences
@@ -217,6 +217,19 @@ class ProfileChecker:
             if not named:
                 return found
             keys |= named
+
+    def _erased_here(self, keys: frozenset[str]) -> tuple[str, ...]:
+        """Of `keys`, the divergences whose eraser changes the runs, in profile order: those a
+        focused reading erased, as its report names them."""
+        changed: list[str] = []
+        pair = self._runs
+        for divergence in self.profile.divergences:
+            if divergence.key in keys:
+                after = divergence.erase(pair, self._wire_commands)
+                if after != pair:
+                    changed.append(divergence.key)
+                pair = after
+        return tuple(changed)
 
     def _shown_beside_a_bug(self, erased: frozenset[str]) -> frozenset[str]:
         """The divergences not in `erased` that, left in where every other is erased, make
@@ -239,9 +252,12 @@ class ProfileChecker:
                 shown.add(divergence.key)
         return frozenset(shown)
 
-    def _first_difference(self, model: Run, target: Run, *, focused: bool = False) -> Divergence:
+    def _first_difference(
+        self, model: Run, target: Run, *, focused: tuple[str, ...] | None = None
+    ) -> Divergence:
         """The first erased observation that differs, classified like an unprofiled one;
-        `focused`: erased of the divergences the target shows only (`_focused_difference`)."""
+        `focused`: erased of only these divergences, those the target shows
+        (`_focused_difference`)."""
         last = len(self.commands) - 1
         position = next(
             (i for i, (want, got) in enumerate(zip(model, target, strict=False)) if want != got),
@@ -285,10 +301,20 @@ class ProfileChecker:
         )
         since = self._quiet_length + 1
         where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
-        erased = "erased, those the target does not show left in" if focused else "erased"
-        what = (
-            f"{what} (with the {self.profile.name} profile's known divergences {erased}; {where})"
-        )
+        name = self.profile.name
+        if focused is None:
+            erased = f"with the {name} profile's known divergences erased"
+        elif focused:
+            erased = (
+                f"with the {name} profile's known divergences {', '.join(focused)} erased, "
+                "the others left in as leaving them in adds no difference"
+            )
+        else:
+            erased = (
+                f"with none of the {name} profile's known divergences erased, as leaving them "
+                "in adds no difference"
+            )
+        what = f"{what} ({erased}; {where})"
         return Divergence(last, self.commands[last], rule_id, what, expected, actual)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
