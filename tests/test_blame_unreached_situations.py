@@ -3,7 +3,8 @@
 Session 22's realistic wrong loops included some that `loopspec conform` passed on every seed,
 because no program created the situation they mishandle: a PreToolUse hook that allows with a
 reason (a real hook's permissionDecisionReason on allow, which is only logged), a body that
-defers an empty context, a model request that fails with an empty message. The generator now
+defers an empty context, a model request that fails with an empty message, a body failing
+with an error name other than ToolError. The generator now
 creates each (`properties/stateful/swarm.py`, `strategies.failure_on`; counted in
 `test_generation_reach.py`). Each wrong loop here is the bundled implementation with one piece
 patched the way such a loop gets it wrong; conform must find it, blaming the rule it breaks,
@@ -35,6 +36,7 @@ from loopspec.model.commands import (
     ModelFails,
     PostVerdict,
     PreVerdict,
+    ToolFailed,
     ToolFinishes,
     ToolOutcome,
     ToolSucceeded,
@@ -95,6 +97,24 @@ def _empty_message_worded(
     return ended
 
 
+def _every_failure_a_tool_error(
+    original: Callable[..., results.PreparedResult],
+) -> Callable[..., results.PreparedResult]:
+    """`judged_result`, except that a body's failure is named ToolError whatever its name."""
+
+    def judged(
+        outcome: ToolOutcome,
+        audit: tuple[tuple[HookSpec, PostVerdict, float], ...],
+        *,
+        after_abort: bool,
+    ) -> results.PreparedResult:
+        if isinstance(outcome, ToolFailed):
+            outcome = attrs.evolve(outcome, error_name="ToolError")
+        return original(outcome, audit, after_abort=after_abort)
+
+    return judged
+
+
 def _allows_with_a_reason(program: Sequence[Command]) -> bool:
     return any(
         isinstance(c, HookAnswers) and isinstance(c.verdict, Allow) and c.verdict.reason
@@ -115,6 +135,15 @@ def _fails_without_a_message(program: Sequence[Command]) -> bool:
     return any(isinstance(c, ModelFails) and not c.message for c in program)
 
 
+def _fails_with_an_error_name(program: Sequence[Command]) -> bool:
+    return any(
+        isinstance(c, ToolFinishes)
+        and isinstance(c.outcome, ToolFailed)
+        and c.outcome.error_name != "ToolError"
+        for c in program
+    )
+
+
 def _plant(monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
     match bug:
         case "allow's reason joined":
@@ -128,6 +157,11 @@ def _plant(monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
         case "empty failure message worded":
             original = recorder.Recorder.turn_ended
             monkeypatch.setattr(recorder.Recorder, "turn_ended", _empty_message_worded(original))
+        case "every failure a ToolError":
+            from loopspec.impl import batch  # noqa: PLC0415
+
+            wrong = _every_failure_a_tool_error(results.judged_result)
+            monkeypatch.setattr(batch, "judged_result", wrong)
         case _:
             raise AssertionError(bug)
 
@@ -141,6 +175,8 @@ BUGS: dict[str, tuple[frozenset[str], Callable[[Sequence[Command]], bool]]] = {
     "empty body context queued": (frozenset({"ADJ-4"}), _empty_body_context),
     # The turn/end error carries the failure's message as given (TEXT-2).
     "empty failure message worded": (frozenset({"TEXT-2"}), _fails_without_a_message),
+    # A failed body's result carries its {name, code} (EXE-4).
+    "every failure a ToolError": (frozenset({"EXE-4"}), _fails_with_an_error_name),
 }
 
 

@@ -6,11 +6,11 @@ tool name a matcher names only in part, an abort while a later call waits on an 
 input still queued when a program ends or a request fails, an abort whose cause is not the
 user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
 only whitespace, two calls' own contexts settling out of model order, a hook allowing with a
-reason beside another's deny or ask, a body's empty context, a failed request's empty message)
-and the features every rule family needs (rewrites, several hooks on one call, parallel calls,
-approvals, aborts, crashes).
-The test runs the conformance machine on the model itself, counts per situation the programs
-that reach it, prints the counts (`-s`), and requires each to be reached by some.
+reason beside another's deny or ask, a body's empty context, a failed request's empty message,
+a body's failure named otherwise than ToolError) and the features every rule family needs
+(rewrites, several hooks on one call, parallel calls, approvals, aborts, crashes). The test
+runs the conformance machine on the model itself, counts per situation the programs that reach
+it, prints the counts (`-s`), and requires each to be reached by some.
 
 The same run is the conformance machine's control (MODEL-1): the correct implementation, the
 model as a target, is never rejected; a divergence in any of its programs fails the test.
@@ -40,6 +40,7 @@ from loopspec.model.commands import (
     PostBlock,
     PostContext,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -99,6 +100,7 @@ SITUATIONS = (
     "allow with a reason beside a deny or an ask",
     "empty tool context",
     "failed request with an empty message",
+    "failure with a code and an error name of its own",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -130,6 +132,9 @@ OFTEN = {
     "allow with a reason beside a deny or an ask": 10,
     "empty tool context": 10,
     "failed request with an empty message": 10,
+    # A loop that named every failed body ToolError passed 200 programs on every seed while
+    # every failure was one (the first batch now has 20).
+    "failure with a code and an error name of its own": 10,
 }
 
 
@@ -218,6 +223,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("blank tool context")
         if isinstance(command.outcome, ToolSucceeded) and "" in command.outcome.contexts:
             found.add("empty tool context")
+        outcome = command.outcome
+        if isinstance(outcome, ToolFailed) and outcome.code and outcome.error_name != "ToolError":
+            found.add("failure with a code and an error name of its own")
         if _contexts_out_of_model_order(command, before):
             found.add("bodies' contexts of two calls settled out of model order")
     if isinstance(command, HookAnswers) and after is not before:

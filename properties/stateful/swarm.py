@@ -55,7 +55,9 @@ The situations a rule governs and the generator reaches on purpose:
 - a body's empty context, which is no context (ADJ-4): a body that defers its own context twice
   has an empty one between;
 - a failed request's empty message, carried as given (TEXT-2): every other failure, by the
-  log's length (`strategies.failure_on`).
+  log's length (`strategies.failure_on`);
+- a body's failure named otherwise than `ToolError`, whose `{name, code}` is the result's error:
+  each failure message has its own name.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -477,6 +479,10 @@ _BLANK_CONTEXT = " \n"
 _META: tuple[JsonValue, ...] = (None, FrozenMap({"lines": 3}))
 _FAILURE_MESSAGES = ("boom", "permission denied")
 _FAILURE_CODES = (None, "EACCES")
+# The error name each failure message comes with, the result's `error.name` beside its code
+# (EXE-4's outcome, TEXT-1): every failure was a ToolError, and a loop that named every one so
+# passed every program.
+_FAILURE_NAMES = {"boom": "ToolError", "permission denied": "PermissionError"}
 
 
 def deferred(call_id: str) -> str:
@@ -498,7 +504,8 @@ def any_tool_outcome(choose: Choose, call_id: str) -> ToolOutcome:
         # contexts before, and a loop that sent a message for a body's "" passed every program.
         contexts = ((), (own,), (own, "", own))[choose(3)]
         return ToolSucceeded(text, contexts, pick(choose, _META))
-    return ToolFailed(pick(choose, _FAILURE_MESSAGES), pick(choose, _FAILURE_CODES))
+    message = pick(choose, _FAILURE_MESSAGES)
+    return ToolFailed(message, pick(choose, _FAILURE_CODES), _FAILURE_NAMES[message])
 
 
 def tool_outcomes(choose: Choose, swarm: Swarm, call_id: str) -> ToolOutcome:
