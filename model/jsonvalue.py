@@ -360,13 +360,31 @@ def parse_arguments(raw: str) -> JsonValue:
     An empty string means `{}`; text that is not valid JSON stays the raw string, so a
     malformed call still has one well-defined value in every reader.
     """
+    # The value is frozen, so one parse serves every reader of the same text: conform's model,
+    # its rewrite check, the loop's presenter and the generator each parsed a call's arguments.
+    if raw in _PARSED_ARGUMENTS:
+        return _PARSED_ARGUMENTS[raw]
     if raw.strip() == "":
         return EMPTY
     try:
         parsed = loads(raw)
-    except (ValueError, RecursionError):
+    except ValueError:
+        value: JsonValue = raw
+    except RecursionError:  # (as deep as the caller's stack allows: not kept)
         return raw
-    try:
-        return freeze(parsed)
-    except NotJsonError:
-        return raw
+    else:
+        try:
+            value = freeze(parsed)
+        except NotJsonError:  # (nested too deep is one: not kept)
+            return raw
+    if len(raw) <= _PARSED_ARGUMENTS_LONGEST:
+        if len(_PARSED_ARGUMENTS) >= _PARSED_ARGUMENTS_KEPT:
+            _PARSED_ARGUMENTS.clear()
+        _PARSED_ARGUMENTS[raw] = value
+    return value
+
+
+# Arguments parsed lately, by their text (`parse_arguments`); short texts only, a few hundred.
+_PARSED_ARGUMENTS: dict[str, JsonValue] = {}
+_PARSED_ARGUMENTS_KEPT = 256
+_PARSED_ARGUMENTS_LONGEST = 1024

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loopspec.model import jsonvalue
 from loopspec.model.invariants import arguments_are_an_object
 from loopspec.model.jsonvalue import FrozenMap, loads, parse_arguments
 
@@ -101,3 +102,41 @@ def test_EXE_2_loads_reads_as_json_loads_on_edge_cases(raw: str) -> None:
 @given(st.one_of(_VALUES.map(json.dumps), st.text(alphabet=' \t\n{}[]":,0-9.eE\\tnul', max_size=8)))
 def test_EXE_2_loads_reads_as_json_loads(raw: str) -> None:
     assert _outcome(raw, loads) == _outcome(raw, json.loads)
+
+
+def _parsed_afresh(raw: str) -> object:
+    """What `parse_arguments` gives `raw`, parsed anew (its kept parses set aside)."""
+    kept = dict(jsonvalue._PARSED_ARGUMENTS)
+    jsonvalue._PARSED_ARGUMENTS.clear()
+    try:
+        return parse_arguments(raw)
+    finally:
+        jsonvalue._PARSED_ARGUMENTS.clear()
+        jsonvalue._PARSED_ARGUMENTS.update(kept)
+
+
+@pytest.mark.parametrize("raw", EDGES)
+def test_EXE_2_arguments_read_again_are_read_alike(raw: str) -> None:
+    """A text's arguments, parsed once for every reader of it, are what each would parse."""
+    first = parse_arguments(raw)
+    assert parse_arguments(raw) == first == _parsed_afresh(raw)
+
+
+def test_EXE_2_a_call_s_arguments_are_parsed_once_for_every_reader() -> None:
+    """conform's model, its rewrite check, the loop's presenter and the generator each parsed
+    the same call's arguments: the second reader gets the first one's value."""
+    raw = '{"file_path": "read once.txt", "offset": 3}'
+    assert parse_arguments(raw) is parse_arguments(raw)
+
+
+def test_EXE_2_arguments_kept_are_few_and_short() -> None:
+    """The parses kept stay a few hundred, of short texts: a long run's every call is not."""
+    texts = [f'{{"n": {n}}}' for n in range(3 * jsonvalue._PARSED_ARGUMENTS_KEPT)]
+    for text in texts:
+        assert parse_arguments(text) == FrozenMap({"n": int(text[6:-1])})
+    assert len(jsonvalue._PARSED_ARGUMENTS) <= jsonvalue._PARSED_ARGUMENTS_KEPT
+    long = json.dumps({"content": "x" * jsonvalue._PARSED_ARGUMENTS_LONGEST})
+    assert parse_arguments(long) == FrozenMap(
+        {"content": "x" * jsonvalue._PARSED_ARGUMENTS_LONGEST}
+    )
+    assert long not in jsonvalue._PARSED_ARGUMENTS
