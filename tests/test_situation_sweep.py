@@ -17,20 +17,30 @@ import pytest
 from mutants import MUTANTS, MutantTarget
 from test_blame_matrix import _AbortsFinishedBodies, _blocked_contexts, _result_text, changed
 
-from loopspec.model.commands import Command, PostContext, ToolFinishes, ToolSucceeded
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    PostContext,
+    ReplyBlock,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import LoopConfig
+from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.cli.conform_run import json_report
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.exhaustive import run_program
 from loopspec.properties.conformance.impl_target import bundled_target
-from loopspec.properties.conformance.run import run_conformance
+from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.situation_sweep import (
     SITUATIONS,
     situations_for,
     sweep_situations,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.stateful.strategies import TOOLS
 
 ALL = frozenset(CAPABILITIES)
 
@@ -300,3 +310,66 @@ def test_DEC_1_DEC_2_a_reason_read_as_trimmed_is_found_by_the_sweep(deny: bool, 
     assert divergence.rule_id == rule, divergence.what
     # It said the denying hooks' reasons are joined with '; ': they were, the one there was.
     assert ("reason of whitespace is a reason" in divergence.what) == deny, divergence.what
+
+
+# Each lossy number and a lossless one in its place, as a reader taking it for a number has it.
+_READ_AS_NUMBERS = {"-0.0": "0", "1e400": "1", "NaN": "2"}
+
+
+class ReadsLossyNumbers(ModelTarget):
+    """The model, except that arguments holding NaN, 1e400 or -0.0 are read as numbers, as
+    `json.loads` and `JSON.parse` read them: such a call is an object, and may run. The events
+    and bodies keep the arguments as the model wrote them."""
+
+    def apply(self, command: Command) -> Observation:
+        """Step the model on the arguments with numbers in place, then put the text back."""
+        if not isinstance(command, ModelReplies):
+            return super().apply(command)
+        swapped: dict[str, str] = {}
+        blocks: list[ReplyBlock] = []
+        for block in command.blocks:
+            if not isinstance(block, ToolCallBlock):
+                blocks.append(block)
+                continue
+            read = block.arguments
+            for lossy, number in _READ_AS_NUMBERS.items():
+                read = read.replace(lossy, number)
+            swapped[read] = block.arguments
+            blocks.append(attrs.evolve(block, arguments=read))
+        observed = super().apply(attrs.evolve(command, blocks=tuple(blocks)))
+        text = json.dumps(observed.events)
+        for read, written in swapped.items():
+            text = text.replace(json.dumps(read)[1:-1], json.dumps(written)[1:-1])
+        executed = tuple(
+            (call, swapped.get(arguments, arguments)) for call, arguments in observed.executed
+        )
+        return attrs.evolve(observed, events=tuple(json.loads(text)), executed=executed)
+
+
+def test_EXE_2_a_loop_reading_lossy_numbers_is_found_and_told_why() -> None:
+    """EXE-2: JSON without a lossless value (NaN, an infinity such as 1e400, a negative zero
+    such as -0.0) stays the raw string, no object, so the call ends INVALID_TOOL_INPUT. A loop
+    parsing with json.loads or JSON.parse, the tutorial's among them, passed every random
+    program (none draws such arguments); its report, once found, said EXE-5 "the target does
+    not append the model's tool/result", or for NaN that the two sides' identical arguments
+    differed (NaN is unequal to itself)."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(ReadsLossyNumbers, frozenset())
+    divergence = found.value.divergence
+    assert divergence.rule_id == "EXE-2", divergence.what
+    assert "without a lossless value" in divergence.what
+
+
+@pytest.mark.parametrize("lossy", list(_READ_AS_NUMBERS))
+def test_EXE_2_each_lossy_number_read_as_a_number_is_blamed_on_EXE_2(lossy: str) -> None:
+    """EXE-2: each of NaN, 1e400 and -0.0 alone. With NaN the report said the call's arguments
+    in the model history differed from the model's: both sides wrote the same text, whose
+    parse, NaN, is unequal to itself; NaN and Infinity are now compared as the text they are."""
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", f'{{"file_path":"a.txt","x":{lossy}}}'),)),
+    ]
+    replay = replay_case(ReadsLossyNumbers, LoopConfig(tools=TOOLS), program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert "without a lossless value" in replay.divergence.what, replay.divergence.what

@@ -10,6 +10,7 @@ Run it:  loopspec conform --impl tutorial_loop:TutorialLoop   (from this folder)
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from loopspec.model.commands import (
@@ -205,11 +206,12 @@ def _block(block: Any) -> dict[str, Any]:
 
 
 def _input_problem(arguments: str, required: tuple[str, ...]) -> str | None:
-    """EXE-2: blank means {}, invalid JSON stays the raw string; then the input contract."""
+    """EXE-2: blank means {}, invalid JSON stays the raw string, and so does JSON without a
+    lossless value (NaN, 1e400, -0.0), which json.loads would read; then the input contract."""
     value: Any = {}
     if arguments.strip():
         try:
-            value = json.loads(arguments)
+            value = json.loads(arguments, parse_float=_lossless, parse_constant=_lossless)
         except ValueError:
             value = arguments
     if not isinstance(value, dict):
@@ -218,3 +220,11 @@ def _input_problem(arguments: str, required: tuple[str, ...]) -> str | None:
     if missing:
         return "missing required " + ", ".join(repr(key) for key in missing)
     return None
+
+
+def _lossless(text: str) -> float:
+    """A number written back as it was read: not NaN, an infinity or a negative zero."""
+    value = float(text)
+    if not math.isfinite(value) or (value == 0 and math.copysign(1.0, value) < 0):
+        raise ValueError(f"{text} has no lossless value")
+    return value

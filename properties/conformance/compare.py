@@ -668,6 +668,18 @@ def _parsed_otherwise(
     )
 
 
+def _object_only_when_lossy(original: object) -> bool:
+    """Whether arguments the model keeps as their raw string (EXE-2: no lossless value) are a
+    JSON object to a reader that takes NaN, infinities and -0.0 as numbers (Python's
+    `json.loads`, JavaScript's `JSON.parse` but for NaN)."""
+    if not isinstance(original, str) or isinstance(parse_arguments(original), FrozenMap):
+        return False
+    try:
+        return isinstance(json.loads(original), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _blank_to_javascript_only(original: object) -> bool:
     """Whether arguments are blank to JavaScript's `trim` but not to Python's `str.strip`."""
     return (
@@ -1573,6 +1585,21 @@ def _missing(
             refusal = _refused_rewrite(_call_id_of(want), model_events, target_events, history)
             if refusal is not None:
                 return "HOOK-6", f"{lacks}: {refusal}"
+            raw = next(
+                (
+                    _data(event).get("arguments")
+                    for event in history
+                    if event.get("type") == "tool/call" and _call_id_of(event) == _call_id_of(want)
+                ),
+                None,
+            )
+            if _error_code(want) == "INVALID_TOOL_INPUT" and _object_only_when_lossy(raw):
+                return "EXE-2", (
+                    f"{lacks} for call {_call_id_of(want)}: its arguments are JSON without a "
+                    "lossless value (NaN, an infinity such as 1e400, a negative zero such as "
+                    "-0.0), which stay the raw string, no JSON object: the call ends as an "
+                    "INVALID_TOOL_INPUT error and its body never starts"
+                )
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return "ORD-3", (

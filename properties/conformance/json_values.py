@@ -58,6 +58,12 @@ def as_value(raw: object) -> object:
     if not isinstance(raw, str):
         return raw
     try:
-        return ParsedJson(json.loads(raw))
+        return ParsedJson(json.loads(raw, parse_constant=_no_json))
     except (ValueError, RecursionError):
         return raw
+
+
+def _no_json(constant: str) -> object:
+    """NaN and Infinity are not JSON (EXE-2 keeps such arguments as their raw text): parsed,
+    NaN is unequal to itself, and two sides writing the same text differed."""
+    raise ValueError(f"{constant} is not JSON")

@@ -1,23 +1,25 @@
 """Targeted programs for situations the random search creates rarely, played after it.
 
 Realistic wrong loops planted in a copy of the bundled implementation (session 16) showed the
-random search reaching some situations seldom or never within 200 programs: a reply whose call
-two hooks deny with reasons of their own (a loop joining them with ", " passed 200 programs on
-one seed and was found at the 171st on another), an abort landing after a later parallel call
-finished and before an earlier one did (a loop aborting the finished call passed 200 programs on
-every seed tried), an approval asked again for a tool approved in an earlier turn, a result that
-two PostToolUse hooks block and add a context to. A loop matching a hook's matcher against
-part of a tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a
-leading `(?i)`, passed every program on every seed tried (session 23): no generated tool name
-extends a generated matcher, nor is spelt in another case; so did one delivering an empty
-context a body deferred ("", which is none, ADJ-4), the programs drawing none then (they draw
-one now, as they draw a PostToolUse hook's; its situation below makes it certain, whatever the
-budget); and one dropping a deny's reason of whitespace, or writing an ask's empty reason on its
-approval request: the programs draw neither. Each situation below is one short program,
-compared with the model as any program is (`exhaustive.run_program`, which drives it to a quiet
-end); a program needing a capability the target does not declare is not played.
-`run_conformance` plays them after the random search found nothing (section 12's examples,
-`presentation_sweep`, come before it), so the search draws what it drew before.
+random search reaching some situations seldom or never within 200 programs: a reply whose call two
+hooks deny with reasons of their own (a loop joining them with ", " passed 200 programs on one seed
+and was found at the 171st on another), an abort landing after a later parallel call finished and
+before an earlier one did (a loop aborting the finished call passed 200 programs on every seed
+tried), an approval asked again for a tool approved in an earlier turn, a result that two
+PostToolUse hooks block and add a context to. A loop matching a hook's matcher against part of a
+tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a leading
+`(?i)`, passed every program on every seed tried (session 23): no generated tool name extends a
+generated matcher, nor is spelt in another case; so did one delivering an empty context a body
+deferred ("", which is none, ADJ-4), the programs drawing none then (they draw one now, as they
+draw a PostToolUse hook's; its situation below makes it certain, whatever the budget); and one
+dropping a deny's reason of whitespace, or writing an ask's empty reason on its approval request:
+the programs draw neither; and one reading NaN, 1e400 or -0.0 in arguments as numbers (as
+`json.loads` and `JSON.parse` do), where EXE-2 keeps such arguments as their raw string: none is
+drawn. Each situation below is one short program, compared with the model as any program is
+(`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
+target does not declare is not played. `run_conformance` plays them after the random search found
+nothing (section 12's examples, `presentation_sweep`, come before it), so the search draws what it
+drew before.
 """
 
 from __future__ import annotations
@@ -196,6 +198,22 @@ SITUATIONS: tuple[Situation, ...] = (
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             HookAnswers(Ask("")),
             ApprovalAnswers("rejected"),
+        ),
+    ),
+    Situation(
+        "calls whose arguments are JSON without a lossless value: -0.0, 1e400, NaN",
+        ("EXE-2", "EXE-5"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":"a.txt","limit":-0.0}'),
+                    ToolCallBlock("c2", "grep", '{"pattern":"TODO","max":1e400}'),
+                    ToolCallBlock("c3", "bash", '{"command":"ls","timeout":NaN}'),
+                )
+            ),
         ),
     ),
     Situation(
