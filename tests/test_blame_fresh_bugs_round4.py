@@ -26,7 +26,10 @@ a fixed program that shows it is replayed:
   settled after the abort, that a blank message opens a turn too, and that an assistant
   message without content projects to nothing;
 - PostToolUse hooks run for successes only: named right (HOOK-5), in words ("hook after-all
-  must run") that now say the failed body is judged too.
+  must run") that now say the failed body is judged too;
+- PreToolUse answers audited after the reply and its tool/call records: read as a hook that
+  must run (HOOK-4), though it ran once, where an answer is audited before the reply that
+  carries its call (RW-3).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.model.state import Rewriting
 from loopspec.properties.conformance.run import replay_case
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation, atomic_units
 
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
 ASKED_ABOUT_EVERYTHING = LoopConfig(hooks=(HookSpec("late", "PreToolUse", ".*"),))
@@ -243,6 +246,29 @@ class JudgesSuccessesOnly(ModelTarget):
         return _renumbered(observed, events)
 
 
+class AuditsAfterTheReply(ModelTarget):
+    """The model, except that a reply's PreToolUse audit is appended after the reply and its
+    calls' tool/call records."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = _copied(observed)
+        audits = [
+            e
+            for e in events
+            if e["type"].startswith("hook/") and e["data"]["point"] == "PreToolUse"
+        ]
+        if not audits or not any(e["type"] == "assistant/message" for e in events):
+            return observed
+        rest = [e for e in events if e not in audits]
+        last_record = max(
+            i for i, e in enumerate(rest) if e["type"] in ("assistant/message", "tool/call")
+        )
+        moved = rest[: last_record + 1] + audits + rest[last_record + 1 :]
+        renumbered = _renumbered(observed, moved)
+        return attrs.evolve(renumbered, atomic=atomic_units(renumbered.events))
+
+
 def _renumbered(observed: Observation, events: list[dict[str, Any]]) -> Observation:
     first = observed.events[0]["seq"] if observed.events else 0
     for seq, event in enumerate(events, start=first):
@@ -374,6 +400,13 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         ),
         "HOOK-5",
     ),
+    (
+        "PreToolUse answers audited after the reply",
+        AuditsAfterTheReply,
+        LoopConfig(tools=(GREP,), hooks=(HookSpec("everything", "PreToolUse", "*"),)),
+        (SubmitUser(""), _calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
+        "RW-3",
+    ),
 ]
 
 
@@ -388,7 +421,7 @@ def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fi
     rule: str,
 ) -> None:
     """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1, ABORT-1, TURN-1, HIST-1,
-    HOOK-5): the first divergence
+    HOOK-5, RW-3): the first divergence
     names the rule broken."""
     replay = replay_case(target, config, list(program))
     assert replay.divergence is not None, "the bug was not found"
@@ -472,3 +505,10 @@ def test_HOOK_5_a_failed_body_left_unjudged_says_failed_bodies_are_judged_too() 
     what = _what(*_program("PostToolUse hooks judge successes only")[1:4])
     assert "hook after-all must run: every matching PostToolUse hook judges" in what, what
     assert "call c1's failed one too" in what, what
+
+
+def test_RW_3_an_audit_after_the_reply_says_it_comes_before_the_reply() -> None:
+    """RW-3: the report says the hook's answer is audited before the reply carrying the call."""
+    what = _what(*_program("PreToolUse answers audited after the reply")[1:4])
+    assert "after the assistant/message carrying call c1" in what, what
+    assert "is audited before the reply that carries the call" in what, what

@@ -1431,6 +1431,28 @@ def _appended_later(
     return sum(_positional(normalized_event(e)) == same for e in target_events) > earlier
 
 
+def _audited_after_reply(audit: Event, target_events: Sequence[Event]) -> bool:
+    """Whether the target appends the PreToolUse `audit` of a call after an assistant/message
+    that carries the call."""
+    data = _data(audit)
+    if data.get("point") != "PreToolUse":
+        return False
+    reply_at: int | None = None
+    for at, event in enumerate(target_events):
+        if event.get("type") == "assistant/message" and data.get("callId") in _reply_call_ids(
+            event
+        ):
+            reply_at = at if reply_at is None else reply_at
+        elif (
+            reply_at is not None
+            and event.get("type") == audit.get("type")
+            and _data(event).get("callId") == data.get("callId")
+            and _data(event).get("handlerId") == data.get("handlerId")
+        ):
+            return True
+    return False
+
+
 def _missing(
     want: Event,
     command: Command,
@@ -1453,6 +1475,15 @@ def _missing(
     if isinstance(command, Recover):
         return "REC-1", f"{lacks} (crash repair closes the tail turn)"
     match kind:
+        case "hook/invoked" | "hook/result" if later and _audited_after_reply(want, target_events):
+            # Audited, but after the reply that carries the call: the hook ran once, as HOOK-4
+            # asks ("must run" sent the reader looking for a hook that never ran).
+            return "RW-3", (
+                f"{lacks}, after the assistant/message carrying call {_call_id_of(want)}: "
+                f"every PreToolUse answer for a call, {hook_named(want)}'s too, is audited "
+                "before the reply that carries the call, which is committed with its calls' "
+                "tool/call records after the last answer"
+            )
         case "hook/invoked" | "hook/result":
             call_id = _call_id_of(want)
             theirs = next(
