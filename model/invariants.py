@@ -1052,20 +1052,28 @@ def _not_current(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
 # TURN and STEP: numbering and enclosure.
 
 
-@invariant("turns_numbered_and_unnested", "TURN-1", reads=of_types("turn/start"))
+# How `turns_numbered_and_unnested` ends its REC-1 sentence (cut off where no crash came).
+UNREPAIRED_TURN = (
+    ": a turn a crash left open is closed by crash repair, which answers its calls, before the "
+    "next starts"
+)
+
+
+@invariant("turns_numbered_and_unnested", "TURN-1", "REC-1", reads=of_types("turn/start"))
 def turns_numbered_and_unnested(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """turn/start opens turn n+1 only when no turn is open."""
+    """turn/start opens turn n+1 only when no turn is open (while its calls await results: a
+    crash left it, and no repair closed it)."""
     if fact.type != "turn/start":
         return NO_VIOLATIONS
     if prefix.open_turn is not None:
         msg = f"turn {fact.turn} starts inside open turn {prefix.open_turn}"
         waiting = [call_id for call_id, _reply in prefix.unanswered()]
         if waiting:
-            # What a crash leaves, and a harness resuming without its repair (REC-1) shows.
-            msg += (
-                f", where {calls_awaiting(waiting, 'still')}: a turn a crash left open is "
-                "closed by crash repair before the next starts (REC-1)"
-            )
+            # What a crash leaves, and a harness resuming without its repair shows: REC-1, as
+            # check names it in a Codex rollout, whose turns have no end to nest in. Conform,
+            # which knows no crash came, names TURN-1 (`UNREPAIRED_TURN`).
+            msg += f", where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
+            return [Violation("REC-1", fact.seq, msg)]
         return [Violation("TURN-1", fact.seq, msg)]
     if fact.turn not in (prefix.next_turn, prefix.next_turn_due):
         return [

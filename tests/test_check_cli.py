@@ -464,13 +464,14 @@ def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert f"{path}:1: error binary" in out
 
 
-def test_TURN_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skipped(
+def test_REC_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skipped(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """TURN-1: a harness that crashed while calls awaited their results and, reopened, started
-    the next turn without crash repair: the turn/start is blamed, and the sentence names the
-    calls still open and the repair it skipped (REC-1). It said only that turn 2 starts inside
-    open turn 1, where the turn looked closed to a user who knew of no crash."""
+    """REC-1: a harness that crashed while calls awaited their results and, reopened, started
+    the next turn without crash repair: the turn/start is blamed on the repair it skipped, as in
+    a Codex rollout, naming the calls still open. It said only that turn 2 starts inside open
+    turn 1, where the turn looked closed to a user who knew of no crash, and then named TURN-1
+    where the same turn/start in a rollout was REC-1's."""
     lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
     path = tmp_path / "resumed.jsonl"
     resumed = {"type": "turn/start", "seq": 11, "time": 1700000000011, "data": {"turn": 2}}
@@ -478,9 +479,9 @@ def test_TURN_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skippe
     code, out = run(capsys, str(path))
     assert code == 1
     assert out.splitlines()[0] == (
-        f"{path}:13: TURN-1 (seq 11): turn 2 starts inside open turn 1, where calls call_a, "
+        f"{path}:13: REC-1 (seq 11): turn 2 starts inside open turn 1, where calls call_a, "
         "call_b, call_c still await their results: a turn a crash left open is closed by crash "
-        "repair before the next starts (REC-1) [events 11]"
+        "repair, which answers its calls, before the next starts [events 11]"
     )
 
 

@@ -49,7 +49,12 @@ from loopspec.model.facts import (
     FactError,
     fact_from_wire,
 )
-from loopspec.model.invariants import POST_BLOCK_NOT_AN_ERROR, LogMonitor, Violation
+from loopspec.model.invariants import (
+    POST_BLOCK_NOT_AN_ERROR,
+    UNREPAIRED_TURN,
+    LogMonitor,
+    Violation,
+)
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
@@ -2920,6 +2925,14 @@ def classify(
                     f"{first.message}; repair answers each call of the open step still "
                     "without a result once, in transcript order, citing its tool/call when one "
                     "was recorded, then appends step/end if a step is open, then turn/end"
+                )
+            if first.message.endswith(UNREPAIRED_TURN) and not crashed:
+                # A log alone reads a turn opened over unanswered calls as a crash left
+                # unrepaired (REC-1); here no crash came: the turn was opened inside the open one.
+                said = first.message.removesuffix(UNREPAIRED_TURN)
+                return (
+                    "TURN-1",
+                    f"the target's own log breaks TURN-1 at its seq {first.seq}: {said}",
                 )
             return first.rule_id, (
                 f"the target's own log breaks {first.rule_id} at its seq {first.seq}: "
