@@ -19,11 +19,22 @@ from typing import Any
 import attrs
 
 from loopspec.model import wording
-from loopspec.model.commands import Abort, Command
+from loopspec.model.commands import (
+    Abort,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    ToolFinishes,
+    ToolSucceeded,
+)
 from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import LoopState, Rewriting
 from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles.dsh import PROFILE
+from loopspec.properties.profiles.known import Profile
 
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 SPEC = Path(__file__).resolve().parents[1] / "SPEC.md"
@@ -62,6 +73,30 @@ class UnanchoredMatchers(ModelTarget):
             return super().apply(command)
 
 
+class UnanchoredMatchersNamingNoCall(UnanchoredMatchers):
+    """dsh's hooks: matchers unanchored, and hook events that name no call (its
+    `hook-audit-shape`)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        while isinstance(self.state, LoopState) and isinstance(self.state.phase, Rewriting):
+            # dsh's adapter answers a hook the program gives no answer for: it passes.
+            answered = super().apply(HookAnswers(Pass()))
+            observed = attrs.evolve(
+                observed,
+                events=(*observed.events, *answered.events),
+                commits=(*observed.commits, *answered.commits),
+                executed=(*observed.executed, *answered.executed),
+            )
+        events = tuple(
+            {**e, "data": {k: v for k, v in e["data"].items() if k != "callId"}}
+            if str(e["type"]).startswith("hook/")
+            else e
+            for e in observed.events
+        )
+        return attrs.evolve(observed, events=events)
+
+
 @contextlib.contextmanager
 def _unanchored() -> Iterator[None]:
     saved = HookSpec.matches
@@ -86,6 +121,36 @@ def test_HOOK_8_dsh_unanchored_matcher_is_known_under_the_rule_conform_blames() 
     spec = (Path(__file__).resolve().parents[1] / "SPEC.md").read_text(encoding="utf-8")
     (line,) = [line for line in spec.splitlines() if f"`{key}`" in line]
     assert f"({replay.divergence.rule_id};" in line
+
+
+def test_HOOK_8_an_unanchored_matcher_is_blamed_where_hook_events_name_no_call() -> None:
+    """HOOK-8: without its entry, dsh's unanchored matcher was blamed on HOOK-4 under the dsh
+    profile: its hook events name no call, so conform could not tell which tool the matcher
+    was tried on. Where the matcher matches the whole name of none of the program's calls,
+    it ran outside its matcher whichever call it ran for. Where it matches one, which call a
+    hook event is about is not guessed, and HOOK-8 is not named."""
+    key = "pre-hook-matcher-unanchored"
+    case = load_case(REGRESSIONS / f"dsh-{key}.json")
+    kept = tuple(d for d in PROFILE.divergences if d.key != key)
+    without = Profile(f"{PROFILE.name}-less", PROFILE.implementation, kept)
+    replay = replay_case(UnanchoredMatchersNamingNoCall, case.config, case.commands, without)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HOOK-8", replay.divergence.what
+    assert "'read' does not match the whole name of any tool" in replay.divergence.what
+    # A reply calling read too: the extra hook event may be read's, run twice.
+    reply = case.commands[1]
+    assert isinstance(reply, ModelReplies)
+    both = ModelReplies((*reply.blocks, ToolCallBlock("c2", "read", '{"file_path":"a"}')))
+    commands = [
+        case.commands[0],
+        both,
+        *case.commands[2:3],
+        ToolFinishes("c2", ToolSucceeded("ok")),
+    ]
+    commands += case.commands[3:]
+    replay = replay_case(UnanchoredMatchersNamingNoCall, case.config, commands, without)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id != "HOOK-8", replay.divergence.what
 
 
 class _ResultsRewritten(ModelTarget, abc.ABC):

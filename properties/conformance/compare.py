@@ -2070,7 +2070,27 @@ def _outside_matcher(
     (the name found in the log, or in the program's replies while the reply waits for hooks)."""
     data = _data(got)
     call_id = data.get("callId")
-    matcher, name = data.get("matcher"), _tool_name(call_id, command, history)
+    matcher = data.get("matcher")
+    if not isinstance(matcher, str):
+        return None
+    try:
+        spec = HookSpec("h", str(data.get("point")), matcher)
+    except InvalidEventError:
+        return None
+    if call_id is None:
+        # A loop whose hook events name no call (dsh): the hook ran for one of the calls the
+        # program's replies make, and surely outside its matcher only when the matcher matches
+        # none of their whole names (which call it ran for is not guessed).
+        names = {
+            call.name
+            for sent in (*program, command)
+            if isinstance(sent, ModelReplies)
+            for call in sent.tool_calls
+        }
+        if not program or any(spec.matches(name) for name in names):
+            return None
+        return matcher
+    name = _tool_name(call_id, command, history)
     if name is None:
         name = next(
             (
@@ -2082,11 +2102,7 @@ def _outside_matcher(
             ),
             None,
         )
-    if not isinstance(matcher, str) or name is None:
-        return None
-    try:
-        spec = HookSpec("h", str(data.get("point")), matcher)
-    except InvalidEventError:
+    if name is None:
         return None
     return None if spec.matches(name) else matcher
 
@@ -2180,11 +2196,16 @@ def _extra(
                 # is wrong (a loop committing results as bodies finish read as HOOK-5).
                 return _extra(judged, command, phase, history)
             hook = hook_named(got)
-            matcher = _outside_matcher(got, command, history)
+            matcher = _outside_matcher(got, command, history, program)
             if matcher is not None:
+                call_id = _data(got).get("callId")
+                call = (
+                    f"the tool call {call_id} makes"
+                    if call_id is not None
+                    else "any tool the program's replies call (the hook event names no call)"
+                )
                 return "HOOK-8", (
-                    f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name "
-                    f"of the tool call {_data(got).get('callId')} makes"
+                    f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name of {call}"
                 )
             if _data(got).get("point") == "PostToolUse" and not _result_follows(got, target_events):
                 # Audited as the body settles: the audit belongs right before the result it

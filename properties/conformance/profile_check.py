@@ -298,6 +298,7 @@ class ProfileChecker:
             actual,
             target_violations=[],
             history=tuple(self._history),
+            program=tuple(self.commands[: index + 1]),
         )
         since = self._quiet_length + 1
         where = f"commands #{since}..#{last + 1}" if since <= last else f"command #{last + 1}"
