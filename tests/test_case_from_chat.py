@@ -123,6 +123,19 @@ def _replay_refusal(
             "\n",
             "bo.json: the case file is empty (a download or a paste that held nothing?)",
         ),
+        (
+            # The last command cut by hand, its comma left: "Expecting value" at the ] below.
+            BO_S_CASE[: BO_S_CASE.index('    {\n      "kind": "ModelReplies"')].rstrip()
+            + "\n  ]\n}\n",
+            "bo.json:17: the case file is not JSON: a comma before the closing ] (left behind "
+            "when what followed it was cut?): delete it: column 6",
+        ),
+        (
+            # A member cut from the configuration, its comma left: "Expecting property name".
+            BO_S_CASE.replace(',\n    "epochMs": 1700000000000', ","),
+            "bo.json:10: the case file is not JSON: a comma before the closing } (left behind "
+            "when what followed it was cut?): delete it: column 30",
+        ),
     ],
     ids=[
         "curled-quotes",
@@ -135,6 +148,8 @@ def _replay_refusal(
         "cut-off",
         "cut-off-in-a-string",
         "empty",
+        "a-command-cut-by-hand",
+        "a-member-cut-by-hand",
     ],
 )
 def test_PROTO_1_a_case_pasted_through_a_chat_names_what_the_client_put_in(

@@ -63,6 +63,22 @@ def _culprit(text: str, stop: int) -> int | None:
     return None
 
 
+def _trailing_comma(text: str, error: json.JSONDecodeError) -> int | None:
+    """The offset of a comma right before a closing `]` or `}` where the parser stopped there
+    (Python 3.13 says "Illegal trailing comma", earlier ones "Expecting value" or "Expecting
+    property name"), or None."""
+    if not error.msg.startswith(("Expecting value", "Expecting property name", "Illegal trailing")):
+        return None
+    if error.pos < len(text) and text[error.pos] == ",":
+        comma = error.pos
+    else:
+        before = text[: error.pos].rstrip()
+        if not before.endswith(","):
+            return None
+        comma = len(before) - 1
+    return comma if text[comma + 1 :].lstrip()[:1] in ("]", "}") else None
+
+
 def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str:
     """The one-line refusal of the case file `path`, whose text `text` the JSON parser refused
     with `error`: `path:line: the case file is not JSON: what: column c`."""
@@ -103,6 +119,16 @@ def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str
             + _SEND_WHOLE
         )
         return not_json(path, error, "case file", what)
+    comma = _trailing_comma(text, error)
+    if comma is not None:
+        # A command or member cut from a case by hand, its comma left behind: the parser names
+        # the closing bracket on the next line, "Expecting value".
+        line, column = line_and_column(text, comma)
+        closer = text[comma + 1 :].lstrip()[:1]
+        return (
+            f"{path}:{line}: the case file is not JSON: a comma before the closing {closer} "
+            f"(left behind when what followed it was cut?): delete it: column {column}"
+        )
     if error.msg == "Extra data":  # a stray brace, a second copy pasted, a mail's signature
         return not_json(path, error, "case file", "more follows the case's closing brace")
     if error.msg.startswith("Invalid control character") and text[error.pos] in "\r\n":
