@@ -297,3 +297,19 @@ def test_HOOK_7_run_says_nothing_of_faults_when_a_sound_hook_logs_a_fault_word(
     audit = _audit_of_run(tmp_path, capsys, [{"type": "command", "command": logs}])
     assert "call c1: pass (stderr: crash: recovered from a cache miss)" in audit
     assert "HOOK-7" not in audit
+
+
+def test_a_scenario_with_an_integer_too_long_to_read_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scenario holding a number of 5,000 digits was refused with Python's advice to
+    call sys.set_int_max_str_digits(); the error names the file and the number loopspec does
+    not read."""
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(SCENARIO).replace('"removed"', "7" * 5000), encoding="utf-8")
+    assert main(["run", str(scenario)]) == 2
+    said = capsys.readouterr().err
+    assert (
+        f"{scenario}: the scenario is not JSON: an integer of 5000 digits, more than the " in said
+    )
+    assert "set_int_max_str_digits" not in said

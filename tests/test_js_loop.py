@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -633,3 +634,23 @@ def test_PROTO_1_a_command_naming_a_directory_says_so(
     assert said.endswith(
         f": it is {named}, {folder}, not a program: give the command that runs the loop"
     )
+
+
+def test_PROTO_1_an_answer_with_an_integer_too_long_to_read_says_so(tmp_path: Path) -> None:
+    """PROTO-1: an answer holding a number of 5,000 digits was called "not a JSON line", with
+    Python's advice to call sys.set_int_max_str_digits() and the guess that a debugging print
+    took stdout; it names the number loopspec does not read."""
+    loop = tmp_path / "loop.py"
+    loop.write_text(
+        "import sys\n"
+        "for _ in sys.stdin:\n"
+        "    print('{\"type\": \"ready\", \"n\": ' + '7' * 5000 + '}', flush=True)\n",
+        encoding="utf-8",
+    )
+    target = ProcessTarget(shlex.join([sys.executable, str(loop)]), name="long")
+    with pytest.raises(ProcessTargetError) as refused:
+        target.reset(LoopConfig())
+    said = refused.value.message
+    assert "holds an integer of 5000 digits, more than the 4300 digits loopspec reads" in said
+    assert "set_int_max_str_digits" not in said
+    assert "debugging output" not in said

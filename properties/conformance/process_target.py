@@ -38,7 +38,7 @@ from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import repeated_key
+from loopspec.model.jsonvalue import repeated_key, too_long_integer
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
@@ -944,6 +944,9 @@ class ProcessTarget:
         try:
             answer = _answer_json(raw)
         except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            too_long = too_long_integer(error)
+            if too_long is not None:  # JSON, with a number loopspec does not read
+                self._fail(f"the answer to {what} holds {too_long}", line=raw)
             # Most often a print left in the loop: stdout is the protocol's channel alone.
             self._fail(
                 f"the answer to {what} is not a JSON line ({error}); stdout carries only the "
