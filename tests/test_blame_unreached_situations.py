@@ -3,17 +3,18 @@
 Session 22's realistic wrong loops included some that `loopspec conform` passed on every seed,
 because no program created the situation they mishandle: a PreToolUse hook that allows with a
 reason (a real hook's permissionDecisionReason on allow, which is only logged), a body that
-defers an empty context, a model request that fails with an empty message, a body failing
-with an error name other than ToolError. The generator now
-creates each (`properties/stateful/swarm.py`, `strategies.failure_on`; counted in
+defers an empty context, a model request that fails with an empty message; reading SPEC.md rule
+by rule found two more (session 23): a body failing with an error name other than ToolError, a
+PostToolUse hook blocking without a reason. The generator now creates each
+(`properties/stateful/swarm.py`, `strategies.failure_on`; counted in
 `test_generation_reach.py`). Each wrong loop here is the bundled implementation with one piece
 patched the way such a loop gets it wrong; conform must find it, blaming the rule it breaks,
 within 200 programs on seeds 1 and 2. Neither sweep around the search (section 12's examples,
 the targeted situations) has any of these situations: the random search finds them.
 
-A fourth passed for another reason: a crash repair that stamps its closers with the loop's clock
-(REC-1: the last event's time). The bundled implementation ran under conform on a clock stopped
-at one instant, where every time is the last event's; its clock now moves on.
+One more of session 22's passed for another reason: a crash repair that stamps its closers with
+the loop's clock (REC-1: the last event's time). The bundled implementation ran under conform
+on a clock stopped at one instant, where every time is the last event's; its clock now moves on.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from loopspec.model.commands import (
     Deny,
     HookAnswers,
     ModelFails,
+    PostBlock,
     PostVerdict,
     PreVerdict,
     ToolFailed,
@@ -44,6 +46,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec
 from loopspec.model.events import Event
 from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.messages import TextBlock
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.run import run_conformance
 
@@ -115,6 +118,27 @@ def _every_failure_a_tool_error(
     return judged
 
 
+def _empty_block_reasons_written(
+    original: Callable[..., results.PreparedResult],
+) -> Callable[..., results.PreparedResult]:
+    """`judged_result`, except that a blocked result has a text block per blocking hook, an
+    empty one for a hook that gave no reason."""
+
+    def judged(
+        outcome: ToolOutcome,
+        audit: tuple[tuple[HookSpec, PostVerdict, float], ...],
+        *,
+        after_abort: bool,
+    ) -> results.PreparedResult:
+        result = original(outcome, audit, after_abort=after_abort)
+        reasons = [verdict.reason for _, verdict, _ in audit if isinstance(verdict, PostBlock)]
+        if "" not in reasons:
+            return result
+        return attrs.evolve(result, content=tuple(TextBlock(reason) for reason in reasons))
+
+    return judged
+
+
 def _allows_with_a_reason(program: Sequence[Command]) -> bool:
     return any(
         isinstance(c, HookAnswers) and isinstance(c.verdict, Allow) and c.verdict.reason
@@ -144,6 +168,14 @@ def _fails_with_an_error_name(program: Sequence[Command]) -> bool:
     )
 
 
+def _blocks_without_a_reason(program: Sequence[Command]) -> bool:
+    return any(
+        isinstance(c, ToolFinishes)
+        and any(isinstance(v, PostBlock) and not v.reason for v in c.post)
+        for c in program
+    )
+
+
 def _plant(monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
     match bug:
         case "allow's reason joined":
@@ -162,6 +194,11 @@ def _plant(monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
 
             wrong = _every_failure_a_tool_error(results.judged_result)
             monkeypatch.setattr(batch, "judged_result", wrong)
+        case "empty block reason written":
+            from loopspec.impl import batch  # noqa: PLC0415
+
+            wrong = _empty_block_reasons_written(results.judged_result)
+            monkeypatch.setattr(batch, "judged_result", wrong)
         case _:
             raise AssertionError(bug)
 
@@ -177,6 +214,8 @@ BUGS: dict[str, tuple[frozenset[str], Callable[[Sequence[Command]], bool]]] = {
     "empty failure message worded": (frozenset({"TEXT-2"}), _fails_without_a_message),
     # A failed body's result carries its {name, code} (EXE-4).
     "every failure a ToolError": (frozenset({"EXE-4"}), _fails_with_an_error_name),
+    # A block without a reason adds no text block (DEC-3).
+    "empty block reason written": (frozenset({"DEC-3"}), _blocks_without_a_reason),
 }
 
 

@@ -7,10 +7,10 @@ input still queued when a program ends or a request fails, an abort whose cause 
 user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
 only whitespace, two calls' own contexts settling out of model order, a hook allowing with a
 reason beside another's deny or ask, a body's empty context, a failed request's empty message,
-a body's failure named otherwise than ToolError) and the features every rule family needs
-(rewrites, several hooks on one call, parallel calls, approvals, aborts, crashes). The test
-runs the conformance machine on the model itself, counts per situation the programs that reach
-it, prints the counts (`-s`), and requires each to be reached by some.
+a body's failure named otherwise than ToolError, a block without a reason) and the features
+every rule family needs (rewrites, several hooks on one call, parallel calls, approvals, aborts,
+crashes). The test runs the conformance machine on the model itself, counts per situation the
+programs that reach it, prints the counts (`-s`), and requires each to be reached by some.
 
 The same run is the conformance machine's control (MODEL-1): the correct implementation, the
 model as a target, is never rejected; a divergence in any of its programs fails the test.
@@ -101,6 +101,7 @@ SITUATIONS = (
     "empty tool context",
     "failed request with an empty message",
     "failure with a code and an error name of its own",
+    "PostToolUse block without a reason",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -135,6 +136,9 @@ OFTEN = {
     # A loop that named every failed body ToolError passed 200 programs on every seed while
     # every failure was one (the first batch now has 20).
     "failure with a code and an error name of its own": 10,
+    # A loop that wrote an empty text block for a PostToolUse block without a reason passed
+    # every program while every block gave one; blocks are rare (the first batch has 6).
+    "PostToolUse block without a reason": 3,
 }
 
 
@@ -223,6 +227,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("blank tool context")
         if isinstance(command.outcome, ToolSucceeded) and "" in command.outcome.contexts:
             found.add("empty tool context")
+        if any(isinstance(v, PostBlock) and not v.reason for v in command.post):
+            found.add("PostToolUse block without a reason")
         outcome = command.outcome
         if isinstance(outcome, ToolFailed) and outcome.code and outcome.error_name != "ToolError":
             found.add("failure with a code and an error name of its own")

@@ -476,7 +476,7 @@ def conformance_machine(
             running = [s for s in phase.slots if s.status == RUNNING]
             slot = swarming.settling(choose, self.swarm, running)
             hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
-            post = swarming.post_answers(choose, self.swarm, len(hooks))
+            post = swarming.post_answers(choose, self.swarm, len(hooks), slot.call_id)
             outcome = swarming.tool_outcomes(choose, self.swarm, slot.call_id)
             if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
                 outcome = attrs.evolve(outcome, meta=None)

@@ -57,7 +57,9 @@ The situations a rule governs and the generator reaches on purpose:
 - a failed request's empty message, carried as given (TEXT-2): every other failure, by the
   log's length (`strategies.failure_on`);
 - a body's failure named otherwise than `ToolError`, whose `{name, code}` is the result's error:
-  each failure message has its own name.
+  each failure message has its own name;
+- a PostToolUse block without a reason (DEC-3: `blocked by PostToolUse hook`, or the other
+  blocks' reasons alone): with silent denials on, a result's first block, for every other call.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -552,7 +554,21 @@ def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
     return _EMPTY_CONTEXT if not swarm.contexts and verdict == _POST_VERDICTS[1] else verdict
 
 
-def post_answers(choose: Choose, swarm: Swarm, hooks: int) -> tuple[PostVerdict, ...]:
+# A block without a reason: the result is then `blocked by PostToolUse hook`, or the other
+# blocks' reasons alone (DEC-3). Every block gave a reason, and a loop that wrote an empty text
+# block for one without passed every program.
+_SILENT_BLOCK = PostBlock("")
+
+
+def _silent_block(swarm: Swarm, call_id: str) -> bool:
+    """Whether the first block of call `call_id`'s result gives no reason: with silent denials
+    on (no deny gives a reason), for every other call (c2, c4, ...); tied to draws already made,
+    so programs draw what they drew before, and a result's later blocks keep their reasons."""
+    number = call_id[1:]
+    return swarm.silent_denials and number.isdigit() and int(number) % 2 == 0
+
+
+def post_answers(choose: Choose, swarm: Swarm, hooks: int, call_id: str) -> tuple[PostVerdict, ...]:
     """The answers of a result's `hooks` PostToolUse hooks: of several, the first blocks in two
     results of three, and after a block the next hook mostly blocks too (drawn alone, two blocks
     on one result came in one result of nine at best). A block is the least draw (the simplest,
@@ -566,6 +582,9 @@ def post_answers(choose: Choose, swarm: Swarm, hooks: int) -> tuple[PostVerdict,
             answers.append(_POST_VERDICTS[2])
         else:
             answers.append(post_verdicts(choose, swarm))
+    first = next((i for i, a in enumerate(answers) if isinstance(a, PostBlock)), None)
+    if first is not None and _silent_block(swarm, call_id):
+        answers[first] = _SILENT_BLOCK
     return tuple(answers)
 
 
