@@ -29,7 +29,8 @@ a fixed program that shows it is replayed:
   must run") that now say the failed body is judged too;
 - PreToolUse answers audited after the reply and its tool/call records: read as a hook that
   must run (HOOK-4), though it ran once, where an answer is audited before the reply that
-  carries its call (RW-3).
+  carries its call (RW-3); where another hook answers after it, the missing audit is HOOK-4's
+  (a hook is audited when it answers), in words that now say the hook answered.
 """
 
 from __future__ import annotations
@@ -247,8 +248,12 @@ class JudgesSuccessesOnly(ModelTarget):
 
 
 class AuditsAfterTheReply(ModelTarget):
-    """The model, except that a reply's PreToolUse audit is appended after the reply and its
-    calls' tool/call records."""
+    """The model, except that a reply's PreToolUse audits are held back and appended after the
+    reply and its calls' tool/call records."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[dict[str, Any]] = []
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
@@ -258,19 +263,27 @@ class AuditsAfterTheReply(ModelTarget):
             for e in events
             if e["type"].startswith("hook/") and e["data"]["point"] == "PreToolUse"
         ]
-        if not audits or not any(e["type"] == "assistant/message" for e in events):
+        if not audits and not self.held:
             return observed
         rest = [e for e in events if e not in audits]
+        first = observed.events[0]["seq"] - len(self.held) if observed.events else 0
+        self.held += audits
+        if not any(e["type"] == "assistant/message" for e in events):
+            return _renumbered(observed, rest, first)
         last_record = max(
             i for i, e in enumerate(rest) if e["type"] in ("assistant/message", "tool/call")
         )
-        moved = rest[: last_record + 1] + audits + rest[last_record + 1 :]
-        renumbered = _renumbered(observed, moved)
+        moved = rest[: last_record + 1] + self.held + rest[last_record + 1 :]
+        self.held = []
+        renumbered = _renumbered(observed, moved, first)
         return attrs.evolve(renumbered, atomic=atomic_units(renumbered.events))
 
 
-def _renumbered(observed: Observation, events: list[dict[str, Any]]) -> Observation:
-    first = observed.events[0]["seq"] if observed.events else 0
+def _renumbered(
+    observed: Observation, events: list[dict[str, Any]], first: int | None = None
+) -> Observation:
+    if first is None:
+        first = observed.events[0]["seq"] if observed.events else 0
     for seq, event in enumerate(events, start=first):
         event["seq"] = seq
     return attrs.evolve(observed, events=tuple(events))
@@ -407,6 +420,16 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         (SubmitUser(""), _calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
         "RW-3",
     ),
+    (
+        "PreToolUse answers held back until the reply, another hook still to answer",
+        AuditsAfterTheReply,
+        LoopConfig(
+            tools=(GREP,),
+            hooks=(HookSpec("everything", "PreToolUse", "*"), HookSpec("late", "PreToolUse", ".*")),
+        ),
+        (SubmitUser(""), _calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
+        "HOOK-4",
+    ),
 ]
 
 
@@ -512,3 +535,10 @@ def test_RW_3_an_audit_after_the_reply_says_it_comes_before_the_reply() -> None:
     what = _what(*_program("PreToolUse answers audited after the reply")[1:4])
     assert "after the assistant/message carrying call c1" in what, what
     assert "is audited before the reply that carries the call" in what, what
+
+
+def test_HOOK_4_an_audit_held_back_says_the_hook_answered() -> None:
+    """HOOK-4: the report says the hook answered in this command and is audited then."""
+    what = _what(*_program("PreToolUse answers held back until the reply")[1:4])
+    assert "hook everything answered in this command, and a hook is audited when it" in what
+    assert "must run" not in what, what

@@ -1521,6 +1521,19 @@ def _missing(
                 and command.call_id == call_id
                 and _data(want).get("point") == "PostToolUse"
             )
+            if (
+                isinstance(command, HookAnswers)
+                and _data(want).get("point") == "PreToolUse"
+                and not any(e.get("type") == "assistant/message" for e in model_events)
+            ):
+                # The hook answered in this command: it ran, and its audit is what is missing
+                # ("must run" sent the reader looking for a hook never asked).
+                return hook_audit_rule(want), (
+                    f"{lacks}: {hook_named(want)} answered in this command, and a hook is "
+                    "audited when it answers, its hook/invoked and hook/result appended "
+                    "together, not held back until the reply (which comes after every "
+                    "answer's audit, RW-3)"
+                )
             return hook_audit_rule(want), (
                 f"{lacks}: {hook_named(want)} must run"
                 # A loop that judges successes alone (as Claude Code's PostToolUse does) is
