@@ -1,6 +1,6 @@
 """Fresh bugs of session 23, blamed on the rule their author must fix, in words that say what.
 
-Session 23 wrote twenty-nine more wrong loops outside the project (copies of `impl/` and of
+Session 23 wrote thirty-four more wrong loops outside the project (copies of `impl/` and of
 `examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where the report
 named another rule than the one the bug breaks, the difference is planted here in the model and
 a fixed program that shows it is replayed:
