@@ -162,12 +162,14 @@ def test_MODEL_1_the_sweeps_commands_count_among_the_commands_sent() -> None:
 class MatchesOtherwise(ModelTarget):
     """The model, its hooks' matchers read another way: `prefix`, a matcher matches the start of
     a tool name (JavaScript's `new RegExp(matcher).test(name)` anchored only by a `^`);
-    otherwise a leading `(?i)` is dropped, and the rest matches as written. Its audit names
-    each hook's configured matcher, as a loop that only reads matchers wrongly does."""
+    `ignore_case`, every matcher matches in any letter case; otherwise a leading `(?i)` is
+    dropped, and the rest matches as written. Its audit names each hook's configured matcher, as
+    a loop that only reads matchers wrongly does."""
 
-    def __init__(self, *, prefix: bool) -> None:
+    def __init__(self, *, prefix: bool, ignore_case: bool = False) -> None:
         super().__init__()
         self.prefix = prefix
+        self.ignore_case = ignore_case
         self.configured: dict[str, str] = {}
 
     def reset(self, config: LoopConfig) -> frozenset[str]:
@@ -179,6 +181,8 @@ class MatchesOtherwise(ModelTarget):
     def _read(self, matcher: str) -> str:
         if matcher in ("", "*"):
             return matcher
+        if self.ignore_case:
+            return "(?i)" + matcher.removeprefix("(?i)")
         if self.prefix:
             flag, rest = ("(?i)", matcher[4:]) if matcher.startswith("(?i)") else ("", matcher)
             return f"{flag}(?:{rest}).*"
@@ -197,14 +201,21 @@ class MatchesOtherwise(ModelTarget):
         return {**event, "data": {**data, "matcher": self.configured[data["handlerId"]]}}
 
 
-@pytest.mark.parametrize("prefix", [True, False], ids=["matches a prefix", "drops (?i)"])
-def test_HOOK_8_a_loop_reading_matchers_otherwise_is_found_by_the_sweep(prefix: bool) -> None:
+@pytest.mark.parametrize(
+    ("prefix", "ignore_case"),
+    [(True, False), (False, False), (False, True)],
+    ids=["matches a prefix", "drops (?i)", "ignores case"],
+)
+def test_HOOK_8_a_loop_reading_matchers_otherwise_is_found_by_the_sweep(
+    prefix: bool, ignore_case: bool
+) -> None:
     """HOOK-8: a matcher matches the whole tool name, case-sensitively unless it starts with
     `(?i)`. A loop matching only a name's start, or dropping `(?i)`, passed every random program
     on every seed tried: no generated tool name extends a generated matcher or changes its case.
-    The sweep's program calls `bash_session` beside a `bash` hook and `read` beside `(?i)READ`."""
+    The sweep's program calls `bash_session` beside a `bash` hook and `read` beside `(?i)READ`;
+    another calls `read` beside a `Read` hook, which a loop matching in any case runs."""
     with pytest.raises(DivergenceFound) as found:
-        sweep_situations(lambda: MatchesOtherwise(prefix=prefix), ALL)
+        sweep_situations(lambda: MatchesOtherwise(prefix=prefix, ignore_case=ignore_case), ALL)
     assert found.value.divergence.rule_id == "HOOK-8", found.value.divergence.what
 
 

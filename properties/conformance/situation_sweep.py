@@ -9,7 +9,8 @@ tried), an approval asked again for a tool approved in an earlier turn, a result
 PostToolUse hooks block and add a context to. A loop matching a hook's matcher against part of a
 tool name (JavaScript's `new RegExp(matcher).test(name)`, no `^` or `$`), or dropping a leading
 `(?i)`, passed every program on every seed tried (session 23): no generated tool name extends a
-generated matcher, nor is spelt in another case; so did one delivering an empty context a body
+generated matcher, nor is spelt in another case (nor did one matching every matcher as if it began
+with `(?i)`); so did one delivering an empty context a body
 deferred ("", which is none, ADJ-4), the programs drawing none then (they draw one now, as they
 draw a PostToolUse hook's; its situation below makes it certain, whatever the budget); and one
 dropping a deny's reason of whitespace, or writing an ask's empty reason on its approval request:
@@ -229,6 +230,17 @@ SITUATIONS: tuple[Situation, ...] = (
             ModelReplies(
                 (ToolCallBlock("c1", "bash_session", _BASH), ToolCallBlock("c2", "read", _READ))
             ),
+            HookAnswers(Pass()),
+        ),
+    ),
+    Situation(
+        "a hook's matcher differs from a called tool's name only in letter case",
+        ("HOOK-8", "HOOK-4"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("cased", "Read"), ("reader", "read"))),
+        (
+            SubmitUser("look around"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             HookAnswers(Pass()),
         ),
     ),
