@@ -753,6 +753,38 @@ def _context_in_result(command: ToolFinishes, want: Event, got: Event | None) ->
     return gave_context and _result_parts(got) > _result_parts(want)
 
 
+def _body_error_words(want: Event, got: Event | None) -> str | None:
+    """What the target wrote as a failed body's `{name, code}` against what the body gave,
+    when the result's content agrees and only its error info differs (EXE-4); None otherwise.
+    A loop naming every failure ToolError read as a wrong text ("Error: <message>")."""
+    wanted = _data(want).get("error")
+    if (
+        not isinstance(wanted, dict)
+        or wanted.get("code") in _LOOP_ERROR_CODES
+        or got is None
+        or _content(got) != _content(want)
+    ):
+        return None
+    written = _data(got).get("error")
+    if written == wanted:
+        return None
+    rule = (
+        "a failed body's result keeps the body's own errorName and code as tool/result.error "
+        "(SPEC.md section 9)"
+    )
+    differences = [
+        f"{field} {json.dumps(written.get(field))} where the body's is "
+        + json.dumps(wanted.get(field))
+        for field in ("name", "code")
+        if isinstance(written, dict) and written.get(field) != wanted.get(field)
+    ]
+    if differences:
+        return f"the target gives the error {' and '.join(differences)}: {rule}"
+    # No error info, another JSON type, or the same name and code with members of its own.
+    what = "writes no error info" if written is None else f"writes {json.dumps(written)}"
+    return f"the target {what} where the body failed with {json.dumps(wanted)}: {rule}"
+
+
 def _error_code(event: Event | None) -> object:
     """A tool/result's error code, None when it carries none."""
     error = _data(event).get("error")
@@ -972,6 +1004,9 @@ def _result_rule(
             "started is never aborted before dispatch, and a body that finished before the "
             "abort keeps its result (only a success that lands after it is ABORTED)"
         )
+    body_error = _body_error_words(want, got)
+    if body_error is not None:
+        return "EXE-4", f"{about} differs in its error info: {body_error}"
     if isinstance(command, ToolFinishes) and command.call_id == call_id:
         if _context_in_result(command, want, got):
             return "ADJ-4", (
