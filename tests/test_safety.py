@@ -66,9 +66,12 @@ SCENARIO = {
 }
 
 
-def _case_recording(tmp_path: Path, target: dict[str, str]) -> Path:
+def _case_recording(tmp_path: Path, target: dict[str, str] | None) -> Path:
+    """A regression case recording `target`, or naming none (None: no `target` member)."""
     document = json.loads(REGRESSION.read_text(encoding="utf-8"))
-    document["target"] = target
+    document.pop("target", None)
+    if target is not None:
+        document["target"] = target
     path = tmp_path / "case.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     return path
@@ -162,12 +165,20 @@ def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
             ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
             "  recorded target: loopspec's bundled implementation, not run",
         ),
+        # A case written by hand may name no target: the case format reads that as the bundled
+        # implementation, as it reads {} (`loopspec schema case`, the tutorial's member table).
+        (None, [], "  recorded target: loopspec's bundled implementation (the one replayed)"),
+        (
+            None,
+            ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
+            "  recorded target: loopspec's bundled implementation, not run",
+        ),
     ],
 )
 def test_SAFE_1_a_case_found_on_the_bundled_implementation_says_so(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    target: dict[str, str],
+    target: dict[str, str] | None,
     replayed_on: list[str],
     expected: str,
 ) -> None:
