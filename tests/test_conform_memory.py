@@ -4,7 +4,8 @@ collector's setting a run changes is the caller's again afterwards.
 Hypothesis keeps each finished machine in reference cycles; before, everything a program held
 lived on until the cyclic collector ran, programs later (`run._OneProgramAtATime`). A run makes
 the youngest generation's collections rarer (`run._young_collections_rarer`) and must hand the
-process back as it found it, however the run ends.
+process back as it found it, however the run ends. Nor may a run leave anything behind for good
+(`run._forget_machines`): a process may run conform many times.
 """
 
 from __future__ import annotations
@@ -126,3 +127,54 @@ def test_MODEL_1_a_run_makes_young_collections_rarer_and_restores_the_setting(
     with pytest.raises(TargetError):
         run_conformance(_Breaks, examples=PROGRAMS, seed_value=BATCH_SEED, show_progress=False)
     assert gc.get_threshold() == caller
+
+
+def _machine_classes_alive() -> int:
+    """The conformance machine classes alive (conform makes two per run)."""
+    from hypothesis.stateful import RuleBasedStateMachine  # noqa: PLC0415
+
+    gc.collect()
+    return sum(
+        1
+        for alive in gc.get_objects()
+        if isinstance(alive, type)
+        and issubclass(alive, RuleBasedStateMachine)
+        and alive.__module__.startswith("loopspec.properties.conformance")
+    )
+
+
+def _swarms_alive() -> int:
+    from loopspec.properties.stateful.swarm import Swarm  # noqa: PLC0415
+
+    gc.collect()
+    return sum(1 for alive in gc.get_objects() if isinstance(alive, Swarm))
+
+
+# Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
+@pytest.mark.no_cover
+def test_MODEL_1_a_run_lets_go_of_its_machine_classes_and_the_target_factory(
+    counted: None,
+) -> None:
+    """After a run, however it ended, nothing of it stays alive: not the two machine classes it
+    made, nor the target factory their methods close over, nor the swarms its programs drew.
+    Before, Hypothesis's registries of machine classes kept every run's classes (and through
+    them the factory) and a cache keyed on whole swarms kept every swarm, about 130 objects a
+    run, in a process that runs conform many times (a pytest session, the pytest plugin)."""
+    # A run warms caches that keep a bounded number of objects for good: counted after one.
+    run_conformance(_CountedModel, examples=10, seed_value=BATCH_SEED, show_progress=False)
+    classes, swarms = _machine_classes_alive(), _swarms_alive()
+    factories: list[weakref.ref[type[_CountedModel]]] = []
+    for offset, target in enumerate((_CountedModel, _CountedModel, _DropsTheSecondTurn, _Breaks)):
+        # A factory of the run's own, so that only the run could keep it alive.
+        factory = type(f"Run{offset}", (target,), {})
+        factories.append(weakref.ref(factory))
+        try:
+            run_conformance(
+                factory, examples=10, seed_value=BATCH_SEED + offset, show_progress=False
+            )
+        except TargetError:
+            assert target is _Breaks
+        del factory
+    assert _machine_classes_alive() == classes
+    assert [made() for made in factories] == [None] * len(factories)
+    assert _swarms_alive() == swarms

@@ -738,9 +738,8 @@ def run_conformance(
     SITUATION_HITS.clear()
     pin: dict[str, str] = {}
     smallest: list[DivergenceFound] = []
-    machine = _recording_smallest(
-        conformance.conformance_machine(counting_factory, profile, pin=pin), smallest
-    )
+    checking = conformance.conformance_machine(counting_factory, profile, pin=pin)
+    machine = _recording_smallest(checking, smallest)
     budget = settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -852,6 +851,7 @@ def run_conformance(
             raise
         raise TargetError(_unrepeatable(unrepeated)) from None
     finally:
+        _forget_machines(machine, checking)
         if show_progress and sys.stderr.isatty():
             print(file=sys.stderr)
     conformance.count_observed()
@@ -880,6 +880,25 @@ def run_conformance(
         len(targeted),
         divergence is not None and not searched,
     )
+
+
+def _forget_machines(*machines: type[object]) -> None:
+    """Let go of this run's machine classes, which Hypothesis keeps for good: a dict and two
+    caches in `hypothesis.stateful` (6.170), keyed by class, hold every machine class ever run,
+    and with it what its methods close over (the target factory, the run's counters). A run
+    makes two classes, so a process running conform many times (a pytest session, the pytest
+    plugin) kept them all. The names are Hypothesis's own and may go: then nothing is done.
+    Clearing a cache costs another machine only rebuilding its entry once."""
+    from hypothesis.stateful import RuleBasedStateMachine, RuleStrategy  # noqa: PLC0415
+
+    per_class = getattr(RuleBasedStateMachine, "_setup_state_per_class", None)
+    if isinstance(per_class, dict):
+        for machine in machines:
+            per_class.pop(machine, None)
+    for owner, cached in ((RuleBasedStateMachine, "_to_test_case"), (RuleStrategy, "_setup_for")):
+        clear = getattr(getattr(owner, cached, None), "cache_clear", None)
+        if callable(clear):
+            clear()
 
 
 def _sweeps(profile: Profile | None, capabilities: frozenset[str]) -> bool:

@@ -356,15 +356,19 @@ def _identity(arguments: str) -> JsonValue | None:
 
 
 @functools.cache
-def _leanings(swarm: Swarm, identity: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """What the swarm leans on (each kind as often as its weight), and where each kind starts."""
+def _leanings(
+    approvals: bool, denials: bool, rewrites: bool, identity_rewrites: bool
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """What a swarm with these kinds on leans on (each kind as often as its weight), and where
+    each kind starts. Keyed on the four kinds, not the whole swarm: a cache keyed on every
+    swarm drawn kept them all, run after run, in a process that runs conform many times."""
     leaning: list[str] = []
     starts: list[int] = []
     for kind, on, weight in (
-        ("ask", swarm.approvals, 2),
-        ("deny", swarm.denials, 2),
-        ("rewrite", swarm.rewrites, 3),
-        ("identity", swarm.identity_rewrites and identity, 2),
+        ("ask", approvals, 2),
+        ("deny", denials, 2),
+        ("rewrite", rewrites, 3),
+        ("identity", identity_rewrites, 2),
     ):
         if on:
             starts.append(len(leaning))
@@ -449,7 +453,12 @@ def pre_verdicts(
     continuation then shows an approval of a rewritten call, a denial and two hooks' rewrites
     at once. The rotations leave every answer as likely as before."""
     identity = _identity(call.arguments)
-    leaning, starts = _leanings(swarm, identity is not None)
+    leaning, starts = _leanings(
+        swarm.approvals,
+        swarm.denials,
+        swarm.rewrites,
+        swarm.identity_rewrites and identity is not None,
+    )
     allow_reason = _ALLOW_REASON if (call_index + hook_index) % 2 else None
     if not leaning or choose(4) == 3:
         match choose(4):
