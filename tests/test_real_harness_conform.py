@@ -205,6 +205,78 @@ def test_RW_1_the_profile_recognises_a_record_that_is_not_what_ran(name: str) ->
     assert checker.stop.key == "RW-1"
 
 
+# Two PreToolUse hooks allow a read: the first configured (everything) supplies an input the tool
+# takes, the last (late) one it cannot take, which the model refuses (HOOK-6). Each CLI runs the
+# input of the hook that finished last, and the adapter ends the first configured last (HOOK-3):
+# conform on Claude Code (seed 2) reported this as an unknown HOOK-6.
+_UNTAKEABLE_LAST_REWRITE: tuple[Command, ...] = (
+    SubmitUser("ctx"),
+    ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+    HookAnswers(Allow(FrozenMap({"file_path": "a.txt"}))),
+    HookAnswers(Allow(FrozenMap({"unrelated": True}))),
+)
+
+
+def _fed_untakeable_last_rewrite(profile: Profile, ran: str) -> tuple[ProfileChecker, object]:
+    """The profile's checker fed the program above, the target running the input `ran` (a
+    JSON text) where the model refuses the call; what the last command was blamed on."""
+    model = ModelTarget()
+    model.reset(load_case(_case_path("claude-code", "HOOK-3")).config)
+    checker = ProfileChecker(profile)
+    found: object = None
+    for command in _UNTAKEABLE_LAST_REWRITE:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        assert expected.accepted
+        actual = expected
+        if any(e["type"] == "tool/result" for e in expected.events):
+            # The CLI writes the call record and starts the body instead of the refusal.
+            cut = next(i for i, e in enumerate(expected.events) if e["type"] == "tool/result")
+            actual = attrs.evolve(expected, events=expected.events[:cut], executed=(("c1", ran),))
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+    return checker, found
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_HOOK_3_an_earlier_hook_s_input_run_where_the_last_one_is_refused_is_known(
+    name: str,
+) -> None:
+    """HOOK-3: the model refuses the call for the last configured hook's input (HOOK-6) and the
+    CLI runs the first one's, which finished last: the profile's known HOOK-3, not a HOOK-6."""
+    checker, found = _fed_untakeable_last_rewrite(PROFILES[name], '{"file_path":"a.txt"}')
+    assert found is None, found
+    assert checker.stop is not None
+    assert checker.stop.key == "HOOK-3"
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_HOOK_6_running_the_refused_input_itself_is_not_excused(name: str) -> None:
+    """HOOK-6: a loop that runs the very input the model refuses breaks HOOK-6; HOOK-3's race
+    excuses only another hook's input. (RW-1 is left out of the profile: its symptom, the call
+    record not holding the hook's input that ran, shows here too and would stop first.)"""
+    profile = _without(PROFILES[name], {"RW-1"})
+    checker, found = _fed_untakeable_last_rewrite(profile, '{"unrelated":true}')
+    assert checker.stop is None
+    assert found is not None
+    assert getattr(found, "rule_id", None) == "HOOK-6", found
+
+
+def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(
+    harness: str, shared: SharedProcess
+) -> None:
+    """HOOK-3 on the real binary: neither CLI refuses the call the model refuses for the last
+    configured hook's input (HOOK-6); each runs the first one's, and replay under its profile
+    stops there at the known HOOK-3."""
+    config = load_case(_case_path(harness, "HOOK-3")).config
+    found = replay_case(shared, config, list(_UNTAKEABLE_LAST_REWRITE), PROFILES[harness])
+    assert found.divergence is None, found.divergence
+    assert found.stopped_by == "HOOK-3"
+    assert found.stopped_at == len(_UNTAKEABLE_LAST_REWRITE) - 1
+
+
 @pytest.mark.parametrize(
     "blocks",
     [

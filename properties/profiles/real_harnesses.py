@@ -35,7 +35,11 @@ from loopspec.model.invariants import (
     SUPPLIED_WITHOUT_SIDECAR,
 )
 from loopspec.model.rewrite import input_problem
-from loopspec.model.wording import BLOCKED_WITHOUT_REASON, DENIED_WITHOUT_REASON
+from loopspec.model.wording import (
+    BLOCKED_WITHOUT_REASON,
+    DENIED_WITHOUT_REASON,
+    REWRITE_REFUSED_WORDS,
+)
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
@@ -124,14 +128,34 @@ def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Earlier
     )
 
 
+def _refused_rewrites(events: list[Event]) -> set[str]:
+    """The calls whose result refuses the input a hook supplied (HOOK-6)."""
+    return {
+        result_call(event)
+        for event in events
+        if event["type"] == "tool/result"
+        and REWRITE_REFUSED_WORDS in json.dumps(event["data"]["message"])
+    }
+
+
 def _another_hooks_rewrite_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """HOOK-3: a call ran another hook's rewrite than the one the model applies."""
+    """HOOK-3: a call ran another hook's rewrite than the one the model applies. Where the
+    model's is an input the tool cannot take, the model refuses the call (HOOK-6) and runs
+    nothing: a CLI that ran an earlier hook's input (it finished last) shows the same race."""
+    model_events = _all_events(earlier.model, want)
     model_ran, target_ran = _ran(earlier.model, want), _ran(earlier.target, got)
+    refused, model_supplied = _refused_rewrites(model_events), _supplied(model_events)
     supplied = _supplied(_all_events(earlier.target, got))
+
+    def applies_another(call_id: str, arguments: object) -> bool:
+        if call_id in model_ran:
+            return model_ran[call_id] != arguments
+        # Refused: the model's input in effect is the last its audit shows supplied.
+        in_effect = model_supplied.get(call_id, [])
+        return call_id in refused and bool(in_effect) and in_effect[-1] != arguments
+
     return any(
-        call_id in model_ran
-        and model_ran[call_id] != arguments
-        and arguments in supplied.get(call_id, [])
+        applies_another(call_id, arguments) and arguments in supplied.get(call_id, [])
         for call_id, arguments in target_ran.items()
     )
 
