@@ -5,12 +5,21 @@ Run by hand: `.venv/bin/python benchmarks/bench_conform.py [--examples N] [--rou
 Issue #15's first target: `loopspec conform` on the bundled implementation should run at least
 0.2x the steps per second of a trivial two-rule Hypothesis state machine (a counter that goes up
 and down, one invariant), so that what a conformance step costs beyond Hypothesis's own
-bookkeeping stays small. Both run in this process, interleaved round by round so load on the
+bookkeeping stays small. Each side runs in a fresh interpreter of its own (this one, the same
+environment, an untimed run of 5 examples first), interleaved round by round so load on the
 machine hits them alike, with the same number of examples and runs and the same cap on program
-length (40 steps); the ratio of the best rounds is printed with MET or MISSED. The trivial
-machine's programs run nearly to the cap, while a conform program ends after a few turns (a
-third end after each), so Hypothesis's cost per program weighs more on conform's steps. A
-second ratio, also judged, runs the trivial machine with its cap at conform's mean program
+length (40 steps); the ratio of the best rounds is printed with MET or MISSED.
+
+Until session 23 the trivial machine ran in this process, after loopspec's imports and the
+conform runs: its full collections walked the objects they left, 15-18% of its CPU went to the
+collector against about 10% in a fresh process, and the slower yardstick flattered conform's
+ratio. The trivial machine's process now never imports loopspec (conform's import of it is
+inside `conform_steps`). The old figure is still printed, labelled: conform's process times the
+trivial machine after its own runs.
+
+The trivial machine's programs run nearly to the cap, while a conform program ends after a few
+turns (a third end after each), so Hypothesis's cost per program weighs more on conform's steps.
+A second ratio, also judged, runs the trivial machine with its cap at conform's mean program
 length in the same round: the cost of a conformance step beyond Hypothesis's at equal program
 lengths. That cap is a whole number of steps and the trivial machine's mean length misses
 conform's by up to a step, so the ratio is also printed (in brackets, since session 20) against
@@ -38,7 +47,9 @@ examples/js-loop/main.mjs"`); only conform's own CPU is counted, not the target 
 
 With `--instructions` (valgrind installed), the same ratio is also counted in instructions per
 step (callgrind, a fresh interpreter per run, a short run's count subtracted for start-up), which
-the load of a shared machine does not move; it counts conform's default seed only (minutes per
+the load of a shared machine does not move; as in the timed runs, the trivial machine's
+interpreter does not import loopspec (until session 23 it did, and its collections walked
+loopspec's modules); it counts conform's default seed only (minutes per
 seed), so it too moves with that seed's program lengths, and the trivial machine derandomized, so
 that two counts of the same code agree.
 
@@ -52,7 +63,8 @@ the involuntary context switches per CPU second (the machine's load taking the C
 the caches with it). In session 23, on a machine loaded six times over, the ratio in time was
 0.17 where the ratio in instructions was 0.27: conform's system time was 2.6% of its CPU, its
 collections 4.3% (the trivial machine's 15%), 0.35 page faults a command, and both sides were
-preempted alike per CPU second. None of those explains the gap: a conformance step runs far
+preempted alike per CPU second (the trivial machine then timed in conform's process). None of
+those explains the gap: a conformance step runs far
 more distinct code and data than the two-rule machine's and executes fewer instructions per
 cycle, the more so when other processes share the caches.
 """
@@ -73,12 +85,11 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from callgrind import instructions_running
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
-
-from loopspec.properties.cli.main import main as loopspec_main
 
 GOAL = 0.2
 STEPS_PER_PROGRAM = 40  # the conformance machine's default program length
@@ -154,6 +165,26 @@ class CpuSplit:
         else:
             self.collecting += time.process_time() - self._collection_started
 
+    def as_dict(self) -> dict[str, float]:
+        """The totals, for a timed process to send to the benchmark's."""
+        return {
+            "user": self.user,
+            "system": self.system,
+            "collecting": self.collecting,
+            "page_faults": self.page_faults,
+            "preempted": self.preempted,
+            "steps": self.steps,
+        }
+
+    def add(self, totals: dict[str, float]) -> None:
+        """Add a timed process's totals (`as_dict`) to these."""
+        self.user += totals["user"]
+        self.system += totals["system"]
+        self.collecting += totals["collecting"]
+        self.page_faults += int(totals["page_faults"])
+        self.preempted += int(totals["preempted"])
+        self.steps += int(totals["steps"])
+
     def line(self) -> str:
         """The split as one line (`steps`: those the runs measured took)."""
         cpu = max(self.user + self.system, 1e-9)
@@ -167,6 +198,8 @@ class CpuSplit:
 
 TRIVIAL_SPLIT = CpuSplit()
 CONFORM_SPLIT = CpuSplit()
+# The trivial machine run in conform's process after conform's runs, as measured before session 23.
+SHARED_SPLIT = CpuSplit()
 
 
 def trivial_rate(
@@ -175,10 +208,12 @@ def trivial_rate(
     runs: int = 1,
     *,
     derandomize: bool = False,
+    split: CpuSplit = TRIVIAL_SPLIT,
 ) -> float:
     """Steps per CPU second of the two-rule machine, pooled over `runs` runs of `examples`
     programs of at most `steps_per_program` steps (TRIVIAL_FIRST_RUN: the first run's alone);
-    `derandomize`: the same programs on every run, as a counted run needs."""
+    `derandomize`: the same programs on every run, as a counted run needs; `split`: where
+    their CPU is added up."""
     budget = settings(
         max_examples=examples,
         derandomize=derandomize,
@@ -193,10 +228,10 @@ def trivial_rate(
     for _ in range(runs):
         TRIVIAL_STEPS[0] = TRIVIAL_PROGRAMS[0] = 0
         started = time.process_time()
-        with TRIVIAL_SPLIT.measuring():
+        with split.measuring():
             run_state_machine_as_test(Counter, settings=budget)
         took = time.process_time() - started
-        TRIVIAL_SPLIT.steps += TRIVIAL_STEPS[0]
+        split.steps += TRIVIAL_STEPS[0]
         if not steps:
             TRIVIAL_FIRST_RUN[0] = TRIVIAL_STEPS[0] / took
         steps, programs, spent = (
@@ -229,6 +264,10 @@ def rate_at_length(
 def conform_steps(examples: int, seed: int | None = None, cmd: str | None = None) -> int:
     """Run `loopspec conform` on the bundled implementation, or on the `cmd` process (with
     `seed`, else its fixed derandomized sequence); the commands it sent."""
+    # Imported here, not at the top: the trivial machine's process (timed or counted) must not
+    # hold loopspec's modules, whose objects its full collections would walk.
+    from loopspec.properties.cli.main import main as loopspec_main  # noqa: PLC0415 -- see above
+
     out = io.StringIO()
     argv = ["conform", "--examples", str(examples), "--format", "json"]
     if seed is not None:
@@ -262,6 +301,59 @@ def conform_rate(examples: int, seeds: int, cmd: str | None = None) -> float:
         searched += CONFORM_STEPS_AND_PROGRAMS[2]
     CONFORM_STEPS_AND_PROGRAMS[:] = [steps, programs, searched]
     return steps / (time.process_time() - started)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timed runs, each side in a fresh interpreter of its own (see the module's docstring).
+
+WARM_UP_EXAMPLES = 5  # an untimed run first, so first-use costs (lazy imports, caches) fall out
+
+
+def trivial_record(examples: int, cap: int, runs: int, split: CpuSplit) -> dict[str, Any]:
+    """Time the trivial machine (`trivial_rate`) and say what it measured."""
+    rate = trivial_rate(examples, cap, runs, split=split)
+    return {
+        "rate": rate,
+        "first_run": TRIVIAL_FIRST_RUN[0],
+        "steps": TRIVIAL_STEPS[0],
+        "programs": TRIVIAL_PROGRAMS[0],
+        "split": split.as_dict(),
+    }
+
+
+def time_run(side: str, examples: int, cap: int, runs: int, cmd: str | None) -> dict[str, Any]:
+    """What a timed interpreter does: warm up, time one side, say what it measured. Conform's
+    interpreter then times the trivial machine too, on the heap conform's runs left (`shared`),
+    as the benchmark measured before session 23."""
+    if side == "trivial":
+        trivial_rate(WARM_UP_EXAMPLES, cap, split=CpuSplit())
+        return trivial_record(examples, cap, runs, TRIVIAL_SPLIT)
+    conform_steps(WARM_UP_EXAMPLES, 1, cmd)
+    rate = conform_rate(examples, runs, cmd)
+    steps, programs, searched = CONFORM_STEPS_AND_PROGRAMS
+    return {
+        "rate": rate,
+        "steps": steps,
+        "programs": programs,
+        "searched": searched,
+        "split": CONFORM_SPLIT.as_dict(),
+        "shared": trivial_record(examples, STEPS_PER_PROGRAM, runs, SHARED_SPLIT),
+    }
+
+
+def in_fresh_process(
+    side: str, examples: int, cap: int, runs: int, cmd: str | None = None
+) -> dict[str, Any]:
+    """`time_run` in a fresh interpreter (this one, with this environment), its record."""
+    command = [sys.executable, __file__, "--time-run", side, str(cap), str(runs)]
+    command += ["--examples", str(examples)]
+    if cmd is not None:
+        command += ["--cmd", cmd]
+    done = subprocess.run(command, check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"timing {side} failed:\n{done.stderr.strip()}")
+    record: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return record
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,6 +476,9 @@ def main() -> None:
     parser.add_argument(
         "--count-run", nargs=2, metavar=("SIDE", "EXAMPLES"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--time-run", nargs=3, metavar=("SIDE", "CAP", "RUNS"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.cmd and (args.instructions or args.syscalls):
         parser.error("--instructions and --syscalls count the bundled implementation only")
@@ -391,8 +486,14 @@ def main() -> None:
         which, examples = args.count_run
         count_run(which, int(examples))
         return
+    if args.time_run:
+        side, cap_text, runs_text = args.time_run
+        record = time_run(side, args.examples, int(cap_text), int(runs_text), args.cmd)
+        print(json.dumps(record))
+        return
     trivial: list[float] = []
     trivial_alone: list[float] = []  # one trivial run per round, as the benchmark measured before
+    shared: list[float] = []  # the trivial machine in conform's process, after conform's runs
     conform: list[float] = []
     matched: list[float] = []  # the trivial machine at conform's mean program length
     matched_alone: list[float] = []
@@ -403,39 +504,52 @@ def main() -> None:
         # As many runs of the trivial machine as of conform: a short run's rate moves with
         # whether a full collection fell in it (a tenth of a second in a run of half a second),
         # and the best of a few short runs was the best of that luck.
-        trivial.append(trivial_rate(args.examples, runs=args.seeds))
-        trivial_alone.append(TRIVIAL_FIRST_RUN[0])
-        trivial_length = TRIVIAL_STEPS[0] / max(TRIVIAL_PROGRAMS[0], 1)
-        at_cap = (TRIVIAL_STEPS[0], TRIVIAL_PROGRAMS[0], TRIVIAL_STEPS[0] / trivial[-1])
-        conform.append(conform_rate(args.examples, args.seeds, args.cmd))
-        _, conform_programs, conform_searched = CONFORM_STEPS_AND_PROGRAMS
-        conform_length = conform_searched / max(conform_programs, 1)
+        run = in_fresh_process("trivial", args.examples, STEPS_PER_PROGRAM, args.seeds)
+        TRIVIAL_SPLIT.add(run["split"])
+        trivial.append(run["rate"])
+        trivial_alone.append(run["first_run"])
+        trivial_length = run["steps"] / max(run["programs"], 1)
+        at_cap = (run["steps"], run["programs"], run["steps"] / run["rate"])
+        run = in_fresh_process("conform", args.examples, STEPS_PER_PROGRAM, args.seeds, args.cmd)
+        CONFORM_SPLIT.add(run["split"])
+        SHARED_SPLIT.add(run["shared"]["split"])
+        conform.append(run["rate"])
+        shared.append(run["shared"]["rate"])
+        conform_length = run["searched"] / max(run["programs"], 1)
         if not cap:
             # Hypothesis ends some programs before the cap: scale the cap once so the mean
             # length, not the cap, matches conform's.
-            trivial_rate(args.examples, max(1, round(conform_length)))
-            below = TRIVIAL_STEPS[0] / max(TRIVIAL_PROGRAMS[0], 1)
+            run = in_fresh_process("trivial", args.examples, max(1, round(conform_length)), 1)
+            TRIVIAL_SPLIT.add(run["split"])
+            below = run["steps"] / max(run["programs"], 1)
             cap = max(1, round(round(conform_length) * conform_length / max(below, 1.0)))
-        matched.append(trivial_rate(args.examples, cap, runs=args.seeds))
-        matched_alone.append(TRIVIAL_FIRST_RUN[0])
-        matched_lengths.append(TRIVIAL_STEPS[0] / max(TRIVIAL_PROGRAMS[0], 1))
-        at_match = (TRIVIAL_STEPS[0], TRIVIAL_PROGRAMS[0], TRIVIAL_STEPS[0] / matched[-1])
+        run = in_fresh_process("trivial", args.examples, cap, args.seeds)
+        TRIVIAL_SPLIT.add(run["split"])
+        matched.append(run["rate"])
+        matched_alone.append(run["first_run"])
+        matched_lengths.append(run["steps"] / max(run["programs"], 1))
+        at_match = (run["steps"], run["programs"], run["steps"] / run["rate"])
         exact.append(rate_at_length(at_cap, at_match, conform_length))
     best_trivial, best_conform = max(trivial), max(conform)
     ratio = best_conform / best_trivial
     print(
         f"trivial two-rule machine: {best_trivial:,.0f} steps/s (CPU), best of {args.rounds}, "
-        f"{args.seeds} runs pooled"
+        f"{args.seeds} runs pooled, in a fresh process of its own"
     )
     target = f"--cmd {args.cmd}" if args.cmd else "bundled impl"
     print(
         f"loopspec conform, {target}: {best_conform:,.0f} commands/s (CPU), "
-        f"seeds 1..{args.seeds} pooled"
+        f"seeds 1..{args.seeds} pooled, in a fresh process of its own"
     )
     verdict = "MET" if ratio >= GOAL else "MISSED"
     print(f"conform / trivial: {ratio:.3f} (goal >= {GOAL}) {verdict}")
     alone = best_conform / max(trivial_alone)
     print(f"  (one trivial run a round, as measured before session 19: {alone:.3f})")
+    in_conform = best_conform / max(shared)
+    print(
+        f"  (the trivial machine in conform's process after its runs, as measured before "
+        f"session 23: {max(shared):,.0f} steps/s, ratio {in_conform:.3f})"
+    )
     # Hypothesis's cost per program is spread over a program's steps: the ratio moves with the
     # programs' lengths, which differ (a conform program ends after a few turns).
     print(
@@ -458,8 +572,9 @@ def main() -> None:
         f"per step in each round's two runs: {best_conform / max(exact):.3f})"
     )
     print("where the CPU went, every round:")
-    print(f"  trivial two-rule machine: {TRIVIAL_SPLIT.line()}")
-    print(f"  loopspec conform:         {CONFORM_SPLIT.line()}")
+    print(f"  trivial two-rule machine:      {TRIVIAL_SPLIT.line()}")
+    print(f"  loopspec conform:              {CONFORM_SPLIT.line()}")
+    print(f"  trivial in conform's process:  {SHARED_SPLIT.line()}")
     if args.instructions:
         instruction_ratio()
     if args.syscalls:
