@@ -255,10 +255,9 @@ def test_HOOK_3_an_earlier_hook_s_input_run_where_the_last_one_is_refused_is_kno
 @pytest.mark.parametrize("name", HARNESSES)
 def test_HOOK_6_running_the_refused_input_itself_is_not_excused(name: str) -> None:
     """HOOK-6: a loop that runs the very input the model refuses breaks HOOK-6; HOOK-3's race
-    excuses only another hook's input. (RW-1 is left out of the profile: its symptom, the call
-    record not holding the hook's input that ran, shows here too and would stop first.)"""
-    profile = _without(PROFILES[name], {"RW-1"})
-    checker, found = _fed_untakeable_last_rewrite(profile, '{"unrelated":true}')
+    excuses only another hook's input, and RW-1's (the call record not holding the hook's input
+    that ran, which shows here too) only a call the model runs."""
+    checker, found = _fed_untakeable_last_rewrite(PROFILES[name], '{"unrelated":true}')
     assert checker.stop is None
     assert found is not None
     assert getattr(found, "rule_id", None) == "HOOK-6", found

@@ -116,12 +116,16 @@ def _supplied(events: list[Event]) -> dict[str, list[object]]:
 def _record_is_not_what_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """RW-1: a call ran with a hook's input while the log's call record holds other arguments
     (the CLIs keep the model's). Arguments no hook supplied are no rewrite: running those is
-    another fault (EXE-3), not this one."""
+    another fault (EXE-3), not this one. Nor is running a call the model refuses for the input
+    a hook supplied (HOOK-6): the model runs nothing there, so whichever input ran, the record
+    is not what matters (another hook's input is HOOK-3's race, the refused one HOOK-6)."""
     recorded = _calls_of(_all_events(earlier.target, got))
     ran = _ran(earlier.target, got)
     supplied = _supplied(_all_events(earlier.target, got))
+    refused = _refused_rewrites(_all_events(earlier.model, want))
     return any(
         call_id in recorded
+        and call_id not in refused
         and recorded[call_id] != arguments
         and arguments in supplied.get(call_id, [])
         for call_id, arguments in ran.items()
