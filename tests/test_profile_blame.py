@@ -19,15 +19,27 @@ import attrs
 import pytest
 from mutants import MUTANTS, MutantTarget
 
-from loopspec.model.commands import Command, ModelReplies
-from loopspec.model.config import LoopConfig
+from loopspec.model.commands import (
+    ApprovalAnswers,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.events import StepStarted
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import Rewriting
 from loopspec.model.wire import block_to_wire
+from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.run import load_case, replay_case
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.known import Profile
+from loopspec.properties.stateful.strategies import TOOLS
 
 Event = dict[str, Any]
 
@@ -178,3 +190,40 @@ def test_RW_1_the_report_names_the_known_divergences_its_blame_erased(harness: s
         f"(with the {harness}-less profile's known divergences hook-audit-shape, RW-3 erased, "
         "the others left in as leaving them in adds no difference; commands #2..#5)"
     ), found.divergence.what
+
+
+def test_DEC_2_blame_reads_the_history_up_to_the_command_it_classifies() -> None:
+    """DEC-2: a loop starts a call's body as soon as its hook asks, before the approval answer.
+    The first quiet point comes after the answer and the result, and the first difference is
+    at the hook's command: classified with the history up to that command the call still waits
+    for approval (DEC-2); with the later answer in it, it read as a scheduling fault (SCHED-1)."""
+    config = LoopConfig(tools=TOOLS, hooks=(HookSpec("gate", "PreToolUse", "*"),))
+    call = ToolCallBlock("c1", "bash", '{"command":"ls"}')
+    program: list[Command] = [
+        SubmitUser("list the files"),
+        ModelReplies((call,)),
+        HookAnswers(Ask("check")),
+        ApprovalAnswers("allowed-once"),
+        ToolFinishes("c1", ToolSucceeded("a.txt")),
+    ]
+    model = ModelTarget()
+    model.reset(config)
+    checker = ProfileChecker(Profile("bare", "a loop with no known divergence", ()))
+    found = None
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        actual = expected
+        if isinstance(command, HookAnswers):  # started at the ask, not at the answer
+            actual = attrs.evolve(expected, executed=(("c1", call.arguments),))
+        elif isinstance(command, ApprovalAnswers):
+            actual = attrs.evolve(expected, executed=())
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        if found is not None:
+            break
+    assert found is not None
+    assert found.command == program[-1]  # found at the quiet point, after the answer
+    assert found.rule_id == "DEC-2", found.what

@@ -90,6 +90,7 @@ class ProfileChecker:
         self._runs: Pair = ([], [])
         self._normalizers = (RunNormalizer(_spoken), RunNormalizer(_spoken))
         self._history: list[dict[str, Any]] = []
+        self._history_ends: list[int] = []  # [i]: how many of `_history` commands[: i + 1] made
         self._quiet_length = 0  # the longest prefix found equal, erased, at a quiet point
         self._tolerated = profile.tolerated_facets
         # A history that differs from what the target's own log derives waits for the next
@@ -115,6 +116,7 @@ class ProfileChecker:
         wire = command_to_json(command)
         self._wire_commands.append(wire)
         self._history.extend(expected.events)
+        self._history_ends.append(len(self._history))
         want = self._normalizers[0].add(expected)
         got = self._normalizers[1].add(actual)
         if not want["accepted"] and not got["accepted"] and got["rule"] is None:
@@ -255,7 +257,9 @@ class ProfileChecker:
     def _first_difference(
         self, model: Run, target: Run, *, focused: tuple[str, ...] | None = None
     ) -> Divergence:
-        """The first erased observation that differs, classified like an unprofiled one;
+        """The first erased observation that differs, classified like an unprofiled one: as
+        the command at its position (the last command fed, for a record a profile merged every
+        command's events into), with the history the model had appended up to that command;
         `focused`: erased of only these divergences, those the target shows
         (`_focused_difference`)."""
         last = len(self.commands) - 1
@@ -291,13 +295,16 @@ class ProfileChecker:
                 index = raw
                 expected = _as_observation(self._runs[0], raw)
                 actual = _as_observation(self._runs[1], raw)
+        # The command classified is commands[index]: what the model appended up to it and with
+        # it is its history, as without a profile (a later approval's answer, say, would read
+        # a call the target started too early as one that no longer waits for it).
         rule_id, what = classify(
             self.commands[index],
             self.phases[index],
             expected,
             actual,
             target_violations=[],
-            history=tuple(self._history),
+            history=tuple(self._history[: self._history_ends[index]]),
             program=tuple(self.commands[: index + 1]),
         )
         since = self._quiet_length + 1
