@@ -2,6 +2,6 @@
 
 import sys
 
-from loopspec.properties.cli.main import main
+from loopspec.properties.cli.main import program
 
-sys.exit(main())
+sys.exit(program())

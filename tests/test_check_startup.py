@@ -412,3 +412,58 @@ def test_a_test_calling_main_keeps_its_collector_as_it_was(tmp_path: Path) -> No
         text=True,
     )
     assert done.stdout.split() == ["0", "True", "False"]
+
+
+# The program as its console script runs it, with an object only the interpreter's finalization
+# deletes (it empties sys.modules; the deletion says so on stderr), and maybe an exit function.
+_PROGRAM = (
+    "import os, sys\n"
+    "class Finalized:\n"
+    "    def __del__(self, write=os.write) -> None:\n"
+    "        write(2, b'finalized\\n')\n"
+    "sys.modules['finalized_at_exit'] = Finalized()\n"
+    "{register}\n"
+    "sys.argv = ['loopspec', *{arguments!r}]\n"
+    "from loopspec.properties.cli.main import program\n"
+    "sys.exit(program())\n"
+)
+_AT_EXIT = "import atexit\natexit.register(lambda: os.write(2, b'at exit\\n'))"
+
+
+@pytest.mark.parametrize(
+    ("verb", "register", "status", "ended_by"),
+    [
+        ("check", "", 0, []),
+        ("check-json", "", 1, []),
+        ("check", _AT_EXIT, 0, ["at exit", "finalized"]),
+        ("spec", "", 0, ["finalized"]),
+    ],
+    ids=["check", "check-json", "check-with-an-exit-function", "spec"],
+)
+def test_a_check_ends_without_the_interpreters_finalization(
+    tmp_path: Path, verb: str, register: str, status: int, ended_by: list[str]
+) -> None:
+    """Tearing down what start-up built was a thirteenth of a small check's instructions
+    (benchmarks/bench_cli.py): `program` ends a check at once, its report (block-buffered into
+    a pipe here) written whole and its exit status kept. An exit function someone registered
+    still runs (the usual exit is taken); other verbs end as Python ends."""
+    log = tmp_path / "small.jsonl"
+    rows = [HEADER, *(_STEP_SKIPPED if verb == "check-json" else _CLEAN_TURN)]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    arguments = {
+        "check": ["check", str(log)],
+        "check-json": ["check", str(log), "--format", "json"],
+        "spec": ["spec", "STEP-1"],
+    }[verb]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROGRAM.format(register=register, arguments=arguments)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr.splitlines()) == (status, ended_by)
+    if verb == "check-json":
+        [report] = json.loads(done.stdout)["logs"]  # the whole report, parsed
+        assert [violation["rule"] for violation in report["violations"]] == ["STEP-1"]
+    elif verb == "check":
+        assert done.stdout.splitlines()[-1].startswith("checked 1 log, 4 events: 0 violations")

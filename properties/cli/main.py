@@ -5,7 +5,8 @@ and sets `handler` to a function `(args) -> int` returning the exit code. Only t
 verb being run is imported: `loopspec --help` and `loopspec --version` import none of them, so
 they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The parsers are
 `cli.parser`'s; the usual `loopspec check PATH...` is read without them (`_usual_check`), and
-`loopspec --version` answered.
+`loopspec --version` answered. The program (`program`, what the console script and `python -m
+loopspec` run) ends a check without the interpreter's finalization.
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
@@ -184,6 +185,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
     return status
+
+
+def program() -> int:
+    """The `loopspec` program as its console script and `python -m loopspec` run it: `main` on
+    `sys.argv`; a check then ends the process at once (`_end_after_check`)."""
+    status = main()
+    if _chosen_verb(sys.argv[1:]) == "check":
+        _end_after_check(status)
+    return status
+
+
+def _end_after_check(status: int) -> None:
+    """End the process with `status` without the interpreter's finalization: it only tore down
+    the modules and objects start-up built, a thirteenth of a small check's instructions
+    (benchmarks/bench_cli.py). check writes nothing but stdout and stderr, flushed here first.
+    Nothing else can be waiting for the exit where neither `atexit` (coverage, logging and
+    `weakref.finalize` register there) nor `threading` (whose threads the exit joins) was
+    imported; otherwise, or when a stream will not flush, the usual exit is left to report it."""
+    if "atexit" in sys.modules or "threading" in sys.modules:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(status)
 
 
 _COLLECTOR_HELD: list[bool] = []
