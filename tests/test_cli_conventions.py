@@ -55,6 +55,38 @@ def test_every_verb_help_says_what_it_does_and_its_exit_codes(
 
 
 @pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_every_verb_help_states_its_exit_status_once(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A verb's help has one exit-status paragraph: check's had two, its description's (which
+    still listed a torn last line under exit 2, a notice since the crash tail is dropped on
+    reopening) and the verb table's shorter one, and a reader could not tell which held."""
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    shown = capsys.readouterr().out
+    assert len(re.findall(r"(?im)^exit status:", shown)) == 1
+
+
+def test_check_help_says_a_crashs_torn_last_line_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check's exit status names a crash's torn last line where it is, among what passes (a
+    notice, LOG-8), and check exits 0 on such a log, as the help says."""
+    from check_fixtures import crashed_logs  # noqa: PLC0415 (only this test needs it)
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    status = capsys.readouterr().out.split("exit status: ", 1)[1]
+    passes, rest = status.split("; 1 ", 1)
+    assert "torn last line" in passes
+    assert "torn last line" not in rest
+    ((name, text),) = crashed_logs().items()
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert main(["check", str(tmp_path / name)]) == 0
+
+
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
 def test_every_verb_help_keeps_each_module_path_whole_in_a_narrow_terminal(
     verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

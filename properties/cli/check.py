@@ -61,11 +61,6 @@ one that did not occur fail the run (exit 1), but for a racy one, which shows on
 loses a race (Claude Code's ORD-3: a later call's result ready first): "did not occur (racy)"
 says only that no log lost it, and fails nothing. A hook-fault notice (HOOK-7) breaks no rule;
 --fail-on-hook-faults makes one fail the run (exit 1) all the same.
-
-Exit status: 0 every log keeps the rules (but for known divergences); 1 a rule is broken (or,
-with --fail-on-hook-faults, a hook faulted); 2 usage error or input that cannot be read
-(invalid JSON or UTF-8, a torn last line, an unsupported layout, ...), also when another log
-breaks a rule: the summary line, and the JSON's summary, count both.
 """
 
 

@@ -93,8 +93,12 @@ VERBS = (
         "check",
         "loopspec.properties.cli.check",
         "check recorded session logs against the log invariants, offline",
-        "0 every log keeps the rules; 1 a rule is broken; 2 usage error or input that "
-        "cannot be read",
+        "0 every log keeps the rules (but for known divergences; notices, such as a crash's "
+        "torn last line or a hook's fault, pass); 1 a rule is broken (or, with "
+        "--fail-on-hook-faults, a hook faulted); 2 usage error or input that cannot be read "
+        "(invalid JSON or UTF-8, a dsh log's line cut off with another after it, an "
+        "unsupported layout, ...), also when another log breaks a rule: the summary line, and "
+        "the JSON's summary, count both",
     ),
     Verb(
         "run",
