@@ -116,9 +116,10 @@ SURFACE_REPLACE_TAG = ("op", "replace")
 # Fields the wire requires although their class gives them a default: a surface event's
 # `surfaceOp` (LOG-2; the class defaults to an append).
 WIRE_REQUIRED = frozenset((cls, "surface") for cls in typing.get_args(SurfaceEvent))
-# Fields a class types `int` that the wire may write as any number, read truncated: dsh's
-# header timestamp.
-READ_AS_NUMBER = frozenset({(SessionHeader, "created_at")})
+# Fields a class types `int` that the wire may write as any JSON number of a whole value (1.0 and
+# 1e3 are 1 and 1000, as JavaScript, which writes dsh's logs, reads them), from 0 to 2^53 - 1:
+# dsh's header timestamp, which dsh (0.1.0-rc.8) refuses to resume a log by otherwise (LOG-5).
+READ_AS_WHOLE_NUMBER = frozenset({(SessionHeader, "created_at")})
 
 RuleId = str
 # The rule a refusal of each shape carries (LOG-4, a malformed value, unless stated).
@@ -304,7 +305,7 @@ def _shape(cls: type, field: attrs.Attribute[Any], hint: object) -> tuple[Shape,
     present = [c for c in typing.get_args(hint) if c is not type(None)]
     if len(present) == 1 and len(typing.get_args(hint)) == 2:
         hint = present[0]  # `X | None`: the shape of X
-    if (cls, field.name) in READ_AS_NUMBER or hint is float:
+    if (cls, field.name) in READ_AS_WHOLE_NUMBER or hint is float:
         return "number", None
     simple: dict[object, Shape] = {int: "int", str: "str", FrozenMap: "object", bool: "bool"}
     if hint in simple:

@@ -139,6 +139,22 @@ def _number(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4
     return value
 
 
+# JavaScript's largest exact integer (`Number.MAX_SAFE_INTEGER`): dsh refuses a header timestamp
+# above it.
+_MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def _whole_number(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> int:
+    """A number of a whole value from 0 to 2^53 - 1, written as an integer or not (1.0, 1e3)."""
+    value = _number(data, key, where, rule)
+    if value != int(value) or not 0 <= value <= _MAX_SAFE_INTEGER:
+        raise InvalidEventError(
+            f"{where}.{key} must be a whole number from 0 to 2^53 - 1, got {value!r}",
+            rule_id=rule,
+        )
+    return int(value)
+
+
 def _flag(data: Mapping[str, object], key: str, where: str, rule: str) -> bool:
     value = data.get(key, False)
     if value is not True and key in data:
@@ -283,7 +299,18 @@ class _Generator:
     or writes its members in place, in the layout's order, with their keys as constants."""
 
     def __init__(self) -> None:
-        readers = (_int, _opt_int, _str, _opt_str, _number, _flag, _opt_bool, _map, _opt_map)
+        readers = (
+            _int,
+            _opt_int,
+            _str,
+            _opt_str,
+            _number,
+            _whole_number,
+            _flag,
+            _opt_bool,
+            _map,
+            _opt_map,
+        )
         helpers = (_opt_json, _strings, _blocks, _result_blocks, _result_block, _rest)
         writers = (_thawed, _extended, _surface_from_wire, _surface_op)
         self.namespace: dict[str, Any] = {
@@ -320,8 +347,8 @@ class _Generator:
             case "str":
                 return f"_{'opt_' if field.optional else ''}str({obj}, {key}, {where}{scalar_rule})"
             case "number":
-                number = f"_number({obj}, {key}, {where}{scalar_rule})"
-                return f"int({number})" if field.hint is int else number
+                reader = "_whole_number" if field.hint is int else "_number"
+                return f"{reader}({obj}, {key}, {where}{scalar_rule})"
             case "flag":
                 return f"_flag({obj}, {key}, {where}, {rule})"
             case "bool":

@@ -392,7 +392,6 @@ def valid_logs() -> dict[str, str]:
         "pruned-repair-result.jsonl": jsonl(HEADER, _pruned_repair()),
         "call-id-reused-across-steps.jsonl": jsonl(HEADER, _reused_call_id()),
         "crash-tail.jsonl": jsonl(HEADER, as_harness_writes(crashed)),
-        "unknown-version.jsonl": jsonl({**HEADER, "version": 3}, demo_rows()),
         "no-final-newline.jsonl": jsonl(HEADER, demo_rows()).rstrip("\n"),
     }
 
@@ -476,6 +475,8 @@ def bad_logs() -> dict[str, bytes]:
         "missing-header.jsonl": "".join(lines[1:]),
         "second-header.jsonl": replaced(7, lines[0]),
         "malformed-header.jsonl": replaced(0, json.dumps({**HEADER, "cwd": None}) + "\n"),
+        # A version neither check nor dsh reads (dsh refuses it: "reads only v0").
+        "unknown-version.jsonl": replaced(0, json.dumps({**HEADER, "version": 7}) + "\n"),
         "unknown-compact-row.jsonl": replaced(4, json.dumps(compact) + "\n"),
         "june-layout.jsonl": _june_layout(marked_at_start=True),
         "june-layout-marked-late.jsonl": _june_layout(marked_at_start=False),

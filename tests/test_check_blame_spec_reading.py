@@ -264,12 +264,19 @@ def test_DEC_2_an_approval_asked_for_a_call_never_recorded_is_blamed_at_its_line
     )
 
 
-def test_LOG_5_an_unknown_header_version_is_a_notice_naming_LOG_5() -> None:
-    """LOG-5: the header's version is 0, or 1 for the logs `loopspec run` writes. A log with
-    version 3 is checked with a notice, which named no rule (a crash tail's names REC-2), so
-    `loopspec spec` could not be asked what the version should be."""
-    report = check(FIXTURES / "valid" / "unknown-version.jsonl")
-    assert [(n.kind, n.rule_id) for n in report.notices] == [("unknown-version", "LOG-5")]
+def test_LOG_5_an_unknown_header_version_is_an_error_naming_the_version_and_LOG_5() -> None:
+    """LOG-5: the header's version is 0, or 1 for the logs `loopspec run` writes. A log of
+    version 7 was checked as version 0 with a notice, exit 0; dsh (0.1.0-rc.8) refuses to open
+    it ("reads only v0"), so what its lines mean is not known: an error at line 1 naming the
+    version, LOG-5, and nothing judged."""
+    report = check(FIXTURES / "bad" / "unknown-version.jsonl")
+    assert [(e.kind, e.line, e.rule_id) for e in report.errors] == [
+        ("unsupported-layout", 1, "LOG-5")
+    ]
+    assert "version is 7, which check cannot read" in report.errors[0].message
+    assert report.notices == []
+    assert report.violations == []
+    assert report.status == "unsupported"
 
 
 def test_ADJ_1_a_replacement_of_nodes_before_the_reply_lands_before_the_calls() -> None:

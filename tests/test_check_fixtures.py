@@ -104,13 +104,6 @@ def test_harness_fixtures_expand_compact_chunk_rows() -> None:
     assert report.unread_types["request/header"] >= 1
 
 
-def test_unknown_header_version_is_checked_with_a_notice() -> None:
-    """A header version this checker does not know is checked anyway, and says so."""
-    report = check(FIXTURES / "valid" / "unknown-version.jsonl")
-    assert [n.kind for n in report.notices] == [NoticeKind.UNKNOWN_VERSION]
-    assert report.version == 3
-
-
 # Each bad fixture: the one error it must produce, at which line (None: no line to blame).
 BAD = {
     "invalid-json.jsonl": (ErrorKind.INVALID_JSON, 11, "LOG-4"),
@@ -129,6 +122,7 @@ BAD = {
     "result-error-a-string.jsonl": (ErrorKind.BAD_EVENT, 14, "LOG-4"),
     "second-header.jsonl": (ErrorKind.BAD_EVENT, 8, "LOG-5"),
     "unknown-compact-row.jsonl": (ErrorKind.BAD_EVENT, 5, "LOG-4"),
+    "unknown-version.jsonl": (ErrorKind.UNSUPPORTED_LAYOUT, 1, "LOG-5"),
     "wrong-types.jsonl": (ErrorKind.BAD_EVENT, 10, "LOG-4"),
 }
 

@@ -34,7 +34,8 @@ Supported: header version 0 with the dsh 0.1.0-rc event layout (and version 1, t
 (text-chunks, reasoning-chunks, tool-call-chunks), plugin events (their data is not judged),
 and normalised placeholders such as {{cwd}}. Not covered: the June-2026 layout
 (context/message, steering/message, flat tool/result); such logs are reported as
-unsupported-layout and not checked. A turn left open at the end of a log is a crash tail: a
+unsupported-layout and not checked, as is a log of another header version (dsh opens only
+version 0). A turn left open at the end of a log is a crash tail: a
 notice (REC-2, needs repair), not a violation.
 
 Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts

@@ -127,6 +127,8 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
             schema = {"type": "integer"}
         case "str":
             schema = dict(_STRING)
+        case "number" if field.hint is int:  # a whole number, written as one or not (LOG-5)
+            schema = {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}
         case "number":
             schema = {"type": "number"}
         case "flag":

@@ -17,7 +17,7 @@ Not covered: the June-2026 layout (`context/message` and `steering/message` even
 `content` in `data`, `turn/start` with a `trigger`). Its relations differ (no surface ops, results
 cite no call), so holding it to these rules would report violations it never broke: such a log is
 reported as not covered, and none of its violations are kept. A header `version` other than 0
-and 1 is checked as version 0 (its commit markers, if any, unread), with a notice saying so.
+and 1 is not covered either (dsh opens no log but version 0): an error naming it, nothing judged.
 
 Version 1 (the logs `loopspec run` writes) is the same layout, every event of a commit of
 several events marked `unit: [k, n]`; those markers are held to LOG-8
@@ -78,6 +78,8 @@ def is_header(obj: Mapping[str, Any]) -> bool:
 
 # The header fields the model's codec names; any other field is kept as an extra.
 _HEADER_FIELDS = frozenset({"type", "version", "id", "createdAt", "cwd"})
+# The largest `createdAt` the codec reads (JavaScript's largest exact integer, as dsh asks).
+_MAX_SAFE_INTEGER = 2**53 - 1
 # Extra values the codec keeps as they are, whatever they hold (see `jsonvalue.freeze`).
 _PLAIN_EXTRA_TYPES = (str, bool, type(None))
 
@@ -105,6 +107,7 @@ def usual_version(obj: Mapping[str, Any]) -> int | None:
         and type(obj.get("version")) is int
         and type(obj.get("id")) is str
         and type(obj.get("createdAt")) is int
+        and 0 <= obj["createdAt"] <= _MAX_SAFE_INTEGER
         and type(obj.get("cwd")) is str
         and all(
             type(value) in _PLAIN_EXTRA_TYPES

@@ -154,7 +154,8 @@ line-too-long (SAFE-4),
 bad-event (LOG-4, or the rule that says what the value must be: a second header LOG-5, a tool
 result's block LOG-6, a turn/end reason TURN-5, a hook's dialect or duration HOOK-1, a rewrite
 sidecar naming no hook RW-2),
-bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout, not-a-session-log
+bad-header (LOG-5; LOG-3 for a value JSON cannot carry), unsupported-layout (the June-2026 dsh
+layout, no rule; a header version check does not read, LOG-5), not-a-session-log
 (a file named on the command line that is a known file of a CLI's home folder holding no loop,
 such as Claude Code's or Codex's prompt history; no rule). A Claude Code
 transcript or Codex rollout names SAFE-4 for a line too long and no rule for the others.
@@ -162,7 +163,7 @@ Notice kinds: crash-tail (REC-2), torn-commit (LOG-8: the last commit of a versi
 before its last event, or a log's last line is cut off mid-write or is zero bytes, a crash's
 cut the harness drops whole on reopening; checked up to the line before it; in a Claude Code
 transcript or Codex rollout, such a line anywhere, which the CLI skips, and so does check),
-unknown-version, hook-fault (HOOK-7: one per hook whose own output or process went wrong,
+hook-fault (HOOK-7: one per hook whose own output or process went wrong,
 with how many of its runs failed and the first fault, worded as `loopspec run` words it: the
 loop handled the fault as its dialect says, so no rule is broken, but the
 hook's answer was not read; `logcheck.hook_faults`).
