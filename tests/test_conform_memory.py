@@ -4,8 +4,9 @@ collector's setting a run changes is the caller's again afterwards.
 Hypothesis keeps each finished machine in reference cycles; before, everything a program held
 lived on until the cyclic collector ran, programs later (`run._OneProgramAtATime`). A run makes
 the youngest generation's collections rarer (`run._young_collections_rarer`) and must hand the
-process back as it found it, however the run ends. Nor may a run leave anything behind for good
-(`run._forget_machines`): a process may run conform many times.
+process back as it found it, however the run ends. Nor may a run leave anything behind for good:
+a process may run conform many times, and Hypothesis keeps every machine class it has run, so
+every run shares the one `machine.ConformanceMachine`.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def test_MODEL_1_a_run_makes_young_collections_rarer_and_restores_the_setting(
 
 
 def _machine_classes_alive() -> int:
-    """The conformance machine classes alive (conform makes two per run)."""
+    """The conformance machine classes alive (conform makes none per run)."""
     from hypothesis.stateful import RuleBasedStateMachine  # noqa: PLC0415
 
     gc.collect()
@@ -155,11 +156,12 @@ def _swarms_alive() -> int:
 def test_MODEL_1_a_run_lets_go_of_its_machine_classes_and_the_target_factory(
     counted: None,
 ) -> None:
-    """After a run, however it ended, nothing of it stays alive: not the two machine classes it
-    made, nor the target factory their methods close over, nor the swarms its programs drew.
-    Before, Hypothesis's registries of machine classes kept every run's classes (and through
-    them the factory) and a cache keyed on whole swarms kept every swarm, about 130 objects a
-    run, in a process that runs conform many times (a pytest session, the pytest plugin)."""
+    """After a run, however it ended, nothing of it stays alive: no machine class of its own,
+    nor the target factory, nor the swarms its programs drew. Before, each run made two machine
+    classes whose methods closed over the factory, which Hypothesis's registries of machine
+    classes kept for good, and a cache keyed on whole swarms kept every swarm, about 130
+    objects a run, in a process that runs conform many times (a pytest session, the pytest
+    plugin)."""
     # A run warms caches that keep a bounded number of objects for good: counted after one.
     run_conformance(_CountedModel, examples=10, seed_value=BATCH_SEED, show_progress=False)
     classes, swarms = _machine_classes_alive(), _swarms_alive()

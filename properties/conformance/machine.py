@@ -1,8 +1,9 @@
 """Conformance: drive any target and the model with the same commands; the first difference wins.
 
-`conformance_machine(factory)` builds a Hypothesis `RuleBasedStateMachine` that generates command
-programs from the *model's* state (so programs stay meaningful), sends every command to the
-model and to the target, and compares their observations after each one. Commands that need a
+`ConformanceMachine` is a Hypothesis `RuleBasedStateMachine`, one class for every run (a
+`ConformanceRun` holds what a run's programs share), that generates command programs from the
+*model's* state (so programs stay meaningful), sends every command to the model and to the
+target, and compares their observations after each one. Commands that need a
 capability the target does not declare are never generated, and their rules are reported as
 not applicable. A difference raises `DivergenceFound`, which carries the command program so far,
 the first diverging observation and the rule it breaks; Hypothesis then shrinks the program.
@@ -71,6 +72,7 @@ from loopspec.properties.conformance.compare import (
     split_units,
 )
 from loopspec.properties.conformance.profile_check import ProfileChecker, settling_command
+from loopspec.properties.conformance.reduce import weight
 from loopspec.properties.conformance.situations import SITUATION_HITS, Situations
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -145,430 +147,464 @@ def prompt_texts(profile: Profile | None) -> st.SearchStrategy[str]:
     return gen.texts.filter(lambda text: text not in refused)
 
 
+@attrs.define(eq=False)
+class ConformanceRun:
+    """What the programs of one run share: the target factory, the profile, the rule of the
+    first divergence found (see `ConformanceMachine.diverged`; the caller may watch it), and what
+    the target declares for the probe configuration, asked once per run: a reset costs a process
+    target (a real loop booting) as much as a short program, and every program would otherwise
+    pay it twice. The program's own reset still reports what it runs with."""
+
+    factory: TargetFactory
+    profile: Profile | None = None
+    pinned: dict[str, str] = attrs.field(factory=dict)
+    prompts: st.SearchStrategy[str] = attrs.field(init=False)
+    probed: frozenset[str] | None = attrs.field(init=False, default=None)
+    # When a list: the smallest program (`reduce.weight`) of those that raised the run's
+    # divergence. Hypothesis holds its shrunk program until it has done, and a run whose time
+    # ends while it shrinks reports this one instead.
+    smallest: list[DivergenceFound] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        self.prompts = prompt_texts(self.profile)
+
+    def keep_if_smallest(self, found: DivergenceFound) -> None:
+        """Keep `found` in `smallest` (when kept) if no smaller program raised the divergence."""
+        if self.smallest is None:
+            return
+        kept = self.smallest
+        if not kept or weight(found.config, found.program) < weight(
+            kept[0].config, kept[0].program
+        ):
+            kept[:] = [found]
+
+
+class ConformanceMachine(RuleBasedStateMachine):
+    """Random command programs; the model is the oracle. One class for every run: what a run's
+    programs share is its `ConformanceRun`, handed to each program's machine (Hypothesis keeps
+    every machine class it has run for good, with what the class holds)."""
+
+    def __init__(self, run: ConformanceRun) -> None:
+        super().__init__()
+        self.run = run
+        self.profile = run.profile
+        self.oracle = ModelTarget()
+        self.target = run.factory()
+        self.capabilities = frozenset[str]()
+        self.program: list[Command] = []
+        self.config = gen.CONFIGS[0]
+        self.next_call = 1
+        self.monitor = LogMonitor()
+        self.situations = Situations()
+        self.history: list[dict[str, Any]] = []
+        self.checker = ProfileChecker(run.profile) if run.profile is not None else None
+        self.failed = False
+        self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
+        self.raised = False  # this program raised the run's first divergence
+        self.ended = False  # the program sends no more commands (see `step`)
+        self.configured = False  # `configure` ran (see `configure`)
+        self._noting: bool | None = None  # see `noting`
+        if currently_in_test_context():  # Hypothesis is running a program: draw now
+            try:
+                self.configure(self.data)
+            except BaseException:
+                # Hypothesis tears down only a machine it has been handed.
+                self.target.close()
+                raise
+
+    @property
+    def phase(self) -> Phase:
+        assert self.oracle.state is not None
+        return self.oracle.state.phase
+
+    def has(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def noting(self) -> bool:
+        """`_noted()`, asked once per program: whether Hypothesis keeps notes does not
+        change while it runs one (its final run, its verbosity, observability)."""
+        if self._noting is None:
+            self._noting = _noted()
+        return self._noting
+
+    def configure(self, data: st.DataObject) -> None:
+        """Reset both with a configuration the target can run: when Hypothesis makes the
+        machine, so the configuration and the swarm are a program's first choices (a
+        machine made outside a test run configures at its first step).
+
+        First, because Hypothesis's first examples run each new random prefix with every
+        later choice the simplest, and count each as an example: when its own switch-off
+        draw for rules (one rule here, so it decides nothing) came first, that prefix was
+        that draw alone, and half the early examples were the first configuration's
+        simplest program again. Not an `initialize` rule: Hypothesis builds and validates a
+        fresh strategy for a machine's initialize rules in every program, which cost more
+        than the configuring.
+        """
+        self.configured = True
+        if self.run.probed is None:
+            self.run.probed = self.target.reset(gen.CONFIGS[0])
+        probe = self.run.probed
+        configs = [c for c in swarming.CONFIGS if _fits(c, probe)] or [
+            _reduced(gen.CONFIGS[0], probe)
+        ]
+        self.config = _draw(data, _one_of_these(tuple(configs)))
+        # Blank arguments add a call to every batch, which a target the profile is cut at
+        # would end each program at (a reply drawn again has one too): off for it, and not
+        # drawn, so its programs are those drawn before the feature came.
+        cut = _cut_at_blank_arguments(self.profile, self.config)
+        self.swarm = swarming.swarms(
+            _chooser(data), without=frozenset({"blank_arguments"} if cut else ())
+        )
+        self.capabilities = self.target.reset(self.config)
+        self.oracle.reset(self.config)
+        self.oracle.presenting = self.has("presentation")
+        self.oracle.reporting_history = self.has("history")
+        if self.noting():
+            note(f"target {self.target.name} declares {sorted(self.capabilities)}")
+
+    @property
+    def stopped(self) -> bool:
+        """A hard known divergence showed: the runs went different ways; stop comparing."""
+        return self.checker is not None and self.checker.stop is not None
+
+    def apply(self, command: Command) -> None:
+        """Send one command to both; compare."""
+        assert self.oracle.state is not None
+        if self.stopped:
+            return
+        if self.failed:
+            return
+        before = self.oracle.state
+        phase = before.phase.NAME
+        self.program.append(command)
+        if self.noting():
+            note(f"#{len(self.program)} {command!r}")
+        expected = self.oracle.apply(command)
+        actual = self.target.apply(command)
+        if not self.has("presentation"):  # what a target does not declare is not compared
+            actual = attrs.evolve(actual, presented=None)
+        if not self.has("history"):
+            actual = attrs.evolve(actual, history=None)
+        situations = self.situations.feed(command, before, self.oracle.state, expected)
+        if not self.run.pinned:  # coverage counts the programs run, not the shrinking after them
+            _count_coverage(phase, command, expected, situations)
+        violations = log_violations(self.monitor, actual.events)
+        self.history.extend(expected.events)
+        for event in expected.events:
+            if str(event.get("type")) == "tool/call":
+                self.next_call = max(self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1)
+        if self.checker is not None:
+            found = self.checker.feed(
+                command,
+                phase_before=phase,
+                phase_after=self.oracle.state.phase.NAME,
+                expected=expected,
+                actual=actual,
+                violations=violations,
+            )
+            if found is not None:
+                self.diverged(found)
+            return
+        split = split_units(expected, actual)
+        if (
+            same_normalized(expected, actual)
+            and refused_alike(expected, actual)
+            and not split
+            and not violations
+        ):
+            return
+        rule_id, what = classify(
+            command,
+            phase,
+            expected,
+            actual,
+            target_violations=violations,
+            history=tuple(self.history),
+            crashed=any(isinstance(c, Crash) for c in self.program),
+            probe=probe_for(self.target),
+            config=self.config,
+            program=tuple(self.program),
+        )
+        self.diverged(Divergence(len(self.program) - 1, command, rule_id, what, expected, actual))
+
+    def diverged(self, divergence: Divergence) -> None:
+        """Stop comparing this program; report the divergence unless it blames another rule.
+
+        The first divergence of a run pins its rule: while Hypothesis shrinks, a program
+        that diverges for another rule counts as passing, so the shrunk program shows the
+        same broken rule as the one first found. (The pin never moves: a program's outcome
+        must not change between Hypothesis's runs of it.)
+        """
+        self.failed = True
+        first = not self.run.pinned
+        if self.run.pinned.setdefault("rule", divergence.rule_id) != divergence.rule_id:
+            return
+        self.raised = first
+        found = DivergenceFound(divergence, self.config, tuple(self.program))
+        self.run.keep_if_smallest(found)
+        raise found
+
+    @functools.cached_property
+    def data(self) -> st.DataObject:
+        """The program's data, the one object `st.data()` would hand each step. Not drawn as
+        the step's argument: that draw, a strategy's draw and a span in every step, cost
+        more than choosing the command, and every span is one more for Hypothesis to group
+        and copy when it mutates a program."""
+        return st.DataObject(current_build_context().data)
+
+    @rule()
+    def step(self) -> None:
+        """Send one of the commands the model's phase allows, drawn from those alone.
+
+        One rule that works out the phase's possible commands once, instead of a rule per
+        command kind, each with a precondition: Hypothesis chose among those by drawing
+        rules and rejecting the ones whose precondition failed, and switched rules off per
+        program (its own swarm over rules), so a program whose only possible command was
+        switched off in some phase (the user's turn in Idle) was abandoned there: most
+        programs ended after their first turn, and were drawn again. The features a
+        program leans on are drawn by `swarming.Swarm` instead. The first possible
+        command is the one that moves the program on, which shrinking prefers.
+        """
+        data = self.data
+        if not self.configured:
+            self.configure(data)
+        if self.ended:
+            return
+        choose = _chooser(data)
+        choices = _possible(self.phase)
+        if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
+            # Where an abort tells a denied call that waited for a slot from one that passed
+            # the gate (DEC-1): one step of three disrupted, an abort among the disruptions,
+            # brought it in 2 programs of 600; three of five, the disruptions last, in 4 of
+            # 200 (Hypothesis draws the least index more often): now first.
+            choices = ("disrupt", "disrupt", *choices)
+        elif self.swarm.aborts and swarming.approval_pending(self.phase):
+            # An abort while a call waits for approval (see `disrupt`): three steps of five
+            # disrupted there, not one of three.
+            choices = (*choices, "disrupt", "disrupt")
+        kind = swarming.pick(choose, choices)
+        moving = next((choice for choice in choices if choice != "disrupt"), None)
+        if kind == "disrupt" and not self.disrupt(choose, data) and moving is not None:
+            # No disruption after all (none drawn, or none the target can take): the
+            # program moves on in this step rather than spend one of Hypothesis's steps
+            # (its stop and rule draws, a tenth of the steps) on sending nothing.
+            kind = moving
+        self.send(kind, choose, data)
+
+    def send(self, kind: StepKind, choose: swarming.Choose, data: st.DataObject) -> None:
+        """Send a command of `kind` (a disruption is sent by `disrupt`)."""
+        match kind:
+            case "submit_user":
+                # After each turn a third of the programs end, and the simplest choice
+                # ends it: a failing program's later turns are one choice away from gone,
+                # which shrinking finds (deleting a whole turn's choices in the middle of
+                # a program is beyond it), and programs stay a few turns long.
+                if self.program and choose(3) == 0:
+                    self.end(data)
+                    return
+                self.submit_user(_draw(data, self.run.prompts))
+            case "model_replies":
+                self.model_replies(choose)
+            case "hook_answers":
+                self.hook_answers(choose)
+            case "tool_finishes":
+                self.tool_finishes(choose)
+            case "approval_answers":
+                self.approval_answers(swarming.pick(choose, APPROVAL_ANSWERS))
+            case "disrupt":
+                pass  # `step` sent it, if the target could take it
+            case "recover":
+                self.recover()
+            case kind:
+                assert_never(kind)
+
+    def end(self, data: st.DataObject) -> None:
+        """End the program here: settle and compare its tail, then stop Hypothesis's run of
+        it, which would otherwise go on with steps that send nothing up to the step count.
+        (Hypothesis's own stop is a rare draw that shrinking never makes: it lowers choices,
+        and stopping is the higher one.) A Hypothesis without `conjecture_data` gets the
+        steps that send nothing."""
+        self.settle()
+        self.ended = True
+        inner = getattr(data, "conjecture_data", None)
+        if inner is not None and callable(getattr(inner, "conclude_test", None)):
+            inner.conclude_test(Status.VALID)
+
+    def submit_user(self, text: str) -> None:
+        """The user starts a turn."""
+        self.apply(SubmitUser(text))
+
+    def model_replies(self, choose: swarming.Choose) -> None:
+        """The model answers (or, one time in twelve, fails; in four while input is
+        queued, which a failed request must keep: ADJ-4)."""
+        assert self.oracle.state is not None
+        queued = bool(self.oracle.state.inbox)
+        one_in = FAILS_QUEUED_ONE_IN if queued else FAILS_ONE_IN
+        if choose(one_in) == one_in - 1:
+            self.apply(gen.failure_on(len(self.oracle.state.log)))
+            return
+        phase = self.phase
+        first_step = isinstance(phase, AwaitingModel) and phase.step == 1
+        for _ in range(AVOID_TRIES):
+            reply = swarming.model_replies(
+                choose,
+                self.swarm,
+                self.config,
+                self.next_call,
+                first_step=first_step,
+                queued=queued,
+            )
+            if not self.has("max-tokens") and reply.finish != "completed":
+                reply = ModelReplies(reply.blocks)
+            # A reply the profile's target is cut at (a call a CLI runs that the model
+            # settles unrun) is drawn again: such calls ended most programs at their first
+            # reply on a real CLI, before a call ran or an abort came over one.
+            if self.profile is None or not self.profile.avoids(reply, self.config):
+                break
+        self.next_call += len(reply.tool_calls)
+        self.apply(reply)
+
+    def hook_answers(self, choose: swarming.Choose) -> None:
+        """The next PreToolUse hook answers."""
+        phase = self.phase
+        assert isinstance(phase, Rewriting)
+        pending = phase.queue[0]
+        call = phase.reply.tool_calls[pending.call_index]
+        hooks = self.config.hooks_for(PRE_TOOL_USE, call.name)
+        verdict = swarming.pre_verdicts(
+            choose,
+            self.swarm,
+            call,
+            call_index=pending.call_index,
+            hook_index=hooks.index(pending.hook),
+        )
+        if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
+            verdict = attrs.evolve(verdict, updated_input=None)
+        if not self.has("approval") and isinstance(verdict, Ask):
+            verdict = Allow()
+        self.apply(HookAnswers(verdict, swarming.pre_audit(verdict)))
+
+    def approval_answers(self, outcome: str) -> None:
+        """The user answers the approval prompt."""
+        self.apply(ApprovalAnswers(outcome))
+
+    def tool_finishes(self, choose: swarming.Choose) -> None:
+        """A running call settles, in any order."""
+        phase = self.phase
+        assert isinstance(phase, Dispatching)
+        running = [s for s in phase.slots if s.status == RUNNING]
+        slot = swarming.settling(choose, self.swarm, running)
+        hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
+        post = swarming.post_answers(choose, self.swarm, len(hooks), slot.call_id)
+        outcome = swarming.tool_outcomes(choose, self.swarm, slot.call_id)
+        if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
+            outcome = attrs.evolve(outcome, meta=None)
+        self.apply(ToolFinishes(slot.call_id, outcome, post))
+
+    def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> bool:
+        """Stop, crash, or type mid-turn — each only when the target can; whether a
+        command was sent."""
+        kind = swarming.disruptions(choose, self.swarm)
+        if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
+            # An abort first: Hypothesis draws the least index more often than the others.
+            kind = swarming.pick(choose, ("abort", "abort", kind))  # see `step`
+        elif self.swarm.aborts and swarming.later_call_waits(self.phase):
+            kind = swarming.pick(choose, (kind, kind, "abort"))
+        elif self.cannot_take(kind) and self.has("abort") and _calls_run(self.phase):
+            # A crash or typed input the target cannot take would send nothing; over a
+            # running call it is an abort instead. A real CLI (neither) otherwise aborted
+            # mostly before its calls ran: while hooks run, where its cut ends the program.
+            kind = "abort"
+        else:  # one draw more only where a rare situation is one disruption away
+            aimed = swarming.aimed_disruptions(self.swarm, self.phase, kind)
+            kind = swarming.pick(choose, aimed)
+        command: Command | None = None
+        if kind == "settled" and isinstance(self.phase, Dispatching):
+            settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
+            if settled:
+                call_id = swarming.pick(choose, settled)
+                command = ToolFinishes(call_id, swarming.any_tool_outcome(choose, call_id))
+        elif kind == "abort" and self.has("abort"):
+            assert self.oracle.state is not None
+            command = gen.abort_on(len(self.oracle.state.log))
+        elif kind == "crash" and self.has("crash-repair"):
+            command = Crash()
+        elif kind == "interject" and self.has("queued-input"):
+            command = SubmitUser(_draw(data, self.run.prompts))
+        elif kind == "arbitrary":
+            command = _draw(data, gen.any_commands)
+        if command is None or not self.supports(command):
+            return False
+        self.apply(command)
+        return True
+
+    def cannot_take(self, kind: str) -> bool:
+        """Whether disruption `kind` is one the target declares no capability for."""
+        needed = {"crash": "crash-repair", "interject": "queued-input"}.get(kind)
+        return needed is not None and not self.has(needed)
+
+    def supports(self, command: Command) -> bool:
+        """Whether the target declared what `command` needs (and is not known to refuse it
+        at once: see `prompt_texts`)."""
+        if self.profile is not None and self.profile.avoids(command, self.config):
+            return False
+        idle = isinstance(self.phase, Idle)
+        return all(self.has(needed) for needed in needed_capabilities(command, idle=idle))
+
+    def recover(self) -> None:
+        """The session is reopened."""
+        self.apply(Recover())
+
+    def teardown(self) -> None:
+        # Hypothesis abandons a program it cannot continue (its size budget ran out, or
+        # swarm testing disabled every rule the phase allows): count it apart.
+        data = current_build_context().data
+        abandoned = data.status in (Status.OVERRUN, Status.INVALID)
+        if not self.run.pinned or self.raised:
+            PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
+        # Ctrl-C may have struck mid-command: the target's state (a process's unread answer)
+        # is unknown, and what settling sent would be judged against it.
+        interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
+        try:
+            # Not an abandoned program: Hypothesis drops what it raises, yet a divergence
+            # would pin its rule and turn the runs after it into "shrinking".
+            if self.configured and not self.failed and not abandoned and not interrupted:
+                self.settle()  # what is still queued or running is compared too
+            if self.checker is not None and not self.failed:
+                KNOWN_HITS.update(self.checker.shown())
+        finally:
+            self.target.close()
+
+    def settle(self) -> None:
+        """Drive both to a quiet end, so the program's tail is compared too."""
+        for _ in range(SETTLE_LIMIT):
+            assert self.oracle.state is not None
+            command = settling_command(self.oracle.state.phase, self.config)
+            if command is None or self.stopped:
+                return
+            if self.noting():
+                note(f"settling: #{len(self.program) + 1} {command!r}")
+            self.apply(command)
+
+
 def conformance_machine(
     factory: TargetFactory, profile: Profile | None = None, *, pin: dict[str, str] | None = None
 ) -> type[RuleBasedStateMachine]:
-    """A state machine class that checks the target made by `factory` against the model.
+    """A machine class bound to one run against the target made by `factory`, made without
+    arguments as Hypothesis makes a class (tests subclass it; `run_conformance` hands
+    Hypothesis a function making `ConformanceMachine(run)` instead, and makes no class).
 
     With `profile`, the target's known divergences are erased before comparing. `pin` receives
     the rule of the first divergence found (under the key "rule").
     """
+    run = ConformanceRun(factory, profile, {} if pin is None else pin)
 
-    # The rule of the first divergence found (see `diverged`); the caller may watch it.
-    pinned: dict[str, str] = {} if pin is None else pin
-    prompts = prompt_texts(profile)
-    # What the target declares for the probe configuration, asked once per run: a reset costs a
-    # process target (a real loop booting) as much as a short program, and every program would
-    # otherwise pay it twice. The program's own reset still reports what it runs with.
-    probed: list[frozenset[str]] = []
-
-    class ConformanceMachine(RuleBasedStateMachine):
-        """Random command programs; the model is the oracle."""
-
+    class Bound(ConformanceMachine):
         def __init__(self) -> None:
-            super().__init__()
-            self.oracle = ModelTarget()
-            self.target = factory()
-            self.capabilities = frozenset[str]()
-            self.program: list[Command] = []
-            self.config = gen.CONFIGS[0]
-            self.next_call = 1
-            self.monitor = LogMonitor()
-            self.situations = Situations()
-            self.history: list[dict[str, Any]] = []
-            self.checker = ProfileChecker(profile) if profile is not None else None
-            self.failed = False
-            self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
-            self.raised = False  # this program raised the run's first divergence
-            self.ended = False  # the program sends no more commands (see `step`)
-            self.configured = False  # `configure` ran (see `configure`)
-            self._noting: bool | None = None  # see `noting`
-            if currently_in_test_context():  # Hypothesis is running a program: draw now
-                try:
-                    self.configure(self.data)
-                except BaseException:
-                    # Hypothesis tears down only a machine it has been handed.
-                    self.target.close()
-                    raise
+            super().__init__(run)
 
-        @property
-        def phase(self) -> Phase:
-            assert self.oracle.state is not None
-            return self.oracle.state.phase
-
-        def has(self, capability: str) -> bool:
-            return capability in self.capabilities
-
-        def noting(self) -> bool:
-            """`_noted()`, asked once per program: whether Hypothesis keeps notes does not
-            change while it runs one (its final run, its verbosity, observability)."""
-            if self._noting is None:
-                self._noting = _noted()
-            return self._noting
-
-        def configure(self, data: st.DataObject) -> None:
-            """Reset both with a configuration the target can run: when Hypothesis makes the
-            machine, so the configuration and the swarm are a program's first choices (a
-            machine made outside a test run configures at its first step).
-
-            First, because Hypothesis's first examples run each new random prefix with every
-            later choice the simplest, and count each as an example: when its own switch-off
-            draw for rules (one rule here, so it decides nothing) came first, that prefix was
-            that draw alone, and half the early examples were the first configuration's
-            simplest program again. Not an `initialize` rule: Hypothesis builds and validates a
-            fresh strategy for a machine's initialize rules in every program, which cost more
-            than the configuring.
-            """
-            self.configured = True
-            if not probed:
-                probed.append(self.target.reset(gen.CONFIGS[0]))
-            probe = probed[0]
-            configs = [c for c in swarming.CONFIGS if _fits(c, probe)] or [
-                _reduced(gen.CONFIGS[0], probe)
-            ]
-            self.config = _draw(data, _one_of_these(tuple(configs)))
-            # Blank arguments add a call to every batch, which a target the profile is cut at
-            # would end each program at (a reply drawn again has one too): off for it, and not
-            # drawn, so its programs are those drawn before the feature came.
-            cut = _cut_at_blank_arguments(profile, self.config)
-            self.swarm = swarming.swarms(
-                _chooser(data), without=frozenset({"blank_arguments"} if cut else ())
-            )
-            self.capabilities = self.target.reset(self.config)
-            self.oracle.reset(self.config)
-            self.oracle.presenting = self.has("presentation")
-            self.oracle.reporting_history = self.has("history")
-            if self.noting():
-                note(f"target {self.target.name} declares {sorted(self.capabilities)}")
-
-        @property
-        def stopped(self) -> bool:
-            """A hard known divergence showed: the runs went different ways; stop comparing."""
-            return self.checker is not None and self.checker.stop is not None
-
-        def apply(self, command: Command) -> None:
-            """Send one command to both; compare."""
-            assert self.oracle.state is not None
-            if self.stopped:
-                return
-            if self.failed:
-                return
-            before = self.oracle.state
-            phase = before.phase.NAME
-            self.program.append(command)
-            if self.noting():
-                note(f"#{len(self.program)} {command!r}")
-            expected = self.oracle.apply(command)
-            actual = self.target.apply(command)
-            if not self.has("presentation"):  # what a target does not declare is not compared
-                actual = attrs.evolve(actual, presented=None)
-            if not self.has("history"):
-                actual = attrs.evolve(actual, history=None)
-            situations = self.situations.feed(command, before, self.oracle.state, expected)
-            if not pinned:  # coverage counts the programs run, not the shrinking after them
-                _count_coverage(phase, command, expected, situations)
-            violations = log_violations(self.monitor, actual.events)
-            self.history.extend(expected.events)
-            for event in expected.events:
-                if str(event.get("type")) == "tool/call":
-                    self.next_call = max(
-                        self.next_call, int(str(event["data"]["callId"])[1:] or 0) + 1
-                    )
-            if self.checker is not None:
-                found = self.checker.feed(
-                    command,
-                    phase_before=phase,
-                    phase_after=self.oracle.state.phase.NAME,
-                    expected=expected,
-                    actual=actual,
-                    violations=violations,
-                )
-                if found is not None:
-                    self.diverged(found)
-                return
-            split = split_units(expected, actual)
-            if (
-                same_normalized(expected, actual)
-                and refused_alike(expected, actual)
-                and not split
-                and not violations
-            ):
-                return
-            rule_id, what = classify(
-                command,
-                phase,
-                expected,
-                actual,
-                target_violations=violations,
-                history=tuple(self.history),
-                crashed=any(isinstance(c, Crash) for c in self.program),
-                probe=probe_for(self.target),
-                config=self.config,
-                program=tuple(self.program),
-            )
-            self.diverged(
-                Divergence(len(self.program) - 1, command, rule_id, what, expected, actual)
-            )
-
-        def diverged(self, divergence: Divergence) -> None:
-            """Stop comparing this program; report the divergence unless it blames another rule.
-
-            The first divergence of a run pins its rule: while Hypothesis shrinks, a program
-            that diverges for another rule counts as passing, so the shrunk program shows the
-            same broken rule as the one first found. (The pin never moves: a program's outcome
-            must not change between Hypothesis's runs of it.)
-            """
-            self.failed = True
-            first = not pinned
-            if pinned.setdefault("rule", divergence.rule_id) != divergence.rule_id:
-                return
-            self.raised = first
-            raise DivergenceFound(divergence, self.config, tuple(self.program))
-
-        @functools.cached_property
-        def data(self) -> st.DataObject:
-            """The program's data, the one object `st.data()` would hand each step. Not drawn as
-            the step's argument: that draw, a strategy's draw and a span in every step, cost
-            more than choosing the command, and every span is one more for Hypothesis to group
-            and copy when it mutates a program."""
-            return st.DataObject(current_build_context().data)
-
-        @rule()
-        def step(self) -> None:
-            """Send one of the commands the model's phase allows, drawn from those alone.
-
-            One rule that works out the phase's possible commands once, instead of a rule per
-            command kind, each with a precondition: Hypothesis chose among those by drawing
-            rules and rejecting the ones whose precondition failed, and switched rules off per
-            program (its own swarm over rules), so a program whose only possible command was
-            switched off in some phase (the user's turn in Idle) was abandoned there: most
-            programs ended after their first turn, and were drawn again. The features a
-            program leans on are drawn by `swarming.Swarm` instead. The first possible
-            command is the one that moves the program on, which shrinking prefers.
-            """
-            data = self.data
-            if not self.configured:
-                self.configure(data)
-            if self.ended:
-                return
-            choose = _chooser(data)
-            choices = _possible(self.phase)
-            if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
-                # Where an abort tells a denied call that waited for a slot from one that passed
-                # the gate (DEC-1): one step of three disrupted, an abort among the disruptions,
-                # brought it in 2 programs of 600; three of five, the disruptions last, in 4 of
-                # 200 (Hypothesis draws the least index more often): now first.
-                choices = ("disrupt", "disrupt", *choices)
-            elif self.swarm.aborts and swarming.approval_pending(self.phase):
-                # An abort while a call waits for approval (see `disrupt`): three steps of five
-                # disrupted there, not one of three.
-                choices = (*choices, "disrupt", "disrupt")
-            kind = swarming.pick(choose, choices)
-            moving = next((choice for choice in choices if choice != "disrupt"), None)
-            if kind == "disrupt" and not self.disrupt(choose, data) and moving is not None:
-                # No disruption after all (none drawn, or none the target can take): the
-                # program moves on in this step rather than spend one of Hypothesis's steps
-                # (its stop and rule draws, a tenth of the steps) on sending nothing.
-                kind = moving
-            self.send(kind, choose, data)
-
-        def send(self, kind: StepKind, choose: swarming.Choose, data: st.DataObject) -> None:
-            """Send a command of `kind` (a disruption is sent by `disrupt`)."""
-            match kind:
-                case "submit_user":
-                    # After each turn a third of the programs end, and the simplest choice
-                    # ends it: a failing program's later turns are one choice away from gone,
-                    # which shrinking finds (deleting a whole turn's choices in the middle of
-                    # a program is beyond it), and programs stay a few turns long.
-                    if self.program and choose(3) == 0:
-                        self.end(data)
-                        return
-                    self.submit_user(_draw(data, prompts))
-                case "model_replies":
-                    self.model_replies(choose)
-                case "hook_answers":
-                    self.hook_answers(choose)
-                case "tool_finishes":
-                    self.tool_finishes(choose)
-                case "approval_answers":
-                    self.approval_answers(swarming.pick(choose, APPROVAL_ANSWERS))
-                case "disrupt":
-                    pass  # `step` sent it, if the target could take it
-                case "recover":
-                    self.recover()
-                case kind:
-                    assert_never(kind)
-
-        def end(self, data: st.DataObject) -> None:
-            """End the program here: settle and compare its tail, then stop Hypothesis's run of
-            it, which would otherwise go on with steps that send nothing up to the step count.
-            (Hypothesis's own stop is a rare draw that shrinking never makes: it lowers choices,
-            and stopping is the higher one.) A Hypothesis without `conjecture_data` gets the
-            steps that send nothing."""
-            self.settle()
-            self.ended = True
-            inner = getattr(data, "conjecture_data", None)
-            if inner is not None and callable(getattr(inner, "conclude_test", None)):
-                inner.conclude_test(Status.VALID)
-
-        def submit_user(self, text: str) -> None:
-            """The user starts a turn."""
-            self.apply(SubmitUser(text))
-
-        def model_replies(self, choose: swarming.Choose) -> None:
-            """The model answers (or, one time in twelve, fails; in four while input is
-            queued, which a failed request must keep: ADJ-4)."""
-            assert self.oracle.state is not None
-            queued = bool(self.oracle.state.inbox)
-            one_in = FAILS_QUEUED_ONE_IN if queued else FAILS_ONE_IN
-            if choose(one_in) == one_in - 1:
-                self.apply(gen.failure_on(len(self.oracle.state.log)))
-                return
-            phase = self.phase
-            first_step = isinstance(phase, AwaitingModel) and phase.step == 1
-            for _ in range(AVOID_TRIES):
-                reply = swarming.model_replies(
-                    choose,
-                    self.swarm,
-                    self.config,
-                    self.next_call,
-                    first_step=first_step,
-                    queued=queued,
-                )
-                if not self.has("max-tokens") and reply.finish != "completed":
-                    reply = ModelReplies(reply.blocks)
-                # A reply the profile's target is cut at (a call a CLI runs that the model
-                # settles unrun) is drawn again: such calls ended most programs at their first
-                # reply on a real CLI, before a call ran or an abort came over one.
-                if profile is None or not profile.avoids(reply, self.config):
-                    break
-            self.next_call += len(reply.tool_calls)
-            self.apply(reply)
-
-        def hook_answers(self, choose: swarming.Choose) -> None:
-            """The next PreToolUse hook answers."""
-            phase = self.phase
-            assert isinstance(phase, Rewriting)
-            pending = phase.queue[0]
-            call = phase.reply.tool_calls[pending.call_index]
-            hooks = self.config.hooks_for(PRE_TOOL_USE, call.name)
-            verdict = swarming.pre_verdicts(
-                choose,
-                self.swarm,
-                call,
-                call_index=pending.call_index,
-                hook_index=hooks.index(pending.hook),
-            )
-            if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
-                verdict = attrs.evolve(verdict, updated_input=None)
-            if not self.has("approval") and isinstance(verdict, Ask):
-                verdict = Allow()
-            self.apply(HookAnswers(verdict, swarming.pre_audit(verdict)))
-
-        def approval_answers(self, outcome: str) -> None:
-            """The user answers the approval prompt."""
-            self.apply(ApprovalAnswers(outcome))
-
-        def tool_finishes(self, choose: swarming.Choose) -> None:
-            """A running call settles, in any order."""
-            phase = self.phase
-            assert isinstance(phase, Dispatching)
-            running = [s for s in phase.slots if s.status == RUNNING]
-            slot = swarming.settling(choose, self.swarm, running)
-            hooks = self.config.hooks_for(POST_TOOL_USE, slot.name)
-            post = swarming.post_answers(choose, self.swarm, len(hooks), slot.call_id)
-            outcome = swarming.tool_outcomes(choose, self.swarm, slot.call_id)
-            if isinstance(outcome, ToolSucceeded) and not self.has("result-meta"):
-                outcome = attrs.evolve(outcome, meta=None)
-            self.apply(ToolFinishes(slot.call_id, outcome, post))
-
-        def disrupt(self, choose: swarming.Choose, data: st.DataObject) -> bool:
-            """Stop, crash, or type mid-turn — each only when the target can; whether a
-            command was sent."""
-            kind = swarming.disruptions(choose, self.swarm)
-            if swarming.denied_call_passed_busy_slots(self.phase, self.config.max_parallel):
-                # An abort first: Hypothesis draws the least index more often than the others.
-                kind = swarming.pick(choose, ("abort", "abort", kind))  # see `step`
-            elif self.swarm.aborts and swarming.later_call_waits(self.phase):
-                kind = swarming.pick(choose, (kind, kind, "abort"))
-            elif self.cannot_take(kind) and self.has("abort") and _calls_run(self.phase):
-                # A crash or typed input the target cannot take would send nothing; over a
-                # running call it is an abort instead. A real CLI (neither) otherwise aborted
-                # mostly before its calls ran: while hooks run, where its cut ends the program.
-                kind = "abort"
-            else:  # one draw more only where a rare situation is one disruption away
-                aimed = swarming.aimed_disruptions(self.swarm, self.phase, kind)
-                kind = swarming.pick(choose, aimed)
-            command: Command | None = None
-            if kind == "settled" and isinstance(self.phase, Dispatching):
-                settled = [s.call_id for s in self.phase.slots if s.status != RUNNING]
-                if settled:
-                    call_id = swarming.pick(choose, settled)
-                    command = ToolFinishes(call_id, swarming.any_tool_outcome(choose, call_id))
-            elif kind == "abort" and self.has("abort"):
-                assert self.oracle.state is not None
-                command = gen.abort_on(len(self.oracle.state.log))
-            elif kind == "crash" and self.has("crash-repair"):
-                command = Crash()
-            elif kind == "interject" and self.has("queued-input"):
-                command = SubmitUser(_draw(data, prompts))
-            elif kind == "arbitrary":
-                command = _draw(data, gen.any_commands)
-            if command is None or not self.supports(command):
-                return False
-            self.apply(command)
-            return True
-
-        def cannot_take(self, kind: str) -> bool:
-            """Whether disruption `kind` is one the target declares no capability for."""
-            needed = {"crash": "crash-repair", "interject": "queued-input"}.get(kind)
-            return needed is not None and not self.has(needed)
-
-        def supports(self, command: Command) -> bool:
-            """Whether the target declared what `command` needs (and is not known to refuse it
-            at once: see `prompt_texts`)."""
-            if profile is not None and profile.avoids(command, self.config):
-                return False
-            idle = isinstance(self.phase, Idle)
-            return all(self.has(needed) for needed in needed_capabilities(command, idle=idle))
-
-        def recover(self) -> None:
-            """The session is reopened."""
-            self.apply(Recover())
-
-        def teardown(self) -> None:
-            # Hypothesis abandons a program it cannot continue (its size budget ran out, or
-            # swarm testing disabled every rule the phase allows): count it apart.
-            data = current_build_context().data
-            abandoned = data.status in (Status.OVERRUN, Status.INVALID)
-            if not pinned or self.raised:
-                PROGRAM_ENDS["abandoned" if abandoned else "complete"] += 1
-            # Ctrl-C may have struck mid-command: the target's state (a process's unread answer)
-            # is unknown, and what settling sent would be judged against it.
-            interrupted = isinstance(sys.exc_info()[1], KeyboardInterrupt)
-            try:
-                # Not an abandoned program: Hypothesis drops what it raises, yet a divergence
-                # would pin its rule and turn the runs after it into "shrinking".
-                if self.configured and not self.failed and not abandoned and not interrupted:
-                    self.settle()  # what is still queued or running is compared too
-                if self.checker is not None and not self.failed:
-                    KNOWN_HITS.update(self.checker.shown())
-            finally:
-                self.target.close()
-
-        def settle(self) -> None:
-            """Drive both to a quiet end, so the program's tail is compared too."""
-            for _ in range(SETTLE_LIMIT):
-                assert self.oracle.state is not None
-                command = settling_command(self.oracle.state.phase, self.config)
-                if command is None or self.stopped:
-                    return
-                if self.noting():
-                    note(f"settling: #{len(self.program) + 1} {command!r}")
-                self.apply(command)
-
-    ConformanceMachine.__name__ = "ConformanceMachine"
-    return ConformanceMachine
+    Bound.__name__ = "ConformanceMachine"
+    return Bound
 
 
 def _cut_at_blank_arguments(profile: Profile | None, config: LoopConfig) -> bool:

@@ -73,7 +73,7 @@ from loopspec.properties.conformance.compare import normalized_observation as no
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
 from loopspec.properties.conformance.profile_check import ProfileChecker
-from loopspec.properties.conformance.reduce import Program, reduce_program, weight
+from loopspec.properties.conformance.reduce import Program, reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
@@ -612,7 +612,7 @@ class _OneProgramAtATime:
     frees its state at once, by reference counting.
     """
 
-    def __init__(self, machine: type[RuleBasedStateMachine]) -> None:
+    def __init__(self, machine: Callable[[], RuleBasedStateMachine]) -> None:
         self._machine = machine
         self._last: RuleBasedStateMachine | None = None
 
@@ -651,26 +651,6 @@ class _OutOfTime(KeyboardInterrupt):
     Hypothesis. An interrupt to Hypothesis, as Ctrl-C is: it takes any other exception for the
     program's own outcome, and a program that ended before its first draw, unlike its earlier
     run, for a flaky strategy (FlakyStrategyDefinition)."""
-
-
-def _recording_smallest(
-    machine: type[RuleBasedStateMachine], smallest: list[DivergenceFound]
-) -> type[RuleBasedStateMachine]:
-    """`machine`, keeping in `smallest` the smallest program (`reduce.weight`) of those that
-    raised the run's divergence: Hypothesis holds its shrunk program until it has done, and a
-    run whose time ends while it shrinks reports this one instead."""
-
-    class Recording(machine):  # type: ignore[misc,valid-type]  # a class made by a function
-        def diverged(self, divergence: Divergence) -> None:
-            try:
-                super().diverged(divergence)
-            except DivergenceFound as found:
-                size = weight(found.config, found.program)
-                if not smallest or size < weight(smallest[0].config, smallest[0].program):
-                    smallest[:] = [found]
-                raise
-
-    return Recording
 
 
 def run_conformance(
@@ -738,8 +718,8 @@ def run_conformance(
     SITUATION_HITS.clear()
     pin: dict[str, str] = {}
     smallest: list[DivergenceFound] = []
-    checking = conformance.conformance_machine(counting_factory, profile, pin=pin)
-    machine = _recording_smallest(checking, smallest)
+    # One machine class for every run: Hypothesis keeps each class it has run for good.
+    shared = conformance.ConformanceRun(counting_factory, profile, pin, smallest)
     budget = settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -758,7 +738,7 @@ def run_conformance(
     )
     # Hypothesis takes any callable that returns a machine ("it can be a class or a
     # function", `run_state_machine_as_test`), though its annotation names a class.
-    programs = _OneProgramAtATime(machine)
+    programs = _OneProgramAtATime(lambda: conformance.ConformanceMachine(shared))
     new_program = cast("type[RuleBasedStateMachine]", _new_program(programs.next))
     test = get_state_machine_test(new_program, settings=budget)
     if seed_value is not None:
@@ -851,7 +831,6 @@ def run_conformance(
             raise
         raise TargetError(_unrepeatable(unrepeated)) from None
     finally:
-        _forget_machines(machine, checking)
         if show_progress and sys.stderr.isatty():
             print(file=sys.stderr)
     conformance.count_observed()
@@ -880,25 +859,6 @@ def run_conformance(
         len(targeted),
         divergence is not None and not searched,
     )
-
-
-def _forget_machines(*machines: type[object]) -> None:
-    """Let go of this run's machine classes, which Hypothesis keeps for good: a dict and two
-    caches in `hypothesis.stateful` (6.170), keyed by class, hold every machine class ever run,
-    and with it what its methods close over (the target factory, the run's counters). A run
-    makes two classes, so a process running conform many times (a pytest session, the pytest
-    plugin) kept them all. The names are Hypothesis's own and may go: then nothing is done.
-    Clearing a cache costs another machine only rebuilding its entry once."""
-    from hypothesis.stateful import RuleBasedStateMachine, RuleStrategy  # noqa: PLC0415
-
-    per_class = getattr(RuleBasedStateMachine, "_setup_state_per_class", None)
-    if isinstance(per_class, dict):
-        for machine in machines:
-            per_class.pop(machine, None)
-    for owner, cached in ((RuleBasedStateMachine, "_to_test_case"), (RuleStrategy, "_setup_for")):
-        clear = getattr(getattr(owner, cached, None), "cache_clear", None)
-        if callable(clear):
-            clear()
 
 
 def _sweeps(profile: Profile | None, capabilities: frozenset[str]) -> bool:
