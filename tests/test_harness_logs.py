@@ -298,9 +298,13 @@ def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
     assert rules(report) == ["REC-1"]
     (found,) = report.violations
     assert (found.line, found.events) == (5, (5, 4))
+    # Worded as a dsh log's REC-1 (tests/test_check_cli.py), in the rollout's terms: it read
+    # "a new turn starts while call call_long awaits its result: the turn before ended without
+    # answering it, and no repair result was written", another sentence for the same break.
     assert found.violation.message == (
-        "a new turn starts while call call_long awaits its result: the turn before ended "
-        "without answering it, and no repair result was written"
+        "turn turn2 (task_started) starts, where call call_long still awaits its result: a turn "
+        "a crash left open is closed by crash repair, which answers its calls, before the next "
+        "starts"
     )
     assert "REC-1" not in report.not_checkable
     assert report.notices == []

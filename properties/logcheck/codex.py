@@ -137,7 +137,9 @@ class _Reader:
             yield from self._item(payload, line)
         elif kind == "event_msg" and payload.get("type") == "task_started":
             self.in_reply = False
-            yield TurnStart(line)
+            turn_id = payload.get("turn_id")
+            named = f"turn {turn_id} " if isinstance(turn_id, str) and turn_id else "a turn "
+            yield TurnStart(line, f"{named}(task_started)")
         elif kind == "event_msg" and payload.get("type") == "item_completed":
             item = payload.get("item")
             if isinstance(item, Mapping) and item.get("type") == "CommandExecution":

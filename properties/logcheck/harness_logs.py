@@ -41,7 +41,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, BinaryIO, NamedTuple, assert_never
 
-from loopspec.model.invariants import Violation, calls_awaiting, rule_ids
+from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
 from loopspec.model.jsonvalue import json_refusal
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
@@ -135,9 +135,11 @@ class Invented(NamedTuple):
 
 
 class TurnStart(NamedTuple):
-    """A new turn begins: the turn before it is over, whatever ended it."""
+    """A new turn begins: the turn before it is over, whatever ended it. `what` names it in
+    the log's own terms (a Codex rollout's task_started and its turn id)."""
 
     line: int
+    what: str
 
 
 Observation = Reply | Result | Visible | HookRewrite | Executed | Invented | TurnStart
@@ -262,8 +264,8 @@ class Judge:
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
                 return [Violation("REC-1", line, message, (repair_line,))]
-            case TurnStart(line):
-                return self._turn_start(line)
+            case TurnStart(line, what):
+                return self._turn_start(line, what)
             case _:
                 assert_never(observation)
 
@@ -385,19 +387,16 @@ class Judge:
             found.append(Violation("RW-2", executed.line, message, (call_line,)))
         return found
 
-    def _turn_start(self, line: int) -> list[Violation]:
+    def _turn_start(self, line: int, what: str) -> list[Violation]:
         """REC-1: the turn before ended (a crash, when its calls still await results) and this
         one starts without the repair that answers them. They are closed here, so the messages
-        and the reply that follow are not blamed on ADJ-1 and ADJ-3 as well."""
+        and the reply that follow are not blamed on ADJ-1 and ADJ-3 as well. Worded as a dsh
+        log's (`turns_numbered_and_unnested`), in the rollout's own terms."""
         if self.open is None or not self.open.waiting:
             return []
         waiting = self.open.waiting
         lines = tuple(self.open.line_of_call[c] for c in waiting)
-        them = "it" if len(waiting) == 1 else "them"
-        message = (
-            f"a new turn starts while {calls_awaiting(waiting)}: the turn before ended without "
-            f"answering {them}, and no repair result was written"
-        )
+        message = f"{what} starts, where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
         self.open = None
         return [Violation("REC-1", line, message, lines)]
 
