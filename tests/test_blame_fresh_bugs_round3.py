@@ -53,6 +53,16 @@ from typing import Any
 
 import attrs
 import pytest
+from fresh_bugs import (
+    FreshBug,
+    assert_blamed_on,
+    assert_passes_on_model,
+    copied,
+    names,
+    renumbered,
+    report,
+    row_named,
+)
 from test_blame_hook_merge_bugs import IgnoresSuppliedInputs
 
 from loopspec.model import rewrite
@@ -104,18 +114,6 @@ def read_call(call_id: str, path: str = "a") -> ToolCallBlock:
 BASH_CALL = ToolCallBlock("c1", "bash", '{"command":"ls"}')
 
 
-def _copied(observed: Observation) -> list[dict[str, Any]]:
-    copied: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
-    return copied
-
-
-def _renumbered(observed: Observation, events: list[dict[str, Any]]) -> Observation:
-    first = observed.events[0]["seq"] if observed.events else 0
-    for seq, event in enumerate(events, start=first):
-        event["seq"] = seq
-    return attrs.evolve(observed, events=tuple(events))
-
-
 class RepairCitesNoCall(ModelTarget):
     """The model, except that crash repair's results carry no `sourceEventSeqs`."""
 
@@ -123,7 +121,7 @@ class RepairCitesNoCall(ModelTarget):
         observed = super().apply(command)
         if not isinstance(command, Recover):
             return observed
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             event.pop("sourceEventSeqs", None)
         return attrs.evolve(observed, events=tuple(events))
@@ -138,14 +136,14 @@ class RepairAnswersAnsweredCalls(ModelTarget):
         observed = super().apply(command)
         if not answered:
             return observed
-        events = _copied(observed)
+        events = copied(observed)
         repaired = next(e for e in events if e["type"] == "tool/result")
         extra = []
         for call_id, call_seq in answered:
             again = json.loads(json.dumps(repaired).replace(_call_id_of(repaired), call_id))
             again["sourceEventSeqs"] = [call_seq]
             extra.append(again)
-        return _renumbered(observed, [*extra, *events])
+        return renumbered(observed, [*extra, *events])
 
     def _answered_in_open_step(self) -> list[tuple[str, int]]:
         assert self.state is not None
@@ -220,8 +218,8 @@ class DropsParkedMessages(ModelTarget):
         at = _opening_messages(observed)
         if not isinstance(command, SubmitUser) or len(at) < 2:
             return observed
-        events = [e for i, e in enumerate(_copied(observed)) if i not in at[:-1]]
-        return _renumbered(observed, events)
+        events = [e for i, e in enumerate(copied(observed)) if i not in at[:-1]]
+        return renumbered(observed, events)
 
 
 class ParksAfterTheUser(ModelTarget):
@@ -233,7 +231,7 @@ class ParksAfterTheUser(ModelTarget):
         at = _opening_messages(observed)
         if not isinstance(command, SubmitUser) or len(at) < 2:
             return observed
-        events = _copied(observed)
+        events = copied(observed)
         contents = [events[i]["data"] for i in at]
         for i, data in zip(at, [contents[-1], *contents[:-1]], strict=True):
             events[i]["data"] = data
@@ -246,14 +244,14 @@ class EndsTurnDespiteQueue(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         starts = [i for i, e in enumerate(events) if e["type"] == "step/start"]
         if not isinstance(command, ModelReplies) or command.tool_calls or not starts:
             return observed
         turn = events[starts[0]]["data"]["turn"]
         ended = {"type": "turn/end", "seq": 0, "time": events[0]["time"]}
         ended["data"] = {"turn": turn, "reason": {"kind": "completed"}}
-        return _renumbered(observed, [*events[: starts[0]], ended])
+        return renumbered(observed, [*events[: starts[0]], ended])
 
 
 def _asks_keep_no_input(supplied: tuple[bool, ...], merged: int) -> int:
@@ -328,14 +326,14 @@ class TrimsContexts(ModelTarget):
         observed = super().apply(command)
         events = [
             e
-            for e in _copied(observed)
+            for e in copied(observed)
             if not (
                 e["type"] == "user/message"
                 and e["data"]["source"].get("kind") == "plugin"
                 and not e["data"]["content"][0]["text"].strip()
             )
         ]
-        return _renumbered(observed, events)
+        return renumbered(observed, events)
 
 
 class LeavesOutEmptyErrorMessages(ModelTarget):
@@ -343,7 +341,7 @@ class LeavesOutEmptyErrorMessages(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             error = (
                 event["data"].get("reason", {}).get("error")
@@ -361,7 +359,7 @@ class DeniesWithEveryReason(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             if event["type"] == "tool/result":
                 block = event["data"]["message"]["content"][0]["content"][0]
@@ -402,10 +400,10 @@ class DropsContextsAfterAnAbort(ModelTarget):
             return observed
         events = [
             e
-            for e in _copied(observed)
+            for e in copied(observed)
             if not (e["type"] == "user/message" and e["data"]["source"].get("kind") == "plugin")
         ]
-        return _renumbered(observed, events)
+        return renumbered(observed, events)
 
 
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
@@ -428,7 +426,7 @@ def _hooked(call: ToolCallBlock, *answers: HookAnswers) -> tuple[Command, ...]:
 
 QUEUED_THEN_FAILED = (SubmitUser("a"), SubmitUser("b"), ModelFails("down"), SubmitUser("c"))
 
-PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]] = [
+PROGRAMS: list[FreshBug] = [
     (
         "crash repair's results cite no tool/call",
         RepairCitesNoCall,
@@ -609,38 +607,23 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "target", "config", "program", "rule"), PROGRAMS, ids=[p[0] for p in PROGRAMS]
-)
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
 def test_MODEL_1_a_fresh_bug_of_round_3_is_blamed_on_the_rule_its_author_must_fix(
-    name: str,
-    target: type[ModelTarget],
-    config: LoopConfig,
-    program: tuple[Command, ...],
-    rule: str,
+    row: FreshBug,
 ) -> None:
     """MODEL-1 (REC-1, VIEW-2, ADJ-4, STEP-4): the first divergence names the rule broken."""
-    replay = replay_case(target, config, list(program))
-    assert replay.divergence is not None, "the bug was not found"
-    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert_blamed_on(row)
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
-def test_MODEL_1_the_round_3_programs_pass_on_the_model(program: Any) -> None:
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
+def test_MODEL_1_the_round_3_programs_pass_on_the_model(row: FreshBug) -> None:
     """MODEL-1: control: without the bug, no program diverges."""
-    _name, _target, config, commands, _rule = program
-    assert replay_case(ModelTarget, config, list(commands)).divergence is None
-
-
-def _what(target: type[ModelTarget], config: LoopConfig, program: tuple[Command, ...]) -> str:
-    replay = replay_case(target, config, list(program))
-    assert replay.divergence is not None
-    return replay.divergence.what
+    assert_passes_on_model(row)
 
 
 def test_REC_1_a_repair_result_that_cites_no_call_says_what_repair_writes() -> None:
     """REC-1: the report names the broken citation and what crash repair appends."""
-    what = _what(*PROGRAMS[0][1:4])
+    what = report(*PROGRAMS[0][1:4])
     assert "does not cite its tool/call" in what, what
     assert "citing its tool/call when one was recorded" in what, what
 
@@ -648,7 +631,7 @@ def test_REC_1_a_repair_result_that_cites_no_call_says_what_repair_writes() -> N
 def test_VIEW_2_a_forgotten_card_after_a_reopen_is_named() -> None:
     """VIEW-2: the report says the call was shown before the crash and its card was a
     terminal."""
-    what = _what(*PROGRAMS[2][1:4])
+    what = report(*PROGRAMS[2][1:4])
     assert "shown before the crash" in what, what
     assert "raw content" in what, what
 
@@ -657,33 +640,29 @@ def test_VIEW_2_a_forgotten_card_after_a_reopen_is_named() -> None:
 def test_ADJ_4_messages_a_failed_turn_left_queued_are_parked(program: Any) -> None:
     """ADJ-4: the report says how the last turn ended and where its queued messages go."""
     _name, target, config, commands, _rule = program
-    what = _what(target, config, commands)
+    what = report(target, config, commands)
     assert "ended 'error' before another step/start" in what, what
     assert "before the user's own message" in what, what
 
 
 def test_STEP_4_a_reply_that_ends_the_turn_with_a_message_queued_says_so() -> None:
     """STEP-4: the report says a message was queued, so the next step starts with it."""
-    what = _what(*_program("a completed reply without calls")[1:4])
+    what = report(*row_named(PROGRAMS, "a completed reply without calls")[1:4])
     assert "a message was queued during the step" in what, what
-
-
-def _program(name: str) -> tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]:
-    return next(program for program in PROGRAMS if program[0].startswith(name))
 
 
 @pytest.mark.parametrize("name", ["an ask drops the input an earlier", "an ask drops the input a"])
 def test_HOOK_3_an_ask_keeps_another_hook_s_input(name: str) -> None:
     """HOOK-3: the report names the hook that asked, the one that supplied the input, and the
     other reading (a loop that applies no input at all)."""
-    what = _what(*_program(name)[1:4])
+    what = report(*row_named(PROGRAMS, name)[1:4])
     for said in ("asked about call c1 without an input", "only a deny discards", "(RW-1)"):
         assert said in what, what
 
 
 def test_HOOK_6_a_refused_input_recorded_says_it_is_never_applied() -> None:
     """HOOK-6: the report says the input is refused, never applied, naming the hook."""
-    what = _what(*_program("a refused input that is no object")[1:4])
+    what = report(*row_named(PROGRAMS, "a refused input that is no object")[1:4])
     assert "the input hook late supplied" in what, what
     assert "refused, never applied" in what, what
 
@@ -691,36 +670,36 @@ def test_HOOK_6_a_refused_input_recorded_says_it_is_never_applied() -> None:
 def test_HOOK_6_a_replaced_input_is_not_judged() -> None:
     """HOOK-6 (HOOK-3): the report names the hook whose input was judged though a later one
     replaced it, and the other reading: the earlier input won."""
-    what = _what(*_program("an input a later hook replaces")[1:4])
+    what = report(*row_named(PROGRAMS, "an input a later hook replaces")[1:4])
     assert "hook everything supplied an input its tool cannot take" in what, what
     assert "only the input in effect is judged (HOOK-6)" in what, what
     assert "the last input in configured order wins" in what, what
-    what = _what(*_program("an input a later hook replaces is judged, its")[1:4])
+    what = report(*row_named(PROGRAMS, "an input a later hook replaces is judged, its")[1:4])
     assert "only the input in effect, the last one supplied, is judged (HOOK-6)" in what, what
 
 
 def test_ADJ_4_a_whitespace_context_is_delivered_untrimmed() -> None:
     """ADJ-4: the report says a whitespace-only context is not empty."""
-    what = _what(*_program("a whitespace-only PostToolUse context")[1:4])
+    what = report(*row_named(PROGRAMS, "a whitespace-only PostToolUse context")[1:4])
     assert "a context of only whitespace is not empty" in what, what
 
 
 def test_DEC_1_a_deny_s_reason_is_the_denying_hooks_alone() -> None:
     """DEC-1: the report names the denying hook and says no other hook's reason is joined."""
-    what = _what(*_program("a deny's result with an allowing")[1:4])
+    what = report(*row_named(PROGRAMS, "a deny's result with an allowing")[1:4])
     assert "the denying hook late" in what, what
     assert "(no other hook's)" in what, what
 
 
 def test_DEC_2_a_cancelled_approval_s_words_are_shown() -> None:
     """DEC-2: the report quotes the words a cancelled approval's result has."""
-    what = _what(*_program("a cancelled approval worded")[1:4])
+    what = report(*row_named(PROGRAMS, "a cancelled approval worded")[1:4])
     assert '"Error: the approval request for tool read was cancelled"' in what, what
 
 
 def test_ORD_3_a_result_commits_once_it_and_the_earlier_ones_are_ready() -> None:
     """ORD-3: the report says a result does not wait for the whole batch."""
-    what = _what(*_program("a batch's results held back")[1:4])
+    what = report(*row_named(PROGRAMS, "a batch's results held back")[1:4])
     assert "not when the whole batch has settled" in what, what
 
 
@@ -775,7 +754,7 @@ def test_ADJ_4_a_hook_context_after_an_abort_is_parked() -> None:
     assert replay_case(ModelTarget, config, list(program)).divergence is None
 
 
-def test_ADJ_3_check_names_STEP_4_for_a_max_tokens_reply_that_keeps_its_calls(
+def test_ADJ_3_check_names_STEP_4_for_a_max_tokens_reply_that_keeps_itscalls(
     tmp_path: Path,
 ) -> None:
     """ADJ-3: a log whose max-tokens reply kept its tool call (a loop that dropped nothing):
@@ -784,7 +763,7 @@ def test_ADJ_3_check_names_STEP_4_for_a_max_tokens_reply_that_keeps_its_calls(
     model.reset(READS)
     events: list[dict[str, Any]] = []
     for command in (SubmitUser("hi"), ModelReplies((read_call("c1"),), "max-tokens")):
-        events += _copied(model.apply(command))
+        events += copied(model.apply(command))
     reply = next(e for e in events if e["type"] == "assistant/message")
     reply["data"]["message"]["content"] = [
         {"type": "tool-call", "id": "c1", "name": "read", "arguments": '{"file_path":"a"}'}

@@ -40,6 +40,17 @@ from typing import Any
 
 import attrs
 import pytest
+from fresh_bugs import (
+    FreshBug,
+    assert_blamed_on,
+    assert_passes_on_model,
+    calls,
+    copied,
+    names,
+    renumbered,
+    report,
+    row_named,
+)
 
 from loopspec.model import rewrite
 from loopspec.model.commands import (
@@ -63,7 +74,6 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.model.state import Rewriting
-from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation, atomic_units
 
 GREP = ToolSpec("grep", concurrency_safe=True, required_keys=("pattern",))
@@ -72,11 +82,6 @@ TWO_HOOKS_ON_GREP = LoopConfig(
     tools=(GREP,),
     hooks=(HookSpec("everything", "PreToolUse", "*"), HookSpec("late", "PreToolUse", ".*")),
 )
-
-
-def _copied(observed: Observation) -> list[dict[str, Any]]:
-    copied: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
-    return copied
 
 
 class RemembersApprovals(ModelTarget):
@@ -103,7 +108,7 @@ class RemembersApprovals(ModelTarget):
                 ask = command.verdict
                 command = attrs.evolve(command, verdict=Allow(ask.updated_input, ask.reason))
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             data = event["data"]
             if event["type"] == "approval/asked":
@@ -124,7 +129,7 @@ class UnknownToolsWithoutCode(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             if (event["data"].get("error") or {}).get("code") == "UNKNOWN_TOOL":
                 del event["data"]["error"]
@@ -195,7 +200,7 @@ class KeepsLateSuccesses(ModelTarget):
         if not (self.aborted and isinstance(command, ToolFinishes)):
             return observed
         assert isinstance(command.outcome, ToolSucceeded)
-        events = _copied(observed)
+        events = copied(observed)
         for event in events:
             if (event["data"].get("error") or {}).get("code") == "ABORTED":
                 del event["data"]["error"]
@@ -241,10 +246,10 @@ class JudgesSuccessesOnly(ModelTarget):
             return observed
         events = [
             event
-            for event in _copied(observed)
+            for event in copied(observed)
             if not (event["type"].startswith("hook/") and event["data"]["point"] == "PostToolUse")
         ]
-        return _renumbered(observed, events)
+        return renumbered(observed, events)
 
 
 class AuditsAfterTheReply(ModelTarget):
@@ -257,7 +262,7 @@ class AuditsAfterTheReply(ModelTarget):
 
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
-        events = _copied(observed)
+        events = copied(observed)
         audits = [
             e
             for e in events
@@ -269,41 +274,27 @@ class AuditsAfterTheReply(ModelTarget):
         first = observed.events[0]["seq"] - len(self.held) if observed.events else 0
         self.held += audits
         if not any(e["type"] == "assistant/message" for e in events):
-            return _renumbered(observed, rest, first)
+            return renumbered(observed, rest, first)
         last_record = max(
             i for i, e in enumerate(rest) if e["type"] in ("assistant/message", "tool/call")
         )
         moved = rest[: last_record + 1] + self.held + rest[last_record + 1 :]
         self.held = []
-        renumbered = _renumbered(observed, moved, first)
-        return attrs.evolve(renumbered, atomic=atomic_units(renumbered.events))
+        audited = renumbered(observed, moved, first)
+        return attrs.evolve(audited, atomic=atomic_units(audited.events))
 
 
-def _renumbered(
-    observed: Observation, events: list[dict[str, Any]], first: int | None = None
-) -> Observation:
-    if first is None:
-        first = observed.events[0]["seq"] if observed.events else 0
-    for seq, event in enumerate(events, start=first):
-        event["seq"] = seq
-    return attrs.evolve(observed, events=tuple(events))
-
-
-def _calls(call_id: str, name: str, arguments: str) -> ModelReplies:
-    return ModelReplies((ToolCallBlock(call_id, name, arguments),))
-
-
-PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]] = [
+PROGRAMS: list[FreshBug] = [
     (
         "an approval remembered for an unregistered tool, which then fails at once",
         RemembersApprovals,
         ASKED_ABOUT_EVERYTHING,
         (
             SubmitUser(""),
-            _calls("c1", "missing_tool", "{}"),
+            calls("c1", "missing_tool", "{}"),
             HookAnswers(Ask()),
             ApprovalAnswers("allowed-once"),
-            _calls("c2", "missing_tool", "{}"),
+            calls("c2", "missing_tool", "{}"),
             HookAnswers(Ask()),
         ),
         "DEC-2",
@@ -314,12 +305,12 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         TWO_HOOKS_ON_GREP,
         (
             SubmitUser(""),
-            _calls("c1", "grep", '{"pattern":""}'),
+            calls("c1", "grep", '{"pattern":""}'),
             HookAnswers(Pass()),
             HookAnswers(Ask()),
             ApprovalAnswers("allowed-once"),
             ToolFinishes("c1", ToolSucceeded("")),
-            _calls("c2", "grep", '{"pattern":""}'),
+            calls("c2", "grep", '{"pattern":""}'),
             HookAnswers(Ask()),
             HookAnswers(Allow()),
         ),
@@ -329,7 +320,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         "an unknown tool's result without error info",
         UnknownToolsWithoutCode,
         LoopConfig(),
-        (SubmitUser(""), _calls("c1", "grep", "{}")),
+        (SubmitUser(""), calls("c1", "grep", "{}")),
         "TEXT-1",
     ),
     (
@@ -338,7 +329,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         GUARDED_BASH,
         (
             SubmitUser(""),
-            _calls("c1", "bash", '{"command":""}'),
+            calls("c1", "bash", '{"command":""}'),
             HookAnswers(Deny("")),
             HookAnswers(Ask(updated_input={"command": "e"})),
         ),
@@ -350,7 +341,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         TWO_HOOKS_ON_GREP,
         (
             SubmitUser(""),
-            _calls("c1", "grep", '{"pattern":"a"}'),
+            calls("c1", "grep", '{"pattern":"a"}'),
             HookAnswers(Ask(updated_input={"pattern": "a"})),
             HookAnswers(Deny("")),
         ),
@@ -381,7 +372,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         ONE_AT_A_TIME,
         (
             SubmitUser(""),
-            _calls("c1", "read", '{"file_path":""}'),
+            calls("c1", "read", '{"file_path":""}'),
             HookAnswers(Pass()),
             Abort("user"),
             ToolFinishes("c1", ToolSucceeded("a")),
@@ -408,7 +399,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         LoopConfig(tools=(GREP,), hooks=(HookSpec("after-all", "PostToolUse", "*"),)),
         (
             SubmitUser(""),
-            _calls("c1", "grep", '{"pattern":""}'),
+            calls("c1", "grep", '{"pattern":""}'),
             ToolFinishes("c1", ToolFailed("", error_name="ToolError"), (PostPass(),)),
         ),
         "HOOK-5",
@@ -417,7 +408,7 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
         "PreToolUse answers audited after the reply",
         AuditsAfterTheReply,
         LoopConfig(tools=(GREP,), hooks=(HookSpec("everything", "PreToolUse", "*"),)),
-        (SubmitUser(""), _calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
+        (SubmitUser(""), calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
         "RW-3",
     ),
     (
@@ -427,76 +418,57 @@ PROGRAMS: list[tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], st
             tools=(GREP,),
             hooks=(HookSpec("everything", "PreToolUse", "*"), HookSpec("late", "PreToolUse", ".*")),
         ),
-        (SubmitUser(""), _calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
+        (SubmitUser(""), calls("c1", "grep", '{"pattern":""}'), HookAnswers(Pass())),
         "HOOK-4",
     ),
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "target", "config", "program", "rule"), PROGRAMS, ids=[p[0] for p in PROGRAMS]
-)
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
 def test_MODEL_1_a_fresh_bug_of_round_4_is_blamed_on_the_rule_its_author_must_fix(
-    name: str,
-    target: type[ModelTarget],
-    config: LoopConfig,
-    program: tuple[Command, ...],
-    rule: str,
+    row: FreshBug,
 ) -> None:
     """MODEL-1 (DEC-2, TEXT-1, HOOK-2, DEC-1, ABORT-1, TURN-1, HIST-1,
     HOOK-5, RW-3): the first divergence
     names the rule broken."""
-    replay = replay_case(target, config, list(program))
-    assert replay.divergence is not None, "the bug was not found"
-    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert_blamed_on(row)
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
-def test_MODEL_1_the_round_4_programs_pass_on_the_model(program: Any) -> None:
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
+def test_MODEL_1_the_round_4_programs_pass_on_the_model(row: FreshBug) -> None:
     """MODEL-1: control: without the bug, no program diverges."""
-    _name, _target, config, commands, _rule = program
-    assert replay_case(ModelTarget, config, list(commands)).divergence is None
-
-
-def _what(target: type[ModelTarget], config: LoopConfig, program: tuple[Command, ...]) -> str:
-    replay = replay_case(target, config, list(program))
-    assert replay.divergence is not None
-    return replay.divergence.what
-
-
-def _program(name: str) -> tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]:
-    return next(program for program in PROGRAMS if program[0].startswith(name))
+    assert_passes_on_model(row)
 
 
 def test_DEC_2_a_remembered_approval_names_the_call_approved_before() -> None:
     """DEC-2: the report names the earlier call whose approval was kept, and says that
     allowed-once approves that call alone; where a hook allowed the call, it names the wrong
     merge beside it, which shows the same (HOOK-2)."""
-    what = _what(*_program("an approval remembered, a later")[1:4])
+    what = report(*row_named(PROGRAMS, "an approval remembered, a later")[1:4])
     assert "call c1 of tool grep was approved allowed-once earlier" in what, what
     assert "approves that call alone" in what, what
     assert "hook late's allow outrank hook everything's ask (HOOK-2" in what, what
-    alone = _what(*_program("an approval remembered for an unregistered")[1:4])
+    alone = report(*row_named(PROGRAMS, "an approval remembered for an unregistered")[1:4])
     assert "HOOK-2" not in alone, alone
 
 
 def test_TEXT_1_a_result_without_its_error_info_says_which_is_missing() -> None:
     """TEXT-1: the report says the words are right and names the missing name and code."""
-    what = _what(*_program("an unknown tool's result without")[1:4])
+    what = report(*row_named(PROGRAMS, "an unknown tool's result without")[1:4])
     assert "words it as the UNKNOWN_TOOL error it is, but writes no error info" in what, what
     assert '{"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}' in what, what
 
 
 def test_HOOK_2_a_denied_call_asked_about_names_the_deny_and_the_ask() -> None:
     """HOOK-2: the report says what the target did and names the denying and asking hooks."""
-    what = _what(*_program("an ask over a deny, the asking hook's input applied")[1:4])
+    what = report(*row_named(PROGRAMS, "an ask over a deny, the asking hook's input applied")[1:4])
     assert "the target asks the user about it, but hook guard denied call c1" in what, what
     assert "hook rewriter asked: a deny outranks every other answer" in what, what
 
 
 def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
     """DEC-1: the report says a denied call passes the gate without waiting for a slot."""
-    what = _what(*_program("a denied call waits for a free slot")[1:4])
+    what = report(*row_named(PROGRAMS, "a denied call waits for a free slot")[1:4])
     assert "passes the gate without waiting for a free slot" in what, what
     assert "found call c2 denied, not unstarted" in what, what
     assert 'its result is the denial, "Error: denied"' in what, what
@@ -504,41 +476,41 @@ def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
 
 def test_ABORT_1_a_late_success_kept_says_the_body_settled_after_the_abort() -> None:
     """ABORT-1: the report says the body settled after the abort and the target kept it."""
-    what = _what(*_program("a success that lands after the abort kept")[1:4])
+    what = report(*row_named(PROGRAMS, "a success that lands after the abort kept")[1:4])
     assert "its body settled after the abort" in what, what
     assert '"Error: tool call aborted", where the target keeps the success' in what, what
 
 
 def test_TURN_1_a_blank_message_ignored_says_it_opens_a_turn_too() -> None:
     """TURN-1: the report says a blank message opens a turn too."""
-    what = _what(*_program("a blank message sent while idle")[1:4])
+    what = report(*row_named(PROGRAMS, "a blank message sent while idle")[1:4])
     assert "whatever its text: a blank message too" in what, what
 
 
 def test_HIST_1_an_empty_assistant_message_kept_says_it_projects_to_nothing() -> None:
     """HIST-1: the report says "an assistant message" and that one without content projects
     to nothing."""
-    what = _what(*_program("an empty assistant message kept")[1:4])
+    what = report(*row_named(PROGRAMS, "an empty assistant message kept")[1:4])
     assert "the target sends an assistant message" in what, what
     assert "an assistant message without content projects to nothing" in what, what
 
 
 def test_HOOK_5_a_failed_body_left_unjudged_says_failed_bodies_are_judged_too() -> None:
     """HOOK-5: the report says every matching PostToolUse hook judges a failed body too."""
-    what = _what(*_program("PostToolUse hooks judge successes only")[1:4])
+    what = report(*row_named(PROGRAMS, "PostToolUse hooks judge successes only")[1:4])
     assert "hook after-all must run: every matching PostToolUse hook judges" in what, what
     assert "call c1's failed one too" in what, what
 
 
 def test_RW_3_an_audit_after_the_reply_says_it_comes_before_the_reply() -> None:
     """RW-3: the report says the hook's answer is audited before the reply carrying the call."""
-    what = _what(*_program("PreToolUse answers audited after the reply")[1:4])
+    what = report(*row_named(PROGRAMS, "PreToolUse answers audited after the reply")[1:4])
     assert "after the assistant/message carrying call c1" in what, what
     assert "is audited before the reply that carries the call" in what, what
 
 
 def test_HOOK_4_an_audit_held_back_says_the_hook_answered() -> None:
     """HOOK-4: the report says the hook answered in this command and is audited then."""
-    what = _what(*_program("PreToolUse answers held back until the reply")[1:4])
+    what = report(*row_named(PROGRAMS, "PreToolUse answers held back until the reply")[1:4])
     assert "hook everything answered in this command, and a hook is audited when it" in what
     assert "must run" not in what, what

@@ -1,0 +1,87 @@
+"""What the rounds of wrong loops written outside the project share (test_blame_fresh_bugs_round*).
+
+Each round plants, in the model, the difference a wrong loop showed, and replays a fixed program
+on it: a `FreshBug` row of its table says what the program is, the target with the bug, the
+configuration, the commands and the rule the report must name. `blamed` and `passes_on_model`
+are the two checks every row gets; `what` is the report's words, for the tests that read them.
+The observation helpers edit a copy of what the model observed, as a wrong loop would write it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from loopspec.model.commands import Command, ModelReplies
+from loopspec.model.config import LoopConfig
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+FreshBug = tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]
+"""(what the bug is, the model with it planted, configuration, program, the rule to name)."""
+
+COLUMNS = ("name", "target", "config", "program", "rule")
+"""The parameter names a table of `FreshBug` rows is parametrized with."""
+
+
+def names(table: Sequence[FreshBug]) -> list[str]:
+    """The test ids of a table: each row's name."""
+    return [row[0] for row in table]
+
+
+def blamed(target: type[ModelTarget], config: LoopConfig, program: Sequence[Command]) -> Any:
+    """The first divergence the bug shows on `program`; the test fails when there is none."""
+    replay = replay_case(target, config, list(program))
+    assert replay.divergence is not None, "the bug was not found"
+    return replay.divergence
+
+
+def assert_blamed_on(row: FreshBug) -> None:
+    """The row's bug is found, and the report names the row's rule."""
+    _name, target, config, program, rule = row
+    divergence = blamed(target, config, program)
+    assert divergence.rule_id == rule, divergence.what
+
+
+def assert_passes_on_model(row: FreshBug) -> None:
+    """Control: without the bug, the row's program does not diverge."""
+    _name, _target, config, program, _rule = row
+    assert replay_case(ModelTarget, config, list(program)).divergence is None
+
+
+def report(target: type[ModelTarget], config: LoopConfig, program: Sequence[Command]) -> str:
+    """The words of the report on the bug's first divergence."""
+    text: str = blamed(target, config, program).what
+    return text
+
+
+def row_named(table: Sequence[FreshBug], name: str) -> FreshBug:
+    """The first row of `table` whose name starts with `name`."""
+    return next(row for row in table if row[0].startswith(name))
+
+
+def calls(call_id: str, name: str, arguments: str) -> ModelReplies:
+    """A completed reply making one call."""
+    return ModelReplies((ToolCallBlock(call_id, name, arguments),))
+
+
+def copied(observed: Observation) -> list[dict[str, Any]]:
+    """The observed events as plain JSON, free to edit."""
+    events: list[dict[str, Any]] = json.loads(json.dumps(list(observed.events)))
+    return events
+
+
+def renumbered(
+    observed: Observation, events: list[dict[str, Any]], first: int | None = None
+) -> Observation:
+    """`observed` with `events` in place of its own, their seqs counted on from `first` (the
+    observation's first seq when not given)."""
+    if first is None:
+        first = observed.events[0]["seq"] if observed.events else 0
+    for seq, event in enumerate(events, start=first):
+        event["seq"] = seq
+    return attrs.evolve(observed, events=tuple(events))
