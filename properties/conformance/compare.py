@@ -2886,9 +2886,9 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
 
 
 # Rules about the shape of what crash repair appends (REC-1): the order of its results, that
-# each answers a call still without one, once, citing its tool/call, and the step/end before
-# its turn/end.
-_REPAIR_SHAPES = frozenset({"ORD-3", "ORD-2", "ADJ-2", "TURN-2", "STEP-2"})
+# each answers a call still without one, once, citing its tool/call, in the open step, and the
+# step/end of that step before its turn/end.
+_REPAIR_SHAPES = frozenset({"ORD-3", "ORD-2", "ADJ-2", "TURN-2", "STEP-2", "STEP-3"})
 
 
 def classify(

@@ -461,6 +461,18 @@ def _refused_value(answer: dict[str, Any], wrong: Any) -> tuple[int, InvalidEven
     return None
 
 
+def _first_refused_value(
+    answer: dict[str, Any], wrong: Any
+) -> tuple[int, InvalidEventError] | None:
+    """`_refused_value` of `wrong`, the most specific error, else of the first of the answer's
+    errors that has one: the most specific may lie in the history, which carries an event's
+    message again (a tool/result's written with role "tool" breaks LOG-6 in the event and only
+    the protocol's message shapes in the history)."""
+    found = _refused_value(answer, wrong)
+    errors = iter(()) if found is not None else _validators().answer.iter_errors(answer)
+    return next(filter(None, (_refused_value(answer, error) for error in errors)), found)
+
+
 _POSIX: Final = os.name == "posix"
 
 
@@ -965,7 +977,7 @@ class ProcessTarget:
         # field and what was expected there.
         wrong = None if _surely_valid(answer) else _most_specific_error(answer)
         if wrong is not None:
-            refused = _refused_value(answer, wrong)
+            refused = _first_refused_value(answer, wrong)
             if refused is not None:
                 # An event of the right shape with a value the model refuses: the target wrote
                 # a record that breaks the model's rule (HOOK-1's words, TURN-5's kind), which

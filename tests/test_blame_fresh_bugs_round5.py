@@ -1,0 +1,145 @@
+"""Fresh bugs of session 24, blamed on the rule their author must fix, in words that say what.
+
+Session 24 wrote twenty-eight more wrong loops outside the project (copies of `impl/` and of
+`examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where the report
+named another rule than the one the bug breaks, the difference is planted here in the model and
+a fixed program that shows it is replayed:
+
+- crash repair that names the open step by counting every step/start of the log, so after a
+  first turn its result names a step that is not open: read as a result in the wrong step
+  (STEP-3) where the repair is what is wrong (REC-1), as its step/end naming the wrong step
+  already was (STEP-2 read as REC-1);
+- a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
+  protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
+  message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import attrs
+import pytest
+from fresh_bugs import (
+    FreshBug,
+    assert_blamed_on,
+    assert_passes_on_model,
+    calls,
+    copied,
+    names,
+    report,
+    row_named,
+)
+
+from loopspec.model.commands import (
+    Command,
+    Crash,
+    ModelFails,
+    Recover,
+    SubmitUser,
+)
+from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.events import StepStarted
+from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+READS = LoopConfig(tools=(READ,))
+
+
+class RepairCountsEveryStep(ModelTarget):
+    """The model, except that crash repair names the open step by the number of step/start
+    events in the whole log, not in the open turn."""
+
+    def apply(self, command: Command) -> Observation:
+        if not isinstance(command, Recover):
+            return super().apply(command)
+        assert self.state is not None
+        steps_seen = sum(1 for event in self.state.log if isinstance(event, StepStarted))
+        observed = super().apply(command)
+        events: list[dict[str, Any]] = copied(observed)
+        for event in events:
+            if "step" in event["data"]:
+                event["data"]["step"] = steps_seen
+        return attrs.evolve(observed, events=tuple(events))
+
+
+PROGRAMS: list[FreshBug] = [
+    (
+        "crash repair names the open step by counting every step of the log",
+        RepairCountsEveryStep,
+        READS,
+        (
+            SubmitUser(""),
+            ModelFails(""),
+            SubmitUser(""),
+            calls("c1", "read", '{"file_path":""}'),
+            Crash(),
+            Recover(),
+        ),
+        "REC-1",
+    ),
+]
+
+
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
+def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
+    row: FreshBug,
+) -> None:
+    """MODEL-1 (REC-1): the first divergence names the rule broken."""
+    assert_blamed_on(row)
+
+
+@pytest.mark.parametrize("row", PROGRAMS, ids=names(PROGRAMS))
+def test_MODEL_1_the_round_5_programs_pass_on_the_model(row: FreshBug) -> None:
+    """MODEL-1: control: without the bug, no program diverges."""
+    assert_passes_on_model(row)
+
+
+def test_REC_1_a_repair_result_in_the_wrong_step_names_the_repair() -> None:
+    """REC-1: the report says the repair's result breaks STEP-3, and what repair appends."""
+    said = report(*row_named(PROGRAMS, "crash repair names the open step")[1:4])
+    assert "the target's crash repair breaks STEP-3" in said, said
+    assert "then appends step/end if a step is open" in said, said
+
+
+def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carries_it() -> None:
+    """LOG-6: a loop that writes a tool result message with OpenAI's role "tool" was stopped as
+    PROTO-1 ("breaks the protocol schema at history/appended/0/..."): the history it reports
+    carries the same message, and the schema's most specific error lay there. The event is what
+    the model refuses, under LOG-6, so conform names LOG-6, still stopping (exit 2) as for
+    any value it cannot compare."""
+    message = {
+        "role": "tool",
+        "content": [
+            {
+                "type": "tool-result",
+                "toolCallId": "c1",
+                "content": [{"type": "text", "text": ""}],
+                "isError": False,
+            }
+        ],
+        "source": {"kind": "tool", "callId": "c1"},
+        "id": "m1",
+    }
+    event = {
+        "type": "tool/result",
+        "seq": 0,
+        "time": 0,
+        "data": {"turn": 1, "step": 1, "message": message},
+        "surfaceOp": "append",
+    }
+    ready = {"type": "ready", "implementation": "fake", "capabilities": ["history"]}
+    answer = {"type": "observed", "seq": 0, "accepted": True, "events": [event]}
+    answer |= {"commits": [1], "executed": [], "history": {"kept": 0, "appended": [message]}}
+    code = (
+        f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
+        f"sys.stdin.readline(); print({json.dumps(answer)!r}, flush=True); sys.stdin.read()"
+    )
+    target = ProcessTarget([sys.executable, "-c", code], name="fake")
+    target.reset(LoopConfig())
+    with pytest.raises(ProcessTargetError, match=r"message\.role must be 'user'") as caught:
+        target.apply(SubmitUser("hi"))
+    assert caught.value.rule_id == "LOG-6"
