@@ -7,6 +7,7 @@ The clock is injected (`run_conformance(deadline=, clock=)`), or the budget is 0
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -149,6 +150,39 @@ def test_conform_max_seconds_0_checks_nothing_and_is_no_pass(
             "program: nothing was checked\n"
         )
     assert not (tmp_path / "cases").exists()
+
+
+def test_conform_budget_ended_after_section_12s_examples_says_what_was_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A budget that ends after SPEC.md section 12's presentation examples (played first, on a
+    target that presents) and before the first program is still no verdict, exit 2; but the
+    line says those examples were played, where it said "nothing was checked" after 41 of them
+    had passed (a loaded CI machine, `--max-seconds 1`)."""
+    from loopspec.properties.cli import conform_run  # noqa: PLC0415 (the CLI's own binding)
+
+    reads = iter([0.0])
+
+    def passes_after_the_examples() -> float:
+        return next(reads, 10.0)  # before section 12's examples, then past the deadline
+
+    def run_with_that_clock(*given: Any, **options: Any) -> RunReport:
+        options.update(deadline=1.0, clock=passes_after_the_examples)
+        return run_conformance(*given, **options)
+
+    monkeypatch.setattr(conform_run, "run_conformance", run_with_that_clock)
+    assert main(["conform", "--max-seconds", "1", "--case-dir", str(tmp_path / "cases")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith(
+        "loopspec conform: error: the --max-seconds 1 budget ended before the first program: only "
+    )
+    assert line.endswith(
+        " of SPEC.md section 12's presentation examples were played (none diverged), no random "
+        "program: give the search longer"
+    )
+    assert "nothing was checked" not in line
 
 
 @pytest.mark.parametrize("given", ["-1", "nan", "inf", "soon"])
