@@ -57,6 +57,9 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
+# DEC-2's answers but allowed-once (`model.commands.APPROVAL_OUTCOMES`, which check does not
+# import): a log's approval/decided may hold any string, and one of none of these is named so.
+REFUSING_OUTCOMES = ("rejected", "cancelled", "unavailable")
 HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-3")
 """The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
 tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
@@ -1963,10 +1966,17 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         and not fact.is_error
     ):
         outcome, answered = prefix.refused_calls[fact.call_id]
-        msg = (
-            f"call {fact.call_id} was not approved (its approval was answered {outcome!r}; only "
-            "allowed-once runs a call) but its result reports success"
-        )
+        if outcome in REFUSING_OUTCOMES:
+            msg = (
+                f"call {fact.call_id} was not approved (its approval was answered {outcome!r}; "
+                "only allowed-once runs a call) but its result reports success"
+            )
+        else:  # a word of the loop's own ('approved'): "was not approved" read as nonsense
+            msg = (
+                f"call {fact.call_id} ran (its result reports success) after its approval was "
+                f"answered {outcome!r}, none of DEC-2's outcomes (allowed-once, "
+                f"{', '.join(REFUSING_OUTCOMES)}): only allowed-once runs a call"
+            )
         return [Violation("DEC-2", fact.seq, msg, (answered,))]
     if (
         fact.type == "tool/result"

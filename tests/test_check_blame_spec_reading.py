@@ -17,8 +17,10 @@ import pytest
 from blame_logs import BLAME, blamed, check
 from check_fixtures import FIXTURES
 
+from loopspec.model.commands import APPROVAL_OUTCOMES
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import FactError, fact_from_wire
+from loopspec.model.invariants import REFUSING_OUTCOMES
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
 from loopspec.properties.logcheck.checker import LogReport, check_stream
@@ -239,6 +241,34 @@ def test_DEC_2_a_call_run_after_an_answer_other_than_allowed_once_names_that_ans
     (found,) = report.violations
     assert "answered 'allow-always'" in found.violation.message
     assert found.violation.related == (8,)  # the approval/decided
+
+
+def test_DEC_2_an_answer_of_no_listed_word_is_said_to_be_none_of_DEC_2s(tmp_path: Path) -> None:
+    """DEC-2: a call answered 'approved' (a loop's own word for allowed-once) that then ran
+    was blamed 'call c1 was not approved (its approval was answered 'approved'; ...)', which
+    reads as a contradiction; the message now says the word is none of DEC-2's outcomes and
+    lists them. A listed refusal ('rejected') keeps its words."""
+    source = BLAME / "violations" / "DEC-2-approval-answered-an-unlisted-word-then-ran.jsonl"
+    text = source.read_text(encoding="utf-8")
+    assert text.count("allow-always") == 1
+    messages = {}
+    for word in ("approved", "rejected"):
+        log = tmp_path / f"{word}.jsonl"
+        log.write_text(text.replace("allow-always", word), encoding="utf-8")
+        report = check(log)
+        assert blamed(report) == [("DEC-2", 11)]
+        messages[word] = report.violations[0].violation.message
+    assert messages["approved"] == (
+        "call c1 ran (its result reports success) after its approval was answered 'approved', "
+        "none of DEC-2's outcomes (allowed-once, rejected, cancelled, unavailable): only "
+        "allowed-once runs a call"
+    )
+    assert messages["rejected"].startswith("call c1 was not approved (its approval was answered")
+
+
+def test_DEC_2_the_checkers_refusing_outcomes_are_DEC_2s_but_allowed_once() -> None:
+    """The words the checker lists are the model's approval outcomes, less allowed-once."""
+    assert set(REFUSING_OUTCOMES) == APPROVAL_OUTCOMES - {"allowed-once"}
 
 
 def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_before() -> None:
