@@ -36,7 +36,8 @@ and normalised placeholders such as {{cwd}}. Not covered: the June-2026 layout
 (context/message, steering/message, flat tool/result); such logs are reported as
 unsupported-layout and not checked, as is a log of another header version (dsh opens only
 version 0). A turn left open at the end of a log is a crash tail: a
-notice (REC-2, needs repair), not a violation.
+notice (REC-2, needs repair), not a violation. A key given twice in one object is not refused
+(LOG-3 refuses it; loopspec's own reader does): check reads the last value, as dsh does.
 
 Claude Code transcripts (~/.claude/projects/*/*.jsonl) and Codex rollouts
 (~/.codex/sessions/**/rollout-*.jsonl) are recognised from their first record and judged by the
