@@ -886,6 +886,10 @@ if TYPE_CHECKING:
     TypeFilter = Callable[[str], bool]
 NO_VIOLATIONS: tuple[Violation, ...] = ()
 
+CITES_NO_EARLIER_EVENT = "sourceEventSeqs must cite earlier events"
+"""LOG-2's words for a citation of the event itself or a later one (conform reads a result's
+as the ORD-2 citation it lacks)."""
+
 
 def every_type(_kind: str) -> bool:
     """The filter of an invariant that may object to an event of any type."""
@@ -974,7 +978,7 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if len(set(sources)) != len(sources):
         found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs repeat a seq"))
     if sources and (max(sources) >= fact.seq or min(sources) < 0):
-        found.append(Violation("LOG-2", fact.seq, "sourceEventSeqs must cite earlier events"))
+        found.append(Violation("LOG-2", fact.seq, CITES_NO_EARLIER_EVENT))
     if not sources and fact.type != "assistant/message":
         found.append(
             Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")

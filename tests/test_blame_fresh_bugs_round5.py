@@ -9,6 +9,9 @@ a fixed program that shows it is replayed:
   first turn its result names a step that is not open: read as a result in the wrong step
   (STEP-3) where the repair is what is wrong (REC-1), as its step/end naming the wrong step
   already was (STEP-2 read as REC-1);
+- a result that cites the seq after its tool/call's, its own: read as a citation of no
+  earlier event (LOG-2), which is true, where the fix is to cite the tool/call (ORD-2, at the
+  same seq), whose words name the seq to cite;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -39,6 +42,8 @@ from loopspec.model.commands import (
     ModelFails,
     Recover,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import StepStarted
@@ -66,6 +71,19 @@ class RepairCountsEveryStep(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+class CitesTheSeqAfterItsCall(ModelTarget):
+    """The model, except that a result cites the seq after its tool/call's (a writer that reads
+    the next seq after adding the record, not the seq it added)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "tool/result" and "sourceEventSeqs" in event:
+                event["sourceEventSeqs"] = [seq + 1 for seq in event["sourceEventSeqs"]]
+        return attrs.evolve(observed, events=tuple(events))
+
+
 PROGRAMS: list[FreshBug] = [
     (
         "crash repair names the open step by counting every step of the log",
@@ -81,6 +99,17 @@ PROGRAMS: list[FreshBug] = [
         ),
         "REC-1",
     ),
+    (
+        "a result cites the seq after its tool/call's, its own",
+        CitesTheSeqAfterItsCall,
+        READS,
+        (
+            SubmitUser(""),
+            calls("c1", "read", '{"file_path":""}'),
+            ToolFinishes("c1", ToolSucceeded("")),
+        ),
+        "ORD-2",
+    ),
 ]
 
 
@@ -88,7 +117,7 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1): the first divergence names the rule broken."""
+    """MODEL-1 (REC-1, ORD-2): the first divergence names the rule broken."""
     assert_blamed_on(row)
 
 
@@ -143,3 +172,9 @@ def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carr
     with pytest.raises(ProcessTargetError, match=r"message\.role must be 'user'") as caught:
         target.apply(SubmitUser("hi"))
     assert caught.value.rule_id == "LOG-6"
+
+
+def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:
+    """ORD-2: the report names the tool/call seq the result must cite."""
+    said = report(*row_named(PROGRAMS, "a result cites the seq after")[1:4])
+    assert "does not cite its tool/call seq 4 in sourceEventSeqs" in said, said
