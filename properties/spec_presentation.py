@@ -111,6 +111,7 @@ CALL_EXAMPLES = (
     CallExample("fallback (VIEW-3): not an object", "bash", '["ls"]'),
     CallExample("fallback (VIEW-3): not JSON (rawInput is the string)", "bash", '{"command": '),
     CallExample("fallback (VIEW-3): empty arguments are {}", "todo", ""),
+    CallExample("fallback (VIEW-3): JSON null has no value, so no rawInput", "bash", "null"),
 )
 
 _LS = '{"command": "ls"}'
@@ -277,7 +278,8 @@ def render_call_cards() -> str:
         )
     else:
         lines.append(
-            "In every row `status` is `in_progress`, `rawInput` is the parsed arguments, and the "
+            "In every row `status` is `in_progress`, `rawInput` is the parsed arguments (left "
+            "out for `null`, which has no value, never written as `null`), and the "
             "permission request's `toolCall` has exactly the card's fields without "
             "`sessionUpdate` and `status`."
         )

@@ -12,19 +12,21 @@ clients must not interpret: what RW-1 and RW-4 hold to is what a message shows, 
 `rawInput`, title and content).
 
 Blame, most specific first: a payload that is not strictly valid ACP is ACP-1; the model's
-messages sent in another order (an update before its card) PROTO-1, which says they come in
-log order, and so is a message that is none of the three (a bridge's agent_message_chunk),
-which PROTO-1 leaves out of `presented`; a card or a permission request that shows a
-rewritten call's original input is RW-1 or RW-4 (the reader disagrees with the audit record);
-a card or permission input that is the record's arguments parsed another way (a JavaScript
-reader's `trim` and `JSON.parse`) EXE-2; another permission input is ACP-3, another card input
-RW-1; a terminal sent or left out, and the fenced console text, ACP-2 (but the raw content of a
-result whose call was shown before a crash is VIEW-2: the reopened loop forgot the call's card);
-titles that differ only in how they write the card's path VIEW-4; a fallback the model takes (a
-generic card, the raw result content) VIEW-3; any other
-difference in a card VIEW-2 (a view is a function of the call's arguments and its durable
-result), its explanation naming what section 12 requires of what differs: a status, the
-permission options, a field section 12 never writes, a diff, a fence, a result's title.
+messages sent in another order (an update before its card) PROTO-1, which says they come in log
+order, and so is a message that is none of the three (a bridge's agent_message_chunk), which
+PROTO-1 leaves out of `presented`, and a message left out of the command whose event it
+presents (or held back for a later one), unless the model shows the generic fallback for the
+call (VIEW-3: a bridge with no presenter for it still shows that); a card or a permission
+request that shows a rewritten call's original input is RW-1 or RW-4 (the reader disagrees with
+the audit record); a card or permission input that is the record's arguments parsed another way
+(a JavaScript reader's `trim` and `JSON.parse`) EXE-2; another permission input is ACP-3,
+another card input RW-1 (one left out VIEW-2); a terminal sent or left out, and the fenced
+console text, ACP-2 (but the raw content of a result whose call was shown before a crash is
+VIEW-2: the reopened loop forgot the call's card); titles that differ only in how they write
+the card's path VIEW-4; a fallback the model takes (a generic card, the raw result content)
+VIEW-3; any other difference in a card VIEW-2 (a view is a function of the call's arguments and
+its durable result), its explanation naming what section 12 requires of what differs: a status,
+the permission options, a field section 12 never writes, a diff, a fence, a result's title.
 """
 
 from __future__ import annotations
@@ -288,12 +290,7 @@ def presentation_rule(
             want = None
         if got is None:
             assert want is not None
-            call_id = _card(want).get("toolCallId")
-            return "VIEW-3", (
-                f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
-                f"at its {_presented_at(want)}, among the messages of the command that "
-                "appends it, neither left out nor held back for a later one"
-            )
+            return _left_out(want, where, history)
         if want is None:
             if got in gots[:index]:
                 return "VIEW-2", f"{where}: the target sends {_described(got)} a second time"
@@ -326,16 +323,9 @@ def presentation_rule(
                 )
             status = _card(got).get("status")
             if _card(got).get("sessionUpdate") == "tool_call_update":
-                answered = _result_of(call_id, history) is not None
                 return "VIEW-2", (
                     f"{where}: the target sends {_described(got)} (status {json.dumps(status)}) "
-                    + (
-                        "after the one its tool/result called for: a call gets one update, at "
-                        'its tool/result, and its status stays "completed" or "failed"'
-                        if answered
-                        else "before any tool/result of the call: an update is sent at each "
-                        'tool/result only, and a card is "in_progress" from its tool/call on'
-                    )
+                    + _extra_update_why(call_id, wants[index:], history)
                 )
             return (
                 "VIEW-2",
@@ -343,6 +333,60 @@ def presentation_rule(
             )
         return _changed(want, got, where, history)
     return None
+
+
+def _left_out(want: Item, where: str, history: Sequence[Event]) -> tuple[str, str]:
+    """A message the model sends in this command and the target does not: VIEW-3 when the
+    model shows the generic fallback for the call (a bridge with no presenter for it must still
+    show that), else PROTO-1, which gives each tool event its message in the command that
+    appends it (a bridge that holds a card back until the call's result breaks that)."""
+    call_id = _card(want).get("toolCallId")
+    due = (
+        f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
+        f"at its {_presented_at(want)}, among the messages of the command that "
+        "appends it, neither left out nor held back for a later one"
+    )
+    record = _call_record(call_id, history)
+    # Without the call's record, the model's card tells: only the generic card is "other".
+    if record and _rule_of_card(record) == "VIEW-3":
+        return "VIEW-3", (
+            f"{due}; a call no presenter renders still gets the generic card, and its result "
+            f"the raw content ({_why_generic(record)})"
+        )
+    if not record and _card(want).get("kind") == "other":
+        return "VIEW-3", f"{due}; a call no presenter renders still gets the generic card"
+    return "PROTO-1", (
+        f"{due} (presented carries, command by command, a message for each tool event the "
+        "command appended, in log order)"
+    )
+
+
+def _extra_update_why(
+    call_id: object, still_due: Sequence[object], history: Sequence[Event]
+) -> str:
+    """Why an update the model does not send here is one too many: the call's own update is
+    still due later in this command, it was sent already, or no result exists yet."""
+    due_later = any(
+        isinstance(item, dict)
+        and _card(item).get("toolCallId") == call_id
+        and _card(item).get("sessionUpdate") == "tool_call_update"
+        for item in still_due
+    )
+    if due_later:
+        return (
+            "before the one its tool/result calls for, later in this command: a call gets one "
+            "update, at its tool/result (a denied, refused or aborted call's too, carrying the "
+            "result's text), and none at its other events (an approval/decided, a hook's answer)"
+        )
+    if _result_of(call_id, history) is not None:
+        return (
+            "after the one its tool/result called for: a call gets one update, at "
+            'its tool/result, and its status stays "completed" or "failed"'
+        )
+    return (
+        "before any tool/result of the call: an update is sent at each "
+        'tool/result only, and a card is "in_progress" from its tool/call on'
+    )
 
 
 def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tuple[str, str]:
@@ -356,9 +400,18 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "at the approval/asked, so the UI asks about a call it already shows"
         )
     if _method(want) != _method(got) or theirs.get("toolCallId") != call_id:
+        unrecorded = theirs.get("toolCallId") is not None and not _call_record(
+            theirs.get("toolCallId"), history
+        )
         return "VIEW-2", (
             f"{where}: the target sends {_method(got)} for call {theirs.get('toolCallId')} "
             f"where the model sends {_method(want)} for call {call_id}"
+            + (
+                f"; no tool/call records a call {theirs.get('toolCallId')}: a message's "
+                "toolCallId is the callId its tool/call records, as the loop wrote it"
+                if unrecorded
+                else ""
+            )
         )
     fields = _differing(mine, theirs)
     named = (
@@ -390,6 +443,8 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             return "RW-1", f"{named}: the card shows the input before the rewrite"
         if "rawInput" in fields and _misread(record, theirs):
             return "EXE-2", _misread_why(named, record, theirs)
+        if "rawInput" in mine and "rawInput" not in theirs:
+            return "VIEW-2", _raw_input_left_out_why(named, theirs)
         if "rawInput" in fields:
             return "RW-1", f"{named}: the card shows other arguments than tool/call records"
     if _has_terminal(theirs) and not _has_terminal(mine):
@@ -454,7 +509,28 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         return "VIEW-3", (
             f"{named}: a call no presenter renders shows as a generic card ({_why_generic(record)})"
         )
+    if fields == ["kind"]:
+        return "VIEW-2", f"{named}: {_KIND_WHY} ({json.dumps(mine.get('kind'))} here)"
     return "VIEW-2", f"{named}: the card is the presenter's view of the call's arguments"
+
+
+_KIND_WHY = (
+    'a card\'s kind is "execute" for bash, "read" for read, "edit" for write and edit, "think" '
+    'for todo, and "other" for the generic card (SPEC.md section 12)'
+)
+
+
+def _raw_input_left_out_why(named: str, theirs: dict[str, Any]) -> str:
+    swapped = (
+        ", and carries rawOutput, which section 12 never writes on a card (rawInput is what the "
+        "call runs with)"
+        if "rawOutput" in theirs
+        else ""
+    )
+    return (
+        f"{named}: the card leaves out rawInput, the call's effective arguments as EXE-2 "
+        f"parses them, which section 12 writes on every card whose arguments have a value{swapped}"
+    )
 
 
 def _misread(record: dict[str, Any], theirs: dict[str, Any]) -> bool:

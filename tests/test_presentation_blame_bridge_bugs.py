@@ -1,0 +1,197 @@
+"""Blame for the mistakes an ACP bridge written from the tutorial makes: each test names the
+rule a bridge with that one bug really breaks, and what its report must tell the author."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+
+from loopspec.model.commands import Command
+from loopspec.model.config import LoopConfig
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.presented import presentation_rule
+from loopspec.properties.conformance.run import run_conformance
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.spec_presentation import CALL_EXAMPLES
+
+READ_ARGUMENTS = '{"file_path": "/workspace/a.txt"}'
+
+
+def _recorded(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"type": "tool/call", "data": {"callId": call_id, "name": name, "arguments": arguments}}
+
+
+def _answered(call_id: str, text: str) -> dict[str, Any]:
+    block = {
+        "type": "tool-result",
+        "toolCallId": call_id,
+        "content": [{"type": "text", "text": text}],
+        "isError": True,
+    }
+    return {"type": "tool/result", "data": {"message": {"role": "user", "content": [block]}}}
+
+
+def _update(update: dict[str, Any]) -> dict[str, Any]:
+    return {"method": "session/update", "params": {"sessionId": "s", "update": update}}
+
+
+def _read_card(call_id: str = "c1") -> dict[str, Any]:
+    return _update(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": call_id,
+            "title": "Read a.txt",
+            "kind": "read",
+            "locations": [{"path": "/workspace/a.txt", "line": 1}],
+            "rawInput": {"file_path": "/workspace/a.txt"},
+            "status": "in_progress",
+        }
+    )
+
+
+def _failed_update(call_id: str, text: str) -> dict[str, Any]:
+    item = {"type": "content", "content": {"type": "text", "text": text}}
+    return _update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call_id,
+            "status": "failed",
+            "content": [item],
+        }
+    )
+
+
+def test_VIEW_2_a_card_with_rawOutput_in_place_of_rawInput_is_no_rewrite_bug() -> None:
+    """VIEW-2: a bridge that writes the call's arguments as `rawOutput` (the two swapped) was
+    blamed on RW-1, 'the card shows other arguments than tool/call records', on a call no hook
+    rewrote; the card leaves out a field section 12 gives and carries one it never writes."""
+    card = _read_card()
+    swapped = json.loads(json.dumps(card))
+    update = swapped["params"]["update"]
+    update["rawOutput"] = update.pop("rawInput")
+    found = presentation_rule([card], [swapped], (_recorded("c1", "read", READ_ARGUMENTS),))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "leaves out rawInput" in what, what
+    assert "carries rawOutput, which section 12 never writes on a card" in what, what
+
+
+def test_PROTO_1_a_card_held_back_for_a_later_command_is_out_of_its_command() -> None:
+    """PROTO-1: a bridge that holds a read's card back until the call's result (so the update
+    goes out first) was blamed on VIEW-3, whose rule is the generic fallback, though the call
+    has a presenter; PROTO-1 gives each tool event its message in the command appending it. A
+    call no presenter renders, left out, is still VIEW-3: the bridge must show the generic
+    card."""
+    history = (_recorded("c1", "read", READ_ARGUMENTS),)
+    found = presentation_rule([_read_card()], [], history)
+    assert found is not None
+    rule, what = found
+    assert rule == "PROTO-1", what
+    assert "neither left out nor held back for a later one" in what, what
+    generic = _update(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c2",
+            "title": "grep",
+            "kind": "other",
+            "rawInput": {"pattern": "x"},
+            "status": "in_progress",
+        }
+    )
+    found = presentation_rule([generic], [], (_recorded("c2", "grep", '{"pattern": "x"}'),))
+    assert found is not None
+    assert found[0] == "VIEW-3", found
+    assert "no presenter renders grep" in found[1], found
+
+
+def test_VIEW_2_an_update_sent_at_a_denial_is_named_before_the_results() -> None:
+    """VIEW-2: a bridge that sends its own "failed" update when the user rejects a call, and
+    then the one the denied call's tool/result calls for, was told its update came 'after the
+    one its tool/result called for'; it came before, in the same command."""
+    history = (_recorded("c1", "read", READ_ARGUMENTS), _answered("c1", "denied"))
+    own = _update({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "failed"})
+    due = _failed_update("c1", "denied")
+    found = presentation_rule([due], [own, due], history)
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "before the one its tool/result calls for, later in this command" in what, what
+    assert "after the one" not in what, what
+
+
+def test_VIEW_2_a_wrong_kind_names_the_kind_section_12_gives() -> None:
+    """VIEW-2: a write card of kind "other" was told only 'the card is the presenter's view of
+    the call's arguments'; the report now says which kind each tool's card has."""
+    arguments = '{"file_path": "/workspace/n.md", "content": "x"}'
+    card = _update(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "c1",
+            "title": "Write n.md",
+            "kind": "edit",
+            "locations": [{"path": "/workspace/n.md"}],
+            "content": [{"type": "diff", "path": "/workspace/n.md", "newText": "x"}],
+            "rawInput": {"file_path": "/workspace/n.md", "content": "x"},
+            "status": "in_progress",
+        }
+    )
+    other = json.loads(json.dumps(card))
+    other["params"]["update"]["kind"] = "other"
+    found = presentation_rule([card], [other], (_recorded("c1", "write", arguments),))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert '"edit" for write and edit' in what, what
+    assert '("edit" here)' in what, what
+
+
+def test_VIEW_2_a_tool_call_id_of_the_bridges_own_says_which_id_to_use() -> None:
+    """VIEW-2: a bridge that prefixes call ids ("call_c1") was told only that it sends a
+    message for call call_c1 where the model sends one for c1; no tool/call records call_c1,
+    and the report says the id is the one tool/call records."""
+    renamed = json.loads(json.dumps(_read_card()))
+    renamed["params"]["update"]["toolCallId"] = "call_c1"
+    found = presentation_rule([_read_card()], [renamed], (_recorded("c1", "read", READ_ARGUMENTS),))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-2", what
+    assert "no tool/call records a call call_c1" in what, what
+    assert "toolCallId is the callId its tool/call records" in what, what
+
+
+class _NullRawInputBridge:
+    """The model plays the loop; its bridge writes `rawInput: null` on a card whose arguments
+    have no value (the text `null`), where section 12 leaves the key out."""
+
+    name = "a bridge writing rawInput null"
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.loop = ModelTarget()
+        self.loop.reset(config)
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        observed = self.loop.apply(command)
+        presented = json.loads(json.dumps(observed.presented or ()))
+        for message in presented:
+            card = message["params"].get("update") or message["params"].get("toolCall")
+            if card.get("sessionUpdate") != "tool_call_update" and "rawInput" not in card:
+                card["rawInput"] = None
+        return attrs.evolve(observed, presented=tuple(presented))
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def test_ACP_1_arguments_null_are_among_the_rows_conform_plays() -> None:
+    """ACP-1: arguments that are JSON `null` have no value, so the card has no rawInput; a
+    bridge writing `"rawInput": null` passed 200 programs on seeds 1 and 2, which never drew
+    such arguments. Section 12 now has the row, which conform plays before its programs."""
+    assert any(example.arguments == "null" for example in CALL_EXAMPLES)
+    report = run_conformance(_NullRawInputBridge, examples=1, seed_value=1, show_progress=False)
+    assert report.divergence is not None
+    assert report.divergence.rule_id == "ACP-1", report.divergence.what
+    assert "rawInput is null: leave the key out" in report.divergence.what
