@@ -1,7 +1,7 @@
-"""The usual `loopspec check` command line is read without argparse (`cli.check_arguments`),
-and read as argparse reads it: whatever that reader takes, argparse takes too, with the same
-options; what it does not take (help, usage errors, abbreviations) argparse reads, so help and
-error messages are argparse's."""
+"""The usual `loopspec check` command line is read without argparse
+(`cli.check.usual_check_arguments`), and read as argparse reads it: whatever that reader takes,
+argparse takes too, with the same options; what it does not take (help, usage errors,
+abbreviations) argparse reads, so help and error messages are argparse's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopspec.properties.cli.check_arguments import LIMIT_CEILING, usual_check_arguments
+from loopspec.properties.cli.check import LIMIT_CEILING, usual_check_arguments
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS

@@ -34,8 +34,8 @@ from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows,
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
 # (attrs about as much as the interpreter's whole start; `inspect` is what attrs and dataclasses
 # spend most of theirs on), and the check needs none of them. argparse (with the gettext and
-# locale its messages look up) reads only what `cli.check_arguments` does not: help, usage
-# errors. It imports shutil (3 ms, with the compression modules it imports) to learn the
+# locale its messages look up) reads only what `cli.check.usual_check_arguments` does not: help,
+# usage errors. It imports shutil (3 ms, with the compression modules it imports) to learn the
 # terminal's width unless told it, and textwrap to wrap help: `cli.parser` tells it the width,
 # and wraps the verbs' help only when it is shown. subprocess: check runs nothing (the hook
 # audit's wrapper imports it only to run a hook).

@@ -255,17 +255,15 @@ def _escape_what_the_output_cannot_encode() -> None:
 
 def _usual_check(arguments: Sequence[str]) -> int | None:
     """Run `loopspec check PATH...` with the usual options, read without argparse
-    (`cli.check_arguments`), and give its exit status; None for any other command line, which
-    argparse reads (`cli.parser`)."""
+    (`cli.check.usual_check_arguments`), and give its exit status; None for any other command
+    line, which argparse reads (`cli.parser`)."""
     if arguments[:1] != ["check"]:
         return None
-    from loopspec.properties.cli.check_arguments import usual_check_arguments  # noqa: PLC0415
+    from loopspec.properties.cli.check import run, usual_check_arguments  # noqa: PLC0415
 
     args = usual_check_arguments(arguments[1:])
     if args is None:
         return None
-    from loopspec.properties.cli.check import run  # noqa: PLC0415 (only check's)
-
     return _run(run, args, reap=False)
 
 

@@ -1,10 +1,10 @@
 """The `loopspec` command line's argparse parser: the verbs' parsers, help and usage errors.
 
 Imported for every command line but the usual `loopspec check PATH...`, which
-`cli.check_arguments` reads without it: argparse, with the gettext and locale lookups its
-messages make, costs a check ~3 ms of start-up, where reading the log takes less. Whatever
-that reader does not take (help, a usage error, an abbreviated option) is parsed here, so help
-and error messages are argparse's, word for word.
+`cli.check.usual_check_arguments` reads without it: argparse, with the gettext and locale
+lookups its messages make, costs a check ~3 ms of start-up, where reading the log takes less.
+Whatever that reader does not take (help, a usage error, an abbreviated option) is parsed
+here, so help and error messages are argparse's, word for word.
 """
 
 from __future__ import annotations
