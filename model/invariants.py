@@ -13,6 +13,7 @@ the offline checker (`loopspec check`): there is one definition of each rule.
 
 from __future__ import annotations
 
+from loopspec.model import PlainRecord
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     BLOCKING_EXIT_CODE,
@@ -25,7 +26,6 @@ from loopspec.model.facts import (
     hook_duration_valid,
 )
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, loads, parse_arguments
-from loopspec.model.plain_record import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import codecs
 
+from loopspec.model import PlainRecord
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
 from loopspec.model.invariants import (
     HOOK_CALL_RULES,
@@ -43,7 +44,6 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.model.jsonvalue import too_long_integer
-from loopspec.model.plain_record import PlainRecord
 from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
 from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.dialect import (

@@ -27,6 +27,7 @@ integer below `SEQ_BOUND` equal to `prefix.expected_seq` (so LOG-1 holds); the j
 
 from __future__ import annotations
 
+from loopspec.model import PlainRecord
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     BLOCKING_EXIT_CODE,
@@ -83,7 +84,6 @@ from loopspec.model.invariants import (
     turn_end_closes_open_turn,
     turns_numbered_and_unnested,
 )
-from loopspec.model.plain_record import PlainRecord
 from loopspec.properties.logcheck import MAX_TRACKED_HOOKS
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing

@@ -23,7 +23,7 @@ import os
 import stat
 import sys
 
-from loopspec.model.plain_record import PlainRecord
+from loopspec.model import PlainRecord
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
