@@ -314,3 +314,19 @@ def test_HIST_1_codex_resumes_its_own_session_by_id() -> None:
     later = turn_argv(CODEX, base, "ok", first=False, session="0190-id")
     assert later == ["codex", "exec", "resume", "0190-id", "--json", "ok"]
     assert turn_argv(CODEX, base, "", first=True, session=None) == ["codex", "exec", "--json", ""]
+
+
+def test_HIST_1_a_claude_code_result_sent_trimmed_is_the_one_its_transcript_holds() -> None:
+    """HIST-1: Claude Code trims a tool result's text as it sends it, where its transcript keeps
+    the whitespace (measured: a body's "  x" sent as "x", a denial "PreToolUse:Bash hook error:
+    " with a reason of whitespace sent without it); the request's result is the log's, reported
+    as the log holds it, not as a second result the log lacks. Codex's wire is compared whole."""
+    call = {**_reply(CLAUDE, "m", _call("c1", "bash", '{"command":"ls"}')), "id": "a1"}
+    kept = {**_result("c1", "  x"), "id": "r2"}
+    denied = {**_result("c1", "PreToolUse:Bash hook error:  ", failed=True), "id": "r2"}
+    for logged in (kept, denied):
+        text = logged["content"][0]["content"][0]["text"]
+        trimmed = {**logged, "content": [{**logged["content"][0], "content": []}]}
+        trimmed["content"][0]["content"] = [{"type": "text", "text": text.strip()}]
+        assert as_sent(CLAUDE, [call, trimmed], [call, logged]) == [call, logged]
+        assert as_sent(CODEX, [call, trimmed], [call, logged]) == [call, trimmed, logged]

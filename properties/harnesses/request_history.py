@@ -36,7 +36,8 @@ An item or block of a kind neither reader knows is reported as a user message ho
 
 Comparing (`wire_form`, `as_sent`). A provider projection loses what its API cannot carry, so
 the reading back is not unique: ids, sources (which model wrote a reply), a blank text (the
-Anthropic API refuses one: Claude Code leaves it out, as `loopspec.model.projections` does). A
+Anthropic API refuses one: Claude Code leaves it out, as `loopspec.model.projections` does),
+the whitespace around a tool result's text (Claude Code trims it as it sends it). A
 history is therefore compared on the wire: the request is lined up with the log's history (the
 longest run of messages whose wire forms are equal, in order), each message so matched is
 reported as the log holds it, and so is one the wire cannot carry at all (an assistant message
@@ -314,6 +315,12 @@ def wire_form(harness: Harness, message: WireMessage) -> object:
     if results:
         result = results[0]
         texts = tuple(_block_form(part) for part in result.get("content") or [])
+        if harness == Harness.CLAUDE_CODE:
+            # Claude Code trims a result's text when it sends it, not in its transcript
+            # (measured: "  x" sent as "x", a denial "PreToolUse:Bash hook error:  " as "...:").
+            texts = tuple(
+                (form[0], str(form[1]).strip()) if form[0] == "text" else form for form in texts
+            )
         # Codex's function_call_output carries no error flag.
         flag = bool(result.get("isError")) if harness == Harness.CLAUDE_CODE else None
         return ("result", result.get("toolCallId"), texts, flag)
