@@ -28,7 +28,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
-from loopspec.properties.cli.conform_run import json_report
+from loopspec.properties.cli.conform_run import _text_report, json_report
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.exhaustive import run_program
@@ -37,9 +37,11 @@ from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.situation_sweep import (
     SITUATIONS,
     situations_for,
+    skipped_under,
     sweep_situations,
 )
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.profiles import PROFILES
 from loopspec.properties.stateful.strategies import TOOLS
 
 ALL = frozenset(CAPABILITIES)
@@ -384,3 +386,66 @@ def test_EXE_2_each_lossy_number_read_as_a_number_is_blamed_on_EXE_2(lossy: str)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
     assert "without a lossless value" in replay.divergence.what, replay.divergence.what
+
+
+def _execution_only_rewrite() -> MutantTarget:
+    return _mutant("execution-only-rewrite")()
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_MODEL_1_under_a_profile_the_targeted_programs_are_played_and_those_kept_back_named(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MODEL-1: under a profile the bundled loop passes every targeted program its profile's
+    capabilities allow; one whose command the profile's target is cut at when sent (a call a
+    CLI runs that the model settles unrun) is not played, and the report says which and why."""
+    profile = PROFILES[name]
+    report = run_conformance(
+        ModelTarget, examples=2, seed_value=1, show_progress=False, profile=profile
+    )
+    assert report.divergence is None, report.divergence
+    takeable = list(situations_for(profile.capabilities or ALL))
+    skipped = {s.name for s in takeable if skipped_under(s, profile) is not None}
+    assert report.situation_examples == len(takeable) - len(skipped) > 0
+    assert {u.name for u in report.situations_unplayed} == skipped
+    document = json_report(report, None, {})
+    assert [u["situation"] for u in document["situationsUnplayed"]] == [
+        u.name for u in report.situations_unplayed
+    ]
+    if skipped:
+        _text_report(report, None, {})
+        assert "kept from being compared" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex"])
+def test_DEC_1_under_a_profile_a_targeted_program_finds_reasons_joined_with_a_comma(
+    name: str,
+) -> None:
+    """DEC-1: a loop joining two denying hooks' reasons with ", " passes two random programs;
+    under each CLI's profile the targeted program of two denying hooks finds it and names
+    DEC-1 (no targeted program was played under a profile before)."""
+    wrong = changed(_result_text(lambda text, _: text.replace("; ", ", ")))
+    report = run_conformance(
+        wrong, examples=2, seed_value=1, show_progress=False, profile=PROFILES[name], shrink=False
+    )
+    assert report.divergence is not None
+    assert report.situation_examples == 1  # the first targeted program
+    assert report.divergence.rule_id == "DEC-1", report.divergence.what
+
+
+def test_RW_1_a_targeted_program_stopped_at_a_known_divergence_is_reported_so() -> None:
+    """RW-1: a loop running a hook's rewrite while recording the model's input (the CLIs' known
+    RW-1) is stopped there in the targeted program of two rewritten calls; the run passes under
+    the profile, counts RW-1 as shown, and says the program was stopped at it."""
+    report = run_conformance(
+        _execution_only_rewrite,
+        examples=2,
+        seed_value=1,
+        show_progress=False,
+        profile=PROFILES["claude-code"],
+    )
+    assert report.divergence is None, report.divergence
+    assert report.known.get("RW-1", 0) >= 1
+    (stopped,) = [u for u in report.situations_unplayed if "stopped" in u.reason]
+    assert stopped.name == "two calls of one reply rewritten, one of them by two hooks"
+    assert "known divergence RW-1" in stopped.reason

@@ -29,9 +29,8 @@ renamed or removed without changing `format`.
                                                 //   presentation; the last diverged when
                                                 //   "conformant" is false and "examples" is 0)
       "situationExamples": 0,                   // targeted programs of situations the search
-                                                //   creates rarely, played after it (none
-                                                //   under --profile; the last diverged when
-                                                //   "conformant" is false)
+                                                //   creates rarely, played after it (the last
+                                                //   diverged when "conformant" is false)
       "rules": [                                // one row per rule of SPEC.md, in SPEC order
         {
           "rule": "EXE-4",
@@ -52,6 +51,11 @@ renamed or removed without changing `format`.
       "profile": "dsh",                         // only with --profile
       "knownDivergences": [                     // only with --profile, one per divergence
         {"key": "repair-wording", "rules": ["REC-1", "TEXT-1"], "programs": 3, "what": "..."}
+      ],
+      "situationsUnplayed": [                   // only with --profile: targeted programs not
+                                                //   played (a command the profile's target is
+                                                //   cut at) or stopped at a known divergence
+        {"situation": "...", "reason": "..."}
       ],
       "divergence": {                           // only when not conformant
         "rule": "EXE-4",                        // or "NO-RULE": a gap in SPEC.md

@@ -270,6 +270,11 @@ def _text_report(
     )
     if ended is not None:
         print(f"  {ended}")
+    if report.situations_unplayed:
+        assert report.profile is not None  # only a profile keeps a targeted program back
+        print(f"\ntargeted programs the {report.profile.name} profile kept from being compared:")
+        for situation in report.situations_unplayed:
+            print(f"  {situation.name}: {situation.reason}")
     if report.divergence is not None:
         print()
         for line in counterexample_lines(report, case_path, target):
@@ -350,6 +355,10 @@ def json_report(
     if report.profile is not None:
         document["profile"] = report.profile.name
         document["knownDivergences"] = known_table(report)
+        document["situationsUnplayed"] = [
+            {"situation": situation.name, "reason": situation.reason}
+            for situation in report.situations_unplayed
+        ]
     if report.divergence is not None:
         assert report.config is not None
         document["divergence"] = {

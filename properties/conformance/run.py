@@ -514,6 +514,15 @@ def _path_given(module_name: str, attribute: str, options: TargetOptions) -> str
 
 
 @attrs.frozen
+class UnplayedSituation:
+    """A targeted program of a rare situation (`situation_sweep`) that a profile kept from
+    being compared through: its situation's name and why."""
+
+    name: str
+    reason: str
+
+
+@attrs.frozen
 class RunReport:
     """What a conformance run found and covered."""
 
@@ -546,10 +555,13 @@ class RunReport:
     # the target does not present.
     presentation_examples: int = 0
     # The targeted programs of rare situations played after the search (`situation_sweep`),
-    # none when a divergence was found before them or under a profile.
+    # none when a divergence was found before them.
     situation_examples: int = 0
     # The divergence is the last of `presentation_examples`: no random program was run.
     presentation_diverged: bool = False
+    # Under a profile, the targeted programs not played, or stopped at a known divergence,
+    # each with why: the situation they were written for was not compared.
+    situations_unplayed: tuple[UnplayedSituation, ...] = ()
 
     @property
     def conformant(self) -> bool:
@@ -753,6 +765,7 @@ def run_conformance(
     swept: list[tuple[Command, ...]] = []
     played = swept.append
     targeted: list[tuple[Command, ...]] = []
+    unplayed: list[UnplayedSituation] = []
 
     def reducing(replays: int) -> None:
         _progress(examples, counted["shrink"], started, replays)
@@ -801,13 +814,20 @@ def run_conformance(
                 test()
             finally:
                 programs.release()
-            # Compared whole, as section 12's are: a profile's known divergences are erased
-            # only from the search's programs.
             if profile is None and (deadline is None or clock() < deadline):
                 sweep_situations(
                     lambda: GuardedTarget(factory, breakage, within),
                     capabilities,
                     played=targeted.append,
+                )
+            elif profile is not None:
+                _sweep_situations_profiled(
+                    factory,
+                    capabilities,
+                    profile,
+                    played=targeted.append,
+                    unplayed=unplayed.append,
+                    in_time=lambda: deadline is None or clock() < deadline,
                 )
     except _OutOfTime:
         out_of_time = True
@@ -858,7 +878,57 @@ def run_conformance(
         len(swept),
         len(targeted),
         divergence is not None and not searched,
+        tuple(unplayed),
     )
+
+
+def _sweep_situations_profiled(
+    factory: TargetFactory,
+    capabilities: frozenset[str],
+    profile: Profile,
+    *,
+    played: Callable[[tuple[Command, ...]], None],
+    unplayed: Callable[[UnplayedSituation], None],
+    in_time: Callable[[], bool],
+) -> None:
+    """The targeted programs of rare situations under `profile`: each replayed as a case is
+    (its settling tail sent too), compared whole with the profile's known divergences erased;
+    raises `DivergenceFound` for the first that diverges. `unplayed` is told of each not played
+    (`skipped_under`) or stopped at a known divergence, with why; no program starts once
+    `in_time` says the run's time is over."""
+    from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
+    from loopspec.properties.conformance.situation_sweep import (  # noqa: PLC0415
+        settled_program,
+        situations_for,
+        skipped_under,
+    )
+
+    for situation in situations_for(capabilities):
+        if not in_time():
+            return
+        skipped = skipped_under(situation, profile)
+        if skipped is not None:
+            unplayed(UnplayedSituation(situation.name, f"not played: {skipped}"))
+            continue
+        commands = list(settled_program(situation))
+        replay = replay_case(factory, situation.config, commands, profile)
+        if replay.divergence is not None:
+            sent = tuple(commands[: replay.divergence.index + 1])
+            played(sent)
+            raise DivergenceFound(replay.divergence, situation.config, sent)
+        conformance.KNOWN_HITS.update(replay.known)
+        if replay.stopped_by is None or replay.stopped_at is None:
+            played(tuple(commands))
+            continue
+        played(tuple(commands[: replay.stopped_at + 1]))
+        stopped = commands[replay.stopped_at]
+        unplayed(
+            UnplayedSituation(
+                situation.name,
+                f"stopped at its command #{replay.stopped_at + 1} ({stopped.NAME}) by the "
+                f"known divergence {replay.stopped_by}: nothing after it is compared",
+            )
+        )
 
 
 def _sweeps(profile: Profile | None, capabilities: frozenset[str]) -> bool:

@@ -20,7 +20,10 @@ drawn. Each situation below is one short program, compared with the model as any
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played. `run_conformance` plays them after the random search found
 nothing (section 12's examples, `presentation_sweep`, come before it), so the search draws what it
-drew before.
+drew before. Under a profile each is replayed as a case is, compared whole with the profile's
+known divergences erased: one whose command the profile's target is cut at when sent is not
+played (`skipped_under`), and the report says so, as it says of one stopped at a known
+divergence.
 """
 
 from __future__ import annotations
@@ -48,8 +51,10 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import TextBlock, ToolCallBlock
-from loopspec.properties.conformance.exhaustive import play_each
-from loopspec.properties.conformance.target import ConformanceTarget, Observation
+from loopspec.properties.conformance.exhaustive import SETTLE_LIMIT, play_each
+from loopspec.properties.conformance.profile_check import settling_command
+from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
+from loopspec.properties.profiles.known import Profile
 from loopspec.properties.stateful.strategies import TOOLS
 
 _BASH = '{"command":"ls"}'
@@ -281,3 +286,41 @@ def sweep_situations(
     of each run the commands it sent. Raises `DivergenceFound` for the first that diverges."""
     programs = ((each.config, each.program) for each in situations_for(capabilities))
     play_each(make_target, programs, observe, played)
+
+
+def skipped_under(situation: Situation, profile: Profile) -> str | None:
+    """Why `situation`'s program is not played under `profile`, or None when it is: a command
+    of it is one the profile's target is cut at as soon as it is sent (`Profile.avoids`), so
+    the situation would never arise. (A program that reaches its situation and stops at a
+    known divergence there is played, and reported stopped: which divergence shows is seen
+    only by playing it.)"""
+    for number, command in enumerate(situation.program, start=1):
+        cut = [
+            d.key
+            for d in profile.divergences
+            if d.avoid is not None and d.avoid(command, situation.config)
+        ]
+        if cut:
+            return (
+                f"its command #{number} ({command.NAME}) is one the {profile.name} profile's "
+                f"target is cut at when sent ({', '.join(cut)}), before the situation arises"
+            )
+    return None
+
+
+def settled_program(situation: Situation) -> tuple[Command, ...]:
+    """The situation's program and the settling commands that drive the model to a quiet end
+    after it (`run_program` sends them as it goes; a replay under a profile needs them known)."""
+    oracle = ModelTarget()
+    oracle.reset(situation.config)
+    for command in situation.program:
+        oracle.apply(command)
+    tail: list[Command] = []
+    while len(tail) < SETTLE_LIMIT:
+        assert oracle.state is not None
+        settle = settling_command(oracle.state.phase, situation.config)
+        if settle is None:
+            break
+        oracle.apply(settle)
+        tail.append(settle)
+    return (*situation.program, *tail)
