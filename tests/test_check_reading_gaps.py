@@ -56,3 +56,130 @@ def test_LOG_3_a_repeated_key_is_read_as_its_last_value_as_help_and_dsh_say(
     said = " ".join(capsys.readouterr().out.split())
     assert "A key given twice in one object is not refused" in said
     assert "check reads the last value, as dsh does" in said
+
+
+CLAUDE = FIXTURES / "claude-code" / "valid" / "two-calls-in-order.jsonl"
+CODEX = FIXTURES / "codex" / "valid" / "parallel-calls-in-issue-order.jsonl"
+
+
+def _edited(source: Path, line: int, old: str, new: str, tmp_path: Path) -> Path:
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    path = tmp_path / source.name
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        (
+            CLAUDE,
+            5,
+            '"id":"toolu_a",',
+            "",
+            "a tool_use block's id must be a non-empty string, not null",
+        ),
+        (
+            CLAUDE,
+            5,
+            '"id":"toolu_a"',
+            '"id":7',
+            "a tool_use block's id must be a non-empty string, not 7",
+        ),
+        (
+            CLAUDE,
+            8,
+            '"tool_use_id":"toolu_a"',
+            '"tool_use_id":1',
+            "a tool_result's tool_use_id must be a non-empty string, not 1",
+        ),
+        (
+            CODEX,
+            4,
+            ',"call_id":"call_a"',
+            "",
+            "a function_call's call_id must be a non-empty string, not null",
+        ),
+        (
+            CODEX,
+            8,
+            '"call_id":"call_a",',
+            "",
+            "a function_call_output's call_id must be a non-empty string, not null",
+        ),
+        (
+            CODEX,
+            6,
+            '"command":["/bin/bash","-lc","cat b.txt"]',
+            '"command":[1,2]',
+            "a CommandExecution's command must be a string or an array of strings, not [1, 2]",
+        ),
+        (
+            CODEX,
+            6,
+            ',"command":["/bin/bash","-lc","cat b.txt"]',
+            "",
+            "a CommandExecution's command must be a string or an array of strings, not null",
+        ),
+    ],
+    ids=[
+        "tool_use-without-id",
+        "tool_use-id-a-number",
+        "tool_result-id-a-number",
+        "function_call-without-call_id",
+        "output-without-call_id",
+        "command-of-numbers",
+        "command-missing",
+    ],
+)
+def test_a_transcript_or_rollout_record_without_what_pairs_it_is_an_input_error_at_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, edit: tuple[Path, int, str, str, str]
+) -> None:
+    """A call or result without a string id, or a CommandExecution's command of another shape,
+    which neither CLI writes, was read as text: ADJ-2, ORD-3 and ADJ-3 named a call "None" or
+    "7", RW-1 said the call "ran null". It is a bad-event error naming the line and the member
+    (exit 2), as a record that is no object is."""
+    source, line, old, new, said = edit
+    path = _edited(source, line, old, new, tmp_path)
+    code = main(["check", str(path)])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    dialect = "claude-code" if source == CLAUDE else "codex"
+    assert out.splitlines()[0] == f"{path}:{line}: error bad-event: a {dialect} record: {said}"
+    assert "None" not in out
+
+
+def test_LOG_4_a_log_whose_lines_end_in_a_lone_carriage_return_is_no_crash_tail(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: a log saved with old Mac line ends (a lone \\r) is one line of many events; it was
+    reported as a torn-tail error (LOG-8), 'a write a crash cut off', sending its reader to
+    look for a crash. It is invalid JSON at line 1 saying what the line ends are."""
+    path = tmp_path / "mac.jsonl"
+    path.write_bytes(VALID.read_bytes().replace(b"\n", b"\r"))
+    code = main(["check", str(path)])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert out.splitlines()[0].startswith(
+        f"{path}:1: error invalid-json LOG-4: lines end in a carriage return alone"
+    )
+    assert "crash" not in out
+
+
+def test_LOG_4_an_event_with_an_empty_type_is_named_without_an_empty_prefix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4: the error for an event whose type is "" began ": : an event needs ...", the
+    empty type written as the event's name."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = lines[2].replace('"type": "turn/start"', '"type": ""', 1)
+    path = tmp_path / "untyped.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"{path}:3: error bad-event LOG-4: an event needs a non-empty string type and an "
+        "integer seq"
+    )

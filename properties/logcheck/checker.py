@@ -564,6 +564,15 @@ def lines_follow(rest: RestOfLog) -> bool:
         return True
 
 
+def _ends_lines_with_cr(raw: bytes, error: JSONDecodeError) -> bool:
+    """Whether a value parsed whole and what follows it, after a carriage return, is more
+    data: events separated by a lone "\\r" (the decoder reads it as a space)."""
+    if error.msg != "Extra data":
+        return False
+    between = error.doc[: error.pos].rstrip(" \t")
+    return b"\r" in raw and between.endswith("\r") and not between.endswith("\r\n")
+
+
 def _unparsable(
     report: LogReport, raw: bytes, line: int, error: Exception, rest: RestOfLog
 ) -> bool:
@@ -610,6 +619,14 @@ def _unparsable(
         report.fail(line, ErrorKind.BINARY, message, "LOG-8")
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
+    elif isinstance(error, JSONDecodeError) and _ends_lines_with_cr(raw, error):
+        # Not a write a crash cut off (it would read so, having no newline): a file saved with
+        # old Mac line ends, one "line" of many events that no JSON Lines reader splits.
+        message = (
+            "lines end in a carriage return alone (\\r): a JSON Lines log ends each line with a "
+            "newline (\\n, or \\r\\n); save the log with those"
+        )
+        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
     elif not raw.endswith(b"\n"):
         # Only the last line can lack its newline: this one was cut off mid-write, and the
         # harness drops it on reopening (`impl/log_reader.py`; dsh, whose logs are version 0,
@@ -719,7 +736,7 @@ def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoRe
         report.fail(line, ErrorKind.BAD_EVENT, message, "LOG-5")
     else:
         kind = obj.get("type") if isinstance(obj, dict) else None
-        where = f"{kind}: " if isinstance(kind, str) else ""
+        where = f"{kind}: " if isinstance(kind, str) and kind else ""  # "" names no type
         rule = error.rule_id if isinstance(error, FactError) else "LOG-4"
         report.fail(line, ErrorKind.BAD_EVENT, f"{where}{error}", rule)
     raise _Stop

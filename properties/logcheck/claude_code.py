@@ -55,6 +55,7 @@ from loopspec.properties.logcheck.harness_logs import (
     Reply,
     Result,
     Visible,
+    record_id,
 )
 
 NAME = "claude-code"
@@ -189,7 +190,9 @@ class _Reader:
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
         calls = tuple(
-            Call(str(b.get("id")), str(b.get("name")), b.get("input"))
+            Call(
+                record_id(b.get("id"), "a tool_use block's id"), str(b.get("name")), b.get("input")
+            )
             for b in blocks
             if isinstance(b, Mapping) and b.get("type") == "tool_use"
         )
@@ -253,7 +256,9 @@ def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]
     for block in results:
-        yield Result(str(block.get("tool_use_id")), line, refused)
+        yield Result(
+            record_id(block.get("tool_use_id"), "a tool_result's tool_use_id"), line, refused
+        )
     if not results and blocks:
         yield Visible("a user message", line)
 

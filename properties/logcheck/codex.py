@@ -30,10 +30,13 @@ from loopspec.properties.logcheck.harness_logs import (
     Dialect,
     Executed,
     Observation,
+    RecordError,
     Reply,
     Result,
     TurnStart,
     Visible,
+    record_id,
+    shown,
 )
 
 NAME = "codex"
@@ -112,7 +115,7 @@ def _parsed(raw: Any) -> Any:
 
 def _call(item: Mapping[str, Any]) -> Call:
     kind = item.get("type")
-    call_id = str(item.get("call_id") or item.get("id"))
+    call_id = record_id(item.get("call_id") or item.get("id"), f"a {kind}'s call_id")
     if kind == "local_shell_call":
         action = item.get("action")
         command = action.get("command") if isinstance(action, Mapping) else None
@@ -143,7 +146,7 @@ class _Reader:
         elif kind == "event_msg" and payload.get("type") == "item_completed":
             item = payload.get("item")
             if isinstance(item, Mapping) and item.get("type") == "CommandExecution":
-                yield Executed(str(item.get("id")), _shell_command(item.get("command")), line)
+                yield Executed(str(item.get("id")), _shell_command(_argv(item)), line)
 
     def _item(self, item: Mapping[str, Any], line: int) -> Iterator[Observation]:
         if _is_model_item(item):
@@ -155,7 +158,7 @@ class _Reader:
             return
         self.in_reply = False
         if _one_of(item.get("type"), RESULT_TYPES):
-            yield Result(str(item.get("call_id")), line)
+            yield Result(record_id(item.get("call_id"), f"a {item.get('type')}'s call_id"), line)
         elif item.get("type") == "message":
             yield Visible(f"a {item.get('role', 'unknown')} message", line, _hook_context(item))
 
@@ -167,6 +170,20 @@ def _hook_context(item: Mapping[str, Any]) -> bool:
     meta = item.get("internal_chat_message_metadata_passthrough")
     kinds = meta.get("content_item_kinds") if isinstance(meta, Mapping) else None
     return isinstance(kinds, list) and "hooks.additional_context" in kinds
+
+
+def _argv(item: Mapping[str, Any]) -> str | list[str]:
+    """The command a CommandExecution ran: a string, or its argv (read as `null` or `[1, 2]`,
+    it was compared with the call's and blamed on RW-1 as another command)."""
+    command = item.get("command")
+    if isinstance(command, str) or (
+        isinstance(command, list) and all(isinstance(word, str) for word in command)
+    ):
+        return command
+    raise RecordError(
+        f"a CommandExecution's command must be a string or an array of strings, not "
+        f"{shown(command)}"
+    )
 
 
 def _shell_command(argv: Any) -> Any:

@@ -134,6 +134,25 @@ class Invented(NamedTuple):
     repair_line: int
 
 
+class RecordError(Exception):
+    """A record of the kind a rule reads lacks what pairs it (a call's or a result's id), or
+    holds it in a shape the CLI never writes: an input error at its line, not a guess."""
+
+
+def record_id(value: Any, what: str) -> str:
+    """`value` as the id of a call or a result; `RecordError` naming `what` when it is no
+    non-empty string (read as text, "None" or "7" named a call the model never made)."""
+    if isinstance(value, str) and value:
+        return value
+    raise RecordError(f"{what} must be a non-empty string, not {shown(value)}")
+
+
+def shown(value: Any) -> str:
+    """A record's malformed value as JSON, cut short: an error line names it, not quotes it."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
 class TurnStart(NamedTuple):
     """A new turn begins: the turn before it is over, whatever ended it. `what` names it in
     the log's own terms (a Codex rollout's task_started and its turn id)."""
@@ -467,7 +486,12 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                 report.fail(line, ErrorKind.BAD_EVENT, message)
                 raise _Stop
             report.events += 1
-            for observation in dialect.observe(record, line):
+            try:
+                observations = list(dialect.observe(record, line))
+            except RecordError as error:
+                report.fail(line, ErrorKind.BAD_EVENT, f"a {dialect.name} record: {error}")
+                raise _Stop from None
+            for observation in observations:
                 if isinstance(observation, HookFailed):
                     hook, call_id, word, summary, _ = observation
                     hook_runs.see(hook, word, summary, call_id=call_id, line=line)
