@@ -1100,6 +1100,59 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
     assert bundled == 0, "the bundled implementation runs the program"
 
 
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        (
+            "ForgetsItsReturn",
+            "the target failed in apply: TypeError: apply returned None, not an Observation "
+            "(loopspec.properties.conformance.target); at command #1 of a program",
+        ),
+        (
+            "MisspeltCapability",
+            "the target failed in reset: ValueError: reset returned 'pre_hooks', which is no "
+            "capability (did you mean pre-hooks?); the capabilities are abort, approval, ",
+        ),
+    ],
+)
+def test_SAFE_5_a_python_target_answering_the_wrong_thing_exits_2_in_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    target: str,
+    says: str,
+) -> None:
+    """SAFE-5: an `apply` that forgot its `return` broke inside the comparison, a traceback and
+    exit 1 (a counterexample's); a capability misspelt in what `reset` returns was kept, its
+    rules read "not applicable" with nothing saying why, where a `--cmd` target's `ready` is
+    refused for it. Each is now the target's error: exit 2, one line naming what it returned."""
+    (tmp_path / "wrong_answers.py").write_text(
+        "from loopspec.properties.conformance.target import ModelTarget\n"
+        "class ForgetsItsReturn:\n"
+        "    name = 'forgets its return'\n"
+        "    def __init__(self):\n"
+        "        self.inner = ModelTarget()\n"
+        "    def reset(self, config):\n"
+        "        self.inner.reset(config)\n"
+        "        return frozenset()\n"
+        "    def apply(self, command):\n"
+        "        self.inner.apply(command)\n"
+        "    def close(self):\n"
+        "        self.inner.close()\n"
+        "class MisspeltCapability(ForgetsItsReturn):\n"
+        "    def reset(self, config):\n"
+        "        return frozenset({'parallel', 'pre_hooks'})\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "wrong_answers", raising=False)
+    argv = ["conform", "--impl", f"wrong_answers:{target}", "--examples", "5"]
+    code = main([*argv, "--case-dir", str(tmp_path / "cases")])
+    err = capsys.readouterr().err
+    assert (code, "Traceback" in err, len(err.strip().splitlines())) == (2, False, 1)
+    assert says in err
+
+
 def test_SAFE_5_a_target_that_raises_in_the_exhaustive_pass_exits_2_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -323,6 +323,16 @@ def _capabilities(declared: object) -> frozenset[str]:
     if not isinstance(declared, frozenset | set) or not all(isinstance(c, str) for c in declared):
         msg = f"reset must return a set of capability names, not {type(declared).__name__}"
         raise TypeError(msg)
+    # As a `--cmd` target's `ready` is held to the schema: a misspelt name ("pre_hooks") was
+    # kept, its capability's rules read "not applicable" and nothing said why.
+    for name in sorted(declared - CAPABILITIES.keys()):
+        meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
+        hint = f" (did you mean {meant[0]}?)" if meant else ""
+        msg = (
+            f"reset returned {shown(name, 40)!r}, which is no capability{hint}; the capabilities "
+            f"are {', '.join(sorted(CAPABILITIES))}"
+        )
+        raise ValueError(msg)
     return frozenset(declared)
 
 
@@ -334,6 +344,19 @@ def _a_target(made: object) -> ConformanceTarget:
         raise TypeError(
             f"the factory returned {article} {kind}, not a ConformanceTarget "
             f"(it has no {', '.join(missing_members(made))})"
+        )
+    return made
+
+
+def _an_observation(made: object) -> Observation:
+    """What `apply` returned, refused at once unless it is an `Observation`: a loop that forgot
+    its `return` (None) broke inside the comparison, a traceback and exit 1."""
+    if not isinstance(made, Observation):
+        kind = type(made).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        what = "None" if made is None else f"{article} {kind}"
+        raise TypeError(
+            f"apply returned {what}, not an Observation (loopspec.properties.conformance.target)"
         )
     return made
 
@@ -363,7 +386,9 @@ class GuardedTarget:
     def apply(self, command: Command) -> Observation:
         self._sent.append(command)
         return self._breakage.call(
-            "apply", lambda: self._target.apply(command), (self._config, self._sent)
+            "apply",
+            lambda: _an_observation(self._target.apply(command)),
+            (self._config, self._sent),
         )
 
     def probe(self, command: Command) -> Observation | None:
