@@ -12,6 +12,7 @@ import pytest
 from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck.checker import check_paths
 
 VALID = FIXTURES / "valid" / "harness-written.jsonl"
 
@@ -183,3 +184,23 @@ def test_LOG_4_an_event_with_an_empty_type_is_named_without_an_empty_prefix(
         f"{path}:3: error bad-event LOG-4: an event needs a non-empty string type and an "
         "integer seq"
     )
+
+
+def test_SAFE_4_check_reads_nesting_and_a_lone_surrogate_as_dsh_does(tmp_path: Path) -> None:
+    """SAFE-4: loopspec's own files refuse JSON nested over 200 deep and a lone surrogate; a
+    log check reads keeps both, as dsh's JSON.parse does (SPEC SAFE-4 said "refused" of every
+    file a user hands loopspec, check's logs among them), until the nesting is deeper than the
+    JSON reader goes: an error naming SAFE-4, never a traceback."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+
+    def checked(depth: int, text: str) -> list[tuple[str, str | None]]:
+        nested = "[" * depth + "]" * depth
+        edited = lines[2].replace('"data": {"turn": 1}', f'"data": {{"turn": 1, "x": {nested}}}')
+        edited = edited.replace('"turn/start"', f'"turn/start", "note": "{text}"')
+        path = tmp_path / f"{depth}.jsonl"
+        path.write_text("".join([*lines[:2], edited, *lines[3:]]), encoding="utf-8")
+        [report] = check_paths([str(path)])
+        return [(error.kind, error.rule_id) for error in report.errors]
+
+    assert checked(250, "\\ud800") == []
+    assert checked(5000, "") == [("invalid-json", "SAFE-4")]
