@@ -108,6 +108,11 @@ CALL_EXAMPLES = (
         "read",
         '{"file_path": "a.txt", "offset": 1.0}',
     ),
+    CallExample(
+        "fallback (VIEW-3): true is no integer (Python's bool is an int)",
+        "read",
+        '{"file_path": "a.txt", "offset": true}',
+    ),
     CallExample("fallback (VIEW-3): not an object", "bash", '["ls"]'),
     CallExample("fallback (VIEW-3): not JSON (rawInput is the string)", "bash", '{"command": '),
     CallExample("fallback (VIEW-3): empty arguments are {}", "todo", ""),
@@ -132,6 +137,9 @@ RESULT_EXAMPLES = (
     ResultExample("killed", "bash", _LS, "Error: partial\n[signal: SIGKILL]", is_error=True),
     ResultExample("no marker: all output", "bash", _LS, "a.txt"),
     ResultExample(
+        "exit code not in canonical decimal: no marker", "bash", _LS, "a.txt\n[exit code: 01]"
+    ),
+    ResultExample(
         "output with a backtick run: a longer fence",
         "bash",
         '{"command": "cat README.md"}',
@@ -155,6 +163,13 @@ RESULT_EXAMPLES = (
         _NOTES,
         "Wrote 8 bytes",
         meta={"diffs": []},
+    ),
+    ResultExample(
+        "one malformed meta.diffs entry: none taken, diff from the arguments",
+        "write",
+        _NOTES,
+        "Wrote 8 bytes",
+        meta={"diffs": [_OVERWRITTEN["diffs"][0], {"path": "/workspace/b.md"}]},
     ),
     ResultExample("error: raw content", "write", _NOTES, "Error: read-only", is_error=True),
     ResultExample("meta.diffs: the applied diffs", "edit", _EDIT, "Edited", meta=_EDITED),

@@ -7,9 +7,16 @@ import json
 from typing import Any
 
 import attrs
+import pytest
+from mutants import Mutant, MutantTarget, Patch
 
+from loopspec.model import presenters
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
+from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.pure import presentation
+from loopspec.model.toolargs import ArgumentShapeError
+from loopspec.model.views import FileDiff
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.presented import presentation_rule
 from loopspec.properties.conformance.run import run_conformance
@@ -195,3 +202,106 @@ def test_ACP_1_arguments_null_are_among_the_rows_conform_plays() -> None:
     assert report.divergence is not None
     assert report.divergence.rule_id == "ACP-1", report.divergence.what
     assert "rawInput is null: leave the key out" in report.divergence.what
+
+
+def _bool_is_an_integer() -> list[Patch]:
+    """A reader that takes Python's `isinstance(value, int)` for a JSON integer: `true` is 1."""
+
+    def optional_int(fields: FrozenMap, key: str, *, minimum: int) -> int | None:
+        value = fields.get(key)
+        if value is None or (isinstance(value, int) and value >= minimum):
+            return value
+        raise ArgumentShapeError(f"{key!r} is no integer")
+
+    return [(presenters, "optional_int", optional_int)]
+
+
+def _any_decimal_exit_code() -> list[Patch]:
+    """A marker reader that takes any decimal, so `[exit code: 01]` is stripped as exit 1."""
+
+    def exit_code_of(line: str) -> int | None:
+        number = line.removeprefix("[exit code: ").removesuffix("]")
+        if not line.startswith("[exit code: ") or not number.lstrip("-").isdigit():
+            return None
+        return int(number)
+
+    return [(presentation, "exit_code_of", exit_code_of)]
+
+
+def _well_formed_diffs_only() -> list[Patch]:
+    """A meta.diffs reader that skips a malformed entry and keeps the others."""
+
+    def diffs_from_meta(meta: JsonValue) -> tuple[FileDiff, ...]:
+        entries = meta.get("diffs") if isinstance(meta, FrozenMap) else None
+        kept = []
+        for entry in entries if isinstance(entries, tuple) else ():
+            if not isinstance(entry, FrozenMap):
+                continue
+            path, new_text, old_text = entry.get("path"), entry.get("newText"), entry.get("oldText")
+            if not (isinstance(path, str) and isinstance(new_text, str)):
+                continue
+            if old_text is None or isinstance(old_text, str):
+                kept.append(FileDiff(path, old_text, new_text))
+        return tuple(kept)
+
+    return [(presenters, "diffs_from_meta", diffs_from_meta)]
+
+
+@pytest.mark.parametrize(
+    ("mutant", "says"),
+    [
+        (
+            # Its card's location line is true, not an integer: invalid ACP comes first.
+            Mutant("bool-offset", "ACP-1", "offset true read as 1", _bool_is_an_integer),
+            "line: True is not of type 'integer'",
+        ),
+        (
+            Mutant("loose-exit-code", "VIEW-2", "[exit code: 01] stripped", _any_decimal_exit_code),
+            "exit or signal marker line removed",
+        ),
+        (
+            Mutant("partial-diffs", "VIEW-2", "malformed diffs skipped", _well_formed_diffs_only),
+            "content",
+        ),
+    ],
+    ids=["bool-offset", "loose-exit-code", "partial-diffs"],
+)
+def test_VIEW_2_section_12_rows_catch_what_random_programs_never_draw(
+    mutant: Mutant, says: str
+) -> None:
+    """VIEW-2, ACP-1: section 12 says offset and limit are JSON integers (true is none), an
+    exit marker's N is canonical decimal, and one malformed meta.diffs entry discards them all;
+    a bridge getting any of these wrong (Python's bool an int, a \\d+ marker, skipping the bad
+    entry) passed 200 programs on seeds 1 and 2, which never drew such input. Each is now a
+    row of section 12, which conform plays before its programs."""
+    report = run_conformance(
+        lambda: MutantTarget(mutant), examples=1, seed_value=1, show_progress=False
+    )
+    assert report.divergence is not None, mutant.name
+    assert report.divergence.rule_id == mutant.rule_id, report.divergence.what
+    assert says in report.divergence.what, report.divergence.what
+
+
+def test_VIEW_3_an_edit_result_without_diffs_says_why_it_is_raw_content() -> None:
+    """VIEW-3: a bridge that shows an edit's arguments as the diff when its result has no
+    meta.diffs (as a write does) was told 'a result no presenter renders shows its raw
+    content', though edit has a presenter; the report now says when an edit's result is raw."""
+    arguments = '{"file_path": "/workspace/a.py", "old_string": "x", "new_string": "y"}'
+    history = (_recorded("c1", "edit", arguments), _answered("c1", "Edited"))
+    raw = _failed_update("c1", "Edited")
+    diffed = _update(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "c1",
+            "status": "failed",
+            "title": "Edit a.py",
+            "content": [
+                {"type": "diff", "path": "/workspace/a.py", "oldText": "x", "newText": "y"}
+            ],
+        }
+    )
+    found = presentation_rule([raw], [diffed], history)
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-3", what
+    assert "an edit whose result has no usable meta.diffs" in what, what

@@ -778,5 +778,13 @@ def _result_rule(
             "(SPEC.md section 12)"
         )
     if content == _raw_items(mine.get("toolCallId"), history):
+        record = _call_record(mine.get("toolCallId"), history)
+        if record.get("name") in ("write", "edit") and _rule_of_card(record) == "VIEW-2":
+            return "VIEW-3", (
+                f"{named}: a failed write or edit, and an edit whose result has no usable "
+                "meta.diffs (none, empty, or one entry malformed: the applied change is "
+                "unknown), shows its raw content; only a successful write falls back to its "
+                "arguments' diff (SPEC.md section 12)"
+            )
         return "VIEW-3", f"{named}: a result no presenter renders shows its raw content"
     return "VIEW-2", f"{named}: the update is the presenter's view of the durable result"
