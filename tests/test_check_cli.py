@@ -371,6 +371,25 @@ def test_directories_are_searched_recursively_in_sorted_order(
     assert code == 1
 
 
+def test_a_log_named_twice_or_named_and_under_a_folder_named_is_checked_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check logs/ logs/y.jsonl` (a glob beside its folder, the README's `check logs/
+    old.jsonl.zst -` with the file in the folder) checked y.jsonl twice: "checked 3 logs", its
+    one ADJ-1 counted twice. A file is checked where it is first reached, once; a folder whose
+    logs were all checked already is no error."""
+    (tmp_path / "logs").mkdir()
+    shutil.copy(BROKEN, tmp_path / "logs" / "y.jsonl")
+    shutil.copy(VALID, tmp_path / "logs" / "z.jsonl")
+    monkeypatch.chdir(tmp_path)
+    code, parsed = run_json(capsys, "logs/", "logs/y.jsonl", "./logs/y.jsonl", "logs")
+    assert code == 1
+    assert [log["path"] for log in parsed["logs"]] == ["logs/y.jsonl", "logs/z.jsonl"]
+    assert parsed["summary"]["violations_by_rule"] == {"ADJ-1": 1}
+    code, parsed = run_json(capsys, "logs/y.jsonl", "logs")
+    assert [log["path"] for log in parsed["logs"]] == ["logs/y.jsonl", "logs/z.jsonl"]
+
+
 def test_a_directory_without_logs_is_an_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

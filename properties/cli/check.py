@@ -41,7 +41,8 @@ how a reply ends, the UI: SCHED-1, TEXT-1, STEP-4, VIEW-2, ...) are not judged h
 conform` judges them.
 
 Reads .jsonl and .jsonl.zst files, directories (recursively: every *.jsonl and *.jsonl.zst) and
-- (standard input; zstd data is recognised by its magic number).
+- (standard input; zstd data is recognised by its magic number). A file reached twice (named,
+and under a folder named) is checked once, where it is first reached.
 
 Supported: header version 0 with the dsh 0.1.0-rc event layout (and version 1, the logs
 `loopspec run` writes: the same layout with commit-unit markers), compact chunk rows

@@ -1268,9 +1268,10 @@ def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Itera
     """A report per log the arguments name (files, directories, `-`), in order. A directory
     whose every file was skipped (none is a session log) is an error after them, as one
     holding no log file at all is: checking it checked nothing."""
+    seen: set[tuple[int, int]] = set()  # a file named twice is checked once (log_sources)
     for argument in arguments:
         skipped = walked = 0
-        for source in log_sources([argument]):
+        for source in log_sources([argument], seen):
             if isinstance(source, SourceProblem):
                 report = LogReport(source.name)
                 report.fail(None, ErrorKind.UNREADABLE, source.message, source.rule_id)

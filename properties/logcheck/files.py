@@ -89,8 +89,25 @@ class SourceProblem(PlainRecord):
         self.rule_id = rule_id
 
 
-def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]:
-    """Every log the arguments name, in order; problems in place of unusable arguments."""
+def log_sources(
+    arguments: Sequence[str], seen: set[tuple[int, int]] | None = None
+) -> Iterator[LogSource | SourceProblem]:
+    """Every log the arguments name, in order; problems in place of unusable arguments. A
+    regular file reached again (named twice, or named and under a folder named, `check logs/
+    logs/*.jsonl`) is its first source alone: it was checked twice, its violations counted
+    twice. `seen` (device, inode) carries that over calls, one argument at a time."""
+    seen = set() if seen is None else seen
+    for source in _all_sources(arguments):
+        if isinstance(source, LogSource) and source.name != STDIN:
+            identity = _file_identity(source.name)
+            if identity in seen:
+                continue
+            if identity is not None:
+                seen.add(identity)
+        yield source
+
+
+def _all_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]:
     for argument in arguments:
         if argument == STDIN:
             yield LogSource(STDIN)
@@ -103,6 +120,16 @@ def log_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem]
             yield _named_file(argument)
         else:
             yield SourceProblem(argument, "no such file or directory")
+
+
+def _file_identity(path: str) -> tuple[int, int] | None:
+    """A regular file's device and inode (one file under two names is one), else None: a FIFO
+    or standard input by name is read each time it is named, as before."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino) if stat.S_ISREG(found.st_mode) else None
 
 
 def _named_file(path: str) -> LogSource | SourceProblem:
