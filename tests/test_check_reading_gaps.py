@@ -204,3 +204,22 @@ def test_SAFE_4_check_reads_nesting_and_a_lone_surrogate_as_dsh_does(tmp_path: P
 
     assert checked(250, "\\ud800") == []
     assert checked(5000, "") == [("invalid-json", "SAFE-4")]
+
+
+@pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+@pytest.mark.parametrize("constant", ["NaN", "-Infinity"])
+def test_a_transcript_or_rollout_line_holding_NaN_is_not_JSON(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path, constant: str
+) -> None:
+    """NaN and Infinity are no JSON: Claude Code's JSON.parse and Codex's serde_json refuse
+    such a line, and check, which refuses it in a dsh log, read it in theirs as a record."""
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].rstrip().removesuffix("}") + f', "n": {constant}}}\n'
+    path = tmp_path / source.name
+    path.write_text("".join(lines), encoding="utf-8")
+    code = main(["check", str(path)])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert (
+        out.splitlines()[0] == f"{path}:2: error invalid-json: invalid JSON: {constant} is not JSON"
+    )

@@ -449,7 +449,7 @@ def _records(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw.decode())
+            record = json.loads(raw.decode(), parse_constant=_not_json)
         except (ValueError, RecursionError) as error:
             if torn_write(raw, error):
                 # What a crash leaves: resuming the session, the CLI skips the line (Claude Code
@@ -468,6 +468,12 @@ def _records(
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
         yield line, record
+
+
+def _not_json(name: str) -> object:
+    # NaN and Infinity are no JSON: the CLI's own reader (JSON.parse, serde_json) refuses the
+    # line, so check does not read a record the CLI never could.
+    raise ValueError(f"{name} is not JSON")
 
 
 def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect) -> LogReport:
