@@ -12,6 +12,9 @@ a fixed program that shows it is replayed:
 - a result that cites the seq after its tool/call's, its own: read as a citation of no
   earlier event (LOG-2), which is true, where the fix is to cite the tool/call (ORD-2, at the
   same seq), whose words name the seq to cite;
+- a reopened loop whose client is sent nothing of what crash repair appends: named right
+  (PROTO-1, a message left out), in words that now say the result is crash repair's, which a
+  reopened loop's client is sent as any later event;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -84,6 +87,15 @@ class CitesTheSeqAfterItsCall(ModelTarget):
         return attrs.evolve(observed, events=tuple(events))
 
 
+class ShowsNothingOfTheRepair(ModelTarget):
+    """The model, except that its client is sent nothing for what crash repair appends (the
+    reopened loop subscribes its presenter after the repair)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        return attrs.evolve(observed, presented=()) if isinstance(command, Recover) else observed
+
+
 PROGRAMS: list[FreshBug] = [
     (
         "crash repair names the open step by counting every step of the log",
@@ -110,6 +122,13 @@ PROGRAMS: list[FreshBug] = [
         ),
         "ORD-2",
     ),
+    (
+        "a reopened loop's client is sent nothing of the crash repair",
+        ShowsNothingOfTheRepair,
+        READS,
+        (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), Crash(), Recover()),
+        "PROTO-1",
+    ),
 ]
 
 
@@ -117,7 +136,7 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1, ORD-2): the first divergence names the rule broken."""
+    """MODEL-1 (REC-1, ORD-2, PROTO-1): the first divergence names the rule broken."""
     assert_blamed_on(row)
 
 
@@ -178,3 +197,11 @@ def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:
     """ORD-2: the report names the tool/call seq the result must cite."""
     said = report(*row_named(PROGRAMS, "a result cites the seq after")[1:4])
     assert "does not cite its tool/call seq 4 in sourceEventSeqs" in said, said
+
+
+def test_PROTO_1_an_update_left_out_at_a_repair_result_says_it_is_the_repair_s() -> None:
+    """PROTO-1: the report says the result left unshown is crash repair's, and that a reopened
+    loop's client is sent it."""
+    said = report(*row_named(PROGRAMS, "a reopened loop's client is sent nothing")[1:4])
+    assert "this result is crash repair's TOOL_OUTCOME_UNKNOWN" in said, said
+    assert "a reopened loop's client is sent what repair appends" in said, said

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
+from loopspec.model.invariants import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.presenters import CALL_PRESENTERS, generic_call_fallback, present_call
 from loopspec.model.pure.presentation import workspace_relative
@@ -253,6 +254,24 @@ def _described(item: Item) -> str:
     return f"the {kind} {'card ' if kind == 'tool_call' else ''}of call {call_id}"
 
 
+REPAIR_CODES = frozenset({REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN})
+"""The error codes of the results crash repair appends (REC-1)."""
+
+
+def _repaired(want: Item, history: Sequence[Event]) -> str:
+    """Where the update left out is of a result crash repair appended, words that say so."""
+    if _card(want).get("sessionUpdate") != "tool_call_update":
+        return ""
+    result = _result_of(_card(want).get("toolCallId"), history)
+    error = result.get("data", {}).get("error") if result is not None else None
+    if not isinstance(error, dict) or error.get("code") not in REPAIR_CODES:
+        return ""
+    return (
+        f" (this result is crash repair's {error['code']}: a reopened loop's client is sent "
+        "what repair appends, as it is sent every later event)"
+    )
+
+
 def _text(content: object) -> str:
     return json.dumps(content)
 
@@ -344,7 +363,7 @@ def _left_out(want: Item, where: str, history: Sequence[Event]) -> tuple[str, st
     due = (
         f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
         f"at its {_presented_at(want)}, among the messages of the command that "
-        "appends it, neither left out nor held back for a later one"
+        "appends it, neither left out nor held back for a later one" + _repaired(want, history)
     )
     record = _call_record(call_id, history)
     # Without the call's record, the model's card tells: only the generic card is "other".
