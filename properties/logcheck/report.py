@@ -3,7 +3,7 @@
 Exit code: 2 when any log had an input error (unreadable, not JSON, torn, not covered, ...),
 else 1 when any log breaks a rule (but for the known divergences `check --known` sets aside,
 `logcheck.known_divergences`) or, under `--fail-on-hook-faults`, has a hook-fault notice, else
-0. Notices (a crash tail, an unknown header version)
+0. Notices (a crash tail, a torn last line, a hook fault)
 never change it, nor do skipped files: a file found under a directory argument that is a known
 file of a CLI's home folder holding no loop (Claude Code's or Codex's prompt history, Codex's
 session index: `logcheck.home_files`) is skipped with a line saying what it is, and counted.
