@@ -886,6 +886,10 @@ if TYPE_CHECKING:
     TypeFilter = Callable[[str], bool]
 NO_VIOLATIONS: tuple[Violation, ...] = ()
 
+DENY_DISCARDS_REWRITES = ": a deny discards every rewrite (HOOK-3), so no input was applied"
+"""How RW-2's words for a sidecar on a denied call end (conform reads the rewrite the loop kept
+as HOOK-3's)."""
+
 CITES_NO_EARLIER_EVENT = "sourceEventSeqs must cite earlier events"
 """LOG-2's words for a citation of the event itself or a later one (conform reads a result's
 as the ORD-2 citation it lacks)."""
@@ -1775,7 +1779,7 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         # Nothing was applied, so whatever else the sidecar says follows from this.
         message = (
             f"call {fact.call_id} carries a rewrite sidecar, but hook {denier.handler_id} "
-            "denied it: a deny discards every rewrite (HOOK-3), so no input was applied"
+            f"denied it{DENY_DISCARDS_REWRITES}"
         )
         return [Violation("RW-2", fact.seq, message, (denier.seq,))]
     answers = {r.handler_id: r for r in pre_answers}

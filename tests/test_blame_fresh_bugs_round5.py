@@ -15,6 +15,10 @@ a fixed program that shows it is replayed:
 - a reopened loop whose client is sent nothing of what crash repair appends: named right
   (PROTO-1, a message left out), in words that now say the result is crash repair's, which a
   reopened loop's client is sent as any later event;
+- a denied call that keeps the input another hook supplied (the loop applies rewrites before
+  it reads the decisions): read as arguments that are not the effective ones (RW-1, though they
+  are a hook's) or, where the input equals the model's, as a sidecar on a denial (RW-2), where
+  a deny discards every rewrite (HOOK-3);
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -39,17 +43,25 @@ from fresh_bugs import (
     row_named,
 )
 
+from loopspec.model import rewrite
 from loopspec.model.commands import (
+    Allow,
     Command,
     Crash,
+    Deny,
+    HookAnswers,
     ModelFails,
     Recover,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig, ToolSpec
-from loopspec.model.events import StepStarted
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import RewriteSidecar, StepStarted
+from loopspec.model.jsonvalue import dumps
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.rewrite import Resolution
+from loopspec.model.state import DENY, HookVote
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -96,6 +108,44 @@ class ShowsNothingOfTheRepair(ModelTarget):
         return attrs.evolve(observed, presented=()) if isinstance(command, Recover) else observed
 
 
+_RESOLVE = rewrite.resolve_call
+
+
+def _keeps_the_rewrite_of_a_denial(
+    call: ToolCallBlock, votes: tuple[HookVote, ...], config: LoopConfig
+) -> Resolution:
+    resolved = _RESOLVE(call, votes, config)
+    if resolved.decision != DENY:
+        return resolved
+    votes = rewrite.in_configured_order(votes, config)
+    suppliers = [v for v in votes if rewrite.supplied_input(v.verdict) is not None]
+    if not suppliers:
+        return resolved
+    applied = dumps(rewrite.supplied_input(suppliers[-1].verdict))
+    sidecar = RewriteSidecar(call.arguments, tuple(v.handler_id for v in suppliers))
+    return attrs.evolve(resolved, arguments=applied, sidecar=sidecar)
+
+
+class DeniesButKeepsTheRewrite(ModelTarget):
+    """The model, except that a denied call still records the input a hook supplied, with its
+    sidecar (the loop applies rewrites before it looks at the decisions)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", _keeps_the_rewrite_of_a_denial)
+            return super().apply(command)
+
+
+BASH = ToolSpec("bash", required_keys=("command",))
+GUARDED_BASH = LoopConfig(
+    tools=(BASH,),
+    hooks=(
+        HookSpec("guard", "PreToolUse", "bash|write"),
+        HookSpec("rewriter", "PreToolUse", "bash"),
+    ),
+)
+
+
 PROGRAMS: list[FreshBug] = [
     (
         "crash repair names the open step by counting every step of the log",
@@ -129,6 +179,30 @@ PROGRAMS: list[FreshBug] = [
         (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), Crash(), Recover()),
         "PROTO-1",
     ),
+    (
+        "a denied call keeps the input another hook supplied (the arguments differ)",
+        DeniesButKeepsTheRewrite,
+        GUARDED_BASH,
+        (
+            SubmitUser(""),
+            calls("c1", "bash", '{"command":""}'),
+            HookAnswers(Deny("")),
+            HookAnswers(Allow(updated_input={"command": "e"})),
+        ),
+        "HOOK-3",
+    ),
+    (
+        "a denied call keeps the input another hook supplied (a sidecar on a denial)",
+        DeniesButKeepsTheRewrite,
+        GUARDED_BASH,
+        (
+            SubmitUser(""),
+            calls("c1", "bash", '{"command":"ls"}'),
+            HookAnswers(Allow(updated_input={"command": "ls"})),
+            HookAnswers(Deny("")),
+        ),
+        "HOOK-3",
+    ),
 ]
 
 
@@ -136,7 +210,7 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1, ORD-2, PROTO-1): the first divergence names the rule broken."""
+    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3): the first divergence names the rule broken."""
     assert_blamed_on(row)
 
 
@@ -205,3 +279,15 @@ def test_PROTO_1_an_update_left_out_at_a_repair_result_says_it_is_the_repair_s()
     said = report(*row_named(PROGRAMS, "a reopened loop's client is sent nothing")[1:4])
     assert "this result is crash repair's TOOL_OUTCOME_UNKNOWN" in said, said
     assert "a reopened loop's client is sent what repair appends" in said, said
+
+
+def test_HOOK_3_a_denied_call_that_keeps_a_rewrite_says_a_deny_discards_it() -> None:
+    """HOOK-3: both readings name the denying hook and say a deny discards every rewrite."""
+    said = report(
+        *row_named(PROGRAMS, "a denied call keeps the input another hook supplied (the")[1:4]
+    )
+    assert "but hook guard denied call c1: a deny discards every rewrite" in said, said
+    said = report(
+        *row_named(PROGRAMS, "a denied call keeps the input another hook supplied (a")[1:4]
+    )
+    assert "the call is denied as it must be, but the target applied a hook's input" in said, said

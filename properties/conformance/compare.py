@@ -51,6 +51,7 @@ from loopspec.model.facts import (
 )
 from loopspec.model.invariants import (
     CITES_NO_EARLIER_EVENT,
+    DENY_DISCARDS_REWRITES,
     POST_BLOCK_NOT_AN_ERROR,
     UNREPAIRED_TURN,
     LogMonitor,
@@ -1066,6 +1067,13 @@ def _arguments_rule(
         judged = _replaced_input_judged(call_id, situation, theirs, history, config)
         if judged is not None:
             return "HOOK-3", f"the call's arguments in the {where} are the model's: {judged}"
+        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        if denying and call_id in theirs and theirs[call_id] != situation.original:
+            return "HOOK-3", (
+                f"the call's arguments in the {where} are a hook's input, but "
+                f"{_named(denying)} denied call {call_id}: a deny discards every rewrite, so a "
+                "denied call keeps the model's own arguments"
+            )
         if situation.supplied or situation.rewritten:
             # The model's own arguments kept: a later answer may have erased the input.
             kept = call_id in theirs and theirs[call_id] == situation.original
@@ -3005,6 +3013,13 @@ def classify(
                     f"{first.message}; repair answers each call of the open step still "
                     "without a result once, in transcript order, citing its tool/call when one "
                     "was recorded, then appends step/end if a step is open, then turn/end"
+                )
+            if first.rule_id == "RW-2" and first.message.endswith(DENY_DISCARDS_REWRITES):
+                # The deny was merged right (a denial it is); the rewrite it kept is the bug.
+                return "HOOK-3", (
+                    f"the target's own log breaks RW-2 at its seq {first.seq}: {first.message}: "
+                    "the call is denied as it must be, but the target applied a hook's input "
+                    "all the same, where a deny discards every rewrite"
                 )
             if first.message.endswith(UNREPAIRED_TURN) and not crashed:
                 # A log alone reads a turn opened over unanswered calls as a crash left
