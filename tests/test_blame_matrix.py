@@ -963,7 +963,7 @@ FAMILIES = (
     Case("an unknown tool reported before its invalid input", "EXE-5",
          changed(_events(_unknown_tool_checked_first)), NO_HOOKS,
          (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", "not json"),)))),
-    Case("an unknown tool's own wording", "EXE-5",
+    Case("an unknown tool's own wording", "TEXT-1",
          changed(_result_text(lambda text, _: text.replace("unknown tool", "no such tool"))),
          NO_HOOKS, (SubmitUser("hi"), ModelReplies((call("c1", "missing_tool", '{"x":1}'),)))),
     # The sidecar names the hook in effect, but not the earlier hook that also supplied an

@@ -52,11 +52,12 @@ class RewordsResults(ModelTarget):
         ('{"a":1}', "nope", "unknown tool", "no such tool", "UNKNOWN_TOOL"),
     ],
 )
-def test_EXE_5_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
+def test_TEXT_1_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
     arguments: str, tool: str, old: str, new: str, code: str
 ) -> None:
-    """EXE-5, TEXT-1: the report says the target's error is the right one, that its words are
-    not section 9's, and quotes the model's words."""
+    """TEXT-1: the report says the target's error is the right one (EXE-5 kept), that its
+    words are not section 9's, and quotes the model's words. It named EXE-5, the order calls
+    are judged in, which such a loop keeps: its words are TEXT-1's, as EXE-5 itself says."""
     program: list[Command] = [
         SubmitUser("go"),
         ModelReplies((ToolCallBlock("c1", tool, arguments),)),
@@ -64,9 +65,9 @@ def test_EXE_5_a_right_error_in_other_words_is_said_to_be_a_wording_fault(
     replay = replay_case(lambda: RewordsResults(old, new), LoopConfig(tools=(BASH,)), program)
     assert replay.divergence is not None
     divergence = replay.divergence
-    assert divergence.rule_id == "EXE-5", divergence.what
-    assert f"the target ends it as the {code} error it is" in divergence.what
-    assert "not as SPEC.md section 9 words it (TEXT-1)" in divergence.what
+    assert divergence.rule_id == "TEXT-1", divergence.what
+    assert f"the target ends it as the {code} error it is (EXE-5)" in divergence.what
+    assert "but not as SPEC.md section 9 words it: the text" in divergence.what
     assert old in divergence.what
 
 

@@ -106,7 +106,8 @@ def test_MODEL_1_the_tutorial_loop_is_conformant(tutorial_loop: Any) -> None:
 
 def test_MODEL_1_a_slip_in_the_tutorial_loop_is_blamed_on_its_rule(tutorial_loop: Any) -> None:
     """MODEL-1, TEXT-1: a loop that forgets the `Error: ` prefix of an unknown tool's result is
-    caught and blamed on EXE-5, the rule whose wording it gets wrong."""
+    caught and blamed on TEXT-1, whose wording it gets wrong (it was blamed on EXE-5, whose
+    verdict, UNKNOWN_TOOL, it gets right)."""
 
     def forgetful() -> Any:
         loop = tutorial_loop()
@@ -126,7 +127,7 @@ def test_MODEL_1_a_slip_in_the_tutorial_loop_is_blamed_on_its_rule(tutorial_loop
     ]
     replay = replay_case(forgetful, CONFIGS[0], program)
     assert replay.divergence is not None
-    assert replay.divergence.rule_id == "EXE-5", replay.divergence.what
+    assert replay.divergence.rule_id == "TEXT-1", replay.divergence.what
 
 
 # The shape of the one line conform prints for a loop that raised (docs/tutorial.md section 4).

@@ -940,11 +940,13 @@ def _result_rule(
             + (_BLANK_TO_PYTHON_ONLY if _blank_to_python_only(situation.original) else "")
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL") and their_code == code:
-        # The target judged the call as the model did; only the words or the error's name
-        # differ. Saying it "ends as an {code} error" sent the reader looking for a wrong verdict.
-        return "EXE-5", (
-            f"{about} differs: the target ends it as the {code} error it is, but not as SPEC.md "
-            f"section 9 words it (TEXT-1): the text {json.dumps(_result_text(want))}, the "
+        # The target judged the call as the model did (EXE-5 kept); only the words or the
+        # error's name differ, which are TEXT-1's ("The texts are TEXT-1's", EXE-5 says).
+        # Blamed on EXE-5, a loop with the right verdict in its own words was sent to reread
+        # the order calls are judged in.
+        return "TEXT-1", (
+            f"{about} differs: the target ends it as the {code} error it is (EXE-5), but not as "
+            f"SPEC.md section 9 words it: the text {json.dumps(_result_text(want))}, the "
             f"error name {(_data(want).get('error') or {}).get('name')}"
         )
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
