@@ -61,15 +61,15 @@ modules at ~0.45M each in the import system alone, their code's unmarshalling (~
 of it `model.invariants`), the classes they build, and `__future__` (0.7M, every module's
 `from __future__ import annotations`).
 2026-12-04 evening, in instructions (`--rounds 5 --instructions`): `check SMALL` 1.28x (45.5M
-against the interpreter's 35.7M), BROKEN 1.28x, HOOKED 1.32x, MARKED 1.35x, `--known
-claude-code SMALL` 1.30x, pip<25 1.92x (were 1.40x, 1.40x, 1.44x, 1.48x, 1.42x, 2.06x, counted
-from the wheel of the commit before), once the program ends a check without the interpreter's finalization
-(`cli.main.program`; tearing down what start-up built was 3.7M of SMALL's 49.8M) and two
-modules of a few lines each are gone from check's way (`cli.check_arguments`, read in
-`cli.check`; `model.plain_record`, in `loopspec.model`: ~0.3M each). What is left (~10M): fifteen
-loopspec modules at ~0.3M each in the import system, with `__future__` (0.7M) and `_json`
-(0.4M); their code's unmarshalling (~4.5M, 2M of it `model.invariants`); their bodies (~1M);
-and the check itself (~1.2M). Only fewer or smaller modules on that path would lower it.
+against the interpreter's 35.7M), BROKEN 1.28x, HOOKED 1.32x, MARKED 1.35x, `--known claude-code
+SMALL` 1.30x, pip<25 1.92x (were 1.40x, 1.40x, 1.44x, 1.48x, 1.42x, 2.06x, counted from the
+wheel of the commit before), once the program ends a check without the interpreter's
+finalization (`cli.main.program`; tearing down what start-up built was 3.7M of SMALL's 49.8M)
+and two modules of a few lines each are gone from check's way (`cli.check_arguments`, read in
+`cli.check`; `model.plain_record`, in `loopspec.model`: ~0.3M each). What is left (~10M):
+fifteen loopspec modules at ~0.3M each in the import system, with `__future__` (0.7M) and
+`_json` (0.4M); their code's unmarshalling (~4.5M, 2M of it `model.invariants`); their bodies
+(~1M); and the check itself (~1.2M). Only fewer or smaller modules on that path would lower it.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
