@@ -19,6 +19,7 @@ import attrs
 import pytest
 from mutants import MUTANTS, MutantTarget
 
+from loopspec.model import dispatch
 from loopspec.model.commands import (
     ApprovalAnswers,
     Ask,
@@ -227,3 +228,93 @@ def test_DEC_2_blame_reads_the_history_up_to_the_command_it_classifies() -> None
     assert found is not None
     assert found.command == program[-1]  # found at the quiet point, after the answer
     assert found.rule_id == "DEC-2", found.what
+
+
+# ---------------------------------------------------------------------------------------------
+# Claude Code's SCHED-1 and ORD-3 are what the CLI does, not every break of those rules.
+
+_READ_ARGS = '{"file_path":"a.txt"}'
+_BASH_ARGS = '{"command":"ls"}'
+
+
+def _always_start(*_args: object) -> bool:
+    return True
+
+
+class StartsEveryCall(ModelTarget):
+    """Starts every call of a reply at once, whatever its tool's concurrency safety and the
+    cap (the model's gate let every call through)."""
+
+    def apply(self, command: Command) -> Observation:
+        saved = getattr(dispatch, "may_start")  # noqa: B009  # patched below, restored after
+        setattr(dispatch, "may_start", _always_start)  # noqa: B010  # the planted bug
+        try:
+            return super().apply(command)
+        finally:
+            setattr(dispatch, "may_start", saved)  # noqa: B010
+
+
+class FlushesHeldResultsInReverse(ModelTarget):
+    """Logs the results one command gives in reverse call order (each event keeps its place's
+    seq): a result held for an earlier call's is logged before it when that call finishes."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        # Its history would carry the results in call order: not what is compared here.
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        places = [i for i, e in enumerate(observed.events) if e["type"] == "tool/result"]
+        events = list(observed.events)
+        for place, moved in zip(places, reversed(places), strict=True):
+            events[place] = {**observed.events[moved], "seq": observed.events[place]["seq"]}
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def _program(tools: tuple[str, ...], finish_order: tuple[int, ...]) -> list[Command]:
+    """A reply calling `tools` (c1, c2, ...), then each call finishing in `finish_order`."""
+    blocks = tuple(
+        ToolCallBlock(f"c{n}", tool, _READ_ARGS if tool == "read" else _BASH_ARGS)
+        for n, tool in enumerate(tools, start=1)
+    )
+    finishes = [ToolFinishes(f"c{n}", ToolSucceeded(f"out {n}")) for n in finish_order]
+    return [SubmitUser("go"), ModelReplies(blocks), *finishes]
+
+
+def test_SCHED_1_an_exclusive_call_run_beside_another_is_blamed_under_claude_code() -> None:
+    """SCHED-1: Claude Code runs a reply's read-only calls together past the cap (its known
+    SCHED-1) and a call that writes alone; a loop running a write beside a read is blamed on
+    SCHED-1 under its profile, where the codex profile (every call at once) knows it."""
+    config = LoopConfig(tools=TOOLS)
+    program = _program(("read", "bash"), (1, 2))
+    found = replay_case(StartsEveryCall, config, program, PROFILES["claude-code"])
+    assert found.stopped_by is None
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "SCHED-1", found.divergence.what
+    assert replay_case(StartsEveryCall, config, program, PROFILES["codex"]).stopped_by == "SCHED-1"
+
+
+def test_SCHED_1_read_only_calls_past_the_cap_are_claude_code_s_known_divergence() -> None:
+    """SCHED-1: three reads at once under a cap of 2 is Claude Code's known SCHED-1."""
+    config = LoopConfig(tools=TOOLS, max_parallel=2)
+    program = _program(("read", "read", "read"), (1, 2, 3))  # c3 starts as c1 finishes
+    found = replay_case(StartsEveryCall, config, program, PROFILES["claude-code"])
+    assert found.divergence is None, found.divergence
+    assert found.stopped_by == "SCHED-1"
+
+
+def test_ORD_3_results_flushed_out_of_order_are_blamed_under_claude_code() -> None:
+    """ORD-3: Claude Code logs parallel reads' results as each body finishes (its known ORD-3);
+    a loop that holds a later read's result as the model does, then logs it before the earlier
+    read's when that one finishes, is blamed on ORD-3 under its profile, while the loop logging
+    results in completion order shows the known ORD-3."""
+    config = LoopConfig(tools=TOOLS)
+    program = _program(("read", "read"), (2, 1))
+    found = replay_case(FlushesHeldResultsInReverse, config, program, PROFILES["claude-code"])
+    assert found.stopped_by is None
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "ORD-3", found.divergence.what
+    completion = next(m for m in MUTANTS if m.name == "completion-order-results")
+    known = replay_case(lambda: MutantTarget(completion), config, program, PROFILES["claude-code"])
+    assert known.divergence is None, known.divergence
+    assert known.stopped_by == "ORD-3"

@@ -278,18 +278,70 @@ def _overlaps_decided(run: Run, decided: dict[str, int]) -> set[tuple[str, str]]
 
 
 def _overlap_the_model_never_has(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """SCHED-1: two calls ran at the same time in the CLI that the model, which has started
-    both, runs one after the other (an exclusive call beside another, or past the cap)."""
+    """SCHED-1 (Codex): two calls ran at the same time in the CLI that the model, which has
+    started both, runs one after the other (an exclusive call beside another, or past the
+    cap): Codex runs every shell call of a reply at once."""
     model, target = [*earlier.model, want], [*earlier.target, got]
     decided = _started(model)
     return bool(_overlaps_decided(target, decided) - _overlaps(model))
 
 
-def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """ORD-3: the CLI logs a call's result while an earlier call of its reply has none yet
-    (Claude Code logs parallel read-only calls' results as they finish)."""
+def _stretches(run: Run) -> dict[str, str]:
+    """Each call whose body ran at the same time as another's in `run`, with the first call (in
+    id order) of its stretch: the calls linked by overlapping bodies. The model runs a reply's
+    concurrency-safe calls so, a later one starting as an earlier one finishes past its cap; an
+    exclusive call overlaps none, and parts the stretches before and after it."""
+    first: dict[str, str] = {}
+
+    def root(call: str) -> str:
+        while first.setdefault(call, call) != call:
+            call = first[call]
+        return call
+
+    for x, y in sorted(_overlaps(run)):
+        a, b = root(x), root(y)
+        first[max(a, b)] = min(a, b)
+    return {call: root(call) for call in first}
+
+
+def _ran_together(stretches: dict[str, str], x: str, y: str) -> bool:
+    return x in stretches and stretches[x] == stretches.get(y)
+
+
+def _read_only_calls_overlap_past_the_cap(
+    command: Json, want: Obs, got: Obs, earlier: Earlier
+) -> bool:
+    """SCHED-1 (Claude Code): calls ran at the same time in the CLI that the model, which has
+    started both, runs one after the other, each two such calls of one stretch the model runs
+    overlapping (`_stretches`): a reply's read-only calls, all at once where the model's cap
+    holds some back. Claude Code runs a call that writes (an exclusive one) alone, so an
+    exclusive call beside another, or calls of two stretches, is no known divergence."""
+    model, target = [*earlier.model, want], [*earlier.target, got]
+    new = _overlaps_decided(target, _started(model)) - _overlaps(model)
+    stretches = _stretches(model)
+    return bool(new) and all(_ran_together(stretches, x, y) for x, y in new)
+
+
+def _bodies_ended_by(command: Json, got: Obs, earlier: Earlier) -> set[str]:
+    """The calls whose bodies the command ended in the target's run: the call a ToolFinishes
+    finishes; at an Abort, every call running there (the CLI kills them)."""
+    if command["kind"] == "ToolFinishes":
+        return {str(command["callId"])}
+    if command["kind"] != "Abort":
+        return set()
+    return set(_started(earlier.target)) - _answered(list(events_of(earlier.target)))
+
+
+def _result_as_its_body_ended(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """ORD-3: the CLI logs a call's result as its body ends (finished, or killed at an abort),
+    while an earlier call of its reply has none yet, each such earlier call running beside it
+    in the model's run (`_stretches`): Claude Code logs parallel read-only calls' results in
+    the order they end. A result logged out of order for a call whose body did not end then,
+    or ahead of a call the model did not run beside it, is no known divergence."""
     if not got["accepted"]:
         return False
+    ended = _bodies_ended_by(command, got, earlier)
+    stretches = _stretches([*earlier.model, want])
     waiting: list[str] = []  # the current step's calls without a result, in call order
     for event in events_of([*earlier.target, got]):
         if event["type"] == "step/start":
@@ -297,9 +349,13 @@ def _result_before_an_earlier_calls(command: Json, want: Obs, got: Obs, earlier:
         elif event["type"] == "tool/call":
             waiting.append(str(event["data"]["callId"]))
         elif event["type"] == "tool/result" and result_call(event) in waiting:
-            if waiting.index(result_call(event)) > 0 and event in got["events"]:
-                return True
-            waiting.remove(result_call(event))
+            call = result_call(event)
+            overtaken = waiting[: waiting.index(call)]
+            if overtaken and event in got["events"]:
+                return call in ended and all(
+                    _ran_together(stretches, call, other) for other in overtaken
+                )
+            waiting.remove(call)
     return False
 
 
@@ -778,7 +834,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "RW-2": (("RW-2", None, both(_without_sidecar), False),),
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, _flattened_keeping_overlaps, False),),
-    "ORD-3": (("ORD-3", _result_before_an_earlier_calls, None, True),),
+    "ORD-3": (("ORD-3", _result_as_its_body_ended, None, True),),
     "DEC-3": (
         ("DEC-3", _blocked_result_kept, None, False),
         ("DEC-3:blank-reason", _blank_block_ignored, None, False),
@@ -807,6 +863,11 @@ HARNESS_ONLY = {
     "post-hook-audit-place": Harness.CODEX,
     "ADJ-4": Harness.CLAUDE_CODE,
     "ABORT-1:resume": Harness.CLAUDE_CODE,
+}
+# A detector's symptom where one harness breaks the rule more narrowly than the other: Claude
+# Code overlaps only read-only calls, where Codex overlaps every call of a reply.
+NARROWER: dict[tuple[str, Harness], Symptom] = {
+    ("SCHED-1", Harness.CLAUDE_CODE): _read_only_calls_overlap_past_the_cap,
 }
 # The rules the target's own log check reads a hard divergence's command as breaking first:
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
@@ -978,9 +1039,10 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
         entry = KNOWN[harness].get(rule)
         if entry is None or rule in NOT_DRIVEN[harness]:
             continue
-        for key, symptom, eraser, cut in DETECTORS[rule]:
+        for key, wide, eraser, cut in DETECTORS[rule]:
             if HARNESS_ONLY.get(key, harness) != harness:
                 continue
+            symptom = NARROWER.get((key, harness), wide)
             if (symptom is not None) == hard:
                 found.append(
                     KnownDivergence(
