@@ -310,6 +310,38 @@ def test_REC_1_codex_resumed_after_a_crash_without_writing_the_repair() -> None:
     assert report.notices == []
 
 
+def test_REC_1_claude_code_resumed_after_a_crash_without_writing_the_repair() -> None:
+    """REC-1: a transcript whose next prompt comes while a call awaits its result, and whose
+    next reply comes before any result, opened a turn over a crash left unrepaired (Claude Code
+    2.1.332 writes the repair first: `valid/a-crash-repair-then-the-next-prompt.jsonl`). It was
+    ADJ-1 at the prompt and ADJ-3 at the reply, two rules for one missing repair, where a dsh log
+    or a Codex rollout says REC-1: now the same sentence, once, at the prompt. A prompt whose
+    call is answered after it stays ADJ-1 (`violations/ADJ-1.jsonl`)."""
+    report = check(CLAUDE / "violations" / "REC-1-resumed-without-a-repair.jsonl")
+    assert rules(report) == ["REC-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (3, (3, 2))
+    assert found.violation.message == (
+        "a turn (a user's prompt) starts, where call toolu_long still awaits its result: a turn "
+        "a crash left open is closed by crash repair, which answers its calls, before the next "
+        "starts"
+    )
+    assert rules(check(CLAUDE / "violations" / "ADJ-1.jsonl")) == ["ADJ-1"]
+
+
+def test_ADJ_1_claude_code_a_prompt_after_an_unanswered_call_at_the_end_of_the_log(
+    tmp_path: Path,
+) -> None:
+    """ADJ-1: a prompt held to see what follows it (REC-1 or ADJ-1) is still blamed when the
+    log ends after it, at its own line, with the crash tail noticed."""
+    lines = (CLAUDE / "violations" / "REC-1-resumed-without-a-repair.jsonl").read_text()
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(lines.splitlines(keepends=True)[:3]))
+    report = check(path)
+    assert [(f.violation.rule_id, f.line) for f in report.violations] == [("ADJ-1", 3)]
+    assert [n.kind for n in report.notices] == ["crash-tail"]
+
+
 def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_wrote() -> None:
     """REC-1: Claude Code resumed after a crash answers the interrupted call (a result record
     marked `toolDenialKind: interrupted`) and then writes an assistant message of model

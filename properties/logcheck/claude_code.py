@@ -250,8 +250,8 @@ _FILE_TOOL_FIELDS = {
 
 
 def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:
-    if isinstance(content, str):
-        yield Visible("a user message", line)
+    if isinstance(content, str):  # a prompt: the turn it opens is marked by nothing else
+        yield Visible("a user message", line, prompt=True)
         return
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     results = [b for b in blocks if b.get("type") == "tool_result"]

@@ -22,7 +22,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
-  right after the repair result, which the next request carries as the model's, breaks it.
+  right after the repair result, which the next request carries as the model's, breaks it. A
+  transcript marks a turn's start by its prompt alone: a prompt written while calls await is
+  held until the next record says which it is, REC-1 when the next reply comes before any of
+  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise.
 
 A hook whose own output or process went wrong (a crash, broken JSON, a timeout: HOOK-7) breaks
 no rule: as in a dsh log, the report notes each such hook once (Claude Code: `claude_code_hooks`;
@@ -96,11 +99,14 @@ class Result(NamedTuple):
 
 class Visible(NamedTuple):
     """A model-visible message that is neither a reply nor a result (`what` says which);
-    `hook_context` when the log marks it as a PostToolUse hook's additionalContext."""
+    `hook_context` when the log marks it as a PostToolUse hook's additionalContext; `prompt`
+    when it is a user's prompt in a log that marks no turn's start otherwise (a Claude Code
+    transcript), so that it opens a turn."""
 
     what: str
     line: int
     hook_context: bool = False
+    prompt: bool = False
 
 
 class HookRewrite(NamedTuple):
@@ -251,25 +257,55 @@ class Judge:
         # shows when the loop has it (`SITUATIONS`), broken or not: `check --known` says a
         # divergence did not occur only where its situation came up.
         self.situations: dict[str, int] = {}
+        # A prompt written while calls await: ADJ-1 if one of them is answered after it, REC-1
+        # if the next reply comes first (a turn opened over a crash left unrepaired). Which one
+        # the record after it says.
+        self.held: Visible | None = None
 
     def _saw(self, rule: str) -> None:
         self.situations[rule] = self.situations.get(rule, 0) + 1
 
     def feed(self, observation: Observation) -> list[Violation]:
-        """The violations `observation` commits."""
+        """The violations `observation` commits (or a prompt held before it: `held`); each is
+        at its own line."""
+        held = self.held
+        if held is None:
+            return self._feed(observation)
+        self.held = None
+        if isinstance(observation, Reply) and (
+            self.open is None or self.open.reply.key != observation.key
+        ):
+            opened = self._turn_start(held.line, "a turn (a user's prompt)")
+            return opened + self._feed(observation)
+        return self._landed(held) + self._feed(observation)
+
+    def finish(self) -> list[Violation]:
+        """What a prompt still held at the end of the log commits: it landed while calls
+        awaited, and no reply followed it."""
+        held, self.held = self.held, None
+        return [] if held is None else self._landed(held)
+
+    def _landed(self, visible: Visible) -> list[Violation]:
+        """ADJ-1: `visible` landed while the open reply's calls await their results."""
+        if self.open is None or not self.open.waiting:
+            return []
+        lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
+        message = f"{visible.what} lands while {calls_awaiting(self.open.waiting)}"
+        return [Violation("ADJ-1", visible.line, message, lines)]
+
+    def _feed(self, observation: Observation) -> list[Violation]:
         match observation:
             case Reply():
                 return self._reply(observation)
             case Result():
                 return self._result(observation)
-            case Visible(what, line, hook_context):
+            case Visible(hook_context=hook_context, prompt=prompt):
                 if hook_context:
                     self._saw("ADJ-1")
-                if self.open is not None and self.open.waiting:
-                    lines = tuple(self.open.line_of_call[c] for c in self.open.waiting)
-                    message = f"{what} lands while {calls_awaiting(self.open.waiting)}"
-                    return [Violation("ADJ-1", line, message, lines)]
-                return []
+                if prompt and self.open is not None and self.open.waiting:
+                    self.held = observation
+                    return []
+                return self._landed(observation)
             case HookRewrite():
                 return self._rewrite(observation)
             case Executed():
@@ -502,9 +538,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                     hook, call_id, word, summary, _ = observation
                     hook_runs.see(hook, word, summary, call_id=call_id, line=line)
                     continue
-                found = judge.feed(observation)
-                if found:
-                    report.record(line, found, limits)
+                for found in judge.feed(observation):
+                    report.record(found.seq, [found], limits)
     except _Stop:
         report.lines_unread = lines_follow(RestOfLog(stream.readline))
         _note_hook_faults(report, hook_runs)
@@ -513,6 +548,8 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
         report.fail(report.lines + 1, ErrorKind.UNREADABLE, str(error))
         _note_hook_faults(report, hook_runs)
         return report
+    for found in judge.finish():
+        report.record(found.seq, [found], limits)
     _note_hook_faults(report, hook_runs)
     report.situations = judge.situations
     if report.events == 0:
