@@ -131,3 +131,42 @@ def test_MODEL_1_every_benchmark_is_named_in_the_development_docs() -> None:
     scripts = sorted(path.name for path in (ROOT / "benchmarks").glob("*.py"))
     assert scripts, "no benchmark script found"
     assert [name for name in scripts if f"`{name}`" not in page] == []
+
+
+def _prose_paths(text: str) -> list[str]:
+    """The paths into this repository the prose names: each word of a `code span` whose first
+    folder is one of the repository's (quotes and punctuation around it left out)."""
+    found = []
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)  # the blocks are the above's
+    for span in re.findall(r"`([^`]+)`", prose):
+        for word in span.split():
+            part = word.strip("\"'(),;:")
+            if (
+                "/" in part
+                and part.split("/", 1)[0] in REPO_FOLDERS
+                and not any(mark in part for mark in "<*{")
+            ):
+                found.append(part)
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(doc.relative_to(ROOT)) for doc in DOCS])
+def test_MODEL_1_every_file_module_and_link_the_docs_prose_names_is_there(doc: Path) -> None:
+    """MODEL-1: outside the `sh` blocks the test above reads, the pages send a reader to files
+    (`properties/logcheck/dialect.py`), to modules (`python -m pydoc loopspec....`) and to other
+    pages by link: each must still be there, or a moved module leaves a page pointing nowhere."""
+    import importlib  # noqa: PLC0415 (only this test imports the modules the pages name)
+
+    text = doc.read_text(encoding="utf-8")
+    missing = [path for path in _prose_paths(text) if not (ROOT / path).exists()]
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if not target.startswith(("http://", "https://")) and not (doc.parent / target).exists():
+            missing.append(target)
+    for module in re.findall(r"python\s+-m\s+pydoc\s+(loopspec[\w.]*\w)", text):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module)
+    assert missing == [], f"{doc.relative_to(ROOT)} names what is not there: {missing}"
+    if doc == README:
+        assert len(_prose_paths(text)) >= 10  # the extraction still finds the README's paths
