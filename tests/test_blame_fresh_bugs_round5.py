@@ -19,6 +19,9 @@ a fixed program that shows it is replayed:
   it reads the decisions): read as arguments that are not the effective ones (RW-1, though they
   are a hook's) or, where the input equals the model's, as a sidecar on a denial (RW-2), where
   a deny discards every rewrite (HOOK-3);
+- a settled call that holds its slot until its result commits, so a call of an unregistered
+  tool behind it (exclusive) is held at the gate: read as an unknown tool not reported (EXE-5)
+  where the schedule is what is wrong (SCHED-1), as it already was for a registered tool;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -51,6 +54,7 @@ from loopspec.model.commands import (
     Deny,
     HookAnswers,
     ModelFails,
+    ModelReplies,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -106,6 +110,24 @@ class ShowsNothingOfTheRepair(ModelTarget):
     def apply(self, command: Command) -> Observation:
         observed = super().apply(command)
         return attrs.evolve(observed, presented=()) if isinstance(command, Recover) else observed
+
+
+class CountsSettledCallsAsRunning(ModelTarget):
+    """The model, except that a call whose body settled still holds its slot until its result
+    is committed: when it settles, a call of a tool the configuration lacks (exclusive) behind
+    it is held at the gate, so the command appends nothing from its UNKNOWN_TOOL result on."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        unknown = [
+            i
+            for i, e in enumerate(events)
+            if (e["data"].get("error") or {}).get("code") == "UNKNOWN_TOOL"
+        ]
+        if not isinstance(command, ToolFinishes) or not unknown:
+            return observed
+        return attrs.evolve(observed, events=tuple(events[: unknown[0]]))
 
 
 _RESOLVE = rewrite.resolve_call
@@ -203,6 +225,22 @@ PROGRAMS: list[FreshBug] = [
         ),
         "HOOK-3",
     ),
+    (
+        "a settled call counted as running until its result commits, an unknown tool behind it",
+        CountsSettledCallsAsRunning,
+        READS,
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":""}'),
+                    ToolCallBlock("c2", "missing_tool", "{}"),
+                )
+            ),
+            ToolFinishes("c1", ToolSucceeded("")),
+        ),
+        "SCHED-1",
+    ),
 ]
 
 
@@ -210,7 +248,8 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3): the first divergence names the rule broken."""
+    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3, SCHED-1): the first divergence names the rule
+    broken."""
     assert_blamed_on(row)
 
 
@@ -291,3 +330,11 @@ def test_HOOK_3_a_denied_call_that_keeps_a_rewrite_says_a_deny_discards_it() -> 
         *row_named(PROGRAMS, "a denied call keeps the input another hook supplied (a")[1:4]
     )
     assert "the call is denied as it must be, but the target applied a hook's input" in said, said
+
+
+def test_SCHED_1_an_unknown_tool_held_at_the_gate_says_a_settled_call_runs_no_longer() -> None:
+    """SCHED-1: the report says the call passes the gate now and a settled call runs no
+    longer."""
+    said = report(*row_named(PROGRAMS, "a settled call counted as running")[1:4])
+    assert "call c1's body settled in this command, so call c2 passes the gate now" in said, said
+    assert "a settled call counts as running no longer" in said, said

@@ -1504,6 +1504,28 @@ def _audited_after_reply(audit: Event, target_events: Sequence[Event]) -> bool:
     return False
 
 
+def _held_unknown_tool(want: Event, command: Command, started: frozenset[str]) -> str | None:
+    """Where the model's missing result ends a call of a tool the configuration lacks that an
+    earlier call's settling lets pass the gate, and the target neither answers nor starts it:
+    it held the call at the gate (a loop that counts a settled call not yet committed as
+    running). None otherwise, a call the target started being EXE-5's."""
+    call_id = _call_id_of(want)
+    if (
+        _error_code(want) != "UNKNOWN_TOOL"
+        or not isinstance(command, ToolFinishes)
+        or command.call_id == call_id
+        or call_id in started
+    ):
+        return None
+    return (
+        f"a tool the configuration lacks counts as exclusive, and an exclusive call starts "
+        f"once no earlier call runs: call {command.call_id}'s body settled in this command, so "
+        f"call {call_id} passes the gate now and ends as an UNKNOWN_TOOL error where its body "
+        "would start (EXE-5); a settled call counts as running no longer, though its result "
+        "may still wait for earlier ones"
+    )
+
+
 def _missing(
     want: Event,
     command: Command,
@@ -1514,10 +1536,11 @@ def _missing(
     model_events: Sequence[Event] = (),
     config: LoopConfig | None = None,
     probe: Probe | None = None,
+    started: frozenset[str] = frozenset(),
 ) -> tuple[str, str]:
     """`want`, which the model appends and the target does not; `target_events` and
     `model_events` are all each appended for this command; `config` and `probe` as
-    `classify`'s."""
+    `classify`'s; `started` the calls whose bodies the target started in this command."""
     kind = str(want.get("type"))
     later = _appended_later(want, model_events, target_events)
     lacks = f"the target {'appends' if later else 'does not append'} the model's {kind}"
@@ -1680,6 +1703,9 @@ def _missing(
             refusal = _refused_rewrite(_call_id_of(want), model_events, target_events, history)
             if refusal is not None:
                 return "HOOK-6", f"{lacks}: {refusal}"
+            held = _held_unknown_tool(want, command, started)
+            if held is not None:
+                return "SCHED-1", f"{lacks} for call {_call_id_of(want)}: {held}"
             raw = next(
                 (
                     _data(event).get("arguments")
@@ -3067,6 +3093,7 @@ def classify(
                     model_events=expected.events,
                     config=config,
                     probe=probe,
+                    started=frozenset(call_id for call_id, _arguments in actual.executed),
                 )
             case "extra":
                 assert got is not None
