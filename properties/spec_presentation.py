@@ -97,6 +97,11 @@ CALL_EXAMPLES = (
     CallExample(
         "todo list", "todo", '{"todos": [{"content": "Write tests", "status": "pending"}]}'
     ),
+    CallExample(
+        "an integer past 2^53 stays exact in rawInput (extra keys aside)",
+        "bash",
+        '{"command": "ls", "timeout": 9007199254740993}',
+    ),
     CallExample("fallback (VIEW-3): unknown tool", "grep", '{"pattern": "TODO"}'),
     CallExample("fallback (VIEW-3): required key missing", "read", '{"path": "a.txt"}'),
     CallExample(

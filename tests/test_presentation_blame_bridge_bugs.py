@@ -305,3 +305,48 @@ def test_VIEW_3_an_edit_result_without_diffs_says_why_it_is_raw_content() -> Non
     rule, what = found
     assert rule == "VIEW-3", what
     assert "an edit whose result has no usable meta.diffs" in what, what
+
+
+def _as_a_double(value: Any) -> Any:
+    """A JSON value as JavaScript's JSON.parse holds it: an integer past 2^53 rounded."""
+    if isinstance(value, dict):
+        return {key: _as_a_double(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_a_double(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        return int(float(value))
+    return value
+
+
+class _RoundingBridge:
+    """The model plays the loop; its bridge reads arguments with JSON.parse alone, so a card's
+    rawInput rounds an integer past 2^53."""
+
+    name = "a bridge rounding big integers"
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.loop = ModelTarget()
+        self.loop.reset(config)
+        return frozenset(CAPABILITIES)
+
+    def apply(self, command: Command) -> Observation:
+        observed = self.loop.apply(command)
+        presented = json.loads(json.dumps(observed.presented or ()))
+        for message in presented:
+            card = message["params"].get("update") or message["params"].get("toolCall")
+            if "rawInput" in card:
+                card["rawInput"] = _as_a_double(card["rawInput"])
+        return attrs.evolve(observed, presented=tuple(presented))
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def test_EXE_2_a_bridge_rounding_integers_past_2_53_is_caught_by_a_row() -> None:
+    """EXE-2: a Node bridge reading arguments with JSON.parse shows 9007199254740993 as
+    ...992; no random program draws such an integer, so it passed 200 programs. Section 12 now
+    has a row with one, and the report names JavaScript's reading."""
+    report = run_conformance(_RoundingBridge, examples=1, seed_value=1, show_progress=False)
+    assert report.divergence is not None
+    assert report.divergence.rule_id == "EXE-2", report.divergence.what
+    assert "9007199254740993" in report.divergence.what, report.divergence.what
