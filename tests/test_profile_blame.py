@@ -32,14 +32,16 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig
 from loopspec.model.events import StepStarted
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
 from loopspec.model.wire import block_to_wire
+from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
-from loopspec.properties.profiles.known import Profile
+from loopspec.properties.profiles.known import KnownDivergence, Profile
+from loopspec.properties.profiles.runs import Run, both, map_events
 from loopspec.properties.stateful.strategies import TOOLS
 
 Event = dict[str, Any]
@@ -318,3 +320,70 @@ def test_ORD_3_results_flushed_out_of_order_are_blamed_under_claude_code() -> No
     known = replay_case(lambda: MutantTarget(completion), config, program, PROFILES["claude-code"])
     assert known.divergence is None, known.divergence
     assert known.stopped_by == "ORD-3"
+
+
+# ---------------------------------------------------------------------------------------------
+# Which known divergences a target shows beside a bug: what one run holds and the other lacks.
+
+
+def _is_notice(event: Event) -> bool:
+    texts = event["data"].get("content", []) if event["type"] == "user/message" else []
+    return bool(texts) and str(texts[0].get("text", "")).startswith("NOTICE")
+
+
+def _without_notices(run: Run) -> Run:
+    return map_events(run, lambda event: None if _is_notice(event) else event)
+
+
+# A known divergence of a made-up loop: it writes a notice of its own, which the profile erases.
+NOTICES = KnownDivergence(
+    "notices", ("TEXT-2",), "writes a notice of its own", erase_pair=both(_without_notices)
+)
+
+
+def _fed_withheld_result(profile: Profile, *, notice: bool) -> Divergence | None:
+    """A loop that drops a call's result (the bug), writing its notice in the result's place
+    when `notice`; what the profile's checker blames."""
+    model = ModelTarget()
+    model.reset(LoopConfig(tools=TOOLS))
+    checker = ProfileChecker(profile)
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", _READ_ARGS),)),
+        ToolFinishes("c1", ToolSucceeded("A")),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        events: list[Event] = []
+        for event in expected.events:
+            if event["type"] != "tool/result":
+                events.append(event)
+            elif notice:
+                text = {"type": "text", "text": "NOTICE: result withheld"}
+                data = {"role": "user", "content": [text], "source": {"kind": "user"}}
+                events.append({"type": "user/message", "seq": event["seq"], "data": data})
+        actual = attrs.evolve(expected, events=tuple(events))
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def test_ORD_3_a_known_divergence_in_the_place_of_a_lost_event_is_erased_for_the_blame() -> None:
+    """ORD-3: a loop loses a call's result and writes its known notice in that very place. Left
+    in, the notice makes one event differ where, erased, every later event sat one place off:
+    counted position by position it added no difference, was left in, and the blame named
+    ADJ-4 for the notice. Aligned, it adds one event the model lacks: it is erased, and the
+    blame is the lost result's, as for the loop without the notice."""
+    profile = Profile("notices", "a made-up loop", (NOTICES,))
+    without = _fed_withheld_result(profile, notice=False)
+    assert without is not None
+    found = _fed_withheld_result(profile, notice=True)
+    assert found is not None
+    assert found.rule_id == without.rule_id == "ORD-3", found.what
+    assert "known divergences notices erased" in found.what

@@ -24,6 +24,8 @@ with the history its own log derives, not the model's (`history_own_log` says wh
 
 from __future__ import annotations
 
+import difflib
+import json
 from collections.abc import Sequence
 from typing import Any, assert_never
 
@@ -198,11 +200,11 @@ class ProfileChecker:
         another (TEXT-1's drops a result's error code, dsh's hook-audit-shape a hook's callId):
         with every divergence erased, a bug no divergence explains may be blamed on another
         rule than without a profile. So blame erases the divergences the target shows (those
-        that, left in, make more of the runs differ), the hard ones, and the rule-less ones (an
-        adapter's observation shapes and limits: what a target cannot report as the model
-        does). A divergence whose rule that reading names is erased too (a known difference
-        at the very command of the bug, which alone adds nothing), until the rule named is no
-        left-in divergence's.
+        that, left in, add to what one run holds and the other lacks), the hard ones, and the
+        rule-less ones (an adapter's observation shapes and limits: what a target cannot report
+        as the model does). A divergence whose rule that reading names is erased too (a known
+        difference at the very command of the bug, which alone adds nothing), until the rule
+        named is no left-in divergence's.
         """
         always = frozenset(d.key for d in self.profile.divergences if d.hard or not d.rules)
         keys = always | self._shown_beside_a_bug(always)
@@ -234,15 +236,16 @@ class ProfileChecker:
         return tuple(changed)
 
     def _shown_beside_a_bug(self, erased: frozenset[str]) -> frozenset[str]:
-        """The divergences not in `erased` that, left in where every other is erased, make
-        more of the runs differ: those the target shows, whatever else differs."""
+        """The divergences not in `erased` that, left in where every other is erased, add to
+        what one run holds and the other lacks (`_unshared`): those the target shows, whatever
+        else differs. (One the target does not show changes both runs alike, or neither.)"""
         divergences = self.profile.divergences
         commands = self._wire_commands
         # steps[i]: the runs with divergences[:i] erased.
         steps = [self._runs]
         for divergence in divergences:
             steps.append(divergence.erase(steps[-1], commands))
-        size = _difference_size(*steps[-1])
+        unshared = _unshared(*steps[-1])
         shown: set[str] = set()
         for index, divergence in enumerate(divergences):
             if divergence.key in erased or steps[index + 1] == steps[index]:
@@ -250,7 +253,7 @@ class ProfileChecker:
             left_in = steps[index]
             for later in divergences[index + 1 :]:
                 left_in = later.erase(left_in, commands)
-            if _difference_size(*left_in) > size:
+            if _unshared(*left_in) > unshared:
                 shown.add(divergence.key)
         return frozenset(shown)
 
@@ -334,21 +337,35 @@ class ProfileChecker:
         return Divergence(index, self.commands[index], "LOG-4", what, empty, empty)
 
 
-def _difference_size(model: Run, target: Run) -> int:
-    """How many events (and other parts of an observation) differ between two runs, each
-    command's compared position by position."""
-    size = abs(len(model) - len(target))
-    for want, got in zip(model, target, strict=False):
-        if want == got:
-            continue
-        if not (want["accepted"] and got["accepted"]):
-            size += 1
-            continue
-        wanted, given = want["events"], got["events"]
-        size += abs(len(wanted) - len(given))
-        size += sum(a != b for a, b in zip(wanted, given, strict=False))
-        size += sum(want.get(k) != got.get(k) for k in want.keys() | got.keys() if k != "events")
-    return size
+def _unshared(model: Run, target: Run) -> int:
+    """How much one run holds that the other lacks: its events, its executions and the rest of
+    its observations (a refusal and its rule, what a flattened record adds), each kind in run
+    order, aligned as `difflib` aligns two sequences. An event one run adds or lacks counts
+    once, not once for every event after it (as comparing them position by position did), and
+    a changed event twice (the one lacking, the other added)."""
+    unshared = 0
+    for items in (_events_in_order, _executions_in_order, _rest_in_order):
+        ours, theirs = items(model), items(target)
+        matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+        shared = sum(block.size for block in matcher.get_matching_blocks())
+        unshared += len(ours) + len(theirs) - 2 * shared
+    return unshared
+
+
+def _events_in_order(run: Run) -> list[str]:
+    return [_key(event) for obs in run if obs["accepted"] for event in obs["events"]]
+
+
+def _executions_in_order(run: Run) -> list[str]:
+    return [_key(execution) for obs in run if obs["accepted"] for execution in obs["executed"]]
+
+
+def _rest_in_order(run: Run) -> list[str]:
+    return [_key({k: v for k, v in obs.items() if k not in ("events", "executed")}) for obs in run]
+
+
+def _key(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 def _overlap_difference(model: Run, target: Run, position: int) -> str | None:
