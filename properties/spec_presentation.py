@@ -137,6 +137,12 @@ _OVERWRITTEN = {
 RESULT_EXAMPLES = (
     ResultExample("exit marker stripped", "bash", _LS, "a.txt\nb.txt\n[exit code: 0]"),
     ResultExample(
+        "exit marker before trailing newlines: still stripped",
+        "bash",
+        _LS,
+        "a.txt\n[exit code: 0]\n\n",
+    ),
+    ResultExample(
         "failed command", "bash", _LS, "Error: ls: cannot access\n[exit code: 2]", is_error=True
     ),
     ResultExample("killed", "bash", _LS, "Error: partial\n[signal: SIGKILL]", is_error=True),

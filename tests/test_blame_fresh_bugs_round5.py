@@ -22,6 +22,9 @@ a fixed program that shows it is replayed:
 - a settled call that holds its slot until its result commits, so a call of an unregistered
   tool behind it (exclusive) is held at the gate: read as an unknown tool not reported (EXE-5)
   where the schedule is what is wrong (SCHED-1), as it already was for a registered tool;
+- a bash result's exit marker looked for on the last line as written, so a marker followed by
+  a newline stays in the output: never caught, as no row of SPEC.md section 12 and no random
+  program gave such a result; section 12 now has that row, played before any random program;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -46,7 +49,7 @@ from fresh_bugs import (
     row_named,
 )
 
-from loopspec.model import rewrite
+from loopspec.model import presenters, rewrite
 from loopspec.model.commands import (
     Allow,
     Command,
@@ -64,8 +67,12 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar, StepStarted
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.presentation import exit_code_of, signal_of
 from loopspec.model.rewrite import Resolution
 from loopspec.model.state import DENY, HookVote
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -338,3 +345,30 @@ def test_SCHED_1_an_unknown_tool_held_at_the_gate_says_a_settled_call_runs_no_lo
     said = report(*row_named(PROGRAMS, "a settled call counted as running")[1:4])
     assert "call c1's body settled in this command, so call c2 passes the gate now" in said, said
     assert "a settled call counts as running no longer" in said, said
+
+
+def _marker_on_the_last_raw_line(text: str) -> tuple[str, int | None, str | None]:
+    head, _, last = text.rpartition("\n")
+    code = exit_code_of(last)
+    signal = None if code is not None else signal_of(last)
+    return (text, None, None) if code is None and signal is None else (head, code, signal)
+
+
+class ReadsTheMarkerOnTheLastRawLine(ModelTarget):
+    """The model, except that a bash result's exit marker is looked for on its last line as
+    written, so a marker followed by a newline is left in the output."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(presenters, "parse_exit_marker", _marker_on_the_last_raw_line)
+            return super().apply(command)
+
+
+def test_VIEW_2_an_exit_marker_before_a_newline_left_in_the_output_is_caught() -> None:
+    """VIEW-2: no row of SPEC.md section 12 and no random program gave a bash result whose
+    marker line has a newline after it, so a loop that read the marker on the last raw line
+    passed; section 12 now has such a row, which conform plays before its random programs."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_presentation(ReadsTheMarkerOnTheLastRawLine, frozenset(CAPABILITIES))
+    assert found.value.divergence.rule_id == "VIEW-2", found.value
+    assert "the last line once trailing newlines are set aside" in str(found.value), found.value

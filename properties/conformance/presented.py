@@ -756,7 +756,8 @@ def _result_rule(
                 "kept whole, its exit or signal marker line too (run_in_background: only a "
                 "foreground command's is removed)"
                 if _runs_in_background(record)
-                else "a foreground command's exit or signal marker line removed"
+                else "a foreground command's exit or signal marker line removed (the last "
+                "line once trailing newlines are set aside)"
             )
             return "VIEW-2", (
                 f"{named}: the fenced output is the result's text blocks joined by newlines, "
