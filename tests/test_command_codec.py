@@ -44,6 +44,12 @@ def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
     [
         ([], "$ must be an object"),
         ({"kind": "Dance"}, "$.kind must be SubmitUser, ModelReplies"),
+        # A misspelt kind is named with the nearest, as a misspelt field is (it was not).
+        ({"kind": "SubmitUsr", "text": "hi"}, "not 'SubmitUsr' (did you mean SubmitUser?)"),
+        (
+            {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "tool_call"}]},
+            "not 'tool_call' (did you mean tool-call?)",
+        ),
         ({"kind": "SubmitUser"}, "$.text is missing; it must be a string"),
         ({"kind": "SubmitUser", "text": None}, "$.text must be a string"),
         (

@@ -251,7 +251,11 @@ def decode_union(value: object, union: str, path: str) -> Any:
             return decode_object(obj, member, path)
     options = _one_of([_spelled(TAGS[member][1]) for member in members])
     found = "nothing" if tag is None else repr(tag)
-    raise ProtocolError(f"{path}.{key} must be {options}, not {found}")
+    # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
+    spelled = [str(TAGS[member][1]) for member in members]
+    nearest = difflib.get_close_matches(tag, spelled, n=1) if isinstance(tag, str) else []
+    hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+    raise ProtocolError(f"{path}.{key} must be {options}, not {found}{hint}")
 
 
 def command_from_json(value: object, path: str = "$") -> Command:
