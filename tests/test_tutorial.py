@@ -225,3 +225,27 @@ def test_MODEL_1_every_status_of_conforms_rule_table_is_explained_in_the_docs() 
     tutorial = " ".join(TUTORIAL.read_text(encoding="utf-8").split())
     first_run = {status.split(" (")[0] for status in statuses} - {"VIOLATED", "known divergence"}
     assert [status for status in first_run if f"*{status}" not in tutorial] == []
+
+
+def test_PROTO_1_the_tutorials_protocol_summary_names_what_ready_requires() -> None:
+    """PROTO-1: section 6's one-line summary of the driver protocol names each member a `ready`
+    answer must carry: it said "`ready` (with the capabilities)", and a loop written from it
+    answered without `implementation` and was refused at its first message."""
+    from loopspec.properties.conformance.driver_protocol import (  # noqa: PLC0415
+        protocol_schema,
+    )
+
+    answers = protocol_schema()["$defs"]["fromImplementation"]["allOf"]
+    (ready,) = (
+        answer["then"]
+        for answer in answers
+        if answer["if"]["properties"]["type"].get("const") == "ready"
+    )
+    text = TUTORIAL.read_text(encoding="utf-8")
+    section = " ".join(text[text.index("## 6. Another language") :].split())
+    summary = section[: section.index("`shutdown` → `bye`")]
+    assert "`reset` → `ready`" in summary
+    named = [member for member in ready["required"] if member != "type"]
+    assert named == ["implementation", "capabilities"]
+    assert "`implementation`" in summary
+    assert "capabilities" in summary
