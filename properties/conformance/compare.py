@@ -2446,7 +2446,8 @@ def _deny_outranked(
     expected: Observation, actual: Observation, history: Sequence[Event]
 ) -> tuple[str, str] | None:
     """HOOK-2, when the model denies a call in this command that the target asks the user
-    about or runs: a deny outranks every other answer."""
+    about or runs: a deny outranks every other answer. Not for a call the target runs after
+    logging the model's denial of it: its merge was right, and the run breaks DEC-1."""
     executed = {call_id for call_id, _arguments in actual.executed}
     asked = {_call_id_of(e) for e in actual.events if e.get("type") == "approval/asked"}
     for result in expected.events:
@@ -2460,6 +2461,12 @@ def _deny_outranked(
         }
         others = [f"{_named(said[word])} {word}ed" for word in ("ask", "allow") if said[word]]
         if not (said["deny"] and others):
+            continue
+        if call_id not in asked and any(
+            e.get("type") == "tool/result" and _equal_but_time(result, e) for e in actual.events
+        ):
+            # The target logged the model's denial, so its merge was right; it ran the body
+            # anyway: a denied call ran (DEC-1), for the comparison of its runs to name.
             continue
         done = "asks the user about it" if call_id in asked else "runs it"
         return "HOOK-2", (
