@@ -2,22 +2,51 @@
 
 Apart from `loopspec.properties.spec_doc`, which renders SPEC.md's generated sections and so
 imports the whole model: `loopspec spec RULE`, the command `loopspec check` names under the
-violations it prints, reads SPEC.md's text with this module alone.
+violations it prints, reads SPEC.md's text with this module alone. It reads the headings line
+by line, without `re`: re (with the enum, collections and functools it imports) cost that
+command a third of its start-up (tests/test_check_startup.py holds it to that).
+
+A rule's heading is a line `### ID title`, its ID `FAMILY-N` (capitals A-Z, a dash, decimal
+digits) and a space after it; its section runs to the next line that opens with `## ` or
+`### `, or to the end of the text.
 """
 
 from __future__ import annotations
 
-import re
+_SECTION_ENDS = ("## ", "### ")
+_RULE_HEADING = "### "
 
-RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
-_RULE_SECTION = re.compile(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", re.S | re.M)
+
+def heading_rule(line: str) -> str | None:
+    """The ID of the rule whose heading `line` is, or None when it heads no rule."""
+    if not line.startswith(_RULE_HEADING):
+        return None
+    rule, space, _title = line[len(_RULE_HEADING) :].partition(" ")
+    family, dash, number = rule.partition("-")
+    if not (space and dash and family and number):
+        return None
+    if not all("A" <= letter <= "Z" for letter in family) or not number.isdecimal():
+        return None
+    return rule
 
 
 def rule_sections(spec: str) -> dict[str, str]:
     """Every rule SPEC.md states, by ID: its `### ID title` section, in SPEC order."""
-    return {match.group(1): match.group(0).strip() for match in _RULE_SECTION.finditer(spec)}
+    sections: dict[str, str] = {}
+    lines = spec.split("\n")
+    rule: str | None = None
+    start = 0
+    for index, line in enumerate(lines):
+        if not line.startswith(_SECTION_ENDS):
+            continue
+        if rule is not None:
+            sections[rule] = "\n".join(lines[start:index]).strip()
+        rule, start = heading_rule(line), index
+    if rule is not None:
+        sections[rule] = "\n".join(lines[start:]).strip()
+    return sections
 
 
 def rule_ids_in_spec(text: str) -> list[str]:
     """Every rule ID that has a heading in SPEC.md, in order."""
-    return RULE_HEADING.findall(text)
+    return [rule for line in text.split("\n") if (rule := heading_rule(line)) is not None]

@@ -462,17 +462,19 @@ _AT_EXIT = "import atexit\natexit.register(lambda: os.write(2, b'at exit\\n'))"
         ("check", "", 0, []),
         ("check-json", "", 1, []),
         ("check", _AT_EXIT, 0, ["at exit", "finalized"]),
-        ("spec", "", 0, ["finalized"]),
+        ("spec", "", 0, []),
+        ("spec-list", "", 0, ["finalized"]),
     ],
-    ids=["check", "check-json", "check-with-an-exit-function", "spec"],
+    ids=["check", "check-json", "check-with-an-exit-function", "spec-rule", "spec-list"],
 )
 def test_a_check_ends_without_the_interpreters_finalization(
     tmp_path: Path, verb: str, register: str, status: int, ended_by: list[str]
 ) -> None:
     """Tearing down what start-up built was a thirteenth of a small check's instructions
-    (benchmarks/bench_cli.py): `program` ends a check at once, its report (block-buffered into
-    a pipe here) written whole and its exit status kept. An exit function someone registered
-    still runs (the usual exit is taken); other verbs end as Python ends."""
+    (benchmarks/bench_cli.py): `program` ends a check, or `spec RULE` (which check names), at
+    once, its report (block-buffered into a pipe here) written whole and its exit status kept.
+    An exit function someone registered still runs (the usual exit is taken); other command
+    lines (`spec --list` among them) end as Python ends."""
     log = tmp_path / "small.jsonl"
     rows = [HEADER, *(_STEP_SKIPPED if verb == "check-json" else _CLEAN_TURN)]
     log.write_text("".join(json.dumps(row) + "\n" for row in rows))
@@ -480,6 +482,7 @@ def test_a_check_ends_without_the_interpreters_finalization(
         "check": ["check", str(log)],
         "check-json": ["check", str(log), "--format", "json"],
         "spec": ["spec", "STEP-1"],
+        "spec-list": ["spec", "--list"],
     }[verb]
     done = subprocess.run(
         [sys.executable, "-c", _PROGRAM.format(register=register, arguments=arguments)],

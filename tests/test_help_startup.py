@@ -7,8 +7,25 @@ and importlib.resources (with the zip and compression modules it brings) more th
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_check_startup import loaded_of, modules_after
+
+import loopspec
+from loopspec.properties.cli.main import main
+from loopspec.properties.cli.parser import parse
+from loopspec.properties.cli.spec import usual_spec_rules
+from loopspec.properties.spec_rules import rule_ids_in_spec, rule_sections
 
 # Each is imported by nothing these command lines need (`cli.parser`, `loopspec.spec_text`).
 NEVER_FOR_HELP = ("typing", "importlib.resources", "zipfile", "json")
@@ -39,3 +56,121 @@ def test_help_and_a_rule_print_without_typing_json_or_importlib_resources(
     started_with = modules_after("pass")
     modules = modules_after(_RUN.format(arguments=arguments, start=start))
     assert loaded_of(modules - started_with, NEVER_FOR_HELP) == set()
+
+
+# What `loopspec spec RULE` ran without once it stopped reading its arguments with argparse and
+# SPEC.md's headings with a regular expression: two thirds of its start-up.
+NEVER_FOR_SPEC_RULE = (
+    "argparse",
+    "collections",
+    "enum",
+    "functools",
+    "gettext",
+    "locale",
+    "re",
+    "typing",
+)
+
+
+@pytest.mark.parametrize("arguments", [["spec", "STEP-1"], ["spec", "rw", "HOOK-3"]])
+def test_spec_RULE_prints_without_argparse_or_re(arguments: list[str]) -> None:
+    """A fresh interpreter without `site` (whose editable install hook imports re itself), told
+    where loopspec is, prints the rules having imported none of `NEVER_FOR_SPEC_RULE`."""
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from loopspec.properties.cli.main import main\n"
+        f"status = main({arguments!r})\n"
+        "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": where},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"### {arguments[1].upper()}"), done.stdout
+    assert loaded_of(set(done.stderr.split()), NEVER_FOR_SPEC_RULE) == set()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["STEP-1"],
+        ["rw", "HOOK-3", "RW-2"],
+        ["NOPE-1"],
+        ["RW-99"],
+        [""],
+        ["step-1", "STEP-1"],
+    ],
+)
+def test_spec_RULE_read_without_argparse_prints_what_argparse_reads(
+    arguments: list[str],
+) -> None:
+    """`spec RULE...` through `main`'s shortcut prints and exits as the parser's handler does
+    on the same arguments, an unknown rule's error included."""
+    assert usual_spec_rules(arguments) == arguments
+    shortcut = _printed(lambda: main(["spec", *arguments]))
+    args = parse(["spec", *arguments], "spec")
+    assert _printed(lambda: args.handler(args)) == shortcut
+
+
+def test_spec_with_an_option_is_left_to_argparse() -> None:
+    """Any option (--list, --check FILE, -h, a misspelt one) is argparse's to read."""
+    for arguments in (["--list"], ["RW", "--list"], ["-h"], ["--lsit"], []):
+        assert usual_spec_rules(arguments) is None
+
+
+def _printed(run: Callable[[], int]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = run()
+    return status, out.getvalue(), err.getvalue()
+
+
+_HEADING_LINES = st.sampled_from(
+    [
+        "### RW-1 a rule",
+        "### RW-1 ",
+        "### RW-1",
+        "### RW-1\ttabbed",
+        "### rw-1 lower",
+        "### RW-1x no",
+        "### RW-1-2 no",
+        "### -1 no",
+        "### RW- no",
+        "### ÉT-1 accented",
+        "### RW-\u0661\u0662 arabic digits",
+        "### RW-\u00b2 superscript",
+        "### Not a rule",
+        "## Section",
+        "##  two spaces",
+        "#### Deeper",
+        "##",
+        "text",
+        "",
+        "  ### indented",
+        " \u2003 ",
+        "\r",
+        "### RW-2 windows\r",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.one_of(_HEADING_LINES, st.text(max_size=6)), max_size=12))
+def test_spec_headings_read_line_by_line_as_the_regular_expressions_read_them(
+    lines: list[str],
+) -> None:
+    """`spec_rules` reads headings without `re`; what it finds is what the regular expressions
+    it replaced found, on texts of headings and near-headings."""
+    text = "\n".join(lines)
+    heading = re.compile(r"^### ([A-Z]+-\d+) ", re.MULTILINE)
+    section = re.compile(r"^### ([A-Z]+-\d+) .*?(?=^#{2,3} |\Z)", re.S | re.M)
+    assert rule_ids_in_spec(text) == heading.findall(text)
+    assert rule_sections(text) == {m.group(1): m.group(0).strip() for m in section.finditer(text)}
+    assert list(rule_sections(text)) == list({m.group(1): None for m in section.finditer(text)})

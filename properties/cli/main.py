@@ -4,9 +4,10 @@ Each verb lives in its own module exposing `register(subparsers)`, which adds th
 and sets `handler` to a function `(args) -> int` returning the exit code. Only the module of the
 verb being run is imported: `loopspec --help` and `loopspec --version` import none of them, so
 they answer at interpreter speed (`benchmarks/bench_cli.py` measures it). The parsers are
-`cli.parser`'s; the usual `loopspec check PATH...` is read without them (`_usual_check`), and
-`loopspec --version` answered. The program (`program`, what the console script and `python -m
-loopspec` run) ends a check without the interpreter's finalization.
+`cli.parser`'s; the usual `loopspec check PATH...` and `loopspec spec RULE...` (the command
+check names under its violations) are read without them (`_usual_check`), and `loopspec
+--version` answered. The program (`program`, what the console script and `python -m loopspec`
+run) ends those two without the interpreter's finalization.
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
 be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
@@ -193,17 +194,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def program() -> int:
     """The `loopspec` program as its console script and `python -m loopspec` run it: `main` on
-    `sys.argv`; a check then ends the process at once (`_end_after_check`)."""
+    `sys.argv`; a check, or `spec RULE...`, then ends the process at once (`_end_at_once`)."""
     status = main()
-    if _chosen_verb(sys.argv[1:]) == "check":
-        _end_after_check(status)
+    arguments = sys.argv[1:]
+    verb = _chosen_verb(arguments)
+    if verb == "check" or (verb == "spec" and _spec_rules_only(arguments)):
+        _end_at_once(status)
     return status
 
 
-def _end_after_check(status: int) -> None:
+def _spec_rules_only(arguments: Sequence[str]) -> bool:
+    """Whether `arguments` is `spec RULE...`, which only prints rules (`_usual_spec`)."""
+    from loopspec.properties.cli.spec import usual_spec_rules  # noqa: PLC0415 (loaded already)
+
+    return arguments[:1] == ["spec"] and usual_spec_rules(arguments[1:]) is not None
+
+
+def _end_at_once(status: int) -> None:
     """End the process with `status` without the interpreter's finalization: it only tore down
     the modules and objects start-up built, a thirteenth of a small check's instructions
-    (benchmarks/bench_cli.py). check writes nothing but stdout and stderr, flushed here first.
+    (benchmarks/bench_cli.py). check and `spec RULE...` write nothing but stdout and stderr,
+    flushed here first.
     Nothing else can be waiting for the exit where neither `atexit` (coverage, logging and
     `weakref.finalize` register there) nor `threading` (whose threads the exit joins) was
     imported; otherwise, or when a stream will not flush, the usual exit is left to report it."""
@@ -255,8 +266,11 @@ def _escape_what_the_output_cannot_encode() -> None:
 
 def _usual_check(arguments: Sequence[str]) -> int | None:
     """Run `loopspec check PATH...` with the usual options, read without argparse
-    (`cli.check.usual_check_arguments`), and give its exit status; None for any other command
-    line, which argparse reads (`cli.parser`)."""
+    (`cli.check.usual_check_arguments`), or `loopspec spec RULE...` (`cli.spec.usual_spec_rules`),
+    and give its exit status; None for any other command line, which argparse reads
+    (`cli.parser`)."""
+    if arguments[:1] == ["spec"]:
+        return _usual_spec(arguments[1:])
     if arguments[:1] != ["check"]:
         return None
     from loopspec.properties.cli.check import run, usual_check_arguments  # noqa: PLC0415
@@ -265,6 +279,18 @@ def _usual_check(arguments: Sequence[str]) -> int | None:
     if args is None:
         return None
     return _run(run, args, reap=False)
+
+
+def _usual_spec(arguments: Sequence[str]) -> int | None:
+    """Print the rules `loopspec spec RULE...` names (the command check prints under its
+    violations) without argparse; None for any other `spec` command line."""
+    from loopspec.properties.cli.spec import print_rules, usual_spec_rules  # noqa: PLC0415
+
+    rules = usual_spec_rules(arguments)
+    if rules is None:
+        return None
+    start_up_done()
+    return _run(print_rules, rules, reap=False)
 
 
 def _output_written() -> bool:

@@ -1,12 +1,23 @@
-"""`loopspec spec`: print, check or rewrite SPEC.md's generated sections."""
+"""`loopspec spec`: print the rules named, or print, check or rewrite SPEC.md's generated
+sections.
+
+The usual command line, `loopspec spec RULE...` (what `loopspec check` names under the
+violations it prints), is read without argparse (`usual_spec_rules`): every argument a rule or a
+family, none an option, is what argparse reads as the rules and nothing else. argparse, with the
+re, gettext and locale it imports, cost that command half its start-up.
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from loopspec.properties.cli.main import VERB_BY_NAME
 from loopspec.properties.spec_rules import rule_sections
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: spec RULE imports no typing
+if TYPE_CHECKING:
+    import argparse  # the usual `spec RULE...` runs without it (`usual_spec_rules`)
+    from collections.abc import Sequence
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
 """Bytes a spec file may hold (rule SAFE-4)."""
@@ -38,6 +49,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     group.add_argument("--write", metavar="FILE", help="rewrite the generated sections of FILE")
     group.add_argument("--check", metavar="FILE", help="exit 1 when FILE's sections are stale")
     parser.set_defaults(handler=run)
+
+
+def usual_spec_rules(arguments: Sequence[str]) -> list[str] | None:
+    """The rules named by the arguments after `spec` when they are all argparse would read
+    (rules and families, no option: none starts with `-`), else None, for argparse to read."""
+    if not arguments or any(argument.startswith("-") for argument in arguments):
+        return None
+    return list(arguments)
 
 
 def print_rules(names: list[str], *, titles_only: bool = False) -> int:
