@@ -3,7 +3,11 @@ rule a bridge with that one bug really breaks, and what its report must tell the
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -350,3 +354,41 @@ def test_EXE_2_a_bridge_rounding_integers_past_2_53_is_caught_by_a_row() -> None
     assert report.divergence is not None
     assert report.divergence.rule_id == "EXE-2", report.divergence.what
     assert "9007199254740993" in report.divergence.what, report.divergence.what
+
+
+def test_ACP_1_strict_validation_runs_on_the_pinned_acp_package() -> None:
+    """ACP-1: what counts as strictly valid ACP is the pinned agent-client-protocol's schema
+    and round trip, and SPEC.md section 12 names its version; the environment checking a bridge
+    runs that version, and the dependency range admits only its minor series."""
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (pinned,) = [
+        pin.split("==")[1]
+        for pin in project["optional-dependencies"]["dev"]
+        if pin.startswith("agent-client-protocol==")
+    ]
+    assert importlib.metadata.version("agent-client-protocol") == pinned
+    major_minor = ".".join(pinned.split(".")[:2])
+    assert (
+        f"agent-client-protocol>={pinned},<0.{int(pinned.split('.')[1]) + 1}"
+        in project["dependencies"]
+    )
+    spec = (root / "SPEC.md").read_text(encoding="utf-8")
+    assert re.search(rf"`agent-client-protocol`, {re.escape(major_minor)}\)", spec)
+
+
+def test_PROTO_1_conform_resets_one_target_object_for_many_programs() -> None:
+    """PROTO-1: the tutorial tells a bridge wrapper that `reset` is called again on the same
+    object before each program, so one starting a bridge process in `reset` must end the last
+    one there (it said only that `close` ends it: a Node bridge wrapped so left one process
+    running per program)."""
+    resets: list[int] = []
+
+    class Counting(ModelTarget):
+        def reset(self, config: LoopConfig) -> frozenset[str]:
+            resets.append(id(self))
+            return super().reset(config)
+
+    report = run_conformance(Counting, examples=3, seed_value=1, show_progress=False)
+    assert report.conformant
+    assert max(resets.count(target) for target in set(resets)) >= 3
