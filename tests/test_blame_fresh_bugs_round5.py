@@ -25,6 +25,8 @@ a fixed program that shows it is replayed:
 - a bash result's exit marker looked for on the last line as written, so a marker followed by
   a newline stays in the output: never caught, as no row of SPEC.md section 12 and no random
   program gave such a result; section 12 now has that row, played before any random program;
+- a PostToolUse block's reason of only whitespace taken for no reason: never caught, as no
+  random program drew one; the targeted programs of rare situations now hold one;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -49,6 +51,8 @@ from fresh_bugs import (
     row_named,
 )
 
+from loopspec.impl import batch, results
+from loopspec.impl.results import BLOCKED_WITHOUT_REASON, PreparedResult
 from loopspec.model import presenters, rewrite
 from loopspec.model.commands import (
     Allow,
@@ -58,22 +62,27 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelFails,
     ModelReplies,
+    PostBlock,
+    PostVerdict,
     Recover,
     SubmitUser,
     ToolFinishes,
+    ToolOutcome,
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar, StepStarted
 from loopspec.model.jsonvalue import dumps
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.pure.presentation import exit_code_of, signal_of
 from loopspec.model.rewrite import Resolution
 from loopspec.model.state import DENY, HookVote
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -372,3 +381,32 @@ def test_VIEW_2_an_exit_marker_before_a_newline_left_in_the_output_is_caught() -
         sweep_presentation(ReadsTheMarkerOnTheLastRawLine, frozenset(CAPABILITIES))
     assert found.value.divergence.rule_id == "VIEW-2", found.value
     assert "the last line once trailing newlines are set aside" in str(found.value), found.value
+
+
+_JUDGED = results.judged_result
+
+
+def _block_reasons_trimmed(
+    outcome: ToolOutcome, audit: tuple[tuple[HookSpec, PostVerdict, float], ...], **kwargs: bool
+) -> PreparedResult:
+    """`judged_result`, but with a block's reason of only whitespace taken for no reason."""
+    judged = _JUDGED(outcome, audit, **kwargs)
+    blocks = [said for _hook, said, _took in audit if isinstance(said, PostBlock)]
+    if not blocks:
+        return judged
+    reasons = [said.reason for said in blocks if said.reason.strip()]
+    content = tuple(TextBlock(reason) for reason in reasons or [BLOCKED_WITHOUT_REASON])
+    return attrs.evolve(judged, content=content)
+
+
+def test_DEC_3_a_block_reason_of_whitespace_dropped_is_found_by_the_sweep() -> None:
+    """DEC-3: a PostToolUse block's reason of only whitespace is given as is. No random program
+    drew one, so the bundled loop made to take it for no reason (`blocked by PostToolUse
+    hook`, as a loop testing `reason.strip()` does) passed them all on every seed tried; the
+    targeted programs now hold such a block, beside one without a reason."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batch, "judged_result", _block_reasons_trimmed)
+        with pytest.raises(DivergenceFound) as found:
+            sweep_situations(bundled_target, frozenset(CAPABILITIES))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "DEC-3", divergence.what
