@@ -883,6 +883,8 @@ def _check_lines(
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
     scan = scan_json
+    # Read on every line, as locals: a global or builtin costs several times a local's load.
+    is_type, integer, seq_bound = type, int, SEQ_BOUND
     unread = report.unread_types
     expecting_header = True
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
@@ -962,9 +964,9 @@ def _check_lines(
             # (A time in whole milliseconds written as a float, or none, is read with the fact.)
             if (
                 seq == prefix.expected_seq
-                and type(seq) is int
-                and seq < SEQ_BOUND
-                and type(obj.get("time")) is int
+                and is_type(seq) is integer
+                and seq < seq_bound
+                and is_type(obj.get("time")) is integer
             ):
                 if judge is not None:
                     if judge(prefix, obj, seq):
