@@ -41,7 +41,13 @@ from loopspec.properties.conformance.run import load_case, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.known import KnownDivergence, Profile
-from loopspec.properties.profiles.runs import Run, both, map_events
+from loopspec.properties.profiles.runs import (
+    Run,
+    both,
+    map_events,
+    result_call,
+    with_result_text,
+)
 from loopspec.properties.stateful.strategies import TOOLS
 
 Event = dict[str, Any]
@@ -387,3 +393,78 @@ def test_ORD_3_a_known_divergence_in_the_place_of_a_lost_event_is_erased_for_the
     assert found is not None
     assert found.rule_id == without.rule_id == "ORD-3", found.what
     assert "known divergences notices erased" in found.what
+
+
+def _calls_before_results(run: Run) -> Run:
+    """Each command's tool/call records before its results, as the model writes a reply's."""
+    out: Run = []
+    for obs in run:
+        if not obs["accepted"]:
+            out.append(obs)
+            continue
+        calls = [e for e in obs["events"] if e["type"] == "tool/call"]
+        rest = [e for e in obs["events"] if e["type"] != "tool/call"]
+        at = next((i for i, e in enumerate(rest) if e["type"] == "tool/result"), len(rest))
+        out.append({**obs, "events": [*rest[:at], *calls, *rest[at:]]})
+    return out
+
+
+# A known divergence of a made-up loop: each call is recorded as it is settled, after the
+# results of the calls before it.
+CALLS_AT_START = KnownDivergence(
+    "calls-at-start", ("LOG-8",), "records each call as it settles it",
+    erase_pair=both(_calls_before_results),
+)  # fmt: skip
+
+
+def _fed_reworded_unknown_tools(*, interleaved: bool) -> Divergence | None:
+    """A loop settling two calls of an unknown tool in words of its own (the bug), recording
+    each call right before its result when `interleaved`; what the profile's checker blames."""
+    model = ModelTarget()
+    model.reset(LoopConfig(tools=TOOLS))
+    checker = ProfileChecker(Profile("calls-at-start", "a made-up loop", (CALLS_AT_START,)))
+    blocks = tuple(ToolCallBlock(f"c{n}", "nope", "{}") for n in (1, 2))
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies(blocks),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    for command in program:
+        before = model.state.phase.NAME if model.state else "Idle"
+        expected = model.apply(command)
+        after = model.state.phase.NAME if model.state else "Idle"
+        events = [
+            with_result_text(e, "Error: no such tool") if e["type"] == "tool/result" else e
+            for e in expected.events
+        ]
+        if interleaved:
+            calls = {e["data"]["callId"]: e for e in events if e["type"] == "tool/call"}
+            events = [e for e in events if e["type"] != "tool/call"]
+            for call_id, record in calls.items():
+                at = next(
+                    i
+                    for i, e in enumerate(events)
+                    if e["type"] == "tool/result" and result_call(e) == call_id
+                )
+                events.insert(at, record)
+        actual = attrs.evolve(expected, events=tuple(events))
+        found = checker.feed(
+            command, phase_before=before, phase_after=after, expected=expected, actual=actual
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def test_EXE_5_a_known_divergence_moving_the_events_a_bug_changed_is_erased_for_the_blame() -> None:
+    """EXE-5: a loop words an unknown tool's results its own way and records each call right
+    before its result (a known divergence). The records move around results that differ
+    anyway, so, aligned, leaving the divergence in adds nothing one run lacks; it does change
+    where the runs differ, so it is erased, and the blame is the results' wording, as for the
+    loop recording its calls as the model does (left in, it read as results out of order)."""
+    plain = _fed_reworded_unknown_tools(interleaved=False)
+    assert plain is not None
+    found = _fed_reworded_unknown_tools(interleaved=True)
+    assert found is not None
+    assert found.rule_id == plain.rule_id, (found.what, plain.what)
+    assert "known divergences calls-at-start erased" in found.what

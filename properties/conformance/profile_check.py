@@ -200,7 +200,8 @@ class ProfileChecker:
         another (TEXT-1's drops a result's error code, dsh's hook-audit-shape a hook's callId):
         with every divergence erased, a bug no divergence explains may be blamed on another
         rule than without a profile. So blame erases the divergences the target shows (those
-        that, left in, add to what one run holds and the other lacks), the hard ones, and the
+        that, left in, add to what one run holds and the other lacks or to the places where
+        the two differ: `_shown_beside_a_bug`), the hard ones, and the
         rule-less ones (an adapter's observation shapes and limits: what a target cannot report
         as the model does). A divergence whose rule that reading names is erased too (a known
         difference at the very command of the bug, which alone adds nothing), until the rule
@@ -237,15 +238,18 @@ class ProfileChecker:
 
     def _shown_beside_a_bug(self, erased: frozenset[str]) -> frozenset[str]:
         """The divergences not in `erased` that, left in where every other is erased, add to
-        what one run holds and the other lacks (`_unshared`): those the target shows, whatever
-        else differs. (One the target does not show changes both runs alike, or neither.)"""
+        what one run holds and the other lacks (`_unshared`: an event added or lost), or to
+        the places where the two differ (`_misplaced`: events moved, say a call's record
+        before an earlier call's result, even where the events moved differ anyway): those
+        the target shows, whatever else differs. (One the target does not show changes both
+        runs alike, or neither.)"""
         divergences = self.profile.divergences
         commands = self._wire_commands
         # steps[i]: the runs with divergences[:i] erased.
         steps = [self._runs]
         for divergence in divergences:
             steps.append(divergence.erase(steps[-1], commands))
-        unshared = _unshared(*steps[-1])
+        unshared, misplaced = _unshared(*steps[-1]), _misplaced(*steps[-1])
         shown: set[str] = set()
         for index, divergence in enumerate(divergences):
             if divergence.key in erased or steps[index + 1] == steps[index]:
@@ -253,7 +257,7 @@ class ProfileChecker:
             left_in = steps[index]
             for later in divergences[index + 1 :]:
                 left_in = later.erase(left_in, commands)
-            if _unshared(*left_in) > unshared:
+            if _unshared(*left_in) > unshared or _misplaced(*left_in) > misplaced:
                 shown.add(divergence.key)
         return frozenset(shown)
 
@@ -350,6 +354,23 @@ def _unshared(model: Run, target: Run) -> int:
         shared = sum(block.size for block in matcher.get_matching_blocks())
         unshared += len(ours) + len(theirs) - 2 * shared
     return unshared
+
+
+def _misplaced(model: Run, target: Run) -> int:
+    """At how many places two runs differ, each command's observations compared event by
+    event: an event moved makes the places between where it was and where it is differ."""
+    places = abs(len(model) - len(target))
+    for want, got in zip(model, target, strict=False):
+        if want == got:
+            continue
+        if not (want["accepted"] and got["accepted"]):
+            places += 1
+            continue
+        wanted, given = want["events"], got["events"]
+        places += abs(len(wanted) - len(given))
+        places += sum(a != b for a, b in zip(wanted, given, strict=False))
+        places += sum(want.get(k) != got.get(k) for k in want.keys() | got.keys() if k != "events")
+    return places
 
 
 def _events_in_order(run: Run) -> list[str]:
