@@ -36,10 +36,10 @@ its start-up; `tests/test_replay_startup.py` holds what it imports. Measured (20
 callgrind, `python -m loopspec` in this checkout): 1708M instructions (18.9x `python -c pass`)
 before replay stopped importing Hypothesis, jsonschema and the hook bridge, 1129M (12.5x) after.
 
-With `--instructions` (valgrind installed), check's rows and replay's are also counted in
-instructions, each against `python -c pass` (check's of the wheel's venv, or of this checkout
-with `--no-wheel`; replay's of this checkout): a second view that the load of other processes
-on a shared machine does not move.
+With `--instructions` (valgrind installed), check's rows, `spec STEP-1`'s and replay's are also
+counted in instructions, each against `python -c pass` (check's and spec's of the wheel's venv,
+or of this checkout with `--no-wheel`; replay's of this checkout): a second view that the load
+of other processes on a shared machine does not move.
 
 Measured (2026-12-03, installed wheel; CPU median of 21 runs on a loaded machine, instructions):
 `check SMALL` 1.59x / 1.65x `python -c pass`, where it was 2.17x / 2.02x before check stopped
@@ -70,6 +70,8 @@ and two modules of a few lines each are gone from check's way (`cli.check_argume
 fifteen loopspec modules at ~0.3M each in the import system, with `__future__` (0.7M) and
 `_json` (0.4M); their code's unmarshalling (~4.5M, 2M of it `model.invariants`); their bodies
 (~1M); and the check itself (~1.2M). Only fewer or smaller modules on that path would lower it.
+`spec STEP-1`, the command check prints under its violations, counted since: 38.0M, 1.07x (was
+106.7M, 2.99x), once it reads its rules without argparse and SPEC.md's headings without re.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
@@ -196,7 +198,8 @@ def installed_env(env: dict[str, str]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key != "PYTHONPATH"}
 
 
-# The rows counted by `--instructions`: check, against the interpreter it starts.
+# The rows counted by `--instructions`: check, and the `spec RULE` it names, against the
+# interpreter they start.
 COUNTED = (
     BASELINE,
     "loopspec --version",
@@ -205,6 +208,7 @@ COUNTED = (
     "loopspec check HOOKED",
     "loopspec check MARKED",
     "loopspec check --known claude-code SMALL",
+    "loopspec spec STEP-1",
 )
 
 
