@@ -528,7 +528,7 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
     message = data.get("message")
     content = message.get("content") if _is_map(message) else None
     if not isinstance(content, list):
-        raise FactError("assistant/message needs message.content")
+        raise FactError(_no_content(message, '[{"type": "text", "text": ...}]'))
     _role_read(message, "assistant", "data.message")
     calls = []
     for block in content:
@@ -545,6 +545,25 @@ def _read_assistant(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any])
     if not message_plain(message, content, True):
         read_message(fact.type, message, "assistant/message.data.message")
     _optional_members_read(fact.type, data)
+
+
+_ONE_RESULT_BLOCK = (
+    '[{"type": "tool-result", "toolCallId": ..., "content": [{"type": "text", "text": ...}], '
+    '"isError": ...}]'
+)
+
+
+def _no_content(message: object, shape: str) -> str:
+    """Why a message's content cannot be read, and, for a string (the Anthropic API's
+    shorthand), the `shape` to write instead: it said "needs message.content" of both."""
+    if not _is_map(message):
+        return "data.message must be an object {role, content, ...}"
+    if isinstance(message.get("content"), str):
+        return (
+            "data.message.content must be an array of content blocks, not a string: write it "
+            f"as {shape}"
+        )
+    return member_problem(message, "content", "data.message", "an array of content blocks")
 
 
 def _read_call(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
@@ -581,7 +600,7 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
     # `_is_map` inlined for the common case (and `_str` below), as in `_read_assistant`.
     content = message.get("content") if type(message) is dict or _is_map(message) else None
     if not isinstance(content, list):
-        raise FactError("tool/result needs message.content")
+        raise FactError(_no_content(message, _ONE_RESULT_BLOCK))
     block = content[0] if len(content) == 1 else None
     if not _is_map(block) or block.get("type") != "tool-result":
         try:

@@ -57,6 +57,12 @@ STEP_TYPES = frozenset({"assistant/message", "assistant/chunk", "tool/call"})
 # The hook points that run only after the model replied: a hook event at one of them shows the
 # step's request under way (other points, such as UserPromptSubmit, are not modelled).
 TOOL_HOOK_POINTS = frozenset({"PreToolUse", "PostToolUse"})
+# A reply whose calls are written as another API's blocks (`tool_use`, `function_call`) makes
+# none here: the record's blame then says what a call is.
+NO_CALLS_IN_REPLY = (
+    ", which makes no tool calls (a call is a block of the reply's message.content "
+    '{"type": "tool-call", "id", "name", "arguments"})'
+)
 # DEC-2's answers but allowed-once (`model.commands.APPROVAL_OUTCOMES`, which check does not
 # import): a log's approval/decided may hold any string, and one of none of these is named so.
 REFUSING_OUTCOMES = ("rejected", "cancelled", "unavailable")
@@ -1258,7 +1264,7 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 "ORD-2",
                 fact.seq,
                 f"tool/call {fact.call_id} is not a call of the step's reply"
-                + ("" if prefix.reply_calls else ", which makes no tool calls"),
+                + ("" if prefix.reply_calls else NO_CALLS_IN_REPLY),
                 (prefix.reply_seq,),
             )
         )

@@ -271,6 +271,72 @@ def test_DEC_2_the_checkers_refusing_outcomes_are_DEC_2s_but_allowed_once() -> N
     assert set(REFUSING_OUTCOMES) == APPROVAL_OUTCOMES - {"allowed-once"}
 
 
+def _one_call_turn(reply_call: dict[str, object], result_content: object) -> list[str]:
+    """A log's lines: a turn whose reply holds `reply_call` as its block, recorded as call c1,
+    and answered by a tool/result whose message content is `result_content`."""
+    step = {"turn": 1, "step": 1}
+    events: list[dict[str, object]] = [
+        {"type": "turn/start", "data": {"turn": 1}},
+        {"type": "step/start", "data": step},
+        {
+            "type": "user/message",
+            "surfaceOp": "append",
+            "data": {"role": "user", "content": [{"type": "text", "text": "ls"}],
+                     "source": {"kind": "user"}},
+        },
+        {
+            "type": "assistant/message",
+            "surfaceOp": "append",
+            "data": {**step, "message": {"role": "assistant", "content": [reply_call],
+                                         "source": {"kind": "model"}}},
+        },
+        {"type": "tool/call",
+         "data": {**step, "callId": "c1", "name": "bash", "arguments": '{"command":"ls"}'}},
+        {
+            "type": "tool/result",
+            "surfaceOp": "append",
+            "sourceEventSeqs": [4],
+            "data": {**step, "message": {"role": "user", "content": result_content,
+                                         "source": {"kind": "tool", "callId": "c1"}}},
+        },
+    ]  # fmt: skip
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
+    lines = [header] + [{"seq": seq, "time": 1, **event} for seq, event in enumerate(events)]
+    return [json.dumps(line) + "\n" for line in lines]
+
+
+def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_dsh_ones(
+    tmp_path: Path,
+) -> None:
+    """A harness author writing the log from the API they know wrote a call as a `tool_use`
+    block, and a result's content as a string. The first was blamed "tool/call c1 is not a call
+    of the step's reply, which makes no tool calls" (it does, to its author), the second "needs
+    message.content" (it has one): each now says the shape section 10 gives."""
+    tool_use = {"type": "tool_use", "id": "c1", "name": "bash", "input": {"command": "ls"}}
+    tool_call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command":"ls"}'}
+    result = [{"type": "tool-result", "toolCallId": "c1", "isError": False,
+               "content": [{"type": "text", "text": "a.txt"}]}]  # fmt: skip
+    log = tmp_path / "anthropic-call.jsonl"
+    log.write_text("".join(_one_call_turn(tool_use, result)), encoding="utf-8")
+    report = check(log)
+    assert blamed(report)[0] == ("ORD-2", 6)
+    assert report.violations[0].violation.message.endswith(
+        "which makes no tool calls (a call is a block of the reply's message.content "
+        '{"type": "tool-call", "id", "name", "arguments"})'
+    )
+    log = tmp_path / "anthropic-result.jsonl"
+    log.write_text("".join(_one_call_turn(tool_call, "a.txt")), encoding="utf-8")
+    report = check(log)
+    assert blamed(report) == [("LOG-4", 7)]
+    assert report.errors[0].message == (
+        "tool/result: data.message.content must be an array of content blocks, not a string: "
+        'write it as [{"type": "tool-result", "toolCallId": ..., "content": [{"type": "text", '
+        '"text": ...}], "isError": ...}]'
+    )
+    log.write_text("".join(_one_call_turn(tool_call, result)), encoding="utf-8")
+    assert blamed(check(log)) == []  # in the shapes section 10 gives: a crash tail, no fault
+
+
 def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_before() -> None:
     """DEC-2: each request is answered once. A second approval/decided for approval-c1 was
     blamed 'answers no pending request', though the request is right there two lines up; the
