@@ -271,7 +271,7 @@ def test_DEC_2_the_checkers_refusing_outcomes_are_DEC_2s_but_allowed_once() -> N
     assert set(REFUSING_OUTCOMES) == APPROVAL_OUTCOMES - {"allowed-once"}
 
 
-def _one_call_turn(reply_call: dict[str, object], result_content: object) -> list[str]:
+def _one_call_turn(reply_call: Mapping[str, object], result_content: object) -> list[str]:
     """A log's lines: a turn whose reply holds `reply_call` as its block, recorded as call c1,
     and answered by a tool/result whose message content is `result_content`."""
     step = {"turn": 1, "step": 1}
