@@ -217,12 +217,15 @@ def test_ORD_3_known_says_a_divergence_whose_situation_came_up_did_not_occur(
 ) -> None:
     """ORD-3: a transcript whose two calls were answered in call order held ORD-3's situation
     and did not show it: one line says so (nothing did), the exit code stays 0; where ORD-3
-    occurred, no such line; EXE-1 and REC-1, whose situation a transcript shows only where they
-    break, are only ever not exercised."""
+    occurred, no such line; ABORT-1, EXE-1 and REC-1, whose situation a transcript shows only
+    where they break, are only ever not exercised."""
     status, out, _ = check(capsys, "--known", "claude-code", CC_IN_ORDER, CC_RW_1)
     assert status == 0, out
     assert ORD_3_UNSEEN + "\n" in out
-    assert "known divergences of claude-code not exercised: EXE-1, REC-1 (no situation " in out
+    assert (
+        "known divergences of claude-code not exercised: ABORT-1, EXE-1, REC-1 (no situation "
+        in out
+    )
     status, out, _ = check(capsys, "--known", "claude-code", CC_IN_ORDER, CC_ORD_3)
     assert status == 0, out
     assert "did not occur" not in out
@@ -237,7 +240,7 @@ def test_ORD_3_ADJ_1_a_divergence_whose_situation_never_came_up_is_not_exercised
     status, out, _ = check(capsys, "--known", "claude-code,codex", CC_RW_1, CODEX_RW_1)
     assert status == 0, out
     assert "did not occur" not in out
-    assert "known divergences of claude-code not exercised: EXE-1, ORD-3, REC-1 (" in out
+    assert "known divergences of claude-code not exercised: ABORT-1, EXE-1, ORD-3, REC-1 (" in out
     assert "known divergences of codex not exercised: ADJ-1, EXE-1, REC-1 (" in out
     status, out, _ = check(capsys, "--known", "codex", CC_RW_1)
     assert "known divergences of codex not exercised: no codex log\n" in out
@@ -306,7 +309,7 @@ def test_ORD_3_strict_known_does_not_fail_a_run_that_never_lost_the_race(
             "occurred": [],
             "did_not_occur": {},
             "race_not_lost": {"ORD-3": {"situations": 1, "logs": 1}},
-            "not_exercised": ["EXE-1", "REC-1", "RW-1"],
+            "not_exercised": ["ABORT-1", "EXE-1", "REC-1", "RW-1"],
         }
     }
     # A racy divergence and one that did not occur: strict fails on the second alone.

@@ -361,6 +361,42 @@ def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_
     assert check(CLAUDE / "valid" / "a-crash-repair-then-the-next-prompt.jsonl").violations == []
 
 
+def test_ABORT_1_claude_code_an_interrupt_then_a_message_the_model_never_wrote(
+    tmp_path: Path,
+) -> None:
+    """ABORT-1: Claude Code interrupted while a call runs answers it as rejected, writes the
+    notice `[Request interrupted by user for tool use]`, and on resuming writes an assistant
+    message of model `<synthetic>` (`No response requested.`), which the next request carries
+    as the model's: an abort adds no reply. `loopspec run --harness` named it ABORT-1 while
+    check passed the transcript, listing ABORT-1 in neither of its lists. Reported once, at the
+    message, citing the notice; without that message, or after an ordinary message rather than
+    the notice, nothing is invented after an abort."""
+    path = CLAUDE / "violations" / "ABORT-1.jsonl"
+    report = check(path)
+    assert rules(report) == ["ABORT-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (5, (5, 4))
+    assert found.violation.message == (
+        "after the interrupt at line 4, an assistant message the model never wrote (No response "
+        "requested.) is sent to it as its own: an abort answers the calls and ends the turn, "
+        "adding no reply"
+    )
+    assert "ABORT-1" in report.checked_in_part
+    lines = path.read_text().splitlines(keepends=True)
+    (tmp_path / "kept.jsonl").write_text("".join(lines[:4] + lines[5:]))
+    assert check(tmp_path / "kept.jsonl").violations == []
+    typed = lines[3].replace("[Request interrupted by user for tool use]", "stop please")
+    (tmp_path / "typed.jsonl").write_text("".join([*lines[:3], typed, *lines[4:]]))
+    assert check(tmp_path / "typed.jsonl").violations == []
+    # An interrupt that cut the model's reply short writes the notice as a plain string.
+    plain = lines[3].replace(
+        '[{"type":"text","text":"[Request interrupted by user for tool use]"}]',
+        '"[Request interrupted by user]"',
+    )
+    (tmp_path / "plain.jsonl").write_text("".join([*lines[:3], plain, *lines[4:]]))
+    assert rules(check(tmp_path / "plain.jsonl")) == ["ABORT-1"]
+
+
 def test_ORD_3_a_subagent_transcript_is_judged_not_skipped() -> None:
     """ORD-3: a subagent's own transcript (`<session>/subagents/agent-*.jsonl`) marks every
     record `isSidechain`. It is that conversation, so its records are judged: before, all were
@@ -719,10 +755,13 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     assert main(["check", "--format", "json", str(claude), str(dsh)]) == 0
     claude_log, dsh_log = json.loads(capsys.readouterr().out)["logs"]
     assert dsh_log["rules_checked"] == sorted(rule_ids())
-    assert claude_log["rules_checked"] == sorted(set(rule_ids()) - set(claude_code.NOT_CHECKABLE))
-    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1"} == set(
-        claude_log["rules_checked"]
+    assert claude_log["rules_checked"] == sorted(
+        (set(rule_ids()) - set(claude_code.NOT_CHECKABLE)) | set(claude_code.CHECKED_IN_PART)
     )
+    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1", "ABORT-1"} == (
+        set(claude_log["rules_checked"])
+    )
+    assert set(claude_log["rules_checked_in_part"]) == {"ABORT-1"}
     for log in (claude_log, dsh_log):
         assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
         # Rules only conform judges are in neither list (SPEC.md section 2).

@@ -10,7 +10,8 @@ nothing the rules read):
   the stream breaks) is shown to the user and never sent to the model: it is no reply (that
   the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report). Another
   record of model `<synthetic>` is sent to the model as its own: written right after a crash
-  repair (below), it breaks REC-1 (a repair adds results only).
+  repair (below), it breaks REC-1 (a repair adds results only); written after an interrupt's
+  notice (`No response requested.`, on resuming), ABORT-1 (an abort adds no reply).
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
@@ -21,7 +22,9 @@ nothing the rules read):
   only its decision is recorded). An Edit's `oldString` is the text the tool matched, which
   may differ from the call's (it matches straight quotes to curly ones), so it is not compared;
   a result the user modified is skipped. `toolDenialKind` `interrupted` marks the repair
-  result Claude Code writes on resume for a call a crash left without one.
+  result Claude Code writes on resume for a call a crash left without one. A user message of
+  text alone starting `[Request interrupted by user` is the notice an interrupt (Ctrl-C,
+  Escape) writes last in the turn it ends.
 - `attachment` of type `hook_success` with `hookEvent` PreToolUse: `toolUseID`, `hookName`,
   `command` and the hook's raw `stdout`, whose `hookSpecificOutput.updatedInput` is the input the
   hook supplied (Claude Code runs it: the observed behaviour of 2.1.332). That attachment,
@@ -50,6 +53,7 @@ from loopspec.properties.logcheck.harness_logs import (
     HookFailed,
     HookRewrite,
     Invented,
+    InventedAfterAbort,
     Observation,
     Record,
     Reply,
@@ -82,6 +86,11 @@ RECORD_TYPES = frozenset(
 
 # The model an assistant record names when Claude Code wrote it itself, not the model.
 SYNTHETIC_MODEL = "<synthetic>"
+
+# How the user message an interrupt writes begins (`[Request interrupted by user]`, `... for tool
+# use]`): the same prefix `properties.harnesses.cli_wire` waits for, spelt here so check does not
+# import the harness driver.
+ABORT_NOTICE = "[Request interrupted by user"
 
 # Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
 # `file-history-snapshot` only `messageId`); none of them is a dsh event field.
@@ -119,6 +128,13 @@ NOT_CHECKABLE = {
     "DEC-2": "approval requests and answers are not recorded",
     "ABORT-2": "interrupted replies are not marked",
 }
+CHECKED_IN_PART = {
+    "ABORT-1": (
+        "only an assistant message Claude Code writes itself (model <synthetic>) after an "
+        "interrupt's notice, which the next request carries as the model's; the transcript does "
+        "not record which calls ran when the abort landed"
+    ),
+}
 
 
 def looks_like(record: Mapping[str, Any]) -> bool:
@@ -147,6 +163,8 @@ class _Reader:
         # The calls and line of the crash repair records just read (REC-1), until the
         # next user or assistant record.
         self.repair: tuple[tuple[str, ...], int] | None = None
+        # The line of the interrupt notice just read (ABORT-1), until the next prompt or reply.
+        self.abort_line: int | None = None
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -157,15 +175,24 @@ class _Reader:
             return  # another conversation's record
         message = record.get("message")
         repair = self.repair
+        abort_line = self.abort_line
         if kind in ("user", "assistant"):
             self.repair = None  # only the message right after a repair is read as its own
+            self.abort_line = None  # nor after an interrupt
         if kind == "assistant" and isinstance(message, Mapping):
             if record.get("isApiErrorMessage") is True:
                 return  # Claude Code's own error notice, not in any later request's history
-            if repair is not None and message.get("model") == SYNTHETIC_MODEL:
-                yield Invented(_text_of(message), repair[0], line, repair[1])
+            if message.get("model") == SYNTHETIC_MODEL:
+                if repair is not None:
+                    yield Invented(_text_of(message), repair[0], line, repair[1])
+                elif abort_line is not None:
+                    yield InventedAfterAbort(_text_of(message), line, abort_line)
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
+            content = message.get("content")
+            said = content if isinstance(content, str) else _text_of(message)
+            if said.startswith(ABORT_NOTICE):
+                self.abort_line = line
             results = list(_user(message.get("content"), line, _refused(record)))
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:
@@ -316,4 +343,11 @@ def _same_input(call: Call, ran: Any) -> bool:
 def dialect() -> Dialect:
     """A fresh reader for one transcript."""
     reader = _Reader()
-    return Dialect(NAME, NOT_CHECKABLE, reader.observe, _same_input, rewrites_are_recorded=True)
+    return Dialect(
+        NAME,
+        NOT_CHECKABLE,
+        reader.observe,
+        _same_input,
+        rewrites_are_recorded=True,
+        checked_in_part=CHECKED_IN_PART,
+    )

@@ -206,4 +206,11 @@ def _same_input(call: Call, ran: Any) -> bool:
 def dialect() -> Dialect:
     """A fresh reader for one rollout."""
     reader = _Reader()
-    return Dialect(NAME, NOT_CHECKABLE, reader.observe, _same_input, rewrites_are_recorded=False)
+    return Dialect(
+        NAME,
+        NOT_CHECKABLE,
+        reader.observe,
+        _same_input,
+        rewrites_are_recorded=False,
+        checked_in_part={},
+    )

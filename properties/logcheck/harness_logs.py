@@ -25,7 +25,10 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   right after the repair result, which the next request carries as the model's, breaks it. A
   transcript marks a turn's start by its prompt alone: a prompt written while calls await is
   held until the next record says which it is, REC-1 when the next reply comes before any of
-  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise.
+  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise;
+- ABORT-1 (Claude Code), in part: an abort ends the turn adding no reply; an assistant message
+  the loop wrote itself after an interrupt, which the next request carries as the model's,
+  breaks it. What ran when the abort landed is not recorded (`Dialect.checked_in_part`).
 
 A hook whose own output or process went wrong (a crash, broken JSON, a timeout: HOOK-7) breaks
 no rule: as in a dsh log, the report notes each such hook once (Claude Code: `claude_code_hooks`;
@@ -140,6 +143,16 @@ class Invented(NamedTuple):
     repair_line: int
 
 
+class InventedAfterAbort(NamedTuple):
+    """An assistant message the loop wrote itself, sent to the model as its own, after the
+    interrupt notice at `abort_line` ended the turn (Claude Code's `No response requested.` on
+    resuming)."""
+
+    text: str
+    line: int
+    abort_line: int
+
+
 class RecordError(Exception):
     """A record of the kind a rule reads lacks what pairs it (a call's or a result's id), or
     holds it in a shape the CLI never writes: an input error at its line, not a guess."""
@@ -167,7 +180,9 @@ class TurnStart(NamedTuple):
     what: str
 
 
-Observation = Reply | Result | Visible | HookRewrite | Executed | Invented | TurnStart
+Observation = (
+    Reply | Result | Visible | HookRewrite | Executed | Invented | InventedAfterAbort | TurnStart
+)
 
 
 class HookFailed(NamedTuple):
@@ -202,14 +217,16 @@ and a crash's repair is written only where REC-1 holds."""
 
 
 class Dialect(NamedTuple):
-    """A log layout: its name, the rules it cannot show (with why), how to read a record, and
-    how to compare an executed input with a call's input."""
+    """A log layout: its name, the rules it cannot show (with why), how to read a record, how
+    to compare an executed input with a call's input, and the rules no dsh log invariant
+    carries that it shows a part of (with which part)."""
 
     name: str
     not_checkable: Mapping[str, str]
     observe: Callable[[Mapping[str, Any], int], Iterable[Record]]
     same_input: Callable[[Call, Any], bool]
     rewrites_are_recorded: bool
+    checked_in_part: Mapping[str, str]
 
 
 def _show(value: Any) -> str:
@@ -319,6 +336,13 @@ class Judge:
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
                 return [Violation("REC-1", line, message, (repair_line,))]
+            case InventedAfterAbort(text, line, abort_line):
+                message = (
+                    f"after the interrupt at line {abort_line}, an assistant message the model "
+                    f"never wrote ({_show(text)}) is sent to it as its own: an abort answers "
+                    "the calls and ends the turn, adding no reply"
+                )
+                return [Violation("ABORT-1", line, message, (abort_line,))]
             case TurnStart(line, what):
                 return self._turn_start(line, what)
             case _:
@@ -517,6 +541,7 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
     report = LogReport(path)
     report.dialect = dialect.name
     report.not_checkable = dict(dialect.not_checkable)
+    report.checked_in_part = dict(dialect.checked_in_part)
     judge = Judge(dialect)
     loop = _LOOP_NAMES.get(dialect.name, dialect.name)
     # Only some runs are recorded (a Claude Code hook that printed nothing leaves no record).

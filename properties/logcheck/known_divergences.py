@@ -171,7 +171,7 @@ def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[L
         fate = LoopFates(loop, len(logs))
         judged = {
             rule for report in logs for rule in rule_ids() if rule not in report.not_checkable
-        }
+        } | {rule for report in logs for rule in report.checked_in_part}
         for rule in sorted(KNOWN_RULES[loop]):
             if rule not in judged:
                 continue  # check cannot show it in this loop's logs: conform judges it

@@ -207,11 +207,12 @@ def _hook_faults(report: LogReport) -> int:
 
 def rules_checked(report: LogReport) -> list[str]:
     """The rules a violation in this log could name, sorted: every rule a log invariant carries,
-    less those the log's dialect cannot show, and LOG-8 when its commit markers were read; none
-    for a layout the rules do not cover."""
+    less those the log's dialect cannot show, plus those it shows in part (Claude Code's
+    ABORT-1), and LOG-8 when its commit markers were read; none for a layout the rules do not
+    cover."""
     if report.status == "unsupported":
         return []
-    rules = set(rule_ids()) - set(report.not_checkable)
+    rules = (set(rule_ids()) - set(report.not_checkable)) | set(report.checked_in_part)
     if report.commits_checked:
         rules.add("LOG-8")
     return sorted(rules)
