@@ -82,6 +82,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.presentation_sweep import sweep_presentation
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.run import TargetBreakage, TargetError
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -320,6 +321,11 @@ def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carr
     with pytest.raises(ProcessTargetError, match=r"message\.role must be 'user'") as caught:
         target.apply(SubmitUser("hi"))
     assert caught.value.rule_id == "LOG-6"
+    # The run stops on it naming LOG-6 too, and saves its case under that rule (it said PROTO-1).
+    target.reset(LoopConfig())
+    with pytest.raises(TargetError) as stopped:
+        TargetBreakage().call("apply", lambda: target.apply(SubmitUser("hi")))
+    assert stopped.value.rule_id == "LOG-6", stopped.value
 
 
 def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:

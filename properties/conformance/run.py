@@ -71,7 +71,11 @@ from loopspec.properties.conformance.compare import (
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
-from loopspec.properties.conformance.process_target import DEFAULT_TIMEOUT, ProcessTarget
+from loopspec.properties.conformance.process_target import (
+    DEFAULT_TIMEOUT,
+    ProcessTarget,
+    ProcessTargetError,
+)
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
@@ -268,6 +272,10 @@ class TargetBreakage:
             # A fault of the user's input (a `--cmd` typed with curled quotes) stays no rule's.
             user_fault = isinstance(error, LoopSpecError) and error.rule_id == NO_RULE_BROKEN
             rule = NO_RULE_BROKEN if user_fault else "PROTO-1"
+            if isinstance(error, ProcessTargetError):
+                # Its rule is PROTO-1, none (the user's fault), or the model's for an event of
+                # the right shape whose value the model refuses (HOOK-1's words, LOG-6's role).
+                rule = error.rule_id
             self.first = TargetError(message, config=config, program=tuple(commands), rule_id=rule)
             raise self.again() from error
 
