@@ -12,6 +12,7 @@ real harness by tests/test_dsh_adapter.py and tests/test_real_harness*.py.)
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import attrs
 import pytest
@@ -34,11 +35,15 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
+from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
+from loopspec.properties.profiles.dsh import UNLOSSLESS_ARGUMENTS
+from loopspec.properties.profiles.runs import result_call, with_result_text
 from loopspec.properties.stateful import strategies as gen
 
 
@@ -687,3 +692,44 @@ def test_HOOK_8_only_an_unanchored_match_is_excused_at_the_gate() -> None:
     assert "'bash|write'" in replay.divergence.what, replay.divergence.what
     erased = "with none of the dsh profile's known divergences erased, as leaving them in adds"
     assert erased in replay.divergence.what, replay.divergence.what
+
+
+class RejectsUnlosslessArgumentsAsDsh(ModelTarget):
+    """The model, except that a call whose arguments hold no lossless JSON value (-0.0, 1e400)
+    ends as dsh 0.1.0-rc.8 ends it: parsed, past its argument validation, failed unrun with
+    its own words and no code."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        # Its history would carry the model's results: not what is compared here.
+        return super().reset(config) - {"history"}
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [self._as_dsh(event) for event in observed.events]
+        return attrs.evolve(observed, events=tuple(events))
+
+    @staticmethod
+    def _as_dsh(event: dict[str, Any]) -> dict[str, Any]:
+        # c3's NaN is no JSON at all: dsh's argument validation refuses it as the profile knows.
+        if event["type"] != "tool/result" or result_call(event) == "c3":
+            return event
+        changed = with_result_text(event, UNLOSSLESS_ARGUMENTS)
+        changed["data"].pop("error", None)
+        return changed
+
+
+def test_EXE_2_dsh_failing_arguments_without_a_lossless_value_is_its_invalid_input_error() -> None:
+    """EXE-2: the model keeps arguments holding -0.0 or 1e400 as their raw string, not an
+    object (INVALID_TOOL_INPUT); dsh reads them as JSON.parse does and fails the call unrun
+    in words of its own, with no code. The targeted program of that situation, played under
+    the dsh profile on real dsh, was a counterexample (EXE-4); it is the profile's
+    invalid-input-error."""
+    (situation,) = [s for s in SITUATIONS if "lossless" in s.name]
+    replay = replay_case(
+        RejectsUnlosslessArgumentsAsDsh,
+        situation.config,
+        list(settled_program(situation)),
+        DSH,
+    )
+    assert replay.divergence is None, replay.divergence
+    assert "invalid-input-error" in replay.known

@@ -222,7 +222,10 @@ def _reworded(rules: Sequence[tuple[str, str]], names: dict[str, str]) -> Callab
 
 def _neutral_invalid_input(run: Run) -> Run:
     def change(event: Event) -> Event:
-        if event["type"] != "tool/result" or result_code(event) not in INVALID_CODES:
+        if event["type"] != "tool/result":
+            return event
+        unlossless = result_code(event) is None and result_text(event) == UNLOSSLESS_ARGUMENTS
+        if result_code(event) not in INVALID_CODES and not unlossless:
             return event
         event = with_result_text(event, "Error: <invalid input>")
         event["data"]["error"] = {"name": "<invalid input>", "code": "<invalid input>"}
@@ -232,6 +235,9 @@ def _neutral_invalid_input(run: Run) -> Run:
 
 
 INVALID_CODES = frozenset({"INVALID_ARGS", "INVALID_TOOL_INPUT"})
+# dsh's result, without a code, for arguments JSON.parse reads but that hold no lossless JSON
+# value (-0.0, 1e400), which pass its argument validation and fail when the call would run.
+UNLOSSLESS_ARGUMENTS = "Error: tool execution arguments must be losslessly JSON-serializable"
 REPAIR_CODES = frozenset({"TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"})
 
 
@@ -1147,7 +1153,9 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         ("EXE-2",),
         "Arguments that are not an object or miss a required key fail dsh's argument "
         "validation: ToolArgsError / INVALID_ARGS 'invalid arguments: ...' instead of the "
-        "model's InvalidToolInputError / INVALID_TOOL_INPUT.",
+        "model's InvalidToolInputError / INVALID_TOOL_INPUT; arguments without a lossless JSON "
+        "value (-0.0, 1e400), which the model keeps as their raw string, pass it and fail "
+        "unrun with 'tool execution arguments must be losslessly JSON-serializable', no code.",
         erase_pair=both(_neutral_invalid_input),
     ),
     KnownDivergence(
