@@ -116,6 +116,34 @@ def test_mock_streams_anthropic_messages_with_the_call_arguments() -> None:
     assert len(mock.requests) == 2
 
 
+def test_ABORT_1_a_message_claude_code_wrote_itself_does_not_skip_the_next_scripted_reply() -> None:
+    """ABORT-1, REC-1: resuming after an interrupt or a crash, Claude Code sends an assistant
+    message it wrote itself (`No response requested.`) as the model's. Counted as a reply, it
+    made the mock answer the resumed turn past the script ("no more replies") instead of the
+    turn's scripted reply, so the session `run --harness` showed was not the scenario's. A
+    served text, a call and a message without content still count."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "print"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1"}]},
+        {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "No response requested."}]},
+        {"role": "user", "content": "go on"},
+    ]
+    mock = MockModel(Harness.CLAUDE_CODE, ONE_CALL.replies).start()
+    try:
+        _, body = _post(mock.port, "/v1/messages", {"messages": messages, "model": "m"})
+    finally:
+        mock.close()
+    texts = [e["delta"]["text"] for e in _events(body) if e["type"] == "content_block_delta"]
+    assert "".join(texts) == "Done."
+    assert replies_in_anthropic_history({"messages": messages}) == 2
+    served = frozenset({"Done."})
+    done = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+    assert replies_in_anthropic_history({"messages": [*messages, done]}, served) == 2
+    assert replies_in_anthropic_history({"messages": [{"role": "assistant"}]}, served) == 1
+
+
 def test_mock_streams_openai_responses_with_an_exec_command_call() -> None:
     """Codex's endpoint: a function_call item for exec_command with `{"cmd": ...}`, then
     response.completed carrying the output and usage; past the script it says so."""

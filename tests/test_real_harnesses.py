@@ -317,6 +317,8 @@ def test_REC_1_a_crash_mid_call_then_resume(
     code, lines, log = play(capsys, tmp_path, harness, "crash-resume", "no-hooks")
     assert "turn 1 crashed (SIGKILL), the next resumed it" in lines[0]
     assert code == 1
+    # The resumed turn gets its scripted reply: the invented message is no reply of the mock's.
+    assert "Resumed." in log.read_text()
     result = next(x for x in lines if x.startswith("  toolu_long: "))
     in_log = check_rules(capsys, log)
     if harness == Harness.CLAUDE_CODE.value:
@@ -341,6 +343,7 @@ def test_ABORT_1_an_interrupt_mid_call_then_resume(
     model never wrote ("No response requested."), which `check` finds in its transcript too."""
     code, lines, log = play(capsys, tmp_path, harness, "abort-resume", "no-hooks")
     assert "turn 1 aborted (SIGINT), the next resumed it" in lines[0]
+    assert "Resumed." in log.read_text()
     result = next(x for x in lines if x.startswith("  toolu_long: "))
     in_log = check_rules(capsys, log)
     if harness == Harness.CLAUDE_CODE.value:

@@ -3,7 +3,8 @@
 Claude Code posts to `/v1/messages` and reads Anthropic server-sent events; Codex posts to
 `/v1/responses` and reads OpenAI Responses events (both encoded by `model_stream`). Each request
 gets the scripted reply whose index is the number of model replies its history already holds,
-so a retried request gets the same answer as the first try. Every request body is kept: it is
+so a retried request gets the same answer as the first try (an assistant message Claude Code
+wrote itself, text no reply of the script holds, is not one). Every request body is kept: it is
 the history the model saw. Anything else (another path, another method) is answered 404 and
 recorded, so the report can show that the binary asked for nothing else.
 """
@@ -33,12 +34,31 @@ class SeenRequest:
     body: Any
 
 
-def replies_in_anthropic_history(body: Any) -> int:
-    """How many assistant messages an Anthropic Messages request already carries."""
+def replies_in_anthropic_history(body: Any, served: frozenset[str] | None = None) -> int:
+    """How many assistant messages an Anthropic Messages request already carries; given the
+    texts the mock may have `served`, not those of text alone that it never served: the loop
+    wrote them itself (Claude Code's `No response requested.` on resuming after an interrupt or
+    a crash), and counted they made the next turn skip its scripted reply."""
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list):
         return 0
-    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+    return sum(
+        1
+        for m in messages
+        if isinstance(m, dict)
+        and m.get("role") == "assistant"
+        and (served is None or not _invented(m.get("content"), served))
+    )
+
+
+def _invented(content: Any, served: frozenset[str]) -> bool:
+    """Whether an assistant message's content is text alone, none of it text the mock served."""
+    if isinstance(content, str):
+        return content not in served
+    if not isinstance(content, list) or not content:
+        return False
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return len(texts) == len(content) and not any(t in served for t in texts)
 
 
 def _is_model_item(item: Any) -> bool:
@@ -71,6 +91,12 @@ class MockModel:
     def __init__(self, harness: Harness, replies: Sequence[ScriptedReply]) -> None:
         self.harness = harness
         self.replies = tuple(replies)
+        # Every text a reply of this mock may hold: an assistant message of other text alone
+        # is one the loop wrote itself, no reply of the script.
+        self._served = frozenset(
+            [EXHAUSTED_TEXT]
+            + [b.text for r in self.replies for b in r.blocks if isinstance(b, ScriptedText)]
+        )
         self.requests: list[SeenRequest] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -111,7 +137,7 @@ class MockModel:
     def _stream(self, body: Any) -> Iterator[bytes]:
         match self.harness:
             case Harness.CLAUDE_CODE:
-                index = replies_in_anthropic_history(body)
+                index = replies_in_anthropic_history(body, self._served)
             case Harness.CODEX:
                 index = replies_in_responses_history(body)
         blocks = scripted_blocks(self.harness, self._reply(index))
