@@ -15,8 +15,8 @@ from typing import Any
 
 import attrs
 
-from loopspec.model.commands import Command, ModelReplies
-from loopspec.model.config import LoopConfig
+from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdict, SubmitUser
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -24,8 +24,14 @@ from loopspec.properties.conformance.target import ModelTarget, Observation
 FreshBug = tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]
 """(what the bug is, the model with it planted, configuration, program, the rule to name)."""
 
-COLUMNS = ("name", "target", "config", "program", "rule")
-"""The parameter names a table of `FreshBug` rows is parametrized with."""
+GUARDED_BASH = LoopConfig(
+    tools=(ToolSpec("bash", required_keys=("command",)),),
+    hooks=(
+        HookSpec("guard", "PreToolUse", "bash|write"),
+        HookSpec("rewriter", "PreToolUse", "bash"),
+    ),
+)
+"""A shell tool and two PreToolUse hooks on it, in that order: guard, then rewriter."""
 
 
 def names(table: Sequence[FreshBug]) -> list[str]:
@@ -67,6 +73,13 @@ def row_named(table: Sequence[FreshBug], name: str) -> FreshBug:
 def calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     """A completed reply making one call."""
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))
+
+
+def bash_answered(arguments: str, *verdicts: PreVerdict) -> tuple[Command, ...]:
+    """The user's message, a reply calling bash (call c1) with `arguments`, and the hooks'
+    answers about it, in configured order."""
+    answers = tuple(HookAnswers(verdict) for verdict in verdicts)
+    return (SubmitUser(""), calls("c1", "bash", arguments), *answers)
 
 
 def copied(observed: Observation) -> list[dict[str, Any]]:

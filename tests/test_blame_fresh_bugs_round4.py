@@ -41,6 +41,7 @@ from typing import Any
 import attrs
 import pytest
 from fresh_bugs import (
+    GUARDED_BASH,
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
@@ -148,16 +149,6 @@ class AskOutranksDeny(ModelTarget):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(rewrite, "merged_rank", _ask_over_deny)
             return super().apply(command)
-
-
-BASH = ToolSpec("bash", required_keys=("command",))
-GUARDED_BASH = LoopConfig(
-    tools=(BASH,),
-    hooks=(
-        HookSpec("guard", "PreToolUse", "bash|write"),
-        HookSpec("rewriter", "PreToolUse", "bash"),
-    ),
-)
 
 
 class DeniedCallsWaitForASlot(ModelTarget):

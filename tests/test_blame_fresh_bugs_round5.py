@@ -41,9 +41,11 @@ from typing import Any
 import attrs
 import pytest
 from fresh_bugs import (
+    GUARDED_BASH,
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
+    bash_answered,
     calls,
     copied,
     names,
@@ -59,7 +61,6 @@ from loopspec.model.commands import (
     Command,
     Crash,
     Deny,
-    HookAnswers,
     ModelFails,
     ModelReplies,
     PostBlock,
@@ -175,16 +176,6 @@ class DeniesButKeepsTheRewrite(ModelTarget):
             return super().apply(command)
 
 
-BASH = ToolSpec("bash", required_keys=("command",))
-GUARDED_BASH = LoopConfig(
-    tools=(BASH,),
-    hooks=(
-        HookSpec("guard", "PreToolUse", "bash|write"),
-        HookSpec("rewriter", "PreToolUse", "bash"),
-    ),
-)
-
-
 PROGRAMS: list[FreshBug] = [
     (
         "crash repair names the open step by counting every step of the log",
@@ -222,24 +213,14 @@ PROGRAMS: list[FreshBug] = [
         "a denied call keeps the input another hook supplied (the arguments differ)",
         DeniesButKeepsTheRewrite,
         GUARDED_BASH,
-        (
-            SubmitUser(""),
-            calls("c1", "bash", '{"command":""}'),
-            HookAnswers(Deny("")),
-            HookAnswers(Allow(updated_input={"command": "e"})),
-        ),
+        bash_answered('{"command":""}', Deny(""), Allow(updated_input={"command": "e"})),
         "HOOK-3",
     ),
     (
         "a denied call keeps the input another hook supplied (a sidecar on a denial)",
         DeniesButKeepsTheRewrite,
         GUARDED_BASH,
-        (
-            SubmitUser(""),
-            calls("c1", "bash", '{"command":"ls"}'),
-            HookAnswers(Allow(updated_input={"command": "ls"})),
-            HookAnswers(Deny("")),
-        ),
+        bash_answered('{"command":"ls"}', Allow(updated_input={"command": "ls"}), Deny("")),
         "HOOK-3",
     ),
     (

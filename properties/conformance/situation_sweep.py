@@ -77,6 +77,13 @@ def _pre(*hooks: tuple[str, str]) -> tuple[HookSpec, ...]:
     return tuple(HookSpec(handler, "PreToolUse", matcher) for handler, matcher in hooks)
 
 
+_REVIEWED_READS = LoopConfig(
+    tools=TOOLS,
+    hooks=(HookSpec("review", "PostToolUse", "read"), HookSpec("notes", "PostToolUse", "read")),
+)
+"""Two PostToolUse hooks judge every read, review then notes."""
+
+
 SITUATIONS: tuple[Situation, ...] = (
     Situation(
         "two hooks deny one call, each with its reason",
@@ -124,13 +131,7 @@ SITUATIONS: tuple[Situation, ...] = (
         "two PostToolUse hooks block a result and add a context; the body defers one",
         ("DEC-3", "ADJ-4", "HOOK-5"),
         frozenset({"post-hooks"}),
-        LoopConfig(
-            tools=TOOLS,
-            hooks=(
-                HookSpec("review", "PostToolUse", "read"),
-                HookSpec("notes", "PostToolUse", "read"),
-            ),
-        ),
+        _REVIEWED_READS,
         (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
@@ -198,13 +199,7 @@ SITUATIONS: tuple[Situation, ...] = (
         "a result blocked by a PostToolUse hook whose reason is whitespace, and by one without",
         ("DEC-3", "TEXT-1"),
         frozenset({"post-hooks"}),
-        LoopConfig(
-            tools=TOOLS,
-            hooks=(
-                HookSpec("review", "PostToolUse", "read"),
-                HookSpec("notes", "PostToolUse", "read"),
-            ),
-        ),
+        _REVIEWED_READS,
         (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
