@@ -149,10 +149,19 @@ def _whole_number(data: Mapping[str, object], key: str, where: str, rule: str = 
     value = _number(data, key, where, rule)
     if value != int(value) or not 0 <= value <= _MAX_SAFE_INTEGER:
         raise InvalidEventError(
-            f"{where}.{key} must be a whole number from 0 to 2^53 - 1, got {value!r}",
+            f"{where}.{key} must be a whole number from 0 to 2^53 - 1, got {_shown(value)}",
             rule_id=rule,
         )
     return int(value)
+
+
+def _shown(value: float) -> str:
+    """`value` as an error message shows it: Python refuses to write an integer of more than
+    4,300 digits (`sys.get_int_max_str_digits`), which a decoded JSON object may hold."""
+    if type(value) is int and value.bit_length() > 64:
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} integer of {value.bit_length()} bits"
+    return repr(value)
 
 
 def _flag(data: Mapping[str, object], key: str, where: str, rule: str) -> bool:

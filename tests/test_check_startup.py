@@ -276,6 +276,16 @@ def test_header_shortcut_answers_as_the_model_codec(
     assert _answer(obj) == _codec_answer(obj)
 
 
+@pytest.mark.parametrize("created_at", [10**5000, -(10**5000)], ids=["huge", "huge-negative"])
+def test_a_header_time_too_long_to_print_is_refused_in_words(created_at: int) -> None:
+    """LOG-5: Python will not write an integer of over 4,300 digits, which a decoded object may
+    hold; the refusal names its size instead of raising while it is worded."""
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": created_at, "cwd": "/"}
+    with pytest.raises(InvalidEventError, match="integer of 16610 bits") as refused:
+        header_from_wire(header)
+    assert refused.value.rule_id == "LOG-5"
+
+
 @pytest.mark.parametrize("created_at", ["1e999", "-1e999"])
 def test_an_infinite_header_time_is_a_bad_header_not_a_crash(
     tmp_path: Path, created_at: str
