@@ -44,6 +44,20 @@ lines inlined (+10M), lines split from 64 KiB blocks (+11M). Reading text lines 
 `TextIOWrapper` saves 27M by iteration, but reads a line of any length whole (SAFE-4 bounds
 it), and 10M through `readline(size)`, which bounds characters, not bytes.
 
+Where session 24 found the model's-events-only log's instructions (20,000 events, each part
+counted in its own run, less a run that reads nothing): reading (`readline(size)`, decode, the
+C scanner, the newline test) 488M, 0.79x the json.loads pass (620M); the loop's tests of seq,
+type and time and its judge lookup 89M more; the judges and the prefix folds they call 230M
+more. The excess is spread thin: of 382 bytecodes an event, the loop runs 105, `_result` 38,
+`_reply` 31, the judge of hook/result 24, nothing else above 16; a builtin's load, a `dict.get`
+on a parsed line (whose keys json's scanner makes afresh, so each lookup compares strings) and a
+Python call each cost about 40, 290 and 350 instructions. Kept: builtins as locals in the loop
+(-1.8M), `arguments_are_an_object`'s type test in C (-1.4M); 1.305x to 1.298x in all (version 1
+1.368x to 1.361x). Tried and left out: lines read as text from an `io.TextIOWrapper` over the
+bytes, bounded per line by a plain class (an `io` subclass costs the reader a lookup of `closed`
+per line), with bytes not UTF-8 kept as surrogates so that the line is still named: 20M less
+than `readline(size)` and decode in a loop of its own, within 2M of it in check.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
