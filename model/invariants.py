@@ -226,6 +226,7 @@ class Prefix:
         "interrupted_replies",
         "last_surface_seq",
         "last_time",
+        "left_open_step",
         "left_unanswered",
         "messages_wait_after",
         "messages_wait_kind",
@@ -295,6 +296,9 @@ class Prefix:
         # The calls the last turn to end left without a result, with the seq of its turn/end
         # (ADJ-3 there): a result that comes for one later is that result, misplaced.
         self.left_unanswered: dict[str, int] = {}
+        # The step the last turn to end left open (TURN-2 there): turn, step, the turn/end's
+        # seq. A step/end of it after the turn/end is that step/end, written late.
+        self.left_open_step: tuple[int | None, int, int] | None = None
         self.pending_hooks: dict[tuple[int, str, str], int] = {}
         # The call a pending hook/invoked names, when it names one: its hook/result answers
         # for that call (HOOK-1), and is folded as that call's answer.
@@ -517,6 +521,9 @@ class Prefix:
         elif self.left_unanswered:
             self.left_unanswered = {}
         given = self.open_turn
+        if self.open_step is not None or self.left_open_step is not None:
+            step = self.open_step
+            self.left_open_step = None if step is None else (given, step, self.expected_seq - 1)
         self.open_turn, self.open_step = None, None
         self.next_turn = (turn or self.next_turn) + 1
         if turn == given and self.open_turn_due is None and self.next_step_due is None:
@@ -1130,7 +1137,9 @@ def events_enclosed_by_turn(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         return NO_VIOLATIONS
     found: list[Violation] = []
     if fact.type in IN_TURN_TYPES and prefix.open_turn is None:
-        note, related = _late_result(prefix, fact)
+        note, related = (
+            _late_result(prefix, fact) if fact.type != "step/end" else _late_step_end(prefix, fact)
+        )
         found.append(Violation("TURN-3", fact.seq, f"{fact.type} outside any turn{note}", related))
     elif not prefix.names_open_turn(fact.turn) and fact.type.startswith("hook/"):
         found.append(
@@ -1201,6 +1210,20 @@ def step_events_name_open_step(prefix: Prefix, fact: Fact) -> Sequence[Violation
             )
         ]
     return NO_VIOLATIONS
+
+
+def _late_step_end(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:
+    """For a step/end of the step a turn/end left open, what ties it to that TURN-2: a note
+    for the message, and the turn/end's seq (it read as a second, unrelated fault)."""
+    left = prefix.left_open_step
+    if left is None or (fact.turn, fact.step) != left[:2]:
+        return "", ()
+    turn, step, ended = left
+    note = (
+        f" (it closes step {step} of turn {turn}, which the turn/end at seq {ended} ended while "
+        "it was open: write step/end before turn/end, TURN-2)"
+    )
+    return note, (ended,)
 
 
 def _late_result(prefix: Prefix, fact: Fact) -> tuple[str, tuple[int, ...]]:

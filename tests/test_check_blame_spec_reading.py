@@ -337,6 +337,52 @@ def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_
     assert blamed(check(log)) == []  # in the shapes section 10 gives: a crash tail, no fault
 
 
+def test_TURN_3_a_step_end_written_after_its_turn_end_is_tied_to_that_TURN_2(
+    tmp_path: Path,
+) -> None:
+    """TURN-2: turn/end comes after the open step's step/end. A loop that writes the two the
+    other way round got TURN-2 at the turn/end and then "step/end outside any turn" (TURN-3),
+    which read as a second fault of its own; it now says which step it closes and the
+    turn/end it follows, and cites that line, as a late result cites the turn it missed."""
+    step = {"turn": 1, "step": 1}
+    events: list[dict[str, object]] = [
+        {"type": "turn/start", "data": {"turn": 1}},
+        {"type": "step/start", "data": step},
+        {
+            "type": "user/message",
+            "surfaceOp": "append",
+            "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
+                     "source": {"kind": "user"}},
+        },
+        {
+            "type": "assistant/message",
+            "surfaceOp": "append",
+            "data": {**step, "message": {"role": "assistant", "source": {"kind": "model"},
+                                         "content": [{"type": "text", "text": "hello"}]}},
+        },
+        {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": "completed"}}},
+        {"type": "step/end", "data": step},
+    ]  # fmt: skip
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
+    lines = [header] + [{"seq": seq, "time": 1, **event} for seq, event in enumerate(events)]
+    log = tmp_path / "turn-end-first.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = check(log)
+    assert blamed(report) == [("TURN-2", 6), ("TURN-3", 7)]
+    late = report.violations[1]
+    assert late.violation.message == (
+        "step/end outside any turn (it closes step 1 of turn 1, which the turn/end at seq 4 "
+        "ended while it was open: write step/end before turn/end, TURN-2)"
+    )
+    assert late.events == (5, 4)
+    # The step closed in its place, a second step/end after the turn/end is only TURN-3's.
+    closed = [*lines[:5], {**lines[6], "seq": 4}, {**lines[5], "seq": 5}, {**lines[6], "seq": 6}]
+    log.write_text("".join(json.dumps(line) + "\n" for line in closed), encoding="utf-8")
+    report = check(log)
+    assert blamed(report) == [("TURN-3", 8)]
+    assert report.violations[0].violation.message == "step/end outside any turn"
+
+
 def test_DEC_2_a_second_answer_to_one_approval_request_says_it_was_answered_before() -> None:
     """DEC-2: each request is answered once. A second approval/decided for approval-c1 was
     blamed 'answers no pending request', though the request is right there two lines up; the
