@@ -210,6 +210,13 @@ PROGRAMS: list[FreshBug] = [
         "PROTO-1",
     ),
     (
+        "a reopened loop's client is sent nothing of the crash repair, a call of no presenter",
+        ShowsNothingOfTheRepair,
+        LoopConfig(tools=(ToolSpec("grep", concurrency_safe=True),)),
+        (SubmitUser(""), calls("c1", "grep", "{}"), Crash(), Recover()),
+        "PROTO-1",
+    ),
+    (
         "a denied call keeps the input another hook supplied (the arguments differ)",
         DeniesButKeepsTheRewrite,
         GUARDED_BASH,
@@ -318,9 +325,12 @@ def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:
 def test_PROTO_1_an_update_left_out_at_a_repair_result_says_it_is_the_repair_s() -> None:
     """PROTO-1: the report says the result left unshown is crash repair's, and that a reopened
     loop's client is sent it."""
-    said = report(*row_named(PROGRAMS, "a reopened loop's client is sent nothing")[1:4])
-    assert "this result is crash repair's TOOL_OUTCOME_UNKNOWN" in said, said
-    assert "a reopened loop's client is sent what repair appends" in said, said
+    unshown = "a reopened loop's client is sent nothing of the crash repair"
+    for name in (unshown, f"{unshown}, a call of no presenter"):
+        said = report(*row_named(PROGRAMS, name)[1:4])
+        assert "this result is crash repair's TOOL_OUTCOME_UNKNOWN" in said, said
+        assert "a reopened loop's client is sent what repair appends" in said, said
+        assert "still gets the generic card" not in said, said
 
 
 def test_HOOK_3_a_denied_call_that_keeps_a_rewrite_says_a_deny_discards_it() -> None:

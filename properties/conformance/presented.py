@@ -360,19 +360,21 @@ def _left_out(want: Item, where: str, history: Sequence[Event]) -> tuple[str, st
     show that), else PROTO-1, which gives each tool event its message in the command that
     appends it (a bridge that holds a card back until the call's result breaks that)."""
     call_id = _card(want).get("toolCallId")
+    repaired = _repaired(want, history)
     due = (
         f"{where}: the target shows nothing for call {call_id}: {_described(want)} is due "
         f"at its {_presented_at(want)}, among the messages of the command that "
-        "appends it, neither left out nor held back for a later one" + _repaired(want, history)
+        "appends it, neither left out nor held back for a later one" + repaired
     )
     record = _call_record(call_id, history)
     # Without the call's record, the model's card tells: only the generic card is "other".
-    if record and _rule_of_card(record) == "VIEW-3":
+    # A repair's result left out is the reopened client's, whatever card its call had.
+    if record and _rule_of_card(record) == "VIEW-3" and not repaired:
         return "VIEW-3", (
             f"{due}; a call no presenter renders still gets the generic card, and its result "
             f"the raw content ({_why_generic(record)})"
         )
-    if not record and _card(want).get("kind") == "other":
+    if not record and _card(want).get("kind") == "other" and not repaired:
         return "VIEW-3", f"{due}; a call no presenter renders still gets the generic card"
     return "PROTO-1", (
         f"{due} (presented carries, command by command, a message for each tool event the "
