@@ -220,6 +220,25 @@ def test_DEC_1_a_denied_call_never_runs_and_its_result_says_why(
     assert check_rules(capsys, log) == []
 
 
+def test_DEC_1_a_deny_that_also_supplies_an_input_is_ignored_by_codex(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
+) -> None:
+    """DEC-1: a PreToolUse deny with a reason that also carries an `updatedInput`. Claude Code
+    denies the call; Codex 0.171.0 ignores the answer and runs the model's command, as it does a
+    deny without a reason (SPEC.md section 11). Neither log shows it to `check`: a denied
+    call's rewrite is discarded, and a rollout records no hook."""
+    code, lines, log = play(capsys, tmp_path, harness, "one-call", "deny-with-a-rewrite")
+    assert check_rules(capsys, log) == []
+    if harness == Harness.CLAUDE_CODE.value:
+        assert code == 0
+        assert divergences(lines) == []
+        assert f"    ran         : {NOT_REPORTED_RUN}" in lines
+    else:
+        assert code == 1
+        assert divergences(lines) == ["DEC-1"]
+        assert '    ran         : {"command": "echo original"}' in lines
+
+
 def test_HOOK_7_a_hook_that_crashed_or_printed_broken_json_is_no_decision_the_call_runs(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, harness: str
 ) -> None:
