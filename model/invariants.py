@@ -1010,7 +1010,11 @@ def replace_targets_current_nodes(prefix: Prefix, fact: Fact) -> Sequence[Violat
         return NO_VIOLATIONS
     found: list[Violation] = []
     span = prefix.surface_span(fact.surface_start, fact.surface_end)
-    related = tuple(s for s in (fact.surface_start, fact.surface_end) if s is not None)
+    # Only events before this one are cited: `[events 13, 3, 99]` sent a reader to a seq the
+    # log does not hold (the message names the number).
+    related = tuple(
+        s for s in (fact.surface_start, fact.surface_end) if s is not None and 0 <= s < fact.seq
+    )
     if span is None:
         why, replacers = _not_current(prefix, fact)
         msg = f"replace {fact.surface_start}..{fact.surface_end} does not name current nodes: {why}"

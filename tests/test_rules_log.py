@@ -359,8 +359,12 @@ def test_LOG_7_a_stale_replace_says_which_node_is_gone_and_what_took_it() -> Non
     refused = summary + 1
     (_, (message, _)) = log7((first, first), (refused, refused))
     assert f"start and end {refused} is a replacement that was refused" in message
-    ((message, _),) = log7((summary + 5, summary))
+    ((message, related),) = log7((summary + 5, summary))
     assert f"start {summary + 5} is no event before this one" in message
+    # Only events the log holds before the replace are cited (it cited the seq named, which
+    # no line holds), the replace itself aside.
+    assert summary + 5 not in related
+    assert summary in related
     # Two current nodes, named the wrong way round.
     log = [*base, _replace(summary, last, first)]
     (violation,) = check_facts(fact_from_wire(o) for o in log)
