@@ -181,8 +181,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "DEC-1": KnownDivergence(
             "DEC-1",
             Kind.BUG,
-            "a PreToolUse hook that denies a call without giving a reason is ignored: the call "
-            "runs; the model denies it",
+            "a PreToolUse hook that denies a call without giving a reason, or with an "
+            "updatedInput too, is ignored: the call runs; the model denies it",
         ),
         "DEC-3": KnownDivergence(
             "DEC-3",
