@@ -902,6 +902,11 @@ def test_bad_input_in_a_harness_log_is_an_error_not_a_traceback() -> None:
     bad = check_stream("bad.jsonl", io.BytesIO(broken))
     assert [(e.kind, e.line) for e in bad.errors] == [(ErrorKind.INVALID_JSON, 4)]
     assert bad.status == "error"
+    # Worded as a dsh log's line is: Python's own words said "line 1 column 26 (char 25)" of
+    # the file's line 4.
+    assert bad.errors[0].message == (
+        "invalid JSON at column 26: Expecting property name enclosed in double quotes"
+    )
 
 
 @pytest.mark.parametrize("blank", [b"\n", b"   \n"], ids=["empty", "spaces"])

@@ -524,6 +524,11 @@ def _records(
             if isinstance(error, UnicodeDecodeError):
                 message = f"not UTF-8 at byte {error.start + 1} of the line"
                 report.fail(line, ErrorKind.INVALID_UTF8, message)
+            elif isinstance(error, json.JSONDecodeError):
+                # Worded as a dsh log's: Python's "line 1 column 1 (char 0)" counts within the
+                # line, whose number in the file is another.
+                message = f"invalid JSON at column {error.colno}: {error.msg}"
+                report.fail(line, ErrorKind.INVALID_JSON, message)
             else:
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
