@@ -27,6 +27,10 @@ a fixed program that shows it is replayed:
   program gave such a result; section 12 now has that row, played before any random program;
 - a PostToolUse block's reason of only whitespace taken for no reason: never caught, as no
   random program drew one; the targeted programs of rare situations now hold one;
+- a reply refused because an earlier reply used one of its call ids (the loop keeps every id
+  of the session): never caught, as every program numbers its calls anew; the targeted programs
+  now reuse one, as local models' call_0 does, and the report names EXE-1 (unique within one
+  reply only), where it named ORD-1 (a step takes one reply);
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -148,6 +152,23 @@ class CountsSettledCallsAsRunning(ModelTarget):
         return attrs.evolve(observed, events=tuple(events[: unknown[0]]))
 
 
+class RefusesIdsUsedBefore(ModelTarget):
+    """The model, except that a reply is refused (EXE-1) when one of its call ids was used by
+    an earlier reply: the loop keeps the ids of the whole session in one set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ModelReplies):
+            ids = {call.id for call in command.tool_calls}
+            if ids & self.seen:
+                return Observation(False, refusal_rule="EXE-1", refusal_message="ids repeat")
+            self.seen |= ids
+        return super().apply(command)
+
+
 _RESOLVE = rewrite.resolve_call
 
 
@@ -231,6 +252,18 @@ PROGRAMS: list[FreshBug] = [
         "HOOK-3",
     ),
     (
+        "a reply reusing an earlier reply's call id refused",
+        RefusesIdsUsedBefore,
+        READS,
+        (
+            SubmitUser(""),
+            calls("c1", "read", '{"file_path":""}'),
+            ToolFinishes("c1", ToolSucceeded("")),
+            calls("c1", "read", '{"file_path":""}'),
+        ),
+        "EXE-1",
+    ),
+    (
         "a settled call counted as running until its result commits, an unknown tool behind it",
         CountsSettledCallsAsRunning,
         READS,
@@ -253,8 +286,8 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3, SCHED-1): the first divergence names the rule
-    broken."""
+    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3, SCHED-1, EXE-1): the first divergence names
+    the rule broken."""
     assert_blamed_on(row)
 
 
@@ -407,3 +440,13 @@ def test_DEC_3_a_block_reason_of_whitespace_dropped_is_found_by_the_sweep() -> N
             sweep_situations(bundled_target, frozenset(CAPABILITIES))
     divergence = found.value.divergence
     assert divergence.rule_id == "DEC-3", divergence.what
+
+
+def test_EXE_1_a_reply_reusing_an_earlier_id_refused_is_found_and_named() -> None:
+    """EXE-1: the targeted programs hold a reply that reuses an earlier reply's call id, and a
+    loop refusing it is told that ids are unique within one reply only."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(RefusesIdsUsedBefore, frozenset(CAPABILITIES))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "EXE-1", divergence.what
+    assert "call ids are unique within one reply only" in divergence.what, divergence.what

@@ -2696,6 +2696,12 @@ def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, 
     return None
 
 
+def _ids_used_before(reply: ModelReplies, history: Sequence[Event]) -> list[str]:
+    """The ids of `reply`'s calls that an earlier reply's calls used too, in reply order."""
+    before = {_data(e).get("callId") for e in history if e.get("type") == "tool/call"}
+    return [call.id for call in reply.tool_calls if call.id in before]
+
+
 # A command the target refused though the model accepts it: the rule saying it is legal there.
 _ACCEPTED_BY: dict[str, str] = {
     "ModelReplies": "ORD-1",
@@ -2737,6 +2743,13 @@ def _refusal_rule(
                         "earlier calls that run)"
                     )
                 rule = "EXE-4"
+            case ModelReplies() if _ids_used_before(command, history):
+                used = ", ".join(_ids_used_before(command, history))
+                return "EXE-1", (
+                    f"{refused}: call ids are unique within one reply only, and this reply's "
+                    f"are; an earlier reply's call {used} does not make them repeats (local "
+                    "models number their calls call_0, call_1, ... in every reply)"
+                )
             case _:
                 rule = _ACCEPTED_BY.get(command.NAME, "MODEL-1")
         return rule, refused
