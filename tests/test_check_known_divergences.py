@@ -14,7 +14,9 @@ import pytest
 from loopspec.properties.cli.main import main
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.script import Harness
+from loopspec.properties.logcheck import claude_code, codex
 from loopspec.properties.logcheck.known_divergences import (
+    IN_PART_RULES,
     KNOWN_RULES,
     LOOPS,
     RACY_RULES,
@@ -328,3 +330,18 @@ def test_ORD_3_strict_known_without_a_loop_is_one_line_exit_2(
     assert (status, out) == (2, "")
     assert err.count("\n") == 1
     assert err.startswith("loopspec check: error: --strict-known needs --known naming a loop")
+
+
+def test_ABORT_1_known_by_its_id_sets_aside_what_a_transcript_shows_of_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ABORT-1: `check` names it in a Claude Code transcript (the message Claude Code invents on
+    resuming after an interrupt), so `--known ABORT-1` must be accepted as a rule `check`
+    reports; it was refused (exit 2) as naming no such rule. The rules every dialect shows in
+    part are the ones `--known` lists besides the log invariants'."""
+    transcript = str(LOGS / "claude-code" / "violations" / "ABORT-1.jsonl")
+    status, out, _ = check(capsys, "--known", "ABORT-1", transcript)
+    assert status == 0, out
+    assert "ABORT-1.jsonl:5: known divergence named by --known: ABORT-1: after the interrupt" in out
+    dialects = (claude_code.dialect(), codex.dialect())
+    assert set(IN_PART_RULES) == {rule for d in dialects for rule in d.checked_in_part}

@@ -82,12 +82,18 @@ class KnownDivergences:
         return known
 
 
+IN_PART_RULES = ("ABORT-1",)
+"""The rules no log invariant carries that a dialect shows a part of (`Dialect.checked_in_part`:
+Claude Code's ABORT-1), spelt here so reading `--known` imports no dialect (a test holds them
+equal)."""
+
+
 def checkable_rules() -> list[str]:
-    """Every rule a `check` violation can name: the log invariants' rules, and LOG-8 (a
-    version-1 log's commits)."""
+    """Every rule a `check` violation can name: the log invariants' rules, LOG-8 (a version-1
+    log's commits), and those a dialect shows in part."""
     from loopspec.model.invariants import rule_ids  # noqa: PLC0415
 
-    return sorted({*rule_ids(), "LOG-8"})
+    return sorted({*rule_ids(), "LOG-8", *IN_PART_RULES})
 
 
 def parse_known(values: Iterable[str]) -> KnownDivergences:
