@@ -2,8 +2,9 @@
 
 The factory returns a `loopspec.properties.conformance.target.ConformanceTarget`, for example an
 adapter around your own loop; `--loopspec-cmd=COMMAND` runs a driver-protocol process instead.
-A target written wrongly, or whose module cannot be loaded, stops pytest before it collects
-anything (a usage error, one line). Needs pytest 7 or newer.
+A target option written wrongly, or a module or factory that cannot be loaded, stops pytest
+before it collects anything (a usage error, one line); a factory that makes no target fails each
+loopspec test with that line. Needs pytest 7 or newer.
 
 First, every saved case is replayed against that target as a test of its own, collected as its
 file (`loopspec-cases/case-ADJ-4-0.json::test_saved_case_replays[case-ADJ-4-0.json]`; naming

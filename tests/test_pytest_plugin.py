@@ -372,6 +372,35 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     assert "passed" not in out, out
 
 
+def test_PROTO_1_a_factory_that_makes_no_target_fails_each_test_in_one_line_as_documented(
+    pytester: pytest.Pytester,
+) -> None:
+    """PROTO-1: a factory that loads but returns no ConformanceTarget is found when a test
+    calls it: the loopspec test fails with one line naming what it returned (exit 1), not a
+    usage error. The README said "a target written wrongly ... stops pytest before it collects
+    anything", which a reader took for this case; it now says which stop at start-up and that
+    this one fails each test."""
+    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
+    (pytester.path / "made_wrong.py").write_text("def factory():\n    return 42\n", "utf-8")
+    profile = settings.get_current_profile_name()
+    try:
+        done = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-q", "--loopspec-impl=made_wrong:factory"
+        )
+    finally:
+        settings.load_profile(profile)
+    out = done.stdout.str()
+    assert done.ret == pytest.ExitCode.TESTS_FAILED, out
+    said = "the factory returned an int, not a ConformanceTarget"
+    assert (
+        out.count(f"loopspec: error: [PROTO-1] the target failed in its factory: TypeError: {said}")
+        == 1
+    )
+    readme = " ".join((TESTS.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "A factory that loads but makes no `ConformanceTarget`" in readme
+    assert "each loopspec test fails with that one line (exit 1)" in readme
+
+
 @pytest.mark.parametrize("option", ["--loopspec-cmd", "--loopspec-impl"])
 def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
     pytester: pytest.Pytester, option: str
