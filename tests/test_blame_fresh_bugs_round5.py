@@ -31,6 +31,10 @@ a fixed program that shows it is replayed:
   of the session): never caught, as every program numbers its calls anew; the targeted programs
   now reuse one, as local models' call_0 does, and the report names EXE-1 (unique within one
   reply only), where it named ORD-1 (a step takes one reply);
+- an empty matcher read as a pattern (JavaScript's `^(?:)$`, which matches only an empty
+  name), so its hook never runs: never caught, as no configuration had an empty matcher; the
+  targeted programs now hold one, and the report names HOOK-8 ("" matches every tool, as "*"
+  does), where it named RW-3 (the reply committed before the hooks answered);
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -169,6 +173,23 @@ class RefusesIdsUsedBefore(ModelTarget):
         return super().apply(command)
 
 
+_MATCHES = HookSpec.matches
+
+
+def _empty_matches_nothing(hook: HookSpec, name: str) -> bool:
+    return hook.matcher != "" and _MATCHES(hook, name)
+
+
+class EmptyMatcherMatchesNothing(ModelTarget):
+    """The model, except that an empty matcher is read as a pattern, `^(?:)$`, which matches
+    only an empty tool name: its hook never runs."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(HookSpec, "matches", _empty_matches_nothing)
+            return super().apply(command)
+
+
 _RESOLVE = rewrite.resolve_call
 
 
@@ -264,6 +285,13 @@ PROGRAMS: list[FreshBug] = [
         "EXE-1",
     ),
     (
+        "an empty matcher read as a pattern matching only the empty name",
+        EmptyMatcherMatchesNothing,
+        LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse", ""),)),
+        (SubmitUser(""), calls("c1", "read", '{"file_path":""}')),
+        "HOOK-8",
+    ),
+    (
         "a settled call counted as running until its result commits, an unknown tool behind it",
         CountsSettledCallsAsRunning,
         READS,
@@ -286,8 +314,8 @@ PROGRAMS: list[FreshBug] = [
 def test_MODEL_1_a_fresh_bug_of_round_5_is_blamed_on_the_rule_its_author_must_fix(
     row: FreshBug,
 ) -> None:
-    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3, SCHED-1, EXE-1): the first divergence names
-    the rule broken."""
+    """MODEL-1 (REC-1, ORD-2, PROTO-1, HOOK-3, SCHED-1, EXE-1, HOOK-8): the first divergence
+    names the rule broken."""
     assert_blamed_on(row)
 
 
@@ -450,3 +478,13 @@ def test_EXE_1_a_reply_reusing_an_earlier_id_refused_is_found_and_named() -> Non
     divergence = found.value.divergence
     assert divergence.rule_id == "EXE-1", divergence.what
     assert "call ids are unique within one reply only" in divergence.what, divergence.what
+
+
+def test_HOOK_8_an_empty_matcher_read_as_a_pattern_is_found_and_named() -> None:
+    """HOOK-8: the targeted programs hold a hook with an empty matcher, and a loop that never
+    runs it is told that an empty matcher matches every tool."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(EmptyMatcherMatchesNothing, frozenset(CAPABILITIES))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "HOOK-8", divergence.what
+    assert "matcher is empty, which matches every tool" in divergence.what, divergence.what

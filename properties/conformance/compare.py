@@ -1915,8 +1915,9 @@ def _skipped_hook_rule(
 ) -> tuple[str, str] | None:
     """(rule, words) when every hook the model still runs for `reply` (or the one `only`
     names: a call id and a handler id) is one a loop skips for a reason of its own: a call to a
-    tool that is not registered (EXE-5), or a matcher that fits the name only by its leading
-    `(?i)` (HOOK-8). None otherwise: a loop that runs no PreToolUse hook at all is RW-3's."""
+    tool that is not registered (EXE-5), an empty matcher, or a matcher that fits the name only
+    by its leading `(?i)` (HOOK-8). None otherwise: a loop that runs no PreToolUse hook at all
+    is RW-3's."""
     if config is None or reply is None:
         return None
     answered = _answered_this_step(history) - {only}
@@ -1933,6 +1934,11 @@ def _skipped_hook_rule(
             f"call {call.id} names tool {call.name}, which is not registered, and hook "
             f"{hook.handler_id} matches it: PreToolUse hooks run for a call whose tool is not "
             "registered too, and it fails UNKNOWN_TOOL only where its body would start"
+        )
+    if all(h.matcher == "" for _c, h in pairs):
+        return "HOOK-8", (
+            f'hook {hook.handler_id}\'s matcher is empty, which matches every tool, as "*" '
+            f"does (not a pattern matching only an empty name), so it runs for call {call.id}"
         )
     if all(_fits_only_by_case(h, c.name) for c, h in pairs):
         return "HOOK-8", (

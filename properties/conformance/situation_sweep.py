@@ -266,6 +266,17 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
+        "a hook's matcher is empty, which matches every tool",
+        ("HOOK-8", "HOOK-4"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("everything", ""))),
+        (
+            SubmitUser("look around"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            HookAnswers(Pass()),
+        ),
+    ),
+    Situation(
         "a hook's matcher differs from a called tool's name only in letter case",
         ("HOOK-8", "HOOK-4"),
         frozenset({"pre-hooks"}),
