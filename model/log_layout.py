@@ -17,7 +17,8 @@ the classes cannot say is stated once here:
 - what is kept verbatim (`VERBATIM`): the unknown members of an object, beside the known ones;
 - the rule each refusal carries (`SHAPE_RULE`, `FIELD_RULE`);
 - what the classes' validators refuse, restated for the schema (`MINIMUM`, `NON_EMPTY`,
-  `ENUMS`), and what a conformance target must report although a log read from a real dsh may
+  `ENUMS`), the closed sets of words the loop writes where a reader takes any (`WRITTEN_WORDS`),
+  and what a conformance target must report although a log read from a real dsh may
   leave it out (`TARGET_REQUIRED`, `MESSAGE_SOURCES`, `MESSAGE_BLOCKS`).
 
 This module imports no reader or writer: `loopspec.impl` may read it (the evidence boundary).
@@ -30,6 +31,8 @@ from typing import Any, Literal
 
 import attrs
 
+from loopspec.model.commands import APPROVAL_OUTCOMES
+from loopspec.model.config import HOOK_POINTS
 from loopspec.model.events import (
     HOOK_DIALECTS,
     ApprovalAsked,
@@ -172,6 +175,14 @@ NON_EMPTY = frozenset(
 ENUMS: dict[tuple[type, str], frozenset[str]] = {
     (HookInvoked, "dialect"): HOOK_DIALECTS,
     (HookResulted, "decision"): HOOK_DECISIONS,
+}
+# Strings the loop writes from a closed set where the classes and the reader take any non-empty
+# one (a real harness may write words of its own: DEC-2 runs a call only on allowed-once, and
+# reads any other answer as a refusal), so SPEC.md's event catalogue and the schema can list them.
+WRITTEN_WORDS: dict[tuple[type, str], frozenset[str]] = {
+    (HookInvoked, "point"): HOOK_POINTS,
+    (HookResulted, "point"): HOOK_POINTS,
+    (ApprovalDecided, "outcome"): APPROVAL_OUTCOMES,
 }
 # A turn/end reason is an object with a non-empty string `kind` (TURN-5).
 OBJECT_KIND = frozenset({(TurnEnded, "reason")})

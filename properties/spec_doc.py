@@ -26,6 +26,7 @@ from loopspec.model import events as ev
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.invariants import INVARIANTS
 from loopspec.model.jsonvalue import FrozenMap
+from loopspec.model.log_layout import ENUMS, WRITTEN_WORDS
 from loopspec.model.messages import (
     AssistantMessage,
     TextBlock,
@@ -118,6 +119,25 @@ def _json_type(annotation: str) -> str:
     return f"{word}, optional" if optional else word
 
 
+def _words(values: frozenset[str]) -> str:
+    """`values` as a sorted list in words: `a`, `b` or `c`."""
+    *head, last = (f"`{value}`" for value in sorted(values))
+    return f"{', '.join(head)} or {last}" if head else last
+
+
+def closed_values(cls: type, name: str) -> str:
+    """What a catalogue row says of a string field whose values are a closed set in the model:
+    the set the reader holds it to (`ENUMS`), or the one the loop writes (`WRITTEN_WORDS`);
+    empty for any other field."""
+    if (cls, name) in ENUMS:
+        return f", one of {_words(ENUMS[(cls, name)])}"
+    if (cls, name) in WRITTEN_WORDS:
+        return (
+            f": the loop writes {_words(WRITTEN_WORDS[(cls, name)])}, a harness may write its own"
+        )
+    return ""
+
+
 def _writers() -> dict[str, list[str]]:
     """Event class name -> the model functions that append it (`draft.add(Class, ...)` or a
     direct construction)."""
@@ -170,7 +190,7 @@ def render_event_catalogue() -> str:
                 msg = f"{cls.__name__}.{field.name} is not written as data.{key}"
                 raise LoopSpecError(msg, rule_id="LOG-4")
             listed.add(key)
-            json_type = _json_type(annotation)
+            json_type = _json_type(annotation) + closed_values(cls, field.name)
             if optional and not json_type.endswith("optional") and annotation != "bool":
                 json_type += ", optional"
             if annotation == "bool":

@@ -19,6 +19,7 @@ from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessag
 from loopspec.model.pure.presentation import longest_backtick_run
 from loopspec.model.replay import ApprovalShown, CallShown, LogPresenter, ResultShown
 from loopspec.model.replay import presented_wire as presented_message
+from loopspec.model.views import TOOL_KINDS
 
 CALL_ID = "c1"
 APPROVAL_ID = "a1"
@@ -309,6 +310,8 @@ def render_call_cards() -> str:
             "permission request's `toolCall` has exactly the card's fields without "
             "`sessionUpdate` and `status`."
         )
+    kinds = ", ".join(f"`{kind}`" for kind in sorted(TOOL_KINDS))
+    lines.append(f"A card's `kind` is one of ACP's tool kinds, {kinds} (VIEW-1 refuses any other).")
     return "\n".join(lines)
 
 

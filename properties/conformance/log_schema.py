@@ -4,7 +4,8 @@
 
 Every member's schema comes from its layout field: its shape (integer, string, object, blocks,
 message, ...), whether the wire may leave it out, what is left out rather than written null,
-the bounds the classes' validators enforce (`MINIMUM`, `NON_EMPTY`, `ENUMS`), and each event's
+the bounds the classes' validators enforce (`MINIMUM`, `NON_EMPTY`, `ENUMS`), the words the
+loop writes where any is read (`WRITTEN_WORDS`, a description), and each event's
 envelope (surface metadata only on the three surface types). Only descriptions are prose here.
 
 The schema describes what a conformance target must report; the decoder (`loopspec.model.wire`)
@@ -48,6 +49,7 @@ from loopspec.model.log_layout import (
     SURFACE_REPLACE_TAG,
     SURFACE_TYPES,
     TARGET_REQUIRED,
+    WRITTEN_WORDS,
     EventLayout,
     LogField,
     LogObject,
@@ -167,6 +169,10 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
             assert_never(field.shape)
     schema = _bounded(schema, owner, field.name)
     why = DESCRIPTIONS.get((owner, field.name))
+    if (owner, field.name) in WRITTEN_WORDS:
+        # Not an enum: a reader takes any non-empty word here (a harness may write its own).
+        words = ", ".join(sorted(WRITTEN_WORDS[(owner, field.name)]))
+        why = f"the loop writes one of: {words}; a harness may write its own"
     return {**schema, "description": why} if why else schema
 
 
