@@ -35,6 +35,10 @@ a fixed program that shows it is replayed:
   name), so its hook never runs: never caught, as no configuration had an empty matcher; the
   targeted programs now hold one, and the report names HOOK-8 ("" matches every tool, as "*"
   does), where it named RW-3 (the reply committed before the hooks answered);
+- a concurrency-safe call started while max_parallel calls run (`<=` for `<`), asked about
+  there by a hook: read as an approval asked too early (SCHED-2, its words naming the cap as
+  the other reading); conform now answers the approval allowed-once and, where the target
+  starts the call at once, names the cap (SCHED-1);
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -63,14 +67,17 @@ from fresh_bugs import (
 
 from loopspec.impl import batch, results
 from loopspec.impl.results import BLOCKED_WITHOUT_REASON, PreparedResult
-from loopspec.model import presenters, rewrite
+from loopspec.model import dispatch, presenters, rewrite
 from loopspec.model.commands import (
     Allow,
+    Ask,
     Command,
     Crash,
     Deny,
+    HookAnswers,
     ModelFails,
     ModelReplies,
+    Pass,
     PostBlock,
     PostVerdict,
     Recover,
@@ -83,6 +90,7 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar, StepStarted
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.pure.decisions import may_start
 from loopspec.model.pure.presentation import exit_code_of, signal_of
 from loopspec.model.rewrite import Resolution
 from loopspec.model.state import DENY, HookVote
@@ -190,6 +198,22 @@ class EmptyMatcherMatchesNothing(ModelTarget):
             return super().apply(command)
 
 
+def _one_over_the_cap(
+    safe: tuple[bool, ...], running: tuple[bool, ...], index: int, cap: int
+) -> bool:
+    return may_start(safe, running, index, cap + 1)
+
+
+class CapCountsOneOff(ModelTarget):
+    """The model, except that a concurrency-safe call starts while `max_parallel` calls run
+    (`<=` for `<`): with an asking hook, it is asked about there too."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(dispatch, "may_start", _one_over_the_cap)
+            return super().apply(command)
+
+
 _RESOLVE = rewrite.resolve_call
 
 
@@ -290,6 +314,23 @@ PROGRAMS: list[FreshBug] = [
         LoopConfig(tools=(READ,), hooks=(HookSpec("everything", "PreToolUse", ""),)),
         (SubmitUser(""), calls("c1", "read", '{"file_path":""}')),
         "HOOK-8",
+    ),
+    (
+        "a cap counting one off, the call over it asked about",
+        CapCountsOneOff,
+        LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),), max_parallel=1),
+        (
+            SubmitUser(""),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":""}'),
+                    ToolCallBlock("c2", "read", '{"file_path":""}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Ask()),
+        ),
+        "SCHED-1",
     ),
     (
         "a settled call counted as running until its result commits, an unknown tool behind it",

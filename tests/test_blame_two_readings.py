@@ -4,7 +4,8 @@ both, so either author finds theirs (session 21, h3's runs, h6's fix).
 - a parallel cap counted one off (`<= max_parallel`) asks for a safe call's approval while
   maxParallel calls still run: blamed SCHED-2 ("asked only when the call could start"), as a
   loop that asks before the slot is free would be. The report now says the cap is full and
-  names SCHED-1's off-by-one.
+  names SCHED-1's off-by-one; since session 24 conform answers the approval allowed-once to
+  tell the two apart, and names SCHED-1 where the target then starts the call at once.
 - hooks let see a call to an unregistered tool whose arguments are not an object: shrunk to
   U+FEFF arguments, blamed EXE-2 (JavaScript's trim calls them blank). The report now also
   names EXE-5, for a Python loop that has no such reading.
@@ -12,10 +13,12 @@ both, so either author finds theirs (session 21, h3's runs, h6's fix).
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from loopspec.model import dispatch, handlers
 from loopspec.model.commands import (
+    ApprovalAnswers,
     Ask,
     Command,
     HookAnswers,
@@ -49,6 +52,17 @@ class CapOneOff(ModelTarget):
             return super().apply(command)
 
 
+class AsksBeforeTheSlotIsFree(CapOneOff):
+    """A loop that asks about a call while the cap is full but, approved, waits for a slot
+    before it starts the call (here: the off-by-one cap's observation, without the start)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ApprovalAnswers):
+            return attrs.evolve(observed, executed=())
+        return observed
+
+
 def _objects_checked_for_registered_tools(call: ToolCallBlock, config: LoopConfig) -> str | None:
     return input_problem(call, config) if config.tool(call.name) is not None else None
 
@@ -63,8 +77,29 @@ class HooksSeeUnregisteredNonObjects(ModelTarget):
             return super().apply(command)
 
 
-def test_SCHED_2_an_approval_asked_with_the_cap_full_names_the_cap() -> None:
-    """SCHED-2, SCHED-1: the report says the cap holds the call back, and names SCHED-1."""
+@pytest.mark.parametrize(
+    ("target", "rule", "said"),
+    [
+        (
+            AsksBeforeTheSlotIsFree,
+            "SCHED-2",
+            "with 1 safe call(s) running and maxParallel 1, it cannot start yet: a loop whose "
+            "cap counts one off (SCHED-1) asks here too",
+        ),
+        (
+            CapOneOff,
+            "SCHED-1",
+            "the target asks about call c2 and, approved, starts it while 1 safe call(s) run, "
+            "where maxParallel 1 lets no more start: its cap counts one off",
+        ),
+    ],
+    ids=["asks before the slot is free", "cap one off"],
+)
+def test_SCHED_2_an_approval_asked_with_the_cap_full_names_the_cap(
+    target: type[ModelTarget], rule: str, said: str
+) -> None:
+    """SCHED-2, SCHED-1: the report says the cap holds the call back, and names SCHED-1; where
+    the target, the approval answered allowed-once, starts the call at once, SCHED-1 it is."""
     config = LoopConfig(tools=(READ,), hooks=(LATE,), max_parallel=1)
     calls = (
         ToolCallBlock("c1", "read", '{"file_path":"a"}'),
@@ -77,13 +112,10 @@ def test_SCHED_2_an_approval_asked_with_the_cap_full_names_the_cap() -> None:
         HookAnswers(Ask()),
     ]
     assert replay_case(ModelTarget, config, program).divergence is None
-    replay = replay_case(CapOneOff, config, program)
+    replay = replay_case(target, config, program)
     assert replay.divergence is not None
-    assert replay.divergence.rule_id == "SCHED-2", replay.divergence.what
-    assert (
-        "with 1 safe call(s) running and maxParallel 1, it cannot start yet: a loop whose cap "
-        "counts one off (SCHED-1) asks here too"
-    ) in replay.divergence.what
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert said in replay.divergence.what, replay.divergence.what
 
 
 def test_EXE_2_hooks_waited_on_for_an_unregistered_tool_name_EXE_5_too() -> None:
@@ -119,7 +151,7 @@ def test_SCHED_2_the_calls_before_an_approval_are_those_of_its_own_step() -> Non
         HookAnswers(Ask()),
     ]
     assert replay_case(ModelTarget, config, program).divergence is None
-    replay = replay_case(CapOneOff, config, program)
+    replay = replay_case(AsksBeforeTheSlotIsFree, config, program)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "SCHED-2", replay.divergence.what
     what = replay.divergence.what

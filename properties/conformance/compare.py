@@ -1830,6 +1830,26 @@ def _cap_full(config: LoopConfig | None, call_id: str | None, history: Sequence[
     )
 
 
+def _starts_over_the_cap(
+    call_id: str | None, config: LoopConfig | None, history: Sequence[Event], probe: Probe | None
+) -> str | None:
+    """Where only the cap holds `call_id` back (`_cap_full`) and the target, its approval
+    answered allowed-once (`probe`), starts it at once: its cap counts one off, which asking
+    early follows from (SCHED-1). None otherwise, asking early being SCHED-2's."""
+    if probe is None or not _cap_full(config, call_id, history):
+        return None
+    probed = probe(ApprovalAnswers("allowed-once"))
+    if probed is None or call_id not in {started for started, _ in probed.executed}:
+        return None
+    assert config is not None  # `_cap_full` says nothing without one
+    running = len(_earlier_unanswered(call_id, history))
+    return (
+        f"the target asks about call {call_id} and, approved, starts it while {running} safe "
+        f"call(s) run, where maxParallel {config.max_parallel} lets no more start: its cap "
+        "counts one off, and a call is asked about only once it could start"
+    )
+
+
 def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[Event]:
     """The tool/call records of `call_id`'s step before its own still without a result."""
     recorded: list[Event] = []
@@ -2265,10 +2285,11 @@ def _extra(
     model_events: Sequence[Event] = (),
     config: LoopConfig | None = None,
     program: Sequence[Command] = (),
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """`got`, which the target appends and the model does not; `target_events` and
-    `model_events` are all each appended for this command; `config` and `program` as
-    `classify`'s."""
+    `model_events` are all each appended for this command; `config`, `program` and `probe`
+    as `classify`'s."""
     kind = str(got.get("type"))
     # By sound, not letter: "an assistant/message", but "a user/message".
     article = "an" if kind[:1] in ("a", "e", "i", "o") else "a"
@@ -2326,6 +2347,9 @@ def _extra(
             situation = _situation(call_id, history)
             if "ask" in situation.hook_decisions and situation.approval is None:
                 before = _unanswered_before(call_id, history)
+                over_the_cap = _starts_over_the_cap(call_id, config, history, probe)
+                if over_the_cap is not None:
+                    return "SCHED-1", f"{adds}: {over_the_cap}"
                 return "SCHED-2", (
                     f"{adds}: call {call_id}'s approval is asked only when the call could "
                     f"start under SCHED-1, and it comes after {before}"
@@ -3132,6 +3156,7 @@ def classify(
                     model_events=expected.events,
                     config=config,
                     program=program,
+                    probe=probe,
                 )
             case _:
                 assert_never(difference.relation)
