@@ -22,9 +22,13 @@ from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMes
 
 # Defined with the facts: the checker reads a hook's dialect without importing this module.
 HOOK_DIALECTS = _DIALECTS_THE_CHECKER_READS
-TURN_END_KINDS = frozenset(
-    {"completed", "aborted", "blocked", "error", "max-tokens", "interrupted"}
-)
+# The kinds of turn/end reason the loop writes (TURN-5: a plugin may end a turn with its own).
+END_COMPLETED = "completed"
+END_MAX_TOKENS = "max-tokens"
+END_ERROR = "error"
+END_ABORTED = "aborted"
+END_INTERRUPTED = "interrupted"  # crash repair's (REC-1)
+TURN_END_KINDS = frozenset({END_COMPLETED, END_MAX_TOKENS, END_ERROR, END_ABORTED, END_INTERRUPTED})
 
 
 def _counter(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:

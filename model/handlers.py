@@ -32,7 +32,15 @@ from loopspec.model.dispatch import (
 )
 from loopspec.model.draft import Draft
 from loopspec.model.errors import TransitionRefused
-from loopspec.model.events import AssistantMessageRecorded, HookInvoked, HookResulted, TurnStarted
+from loopspec.model.events import (
+    END_COMPLETED,
+    END_ERROR,
+    END_MAX_TOKENS,
+    AssistantMessageRecorded,
+    HookInvoked,
+    HookResulted,
+    TurnStarted,
+)
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import AssistantMessage, ContentBlock, ReasoningBlock, TextBlock
 from loopspec.model.records import aborted, close_step, end_turn, open_step, reason
@@ -126,7 +134,7 @@ def model_replies(state: LoopState, command: ModelReplies) -> LoopState:
         content = tuple(b for b in command.blocks if isinstance(b, TextBlock | ReasoningBlock))
         _append_assistant(draft, turn, step, content, interrupted=False)
         close_step(draft, turn, step)
-        end_turn(draft, turn, reason("max-tokens"))
+        end_turn(draft, turn, reason(END_MAX_TOKENS))
         draft.set(phase=Idle())
         return draft.commit()
     if not calls:
@@ -136,7 +144,7 @@ def model_replies(state: LoopState, command: ModelReplies) -> LoopState:
             open_step(draft, turn, step + 1, state.inbox)
             draft.set(phase=AwaitingModel(turn, step + 1), inbox=())
         else:
-            end_turn(draft, turn, reason("completed"))
+            end_turn(draft, turn, reason(END_COMPLETED))
             draft.set(phase=Idle())
         return draft.commit()
     queue = tuple(
@@ -165,7 +173,7 @@ def model_fails(state: LoopState, command: ModelFails) -> LoopState:
     draft = Draft(state)
     close_step(draft, phase.turn, phase.step)
     failure = FrozenMap({"message": command.message, "code": command.code})
-    end_turn(draft, phase.turn, reason("error", error=failure))
+    end_turn(draft, phase.turn, reason(END_ERROR, error=failure))
     draft.set(phase=Idle())
     return draft.commit()
 

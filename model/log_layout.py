@@ -17,7 +17,8 @@ the classes cannot say is stated once here:
 - what is kept verbatim (`VERBATIM`): the unknown members of an object, beside the known ones;
 - the rule each refusal carries (`SHAPE_RULE`, `FIELD_RULE`);
 - what the classes' validators refuse, restated for the schema (`MINIMUM`, `NON_EMPTY`,
-  `ENUMS`), the closed sets of words the loop writes where a reader takes any (`WRITTEN_WORDS`),
+  `ENUMS`), the closed sets of words the loop writes where a reader takes any (`WRITTEN_WORDS`, and
+  `WRITTEN_KINDS` for an object's `kind`),
   and what a conformance target must report although a log read from a real dsh may
   leave it out (`TARGET_REQUIRED`, `MESSAGE_SOURCES`, `MESSAGE_BLOCKS`).
 
@@ -35,6 +36,7 @@ from loopspec.model.commands import APPROVAL_OUTCOMES
 from loopspec.model.config import HOOK_POINTS
 from loopspec.model.events import (
     HOOK_DIALECTS,
+    TURN_END_KINDS,
     ApprovalAsked,
     ApprovalDecided,
     Event,
@@ -186,6 +188,8 @@ WRITTEN_WORDS: dict[tuple[type, str], frozenset[str]] = {
 }
 # A turn/end reason is an object with a non-empty string `kind` (TURN-5).
 OBJECT_KIND = frozenset({(TurnEnded, "reason")})
+# The kinds the loop writes in such an object (a plugin may end a turn with its own).
+WRITTEN_KINDS: dict[tuple[type, str], frozenset[str]] = {(TurnEnded, "reason"): TURN_END_KINDS}
 
 # What a conformance target must report although a real dsh log may leave it out (the decoder
 # reads such logs): a message's id and role, a tool result block's isError.

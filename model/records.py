@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from loopspec.model.draft import Draft
 from loopspec.model.events import (
+    END_ABORTED,
     StepEnded,
     StepStarted,
     ToolResultRecorded,
@@ -39,7 +40,7 @@ def reason(kind: str, **fields: JsonValue) -> FrozenMap:
 
 def aborted(cause: str) -> FrozenMap:
     """The reason of a turn ended by an abort."""
-    return reason("aborted", reason=FrozenMap({"kind": cause}))
+    return reason(END_ABORTED, reason=FrozenMap({"kind": cause}))
 
 
 def error_info(name: str, code: str) -> FrozenMap:

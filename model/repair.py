@@ -15,6 +15,7 @@ Closer seqs continue the log; their time is the last event's time. A balanced lo
 from __future__ import annotations
 
 from loopspec.model.events import (
+    END_INTERRUPTED,
     AssistantMessageRecorded,
     Event,
     StepEnded,
@@ -87,5 +88,5 @@ def interrupted_turn_closers(log: tuple[Event, ...]) -> tuple[Event, ...]:
             seq += 1
         closers.append(StepEnded(seq, time, turn, open_step))
         seq += 1
-    closers.append(TurnEnded(seq, time, turn, FrozenMap({"kind": "interrupted"})))
+    closers.append(TurnEnded(seq, time, turn, FrozenMap({"kind": END_INTERRUPTED})))
     return tuple(closers)

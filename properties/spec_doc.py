@@ -26,7 +26,7 @@ from loopspec.model import events as ev
 from loopspec.model.errors import LoopSpecError
 from loopspec.model.invariants import INVARIANTS
 from loopspec.model.jsonvalue import FrozenMap
-from loopspec.model.log_layout import ENUMS, WRITTEN_WORDS
+from loopspec.model.log_layout import ENUMS, WRITTEN_KINDS, WRITTEN_WORDS
 from loopspec.model.messages import (
     AssistantMessage,
     TextBlock,
@@ -127,14 +127,17 @@ def _words(values: frozenset[str]) -> str:
 
 def closed_values(cls: type, name: str) -> str:
     """What a catalogue row says of a string field whose values are a closed set in the model:
-    the set the reader holds it to (`ENUMS`), or the one the loop writes (`WRITTEN_WORDS`);
-    empty for any other field."""
+    the set the reader holds it to (`ENUMS`), or the one the loop writes (`WRITTEN_WORDS`, and
+    `WRITTEN_KINDS` for an object's `kind`); empty for any other field."""
     if (cls, name) in ENUMS:
         return f", one of {_words(ENUMS[(cls, name)])}"
     if (cls, name) in WRITTEN_WORDS:
         return (
             f": the loop writes {_words(WRITTEN_WORDS[(cls, name)])}, a harness may write its own"
         )
+    if (cls, name) in WRITTEN_KINDS:
+        kinds = _words(WRITTEN_KINDS[(cls, name)])
+        return f" `{{kind, ...}}`: the loop writes kind {kinds}, a plugin may write its own"
     return ""
 
 

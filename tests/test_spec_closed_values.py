@@ -13,9 +13,15 @@ import pytest
 
 from loopspec.model.commands import APPROVAL_OUTCOMES
 from loopspec.model.config import HOOK_POINTS
-from loopspec.model.events import ApprovalDecided, HookInvoked, HookResulted
+from loopspec.model.events import (
+    TURN_END_KINDS,
+    ApprovalDecided,
+    HookInvoked,
+    HookResulted,
+    TurnEnded,
+)
 from loopspec.model.facts import HOOK_DECISIONS, HOOK_DIALECTS
-from loopspec.model.log_layout import ENUMS, EVENT_LAYOUTS, WRITTEN_WORDS
+from loopspec.model.log_layout import ENUMS, EVENT_LAYOUTS, WRITTEN_KINDS, WRITTEN_WORDS
 from loopspec.model.views import TOOL_KINDS
 from loopspec.properties.conformance.log_schema import field_schema
 from loopspec.properties.spec_doc import render_event_catalogue
@@ -30,7 +36,10 @@ CLOSED_EVENT_FIELDS: dict[tuple[type, str], frozenset[str]] = {
     (HookInvoked, "dialect"): HOOK_DIALECTS,
     (HookResulted, "decision"): HOOK_DECISIONS,
     (ApprovalDecided, "outcome"): APPROVAL_OUTCOMES,
+    (TurnEnded, "reason"): TURN_END_KINDS,  # its `kind`
 }
+# Where the loop's words are stated: refused otherwise, or written and any other read.
+REGISTERS = (ENUMS, WRITTEN_WORDS, WRITTEN_KINDS)
 
 
 def _cell(cls: type, name: str) -> str:
@@ -48,20 +57,21 @@ def _cell(cls: type, name: str) -> str:
 
 
 def _listed(text: str) -> set[str]:
-    return set(re.findall(r"`([^`]+)`", text))
+    """The values a cell lists (each in backticks), the shape of an object aside."""
+    return {word for word in re.findall(r"`([^`]+)`", text) if not word.startswith("{")}
 
 
 @pytest.mark.parametrize(
     ("cls", "name"), list(CLOSED_EVENT_FIELDS), ids=lambda v: getattr(v, "__name__", v)
 )
 def test_LOG_4_each_closed_event_field_row_lists_its_values(cls: type, name: str) -> None:
-    registered = ENUMS.get((cls, name), WRITTEN_WORDS.get((cls, name)))
+    (registered,) = (where[(cls, name)] for where in REGISTERS if (cls, name) in where)
     assert registered == CLOSED_EVENT_FIELDS[(cls, name)], f"{cls.__name__}.{name} unregistered"
     cell = _cell(cls, name)
     assert _listed(cell) == set(CLOSED_EVENT_FIELDS[(cls, name)]), cell
     # The word says whether a reader refuses any other value or takes it.
     assert ("one of" in cell) == ((cls, name) in ENUMS), cell
-    assert ("the loop writes" in cell) == ((cls, name) in WRITTEN_WORDS), cell
+    assert ("the loop writes" in cell) == ((cls, name) not in ENUMS), cell
 
 
 def test_LOG_4_an_open_string_field_lists_no_values() -> None:
@@ -78,3 +88,9 @@ def test_DEC_2_the_schema_names_the_outcomes_the_loop_writes_without_refusing_ot
 def test_VIEW_1_the_call_card_table_lists_every_tool_kind() -> None:
     (line,) = (row for row in render_call_cards().splitlines() if "tool kinds" in row)
     assert _listed(line.split("tool kinds", 1)[1]) == set(TOOL_KINDS)
+
+
+def test_TURN_5_the_schema_names_every_turn_end_kind_the_loop_writes() -> None:
+    (field,) = (f for f in EVENT_LAYOUTS[TurnEnded].data.fields if f.name == "reason")
+    description = field_schema(TurnEnded, field)["description"]
+    assert all(kind in description for kind in TURN_END_KINDS), description
