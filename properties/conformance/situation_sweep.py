@@ -15,8 +15,7 @@ deferred ("", which is none, ADJ-4), the programs drawing none then (they draw o
 draw a PostToolUse hook's; its situation below makes it certain, whatever the budget); and one
 dropping a deny's reason of whitespace, or writing an ask's empty reason on its approval request:
 the programs draw neither (nor a PostToolUse block's reason of whitespace, which a loop dropping it
-passed on every seed tried, session 24, nor a call id an earlier reply used, as local models'
-`call_0` is, which a loop refusing it passed); and one reading NaN, 1e400 or -0.0 in arguments as
+passed on every seed tried, session 24); and one reading NaN, 1e400 or -0.0 in arguments as
 numbers (as `json.loads` and `JSON.parse` do), where EXE-2 keeps such arguments as their raw
 string: none is drawn. Each situation below is one short program, compared with the model as any
 program is (`exhaustive.run_program`, which drives it to a quiet end); a program needing a
@@ -206,19 +205,6 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded("secret"), (PostBlock(" "), PostBlock(""))),
-        ),
-    ),
-    Situation(
-        "a later step's reply reuses the call id of an earlier step's call",
-        ("EXE-1", "ADJ-2", "ORD-2"),
-        frozenset(),
-        LoopConfig(tools=TOOLS),
-        (
-            SubmitUser("read both"),
-            ModelReplies((ToolCallBlock("call_0", "read", _READ),)),
-            ToolFinishes("call_0", ToolSucceeded("first")),
-            ModelReplies((ToolCallBlock("call_0", "read", '{"file_path":"b.txt"}'),)),
-            ToolFinishes("call_0", ToolSucceeded("second")),
         ),
     ),
     Situation(
