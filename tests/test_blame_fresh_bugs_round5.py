@@ -41,6 +41,9 @@ a fixed program that shows it is replayed:
   there by a hook: read as an approval asked too early (SCHED-2, its words naming the cap as
   the other reading); conform now answers the approval allowed-once and, where the target
   starts the call at once, names the cap (SCHED-1);
+- crash repair that answers a still pending approval cancelled before its closers: named
+  right (REC-1), but found at the 199th program on one seed and not at all on the other (a
+  crash while an approval waits is rare); the targeted programs now hold one;
 - a tool result message written with OpenAI's role "tool": stopped as PROTO-1, a broken
   protocol schema in the history the answer reports, where the event breaks LOG-6 (a result
   message has role user), which conform names as it names HOOK-1 and TURN-5 for such values.
@@ -63,6 +66,7 @@ from fresh_bugs import (
     calls,
     copied,
     names,
+    renumbered,
     report,
     row_named,
 )
@@ -89,7 +93,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
-from loopspec.model.events import RewriteSidecar, StepStarted
+from loopspec.model.events import ApprovalAsked, ApprovalDecided, RewriteSidecar, StepStarted
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.model.pure.decisions import may_start
@@ -527,3 +531,40 @@ def test_EXE_1_a_reply_reusing_an_earlier_reply_s_id_refused_says_ids_are_per_re
     """EXE-1: the report says call ids are unique within one reply only."""
     said = report(*row_named(PROGRAMS, "a reply reusing an earlier reply's call id")[1:4])
     assert "call ids are unique within one reply only" in said, said
+
+
+class RepairCancelsApprovals(ModelTarget):
+    """The model, except that crash repair first answers a still pending approval cancelled."""
+
+    def apply(self, command: Command) -> Observation:
+        pending: list[str] = []
+        if isinstance(command, Recover) and self.state is not None:
+            asked = [e.id for e in self.state.log if isinstance(e, ApprovalAsked)]
+            decided = {e.id for e in self.state.log if isinstance(e, ApprovalDecided)}
+            pending = [request for request in asked if request not in decided]
+        observed = super().apply(command)
+        if not pending:
+            return observed
+        cancelled = [
+            {
+                "type": "approval/decided",
+                "seq": 0,
+                "time": 0,
+                "data": {"id": request, "outcome": "cancelled"},
+            }
+            for request in pending
+        ]
+        events = copied(observed)
+        for event in cancelled:
+            event["time"] = events[0]["time"]
+        return renumbered(observed, cancelled + events)
+
+
+def test_REC_1_a_repair_that_answers_a_pending_approval_is_found_by_the_sweep() -> None:
+    """REC-1: a crash while a call waits for its approval came in one program of 400 on two
+    seeds; the targeted programs now hold one, and a repair that answers the approval is
+    blamed on REC-1."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(RepairCancelsApprovals, frozenset(CAPABILITIES))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "REC-1", divergence.what

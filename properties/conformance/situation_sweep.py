@@ -15,16 +15,17 @@ deferred ("", which is none, ADJ-4), the programs drawing none then (they draw o
 draw a PostToolUse hook's; its situation below makes it certain, whatever the budget); and one
 dropping a deny's reason of whitespace, or writing an ask's empty reason on its approval request:
 the programs draw neither (nor a PostToolUse block's reason of whitespace, which a loop dropping it
-passed on every seed tried, session 24); and one reading NaN, 1e400 or -0.0 in arguments as
-numbers (as `json.loads` and `JSON.parse` do), where EXE-2 keeps such arguments as their raw
-string: none is drawn. Each situation below is one short program, compared with the model as any
-program is (`exhaustive.run_program`, which drives it to a quiet end); a program needing a
-capability the target does not declare is not played. `run_conformance` plays them after the random
-search found nothing (section 12's examples, `presentation_sweep`, come before it), so the search
-draws what it drew before. Under a profile each is replayed as a case is, compared whole with the
-profile's known divergences erased: one whose command the profile's target is cut at when sent is
-not played (`skipped_under`), and the report says so, as it says of one stopped at a known
-divergence.
+passed on every seed tried, session 24, nor a crash while an approval waits, where a repair
+answering the approval passed one seed and was found at the 199th program of another); and one
+reading NaN, 1e400 or -0.0 in arguments as numbers (as `json.loads` and `JSON.parse` do), where
+EXE-2 keeps such arguments as their raw string: none is drawn. Each situation below is one short
+program, compared with the model as any program is (`exhaustive.run_program`, which drives it to a
+quiet end); a program needing a capability the target does not declare is not played.
+`run_conformance` plays them after the random search found nothing (section 12's examples,
+`presentation_sweep`, come before it), so the search draws what it drew before. Under a profile
+each is replayed as a case is, compared whole with the profile's known divergences erased: one
+whose command the profile's target is cut at when sent is not played (`skipped_under`), and the
+report says so, as it says of one stopped at a known divergence.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ from loopspec.model.commands import (
     ApprovalAnswers,
     Ask,
     Command,
+    Crash,
     Deny,
     HookAnswers,
     ModelReplies,
     Pass,
     PostBlock,
     PostContext,
+    Recover,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -205,6 +208,19 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded("secret"), (PostBlock(" "), PostBlock(""))),
+        ),
+    ),
+    Situation(
+        "the loop crashes while a call waits for its approval, and is reopened",
+        ("REC-1", "DEC-2"),
+        frozenset({"pre-hooks", "approval", "crash-repair"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "*"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Ask("check")),
+            Crash(),
+            Recover(),
         ),
     ),
     Situation(
