@@ -58,6 +58,21 @@ bytes, bounded per line by a plain class (an `io` subclass costs the reader a lo
 per line), with bytes not UTF-8 kept as surrogates so that the line is still named: 20M less
 than `readline(size)` and decode in a loop of its own, within 2M of it in check.
 
+Where session 24 left LOG-8 on the version-1 log (instructions, 20,000 events, 19,444 marked
+lines in commits of 2 to 7: 5,556 first, 8,333 middle, 5,556 last): with `CommitUnits.take`
+returning at once (still called), the checker is 878.0M, 1.29x; `take`'s body is the other 45M,
+where 1.3x (883.1M) leaves it 5M, about 260 a marked line. Reading a marker at all costs about
+650 (its `dict.get`, about 350, and the test of the pair); without the call (15M, above) a
+reader inlined whole in the loop, its state in locals, would have about 1,000 a line for
+every line of a commit, first and last too, which do the most today. Kept: the
+bound `take` a local of the loop, and a commit's last line whose reply's calls were all
+recorded ended without calling `_reply_recorded`: 923.5M to 922.4M. Tried and worse: the
+middle lines of a commit passed in the loop with locals, `take` handing back the next k it
+allows (+5.4M: 5,555 lines spared a call, but handing the state back costs the other 14,445
+lines as much); a line's marker read off its end with `str.endswith` over the two ways
+json.dumps writes it (+18M: `endswith` costs about 970 instructions a call in Python 3.11,
+as much as `take`'s whole fast path on such a line).
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -936,6 +936,7 @@ def _check_lines(
                         )
 
                         units = CommitUnits(prefix)
+                        take_unit = units.take
                         # Its judge of replies hands their calls to the commit reader.
                         reply_judge = judges.get("assistant/message")
                         if reply_judge is not None:
@@ -950,7 +951,7 @@ def _check_lines(
                 seq = kind = judge = None
             # (A type read means an object: only a dict has `get`.)
             if units is not None and (kind is not None or type(obj) is dict):
-                broken = units.take(obj, line, seq, kind)
+                broken = take_unit(obj, line, seq, kind)
                 if broken:
                     report.record(line, broken, limits)
                     if units.broken_line == line:

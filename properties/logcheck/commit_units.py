@@ -159,7 +159,10 @@ class CommitUnits:
             return NO_VIOLATIONS
         if self._pending is not None:
             self._read_pending()
-        if self._reply is None:  # (`_reply_recorded` has nothing to judge)
+        reply = self._reply
+        # (`_reply_recorded` has nothing to judge: no reply with calls, or every call recorded)
+        if reply is None or self._recorded.issuperset(reply[2]):
+            self._reply = None
             self._size = self._position = 0
             return NO_VIOLATIONS
         ended = self._reply_recorded(line, seq)
