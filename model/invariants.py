@@ -904,8 +904,17 @@ DENY_DISCARDS_REWRITES = ": a deny discards every rewrite (HOOK-3), so no input 
 as HOOK-3's)."""
 
 CITES_NO_EARLIER_EVENT = "sourceEventSeqs must cite earlier events"
-"""LOG-2's words for a citation of the event itself or a later one (conform reads a result's
-as the ORD-2 citation it lacks)."""
+"""LOG-2's words for a citation of the event itself, a later one or a negative seq."""
+
+
+def citation_read_whole(found: list[Violation]) -> list[Violation]:
+    """What one tool/result commits, save LOG-2's "cite earlier events" where ORD-2 objects
+    to the same citation: the result cites no earlier event in place of its tool/call, and
+    ORD-2's words name the seq to cite, which is what its author fixes. Check and conform
+    both read the event so (they share `LogMonitor.feed`)."""
+    if not any(v.rule_id == "ORD-2" for v in found):
+        return found
+    return [v for v in found if v.rule_id != "LOG-2" or v.message != CITES_NO_EARLIER_EVENT]
 
 
 def every_type(_kind: str) -> bool:
@@ -1399,11 +1408,28 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                 "ORD-2",
                 fact.seq,
                 f"result for {call_id} does not cite its tool/call seq {record.seq} "
-                "in sourceEventSeqs",
+                f"in sourceEventSeqs{_cited_instead(fact)}",
                 (record.seq,),
             )
         ]
     return NO_VIOLATIONS
+
+
+def _cited_instead(fact: Fact) -> str:
+    """What a result's `sourceEventSeqs` cite in place of its tool/call, when that is itself,
+    a later seq or none (which LOG-2 forbids too); otherwise nothing."""
+    sources = fact.sources
+    if not sources:
+        return ""
+    if fact.seq in sources:
+        return f", which cites seq {fact.seq}, the result itself"
+    later = [seq for seq in sources if seq > fact.seq]
+    if later:
+        return f", which cites seq {later[0]}, after the result"
+    negative = [seq for seq in sources if seq < 0]
+    if negative:
+        return f", which cites seq {negative[0]}, no event"
+    return ""
 
 
 def _result_of_a_repeated_id(
@@ -2335,6 +2361,8 @@ class LogMonitor:
             objections = check(prefix, fact)
             if objections:
                 found += objections
+        if len(found) > 1 and fact.type == "tool/result":
+            found = citation_read_whole(found)
         # `prefix.fold(fact)`, with the folder looked up once per type: this runs per event.
         prefix.seq_drift += fact.seq - prefix.expected_seq
         prefix.expected_seq = fact.seq + 1

@@ -51,6 +51,7 @@ a fixed program that shows it is replayed:
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from typing import Any
@@ -108,6 +109,7 @@ from loopspec.properties.conformance.process_target import ProcessTarget, Proces
 from loopspec.properties.conformance.run import TargetBreakage, TargetError
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.logcheck.checker import check_stream
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 READS = LoopConfig(tools=(READ,))
@@ -428,6 +430,25 @@ def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:
     """ORD-2: the report names the tool/call seq the result must cite."""
     said = report(*row_named(PROGRAMS, "a result cites the seq after")[1:4])
     assert "does not cite its tool/call seq 4 in sourceEventSeqs" in said, said
+
+
+def test_ORD_2_check_names_a_result_citing_itself_as_conform_does() -> None:
+    """ORD-2: `loopspec check`, given the log the buggy target writes, names the rule and
+    sentence conform names (it named LOG-2's "sourceEventSeqs must cite earlier events" first,
+    then ORD-2, where conform named ORD-2 alone), and says what the result cites instead."""
+    _name, buggy, config, program, _rule = row_named(PROGRAMS, "a result cites the seq after")
+    target = buggy()
+    target.reset(config)
+    events = [event for command in program for event in target.apply(command).events]
+    header = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/"}
+    text = "".join(json.dumps(line) + "\n" for line in (header, *events))
+    checked = check_stream("log", io.BytesIO(text.encode()))
+    found = [(v.line, v.violation.rule_id, v.violation.message) for v in checked.violations]
+    said = report(buggy, config, program)
+    assert [rule for _line, rule, _message in found] == ["ORD-2"], found
+    message = found[0][2]
+    assert message in said, (message, said)
+    assert message.endswith("in sourceEventSeqs, which cites seq 5, the result itself"), message
 
 
 def test_PROTO_1_an_update_left_out_at_a_repair_result_says_it_is_the_repair_s() -> None:

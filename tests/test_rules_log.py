@@ -237,13 +237,35 @@ def test_LOG_2_surface_metadata_only_on_surface_events() -> None:
 
 def test_LOG_2_sources_must_cite_earlier_events() -> None:
     """LOG-2: a source seq at or after the event is a violation."""
-    log = wire(DEMO.log)
-    for obj in log:
-        if obj["type"] == "tool/result":
-            obj["sourceEventSeqs"] = [obj["seq"]]
-            break
-    rules = {v.rule_id for v in check_facts(fact_from_wire(o) for o in log)}
-    assert "LOG-2" in rules
+    for cited in (0, 1):
+        log = wire(DEMO.log)
+        reply = next(obj for obj in log if obj["type"] == "assistant/message")
+        seq = reply["seq"]
+        assert isinstance(seq, int)
+        reply["sourceEventSeqs"] = [seq + cited]
+        found = check_facts(fact_from_wire(o) for o in log)
+        assert [(v.rule_id, v.message) for v in found] == [
+            ("LOG-2", "sourceEventSeqs must cite earlier events")
+        ]
+
+
+def test_ORD_2_a_result_citing_no_earlier_event_is_blamed_on_its_citation_alone() -> None:
+    """ORD-2: a result that cites itself or a later seq in place of its tool/call is ORD-2's,
+    whose words name the seq to cite, not LOG-2's too (check and conform read it alike); one
+    that cites its tool/call and itself keeps LOG-2."""
+    for cited, words in ((0, "the result itself"), (1, "after the result")):
+        log = wire(DEMO.log)
+        result = next(obj for obj in log if obj["type"] == "tool/result")
+        seq, call = result["seq"], result["sourceEventSeqs"]
+        assert isinstance(seq, int)
+        assert isinstance(call, list)
+        result["sourceEventSeqs"] = [seq + cited]
+        found = check_facts(fact_from_wire(o) for o in log)
+        assert [v.rule_id for v in found] == ["ORD-2"], found
+        assert found[0].message.endswith(f"which cites seq {seq + cited}, {words}")
+        result["sourceEventSeqs"] = [*call, seq]
+        found = check_facts(fact_from_wire(o) for o in log)
+        assert [v.rule_id for v in found] == ["LOG-2"], found
 
 
 def test_LOG_2_source_seqs_are_optional_and_the_rule_says_so() -> None:

@@ -50,7 +50,6 @@ from loopspec.model.facts import (
     fact_from_wire,
 )
 from loopspec.model.invariants import (
-    CITES_NO_EARLIER_EVENT,
     DENY_DISCARDS_REWRITES,
     POST_BLOCK_NOT_AN_ERROR,
     UNREPAIRED_TURN,
@@ -2972,16 +2971,6 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
     return None
 
 
-def _citation_read_whole(violations: Sequence[Violation]) -> Violation:
-    """The first violation, save that a result citing itself or a later seq, where its
-    tool/call is due (LOG-2: "cite earlier events"), is read as the citation it lacks (ORD-2,
-    at the same seq), which names the seq the result must cite: that is what its author fixes."""
-    first = violations[0]
-    if first.rule_id != "LOG-2" or first.message != CITES_NO_EARLIER_EVENT:
-        return first
-    return next((v for v in violations if v.rule_id == "ORD-2" and v.seq == first.seq), first)
-
-
 # Rules about the shape of what crash repair appends (REC-1): the order of its results, that
 # each answers a call still without one, once, citing its tool/call, in the open step, and the
 # step/end of that step before its turn/end.
@@ -3021,7 +3010,7 @@ def classify(
             # the input the target then applied (read as RW-1, or as RW-2 from its own log).
             return outranked
     if target_violations:
-        first = _citation_read_whole(target_violations)
+        first = target_violations[0]
         where = next(
             (i for i, e in enumerate(actual.events) if e.get("seq") == first.seq),
             len(actual.events),
