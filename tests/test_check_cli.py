@@ -23,7 +23,7 @@ from spec_helpers import wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import report
-from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.checker import ErrorKind, check_stream
 from loopspec.properties.logcheck.files import LogSource
 
 VALID = FIXTURES / "valid" / "model-demo.jsonl"
@@ -716,7 +716,8 @@ def test_LOG_4_a_blank_line_with_lines_after_it_is_an_error(
     """LOG-4: a blank line before another line is no event, and no reader skips it: dsh
     (0.1.0-rc.8), reopening the log, refuses it when a turn/end follows and otherwise drops
     every line after it; loopspec's reader refuses it. check skipped it and passed the log
-    (exit 0); it is an input error naming the line, exit 2 (LOG-5 before the header)."""
+    (exit 0); it is an input error naming the line, exit 2 (LOG-5 before the header), of kind
+    blank-line (it was invalid-json, which says the line holds broken JSON)."""
     lines = VALID.read_bytes().splitlines(keepends=True)
     at = where - 1 if where > 0 else len(lines) - 1
     path = tmp_path / "blank.jsonl"
@@ -726,9 +727,24 @@ def test_LOG_4_a_blank_line_with_lines_after_it_is_an_error(
     rule = "LOG-5" if at == 0 else "LOG-4"
     found = out.splitlines()
     assert found[0].startswith(
-        f"{path}:{at + 1}: error invalid-json {rule}: a blank line with lines after it"
+        f"{path}:{at + 1}: error blank-line {rule}: a blank line with lines after it"
     )
     assert found[1].startswith(f"{path}: not checked past line {at + 1}: ")
+    code, report = run_json(capsys, str(path))
+    assert code == 2
+    errors = report["logs"][0]["errors"]
+    assert [(e["line"], e["kind"], e["rule"]) for e in errors] == [(at + 1, "blank-line", rule)]
+    assert report["summary"]["errors_by_kind"] == {"blank-line": 1}
+
+
+def test_LOG_4_every_error_kind_is_documented_with_its_rule() -> None:
+    """LOG-4: the JSON format's documentation says, of every error kind a log's entry can
+    hold, what it means and which rule it names (blank-line was added without a word there)."""
+    documented = " ".join((report.__doc__ or "").split())
+    kinds = [value for name, value in vars(ErrorKind).items() if name.isupper()]
+    assert "blank-line" in kinds
+    for kind in kinds:
+        assert f" {kind} (" in documented, kind
 
 
 @pytest.mark.parametrize("after", [b"", b"\n", b"\n  \n"], ids=["last", "blank", "blanks"])

@@ -34,7 +34,7 @@ def test_LOG_4_a_blank_line_followed_only_by_a_torn_last_line_is_an_error_not_a_
     out = capsys.readouterr().out
     assert code == 2, out
     assert out.splitlines()[0].startswith(
-        f"{path}:{len(whole) + 1}: error invalid-json LOG-4: a blank line with lines after it"
+        f"{path}:{len(whole) + 1}: error blank-line LOG-4: a blank line with lines after it"
     )
     assert "torn-commit" not in out
 

@@ -114,6 +114,9 @@ class ErrorKind:
     INVALID_UTF8 = "invalid-utf8"  # (LOG-4)
     # (LOG-4; SAFE-4 when nested too deeply; none for a JSON document or a BOM: a wrong file)
     INVALID_JSON = "invalid-json"
+    # A blank line with other lines after it: no event, and no reader skips it (LOG-4; LOG-5
+    # on the first line). Blank lines that end a log are skipped, no error.
+    BLANK_LINE = "blank-line"
     # The last line stops short: a write cut off by a crash, a commit not whole (LOG-8).
     TORN_TAIL = "torn-tail"
     LINE_TOO_LONG = "line-too-long"  # past the checker's bound (SAFE-4)
@@ -592,7 +595,7 @@ def _unparsable(
             "lines only at its end; dsh, reopening the log, refuses it (a turn/end follows) or "
             "drops every line after the blank one, and loopspec's reader refuses it"
         )
-        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
+        report.fail(line, ErrorKind.BLANK_LINE, message, "LOG-5" if line == 1 else "LOG-4")
         raise _Stop
     if line == 1 and raw.startswith(GZIP_MAGIC):  # a rotated log (logrotate compresses so)
         message = (

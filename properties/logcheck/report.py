@@ -148,6 +148,9 @@ reached the disk before its data, with more lines after it; as a log's last line
 torn-commit notice), invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the
 nesting bound; LOG-8 for a line that stops before its JSON value ends, a write cut off with
 more appended after it; none for a JSON document or a byte order mark, a wrong file),
+blank-line (LOG-4, LOG-5 on the first line: a blank line with other lines after it, which no
+reader skips; blank lines that end a log are skipped, no error; invalid-json before
+loopspec-check/1 gained this kind),
 torn-tail (LOG-8; only of a log without a session header: a headed log's torn last line is its
 torn-commit notice, as is a torn line anywhere in a Claude Code transcript or Codex rollout),
 line-too-long (SAFE-4),
