@@ -44,6 +44,13 @@ PERMISSION_OPTIONS: tuple[tuple[str, str], ...] = (
 )
 """(optionId, label) of the options a permission request offers; each id is also its kind."""
 
+# ACP's tool-call statuses the model sends (never ACP's `pending`): a card opens in progress at
+# its call, and the one update its result gets closes it.
+STATUS_IN_PROGRESS = "in_progress"
+STATUS_COMPLETED = "completed"
+STATUS_FAILED = "failed"
+CARD_STATUSES = frozenset({STATUS_IN_PROGRESS, STATUS_COMPLETED, STATUS_FAILED})
+
 _MEDIA_TYPES = frozenset({"image", "audio"})
 
 TERMINAL_META_KEYS = ("terminal_info", "terminal_output", "terminal_exit")
@@ -159,7 +166,7 @@ def tool_call_notification(
         session_cwd=session_cwd,
         terminal_capable=terminal_capable,
     )
-    update = {"sessionUpdate": "tool_call", **fields, "status": "in_progress"}
+    update = {"sessionUpdate": "tool_call", **fields, "status": STATUS_IN_PROGRESS}
     return {"sessionId": session_id, "update": update}
 
 
@@ -172,6 +179,11 @@ def _terminal_result_meta(call_id: str, view: TerminalResultView) -> dict[str, o
     elif view.exit_code is not None:
         meta["terminal_exit"] = {"terminal_id": call_id, "exit_code": view.exit_code}
     return meta
+
+
+def result_status(*, is_error: bool) -> str:
+    """The status a result's `tool_call_update` closes its card with."""
+    return STATUS_FAILED if is_error else STATUS_COMPLETED
 
 
 def tool_result_notification(
@@ -190,7 +202,7 @@ def tool_result_notification(
     update: dict[str, object] = {
         "sessionUpdate": "tool_call_update",
         "toolCallId": call_id,
-        "status": "failed" if is_error else "completed",
+        "status": result_status(is_error=is_error),
     }
     match view:
         case GenericResultView():

@@ -10,7 +10,7 @@ Variants are discriminated by class, not by a `Literal` tag field (CrossHair can
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 import attrs
 
@@ -97,6 +97,8 @@ class DiffCallView:
 
 
 ToolCallView = GenericCallView | TerminalCallView | DiffCallView
+CALL_CARDS: frozenset[str] = frozenset(view.CARD for view in get_args(ToolCallView))
+"""The card tags a call view may carry, one per variant of the closed union."""
 
 
 @attrs.frozen
@@ -134,3 +136,5 @@ class DiffResultView:
 
 
 ToolResultView = GenericResultView | TerminalResultView | DiffResultView
+RESULT_CARDS: frozenset[str] = frozenset(view.CARD for view in get_args(ToolResultView))
+"""The card tags a result view may carry, one per variant of the closed union."""

@@ -244,6 +244,7 @@ SECTIONS = {
     "wording": render_wording,
     "events": render_event_catalogue,
     "compact-rows": render_compact_rows,
+    "presentation-statuses": _presentation("render_statuses"),
     "presentation-calls": _presentation("render_call_cards"),
     "presentation-results": _presentation("render_result_updates"),
     "presentation-terminal": _presentation("render_terminal_example"),

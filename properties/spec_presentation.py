@@ -13,13 +13,14 @@ import json
 
 import attrs
 
+from loopspec.model.acp import CARD_STATUSES, STATUS_IN_PROGRESS
 from loopspec.model.events import ApprovalAsked, Event, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.jsonvalue import JsonValue, freeze, parse_arguments, thaw
 from loopspec.model.messages import TextBlock, ToolResultBlock, ToolResultMessage, tool_source
 from loopspec.model.pure.presentation import longest_backtick_run
 from loopspec.model.replay import ApprovalShown, CallShown, LogPresenter, ResultShown
 from loopspec.model.replay import presented_wire as presented_message
-from loopspec.model.views import TOOL_KINDS
+from loopspec.model.views import CALL_CARDS, RESULT_CARDS, TOOL_KINDS
 
 CALL_ID = "c1"
 APPROVAL_ID = "a1"
@@ -271,6 +272,12 @@ def _cell(fields: dict[str, object], key: str) -> str:
     return _code(_json(fields[key])) if key in fields else ABSENT
 
 
+def _words(values: frozenset[str]) -> str:
+    """`values` sorted, each in backticks: `a`, `b` or `c`."""
+    *head, last = (f"`{value}`" for value in sorted(values))
+    return f"{', '.join(head)} or {last}" if head else last
+
+
 def render_call_cards() -> str:
     """Per example call: the view and the `tool_call` update's title, kind, locations, content."""
     lines = [
@@ -289,7 +296,11 @@ def render_call_cards() -> str:
         assert isinstance(card, dict)
         same_fields = {k: v for k, v in card.items() if k not in {"sessionUpdate", "status"}}
         raw_input = thaw(parse_arguments(example.arguments))
-        if asked.request["toolCall"] == same_fields and card.get("rawInput") == raw_input:
+        if (
+            asked.request["toolCall"] == same_fields
+            and card.get("rawInput") == raw_input
+            and card.get("status") == STATUS_IN_PROGRESS
+        ):
             shared.append(example.case)
         arguments = _code(example.arguments) if example.arguments else "(empty)"
         lines.append(
@@ -301,17 +312,18 @@ def render_call_cards() -> str:
     lines.append("")
     if exceptions:
         lines.append(
-            f"Rows whose permission request or `rawInput` differ: {', '.join(exceptions)}."
+            f"Rows whose status, permission request or `rawInput` differ: {', '.join(exceptions)}."
         )
     else:
         lines.append(
-            "In every row `status` is `in_progress`, `rawInput` is the parsed arguments (left "
-            "out for `null`, which has no value, never written as `null`), and the "
+            f"In every row `status` is `{STATUS_IN_PROGRESS}`, `rawInput` is the parsed "
+            "arguments (left out for `null`, which has no value, never written as `null`), and the "
             "permission request's `toolCall` has exactly the card's fields without "
             "`sessionUpdate` and `status`."
         )
     kinds = ", ".join(f"`{kind}`" for kind in sorted(TOOL_KINDS))
     lines.append(f"A card's `kind` is one of ACP's tool kinds, {kinds} (VIEW-1 refuses any other).")
+    lines.append(f"A call's view is one of the call views, {_words(CALL_CARDS)} (VIEW-1).")
     return "\n".join(lines)
 
 
@@ -344,6 +356,52 @@ def render_result_updates() -> str:
             f" | {_result_input(example)} | {shown.view.CARD} | {_cell(update, 'status')}"
             f" | {_cell(update, 'title')} | {content} |"
         )
+    lines.append("")
+    lines.append(f"A result's view is one of the result views, {_words(RESULT_CARDS)} (VIEW-1).")
+    return "\n".join(lines)
+
+
+def _status(notification: dict[str, object]) -> str:
+    update = notification["update"]
+    assert isinstance(update, dict)
+    status = update["status"]
+    assert isinstance(status, str)
+    return status
+
+
+def render_statuses() -> str:
+    """Each tool message's `status`, as the model sends it for every example of both tables,
+    and the set of statuses the model declares (`acp.CARD_STATUSES`)."""
+    sent: dict[tuple[str, str], list[str]] = {}
+
+    def note(message: str, occasion: str, status: str) -> None:
+        statuses = sent.setdefault((message, occasion), [])
+        if status not in statuses:
+            statuses.append(status)
+
+    for call in CALL_EXAMPLES:
+        shown = LogPresenter().feed(_call_event(call.tool, call.arguments))
+        assert isinstance(shown, CallShown)
+        note("`tool_call`", "its `tool/call`", _status(shown.notification))
+    for example in sorted(RESULT_EXAMPLES, key=lambda example: example.is_error):
+        presenter = LogPresenter()
+        presenter.feed(_call_event(example.tool, example.arguments))
+        result = presenter.feed(_result_event(example))
+        assert isinstance(result, ResultShown)
+        flag = "with" if example.is_error else "without"
+        note(
+            "`tool_call_update`",
+            f"its `tool/result` {flag} `isError`",
+            _status(result.notification),
+        )
+    lines = ["| message | sent at the call's | `status` |", "|---|---|---|"]
+    for (message, occasion), statuses in sent.items():
+        lines.append(f"| {message} | {occasion} | {', '.join(f'`{s}`' for s in statuses)} |")
+    lines.append("")
+    lines.append(
+        f"A card's `status` is {_words(CARD_STATUSES)}, never ACP's `pending`; a permission "
+        "request's `toolCall` carries none."
+    )
     return "\n".join(lines)
 
 

@@ -8,12 +8,18 @@ the model's own sets (`log_layout.ENUMS`, `log_layout.WRITTEN_WORDS`, `views.TOO
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import get_args
 
 import pytest
 
+from loopspec import spec_text
+from loopspec.model import acp
+from loopspec.model.acp import CARD_STATUSES
 from loopspec.model.commands import APPROVAL_OUTCOMES
 from loopspec.model.config import HOOK_POINTS
 from loopspec.model.events import (
+    END_INTERRUPTED,
     TURN_END_KINDS,
     ApprovalDecided,
     HookInvoked,
@@ -22,10 +28,21 @@ from loopspec.model.events import (
 )
 from loopspec.model.facts import HOOK_DECISIONS, HOOK_DIALECTS
 from loopspec.model.log_layout import ENUMS, EVENT_LAYOUTS, WRITTEN_KINDS, WRITTEN_WORDS
-from loopspec.model.views import TOOL_KINDS
+from loopspec.model.views import (
+    CALL_CARDS,
+    RESULT_CARDS,
+    TOOL_KINDS,
+    ToolCallView,
+    ToolResultView,
+)
 from loopspec.properties.conformance.log_schema import field_schema
 from loopspec.properties.spec_doc import render_event_catalogue
-from loopspec.properties.spec_presentation import render_call_cards
+from loopspec.properties.spec_presentation import (
+    render_call_cards,
+    render_result_updates,
+    render_statuses,
+)
+from loopspec.properties.spec_rules import rule_sections
 
 # The event fields whose values the model closes, with the set each takes: what a command or a
 # configuration may carry into them (`wire_layout.ENUMS` on the driver side), so a new closed
@@ -94,3 +111,72 @@ def test_TURN_5_the_schema_names_every_turn_end_kind_the_loop_writes() -> None:
     (field,) = (f for f in EVENT_LAYOUTS[TurnEnded].data.fields if f.name == "reason")
     description = field_schema(TurnEnded, field)["description"]
     assert all(kind in description for kind in TURN_END_KINDS), description
+
+
+def test_TURN_5_the_schema_lists_the_turn_end_kinds_from_the_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A kind the loop comes to write shows in the schema without anyone rewording it."""
+    (field,) = (f for f in EVENT_LAYOUTS[TurnEnded].data.fields if f.name == "reason")
+    monkeypatch.setitem(WRITTEN_KINDS, (TurnEnded, "reason"), TURN_END_KINDS | {"handed-over"})
+    assert "handed-over" in field_schema(TurnEnded, field)["description"]
+    monkeypatch.setitem(WRITTEN_KINDS, (TurnEnded, "reason"), TURN_END_KINDS - {END_INTERRUPTED})
+    description = field_schema(TurnEnded, field)["description"]
+    assert END_INTERRUPTED not in description, description
+
+
+def _status_table() -> list[list[str]]:
+    """The rows of SPEC's status table: message, occasion, statuses (each in backticks)."""
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in render_statuses().splitlines()
+        if line.startswith("| `")
+    ]
+    assert rows, render_statuses()
+    return rows
+
+
+def test_ACP_1_the_status_table_lists_every_status_the_model_sends_and_no_other() -> None:
+    sent = {status for row in _status_table() for status in _listed(row[2])}
+    assert sent == CARD_STATUSES
+    (line,) = (row for row in render_statuses().splitlines() if row.startswith("A card's"))
+    assert _listed(line.split(" is ", 1)[1].split("never", 1)[0]) == set(CARD_STATUSES)
+
+
+def test_ACP_1_the_status_table_reads_what_the_bridge_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A status the bridge comes to send (here a failed result's) shows in the table."""
+    monkeypatch.setattr(acp, "STATUS_FAILED", "errored")
+    rows = {(row[0], row[1]): _listed(row[2]) for row in _status_table()}
+    assert rows[("`tool_call_update`", "its `tool/result` with `isError`")] == {"errored"}
+    assert rows[("`tool_call`", "its `tool/call`")] == {acp.STATUS_IN_PROGRESS}
+
+
+@pytest.mark.parametrize(
+    ("renderer", "views", "cards"),
+    [
+        (render_call_cards, "the call views", CALL_CARDS),
+        (render_result_updates, "the result views", RESULT_CARDS),
+    ],
+    ids=["call", "result"],
+)
+def test_VIEW_1_the_presentation_tables_list_every_card_of_the_closed_union(
+    renderer: Callable[[], str], views: str, cards: frozenset[str]
+) -> None:
+    (line,) = (row for row in renderer().splitlines() if views in row)
+    assert _listed(line.split(views, 1)[1]) == set(cards)
+
+
+def test_VIEW_1_the_card_sets_are_one_card_per_variant_of_the_unions() -> None:
+    assert {view.CARD for view in get_args(ToolCallView)} == CALL_CARDS
+    assert {view.CARD for view in get_args(ToolResultView)} == RESULT_CARDS
+
+
+def test_VIEW_1_the_rule_names_every_card_kind() -> None:
+    """VIEW-1's own words list the variants (`Call views are a | b | c, result views ...`)."""
+    rule = rule_sections(spec_text())["VIEW-1"]
+    found = re.search(r"Call views are ([a-z |]+), result views ([a-z |]+),", rule)
+    assert found is not None, rule
+    assert set(found.group(1).split(" | ")) == CALL_CARDS
+    assert set(found.group(2).split(" | ")) == RESULT_CARDS

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
-from loopspec.model.events import SurfaceReplace, TurnEnded
+from loopspec.model.events import END_ABORTED, END_ERROR, END_INTERRUPTED, SurfaceReplace, TurnEnded
 from loopspec.model.log_layout import (
     ENUMS,
     EVENT_LAYOUTS,
@@ -49,6 +49,7 @@ from loopspec.model.log_layout import (
     SURFACE_REPLACE_TAG,
     SURFACE_TYPES,
     TARGET_REQUIRED,
+    WRITTEN_KINDS,
     WRITTEN_WORDS,
     EventLayout,
     LogField,
@@ -63,9 +64,16 @@ _JSON: dict[str, Any] = {"description": "any JSON value"}
 
 # Prose only: what a member means, where its type does not say it.
 DESCRIPTIONS: dict[tuple[type, str], str] = {
-    (TurnEnded, "reason"): "Why the turn ended: completed, aborted (with reason.kind the cause), "
-    "error (with error {message, code}), max-tokens, interrupted (repair), or a plugin's kind "
-    "(TURN-5).",
+    (TurnEnded, "reason"): "Why the turn ended, by its kind",
+}
+# What an object whose `kind` the loop writes (`WRITTEN_KINDS`) carries beside some kinds; the
+# kinds themselves are listed from `WRITTEN_KINDS`, so one added or dropped shows in the schema.
+KIND_NOTES: dict[tuple[type, str], dict[str, str]] = {
+    (TurnEnded, "reason"): {
+        END_ABORTED: "with reason {kind: the abort's cause}, ABORT-3",
+        END_ERROR: "with error {message, code}, TEXT-2",
+        END_INTERRUPTED: "written by crash repair, REC-1",
+    },
 }
 for _message in MESSAGE_CLASSES:
     DESCRIPTIONS[(_message, "id")] = "free: implementations choose their own"
@@ -173,6 +181,15 @@ def field_schema(owner: type, field: LogField) -> dict[str, Any]:
         # Not an enum: a reader takes any non-empty word here (a harness may write its own).
         words = ", ".join(sorted(WRITTEN_WORDS[(owner, field.name)]))
         why = f"the loop writes one of: {words}; a harness may write its own"
+    if (owner, field.name) in WRITTEN_KINDS:
+        notes = KIND_NOTES.get((owner, field.name), {})
+        kinds = ", ".join(
+            f"{kind} ({notes[kind]})" if kind in notes else kind
+            for kind in sorted(WRITTEN_KINDS[(owner, field.name)])
+        )
+        # Not an enum either: a plugin may write a kind of its own (TURN-5).
+        written = f"the loop writes one of the kinds {kinds}; a plugin may write its own (TURN-5)"
+        why = f"{why}: {written}" if why else written
     return {**schema, "description": why} if why else schema
 
 

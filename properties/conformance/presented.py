@@ -35,7 +35,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from loopspec.model.acp import TERMINAL_META_KEYS, tool_call_notification
+from loopspec.model.acp import (
+    STATUS_COMPLETED,
+    STATUS_FAILED,
+    STATUS_IN_PROGRESS,
+    TERMINAL_META_KEYS,
+    tool_call_notification,
+)
 from loopspec.model.invariants import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
 from loopspec.model.jsonvalue import parse_arguments, thaw
 from loopspec.model.presenters import CALL_PRESENTERS, generic_call_fallback, present_call
@@ -402,11 +408,11 @@ def _extra_update_why(
     if _result_of(call_id, history) is not None:
         return (
             "after the one its tool/result called for: a call gets one update, at "
-            'its tool/result, and its status stays "completed" or "failed"'
+            f'its tool/result, and its status stays "{STATUS_COMPLETED}" or "{STATUS_FAILED}"'
         )
     return (
         "before any tool/result of the call: an update is sent at each "
-        'tool/result only, and a card is "in_progress" from its tool/call on'
+        f'tool/result only, and a card is "{STATUS_IN_PROGRESS}" from its tool/call on'
     )
 
 
@@ -626,10 +632,10 @@ def _shape(item: Item) -> str:
 
 
 _STATUS = {
-    "tool_call": 'a card\'s status is "in_progress" (SPEC.md section 12)',
+    "tool_call": f'a card\'s status is "{STATUS_IN_PROGRESS}" (SPEC.md section 12)',
     "tool_call_update": (
-        'a result update\'s status is "completed", or "failed" when the result has isError '
-        "(SPEC.md section 12)"
+        f'a result update\'s status is "{STATUS_COMPLETED}", or "{STATUS_FAILED}" when the '
+        "result has isError (SPEC.md section 12)"
     ),
     PERMISSION: (
         "a permission request's toolCall carries no status: it has the card's fields but "
