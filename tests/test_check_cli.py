@@ -598,13 +598,25 @@ def test_LOG_8_a_torn_last_line_ended_by_a_newline_is_a_torn_tail_of_a_dsh_log(
 
 
 @pytest.mark.parametrize(
-    "tail", [b'{"type": "tool/result", "seq": 6, "da\n', bytes(40) + b"\n"], ids=["cut", "zeros"]
+    ("tail", "said"),
+    [
+        (
+            b'{"type": "tool/result", "seq": 6, "da\n',
+            "invalid-json LOG-8: the last line stops after 37 characters, before its JSON value "
+            "ends, ",
+        ),
+        (bytes(40) + b"\n", "binary LOG-8: the last line is 40 zero bytes, "),
+    ],
+    ids=["cut", "zeros"],
 )
 def test_LOG_8_a_torn_last_line_ended_by_a_newline_stays_an_error_on_a_version_1_log(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, tail: bytes
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, tail: bytes, said: str
 ) -> None:
     """LOG-8: loopspec's own reader (version 1 logs) drops only a last line without its
-    newline; one with it stops the reader, so check reports it (exit 2)."""
+    newline; one with it stops the reader, so check reports it (exit 2), saying why a version 1
+    log differs from a version 0 one, where such a line is a crash's. It said the harness 'must
+    drop whole before it appends again', though nothing was appended and a version 0 log's
+    same line is only a notice."""
     lines = VALID.read_bytes().splitlines(keepends=True)
     header = json.loads(lines[0])
     path = tmp_path / "marked.jsonl"
@@ -613,7 +625,12 @@ def test_LOG_8_a_torn_last_line_ended_by_a_newline_stays_an_error_on_a_version_1
     )
     code, out = run(capsys, str(path))
     assert code == 2, out
-    assert out.splitlines()[0].startswith(f"{path}:7: error ")
+    assert out.splitlines()[0] == (
+        f"{path}:7: error {said}yet a newline ends it: a version 1 log's writer (loopspec run) "
+        "writes each line with its newline, so a crash leaves a cut last line without one, the "
+        "only one its reader drops; this one it refuses (a version 0 log's, which dsh drops on "
+        "reopening, is a torn-commit notice)"
+    )
 
 
 def test_LOG_8_a_torn_line_followed_by_an_event_stays_an_error(

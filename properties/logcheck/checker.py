@@ -514,6 +514,21 @@ def _torn_tail_with_newline(report: LogReport, raw: bytes, line: int, rest: Rest
     )
 
 
+# Why a version 1 log's last line, cut off or zeroed, that a newline ends is an error where a
+# version 0 log's is a crash's torn tail (`_torn_tail_with_newline`).
+_NO_CRASH_OF_VERSION_1 = (
+    "yet a newline ends it: a version 1 log's writer (loopspec run) writes each line with its "
+    "newline, so a crash leaves a cut last line without one, the only one its reader drops; "
+    "this one it refuses (a version 0 log's, which dsh drops on reopening, is a torn-commit "
+    "notice)"
+)
+
+
+def _last_of_version_1(report: LogReport, line: int, rest: RestOfLog) -> bool:
+    """Whether `line`, which a newline ends, is the last of a version 1 log (blank lines aside)."""
+    return report.version == MARKED_VERSION and line > 1 and not lines_follow(rest)
+
+
 # The part of a token the parser stops at when a line is cut inside it, not between two: a
 # literal's start, a number's sign, point or exponent, an escape's backslash (the parser stops
 # at it) or the digits of a \uXXXX escape (it stops after the backslash). Compiled when a line
@@ -619,6 +634,8 @@ def _unparsable(
             "file's new length reached the disk before its data did; the lines before it are "
             "whole, and the harness must drop it before it appends again"
         )
+        if _last_of_version_1(report, line, rest):
+            message = f"the last line is {part}{zeros} zero bytes, {_NO_CRASH_OF_VERSION_1}"
         report.fail(line, ErrorKind.BINARY, message, "LOG-8")
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
@@ -677,6 +694,11 @@ def _unparsable(
             f"the line stops after {len(error.doc.rstrip())} characters, before its JSON value "
             "ends: a write cut off, which the harness must drop whole before it appends again"
         )
+        if _last_of_version_1(report, line, rest):
+            message = (
+                f"the last line stops after {len(error.doc.rstrip())} characters, before its "
+                f"JSON value ends, {_NO_CRASH_OF_VERSION_1}"
+            )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
     elif isinstance(error, JSONDecodeError):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
