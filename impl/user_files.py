@@ -27,8 +27,10 @@ from loopspec.model.jsonvalue import RepeatedKey, given_twice, json_refusal, rep
 MAX_JSON_DEPTH: Final = 200
 """Arrays and objects nested deeper than this are refused (a loop's documents need a dozen)."""
 _CHUNK: Final = 1 << 16
+STDIN_NAME: Final = "-"
+"""The name that reads standard input (`loopspec replay -`, as `loopspec check -`), and names
+it in messages."""
 STDIN_PATH: Final = "/dev/stdin"
-"""How a reader names standard input (`loopspec replay -`), in its messages too."""
 STDIN_PATHS: Final = (STDIN_PATH, "/dev/fd/0", "/proc/self/fd/0")
 """The paths naming standard input: read from the descriptor when it is a socket, which no
 path opens (`properties.logcheck.files.STDIN_PATHS` says the same for check)."""
@@ -81,20 +83,22 @@ def file_kind(mode: int) -> str:
 
 
 def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
-    """The bytes of `path`, a regular file or a pipe (or standard input, a socket too), at most
-    `cap` of them."""
+    """The bytes of `path`, a regular file or a pipe (or standard input, a socket too, named
+    `-` or by a path), at most `cap` of them."""
+    standard_input = str(path) == STDIN_NAME
     try:
-        mode = os.stat(path).st_mode
+        mode = os.fstat(0).st_mode if standard_input else os.stat(path).st_mode
     except OSError as error:
         message = refused_by_system(path, f"read the {what}", error)
         raise UserFileError(message, unreadable=True) from error
     # Standard input may be a socket (a Node parent's pipe is a socket pair), which cannot be
     # opened by name: read from its descriptor, as through a pipe.
-    piped_in = stat.S_ISSOCK(mode) and str(path) in STDIN_PATHS
+    piped_in = stat.S_ISSOCK(mode) and (standard_input or str(path) in STDIN_PATHS)
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or piped_in):
         raise UserFileError(f"{path}: the {what} is {file_kind(mode)}, not a file")
+    from_descriptor = piped_in or standard_input
     try:
-        with open(0 if piped_in else path, "rb", closefd=not piped_in) as stream:
+        with open(0 if from_descriptor else path, "rb", closefd=not from_descriptor) as stream:
             data = bytearray()
             while len(data) <= cap and (chunk := stream.read(min(_CHUNK, cap + 1 - len(data)))):
                 data += chunk

@@ -171,8 +171,9 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
 ) -> None:
     """PROTO-1: `loopspec check -` reads a log from standard input, but `replay -` read a file
     named `-` ("no such file or directory"), so a case copied from a chat had to be saved
-    first. `-` reads it from standard input; from a terminal it says to pipe it in, and
-    `--reduce`, which saves beside the case file, refuses it."""
+    first. `-` reads it from standard input, and the report names it `-`, as check's does (it
+    said /dev/stdin); from a terminal it says to pipe it in, and `--reduce`, which saves beside
+    the case file, refuses it."""
     bo_s = (ana.parent / "Downloads" / "case-EXE-5-0.json").read_text(encoding="utf-8")
 
     def replay(*argv: str, text: str | None = bo_s) -> subprocess.CompletedProcess[str]:
@@ -189,12 +190,12 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
     pasted = replay("-")
     assert pasted.returncode == 0, pasted.stderr
     assert pasted.stdout.splitlines()[-1] == (
-        "/dev/stdin: 2 commands replayed, no divergence; the case recorded EXE-5"
+        "-: 2 commands replayed, no divergence; the case recorded EXE-5"
     )
     curled = replay("-", text=bo_s.replace('"rule":', "\u201crule\u201d:"))
     assert curled.returncode == 2
     assert curled.stderr.startswith(
-        "loopspec: error: /dev/stdin:4: the case file is not JSON: \u201c (U+201C"
+        "loopspec: error: -:4: the case file is not JSON: \u201c (U+201C"
     )
     reduced = replay("-", "--reduce")
     assert (reduced.returncode, reduced.stderr) == (
@@ -230,9 +231,8 @@ def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path, 
         ours.shutdown(socket.SHUT_WR)
         out, err = replay.communicate(timeout=60)
     assert replay.returncode == 0, err.decode()
-    shown = "/dev/stdin" if name == "-" else name
     assert out.decode().splitlines()[-1] == (
-        f"{shown}: 2 commands replayed, no divergence; the case recorded EXE-5"
+        f"{name}: 2 commands replayed, no divergence; the case recorded EXE-5"
     )
 
 

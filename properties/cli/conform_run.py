@@ -22,7 +22,7 @@ from typing import Any
 
 import loopspec
 from loopspec.impl.system_words import system_reason
-from loopspec.impl.user_files import STDIN_PATH, shown
+from loopspec.impl.user_files import STDIN_NAME, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
@@ -808,22 +808,23 @@ def run_replay(args: argparse.Namespace) -> int:
         )
         return 2
     named: list[str] = [_read_from(given) for given in args.case]
-    if args.reduce and (len(named) > 1 or Path(named[0]).is_dir() or args.format == "json"):
+    if args.reduce and (len(named) > 1 or _is_folder(named[0]) or args.format == "json"):
         # A usage error: no rule is broken.
         print("loopspec replay: error: --reduce takes one case file, as text", file=sys.stderr)
         return 2
-    if len(named) > 1 or Path(named[0]).is_dir():
+    if len(named) > 1 or _is_folder(named[0]):
         return replay_all(args, case_files(named))
     return _replay_one(args, named[0])
 
 
-STDIN_CASE = "-"
+STDIN_CASE = STDIN_NAME
 """The case name that reads the case from standard input, as `check -` reads a log."""
 
 
 def _read_from(given: str) -> str:
     """Where the case named `given` is read: `-` is standard input, so a case copied from a
-    chat needs no file (`pbpaste | loopspec replay - --cmd ...`); its errors name /dev/stdin."""
+    chat needs no file (`pbpaste | loopspec replay - --cmd ...`); its report and errors name it
+    `-`, as check's name a log it reads there."""
     if given != STDIN_CASE:
         return given
     if sys.stdin is None or sys.stdin.isatty():
@@ -832,7 +833,12 @@ def _read_from(given: str) -> str:
             "-: standard input is a terminal: pipe the case in "
             "(pbpaste | loopspec replay - ...), or name its file"
         )
-    return STDIN_PATH
+    return STDIN_CASE
+
+
+def _is_folder(named: str) -> bool:
+    """Whether the case argument `named` is a folder of cases (`-` is standard input)."""
+    return named != STDIN_CASE and Path(named).is_dir()
 
 
 def case_files(named: list[str]) -> list[str]:
@@ -840,7 +846,9 @@ def case_files(named: list[str]) -> list[str]:
     found: list[str] = []
     for given in named:
         place = Path(given)
-        if place.is_dir():
+        if given == STDIN_CASE:
+            found.append(given)
+        elif place.is_dir():
             listed = sorted(str(path) for path in place.glob("*.json") if path.is_file())
             if not listed:  # a wrong folder must not pass as a suite without a failure
                 raise CaseFileUnreadable(f"{given}: a directory without case files (*.json)")
@@ -857,7 +865,7 @@ def _named_from_elsewhere(given: str) -> str:
     """What to add when the case path `given` names nothing: a `rerun:` line, pasted into a
     chat, names the case from the folder conform ran in, and the colleague who pastes it has
     the file elsewhere (the bare "no such file" sent them looking for a typo)."""
-    if Path(given).is_absolute() or os.path.lexists(given):
+    if given == STDIN_CASE or Path(given).is_absolute() or os.path.lexists(given):
         return ""
     return (
         " (a `rerun:` line names the case from the folder conform ran in: run it there, or "
@@ -919,7 +927,7 @@ def _note_a_fifo(path: str) -> None:
     writer: without a word, replay sat silent until killed when no one wrote. (A pipe given
     as `<(gunzip -c bug.json.gz)` is no FIFO in a folder, and its writer is already there.)"""
     with contextlib.suppress(OSError):
-        if stat.S_ISFIFO(os.lstat(path).st_mode):
+        if path != STDIN_CASE and stat.S_ISFIFO(os.lstat(path).st_mode):
             print(
                 f"loopspec replay: {path} is a FIFO: reading the case waits for its writer "
                 "(Ctrl-C stops)",
