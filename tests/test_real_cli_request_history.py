@@ -6,9 +6,10 @@ for each vendor reminder and instruction, never a CLI's own prompt), are read ba
 protocol's messages; the history a command reports is the last request's, held to the log's
 history, then the log's messages after that request's end; and under the `claude-code`
 profile a transcript's 'API Error' reply that the requests leave out is the known divergence
-HIST-1, while any other message left out is a counterexample. The real binaries are driven by
-`test_real_harness_conform.py` (its random programs and the HIST-1 case, which declare and
-compare the history now).
+HIST-1, and a call reusing an earlier reply's call id left out with its result (placeholders in
+their place) is HIST-1:reused-call-id, while any other message left out is a counterexample.
+The real binaries are driven by `test_real_harness_conform.py` (its random programs and the
+HIST-1 cases, which declare and compare the history now).
 """
 
 from __future__ import annotations
@@ -330,3 +331,107 @@ def test_HIST_1_a_claude_code_result_sent_trimmed_is_the_one_its_transcript_hold
         trimmed["content"][0]["content"] = [{"type": "text", "text": text.strip()}]
         assert as_sent(CLAUDE, [call, trimmed], [call, logged]) == [call, logged]
         assert as_sent(CODEX, [call, trimmed], [call, logged]) == [call, trimmed, logged]
+
+
+READ_B, READ_C = '{"file_path":"b.txt"}', '{"file_path":"c.txt"}'
+# A reply of Claude Code's source (its transcript's and its requests'), for the own-log checks.
+CLAUDE_SOURCE = {"kind": "model", "provider": "claude-code", "model": "m"}
+
+
+def _reused_id_log(*later: ToolCallBlock | TextBlock) -> list[dict[str, Any]]:
+    """The log of a prompt, a reply calling c0 and its result, then a reply of `later` whose
+    call reuses or not c0, its result and a last reply, as Claude Code's transcript gives it."""
+    model = ModelTarget()
+    model.reset(CONFIGS[0])
+    events: list[dict[str, Any]] = []
+    call = next(block for block in later if isinstance(block, ToolCallBlock))
+    for command in (
+        SubmitUser("read both"),
+        ModelReplies((ToolCallBlock("c0", "read", READ_A),)),
+        ToolFinishes("c0", ToolSucceeded("first")),
+        ModelReplies(later),
+        ToolFinishes(call.id, ToolSucceeded("second")),
+        ModelReplies((TextBlock("done"),)),
+    ):
+        events += model.apply(command).events
+    for event in events:
+        if event["type"] == "assistant/message":
+            event["data"]["message"]["source"] = CLAUDE_SOURCE
+    return events
+
+
+def _claude_request(*turns: tuple[str, list[dict[str, Any]] | str]) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": r, "content": c} for r, c in turns]}
+
+
+FIRST_CALL_REQUESTED: list[tuple[str, list[dict[str, Any]] | str]] = [
+    ("user", [{"type": "text", "text": TOKENS}, {"type": "text", "text": "read both"}]),
+    (
+        "assistant",
+        [
+            {
+                "type": "tool_use",
+                "id": "c0",
+                "name": "Bash",
+                "input": {"command": tool_command("tac", "c0", "read", READ_A)},
+            }
+        ],
+    ),
+    ("user", [{"type": "tool_result", "tool_use_id": "c0", "content": "first"}]),
+]
+
+
+def _own_log_finds(
+    events: list[dict[str, Any]], request: dict[str, Any]
+) -> tuple[str | None, set[str]]:
+    """The rule the claude-code profile's own-log comparison finds when the CLI's last request
+    is `request` (the driver's report of it: `RequestHistory`), and the divergences shown."""
+    history = RequestHistory(CLAUDE)
+    history.asked(request)
+    own = OwnLogHistory(PROFILES["claude-code"].history_erasers)
+    change = ReportedHistory().change(0, history.now(events, ()))
+    found = own.feed(Observation(True, events=tuple(events), history=change))
+    return (None if found is None else found[0]), own.shown
+
+
+def test_HIST_1_claude_code_leaving_out_a_call_of_a_reused_id_is_known() -> None:
+    """HIST-1: Claude Code leaves a call whose id an earlier reply's call used out of every
+    request, its result too, sending a reply left with nothing as '[Tool use interrupted]' and
+    a user turn left with nothing as '(no content)' (measured on 2.1.332: local models number
+    calls call_0 anew in each reply). Under its profile that is the known divergence
+    HIST-1:reused-call-id, shown, where the reply held only the call and where it held a text
+    too (the request sends the text alone)."""
+    only_call = _reused_id_log(ToolCallBlock("c0", "read", READ_B))
+    interrupted = _claude_request(
+        *FIRST_CALL_REQUESTED,
+        ("assistant", [{"type": "text", "text": "[Tool use interrupted]"}]),
+        ("user", "(no content)"),
+    )
+    assert _own_log_finds(only_call, interrupted) == (None, {"HIST-1:reused-call-id"})
+    with_text = _reused_id_log(TextBlock("and b"), ToolCallBlock("c0", "read", READ_B))
+    text_alone = _claude_request(
+        *FIRST_CALL_REQUESTED,
+        ("assistant", [{"type": "text", "text": "and b"}]),
+        ("user", [{"type": "text", "text": "(no content)"}]),
+    )
+    assert _own_log_finds(with_text, text_alone) == (None, {"HIST-1:reused-call-id"})
+
+
+def test_HIST_1_claude_code_another_history_fault_beside_a_reused_id_is_blamed() -> None:
+    """HIST-1: the profile's reused-id entry erases only that call, its result and the
+    placeholders it leaves: a request that also leaves out the first call's result, or that
+    sends '[Tool use interrupted]' for a reply whose call reuses no id, is still HIST-1."""
+    only_call = _reused_id_log(ToolCallBlock("c0", "read", READ_B))
+    first_result_left_out = _claude_request(
+        *FIRST_CALL_REQUESTED[:2],
+        ("assistant", [{"type": "text", "text": "[Tool use interrupted]"}]),
+        ("user", "(no content)"),
+    )
+    assert _own_log_finds(only_call, first_result_left_out)[0] == "HIST-1"
+    fresh_id = _reused_id_log(ToolCallBlock("c1", "read", READ_C))
+    fresh_call_left_out = _claude_request(
+        *FIRST_CALL_REQUESTED,
+        ("assistant", [{"type": "text", "text": "[Tool use interrupted]"}]),
+        ("user", "(no content)"),
+    )
+    assert _own_log_finds(fresh_id, fresh_call_left_out) == ("HIST-1", set())

@@ -13,8 +13,10 @@ when only a call's arguments differ), and its log is held to the model's by the 
 
 A known divergence may put a message in the log that the loop's requests leave out, or the
 other way round (Claude Code's transcript keeps a failed request as an assistant message it
-never sends): its `erase_history` removes that message from both histories, and a history that
-differs only there is that divergence, shown (`OwnLogHistory.shown`), not a counterexample.
+never sends; its requests leave out a call reusing an earlier reply's call id, a placeholder in
+its place): its `erase_history` removes that message from both histories (seeing both, so what
+it removes from the reported one is what the log accounts for), and a history that differs only
+there is that divergence, shown (`OwnLogHistory.shown`), not a counterexample.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class OwnLogHistory:
         sides = [list(expected.whole), list(actual.whole)]
         changed: set[str] = set()
         for key, erase in self._erasers:
-            erased = [erase(side) for side in sides]
+            erased = list(erase(*sides))
             if erased != sides:
                 changed.add(key)
             sides = erased

@@ -121,7 +121,10 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             Kind.BUG,
             "a failed model request is written to the transcript as an assistant message the "
             "model never wrote ('API Error: ...', model <synthetic>), which the requests that "
-            "follow leave out: the transcript holds a reply no model request carries",
+            "follow leave out: the transcript holds a reply no model request carries; and a "
+            "call whose id an earlier reply's call used (local models' call_0) is left out of "
+            "every request with its result, a reply or user turn it leaves empty sent as "
+            "'[Tool use interrupted]' or '(no content)': the model never reads that result",
         ),
         "HOOK-2": _HOOK_2,
         "HOOK-3": _HOOK_3,

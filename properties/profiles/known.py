@@ -40,9 +40,11 @@ Symptom = Callable[[Json, Obs, Obs, Earlier], bool]
 Eraser = Callable[[Pair], Pair]
 # An eraser that needs the program too (what its commands gave the loop), in JSON.
 ProgramEraser = Callable[[Pair, Sequence[Json]], Pair]
-# One side's whole history (`observed.history`'s messages, as JSON) without a known divergence's
-# messages: see KnownDivergence.erase_history.
-HistoryEraser = Callable[[Sequence[Json]], list[Json]]
+# Both whole histories (`observed.history`'s messages, as JSON: what the target's own log
+# derives, then what the target reports) without a known divergence's messages: see
+# KnownDivergence.erase_history. It sees both, so what it erases from the reported history can
+# be tied to what the log holds (a placeholder only where the log holds what it stands for).
+HistoryEraser = Callable[[Sequence[Json], Sequence[Json]], tuple[list[Json], list[Json]]]
 # Whether a command, sent under a configuration, is one whose known divergence shows at once
 # (see KnownDivergence.avoid).
 Avoid = Callable[[Command, LoopConfig], bool]
@@ -81,8 +83,13 @@ class KnownDivergence:
 
     def __attrs_post_init__(self) -> None:
         erasers = (self.erase_pair is not None) + (self.erase_program is not None)
-        if erasers + (self.symptom is not None) != 1:
-            msg = f"known divergence {self.key!r} needs exactly one of an eraser and a symptom"
+        # A divergence only of the history a target reports (its runs agree) needs neither.
+        history_only = erasers == 0 and self.symptom is None and self.erase_history is not None
+        if erasers + (self.symptom is not None) != 1 and not history_only:
+            msg = (
+                f"known divergence {self.key!r} needs exactly one of an eraser and a symptom, "
+                "or only a history eraser"
+            )
             raise ValueError(msg)
         if self.avoid is not None and self.symptom is None:
             msg = f"known divergence {self.key!r}: only a hard divergence has commands to avoid"
@@ -118,7 +125,8 @@ class KnownDivergence:
             return pair
         if self.erase_program is not None:
             return self.erase_program(pair, commands)
-        assert self.erase_pair is not None
+        if self.erase_pair is None:  # a divergence only of the reported history
+            return pair
         return self.erase_pair(pair)
 
 

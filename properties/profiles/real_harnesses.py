@@ -27,6 +27,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+import attrs
+
 from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.model.invariants import (
@@ -41,6 +43,7 @@ from loopspec.model.wording import (
     REWRITE_REFUSED_WORDS,
 )
 from loopspec.properties.harnesses.profiles import KNOWN
+from loopspec.properties.harnesses.request_history import wire_form
 from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
 from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
@@ -796,6 +799,152 @@ def _without_api_error_replies(history: Sequence[Json]) -> list[Json]:
     return [message for message in history if not api_error(message)]
 
 
+def _api_error_replies_left_out(
+    log: Sequence[Json], reported: Sequence[Json]
+) -> tuple[list[Json], list[Json]]:
+    return _without_api_error_replies(log), _without_api_error_replies(reported)
+
+
+# What Claude Code sends in place of an assistant turn, or a user turn, it left with no block.
+EMPTIED_REPLY = "[Tool use interrupted]"
+EMPTIED_TURN = "(no content)"
+
+
+CLAUDE = Harness.CLAUDE_CODE
+
+
+def _blocks(message: Json) -> list[Json]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _only_text(message: Json, role: str, text: str) -> bool:
+    blocks = _blocks(message)
+    return (
+        message.get("role") == role
+        and len(blocks) == 1
+        and blocks[0].get("type") == "text"
+        and blocks[0].get("text") == text
+    )
+
+
+def _result_id(message: Json) -> str | None:
+    results = [b for b in _blocks(message) if b.get("type") == "tool-result"]
+    return str(results[0].get("toolCallId")) if results else None
+
+
+def _call_ids(message: Json) -> list[str]:
+    if message.get("role") != "assistant":
+        return []
+    return [str(b.get("id")) for b in _blocks(message) if b.get("type") == "tool-call"]
+
+
+def _said_nothing(blocks: Sequence[Json]) -> bool:
+    return all(b.get("type") == "text" and not str(b.get("text", "")).strip() for b in blocks)
+
+
+def _reused_ids(history: Sequence[Json]) -> frozenset[str]:
+    """The call ids a message's call uses after an earlier message's call used them."""
+    seen: set[str] = set()
+    reused: set[str] = set()
+    for message in history:
+        ids = _call_ids(message)
+        reused.update(i for i in ids if i in seen)
+        seen.update(ids)
+    return frozenset(reused)
+
+
+@attrs.frozen
+class _Stripped:
+    history: list[Json]
+    # Each reply left with nothing to say: what the history holds right before it (wire form).
+    emptied_after: list[object]
+    stripped: int  # replies a call was taken from
+
+
+@attrs.frozen
+class _Placeholders:
+    """What of Claude Code's placeholders the log accounts for (see `_reused_calls_stripped`)."""
+
+    replies_after: list[object]
+    turns: int
+
+
+def _reused_calls_stripped(
+    history: Sequence[Json], reused: frozenset[str], placeholders: _Placeholders | None
+) -> _Stripped:
+    """`history` without each call whose id an earlier message's call used, nor a result of an
+    id after its first (the reused call's). With `placeholders` (for the reported history), a
+    `[Tool use interrupted]` reply is left out too where the log's emptied reply stood (after
+    the same message), a `(no content)` turn right after a reply once a reused id's first call
+    was made, each no more often than the log accounts for; and so is a stripped reply right
+    after the request's own form of it (`as_sent` reports the log's messages after the
+    request's end after what the request sent, so a reply the request changed stands twice)."""
+    used: set[str] = set()
+    answered: set[str] = set()
+    out: list[Json] = []
+    emptied_after: list[object] = []
+    stripped = 0
+    replies_after = list(placeholders.replies_after) if placeholders else []
+    turns_left = placeholders.turns if placeholders else 0
+    reused_seen = False
+    previous: Json = {}
+    for message in history:
+        follows_reply, previous = previous.get("role") == "assistant", message
+        result = _result_id(message)
+        if result is not None:
+            if result not in answered:
+                answered.add(result)
+                out.append(message)
+            continue
+        before = wire_form(CLAUDE, out[-1]) if out else None
+        if _only_text(message, "assistant", EMPTIED_REPLY) and before in replies_after:
+            replies_after.remove(before)
+            continue
+        if (
+            reused_seen
+            and follows_reply
+            and turns_left
+            and _only_text(message, "user", EMPTIED_TURN)
+        ):
+            turns_left -= 1
+            continue
+        ids = _call_ids(message)
+        blocks = _blocks(message)
+        kept = [b for b in blocks if b.get("type") != "tool-call" or str(b.get("id")) not in used]
+        reused_seen = reused_seen or not reused.isdisjoint(ids)
+        used.update(ids)
+        if len(kept) == len(blocks):
+            out.append(message)
+            continue
+        stripped += 1
+        if _said_nothing(kept):
+            emptied_after.append(before)
+            continue
+        changed = {**message, "content": kept}
+        if placeholders is not None and before == wire_form(CLAUDE, changed):
+            continue
+        out.append(changed)
+    return _Stripped(out, emptied_after, stripped)
+
+
+def _reused_call_ids_left_out(
+    log: Sequence[Json], reported: Sequence[Json]
+) -> tuple[list[Json], list[Json]]:
+    """HIST-1 (Claude Code): a call whose id an earlier reply's call used (local models number
+    calls `call_0` anew in each reply) is left out of every request, its result too; a reply
+    left with nothing is sent as the text `[Tool use interrupted]`, a user turn left with
+    nothing as `(no content)`. Both histories lose such calls and their results, and the
+    reported one those placeholders where the log accounts for them
+    (`_reused_calls_stripped`). Nothing is erased where the log reuses no id."""
+    reused = _reused_ids(log)
+    if not reused:
+        return list(log), list(reported)
+    log_side = _reused_calls_stripped(log, reused, None)
+    placeholders = _Placeholders(log_side.emptied_after, log_side.stripped)
+    return log_side.history, _reused_calls_stripped(reported, reused, placeholders).history
+
+
 def _model_error_reason(event: Event) -> Event:
     if event["type"] != "turn/end" or event["data"]["reason"].get("kind") != "error":
         return event
@@ -828,7 +977,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
         ),
     ),
     "HOOK-2": (("HOOK-2", None, _one_denial_reason, False),),
-    "HIST-1": (("HIST-1", None, both(_without_synthetic_replies), False),),
+    "HIST-1": (
+        ("HIST-1", None, both(_without_synthetic_replies), False),
+        ("HIST-1:reused-call-id", None, None, False),
+    ),
     "ORD-1": (("ORD-1", None, both(_without_empty_replies), False),),
     "TEXT-2": (("TEXT-2", None, both(lambda run: map_events(run, _model_identity)), False),),
     "RW-2": (("RW-2", None, both(_without_sidecar), False),),
@@ -854,7 +1006,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
 }
 # What a rule's known divergence puts in the CLI's own log and not in its model requests, erased
 # from both histories when conform holds the requests to the log (`history_own_log`).
-HISTORY_ERASERS = {"HIST-1": _without_api_error_replies}
+HISTORY_ERASERS = {
+    "HIST-1": _api_error_replies_left_out,
+    "HIST-1:reused-call-id": _reused_call_ids_left_out,
+}
 # Detectors of a rule that only one harness's entry describes.
 HARNESS_ONLY = {
     "DEC-3": Harness.CLAUDE_CODE,
