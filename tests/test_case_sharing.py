@@ -28,6 +28,7 @@ import loopspec
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli.conform_run import (
     counterexample_lines,
+    quoted_rule,
     save_case,
     with_saved_program,
 )
@@ -103,6 +104,17 @@ def test_SAFE_1_the_quoted_rule_names_no_loopspec_internals(
         assert "**Where.**" not in quoted
         assert "test_TURN_5_" not in quoted
         assert "`loopspec spec TURN-5`" in quoted
+
+
+def test_SAFE_1_a_quoted_rule_leaves_out_its_where_list_too() -> None:
+    """SAFE-1: a long Where is a line and a list of pointers (REC-1's); the quote leaves out the
+    list with its line, and keeps the rule's statement and reason."""
+    quoted = quoted_rule("REC-1")
+    assert "**Rule.**" in quoted
+    assert "**Why.**" in quoted
+    assert "`impl/clock.py`" not in quoted
+    assert "repair_closers_follow_each_other" not in quoted
+    assert "`loopspec spec REC-1`" in quoted
 
 
 def test_PROTO_1_a_new_case_is_numbered_after_its_rule_s_cases_only(tmp_path: Path) -> None:

@@ -157,6 +157,42 @@ def _pointer_problem(
     return None if token in known else "not defined anywhere"
 
 
+def _where(section: str) -> str:
+    """A rule's **Where.**: its line and the list of pointers after it, up to a blank line."""
+    lines = section.splitlines()
+    start = next((at for at, line in enumerate(lines) if line.startswith("**Where.**")), None)
+    if start is None:
+        return ""
+    block = [lines[start]]
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
+# Words a line of a Where may hold before a reader loses its thread (REC-1's was one line of
+# 285 words); a longer Where is a short line of pointers and a list.
+WHERE_LINE_WORDS = 80
+
+
+def test_MODEL_1_where_lines_are_short() -> None:
+    """Traceability: no line of a Where, its lead or a list item, runs past WHERE_LINE_WORDS."""
+    long_lines = [
+        f"{section.split(' ', 1)[0]}: {len(line.split())} words: {line[:60]}"
+        for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]
+        for line in _where(section).splitlines()
+        if len(line.split()) > WHERE_LINE_WORDS
+    ]
+    assert not long_lines, "\n".join(long_lines)
+
+
+def test_MODEL_1_a_where_list_is_read_whole() -> None:
+    """Traceability: the pointers of a Where's list items are read (and so checked) too."""
+    rec_1 = next(s for s in re.split(r"^### ", SPEC, flags=re.MULTILINE) if s.startswith("REC-1 "))
+    assert "`impl/clock.py`" in _where(rec_1)
+
+
 def test_MODEL_1_every_where_pointer_resolves() -> None:
     """Traceability: each rule's Where line names files that exist, functions, classes and
     invariants that are defined, and test prefixes that some test carries."""
@@ -166,7 +202,7 @@ def test_MODEL_1_every_where_pointer_resolves() -> None:
     broken: list[str] = []
     for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
         rule = section.split(" ", 1)[0]
-        where = next((line for line in section.splitlines() if line.startswith("**Where.**")), "")
+        where = _where(section)
         assert where, f"{rule} has no Where line"
         for token in re.findall(r"`([^`]+)`", where):
             problem = _pointer_problem(token, modules, classes, tests, known)
@@ -200,7 +236,7 @@ def test_MODEL_1_where_pointers_are_where_section_2_says() -> None:
     _, classes = _definitions()
     elsewhere: list[str] = []
     for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
-        where = next(line for line in section.splitlines() if line.startswith("**Where.**"))
+        where = _where(section)
         for token in re.findall(r"`([^`]+)`", where):
             owner, _, member = token.rpartition(".")
             if not owner or "/" in token or owner in classes:
@@ -220,7 +256,7 @@ def test_MODEL_1_section_2_lists_every_rule_an_invariant_holds_only_in_part() ->
     listed = set(found.group(1).split(", "))
     partial = set()
     for section in re.split(r"^### ", SPEC, flags=re.MULTILINE)[1:]:
-        where = next(line for line in section.splitlines() if line.startswith("**Where.**"))
+        where = _where(section)
         if "what a log alone shows" in where:
             partial.add(section.split(" ", 1)[0])
     assert listed == partial

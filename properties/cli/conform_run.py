@@ -122,7 +122,7 @@ def _describe_divergence(
         # get the indent on its first line only.
         *divergence.diff().splitlines(),
     ]
-    text = _quoted_rule(divergence.rule_id)
+    text = quoted_rule(divergence.rule_id)
     if text:
         lines += ["", "SPEC.md says:", *("  " + line for line in text.splitlines())]
     elif divergence.rule_id == NO_RULE:
@@ -130,14 +130,20 @@ def _describe_divergence(
     return lines
 
 
-def _quoted_rule(rule_id: str) -> str:
+def quoted_rule(rule_id: str) -> str:
     """The rule's section of SPEC.md as a report quotes it: its title, statement and reason. The
-    section's **Where.** line names the model's functions and invariants, which a reader with
-    only the report and the wheel cannot map; `loopspec spec` prints the whole section."""
+    section's **Where.** (its line and the list after it, the section's last paragraph) names the
+    model's functions and invariants, which a reader with only the report and the wheel cannot
+    map; `loopspec spec` prints the whole section."""
     text = spec_text(rule_id)
     if not text:
         return ""
-    kept = [line for line in text.splitlines() if not line.startswith("**Where.**")]
+    kept: list[str] = []
+    in_where = False
+    for line in text.splitlines():
+        in_where = line.startswith("**Where.**") or (in_where and bool(line.strip()))
+        if not in_where:
+            kept.append(line)
     return "\n".join(
         [
             *kept,
