@@ -73,6 +73,15 @@ class SessionLog:
         """The committed events `start` up to `stop` (a slice, without copying the whole log)."""
         return tuple(self._events[start:stop])
 
+    def unit_ends_after(self, start: int) -> tuple[int, ...]:
+        """Where the committed units that end after event `start` end: the last few, found from
+        the end of the list (a reader that keeps up asks for one or two)."""
+        ends = self._unit_ends
+        index = len(ends)
+        while index and ends[index - 1] > start:
+            index -= 1
+        return tuple(ends[index:])
+
     @property
     def unit_ends(self) -> tuple[int, ...]:
         """Where each committed unit ended (event counts)."""

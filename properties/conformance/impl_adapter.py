@@ -19,11 +19,15 @@ is the adapter for `impl`. It maps each command onto the implementation's real i
 | Recover          | a fresh loop opens the same file (tail cut, crash repaired)             |
 
 After every command the adapter runs the event loop until the implementation is settled
-(waiting on outside input). The log is observed from the file on disk, read back with the
-implementation's own reader, so every step also checks that what is durable is what the model
-committed. Time is not compared with the model's (a real implementation stamps its clock's
-time); here the clock moves on a millisecond per event from the configuration's epoch, across
-a crash too, so that the target's log is held to what REC-1 says of the times repair stamps.
+(waiting on outside input). The log is observed from the file on disk, so every step also
+checks that what is durable is what the live loop committed: `observe` reads it back with the
+implementation's own reader; `observe_added` holds the bytes appended since its last call to the
+reference spelling of the events the loop committed (`encode_event(event_to_wire(event))`,
+framed into units), byte for byte, and reads them with the reader only when they differ (or
+the loop is down), to say what differs. Time is not compared with the model's (a real
+implementation stamps its clock's time); here the clock moves on a millisecond per event from
+the configuration's epoch, across a crash too, so that the target's log is held to what REC-1
+says of the times repair stamps.
 
 `observe` gives the whole state (log, history, presentation live and replayed, body runs);
 `observe_added` only what the log and the bodies gained since its last call, reading only the
@@ -46,13 +50,14 @@ import attrs
 from loopspec.impl.agent_loop import AgentLoop, LoopSettings
 from loopspec.impl.clock import TickingClock
 from loopspec.impl.errors import Refused
+from loopspec.impl.framing import UNIT_KEY, close_lines, encode_event
 from loopspec.impl.history import History
 from loopspec.impl.log_reader import parse_unit_wires, read_log
 from loopspec.impl.log_writer import UNSYNCED, Durability
 from loopspec.impl.opening import SessionInfo
 from loopspec.impl.presentation import ApprovalPrompt, Audience, CallCard, ResultCard, Shown, replay
 from loopspec.impl.scripted import ScriptedWorld
-from loopspec.impl.session_log import UnitListener
+from loopspec.impl.session_log import SessionLog, UnitListener
 from loopspec.impl.tools import ToolExecution
 from loopspec.model.commands import (
     Abort,
@@ -376,7 +381,8 @@ class ImplAdapter:
         """The events and body runs since the last call, reading only the bytes appended since.
 
         The new events on disk must be the ones the live loop committed last (checked on the
-        delta only). The first call reads the header too.
+        delta only, `_as_spelled`, else by reading it back). The first call reads the header
+        too.
         """
         if self._reader is None:  # opened once: the loop only appends to (or cuts) the file
             self._reader = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
@@ -389,6 +395,21 @@ class ImplAdapter:
             self._read_bytes = header_end
             data = data[header_end:]
         first = self._read_events
+        agent = self._agent
+        # Most commands: the appended bytes are the reference spelling of what the live loop
+        # committed, and need not be parsed to be held to it (`_as_spelled`).
+        spelled = None if agent is None else _as_spelled(agent.log, first, data)
+        if agent is not None and spelled is not None:
+            wires, ends, size = spelled
+            self._read_bytes += size
+            self._read_events += len(wires)
+            return Added(
+                wires,
+                tuple(first + end for end in ends),
+                self._added_runs(),
+                self._added_shown(),
+                agent.history.messages(),
+            )
         # The lines are held to the wire objects of the events the live loop committed, so
         # they need not be rebuilt as events first only to be turned back.
         on_disk, ends, size = parse_unit_wires(data, first_seq=first, first_line=first + 2)
@@ -428,6 +449,42 @@ class ImplAdapter:
         if self._reader is not None:
             os.close(self._reader)
             self._reader = None
+
+
+def _as_spelled(
+    log: SessionLog, first: int, data: bytes
+) -> tuple[tuple[WireObject, ...], list[int], int] | None:
+    """The wire objects of the units the live `log` committed from event `first` on, where
+    those units end (counted from `first`) and their bytes, when `data` (the file's bytes from
+    that event on) is exactly their reference spelling: each event's
+    `encode_event(event_to_wire(event))`, framed as `close_lines` frames a unit. None when it
+    is not, or when a line would not read back as its event (a seq out of order, an event whose
+    own fields hold the unit marker's key): the caller then reads `data` with the
+    implementation's reader, which says what differs.
+
+    Bytes equal to that spelling read back, line by line, as those wire objects and markers,
+    with no key given twice, so this holds the file to everything reading it back does, and to
+    the byte; it spares the parse and the check for repeated keys of every line."""
+    ends = log.unit_ends_after(first)
+    if not ends:
+        return ((), [], 0) if not data else None
+    events = log.events_between(first, ends[-1])
+    wires = tuple(event_to_wire(event) for event in events)
+    units: list[bytes] = []
+    start = first
+    for end in ends:
+        parts: list[bytes] = []
+        for seq in range(start, end):
+            wire = wires[seq - first]
+            if events[seq - first].seq != seq or UNIT_KEY in wire:
+                return None
+            parts += (encode_event(wire)[:-1], b"")
+        units.append(close_lines(parts))
+        start = end
+    spelled = b"".join(units)
+    if spelled != data:
+        return None
+    return wires, [end - first for end in ends], len(spelled)
 
 
 _READ_CHUNK = 1 << 16
