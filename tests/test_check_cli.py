@@ -821,6 +821,41 @@ def test_json_format_is_documented_where_check_help_points(
         assert f'"{key}"' in documented, key
 
 
+def test_LOG_5_the_text_report_puts_what_stopped_the_check_first_then_the_rest_by_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-5, LOG-4: the text lists a log's findings grouped by kind, errors after violations:
+    a wrong header value on line 1, read past, printed after a violation on line 14, and the
+    error that stopped the check after the violations before it, though it is what says they
+    are not all. The error that stopped the check comes first, then the rest by line, then
+    notices; the JSON output is unchanged."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = lines[0].replace('"createdAt": 1700000000000', '"createdAt": "yesterday"')
+    lines[13] = lines[13].replace('"sourceEventSeqs": [8]', '"sourceEventSeqs": [12]')
+    path = tmp_path / "edited.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    said = [line.split(": ")[0:2] for line in out.splitlines()[:2]]
+    assert said == [[f"{path}:1", "error bad-header LOG-5"], [f"{path}:14", "ORD-2 (seq 12)"]]
+    # A line cut off with lines after it stops the check at line 20, after that violation.
+    lines[19] = lines[19][:30] + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    found = out.splitlines()
+    assert found[0].startswith(f"{path}:20: error invalid-json LOG-8: the line stops"), out
+    assert found[1].startswith(f"{path}: not checked past line 20: "), out
+    assert [line.split(": ")[0] for line in found[2:4]] == [f"{path}:1", f"{path}:14"], out
+    code, report = run_json(capsys, str(path))
+    entry = report["logs"][0]
+    assert [(e["line"], e["kind"]) for e in entry["errors"]] == [
+        (1, "bad-header"),
+        (20, "invalid-json"),
+    ]
+    assert [v["line"] for v in entry["violations"]] == [14]
+
+
 def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

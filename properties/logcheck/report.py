@@ -10,17 +10,23 @@ session index: `logcheck.home_files`) is skipped with a line saying what it is, 
 A directory whose every file was skipped is an input error (unreadable: no session log under
 it), as one holding no log file at all is.
 
-Text output: one line per finding, `PATH:LINE: ...`, then a summary line:
+Text output: one line per finding, `PATH:LINE: ...`, log by log, then a summary line. A log's
+lines come in this order: the input error that stopped its check, if one did (and the line
+saying the rest was not checked); then its violations and the errors read past (a header's),
+by line; then what was set aside (known divergences) and its notices, each by line:
 
+    a.jsonl:1: error bad-header LOG-5: session.createdAt must be a number
     a.jsonl:57: ADJ-1 (seq 56): user/message lands while call c1 awaits its result; hold it ...
     b.jsonl:40: error torn-tail LOG-8: the last line stops short (97 bytes, no newline): ...
+    b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
     c.jsonl:12: error bad-event LOG-6: tool/result: tool result block cites 'zz' but ...
     c.jsonl: not checked past line 12: fix that line and check again to judge the rest
-    b.jsonl:31: notice crash-tail REC-2: turn 3 is still open at the end of the log: ...
+    c.jsonl:9: ORD-2 (seq 8): result for c2 does not cite its tool/call seq 6 in ...
     d.jsonl:8: notice hook-fault HOOK-7: hook claude-code:PreToolUse:2 failed in all 3 of ...
     home/.codex/history.jsonl: skipped codex-prompt-history: Codex's prompt history (...): ...
-    checked 3 logs, 1,214 events: 1 violation (ADJ-1: 1); 2 errors (bad-event: 1, torn-tail:
-    1); 1 notice (...); skipped 1 file, no session log (codex-prompt-history: 1)
+    checked 4 logs, 1,214 events: 2 violations (ADJ-1: 1, ORD-2: 1); 3 errors (bad-event: 1,
+    bad-header: 1, torn-tail: 1); 2 notices (...); skipped 1 file, no session log
+    (codex-prompt-history: 1)
 
 An input error stops the check of its log at that line (every rule judged the lines before it
 only); unless it is a torn tail (the last line) or an unsupported layout (not checked at all),
@@ -175,7 +181,13 @@ hook's answer was not read; `logcheck.hook_faults`).
 from __future__ import annotations
 
 from loopspec.model.invariants import rule_ids
-from loopspec.properties.logcheck.checker import ErrorKind, FoundViolation, LogReport, NoticeKind
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    FoundViolation,
+    InputError,
+    LogReport,
+    NoticeKind,
+)
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -359,7 +371,25 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     if report.skipped is not None:
         skipped = report.skipped
         return [printable(f"{report.path}: skipped {skipped.kind}: {skipped.message}")]
-    lines = [_violation_line(report, found) for found in report.violations]
+    # What stopped the check first: it says the rest was judged only up to it. Then what the
+    # log breaks, by line, a header error read past among the violations it came before
+    # (grouped by kind, a line 1 error printed after a line 8 violation).
+    stopping = [error for error in report.errors if _stops(report, error)]
+    lines = [_error_line(report, error) for error in stopping]
+    stopped_at = _stopped_at(report)
+    if stopped_at is not None:  # the summary's `0 violations` covers only the lines before it
+        lines.append(
+            f"{report.path}: not checked past line {stopped_at}: fix that line and check again "
+            "to judge the rest"
+        )
+    by_line = [(found.line, _violation_line(report, found)) for found in report.violations]
+    by_line += [
+        (error.line or 0, _error_line(report, error))
+        for error in report.errors
+        if error not in stopping
+    ]
+    by_line.sort(key=lambda finding: finding[0])  # stable: a line's violations keep their order
+    lines += [said for _line, said in by_line]
     if report.omitted_violations:
         lines.append(
             f"{report.path}: {report.omitted_violations} more violations not listed "
@@ -374,17 +404,6 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
         lines.append(
             f"{report.path}: {report.omitted_known} more known divergences not listed "
             "(raise --max-violations to see them)"
-        )
-    for error in report.errors:
-        rule = f" {error.rule_id}" if error.rule_id else ""
-        lines.append(
-            f"{_where(report.path, error.line)}: error {error.kind}{rule}: {error.message}"
-        )
-    stopped_at = _stopped_at(report)
-    if stopped_at is not None:  # the summary's `0 violations` covers only the lines before it
-        lines.append(
-            f"{report.path}: not checked past line {stopped_at}: fix that line and check again "
-            "to judge the rest"
         )
     for notice in report.notices:
         rule = f" {notice.rule_id}" if notice.rule_id else ""
@@ -439,6 +458,17 @@ def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -
     if report.dialect != "dsh":  # these logs have no seq: the related records are lines
         return f"{where}: {known}{v.rule_id}: {v.message} [lines {events}]"
     return f"{where}: {known}{v.rule_id} (seq {v.seq}): {v.message} [events {events}]"
+
+
+def _error_line(report: LogReport, error: InputError) -> str:
+    rule = f" {error.rule_id}" if error.rule_id else ""
+    return f"{_where(report.path, error.line)}: error {error.kind}{rule}: {error.message}"
+
+
+def _stops(report: LogReport, error: InputError) -> bool:
+    """Whether the check of the log stopped at `error` (or never started: no line to blame),
+    where one it read past (a header's) is an error before the last line read."""
+    return error.line is None or error.line >= report.lines
 
 
 def _stopped_at(report: LogReport) -> int | None:
