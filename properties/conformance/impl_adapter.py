@@ -41,7 +41,7 @@ import asyncio
 import atexit
 import os
 import selectors
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 
@@ -76,6 +76,7 @@ from loopspec.model.messages import Message
 from loopspec.model.wire import event_to_wire
 
 SETTLE_ROUNDS = 1000
+SETTLE_ITERATIONS = 3000  # event-loop iterations, across a command's rounds, before it gives up
 SESSION = SessionInfo("session", "/workspace")
 """The session the model's presentation defaults to, so ACP payloads compare directly."""
 
@@ -340,20 +341,26 @@ class ImplAdapter:
 
     def _settle(self) -> None:
         loop = self._event_loop
+        # asyncio's queue of the callbacks due (no public way to ask); an event loop without
+        # one runs an iteration a round, each round still ending only once the loop settled.
+        due: Sized = getattr(loop, "_ready", ())
+        iterations = 0
 
-        # One round runs the event loop three iterations, as `run_until_complete(sleep(0))`
-        # would (its task's two steps, then the callback that stops the loop), without making
-        # a task: the same callbacks run in the same order, at a fraction of the cost.
-        def second() -> None:
-            loop.call_soon(loop.stop)
-
-        def first() -> None:
-            loop.call_soon(second)
+        # A round runs the event loop until no callback is due (the loop can then move only on
+        # outside input): most commands take two iterations, a woken future's callback, then
+        # the turn's step up to its next wait.
+        def until_idle() -> None:
+            nonlocal iterations
+            iterations += 1
+            if due and iterations < SETTLE_ITERATIONS:
+                loop.call_soon(until_idle)
+            else:
+                loop.stop()
 
         for _round in range(SETTLE_ROUNDS):
             if self._agent is None or self._agent.settled:
                 return
-            loop.call_soon(first)
+            loop.call_soon(until_idle)
             loop.run_forever()
         raise AssertionError(f"the loop did not settle within {SETTLE_ROUNDS} rounds")
 
