@@ -29,10 +29,9 @@ a fixed program that shows it is replayed:
   random program drew one; the targeted programs of rare situations now hold one;
 - a reply refused because an earlier reply used one of its call ids (the loop keeps every id
   of the session): never caught, as every program numbers its calls anew; the report now names
-  EXE-1 (unique within one reply only) where it named ORD-1 (a step takes one reply). A
-  targeted program reusing an id (as local models' call_0 does) found it, and also a
-  difference of real Claude Code's history there (HIST-1), which has no profile entry yet: it
-  is left out of the targeted programs until it has one;
+  EXE-1 (unique within one reply only) where it named ORD-1 (a step takes one reply), and the
+  targeted programs reuse one, as local models' call_0 does (real Claude Code leaves such a
+  call out of its requests: its profile's HIST-1:reused-call-id);
 - an empty matcher read as a pattern (JavaScript's `^(?:)$`, which matches only an empty
   name), so its hook never runs: never caught, as no configuration had an empty matcher; the
   targeted programs now hold one, and the report names HOOK-8 ("" matches every tool, as "*"
@@ -179,6 +178,12 @@ class RefusesIdsUsedBefore(ModelTarget):
     def __init__(self) -> None:
         super().__init__()
         self.seen: set[str] = set()
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        # A new session: ids of an earlier program are no earlier reply's (one target plays
+        # every targeted program, and keeping them made unrelated programs show the bug).
+        self.seen = set()
+        return super().reset(config)
 
     def apply(self, command: Command) -> Observation:
         if isinstance(command, ModelReplies):
@@ -548,10 +553,14 @@ def test_HOOK_8_an_empty_matcher_read_as_a_pattern_is_found_and_named() -> None:
     assert "matcher is empty, which matches every tool" in divergence.what, divergence.what
 
 
-def test_EXE_1_a_reply_reusing_an_earlier_reply_s_id_refused_says_ids_are_per_reply() -> None:
-    """EXE-1: the report says call ids are unique within one reply only."""
-    said = report(*row_named(PROGRAMS, "a reply reusing an earlier reply's call id")[1:4])
-    assert "call ids are unique within one reply only" in said, said
+def test_EXE_1_a_reply_reusing_an_earlier_id_refused_is_found_and_named() -> None:
+    """EXE-1: the targeted programs hold a reply that reuses an earlier reply's call id, and a
+    loop refusing it is told that ids are unique within one reply only."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(RefusesIdsUsedBefore, frozenset(CAPABILITIES))
+    divergence = found.value.divergence
+    assert divergence.rule_id == "EXE-1", divergence.what
+    assert "call ids are unique within one reply only" in divergence.what, divergence.what
 
 
 class RepairCancelsApprovals(ModelTarget):

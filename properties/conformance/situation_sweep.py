@@ -16,7 +16,8 @@ draw a PostToolUse hook's; its situation below makes it certain, whatever the bu
 dropping a deny's reason of whitespace, or writing an ask's empty reason on its approval request:
 the programs draw neither (nor a PostToolUse block's reason of whitespace, which a loop dropping it
 passed on every seed tried, session 24, nor a crash while an approval waits, where a repair
-answering the approval passed one seed and was found at the 199th program of another); and one
+answering the approval passed one seed and was found at the 199th program of another, nor a call
+id an earlier reply used, as local models' `call_0` is, which a loop refusing it passed); and one
 reading NaN, 1e400 or -0.0 in arguments as numbers (as `json.loads` and `JSON.parse` do), where
 EXE-2 keeps such arguments as their raw string: none is drawn. Each situation below is one short
 program, compared with the model as any program is (`exhaustive.run_program`, which drives it to a
@@ -221,6 +222,19 @@ SITUATIONS: tuple[Situation, ...] = (
             HookAnswers(Ask("check")),
             Crash(),
             Recover(),
+        ),
+    ),
+    Situation(
+        "a later step's reply reuses the call id of an earlier step's call",
+        ("EXE-1", "ADJ-2", "ORD-2"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("read both"),
+            ModelReplies((ToolCallBlock("call_0", "read", _READ),)),
+            ToolFinishes("call_0", ToolSucceeded("first")),
+            ModelReplies((ToolCallBlock("call_0", "read", '{"file_path":"b.txt"}'),)),
+            ToolFinishes("call_0", ToolSucceeded("second")),
         ),
     ),
     Situation(
