@@ -435,3 +435,18 @@ def test_HIST_1_claude_code_another_history_fault_beside_a_reused_id_is_blamed()
         ("user", "(no content)"),
     )
     assert _own_log_finds(fresh_id, fresh_call_left_out) == ("HIST-1", set())
+
+
+def test_HIST_1_claude_code_reused_id_entry_keeps_a_repeated_result_of_another_id() -> None:
+    """HIST-1: beside a reused id, a request repeating the result of a call whose id no reply
+    reused still differs from the log once the reused-id entry has erased what it explains."""
+    (erase,) = [e for k, e in PROFILES["claude-code"].history_erasers if k.endswith("call-id")]
+    prompt = _user("read")
+    both_calls = _reply(CLAUDE, "m", _call("c0", "read", READ_A), _call("c1", "read", READ_B))
+    first, other = _result("c0", "A"), _result("c1", "B")
+    reused = _reply(CLAUDE, "m", _call("c0", "read", READ_C))
+    log = [prompt, both_calls, first, other, reused, _result("c0", "C")]
+    interrupted = _reply(CLAUDE, "m", {"type": "text", "text": "[Tool use interrupted]"})
+    placeholders = [interrupted, _user("(no content)")]
+    assert erase(log, [*log[:4], *placeholders]) == (log[:4], log[:4])
+    assert erase(log, [*log[:4], other, *placeholders]) == (log[:4], [*log[:4], other])

@@ -873,13 +873,14 @@ class _Placeholders:
 def _reused_calls_stripped(
     history: Sequence[Json], reused: frozenset[str], placeholders: _Placeholders | None
 ) -> _Stripped:
-    """`history` without each call whose id an earlier message's call used, nor a result of an
-    id after its first (the reused call's). With `placeholders` (for the reported history), a
-    `[Tool use interrupted]` reply is left out too where the log's emptied reply stood (after
-    the same message), a `(no content)` turn right after a reply once a reused id's first call
-    was made, each no more often than the log accounts for; and so is a stripped reply right
-    after the request's own form of it (`as_sent` reports the log's messages after the
-    request's end after what the request sent, so a reply the request changed stands twice)."""
+    """`history` without each call whose id an earlier message's call used, nor a result of a
+    reused id after its first (the reused call's). With `placeholders` (for the reported
+    history), a `[Tool use interrupted]` reply is left out too where the log's emptied reply
+    stood (after the same message), a `(no content)` turn right after a reply once a reused
+    id's first call was made, each no more often than the log accounts for; and so is a
+    stripped reply right after the request's own form of it (`as_sent` reports the log's
+    messages after the request's end after what the request sent, so a reply the request
+    changed stands twice)."""
     used: set[str] = set()
     answered: set[str] = set()
     out: list[Json] = []
@@ -893,7 +894,7 @@ def _reused_calls_stripped(
         follows_reply, previous = previous.get("role") == "assistant", message
         result = _result_id(message)
         if result is not None:
-            if result not in answered:
+            if result not in answered or result not in reused:
                 answered.add(result)
                 out.append(message)
             continue
