@@ -18,7 +18,7 @@ import attrs
 import zstandard
 
 from loopspec.impl.errors import CorruptLog
-from loopspec.impl.framing import unit_marker, without_marker
+from loopspec.impl.framing import UNIT_KEY, unit_marker, without_marker
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import Event, SessionHeader
 from loopspec.model.jsonvalue import json_refusal, loads, repeated_key
@@ -69,8 +69,9 @@ class ParsedLog:
 
 
 def _decode(line: bytes, number: int) -> dict[str, object]:
+    text = _object_text(line)
     try:
-        obj = json_line(line)
+        obj = json.loads(line) if text is None else loads(text)
     except ValueError as error:
         if not line.strip():
             message = f"line {number} is blank, with lines after it: blank lines may only end a log"
@@ -78,7 +79,8 @@ def _decode(line: bytes, number: int) -> dict[str, object]:
         raise CorruptLog(f"line {number} is not JSON: {json_refusal(error)}") from error
     if not isinstance(obj, dict):
         raise CorruptLog(f"line {number} is not a JSON object")
-    text = line.decode(json.detect_encoding(line), "surrogatepass")  # as `json.loads` does
+    if text is None:
+        text = line.decode(json.detect_encoding(line), "surrogatepass")  # as `json.loads` does
     repeat = repeated_key(text, obj)
     if repeat is not None:  # json kept the last of two values silently (LOG-3)
         raise CorruptLog(f"line {number}: {repeat}")
@@ -91,14 +93,19 @@ def json_line(line: bytes) -> object:
     what `json.loads` adds around it for bytes (encoding detection, a lenient decode, two
     whitespace matches): half the cost of reading a log line, which conform pays for every event
     it observes. Anything else, and every refusal, is `json.loads`'s own."""
+    text = _object_text(line)
+    return json.loads(line) if text is None else loads(text)
+
+
+def _object_text(line: bytes) -> str | None:
+    """The text of a line that opens an object and decodes as strict UTF-8, the encoding
+    `json.detect_encoding` finds for it (no BOM, a second byte not NUL); None for another."""
     if line[:1] == b"{" and line[1:2] != b"\x00":
         try:
-            text = line.decode("utf-8")
+            return line.decode("utf-8")
         except UnicodeDecodeError:
-            pass
-        else:
-            return loads(text)
-    return json.loads(line)
+            return None
+    return None
 
 
 def _header(line: bytes) -> SessionHeader:
@@ -112,7 +119,8 @@ def _event(line: bytes, number: int, expected_seq: int) -> tuple[Event, tuple[in
     obj = _decode(line, number)
     try:
         marker = unit_marker(obj)
-        event = event_from_wire(without_marker(obj))
+        # (a line without the marker's key needs no copy without it)
+        event = event_from_wire(without_marker(obj) if UNIT_KEY in obj else obj)
     except (ValueError, InvalidEventError) as error:
         raise CorruptLog(f"line {number}: {error}") from error
     if event.seq != expected_seq:

@@ -80,9 +80,11 @@ class Presentation:
         self._calls: dict[str, tuple[str, JsonValue, ToolCallView]] = {}
 
     def remember(self, events: Iterable[Event]) -> None:
-        """Learn the calls of events already shown (a reopened log), emitting nothing."""
+        """Learn the calls of events already shown (a reopened log), emitting nothing: only a
+        call's card holds what a later item needs, so no item is built."""
         for event in events:
-            self._fold(event)
+            if isinstance(event, ToolCallRecorded):
+                self._learn(event)
 
     def show(self, events: Iterable[Event]) -> None:
         """Emit what newly committed events show, in log order."""
@@ -91,12 +93,17 @@ class Presentation:
             if shown is not None and self._sink is not None:
                 self._sink(shown)
 
+    def _learn(self, event: ToolCallRecorded) -> tuple[JsonValue, ToolCallView]:
+        """Remember a call's name, parsed arguments and view, for its later items."""
+        arguments = parse_arguments(event.arguments)
+        view = call_view(event.name, arguments)
+        self._calls[event.call_id] = (event.name, arguments, view)
+        return arguments, view
+
     def _fold(self, event: Event) -> Shown | None:
         audience = self._audience
         if isinstance(event, ToolCallRecorded):
-            arguments = parse_arguments(event.arguments)
-            view = call_view(event.name, arguments)
-            self._calls[event.call_id] = (event.name, arguments, view)
+            arguments, view = self._learn(event)
             update = call_update(
                 audience.session_id,
                 event.call_id,
