@@ -97,6 +97,28 @@ def loaded_of(modules: set[str], roots: tuple[str, ...]) -> set[str]:
     return {m for m in modules if any(m == r or m.startswith(r + ".") for r in roots)}
 
 
+def main_without_site(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+    """`main(arguments)` in a fresh interpreter without `site` (whose editable install hook
+    imports re itself), told where loopspec is; what `main` left in `sys.modules` that was not
+    there before is printed on stderr, a name a word."""
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from loopspec.properties.cli.main import main\n"
+        f"status = main({arguments!r})\n"
+        "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
+    return subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": where},
+    )
+
+
 def test_importing_the_check_verb_imports_no_checker_and_no_model() -> None:
     """The verb's module and its parser: no Hypothesis, cattrs, attrs, checker or model."""
     modules = modules_after(
@@ -354,22 +376,7 @@ def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
     header = MARKED_HEADER if run == "marked" else HEADER
     log = tmp_path / "small.jsonl"
     log.write_text("".join(json.dumps(row) + "\n" for row in [header, *events]))
-    script = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        "from loopspec.properties.cli.main import main\n"
-        f"status = main(['check', {str(log)!r}, *{options!r}])\n"
-        "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
-        "sys.exit(status)\n"
-    )
-    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", script],
-        check=False,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": where},
-    )
+    done = main_without_site(["check", str(log), *options])
     assert done.returncode == status, done.stderr
     assert done.stdout.splitlines()[-1].startswith(last_line), done.stdout
     imported = set(done.stderr.split())

@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_check_startup import loaded_of, modules_after
+from test_check_startup import loaded_of, main_without_site, modules_after
 
-import loopspec
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.parser import parse
 from loopspec.properties.cli.spec import usual_spec_rules
@@ -76,22 +71,7 @@ NEVER_FOR_SPEC_RULE = (
 def test_spec_RULE_prints_without_argparse_or_re(arguments: list[str]) -> None:
     """A fresh interpreter without `site` (whose editable install hook imports re itself), told
     where loopspec is, prints the rules having imported none of `NEVER_FOR_SPEC_RULE`."""
-    script = (
-        "import sys\n"
-        "before = set(sys.modules)\n"
-        "from loopspec.properties.cli.main import main\n"
-        f"status = main({arguments!r})\n"
-        "print(*sorted(set(sys.modules) - before), file=sys.stderr)\n"
-        "sys.exit(status)\n"
-    )
-    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
-    done = subprocess.run(
-        [sys.executable, "-S", "-c", script],
-        check=False,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": where},
-    )
+    done = main_without_site(arguments)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"### {arguments[1].upper()}"), done.stdout
     assert loaded_of(set(done.stderr.split()), NEVER_FOR_SPEC_RULE) == set()
