@@ -856,6 +856,23 @@ def test_LOG_5_the_text_report_puts_what_stopped_the_check_first_then_the_rest_b
     assert [v["line"] for v in entry["violations"]] == [14]
 
 
+def test_LOG_4_an_error_on_the_last_line_prints_by_line_as_it_stopped_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """LOG-4, LOG-5: an event line that is no object, the log's last, is an error that left
+    nothing unchecked: it prints after a line 1 header error, by line, not first as the error
+    that stopped the check (and no 'not checked past' line follows it)."""
+    lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = lines[0].replace('"createdAt": 1700000000000', '"createdAt": "yesterday"')
+    path = tmp_path / "edited.jsonl"
+    path.write_text("".join([lines[0], "[1, 2]\n"]), encoding="utf-8")
+    code, out = run(capsys, str(path))
+    assert code == 2, out
+    said = [line.split(": ")[0:2] for line in out.splitlines()[:2]]
+    assert said == [[f"{path}:1", "error bad-header LOG-5"], [f"{path}:2", "error bad-event LOG-4"]]
+    assert "not checked past" not in out, out
+
+
 def test_LOG_5_a_header_written_again_on_resume_says_what_to_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

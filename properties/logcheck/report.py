@@ -12,8 +12,9 @@ it), as one holding no log file at all is.
 
 Text output: one line per finding, `PATH:LINE: ...`, log by log, then a summary line. A log's
 lines come in this order: the input error that stopped its check, if one did (and the line
-saying the rest was not checked); then its violations and the errors read past (a header's),
-by line; then what was set aside (known divergences) and its notices, each by line:
+saying the rest was not checked); then its violations and the errors that stopped nothing (a
+header's, read past, or one on the last line), by line; then what was set aside (known
+divergences) and its notices, each by line:
 
     a.jsonl:1: error bad-header LOG-5: session.createdAt must be a number
     a.jsonl:57: ADJ-1 (seq 56): user/message lands while call c1 awaits its result; hold it ...
@@ -466,9 +467,10 @@ def _error_line(report: LogReport, error: InputError) -> str:
 
 
 def _stops(report: LogReport, error: InputError) -> bool:
-    """Whether the check of the log stopped at `error` (or never started: no line to blame),
-    where one it read past (a header's) is an error before the last line read."""
-    return error.line is None or error.line >= report.lines
+    """Whether the check of the log stopped at `error` (or never started: no line to blame):
+    lines follow the one it names. One read past (a header's) is before the last line read, and
+    one on the last line, with nothing after it, left nothing unchecked: both print by line."""
+    return error.line is None or (error.line >= report.lines and report.lines_unread)
 
 
 def _stopped_at(report: LogReport) -> int | None:
