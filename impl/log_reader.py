@@ -139,7 +139,8 @@ def _wire(
     seq = obj.get("seq")
     if type(seq) is not int or seq != expected_seq:
         raise CorruptLog(f"line {number}: seq {seq!r} where {expected_seq} was due")
-    return (obj if marker is None else without_marker(obj)), marker
+    # (a marker written null is no marker, as `_event` and check read it: the key goes too)
+    return (without_marker(obj) if UNIT_KEY in obj else obj), marker
 
 
 def parse_log(data: bytes) -> ParsedLog:

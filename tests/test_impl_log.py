@@ -15,7 +15,7 @@ from loopspec.impl.clock import FixedClock
 from loopspec.impl.errors import CorruptLog, ImplError, NotJsonData, SessionLocked
 from loopspec.impl.framing import close_lines, encode_event, unit_marker, without_marker
 from loopspec.impl.log_file import LockedLogFile
-from loopspec.impl.log_reader import json_line, parse_log, read_log
+from loopspec.impl.log_reader import json_line, parse_log, parse_unit_wires, read_log
 from loopspec.impl.log_writer import BUFFERED, SYNCED, WRITTEN, Durability, UnitWriter
 from loopspec.impl.opening import SessionInfo, open_log
 from loopspec.impl.repair import closers
@@ -274,6 +274,25 @@ def test_LOG_8_an_unfinished_unit_is_dropped_whole(tmp_path: Path) -> None:
     assert parsed.damage.unfinished_unit_events == 2
     assert [event.seq for event in parsed.events] == [0, 1]
     assert parsed.valid_bytes == len(b"".join(lines[:3]))
+
+
+def test_LOG_8_a_marker_written_null_is_no_marker_to_both_readers(tmp_path: Path) -> None:
+    """LOG-8: a line whose `unit` is null is an event committed alone, as check reads it, to
+    both of impl's readers: each reads the same event without the key. The reader of appended
+    units (conform's) kept `"unit": null` in the wire object, which then differed from the
+    event the loop committed."""
+    path = tmp_path / "log.jsonl"
+    write_units(path, [[TurnStarted(0, 1, 1)], [StepStarted(1, 1, 1, 1)]])
+    header, first, *rest = path.read_bytes().splitlines(keepends=True)
+    nulled = first.replace(b"}\n", b',"unit":null}\n')
+    assert nulled != first
+    parsed = parse_log(b"".join([header, nulled, *rest]))
+    wires, unit_ends, size = parse_unit_wires(b"".join([nulled, *rest]), 0, 2)
+    assert wires == [event_to_wire(event) for event in parsed.events]
+    assert wires[0] == event_to_wire(TurnStarted(0, 1, 1))
+    assert unit_ends == [1, 2]
+    assert list(parsed.unit_ends) == unit_ends
+    assert size == len(nulled) + sum(map(len, rest))
 
 
 def test_LOG_8_damage_a_crash_cannot_explain_is_refused(tmp_path: Path) -> None:
