@@ -20,7 +20,8 @@ from typing import Any
 from loopspec.model.commands import ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.history_change import ReportedHistory
-from loopspec.properties.conformance.history_own_log import OwnLogHistory
+from loopspec.properties.conformance.history_own_log import OWN_LOG, OwnLogHistory
+from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.harnesses.cli_wire import tool_command
 from loopspec.properties.harnesses.conform_driver import CAPABILITIES
@@ -330,7 +331,44 @@ def test_HIST_1_a_claude_code_result_sent_trimmed_is_the_one_its_transcript_hold
         trimmed = {**logged, "content": [{**logged["content"][0], "content": []}]}
         trimmed["content"][0]["content"] = [{"type": "text", "text": text.strip()}]
         assert as_sent(CLAUDE, [call, trimmed], [call, logged]) == [call, logged]
-        assert as_sent(CODEX, [call, trimmed], [call, logged]) == [call, trimmed, logged]
+        assert as_sent(CODEX, [call, trimmed], [call, logged]) == [call, trimmed]
+
+
+def _own_log_words(logged: list[dict[str, Any]], reported: list[dict[str, Any]]) -> str:
+    """What the own-log comparison says of a reported history that differs from the log's."""
+    found = history_rule(
+        ReportedHistory().change(0, logged), ReportedHistory().change(0, reported), OWN_LOG
+    )
+    assert found is not None
+    return f"{found[0]} {found[1]}"
+
+
+def test_HIST_1_a_request_ending_on_a_changed_message_is_reported_changed() -> None:
+    """HIST-1: a request whose last message is the log's next one changed (a tool result of the
+    same call with other text; the log's reply to that request after it) reports it in the
+    log's message's place, so conform says what the log holds there and what was sent. It was
+    reported after the request's own, as well as the log's, and read as a result the log
+    lacks: a user looked for an extra message the request never held. A last message of
+    another slot (a user message where the log's next is a reply) is still one added."""
+    prompt = _user("hi")
+    call = _reply(CODEX, "", _call("c1", "read", READ_A))
+    logged = [prompt, call, _result("c1", "A"), _reply(CODEX, "", {"type": "text", "text": "ok"})]
+    changed = [prompt, call, _result("c1", "B")]
+    reported = as_sent(CODEX, changed, logged)
+    assert reported == [*changed, logged[3]]
+    words = _own_log_words(logged, reported)
+    assert words.startswith("HIST-1 message #3 of the history")
+    assert "(user (the result of call c1)) differs at $.content[0].content[0].text" in words
+    assert """its own log's "A", the target's "B\"""" in words
+    added = [*logged[:3], _user("more")]
+    reported = as_sent(CODEX, added, logged)
+    assert reported == [*added, logged[3]]
+    words = _own_log_words(logged, reported)
+    assert "message #4 of the history" in words
+    assert (
+        "the target sends a user message its own log's history does not hold, "
+        '[{"type": "text", "text": "more"}]' in words
+    )
 
 
 READ_B, READ_C = '{"file_path":"b.txt"}', '{"file_path":"c.txt"}'

@@ -109,8 +109,9 @@ def history_rule(
             role = _role(shown)
             # An empty assistant message is the one the rule leaves out by name.
             empty = role == "assistant" and shown.get("content") in ([], ())
+            # "an assistant", but "a user" (its vowel is sounded "you")
             return "HIST-1", (
-                f"{where}: the target sends {'an' if role[:1] in 'aeiou' else 'a'} {role} "
+                f"{where}: the target sends {'an' if role[:1] == 'a' else 'a'} {role} "
                 f"message {reference} history does not hold, {_excerpt(shown.get('content'))} "
                 f"{sizes}"
                 + (": an assistant message without content projects to nothing" if empty else "")

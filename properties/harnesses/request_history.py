@@ -42,7 +42,9 @@ history is therefore compared on the wire: the request is lined up with the log'
 longest run of messages whose wire forms are equal, in order), each message so matched is
 reported as the log holds it, and so is one the wire cannot carry at all (an assistant message
 of blank text, for Claude Code); a log message the request leaves out is left out, and one the
-log lacks is reported as the request holds it, so conform names that message.
+log lacks is reported as the request holds it, so conform names that message. A request that
+ends on a message the log holds otherwise (a tool result of the same call with other text, say)
+reports it in the log's message's place, so conform names what changed, not an added message.
 
 Timing (`RequestHistory`). A CLI shows its history only when it asks the model, and the log
 gains a reply, a result or an interrupt's notice before the CLI next asks. So after a command
@@ -370,7 +372,10 @@ def as_sent(
     """The history a request carried (`sent`, read back) lined up with the log's (`logged`):
     each message the wire cannot tell from the log's as the log holds it, one the wire cannot
     carry in its place, a log message the request leaves out left out, one the log lacks as
-    the request holds it; then the log's messages after the request's end."""
+    the request holds it; then the log's messages after the request's end, less those the
+    request's last messages stand in for: each of its messages after the last one lined up, in
+    order, where the log's next message is of its slot (`_slot`: a result of the same call, a
+    reply of the same calls, a user message of the same source), is that message changed."""
     out: list[WireMessage] = []
     next_log = next_sent = 0
     for log_index, sent_index in _matched(harness, sent, logged):
@@ -378,7 +383,33 @@ def as_sent(
         out += sent[next_sent:sent_index]
         out.append(logged[log_index])
         next_log, next_sent = log_index + 1, sent_index + 1
-    return [*out, *sent[next_sent:], *logged[next_log:]]
+    sent_tail, log_tail = sent[next_sent:], logged[next_log:]
+    # The request's last messages in the places of the log's next ones of the same slot: sent
+    # changed, so the comparison says what the log holds there and what was sent, where they
+    # followed the log's and read as messages the log lacks.
+    changed = 0
+    while (
+        changed < min(len(sent_tail), len(log_tail))
+        and _slot(harness, sent_tail[changed]) is not None
+        and _slot(harness, sent_tail[changed]) == _slot(harness, log_tail[changed])
+    ):
+        changed += 1
+    return [*out, *sent_tail, *log_tail[changed:]]
+
+
+def _slot(harness: Harness, message: WireMessage) -> object:
+    """What a message is, not what it says: a tool result's call, an assistant message's calls
+    (ids and names), a user message's source; None for one the wire does not carry."""
+    form = wire_form(harness, message)
+    if not isinstance(form, tuple):
+        return None
+    match form[0]:
+        case "assistant":
+            return ("assistant", tuple(block[:3] for block in form[1] if block[0] == "call"))
+        case "result":
+            return form[:2]
+        case _:
+            return form[:3]
 
 
 def log_history(events: Sequence[dict[str, Any]]) -> list[WireMessage] | None:
