@@ -559,6 +559,16 @@ def _answer_json(raw: bytes) -> Any:
     return _ANSWER_DECODER.decode(text)
 
 
+def _other_encoding(raw: bytes) -> str:
+    """What an answer that is not UTF-8 reads as instead, said after its offset: JSON in
+    Latin-1 is what an encoder that writes characters unencoded leaves below U+0100."""
+    try:
+        json.loads(raw.decode("latin-1"))
+    except ValueError:
+        return ""
+    return ", though it reads as JSON in Latin-1"
+
+
 def _may_nest_deeper(raw: bytes) -> bool:
     """Whether the answer `raw` might nest deeper than `MAX_JSON_DEPTH`: each array or object
     opens with a bracket byte of its own (text in strings only adds to the count), so a line
@@ -955,7 +965,16 @@ class ProcessTarget:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
             answer = _answer_json(raw)
-        except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        except UnicodeDecodeError as error:
+            # Not a stray print: a JSON encoder whose output was written without UTF-8
+            # (Perl's JSON::PP without ->utf8, a Latin-1 stream), so the debugging hint misleads.
+            self._fail(
+                f"the answer to {what} is not UTF-8 (byte 0x{raw[error.start]:02x} at offset "
+                f"{error.start}){_other_encoding(raw)}: the protocol's lines are JSON encoded "
+                "as UTF-8, every character above U+007F as its UTF-8 bytes or a \\u escape",
+                line=raw,
+            )
+        except ValueError as error:  # JSONDecodeError is a ValueError
             too_long = too_long_integer(error)
             if too_long is not None:  # JSON, with a number loopspec does not read
                 self._fail(f"the answer to {what} holds {too_long}", line=raw)
