@@ -54,7 +54,7 @@ from loopspec.properties.conformance.machine import conformance_machine
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import RunReport, replay_case, rule_table
 from loopspec.properties.conformance.target import ModelTarget, Observation
-from loopspec.properties.profiles import PROFILES
+from loopspec.properties.profiles import PROFILES, KnownDivergence, Profile
 
 BLANK_REPLY: tuple[Command, ...] = (SubmitUser("hi"), ModelReplies((TextBlock("  "),)))
 BUDGET = settings(
@@ -177,6 +177,34 @@ def test_HIST_1_under_a_profile_a_case_that_ends_while_a_call_runs_still_names_i
     assert replay.divergence is not None
     assert (replay.divergence.index, replay.divergence.rule_id) == (1, "HIST-1")
     assert "the target leaves out its own log's assistant message" in replay.divergence.what
+
+
+def test_HIST_1_under_a_profile_a_history_difference_is_named_when_a_hard_divergence_stops_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HIST-1: a history difference waiting for the next quiet point is named, at the command
+    where it showed, when a hard known divergence shows first and stops the program there: the
+    stop cuts the runs, while the history is held to the target's own log, which no known
+    divergence of the runs explains. (Without it the program passed, the stop shown.)"""
+    monkeypatch.setattr(impl_history, "_is_sent", _drops_replies_with_calls)
+    config = LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),))
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command": "ls"}'),)),
+        ToolFinishes("c1", ToolSucceeded("ok")),
+    ]
+
+    def stopping_at(kind: str) -> Profile:
+        stop = KnownDivergence(
+            "stops", ("EXE-1",), "a test's", symptom=lambda command, *_: command["kind"] == kind
+        )
+        return Profile("stopping", "the bundled loop", (stop,))
+
+    replay = replay_case(bundled_target, config, program, stopping_at("ToolFinishes"))
+    assert replay.divergence is not None
+    assert (replay.divergence.index, replay.divergence.rule_id) == (1, "HIST-1")
+    assert "the target leaves out its own log's assistant message" in replay.divergence.what
+    assert "(under the stopping profile a history is held" in replay.divergence.what
 
 
 def test_HIST_1_the_bundled_loop_declares_history_and_agrees_with_the_model() -> None:

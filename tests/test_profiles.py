@@ -343,6 +343,21 @@ def test_a_known_divergence_has_an_eraser_or_a_symptom() -> None:
     known = KnownDivergence("x", (), "x", erase_pair=lambda pair: pair)
     with pytest.raises(ValueError, match="twice"):
         Profile("twice", "x", (known, known))
+    # Or only a history eraser (HIST-1:reused-call-id): the runs agree, only histories differ;
+    # then it erases nothing of the runs, and, being soft, has no commands to avoid.
+    history_only = KnownDivergence(
+        "h", ("HIST-1",), "h", erase_history=lambda log, reported: (list(log), [])
+    )
+    pair: Pair = ([{"accepted": True}], [{"accepted": False}])
+    assert history_only.erase(pair, [{"kind": "Pass"}]) is pair
+    assert not history_only.hard
+    assert Profile("h", "x", (history_only,)).history_erasers == (
+        ("h", history_only.erase_history),
+    )
+    with pytest.raises(ValueError, match="only a hard divergence"):
+        attrs.evolve(history_only, avoid=lambda command, config: True)
+    with pytest.raises(ValueError, match="exactly one"):
+        attrs.evolve(history_only, erase_pair=lambda pair: pair, symptom=lambda *_: True)
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
