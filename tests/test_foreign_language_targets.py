@@ -3,12 +3,23 @@ wrong first, and how loopspec tells it: each test pins a report or a documented 
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
 
-from loopspec.model.config import LoopConfig
+from loopspec.model import handlers, rewrite
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
+from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.jsonvalue import FrozenMap, parse_arguments
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+ORIGINAL_READING = rewrite.input_problem
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 
 
 def _python(code: str) -> list[str]:
@@ -34,3 +45,41 @@ def test_PROTO_1_an_answer_in_latin_1_is_named_an_encoding_fault_not_a_stray_pri
     assert caught.value.rule_id == "PROTO-1"
     assert "is not UTF-8 (byte 0xe9 at offset 40), though it reads as JSON in Latin-1" in message
     assert "debugging output" not in message
+
+
+def _strict_reading(call: ToolCallBlock, config: LoopConfig) -> str | None:
+    """EXE-2 as Perl's JSON::PP reads arguments: a lone surrogate escape is no JSON at all."""
+    if re.search(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", call.arguments):
+        return INVALID_INPUT.format(tool=call.name, problem=NOT_AN_OBJECT)
+    return ORIGINAL_READING(call, config)
+
+
+class RefusesLoneSurrogates(ModelTarget):
+    """The model, except that it reads arguments holding a lone surrogate escape as no JSON."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(handlers, "input_problem", _strict_reading)
+            patch.setattr(rewrite, "input_problem", _strict_reading)
+            return super().apply(command)
+
+
+def test_EXE_2_arguments_a_strict_parser_refuses_are_blamed_on_their_reading() -> None:
+    """EXE-2: `{"file_path":"\\ud800"}` is a JSON object to the model (Python's json, as
+    JavaScript's JSON.parse, keeps the lone surrogate in the string); JSON::PP refuses it, and
+    the loop answered the reply's only call as invalid input. That was blamed on ORD-3 ("commits
+    only after the results of every earlier call of the reply"), naming calls there were none
+    of; the report names EXE-2 and the escape."""
+    config = LoopConfig(tools=(READ,))
+    program: list[Command] = [
+        SubmitUser("read it"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a\\ud800.txt"}'),)),
+    ]
+    assert isinstance(parse_arguments('{"file_path":"a\\ud800.txt"}'), FrozenMap)
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(RefusesLoneSurrogates, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert "call c1's arguments are a JSON object as EXE-2 reads them (a \\u escape of a lone " in (
+        replay.divergence.what
+    )

@@ -674,6 +674,39 @@ def _parsed_otherwise(
     )
 
 
+def _misread_as_no_object(result: Event, events: Sequence[Event]) -> str | None:
+    """Why the target's INVALID_TOOL_INPUT `result`, "not a JSON object", misreads its call's
+    arguments, when the model reads them (EXE-2) as an object (`events`: the model's log, with
+    the call's tool/call); None when the model finds no object in them either."""
+    if _error_code(result) != "INVALID_TOOL_INPUT" or _input_problem(result) != "not an object":
+        return None
+    call_id = _call_id_of(result)
+    raw = next(
+        (
+            _data(event).get("arguments")
+            for event in reversed(events)
+            if event.get("type") == "tool/call" and _call_id_of(event) == call_id
+        ),
+        None,
+    )
+    if not isinstance(raw, str) or not isinstance(parse_arguments(raw), FrozenMap):
+        return None
+    surrogate = (
+        " (a \\u escape of a lone surrogate, such as \\ud800, is valid JSON: a string holding "
+        "it, as Python's json and JavaScript's JSON.parse read it, though a strict parser "
+        "refuses it)"
+        if _LONE_SURROGATE.search(json.dumps(json.loads(raw), ensure_ascii=False))
+        else ""
+    )
+    return (
+        f"call {call_id}'s arguments are a JSON object as EXE-2 reads them{surrogate}, so the "
+        "call is not invalid input and its body starts"
+    )
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _object_only_when_lossy(original: object) -> bool:
     """Whether arguments the model keeps as their raw string (EXE-2: no lossless value) are a
     JSON object to a reader that takes NaN, infinities and -0.0 as numbers (Python's
@@ -2395,6 +2428,12 @@ def _extra(
                     f"{hook_named(audit)}'s audit of it: a PostToolUse hook's hook/invoked and "
                     "hook/result come right before the result they judge"
                 )
+            misread = _misread_as_no_object(got, [*history, *model_events])
+            if misread is not None:
+                # Answered at once as invalid input where the model starts the body: how the
+                # arguments were read is wrong, not when the result commits (it read as ORD-3,
+                # even for a reply's only call).
+                return "EXE-2", f"{adds}: {misread}"
             return "ORD-3", (
                 f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"
