@@ -441,11 +441,14 @@ _VALUE_KEYWORDS: Final = frozenset(
 
 
 def _refused_value(answer: dict[str, Any], wrong: Any) -> tuple[int, InvalidEventError] | None:
-    """Where `wrong`, the schema's error, is a value of an event in `answer` out of its range and
+    """Where `wrong`, the schema's error, is a value of an event in `answer` out of its range,
+    or the event as a whole (a `hook/result` carrying `surfaceOp`, which no variant allows), and
     the model's reader refuses it under a rule of its own (not LOG-4, the event's shape), the
     event's index and that refusal (its rule and words); else None."""
     path = list(wrong.absolute_path)
-    if wrong.validator not in _VALUE_KEYWORDS or len(path) < 3 or path[0] != "events":
+    if len(path) < 2 or path[0] != "events":
+        return None
+    if len(path) > 2 and wrong.validator not in _VALUE_KEYWORDS:
         return None
     index = path[1]
     events = answer.get("events")
