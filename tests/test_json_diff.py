@@ -67,3 +67,24 @@ def test_PROTO_1_hunk_labels_name_both_sides_elements_and_what_one_side_alone_ha
     (header,) = _headers(labelled_json_diff(target, dropped))
     assert header.endswith(" @@ the model's events[1] step/start"), header
     assert labelled_json_diff(model, model) == ""
+
+
+def test_HIST_1_a_hunk_in_the_history_names_the_message_it_changes() -> None:
+    """HIST-1: a hunk inside `history.appended` (the messages a command added to the next model
+    request) was named nothing, its header a bare `@@ -66,4 +83,17 @@`, while the event hunk
+    above it named its event: a reader could not tell which part of the observation it was."""
+
+    def message(text: str) -> dict[str, object]:
+        return {"content": [{"text": text, "type": "text"}], "role": "user"}
+
+    event = {"data": {"turn": 1}, "type": "turn/start"}
+    model = {"events": [event], "history": {"appended": [message("a")], "kept": 0}}
+    target = {
+        "events": [event],
+        "history": {"appended": [message("a"), message("")], "kept": 0},
+    }
+    (header,) = _headers(labelled_json_diff(model, target))
+    assert header.endswith(" @@ the target's history.appended[1] role user"), header
+    changed = {**target, "history": {"appended": [message("b")], "kept": 0}}
+    (header,) = _headers(labelled_json_diff(model, changed))
+    assert header.endswith(" @@ history.appended[0] role user"), header

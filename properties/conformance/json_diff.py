@@ -8,7 +8,9 @@ with what its changed lines belong to:
 
 The JSON is what `json.dumps(value, indent=1, sort_keys=True)` writes of an object whose members
 are lists (events, executed, presented, commits): a member opens at one space of indent, each of
-its elements at two, and an element's own members at three.
+its elements at two, and an element's own members at three. The list `history.appended` (the
+messages a command added to the next model request) sits one level deeper, its elements at
+three: a hunk there is named `history.appended[1] role user`, where it was named nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from collections.abc import Sequence
 
 _CONTEXT = 2
 _SECTION = re.compile(r'^ "([^"]+)": \[$')
+_OBJECT = re.compile(r'^ "([^"]+)": \{$')
+_HISTORY_LIST = re.compile(r'^  "(appended)": \[$')
+# A history message's role, its own member (an event's message sits deeper, in its data).
+_ROLE = re.compile(r'^ {4}"(role)": ("(?:[^"\\]|\\.)*")')
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@$")
 # The members naming an element: an event's type; an ACP message's method and update kind.
 _NAMING = re.compile(r'^(?: {3}"(?:type|method)"| {5}"sessionUpdate"): ("(?:[^"\\]|\\.)*")')
@@ -37,27 +43,44 @@ class _Side:
         self.owners: list[Element | None] = []
         self.names: dict[Element, str] = {}
         section: str | None = None
+        parent: str | None = None  # the object member a nested list belongs to
+        element_depth = 2
         index = -1
         for line in self.lines:
             opened = _SECTION.match(line)
+            nested = _HISTORY_LIST.match(line) if parent == "history" else None
             if opened is not None:
-                section, index = opened[1], -1
+                section, element_depth, index = opened[1], 2, -1
+            elif nested is not None:
+                section, element_depth, index = f"{parent}.{nested[1]}", 3, -1
+            if opened is not None or nested is not None:
                 self.owners.append(None)
                 continue
             depth = len(line) - len(line.lstrip(" "))
-            if section is None or depth < 2:
+            if depth == 1:
+                member = _OBJECT.match(line)
+                parent = member[1] if member is not None else None
+            if section is None or depth < element_depth:
                 section = None  # the list closed (or the line is another member)
                 self.owners.append(None)
                 continue
-            if depth == 2 and line.strip() not in _PUNCTUATION - {"{", "["}:
+            if depth == element_depth and line.strip() not in _PUNCTUATION - {"{", "["}:
                 index += 1  # an element starts (a closing bracket ends one)
             element = (section, index)
             self.owners.append(element)
-            naming = _NAMING.match(line)
-            if naming is not None:
-                word = json.loads(naming[1])
+            word = self._naming_word(line, element_depth)
+            if word is not None:
                 known = self.names.get(element)
-                self.names[element] = f"{known} {word}" if known else str(word)
+                self.names[element] = f"{known} {word}" if known else word
+
+    @staticmethod
+    def _naming_word(line: str, element_depth: int) -> str | None:
+        """What `line` says of the element it belongs to, if it names it."""
+        if element_depth == 3:  # a history message
+            role = _ROLE.match(line)
+            return None if role is None else f"role {json.loads(role[2])}"
+        naming = _NAMING.match(line)
+        return None if naming is None else str(json.loads(naming[1]))
 
     def changed(self, line_numbers: Sequence[int]) -> list[Element]:
         """The elements the changed lines (0-based) belong to, in order, brackets aside."""
