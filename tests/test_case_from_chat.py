@@ -94,6 +94,21 @@ def _replay_refusal(
             "client adds around pasted code: delete the fence's lines: column 1",
         ),
         (
+            # A chat message copied whole, its words and the code block's fence around the case:
+            # "Expecting value: column 1", which sent the reader to the case's first line.
+            "Here is the case that fails:\n\n```json\n" + BO_S_CASE + "```\nThanks!\n",
+            "bo.json:1: the case file is not JSON: words before the case, which starts at line "
+            "4, and a Markdown code fence (```) at line 3 (a chat message copied whole?): keep "
+            "only the case, from its opening { to its closing }: column 1",
+        ),
+        (
+            # The same without a fence: a mail's body, or a chat's plain text.
+            "Bo says:\n" + BO_S_CASE,
+            "bo.json:1: the case file is not JSON: words before the case, which starts at line "
+            "2 (a chat message copied whole?): keep only the case, from its opening { to its "
+            "closing }: column 1",
+        ),
+        (
             # Quoted in a mail's reply.
             "> " + BO_S_CASE.replace("\n", "\n> "),
             f"bo.json:1: the case file is not JSON: a mail's quoting (>) before the line; "
@@ -143,6 +158,8 @@ def _replay_refusal(
         "no-break-spaces",
         "zero-width-space",
         "markdown-fence",
+        "chat-words-and-fence",
+        "words-before",
         "mail-quoting",
         "html-escapes",
         "cut-off",

@@ -79,6 +79,26 @@ def _trailing_comma(text: str, error: json.JSONDecodeError) -> int | None:
     return comma if text[comma + 1 :].lstrip()[:1] in ("]", "}") else None
 
 
+_LINE_OPENING_AN_OBJECT: Final = re.compile(r"(?m)^[ \t]*\{")
+
+
+def _case_after_words(text: str, error: json.JSONDecodeError) -> int | None:
+    """Where the case starts, when the text opens with words that are no JSON (a chat message's
+    "Here is the case:") and a line later on opens an object holding `commands`, or None."""
+    if not error.msg.startswith("Expecting value") or error.pos != len(text) - len(text.lstrip()):
+        return None
+    decoder = json.JSONDecoder()
+    for opening in _LINE_OPENING_AN_OBJECT.finditer(text, error.pos):
+        brace = opening.end() - 1
+        try:
+            value, _ = decoder.raw_decode(text, brace)
+        except (ValueError, RecursionError):
+            continue  # a brace inside the case, or a case the client also broke
+        if isinstance(value, dict) and "commands" in value:
+            return brace
+    return None
+
+
 def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str:
     """The one-line refusal of the case file `path`, whose text `text` the JSON parser refused
     with `error`: `path:line: the case file is not JSON: what: column c`."""
@@ -90,6 +110,20 @@ def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str
         return (
             f"{path}:{line}: the case file is not JSON: a Markdown code fence (```), which a chat "
             f"client adds around pasted code: delete the fence's lines: column {column}"
+        )
+    opening = _case_after_words(text, error)
+    if opening is not None:
+        # A chat message copied whole: the parser's "Expecting value" named its first word.
+        where = f"which starts at line {line_and_column(text, opening)[0]}"
+        fence = _FENCE.search(text, 0, opening)
+        if fence is not None:
+            where += (
+                f", and a Markdown code fence (```) at line {line_and_column(text, fence.end())[0]}"
+            )
+        return (
+            f"{path}:{error.lineno}: the case file is not JSON: words before the case, {where} "
+            "(a chat message copied whole?): keep only the case, from its opening { to its "
+            f"closing }}: column {error.colno}"
         )
     found = _culprit(text, error.pos)
     if found is not None:
