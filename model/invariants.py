@@ -938,21 +938,23 @@ class Invariant(PlainRecord):
     it yields nothing, so `LogMonitor` need not run it (the prefix still absorbs every event).
     """
 
-    __slots__ = ("name", "rule_ids", "meaning", "check", "reads")  # noqa: RUF023 (as above)
+    __slots__ = ("name", "rule_ids", "check", "reads")  # noqa: RUF023 (as above)
 
     def __init__(
-        self,
-        name: str,
-        rule_ids: tuple[str, ...],
-        meaning: str,
-        check: Check,
-        reads: TypeFilter = every_type,
+        self, name: str, rule_ids: tuple[str, ...], check: Check, reads: TypeFilter = every_type
     ) -> None:
         self.name = name
         self.rule_ids = rule_ids
-        self.meaning = meaning
         self.check = check
         self.reads = reads
+
+    @property
+    def meaning(self) -> str:
+        """The first paragraph of `check`'s docstring, on one line (a sentence may not fit on
+        one line of source). Worked out when read (SPEC.md's table of invariants), not as each
+        invariant is registered: that was a hundredth of the interpreter's start in every
+        `loopspec check`."""
+        return " ".join((self.check.__doc__ or "").strip().split("\n\n")[0].split())
 
 
 INVARIANTS: list[Invariant] = []
@@ -964,9 +966,7 @@ def invariant(
     """Register `check` under `name`; its docstring is the invariant's meaning."""
 
     def register(check: Check) -> Check:
-        # The first paragraph, on one line: a sentence may not fit on one line of source.
-        meaning = " ".join((check.__doc__ or "").strip().split("\n\n")[0].split())
-        INVARIANTS.append(Invariant(name, rule_ids, meaning, check, reads))
+        INVARIANTS.append(Invariant(name, rule_ids, check, reads))
         return check
 
     return register
