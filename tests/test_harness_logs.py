@@ -835,6 +835,31 @@ def test_a_rollout_whose_first_record_is_longer_than_the_sniffed_head_is_still_c
     assert rules(report) == ["RW-1", "RW-2"]
 
 
+@pytest.mark.parametrize(("payload", "said"), [(None, "null"), ([], "[]"), (..., "missing")])
+@pytest.mark.parametrize("line", [1, 2])
+def test_a_rollout_record_whose_payload_is_no_object_is_named_as_a_codex_record(
+    payload: Any, said: str, line: int
+) -> None:
+    """A rollout record's payload that is no object (a session_meta written `"payload": null`
+    by hand, say) is an error at its line saying what a rollout record needs. On the first line
+    it was no rollout record at all, and check asked for a dsh session header; on a later one it
+    was skipped unread."""
+    records = (CODEX / "violations" / "RW-1.jsonl").read_text().splitlines()
+    broken = json.loads(records[line - 1])
+    del broken["payload"]
+    if payload is not ...:
+        broken["payload"] = payload
+    records[line - 1] = json.dumps(broken)
+    report = check_stream("rollout.jsonl", io.BytesIO("\n".join(records).encode() + b"\n"))
+    assert report.dialect == "codex"
+    (error,) = report.errors
+    assert (error.line, error.kind) == (line, ErrorKind.BAD_EVENT)
+    assert error.message == (
+        "a codex record: a rollout record is {timestamp, type, payload}: its payload must be a "
+        f"JSON object ({{}} where nothing in it is read), not {said}"
+    )
+
+
 def test_a_transcript_may_open_with_a_summary_or_a_file_history_snapshot() -> None:
     """Older transcripts open with records that carry no sessionId: still Claude Code."""
     body = (CLAUDE / "violations" / "ORD-3.jsonl").read_bytes()

@@ -1,6 +1,7 @@
 """The Codex rollout dialect (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`).
 
-Every record is `{timestamp, type, payload}`. Records read (every other type — `session_meta`,
+Every record is `{timestamp, type, payload}`, its payload an object (another is refused at its
+line: Codex writes none). Records read (every other type — `session_meta`,
 `turn_context`, `world_state`, `token_usage_record`, other `event_msg`s — carries nothing the
 rules read):
 
@@ -84,12 +85,11 @@ def _one_of(value: Any, names: frozenset[str]) -> bool:
 
 
 def looks_like(record: Mapping[str, Any]) -> bool:
-    """Whether a parsed first record is a Codex rollout record."""
-    return (
-        _one_of(record.get("type"), RECORD_TYPES)
-        and "timestamp" in record
-        and isinstance(record.get("payload"), Mapping)
-    )
+    """Whether a parsed first record is a Codex rollout record: a rollout's type and a
+    timestamp, as a first line too long to parse is known (`foreign`). Its payload is not
+    looked at, so one that is no object is named by the reader (`_Reader.observe`), where the
+    dsh reader's message about a session header would send its author the wrong way."""
+    return _one_of(record.get("type"), RECORD_TYPES) and "timestamp" in record
 
 
 def _is_model_item(item: Mapping[str, Any]) -> bool:
@@ -134,7 +134,12 @@ class _Reader:
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Observation]:
         payload = record.get("payload")
         if not isinstance(payload, Mapping):
-            return
+            # Codex writes every record's payload as an object, of a type it does not read too.
+            found = shown(payload) if "payload" in record else "missing"
+            raise RecordError(
+                "a rollout record is {timestamp, type, payload}: its payload must be a JSON "
+                f"object ({{}} where nothing in it is read), not {found}"
+            )
         kind = record.get("type")
         if kind == "response_item":
             yield from self._item(payload, line)
