@@ -73,6 +73,16 @@ lines as much); a line's marker read off its end with `str.endswith` over the tw
 json.dumps writes it (+18M: `endswith` costs about 970 instructions a call in Python 3.11,
 as much as `take`'s whole fast path on such a line).
 
+Where session 25 took LOG-8 on the version-1 log (instructions, 20,000 events, one run each):
+the commit a line opens is read by the checker's loop itself, its size, place and first line in
+locals (`CommitUnits.take` only for what is not a well-marked commit's next line, once the open
+commit is handed over: `CommitUnits.adopt`); a line of a commit costs the marker's lookup, its
+unpacking and three identity tests, and a call of `CommitUnits.note` (a reply or a call's
+record) or `CommitUnits.end` (a commit that held one) only for those lines: 922.5M to 909.3M
+(1.356x to 1.337x; the json.loads pass 680.3M). With the markers unread the checker is 863.7M
+(1.270x); of the 45.6M LOG-8 still costs, the lookup alone is 11M, the tests about 20M, and the
+calls for replies and records 15M.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -1,5 +1,6 @@
-"""The commit-marker reader's fast path (`CommitUnits.take`) against its general path
-(`CommitUnits.take_generally`): the same LOG-8 verdicts and the same state on every line.
+"""The commit-marker reader's fast path (`CommitUnits.take`), and the checker's loop, which
+judges the usual lines itself, against the reader's general path (`CommitUnits.take_generally`):
+the same LOG-8 verdicts, and the same state on every line.
 
 The fast path judges the usual lines (a commit by itself, a commit's first line, the next line of
 the open one) without validating the marker the general way; lines are drawn as whole commits
@@ -9,6 +10,8 @@ are reached.
 
 from __future__ import annotations
 
+import copy
+import io
 from typing import Any
 
 import pytest
@@ -17,8 +20,11 @@ from hypothesis import strategies as st
 
 from loopspec.impl import framing
 from loopspec.model.invariants import Prefix
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import dialect
+from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
 from loopspec.properties.logcheck.commit_units import CommitUnits
+from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl, marked_model_rows
 
 PROFILE = settings()
 
@@ -148,3 +154,68 @@ def test_LOG_8_a_malformed_marker_is_shown_as_the_log_writes_it() -> None:
     message = CommitUnits(Prefix()).take_generally(long, 5)[0].message
     assert '"xxx' in message
     assert "..., which is not" in message
+
+
+# The demo as `loopspec run` writes it: commits of 2 to 7 events, replies with calls and records.
+DEMO_ROWS = marked_model_rows(DEMO_CONFIG, DEMO_COMMANDS)
+
+
+@st.composite
+def damaged_demo(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """The demo's rows, some markers, seqs and lines damaged, cut short or not."""
+    rows = copy.deepcopy(DEMO_ROWS[: draw(st.integers(1, len(DEMO_ROWS)))])
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(rows) - 1))
+        damage = draw(
+            st.sampled_from(["odd-marker", "marker", "drop-marker", "drop", "swap", "call-id"])
+        )
+        if damage == "call-id":  # the commit whole, a call of its reply without a record
+            calls = [row for row in rows if row["type"] == "tool/call"]
+            if calls:
+                draw(st.sampled_from(calls))["data"]["callId"] = "call_elsewhere"
+        elif damage == "odd-marker":
+            rows[at]["unit"] = draw(st.sampled_from(ODD_MARKERS))
+        elif damage == "marker":
+            rows[at]["unit"] = draw(st.lists(st.integers(0, 8), min_size=2, max_size=2))
+        elif damage == "drop-marker":
+            rows[at].pop("unit", None)
+        elif damage == "drop" and len(rows) > 1:
+            del rows[at]
+        elif damage == "swap" and at + 1 < len(rows):
+            rows[at], rows[at + 1] = rows[at + 1], rows[at]
+    return rows
+
+
+def _log_8(report: LogReport) -> list[tuple[int | None, str, str]]:
+    """The LOG-8 findings of `report`, with where they are, in order."""
+    found = [
+        (found.line, found.violation.message, "violation")
+        for found in report.violations
+        if found.violation.rule_id == "LOG-8"
+    ]
+    torn = [
+        (notice.line, notice.message, "notice")
+        for notice in report.notices
+        if notice.kind == NoticeKind.TORN_COMMIT
+    ]
+    return found + torn
+
+
+@pytest.mark.no_cover
+@settings(PROFILE, max_examples=PROFILE.max_examples * 5)
+@given(damaged_demo(), st.booleans())
+def test_LOG_8_the_checker_judges_commit_markers_as_the_general_path(
+    rows: list[dict[str, Any]], quick: bool
+) -> None:
+    """Whatever way the checker's loop reads a line (itself, or through `take`), it finds what
+    `take_generally` finds on each line it read, and the same commit torn at the end."""
+    text = jsonl(MARKED_HEADER, rows) + "\n"
+    report = check_stream("log.jsonl", io.BytesIO(text.encode()), quick=quick)
+    general = CommitUnits(Prefix())
+    expected: list[tuple[int | None, str, str]] = []
+    for line, obj in enumerate(rows[: report.lines - 1], start=2):
+        expected += [(line, v.message, "violation") for v in general.take_generally(obj, line)]
+    torn = general.torn()
+    if torn is not None and not report.errors:
+        expected.append((torn[0], torn[2], "notice"))
+    assert _log_8(report) == expected

@@ -51,6 +51,7 @@ from loopspec.properties.logcheck.dialect import (
     LEGACY_TYPES,
     MARKED_VERSION,
     SUPPORTED_VERSIONS,
+    UNIT_KEY,
     header_version,
     is_header,
     legacy_marker,
@@ -914,6 +915,12 @@ def _check_lines(
     expecting_header = True
     # The reader of commit markers, on a log that writes them (LOG-8); None on a dsh log.
     units: CommitUnits | None = None
+    # The commit the loop opened and reads (LOG-8): its size n (0: none open, or the reader's
+    # `is_open`, `units_open`), the k of its last line read, where it began, and whether a line
+    # of it went to `CommitUnits.note`.
+    unit_size = unit_at = unit_first_line = unit_first_seq = 0
+    unit_noted = units_open = False
+    unit_key, first_unit = UNIT_KEY, 1
     # The line where LOG-8 last found a commit broken off (0: none): up to the next turn/start
     # (`turn_line` past it) the log has a hole, whose consequences are not blamed again. A
     # turn/start that is itself that line is in it, but opens a turn the loss before it cannot
@@ -975,8 +982,56 @@ def _check_lines(
             except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
                 seq = kind = judge = None
             # (A type read means an object: only a dict has `get`.)
-            if units is not None and (kind is not None or type(obj) is dict):
-                broken = take_unit(obj, line, seq, kind)
+            if units is not None and (kind is not None or is_type(obj) is dict):
+                # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
+                # commit the loop opened in locals; the reader takes the rest (see `adopt`).
+                marker = obj.get(unit_key)
+                broken = None
+                if unit_size:
+                    try:
+                        position, of = marker
+                    except (TypeError, ValueError):  # not a pair: the reader's to judge
+                        position = None
+                    # `is`: of ints equal to them, only an int is the same object (a large
+                    # int may be another: the reader judges it)
+                    if position is unit_at + 1 and of is unit_size and is_type(seq) is integer:
+                        unit_at = position
+                        if kind in {"tool/call", "assistant/message"}:
+                            units.note(obj, line, seq, kind, unit_noted)
+                            unit_noted = True
+                        if position is of:
+                            unit_size = 0
+                            if unit_noted:
+                                broken = units.end(line, seq)
+                    else:
+                        units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
+                        unit_size = 0
+                        broken = take_unit(obj, line, seq, kind)
+                        units_open = units.is_open()
+                elif units_open:
+                    broken = take_unit(obj, line, seq, kind)
+                    units_open = units.is_open()
+                elif marker is None and is_type(seq) is integer and kind != "assistant/message":
+                    pass  # a commit by itself
+                else:
+                    try:
+                        position, of = marker
+                    except (TypeError, ValueError):
+                        position = None
+                    if (
+                        position is first_unit
+                        and is_type(of) is integer
+                        and of >= 2
+                        and is_type(seq) is integer
+                    ):
+                        unit_size, unit_at, unit_first_line, unit_first_seq = of, 1, line, seq
+                        unit_noted = False
+                        if kind in {"tool/call", "assistant/message"}:
+                            units.note(obj, line, seq, kind, False)
+                            unit_noted = True
+                    else:
+                        broken = take_unit(obj, line, seq, kind)
+                        units_open = units.is_open()
                 if broken:
                     report.record(line, broken, limits)
                     if units.broken_line == line:
@@ -1109,6 +1164,8 @@ def _check_lines(
         report.notices.append(notice)
     if prefix.tool_hooks_unnamed:
         hooks_naming_no_call(report, prefix.tool_hooks_unnamed, prefix.tool_hooks_named)
+    if units is not None and unit_size:
+        units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
     torn = None if units is None else units.torn()
     if torn is not None:
         torn_line, torn_seq, message = torn

@@ -135,39 +135,74 @@ class CommitUnits:
                 self._read_of_cut(position)
         elif position is _FIRST and type(of) is int and of >= 2 and type(seq) is int:
             # A new commit (a commit's lines never restart at 1).
-            self._reply = self._pending = None
-            self._blamed = self._continues_cut = False
-            if self._recorded:
-                self._recorded = set()
+            self._afresh()
             self._first_line, self._first_seq = line, seq
             self._size, self._first_position = of, 1
         else:
             return self.take_generally(obj, line)
         self._position = position
-        if kind in _NOTED_TYPES:  # `_note_calls`, inlined: a commit of calls has many
-            if kind == "tool/call":
-                data = obj.get("data")
-                call_id = data.get("callId") if type(data) is dict else None
-                if type(call_id) is str:
-                    self._recorded.add(call_id)
-            elif self._reply is None:
-                if self._pending is not None:  # a second reply: is the first one with calls?
-                    self._read_pending()
-                if self._reply is None:
-                    self._pending = (seq, line, obj)
+        if kind in _NOTED_TYPES:
+            self.note(obj, line, seq, kind)
         if position is not of:
             return NO_VIOLATIONS
+        ended = self.end(line, seq)
+        self._size = self._position = 0
+        return ended
+
+    # -- the checker's own reading -------------------------------------------------------------
+    # The checker's loop judges a version-1 log's usual lines as `take` does, the open commit's
+    # size, place and beginning in its locals (this reader's `_size` stays 0 meanwhile): a line
+    # of a type `_NOTED_TYPES` names goes to `note` (the first of a commit with noted=False),
+    # the last line of a commit with such a line to `end`, and any other line to `take` once the
+    # open commit is handed over (`adopt`).
+
+    def _afresh(self) -> None:
+        """Forget the last commit's reply, calls and blame: a new commit opens."""
+        self._reply = self._pending = None
+        self._blamed = self._continues_cut = False
+        if self._recorded:
+            self._recorded = set()
+
+    def adopt(self, size: int, position: int, first_line: int, first_seq: int, noted: bool) -> None:
+        """Take over the commit the checker opened at `first_line` (`first_seq`), a commit of
+        `size` whose lines 1 to `position` were read, `noted` when one of them was noted."""
+        if not noted:
+            self._afresh()
+        self._size, self._position = size, position
+        self._first_line, self._first_seq, self._first_position = first_line, first_seq, 1
+
+    def is_open(self) -> bool:
+        """Whether a commit this reader took (`take`) is open: its next line is `take`'s too."""
+        return self._size != 0
+
+    def note(
+        self, obj: Mapping[str, Any], line: int, seq: int, kind: object, noted: bool = True
+    ) -> None:
+        """`_note_calls` for a line of a type `_NOTED_TYPES` names, read in order in a commit
+        opened well (`noted`: not its first such line, so the last commit is forgotten)."""
+        if not noted:
+            self._afresh()
+        if kind == "tool/call":
+            data = obj.get("data")
+            call_id = data.get("callId") if type(data) is dict else None
+            if type(call_id) is str:
+                self._recorded.add(call_id)
+        elif self._reply is None:
+            if self._pending is not None:  # a second reply: is the first one with calls?
+                self._read_pending()
+            if self._reply is None:
+                self._pending = (seq, line, obj)
+
+    def end(self, line: int, seq: int) -> Sequence[Violation]:
+        """The commit read well ends at `line` (`seq`): `_reply_recorded`'s verdict."""
         if self._pending is not None:
             self._read_pending()
         reply = self._reply
         # (`_reply_recorded` has nothing to judge: no reply with calls, or every call recorded)
         if reply is None or self._recorded.issuperset(reply[2]):
             self._reply = None
-            self._size = self._position = 0
             return NO_VIOLATIONS
-        ended = self._reply_recorded(line, seq)
-        self._size = self._position = 0
-        return ended
+        return self._reply_recorded(line, seq)
 
     def take_generally(self, obj: Mapping[str, Any], line: int) -> Sequence[Violation]:
         """`take` without its fast path: the same verdicts and state on any line (the tests
