@@ -222,6 +222,19 @@ def test_exit_2_for_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path:
     assert "no such file or directory" in out
 
 
+def test_a_symbolic_link_loop_is_said_to_be_one_not_a_missing_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A path the system cannot resolve for another reason than its absence is said in the
+    system's words: a link loop read "no such file or directory", sending the user to look for
+    a file that is there."""
+    (tmp_path / "a.jsonl").symlink_to("b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to("a.jsonl")
+    code, out = run(capsys, str(tmp_path / "a.jsonl"))
+    assert code == 2
+    assert f"{tmp_path / 'a.jsonl'}: error unreadable: too many levels of symbolic links" in out
+
+
 @pytest.mark.parametrize(
     "argv",
     [[], ["--format", "xml", "x"], ["--max-line-bytes", "0", "x"], ["--max-violations", "x", "y"]],

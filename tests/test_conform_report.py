@@ -492,6 +492,24 @@ def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_file_before_searching(
     assert mistaken.read_text(encoding="utf-8") == "mine\n"
 
 
+@pytest.mark.parametrize(
+    ("link_to", "said"),
+    [("loop", "too many levels of symbolic links"), ("gone/folder", "a symbolic link to nothing")],
+)
+def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_broken_link_before_searching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], link_to: str, said: str
+) -> None:
+    """PROTO-1: a `--case-dir` that is a link loop or a link to nothing cannot be made into a
+    folder; it was found only after the search, which ended 'the case was not saved in DIR:
+    file exists'."""
+    link = tmp_path / "loop"
+    link.symlink_to(tmp_path / link_to)
+    assert main(["conform", "--case-dir", str(link), "--examples", "1"]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    assert f"--case-dir {link}: {said}" in shown.err
+
+
 def test_PROTO_1_conform_refuses_a_case_dir_it_cannot_write_before_searching(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

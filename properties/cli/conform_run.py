@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import re
@@ -442,6 +443,14 @@ def keep_hypothesis_out_of_the_working_folder() -> None:
 def _unwritable(folder: Path) -> str | None:
     """Why a case could not be saved in `folder` (made when missing), or None: judged at the
     folder or, when it does not exist yet, the nearest one above it that does."""
+    try:
+        folder.stat()
+    except FileNotFoundError:
+        if folder.is_symlink():  # making the folder would fail "file exists" after the search
+            return "a symbolic link to nothing"
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # mkdir would fail "file exists" too
+            return system_reason(error)
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent

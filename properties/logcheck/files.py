@@ -119,7 +119,20 @@ def _all_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem
         elif os.path.exists(argument):
             yield _named_file(argument)
         else:
-            yield SourceProblem(argument, "no such file or directory")
+            yield _not_reached(argument)
+
+
+def _not_reached(path: str) -> SourceProblem:
+    """A path `os.path.exists` denies, in the system's words: it denies a symbolic link loop
+    and a folder the user may not enter too, which are no missing file."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        # Imported only when the system refused, as in `_unlisted`.
+        from loopspec.impl.system_words import system_reason  # noqa: PLC0415
+
+        return SourceProblem(path, system_reason(error))
+    return SourceProblem(path, "no such file or directory")  # gone, then back, since
 
 
 def _file_identity(path: str) -> tuple[int, int] | None:
