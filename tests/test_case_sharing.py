@@ -789,24 +789,42 @@ def test_SAFE_5_a_saved_broken_program_names_the_module_path_not_this_machine_s(
     assert raised_at in shown.message
 
 
+@pytest.mark.parametrize("script", ["loop/main.py", "main.py"])
 def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    script: str,
 ) -> None:
     """PROTO-1: a shared case replayed with the `--cmd` it records, from another folder, starts
     the interpreter, which dies on a script path that only resolved where the case was found:
     the error says which argument names no file from here, and where here is (it said only that
-    the process ended its output, and the interpreter's own stderr)."""
-    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop/main.py"})
+    the process ended its output, and the interpreter's own stderr). A script named without a
+    folder (`python3 main.py`, as a pytest setting names it and pytest is run from `tests/`) is
+    one too: it was not said when no `/` marked the word as a path."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": f"python3 {script}"})
     elsewhere = tmp_path / "bob"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    command = f"{shlex.quote(sys.executable)} loop/main.py"
+    command = f"{shlex.quote(sys.executable)} {script}"
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
     assert first.endswith(
-        "the process ended its output instead of answering reset (loop/main.py: no such file "
+        f"the process ended its output instead of answering reset ({script}: no such file "
         f"relative to the current directory, {elsewhere})"
     ), first
+
+
+def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a module name (`-m loop`) or a value with a dot (`--model=gpt-4.1`) names no
+    file: a process that dies is not said to miss it."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 -m loop"})
+    monkeypatch.chdir(tmp_path)
+    command = f"{shlex.quote(sys.executable)} -m loop_not_here --model=gpt-4.1 v1.2"
+    assert main(["replay", str(saved), "--cmd", command]) == 2
+    assert "no such file" not in capsys.readouterr().err.splitlines()[0]
 
 
 def test_PROTO_1_replay_help_says_where_the_case_format_is(

@@ -479,12 +479,19 @@ def _first_refused_value(
 _POSIX: Final = os.name == "posix"
 
 
+# Endings that mark a word without a `/` as a script's file name (`python3 loop.py`).
+_SCRIPT_SUFFIXES: Final = frozenset(
+    (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".rb", ".pl", ".php", ".lua", ".sh", ".jar")
+)
+
+
 def _missing_relative_paths(argv: list[str]) -> list[str]:
-    """The arguments after the program that read as relative file paths and name nothing."""
+    """The arguments after the program that read as relative file paths (holding a `/`, or
+    a script's name, `loop.py`) and name nothing."""
     return [
         argument
         for argument in argv[1:]
-        if "/" in argument
+        if ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
         and not argument.startswith("-")
         and not os.path.isabs(argument)
         and not os.path.lexists(argument)
