@@ -79,7 +79,11 @@ IN_WORDS: tuple[tuple[Command, str], ...] = (
     (ApprovalAnswers("rejected"), "the user answers the approval: rejected"),
     (
         ToolFinishes("c1", ToolSucceeded("a.txt", ("note",), {"lines": 1})),
-        'call c1\'s tool succeeds: "a.txt", deferring "note", meta {"lines": 1}',
+        'call c1\'s tool succeeds: "a.txt", context "note", meta {"lines": 1}',
+    ),
+    (
+        ToolFinishes("c1", ToolSucceeded("", ("a", ""))),
+        'call c1\'s tool succeeds: "", contexts "a", ""',
     ),
     (
         ToolFinishes(

@@ -136,7 +136,9 @@ def _outcome(outcome: ToolOutcome) -> str:
         case ToolSucceeded():
             said = f"succeeds: {_text(outcome.text)}"
             if outcome.contexts:
-                said += f", deferring {', '.join(_text(c) for c in outcome.contexts)}"
+                # The word SPEC (ADJ-4) and the driver protocol use: "deferring" read as jargon.
+                word = "context" if len(outcome.contexts) == 1 else "contexts"
+                said += f", {word} {', '.join(_text(c) for c in outcome.contexts)}"
             if outcome.meta is not None:
                 said += f", meta {_json(outcome.meta)}"
             return said
