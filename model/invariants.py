@@ -1327,9 +1327,10 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if fact.arguments is None or not same_arguments(fact.arguments, block.arguments):
         # Say what to write too: a harness that rewrites the call record alone reads this.
         msg = (
-            f"call {fact.call_id}: the audit record runs {fact.arguments!r} but the model "
-            f"history shows {block.arguments!r}; both carry the input that runs (a hook's "
-            "rewrite in the reply too, the model's input in tool/call.rewrite, RW-2)"
+            f"call {fact.call_id}: its tool/call (the audit record) runs {fact.arguments!r} but "
+            f"the reply's assistant/message (the model history) shows {block.arguments!r}; both "
+            "carry the input that runs (a hook's rewrite in the reply too, the model's input in "
+            "tool/call.rewrite, RW-2)"
         )
         found.append(Violation("RW-1", fact.seq, msg, (prefix.reply_seq or 0,)))
     return found
@@ -1353,8 +1354,8 @@ def _record_of_a_repeated_id(
         same_arguments(fact.arguments, block.arguments) for block in blocks
     ):
         message = (
-            f"call {call_id}: the audit record runs {fact.arguments!r}, which no call "
-            f"{call_id} of the model history shows"
+            f"call {call_id}: its tool/call (the audit record) runs {fact.arguments!r}, which no "
+            f"call {call_id} of the reply's assistant/message (the model history) shows"
         )
         found.append(Violation("RW-1", fact.seq, message, (prefix.reply_seq or 0,)))
     return found

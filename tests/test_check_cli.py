@@ -83,14 +83,17 @@ def test_RW_1_a_call_record_that_differs_from_the_reply_says_what_to_write(
 ) -> None:
     """RW-1: a tool/call whose arguments are not the reply's is blamed with what the harness
     must write instead (it said only that the two differ, leaving a harness that rewrote the
-    call record alone to guess whether the record, the reply or both were wrong)."""
+    call record alone to guess whether the record, the reply or both were wrong). It names the
+    two events, where it said "the audit record" and "the model history" alone, SPEC's words a
+    harness author reading the report first must look up to find the code that writes them."""
     log = FIXTURES / "violations" / "RW-1.jsonl"
     code, out = run(capsys, str(log))
     assert code == 1
     assert out.splitlines()[0] == (
-        f'{log}:10: RW-1 (seq 8): call call_a: the audit record runs \'{{"file_path":"z.txt"}}\''
-        ' but the model history shows \'{"file_path":"a.txt"}\'; both carry the input that'
-        " runs (a hook's rewrite in the reply too, the model's input in tool/call.rewrite, RW-2)"
+        f"{log}:10: RW-1 (seq 8): call call_a: its tool/call (the audit record) runs"
+        ' \'{"file_path":"z.txt"}\' but the reply\'s assistant/message (the model history) shows'
+        ' \'{"file_path":"a.txt"}\'; both carry the input that runs (a hook\'s rewrite in the'
+        " reply too, the model's input in tool/call.rewrite, RW-2)"
         " [events 8, 7]"
     )
 

@@ -7,10 +7,26 @@ import json
 import sys
 
 import pytest
+from fresh_bugs import GUARDED_BASH
 
-from loopspec.model.commands import SubmitUser
+from loopspec.model import rewrite
+from loopspec.model.commands import (
+    Allow,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    SubmitUser,
+)
 from loopspec.model.config import LoopConfig
+from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+
+def _bash_call(call_id: str) -> ToolCallBlock:
+    return ToolCallBlock(call_id, "bash", '{"command":""}')
 
 
 def _answering(event: dict[str, object]) -> ProcessTarget:
@@ -41,3 +57,29 @@ def test_LOG_2_an_off_surface_event_with_surface_metadata_names_LOG_2_not_the_sc
     assert "turn/start is not a surface event and must not carry surfaceOp" in said, said
     assert "should not be valid under" not in said, said
     assert "{'type'" not in said, said
+
+
+class IgnoresEveryInput(ModelTarget):
+    """The model, except that no hook's input is ever applied (RW-1 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "winning_rewrite", lambda _supplied, _merged: -1)
+            return super().apply(command)
+
+
+def test_RW_1_the_report_names_the_event_that_carries_the_wrong_arguments() -> None:
+    """RW-1: "the call's arguments in the model history are not the effective ones" named
+    SPEC's reader, not the event a loop's author finds in their code: it names
+    assistant/message too (and tool/call beside "the audit record")."""
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"),)),
+        HookAnswers(Allow({"command": "ls"})),
+        HookAnswers(Pass()),
+    ]
+    replay = replay_case(IgnoresEveryInput, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "RW-1", what
+    assert "arguments in the model history (assistant/message) are not the effective" in what

@@ -1068,7 +1068,12 @@ def _arguments_rule(
     `config` the program's (None: not known), whose tools judge the inputs hooks supplied.
     """
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
-    where = "audit record" if want.get("type") == "tool/call" else "model history"
+    # SPEC's names, with the event a reader looks for in their own loop's code.
+    where = (
+        "audit record (tool/call)"
+        if want.get("type") == "tool/call"
+        else "model history (assistant/message)"
+    )
     wanted, applied = _call_arguments(want), _call_arguments(got)
     # Each call's arguments as the target applied them, where its calls are the model's.
     theirs = dict(zip(call_ids, applied, strict=True)) if len(applied) == len(call_ids) else {}
