@@ -12,7 +12,9 @@ from fresh_bugs import GUARDED_BASH
 from loopspec.model import rewrite
 from loopspec.model.commands import (
     Allow,
+    Ask,
     Command,
+    Deny,
     HookAnswers,
     ModelReplies,
     Pass,
@@ -20,6 +22,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -57,6 +60,52 @@ def test_LOG_2_an_off_surface_event_with_surface_metadata_names_LOG_2_not_the_sc
     assert "turn/start is not a surface event and must not carry surfaceOp" in said, said
     assert "should not be valid under" not in said, said
     assert "{'type'" not in said, said
+
+
+def _ask_outranks_deny(ranks: tuple[int, ...]) -> int:
+    strictest = merged_rank(ranks)
+    return RANK_ASK if strictest == RANK_DENY and RANK_ASK in ranks else strictest
+
+
+class AskOutranksDeny(ModelTarget):
+    """The model, except that a hook's ask wins over another hook's deny (HOOK-2 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "merged_rank", _ask_outranks_deny)
+            return super().apply(command)
+
+
+def test_HOOK_2_a_rewrite_kept_on_a_call_whose_denial_is_not_seen_yet_names_the_merge_too() -> None:
+    """HOOK-2, HOOK-3: a loop that merged a deny and an ask to an ask applied the asking hook's
+    input, and an earlier call holding the gate kept its ask out of sight. The report, HOOK-3,
+    said "the call is denied as it must be", which nothing showed, and the loop's author looked
+    for a rewrite kept after a deny where the merge was wrong: it says the denial is not seen
+    yet, and names the merge."""
+    ask_with_input = HookAnswers(Ask("", {"command": ""}))
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"), _bash_call("c2"))),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        ask_with_input,
+        HookAnswers(Deny("")),
+    ]
+    replay = replay_case(AskOutranksDeny, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-3", what
+    assert "denied as it must be" not in what, what
+    assert "whether the target denies call c2 its log does not show yet" in what, what
+    assert "its merge is wrong too (HOOK-2" in what, what
+    # Control: with one call, the same loop asks in the same command, read as HOOK-2 at once.
+    alone = replay_case(
+        AskOutranksDeny,
+        GUARDED_BASH,
+        [SubmitUser(""), ModelReplies((_bash_call("c2"),)), ask_with_input, HookAnswers(Deny(""))],
+    )
+    assert alone.divergence is not None
+    assert alone.divergence.rule_id == "HOOK-2", alone.divergence.what
 
 
 class IgnoresEveryInput(ModelTarget):

@@ -2515,6 +2515,21 @@ def _asked_instead(
     return next((e for e in model_events if asks(e)), None)
 
 
+def _denial_unseen(record_seq: int, target_events: Sequence[Event]) -> str:
+    """What a report of a rewrite kept on a denied call adds when the target's events of this
+    command hold no result for the call (an earlier call holds the gate): whether the target
+    denies it at all is not seen yet, and a merge that did not deny it applies the input too."""
+    record = next((e for e in target_events if e.get("seq") == record_seq), None)
+    call_id = _call_id_of(record) if record is not None else None
+    if any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in target_events):
+        return ""  # it denied the call, as it must: the rewrite it kept is the bug
+    return (
+        f"; whether the target denies call {call_id} its log does not show yet: if it asks the "
+        "user about it or runs it, its merge is wrong too (HOOK-2: a deny outranks every other "
+        "answer)"
+    )
+
+
 def _deny_outranked(
     expected: Observation, actual: Observation, history: Sequence[Event]
 ) -> tuple[str, str] | None:
@@ -3126,11 +3141,9 @@ def classify(
                     "was recorded, then appends step/end if a step is open, then turn/end"
                 )
             if first.rule_id == "RW-2" and first.message.endswith(DENY_DISCARDS_REWRITES):
-                # The deny was merged right (a denial it is); the rewrite it kept is the bug.
                 return "HOOK-3", (
-                    f"the target's own log breaks RW-2 at its seq {first.seq}: {first.message}: "
-                    "the call is denied as it must be, but the target applied a hook's input "
-                    "all the same, where a deny discards every rewrite"
+                    f"the target's own log breaks RW-2 at its seq {first.seq}: {first.message}, "
+                    f"yet the target applied one{_denial_unseen(first.seq, actual.events)}"
                 )
             if first.message.endswith(UNREPAIRED_TURN) and not crashed:
                 # A log alone reads a turn opened over unanswered calls as a crash left
