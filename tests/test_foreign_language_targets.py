@@ -3,14 +3,17 @@ wrong first, and how loopspec tells it: each test pins a report or a documented 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from typing import ClassVar
 
+import attrs
 import pytest
 
 from loopspec.model import handlers, rewrite
-from loopspec.model.commands import Command, ModelReplies, SubmitUser
-from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.commands import Allow, Command, HookAnswers, ModelReplies, SubmitUser
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
@@ -83,3 +86,58 @@ def test_EXE_2_arguments_a_strict_parser_refuses_are_blamed_on_their_reading() -
     assert "call c1's arguments are a JSON object as EXE-2 reads them (a \\u escape of a lone " in (
         replay.divergence.what
     )
+
+
+class WritesTheHookInputNumber(ModelTarget):
+    """The model, except that its audit writes the hook input's `n`, `hooked` as Python writes
+    it, as `written` (both JSON text)."""
+
+    hooked: ClassVar[str] = ""
+    written: ClassVar[str] = ""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        python_writes = f'"n": {json.dumps(json.loads(self.hooked))}'
+        events = [
+            json.loads(json.dumps(event).replace(python_writes, f'"n": {self.written}'))
+            if event.get("type") == "hook/result" and "updatedInput" in event["data"]
+            else event
+            for event in observed.events
+        ]
+        return attrs.evolve(observed, events=tuple(events))
+
+
+@pytest.mark.parametrize(
+    ("hooked", "written", "diverges"),
+    [
+        ("1e300", "1e+300", False),
+        ("1e300", "1" + "0" * 300, True),
+        ("0.30000000000000004", "30000000000000004e-17", False),
+        ("0.30000000000000004", "0.3", True),
+        ("2.0", "2", False),
+    ],
+    ids=["exponent kept", "digits of 1e300", "exponent form", "15 digits", "2.0 as 2"],
+)
+def test_PROTO_1_a_number_with_a_fraction_or_exponent_is_compared_as_a_double(
+    hooked: str, written: str, diverges: bool
+) -> None:
+    """PROTO-1, RW-2: the driver protocol's pydoc says a number written with a fraction or an
+    exponent is a double, written back in any form that reads as the same double, never as the
+    integer its digits spell. JSON::PP with allow_bignum wrote the hook's `1e300` as 301 digits
+    (an integer, compared exactly); printed with 15 digits, `0.30000000000000004` was `0.3`."""
+    config = LoopConfig(
+        tools=(ToolSpec("bash", concurrency_safe=False, required_keys=("command",)),),
+        hooks=(HookSpec("h1", "PreToolUse", "bash"),),
+    )
+    program: list[Command] = [
+        SubmitUser("x"),
+        ModelReplies((ToolCallBlock("c1", "bash", '{"command":"pwd"}'),)),
+        HookAnswers(Allow(updated_input=json.loads(f'{{"command": "ls", "n": {hooked}}}'))),
+    ]
+    target = type("Target", (WritesTheHookInputNumber,), {"hooked": hooked, "written": written})
+    replay = replay_case(target, config, program)
+    if diverges:
+        assert replay.divergence is not None
+        assert replay.divergence.rule_id == "RW-2", replay.divergence.what
+    else:
+        assert replay.divergence is None, replay.divergence

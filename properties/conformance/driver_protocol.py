@@ -82,7 +82,14 @@ peer whose parser reads every number as a double (JavaScript's `JSON.parse`) cha
 beyond 2^53 and is reported for it (RW-2 when it is a hook's input); such a peer must keep
 integers whole, e.g. by parsing them as BigInt. In Node 20 a `JSON.parse` reviver sees a
 number's source text (its third argument) only when node runs with
-`--harmony-json-parse-with-source`; without it, read numbers from the line yourself.
+`--harmony-json-parse-with-source`; without it, read numbers from the line yourself. A number
+written with a fraction or an exponent is a double (IEEE 754 binary64, as Python and JavaScript
+read it), and `1` equals `1.0`: write it back in any form that reads as the same double
+(`1e+300`, `30000000000000004e-17` for `0.30000000000000004`), never as the integer its decimal
+digits spell, which is compared exactly (the double `1e300` is 10^300 + 5.25e283, not the
+integer 10^300). A number printed with 15 significant digits (Perl's default) turns
+`0.30000000000000004` into `0.3`; Perl's JSON::PP with `allow_bignum` keeps every digit, but
+prints a Math::BigFloat as plain digits (`bstr`), where its `bsstr` keeps the exponent.
 """
 
 from __future__ import annotations
