@@ -685,6 +685,16 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
     ("NO-RULE", lambda doc: doc.update(rule="NO-RULE")),
     ("unknown profile", lambda doc: doc.update(profile="nope")),
     ("known profile", lambda doc: doc.update(profile="dsh")),
+    (
+        "a divergence its profile lists",
+        lambda doc: doc.update(profile="dsh", divergence="per-event-commits"),
+    ),
+    (
+        # Replay refused it; the schema took any string.
+        "a divergence its profile does not list",
+        lambda doc: doc.update(profile="dsh", divergence="ADJ-1"),
+    ),
+    ("a divergence without a profile", lambda doc: doc.update(divergence="anything")),
     ("capabilities not strings", lambda doc: doc.update(capabilities=[1])),
     ("misspelt capability", lambda doc: doc.update(capabilities=["paralel"])),
     ("known capabilities", lambda doc: doc.update(capabilities=["abort", "parallel"])),
@@ -723,6 +733,10 @@ def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
     with pytest.raises(TargetError) as refused:
         load_case(saved)
     assert refused.value.message.startswith(f"{saved}:"), refused.value.message
+    if name == "a divergence its profile does not list":
+        assert "$.divergence is 'ADJ-1', which the dsh profile does not list" in str(
+            refused.value.message
+        )
     if name == "misspelt member":
         assert "$.profle is not a member of a case file (did you mean profile?)" in str(
             refused.value.message

@@ -260,7 +260,8 @@ _BLOCK = {"decision": "block"}
             {**config_to_json(LoopConfig()), "hooks": [_HOOK, _HOOK]},
             config_from_json,
             "HOOK-1",
-            "$.config: hook handler ids must be unique",
+            # Where, and which: it said only "$.config: hook handler ids must be unique".
+            "$.config.hooks[1].handlerId: hook 'h' is declared twice (first at $.config.hooks[0])",
         ),
     ],
     ids=["audit word", "matcher", "handler ids"],

@@ -51,7 +51,11 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         "difference); replay shows it beside its verdict",
     ),
     "what": (_TEXT, "how the target broke the rule, in one sentence"),
-    "config": ({"$ref": "#/$defs/config"}, "the loop's configuration (driver protocol CONFIG)"),
+    "config": (
+        {"$ref": "#/$defs/config"},
+        "the loop's configuration (driver protocol CONFIG); each tool's name and each hook's "
+        "handlerId is given once, which replay checks and a JSON Schema cannot state",
+    ),
     "commands": (
         {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/command"}},
         "the program, in order (driver protocol COMMAND); replay numbers them from #1",
@@ -60,7 +64,11 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         _TEXT,
         "the profile the case was found under; replay applies it unless --profile says another",
     ),
-    "divergence": (_TEXT, "a profile's case: the known divergence it shows"),
+    "divergence": (
+        _TEXT,
+        "a profile's case: the known divergence it shows, one its profile lists (SPEC.md "
+        "sections 8 and 11)",
+    ),
     "rules": (_TEXTS, "a profile's case: the rules that known divergence touches"),
     "summary": (_TEXT, "free text for people: what the case shows"),
     "implementation": (_TEXT, "free text: the implementation and version the case was found on"),
@@ -90,6 +98,14 @@ def case_schema() -> dict[str, Any]:
     properties["rule"]["enum"] = [*rule_sections(spec_text()), NO_RULE]
     properties["profile"]["enum"] = sorted(PROFILES)
     properties["capabilities"]["items"] = {"enum": sorted(CAPABILITIES)}
+    # A profile's case names a known divergence of its profile: replay refuses another.
+    divergence_of_its_profile = [
+        {
+            "if": {"required": ["profile"], "properties": {"profile": {"const": name}}},
+            "then": {"properties": {"divergence": {"enum": sorted(PROFILES[name].keys)}}},
+        }
+        for name in sorted(PROFILES)
+    ]
     return {
         "$schema": protocol["$schema"],
         "title": "loopspec case file",
@@ -103,5 +119,6 @@ def case_schema() -> dict[str, Any]:
         "required": list(REQUIRED_MEMBERS),
         "properties": properties,
         "additionalProperties": False,
+        "allOf": divergence_of_its_profile,
         "$defs": protocol["$defs"],
     }

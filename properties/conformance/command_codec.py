@@ -278,7 +278,22 @@ def post_from_json(value: object, path: str) -> PostVerdict:
 
 def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
     """A loop configuration from JSON; a tool name declared twice is refused (the one rule
-    here the published schema cannot state)."""
+    here the published schema cannot state), and so is a hook's handler id given twice (HOOK-1,
+    which the model's configuration states), each naming where."""
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    first_hook: dict[str, int] = {}
+    for index, hook in enumerate(hooks if isinstance(hooks, list) else ()):
+        handler = hook.get("handlerId") if isinstance(hook, dict) else None
+        if isinstance(handler, str) and handler in first_hook:
+            # A hook copied to make a second one, its id left: the model's own refusal named
+            # neither the id nor where.
+            raise ProtocolError(
+                f"{path}.hooks[{index}].handlerId: hook {handler!r} is declared twice "
+                f"(first at {path}.hooks[{first_hook[handler]}])",
+                rule_id="HOOK-1",
+            )
+        if isinstance(handler, str):
+            first_hook[handler] = index
     config: LoopConfig = decode_object(value, LoopConfig, path)
     first: dict[str, int] = {}
     for index, tool in enumerate(config.tools):
