@@ -12,11 +12,21 @@ import attrs
 import pytest
 
 from loopspec.model import handlers, rewrite
-from loopspec.model.commands import Allow, Command, HookAnswers, ModelReplies, SubmitUser
+from loopspec.model.commands import (
+    Allow,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+    ToolFailed,
+    ToolFinishes,
+)
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
+from loopspec.properties.conformance.command_codec import command_from_json, command_to_json
+from loopspec.properties.conformance.driver_protocol import protocol_schema
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -141,3 +151,28 @@ def test_PROTO_1_a_number_with_a_fraction_or_exponent_is_compared_as_a_double(
         assert replay.divergence.rule_id == "RW-2", replay.divergence.what
     else:
         assert replay.divergence is None, replay.divergence
+
+
+def test_PROTO_1_the_schema_says_what_a_left_out_error_name_is() -> None:
+    """PROTO-1: the schema requires no `errorName` beside a failure's `code`, and said nothing
+    of a failure without one; a loop written from it guessed null (`{"name": null}`). The
+    model names it ToolError, conform sends it always, and the schema says both."""
+    outcome = {"ok": False, "message": "boom", "code": "EIO"}
+    decoded = command_from_json({"kind": "ToolFinishes", "callId": "c1", "outcome": outcome})
+    assert isinstance(decoded, ToolFinishes)
+    assert isinstance(decoded.outcome, ToolFailed)
+    assert decoded.outcome.error_name == "ToolError"
+    sent = command_to_json(ToolFinishes("c1", ToolFailed("boom", code="EIO")))
+    assert sent["outcome"]["errorName"] == "ToolError"
+    schema = protocol_schema()["$defs"]["command"]
+    failed = next(
+        branch["then"]
+        for member in schema["allOf"]
+        if member["if"]["properties"]["kind"]["const"] == "ToolFinishes"
+        for branch in member["then"]["properties"]["outcome"]["allOf"]
+        if branch["if"]["properties"]["ok"]["const"] is False
+    )
+    assert "errorName" not in failed["required"]
+    said = failed["properties"]["errorName"]["description"]
+    assert "ToolError when left out" in said
+    assert "always send it" in said

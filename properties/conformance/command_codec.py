@@ -28,12 +28,12 @@ Shapes (every object has a `kind`):
     VERDICT      = {"decision": "pass"} | {"decision": "allow", "updatedInput"?: JSON,
                     "reason"?: str} | {"decision": "ask", "reason"?: str, "updatedInput"?: JSON}
                   | {"decision": "deny", "reason": str}
-    AUDIT        = {"decision"?: WORD, "exitCode"?: int, "stderrSummary"?: str, "durationMs": num}
+    AUDIT        = {"decision"?: WORD, "exitCode"?: int, "stderrSummary"?: str, "durationMs"?: num}
     WORD         = "pass"|"allow"|"ask"|"deny"|"approve"|"block"|"defer"|"stop"|"error"
                    (the word hook/result records in place of the verdict's own, one that
                    agrees with the verdict: commands.audit_words, HOOK-1)
     OUTCOME      = {"ok": true, "text": str, "contexts": [str], "meta"?: JSON}
-                  | {"ok": false, "message": str, "code"?: str, "errorName": str}
+                  | {"ok": false, "message": str, "code"?: str, "errorName"?: str}
     POST_VERDICT = {"decision": "pass"} | {"decision": "context", "text": str}
                   | {"decision": "block", "reason": str}   (each may carry "audit")
 """

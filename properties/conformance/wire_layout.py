@@ -199,7 +199,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (ToolSucceeded, "meta"): "presentation meta the result carries (capability result-meta)",
     (ToolFailed, "message"): "what failed: the result is the error `Error: ` and this (TEXT-1)",
     (ToolFailed, "code"): "when given, the result's error.code (its error.name is errorName)",
-    (ToolFailed, "error_name"): "the result's error.name when code is given",
+    (ToolFailed, "error_name"): "the result's error.name when code is given; ToolError when left "
+    "out (a case written by hand: conform and replay always send it)",
     (PostContext, "text"): "context for the model, delivered after the batch",
     (PostContext, "audit"): "how the hook ran, for the audit record",
     (PostPass, "audit"): "how the hook ran, for the audit record",
