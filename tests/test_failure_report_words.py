@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import sys
 
+import attrs
 import pytest
 from fresh_bugs import GUARDED_BASH
 
-from loopspec.model import rewrite
+from loopspec.model import dispatch, handlers, rewrite
 from loopspec.model.commands import (
     Allow,
+    ApprovalAnswers,
     Ask,
     Command,
     Deny,
@@ -23,8 +25,9 @@ from loopspec.model.commands import (
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
+from loopspec.properties.cli import conform_run
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
-from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.run import RunReport, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 
@@ -132,3 +135,47 @@ def test_RW_1_the_report_names_the_event_that_carries_the_wrong_arguments() -> N
     what = replay.divergence.what
     assert replay.divergence.rule_id == "RW-1", what
     assert "arguments in the model history (assistant/message) are not the effective" in what
+
+
+_ANSWER_APPROVAL = dispatch.answer_approval
+
+
+class RunsRejectedCalls(ModelTarget):
+    """The model, except that a call whose approval is rejected runs as if allowed (DEC-2)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                handlers,
+                "answer_approval",
+                lambda draft, phase, _outcome: _ANSWER_APPROVAL(draft, phase, "allowed-once"),
+            )
+            return super().apply(command)
+
+
+def test_PROTO_1_the_json_report_says_the_command_and_what_each_side_did_in_words() -> None:
+    """PROTO-1: conform's `--format json` divergence held the command as protocol JSON and both
+    observations whole; the text report's "the user answers the approval for call c1 (bash):
+    rejected" and "the target appended approval/decided; started running call c1", which a CI
+    job posting the failure wants, were in no key: a reader diffed `expected` and `actual` by
+    eye. They are `commandWords`, `modelDid` and `targetDid` (keys added within /1)."""
+    config = attrs.evolve(GUARDED_BASH, hooks=GUARDED_BASH.hooks[:1])
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"),)),
+        HookAnswers(Ask()),
+        ApprovalAnswers("rejected"),
+    ]
+    replay = replay_case(RunsRejectedCalls, config, program)
+    assert replay.divergence is not None
+    report = RunReport(
+        "runs rejected calls", frozenset(), 1, len(program), 0.0, replay.divergence,
+        tuple(program), config, {}, {},
+    )  # fmt: skip
+    document = conform_run.json_report(report, None, {})
+    divergence = document["divergence"]
+    assert (
+        divergence["commandWords"] == "the user answers the approval for call c1 (bash): rejected"
+    )
+    assert divergence["modelDid"] == "appended approval/decided, tool/result, step/end, step/start"
+    assert divergence["targetDid"] == "appended approval/decided; started running call c1"

@@ -62,6 +62,12 @@ renamed or removed without changing `format`.
         "what": "...",                          // one sentence
         "specText": "### EXE-4 ...",            // the rule as SPEC.md states it
         "commandIndex": 2,                      // 0-based, in "program"
+        "commandWords": "the turn is aborted (cause: user)",  // the command in words, as
+                                                //   the text report says it
+        "modelDid": "refused it (EXE-4)",       // what the model did with it, in words:
+                                                //   "appended <event types>[; started running
+                                                //   call <id>]" or "refused it (<rule>)"
+        "targetDid": "appended tool/result",    // what the target did, in the same words
         "config": {},                           // the loop configuration, driver-protocol JSON
         "program": [{"kind": "SubmitUser", "text": ""}],   // the shrunk commands, cut down
         "expected": {},                         // the model's observation of that command:
@@ -147,6 +153,7 @@ when it could not be (exit 2, one line on stderr):
       "divergence": {                           // null when it does not diverge
         "rule": "ADJ-1", "what": "...", "specText": "### ADJ-1 ...",
         "commandIndex": 2,                      // 0-based, in the case's commands
+        "commandWords": "...", "modelDid": "...", "targetDid": "...",  // as in conform's
         "command": {"kind": "ToolFinishes"},    // that command, driver-protocol JSON
         "expected": {},                         // the model's observation of it (as in
         "actual": {},                           //   conform's), and the target's

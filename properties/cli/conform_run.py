@@ -371,6 +371,7 @@ def json_report(
         document["divergence"] = {
             **divergence_json(
                 report.divergence,
+                answers_for(report.config, report.program).get(report.divergence.index),
                 config=config_to_json(report.config),
                 program=[command_to_json(c) for c in report.program],
             ),
@@ -380,15 +381,21 @@ def json_report(
     return document
 
 
-def divergence_json(divergence: Divergence, **between: object) -> dict[str, object]:
+def divergence_json(
+    divergence: Divergence, answered: Answered | None = None, **between: object
+) -> dict[str, object]:
     """A divergence in conform's and replay's JSON documents: the rule and what broke it, the
-    command's place, then `between` (what each document adds there), then both observations
-    and their diff."""
+    command's place and, in words, the command (`answered`: the hook or call it answers for)
+    and what each side did with it, as the text report says them, then `between` (what each
+    document adds there), then both observations and their diff."""
     return {
         "rule": divergence.rule_id,
         "what": divergence.what,
         "specText": spec_text(divergence.rule_id),
         "commandIndex": divergence.index,
+        "commandWords": command_words(divergence.command, answered),
+        "modelDid": _did(divergence.expected),
+        "targetDid": _did(divergence.actual),
         **between,
         "expected": displayed_observation(divergence.expected),
         "actual": displayed_observation(divergence.actual),
@@ -1158,7 +1165,11 @@ def replay_json(
         "modelRefused": [{"commandIndex": index, "rule": rule} for index, rule in replay.refused],
         "divergence": None
         if divergence is None
-        else divergence_json(divergence, command=command_to_json(divergence.command)),
+        else divergence_json(
+            divergence,
+            answers_for(case.config, case.commands).get(divergence.index),
+            command=command_to_json(divergence.command),
+        ),
     }
 
 
