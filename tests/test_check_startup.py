@@ -363,14 +363,12 @@ LEAN_RUNS = {
 }
 
 
-@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken", "known"])
-def test_checking_a_dsh_log_in_text_imports_neither_typing_re_nor_json(
-    tmp_path: Path, run: str
-) -> None:
+@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken", "known", "json"])
+def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, run: str) -> None:
     """The command line as a user runs it: a fresh interpreter without `site` (whose editable
     install hook imports re itself), told where loopspec is, runs `main`; what `main` left in
     `sys.modules` that was not there before is printed on stderr. A broken log's report says its
-    violation in the same words, without them too."""
+    violation in the same words, without them too, in text or in JSON (`report.json_text`)."""
     events, options, status, last_line = LEAN_RUNS[run]
     assert events is not None
     header = MARKED_HEADER if run == "marked" else HEADER

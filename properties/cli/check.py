@@ -255,6 +255,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     from loopspec.properties.logcheck.files import STDIN, STDIN_PATHS  # noqa: PLC0415
     from loopspec.properties.logcheck.report import (  # noqa: PLC0415
         exit_code,
+        json_text,
         not_checkable_lines,
         run_to_json,
         summary_text,
@@ -316,8 +317,6 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         if args.strict_known and status == 0 and any(fate.did_not_occur for fate in fates):
             status = 1
     if args.format == "json":
-        import json  # noqa: PLC0415 (it imports re: a text report is written without either)
-
         document = run_to_json(reports, hook_faults_fail=hook_faults_fail)
         if fates:
             summary = document["summary"]
@@ -326,7 +325,7 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
                 summary["strict_known"] = True
             summary["exit_code"] = status
         # ASCII with escapes: valid JSON that any stdout encoding can carry.
-        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write(json_text(document))
         sys.stdout.write("\n")
     else:
         for line in not_checkable_lines(reports):

@@ -1,0 +1,60 @@
+"""`loopspec check --format json` writes its document as `json.dump(document, out, indent=2)`
+would, without importing json (`report.json_text`): the same text for any JSON value, and json's
+own answer, error included, for a value it leaves to json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopspec.properties.logcheck.report import json_text
+
+_KEYS = st.text(alphabet=st.characters(exclude_categories=()), max_size=4)
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([1 << 64, -(10**300), 0.0, -0.0, 1e300, 5e-324, float("inf"), -float("inf")]),
+    st.floats(),  # NaN among them
+    _KEYS,
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(_KEYS, inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(document=_VALUES)
+def test_a_json_value_is_written_as_json_writes_it(document: object) -> None:
+    assert json_text(document) == json.dumps(document, indent=2)
+
+
+# Keys json writes as strings (numbers, booleans, null) and values it refuses: left to json.
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"counts": {1: 2, 2.5: 1, False: 0, None: 3}},
+        [{"a": 1}, {7: "seven"}],
+    ],
+    ids=["other-keys", "a-later-other-key"],
+)
+def test_a_key_json_converts_is_left_to_json(document: object) -> None:
+    assert json_text(document) == json.dumps(document, indent=2)
+
+
+@pytest.mark.parametrize("document", [{"a": {1, 2}}, [b"bytes"], {("a",): 1}])
+def test_a_value_json_refuses_is_refused_as_json_refuses_it(document: object) -> None:
+    with pytest.raises(TypeError) as ours:
+        json_text(document)
+    with pytest.raises(TypeError) as theirs:
+        json.dumps(document, indent=2)
+    assert str(ours.value) == str(theirs.value)
