@@ -70,6 +70,19 @@ def row_named(table: Sequence[FreshBug], name: str) -> FreshBug:
     return next(row for row in table if row[0].startswith(name))
 
 
+def assert_report_says(
+    table: Sequence[FreshBug], name: str, *phrases: str, lacks: Sequence[str] = ()
+) -> str:
+    """The report on the bug of the row of `table` named `name` (`row_named`) holds each of
+    `phrases` and none of `lacks` (each failure shows the whole report); its words."""
+    what = report(*row_named(table, name)[1:4])
+    for phrase in phrases:
+        assert phrase in what, what
+    for phrase in lacks:
+        assert phrase not in what, what
+    return what
+
+
 def calls(call_id: str, name: str, arguments: str) -> ModelReplies:
     """A completed reply making one call."""
     return ModelReplies((ToolCallBlock(call_id, name, arguments),))

@@ -57,11 +57,11 @@ from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
+    assert_report_says,
     copied,
     names,
     renumbered,
     report,
-    row_named,
 )
 from test_blame_hook_merge_bugs import IgnoresSuppliedInputs
 
@@ -647,60 +647,76 @@ def test_ADJ_4_messages_a_failed_turn_left_queued_are_parked(program: Any) -> No
 
 def test_STEP_4_a_reply_that_ends_the_turn_with_a_message_queued_says_so() -> None:
     """STEP-4: the report says a message was queued, so the next step starts with it."""
-    what = report(*row_named(PROGRAMS, "a completed reply without calls")[1:4])
-    assert "a message was queued during the step" in what, what
+    assert_report_says(
+        PROGRAMS, "a completed reply without calls", "a message was queued during the step"
+    )
 
 
 @pytest.mark.parametrize("name", ["an ask drops the input an earlier", "an ask drops the input a"])
 def test_HOOK_3_an_ask_keeps_another_hook_s_input(name: str) -> None:
     """HOOK-3: the report names the hook that asked, the one that supplied the input, and the
     other reading (a loop that applies no input at all)."""
-    what = report(*row_named(PROGRAMS, name)[1:4])
-    for said in ("asked about call c1 without an input", "only a deny discards", "(RW-1)"):
-        assert said in what, what
+    said = ("asked about call c1 without an input", "only a deny discards", "(RW-1)")
+    assert_report_says(PROGRAMS, name, *said)
 
 
 def test_HOOK_6_a_refused_input_recorded_says_it_is_never_applied() -> None:
     """HOOK-6: the report says the input is refused, never applied, naming the hook."""
-    what = report(*row_named(PROGRAMS, "a refused input that is no object")[1:4])
-    assert "the input hook late supplied" in what, what
-    assert "refused, never applied" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "a refused input that is no object",
+        "the input hook late supplied",
+        "refused, never applied",
+    )
 
 
 def test_HOOK_6_a_replaced_input_is_not_judged() -> None:
     """HOOK-6 (HOOK-3): the report names the hook whose input was judged though a later one
     replaced it, and the other reading: the earlier input won."""
-    what = report(*row_named(PROGRAMS, "an input a later hook replaces")[1:4])
-    assert "hook everything supplied an input its tool cannot take" in what, what
-    assert "only the input in effect is judged (HOOK-6)" in what, what
-    assert "the last input in configured order wins" in what, what
-    what = report(*row_named(PROGRAMS, "an input a later hook replaces is judged, its")[1:4])
-    assert "only the input in effect, the last one supplied, is judged (HOOK-6)" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "an input a later hook replaces",
+        "hook everything supplied an input its tool cannot take",
+        "only the input in effect is judged (HOOK-6)",
+        "the last input in configured order wins",
+    )
+    assert_report_says(
+        PROGRAMS,
+        "an input a later hook replaces is judged, its",
+        "only the input in effect, the last one supplied, is judged (HOOK-6)",
+    )
 
 
 def test_ADJ_4_a_whitespace_context_is_delivered_untrimmed() -> None:
     """ADJ-4: the report says a whitespace-only context is not empty."""
-    what = report(*row_named(PROGRAMS, "a whitespace-only PostToolUse context")[1:4])
-    assert "a context of only whitespace is not empty" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "a whitespace-only PostToolUse context",
+        "a context of only whitespace is not empty",
+    )
 
 
 def test_DEC_1_a_deny_s_reason_is_the_denying_hooks_alone() -> None:
     """DEC-1: the report names the denying hook and says no other hook's reason is joined."""
-    what = report(*row_named(PROGRAMS, "a deny's result with an allowing")[1:4])
-    assert "the denying hook late" in what, what
-    assert "(no other hook's)" in what, what
+    assert_report_says(
+        PROGRAMS, "a deny's result with an allowing", "the denying hook late", "(no other hook's)"
+    )
 
 
 def test_DEC_2_a_cancelled_approval_s_words_are_shown() -> None:
     """DEC-2: the report quotes the words a cancelled approval's result has."""
-    what = report(*row_named(PROGRAMS, "a cancelled approval worded")[1:4])
-    assert '"Error: the approval request for tool read was cancelled"' in what, what
+    assert_report_says(
+        PROGRAMS,
+        "a cancelled approval worded",
+        '"Error: the approval request for tool read was cancelled"',
+    )
 
 
 def test_ORD_3_a_result_commits_once_it_and_the_earlier_ones_are_ready() -> None:
     """ORD-3: the report says a result does not wait for the whole batch."""
-    what = report(*row_named(PROGRAMS, "a batch's results held back")[1:4])
-    assert "not when the whole batch has settled" in what, what
+    assert_report_says(
+        PROGRAMS, "a batch's results held back", "not when the whole batch has settled"
+    )
 
 
 class PrefixRelativeTitles(ModelTarget):

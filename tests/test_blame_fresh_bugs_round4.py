@@ -45,12 +45,11 @@ from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
+    assert_report_says,
     calls,
     copied,
     names,
     renumbered,
-    report,
-    row_named,
 )
 
 from loopspec.model import rewrite
@@ -435,73 +434,100 @@ def test_DEC_2_a_remembered_approval_names_the_call_approved_before() -> None:
     """DEC-2: the report names the earlier call whose approval was kept, and says that
     allowed-once approves that call alone; where a hook allowed the call, it names the wrong
     merge beside it, which shows the same (HOOK-2)."""
-    what = report(*row_named(PROGRAMS, "an approval remembered, a later")[1:4])
-    assert "call c1 of tool grep was approved allowed-once earlier" in what, what
-    assert "approves that call alone" in what, what
-    assert "hook late's allow outrank hook everything's ask (HOOK-2" in what, what
-    alone = report(*row_named(PROGRAMS, "an approval remembered for an unregistered")[1:4])
-    assert "HOOK-2" not in alone, alone
+    assert_report_says(
+        PROGRAMS,
+        "an approval remembered, a later",
+        "call c1 of tool grep was approved allowed-once earlier",
+        "approves that call alone",
+        "hook late's allow outrank hook everything's ask (HOOK-2",
+    )
+    assert_report_says(PROGRAMS, "an approval remembered for an unregistered", lacks=("HOOK-2",))
 
 
 def test_TEXT_1_a_result_without_its_error_info_says_which_is_missing() -> None:
     """TEXT-1: the report says the words are right and names the missing name and code."""
-    what = report(*row_named(PROGRAMS, "an unknown tool's result without")[1:4])
-    assert "words it as the UNKNOWN_TOOL error it is, but writes no error info" in what, what
-    assert '{"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}' in what, what
+    assert_report_says(
+        PROGRAMS,
+        "an unknown tool's result without",
+        "words it as the UNKNOWN_TOOL error it is, but writes no error info",
+        '{"name": "UnknownToolError", "code": "UNKNOWN_TOOL"}',
+    )
 
 
 def test_HOOK_2_a_denied_call_asked_about_names_the_deny_and_the_ask() -> None:
     """HOOK-2: the report says what the target did and names the denying and asking hooks."""
-    what = report(*row_named(PROGRAMS, "an ask over a deny, the asking hook's input applied")[1:4])
-    assert "the target asks the user about it, but hook guard denied call c1" in what, what
-    assert "hook rewriter asked: a deny outranks every other answer" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "an ask over a deny, the asking hook's input applied",
+        "the target asks the user about it, but hook guard denied call c1",
+        "hook rewriter asked: a deny outranks every other answer",
+    )
 
 
 def test_DEC_1_a_denied_call_found_unstarted_says_it_needs_no_slot() -> None:
     """DEC-1: the report says a denied call passes the gate without waiting for a slot."""
-    what = report(*row_named(PROGRAMS, "a denied call waits for a free slot")[1:4])
-    assert "passes the gate without waiting for a free slot" in what, what
-    assert "found call c2 denied, not unstarted" in what, what
-    assert 'its result is the denial, "Error: denied"' in what, what
+    assert_report_says(
+        PROGRAMS,
+        "a denied call waits for a free slot",
+        "passes the gate without waiting for a free slot",
+        "found call c2 denied, not unstarted",
+        'its result is the denial, "Error: denied"',
+    )
 
 
 def test_ABORT_1_a_late_success_kept_says_the_body_settled_after_the_abort() -> None:
     """ABORT-1: the report says the body settled after the abort and the target kept it."""
-    what = report(*row_named(PROGRAMS, "a success that lands after the abort kept")[1:4])
-    assert "its body settled after the abort" in what, what
-    assert '"Error: tool call aborted", where the target keeps the success' in what, what
+    assert_report_says(
+        PROGRAMS,
+        "a success that lands after the abort kept",
+        "its body settled after the abort",
+        '"Error: tool call aborted", where the target keeps the success',
+    )
 
 
 def test_TURN_1_a_blank_message_ignored_says_it_opens_a_turn_too() -> None:
     """TURN-1: the report says a blank message opens a turn too."""
-    what = report(*row_named(PROGRAMS, "a blank message sent while idle")[1:4])
-    assert "whatever its text: a blank message too" in what, what
+    assert_report_says(
+        PROGRAMS, "a blank message sent while idle", "whatever its text: a blank message too"
+    )
 
 
 def test_HIST_1_an_empty_assistant_message_kept_says_it_projects_to_nothing() -> None:
     """HIST-1: the report says "an assistant message" and that one without content projects
     to nothing."""
-    what = report(*row_named(PROGRAMS, "an empty assistant message kept")[1:4])
-    assert "the target sends an assistant message" in what, what
-    assert "an assistant message without content projects to nothing" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "an empty assistant message kept",
+        "the target sends an assistant message",
+        "an assistant message without content projects to nothing",
+    )
 
 
 def test_HOOK_5_a_failed_body_left_unjudged_says_failed_bodies_are_judged_too() -> None:
     """HOOK-5: the report says every matching PostToolUse hook judges a failed body too."""
-    what = report(*row_named(PROGRAMS, "PostToolUse hooks judge successes only")[1:4])
-    assert "hook after-all must run: every matching PostToolUse hook judges" in what, what
-    assert "call c1's failed one too" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "PostToolUse hooks judge successes only",
+        "hook after-all must run: every matching PostToolUse hook judges",
+        "call c1's failed one too",
+    )
 
 
 def test_RW_3_an_audit_after_the_reply_says_it_comes_before_the_reply() -> None:
     """RW-3: the report says the hook's answer is audited before the reply carrying the call."""
-    what = report(*row_named(PROGRAMS, "PreToolUse answers audited after the reply")[1:4])
-    assert "after the assistant/message carrying call c1" in what, what
-    assert "is audited before the reply that carries the call" in what, what
+    assert_report_says(
+        PROGRAMS,
+        "PreToolUse answers audited after the reply",
+        "after the assistant/message carrying call c1",
+        "is audited before the reply that carries the call",
+    )
 
 
 def test_HOOK_4_an_audit_held_back_says_the_hook_answered() -> None:
     """HOOK-4: the report says the hook answered in this command and is audited then."""
-    what = report(*row_named(PROGRAMS, "PreToolUse answers held back until the reply")[1:4])
-    assert "hook everything answered in this command, and a hook is audited when it" in what
-    assert "must run" not in what, what
+    assert_report_says(
+        PROGRAMS,
+        "PreToolUse answers held back until the reply",
+        "hook everything answered in this command, and a hook is audited when it",
+        lacks=("must run",),
+    )

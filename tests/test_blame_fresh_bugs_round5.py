@@ -62,6 +62,7 @@ from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
+    assert_report_says,
     bash_answered,
     calls,
     copied,
@@ -381,9 +382,12 @@ def test_MODEL_1_the_round_5_programs_pass_on_the_model(row: FreshBug) -> None:
 
 def test_REC_1_a_repair_result_in_the_wrong_step_names_the_repair() -> None:
     """REC-1: the report says the repair's result breaks STEP-3, and what repair appends."""
-    said = report(*row_named(PROGRAMS, "crash repair names the open step")[1:4])
-    assert "the target's crash repair breaks STEP-3" in said, said
-    assert "then appends step/end if a step is open" in said, said
+    assert_report_says(
+        PROGRAMS,
+        "crash repair names the open step",
+        "the target's crash repair breaks STEP-3",
+        "then appends step/end if a step is open",
+    )
 
 
 def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carries_it() -> None:
@@ -433,8 +437,11 @@ def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carr
 
 def test_ORD_2_a_result_citing_itself_names_the_seq_of_its_call() -> None:
     """ORD-2: the report names the tool/call seq the result must cite."""
-    said = report(*row_named(PROGRAMS, "a result cites the seq after")[1:4])
-    assert "does not cite its tool/call seq 4 in sourceEventSeqs" in said, said
+    assert_report_says(
+        PROGRAMS,
+        "a result cites the seq after",
+        "does not cite its tool/call seq 4 in sourceEventSeqs",
+    )
 
 
 def test_ORD_2_check_names_a_result_citing_itself_as_conform_does() -> None:
@@ -461,10 +468,13 @@ def test_PROTO_1_an_update_left_out_at_a_repair_result_says_it_is_the_repair_s()
     loop's client is sent it."""
     unshown = "a reopened loop's client is sent nothing of the crash repair"
     for name in (unshown, f"{unshown}, a call of no presenter"):
-        said = report(*row_named(PROGRAMS, name)[1:4])
-        assert "this result is crash repair's TOOL_OUTCOME_UNKNOWN" in said, said
-        assert "a reopened loop's client is sent what repair appends" in said, said
-        assert "still gets the generic card" not in said, said
+        assert_report_says(
+            PROGRAMS,
+            name,
+            "this result is crash repair's TOOL_OUTCOME_UNKNOWN",
+            "a reopened loop's client is sent what repair appends",
+            lacks=("still gets the generic card",),
+        )
 
 
 def test_HOOK_3_a_denied_call_that_keeps_a_rewrite_says_a_deny_discards_it() -> None:
@@ -484,9 +494,12 @@ def test_HOOK_3_a_denied_call_that_keeps_a_rewrite_says_a_deny_discards_it() -> 
 def test_SCHED_1_an_unknown_tool_held_at_the_gate_says_a_settled_call_runs_no_longer() -> None:
     """SCHED-1: the report says the call passes the gate now and a settled call runs no
     longer."""
-    said = report(*row_named(PROGRAMS, "a settled call counted as running")[1:4])
-    assert "call c1's body settled in this command, so call c2 passes the gate now" in said, said
-    assert "a settled call counts as running no longer" in said, said
+    assert_report_says(
+        PROGRAMS,
+        "a settled call counted as running",
+        "call c1's body settled in this command, so call c2 passes the gate now",
+        "a settled call counts as running no longer",
+    )
 
 
 def _marker_on_the_last_raw_line(text: str) -> tuple[str, int | None, str | None]:
