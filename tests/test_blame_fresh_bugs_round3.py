@@ -53,6 +53,7 @@ from typing import Any
 
 import attrs
 import pytest
+from bridge_doubles import card_of, damaged
 from fresh_bugs import (
     FreshBug,
     assert_blamed_on,
@@ -725,19 +726,15 @@ class PrefixRelativeTitles(ModelTarget):
     of `.`, `..` and empty segments."""
 
     def apply(self, command: Command) -> Observation:
-        observed = super().apply(command)
-        presented: list[dict[str, Any]] = json.loads(json.dumps(list(observed.presented or ())))
-        for item in presented:
-            card = item["params"].get("update") or item["params"].get("toolCall") or {}
-            path = (
-                (card.get("rawInput") or {}).get("file_path")
-                if card.get("kind") == "read"
-                else None
-            )
-            relative = workspace_relative(path, "/workspace") if isinstance(path, str) else ""
-            if isinstance(path, str) and relative and path.startswith("/workspace/"):
-                card["title"] = card["title"].replace(relative, path.removeprefix("/workspace/"))
-        return attrs.evolve(observed, presented=tuple(presented))
+        return damaged(super().apply(command), self._prefix_cut)
+
+    @staticmethod
+    def _prefix_cut(message: dict[str, Any]) -> None:
+        card = card_of(message)
+        path = (card.get("rawInput") or {}).get("file_path") if card.get("kind") == "read" else None
+        relative = workspace_relative(path, "/workspace") if isinstance(path, str) else ""
+        if isinstance(path, str) and relative and path.startswith("/workspace/"):
+            card["title"] = card["title"].replace(relative, path.removeprefix("/workspace/"))
 
 
 def test_VIEW_4_a_title_made_relative_without_resolving_dot_segments_is_caught() -> None:
@@ -798,15 +795,15 @@ class OffsetZeroIsLineZero(ModelTarget):
     1` where `offset || 1` was meant)."""
 
     def apply(self, command: Command) -> Observation:
-        observed = super().apply(command)
-        presented: list[dict[str, Any]] = json.loads(json.dumps(list(observed.presented or ())))
-        for item in presented:
-            card = item["params"].get("update") or item["params"].get("toolCall") or {}
-            offset = (card.get("rawInput") or {}).get("offset") if card.get("kind") else None
-            limit = (card.get("rawInput") or {}).get("limit")
-            if offset == 0 and isinstance(limit, int):
-                card["title"] = card["title"].replace(f"(1 - {limit})", f"(0 - {limit - 1})")
-        return attrs.evolve(observed, presented=tuple(presented))
+        return damaged(super().apply(command), self._offset_zero_as_line_zero)
+
+    @staticmethod
+    def _offset_zero_as_line_zero(message: dict[str, Any]) -> None:
+        card = card_of(message)
+        offset = (card.get("rawInput") or {}).get("offset") if card.get("kind") else None
+        limit = (card.get("rawInput") or {}).get("limit")
+        if offset == 0 and isinstance(limit, int):
+            card["title"] = card["title"].replace(f"(1 - {limit})", f"(0 - {limit - 1})")
 
 
 def test_VIEW_2_a_read_title_s_range_is_told() -> None:

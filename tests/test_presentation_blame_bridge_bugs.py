@@ -10,21 +10,19 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
+from bridge_doubles import BridgeOnTheModel, card_of
 from mutants import Mutant, MutantTarget, Patch
 
 from loopspec.model import presenters
-from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.pure import presentation
 from loopspec.model.toolargs import ArgumentShapeError
 from loopspec.model.views import FileDiff
-from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.presented import presentation_rule
 from loopspec.properties.conformance.run import run_conformance
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.spec_presentation import CALL_EXAMPLES
 
 READ_ARGUMENTS = '{"file_path": "/workspace/a.txt"}'
@@ -173,28 +171,12 @@ def test_VIEW_2_a_tool_call_id_of_the_bridges_own_says_which_id_to_use() -> None
     assert "toolCallId is the callId its tool/call records" in what, what
 
 
-class _NullRawInputBridge:
-    """The model plays the loop; its bridge writes `rawInput: null` on a card whose arguments
-    have no value (the text `null`), where section 12 leaves the key out."""
-
-    name = "a bridge writing rawInput null"
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.loop = ModelTarget()
-        self.loop.reset(config)
-        return frozenset(CAPABILITIES)
-
-    def apply(self, command: Command) -> Observation:
-        observed = self.loop.apply(command)
-        presented = json.loads(json.dumps(observed.presented or ()))
-        for message in presented:
-            card = message["params"].get("update") or message["params"].get("toolCall")
-            if card.get("sessionUpdate") != "tool_call_update" and "rawInput" not in card:
-                card["rawInput"] = None
-        return attrs.evolve(observed, presented=tuple(presented))
-
-    def close(self) -> None:
-        self.loop.close()
+def _raw_input_null(message: dict[str, Any]) -> None:
+    """A bridge writing `rawInput: null` on a card whose arguments have no value (the text
+    `null`), where section 12 leaves the key out."""
+    card = card_of(message)
+    if card.get("sessionUpdate") != "tool_call_update" and "rawInput" not in card:
+        card["rawInput"] = None
 
 
 def test_ACP_1_arguments_null_are_among_the_rows_conform_plays() -> None:
@@ -202,7 +184,8 @@ def test_ACP_1_arguments_null_are_among_the_rows_conform_plays() -> None:
     bridge writing `"rawInput": null` passed 200 programs on seeds 1 and 2, which never drew
     such arguments. Section 12 now has the row, which conform plays before its programs."""
     assert any(example.arguments == "null" for example in CALL_EXAMPLES)
-    report = run_conformance(_NullRawInputBridge, examples=1, seed_value=1, show_progress=False)
+    bridge = lambda: BridgeOnTheModel(_raw_input_null, "a bridge writing rawInput null")  # noqa: E731
+    report = run_conformance(bridge, examples=1, seed_value=1, show_progress=False)
     assert report.divergence is not None
     assert report.divergence.rule_id == "ACP-1", report.divergence.what
     assert "rawInput is null: leave the key out" in report.divergence.what
@@ -322,35 +305,20 @@ def _as_a_double(value: Any) -> Any:
     return value
 
 
-class _RoundingBridge:
-    """The model plays the loop; its bridge reads arguments with JSON.parse alone, so a card's
-    rawInput rounds an integer past 2^53."""
-
-    name = "a bridge rounding big integers"
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.loop = ModelTarget()
-        self.loop.reset(config)
-        return frozenset(CAPABILITIES)
-
-    def apply(self, command: Command) -> Observation:
-        observed = self.loop.apply(command)
-        presented = json.loads(json.dumps(observed.presented or ()))
-        for message in presented:
-            card = message["params"].get("update") or message["params"].get("toolCall")
-            if "rawInput" in card:
-                card["rawInput"] = _as_a_double(card["rawInput"])
-        return attrs.evolve(observed, presented=tuple(presented))
-
-    def close(self) -> None:
-        self.loop.close()
+def _raw_input_rounded(message: dict[str, Any]) -> None:
+    """A bridge reading arguments with JSON.parse alone: a card's rawInput rounds an integer
+    past 2^53."""
+    card = card_of(message)
+    if "rawInput" in card:
+        card["rawInput"] = _as_a_double(card["rawInput"])
 
 
 def test_EXE_2_a_bridge_rounding_integers_past_2_53_is_caught_by_a_row() -> None:
     """EXE-2: a Node bridge reading arguments with JSON.parse shows 9007199254740993 as
     ...992; no random program draws such an integer, so it passed 200 programs. Section 12 now
     has a row with one, and the report names JavaScript's reading."""
-    report = run_conformance(_RoundingBridge, examples=1, seed_value=1, show_progress=False)
+    bridge = lambda: BridgeOnTheModel(_raw_input_rounded, "a bridge rounding big integers")  # noqa: E731
+    report = run_conformance(bridge, examples=1, seed_value=1, show_progress=False)
     assert report.divergence is not None
     assert report.divergence.rule_id == "EXE-2", report.divergence.what
     assert "9007199254740993" in report.divergence.what, report.divergence.what

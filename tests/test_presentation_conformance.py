@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 import pytest
 from batches import BATCH_SEED, seeded
+from bridge_doubles import BridgeOnTheModel
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 from mutants import Mutant, MutantTarget, Patch
@@ -57,7 +58,7 @@ from loopspec.properties.conformance.process_target import (
 )
 from loopspec.properties.conformance.run import replay_case, rule_table, run_conformance
 from loopspec.properties.conformance.situations import presentation_situations
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.spec_presentation import CALL_EXAMPLES, RESULT_EXAMPLES
 
 KILL_BUDGET = settings(
@@ -634,7 +635,7 @@ def test_VIEW_2_a_bridges_own_meta_keys_pass() -> None:
     _with_extension_meta(extended)
     assert invalid_acp(extended) is None
     assert presentation_rule([card], [extended], history=()) is None
-    bridge = lambda: _BridgeOnTheModel(_with_extension_meta)  # noqa: E731
+    bridge = lambda: BridgeOnTheModel(_with_extension_meta)  # noqa: E731
     found = replay_case(bridge, REWRITE_CONFIG, list(REWRITE_AND_ASK))
     assert found.divergence is None, found.divergence.what
     report = run_conformance(bridge, examples=10, seed_value=BATCH_SEED, show_progress=False)
@@ -669,7 +670,7 @@ def test_RW_1_RW_4_a_bridge_may_keep_the_input_before_a_rewrite_under_its_own_me
     effective input is what a message shows: its rawInput, title and content. A bridge doing so
     was blamed on RW-1 for its card and RW-4 for its permission request; it is conformant, and
     the same original shown as the card's rawInput is still RW-1."""
-    bridge = lambda: _BridgeOnTheModel(_original_under_meta(shown))  # noqa: E731
+    bridge = lambda: BridgeOnTheModel(_original_under_meta(shown))  # noqa: E731
     found = replay_case(bridge, REWRITE_CONFIG, list(REWRITE_AND_ASK))
     assert found.divergence is None, found.divergence.what
     model = ModelTarget()
@@ -768,31 +769,6 @@ def test_VIEW_2_a_status_in_a_permission_request_is_named_not_a_traceback() -> N
     assert "permission request's toolCall carries no status" in found[1], found
 
 
-class _BridgeOnTheModel:
-    """A bridge held alone: the model plays the loop, and `damage` changes the ACP messages its
-    UI is sent, as a bridge with one bug would (the shape of an ACP bridge author's target)."""
-
-    name = "a bridge on the model"
-
-    def __init__(self, damage: Callable[[dict[str, Any]], None]) -> None:
-        self.loop = ModelTarget()
-        self.damage = damage
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        self.loop.reset(config)
-        return frozenset(CAPABILITIES)
-
-    def apply(self, command: Command) -> Observation:
-        observed = self.loop.apply(command)
-        presented = json.loads(json.dumps(observed.presented or ()))
-        for message in presented:
-            self.damage(message)
-        return attrs.evolve(observed, presented=tuple(presented))
-
-    def close(self) -> None:
-        self.loop.close()
-
-
 def _edit_swapped(message: dict[str, Any]) -> None:
     """An edit card whose diff shows the new text as the old and the old as the new."""
     for item in message["params"].get("update", {}).get("content") or []:
@@ -885,7 +861,7 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     after the random search, so each of these bugs was reported only after every program had
     run (137 to 226 s on a real bridge); they come first, and no program is run."""
     report = run_conformance(
-        lambda: _BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
+        lambda: BridgeOnTheModel(damage), examples=10, seed_value=None, show_progress=False
     )
     assert report.divergence is not None, "a bridge bug section 12 shows was not caught"
     assert report.divergence.rule_id == rule, report.divergence.what
@@ -900,7 +876,7 @@ def test_VIEW_2_section_12_examples_catch_what_the_random_programs_never_draw(
     assert "program" not in line, line
     assert "command" not in line, line
     clean = run_conformance(
-        lambda: _BridgeOnTheModel(lambda message: None),
+        lambda: BridgeOnTheModel(lambda message: None),
         examples=10,
         seed_value=None,
         show_progress=False,
