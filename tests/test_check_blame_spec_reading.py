@@ -271,38 +271,53 @@ def test_DEC_2_the_checkers_refusing_outcomes_are_DEC_2s_but_allowed_once() -> N
     assert set(REFUSING_OUTCOMES) == APPROVAL_OUTCOMES - {"allowed-once"}
 
 
-def _one_call_turn(reply_call: Mapping[str, object], result_content: object) -> list[str]:
-    """A log's lines: a turn whose reply holds `reply_call` as its block, recorded as call c1,
-    and answered by a tool/result whose message content is `result_content`."""
-    step = {"turn": 1, "step": 1}
+STEP_1 = {"turn": 1, "step": 1}
+HEADER_0 = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
+
+
+def _turn_asked(text: str, *later: dict[str, object]) -> list[dict[str, object]]:
+    """A version-0 log's rows: its header, turn 1's step 1 opened by the user's `text`, then
+    `later`; numbered from seq 0, at time 1."""
     events: list[dict[str, object]] = [
         {"type": "turn/start", "data": {"turn": 1}},
-        {"type": "step/start", "data": step},
+        {"type": "step/start", "data": STEP_1},
         {
             "type": "user/message",
             "surfaceOp": "append",
-            "data": {"role": "user", "content": [{"type": "text", "text": "ls"}],
+            "data": {"role": "user", "content": [{"type": "text", "text": text}],
                      "source": {"kind": "user"}},
         },
-        {
-            "type": "assistant/message",
-            "surfaceOp": "append",
-            "data": {**step, "message": {"role": "assistant", "content": [reply_call],
-                                         "source": {"kind": "model"}}},
-        },
+        *later,
+    ]  # fmt: skip
+    return [HEADER_0] + [{"seq": seq, "time": 1, **event} for seq, event in enumerate(events)]
+
+
+def _reply(*content: object) -> dict[str, object]:
+    """Step 1's assistant/message holding `content`."""
+    message = {"role": "assistant", "content": list(content), "source": {"kind": "model"}}
+    return {
+        "type": "assistant/message",
+        "surfaceOp": "append",
+        "data": {**STEP_1, "message": message},
+    }
+
+
+def _one_call_turn(reply_call: Mapping[str, object], result_content: object) -> str:
+    """A log's text: a turn whose reply holds `reply_call` as its block, recorded as call c1,
+    and answered by a tool/result whose message content is `result_content`."""
+    return jsonl(None, _turn_asked(
+        "ls",
+        _reply(reply_call),
         {"type": "tool/call",
-         "data": {**step, "callId": "c1", "name": "bash", "arguments": '{"command":"ls"}'}},
+         "data": {**STEP_1, "callId": "c1", "name": "bash", "arguments": '{"command":"ls"}'}},
         {
             "type": "tool/result",
             "surfaceOp": "append",
             "sourceEventSeqs": [4],
-            "data": {**step, "message": {"role": "user", "content": result_content,
-                                         "source": {"kind": "tool", "callId": "c1"}}},
+            "data": {**STEP_1, "message": {"role": "user", "content": result_content,
+                                           "source": {"kind": "tool", "callId": "c1"}}},
         },
-    ]  # fmt: skip
-    header = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
-    lines = [header] + [{"seq": seq, "time": 1, **event} for seq, event in enumerate(events)]
-    return [json.dumps(line) + "\n" for line in lines]
+    ))  # fmt: skip
 
 
 def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_dsh_ones(
@@ -317,7 +332,7 @@ def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_
     result = [{"type": "tool-result", "toolCallId": "c1", "isError": False,
                "content": [{"type": "text", "text": "a.txt"}]}]  # fmt: skip
     log = tmp_path / "anthropic-call.jsonl"
-    log.write_text("".join(_one_call_turn(tool_use, result)), encoding="utf-8")
+    log.write_text(_one_call_turn(tool_use, result), encoding="utf-8")
     report = check(log)
     assert blamed(report)[0] == ("ORD-2", 6)
     assert report.violations[0].violation.message.endswith(
@@ -325,7 +340,7 @@ def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_
         '{"type": "tool-call", "id", "name", "arguments"})'
     )
     log = tmp_path / "anthropic-result.jsonl"
-    log.write_text("".join(_one_call_turn(tool_call, "a.txt")), encoding="utf-8")
+    log.write_text(_one_call_turn(tool_call, "a.txt"), encoding="utf-8")
     report = check(log)
     assert blamed(report) == [("LOG-4", 7)]
     assert report.errors[0].message == (
@@ -333,7 +348,7 @@ def test_ORD_2_and_LOG_4_a_log_written_in_the_anthropic_apis_shapes_is_told_the_
         'write it as [{"type": "tool-result", "toolCallId": ..., "content": [{"type": "text", '
         '"text": ...}], "isError": ...}]'
     )
-    log.write_text("".join(_one_call_turn(tool_call, result)), encoding="utf-8")
+    log.write_text(_one_call_turn(tool_call, result), encoding="utf-8")
     assert blamed(check(log)) == []  # in the shapes section 10 gives: a crash tail, no fault
 
 
@@ -344,29 +359,14 @@ def test_TURN_3_a_step_end_written_after_its_turn_end_is_tied_to_that_TURN_2(
     other way round got TURN-2 at the turn/end and then "step/end outside any turn" (TURN-3),
     which read as a second fault of its own; it now says which step it closes and the
     turn/end it follows, and cites that line, as a late result cites the turn it missed."""
-    step = {"turn": 1, "step": 1}
-    events: list[dict[str, object]] = [
-        {"type": "turn/start", "data": {"turn": 1}},
-        {"type": "step/start", "data": step},
-        {
-            "type": "user/message",
-            "surfaceOp": "append",
-            "data": {"role": "user", "content": [{"type": "text", "text": "hi"}],
-                     "source": {"kind": "user"}},
-        },
-        {
-            "type": "assistant/message",
-            "surfaceOp": "append",
-            "data": {**step, "message": {"role": "assistant", "source": {"kind": "model"},
-                                         "content": [{"type": "text", "text": "hello"}]}},
-        },
+    lines = _turn_asked(
+        "hi",
+        _reply({"type": "text", "text": "hello"}),
         {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": "completed"}}},
-        {"type": "step/end", "data": step},
-    ]  # fmt: skip
-    header = {"type": "session", "version": 0, "id": "s", "createdAt": 1, "cwd": "/w"}
-    lines = [header] + [{"seq": seq, "time": 1, **event} for seq, event in enumerate(events)]
+        {"type": "step/end", "data": STEP_1},
+    )
     log = tmp_path / "turn-end-first.jsonl"
-    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    log.write_text(jsonl(None, lines), encoding="utf-8")
     report = check(log)
     assert blamed(report) == [("TURN-2", 6), ("TURN-3", 7)]
     late = report.violations[1]
@@ -377,7 +377,7 @@ def test_TURN_3_a_step_end_written_after_its_turn_end_is_tied_to_that_TURN_2(
     assert late.events == (5, 4)
     # The step closed in its place, a second step/end after the turn/end is only TURN-3's.
     closed = [*lines[:5], {**lines[6], "seq": 4}, {**lines[5], "seq": 5}, {**lines[6], "seq": 6}]
-    log.write_text("".join(json.dumps(line) + "\n" for line in closed), encoding="utf-8")
+    log.write_text(jsonl(None, closed), encoding="utf-8")
     report = check(log)
     assert blamed(report) == [("TURN-3", 8)]
     assert report.violations[0].violation.message == "step/end outside any turn"
