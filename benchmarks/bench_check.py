@@ -73,15 +73,23 @@ lines as much); a line's marker read off its end with `str.endswith` over the tw
 json.dumps writes it (+18M: `endswith` costs about 970 instructions a call in Python 3.11,
 as much as `take`'s whole fast path on such a line).
 
-Where session 25 took LOG-8 on the version-1 log (instructions, 20,000 events, one run each):
-the commit a line opens is read by the checker's loop itself, its size, place and first line in
-locals (`CommitUnits.take` only for what is not a well-marked commit's next line, once the open
-commit is handed over: `CommitUnits.adopt`); a line of a commit costs the marker's lookup, its
-unpacking and three identity tests, and a call of `CommitUnits.note` (a reply or a call's
-record) or `CommitUnits.end` (a commit that held one) only for those lines: 922.5M to 909.3M
-(1.356x to 1.337x; the json.loads pass 680.3M). With the markers unread the checker is 863.7M
-(1.270x); of the 45.6M LOG-8 still costs, the lookup alone is 11M, the tests about 20M, and the
-calls for replies and records 15M.
+Where session 25 took LOG-8 on the version-1 log (instructions, 20,000 events, one run each;
+the json.loads pass 680.3M): the commit a line opens is read by the checker's loop itself, its
+size, place and first line in locals (`CommitUnits.take` only for what is not a well-marked
+commit's next line, once the open commit is handed over: `CommitUnits.adopt`); a line of a
+commit costs the marker's lookup, its unpacking and three identity tests, and a call of
+`CommitUnits.note` (a reply, or a commit's first call record) or `CommitUnits.end` (a commit
+that held one) only for those lines: 922.5M to 909.3M (1.356x to 1.337x). Then a call's record
+after the first noted line added to the commit's set in the loop (`CommitUnits.recording`),
+`_afresh` inlined in `note`, the seq's type tested once for LOG-8 and the quick path, and the
+findings of `take` recorded where it is called (no test of an empty list on every line):
+909.3M to 902.9M (1.327x; the model's events only 805.2M to 805.0M). With the markers unread
+the checker is 863.7M (1.270x); of what LOG-8 still costs (about 39M), the marker's lookup
+alone is 11M, and the calls for replies (`note`, the reply judge's wrapper `judge_reply`, `end`:
+three Python calls for each of the 2,222 commits holding a reply) about 8M. Left: 1.3x (884.4M)
+needs 18.5M more, about 900 instructions a line; the lookup and the tests a commit's line
+needs are about 700 of what is left, so the rest must come from what every event pays (the
+judges and the prefix folds) as well.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,

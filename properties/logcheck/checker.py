@@ -920,7 +920,7 @@ def _check_lines(
     # of it went to `CommitUnits.note`.
     unit_size = unit_at = unit_first_line = unit_first_seq = 0
     unit_noted = units_open = False
-    unit_key, first_unit = UNIT_KEY, 1
+    unit_key, first_unit, string = UNIT_KEY, 1, str
     # The line where LOG-8 last found a commit broken off (0: none): up to the next turn/start
     # (`turn_line` past it) the log has a hole, whose consequences are not blamed again. A
     # turn/start that is itself that line is in it, but opens a turn the loss before it cannot
@@ -968,7 +968,7 @@ def _check_lines(
                         )
 
                         units = CommitUnits(prefix)
-                        take_unit = units.take
+                        record_call = units.recording()
                         # Its judge of replies hands their calls to the commit reader.
                         reply_judge = judges.get("assistant/message")
                         if reply_judge is not None:
@@ -981,12 +981,12 @@ def _check_lines(
                 judge = judges.get(kind)
             except (AttributeError, KeyError, TypeError):  # no object, no type, not a string
                 seq = kind = judge = None
+            seq_int = is_type(seq) is integer
             # (A type read means an object: only a dict has `get`.)
             if units is not None and (kind is not None or is_type(obj) is dict):
                 # LOG-8: the usual lines judged here as `CommitUnits.take` judges them, the
                 # commit the loop opened in locals; the reader takes the rest (see `adopt`).
                 marker = obj.get(unit_key)
-                broken = None
                 if unit_size:
                     try:
                         position, of = marker
@@ -994,48 +994,51 @@ def _check_lines(
                         position = None
                     # `is`: of ints equal to them, only an int is the same object (a large
                     # int may be another: the reader judges it)
-                    if position is unit_at + 1 and of is unit_size and is_type(seq) is integer:
+                    if position is unit_at + 1 and of is unit_size and seq_int:
                         unit_at = position
                         if kind in {"tool/call", "assistant/message"}:
-                            units.note(obj, line, seq, kind, unit_noted)
-                            unit_noted = True
+                            if kind == "tool/call" and unit_noted:  # `note`'s, inlined
+                                try:
+                                    call_id = obj["data"]["callId"]
+                                except (KeyError, TypeError):  # no data, or not an object
+                                    call_id = None
+                                if is_type(call_id) is string:
+                                    record_call(call_id)
+                            else:
+                                units.note(obj, line, seq, kind, unit_noted)
+                                unit_noted = True
                         if position is of:
                             unit_size = 0
-                            if unit_noted:
-                                broken = units.end(line, seq)
+                            # (`end` never finds events missing: no hole follows)
+                            if unit_noted and (broken := units.end(line, seq)):
+                                report.record(line, broken, limits)
                     else:
                         units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)
                         unit_size = 0
-                        broken = take_unit(obj, line, seq, kind)
+                        if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
+                            hole_line = line
                         units_open = units.is_open()
                 elif units_open:
-                    broken = take_unit(obj, line, seq, kind)
+                    if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
+                        hole_line = line
                     units_open = units.is_open()
-                elif marker is None and is_type(seq) is integer and kind != "assistant/message":
+                elif marker is None and seq_int and kind != "assistant/message":
                     pass  # a commit by itself
                 else:
                     try:
                         position, of = marker
                     except (TypeError, ValueError):
                         position = None
-                    if (
-                        position is first_unit
-                        and is_type(of) is integer
-                        and of >= 2
-                        and is_type(seq) is integer
-                    ):
+                    if position is first_unit and is_type(of) is integer and of >= 2 and seq_int:
                         unit_size, unit_at, unit_first_line, unit_first_seq = of, 1, line, seq
                         unit_noted = False
                         if kind in {"tool/call", "assistant/message"}:
                             units.note(obj, line, seq, kind, False)
                             unit_noted = True
                     else:
-                        broken = take_unit(obj, line, seq, kind)
+                        if _take_unit(units, report, obj, line, seq, kind=kind, limits=limits):
+                            hole_line = line
                         units_open = units.is_open()
-                if broken:
-                    report.record(line, broken, limits)
-                    if units.broken_line == line:
-                        hole_line = line
             # Nearly every event is at the expected seq, and then most need no fact: a
             # judge of its type tells a clean one from its JSON and folds it (see
             # `clean_events`); of a quiet type (stream chunks, plugin events; see
@@ -1045,7 +1048,7 @@ def _check_lines(
             # (A time in whole milliseconds written as a float, or none, is read with the fact.)
             if (
                 seq == prefix.expected_seq
-                and is_type(seq) is integer
+                and seq_int
                 and seq < seq_bound
                 and is_type(obj.get("time")) is integer
             ):
@@ -1267,6 +1270,25 @@ def _refuse_trigger(report: LogReport, obj: Mapping[str, Any], line: int) -> Non
     marker = legacy_marker(obj)
     if marker is not None:
         _refuse_layout(report, line, marker)
+
+
+def _take_unit(
+    units: CommitUnits,
+    report: LogReport,
+    obj: Mapping[str, Any],
+    line: int,
+    seq: object,
+    *,
+    kind: object,
+    limits: Limits,
+) -> bool:
+    """`units.take` of the line (LOG-8), its findings recorded; whether it found a commit
+    broken off there with events of it missing (a hole begins: `CommitUnits.broken_line`)."""
+    found = units.take(obj, line, seq, kind)
+    if not found:
+        return False
+    report.record(line, found, limits)
+    return units.broken_line == line
 
 
 def _in_hole(hole_line: int, turn_line: int, line: int) -> bool:

@@ -99,7 +99,7 @@ class CommitUnits:
         # read them already.
         self._pending: tuple[int, int, Mapping[str, Any]] | None = None
         self._judge: Callable[[Prefix, dict[str, Any], int], bool] | None = None
-        self._recorded: set[str] = set()
+        self._recorded: set[str] = set()  # cleared, never replaced (`recording`)
         # The line of the last commit found broken off there with events of it missing at that
         # point (a later event of the open commit, or another commit's first, where its next
         # was due; a commit begun without its first events); 0 before any. Only the general
@@ -161,7 +161,7 @@ class CommitUnits:
         self._reply = self._pending = None
         self._blamed = self._continues_cut = False
         if self._recorded:
-            self._recorded = set()
+            self._recorded.clear()
 
     def adopt(self, size: int, position: int, first_line: int, first_seq: int, noted: bool) -> None:
         """Take over the commit the checker opened at `first_line` (`first_seq`), a commit of
@@ -170,6 +170,11 @@ class CommitUnits:
             self._afresh()
         self._size, self._position = size, position
         self._first_line, self._first_seq, self._first_position = first_line, first_seq, 1
+
+    def recording(self) -> Callable[[str], None]:
+        """What records a call id in the open commit, as `note` does a tool/call's: the checker's
+        loop calls it for a record after the first noted line of a commit it opened."""
+        return self._recorded.add
 
     def is_open(self) -> bool:
         """Whether a commit this reader took (`take`) is open: its next line is `take`'s too."""
@@ -180,8 +185,11 @@ class CommitUnits:
     ) -> None:
         """`_note_calls` for a line of a type `_NOTED_TYPES` names, read in order in a commit
         opened well (`noted`: not its first such line, so the last commit is forgotten)."""
-        if not noted:
-            self._afresh()
+        if not noted:  # `_afresh`, inlined: every commit of calls and replies starts so
+            self._reply = self._pending = None
+            self._blamed = self._continues_cut = False
+            if self._recorded:
+                self._recorded.clear()
         if kind == "tool/call":
             data = obj.get("data")
             call_id = data.get("callId") if type(data) is dict else None
@@ -263,7 +271,8 @@ class CommitUnits:
             if self._continues_cut:
                 self._read_of_cut(self._position)
             return []
-        self._reply, self._pending, self._recorded, self._blamed = None, None, set(), False
+        self._reply, self._pending, self._blamed = None, None, False
+        self._recorded.clear()
         self._continues_cut = False
         self._first_line, self._first_seq = line, seq
         if marker is None:
