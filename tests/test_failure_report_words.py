@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import attrs
 import pytest
@@ -21,8 +22,10 @@ from loopspec.model.commands import (
     ModelReplies,
     Pass,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.properties.cli import conform_run
@@ -179,3 +182,58 @@ def test_PROTO_1_the_json_report_says_the_command_and_what_each_side_did_in_word
     )
     assert divergence["modelDid"] == "appended approval/decided, tool/result, step/end, step/start"
     assert divergence["targetDid"] == "appended approval/decided; started running call c1"
+
+
+def _sample_block(doc: Path, heading: str) -> list[str]:
+    """The lines of the first ```text block after `heading` in `doc`."""
+    after = doc.read_text(encoding="utf-8").split(heading, 1)[1]
+    return after.split("```text\n", 1)[1].split("\n```", 1)[0].splitlines()
+
+
+def _follows(sample: list[str], printed: list[str]) -> None:
+    """Each line of `sample` is a line of `printed`, in order: `...` alone stands for lines
+    left out, and a line ending in `...` for one that goes on."""
+    at = 0
+    for line in sample:
+        if line.strip() == "...":
+            continue
+        shown = line.removesuffix("...")
+        while at < len(printed) and not (
+            printed[at] == line or (shown != line and printed[at].startswith(shown))
+        ):
+            at += 1
+        assert at < len(printed), f"not printed, or out of order: {line!r}\n" + "\n".join(printed)
+        at += 1
+
+
+def test_PROTO_1_the_sample_counterexample_in_docs_conform_is_what_conform_prints() -> None:
+    """PROTO-1: docs/conform.md shows a counterexample report and says how to read it (what a
+    seq, events[0], a hunk's `the target's ...` and the model's and target's lines are): a
+    stranger learns the layout there, so the sample must be what conform prints, line for line
+    where it does not say `...`."""
+    from mutants import MUTANTS, MutantTarget  # noqa: PLC0415 -- the tests' own zoo
+
+    commits_as_finished = next(m for m in MUTANTS if m.name == "completion-order-results")
+    config = LoopConfig(
+        tools=(ToolSpec("read", concurrency_safe=True, required_keys=("file_path",)),)
+    )
+    reads = (
+        ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+        ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+    )
+    program = (
+        SubmitUser("read both"),
+        ModelReplies(reads),
+        ToolFinishes("c2", ToolSucceeded("beta")),
+    )
+    replay = replay_case(lambda: MutantTarget(commits_as_finished), config, list(program))
+    assert replay.divergence is not None
+    report = RunReport(
+        "node my_loop.mjs", frozenset(), 1, len(program), 0.0, replay.divergence, program,
+        config, {}, {},
+    )  # fmt: skip
+    printed = conform_run.counterexample_lines(
+        report, Path("loopspec-cases/case-ORD-3-0.json"), {"cmd": "node my_loop.mjs"}
+    )
+    doc = Path(__file__).parent.parent / "docs" / "conform.md"
+    _follows(_sample_block(doc, "## Reading a counterexample"), printed)
