@@ -23,14 +23,38 @@ from loopspec.properties.conformance.case_portable import portable
             "env AUTHORIZATION=Bearer_abc HTTP_AUTHORIZATION=xyz node main.mjs",
             "env AUTHORIZATION=<hidden> HTTP_AUTHORIZATION=<hidden> node main.mjs",
         ),
+        (
+            # The option and its value as two words, as most CLIs take a key.
+            "python3 loop.py --api-key sk-x --token 'a b' -password hunter2 --model gpt-4",
+            "python3 loop.py --api-key <hidden> --token <hidden> -password <hidden> --model gpt-4",
+        ),
+        (
+            # A provider's key under a name that says nothing (PAT), or none at all.
+            "env GITHUB_PAT=ghp_" + "a" * 36 + " node main.mjs sk-proj-" + "b" * 40,
+            "env GITHUB_PAT=<hidden> node main.mjs <hidden>",
+        ),
+        (
+            "node main.mjs --header 'Authorization: Bearer abc.def' --url http://x/?k=AKIA"
+            + "A" * 16,
+            "node main.mjs --header 'Authorization: Bearer <hidden>' --url http://x/?k=<hidden>",
+        ),
     ],
-    ids=["database-url", "git-remote", "authorization"],
+    ids=[
+        "database-url",
+        "git-remote",
+        "authorization",
+        "option-then-value",
+        "key-shaped-values",
+        "bearer-and-query",
+    ],
 )
 def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
     typed: str, recorded: str
 ) -> None:
     """SAFE-1: a URL's password (`scheme://user:PASSWORD@host`, as in DATABASE_URL) and an
-    AUTHORIZATION=... value were written verbatim in a case made to be posted."""
+    AUTHORIZATION=... value were written verbatim in a case made to be posted; so were a key
+    given as `--api-key VALUE` (two words), one under a name that says nothing (GITHUB_PAT) or
+    bare, and an HTTP header's bearer token."""
     assert portable(typed) == recorded
 
 
@@ -40,8 +64,18 @@ def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
         "env AUTHOR=omar KEYBOARD=us node main.mjs",
         "node main.mjs --remote https://github.com/x.git --user omar@example.com",
         "node main.mjs --url http://localhost:8080/a@b",
+        # Options whose next word is no secret: a negated flag, where a secret is kept, a flag
+        # followed by another option, and a short `sk-` word that is no key.
+        "node main.mjs --no-auth loop.mjs --token-file ./t.txt --api-key-env KEY --auth -v",
+        "node main.mjs --mode sk-fast",
     ],
-    ids=["names-that-say-no-secret", "url-without-password", "port-then-at-in-path"],
+    ids=[
+        "names-that-say-no-secret",
+        "url-without-password",
+        "port-then-at-in-path",
+        "options-whose-next-word-is-no-secret",
+        "short-sk-word",
+    ],
 )
 def test_SAFE_1_a_case_keeps_what_holds_no_secret(typed: str) -> None:
     """SAFE-1: a name that only contains a secret word's letters, a URL without a password and

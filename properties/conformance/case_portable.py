@@ -5,11 +5,13 @@ records (SAFE-1): the recorded `--cmd` and a breakage's one-line `what` are ther
 reader, who needs what the loop is, not where it lay. So before a case is written, a path in
 them inside the folder conform ran in is written relative to it (`./run.sh`), one elsewhere in
 the home folder from `~` (the user's name is in the home path), and the value of a
-`NAME=VALUE` or `--name=VALUE` word whose name says it is a secret (token, secret, password,
-key, auth, credential, cookie) is hidden, and so is a URL's password (`https://user:PASSWORD@`,
-as a DATABASE_URL or a git remote holds one). Nothing else in a case comes from the machine: no
-environment, host name, user name or time (`epochMs` is the scripted clock's fixed start), and
-a hook is a name whose answers the program scripts, never a command line.
+`NAME=VALUE` or `--name=VALUE` word, or of the word after a `--name` option, whose name says
+it is a secret (token, secret, password, key, auth, credential, cookie) is hidden, and so is a
+value shaped as a provider's key wherever it is (`sk-...`, `ghp_...`), what follows `Bearer`,
+and a URL's password (`https://user:PASSWORD@`, as a DATABASE_URL or a git remote holds one).
+Nothing else in a case comes from the machine: no environment, host name, user name or time
+(`epochMs` is the scripted clock's fixed start), and a hook is a name whose answers the program
+scripts, never a command line.
 """
 
 from __future__ import annotations
@@ -35,6 +37,32 @@ _SECRET_NAME: Final = (
 _SECRET_ASSIGNMENT: Final = re.compile(
     rf"(?i)(?<![\w-])(?P<name>-{{0,2}}{_SECRET_NAME}=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
 )
+
+
+# --NAME VALUE, the option's name saying the next word is a secret (`--api-key sk-...`,
+# `--token abc`), the value a shell word that is no option. Not a negated flag (`--no-auth`) nor
+# one naming where the secret is (`--token-file`, `--api-key-env`): the word after is no secret.
+_SECRET_OPTION: Final = re.compile(
+    rf"(?i)(?<![\w-])(?P<option>--?(?!-*no-){_SECRET_NAME})(?P<space>\s+)"
+    r"(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"-][^\s'\"]*)"
+)
+_NAMES_WHERE: Final = re.compile(r"(?i)[_-](?:file|path|dir|env|var|name)$")
+
+# A value shaped as a provider's key whatever holds it (a bare argument, a header, a URL's
+# query): OpenAI and Anthropic `sk-`, GitHub `ghp_`/`github_pat_`, GitLab `glpat-`, Slack
+# `xox?-`, AWS `AKIA`, Google `AIza`; and what follows an HTTP `Bearer` or `Basic`.
+_KEY_SHAPED: Final = re.compile(
+    r"(?<![\w-])(?:sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+    r"|AIza[0-9A-Za-z_-]{35})"
+)
+_HTTP_CREDENTIALS: Final = re.compile(r"(?P<scheme>\b(?:Bearer|Basic)\s+)(?P<value>[^\s'\"]+)")
+
+
+def _hide_option_value(found: re.Match[str]) -> str:
+    if _NAMES_WHERE.search(found["option"]):
+        return found.group()
+    return found["option"] + found["space"] + HIDDEN
 
 
 # A URL's user information with a password: the scheme, the user and `:`, then the password up
@@ -71,6 +99,9 @@ def portable(text: str) -> str:
     for folder, shown in _folders():
         text = _prefix_pattern(folder).sub(shown, text)
     text = _SECRET_ASSIGNMENT.sub(lambda found: found["name"] + HIDDEN, text)
+    text = _SECRET_OPTION.sub(_hide_option_value, text)
+    text = _HTTP_CREDENTIALS.sub(lambda found: found["scheme"] + HIDDEN, text)
+    text = _KEY_SHAPED.sub(HIDDEN, text)
     return _URL_PASSWORD.sub(lambda found: found["user"] + HIDDEN, text)
 
 
