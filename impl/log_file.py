@@ -92,16 +92,27 @@ class LockedLogFile:
         descriptor = self._descriptor  # read inline: this runs once per commit
         if descriptor is None:
             raise self._closed()
-        written = os.write(descriptor, data)
-        if written < len(data):  # rare (a signal, a full disk): write the rest
-            view = memoryview(data)[written:]
-            while view:
-                written = os.write(descriptor, view)
-                view = view[written:]
+        try:
+            written = os.write(descriptor, data)
+            if written < len(data):  # rare (a signal, a full disk): write the rest
+                view = memoryview(data)[written:]
+                while view:
+                    written = os.write(descriptor, view)
+                    view = view[written:]
+        except OSError as error:
+            raise self._naming_the_log(error) from None
 
     def sync(self) -> None:
         """Force everything appended so far to stable storage."""
-        os.fdatasync(self.descriptor)
+        try:
+            os.fdatasync(self.descriptor)
+        except OSError as error:
+            raise self._naming_the_log(error) from None
+
+    def _naming_the_log(self, error: OSError) -> OSError:
+        """`error` with the log's path as its file name: a write's error names none, and `run`
+        on a full disk said only "no space left on device", not which file it could not write."""
+        return OSError(error.errno, error.strerror, str(self.path))
 
     def close(self) -> None:
         """Release the lock and the descriptor (idempotent)."""

@@ -373,6 +373,50 @@ def test_SAFE_4_output_the_system_will_not_take_is_one_line_in_its_own_words(
     assert (done.returncode, done.stderr) == (2, "loopspec: error: no space left on device\n")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
+def test_SAFE_4_a_log_the_disk_stops_taking_mid_run_is_named_and_keeps_what_was_committed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-4: a run whose log stops being written part way (a full disk; here a file size
+    limit, which fails the write as a full disk does) ends in one line naming the log, exit 2;
+    it said only "loopspec: error: no space left on device", not which file. The commits
+    written before stay a log check passes, the cut one a torn-commit notice."""
+    import resource  # noqa: PLC0415 (POSIX only)
+
+    call = {"type": "tool-call", "id": "c1", "name": "bash", "arguments": '{"command": "ls"}'}
+    replies = [
+        {"blocks": [call], "finish": "completed"},
+        {"blocks": [{"type": "text", "text": "done " * 200}], "finish": "completed"},
+    ]
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(
+        json.dumps(
+            {**SCENARIO, "cwd": str(tmp_path), "turns": [{"user": "hi", "replies": replies}]}
+        ),
+        encoding="utf-8",
+    )
+    log = tmp_path / "out.jsonl"
+
+    def files_of_at_most_1500_bytes() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec", "run", str(scenario), "--log", str(log)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        preexec_fn=files_of_at_most_1500_bytes,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"loopspec: error: {log}: cannot write the log: file too large\n",
+    )
+    assert log.stat().st_size == 1500
+    assert main(["check", str(log)]) == 0
+    assert "torn-commit LOG-8" in capsys.readouterr().out
+
+
 def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_its_own_members(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -231,8 +231,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         if error.filename != os.fspath(log_path):
             raise
-        # Its folder is missing or read-only: the system's refusal, in the one line check's is.
-        message = refused_by_system(log_path, "create the log", error)
+        # Its folder is missing or read-only, or its disk full: the system's refusal, in the one
+        # line check's is.
+        doing = "write the log" if os.path.lexists(log_path) else "create the log"
+        message = refused_by_system(log_path, doing, error)
         raise LogPathError(message, rule_id=NO_RULE_BROKEN) from error
     appended = result.events[result.earlier :]
     before = f", {result.earlier} of them from earlier runs" if result.earlier else ""
