@@ -478,6 +478,41 @@ def test_PROTO_1_a_new_case_never_overwrites_a_saved_one(tmp_path: Path) -> None
     assert json.loads(third.read_text(encoding="utf-8"))["target"] == {"impl": "other:make"}
 
 
+@pytest.mark.parametrize("stop", ["full disk", "Ctrl-C", "SIGTERM"])
+def test_PROTO_1_a_case_file_cut_off_while_written_is_not_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: str
+) -> None:
+    """PROTO-1: a case file whose writing a full disk, Ctrl-C or SIGTERM (which ends the run by
+    `os._exit`, removing what `remove_unfilled` names first) cuts off is removed: an empty or cut
+    file was left behind, which replay read as broken JSON, or a CI step kept as a case."""
+    from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
+
+    report = _failed_report()
+    write = os.write
+    written: list[int] = []
+    left_at_sigterm: list[Path] = []
+
+    def cut_after_the_first_write(descriptor: int, data: Any) -> int:
+        if written:
+            if stop == "SIGTERM":  # what main's SIGTERM handler does before os._exit
+                remove_unfilled()
+                left_at_sigterm.extend(tmp_path.iterdir())
+                raise SystemExit(143)
+            raise KeyboardInterrupt if stop == "Ctrl-C" else OSError(28, "No space left on device")
+        written.append(write(descriptor, bytes(data[:100])))
+        return written[-1]
+
+    monkeypatch.setattr(os, "write", cut_after_the_first_write)
+    with pytest.raises((OSError, KeyboardInterrupt, SystemExit)):
+        save_case(report, tmp_path, {"impl": "mine:make"})
+    monkeypatch.undo()
+    assert written == [100]
+    assert list(tmp_path.iterdir()) == left_at_sigterm == []
+    # Written whole, the same case is kept.
+    saved = save_case(report, tmp_path, {"impl": "mine:make"})
+    assert json.loads(saved.read_text(encoding="utf-8"))["target"] == {"impl": "mine:make"}
+
+
 def test_PROTO_1_conform_refuses_a_case_dir_that_is_a_file_before_searching(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

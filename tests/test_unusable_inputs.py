@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -104,14 +104,47 @@ def test_SAFE_4_spec_check_names_SAFE_4_for_a_device_and_no_rule_for_a_file_with
         encoding="utf-8",
     )
 
-    def refuse(path: Path, *args: object, **kwargs: object) -> int:
-        raise PermissionError(13, "Permission denied", str(path))
+    def refuse(*args: object, dir: str, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied", dir)
 
-    # As root (CI containers) a read-only file is writable: the system's refusal is simulated.
-    monkeypatch.setattr(pathlib.Path, "write_text", refuse)
+    # As root (CI containers) a read-only folder is writable: the system's refusal is simulated.
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
     assert main(["spec", "--write", str(spec_copy)]) == 2
     said = f"loopspec: error: {spec_copy}: cannot write the spec file: permission denied\n"
     assert capsys.readouterr().err == said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
+def test_SAFE_4_spec_write_the_disk_stops_taking_leaves_the_file_whole(tmp_path: Path) -> None:
+    """SAFE-4: `spec --write` that the system stops part way (a full disk; here a file size
+    limit, which fails the write as a full disk does) leaves the file as it was, and no file
+    beside it: written in place, the user's SPEC.md was cut to what fit, the rest lost. A file
+    already current is not rewritten at all."""
+    import resource  # noqa: PLC0415 (POSIX only)
+
+    shipped = (Path(__file__).resolve().parent.parent / "SPEC.md").read_text(encoding="utf-8")
+    stale = shipped.replace(
+        "<!-- end generated:transitions -->", "stale\n<!-- end generated:transitions -->"
+    )
+    spec_copy = tmp_path / "SPEC.md"
+    spec_copy.write_text(stale, encoding="utf-8")
+
+    def files_of_at_most_1000_bytes() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec", "spec", "--write", str(spec_copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=files_of_at_most_1000_bytes,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"loopspec: error: {spec_copy}: cannot write the spec file: file too large\n",
+    )
+    assert spec_copy.read_text(encoding="utf-8") == stale
+    assert list(tmp_path.iterdir()) == [spec_copy]
 
 
 def test_SAFE_4_run_harness_reads_its_hooks_file_bounded_and_names_a_missing_log_folder(

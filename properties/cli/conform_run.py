@@ -29,6 +29,7 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
+from loopspec.properties.cli.unfilled_files import removed_unless_written
 from loopspec.properties.conformance.case_portable import (
     HIDDEN,
     labelled,
@@ -430,12 +431,24 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
         try:
             # Exclusive creation: a case saved earlier (perhaps already attached to a bug
             # report) is never overwritten, even after the user deleted some of its neighbours.
-            with case_path.open("x", encoding="utf-8") as out:
-                out.write(text)
+            _write_new_file(case_path, text.encode("utf-8"))
         except FileExistsError:
             number += 1
             continue
         return case_path
+
+
+def _write_new_file(path: Path, data: bytes) -> None:
+    """Create `path` holding `data` (FileExistsError if it exists), or leave nothing there: a
+    full disk, Ctrl-C or SIGTERM part way through left an empty or cut case file behind."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        with removed_unless_written(path, descriptor):
+            unwritten = memoryview(data)
+            while unwritten:
+                unwritten = unwritten[os.write(descriptor, unwritten) :]
+    finally:
+        os.close(descriptor)
 
 
 def keep_hypothesis_out_of_the_working_folder() -> None:

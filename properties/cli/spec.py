@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # typing's flag, read by type checkers by name: spec RULE
 if TYPE_CHECKING:
     import argparse  # the usual `spec RULE...` runs without it (`usual_spec_rules`)
     from collections.abc import Sequence
+    from pathlib import Path
 
 SPEC_FILE_CAP = 16 * 1024 * 1024
 """Bytes a spec file may hold (rule SAFE-4)."""
@@ -148,10 +149,35 @@ def run(args: argparse.Namespace) -> int:
             print(f"{path}: generated sections are stale; run `make spec`", file=sys.stderr)
             return 1
         return 0
+    if updated == text:  # current: left as it is, untouched (a read-only checkout passes)
+        return 0
     try:
-        path.write_text(updated, encoding="utf-8")
+        _replace_whole(path, updated.encode("utf-8"))
     except OSError as error:
         said = refused_by_system(path, "write the spec file", error)
         print(f"loopspec: error: {said}", file=sys.stderr)
         return 2
     return 0
+
+
+def _replace_whole(path: Path, data: bytes) -> None:
+    """Put `data` at `path` (a link's target) in one step: written beside it first, then renamed
+    over it, keeping its permissions. Written in place, a full disk or Ctrl-C part way left the
+    user's SPEC.md cut short, its text past the cut lost."""
+    import contextlib  # noqa: PLC0415 (only --write: `spec RULE` starts without them)
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    target = os.path.realpath(path)
+    descriptor, written = tempfile.mkstemp(
+        dir=os.path.dirname(target), prefix=f".{os.path.basename(target)}.", suffix=".new"
+    )
+    try:
+        with open(descriptor, "wb") as out:
+            out.write(data)
+        os.chmod(written, os.stat(target).st_mode & 0o7777)
+        os.replace(written, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(written)
+        raise

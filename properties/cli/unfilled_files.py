@@ -1,9 +1,10 @@
-"""Files a run created empty, to fill at its end, removed if SIGTERM ends the run first.
+"""Files a run created and has not finished writing, removed if SIGTERM ends the run first.
 
 SIGTERM ends a run by `os._exit` (`main._end_everything_below`), past every `except` and
 `finally` that would remove such a file: `loopspec run --harness ... --log OUT` left an empty
 OUT, and the rerun naming it was refused ("exists; give --log a new path"). Only a file this
-run created (the same inode) and that is still empty is removed.
+run created (the same inode) is removed: one filled at the run's end only while still empty,
+one being written (a case file) whatever it holds, as it was cut off.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-# Absolute path -> (device, inode) of the file this run created there.
-_CREATED: dict[str, tuple[int, int]] = {}
+# Absolute path -> (device, inode) of the file this run created there, and whether it is
+# removed only while empty.
+_CREATED: dict[str, tuple[int, int, bool]] = {}
 
 
 @contextlib.contextmanager
@@ -23,21 +25,44 @@ def removed_at_sigterm_while_empty(path: Path, descriptor: int) -> Iterator[None
     `remove_unfilled` if it is still empty and still the file this run created."""
     created = os.fstat(descriptor)
     where = os.path.abspath(path)
-    _CREATED[where] = (created.st_dev, created.st_ino)
+    _CREATED[where] = (created.st_dev, created.st_ino, True)
     try:
         yield
     finally:
         _CREATED.pop(where, None)
 
 
+@contextlib.contextmanager
+def removed_unless_written(path: Path, descriptor: int) -> Iterator[None]:
+    """While inside, `path` (just created, open as `descriptor`) is being written: it is removed
+    whatever it holds if SIGTERM ends the run (`remove_unfilled`), or if the block raises (a
+    full disk, Ctrl-C). A cut file left behind read as a broken one, or, cut at a line's end,
+    as a shorter one."""
+    created = os.fstat(descriptor)
+    where = os.path.abspath(path)
+    _CREATED[where] = (created.st_dev, created.st_ino, False)
+    try:
+        yield
+    except BaseException:
+        _remove_if_ours(where, created.st_dev, created.st_ino, only_while_empty=False)
+        raise
+    finally:
+        _CREATED.pop(where, None)
+
+
 def remove_unfilled() -> None:
-    """Remove each registered file that is still this run's and still empty (at SIGTERM)."""
-    for where, (device, inode) in list(_CREATED.items()):
-        try:
-            seen = os.stat(where, follow_symlinks=False)
-        except OSError:
-            continue
-        if (seen.st_dev, seen.st_ino) == (device, inode) and seen.st_size == 0:
-            with contextlib.suppress(OSError):
-                os.unlink(where)
+    """Remove each registered file that is still this run's (and, where asked, still empty), at
+    SIGTERM."""
+    for where, (device, inode, only_while_empty) in list(_CREATED.items()):
+        _remove_if_ours(where, device, inode, only_while_empty=only_while_empty)
     _CREATED.clear()
+
+
+def _remove_if_ours(where: str, device: int, inode: int, *, only_while_empty: bool) -> None:
+    try:
+        seen = os.stat(where, follow_symlinks=False)
+    except OSError:
+        return
+    if (seen.st_dev, seen.st_ino) == (device, inode) and not (only_while_empty and seen.st_size):
+        with contextlib.suppress(OSError):
+            os.unlink(where)
