@@ -29,6 +29,7 @@ from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.properties.cli import conform_run
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import RunReport, replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -237,3 +238,23 @@ def test_PROTO_1_the_sample_counterexample_in_docs_conform_is_what_conform_print
     )
     doc = Path(__file__).parent.parent / "docs" / "conform.md"
     _follows(_sample_block(doc, "## Reading a counterexample"), printed)
+
+
+def test_PROTO_1_the_sample_report_in_docs_check_is_what_check_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: docs/check.md shows a report and says how to read it (what the bracketed seqs
+    are, which a reader took for line numbers): the sample is what check prints of the same
+    log, every line."""
+    fixture = Path(__file__).parent / "fixtures" / "logs" / "violations" / "DEC-1.jsonl"
+    (tmp_path / "session.jsonl").write_bytes(fixture.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "session.jsonl"]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    doc = Path(__file__).parent.parent / "docs" / "check.md"
+    assert _sample_block(doc, "## Reading a report") == printed
+    related = printed[0].rsplit("[events ", 1)[1].rstrip("]").split(", ")
+    assert related[1] == "25"
+    shown = (tmp_path / "session.jsonl").read_text(encoding="utf-8").splitlines()
+    (hook_result,) = (line for line in shown if '"seq": 25,' in line)
+    assert '"type": "hook/result"' in hook_result, hook_result
