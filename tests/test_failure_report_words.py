@@ -27,7 +27,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
+from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
@@ -258,3 +258,30 @@ def test_PROTO_1_the_sample_report_in_docs_check_is_what_check_prints(
     shown = (tmp_path / "session.jsonl").read_text(encoding="utf-8").splitlines()
     (hook_result,) = (line for line in shown if '"seq": 25,' in line)
     assert '"type": "hook/result"' in hook_result, hook_result
+
+
+class OneOverTheCap(ModelTarget):
+    """The model, except that one call more than maxParallel may run (SCHED-1 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                dispatch,
+                "may_start",
+                lambda safe, running, index, cap: may_start(safe, running, index, cap + 1),
+            )
+            return super().apply(command)
+
+
+def test_SCHED_1_a_call_started_over_the_cap_says_what_the_cap_is() -> None:
+    """SCHED-1: "a safe call waits ... for fewer than maxParallel to run" left the reader to
+    find maxParallel in the configuration line; the sentence says its value."""
+    read = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+    config = LoopConfig(tools=(read,), max_parallel=2)
+    calls = tuple(ToolCallBlock(f"c{n}", "read", '{"file_path":""}') for n in (1, 2, 3))
+    replay = replay_case(OneOverTheCap, config, [SubmitUser(""), ModelReplies(calls)])
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "SCHED-1", what
+    assert "the target starts the body of call c3" in what, what
+    assert "for fewer than maxParallel (2 here) to run" in what, what

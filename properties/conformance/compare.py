@@ -2633,10 +2633,21 @@ def _judged_result(
     return None
 
 
+def _cap(config: LoopConfig | None) -> str:
+    """The parallel cap as a scheduling report says it beside the word maxParallel: the reader
+    had to find it in the configuration line above."""
+    return "" if config is None else f" ({config.max_parallel} here)"
+
+
 def _execution_rule(
-    command: Command, expected: Observation, actual: Observation, history: Sequence[Event]
+    command: Command,
+    expected: Observation,
+    actual: Observation,
+    history: Sequence[Event],
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
-    """Which bodies started differ: policy, scheduling, or the arguments they got."""
+    """Which bodies started differ: policy, scheduling, or the arguments they got (`config`:
+    the program's, whose maxParallel a scheduling report says; None: not known)."""
     wanted = dict(expected.executed)
     started = dict(actual.executed)
     for call_id in started:
@@ -2679,7 +2690,7 @@ def _execution_rule(
             f"{ran}: calls pass the gate in model order, and it comes after "
             f"{_unanswered_before(call_id, history)}; an exclusive call (a tool the "
             "configuration lacks counts as one) waits for every earlier call, a safe call for "
-            "earlier exclusive calls and for fewer than maxParallel to run"
+            f"earlier exclusive calls and for fewer than maxParallel{_cap(config)} to run"
         )
     for call_id in wanted:
         if call_id not in started:
@@ -3207,7 +3218,7 @@ def classify(
             case _:
                 assert_never(difference.relation)
     if normalized_observation(expected)["executed"] != normalized_observation(actual)["executed"]:
-        return _execution_rule(command, expected, actual, history)
+        return _execution_rule(command, expected, actual, history, config)
     presented = presentation_rule(expected.presented or (), actual.presented or (), history)
     if presented is not None:
         return presented
