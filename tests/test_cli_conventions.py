@@ -18,7 +18,8 @@ import pytest
 
 import loopspec
 from loopspec.properties.cli import conform as conform_cli
-from loopspec.properties.cli.main import VERBS, build_parser, main
+from loopspec.properties.cli import parser as cli_parser
+from loopspec.properties.cli.main import VERBS, build_parser, main, stopped_by
 from loopspec.properties.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,6 +191,23 @@ def test_a_closed_pipe_ends_quietly() -> None:
     )
     assert done.stderr == ""
     assert done.returncode == 141
+
+
+@pytest.mark.parametrize("argv", [["conform", "--examples", "1"], ["schema"], ["spec", "--list"]])
+def test_a_ctrl_c_while_a_verb_loads_is_one_line_and_exit_130(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the verb's modules load or its options are read (the first tenth of a
+    second of `loopspec conform`, where a quick Ctrl-C lands) ends with the line a Ctrl-C during
+    the verb prints, status 130: it printed a KeyboardInterrupt traceback from parser.py."""
+
+    def interrupted(*args: object) -> argparse.Namespace:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_parser, "parse", interrupted)
+    assert main(argv) == 130
+    shown = capsys.readouterr()
+    assert (shown.out, shown.err) == ("", f"loopspec: {stopped_by('Ctrl-C')}\n")
 
 
 _REGRESSION_CASE = sorted((ROOT / "tests" / "regressions").glob("*.json"))[0]

@@ -189,6 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
+    except KeyboardInterrupt:
+        # Ctrl-C before the verb ran or after it returned (its modules loading, its options
+        # read, its processes reaped): as one during it (`_handled`), not a traceback.
+        _say(f"{PROGRAM}: {stopped_by('Ctrl-C')}")
+        return 130
     return status
 
 
