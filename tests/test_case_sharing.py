@@ -829,6 +829,31 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     ), first
 
 
+def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a colleague keeps Alice's loop in another folder than the one they replay
+    from: the error said where the module was looked for, not how to point there. And a loop
+    that loads but imports a package this Python lacks was said to be looked for in the
+    current directory, where it was found."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "alice_loop:make"})
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "alice_loop.py").write_text("import alices_sdk\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(saved), "--impl", "alice_loop:make"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"No module named 'alice_loop' (looked in the current directory, {tmp_path}, then "
+        "sys.path: run loopspec in the folder that holds alice_loop, or put that folder on "
+        "PYTHONPATH)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    assert main(["replay", str(saved), "--impl", "alice_loop:make"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"No module named 'alices_sdk' (imported by alice_loop: is it installed where loopspec "
+        f"runs, {sys.prefix}?)\n"
+    )
+
+
 def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

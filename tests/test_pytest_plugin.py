@@ -365,7 +365,8 @@ def test_PROTO_1_plugin_stops_once_when_the_target_cannot_be_loaded(
     says = (
         "ERROR: loopspec: error: [PROTO-1] cannot load plugin_target:turn_end_with_step_open: "
         f"No module named 'plugin_target' (looked in the current directory, {folder}, "
-        "then sys.path)\n"
+        "then sys.path: run pytest in the folder that holds plugin_target, or name that folder "
+        "in pytest's `pythonpath` setting (its paths are from the rootdir))\n"
     )
     assert (out + err).count("cannot load") == 1, out + err
     assert says in err, err

@@ -515,7 +515,18 @@ def resolve_target(
         factory = getattr(importlib.import_module(module_name), attribute)
     except ModuleNotFoundError as error:
         # Say where it was looked for: the usual cause is running from another folder.
-        where = f" (looked in the current directory, {os.getcwd()}, then sys.path)"
+        top = module_name.partition(".")[0]
+        if error.name == top:  # the module itself: a copy of the loop kept in another folder
+            where = (
+                f" (looked in the current directory, {os.getcwd()}, then sys.path: run "
+                f"{options.runner} in the folder that holds {top}, or "
+                + options.import_from.format(folder="that folder")
+                + ")"
+            )
+        else:  # found, and it imports what this Python does not have (a colleague's loop)
+            where = (
+                f" (imported by {module_name}: is it installed where loopspec runs, {sys.prefix}?)"
+            )
         raise TargetError(f"cannot load {spec}: {error}{where}{curled}", rule_id=blame) from error
     except (ImportError, AttributeError) as error:
         raise TargetError(f"cannot load {spec}: {error}{curled}", rule_id=blame) from error
