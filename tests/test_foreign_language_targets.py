@@ -176,3 +176,37 @@ def test_PROTO_1_the_schema_says_what_a_left_out_error_name_is() -> None:
     said = failed["properties"]["errorName"]["description"]
     assert "ToolError when left out" in said
     assert "always send it" in said
+
+
+class SettlesTheFirstCall(ModelTarget):
+    """The model, except that an outcome settles the reply's first call whatever its callId
+    names: Perl's `$slot->{id} == $callId`, where "c1" and "c2" both read as the number 0."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ToolFinishes):
+            command = attrs.evolve(command, call_id="c1")
+        return super().apply(command)
+
+
+def test_EXE_4_an_outcome_settling_another_call_is_blamed_on_which_call_it_settles() -> None:
+    """EXE-4: two reads run; c2 fails first, and the loop wrote c2's failure as c1's result.
+    That was blamed on ORD-3, "commits only after the results of every earlier call of the
+    reply", for c1, the reply's first call; the report names the outcome's own call."""
+    config = LoopConfig(tools=(READ,), max_parallel=2)
+    program: list[Command] = [
+        SubmitUser("read both"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":"a"}'),
+                ToolCallBlock("c2", "read", '{"file_path":"b"}'),
+            )
+        ),
+        ToolFinishes("c2", ToolFailed("no such file")),
+    ]
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(SettlesTheFirstCall, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+    assert "call c1's result carries the outcome the command gives call c2" in (
+        replay.divergence.what
+    )

@@ -760,6 +760,36 @@ def _result_text(event: Event | None) -> str:
     )
 
 
+def _outcome_of_another_call(
+    result: Event, command: ToolFinishes, target_events: Sequence[Event]
+) -> str | None:
+    """Why the target's `result`, for another call than the one `command` settles, carries that
+    command's outcome (a loop matching call ids loosely: Perl's `==`, a prefix), if it does."""
+    other = _call_id_of(result)
+    if other is None or other == command.call_id:
+        return None
+    if any(
+        event.get("type") == "tool/result" and _call_id_of(event) == command.call_id
+        for event in target_events
+    ):
+        return None
+    match command.outcome:
+        case ToolSucceeded():
+            text = command.outcome.text
+        case ToolFailed():
+            text = f"Error: {command.outcome.message}"
+        case _:
+            assert_never(command.outcome)
+    if _result_text(result) != text:
+        return None
+    return (
+        f"call {other}'s result carries the outcome the command gives call {command.call_id}, "
+        f"whose own result the target does not append: an outcome settles the call its callId "
+        f"names, and only while that call runs (ids compare as strings: {other!r} is not "
+        f"{command.call_id!r})"
+    )
+
+
 def _every_reason_given(want: Event, got: Event | None) -> bool:
     """Whether the target's denial, though worded otherwise, gives every reason the model's
     joins: the merge kept every denying hook's reason (HOOK-2) and only how they are joined
@@ -2411,6 +2441,12 @@ def _extra(
                         "that lands after the abort becomes ABORTED)"
                     )
                 return "ABORT-1", adds
+            if isinstance(command, ToolFinishes):
+                misplaced = _outcome_of_another_call(got, command, target_events)
+                if misplaced is not None:
+                    # The outcome went to the wrong call (its id matched loosely): which call
+                    # it settles is wrong, not when the result commits (it read as ORD-3).
+                    return "EXE-4", f"{adds}: {misplaced}"
             asked = _asked_instead(got, model_events, target_events)
             if asked is not None:
                 # The model asks for approval where the target answers the call at once: the
