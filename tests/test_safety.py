@@ -594,6 +594,54 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_ends_its_target(tmp_path: Path) -
     assert not _alive(target)
 
 
+# The bundled target, noting its second reset: the first program has made its scratch folder.
+_NOTING_IMPL = """
+from pathlib import Path
+from loopspec.properties.conformance.impl_target import bundled_target
+
+
+class Noting:
+    def __init__(self):
+        self._inner = bundled_target()
+        self._resets = 0
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def reset(self, config):
+        self._resets += 1
+        if self._resets == 2:
+            Path("second-reset").touch()
+        return self._inner.reset(config)
+"""
+
+
+def test_SAFE_3_a_conform_run_ended_by_sigterm_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    """SAFE-3: SIGTERM ends a conform run on the in-process target (the bundled one, or
+    --impl) without leaving the folder its programs ran in: os._exit passed the finalizer that
+    removes it, and every such run left a loopspec-* folder in /dev/shm (or TMPDIR)."""
+    (tmp_path / "noting.py").write_text(_NOTING_IMPL, encoding="utf-8")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = subprocess.Popen(
+        [*CLI, "conform", "--impl", "noting:Noting", "--examples", "100000"],
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch), "HYPOTHESIS_STORAGE_DIRECTORY": str(tmp_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_until((tmp_path / "second-reset").exists)
+        assert [path.name[:9] for path in scratch.iterdir()] == ["loopspec-"]
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 143, err
+    assert list(scratch.iterdir()) == []
+
+
 def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) -> None:
     """SAFE-3: a replay SIGTERM ends still shows what it printed before (its header, naming the
     case and target). Exiting without Python's flush at exit lost it wherever stdout is a pipe

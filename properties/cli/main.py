@@ -357,6 +357,8 @@ def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> in
 def _end_everything_below(signum: int) -> NoReturn:
     """SIGTERM (a CI job's timeout, `kill`): end every descendant, then exit 143 (128 +
     SIGTERM, what a shell reports for a program SIGTERM ended) without unwinding."""
+    import contextlib  # noqa: PLC0415 (only on SIGTERM)
+
     from loopspec.impl.hookbridge import reaping  # noqa: PLC0415 (loaded by _run already)
     from loopspec.properties.cli.unfilled_files import remove_unfilled  # noqa: PLC0415
 
@@ -364,10 +366,15 @@ def _end_everything_below(signum: int) -> NoReturn:
     # An empty `--log` the run made: os._exit skips the code that removes it, and it blocked
     # the rerun naming it.
     remove_unfilled()
+    # The in-process target's scratch folder, where one was made: its module, looked up rather
+    # than imported, is loaded only by verbs that drive one.
+    scratch = sys.modules.get("loopspec.properties.conformance.impl_target")
+    if scratch is not None:
+        with contextlib.suppress(OSError):
+            scratch.remove_scratch()
     # os._exit skips the flush at exit: what the run printed to a pipe or a file (a CI log) is
     # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter; one
     # into a full pipe nobody reads would block for ever, so an alarm ends the wait.
-    import contextlib  # noqa: PLC0415 (only on SIGTERM)
     import signal  # noqa: PLC0415 (loaded by _run already)
 
     signal.signal(signal.SIGALRM, lambda _signum, _frame: os._exit(128 + signum))

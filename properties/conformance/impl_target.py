@@ -60,6 +60,15 @@ def scratch_root() -> Path:
     return Path(_SCRATCH[0].name)
 
 
+def remove_scratch() -> None:
+    """Remove the scratch root now, what programs left in it too: SIGTERM ends the process by
+    `os._exit` (`cli.main`), past the finalizer that removes it at exit, and every conform run
+    SIGTERM ended left a loopspec-* folder in /dev/shm (or TMPDIR)."""
+    while _SCRATCH:
+        _SCRATCH.pop().cleanup()
+    _EMPTY_DIRECTORIES.clear()
+
+
 def empty_directory() -> Path:
     """An empty working directory for a program: one an ended program left empty, else a new
     one (several targets may be open at once, each needs its own)."""
