@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -26,8 +27,11 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig, ToolSpec
+from loopspec.model.events import RewriteSidecar
+from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
+from loopspec.model.state import DENY
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
@@ -83,36 +87,62 @@ class AskOutranksDeny(ModelTarget):
             return super().apply(command)
 
 
-def test_HOOK_2_a_rewrite_kept_on_a_call_whose_denial_is_not_seen_yet_names_the_merge_too() -> None:
-    """HOOK-2, HOOK-3: a loop that merged a deny and an ask to an ask applied the asking hook's
-    input, and an earlier call holding the gate kept its ask out of sight. The report, HOOK-3,
-    said "the call is denied as it must be", which nothing showed, and the loop's author looked
-    for a rewrite kept after a deny where the merge was wrong: it says the denial is not seen
-    yet, and names the merge."""
-    ask_with_input = HookAnswers(Ask("", {"command": ""}))
-    program: list[Command] = [
-        SubmitUser(""),
-        ModelReplies((_bash_call("c1"), _bash_call("c2"))),
-        HookAnswers(Pass()),
-        HookAnswers(Pass()),
-        ask_with_input,
-        HookAnswers(Deny("")),
-    ]
-    replay = replay_case(AskOutranksDeny, GUARDED_BASH, program)
+_RESOLVE_CALL = rewrite.resolve_call
+
+
+def _keeps_a_denied_call_s_rewrite(call: Any, votes: Any, config: LoopConfig) -> Any:
+    resolved = _RESOLVE_CALL(call, votes, config)
+    suppliers = [v for v in votes if rewrite.supplied_input(v.verdict) is not None]
+    if resolved.decision != DENY or not suppliers:
+        return resolved
+    applied = dumps(rewrite.supplied_input(suppliers[-1].verdict))
+    sidecar = RewriteSidecar(call.arguments, tuple(v.handler_id for v in suppliers))
+    return attrs.evolve(resolved, arguments=applied, sidecar=sidecar)
+
+
+class DeniesButKeepsTheRewrite(ModelTarget):
+    """The model, except that a denied call keeps a hook's input (HOOK-3 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "resolve_call", _keeps_a_denied_call_s_rewrite)
+            return super().apply(command)
+
+
+# Call c1 runs while c2, whose hooks answer ask (with an input) and deny, waits at the gate.
+HELD_AT_THE_GATE: list[Command] = [
+    SubmitUser(""),
+    ModelReplies((_bash_call("c1"), _bash_call("c2"))),
+    HookAnswers(Pass()),
+    HookAnswers(Pass()),
+    HookAnswers(Ask("", {"command": ""})),
+    HookAnswers(Deny("")),
+]
+
+
+def test_HOOK_2_a_rewrite_kept_on_a_call_held_at_the_gate_is_blamed_on_the_merge() -> None:
+    """HOOK-2: a loop that merged a deny and an ask to an ask applied the asking hook's input,
+    and an earlier call holding the gate kept its ask out of sight. The report named HOOK-3 and
+    said "the call is denied as it must be", which nothing showed: its author looked for a
+    rewrite kept after a deny where the merge was wrong. The target is sent the earlier call's
+    finish, then asks about the call: HOOK-2, saying so."""
+    replay = replay_case(AskOutranksDeny, GUARDED_BASH, HELD_AT_THE_GATE)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-2", what
+    assert "denied as it must be" not in what, what
+    assert "once the calls before call c2 finished, the target asked the user about it" in what
+
+
+def test_HOOK_3_a_rewrite_kept_on_a_denied_call_held_at_the_gate_stays_HOOK_3() -> None:
+    """HOOK-3: control: a loop that denies the call but keeps a hook's input is still blamed on
+    HOOK-3 there, its denial shown once the earlier call finished, without a word of HOOK-2."""
+    replay = replay_case(DeniesButKeepsTheRewrite, GUARDED_BASH, HELD_AT_THE_GATE)
     assert replay.divergence is not None
     what = replay.divergence.what
     assert replay.divergence.rule_id == "HOOK-3", what
-    assert "denied as it must be" not in what, what
-    assert "whether the target denies call c2 its log does not show yet" in what, what
-    assert "its merge is wrong too (HOOK-2" in what, what
-    # Control: with one call, the same loop asks in the same command, read as HOOK-2 at once.
-    alone = replay_case(
-        AskOutranksDeny,
-        GUARDED_BASH,
-        [SubmitUser(""), ModelReplies((_bash_call("c2"),)), ask_with_input, HookAnswers(Deny(""))],
-    )
-    assert alone.divergence is not None
-    assert alone.divergence.rule_id == "HOOK-2", alone.divergence.what
+    assert "so no input was applied, yet the target applied one" in what, what
+    assert "HOOK-2" not in what, what
 
 
 class IgnoresEveryInput(ModelTarget):

@@ -33,13 +33,14 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostContext,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import HookSpec, LoopConfig
+from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.errors import InvalidEventError, tagged
 from loopspec.model.events import CORE_TYPES
 from loopspec.model.facts import (
@@ -2551,19 +2552,71 @@ def _asked_instead(
     return next((e for e in model_events if asks(e)), None)
 
 
-def _denial_unseen(record_seq: int, target_events: Sequence[Event]) -> str:
-    """What a report of a rewrite kept on a denied call adds when the target's events of this
-    command hold no result for the call (an earlier call holds the gate): whether the target
-    denies it at all is not seen yet, and a merge that did not deny it applies the input too."""
+def _rewrite_on_a_denial(
+    record_seq: int,
+    said: str,
+    target_events: Sequence[Event],
+    history: Sequence[Event],
+    *,
+    config: LoopConfig | None,
+    probe: Probe | None,
+) -> tuple[str, str]:
+    """The rule of a call recorded with a hook's input though a hook denied it (`said` says
+    so): HOOK-3 when the target denies the call, keeping the input all the same; HOOK-2 when
+    it asks the user about the call or runs it, its merge not a deny (the input it applied is
+    the asking or allowing hook's). An earlier call holding the gate hides which: the target is
+    sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
     record = next((e for e in target_events if e.get("seq") == record_seq), None)
     call_id = _call_id_of(record) if record is not None else None
-    if any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in target_events):
-        return ""  # it denied the call, as it must: the rewrite it kept is the bug
-    return (
-        f"; whether the target denies call {call_id} its log does not show yet: if it asks the "
-        "user about it or runs it, its merge is wrong too (HOOK-2: a deny outranks every other "
-        "answer)"
+    shown = "denied" if _result_for(call_id, target_events) else None
+    shown = shown or _merge_shown_by_probe(call_id, config, history, probe)
+    if shown in ("asked", "ran"):
+        done = "asked the user about it" if shown == "asked" else "ran it"
+        return "HOOK-2", (
+            f"{said}: once the calls before call {call_id} finished, the target {done}, so "
+            "it did not merge its hooks' answers to a deny (deny > ask > allow > pass), and "
+            "applied the input of a hook that did not deny"
+        )
+    if shown == "denied":
+        return "HOOK-3", said  # it denied the call, as it must: the rewrite it kept is the bug
+    return "HOOK-3", (
+        f"{said}; whether the target denies call {call_id} its log does not show yet: if it "
+        "asks the user about it or runs it, its merge is wrong too (HOOK-2: a deny outranks "
+        "every other answer)"
     )
+
+
+def _result_for(call_id: str | None, events: Sequence[Event]) -> bool:
+    return any(e.get("type") == "tool/result" and _call_id_of(e) == call_id for e in events)
+
+
+def _merge_shown_by_probe(
+    call_id: str | None,
+    config: LoopConfig | None,
+    history: Sequence[Event],
+    probe: Probe | None,
+) -> Literal["asked", "ran", "denied"] | None:
+    """What the target does with `call_id` once each earlier call of its step still without a
+    result finishes (each sent as a success, its PostToolUse hooks passing): it asks the user
+    about it, runs it or denies it; None when it shows none of these (or cannot be probed)."""
+    if probe is None or config is None or call_id is None:
+        return None
+    for record in _earlier_unanswered(call_id, history):
+        name = str(_data(record).get("name", ""))
+        post = tuple(PostPass() for _hook in config.hooks_for(POST_TOOL_USE, name))
+        earlier = _call_id_of(record) or ""
+        probed = probe(ToolFinishes(earlier, ToolSucceeded(""), post))
+        if probed is None or not probed.accepted:
+            continue
+        if call_id in {started for started, _arguments in probed.executed}:
+            return "ran"
+        if any(
+            e.get("type") == "approval/asked" and _call_id_of(e) == call_id for e in probed.events
+        ):
+            return "asked"
+        if _result_for(call_id, probed.events):
+            return "denied"
+    return None
 
 
 def _deny_outranked(
@@ -3188,9 +3241,12 @@ def classify(
                     "was recorded, then appends step/end if a step is open, then turn/end"
                 )
             if first.rule_id == "RW-2" and first.message.endswith(DENY_DISCARDS_REWRITES):
-                return "HOOK-3", (
+                said = (
                     f"the target's own log breaks RW-2 at its seq {first.seq}: {first.message}, "
-                    f"yet the target applied one{_denial_unseen(first.seq, actual.events)}"
+                    "yet the target applied one"
+                )
+                return _rewrite_on_a_denial(
+                    first.seq, said, actual.events, history, config=config, probe=probe
                 )
             if first.message.endswith(UNREPAIRED_TURN) and not crashed:
                 # A log alone reads a turn opened over unanswered calls as a crash left
