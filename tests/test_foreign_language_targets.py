@@ -24,11 +24,13 @@ from loopspec.model.commands import (
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.state import HookVote
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
 from loopspec.properties.conformance.command_codec import command_from_json, command_to_json
 from loopspec.properties.conformance.driver_protocol import protocol_schema
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.situation_sweep import SITUATIONS
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 ORIGINAL_READING = rewrite.input_problem
@@ -210,3 +212,32 @@ def test_EXE_4_an_outcome_settling_another_call_is_blamed_on_which_call_it_settl
     assert "call c1's result carries the outcome the command gives call c2" in (
         replay.divergence.what
     )
+
+
+def _by_hook_id(votes: tuple[HookVote, ...], config: LoopConfig) -> tuple[HookVote, ...]:
+    """Votes merged in the order of their hooks' ids (Perl's `sort { $a cmp $b }`)."""
+    del config
+    return tuple(sorted(votes, key=lambda vote: vote.handler_id))
+
+
+class MergesByHookId(ModelTarget):
+    """The model, except that its rewrites combine in the order of the hooks' ids."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "in_configured_order", _by_hook_id)
+            return super().apply(command)
+
+
+def test_HOOK_3_a_loop_merging_rewrites_by_hook_id_meets_a_targeted_program() -> None:
+    """HOOK-3: every configuration conform drew listed its hooks in their ids' order (guard,
+    rewriter; everything, late), so a loop sorting the answers by id merged them rightly by
+    chance and passed 200 programs. The targeted program of a call rewritten by two hooks
+    configures them against that order."""
+    (situation,) = [s for s in SITUATIONS if "one of them by two hooks" in s.name]
+    ids = [hook.handler_id for hook in situation.config.hooks]
+    assert ids != sorted(ids)
+    assert replay_case(ModelTarget, situation.config, situation.program).divergence is None
+    replay = replay_case(MergesByHookId, situation.config, situation.program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "HOOK-3", replay.divergence.what
