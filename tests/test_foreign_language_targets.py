@@ -237,7 +237,7 @@ def test_HOOK_3_a_loop_merging_rewrites_by_hook_id_meets_a_targeted_program() ->
     (situation,) = [s for s in SITUATIONS if "one of them by two hooks" in s.name]
     ids = [hook.handler_id for hook in situation.config.hooks]
     assert ids != sorted(ids)
-    assert replay_case(ModelTarget, situation.config, situation.program).divergence is None
-    replay = replay_case(MergesByHookId, situation.config, situation.program)
+    assert replay_case(ModelTarget, situation.config, list(situation.program)).divergence is None
+    replay = replay_case(MergesByHookId, situation.config, list(situation.program))
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "HOOK-3", replay.divergence.what
