@@ -109,24 +109,36 @@ class DeniesButKeepsTheRewrite(ModelTarget):
             return super().apply(command)
 
 
-# Call c1 runs while c2, whose hooks answer ask (with an input) and deny, waits at the gate.
-HELD_AT_THE_GATE: list[Command] = [
-    SubmitUser(""),
-    ModelReplies((_bash_call("c1"), _bash_call("c2"))),
-    HookAnswers(Pass()),
-    HookAnswers(Pass()),
-    HookAnswers(Ask("", {"command": ""})),
-    HookAnswers(Deny("")),
-]
+def _held_at_the_gate(asking_input: str) -> list[Command]:
+    """Call c1 runs while c2, whose hooks answer ask (with `asking_input` as its command) and
+    deny, waits at the gate."""
+    return [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"), _bash_call("c2"))),
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        HookAnswers(Ask("", {"command": asking_input})),
+        HookAnswers(Deny("")),
+    ]
 
 
-def test_HOOK_2_a_rewrite_kept_on_a_call_held_at_the_gate_is_blamed_on_the_merge() -> None:
+# The model's own input back (a sidecar the target's log shows on a denied call, RW-2), or
+# another (the arguments differ from the model's).
+ASKING_INPUTS = pytest.mark.parametrize(
+    "asking_input", ["", "e"], ids=["the model's input", "another input"]
+)
+
+
+@ASKING_INPUTS
+def test_HOOK_2_a_rewrite_kept_on_a_call_held_at_the_gate_is_blamed_on_the_merge(
+    asking_input: str,
+) -> None:
     """HOOK-2: a loop that merged a deny and an ask to an ask applied the asking hook's input,
     and an earlier call holding the gate kept its ask out of sight. The report named HOOK-3 and
     said "the call is denied as it must be", which nothing showed: its author looked for a
     rewrite kept after a deny where the merge was wrong. The target is sent the earlier call's
     finish, then asks about the call: HOOK-2, saying so."""
-    replay = replay_case(AskOutranksDeny, GUARDED_BASH, HELD_AT_THE_GATE)
+    replay = replay_case(AskOutranksDeny, GUARDED_BASH, _held_at_the_gate(asking_input))
     assert replay.divergence is not None
     what = replay.divergence.what
     assert replay.divergence.rule_id == "HOOK-2", what
@@ -134,14 +146,18 @@ def test_HOOK_2_a_rewrite_kept_on_a_call_held_at_the_gate_is_blamed_on_the_merge
     assert "once the calls before call c2 finished, the target asked the user about it" in what
 
 
-def test_HOOK_3_a_rewrite_kept_on_a_denied_call_held_at_the_gate_stays_HOOK_3() -> None:
+@ASKING_INPUTS
+def test_HOOK_3_a_rewrite_kept_on_a_denied_call_held_at_the_gate_stays_HOOK_3(
+    asking_input: str,
+) -> None:
     """HOOK-3: control: a loop that denies the call but keeps a hook's input is still blamed on
     HOOK-3 there, its denial shown once the earlier call finished, without a word of HOOK-2."""
-    replay = replay_case(DeniesButKeepsTheRewrite, GUARDED_BASH, HELD_AT_THE_GATE)
+    program = _held_at_the_gate(asking_input)
+    replay = replay_case(DeniesButKeepsTheRewrite, GUARDED_BASH, program)
     assert replay.divergence is not None
     what = replay.divergence.what
     assert replay.divergence.rule_id == "HOOK-3", what
-    assert "so no input was applied, yet the target applied one" in what, what
+    assert "a deny discards every rewrite" in what, what
     assert "HOOK-2" not in what, what
 
 

@@ -1092,11 +1092,14 @@ def _arguments_rule(
     history: Sequence[Event],
     target_events: Sequence[Event],
     config: LoopConfig | None = None,
+    *,
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     """Arguments differ in the audit record or the history: a rewrite, or how they parse.
 
     `target_events` is what the target appended for this command (its tool/call sidecars);
-    `config` the program's (None: not known), whose tools judge the inputs hooks supplied.
+    `config` the program's (None: not known), whose tools judge the inputs hooks supplied;
+    `probe` tells a denied call's merge from its rewrite where an earlier call holds the gate.
     """
     call_ids = [_call_id_of(want)] if want.get("type") == "tool/call" else _reply_call_ids(want)
     # SPEC's names, with the event a reader looks for in their own loop's code.
@@ -1139,10 +1142,13 @@ def _arguments_rule(
             return "HOOK-3", f"the call's arguments in the {where} are the model's: {judged}"
         denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
         if denying and call_id in theirs and theirs[call_id] != situation.original:
-            return "HOOK-3", (
+            said = (
                 f"the call's arguments in the {where} are a hook's input, but "
                 f"{_named(denying)} denied call {call_id}: a deny discards every rewrite, so a "
                 "denied call keeps the model's own arguments"
+            )
+            return _rewrite_on_a_denial(
+                call_id, said, target_events, history, config=config, probe=probe
             )
         if situation.supplied or situation.rewritten:
             # The model's own arguments kept: a later answer may have erased the input.
@@ -1341,6 +1347,7 @@ def _changed(
     target_events: Sequence[Event],
     config: LoopConfig | None = None,
     program: Sequence[Command] = (),
+    probe: Probe | None = None,
 ) -> tuple[str, str]:
     kind = str(want.get("type"))
     mine, theirs = _data(normalized_event(want)), _data(normalized_event(got))
@@ -1405,7 +1412,7 @@ def _changed(
                     if isinstance(command, ModelReplies) and command.finish != "completed":
                         return "STEP-4", f"{named}: a reply that did not complete keeps no calls"
                     return "ORD-2", f"{named}: the reply's calls differ"
-                return _arguments_rule(want, got, history, target_events, config)
+                return _arguments_rule(want, got, history, target_events, config, probe=probe)
             if "interrupted" in fields or isinstance(command, Abort):
                 return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
@@ -1415,7 +1422,7 @@ def _changed(
             if "callId" in fields or "name" in fields:
                 return "ORD-2", f"{named}: each call of the reply is recorded once, in order"
             if "arguments" in fields:
-                return _arguments_rule(want, got, history, target_events, config)
+                return _arguments_rule(want, got, history, target_events, config, probe=probe)
             situation = _situation(_call_id_of(want), history)
             rewrote = bool(_data(got).get("rewrite"))
             if len(situation.supplied) >= 2 and _applied_earlier_rewrite(
@@ -2553,7 +2560,7 @@ def _asked_instead(
 
 
 def _rewrite_on_a_denial(
-    record_seq: int,
+    call_id: str | None,
     said: str,
     target_events: Sequence[Event],
     history: Sequence[Event],
@@ -2566,8 +2573,6 @@ def _rewrite_on_a_denial(
     it asks the user about the call or runs it, its merge not a deny (the input it applied is
     the asking or allowing hook's). An earlier call holding the gate hides which: the target is
     sent those calls' finishes (`probe`), and when it still does not show, the report says so."""
-    record = next((e for e in target_events if e.get("seq") == record_seq), None)
-    call_id = _call_id_of(record) if record is not None else None
     shown = "denied" if _result_for(call_id, target_events) else None
     shown = shown or _merge_shown_by_probe(call_id, config, history, probe)
     if shown in ("asked", "ran"):
@@ -3245,8 +3250,9 @@ def classify(
                     f"the target's own log breaks RW-2 at its seq {first.seq}: {first.message}, "
                     "yet the target applied one"
                 )
+                record = next((e for e in actual.events if e.get("seq") == first.seq), None)
                 return _rewrite_on_a_denial(
-                    first.seq, said, actual.events, history, config=config, probe=probe
+                    _call_id_of(record), said, actual.events, history, config=config, probe=probe
                 )
             if first.message.endswith(UNREPAIRED_TURN) and not crashed:
                 # A log alone reads a turn opened over unanswered calls as a crash left
@@ -3280,6 +3286,7 @@ def classify(
                     target_events=actual.events,
                     config=config,
                     program=program,
+                    probe=probe,
                 )
             case "missing":
                 assert want is not None
