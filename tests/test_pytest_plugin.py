@@ -140,6 +140,16 @@ def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> Non
     assert len(cases) == 1
     rerun = "pytest loopspec-cases/case-TURN-2-0.json --loopspec-impl=plugin_targets:"
     assert f"replay it alone: {rerun}turn_end_with_step_open\n" in out
+    assert "saved case: loopspec-cases/case-TURN-2-0.json (every run replays it first from " in out
+    # Run again, the suite finds the same program: it is the saved case, not a new one (it
+    # said "saved case: ... from now on", of a case its own test had just replayed).
+    again = _pytest(tmp_path, "plugin_targets:turn_end_with_step_open", "--loopspec-impl", 25, "-q")
+    assert len(list((tmp_path / "loopspec-cases").glob("case-TURN-2-*.json"))) == 1
+    assert "saved case:" not in again.stdout, again.stdout
+    assert (
+        "the case an earlier run saved: loopspec-cases/case-TURN-2-0.json (every run replays "
+        "it first)\n"
+    ) in again.stdout
     # The rule on the failure's first line: what pytest's short summary and JUnit show.
     verdict = "COUNTEREXAMPLE (loopspec spec TURN-2)"
     assert f"_\nTURN-2: loopspec conform: mutant:turn-end-with-step-open: {verdict}\n" in out, out

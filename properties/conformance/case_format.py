@@ -62,7 +62,10 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
     ),
     "profile": (
         _TEXT,
-        "the profile the case was found under; replay applies it unless --profile says another",
+        "the profile the case was found under; replay applies it unless --profile says another, "
+        "and refuses a case with a command needing a capability that profile's implementation "
+        "does not declare (a SubmitUser during a turn needs queued-input), which depends on "
+        "where the program stands and a JSON Schema cannot state",
     ),
     "divergence": (
         _TEXT,

@@ -106,17 +106,20 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
         print(f"  {counts_line(report)}; capabilities: {capabilities}")
         print(f"  rules: {'; '.join(f'{status} {n}' for status, n in statuses.items())}")
         return
+    # A case saved by an earlier run, still diverging, is found again, not saved again.
+    earlier = set(folder.glob("case-*.json")) if folder.is_dir() else set()
     try:
         case_path = save_case(report, folder, target)
     except OSError as error:  # the counterexample is still reported, as `conform` reports it
         said = system_reason(error)
         saved = [f"loopspec: error: the case was not saved in {folder}: {said}"]
     else:
-        saved = [
-            "",
-            f"saved case: {as_typed(case_path)} (every run replays it first from now on)",
-            labelled("replay it alone", rerun_command(request.config, case_path)),
-        ]
+        found = (
+            f"the case an earlier run saved: {as_typed(case_path)} (every run replays it first)"
+            if case_path in earlier
+            else f"saved case: {as_typed(case_path)} (every run replays it first from now on)"
+        )
+        saved = ["", found, labelled("replay it alone", rerun_command(request.config, case_path))]
     rule = report.divergence.rule_id
     explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
     lines = [
