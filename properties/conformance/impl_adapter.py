@@ -41,7 +41,7 @@ import asyncio
 import atexit
 import os
 import selectors
-from collections.abc import Callable, Sized
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 
@@ -190,29 +190,74 @@ class _NoIdlePolling(selectors.DefaultSelector):
     """The adapter's event loop's selector: a poll that may not wait (timeout 0) while nothing
     but the loop's own wake-up socket is registered is skipped. `impl` on a scripted world does
     no I/O, and the wake-up socket only wakes a loop blocked in a wait; the skipped poll was a
-    system call per event-loop iteration, several per command."""
+    system call per event-loop iteration, several per command.
+
+    While it settles a loop (`_SettlingEventLoop.run_until_idle`), a poll asked to wait stops
+    the loop instead: the event loop asks for a wait (a timeout other than 0) exactly when no
+    callback is due, only outside input or a timer can move it. So the adapter learns that
+    without reading asyncio's private queue of due callbacks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._settling: asyncio.AbstractEventLoop | None = None
+        self._busy_left = 0  # iterations with a callback due the settle may still begin
+        self.busy = 0  # those it began
+
+    def settle(self, loop: asyncio.AbstractEventLoop, busy_left: int) -> None:
+        """Stop `loop` at its first iteration with no callback due, or once `busy_left`
+        iterations with one have begun."""
+        self._settling, self._busy_left, self.busy = loop, busy_left, 0
+
+    def settled(self) -> None:
+        """Poll as ever again."""
+        self._settling = None
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        settling = self._settling
+        if settling is not None:
+            if timeout != 0 or self.busy >= self._busy_left:
+                self._settling = None
+                settling.stop()  # the iteration runs nothing more: none is due, or the cap hit
+                return []
+            self.busy += 1
         if timeout == 0 and len(self.get_map()) <= 1:
             return []
         return super().select(timeout)
 
 
+class _SettlingEventLoop(asyncio.SelectorEventLoop):
+    """An event loop on a `_NoIdlePolling` selector, which it can run until no callback is due."""
+
+    def __init__(self) -> None:
+        self._polling = _NoIdlePolling()
+        super().__init__(self._polling)
+
+    def run_until_idle(self, busy_left: int) -> int:
+        """Run until an iteration begins with no callback due (the loop can then move only on
+        outside input), or `busy_left` iterations with one have begun; how many of those did."""
+        self._polling.settle(self, busy_left)
+        try:
+            self.run_forever()
+        finally:
+            self._polling.settled()
+        return self._polling.busy
+
+
 # Event loops that programs ended with nothing left to run, for the next programs: making one
 # (a wake-up socket pair, an epoll instance, their registration) and closing it cost more than
 # a short program's commands. Closed when the process exits.
-_IDLE_EVENT_LOOPS: list[asyncio.SelectorEventLoop] = []
+_IDLE_EVENT_LOOPS: list[_SettlingEventLoop] = []
 _IDLE_EVENT_LOOPS_KEPT = 4  # several adapters may be open at once; more are closed
 
 
-def _event_loop() -> asyncio.SelectorEventLoop:
+def _event_loop() -> _SettlingEventLoop:
     """An event loop with nothing scheduled: one an ended program left, else a new one."""
     if _IDLE_EVENT_LOOPS:
         return _IDLE_EVENT_LOOPS.pop()
-    return asyncio.SelectorEventLoop(_NoIdlePolling())
+    return _SettlingEventLoop()
 
 
-def _give_back(loop: asyncio.SelectorEventLoop) -> None:
+def _give_back(loop: _SettlingEventLoop) -> None:
     """Keep `loop` for the next program when nothing is left on it to run (no task, no
     callback, no timer), so no program can see another's leftovers; else close it."""
     # `_ready` and `_scheduled` are asyncio's own queues (no public way to ask); an event loop
@@ -341,27 +386,13 @@ class ImplAdapter:
 
     def _settle(self) -> None:
         loop = self._event_loop
-        # asyncio's queue of the callbacks due (no public way to ask); an event loop without
-        # one runs an iteration a round, each round still ending only once the loop settled.
-        due: Sized = getattr(loop, "_ready", ())
-        iterations = 0
-
-        # A round runs the event loop until no callback is due (the loop can then move only on
-        # outside input): most commands take two iterations, a woken future's callback, then
-        # the turn's step up to its next wait.
-        def until_idle() -> None:
-            nonlocal iterations
-            iterations += 1
-            if due and iterations < SETTLE_ITERATIONS:
-                loop.call_soon(until_idle)
-            else:
-                loop.stop()
-
+        busy_left = SETTLE_ITERATIONS
+        # A round runs the event loop until no callback is due: most commands take two
+        # iterations, a woken future's callback, then the turn's step up to its next wait.
         for _round in range(SETTLE_ROUNDS):
             if self._agent is None or self._agent.settled:
                 return
-            loop.call_soon(until_idle)
-            loop.run_forever()
+            busy_left -= loop.run_until_idle(busy_left)
         raise AssertionError(f"the loop did not settle within {SETTLE_ROUNDS} rounds")
 
     def observe(self) -> Observation:
