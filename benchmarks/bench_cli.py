@@ -77,7 +77,11 @@ venv's `python -c pass`, 35.65M): `check --format json SMALL` 45.7M, 1.28x (was 
 json's import, with the re, enum and collections it imports, was a third of it), once the
 report is written as `json.dump(..., indent=2)` writes it without importing json
 (`report.json_text`); `check SMALL` 45.4M, 1.27x (was 45.7M), once an invariant's one-line
-meaning is worked out only where SPEC.md's table reads it.
+meaning is worked out only where SPEC.md's table reads it. `check CLAUDE-CODE` 51.6M, 1.45x
+(was 111.7M, 3.13x), once the readers of Claude Code and Codex logs import neither json, typing
+(their records were NamedTuples), collections.abc nor shlex (a hook command is split only
+where `run --harness` wrapped it): what is left over `check SMALL` is those readers' seven
+modules. A transcript breaking RW-1 still imports json to show the inputs it names.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
@@ -214,10 +218,14 @@ COUNTED = (
     "loopspec check HOOKED",
     "loopspec check MARKED",
     "loopspec check --format json SMALL",
+    "loopspec check CLAUDE-CODE",
     "loopspec check --known claude-code SMALL",
     "loopspec spec STEP-1",
 )
 
+
+CLAUDE_CODE_LOG = ROOT / "tests/fixtures/logs/claude-code/valid/rewrite-to-the-same-input.jsonl"
+"""A Claude Code transcript that breaks no rule, read by `logcheck.claude_code`."""
 
 REPLAY_CASE = ROOT / "tests" / "regressions" / "dsh-abort-drops-queued-input.json"
 """A case the bundled implementation replays without divergence (7 commands, dsh's profile)."""
@@ -318,6 +326,8 @@ def _commands(
         "loopspec check BROKEN": ([*loopspec, "check", str(logs["broken"])], 1),
         "loopspec check HOOKED": ([*loopspec, "check", str(logs["hooked"])], 0),
         "loopspec check MARKED": ([*loopspec, "check", str(logs["marked"])], 0),
+        # A Claude Code transcript (hand-written: a hook's rewrite the model's input held).
+        "loopspec check CLAUDE-CODE": ([*loopspec, "check", str(CLAUDE_CODE_LOG)], 0),
         # A CI job reading the report as JSON.
         "loopspec check --format json SMALL": (
             [*loopspec, "check", "--format", "json", str(logs["small"])],

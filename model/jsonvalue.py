@@ -203,6 +203,18 @@ def loads(text: str) -> object:
 _SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
 
 
+def loads_refusing(text: str, refuse: Callable[[str], object]) -> object:
+    """`json.loads(text, parse_constant=refuse)`: json calls `refuse` with the name of each
+    `NaN`, `Infinity` or `-Infinity` it reads, so a text naming none is read as `loads` reads
+    it, without json (the readers of Claude Code and Codex logs refuse them, as JSON.parse and
+    serde_json do)."""
+    if "NaN" in text or "Infinity" in text:
+        import json  # noqa: PLC0415 (see `loads`)
+
+        return json.loads(text, parse_constant=refuse)
+    return loads(text)
+
+
 def json_refusal(error: BaseException) -> str:
     """Why a JSON reader refused a text: `too_long_integer`'s words, or the error's own."""
     return too_long_integer(error) or str(error)

@@ -212,6 +212,44 @@ def test_checking_another_loops_log_imports_its_reader_but_no_attrs(
     assert loaded_of(modules, NEVER_FOR_CHECK) == set()
 
 
+# Other loops' logs that break no rule (a hook's rewrite the model's input already held; a
+# PostToolUse hook's context after the output): read without json, typing, re, collections nor
+# shlex, each, with what it imports, as long to import as the interpreter takes to start
+# (benchmarks/bench_cli.py). Their JSON lines are parsed by json's scanner alone
+# (`jsonvalue.loads`), the readers' records are plain records, and a hook command is split
+# (`hook_audit.hook_of`) only where `loopspec run --harness` wrapped it.
+NEVER_FOR_A_CLEAN_TRANSCRIPT = (
+    "collections",
+    "json",
+    "re",
+    "shlex",
+    "typing",
+)
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "claude-code/valid/rewrite-to-the-same-input.jsonl",
+        "claude-code/valid/two-hooks-whose-commands-begin-alike.jsonl",
+        "codex/valid/parallel-calls-in-issue-order.jsonl",
+        "codex/valid/post-hook-context-after-the-output.jsonl",
+    ],
+)
+@pytest.mark.parametrize("known", [(), ("--known", "claude-code,codex")])
+def test_checking_another_loops_clean_log_imports_neither_json_re_nor_typing(
+    log: str, known: tuple[str, ...]
+) -> None:
+    """As a user runs it (`main_without_site`): the log is read by its loop's reader, and its
+    check passes."""
+    done = main_without_site(["check", *known, str(FIXTURES / log)])
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("checked 1 log"), done.stdout
+    imported = set(done.stderr.split())
+    assert "loopspec.properties.logcheck.harness_logs" in imported  # it did read the log
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+
+
 def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
     """`loopspec spec STEP-1` (check prints it under a log's violations) reads SPEC.md's rule
     without the model, which only rendering SPEC.md's generated sections needs."""

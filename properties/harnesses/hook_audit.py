@@ -9,9 +9,7 @@ fast as Python can; the harness waits for it as for the hook itself.
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
 import time
 
@@ -23,6 +21,8 @@ UNFINISHED = ".unfinished"
 
 def wrapped(command: str, hook_id: str, audit_dir: str, hooks_dir: str) -> str:
     """The shell command that runs `command` through this wrapper as hook `hook_id`."""
+    import shlex  # noqa: PLC0415 (it imports re, which `check` reads a transcript without)
+
     return shlex.join(
         [
             "env",
@@ -41,6 +41,10 @@ def wrapped(command: str, hook_id: str, audit_dir: str, hooks_dir: str) -> str:
 def hook_of(command: str) -> tuple[str, str] | None:
     """(hook id, the user's own command) of a command `wrapped` built, else None: a transcript
     records the wrapped command, and a report should name the hook the user configured."""
+    if HOOK_VARIABLE + "=" not in command:  # as `wrapped` writes it, quoted or not
+        return None  # (a transcript's own hooks: read without shlex, and the re it imports)
+    import shlex  # noqa: PLC0415 (see `wrapped`)
+
     try:
         words = shlex.split(command)
     except ValueError:
@@ -54,6 +58,8 @@ def hook_of(command: str) -> tuple[str, str] | None:
 
 def _write_whole(path: str, record: dict[str, object]) -> None:
     # Written aside and renamed, so a kill mid-write leaves no torn record under `path`.
+    import json  # noqa: PLC0415 (see `wrapped`)
+
     aside = path + ".part"
     with open(aside, "w", encoding="utf-8") as out:
         json.dump(record, out)

@@ -39,10 +39,11 @@ nothing the rules read):
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
-from typing import Any
+# collections.abc's own source, loaded with the interpreter: collections.abc, and typing, import
+# collections and re, several times the interpreter's start (tests/test_check_startup.py)
+from _collections_abc import Mapping
 
+from loopspec.model.jsonvalue import loads
 from loopspec.properties.harnesses import hook_audit
 from loopspec.properties.logcheck.checker import DSH_HEADER_TYPE
 from loopspec.properties.logcheck.claude_code_hooks import hook_fault
@@ -61,6 +62,11 @@ from loopspec.properties.logcheck.harness_logs import (
     Visible,
     record_id,
 )
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see above
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 NAME = "claude-code"
 RECORD_TYPES = frozenset(
@@ -303,7 +309,7 @@ def _hook_rewrite(attachment: Any, line: int) -> HookRewrite | None:
     if attachment.get("hookEvent") != "PreToolUse":
         return None
     try:
-        answer = json.loads(str(attachment.get("stdout") or "null"))
+        answer = loads(str(attachment.get("stdout") or "null"))
     except ValueError:
         answer = None
     output = answer.get("hookSpecificOutput") if isinstance(answer, Mapping) else None

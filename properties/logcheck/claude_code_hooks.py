@@ -22,9 +22,14 @@ held to the reader by tests/test_harness_logs.py.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+# collections.abc's own source (see `claude_code`)
+from _collections_abc import Mapping
+
+from loopspec.model.jsonvalue import loads_refusing
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see `claude_code`
+if TYPE_CHECKING:
+    from typing import Any
 
 PRE_TOOL_USE = "PreToolUse"
 POST_TOOL_USE = "PostToolUse"
@@ -64,7 +69,7 @@ def plainly_answered(record: Mapping[str, Any], event: str) -> bool:
     if not printed:
         return True
     try:
-        answer = json.loads(printed, parse_constant=_no_constant)
+        answer = loads_refusing(printed, _no_constant)
     except (ValueError, RecursionError):
         return False
     if not isinstance(answer, dict) or set(answer) != {"hookSpecificOutput"}:

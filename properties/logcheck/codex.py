@@ -22,10 +22,10 @@ rules read):
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
-from typing import Any
+# collections.abc's own source (see `claude_code`)
+from _collections_abc import Mapping
 
+from loopspec.model.jsonvalue import loads
 from loopspec.properties.logcheck.harness_logs import (
     Call,
     Dialect,
@@ -39,6 +39,11 @@ from loopspec.properties.logcheck.harness_logs import (
     record_id,
     shown,
 )
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see `claude_code`
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 NAME = "codex"
 RECORD_TYPES = frozenset(
@@ -108,7 +113,7 @@ def _parsed(raw: Any) -> Any:
     if not raw.strip():
         return {}
     try:
-        return json.loads(raw)
+        return loads(raw)
     except ValueError:
         return raw
 

@@ -11,6 +11,7 @@ no session log (a prompt history: `home_files`) is recognised from its first rec
 
 from __future__ import annotations
 
+from loopspec.model.jsonvalue import loads
 from loopspec.properties.logcheck.checker import (
     DSH_HEADER_TYPE,
     SNIFF_BYTES,
@@ -48,10 +49,8 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
     if newline >= 0:
         if starts_with_dsh_header(stripped[:newline]):
             return None
-        import json  # noqa: PLC0415 (imports re: only for a first line that is no dsh header)
-
         try:
-            record: Any = json.loads(stripped[:newline])
+            record: Any = _first_record(stripped[:newline])
         except (ValueError, RecursionError):  # not JSON, or nested too deeply: the dsh reader says
             return None
         if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:
@@ -76,6 +75,24 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
     return None
 
 
+def _first_record(first: bytes) -> object:
+    """`json.loads(first)`, without json for a line of UTF-8 opening an object, as every log's
+    first line does (`jsonvalue.loads`: json's decoder imports re, enum and collections, several
+    times the interpreter's start). json reads bytes in the encoding their first bytes show:
+    for an object's `{` followed by no NUL byte, UTF-8, decoded with `surrogatepass`; a line
+    that is not strict UTF-8, or in another encoding, is left to it."""
+    if first.startswith(b"{") and b"\x00" not in first:
+        try:
+            text = first.decode()
+        except UnicodeDecodeError:
+            pass
+        else:
+            return loads(text)
+    import json  # noqa: PLC0415 (see above)
+
+    return json.loads(first)
+
+
 def sniff(stream: BinaryIO) -> Dialect | None:
     """The dialect of the log `stream` holds, or None for a dsh log; consumes nothing. May raise
     `OSError` (reading, or decompressing, the first bytes failed)."""
@@ -93,10 +110,8 @@ def home_file_of_first_line(head: bytes) -> HomeFile | None:
         return None  # such files have short records: a longer first line is none of them
     if starts_with_dsh_header(stripped[:newline]):
         return None
-    import json  # noqa: PLC0415 (as in `dialect_of_first_line`)
-
     try:
-        record: Any = json.loads(stripped[:newline])
+        record: Any = _first_record(stripped[:newline])
     except (ValueError, RecursionError):
         return None
     if not isinstance(record, dict) or record.get("type") == DSH_HEADER_TYPE:

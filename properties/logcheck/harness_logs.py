@@ -43,12 +43,9 @@ A call still waiting for its result when the log ends is a crash tail (a notice)
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, BinaryIO, NamedTuple, assert_never
-
+from loopspec.model import PlainRecord
 from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
-from loopspec.model.jsonvalue import json_refusal
+from loopspec.model.jsonvalue import json_refusal, loads_refusing
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
@@ -62,6 +59,12 @@ from loopspec.properties.logcheck.checker import (
 )
 from loopspec.properties.logcheck.hook_faults import HookRuns
 
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see the records below
+if TYPE_CHECKING:
+    import json
+    from collections.abc import Callable, Iterable, Iterator, Mapping
+    from typing import Any, BinaryIO
+
 # Rules a foreign log is weighed against: the log rules `check` judges, HOOK-3, which users of
 # these loops ask about most, and HOOK-7, the hook faults `check` notes (a log that records no
 # hook run says it cannot show them).
@@ -73,84 +76,128 @@ MAX_HOOK_SHOWN = 60
 _HOOK_SHOWN_START = 30
 
 
-# NamedTuples and a plain class, not attrs classes: `loopspec check` on a Claude Code or Codex
-# log imports no attrs (it takes longer to import than the interpreter to start).
-class Call(NamedTuple):
+# Plain records (`PlainRecord`), not attrs classes nor NamedTuples: `loopspec check` on a Claude
+# Code or Codex log imports neither attrs (it takes longer to import than the interpreter to
+# start) nor typing (which imports re, enum, collections: as long again).
+class Call(PlainRecord):
     """A tool call as the model history and the log record it: id, tool name, input."""
 
-    call_id: str
-    name: str
-    arguments: Any
+    __slots__ = ("call_id", "name", "arguments")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, call_id: str, name: str, arguments: Any) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.arguments = arguments
 
 
-class Reply(NamedTuple):
+class Reply(PlainRecord):
     """A model reply (one request's answer) that made `calls`; `key` tells replies apart."""
 
-    key: str
-    calls: tuple[Call, ...]
-    line: int
+    __slots__ = ("key", "calls", "line")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, key: str, calls: tuple[Call, ...], line: int) -> None:
+        self.key = key
+        self.calls = calls
+        self.line = line
 
 
-class Result(NamedTuple):
+class Result(PlainRecord):
     """The result of call `call_id` written to the history; `refused` when the log says the
     call never ran (a permission check turned it down)."""
 
-    call_id: str
-    line: int
-    refused: bool = False
+    __slots__ = ("call_id", "line", "refused")
+
+    def __init__(self, call_id: str, line: int, refused: bool = False) -> None:
+        self.call_id = call_id
+        self.line = line
+        self.refused = refused
 
 
-class Visible(NamedTuple):
+class Visible(PlainRecord):
     """A model-visible message that is neither a reply nor a result (`what` says which);
     `hook_context` when the log marks it as a PostToolUse hook's additionalContext; `prompt`
     when it is a user's prompt in a log that marks no turn's start otherwise (a Claude Code
     transcript), so that it opens a turn."""
 
-    what: str
-    line: int
-    hook_context: bool = False
-    prompt: bool = False
+    __slots__ = ("what", "line", "hook_context", "prompt")  # noqa: RUF023 (the fields' order)
+
+    def __init__(
+        self,
+        what: str,
+        line: int,
+        hook_context: bool = False,
+        prompt: bool = False,
+    ) -> None:
+        self.what = what
+        self.line = line
+        self.hook_context = hook_context
+        self.prompt = prompt
 
 
-class HookRewrite(NamedTuple):
+class HookRewrite(PlainRecord):
     """A PreToolUse hook answered for `call_id`; `hook` names it (its whole command: two hooks
     differ in it); `updated_input` is None when it supplied none; `denied` when its decision was
     deny."""
 
-    call_id: str
-    hook: str
-    updated_input: Any
-    denied: bool
-    line: int
+    __slots__ = (  # noqa: RUF023 (the fields' order)
+        "call_id",
+        "hook",
+        "updated_input",
+        "denied",
+        "line",
+    )
+
+    def __init__(
+        self,
+        call_id: str,
+        hook: str,
+        updated_input: Any,
+        denied: bool,
+        line: int,
+    ) -> None:
+        self.call_id = call_id
+        self.hook = hook
+        self.updated_input = updated_input
+        self.denied = denied
+        self.line = line
 
 
-class Executed(NamedTuple):
+class Executed(PlainRecord):
     """What ran for `call_id`, as the log records it (`ran`, in the call's own shape when the
     dialect can say), and the model's input it is compared against by `same_input`."""
 
-    call_id: str
-    ran: Any
-    line: int
+    __slots__ = ("call_id", "ran", "line")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, call_id: str, ran: Any, line: int) -> None:
+        self.call_id = call_id
+        self.ran = ran
+        self.line = line
 
 
-class Invented(NamedTuple):
+class Invented(PlainRecord):
     """An assistant message the loop wrote itself, sent to the model as its own, right after
     the repair results of `repaired` (calls a crash left unanswered, answered on resume)."""
 
-    text: str
-    repaired: tuple[str, ...]
-    line: int
-    repair_line: int
+    __slots__ = ("text", "repaired", "line", "repair_line")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, text: str, repaired: tuple[str, ...], line: int, repair_line: int) -> None:
+        self.text = text
+        self.repaired = repaired
+        self.line = line
+        self.repair_line = repair_line
 
 
-class InventedAfterAbort(NamedTuple):
+class InventedAfterAbort(PlainRecord):
     """An assistant message the loop wrote itself, sent to the model as its own, after the
     interrupt notice at `abort_line` ended the turn (Claude Code's `No response requested.` on
     resuming)."""
 
-    text: str
-    line: int
-    abort_line: int
+    __slots__ = ("text", "line", "abort_line")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, text: str, line: int, abort_line: int) -> None:
+        self.text = text
+        self.line = line
+        self.abort_line = abort_line
 
 
 class RecordError(Exception):
@@ -168,16 +215,21 @@ def record_id(value: Any, what: str) -> str:
 
 def shown(value: Any) -> str:
     """A record's malformed value as JSON, cut short: an error line names it, not quotes it."""
+    import json  # noqa: PLC0415 (only for a record in error: a log is read without json)
+
     text = json.dumps(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 
-class TurnStart(NamedTuple):
+class TurnStart(PlainRecord):
     """A new turn begins: the turn before it is over, whatever ended it. `what` names it in
     the log's own terms (a Codex rollout's task_started and its turn id)."""
 
-    line: int
-    what: str
+    __slots__ = ("line", "what")
+
+    def __init__(self, line: int, what: str) -> None:
+        self.line = line
+        self.what = what
 
 
 Observation = (
@@ -185,16 +237,19 @@ Observation = (
 )
 
 
-class HookFailed(NamedTuple):
+class HookFailed(PlainRecord):
     """A run of `hook` for `call_id` whose own output or process went wrong (HOOK-7): no rule
     is broken, but the report notes it. `word` and `summary` are what the bundled loop's audit
     records for the same output (`hook_faults.HookRuns.see`)."""
 
-    hook: str
-    call_id: str
-    word: str
-    summary: str
-    line: int
+    __slots__ = ("hook", "call_id", "word", "summary", "line")  # noqa: RUF023 (the fields' order)
+
+    def __init__(self, hook: str, call_id: str, word: str, summary: str, line: int) -> None:
+        self.hook = hook
+        self.call_id = call_id
+        self.word = word
+        self.summary = summary
+        self.line = line
 
 
 Record = Observation | HookFailed
@@ -216,21 +271,44 @@ a rollout records no hook at all), a repeated call id refused would leave no rec
 and a crash's repair is written only where REC-1 holds."""
 
 
-class Dialect(NamedTuple):
+class Dialect(PlainRecord):
     """A log layout: its name, the rules it cannot show (with why), how to read a record, how
     to compare an executed input with a call's input, and the rules no dsh log invariant
     carries that it shows a part of (with which part)."""
 
-    name: str
-    not_checkable: Mapping[str, str]
-    observe: Callable[[Mapping[str, Any], int], Iterable[Record]]
-    same_input: Callable[[Call, Any], bool]
-    rewrites_are_recorded: bool
-    checked_in_part: Mapping[str, str]
+    __slots__ = (  # noqa: RUF023 (the fields' order)
+        "name",
+        "not_checkable",
+        "observe",
+        "same_input",
+        "rewrites_are_recorded",
+        "checked_in_part",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        not_checkable: Mapping[str, str],
+        observe: Callable[[Mapping[str, Any], int], Iterable[Record]],
+        same_input: Callable[[Call, Any], bool],
+        *,
+        rewrites_are_recorded: bool,
+        checked_in_part: Mapping[str, str],
+    ) -> None:
+        self.name = name
+        self.not_checkable = not_checkable
+        self.observe = observe
+        self.same_input = same_input
+        self.rewrites_are_recorded = rewrites_are_recorded
+        self.checked_in_part = checked_in_part
 
 
 def _show(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if isinstance(value, str):
+        return value
+    import json  # noqa: PLC0415 (only for a violation's words: a log is read without json)
+
+    return json.dumps(value, sort_keys=True)
 
 
 def _hook_shown(hook: str) -> str:
@@ -327,7 +405,7 @@ class Judge:
                 return self._rewrite(observation)
             case Executed():
                 return self._executed(observation)
-            case Invented(text, repaired, line, repair_line):
+            case Invented(text=text, repaired=repaired, line=line, repair_line=repair_line):
                 calls = (
                     f"call {repaired[0]}" if len(repaired) == 1 else f"calls {', '.join(repaired)}"
                 )
@@ -336,17 +414,19 @@ class Judge:
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
                 return [Violation("REC-1", line, message, (repair_line,))]
-            case InventedAfterAbort(text, line, abort_line):
+            case InventedAfterAbort(text=text, line=line, abort_line=abort_line):
                 message = (
                     f"after the interrupt at line {abort_line}, an assistant message the model "
                     f"never wrote ({_show(text)}) is sent to it as its own: an abort answers "
                     "the calls and ends the turn, adding no reply"
                 )
                 return [Violation("ABORT-1", line, message, (abort_line,))]
-            case TurnStart(line, what):
+            case TurnStart(line=line, what=what):
                 return self._turn_start(line, what)
             case _:
-                assert_never(observation)
+                from typing import assert_never  # noqa: PLC0415 (never run: see the records)
+
+                return assert_never(observation)
 
     def _reply(self, reply: Reply) -> list[Violation]:
         found: list[Violation] = []
@@ -509,7 +589,7 @@ def _records(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw.decode(), parse_constant=_not_json)
+            record = loads_refusing(raw.decode(), _not_json)
         except (ValueError, RecursionError) as error:
             if torn_write(raw, error):
                 # What a crash leaves: resuming the session, the CLI skips the line (Claude Code
@@ -524,7 +604,7 @@ def _records(
             if isinstance(error, UnicodeDecodeError):
                 message = f"not UTF-8 at byte {error.start + 1} of the line"
                 report.fail(line, ErrorKind.INVALID_UTF8, message)
-            elif isinstance(error, json.JSONDecodeError):
+            elif isinstance(error, _json_decode_error()):
                 # Worded as a dsh log's: Python's "line 1 column 1 (char 0)" counts within the
                 # line, whose number in the file is another.
                 message = f"invalid JSON at column {error.colno}: {error.msg}"
@@ -533,6 +613,13 @@ def _records(
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
         yield line, record
+
+
+def _json_decode_error() -> type[json.JSONDecodeError]:
+    """json's error for a text that is no JSON (json was imported to word it: `loads`)."""
+    import json  # noqa: PLC0415 (only for a line in error)
+
+    return json.JSONDecodeError
 
 
 def _not_json(name: str) -> object:
@@ -565,8 +652,13 @@ def check_foreign(path: str, stream: BinaryIO, limits: Limits, dialect: Dialect)
                 raise _Stop from None
             for observation in observations:
                 if isinstance(observation, HookFailed):
-                    hook, call_id, word, summary, _ = observation
-                    hook_runs.see(hook, word, summary, call_id=call_id, line=line)
+                    hook_runs.see(
+                        observation.hook,
+                        observation.word,
+                        observation.summary,
+                        call_id=observation.call_id,
+                        line=line,
+                    )
                     continue
                 for found in judge.feed(observation):
                     report.record(found.seq, [found], limits)
