@@ -89,7 +89,12 @@ alone is 11M, and the calls for replies (`note`, the reply judge's wrapper `judg
 three Python calls for each of the 2,222 commits holding a reply) about 8M. Left: 1.3x (884.4M)
 needs 18.5M more, about 900 instructions a line; the lookup and the tests a commit's line
 needs are about 700 of what is left, so the rest must come from what every event pays (the
-judges and the prefix folds) as well.
+judges and the prefix folds) as well. Not tried for that reason: a reply's calls taken from the
+prefix by the loop instead of `note`, the wrapper and `end` (about 4M at best, and the loop would
+have to learn which replies the clean judge folded). The whole run after both (`--instructions
+--repeat 1`): harness-written 402.0M against 352.9M (1.14x), the model's events only 805.0M
+against 621.8M (1.29x), version 1 902.8M against 680.2M (1.33x). Its `commit markers` part
+still times `CommitUnits.take` on every line, which the checker now calls only for unusual ones.
 
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
@@ -401,8 +406,9 @@ def event_objects(path: Path) -> list[dict[str, Any]]:
 
 
 def read_markers(objects: list[dict[str, Any]]) -> None:
-    """Each object's commit marker read by `CommitUnits.take`, as the checker reads a version-1
-    log's lines before judging them (LOG-8)."""
+    """Each object's commit marker read by `CommitUnits.take` (LOG-8): the commit reader's own
+    path, which the checker takes only for what is not a well-marked commit's next line (its
+    loop reads those itself, for less), so an upper bound of what the markers cost it."""
     take = CommitUnits(LogMonitor().prefix).take
     for line, obj in enumerate(objects, 2):
         if take(obj, line, obj.get("seq"), obj.get("type")):
@@ -464,7 +470,8 @@ def where_time_goes(label: str, path: Path, repeat: int, *, marked: bool) -> Non
     if marked:
         print(
             f"  commit markers (LOG-8)           {best['markers'] / bare:5.2f}x"
-            f"  (`CommitUnits.take` on each of the {lines - 1:,} event lines)"
+            f"  (`CommitUnits.take` on each of the {lines - 1:,} event lines; the checker's"
+            " loop reads a well-marked commit's lines for less, so the rest is more than shown)"
         )
     # The judges cost more between parses than in a tight loop of their own (caches), so the
     # rest holds that too, besides the loop and the quiet events.
