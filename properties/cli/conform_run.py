@@ -1214,6 +1214,10 @@ def replay_verdict_lines(
             else ""
         )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
+        if not bundled and profile is None and case.rule:
+            # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
+            # left a colleague asking whether ADJ-1 still showed.
+            recorded = f": passes now (the case recorded {shown(case.rule)})"
         lines.append(f"{case_name}: {commands} replayed, no divergence{on}{recorded}")
         lines += _refused_lines(case, replay.refused)
         if profile is not None:
