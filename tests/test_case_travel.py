@@ -19,6 +19,7 @@ from types import SimpleNamespace
 from typing import cast
 
 import pytest
+from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
 
 import loopspec
@@ -171,6 +172,54 @@ def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
         "loopspec's SPEC.md; the case was written by loopspec 9.1: replay it with that version "
         f"(this is {loopspec.__version__})\n"
     )
+
+
+# A case as loopspec's first `conform` wrote it (November 2026): no loopspecVersion, no
+# capabilities; written by hand here from that version's case_document.
+FIRST_CONFORM_S_CASE = {
+    "loopspec": "case",
+    "version": 1,
+    "target": {"cmd": "node loop.mjs"},
+    "rule": "EXE-5",
+    "what": "the result of call c1 differs",
+    "config": {
+        "tools": [{"name": "read", "concurrencySafe": True, "requiredKeys": ["file_path"]}],
+        "hooks": [
+            {"handlerId": "guard", "point": "PreToolUse", "matcher": "", "dialect": "claude-code"}
+        ],
+        "maxParallel": 10,
+        "provider": "scripted",
+        "model": "scripted-model",
+        "epochMs": 1700000000000,
+    },
+    "commands": [
+        {"kind": "SubmitUser", "text": "read it"},
+        {
+            "kind": "ModelReplies",
+            "finish": "completed",
+            "blocks": [{"type": "tool-call", "id": "c1", "name": "nope", "arguments": "[]"}],
+        },
+    ],
+}
+
+
+def test_PROTO_1_a_case_the_first_conform_wrote_still_replays(
+    omar: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a case saved by loopspec's first conform, before cases recorded the loopspec
+    that wrote them and the target's capabilities, is read by today's replay as it was written:
+    the format's version is still 1, so a member made required since would strand every case
+    already attached to a bug report."""
+    old = omar / "from-november.json"
+    old.write_text(json.dumps(FIRST_CONFORM_S_CASE, indent=2), encoding="utf-8")
+    assert main(["replay", str(old), "--bundled"]) == 0
+    out = capsys.readouterr().out
+    assert f"{old}: 2 commands replayed, no divergence on loopspec's bundled " in out
+    assert "written by loopspec" not in out  # nothing recorded to compare with
+    # `loopspec schema case`, which a colleague checks a case with, takes it too.
+    assert main(["schema", "case"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert list(Draft202012Validator(schema).iter_errors(FIRST_CONFORM_S_CASE)) == []
 
 
 @pytest.mark.parametrize(
