@@ -30,3 +30,25 @@ def curled_quotes_hint(words: Iterable[str]) -> str:
         f" (the quotes {found} are typographic, letters to the shell, not quotes: the line "
         "was copied from a chat or a document; type them as ' or \")"
     )
+
+
+# Dashes autocorrection makes of `--` (or of `-`): en and em dash, minus sign, hyphens.
+OPTION_DASHES: Final = "\u2014\u2013\u2212\u2010\u2011"
+
+
+def dashed_option_hint(word: str) -> str:
+    """What to say of a command-line word that begins with a typographic dash (`\u2014impl`, an
+    option copied from a chat, a mail or a document), which no parser reads as an option; ""
+    for any other word."""
+    if not word or word[0] not in OPTION_DASHES:
+        return ""
+    name = word.lstrip(OPTION_DASHES + "-")
+    if not name[:1].isalpha():
+        return ""
+    import unicodedata  # noqa: PLC0415 -- only for this error; the parser imports this module
+
+    dash = f"{word[0]} (U+{ord(word[0]):04X} {unicodedata.name(word[0])})"
+    return (
+        f": it begins with {dash}, which a chat or a word processor makes of two hyphens; "
+        f"type the option as --{name}"
+    )

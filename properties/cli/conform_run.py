@@ -69,6 +69,7 @@ from loopspec.properties.conformance.run import (
 )
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
 from loopspec.properties.profiles import Profile
+from loopspec.properties.typographic import dashed_option_hint
 
 
 def command_text(command: Command) -> str:
@@ -891,7 +892,9 @@ def case_files(named: list[str]) -> list[str]:
         elif place.exists():
             found.append(given)
         else:  # a typo must not pass as "nothing to replay"
-            said = f"{given}: no such case file or directory{_named_from_elsewhere(given)}"
+            # `\u2014impl` is an option whose hyphens a chat turned into a dash, taken for a case.
+            hint = dashed_option_hint(given) or _named_from_elsewhere(given)
+            said = f"{given}: no such case file or directory{hint}"
             raise CaseFileUnreadable(said)
     return list(dict.fromkeys(found))
 
