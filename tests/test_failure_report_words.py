@@ -331,3 +331,24 @@ def test_SCHED_1_a_call_started_over_the_cap_says_what_the_cap_is() -> None:
     assert replay.divergence.rule_id == "SCHED-1", what
     assert "the target starts the body of call c3" in what, what
     assert "for fewer than maxParallel (2 here) to run" in what, what
+
+
+def test_HOOK_3_a_denied_call_refused_for_a_hook_s_input_names_the_rewrite_not_the_reason() -> None:
+    """HOOK-3, HOOK-2: a loop that merged a deny and an ask to an ask judged the asking hook's
+    input, which its tool cannot take, and denied the call for it: "Error: hook guard rewrote
+    the input of bash: ...". The report read DEC-1, "a denied call's result is ... the reasons
+    of the denying hook", sending its author to how reasons are joined. The input should never
+    have been judged: it names HOOK-3 and the merge (HOOK-2) beside it."""
+    program: list[Command] = [
+        SubmitUser(""),
+        ModelReplies((_bash_call("c1"),)),
+        HookAnswers(Ask("", {})),
+        HookAnswers(Deny("")),
+    ]
+    replay = replay_case(AskOutranksDeny, GUARDED_BASH, program)
+    assert replay.divergence is not None
+    what = replay.divergence.what
+    assert replay.divergence.rule_id == "HOOK-3", what
+    assert "the target refuses an input a hook supplied" in what, what
+    assert "but hook rewriter denied call c1: a deny discards every rewrite" in what, what
+    assert "(HOOK-2: deny > ask > allow > pass)" in what, what

@@ -1018,6 +1018,18 @@ def _result_rule(
         return "DEC-3", f"{about} differs: a PostToolUse block replaces it with the block reasons"
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
+    if "deny" in situation.hook_decisions and REWRITE_REFUSED_WORDS in _result_text(got):
+        # The target judged an input a deny discards: its reason named it, read as a wrong
+        # denial reason (DEC-1) where the deny did not win or did not discard the input.
+        denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        return "HOOK-3", (
+            f"{about} differs: the target refuses an input a hook supplied "
+            f"({json.dumps(_result_text(got))}), but {_named(denying)} denied call {call_id}: a "
+            "deny discards every rewrite, so no input is judged and the result is the denial, "
+            f"{json.dumps(_result_text(want))}; a loop judges it when its merge does not make "
+            "the call denied (HOOK-2: deny > ask > allow > pass) or it keeps a denied call's "
+            "rewrite"
+        )
     if "deny" in situation.hook_decisions and their_code == "ABORTED_BEFORE_DISPATCH":
         # Denied, yet found unstarted by the abort: the target held the denied call at the
         # gate until a slot was free (its words read as a wrong reason).
