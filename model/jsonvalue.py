@@ -215,6 +215,113 @@ def loads_refusing(text: str, refuse: Callable[[str], object]) -> object:
     return loads(text)
 
 
+def json_dumps(value: object, *, indent: int | None = None, sort_keys: bool = False) -> str:
+    """`json.dumps(value, indent=indent, sort_keys=sort_keys)`, ASCII with escapes, without
+    importing json (see `loads`): `loopspec check` writes its JSON report so, and the values a
+    Claude Code or Codex log's violation names. A value of a type no such text holds (a key
+    that is no string, an object json refuses) is left to json itself, which words it as it
+    always did (tests/test_check_report_json.py holds the two to the same text)."""
+    parts: list[str] = []
+    # The indent of each level (None: all on one line, members parted by ", "); sorted keys.
+    layout = (None if indent is None else " " * indent, sort_keys)
+    if not _encode(value, layout, None if indent is None else "\n", parts):
+        import json  # noqa: PLC0415 (see above)
+
+        return json.dumps(value, indent=indent, sort_keys=sort_keys)
+    return "".join(parts)
+
+
+def _string_encoder() -> Callable[[str], str]:
+    """json's C encoder of a string as ASCII with escapes (`_json`, which check's reader of log
+    lines loaded)."""
+    try:
+        from _json import encode_basestring_ascii  # noqa: PLC0415
+    except ImportError:  # an interpreter without CPython's C accelerator: json's own encoder
+        from json.encoder import py_encode_basestring_ascii  # noqa: PLC0415
+
+        return py_encode_basestring_ascii
+    return encode_basestring_ascii
+
+
+_encode_string = _string_encoder()
+
+
+def _encode(
+    value: object, layout: tuple[str | None, bool], newline: str | None, parts: list[str]
+) -> bool:
+    """Append `value`'s JSON text, as json's encoder writes it, to `parts`, lines after the
+    first starting with `newline` (None: on one line); False for a value it leaves to json."""
+    # In json's order of tests (`json.encoder._make_iterencode`): a bool is an int too.
+    if isinstance(value, str):
+        parts.append(_encode_string(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        parts.append(int.__repr__(value))
+    elif isinstance(value, float):
+        parts.append(_float_text(value))
+    elif isinstance(value, (list, tuple, dict)):
+        return _encode_items(value, layout, newline, parts)
+    else:
+        return False
+    return True
+
+
+def _encode_items(
+    value: list[object] | tuple[object, ...] | dict[object, object],
+    layout: tuple[str | None, bool],
+    newline: str | None,
+    parts: list[str],
+) -> bool:
+    """An array's or an object's JSON text (`_encode`): one member a line, indented, or all
+    on one line."""
+    brackets = "{}" if isinstance(value, dict) else "[]"
+    if not value:
+        parts.append(brackets)
+        return True
+    indent, sort_keys = layout
+    inner = None if newline is None or indent is None else newline + indent
+    between = ", " if inner is None else "," + inner
+    separator = brackets[0] + ("" if inner is None else inner)
+    if isinstance(value, dict):
+        members = [(key, item) for key, item in value.items() if isinstance(key, str)]
+        if len(members) < len(value):  # json writes some other keys as strings: left to it
+            return False
+        for key, item in sorted(members) if sort_keys else members:
+            parts.append(separator)
+            parts.append(_encode_string(key))
+            parts.append(": ")
+            if not _encode(item, layout, inner, parts):
+                return False
+            separator = between
+    else:
+        for item in value:
+            parts.append(separator)
+            if not _encode(item, layout, inner, parts):
+                return False
+            separator = between
+    parts.append(("" if newline is None else newline) + brackets[1])
+    return True
+
+
+def _float_text(value: float) -> str:
+    """A float as json writes it: NaN and the infinities by JavaScript's names."""
+    if value != value:  # noqa: PLR0124 (NaN alone is unequal to itself; json tests so too)
+        return "NaN"
+    if value == _INFINITY:
+        return "Infinity"
+    if value == -_INFINITY:
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+_INFINITY = float("inf")
+
+
 def json_refusal(error: BaseException) -> str:
     """Why a JSON reader refused a text: `too_long_integer`'s words, or the error's own."""
     return too_long_integer(error) or str(error)

@@ -1,6 +1,8 @@
 """`loopspec check --format json` writes its document as `json.dump(document, out, indent=2)`
-would, without importing json (`report.json_text`): the same text for any JSON value, and json's
-own answer, error included, for a value it leaves to json."""
+would, without importing json (`report.json_text`, by `jsonvalue.json_dumps`, which also shows
+the values a Claude Code or Codex log's violation names as `json.dumps(value, sort_keys=True)`
+would): the same text for any JSON value, and json's own answer, error included, for a value it
+leaves to json."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loopspec.model.jsonvalue import json_dumps
 from loopspec.properties.logcheck.report import json_text
 
 _KEYS = st.text(alphabet=st.characters(exclude_categories=()), max_size=4)
@@ -38,6 +41,15 @@ def test_a_json_value_is_written_as_json_writes_it(document: object) -> None:
     assert json_text(document) == json.dumps(document, indent=2)
 
 
+@settings(max_examples=300, deadline=None)
+@given(document=_VALUES, indent=st.sampled_from([None, 0, 2, 4]), sort_keys=st.booleans())
+def test_a_json_value_is_laid_out_as_json_lays_it_out(
+    document: object, indent: int | None, sort_keys: bool
+) -> None:
+    said = json.dumps(document, indent=indent, sort_keys=sort_keys)
+    assert json_dumps(document, indent=indent, sort_keys=sort_keys) == said
+
+
 # Keys json writes as strings (numbers, booleans, null) and values it refuses: left to json.
 @pytest.mark.parametrize(
     "document",
@@ -49,6 +61,7 @@ def test_a_json_value_is_written_as_json_writes_it(document: object) -> None:
 )
 def test_a_key_json_converts_is_left_to_json(document: object) -> None:
     assert json_text(document) == json.dumps(document, indent=2)
+    assert json_dumps(document) == json.dumps(document)
 
 
 @pytest.mark.parametrize("document", [{"a": {1, 2}}, [b"bytes"], {("a",): 1}])

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from loopspec.model import PlainRecord
 from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
-from loopspec.model.jsonvalue import json_refusal, loads_refusing
+from loopspec.model.jsonvalue import json_dumps, json_refusal, loads_refusing
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
@@ -215,9 +215,7 @@ def record_id(value: Any, what: str) -> str:
 
 def shown(value: Any) -> str:
     """A record's malformed value as JSON, cut short: an error line names it, not quotes it."""
-    import json  # noqa: PLC0415 (only for a record in error: a log is read without json)
-
-    text = json.dumps(value)
+    text = json_dumps(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 
@@ -304,11 +302,7 @@ class Dialect(PlainRecord):
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    import json  # noqa: PLC0415 (only for a violation's words: a log is read without json)
-
-    return json.dumps(value, sort_keys=True)
+    return value if isinstance(value, str) else json_dumps(value, sort_keys=True)
 
 
 def _hook_shown(hook: str) -> str:

@@ -182,6 +182,7 @@ hook's answer was not read; `logcheck.hook_faults`).
 from __future__ import annotations
 
 from loopspec.model.invariants import rule_ids
+from loopspec.model.jsonvalue import json_dumps
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     FoundViolation,
@@ -192,7 +193,7 @@ from loopspec.properties.logcheck.checker import (
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence  # (at run time, see `checker`)
+    from collections.abc import Iterable, Sequence  # (at run time, see `checker`)
     from typing import Any, TextIO
 
 FORMAT = "loopspec-check/1"
@@ -354,101 +355,11 @@ def run_to_json(reports: Sequence[LogReport], *, hook_faults_fail: bool = False)
 
 
 def json_text(document: object) -> str:
-    """`json.dumps(document, indent=2)`, ASCII with escapes, written without importing json:
-    its encoder and decoder import re, enum, collections and more, which made `check --format
-    json` start at twice the interpreter's start (benchmarks/bench_cli.py). A value of a type
-    no JSON report holds (a key that is no string, an object json would refuse) is left to
-    json itself, which words it as it always did (tests/test_check_report_json.py holds the two
-    to the same text)."""
-    parts: list[str] = []
-    if not _encode(document, "\n", parts):
-        import json  # noqa: PLC0415 (see above)
-
-        return json.dumps(document, indent=2)
-    return "".join(parts)
-
-
-def _string_encoder() -> Callable[[str], str]:
-    """json's C encoder of a string as ASCII with escapes (`_json`, which `checker` loaded)."""
-    try:
-        from _json import encode_basestring_ascii  # noqa: PLC0415
-    except ImportError:  # an interpreter without CPython's C accelerator: json's own encoder
-        from json.encoder import py_encode_basestring_ascii  # noqa: PLC0415
-
-        return py_encode_basestring_ascii
-    return encode_basestring_ascii
-
-
-_encode_string = _string_encoder()
-
-
-def _encode(value: object, newline: str, parts: list[str]) -> bool:
-    """Append `value`'s JSON text, as json's indenting encoder writes it, to `parts`, lines
-    after the first starting with `newline`; False for a value it leaves to json."""
-    # In json's order of tests (`json.encoder._make_iterencode`): a bool is an int too.
-    if isinstance(value, str):
-        parts.append(_encode_string(value))
-    elif value is None:
-        parts.append("null")
-    elif value is True:
-        parts.append("true")
-    elif value is False:
-        parts.append("false")
-    elif isinstance(value, int):
-        parts.append(int.__repr__(value))
-    elif isinstance(value, float):
-        parts.append(_float_text(value))
-    elif isinstance(value, (list, tuple, dict)):
-        return _encode_items(value, newline, parts)
-    else:
-        return False
-    return True
-
-
-def _encode_items(
-    value: list[object] | tuple[object, ...] | dict[object, object],
-    newline: str,
-    parts: list[str],
-) -> bool:
-    """An array's or an object's JSON text (`_encode`): one member a line, indented by two."""
-    brackets = "{}" if isinstance(value, dict) else "[]"
-    if not value:
-        parts.append(brackets)
-        return True
-    inner = newline + "  "
-    separator = brackets[0] + inner
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):  # json writes some other keys as strings: left to it
-                return False
-            parts.append(separator)
-            parts.append(_encode_string(key))
-            parts.append(": ")
-            if not _encode(item, inner, parts):
-                return False
-            separator = "," + inner
-    else:
-        for item in value:
-            parts.append(separator)
-            if not _encode(item, inner, parts):
-                return False
-            separator = "," + inner
-    parts.append(newline + brackets[1])
-    return True
-
-
-def _float_text(value: float) -> str:
-    """A float as json writes it: NaN and the infinities by JavaScript's names."""
-    if value != value:  # noqa: PLR0124 (NaN alone is unequal to itself; json tests so too)
-        return "NaN"
-    if value == _INFINITY:
-        return "Infinity"
-    if value == -_INFINITY:
-        return "-Infinity"
-    return float.__repr__(value)
-
-
-_INFINITY = float("inf")
+    """`json.dumps(document, indent=2)`, ASCII with escapes, written without importing json
+    (`jsonvalue.json_dumps`): its encoder and decoder import re, enum, collections and more,
+    which made `check --format json` start at twice the interpreter's start
+    (benchmarks/bench_cli.py)."""
+    return json_dumps(document, indent=2)
 
 
 # ---------------------------------------------------------------------------------------------
