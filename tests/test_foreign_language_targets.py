@@ -20,6 +20,7 @@ from loopspec.model.commands import (
     SubmitUser,
     ToolFailed,
     ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
@@ -241,3 +242,70 @@ def test_HOOK_3_a_loop_merging_rewrites_by_hook_id_meets_a_targeted_program() ->
     replay = replay_case(MergesByHookId, situation.config, list(situation.program))
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "HOOK-3", replay.divergence.what
+
+
+def _null_is_missing(call: ToolCallBlock, config: LoopConfig) -> str | None:
+    """The input contract as Perl's `defined $input->{$key}` reads it: null is missing."""
+    value = parse_arguments(call.arguments)
+    tool = config.tool(call.name)
+    if isinstance(value, FrozenMap) and tool is not None:
+        missing = [key for key in tool.required_keys if value.get(key) is None]
+        if missing:
+            problem = "missing required " + ", ".join(repr(key) for key in missing)
+            return INVALID_INPUT.format(tool=call.name, problem=problem)
+    return ORIGINAL_READING(call, config)
+
+
+class NullIsMissing(ModelTarget):
+    """The model, except that a required key given as null is missing to it."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(handlers, "input_problem", _null_is_missing)
+            patch.setattr(rewrite, "input_problem", _null_is_missing)
+            return super().apply(command)
+
+
+class DropsTheContextZero(ModelTarget):
+    """The model, except that a body's context "0" is dropped (Perl's `grep { $_ }`)."""
+
+    def apply(self, command: Command) -> Observation:
+        if isinstance(command, ToolFinishes) and isinstance(command.outcome, ToolSucceeded):
+            kept = tuple(text for text in command.outcome.contexts if text != "0")
+            command = attrs.evolve(command, outcome=attrs.evolve(command.outcome, contexts=kept))
+        return super().apply(command)
+
+
+@pytest.mark.parametrize(
+    ("situation_name", "target", "rule", "said"),
+    [
+        (
+            "calls give a required key the value null and the empty string",
+            NullIsMissing,
+            "EXE-5",
+            "call c1's arguments hold the key 'file_path' the result calls missing: a key whose "
+            'value is null, false, 0 or "" is there all the same',
+        ),
+        (
+            'a body defers an empty context, one of whitespace and "0"',
+            DropsTheContextZero,
+            "ADJ-4",
+            "a context '0', false to some languages (Perl, PHP), is not empty",
+        ),
+    ],
+    ids=["null key", "context 0"],
+)
+def test_a_value_false_to_perl_meets_a_targeted_program_and_is_blamed_on_its_reading(
+    situation_name: str, target: type[ModelTarget], rule: str, said: str
+) -> None:
+    """EXE-5, ADJ-4: a Perl loop testing a required key with `defined`, or a body's contexts
+    with `grep { $_ }`, passed 200 programs: none gave a key null or a context "0". Targeted
+    programs do, and the report names the value (a null key read as ORD-3 "after every earlier
+    call" of the reply's first call)."""
+    (situation,) = [s for s in SITUATIONS if s.name == situation_name]
+    program = list(situation.program)
+    assert replay_case(ModelTarget, situation.config, program).divergence is None
+    replay = replay_case(target, situation.config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert said in replay.divergence.what, replay.divergence.what

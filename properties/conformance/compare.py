@@ -675,11 +675,12 @@ def _parsed_otherwise(
     )
 
 
-def _misread_as_no_object(result: Event, events: Sequence[Event]) -> str | None:
-    """Why the target's INVALID_TOOL_INPUT `result`, "not a JSON object", misreads its call's
-    arguments, when the model reads them (EXE-2) as an object (`events`: the model's log, with
-    the call's tool/call); None when the model finds no object in them either."""
-    if _error_code(result) != "INVALID_TOOL_INPUT" or _input_problem(result) != "not an object":
+def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
+    """The rule and why the target's INVALID_TOOL_INPUT `result` misreads its call's arguments,
+    when the model reads them (EXE-2) as an object that holds every key the result says is
+    missing (`events`: the model's log, with the call's tool/call); None when the model finds
+    the input invalid too."""
+    if _error_code(result) != "INVALID_TOOL_INPUT":
         return None
     call_id = _call_id_of(result)
     raw = next(
@@ -690,18 +691,29 @@ def _misread_as_no_object(result: Event, events: Sequence[Event]) -> str | None:
         ),
         None,
     )
-    if not isinstance(raw, str) or not isinstance(parse_arguments(raw), FrozenMap):
+    value = parse_arguments(raw) if isinstance(raw, str) else None
+    if not isinstance(value, FrozenMap):
         return None
-    surrogate = (
-        " (a \\u escape of a lone surrogate, such as \\ud800, is valid JSON: a string holding "
-        "it, as Python's json and JavaScript's JSON.parse read it, though a strict parser "
-        "refuses it)"
-        if _LONE_SURROGATE.search(json.dumps(json.loads(raw), ensure_ascii=False))
-        else ""
-    )
-    return (
-        f"call {call_id}'s arguments are a JSON object as EXE-2 reads them{surrogate}, so the "
-        "call is not invalid input and its body starts"
+    if _input_problem(result) == "not an object":
+        surrogate = (
+            " (a \\u escape of a lone surrogate, such as \\ud800, is valid JSON: a string "
+            "holding it, as Python's json and JavaScript's JSON.parse read it, though a strict "
+            "parser refuses it)"
+            if _LONE_SURROGATE.search(json.dumps(json.loads(str(raw)), ensure_ascii=False))
+            else ""
+        )
+        return "EXE-2", (
+            f"call {call_id}'s arguments are a JSON object as EXE-2 reads them{surrogate}, so "
+            "the call is not invalid input and its body starts"
+        )
+    named = _result_text(result).partition("missing required ")[2]
+    present = [key for key in value if repr(key) in named]
+    if not present:
+        return None
+    return "EXE-5", (
+        f"call {call_id}'s arguments hold the key {present[0]!r} the result calls missing: a "
+        'key whose value is null, false, 0 or "" is there all the same (only a key the object '
+        "lacks is missing), so the call is valid input and its body starts"
     )
 
 
@@ -1776,6 +1788,12 @@ def _missing(
                 'delivered as given, untrimmed, after the next step/start (only "" is no '
                 "context)"
             )
+        case "user/message" if _message_text(want) in _FALSE_TO_SOME:
+            return "ADJ-4", (
+                f"{lacks}: a context {_message_text(want)!r}, false to some languages (Perl, "
+                'PHP), is not empty: only "" is no context, and it is delivered after the next '
+                "step/start"
+            )
         case "user/message":
             return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
         case "tool/result":
@@ -2489,12 +2507,13 @@ def _extra(
                     f"{hook_named(audit)}'s audit of it: a PostToolUse hook's hook/invoked and "
                     "hook/result come right before the result they judge"
                 )
-            misread = _misread_as_no_object(got, [*history, *model_events])
+            misread = _misread_input(got, [*history, *model_events])
             if misread is not None:
                 # Answered at once as invalid input where the model starts the body: how the
                 # arguments were read is wrong, not when the result commits (it read as ORD-3,
                 # even for a reply's only call).
-                return "EXE-2", f"{adds}: {misread}"
+                rule, why = misread
+                return rule, f"{adds}: {why}"
             return "ORD-3", (
                 f"{adds}: the result of call {_call_id_of(got)} commits only after the results "
                 "of every earlier call of the reply"
@@ -3094,6 +3113,17 @@ def _tool_named(call_id: str | None, history: Sequence[Event]) -> str:
         if event.get("type") == "tool/call" and _call_id_of(event) == call_id:
             return str(_data(event).get("name"))
     return "?"
+
+
+# Texts a language's truth test reads as false beside "": Perl's "0", PHP's "0".
+_FALSE_TO_SOME = frozenset({"0"})
+
+
+def _message_text(message: Event) -> str | None:
+    """The text of a user/message of one text block, else None."""
+    content = _data(message).get("content")
+    texts = [b.get("text") for b in content or [] if isinstance(b, dict)]
+    return texts[0] if len(texts) == 1 and isinstance(texts[0], str) else None
 
 
 def _whitespace_only(message: Event) -> bool:

@@ -167,14 +167,33 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
-        "a body defers an empty context and one of whitespace",
+        'a body defers an empty context, one of whitespace and "0"',
         ("ADJ-4",),
         frozenset(),
         LoopConfig(tools=TOOLS),
         (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
-            ToolFinishes("c1", ToolSucceeded("A", ("", " "))),
+            # "0" is false to Perl and PHP, which then drop it as they drop "".
+            ToolFinishes("c1", ToolSucceeded("A", ("", " ", "0"))),
+        ),
+    ),
+    Situation(
+        "calls give a required key the value null and the empty string",
+        ("EXE-5", "EXE-2"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("look around"),
+            # The keys are there: a loop testing a key's value (Perl's `defined`, JavaScript's
+            # `!input[key]`) finds them missing.
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", '{"file_path":null}'),
+                    ToolCallBlock("c2", "bash", '{"command":""}'),
+                )
+            ),
+            ToolFinishes("c1", ToolSucceeded("A")),
         ),
     ),
     Situation(
