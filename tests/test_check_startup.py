@@ -254,6 +254,27 @@ def test_checking_another_loops_log_imports_neither_json_re_nor_typing(
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
 
 
+def test_checking_a_clis_home_folder_imports_neither_json_re_nor_typing(tmp_path: Path) -> None:
+    """`loopspec check ~/.claude`: a transcript under projects/, and the prompt history beside
+    it, recognised and skipped (`home_files`) without typing either."""
+    transcript = FIXTURES / "claude-code/valid/rewrite-to-the-same-input.jsonl"
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "t.jsonl").write_bytes(transcript.read_bytes())
+    prompt = {
+        "display": "fix it",
+        "pastedContents": {},
+        "timestamp": 1767225600000,
+        "project": "/r",
+    }
+    (tmp_path / "history.jsonl").write_text(json.dumps(prompt) + "\n")
+    done = main_without_site(["check", str(tmp_path)])
+    assert done.returncode == 0, done.stdout
+    assert "skipped 1 file" in done.stdout.splitlines()[-1], done.stdout
+    imported = set(done.stderr.split())
+    assert "loopspec.properties.logcheck.home_files" in imported  # it did tell the history
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+
+
 def test_spec_RULE_the_command_check_names_imports_no_model() -> None:
     """`loopspec spec STEP-1` (check prints it under a log's violations) reads SPEC.md's rule
     without the model, which only rendering SPEC.md's generated sections needs."""

@@ -28,15 +28,27 @@ user asked for that file to be checked.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+# collections.abc's own source, loaded with the interpreter (see `claude_code`)
+from _collections_abc import Mapping
+
+from loopspec.model import PlainRecord
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: see `HomeFile`
+if TYPE_CHECKING:
+    from typing import Any
 
 
-class HomeFile(NamedTuple):
-    """A kind of file that is not a session log: its report name and what it holds."""
+class HomeFile(PlainRecord):
+    """A kind of file that is not a session log: its report name and what it holds. (A plain
+    record, not a NamedTuple: `loopspec check ~/.claude` meets a prompt history, and typing,
+    with the re and collections it imports, took longer to import than the interpreter to
+    start.)"""
 
-    kind: str
-    what: str
+    __slots__ = ("kind", "what")
+
+    def __init__(self, kind: str, what: str) -> None:
+        self.kind = kind
+        self.what = what
 
 
 CLAUDE_CODE_PROMPTS = HomeFile(
