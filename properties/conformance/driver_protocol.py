@@ -89,7 +89,9 @@ read it), and `1` equals `1.0`: write it back in any form that reads as the same
 digits spell, which is compared exactly (the double `1e300` is 10^300 + 5.25e283, not the
 integer 10^300). A number printed with 15 significant digits (Perl's default) turns
 `0.30000000000000004` into `0.3`; Perl's JSON::PP with `allow_bignum` keeps every digit, but
-prints a Math::BigFloat as plain digits (`bstr`), where its `bsstr` keeps the exponent.
+prints a Math::BigFloat as plain digits (`bstr`), where its `bsstr` keeps the exponent, and
+JSON::PP 4.07 reads an integer of 20 digits above 2^64 - 1, or of 19 digits below -2^63, as a
+double even with `allow_bignum`.
 """
 
 from __future__ import annotations
