@@ -228,24 +228,29 @@ def test_PROTO_1_a_case_saved_as_unicode_without_a_byte_order_mark_replays(
 
 
 @pytest.mark.parametrize(
-    ("dash", "named"),
-    [("\u2014", "EM DASH"), ("\u2013", "EN DASH"), ("\u2212\u2212", "MINUS SIGN")],
+    "dashed", [("\u2014", "EM DASH"), ("\u2013", "EN DASH"), ("\u2212\u2212", "MINUS SIGN")]
 )
+@pytest.mark.parametrize("verb", ["replay", "conform"])
 def test_PROTO_1_a_rerun_line_whose_hyphens_became_a_dash_names_the_dash(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    dash: str,
-    named: str,
+    dashed: tuple[str, str],
+    verb: str,
 ) -> None:
     """PROTO-1: Bo's rerun line, pasted through a chat or a mail that makes `--` a dash, gives
     replay `\u2014impl` as a case to read: it said "no such case file or directory" and that
-    a rerun line names the case from another folder, which sent Ana looking for the file."""
+    a rerun line names the case from another folder, which sent Ana looking for the file
+    (conform said only "unrecognized arguments"). A usage error names the dash and the option."""
+    dash, named = dashed
     monkeypatch.chdir(tmp_path)
     Path("bo.json").write_text(BO_S_CASE, encoding="utf-8")
-    assert main(["replay", "bo.json", f"{dash}impl", "bo_loop:make"]) == 2
-    assert capsys.readouterr().err == (
-        f"loopspec: error: {dash}impl: no such case file or directory: it begins with "
-        f"{dash[0]} (U+{ord(dash[0]):04X} {named}), which a chat or a word processor makes of "
-        "two hyphens; type the option as --impl\n"
+    case = ["bo.json"] if verb == "replay" else []
+    with pytest.raises(SystemExit) as stopped:
+        main([verb, *case, f"{dash}impl", "bo_loop:make"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"loopspec {verb}: error: {dash}impl: it begins with {dash[0]} (U+{ord(dash[0]):04X} "
+        f"{named}), which a chat or a word processor makes of two hyphens; type the option as "
+        "--impl"
     )

@@ -15,7 +15,7 @@ import os
 import sys
 
 from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version_line
-from loopspec.properties.typographic import curled_quotes_hint
+from loopspec.properties.typographic import curled_quotes_hint, dashed_option_hint
 
 # typing's flag, read by type checkers by name: typing costs every command line but the usual
 # check (which never imports this module) about as much as argparse does, so it is not imported.
@@ -171,8 +171,13 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     """`arguments` parsed, `verb`'s module alone imported; a usage error exits (status 2)."""
     parser = build_parser(verb)
     args, extra = parser.parse_known_args(arguments)
-    if extra:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
+    # `\u2014impl`, copied from a chat that made `--` a dash: argparse takes it for a file or
+    # an unknown word, and the error named a file that was never meant.
+    dashed = next((word for word in arguments if dashed_option_hint(word)), None)
+    if extra or dashed:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
         verb_parser = _subparsers(parser).choices[args.command]
+        if dashed is not None:
+            verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
         verb_parser.error(
             f"unrecognized arguments: {' '.join(extra)}{curled_quotes_hint(arguments)}"
         )
