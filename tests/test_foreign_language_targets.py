@@ -152,6 +152,9 @@ def test_PROTO_1_a_number_with_a_fraction_or_exponent_is_compared_as_a_double(
     if diverges:
         assert replay.divergence is not None
         assert replay.divergence.rule_id == "RW-2", replay.divergence.what
+        # The diff shows the hook's number as it was written: the double 1e300 showed as the
+        # 301 digits of its exact value (1000...0525047...), which no one wrote.
+        assert f'-     "n": {json.dumps(json.loads(hooked))}' in replay.divergence.diff()
     else:
         assert replay.divergence is None, replay.divergence
 

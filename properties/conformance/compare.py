@@ -241,16 +241,21 @@ def _equal_but_time(expected: Event, actual: Event) -> bool:
 
 
 def _shown(value: object) -> object:
-    """A comparable value as plain JSON: parsed arguments as their value, 0.0 as 0."""
+    """A comparable value as plain JSON: parsed arguments as their value, 0.0 as 0 (a whole
+    double from 2^53 on stays a double: `1e+300`, not the 301 digits of its exact value)."""
     if isinstance(value, _Parsed):
         return _shown(value.value)
     if isinstance(value, dict):
         return {key: _shown(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_shown(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT_DOUBLES:
         return int(value)
     return value
+
+
+# Every integer below 2^53 is a double; from there a whole double's digits are mostly noise.
+_EXACT_DOUBLES = 2.0**53
 
 
 def displayed_observation(observation: Observation) -> object:
