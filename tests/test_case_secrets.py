@@ -68,6 +68,9 @@ def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
         # followed by another option, and a short `sk-` word that is no key.
         "node main.mjs --no-auth loop.mjs --token-file ./t.txt --api-key-env KEY --auth -v",
         "node main.mjs --mode sk-fast",
+        # A model's budget and a key's size name no secret: hidden, the rerun line was refused
+        # until a "secret" was put back.
+        "env MAX_TOKENS=4096 node main.mjs --max-tokens 100 --token-limit=5 --key-size 2048",
     ],
     ids=[
         "names-that-say-no-secret",
@@ -75,6 +78,7 @@ def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(
         "port-then-at-in-path",
         "options-whose-next-word-is-no-secret",
         "short-sk-word",
+        "token-and-key-measures",
     ],
 )
 def test_SAFE_1_a_case_keeps_what_holds_no_secret(typed: str) -> None:

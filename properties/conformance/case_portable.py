@@ -47,6 +47,12 @@ _SECRET_OPTION: Final = re.compile(
     r"(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"-][^\s'\"]*)"
 )
 _NAMES_WHERE: Final = re.compile(r"(?i)[_-](?:file|path|dir|env|var|name)$")
+# Names that say a token or key is counted or sized, not given: MAX_TOKENS, --max-tokens,
+# --token-limit, --key-size. A model's budget hidden made the rerun line unrunnable.
+_NAMES_A_MEASURE: Final = re.compile(
+    r"(?i)tokens|(?:^|[_-])(?:max|min)[_-]"
+    r"|[_-](?:count|limit|size|budget|len|length|bits|port|timeout|ttl)=?$"
+)
 
 # A value shaped as a provider's key whatever holds it (a bare argument, a header, a URL's
 # query): OpenAI and Anthropic `sk-`, GitHub `ghp_`/`github_pat_`, GitLab `glpat-`, Slack
@@ -60,9 +66,15 @@ _HTTP_CREDENTIALS: Final = re.compile(r"(?P<scheme>\b(?:Bearer|Basic)\s+)(?P<val
 
 
 def _hide_option_value(found: re.Match[str]) -> str:
-    if _NAMES_WHERE.search(found["option"]):
+    if _NAMES_WHERE.search(found["option"]) or _NAMES_A_MEASURE.search(found["option"]):
         return found.group()
     return found["option"] + found["space"] + HIDDEN
+
+
+def _hide_assigned_value(found: re.Match[str]) -> str:
+    if _NAMES_A_MEASURE.search(found["name"]):
+        return found.group()
+    return found["name"] + HIDDEN
 
 
 # A URL's user information with a password: the scheme, the user and `:`, then the password up
@@ -98,7 +110,7 @@ def portable(text: str) -> str:
     values hidden."""
     for folder, shown in _folders():
         text = _prefix_pattern(folder).sub(shown, text)
-    text = _SECRET_ASSIGNMENT.sub(lambda found: found["name"] + HIDDEN, text)
+    text = _SECRET_ASSIGNMENT.sub(_hide_assigned_value, text)
     text = _SECRET_OPTION.sub(_hide_option_value, text)
     text = _HTTP_CREDENTIALS.sub(lambda found: found["scheme"] + HIDDEN, text)
     text = _KEY_SHAPED.sub(HIDDEN, text)
