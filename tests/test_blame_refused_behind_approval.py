@@ -132,3 +132,7 @@ def test_ABORT_1_a_refused_call_behind_a_pending_approval_names_the_gate(
     what = replay.divergence.what
     for named in ("call c1's pending approval held the gate", "SCHED-2", "call c2 not started"):
         assert named in what, what
+    # An abort drain that answers a call behind the gate with its verdict looks the same: the
+    # report says which two rules it cannot tell apart, and why.
+    assert "Two bugs give this result, and no log tells them apart" in what, what
+    assert "its result commits only after call c1's (ORD-3)" in what, what

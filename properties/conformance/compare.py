@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol, assert_never, runtime_checkable
 
@@ -521,6 +522,25 @@ def _pre_answers(call_id: str | None, history: Sequence[Event]) -> list[tuple[st
     return answers
 
 
+def _failed_closed(
+    call_id: str | None, want: Event, history: Sequence[Event], started: frozenset[str]
+) -> str | None:
+    """Why a call the target started is denied, where the model's result for it is a denial
+    and the only hooks that could have denied it are audited `error`: a hook that failed under
+    fail-closed (HOOK-7), which a loop may take for no decision. None otherwise."""
+    if call_id not in started or _error_code(want) is not None or not _is_refusal(want):
+        return None
+    answers = _pre_answers(call_id, history)
+    failed = [hook for hook, reading, _supplied in answers if reading == "error"]
+    if not failed or any(reading == "deny" for _hook, reading, _supplied in answers):
+        return None
+    return (
+        f"the target runs it, but {_named(failed)} denied it: a hook that failed under "
+        "fail-closed denies the call (HOOK-7), its audit recording error, and a denied call "
+        "never runs; the loop acts on the verdict, not the audit's word"
+    )
+
+
 def _named(handlers: Sequence[str]) -> str:
     """`hook a`, `hooks a, b`."""
     return ("hook " if len(handlers) == 1 else "hooks ") + ", ".join(handlers)
@@ -975,6 +995,11 @@ def _result_rule(
             "approval held the gate, which no later call passes, not even a denied or invalid "
             f"one (SCHED-2), so the abort found call {call_id} not started, where the target "
             + ("answers it as refused" if refused else "answers it UNKNOWN_TOOL")
+            + f". Two bugs give this result, and no log tells them apart: call {call_id} passed "
+            f"the gate while call {held}'s approval was pending (SCHED-2), or the abort answers "
+            f"a call still behind the gate with its verdict, not {code} (ABORT-1); either way "
+            f"its result commits only after call {held}'s (ORD-3), so nothing shows before the "
+            "abort, and the report names the rule of the result that differs"
         )
     if code == "ABORTED_BEFORE_DISPATCH" and _error_code(got) == "UNKNOWN_TOOL":
         # The target started the call before its turn: SCHED-1 counts a tool the
@@ -1109,10 +1134,30 @@ def _result_rule(
                 f"{about} differs: it carries a PostToolUse hook's context, which waits for "
                 "the next step's start as a message of its own"
             )
+        blocked = _blocked_by(command)
+        if blocked is not None:
+            return "DEC-3", f"{about} differs: {blocked}"
         if isinstance(command.outcome, ToolFailed):
             return "EXE-4", f"{about} differs: a failed body's result is Error: <message>"
         return "EXE-4", f"{about} differs from what the body returned"
     return "EXE-4", f"{about} differs from its settled outcome"
+
+
+def _blocked_by(command: ToolFinishes) -> str | None:
+    """Why the result is the block reasons where a PostToolUse verdict of `command` blocks it;
+    None when none does. The audit's word need not say block: a hook that failed under
+    fail-closed blocks with the word error (HOOK-7), which a loop may take for no decision."""
+    blocks = [verdict for verdict in command.post if isinstance(verdict, PostBlock)]
+    if not blocks:
+        return None
+    failed = [v for v in blocks if v.audit is not None and v.audit.decision == "error"]
+    return "a PostToolUse hook blocked it, so the block reasons replace it" + (
+        ", a hook whose audit records error among them: a hook that failed under fail-closed "
+        "blocks the result (HOOK-7), and its verdict, not its audit's word, is what the loop "
+        "acts on"
+        if failed
+        else ""
+    )
 
 
 def _arguments_rule(
@@ -1153,6 +1198,9 @@ def _arguments_rule(
         )
         if len(situation.supplied) >= 2 and _applied_earlier_rewrite(want, got, situation, rewrote):
             return "HOOK-3", "a rewrite other than the last one in configured order won"
+        merged = _merged_rewrites(call_id, situation, theirs)
+        if merged is not None:
+            return "HOOK-3", f"the call's arguments in the {where} {merged}"
         if len(situation.supplied) >= 2 and _refused_earlier_rewrite(
             call_id, situation, target_events
         ):
@@ -1285,6 +1333,30 @@ def _refused_earlier_rewrite(
         and _call_id_of(e) == call_id
         and any(prefix in json.dumps(_data(e).get("message")) for prefix in earlier)
         for e in target_events
+    )
+
+
+def _merged_rewrites(
+    call_id: str | None, situation: _Situation, theirs: dict[str | None, Any]
+) -> str | None:
+    """How the target combined the inputs hooks supplied where its arguments are those inputs
+    merged key by key (later keys winning), which the last input alone is not; None otherwise.
+    A loop that lets each hook patch the input before it reads as arguments that are not the
+    effective ones (RW-1), where the merge is what is wrong (HOOK-3)."""
+    supplied = situation.supplied
+    if len(supplied) < 2 or call_id not in theirs:
+        return None
+    if not all(isinstance(value, dict) for value in supplied):
+        return None
+    merged: dict[str, Any] = {}
+    for value in supplied:
+        merged.update(value)
+    if merged == supplied[-1] or _Parsed(merged) != theirs[call_id]:
+        return None
+    return (
+        f"are the inputs {_named(situation.suppliers)} supplied merged key by key: the last "
+        f"input in configured order, {_named(situation.suppliers[-1:])}'s, replaces the "
+        "arguments whole, and no key of an earlier input survives it"
     )
 
 
@@ -1831,6 +1903,9 @@ def _missing(
                     "-0.0), which stay the raw string, no JSON object: the call ends as an "
                     "INVALID_TOOL_INPUT error and its body never starts"
                 )
+            failed = _failed_closed(_call_id_of(want), want, history, started)
+            if failed is not None:
+                return "DEC-1", f"{lacks} for call {_call_id_of(want)}: {failed}"
             rule, _ = _result_rule(want, None, command, phase, history)
             if rule == "EXE-4":
                 return "ORD-3", (
@@ -2346,7 +2421,9 @@ def _partly_matching_hook(
         for hook in config.hooks
         if hook.point == "PreToolUse"
         for call_id, name in calls
-        if isinstance(name, str) and not hook.matches(name) and _fits_part(hook, name)
+        if isinstance(name, str)
+        and not hook.matches(name)
+        and (_fits_part(hook, name) or _fits_compatibility_form(hook, name))
     ]
     if fits and probe is not None:
         probed = probe(HookAnswers(Pass()))
@@ -2359,7 +2436,18 @@ def _partly_matching_hook(
     if not fits:
         return None
     hook, _, name = fits[0]
-    return f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
+    said = f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
+    if _fits_part(hook, name):
+        return said
+    form = unicodedata.normalize("NFKC", name)
+    return f"{said} (it matches {form!r}, the name's Unicode compatibility form, NFKC)"
+
+
+def _fits_compatibility_form(hook: HookSpec, name: str) -> bool:
+    """The matcher matches `name`'s NFKC form (fullwidth letters made ASCII) but not `name`:
+    a loop that normalises tool names before matching runs such a hook."""
+    form = unicodedata.normalize("NFKC", name)
+    return form != name and hook.matches(form)
 
 
 def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
@@ -2785,6 +2873,12 @@ def _execution_rule(
             continue
         situation = _situation(call_id, history)
         ran = f"the target starts the body of call {call_id}, which the model does not start now"
+        if isinstance(command, Recover):
+            return "REC-1", (
+                f"{ran}: crash repair starts no body; it answers a recorded call left without "
+                "a result TOOL_OUTCOME_UNKNOWN (it may or may not have run) and leaves repeating "
+                "it to the model"
+            )
         if "deny" in situation.hook_decisions:
             return "DEC-1", f"{ran}: it was denied"
         if situation.supplied and not situation.rewritten:

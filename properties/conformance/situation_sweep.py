@@ -19,13 +19,19 @@ passed on every seed tried, session 24, nor a crash while an approval waits, whe
 answering the approval passed one seed and was found at the 199th program of another, nor a call
 id an earlier reply used, as local models' `call_0` is, which a loop refusing it passed); and one
 reading NaN, 1e400 or -0.0 in arguments as numbers (as `json.loads` and `JSON.parse` do), where
-EXE-2 keeps such arguments as their raw string: none is drawn. Each situation below is one short
-program, compared with the model as any program is (`exhaustive.run_program`, which drives it to a
-quiet end); a program needing a capability the target does not declare is not played.
+EXE-2 keeps such arguments as their raw string: none is drawn. Nor did any program call a tool
+spelt in capitals or fullwidth letters, return a result of a few thousand characters, type while
+an approval waits, or answer with a hook that failed closed (session 25: loops that look tools
+and presenters up case-blind, match NFKC forms, cut results in the history, append such input at
+once, or take an audit's error for no decision passed every seed tried). Each situation below is
+one short program, compared with the model as any program is (`exhaustive.run_program`, which
+drives it to a quiet end); a program needing a capability the target does not declare is not
+played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
 `presentation_sweep`, come before it), so the search draws what it drew before. Under a profile
 each is replayed as a case is, compared whole with the profile's known divergences erased: one
-whose command the profile's target is cut at when sent is not played (`skipped_under`), and the
+whose command the profile's target is cut at when sent, or that no real CLI can be put in (hooks
+failing closed), is not played (`skipped_under`), and the
 report says so, as it says of one stopped at a known divergence.
 """
 
@@ -44,6 +50,7 @@ from loopspec.model.commands import (
     Crash,
     Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     Pass,
     PostBlock,
@@ -64,6 +71,17 @@ from loopspec.properties.stateful.strategies import TOOLS
 
 _BASH = '{"command":"ls"}'
 _READ = '{"file_path":"a.txt"}'
+_FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
+"""A hook that failed (timed out, printed invalid JSON) under fail-closed (HOOK-7): its verdict
+denies or blocks, its audit records error."""
+_FULLWIDTH_READ = "\uff52\uff45\uff41\uff44"
+"""`read` in fullwidth letters, which Unicode's NFKC form turns into `read`: another name."""
+# Lines of 199 characters written as two short runs: an integer literal from 100 to 254 in a
+# loaded module joins Hypothesis's pool of draws and changes the fixed batches (tests/batches.py).
+_LONG_OUTPUT = "\n".join(f"line {n:02d} " + "x" * 95 + "y" * 96 for n in range(40))
+"""A result longer than a loop may think worth sending (7,999 characters in 40 lines), sent
+whole. It ends without a newline, which a real CLI's shell drops, and stays under the 10,000 or
+so characters of a shell's output real Codex keeps (it cuts the rest, saying so)."""
 
 
 @attrs.frozen
@@ -76,6 +94,9 @@ class Situation:
     needs: frozenset[str]
     config: LoopConfig
     program: tuple[Command, ...]
+    unplayable_under_profiles: str | None = None
+    """Why no profile's real CLI can be put in the situation (None: each can), said in the
+    report of a run under a profile, which does not play it."""
 
 
 def _pre(*hooks: tuple[str, str]) -> tuple[HookSpec, ...]:
@@ -342,6 +363,83 @@ SITUATIONS: tuple[Situation, ...] = (
             HookAnswers(Pass()),
         ),
     ),
+    Situation(
+        "hooks that fail closed: a deny and a PostToolUse block whose audits record error",
+        ("HOOK-7", "DEC-1", "DEC-3"),
+        frozenset({"pre-hooks", "post-hooks"}),
+        LoopConfig(
+            tools=TOOLS,
+            hooks=(
+                HookSpec("guard", "PreToolUse", "bash"),
+                HookSpec("review", "PostToolUse", "read"),
+            ),
+        ),
+        (
+            SubmitUser("look around"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH), ToolCallBlock("c2", "read", _READ))),
+            HookAnswers(Deny("hook guard timed out"), _FAILED_CLOSED),
+            ToolFinishes(
+                "c2",
+                ToolSucceeded("secret"),
+                (PostBlock("hook review printed invalid JSON", _FAILED_CLOSED),),
+            ),
+        ),
+        unplayable_under_profiles=(
+            "a real CLI's adapter answers each hook with its verdict, which the CLI records "
+            "in its own word: none fails closed"
+        ),
+    ),
+    Situation(
+        "calls of tools spelt as registered ones in capitals or fullwidth letters",
+        ("EXE-5", "VIEW-2"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("look around"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "Bash", _BASH),
+                    ToolCallBlock("c2", "READ", _READ),
+                    ToolCallBlock("c3", _FULLWIDTH_READ, _READ),
+                )
+            ),
+        ),
+    ),
+    Situation(
+        "a hook's matcher is a tool's name, which a call spells in fullwidth letters",
+        ("HOOK-8", "HOOK-4"),
+        frozenset({"pre-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("reader", "read"))),
+        (
+            SubmitUser("look around"),
+            ModelReplies((ToolCallBlock("c1", _FULLWIDTH_READ, _READ),)),
+        ),
+    ),
+    Situation(
+        "the user types while a call waits for its approval",
+        ("ADJ-1", "ADJ-4", "SCHED-2"),
+        frozenset({"pre-hooks", "approval", "queued-input"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "*"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            HookAnswers(Ask("check")),
+            SubmitUser("and then read a.txt"),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ),
+    ),
+    Situation(
+        "a body returns a long result",
+        ("HIST-1", "VIEW-2"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes("c1", ToolSucceeded(_LONG_OUTPUT)),
+        ),
+    ),
 )
 
 
@@ -363,11 +461,13 @@ def sweep_situations(
 
 
 def skipped_under(situation: Situation, profile: Profile) -> str | None:
-    """Why `situation`'s program is not played under `profile`, or None when it is: a command
-    of it is one the profile's target is cut at as soon as it is sent (`Profile.avoids`), so
-    the situation would never arise. (A program that reaches its situation and stops at a
-    known divergence there is played, and reported stopped: which divergence shows is seen
-    only by playing it.)"""
+    """Why `situation`'s program is not played under `profile`, or None when it is: no real
+    CLI can be put in it, or a command of it is one the profile's target is cut at as soon as
+    it is sent (`Profile.avoids`), so the situation would never arise. (A program that
+    reaches its situation and stops at a known divergence there is played, and reported
+    stopped: which divergence shows is seen only by playing it.)"""
+    if situation.unplayable_under_profiles is not None:
+        return situation.unplayable_under_profiles
     for number, command in enumerate(situation.program, start=1):
         cut = [
             d.key
