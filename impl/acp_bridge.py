@@ -17,7 +17,6 @@ from typing import assert_never
 
 from loopspec.impl.snapshot import plain, snapshot
 from loopspec.impl.text_shapes import console_block, relative_title, terminal_directory
-from loopspec.model import acp
 from loopspec.model.jsonvalue import JsonValue
 from loopspec.model.messages import OpaqueBlock, ResultContentBlock, TextBlock
 from loopspec.model.views import (
@@ -35,11 +34,9 @@ from loopspec.model.views import (
 
 Wire = dict[str, object]
 
-# The statuses and permission options are the model's (SPEC section 12 is generated from
-# them); the rest of the wire is spelled here, as the model spells it too.
-PERMISSION_OPTIONS: tuple[Wire, ...] = tuple(
-    {"optionId": option_id, "name": label, "kind": option_id}
-    for option_id, label in acp.PERMISSION_OPTIONS
+PERMISSION_OPTIONS: tuple[Wire, ...] = (
+    {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+    {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
 )
 
 
@@ -136,7 +133,7 @@ def call_update(
 ) -> Wire:
     """`session/update` params announcing a call, in progress."""
     fields = call_fields(call_id, view, arguments, cwd, terminal=terminal)
-    update = {"sessionUpdate": "tool_call", **fields, "status": acp.STATUS_IN_PROGRESS}
+    update = {"sessionUpdate": "tool_call", **fields, "status": "in_progress"}
     return {"sessionId": session_id, "update": update}
 
 
@@ -147,7 +144,7 @@ def result_update(
     update: Wire = {
         "sessionUpdate": "tool_call_update",
         "toolCallId": call_id,
-        "status": acp.STATUS_FAILED if failed else acp.STATUS_COMPLETED,
+        "status": "failed" if failed else "completed",
     }
     match view:
         case GenericResultView():
