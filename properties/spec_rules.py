@@ -50,3 +50,20 @@ def rule_sections(spec: str) -> dict[str, str]:
 def rule_ids_in_spec(text: str) -> list[str]:
     """Every rule ID that has a heading in SPEC.md, in order."""
     return [rule for line in text.split("\n") if (rule := heading_rule(line)) is not None]
+
+
+_INVARIANT_TABLE = ("<!-- generated:invariants -->", "<!-- end generated:invariants -->")
+
+
+def log_checked_rules(spec: str) -> set[str]:
+    """The rules `loopspec check` judges a log by: those SPEC.md's invariant registry (section
+    7, a table whose second column lists an invariant's rules) names. Each has an example log,
+    `loopspec spec RULE --example`."""
+    start, end = _INVARIANT_TABLE
+    table = spec.partition(start)[2].partition(end)[0]
+    rules: set[str] = set()
+    for row in table.split("\n"):
+        cells = row.split("|")
+        if len(cells) > 2 and cells[1].strip().startswith("`"):  # not the head or its rule
+            rules.update(rule.strip() for rule in cells[2].split(","))
+    return rules

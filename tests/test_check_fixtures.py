@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from check_fixtures import FIXTURES, RULE_BREAKERS, all_fixtures
+from check_fixtures import FIXTURES, all_fixtures
 
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.logcheck.checker import (
@@ -16,6 +16,7 @@ from loopspec.properties.logcheck.checker import (
     check_paths,
     check_stream,
 )
+from loopspec.properties.logcheck.rule_examples import RULE_BREAKERS
 
 VALID = sorted((FIXTURES / "valid").glob("*.jsonl"))
 RULE_FIXTURES = sorted((FIXTURES / "violations").glob("*.jsonl"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from loopspec.properties.cli.main import VERB_BY_NAME
-from loopspec.properties.spec_rules import rule_sections
+from loopspec.properties.spec_rules import log_checked_rules, rule_sections
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: spec RULE imports no typing
 if TYPE_CHECKING:
@@ -32,8 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print the rules named (loopspec spec RW-1 HOOK-3; a family: loopspec spec "
         "RW) as the SPEC.md shipped with this loopspec states them — failure reports name "
         "rules by ID. --list prints one line per rule, its ID and title (every rule, or those "
-        "named). Without a rule: print the generated SPEC.md tables, or check/update them in "
-        "a file.",
+        "named; a rule `loopspec check` judges logs by is marked 'example'). --example shows "
+        "a rule by example: a few lines of a log that keeps it and of one with one edit that "
+        "breaks it, and what loopspec check says of that log (--log: the whole breaking log, "
+        "for `loopspec spec RW-1 --example --log > rw-1.jsonl; loopspec check rw-1.jsonl`). "
+        "Without a rule: print the generated SPEC.md tables, or check/update them in a file.",
     )
     parser.add_argument(
         "rules",
@@ -49,6 +52,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     group.add_argument("--write", metavar="FILE", help="rewrite the generated sections of FILE")
     group.add_argument("--check", metavar="FILE", help="exit 1 when FILE's sections are stale")
+    group.add_argument(
+        "--example",
+        action="store_true",
+        help="each rule named by example: the lines around one edit that breaks it in the "
+        "reference model's demo log, before and after, and the violation loopspec check finds "
+        "there (a rule only conform can see: which verb judges it)",
+    )
+    parser.add_argument(
+        "--log",
+        action="store_true",
+        help="with --example and one rule: write the whole log that breaks it to standard output",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -65,9 +80,28 @@ def print_rules(names: list[str], *, titles_only: bool = False) -> int:
     SPEC.md does not state."""
     from loopspec import spec_text  # noqa: PLC0415 (read only when a rule is asked for)
 
-    sections = rule_sections(spec_text())
+    text = spec_text()
+    sections = rule_sections(text)
     if titles_only and not names:
         names = list(sections)
+    chosen = _chosen_rules(names, sections)
+    if chosen is None:
+        return 2
+    if titles_only:
+        # The heading is `### ID title`: the title is what a newcomer scans the index for.
+        width = max(len(rule) for rule in chosen) + 2
+        with_example = log_checked_rules(text)
+        for rule in chosen:
+            title = sections[rule].splitlines()[0].removeprefix(f"### {rule} ")
+            print(f"{rule:<{width}}{title}" + ("  [example]" if rule in with_example else ""))
+        return 0
+    print("\n\n".join(sections[rule] for rule in chosen))
+    return 0
+
+
+def _chosen_rules(names: list[str], sections: dict[str, str]) -> list[str] | None:
+    """The rules `names` (rule IDs or families, any case) stand for, in the order named; None,
+    having said which SPEC.md does not state, when one stands for none."""
     chosen: list[str] = []
     for name in names:
         wanted = name.strip().upper()
@@ -84,21 +118,64 @@ def print_rules(names: list[str], *, titles_only: bool = False) -> int:
             print(
                 f"loopspec spec: error: SPEC.md states no rule {name!r}; {known}", file=sys.stderr
             )
-            return 2
+            return None
         chosen += [rule for rule in matching if rule not in chosen]
-    if titles_only:
-        # The heading is `### ID title`: the title is what a newcomer scans the index for.
-        width = max(len(rule) for rule in chosen) + 2
-        for rule in chosen:
-            title = sections[rule].splitlines()[0].removeprefix(f"### {rule} ")
-            print(f"{rule:<{width}}{title}")
+    return chosen
+
+
+def print_examples(names: list[str], *, whole_log: bool) -> int:
+    """Print each named rule by example (`cli.spec_example`), or with `whole_log` the whole log
+    that breaks the one rule named; exit 2 naming what has none."""
+    from loopspec import spec_text  # noqa: PLC0415 (only when a rule is asked for)
+    from loopspec.properties.cli.spec_example import (  # noqa: PLC0415 (it runs the model)
+        example_text,
+        no_example_line,
+    )
+
+    text = spec_text()
+    chosen = _chosen_rules(names, rule_sections(text))
+    if chosen is None:
+        return 2
+    with_example = log_checked_rules(text)
+    if whole_log:
+        if len(chosen) != 1:
+            print(
+                f"loopspec spec: error: --log writes one rule's example log; {', '.join(names)} "
+                f"names {len(chosen)} rules",
+                file=sys.stderr,
+            )
+            return 2
+        if chosen[0] not in with_example:
+            print(f"loopspec spec: error: {no_example_line(chosen[0])}", file=sys.stderr)
+            return 2
+        from loopspec.properties.logcheck.rule_examples import breaking_log  # noqa: PLC0415
+
+        sys.stdout.write(breaking_log(chosen[0]))
         return 0
-    print("\n\n".join(sections[rule] for rule in chosen))
+    shown = [
+        example_text(rule) if rule in with_example else no_example_line(rule) for rule in chosen
+    ]
+    print("\n\n".join(shown))
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    """List or print rules; print, write or check the generated sections."""
+    """List or print rules, or show them by example; print, write or check the generated
+    sections."""
+    if args.log and not args.example:
+        print(
+            "loopspec spec: error: --log writes a rule's --example log: add --example",
+            file=sys.stderr,
+        )
+        return 2
+    if args.example:
+        if not args.rules:
+            print(
+                "loopspec spec: error: --example needs a rule: loopspec spec RW-1 --example",
+                file=sys.stderr,
+            )
+            return 2
+        return print_examples(args.rules, whole_log=args.log)
     if args.list:
         return print_rules(args.rules, titles_only=True)
     if args.rules:

@@ -1,0 +1,148 @@
+"""`loopspec spec RULE --example`: each rule `check` judges a log by, shown broken in a log the
+reference model writes, with the finding `check` prints on it; and a rule no log shows, said so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from loopspec import spec_text
+from loopspec.model.invariants import rule_ids
+from loopspec.properties.cli.main import main
+from loopspec.properties.cli.spec_example import NAMED_ON_UNREADABLE_LINES
+from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.rule_examples import RULE_BREAKERS
+from loopspec.properties.spec_rules import log_checked_rules, rule_sections
+
+LOG_RULES = sorted(rule_ids())
+_EXCERPT_LINE = re.compile(r"^([> ]) +(\d+)  (.*)$")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`loopspec spec ARGV...`'s exit status, stdout and stderr (argparse's usage errors leave
+    `main` by SystemExit)."""
+    try:
+        status = main(["spec", *argv])
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else 1
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_the_rules_with_an_example_are_those_check_judges_a_log_by() -> None:
+    """SPEC.md's invariant registry (read without the model, for `spec --list`), the
+    invariants `check` runs, and the edits that break a rule name the same rules."""
+    assert log_checked_rules(spec_text()) == set(LOG_RULES) == set(RULE_BREAKERS)
+
+
+@pytest.mark.parametrize("rule", LOG_RULES)
+def test_the_example_log_breaks_its_rule_and_no_other(
+    rule: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`spec RULE --example --log` writes a log `check` finds breaking RULE, once, and nothing
+    else: an example that also broke another rule would teach the wrong one."""
+    status, log, err = _run(capsys, rule, "--example", "--log")
+    assert (status, err) == (0, "")
+    report = check_stream("example.jsonl", io.BytesIO(log.encode()))
+    assert (report.errors, report.notices) == ([], [])
+    assert [found.violation.rule_id for found in report.violations] == [rule]
+
+
+@pytest.mark.parametrize("rule", LOG_RULES)
+def test_the_example_shows_the_edit_and_checks_finding(
+    rule: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The printed example: both logs' lines around the edit, numbered as in their files, the
+    edited ones marked; and the very line `check` prints on the whole breaking log."""
+    status, shown, err = _run(capsys, rule, "--example")
+    assert (status, err) == (0, "")
+    breaking = _run(capsys, rule, "--example", "--log")[1].split("\n")
+    name = f"{rule.lower()}.jsonl"
+    report = check_stream(name, io.BytesIO("\n".join(breaking).encode()))
+    (found,) = report.violations
+    keeping_part, breaking_part = shown.split(f"the log breaking {rule}:")
+    keeping_part = keeping_part.split(f"the log keeping {rule}")[1]
+    breaking_part, finding_part = breaking_part.split(f"`loopspec check {name}` finds:")
+    excerpt = [m.groups() for line in breaking_part.split("\n") if (m := _EXCERPT_LINE.match(line))]
+    for _mark, number, text in excerpt:  # each line as the file has it, at its line number
+        assert breaking[int(number) - 1] == text
+    assert str(found.line) in [number for _mark, number, _text in excerpt]  # the line blamed
+    assert re.search(r"^> +\d+  ", keeping_part + breaking_part, re.MULTILINE)  # the edit
+    finding = finding_part.strip().split("\n")[0]
+    assert finding.startswith(f"{name}:{found.line}: {rule} (seq ")
+    assert found.violation.message in finding
+    assert f"loopspec spec {rule} --example --log > {name}" in shown
+
+
+def test_a_rule_no_log_shows_says_which_verb_judges_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """A rule only conform sees: one line naming the verb and SPEC.md's section; asked for its
+    log, exit 2 with that line."""
+    status, shown, err = _run(capsys, "SCHED-1", "--example")
+    assert (status, err) == (0, "")
+    assert shown.count("\n") == 1
+    assert "`loopspec conform`" in shown
+    assert "SPEC.md section 2" in shown
+    status, shown, err = _run(capsys, "SCHED-1", "--example", "--log")
+    assert (status, shown) == (2, "")
+    assert err.count("\n") == 1
+    assert "SCHED-1 has no example log" in err
+
+
+def test_the_rules_check_names_otherwise_are_those_spec_section_2_lists() -> None:
+    """The rules whose no-example line says `check` still names them (an input error, a
+    notice) are rules of SPEC.md section 2's list of those, with no example of their own."""
+    spec = spec_text()
+    section_2 = spec[spec.index("## 2. ") : spec.index("## 3. ")]
+    sections = rule_sections(spec)
+    for rule in NAMED_ON_UNREADABLE_LINES:
+        assert rule in sections
+        assert rule not in RULE_BREAKERS
+        assert rule in section_2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["RW-1", "--example", "--list"],
+        ["--example", "--write", "SPEC.md"],
+        ["--example", "--check", "SPEC.md"],
+        ["--example"],
+        ["RW-1", "--log"],
+        ["RW", "--example", "--log"],
+        ["RW-9", "--example"],
+    ],
+)
+def test_example_misuse_is_a_usage_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--example with --list, --write or --check, without a rule, --log without --example or for
+    several rules, and an unknown rule: exit 2, nothing on stdout, an error line on stderr."""
+    status, shown, err = _run(capsys, *argv)
+    assert (status, shown) == (2, "")
+    assert "error:" in err.splitlines()[-1]
+
+
+def test_the_list_marks_each_rule_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """`spec --list` marks exactly the rules `--example` shows broken in a log."""
+    status, shown, _err = _run(capsys, "--list")
+    assert status == 0
+    marked = {line.split()[0] for line in shown.splitlines() if line.endswith("  [example]")}
+    assert marked == set(LOG_RULES)
+
+
+def test_help_and_docs_say_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """`spec --help` names --example and --log; README's rule lookup and docs/check.md show it
+    (their command lines are run by test_readme_commands.py)."""
+    with pytest.raises(SystemExit):
+        main(["spec", "--help"])
+    shown = capsys.readouterr().out
+    assert "--example" in shown
+    assert "--log" in shown
+    from test_readme_commands import DOCS  # noqa: PLC0415
+
+    pages = {page.name: page.read_text(encoding="utf-8") for page in DOCS}
+    assert "loopspec spec ADJ-1 --example" in pages["README.md"]
+    assert "--example --log" in pages["check.md"]
