@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -86,6 +87,10 @@ def read_user_file(path: Path, *, cap: int, what: str = "file") -> bytes:
     """The bytes of `path`, a regular file or a pipe (or standard input, a socket too, named
     `-` or by a path), at most `cap` of them."""
     standard_input = str(path) == STDIN_NAME
+    if sys.stdin is None and (standard_input or str(path) in STDIN_PATHS):
+        # Closed when loopspec started (`<&-`): descriptor 0 may since be a pipe loopspec made
+        # for itself, and reading it waited for ever.
+        raise UserFileError(f"{path}: standard input is closed", unreadable=True)
     try:
         mode = os.fstat(0).st_mode if standard_input else os.stat(path).st_mode
     except OSError as error:

@@ -1336,8 +1336,14 @@ def test_SAFE_4_devices_and_directories_are_refused_not_read(
 
 def _check_with_stdin_closed(*paths: str) -> subprocess.CompletedProcess[str]:
     """`loopspec check PATHS <&-`: started with no standard input at all."""
+    return _with_stdin_closed("check", *paths)
+
+
+def _with_stdin_closed(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`loopspec ARGS <&-`: started with no standard input at all."""
     return subprocess.run(
-        [*CLI, "check", *paths],
+        [*CLI, *args],
+        cwd=cwd,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -1362,6 +1368,33 @@ def test_SAFE_4_check_skips_a_fifo_in_a_directory_and_survives_closed_stdin(
     huge = _loopspec("check", "--max-line-bytes", "9" * 23, str(tmp_path), cwd=tmp_path)
     assert huge.returncode == 2
     assert "Traceback" not in huge.stderr
+
+
+@pytest.mark.parametrize("stdin", ["-", "/dev/stdin"])
+def test_SAFE_4_standard_input_named_when_it_is_closed_is_one_line_and_exit_2(
+    tmp_path: Path, stdin: str
+) -> None:
+    """SAFE-4: a scenario, hooks file, case or log named as standard input (`-`, /dev/stdin)
+    when loopspec started without one (`<&-`, a cron job) is refused as closed. Descriptor 0
+    was by then a pipe loopspec had made for itself: `run - <&-` waited for ever on it, `replay
+    - <&-` said standard input was a terminal, `check /dev/stdin` that there was no such file."""
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(SCENARIO), encoding="utf-8")
+    log = tmp_path / "out.jsonl"
+    for args in [
+        ["run", stdin, "--log", str(log)],
+        ["run", str(scenario), "--hooks", stdin, "--log", str(log)],
+        ["replay", stdin, "--bundled"],
+        ["spec", "--check", stdin],
+    ]:
+        done = _with_stdin_closed(*args, cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (2, ""), args
+        assert done.stderr.startswith(f"loopspec: error: {stdin}: standard input is closed")
+    assert not log.exists()
+    valid = Path(__file__).resolve().parent / "fixtures" / "logs" / "valid"
+    done = _check_with_stdin_closed(str(next(valid.glob("*.jsonl"))), stdin)
+    assert done.returncode == 2
+    assert f"{stdin}: error unreadable: standard input is closed" in done.stdout
 
 
 def test_SAFE_4_check_reads_a_named_pipe_with_stdin_closed(tmp_path: Path) -> None:

@@ -863,7 +863,9 @@ def _read_from(given: str) -> str:
     `-`, as check's name a log it reads there."""
     if given != STDIN_CASE:
         return given
-    if sys.stdin is None or sys.stdin.isatty():
+    if sys.stdin is None:  # closed when loopspec started (`<&-`)
+        raise CaseFileUnreadable("-: standard input is closed: pipe the case in, or name its file")
+    if sys.stdin.isatty():
         # Read from a terminal, the case would wait for an end of file few know to type.
         raise CaseFileUnreadable(
             "-: standard input is a terminal: pipe the case in "

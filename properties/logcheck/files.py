@@ -111,6 +111,9 @@ def _all_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem
     for argument in arguments:
         if argument == STDIN:
             yield LogSource(STDIN)
+        elif sys.stdin is None and argument in STDIN_PATHS:
+            # Closed when check started (`<&-`): descriptor 0 may since be a log check opened.
+            yield SourceProblem(argument, "standard input is closed")
         elif os.path.isdir(argument):
             found = list(_logs_under(argument))
             if not found:
