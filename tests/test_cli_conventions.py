@@ -281,6 +281,23 @@ def test_SAFE_4_a_closed_stdout_is_one_line_and_exit_2(argv: list[str]) -> None:
 
 
 @pytest.mark.parametrize("verb", ["conform", "demo"])
+def test_a_closed_stderr_changes_no_verdict(verb: str) -> None:
+    """Started with stderr closed (`2>&-`, a cron job), conform and demo end with the verdict
+    they print: Python gives the program no stderr (None), and the progress line asking it
+    whether it was a terminal ended the run in an AttributeError no one saw, exit 1 with
+    nothing printed, a counterexample's case not saved."""
+    done = subprocess.run(
+        ["bash", "-c", 'exec "$@" 2>&-', "bash", *LOOPSPEC, verb, "--examples", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0
+    assert "CONFORMANT" in done.stdout
+
+
+@pytest.mark.parametrize("verb", ["conform", "demo"])
 def test_searching_verbs_leave_the_folder_they_run_in_as_it_was(tmp_path: Path, verb: str) -> None:
     """`loopspec conform` and `loopspec demo` write nothing into the user's folder (Hypothesis's
     cache goes to a temporary directory unless HYPOTHESIS_STORAGE_DIRECTORY says where)."""

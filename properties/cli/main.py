@@ -157,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the real program, not a test calling main
         _hold_the_collector()
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): Python made no stream of it
+        _stderr_to_the_null_device()
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
         _say(f"{PROGRAM}: error: standard output is closed")
         return 2
@@ -195,6 +197,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"{PROGRAM}: {stopped_by('Ctrl-C')}")
         return 130
     return status
+
+
+def _stderr_to_the_null_device() -> None:
+    """Give a program started without stderr one that takes what it is told and keeps none of
+    it: conform's progress line asked it whether it was a terminal, an AttributeError no one
+    saw, exit 1 and no case saved. Descriptor 2 is the null device's too: left free, the first
+    file the verb opened (a log) would take it, and a process started with the stderr it
+    inherits would write into that file."""
+    descriptor = os.open(os.devnull, os.O_WRONLY)
+    if descriptor != 2:
+        os.dup2(descriptor, 2)
+        os.close(descriptor)
+    # The program's stderr from now on, never closed.
+    stream = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = stream
 
 
 def program() -> int:
