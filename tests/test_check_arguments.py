@@ -103,6 +103,13 @@ def test_unset_options_take_the_parsers_defaults() -> None:
         (["check", "a.jsonl", "--format", "xml"], "invalid choice: 'xml'"),
         (["check", "a.jsonl", "-v", "b.jsonl"], "unrecognized arguments: b.jsonl"),
         (["check"], "the following arguments are required: PATH"),
+        # `--format` pasted through a chat that made `--` a dash: the usual reader took it and
+        # `json` for two logs, each "unreadable: no such file or directory".
+        (
+            ["check", "a.jsonl", "\u2014format", "json"],
+            "\u2014format: it begins with \u2014 (U+2014 EM DASH), which a chat or a word "
+            "processor makes of two hyphens; type the option as --format",
+        ),
     ],
 )
 def test_a_usage_error_is_argparses(

@@ -86,6 +86,9 @@ LIMIT_CEILING = 1 << 30
 """The largest --max-line-bytes / --max-violations accepted (rule SAFE-4)."""
 _LIMITS = {"--max-line-bytes": "max_line_bytes", "--max-violations": "max_violations"}
 _VERBOSE = ("-v", "--verbose")
+# typographic.OPTION_DASHES, which this path does not import: a word starting with one is an
+# option a chat made a dash of, which argparse's reading names.
+_TYPOGRAPHIC_DASHES = "\u2014\u2013\u2212\u2010\u2011"
 _FAIL_ON_HOOK_FAULTS = "--fail-on-hook-faults"
 _STRICT_KNOWN = "--strict-known"
 
@@ -124,6 +127,8 @@ def usual_check_arguments(arguments: Sequence[str]) -> CheckArguments | None:
     while index < len(arguments):
         argument = arguments[index]
         index += 1
+        if argument[:1] in _TYPOGRAPHIC_DASHES:
+            return None
         if argument == "-" or not argument.startswith("-"):
             if paths_ended:
                 return None
