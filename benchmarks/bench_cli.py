@@ -85,6 +85,8 @@ modules. One breaking RW-1, as both CLIs do on every rewrite: 51.8M, 1.45x (was 
 once the inputs the violation names are written without json (`jsonvalue.json_dumps`).
 `check` of a folder holding that transcript and a Claude Code prompt history (as ~/.claude
 does): 53.2M, 1.49x (was 99.1M, 2.78x), once the history is told without typing (`home_files`).
+A Codex rollout whose session_meta is longer than `foreign` reads of a first line (the model's
+instructions in it): 50.9M, 1.43x (was 73.7M, 2.07x), once its first keys are read without re.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

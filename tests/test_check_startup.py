@@ -27,7 +27,12 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.logcheck import claude_code, codex
-from loopspec.properties.logcheck.checker import DSH_HEADER_TYPE, ErrorKind, check_paths
+from loopspec.properties.logcheck.checker import (
+    DSH_HEADER_TYPE,
+    SNIFF_BYTES,
+    ErrorKind,
+    check_paths,
+)
 from loopspec.properties.logcheck.dialect import header_version
 from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows, model_rows
 
@@ -251,6 +256,21 @@ def test_checking_another_loops_log_imports_neither_json_re_nor_typing(
     assert done.stdout.splitlines()[-1].startswith("checked 1 log"), done.stdout
     imported = set(done.stderr.split())
     assert "loopspec.properties.logcheck.harness_logs" in imported  # it did read the log
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+
+
+def test_a_rollout_opening_with_a_line_too_long_to_sniff_imports_no_re(tmp_path: Path) -> None:
+    """A Codex rollout whose session_meta carries the model's whole instructions, past what
+    `foreign` reads of a log's first line: recognised by its first keys without re."""
+    rollout = FIXTURES / "codex/valid/parallel-calls-in-issue-order.jsonl"
+    first, *rest = rollout.read_text().splitlines(keepends=True)
+    meta = json.loads(first)
+    meta["payload"]["base_instructions"] = {"text": "x" * SNIFF_BYTES}
+    (tmp_path / "rollout.jsonl").write_text(json.dumps(meta) + "\n" + "".join(rest))
+    done = main_without_site(["check", str(tmp_path / "rollout.jsonl")])
+    assert done.returncode == 0, done.stdout
+    imported = set(done.stderr.split())
+    assert "loopspec.properties.logcheck.codex" in imported  # it was read as a rollout
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
 
 

@@ -1,17 +1,27 @@
 """The readers of Claude Code and Codex logs parse JSON without importing json where they can
 (`jsonvalue.loads_refusing`, `foreign._first_record`): each gives what `json.loads` gives, value
-or error, for any text, so a transcript reads the same whichever way it went."""
+or error, for any text, so a transcript reads the same whichever way it went. A first line too
+long to read whole is recognised as `re` matches `foreign`'s patterns, without re."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from loopspec.model.jsonvalue import loads_refusing
-from loopspec.properties.logcheck.foreign import _first_record
+from loopspec.properties.logcheck.foreign import (
+    CLAUDE_SESSION,
+    CLAUDE_START,
+    CODEX_START,
+    _claude_start,
+    _codex_start,
+    _first_record,
+    _names_a_session,
+)
 
 
 def _refuse(name: str) -> object:
@@ -66,3 +76,49 @@ def test_loads_refusing_reads_as_json_does(text: str) -> None:
 )
 def test_a_first_line_reads_as_json_reads_it(line: bytes) -> None:
     assert _outcome(_first_record, line) == _outcome(json.loads, line)
+
+
+# The pieces a first line too long to read whole is recognised by, and what may stand between.
+_PIECES = st.sampled_from(
+    [
+        b"{", b"}", b'"', b":", b",", b" ", b"\t", b"\n", b"\r", b"\v", b"\f", b"x", b"\\",
+        b'"timestamp"', b'"type"', b'"parentUuid"', b'"sessionId"', b'"seq"', b"session_meta",
+        b'response_item"', b"event_msg", b'turn_context"', b'"2026-12-01T12:00:00.000Z"',
+    ]
+)  # fmt: skip
+_GAPS = st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\v", b"\f", b"x"]), max_size=2)
+
+
+def _line(*pieces: list[bytes] | None) -> st.SearchStrategy[bytes]:
+    """Lines made of `pieces`, one of each list, with space (or not) where a piece is None."""
+    return st.tuples(
+        *(_GAPS.map(b"".join) if piece is None else st.sampled_from(piece) for piece in pieces)
+    ).map(b"".join)
+
+
+_HEADS = st.one_of(
+    st.lists(_PIECES, max_size=14).map(b"".join),
+    _line(
+        None, [b"{"], None, [b'"timestamp"', b'"type"'], None, [b":", b","], None,
+        [b'"t"', b'""', b'"'], None, [b",", b":"], None, [b'"type"', b'"timestamp"'], None,
+        [b":"], None, [b'"session_meta"', b'"event_msg"', b'"turn_context"', b'"response_item',
+        b'"session"', b'session_meta"'],
+    ),
+    _line(
+        None, [b"{"], None, [b'"parentUuid"', b'"type"', b'"sessionId"', b'"uuid"'], None,
+        [b":", b","], None, [b"null", b'"s"'], [b",", b""], None, [b'"sessionId"', b'"session"'],
+        None, [b":", b""], None, [b'"s"', b"1"], [b"", b'"sessionId":"'],
+    ),
+)  # fmt: skip
+
+
+@example(head=b'{"timestamp":"t","type":"session_meta","payload":{}}')
+@example(head=b' {\n"timestamp" : "" , "type":\t"turn_context"')
+@example(head=b'{"parentUuid":null,"sessionId":"s"}')
+@example(head=b'{ "type" : "user", "x": 1, "sessionId" :"s"}')
+@settings(max_examples=1000, deadline=None)
+@given(head=_HEADS)
+def test_a_long_first_line_is_recognised_as_the_patterns_say(head: bytes) -> None:
+    assert _codex_start(head) == bool(re.match(CODEX_START, head))
+    assert _claude_start(head) == bool(re.match(CLAUDE_START, head))
+    assert _names_a_session(head) == bool(re.search(CLAUDE_SESSION, head))

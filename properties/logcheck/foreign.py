@@ -30,14 +30,56 @@ if TYPE_CHECKING:  # the readers of other loops' logs are imported when such a l
     from loopspec.properties.logcheck.harness_logs import Dialect
     from loopspec.properties.logcheck.home_files import HomeFile
 
-# What a first line too long to read whole begins with. Compiled when such a line turns up (re
-# caches them): compiled at import, they cost every check ~0.35 ms of start-up.
-_CODEX_START = (
+# What a first line too long to read whole begins with, as patterns of `re` (which
+# tests/test_lean_json_readers.py holds `_codex_start`, `_claude_start` and `_names_a_session`
+# to: they read the same without importing re, which costs a third of the interpreter's start,
+# and a Codex rollout's session_meta, carrying the model's whole instructions, is such a line).
+CODEX_START = (
     rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"(session_meta|response_item|'
     rb'event_msg|turn_context)"'
 )
-_CLAUDE_START = rb'^\s*\{\s*"(parentUuid|type)"\s*:'
-_CLAUDE_SESSION = rb'"sessionId"\s*:\s*"'
+CLAUDE_START = rb'^\s*\{\s*"(parentUuid|type)"\s*:'
+CLAUDE_SESSION = rb'"sessionId"\s*:\s*"'
+_CODEX_TYPES = (b'session_meta"', b'response_item"', b'event_msg"', b'turn_context"')
+_CLAUDE_FIRST_KEYS = (b'"parentUuid"', b'"type"')
+_SPACE = b" \t\n\r\f\v"  # what `\s` matches in a pattern of bytes
+
+
+def _past(head: bytes, index: int, token: bytes) -> int:
+    """The index just past `token` where it follows `index` after space, else -1 (as it is
+    for an `index` of -1)."""
+    if index < 0:
+        return -1
+    while index < len(head) and head[index] in _SPACE:
+        index += 1
+    return index + len(token) if head.startswith(token, index) else -1
+
+
+def _codex_start(head: bytes) -> bool:
+    """`re.match(CODEX_START, head)`."""
+    index = _past(head, _past(head, _past(head, 0, b"{"), b'"timestamp"'), b":")
+    index = _past(head, index, b'"')
+    if index < 0 or (index := head.find(b'"', index) + 1) == 0:  # the timestamp's end
+        return False
+    index = _past(head, _past(head, _past(head, index, b","), b'"type"'), b":")
+    index = _past(head, index, b'"')
+    return index >= 0 and head.startswith(_CODEX_TYPES, index)
+
+
+def _claude_start(head: bytes) -> bool:
+    """`re.match(CLAUDE_START, head)`."""
+    start = _past(head, 0, b"{")
+    return any(_past(head, _past(head, start, key), b":") >= 0 for key in _CLAUDE_FIRST_KEYS)
+
+
+def _names_a_session(head: bytes) -> bool:
+    """`re.search(CLAUDE_SESSION, head)`."""
+    index = head.find(b'"sessionId"')
+    while index >= 0:
+        if _past(head, _past(head, index + len(b'"sessionId"'), b":"), b'"') >= 0:
+            return True
+        index = head.find(b'"sessionId"', index + 1)
+    return False
 
 
 def dialect_of_first_line(head: bytes) -> Dialect | None:
@@ -62,13 +104,11 @@ def dialect_of_first_line(head: bytes) -> Dialect | None:
         if claude_code.looks_like(record):
             return claude_code.dialect()
         return None
-    import re  # noqa: PLC0415 (only for a first line too long to read whole)
-
-    if re.match(_CODEX_START, head):
+    if _codex_start(head):
         from loopspec.properties.logcheck import codex  # noqa: PLC0415
 
         return codex.dialect()
-    if re.match(_CLAUDE_START, head) and re.search(_CLAUDE_SESSION, head) and b'"seq"' not in head:
+    if _claude_start(head) and _names_a_session(head) and b'"seq"' not in head:
         from loopspec.properties.logcheck import claude_code  # noqa: PLC0415
 
         return claude_code.dialect()
