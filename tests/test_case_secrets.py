@@ -38,6 +38,11 @@ from loopspec.properties.conformance.case_portable import portable
             + "A" * 16,
             "node main.mjs --header 'Authorization: Bearer <hidden>' --url http://x/?k=<hidden>",
         ),
+        (
+            # A query's secret parameter alone: the parameters after it were hidden with it.
+            "node main.mjs --url 'https://x/v1?api_key=abc&model=m1#top'",
+            "node main.mjs --url 'https://x/v1?api_key=<hidden>&model=m1#top'",
+        ),
     ],
     ids=[
         "database-url",
@@ -46,6 +51,7 @@ from loopspec.properties.conformance.case_portable import portable
         "option-then-value",
         "key-shaped-values",
         "bearer-and-query",
+        "query-parameter",
     ],
 )
 def test_SAFE_1_a_case_hides_a_urls_password_and_an_authorization(

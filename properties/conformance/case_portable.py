@@ -35,7 +35,11 @@ _SECRET_NAME: Final = (
 )
 # NAME=VALUE (an `env` assignment) or --NAME=VALUE, the value a shell word: quoted or bare.
 _SECRET_ASSIGNMENT: Final = re.compile(
-    rf"(?i)(?<![\w-])(?P<name>-{{0,2}}{_SECRET_NAME}=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
+    rf"(?i)(?<![\w?&-])(?P<name>-{{0,2}}{_SECRET_NAME}=)(?P<value>'[^']*'|\"[^\"]*\"|[^\s'\"]+)"
+)
+# A URL query's parameter (`?api_key=...&model=x`): its value ends at the next `&` or `#`.
+_SECRET_QUERY_PARAMETER: Final = re.compile(
+    rf"(?i)(?<=[?&])(?P<name>{_SECRET_NAME}=)(?P<value>[^\s&#'\"]+)"
 )
 
 
@@ -110,6 +114,7 @@ def portable(text: str) -> str:
     values hidden."""
     for folder, shown in _folders():
         text = _prefix_pattern(folder).sub(shown, text)
+    text = _SECRET_QUERY_PARAMETER.sub(_hide_assigned_value, text)
     text = _SECRET_ASSIGNMENT.sub(_hide_assigned_value, text)
     text = _SECRET_OPTION.sub(_hide_option_value, text)
     text = _HTTP_CREDENTIALS.sub(lambda found: found["scheme"] + HIDDEN, text)
