@@ -280,6 +280,25 @@ def test_SAFE_4_a_closed_stdout_is_one_line_and_exit_2(argv: list[str]) -> None:
     assert (done.returncode, done.stderr) == (2, "loopspec: error: standard output is closed\n")
 
 
+@pytest.mark.parametrize("argv", [["conform", "--examples", "1"], ["demo", "--examples", "1"]])
+def test_a_verb_whose_folder_was_deleted_says_so(tmp_path: Path, argv: list[str]) -> None:
+    """Started in a folder deleted since the shell entered it (a checkout's temporary folder),
+    a verb that needs it says which is missing: it said only 'loopspec: error: no such file or
+    directory', naming nothing."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(
+        ["bash", "-c", 'cd "$0" && rmdir "$0" && exec "$@"', str(gone), *LOOPSPEC, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    said = "the current folder was deleted (no such file or directory): cd to one that exists"
+    assert (done.returncode, done.stderr) == (2, f"loopspec: error: {said}\n")
+
+
 @pytest.mark.parametrize("verb", ["conform", "demo"])
 def test_a_closed_stderr_changes_no_verdict(verb: str) -> None:
     """Started with stderr closed (`2>&-`, a cron job), conform and demo end with the verdict

@@ -426,7 +426,12 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
         from loopspec.impl.system_words import system_reason  # noqa: PLC0415
 
         where = "" if error.filename is None else f"{error.filename}: "
-        print(f"{PROGRAM}: error: {where}{system_reason(error)}", file=sys.stderr)
+        said = f"{where}{system_reason(error)}"
+        if error.filename is None and _current_folder_gone():
+            # Python's "no such file or directory" named no file: the one missing is the folder
+            # the verb was started in, deleted since (a checkout's temporary folder).
+            said = f"the current folder was deleted ({said}): cd to one that exists"
+        print(f"{PROGRAM}: error: {said}", file=sys.stderr)
         try:
             sys.stdout.flush()
         except BrokenPipeError:
@@ -451,6 +456,15 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
             said = with_wait_hint(said, "--answer-timeout")
         print(f"{PROGRAM}: error: {said}", file=sys.stderr)
         return 2
+
+
+def _current_folder_gone() -> bool:
+    """Whether the folder the program runs in has been deleted."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _quiet_after_broken_pipe() -> int:
