@@ -14,6 +14,10 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
 from loopspec.model.wording import MISSING_KEYS, NOT_AN_OBJECT, quoted_keys
 
+# The latest clock start a log header can record: JavaScript's largest exact integer, above
+# which dsh refuses a header timestamp (LOG-5).
+_LATEST_EPOCH_MS = 2**53 - 1
+
 PRE_TOOL_USE = "PreToolUse"
 POST_TOOL_USE = "PostToolUse"
 HOOK_POINTS = frozenset({PRE_TOOL_USE, POST_TOOL_USE})
@@ -177,6 +181,14 @@ class LoopConfig:
     def __attrs_post_init__(self) -> None:
         if self.max_parallel < 1:
             raise InvalidEventError("max_parallel must be at least 1", rule_id="SCHED-1")
+        if not 0 <= self.epoch_ms <= _LATEST_EPOCH_MS:
+            # The session header's createdAt is this clock's start: a log that could not be
+            # reopened (Recover) blamed the loop for the configuration's value.
+            raise InvalidEventError(
+                f"epoch_ms must be from 0 to 2^53 - 1 (the session header's createdAt), "
+                f"got {self.epoch_ms}",
+                rule_id="LOG-5",
+            )
         handler_ids = [hook.handler_id for hook in self.hooks]
         if len(set(handler_ids)) != len(handler_ids):
             raise InvalidEventError("hook handler ids must be unique", rule_id="HOOK-1")

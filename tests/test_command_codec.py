@@ -263,10 +263,18 @@ _BLOCK = {"decision": "block"}
             # Where, and which: it said only "$.config: hook handler ids must be unique".
             "$.config.hooks[1].handlerId: hook 'h' is declared twice (first at $.config.hooks[0])",
         ),
+        (
+            # Past 2^53 - 1 the log's header could not be reopened: Recover blamed the loop.
+            {**config_to_json(LoopConfig()), "epochMs": 2**60},
+            config_from_json,
+            "LOG-5",
+            "$.config: epoch_ms must be from 0 to 2^53 - 1 (the session header's createdAt), "
+            "got 1152921504606846976",
+        ),
     ],
-    ids=["audit word", "matcher", "handler ids"],
+    ids=["audit word", "matcher", "handler ids", "clock start"],
 )
-def test_HOOK_1_HOOK_8_a_value_the_model_refuses_names_the_models_rule_not_PROTO_1(
+def test_HOOK_1_HOOK_8_LOG_5_a_value_the_model_refuses_names_the_models_rule_not_PROTO_1(
     wire: object, decode: Any, rule: str, complaint: str
 ) -> None:
     """HOOK-1, HOOK-8: JSON of the right shape whose value the model refuses is refused under

@@ -92,7 +92,10 @@ WIRE_REQUIRED: frozenset[tuple[type, str]] = frozenset(
 )
 # Fields never on the wire (kept verbatim inside loopspec only).
 NOT_ON_THE_WIRE = frozenset({"extra"})
-MINIMUM: dict[tuple[type, str], int] = {(LoopConfig, "max_parallel"): 1}
+MINIMUM: dict[tuple[type, str], int] = {
+    (LoopConfig, "max_parallel"): 1,
+    (LoopConfig, "epoch_ms"): 0,
+}
 # Strings that may not be empty (the classes refuse an empty one).
 NON_EMPTY: frozenset[tuple[type, str]] = frozenset(
     {(ToolCallBlock, "id"), (ToolCallBlock, "name"), (HookSpec, "handler_id")}
