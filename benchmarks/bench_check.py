@@ -130,11 +130,10 @@ from loopspec.model.facts import Fact, fact_from_wire
 from loopspec.model.invariants import QUIET_NEVER, LogMonitor
 from loopspec.model.jsonvalue import keys_may_repeat
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES
+from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, MARKED_VERSION
 from loopspec.properties.logcheck.checker import check_paths
 from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.commit_units import CommitUnits
-from loopspec.properties.logcheck.dialect import MARKED_VERSION
 from loopspec.properties.logcheck.synth import (
     HEADER,
     MARKED_HEADER,

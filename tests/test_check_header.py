@@ -22,7 +22,7 @@ TURN = [
     {"type": "turn/end", "seq": 1, "time": 0, "data": {"turn": 1, "reason": {"kind": "completed"}}},
 ]
 # A header as loopspec's docs write it is read without the model's codec, one as dsh writes it
-# (with delegationDepth) by the codec (`dialect.header_version`): both must refuse alike.
+# (with delegationDepth) by the codec (`logcheck.header_version`): both must refuse alike.
 SHAPES = {"usual": {}, "as-dsh-writes-it": {"delegationDepth": 0}}
 
 

@@ -4,7 +4,7 @@ These are correctness tests, not timed tests: each asks a fresh interpreter whic
 command left in `sys.modules` (`benchmarks/bench_cli.py` measures the time). `--help` imports no
 checker and no model; checking a dsh log imports the invariants it runs, but neither attrs (its
 import alone takes longer than the interpreter's start), Hypothesis, cattrs, the event model nor
-the wire codec (a usual header is read without them, see `dialect.header_version`), and no reader
+the wire codec (a usual header is read without them, see `logcheck.header_version`), and no reader
 of other loops' logs, whatever the verdict. The header shortcut is held to the
 model's codec on generated headers.
 """
@@ -26,14 +26,13 @@ import loopspec
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.wire import header_from_wire
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from loopspec.properties.logcheck import claude_code, codex
+from loopspec.properties.logcheck import claude_code, codex, header_version
 from loopspec.properties.logcheck.checker import (
     DSH_HEADER_TYPE,
     SNIFF_BYTES,
     ErrorKind,
     check_paths,
 )
-from loopspec.properties.logcheck.dialect import header_version
 from loopspec.properties.logcheck.synth import MARKED_HEADER, marked_model_rows, model_rows
 
 # Modules no `loopspec check` run may import for a dsh log: each costs milliseconds to import
@@ -485,7 +484,6 @@ LOOPSPEC_FOR_A_CLEAN_CHECK = {
     "loopspec.properties.logcheck",
     "loopspec.properties.logcheck.checker",
     "loopspec.properties.logcheck.clean_events",
-    "loopspec.properties.logcheck.dialect",
     "loopspec.properties.logcheck.files",
     "loopspec.properties.logcheck.report",
 }

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from loopspec.impl import framing
 from loopspec.model.invariants import Prefix
+from loopspec.properties import logcheck
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from loopspec.properties.logcheck import dialect
 from loopspec.properties.logcheck.checker import LogReport, NoticeKind, check_stream
 from loopspec.properties.logcheck.commit_units import CommitUnits
 from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl, marked_model_rows
@@ -140,7 +140,7 @@ def test_LOG_8_commit_markers_fast_path_judges_as_the_general_path(
 def test_the_checker_reads_the_marker_the_writer_writes() -> None:
     """The commit reader names the marker's field itself, so that a marked log is checked
     without importing `impl`: it is the field `impl.framing` writes."""
-    assert dialect.UNIT_KEY == framing.UNIT_KEY
+    assert logcheck.UNIT_KEY == framing.UNIT_KEY
 
 
 def test_LOG_8_a_malformed_marker_is_shown_as_the_log_writes_it() -> None:

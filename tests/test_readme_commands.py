@@ -153,7 +153,7 @@ def _prose_paths(text: str) -> list[str]:
 @pytest.mark.parametrize("doc", DOCS, ids=[str(doc.relative_to(ROOT)) for doc in DOCS])
 def test_MODEL_1_every_file_module_and_link_the_docs_prose_names_is_there(doc: Path) -> None:
     """MODEL-1: outside the `sh` blocks the test above reads, the pages send a reader to files
-    (`properties/logcheck/dialect.py`), to modules (`python -m pydoc loopspec....`) and to other
+    (`properties/logcheck/checker.py`), to modules (`python -m pydoc loopspec....`) and to other
     pages by link: each must still be there, or a moved module leaves a page pointing nowhere."""
     import importlib  # noqa: PLC0415 (only this test imports the modules the pages name)
 

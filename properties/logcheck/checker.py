@@ -25,7 +25,7 @@ What a `LogReport` holds:
 
 Nothing here raises on bad input: every failure of the input becomes an error in the report.
 Which layouts are read, and which are recognised and refused, is
-`loopspec.properties.logcheck.dialect`'s job.
+the job of `loopspec.properties.logcheck`'s layout readers (`header_version`).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from loopspec.model.invariants import (
     Violation,
 )
 from loopspec.model.jsonvalue import too_long_integer
-from loopspec.properties.logcheck import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_VIOLATIONS
-from loopspec.properties.logcheck.clean_events import clean_judges
-from loopspec.properties.logcheck.dialect import (
+from loopspec.properties.logcheck import (
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_VIOLATIONS,
     LAYOUT_NAME,
     LEGACY_TYPES,
     MARKED_VERSION,
@@ -57,6 +57,7 @@ from loopspec.properties.logcheck.dialect import (
     legacy_marker,
     usual_version,
 )
+from loopspec.properties.logcheck.clean_events import clean_judges
 from loopspec.properties.logcheck.files import LogSource, SourceProblem, log_sources
 
 # typing's flag, read by type checkers by name: typing, and json's decoder, import re and enum,

@@ -16,7 +16,7 @@ table of compact rows is rendered from them (`loopspec.properties.spec_doc`).
 
 from __future__ import annotations
 
-from _collections_abc import Mapping  # collections.abc's, without collections (see `dialect`)
+from _collections_abc import Mapping  # collections.abc's, without collections (see `logcheck`)
 
 from loopspec.model.facts import member_problem
 

@@ -25,8 +25,8 @@ from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
 from loopspec.model.transitions import step
 from loopspec.model.wire import event_to_wire
+from loopspec.properties.logcheck import MARKED_VERSION
 from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS, is_compact
-from loopspec.properties.logcheck.dialect import MARKED_VERSION
 
 Row = dict[str, Any]
 
