@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
+from pathlib import Path
 from typing import ClassVar
 
 import attrs
@@ -27,6 +29,7 @@ from loopspec.model.jsonvalue import FrozenMap, parse_arguments
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.state import HookVote
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, command_to_json
 from loopspec.properties.conformance.driver_protocol import protocol_schema
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
@@ -312,3 +315,36 @@ def test_a_value_false_to_perl_meets_a_targeted_program_and_is_blamed_on_its_rea
     assert replay.divergence is not None
     assert replay.divergence.rule_id == rule, replay.divergence.what
     assert said in replay.divergence.what, replay.divergence.what
+
+
+# Answers reset into a stdout buffer it does not flush (as Perl's and C's stdio buffer a pipe;
+# PYTHONUNBUFFERED may be set where tests run, so the buffer is made here), and waits for the
+# next message.
+UNFLUSHED_ANSWER = (
+    "import os, sys; out = os.fdopen(1, 'w', 8192); sys.stdin.readline();"
+    'out.write(\'{"type": "ready", "implementation": "x", "capabilities": []}\\n\');'
+    "sys.stdin.readline()"
+)
+
+
+def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Perl loop without STDOUT->autoflush answered into its buffer and waited for
+    the next message; the report said "no answer to reset within 10 s (to wait longer:
+    --answer-timeout S)", and waiting longer never helps it. Found waiting to read its input,
+    it is told to flush, and not to wait longer; a process that is busy keeps that hint."""
+    cases = str(tmp_path / "cases")
+    command = shlex.join(_python(UNFLUSHED_ANSWER))
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert (
+        "no answer to reset within 1 s, and it waits to read its next message: its answer " in said
+    )
+    assert "Perl: STDOUT->autoflush(1)" in said
+    assert "to wait longer" not in said
+    busy = shlex.join(_python("import time; time.sleep(30)"))
+    assert main(["conform", "--cmd", busy, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert "no answer to reset within 1 s (to wait longer: --answer-timeout S)" in said
+    assert "next message" not in said

@@ -1,7 +1,9 @@
 """The driver protocol: how loopspec drives an implementation in any language (rule PROTO-1).
 
 JSON lines over the implementation's stdin/stdout, one message per line, UTF-8. loopspec sends;
-the implementation answers every message with exactly one line, within 10 seconds (the first
+the implementation answers every message with exactly one line, flushed (Perl's, Python's and
+C's stdio hold output to a pipe in a buffer: a loop found waiting for its next message with no
+answer sent is told to flush), within 10 seconds (the first
 `reset`'s answer, which includes the process's start-up, too): a later answer is a hang, and the
 run ends with PROTO-1 (exit 2). A loop that starts or answers slowly (a JVM, a large bundle) is
 given longer with `--answer-timeout S` (conform, replay; the pytest plugin's

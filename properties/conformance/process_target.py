@@ -29,6 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, NoReturn
 
@@ -569,6 +570,39 @@ def _answer_json(raw: bytes) -> Any:
     return _ANSWER_DECODER.decode(text)
 
 
+UNFLUSHED = (
+    ", and it waits to read its next message: its answer sits unwritten in its stdout buffer "
+    "(Perl, Python and C buffer output to a pipe), so flush each line (Perl: "
+    "STDOUT->autoflush(1); Python: print(..., flush=True))"
+)
+
+
+def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
+    """Whether the target, or a process it started, is blocked reading the pipe loopspec
+    writes its messages to (Linux: `/proc/PID/syscall` says read on fd 0 of that pipe): it
+    takes itself to have answered, so its answer is in a buffer it never flushed."""
+    if popen.stdin is None:
+        return False
+    try:
+        pipe = os.fstat(popen.stdin.fileno()).st_ino
+    except OSError:
+        return False
+    pending, seen = [popen.pid], set[int]()
+    while pending and len(seen) < 64:  # a target's own tree, not the machine's
+        pid = pending.pop()
+        seen.add(pid)
+        try:
+            syscall = Path(f"/proc/{pid}/syscall").read_text().split()
+            if syscall[:2] == ["0", "0x0"] and os.stat(f"/proc/{pid}/fd/0").st_ino == pipe:
+                return True
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                children = (task / "children").read_text().split()
+                pending.extend(int(child) for child in children if int(child) not in seen)
+        except (OSError, ValueError, IndexError):
+            continue  # gone, not Linux, or not ours to read: no hint
+    return False
+
+
 def _other_encoding(raw: bytes) -> str:
     """What an answer that is not UTF-8 reads as instead, said after its offset: JSON in
     Latin-1 is what an encoder that writes characters unencoded leaves below U+0100."""
@@ -955,7 +989,8 @@ class ProcessTarget:
             if process.popen.poll() is None:
                 # Alive at the deadline: a hang. No exit to wait for; a wait here would be paid
                 # again by every candidate a case's cutting-down hangs on.
-                self._fail(f"no answer to {what} within {timeout:g} s", grace=0.0)
+                unflushed = UNFLUSHED if _reads_its_input(process.popen) else ""
+                self._fail(f"no answer to {what} within {timeout:g} s{unflushed}", grace=0.0)
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.
             self._fail(f"the process exited instead of answering {what}", grace=1.0)

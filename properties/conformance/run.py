@@ -73,6 +73,7 @@ from loopspec.properties.conformance.compare import normalized_observation as no
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
+    UNFLUSHED,
     ProcessTarget,
     ProcessTargetError,
 )
@@ -1206,7 +1207,11 @@ def with_wait_hint(text: str, option: str) -> str:
     """`text` with a process target's "no answer to X within T s" followed by the option that
     waits longer: `--answer-timeout` where the CLI prints it, `--loopspec-answer-timeout` where
     the pytest plugin does. Added where the error is printed, not in the target's message:
-    breakages are compared on that message, and a saved case holds it for either reader."""
+    breakages are compared on that message, and a saved case holds it for either reader. A
+    target found waiting for its next message, its answer unflushed, gets none: waiting longer
+    would not help it."""
+    if UNFLUSHED in text:
+        return text
     return _NO_ANSWER.sub(lambda said: f"{said[0]} (to wait longer: {option} S)", text, count=1)
 
 
