@@ -710,6 +710,9 @@ MEMBER_EDITS: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
     ("two targets", lambda doc: doc.update(target={"impl": "x:y", "cmd": "z"})),
     ("empty target", lambda doc: doc.update(target={})),
     ("version spelt as a string", lambda doc: doc.update(version="1")),
+    # Replay read `true` as 1, as Python compares them; the schema refused it.
+    ("version is true", lambda doc: doc.update(version=True)),
+    ("version written 1.0", lambda doc: doc.update(version=1.0)),
     ("no config", lambda doc: doc.pop("config")),
     ("no commands", lambda doc: doc.update(commands=[])),
     ("expect is anything", lambda doc: doc.update(expect=[1, {"a": None}])),

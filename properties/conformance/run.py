@@ -1631,7 +1631,7 @@ def _case_from(document: object) -> Case:
                 f"the capabilities are {', '.join(sorted(CAPABILITIES))}"
             )
     version = document.get("version")
-    if version != CASE_VERSION:
+    if version != CASE_VERSION or isinstance(version, bool):  # `true` equals 1 in Python
         # Another version's commands may mean something else: replaying them as this one's
         # would report a verdict on a program nobody wrote.
         found = "missing" if "version" not in document else json.dumps(version)
