@@ -71,6 +71,11 @@ def test_the_example_shows_the_edit_and_checks_finding(
         assert breaking[int(number) - 1] == text
     assert str(found.line) in [number for _mark, number, _text in excerpt]  # the line blamed
     assert re.search(r"^> +\d+  ", keeping_part + breaking_part, re.MULTILINE)  # the edit
+    # A row the edit removed is marked in the keeping log and said where it was in the other.
+    marked = {number for line in keeping_part.split("\n") if (m := _EXCERPT_LINE.match(line))
+              for mark, number, _text in [m.groups()] if mark == ">"}  # fmt: skip
+    for numbers in re.findall(r"removed the keeping log's lines? ([\d, ]+) here", shown):
+        assert set(numbers.split(", ")) <= marked
     finding = finding_part.strip().split("\n")[0]
     assert finding.startswith(f"{name}:{found.line}: {rule} (seq ")
     assert found.violation.message in finding

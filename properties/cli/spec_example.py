@@ -44,7 +44,7 @@ def example_text(rule: str) -> str:
     keeping = demo_rows()
     edited = edited_rows(rule)
     breaking = number(rule, edited)
-    pairs, keep_changed, break_changed, break_near = _alignment(keeping, edited, breaking)
+    pairs, keep_changed, break_changed, removed = _alignment(keeping, edited, breaking)
     name = example_file_name(rule)
     report = check_stream(name, io.BytesIO(jsonl(HEADER, breaking).encode()))
     findings = log_text_lines(report)
@@ -53,7 +53,8 @@ def example_text(rule: str) -> str:
     index_of_seq = {row["seq"]: index for index, row in enumerate(breaking)}
     cited = {index_of_seq[seq] for found in report.violations for seq in found.events}
     blamed = {found.line - _FIRST_EVENT_LINE for found in report.violations if found.line}
-    shown = break_changed | break_near | cited | blamed
+    near_removed = {i for at in removed for i in (at - 1, at) if 0 <= i < len(breaking)}
+    shown = break_changed | near_removed | cited | blamed
     shown |= {pairs[index] for index in keep_changed if index in pairs}
     break_window = _window(shown, len(breaking))
     keep_shown = {index for index, paired in pairs.items() if paired in break_window}
@@ -67,11 +68,13 @@ def example_text(rule: str) -> str:
             f"logs {len(keep_lines) - 1} lines that keep every rule; one edit breaks {rule}: "
             f"{what[0].lower()}{what[1:]}",
             "",
-            f"the log keeping {rule} ('>' marks what the edit changes):",
+            f"the log keeping {rule} ('>' marks what the edit changes"
+            + (", '-' where it removed a line" if removed else "")
+            + "):",
             *_excerpt(keep_lines, keep_window, keep_changed),
             "",
             f"the log breaking {rule}:",
-            *_excerpt(break_lines, break_window, break_changed),
+            *_excerpt(break_lines, break_window, break_changed, removed),
             "",
             f"`loopspec check {name}` finds:",
             *(f"  {line}" for line in findings),
@@ -83,36 +86,49 @@ def example_text(rule: str) -> str:
 
 def _alignment(
     keeping: list[Row], edited: list[Row], breaking: list[Row]
-) -> tuple[dict[int, int], set[int], set[int], set[int]]:
+) -> tuple[dict[int, int], set[int], set[int], dict[int, list[int]]]:
     """Which rows the edit left alone, keeping index -> breaking index; the rows it changed, in
-    the keeping log and in the breaking one; and in the breaking one the rows either side of
-    where it removed one. Rows are matched before the breaking log is numbered, so the seqs an
-    inserted or removed row shifts do not count as changes."""
+    the keeping log and in the breaking one; and where it removed rows, breaking index (of the
+    row after them) -> the keeping rows removed (a row it moved is changed, not removed). Rows
+    are matched before the breaking log is numbered, so the seqs an inserted or removed row
+    shifts do not count as changes."""
 
     def key(row: Row) -> str:
         return json.dumps(row, sort_keys=True)
 
-    matcher = difflib.SequenceMatcher(
-        None, [key(row) for row in keeping], [key(row) for row in edited], autojunk=False
-    )
+    keep_keys, edited_keys = [key(row) for row in keeping], [key(row) for row in edited]
+    matcher = difflib.SequenceMatcher(None, keep_keys, edited_keys, autojunk=False)
     pairs: dict[int, int] = {}
     keep_changed: set[int] = set()
     break_changed: set[int] = set()
-    break_near: set[int] = set()
+    removed: dict[int, list[int]] = {}
+    moved_in: list[str] = []  # the rows the edit put somewhere: one it took away may be one
     for tag, k1, k2, b1, b2 in matcher.get_opcodes():
         if tag == "equal":
             pairs.update(zip(range(k1, k2), range(b1, b2), strict=True))
         else:
             keep_changed.update(range(k1, k2))
             break_changed.update(range(b1, b2))
-            if b1 == b2:  # a row removed: its neighbours show where
-                break_near.update(index for index in (b1 - 1, b1) if 0 <= index < len(edited))
+            moved_in += edited_keys[b1:b2]
+            if b1 == b2:
+                removed[b1] = list(range(k1, k2))
+    for at, rows in list(removed.items()):
+        gone: list[int] = []
+        for k in rows:
+            if keep_keys[k] in moved_in:
+                moved_in.remove(keep_keys[k])
+            else:
+                gone.append(k)
+        if gone:
+            removed[at] = gone
+        else:
+            del removed[at]
     # An edit of a seq itself (LOG-1) is made after numbering: a row numbered off its place.
     for k, b in pairs.items():
         if breaking[b]["seq"] != b:
             keep_changed.add(k)
             break_changed.add(b)
-    return pairs, keep_changed, break_changed, break_near
+    return pairs, keep_changed, break_changed, removed
 
 
 def _window(indices: set[int], rows: int, context: int = CONTEXT) -> range:
@@ -122,9 +138,15 @@ def _window(indices: set[int], rows: int, context: int = CONTEXT) -> range:
     return range(max(0, min(indices) - context), min(rows, max(indices) + 1 + context))
 
 
-def _excerpt(lines: list[str], window: range, changed: set[int]) -> list[str]:
+def _excerpt(
+    lines: list[str],
+    window: range,
+    changed: set[int],
+    removed: dict[int, list[int]] | None = None,
+) -> list[str]:
     """A log's rows in `window` (its middle left out when long), each with its line number,
-    changed ones marked; `lines` are the log file's, its header first."""
+    changed ones marked, and where the edit `removed` rows of the other log, a line saying
+    which; `lines` are the log file's, its header first."""
     indices: list[int | None] = list(window)
     if len(window) > SHOWN_AT_MOST:
         half = SHOWN_AT_MOST // 2
@@ -136,9 +158,19 @@ def _excerpt(lines: list[str], window: range, changed: set[int]) -> list[str]:
             left_out = len(window) - 2 * (SHOWN_AT_MOST // 2)
             shown.append(f"  {'':>{width}}  ... {left_out} lines left out")
             continue
+        if removed and index in removed:
+            shown.append(_removal(removed[index], width))
         mark = ">" if index in changed else " "
         shown.append(f"{mark} {index + _FIRST_EVENT_LINE:>{width}}  {lines[index + 1]}")
+    if removed and window and window.stop in removed:
+        shown.append(_removal(removed[window.stop], width))
     return shown
+
+
+def _removal(rows: list[int], width: int) -> str:
+    numbers = [str(row + _FIRST_EVENT_LINE) for row in rows]
+    which = f"line {numbers[0]}" if len(numbers) == 1 else f"lines {', '.join(numbers)}"
+    return f"- {'':>{width}}  (the edit removed the keeping log's {which} here)"
 
 
 NAMED_ON_UNREADABLE_LINES = (
