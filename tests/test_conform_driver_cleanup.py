@@ -248,15 +248,18 @@ def _ctrl_c_as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize(("ending", "cause"), [("SIGTERM", "SIGTERM"), ("SIGINT", "Ctrl-C")])
+@pytest.mark.parametrize(
+    ("ending", "cause"), [("SIGTERM", "SIGTERM"), ("SIGINT", "Ctrl-C"), ("SIGQUIT", "SIGQUIT")]
+)
 def test_SAFE_3_a_conform_run_a_signal_ends_says_so_in_one_line_and_its_target_tidies_up(
     tmp_path: Path, ending: str, cause: str
 ) -> None:
-    """`loopspec conform` ended by SIGTERM or Ctrl-C exits 128 + the signal with one line saying
-    why, its target asked to end first (its folder removed). Before, it ended silently: a CI
-    log showed a bare exit 143. And a single Ctrl-C said shutdown to the hung target and
-    awaited its answer for the whole --answer-timeout (here a minute): it is asked to end and
-    killed a second later, as at a missed deadline."""
+    """`loopspec conform` ended by SIGTERM, Ctrl-C or Ctrl-\\ (SIGQUIT) exits 128 + the signal
+    with one line saying why, its target asked to end first (its folder removed). Before, it
+    ended silently: a CI log showed a bare exit 143, and SIGQUIT left the target running. And a
+    single Ctrl-C said shutdown to the hung target and awaited its answer for the whole
+    --answer-timeout (here a minute): it is asked to end and killed a second later, as at a
+    missed deadline."""
     folder = tmp_path / "session"
     command = shlex.join([sys.executable, "-c", TIDY_TARGET, str(folder)])
     run = subprocess.Popen(

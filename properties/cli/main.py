@@ -362,8 +362,10 @@ def _run(handler: Callable[[Arguments], int], args: Arguments, reap: bool) -> in
     # SIGTERM's default action would end us on the spot, leaving every target and hook, each in
     # a session of its own, running (SAFE-3). Ended here instead, not by an exception raised
     # through the run: one raised while a gc callback runs is dropped, and the run goes on.
-    # A closed terminal (SIGHUP, POSIX) likewise.
-    ending = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    # A closed terminal (SIGHUP, POSIX) likewise, and Ctrl-\ (SIGQUIT), whose default action
+    # ended loopspec alone, every hook and target it started left running.
+    posix = [signal.SIGHUP, signal.SIGQUIT] if hasattr(signal, "SIGQUIT") else []
+    ending = [signal.SIGTERM, *posix]
     end_promptly(ending, _end_everything_below)
     try:
         return _handled(handler, args)
