@@ -642,6 +642,28 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_leaves_no_scratch_folder(tmp_path
     assert list(scratch.iterdir()) == []
 
 
+def test_SAFE_3_a_sigterm_while_the_in_process_target_loads_still_ends_the_run() -> None:
+    """SAFE-3: SIGTERM landing while the in-process target's module is still being imported
+    (found in sys.modules, its `remove_scratch` not defined yet) ends the run as any SIGTERM
+    does, 143 and one line: the handler's AttributeError went on through that import, and
+    `loopspec demo` ended "cannot load ...impl_target: partially initialized module", exit 2."""
+    loading = (
+        "import sys, types\n"
+        "from loopspec.properties.cli import main\n"
+        "name = 'loopspec.properties.conformance.impl_target'\n"
+        "sys.modules[name] = types.ModuleType(name)\n"
+        "main._end_everything_below(15)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", loading], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr) == (
+        143,
+        "loopspec: stopped by SIGTERM: every process the run started is ended, its report not "
+        "written\n",
+    )
+
+
 def test_SAFE_3_a_replay_ended_by_sigterm_keeps_what_it_printed(tmp_path: Path) -> None:
     """SAFE-3: a replay SIGTERM ends still shows what it printed before (its header, naming the
     case and target). Exiting without Python's flush at exit lost it wherever stdout is a pipe

@@ -386,11 +386,14 @@ def _end_everything_below(signum: int) -> NoReturn:
     # the rerun naming it.
     remove_unfilled()
     # The in-process target's scratch folder, where one was made: its module, looked up rather
-    # than imported, is loaded only by verbs that drive one.
+    # than imported, is loaded only by verbs that drive one, and may be loading still (no
+    # `remove_scratch` yet, nor a folder): an AttributeError raised here went on through that
+    # import, and the run ended "cannot load ...impl_target", exit 2.
     scratch = sys.modules.get("loopspec.properties.conformance.impl_target")
-    if scratch is not None:
+    remove_scratch = getattr(scratch, "remove_scratch", None)
+    if remove_scratch is not None:
         with contextlib.suppress(OSError):
-            scratch.remove_scratch()
+            remove_scratch()
     # os._exit skips the flush at exit: what the run printed to a pipe or a file (a CI log) is
     # still in Python's buffer. A flush the signal interrupted mid-write refuses to reenter; one
     # into a full pipe nobody reads would block for ever, so an alarm ends the wait.
