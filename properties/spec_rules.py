@@ -55,10 +55,15 @@ def rule_ids_in_spec(text: str) -> list[str]:
 _INVARIANT_TABLE = ("<!-- generated:invariants -->", "<!-- end generated:invariants -->")
 
 
+MARKED_LOG_RULES = frozenset({"LOG-8"})
+"""The rules `loopspec check` judges only in a log that marks its commits (header version 1),
+as SPEC.md section 2 says."""
+
+
 def log_checked_rules(spec: str) -> set[str]:
     """The rules `loopspec check` judges a log by: those SPEC.md's invariant registry (section
-    7, a table whose second column lists an invariant's rules) names. Each has an example log,
-    `loopspec spec RULE --example`."""
+    7, a table whose second column lists an invariant's rules) names, and those of a log that
+    marks its commits. Each has an example log, `loopspec spec RULE --example`."""
     start, end = _INVARIANT_TABLE
     table = spec.partition(start)[2].partition(end)[0]
     rules: set[str] = set()
@@ -66,4 +71,4 @@ def log_checked_rules(spec: str) -> set[str]:
         cells = row.split("|")
         if len(cells) > 2 and cells[1].strip().startswith("`"):  # not the head or its rule
             rules.update(rule.strip() for rule in cells[2].split(","))
-    return rules
+    return rules | MARKED_LOG_RULES

@@ -14,10 +14,18 @@ from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
 from loopspec.properties.cli.spec_example import NAMED_ON_UNREADABLE_LINES
 from loopspec.properties.logcheck.checker import check_stream
-from loopspec.properties.logcheck.rule_examples import RULE_BREAKERS
-from loopspec.properties.spec_rules import log_checked_rules, rule_sections
+from loopspec.properties.logcheck.report import rules_checked
+from loopspec.properties.logcheck.rule_examples import (
+    MARKED_RULE_BREAKERS,
+    RULE_BREAKERS,
+    breaking_log,
+    example_rules,
+    keeping_rows,
+)
+from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl
+from loopspec.properties.spec_rules import MARKED_LOG_RULES, log_checked_rules, rule_sections
 
-LOG_RULES = sorted(rule_ids())
+LOG_RULES = example_rules()
 _EXCERPT_LINE = re.compile(r"^([> ]) +(\d+)  (.*)$")
 
 
@@ -34,8 +42,15 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 def test_the_rules_with_an_example_are_those_check_judges_a_log_by() -> None:
     """SPEC.md's invariant registry (read without the model, for `spec --list`), the
-    invariants `check` runs, and the edits that break a rule name the same rules."""
-    assert log_checked_rules(spec_text()) == set(LOG_RULES) == set(RULE_BREAKERS)
+    invariants `check` runs, and the edits that break a rule name the same rules; besides
+    them, the rules check judges in a log that marks its commits, as it says (`rules_checked`
+    of such a log) and as the edits of that log name."""
+    assert set(RULE_BREAKERS) == set(rule_ids())
+    marked_log = jsonl(MARKED_HEADER, keeping_rows("LOG-8"))
+    marked = rules_checked(check_stream("marked.jsonl", io.BytesIO(marked_log.encode())))
+    assert set(marked) - set(rule_ids()) == MARKED_LOG_RULES == set(MARKED_RULE_BREAKERS)
+    assert log_checked_rules(spec_text()) == set(LOG_RULES) == set(marked)
+    assert breaking_log("LOG-8").startswith('{"type": "session", "version": 1,')
 
 
 @pytest.mark.parametrize("rule", LOG_RULES)

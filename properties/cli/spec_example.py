@@ -18,12 +18,14 @@ import json
 from loopspec.properties.logcheck.checker import check_stream
 from loopspec.properties.logcheck.report import log_text_lines
 from loopspec.properties.logcheck.rule_examples import (
+    MARKED_RULE_BREAKERS,
     RULE_BREAKERS,
-    demo_rows,
     edited_rows,
+    example_header,
+    keeping_rows,
     number,
 )
-from loopspec.properties.logcheck.synth import HEADER, Row, jsonl
+from loopspec.properties.logcheck.synth import Row, jsonl
 
 CONTEXT = 1
 """Unchanged lines shown on each side of what the edit changed and of the events check's
@@ -41,12 +43,13 @@ def example_file_name(rule: str) -> str:
 
 def example_text(rule: str) -> str:
     """RULE explained by its example: the edit, both logs' lines around it, check's finding."""
-    keeping = demo_rows()
+    keeping = keeping_rows(rule)
+    header = example_header(rule)
     edited = edited_rows(rule)
     breaking = number(rule, edited)
     pairs, keep_changed, break_changed, removed = _alignment(keeping, edited, breaking)
     name = example_file_name(rule)
-    report = check_stream(name, io.BytesIO(jsonl(HEADER, breaking).encode()))
+    report = check_stream(name, io.BytesIO(jsonl(header, breaking).encode()))
     findings = log_text_lines(report)
     # The rows the finding rests on, which the excerpt shows with the edit: the line blamed and
     # the events its verdict cites (the reply a call record contradicts, say).
@@ -59,14 +62,20 @@ def example_text(rule: str) -> str:
     break_window = _window(shown, len(breaking))
     keep_shown = {index for index, paired in pairs.items() if paired in break_window}
     keep_window = _window(keep_shown | keep_changed, len(keeping), context=0)
-    keep_lines = jsonl(HEADER, keeping).split("\n")
-    break_lines = jsonl(HEADER, breaking).split("\n")
-    what = " ".join((RULE_BREAKERS[rule].__doc__ or "").split())
+    keep_lines = jsonl(header, keeping).split("\n")
+    break_lines = jsonl(header, breaking).split("\n")
+    breaker = RULE_BREAKERS.get(rule) or MARKED_RULE_BREAKERS[rule]
+    what = " ".join((breaker.__doc__ or "").split())
+    written = (
+        ", logged as `loopspec run` writes it (version 1: a commit's events marked `unit`),"
+        if rule in MARKED_RULE_BREAKERS
+        else ""
+    )
     return "\n".join(
         [
-            f"{rule} by example: the reference model's demo session (`loopspec demo` runs it) "
-            f"logs {len(keep_lines) - 1} lines that keep every rule; one edit breaks {rule}: "
-            f"{what[0].lower()}{what[1:]}",
+            f"{rule} by example: the reference model's demo session (`loopspec demo` runs it)"
+            f"{written} is a log of {len(keep_lines) - 1} lines that keeps every rule; one edit "
+            f"breaks {rule}: {what[0].lower()}{what[1:]}",
             "",
             f"the log keeping {rule} ('>' marks what the edit changes"
             + (", '-' where it removed a line" if removed else "")
@@ -178,7 +187,6 @@ NAMED_ON_UNREADABLE_LINES = (
     "LOG-4",
     "LOG-5",
     "LOG-6",
-    "LOG-8",
     "TURN-5",
     "HOOK-7",
     "REC-2",

@@ -5,7 +5,9 @@ one small edit that breaks exactly that rule.
 fixtures `tests/fixtures/logs/violations/RULE.jsonl` are these logs written out
 (`tests/check_fixtures.py`): one source for both. Each edit is a function below, its docstring
 saying what it does; `breaking_rows` applies one to the demo log and numbers the result. The
-rules here are exactly those SPEC.md's invariant registry (section 7) names, as the tests hold.
+rules of `RULE_BREAKERS` are exactly those SPEC.md's invariant registry (section 7) names, as
+the tests hold; LOG-8, which check judges only in a log that marks its commits (version 1, as
+`loopspec run` writes it), is broken in the demo log written so (`MARKED_RULE_BREAKERS`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from collections.abc import Callable
 from typing import Any
 
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
-from loopspec.properties.logcheck.synth import HEADER, Row, jsonl, model_rows, renumber
+from loopspec.properties.logcheck.synth import (
+    HEADER,
+    MARKED_HEADER,
+    Row,
+    jsonl,
+    marked_model_rows,
+    model_rows,
+    renumber,
+)
 
 Rows = list[Row]
 Mutation = Callable[[Rows], Rows]
@@ -295,10 +305,44 @@ RULE_BREAKERS: dict[str, Mutation] = {
 }
 
 
+def break_log_8(rows: Rows) -> Rows:
+    """Turn 2's reply is committed without the tool/call for call_d it makes: its commit is cut
+    in two right after the reply."""
+    reply = find_row(rows, "assistant/message", turn=2, step=1)
+    start = reply - rows[reply]["unit"][0] + 1
+    end = start + rows[reply]["unit"][1]
+    for first, last in ((start, reply + 1), (reply + 1, end)):
+        for k, index in enumerate(range(first, last), start=1):
+            rows[index]["unit"] = [k, last - first]
+    return rows
+
+
+MARKED_RULE_BREAKERS: dict[str, Mutation] = {"LOG-8": break_log_8}
+"""The edits of the demo log as `loopspec run` writes it, its commits marked."""
+
+
+def example_rules() -> list[str]:
+    """Every rule with an example log."""
+    return [*RULE_BREAKERS, *MARKED_RULE_BREAKERS]
+
+
+def example_header(rule: str) -> Row:
+    """The header of `rule`'s example logs: a version 1 log's for a rule of marked commits."""
+    return MARKED_HEADER if rule in MARKED_RULE_BREAKERS else HEADER
+
+
+def keeping_rows(rule: str) -> Rows:
+    """The demo log `rule`'s example edits, which keeps every rule."""
+    if rule in MARKED_RULE_BREAKERS:
+        return marked_model_rows(DEMO_CONFIG, DEMO_COMMANDS)
+    return demo_rows()
+
+
 def edited_rows(rule: str) -> Rows:
     """The demo log with `rule`'s edit, not yet numbered: the rows it keeps carry their seqs
     in the demo log, a row it adds none (None)."""
-    return RULE_BREAKERS[rule](copy.deepcopy(demo_rows()))
+    breaker = RULE_BREAKERS.get(rule) or MARKED_RULE_BREAKERS[rule]
+    return breaker(keeping_rows(rule))
 
 
 def number(rule: str, edited: Rows) -> Rows:
@@ -316,4 +360,4 @@ def breaking_rows(rule: str) -> Rows:
 
 def breaking_log(rule: str) -> str:
     """The text of `breaking_rows(rule)`'s log file, its header first."""
-    return jsonl(HEADER, breaking_rows(rule))
+    return jsonl(example_header(rule), breaking_rows(rule))
