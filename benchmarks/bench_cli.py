@@ -89,6 +89,9 @@ A Codex rollout whose session_meta is longer than `foreign` reads of a first lin
 instructions in it): 50.9M, 1.43x (was 73.7M, 2.07x), once its first keys are read without re.
 `check SMALL` 45.25M (was 45.54M; `check --help` 100.83M, was 100.67M), once the dsh layouts
 are read in the `logcheck` package every check imports instead of a module of their own.
+A log opening with the header dsh writes, which holds an integer `delegationDepth`: 45.3M,
+1.27x (was 105.4M, 2.96x; 499M in a development checkout, where the codec's cattrs is
+installed too), once a header's integer extras are read without the model's codec.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

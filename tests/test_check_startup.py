@@ -369,7 +369,9 @@ _VALUES = st.one_of(
         },
     ),
     usual=st.booleans(),
-    extras=st.dictionaries(st.sampled_from(["model", "title", "x"]), _VALUES, max_size=2),
+    extras=st.dictionaries(
+        st.sampled_from(["model", "title", "delegationDepth"]), _VALUES, max_size=2
+    ),
 )
 def test_header_shortcut_answers_as_the_model_codec(
     fields: dict[str, Any], usual: bool, extras: dict[str, Any]
@@ -442,10 +444,15 @@ LEAN_RUNS = {
     # A CI job setting a loop's known divergences aside over a folder of dsh logs: no log of
     # that loop, so no need of its reader (which imports json and typing).
     "known": (_CLEAN_TURN, ["--known", "claude-code"], 0, "checked 1 log, 4 events: 0 violations"),
+    # The header dsh writes: with its `delegationDepth`, an integer the codec keeps as it is.
+    "delegated": (_CLEAN_TURN, [], 0, "checked 1 log, 4 events: 0 violations"),
 }
+_HEADERS = {"marked": MARKED_HEADER, "delegated": {**HEADER, "delegationDepth": 0}}
 
 
-@pytest.mark.parametrize("run", ["clean", "hooked", "marked", "broken", "known", "json"])
+@pytest.mark.parametrize(
+    "run", ["clean", "hooked", "marked", "broken", "known", "json", "delegated"]
+)
 def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, run: str) -> None:
     """The command line as a user runs it: a fresh interpreter without `site` (whose editable
     install hook imports re itself), told where loopspec is, runs `main`; what `main` left in
@@ -453,7 +460,7 @@ def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, r
     violation in the same words, without them too, in text or in JSON (`report.json_text`)."""
     events, options, status, last_line = LEAN_RUNS[run]
     assert events is not None
-    header = MARKED_HEADER if run == "marked" else HEADER
+    header = _HEADERS.get(run, HEADER)
     log = tmp_path / "small.jsonl"
     log.write_text("".join(json.dumps(row) + "\n" for row in [header, *events]))
     done = main_without_site(["check", str(log), *options])
@@ -461,7 +468,7 @@ def test_checking_a_dsh_log_imports_neither_typing_re_nor_json(tmp_path: Path, r
     assert done.stdout.splitlines()[-1].startswith(last_line), done.stdout
     imported = set(done.stderr.split())
     assert "loopspec.model.invariants" in imported  # it did check
-    assert loaded_of(imported, NEVER_FOR_A_CLEAN_CHECK) == set()
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_CHECK)) == set()
     if run == "clean":
         assert loaded_of(imported, ("loopspec",)) == LOOPSPEC_FOR_A_CLEAN_CHECK
 

@@ -99,8 +99,18 @@ def is_header(obj: Mapping[str, Any]) -> bool:
 _HEADER_FIELDS = frozenset({"type", "version", "id", "createdAt", "cwd"})
 # The largest `createdAt` the codec reads (JavaScript's largest exact integer, as dsh asks).
 _MAX_SAFE_INTEGER = 2**53 - 1
-# Extra values the codec keeps as they are, whatever they hold (see `jsonvalue.freeze`).
+# Extra values the codec keeps as they are, whatever they hold (see `jsonvalue.freeze`); an
+# integer too, as long as it is written with fewer digits than Python converts (`_plain_extra`).
 _PLAIN_EXTRA_TYPES = (str, bool, type(None))
+
+
+def _plain_extra(value: object) -> bool:
+    """Whether the codec keeps a header's extra `value` as it is: every dsh header holds one
+    integer, `delegationDepth` (SPEC LOG-5), and reading a header the codec's way imports the
+    event model, attrs and cattrs, ten times the interpreter's start."""
+    return type(value) in _PLAIN_EXTRA_TYPES or (
+        type(value) is int and -_MAX_SAFE_INTEGER <= value <= _MAX_SAFE_INTEGER
+    )
 
 
 def header_version(obj: Mapping[str, Any]) -> int:
@@ -128,11 +138,7 @@ def usual_version(obj: Mapping[str, Any]) -> int | None:
         and type(obj.get("createdAt")) is int
         and 0 <= obj["createdAt"] <= _MAX_SAFE_INTEGER
         and type(obj.get("cwd")) is str
-        and all(
-            type(value) in _PLAIN_EXTRA_TYPES
-            for key, value in obj.items()
-            if key not in _HEADER_FIELDS
-        )
+        and all(_plain_extra(value) for key, value in obj.items() if key not in _HEADER_FIELDS)
     ):
         version: int = obj["version"]
         return version
