@@ -120,10 +120,12 @@ VERBS = (
     Verb(
         "spec",
         "loopspec.properties.cli.spec",
-        "list the rules (loopspec spec --list), print the rules named (loopspec spec RW-1), or "
-        "the generated SPEC.md tables, or check/update them in a file",
+        "list the rules (loopspec spec --list), print the rules named (loopspec spec RW-1), show "
+        "one broken in a log (loopspec spec RW-1 --example), or the generated SPEC.md tables, or "
+        "check/update them in a file",
         "0 printed, or the file is current / was rewritten; 1 --check found stale sections; "
-        "2 SPEC.md states no such rule, or the file cannot be read",
+        "2 SPEC.md states no such rule, the rule has no example log (--example --log), or the "
+        "file cannot be read",
     ),
 )
 VERB_BY_NAME = {verb.name: verb for verb in VERBS}

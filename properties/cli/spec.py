@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print the rules named (loopspec spec RW-1 HOOK-3; a family: loopspec spec "
         "RW) as the SPEC.md shipped with this loopspec states them — failure reports name "
         "rules by ID. --list prints one line per rule, its ID and title (every rule, or those "
-        "named; a rule `loopspec check` judges logs by is marked 'example'). --example shows "
+        "named; a rule `loopspec check` judges logs by is marked [example]). --example shows "
         "a rule by example: a few lines of a log that keeps it and of one with one edit that "
         "breaks it, and what loopspec check says of that log (--log: the whole breaking log, "
         "for `loopspec spec RW-1 --example --log > rw-1.jsonl; loopspec check rw-1.jsonl`). "
