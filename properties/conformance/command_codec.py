@@ -200,6 +200,8 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
         raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}{hint}")
     if field.minimum is not None and isinstance(value, int) and value < field.minimum:
         raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
+    if field.maximum is not None and isinstance(value, int) and value > field.maximum:
+        raise ProtocolError(f"{where} must be at most {field.maximum}, not {value}")
     if field.non_empty and value == "":
         raise ProtocolError(f"{where} must not be empty")
     return value

@@ -179,6 +179,8 @@ def _class_schema(cls: type) -> dict[str, Any]:
             schema = {"enum": sorted(field.enum)}
         if field.minimum is not None:
             schema = {**schema, "minimum": field.minimum}
+        if field.maximum is not None:
+            schema = {**schema, "maximum": field.maximum}
         if field.non_empty:
             schema = {**schema, "minLength": 1}
         meaning = MEANINGS.get((cls, field.name))

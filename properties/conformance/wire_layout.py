@@ -96,6 +96,9 @@ MINIMUM: dict[tuple[type, str], int] = {
     (LoopConfig, "max_parallel"): 1,
     (LoopConfig, "epoch_ms"): 0,
 }
+# The largest value a field may take: the clock's start is a session header's createdAt, which
+# LOG-5 bounds by JavaScript's largest exact integer (the model refuses more).
+MAXIMUM: dict[tuple[type, str], int] = {(LoopConfig, "epoch_ms"): 2**53 - 1}
 # Strings that may not be empty (the classes refuse an empty one).
 NON_EMPTY: frozenset[tuple[type, str]] = frozenset(
     {(ToolCallBlock, "id"), (ToolCallBlock, "name"), (HookSpec, "handler_id")}
@@ -260,6 +263,7 @@ class WireField:
     required: bool  # the wire must carry it (else it is omitted when None or absent)
     enum: frozenset[str] | None
     minimum: int | None
+    maximum: int | None
     non_empty: bool  # a string that may not be ""
 
 
@@ -283,6 +287,7 @@ def _fields_of(cls: type) -> tuple[WireField, ...]:
             required=field.default is attrs.NOTHING or (cls, field.name) in WIRE_REQUIRED,
             enum=ENUMS.get((cls, field.name)),
             minimum=MINIMUM.get((cls, field.name)),
+            maximum=MAXIMUM.get((cls, field.name)),
             non_empty=(cls, field.name) in NON_EMPTY,
         )
         for field in attrs.fields(cls)
