@@ -293,7 +293,7 @@ class DropsTheContextZero(ModelTarget):
             'value is null, false, 0 or "" is there all the same',
         ),
         (
-            'a body defers an empty context, one of whitespace and "0"',
+            'a body answers "0" and defers an empty context, one of whitespace and "0"',
             DropsTheContextZero,
             "ADJ-4",
             "a context '0', false to some languages (Perl, PHP), is not empty",
@@ -348,3 +348,31 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     said = capsys.readouterr().err
     assert "no answer to reset within 1 s (to wait longer: --answer-timeout S)" in said
     assert "next message" not in said
+
+
+class WritesTheTextZeroAsANumber(ModelTarget):
+    """The model, except that a result's text "0" is written as the number 0, as JSON::PP
+    writes a Perl string once compared as a number (`$text > 0`)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [
+            json.loads(json.dumps(event).replace('"text": "0"', '"text": 0'))
+            if event.get("type") == "tool/result"
+            else event
+            for event in observed.events
+        ]
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def test_LOG_4_a_result_text_of_digits_meets_a_targeted_program() -> None:
+    """LOG-4: no program conform drew gave a body a text of digits, so a Perl loop writing such
+    a text as a number passed; the targeted program of contexts answers "0", and the loop's
+    record of it is refused, naming the field."""
+    (situation,) = [s for s in SITUATIONS if s.name.startswith('a body answers "0"')]
+    program = list(situation.program)
+    assert replay_case(ModelTarget, situation.config, program).divergence is None
+    replay = replay_case(WritesTheTextZeroAsANumber, situation.config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "LOG-4", replay.divergence.what
+    assert "content[0].content[0].text must be a string" in replay.divergence.what

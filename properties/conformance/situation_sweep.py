@@ -188,15 +188,16 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
-        'a body defers an empty context, one of whitespace and "0"',
+        'a body answers "0" and defers an empty context, one of whitespace and "0"',
         ("ADJ-4",),
         frozenset(),
         LoopConfig(tools=TOOLS),
         (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
-            # "0" is false to Perl and PHP, which then drop it as they drop "".
-            ToolFinishes("c1", ToolSucceeded("A", ("", " ", "0"))),
+            # "0" is false to Perl and PHP, which then drop it as they drop "", and a number
+            # once compared as one, which Perl's JSON::PP then writes as the number 0.
+            ToolFinishes("c1", ToolSucceeded("0", ("", " ", "0"))),
         ),
     ),
     Situation(
