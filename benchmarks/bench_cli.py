@@ -91,7 +91,9 @@ instructions in it): 50.9M, 1.43x (was 73.7M, 2.07x), once its first keys are re
 are read in the `logcheck` package every check imports instead of a module of their own.
 A log opening with the header dsh writes, which holds an integer `delegationDepth`: 45.3M,
 1.27x (was 105.4M, 2.96x; 499M in a development checkout, where the codec's cattrs is
-installed too), once a header's integer extras are read without the model's codec.
+installed too), once a header's integer extras are read without the model's codec. A dsh
+log with a call whose arguments are no JSON (a model's cut-off output, EXE-2): 46.0M, 1.29x
+(was 72.3M, 2.03x), once such arguments are told from JSON without asking json why.
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise

@@ -25,7 +25,7 @@ from loopspec.model.facts import (
     facts_of,
     hook_duration_valid,
 )
-from loopspec.model.jsonvalue import FrozenMap, JsonValue, loads, parse_arguments
+from loopspec.model.jsonvalue import NOT_JSON, FrozenMap, JsonValue, parse_arguments, value_of
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -1777,8 +1777,10 @@ def arguments_are_an_object(raw: str) -> bool:
     # `parse_arguments`, without building the frozen copy where it cannot fail: the checker
     # asks this of every hooked call of a reply.
     try:
-        parsed = loads(raw)
-    except (ValueError, RecursionError):
+        parsed = value_of(raw)
+    except RecursionError:
+        parsed = NOT_JSON
+    if parsed is NOT_JSON:
         return not raw.strip()  # blank means {}; other text that is not JSON stays a string
     if type(parsed) is not dict:
         return False
@@ -1814,8 +1816,9 @@ def _same_value(left: JsonValue, right: JsonValue) -> bool:
 
 def _same_json(text: str, value: object) -> bool:
     try:
-        return bool(loads(text) == value)
-    except (ValueError, RecursionError):  # not JSON, or nested past what can be compared
+        parsed = value_of(text)
+        return parsed is not NOT_JSON and bool(parsed == value)
+    except RecursionError:  # nested past what can be read or compared
         return False
 
 

@@ -177,6 +177,25 @@ def loads(text: str) -> object:
     rest (what it refuses, with its error) from `json.loads` itself. `loopspec check` parses a
     hooked call's arguments so, without importing json, whose decoder imports re, enum and
     collections: together several times the interpreter's start."""
+    try:
+        value = value_of(text)
+    except RecursionError:
+        value = NOT_JSON
+    if value is not NOT_JSON:
+        return value
+    import json  # noqa: PLC0415 (see above)
+
+    return json.loads(text)
+
+
+NOT_JSON = object()
+"""What `value_of` gives for a text that holds no JSON value."""
+
+
+def value_of(text: str) -> object:
+    """`json.loads(text)`, or `NOT_JSON` where json.loads raises a ValueError (a RecursionError
+    is raised, for a value nested deeper than the stack allows): json's scanner alone reads it,
+    and why a text is no JSON is not asked, so json is not imported (see `loads`)."""
     if not _SCANNERS:
         try:
             from _json import make_scanner  # noqa: PLC0415 (once; CPython's C scanner)
@@ -189,15 +208,10 @@ def loads(text: str) -> object:
     try:
         value, end = _SCANNERS[0](text, start)
     # What the scanner raises for a text it cannot read (SystemError: Python 3.11's C scanner,
-    # while json.decoder is not imported, for a malformed value): json.loads then says why.
-    except (ValueError, RecursionError, StopIteration, SystemError):
-        pass
-    else:
-        if not text[end:].strip(_JSON_SPACE):
-            return value
-    import json  # noqa: PLC0415 (see above)
-
-    return json.loads(text)
+    # while json.decoder is not imported, for a malformed value).
+    except (ValueError, StopIteration, SystemError):
+        return NOT_JSON
+    return NOT_JSON if text[end:].strip(_JSON_SPACE) else value
 
 
 _SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
@@ -486,11 +500,11 @@ def parse_arguments(raw: str) -> JsonValue:
     if raw.strip() == "":
         return EMPTY
     try:
-        parsed = loads(raw)
-    except ValueError:
-        value: JsonValue = raw
+        parsed = value_of(raw)  # (json.loads, without json: why a text is no JSON is not asked)
     except RecursionError:  # (as deep as the caller's stack allows: not kept)
         return raw
+    if parsed is NOT_JSON:
+        value: JsonValue = raw
     else:
         try:
             value = freeze(parsed)

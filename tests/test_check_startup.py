@@ -273,6 +273,17 @@ def test_a_rollout_opening_with_a_line_too_long_to_sniff_imports_no_re(tmp_path:
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
 
 
+def test_a_call_whose_arguments_are_no_json_is_read_without_json() -> None:
+    """EXE-2: arguments json refuses (a model's cut-off JSON) are kept as they are; why they are
+    no JSON is not asked, so json (with re, enum, collections) is not imported for it."""
+    log = FIXTURES / "blame/violations/HOOK-4-hook-for-invalid-arguments.jsonl"
+    done = main_without_site(["check", str(log)])
+    assert done.returncode == 1, done.stdout
+    assert "(HOOK-4: 1)" in done.stdout.splitlines()[-1], done.stdout
+    imported = set(done.stderr.split())
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_CHECK)) == set()
+
+
 def test_checking_a_clis_home_folder_imports_neither_json_re_nor_typing(tmp_path: Path) -> None:
     """`loopspec check ~/.claude`: a transcript under projects/, and the prompt history beside
     it, recognised and skipped (`home_files`) without typing either."""

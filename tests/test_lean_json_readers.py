@@ -1,7 +1,8 @@
-"""The readers of Claude Code and Codex logs parse JSON without importing json where they can
-(`jsonvalue.loads_refusing`, `foreign._first_record`): each gives what `json.loads` gives, value
-or error, for any text, so a transcript reads the same whichever way it went. A first line too
-long to read whole is recognised as `re` matches `foreign`'s patterns, without re."""
+"""The readers of logs parse JSON without importing json where they can
+(`jsonvalue.loads_refusing`, `foreign._first_record`, `jsonvalue.parse_arguments`): each gives
+what `json.loads` gives, value or error (a call's arguments json refuses: kept as they are), for
+any text, so a log reads the same whichever way it went. A first line too long to read whole is
+recognised as `re` matches `foreign`'s patterns, without re."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from loopspec.model.jsonvalue import loads_refusing
+from loopspec.model.jsonvalue import EMPTY, freeze, loads_refusing, parse_arguments
 from loopspec.properties.logcheck.foreign import (
     CLAUDE_SESSION,
     CLAUDE_START,
@@ -122,3 +123,21 @@ def test_a_long_first_line_is_recognised_as_the_patterns_say(head: bytes) -> Non
     assert _codex_start(head) == bool(re.match(CODEX_START, head))
     assert _claude_start(head) == bool(re.match(CLAUDE_START, head))
     assert _names_a_session(head) == bool(re.search(CLAUDE_SESSION, head))
+
+
+def _arguments_as_json_reads_them(raw: str) -> object:
+    """`parse_arguments` as it read arguments with json.loads (EXE-2)."""
+    if raw.strip() == "":
+        return EMPTY
+    try:
+        return freeze(json.loads(raw))
+    except (ValueError, RecursionError):  # NotJsonError is a ValueError
+        return raw
+
+
+@example(raw='{"path": "a.txt"')  # cut short: no JSON, kept as the raw string
+@example(raw="[" * 100_000)  # deeper than the stack
+@settings(max_examples=500, deadline=None)
+@given(raw=_TEXTS)
+def test_arguments_are_parsed_as_json_parses_them(raw: str) -> None:
+    assert repr(parse_arguments(raw)) == repr(_arguments_as_json_reads_them(raw))
