@@ -89,4 +89,6 @@ def test_EXE_2_arguments_blank_to_python_alone_say_javascript_s_trim_keeps_them(
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
     assert "blank as Python's str.strip reads them" in replay.divergence.what
-    assert "JavaScript's trim keeps them" in replay.divergence.what
+    assert "JavaScript's trim keeps these characters" in replay.divergence.what
+    # A loop that only tests for "" (Python's `if arguments:`) is told its own bug too.
+    assert "tests only for the empty string" in replay.divergence.what

@@ -773,10 +773,12 @@ _BLANK_TO_ONE_READER = (
     "reads them (blank means {}, as Python's str.strip reads it)"
 )
 
+# Said to a loop in any language: one that strips nothing finds no object in them either.
 _BLANK_TO_PYTHON_ONLY = (
     "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
-    "are), so {} (EXE-2), where JavaScript's trim keeps them and a loop reading blank its way "
-    "finds no JSON object"
+    "are), so {} (EXE-2): a loop that finds no JSON object in them strips less than that "
+    "(JavaScript's trim keeps these characters; a loop that tests only for the empty string "
+    "keeps any whitespace)"
 )
 
 _NOT_BLANK_TO_PYTHON = (
