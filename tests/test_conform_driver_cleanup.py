@@ -246,6 +246,39 @@ def _ctrl_c_as_at_a_terminal() -> None:
     script) hands its children SIGINT ignored; Python then installs no KeyboardInterrupt, Ctrl-C
     rightly does nothing, and the test waited out its 30 s."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)  # ignored there too, and kept ignored
+
+
+def _as_under_nohup() -> None:
+    """In the child, before exec: SIGHUP ignored, as `nohup` starts a program."""
+    _ctrl_c_as_at_a_terminal()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def test_SAFE_3_a_run_started_under_nohup_outlives_a_closed_terminal(tmp_path: Path) -> None:
+    """`nohup loopspec conform ...`: SIGHUP, ignored when the run started, stays ignored, and
+    the run ends only when told otherwise (here SIGTERM, exit 143). loopspec's own SIGHUP
+    handler replaced the ignoring, and a closed terminal ended the run nohup was to keep."""
+    folder = tmp_path / "session"
+    command = shlex.join([sys.executable, "-c", TIDY_TARGET, str(folder)])
+    run = subprocess.Popen(
+        [*CLI, "conform", "--cmd", command, "--answer-timeout", "60"],
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=_as_under_nohup,  # noqa: PLW1509 (no thread of this test runs)
+    )
+    try:
+        _until(folder.exists, "the target to start")
+        # Handled, SIGHUP would run first (handlers run in signal order) and end the run 129.
+        run.send_signal(signal.SIGHUP)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=WAIT)
+    finally:
+        run.kill()
+    assert run.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by SIGTERM" in err
 
 
 @pytest.mark.parametrize(

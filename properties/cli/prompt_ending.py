@@ -43,6 +43,9 @@ def end_promptly(ending: Collection[signal.Signals], end: Callable[[int], NoRetu
         begun.set()
         end(signum)
 
+    # One ignored when loopspec started stays ignored: `nohup loopspec conform ...` ignores
+    # SIGHUP so a closed terminal does not end the run, and a handler of its own ended it.
+    ending = [each for each in ending if signal.getsignal(each) is not signal.SIG_IGN]
     for each in ending:
         signal.signal(each, handler)
     signal.signal(WAKE, lambda _signum, _frame: None)
