@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import loopspec
+from loopspec.properties.cli import check as cli_check
 from loopspec.properties.cli import conform as conform_cli
 from loopspec.properties.cli import parser as cli_parser
 from loopspec.properties.cli.main import VERBS, build_parser, main, stopped_by
@@ -207,7 +208,23 @@ def test_a_ctrl_c_while_a_verb_loads_is_one_line_and_exit_130(
     monkeypatch.setattr(cli_parser, "parse", interrupted)
     assert main(argv) == 130
     shown = capsys.readouterr()
-    assert (shown.out, shown.err) == ("", f"loopspec: {stopped_by('Ctrl-C')}\n")
+    said = stopped_by("Ctrl-C", started_processes=argv[0] == "conform")
+    assert (shown.out, shown.err) == ("", f"loopspec: {said}\n")
+
+
+@pytest.mark.parametrize("argv", [["check", "x.jsonl"], ["check", "--format", "json", "x.jsonl"]])
+def test_a_ctrl_c_during_check_says_nothing_of_processes(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during a long check ends with one line and 130 that speaks of its report alone:
+    it said "every process the run started is ended" of a verb that starts none."""
+
+    def interrupted(*args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_check, "run", interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "loopspec: stopped by Ctrl-C: its report not written\n"
 
 
 _REGRESSION_CASE = sorted((ROOT / "tests" / "regressions").glob("*.json"))[0]

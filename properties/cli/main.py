@@ -196,7 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         # Ctrl-C before the verb ran or after it returned (its modules loading, its options
         # read, its processes reaped): as one during it (`_handled`), not a traceback.
-        _say(f"{PROGRAM}: {stopped_by('Ctrl-C')}")
+        verb = VERB_BY_NAME.get(_chosen_verb(arguments) or "")
+        started = verb is not None and verb.starts_processes
+        _say(f"{PROGRAM}: {stopped_by('Ctrl-C', started_processes=started)}")
         return 130
     return status
 
@@ -417,8 +419,11 @@ FLUSH_SECONDS_AT_SIGTERM = 2
 """How long a SIGTERM'd run may wait to hand what it printed to its stdout and stderr."""
 
 
-def stopped_by(cause: str) -> str:
-    """The one line a run a signal ended ends with, instead of its report."""
+def stopped_by(cause: str, *, started_processes: bool = True) -> str:
+    """The one line a run a signal ended ends with, instead of its report; a verb that starts
+    no process (check, spec, schema) says nothing of processes."""
+    if not started_processes:
+        return f"stopped by {cause}: its report not written"
     return f"stopped by {cause}: every process the run started is ended, its report not written"
 
 
@@ -447,7 +452,10 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
             _drop_stdout()
         return 2
     except KeyboardInterrupt:
-        print(f"{PROGRAM}: {stopped_by('Ctrl-C')}", file=sys.stderr)
+        # `check`'s own reading of its options makes no namespace: it starts no process either.
+        verb = VERB_BY_NAME.get(getattr(args, "command", ""))
+        started = verb is not None and verb.starts_processes
+        print(f"{PROGRAM}: {stopped_by('Ctrl-C', started_processes=started)}", file=sys.stderr)
         return 130
     except Exception as error:
         # The model's errors, imported only now: a verb that raised one imported them, and
