@@ -74,7 +74,7 @@ def test_ORD_3_the_result_that_came_too_early_is_blamed_naming_the_call_it_overt
     assert code == 1
     assert out.splitlines()[0] == (
         f"{log}:14: ORD-3 (seq 12): result for call_b (call #2) before any for call_a (call #1): "
-        "results commit in the order of the reply's calls [events 12, 7]"
+        "results commit in the order of the reply's calls [events 12 (line 14), 7 (line 9)]"
     )
 
 
@@ -94,7 +94,7 @@ def test_RW_1_a_call_record_that_differs_from_the_reply_says_what_to_write(
         ' \'{"file_path":"z.txt"}\' but the reply\'s assistant/message (the model history) shows'
         ' \'{"file_path":"a.txt"}\'; both carry the input that runs (a hook\'s rewrite in the'
         " reply too, the model's input in tool/call.rewrite, RW-2)"
-        " [events 8, 7]"
+        " [events 8 (line 10), 7 (line 9)]"
     )
 
 
@@ -202,7 +202,7 @@ def test_ADJ_1_exit_1_names_file_line_seq_rule_and_events(
         f"{BROKEN}:13: ADJ-1 (seq 11): user/message lands while calls call_a, call_b, call_c "
         "await their results"
     )
-    assert first.endswith("[events 11, 7]")
+    assert first.endswith("[events 11 (line 13), 7 (line 9)]")
     assert out.splitlines()[-2:] == [
         "what each rule says: loopspec spec ADJ-1",
         "checked 1 log, 45 events: 1 violation (ADJ-1: 1)",
@@ -516,7 +516,7 @@ def test_REC_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skipped
     assert out.splitlines()[0] == (
         f"{path}:13: REC-1 (seq 11): turn 2 starts inside open turn 1, where calls call_a, "
         "call_b, call_c still await their results: a turn a crash left open is closed by crash "
-        "repair, which answers its calls, before the next starts [events 11]"
+        "repair, which answers its calls, before the next starts [events 11 (line 13)]"
     )
 
 
@@ -1032,6 +1032,7 @@ def test_json_output_is_one_stable_object(capsys: pytest.CaptureFixture[str]) ->
         "rule": "ADJ-1",
         "message": violation["message"],
         "events": [11, 7],
+        "event_lines": [13, 9],
     }
     (error,) = invalid["errors"]
     assert set(error) == {"line", "kind", "rule", "message"}

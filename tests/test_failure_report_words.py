@@ -300,10 +300,11 @@ def test_PROTO_1_the_sample_report_in_docs_check_is_what_check_prints(
     doc = Path(__file__).parent.parent / "docs" / "check.md"
     assert _sample_block(doc, "## Reading a report") == printed
     related = printed[0].rsplit("[events ", 1)[1].rstrip("]").split(", ")
-    assert related[1] == "25"
+    assert related[1] == "25 (line 27)"
+    # The line named is the one an editor opens: the hook/result the verdict rests on.
     shown = (tmp_path / "session.jsonl").read_text(encoding="utf-8").splitlines()
-    (hook_result,) = (line for line in shown if '"seq": 25,' in line)
-    assert '"type": "hook/result"' in hook_result, hook_result
+    assert '"seq": 25,' in shown[27 - 1]
+    assert '"type": "hook/result"' in shown[27 - 1], shown[27 - 1]
 
 
 class OneOverTheCap(ModelTarget):

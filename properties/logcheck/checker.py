@@ -140,11 +140,14 @@ class NoticeKind:
 class FoundViolation(PlainRecord):
     """A violation at the line of the event (or compact row) that commits it."""
 
-    __slots__ = ("line", "violation")
+    __slots__ = ("event_lines", "line", "violation")
 
     def __init__(self, line: int, violation: Violation) -> None:
         self.line = line
         self.violation = violation
+        # The line of each of `events` (None: not known), set after the check by one more read
+        # of a log that has violations (`logcheck.event_lines`); None until then.
+        self.event_lines: tuple[int | None, ...] | None = None
 
     @property
     def events(self) -> tuple[int, ...]:
@@ -780,6 +783,7 @@ def check_stream(
     *,
     quick: bool = True,
     walked: bool = False,
+    source: LogSource | None = None,
 ) -> LogReport:
     """Check one log read from `stream` (decompressed bytes); never raises on bad input.
 
@@ -787,7 +791,8 @@ def check_stream(
     `LogMonitor.quiet_kind` says commit nothing and of those a judge of
     `loopspec.properties.logcheck.clean_events` finds clean (the tests compare both ways).
     `walked`: the file was found under a directory argument, so one that is no session log
-    (`logcheck.home_files`) is skipped rather than reported as an error.
+    (`logcheck.home_files`) is skipped rather than reported as an error. `source`, where the log
+    came from, opens it again when `stream` cannot seek back (`event_lines.place_events`).
     """
     limits = limits or Limits()
     try:
@@ -826,6 +831,12 @@ def check_stream(
         for first, message in runs.notes():
             notice = Notice(first.line, NoticeKind.HOOK_FAULT, message, "HOOK-7", first.seq)
             report.notices.append(notice)
+    if report.violations:
+        # Only now, and only here: a clean log pays nothing for the lines of the events a
+        # verdict rests on (bench_check.py). Imported here for the same reason.
+        from loopspec.properties.logcheck.event_lines import place_events  # noqa: PLC0415
+
+        place_events(report, stream, limits.max_line_bytes, source)
     return report
 
 
@@ -1369,7 +1380,7 @@ def check_source(source: LogSource, limits: Limits | None = None) -> LogReport:
         report.fail(None, ErrorKind.UNREADABLE, system_reason(error))
         return report
     with stream:
-        return check_stream(source.name, stream, limits, walked=source.walked)
+        return check_stream(source.name, stream, limits, walked=source.walked, source=source)
 
 
 def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Iterator[LogReport]:

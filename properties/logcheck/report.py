@@ -55,7 +55,10 @@ given another meaning without changing `format`; every key the output can hold i
               "seq": 56,                          // seq of the offending event
               "rule": "ADJ-1",                    // rule ID (see SPEC.md)
               "message": "...",                   // one sentence, at most 400 characters
-              "events": [56, 52]                  // seqs involved, the offending one first
+              "events": [56, 52],                 // seqs involved, the offending one first
+              "event_lines": [57, 53]             // the line of each: null where not known
+                                                  // (read from stdin or a pipe, only the
+                                                  // first is; `logcheck.event_lines`)
             }
           ],
           "violations_omitted": 0,                // found beyond --max-violations, not listed
@@ -74,7 +77,8 @@ given another meaning without changing `format`; every key the output can hold i
           // these three only when the run named --known:
           "known_divergences": [                  // as "violations", set aside, each with
             {"line": 30, "seq": 30, "rule": "RW-1", "message": "...", "events": [30, 22],
-             "known_by": "claude-code"}           // "claude-code" | "codex" | "--known"
+             "event_lines": [30, 22], "known_by": "claude-code"}  // "claude-code" | "codex"
+                                                  // | "--known"
           ],
           "known_divergences_omitted": 0,         // beyond --max-violations, not listed
           "known_rules": {"RW-1": "claude-code"}  // every rule known in this log, and whose
@@ -125,10 +129,11 @@ given another meaning without changing `format`; every key the output can hold i
 
 A Claude Code transcript or a Codex rollout (see `loopspec.properties.logcheck.harness_logs`)
 is read as its own dialect: `header_version` is null, `seq` and `events` are line numbers (those
-logs have no seq), and `rules_not_checkable` lists, of the rules a dsh log is checked by, every
-one such a log cannot show; the text output gives the related lines (no seq) and says what is
-not checkable once per format, after every log's findings (one line naming the log when a
-single log has that format, else how many logs). A rule not checkable is never counted as kept.
+logs have no seq; `event_lines` is `events` again), and `rules_not_checkable` lists, of the rules
+a dsh log is checked by, every one such a log cannot show; the text output gives the related
+lines (no seq) and says what is not checkable once per format, after every log's findings (one
+line naming the log when a single log has that format, else how many logs). A rule not
+checkable is never counted as kept.
 
 One bug, one violation: an event whose only fault follows from a violation already reported
 is not blamed again on another rule (the events of a turn numbered otherwise than due, a result
@@ -235,7 +240,7 @@ def rules_checked(report: LogReport) -> list[str]:
     return sorted(rules)
 
 
-def _violations_to_json(found: Iterable[FoundViolation]) -> list[dict[str, Any]]:
+def _violations_to_json(report: LogReport, found: Iterable[FoundViolation]) -> list[dict[str, Any]]:
     return [
         {
             "line": each.line,
@@ -243,9 +248,22 @@ def _violations_to_json(found: Iterable[FoundViolation]) -> list[dict[str, Any]]
             "rule": each.violation.rule_id,
             "message": each.violation.message,
             "events": list(each.events),
+            "event_lines": event_lines(report, each),
         }
         for each in found
     ]
+
+
+def event_lines(report: LogReport, found: FoundViolation) -> list[int | None]:
+    """The line of each of `found.events` (None: not known). A Claude Code transcript's or
+    Codex rollout's events are lines already; a dsh log's were found after the check
+    (`logcheck.event_lines`), but for a log read from standard input, where only the offending
+    event's is known."""
+    if report.dialect != "dsh":
+        return list(found.events)
+    if found.event_lines is not None:
+        return list(found.event_lines)
+    return [found.line, *(None for _seq in found.events[1:])]
 
 
 def _known_to_json(report: LogReport) -> dict[str, Any]:
@@ -255,7 +273,7 @@ def _known_to_json(report: LogReport) -> dict[str, Any]:
     return {
         "known_divergences": [
             {**entry, "known_by": report.known_rules[entry["rule"]]}
-            for entry in _violations_to_json(report.known_violations)
+            for entry in _violations_to_json(report, report.known_violations)
         ],
         "known_divergences_omitted": report.omitted_known,
         "known_rules": dict(sorted(report.known_rules.items())),
@@ -270,7 +288,7 @@ def log_to_json(report: LogReport) -> dict[str, Any]:
         "header_version": report.version,
         "lines": report.lines,
         "events": report.events,
-        "violations": _violations_to_json(report.violations),
+        "violations": _violations_to_json(report, report.violations),
         "violations_omitted": report.omitted_violations,
         "errors": [
             {"line": e.line, "kind": e.kind, "rule": e.rule_id, "message": e.message}
@@ -463,10 +481,15 @@ def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
 
 def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -> str:
     v = found.violation
-    events = ", ".join(str(seq) for seq in found.events)
     where = _where(report.path, found.line)
     if report.dialect != "dsh":  # these logs have no seq: the related records are lines
-        return f"{where}: {known}{v.rule_id}: {v.message} [lines {events}]"
+        lines = ", ".join(str(line) for line in found.events)
+        return f"{where}: {known}{v.rule_id}: {v.message} [lines {lines}]"
+    # Each seq with its line, which a person opens the log at (unknown: read from stdin).
+    events = ", ".join(
+        str(seq) if line is None else f"{seq} (line {line})"
+        for seq, line in zip(found.events, event_lines(report, found), strict=True)
+    )
     return f"{where}: {known}{v.rule_id} (seq {v.seq}): {v.message} [events {events}]"
 
 

@@ -1,0 +1,139 @@
+"""The line of each event a violation rests on, found after the check by one more read of the log.
+
+A violation names the seqs of the events its verdict rests on (`FoundViolation.events`), but a
+person opens the log by line. The checker's per-event loop keeps no seq's line: that would cost
+every event of every clean log (benchmarks/bench_check.py). So only a log with violations is
+read again, from its first line up to the last line the check read, and only the lines that
+may carry a wanted seq (`_may_carry`) are parsed.
+
+Which line a seq names: the offending event's is the violation's own line. Any other seq is
+looked for on the event lines (a compact chunk row covers `seq0 ..`): a broken log may carry
+it on several, and the one named is the last before the violation's line, the event the check
+had read when it judged, else the first after it. A seq on no line read has no line.
+
+A log read from standard input, or from a pipe, cannot be read again: only the offending
+event's line is known there. Keeping every seq's line while reading instead would cost every
+event of a clean log, and copying the input aside every clean run; save the log to a file to
+see the others.
+"""
+
+from __future__ import annotations
+
+from loopspec.properties.logcheck.checker import SCAN_ERRORS, LogReport, scan_json
+from loopspec.properties.logcheck.files import STDIN, LogSource
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+
+def place_events(
+    report: LogReport,
+    stream: BinaryIO,
+    max_line_bytes: int,
+    source: LogSource | None = None,
+) -> None:
+    """Set `event_lines` of every violation in `report` (a dsh log's), reading the log again:
+    `stream` from its start when it can seek, else `source` opened again when it is a file (a
+    compressed one's stream cannot seek back); when neither can be read again (standard input,
+    a pipe), only each offending event's line is set."""
+    found_all = report.violations
+    wanted = {seq for found in found_all for seq in found.events[1:]}
+    occurrences: dict[int, list[int]] = {}
+    if wanted:
+        try:
+            if stream.seekable():
+                stream.seek(0)
+                occurrences = _seq_lines(stream, wanted, report.lines, max_line_bytes)
+            elif source is not None and _file(source.name):
+                with source.open() as again:
+                    occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
+        except OSError:  # gone or changed since: the seqs alone are still right
+            occurrences = {}
+    for found in found_all:
+        found.event_lines = (
+            found.line,
+            *(_nearest(occurrences.get(seq, ()), found.line) for seq in found.events[1:]),
+        )
+
+
+def _file(name: str) -> bool:
+    """Whether `name` is a file's, which can be read again (not standard input; a FIFO opened
+    again would wait for a writer)."""
+    import os.path  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+    return name != STDIN and os.path.isfile(name)
+
+
+def _seq_lines(
+    stream: BinaryIO, wanted: set[int], last_line: int, max_line_bytes: int
+) -> dict[int, list[int]]:
+    """Each wanted seq's lines, in order, among the first `last_line` lines of `stream`
+    (counted as the checker counts them: a read of at most `max_line_bytes + 1` bytes each)."""
+    size = max_line_bytes + 1
+    readline = stream.readline
+    lines: dict[int, list[int]] = {}
+    for line in range(1, last_line + 1):
+        raw = readline(size)
+        if not raw:
+            break
+        if not _may_carry(raw, wanted):
+            continue
+        try:
+            obj, _end = scan_json(raw.decode(), 0)
+        except SCAN_ERRORS:
+            continue
+        if type(obj) is not dict:
+            continue
+        seq = obj.get("seq")
+        if type(seq) is int:
+            if seq in wanted:
+                lines.setdefault(seq, []).append(line)
+        elif seq is None and "seq0" in obj:
+            for covered in _row_seqs(obj, wanted):
+                lines.setdefault(covered, []).append(line)
+    return lines
+
+
+def _may_carry(raw: bytes, wanted: set[int]) -> bool:
+    """Whether the line `raw` may carry a wanted seq, told without parsing it: a member `seq`
+    whose number is wanted, or a compact row's `seq0`. Parsing every line instead cost as
+    much as the check's own reading; looking for each wanted seq's digits, a line's time for
+    each of up to `max_violations` seqs."""
+    at = raw.find(b'"seq')
+    while at >= 0:
+        after = raw[at + 4 : at + 48]
+        if after.startswith(b'0"'):
+            return True
+        if after.startswith(b'"'):
+            value = after[1:].lstrip()
+            if value.startswith(b":"):
+                number = value[1:].lstrip().split(b",", 1)[0].split(b"}", 1)[0].rstrip()
+                if number.lstrip(b"-").isdigit() and int(number) in wanted:
+                    return True
+        at = raw.find(b'"seq', at + 4)
+    return False
+
+
+def _row_seqs(row: dict[str, object], wanted: set[int]) -> list[int]:
+    """The wanted seqs a compact chunk row covers (none when it is not one)."""
+    # Imported at a row: a log without them is checked without their module (`checker`).
+    from loopspec.properties.logcheck.compact_rows import COUNT_FIELDS  # noqa: PLC0415
+
+    seq0, data, kind = row.get("seq0"), row.get("data"), row.get("type")
+    field = COUNT_FIELDS.get(kind) if type(kind) is str else None
+    items = data.get(field) if field is not None and type(data) is dict else None
+    if type(seq0) is not int or type(items) is not list:
+        return []
+    end = seq0 + len(items)
+    if len(items) < len(wanted):  # a row's few chunks, among up to max_violations seqs
+        return [seq for seq in range(seq0, end) if seq in wanted]
+    return [seq for seq in wanted if seq0 <= seq < end]
+
+
+def _nearest(lines: list[int] | tuple[()], line: int) -> int | None:
+    """The last of `lines` before `line`, else the first after it; None when there is none."""
+    before = [each for each in lines if each <= line]
+    if before:
+        return before[-1]
+    return lines[0] if lines else None
