@@ -28,9 +28,11 @@ class NotALogFile(CorruptLog):
 class LockedLogFile:
     """An open, locked log file positioned at its end."""
 
-    def __init__(self, path: Path, descriptor: int) -> None:
+    def __init__(self, path: Path, descriptor: int, *, created: bool = False) -> None:
         self.path = path
         self._descriptor: int | None = descriptor
+        self.created = created
+        """Whether this open made the file: only such a file may be removed again."""
 
     @classmethod
     def open(cls, path: Path) -> LockedLogFile:
@@ -40,9 +42,9 @@ class LockedLogFile:
         device, directory or socket is refused with `NotALogFile` before anything is written.
         """
         # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused right after.
-        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
         try:
-            descriptor = os.open(path, flags, 0o644)
+            descriptor, created = _open_or_create(path, flags)
         except OSError as error:
             if error.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
                 raise NotALogFile(f"{path}: not a regular file ({system_reason(error)})") from error
@@ -61,7 +63,7 @@ class LockedLogFile:
         except NotALogFile:
             os.close(descriptor)
             raise
-        return cls(path, descriptor)
+        return cls(path, descriptor, created=created)
 
     @property
     def descriptor(self) -> int:
@@ -119,3 +121,35 @@ class LockedLogFile:
         if self._descriptor is not None:
             descriptor, self._descriptor = self._descriptor, None
             os.close(descriptor)
+
+    def close_and_remove_if_created(self) -> None:
+        """Close; and when this open created the file, remove it (a log whose header never
+        landed whole: left behind, `check` read it as LOG-5 and it looked like a session).
+
+        A file that existed before is never removed. It is unlinked while still locked, and
+        only if the path still names this very file, so a file put there since is kept.
+        """
+        descriptor = self._descriptor
+        if descriptor is not None and self.created:
+            try:
+                ours = os.fstat(descriptor)
+                there = os.lstat(self.path)
+                if (ours.st_dev, ours.st_ino) == (there.st_dev, there.st_ino):
+                    os.unlink(self.path)
+            except OSError:
+                pass  # best effort: the error that ended the open is the one to report
+        self.close()
+
+
+def _open_or_create(path: Path, flags: int) -> tuple[int, bool]:
+    """A descriptor for `path` opened with `flags`, creating the file when there is none, and
+    whether this call created it (`O_EXCL` tells; a plain `O_CREAT` cannot)."""
+    while True:
+        try:
+            return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+        except FileExistsError:
+            pass
+        try:
+            return os.open(path, flags), False
+        except FileNotFoundError:
+            continue  # removed between the two opens: try to create it again

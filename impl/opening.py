@@ -104,7 +104,9 @@ def open_log(path: Path, durability: Durability, session: SessionInfo, clock: Cl
             header = parsed.header
             writer = UnitWriter(file, durability)
     except BaseException:
-        file.close()
+        # A file this open created holds no commit, at most part of a header: left, it would
+        # be an empty or torn log that `check` calls LOG-5 (SAFE-4).
+        file.close_and_remove_if_created()
         raise
     log = SessionLog(writer, parsed.events, parsed.unit_ends)
     return OpenedLog(log, writer, header, parsed.damage)

@@ -450,6 +450,62 @@ def test_SAFE_4_a_log_the_disk_stops_taking_mid_run_is_named_and_keeps_what_was_
     assert "torn-commit LOG-8" in capsys.readouterr().out
 
 
+def _run_with_files_of_at_most(limit: int, scenario: Path, log: Path) -> tuple[int, str]:
+    """`loopspec run SCENARIO --log LOG` under a file size limit of `limit` bytes (writes past
+    it fail as on a full disk): its exit code and standard error."""
+    import resource  # noqa: PLC0415 (POSIX only)
+
+    def limit_file_sizes() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec", "run", str(scenario), "--log", str(log)],
+        capture_output=True,
+        text=True,
+        cwd=scenario.parent,
+        check=False,
+        preexec_fn=limit_file_sizes,
+    )
+    return done.returncode, done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
+@pytest.mark.parametrize("header_bytes_that_fit", [0, 40])
+def test_SAFE_4_a_new_log_whose_header_the_disk_refuses_is_not_left_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header_bytes_that_fit: int
+) -> None:
+    """SAFE-4: a run that creates its log and cannot write the header whole (a full disk; here
+    a file size limit) removes the file it made and says the log was not created; it left an
+    empty or half-header file that `check` called LOG-5 and that looked like a session."""
+    log = tmp_path / "out.jsonl"
+    done = _run_with_files_of_at_most(header_bytes_that_fit, _scenario(tmp_path), log)
+    assert done == (2, f"loopspec: error: {log}: cannot create the log: file too large\n")
+    assert not os.path.lexists(log)
+    assert main(["run", str(_scenario(tmp_path)), "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(log)]) == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
+@pytest.mark.parametrize("existing", ["a log with commits", "an empty file"])
+def test_SAFE_4_a_log_that_existed_is_kept_byte_for_byte_when_the_disk_refuses_the_append(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], existing: str
+) -> None:
+    """SAFE-4: removing a log whose header did not land is for a file the run itself created:
+    a file that was there before (a log with commits, or an empty file whose header the run
+    would write) that the disk refuses to grow is kept as it was."""
+    log = tmp_path / "out.jsonl"
+    if existing == "an empty file":
+        log.write_bytes(b"")
+    else:
+        assert main(["run", str(_scenario(tmp_path)), "--log", str(log)]) == 0
+        capsys.readouterr()
+    before = log.read_bytes()
+    done = _run_with_files_of_at_most(len(before), _scenario(tmp_path), log)
+    assert done == (2, f"loopspec: error: {log}: cannot write the log: file too large\n")
+    assert log.read_bytes() == before
+
+
 def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_its_own_members(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
