@@ -94,6 +94,10 @@ A log opening with the header dsh writes, which holds an integer `delegationDept
 installed too), once a header's integer extras are read without the model's codec. A dsh
 log with a call whose arguments are no JSON (a model's cut-off output, EXE-2): 46.0M, 1.29x
 (was 72.3M, 2.03x), once such arguments are told from JSON without asking json why.
+`check TORN` (SMALL whose last line a crash cut off: a torn-commit notice, exit 0) 45.4M, 1.27x
+(was 71.6M, 2.01x; tests/fixtures/logs/crashed/torn-last-line.jsonl 47.4M, was 73.6M), once a
+last line without its newline that json's C scanner cannot read is reported without json's
+decoder, whose error such a line's notice does not word (`checker._refused_for_its_bytes`).
 
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
@@ -179,6 +183,8 @@ BROKEN_LOG = [
     {"type": "step/end", "seq": 2, "time": 0, "data": {"turn": 1, "step": 2}},
     {"type": "turn/end", "seq": 3, "time": 0, "data": {"turn": 1, "reason": {"kind": "completed"}}},
 ]
+# SMALL cut off inside its last line, as a crash leaves a log: a torn-commit notice (LOG-8), exit 0.
+TORN_AT = -20
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,6 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             logs[name] = Path(tmp, f"{name}.jsonl")
             logs[name].write_text("".join(json.dumps(row) + "\n" for row in rows))
+        logs["torn"] = Path(tmp, "torn.jsonl")
+        logs["torn"].write_text(logs["small"].read_text()[:TORN_AT])
         env = {
             **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
             "PYTHONPYCACHEPREFIX": str(Path(tmp, "pycache")),
@@ -227,6 +235,7 @@ COUNTED = (
     "loopspec --version",
     "loopspec check SMALL",
     "loopspec check BROKEN",
+    "loopspec check TORN",
     "loopspec check HOOKED",
     "loopspec check MARKED",
     "loopspec check --format json SMALL",
@@ -336,6 +345,7 @@ def _commands(
         "loopspec check --help": ([*loopspec, "check", "--help"], 0),
         "loopspec check SMALL": ([*loopspec, "check", str(logs["small"])], 0),
         "loopspec check BROKEN": ([*loopspec, "check", str(logs["broken"])], 1),
+        "loopspec check TORN": ([*loopspec, "check", str(logs["torn"])], 0),
         "loopspec check HOOKED": ([*loopspec, "check", str(logs["hooked"])], 0),
         "loopspec check MARKED": ([*loopspec, "check", str(logs["marked"])], 0),
         # A Claude Code transcript (hand-written: a hook's rewrite the model's input held).

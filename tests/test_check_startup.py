@@ -284,6 +284,25 @@ def test_a_call_whose_arguments_are_no_json_is_read_without_json() -> None:
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_CHECK)) == set()
 
 
+@pytest.mark.parametrize("torn", [b'{"type": "step/st', b'{"type": "step/start", "seq": 1', b"{"])
+def test_a_log_whose_last_line_a_crash_cut_off_is_read_without_json(
+    tmp_path: Path, torn: bytes
+) -> None:
+    """LOG-8: a crash's torn last line (no newline) is a notice, whose words need nothing of
+    json's error (where it stopped, or why): json, with the re, enum and collections it imports,
+    is not imported to learn it is none."""
+    log = tmp_path / "crashed.jsonl"
+    log.write_bytes(b"".join(json.dumps(row).encode() + b"\n" for row in [HEADER, *_CLEAN_TURN]))
+    with log.open("ab") as appended:
+        appended.write(torn)
+    done = main_without_site(["check", str(log)])
+    assert done.returncode == 0, done.stdout
+    assert f"line 6 stops short ({len(torn)} bytes, no newline)" in done.stdout, done.stdout
+    assert "torn-commit: 1" in done.stdout.splitlines()[-1], done.stdout
+    imported = set(done.stderr.split())
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_CHECK)) == set()
+
+
 def test_checking_a_clis_home_folder_imports_neither_json_re_nor_typing(tmp_path: Path) -> None:
     """`loopspec check ~/.claude`: a transcript under projects/, and the prompt history beside
     it, recognised and skipped (`home_files`) without typing either."""

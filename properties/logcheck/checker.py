@@ -31,6 +31,7 @@ the job of `loopspec.properties.logcheck`'s layout readers (`header_version`).
 from __future__ import annotations
 
 import codecs
+import sys
 
 from loopspec.model import PlainRecord
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     # about a third of the interpreter's start (tests/test_check_startup.py).
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from json import JSONDecodeError, JSONDecoder
-    from typing import Any, BinaryIO, NoReturn
+    from typing import Any, BinaryIO, NoReturn, TypeGuard
 
     # imported where a log marks its commits: a dsh log never needs it
     from loopspec.properties.logcheck.commit_units import CommitUnits
@@ -445,7 +446,7 @@ def _parse_slowly(
     leading whitespace and gives the exact error otherwise. `rest` reads the lines after
     it, which only a torn write followed by a newline needs (`RestOfLog`).
     """
-    if not isinstance(error, UnicodeDecodeError):
+    if not isinstance(error, UnicodeDecodeError) and not _refused_for_its_bytes(raw, line):
         try:
             return _strict_decoder().decode(raw.decode())
         except _NotLossless as lossy:
@@ -457,6 +458,25 @@ def _parse_slowly(
         except (ValueError, RecursionError) as again:
             error = again
     return _TORN if _unparsable(report, raw, line, error, rest) else _SKIP
+
+
+def _refused_for_its_bytes(raw: bytes, line: int) -> bool:
+    """Whether json's decoder refuses the line `raw` and `_unparsable` judges it by its bytes
+    alone, whatever the decoder's error says: a line past the first (the first may be a header
+    whose number only the decoder reads, `_lossy_header`), without its newline (so the log's
+    last: a crash's torn write, or a line no harness wrote) and without a carriage return
+    (`_ends_lines_with_cr` reads the error), that json's C scanner does not read whole. So a
+    crash's torn last line is reported without importing json, with the re, enum and
+    collections it imports, to word an error no one reads."""
+    if line == 1 or raw.endswith(b"\n") or b"\r" in raw:
+        return False
+    text = raw.decode()
+    start = len(text) - len(text.lstrip(_JSON_SPACE))  # as the decoder skips it
+    try:
+        _, end = scan_json(text, start)
+    except SCAN_ERRORS:
+        return True
+    return bool(text[end:].strip(_JSON_SPACE))
 
 
 class _LossyHeader:
@@ -542,6 +562,13 @@ _CUT_TOKEN = r"t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?|-|\.|[eE][+-]?"
 _CUT_ESCAPE = r"\\|u[0-9a-fA-F]{0,3}"
 
 
+def _is_json_error(error: Exception) -> TypeGuard[JSONDecodeError]:
+    """Whether `error` is json's decoder's, which says where and why a line is no JSON. Asked
+    without importing json: none of its errors exists before json.decoder is imported."""
+    decoder = sys.modules.get("json.decoder")
+    return decoder is not None and isinstance(error, decoder.JSONDecodeError)
+
+
 def _stops_short(error: JSONDecodeError) -> bool:
     """Whether the line `error` is about stops before its JSON value ends: the parser ran out of
     line, or stopped at a token the line's end cut short."""
@@ -559,11 +586,9 @@ def torn_write(raw: bytes, error: Exception) -> bool:
     """Whether the line `raw`, which did not parse (`error`), is a write a crash cut off: it
     lacks its newline (only a file's last line can), ends in zero bytes (the file's new length
     on disk, its data not), or stops before its JSON value ends."""
-    from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
-
     if not raw.endswith(b"\n") or _zero_tail(raw):
         return True
-    return isinstance(error, JSONDecodeError) and _stops_short(error)
+    return _is_json_error(error) and _stops_short(error)
 
 
 def _zero_tail(raw: bytes) -> int:
@@ -601,8 +626,6 @@ def _unparsable(
 ) -> bool:
     """Classify a line that did not parse. Blank lines that end the log and a torn tail return
     (True for the torn tail of a log with a header, which the caller reports); the rest stop."""
-    from json import JSONDecodeError  # noqa: PLC0415 (as in `_strict_decoder`)
-
     if not raw.strip():
         if rest.only_blank():  # they end the log: every reader drops them, no event with them
             return False
@@ -644,7 +667,7 @@ def _unparsable(
         report.fail(line, ErrorKind.BINARY, message, "LOG-8")
     elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
-    elif isinstance(error, JSONDecodeError) and _ends_lines_with_cr(raw, error):
+    elif _is_json_error(error) and _ends_lines_with_cr(raw, error):
         # Not a write a crash cut off (it would read so, having no newline): a file saved with
         # old Mac line ends, one "line" of many events that no JSON Lines reader splits.
         message = (
@@ -678,7 +701,7 @@ def _unparsable(
             "`loopspec replay`"
         )
         report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif line == 1 and isinstance(error, JSONDecodeError) and _stops_short(error):
+    elif line == 1 and _is_json_error(error) and _stops_short(error):
         # A JSON document over many lines (a settings.json, a case file), far likelier than a
         # log whose first write was cut off and appended to after (LOG-8 below).
         message = (
@@ -690,7 +713,7 @@ def _unparsable(
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
         message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
         report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif isinstance(error, JSONDecodeError) and _stops_short(error):
+    elif _is_json_error(error) and _stops_short(error):
         if _torn_tail_with_newline(report, raw, line, rest):
             return True
         # The value runs on past the line's end: a write cut off mid-line, and the harness went
@@ -705,7 +728,7 @@ def _unparsable(
                 f"JSON value ends, {_NO_CRASH_OF_VERSION_1}"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
-    elif isinstance(error, JSONDecodeError):
+    elif _is_json_error(error):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
     elif isinstance(error, _NotLossless):  # on line 1, not a header (`_lossy_header`)
