@@ -739,6 +739,49 @@ def test_SAFE_3_a_harness_run_ended_by_sigterm_leaves_no_empty_log_to_refuse_its
         assert not log.exists()
 
 
+# `loopspec run --harness` whose harness wrote a transcript of 4000 bytes (`drive` replaced, so
+# no CLI need be installed; the report, which reads the whole session, is one line), run under
+# a file size limit of 1000 bytes: the system takes only part of the copy, as a full disk does.
+_TRANSCRIPT_PAST_THE_DISK = """
+import resource, sys, types
+import loopspec.properties.harnesses.cli as harness_cli
+def drive(request):
+    return {"logs": [{"path": ".claude/projects/p/s.jsonl", "text": "x" * 3999 + "\\n"}]}
+harness_cli.drive = drive
+harness_cli.session_view = lambda *given, **named: types.SimpleNamespace(divergences=[])
+harness_cli.report_lines = lambda view, result: ["the report"]
+resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+from loopspec.properties.cli.main import main
+sys.argv = ["loopspec", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE (POSIX)")
+def test_SAFE_4_a_harness_transcript_the_disk_takes_part_of_leaves_no_cut_copy(
+    tmp_path: Path,
+) -> None:
+    """SAFE-4: `run --harness --log OUT` copied the transcript with one `write`, whose short
+    count on a full disk went unchecked: OUT kept the first part and the run went on as if it
+    were whole. The copy is written whole or the file the run created is removed, with one
+    line saying the log was not created."""
+    log = tmp_path / "out.jsonl"
+    scenario = ROOT / "examples" / "claude-code-adapter" / "scenarios" / "one-call.json"
+    given = ["run", str(scenario), "--harness", "claude-code", "--log", str(log)]
+    done = subprocess.run(
+        [sys.executable, "-c", _TRANSCRIPT_PAST_THE_DISK, *given],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"loopspec: error: {log}: cannot create the log: file too large\n",
+    )
+    assert not os.path.lexists(log)
+
+
 # A harness run whose SIGTERM (or Ctrl-C's SIGINT) another of its threads takes while the main
 # thread sleeps: the state a signal that lands between the main thread's last check for signals
 # and its blocking call leaves (a loaded machine made that window wide enough to hit).

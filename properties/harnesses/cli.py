@@ -82,6 +82,18 @@ def _claim_log_path(path: Path) -> int:
         raise HarnessError(message, rule_id=NO_RULE_BROKEN) from error
 
 
+def _write_whole(descriptor: int, data: bytes, path: Path) -> None:
+    """Write all of `data` to the log `path` this run created, or say it was not created: one
+    `write` a full disk cuts short returns the count it took, and the rest was dropped."""
+    rest = memoryview(data)
+    try:
+        while rest:
+            rest = rest[os.write(descriptor, rest) :]
+    except OSError as error:  # the caller removes the file
+        message = refused_by_system(path, "create the log", error)
+        raise HarnessError(message, rule_id=NO_RULE_BROKEN) from error
+
+
 def run_harness(args: argparse.Namespace) -> int:
     """Run the scenario on the real harness; print the report."""
     harness = Harness(args.harness)
@@ -102,7 +114,7 @@ def run_harness(args: argparse.Namespace) -> int:
         with removed_at_sigterm_while_empty(log_path, descriptor):
             result = drive(request)
             logs = result["logs"]
-            os.write(descriptor, logs[0]["text"].encode() if logs else b"")
+            _write_whole(descriptor, logs[0]["text"].encode() if logs else b"", log_path)
     except BaseException:
         os.close(descriptor)
         log_path.unlink()  # the file this run created and could not fill
