@@ -258,6 +258,29 @@ def test_checking_another_loops_log_imports_neither_json_re_nor_typing(
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
 
 
+@pytest.mark.parametrize(
+    "log",
+    [
+        "claude-code/valid/rewrite-to-the-same-input.jsonl",
+        "codex/valid/parallel-calls-in-issue-order.jsonl",
+    ],
+)
+def test_a_transcript_whose_last_line_a_crash_cut_off_is_read_without_json(
+    tmp_path: Path, log: str
+) -> None:
+    """LOG-8: as in a dsh log, a CLI's torn last line (no newline) is a notice whose words need
+    nothing of json's error, so json is not imported to learn why the line is none."""
+    torn = tmp_path / "crashed.jsonl"
+    torn.write_bytes((FIXTURES / log).read_bytes() + b'{"type": "resp')
+    done = main_without_site(["check", str(torn)])
+    assert done.returncode == 0, done.stdout
+    assert "stops short (14 bytes, no newline)" in done.stdout, done.stdout
+    assert "torn-commit: 1" in done.stdout.splitlines()[-1], done.stdout
+    imported = set(done.stderr.split())
+    assert "loopspec.properties.logcheck.harness_logs" in imported  # it did read the log
+    assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
+
+
 def test_a_rollout_opening_with_a_line_too_long_to_sniff_imports_no_re(tmp_path: Path) -> None:
     """A Codex rollout whose session_meta carries the model's whole instructions, past what
     `foreign` reads of a log's first line: recognised by its first keys without re."""

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from loopspec.model import PlainRecord
 from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
-from loopspec.model.jsonvalue import json_dumps, json_refusal, loads_refusing
+from loopspec.model.jsonvalue import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
 from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
@@ -583,7 +583,7 @@ def _records(
         if not raw.strip():
             continue
         try:
-            record = loads_refusing(raw.decode(), _not_json)
+            record = _record_of(raw)
         except (ValueError, RecursionError) as error:
             if torn_write(raw, error):
                 # What a crash leaves: resuming the session, the CLI skips the line (Claude Code
@@ -607,6 +607,24 @@ def _records(
                 report.fail(line, ErrorKind.INVALID_JSON, f"invalid JSON: {json_refusal(error)}")
             raise _Stop from None
         yield line, record
+
+
+def _record_of(raw: bytes) -> object:
+    """`loads_refusing(raw.decode(), _not_json)`, save that a line without its newline (the log's
+    last) that json's scanner cannot read raises a ValueError of no words: `torn_write` finds it
+    torn whatever json would say, and json (with the re, enum and collections it imports) is not
+    imported to say it. A text naming NaN or Infinity is left to `loads_refusing`, which refuses
+    what json's scanner reads."""
+    text = raw.decode()
+    if raw.endswith(b"\n") or "NaN" in text or "Infinity" in text:
+        return loads_refusing(text, _not_json)
+    try:
+        record = value_of(text)
+    except RecursionError:  # left to json, as `loads` leaves it
+        return loads_refusing(text, _not_json)
+    if record is NOT_JSON:
+        raise ValueError("a last line json's scanner cannot read")
+    return record
 
 
 def _json_decode_error() -> type[json.JSONDecodeError]:
