@@ -20,8 +20,10 @@ import pytest
 from batches import BATCH_SEED
 from hanging_target import serve_model
 
-from loopspec.model.commands import Command, ModelReplies, SubmitUser
-from loopspec.model.messages import TextBlock
+from loopspec.model.commands import Command, Deny, HookAnswers, ModelReplies, SubmitUser
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.cli.conform_run import at_case_command, with_saved_program
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
 from loopspec.properties.conformance.process_target import QUICK_FLOOR, ProcessTarget
@@ -36,6 +38,7 @@ from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
 ROOT = Path(__file__).resolve().parent.parent
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 HANGING = Path(__file__).resolve().parent / "hanging_target.py"
 
 # Raises on a failed outcome once a PreToolUse hook has rewritten a call this program (the one
@@ -98,9 +101,12 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     (case,) = cases.iterdir()
     commands = _case_commands(case)
     rerun = f"rerun it: loopspec replay {shlex.quote(str(case))} "
-    assert where.startswith(f"{len(commands)} of a program; {rerun}")
     assert len(commands) <= 5, commands
     assert commands[-1]["kind"] == "ToolFinishes"
+    # The command it broke at in words, as a counterexample's is: which call, how it ended.
+    broke_at = f"call {commands[-1]['callId']}'s tool fails: "
+    assert where.startswith(f"{len(commands)} of a program ({broke_at}"), where
+    assert f"); {rerun}" in where, where
     # 1-minimal for deleting a command: without any one, the target does not break alike.
     document = json.loads(case.read_text(encoding="utf-8"))
     config = config_from_json(document["config"])
@@ -116,7 +122,8 @@ def test_SAFE_5_a_python_targets_breakage_is_saved_cut_down_and_replays_alike(
     assert main(["replay", str(case), "--impl", impl]) == 2
     replayed = capsys.readouterr().err.strip().splitlines()[-1]
     assert "RuntimeError: cannot report the failure of a rewritten call" in replayed
-    assert replayed.endswith(f"; at command #{len(commands)} of the case (ToolFinishes)")
+    assert f"; at command #{len(commands)} of the case ({broke_at}" in replayed, replayed
+    assert replayed.endswith(")"), replayed
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
@@ -140,10 +147,12 @@ def test_SAFE_5_a_process_that_dies_on_a_throw_is_saved_cut_down(
     (case,) = (tmp_path / "cases").iterdir()
     commands = _case_commands(case)
     assert [c["kind"] for c in commands] == ["SubmitUser", "ModelReplies", "ToolFinishes"]
-    assert "; at command #3 of a program; rerun it:" in said.splitlines()[0]
+    broke_at = f"call {commands[-1]['callId']}'s tool fails: "
+    assert f"; at command #3 of a program ({broke_at}" in said.splitlines()[0]
+    assert "); rerun it:" in said.splitlines()[0]
     assert main(["replay", str(case), "--cmd", cmd]) == 2
     replayed = capsys.readouterr().err
-    assert "at command #3 of the case (ToolFinishes)" in replayed
+    assert f"at command #3 of the case ({broke_at}" in replayed
     assert "Error: planted" in replayed
 
 
@@ -273,3 +282,33 @@ def test_SAFE_5_a_program_kept_on_a_slow_answer_is_not_reported_as_a_hang(
 def _waited(wait: str) -> float:
     """The seconds a hang's message says the target was given ('... within 0.5 s')."""
     return float(wait.rpartition(" within ")[2].removesuffix(" s"))
+
+
+def test_SAFE_5_the_stop_names_the_command_it_broke_at_in_words(tmp_path: Path) -> None:
+    """SAFE-5: the one line of a target broken mid-program says the command it broke at in
+    words, the hook and call it answered for included, both in conform ("at command #3 of a
+    program") and in replay ("of the case"): the number alone, or the kind ("HookAnswers"),
+    left a harness author to count commands in the case to find which answer broke the loop."""
+    config = LoopConfig(tools=(READ,), hooks=(HookSpec("guard", "PreToolUse"),))
+    program: tuple[Command, ...] = (
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)),
+        HookAnswers(Deny("not here")),
+    )
+    broke = TargetError(
+        "the target failed in apply: KeyError: 'guard'\nstderr of the target",
+        config=config,
+        program=program,
+    )
+    words = '(PreToolUse hook guard on call c1 answers: deny, reason "not here")'
+    shown = with_saved_program(broke, tmp_path / "cases", {"impl": "pkg.loop:make"}, None)
+    first, _, rest = shown.message.partition("\n")
+    assert f"KeyError: 'guard'; at command #3 of a program {words}; rerun it: " in first, first
+    assert rest == "stderr of the target"
+    replayed = at_case_command(broke).message
+    assert replayed.partition("\n")[0].endswith(f"; at command #3 of the case {words}"), replayed
+    # Without the configuration, the words still say what the command did.
+    unconfigured = TargetError("the target failed in apply: boom", program=program)
+    assert at_case_command(unconfigured).message.endswith(
+        '; at command #3 of the case (the next PreToolUse hook answers: deny, reason "not here")'
+    )

@@ -133,7 +133,8 @@ def test_MODEL_1_a_slip_in_the_tutorial_loop_is_blamed_on_its_rule(tutorial_loop
 # The shape of the one line conform prints for a loop that raised (docs/tutorial.md section 4).
 BROKEN_LINE = re.compile(
     r"loopspec: error: \[PROTO-1\] the target failed in apply: \w+: .+ "
-    r"\(at [\w./-]+\.py:\d+, in \w+\); at command #\d+ of a program; "
+    r"\(at [\w./-]+\.py:\d+, in \w+\); at command #\d+ of a program "
+    r"\(call \S+'s tool (succeeds|fails): .+\); "
     r"rerun it: loopspec replay loopspec-cases/case-PROTO-1-\d+\.json --impl \S+"
 )
 

@@ -607,13 +607,23 @@ def at_case_command(broke: TargetError) -> TargetError:
     if not broke.program:
         return broke
     first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of the case ({broke.program[-1].NAME})"
+    at = f"at command #{len(broke.program)} of the case ({_last_command_words(broke)})"
     return TargetError(
         f"{first}; {at}{newline}{rest}",
         config=broke.config,
         program=broke.program,
         rule_id=broke.rule_id,
     )
+
+
+def _last_command_words(broke: TargetError) -> str:
+    """The command the target broke at (the last of `broke.program`, which is not empty) in
+    plain words, as a counterexample names its command: its kind alone did not tell a harness
+    author which hook answer or which call broke the loop. One line: `command_words` escapes
+    the texts it shows."""
+    last = len(broke.program) - 1
+    answered = None if broke.config is None else answers_for(broke.config, broke.program)
+    return command_words(broke.program[last], None if answered is None else answered.get(last))
 
 
 _RAISED_AT = re.compile(r"\(at (?P<file>/[^()]*?):(?P<line>\d+), in ")
@@ -667,7 +677,7 @@ def with_saved_program(
         command = rerun_case(case_path) if rerun_case else replay_command(case_path, target)
         rerun = labelled("rerun it", command)
     first, newline, rest = broke.message.partition("\n")
-    at = f"at command #{len(broke.program)} of a program; {rerun}"
+    at = f"at command #{len(broke.program)} of a program ({_last_command_words(broke)}); {rerun}"
     return TargetError(
         f"{first}; {at}{newline}{rest}",
         config=broke.config,
