@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
 from loopspec import spec_text
 from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.main import main
-from loopspec.properties.cli.spec_example import NAMED_ON_UNREADABLE_LINES
+from loopspec.properties.cli.spec_example import (
+    NAMED_ON_UNREADABLE_LINES,
+    SHOWN_ONLY_IN_HARNESS_LOGS,
+)
 from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.known_divergences import IN_PART_RULES
 from loopspec.properties.logcheck.report import rules_checked
 from loopspec.properties.logcheck.rule_examples import (
     MARKED_RULE_BREAKERS,
@@ -26,6 +31,7 @@ from loopspec.properties.logcheck.synth import MARKED_HEADER, jsonl
 from loopspec.properties.spec_rules import MARKED_LOG_RULES, log_checked_rules, rule_sections
 
 LOG_RULES = example_rules()
+FIXTURES = Path(__file__).parent / "fixtures" / "logs"
 _EXCERPT_LINE = re.compile(r"^([> ]) +(\d+)  (.*)$")
 
 
@@ -121,6 +127,22 @@ def test_the_rules_check_names_otherwise_are_those_spec_section_2_lists() -> Non
         assert rule in sections
         assert rule not in RULE_BREAKERS
         assert rule in section_2
+
+
+def test_a_rule_check_finds_only_in_a_transcript_says_so_not_that_check_never_finds_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ABORT-1: check reports it in a Claude Code transcript (and its report ends `loopspec spec
+    ABORT-1`), so its no-example line must not say check finds no violation of it in a log."""
+    assert set(SHOWN_ONLY_IN_HARNESS_LOGS) == set(IN_PART_RULES)
+    transcript = (FIXTURES / "claude-code" / "violations" / "ABORT-1.jsonl").read_bytes()
+    report = check_stream("abort.jsonl", io.BytesIO(transcript))
+    assert [found.violation.rule_id for found in report.violations] == ["ABORT-1"]
+    status, shown, err = _run(capsys, "ABORT-1", "--example")
+    assert (status, err) == (0, "")
+    assert "finds no violation" not in shown
+    assert "only in a Claude Code transcript" in shown
+    assert "never in a dsh log" in shown
 
 
 @pytest.mark.parametrize(
