@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,19 +115,73 @@ def test_LOG_1_a_seq_only_a_later_line_carries_is_named_there_and_one_none_carri
     assert report.violations[0].event_lines == (4, 3, 5, 6, None)
 
 
-def test_DEC_1_a_log_read_from_stdin_names_the_offending_events_line_alone(
+def _check_stdin(stdin: Any, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`loopspec check ... -` in its own process, its standard input `stdin`, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "loopspec", "check", *argv, "-"],
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_DEC_1_a_log_piped_to_stdin_names_the_offending_events_line_alone() -> None:
+    """DEC-1: a pipe cannot be read twice, so only the line the check was at is known: the
+    text names it, the other seq stands alone, and JSON says null for it."""
+    for argv, said in (((), "text"), (("--format", "json"), "json")):
+        with subprocess.Popen(["cat", str(DEC_1)], stdout=subprocess.PIPE) as cat:
+            checked = _check_stdin(cat.stdout, *argv)
+        assert checked.returncode == 1, checked.stderr
+        if said == "text":
+            assert checked.stdout.splitlines()[0].endswith(f"[events 30 (line {RESULT_LINE}), 25]")
+        else:
+            violations = json.loads(checked.stdout)["logs"][0]["violations"]
+            assert _dec_1(violations)["event_lines"] == [RESULT_LINE, None]
+
+
+def test_DEC_1_a_log_redirected_to_stdin_from_a_file_names_every_events_line() -> None:
+    """DEC-1: `check - < log.jsonl` reads a file, which can be read again: the bracket names the
+    hook/result's line too, as `check log.jsonl` does (it named the offending line alone, as
+    for a pipe)."""
+    with DEC_1.open("rb") as log:
+        checked = _check_stdin(log)
+    assert checked.returncode == 1, checked.stderr
+    first = checked.stdout.splitlines()[0]
+    assert first.endswith(f"[events 30 (line {RESULT_LINE}), 25 (line {HOOK_RESULT_LINE})]")
+
+
+def test_DEC_1_stdin_read_again_starts_where_its_log_started(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """DEC-1: standard input cannot be read twice, so only the line the check was at is known:
-    the text names it, the other seq stands alone, and JSON says null for it."""
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEC_1.read_bytes())))
-    code, out = _check(capsys, "-")
-    assert code == 1
-    assert out.splitlines()[0].endswith(f"[events 30 (line {RESULT_LINE}), 25]")
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEC_1.read_bytes())))
+    """DEC-1: standard input a file whose log starts past a first part another program read
+    (`(read header; loopspec check -) < file`) is read again from there, not from the file's
+    first byte (the lines would be counted from a line of no log)."""
+    before = b"a line another program read\n" * 3
+    stdin = io.BytesIO(before + DEC_1.read_bytes())
+    stdin.read(len(before))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
     code, out = _check(capsys, "--format", "json", "-")
     assert code == 1
-    assert _dec_1(json.loads(out)["logs"][0]["violations"])["event_lines"] == [RESULT_LINE, None]
+    assert _dec_1(json.loads(out)["logs"][0]["violations"])["event_lines"] == [
+        RESULT_LINE,
+        HOOK_RESULT_LINE,
+    ]
+
+
+def test_DEC_1_a_compressed_log_redirected_to_stdin_is_read_again_decompressed(
+    tmp_path: Path,
+) -> None:
+    """DEC-1: zstd data on standard input from a file is decompressed again to find the lines."""
+    zstandard = pytest.importorskip("zstandard")
+    log = tmp_path / "session.jsonl.zst"
+    log.write_bytes(zstandard.ZstdCompressor().compress(DEC_1.read_bytes()))
+    with log.open("rb") as stdin:
+        checked = _check_stdin(stdin, "--format", "json")
+    assert checked.returncode == 1, checked.stderr
+    violations = json.loads(checked.stdout)["logs"][0]["violations"]
+    assert _dec_1(violations)["event_lines"] == [RESULT_LINE, HOOK_RESULT_LINE]
 
 
 def test_DEC_1_a_compressed_log_is_opened_again_to_find_the_lines(

@@ -11,10 +11,11 @@ looked for on the event lines (a compact chunk row covers `seq0 ..`): a broken l
 it on several, and the one named is the last before the violation's line, the event the check
 had read when it judged, else the first after it. A seq on no line read has no line.
 
-A log read from standard input, or from a pipe, cannot be read again: only the offending
-event's line is known there. Keeping every seq's line while reading instead would cost every
-event of a clean log, and copying the input aside every clean run; save the log to a file to
-see the others.
+Standard input redirected from a file (`check - < log.jsonl`) is read again from where its log
+started, and put back where the check left it. A pipe (`zstdcat log.zst | check -`, a FIFO)
+cannot be read again: only the offending event's line is known there. Keeping every seq's line
+while reading instead would cost every event of a clean log, and copying the input aside every
+clean run; save the log to a file to see the others.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def place_events(
 ) -> None:
     """Set `event_lines` of every violation in `report` (a dsh log's), reading the log again:
     `stream` from its start when it can seek, else `source` opened again when it is a file (a
-    compressed one's stream cannot seek back); when neither can be read again (standard input,
-    a pipe), only each offending event's line is set."""
+    compressed one's stream cannot seek back), or standard input from where its log started
+    when it is a file; when none can be read again (a pipe), only each offending event's line
+    is set."""
     found_all = report.violations
     wanted = {seq for found in found_all for seq in found.events[1:]}
     occurrences: dict[int, list[int]] = {}
@@ -48,6 +50,10 @@ def place_events(
             elif source is not None and _file(source.name):
                 with source.open() as again:
                     occurrences = _seq_lines(again, wanted, report.lines, max_line_bytes)
+            elif source is not None and source.stdin_start is not None:
+                occurrences = _stdin_seq_lines(
+                    source.stdin_start, wanted, report.lines, max_line_bytes
+                )
         except OSError:  # gone or changed since: the seqs alone are still right
             occurrences = {}
     for found in found_all:
@@ -63,6 +69,25 @@ def _file(name: str) -> bool:
     import os.path  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
 
     return name != STDIN and os.path.isfile(name)
+
+
+def _stdin_seq_lines(
+    start: int, wanted: set[int], last_line: int, max_line_bytes: int
+) -> dict[int, list[int]]:
+    """`_seq_lines` of standard input, a file, read again from `start` (decompressed as the
+    check read it), then put back where the check left it: a `-` named again reads on from
+    there, as it did."""
+    import sys  # noqa: PLC0415 (loaded by the interpreter at start: no cost)
+
+    from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (as `files`)
+
+    stdin = sys.stdin.buffer
+    left_at = stdin.tell()
+    stdin.seek(start)
+    try:
+        return _seq_lines(sniffed(stdin, owned=False), wanted, last_line, max_line_bytes)
+    finally:
+        stdin.seek(left_at)
 
 
 def _seq_lines(

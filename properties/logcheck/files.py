@@ -42,13 +42,16 @@ CHUNK = 1 << 16
 
 class LogSource(PlainRecord):
     """One log to check: a file path, or standard input; `walked` when a directory argument
-    contributed it (not named by the user)."""
+    contributed it (not named by the user). `stdin_start`, set by `open`: where standard input's
+    log starts when it can be read again from there (a file, `check - < log.jsonl`), else None
+    (a pipe)."""
 
-    __slots__ = ("name", "walked")
+    __slots__ = ("name", "stdin_start", "walked")
 
     def __init__(self, name: str, walked: bool = False) -> None:
         self.name = name
         self.walked = walked
+        self.stdin_start: int | None = None
 
     def open(self) -> BinaryIO:
         """The log's bytes, decompressed when they are zstd data. May raise `OSError`."""
@@ -57,7 +60,12 @@ class LogSource(PlainRecord):
                 raise OSError("standard input is closed")
             from loopspec.properties.logcheck.streams import sniffed  # noqa: PLC0415 (below)
 
-            return sniffed(sys.stdin.buffer, owned=False)
+            stdin = sys.stdin.buffer
+            # Noted now, not when a violation wants its events' lines (`event_lines`): the
+            # check has read on by then, and a log that starts mid-file (`(read head; check -)
+            # < log`) starts here, not at the file's first byte.
+            self.stdin_start = stdin.tell() if stdin.seekable() else None
+            return sniffed(stdin, owned=False)
         stream = open(self.name, "rb", buffering=CHUNK)  # noqa: SIM115 -- the caller closes it
         try:
             if not stream.seekable():  # a FIFO (`check <(zstdcat x.zst)`): read as stdin is
