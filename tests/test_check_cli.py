@@ -20,9 +20,10 @@ from check_fixtures import FIXTURES
 from spec_helpers import run as run_model
 from spec_helpers import wire
 
+from loopspec.model.invariants import rule_ids
 from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
 from loopspec.properties.cli.main import main
-from loopspec.properties.logcheck import report
+from loopspec.properties.logcheck import claude_code, codex, report
 from loopspec.properties.logcheck.checker import ErrorKind, check_stream
 from loopspec.properties.logcheck.files import LogSource
 
@@ -258,6 +259,24 @@ def test_help_says_which_layouts_are_covered(capsys: pytest.CaptureFixture[str])
     assert "header version 0" in text
     assert "June-2026" in text
     assert "REC-2" in text
+
+
+def test_help_names_every_rule_a_transcript_or_rollout_is_judged_by(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The help's paragraph on Claude Code transcripts and Codex rollouts names each rule
+    `check` can report in one, those it shows in part (Claude Code's ABORT-1) too: a reader
+    who meets ABORT-1 in a transcript's report finds it there."""
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    paragraph = text[text.index("Claude Code transcripts") : text.index("Known divergences")]
+    named = set(re.findall(r"[A-Z]+-\d+", paragraph))
+    for family, first, last in re.findall(r"([A-Z]+)-(\d+)\.\.(\d+)", paragraph):
+        named |= {f"{family}-{n}" for n in range(int(first), int(last) + 1)}
+    for reader in (claude_code.dialect(), codex.dialect()):
+        judged = (set(rule_ids()) - set(reader.not_checkable)) | set(reader.checked_in_part)
+        assert judged <= named, (reader.name, judged - named)
 
 
 # ---------------------------------------------------------------------------------------------
