@@ -203,7 +203,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="S",
-        help="random seed (default: a fixed, derandomized sequence)",
+        help="random seed: the same programs wherever this loopspec runs, see docs/conform.md"
+        " (default: a fixed, derandomized sequence)",
     )
     conform.add_argument(
         "--max-seconds",

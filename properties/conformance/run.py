@@ -80,6 +80,7 @@ from loopspec.properties.conformance.process_target import (
 from loopspec.properties.conformance.profile_check import ProfileChecker
 from loopspec.properties.conformance.reduce import Program, reduce_program
 from loopspec.properties.conformance.situations import SITUATION_HITS, presentation_situations
+from loopspec.properties.conformance.source_literals import without_source_literals
 from loopspec.properties.conformance.target import (
     ConformanceTarget,
     ModelTarget,
@@ -856,7 +857,8 @@ def run_conformance(
                 )
             searched = True
             try:
-                test()
+                with without_source_literals():
+                    test()
             finally:
                 programs.release()
             if profile is None and (deadline is None or clock() < deadline):
