@@ -509,6 +509,30 @@ def test_enormous_line_is_an_error_with_bounded_reading(
     assert f"{path}:5: error line-too-long SAFE-4: the line is longer than 4096 bytes" in out
 
 
+@pytest.mark.parametrize("layout", ["dsh", "claude-code"])
+@pytest.mark.parametrize("after", [b"", b"\n", b"{}\n"], ids=["last", "blank", "more"])
+def test_SAFE_4_a_last_line_past_the_bound_does_not_say_lines_after_it_went_unchecked(
+    layout: str, after: bytes, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """SAFE-4: a line past --max-line-bytes is an error at its line; 'not checked past line N'
+    follows it only when a line that is not blank comes after it, as for any input error (the
+    rest of the over-long line is no line of its own)."""
+    if layout == "dsh":
+        lines = VALID.read_bytes().splitlines(keepends=True)[:4]
+    else:
+        lines = [
+            b'{"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "hi"}}\n'
+        ]
+    huge = b'{"type": "x", "data": "' + b"a" * 200_000 + b'"}\n'
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(b"".join([*lines, huge, after]))
+    code, out = run(capsys, "--max-line-bytes", "4096", str(path))
+    assert code == 2, out
+    assert f"{path}:{len(lines) + 1}: error line-too-long SAFE-4: " in out
+    said = f"{path}: not checked past line {len(lines) + 1}: " in out
+    assert said == (after == b"{}\n"), out
+
+
 def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A binary file is named as such."""
     path = tmp_path / "image.jsonl"

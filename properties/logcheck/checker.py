@@ -502,6 +502,10 @@ def _lossy_header(raw: bytes) -> _LossyHeader | None:
     return _LossyHeader(value) if type(value) is dict and is_header(value) else None
 
 
+SKIPPED_AT_MOST = 1 << 26
+"""Bytes of an over-long line's remainder read to find where it ends (64 MiB)."""
+
+
 class RestOfLog:
     """The lines after the one being read, looked at only to tell whether anything but blank
     lines follows it (the check does not read past a line it stops at, nor past blank lines it
@@ -523,6 +527,19 @@ class RestOfLog:
                 self.more = True
                 return False
         return True
+
+    def skip_line(self) -> None:
+        """Read past the rest of a line cut at the length bound, whose remainder is no line of
+        its own (a last line past the bound leaves nothing unchecked after it). A remainder past
+        `SKIPPED_AT_MOST` bytes (a binary file without newlines) counts as more lines unread."""
+        skipped = 0
+        while chunk := self.readline(1 << 16):
+            if chunk.endswith(b"\n"):
+                return
+            skipped += len(chunk)
+            if skipped > SKIPPED_AT_MOST:
+                self.more = True
+                return
 
 
 def _torn_tail_with_newline(report: LogReport, raw: bytes, line: int, rest: RestOfLog) -> bool:
@@ -741,10 +758,11 @@ def _unparsable(
     raise _Stop
 
 
-def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits) -> None:
+def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits, rest: RestOfLog) -> None:
     if not raw.endswith(b"\n"):
         message = f"the line is longer than {limits.max_line_bytes} bytes"
         report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
+        rest.skip_line()
         raise _Stop
 
 
@@ -982,12 +1000,12 @@ def _check_lines(
                 # at the length limit ends otherwise, or does not decode or parse at all.
                 if text[end:] != "\n":
                     if len(raw) == size:
-                        _too_long(report, raw, line, limits)
+                        _too_long(report, raw, line, limits, rest)
                     if text[end:].strip(_JSON_SPACE):
                         raise ValueError("extra data after the JSON value")
             except SCAN_ERRORS as error:
                 if len(raw) == size:
-                    _too_long(report, raw, line, limits)
+                    _too_long(report, raw, line, limits, rest)
                 obj = _parse_slowly(report, raw, line, error, rest)
                 if obj is _SKIP:
                     continue

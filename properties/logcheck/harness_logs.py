@@ -579,6 +579,7 @@ def _records(
         if len(raw) == size and not raw.endswith(b"\n"):
             message = f"the line is longer than {limits.max_line_bytes} bytes"
             report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
+            RestOfLog(stream.readline).skip_line()
             raise _Stop
         if not raw.strip():
             continue
