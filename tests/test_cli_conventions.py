@@ -69,6 +69,24 @@ def test_every_verb_help_states_its_exit_status_once(
     assert len(re.findall(r"(?im)^exit status:", shown)) == 1
 
 
+@pytest.mark.parametrize("verb", [verb.name for verb in VERBS])
+def test_every_verb_help_says_a_usage_error_exits_2_as_it_does(
+    verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An option the verb does not take exits 2, and the verb's exit-status paragraph says so
+    under 2 (schema's said only `0 printed`, and replay's, run's and spec's named only the
+    files they read), as README's "exit codes everywhere" does."""
+    with pytest.raises(SystemExit) as stop:
+        main([verb, "--no-such-option"])
+    assert stop.value.code == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([verb, "--help"])
+    status = " ".join(capsys.readouterr().out.split("exit status: ", 1)[1].split())
+    two = status[status.index("2 ") :]
+    assert "usage error" in two, status
+
+
 def test_check_help_says_a_crashs_torn_last_line_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

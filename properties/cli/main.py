@@ -87,7 +87,7 @@ VERBS = (
         "rerun saved case files (one, several or a folder's) against a target named on the "
         "command line",
         "0 no case diverges any more (or only by a known divergence); 1 a case still diverges; "
-        "2 a case file or the target cannot be used",
+        "2 a case file or the target cannot be used, or a usage error",
         starts_processes=True,
     ),
     Verb(
@@ -107,7 +107,7 @@ VERBS = (
         "run a scripted session with real hooks on the bundled loop (or, with --harness, "
         "on the real Claude Code or Codex CLI), show every reader",
         "0 the session ran; 1 (--harness) the real loop diverged from the model; 2 the "
-        "scenario, hooks file, harness or log path cannot be used",
+        "scenario, hooks file, harness or log path cannot be used, or a usage error",
         starts_processes=True,
     ),
     Verb(
@@ -115,7 +115,7 @@ VERBS = (
         "loopspec.properties.cli.schema",
         "print the JSON Schema of the driver protocol (JSON lines over stdio), or of a case "
         "file (loopspec schema case)",
-        "0 printed",
+        "0 printed; 2 a usage error",
     ),
     Verb(
         "spec",
@@ -124,8 +124,8 @@ VERBS = (
         "one broken in a log (loopspec spec RW-1 --example), or the generated SPEC.md tables, or "
         "check/update them in a file",
         "0 printed, or the file is current / was rewritten; 1 --check found stale sections; "
-        "2 SPEC.md states no such rule, the rule has no example log (--example --log), or the "
-        "file cannot be read",
+        "2 SPEC.md states no such rule, the rule has no example log (--example --log), the "
+        "file cannot be read, or a usage error",
     ),
 )
 VERB_BY_NAME = {verb.name: verb for verb in VERBS}
