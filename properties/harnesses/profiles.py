@@ -106,7 +106,14 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         ),
         "RW-3": _RW_3,
         "LOG-8": _LOG_8,
-        "TEXT-1": _TEXT_1,
+        "TEXT-1": KnownDivergence(
+            "TEXT-1",
+            Kind.DESIGN,
+            f"{_TEXT_1.what}; a command's output loses its leading blank lines and trailing "
+            "whitespace (a final newline among it), and one of more than 30,000 UTF-8 bytes is "
+            "saved to a file, the model reading a <persisted-output> notice with a preview of "
+            "its first 2,000 characters (cut back to a line's end)",
+        ),
         "TEXT-2": _TEXT_2,
         "TURN-1": _TURN_1,
         "EXE-1": _EXE_1,
@@ -207,7 +214,10 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "TEXT-1",
             Kind.DESIGN,
             f"{_TEXT_1.what}; a PostToolUse block's output is its reasons joined by blank "
-            "lines, with no error flag (the rollout's output has none)",
+            "lines, with no error flag (the rollout's output has none); a command's output of "
+            "more than 10,000 UTF-8 bytes is cut to its first and last 5,000 bytes around "
+            "'…N chars truncated…', after a 'Warning: truncated output' line and its line count "
+            "(a shorter one is kept whole, a final newline too)",
         ),
         "TEXT-2": _TEXT_2,
         "EXE-1": _EXE_1,

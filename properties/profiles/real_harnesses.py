@@ -26,6 +26,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
 import attrs
 
@@ -712,7 +713,8 @@ def _codex_result(text: str, is_error: bool) -> tuple[str, bool]:
     `Output:`; no error flag (a failure is its exit code). A denial names the hook."""
     envelope = re.match(r"^.*?Process exited with code (\d+)\n.*?Output:\n(.*)$", text, re.S)
     if envelope:
-        code, output = int(envelope.group(1)), envelope.group(2).removesuffix("\n")
+        # The output as the shell printed it: a final newline is the command's own.
+        code, output = int(envelope.group(1)), envelope.group(2)
         return (output, False) if code == 0 else (f"Error: {output}", True)
     denied = re.match(r"^Command blocked by PreToolUse hook: (.*)\. Command: .*$", text, re.S)
     if denied:
@@ -728,6 +730,118 @@ def _cli_result(text: str, is_error: bool) -> tuple[str, bool]:
 
 
 _reworded_results_of = _reworded_results(_cli_result)
+
+
+# What each CLI's shell tool makes of a long or padded output (TEXT-1:output-shape): sizes
+# are in UTF-8 bytes, as both CLIs count them.
+CLAUDE_PERSISTED_PAST = 30_000
+"""Claude Code saves an output of more than this many bytes to a file and sends a preview."""
+CLAUDE_PREVIEW_CHARS = 2_000
+"""The most characters of such an output its preview holds."""
+_CLAUDE_PERSISTED = re.compile(
+    r"<persisted-output>\nOutput too large \((?P<size>\d+\.\d)KB\)\. Full output saved to: "
+    r"\S+\n\nPreview \(first 2KB\):\n(?P<preview>.*)\n\.\.\.\n</persisted-output>",
+    re.S,
+)
+CODEX_KEPT_WHOLE = 10_000
+"""Codex keeps an output of up to this many bytes whole, and of a longer one its first and last
+half of it."""
+_CODEX_CUT = re.compile(
+    r"Warning: truncated output \(original token count: (?P<tokens>\d+)\)\n"
+    r"Total output lines: (?P<lines>\d+)\n\n(?P<head>.*)…(?P<cut>\d+) chars truncated…(?P<tail>.*)",
+    re.S,
+)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _claude_trimmed(text: str) -> str:
+    """An output as Claude Code sends it: without its leading blank lines and trailing
+    whitespace."""
+    return re.sub(r"\A(?:[ \t\r\f\v]*\n)+", "", text).rstrip()
+
+
+def _kilobytes(size: int) -> str:
+    """A size in KB as Claude Code words it: one decimal, a half rounded up (JavaScript's
+    toFixed on 31.25 gives 31.3, where Python's format gives 31.2)."""
+    tenths = Decimal(size) / 1024
+    return str(tenths.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def _claude_shaped(output: str, shown: str) -> bool:
+    """Whether Claude Code shows `output` as `shown`: trimmed, or past its limit (the output's
+    own size, before trimming) a preview of it."""
+    if shown == _claude_trimmed(output):
+        return True
+    persisted = _CLAUDE_PERSISTED.fullmatch(shown)
+    if persisted is None or _size(output) <= CLAUDE_PERSISTED_PAST:
+        return False
+    preview = persisted.group("preview")
+    previewed = next(
+        (text for text in (output, _claude_trimmed(output)) if text.startswith(preview)), None
+    )
+    if previewed is None or len(preview) > CLAUDE_PREVIEW_CHARS:
+        return False
+    # A preview shorter than its limit ends where a line of the output does.
+    whole_or_at_a_line = (
+        len(preview) == CLAUDE_PREVIEW_CHARS or previewed[len(preview) : len(preview) + 1] == "\n"
+    )
+    return whole_or_at_a_line and persisted.group("size") == _kilobytes(_size(output))
+
+
+def _codex_shaped(output: str, shown: str) -> bool:
+    """Whether Codex shows `output` as `shown`: whole, or past its limit cut to a head and a
+    tail of at most half of it each, saying how much it cut."""
+    if shown == output:
+        return True
+    cut = _CODEX_CUT.fullmatch(shown)
+    if cut is None or _size(output) <= CODEX_KEPT_WHOLE:
+        return False
+    head, tail = cut.group("head"), cut.group("tail")
+    return (
+        output.startswith(head)
+        and output.endswith(tail)
+        and max(_size(head), _size(tail)) <= CODEX_KEPT_WHOLE // 2
+        and int(cut.group("cut")) == len(output) - len(head) - len(tail)
+        and int(cut.group("tokens")) == (_size(output) + 3) // 4  # a token: 4 bytes, rounded up
+        and int(cut.group("lines")) == len(output.splitlines())
+    )
+
+
+def _shaped_outputs(shaped: Callable[[str, str], bool]) -> Eraser:
+    """An eraser taking the model's result text for the CLI's where the CLI's is the model's
+    output as its shell tool shapes it (after TEXT-1's wording: a failure's `Error: ` and its
+    error output); any other difference stays."""
+
+    def erase(pair: Pair) -> Pair:
+        model, target = pair
+        given = {
+            result_call(e): result_text(e) for e in events_of(model) if e["type"] == "tool/result"
+        }
+
+        def change(event: Event) -> Event:
+            if event["type"] != "tool/result" or result_call(event) not in given:
+                return event
+            want, got = given[result_call(event)], result_text(event)
+            failure = "Error: "
+            if want.startswith(failure) and got.startswith(failure):
+                matches = shaped(want.removeprefix(failure), got.removeprefix(failure))
+            else:
+                matches = shaped(want, got)
+            return with_result_text(event, want) if matches and want != got else event
+
+        return model, map_events(target, change)
+
+    return erase
+
+
+OUTPUT_SHAPES = {
+    Harness.CLAUDE_CODE: _shaped_outputs(_claude_shaped),
+    Harness.CODEX: _shaped_outputs(_codex_shaped),
+}
+"""Each CLI's TEXT-1:output-shape eraser: each shapes a shell's output its own way."""
 
 
 def _model_errors_reworded(pair: Pair) -> Pair:
@@ -969,6 +1083,8 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "TURN-1": (("TURN-1", _empty_prompt_refused, None, False),),
     "TEXT-1": (
         ("TEXT-1", None, _reworded_results_of, False),
+        # Its eraser is the harness's own (OWN_ERASERS).
+        ("TEXT-1:output-shape", None, None, False),
         ("TEXT-1:post-block", None, both(_post_block_as_output), False),
         (
             "TEXT-1:model-errors",
@@ -1024,6 +1140,10 @@ HARNESS_ONLY = {
 # Code overlaps only read-only calls, where Codex overlaps every call of a reply.
 NARROWER: dict[tuple[str, Harness], Symptom] = {
     ("SCHED-1", Harness.CLAUDE_CODE): _read_only_calls_overlap_past_the_cap,
+}
+# A detector's eraser where each harness has its own (the DETECTORS entry has none).
+OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
+    ("TEXT-1:output-shape", harness): shape for harness, shape in OUTPUT_SHAPES.items()
 }
 # The rules the target's own log check reads a hard divergence's command as breaking first:
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
@@ -1195,10 +1315,11 @@ def _detected(harness: Harness, rules: tuple[str, ...], *, hard: bool) -> list[K
         entry = KNOWN[harness].get(rule)
         if entry is None or rule in NOT_DRIVEN[harness]:
             continue
-        for key, wide, eraser, cut in DETECTORS[rule]:
+        for key, wide, common_eraser, cut in DETECTORS[rule]:
             if HARNESS_ONLY.get(key, harness) != harness:
                 continue
             symptom = NARROWER.get((key, harness), wide)
+            eraser = OWN_ERASERS.get((key, harness), common_eraser)
             if (symptom is not None) == hard:
                 found.append(
                     KnownDivergence(
