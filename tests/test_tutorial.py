@@ -187,6 +187,36 @@ def test_PROTO_1_the_tutorials_hand_written_case_replays_on_the_model_and_the_lo
     ]
 
 
+def test_MODEL_1_a_finish_whose_call_was_cut_is_refused_with_the_rule_the_tutorial_names(
+    tutorial_loop: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MODEL-1: cutting the tutorial's hand-written case down as its text says, a finish whose
+    call is gone is refused with EXE-4 while a batch is open (the other call still running)
+    and with MODEL-1 when none is (the reply deleted): the tutorial named EXE-4 alone, and a
+    reader who deleted the reply saw MODEL-1."""
+    text = TUTORIAL.read_text(encoding="utf-8")
+    case = json.loads(_fenced("asks what a call with invalid input says"))
+    refused_line = "refused by the model (and so by the target): #{} ToolFinishes ({})"
+    running = json.loads(json.dumps(case))  # c1 still runs: a finish for a call it never made
+    running["commands"][1]["blocks"].append(
+        {"type": "tool-call", "id": "c3", "name": "bash", "arguments": '{"command":"pwd"}'}
+    )
+    running["commands"][2]["callId"] = "c9"
+    no_reply = json.loads(json.dumps(case))
+    del no_reply["commands"][1]
+    for name, edited, said in [
+        ("running", running, refused_line.format(3, "EXE-4")),
+        ("no-reply", no_reply, refused_line.format(2, "MODEL-1")),
+    ]:
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        assert main(["replay", str(path), "--impl", "tutorial_loop:TutorialLoop"]) == 0
+        assert said in capsys.readouterr().out
+    quoted = " ".join(text.split())
+    assert f'"{refused_line.format(3, "EXE-4")}"' in quoted
+    assert "(MODEL-1 when no batch is open for it, as after deleting the reply" in quoted
+
+
 def _rule_table_statuses() -> set[str]:
     """Every status word `rule_table` can give a row, read from its source (the literals it
     assigns to `status`, and the not-observable status by its constant)."""
