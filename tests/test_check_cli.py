@@ -540,6 +540,20 @@ def test_binary_file_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: P
     code, out = run(capsys, str(path))
     assert code == 2
     assert f"{path}:1: error binary" in out
+    assert "not checked past" not in out  # no line of it to fix: it is no log
+
+
+def test_a_gzip_file_is_not_told_to_fix_its_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gzip-compressed log is no log until unpacked: the report said `not checked past line
+    1: fix that line and check again`, as if one line of it were broken."""
+    log = tmp_path / "session.jsonl.gz"
+    log.write_bytes(gzip.compress(VALID.read_bytes() * 50))
+    code, out = run(capsys, str(log))
+    assert code == 2
+    assert "gunzip -c LOG | loopspec check -" in out
+    assert "not checked past" not in out, out
 
 
 def test_REC_1_a_turn_opened_over_calls_a_crash_left_names_the_repair_it_skipped(

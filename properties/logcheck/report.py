@@ -508,7 +508,8 @@ def _stops(report: LogReport, error: InputError) -> bool:
 def _stopped_at(report: LogReport) -> int | None:
     """The line an input error stopped the check of this log at, when lines follow it.
 
-    A torn tail is the last line, and an unsupported layout says it is not checked at all. An
+    A torn tail is the last line, and an unsupported layout says it is not checked at all, as
+    binary data on the first line does (a gzip file, no log: no line of it to fix). An
     error before the last line read stopped nothing: the check went on past it (a header with a
     wrong value, or none: the events after it are judged). An error on the last line that is not
     blank left nothing unchecked.
@@ -520,6 +521,7 @@ def _stopped_at(report: LogReport) -> int | None:
             error.line is not None
             and error.line >= report.lines
             and error.kind not in (ErrorKind.TORN_TAIL, ErrorKind.UNSUPPORTED_LAYOUT)
+            and not (error.kind == ErrorKind.BINARY and error.line == 1)
         ):
             return error.line
     return None
