@@ -36,7 +36,14 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.run import Replay, replay_case
+from loopspec.properties.conformance.situation_sweep import (
+    SITUATIONS,
+    settled_program,
+    sweep_situations,
+)
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.stateful import strategies as gen
@@ -239,3 +246,47 @@ def test_TEXT_1_an_output_shaped_otherwise_than_claude_code_does_is_blamed(
     replay = _replay(shape, outcome, "claude-code")
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+
+
+def _cut_past_9_000_bytes(output: str) -> str:
+    return output if len(output.encode()) <= 9_000 else output[:9_000] + "\n[cut]"
+
+
+@pytest.mark.parametrize("harness", [None, "claude-code", "codex"])
+def test_EXE_4_the_long_result_targeted_program_finds_a_loop_cutting_past_9_000_bytes(
+    harness: str | None,
+) -> None:
+    """The targeted program "a body returns a long result" returns an output past both CLIs'
+    limits, with a final newline. It kept under 8,000 characters without one (the profiles did
+    not know the CLIs' shapes), so a loop cutting results between 8,000 and 10,000 bytes passed
+    every sweep; it is found now, without a profile and under each CLI's."""
+    (situation,) = [s for s in SITUATIONS if s.name == "a body returns a long result"]
+    program = list(settled_program(situation))
+    if harness is None:
+        with pytest.raises(DivergenceFound) as found:
+            sweep_situations(_shaping(_cut_past_9_000_bytes, codex=False), frozenset(CAPABILITIES))
+        assert found.value.divergence.rule_id == "EXE-4", found.value.divergence.what
+        return
+    target = _shaping(_cut_past_9_000_bytes, codex=harness == "codex")
+    replay = replay_case(target, situation.config, program, PROFILES[harness])
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_TEXT_1_the_long_result_targeted_program_passes_as_each_cli_shapes_it(
+    harness: str,
+) -> None:
+    """Control: the same program on a loop shaping the output as the CLI does passes under its
+    profile, the shape known."""
+    (situation,) = [s for s in SITUATIONS if s.name == "a body returns a long result"]
+    program = list(settled_program(situation))
+
+    def codex(output: str) -> str:
+        return _codex_cut(output)
+
+    shape = codex if harness == "codex" else _claude_code
+    replay = replay_case(
+        _shaping(shape, codex=harness == "codex"), situation.config, program, PROFILES[harness]
+    )
+    assert _passes(replay)

@@ -76,12 +76,14 @@ _FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
 denies or blocks, its audit records error."""
 _FULLWIDTH_READ = "\uff52\uff45\uff41\uff44"
 """`read` in fullwidth letters, which Unicode's NFKC form turns into `read`: another name."""
-# Lines of 199 characters written as two short runs: an integer literal from 100 to 254 in a
-# loaded module joins Hypothesis's pool of draws and changes the fixed batches (tests/batches.py).
-_LONG_OUTPUT = "\n".join(f"line {n:02d} " + "x" * 95 + "y" * 96 for n in range(40))
-"""A result longer than a loop may think worth sending (7,999 characters in 40 lines), sent
-whole. It ends without a newline, which a real CLI's shell drops, and stays under the 10,000 or
-so characters of a shell's output real Codex keeps (it cuts the rest, saying so)."""
+# Lines built of short runs: an integer literal from 100 to 254 in a loaded module joins
+# Hypothesis's pool of draws and changes the fixed batches (tests/batches.py).
+_LONG_OUTPUT = "".join(f"line {n:02d} " + ("x" * 95 + "y" * 96) * 4 + "\n" for n in range(40))
+"""A result longer than a loop may think worth sending (30,920 bytes in 40 lines, the last
+ending in a newline), sent whole. Past what either real CLI's shell tool sends whole (Codex cuts
+an output past 10,000 bytes, Claude Code persists one past 30,000 and trims its final newline):
+their profiles know those shapes (TEXT-1:output-shape), so a loop cutting it anywhere else, or
+dropping the newline, is still blamed."""
 
 
 @attrs.frozen
