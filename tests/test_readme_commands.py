@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -170,3 +172,29 @@ def test_MODEL_1_every_file_module_and_link_the_docs_prose_names_is_there(doc: P
     assert missing == [], f"{doc.relative_to(ROOT)} names what is not there: {missing}"
     if doc == README:
         assert len(_prose_paths(text)) >= 10  # the extraction still finds the README's paths
+
+
+def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(tmp_path: Path) -> None:
+    """README's `conform --cmd examples/dsh-adapter/run.sh` in a fresh clone, before `npm ci`
+    there: the adapter says in one line what to run (conform shows it as the stderr tail) where
+    node printed a 30-line ERR_MODULE_NOT_FOUND stack, and README says to install first."""
+    adapter = tmp_path / "dsh-adapter"
+    shutil.copytree(
+        ROOT / "examples" / "dsh-adapter", adapter, ignore=shutil.ignore_patterns("node_modules")
+    )
+    done = subprocess.run(
+        ["sh", str(adapter / "run.sh")],
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "dsh-adapter: the pinned dsh packages are not installed: run npm ci in "
+        f"{adapter.resolve()}\n"
+    )
+    readme = README.read_text(encoding="utf-8")
+    assert "(after npm ci in examples/dsh-adapter)" in readme
