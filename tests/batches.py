@@ -8,11 +8,12 @@ that draws nothing differently still hands every such test other programs (a doc
 `ConformanceMachine` changed the 20-program batch; a fixed seed kept it). With a fixed seed
 (Hypothesis's `seed`, `run_conformance(seed_value=...)`), a batch changes when the draws do.
 
-What a seed cannot pin: Hypothesis now and then draws a literal found in any loaded module outside
-site-packages and tests/, where one fits the draw (for the state machines, an integer from 100 to
-254, the range of Hypothesis's own draw that switches rules off per program). `conftest.py` loads
-every loopspec module first, so that pool, and the batch, is the same whichever tests run; a new
-literal that fits a draw still changes it, and Hypothesis 6.170 has no setting to stop that.
+What else would move a batch: Hypothesis now and then draws a literal found in any loaded module
+outside site-packages and tests/, where one fits the draw (for the state machines, an integer
+from 100 to 254, the range of Hypothesis's own draw that switches rules off per program), so a
+literal added anywhere, or the modules a test run had imported, changed the batch. `conftest.py`
+keeps that pool out of every test's draws, as conform keeps it out of its own
+(`loopspec.properties.conformance.source_literals`).
 """
 
 from __future__ import annotations

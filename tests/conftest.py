@@ -1,37 +1,29 @@
 """Hypothesis profiles: `ci` (derandomized, bounded; the default under CI=true), `dev` (the
 default elsewhere) and `thorough` (long runs). Choose with HYPOTHESIS_PROFILE=name.
 
-Every loopspec module is imported before the tests are collected, so the programs a fixed batch
-draws do not depend on which tests run (`batches.py` says why they would)."""
+No test draws from Hypothesis's pool of literals found in loaded source, as conform does not
+(`batches.py` says why a fixed batch would move with it)."""
 
 from __future__ import annotations
 
-import importlib
 import os
-import pkgutil
 import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-import loopspec
+from loopspec.properties.conformance.source_literals import without_source_literals
 
 
-def _load_every_loopspec_module() -> None:
-    """Import all of loopspec before any test is collected.
+@pytest.fixture(autouse=True, scope="session")
+def _no_source_literals() -> Iterator[None]:
+    """Every test draws as `loopspec conform` does: from no loaded module's literals, so a
+    literal added anywhere, or the modules a test happens to import, leave a fixed batch as
+    it is."""
+    with without_source_literals():
+        yield
 
-    Hypothesis sometimes draws a literal from the source of the local modules loaded at that
-    moment (see `batches.py`), so without this a fixed batch depends on which tests run: the
-    whole suite imports more modules (and a test that runs a CLI verb imports one more midway)
-    than one file run alone, and a failure seen in CI could not be rerun with the same programs.
-    `__main__` is skipped: importing it runs the CLI.
-    """
-    for module in pkgutil.walk_packages(loopspec.__path__, "loopspec."):
-        if module.name.rpartition(".")[2] != "__main__":
-            importlib.import_module(module.name)
-
-
-_load_every_loopspec_module()
 
 settings.register_profile(
     "ci",

@@ -8,6 +8,7 @@ loopspec from a wheel against loopspec from a checkout.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -16,6 +17,10 @@ import sys
 from pathlib import Path
 from typing import Literal
 
+import pytest
+from batches import BATCH_SEED
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
 import loopspec
@@ -107,3 +112,29 @@ def test_the_pool_is_empty_inside_and_back_after() -> None:
         providers.CONSTANTS_CACHE[key] = ((), ())
     assert providers._get_local_constants is before
     assert key not in providers.CONSTANTS_CACHE
+
+
+def _drawn_below_255() -> list[int]:
+    """The integers a fixed batch of 200 examples draws from 0 to 254."""
+    drawn: list[int] = []
+
+    @seed(BATCH_SEED)
+    @settings(max_examples=200, database=None, derandomize=False)
+    @given(st.integers(0, 254))
+    def draw(value: int) -> None:
+        drawn.append(value)
+
+    draw()
+    return drawn
+
+
+def test_a_fixed_batch_of_the_suite_ignores_a_new_module_of_literals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`conftest.py` keeps the pool out of the suite's draws: a maintainer's new literal
+    leaves every fixed batch (`batches.py`) as it was."""
+    before = _drawn_below_255()
+    (tmp_path / "more_limits.py").write_text(_LITERALS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("more_limits")
+    assert _drawn_below_255() == before

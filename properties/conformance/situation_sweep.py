@@ -76,8 +76,6 @@ _FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
 denies or blocks, its audit records error."""
 _FULLWIDTH_READ = "\uff52\uff45\uff41\uff44"
 """`read` in fullwidth letters, which Unicode's NFKC form turns into `read`: another name."""
-# Lines built of short runs: an integer literal from 100 to 254 in a loaded module joins
-# Hypothesis's pool of draws and changes the fixed batches (tests/batches.py).
 _LONG_OUTPUT = "".join(f"line {n:02d} " + ("x" * 95 + "y" * 96) * 4 + "\n" for n in range(40))
 """A result longer than a loop may think worth sending (30,920 bytes in 40 lines, the last
 ending in a newline), sent whole. Past what either real CLI's shell tool sends whole (Codex cuts
