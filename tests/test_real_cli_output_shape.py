@@ -48,8 +48,7 @@ from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.stateful import strategies as gen
 
-# 99 characters and a newline a line: LONG is 12,000 bytes, past Codex's 10,000. (Integer
-# literals from 100 to 254 are left out: they join Hypothesis's pool, tests/batches.py.)
+# 99 characters and a newline a line: LONG is 12,000 bytes, past Codex's 10,000.
 LINE = "0123456789" * 9 + "abcdefghi\n"
 LONG = LINE * 60 * 2
 Shape = Callable[[str], str]
@@ -290,3 +289,29 @@ def test_TEXT_1_the_long_result_targeted_program_passes_as_each_cli_shapes_it(
         _shaping(shape, codex=harness == "codex"), situation.config, program, PROFILES[harness]
     )
     assert _passes(replay)
+
+
+def _said_empty(output: str) -> str:
+    return "(Bash completed with no output)" if not output.strip() else output
+
+
+@pytest.mark.parametrize("outcome", [ToolSucceeded(""), ToolSucceeded("\n \n")])
+def test_TEXT_1_claude_code_s_word_for_a_command_with_no_output_is_known(
+    outcome: ToolOutcome,
+) -> None:
+    """A command that succeeds printing nothing (or only whitespace) is, to Claude Code's model,
+    `(Bash completed with no output)`: its profile knows that (it blamed EXE-4)."""
+    assert _passes(_replay(_said_empty, outcome, "claude-code"))
+
+
+@pytest.mark.parametrize(
+    ("outcome", "harness"),
+    [
+        (ToolFailed(""), "claude-code"),  # a failure with no output is `Exit code N` alone
+        (ToolSucceeded(""), "codex"),  # Codex sends an empty output as it is
+    ],
+)
+def test_TEXT_1_no_output_said_so_elsewhere_is_blamed(outcome: ToolOutcome, harness: str) -> None:
+    replay = _replay(_said_empty, outcome, harness)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what

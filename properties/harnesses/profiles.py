@@ -112,7 +112,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             f"{_TEXT_1.what}; a command's output loses its leading blank lines and trailing "
             "whitespace (a final newline among it), and one of more than 30,000 UTF-8 bytes is "
             "saved to a file, the model reading a <persisted-output> notice with a preview of "
-            "its first 2,000 characters (cut back to a line's end)",
+            "its first 2,000 characters (cut back to a line's end); a command that succeeds "
+            "printing nothing is '(Bash completed with no output)'",
         ),
         "TEXT-2": _TEXT_2,
         "TURN-1": _TURN_1,

@@ -770,11 +770,17 @@ def _kilobytes(size: int) -> str:
     return str(tenths.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-def _claude_shaped(output: str, shown: str) -> bool:
+CLAUDE_NO_OUTPUT = "(Bash completed with no output)"
+"""What Claude Code sends for a command that succeeded with no output (or only whitespace)."""
+
+
+def _claude_shaped(output: str, shown: str, failed: bool) -> bool:
     """Whether Claude Code shows `output` as `shown`: trimmed, or past its limit (the output's
-    own size, before trimming) a preview of it."""
+    own size, before trimming) a preview of it; a success with nothing left said so."""
     if shown == _claude_trimmed(output):
         return True
+    if not failed and not _claude_trimmed(output):
+        return shown == CLAUDE_NO_OUTPUT
     persisted = _CLAUDE_PERSISTED.fullmatch(shown)
     if persisted is None or _size(output) <= CLAUDE_PERSISTED_PAST:
         return False
@@ -791,9 +797,9 @@ def _claude_shaped(output: str, shown: str) -> bool:
     return whole_or_at_a_line and persisted.group("size") == _kilobytes(_size(output))
 
 
-def _codex_shaped(output: str, shown: str) -> bool:
+def _codex_shaped(output: str, shown: str, _failed: bool) -> bool:
     """Whether Codex shows `output` as `shown`: whole, or past its limit cut to a head and a
-    tail of at most half of it each, saying how much it cut."""
+    tail of at most half of it each, saying how much it cut (a failure's output alike)."""
     if shown == output:
         return True
     cut = _CODEX_CUT.fullmatch(shown)
@@ -810,7 +816,7 @@ def _codex_shaped(output: str, shown: str) -> bool:
     )
 
 
-def _shaped_outputs(shaped: Callable[[str, str], bool]) -> Eraser:
+def _shaped_outputs(shaped: Callable[[str, str, bool], bool]) -> Eraser:
     """An eraser taking the model's result text for the CLI's where the CLI's is the model's
     output as its shell tool shapes it (after TEXT-1's wording: a failure's `Error: ` and its
     error output); any other difference stays."""
@@ -818,18 +824,20 @@ def _shaped_outputs(shaped: Callable[[str, str], bool]) -> Eraser:
     def erase(pair: Pair) -> Pair:
         model, target = pair
         given = {
-            result_call(e): result_text(e) for e in events_of(model) if e["type"] == "tool/result"
+            result_call(e): (result_text(e), bool(e["data"]["message"]["content"][0]["isError"]))
+            for e in events_of(model)
+            if e["type"] == "tool/result"
         }
 
         def change(event: Event) -> Event:
             if event["type"] != "tool/result" or result_call(event) not in given:
                 return event
-            want, got = given[result_call(event)], result_text(event)
+            (want, failed), got = given[result_call(event)], result_text(event)
             failure = "Error: "
-            if want.startswith(failure) and got.startswith(failure):
-                matches = shaped(want.removeprefix(failure), got.removeprefix(failure))
+            if failed and want.startswith(failure) and got.startswith(failure):
+                matches = shaped(want.removeprefix(failure), got.removeprefix(failure), True)
             else:
-                matches = shaped(want, got)
+                matches = shaped(want, got, failed)
             return with_result_text(event, want) if matches and want != got else event
 
         return model, map_events(target, change)
