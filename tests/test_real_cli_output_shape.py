@@ -315,3 +315,40 @@ def test_TEXT_1_no_output_said_so_elsewhere_is_blamed(outcome: ToolOutcome, harn
     replay = _replay(_said_empty, outcome, harness)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
+
+
+def _claude_code_error(output: str, shown: int = 10_000, kept: int = 30_000) -> str:
+    """A failure's error output as Claude Code's result has it after `Exit code 1` and its
+    newline: its first `kept` characters, trimmed, the whole text cut past `shown` characters."""
+    text = "Exit code 1\n" + output[:kept].rstrip()
+    if len(text) > shown:
+        cut = len(text) - shown
+        half = shown // 2
+        text = f"{text[:half]}\n\n... [{cut} characters truncated] ...\n\n{text[-half:]}"
+    return text.removeprefix("Exit code 1\n")
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [ToolFailed(LONG), ToolFailed("x" * 29_000 + "\n" + "y" * 1_001), ToolFailed(LINE * 302)],
+)
+def test_TEXT_1_claude_code_s_cut_of_a_long_error_output_is_known(outcome: ToolOutcome) -> None:
+    """A failed command's error output: its first 30,000 characters, the text with its `Exit
+    code N` line cut past 10,000 characters to the first and last 5,000 (it blamed EXE-4)."""
+    assert _passes(_replay(_claude_code_error, outcome, "claude-code"))
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda o: _claude_code_error(o, shown=8_000),  # cut short
+        lambda o: _claude_code_error(o, kept=len(o)),  # the error output's whole tail kept
+    ],
+)
+def test_TEXT_1_an_error_output_cut_otherwise_than_claude_code_does_is_blamed(
+    shape: Shape,
+) -> None:
+    outcome = ToolFailed("x" * 29_000 + "\n" + "y" * 1_001)
+    replay = _replay(shape, outcome, "claude-code")
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what

@@ -113,7 +113,9 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
             "whitespace (a final newline among it), and one of more than 30,000 UTF-8 bytes is "
             "saved to a file, the model reading a <persisted-output> notice with a preview of "
             "its first 2,000 characters (cut back to a line's end); a command that succeeds "
-            "printing nothing is '(Bash completed with no output)'",
+            "printing nothing is '(Bash completed with no output)'; a failed command's error "
+            "output keeps its first 30,000 characters, and the failure's text past 10,000 "
+            "characters its first and last 5,000 around '... [N characters truncated] ...'",
         ),
         "TEXT-2": _TEXT_2,
         "TURN-1": _TURN_1,

@@ -770,17 +770,48 @@ def _kilobytes(size: int) -> str:
     return str(tenths.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
+CLAUDE_ERROR_KEPT = 30_000
+"""The most characters of a failed command's error output Claude Code keeps (the rest is lost)."""
+CLAUDE_ERROR_SHOWN = 10_000
+"""A failure's text (`Exit code N` and its output) past this many characters is cut to its first
+and last half of them."""
+_CLAUDE_CUT_ERROR = re.compile(
+    r"(?P<head>.*)\n\n\.\.\. \[(?P<cut>\d+) characters truncated\] \.\.\.\n\n(?P<tail>.*)", re.S
+)
 CLAUDE_NO_OUTPUT = "(Bash completed with no output)"
 """What Claude Code sends for a command that succeeded with no output (or only whitespace)."""
 
 
+def _claude_error_cut(output: str, shown: str) -> bool:
+    """Whether `shown` (after `Exit code N` and its newline, which TEXT-1 words `Error: `) is
+    Claude Code's cut of a failure's error output: its first 30,000 characters, trimmed, with
+    that line before them, cut past 10,000 characters to the first and last 5,000 around
+    `... [N characters truncated] ...` (N: the characters left out of the whole text)."""
+    cut = _CLAUDE_CUT_ERROR.fullmatch(shown)
+    if cut is None:
+        return False
+    kept = _claude_trimmed(output[:CLAUDE_ERROR_KEPT])
+    head, tail, half = cut.group("head"), cut.group("tail"), CLAUDE_ERROR_SHOWN // 2
+    exit_line = half - len(head)  # the head held `Exit code N\n` before the output
+    return (
+        exit_line >= len("Exit code 0\n")
+        and kept.startswith(head)
+        and len(tail) == half
+        and kept.endswith(tail)
+        and int(cut.group("cut")) == exit_line + len(kept) - CLAUDE_ERROR_SHOWN
+    )
+
+
 def _claude_shaped(output: str, shown: str, failed: bool) -> bool:
     """Whether Claude Code shows `output` as `shown`: trimmed, or past its limit (the output's
-    own size, before trimming) a preview of it; a success with nothing left said so."""
+    own size, before trimming) a preview of it; a success with nothing left said so, a failure's
+    long error output cut."""
     if shown == _claude_trimmed(output):
         return True
     if not failed and not _claude_trimmed(output):
         return shown == CLAUDE_NO_OUTPUT
+    if failed:
+        return _claude_error_cut(output, shown)
     persisted = _CLAUDE_PERSISTED.fullmatch(shown)
     if persisted is None or _size(output) <= CLAUDE_PERSISTED_PAST:
         return False
