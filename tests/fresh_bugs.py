@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
+import pytest
 
+from loopspec.model import rewrite
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdict, SubmitUser
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -32,6 +35,20 @@ GUARDED_BASH = LoopConfig(
     ),
 )
 """A shell tool and two PreToolUse hooks on it, in that order: guard, then rewriter."""
+
+
+def _ask_over_deny(ranks: tuple[int, ...]) -> int:
+    strictest = merged_rank(ranks)
+    return RANK_ASK if strictest == RANK_DENY and RANK_ASK in ranks else strictest
+
+
+class AskOutranksDeny(ModelTarget):
+    """The model, except that a hook's ask wins over another hook's deny (HOOK-2 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "merged_rank", _ask_over_deny)
+            return super().apply(command)
 
 
 def names(table: Sequence[FreshBug]) -> list[str]:

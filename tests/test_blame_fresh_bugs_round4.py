@@ -42,6 +42,7 @@ import attrs
 import pytest
 from fresh_bugs import (
     GUARDED_BASH,
+    AskOutranksDeny,
     FreshBug,
     assert_blamed_on,
     assert_passes_on_model,
@@ -52,7 +53,6 @@ from fresh_bugs import (
     renumbered,
 )
 
-from loopspec.model import rewrite
 from loopspec.model.commands import (
     FINISH_MAX_TOKENS,
     Abort,
@@ -72,7 +72,6 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
 from loopspec.model.state import Rewriting
 from loopspec.properties.conformance.target import ModelTarget, Observation, atomic_units
 
@@ -134,20 +133,6 @@ class UnknownToolsWithoutCode(ModelTarget):
             if (event["data"].get("error") or {}).get("code") == "UNKNOWN_TOOL":
                 del event["data"]["error"]
         return attrs.evolve(observed, events=tuple(events))
-
-
-def _ask_over_deny(ranks: tuple[int, ...]) -> int:
-    strictest = merged_rank(ranks)
-    return RANK_ASK if strictest == RANK_DENY and RANK_ASK in ranks else strictest
-
-
-class AskOutranksDeny(ModelTarget):
-    """The model, except that an ask wins over another hook's deny."""
-
-    def apply(self, command: Command) -> Observation:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(rewrite, "merged_rank", _ask_over_deny)
-            return super().apply(command)
 
 
 class DeniedCallsWaitForASlot(ModelTarget):

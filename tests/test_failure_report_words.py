@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
-from fresh_bugs import GUARDED_BASH
+from fresh_bugs import GUARDED_BASH, AskOutranksDeny
 
 from loopspec.model import dispatch, handlers, rewrite
 from loopspec.model.commands import (
@@ -30,7 +30,7 @@ from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
+from loopspec.model.pure.decisions import may_start
 from loopspec.model.state import DENY
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
@@ -71,20 +71,6 @@ def test_LOG_2_an_off_surface_event_with_surface_metadata_names_LOG_2_not_the_sc
     assert "turn/start is not a surface event and must not carry surfaceOp" in said, said
     assert "should not be valid under" not in said, said
     assert "{'type'" not in said, said
-
-
-def _ask_outranks_deny(ranks: tuple[int, ...]) -> int:
-    strictest = merged_rank(ranks)
-    return RANK_ASK if strictest == RANK_DENY and RANK_ASK in ranks else strictest
-
-
-class AskOutranksDeny(ModelTarget):
-    """The model, except that a hook's ask wins over another hook's deny (HOOK-2 broken)."""
-
-    def apply(self, command: Command) -> Observation:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(rewrite, "merged_rank", _ask_outranks_deny)
-            return super().apply(command)
 
 
 _RESOLVE_CALL = rewrite.resolve_call
