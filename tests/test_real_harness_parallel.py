@@ -73,7 +73,12 @@ def test_ORD_3_SCHED_1_parallel_calls_on_the_real_cli_show_the_known_divergence_
     found = replay_case(
         lambda: RecordedPlayback(kept), case.config, case.commands, PROFILES[harness]
     )
-    assert found.divergence is None, found.divergence
+    # The whole report and what the binary appended, so that a failure seen once (a race on
+    # the binary, in a fresh clone's run) can be read without rerunning it.
+    assert found.divergence is None, (
+        f"{found.divergence.rule_id}: {found.divergence.what}\n"
+        + "\n".join(f"command #{n + 1}: {o.events}" for n, o in enumerate(kept))
+    )
     assert found.stopped_by == rule
     planted = replay_case(
         lambda: RecordedPlayback(kept),
