@@ -16,11 +16,11 @@ from typing import Any
 import attrs
 import pytest
 
-from loopspec.model import rewrite
+from loopspec.model import dispatch, rewrite
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdict, SubmitUser
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, merged_rank
+from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -48,6 +48,19 @@ class AskOutranksDeny(ModelTarget):
     def apply(self, command: Command) -> Observation:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(rewrite, "merged_rank", _ask_over_deny)
+            return super().apply(command)
+
+
+class CapOneOff(ModelTarget):
+    """The model, except that its parallel cap lets one call more run (SCHED-1 broken)."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                dispatch,
+                "may_start",
+                lambda safe, running, gate, cap: may_start(safe, running, gate, cap + 1),
+            )
             return super().apply(command)
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import attrs
 import pytest
+from fresh_bugs import CapOneOff
 
-from loopspec.model import dispatch, handlers
+from loopspec.model import handlers
 from loopspec.model.commands import (
     ApprovalAnswers,
     Ask,
@@ -30,26 +31,12 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import may_start
 from loopspec.model.rewrite import input_problem
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 LATE = HookSpec("late", "PreToolUse", ".*")
-
-
-class CapOneOff(ModelTarget):
-    """The model, except that its parallel cap lets one call more run."""
-
-    def apply(self, command: Command) -> Observation:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(
-                dispatch,
-                "may_start",
-                lambda safe, running, gate, cap: may_start(safe, running, gate, cap + 1),
-            )
-            return super().apply(command)
 
 
 class AsksBeforeTheSlotIsFree(CapOneOff):

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
-from fresh_bugs import GUARDED_BASH, AskOutranksDeny
+from fresh_bugs import GUARDED_BASH, AskOutranksDeny, CapOneOff
 
 from loopspec.model import dispatch, handlers, rewrite
 from loopspec.model.commands import (
@@ -30,7 +30,6 @@ from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.events import RewriteSidecar
 from loopspec.model.jsonvalue import dumps
 from loopspec.model.messages import ToolCallBlock
-from loopspec.model.pure.decisions import may_start
 from loopspec.model.state import DENY
 from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
@@ -293,26 +292,13 @@ def test_PROTO_1_the_sample_report_in_docs_check_is_what_check_prints(
     assert '"type": "hook/result"' in shown[27 - 1], shown[27 - 1]
 
 
-class OneOverTheCap(ModelTarget):
-    """The model, except that one call more than maxParallel may run (SCHED-1 broken)."""
-
-    def apply(self, command: Command) -> Observation:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(
-                dispatch,
-                "may_start",
-                lambda safe, running, index, cap: may_start(safe, running, index, cap + 1),
-            )
-            return super().apply(command)
-
-
 def test_SCHED_1_a_call_started_over_the_cap_says_what_the_cap_is() -> None:
     """SCHED-1: "a safe call waits ... for fewer than maxParallel to run" left the reader to
     find maxParallel in the configuration line; the sentence says its value."""
     read = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
     config = LoopConfig(tools=(read,), max_parallel=2)
     calls = tuple(ToolCallBlock(f"c{n}", "read", '{"file_path":""}') for n in (1, 2, 3))
-    replay = replay_case(OneOverTheCap, config, [SubmitUser(""), ModelReplies(calls)])
+    replay = replay_case(CapOneOff, config, [SubmitUser(""), ModelReplies(calls)])
     assert replay.divergence is not None
     what = replay.divergence.what
     assert replay.divergence.rule_id == "SCHED-1", what
