@@ -873,6 +873,32 @@ def test_PROTO_1_a_word_that_is_no_script_is_not_taken_for_a_missing_one(
     assert "no such file" not in capsys.readouterr().err.splitlines()[0]
 
 
+def test_PROTO_1_an_option_s_value_the_process_never_named_is_not_called_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a script that is here and dies was said to miss every word after it that held a
+    `/` or ended like a script: the file it would write (`--out logs/run.jsonl`), a URL, a sed
+    expression, an option's value. Past the script, a word is named only when the process's
+    stderr names it, as the one it failed to open."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.py").write_text(
+        "import sys\nif '--config' in sys.argv:\n    open(sys.argv[-1])\nsys.exit(3)\n",
+        encoding="utf-8",
+    )
+    python = shlex.quote(sys.executable)
+    words = "--out logs/run.jsonl --url http://host/v1 --name helper.py s/x/y/"
+    assert main(["replay", str(saved), "--cmd", f"{python} loop.py {words}"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith("the process ended its output instead of answering reset"), first
+    assert main(["replay", str(saved), "--cmd", f"{python} loop.py {words} --config conf/a.json"])
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        "the process ended its output instead of answering reset (conf/a.json: no such file "
+        f"relative to the current directory, {tmp_path})"
+    ), first
+
+
 def test_PROTO_1_replay_help_says_where_the_case_format_is(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

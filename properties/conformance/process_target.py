@@ -486,17 +486,30 @@ _SCRIPT_SUFFIXES: Final = frozenset(
 )
 
 
-def _missing_relative_paths(argv: list[str]) -> list[str]:
+def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
     """The arguments after the program that read as relative file paths (holding a `/`, or
-    a script's name, `loop.py`) and name nothing."""
-    return [
+    a script's name, `loop.py`) and name nothing, where one is the script (the first such
+    argument: `python3 -u loop.py`) or the process's stderr names it. An option's value that
+    names no file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of
+    a process that says nothing of it."""
+    file_like = [
         argument
         for argument in argv[1:]
         if ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
         and not argument.startswith("-")
         and not os.path.isabs(argument)
-        and not os.path.lexists(argument)
+        and "://" not in argument
+        and _CODE_CHARACTERS.isdisjoint(argument)
     ]
+    return [
+        argument
+        for index, argument in enumerate(file_like)
+        if not os.path.lexists(argument) and (index == 0 or os.path.normpath(argument) in stderr)
+    ]
+
+
+# Characters of code (`python3 -c 'open("x/y")'`, `sh -c 'cd x; ...'`), not of a file's name.
+_CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
 
 
 class ProcessTargetError(LoopSpecError):
@@ -997,7 +1010,10 @@ class ProcessTarget:
         took = time.monotonic() - sent
         if raw is None:
             ended = f"the process ended its output instead of answering {what}"
-            missing = _missing_relative_paths(self.argv) if what == "reset" else []
+            missing = []
+            if what == "reset":
+                process.settle(1.0)  # its last stderr, which may name the file it missed
+                missing = _missing_relative_paths(self.argv, process.stderr_tail())
             if missing:
                 # A shared case replayed from another folder: `node loop/main.mjs` starts,
                 # and dies on a script path that only resolved where the case was found.
