@@ -350,6 +350,30 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     assert "next message" not in said
 
 
+# The same, reading its input in a thread other than the process's main one, which waits to
+# join it: a JVM runs `main` so, its launcher thread waiting in the kernel on something else.
+UNFLUSHED_ANSWER_IN_A_THREAD = (
+    "import threading; "
+    "threading.Thread(target=exec, args=(" + repr(UNFLUSHED_ANSWER) + ",)).start()"
+)
+
+
+def test_PROTO_1_an_answer_a_reading_thread_left_in_its_buffer_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Java loop writing through a PrintWriter it never flushed was told only "no
+    answer to reset within 10 s (to wait longer: --answer-timeout S)": its main thread is not
+    the one reading stdin, and only that one was looked at. Any thread found reading says
+    flush, and how in Java."""
+    command = shlex.join(_python(UNFLUSHED_ANSWER_IN_A_THREAD))
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert "and it waits to read its next message: its answer sits unwritten" in said
+    assert "Java: out.flush() after each line" in said
+    assert "to wait longer" not in said
+
+
 class WritesTheTextZeroAsANumber(ModelTarget):
     """The model, except that a result's text "0" is written as the number 0, as JSON::PP
     writes a Perl string once compared as a number (`$text > 0`)."""

@@ -585,15 +585,17 @@ def _answer_json(raw: bytes) -> Any:
 
 UNFLUSHED = (
     ", and it waits to read its next message: its answer sits unwritten in its stdout buffer "
-    "(Perl, Python and C buffer output to a pipe), so flush each line (Perl: "
-    "STDOUT->autoflush(1); Python: print(..., flush=True))"
+    "(Perl, Python and C buffer output to a pipe, and so does a Java Writer), so flush each "
+    "line (Perl: STDOUT->autoflush(1); Python: print(..., flush=True); Java: out.flush() "
+    "after each line, or a PrintStream made with autoFlush true and println)"
 )
 
 
 def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     """Whether the target, or a process it started, is blocked reading the pipe loopspec
-    writes its messages to (Linux: `/proc/PID/syscall` says read on fd 0 of that pipe): it
-    takes itself to have answered, so its answer is in a buffer it never flushed."""
+    writes its messages to (Linux: `/proc/PID/task/TID/syscall` says read on fd 0 of that pipe,
+    in any of its threads: a JVM reads in a thread of its own, its main one waiting to join
+    it): it takes itself to have answered, so its answer is in a buffer it never flushed."""
     if popen.stdin is None:
         return False
     try:
@@ -605,15 +607,23 @@ def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
         pid = pending.pop()
         seen.add(pid)
         try:
-            syscall = Path(f"/proc/{pid}/syscall").read_text().split()
-            if syscall[:2] == ["0", "0x0"] and os.stat(f"/proc/{pid}/fd/0").st_ino == pipe:
-                return True
+            reads_fd_0 = os.stat(f"/proc/{pid}/fd/0").st_ino == pipe
             for task in Path(f"/proc/{pid}/task").iterdir():
+                if reads_fd_0 and _reads_fd_0(task):
+                    return True
                 children = (task / "children").read_text().split()
                 pending.extend(int(child) for child in children if int(child) not in seen)
         except (OSError, ValueError, IndexError):
             continue  # gone, not Linux, or not ours to read: no hint
     return False
+
+
+def _reads_fd_0(task: Path) -> bool:
+    """Whether the thread `task` (`/proc/PID/task/TID`) is blocked in read(0, ...)."""
+    try:
+        return task.joinpath("syscall").read_text().split()[:2] == ["0", "0x0"]
+    except OSError:
+        return False  # the thread ended meanwhile
 
 
 def _other_encoding(raw: bytes) -> str:
