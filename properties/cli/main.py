@@ -10,7 +10,9 @@ check names under its violations) are read without them (`_usual_check`), and `l
 run) ends those two without the interpreter's finalization.
 
 Exit codes: 0 success, 1 the checked thing breaks a rule, 2 usage errors and input that cannot
-be used — never a traceback. A closed output pipe (`loopspec check logs/ | head`) ends the
+be used — never a traceback, 3 loopspec itself failed: an exception no verb expected, a bug in
+loopspec, printed with its traceback to report it (Python's own status for it, 1, would pass
+in a CI step for "a rule is broken"). A closed output pipe (`loopspec check logs/ | head`) ends the
 program quietly with status 141 (128 + SIGPIPE), as a program killed by SIGPIPE would. Output
 the system will not take (a full disk, `/dev/full`; a closed stdout), help and `--version`
 included, ends it with one line on stderr in the system's words and status 2: a report that
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
     """What a verb's handler reads its options from: argparse's namespace, or check's own."""
 
 PROGRAM = "loopspec"
+INTERNAL_ERROR_STATUS = 3
+"""A bug in loopspec itself, told apart from a broken rule (1) and unusable input (2)."""
+INTERNAL_ERROR_WORDS = "3 loopspec itself failed (a bug in loopspec: its traceback, to report)"
+"""How every `--help` names that status."""
 BROKEN_PIPE_STATUS = 141
 
 
@@ -193,6 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     except BrokenPipeError:
         return _quiet_after_broken_pipe()
+    except Exception:  # the one place every exception no verb expected ends: a bug
+        return _internal_error()
     except KeyboardInterrupt:
         # Ctrl-C before the verb ran or after it returned (its modules loading, its options
         # read, its processes reaped): as one during it (`_handled`), not a traceback.
@@ -201,6 +209,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"{PROGRAM}: {stopped_by('Ctrl-C', started_processes=started)}")
         return 130
     return status
+
+
+def _internal_error() -> int:
+    """Print the exception being handled, a bug in loopspec, with what to do about it, and give
+    `INTERNAL_ERROR_STATUS`: the traceback is what a bug report needs, and the status keeps a CI
+    step from reading the crash as a rule the checked loop broke."""
+    import contextlib  # noqa: PLC0415 (likewise)
+    import traceback  # noqa: PLC0415 (only on a bug)
+
+    with contextlib.suppress(OSError):
+        traceback.print_exc(file=sys.stderr)
+    _say(
+        f"{PROGRAM}: internal error: the traceback above is a bug in loopspec, not in what it "
+        f"checked; please report it (exit status {INTERNAL_ERROR_STATUS})"
+    )
+    return INTERNAL_ERROR_STATUS
 
 
 def _stderr_to_the_null_device() -> None:

@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 
-from loopspec.properties.cli.main import PROGRAM, VERBS, Verb, version_line
+from loopspec.properties.cli.main import INTERNAL_ERROR_WORDS, PROGRAM, VERBS, Verb, version_line
 from loopspec.properties.typographic import curled_quotes_hint, dashed_option_hint
 
 # typing's flag, read by type checkers by name: typing costs every command line but the usual
@@ -58,7 +58,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         description="An executable reference model of an agent's tool-call loop, and checks "
         "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
         epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
-        "2 usage error or unusable input (never a traceback)",
+        f"2 usage error or unusable input (never a traceback); {INTERNAL_ERROR_WORDS}; "
+        "130 Ctrl-C, 143 SIGTERM (a CI job's timeout), 141 a closed output pipe",
     )
     parser.add_argument(
         "--version", nargs=0, action=_VersionAction, help="print the version and exit"
@@ -90,7 +91,7 @@ def _subparsers(
 def _describe(parser: argparse.ArgumentParser, verb: Verb) -> None:
     """Give a verb's own `--help` its summary (when it has no description) and exit codes."""
     parser.description = parser.description or verb.summary[0].upper() + verb.summary[1:] + "."
-    parser.epilog = f"exit status: {verb.exit_codes}"
+    parser.epilog = f"exit status: {verb.exit_codes}; {INTERNAL_ERROR_WORDS}"
 
 
 def _help_width() -> int:
