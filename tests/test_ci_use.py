@@ -3,10 +3,21 @@ can follow (docs/conform.md, "loopspec in CI")."""
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from loopspec.properties.cli import schema as cli_schema
 from loopspec.properties.cli.main import INTERNAL_ERROR_STATUS, VERBS, main
+from loopspec.properties.conformance import run as conformance_run
+from loopspec.properties.conformance.impl_target import bundled_target
 
 
 def test_a_bug_in_loopspec_exits_3_with_its_traceback_not_1(
@@ -42,3 +53,157 @@ def test_every_help_names_the_status_of_a_bug_in_loopspec(
         main(["--help"] if verb is None else [verb, "--help"])
     status_paragraph = capsys.readouterr().out.split("exit status: ", 1)[1]
     assert "3 loopspec itself failed" in " ".join(status_paragraph.split())
+
+
+class _TerminalStream(io.StringIO):
+    """A stderr that says it is a terminal (a CI runner's pseudo-terminal)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stderr not a terminal (a CI log): the progress line was never printed there, and a long
+    run stayed silent until its report, which CI systems end as a hung job. Now a whole line
+    every `PROGRESS_LINE_SECONDS` (0 here: one per program), never a carriage return."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0, raising=False)
+    report = conformance_run.run_conformance(bundled_target, examples=3, seed_value=1, steps=4)
+    assert report.conformant
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = err.splitlines()
+    assert lines, "no progress line in a CI log"
+    assert all(re.fullmatch(r"  \d+/3 programs.*, \d+ s", line) for line in lines), lines
+
+
+@pytest.mark.parametrize(("name", "value"), [("CI", "true"), ("TERM", "dumb")])
+def test_no_carriage_return_on_a_ci_or_dumb_terminal(
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI runner's pseudo-terminal (`CI=true`) or `TERM=dumb` gets whole lines, not a line
+    redrawn by carriage returns (a log of hundreds of them on one line); a real terminal keeps
+    the redrawn one."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0, raising=False)
+    terminal = _TerminalStream()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    conformance_run.run_conformance(bundled_target, examples=2, seed_value=1, steps=4)
+    assert "\r" in terminal.getvalue(), "the plain terminal lost its redrawn line"
+    monkeypatch.setenv(name, value)
+    terminal = _TerminalStream()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    conformance_run.run_conformance(bundled_target, examples=2, seed_value=1, steps=4)
+    assert "\r" not in terminal.getvalue()
+    assert terminal.getvalue().splitlines()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW_STEPS = re.compile(r"```yaml\n(.*?)```", re.DOTALL)
+
+
+def _workflow_commands() -> list[str]:
+    """The shell of each `run:` step of docs/conform.md's GitHub Actions workflow, in order,
+    but for the one installing loopspec (the test runs this checkout's)."""
+    (workflow,) = WORKFLOW_STEPS.findall((ROOT / "docs" / "conform.md").read_text("utf-8"))
+    commands: list[str] = []
+    lines = workflow.splitlines()
+    for number, line in enumerate(lines):
+        found = re.match(r"\s*(?:- )?run: (.*)", line)
+        if found is None:
+            continue
+        if found.group(1) != "|":
+            commands.append(found.group(1))
+            continue
+        body_indent = " " * (line.index("run:") + 2)
+        block: list[str] = []
+        for body in lines[number + 1 :]:
+            if not body.startswith(body_indent):
+                break
+            block.append(body.removeprefix(body_indent))
+        commands.append("\n".join(block))
+    return [command for command in commands if not command.startswith("pip install")]
+
+
+def _run_job(project: Path) -> list[int]:
+    """Run the workflow's steps in `project` as GitHub Actions' bash does (`-eo pipefail`),
+    each its own shell, up to the first that fails; their statuses."""
+    shims = project.parent / "bin"
+    shims.mkdir(exist_ok=True)
+    shim = shims / "loopspec"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m loopspec "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    environment = {
+        **os.environ,
+        "PATH": f"{shims}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "GITHUB_RUN_NUMBER": "7",
+        "CI": "true",
+    }
+    statuses: list[int] = []
+    for command in _workflow_commands():
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
+            cwd=project,
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        statuses.append(done.returncode)
+        if done.returncode != 0:
+            break
+    return statuses
+
+
+def _project(folder: Path, *, bug: bool) -> Path:
+    """A user's project: the tutorial's loop as `my_loop:make_target` (with `bug`, one that
+    delivers queued contexts last first, ADJ-4) and a session log in `logs/`."""
+    project = folder / "project"
+    (project / "logs").mkdir(parents=True)
+    loop = (ROOT / "examples" / "tutorial-loop" / "tutorial_loop.py").read_text("utf-8")
+    if bug:
+        fifo = "        for text in self.inbox:"
+        assert fifo in loop
+        loop = loop.replace(fifo, "        for text in reversed(self.inbox):")
+    (project / "my_loop.py").write_text(loop + "\nmake_target = TutorialLoop\n", "utf-8")
+    shutil.copy(
+        ROOT / "tests" / "fixtures" / "logs" / "valid" / "model-demo.jsonl", project / "logs"
+    )
+    return project
+
+
+def test_the_documented_workflow_passes_a_conformant_loop_and_leaves_no_files(
+    tmp_path: Path,
+) -> None:
+    """docs/conform.md's workflow, step by step: a first run on a conformant loop (no saved
+    cases yet) passes every step, and writes only its reports."""
+    project = _project(tmp_path, bug=False)
+    assert len(_workflow_commands()) == 3
+    assert _run_job(project) == [0, 0, 0]
+    assert json.loads((project / "conform.json").read_text("utf-8"))["conformant"] is True
+    assert json.loads((project / "check.json").read_text("utf-8"))["summary"]["exit_code"] == 0
+    assert sorted(p.name for p in project.iterdir()) == [
+        "check.json",
+        "conform.json",
+        "logs",
+        "my_loop.py",
+    ]
+
+
+def test_the_documented_workflow_uploads_the_case_and_a_rerun_replays_it_first(
+    tmp_path: Path,
+) -> None:
+    """The loop with a bug: the search step fails with 1, its JSON names the rule and the case
+    it saved where the artifact step picks it up; committed, the case fails the next job at the
+    replay step, before any search."""
+    project = _project(tmp_path, bug=True)
+    assert _run_job(project) == [0, 1]
+    divergence = json.loads((project / "conform.json").read_text("utf-8"))["divergence"]
+    assert divergence["rule"] == "ADJ-4"
+    assert divergence["case"] == "loopspec-cases/case-ADJ-4-0.json"
+    assert (project / divergence["case"]).is_file()
+    assert _run_job(project) == [1]

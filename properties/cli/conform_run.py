@@ -533,7 +533,7 @@ def run_conform(args: argparse.Namespace) -> int:
             examples=args.examples,
             seed_value=args.seed,
             steps=args.steps,
-            show_progress=args.format == "text",
+            show_progress=True,
             profile=profile_named(args.profile),
             deadline=deadline,
         )

@@ -615,10 +615,37 @@ class RunReport:
         return self.divergence is None
 
 
-def _progress(budget: int, shrink_runs: int, started: float, reduce_runs: int = 0) -> None:
-    """Complete programs of the budget (never more), then what Hypothesis runs besides, then
-    the replays cutting the counterexample down."""
-    if sys.stderr.isatty():
+PROGRESS_LINE_SECONDS = 30.0
+"""How often a run that cannot redraw its progress line (stderr a CI log, a file, a pipe; `CI`
+set; `TERM=dumb`) prints one: CI systems end a job silent for minutes (CircleCI and Travis
+after 10), and a redrawn line there is one carriage return after another."""
+
+
+def progress_redraws() -> bool:
+    """Whether the progress line may be redrawn in place: stderr is a terminal that is neither
+    a CI's (`CI` set, as GitHub Actions and GitLab set it, even on a pseudo-terminal) nor a
+    dumb one."""
+    in_ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    return sys.stderr.isatty() and not in_ci and os.environ.get("TERM") != "dumb"
+
+
+class _Progress:
+    """How far a run is, on stderr: redrawn in place on a terminal (`progress_redraws`), else
+    one whole line every `PROGRESS_LINE_SECONDS`, so a CI log shows the run alive."""
+
+    def __init__(self, budget: int, started: float) -> None:
+        self.budget = budget
+        self.started = started
+        self.redraws = progress_redraws()
+        self.last_line = self.started
+        self.drawn = False
+
+    def show(self, shrink_runs: int, reduce_runs: int = 0) -> None:
+        """Complete programs of the budget (never more), then what Hypothesis runs besides,
+        then the replays cutting the counterexample down."""
+        now = time.monotonic()
+        if not self.redraws and now - self.last_line < PROGRESS_LINE_SECONDS:
+            return
         from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
 
         done, retries = conformance.PROGRAM_ENDS["complete"], conformance.PROGRAM_ENDS["abandoned"]
@@ -627,12 +654,18 @@ def _progress(budget: int, shrink_runs: int, started: float, reduce_runs: int = 
             besides += f", shrinking the counterexample: {shrink_runs} runs"
         if reduce_runs:
             besides += f", cutting it down: {reduce_runs} replay{'s' if reduce_runs > 1 else ''}"
-        print(
-            f"\r  {done}/{budget} programs{besides}, {time.monotonic() - started:.0f} s",
-            end="",
-            file=sys.stderr,
-            flush=True,
-        )
+        said = f"  {done}/{self.budget} programs{besides}, {now - self.started:.0f} s"
+        if self.redraws:
+            print(f"\r{said}", end="", file=sys.stderr, flush=True)
+            self.drawn = True
+        else:
+            print(said, file=sys.stderr, flush=True)
+            self.last_line = now
+
+    def end(self) -> None:
+        """End a redrawn line, so what follows starts on a line of its own."""
+        if self.drawn:
+            print(file=sys.stderr)
 
 
 # Allocations between two collections of the youngest generation during a run (Python's default
@@ -758,6 +791,7 @@ def run_conformance(
         probe.close()
     counted = Counter[str]()
     started = time.monotonic()
+    progress_report = _Progress(examples, started)
 
     def counting_factory() -> ConformanceTarget:
         if deadline is not None and clock() >= deadline:
@@ -765,7 +799,7 @@ def run_conformance(
         # Once a divergence is found, every further program is Hypothesis shrinking it.
         counted["shrink" if pin else "examples"] += 1
         if show_progress:
-            _progress(examples, counted["shrink"], started)
+            progress_report.show(counted["shrink"])
         return GuardedTarget(factory, breakage, within)
 
     conformance.count_observed()  # what an earlier run left uncounted goes with its counts
@@ -814,7 +848,7 @@ def run_conformance(
     unplayed: list[UnplayedSituation] = []
 
     def reducing(replays: int) -> None:
-        _progress(examples, counted["shrink"], started, replays)
+        progress_report.show(counted["shrink"], replays)
 
     def seconds_left() -> float:
         """What cutting a program down may spend: `REDUCE_SECONDS`, less once the deadline
@@ -898,8 +932,7 @@ def run_conformance(
             raise
         raise TargetError(_unrepeatable(unrepeated)) from None
     finally:
-        if show_progress and sys.stderr.isatty():
-            print(file=sys.stderr)
+        progress_report.end()
     conformance.count_observed()
     transitions = {
         f"{p} + {c} -> {o}": n for (p, c, o), n in sorted(conformance.TRANSITION_HITS.items())
