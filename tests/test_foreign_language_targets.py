@@ -374,6 +374,33 @@ def test_PROTO_1_an_answer_a_reading_thread_left_in_its_buffer_is_named_so(
     assert "to wait longer" not in said
 
 
+# Dies as a JVM does of a runaway recursion: its exception's line, then a thousand frames.
+STACK_OVERFLOW = (
+    "import sys; sys.stdin.readline();"
+    "sys.stderr.write('Exception in thread \"main\" java.lang.StackOverflowError\\n'"
+    " + '\\tat Loop.recurse(Loop.java:291)\\n' * 1024)"
+)
+
+
+def test_PROTO_1_a_jvm_stack_trace_longer_than_the_tail_keeps_its_exception_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Java loop that overflowed its stack was shown a stderr tail of sixty
+    identical frames, `at Loop.recurse(Loop.java:291)`, and not what was thrown: a JVM prints
+    the exception above its frames, which filled the 2000 bytes shown. The last line written
+    flush left heads the tail, and a repeated frame is said once with its count."""
+    command = shlex.join(_python(STACK_OVERFLOW))
+    assert main(["conform", "--cmd", command, "--case-dir", str(tmp_path / "cases")]) == 2
+    said = capsys.readouterr().err
+    shown = said[said.index("stderr (tail): ") :].splitlines()
+    assert shown[:2] == [
+        'stderr (tail): Exception in thread "main" java.lang.StackOverflowError',
+        "[...]",
+    ]
+    assert shown[-2] == "\tat Loop.recurse(Loop.java:291)"
+    assert re.fullmatch(r"\t\[the line above [1-9][0-9] times more\]", shown[-1]), shown[-1]
+
+
 class WritesTheTextZeroAsANumber(ModelTarget):
     """The model, except that a result's text "0" is written as the number 0, as JSON::PP
     writes a Perl string once compared as a number (`$text > 0`)."""

@@ -9,8 +9,10 @@ run ends with PROTO-1 (exit 2). A loop that starts or answers slowly (a JVM, a l
 given longer with `--answer-timeout S` (conform, replay; the pytest plugin's
 `--loopspec-answer-timeout S`). What it writes to stderr is never parsed and not shown as it comes
 (a run sends thousands of commands): its last 2000 bytes are shown when the process breaks the
-protocol (dies, hangs, answers a line that is not the protocol's). To read all of it, send it to a
-file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
+protocol (dies, hangs, answers a line that is not the protocol's), headed by the last line written
+flush left when they no longer hold it (a JVM prints `Exception in thread "main" ...` above a stack
+trace longer than that), and a line repeated in a row is said once with its count. To read all of
+it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
 
     -> {"type": "reset", "protocol": 1, "config": CONFIG}
     <- {"type": "ready", "implementation": str, "capabilities": [CAPABILITY, ...]}

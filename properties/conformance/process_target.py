@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import queue
@@ -63,6 +64,8 @@ TERM_GRACE: Final = 1.0
 """How long a target asked to end (SIGTERM) has to remove what it made before it is killed."""
 LINE_EXCERPT: Final = 300
 STDERR_TAIL: Final = 2000
+HEADLINE_BYTES: Final = 500
+"""How much of stderr's last line written flush left is kept besides its tail (a headline)."""
 MAX_LINE_BYTES: Final = 16 * 1024 * 1024
 """The longest answer line read from a target (rule SAFE-4); a longer one is a protocol error."""
 POLL_INTERVAL: Final = 0.1
@@ -618,6 +621,19 @@ def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     return False
 
 
+def _repeats_counted(lines: list[str]) -> list[str]:
+    """`lines` with each run of more than two equal lines kept once and its count said."""
+    kept: list[str] = []
+    for line, run in itertools.groupby(lines):
+        times = len(list(run))
+        if times > 2:
+            indent = line[: len(line) - len(line.lstrip())]
+            kept += [line, f"{indent}[the line above {times - 1} times more]"]
+        else:
+            kept += [line] * times
+    return kept
+
+
 def _reads_fd_0(task: Path) -> bool:
     """Whether the thread `task` (`/proc/PID/task/TID`) is blocked in read(0, ...)."""
     try:
@@ -663,6 +679,7 @@ class _Process:
         self.lines: queue.Queue[bytes | None] = queue.Queue(maxsize=LINES_BUFFERED)
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
+        self._headline = self._line_start = b""
         self._lock = threading.Lock()
         assert self.popen.stdout is not None
         assert self.popen.stderr is not None
@@ -689,12 +706,36 @@ class _Process:
                 self._stderr_size += len(chunk)
                 while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
                     self._stderr_size -= len(self._stderr.popleft())
+                self._note_headline(chunk)
+
+    def _note_headline(self, chunk: bytes) -> None:
+        """Keep the last whole line of stderr written flush left: a JVM's `Exception in thread
+        "main" ...` or `Caused by: ...` heads its stack trace's indented frames, which past 2000
+        bytes (a deep or a recursive call) fill the tail without it."""
+        lines = chunk.split(b"\n")
+        lines[0] = self._line_start + lines[0]
+        for line in reversed(lines[:-1]):
+            if line.strip() and line[:1] not in (b" ", b"\t"):
+                self._headline = line[:HEADLINE_BYTES]
+                break
+        self._line_start = lines[-1][:HEADLINE_BYTES]
 
     def stderr_tail(self) -> str:
         """The last characters the process wrote to stderr."""
         with self._lock:
             text = b"".join(self._stderr).decode("utf-8", "replace")
         return text[-STDERR_TAIL:]
+
+    def stderr_shown(self) -> str:
+        """The tail of stderr as a failure shows it: headed by its last line written flush left
+        when the tail no longer holds it (`_note_headline`), a line repeated more than twice in a
+        row (a recursion's frame) said once with its count."""
+        tail = self.stderr_tail().strip()
+        with self._lock:
+            headline = self._headline.decode("utf-8", "replace").strip()
+        if headline and headline not in tail:
+            tail = f"{headline}\n[...]\n{tail}"
+        return "\n".join(_repeats_counted(tail.splitlines()))
 
     def send(self, line: str) -> None:
         """Write one line; `OSError` when the process no longer reads."""
@@ -987,7 +1028,7 @@ class ProcessTarget:
             self.exit_code = process.popen.returncode
             if code is not None:
                 parts.append(f"exit code: {code}")
-            tail = process.stderr_tail().strip()
+            tail = process.stderr_shown()
             parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
         raise ProcessTargetError("\n".join(parts), rule_id=rule)
 
