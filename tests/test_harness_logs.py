@@ -361,6 +361,40 @@ def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_
     assert check(CLAUDE / "valid" / "a-crash-repair-then-the-next-prompt.jsonl").violations == []
 
 
+def test_REC_1_claude_code_a_crash_before_the_reply_then_a_message_the_model_never_wrote(
+    tmp_path: Path,
+) -> None:
+    """REC-1: Claude Code 2.1.332 killed (SIGKILL) while the model's reply streamed, before any
+    block of it was written, and resumed (`claude -p --continue`), writes right after the prompt
+    an assistant message of model `<synthetic>` (`No response requested.`), which the next
+    request carries as the model's own (observed 2026-12-04). No call awaited a result, so no
+    repair record came first and check passed the transcript. Reported once, at the message,
+    citing the prompt it follows; an API error notice (never sent to the model) answering the
+    prompt first, or a message Claude Code marks as a quiet turn's close, is not blamed."""
+    path = CLAUDE / "violations" / "REC-1-a-crash-before-the-reply.jsonl"
+    report = check(path)
+    assert rules(report) == ["REC-1"]
+    (found,) = report.violations
+    assert (found.line, found.events) == (2, (2, 1))
+    assert found.violation.message == (
+        "the model never replied to line 1 before a crash cut the turn, and resuming adds an "
+        "assistant message the model never wrote (No response requested.): crash repair only "
+        "answers the calls awaiting results and closes the turn"
+    )
+    lines = path.read_text().splitlines(keepends=True)
+    api_error = json.loads(lines[1]) | {"isApiErrorMessage": True}
+    api_error["message"] = api_error["message"] | {
+        "content": [{"type": "text", "text": "API Error: 500"}]
+    }
+    (tmp_path / "api-error.jsonl").write_text(
+        "".join([lines[0], json.dumps(api_error) + "\n", *lines[1:]])
+    )
+    assert check(tmp_path / "api-error.jsonl").violations == []
+    quiet = json.dumps(json.loads(lines[1]) | {"closesQuietTurn": True}) + "\n"
+    (tmp_path / "quiet.jsonl").write_text("".join([lines[0], quiet, *lines[2:]]))
+    assert check(tmp_path / "quiet.jsonl").violations == []
+
+
 def test_ABORT_1_claude_code_an_interrupt_then_a_message_the_model_never_wrote(
     tmp_path: Path,
 ) -> None:
@@ -369,8 +403,8 @@ def test_ABORT_1_claude_code_an_interrupt_then_a_message_the_model_never_wrote(
     message of model `<synthetic>` (`No response requested.`), which the next request carries
     as the model's: an abort adds no reply. `loopspec run --harness` named it ABORT-1 while
     check passed the transcript, listing ABORT-1 in neither of its lists. Reported once, at the
-    message, citing the notice; without that message, or after an ordinary message rather than
-    the notice, nothing is invented after an abort."""
+    message, citing the notice; without that message nothing is invented after an abort, and
+    after an ordinary message rather than the notice it is no abort's."""
     path = CLAUDE / "violations" / "ABORT-1.jsonl"
     report = check(path)
     assert rules(report) == ["ABORT-1"]
@@ -387,7 +421,9 @@ def test_ABORT_1_claude_code_an_interrupt_then_a_message_the_model_never_wrote(
     assert check(tmp_path / "kept.jsonl").violations == []
     typed = lines[3].replace("[Request interrupted by user for tool use]", "stop please")
     (tmp_path / "typed.jsonl").write_text("".join([*lines[:3], typed, *lines[4:]]))
-    assert check(tmp_path / "typed.jsonl").violations == []
+    # No abort there: a message the model never answered, then Claude Code's own, is the
+    # resume of a turn a crash cut (REC-1).
+    assert rules(check(tmp_path / "typed.jsonl")) == ["REC-1"]
     # An interrupt that cut the model's reply short writes the notice as a plain string.
     plain = lines[3].replace(
         '[{"type":"text","text":"[Request interrupted by user for tool use]"}]',

@@ -10,8 +10,10 @@ nothing the rules read):
   the stream breaks) is shown to the user and never sent to the model: it is no reply (that
   the transcript holds it is the HIST-1 divergence `loopspec run` and `conform` report). Another
   record of model `<synthetic>` is sent to the model as its own: written right after a crash
-  repair (below), it breaks REC-1 (a repair adds results only); written after an interrupt's
-  notice (`No response requested.`, on resuming), ABORT-1 (an abort adds no reply).
+  repair (below), or right after a user record the model never answered (a crash cut the turn
+  while the model was asked: no call awaited a repair), it breaks REC-1 (a repair adds results
+  only); written after an interrupt's notice (`No response requested.`, on resuming), ABORT-1
+  (an abort adds no reply). One marked `closesQuietTurn` is not judged.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
@@ -171,6 +173,9 @@ class _Reader:
         self.repair: tuple[tuple[str, ...], int] | None = None
         # The line of the interrupt notice just read (ABORT-1), until the next prompt or reply.
         self.abort_line: int | None = None
+        # The line of the last user record (a prompt, results), until a reply follows it: a
+        # message of Claude Code's own there resumes a turn a crash cut before the reply (REC-1).
+        self.unreplied: int | None = None
 
     def observe(self, record: Mapping[str, Any], line: int) -> Iterator[Record]:
         kind = record.get("type")
@@ -182,17 +187,26 @@ class _Reader:
         message = record.get("message")
         repair = self.repair
         abort_line = self.abort_line
+        unreplied = self.unreplied
         if kind in ("user", "assistant"):
             self.repair = None  # only the message right after a repair is read as its own
             self.abort_line = None  # nor after an interrupt
+            # An API error notice answers the prompt too: resuming, Claude Code adds nothing.
+            self.unreplied = line if kind == "user" else None
         if kind == "assistant" and isinstance(message, Mapping):
             if record.get("isApiErrorMessage") is True:
                 return  # Claude Code's own error notice, not in any later request's history
-            if message.get("model") == SYNTHETIC_MODEL:
+            # A quiet turn's close (`closesQuietTurn`) is no resume: not judged.
+            if (
+                message.get("model") == SYNTHETIC_MODEL
+                and record.get("closesQuietTurn") is not True
+            ):
                 if repair is not None:
                     yield Invented(_text_of(message), repair[0], line, repair[1])
                 elif abort_line is not None:
                     yield InventedAfterAbort(_text_of(message), line, abort_line)
+                elif unreplied is not None:
+                    yield Invented(_text_of(message), (), line, unreplied)
             yield from self._assistant(message, line)
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")

@@ -176,7 +176,9 @@ class Executed(PlainRecord):
 
 class Invented(PlainRecord):
     """An assistant message the loop wrote itself, sent to the model as its own, right after
-    the repair results of `repaired` (calls a crash left unanswered, answered on resume)."""
+    the repair results of `repaired` (calls a crash left unanswered, answered on resume), or,
+    with none repaired, right after the user record at `repair_line` that a crash left without
+    the model's reply (Claude Code resuming a turn cut while the model was asked)."""
 
     __slots__ = ("text", "repaired", "line", "repair_line")  # noqa: RUF023 (the fields' order)
 
@@ -399,6 +401,14 @@ class Judge:
                 return self._rewrite(observation)
             case Executed():
                 return self._executed(observation)
+            case Invented(text=text, repaired=(), line=line, repair_line=repair_line):
+                message = (
+                    f"the model never replied to line {repair_line} before a crash cut the "
+                    f"turn, and resuming adds an assistant message the model never wrote "
+                    f"({_show(text)}): crash repair only answers the calls awaiting results and "
+                    "closes the turn"
+                )
+                return [Violation("REC-1", line, message, (repair_line,))]
             case Invented(text=text, repaired=repaired, line=line, repair_line=repair_line):
                 calls = (
                     f"call {repaired[0]}" if len(repaired) == 1 else f"calls {', '.join(repaired)}"
