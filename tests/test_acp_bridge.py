@@ -206,7 +206,7 @@ def _bad_status(update: dict[str, object]) -> None:
     ("damage", "expected"),
     [
         (_set_kind, "$.update.kind"),
-        (_diff_without_new_text, "'newText' is a required property"),
+        (_diff_without_new_text, '"newText" is a required property'),
         (_unknown_content_type, "$.update.content[0]"),
         (_negative_line, "less than the minimum of 0"),
         (_bad_status, "$.update.status"),
@@ -251,12 +251,12 @@ def test_ACP_1_round_trip_catches_what_the_schema_allows(
     [
         (
             {"type": "text", "text": "hello"},
-            "type 'text' is none of 'content', 'diff', 'terminal' (a content block goes inside "
+            'type "text" is none of "content", "diff", "terminal" (a content block goes inside '
             '{"type": "content", "content": {...}})',
         ),
         (
             {"type": "content", "content": {"type": "txt", "text": "hello"}},
-            "at $.update.content[0].content: type 'txt' is none of 'text', 'image',",
+            'at $.update.content[0].content: type "txt" is none of "text", "image",',
         ),
     ],
     ids=["bare-text-block", "misspelt-block-type"],
@@ -279,12 +279,12 @@ def test_ACP_1_an_item_of_no_known_type_names_its_type_and_the_types_allowed(
         (
             lambda params: update_of(params).pop("sessionUpdate"),
             "schema: at $.update: no sessionUpdate: it names the variant, one of "
-            "'user_message_chunk', 'agent_message_chunk', ",
+            '"user_message_chunk", "agent_message_chunk", ',
         ),
         (
             lambda params: update_of(params).__setitem__("content", [{"content": {}}]),
-            "schema: at $.update.content[0]: no type: it names the variant, one of 'content', "
-            "'diff', 'terminal'",
+            'schema: at $.update.content[0]: no type: it names the variant, one of "content", '
+            '"diff", "terminal"',
         ),
     ],
     ids=["update-without-its-tag", "content-item-without-its-tag"],
@@ -309,11 +309,11 @@ def test_ACP_1_a_union_member_without_its_tag_is_told_so_once(
     [
         (
             lambda params: params.__setitem__("update", 3),
-            "schema: at $.update: 3 is not of type 'object'",
+            'schema: at $.update: 3 is not of type "object"',
         ),
         (
             lambda params: update_of(params).__setitem__("content", ["some text"]),
-            "schema: at $.update.content[0]: 'some text' is not of type 'object'",
+            'schema: at $.update.content[0]: "some text" is not of type "object"',
         ),
     ],
     ids=["update-not-an-object", "content-item-a-string"],
@@ -341,7 +341,7 @@ def _snake_cased(update: dict[str, object], key: str) -> None:
     [
         (
             "toolCallId",
-            "schema: at $.update: 'toolCallId' is a required property (tool_call_id is ACP's "
+            'schema: at $.update: "toolCallId" is a required property (tool_call_id is ACP\'s '
             "toolCallId: its keys are camelCase)",
         ),
         (
@@ -370,7 +370,7 @@ def test_ACP_1_strict_validator_rejects_a_bad_permission_option() -> None:
     broken = copy.deepcopy(params)
     broken["options"] = [{"optionId": "x", "kind": "allow_forever"}]
     problems = validate_permission_request(broken)
-    assert any("'name' is a required property" in problem for problem in problems), problems
+    assert any('"name" is a required property' in problem for problem in problems), problems
     assert any("$.options[0].kind" in problem for problem in problems), problems
 
 

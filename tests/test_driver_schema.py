@@ -143,17 +143,17 @@ def test_PROTO_1_every_core_event_type_has_its_data_shape() -> None:
             {"type": "observed", "seq": 1, "accepted": True, "commits": [1], "executed": [],
              "events": [{"type": "turn/end", "seq": 5, "time": 0,
                          "data": {"turn": 1, "reason": "completed"}}]},
-            "$.events[0].data.reason", "is not of type 'object'",
+            "$.events[0].data.reason", 'is not of type "object"',
         ),
         (
             {"type": "observed", "seq": 1, "accepted": True, "commits": [1], "executed": [],
              "events": [{"type": "tool/call", "seq": 0, "time": 0,
                          "data": {"turn": 1, "step": 1, "callId": "c1", "name": "bash"}}]},
-            "$.events[0].data", "'arguments' is a required property",
+            "$.events[0].data", '"arguments" is a required property',
         ),
         (
             {"type": "observed", "seq": 1, "accepted": False, "refusal": {"rule": "no"}},
-            "$.refusal", "'message' is a required property",
+            "$.refusal", '"message" is a required property',
         ),
         (
             {"type": "ready", "implementation": "x", "capabilities": ["teleport"]},

@@ -451,7 +451,7 @@ def test_PROTO_1_a_relative_command_that_cannot_start_names_the_folder_it_was_lo
     [
         ('{"type": "ready"}', "breaks the protocol schema"),
         ('{"type": "ready", "implementation": "x", "capabilities": ["teleport"]}', "capabilities"),
-        ('{"type": "bye"}', "expected 'ready'"),
+        ('{"type": "bye"}', 'expected "ready"'),
         ('{"type": "ready", "implementation": NaN, "capabilities": []}', "not a JSON line"),
         (
             '{"type": "ready", "type": "bye", "implementation": "x", "capabilities": []}',
@@ -468,6 +468,37 @@ def test_PROTO_1_a_wrong_answer_to_reset_is_reported(answer: str, complaint: str
     with pytest.raises(ProcessTargetError, match=complaint) as caught:
         target.reset(LoopConfig())
     assert "offending line" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("observed", "said"),
+    [
+        ({"accepted": None}, "at accepted: null is not one of [true, false]"),
+        ({"seq": "0"}, 'at seq: "0" is not of type "integer"'),
+        ({"events": [{"type": "step/start"}]}, 'at events/0: "seq" is a required property'),
+    ],
+    ids=["null-for-a-boolean", "string-for-a-number", "missing-member"],
+)
+def test_PROTO_1_a_schema_error_spells_values_as_json(observed: dict[str, Any], said: str) -> None:
+    """PROTO-1: a target's author writes JSON, and was told in Python's spelling what the
+    schema wanted (`None is not one of [True, False]`, `'0' is not of type 'integer'`): the
+    words are JSON's, `null`, `[true, false]`, `"0"`."""
+    ready = {"type": "ready", "implementation": "fake", "capabilities": []}
+    answer = {"type": "observed", "seq": 0, "accepted": True, "events": []}
+    answer |= {"commits": [], "executed": []} | observed
+    code = (
+        f"import sys; sys.stdin.readline(); print({json.dumps(ready)!r}, flush=True);"
+        f"sys.stdin.readline(); print({json.dumps(answer)!r}, flush=True); sys.stdin.read()"
+    )
+    target = ProcessTarget(_python(code), name="fake")
+    target.reset(LoopConfig())
+    with pytest.raises(ProcessTargetError) as caught:
+        target.apply(SubmitUser("hi"))
+    first = str(caught.value).splitlines()[0]
+    assert (
+        first
+        == f"[PROTO-1] fake: the answer to the command of seq 0 breaks the protocol schema {said}"
+    )
 
 
 def test_PROTO_1_an_answer_with_the_wrong_seq_or_commits_is_reported() -> None:

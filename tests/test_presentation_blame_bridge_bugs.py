@@ -240,7 +240,7 @@ def _well_formed_diffs_only() -> list[Patch]:
         (
             # Its card's location line is true, not an integer: invalid ACP comes first.
             Mutant("bool-offset", "ACP-1", "offset true read as 1", _bool_is_an_integer),
-            "line: True is not of type 'integer'",
+            'line: true is not of type "integer"',
         ),
         (
             Mutant("loose-exit-code", "VIEW-2", "[exit code: 01] stripped", _any_decimal_exit_code),

@@ -118,6 +118,7 @@ from loopspec.properties.conformance.wire_layout import (
     UNIONS,
     wire_fields,
 )
+from loopspec.properties.json_schema_words import schema_error_words
 
 PROTOCOL_VERSION = 1
 
@@ -420,4 +421,4 @@ def explain(schema: dict[str, Any], instance: object) -> str | None:
     if error is None:
         return None
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    return f"{path}: {error.message}"
+    return f"{path}: {schema_error_words(error)}"

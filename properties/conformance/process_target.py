@@ -53,6 +53,7 @@ from loopspec.properties.conformance.history_change import (
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.target import Observation
+from loopspec.properties.json_schema_words import json_spelled, schema_error_words
 from loopspec.properties.typographic import curled_quotes_hint
 
 if TYPE_CHECKING:
@@ -1123,15 +1124,19 @@ class ProcessTarget:
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
-                f"{wrong.message[:LINE_EXCERPT]}",
+                f"{schema_error_words(wrong)[:LINE_EXCERPT]}",
                 line=raw,
             )
         if answer.get("type") != expected:
             self._fail(
-                f"expected {expected!r} in answer to {what}, got {answer.get('type')!r}", line=raw
+                f"expected {json_spelled(expected)} in answer to {what}, got "
+                f"{json_spelled(answer.get('type'))}",
+                line=raw,
             )
         if seq is not None and answer.get("seq") != seq:
-            self._fail(f"the answer to {what} carries seq {answer.get('seq')!r}", line=raw)
+            self._fail(
+                f"the answer to {what} carries seq {json_spelled(answer.get('seq'))}", line=raw
+            )
         self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
         result: dict[str, Any] = answer
         return result
