@@ -401,22 +401,33 @@ def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
 
 
 def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None:
-    """TURN-1: a CLI blocked on the program is settled only once its log holds its turn's
-    prompt, the results its model request carries and the calls whose hooks or tools run."""
+    """TURN-1, ORD-3: a CLI blocked on the program is settled only once its log holds its
+    turn's prompt, the results its model request carries, the calls whose hooks or tools run,
+    and a result recorded since its turn began for each tool of a call the program released."""
     prompt, old = Prompt(10.0, "hi"), Prompt(1.0, "earlier")
     reply = Reply(11.0, (("text", "ok"), ("call", ("c1", {}))))
     result = Result(12.0, "c1", "A", is_error=False)
-    lacks = log_lacks
-    assert lacks([old], since=5.0, carried=set(), running=set()) == "the turn's prompt"
-    assert lacks([old, prompt], since=5.0, carried=set(), running=set()) is None
-    assert lacks([prompt], since=5.0, carried=set(), running={"c1"}) == (
+    earlier = Result(2.0, "c1", "an earlier turn's", is_error=False)
+
+    def lacks(
+        items: list[Any], carried: set[str], running: set[str], released: dict[str, int]
+    ) -> str | None:
+        return log_lacks(items, since=5.0, carried=carried, running=running, released=released)
+
+    assert lacks([old], set(), set(), {}) == "the turn's prompt"
+    assert lacks([old, prompt], set(), set(), {}) is None
+    assert lacks([prompt], set(), {"c1"}, {}) == (
         "the call record of c1, whose hook or tool is running"
     )
-    assert lacks([prompt, reply], since=5.0, carried=set(), running={"c1"}) is None
-    assert lacks([prompt, reply], since=5.0, carried={"c1"}, running=set()) == (
+    assert lacks([prompt, reply], set(), {"c1"}, {}) is None
+    assert lacks([prompt, reply], {"c1"}, set(), {}) == (
         "the result of call c1, which its model request carries"
     )
-    assert lacks([prompt, reply, result], since=5.0, carried={"c1"}, running=set()) is None
+    assert lacks([prompt, reply, result], {"c1"}, set(), {}) is None
+    released = "the result of call c1, whose tool the program released"
+    assert lacks([earlier, prompt, reply], set(), set(), {"c1": 1}) == released
+    assert lacks([earlier, prompt, reply, result], set(), set(), {"c1": 1}) is None
+    assert lacks([prompt, reply, result], set(), set(), {"c1": 2}) == released
 
 
 # ---------------------------------------------------------------------------------------------

@@ -71,10 +71,11 @@ prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without
 its answer, a running tool, a pending model request) or exits, its log holds what it did (the
-turn's prompt, the results its model request carries, the calls whose hooks or tools run: a CLI
-writes its log after it acts), and no new observation came for a moment, however long that
-takes (conform's answer timeout bounds it); then it turns what it observed, in time order, into
-events:
+turn's prompt, the results its model request carries, the calls whose hooks or tools run, and
+in Claude Code the result of each call whose tool the program released, which it writes as the
+tool ends: a CLI writes its log after it acts), and no new observation came for a moment,
+however long that takes (conform's answer timeout bounds it, and stderr says what is awaited);
+then it turns what it observed, in time order, into events:
 
 - the CLI's own log (Claude Code transcript, Codex rollout): the user's prompt (turn/start,
   step/start, user/message), each reply (assistant/message, and a tool/call per call record
@@ -106,6 +107,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -452,15 +454,26 @@ def codex_log_items(text: str) -> list[LogItem]:
 
 
 def log_lacks(
-    items: list[LogItem], *, since: float, carried: set[str], running: set[str]
+    items: list[LogItem],
+    *,
+    since: float,
+    carried: set[str],
+    running: set[str],
+    released: Mapping[str, int],
 ) -> str | None:
     """What a running CLI did that its log `items` do not hold yet, or None: the prompt of
     its turn (one recorded at or after `since`, when the CLI process started), the result of
     each call in `carried` (its pending model request carries them), the call record of each
-    call in `running` (its hook or tool waits on the program)."""
+    call in `running` (its hook or tool waits on the program), and as many results recorded
+    since then of each call in `released` as the program released tools of it (a call id the
+    model reused, or a reply repeated, runs more than one)."""
     if not any(isinstance(item, Prompt) and item.at >= since for item in items):
         return "the turn's prompt"
     results = {item.call_id for item in items if isinstance(item, Result)}
+    logged = Counter(
+        item.call_id for item in items if isinstance(item, Result) and item.at >= since
+    )
+    unlogged = sorted(call for call, count in released.items() if logged[call] < count)
     calls = {
         payload[0]
         for item in items
@@ -472,6 +485,8 @@ def log_lacks(
         return f"the result of call {min(carried - results)}, which its model request carries"
     if running - calls:
         return f"the call record of {min(running - calls)}, whose hook or tool is running"
+    if unlogged:
+        return f"the result of call {unlogged[0]}, whose tool the program released"
     return None
 
 
@@ -1274,8 +1289,37 @@ class Session:
             }
             carried &= ran
         running = {str(w.request.get("call")) for w in tools if not w.answered.is_set()}
-        running |= {self._hook_call(w)[0] for w in self._hooks() if not w.answered.is_set()}
-        return log_lacks(items, since=self.started_at, carried=carried, running=running)
+        hooked = {self._hook_call(w)[0] for w in self._hooks() if not w.answered.is_set()}
+        released = self._released(tools, hooked)
+        return log_lacks(
+            items,
+            since=self.started_at,
+            carried=carried,
+            running=running | hooked,
+            released=released,
+        )
+
+    def _released(self, tools: list[Waiting], hooked: set[str]) -> Counter[str]:
+        """How many tools of each call this CLI process ran that the program released, whose
+        result its log must hold before a command is settled.
+
+        Claude Code writes a result as its command ends, also while calls beside it still run
+        (its ORD-3): settled on a quiet moment before a CPU-starved CLI had written it, the
+        result of a call released while another ran came with the next command, ahead of that
+        one's, and the ORD-3 case was blamed on ORD-3 out of order (about one run in six in a
+        loaded suite). A call whose PostToolUse hook still asks has no result yet; the hook's
+        release makes it awaited. Codex writes a batch's outputs in issue order, so an output
+        may rightly wait for a call still running; its next model request carries them all
+        (`carried`)."""
+        if self.harness != Harness.CLAUDE_CODE:
+            return Counter()
+        return Counter(
+            call
+            for w in tools
+            if w.at >= self.started_at and w.answered.is_set()
+            for call in [str(w.request.get("call"))]
+            if call not in hooked
+        )
 
     def _log_items(self, path: Path) -> list[LogItem]:
         text = path.read_text(encoding="utf-8", errors="replace")
