@@ -401,6 +401,45 @@ def test_PROTO_1_a_jvm_stack_trace_longer_than_the_tail_keeps_its_exception_line
     assert re.fullmatch(r"\t\[the line above [1-9][0-9] times more\]", shown[-1]), shown[-1]
 
 
+class WritesAscii(ModelTarget):
+    """The model, its events written as a JVM writes System.out under LC_ALL=C: in ASCII,
+    each other character as `?`."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        written = json.dumps(list(observed.events), ensure_ascii=False).encode("ascii", "replace")
+        return attrs.evolve(observed, events=tuple(json.loads(written)))
+
+
+def test_PROTO_1_text_written_in_ascii_is_said_to_be_no_utf_8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Java loop run under LC_ALL=C wrote U+0085 in a call's arguments as `?`;
+    conform blamed EXE-2, the arguments "differ from the model's raw arguments", and the loop
+    had taken them as they came. The rule stays, and a note says the text lost its characters
+    to an encoding other than UTF-8, and how a JVM reads and writes UTF-8."""
+    case = tmp_path / "case.json"
+    arguments = json.dumps(json.dumps({"file_path": "caf\u00e9"}, ensure_ascii=False))
+    case.write_text(
+        '{"loopspec": "case", "version": 1, "config": {"tools": [{"name": "read", '
+        '"concurrencySafe": true, "requiredKeys": ["file_path"]}], "hooks": [], '
+        '"maxParallel": 1, "provider": "scripted", "model": "scripted-model", "epochMs": 0}, '
+        '"commands": [{"kind": "SubmitUser", "text": "hi"}, {"kind": "ModelReplies", '
+        '"finish": "completed", "blocks": [{"type": "tool-call", "id": "c1", "name": "read", '
+        f'"arguments": {arguments}}}]}}]}}',
+        encoding="utf-8",
+    )
+    impl = "test_foreign_language_targets:WritesAscii"
+    assert main(["replay", str(case), "--impl", impl]) == 1
+    said = capsys.readouterr().out
+    assert (
+        "note: the target has '?' where the model has U+00E9 (at "
+        "events[0].data.message.content[0].arguments): it read or wrote that text in another "
+        "encoding than UTF-8"
+    ) in said
+    assert "new InputStreamReader(System.in, StandardCharsets.UTF_8)" in said
+
+
 class WritesTheTextZeroAsANumber(ModelTarget):
     """The model, except that a result's text "0" is written as the number 0, as JSON::PP
     writes a Perl string once compared as a number (`$text > 0`)."""

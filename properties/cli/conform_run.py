@@ -43,6 +43,7 @@ from loopspec.properties.conformance.compare import (
     DivergenceFound,
     displayed_observation,
 )
+from loopspec.properties.conformance.encoding_note import encoding_note
 from loopspec.properties.conformance.run import (
     Case,
     CaseFileUnreadable,
@@ -110,11 +111,14 @@ def _describe_divergence(
     answered: Answered | None = None
     if config is not None:
         answered = answers_for(config, program).get(divergence.index)
-    lines = [
-        f"rule {divergence.rule_id}: {divergence.what}",
+    lines = [f"rule {divergence.rule_id}: {divergence.what}"]
+    note = encoding_note(divergence.expected, divergence.actual)
+    if note is not None:  # PROTO-1 beside the rule blamed: the text changed on its way
+        lines.append(note)
+    lines.append(
         f"first divergence after command #{divergence.index + 1}: "
-        + command_words(divergence.command, answered),
-    ]
+        + command_words(divergence.command, answered)
+    )
     model_did, target_did = _did(divergence.expected), _did(divergence.actual)
     if model_did != target_did:
         # The diff shows events as sorted JSON, type last: this says which events differ.

@@ -1,18 +1,20 @@
 """The driver protocol: how loopspec drives an implementation in any language (rule PROTO-1).
 
-JSON lines over the implementation's stdin/stdout, one message per line, UTF-8. loopspec sends; the
-implementation answers every message with exactly one line, flushed (Perl's, Python's and C's
-stdio, and a Java `Writer`, hold output to a pipe in a buffer: a loop found waiting, in any of its
-threads, for its next message with no answer sent is told to flush), within 10 seconds (the first
-`reset`'s answer, which includes the process's start-up, too): a later answer is a hang, and the
-run ends with PROTO-1 (exit 2). A loop that starts or answers slowly (a JVM, a large bundle) is
-given longer with `--answer-timeout S` (conform, replay; the pytest plugin's
-`--loopspec-answer-timeout S`). What it writes to stderr is never parsed and not shown as it comes
-(a run sends thousands of commands): its last 2000 bytes are shown when the process breaks the
-protocol (dies, hangs, answers a line that is not the protocol's), headed by the last line written
-flush left when they no longer hold it (a JVM prints `Exception in thread "main" ...` above a stack
-trace longer than that), and a line repeated in a row is said once with its count. To read all of
-it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
+JSON lines over the implementation's stdin/stdout, one message per line, UTF-8 whatever the locale
+(a JVM reads `System.in` and writes `System.out` in the locale's charset, ASCII under `LC_ALL=C`:
+give both `StandardCharsets.UTF_8`). loopspec sends; the implementation answers every message with
+exactly one line, flushed (Perl's, Python's and C's stdio, and a Java `Writer`, hold output to a
+pipe in a buffer: a loop found waiting, in any of its threads, for its next message with no answer
+sent is told to flush), within 10 seconds (the first `reset`'s answer, which includes the process's
+start-up, too): a later answer is a hang, and the run ends with PROTO-1 (exit 2). A loop that
+starts or answers slowly (a JVM, a large bundle) is given longer with `--answer-timeout S`
+(conform, replay; the pytest plugin's `--loopspec-answer-timeout S`). What it writes to stderr is
+never parsed and not shown as it comes (a run sends thousands of commands): its last 2000 bytes are
+shown when the process breaks the protocol (dies, hangs, answers a line that is not the
+protocol's), headed by the last line written flush left when they no longer hold it (a JVM prints
+`Exception in thread "main" ...` above a stack trace longer than that), and a line repeated in a
+row is said once with its count. To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs
+2>>debug.log'"`.
 
     -> {"type": "reset", "protocol": 1, "config": CONFIG}
     <- {"type": "ready", "implementation": str, "capabilities": [CAPABILITY, ...]}
