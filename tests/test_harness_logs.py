@@ -50,6 +50,15 @@ def rules(report: LogReport) -> list[str]:
     return [found.violation.rule_id for found in report.violations]
 
 
+def only_violation(path: Path, rule: str) -> tuple[int, tuple[int, ...], str]:
+    """The line, cited lines and message of the one violation a fixture holds, of `rule`."""
+    report = check(path)
+    assert rules(report) == [rule]
+    (found,) = report.violations
+    assert found.events is not None
+    return found.line, found.events, found.violation.message
+
+
 # ---------------------------------------------------------------------------------------------
 # The rules, one by one.
 
@@ -361,26 +370,60 @@ def test_REC_1_claude_code_a_crash_repair_followed_by_a_message_the_model_never_
     assert check(CLAUDE / "valid" / "a-crash-repair-then-the-next-prompt.jsonl").violations == []
 
 
-def test_REC_1_claude_code_a_crash_before_the_reply_then_a_message_the_model_never_wrote(
+INVENTED_ON_RESUMING = [
+    pytest.param(
+        "REC-1-a-crash-before-the-reply.jsonl",
+        "REC-1",
+        (
+            2,
+            (2, 1),
+            "the model never replied to line 1 before a crash cut the turn, and resuming adds an "
+            "assistant message the model never wrote (No response requested.): crash repair "
+            "only answers the calls awaiting results and closes the turn",
+        ),
+        id="REC-1",
+    ),
+    pytest.param(
+        "ABORT-2.jsonl",
+        "ABORT-2",
+        (
+            3,
+            (3, 2),
+            "after the interrupt at line 2, which came before the model's reply ended, an "
+            "assistant message the model never wrote (No response requested.) is sent to it as "
+            "its own: an interrupted reply keeps only the text the model delivered",
+        ),
+        id="ABORT-2",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "rule", "found"), INVENTED_ON_RESUMING)
+def test_REC_1_ABORT_2_claude_code_resumed_before_the_reply_with_a_message_the_model_never_wrote(
+    name: str, rule: str, found: tuple[int, tuple[int, ...], str]
+) -> None:
+    """REC-1, ABORT-2: Claude Code 2.1.332, stopped while the model's reply streamed, before any
+    block of it was written, and resumed (`claude -p --continue`), writes an assistant message of
+    model `<synthetic>` (`No response requested.`) that the next request carries as the model's
+    own (observed 2026-12-04). Killed (SIGKILL), it writes it right after the prompt: no call
+    awaited a result, so no repair record came first, and check passed the transcript (REC-1).
+    Interrupted (SIGINT), it writes the notice `[Request interrupted by user]` first (no `for
+    tool use`: no call ran), and check named ABORT-1, whose abort answers a batch's calls: an
+    interrupt before the reply ended is ABORT-2's, whose reply keeps only what the model
+    delivered. Each reported once, at the message, citing the record it follows."""
+    report = check(CLAUDE / "violations" / name)
+    assert only_violation(CLAUDE / "violations" / name, rule) == found
+    assert (rule in report.checked_in_part) == (rule == "ABORT-2")
+    assert rule not in report.not_checkable
+
+
+def test_REC_1_claude_code_no_resume_after_an_api_error_or_a_quiet_turns_close(
     tmp_path: Path,
 ) -> None:
-    """REC-1: Claude Code 2.1.332 killed (SIGKILL) while the model's reply streamed, before any
-    block of it was written, and resumed (`claude -p --continue`), writes right after the prompt
-    an assistant message of model `<synthetic>` (`No response requested.`), which the next
-    request carries as the model's own (observed 2026-12-04). No call awaited a result, so no
-    repair record came first and check passed the transcript. Reported once, at the message,
-    citing the prompt it follows; an API error notice (never sent to the model) answering the
-    prompt first, or a message Claude Code marks as a quiet turn's close, is not blamed."""
+    """REC-1: an API error notice (never sent to the model) answering the prompt before Claude
+    Code's own message, or a message Claude Code marks as a quiet turn's close, is no resume of a
+    turn a crash cut: not blamed."""
     path = CLAUDE / "violations" / "REC-1-a-crash-before-the-reply.jsonl"
-    report = check(path)
-    assert rules(report) == ["REC-1"]
-    (found,) = report.violations
-    assert (found.line, found.events) == (2, (2, 1))
-    assert found.violation.message == (
-        "the model never replied to line 1 before a crash cut the turn, and resuming adds an "
-        "assistant message the model never wrote (No response requested.): crash repair only "
-        "answers the calls awaiting results and closes the turn"
-    )
     lines = path.read_text().splitlines(keepends=True)
     api_error = json.loads(lines[1]) | {"isApiErrorMessage": True}
     api_error["message"] = api_error["message"] | {
@@ -424,13 +467,13 @@ def test_ABORT_1_claude_code_an_interrupt_then_a_message_the_model_never_wrote(
     # No abort there: a message the model never answered, then Claude Code's own, is the
     # resume of a turn a crash cut (REC-1).
     assert rules(check(tmp_path / "typed.jsonl")) == ["REC-1"]
-    # An interrupt that cut the model's reply short writes the notice as a plain string.
+    # The notice of an interrupt before the reply ended, a plain string too: ABORT-2's.
     plain = lines[3].replace(
         '[{"type":"text","text":"[Request interrupted by user for tool use]"}]',
         '"[Request interrupted by user]"',
     )
     (tmp_path / "plain.jsonl").write_text("".join([*lines[:3], plain, *lines[4:]]))
-    assert rules(check(tmp_path / "plain.jsonl")) == ["ABORT-1"]
+    assert rules(check(tmp_path / "plain.jsonl")) == ["ABORT-2"]
 
 
 def test_ORD_3_a_subagent_transcript_is_judged_not_skipped() -> None:
@@ -794,10 +837,11 @@ def test_json_report_lists_the_rules_each_log_was_judged_by(
     assert claude_log["rules_checked"] == sorted(
         (set(rule_ids()) - set(claude_code.NOT_CHECKABLE)) | set(claude_code.CHECKED_IN_PART)
     )
-    assert {"RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1", "ABORT-1"} == (
-        set(claude_log["rules_checked"])
-    )
-    assert set(claude_log["rules_checked_in_part"]) == {"ABORT-1"}
+    assert {
+        *("RW-1", "ORD-3", "ADJ-1", "ADJ-2", "ADJ-3", "EXE-1", "HOOK-4", "REC-1"),
+        *("ABORT-1", "ABORT-2"),
+    } == (set(claude_log["rules_checked"]))
+    assert set(claude_log["rules_checked_in_part"]) == {"ABORT-1", "ABORT-2"}
     for log in (claude_log, dsh_log):
         assert not set(log["rules_checked"]) & set(log["rules_not_checkable"])
         # Rules only conform judges are in neither list (SPEC.md section 2).

@@ -13,7 +13,9 @@ nothing the rules read):
   repair (below), or right after a user record the model never answered (a crash cut the turn
   while the model was asked: no call awaited a repair), it breaks REC-1 (a repair adds results
   only); written after an interrupt's notice (`No response requested.`, on resuming), ABORT-1
-  (an abort adds no reply). One marked `closesQuietTurn` is not judged.
+  (an abort adds no reply) when the notice says the interrupt came during the calls (`... for
+  tool use]`), else ABORT-2 (it cut the model's reply short, which keeps only what the model
+  delivered). One marked `closesQuietTurn` is not judged.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
   with results belong to the result message; without results they are a user message. The
@@ -99,6 +101,9 @@ SYNTHETIC_MODEL = "<synthetic>"
 # use]`): the same prefix `properties.harnesses.cli_wire` waits for, spelt here so check does not
 # import the harness driver.
 ABORT_NOTICE = "[Request interrupted by user"
+# How that notice begins when the interrupt came while the reply's calls ran (or their hooks):
+# the plain notice is an interrupt of the model's reply (ABORT-2's).
+BATCH_ABORT_NOTICE = ABORT_NOTICE + " for tool use"
 
 # Keys one of which every transcript record carries (a `summary` only `leafUuid`, a
 # `file-history-snapshot` only `messageId`); none of them is a dsh event field.
@@ -134,13 +139,17 @@ NOT_CHECKABLE = {
         "held to it"
     ),
     "DEC-2": "approval requests and answers are not recorded",
-    "ABORT-2": "interrupted replies are not marked",
 }
 CHECKED_IN_PART = {
     "ABORT-1": (
         "only an assistant message Claude Code writes itself (model <synthetic>) after an "
         "interrupt's notice, which the next request carries as the model's; the transcript does "
         "not record which calls ran when the abort landed"
+    ),
+    "ABORT-2": (
+        "only an assistant message Claude Code writes itself (model <synthetic>) after an "
+        "interrupt that cut the model's reply short, which the next request carries as the "
+        "model's; the transcript does not mark which of the reply's text was delivered"
     ),
 }
 
@@ -171,8 +180,10 @@ class _Reader:
         # The calls and line of the crash repair records just read (REC-1), until the
         # next user or assistant record.
         self.repair: tuple[tuple[str, ...], int] | None = None
-        # The line of the interrupt notice just read (ABORT-1), until the next prompt or reply.
+        # The line of the interrupt notice just read (ABORT-1, ABORT-2), until the next prompt
+        # or reply, and whether the interrupt came while the reply's calls ran (ABORT-1's).
         self.abort_line: int | None = None
+        self.abort_in_batch = False
         # The line of the last user record (a prompt, results), until a reply follows it: a
         # message of Claude Code's own there resumes a turn a crash cut before the reply (REC-1).
         self.unreplied: int | None = None
@@ -204,7 +215,8 @@ class _Reader:
                 if repair is not None:
                     yield Invented(_text_of(message), repair[0], line, repair[1])
                 elif abort_line is not None:
-                    yield InventedAfterAbort(_text_of(message), line, abort_line)
+                    text = _text_of(message)
+                    yield InventedAfterAbort(text, line, abort_line, self.abort_in_batch)
                 elif unreplied is not None:
                     yield Invented(_text_of(message), (), line, unreplied)
             yield from self._assistant(message, line)
@@ -213,6 +225,7 @@ class _Reader:
             said = content if isinstance(content, str) else _text_of(message)
             if said.startswith(ABORT_NOTICE):
                 self.abort_line = line
+                self.abort_in_batch = said.startswith(BATCH_ABORT_NOTICE)
             results = list(_user(message.get("content"), line, _refused(record)))
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:

@@ -27,8 +27,11 @@ records into the neutral `Observation`s below; `Judge` holds them to:
   held until the next record says which it is, REC-1 when the next reply comes before any of
   their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise;
 - ABORT-1 (Claude Code), in part: an abort ends the turn adding no reply; an assistant message
-  the loop wrote itself after an interrupt, which the next request carries as the model's,
-  breaks it. What ran when the abort landed is not recorded (`Dialect.checked_in_part`).
+  the loop wrote itself after an interrupt of a batch, which the next request carries as the
+  model's, breaks it. What ran when the abort landed is not recorded (`Dialect.checked_in_part`).
+- ABORT-2 (Claude Code), in part: an interrupted reply keeps only the text the model delivered;
+  such a message after an interrupt that cut the reply short (no batch ran) breaks it. Which of
+  the reply's text was delivered is not recorded.
 
 A hook whose own output or process went wrong (a crash, broken JSON, a timeout: HOOK-7) breaks
 no rule: as in a dsh log, the report notes each such hook once (Claude Code: `claude_code_hooks`;
@@ -192,14 +195,15 @@ class Invented(PlainRecord):
 class InventedAfterAbort(PlainRecord):
     """An assistant message the loop wrote itself, sent to the model as its own, after the
     interrupt notice at `abort_line` ended the turn (Claude Code's `No response requested.` on
-    resuming)."""
+    resuming): an interrupt of a batch (`in_batch`, ABORT-1) or of the model's reply (ABORT-2)."""
 
-    __slots__ = ("text", "line", "abort_line")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("text", "line", "abort_line", "in_batch")  # noqa: RUF023 (the fields' order)
 
-    def __init__(self, text: str, line: int, abort_line: int) -> None:
+    def __init__(self, text: str, line: int, abort_line: int, in_batch: bool) -> None:
         self.text = text
         self.line = line
         self.abort_line = abort_line
+        self.in_batch = in_batch
 
 
 class RecordError(Exception):
@@ -418,13 +422,21 @@ class Judge:
                     f"never wrote ({_show(text)}): a repair adds results only"
                 )
                 return [Violation("REC-1", line, message, (repair_line,))]
-            case InventedAfterAbort(text=text, line=line, abort_line=abort_line):
+            case InventedAfterAbort(text=text, line=line, abort_line=abort_line, in_batch=True):
                 message = (
                     f"after the interrupt at line {abort_line}, an assistant message the model "
                     f"never wrote ({_show(text)}) is sent to it as its own: an abort answers "
                     "the calls and ends the turn, adding no reply"
                 )
                 return [Violation("ABORT-1", line, message, (abort_line,))]
+            case InventedAfterAbort(text=text, line=line, abort_line=abort_line):
+                message = (
+                    f"after the interrupt at line {abort_line}, which came before the model's "
+                    f"reply ended, an assistant message the model never wrote ({_show(text)}) is "
+                    "sent to it as its own: an interrupted reply keeps only the text the model "
+                    "delivered"
+                )
+                return [Violation("ABORT-2", line, message, (abort_line,))]
             case TurnStart(line=line, what=what):
                 return self._turn_start(line, what)
             case _:
