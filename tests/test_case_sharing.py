@@ -437,13 +437,13 @@ def _line_holding(text: str, needle: str) -> int:
         (
             lambda doc: doc.update(profile="dhs"),
             '"profile"',
-            ("", "$.profile is 'dhs'; known profiles"),
+            ("", '$.profile is "dhs"; known profiles'),
         ),
         (lambda doc: doc.update(loopspec="cases"), '"loopspec"', ("", '$.loopspec is "cases"')),
         (
             lambda doc: doc.update(capabilities=["parallel", "paralel"]),
             '"paralel"',
-            ("", "$.capabilities[1] is 'paralel', which is no capability (did you mean parallel?)"),
+            ("", '$.capabilities[1] is "paralel", which is no capability (did you mean parallel?)'),
         ),
         (
             lambda doc: doc.update(target={"module": "mine:make"}),
@@ -741,7 +741,7 @@ def test_PROTO_1_replay_reads_exactly_the_cases_the_case_schema_accepts(
         load_case(saved)
     assert refused.value.message.startswith(f"{saved}:"), refused.value.message
     if name == "a divergence its profile does not list":
-        assert "$.divergence is 'ADJ-1', which the dsh profile does not list" in str(
+        assert '$.divergence is "ADJ-1", which the dsh profile does not list' in str(
             refused.value.message
         )
     if name == "misspelt member":

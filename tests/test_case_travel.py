@@ -168,7 +168,7 @@ def test_PROTO_1_a_case_from_another_loopspec_says_which_one_wrote_it(
     rule_line = saved.read_text(encoding="utf-8").splitlines().index('  "rule": "LEASE-1",') + 1
     assert main(["replay", str(saved), "--bundled"]) == 2
     assert capsys.readouterr().err == (
-        f"loopspec: error: {saved}:{rule_line}: $.rule is 'LEASE-1', which is no rule of this "
+        f'loopspec: error: {saved}:{rule_line}: $.rule is "LEASE-1", which is no rule of this '
         "loopspec's SPEC.md; the case was written by loopspec 9.1: replay it with that version "
         f"(this is {loopspec.__version__})\n"
     )

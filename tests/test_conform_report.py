@@ -583,10 +583,10 @@ def test_PROTO_1_conform_refuses_a_case_dir_it_cannot_write_before_searching(
         ({"version": None}, "$.version is missing; this loopspec reads"),
         ({"commands": None}, "$.commands must be a non-empty list"),
         ({"commands": []}, "$.commands must be a non-empty list"),
-        ({"rule": "XYZ-1"}, "$.rule is 'XYZ-1', which is no rule of this loopspec's SPEC.md"),
+        ({"rule": "XYZ-1"}, '$.rule is "XYZ-1", which is no rule of this loopspec\'s SPEC.md'),
         (
             {"profile": "dsh", "divergence": "no-such-thing"},
-            "$.divergence is 'no-such-thing', which the dsh profile does not list",
+            '$.divergence is "no-such-thing", which the dsh profile does not list',
         ),
     ],
     ids=[

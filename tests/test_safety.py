@@ -1233,7 +1233,7 @@ def test_SAFE_5_a_python_target_that_raises_exits_2_in_one_line(
         ),
         (
             "MisspeltCapability",
-            "the target failed in reset: ValueError: reset returned 'pre_hooks', which is no "
+            'the target failed in reset: ValueError: reset returned "pre_hooks", which is no '
             "capability (did you mean pre-hooks?); the capabilities are abort, approval, ",
         ),
     ],

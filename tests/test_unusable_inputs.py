@@ -518,7 +518,7 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
         (
             {"turns": [{"user": "x", "replies": [{"blocks": [], "finish": "sideways"}]}]},
             "[PROTO-1] {path}: $.turns[0].replies[0].finish must be cancelled, completed or "
-            "max-tokens, not 'sideways'",
+            'max-tokens, not "sideways"',
         ),
         ({"turns": []}, "{path}: $.turns must list at least one turn"),
         # A hooks file or a case beside the scenarios, given in its place.

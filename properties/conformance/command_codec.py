@@ -60,6 +60,7 @@ from loopspec.properties.conformance.wire_layout import (
     union_members,
     wire_fields,
 )
+from loopspec.properties.json_schema_words import json_spelled
 
 JsonObject = dict[str, Any]
 
@@ -197,7 +198,9 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
     if field.enum is not None and value not in field.enum:
         nearest = difflib.get_close_matches(str(value), sorted(field.enum), n=1)
         hint = f" (did you mean {nearest[0]}?)" if nearest else ""
-        raise ProtocolError(f"{where} must be {_one_of(sorted(field.enum))}, not {value!r}{hint}")
+        raise ProtocolError(
+            f"{where} must be {_one_of(sorted(field.enum))}, not {json_spelled(value)}{hint}"
+        )
     if field.minimum is not None and isinstance(value, int) and value < field.minimum:
         raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
     if field.maximum is not None and isinstance(value, int) and value > field.maximum:

@@ -94,6 +94,7 @@ from loopspec.properties.json_location import (
     line_of,
     lines_of,
 )
+from loopspec.properties.json_schema_words import json_spelled
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
 from loopspec.properties.typographic import curled_quotes_hint
@@ -339,8 +340,8 @@ def _capabilities(declared: object) -> frozenset[str]:
         meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
         hint = f" (did you mean {meant[0]}?)" if meant else ""
         msg = (
-            f"reset returned {shown(name, 40)!r}, which is no capability{hint}; the capabilities "
-            f"are {', '.join(sorted(CAPABILITIES))}"
+            f"reset returned {shown(json_spelled(name), 42)}, which is no capability{hint}; the "
+            f"capabilities are {', '.join(sorted(CAPABILITIES))}"
         )
         raise ValueError(msg)
     return frozenset(declared)
@@ -1662,8 +1663,8 @@ def _case_from(document: object) -> Case:
             meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
             hint = f" (did you mean {meant[0]}?)" if meant else ""
             raise _CaseFault(
-                f"$.capabilities[{index}] is {shown(name, 40)!r}, which is no capability{hint}; "
-                f"the capabilities are {', '.join(sorted(CAPABILITIES))}"
+                f"$.capabilities[{index}] is {shown(json_spelled(name), 42)}, which is no "
+                f"capability{hint}; the capabilities are {', '.join(sorted(CAPABILITIES))}"
             )
     version = document.get("version")
     if version != CASE_VERSION or isinstance(version, bool):  # `true` equals 1 in Python
@@ -1703,7 +1704,8 @@ def _case_from(document: object) -> Case:
     profile = document.get("profile")
     if profile is not None and profile not in PROFILES:
         raise _CaseFault(
-            f"$.profile is {shown(profile, 40)!r}; known profiles: {', '.join(sorted(PROFILES))}"
+            f"$.profile is {shown(json_spelled(profile), 42)}; known profiles: "
+            f"{', '.join(sorted(PROFILES))}"
         )
     try:
         config = config_from_json(document.get("config"))
@@ -1724,7 +1726,9 @@ def _case_from(document: object) -> Case:
             if other
             else " (loopspec spec lists them by family)"
         )
-        raise _CaseFault(f"$.rule is {rule!r}, which is no rule of this loopspec's SPEC.md{advice}")
+        raise _CaseFault(
+            f"$.rule is {json_spelled(rule)}, which is no rule of this loopspec's SPEC.md{advice}"
+        )
     known, rules = document.get("divergence"), document.get("rules")
     named = profile_named(profile)
     if isinstance(known, str) and named is not None:
@@ -1732,7 +1736,7 @@ def _case_from(document: object) -> Case:
             named.divergence(known)
         except KeyError as error:
             raise _CaseFault(
-                f"$.divergence is {known!r}, which the {named.name} profile does not "
+                f"$.divergence is {json_spelled(known)}, which the {named.name} profile does not "
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)
