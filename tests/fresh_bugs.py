@@ -21,7 +21,10 @@ from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdi
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
+from loopspec.properties.conformance.compare import DivergenceFound
+from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.run import replay_case
+from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 FreshBug = tuple[str, type[ModelTarget], LoopConfig, tuple[Command, ...], str]
@@ -62,6 +65,28 @@ class CapOneOff(ModelTarget):
                 lambda safe, running, gate, cap: may_start(safe, running, gate, cap + 1),
             )
             return super().apply(command)
+
+
+def planted(owner: object, attribute: str, wrong: object, what: str) -> type[ModelTarget]:
+    """The model with `owner.attribute` replaced by `wrong` while it applies each command: a
+    bug planted where the model keeps the code a wrong loop got wrong; `what` says the bug."""
+
+    class Planted(ModelTarget):
+        def apply(self, command: Command) -> Observation:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(owner, attribute, wrong)
+                return super().apply(command)
+
+    Planted.__doc__ = what
+    return Planted
+
+
+def swept(target: type[ModelTarget]) -> Any:
+    """The first divergence the targeted programs of rare situations find on `target`, played
+    with every capability; the test fails when there is none."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(target, frozenset(CAPABILITIES))
+    return found.value.divergence
 
 
 def names(table: Sequence[FreshBug]) -> list[str]:

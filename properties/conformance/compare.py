@@ -2634,7 +2634,11 @@ def _extra(
                     "calls' tool/call records, only after every one of those hooks has answered"
                 )
             if isinstance(command, Abort | ModelReplies):
-                return "ABORT-2", f"{adds}: an interrupted reply without text is omitted"
+                return "ABORT-2", (
+                    f"{adds}: an interrupted reply keeps only its text and reasoning blocks "
+                    "that are not blank (empty, or only whitespace as EXE-2 reads it), and is "
+                    "omitted when none is left"
+                )
             return "ORD-1", f"{adds}: one reply per step"
         case "turn/end" | "step/end" | "step/start":
             if isinstance(command, Abort):

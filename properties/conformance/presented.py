@@ -127,6 +127,19 @@ def _call_record(call_id: object, history: Sequence[Event]) -> dict[str, Any]:
     return {}
 
 
+def _earlier_call_with_the_id(call_id: object, history: Sequence[Event]) -> str:
+    """The tool name of a `tool/call` for `call_id` before its latest one, "" when none is (a
+    later step's reply may reuse an earlier step's call id, EXE-1)."""
+    names = [
+        data.get("name")
+        for event in history
+        if event.get("type") == "tool/call"
+        for data in [event.get("data")]
+        if isinstance(data, dict) and data.get("callId") == call_id
+    ]
+    return f"tool {names[-2]}" if len(names) > 1 else ""
+
+
 def _result_of(call_id: object, history: Sequence[Event]) -> Event | None:
     """The (latest) `tool/result` answering `call_id`: its data names the call only inside its
     message, in the one `tool-result` block (LOG-6)."""
@@ -784,6 +797,17 @@ def _result_rule(
                 f"presenter does not know; call {call_id}'s card, shown before the crash, was a "
                 "terminal, so its result is the fenced console output: a reopened loop renders "
                 "the result of a call its log recorded with that call's card, as it would live"
+            )
+        earlier = _earlier_call_with_the_id(call_id, history)
+        if theirs.get("content") == _raw_items(call_id, history) and earlier:
+            # Raw content is how the earlier call with this id would show its result: a UI that
+            # remembers a call id's first card renders so (VIEW-2), not one unaware of terminals.
+            return "VIEW-2", (
+                f"{named}: the update shows the result's raw content, as a result of the earlier "
+                f"call {call_id} ({earlier}) would show; this result answers the latest call "
+                f"{call_id} (tool {_call_record(call_id, history).get('name')}), so it is the "
+                "fenced console output: a result is shown with the card of the call it answers, "
+                "the latest tool/call with its id (ids are unique within a reply only, EXE-1)"
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):

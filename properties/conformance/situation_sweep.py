@@ -266,15 +266,17 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
-        "a later step's reply reuses the call id of an earlier step's call",
-        ("EXE-1", "ADJ-2", "ORD-2"),
+        "a later step's reply reuses the call id of an earlier step's call, for another tool",
+        ("EXE-1", "ADJ-2", "ORD-2", "VIEW-2"),
         frozenset(),
         LoopConfig(tools=TOOLS),
+        # The second call is a shell command, whose result card (terminal) is not the read's
+        # (raw content): a UI that kept the first call's card per id shows the wrong one.
         (
-            SubmitUser("read both"),
+            SubmitUser("read, then list"),
             ModelReplies((ToolCallBlock("call_0", "read", _READ),)),
             ToolFinishes("call_0", ToolSucceeded("first")),
-            ModelReplies((ToolCallBlock("call_0", "read", '{"file_path":"b.txt"}'),)),
+            ModelReplies((ToolCallBlock("call_0", "bash", _BASH),)),
             ToolFinishes("call_0", ToolSucceeded("second")),
         ),
     ),
