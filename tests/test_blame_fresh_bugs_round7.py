@@ -21,15 +21,28 @@ from fresh_bugs import (
     assert_blamed_on,
     assert_passes_on_model,
     assert_report_says,
+    calls,
+    copied,
     planted,
+    renumbered,
     swept,
 )
 
 from loopspec.model import handlers
-from loopspec.model.commands import FINISH_CANCELLED, ModelReplies, SubmitUser
-from loopspec.model.config import LoopConfig
+from loopspec.model.commands import (
+    FINISH_CANCELLED,
+    Abort,
+    Ask,
+    Command,
+    HookAnswers,
+    ModelReplies,
+    SubmitUser,
+)
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock
-from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
 
 
 class _FirstCardKept(dict[str, Any]):
@@ -96,3 +109,42 @@ def test_VIEW_2_a_result_shown_with_an_earlier_calls_card_is_found_and_reported_
     assert "as a result of the earlier call call_0 (tool read) would show" in what, what
     assert "the latest tool/call with its id" in what, what
     assert "without terminals" not in what, what
+
+
+class AbortLeavesTheAskedCallUnanswered(ModelTarget):
+    """The model, except that an abort answers a pending approval cancelled and stops there:
+    the call that waited for it gets no result (the loop fails only the calls still waiting at
+    the gate), so the batch never ends."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, Abort):
+            return observed
+        events = copied(observed)
+        kinds = [event["type"] for event in events]
+        if "approval/decided" not in kinds:
+            return observed
+        return renumbered(observed, events[: kinds.index("approval/decided") + 1])
+
+
+ASKED_THEN_ABORTED: FreshBug = (
+    "an abort leaves the call awaiting approval unanswered",
+    AbortLeavesTheAskedCallUnanswered,
+    LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+    (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), HookAnswers(Ask()), Abort("user")),
+    "ABORT-1",
+)
+
+
+def test_ABORT_1_a_call_left_unanswered_by_an_abort_is_named_with_why_it_never_started() -> None:
+    """ABORT-1: the words name the call, that it waited for its approval (cancelled by the
+    abort) and the code its result carries, where they said only that every call that never
+    started gets an error result."""
+    assert_blamed_on(ASKED_THEN_ABORTED)
+    assert_passes_on_model(ASKED_THEN_ABORTED)
+    assert_report_says(
+        [ASKED_THEN_ABORTED],
+        "an abort leaves",
+        "call c1 was waiting for its approval (answered cancelled now), so it never started",
+        "(ABORTED_BEFORE_DISPATCH)",
+    )

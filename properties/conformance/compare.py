@@ -414,6 +414,33 @@ def hook_named(event: Event) -> str:
     return f"the {data.get('point', 'unnamed')} hook matching {data.get('matcher', '?')!r}"
 
 
+def _unstarted_call_words(result: Event, model_events: Sequence[Event]) -> str:
+    """What an abort owes the call whose result `result` is, in words naming the call, why it
+    never started (waiting at the gate, or for its approval) and the result's code."""
+    call_id = _call_id_of(result)
+    code = (
+        _data(result).get("error", {}).get("code")
+        if isinstance(_data(result).get("error"), dict)
+        else None
+    )
+    cancelled = any(
+        event.get("type") == "approval/decided"
+        and _data(event).get("outcome") == "cancelled"
+        and _data(event).get("id") == f"approval-{call_id}"
+        for event in model_events
+    )
+    waiting = (
+        "was waiting for its approval (answered cancelled now)"
+        if cancelled
+        else "had not passed the gate"
+    )
+    return (
+        f"call {call_id} {waiting}, so it never started: after an abort every call that never "
+        f"started still gets its error result{f' ({code})' if code else ''}, so that every "
+        "shown call is answered"
+    )
+
+
 def _call_id_of(event: Event | None) -> str | None:
     data = _data(event)
     if isinstance(data.get("callId"), str):
@@ -1877,7 +1904,7 @@ def _missing(
             return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
         case "tool/result":
             if isinstance(command, Abort):
-                return "ABORT-1", f"{lacks}: every call that never started gets an error result"
+                return "ABORT-1", f"{lacks}: {_unstarted_call_words(want, model_events)}"
             waiting = _awaiting_approval(history)
             if waiting is not None and waiting != _call_id_of(want):
                 return "SCHED-2", (
