@@ -26,7 +26,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import HookVote
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
 from loopspec.properties.cli.main import main
@@ -438,6 +438,45 @@ def test_PROTO_1_text_written_in_ascii_is_said_to_be_no_utf_8(
         "encoding than UTF-8"
     ) in said
     assert "new InputStreamReader(System.in, StandardCharsets.UTF_8)" in said
+
+
+# What Java's `String.isBlank` and `strip` take for whitespace (`Character.isWhitespace`).
+JAVA_WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace()).translate(
+    dict.fromkeys(map(ord, "\x85\xa0\u2007\u202f"))
+)
+
+
+def _java_delivered_prefix(blocks: tuple[ContentBlock, ...]) -> tuple[ContentBlock, ...]:
+    """ABORT-2's non-blank text and reasoning, blank read as Java's `isBlank` reads it."""
+    kept = [b for b in blocks if isinstance(b, TextBlock | ReasoningBlock)]
+    return tuple(b for b in kept if b.text.strip(JAVA_WHITESPACE))
+
+
+class KeepsTextBlankToPython(ModelTarget):
+    """The model, except that a cancelled reply keeps text blank to Python and not to Java."""
+
+    def apply(self, command: Command) -> Observation:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(handlers, "_delivered_prefix", _java_delivered_prefix)
+            return super().apply(command)
+
+
+def test_ABORT_2_a_cancelled_reply_of_text_blank_to_python_alone_meets_a_targeted_program() -> None:
+    """ABORT-2: a cancelled reply keeps only its non-blank text, blank as EXE-2 reads it. A Java
+    loop testing `String.isBlank` kept a text of no-break spaces and passed every seed: no
+    program drew such a text in a cancelled reply. A targeted program does, and the report
+    says what blank is, where it said the reply was "without text"."""
+    (situation,) = [
+        s for s in SITUATIONS if s.name.startswith("a reply is cancelled after blocks of")
+    ]
+    program = list(situation.program)
+    assert replay_case(ModelTarget, situation.config, program).divergence is None
+    replay = replay_case(KeepsTextBlankToPython, situation.config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "ABORT-2", replay.divergence.what
+    assert "(blank as EXE-2 reads it, Python's str.strip: U+0085 and the no-break spaces " in (
+        replay.divergence.what
+    )
 
 
 class WritesTheTextZeroAsANumber(ModelTarget):

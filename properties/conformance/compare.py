@@ -804,14 +804,27 @@ _BLANK_TO_ONE_READER = (
 _BLANK_TO_PYTHON_ONLY = (
     "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
     "are), so {} (EXE-2): a loop that finds no JSON object in them strips less than that "
-    "(JavaScript's trim keeps these characters; a loop that tests only for the empty string "
-    "keeps any whitespace)"
+    "(JavaScript's trim keeps these characters; Java's isBlank and strip keep U+0085; a loop "
+    "that tests only for the empty string keeps any whitespace)"
+)
+
+# Blank text as EXE-2 reads it, said where a cancelled reply's text is blank (ABORT-2).
+_BLANK_AS_EXE_2 = (
+    "blank as EXE-2 reads it, Python's str.strip: U+0085 and the no-break spaces U+00A0, "
+    "U+2007 and U+202F are, which Java's isBlank keeps; U+001C..U+001F too, which "
+    "JavaScript's trim keeps"
 )
 
 _NOT_BLANK_TO_PYTHON = (
     "; U+FEFF is not blank, so these arguments are not {} but the raw string (EXE-2), which "
     "a loop reading blank as JavaScript's trim does would take as {}"
 )
+
+
+def _holds_blank_text(reply: ModelReplies) -> bool:
+    """Whether a text or reasoning block of `reply` is blank but not empty."""
+    texts = [block.text for block in reply.blocks if not isinstance(block, ToolCallBlock)]
+    return any(text and not text.strip() for text in texts)
 
 
 def _result_text(event: Event | None) -> str:
@@ -1546,7 +1559,8 @@ def _changed(
             if "interrupted" in fields or isinstance(command, Abort):
                 return "ABORT-2", f"{named}: an interrupted reply keeps only its delivered text"
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
-                return "ABORT-2", f"{named}: a cancelled reply keeps only its non-blank text"
+                blank = f" ({_BLANK_AS_EXE_2})" if _holds_blank_text(command) else ""
+                return "ABORT-2", f"{named}: a cancelled reply keeps only its non-blank text{blank}"
             return NO_RULE, f"{named} (the reply as the model wrote it)"
         case "tool/call":
             if "callId" in fields or "name" in fields:
@@ -2659,6 +2673,11 @@ def _extra(
                 return "RW-3", (
                     f"{adds}: a reply whose calls PreToolUse hooks match is committed, with its "
                     "calls' tool/call records, only after every one of those hooks has answered"
+                )
+            if isinstance(command, ModelReplies) and _holds_blank_text(command):
+                return "ABORT-2", (
+                    f"{adds}: an interrupted reply whose text is all blank is omitted "
+                    f"({_BLANK_AS_EXE_2})"
                 )
             if isinstance(command, Abort | ModelReplies):
                 return "ABORT-2", (

@@ -23,7 +23,9 @@ EXE-2 keeps such arguments as their raw string: none is drawn. Nor did any progr
 spelt in capitals or fullwidth letters, return a result of a few thousand characters, type while
 an approval waits, or answer with a hook that failed closed (session 25: loops that look tools
 and presenters up case-blind, match NFKC forms, cut results in the history, append such input at
-once, or take an audit's error for no decision passed every seed tried). Each situation below is
+once, or take an audit's error for no decision passed every seed tried). Nor was a reply cancelled
+after text of no-break spaces (session 26: a Java loop testing `isBlank` for ABORT-2's
+"non-blank" passed every seed). Each situation below is
 one short program, compared with the model as any program is (`exhaustive.run_program`, which
 drives it to a quiet end); a program needing a capability the target does not declare is not
 played.
@@ -42,6 +44,7 @@ from collections.abc import Callable, Iterator, Set
 import attrs
 
 from loopspec.model.commands import (
+    FINISH_CANCELLED,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -62,7 +65,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap
-from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.conformance.exhaustive import SETTLE_LIMIT, play_each
 from loopspec.properties.conformance.profile_check import settling_command
 from loopspec.properties.conformance.target import ConformanceTarget, ModelTarget, Observation
@@ -71,6 +74,10 @@ from loopspec.properties.stateful.strategies import TOOLS
 
 _BASH = '{"command":"ls"}'
 _READ = '{"file_path":"a.txt"}'
+_JAVA_KEEPS = "\xa0\u2007\u202f"
+"""No-break spaces: blank to Python's `str.strip` and to JavaScript's `trim`, not to Java's
+`String.isBlank` and `strip` (U+0085 neither, which JavaScript's `trim` keeps too, as real dsh
+does in a cancelled reply: left out here, where dsh would be found for it)."""
 _FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
 """A hook that failed (timed out, printed invalid JSON) under fail-closed (HOOK-7): its verdict
 denies or blocks, its audit records error."""
@@ -441,6 +448,19 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded(_LONG_OUTPUT)),
+        ),
+    ),
+    Situation(
+        "a reply is cancelled after blocks of no-break spaces",
+        ("ABORT-2", "EXE-2"),
+        frozenset({"max-tokens"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("stop there"),
+            ModelReplies(
+                (TextBlock(_JAVA_KEEPS), ReasoningBlock(_JAVA_KEEPS), TextBlock("stopping")),
+                FINISH_CANCELLED,
+            ),
         ),
     ),
 )
