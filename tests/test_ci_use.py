@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from loopspec.properties.cli import schema as cli_schema
@@ -207,3 +208,63 @@ def test_the_documented_workflow_uploads_the_case_and_a_rerun_replays_it_first(
     assert divergence["case"] == "loopspec-cases/case-ADJ-4-0.json"
     assert (project / divergence["case"]).is_file()
     assert _run_job(project) == [1]
+
+
+def _printed_schema(which: str, capsys: pytest.CaptureFixture[str]) -> jsonschema.Validator:
+    """A validator of what `loopspec schema WHICH` prints, as a CI step would load it."""
+    assert main(["schema", which]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _loopspec_json(project: Path, *arguments: str) -> tuple[int, object]:
+    """Run `loopspec ARGUMENTS` in `project` (a module there named by --impl); its status and
+    the JSON document it wrote."""
+    done = subprocess.run(
+        [sys.executable, "-m", "loopspec", *arguments],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`loopspec schema conform` and `loopspec schema replay` print the JSON Schema of what
+    `--format json` writes (there was none: a CI step had only a docstring to check against),
+    and every shape a run writes validates: a pass, a counterexample, a run under a profile, a
+    replay that diverges and one that passes. The schema admits no key it does not define."""
+    conform_schema = _printed_schema("conform", capsys)
+    replay_schema = _printed_schema("replay", capsys)
+    project = _project(tmp_path, bug=True)
+    status, found = _loopspec_json(
+        project, "conform", "--impl", "my_loop:make_target", "--format", "json"
+    )
+    assert status == 1
+    status, passed = _loopspec_json(
+        project, "conform", "--format", "json", "--examples", "5", "--profile", "dsh"
+    )
+    assert status == 0
+    for document in (found, passed):
+        assert list(conform_schema.iter_errors(document)) == []
+    assert isinstance(found, dict)
+    case = found["divergence"]["case"]
+    for target, expected_status in (("my_loop:make_target", 1), ("tutorial_like:make_target", 0)):
+        if target.startswith("tutorial_like"):
+            loop = (ROOT / "examples" / "tutorial-loop" / "tutorial_loop.py").read_text("utf-8")
+            (project / "tutorial_like.py").write_text(
+                loop + "\nmake_target = TutorialLoop\n", "utf-8"
+            )
+        status, replayed = _loopspec_json(
+            project, "replay", case, "--impl", target, "--format", "json"
+        )
+        assert status == expected_status
+        assert list(replay_schema.iter_errors(replayed)) == []
+    assert isinstance(found, dict)
+    found["divergence"]["surprise"] = 1
+    assert list(conform_schema.iter_errors(found)), "a key the schema does not define passed"

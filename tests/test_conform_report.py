@@ -997,7 +997,7 @@ def test_MODEL_1_a_diff_shows_each_started_body_as_the_driver_protocol_reports_i
     diff = divergence.diff()
     body = '+  {\n+   "arguments": {\n+    "file_path": "a"\n+   },\n+   "callId": "c1"\n+  }'
     assert body in diff, diff
-    shown = conform_run.divergence_json(divergence)["actual"]  # the JSON document's too
+    shown = conform_run.observations_json(divergence)["actual"]  # the JSON documents' too
     assert isinstance(shown, dict)
     assert shown["executed"] == [{"callId": "c1", "arguments": {"file_path": "a"}}]
 

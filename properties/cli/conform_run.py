@@ -57,12 +57,14 @@ from loopspec.properties.conformance.run import (
     case_document,
     case_fields,
     close_factory,
+    known_rows,
     known_table,
     load_case,
     profile_named,
     reduce_counterexample,
     replay_case,
     resolve_target,
+    rule_rows,
     rule_table,
     run_conformance,
     spec_text,
@@ -337,72 +339,84 @@ def _text_report(
         print(f"\n{verdict}: {rule}{explain}{rerun}")
 
 
-CONFORM_FORMAT = "loopspec-conform/1"
-
-
 def json_report(
     report: RunReport,
     case_path: Path | None,
     target: dict[str, str],
     max_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """The `--format json` document (versioned: `format` is `loopspec-conform/1`)."""
-    document: dict[str, Any] = {
-        "format": CONFORM_FORMAT,
-        "target": report.target,
-        "conformant": report.conformant,
-        "capabilities": sorted(report.capabilities),
-        "examples": report.examples,
-        "retries": report.retries,
-        "shrinkRuns": report.shrink_runs,
-        "reduceRuns": report.reduce_runs,
-        "steps": report.steps,
-        "seconds": round(report.seconds, 3),
-        "maxSeconds": max_seconds,
-        "outOfTime": report.out_of_time,
-        "presentationExamples": report.presentation_examples,
-        "situationExamples": report.situation_examples,
-        "rules": rule_table(report),
-        "transitions": report.transitions,
-    }
-    if report.profile is not None:
-        document["profile"] = report.profile.name
-        document["knownDivergences"] = known_table(report)
-        document["situationsUnplayed"] = [
-            {"situation": situation.name, "reason": situation.reason}
-            for situation in report.situations_unplayed
-        ]
+    """The `--format json` document (versioned: `format` is `loopspec-conform/1`; its JSON
+    Schema: `loopspec schema conform`)."""
+    # The documents' classes, only when one is written (see `rule_rows`).
+    from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
+    from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+        CONFORM_FORMAT,
+        ConformDivergence,
+        ConformDocument,
+        UnplayedSituation,
+    )
+
+    divergence = None
     if report.divergence is not None:
         assert report.config is not None
-        document["divergence"] = {
-            **divergence_json(
-                report.divergence,
-                answers_for(report.config, report.program).get(report.divergence.index),
-                config=config_to_json(report.config),
-                program=[command_to_json(c) for c in report.program],
-            ),
-            "case": str(case_path) if case_path else None,
-            "replay": replay_command(case_path, target) if case_path else None,
-        }
-    return document
+        divergence = ConformDivergence(
+            **_divergence_fields(report.divergence, answers_for(report.config, report.program)),
+            config=config_to_json(report.config),
+            program=[command_to_json(c) for c in report.program],
+            **observations_json(report.divergence),
+            case=str(case_path) if case_path else None,
+            replay=replay_command(case_path, target) if case_path else None,
+        )
+    profiled = report.profile is not None
+    document = ConformDocument(
+        format=CONFORM_FORMAT,
+        target=report.target,
+        conformant=report.conformant,
+        capabilities=sorted(report.capabilities),
+        examples=report.examples,
+        retries=report.retries,
+        shrink_runs=report.shrink_runs,
+        reduce_runs=report.reduce_runs,
+        steps=report.steps,
+        seconds=round(report.seconds, 3),
+        max_seconds=max_seconds,
+        out_of_time=report.out_of_time,
+        presentation_examples=report.presentation_examples,
+        situation_examples=report.situation_examples,
+        rules=rule_rows(report),
+        transitions=report.transitions,
+        profile=report.profile.name if report.profile is not None else None,
+        known_divergences=known_rows(report) if profiled else None,
+        situations_unplayed=[
+            UnplayedSituation(situation.name, situation.reason)
+            for situation in report.situations_unplayed
+        ]
+        if profiled
+        else None,
+        divergence=divergence,
+    )
+    written: dict[str, Any] = converter.unstructure(document)
+    return written
 
 
-def divergence_json(
-    divergence: Divergence, answered: Answered | None = None, **between: object
-) -> dict[str, object]:
-    """A divergence in conform's and replay's JSON documents: the rule and what broke it, the
-    command's place and, in words, the command (`answered`: the hook or call it answers for)
-    and what each side did with it, as the text report says them, then `between` (what each
-    document adds there), then both observations and their diff."""
+def _divergence_fields(divergence: Divergence, answers: dict[int, Answered]) -> dict[str, Any]:
+    """What conform's and replay's JSON documents say first of a divergence: the rule and what
+    broke it, the command's place and, in words, the command (with the hook or call it answers
+    for) and what each side did with it, as the text report says them."""
     return {
         "rule": divergence.rule_id,
         "what": divergence.what,
-        "specText": spec_text(divergence.rule_id),
-        "commandIndex": divergence.index,
-        "commandWords": command_words(divergence.command, answered),
-        "modelDid": _did(divergence.expected),
-        "targetDid": _did(divergence.actual),
-        **between,
+        "spec_text": spec_text(divergence.rule_id),
+        "command_index": divergence.index,
+        "command_words": command_words(divergence.command, answers.get(divergence.index)),
+        "model_did": _did(divergence.expected),
+        "target_did": _did(divergence.actual),
+    }
+
+
+def observations_json(divergence: Divergence) -> dict[str, Any]:
+    """What the documents say last of a divergence: both observations and their diff."""
+    return {
         "expected": displayed_observation(divergence.expected),
         "actual": displayed_observation(divergence.actual),
         "diff": divergence.diff(),
@@ -1167,42 +1181,50 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
     )
 
 
-REPLAY_FORMAT = "loopspec-replay/1"
-
-
 def replay_json(
     case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
 ) -> dict[str, Any]:
-    """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`). It is
-    meant for a bug tracker, so the case's path and the target replayed are written as a saved
-    case writes its target (`case_portable`)."""
+    """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`; its
+    JSON Schema: `loopspec schema replay`). It is meant for a bug tracker, so the case's path
+    and the target replayed are written as a saved case writes its target (`case_portable`)."""
+    # The documents' classes, only when one is written: a replay in text starts without them.
+    from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
+    from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+        REPLAY_FORMAT,
+        RefusedCommand,
+        ReplayDivergence,
+        ReplayDocument,
+    )
+
     divergence = replay.divergence
-    return {
-        "format": REPLAY_FORMAT,
-        "case": portable(case_path),
-        "target": portable(replayed),
-        "recordedTarget": case.target,
-        "recordedRule": case.rule,
-        "profile": profile.name if profile is not None else None,
-        "caseProfile": case.profile.name if case.profile is not None else None,
-        "capabilities": sorted(replay.capabilities),
-        "caseCapabilities": sorted(case.capabilities) if case.capabilities is not None else None,
-        "commands": len(case.commands),
-        "config": config_to_json(case.config),
-        "program": [command_to_json(command) for command in case.commands],
-        "diverges": divergence is not None,
-        "knownShown": sorted(replay.known),
-        "stoppedBy": replay.stopped_by,
-        "stoppedAt": replay.stopped_at,
-        "modelRefused": [{"commandIndex": index, "rule": rule} for index, rule in replay.refused],
-        "divergence": None
+    document = ReplayDocument(
+        format=REPLAY_FORMAT,
+        case=portable(case_path),
+        target=portable(replayed),
+        recorded_target=case.target,
+        recorded_rule=case.rule,
+        profile=profile.name if profile is not None else None,
+        case_profile=case.profile.name if case.profile is not None else None,
+        capabilities=sorted(replay.capabilities),
+        case_capabilities=sorted(case.capabilities) if case.capabilities is not None else None,
+        commands=len(case.commands),
+        config=config_to_json(case.config),
+        program=[command_to_json(command) for command in case.commands],
+        diverges=divergence is not None,
+        known_shown=sorted(replay.known),
+        stopped_by=replay.stopped_by,
+        stopped_at=replay.stopped_at,
+        model_refused=[RefusedCommand(index, rule) for index, rule in replay.refused],
+        divergence=None
         if divergence is None
-        else divergence_json(
-            divergence,
-            answers_for(case.config, case.commands).get(divergence.index),
+        else ReplayDivergence(
+            **_divergence_fields(divergence, answers_for(case.config, case.commands)),
             command=command_to_json(divergence.command),
+            **observations_json(divergence),
         ),
-    }
+    )
+    written: dict[str, Any] = converter.unstructure(document)
+    return written
 
 
 def _capability_list(capabilities: frozenset[str]) -> str:

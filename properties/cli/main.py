@@ -119,8 +119,9 @@ VERBS = (
     Verb(
         "schema",
         "loopspec.properties.cli.schema",
-        "print the JSON Schema of the driver protocol (JSON lines over stdio), or of a case "
-        "file (loopspec schema case)",
+        "print the JSON Schema of the driver protocol (JSON lines over stdio), of a case "
+        "file (loopspec schema case), or of the document conform or replay writes with "
+        "--format json (loopspec schema conform)",
         "0 printed; 2 a usage error",
     ),
     Verb(

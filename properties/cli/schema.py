@@ -1,4 +1,5 @@
-"""`loopspec schema`: print the driver protocol's JSON Schema, or a case file's."""
+"""`loopspec schema`: print the driver protocol's JSON Schema, a case file's, or that of the
+document `conform --format json` or `replay --format json` writes."""
 
 from __future__ import annotations
 
@@ -18,17 +19,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "which",
         nargs="?",
-        choices=("driver", "case"),
+        choices=("driver", "case", "conform", "replay"),
         default="driver",
         help="driver (default): every message of the driver protocol; case: a case file, as "
-        "conform saves it and replay reads it",
+        "conform saves it and replay reads it; conform, replay: the document that verb's "
+        "--format json writes (check's: python -m pydoc loopspec.properties.logcheck.report)",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema."""
-    if args.which == "case":
+    if args.which in ("conform", "replay"):
+        # Their classes load the driver protocol's schema: only when asked for.
+        from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+            document_schema,
+        )
+
+        print(json.dumps(document_schema(args.which), indent=2))
+    elif args.which == "case":
         # The case format loads the rules and profiles: only when asked for.
         from loopspec.properties.conformance.case_format import case_schema  # noqa: PLC0415
 

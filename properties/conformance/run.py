@@ -70,6 +70,7 @@ from loopspec.properties.conformance.compare import (
     split_units,
 )
 from loopspec.properties.conformance.compare import normalized_observation as normalized
+from loopspec.properties.conformance.document_schema import converter
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
@@ -104,6 +105,8 @@ from loopspec.properties.typographic import curled_quotes_hint
 # and importing them was a third of each replay's start-up.
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
+
+    from loopspec.properties.conformance.report_documents import KnownDivergenceRow, RuleRow
 
 TargetFactory = Callable[[], ConformanceTarget]
 _Result = TypeVar("_Result")
@@ -1355,13 +1358,21 @@ UNREACHABLE_PARTS = {
 
 
 def rule_table(report: RunReport) -> list[dict[str, Any]]:
+    """`rule_rows` as the JSON documents write them."""
+    return [converter.unstructure(row) for row in rule_rows(report)]
+
+
+def rule_rows(report: RunReport) -> list[RuleRow]:
     """Per rule: exercised, checked only, not applicable, not observable, or never reached.
 
     `generated` counts the situations programs created that the rule governs (duplicate call
     ids for EXE-1, a deny for DEC-1, ...); `checked` counts the comparisons that covered the
     events the rule speaks about. A rule is "exercised" only when its situation was generated.
     """
-    rows = []
+    # The documents' classes, only where a report is written: a replay starts without them.
+    from loopspec.properties.conformance.report_documents import RuleRow as Row  # noqa: PLC0415
+
+    rows: list[RuleRow] = []
     for rule in all_rules():
         alternatives = rule_needs(rule)
         needs = " or ".join(alternatives) or None
@@ -1391,17 +1402,17 @@ def rule_table(report: RunReport) -> list[dict[str, Any]]:
         if report.divergence is not None and report.divergence.rule_id == rule:
             status = "VIOLATED"
         rows.append(
-            {
-                "rule": rule,
-                "status": status,
-                "count": generated,
-                "generated": generated,
-                "checked": checked,
-                **({"needs": needs} if needs else {}),
-                **({"known": known} if known else {}),
-                **({"unreachable": unreachable} if unreachable else {}),
-                **({"unobservable": unobservable} if unobservable else {}),
-            }
+            Row(
+                rule,
+                status,
+                count=generated,
+                generated=generated,
+                checked=checked,
+                needs=needs or None,
+                known=known,
+                unreachable=unreachable or None,
+                unobservable=unobservable or None,
+            )
         )
     return rows
 
@@ -1418,16 +1429,20 @@ def _known_rules(profile: Profile | None, key: str) -> tuple[str, ...]:
 
 
 def known_table(report: RunReport) -> list[dict[str, Any]]:
+    """`known_rows` as the JSON documents write them."""
+    return [converter.unstructure(row) for row in known_rows(report)]
+
+
+def known_rows(report: RunReport) -> list[KnownDivergenceRow]:
     """Per known divergence of the run's profile: how many programs showed it, and what it is."""
+    from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415 (see rule_rows)
+        KnownDivergenceRow as Row,
+    )
+
     if report.profile is None:
         return []
     return [
-        {
-            "key": known.key,
-            "rules": list(known.rules),
-            "programs": report.known.get(known.key, 0),
-            "what": known.what,
-        }
+        Row(known.key, list(known.rules), report.known.get(known.key, 0), known.what)
         for known in report.profile.divergences
     ]
 

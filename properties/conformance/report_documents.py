@@ -1,0 +1,242 @@
+"""The `--format json` documents of `loopspec conform` and `loopspec replay`, as attrs classes.
+
+`document_schema.converter` writes them; `loopspec schema conform` and `loopspec schema
+replay` print their JSON Schema, generated from these same fields (`document_schema`), so a CI
+step can validate what a run wrote. What each key means is said here once, in its field's
+metadata, and shown in the schema's descriptions; `python -m pydoc
+loopspec.properties.cli.conform` shows a document with comments.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import attrs
+
+from loopspec.properties.conformance.document_schema import member, schema_of
+
+CONFORM_FORMAT: Final = "loopspec-conform/1"
+REPLAY_FORMAT: Final = "loopspec-replay/1"
+
+RULE_STATUSES: Final = (
+    "exercised",
+    "checked, situation never generated",
+    "not reached by the generator",
+    "not applicable",
+    "not observable by conform (model tests)",
+    "known divergence",
+    "VIOLATED",
+)
+"""What a run says of a rule: docs/conform.md, "What a run reports"."""
+
+_OBSERVATION: Final = (
+    "an observation of that command: {accepted, events, executed: [{callId, arguments}], "
+    "presented when the target presents, history: {kept, appended} when it reports its "
+    "history}, or {accepted: false, refusal: {rule, message}}"
+)
+
+
+@attrs.frozen
+class RuleRow:
+    """One rule of SPEC.md, in SPEC order: what the run did to it."""
+
+    rule: str = attrs.field(metadata=member("the rule's ID"))
+    status: str = attrs.field(metadata=member("what the run says of it", choices=RULE_STATUSES))
+    count: int = attrs.field(metadata=member("the same as generated"))
+    generated: int = attrs.field(metadata=member("situations the rule governs, created"))
+    checked: int = attrs.field(metadata=member("comparisons that covered its events"))
+    needs: str | None = attrs.field(
+        default=None,
+        metadata=member("the capability that gates it (A or B: either)", omitted_empty=True),
+    )
+    known: list[str] = attrs.field(
+        factory=list,
+        metadata=member(
+            "under --profile: the known divergences that touched it", omitted_empty=True
+        ),
+    )
+    unreachable: str | None = attrs.field(
+        default=None,
+        metadata=member("the part of the rule no program reaches, and why", omitted_empty=True),
+    )
+    unobservable: str | None = attrs.field(
+        default=None,
+        metadata=member(
+            "what conform cannot see the target do: the protocol does not carry it",
+            omitted_empty=True,
+        ),
+    )
+
+
+@attrs.frozen
+class KnownDivergenceRow:
+    """One known divergence of the run's profile."""
+
+    key: str = attrs.field(metadata=member("its name in the profile"))
+    rules: list[str] = attrs.field(metadata=member("the rules it touches"))
+    programs: int = attrs.field(metadata=member("programs that showed it"))
+    what: str = attrs.field(metadata=member("what it is"))
+
+
+@attrs.frozen
+class UnplayedSituation:
+    """A targeted program a profile kept from being compared."""
+
+    situation: str = attrs.field(metadata=member("the situation it was written for"))
+    reason: str = attrs.field(metadata=member("why it was not compared"))
+
+
+@attrs.frozen
+class _DivergenceHead:
+    """What conform's and replay's documents say first of a divergence."""
+
+    rule: str = attrs.field(metadata=member('the rule broken, or "NO-RULE": a gap in SPEC.md'))
+    what: str = attrs.field(metadata=member("how, in one sentence"))
+    spec_text: str = attrs.field(metadata=member("the rule as SPEC.md states it"))
+    command_index: int = attrs.field(
+        metadata=member("the diverging command, 0-based in the program the document holds")
+    )
+    command_words: str = attrs.field(metadata=member("that command in words"))
+    model_did: str = attrs.field(metadata=member("what the model did with it, in words"))
+    target_did: str = attrs.field(metadata=member("what the target did with it, in words"))
+
+
+@attrs.frozen
+class ConformDivergence(_DivergenceHead):
+    """The counterexample: its rule, where it diverged and how, and its saved case."""
+
+    config: dict[str, Any] = attrs.field(
+        metadata=member("the loop configuration (driver protocol CONFIG)", protocol_def="config")
+    )
+    program: list[dict[str, Any]] = attrs.field(
+        metadata=member("the shrunk commands, cut down (driver protocol)", protocol_def="command")
+    )
+    expected: dict[str, Any] = attrs.field(metadata=member(f"the model's {_OBSERVATION}"))
+    actual: dict[str, Any] = attrs.field(metadata=member(f"the target's {_OBSERVATION}"))
+    diff: str = attrs.field(metadata=member("the two observations' unified diff"))
+    case: str | None = attrs.field(metadata=member("the case file saved, or null when none was"))
+    replay: str | None = attrs.field(
+        metadata=member("the command that replays the case, or null when none was saved")
+    )
+
+
+@attrs.frozen
+class ConformDocument:
+    """What `loopspec conform --format json` writes on stdout when the run finished."""
+
+    format: Literal["loopspec-conform/1"] = attrs.field(metadata=member("this document's format"))
+    target: str = attrs.field(metadata=member("what ran"))
+    conformant: bool = attrs.field(metadata=member("no divergence was found (exit 0)"))
+    capabilities: list[str] = attrs.field(metadata=member("what the target declared, sorted"))
+    examples: int = attrs.field(metadata=member("programs run to their end"))
+    retries: int = attrs.field(metadata=member("programs Hypothesis abandoned and replaced"))
+    shrink_runs: int = attrs.field(metadata=member("runs spent shrinking the counterexample"))
+    reduce_runs: int = attrs.field(metadata=member("smaller programs replayed to cut it down"))
+    steps: int = attrs.field(metadata=member("commands sent in all, the sweeps' too"))
+    seconds: float = attrs.field(metadata=member("the run's duration"))
+    max_seconds: float | None = attrs.field(metadata=member("--max-seconds as given, or null"))
+    out_of_time: bool = attrs.field(
+        metadata=member("that budget ended the search or, with a divergence, its shrinking")
+    )
+    presentation_examples: int = attrs.field(
+        metadata=member("SPEC.md section 12's examples played before the search")
+    )
+    situation_examples: int = attrs.field(
+        metadata=member("targeted programs of rare situations played after the search")
+    )
+    rules: list[RuleRow] = attrs.field(metadata=member("one row per rule of SPEC.md"))
+    transitions: dict[str, int] = attrs.field(
+        metadata=member("phase + command -> outcome: how often")
+    )
+    profile: str | None = attrs.field(
+        default=None, metadata=member("the --profile applied", omitted_empty=True)
+    )
+    known_divergences: list[KnownDivergenceRow] | None = attrs.field(
+        default=None, metadata=member("with --profile: one per divergence", omitted_empty=True)
+    )
+    situations_unplayed: list[UnplayedSituation] | None = attrs.field(
+        default=None,
+        metadata=member(
+            "with --profile: targeted programs not played or stopped at a known divergence",
+            omitted_empty=True,
+        ),
+    )
+    divergence: ConformDivergence | None = attrs.field(
+        default=None, metadata=member("only when not conformant", omitted_empty=True)
+    )
+
+
+@attrs.frozen
+class RefusedCommand:
+    """A command of the case the model refused."""
+
+    command_index: int = attrs.field(metadata=member("0-based, in the case's commands"))
+    rule: str | None = attrs.field(metadata=member("the rule the refusal names"))
+
+
+@attrs.frozen
+class ReplayDivergence(_DivergenceHead):
+    """Where the replayed case diverged, and how."""
+
+    command: dict[str, Any] = attrs.field(
+        metadata=member("that command (driver protocol)", protocol_def="command")
+    )
+    expected: dict[str, Any] = attrs.field(metadata=member(f"the model's {_OBSERVATION}"))
+    actual: dict[str, Any] = attrs.field(metadata=member(f"the target's {_OBSERVATION}"))
+    diff: str = attrs.field(metadata=member("the two observations' unified diff"))
+
+
+@attrs.frozen
+class ReplayDocument:
+    """What `loopspec replay CASE --format json` writes on stdout when the case was replayed."""
+
+    format: Literal["loopspec-replay/1"] = attrs.field(metadata=member("this document's format"))
+    case: str = attrs.field(metadata=member("the case file, as given"))
+    target: str = attrs.field(metadata=member("what ran: --impl, --cmd or the bundled one"))
+    recorded_target: dict[str, str] = attrs.field(
+        metadata=member("the target the case names ({}: none)")
+    )
+    recorded_rule: str | None = attrs.field(
+        metadata=member("what the run that saved it found, or null")
+    )
+    profile: str | None = attrs.field(metadata=member("the profile applied, or null"))
+    case_profile: str | None = attrs.field(metadata=member("the profile the case names, or null"))
+    capabilities: list[str] = attrs.field(metadata=member("what the replayed target declared"))
+    case_capabilities: list[str] | None = attrs.field(
+        metadata=member("what the case's target declared, or null")
+    )
+    commands: int = attrs.field(metadata=member("commands in the case"))
+    config: dict[str, Any] = attrs.field(
+        metadata=member("the case's configuration (driver protocol CONFIG)", protocol_def="config")
+    )
+    program: list[dict[str, Any]] = attrs.field(
+        metadata=member(
+            "the case's commands, all of them (driver protocol)", protocol_def="command"
+        )
+    )
+    diverges: bool = attrs.field(metadata=member("the case still diverges (exit 1)"))
+    known_shown: list[str] = attrs.field(
+        metadata=member("under a profile: known divergences shown")
+    )
+    stopped_by: str | None = attrs.field(
+        metadata=member("under a profile: the known divergence that ended the comparison")
+    )
+    stopped_at: int | None = attrs.field(
+        metadata=member("the command it ended at, 0-based, or null")
+    )
+    model_refused: list[RefusedCommand] = attrs.field(metadata=member("commands the model refused"))
+    divergence: ReplayDivergence | None = attrs.field(
+        metadata=member("null when the case does not diverge")
+    )
+
+
+DOCUMENTS: Final = {"conform": ConformDocument, "replay": ReplayDocument}
+"""The documents `loopspec schema NAME` prints the JSON Schema of."""
+
+
+def document_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of the document `loopspec NAME --format json` writes."""
+    from loopspec.properties.conformance.driver_protocol import protocol_schema  # noqa: PLC0415
+
+    cls = DOCUMENTS[name]
+    return schema_of(cls, f"loopspec {name} --format json", protocol_schema()["$defs"])
