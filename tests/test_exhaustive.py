@@ -21,6 +21,7 @@ from loopspec.model.errors import TransitionRefused
 from loopspec.model.state import RUNNING, Dispatching, LoopState
 from loopspec.model.transitions import step
 from loopspec.properties.cli import conform as conform_cli
+from loopspec.properties.cli import conform_run
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.exhaustive import EXHAUSTIVE_CONFIG, programs, run_exhaustive
 from loopspec.properties.conformance.impl_target import bundled_target
@@ -231,3 +232,21 @@ def test_TURN_2_conform_exhaustive_json_names_its_format_and_case(
     assert '"loopspec-conform-exhaustive/1"' in documented
     for key in document:
         assert f'"{key}"' in documented, key
+
+
+def test_exhaustive_help_says_which_capabilities_its_alphabet_needs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Java loop declaring two capabilities, run with --exhaustive 3 after reading --help,
+    printed "exhaustive: skipped, the target does not declare abort, approval, ...": the help
+    said only "first run every program of at most K commands". It names what the alphabet
+    needs."""
+    with pytest.raises(SystemExit):
+        main(["conform", "--help"])
+    helped = " ".join(capsys.readouterr().out.split())
+    assert (
+        "the alphabet needs a target declaring abort, approval, crash-repair, parallel, "
+        "pre-hooks and rewrite, and for any other the run says it skipped this"
+    ) in helped
+    needs = "abort, approval, crash-repair, parallel, pre-hooks and rewrite".replace(" and", ",")
+    assert set(needs.split(", ")) == conform_run.EXHAUSTIVE_NEEDS

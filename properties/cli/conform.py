@@ -225,7 +225,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="K",
         help="first run every program of at most K commands over the exhaustive alphabet "
-        "(SPEC section 4), then the random search",
+        "(SPEC section 4), then the random search; the alphabet needs a target declaring "
+        "abort, approval, crash-repair, parallel, pre-hooks and rewrite, and for any other "
+        "the run says it skipped this",
     )
     _profile_argument(conform)
     conform.add_argument(
