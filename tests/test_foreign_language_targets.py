@@ -104,6 +104,43 @@ def test_EXE_2_arguments_a_strict_parser_refuses_are_blamed_on_their_reading() -
     )
 
 
+@pytest.mark.parametrize(
+    ("calls", "words"),
+    [
+        (
+            (ToolCallBlock("c1", "read", '{"file_path":"a\\ud800.txt"}'),),
+            "the target appends an assistant/message the model does not: call c1's arguments are "
+            "a JSON object as EXE-2 reads them (a \\u escape of a lone surrogate",
+        ),
+        (
+            (
+                ToolCallBlock("c1", "read", '{"file_path":"a\\ud800.txt"}'),
+                ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+            ),
+            "call c1's arguments are a JSON object as EXE-2 reads them (a \\u escape of a lone "
+            "surrogate, such as \\ud800, is valid JSON",
+        ),
+    ],
+    ids=["the only hooked call", "before another hooked call"],
+)
+def test_EXE_2_a_hooked_call_a_strict_parser_refuses_is_blamed_on_its_reading(
+    calls: tuple[ToolCallBlock, ...], words: str
+) -> None:
+    """EXE-2: a loop whose parser refuses a lone surrogate escape runs no PreToolUse hook for
+    such a call. When it was a reply's only hooked call, the loop committed the reply at once,
+    blamed on RW-3 (committed only after the hooks answered); when a hooked call came after it,
+    the loop ran that call's hook first, blamed on HOOK-4 (which hook runs for which call). The
+    random programs send such arguments now; the report names EXE-2 and the escape."""
+    config = LoopConfig(tools=(READ,), hooks=(HookSpec("audit", "PreToolUse", "read"),))
+    # The first hook answer: the model's for c1, the strict loop's for the call after it.
+    program: list[Command] = [SubmitUser("read it"), ModelReplies(calls), HookAnswers(Allow())]
+    assert replay_case(ModelTarget, config, program).divergence is None
+    replay = replay_case(RefusesLoneSurrogates, config, program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert words in replay.divergence.what
+
+
 class WritesTheHookInputNumber(ModelTarget):
     """The model, except that its audit writes the hook input's `n`, `hooked` as Python writes
     it, as `written` (both JSON text)."""

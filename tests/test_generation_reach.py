@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 
 import pytest
 from batches import BATCH_SEED, seeded
@@ -102,6 +103,13 @@ SITUATIONS = (
     "failed request with an empty message",
     "failure with a code and an error name of its own",
     "PostToolUse block without a reason",
+    "arguments holding a lone surrogate escape",
+    "arguments holding an integer past 2^53",
+    "arguments holding a double written with an exponent",
+    "arguments holding a negative zero",
+    "rewrite holding an integer past 2^53",
+    "rewrite holding a double written with an exponent",
+    "call whose PreToolUse hooks are configured out of id order",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -139,7 +147,58 @@ OFTEN = {
     # A loop that wrote an empty text block for a PostToolUse block without a reason passed
     # every program while every block gave one; blocks are rare (the first batch has 6).
     "PostToolUse block without a reason": 3,
+    # Loops that refused a lone surrogate escape in arguments (a strict JSON parser), read -0.0
+    # as a number, rounded a hook's integer past 2^53 to a double (JavaScript's JSON.parse) or
+    # ran a call's hooks sorted by id passed 200 programs while no program had one (a call's
+    # hooks were always configured in id order); the first batch now has 35, 13, 26 and 12.
+    "arguments holding a lone surrogate escape": 20,
+    "arguments holding an integer past 2^53": 5,
+    "arguments holding a double written with an exponent": 15,
+    "arguments holding a negative zero": 6,
+    "rewrite holding an integer past 2^53": 15,
+    "rewrite holding a double written with an exponent": 10,
+    "call whose PreToolUse hooks are configured out of id order": 6,
 }
+
+
+def _numbers(value: object) -> list[int | float]:
+    """Every number in a JSON value (booleans aside)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [value]
+    if isinstance(value, Mapping):
+        return [number for item in value.values() for number in _numbers(item)]
+    if isinstance(value, tuple | list):
+        return [number for item in value for number in _numbers(item)]
+    return []
+
+
+def _exacting_numbers(value: object) -> set[str]:
+    """Which numbers some readers get wrong `value` holds: an integer past 2^53 (JavaScript's
+    JSON.parse rounds it), a double of 1e16 or more (written with an exponent; a reader that
+    writes its exact digits, or 15 of them, changes it)."""
+    found: set[str] = set()
+    for number in _numbers(value):
+        if isinstance(number, int) and abs(number) > 2**53:
+            found.add("an integer past 2^53")
+        elif isinstance(number, float) and abs(number) >= 1e16:
+            found.add("a double written with an exponent")
+    return found
+
+
+def _argument_situations(arguments: str) -> set[str]:
+    """The situations a call's raw arguments create (EXE-2)."""
+    found = {f"arguments holding {kind}" for kind in _exacting_numbers(parse_arguments(arguments))}
+    if re.search(r"\\u[dD][89a-fA-F]", arguments) and isinstance(
+        parse_arguments(arguments), Mapping
+    ):
+        found.add("arguments holding a lone surrogate escape")
+    if re.search(r"-0(\.0*)?[eE]|-0\.0", arguments) and not isinstance(
+        parse_arguments(arguments), Mapping
+    ):
+        found.add("arguments holding a negative zero")
+    return found
 
 
 def _partly_named(config: LoopConfig, tool_name: str) -> bool:
@@ -246,6 +305,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             and after is not before
         ):
             found.add("rewrite")
+            found |= {
+                f"rewrite holding {kind}" for kind in _exacting_numbers(verdict.updated_input)
+            }
             call = phase.reply.tool_calls[phase.queue[0].call_index]
             if verdict.updated_input == parse_arguments(call.arguments):
                 found.add("identity rewrite")
@@ -259,8 +321,12 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             if len(command.tool_calls) > 1:
                 found.add("parallel calls")
             for call in command.tool_calls:
-                if len(config.hooks_for(PRE_TOOL_USE, call.name)) > 1:
+                found |= _argument_situations(call.arguments)
+                hooks = [hook.handler_id for hook in config.hooks_for(PRE_TOOL_USE, call.name)]
+                if len(hooks) > 1:
                     found.add("several hooks on one call")
+                if hooks != sorted(hooks) and isinstance(parse_arguments(call.arguments), Mapping):
+                    found.add("call whose PreToolUse hooks are configured out of id order")
                 if _partly_named(config, call.name):
                     found.add("tool name a matcher names in part")
                 python_blank = not call.arguments.strip()

@@ -58,7 +58,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
-from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
@@ -748,9 +748,7 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
         return None
     if _input_problem(result) == "not an object":
         surrogate = (
-            " (a \\u escape of a lone surrogate, such as \\ud800, is valid JSON: a string "
-            "holding it, as Python's json and JavaScript's JSON.parse read it, though a strict "
-            "parser refuses it)"
+            _LONE_SURROGATE_WORDS
             if _LONE_SURROGATE.search(json.dumps(json.loads(str(raw)), ensure_ascii=False))
             else ""
         )
@@ -770,6 +768,11 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
 
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_LONE_SURROGATE_WORDS = (
+    " (a \\u escape of a lone surrogate, such as \\ud800, is valid JSON: a string "
+    "holding it, as Python's json and JavaScript's JSON.parse read it, though a strict "
+    "parser refuses it)"
+)
 
 
 def _object_only_when_lossy(original: object) -> bool:
@@ -1620,6 +1623,12 @@ def _changed(
                 return "EXE-2", (
                     f"{named}: the call's {_BLANK_TO_ONE_READER} they decide whether its hooks run"
                 )
+            skipped_call = _skipped_as_strict_parser(want, program)
+            if skipped_call is not None:
+                return "EXE-2", (
+                    f"{named}: call {skipped_call}'s arguments are a JSON object as EXE-2 reads "
+                    f"them{_LONE_SURROGATE_WORDS}, so its PreToolUse hooks run"
+                )
             mine_pair = (_data(want).get("callId"), _data(want).get("handlerId"))
             skipped = _skipped_hook_rule(
                 config, _reply_in_hand(command, program), history, mine_pair
@@ -2325,6 +2334,15 @@ def _hooks_follow_javascript(want: Event, got: Event, program: Sequence[Command]
     ) or _blank_to_javascript_only(arguments.get(_data(got).get("callId")))
 
 
+def _skipped_as_strict_parser(want: Event, program: Sequence[Command]) -> str | None:
+    """The id of the call the model runs hook `want` for, when the latest reply's arguments for
+    it hold a lone surrogate escape (a loop whose parser refuses one runs no hook for it)."""
+    reply = next((sent for sent in reversed(program) if isinstance(sent, ModelReplies)), None)
+    call_id = _data(want).get("callId")
+    call = next((c for c in reply.tool_calls if c.id == call_id), None) if reply else None
+    return call.id if call and _object_holding_lone_surrogate(call.arguments) else None
+
+
 def _hooked_names(config: LoopConfig | None, names: Sequence[object]) -> list[bool]:
     """For each tool name, whether a PreToolUse hook of `config` matches it."""
     hooks = [] if config is None else [h for h in config.hooks if h.point == "PreToolUse"]
@@ -2400,6 +2418,27 @@ def _commits_as_javascript(config: LoopConfig | None, command: ModelReplies) -> 
     hooked = _hooked_names(config, [call.name for call in calls])
     waited_on = [call for call, matched in zip(calls, hooked, strict=True) if matched]
     return bool(waited_on) and all(_blank_to_python_only(call.arguments) for call in waited_on)
+
+
+def _commits_as_strict_parser(config: LoopConfig | None, command: ModelReplies) -> str | None:
+    """The id of a call a loop whose JSON parser refuses a lone surrogate escape finds not an
+    object, where the model reads it as one and waits for the PreToolUse hooks matching it: the
+    first such hooked call when every hooked call of the reply is one (so no hook runs in such a
+    loop, which commits the reply at once); else None."""
+    calls = command.tool_calls
+    hooked = _hooked_names(config, [call.name for call in calls])
+    waited_on = [call for call, matched in zip(calls, hooked, strict=True) if matched]
+    if waited_on and all(_object_holding_lone_surrogate(call.arguments) for call in waited_on):
+        return waited_on[0].id
+    return None
+
+
+def _object_holding_lone_surrogate(arguments: str) -> bool:
+    """Whether EXE-2 reads `arguments` as an object holding a lone surrogate."""
+    value = parse_arguments(arguments)
+    return isinstance(value, FrozenMap) and bool(
+        _LONE_SURROGATE.search(json.dumps(thaw(value), ensure_ascii=False))
+    )
 
 
 def _outside_matcher(
@@ -2662,6 +2701,16 @@ def _extra(
             if isinstance(command, ModelReplies) and _commits_as_javascript(config, command):
                 return "EXE-2", (
                     f"{adds}: a call's {_BLANK_TO_ONE_READER} a PreToolUse hook runs for it first"
+                )
+            strict = (
+                _commits_as_strict_parser(config, command)
+                if isinstance(command, ModelReplies)
+                else None
+            )
+            if strict is not None:
+                return "EXE-2", (
+                    f"{adds}: call {strict}'s arguments are a JSON object as EXE-2 reads them"
+                    f"{_LONE_SURROGATE_WORDS}, so a PreToolUse hook runs for it first"
                 )
             skipped = _skipped_hook_rule(config, _reply_in_hand(command, program), history)
             if isinstance(command, ModelReplies | HookAnswers) and skipped is not None:

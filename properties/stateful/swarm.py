@@ -59,7 +59,12 @@ The situations a rule governs and the generator reaches on purpose:
 - a body's failure named otherwise than `ToolError`, whose `{name, code}` is the result's error:
   each failure message has its own name;
 - a PostToolUse block without a reason (DEC-3: `blocked by PostToolUse hook`, or the other
-  blocks' reasons alone): with silent denials on, a result's first block, for every other call.
+  blocks' reasons alone): with silent denials on, a result's first block, for every other call;
+- arguments and hooks' inputs some readers get wrong (EXE-2, RW-2): a lone surrogate escape in a
+  grep's arguments, integers past 2^64 in a bash call's and a bash hook's input, 1e300 in a
+  read's and a write hook's input, -0.0 among the malformed arguments (`EXACTING_ARGUMENTS`);
+- a call's PreToolUse hooks configured out of id order (HOOK-3, HOOK-4): the hooked
+  configurations' second copies list them in reverse.
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -212,11 +217,18 @@ _BASH_POST_HOOKS = (
 
 
 def _with_bash_post_hooks(config: LoopConfig) -> LoopConfig:
-    return attrs.evolve(config, hooks=(*config.hooks, *_BASH_POST_HOOKS))
+    """`config` with two PostToolUse hooks on bash, and its PreToolUse hooks in reverse order."""
+    pre = tuple(hook for hook in config.hooks if hook.point == PRE_TOOL_USE)
+    others = tuple(hook for hook in config.hooks if hook.point != PRE_TOOL_USE)
+    return attrs.evolve(config, hooks=(*reversed(pre), *others, *_BASH_POST_HOOKS))
 
 
 # The bundled configurations, hooked ones twice (rewrites, several hooks and approvals need a
-# hook; the second time with two PostToolUse hooks on bash), and the partial-names one.
+# hook; the second time with two PostToolUse hooks on bash, and the PreToolUse hooks in reverse
+# order), and the partial-names one. The bundled ones list the hooks of a call in id order, so
+# a loop that ran and merged them by id, not in configured order (HOOK-3, HOOK-4), passed
+# every random program; reversed, they are out of id order (`rewriter` before `guard`, `late`
+# before `everything`).
 CONFIGS = (
     *gen.CONFIGS,
     *map(_with_bash_post_hooks, gen.CONFIGS[1:]),
@@ -224,8 +236,22 @@ CONFIGS = (
 )
 
 
+# Arguments some readers get wrong, one more in each of these tools' pools (a call of the tool has
+# them in two of nine): a `\u` escape of a lone surrogate, which EXE-2 reads as a string holding
+# it (a strict parser such as Perl's JSON::PP refuses it); an integer past 2^64, kept exact
+# (JavaScript's JSON.parse rounds it to a double); a double written with an exponent, which
+# must stay that double (not the 301 digits of its exact value). No generated program had any.
+EXACTING_ARGUMENTS = {
+    "read": '{"file_path":"a.txt","limit":1e300}',
+    "bash": '{"command":"ls","timeout":98765432109876543210}',
+    "grep": '{"pattern":"\\ud800"}',
+}
+
+
 def _arguments_for(name: str) -> list[str]:
-    return gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
+    pool = gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
+    exacting = EXACTING_ARGUMENTS.get(name)
+    return pool if exacting is None else [*pool, exacting]
 
 
 # A program's commands are drawn as flat choices: each is one index below a small bound
@@ -280,8 +306,11 @@ def _arguments(name: str) -> tuple[str, ...]:
     return tuple(_arguments_for(name))
 
 
-# One call in ten has arguments that are not a JSON object (or not JSON).
+# One call in ten has arguments that are not a JSON object (or not JSON), among them JSON without
+# a lossless value, which EXE-2 keeps as the raw string where `json.loads` and JSON.parse read
+# an object (no random program had one).
 _MALFORMED_ONE_IN = 10
+MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0}')
 
 
 def tool_calls(
@@ -298,7 +327,7 @@ def tool_calls(
         name = pick(choose, names)
         variant = choose(_MALFORMED_ONE_IN)
         if variant == _MALFORMED_ONE_IN - 1:
-            arguments = pick(choose, gen.MALFORMED_ARGUMENTS)
+            arguments = pick(choose, MALFORMED_ARGUMENTS)
         else:
             pool = _arguments(name)
             arguments = pool[variant % len(pool)]
@@ -350,9 +379,16 @@ def model_replies(
 
 
 def _identity(arguments: str) -> JsonValue | None:
-    """The call's own arguments as an input object, when they are one."""
+    """The call's own arguments as an input object, when they are one a hook can give: not one
+    holding a lone surrogate, which no hook's answer holds (its output would be no text: a
+    fault, HOOK-7, SAFE-4)."""
     parsed = parse_arguments(arguments)
-    return parsed if isinstance(parsed, FrozenMap) else None
+    if not isinstance(parsed, FrozenMap) or _LONE_SURROGATE.search(arguments):
+        return None
+    return parsed
+
+
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @functools.cache
@@ -381,9 +417,21 @@ _DENY_REASONS = ("blocked by policy", "no", "")
 _ASK_REASONS = (None, "needs a look")
 
 
+# Inputs with numbers some readers get wrong (see EXACTING_ARGUMENTS), one more in these tools'
+# pools: an integer past 2^64, which stays exact in the call's arguments, its audit and its card
+# (a loop reading the hook's answer with JavaScript's JSON.parse writes 98765432109876540000),
+# and a double written with an exponent.
+EXACTING_REWRITES: dict[str, JsonValue] = {
+    "bash": FrozenMap({"command": "echo rewritten", "timeout": 98765432109876543210}),
+    "write": FrozenMap({"file_path": "safe.txt", "content": "new", "mode": 1e300}),
+}
+
+
 @functools.cache
 def _fitting(name: str) -> tuple[JsonValue, ...]:
-    return tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
+    pool = tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
+    exacting = EXACTING_REWRITES.get(name)
+    return pool if exacting is None else (*pool, exacting)
 
 
 # Inputs no tool accepts (HOOK-6): not a JSON object, or an object without the keys a tool
