@@ -268,3 +268,19 @@ def test_conform_and_replay_json_validate_against_the_schema_loopspec_prints(
     assert isinstance(found, dict)
     found["divergence"]["surprise"] = 1
     assert list(conform_schema.iter_errors(found)), "a key the schema does not define passed"
+
+
+def test_conform_exhaustive_json_validates_against_the_conform_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`conform --exhaustive K --format json` writes a `loopspec-conform-exhaustive/1` when the
+    exhaustive pass diverges: `loopspec schema conform` admits it too, and only as that."""
+    conform_schema = _printed_schema("conform", capsys)
+    impl = "plugin_targets:turn_end_with_step_open"
+    argv = ["conform", "--impl", impl, "--exhaustive", "3", "--case-dir", str(tmp_path)]
+    assert main([*argv, "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["format"] == "loopspec-conform-exhaustive/1"
+    assert list(conform_schema.iter_errors(document)) == []
+    document["conformant"] = True
+    assert list(conform_schema.iter_errors(document)), "an exhaustive pass is never conformant"

@@ -7,8 +7,9 @@ target cannot be started or speaks the protocol wrongly.
 or 2 when a `--cmd` target then failed to shut down (one PROTO-1 line on stderr says so, "after
 the run reported above"). A run that could not finish (exit 2) writes nothing there: one line on
 stderr says what went wrong. Keys are stable within a `format`; new keys may be added, none are
-renamed or removed without changing `format`. `loopspec schema conform` prints the document's
-JSON Schema (`loopspec schema replay`, replay's), generated from the classes that write them,
+renamed or removed without changing `format`. `loopspec schema conform` prints the JSON Schema
+of the documents conform writes, this one and the exhaustive pass's below (`loopspec schema
+replay`, replay's), generated from the classes that write them,
 `loopspec.properties.conformance.report_documents`.
 
     {

@@ -710,9 +710,6 @@ EXHAUSTIVE_NEEDS = frozenset(
 )
 
 
-EXHAUSTIVE_FORMAT = "loopspec-conform-exhaustive/1"
-
-
 def _run_exhaustive(
     factory: Callable[[], ConformanceTarget],
     k: int,
@@ -777,22 +774,29 @@ def _run_exhaustive(
         unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
     rerun = replay_command(case_path, target_named) if case_path is not None else None
     if style == "json":
-        document = {
-            "format": EXHAUSTIVE_FORMAT,
-            "exhaustive": k,
-            "conformant": False,
-            "rule": divergence.rule_id,
-            "what": divergence.what,
-            "specText": spec_text(divergence.rule_id),
-            "commandIndex": divergence.index,
-            "config": case["config"],
-            "program": program,
-            "reduceRuns": reduced.replays,
-            "diff": divergence.diff(),
-            "case": str(case_path) if case_path is not None else None,
-            "replay": rerun,
-        }
-        print(json.dumps(document, indent=2))
+        # Its class, only when the document is written (see `json_report`).
+        from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
+        from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+            EXHAUSTIVE_FORMAT,
+            ExhaustiveDocument,
+        )
+
+        document = ExhaustiveDocument(
+            format=EXHAUSTIVE_FORMAT,
+            exhaustive=k,
+            conformant=False,
+            rule=divergence.rule_id,
+            what=divergence.what,
+            spec_text=spec_text(divergence.rule_id),
+            command_index=divergence.index,
+            config=case["config"],
+            program=program,
+            reduce_runs=reduced.replays,
+            diff=divergence.diff(),
+            case=str(case_path) if case_path is not None else None,
+            replay=rerun,
+        )
+        print(json.dumps(converter.unstructure(document), indent=2))
     else:
         print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")

@@ -129,11 +129,17 @@ def _protocol_shaped(annotation: object, definition: str) -> dict[str, Any]:
     return reference
 
 
-def schema_of(cls: type, title: str, protocol_defs: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema (Draft 2020-12) of the documents `converter` writes from `cls`, with the
-    driver protocol's definitions its fields refer to."""
+def schema_of(
+    classes: tuple[type, ...], title: str, protocol_defs: dict[str, Any]
+) -> dict[str, Any]:
+    """The JSON Schema (Draft 2020-12) of the documents `converter` writes from `classes` (one
+    of them: a verb that writes one of several documents), with the driver protocol's
+    definitions their fields refer to."""
     defs: dict[str, Any] = dict(protocol_defs)
-    top = _class_schema(cls, defs)
+    if len(classes) == 1:
+        top = _class_schema(classes[0], defs)
+    else:
+        top = {"oneOf": [_type_schema(cls, defs) for cls in classes]}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": title,

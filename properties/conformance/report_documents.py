@@ -16,6 +16,7 @@ import attrs
 from loopspec.properties.conformance.document_schema import member, schema_of
 
 CONFORM_FORMAT: Final = "loopspec-conform/1"
+EXHAUSTIVE_FORMAT: Final = "loopspec-conform-exhaustive/1"
 REPLAY_FORMAT: Final = "loopspec-replay/1"
 
 RULE_STATUSES: Final = (
@@ -87,8 +88,8 @@ class UnplayedSituation:
 
 
 @attrs.frozen
-class _DivergenceHead:
-    """What conform's and replay's documents say first of a divergence."""
+class _RuleBroken:
+    """What every document says first of a divergence: the rule, and where."""
 
     rule: str = attrs.field(metadata=member('the rule broken, or "NO-RULE": a gap in SPEC.md'))
     what: str = attrs.field(metadata=member("how, in one sentence"))
@@ -96,6 +97,12 @@ class _DivergenceHead:
     command_index: int = attrs.field(
         metadata=member("the diverging command, 0-based in the program the document holds")
     )
+
+
+@attrs.frozen
+class _DivergenceHead(_RuleBroken):
+    """What conform's and replay's documents say first of a divergence."""
+
     command_words: str = attrs.field(metadata=member("that command in words"))
     model_did: str = attrs.field(metadata=member("what the model did with it, in words"))
     target_did: str = attrs.field(metadata=member("what the target did with it, in words"))
@@ -230,13 +237,42 @@ class ReplayDocument:
     )
 
 
-DOCUMENTS: Final = {"conform": ConformDocument, "replay": ReplayDocument}
-"""The documents `loopspec schema NAME` prints the JSON Schema of."""
+@attrs.frozen
+class ExhaustiveDocument(_RuleBroken):
+    """What `loopspec conform --exhaustive K --format json` writes on stdout when a program of
+    the bounded-exhaustive pass diverged (no random search follows)."""
+
+    format: Literal["loopspec-conform-exhaustive/1"] = attrs.field(
+        metadata=member("this document's format")
+    )
+    exhaustive: int = attrs.field(metadata=member("the K given"))
+    conformant: Literal[False] = attrs.field(metadata=member("always false: a program diverged"))
+    config: dict[str, Any] = attrs.field(
+        metadata=member(
+            "the alphabet's configuration, less what it does not need", protocol_def="config"
+        )
+    )
+    program: list[dict[str, Any]] = attrs.field(
+        metadata=member("the commands sent up to the diverging one", protocol_def="command")
+    )
+    reduce_runs: int = attrs.field(metadata=member("smaller programs replayed to cut it down"))
+    diff: str = attrs.field(metadata=member("the two observations' unified diff"))
+    case: str | None = attrs.field(metadata=member("the case file saved, or null when none was"))
+    replay: str | None = attrs.field(
+        metadata=member("the command that replays the case, or null when none was saved")
+    )
+
+
+DOCUMENTS: Final[dict[str, tuple[type, ...]]] = {
+    "conform": (ConformDocument, ExhaustiveDocument),
+    "replay": (ReplayDocument,),
+}
+"""The documents `loopspec schema NAME` prints the JSON Schema of: what `loopspec NAME --format
+json` may write."""
 
 
 def document_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of the document `loopspec NAME --format json` writes."""
     from loopspec.properties.conformance.driver_protocol import protocol_schema  # noqa: PLC0415
 
-    cls = DOCUMENTS[name]
-    return schema_of(cls, f"loopspec {name} --format json", protocol_schema()["$defs"])
+    return schema_of(DOCUMENTS[name], f"loopspec {name} --format json", protocol_schema()["$defs"])
