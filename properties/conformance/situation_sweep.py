@@ -260,6 +260,19 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
+        "the loop crashes after the first of two parallel calls has its result, and is reopened",
+        ("REC-1", "ADJ-2"),
+        frozenset({"parallel", "crash-repair"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("read both"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ), ToolCallBlock("c2", "read", _READ))),
+            ToolFinishes("c1", ToolSucceeded("first")),
+            Crash(),
+            Recover(),
+        ),
+    ),
+    Situation(
         "the loop crashes while a call waits for its approval, and is reopened",
         ("REC-1", "DEC-2"),
         frozenset({"pre-hooks", "approval", "crash-repair"}),
