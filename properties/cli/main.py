@@ -166,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the real program, not a test calling main
         _hold_the_collector()
+        _stop_on_ending_signals()
     if sys.stderr is None:  # started with stderr closed (`2>&-`): Python made no stream of it
         _stderr_to_the_null_device()
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
@@ -202,14 +203,62 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _quiet_after_broken_pipe()
     except Exception:  # the one place every exception no verb expected ends: a bug
         return _internal_error()
-    except KeyboardInterrupt:
-        # Ctrl-C before the verb ran or after it returned (its modules loading, its options
-        # read, its processes reaped): as one during it (`_handled`), not a traceback.
+    except (KeyboardInterrupt, Stopped) as stop:
+        # Ctrl-C or SIGTERM before the verb ran or after it returned (its modules loading, its
+        # options read, its processes reaped): as one during it (`_handled`), not a traceback.
         verb = VERB_BY_NAME.get(_chosen_verb(arguments) or "")
         started = verb is not None and verb.starts_processes
-        _say(f"{PROGRAM}: {stopped_by('Ctrl-C', started_processes=started)}")
-        return 130
+        _say(f"{PROGRAM}: {stopped_by(_cause(stop), started_processes=started)}")
+        return _stopped_status(stop)
     return status
+
+
+class Stopped(BaseException):
+    """A signal that ends the program (SIGTERM, SIGHUP, SIGQUIT) arrived while no verb that
+    starts processes had taken it over (`_run`): check, spec and schema unwind from it as from
+    Ctrl-C's KeyboardInterrupt, so that what they print and write is flushed or removed whole
+    (`spec --write`'s new file), and end with one line naming it, status 128 + its number. Its
+    default action ended them silently, status 143 with no word of why."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, _frame: object) -> NoReturn:
+    # A second one while unwinding takes the default action: a run that cannot unwind (its
+    # output blocked on a pipe nobody reads) still ends at the next `kill`.
+    handlers = sys.modules["_signal"]
+    handlers.signal(signum, handlers.SIG_DFL)
+    raise Stopped(signum)
+
+
+def _stop_on_ending_signals() -> None:
+    """Raise `Stopped` on SIGTERM, SIGHUP and SIGQUIT, where the system has them; one ignored
+    when loopspec started stays ignored (`nohup loopspec check ...` outlives its terminal)."""
+    # Through `_signal`, the C module the interpreter's start loaded: `signal` imports enum,
+    # collections and functools, more than check's whole start-up costs over the interpreter's.
+    handlers = sys.modules.get("_signal")
+    if handlers is None:
+        return
+    for name in ("SIGTERM", "SIGHUP", "SIGQUIT"):
+        number = getattr(handlers, name, None)
+        if number is not None and handlers.getsignal(number) != handlers.SIG_IGN:
+            handlers.signal(number, _stop)
+
+
+def _cause(stop: KeyboardInterrupt | Stopped) -> str:
+    """What a stopped run's line names: Ctrl-C, or the signal (SIGTERM)."""
+    if isinstance(stop, KeyboardInterrupt):
+        return "Ctrl-C"
+    import signal  # noqa: PLC0415 (only once stopped: it imports enum)
+
+    return signal.Signals(stop.signum).name
+
+
+def _stopped_status(stop: KeyboardInterrupt | Stopped) -> int:
+    """128 + the signal's number, as a shell reports a program the signal ended."""
+    return 130 if isinstance(stop, KeyboardInterrupt) else 128 + stop.signum
 
 
 def _internal_error() -> int:
@@ -476,12 +525,12 @@ def _handled(handler: Callable[[Arguments], int], args: Arguments) -> int:
         except OSError:  # it was stdout that failed: said once, not again at the last flush
             _drop_stdout()
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped) as stop:
         # `check`'s own reading of its options makes no namespace: it starts no process either.
         verb = VERB_BY_NAME.get(getattr(args, "command", ""))
         started = verb is not None and verb.starts_processes
-        print(f"{PROGRAM}: {stopped_by('Ctrl-C', started_processes=started)}", file=sys.stderr)
-        return 130
+        _say(f"{PROGRAM}: {stopped_by(_cause(stop), started_processes=started)}")
+        return _stopped_status(stop)
     except Exception as error:
         # The model's errors, imported only now: a verb that raised one imported them, and
         # `check` starts without them (tests/test_check_startup.py).

@@ -1,0 +1,112 @@
+"""check, spec and schema end on SIGTERM, SIGHUP and SIGQUIT as run, conform and replay do: one
+line naming the signal, status 128 + its number, no traceback. The default action ended them
+silently (a bare 143 in a CI log, read as a crash).
+
+A signal is sent only once the program has installed its handler, as /proc shows (Linux): one
+sent before would take the default action, a failure that says nothing of the program.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.demo_scenario import DEMO_COMMANDS, DEMO_CONFIG
+from loopspec.properties.logcheck.synth import jsonl, model_rows
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="reads a process's caught signals in /proc"
+)
+
+HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 1700000000000, "cwd": "/w"}
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process `pid` has a handler of its own for `signum`."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    (caught,) = (line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) >> (signum - 1) & 1)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
+def test_check_ended_by_a_signal_part_way_says_so_and_exits_128_plus_it(
+    signum: signal.Signals,
+) -> None:
+    """`check -` part way through a log (its events read, the rest not come yet) ends
+    on the signal with its one line and 128 + its number."""
+    log = jsonl(HEADER, model_rows(DEMO_CONFIG, DEMO_COMMANDS))
+    check = subprocess.Popen(
+        [sys.executable, "-m", "loopspec", "check", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert check.stdin is not None
+        check.stdin.write(log)
+        check.stdin.flush()
+        deadline = time.monotonic() + 60  # a loaded machine starts Python slowly
+        while not _catches(check.pid, signum):
+            assert check.poll() is None, check.communicate()
+            assert time.monotonic() < deadline, f"check never took {signum.name}"
+            time.sleep(0.02)
+        check.send_signal(signum)
+        out, err = check.communicate(timeout=30)
+    finally:
+        check.kill()
+    assert (check.returncode, err, out) == (
+        128 + signum,
+        f"loopspec: stopped by {signum.name}: its report not written\n",
+        "",
+    )
+
+
+def test_a_signal_before_any_verb_is_said_as_one_during_it() -> None:
+    """The handler is installed before a verb's modules are imported: `schema case`,
+    stopped while it builds the case schema, says so, with no traceback."""
+    code = (
+        "import os, signal, sys\n"
+        "from loopspec.properties.cli import main\n"
+        "import loopspec.properties.conformance.case_format as case_format\n"
+        "def stop_while_building():\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return {}\n"
+        "case_format.case_schema = stop_while_building\n"
+        "sys.argv = ['loopspec', 'schema', 'case']\n"
+        "sys.exit(main.program())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (
+        143,
+        "loopspec: stopped by SIGTERM: its report not written\n",
+        "",
+    )
+
+
+def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
+    """Under `nohup`, SIGHUP is ignored when check starts: a closed terminal must not
+    end it, so check installs no handler of its own for it."""
+    code = (
+        "import os, signal, sys\n"
+        "from loopspec.properties.cli import main\n"
+        "import loopspec.properties.conformance.case_format as case_format\n"
+        "def hang_up_while_building():\n"
+        "    os.kill(os.getpid(), signal.SIGHUP)\n"
+        "    return {'built': True}\n"
+        "case_format.case_schema = hang_up_while_building\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        "sys.argv = ['loopspec', 'schema', 'case']\n"
+        "sys.exit(main.program())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", '{\n  "built": true\n}\n')
