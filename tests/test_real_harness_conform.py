@@ -403,16 +403,31 @@ def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
 def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None:
     """TURN-1, ORD-3: a CLI blocked on the program is settled only once its log holds its
     turn's prompt, the results its model request carries, the calls whose hooks or tools run,
-    and a result recorded since its turn began for each tool of a call the program released."""
+    a result recorded since its turn began for each tool of a call the program released, and
+    one for a call whose hooks are answered and whose tool never started (denied)."""
     prompt, old = Prompt(10.0, "hi"), Prompt(1.0, "earlier")
     reply = Reply(11.0, (("text", "ok"), ("call", ("c1", {}))))
     result = Result(12.0, "c1", "A", is_error=False)
     earlier = Result(2.0, "c1", "an earlier turn's", is_error=False)
 
     def lacks(
-        items: list[Any], carried: set[str], running: set[str], released: dict[str, int]
+        items: list[Any],
+        carried: set[str],
+        running: set[str],
+        released: dict[str, int],
+        gated: frozenset[str] = frozenset(),
+        *,
+        issue_order: bool = False,
     ) -> str | None:
-        return log_lacks(items, since=5.0, carried=carried, running=running, released=released)
+        return log_lacks(
+            items,
+            since=5.0,
+            carried=carried,
+            running=running,
+            released=released,
+            gated=set(gated),
+            issue_order=issue_order,
+        )
 
     assert lacks([old], set(), set(), {}) == "the turn's prompt"
     assert lacks([old, prompt], set(), set(), {}) is None
@@ -424,10 +439,20 @@ def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None
         "the result of call c1, which its model request carries"
     )
     assert lacks([prompt, reply, result], {"c1"}, set(), {}) is None
-    released = "the result of call c1, whose tool the program released"
+    released = "the result of call c1, which the program's answer ended"
     assert lacks([earlier, prompt, reply], set(), set(), {"c1": 1}) == released
     assert lacks([earlier, prompt, reply, result], set(), set(), {"c1": 1}) is None
     assert lacks([prompt, reply, result], set(), set(), {"c1": 2}) == released
+    # Codex writes a reply's results in the order of its calls: c2's waits for c1's.
+    two = Reply(11.0, (("call", ("c1", {})), ("call", ("c2", {}))))
+    assert lacks([prompt, two], set(), set(), {"c2": 1}) == released.replace("c1", "c2")
+    assert lacks([prompt, two], set(), set(), {"c2": 1}, issue_order=True) is None
+    assert lacks([prompt, two, result], set(), set(), {"c2": 1}, issue_order=True) == (
+        released.replace("c1", "c2")
+    )
+    gated = "the result of call c1, or its tool to start: its PreToolUse hooks are answered"
+    assert lacks([earlier, prompt, reply], set(), set(), {}, frozenset({"c1"})) == gated
+    assert lacks([prompt, reply, result], set(), set(), {}, frozenset({"c1"})) is None
 
 
 # ---------------------------------------------------------------------------------------------

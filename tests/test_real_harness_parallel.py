@@ -17,9 +17,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from recorded_playback import RecordedPlayback
 
+from loopspec.model.commands import Deny, HookAnswers, Pass, ToolFinishes
+from loopspec.model.config import HookSpec
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
 from loopspec.properties.harnesses.cli_wire import SAFE_TOOL_PROGRAM, TOOL_PROGRAM
@@ -122,34 +125,88 @@ def _results(observed: dict[str, Any]) -> list[str]:
     return [e["data"]["message"]["source"]["callId"] for e in events if e["type"] == "tool/result"]
 
 
-def test_ORD_3_a_result_claude_code_writes_late_is_reported_with_the_command_that_released_it() -> (
-    None
-):
+@pytest.mark.parametrize(
+    ("harness", "first", "later"),
+    [("claude-code", "c2", "c1"), ("codex", "c1", "c2")],
+    ids=["claude-code", "codex"],
+)
+def test_ORD_3_a_result_a_starved_cli_writes_late_is_reported_with_its_release(
+    harness: str, first: str, later: str
+) -> None:
     """ORD-3: Claude Code writes a read's result as its command ends, while the read beside it
-    still runs. Settled on a quiet moment before a CPU-starved CLI had written it, the result of
-    c2 (released first) came with c1's command, ahead of c1's, and the ORD-3 case was blamed on
-    ORD-3 out of order (about one run in six in a loaded suite). The CLI is stopped here for a
-    second as c2's tool is released, longer than a quiet moment: the adapter waits for the
+    still runs; Codex writes a reply's outputs in the order of its calls, the first's at once.
+    Settled on a quiet moment before a CPU-starved CLI had written it, the result of the call
+    released first came with the other's command (in Claude Code ahead of it: the ORD-3 case
+    was blamed on ORD-3 out of order, about one run in six in a loaded suite). The CLI is
+    stopped here for a second as that call's tool is released: the adapter waits for the
     result the release made due."""
-    _require_binary(Harness.CLAUDE_CODE)
+    _require_binary(Harness(harness))
     case = load_case(ROOT / "tests" / "regressions" / "claude-code-ORD-3.json")
-    session = Session(Harness.CLAUDE_CODE, case.config)
+    finishes = {c.call_id: c for c in case.commands if isinstance(c, ToolFinishes)}
+    commands = (*case.commands[:2], finishes[first], finishes[later], case.commands[-1])
+    session = Session(Harness(harness), case.config)
+    stopped = _starve_at_first(session, "tool", first)
+    try:
+        observed = [session.apply(command) for command in commands]
+    finally:
+        session.close()
+    assert stopped == [first]
+    assert [_results(o) for o in observed] == [[], [], [first], [later], []]
+
+
+def _starve_at_first(session: Session, kind: str, call: str) -> list[str]:
+    """Stop the session's CLI for a second (a CPU-starved one: longer than the quiet moment a
+    command is settled on) as the program releases the first `kind` process of `call`; the
+    list names each call it was stopped for."""
     release = session.control.release
     stopped: list[str] = []
 
     def starved(waiting: Waiting, answer: dict[str, Any]) -> None:
-        call = str(waiting.request.get("call"))
-        if waiting.kind == "tool" and call == "c2" and session.process is not None:
+        seen = waiting.request.get("stdin")
+        of = waiting.request.get("call") if kind == "tool" else (seen or {}).get("tool_use_id")
+        if waiting.kind == kind and of == call and not stopped and session.process is not None:
             group = session.process.pid
-            os.killpg(group, signal.SIGSTOP)  # before the release: nothing is written meanwhile
+            os.killpg(group, signal.SIGSTOP)  # before the release: nothing is done meanwhile
             threading.Timer(1.0, os.killpg, (group, signal.SIGCONT)).start()
             stopped.append(call)
         release(waiting, answer)
 
-    session.control.release = starved  # type: ignore[method-assign]  # a CPU-starved CLI
+    session.control.release = starved  # type: ignore[method-assign]  # to stop the CLI there
+    return stopped
+
+
+@pytest.mark.parametrize(
+    ("harness", "verdict"),
+    [
+        ("claude-code", Pass()),
+        ("codex", Pass()),
+        ("claude-code", Deny("no")),
+        ("codex", Deny("no")),
+    ],
+    ids=["claude-code-pass", "codex-pass", "claude-code-deny", "codex-deny"],
+)
+def test_ORD_3_a_call_a_starved_cli_starts_late_after_its_hooks_is_reported_with_their_answer(
+    harness: str, verdict: Pass | Deny
+) -> None:
+    """ORD-3: two reads with a PreToolUse hook each; the first `HookAnswers` answers c1's.
+    Each CLI starts c1's tool (or, denied, records its result) at once, while
+    c2's hook still waits. Settled on a quiet moment before a CPU-starved CLI had done it, the
+    start (the denial) came with the next command, c2's answer; the adapter waits for it."""
+    _require_binary(Harness(harness))
+    case = load_case(ROOT / "tests" / "regressions" / "claude-code-ORD-3.json")
+    config = attrs.evolve(case.config, hooks=(HookSpec("gate"),))
+    session = Session(Harness(harness), config)
+    stopped = _starve_at_first(session, "hook", "c1")
     try:
-        observed = [session.apply(command) for command in case.commands]
+        observed = [
+            session.apply(command)
+            for command in (*case.commands[:2], HookAnswers(verdict), HookAnswers(Pass()))
+        ]
     finally:
         session.close()
-    assert stopped == ["c2"]
-    assert [_results(o) for o in observed] == [[], [], ["c2"], ["c1"], []]
+    assert stopped == ["c1"]
+    answered = observed[2]
+    if isinstance(verdict, Deny):
+        assert (_results(answered), answered["executed"]) == (["c1"], [])
+    else:
+        assert [run["callId"] for run in answered["executed"]] == ["c1"]

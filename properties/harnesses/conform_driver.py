@@ -71,11 +71,13 @@ prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without
 its answer, a running tool, a pending model request) or exits, its log holds what it did (the
-turn's prompt, the results its model request carries, the calls whose hooks or tools run, and
-in Claude Code the result of each call whose tool the program released, which it writes as the
-tool ends: a CLI writes its log after it acts), and no new observation came for a moment,
-however long that takes (conform's answer timeout bounds it, and stderr says what is awaited);
-then it turns what it observed, in time order, into events:
+turn's prompt, the results its model request carries, the calls whose hooks or tools run, the
+result of each call the program's answers ended (its tool released, or a hook denying it:
+Claude Code writes each at once, Codex a reply's in the order of its calls), and the start of
+each other call whose PreToolUse hooks are answered: a CLI writes its log after it acts), and
+no new observation came for a moment, however long that takes (conform's answer timeout bounds
+it, and stderr says what is awaited); then it turns what it observed, in time order, into
+events:
 
 - the CLI's own log (Claude Code transcript, Codex rollout): the user's prompt (turn/start,
   step/start, user/message), each reply (assistant/message, and a tool/call per call record
@@ -460,33 +462,50 @@ def log_lacks(
     carried: set[str],
     running: set[str],
     released: Mapping[str, int],
+    gated: set[str],
+    issue_order: bool,
 ) -> str | None:
     """What a running CLI did that its log `items` do not hold yet, or None: the prompt of
     its turn (one recorded at or after `since`, when the CLI process started), the result of
     each call in `carried` (its pending model request carries them), the call record of each
-    call in `running` (its hook or tool waits on the program), and as many results recorded
-    since then of each call in `released` as the program released tools of it (a call id the
-    model reused, or a reply repeated, runs more than one)."""
+    call in `running` (its hook or tool waits on the program), as many results recorded
+    since then of each call in `released` as the program's answers ended it (its tool
+    released, or its hooks denying it; a call id the model reused, or a reply repeated, runs
+    more than one), and a result recorded since then of each call in `gated`: its PreToolUse
+    hooks are answered and no tool of it started, so the CLI either starts one (which settles
+    nothing while it has not) or records why not. With `issue_order` (Codex) a reply's results
+    are written in the order of its calls: a released call's is due once each call before it
+    in its reply has one."""
     if not any(isinstance(item, Prompt) and item.at >= since for item in items):
         return "the turn's prompt"
     results = {item.call_id for item in items if isinstance(item, Result)}
     logged = Counter(
         item.call_id for item in items if isinstance(item, Result) and item.at >= since
     )
-    unlogged = sorted(call for call, count in released.items() if logged[call] < count)
-    calls = {
-        payload[0]
+    replies = [
+        [payload[0] for kind, payload in item.blocks if kind == "call"]
         for item in items
         if isinstance(item, Reply)
-        for kind, payload in item.blocks
-        if kind == "call"
-    }
+    ]
+    calls = {call for reply in replies for call in reply}
+    earlier = {call: reply[:index] for reply in replies for index, call in enumerate(reply)}
+
+    def due(call: str) -> bool:
+        return not issue_order or all(logged[before] for before in earlier.get(call, []))
+
+    unlogged = sorted(c for c, count in released.items() if logged[c] < count and due(c))
     if carried - results:
         return f"the result of call {min(carried - results)}, which its model request carries"
     if running - calls:
         return f"the call record of {min(running - calls)}, whose hook or tool is running"
     if unlogged:
-        return f"the result of call {unlogged[0]}, whose tool the program released"
+        return f"the result of call {unlogged[0]}, which the program's answer ended"
+    undecided = sorted(gated - set(logged))
+    if undecided:
+        return (
+            f"the result of call {undecided[0]}, or its tool to start: its PreToolUse hooks"
+            " are answered"
+        )
     return None
 
 
@@ -1289,14 +1308,19 @@ class Session:
             }
             carried &= ran
         running = {str(w.request.get("call")) for w in tools if not w.answered.is_set()}
-        hooked = {self._hook_call(w)[0] for w in self._hooks() if not w.answered.is_set()}
-        released = self._released(tools, hooked)
+        hooks = self._hooks()
+        hooked = {self._hook_call(w)[0] for w in hooks if not w.answered.is_set()}
+        gated = self._gated(tools, hooks) - hooked
+        # A call Codex denies gets its output in issue order, as a released one does.
+        denied = gated & self._denied() if self.harness == Harness.CODEX else set()
         return log_lacks(
             items,
             since=self.started_at,
             carried=carried,
             running=running | hooked,
-            released=released,
+            released=self._released(tools, hooked) + Counter(denied),
+            gated=gated - denied,
+            issue_order=self.harness == Harness.CODEX,
         )
 
     def _released(self, tools: list[Waiting], hooked: set[str]) -> Counter[str]:
@@ -1304,15 +1328,12 @@ class Session:
         result its log must hold before a command is settled.
 
         Claude Code writes a result as its command ends, also while calls beside it still run
-        (its ORD-3): settled on a quiet moment before a CPU-starved CLI had written it, the
-        result of a call released while another ran came with the next command, ahead of that
-        one's, and the ORD-3 case was blamed on ORD-3 out of order (about one run in six in a
-        loaded suite). A call whose PostToolUse hook still asks has no result yet; the hook's
-        release makes it awaited. Codex writes a batch's outputs in issue order, so an output
-        may rightly wait for a call still running; its next model request carries them all
-        (`carried`)."""
-        if self.harness != Harness.CLAUDE_CODE:
-            return Counter()
+        (its ORD-3); Codex writes a reply's outputs in the order of its calls, each once those
+        before it have theirs (`log_lacks`' `issue_order`). Settled on a quiet moment before a
+        CPU-starved CLI had written it, the result of a call released while another ran came
+        with the next command, ahead of that one's, and the ORD-3 case was blamed on ORD-3 out
+        of order (about one run in six in a loaded suite). A call whose PostToolUse hook still
+        asks has no result yet; the hook's release makes it awaited."""
         return Counter(
             call
             for w in tools
@@ -1320,6 +1341,25 @@ class Session:
             for call in [str(w.request.get("call"))]
             if call not in hooked
         )
+
+    def _denied(self) -> set[str]:
+        """The calls a PreToolUse hook's answer denied."""
+        return {call for (call, _), verdict in self.answers.items() if isinstance(verdict, Deny)}
+
+    def _gated(self, tools: list[Waiting], hooks: list[Waiting]) -> set[str]:
+        """The calls of this CLI process whose PreToolUse hooks the program answered and whose
+        tool has not started: the CLI starts it, or records why it will not.
+
+        Settled on a quiet moment before a CPU-starved CLI had done either, the call's start,
+        or its denial's result, came with the next command (a `HookAnswers` for the read beside
+        it), where the model has the call start with its own hooks' answers."""
+        started = {str(w.request.get("call")) for w in tools if w.at >= self.started_at}
+        gated = {
+            self._hook_call(w)[0]
+            for w in hooks
+            if w.at >= self.started_at and w.answered.is_set() and _point_of(w) == PRE_TOOL_USE
+        }
+        return gated - started
 
     def _log_items(self, path: Path) -> list[LogItem]:
         text = path.read_text(encoding="utf-8", errors="replace")
