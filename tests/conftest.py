@@ -6,6 +6,7 @@ No test draws from Hypothesis's pool of literals found in loaded source, as conf
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from loopspec.properties.conformance import run as conformance_run
 from loopspec.properties.conformance.source_literals import without_source_literals
 
 
@@ -23,6 +25,17 @@ def _no_source_literals() -> Iterator[None]:
     it is."""
     with without_source_literals():
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_progress_lines() -> Iterator[None]:
+    """No in-process conform prints its every-30-s progress line: on a loaded machine a run
+    passing 30 s would add one to the stderr many tests compare whole (tests/test_ci_use.py
+    sets the interval it tests)."""
+    every = conformance_run.PROGRESS_LINE_SECONDS
+    conformance_run.PROGRESS_LINE_SECONDS = math.inf
+    yield
+    conformance_run.PROGRESS_LINE_SECONDS = every
 
 
 settings.register_profile(

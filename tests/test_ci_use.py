@@ -70,7 +70,7 @@ def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
     run stayed silent until its report, which CI systems end as a hung job. Now a whole line
     every `PROGRESS_LINE_SECONDS` (0 here: one per program), never a carriage return."""
     monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0, raising=False)
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0)
     report = conformance_run.run_conformance(bundled_target, examples=3, seed_value=1, steps=4)
     assert report.conformant
     err = capsys.readouterr().err
@@ -89,7 +89,7 @@ def test_no_carriage_return_on_a_ci_or_dumb_terminal(
     the redrawn one."""
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.setenv("TERM", "xterm")
-    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0, raising=False)
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0)
     terminal = _TerminalStream()
     monkeypatch.setattr(sys, "stderr", terminal)
     conformance_run.run_conformance(bundled_target, examples=2, seed_value=1, steps=4)
