@@ -30,7 +30,12 @@ from loopspec.model.messages import ContentBlock, ReasoningBlock, TextBlock, Too
 from loopspec.model.state import HookVote
 from loopspec.model.wording import INVALID_INPUT, NOT_AN_OBJECT
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.command_codec import command_from_json, command_to_json
+from loopspec.properties.conformance.command_codec import (
+    command_from_json,
+    command_to_json,
+    config_to_json,
+)
+from loopspec.properties.conformance.compare import Divergence
 from loopspec.properties.conformance.driver_protocol import protocol_schema
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import replay_case
@@ -438,6 +443,27 @@ def test_PROTO_1_a_jvm_stack_trace_longer_than_the_tail_keeps_its_exception_line
     assert re.fullmatch(r"\t\[the line above [1-9][0-9] times more\]", shown[-1]), shown[-1]
 
 
+def _replayed(tmp_path: Path, config: LoopConfig, program: list[Command], target: str) -> int:
+    """`loopspec replay` of the case of `program` on this module's class `target`: its exit."""
+    case = tmp_path / "case.json"
+    commands = [command_to_json(command) for command in program]
+    document = {"loopspec": "case", "version": 1, "commands": commands}
+    document["config"] = config_to_json(config)
+    case.write_text(json.dumps(document), encoding="utf-8")
+    return main(["replay", str(case), "--impl", f"test_foreign_language_targets:{target}"])
+
+
+def _diverging_on_situation(named: str, target: type[ModelTarget]) -> Divergence:
+    """The divergence `target` shows on the targeted program whose name starts with `named`,
+    on which the model itself shows none."""
+    (situation,) = [s for s in SITUATIONS if s.name.startswith(named)]
+    program = list(situation.program)
+    assert replay_case(ModelTarget, situation.config, program).divergence is None
+    replay = replay_case(target, situation.config, program)
+    assert replay.divergence is not None
+    return replay.divergence
+
+
 class WritesAscii(ModelTarget):
     """The model, its events written as a JVM writes System.out under LC_ALL=C: in ASCII,
     each other character as `?`."""
@@ -455,19 +481,13 @@ def test_PROTO_1_text_written_in_ascii_is_said_to_be_no_utf_8(
     conform blamed EXE-2, the arguments "differ from the model's raw arguments", and the loop
     had taken them as they came. The rule stays, and a note says the text lost its characters
     to an encoding other than UTF-8, and how a JVM reads and writes UTF-8."""
-    case = tmp_path / "case.json"
-    arguments = json.dumps(json.dumps({"file_path": "caf\u00e9"}, ensure_ascii=False))
-    case.write_text(
-        '{"loopspec": "case", "version": 1, "config": {"tools": [{"name": "read", '
-        '"concurrencySafe": true, "requiredKeys": ["file_path"]}], "hooks": [], '
-        '"maxParallel": 1, "provider": "scripted", "model": "scripted-model", "epochMs": 0}, '
-        '"commands": [{"kind": "SubmitUser", "text": "hi"}, {"kind": "ModelReplies", '
-        '"finish": "completed", "blocks": [{"type": "tool-call", "id": "c1", "name": "read", '
-        f'"arguments": {arguments}}}]}}]}}',
-        encoding="utf-8",
-    )
-    impl = "test_foreign_language_targets:WritesAscii"
-    assert main(["replay", str(case), "--impl", impl]) == 1
+    config = LoopConfig(tools=(READ,))
+    arguments = json.dumps({"file_path": "caf\u00e9"}, ensure_ascii=False)
+    program: list[Command] = [
+        SubmitUser("hi"),
+        ModelReplies((ToolCallBlock("c1", "read", arguments),)),
+    ]
+    assert _replayed(tmp_path, config, program, "WritesAscii") == 1
     said = capsys.readouterr().out
     assert (
         "note: the target has '?' where the model has U+00E9 (at "
@@ -503,17 +523,46 @@ def test_ABORT_2_a_cancelled_reply_of_text_blank_to_python_alone_meets_a_targete
     loop testing `String.isBlank` kept a text of no-break spaces and passed every seed: no
     program drew such a text in a cancelled reply. A targeted program does, and the report
     says what blank is, where it said the reply was "without text"."""
-    (situation,) = [
-        s for s in SITUATIONS if s.name.startswith("a reply is cancelled after blocks of")
-    ]
-    program = list(situation.program)
-    assert replay_case(ModelTarget, situation.config, program).divergence is None
-    replay = replay_case(KeepsTextBlankToPython, situation.config, program)
-    assert replay.divergence is not None
-    assert replay.divergence.rule_id == "ABORT-2", replay.divergence.what
+    divergence = _diverging_on_situation("a reply is cancelled after", KeepsTextBlankToPython)
+    assert divergence.rule_id == "ABORT-2", divergence.what
     assert "(blank as EXE-2 reads it, Python's str.strip: U+0085 and the no-break spaces " in (
-        replay.divergence.what
+        divergence.what
     )
+
+
+class ReadsNumbersAsDoubles(ModelTarget):
+    """The model, its results' meta read as Gson reads JSON by default: every number a double."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = [json.loads(json.dumps(event)) for event in observed.events]
+        for event in events:
+            if "meta" in event["data"]:
+                event["data"]["meta"] = json.loads(
+                    json.dumps(event["data"]["meta"]), parse_int=float
+                )
+        return attrs.evolve(observed, events=tuple(events))
+
+
+def test_EXE_4_meta_numbers_a_double_changes_meet_a_targeted_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EXE-4: the programs give a result only the meta `{"lines": 3}`, which a Java loop
+    reading JSON as Gson does (every number a double) gives back unchanged: it passed every
+    seed. A targeted program returns an integer past 2^64, and the report notes the integer
+    read as a double."""
+    named = "a body's result meta holds"
+    divergence = _diverging_on_situation(named, ReadsNumbersAsDoubles)
+    assert divergence.rule_id == "EXE-4", divergence.what
+    (situation,) = [s for s in SITUATIONS if s.name.startswith(named)]
+    program = list(situation.program)
+    assert _replayed(tmp_path, situation.config, program, "ReadsNumbersAsDoubles") == 1
+    said = capsys.readouterr().out
+    assert (
+        "note: the target has 1.2345678901234568e+22 where the model has the integer "
+        "12345678901234567890123 (at events[0].data.meta.bytes): it read the integer as a "
+        "double"
+    ) in said
 
 
 class WritesTheTextZeroAsANumber(ModelTarget):
@@ -535,10 +584,6 @@ def test_LOG_4_a_result_text_of_digits_meets_a_targeted_program() -> None:
     """LOG-4: no program conform drew gave a body a text of digits, so a Perl loop writing such
     a text as a number passed; the targeted program of contexts answers "0", and the loop's
     record of it is refused, naming the field."""
-    (situation,) = [s for s in SITUATIONS if s.name.startswith('a body answers "0"')]
-    program = list(situation.program)
-    assert replay_case(ModelTarget, situation.config, program).divergence is None
-    replay = replay_case(WritesTheTextZeroAsANumber, situation.config, program)
-    assert replay.divergence is not None
-    assert replay.divergence.rule_id == "LOG-4", replay.divergence.what
-    assert "content[0].content[0].text must be a string" in replay.divergence.what
+    divergence = _diverging_on_situation('a body answers "0"', WritesTheTextZeroAsANumber)
+    assert divergence.rule_id == "LOG-4", divergence.what
+    assert "content[0].content[0].text must be a string" in divergence.what

@@ -43,7 +43,6 @@ from loopspec.properties.conformance.compare import (
     DivergenceFound,
     displayed_observation,
 )
-from loopspec.properties.conformance.encoding_note import encoding_note
 from loopspec.properties.conformance.run import (
     Case,
     CaseFileUnreadable,
@@ -71,6 +70,7 @@ from loopspec.properties.conformance.run import (
     with_wait_hint,
 )
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
+from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
 
@@ -114,9 +114,8 @@ def _describe_divergence(
     if config is not None:
         answered = answers_for(config, program).get(divergence.index)
     lines = [f"rule {divergence.rule_id}: {divergence.what}"]
-    note = encoding_note(divergence.expected, divergence.actual)
-    if note is not None:  # PROTO-1 beside the rule blamed: the text changed on its way
-        lines.append(note)
+    # PROTO-1 beside the rule blamed: a value changed on its way through the target's JSON.
+    lines += value_notes(divergence.expected, divergence.actual)
     lines.append(
         f"first divergence after command #{divergence.index + 1}: "
         + command_words(divergence.command, answered)

@@ -85,8 +85,10 @@ of every message below.
 Numbers are exact: an integer keeps every digit, however large, and values (a hook's
 `updatedInput`, a rewrite's arguments, `meta`) are compared as the JSON values they denote. A
 peer whose parser reads every number as a double (JavaScript's `JSON.parse`) changes an integer
-beyond 2^53 and is reported for it (RW-2 when it is a hook's input); such a peer must keep
-integers whole, e.g. by parsing them as BigInt. In Node 20 a `JSON.parse` reviver sees a
+beyond 2^53 and is reported for it (RW-2 when it is a hook's input, a note saying the integer
+was read as a double); such a peer must keep integers whole, e.g. by parsing them as BigInt (in
+Java, whose Gson reads every number as a double and whose `long` stops at 64 bits: BigInteger, or
+the number's text). In Node 20 a `JSON.parse` reviver sees a
 number's source text (its third argument) only when node runs with
 `--harmony-json-parse-with-source`; without it, read numbers from the line yourself. A number
 written with a fraction or an exponent is a double (IEEE 754 binary64, as Python and JavaScript

@@ -25,7 +25,8 @@ an approval waits, or answer with a hook that failed closed (session 25: loops t
 and presenters up case-blind, match NFKC forms, cut results in the history, append such input at
 once, or take an audit's error for no decision passed every seed tried). Nor was a reply cancelled
 after text of no-break spaces (session 26: a Java loop testing `isBlank` for ABORT-2's
-"non-blank" passed every seed). Each situation below is
+"non-blank" passed every seed), nor result meta holding a number a `double` or a `long`
+changes (a Java loop reading meta as Gson does passed every seed). Each situation below is
 one short program, compared with the model as any program is (`exhaustive.run_program`, which
 drives it to a quiet end); a program needing a capability the target does not declare is not
 played.
@@ -78,6 +79,9 @@ _JAVA_KEEPS = "\xa0\u2007\u202f"
 """No-break spaces: blank to Python's `str.strip` and to JavaScript's `trim`, not to Java's
 `String.isBlank` and `strip` (U+0085 neither, which JavaScript's `trim` keeps too, as real dsh
 does in a cancelled reply: left out here, where dsh would be found for it)."""
+_NUMBERS_META = FrozenMap({"bytes": 12345678901234567890123, "ratio": 0.30000000000000004})
+"""Meta a JSON library reading every number as a double (Gson's default), or integers as a
+64-bit `long`, cannot give back: the programs draw only `{"lines": 3}`."""
 _FAILED_CLOSED = HookAudit(decision="error", duration_ms=60000.0)
 """A hook that failed (timed out, printed invalid JSON) under fail-closed (HOOK-7): its verdict
 denies or blocks, its audit records error."""
@@ -474,6 +478,17 @@ SITUATIONS: tuple[Situation, ...] = (
                 (TextBlock(_JAVA_KEEPS), ReasoningBlock(_JAVA_KEEPS), TextBlock("stopping")),
                 FINISH_CANCELLED,
             ),
+        ),
+    ),
+    Situation(
+        "a body's result meta holds an integer past 2^64 and a double",
+        ("EXE-4", "PROTO-1"),
+        frozenset({"result-meta"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes("c1", ToolSucceeded("a.txt", meta=_NUMBERS_META)),
         ),
     ),
 )

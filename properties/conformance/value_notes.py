@@ -1,0 +1,137 @@
+"""Values a process target changed on their way through its own JSON (rule PROTO-1).
+
+Each driver protocol line is UTF-8, and numbers are exact. A process whose runtime reads or
+writes its standard streams in the locale's charset (a JVM: ASCII under `LC_ALL=C`, where each
+other character is written as `?`), or whose JSON library reads every number as a double (Gson's
+default, JavaScript's `JSON.parse`) or integers as a 64-bit `long`, answers with valid JSON all
+the same, so nothing fails at the protocol's level: a value a command carried comes back
+changed, and the rule whose event holds it is blamed. These notes find that change in a
+divergence and say what it is, beside the rule.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from loopspec.properties.conformance.target import Observation
+
+REPLACEMENTS: Final = frozenset("?\ufffd")
+"""What an encoder or decoder puts for a character it cannot take (`?` in Java and C, U+FFFD)."""
+
+
+def value_notes(expected: Observation, actual: Observation) -> list[str]:
+    """The notes for the values the target changed on their way (at most one of each kind)."""
+    events = _leaf_pairs("events", list(zip(expected.events, actual.events, strict=False)))
+    executed = list(zip(expected.executed, actual.executed, strict=False))
+    pairs = [*events, *_leaf_pairs("executed", executed)]
+    notes = [encoding_note(pairs), number_note(pairs)]
+    return [note for note in notes if note is not None]
+
+
+def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
+    """A line saying where the target has a number the model has, read as a double or cut to a
+    64-bit integer; None when no number is so."""
+    for path, want, got in pairs:
+        if isinstance(want, bool) or isinstance(got, bool) or want == got:
+            continue  # (1 and 1.0 are one number: the comparison takes them as equal)
+        if isinstance(want, int) and isinstance(got, float) and _as_double(want) == got:
+            return (
+                f"note: the target has {got!r} where the model has the integer {want} (at "
+                f"{path}): it read the integer as a double, as Gson's default and JavaScript's "
+                "JSON.parse do; keep every digit (Java: BigInteger or the number's text)"
+            )
+        if isinstance(want, int) and isinstance(got, int) and not -(2**63) <= want < 2**63:
+            return (
+                f"note: the target has {got} where the model has {want} (at {path}): an "
+                "integer past 64 bits does not fit a long; keep every digit (Java: BigInteger "
+                "or the number's text)"
+            )
+    return None
+
+
+def _as_double(value: int) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
+    """A line saying where the target's text is the model's with characters replaced (or UTF-8
+    bytes read as Latin-1 characters), and why that happens; None when no text is so."""
+    for path, want, got in pairs:
+        if not isinstance(want, str) or not isinstance(got, str):
+            continue
+        how = _changed(want, got)
+        if how is not None:
+            return (
+                f"note: the target has {how} (at {path}): it read or wrote that "
+                "text in another encoding than UTF-8, which each protocol line is in (a JVM "
+                "reads System.in and writes System.out in the locale's charset, ASCII under "
+                "LC_ALL=C or LANG=C: read through new InputStreamReader(System.in, "
+                "StandardCharsets.UTF_8) and write through new PrintStream(new "
+                "FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8))"
+            )
+    return None
+
+
+def _leaf_pairs(path: str, pairs: object) -> list[tuple[str, object, object]]:
+    """Every pair of differing values that hold no others at the same place in two JSON values
+    (`pairs` a list of such values side by side), with its path; a string holding a JSON object
+    or array (a call's arguments) is looked into."""
+    found: list[tuple[str, object, object]] = []
+    if isinstance(pairs, list):
+        for index, (want, got) in enumerate(pairs):
+            found += _walk(f"{path}[{index}]", want, got)
+    return found
+
+
+def _walk(path: str, want: object, got: object) -> list[tuple[str, object, object]]:
+    if isinstance(want, str) and isinstance(got, str):
+        if want == got:
+            return []
+        inside = _walk(path, _container(want), _container(got))
+        return [(path, want, got), *inside]
+    if isinstance(want, dict) and isinstance(got, dict):
+        found: list[tuple[str, object, object]] = []
+        for key in want.keys() & got.keys():
+            found += _walk(f"{path}.{key}", want[key], got[key])
+        return found
+    if isinstance(want, list | tuple) and isinstance(got, list | tuple):
+        return _leaf_pairs(path, list(zip(want, got, strict=False)))
+    if want is None or got is None or (type(want) is type(got) and want == got):
+        return []
+    return [(path, want, got)]
+
+
+def _container(text: str) -> object:
+    """The JSON object or array `text` holds, or None."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _changed(want: str, got: str) -> str | None:
+    """How `got` is `want` passed through a wrong encoding, in words; None if it is not."""
+    if len(want) == len(got):
+        lost = [
+            (old, new)
+            for old, new in zip(want, got, strict=True)
+            if old != new and not (new in REPLACEMENTS and not old.isascii())
+        ]
+        first = next(
+            (i for i, pair in enumerate(zip(want, got, strict=True)) if len(set(pair)) == 2), None
+        )
+        if first is not None and not lost:
+            return f"{got[first]!r} where the model has U+{ord(want[first]):04X}"
+    try:
+        misread = want.encode("utf-8").decode("latin-1")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 form
+        return None
+    if got == misread:
+        return f"{got!r} where the model has {want!r}: its UTF-8 bytes read as Latin-1"
+    return None
