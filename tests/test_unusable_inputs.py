@@ -533,7 +533,17 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
         ),
         (
             {**SCENARIO, "tools": [SCENARIO["tools"][0]] * 2},
-            "{path}: $.tools[1].name: tool 'bash' is declared twice",
+            '{path}: $.tools[1].name: tool "bash" is declared twice',
+        ),
+        # It said "unknown approval outcome 'yes'": not where, nor which outcomes there are.
+        (
+            {**SCENARIO, "approvals": {"c1": "yes"}},
+            '{path}: $.approvals.c1 is "yes", no approval outcome; the outcomes are '
+            "allowed-once, cancelled, rejected, unavailable",
+        ),
+        (
+            {**SCENARIO, "defaultApproval": "no"},
+            '{path}: $.defaultApproval is "no", no approval outcome; the outcomes are ',
         ),
     ]
     for index, (document, said) in enumerate(cases):
