@@ -17,7 +17,7 @@ import attrs
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import HOOK_DECISIONS, unknown_decision
 from loopspec.model.facts import HOOK_DIALECTS as _DIALECTS_THE_CHECKER_READS
-from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue
+from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, spelled
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
 
 # Defined with the facts: the checker reads a hook's dialect without importing this module.
@@ -33,20 +33,20 @@ TURN_END_KINDS = frozenset({END_COMPLETED, END_MAX_TOKENS, END_ERROR, END_ABORTE
 
 def _counter(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        msg = f"{attribute.name} must be an integer >= 1, got {value!r}"
+        msg = f"{attribute.name} must be an integer >= 1, got {spelled(value)}"
         # Turns are numbered from 1 (TURN-1), a turn's steps too (STEP-1).
         raise InvalidEventError(msg, rule_id="STEP-1" if attribute.name == "step" else "TURN-1")
 
 
 def _seq(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        msg = f"{attribute.name} must be an integer >= 0, got {value!r}"
+        msg = f"{attribute.name} must be an integer >= 0, got {spelled(value)}"
         raise InvalidEventError(msg, rule_id="LOG-1")
 
 
 def _text(_instance: object, attribute: attrs.Attribute[str], value: str) -> None:
     if not isinstance(value, str) or not value:
-        msg = f"{attribute.name} must be a non-empty string, got {value!r}"
+        msg = f"{attribute.name} must be a non-empty string, got {spelled(value)}"
         raise InvalidEventError(msg, rule_id="LOG-4")
 
 
@@ -54,7 +54,7 @@ def _hook_name(_instance: object, attribute: attrs.Attribute[str], value: str) -
     # HOOK-1 states it: an audit's pair is keyed by (turn, point, handlerId), and an empty one
     # names no hook. check names the same rule for the same line (`facts._read_hook`).
     if not isinstance(value, str) or not value:
-        msg = f"{attribute.name} must be a non-empty string, got {value!r}"
+        msg = f"{attribute.name} must be a non-empty string, got {spelled(value)}"
         raise InvalidEventError(msg, rule_id="HOOK-1" if isinstance(value, str) else "LOG-4")
 
 
@@ -260,7 +260,8 @@ class HookInvoked:
 
     def __attrs_post_init__(self) -> None:
         if self.dialect not in HOOK_DIALECTS:
-            msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {self.dialect!r}"
+            dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
+            msg = f"hook dialect must be one of {dialects}, got {spelled(self.dialect)}"
             raise InvalidEventError(msg, rule_id="HOOK-1")
 
 
@@ -289,7 +290,7 @@ class HookResulted:
         # `< inf`, not `math.isfinite`: an integer too large for a float is finite, and
         # `isfinite` raises OverflowError on it (as check reads it: `facts.hook_duration_valid`).
         if not isinstance(self.duration_ms, int | float) or not 0 <= self.duration_ms < math.inf:
-            msg = f"durationMs must be a finite number >= 0, got {self.duration_ms!r}"
+            msg = f"durationMs must be a finite number >= 0, got {spelled(self.duration_ms)}"
             raise InvalidEventError(msg, rule_id="HOOK-1")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # collections.abc's, without collections (see `jsonvalue`)
 
-from loopspec.model.jsonvalue import thaw
+from loopspec.model.jsonvalue import spelled, thaw
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -238,8 +238,10 @@ def unknown_decision(word: str) -> str:
     import difflib  # noqa: PLC0415 -- only for a wrong word: check starts without it
 
     near = difflib.get_close_matches(word, sorted(HOOK_DECISIONS), n=1)
-    hint = f" (did you mean {near[0]!r}?)" if near else ""
-    return f"hook decision must be one of {', '.join(HOOK_DECISION_WORDS)}, got {word!r}{hint}"
+    hint = f" (did you mean {spelled(near[0])}?)" if near else ""
+    return (
+        f"hook decision must be one of {', '.join(HOOK_DECISION_WORDS)}, got {spelled(word)}{hint}"
+    )
 
 
 class FactError(ValueError):
@@ -465,7 +467,7 @@ def _wire_surface(fact: Fact, obj: Mapping[str, Any]) -> None:
         fact.surface_start, fact.surface_end = start, end
     elif op is not None:
         shapes = '"append" or {"op": "replace", "start": <seq>, "end": <seq>}'
-        raise FactError(f"unknown surfaceOp {op!r}: it is {shapes}", "LOG-2")
+        raise FactError(f"unknown surfaceOp {spelled(op)}: it is {shapes}", "LOG-2")
     sources = obj.get("sourceEventSeqs")
     if sources is not None:
         if not isinstance(sources, list):
@@ -642,8 +644,8 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
 def source_names_another_call(cited: object, named: object) -> str:
     """LOG-6's words for a tool result whose source names another call than its block cites,
     or none (the model's reader and check say the same)."""
-    said = "no call" if named is None else repr(named)
-    return f"tool result block cites {cited!r} but its source names {said}"
+    said = "no call" if named is None else spelled(named)
+    return f"tool result block cites {spelled(cited)} but its source names {said}"
 
 
 def _role_read(message: object, role: str, where: str) -> None:
@@ -652,7 +654,7 @@ def _role_read(message: object, role: str, where: str) -> None:
     already found to be an object."""
     written = message.get("role", role) if _is_map(message) else role
     if written != role:
-        raise FactError(f"{where}.role must be {role!r}, not {written!r}", "LOG-6")
+        raise FactError(f"{where}.role must be {spelled(role)}, not {spelled(written)}", "LOG-6")
 
 
 def _not_one_result_block(content: list[Any]) -> str:
@@ -702,7 +704,8 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         if type(dialect) is not str or dialect not in HOOK_DIALECTS:
             if type(dialect) is not str:
                 raise FactError(member_problem(data, "dialect", "data", "a string"))
-            msg = f"hook dialect must be one of {sorted(HOOK_DIALECTS)}, got {dialect!r}"
+            dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
+            msg = f"hook dialect must be one of {dialects}, got {spelled(dialect)}"
             raise FactError(msg, "HOOK-1")
     _optional_members_read(fact.type, data)
     if fact.type == "hook/result":

@@ -245,6 +245,16 @@ def json_dumps(value: object, *, indent: int | None = None, sort_keys: bool = Fa
     return "".join(parts)
 
 
+def spelled(value: object) -> str:
+    """`value` as a message names it: as JSON writes it (`null`, `true`, `"x"`), the spelling
+    of the log or answer it came from, where Python's repr said `None`, `True`, `'x'`; repr for
+    a value JSON has none for (an object a Python caller passed)."""
+    try:
+        return json_dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
 def _string_encoder() -> Callable[[str], str]:
     """json's C encoder of a string as ASCII with escapes (`_json`, which check's reader of log
     lines loaded)."""

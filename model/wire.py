@@ -33,7 +33,15 @@ from loopspec.model.events import (
     SurfaceOp,
     SurfaceReplace,
 )
-from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, NotJsonError, freeze, thaw
+from loopspec.model.jsonvalue import (
+    EMPTY,
+    FrozenMap,
+    JsonValue,
+    NotJsonError,
+    freeze,
+    spelled,
+    thaw,
+)
 from loopspec.model.log_layout import (
     BLOCK_CLASSES,
     ENVELOPE_KEYS,
@@ -276,7 +284,9 @@ def _surface_from_wire(
     elif isinstance(op, Mapping) and op.get(tag) == name:
         surface = SurfaceReplace(_int(op, "start", "surfaceOp"), _int(op, "end", "surfaceOp"))
     else:
-        raise InvalidEventError(f"{kind} has an unknown surfaceOp {op!r}", rule_id=_SURFACE_RULE)
+        raise InvalidEventError(
+            f"{kind} has an unknown surfaceOp {spelled(op)}", rule_id=_SURFACE_RULE
+        )
     sources = obj.get("sourceEventSeqs")
     if sources is None and "sourceEventSeqs" not in obj:
         return surface, None
@@ -431,7 +441,7 @@ class _Generator:
             key, role = layout.tag
             lines += [
                 f"if obj.get({key!r}, {role!r}) != {role!r}:",
-                f"    raise InvalidEventError(where + {f'.{key} must be {role!r}'!r},"
+                f"    raise InvalidEventError(where + {f'.{key} must be {spelled(role)}'!r},"
                 f" rule_id={ROLE_RULE!r})",
             ]
         member_lines, built = self._object_lines(layout, "obj", "where")

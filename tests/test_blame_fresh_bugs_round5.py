@@ -425,7 +425,7 @@ def test_LOG_6_a_result_message_of_role_tool_names_LOG_6_though_the_history_carr
     )
     target = ProcessTarget([sys.executable, "-c", code], name="fake")
     target.reset(LoopConfig())
-    with pytest.raises(ProcessTargetError, match=r"message\.role must be 'user'") as caught:
+    with pytest.raises(ProcessTargetError, match=r'message\.role must be "user"') as caught:
         target.apply(SubmitUser("hi"))
     assert caught.value.rule_id == "LOG-6"
     # The run stops on it naming LOG-6 too, and saves its case under that rule (it said PROTO-1).

@@ -558,7 +558,7 @@ def test_HOOK_1_a_misspelt_decision_word_is_refused_with_the_word_meant(
     log = tmp_path / "typo.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     words = "pass, allow, ask, deny, approve, block, defer, stop, error"
-    why = f"hook decision must be one of {words}, got {typo!r} (did you mean {meant!r}?)"
+    why = f'hook decision must be one of {words}, got "{typo}" (did you mean "{meant}"?)'
     report = check(log)
     assert [(e.line, e.rule_id, e.message) for e in report.errors] == [
         (4, "HOOK-1", f"hook/result: {why}")

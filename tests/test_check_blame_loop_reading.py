@@ -59,8 +59,8 @@ def test_STEP_2_a_step_end_with_no_step_open_says_so() -> None:
 @pytest.mark.parametrize(
     ("log", "line", "says"),
     [
-        ("LOG-6-result-with-role-tool", 7, "data.message.role must be 'user', not 'tool'"),
-        ("LOG-6-reply-with-role-user", 5, "data.message.role must be 'assistant', not 'user'"),
+        ("LOG-6-result-with-role-tool", 7, 'data.message.role must be "user", not "tool"'),
+        ("LOG-6-reply-with-role-user", 5, 'data.message.role must be "assistant", not "user"'),
         (
             "LOG-6-result-block-of-another-type",
             7,
@@ -213,8 +213,8 @@ def test_ADJ_4_check_does_not_judge_an_empty_context_delivered_and_spec_says_so(
 @pytest.mark.parametrize(
     ("surface", "says"),
     [
-        ({"surfaceOp": {"op": "append"}}, "unknown surfaceOp {'op': 'append'}: it is \"append\""),
-        ({"surfaceOp": "prepend"}, "unknown surfaceOp 'prepend'"),
+        ({"surfaceOp": {"op": "append"}}, 'unknown surfaceOp {"op": "append"}: it is "append"'),
+        ({"surfaceOp": "prepend"}, 'unknown surfaceOp "prepend"'),
         ({"surfaceOp": "append", "sourceEventSeqs": "3"}, "must be an array of integers"),
         ({"surfaceOp": "append", "sourceEventSeqs": ["3"]}, "must be an array of integers"),
     ],
@@ -270,7 +270,7 @@ def test_LOG_2_a_surface_event_without_surfaceOp_reads_alike_absent_or_null(
 @pytest.mark.parametrize(
     ("source", "rule", "says"),
     [
-        ({"kind": "tool"}, "LOG-6", "tool result block cites 'c1' but its source names no call"),
+        ({"kind": "tool"}, "LOG-6", 'tool result block cites "c1" but its source names no call'),
         (None, "LOG-4", "data.message.source is missing; it must be an object"),
         ("tool", "LOG-4", "data.message.source must be an object"),
     ],

@@ -46,10 +46,10 @@ def test_PROTO_1_configs_round_trip_through_json(config: LoopConfig) -> None:
         ([], "$ must be an object"),
         ({"kind": "Dance"}, "$.kind must be SubmitUser, ModelReplies"),
         # A misspelt kind is named with the nearest, as a misspelt field is (it was not).
-        ({"kind": "SubmitUsr", "text": "hi"}, "not 'SubmitUsr' (did you mean SubmitUser?)"),
+        ({"kind": "SubmitUsr", "text": "hi"}, 'not "SubmitUsr" (did you mean SubmitUser?)'),
         (
             {"kind": "ModelReplies", "finish": "completed", "blocks": [{"type": "tool_call"}]},
-            "not 'tool_call' (did you mean tool-call?)",
+            'not "tool_call" (did you mean tool-call?)',
         ),
         ({"kind": "SubmitUser"}, "$.text is missing; it must be a string"),
         ({"kind": "SubmitUser", "text": None}, "$.text must be a string"),
@@ -98,7 +98,7 @@ def test_PROTO_1_a_configuration_declaring_a_tool_twice_is_refused_naming_both()
     with pytest.raises(ProtocolError) as error:
         config_from_json(wire)
     assert str(error.value).endswith(
-        f"$.config.tools[{len(tools)}].name: tool {tools[0]['name']!r} is declared twice "
+        f"$.config.tools[{len(tools)}].name: tool {json.dumps(tools[0]['name'])} is declared twice "
         "(first at $.config.tools[0])"
     )
 
@@ -262,7 +262,7 @@ _BLOCK = {"decision": "block"}
             config_from_json,
             "HOOK-1",
             # Where, and which: it said only "$.config: hook handler ids must be unique".
-            "$.config.hooks[1].handlerId: hook 'h' is declared twice (first at $.config.hooks[0])",
+            '$.config.hooks[1].handlerId: hook "h" is declared twice (first at $.config.hooks[0])',
         ),
     ],
     ids=["audit word", "matcher", "handler ids"],

@@ -255,7 +255,7 @@ def decode_union(value: object, union: str, path: str) -> Any:
             assert attrs.has(member)
             return decode_object(obj, member, path)
     options = _one_of([_spelled(TAGS[member][1]) for member in members])
-    found = "nothing" if tag is None else repr(tag)
+    found = "nothing" if tag is None else json_spelled(tag)
     # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
     spelled = [str(TAGS[member][1]) for member in members]
     nearest = difflib.get_close_matches(tag, spelled, n=1) if isinstance(tag, str) else []
@@ -293,7 +293,7 @@ def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
             # A hook copied to make a second one, its id left: the model's own refusal named
             # neither the id nor where.
             raise ProtocolError(
-                f"{path}.hooks[{index}].handlerId: hook {handler!r} is declared twice "
+                f"{path}.hooks[{index}].handlerId: hook {json_spelled(handler)} is declared twice "
                 f"(first at {path}.hooks[{first_hook[handler]}])",
                 rule_id="HOOK-1",
             )
@@ -306,7 +306,7 @@ def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
             # Which declaration a call would meet is undefined: a loop refuses such a
             # configuration, and the refusal must name the file's mistake, not the loop.
             raise ProtocolError(
-                f"{path}.tools[{index}].name: tool {tool.name!r} is declared twice "
+                f"{path}.tools[{index}].name: tool {json_spelled(tool.name)} is declared twice "
                 f"(first at {path}.tools[{first[tool.name]}])"
             )
         first[tool.name] = index
