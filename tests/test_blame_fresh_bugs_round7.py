@@ -17,7 +17,10 @@ planted here in the model and the programs that must show it are played:
 - an abort that cancels a pending approval and leaves its call without a result, and an
   interrupted reply that keeps a blank block: named right (ABORT-1, ABORT-2), in words that
   said only that every call that never started gets a result, or that the reply had no text;
-  they now name the call and why it never started, or say the kept text is blank.
+  they now name the call and why it never started, or say the kept text is blank;
+- an outcome for a call that is not running, refused as a phase error (MODEL-1): named right
+  (EXE-4), in words that said only that both refuse it, with EXE-4 and MODEL-1; they now give
+  the model's refusal and which outcomes each rule refuses.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from loopspec.model.commands import (
     HookAnswers,
     ModelReplies,
     SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
 )
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.events import Event, SurfaceReplace, ToolResultRecorded
@@ -191,3 +196,41 @@ def test_REC_1_repair_answering_an_answered_call_is_found_by_the_targeted_progra
     assert divergence.rule_id == "REC-1", divergence.what
     assert "a second result for c1" in divergence.what, divergence.what
     assert "still without a result once" in divergence.what, divergence.what
+
+
+class RefusesAStrayOutcomeAsAPhaseError(ModelTarget):
+    """The model, except that an outcome for a call not running in the open batch is refused
+    with MODEL-1 (a phase error), where the model refuses it with EXE-4."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if observed.accepted or observed.refusal_rule != "EXE-4":
+            return observed
+        return attrs.evolve(observed, refusal_rule="MODEL-1")
+
+
+STRAY_OUTCOME: FreshBug = (
+    "an outcome for a call that is not running refused as a phase error",
+    RefusesAStrayOutcomeAsAPhaseError,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes("c2", ToolSucceeded("")),
+    ),
+    "EXE-4",
+)
+
+
+def test_EXE_4_a_stray_outcome_refused_as_a_phase_error_is_told_apart_from_one() -> None:
+    """EXE-4: the words give the model's refusal and say which outcomes EXE-4 refuses and which
+    MODEL-1 does, where they said only that both refuse it, with EXE-4 and MODEL-1."""
+    assert_blamed_on(STRAY_OUTCOME)
+    assert_passes_on_model(STRAY_OUTCOME)
+    assert_report_says(
+        [STRAY_OUTCOME],
+        "an outcome for a call that is not running",
+        "no running call 'c2'",
+        "an outcome for a call that is not running (not started, finished, denied or unknown) "
+        "is EXE-4's; MODEL-1 is for a phase that takes no tool outcome at all",
+    )

@@ -3189,11 +3189,21 @@ def _refusal_rule(
         f" ({phase} does not take {command.NAME}, and the phase is judged before any other "
         "rule: SPEC.md section 6 lists every pair refused so)"
         if rule == "MODEL-1"
+        else f" ({expected.refusal_message})"
+        if expected.refusal_message
+        else ""
+    )
+    # A loop that refuses a stray outcome as a phase error reads EXE-4's cut as MODEL-1's.
+    batch_open = (
+        "; while a batch is open, an outcome for a call that is not running (not started, "
+        "finished, denied or unknown) is EXE-4's; MODEL-1 is for a phase that takes no tool "
+        "outcome at all"
+        if rule == "EXE-4" and actual.refusal_rule == "MODEL-1"
         else ""
     )
     return rule, (
         f"both refuse {command.NAME}; the model with {rule}{why}, the target with "
-        f"{actual.refusal_rule}"
+        f"{actual.refusal_rule}{batch_open}"
     )
 
 
