@@ -67,24 +67,32 @@ def test_check_ended_by_a_signal_part_way_says_so_and_exits_128_plus_it(
     )
 
 
-def test_a_signal_before_any_verb_is_said_as_one_during_it() -> None:
-    """The handler is installed before a verb's modules are imported: `schema case`,
-    stopped while it builds the case schema, says so, with no traceback."""
+def _schema_case_signalled(signum: signal.Signals, *, ignored: bool) -> tuple[int, str, str]:
+    """`loopspec schema case` as its console script runs it, sent `signum` by itself while it
+    builds the case schema (after the verb's modules are imported), `signum` ignored from the
+    start when `ignored` (as `nohup` ignores SIGHUP): its status, stderr and stdout."""
     code = (
         "import os, signal, sys\n"
         "from loopspec.properties.cli import main\n"
         "import loopspec.properties.conformance.case_format as case_format\n"
-        "def stop_while_building():\n"
-        "    os.kill(os.getpid(), signal.SIGTERM)\n"
-        "    return {}\n"
-        "case_format.case_schema = stop_while_building\n"
-        "sys.argv = ['loopspec', 'schema', 'case']\n"
+        "def signalled_while_building():\n"
+        f"    os.kill(os.getpid(), {int(signum)})\n"
+        "    return {'built': True}\n"
+        "case_format.case_schema = signalled_while_building\n"
+        + (f"signal.signal({int(signum)}, signal.SIG_IGN)\n" if ignored else "")
+        + "sys.argv = ['loopspec', 'schema', 'case']\n"
         "sys.exit(main.program())\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
     )
-    assert (done.returncode, done.stderr, done.stdout) == (
+    return done.returncode, done.stderr, done.stdout
+
+
+def test_a_signal_during_a_verb_that_reads_no_log_is_said_too() -> None:
+    """The handler is installed before a verb's modules are imported: `schema case`, stopped
+    while it builds the case schema, says so, with no traceback."""
+    assert _schema_case_signalled(signal.SIGTERM, ignored=False) == (
         143,
         "loopspec: stopped by SIGTERM: its report not written\n",
         "",
@@ -92,21 +100,10 @@ def test_a_signal_before_any_verb_is_said_as_one_during_it() -> None:
 
 
 def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
-    """Under `nohup`, SIGHUP is ignored when check starts: a closed terminal must not
-    end it, so check installs no handler of its own for it."""
-    code = (
-        "import os, signal, sys\n"
-        "from loopspec.properties.cli import main\n"
-        "import loopspec.properties.conformance.case_format as case_format\n"
-        "def hang_up_while_building():\n"
-        "    os.kill(os.getpid(), signal.SIGHUP)\n"
-        "    return {'built': True}\n"
-        "case_format.case_schema = hang_up_while_building\n"
-        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
-        "sys.argv = ['loopspec', 'schema', 'case']\n"
-        "sys.exit(main.program())\n"
+    """Under `nohup`, SIGHUP is ignored when loopspec starts: a closed terminal must not end
+    it, so loopspec installs no handler of its own for it."""
+    assert _schema_case_signalled(signal.SIGHUP, ignored=True) == (
+        0,
+        "",
+        '{\n  "built": true\n}\n',
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
-    )
-    assert (done.returncode, done.stderr, done.stdout) == (0, "", '{\n  "built": true\n}\n')
