@@ -76,8 +76,9 @@ def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
     err = capsys.readouterr().err
     assert "\r" not in err
     lines = err.splitlines()
-    assert lines, "no progress line in a CI log"
-    assert all(re.fullmatch(r"  \d+/3 programs.*, \d+ s", line) for line in lines), lines
+    assert any(re.fullmatch(r"  \d+/3 programs.*, \d+ s", line) for line in lines), lines
+    # The others are the sweeps' (below): whole lines too.
+    assert all(re.fullmatch(r"  (\d+/3 programs.*|[^:]+: \d+), \d+ s", line) for line in lines)
 
 
 @pytest.mark.parametrize(("name", "value"), [("CI", "true"), ("TERM", "dumb")])
@@ -284,3 +285,23 @@ def test_conform_exhaustive_json_validates_against_the_conform_schema(
     assert list(conform_schema.iter_errors(document)) == []
     document["conformant"] = True
     assert list(conform_schema.iter_errors(document)), "an exhaustive pass is never conformant"
+
+
+def test_the_sweeps_before_and_after_the_search_show_progress_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC.md section 12's examples, played before the search on a target that presents, and
+    the targeted programs after it printed no progress: on a slow loop, minutes without a line
+    in a CI log. Each program of both now counts as one of the search does."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.0)
+    report = conformance_run.run_conformance(bundled_target, examples=1, seed_value=1, steps=4)
+    assert report.presentation_examples > 1
+    assert report.situation_examples > 1
+    lines = capsys.readouterr().err.splitlines()
+    for sweep, played in (
+        ("SPEC.md section 12's presentation examples played", report.presentation_examples),
+        ("targeted programs of rare situations played", report.situation_examples),
+    ):
+        counts = [int(m.group(1)) for line in lines if (m := re.match(rf"  {sweep}: (\d+),", line))]
+        assert counts == list(range(1, played + 1)), (sweep, lines)

@@ -643,12 +643,12 @@ class _Progress:
         self.redraws = progress_redraws()
         self.last_line = self.started
         self.drawn = False
+        self.width = 0  # of the longest line drawn in place
 
     def show(self, shrink_runs: int, reduce_runs: int = 0) -> None:
         """Complete programs of the budget (never more), then what Hypothesis runs besides,
         then the replays cutting the counterexample down."""
-        now = time.monotonic()
-        if not self.redraws and now - self.last_line < PROGRESS_LINE_SECONDS:
+        if not self._due():
             return
         from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
 
@@ -658,9 +658,24 @@ class _Progress:
             besides += f", shrinking the counterexample: {shrink_runs} runs"
         if reduce_runs:
             besides += f", cutting it down: {reduce_runs} replay{'s' if reduce_runs > 1 else ''}"
-        said = f"  {done}/{self.budget} programs{besides}, {now - self.started:.0f} s"
+        self._say(f"{done}/{self.budget} programs{besides}")
+
+    def sweeping(self, what: str, played: int) -> None:
+        """A program of a sweep played before or after the search (a slow target's sweep of
+        SPEC.md section 12's examples ran for minutes without a line)."""
+        if self._due():
+            self._say(f"{what}: {played}")
+
+    def _due(self) -> bool:
+        return self.redraws or time.monotonic() - self.last_line >= PROGRESS_LINE_SECONDS
+
+    def _say(self, said: str) -> None:
+        now = time.monotonic()
+        said = f"  {said}, {now - self.started:.0f} s"
         if self.redraws:
-            print(f"\r{said}", end="", file=sys.stderr, flush=True)
+            # Spaces over what a longer line drawn before left (no terminal escapes).
+            print(f"\r{said.ljust(self.width)}", end="", file=sys.stderr, flush=True)
+            self.width = max(self.width, len(said))
             self.drawn = True
         else:
             print(said, file=sys.stderr, flush=True)
@@ -847,9 +862,24 @@ def run_conformance(
     # The commands each of section 12's programs sent (the last diverging), and each targeted
     # program of rare situations likewise: counted in `steps`, as their time is in `seconds`.
     swept: list[tuple[Command, ...]] = []
-    played = swept.append
     targeted: list[tuple[Command, ...]] = []
     unplayed: list[UnplayedSituation] = []
+
+    def counted_in(
+        programs: list[tuple[Command, ...]], what: str
+    ) -> Callable[[tuple[Command, ...]], None]:
+        """`programs.append`, showing how many a sweep has played: a slow target's sweep of
+        section 12's examples ran for minutes without a line."""
+
+        def played_one(commands: tuple[Command, ...]) -> None:
+            programs.append(commands)
+            if show_progress:
+                progress_report.sweeping(what, len(programs))
+
+        return played_one
+
+    played = counted_in(swept, "SPEC.md section 12's presentation examples played")
+    targeted_one = counted_in(targeted, "targeted programs of rare situations played")
 
     def reducing(replays: int) -> None:
         progress_report.show(counted["shrink"], replays)
@@ -903,14 +933,14 @@ def run_conformance(
                 sweep_situations(
                     lambda: GuardedTarget(factory, breakage, within),
                     capabilities,
-                    played=targeted.append,
+                    played=targeted_one,
                 )
             elif profile is not None:
                 _sweep_situations_profiled(
                     factory,
                     capabilities,
                     profile,
-                    played=targeted.append,
+                    played=targeted_one,
                     unplayed=unplayed.append,
                     in_time=lambda: deadline is None or clock() < deadline,
                 )
