@@ -110,6 +110,8 @@ SITUATIONS = (
     "rewrite holding an integer past 2^53",
     "rewrite holding a double written with an exponent",
     "call whose PreToolUse hooks are configured out of id order",
+    "result meta holding an integer past 2^53",
+    "result meta holding a double of more than 15 significant digits",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -158,6 +160,10 @@ OFTEN = {
     "rewrite holding an integer past 2^53": 15,
     "rewrite holding a double written with an exponent": 10,
     "call whose PreToolUse hooks are configured out of id order": 6,
+    # A loop that read a result's meta with JavaScript's JSON.parse, or wrote its numbers with
+    # 15 significant digits, passed 200 programs while every meta was {"lines": 3}.
+    "result meta holding an integer past 2^53": 20,
+    "result meta holding a double of more than 15 significant digits": 20,
 }
 
 
@@ -184,6 +190,8 @@ def _exacting_numbers(value: object) -> set[str]:
             found.add("an integer past 2^53")
         elif isinstance(number, float) and abs(number) >= 1e16:
             found.add("a double written with an exponent")
+        elif isinstance(number, float) and len(repr(number).strip("-0.").replace(".", "")) > 15:
+            found.add("a double of more than 15 significant digits")
     return found
 
 
@@ -286,6 +294,10 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found.add("blank tool context")
         if isinstance(command.outcome, ToolSucceeded) and "" in command.outcome.contexts:
             found.add("empty tool context")
+        if isinstance(command.outcome, ToolSucceeded):
+            found |= {
+                f"result meta holding {kind}" for kind in _exacting_numbers(command.outcome.meta)
+            }
         if any(isinstance(v, PostBlock) and not v.reason for v in command.post):
             found.add("PostToolUse block without a reason")
         outcome = command.outcome

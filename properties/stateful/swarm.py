@@ -62,7 +62,8 @@ The situations a rule governs and the generator reaches on purpose:
   blocks' reasons alone): with silent denials on, a result's first block, for every other call;
 - arguments and hooks' inputs some readers get wrong (EXE-2, RW-2): a lone surrogate escape in a
   grep's arguments, integers past 2^64 in a bash call's and a bash hook's input, 1e300 in a
-  read's and a write hook's input, -0.0 among the malformed arguments (`EXACTING_ARGUMENTS`);
+  read's and a write hook's input, -0.0 among the malformed arguments (`EXACTING_ARGUMENTS`),
+  and in a result's meta an integer past 2^64 and a double of 17 significant digits;
 - a call's PreToolUse hooks configured out of id order (HOOK-3, HOOK-4): the hooked
   configurations' second copies list them in reverse.
 
@@ -535,7 +536,13 @@ _DEFERRED = "deferred context"
 # A context of only whitespace is not empty: it is delivered as given, untrimmed (ADJ-4). A
 # loop that trims contexts before dropping empty ones passed every program while none was blank.
 _BLANK_CONTEXT = " \n"
-_META: tuple[JsonValue, ...] = (None, FrozenMap({"lines": 3}))
+# A result's meta holds numbers some readers get wrong (see EXACTING_ARGUMENTS): an integer past
+# 2^64 and a double of 17 significant digits, which 15 digits (Perl's default) print as 0.3. Tied
+# to the meta already drawn, so programs draw what they drew before.
+_META: tuple[JsonValue, ...] = (
+    None,
+    FrozenMap({"lines": 3, "bytes": 98765432109876543210, "load": 0.30000000000000004}),
+)
 _FAILURE_MESSAGES = ("boom", "permission denied")
 _FAILURE_CODES = (None, "EACCES")
 # The error name each failure message comes with, the result's `error.name` beside its code
