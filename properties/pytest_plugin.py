@@ -190,7 +190,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if given is not None and not given.strip():
             # As conform refuses an empty --cmd: `--loopspec-cmd="$LOOP"` with LOOP unset
             # collected no loopspec test and ended "no tests ran", naming nothing.
-            raise refused(f"{option} is empty")
+            from loopspec.properties.conformance.run import empty_target  # noqa: PLC0415
+
+            raise refused(empty_target(option))
     if config.getoption("--loopspec-impl") and config.getoption("--loopspec-cmd"):
         # As conform refuses --impl with --cmd: one of them would be dropped unseen.
         raise refused("--loopspec-impl and --loopspec-cmd each name the target: give one")

@@ -423,7 +423,8 @@ def test_PROTO_1_plugin_refuses_an_empty_target_as_conform_does(
     loopspec test, and pytest ended "no tests ran" (exit 5), naming nothing; conform refuses an
     empty --cmd. Now pytest stops before collecting, saying which option is empty (exit 4)."""
     _, stderr = _usage_error(pytester, "", option, "-q")
-    assert f"ERROR: loopspec: error: {option} is empty\n" in stderr, stderr
+    assert f"ERROR: loopspec: error: {option} is empty: give it the loop to test" in stderr, stderr
+    assert f'unset gives an empty one ({option} "$LOOP")\n' in stderr, stderr
 
 
 def test_PROTO_1_plugin_refuses_two_targets_as_conform_does(pytester: pytest.Pytester) -> None:

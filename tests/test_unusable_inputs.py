@@ -556,3 +556,16 @@ def test_PROTO_1_a_scenario_names_PROTO_1_for_a_reply_s_shape_and_no_rule_for_it
     log.write_text("", encoding="utf-8")
     assert main(["run", str(_scenario(tmp_path)), "--harness", "codex", "--log", str(log)]) == 2
     assert capsys.readouterr().err.startswith(f"loopspec: error: {log}: exists; a harness run")
+
+
+@pytest.mark.parametrize("cmd", ["", "  "])
+def test_an_empty_cmd_says_what_to_give_and_its_usual_cause(
+    cmd: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`conform --cmd "$LOOP"` with LOOP unset said only "--cmd is empty": neither what the
+    option takes nor why it came empty."""
+    assert main(["conform", "--cmd", cmd]) == 2
+    assert capsys.readouterr().err == (
+        "loopspec: error: --cmd is empty: give it the loop to test (--cmd 'node loop.mjs'); a "
+        'variable left unset gives an empty one (--cmd "$LOOP")\n'
+    )

@@ -462,6 +462,16 @@ def _home_expanded(word: str) -> str:
     return _HOME_INSIDE.sub(lambda _: os.path.expanduser("~"), word)
 
 
+def empty_target(option: str) -> str:
+    """What an empty `--cmd` or `--impl` (conform's or the plugin's) is told: what to give,
+    and the usual cause, a variable left unset (`--cmd "$LOOP"`)."""
+    given = "MODULE:FACTORY" if option.endswith("impl") else "'node loop.mjs'"
+    return (
+        f"{option} is empty: give it the loop to test ({option} {given}); a variable left "
+        f'unset gives an empty one ({option} "$LOOP")'
+    )
+
+
 def resolve_target(
     impl: str | None,
     cmd: str | None,
@@ -486,7 +496,7 @@ def resolve_target(
                 rule_id=NO_RULE_BROKEN,
             ) from None
         if not argv:
-            raise TargetError(f"{options.cmd} is empty", rule_id=NO_RULE_BROKEN)
+            raise TargetError(empty_target(options.cmd), rule_id=NO_RULE_BROKEN)
         if HIDDEN in cmd:  # pasted from a case or a rerun line: the loop would get the word
             raise TargetError(hidden_left(options.cmd), rule_id=NO_RULE_BROKEN)
         # The command is split here, not by a shell, and a case and the console show a path
