@@ -1,6 +1,6 @@
 """Fresh bugs of session 26, found by the programs and blamed on the rule their author must fix.
 
-Session 26 wrote twenty-seven more wrong loops outside the project (copies of `impl/` and of
+Session 26 wrote forty-two more wrong loops outside the project (copies of `impl/` and of
 `examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where no program
 showed the bug, or the report named another rule than the one the bug breaks, the difference is
 planted here in the model and the programs that must show it are played:
@@ -20,7 +20,10 @@ planted here in the model and the programs that must show it are played:
   they now name the call and why it never started, or say the kept text is blank;
 - an outcome for a call that is not running, refused as a phase error (MODEL-1): named right
   (EXE-4), in words that said only that both refuse it, with EXE-4 and MODEL-1; they now give
-  the model's refusal and which outcomes each rule refuses.
+  the model's refusal and which outcomes each rule refuses;
+- a hook/result whose audit gives no stderrSummary filled in with the hook's reason: named
+  right (TEXT-2), in words that said the record "takes these from the answer's audit"; they
+  now name the three fields and give both values.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ from loopspec.model.commands import (
     Abort,
     Ask,
     Command,
+    Deny,
     HookAnswers,
+    HookAudit,
     ModelReplies,
     SubmitUser,
     ToolFinishes,
@@ -233,4 +238,48 @@ def test_EXE_4_a_stray_outcome_refused_as_a_phase_error_is_told_apart_from_one()
         "no running call 'c2'",
         "an outcome for a call that is not running (not started, finished, denied or unknown) "
         "is EXE-4's; MODEL-1 is for a phase that takes no tool outcome at all",
+    )
+
+
+class SummaryFallsBackToTheReason(ModelTarget):
+    """The model, except that a hook/result whose audit gives no stderrSummary records the
+    hook's reason there (`audit.stderrSummary ?? reason`)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Deny):
+            return observed
+        events = copied(observed)
+        for event in events:
+            data = event["data"]
+            if event["type"] == "hook/result" and "stderrSummary" not in data:
+                data["stderrSummary"] = command.verdict.reason
+        return renumbered(observed, events)
+
+
+AUDIT_WITHOUT_SUMMARY: FreshBug = (
+    "an audit without stderrSummary given the hook's reason",
+    SummaryFallsBackToTheReason,
+    LoopConfig(tools=(READ,), hooks=(HookSpec("guard", "PreToolUse", "read"),)),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        HookAnswers(Deny("not now"), HookAudit(exit_code=2, duration_ms=5.0)),
+    ),
+    "TEXT-2",
+)
+
+
+def test_TEXT_2_an_audit_field_filled_in_is_named_with_both_values() -> None:
+    """TEXT-2: the words name the fields (where they said 'these') and give the model's and
+    the target's value of each."""
+    assert_blamed_on(AUDIT_WITHOUT_SUMMARY)
+    assert_passes_on_model(AUDIT_WITHOUT_SUMMARY)
+    assert_report_says(
+        [AUDIT_WITHOUT_SUMMARY],
+        "an audit without stderrSummary",
+        'stderrSummary absent in the model, "not now" in the target',
+        "takes its durationMs, exitCode and stderrSummary from the answer's audit",
+        "the hook's reason does not stand in for it",
+        lacks=("takes these",),
     )

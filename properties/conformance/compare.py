@@ -1462,6 +1462,11 @@ def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
 _AUDIT_FIELDS = frozenset({"decision", "durationMs", "exitCode", "stderrSummary"})
 
 
+def _audit_value(value: object) -> str:
+    """An audit field's value as JSON writes it, or "absent"."""
+    return "absent" if value is None else json.dumps(value, ensure_ascii=False)
+
+
 def _reading(point: object, word: object) -> str | None:
     """The verdict a hook/result's decision word reads as (HOOK-1), or None for a word that may
     go with more than one (`error` and `stop`: a hook that failed or stopped, its answer passing
@@ -1649,9 +1654,16 @@ def _changed(
                     f"where the loop acted on {reading} (recorded {ours!r})"
                 )
             if set(fields) <= _AUDIT_FIELDS:  # the right hook's answer, its audit misrecorded
+                values = "; ".join(
+                    f"{field} {_audit_value(_data(want).get(field))} in the model, "
+                    f"{_audit_value(_data(got).get(field))} in the target"
+                    for field in fields
+                )
                 return "TEXT-2", (
-                    f"{named}: a hook/result takes these from the answer's audit when it has "
-                    "one (a field it lacks stays absent), else durationMs 0 and the reason"
+                    f"{named} ({values}): a hook/result takes its durationMs, exitCode and "
+                    "stderrSummary from the answer's audit when it has one, a field the audit "
+                    "lacks staying absent (the hook's reason does not stand in for it); "
+                    "without an audit, durationMs 0, no exitCode and the hook's reason"
                 )
             if _data(want).get("point") == "PostToolUse":
                 return "HOOK-5", named
