@@ -17,6 +17,7 @@ from loopspec.model import handlers, rewrite
 from loopspec.model.commands import (
     Allow,
     Command,
+    Deny,
     HookAnswers,
     ModelReplies,
     SubmitUser,
@@ -227,6 +228,31 @@ def test_PROTO_1_the_schema_says_what_a_left_out_error_name_is() -> None:
     said = failed["properties"]["errorName"]["description"]
     assert "ToolError when left out" in said
     assert "always send it" in said
+
+
+def test_TEXT_2_the_schema_says_what_a_hook_result_records_without_an_audit() -> None:
+    """TEXT-2: a hook's answer without `audit` is recorded as `durationMs` 0 and, as
+    `stderrSummary`, the verdict's reason; the schema said only "absent: recorded from the
+    verdict", which leaves an author reading it (writing a Java loop from the docs) to guess
+    both. The schema says what the model writes."""
+    hooked = LoopConfig(tools=(READ,), hooks=(HookSpec("guard", "PreToolUse", "read"),))
+    model = ModelTarget()
+    model.reset(hooked)
+    model.apply(SubmitUser("read it"))
+    model.apply(ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a"}'),)))
+    answered = model.apply(HookAnswers(Deny("not today")))
+    (result,) = [event["data"] for event in answered.events if event["type"] == "hook/result"]
+    assert (result["durationMs"], result["stderrSummary"]) == (0, "not today")
+    command = protocol_schema()["$defs"]["command"]
+    (answers,) = [
+        member["then"]
+        for member in command["allOf"]
+        if member["if"]["properties"]["kind"]["const"] == "HookAnswers"
+    ]
+    said = answers["properties"]["audit"]["description"]
+    assert "absent: the verdict's word, durationMs 0 and, as stderrSummary, the verdict's " in said
+    duration = answers["properties"]["audit"]["properties"]["durationMs"]["description"]
+    assert "the hook/result records 0 when it is left out" in duration
 
 
 class SettlesTheFirstCall(ModelTarget):

@@ -142,6 +142,10 @@ def _agreeing_post_words() -> str:
     return "; ".join(parts)
 
 
+_AUDIT_TAKEN = "how the hook ran: the hook/result takes its fields from it (durationMs 0 when it "
+_POST_AUDIT = f"{_AUDIT_TAKEN}has none); absent: the verdict's word and durationMs 0 (TEXT-2)"
+"""What a PostToolUse verdict's `audit` is for."""
+
 # What each field means, for the JSON Schema's descriptions: a case file is read and edited by
 # people who have only `loopspec schema case`, the README and SPEC.md.
 MEANINGS: dict[tuple[type, str], str] = {
@@ -176,8 +180,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (ToolCallBlock, "arguments"): "the input as the raw string the model wrote: blank means {}, "
     "and a string that is not a JSON object is invalid input (EXE-2)",
     (HookAnswers, "verdict"): "the hook's decision: pass, allow, ask or deny (merged by HOOK-2)",
-    (HookAnswers, "audit"): "how the hook ran, for the audit record; absent: recorded from the "
-    "verdict",
+    (HookAnswers, "audit"): f"{_AUDIT_TAKEN}has none); absent: the verdict's word, durationMs 0 "
+    "and, as stderrSummary, the verdict's reason if it gave one (TEXT-2)",
     (Allow, "updated_input"): "the whole input that replaces the call's (capability rewrite); "
     "null: none",
     (Allow, "reason"): "the hook's reason, if it gave one",
@@ -192,7 +196,8 @@ MEANINGS: dict[tuple[type, str], str] = {
     (HookAudit, "exit_code"): "the hook process's exit code; 2, the blocking exit, only on a deny "
     "or a block, or on a pass audited error (HOOK-1)",
     (HookAudit, "stderr_summary"): "what the hook printed on stderr, in short",
-    (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds",
+    (HookAudit, "duration_ms"): "how long the hook ran, in milliseconds; the hook/result records "
+    "0 when it is left out",
     (ApprovalAnswers, "outcome"): "the answer: allowed-once runs the call; rejected, cancelled "
     "and unavailable end it unrun",
     (ToolFinishes, "call_id"): "the id of the running call whose body settles",
@@ -208,10 +213,11 @@ MEANINGS: dict[tuple[type, str], str] = {
     (ToolFailed, "error_name"): "the result's error.name when code is given; ToolError when left "
     "out (a case written by hand: conform and replay always send it)",
     (PostContext, "text"): "context for the model, delivered after the batch",
-    (PostContext, "audit"): "how the hook ran, for the audit record",
-    (PostPass, "audit"): "how the hook ran, for the audit record",
+    (PostContext, "audit"): _POST_AUDIT,
+    (PostPass, "audit"): _POST_AUDIT,
     (PostBlock, "reason"): "what the model sees as an error instead of the result",
-    (PostBlock, "audit"): "how the hook ran, for the audit record",
+    (PostBlock, "audit"): f"{_AUDIT_TAKEN}has none); absent: the verdict's word, durationMs 0 "
+    "and, as stderrSummary, the block's reason if it gave one (TEXT-2)",
     (Abort, "cause"): "who cancelled the turn: user, parent, hook or disposed",
 }
 
