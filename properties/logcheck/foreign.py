@@ -177,12 +177,33 @@ def _not_a_session_log(path: str, home_file: HomeFile, *, walked: bool) -> LogRe
     return report
 
 
+def _records_acp(head: bytes) -> bool:
+    """Whether the log beginning with `head` is an ACP recording: its first line a JSON-RPC 2.0
+    message (`acp_stream`), or, too long to read whole, an object whose first key is jsonrpc."""
+    stripped = head.lstrip()
+    newline = stripped.find(b"\n")
+    if newline < 0 and len(head) < SNIFF_BYTES:
+        newline = len(stripped)
+    if newline < 0:
+        return _past(head, _past(head, 0, b"{"), b'"jsonrpc"') >= 0
+    try:
+        record: Any = _first_record(stripped[:newline])
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and record.get("jsonrpc") == "2.0"
+
+
 def check_if_foreign(
     path: str, stream: BinaryIO, head: bytes, limits: Limits, *, walked: bool = False
 ) -> LogReport | None:
-    """The report of a Claude Code transcript or Codex rollout, or of a file of a CLI's home
-    folder that is no session log (`walked`: found under a directory argument); None for a
-    dsh log. `head`: the stream's first bytes, peeked at (`checker.log_head`)."""
+    """The report of a Claude Code transcript, Codex rollout or ACP recording (`acp_stream`),
+    or of a file of a CLI's home folder that is no session log (`walked`: found under a
+    directory argument); None for a dsh log. `head`: the stream's first bytes, peeked at
+    (`checker.log_head`)."""
+    if _records_acp(head):
+        from loopspec.properties.logcheck.acp_stream import check_recording  # noqa: PLC0415
+
+        return check_recording(path, stream, limits)
     dialect = dialect_of_first_line(head)
     if dialect is None:
         home_file = home_file_of_first_line(head)

@@ -590,9 +590,11 @@ class _Stop(Exception):
     """The log cannot be read further; the report says why."""
 
 
-def _records(
-    report: LogReport, stream: BinaryIO, limits: Limits, loop: str
-) -> Iterator[tuple[int, Any]]:
+def bounded_lines(
+    report: LogReport, stream: BinaryIO, limits: Limits
+) -> Iterator[tuple[int, bytes]]:
+    """Each line of `stream` that is not blank, with its number (counted in `report.lines`); an
+    input error (SAFE-4), then `_Stop`, at a line longer than `limits` allows."""
     size = limits.max_line_bytes + 1
     line = 0
     while raw := stream.readline(size):
@@ -603,8 +605,14 @@ def _records(
             report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
             RestOfLog(stream.readline).skip_line()
             raise _Stop
-        if not raw.strip():
-            continue
+        if raw.strip():
+            yield line, raw
+
+
+def _records(
+    report: LogReport, stream: BinaryIO, limits: Limits, loop: str
+) -> Iterator[tuple[int, Any]]:
+    for line, raw in bounded_lines(report, stream, limits):
         try:
             record = _record_of(raw)
         except (ValueError, RecursionError) as error:

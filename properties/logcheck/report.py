@@ -69,7 +69,7 @@ given another meaning without changing `format`; every key the output can hold i
             {"line": 31, "seq": 30, "kind": "crash-tail", "rule": "REC-2", "message": "..."}
           ],
           "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
-          "dialect": "dsh",                       // "dsh" | "claude-code" | "codex"
+          "dialect": "dsh",                       // "dsh" | "claude-code" | "codex" | "acp"
           "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
           "rules_not_checkable": {},              // rule -> why this dialect (or this log:
                                                   // hooks that name no call) cannot show it
@@ -133,7 +133,8 @@ logs have no seq; `event_lines` is `events` again), and `rules_not_checkable` li
 a dsh log is checked by, every one such a log cannot show; the text output gives the related
 lines (no seq) and says what is not checkable once per format, after every log's findings (one
 line naming the log when a single log has that format, else how many logs). A rule not
-checkable is never counted as kept.
+checkable is never counted as kept. An ACP recording (`logcheck.acp_stream`, dialect "acp") is
+read so too.
 
 One bug, one violation: an event whose only fault follows from a violation already reported
 is not blamed again on another rule (the events of a turn numbered otherwise than due, a result

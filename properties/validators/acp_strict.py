@@ -56,7 +56,11 @@ class StrictValidator:
         except ValidationError as error:
             found.append(f"model: {error.error_count()} validation error(s): {error}")
             return found
-        dumped = parsed.model_dump(by_alias=True, exclude_none=True, mode="json")
+        try:
+            dumped = parsed.model_dump(by_alias=True, exclude_none=True, mode="json")
+        except ValueError as error:  # pydantic's serializer stops at its depth limit
+            found.append(f"round trip: the ACP SDK could not write the payload back: {error}")
+            return found
         difference = _first_difference(dict(wire), dumped, "$")
         if difference is not None:
             found.append(f"round trip: {difference}")

@@ -1,0 +1,284 @@
+"""Checking a recorded ACP stream: the JSON-RPC messages between an editor and an ACP agent.
+
+A recording holds one JSON-RPC 2.0 message per line, both directions in the order they passed
+(what a tee of the agent's stdin and stdout gives): the editor's `session/prompt`, the agent's
+`session/update` notifications and `session/request_permission` requests, the editor's answers.
+Nothing in it says what the loop behind the agent ran or what its model history holds, so of the
+rules it shows only what an editor sees of tool calls (`NOT_CHECKABLE` says why for the rest):
+
+- ACP-1: every `tool_call` and `tool_call_update` update and every permission request is strictly
+  valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip). Other updates
+  (message chunks, plans, command lists) are not judged.
+- RW-1, in part: a call whose permission request was answered with an allow option ends (its card
+  gets `completed` or `failed`) while its card shows another `rawInput` than the one approved: the
+  editor showed one input and asked approval for another, so one of them is not what ran. What
+  ran without an approval is not recorded.
+- ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
+- ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
+  `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
+  mark the unfinished cards cancelled itself.
+
+A second `tool_call` for a call already shown replaces its card, as Zed's editor reads it: Zed's
+Claude Code bridge sends one as the model starts the call (an empty `rawInput`) and another when
+its input is whole. Lines are the report's events: a recording has no seq.
+"""
+
+from __future__ import annotations
+
+from loopspec.model.invariants import Violation, rule_ids
+from loopspec.model.jsonvalue import json_dumps
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    Limits,
+    LogReport,
+    RestOfLog,
+    lines_follow,
+)
+
+# The foreign logs' reader of lines, and its stop (one handler ends a read by either).
+from loopspec.properties.logcheck.harness_logs import _Stop, bounded_lines
+
+TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import Any, BinaryIO
+
+NAME = "acp"
+# The `session/update` kinds whose messages section 12 of SPEC.md speaks about.
+CARD_UPDATES = frozenset({"tool_call", "tool_call_update"})
+FINAL_STATUSES = frozenset({"completed", "failed"})
+ALLOW_KINDS = frozenset({"allow_once", "allow_always"})
+_CANCELLED = "cancelled"
+
+CHECKED_IN_PART = {
+    "ACP-1": "only tool_call and tool_call_update updates and permission requests are judged",
+    "RW-1": (
+        "a recording shows only the card and the input approved: a call that ran without a "
+        "permission request is not judged"
+    ),
+    "ADJ-3": "a turn ended by a cancel leaves its unfinished cards to the editor",
+}
+_WHY_NOT = "an ACP recording shows what the editor was sent, not the loop's log or history"
+
+
+def looks_like(record: object) -> bool:
+    """Whether a log's first record is a JSON-RPC 2.0 message: an ACP recording."""
+    return isinstance(record, dict) and record.get("jsonrpc") == "2.0"
+
+
+def _not_checkable() -> dict[str, str]:
+    judged = {*CHECKED_IN_PART, "ADJ-2"}
+    return {rule: _WHY_NOT for rule in rule_ids() if rule not in judged}
+
+
+class _Card:
+    """What the editor shows of one call: its `rawInput` (None: none sent), its status, the
+    line that set each, and the input approved for it (with the request's line)."""
+
+    __slots__ = ("approved", "asked", "final", "raw_input", "raw_line", "shown_line", "status")
+
+    def __init__(self, line: int) -> None:
+        self.shown_line = line
+        self.raw_input: Any = None
+        self.raw_line = line
+        self.status = "pending"
+        self.final = False
+        # The input a permission request showed, its line, and whether it was allowed.
+        self.asked: tuple[Any, int] | None = None
+        self.approved = False
+
+
+class _Recording:
+    """The judge of one recording, fed one message at a time."""
+
+    def __init__(self) -> None:
+        self.cards: dict[tuple[str, str], _Card] = {}
+        # Per session, the cards shown since its last prompt (in order), each once.
+        self.turn_cards: dict[str, list[tuple[str, str]]] = {}
+        # Permission requests awaiting the editor's answer: request id -> the card's key and
+        # the ids of the request's options that allow.
+        self.asking: dict[str, tuple[tuple[str, str], set[str]]] = {}
+        # Prompts awaiting their answer: request id -> session.
+        self.prompts: dict[str, str] = {}
+
+    def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
+        method = message.get("method")
+        params = message.get("params")
+        if method == "session/update" and isinstance(params, dict):
+            return self._update(params, line)
+        if method == "session/request_permission" and isinstance(params, dict):
+            return self._permission(_request_key(message.get("id")), params, line)
+        if method == "session/prompt" and isinstance(params, dict):
+            session = str(params.get("sessionId"))
+            self.prompts[_request_key(message.get("id"))] = session
+            self.turn_cards[session] = []
+            return []
+        if method is None and "result" in message:
+            return self._answer(_request_key(message.get("id")), message["result"], line)
+        return []
+
+    def _update(self, params: Mapping[str, Any], line: int) -> list[Violation]:
+        update = params.get("update")
+        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+        if kind not in CARD_UPDATES:
+            return []
+        from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            validate_session_update,
+        )
+
+        problems = validate_session_update(params)
+        if problems:
+            return [Violation("ACP-1", line, f"the {kind} update is not valid ACP: {problems[0]}")]
+        assert isinstance(update, dict)  # (validated)
+        key = (str(params["sessionId"]), str(update["toolCallId"]))
+        card = self.cards.get(key)
+        if kind == "tool_call":
+            if card is None:
+                card = self.cards[key] = _Card(line)
+                self.turn_cards.setdefault(key[0], []).append(key)
+        elif card is None:
+            message = f"the tool_call_update for {key[1]} names no call a tool_call showed"
+            return [Violation("ADJ-2", line, message)]
+        if "rawInput" in update:
+            card.raw_input, card.raw_line = update["rawInput"], line
+        status = update.get("status", "pending" if kind == "tool_call" else card.status)
+        card.status = status
+        if status in FINAL_STATUSES and not card.final:
+            card.final = True
+            return self._ended(key[1], card, line)
+        return []
+
+    def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
+        if card.asked is None or not card.approved:
+            return []
+        approved, asked_line = card.asked
+        if approved is None or approved == card.raw_input:
+            return []
+        message = (
+            f"{call} ended showing the input {_shown(card.raw_input)} on its card, but the "
+            f"permission request approved {_shown(approved)}: the editor showed one input and "
+            "asked approval for another"
+        )
+        return [Violation("RW-1", line, message, (line, card.raw_line, asked_line))]
+
+    def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
+        from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            validate_permission_request,
+        )
+
+        problems = validate_permission_request(params)
+        if problems:
+            return [
+                Violation("ACP-1", line, f"the permission request is not valid ACP: {problems[0]}")
+            ]
+        tool_call = params["toolCall"]
+        key = (str(params["sessionId"]), str(tool_call["toolCallId"]))
+        card = self.cards.get(key)
+        if card is None:  # ACP lets a request show the call itself
+            card = self.cards[key] = _Card(line)
+            self.turn_cards.setdefault(key[0], []).append(key)
+            card.raw_input = tool_call.get("rawInput")
+        card.asked = (tool_call.get("rawInput"), line)
+        card.approved = False
+        allowing = {
+            option["optionId"] for option in params["options"] if option["kind"] in ALLOW_KINDS
+        }
+        self.asking[request] = (key, allowing)
+        return []
+
+    def _answer(self, request: str, result: Any, line: int) -> list[Violation]:
+        if not isinstance(result, dict):
+            return []
+        if "outcome" in result and request in self.asking:
+            key, allowing = self.asking.pop(request)
+            outcome = result["outcome"]
+            chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
+            self.cards[key].approved = chosen in allowing
+            return []
+        if "stopReason" in result and request in self.prompts:
+            session = self.prompts.pop(request)
+            open_cards = [
+                (key, self.cards[key])
+                for key in self.turn_cards.pop(session, [])
+                if not self.cards[key].final
+            ]
+            if not open_cards or result["stopReason"] == _CANCELLED:
+                return []
+            names = ", ".join(key[1] for key, _card in open_cards)
+            message = (
+                f"the prompt turn ended ({json_dumps(result['stopReason'])}) with {names} still "
+                f"{open_cards[0][1].status}: no update gave the card completed or failed"
+            )
+            related = (line, *(card.shown_line for _key, card in open_cards))
+            return [Violation("ADJ-3", line, message, related)]
+        return []
+
+
+def _request_key(value: object) -> str:
+    """A JSON-RPC id as a key: ids are strings or numbers, but a recording may hold any value."""
+    return repr(value)
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else json_dumps(value, sort_keys=True)
+
+
+def _messages(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tuple[int, Any]]:
+    """Each line's JSON value with its number; an input error, then `_Stop`, at the first line
+    that is not one. A recording is no log a loop resumes from: a line cut short, wherever it
+    stands, is refused like any other that is not JSON."""
+    import json  # noqa: PLC0415 (a recording is checked with pydantic anyway: json is cheap)
+
+    for line, raw in bounded_lines(report, stream, limits):
+        try:
+            # Without its line break: json counts a column on the line it breaks onto.
+            value = json.loads(raw.decode().rstrip("\r\n"))
+        except UnicodeDecodeError as error:
+            message = f"not UTF-8 at byte {error.start + 1} of the line"
+            report.fail(line, ErrorKind.INVALID_UTF8, message, "ACP-1")
+            raise _Stop from None
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON at column {error.colno}: {error.msg}"
+            report.fail(line, ErrorKind.INVALID_JSON, message, "ACP-1")
+            raise _Stop from None
+        except RecursionError:
+            message = "invalid JSON: nested too deeply to read"
+            report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
+            raise _Stop from None
+        yield line, value
+
+
+def check_recording(path: str, stream: BinaryIO, limits: Limits) -> LogReport:
+    """Check one ACP recording; never raises on bad input."""
+    report = LogReport(path)
+    report.dialect = NAME
+    report.not_checkable = _not_checkable()
+    report.checked_in_part = dict(CHECKED_IN_PART)
+    recording = _Recording()
+    try:
+        for line, record in _messages(report, stream, limits):
+            if not looks_like(record):
+                message = (
+                    "a line of an ACP recording must be a JSON-RPC 2.0 message "
+                    '({"jsonrpc": "2.0", ...})'
+                )
+                report.fail(line, ErrorKind.BAD_EVENT, message, "ACP-1")
+                raise _Stop
+            report.events += 1
+            try:
+                found = recording.feed(record, line)
+            except RecursionError:  # a value nested past what the ACP validators can walk
+                message = "a value nested too deeply to validate"
+                report.fail(line, ErrorKind.BAD_EVENT, message, "SAFE-4")
+                raise _Stop from None
+            for each in found:
+                report.record(each.seq, [each], limits)
+    except _Stop:
+        report.lines_unread = lines_follow(RestOfLog(stream.readline))
+        return report
+    except OSError as error:
+        report.fail(report.lines + 1, ErrorKind.UNREADABLE, str(error))
+        return report
+    if report.events == 0:
+        report.fail(None, ErrorKind.EMPTY, "the log is empty")
+    return report

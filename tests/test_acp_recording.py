@@ -1,0 +1,227 @@
+"""`loopspec check` on a recorded ACP stream (`logcheck.acp_stream`): ACP-1, RW-1, ADJ-2, ADJ-3.
+
+The fixture under tests/fixtures/acp/ is written by hand in the shape Zed's Claude Code bridge
+(0.16.2) was seen to send, with none of its text; the other recordings are built here from it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "acp" / "rewritten-call-approved.jsonl"
+SESSION = "sess-1"
+
+
+def _fixture() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+
+
+def _update(update: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": SESSION, "update": update},
+    }
+
+
+def _card(call: str, raw_input: dict[str, Any], status: str = "pending") -> dict[str, Any]:
+    return _update(
+        {
+            "toolCallId": call,
+            "sessionUpdate": "tool_call",
+            "rawInput": raw_input,
+            "status": status,
+            "title": "`" + str(raw_input.get("command", "")) + "`",
+            "kind": "execute",
+        }
+    )
+
+
+def _status(call: str, status: str) -> dict[str, Any]:
+    return _update({"toolCallId": call, "sessionUpdate": "tool_call_update", "status": status})
+
+
+def _prompt(request: int) -> dict[str, Any]:
+    params = {"sessionId": SESSION, "prompt": [{"type": "text", "text": "go"}]}
+    return {"jsonrpc": "2.0", "id": request, "method": "session/prompt", "params": params}
+
+
+def _stop(request: int, reason: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request, "result": {"stopReason": reason}}
+
+
+def _check(
+    tmp_path: Path, messages: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any]]:
+    path = tmp_path / "recording.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    code = main(["check", "--format", "json", str(path)])
+    (log,) = json.loads(capsys.readouterr().out)["logs"]
+    return code, log
+
+
+def _rules(log: dict[str, Any]) -> list[tuple[str, int]]:
+    return [(v["rule"], v["line"]) for v in log["violations"]]
+
+
+def test_RW_1_check_acp_recording_blames_a_card_showing_another_input_than_approved(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The bridge's card keeps the model's input while the permission request approves the
+    hook's rewrite: RW-1 at the line that ends the call, naming the card and the request."""
+    assert main(["check", str(FIXTURE)]) == 1
+    out = capsys.readouterr().out
+    assert f"{FIXTURE}:11: RW-1: call_1 ended showing the input" in out
+    assert '{"command": "touch rewritten.txt"}' in out
+    assert "[lines 11, 7, 8]" in out
+
+
+def test_RW_1_check_acp_recording_passes_a_card_updated_to_the_approved_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that updates the card to the input it approves keeps RW-1; a rejected request
+    approves nothing, so a card showing another input then is not blamed either."""
+    messages = _fixture()
+    fixed = copy.deepcopy(messages)
+    update = _update(
+        {
+            "toolCallId": "call_1",
+            "sessionUpdate": "tool_call_update",
+            "rawInput": {"command": "touch rewritten.txt"},
+            "title": "`touch rewritten.txt`",
+        }
+    )
+    fixed.insert(9, update)
+    code, log = _check(tmp_path, fixed, capsys)
+    assert (code, log["violations"], log["dialect"]) == (0, [], "acp")
+    rejected = copy.deepcopy(messages)
+    rejected[8]["result"]["outcome"]["optionId"] = "reject"
+    rejected[10]["params"]["update"]["status"] = "failed"
+    code, log = _check(tmp_path, rejected, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_validates_tool_call_messages_strictly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card whose kind ACP does not have, which the SDK's parser silently drops, and a
+    permission request with an explicit null, are ACP-1 at their lines; a message chunk or a
+    command list is not judged."""
+    card = _card("call_1", {"command": "ls"})
+    card["params"]["update"]["kind"] = "shell"
+    request = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "session/request_permission",
+        "params": {
+            "sessionId": SESSION,
+            "options": [{"kind": "allow_once", "name": "Allow", "optionId": "allow"}],
+            "toolCall": {"toolCallId": "call_2", "rawInput": {"command": "ls"}, "title": None},
+        },
+    }
+    chunk = _update({"sessionUpdate": "available_commands_update", "availableCommands": None})
+    code, log = _check(tmp_path, [_prompt(1), card, request, chunk], capsys)
+    assert code == 1
+    assert _rules(log) == [("ACP-1", 2), ("ACP-1", 3)]
+    assert "$.update.kind" in log["violations"][0]["message"]
+    assert "title is null" in log["violations"][1]["message"]
+    assert "ACP-1" in log["rules_checked"]
+
+
+def test_ADJ_2_check_acp_recording_blames_an_update_for_a_call_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    messages = [_prompt(1), _card("call_1", {"command": "ls"}), _status("call_9", "completed")]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-2", 3)])
+    assert "call_9" in log["violations"][0]["message"]
+
+
+def test_ADJ_3_check_acp_recording_blames_a_turn_that_ends_with_a_card_unfinished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A turn that ends `end_turn` with a card still pending breaks ADJ-3; the same turn ended
+    by a cancel does not (ACP has the editor mark the unfinished cards cancelled), nor does one
+    whose cards all got a final status."""
+    shown = [_prompt(1), _card("call_1", {"command": "sleep 9"})]
+    code, log = _check(tmp_path, [*shown, _stop(1, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-3", 3)])
+    assert log["violations"][0]["event_lines"] == [3, 2]
+    assert main(["check", "--format", "json", str(_written(tmp_path, shown))]) == 0
+    capsys.readouterr()
+    code, log = _check(tmp_path, [*shown, _stop(1, "cancelled")], capsys)
+    assert (code, log["violations"]) == (0, [])
+    finished = [*shown, _status("call_1", "failed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, finished, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def _written(tmp_path: Path, messages: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+def test_ACP_1_check_acp_recording_refuses_a_line_that_is_no_json_rpc_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input is an input error naming the line, exit 2, never a traceback."""
+    code, log = _check(tmp_path, [_prompt(1), {"method": "session/update"}], capsys)
+    assert code == 2
+    (error,) = log["errors"]
+    assert (error["line"], error["kind"], error["rule"]) == (2, "bad-event", "ACP-1")
+    assert "JSON-RPC 2.0" in error["message"]
+    path = tmp_path / "torn.jsonl"
+    path.write_text(json.dumps(_prompt(1)) + "\n[1, 2\n{}\n", encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert f"{path}:2: error invalid-json ACP-1: invalid JSON at column 6: Expecting" in out
+
+
+def test_RW_1_the_acp_recording_docs_check_md_writes_by_hand_says_what_it_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/check.md's hand-written recording is read as one and reported as the page says:
+    RW-1 at line 8, naming the card at line 4 and the permission request at line 5."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text("utf-8")
+    section = page.split("## ACP recordings: what an editor was sent", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+    code, log = _check(tmp_path, [json.loads(line) for line in block.splitlines()], capsys)
+    assert (code, log["dialect"], _rules(log)) == (1, "acp", [("RW-1", 8)])
+    assert log["violations"][0]["event_lines"] == [8, 4, 5]
+
+
+def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card whose rawInput nests 900 lists deep, which the ACP SDK cannot write back (its
+    serializer stops), is ACP-1; a request id that is a list is read, not a crash; a line
+    nested past what json reads is an input error (SAFE-4), exit 2."""
+    deep = "[" * 900 + "]" * 900
+    card = (
+        '{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update":'
+        ' {"sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "t", "rawInput": '
+        + deep
+        + "}}}"
+    )
+    lines = [
+        json.dumps(_prompt(1)),
+        card,
+        json.dumps({"jsonrpc": "2.0", "id": [1], "result": {"stopReason": "end_turn"}}),
+        '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 3000 + "]" * 3000 + "}",
+    ]
+    path = tmp_path / "deep.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["check", "--format", "json", str(path)]) == 2
+    (log,) = json.loads(capsys.readouterr().out)["logs"]
+    assert _rules(log) == [("ACP-1", 2)]
+    assert "could not write the payload back" in log["violations"][0]["message"]
+    assert [(e["line"], e["rule"]) for e in log["errors"]] == [(4, "SAFE-4")]
