@@ -18,6 +18,7 @@ from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinis
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
+from loopspec.properties.conformance.report_documents import RULE_STATUSES
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.strategies import CONFIGS
@@ -218,7 +219,7 @@ def test_MODEL_1_a_finish_whose_call_was_cut_is_refused_with_the_rule_the_tutori
 
 
 def _rule_table_statuses() -> set[str]:
-    """Every status word `rule_table` can give a row, read from its source (the literals it
+    """Every status word `rule_rows` can give a row, read from its source (the literals it
     assigns to `status`, and the not-observable status by its constant)."""
     import ast  # noqa: PLC0415 (only this helper reads source)
 
@@ -228,7 +229,7 @@ def _rule_table_statuses() -> set[str]:
     (table,) = (
         node
         for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef) and node.name == "rule_table"
+        if isinstance(node, ast.FunctionDef) and node.name == "rule_rows"
     )
     statuses = {run.NOT_OBSERVABLE_STATUS}
     for node in ast.walk(table):
@@ -251,6 +252,8 @@ def test_MODEL_1_every_status_of_conforms_rule_table_is_explained_in_the_docs() 
     statuses = _rule_table_statuses()
     assert "not reached by the generator" in statuses
     assert len(statuses) == 7
+    # The JSON Schema's enum of a row's status names the same words the code gives.
+    assert statuses == set(RULE_STATUSES)
     words = " ".join((ROOT / "docs" / "conform.md").read_text(encoding="utf-8").split())
     assert [status for status in statuses if status not in words] == []
     tutorial = " ".join(TUTORIAL.read_text(encoding="utf-8").split())
