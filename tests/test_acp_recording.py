@@ -225,3 +225,44 @@ def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_tr
     assert _rules(log) == [("ACP-1", 2)]
     assert "could not write the payload back" in log["violations"][0]["message"]
     assert [(e["line"], e["rule"]) for e in log["errors"]] == [(4, "SAFE-4")]
+
+
+def _terminal_run(command: str, args: list[str] | None = None) -> list[dict[str, Any]]:
+    """A card for `touch original.txt` that embeds a terminal created for `command`, as Zed's
+    bridge runs mcp__acp__Bash for an editor with terminals: no permission request (a hook
+    allowed the call)."""
+    create: dict[str, Any] = {"sessionId": SESSION, "command": command}
+    if args is not None:
+        create["args"] = args
+    embed = {
+        "toolCallId": "call_1",
+        "sessionUpdate": "tool_call_update",
+        "status": "in_progress",
+        "content": [{"type": "terminal", "terminalId": "term_1"}],
+    }
+    return [
+        _prompt(1),
+        _card("call_1", {"command": "touch original.txt", "timeout": 60000}),
+        {"jsonrpc": "2.0", "id": 0, "method": "terminal/create", "params": create},
+        {"jsonrpc": "2.0", "id": 0, "result": {"terminalId": "term_1"}},
+        _update(embed),
+        _status("call_1", "completed"),
+        _stop(1, "end_turn"),
+    ]
+
+
+def test_RW_1_check_acp_recording_blames_a_card_whose_terminal_ran_another_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook's rewrite allowed without asking shows only in the terminal the card embeds:
+    RW-1 where the call ends, naming the card, the terminal/create and the embedding update.
+    The same command run, or one given as a program and its args (which a card's command
+    string cannot be held to), is not blamed."""
+    code, log = _check(tmp_path, _terminal_run("touch rewritten.txt"), capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 6)])
+    assert log["violations"][0]["event_lines"] == [6, 2, 3, 5]
+    assert '"touch rewritten.txt"' in log["violations"][0]["message"]
+    code, log = _check(tmp_path, _terminal_run("touch original.txt"), capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, _terminal_run("touch", ["rewritten.txt"]), capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -9,10 +9,11 @@ rules it shows only what an editor sees of tool calls (`NOT_CHECKABLE` says why 
 - ACP-1: every `tool_call` and `tool_call_update` update and every permission request is strictly
   valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip). Other updates
   (message chunks, plans, command lists) are not judged.
-- RW-1, in part: a call whose permission request was answered with an allow option ends (its card
-  gets `completed` or `failed`) while its card shows another `rawInput` than the one approved: the
-  editor showed one input and asked approval for another, so one of them is not what ran. What
-  ran without an approval is not recorded.
+- RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
+  `rawInput` than the one its permission request approved (the editor showed one input and asked
+  approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
+  string `command`, while the terminal the card embeds was created (`terminal/create`, without
+  `args`) for another command. What ran otherwise is not recorded.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
@@ -53,8 +54,8 @@ _CANCELLED = "cancelled"
 CHECKED_IN_PART = {
     "ACP-1": "only tool_call and tool_call_update updates and permission requests are judged",
     "RW-1": (
-        "a recording shows only the card and the input approved: a call that ran without a "
-        "permission request is not judged"
+        "a recording shows only the card, the input approved and the command of the terminal "
+        "a card embeds: a call that ran with neither is not judged"
     ),
     "ADJ-3": "a turn ended by a cancel leaves its unfinished cards to the editor",
 }
@@ -73,9 +74,19 @@ def _not_checkable() -> dict[str, str]:
 
 class _Card:
     """What the editor shows of one call: its `rawInput` (None: none sent), its status, the
-    line that set each, and the input approved for it (with the request's line)."""
+    line that set each, the input approved for it (with the request's line), and the terminal
+    it embeds (with the line that embedded it)."""
 
-    __slots__ = ("approved", "asked", "final", "raw_input", "raw_line", "shown_line", "status")
+    __slots__ = (
+        "approved",
+        "asked",
+        "final",
+        "raw_input",
+        "raw_line",
+        "shown_line",
+        "status",
+        "terminal",
+    )
 
     def __init__(self, line: int) -> None:
         self.shown_line = line
@@ -86,6 +97,7 @@ class _Card:
         # The input a permission request showed, its line, and whether it was allowed.
         self.asked: tuple[Any, int] | None = None
         self.approved = False
+        self.terminal: tuple[str, int] | None = None
 
 
 class _Recording:
@@ -100,6 +112,11 @@ class _Recording:
         self.asking: dict[str, tuple[tuple[str, str], set[str]]] = {}
         # Prompts awaiting their answer: request id -> session.
         self.prompts: dict[str, str] = {}
+        # `terminal/create` requests awaiting their answer: request id -> the command and the
+        # line (None for a command given with `args`, which a card's command cannot be held to).
+        self.creating: dict[str, tuple[str, int] | None] = {}
+        # Terminals created: id -> the command they run and the line that asked for it.
+        self.terminals: dict[str, tuple[str, int] | None] = {}
 
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
@@ -112,6 +129,11 @@ class _Recording:
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
             self.turn_cards[session] = []
+            return []
+        if method == "terminal/create" and isinstance(params, dict):
+            command = params.get("command")
+            plain = (command, line) if isinstance(command, str) and not params.get("args") else None
+            self.creating[_request_key(message.get("id"))] = plain
             return []
         if method is None and "result" in message:
             return self._answer(_request_key(message.get("id")), message["result"], line)
@@ -141,6 +163,9 @@ class _Recording:
             return [Violation("ADJ-2", line, message)]
         if "rawInput" in update:
             card.raw_input, card.raw_line = update["rawInput"], line
+        for item in update.get("content") or ():
+            if item["type"] == "terminal":
+                card.terminal = (str(item["terminalId"]), line)
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
         card.status = status
         if status in FINAL_STATUSES and not card.final:
@@ -149,17 +174,26 @@ class _Recording:
         return []
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
-        if card.asked is None or not card.approved:
-            return []
-        approved, asked_line = card.asked
-        if approved is None or approved == card.raw_input:
+        if card.asked is not None and card.approved:
+            approved, asked_line = card.asked
+            if approved is not None and approved != card.raw_input:
+                message = (
+                    f"{call} ended showing the input {_shown(card.raw_input)} on its card, but "
+                    f"the permission request approved {_shown(approved)}: the editor showed one "
+                    "input and asked approval for another"
+                )
+                return [Violation("RW-1", line, message, (line, card.raw_line, asked_line))]
+        shown = card.raw_input.get("command") if isinstance(card.raw_input, dict) else None
+        ran = self.terminals.get(card.terminal[0]) if card.terminal is not None else None
+        if card.terminal is None or ran is None or not isinstance(shown, str) or ran[0] == shown:
             return []
         message = (
-            f"{call} ended showing the input {_shown(card.raw_input)} on its card, but the "
-            f"permission request approved {_shown(approved)}: the editor showed one input and "
-            "asked approval for another"
+            f"{call} ended showing the command {json_dumps(shown)} on its card, but the "
+            f"terminal it shows ran {json_dumps(ran[0])}: the editor showed one command while "
+            "another ran"
         )
-        return [Violation("RW-1", line, message, (line, card.raw_line, asked_line))]
+        related = (line, card.raw_line, ran[1], card.terminal[1])
+        return [Violation("RW-1", line, message, related)]
 
     def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
@@ -194,6 +228,9 @@ class _Recording:
             outcome = result["outcome"]
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
             self.cards[key].approved = chosen in allowing
+            return []
+        if "terminalId" in result and request in self.creating:
+            self.terminals[str(result["terminalId"])] = self.creating.pop(request)
             return []
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
