@@ -247,12 +247,19 @@ def json_dumps(value: object, *, indent: int | None = None, sort_keys: bool = Fa
 
 def spelled(value: object) -> str:
     """`value` as a message names it: as JSON writes it (`null`, `true`, `"x"`), the spelling
-    of the log or answer it came from, where Python's repr said `None`, `True`, `'x'`; repr for
-    a value JSON has none for (an object a Python caller passed)."""
+    of the log, answer or file it came from, where Python's repr said `None`, `True`, `'x'`;
+    on one line, letters as written and a character that shows nothing (a zero-width space,
+    a direction mark) as its `\\u` escape, as repr showed them; repr for a value JSON has no
+    spelling of (an object a Python caller passed)."""
+    import json  # noqa: PLC0415 (only for a message about a wrong value: see `loads`)
+
     try:
-        return json_dumps(value)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
+    if text.isprintable():
+        return text
+    return "".join(each if each.isprintable() else json.dumps(each)[1:-1] for each in text)
 
 
 def _string_encoder() -> Callable[[str], str]:

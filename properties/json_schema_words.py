@@ -9,22 +9,15 @@ thing in JSON's spelling, built from the error's parts rather than its message.
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
-
-def json_spelled(value: object) -> str:
-    """`value` as JSON writes it (`true`, `null`, `"x"`), on one line."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # not from JSON (a schema's own object): Python's words
-        return repr(value)
+from loopspec.model.jsonvalue import spelled
 
 
 def _listed(values: Iterable[object]) -> str:
-    return ", ".join(map(json_spelled, values))
+    return ", ".join(map(spelled, values))
 
 
 def schema_error_words(error: Any) -> str:
@@ -37,15 +30,15 @@ def schema_error_words(error: Any) -> str:
     match error.validator:
         case "type":
             types = [expected] if isinstance(expected, str) else list(expected)
-            return f"{json_spelled(instance)} is not of type {_listed(types)}"
+            return f"{spelled(instance)} is not of type {_listed(types)}"
         case "enum":
-            return f"{json_spelled(instance)} is not one of {json_spelled(expected)}"
+            return f"{spelled(instance)} is not one of {spelled(expected)}"
         case "const":
-            return f"{json_spelled(expected)} was expected"
+            return f"{spelled(expected)} was expected"
         case "pattern":
-            return f"{json_spelled(instance)} does not match {json_spelled(expected)}"
+            return f"{spelled(instance)} does not match {spelled(expected)}"
         case "required":
-            return f"{json_spelled(_required_name(error))} is a required property"
+            return f"{spelled(_required_name(error))} is a required property"
         case "additionalProperties" if expected is False and isinstance(instance, dict):
             extras = _additional_properties(instance, error.schema)
             if extras:
@@ -56,7 +49,7 @@ def schema_error_words(error: Any) -> str:
     said = str(error.message)
     spelt_by_python = repr(instance)
     if said.startswith(spelt_by_python):
-        return json_spelled(instance) + said[len(spelt_by_python) :]
+        return spelled(instance) + said[len(spelt_by_python) :]
     return said
 
 

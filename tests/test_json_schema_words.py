@@ -22,6 +22,9 @@ from loopspec.properties.json_schema_words import schema_error_words
         ({"type": ["string", "null"]}, True, 'true is not of type "string", "null"'),
         ({"enum": [True, False]}, None, "null is not one of [true, false]"),
         ({"const": "case"}, "caes", '"case" was expected'),
+        # What shows nothing is escaped, as repr escaped it; other letters are left as written.
+        ({"enum": ["a-b"]}, "a\u200bb", '"a\\u200bb" is not one of ["a-b"]'),
+        ({"type": "integer"}, "déjà", '"déjà" is not of type "integer"'),
         ({"pattern": "^[A-Z]+-[0-9]+$"}, "x", '"x" does not match "^[A-Z]+-[0-9]+$"'),
         ({"required": ["a", "b"]}, {"a": None}, '"b" is a required property'),
         (

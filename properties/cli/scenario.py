@@ -60,8 +60,8 @@ from loopspec.model.commands import (
 )
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.events import Event
+from loopspec.model.jsonvalue import spelled
 from loopspec.properties.conformance.command_codec import ProtocolError, command_from_json
-from loopspec.properties.json_schema_words import json_spelled
 
 
 class ScenarioError(LoopSpecError):
@@ -157,7 +157,7 @@ def _tools(raw: list[Any]) -> tuple[ScenarioTool, ...]:
         if not isinstance(name, str) or not name:
             raise ScenarioError(f"{where}.name must be a non-empty string")
         if any(known.name == name for known in tools):
-            raise ScenarioError(f"{where}.name: tool {json_spelled(name)} is declared twice")
+            raise ScenarioError(f"{where}.name: tool {spelled(name)} is declared twice")
         safe = tool.get("concurrencySafe", False)
         if not isinstance(safe, bool):
             raise ScenarioError(f"{where}.concurrencySafe must be true or false")
@@ -228,7 +228,7 @@ def _working_directory(document: dict[str, Any]) -> str:
     cwd = _field(document, "cwd", str, str(Path.cwd()))
     if not Path(cwd).is_dir():
         # Every hook would fail to start there and every call would run unhooked.
-        raise ScenarioError(f"$.cwd: {json_spelled(cwd)} is not a directory the hooks can run in")
+        raise ScenarioError(f"$.cwd: {spelled(cwd)} is not a directory the hooks can run in")
     return str(cwd)
 
 
@@ -257,7 +257,7 @@ def _parse_document(document: Any) -> Scenario:
         if not isinstance(outcome, str) or outcome not in APPROVAL_OUTCOMES:
             # It said only "unknown approval outcome 'x'": neither where, nor what is known.
             raise ScenarioError(
-                f"{where} is {json_spelled(outcome)}, no approval outcome; the outcomes are "
+                f"{where} is {spelled(outcome)}, no approval outcome; the outcomes are "
                 f"{', '.join(sorted(APPROVAL_OUTCOMES))}"
             )
     max_parallel = _field(document, "maxParallel", int, 10)

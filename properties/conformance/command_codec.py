@@ -50,7 +50,7 @@ import attrs
 from loopspec.model.commands import Command, PostVerdict, PreVerdict
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import thaw
+from loopspec.model.jsonvalue import spelled, thaw
 from loopspec.properties.conformance.wire_layout import (
     CLASSES,
     TAGS,
@@ -60,7 +60,6 @@ from loopspec.properties.conformance.wire_layout import (
     union_members,
     wire_fields,
 )
-from loopspec.properties.json_schema_words import json_spelled
 
 JsonObject = dict[str, Any]
 
@@ -199,7 +198,7 @@ def _decode_field(obj: Mapping[str, Any], field: WireField, path: str) -> object
         nearest = difflib.get_close_matches(str(value), sorted(field.enum), n=1)
         hint = f" (did you mean {nearest[0]}?)" if nearest else ""
         raise ProtocolError(
-            f"{where} must be {_one_of(sorted(field.enum))}, not {json_spelled(value)}{hint}"
+            f"{where} must be {_one_of(sorted(field.enum))}, not {spelled(value)}{hint}"
         )
     if field.minimum is not None and isinstance(value, int) and value < field.minimum:
         raise ProtocolError(f"{where} must be at least {field.minimum}, not {value}")
@@ -255,10 +254,10 @@ def decode_union(value: object, union: str, path: str) -> Any:
             assert attrs.has(member)
             return decode_object(obj, member, path)
     options = _one_of([_spelled(TAGS[member][1]) for member in members])
-    found = "nothing" if tag is None else json_spelled(tag)
+    found = "nothing" if tag is None else spelled(tag)
     # A misspelt kind ('SubmitUsr') is named with the nearest, as a misspelt field or enum is.
-    spelled = [str(TAGS[member][1]) for member in members]
-    nearest = difflib.get_close_matches(tag, spelled, n=1) if isinstance(tag, str) else []
+    tags = [str(TAGS[member][1]) for member in members]
+    nearest = difflib.get_close_matches(tag, tags, n=1) if isinstance(tag, str) else []
     hint = f" (did you mean {nearest[0]}?)" if nearest else ""
     raise ProtocolError(f"{path}.{key} must be {options}, not {found}{hint}")
 
@@ -293,7 +292,7 @@ def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
             # A hook copied to make a second one, its id left: the model's own refusal named
             # neither the id nor where.
             raise ProtocolError(
-                f"{path}.hooks[{index}].handlerId: hook {json_spelled(handler)} is declared twice "
+                f"{path}.hooks[{index}].handlerId: hook {spelled(handler)} is declared twice "
                 f"(first at {path}.hooks[{first_hook[handler]}])",
                 rule_id="HOOK-1",
             )
@@ -306,7 +305,7 @@ def config_from_json(value: object, path: str = "$.config") -> LoopConfig:
             # Which declaration a call would meet is undefined: a loop refuses such a
             # configuration, and the refusal must name the file's mistake, not the loop.
             raise ProtocolError(
-                f"{path}.tools[{index}].name: tool {json_spelled(tool.name)} is declared twice "
+                f"{path}.tools[{index}].name: tool {spelled(tool.name)} is declared twice "
                 f"(first at {path}.tools[{first[tool.name]}])"
             )
         first[tool.name] = index

@@ -40,7 +40,7 @@ from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
-from loopspec.model.jsonvalue import repeated_key, too_long_integer
+from loopspec.model.jsonvalue import repeated_key, spelled, too_long_integer
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
 from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
@@ -53,7 +53,7 @@ from loopspec.properties.conformance.history_change import (
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.target import Observation
-from loopspec.properties.json_schema_words import json_spelled, schema_error_words
+from loopspec.properties.json_schema_words import schema_error_words
 from loopspec.properties.typographic import curled_quotes_hint
 
 if TYPE_CHECKING:
@@ -1129,14 +1129,12 @@ class ProcessTarget:
             )
         if answer.get("type") != expected:
             self._fail(
-                f"expected {json_spelled(expected)} in answer to {what}, got "
-                f"{json_spelled(answer.get('type'))}",
+                f"expected {spelled(expected)} in answer to {what}, got "
+                f"{spelled(answer.get('type'))}",
                 line=raw,
             )
         if seq is not None and answer.get("seq") != seq:
-            self._fail(
-                f"the answer to {what} carries seq {json_spelled(answer.get('seq'))}", line=raw
-            )
+            self._fail(f"the answer to {what} carries seq {spelled(answer.get('seq'))}", line=raw)
         self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
         result: dict[str, Any] = answer
         return result

@@ -37,7 +37,7 @@ from loopspec.model.commands import Command, Crash
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, LoopSpecError
 from loopspec.model.invariants import LogMonitor, rule_ids
-from loopspec.model.jsonvalue import RepeatedKey, given_twice
+from loopspec.model.jsonvalue import RepeatedKey, given_twice, spelled
 from loopspec.model.transitions import TRANSITIONS
 from loopspec.properties.conformance.capability_needs import hook_capabilities, needed_capabilities
 from loopspec.properties.conformance.case_format import (
@@ -95,7 +95,6 @@ from loopspec.properties.json_location import (
     line_of,
     lines_of,
 )
-from loopspec.properties.json_schema_words import json_spelled
 from loopspec.properties.profiles import PROFILES, Profile
 from loopspec.properties.spec_rules import rule_sections
 from loopspec.properties.typographic import curled_quotes_hint
@@ -343,7 +342,7 @@ def _capabilities(declared: object) -> frozenset[str]:
         meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
         hint = f" (did you mean {meant[0]}?)" if meant else ""
         msg = (
-            f"reset returned {shown(json_spelled(name), 42)}, which is no capability{hint}; the "
+            f"reset returned {shown(spelled(name), 42)}, which is no capability{hint}; the "
             f"capabilities are {', '.join(sorted(CAPABILITIES))}"
         )
         raise ValueError(msg)
@@ -1718,7 +1717,7 @@ def _case_from(document: object) -> Case:
             meant = difflib.get_close_matches(name, CAPABILITIES, n=1)
             hint = f" (did you mean {meant[0]}?)" if meant else ""
             raise _CaseFault(
-                f"$.capabilities[{index}] is {shown(json_spelled(name), 42)}, which is no "
+                f"$.capabilities[{index}] is {shown(spelled(name), 42)}, which is no "
                 f"capability{hint}; the capabilities are {', '.join(sorted(CAPABILITIES))}"
             )
     version = document.get("version")
@@ -1759,7 +1758,7 @@ def _case_from(document: object) -> Case:
     profile = document.get("profile")
     if profile is not None and profile not in PROFILES:
         raise _CaseFault(
-            f"$.profile is {shown(json_spelled(profile), 42)}; known profiles: "
+            f"$.profile is {shown(spelled(profile), 42)}; known profiles: "
             f"{', '.join(sorted(PROFILES))}"
         )
     try:
@@ -1782,7 +1781,7 @@ def _case_from(document: object) -> Case:
             else " (loopspec spec lists them by family)"
         )
         raise _CaseFault(
-            f"$.rule is {json_spelled(rule)}, which is no rule of this loopspec's SPEC.md{advice}"
+            f"$.rule is {spelled(rule)}, which is no rule of this loopspec's SPEC.md{advice}"
         )
     known, rules = document.get("divergence"), document.get("rules")
     named = profile_named(profile)
@@ -1791,7 +1790,7 @@ def _case_from(document: object) -> Case:
             named.divergence(known)
         except KeyError as error:
             raise _CaseFault(
-                f"$.divergence is {json_spelled(known)}, which the {named.name} profile does not "
+                f"$.divergence is {spelled(known)}, which the {named.name} profile does not "
                 "list (SPEC.md sections 8 and 11 list each profile's)"
             ) from error
     if rule is None and isinstance(known, str):  # a profile's case (tests/regressions/)

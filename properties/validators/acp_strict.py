@@ -17,7 +17,8 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from loopspec.properties.json_schema_words import json_spelled, schema_error_words
+from loopspec.model.jsonvalue import spelled
+from loopspec.properties.json_schema_words import schema_error_words
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -104,13 +105,14 @@ def _no_variant(error: Any) -> str:
     failure says only "not valid under any of the given schemas"), or that message when the
     arms are not told apart by one tag."""
     if error.validator == "required" and isinstance(error.instance, dict):
-        spelled = [
+        snake_cased = [
             f"{_snake_case(name)} is ACP's {name}"
             for name in error.validator_value
             if name not in error.instance and _snake_case(name) in error.instance
         ]
-        if spelled:
-            return f"{schema_error_words(error)} ({'; '.join(spelled)}: its keys are camelCase)"
+        if snake_cased:
+            said = "; ".join(snake_cased)
+            return f"{schema_error_words(error)} ({said}: its keys are camelCase)"
     tags = [sub for sub in error.context or () if sub.validator == "const" and len(sub.path) == 1]
     fields = {sub.path[0] for sub in tags}
     if len(fields) != 1 or not isinstance(error.instance, dict):
@@ -118,7 +120,7 @@ def _no_variant(error: Any) -> str:
     field = fields.pop()
     allowed = list(dict.fromkeys(sub.validator_value for sub in tags))
     sent = error.instance.get(field, "nothing")
-    said = f"{field} {json_spelled(sent)} is none of {', '.join(map(json_spelled, allowed))}"
+    said = f"{field} {spelled(sent)} is none of {', '.join(map(spelled, allowed))}"
     if sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
         said += ' (a content block goes inside {"type": "content", "content": {...}})'
     return said
@@ -162,7 +164,7 @@ def _missing_tag(arms: Iterable[list[Any]]) -> str | None:
         allowed.append(const)
     if field is None:
         return None
-    return f"no {field}: it names the variant, one of {', '.join(map(json_spelled, allowed))}"
+    return f"no {field}: it names the variant, one of {', '.join(map(spelled, allowed))}"
 
 
 def _is_other_variant(error: Any) -> bool:
@@ -204,7 +206,7 @@ def _first_difference(sent: object, back: object, path: str) -> str | None:
         return None
     # `type` too: the models coerce, for example, "3" to 3 and True to 1.
     if type(sent) is not type(back) or sent != back:
-        return f"{path} was {json_spelled(sent)}, came back as {json_spelled(back)}"
+        return f"{path} was {spelled(sent)}, came back as {spelled(back)}"
     return None
 
 
