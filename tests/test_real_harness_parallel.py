@@ -25,6 +25,7 @@ from loopspec.model.commands import Deny, HookAnswers, Pass, ToolFinishes
 from loopspec.model.config import HookSpec
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
+from loopspec.properties.harnesses import conform_driver
 from loopspec.properties.harnesses.cli_wire import SAFE_TOOL_PROGRAM, TOOL_PROGRAM
 from loopspec.properties.harnesses.conform_driver import (
     CAPABILITIES,
@@ -131,7 +132,11 @@ def _results(observed: dict[str, Any]) -> list[str]:
     ids=["claude-code", "codex"],
 )
 def test_ORD_3_a_result_a_starved_cli_writes_late_is_reported_with_its_release(
-    harness: str, first: str, later: str
+    harness: str,
+    first: str,
+    later: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """ORD-3: Claude Code writes a read's result as its command ends, while the read beside it
     still runs; Codex writes a reply's outputs in the order of its calls, the first's at once.
@@ -139,8 +144,10 @@ def test_ORD_3_a_result_a_starved_cli_writes_late_is_reported_with_its_release(
     released first came with the other's command (in Claude Code ahead of it: the ORD-3 case
     was blamed on ORD-3 out of order, about one run in six in a loaded suite). The CLI is
     stopped here for a second as that call's tool is released: the adapter waits for the
-    result the release made due."""
+    result the release made due, saying on stderr what it awaits (a CLI that never writes it
+    is reported by conform's answer timeout, with that line)."""
     _require_binary(Harness(harness))
+    monkeypatch.setattr(conform_driver, "WAIT_NOTE", 0.5)
     case = load_case(ROOT / "tests" / "regressions" / "claude-code-ORD-3.json")
     finishes = {c.call_id: c for c in case.commands if isinstance(c, ToolFinishes)}
     commands = (*case.commands[:2], finishes[first], finishes[later], case.commands[-1])
@@ -152,6 +159,8 @@ def test_ORD_3_a_result_a_starved_cli_writes_late_is_reported_with_its_release(
         session.close()
     assert stopped == [first]
     assert [_results(o) for o in observed] == [[], [], [first], [later], []]
+    awaited = f"waiting for its log to hold the result of call {first}, which the program's"
+    assert awaited in capsys.readouterr().err
 
 
 def _starve_at_first(session: Session, kind: str, call: str) -> list[str]:
