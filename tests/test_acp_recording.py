@@ -82,6 +82,7 @@ def test_RW_1_check_acp_recording_blames_a_card_showing_another_input_than_appro
     assert f"{FIXTURE}:11: RW-1: call_1 ended showing the input" in out
     assert '{"command": "touch rewritten.txt"}' in out
     assert "[lines 11, 7, 8]" in out
+    assert f"{FIXTURE}: ACP recording; not checkable from such a recording" in out
 
 
 def test_RW_1_check_acp_recording_passes_a_card_updated_to_the_approved_input(

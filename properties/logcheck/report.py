@@ -472,12 +472,17 @@ def not_checkable_lines(reports: Sequence[LogReport]) -> list[str]:
             key = (report.dialect, tuple(sorted(report.not_checkable)))
             groups.setdefault(key, []).append(report)
     for (dialect, rules), group in groups.items():
+        # An ACP recording is no loop's log (`acp_stream`): named so, not "acp log".
+        one, many = _FORMAT_WORDS.get(dialect, (f"{dialect} log", f"{dialect} logs"))
         if len(group) == 1:
-            whose = f"{group[0].path}: {dialect} log; not checkable from such a log"
+            whose = f"{group[0].path}: {one}; not checkable from such a {one.split()[-1]}"
         else:
-            whose = f"{len(group)} {dialect} logs: not checkable from such logs"
+            whose = f"{len(group)} {many}: not checkable from such {many.split()[-1]}"
         lines.append(f"{whose} (see --format json for why): {', '.join(rules)}")
     return [printable(line) for line in lines]
+
+
+_FORMAT_WORDS = {"acp": ("ACP recording", "ACP recordings")}
 
 
 def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -> str:
