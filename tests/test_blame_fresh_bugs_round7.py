@@ -23,7 +23,10 @@ planted here in the model and the programs that must show it are played:
   the model's refusal and which outcomes each rule refuses;
 - a hook/result whose audit gives no stderrSummary filled in with the hook's reason: named
   right (TEXT-2), in words that said the record "takes these from the answer's audit"; they
-  now name the three fields and give both values.
+  now name the three fields and give both values;
+- a reply cut off at max-tokens while input is queued, taken as a reason to go on with a new
+  step: named right (STEP-4), in words that said the turn ends 'max-tokens'; they now say so
+  with input queued too, and where the input goes (the next turn, ADJ-4).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from fresh_bugs import (
 from loopspec.model import handlers, repair
 from loopspec.model.commands import (
     FINISH_CANCELLED,
+    FINISH_MAX_TOKENS,
     Abort,
     Ask,
     Command,
@@ -282,4 +286,46 @@ def test_TEXT_2_an_audit_field_filled_in_is_named_with_both_values() -> None:
         "takes its durationMs, exitCode and stderrSummary from the answer's audit",
         "the hook's reason does not stand in for it",
         lacks=("takes these",),
+    )
+
+
+class GoesOnAfterMaxTokensWithInputQueued(ModelTarget):
+    """The model, except that a reply cut off at max-tokens while the user's input is queued
+    opens the next step with that input, where the turn ends 'max-tokens'."""
+
+    def apply(self, command: Command) -> Observation:
+        queued = self.state.inbox if self.state is not None else ()
+        observed = super().apply(command)
+        if not (isinstance(command, ModelReplies) and command.finish == "max-tokens" and queued):
+            return observed
+        events = copied(observed)[:-1]  # the turn/end
+        closed = events[-1]["data"]  # the step/end
+        opened = {"turn": closed["turn"], "step": closed["step"] + 1}
+        events.append({"type": "step/start", "seq": 0, "time": 0, "data": opened})
+        for message in queued:
+            text = [{"type": "text", "text": message.text}]
+            typed = {"role": "user", "content": text, "source": {"kind": "user"}, "id": "q"}
+            events.append({"type": "user/message", "seq": 0, "time": 0, "data": typed})
+            events[-1]["surfaceOp"] = "append"
+        return renumbered(observed, events)
+
+
+MAX_TOKENS_WITH_INPUT: FreshBug = (
+    "a max-tokens reply with input queued goes on",
+    GoesOnAfterMaxTokensWithInputQueued,
+    LoopConfig(),
+    (SubmitUser(""), SubmitUser("and more"), ModelReplies((), FINISH_MAX_TOKENS)),
+    "STEP-4",
+)
+
+
+def test_STEP_4_a_max_tokens_reply_that_goes_on_with_queued_input_is_told_it_parks_it() -> None:
+    """STEP-4: the words say the turn ends 'max-tokens' with messages queued too, and where
+    they go (the next turn, ADJ-4), where they said only that it ends the turn."""
+    assert_blamed_on(MAX_TOKENS_WITH_INPUT)
+    assert_passes_on_model(MAX_TOKENS_WITH_INPUT)
+    assert_report_says(
+        [MAX_TOKENS_WITH_INPUT],
+        "a max-tokens reply",
+        "also when messages are queued: they are parked for the next turn's first step",
     )

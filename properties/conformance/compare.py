@@ -3371,7 +3371,10 @@ def _after_abort_note(want: Event, ended: str) -> str:
 def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> str:
     """Why the model's turn goes on after `reply`, or ends (STEP-4), in words."""
     if reply.finish == "max-tokens":
-        return "a reply cut off at max-tokens runs nothing and ends the turn 'max-tokens'"
+        return (
+            "a reply cut off at max-tokens runs nothing and ends the turn 'max-tokens', also "
+            "when messages are queued: they are parked for the next turn's first step (ADJ-4)"
+        )
     if reply.finish == "cancelled":
         return "a cancelled reply ends the turn 'aborted', its cause the user's"
     if reply.tool_calls:
