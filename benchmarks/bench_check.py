@@ -96,6 +96,32 @@ have to learn which replies the clean judge folded). The whole run after both (`
 against 621.8M (1.29x), version 1 902.8M against 680.2M (1.33x). Its `commit markers` part
 still times `CommitUnits.take` on every line, which the checker now calls only for unusual ones.
 
+Where session 26 took the version-1 log (instructions, 20,000 events, one run each, less a run that
+reads nothing; its json.loads pass 677.5M): 903.0M to 879.7M (1.333x to 1.298x). A tenth of its
+excess was one event in 36, in this log and the model's-events-only one alike: the demo's rewritten
+call (556 of the 20,000), whose sidecar sent it to the fact's reading and
+`rewrite_traced_to_hooks`, about 40,000 instructions each (22M: with it folded for nothing, the
+checker was 880.6M). The judge of tool/call now reads a sidecar naming the one hook whose last
+PreToolUse answer, before the reply, supplied the input the call runs with, no other input or deny
+given (`_sidecar_names_its_one_supplier`; any other sidecar as before): -15.6M. Then, each alone: a
+call's record asks `supplied_rewrite` only of a hooked call without a sidecar (-2.2M); a step's
+start and end and a turn's start and end forget in one call (`Prefix._reset`), not two or three
+(-1.8M with two flags; its scope a string, for reading, 0.3M more); the judge of hook/result tests
+the duration inline (-1.1M); `value_of` strips a text only where something stands before or after
+its value (-0.9M); `arguments_are_an_object` tests the values in a loop, not through `map` in C
+(-0.9M); `_lossless_float` returns at once a number neither negative nor infinite (-0.7M); the
+approval folds do what `under_way` did inline (-0.4M). Measured, not kept: a reply's hooked ids
+built by `dict(pre_hook_runs.keys())` in C, not a set comprehension (-0.3M, a trick to read). Where
+the rest goes: LOG-8's calls for the lines of a commit holding a reply or a call (`note`,
+`judge_reply`, `end`: 6,665 calls) 11.5M, by a run with the three skipped; HOOK-4's test of a
+reply's hooked call (`arguments_are_an_object`) about 9,500 a call, 10.5M for 1,111, of which
+json's C scanner reading the arguments is about 3,500. The whole run after all these
+(`--instructions --repeat 1`, against the same command on the commit before them, one after the
+other): harness-written 402.4M against 350.9M (1.15x) to 396.2M against 350.7M (1.13x), the model's
+events only 805.6M against 625.0M (1.29x) to 782.5M against 622.0M (1.26x), version 1 903.0M
+against 682.9M (1.32x) to 880.0M against 679.8M (1.29x); the json.loads pass itself moves by up to
+3M (0.5%) from run to run.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was

@@ -33,9 +33,16 @@ if TYPE_CHECKING:
     # interpreter's start (see `Prefix.surface_seqs`)
     from array import array
     from collections.abc import Callable, Iterable, Sequence
+    from typing import Literal
 
     # the event model is imported only by `facts_of`, when it runs
     from loopspec.model.events import Event
+
+    # What `Prefix._reset` forgets, each scope what the one before it does and more: the open
+    # step's reply, calls and results (at its end); those and its hooks' and approvals' answers
+    # (at a step's start); those and what the turn keeps, its calls left unanswered, its repair
+    # and its closing (at a turn's start and end).
+    ResetScope = Literal["step", "step and hooks", "turn"]
 
 SURFACE_TYPES = frozenset({"user/message", "assistant/message", "tool/result"})
 IN_TURN_TYPES = frozenset(
@@ -381,7 +388,9 @@ class Prefix:
 
     # -- folding ---------------------------------------------------------------------------
 
-    def _reset_step(self) -> None:
+    def _reset(self, scope: ResetScope) -> None:
+        """Forget what `scope` holds (`ResetScope`): one call whatever it forgets, as every
+        step's start and end run it (a string constant: a global's load costs more)."""
         # An empty container is kept rather than replaced: most steps leave some empty.
         self.reply_seq = None
         self.first_unanswered = 0
@@ -399,8 +408,16 @@ class Prefix:
             self.repeated, self.repeat_records, self.repeat_results = {}, {}, {}
         if self.unapplied_rewrites:
             self.unapplied_rewrites = {}
-
-    def _reset_hooks(self) -> None:
+        if scope == "turn":
+            if self.dangling:
+                self.dangling = []
+            self.dangling_before_last_step = 0
+            self.repaired = False
+            self.closing = None
+            if self.interrupted_replies:
+                self.interrupted_replies = set()
+        elif scope == "step":
+            return
         if self.hook_results:
             self.hook_results = {}
         if self.post_blocked:
@@ -500,8 +517,7 @@ class Prefix:
             self.open_step_due = self.next_step_due = None
         self.open_turn, self.open_step, self.next_step = turn, None, 1
         self.messages_wait_after = None
-        self._reset_step()
-        self._reset_turn()
+        self._reset("turn")
 
     def _fold_turn_end(self, fact: Fact) -> None:
         self.end_turn(fact.turn)
@@ -536,18 +552,7 @@ class Prefix:
             self.next_turn_due = other + 1 if other is not None and turn is not None else None
             self.open_turn_due = self.open_step_due = self.next_step_due = None
         self.messages_wait_after = None
-        self._reset_step()
-        self._reset_turn()
-
-    def _reset_turn(self) -> None:
-        if self.dangling:
-            self.dangling = []
-        self.dangling_before_last_step = 0
-        self.repaired = False
-        self.closing = None
-        if self.interrupted_replies:
-            self.interrupted_replies = set()
-        self._reset_hooks()
+        self._reset("turn")
 
     def _fold_step_start(self, fact: Fact) -> None:
         self.start_step(fact.step)
@@ -565,10 +570,9 @@ class Prefix:
         self.open_step = step
         self.next_step = (step or self.next_step) + 1
         self.messages_wait_after = None
-        self._reset_step()
         # Call ids are unique only within a reply: a later step may reuse one for a new
         # call, whose PreToolUse hooks run afresh (they run inside the call's own step).
-        self._reset_hooks()
+        self._reset("step and hooks")
 
     def _fold_step_end(self, fact: Fact) -> None:
         self.end_step(fact.seq)
@@ -582,7 +586,7 @@ class Prefix:
         if self.reply_calls and not self.reply_calls.keys() <= self.results.keys():
             self.dangling.extend(self.unanswered())
         self.open_step = None
-        self._reset_step()
+        self._reset("step")
 
     def _fold_user(self, fact: Fact) -> None:
         if fact.surface is not None:
@@ -621,14 +625,8 @@ class Prefix:
         if calls:
             self.reply_calls = calls
             self.reply_ids = tuple(calls)
-        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
             self.messages_wait_after, self.messages_wait_kind = seq, "assistant/message"
-
-    def under_way(self, seq: int, kind: str) -> None:
-        """Note that the open step's request is under way, shown by the event of `kind` at
-        `seq`: a message that arises from now on waits for the next step/start (ADJ-4)."""
-        if self.open_step is not None:
-            self.messages_wait_after, self.messages_wait_kind = seq, kind
 
     def record_call(self, fact: Fact) -> None:
         """Fold a tool/call `fact` (but not its seq)."""
@@ -639,16 +637,18 @@ class Prefix:
     ) -> None:
         """Fold a tool/call at `seq` (but not its seq) that records `call_id` running with
         `arguments`; `rewritten` when it carries a rewrite sidecar."""
-        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/call"
         if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_records.setdefault(call_id, []).append(seq)
         # A second record of a call (ORD-2) does not replace the first: its result cites that.
         if call_id is not None and call_id not in self.call_records:
             self.call_records[call_id] = RecordedCall(seq, arguments, rewritten)
-            supplier = self.supplied_rewrite(call_id)
-            if supplier is not None and not rewritten:
-                self.unapplied_rewrites[call_id] = supplier
+            # (Only a hooked call's record without a sidecar can leave a rewrite unapplied.)
+            if not rewritten and call_id in self.hook_results:
+                supplier = self.supplied_rewrite(call_id)
+                if supplier is not None:
+                    self.unapplied_rewrites[call_id] = supplier
 
     def _fold_result(self, fact: Fact) -> None:
         if (
@@ -675,7 +675,7 @@ class Prefix:
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
-        if self.open_step is not None:  # `under_way`, inlined: this runs per event
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
         if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_results[call_id] = self.repeat_results.get(call_id, 0) + 1
@@ -704,7 +704,7 @@ class Prefix:
                 self.tool_hooks_unnamed += 1
             else:
                 self.tool_hooks_named += 1
-            if self.open_step is not None:  # `under_way`, inlined
+            if self.open_step is not None:  # the step's request is under way (ADJ-4)
                 self.messages_wait_after, self.messages_wait_kind = seq, "hook/invoked"
         if call_id is not None and point == "PreToolUse":
             key = (call_id, handler_id or "")
@@ -720,7 +720,7 @@ class Prefix:
     def take_hook_answer(self, turn: int | None, call_id: str | None, answer: HookAnswer) -> None:
         """Fold a hook/result (but not its seq): `answer`, given in `turn`, about `call_id` if
         any."""
-        if answer.point in TOOL_HOOK_POINTS and self.open_step is not None:  # `under_way`
+        if answer.point in TOOL_HOOK_POINTS and self.open_step is not None:  # under way (ADJ-4)
             self.messages_wait_after, self.messages_wait_kind = answer.seq, "hook/result"
         if turn is not None:
             key = (turn, answer.point or "", answer.handler_id or "")
@@ -760,7 +760,8 @@ class Prefix:
     def ask_approval(self, seq: int, approval_id: str | None, call_id: str | None) -> None:
         """Fold an approval/asked at `seq` (but not its seq): request `approval_id`, about
         `call_id` if it names one."""
-        self.under_way(seq, "approval/asked")
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
+            self.messages_wait_after, self.messages_wait_kind = seq, "approval/asked"
         if approval_id is not None:
             self.approvals[approval_id] = call_id
 
@@ -770,7 +771,8 @@ class Prefix:
     def decide_approval(self, seq: int, approval_id: str | None, outcome: str | None) -> None:
         """Fold an approval/decided at `seq` (but not its seq): request `approval_id` answered
         with `outcome`."""
-        self.under_way(seq, "approval/decided")
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
+            self.messages_wait_after, self.messages_wait_kind = seq, "approval/decided"
         if approval_id is not None and approval_id in self.approvals:
             call_id = self.approvals.pop(approval_id)
             self.answered_approvals[approval_id] = seq
@@ -1784,10 +1786,12 @@ def arguments_are_an_object(raw: str) -> bool:
         return not raw.strip()  # blank means {}; other text that is not JSON stays a string
     if type(parsed) is not dict:
         return False
-    # (In C, not a generator over the values: a reply's hooked calls each ask this.)
-    if _FROZEN_AS_THEY_ARE.issuperset(map(type, parsed.values())):
-        return True
-    return isinstance(parse_arguments(raw), FrozenMap)
+    # (A loop, not a generator over the values, nor `map` in C: a reply's hooked calls each ask
+    # this, and most hold a value or two.)
+    for value in parsed.values():
+        if type(value) not in _FROZEN_AS_THEY_ARE:
+            return isinstance(parse_arguments(raw), FrozenMap)
+    return True
 
 
 # JSON values `freeze` keeps as they are, never refusing one (it refuses some numbers).
@@ -1814,7 +1818,9 @@ def _same_value(left: JsonValue, right: JsonValue) -> bool:
     return type(left) is type(right) and left == right
 
 
-def _same_json(text: str, value: object) -> bool:
+def text_reads_as(text: str, value: object) -> bool:
+    """Whether `text` holds one JSON value equal to `value` (a parsed one): the arguments a call
+    runs with against the input a hook supplied (RW-2)."""
     try:
         parsed = value_of(text)
         return parsed is not NOT_JSON and bool(parsed == value)
@@ -1913,7 +1919,7 @@ def rewrite_traced_to_hooks(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         and in_effect.updated_input is not None
         and in_effect.decision in SUPPLYING_DECISIONS
         and fact.arguments is not None
-        and not _same_json(fact.arguments, in_effect.updated_input)
+        and not text_reads_as(fact.arguments, in_effect.updated_input)
     ):
         found.append(
             Violation(

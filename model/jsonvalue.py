@@ -204,14 +204,16 @@ def value_of(text: str) -> object:
 
         # (typeshed types the scanner's context as another scanner; the settings serve)
         _SCANNERS.append(make_scanner(_DefaultJsonSettings()))  # type: ignore[arg-type]
-    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    # (Stripped only where it has space to strip: most texts are a value alone, and the strips
+    # cost more than scanning a short one.)
+    start = 0 if text[:1] not in _JSON_SPACE else len(text) - len(text.lstrip(_JSON_SPACE))
     try:
         value, end = _SCANNERS[0](text, start)
     # What the scanner raises for a text it cannot read (SystemError: Python 3.11's C scanner,
     # while json.decoder is not imported, for a malformed value).
     except (ValueError, StopIteration, SystemError):
         return NOT_JSON
-    return NOT_JSON if text[end:].strip(_JSON_SPACE) else value
+    return NOT_JSON if end != len(text) and text[end:].strip(_JSON_SPACE) else value
 
 
 _SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,13 @@ from loopspec.model.facts import CallFact, Fact, FactError, fact_from_wire, fact
 from loopspec.model.invariants import INVARIANTS, LogMonitor, Prefix, Violation
 from loopspec.model.wire import event_to_wire
 from loopspec.properties.cli.main import main
-from loopspec.properties.logcheck.checker import ErrorKind, LogReport, check_stream
+from loopspec.properties.logcheck import clean_events
+from loopspec.properties.logcheck.checker import (
+    ErrorKind,
+    LogReport,
+    _lossless_float,
+    check_stream,
+)
 from loopspec.properties.logcheck.clean_events import JUDGES, clean_judges
 from loopspec.properties.logcheck.synth import HEADER, as_harness_writes, jsonl, renumber
 from loopspec.properties.stateful.model_machine import ModelMachine
@@ -531,6 +538,7 @@ RELATION_KEYS = (
     "matcher",
     "exitCode",
     "stderrSummary",
+    "durationMs",
     "rewrite",
     "surfaceOp",
     "sourceEventSeqs",
@@ -579,6 +587,8 @@ def _plausible(draw: st.DrawFn, rows: list[Any], key: str, old: Any) -> Any:
         choices += [{"code": "TOOL_NOT_STARTED"}, {"code": "TOOL_OUTCOME_UNKNOWN"}]
     if key == "outcome":
         choices += ["denied", "allowed-once"]
+    if key == "durationMs":
+        choices += [-1, -0.5, 2.5, 7]
     if key == "reason":
         choices += [{"kind": "error"}, {"kind": "completed"}, {"kind": 1}]
     if key == "rewrite":
@@ -704,6 +714,160 @@ def test_clean_event_judges_see_rare_breaks(
     full = check_stream("rare", io.BytesIO(data), quick=False)
     assert rule in full.rule_counts
     assert check_stream("rare", io.BytesIO(data)) == full
+
+
+# A rewrite sidecar of one hook, applied, is judged without its fact (`clean_events`); every
+# other sidecar by `rewrite_traced_to_hooks` itself. Generated around the demo's rewritten call:
+# its hooks' answers, where they come, and the sidecar itself.
+_DEMO_ROWS = [
+    json.loads(line)
+    for line in (FIXTURES / "valid" / "model-demo.jsonl").read_text().splitlines()[1:]
+]
+_REWRITTEN = "call_c"
+_EFFECTIVE = {"command": "rm -rf ./build --one-file-system"}  # the arguments call_c runs with
+
+
+_OTHER_INPUT = {"command": "rm -rf build"}
+_HOOKS = ["policy", "safe-flags", "other"]
+_DECISIONS = ["allow", "ask", "deny", "block", "pass"]
+
+
+def _hook_pair(handler: str, decision: str, supplied: object) -> list[dict[str, Any]]:
+    """A hook/invoked and its PreToolUse hook/result about the rewritten call."""
+    invoked = {"turn": 1, "point": "PreToolUse", "dialect": "claude-code", "handlerId": handler}
+    result = {**invoked, "decision": decision, "durationMs": 0.0}
+    del result["dialect"]
+    if supplied is not None:
+        result["updatedInput"] = supplied
+    return [
+        {"type": "hook/invoked", "seq": None, "time": 1, "data": {**invoked, "callId": _REWRITTEN}},
+        {"type": "hook/result", "seq": None, "time": 1, "data": {**result, "callId": _REWRITTEN}},
+    ]
+
+
+@st.composite
+def _edited_hook_pairs(draw: st.DrawFn) -> list[tuple[list[dict[str, Any]], bool]]:
+    """The demo's two hooks of its rewritten call (one asks, one supplies the arguments the
+    call runs with), each pair with whether it comes after the reply, edited a few times."""
+    pairs = [(_hook_pair("policy", "ask", None), False)]
+    pairs.append((_hook_pair("safe-flags", "allow", _EFFECTIVE), False))
+    for _ in range(draw(st.integers(0, 3))):
+        edit = draw(st.sampled_from(["add", "decision", "input", "point", "unnamed", "after"]))
+        if edit == "add" or not pairs:
+            handler, decision = draw(st.sampled_from(_HOOKS)), draw(st.sampled_from(_DECISIONS))
+            supplied = draw(st.sampled_from([None, _EFFECTIVE, _OTHER_INPUT]))
+            pairs.insert(
+                draw(st.integers(0, len(pairs))), (_hook_pair(handler, decision, supplied), False)
+            )
+            continue
+        at = draw(st.integers(0, len(pairs) - 1))
+        pair = pairs[at][0]
+        invoked, result = pair
+        if edit == "decision":
+            result["data"]["decision"] = draw(st.sampled_from(_DECISIONS))
+        elif edit == "input":
+            supplied = draw(st.sampled_from([None, _EFFECTIVE, _OTHER_INPUT]))
+            result["data"].pop("updatedInput", None)
+            if supplied is not None:
+                result["data"]["updatedInput"] = supplied
+        elif edit == "point":
+            invoked["data"]["point"] = result["data"]["point"] = "PostToolUse"
+        elif edit == "unnamed":
+            invoked["data"].pop("callId", None)
+            result["data"].pop("callId", None)
+        else:
+            pairs[at] = (pair, True)
+    return pairs
+
+
+@st.composite
+def _rewrite_sidecars(draw: st.DrawFn) -> object:
+    """The demo's sidecar (naming safe-flags), or another."""
+    handlers: list[object] = ["safe-flags"]
+    if draw(st.integers(0, 2)) == 0:
+        handlers = draw(st.lists(st.sampled_from(_HOOKS), max_size=3))
+    sidecar: dict[str, object] = {
+        "originalArguments": '{"command":"rm -rf build"}',
+        "handlerIds": handlers,
+    }
+    odd = draw(st.sampled_from(["", "", "", "", "", "", "handler", "original", "not an object"]))
+    if odd == "handler":
+        sidecar["handlerIds"] = [*handlers, draw(st.sampled_from([None, 1, ""]))]
+    elif odd == "original":
+        sidecar["originalArguments"] = draw(st.sampled_from([None, 1, {}]))
+    return ["safe-flags"] if odd == "not an object" else sidecar
+
+
+@st.composite
+def rewritten_call_logs(draw: st.DrawFn) -> bytes:
+    """The demo with the hooks of its rewritten call edited (their answers, and whether each
+    comes before the reply or after it, before the call's record), and its sidecar drawn."""
+    rows = [json.loads(json.dumps(row)) for row in _DEMO_ROWS]
+    rows = [row for row in rows if not (row["type"].startswith("hook/") and row["seq"] < 7)]
+    reply = next(i for i, row in enumerate(rows) if row["type"] == "assistant/message")
+    pairs = draw(_edited_hook_pairs())
+    rows[reply + 1 : reply + 1] = [row for pair, after in pairs if after for row in pair]
+    rows[reply:reply] = [row for pair, after in pairs if not after for row in pair]
+    record = next(
+        row for row in rows if row["type"] == "tool/call" and row["data"]["callId"] == _REWRITTEN
+    )
+    record["data"]["rewrite"] = draw(_rewrite_sidecars())
+    return jsonl(HEADER, renumber(rows)).encode()
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 4)
+@given(rewritten_call_logs())
+def test_rewrite_sidecars_judged_without_their_fact_as_the_invariants_judge_them(
+    data: bytes,
+) -> None:
+    """With the judges and without: the same report on every sidecar and its hooks' answers."""
+    quick = check_stream("rewrite", io.BytesIO(data))
+    assert quick == check_stream("rewrite", io.BytesIO(data), quick=False)
+
+
+def test_a_one_hook_rewrite_is_judged_without_its_fact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's sidecar (one hook's input, applied) takes the judge's own reading: the fact's
+    reading, for any event of the demo, would fail this."""
+
+    def no_fact(obj: dict[str, Any]) -> Fact:
+        raise AssertionError(f"read with its fact: {obj}")
+
+    monkeypatch.setattr(clean_events, "_fact", no_fact)
+    report = check_stream(
+        "demo", io.BytesIO((FIXTURES / "valid" / "model-demo.jsonl").read_bytes())
+    )
+    assert report.status == "ok"
+
+
+@settings(PROFILE, max_examples=PROFILE.max_examples * 4)
+@given(
+    st.one_of(
+        st.floats(allow_nan=False).map(repr),
+        st.sampled_from(["-0.0", "0e0", "-0e9", "1e400", "-1e400", "1e-400", "-1e-400", "-2.5"]),
+    )
+)
+def test_a_number_is_refused_only_where_a_json_round_trip_loses_it(text: str) -> None:
+    """LOG-3 as the checker's scanner reads a number with a fraction or an exponent: its quick
+    return (neither minus nor an infinity) and its refusals agree with what the number is."""
+    value = float(text)
+    loses = math.isinf(value) or (value == 0 and math.copysign(1, value) < 0)
+    try:
+        read = _lossless_float(text)
+    except ValueError:
+        assert loses
+    else:
+        assert not loses
+        assert read == value
+
+
+@pytest.mark.parametrize("duration", [-1, -0.5, 0, 0.0, 2.5, 10**30, True, None, "1", [1]])
+def test_hook_durations_judged_as_the_invariants_judge_them(duration: object) -> None:
+    """HOOK-1's finite, not negative duration, as the judge of hook/result reads it inline."""
+    rows = [json.loads(json.dumps(row)) for row in _DEMO_ROWS]
+    next(row for row in rows if row["type"] == "hook/result")["data"]["durationMs"] = duration
+    data = jsonl(HEADER, rows).encode()
+    full = check_stream("duration", io.BytesIO(data), quick=False)
+    assert check_stream("duration", io.BytesIO(data)) == full
 
 
 def test_every_clean_event_judge_stands_for_the_checks_of_its_type() -> None:

@@ -44,13 +44,15 @@ _JSON_TEXTS = st.recursive(
     ),
     max_leaves=8,
 ).map(json.dumps)  # NaN and the infinities written as json writes them
-# Texts near JSON: cut short, with something after them, spaced, or a token json reads alone.
+# Texts near JSON: cut short, with something before or after them, spaced, or a token json
+# reads alone.
 _TEXTS = st.one_of(
     _JSON_TEXTS,
     _JSON_TEXTS.map(lambda text: text[: len(text) // 2]),
     st.tuples(_JSON_TEXTS, st.sampled_from(["", " ", "\n", " x", "}", "\ufeff", "\t\r"])).map(
         "".join
     ),
+    st.tuples(st.sampled_from([" ", "\n\t", "\r ", "\ufeff", "x"]), _JSON_TEXTS).map("".join),
     st.sampled_from(["NaN", "-Infinity", '{"a": NaN}', '"NaN"', "\ufeff{}", "[1,]", ""]),
     st.text(max_size=8),
 )

@@ -322,7 +322,8 @@ class _NotLossless(ValueError):
     """A JSON number the model's reader refuses (LOG-3): one it would not write back the same."""
 
 
-_INFINITIES = (float("inf"), float("-inf"))
+_INFINITY = float("inf")
+_INFINITIES = (_INFINITY, -_INFINITY)
 
 
 def _lossless_float(text: str) -> float:
@@ -330,6 +331,8 @@ def _lossless_float(text: str) -> float:
     an infinity (`1e400`): event data is lossless JSON, and the model refuses both (LOG-3).
     (The integer -0 reads as 0, for the model too.)"""
     value = float(text)
+    if text[0] != "-" and value < _INFINITY:  # (most numbers: neither -0.0 nor an infinity)
+        return value
     if value in _INFINITIES:
         raise _NotLossless(f"the number {text} is too large: it reads as an infinity")
     if value == 0.0 and text[0] == "-":

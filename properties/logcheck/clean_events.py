@@ -10,8 +10,9 @@ the event into the prefix through the same `Prefix` methods the fact's fold uses
 A judge is only ever a shortcut, never a second statement of a rule. It answers True when the
 event is clean and has been folded (the expected seq advanced), exactly as feeding its fact would
 have done; or False, having changed nothing, whenever anything is unusual — a broken rule, a
-missing field, a rewrite sidecar, a surface replace — and the checker then takes the full path,
-where the invariants of `loopspec.model.invariants` find, word for word, what is wrong.
+missing field, a rewrite sidecar of several hooks, a surface replace — and the checker then
+takes the full path, where the invariants of `loopspec.model.invariants` find, word for word,
+what is wrong.
 
 Two things keep the judges from drifting from the rules:
 
@@ -31,16 +32,17 @@ from loopspec.model import PlainRecord
 from loopspec.model.facts import (
     ASKING_DECISIONS,
     BLOCKING_EXIT_CODE,
+    DENYING_DECISIONS,
     FAILED_DECISION,
     HOOK_DECISIONS,
     HOOK_DIALECTS,
     NOT_IN_RESULTS,
+    SUPPLYING_DECISIONS,
     TEXT_BLOCKS,
     CallFact,
     Fact,
     FactError,
     fact_from_wire,
-    hook_duration_valid,
     message_plain,
 )
 from loopspec.model.invariants import (
@@ -81,6 +83,7 @@ from loopspec.model.invariants import (
     steps_numbered_inside_turn,
     supplied_rewrite_applied_or_refused,
     surface_metadata_valid,
+    text_reads_as,
     turn_end_closes_open_turn,
     turns_numbered_and_unnested,
 )
@@ -105,6 +108,7 @@ _USER, _REPLY, _RESULT = (
     SURFACE_CODE["tool/result"],
 )
 _ONLY_INTS = {int}
+_INFINITY = float("inf")
 
 
 def _cites_earlier(sources: object, seq: int, may_be_empty: bool) -> bool:
@@ -424,8 +428,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
 def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3, STEP-3: it names the open turn and step. ORD-1,
     # ORD-2, RW-1: it records, once, a call of the step's reply, with the reply's name and
-    # arguments. RW-2, RW-3: a rewrite sidecar is judged by `rewrite_traced_to_hooks` itself.
-    # ABORT-2, REC-1: the turn is not closing.
+    # arguments. RW-2, RW-3: a rewrite sidecar naming the one hook that supplied the input is
+    # judged here, any other by `rewrite_traced_to_hooks` itself. ABORT-2, REC-1: the turn is
+    # not closing.
     try:
         data = obj["data"]
         turn, step = data["turn"], data["step"]
@@ -449,10 +454,16 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     entry = prefix.reply_calls.get(call_id)
     if entry is None or entry[1].name != name or entry[1].arguments != arguments:
         return False
-    # A call with a sidecar is rare enough to be read by `fact_from_wire` itself.
     if "rewrite" not in data:
         prefix.expected_seq = seq + 1
         prefix.keep_call(seq, call_id, arguments, False)
+        return True
+    # A call with a sidecar: one hook's input, applied, is judged here (the fact's reading and
+    # `rewrite_traced_to_hooks` cost a log that rewrites often as much as all its other events);
+    # any other sidecar by `rewrite_traced_to_hooks` itself.
+    if _sidecar_names_its_one_supplier(prefix, call_id, arguments, data["rewrite"]):
+        prefix.expected_seq = seq + 1
+        prefix.keep_call(seq, call_id, arguments, True)
         return True
     rewritten = _fact(obj)
     if rewritten is None or rewrite_traced_to_hooks(prefix, rewritten):
@@ -460,6 +471,38 @@ def _call(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     prefix.expected_seq = seq + 1
     prefix.record_call(rewritten)
     return True
+
+
+def _sidecar_names_its_one_supplier(
+    prefix: Prefix, call_id: str, arguments: str, rewrite: object
+) -> bool:
+    """Whether the rewrite sidecar `rewrite` of a call recording `call_id` with `arguments`
+    reads as the fact's reader reads one (RW-2) and keeps RW-2 and RW-3 as a one-hook rewrite
+    does: it names one hook, whose last PreToolUse answer for the call, audited before the
+    reply, supplied an input (an allow or an ask with one) that the arguments are; no hook
+    denied the call, and no other supplied an input. Any other sidecar is not judged here."""
+    if type(rewrite) is not dict or type(rewrite.get("originalArguments")) is not str:
+        return False
+    handlers = rewrite.get("handlerIds")
+    if type(handlers) is not list or len(handlers) != 1 or type(named := handlers[0]) is not str:
+        return False
+    supplier = None
+    for answer in prefix.hook_results.get(call_id, ()):
+        if answer.point != "PreToolUse":
+            continue
+        if answer.decision in DENYING_DECISIONS:
+            return False  # a deny discards every input
+        if answer.handler_id == named:
+            supplier = answer  # its last answer is the one in effect
+        elif answer.updated_input is not None and answer.decision in SUPPLYING_DECISIONS:
+            return False  # an input the sidecar does not name
+    return (
+        supplier is not None
+        and supplier.updated_input is not None
+        and supplier.decision in SUPPLYING_DECISIONS
+        and (prefix.reply_seq is None or supplier.seq <= prefix.reply_seq)  # RW-3
+        and text_reads_as(arguments, supplier.updated_input)
+    )
 
 
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
@@ -548,7 +591,9 @@ class _HookResultJudge:
             or decision not in HOOK_DECISIONS
             or (decision in ASKING_DECISIONS and point == "PostToolUse")
             or (type(call_id) is not str and (call_id is not None or "callId" in data))
-            or not hook_duration_valid(duration)
+            # HOOK-1: `facts.hook_duration_valid`, inlined (a call more per hook/result)
+            or (type(duration) is not float and type(duration) is not int)
+            or not 0 <= duration < _INFINITY
             or turn != prefix.open_turn
             or prefix.closing is not None
             or (pending := (turn, point, handler)) not in prefix.pending_hooks
