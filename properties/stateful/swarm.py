@@ -237,22 +237,22 @@ CONFIGS = (
 )
 
 
-# Arguments some readers get wrong, one more in each of these tools' pools (a call of the tool has
-# them in two of nine): a `\u` escape of a lone surrogate, which EXE-2 reads as a string holding
-# it (a strict parser such as Perl's JSON::PP refuses it); an integer past 2^64, kept exact
-# (JavaScript's JSON.parse rounds it to a double); a double written with an exponent, which
-# must stay that double (not the 301 digits of its exact value). No generated program had any.
+# Arguments some readers get wrong, in place of one of these tools' usual arguments (the same
+# draws as before, so every seeded batch draws what it drew): a `\\u` escape of a lone surrogate,
+# which EXE-2 reads as a string holding it (a strict parser such as Perl's JSON::PP refuses it);
+# an integer past 2^64, kept exact (JavaScript's JSON.parse rounds it to a double); a double
+# written with an exponent, which must stay that double (not the 301 digits of its exact value).
+# No generated program had any.
 EXACTING_ARGUMENTS = {
-    "read": '{"file_path":"a.txt","limit":1e300}',
-    "bash": '{"command":"ls","timeout":98765432109876543210}',
-    "grep": '{"pattern":"\\ud800"}',
+    '{"pattern":"x","path":"src"}': '{"pattern":"x\\ud800","path":"src"}',
+    '{"command":"echo hi"}': '{"command":"echo hi","timeout":98765432109876543210}',
+    '{"file_path":"b.txt","offset":3}': '{"file_path":"b.txt","offset":3,"limit":1e300}',
 }
 
 
 def _arguments_for(name: str) -> list[str]:
     pool = gen.ARGUMENTS.get(name) or PARTIAL_ARGUMENTS.get(name) or ['{"x":1}']
-    exacting = EXACTING_ARGUMENTS.get(name)
-    return pool if exacting is None else [*pool, exacting]
+    return [EXACTING_ARGUMENTS.get(arguments, arguments) for arguments in pool]
 
 
 # A program's commands are drawn as flat choices: each is one index below a small bound
@@ -380,13 +380,9 @@ def model_replies(
 
 
 def _identity(arguments: str) -> JsonValue | None:
-    """The call's own arguments as an input object, when they are one a hook can give: not one
-    holding a lone surrogate, which no hook's answer holds (its output would be no text: a
-    fault, HOOK-7, SAFE-4)."""
+    """The call's own arguments as an input object, when they are one."""
     parsed = parse_arguments(arguments)
-    if not isinstance(parsed, FrozenMap) or _LONE_SURROGATE.search(arguments):
-        return None
-    return parsed
+    return parsed if isinstance(parsed, FrozenMap) else None
 
 
 _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -418,21 +414,24 @@ _DENY_REASONS = ("blocked by policy", "no", "")
 _ASK_REASONS = (None, "needs a look")
 
 
-# Inputs with numbers some readers get wrong (see EXACTING_ARGUMENTS), one more in these tools'
-# pools: an integer past 2^64, which stays exact in the call's arguments, its audit and its card
-# (a loop reading the hook's answer with JavaScript's JSON.parse writes 98765432109876540000),
-# and a double written with an exponent.
-EXACTING_REWRITES: dict[str, JsonValue] = {
-    "bash": FrozenMap({"command": "echo rewritten", "timeout": 98765432109876543210}),
-    "write": FrozenMap({"file_path": "safe.txt", "content": "new", "mode": 1e300}),
+# Inputs with numbers some readers get wrong (see EXACTING_ARGUMENTS), in place of one of these
+# tools' usual inputs: an integer past 2^64, which stays exact in the call's arguments, its audit
+# and its card (a loop reading the hook's answer with JavaScript's JSON.parse writes
+# 98765432109876540000), and a double written with an exponent.
+EXACTING_REWRITES: dict[JsonValue, JsonValue] = {
+    FrozenMap({"command": "ls -la"}): FrozenMap(
+        {"command": "ls -la", "timeout": 98765432109876543210}
+    ),
+    FrozenMap({"file_path": "safe.txt", "content": "new"}): FrozenMap(
+        {"file_path": "safe.txt", "content": "new", "mode": 1e300}
+    ),
 }
 
 
 @functools.cache
 def _fitting(name: str) -> tuple[JsonValue, ...]:
-    pool = tuple(gen.REWRITES.get(name) or [FrozenMap({"x": 1})])
-    exacting = EXACTING_REWRITES.get(name)
-    return pool if exacting is None else (*pool, exacting)
+    pool = gen.REWRITES.get(name) or [FrozenMap({"x": 1})]
+    return tuple(EXACTING_REWRITES.get(value, value) for value in pool)
 
 
 # Inputs no tool accepts (HOOK-6): not a JSON object, or an object without the keys a tool
@@ -523,6 +522,11 @@ def pre_verdicts(
     lean = leaning[(choose(len(leaning)) + starts[call_index % len(starts)]) % len(leaning)]
     if lean == "deny":
         return _deny(choose, swarm)
+    if lean == "identity" and _LONE_SURROGATE.search(call.arguments):
+        # No hook's answer holds a lone surrogate (its output would be no text: a fault,
+        # HOOK-7, SAFE-4): an input that fits the tool instead, drawing what the identity drew.
+        fitting = _fitting(call.name)
+        identity = fitting[hook_index % len(fitting)]
     new_input = identity if lean == "identity" else _fit(choose, call.name, hook_index)
     if lean == "ask" or (swarm.approvals and choose(2) == 1):
         reason = pick(choose, _ASK_REASONS)
