@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +269,60 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_terminal_ran_another_comma
     assert (code, log["violations"]) == (0, [])
     code, log = _check(tmp_path, _terminal_run("touch", ["rewritten.txt"]), capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+RECORDER = Path(__file__).resolve().parent.parent / "examples" / "acp-recorder" / "record_acp.py"
+# An agent that answers a prompt with one call's card, its end and the turn's end.
+FAKE_AGENT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") != "session/prompt":
+        continue
+    session = message["params"]["sessionId"]
+    for update in (
+        {"sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "ls", "kind": "execute"},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "call_1", "status": "completed"},
+    ):
+        note = {"jsonrpc": "2.0", "method": "session/update",
+                "params": {"sessionId": session, "update": update}}
+        print(json.dumps(note), flush=True)
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                      "result": {"stopReason": "end_turn"}}), flush=True)
+"""
+
+
+def test_ACP_1_the_acp_recorder_records_both_directions_in_order_for_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """examples/acp-recorder passes the editor's lines and the agent's unchanged and records
+    both, each before it is passed on, in one file `check` reads as an ACP recording."""
+    prompt = json.dumps(_prompt(7)) + "\n"
+    ran = subprocess.run(
+        [sys.executable, str(RECORDER), str(tmp_path / "rec"), sys.executable, "-c", FAKE_AGENT],
+        input=prompt.encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    answered = [json.loads(line) for line in ran.stdout.decode().splitlines()]
+    assert [m.get("method", "result") for m in answered] == [
+        "session/update",
+        "session/update",
+        "result",
+    ]
+    (recording,) = (tmp_path / "rec").glob("acp-*.jsonl")
+    lines = recording.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [json.loads(prompt), *answered]
+    assert main(["check", "--format", "json", str(recording)]) == 0
+    (log,) = json.loads(capsys.readouterr().out)["logs"]
+    assert (log["dialect"], log["events"], log["violations"]) == ("acp", 4, [])
+    missing = subprocess.run(
+        [sys.executable, str(RECORDER), str(tmp_path / "rec"), str(tmp_path / "no-agent")],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert missing.returncode == 127
+    assert b"cannot start" in missing.stderr
