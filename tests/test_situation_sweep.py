@@ -15,9 +15,17 @@ from collections.abc import Callable
 import attrs
 import pytest
 from mutants import MUTANTS, MutantTarget
-from test_blame_matrix import _AbortsFinishedBodies, _blocked_contexts, _result_text, changed
+from test_blame_matrix import (
+    _AbortsFinishedBodies,
+    _blocked_contexts,
+    _result_text,
+    _same,
+    changed,
+)
 
+from loopspec.model import handlers
 from loopspec.model.commands import (
+    FINISH_CANCELLED,
     Command,
     ModelReplies,
     PostContext,
@@ -27,7 +35,8 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.messages import ToolCallBlock
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.conform_run import _text_report, json_report
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -449,3 +458,56 @@ def test_RW_1_a_targeted_program_stopped_at_a_known_divergence_is_reported_so() 
     (stopped,) = [u for u in report.situations_unplayed if "stopped" in u.reason]
     assert stopped.name == "two calls of one reply rewritten, one of them by two hooks"
     assert "known divergence RW-1" in stopped.reason
+
+
+def _keeping(blank: Callable[[str], bool]) -> Callable[[], ModelTarget]:
+    """The model, but a cancelled reply keeps the text and reasoning blocks `blank` says are
+    not blank."""
+
+    def delivered(blocks: tuple[ReplyBlock, ...]) -> tuple[ReplyBlock, ...]:
+        kept = (b for b in blocks if isinstance(b, TextBlock | ReasoningBlock))
+        return tuple(b for b in kept if not blank(b.text))
+
+    return changed(_same, lambda: [(handlers, "_delivered_prefix", delivered)])
+
+
+_TRIMMED_AS_JAVASCRIPT = _keeping(lambda text: not text.strip(JAVASCRIPT_TRIMMED))
+_TRIMMED_AS_ASCII = _keeping(lambda text: not text.strip(" \t\n\r"))
+_JAVASCRIPT_SITUATION = (
+    "a reply is cancelled after blocks blank to one of Python's strip and JavaScript's trim"
+)
+
+
+def test_ABORT_2_a_loop_reading_blank_as_javascript_s_trim_is_found_by_the_sweep() -> None:
+    """ABORT-2: a loop keeping a cancelled reply's blocks of U+0085 and U+001C..U+001F, and
+    dropping one of U+FEFF, as JavaScript's `trim` reads blank (real dsh does), passed every
+    other targeted program; the sweep finds it and names ABORT-2."""
+    with pytest.raises(DivergenceFound) as found:
+        sweep_situations(_TRIMMED_AS_JAVASCRIPT, ALL)
+    assert found.value.divergence.rule_id == "ABORT-2", found.value.divergence.what
+
+
+@pytest.mark.parametrize(
+    ("target", "known"),
+    [(_TRIMMED_AS_JAVASCRIPT, "interrupted-blank-is-javascript-trim"), (_TRIMMED_AS_ASCII, None)],
+    ids=["JavaScript's trim", "ASCII whitespace only"],
+)
+def test_ABORT_2_the_dsh_profile_tolerates_javascript_s_blank_and_no_other(
+    target: Callable[[], ModelTarget], known: str | None
+) -> None:
+    """ABORT-2: under the dsh profile the targeted program of blocks blank to one reader passes
+    a loop that reads blank as JavaScript's `trim` (dsh's known divergence, shown), and still
+    blames ABORT-2 on a loop that keeps a block of U+00A0 or U+3000, blank to both readers."""
+    (situation,) = [s for s in SITUATIONS if s.name == _JAVASCRIPT_SITUATION]
+    program = [*situation.program, SubmitUser("again"), ModelReplies(
+        (TextBlock("\xa0\u3000"), TextBlock("bye")), FINISH_CANCELLED)]  # fmt: skip
+    replay = replay_case(target, situation.config, program, PROFILES["dsh"])
+    if known is None:
+        assert replay.divergence is not None
+        assert replay.divergence.rule_id == "ABORT-2", replay.divergence.what
+        return
+    assert replay.divergence is None, replay.divergence
+    assert known in replay.known
+    bare = replay_case(target, situation.config, program)
+    assert bare.divergence is not None
+    assert bare.divergence.rule_id == "ABORT-2", bare.divergence.what

@@ -25,7 +25,8 @@ an approval waits, or answer with a hook that failed closed (session 25: loops t
 and presenters up case-blind, match NFKC forms, cut results in the history, append such input at
 once, or take an audit's error for no decision passed every seed tried). Nor was a reply cancelled
 after text of no-break spaces (session 26: a Java loop testing `isBlank` for ABORT-2's
-"non-blank" passed every seed), nor result meta holding a number a `double` or a `long`
+"non-blank" passed every seed, and dsh keeping U+0085 and dropping U+FEFF as JavaScript's
+`trim` does went unseen), nor result meta holding a number a `double` or a `long`
 changes (a Java loop reading meta as Gson does passed every seed). Each situation below is
 one short program, compared with the model as any program is (`exhaustive.run_program`, which
 drives it to a quiet end); a program needing a capability the target does not declare is not
@@ -77,8 +78,12 @@ _BASH = '{"command":"ls"}'
 _READ = '{"file_path":"a.txt"}'
 _JAVA_KEEPS = "\xa0\u2007\u202f"
 """No-break spaces: blank to Python's `str.strip` and to JavaScript's `trim`, not to Java's
-`String.isBlank` and `strip` (U+0085 neither, which JavaScript's `trim` keeps too, as real dsh
-does in a cancelled reply: left out here, where dsh would be found for it)."""
+`String.isBlank` and `strip` (U+0085 neither, which JavaScript's `trim` keeps too: the
+situation after this one plays it)."""
+_JAVASCRIPT_READS_OTHERWISE = ("\x85", "\x1c\x1f", "\ufeff")
+"""Blank to Python's `str.strip` and not to JavaScript's `trim` (U+0085, U+001C..U+001F), and
+the other way round (U+FEFF): real dsh 0.1.0-rc.8 keeps and drops them in a cancelled reply as
+`trim` reads them, a known divergence of its profile (interrupted-blank-is-javascript-trim)."""
 _NUMBERS_META = FrozenMap({"bytes": 12345678901234567890123, "ratio": 0.30000000000000004})
 """Meta a JSON library reading every number as a double (Gson's default), or integers as a
 64-bit `long`, cannot give back: the programs draw only `{"lines": 3}`."""
@@ -476,6 +481,24 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("stop there"),
             ModelReplies(
                 (TextBlock(_JAVA_KEEPS), ReasoningBlock(_JAVA_KEEPS), TextBlock("stopping")),
+                FINISH_CANCELLED,
+            ),
+        ),
+    ),
+    Situation(
+        "a reply is cancelled after blocks blank to one of Python's strip and JavaScript's trim",
+        ("ABORT-2",),
+        frozenset({"max-tokens"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("stop there"),
+            ModelReplies(
+                (
+                    TextBlock(_JAVASCRIPT_READS_OTHERWISE[0]),
+                    ReasoningBlock(_JAVASCRIPT_READS_OTHERWISE[1]),
+                    ReasoningBlock(_JAVASCRIPT_READS_OTHERWISE[2]),
+                    TextBlock("stopping"),
+                ),
                 FINISH_CANCELLED,
             ),
         ),

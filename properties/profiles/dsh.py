@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
 from loopspec.properties.profiles.known import KnownDivergence, Profile
 from loopspec.properties.profiles.runs import (
     Earlier,
@@ -129,6 +130,36 @@ def _without_empty_tool_contexts(pair: Pair) -> Pair:
         return None if data.get("content") == [{"type": "text", "text": ""}] else event
 
     return pair[0], map_events(pair[1], change)
+
+
+def _blank_to_one_reader(block: Json) -> bool:
+    """A text or reasoning block blank to only one of Python's `str.strip` (SPEC's blank) and
+    JavaScript's `trim` (dsh's). One blank to both stays: keeping it is a bug to either."""
+    if block.get("type") not in ("text", "reasoning"):
+        return False
+    text = str(block.get("text", ""))
+    return (not text.strip()) != (not text.strip(JAVASCRIPT_TRIMMED))
+
+
+def _without_blank_interrupted_blocks(run: Run) -> Run:
+    """Each interrupted assistant/message without the blocks blank to one reader only, and
+    without the message when none is left, as both readers would then omit it."""
+
+    def change(event: Event) -> Event | None:
+        data = event["data"]
+        if event["type"] != "assistant/message" or data.get("interrupted") is not True:
+            return event
+        content = data["message"]["content"]
+        kept = [block for block in content if not _blank_to_one_reader(block)]
+        if len(kept) == len(content):
+            return event
+        if not kept:
+            return None
+        event = copy.deepcopy(event)
+        event["data"]["message"]["content"] = copy.deepcopy(kept)
+        return event
+
+    return map_events(run, change)
 
 
 # What dsh-llm (rc.8) records for an adapter failure without a message, whatever its code.
@@ -996,6 +1027,16 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "user/message in dsh (a provider refuses an empty text block); the model queues "
         "nothing for it, as dsh itself does for a PostToolUse hook's empty additionalContext.",
         erase_pair=_without_empty_tool_contexts,
+    ),
+    KnownDivergence(
+        "interrupted-blank-is-javascript-trim",
+        ("ABORT-2",),
+        "A cancelled reply's text and reasoning blocks are blank to dsh as JavaScript's trim "
+        "reads them (dsh-llm's interruptedBlocks): dsh drops a block of U+FEFF, which the "
+        "model keeps (blank is Python's str.strip, EXE-2), and keeps a block of U+0085 or "
+        "U+001C..U+001F, which the model drops, writing assistant/message {interrupted} where "
+        "the model writes none.",
+        erase_pair=both(_without_blank_interrupted_blocks),
     ),
     KnownDivergence(
         "runtime-context-snapshot",
