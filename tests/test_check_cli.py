@@ -428,10 +428,21 @@ def test_a_log_named_twice_or_named_and_under_a_folder_named_is_checked_once(
 def test_a_directory_without_logs_is_an_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Naming a directory that holds no log is reported (a CI run that checks nothing fails)."""
+    """Naming a directory that holds no log is reported (a CI run that checks nothing fails),
+    and the summary says no log was checked, nor any rule, where it said "checked 1 log"."""
     code, out = run(capsys, str(tmp_path))
     assert code == 2
-    assert "no .jsonl or .jsonl.zst files under it" in out
+    assert out.splitlines() == [
+        f"{tmp_path}: error unreadable: no .jsonl or .jsonl.zst files under it",
+        "checked 0 logs, 0 events, found no log under 1 folder: 0 violations; "
+        "1 error (unreadable: 1)",
+    ]
+    code, parsed = run_json(capsys, str(tmp_path))
+    assert code == 2
+    (entry,) = parsed["logs"]
+    assert (entry["path"], entry["status"], entry["rules_checked"]) == (str(tmp_path), "error", [])
+    summary = parsed["summary"]
+    assert (summary["logs"], summary["errors"], summary["exit_code"]) == (0, 1, 2)
 
 
 def _refuse_listing(monkeypatch: pytest.MonkeyPatch, refused: Path) -> None:

@@ -205,3 +205,4 @@ def test_LOG_5_a_folder_holding_only_files_that_are_no_session_log_is_an_error(
         f"{codex}: error unreadable: no session log under it: its one file is not one "
         "(skipped, see above)"
     )
+    assert out[2].startswith("checked 0 logs, 0 events, found no log under 1 folder: ")

@@ -215,6 +215,7 @@ class LogReport:
         "known_violations",
         "lines",
         "lines_unread",
+        "no_log",
         "not_checkable",
         "notices",
         "omitted_known",
@@ -252,6 +253,8 @@ class LogReport:
         self.commits_checked = False
         # Set when the file was skipped, not checked (it is no session log).
         self.skipped: Skipped | None = None
+        # Set for a folder named with no log under it: its error is listed, no log counted.
+        self.no_log = False
         # Set by `check --known` (`logcheck.known_divergences`): the rules known for this log,
         # each with whose list names it, and the violations of them, set aside.
         self.known_rules: dict[str, str] | None = None
@@ -1438,6 +1441,7 @@ def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Itera
             if isinstance(source, SourceProblem):
                 report = LogReport(source.name)
                 report.fail(None, ErrorKind.UNREADABLE, source.message, source.rule_id)
+                report.no_log = source.no_log
                 yield report
                 continue
             report = check_source(source, limits)
@@ -1449,4 +1453,5 @@ def check_paths(arguments: Sequence[str], limits: Limits | None = None) -> Itera
             files = "its one file is not" if skipped == 1 else f"none of its {skipped} files is"
             message = f"no session log under it: {files} one (skipped, see above)"
             report.fail(None, ErrorKind.UNREADABLE, message)
+            report.no_log = True
             yield report

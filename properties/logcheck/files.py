@@ -87,14 +87,18 @@ class LogSource(PlainRecord):
 
 class SourceProblem(PlainRecord):
     """A command-line path that names no readable log; `rule_id` SAFE-4 for a path refused
-    unread (a device), none for one the system refused or that is not there."""
+    unread (a device), none for one the system refused or that is not there; `no_log` for a
+    folder holding no log file, where no log was there to check."""
 
-    __slots__ = ("name", "message", "rule_id")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("name", "message", "rule_id", "no_log")  # noqa: RUF023 (the fields' order)
 
-    def __init__(self, name: str, message: str, rule_id: str | None = None) -> None:
+    def __init__(
+        self, name: str, message: str, rule_id: str | None = None, *, no_log: bool = False
+    ) -> None:
         self.name = name
         self.message = message
         self.rule_id = rule_id
+        self.no_log = no_log
 
 
 def log_sources(
@@ -125,7 +129,8 @@ def _all_sources(arguments: Sequence[str]) -> Iterator[LogSource | SourceProblem
         elif os.path.isdir(argument):
             found = list(_logs_under(argument))
             if not found:
-                yield SourceProblem(argument, f"no {' or '.join(LOG_SUFFIXES)} files under it")
+                message = f"no {' or '.join(LOG_SUFFIXES)} files under it"
+                yield SourceProblem(argument, message, no_log=True)
             yield from found
         elif os.path.exists(argument):
             yield _named_file(argument)

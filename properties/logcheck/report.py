@@ -71,6 +71,7 @@ given another meaning without changing `format`; every key the output can hold i
           "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
           "dialect": "dsh",                       // "dsh" | "claude-code" | "codex" | "acp"
           "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
+                                                  // (none for a folder with no log under it)
           "rules_not_checkable": {},              // rule -> why this dialect (or this log:
                                                   // hooks that name no call) cannot show it
           "rules_checked_in_part": {},            // rule -> why this log shows only part of it
@@ -93,7 +94,8 @@ given another meaning without changing `format`; every key the output can hold i
         }
       ],
       "summary": {
-        "logs": 2,
+        "logs": 2,                                // logs checked: a folder named with no log
+                                                  // under it is in "logs" for its error only
         "events": 1204,
         "violations": 1,                          // all found, listed or omitted
         "violations_by_rule": {"ADJ-1": 1},       // sorted by rule ID
@@ -232,8 +234,8 @@ def rules_checked(report: LogReport) -> list[str]:
     """The rules a violation in this log could name, sorted: every rule a log invariant carries,
     less those the log's dialect cannot show, plus those it shows in part (Claude Code's
     ABORT-1), and LOG-8 when its commit markers were read; none for a layout the rules do not
-    cover."""
-    if report.status == "unsupported":
+    cover, nor for a folder named with no log under it."""
+    if report.status == "unsupported" or report.no_log:
         return []
     rules = (set(rule_ids()) - set(report.not_checkable)) | set(report.checked_in_part)
     if report.commits_checked:
@@ -337,7 +339,7 @@ def summary_to_json(
     errors = _sums((e.kind, 1) for r in reports for e in r.errors)
     notices = _sums((n.kind, 1) for r in reports for n in r.notices)
     return {
-        "logs": len(reports),
+        "logs": sum(not r.no_log for r in reports),
         "events": sum(r.events for r in reports),
         "violations": sum(rules.values()),
         "violations_by_rule": rules,
@@ -552,6 +554,9 @@ def summary_text(reports: Sequence[LogReport], *, hook_faults_fail: bool = False
     errors, notices."""
     summary = summary_to_json(reports, hook_faults_fail=hook_faults_fail)
     parts = [f"checked {_plural(summary['logs'], 'log')}, {_plural(summary['events'], 'event')}"]
+    folders = sum(report.no_log for report in reports)
+    if folders:
+        parts.append(f"found no log under {_plural(folders, 'folder')}")
     found = [
         f"{_plural(summary['violations'], 'violation')}"
         + (f" ({_counted(summary['violations_by_rule'])})" if summary["violations"] else "")
