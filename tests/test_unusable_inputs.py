@@ -569,3 +569,39 @@ def test_an_empty_cmd_says_what_to_give_and_its_usual_cause(
         "loopspec: error: --cmd is empty: give it the loop to test (--cmd 'node loop.mjs'); a "
         'variable left unset gives an empty one (--cmd "$LOOP")\n'
     )
+
+
+@pytest.mark.parametrize("verb", ["conform", "replay"])
+@pytest.mark.parametrize("impl", ["", "  "])
+def test_an_empty_impl_is_refused_not_read_as_the_bundled_implementation(
+    verb: str, impl: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--impl "$IMPL"` with IMPL unset ran conform on the bundled implementation and passed
+    (exit 0), and replayed a case found on the user's loop there: a green CI step that tested
+    nothing of the loop."""
+    case = tmp_path / "case.json"
+    case.write_text(
+        json.dumps(
+            {
+                "loopspec": "case",
+                "version": 1,
+                "target": {"impl": "my_loop:make_target"},
+                "config": {
+                    "tools": [{"name": "read", "concurrencySafe": True, "requiredKeys": []}],
+                    "hooks": [],
+                    "maxParallel": 1,
+                    "provider": "scripted",
+                    "model": "scripted-model",
+                    "epochMs": 1700000000000,
+                },
+                "commands": [{"kind": "SubmitUser", "text": "hi"}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    arguments = [verb, "--impl", impl] + ([str(case)] if verb == "replay" else [])
+    assert main(arguments) == 2
+    assert capsys.readouterr().err.endswith(
+        "--impl is empty: give it the loop to test (--impl MODULE:FACTORY); a variable left "
+        'unset gives an empty one (--impl "$LOOP")\n'
+    )

@@ -462,8 +462,8 @@ def _home_expanded(word: str) -> str:
 
 
 def empty_target(option: str) -> str:
-    """What an empty `--cmd` or `--impl` (conform's or the plugin's) is told: what to give,
-    and the usual cause, a variable left unset (`--cmd "$LOOP"`)."""
+    """What an empty `--cmd` or `--impl` (conform's, replay's or the plugin's) is told: what to
+    give, and the usual cause, a variable left unset (`--cmd "$LOOP"`)."""
     given = "MODULE:FACTORY" if option.endswith("impl") else "'node loop.mjs'"
     return (
         f"{option} is empty: give it the loop to test ({option} {given}); a variable left "
@@ -510,6 +510,10 @@ def resolve_target(
         # in CI logs, and the command as typed may hold a token.
         named = portable(shlex.join(argv))
         return SharedProcess(argv, timeout=timeout, name=named), {"cmd": cmd}
+    if impl is not None and not impl.strip():
+        # `--impl "$IMPL"` with IMPL unset: read as no --impl, the run passed on the bundled
+        # implementation, a green CI step that tested nothing of the user's loop.
+        raise TargetError(empty_target(options.impl), rule_id=NO_RULE_BROKEN)
     spec = impl or "loopspec.properties.conformance.impl_target:bundled_target"
     # `--impl \u2018mine:make\u2019` copied from a chat: the quotes are read as part of the names.
     curled = curled_quotes_hint([spec])
