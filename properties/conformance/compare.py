@@ -1460,6 +1460,12 @@ def _source_rule(want: Event, got: Event) -> tuple[str, str] | None:
 
 # The fields of a hook/result that TEXT-2 takes from the answer's audit.
 _AUDIT_FIELDS = frozenset({"decision", "durationMs", "exitCode", "stderrSummary"})
+# TEXT-2's words for the decision a hook/result records, when the audit names none.
+_DECISION_WORDS = (
+    "a hook/result's decision is the answer's own word unless its audit names another: "
+    "'pass', 'allow', 'ask' or 'deny' at PreToolUse; 'pass', 'allow' for a context, or "
+    "'block' at PostToolUse"
+)
 
 
 def _audit_value(value: object) -> str:
@@ -1659,12 +1665,17 @@ def _changed(
                     f"{_audit_value(_data(got).get(field))} in the target"
                     for field in fields
                 )
-                return "TEXT-2", (
-                    f"{named} ({values}): a hook/result takes its durationMs, exitCode and "
-                    "stderrSummary from the answer's audit when it has one, a field the audit "
-                    "lacks staying absent (the hook's reason does not stand in for it); "
-                    "without an audit, durationMs 0, no exitCode and the hook's reason"
-                )
+                wants: list[str] = []
+                if "decision" in fields:
+                    wants.append(_DECISION_WORDS)
+                if set(fields) - {"decision"}:
+                    wants.append(
+                        "a hook/result takes its durationMs, exitCode and "
+                        "stderrSummary from the answer's audit when it has one, a field the audit "
+                        "lacks staying absent (the hook's reason does not stand in for it); "
+                        "without an audit, durationMs 0, no exitCode and the hook's reason"
+                    )
+                return "TEXT-2", f"{named} ({values}): " + "; and ".join(wants)
             if _data(want).get("point") == "PostToolUse":
                 return "HOOK-5", named
             return "HOOK-1", f"{named}: the audit records what the hook answered"

@@ -1,0 +1,61 @@
+"""Blame words a Java loop written from the docs alone met while adding capabilities.
+
+Each test replays, on the model, the one difference that loop had, and checks that the report
+names the rule and says what the rule wants, so the author can fix it from the words alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    PostContext,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.compare import classify
+from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.stateful.strategies import CONFIGS
+
+# A read judged by the `audit` PostToolUse hook.
+HOOKED = CONFIGS[1]
+CONTEXT_ADDED: list[Command] = [
+    SubmitUser("read it"),
+    ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+    ToolFinishes("c1", ToolSucceeded("A"), (PostContext("note"),)),
+]
+
+
+def _with_post_word(word: str) -> tuple[str, str]:
+    """The rule and words for the model's last observation with its hook/result's word changed."""
+    model = ModelTarget()
+    model.reset(HOOKED)
+    history: list[dict[str, Any]] = []
+    for command in CONTEXT_ADDED:
+        expected = model.apply(command)
+        history += expected.events
+    events = list(expected.events)
+    index = next(i for i, e in enumerate(events) if e["type"] == "hook/result")
+    assert events[index]["data"]["decision"] == "allow"
+    events[index] = {**events[index], "data": {**events[index]["data"], "decision": word}}
+    actual = attrs.evolve(expected, events=tuple(events))
+    return classify(
+        CONTEXT_ADDED[-1], "Dispatching", expected, actual, target_violations=(),
+        history=tuple(history),
+    )  # fmt: skip
+
+
+def test_TEXT_2_a_post_context_audited_pass_is_told_which_word_the_answer_records() -> None:
+    """TEXT-2: a PostToolUse context recorded `pass` (the word the Java loop guessed) where the
+    answer's own word is `allow` is TEXT-2's, and the report says which word each answer
+    records; it spoke only of durationMs, exitCode and stderrSummary, which did not differ."""
+    rule, what = _with_post_word("pass")
+    assert rule == "TEXT-2", what
+    assert "'allow' for a context" in what, what
+    assert "durationMs" not in what, what
