@@ -23,7 +23,7 @@ from loopspec.model.facts import (
     SUPPLYING_DECISIONS,
     unknown_decision,
 )
-from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze
+from loopspec.model.jsonvalue import JsonValue, NotJsonError, freeze, spelled
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 FINISH_COMPLETED = "completed"
@@ -69,7 +69,9 @@ class ModelReplies:
 
     def __attrs_post_init__(self) -> None:
         if self.finish not in FINISH_REASONS:
-            raise InvalidEventError(f"unknown finish reason {self.finish!r}", rule_id="STEP-4")
+            raise InvalidEventError(
+                f"unknown finish reason {spelled(self.finish)}", rule_id="STEP-4"
+            )
 
     @property
     def tool_calls(self) -> tuple[ToolCallBlock, ...]:
@@ -168,7 +170,7 @@ def refuse_contradicting_word(verdict: object, decision: str | None, words: froz
     `verdict` (HOOK-1); None records the verdict's own tag."""
     if decision is not None and decision not in words:
         msg = (
-            f"an audit recording {decision!r} contradicts the hook's "
+            f"an audit recording {spelled(decision)} contradicts the hook's "
             f"{type(verdict).__name__} verdict; it may record {', '.join(sorted(words))}"
         )
         raise InvalidEventError(msg, rule_id="HOOK-1")
@@ -201,7 +203,7 @@ class ApprovalAnswers:
 
     def __attrs_post_init__(self) -> None:
         if self.outcome not in APPROVAL_OUTCOMES:
-            msg = f"unknown approval outcome {self.outcome!r}"
+            msg = f"unknown approval outcome {spelled(self.outcome)}"
             raise InvalidEventError(msg, rule_id="DEC-2")
 
 
@@ -329,7 +331,7 @@ class Abort:
 
     def __attrs_post_init__(self) -> None:
         if self.cause not in ABORT_CAUSES:
-            raise InvalidEventError(f"unknown abort cause {self.cause!r}", rule_id="ABORT-1")
+            raise InvalidEventError(f"unknown abort cause {spelled(self.cause)}", rule_id="ABORT-1")
 
 
 @attrs.frozen

@@ -212,7 +212,9 @@ def _result_blocks(value: object, where: str, rule: str) -> tuple[ResultContentB
     blocks = _blocks(value, where)
     for index, block in enumerate(blocks):
         if not isinstance(block, TextBlock | OpaqueBlock):
-            msg = f"{where}[{index}] cannot nest a {type(block).__name__}"
+            # Named by the type the line gives it (`_blocks` read it: a list of objects).
+            kind = spelled(typing.cast(list[Mapping[str, object]], value)[index]["type"])
+            msg = f"{where}[{index}] cannot nest a {kind} block"
             raise InvalidEventError(msg, rule_id=rule)
     return typing.cast(tuple[ResultContentBlock, ...], blocks)
 

@@ -432,7 +432,7 @@ def _line_holding(text: str, needle: str) -> int:
                 {"kind": "HookAnswers", "verdict": {"decision": "pass"}, "audit": _BLOCK},
             ),
             '"HookAnswers"',
-            ("HOOK-1", "$.commands[1]: an audit recording 'block' contradicts the hook's Pass"),
+            ("HOOK-1", '$.commands[1]: an audit recording "block" contradicts the hook\'s Pass'),
         ),
         (
             lambda doc: doc.update(profile="dhs"),

@@ -249,7 +249,7 @@ _BLOCK = {"decision": "block"}
             {"kind": "HookAnswers", "verdict": {"decision": "allow"}, "audit": _BLOCK},
             command_from_json,
             "HOOK-1",
-            "$: an audit recording 'block' contradicts the hook's Allow verdict",
+            '$: an audit recording "block" contradicts the hook\'s Allow verdict',
         ),
         (
             {**config_to_json(LoopConfig()), "hooks": [{**_HOOK, "matcher": "\\d+"}]},

@@ -419,8 +419,17 @@ def _as_observation(run: Run, position: int) -> Observation:
     return Observation(
         True,
         events=tuple(obs["events"]),
-        executed=tuple((str(call_id), repr(arguments)) for call_id, arguments in obs["executed"]),
+        executed=tuple(
+            (str(call_id), _as_text(arguments)) for call_id, arguments in obs["executed"]
+        ),
     )
+
+
+def _as_text(arguments: object) -> str:
+    """A run's executed arguments (`runs` parsed them) as text again: JSON for a parsed value,
+    where repr wrote a Python dict (`{'command': 'ls'}`) into the report; text no JSON parser
+    read as itself. (A JSON string's value shows as that text, as the report shows it anyway.)"""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 def settling_command(phase: Phase, config: LoopConfig) -> Command | None:
