@@ -326,3 +326,42 @@ def test_ACP_1_the_acp_recorder_records_both_directions_in_order_for_check(
     )
     assert missing.returncode == 127
     assert b"cannot start" in missing.stderr
+
+
+def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_strings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An update whose kind is an object, or that names none, and a session/update whose
+    params are no object, are ACP-1 at their lines; an answer choosing an option by an object
+    approves nothing. Each raised a TypeError (unhashable) before, a traceback."""
+    untagged = _update({"toolCallId": "call_2", "title": "t"})
+    tagged_by_object = _update({"sessionUpdate": {"kind": "tool_call"}, "toolCallId": "call_3"})
+    request = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "session/request_permission",
+        "params": {
+            "sessionId": SESSION,
+            "options": [{"kind": "allow_once", "name": "Allow", "optionId": "allow"}],
+            "toolCall": {"toolCallId": "call_1", "rawInput": {"command": "rm x"}},
+        },
+    }
+    answer = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {"outcome": {"outcome": "selected", "optionId": {}}},
+    }
+    messages = [
+        _prompt(1),
+        untagged,
+        tagged_by_object,
+        {"jsonrpc": "2.0", "method": "session/update", "params": []},
+        _card("call_1", {"command": "ls"}),
+        request,
+        answer,
+        _status("call_1", "completed"),
+        _stop(1, "end_turn"),
+    ]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 4)])
+    assert "no sessionUpdate" in log["violations"][0]["message"]

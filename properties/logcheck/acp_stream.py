@@ -121,7 +121,9 @@ class _Recording:
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
         params = message.get("params")
-        if method == "session/update" and isinstance(params, dict):
+        if method == "session/update":
+            if not isinstance(params, dict):
+                return [Violation("ACP-1", line, "a session/update's params must be an object")]
             return self._update(params, line)
         if method == "session/request_permission" and isinstance(params, dict):
             return self._permission(_request_key(message.get("id")), params, line)
@@ -142,7 +144,9 @@ class _Recording:
     def _update(self, params: Mapping[str, Any], line: int) -> list[Violation]:
         update = params.get("update")
         kind = update.get("sessionUpdate") if isinstance(update, dict) else None
-        if kind not in CARD_UPDATES:
+        # Another update (a message chunk, a plan) is not judged; one that names no kind may be
+        # a card, and is not valid ACP whatever it is.
+        if isinstance(kind, str) and kind not in CARD_UPDATES:
             return []
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
             validate_session_update,
@@ -150,7 +154,9 @@ class _Recording:
 
         problems = validate_session_update(params)
         if problems:
-            return [Violation("ACP-1", line, f"the {kind} update is not valid ACP: {problems[0]}")]
+            what = kind if isinstance(kind, str) else "session"
+            message = f"the {what} update is not valid ACP: {problems[0]}"
+            return [Violation("ACP-1", line, message)]
         assert isinstance(update, dict)  # (validated)
         key = (str(params["sessionId"]), str(update["toolCallId"]))
         card = self.cards.get(key)
@@ -227,7 +233,7 @@ class _Recording:
             key, allowing = self.asking.pop(request)
             outcome = result["outcome"]
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
-            self.cards[key].approved = chosen in allowing
+            self.cards[key].approved = isinstance(chosen, str) and chosen in allowing
             return []
         if "terminalId" in result and request in self.creating:
             self.terminals[str(result["terminalId"])] = self.creating.pop(request)

@@ -121,7 +121,7 @@ def _no_variant(error: Any) -> str:
     allowed = list(dict.fromkeys(sub.validator_value for sub in tags))
     sent = error.instance.get(field, "nothing")
     said = f"{field} {spelled(sent)} is none of {', '.join(map(spelled, allowed))}"
-    if sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
+    if isinstance(sent, str) and sent in _CONTENT_BLOCK_TYPES and "content" in allowed:
         said += ' (a content block goes inside {"type": "content", "content": {...}})'
     return said
 
