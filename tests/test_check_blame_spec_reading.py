@@ -23,9 +23,10 @@ from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.invariants import REFUSING_OUTCOMES
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.run import spec_text
+from loopspec.properties.logcheck.check_document import log_to_json
 from loopspec.properties.logcheck.checker import LogReport, check_stream
 from loopspec.properties.logcheck.compact_rows import CompactRowError, compact_run
-from loopspec.properties.logcheck.report import log_to_json, not_checkable_lines, rules_checked
+from loopspec.properties.logcheck.report import not_checkable_lines, rules_checked
 from loopspec.properties.logcheck.synth import jsonl
 from loopspec.properties.profiles import PROFILES
 

@@ -200,8 +200,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=FORMATS,
         default="text",
         help=(
-            "output format (text); json: one versioned loopspec-check/1 object, every key "
-            "documented by: python -m pydoc loopspec.properties.logcheck.report"
+            "output format (text); json: one versioned loopspec-check/1 object (its JSON "
+            "Schema: loopspec schema check; every key explained by: python -m pydoc "
+            "loopspec.properties.logcheck.report)"
         ),
     )
     parser.add_argument(
@@ -267,12 +268,11 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
     from loopspec.properties.logcheck.checker import Limits, check_paths  # noqa: PLC0415
     from loopspec.properties.logcheck.files import STDIN, STDIN_PATHS  # noqa: PLC0415
     from loopspec.properties.logcheck.report import (  # noqa: PLC0415
+        Tally,
         exit_code,
         json_text,
         not_checkable_lines,
-        run_to_json,
         summary_text,
-        summary_to_json,
         write_log_text,
     )
 
@@ -330,13 +330,16 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
         if args.strict_known and status == 0 and any(fate.did_not_occur for fate in fates):
             status = 1
     if args.format == "json":
-        document = run_to_json(reports, hook_faults_fail=hook_faults_fail)
-        if fates:
-            summary = document["summary"]
-            summary["known_lists"] = {fate.loop: fate.to_json() for fate in fates}
-            if args.strict_known:
-                summary["strict_known"] = True
-            summary["exit_code"] = status
+        # The document's definition, only when one is written: text starts without it.
+        from loopspec.properties.logcheck.check_document import run_to_json  # noqa: PLC0415
+
+        document = run_to_json(
+            reports,
+            hook_faults_fail=hook_faults_fail,
+            fates=fates,
+            strict_known=args.strict_known,
+            status=status,
+        )
         # ASCII with escapes: valid JSON that any stdout encoding can carry.
         sys.stdout.write(json_text(document))
         sys.stdout.write("\n")
@@ -345,10 +348,8 @@ def run(args: argparse.Namespace | CheckArguments) -> int:
             print(line)
         for line in stale_lines(fates, strict=args.strict_known) if fates else ():
             print(line)
-        summary = summary_to_json(reports)
-        named = sorted(
-            {*summary["violations_by_rule"], *summary.get("known_divergences_by_rule", ())}
-        )
+        tally = Tally(reports)
+        named = sorted({*tally.rules, *(tally.known or ())})
         if named:  # the lines above name rules by ID; say where their text is
             print(f"what each rule says: loopspec spec {' '.join(named)}")
         print(summary_text(reports, hook_faults_fail=hook_faults_fail))

@@ -120,8 +120,8 @@ VERBS = (
         "schema",
         "loopspec.properties.cli.schema",
         "print the JSON Schema of the driver protocol (JSON lines over stdio), of a case "
-        "file (loopspec schema case), or of the document conform or replay writes with "
-        "--format json (loopspec schema conform)",
+        "file (loopspec schema case), or of the document check, conform or replay writes "
+        "with --format json (loopspec schema check)",
         "0 printed; 2 a usage error",
     ),
     Verb(

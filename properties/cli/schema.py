@@ -1,5 +1,5 @@
 """`loopspec schema`: print the driver protocol's JSON Schema, a case file's, or that of the
-document `conform --format json` or `replay --format json` writes."""
+document `check --format json`, `conform --format json` or `replay --format json` writes."""
 
 from __future__ import annotations
 
@@ -19,18 +19,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "which",
         nargs="?",
-        choices=("driver", "case", "conform", "replay"),
+        choices=("driver", "case", "check", "conform", "replay"),
         default="driver",
         help="driver (default): every message of the driver protocol; case: a case file, as "
-        "conform saves it and replay reads it; conform, replay: the document that verb's "
-        "--format json writes (check's: python -m pydoc loopspec.properties.logcheck.report)",
+        "conform saves it and replay reads it; check, conform, replay: the document that "
+        "verb's --format json writes",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema."""
-    if args.which in ("conform", "replay"):
+    if args.which == "check":
+        from loopspec.properties.logcheck.report_schema import check_schema  # noqa: PLC0415
+
+        print(json.dumps(check_schema(), indent=2))
+    elif args.which in ("conform", "replay"):
         # Their classes load the driver protocol's schema: only when asked for.
         from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
             document_schema,

@@ -150,20 +150,6 @@ class LoopFates:
         self.race_not_lost: dict[str, tuple[int, int]] = {}
         self.not_exercised: list[str] = []
 
-    def to_json(self) -> dict[str, object]:
-        """As `summary.known_lists` of the JSON output holds it."""
-        return {
-            "logs": self.logs,
-            "occurred": self.occurred,
-            "did_not_occur": _situations(self.did_not_occur),
-            "race_not_lost": _situations(self.race_not_lost),
-            "not_exercised": self.not_exercised,
-        }
-
-
-def _situations(rules: dict[str, tuple[int, int]]) -> dict[str, dict[str, int]]:
-    return {rule: {"situations": seen, "logs": logs} for rule, (seen, logs) in rules.items()}
-
 
 def stale_known(reports: Iterable[LogReport], known: KnownDivergences) -> list[LoopFates]:
     """Per loop `--known` names (in name order), the fates of its known divergences in the

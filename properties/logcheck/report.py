@@ -37,7 +37,9 @@ line.
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
 new keys may be added (a consumer ignores a key it does not know), none are renamed, removed or
-given another meaning without changing `format`; every key the output can hold is below.
+given another meaning without changing `format`; every key the output can hold is below. Its
+JSON Schema, `loopspec schema check`, is made from the definition the document is written from
+(`logcheck.check_document`), every object closed to keys it does not name.
 
     {
       "format": "loopspec-check/1",
@@ -202,7 +204,9 @@ from loopspec.properties.logcheck.checker import (
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence  # (at run time, see `checker`)
-    from typing import Any, TextIO
+    from typing import TextIO
+
+    from loopspec.properties.logcheck.known_divergences import LoopFates
 
 FORMAT = "loopspec-check/1"
 EXIT_OK = 0
@@ -227,7 +231,7 @@ def _hook_faults(report: LogReport) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# JSON.
+# JSON (written by `logcheck.check_document`) and the summary both outputs give.
 
 
 def rules_checked(report: LogReport) -> list[str]:
@@ -243,20 +247,6 @@ def rules_checked(report: LogReport) -> list[str]:
     return sorted(rules)
 
 
-def _violations_to_json(report: LogReport, found: Iterable[FoundViolation]) -> list[dict[str, Any]]:
-    return [
-        {
-            "line": each.line,
-            "seq": each.violation.seq,
-            "rule": each.violation.rule_id,
-            "message": each.violation.message,
-            "events": list(each.events),
-            "event_lines": event_lines(report, each),
-        }
-        for each in found
-    ]
-
-
 def event_lines(report: LogReport, found: FoundViolation) -> list[int | None]:
     """The line of each of `found.events` (None: not known). A Claude Code transcript's or
     Codex rollout's events are lines already; a dsh log's were found after the check
@@ -269,55 +259,8 @@ def event_lines(report: LogReport, found: FoundViolation) -> list[int | None]:
     return [found.line, *(None for _seq in found.events[1:])]
 
 
-def _known_to_json(report: LogReport) -> dict[str, Any]:
-    """A log's known divergences (`check --known`); nothing when none were named."""
-    if report.known_rules is None:
-        return {}
-    return {
-        "known_divergences": [
-            {**entry, "known_by": report.known_rules[entry["rule"]]}
-            for entry in _violations_to_json(report, report.known_violations)
-        ],
-        "known_divergences_omitted": report.omitted_known,
-        "known_rules": dict(sorted(report.known_rules.items())),
-    }
-
-
-def log_to_json(report: LogReport) -> dict[str, Any]:
-    """One log's entry in the JSON output."""
-    return {
-        "path": report.path,
-        "status": report.status,
-        "header_version": report.version,
-        "lines": report.lines,
-        "events": report.events,
-        "violations": _violations_to_json(report, report.violations),
-        "violations_omitted": report.omitted_violations,
-        "errors": [
-            {"line": e.line, "kind": e.kind, "rule": e.rule_id, "message": e.message}
-            for e in report.errors
-        ],
-        "notices": [
-            {"line": n.line, "seq": n.seq, "kind": n.kind, "rule": n.rule_id, "message": n.message}
-            for n in report.notices
-        ],
-        "unread_event_types": dict(report.unread_types),
-        "dialect": report.dialect,
-        "rules_checked": rules_checked(report),
-        "rules_not_checkable": dict(sorted(report.not_checkable.items())),
-        "rules_checked_in_part": dict(sorted(report.checked_in_part.items())),
-        **_known_to_json(report),
-    }
-
-
 def _checked(reports: Sequence[LogReport]) -> list[LogReport]:
     return [report for report in reports if report.skipped is None]
-
-
-def skipped_to_json(report: LogReport) -> dict[str, Any]:
-    """A skipped file's entry in the JSON output."""
-    assert report.skipped is not None
-    return {"path": report.path, "kind": report.skipped.kind, "message": report.skipped.message}
 
 
 def _sums(counts: Iterable[tuple[str, int]]) -> dict[str, int]:
@@ -329,50 +272,53 @@ def _sums(counts: Iterable[tuple[str, int]]) -> dict[str, int]:
     return dict(sorted(sums.items()))
 
 
-def summary_to_json(
-    reports: Sequence[LogReport], *, hook_faults_fail: bool = False
-) -> dict[str, Any]:
-    """The run's summary in the JSON output."""
-    skipped = _sums((r.skipped.kind, 1) for r in reports if r.skipped is not None)
-    reports = _checked(reports)
-    rules = _sums(pair for r in reports for pair in r.rule_counts.items())
-    errors = _sums((e.kind, 1) for r in reports for e in r.errors)
-    notices = _sums((n.kind, 1) for r in reports for n in r.notices)
-    return {
-        "logs": sum(not r.no_log for r in reports),
-        "events": sum(r.events for r in reports),
-        "violations": sum(rules.values()),
-        "violations_by_rule": rules,
-        "errors": sum(errors.values()),
-        "errors_by_kind": errors,
-        "notices": sum(notices.values()),
-        "notices_by_kind": notices,
-        "logs_by_status": _sums((r.status, 1) for r in reports),
-        "exit_code": exit_code(reports, hook_faults_fail=hook_faults_fail),
-        **_known_summary(reports),
-        **({"hook_faults_fail": True} if hook_faults_fail else {}),
-        # Only when a file was skipped: a run that skipped none gives the same object as before.
-        **({"skipped": sum(skipped.values()), "skipped_by_kind": skipped} if skipped else {}),
-    }
+class Tally:
+    """A run's logs and findings, summed once: what its summary says (`summary_text`, and
+    `check_document.SUMMARY`)."""
 
+    __slots__ = (
+        "errors",
+        "exit_code",
+        "fates",
+        "hook_faults_fail",
+        "known",
+        "logs",
+        "notices",
+        "reports",
+        "rules",
+        "skipped",
+        "statuses",
+        "strict_known",
+    )
 
-def _known_summary(reports: Sequence[LogReport]) -> dict[str, Any]:
-    """The known divergences of a run that named some (`check --known`), by rule."""
-    if all(report.known_rules is None for report in reports):
-        return {}
-    known = _sums(pair for report in reports for pair in report.known_counts.items())
-    return {"known_divergences": sum(known.values()), "known_divergences_by_rule": known}
-
-
-def run_to_json(reports: Sequence[LogReport], *, hook_faults_fail: bool = False) -> dict[str, Any]:
-    """The whole JSON output of a run."""
-    skipped = [skipped_to_json(report) for report in reports if report.skipped is not None]
-    return {
-        "format": FORMAT,
-        "logs": [log_to_json(report) for report in _checked(reports)],
-        **({"skipped": skipped} if skipped else {}),
-        "summary": summary_to_json(reports, hook_faults_fail=hook_faults_fail),
-    }
+    def __init__(
+        self,
+        reports: Sequence[LogReport],
+        hook_faults_fail: bool = False,
+        fates: Sequence[LoopFates] = (),
+        status: int | None = None,
+        *,
+        strict_known: bool = False,
+    ) -> None:
+        self.skipped = _sums((r.skipped.kind, 1) for r in reports if r.skipped is not None)
+        checked = _checked(reports)
+        self.reports = checked
+        self.logs = sum(not report.no_log for report in checked)  # a folder with no log is none
+        self.rules = _sums(pair for r in checked for pair in r.rule_counts.items())
+        self.errors = _sums((e.kind, 1) for r in checked for e in r.errors)
+        self.notices = _sums((n.kind, 1) for r in checked for n in r.notices)
+        self.statuses = _sums((report.status, 1) for report in checked)
+        self.known = (
+            None
+            if all(report.known_rules is None for report in checked)
+            else _sums(pair for report in checked for pair in report.known_counts.items())
+        )
+        self.hook_faults_fail = hook_faults_fail
+        self.fates = fates
+        self.strict_known = strict_known
+        self.exit_code = (
+            exit_code(checked, hook_faults_fail=hook_faults_fail) if status is None else status
+        )
 
 
 def json_text(document: object) -> str:
@@ -552,31 +498,34 @@ def _plural(count: int, noun: str) -> str:
 def summary_text(reports: Sequence[LogReport], *, hook_faults_fail: bool = False) -> str:
     """The one-line summary: logs, events, violations by rule, known divergences (`--known`),
     errors, notices."""
-    summary = summary_to_json(reports, hook_faults_fail=hook_faults_fail)
-    parts = [f"checked {_plural(summary['logs'], 'log')}, {_plural(summary['events'], 'event')}"]
+    tally = Tally(reports, hook_faults_fail)
+    events = sum(report.events for report in tally.reports)
+    parts = [f"checked {_plural(tally.logs, 'log')}, {_plural(events, 'event')}"]
     folders = sum(report.no_log for report in reports)
     if folders:
         parts.append(f"found no log under {_plural(folders, 'folder')}")
+    violations = sum(tally.rules.values())
     found = [
-        f"{_plural(summary['violations'], 'violation')}"
-        + (f" ({_counted(summary['violations_by_rule'])})" if summary["violations"] else "")
+        f"{_plural(violations, 'violation')}"
+        + (f" ({_counted(tally.rules)})" if violations else "")
     ]
-    if summary.get("known_divergences"):
-        known = _counted(summary["known_divergences_by_rule"])
-        found.append(f"{_plural(summary['known_divergences'], 'known divergence')} ({known})")
-    if summary["errors"]:
-        found.append(
-            f"{_plural(summary['errors'], 'error')} ({_counted(summary['errors_by_kind'])})"
-        )
-    if summary["notices"]:
-        notices = _counted(summary["notices_by_kind"])
+    if tally.known:
+        known = sum(tally.known.values())
+        found.append(f"{_plural(known, 'known divergence')} ({_counted(tally.known)})")
+    if tally.errors:
+        errors = sum(tally.errors.values())
+        found.append(f"{_plural(errors, 'error')} ({_counted(tally.errors)})")
+    if tally.notices:
         failing = (
             "; hook faults fail the run"
-            if hook_faults_fail and "hook-fault" in summary["notices_by_kind"]
+            if hook_faults_fail and "hook-fault" in tally.notices
             else ""
         )
-        found.append(f"{_plural(summary['notices'], 'notice')} ({notices}{failing})")
-    if summary.get("skipped"):
-        kinds = _counted(summary["skipped_by_kind"])
-        found.append(f"skipped {_plural(summary['skipped'], 'file')}, no session log ({kinds})")
+        notices = sum(tally.notices.values())
+        found.append(f"{_plural(notices, 'notice')} ({_counted(tally.notices)}{failing})")
+    if tally.skipped:
+        skipped = sum(tally.skipped.values())
+        found.append(
+            f"skipped {_plural(skipped, 'file')}, no session log ({_counted(tally.skipped)})"
+        )
     return ", ".join(parts) + ": " + "; ".join(found)
