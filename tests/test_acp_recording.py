@@ -60,6 +60,16 @@ def _stop(request: int, reason: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request, "result": {"stopReason": reason}}
 
 
+def _asking(tool_call: dict[str, Any]) -> dict[str, Any]:
+    """A permission request (id 0) for `tool_call`, with one option, which allows."""
+    params = {
+        "sessionId": SESSION,
+        "options": [{"kind": "allow_once", "name": "Allow", "optionId": "allow"}],
+        "toolCall": tool_call,
+    }
+    return {"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": params}
+
+
 def _check(
     tmp_path: Path, messages: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, dict[str, Any]]:
@@ -120,16 +130,7 @@ def test_ACP_1_check_acp_recording_validates_tool_call_messages_strictly(
     command list is not judged."""
     card = _card("call_1", {"command": "ls"})
     card["params"]["update"]["kind"] = "shell"
-    request = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "session/request_permission",
-        "params": {
-            "sessionId": SESSION,
-            "options": [{"kind": "allow_once", "name": "Allow", "optionId": "allow"}],
-            "toolCall": {"toolCallId": "call_2", "rawInput": {"command": "ls"}, "title": None},
-        },
-    }
+    request = _asking({"toolCallId": "call_2", "rawInput": {"command": "ls"}, "title": None})
     chunk = _update({"sessionUpdate": "available_commands_update", "availableCommands": None})
     code, log = _check(tmp_path, [_prompt(1), card, request, chunk], capsys)
     assert code == 1
@@ -336,16 +337,7 @@ def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_string
     approves nothing. Each raised a TypeError (unhashable) before, a traceback."""
     untagged = _update({"toolCallId": "call_2", "title": "t"})
     tagged_by_object = _update({"sessionUpdate": {"kind": "tool_call"}, "toolCallId": "call_3"})
-    request = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "session/request_permission",
-        "params": {
-            "sessionId": SESSION,
-            "options": [{"kind": "allow_once", "name": "Allow", "optionId": "allow"}],
-            "toolCall": {"toolCallId": "call_1", "rawInput": {"command": "rm x"}},
-        },
-    }
+    request = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm x"}})
     answer = {
         "jsonrpc": "2.0",
         "id": 0,
