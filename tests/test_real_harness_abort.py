@@ -106,7 +106,9 @@ def test_ABORT_1_both_drivers_declare_abort() -> None:
         assert PROFILES[harness.value].capabilities == frozenset(CAPABILITIES)
 
 
-@pytest.mark.parametrize(("harness", "program"), list(PROGRAMS), ids="-".join)
+@pytest.mark.parametrize(
+    ("harness", "program"), list(PROGRAMS), ids=[f"{h}-{p}" for h, p in PROGRAMS]
+)
 def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_divergences_and_no_other(
     harness: str, program: str
 ) -> None:
