@@ -474,7 +474,7 @@ def _keeping(blank: Callable[[str], bool]) -> Callable[[], ModelTarget]:
 _TRIMMED_AS_JAVASCRIPT = _keeping(lambda text: not text.strip(JAVASCRIPT_TRIMMED))
 _TRIMMED_AS_ASCII = _keeping(lambda text: not text.strip(" \t\n\r"))
 _JAVASCRIPT_SITUATION = (
-    "a reply is cancelled after blocks blank to one of Python's strip and JavaScript's trim"
+    "a cancelled reply holds blocks blank to one of Python's strip and JavaScript's trim"
 )
 
 

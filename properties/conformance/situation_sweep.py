@@ -486,7 +486,7 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
-        "a reply is cancelled after blocks blank to one of Python's strip and JavaScript's trim",
+        "a cancelled reply holds blocks blank to one of Python's strip and JavaScript's trim",
         ("ABORT-2",),
         frozenset({"max-tokens"}),
         LoopConfig(tools=TOOLS),
