@@ -20,7 +20,8 @@ from loopspec.model.commands import (
 )
 from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.conformance.compare import classify
-from loopspec.properties.conformance.target import ModelTarget
+from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.stateful.strategies import CONFIGS
 
 # A read judged by the `audit` PostToolUse hook.
@@ -59,3 +60,20 @@ def test_TEXT_2_a_post_context_audited_pass_is_told_which_word_the_answer_record
     assert rule == "TEXT-2", what
     assert "'allow' for a context" in what, what
     assert "durationMs" not in what, what
+
+
+def test_PROTO_1_a_lone_surrogate_written_as_question_mark_gets_a_note_to_escape_it() -> None:
+    """PROTO-1: a card whose rawInput holds a lone surrogate (EXE-2 reads `"x\\ud800"` in a call's
+    arguments as a string holding one) came back from the Java loop as `"x?"`: Java's UTF-8
+    encoder writes `?` for a character that has no UTF-8 form. RW-1 was blamed with no note
+    (presented messages were not looked at); the note now says to write it as a `\\u` escape."""
+    card = {"method": "session/update", "params": {"update": {"rawInput": {"pattern": "x\ud800"}}}}
+    changed = {"method": "session/update", "params": {"update": {"rawInput": {"pattern": "x?"}}}}
+    notes = value_notes(
+        Observation(True, presented=(card,)), Observation(True, presented=(changed,))
+    )
+    assert len(notes) == 1, notes
+    assert "U+D800" in notes[0], notes[0]
+    assert "presented[0].params.update.rawInput.pattern" in notes[0], notes[0]
+    assert "lone surrogate" in notes[0], notes[0]
+    assert "\\ud800" in notes[0], notes[0]

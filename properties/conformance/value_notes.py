@@ -24,7 +24,9 @@ def value_notes(expected: Observation, actual: Observation) -> list[str]:
     """The notes for the values the target changed on their way (at most one of each kind)."""
     events = _leaf_pairs("events", list(zip(expected.events, actual.events, strict=False)))
     executed = list(zip(expected.executed, actual.executed, strict=False))
-    pairs = [*events, *_leaf_pairs("executed", executed)]
+    # A card's rawInput is the one place a parsed argument string comes back (EXE-2).
+    presented = list(zip(expected.presented or (), actual.presented or (), strict=False))
+    pairs = [*events, *_leaf_pairs("executed", executed), *_leaf_pairs("presented", presented)]
     notes = [encoding_note(pairs), number_note(pairs)]
     return [note for note in notes if note is not None]
 
@@ -63,6 +65,14 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
     for path, want, got in pairs:
         if not isinstance(want, str) or not isinstance(got, str):
             continue
+        surrogate = _surrogate_replaced(want, got)
+        if surrogate is not None:
+            return (
+                f"note: the target has {surrogate} (at {path}): a lone surrogate has no UTF-8 "
+                "form, so an encoder puts a replacement for it (Java's writes '?'); write it as "
+                f"a \\u escape in the JSON, \\u{ord(want[_first_difference(want, got)]):04x}, "
+                "as JSON allows (a call's arguments may hold one, EXE-2)"
+            )
         how = _changed(want, got)
         if how is not None:
             return (
@@ -74,6 +84,21 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 "FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8))"
             )
     return None
+
+
+def _first_difference(want: str, got: str) -> int:
+    return next(i for i, (old, new) in enumerate(zip(want, got, strict=False)) if old != new)
+
+
+def _surrogate_replaced(want: str, got: str) -> str | None:
+    """How `got` is `want` with its lone surrogates replaced, in words; None if it is not."""
+    if len(want) != len(got) or want == got:
+        return None
+    for old, new in zip(want, got, strict=True):
+        if old != new and not ("\ud800" <= old <= "\udfff" and new in REPLACEMENTS):
+            return None
+    first = _first_difference(want, got)
+    return f"{got[first]!r} where the model has the lone surrogate U+{ord(want[first]):04X}"
 
 
 def _leaf_pairs(path: str, pairs: object) -> list[tuple[str, object, object]]:
