@@ -305,3 +305,21 @@ def test_the_sweeps_before_and_after_the_search_show_progress_too(
     ):
         counts = [int(m.group(1)) for line in lines if (m := re.match(rf"  {sweep}: (\d+),", line))]
         assert counts == list(range(1, played + 1)), (sweep, lines)
+
+
+def test_loopspec_help_names_every_exit_status_the_ci_table_lists(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/conform.md's table of exit statuses says `loopspec --help` says them too: the help
+    left out SIGHUP's 129 and SIGQUIT's 131, which a CI log shows for a lost runner."""
+    page = (ROOT / "docs" / "conform.md").read_text(encoding="utf-8")
+    table = page.split("### Exit statuses", 1)[1].split("\n\n")[2]
+    listed = {
+        status for row in table.splitlines()[2:] for status in re.findall(r"\d+", row.split("|")[1])
+    }
+    assert {"0", "1", "2", "3", "129", "130", "131", "141", "143"} <= listed
+    monkeypatch.setenv("COLUMNS", "200")  # one line per paragraph
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    said = capsys.readouterr().out.split("exit status: ", 1)[1]
+    assert {status for status in listed if not re.search(rf"\b{status} ", said)} == set()

@@ -59,7 +59,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         "that hold implementations to it. Run `loopspec VERB --help` for a verb's options.",
         epilog="exit status: 0 success; 1 the checked thing breaks a rule; "
         f"2 usage error or unusable input (never a traceback); {INTERNAL_ERROR_WORDS}; "
-        "130 Ctrl-C, 143 SIGTERM (a CI job's timeout), 141 a closed output pipe",
+        "130 Ctrl-C, 143 SIGTERM (a CI job's timeout), 129 SIGHUP, 131 SIGQUIT, 141 a closed "
+        "output pipe",
     )
     parser.add_argument(
         "--version", nargs=0, action=_VersionAction, help="print the version and exit"
