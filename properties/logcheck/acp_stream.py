@@ -4,11 +4,13 @@ A recording holds one JSON-RPC 2.0 message per line, both directions in the orde
 (what a tee of the agent's stdin and stdout gives): the editor's `session/prompt`, the agent's
 `session/update` notifications and `session/request_permission` requests, the editor's answers.
 Nothing in it says what the loop behind the agent ran or what its model history holds, so of the
-rules it shows only what an editor sees of tool calls (`NOT_CHECKABLE` says why for the rest):
+rules it shows only what an editor sees of tool calls (the report lists the rest as not
+checkable, with why):
 
 - ACP-1: every `tool_call` and `tool_call_update` update and every permission request is strictly
-  valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip). Other updates
-  (message chunks, plans, command lists) are not judged.
+  valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip), and so is an
+  update naming no kind (it may be a card). Other updates (message chunks, plans, command lists)
+  are not judged.
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
