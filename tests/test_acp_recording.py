@@ -6,9 +6,12 @@ The fixture under tests/fixtures/acp/ is written by hand in the shape Zed's Clau
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -357,3 +360,26 @@ def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_string
     code, log = _check(tmp_path, messages, capsys)
     assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 4)])
     assert "no sessionUpdate" in log["violations"][0]["message"]
+
+
+def test_ACP_1_the_acp_recorder_passes_the_editors_sigterm_on_to_the_agent(
+    tmp_path: Path,
+) -> None:
+    """An editor ends an agent with SIGTERM: the recorder passes it on and exits as the agent
+    did (143), where the agent outlived it (Zed's bridge does not end when its input does)."""
+    agent = "import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n"
+    recorder = subprocess.Popen(
+        [sys.executable, str(RECORDER), str(tmp_path / "rec"), sys.executable, "-c", agent],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert recorder.stdout is not None
+    agent_pid = int(recorder.stdout.readline())
+    recorder.send_signal(signal.SIGTERM)
+    try:
+        assert recorder.wait(timeout=30) == 143
+        with pytest.raises(ProcessLookupError):
+            os.kill(agent_pid, 0)
+    finally:  # an agent the recorder left running is ended here, not left to the machine
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(agent_pid, signal.SIGKILL)

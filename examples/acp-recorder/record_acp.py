@@ -6,13 +6,15 @@ Start this where the editor would start the agent: it starts COMMAND, passes the
 to the agent's stdin and the agent's stdout back, unchanged, and appends each line, both
 directions, to a new FOLDER/acp-<time>-<pid>.jsonl as it passes (a line is recorded before it
 is passed on, so a request comes before its answer). The agent's stderr is left as it is. It
-ends with the agent's exit status. Only the Python standard library is used.
+ends with the agent's exit status; SIGTERM, SIGHUP and SIGINT are passed on to the agent.
+Only the Python standard library is used.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -39,12 +41,16 @@ def main(arguments: list[str]) -> int:
             return 127
         assert agent.stdin is not None
         assert agent.stdout is not None
+        # The editor ends an agent with a signal: passed on, or the agent would outlive this.
+        for ending in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(ending, lambda number, _frame: agent.send_signal(number))
         to_agent = threading.Thread(
             target=_pass_lines, args=(sys.stdin.buffer, agent.stdin, recording, lock), daemon=True
         )
         to_agent.start()
         _pass_lines(agent.stdout, sys.stdout.buffer, recording, lock)
-        return agent.wait()
+        status = agent.wait()
+        return 128 - status if status < 0 else status  # a signal's number, as a shell says it
 
 
 def _pass_lines(
@@ -65,4 +71,9 @@ def _pass_lines(
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    # Without the interpreter's shutdown: the thread still reading the editor's input holds
+    # stdin's lock, which shutdown would wait for and then abort on (SIGABRT).
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stdout.flush()
+    os._exit(code)
