@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import jsonschema
 import pytest
 from jsonschema import Draft202012Validator
 from test_blame_matrix import FIRST_USER
@@ -307,15 +308,9 @@ def test_PROTO_1_a_capability_refusal_names_the_line_of_what_needs_it(
     assert f"{saved}:{hooks_line}: skipped: the case's configuration" in capsys.readouterr().out
 
 
-def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
-) -> None:
-    """PROTO-1: `replay` takes several cases or a folder (its *.json) and replays each on one
-    target, as the pytest plugin does before its random programs: a project run without pytest
-    (a loop in another language, over --cmd) gets the same regression step. Each case says how
-    it went; one needing a capability the target does not declare is skipped, one that cannot be
-    read is named on stderr; the last line tallies them; exit 2 when one could not be used, 1
-    when one diverges. It took one case file."""
+def _three_cases(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """A folder of two cases (one recorded diverging on TURN-5, one needing the capability
+    abort) and, beside it, a case of a later format version: the folder and the three."""
     folder = tmp_path / "cases"
     diverging = save_case(_failed_report(), folder, {"impl": "mine:make"})
     document = json.loads(diverging.read_text(encoding="utf-8"))
@@ -328,6 +323,19 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     )
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps({**document, "version": 2}), encoding="utf-8")
+    return folder, diverging, aborting, newer
+
+
+def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """PROTO-1: `replay` takes several cases or a folder (its *.json) and replays each on one
+    target, as the pytest plugin does before its random programs: a project run without pytest
+    (a loop in another language, over --cmd) gets the same regression step. Each case says how
+    it went; one needing a capability the target does not declare is skipped, one that cannot be
+    read is named on stderr; the last line tallies them; exit 2 when one could not be used, 1
+    when one diverges. It took one case file. (Its JSON: `test_replay_of_a_folder_writes_...`.)"""
+    folder, diverging, aborting, newer = _three_cases(tmp_path)
     plain = ["--impl", "plugin_targets:declares_nothing"]
     assert main(["replay", str(folder), str(newer), *plain]) == 2
     said = capsys.readouterr()
@@ -360,11 +368,6 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     last = capsys.readouterr().out.splitlines()[-1]
     assert (
         last == "replayed 2 cases against loopspec's bundled implementation: 2 without divergence"
-    )
-    assert main(["replay", str(folder), "--format", "json"]) == 2
-    # A usage error: no rule is broken, so none is named (it said [PROTO-1]).
-    assert capsys.readouterr().err == (
-        "loopspec replay: error: --format json takes one case file (it writes one document)\n"
     )
     assert main(["replay", str(folder), str(tmp_path / "typo")]) == 2
     assert f"{tmp_path / 'typo'}: no such case file or directory" in capsys.readouterr().err
@@ -1093,3 +1096,61 @@ def test_SAFE_4_a_case_file_that_cannot_be_read_names_no_rule_and_a_device_names
     assert main(["replay", os.devnull]) == 2
     device = f"loopspec: error: [SAFE-4] {os.devnull}: the case file is a character device, "
     assert capsys.readouterr().err.startswith(device)
+
+
+def test_replay_of_a_folder_writes_one_json_document_a_ci_step_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
+) -> None:
+    """`replay DIR --format json` (it was refused: one document per run) writes one
+    loopspec-replay-cases/1 document, valid against `loopspec schema replay`: each case with its
+    outcome, the loopspec-replay/1 document of each replayed to a verdict, why one was skipped or
+    could not be used (said on stderr too), and the totals; the exit status is the text run's.
+    Its stdout holds the document alone."""
+    folder, diverging, aborting, newer = _three_cases(tmp_path)
+    assert main(["schema", "replay"]) == 0
+    validator = jsonschema.Draft202012Validator(json.loads(capsys.readouterr().out))
+    plain = ["--impl", "plugin_targets:declares_nothing", "--format", "json"]
+    assert main(["replay", str(folder), str(newer), *plain]) == 2
+    said = capsys.readouterr()
+    written = json.loads(said.out)
+    validator.validate(written)
+    assert written["format"] == "loopspec-replay-cases/1"
+    assert written["target"] == "plugin_targets:declares_nothing"
+    by_case = {case["case"]: case for case in written["cases"]}
+    assert [case["case"] for case in written["cases"]] == [
+        str(aborting),
+        str(diverging),
+        str(newer),
+    ]
+    assert by_case[str(diverging)]["outcome"] == "without divergence"
+    replayed = by_case[str(diverging)]["replay"]
+    assert (replayed["format"], replayed["diverges"], replayed["recordedRule"]) == (
+        "loopspec-replay/1",
+        False,
+        "TURN-5",
+    )
+    skipped = by_case[str(aborting)]
+    assert skipped["outcome"] == "skipped"
+    assert "replay" not in skipped
+    assert skipped["reason"].startswith(f"{aborting}:1: command #2 of the case (Abort) needs")
+    unusable = by_case[str(newer)]
+    assert unusable["outcome"] == "unusable"
+    assert f"{newer}:1: $.version is 2" in unusable["reason"]
+    assert f"loopspec: error: {newer}:1: $.version is 2" in said.err
+    assert written["totals"] == {
+        "cases": 3,
+        "withoutDivergence": 1,
+        "diverging": 0,
+        "skipped": 1,
+        "unusable": 1,
+    }
+    buggy = ["--impl", "test_case_sharing:turn_end_reason_as_text", "--format", "json"]
+    assert main(["replay", str(diverging), str(aborting), *buggy]) == 1
+    written = json.loads(capsys.readouterr().out)
+    validator.validate(written)
+    first = written["cases"][0]
+    assert (first["outcome"], first["replay"]["divergence"]["rule"]) == ("diverging", "TURN-5")
+    assert written["totals"]["diverging"] == 1
+    # The one-case document is unchanged, and valid against the same schema.
+    assert main(["replay", str(diverging), *buggy]) == 1
+    validator.validate(json.loads(capsys.readouterr().out))

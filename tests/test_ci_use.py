@@ -201,7 +201,7 @@ def test_the_documented_workflow_uploads_the_case_and_a_rerun_replays_it_first(
 ) -> None:
     """The loop with a bug: the search step fails with 1, its JSON names the rule and the case
     it saved where the artifact step picks it up; committed, the case fails the next job at the
-    replay step, before any search."""
+    replay step, before any search, whose JSON names it."""
     project = _project(tmp_path, bug=True)
     assert _run_job(project) == [0, 1]
     divergence = json.loads((project / "conform.json").read_text("utf-8"))["divergence"]
@@ -209,6 +209,13 @@ def test_the_documented_workflow_uploads_the_case_and_a_rerun_replays_it_first(
     assert divergence["case"] == "loopspec-cases/case-ADJ-4-0.json"
     assert (project / divergence["case"]).is_file()
     assert _run_job(project) == [1]
+    # The replay step's one document for the folder, which the artifact step uploads.
+    replayed = json.loads((project / "replay.json").read_text("utf-8"))
+    assert replayed["format"] == "loopspec-replay-cases/1"
+    assert [(case["case"], case["outcome"]) for case in replayed["cases"]] == [
+        ("loopspec-cases/case-ADJ-4-0.json", "diverging")
+    ]
+    assert replayed["cases"][0]["replay"]["divergence"]["rule"] == "ADJ-4"
 
 
 def _printed_schema(which: str, capsys: pytest.CaptureFixture[str]) -> jsonschema.Validator:

@@ -128,10 +128,10 @@ then a `loopspec-conform-exhaustive/1`:
       "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."
     }
 
-`replay` given several cases or a directory replays each (text only) and ends with one line that
-tallies them. `replay --format json` takes one case file and writes one object on stdout when the
-case was replayed (exit 0 or 1, or 2 after it when a `--cmd` target failed to shut down), nothing
-when it could not be (exit 2, one line on stderr):
+`replay` given several cases or a directory replays each and ends with one line that tallies
+them (with `--format json`, one `loopspec-replay-cases/1` object, below). `replay CASE --format
+json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 after it when a
+`--cmd` target failed to shut down), nothing when it could not be (exit 2, one line on stderr):
 
     {
       "format": "loopspec-replay/1",
@@ -162,6 +162,25 @@ when it could not be (exit 2, one line on stderr):
         "actual": {},                           //   conform's), and the target's
         "diff": "--- model\n+++ target\n..."
       }
+    }
+
+Of several cases (`replay DIR --format json`), one object, written when every case was tried
+(exit 1 when one still diverges, 2 when one could not be used; each such error is on stderr
+too):
+
+    {
+      "format": "loopspec-replay-cases/1",
+      "target": "alice_loop:make_target",       // as in loopspec-replay/1
+      "cases": [                                // one per case file, in the order replayed
+        {"case": "cases/a.json", "outcome": "diverging",   // "without divergence" |
+         "replay": {"format": "loopspec-replay/1", ...}},  // "diverging": what replay
+                                                           // CASE --format json writes of it
+        {"case": "cases/b.json", "outcome": "skipped",     // | "skipped" | "unusable":
+         "reason": "cases/b.json:4: ..."}                  // why, and no "replay"
+      ],
+      "totals": {"cases": 2, "withoutDivergence": 0, "diverging": 1, "skipped": 1,
+                 "unusable": 0},
+      "closingError": "..."                     // only when the target failed at shutdown
     }
 """
 
@@ -256,7 +275,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         nargs="+",
         help="a case file written by `loopspec conform`, or by hand (its JSON Schema: loopspec "
         "schema case); several, or a directory (its *.json), replay one after another as a "
-        "regression suite: exit 1 if one diverges, 2 if one cannot be used (text only); - "
+        "regression suite: exit 1 if one diverges, 2 if one cannot be used; - "
         "reads a case from standard input (pbpaste | loopspec replay - --cmd ...)",
     )
     _target_arguments(replay, bundled=True)
@@ -265,7 +284,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("text", "json"),
         default="text",
         help="text (default), or json: one versioned loopspec-replay/1 document on stdout (for "
-        "a bug tracker), every key documented by: python -m pydoc loopspec.properties.cli.conform",
+        "a bug tracker; of several cases, one loopspec-replay-cases/1 holding each case's), "
+        "every key documented by: python -m pydoc loopspec.properties.cli.conform (JSON "
+        "Schema: loopspec schema replay)",
     )
     replay.add_argument(
         "--profile",

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import loopspec
 from loopspec.impl.system_words import system_reason
@@ -73,6 +73,9 @@ from loopspec.properties.conformance.target import ConformanceTarget, Observatio
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.profiles import Profile
 from loopspec.properties.typographic import dashed_option_hint
+
+if TYPE_CHECKING:  # the documents' classes are imported only when one is written
+    from loopspec.properties.conformance.report_documents import ReplayDocument
 
 
 def command_text(command: Command) -> str:
@@ -953,36 +956,57 @@ def _load_named_case(case_arg: str) -> Case:
 
 
 def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
-    """Replay each case on one target, the way `run_replay` replays one, and say how each went:
-    1 when one still diverges, 2 when one could not be used (or the target broke), else 0. A
-    case needing a capability the target does not declare is skipped (conform never sends that
-    target such a program), as the pytest plugin skips it."""
-    if args.format == "json":  # a usage error: no rule is broken
-        print(
-            "loopspec replay: error: --format json takes one case file (it writes one document)",
-            file=sys.stderr,
-        )
-        return 2
+    """Replay each case on one target, the way `run_replay` replays one, and say how each went
+    (with `--format json`, in one `loopspec-replay-cases/1` document): 1 when one still
+    diverges, 2 when one could not be used (or the target broke), else 0. A case needing a
+    capability the target does not declare is skipped (conform never sends that target such a
+    program), as the pytest plugin skips it."""
+    text = args.format == "text"
     factory, target = _named_target(args)
     replayed = target.get("cmd") or target.get("impl") or ""
     outcomes: Counter[str] = Counter()
+    listed: list[Listed] = []
     try:
         for path in paths:
-            outcome = _replay_listed(args, path, factory, replayed)
-            outcomes[outcome] += 1
-            print()
+            outcome = _replay_listed(args, path, factory, replayed, text=text)
+            outcomes[outcome.outcome] += 1
+            listed.append(outcome)
+            if text:
+                print()
     finally:
         unclosed = _closing_error(factory)
-    tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
-    cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
-    against = replayed_target(replayed, args.impl, args.cmd)
-    print(f"replayed {cases} against {against}" + (f": {tally}" if tally else ""))
+    if text:
+        tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
+        cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
+        against = replayed_target(replayed, args.impl, args.cmd)
+        print(f"replayed {cases} against {against}" + (f": {tally}" if tally else ""))
+    else:
+        print(json.dumps(replay_cases_json(replayed, listed, unclosed), indent=2))
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
     if outcomes["unusable"]:
         return 2
     return 1 if outcomes["diverging"] else 0
+
+
+class Listed:
+    """How the replay of one case of `replay_all` went: its `outcome` (`REPLAY_OUTCOMES`), why
+    it was skipped or unusable, and what was replayed when it came to a verdict."""
+
+    __slots__ = ("case", "outcome", "reason", "replayed")
+
+    def __init__(
+        self,
+        case: str,
+        outcome: str,
+        reason: str | None = None,
+        replayed: tuple[Case, Profile | None, Replay] | None = None,
+    ) -> None:
+        self.case = case
+        self.outcome = outcome
+        self.reason = reason
+        self.replayed = replayed
 
 
 def _error_above(line: str) -> None:
@@ -1028,39 +1052,48 @@ def _recorded_target_not_named(args: argparse.Namespace, case_name: str, case: C
 
 
 def _replay_listed(
-    args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str
-) -> str:
-    """Replay one case of `replay_all`, print its report; how it went."""
+    args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str, *, text: bool
+) -> Listed:
+    """Replay one case of `replay_all`, print its report (`text`); how it went. An error is
+    said on stderr either way."""
     _note_a_fifo(path)
     try:
         case = load_case(Path(path))
     except TargetError as error:
-        _error_above(f"loopspec: error: {error}")
-        print(f"{path}: cannot be used (the error is on stderr)")
-        return "unusable"
+        return _unusable(path, f"loopspec: error: {error}", text=text)
     unnamed = _recorded_target_not_named(args, path, case)
     if unnamed is not None:
-        _error_above(f"loopspec replay: error: {unnamed}")
-        print(f"{path}: cannot be used (the error is on stderr)")
-        return "unusable"
+        return _unusable(path, f"loopspec replay: error: {unnamed}", text=text)
     profile, profile_note = replay_profile(args.profile, case.profile)
-    header = replay_header(
-        path, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
-    )
-    print(*header, sep="\n")
+    if text:
+        header = replay_header(
+            path, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
+        )
+        print(*header, sep="\n")
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except UndeclaredCapability as lacking:
         line = case.line_of_command(lacking.command_index)
-        print(f"{path}:{line}: skipped: {lacking.message}")
-        return "skipped"
+        if text:
+            print(f"{path}:{line}: skipped: {lacking.message}")
+        return Listed(path, "skipped", f"{path}:{line}: {lacking.message}")
     except TargetError as broke:
-        _error_above(f"loopspec: error: {case_replay_error(path, case, broke)}")
+        said = f"loopspec: error: {case_replay_error(path, case, broke)}"
+        return _unusable(path, said, text=text)
+    if text:
+        bundled = args.impl is None and args.cmd is None
+        print(*replay_verdict_lines(path, case, profile, replay, bundled=bundled), sep="\n")
+    outcome = "without divergence" if replay.divergence is None else "diverging"
+    return Listed(path, outcome, replayed=(case, profile, replay))
+
+
+def _unusable(path: str, error: str, *, text: bool) -> Listed:
+    """A case of `replay_all` that could not be used: the error on stderr, a line in the text
+    report pointing to it."""
+    _error_above(error)
+    if text:
         print(f"{path}: cannot be used (the error is on stderr)")
-        return "unusable"
-    bundled = args.impl is None and args.cmd is None
-    print(*replay_verdict_lines(path, case, profile, replay, bundled=bundled), sep="\n")
-    return "without divergence" if replay.divergence is None else "diverging"
+    return Listed(path, "unusable", error)
 
 
 def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
@@ -1192,6 +1225,17 @@ def replay_json(
     and the target replayed are written as a saved case writes its target (`case_portable`)."""
     # The documents' classes, only when one is written: a replay in text starts without them.
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
+
+    written: dict[str, Any] = converter.unstructure(
+        replay_document(case_path, replayed, case, profile, replay)
+    )
+    return written
+
+
+def replay_document(
+    case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
+) -> ReplayDocument:
+    """The `loopspec-replay/1` document of one replayed case (`replay_json`)."""
     from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
         REPLAY_FORMAT,
         RefusedCommand,
@@ -1200,7 +1244,7 @@ def replay_json(
     )
 
     divergence = replay.divergence
-    document = ReplayDocument(
+    return ReplayDocument(
         format=REPLAY_FORMAT,
         case=portable(case_path),
         target=portable(replayed),
@@ -1225,6 +1269,48 @@ def replay_json(
             command=command_to_json(divergence.command),
             **observations_json(divergence),
         ),
+    )
+
+
+def replay_cases_json(
+    replayed: str, listed: Sequence[Listed], unclosed: LoopSpecError | None
+) -> dict[str, Any]:
+    """The `replay --format json` document of several cases (versioned: `format` is
+    `loopspec-replay-cases/1`; its JSON Schema: `loopspec schema replay`): each case's outcome,
+    with the `loopspec-replay/1` document of each replayed to a verdict, and the totals."""
+    from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
+    from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
+        REPLAY_CASES_FORMAT,
+        ReplayCasesDocument,
+        ReplayedCase,
+        ReplayTotals,
+    )
+
+    counts = Counter(each.outcome for each in listed)
+    document = ReplayCasesDocument(
+        format=REPLAY_CASES_FORMAT,
+        target=portable(replayed),
+        cases=[
+            ReplayedCase(
+                case=portable(each.case),
+                outcome=each.outcome,
+                reason=each.reason,
+                replay=None
+                if each.replayed is None
+                else replay_document(each.case, replayed, *each.replayed),
+            )
+            for each in listed
+        ],
+        totals=ReplayTotals(
+            cases=len(listed),
+            without_divergence=counts["without divergence"],
+            diverging=counts["diverging"],
+            skipped=counts["skipped"],
+            unusable=counts["unusable"],
+        ),
+        closing_error=None
+        if unclosed is None
+        else tagged(unclosed.rule_id, f"after every case: {unclosed.message}"),
     )
     written: dict[str, Any] = converter.unstructure(document)
     return written

@@ -18,6 +18,10 @@ from loopspec.properties.conformance.document_schema import member, schema_of
 CONFORM_FORMAT: Final = "loopspec-conform/1"
 EXHAUSTIVE_FORMAT: Final = "loopspec-conform-exhaustive/1"
 REPLAY_FORMAT: Final = "loopspec-replay/1"
+REPLAY_CASES_FORMAT: Final = "loopspec-replay-cases/1"
+
+REPLAY_OUTCOMES: Final = ("without divergence", "diverging", "skipped", "unusable")
+"""How the replay of one case of several went, as the text report's last line tallies them."""
 
 RULE_STATUSES: Final = (
     "exercised",
@@ -238,6 +242,64 @@ class ReplayDocument:
 
 
 @attrs.frozen
+class ReplayedCase:
+    """One case of a replay of several, and how its replay went."""
+
+    case: str = attrs.field(metadata=member("the case file, as found (a folder's: by name)"))
+    outcome: str = attrs.field(metadata=member("how its replay went", choices=REPLAY_OUTCOMES))
+    reason: str | None = attrs.field(
+        default=None,
+        metadata=member(
+            "skipped: the capability the target does not declare; unusable: why (the error "
+            "replay prints on stderr)",
+            omitted_empty=True,
+        ),
+    )
+    replay: ReplayDocument | None = attrs.field(
+        default=None,
+        metadata=member(
+            "when it was replayed to a verdict: what `loopspec replay CASE --format json` "
+            "writes of it",
+            omitted_empty=True,
+        ),
+    )
+
+
+@attrs.frozen
+class ReplayTotals:
+    """How many cases went each way."""
+
+    cases: int = attrs.field(metadata=member("cases replayed or tried"))
+    without_divergence: int = attrs.field(metadata=member("cases that no longer diverge"))
+    diverging: int = attrs.field(metadata=member("cases that still diverge (exit 1)"))
+    skipped: int = attrs.field(
+        metadata=member("cases needing a capability the target does not declare")
+    )
+    unusable: int = attrs.field(
+        metadata=member("cases that could not be used, or broke the target (exit 2)")
+    )
+
+
+@attrs.frozen
+class ReplayCasesDocument:
+    """What `loopspec replay DIR --format json` (or naming several cases) writes on stdout: each
+    case in the order replayed, and the totals."""
+
+    format: Literal["loopspec-replay-cases/1"] = attrs.field(
+        metadata=member("this document's format")
+    )
+    target: str = attrs.field(metadata=member("what ran: --impl, --cmd or the bundled one"))
+    cases: list[ReplayedCase] = attrs.field(metadata=member("one per case file, in order"))
+    totals: ReplayTotals = attrs.field(metadata=member("how many went each way"))
+    closing_error: str | None = attrs.field(
+        default=None,
+        metadata=member(
+            "the target's failure at shutdown, after every case (exit 2)", omitted_empty=True
+        ),
+    )
+
+
+@attrs.frozen
 class ExhaustiveDocument(_RuleBroken):
     """What `loopspec conform --exhaustive K --format json` writes on stdout when a program of
     the bounded-exhaustive pass diverged (no random search follows)."""
@@ -265,7 +327,7 @@ class ExhaustiveDocument(_RuleBroken):
 
 DOCUMENTS: Final[dict[str, tuple[type, ...]]] = {
     "conform": (ConformDocument, ExhaustiveDocument),
-    "replay": (ReplayDocument,),
+    "replay": (ReplayDocument, ReplayCasesDocument),
 }
 """The documents `loopspec schema NAME` prints the JSON Schema of: what `loopspec NAME --format
 json` may write."""
