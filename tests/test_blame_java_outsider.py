@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import pytest
 
 from loopspec.model.commands import (
     Command,
@@ -18,7 +19,9 @@ from loopspec.model.commands import (
     ToolFinishes,
     ToolSucceeded,
 )
+from loopspec.model.errors import InvalidEventError
 from loopspec.model.messages import ToolCallBlock
+from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.compare import classify
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
@@ -77,3 +80,17 @@ def test_PROTO_1_a_lone_surrogate_written_as_question_mark_gets_a_note_to_escape
     assert "presented[0].params.update.rawInput.pattern" in notes[0], notes[0]
     assert "lone surrogate" in notes[0], notes[0]
     assert "\\ud800" in notes[0], notes[0]
+
+
+def test_LOG_4_a_turn_written_back_as_a_double_is_told_why() -> None:
+    """LOG-4: the Java loop's crash repair read its log back with every number a double (as Gson
+    does) and wrote the turn/end's turn as 1.0; the refusal said only that the field must be an
+    integer, and conform's diff showed nothing (1 and 1.0 compare equal). It now gives the value
+    and says that a number with a fraction is no integer, and where such a 1.0 comes from."""
+    line = {"type": "turn/end", "seq": 3, "time": 3, "data": {"turn": 1.0, "reason": {"kind": "x"}}}
+    with pytest.raises(InvalidEventError) as refused:
+        event_from_wire(line)
+    said = str(refused.value)
+    assert refused.value.rule_id == "LOG-4"
+    assert "data.turn must be an integer, got 1.0" in said, said
+    assert "Gson" in said, said
