@@ -196,19 +196,19 @@ def value_of(text: str) -> object:
     """`json.loads(text)`, or `NOT_JSON` where json.loads raises a ValueError (a RecursionError
     is raised, for a value nested deeper than the stack allows): json's scanner alone reads it,
     and why a text is no JSON is not asked, so json is not imported (see `loads`)."""
-    if not _SCANNERS:
+    if not SCANNERS:
         try:
             from _json import make_scanner  # noqa: PLC0415 (once; CPython's C scanner)
         except ImportError:  # an interpreter without it: json's own
             from json.scanner import make_scanner  # noqa: PLC0415
 
         # (typeshed types the scanner's context as another scanner; the settings serve)
-        _SCANNERS.append(make_scanner(_DefaultJsonSettings()))  # type: ignore[arg-type]
+        SCANNERS.append(make_scanner(_DefaultJsonSettings()))  # type: ignore[arg-type]
     # (Stripped only where it has space to strip: most texts are a value alone, and the strips
     # cost more than scanning a short one.)
     start = 0 if text[:1] not in _JSON_SPACE else len(text) - len(text.lstrip(_JSON_SPACE))
     try:
-        value, end = _SCANNERS[0](text, start)
+        value, end = SCANNERS[0](text, start)
     # What the scanner raises for a text it cannot read (SystemError: Python 3.11's C scanner,
     # while json.decoder is not imported, for a malformed value).
     except (ValueError, StopIteration, SystemError):
@@ -216,7 +216,10 @@ def value_of(text: str) -> object:
     return NOT_JSON if end != len(text) and text[end:].strip(_JSON_SPACE) else value
 
 
-_SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
+SCANNERS: list[Callable[[str, int], tuple[object, int]]] = []
+"""The scanner `value_of` reads with, once it has read a text (empty before): a reader on a hot
+path may call it as `value_of` does, on a text that opens with its value (json reads no space
+before it), to spare a call."""
 
 
 def loads_refusing(text: str, refuse: Callable[[str], object]) -> object:
@@ -447,9 +450,9 @@ def repeated_key(text: str, value: object) -> RepeatedKey | None:
 
 def _first_repeat(text: str) -> RepeatedKey | None:
     """`repeated_key`, read from the text alone: a walk of it in Python, in the order written."""
-    if not _SCANNERS:
+    if not SCANNERS:
         loads("0")  # makes the scanner of scalars and strings
-    scan = _SCANNERS[0]
+    scan = SCANNERS[0]
     # The containers open at `index`, each with the path to it and, for an object, its keys.
     open_paths: list[tuple[str, set[str] | None, int]] = []
     index = _skip_space(text, 0)

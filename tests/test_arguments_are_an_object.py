@@ -140,3 +140,62 @@ def test_EXE_2_arguments_kept_are_few_and_short() -> None:
         {"content": "x" * jsonvalue._PARSED_ARGUMENTS_LONGEST}
     )
     assert long not in jsonvalue._PARSED_ARGUMENTS
+
+
+# `arguments_are_an_object` reads a text opening with "{" with `value_of`'s scanner itself, and
+# leaves the rest to `value_of`: generated arguments around that path, each judged as
+# `parse_arguments` reads it.
+_SPACE = st.text(alphabet=" \t\n\r\u00a0\ufeff", max_size=2)
+_MEMBERS = st.dictionaries(st.text(max_size=3), _VALUES, max_size=3)
+
+
+@st.composite
+def _argument_texts(draw: st.DrawFn) -> str:
+    members = draw(_MEMBERS)
+    indent = draw(st.none() | st.integers(0, 2))
+    text = json.dumps(members, ensure_ascii=draw(st.booleans()), indent=indent)
+    match draw(st.sampled_from(["alone", "key twice", "torn", "spaced", "followed", "other"])):
+        case "alone":
+            return text
+        case "key twice":  # the last value counts, as json reads it
+            key = json.dumps(draw(st.text(max_size=2)))
+            first, second = (json.dumps(draw(_VALUES)) for _ in range(2))
+            return f"{{{key}: {first}, {key}:{second}}}"
+        case "torn":
+            return text[: draw(st.integers(0, len(text)))]
+        case "spaced":
+            return draw(_SPACE) + text + draw(_SPACE)
+        case "followed":
+            return text + draw(st.text(max_size=2))
+        case _:
+            return json.dumps(draw(_VALUES))
+
+
+# Past the scanner's reach (nested deeper than the stack allows), the text is not an object.
+FAST_PATH_EDGES = [
+    '{"a":' * 50_000 + "1" + "}" * 50_000,
+    '{"a": "\\ud800"}',
+    '{"a": "x"}x',
+    '{"a": "x"} ',
+    '{"a": "x"}\n',
+    '{"a": "x"}{}',
+    '{"a": 1}',
+    '{"a": -0.0, "a": "x"}',
+    '{"a": "x", "a": -0.0}',
+    "{null}",
+]
+
+
+@pytest.mark.parametrize("raw", FAST_PATH_EDGES)
+def test_EXE_2_arguments_read_on_the_scanner_s_path_on_edge_cases(raw: str) -> None:
+    jsonvalue.value_of("{}")  # the scanner made, as any check has by a hooked call's reply
+    assert jsonvalue.SCANNERS
+    assert arguments_are_an_object(raw) == _as_parsed(raw)
+
+
+@pytest.mark.no_cover
+@settings(max_examples=500, deadline=None)
+@given(_argument_texts())
+def test_EXE_2_arguments_read_on_the_scanner_s_path_as_parse_arguments_reads_them(raw: str) -> None:
+    jsonvalue.value_of("{}")
+    assert arguments_are_an_object(raw) == _as_parsed(raw)

@@ -595,3 +595,43 @@ def test_HOOK_1_the_readme_lists_the_decision_words_check_reads() -> None:
     listed = ", ".join(f"`{word}`" for word in HOOK_DECISION_WORDS)
     assert f"`decision` is one of {listed}" in words
     assert "other words are kept" not in words
+
+
+_HOOK_RUNS_IN_ORDERS = [
+    [("c0", "h1"), ("c0", "h2"), ("c1", "h1")],
+    [("c0", "h1"), ("c1", "h1"), ("c0", "h2")],
+    [("c1", "h1"), ("c0", "h1"), ("c0", "h2")],
+    [("c2", "h1"), ("c0", "h1"), ("c1", "h2")],
+]
+
+
+@pytest.mark.parametrize("runs", _HOOK_RUNS_IN_ORDERS)
+def test_HOOK_4_each_hooked_call_of_a_reply_is_asked_whatever_order_its_hooks_ran_in(
+    runs: list[tuple[str, str]],
+) -> None:
+    """HOOK-4: a reply with two calls, c0's arguments an object and c1's not, each run through
+    PreToolUse hooks (and c2, which the reply does not make): the reply is blamed whichever
+    call's hooks ran first or between the other's, as the full path blames it."""
+    lines = (BLAME / "violations" / "HOOK-4-hook-for-invalid-arguments.jsonl").read_text()
+    rows = [json.loads(text) for text in lines.splitlines()]
+    header, start, step, user, *_rest = rows
+    hooks: list[dict[str, Any]] = []
+    for call_id, handler in runs:
+        fields = {"turn": 1, "point": "PreToolUse", "handlerId": handler, "callId": call_id}
+        invoked = {**fields, "dialect": "claude-code"}
+        result = {**fields, "decision": "pass", "durationMs": 1}
+        hooks += [{"type": "hook/invoked", "data": invoked}]
+        hooks += [{"type": "hook/result", "data": result}]
+    calls = [("c0", '{"path": "a"}'), ("c1", "not json")]
+    content = [{"type": "tool-call", "id": c, "name": "read", "arguments": a} for c, a in calls]
+    source = {"kind": "model", "provider": "p", "model": "m"}
+    message = {"id": "a", "role": "assistant", "content": content, "source": source}
+    reply_data = {"turn": 1, "step": 1, "message": message}
+    reply = {"type": "assistant/message", "surfaceOp": "append", "data": reply_data}
+    events = [start, step, user, *hooks, reply]
+    for seq, event in enumerate(events):
+        event.update(seq=seq, time=1000)
+    data = "".join(json.dumps(row) + "\n" for row in [header, *events]).encode()
+    quick = check_stream("hooked", io.BytesIO(data))
+    assert ("HOOK-4", len(events) + 1) in blamed(quick)  # the reply's line
+    assert quick == check_stream("hooked", io.BytesIO(data), quick=False)

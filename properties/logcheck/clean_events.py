@@ -329,10 +329,16 @@ def _reply(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     if (usage is not None and type(usage) is not dict) or "interrupted" in data:
         return False
     if prefix.pre_hook_runs:  # HOOK-4: no PreToolUse hook ran for a call without object input
-        hooked = {call_id for call_id, _handler in prefix.pre_hook_runs}
-        for call_id, (_place, call) in calls.items():
-            if call_id in hooked and not arguments_are_an_object(call.arguments):
-                return False
+        # Over the runs themselves, not a set of their call ids (a comprehension is a call of its
+        # own in Python 3.11): a call's runs, usually together, ask it once; asked again, the
+        # test answers alike.
+        asked = None
+        for call_id, _handler in prefix.pre_hook_runs:
+            if call_id != asked:
+                asked = call_id
+                entry = calls.get(call_id)
+                if entry is not None and not arguments_are_an_object(entry[1].arguments):
+                    return False
     prefix.take_distinct_reply(seq, calls)
     prefix.expected_seq = seq + 1
     prefix.append_surface(seq, _REPLY)
