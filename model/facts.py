@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from _collections_abc import Mapping  # collections.abc's, without collections (see `jsonvalue`)
 
-from loopspec.model.jsonvalue import spelled, thaw
+from loopspec.model.jsonvalue import integer_written_as_double, spelled, thaw
 
 TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imports no typing
 if TYPE_CHECKING:
@@ -263,7 +263,8 @@ def member_problem(holder: Mapping[str, Any], key: str, where: str, kind: str) -
     rather than being taken for one of the wrong type."""
     if key not in holder:
         return f"{where}.{key} is missing; it must be {kind}"
-    return f"{where}.{key} must be {kind}"
+    why = integer_written_as_double(holder[key]) if kind == "an integer" else ""
+    return f"{where}.{key} must be {kind}{why}"
 
 
 def _int(data: Mapping[str, Any], key: str, where: str = "data") -> int:

@@ -250,6 +250,19 @@ def json_dumps(value: object, *, indent: int | None = None, sort_keys: bool = Fa
     return "".join(parts)
 
 
+def integer_written_as_double(value: object) -> str:
+    """Why `value`, read where an integer must be, is none, when it is a double of whole value
+    (what a JSON library reading every number as a double writes back for an integer); ""
+    otherwise."""
+    if type(value) is not float or not value.is_integer():
+        return ""
+    return (
+        f", got {value!r}: a number written with a fraction or an exponent is none (a reader "
+        "that takes every number as a double, as Gson does, writes the integer 1 back as 1.0; "
+        "keep the number's text or read a long)"
+    )
+
+
 def spelled(value: object) -> str:
     """`value` as a message names it: as JSON writes it (`null`, `true`, `"x"`), the spelling
     of the log, answer or file it came from, where Python's repr said `None`, `True`, `'x'`;

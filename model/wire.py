@@ -39,6 +39,7 @@ from loopspec.model.jsonvalue import (
     JsonValue,
     NotJsonError,
     freeze,
+    integer_written_as_double,
     spelled,
     thaw,
 )
@@ -118,16 +119,9 @@ def _map(value: object, where: str, rule: str = "LOG-4") -> FrozenMap:
 # header's members: LOG-5); the generated readers pass it only then.
 def _int(data: Mapping[str, object], key: str, where: str, rule: str = "LOG-4") -> int:
     value = data.get(key)
-    if type(value) is float and value.is_integer():
-        # What a JSON library reading every number as a double writes back for an integer.
-        raise InvalidEventError(
-            f"{where}.{key} must be an integer, got {value!r}: a number written with a fraction "
-            "or an exponent is none (a reader that takes every number as a double, as Gson "
-            "does, writes the integer 1 back as 1.0; keep the number's text or read a long)",
-            rule_id=rule,
-        )
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidEventError(f"{where}.{key} must be an integer", rule_id=rule)
+        why = integer_written_as_double(value)
+        raise InvalidEventError(f"{where}.{key} must be an integer{why}", rule_id=rule)
     return value
 
 

@@ -20,6 +20,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.errors import InvalidEventError
+from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.compare import classify
@@ -90,7 +91,10 @@ def test_LOG_4_a_turn_written_back_as_a_double_is_told_why() -> None:
     line = {"type": "turn/end", "seq": 3, "time": 3, "data": {"turn": 1.0, "reason": {"kind": "x"}}}
     with pytest.raises(InvalidEventError) as refused:
         event_from_wire(line)
-    said = str(refused.value)
-    assert refused.value.rule_id == "LOG-4"
-    assert "data.turn must be an integer, got 1.0" in said, said
-    assert "Gson" in said, said
+    with pytest.raises(FactError) as unread:  # the reader check and conform's log check use
+        fact_from_wire(line)
+    for error in (refused.value, unread.value):
+        said = str(error)
+        assert error.rule_id == "LOG-4"
+        assert "data.turn must be an integer, got 1.0" in said, said
+        assert "Gson" in said, said
