@@ -332,6 +332,29 @@ def test_ACP_1_the_acp_recorder_records_both_directions_in_order_for_check(
     assert b"cannot start" in missing.stderr
 
 
+def test_ACP_1_the_acp_recorder_ends_with_the_status_of_an_agent_that_ends_first(
+    tmp_path: Path,
+) -> None:
+    """An agent that exits while the editor is still connected: the recorder ends with the
+    agent's status. It aborted in Python's shutdown (a fatal error on stdin's lock, exit 134),
+    its thread passing the editor's lines still blocked reading them."""
+    recorder = subprocess.Popen(
+        [sys.executable, str(RECORDER), str(tmp_path / "rec"), sys.executable, "-c", "exit(3)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert recorder.stdin is not None
+    assert recorder.stderr is not None
+    try:
+        recorder.wait(timeout=60)  # the editor's end, stdin, stays open meanwhile
+    finally:
+        recorder.kill()
+        recorder.stdin.close()
+    assert (recorder.returncode, recorder.stderr.read()) == (3, b"")
+    recorder.stderr.close()
+
+
 def test_ACP_1_check_acp_recording_reads_values_of_any_type_where_acp_has_strings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
