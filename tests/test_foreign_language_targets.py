@@ -465,6 +465,7 @@ def test_PROTO_1_a_jvm_stack_trace_longer_than_the_tail_keeps_its_exception_line
         'stderr (tail): Exception in thread "main" java.lang.StackOverflowError',
         "[...]",
     ]
+    assert len(shown) == 4  # no fragment of the frame the 2000 bytes cut
     assert shown[-2] == "\tat Loop.recurse(Loop.java:291)"
     assert re.fullmatch(r"\t\[the line above [1-9][0-9] times more\]", shown[-1]), shown[-1]
 

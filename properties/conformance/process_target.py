@@ -735,7 +735,9 @@ class _Process:
         with self._lock:
             headline = self._headline.decode("utf-8", "replace").strip()
         if headline and headline not in tail:
-            tail = f"{headline}\n[...]\n{tail}"
+            # The tail was cut, most likely inside a line: a fragment such as `)` says nothing.
+            whole_lines = tail.partition("\n")[2] or tail
+            tail = f"{headline}\n[...]\n{whole_lines}"
         return "\n".join(_repeats_counted(tail.splitlines()))
 
     def send(self, line: str) -> None:
