@@ -6,6 +6,9 @@ names the rule and says what the rule wants, so the author can fix it from the w
 
 from __future__ import annotations
 
+import shlex
+import sys
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -23,6 +26,7 @@ from loopspec.model.errors import InvalidEventError
 from loopspec.model.facts import FactError, fact_from_wire
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wire import event_from_wire
+from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import classify
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
@@ -98,3 +102,30 @@ def test_LOG_4_a_turn_written_back_as_a_double_is_told_why() -> None:
         assert error.rule_id == "LOG-4"
         assert "data.turn must be an integer, got 1.0" in said, said
         assert "Gson" in said, said
+
+
+# Answers reset, then, as a JVM whose worker thread threw while main waits on it: writes that
+# thread's uncaught exception to stderr and never answers, not reading its input either.
+THREAD_DIED = (
+    "import sys, time; sys.stdin.readline();"
+    'print(\'{"type": "ready", "implementation": "x", "capabilities": []}\', flush=True);'
+    "sys.stdin.readline();"
+    'sys.stderr.write(\'Exception in thread "Thread-0" java.lang.IllegalStateException: log'
+    " unreadable\\n\\tat Loop.lambda$main$3(Loop.java:1106)\\n'); sys.stderr.flush();"
+    "time.sleep(30)"
+)
+
+
+def test_PROTO_1_a_thread_dead_of_an_uncaught_exception_is_not_told_to_wait_longer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the Java loop ran each command in a worker thread, which threw; the JVM printed
+    the exception and lived on, its main thread waiting for the worker's answer. The report said
+    "no answer ... within 10 s (to wait longer: --answer-timeout S)", which never helps: it now
+    says a thread died of an uncaught exception, and to catch it and answer."""
+    command = shlex.join([sys.executable, "-c", THREAD_DIED])
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "2", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert 'its thread "Thread-0" died of an uncaught exception' in said, said
+    assert "to wait longer" not in said, said

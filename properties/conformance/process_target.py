@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -595,6 +596,25 @@ UNFLUSHED = (
 )
 
 
+# A JVM's words for an uncaught exception in a thread (`Exception in thread "pool-1-thread-1"
+# java.lang...`): a thread other than main dies so and the process lives on.
+_THREAD_DEATH = re.compile(r'^Exception in thread "(?P<thread>[^"\n]+)" ', re.MULTILINE)
+THREAD_DIED = ": waiting longer will not help"
+
+
+def _thread_died(stderr: str) -> str:
+    """Why a live target that wrote a thread's uncaught exception does not answer, in words
+    ending with `THREAD_DIED`; "" when its stderr shows none (or only its main thread's)."""
+    deaths = [m["thread"] for m in _THREAD_DEATH.finditer(stderr) if m["thread"] != "main"]
+    if not deaths:
+        return ""
+    return (
+        f', and its thread "{deaths[-1]}" died of an uncaught exception (stderr below) while '
+        "the process lives on: catch it in that thread and answer (or end the process)"
+        f"{THREAD_DIED}"
+    )
+
+
 def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     """Whether the target, or a process it started, is blocked reading the pipe loopspec
     writes its messages to (Linux: `/proc/PID/task/TID/syscall` says read on fd 0 of that pipe,
@@ -1057,7 +1077,8 @@ class ProcessTarget:
                 # Alive at the deadline: a hang. No exit to wait for; a wait here would be paid
                 # again by every candidate a case's cutting-down hangs on.
                 unflushed = UNFLUSHED if _reads_its_input(process.popen) else ""
-                self._fail(f"no answer to {what} within {timeout:g} s{unflushed}", grace=0.0)
+                died = "" if unflushed else _thread_died(process.stderr_tail())
+                self._fail(f"no answer to {what} within {timeout:g} s{unflushed}{died}", grace=0.0)
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.
             self._fail(f"the process exited instead of answering {what}", grace=1.0)

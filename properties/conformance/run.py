@@ -74,6 +74,7 @@ from loopspec.properties.conformance.document_schema import converter
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
+    THREAD_DIED,
     UNFLUSHED,
     ProcessTarget,
     ProcessTargetError,
@@ -1292,7 +1293,7 @@ def with_wait_hint(text: str, option: str) -> str:
     breakages are compared on that message, and a saved case holds it for either reader. A
     target found waiting for its next message, its answer unflushed, gets none: waiting longer
     would not help it."""
-    if UNFLUSHED in text:
+    if UNFLUSHED in text or THREAD_DIED in text:
         return text
     return _NO_ANSWER.sub(lambda said: f"{said[0]} (to wait longer: {option} S)", text, count=1)
 
