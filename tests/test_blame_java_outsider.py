@@ -9,10 +9,10 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
+from test_blame_post_audit import _model_events
 
 from loopspec.model.commands import (
     Command,
@@ -28,7 +28,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.compare import classify
-from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.target import Observation
 from loopspec.properties.conformance.value_notes import value_notes
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -43,12 +43,7 @@ CONTEXT_ADDED: list[Command] = [
 
 def _with_post_word(word: str) -> tuple[str, str]:
     """The rule and words for the model's last observation with its hook/result's word changed."""
-    model = ModelTarget()
-    model.reset(HOOKED)
-    history: list[dict[str, Any]] = []
-    for command in CONTEXT_ADDED:
-        expected = model.apply(command)
-        history += expected.events
+    history, expected = _model_events(CONTEXT_ADDED, HOOKED)
     events = list(expected.events)
     index = next(i for i, e in enumerate(events) if e["type"] == "hook/result")
     assert events[index]["data"]["decision"] == "allow"
