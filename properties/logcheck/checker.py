@@ -1069,7 +1069,7 @@ def _check_lines(
                         if position is of:
                             unit_size = 0
                             # (`end` never finds events missing: no hole follows)
-                            if unit_noted and (broken := units.end(line, seq)):
+                            if unit_noted and units.awaits_end and (broken := units.end(line, seq)):
                                 report.record(line, broken, limits)
                     else:
                         units.adopt(unit_size, unit_at, unit_first_line, unit_first_seq, unit_noted)

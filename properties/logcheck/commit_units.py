@@ -99,6 +99,11 @@ class CommitUnits:
         # read them already.
         self._pending: tuple[int, int, Mapping[str, Any]] | None = None
         self._judge: Callable[[Prefix, dict[str, Any], int], bool] | None = None
+        # Whether `end` may have a verdict to give on the open commit: False only once the
+        # commit's one reply so far was folded clean without calls (`judge_reply`), no reply
+        # held or pending (what `end` judges): the checker's loop skips `end` then, as about
+        # half of a log's commits holding a reply end so. True again with the next reply read.
+        self.awaits_end = True
         self._recorded: set[str] = set()  # cleared, never replaced (`recording`)
         # The line of the last commit found broken off there with events of it missing at that
         # point (a later event of the open commit, or another commit's first, where its next
@@ -195,11 +200,13 @@ class CommitUnits:
             call_id = data.get("callId") if type(data) is dict else None
             if type(call_id) is str:
                 self._recorded.add(call_id)
-        elif self._reply is None:
-            if self._pending is not None:  # a second reply: is the first one with calls?
-                self._read_pending()
+        else:
+            self.awaits_end = True
             if self._reply is None:
-                self._pending = (seq, line, obj)
+                if self._pending is not None:  # a second reply: is the first one with calls?
+                    self._read_pending()
+                if self._reply is None:
+                    self._pending = (seq, line, obj)
 
     def end(self, line: int, seq: int) -> Sequence[Violation]:
         """The commit read well ends at `line` (`seq`): `_reply_recorded`'s verdict."""
@@ -381,6 +388,8 @@ class CommitUnits:
             self._pending = None
             if prefix.reply_ids:
                 self._reply = (seq, pending[1], list(prefix.reply_ids))
+            else:  # (a reply is pending only while none is held)
+                self.awaits_end = self._reply is not None
         return True
 
     def _read_pending(self) -> None:
@@ -408,6 +417,7 @@ class CommitUnits:
             calls = _reply_calls(obj)
             if calls:
                 self._reply = (seq, line, calls)
+                self.awaits_end = True
 
     def _reply_recorded(self, line: int, seq: int) -> list[Violation]:
         """At the end of a commit holding a reply with calls: a call without its record in it
