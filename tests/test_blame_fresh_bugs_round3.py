@@ -642,7 +642,7 @@ def test_ADJ_4_messages_a_failed_turn_left_queued_are_parked(program: Any) -> No
     """ADJ-4: the report says how the last turn ended and where its queued messages go."""
     _name, target, config, commands, _rule = program
     what = report(target, config, commands)
-    assert "ended 'error' before another step/start" in what, what
+    assert 'ended "error" before another step/start' in what, what
     assert "before the user's own message" in what, what
 
 

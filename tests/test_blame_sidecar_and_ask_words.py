@@ -66,9 +66,8 @@ def test_RW_2_a_wrong_original_shows_both_strings() -> None:
     replay = replay_case(ReserializesTheOriginal, TWO_PRE_HOOKS, program)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "RW-2", replay.divergence.what
-    assert """the model's '{"file_path":"a"}', the target's '{"file_path": "a"}'""" in (
-        replay.divergence.what
-    )
+    shown = [json.dumps(arguments) for arguments in ('{"file_path":"a"}', '{"file_path": "a"}')]
+    assert f"the model's {shown[0]}, the target's {shown[1]}" in (replay.divergence.what)
 
 
 def test_DEC_2_a_reason_joined_otherwise_shows_both() -> None:
@@ -84,8 +83,8 @@ def test_DEC_2_a_reason_joined_otherwise_shows_both() -> None:
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "DEC-2", replay.divergence.what
     what = replay.divergence.what
-    assert "joined by '; ' in configured order" in what, what
-    assert "the model's 'one; two', the target's 'one, two'" in what, what
+    assert 'joined by "; " in configured order' in what, what
+    assert 'the model\'s "one; two", the target\'s "one, two"' in what, what
 
 
 class AddsASidecarMember(ModelTarget):
@@ -104,7 +103,8 @@ class AddsASidecarMember(ModelTarget):
 def test_RW_2_a_sidecar_member_of_the_targets_own_is_shown_not_its_equal_hook_list() -> None:
     """RW-2: a sidecar whose originalArguments and handlerIds are the model's but which holds
     a member of its own was reported as naming the wrong hooks, quoting two equal lists (the
-    model's ['everything'], the target's ['everything']); the report shows both sidecars."""
+    model's ['everything'], the target's ['everything']); the report shows both sidecars, as
+    JSON writes them."""
     program: list[Command] = [
         SubmitUser("hi"),
         REPLY,
@@ -116,5 +116,5 @@ def test_RW_2_a_sidecar_member_of_the_targets_own_is_shown_not_its_equal_hook_li
     assert replay.divergence.rule_id == "RW-2", replay.divergence.what
     what = replay.divergence.what
     assert "the sidecar holds originalArguments and handlerIds, nothing else" in what, what
-    assert "'hookOutput': 'rewrote a to b'" in what, what
+    assert '"hookOutput": "rewrote a to b"' in what, what
     assert "names every hook" not in what, what

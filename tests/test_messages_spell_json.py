@@ -5,13 +5,16 @@ an object, not a Python dict; a block by the type its line gives it, not a Pytho
 from __future__ import annotations
 
 import pytest
+from test_blame_matrix import _reason, changed
 
-from loopspec.model.commands import Abort, ApprovalAnswers, ModelReplies
+from loopspec.model.commands import Abort, ApprovalAnswers, ModelReplies, SubmitUser
+from loopspec.model.config import LoopConfig
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.messages import TextBlock
 from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.compare import displayed_observation
 from loopspec.properties.conformance.profile_check import _as_observation
+from loopspec.properties.conformance.run import replay_case
 
 
 @pytest.mark.parametrize(
@@ -63,3 +66,25 @@ def test_MODEL_1_a_profile_run_s_executed_arguments_show_as_json() -> None:
         {"callId": "c1", "arguments": {"command": "ls"}},
         {"callId": "c2", "arguments": "\x85"},
     ]
+
+
+@pytest.mark.parametrize(
+    ("reason", "rule", "words"),
+    [
+        ({"kind": "done"}, "STEP-4", 'the model ends the turn "completed", the target "done"'),
+        (
+            {"kind": "completed", "why": None},
+            "STEP-4",
+            'is {"kind": "completed"} in the model, {"kind": "completed", "why": null} in',
+        ),
+    ],
+    ids=["another kind", "another member"],
+)
+def test_STEP_4_a_turn_end_reason_is_quoted_as_json(reason: object, rule: str, words: str) -> None:
+    """STEP-4: the blame quotes the target's turn/end reason as its log writes it (`null`,
+    `"done"`), where repr wrote `{'kind': 'completed', 'why': None}`."""
+    target = changed(_reason({"completed": reason}))
+    replay = replay_case(target, LoopConfig(), [SubmitUser("hi"), ModelReplies((TextBlock("ok"),))])
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == rule, replay.divergence.what
+    assert words in replay.divergence.what, replay.divergence.what

@@ -58,7 +58,13 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
-from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, FrozenMap, parse_arguments, thaw
+from loopspec.model.jsonvalue import (
+    JAVASCRIPT_TRIMMED,
+    FrozenMap,
+    parse_arguments,
+    spelled,
+    thaw,
+)
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.rewrite import input_problem
 from loopspec.model.wording import (
@@ -657,16 +663,19 @@ def _turn_end_rule(want: Event, got: Event | None, command: Command, phase: str)
     """Which rule prescribes the model's turn/end reason."""
     reason = _data(got).get("reason") if got is not None else None
     if got is not None and not (isinstance(reason, dict) and isinstance(reason.get("kind"), str)):
-        return "TURN-5", f"the turn/end reason must be an object with a string kind, not {reason!r}"
+        return (
+            "TURN-5",
+            f"the turn/end reason must be an object with a string kind, not {spelled(reason)}",
+        )
     kind = _reason_kind(want)
     theirs = _reason_kind(got) if got is not None else None
-    said = f"the model ends the turn {kind!r}" + (
-        f", the target {theirs!r}" if got is not None else ", the target does not end it"
+    said = f"the model ends the turn {spelled(kind)}" + (
+        f", the target {spelled(theirs)}" if got is not None else ", the target does not end it"
     )
     if got is not None and kind == theirs:
         said = (
-            f"the turn/end reason is {_data(want).get('reason')!r} in the model, "
-            f"{reason!r} in the target"
+            f"the turn/end reason is {spelled(_data(want).get('reason'))} in the model, "
+            f"{spelled(reason)} in the target"
         )
     match kind:
         case "max-tokens":
@@ -1139,21 +1148,21 @@ def _result_rule(
             return "DEC-1", (
                 f"{about} differs: it is {json.dumps(_result_text(want))}: a denying hook's "
                 "reason of whitespace is a reason (not empty), and the result says "
-                f"{DENIED_WITHOUT_REASON!r} only when no denying hook gave one"
+                f"{spelled(DENIED_WITHOUT_REASON)} only when no denying hook gave one"
             )
         if situation.hook_decisions.count("deny") > 1 and not (prefix_only or unreasoned):
             if _every_reason_given(want, got):
                 return "DEC-1", (
                     f"{about} differs: the denying hooks' reasons are joined with "
-                    f"{REASON_SEPARATOR!r}, in configured order"
+                    f"{spelled(REASON_SEPARATOR)}, in configured order"
                 )
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
         denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
         return "DEC-1", (
             f"{about} differs: a denied call's result is one text block Error: <reason>, the "
             f"reason the non-empty reasons of the denying {_named(denying)} joined by "
-            f"{REASON_SEPARATOR!r} in configured order (no other hook's), or "
-            f"{DENIED_WITHOUT_REASON!r} when none gave one"
+            f"{spelled(REASON_SEPARATOR)} in configured order (no other hook's), or "
+            f"{spelled(DENIED_WITHOUT_REASON)} when none gave one"
         )
     if situation.approval in APPROVAL_DENIALS:
         tool = _tool_named(call_id, history)
@@ -1685,8 +1694,9 @@ def _changed(
             if fields == ["reason"]:
                 return "DEC-2", (
                     f"{named}: its reason is the asking hooks' non-empty reasons joined by "
-                    f"{REASON_SEPARATOR!r} in configured order, absent when none gave one: "
-                    f"the model's {mine.get('reason')!r}, the target's {theirs.get('reason')!r}"
+                    f"{spelled(REASON_SEPARATOR)} in configured order, absent when none gave one: "
+                    f"the model's {spelled(mine.get('reason'))}, the target's "
+                    f"{spelled(theirs.get('reason'))}"
                 )
             return "DEC-2", named
         case "approval/decided":
@@ -1706,19 +1716,19 @@ def _sidecar_difference(want: Event, got: Event) -> str:
     if mine.get("originalArguments") != theirs.get("originalArguments"):
         return (
             "the sidecar's originalArguments is the model's argument string exactly as it sent "
-            f"it: the model's {mine.get('originalArguments')!r}, the target's "
-            f"{theirs.get('originalArguments')!r}"
+            f"it: the model's {spelled(mine.get('originalArguments'))}, the target's "
+            f"{spelled(theirs.get('originalArguments'))}"
         )
     if mine.get("handlerIds") != theirs.get("handlerIds"):
         return (
             "the sidecar names every hook that supplied an input, in configured order, the one "
-            f"in effect last: the model's {mine.get('handlerIds')!r}, the target's "
-            f"{theirs.get('handlerIds')!r}"
+            f"in effect last: the model's {spelled(mine.get('handlerIds'))}, the target's "
+            f"{spelled(theirs.get('handlerIds'))}"
         )
     # Both members agree: the difference is a member the target adds (or one it leaves out).
     return (
         "the sidecar holds originalArguments and handlerIds, nothing else: the model's "
-        f"{mine!r}, the target's {theirs!r}"
+        f"{spelled(mine)}, the target's {spelled(theirs)}"
     )
 
 
@@ -3368,7 +3378,7 @@ def _whitespace_only(message: Event) -> bool:
 
 def _after_abort_note(want: Event, ended: str) -> str:
     """What is parked after an abort, when the message due is a queued context."""
-    if ended != repr("aborted") or _source_of(want) != {
+    if ended != spelled("aborted") or _source_of(want) != {
         "kind": "plugin",
         "plugin": "tool-context",
     }:
@@ -3409,7 +3419,7 @@ def _parking_turn_end(model_events: Sequence[Event], history: Sequence[Event]) -
         if event.get("type") == "turn/end":
             reason = _data(event).get("reason")
             kind = reason.get("kind") if isinstance(reason, dict) else None
-            return None if kind in (None, "completed") else repr(kind)
+            return None if kind in (None, "completed") else spelled(kind)
     return None
 
 
