@@ -122,6 +122,19 @@ events only 805.6M against 625.0M (1.29x) to 782.5M against 622.0M (1.26x), vers
 against 682.9M (1.32x) to 880.0M against 679.8M (1.29x); the json.loads pass itself moves by up to
 3M (0.5%) from run to run.
 
+Later in session 26 (instructions, `--instructions` views alone, one run after the other): HOOK-4's
+test of a reply's hooked calls reads arguments opening with "{" with `value_of`'s scanner
+directly (about 1,000 instructions a call spared of 7,100; the scanner is 3,400 of the rest) and
+finds them over the hook runs, not a set comprehension; LOG-8's `end` is skipped for a commit
+whose reply was folded clean without calls (`CommitUnits.awaits_end`; about 2,400 each on the
+5,000-event log). Harness-written 396.0M against 350.1M (1.131x) to 395.4M against 350.9M
+(1.127x), the model's events only 782.4M against 619.3M (1.263x) to 778.9M against 621.2M
+(1.254x), version 1 879.9M against 677.1M (1.299x) to 876.0M against 679.4M (1.289x). Measured,
+not kept: the reply judge without its LOG-8 wrapper costs more (+3.2M on 5,000 events), as `end`
+then reads the reply's calls from its JSON. Not tried: a reply's `note`, wrapper and `end` left
+out altogether (11.5M together), which needs the loop to hold a reply until its judge folds it
+and every entry of `CommitUnits` to note a reply so held first.
+
 Refusing a key given twice (LOG-3), measured in session 23 (instructions, 5,000 events, check with
 the refusal in its loop): a line's top-level and `data` keys alone, counted against its colons,
 settle a third to a half of the lines (`len(obj) + len(data)` equal to the colons: no member was
