@@ -703,7 +703,6 @@ DSH_KEEPS = frozenset(
         "STEP-1", "STEP-2", "STEP-3",
         "ORD-1", "ORD-3",
         "ADJ-1", "ADJ-2", "ADJ-3",
-        "EXE-3",
         "DEC-3", "HOOK-2", "REC-2",
         "MODEL-3", "PROTO-1",
         "HIST-1",

@@ -42,6 +42,7 @@ from loopspec.properties.conformance.process_target import ProcessTarget, Proces
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import SITUATIONS
 from loopspec.properties.conformance.target import ModelTarget, Observation
+from loopspec.properties.conformance.value_notes import number_note
 
 ORIGINAL_READING = rewrite.input_problem
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -614,3 +615,18 @@ def test_LOG_4_a_result_text_of_digits_meets_a_targeted_program() -> None:
     divergence = _diverging_on_situation('a body answers "0"', WritesTheTextZeroAsANumber)
     assert divergence.rule_id == "LOG-4", divergence.what
     assert "content[0].content[0].text must be a string" in divergence.what
+
+
+def test_EXE_3_an_integer_written_back_by_javascript_is_noted_as_read_as_a_double() -> None:
+    """EXE-3: real dsh ran a body with 98765432109876543210 as 98765432109876540000 (JSON.parse
+    reads the nearest double, JSON.stringify writes it back with zeros); the note said the
+    integer did not fit a Java long, which sends a JavaScript author the wrong way."""
+    note = number_note([("executed[0][1].timeout", 98765432109876543210, 98765432109876540000)])
+    assert note is not None
+    assert "it read the integer as a double and wrote it back with zeros" in note
+    assert "JSON.parse" in note
+    # A 64-bit cut is still named as one, and a value a double holds exactly gets no such note.
+    cut = number_note([("x", 2**64 + 5, 5)])
+    assert cut is not None
+    assert "does not fit a long" in cut
+    assert number_note([("x", 2**53, 2**53 + 1)]) is None

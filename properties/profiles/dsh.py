@@ -15,6 +15,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
 from loopspec.properties.profiles.known import KnownDivergence, Profile
@@ -263,6 +264,40 @@ def _neutral_invalid_input(run: Run) -> Run:
         return event
 
     return map_events(run, change)
+
+
+# The largest integer a JavaScript number (a double) holds exactly.
+_EXACT_IN_A_DOUBLE = 2**53
+
+
+def _as_javascript_reads(value: object) -> object:
+    """`value` with each integer past 2^53 as JSON.parse reads it and JSON.stringify writes it
+    back: the double nearest, printed by its shortest digits and zeros (98765432109876543210
+    reads as 98765432109876540000), or in exponent form from 1e21 on."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and abs(value) > _EXACT_IN_A_DOUBLE:
+        try:
+            nearest = float(value)
+        except OverflowError:  # Infinity to JSON.parse: dsh fails such arguments unrun
+            return value
+        # JSON.stringify writes a number from 1e21 on in exponent form, which reads as a double.
+        return nearest if abs(nearest) >= 1e21 else int(Decimal(repr(nearest)))
+    if isinstance(value, list):
+        return [_as_javascript_reads(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_javascript_reads(item) for key, item in value.items()}
+    return value
+
+
+def _integers_as_doubles(run: Run) -> Run:
+    """Each call's executed arguments with their integers past 2^53 as dsh's body gets them."""
+    return [
+        {**obs, "executed": [[call, _as_javascript_reads(args)] for call, args in obs["executed"]]}
+        if obs["accepted"]
+        else obs
+        for obs in run
+    ]
 
 
 INVALID_CODES = frozenset({"INVALID_ARGS", "INVALID_TOOL_INPUT"})
@@ -1188,6 +1223,14 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
                 {"ToolNotFoundError": "UnknownToolError"},
             )
         ),
+    ),
+    KnownDivergence(
+        "integers-read-as-doubles",
+        ("EXE-3",),
+        "A call's arguments reach its body as JSON.parse reads them: an integer past 2^53 "
+        "becomes the nearest double (98765432109876543210 runs as 98765432109876540000), while "
+        "the tool/call records every digit. The model runs the body with the recorded value.",
+        erase_pair=both(_integers_as_doubles),
     ),
     KnownDivergence(
         "invalid-input-error",
