@@ -19,8 +19,9 @@ model as a target, is never rejected; a divergence in any of its programs fails 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import pytest
 from batches import BATCH_SEED, seeded
@@ -48,6 +49,7 @@ from loopspec.model.commands import (
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
 from loopspec.model.dispatch import prepare_result
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
+from loopspec.model.messages import ReasoningBlock, TextBlock
 from loopspec.model.state import (
     ASKING,
     READY,
@@ -112,6 +114,13 @@ SITUATIONS = (
     "call whose PreToolUse hooks are configured out of id order",
     "result meta holding an integer past 2^53",
     "result meta holding a double of more than 15 significant digits",
+    *(
+        f"{source} holding {kind}"
+        for source in ("prompt", "reply text", "tool result", "hook reason")
+        for kind in ("a character past U+FFFF", "text NFC changes")
+    ),
+    "text in a right-to-left script",
+    "text in CJK",
 )
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -164,6 +173,13 @@ OFTEN = {
     # 15 significant digits, passed 200 programs while every meta was {"lines": 3}.
     "result meta holding an integer past 2^53": 20,
     "result meta holding a double of more than 15 significant digits": 20,
+    # A loop that NFC-normalised text, wrote it as Latin-1 or UCS-2, dropped characters past
+    # U+FFFF or cut text counting UTF-16 units passed every program while every text was ASCII.
+    **{
+        f"{source} holding {kind}": 20
+        for source in ("prompt", "reply text", "tool result", "hook reason")
+        for kind in ("a character past U+FFFF", "text NFC changes")
+    },
 }
 
 
@@ -195,6 +211,36 @@ def _exacting_numbers(value: object) -> set[str]:
     return found
 
 
+def _text_situations(source: str, texts: Iterable[str]) -> set[str]:
+    """The situations `texts`, from `source` (a prompt, a reply's text, ...), create: characters
+    some loops change on their way (a normaliser, a writer in another encoding, a cut counting
+    UTF-16 units)."""
+    found: set[str] = set()
+    for text in texts:
+        if any(ord(char) > 0xFFFF for char in text):
+            found.add(f"{source} holding a character past U+FFFF")
+        if unicodedata.normalize("NFC", text) != text:
+            found.add(f"{source} holding text NFC changes")
+        if any(unicodedata.bidirectional(char) in ("R", "AL") for char in text):
+            found.add("text in a right-to-left script")
+        if any(unicodedata.name(char, "").startswith("CJK") for char in text):
+            found.add("text in CJK")
+    return found
+
+
+def _reasons(command: Command) -> list[str]:
+    """The reasons a hook's answer gives (a deny's, an ask's, an allow's, a block's)."""
+    match command:
+        case HookAnswers(verdict=Allow(reason=str() as reason) | Ask(reason=str() as reason)):
+            return [reason]
+        case HookAnswers(verdict=Deny(reason=reason)):
+            return [reason]
+        case ToolFinishes(post=post):
+            return [verdict.reason for verdict in post if isinstance(verdict, PostBlock)]
+        case _:
+            return []
+
+
 def _argument_situations(arguments: str) -> set[str]:
     """The situations a call's raw arguments create (EXE-2)."""
     found = {f"arguments holding {kind}" for kind in _exacting_numbers(parse_arguments(arguments))}
@@ -218,6 +264,8 @@ def _partly_named(config: LoopConfig, tool_name: str) -> bool:
     )
 
 
+# The blocks of a reply that hold text.
+TextLike = ReasoningBlock | TextBlock
 # The words between the hook and the tool in a refused rewrite's reason.
 REFUSED_REWRITE = REWRITE_REFUSED.partition("}")[2].partition("{")[0]
 
@@ -281,6 +329,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
     phase, config = before.phase, before.config
     if _refused_rewrite(before, after):
         found.add("unacceptable rewrite")
+    if after is not before:
+        found |= _text_situations("hook reason", _reasons(command))
     if isinstance(command, ToolFinishes) and after is not before:
         empty = [v for v in command.post if isinstance(v, PostContext) and not v.text]
         if empty:
@@ -298,6 +348,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found |= {
                 f"result meta holding {kind}" for kind in _exacting_numbers(command.outcome.meta)
             }
+            found |= _text_situations("tool result", [command.outcome.text])
+        else:
+            found |= _text_situations("tool result", [command.outcome.message])
         if any(isinstance(v, PostBlock) and not v.reason for v in command.post):
             found.add("PostToolUse block without a reason")
         outcome = command.outcome
@@ -328,6 +381,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
         case HookAnswers(verdict=Deny(reason="")) if after is not before:
             found.add("deny without a reason")
         case ModelReplies() if after.log != before.log:
+            texts = [block.text for block in command.blocks if isinstance(block, TextLike)]
+            found |= _text_situations("reply text", texts)
             if before.inbox and not command.tool_calls:
                 found.add("reply without calls with input queued")
             if len(command.tool_calls) > 1:
@@ -377,6 +432,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 found.add("outcome for a settled call")
         case SubmitUser() if not isinstance(phase, Idle):
             found.add("queued input")
+            found |= _text_situations("prompt", [command.text])
+        case SubmitUser() if after is not before:
+            found |= _text_situations("prompt", [command.text])
         case _:
             pass
     return found

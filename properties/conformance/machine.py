@@ -138,10 +138,14 @@ def prompt_texts(profile: Profile | None) -> st.SearchStrategy[str]:
     known to refuse at once (`Profile.avoids`; a blank prompt on Claude Code, TURN-1), which
     would end the program at that command. Without such a profile, the generator's own.
     (A prompt is judged under the first configuration: what a CLI refuses of a prompt is its
-    text alone.)"""
+    text alone.) The user types what `swarm.exacting_text` makes of the text drawn."""
     if profile is None:
         return gen.texts
-    refused = {t for t in gen.TEXTS if profile.avoids(SubmitUser(t), gen.CONFIGS[0])}
+    refused = {
+        t
+        for t in gen.TEXTS
+        if profile.avoids(SubmitUser(swarming.exacting_text(t)), gen.CONFIGS[0])
+    }
     if not refused:
         return gen.texts
     return gen.texts.filter(lambda text: text not in refused)
@@ -402,7 +406,7 @@ class ConformanceMachine(RuleBasedStateMachine):
                 if self.program and choose(3) == 0:
                     self.end(data)
                     return
-                self.submit_user(_draw(data, self.run.prompts))
+                self.submit_user(swarming.exacting_text(_draw(data, self.run.prompts)))
             case "model_replies":
                 self.model_replies(choose)
             case "hook_answers":
@@ -530,7 +534,7 @@ class ConformanceMachine(RuleBasedStateMachine):
         elif kind == "crash" and self.has("crash-repair"):
             command = Crash()
         elif kind == "interject" and self.has("queued-input"):
-            command = SubmitUser(_draw(data, self.run.prompts))
+            command = SubmitUser(swarming.exacting_text(_draw(data, self.run.prompts)))
         elif kind == "arbitrary":
             command = _draw(data, gen.any_commands)
         if command is None or not self.supports(command):

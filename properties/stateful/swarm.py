@@ -65,7 +65,10 @@ The situations a rule governs and the generator reaches on purpose:
   read's and a write hook's input, -0.0 among the malformed arguments (`EXACTING_ARGUMENTS`),
   and in a result's meta an integer past 2^64 and a double of 17 significant digits;
 - a call's PreToolUse hooks configured out of id order (HOOK-3, HOOK-4): the hooked
-  configurations' second copies list them in reverse.
+  configurations' second copies list them in reverse;
+- text as people write it (TEXT-1, TEXT-2, EXE-4, ADJ-4 keep it as given): precomposed and
+  decomposed accents, CJK, right-to-left script and characters past U+FFFF in prompts, replies,
+  results, failures and hooks' reasons (`EXACTING_TEXTS`).
 
 Programs are then driven to a quiet end (the conformance machine's `settle`), so what is still
 queued is delivered and compared too.
@@ -255,6 +258,37 @@ def _arguments_for(name: str) -> list[str]:
     return [EXACTING_ARGUMENTS.get(arguments, arguments) for arguments in pool]
 
 
+# Text as people write it, in place of some of the usual texts (the same draws as before, so
+# every seeded batch draws what it drew), each kept as given, code point for code point: accents
+# both precomposed (`é`, U+00E9, in Latin-1) and decomposed (`e` and U+0301, which NFC turns into
+# `é`), CJK (three UTF-8 bytes each), right-to-left script, and characters past U+FFFF (four UTF-8
+# bytes, a surrogate pair in UTF-16: a loop counting UTF-16 units cuts between the two, one
+# writing UCS-2 or MySQL's utf8mb3 drops them). Every text was ASCII, and a loop that
+# normalised, re-encoded or dropped such characters passed every random program.
+EXACTING_TEXTS = {
+    "reading the files": "reading 📂 cafe\u0301 and 日本語 files",
+    "done": "done 🙂: déjà vu, שלום",
+    "file contents": "file contents 🎉: nai\u0308ve 漢字 עברית",
+    "boom": "boom 💥 échec",
+    "blocked by policy": "blocked by policy 🚫 refuse\u0301",
+    "needs a look": "needs a look 👀 a\u0300 ve\u0301rifier",
+    "output withheld": "output withheld 🔒 données",
+    "looks safe": "looks safe ✓ 安全, ve\u0301rifie\u0301",
+}
+
+
+def exacting_text(text: str) -> str:
+    """`text`, or the text that takes its place (`EXACTING_TEXTS`). A prompt is drawn as one of
+    `strategies.texts` and then put through this: that strategy drawn as before, Hypothesis's
+    generation (which copies parts of programs between spans of one label, a label a strategy
+    over other texts would change) draws the programs it drew."""
+    return EXACTING_TEXTS.get(text, text)
+
+
+TEXTS = tuple(map(exacting_text, gen.TEXTS))
+"""A reply's text and reasoning (`strategies.TEXTS`, some in place)."""
+
+
 # A program's commands are drawn as flat choices: each is one index below a small bound
 # (`Choose`), which Hypothesis records as one integer and shrinks towards 0, instead of nested
 # strategies (composites, `one_of` over `builds`), each of whose draws costs a span, a
@@ -370,9 +404,9 @@ def model_replies(
     blocks: list[ReplyBlock] = []
     shape = choose(4)  # reasoning and text, each in half the replies
     if shape & 1:
-        blocks.append(ReasoningBlock(pick(choose, gen.TEXTS)))
+        blocks.append(ReasoningBlock(pick(choose, TEXTS)))
     if shape & 2:
-        blocks.append(TextBlock(pick(choose, gen.TEXTS)))
+        blocks.append(TextBlock(pick(choose, TEXTS)))
     one_in = _WITHOUT_CALLS_QUEUED_ONE_IN if queued else _WITHOUT_CALLS_ONE_IN
     if choose(one_in) != (one_in - 1 if first_step else 0):
         blocks.extend(tool_calls(choose, swarm, config, first_id))
@@ -410,8 +444,8 @@ def _leanings(
 
 
 # "" is a hook denying without a reason: the result then says `denied` (TEXT-1).
-_DENY_REASONS = ("blocked by policy", "no", "")
-_ASK_REASONS = (None, "needs a look")
+_DENY_REASONS = (exacting_text("blocked by policy"), "no", "")
+_ASK_REASONS = (None, exacting_text("needs a look"))
 
 
 # Inputs with numbers some readers get wrong (see EXACTING_ARGUMENTS), in place of one of these
@@ -470,7 +504,7 @@ def pre_audit(verdict: PreVerdict) -> HookAudit | None:
 # first call, the first of the second, ...), tied to positions already drawn, so programs draw
 # what they drew before; no allow gave a reason before, and a loop that joined it into the
 # reasons of the winning rank passed every program.
-_ALLOW_REASON = "looks safe"
+_ALLOW_REASON = exacting_text("looks safe")
 
 
 def _deny(choose: Choose, swarm: Swarm) -> Deny:
@@ -535,7 +569,7 @@ def pre_verdicts(
     return Allow(updated_input=new_input, reason=allow_reason)
 
 
-_SUCCESS_TEXTS = ("A", "B", "file contents")
+_SUCCESS_TEXTS = ("A", "B", exacting_text("file contents"))
 _DEFERRED = "deferred context"
 # A context of only whitespace is not empty: it is delivered as given, untrimmed (ADJ-4). A
 # loop that trims contexts before dropping empty ones passed every program while none was blank.
@@ -547,12 +581,12 @@ _META: tuple[JsonValue, ...] = (
     None,
     FrozenMap({"lines": 3, "bytes": 98765432109876543210, "load": 0.30000000000000004}),
 )
-_FAILURE_MESSAGES = ("boom", "permission denied")
+_FAILURE_MESSAGES = (exacting_text("boom"), "permission denied")
 _FAILURE_CODES = (None, "EACCES")
 # The error name each failure message comes with, the result's `error.name` beside its code
 # (EXE-4's outcome, TEXT-1): every failure was a ToolError, and a loop that named every one so
 # passed every program.
-_FAILURE_NAMES = {"boom": "ToolError", "permission denied": "PermissionError"}
+_FAILURE_NAMES = {exacting_text("boom"): "ToolError", "permission denied": "PermissionError"}
 
 
 def deferred(call_id: str) -> str:
@@ -592,7 +626,7 @@ def tool_outcomes(choose: Choose, swarm: Swarm, call_id: str) -> ToolOutcome:
 _POST_VERDICTS: tuple[PostVerdict, ...] = (
     PostPass(audit=_PASS_AUDIT),
     PostContext("note from hook"),
-    PostBlock("output withheld"),
+    PostBlock(exacting_text("output withheld")),
 )
 
 
