@@ -397,6 +397,24 @@ def test_EXE_2_each_lossy_number_read_as_a_number_is_blamed_on_EXE_2(lossy: str)
     assert "without a lossless value" in replay.divergence.what, replay.divergence.what
 
 
+def test_EXE_2_a_lossy_number_in_arguments_missing_a_key_is_blamed_for_its_cause() -> None:
+    """EXE-2: random programs send `{"command":"ls","timeout":-0.0}`, which the model keeps as
+    the raw string (not an object) and a loop reading -0.0 as a number finds an object missing a
+    required key: both end the call INVALID_TOOL_INPUT, in other words. The report said only
+    that the arguments "parse to another value here (blank means {}, invalid JSON stays the raw
+    string)", which names neither -0.0 nor why it stays a string, as the targeted program's
+    report does."""
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"timeout":-0.0}'),)),
+    ]
+    replay = replay_case(ReadsLossyNumbers, LoopConfig(tools=TOOLS), program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
+    assert "without a lossless value" in replay.divergence.what, replay.divergence.what
+    assert "a negative zero such as -0.0" in replay.divergence.what, replay.divergence.what
+
+
 def _execution_only_rewrite() -> MutantTarget:
     return _mutant("execution-only-rewrite")()
 

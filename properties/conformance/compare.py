@@ -784,6 +784,22 @@ _LONE_SURROGATE_WORDS = (
 )
 
 
+# Arguments the model keeps as their raw string where `json.loads` and JSON.parse read an object,
+# said the same way wherever a result or its absence shows it.
+_LOSSY_JSON = (
+    "JSON without a lossless value (NaN, an infinity such as 1e400, a negative zero such as "
+    "-0.0), which stay the raw string, no JSON object (EXE-2, LOG-3)"
+)
+
+
+def _arguments_sent(call_id: str | None, command: Command) -> str | None:
+    """The arguments of call `call_id` when `command` is the reply that makes it (an invalid
+    input's result commits with its reply, whose tool/call no earlier event holds)."""
+    if not isinstance(command, ModelReplies):
+        return None
+    return next((call.arguments for call in command.tool_calls if call.id == call_id), None)
+
+
 def _object_only_when_lossy(original: object) -> bool:
     """Whether arguments the model keeps as their raw string (EXE-2: no lossless value) are a
     JSON object to a reader that takes NaN, infinities and -0.0 as numbers (Python's
@@ -1093,6 +1109,13 @@ def _result_rule(
         and got is not None
         and _input_problem(want) != _input_problem(got)
     ):
+        if _object_only_when_lossy(situation.original) or _object_only_when_lossy(
+            _arguments_sent(call_id, command)
+        ):
+            return "EXE-2", (
+                f"{about} differs: the call's arguments are {_LOSSY_JSON}, where the target "
+                f"reads them as an object: {json.dumps(_result_text(want))}"
+            )
         return "EXE-2", (
             f"{about} differs: the call's arguments parse to another value here "
             "(blank means {}, invalid JSON stays the raw string)"
@@ -1983,10 +2006,8 @@ def _missing(
             )
             if _error_code(want) == "INVALID_TOOL_INPUT" and _object_only_when_lossy(raw):
                 return "EXE-2", (
-                    f"{lacks} for call {_call_id_of(want)}: its arguments are JSON without a "
-                    "lossless value (NaN, an infinity such as 1e400, a negative zero such as "
-                    "-0.0), which stay the raw string, no JSON object: the call ends as an "
-                    "INVALID_TOOL_INPUT error and its body never starts"
+                    f"{lacks} for call {_call_id_of(want)}: its arguments are {_LOSSY_JSON}: "
+                    "the call ends as an INVALID_TOOL_INPUT error and its body never starts"
                 )
             failed = _failed_closed(_call_id_of(want), want, history, started)
             if failed is not None:
