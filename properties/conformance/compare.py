@@ -84,6 +84,7 @@ from loopspec.properties.conformance.json_values import as_value as _as_value
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import ConformanceTarget, Observation
+from loopspec.properties.conformance.text_changes import message_text_change
 
 # The blame of a difference no rule in SPEC.md prescribes: a gap to close in SPEC, not a guess.
 NO_RULE = "NO-RULE"
@@ -1548,6 +1549,15 @@ def _changed(
         )
         if wrong_source is not None:
             return wrong_source
+    if kind in ("user/message", "assistant/message"):
+        how = message_text_change(
+            _positional(normalized_event(want)), _positional(normalized_event(got))
+        )
+        if how is not None:
+            return "TEXT-2", (
+                f"{named}: a message holds the text given (typed, replied or deferred), code "
+                f"point for code point, where the target's is {how}"
+            )
     match kind:
         case "turn/start":
             return "TURN-1", named

@@ -91,7 +91,7 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"a \\u escape in the JSON, \\u{ord(want[_first_difference(want, got)]):04x}, "
                 "as JSON allows (a call's arguments may hold one, EXE-2)"
             )
-        how = _changed(want, got)
+        how = encoding_change(want, got)
         if how is not None:
             return (
                 f"note: the target has {how} (at {path}): it read or wrote that "
@@ -158,7 +158,7 @@ def _container(text: str) -> object:
         return None
 
 
-def _changed(want: str, got: str) -> str | None:
+def encoding_change(want: str, got: str) -> str | None:
     """How `got` is `want` passed through a wrong encoding, in words; None if it is not."""
     if len(want) == len(got):
         lost = [

@@ -1,0 +1,84 @@
+"""Text a target changed on its way: a message holding the text given, code point for code point.
+
+What the user types and what the model replies is kept as given (TEXT-2), as a result is the
+body's text (EXE-4): a loop that normalizes it (NFC joins `e` and U+0301 into `é`), writes it in
+another encoding (`?` for what Latin-1 or ASCII lacks, UTF-8 bytes read as Latin-1), stores it
+as UCS-2 (characters past U+FFFF dropped) or cuts it counting UTF-16 units (a character past
+U+FFFF is two of them) goes wrong only on text holding characters ASCII lacks. These find that
+change in two message events and say what it is, so a report names TEXT-2 and the change, not
+the queue (ADJ-4) or no rule at all.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from copy import deepcopy
+from typing import Any, Final
+
+from loopspec.properties.conformance.value_notes import encoding_change
+
+NORMALIZATION_FORMS: Final = ("NFC", "NFD", "NFKC", "NFKD")
+
+
+def how_text_changed(want: str, got: str) -> str | None:
+    """How `got` is `want`, a text holding characters ASCII lacks, changed on its way, in words;
+    None when it is not so (another text, or `want` all ASCII, whose changes are other rules')."""
+    if want == got or want.isascii():
+        return None
+    for form in NORMALIZATION_FORMS:
+        if unicodedata.normalize(form, want) == got:
+            return f"{json.dumps(got)}, the text {form}-normalized"
+    if got == "".join(char for char in want if ord(char) <= 0xFFFF):
+        return f"{json.dumps(got)}, the text with its characters past U+FFFF dropped"
+    encoded = encoding_change(want, got)
+    if encoded is not None:
+        return f"{encoded}, the text read or written in another encoding than UTF-8"
+    # As many UTF-16 units as `got` has (a pair cut in two leaves one unit, read as U+FFFD).
+    count = len(got.encode("utf-16-le", "surrogatepass")) // 2
+    cut = want.encode("utf-16-le")[: 2 * count].decode("utf-16-le", "replace")
+    if got == cut and any(ord(char) > 0xFFFF for char in want):
+        return (
+            f"{json.dumps(got)}, the text cut at {count} UTF-16 units (a character past U+FFFF "
+            "is two)"
+        )
+    return None
+
+
+def message_text_change(want: Any, got: Any) -> str | None:
+    """How the texts of message event `got` are those of `want` changed on their way, when the
+    two differ in those texts alone, each changed as `how_text_changed` says; else None."""
+    mine, theirs = _texts(want), _texts(got)
+    if mine is None or theirs is None or len(mine) != len(theirs):
+        return None
+    if _with_texts(got, mine) != _with_texts(want, mine):
+        return None
+    changes = [how_text_changed(w, g) for w, g in zip(mine, theirs, strict=True) if w != g]
+    if not changes or None in changes:
+        return None
+    return changes[0]
+
+
+def _content(event: Any) -> list[Any] | None:
+    data = event.get("data") if isinstance(event, dict) else None
+    message = data.get("message") if isinstance(data, dict) else None
+    content = (message if isinstance(message, dict) else data or {}).get("content")
+    return content if isinstance(content, list) else None
+
+
+def _texts(event: Any) -> list[str] | None:
+    content = _content(event)
+    if content is None:
+        return None
+    return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+
+
+def _with_texts(event: Any, texts: list[str]) -> Any:
+    """A copy of `event` with its blocks' texts replaced, in order, by `texts`."""
+    copy = deepcopy(event)
+    blocks = [
+        b for b in _content(copy) or [] if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ]
+    for block, text in zip(blocks, texts, strict=False):
+        block["text"] = text
+    return copy
