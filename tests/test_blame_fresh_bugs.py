@@ -269,7 +269,7 @@ def test_HOOK_8_the_report_names_the_hook_and_the_tool() -> None:
     replay = replay_case(PrefixAnchoredMatchers, PARTLY_MATCHED, list(PROGRAMS[0][3]))
     assert replay.divergence is not None
     what = replay.divergence.what
-    for named in ("bash-guard", "'bash'", "bash_session"):
+    for named in ("bash-guard", '"bash"', "bash_session"):
         assert named in what, what
 
 

@@ -352,7 +352,7 @@ WORDS: list[tuple[str, tuple[str, ...]]] = [
     (
         "a matcher tested against the NFKC form",
         (
-            "hook reader's matcher 'read' for tool \uff52\uff45\uff41\uff44",
+            'hook reader\'s matcher "read" for tool \uff52\uff45\uff41\uff44',
             "the name's Unicode compatibility form, NFKC",
         ),
     ),

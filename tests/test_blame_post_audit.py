@@ -156,7 +156,7 @@ def test_HOOK_5_a_missing_audit_whose_id_a_profile_erased_names_its_point_and_ma
         history=tuple(history),
     )
     assert "None" not in what
-    assert "the PostToolUse hook matching 'read' must run" in what, what
+    assert 'the PostToolUse hook matching "read" must run' in what, what
     assert rule == "HOOK-5"
 
 

@@ -180,4 +180,4 @@ def test_EXE_5_a_hook_skipped_for_its_own_reason_is_blamed_on_the_rule_it_breaks
     if rule == "EXE-5":
         assert "call c1 names tool missing_tool, which is not registered, and hook" in what
     if rule == "HOOK-8":
-        assert "hook any-case's matcher '(?i)READ' matches tool read of call c2" in what
+        assert 'hook any-case\'s matcher "(?i)READ" matches tool read of call c2' in what

@@ -87,7 +87,7 @@ def test_DEC_2_running_a_call_whose_approval_was_rejected_is_blamed_on_DEC_2() -
     ]
     rule, what = _blame(GUARDED, program, '{"command":"ls"}')
     assert rule == "DEC-2", what
-    assert "answered 'rejected'" in what
+    assert 'answered "rejected"' in what
 
 
 def test_DEC_1_running_a_denied_call_is_still_blamed_on_DEC_1() -> None:
@@ -127,7 +127,7 @@ REJECTED_IN_STEP_1: list[Command] = [
         (
             [ModelReplies((LS,)), HookAnswers(Ask()), Abort()],
             "DEC-2",
-            "its approval was answered 'cancelled'",
+            'its approval was answered "cancelled"',
         ),
     ],
     ids=["allowed, behind an exclusive call", "asked again"],

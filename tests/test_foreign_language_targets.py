@@ -365,7 +365,7 @@ class DropsTheContextZero(ModelTarget):
             'a body answers "0" and defers an empty context, one of whitespace and "0"',
             DropsTheContextZero,
             "ADJ-4",
-            "a context '0', false to some languages (Perl, PHP), is not empty",
+            'a context "0", false to some languages (Perl, PHP), is not empty',
         ),
     ],
     ids=["null key", "context 0"],

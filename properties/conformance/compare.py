@@ -418,7 +418,7 @@ def hook_named(event: Event) -> str:
     handler = data.get("handlerId")
     if isinstance(handler, str):
         return f"hook {handler}"
-    return f"the {data.get('point', 'unnamed')} hook matching {data.get('matcher', '?')!r}"
+    return f"the {data.get('point', 'unnamed')} hook matching {spelled(data.get('matcher', '?'))}"
 
 
 def _unstarted_call_words(result: Event, model_events: Sequence[Event]) -> str:
@@ -894,8 +894,8 @@ def _outcome_of_another_call(
     return (
         f"call {other}'s result carries the outcome the command gives call {command.call_id}, "
         f"whose own result the target does not append: an outcome settles the call its callId "
-        f"names, and only while that call runs (ids compare as strings: {other!r} is not "
-        f"{command.call_id!r})"
+        f"names, and only while that call runs (ids compare as strings: {spelled(other)} is not "
+        f"{spelled(command.call_id)})"
     )
 
 
@@ -1661,8 +1661,9 @@ def _changed(
             matcher = _outside_matcher(got, command, history, program)
             if matcher is not None:
                 return "HOOK-8", (
-                    f"{named}: the target runs {hook_named(got)}, whose matcher {matcher!r} does "
-                    f"not match the whole name of the tool call {_data(got).get('callId')} makes"
+                    f"{named}: the target runs {hook_named(got)}, whose matcher "
+                    f"{spelled(matcher)} does not match the whole name of the tool call "
+                    f"{_data(got).get('callId')} makes"
                 )
             partly = _fits_only_part(config, got)
             if partly is not None:
@@ -1698,8 +1699,8 @@ def _changed(
             reading, their_reading = _reading(point, ours), _reading(point, their_word)
             if reading and their_reading and reading != their_reading:
                 return "HOOK-1", (
-                    f"{named}: the audit records {their_word!r}, which reads as {their_reading}, "
-                    f"where the loop acted on {reading} (recorded {ours!r})"
+                    f"{named}: the audit records {spelled(their_word)}, which reads as "
+                    f"{their_reading}, where the loop acted on {reading} (recorded {spelled(ours)})"
                 )
             if set(fields) <= _AUDIT_FIELDS:  # the right hook's answer, its audit misrecorded
                 values = "; ".join(
@@ -1985,9 +1986,9 @@ def _missing(
             )
         case "user/message" if _message_text(want) in _FALSE_TO_SOME:
             return "ADJ-4", (
-                f"{lacks}: a context {_message_text(want)!r}, false to some languages (Perl, "
-                'PHP), is not empty: only "" is no context, and it is delivered after the next '
-                "step/start"
+                f"{lacks}: a context {spelled(_message_text(want))}, false to some languages "
+                '(Perl, PHP), is not empty: only "" is no context, and it is delivered after the '
+                "next step/start"
             )
         case "user/message":
             return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
@@ -2263,8 +2264,8 @@ def _skipped_hook_rule(
         )
     if all(_fits_only_by_case(h, c.name) for c, h in pairs):
         return "HOOK-8", (
-            f"hook {hook.handler_id}'s matcher {hook.matcher!r} matches tool {call.name} of call "
-            f"{call.id}: a leading (?i) makes the rest match in any case (ECMAScript's flag i)"
+            f"hook {hook.handler_id}'s matcher {spelled(hook.matcher)} matches tool {call.name} of "
+            f"call {call.id}: a leading (?i) makes the rest match in any case (ECMAScript's flag i)"
         )
     return None
 
@@ -2582,11 +2583,11 @@ def _partly_matching_hook(
     if not fits:
         return None
     hook, _, name = fits[0]
-    said = f"hook {hook.handler_id}'s matcher {hook.matcher!r} for tool {name}"
+    said = f"hook {hook.handler_id}'s matcher {spelled(hook.matcher)} for tool {name}"
     if _fits_part(hook, name):
         return said
     form = unicodedata.normalize("NFKC", name)
-    return f"{said} (it matches {form!r}, the name's Unicode compatibility form, NFKC)"
+    return f"{said} (it matches {spelled(form)}, the name's Unicode compatibility form, NFKC)"
 
 
 def _fits_compatibility_form(hook: HookSpec, name: str) -> bool:
@@ -2609,7 +2610,7 @@ def _fits_only_part(config: LoopConfig | None, got: Event) -> str | None:
     if any(hook.matches(name) for name in names):
         return None
     part = next((name for name in names if _fits_part(hook, name)), None)
-    return None if part is None else f"{hook.matcher!r} (part of {part})"
+    return None if part is None else f"{spelled(hook.matcher)} (part of {part})"
 
 
 def _fits_part(hook: HookSpec, name: str) -> bool:
@@ -2661,7 +2662,8 @@ def _extra(
                     else "any tool the program's replies call (the hook event names no call)"
                 )
                 return "HOOK-8", (
-                    f"{adds}: {hook}'s matcher {matcher!r} does not match the whole name of {call}"
+                    f"{adds}: {hook}'s matcher {spelled(matcher)} does not match the whole name "
+                    f"of {call}"
                 )
             if _data(got).get("point") == "PostToolUse" and not _result_follows(got, target_events):
                 # Audited as the body settles: the audit belongs right before the result it
@@ -3125,7 +3127,7 @@ def _ended_unstarted(
     EXE-5; an approval answered otherwise than allowed-once, DEC-2); else a deny's (DEC-1:
     denied by a hook, or by the refusal of a rewrite that does not fit)."""
     words = _result_texts(result)
-    said = f" ({words[0]!r})" if words else ""
+    said = f" ({spelled(words[0])})" if words else ""
     code = _error_code(result)
     if code == "INVALID_TOOL_INPUT":
         return "EXE-5", (
@@ -3148,7 +3150,8 @@ def _ended_unstarted(
     )
     if outcome is not None and outcome != "allowed-once":
         return "DEC-2", (
-            f"{ran}: its approval was answered {outcome!r}, and only allowed-once runs a call{said}"
+            f"{ran}: its approval was answered {spelled(outcome)}, and only allowed-once runs a "
+            f"call{said}"
         )
     return "DEC-1", f"{ran}: it is answered with an error instead{said}"
 
@@ -3178,7 +3181,7 @@ def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, 
         if "deny" in situation.hook_decisions:
             return earlier, "denied by a hook"
         if situation.approval not in (None, "asked", "allowed-once"):
-            return earlier, f"its approval answered {situation.approval!r}"
+            return earlier, f"its approval answered {spelled(situation.approval)}"
         if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
             return earlier, f"ended {code}"
     return None
