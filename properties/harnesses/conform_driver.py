@@ -87,7 +87,8 @@ events:
   audit record per invocation, as `hook_audit` writes them; PostToolUse ones at that point);
 - the blocking tools: each start (`executed`, with the arguments that really ran);
 - the CLI process: its exit (step/end, turn/end: completed, aborted when the log recorded
-  an interrupt, or error when it failed).
+  an interrupt or the adapter interrupted it while its model request was unanswered, or error
+  when it failed).
 
 and its `history` from the last model request the mock model received, held to the log's
 history, followed by the log's messages after that request's end
@@ -870,6 +871,7 @@ class Session:
         self.turn_opened = False  # the current process's log recorded the prompt
         self.turn_aborted = False  # the current process's log recorded an interrupt
         self.interrupted = False  # the adapter interrupted the current process (an Abort)
+        self.interrupted_asking = False  # ... while its model request was unanswered
         self.refused: str | None = None  # why the last process started no turn
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
@@ -1047,6 +1049,8 @@ class Session:
         ABORT_GRACE). What it killed no longer waits on the program."""
         assert self.process is not None
         self.interrupted = True
+        pending = self.mock.pending()
+        self.interrupted_asking = pending is not None and pending.process == self.turns_started
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGINT)
         try:
@@ -1113,6 +1117,7 @@ class Session:
         self.turn_opened = False
         self.turn_aborted = False
         self.interrupted = False
+        self.interrupted_asking = False
 
     # -- hooks and tools -------------------------------------------------------------------------
 
@@ -1418,6 +1423,19 @@ class Session:
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
         return [i for i in claude_log_items(text) if isinstance(i, AbortNotice | TurnAborted)]
 
+    def _note_unrecorded_interrupt(self) -> None:
+        """A CLI interrupted while its model request was unanswered ended at once, as it does,
+        but neither its log nor its output held the interrupt: Claude Code's exit on SIGINT
+        races its own writes (its output's closing record comes or not; 1 of 26 transcripts
+        lacked the interrupt, unloaded). It got no reply, so its turn cannot have completed:
+        the interrupt ended it, reported aborted (the user's Ctrl-C) without a notice the CLI
+        did not write, where it was reported completed and blamed on ABORT-2. Stderr says so."""
+        sys.stderr.write(
+            "conform_driver: the CLI, interrupted while its model request was unanswered,"
+            " exited 0 recording no interrupt; its turn is reported aborted\n"
+        )
+        sys.stderr.flush()
+
     def _failure(self) -> str:
         """The last line the failed turn printed (its error), or ''."""
         out = self.root / f"turn-{self.turns_started}.out"
@@ -1534,7 +1552,9 @@ class Session:
                     return
                 self._emit("step/end", {"turn": self.turn, "step": self.step})
                 reason: dict[str, Any] = {"kind": "completed"}
-                if self.turn_aborted:
+                if code == 0 and self.interrupted_asking and not self.turn_aborted:
+                    self._note_unrecorded_interrupt()
+                if self.turn_aborted or (code == 0 and self.interrupted_asking):
                     # The CLI's interrupt is Ctrl-C: the user's (it records no other cause).
                     reason = {"kind": "aborted", "reason": {"kind": "user"}}
                 elif code != 0:
