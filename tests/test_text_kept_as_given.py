@@ -23,7 +23,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import LoopConfig
-from loopspec.model.messages import ReasoningBlock, TextBlock
+from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import replay_case, run_conformance
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.text_changes import how_text_changed
@@ -107,6 +107,30 @@ def test_TEXT_2_a_prompt_or_reply_changed_on_its_way_is_blamed_and_told_how(
     replay = replay_case(changing, LoopConfig(tools=gen.TOOLS), program)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "TEXT-2", replay.divergence.what
+    assert words in replay.divergence.what, replay.divergence.what
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [(_nfc, "NFC-normalized"), (_cut_in_utf16_units, "UTF-16 units")],
+)
+@pytest.mark.parametrize("failed", [False, True])
+def test_EXE_4_a_result_changed_on_its_way_is_told_how(
+    change: Change, words: str, failed: bool
+) -> None:
+    """A result is the body's text (EXE-4): the report said only that it differs from what the
+    body returned, not that the target normalized it or cut it counting UTF-16 units."""
+    text = EXACTING_TEXTS["file contents"]
+    outcome = ToolFailed(text, None) if failed else ToolSucceeded(text, (), None)
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        ToolFinishes("c1", outcome),
+    ]
+    changing = _changing(change, prompts=False, replies=False, results=True)
+    replay = replay_case(changing, LoopConfig(tools=gen.TOOLS), program)
+    assert replay.divergence is not None
+    assert replay.divergence.rule_id == "EXE-4", replay.divergence.what
     assert words in replay.divergence.what, replay.divergence.what
 
 

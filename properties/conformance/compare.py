@@ -1215,9 +1215,17 @@ def _result_rule(
         blocked = _blocked_by(command)
         if blocked is not None:
             return "DEC-3", f"{about} differs: {blocked}"
+        how = (
+            None
+            if got is None
+            else message_text_change(
+                _positional(normalized_event(want)), _positional(normalized_event(got))
+            )
+        )
+        changed = "" if how is None else f", code point for code point, where the target's is {how}"
         if isinstance(command.outcome, ToolFailed):
-            return "EXE-4", f"{about} differs: a failed body's result is Error: <message>"
-        return "EXE-4", f"{about} differs from what the body returned"
+            return "EXE-4", f"{about} differs: a failed body's result is Error: <message>{changed}"
+        return "EXE-4", f"{about} differs from what the body returned{changed}"
     return "EXE-4", f"{about} differs from its settled outcome"
 
 

@@ -6,7 +6,7 @@ another encoding (`?` for what Latin-1 or ASCII lacks, UTF-8 bytes read as Latin
 as UCS-2 (characters past U+FFFF dropped) or cuts it counting UTF-16 units (a character past
 U+FFFF is two of them) goes wrong only on text holding characters ASCII lacks. These find that
 change in two message events and say what it is, so a report names TEXT-2 and the change, not
-the queue (ADJ-4) or no rule at all.
+the queue (ADJ-4) or no rule at all (and EXE-4, for a result, with the change).
 """
 
 from __future__ import annotations
@@ -66,19 +66,25 @@ def _content(event: Any) -> list[Any] | None:
     return content if isinstance(content, list) else None
 
 
+def _text_blocks(content: list[Any]) -> list[dict[str, Any]]:
+    """The blocks holding text in `content`, those inside a tool result's block too."""
+    found: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            found.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("content"), list):
+            found += _text_blocks(block["content"])
+    return found
+
+
 def _texts(event: Any) -> list[str] | None:
     content = _content(event)
-    if content is None:
-        return None
-    return [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return None if content is None else [block["text"] for block in _text_blocks(content)]
 
 
 def _with_texts(event: Any, texts: list[str]) -> Any:
     """A copy of `event` with its blocks' texts replaced, in order, by `texts`."""
     copy = deepcopy(event)
-    blocks = [
-        b for b in _content(copy) or [] if isinstance(b, dict) and isinstance(b.get("text"), str)
-    ]
-    for block, text in zip(blocks, texts, strict=False):
+    for block, text in zip(_text_blocks(_content(copy) or []), texts, strict=False):
         block["text"] = text
     return copy
