@@ -31,6 +31,7 @@ from loopspec.model.jsonvalue import (
     FrozenMap,
     JsonValue,
     parse_arguments,
+    spelled,
     value_of,
 )
 
@@ -1336,8 +1337,9 @@ def call_records_match_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if fact.arguments is None or not same_arguments(fact.arguments, block.arguments):
         # Say what to write too: a harness that rewrites the call record alone reads this.
         msg = (
-            f"call {fact.call_id}: its tool/call (the audit record) runs {fact.arguments!r} but "
-            f"the reply's assistant/message (the model history) shows {block.arguments!r}; both "
+            f"call {fact.call_id}: its tool/call (the audit record) runs "
+            f"{spelled(fact.arguments)} but the reply's assistant/message (the model history) "
+            f"shows {spelled(block.arguments)}; both "
             "carry the input that runs (a hook's rewrite in the reply too, the model's input in "
             "tool/call.rewrite, RW-2)"
         )
@@ -1363,7 +1365,8 @@ def _record_of_a_repeated_id(
         same_arguments(fact.arguments, block.arguments) for block in blocks
     ):
         message = (
-            f"call {call_id}: its tool/call (the audit record) runs {fact.arguments!r}, which no "
+            f"call {call_id}: its tool/call (the audit record) runs {spelled(fact.arguments)}, "
+            "which no "
             f"call {call_id} of the reply's assistant/message (the model history) shows"
         )
         found.append(Violation("RW-1", fact.seq, message, (prefix.reply_seq or 0,)))
@@ -1626,7 +1629,8 @@ def post_hook_words_fit_the_result(prefix: Prefix, fact: Fact) -> Sequence[Viola
         and fact.decision in ASKING_DECISIONS
     ):
         msg = (
-            f"PostToolUse hook {fact.handler_id} is audited {fact.decision!r}: after the body "
+            f"PostToolUse hook {fact.handler_id} is audited {spelled(fact.decision)}: after the "
+            "body "
             "ran there is nothing to approve (pass, allow, approve, stop, error; block or deny "
             "for a block)"
         )
@@ -1651,7 +1655,8 @@ def blocking_exit_is_audited_as_blocking(prefix: Prefix, fact: Fact) -> Sequence
         and fact.decision not in BLOCKING_EXIT_DECISIONS
     ):
         msg = (
-            f"{fact.point} hook {fact.handler_id} is audited {fact.decision!r} with exit code 2, "
+            f"{fact.point} hook {fact.handler_id} is audited {spelled(fact.decision)} with exit "
+            "code 2, "
             "the blocking exit: a hook that exits 2 denies or blocks (deny, block, stop), "
             "whatever it printed, or failed (error)"
         )
@@ -1679,7 +1684,7 @@ def post_block_makes_the_result_an_error(prefix: Prefix, fact: Fact) -> Sequence
     ):
         answer = prefix.post_blocked[fact.call_id]
         msg = (
-            f"PostToolUse hook {answer.handler_id} is audited {answer.decision!r} for "
+            f"PostToolUse hook {answer.handler_id} is audited {spelled(answer.decision)} for "
             f"{fact.call_id}, whose result is not an error: a block replaces it (DEC-3)"
         )
         return [Violation("HOOK-1", fact.seq, msg, (answer.seq,), POST_BLOCK_NOT_AN_ERROR)]
@@ -2010,7 +2015,8 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
         answer = prefix.pre_denied[fact.call_id]
         msg = (
             f"call {fact.call_id} was denied (PreToolUse hook {answer.handler_id} is audited "
-            f"{answer.decision!r}) but its result reports success: a denied call never runs, "
+            f"{spelled(answer.decision)}) but its result reports success: a denied call never "
+            "runs, "
             "and its result is the error `Error: <reason>`"
         )
         return [Violation("DEC-1", fact.seq, msg, (answer.seq,), DENIED_NOT_AN_ERROR)]
@@ -2043,8 +2049,8 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
             and not same_arguments(record.arguments, fact.arguments)
         ):
             msg = (
-                f"approval for {fact.call_id} shows {fact.arguments!r} but the call runs "
-                f"{record.arguments!r}"
+                f"approval for {fact.call_id} shows {spelled(fact.arguments)} but the call runs "
+                f"{spelled(record.arguments)}"
             )
             return [Violation("RW-4", fact.seq, msg, (record.seq,))]
     if fact.type == "approval/decided" and fact.approval_id not in prefix.approvals:
@@ -2066,13 +2072,14 @@ def approval_shows_effective_input(prefix: Prefix, fact: Fact) -> Sequence[Viola
         outcome, answered = prefix.refused_calls[fact.call_id]
         if outcome in REFUSING_OUTCOMES:
             msg = (
-                f"call {fact.call_id} was not approved (its approval was answered {outcome!r}; "
+                f"call {fact.call_id} was not approved (its approval was answered "
+                f"{spelled(outcome)}; "
                 "only allowed-once runs a call) but its result reports success"
             )
         else:  # a word of the loop's own ('approved'): "was not approved" read as nonsense
             msg = (
                 f"call {fact.call_id} ran (its result reports success) after its approval was "
-                f"answered {outcome!r}, none of DEC-2's outcomes (allowed-once, "
+                f"answered {spelled(outcome)}, none of DEC-2's outcomes (allowed-once, "
                 f"{', '.join(REFUSING_OUTCOMES)}): only allowed-once runs a call"
             )
         return [Violation("DEC-2", fact.seq, msg, (answered,))]
@@ -2115,7 +2122,7 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
     if fact.type == "turn/end":
         if prefix.repaired and fact.reason_kind != "interrupted":
             msg = (
-                f"turn {fact.turn} ends {fact.reason_kind!r} after crash repair results: a "
+                f"turn {fact.turn} ends {spelled(fact.reason_kind)} after crash repair results: a "
                 "repaired turn ends interrupted"
             )
             return [Violation("REC-1", fact.seq, msg)]
@@ -2214,7 +2221,7 @@ def interrupted_reply_ends_its_turn(prefix: Prefix, fact: Fact) -> Sequence[Viol
         if fact.reason_kind in ABORTED_ENDINGS:
             return NO_VIOLATIONS
         msg = (
-            f"turn {fact.turn} ends {fact.reason_kind!r} after the interrupted reply at seq "
+            f"turn {fact.turn} ends {spelled(fact.reason_kind)} after the interrupted reply at seq "
             f"{closing.seq}: an abort cut that reply short, so its turn ends aborted"
         )
         return [Violation("ABORT-2", fact.seq, msg, (closing.seq,))]

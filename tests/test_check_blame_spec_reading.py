@@ -240,7 +240,7 @@ def test_DEC_2_a_call_run_after_an_answer_other_than_allowed_once_names_that_ans
     report = check(BLAME / "violations" / "DEC-2-approval-answered-an-unlisted-word-then-ran.jsonl")
     assert blamed(report) == [("DEC-2", 11)]
     (found,) = report.violations
-    assert "answered 'allow-always'" in found.violation.message
+    assert 'answered "allow-always"' in found.violation.message
     assert found.violation.related == (8,)  # the approval/decided
 
 
@@ -260,7 +260,7 @@ def test_DEC_2_an_answer_of_no_listed_word_is_said_to_be_none_of_DEC_2s(tmp_path
         assert blamed(report) == [("DEC-2", 11)]
         messages[word] = report.violations[0].violation.message
     assert messages["approved"] == (
-        "call c1 ran (its result reports success) after its approval was answered 'approved', "
+        'call c1 ran (its result reports success) after its approval was answered "approved", '
         "none of DEC-2's outcomes (allowed-once, rejected, cancelled, unavailable): only "
         "allowed-once runs a call"
     )

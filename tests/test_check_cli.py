@@ -92,9 +92,9 @@ def test_RW_1_a_call_record_that_differs_from_the_reply_says_what_to_write(
     assert code == 1
     assert out.splitlines()[0] == (
         f"{log}:10: RW-1 (seq 8): call call_a: its tool/call (the audit record) runs"
-        ' \'{"file_path":"z.txt"}\' but the reply\'s assistant/message (the model history) shows'
-        ' \'{"file_path":"a.txt"}\'; both carry the input that runs (a hook\'s rewrite in the'
-        " reply too, the model's input in tool/call.rewrite, RW-2)"
+        ' "{\\"file_path\\":\\"z.txt\\"}" but the reply\'s assistant/message (the model history)'
+        ' shows "{\\"file_path\\":\\"a.txt\\"}"; both carry the input that runs (a hook\'s'
+        " rewrite in the reply too, the model's input in tool/call.rewrite, RW-2)"
         " [events 8 (line 10), 7 (line 9)]"
     )
 
@@ -999,7 +999,7 @@ def test_REC_1_a_repaired_turn_must_end_interrupted(quick: bool) -> None:
     assert rec_1(completed) == [
         (
             len(log) + 1,
-            f"turn {data['turn']} ends 'completed' after crash repair results: a repaired turn "
+            f'turn {data["turn"]} ends "completed" after crash repair results: a repaired turn '
             "ends interrupted",
         )
     ]

@@ -81,7 +81,7 @@ def test_ABORT_2_a_turn_that_ends_completed_after_an_interrupted_reply_is_blamed
     completed = _edited(tmp_path, ABORTED_VALID, aborted, '"reason": {"kind": "completed"}')
     report = check(completed)
     assert blamed(report) == [("ABORT-2", 7)]
-    assert "ends 'completed' after the interrupted reply" in report.violations[0].violation.message
+    assert 'ends "completed" after the interrupted reply' in report.violations[0].violation.message
     interrupted = _edited(tmp_path, ABORTED_VALID, aborted, '"reason": {"kind": "interrupted"}')
     assert (blamed(check(interrupted)), check(interrupted).status) == ([], "ok")
 
