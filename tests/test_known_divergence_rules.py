@@ -136,7 +136,7 @@ def test_HOOK_8_an_unanchored_matcher_is_blamed_where_hook_events_name_no_call()
     replay = replay_case(UnanchoredMatchersNamingNoCall, case.config, case.commands, without)
     assert replay.divergence is not None
     assert replay.divergence.rule_id == "HOOK-8", replay.divergence.what
-    assert "'read' does not match the whole name of any tool" in replay.divergence.what
+    assert '"read" does not match the whole name of any tool' in replay.divergence.what
     # A reply calling read too: the extra hook event may be read's, run twice.
     reply = case.commands[1]
     assert isinstance(reply, ModelReplies)

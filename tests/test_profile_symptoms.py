@@ -689,7 +689,7 @@ def test_HOOK_8_only_an_unanchored_match_is_excused_at_the_gate() -> None:
     # model does, so blame leaves that eraser out.
     assert replay.divergence.index == 2, replay.divergence.what
     assert replay.divergence.rule_id == "HOOK-8", replay.divergence.what
-    assert "'bash|write'" in replay.divergence.what, replay.divergence.what
+    assert '"bash|write"' in replay.divergence.what, replay.divergence.what
     erased = "with none of the dsh profile's known divergences erased, as leaving them in adds"
     assert erased in replay.divergence.what, replay.divergence.what
 
