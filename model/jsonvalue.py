@@ -522,6 +522,24 @@ JAVASCRIPT_TRIMMED = (
 )
 
 
+def as_javascript_round_trips(value: int) -> int | float:
+    """The integer `value` after JavaScript's JSON.parse and JSON.stringify: past 2^53 the
+    nearest double, written by its shortest digits and zeros (98765432109876543210 comes back
+    98765432109876540000), or from 1e21 on in exponent form, which reads back as a double;
+    `value` itself where a double holds it exactly or none can (Infinity to JSON.parse)."""
+    if abs(value) <= 2**53:
+        return value
+    try:
+        nearest = float(value)
+    except OverflowError:
+        return value
+    if abs(nearest) >= 1e21:
+        return nearest
+    from decimal import Decimal  # noqa: PLC0415 (only for a number past 2^53)
+
+    return int(Decimal(repr(nearest)))
+
+
 def parse_arguments(raw: str) -> JsonValue:
     """Parse a tool call's raw argument string the way every reader must (rule EXE-2).
 

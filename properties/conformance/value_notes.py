@@ -12,9 +12,9 @@ divergence and say what it is, beside the rule.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import Final
 
+from loopspec.model.jsonvalue import as_javascript_round_trips
 from loopspec.properties.conformance.target import Observation
 
 REPLACEMENTS: Final = frozenset("?\ufffd")
@@ -44,7 +44,11 @@ def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"{path}): it read the integer as a double, as Gson's default and JavaScript's "
                 "JSON.parse do; keep every digit (Java: BigInteger or the number's text)"
             )
-        if isinstance(want, int) and isinstance(got, int) and got == _as_written_back(want):
+        if (
+            isinstance(want, int)
+            and isinstance(got, int)
+            and got == as_javascript_round_trips(want)
+        ):
             return (
                 f"note: the target has {got} where the model has the integer {want} (at "
                 f"{path}): it read the integer as a double and wrote it back with zeros, as "
@@ -58,16 +62,6 @@ def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 "or the number's text)"
             )
     return None
-
-
-def _as_written_back(value: int) -> int | None:
-    """`value` past 2^53 as a double written back by its shortest digits and zeros
-    (98765432109876543210 as 98765432109876540000); None where a double holds it exactly or
-    JavaScript writes it in exponent form (from 1e21 on, read back as a double)."""
-    nearest = _as_double(value)
-    if nearest is None or abs(value) <= 2**53 or abs(nearest) >= 1e21:
-        return None
-    return int(Decimal(repr(nearest)))
 
 
 def _as_double(value: int) -> float | None:

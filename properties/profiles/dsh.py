@@ -15,9 +15,8 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from decimal import Decimal
 
-from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED
+from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, as_javascript_round_trips
 from loopspec.properties.profiles.known import KnownDivergence, Profile
 from loopspec.properties.profiles.runs import (
     Earlier,
@@ -266,23 +265,12 @@ def _neutral_invalid_input(run: Run) -> Run:
     return map_events(run, change)
 
 
-# The largest integer a JavaScript number (a double) holds exactly.
-_EXACT_IN_A_DOUBLE = 2**53
-
-
 def _as_javascript_reads(value: object) -> object:
-    """`value` with each integer past 2^53 as JSON.parse reads it and JSON.stringify writes it
-    back: the double nearest, printed by its shortest digits and zeros (98765432109876543210
-    reads as 98765432109876540000), or in exponent form from 1e21 on."""
+    """`value` with each integer as JSON.parse reads it and JSON.stringify writes it back."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and abs(value) > _EXACT_IN_A_DOUBLE:
-        try:
-            nearest = float(value)
-        except OverflowError:  # Infinity to JSON.parse: dsh fails such arguments unrun
-            return value
-        # JSON.stringify writes a number from 1e21 on in exponent form, which reads as a double.
-        return nearest if abs(nearest) >= 1e21 else int(Decimal(repr(nearest)))
+    if isinstance(value, int):
+        return as_javascript_round_trips(value)
     if isinstance(value, list):
         return [_as_javascript_reads(item) for item in value]
     if isinstance(value, dict):
