@@ -309,6 +309,28 @@ def test_MODEL_1_the_text_report_ends_with_the_verdict_and_the_replay(
     )
 
 
+# Coverage off: the same search as the two tests above.
+@pytest.mark.no_cover
+def test_PROTO_1_a_counterexample_found_again_says_its_case_was_already_saved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: the same bug found again (a CI job's next run, or the run after `replay` of the
+    committed case) keeps the one file, and says so: it printed `saved case:` for the file an
+    earlier run had written, read as a new case to upload."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    _search_as_turn_5_search(monkeypatch)
+    argv = ["conform", "--impl", "test_conform_report:turn_end_reason_as_text", "--examples",
+            "20", "--case-dir", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 1
+    (case,) = tmp_path.iterdir()
+    assert f"\nsaved case: {case}\n" in capsys.readouterr().out
+    assert main(argv) == 1
+    assert list(tmp_path.iterdir()) == [case]
+    again = capsys.readouterr().out
+    assert f"\ncase already saved: {case} (an earlier run found the same case)\n" in again
+    assert "saved case:" not in again
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tally(
@@ -944,7 +966,7 @@ def test_PROTO_1_a_case_that_cannot_be_saved_still_prints_its_counterexample(
     def disk_full(*args: Any) -> Path:
         raise OSError(28, "No space left on device", str(cases))
 
-    monkeypatch.setattr(conform_run, "save_case", disk_full)
+    monkeypatch.setattr(conform_run, "_save_case_document", disk_full)
     assert main(["conform", "--case-dir", str(cases)]) == 1
     shown = capsys.readouterr()
     # The configuration first: it names the hooks and tools the program's words name.

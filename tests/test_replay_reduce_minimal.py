@@ -1,5 +1,6 @@
-"""`replay CASE --reduce` on a case that cannot be cut any further: it says so, and writes
-nothing. (tests/test_case_travel.py covers a case that can be cut.)"""
+"""`replay CASE --reduce` on a case that cannot be cut any further, or cut down to a case
+already saved: it says so, and writes nothing. (tests/test_case_travel.py covers a case that
+can be cut.)"""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ def test_PROTO_1_replay_reduce_says_a_minimal_case_cannot_be_cut(
     assert main(["replay", str(folder / "case-TURN-5-0.json"), *impl, "--reduce"]) == 1
     minimal = folder / "case-TURN-5-1.json"  # its tools and texts cut
     assert capsys.readouterr().out.endswith(f"; saved as {minimal}\n")
+    # Cut down again, the case is the file just written: "saved as" it read as a new file.
+    assert main(["replay", str(folder / "case-TURN-5-0.json"), *impl, "--reduce"]) == 1
+    assert capsys.readouterr().out.endswith(f"; already saved as {minimal}\n")
     before = minimal.read_bytes()
     assert main(["replay", str(minimal), *impl, "--reduce"]) == 1
     last = capsys.readouterr().out.splitlines()[-1]

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import loopspec
 from loopspec.impl.system_words import system_reason
@@ -184,10 +184,15 @@ def rerun_words(case_path: Path, target: dict[str, str]) -> str:
 
 
 def counterexample_lines(
-    report: RunReport, case_path: Path | None, target: dict[str, str]
+    report: RunReport,
+    case_path: Path | None,
+    target: dict[str, str],
+    *,
+    already_saved: bool = False,
 ) -> list[str]:
     """What a counterexample report says, the same in the CLI and the pytest plugin: the shrunk
-    program, the rule and how it is broken, the diff, the rule's SPEC text, the case file."""
+    program, the rule and how it is broken, the diff, the rule's SPEC text, the case file
+    (`already_saved`: an earlier run's, holding the same case)."""
     divergence = report.divergence
     if divergence is None:
         return []
@@ -203,8 +208,16 @@ def counterexample_lines(
     described = _describe_divergence(divergence, report.config, report.program)
     lines += ["  " + line if line else "" for line in described]
     if case_path is not None:
-        lines += ["", f"saved case: {case_path}", rerun_words(case_path, target)]
+        lines += ["", saved_case_words(case_path, already_saved), rerun_words(case_path, target)]
     return lines
+
+
+def saved_case_words(case_path: Path, already_saved: bool) -> str:
+    """The line naming the case file: `saved case:` was printed for a file an earlier run had
+    saved (the same bug found again), which a CI job then uploaded as a new case."""
+    if already_saved:
+        return f"case already saved: {case_path} (an earlier run found the same case)"
+    return f"saved case: {case_path}"
 
 
 def counts_line(report: RunReport) -> str:
@@ -276,6 +289,8 @@ def _text_report(
     case_path: Path | None,
     target: dict[str, str],
     max_seconds: float | None = None,
+    *,
+    already_saved: bool = False,
 ) -> None:
     verdict = "CONFORMANT" if report.conformant else "COUNTEREXAMPLE"
     ended = budget_note(report, max_seconds)
@@ -294,7 +309,7 @@ def _text_report(
             print(f"  {situation.name}: {situation.reason}")
     if report.divergence is not None:
         print()
-        for line in counterexample_lines(report, case_path, target):
+        for line in counterexample_lines(report, case_path, target, already_saved=already_saved):
             print(line)
     print(
         "\nrules (exercised xN: the programs created the situation the rule governs N times; "
@@ -425,13 +440,26 @@ def observations_json(divergence: Divergence) -> dict[str, Any]:
     }
 
 
+class SavedCase(NamedTuple):
+    """Where a case document is: `already_saved` when the folder held the same document, and
+    nothing was written."""
+
+    path: Path
+    already_saved: bool
+
+
 def save_case(report: RunReport, folder: Path, target: dict[str, str]) -> Path:
     """Write the failed run's case file into `folder`; its path."""
+    return _saved_case(report, folder, target).path
+
+
+def _saved_case(report: RunReport, folder: Path, target: dict[str, str]) -> SavedCase:
+    """`save_case`, saying whether the folder held that case already."""
     assert report.divergence is not None
     return _save_case_document(case_document(report, target), folder)
 
 
-def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
+def _save_case_document(document: dict[str, Any], folder: Path) -> SavedCase:
     """Write a case document into `folder` under a new name; its path. A file there that holds
     the same document already is that path: a saved case the pytest plugin replays still
     diverging, the random suite usually finds its program again, and a copy of it would join
@@ -441,7 +469,7 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
     for saved in sorted(folder.glob(f"case-{document['rule']}-*.json")):
         with contextlib.suppress(OSError, UnicodeDecodeError):
             if saved.read_text(encoding="utf-8") == text:
-                return saved
+                return SavedCase(saved, already_saved=True)
     # Numbered after this rule's own cases only: a user's other files there (a colleague's
     # case saved as ana-ord3.json, notes) would make the first ORD-3 case case-ORD-3-1.
     pattern = re.compile(rf"case-{re.escape(document['rule'])}-(\d+)\.json")
@@ -456,7 +484,7 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> Path:
         except FileExistsError:
             number += 1
             continue
-        return case_path
+        return SavedCase(case_path, already_saved=False)
 
 
 def _write_new_file(path: Path, data: bytes) -> None:
@@ -586,19 +614,21 @@ def run_conform(args: argparse.Namespace) -> int:
         if unclosed is not None:  # the target was started (its probe) and failed to end
             _print_unclosed(unclosed, after="after the budget ended")
         return 2
-    case_path = None
+    saved = None
     unsaved = None
     if report.divergence is not None:
         try:
-            case_path = save_case(report, case_folder, target)
+            saved = _saved_case(report, case_folder, target)
         except OSError as error:  # the report (with the shrunk program) is still printed
             said = system_reason(error)
             unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
+    case_path = saved.path if saved is not None else None
     if args.format == "json":
         document = json_report(report, case_path, target, args.max_seconds)
         print(json.dumps(document, indent=2))
     else:
-        _text_report(report, case_path, target, args.max_seconds)
+        already = saved is not None and saved.already_saved
+        _text_report(report, case_path, target, args.max_seconds, already_saved=already)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
     if unclosed is not None:
@@ -690,7 +720,7 @@ def with_saved_program(
         profile=profile,
     )
     try:
-        case_path = _save_case_document(document, folder)
+        case_path = _save_case_document(document, folder).path
     except OSError as error:
         rerun = f"its program was not saved in {folder}: {system_reason(error)}"
     else:
@@ -767,13 +797,14 @@ def _run_exhaustive(
         capabilities=declared,
     )
     program = case["commands"]
-    case_path: Path | None = None
+    saved: SavedCase | None = None
     unsaved = None
     try:
-        case_path = _save_case_document(case, case_folder)
+        saved = _save_case_document(case, case_folder)
     except OSError as error:  # the program is still printed below
         said = system_reason(error)
         unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
+    case_path = saved.path if saved is not None else None
     rerun = replay_command(case_path, target_named) if case_path is not None else None
     if style == "json":
         # Its class, only when the document is written (see `json_report`).
@@ -803,8 +834,8 @@ def _run_exhaustive(
         print(f"loopspec conform --exhaustive {k}: a program of {len(program)} commands diverges")
         print(*_listing(reduced.config, reduced.program, "  "), sep="\n")
         print(*_describe_divergence(divergence, reduced.config, reduced.program), sep="\n")
-        if case_path is not None:
-            print(f"\nsaved case: {case_path}\n{rerun_words(case_path, target_named)}")
+        if saved is not None:
+            print(f"\n{saved_case_words(*saved)}\n{rerun_words(saved.path, target_named)}")
     if unsaved is not None:
         print(unsaved, file=sys.stderr)
     return 1
@@ -1167,9 +1198,11 @@ def _reduced_case_line(
         capabilities=replay.capabilities,
     )
     saved = _save_case_document(document, case_path.parent)
+    # A case cut down before (or shared cut down) is found again: not written twice.
+    kept = f"already saved as {saved.path}" if saved.already_saved else f"saved as {saved.path}"
     return (
         f"\nreduced: {len(reduced.program)} of {len(case.commands)} commands still diverge on "
-        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); saved as {saved}"
+        f"{reduced.divergence.rule_id} ({reduced.replays} {replays}); {kept}"
     )
 
 
