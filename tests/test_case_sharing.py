@@ -34,10 +34,16 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.cli.main import main
-from loopspec.properties.conformance.case_format import CASE_MEMBERS
+from loopspec.properties.conformance.case_format import BUNDLED_IMPL, CASE_MEMBERS
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
-from loopspec.properties.conformance.run import RunReport, TargetError, load_case, replay_case
+from loopspec.properties.conformance.run import (
+    RunReport,
+    TargetError,
+    load_case,
+    replay_case,
+    resolve_target,
+)
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.json_location import leading_path, line_of
 from loopspec.properties.profiles import PROFILES
@@ -197,6 +203,30 @@ def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_d
     assert document["loopspecVersion"] == loopspec.__version__
     assert document["capabilities"] == ["pre-hooks", "rewrite"]
     assert load_case(saved).capabilities == capabilities
+
+
+def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: conform without --impl or --cmd recorded its target as
+    {"impl": "loopspec.properties.conformance.impl_target:bundled_target"}, so Bob's plain
+    `loopspec replay CASE` was refused (exit 2, "pass that --impl ... or --bundled") and with
+    --bundled its pass read "not the recorded target". The case records {} now, as the case
+    format says, and one saved the earlier way reads as {}: both replay where they were found."""
+    _factory, target = resolve_target(None, None)
+    assert target == {}
+    bundled_note = "loopspec's bundled implementation (the one replayed)"
+    saved = save_case(_failed_report(), tmp_path, target)
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    assert document["target"] == {}
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(json.dumps({**document, "target": {"impl": BUNDLED_IMPL}}), "utf-8")
+    for case in (saved, earlier):
+        for named in ([], ["--impl", BUNDLED_IMPL]):
+            assert main(["replay", str(case), *named]) == 0
+            out = capsys.readouterr().out.splitlines()
+            assert out[1] == f"  recorded target: {bundled_note}"
+            assert out[-1].endswith("no divergence: passes now (the case recorded TURN-5)")
 
 
 def test_PROTO_1_a_program_saved_again_is_not_copied_and_a_case_is_never_overwritten(

@@ -165,10 +165,11 @@ def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
     ("target", "replayed_on", "expected"),
     [
         ({}, [], "  recorded target: loopspec's bundled implementation (the one replayed)"),
+        # Named by its factory, it is still the one the case was found on.
         (
             {},
             ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
-            "  recorded target: loopspec's bundled implementation, not run",
+            "  recorded target: loopspec's bundled implementation (the one replayed)",
         ),
         # A case written by hand may name no target: the case format reads that as the bundled
         # implementation, as it reads {} (`loopspec schema case`, the tutorial's member table).
@@ -176,7 +177,7 @@ def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
         (
             None,
             ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
-            "  recorded target: loopspec's bundled implementation, not run",
+            "  recorded target: loopspec's bundled implementation (the one replayed)",
         ),
     ],
 )

@@ -30,6 +30,7 @@ from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.cli.unfilled_files import removed_unless_written
+from loopspec.properties.conformance.case_format import BUNDLED_IMPL
 from loopspec.properties.conformance.case_portable import (
     HIDDEN,
     labelled,
@@ -869,7 +870,7 @@ def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str |
         return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
     # A case records {} (or nothing) when conform ran without --impl or --cmd: "none" read as
     # "the target was lost" to the colleague the case was sent to.
-    if cmd is None and impl is None:
+    if cmd is None and impl in (None, BUNDLED_IMPL):
         return "recorded target: loopspec's bundled implementation (the one replayed)"
     return "recorded target: loopspec's bundled implementation, not run"
 
@@ -1377,7 +1378,7 @@ def replay_verdict_lines(
             else ""
         )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
-        if not bundled and profile is None and case.rule:
+        if (not bundled or not case.target) and profile is None and case.rule:
             # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
             # left a colleague asking whether ADJ-1 still showed.
             recorded = f": passes now (the case recorded {shown(case.rule)})"

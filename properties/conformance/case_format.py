@@ -19,6 +19,11 @@ from loopspec.properties.spec_rules import rule_sections
 CASE_VERSION: Final = 1
 """The case file format `conform` writes and `replay` reads."""
 
+BUNDLED_IMPL: Final = "loopspec.properties.conformance.impl_target:bundled_target"
+"""The bundled implementation's factory as `--impl` names it. A case records that target as
+`{}`, and reads `{"impl": BUNDLED_IMPL}` (what conform recorded before) as `{}` too: either way
+a colleague replays it where it was found, with no option to name."""
+
 _TEXT: Final = {"type": "string"}
 _TEXTS: Final = {"type": "array", "items": {"type": "string"}}
 
@@ -36,9 +41,9 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
             "maxProperties": 1,
         },
         'the target conform ran, {"impl": MODULE:FACTORY} or {"cmd": COMMAND} ({} or absent: '
-        "the bundled implementation), a command's paths written from the folder conform ran in "
-        "(./) or the home folder (~) and its secrets' values as <hidden>; replay shows it and "
-        "never runs it (SAFE-1)",
+        f'the bundled implementation, as is {{"impl": "{BUNDLED_IMPL}"}}), a command\'s paths '
+        "written from the folder conform ran in (./) or the home folder (~) and its secrets' "
+        "values as <hidden>; replay shows it and never runs it (SAFE-1)",
     ),
     "capabilities": (
         _TEXTS,
