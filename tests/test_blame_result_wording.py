@@ -76,7 +76,9 @@ def test_EXE_2_arguments_blank_to_python_alone_say_javascript_s_trim_keeps_them(
     reads them, so {} (a read missing file_path); JavaScript's trim keeps them, so a loop
     reading blank its way found no JSON object. The report said "the call's arguments parse to
     another value here (blank means {}, ...)" and left the reader to find which characters; it
-    now says these are blank to Python alone, as it says of U+FEFF, blank to JavaScript alone."""
+    now says these are blank to Python alone, as it says of U+FEFF, blank to JavaScript alone.
+    A Rust loop reading blank as `trim().is_empty()` met the same (Rust's trim takes Unicode's
+    White_Space, without U+001C..U+001F), and the report named JavaScript and Java alone."""
     read = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
     program: list[Command] = [
         SubmitUser("go"),
@@ -90,5 +92,6 @@ def test_EXE_2_arguments_blank_to_python_alone_say_javascript_s_trim_keeps_them(
     assert replay.divergence.rule_id == "EXE-2", replay.divergence.what
     assert "blank as Python's str.strip reads them" in replay.divergence.what
     assert "JavaScript's trim keeps these characters" in replay.divergence.what
+    assert "Rust's str::trim and char::is_whitespace keep U+001C..U+001F" in replay.divergence.what
     # A loop that only tests for "" (Python's `if arguments:`) is told its own bug too.
     assert "tests only for the empty string" in replay.divergence.what

@@ -833,8 +833,9 @@ _BLANK_TO_ONE_READER = (
 _BLANK_TO_PYTHON_ONLY = (
     "; these arguments are blank as Python's str.strip reads them (U+001C..U+001F and U+0085 "
     "are), so {} (EXE-2): a loop that finds no JSON object in them strips less than that "
-    "(JavaScript's trim keeps these characters; Java's isBlank and strip keep U+0085; a loop "
-    "that tests only for the empty string keeps any whitespace)"
+    "(JavaScript's trim keeps these characters; Rust's str::trim and char::is_whitespace keep "
+    "U+001C..U+001F; Java's isBlank and strip keep U+0085; a loop that tests only for the "
+    "empty string keeps any whitespace)"
 )
 
 # Blank text as EXE-2 reads it, said where a cancelled reply's text is blank (ABORT-2).

@@ -2,19 +2,25 @@
 
 JSON lines over the implementation's stdin/stdout, one message per line, UTF-8 whatever the locale
 (a JVM reads `System.in` and writes `System.out` in the locale's charset, ASCII under `LC_ALL=C`:
-give both `StandardCharsets.UTF_8`). loopspec sends; the implementation answers every message with
-exactly one line, flushed (Perl's, Python's and C's stdio, and a Java `Writer`, hold output to a
-pipe in a buffer: a loop found waiting, in any of its threads, for its next message with no answer
-sent is told to flush), within 10 seconds (the first `reset`'s answer, which includes the process's
+give both `StandardCharsets.UTF_8`). What loopspec sends is ASCII: a character past U+007F goes as
+a `\\u` escape, one past U+FFFF as its two UTF-16 halves (`"\\ud83d\\udcc2"` is one character,
+which a reader must join: Rust's `char::from_u32` refuses each half alone); a lone surrogate escape
+stands only inside a call's `arguments` text (EXE-2), never in a string of the message itself, so a
+reader that keeps strings as UTF-8 (a Rust `String`) reads every message. loopspec sends; the
+implementation answers every message with exactly one line, flushed (Perl's, Python's and C's
+stdio, a Java `Writer` and a Rust `BufWriter` hold output to a pipe in a buffer: a loop found
+waiting, in any of its threads, for its next message with no answer sent is told to flush; a thread
+other than main that died, a JVM's uncaught exception or a Rust panic, while the process lives on
+is named instead), within 10 seconds (the first `reset`'s answer, which includes the process's
 start-up, too): a later answer is a hang, and the run ends with PROTO-1 (exit 2). A loop that
 starts or answers slowly (a JVM, a large bundle) is given longer with `--answer-timeout S`
 (conform, replay; the pytest plugin's `--loopspec-answer-timeout S`). What it writes to stderr is
-never parsed and not shown as it comes (a run sends thousands of commands): its last 2000 bytes are
-shown when the process breaks the protocol (dies, hangs, answers a line that is not the
-protocol's), headed by the last line written flush left when they no longer hold it (a JVM prints
-`Exception in thread "main" ...` above a stack trace longer than that), and a line repeated in a
-row is said once with its count. To read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs
-2>>debug.log'"`.
+never read as an answer and not shown as it comes (a run sends thousands of commands): its last
+2000 bytes are shown when the process breaks the protocol (dies, hangs, answers a line that is not
+the protocol's), headed by the last line written flush left when they no longer hold it (a JVM
+prints `Exception in thread "main" ...` above a stack trace longer than that), and a line repeated
+in a row is said once with its count. To read all of it, send it to a file: `--cmd "sh -c 'node
+loop.mjs 2>>debug.log'"`.
 
     -> {"type": "reset", "protocol": 1, "config": CONFIG}
     <- {"type": "ready", "implementation": str, "capabilities": [CAPABILITY, ...]}

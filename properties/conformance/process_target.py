@@ -590,27 +590,41 @@ def _answer_json(raw: bytes) -> Any:
 
 UNFLUSHED = (
     ", and it waits to read its next message: its answer sits unwritten in its stdout buffer "
-    "(Perl, Python and C buffer output to a pipe, and so does a Java Writer), so flush each "
-    "line (Perl: STDOUT->autoflush(1); Python: print(..., flush=True); Java: out.flush() "
-    "after each line, or a PrintStream made with autoFlush true and println)"
+    "(Perl, Python and C buffer output to a pipe, and so do a Java Writer and a Rust "
+    "BufWriter), so flush each line (Perl: STDOUT->autoflush(1); Python: print(..., "
+    "flush=True); Java: out.flush() after each line, or a PrintStream made with autoFlush true "
+    "and println; Rust: out.flush() after each writeln!, or println!, which flushes a line)"
 )
 
 
-# A JVM's words for an uncaught exception in a thread (`Exception in thread "pool-1-thread-1"
-# java.lang...`): a thread other than main dies so and the process lives on.
-_THREAD_DEATH = re.compile(r'^Exception in thread "(?P<thread>[^"\n]+)" ', re.MULTILINE)
+# How a thread other than main is said to have died while the process lives on: a JVM's
+# uncaught exception (`Exception in thread "pool-1-thread-1" java.lang...`), and a Rust panic
+# (`thread '<unnamed>' (1345) panicked at src/main.rs:10:41:`; older Rust writes no id).
+_THREAD_DEATH = re.compile(
+    r'^(?:Exception in thread "(?P<jvm>[^"\n]+)" '
+    r"|thread '(?P<rust>[^'\n]+)'(?: \(\d+\))? panicked at )",
+    re.MULTILINE,
+)
 THREAD_DIED = ": waiting longer will not help"
 
 
 def _thread_died(stderr: str) -> str:
-    """Why a live target that wrote a thread's uncaught exception does not answer, in words
-    ending with `THREAD_DIED`; "" when its stderr shows none (or only its main thread's)."""
-    deaths = [m["thread"] for m in _THREAD_DEATH.finditer(stderr) if m["thread"] != "main"]
+    """Why a live target that wrote a thread's uncaught exception or panic does not answer, in
+    words ending with `THREAD_DIED`; "" when its stderr shows none (or only its main thread's,
+    which ends the process)."""
+    deaths: list[tuple[str, str]] = []
+    for death in _THREAD_DEATH.finditer(stderr):
+        if death["jvm"] is not None:
+            deaths.append((death["jvm"], "died of an uncaught exception"))
+        else:
+            deaths.append((death["rust"], "panicked"))
+    deaths = [(thread, how) for thread, how in deaths if thread != "main"]
     if not deaths:
         return ""
+    thread, how = deaths[-1]
     return (
-        f', and its thread "{deaths[-1]}" died of an uncaught exception (stderr below) while '
-        "the process lives on: catch it in that thread and answer (or end the process)"
+        f', and its thread "{thread}" {how} (stderr below) while the process lives on: '
+        "catch it in that thread and answer (or end the process)"
         f"{THREAD_DIED}"
     )
 
@@ -1076,8 +1090,10 @@ class ProcessTarget:
             if process.popen.poll() is None:
                 # Alive at the deadline: a hang. No exit to wait for; a wait here would be paid
                 # again by every candidate a case's cutting-down hangs on.
-                unflushed = UNFLUSHED if _reads_its_input(process.popen) else ""
-                died = "" if unflushed else _thread_died(process.stderr_tail())
+                # A thread that died says why no answer came: the thread still reading the
+                # input (a Rust loop's main, handing lines to a worker) would look unflushed.
+                died = _thread_died(process.stderr_tail())
+                unflushed = UNFLUSHED if not died and _reads_its_input(process.popen) else ""
                 self._fail(f"no answer to {what} within {timeout:g} s{unflushed}{died}", grace=0.0)
             # It exited as the timeout struck (a child it left may hold its stdout): not a
             # hang. Its exit code and the last of its stderr say why it stopped.

@@ -1,0 +1,49 @@
+"""What a Rust loop written from the docs alone (std only, its own JSON reader) met.
+
+Each test stands in for that loop with a small Python process doing what it did, since a Rust
+toolchain is not something the tests may assume.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.process_target import _thread_died
+
+# As a Rust loop whose main thread reads stdin and hands each line to a worker thread, which
+# writes the answers: the worker panicked on reset, and main went back to reading its input.
+WORKER_PANICKED = (
+    "import sys; sys.stdin.readline();"
+    "sys.stderr.write(\"thread '<unnamed>' (1345) panicked at src/main.rs:10:41:\\n"
+    'index out of bounds: the len is 0 but the index is 0\\n"'
+    '"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\\n");'
+    "sys.stderr.flush(); sys.stdin.readline()"
+)
+
+
+def test_PROTO_1_a_worker_thread_that_panicked_is_not_called_an_unflushed_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the Rust loop's worker thread panicked while its main thread, alive, waited to
+    read the next line; the report said its answer "sits unwritten in its stdout buffer", so
+    flush, and the loop flushed every line already. No answer was ever written: the panic
+    shown below is why, and the report now says a thread panicked, naming it."""
+    command = shlex.join([sys.executable, "-c", WORKER_PANICKED])
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert 'its thread "<unnamed>" panicked (stderr below) while the process lives on' in said
+    assert "stdout buffer" not in said, said
+    assert "to wait longer" not in said, said
+
+
+def test_PROTO_1_a_panic_of_the_main_thread_is_no_thread_death() -> None:
+    """A panic of `main` ends a Rust process (exit 101), which conform reports as an exit:
+    it is not a thread that died while the process lives on."""
+    assert _thread_died("thread 'main' (7) panicked at src/main.rs:3:5:\nboom\n") == ""
+    assert '"worker" panicked' in _thread_died("thread 'worker' panicked at src/lib.rs:1:1:\n")
