@@ -287,6 +287,50 @@ def test_PROTO_1_a_case_of_another_version_names_the_loopspec_that_wrote_it(
     )
 
 
+@pytest.mark.parametrize(
+    ("edit", "fault"),
+    [
+        # A newer release's command kind, field and member, each read here as a misspelling.
+        (
+            lambda case: case["commands"][0].update(kind="SubmitUserAt"),
+            "$.commands[0].kind must be SubmitUser, ModelReplies, ModelFails, HookAnswers, "
+            'ApprovalAnswers, ToolFinishes, Abort, Crash or Recover, not "SubmitUserAt" (did you '
+            "mean SubmitUser?)",
+        ),
+        (
+            lambda case: case["commands"][0].update(images=[]),
+            "$.commands[0].images is not a field here; the fields here are kind, text",
+        ),
+        (
+            lambda case: case.update(replayWith="loopspec replay"),
+            f"$.replayWith is not a member of a case file; its members are "
+            f"{', '.join(CASE_MEMBERS)}",
+        ),
+    ],
+)
+def test_PROTO_1_a_fault_in_a_case_of_another_release_names_both_releases(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[dict[str, Any]], None],
+    fault: str,
+) -> None:
+    """PROTO-1: a case loopspec 9.1 wrote holding a command, field or member this release does
+    not know was refused as a typo ("did you mean SubmitUser?"), and the colleague edited a file
+    that was right; the refusal now says which release wrote it and to replay it with that one.
+    A case of this release is refused as before, a typo being the likely cause."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    edit(document)
+    for written_by, said in (
+        ("9.1", f"; the case was written by loopspec 9.1 and this is {loopspec.__version__}: "
+         "if the file is as that release wrote it, replay it with that release"),
+        (loopspec.__version__, ""),
+    ):  # fmt: skip
+        saved.write_text(json.dumps({**document, "loopspecVersion": written_by}), "utf-8")
+        assert main(["replay", str(saved), "--bundled"]) == 2
+        assert capsys.readouterr().err.endswith(f":1: {fault}{said}\n")
+
+
 def test_PROTO_1_a_case_the_target_cannot_replay_is_refused_naming_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

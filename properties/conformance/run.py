@@ -1625,11 +1625,29 @@ def load_case(path: Path) -> Case:
     except _CaseFault as fault:
         where = leading_path(fault.message)
         line = f":{line_of(text, where)}" if where is not None else ""
-        raise CaseFileFault(f"{path}{line}: {fault.message}", rule_id=fault.rule_id) from fault
+        said = f"{path}{line}: {fault.message}{_another_release(document, fault.message)}"
+        raise CaseFileFault(said, rule_id=fault.rule_id) from fault
     hooks_line, *command_lines = lines_of(
         text, [("config", "hooks"), *(("commands", i) for i in range(len(case.commands)))]
     )
     return attrs.evolve(case, hooks_line=hooks_line, command_lines=tuple(command_lines))
+
+
+def _another_release(document: object, fault: str) -> str:
+    """What a fault in a case written by another loopspec release adds: that release may write
+    a member, field, command or value this one does not know (a newer one's command read here
+    as a misspelling, "did you mean SubmitUser?"); "" for a case of this release, or a fault
+    that names the releases already or is about the format's version, which says its own."""
+    written_by = document.get("loopspecVersion") if isinstance(document, dict) else None
+    if not isinstance(written_by, str) or written_by == loopspec.__version__:
+        return ""
+    if "written by" in fault or fault.startswith("$.version "):
+        return ""
+    return (
+        f"; the case was written by loopspec {shown(written_by, 40)} and this is "
+        f"{loopspec.__version__}: if the file is as that release wrote it, replay it with that "
+        "release"
+    )
 
 
 def _json_lines(text: str) -> bool:
