@@ -406,3 +406,112 @@ def test_ACP_1_the_acp_recorder_passes_the_editors_sigterm_on_to_the_agent(
     finally:  # an agent the recorder left running is ended here, not left to the machine
         with contextlib.suppress(ProcessLookupError):
             os.kill(agent_pid, signal.SIGKILL)
+
+
+NEW_FILE = "/workspace/new.txt"
+
+
+def _write_card(content: list[dict[str, Any]], old_text_null: bool = False) -> dict[str, Any]:
+    """The whole Write card of Zed's bridge (its input and a diff of the new file), with
+    `"oldText": null` as the bridge writes it when `old_text_null`."""
+    diff: dict[str, Any] = {"type": "diff", "path": NEW_FILE, "newText": "hello\n"}
+    if old_text_null:
+        diff["oldText"] = None
+    card = _card("call_1", {"file_path": NEW_FILE, "content": "hello\n"})
+    card["params"]["update"].update(
+        {"title": f"Write {NEW_FILE}", "kind": "edit", "content": [diff, *content]}
+    )
+    return card
+
+
+def _write_file(request: int, content: str, path: str = NEW_FILE) -> list[dict[str, Any]]:
+    """The bridge's fs/write_text_file request and the editor's answer."""
+    params = {"sessionId": SESSION, "path": path, "content": content}
+    return [
+        {"jsonrpc": "2.0", "id": request, "method": "fs/write_text_file", "params": params},
+        {"jsonrpc": "2.0", "id": request, "result": {}},
+    ]
+
+
+def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_editor_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook's rewrite of a Write allowed without asking shows only in what the editor is asked
+    to write: the card's diff keeps the model's text. RW-1 where the call ends, naming the
+    diff's and the write's lines; the text written as shown, a last update replacing the diff
+    by what was written (Zed's Edit), or a write two open cards' diffs name, is not blamed."""
+    shown = [_prompt(1), _write_card([])]
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*shown, *_write_file(0, "rewritten\n"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 5)])
+    assert log["violations"][0]["event_lines"] == [5, 2, 3]
+    written = '"hello\\n", but the editor was asked to write "rewritten\\n" there'
+    assert written in log["violations"][0]["message"]
+    code, log = _check(tmp_path, [*shown, *_write_file(0, "hello\n"), *ended], capsys)
+    assert (code, log["violations"]) == (0, [])
+    replaced = _update(
+        {
+            "toolCallId": "call_1",
+            "sessionUpdate": "tool_call_update",
+            "status": "completed",
+            "content": [{"type": "diff", "path": NEW_FILE, "newText": "rewritten"}],
+        }
+    )
+    messages = [*shown, *_write_file(0, "rewritten\n"), replaced, _stop(1, "end_turn")]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, log["violations"]) == (0, [])
+    other = _write_card([])
+    other["params"]["update"]["toolCallId"] = "call_2"
+    both_ended = [_status("call_1", "completed"), _status("call_2", "completed")]
+    messages = [*shown, other, *_write_file(0, "rewritten\n"), *both_ended, _stop(1, "end_turn")]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_RW_1_check_acp_recording_follows_a_card_through_a_message_that_is_not_valid_acp(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Zed's bridge shows a Write first with an empty rawInput, then whole with a new file's
+    diff holding `"oldText": null` (ACP-1: the SDK's round trip leaves the null out). The card
+    is followed on as the SDK reads that message: the approved input is the card's, so only
+    ACP-1, where it was also RW-1 against the stale empty rawInput; and the rewritten text the
+    editor is asked to write is still RW-1 against the diff that message showed."""
+    starting = _card("call_1", {})
+    whole = _write_card([], old_text_null=True)
+    request = _asking(
+        {"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE, "content": "hello\n"}}
+    )
+    answer = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
+    }
+    shown = [_prompt(1), starting, whole, request, answer]
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*shown, *_write_file(1, "hello\n"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3)])
+    assert "oldText is null" in log["violations"][0]["message"]
+    code, log = _check(tmp_path, [*shown, *_write_file(1, "rewritten\n"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3), ("RW-1", 8)])
+    assert log["violations"][1]["event_lines"] == [8, 3, 6]
+
+
+def test_ACP_1_check_acp_recording_reads_a_recording_whose_last_line_was_cut_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An editor killed as its recorder wrote leaves a last line cut mid-JSON, no newline: a
+    notice naming the line, the lines before it checked (their violations kept), no input
+    error and no ACP-1 (the agent sent that line whole). The same cut line followed by more is
+    still an input error."""
+    whole = [_prompt(1), _card("call_1", {"command": "ls"}), _status("call_9", "completed")]
+    text = "".join(json.dumps(m) + "\n" for m in whole) + json.dumps(_stop(1, "end_turn"))[:25]
+    path = tmp_path / "killed.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:3: ADJ-2:" in out
+    assert f"{path}:4: notice torn-commit: line 4 stops short (25 bytes, no newline): " in out
+    assert "error" not in out
+    path.write_text(text + "\n" + json.dumps(_stop(1, "end_turn")) + "\n", encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    assert f"{path}:4: error invalid-json ACP-1: invalid JSON" in capsys.readouterr().out

@@ -15,7 +15,10 @@ checkable, with why):
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
   string `command`, while the terminal the card embeds was created (`terminal/create`, without
-  `args`) for another command. What ran otherwise is not recorded.
+  `args`) for another command, or while the card shows a `diff` of a file whose `newText` is not
+  in what the editor was asked to write to that file (`fs/write_text_file`) while the call was
+  open (the one open card of its session showing a diff of that path). What ran otherwise is not
+  recorded.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
@@ -23,7 +26,10 @@ checkable, with why):
 
 A second `tool_call` for a call already shown replaces its card, as Zed's editor reads it: Zed's
 Claude Code bridge sends one as the model starts the call (an empty `rawInput`) and another when
-its input is whole. Lines are the report's events: a recording has no seq.
+its input is whole. A card message that is not valid ACP still updates the card by what the ACP
+SDK reads of it, as a lenient editor shows it: a later end is judged by what the editor shows.
+Lines are the report's events: a recording has no seq. A last line cut short (no newline: the
+editor or the recorder was stopped as it wrote) is a notice, the lines before it checked.
 """
 
 from __future__ import annotations
@@ -34,8 +40,11 @@ from loopspec.properties.logcheck.checker import (
     ErrorKind,
     Limits,
     LogReport,
+    Notice,
+    NoticeKind,
     RestOfLog,
     lines_follow,
+    torn_line_words,
 )
 
 # The foreign logs' reader of lines, and its stop (one handler ends a read by either).
@@ -76,18 +85,21 @@ def _not_checkable() -> dict[str, str]:
 
 class _Card:
     """What the editor shows of one call: its `rawInput` (None: none sent), its status, the
-    line that set each, the input approved for it (with the request's line), and the terminal
-    it embeds (with the line that embedded it)."""
+    line that set each, the input approved for it (with the request's line), the terminal it
+    embeds (with the line that embedded it), the diffs its content shows and what the editor
+    was asked to write to their files while it was open."""
 
     __slots__ = (
         "approved",
         "asked",
+        "diffs",
         "final",
         "raw_input",
         "raw_line",
         "shown_line",
         "status",
         "terminal",
+        "written",
     )
 
     def __init__(self, line: int) -> None:
@@ -100,6 +112,11 @@ class _Card:
         self.asked: tuple[Any, int] | None = None
         self.approved = False
         self.terminal: tuple[str, int] | None = None
+        # Each `diff` item of the card's content: its path, its newText and the line showing it.
+        self.diffs: list[tuple[str, str, int]] = []
+        # The path of each file the editor was asked to write for the call -> the last content
+        # and its line.
+        self.written: dict[str, tuple[str, int]] = {}
 
 
 class _Recording:
@@ -134,6 +151,9 @@ class _Recording:
             self.prompts[_request_key(message.get("id"))] = session
             self.turn_cards[session] = []
             return []
+        if method == "fs/write_text_file" and isinstance(params, dict):
+            self._writing(params, line)
+            return []
         if method == "terminal/create" and isinstance(params, dict):
             command = params.get("command")
             plain = (command, line) if isinstance(command, str) and not params.get("args") else None
@@ -151,15 +171,25 @@ class _Recording:
         if isinstance(kind, str) and kind not in CARD_UPDATES:
             return []
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            read_session_update,
             validate_session_update,
         )
 
+        found: list[Violation] = []
         problems = validate_session_update(params)
         if problems:
             what = kind if isinstance(kind, str) else "session"
             message = f"the {what} update is not valid ACP: {problems[0]}"
-            return [Violation("ACP-1", line, message)]
-        assert isinstance(update, dict)  # (validated)
+            found.append(Violation("ACP-1", line, message))
+            # The card as the editor shows it on (Zed's bridge writes a new file's diff with
+            # `"oldText": null`, which the SDK reads as none): judged by a card the message
+            # left stale, the call's end would be blamed on what the message did change.
+            read = read_session_update(params)
+            if read is None or read["update"].get("sessionUpdate") not in CARD_UPDATES:
+                return found
+            params, update = read, read["update"]
+            kind = update["sessionUpdate"]
+        assert isinstance(update, dict)  # (validated, or as the SDK read it)
         key = (str(params["sessionId"]), str(update["toolCallId"]))
         card = self.cards.get(key)
         if kind == "tool_call":
@@ -168,9 +198,15 @@ class _Recording:
                 self.turn_cards.setdefault(key[0], []).append(key)
         elif card is None:
             message = f"the tool_call_update for {key[1]} names no call a tool_call showed"
-            return [Violation("ADJ-2", line, message)]
+            return [*found, Violation("ADJ-2", line, message)]
         if "rawInput" in update:
             card.raw_input, card.raw_line = update["rawInput"], line
+        if "content" in update:  # ACP: an update's content replaces the card's
+            card.diffs = [
+                (str(item["path"]), str(item["newText"]), line)
+                for item in update["content"]
+                if item["type"] == "diff"
+            ]
         for item in update.get("content") or ():
             if item["type"] == "terminal":
                 card.terminal = (str(item["terminalId"]), line)
@@ -178,8 +214,8 @@ class _Recording:
         card.status = status
         if status in FINAL_STATUSES and not card.final:
             card.final = True
-            return self._ended(key[1], card, line)
-        return []
+            return [*found, *self._ended(key[1], card, line)]
+        return found
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
         if card.asked is not None and card.approved:
@@ -194,7 +230,7 @@ class _Recording:
         shown = card.raw_input.get("command") if isinstance(card.raw_input, dict) else None
         ran = self.terminals.get(card.terminal[0]) if card.terminal is not None else None
         if card.terminal is None or ran is None or not isinstance(shown, str) or ran[0] == shown:
-            return []
+            return self._diff_not_written(call, card, line)
         message = (
             f"{call} ended showing the command {json_dumps(shown)} on its card, but the "
             f"terminal it shows ran {json_dumps(ran[0])}: the editor showed one command while "
@@ -202,6 +238,40 @@ class _Recording:
         )
         related = (line, card.raw_line, ran[1], card.terminal[1])
         return [Violation("RW-1", line, message, related)]
+
+    def _diff_not_written(self, call: str, card: _Card, line: int) -> list[Violation]:
+        """RW-1 when the card ends showing a diff whose new text the file was not given."""
+        paths = [path for path, _text, _line in card.diffs]
+        for path, new_text, shown_line in card.diffs:
+            # Several diffs of one file (one edit after another) need not each survive.
+            if path not in card.written or paths.count(path) > 1:
+                continue
+            content, write_line = card.written[path]
+            if new_text in content:
+                continue
+            message = (
+                f"{call} ended showing a diff of {json_dumps(path)} whose new text is "
+                f"{_clipped(new_text)}, but the editor was asked to write {_clipped(content)} "
+                "there: the editor showed one change while another was made"
+            )
+            return [Violation("RW-1", line, message, (line, shown_line, write_line))]
+        return []
+
+    def _writing(self, params: Mapping[str, Any], line: int) -> None:
+        """An `fs/write_text_file` request: what the editor was asked to write, for the one
+        open card of its session that shows a diff of the file (with several, it is not
+        known whose write it is)."""
+        path, content = params.get("path"), params.get("content")
+        if not isinstance(path, str) or not isinstance(content, str):
+            return
+        showing = [
+            self.cards[key]
+            for key in self.turn_cards.get(str(params.get("sessionId")), [])
+            if not self.cards[key].final
+            and any(shown == path for shown, _text, _line in self.cards[key].diffs)
+        ]
+        if len(showing) == 1:
+            showing[0].written[path] = (content, line)
 
     def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
@@ -268,6 +338,17 @@ def _shown(value: Any) -> str:
     return "none" if value is None else json_dumps(value, sort_keys=True)
 
 
+_CLIP_CHARS = 120
+
+
+def _clipped(text: str) -> str:
+    """`text` as JSON writes it, cut past `_CLIP_CHARS` characters: a file's whole text can be
+    long, and the report shortens a message from its end."""
+    if len(text) <= _CLIP_CHARS:
+        return json_dumps(text)
+    return f"{json_dumps(text[:_CLIP_CHARS])}... ({len(text) - _CLIP_CHARS} more characters)"
+
+
 def _messages(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[tuple[int, Any]]:
     """Each line's JSON value with its number; an input error, then `_Stop`, at the first line
     that is not one. A recording is no log a loop resumes from: a line cut short, wherever it
@@ -283,6 +364,13 @@ def _messages(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[t
             report.fail(line, ErrorKind.INVALID_UTF8, message, "ACP-1")
             raise _Stop from None
         except json.JSONDecodeError as error:
+            if not raw.endswith(b"\n"):  # the file's last line: cut as it was written
+                message = (
+                    f"{torn_line_words(raw, line)}: the recording was cut off as it was "
+                    "written (the editor or the recorder stopped); the lines before it are checked"
+                )
+                report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message))
+                raise _Stop from None
             message = f"invalid JSON at column {error.colno}: {error.msg}"
             report.fail(line, ErrorKind.INVALID_JSON, message, "ACP-1")
             raise _Stop from None

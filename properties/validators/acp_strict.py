@@ -67,6 +67,15 @@ class StrictValidator:
             found.append(f"round trip: {difference}")
         return found
 
+    def lenient_reading(self, wire: Mapping[str, object]) -> dict[str, Any] | None:
+        """What the ACP SDK's own parser makes of `wire` (what it drops or coerces gone, by
+        ACP's keys), as an editor reading leniently is given it; None when it reads nothing."""
+        try:
+            parsed = self._model.model_validate(wire)
+            return parsed.model_dump(by_alias=True, exclude_none=True, mode="json")
+        except ValueError:  # pydantic's ValidationError (unreadable), or past its depth limit
+            return None
+
 
 def _json_path(parts: Iterable[object]) -> str:
     return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts)
@@ -234,3 +243,14 @@ def validate_session_update(params: Mapping[str, object]) -> list[str]:
 def validate_permission_request(params: Mapping[str, object]) -> list[str]:
     """Problems with `session/request_permission` params (empty = strictly valid)."""
     return permission_request_validator().problems(params)
+
+
+def read_session_update(params: Mapping[str, object]) -> dict[str, Any] | None:
+    """`session/update` params as the ACP SDK reads them leniently (None: it cannot)."""
+    return session_update_validator().lenient_reading(params)
+
+
+def read_permission_request(params: Mapping[str, object]) -> dict[str, Any] | None:
+    """`session/request_permission` params as the ACP SDK reads them leniently (None: it
+    cannot)."""
+    return permission_request_validator().lenient_reading(params)
