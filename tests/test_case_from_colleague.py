@@ -190,7 +190,7 @@ def test_PROTO_1_a_case_copied_from_a_chat_replays_from_standard_input(
     pasted = replay("-")
     assert pasted.returncode == 0, pasted.stderr
     assert pasted.stdout.splitlines()[-1] == (
-        "-: 2 commands replayed, no divergence; the case recorded EXE-5"
+        "-: 2 commands replayed, no divergence: passes now (the case recorded EXE-5)"
     )
     curled = replay("-", text=bo_s.replace('"rule":', "\u201crule\u201d:"))
     assert curled.returncode == 2
@@ -232,7 +232,7 @@ def test_PROTO_1_a_case_replays_from_standard_input_that_is_a_socket(ana: Path, 
         out, err = replay.communicate(timeout=60)
     assert replay.returncode == 0, err.decode()
     assert out.decode().splitlines()[-1] == (
-        f"{name}: 2 commands replayed, no divergence; the case recorded EXE-5"
+        f"{name}: 2 commands replayed, no divergence: passes now (the case recorded EXE-5)"
     )
 
 
