@@ -590,3 +590,17 @@ def test_ACP_1_a_round_trip_failure_names_the_ACP_parser_and_what_to_send() -> N
     problems = validate_session_update(unknown)
     assert "$.update.name is not a key the pinned ACP schema defines" in problems[-1], problems
     assert not any("by the model" in problem for problem in problems), problems
+
+
+def test_ACP_1_a_new_files_diff_may_say_its_old_text_is_null_as_acps_rust_crate_writes_it() -> None:
+    """ACP-1: ACP's own Rust crate writes a new file's diff with `"oldText": null` (as Zed's
+    Claude Code bridge does), which the pinned schema allows and the SDK reads as no old text:
+    valid, where the round trip that leaves it out reported every such Write card. A null
+    anywhere else on the diff is still refused."""
+    params = copy.deepcopy(_valid_call())
+    diff = {"type": "diff", "path": "/w/new.txt", "oldText": None, "newText": "hello\n"}
+    update_of(params)["content"] = [diff]
+    assert validate_session_update(params) == []
+    update_of(params)["content"] = [{**diff, "_meta": None}]
+    problems = validate_session_update(params)
+    assert "round trip: $.update.content[0]._meta is null: leave the key out" in problems[-1]

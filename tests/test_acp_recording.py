@@ -411,15 +411,13 @@ def test_ACP_1_the_acp_recorder_passes_the_editors_sigterm_on_to_the_agent(
 NEW_FILE = "/workspace/new.txt"
 
 
-def _write_card(content: list[dict[str, Any]], old_text_null: bool = False) -> dict[str, Any]:
-    """The whole Write card of Zed's bridge (its input and a diff of the new file), with
-    `"oldText": null` as the bridge writes it when `old_text_null`."""
-    diff: dict[str, Any] = {"type": "diff", "path": NEW_FILE, "newText": "hello\n"}
-    if old_text_null:
-        diff["oldText"] = None
+def _write_card(content: list[dict[str, Any]], kind: str = "edit") -> dict[str, Any]:
+    """The whole Write card of Zed's bridge (its input and a diff of the new file, with
+    `"oldText": null` as the bridge writes it)."""
+    diff = {"type": "diff", "path": NEW_FILE, "oldText": None, "newText": "hello\n"}
     card = _card("call_1", {"file_path": NEW_FILE, "content": "hello\n"})
     card["params"]["update"].update(
-        {"title": f"Write {NEW_FILE}", "kind": "edit", "content": [diff, *content]}
+        {"title": f"Write {NEW_FILE}", "kind": kind, "content": [diff, *content]}
     )
     return card
 
@@ -471,13 +469,13 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_edito
 def test_RW_1_check_acp_recording_follows_a_card_through_a_message_that_is_not_valid_acp(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Zed's bridge shows a Write first with an empty rawInput, then whole with a new file's
-    diff holding `"oldText": null` (ACP-1: the SDK's round trip leaves the null out). The card
-    is followed on as the SDK reads that message: the approved input is the card's, so only
-    ACP-1, where it was also RW-1 against the stale empty rawInput; and the rewritten text the
-    editor is asked to write is still RW-1 against the diff that message showed."""
+    """Zed's bridge shows a Write first with an empty rawInput, then whole; here the whole
+    card's kind is none of ACP's (ACP-1: the SDK drops it). The card is followed on as the SDK
+    reads that message: the approved input is the card's, so only ACP-1, where it was also
+    RW-1 against the stale empty rawInput; and the rewritten text the editor is asked to write
+    is still RW-1 against the diff that message showed."""
     starting = _card("call_1", {})
-    whole = _write_card([], old_text_null=True)
+    whole = _write_card([], kind="write")
     request = _asking(
         {"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE, "content": "hello\n"}}
     )
@@ -490,7 +488,7 @@ def test_RW_1_check_acp_recording_follows_a_card_through_a_message_that_is_not_v
     ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, [*shown, *_write_file(1, "hello\n"), *ended], capsys)
     assert (code, _rules(log)) == (1, [("ACP-1", 3)])
-    assert "oldText is null" in log["violations"][0]["message"]
+    assert "$.update.kind" in log["violations"][0]["message"]
     code, log = _check(tmp_path, [*shown, *_write_file(1, "rewritten\n"), *ended], capsys)
     assert (code, _rules(log)) == (1, [("ACP-1", 3), ("RW-1", 8)])
     assert log["violations"][1]["event_lines"] == [8, 3, 6]

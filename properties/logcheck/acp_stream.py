@@ -181,9 +181,10 @@ class _Recording:
             what = kind if isinstance(kind, str) else "session"
             message = f"the {what} update is not valid ACP: {problems[0]}"
             found.append(Violation("ACP-1", line, message))
-            # The card as the editor shows it on (Zed's bridge writes a new file's diff with
-            # `"oldText": null`, which the SDK reads as none): judged by a card the message
-            # left stale, the call's end would be blamed on what the message did change.
+            # The card as the editor shows it on (what the SDK reads of the message): judged by
+            # a card the message left stale, the call's end would be blamed on what the message
+            # did change (Zed's Write card, refused for its `"oldText": null` before that was
+            # read as ACP's own, was blamed RW-1 against its first, empty, rawInput).
             read = read_session_update(params)
             if read is None or read["update"].get("sessionUpdate") not in CARD_UPDATES:
                 return found
