@@ -14,6 +14,8 @@ import pytest
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance.process_target import _thread_died
+from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.value_notes import number_note, value_notes
 
 # As a Rust loop whose main thread reads stdin and hands each line to a worker thread, which
 # writes the answers: the worker panicked on reset, and main went back to reading its input.
@@ -47,3 +49,30 @@ def test_PROTO_1_a_panic_of_the_main_thread_is_no_thread_death() -> None:
     it is not a thread that died while the process lives on."""
     assert _thread_died("thread 'main' (7) panicked at src/main.rs:3:5:\nboom\n") == ""
     assert '"worker" panicked' in _thread_died("thread 'worker' panicked at src/lib.rs:1:1:\n")
+
+
+def test_RW_1_a_double_written_as_its_integer_digits_is_noted_so() -> None:
+    """RW-1: the Rust loop read `"limit":1e+300` into an f64 and wrote the card's rawInput with
+    `{}`, Rust's Display, which writes no exponent: 1 and 300 zeros, an integer, compared exactly
+    with the double (10^300 + 5.25e283). The report showed the 301 digits and no note; it now
+    says the double was written as plain digits, and how Rust writes one with an exponent."""
+    note = number_note([("presented[0].params.update.rawInput.limit", 1e300, 10**300)])
+    assert note is not None
+    assert "it wrote the double as plain digits" in note, note
+    assert "Rust: {:?} or {:e}" in note, note
+    # Not said of an integer the model has, nor of a double that equals the integer written.
+    assert "plain digits" not in (number_note([("x", 10**300, 10**300 + 1)]) or "")
+    assert number_note([("x", 3.0, 3)]) is None
+
+
+def test_RW_1_a_lone_surrogate_a_rust_string_replaced_is_noted_so() -> None:
+    """RW-1: the Rust loop kept a call's parsed arguments in `String`s, which cannot hold a lone
+    surrogate, so its card's rawInput had U+FFFD for `\ud800`. The note spoke of an encoder
+    writing '?' (Java's case); the replacement here came from the reader, and the note now says
+    so and how to keep such a string."""
+    card = {"method": "session/update", "params": {"update": {"rawInput": {"pattern": "x\ud800"}}}}
+    lossy = {"method": "session/update", "params": {"update": {"rawInput": {"pattern": "x\ufffd"}}}}
+    notes = value_notes(Observation(True, presented=(card,)), Observation(True, presented=(lossy,)))
+    assert len(notes) == 1, notes
+    assert "a Rust String cannot hold it" in notes[0], notes[0]
+    assert "UTF-16 units" in notes[0], notes[0]

@@ -55,11 +55,18 @@ def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 "JavaScript's JSON.parse and JSON.stringify do; keep every digit (JavaScript: "
                 "a reviver reading the number's source text, or BigInt)"
             )
+        if isinstance(want, float) and isinstance(got, int) and _as_double(got) == want:
+            return (
+                f"note: the target has the integer {got} where the model has the double "
+                f"{want!r} (at {path}): it wrote the double as plain digits, an integer that is "
+                "compared exactly, as Rust's {} (Display) writes an f64; write a double with an "
+                "exponent or a fraction (Rust: {:?} or {:e}), or keep the number's text"
+            )
         if isinstance(want, int) and isinstance(got, int) and not -(2**63) <= want < 2**63:
             return (
                 f"note: the target has {got} where the model has {want} (at {path}): an "
-                "integer past 64 bits does not fit a long; keep every digit (Java: BigInteger "
-                "or the number's text)"
+                "integer past 64 bits does not fit a long (Rust: i64 or u64); keep every digit "
+                "(Java: BigInteger or the number's text)"
             )
     return None
 
@@ -81,9 +88,11 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
         if surrogate is not None:
             return (
                 f"note: the target has {surrogate} (at {path}): a lone surrogate has no UTF-8 "
-                "form, so an encoder puts a replacement for it (Java's writes '?'); write it as "
-                f"a \\u escape in the JSON, \\u{ord(want[_first_difference(want, got)]):04x}, "
-                "as JSON allows (a call's arguments may hold one, EXE-2)"
+                "form, so an encoder puts a replacement for it (Java's writes '?'), and a Rust "
+                "String cannot hold it (a reader that decodes it into one puts U+FFFD: keep "
+                "such a string as its UTF-16 units); write it as a \\u escape in the JSON, "
+                f"\\u{ord(want[_first_difference(want, got)]):04x}, as JSON allows (a call's "
+                "arguments may hold one, EXE-2)"
             )
         how = encoding_change(want, got)
         if how is not None:
