@@ -229,6 +229,33 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no
             assert out[-1].endswith("no divergence: passes now (the case recorded TURN-5)")
 
 
+@pytest.mark.parametrize(
+    ("target", "replay"),
+    [
+        ({"impl": "mine:make"}, "`loopspec replay CASE --impl mine:make`, CASE this file and the "
+         "--impl naming your copy of the loop"),
+        ({"cmd": "env API_TOKEN=s3cr3t node loop.mjs"},
+         "`loopspec replay CASE --cmd 'env API_TOKEN=<hidden> node loop.mjs'`, CASE this file "
+         "and the --cmd naming your copy of the loop, each <hidden> put back as its secret"),
+        ({}, "`loopspec replay CASE`, CASE this file"),
+    ],
+)  # fmt: skip
+def test_SAFE_1_a_saved_case_says_in_itself_how_to_replay_it(
+    tmp_path: Path, case_schema: Draft202012Validator, target: dict[str, str], replay: str
+) -> None:
+    """SAFE-1: a case sent alone, attached to a bug report, named its rule and its target but
+    not the verb that reads it: a colleague who never saw the sender's `rerun:` line opened a
+    JSON file with no way in. Its `summary` says the rule and the replay command (the secret
+    hidden as in `target`), and the case still replays as the schema reads it."""
+    saved = save_case(_failed_report(), tmp_path, target)
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    summary = document["summary"]
+    assert "break TURN-5 (`loopspec spec TURN-5` prints the rule) on this program" in summary
+    assert summary.endswith(f"; replay it with {replay}")
+    assert "s3cr3t" not in saved.read_text(encoding="utf-8")
+    case_schema.validate(document)
+
+
 def test_PROTO_1_a_program_saved_again_is_not_copied_and_a_case_is_never_overwritten(
     tmp_path: Path,
 ) -> None:

@@ -56,6 +56,11 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         "difference); replay shows it beside its verdict",
     ),
     "what": (_TEXT, "how the target broke the rule, in one sentence"),
+    "summary": (
+        _TEXT,
+        "free text for people: what the case shows; conform writes which rule it found broken "
+        "and the command that replays the case on a copy of the recorded loop",
+    ),
     "config": (
         {"$ref": "#/$defs/config"},
         "the loop's configuration (driver protocol CONFIG); each tool's name and each hook's "
@@ -78,7 +83,6 @@ CASE_MEMBERS: Final[dict[str, tuple[dict[str, Any], str]]] = {
         "sections 8 and 11)",
     ),
     "rules": (_TEXTS, "a profile's case: the rules that known divergence touches"),
-    "summary": (_TEXT, "free text for people: what the case shows"),
     "implementation": (_TEXT, "free text: the implementation and version the case was found on"),
     "expect": ({}, "any JSON: what loopspec's own tests require a replay of the case to show"),
 }

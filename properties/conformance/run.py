@@ -1530,10 +1530,35 @@ def case_fields(
         **({"capabilities": sorted(capabilities)} if capabilities is not None else {}),
         "rule": rule,
         "what": portable(what),
+        "summary": _how_to_replay(portable_target(target), rule),
         "config": config_to_json(config),
         "commands": [command_to_json(c) for c in commands],
         **({"profile": profile} if profile is not None else {}),
     }
+
+
+def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
+    """A saved case's `summary`: what conform found and the command that replays the case. A
+    case is often sent alone, attached to a bug report, to someone who never saw the console
+    that said `rerun:`; the file named the rule and the target, not the verb that reads it."""
+    found = (
+        "differ from the model where no rule covers the difference"
+        if rule == NO_RULE
+        else f"break {rule} (`loopspec spec {rule}` prints the rule)"
+    )
+    for option in ("cmd", "impl"):
+        if option in recorded:
+            named = f"--{option} {shlex.quote(recorded[option])}"
+            back = f", each {HIDDEN} put back as its secret" if HIDDEN in recorded[option] else ""
+            return (
+                f"loopspec conform saw the loop it ran as {named} {found} on this program; "
+                f"replay it with `loopspec replay CASE {named}`, CASE this file and the "
+                f"--{option} naming your copy of the loop{back}"
+            )
+    return (
+        f"loopspec conform saw its bundled implementation {found} on this program; replay it "
+        "with `loopspec replay CASE`, CASE this file"
+    )
 
 
 def case_document(report: RunReport, target: dict[str, str]) -> dict[str, Any]:
