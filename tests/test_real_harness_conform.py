@@ -78,6 +78,12 @@ HARNESSES = [harness.value for harness in Harness]
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 # Replayed in every run: the two divergences both loops must show.
 BOUNDED_KEYS = ("RW-1", "HOOK-3")
+# Cases whose divergence the CLI shows only where it wins a race of its own: Claude Code,
+# interrupted while its model request is pending, writes its notice only when its HTTP client
+# thread reports the cancelled request before its exit on SIGINT is done (about 1 abort in 30 on
+# a loaded machine is not; tests/test_real_harness_abort.py loses it by holding that thread).
+# A replay that lost it passes showing none, as `check` reads a racy divergence.
+RACED_CASES = {("claude-code", "ADJ-4:abort-notice")}
 
 
 def _adapter(harness: str) -> str:
@@ -626,7 +632,7 @@ def test_RW_1_HOOK_3_loopspec_replay_reports_the_case_as_known(
         assert key in re.findall(r"[A-Z]+-\d+", out.split("known", 1)[1])
     # replay prints the replay's known divergences on this line (sorted, comma-separated).
     (shown,) = [x for x in out.splitlines() if x.startswith("  known divergences shown: ")]
-    assert key in shown.split(": ", 1)[1].split(", ")
+    assert key in shown.split(": ", 1)[1].split(", ") or (harness, key) in RACED_CASES
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

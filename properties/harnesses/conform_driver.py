@@ -1414,9 +1414,11 @@ class Session:
 
     def _interrupt_in_output(self) -> list[LogItem]:
         """The interrupt of a Claude Code process the adapter interrupted, as its output (its
-        stream-json, the transcript's records) says it, when its transcript does not: on a
-        loaded machine it printed the interrupt and exited before its transcript held it (1 of
-        25 aborts under load 18), and the turn was reported completed, blamed on ABORT-2."""
+        stream-json, the transcript's records) says it, when its transcript does not: Claude
+        Code prints it at once and leaves its transcript's copy to a pool thread, and its exit
+        on SIGINT does not wait for that thread. On a loaded machine it exited before its
+        transcript held the interrupt (1 of 25 aborts under load 18; every time with its pool
+        threads held), and the turn was reported completed, blamed on ABORT-2."""
         if self.harness != Harness.CLAUDE_CODE or not self.interrupted:
             return []
         out = self.root / f"turn-{self.turns_started}.out"
@@ -1425,11 +1427,14 @@ class Session:
 
     def _note_unrecorded_interrupt(self) -> None:
         """A CLI interrupted while its model request was unanswered ended at once, as it does,
-        but neither its log nor its output held the interrupt: Claude Code's exit on SIGINT
-        races its own writes (its output's closing record comes or not; 1 of 26 transcripts
-        lacked the interrupt, unloaded). It got no reply, so its turn cannot have completed:
-        the interrupt ended it, reported aborted (the user's Ctrl-C) without a notice the CLI
-        did not write, where it was reported completed and blamed on ABORT-2. Stderr says so."""
+        but neither its log nor its output held the interrupt. Claude Code on SIGINT cancels
+        the request and starts its exit together; it writes the interrupt once its HTTP client
+        thread has reported the cancelled request, and its exit does not wait for that: a
+        loaded machine starving that thread for some 10 ms has it exit 0 having written the
+        interrupt nowhere (about 1 abort in 30 under load; every time with the thread held).
+        It got no reply, so its turn cannot have completed: the interrupt ended it, reported
+        aborted (the user's Ctrl-C) without a notice the CLI did not write, where it was
+        reported completed and blamed on ABORT-2. Stderr says so."""
         sys.stderr.write(
             "conform_driver: the CLI, interrupted while its model request was unanswered,"
             " exited 0 recording no interrupt; its turn is reported aborted\n"
