@@ -76,3 +76,19 @@ def test_RW_1_a_lone_surrogate_a_rust_string_replaced_is_noted_so() -> None:
     assert len(notes) == 1, notes
     assert "a Rust String cannot hold it" in notes[0], notes[0]
     assert "UTF-16 units" in notes[0], notes[0]
+
+
+def test_TEXT_2_a_character_past_u_ffff_escaped_whole_is_noted_so() -> None:
+    """TEXT-2: the Rust loop wrote every character past U+007F as `\\u{:04x}` of its code
+    point, so a hook's reason holding U+1F512 went out as `\\u1f512`, which JSON reads as U+1F51
+    and "2". The report showed the two texts and explained where a hook/result's fields come
+    from, which did not differ; it now notes the escape and how to write such a character."""
+    reason = "output withheld \U0001f512 donn\u00e9es"
+    misread = "output withheld \u1f512 donn\u00e9es"
+    event = {"type": "hook/result", "data": {"stderrSummary": reason}}
+    written = {"type": "hook/result", "data": {"stderrSummary": misread}}
+    notes = value_notes(Observation(True, events=(event,)), Observation(True, events=(written,)))
+    assert len(notes) == 1, notes
+    assert "U+1F512 written as \\u1f512" in notes[0], notes[0]
+    assert "two UTF-16 halves" in notes[0], notes[0]
+    assert "events[0].data.stderrSummary" in notes[0], notes[0]

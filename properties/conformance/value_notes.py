@@ -94,6 +94,14 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"\\u{ord(want[_first_difference(want, got)]):04x}, as JSON allows (a call's "
                 "arguments may hold one, EXE-2)"
             )
+        escaped = _escaped_whole(want, got)
+        if escaped is not None:
+            return (
+                f"note: the target has {escaped} (at {path}): a \\u escape holds four hex "
+                "digits, so a character past U+FFFF written as one escape of more reads as "
+                "another character and the digits left over; write it as its two UTF-16 halves "
+                "(U+1F512 is \\ud83d\\udd12) or as itself, in UTF-8"
+            )
         how = encoding_change(want, got)
         if how is not None:
             return (
@@ -120,6 +128,24 @@ def _surrogate_replaced(want: str, got: str) -> str | None:
             return None
     first = _first_difference(want, got)
     return f"{got[first]!r} where the model has the lone surrogate U+{ord(want[first]):04X}"
+
+
+def _escaped_whole(want: str, got: str) -> str | None:
+    """How `got` is `want` with each character past U+FFFF written as one `\\u` escape of its
+    five or six hex digits (`\\u1f512`, read back as U+1F51 and "2"), in words; None if not."""
+    if want == got or want.isascii():
+        return None
+    misread = "".join(
+        chr(int(f"{ord(char):x}"[:4], 16)) + f"{ord(char):x}"[4:] if ord(char) > 0xFFFF else char
+        for char in want
+    )
+    if got != misread:
+        return None
+    first = next(char for char in want if ord(char) > 0xFFFF)
+    return (
+        f"U+{ord(first):04X} written as \\u{ord(first):x}, which reads as "
+        f"{chr(int(f'{ord(first):x}'[:4], 16))!r} and {f'{ord(first):x}'[4:]!r}"
+    )
 
 
 def _leaf_pairs(path: str, pairs: object) -> list[tuple[str, object, object]]:
