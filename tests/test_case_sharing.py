@@ -739,6 +739,26 @@ def test_PROTO_1_replay_json_is_one_documented_document_for_a_bug_tracker(
         assert f'"{key}"' in documented, key
 
 
+def test_PROTO_1_replay_json_names_the_release_that_wrote_the_case_as_the_text_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: replayed by another release, the text report says "written by loopspec 9.1;
+    this is loopspec ..." before its verdict, since the releases' rules may explain it; the
+    `loopspec-replay/1` document a bug tracker keeps named neither release."""
+    saved = save_case(_failed_report(), tmp_path, {})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    for written_by in ("9.1", None):
+        if written_by is None:
+            document.pop("loopspecVersion")
+        else:
+            document["loopspecVersion"] = written_by
+        saved.write_text(json.dumps(document), encoding="utf-8")
+        assert main(["replay", str(saved), "--format", "json"]) == 0
+        replayed = json.loads(capsys.readouterr().out)
+        assert replayed["caseLoopspecVersion"] == written_by
+        assert replayed["loopspecVersion"] == loopspec.__version__
+
+
 def test_PROTO_1_replay_json_writes_nothing_on_stdout_when_the_case_cannot_be_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -139,8 +139,11 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
       "target": "alice_loop:make_target",       // what ran: --impl, --cmd or the bundled one
                                                 //   (both with paths and secrets written as
                                                 //   a saved case writes them, SAFE-1)
-      "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: none)
+      "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: the
+                                                //   bundled implementation)
       "recordedRule": "ADJ-1",                  // what the run that saved it found, or null
+      "caseLoopspecVersion": "0.1.0",           // the loopspec that wrote the case, or null
+      "loopspecVersion": "0.2.0",               // this loopspec, which replayed it
       "profile": "dsh",                         // the profile applied, or null
       "caseProfile": "dsh",                     // the profile the case names, or null
       "capabilities": ["abort"],                // what the replayed target declared, sorted

@@ -1284,6 +1284,8 @@ def replay_document(
         target=portable(replayed),
         recorded_target=case.target,
         recorded_rule=case.rule,
+        case_loopspec_version=case.written_by,
+        loopspec_version=loopspec.__version__,
         profile=profile.name if profile is not None else None,
         case_profile=case.profile.name if case.profile is not None else None,
         capabilities=sorted(replay.capabilities),

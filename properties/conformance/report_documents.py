@@ -205,11 +205,17 @@ class ReplayDocument:
     case: str = attrs.field(metadata=member("the case file, as given"))
     target: str = attrs.field(metadata=member("what ran: --impl, --cmd or the bundled one"))
     recorded_target: dict[str, str] = attrs.field(
-        metadata=member("the target the case names ({}: none)")
+        metadata=member("the target the case names ({}: the bundled implementation)")
     )
     recorded_rule: str | None = attrs.field(
         metadata=member("what the run that saved it found, or null")
     )
+    # A verdict unlike the recorded one may come from another release's rules: the text report
+    # names both releases, and a bug tracker reading this document needs them as much.
+    case_loopspec_version: str | None = attrs.field(
+        metadata=member("the loopspec release that wrote the case, or null")
+    )
+    loopspec_version: str = attrs.field(metadata=member("this loopspec, which replayed it"))
     profile: str | None = attrs.field(metadata=member("the profile applied, or null"))
     case_profile: str | None = attrs.field(metadata=member("the profile the case names, or null"))
     capabilities: list[str] = attrs.field(metadata=member("what the replayed target declared"))
