@@ -437,7 +437,8 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_edito
     """A hook's rewrite of a Write allowed without asking shows only in what the editor is asked
     to write: the card's diff keeps the model's text. RW-1 where the call ends, naming the
     diff's and the write's lines; the text written as shown, a last update replacing the diff
-    by what was written (Zed's Edit), or a write two open cards' diffs name, is not blamed."""
+    after the write (Zed's Edit shows the hunk it parsed back, for a file with no last newline
+    with jsdiff's marker as a line), or a write two open cards' diffs name, is not blamed."""
     shown = [_prompt(1), _write_card([])]
     ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
     code, log = _check(tmp_path, [*shown, *_write_file(0, "rewritten\n"), *ended], capsys)
@@ -452,10 +453,16 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_diff_is_not_what_the_edito
             "toolCallId": "call_1",
             "sessionUpdate": "tool_call_update",
             "status": "completed",
-            "content": [{"type": "diff", "path": NEW_FILE, "newText": "rewritten"}],
+            "content": [
+                {
+                    "type": "diff",
+                    "path": NEW_FILE,
+                    "newText": "rewritten\n No newline at end of file",
+                }
+            ],
         }
     )
-    messages = [*shown, *_write_file(0, "rewritten\n"), replaced, _stop(1, "end_turn")]
+    messages = [*shown, *_write_file(0, "rewritten"), replaced, _stop(1, "end_turn")]
     code, log = _check(tmp_path, messages, capsys)
     assert (code, log["violations"]) == (0, [])
     other = _write_card([])

@@ -15,10 +15,10 @@ checkable, with why):
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
   string `command`, while the terminal the card embeds was created (`terminal/create`, without
-  `args`) for another command, or while the card shows a `diff` of a file whose `newText` is not
-  in what the editor was asked to write to that file (`fs/write_text_file`) while the call was
-  open (the one open card of its session showing a diff of that path). What ran otherwise is not
-  recorded.
+  `args`) for another command, or while the card shows a `diff` of a file, shown before the
+  editor was asked to write that file (`fs/write_text_file`) while the call was open, whose
+  `newText` is not in what was written (the write is the card's when it is the one open card of
+  its session showing a diff of that path). What ran otherwise is not recorded.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
@@ -241,14 +241,18 @@ class _Recording:
         return [Violation("RW-1", line, message, related)]
 
     def _diff_not_written(self, call: str, card: _Card, line: int) -> list[Violation]:
-        """RW-1 when the card ends showing a diff whose new text the file was not given."""
+        """RW-1 when the card ends showing a diff, shown before the file was written, whose new
+        text the file was not given."""
         paths = [path for path, _text, _line in card.diffs]
         for path, new_text, shown_line in card.diffs:
             # Several diffs of one file (one edit after another) need not each survive.
             if path not in card.written or paths.count(path) > 1:
                 continue
             content, write_line = card.written[path]
-            if new_text in content:
+            # A diff shown after the write is the agent's account of it, which the write's
+            # text cannot check: Zed's bridge parses its own unified diff back, and a file
+            # without a last newline gets jsdiff's "\ No newline at end of file" as a line.
+            if new_text in content or shown_line > write_line:
                 continue
             message = (
                 f"{call} ended showing a diff of {json_dumps(path)} whose new text is "
