@@ -473,9 +473,12 @@ def test_RW_1_a_targeted_program_stopped_at_a_known_divergence_is_reported_so() 
     )
     assert report.divergence is None, report.divergence
     assert report.known.get("RW-1", 0) >= 1
-    (stopped,) = [u for u in report.situations_unplayed if "stopped" in u.reason]
-    assert stopped.name == "two calls of one reply rewritten, one of them by two hooks"
-    assert "known divergence RW-1" in stopped.reason
+    # (Another targeted program with a rewrite, one holding a null, may be stopped there too.)
+    stopped = {u.name: u.reason for u in report.situations_unplayed if "stopped" in u.reason}
+    assert (
+        "known divergence RW-1"
+        in stopped["two calls of one reply rewritten, one of them by two hooks"]
+    )
 
 
 def _keeping(blank: Callable[[str], bool]) -> Callable[[], ModelTarget]:

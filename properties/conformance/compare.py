@@ -911,13 +911,18 @@ def _every_reason_given(want: Event, got: Event | None) -> bool:
 
 def _result_parts(event: Event | None) -> int:
     """How many blocks a tool/result's message holds."""
+    return len(_result_blocks(event))
+
+
+def _result_blocks(event: Event | None) -> list[Any]:
+    """The blocks a tool/result's message holds (its one tool-result block's content)."""
     if event is None:
-        return 0
+        return []
     content = _data(event).get("message", {}).get("content")
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
-        return 0
+        return []
     parts = content[0].get("content")
-    return len(parts) if isinstance(parts, list) else 0
+    return parts if isinstance(parts, list) else []
 
 
 def _context_in_result(command: ToolFinishes, want: Event, got: Event | None) -> bool:
@@ -1136,7 +1141,10 @@ def _result_rule(
     if code in ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL"):
         return "EXE-5", f"{about} differs: a call the tool cannot take ends as an {code} error"
     if situation.post_blocked:
-        return "DEC-3", f"{about} differs: a PostToolUse block replaces it with the block reasons"
+        return "DEC-3", (
+            f"{about} differs: a PostToolUse block replaces it with the block reasons"
+            f"{_block_reasons_counted(want, got)}"
+        )
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
     if "deny" in situation.hook_decisions and REWRITE_REFUSED_WORDS in _result_text(got):
@@ -1183,11 +1191,18 @@ def _result_rule(
                 )
             return "HOOK-2", f"{about} differs: the reasons of every denying hook are joined"
         denying = [hook for hook, reading, _ in _pre_answers(call_id, history) if reading == "deny"]
+        given = _result_text(want).removeprefix(ERROR_PREFIX)
+        trimmed = (
+            f"; the target's is the reason trimmed ({json.dumps(_result_text(got))}): a "
+            "reason is kept as the hook gave it, whitespace at its ends too"
+            if given != given.strip() and _result_text(got) == ERROR_PREFIX + given.strip()
+            else ""
+        )
         return "DEC-1", (
             f"{about} differs: a denied call's result is one text block Error: <reason>, the "
             f"reason the non-empty reasons of the denying {_named(denying)} joined by "
             f"{spelled(REASON_SEPARATOR)} in configured order (no other hook's), or "
-            f"{spelled(DENIED_WITHOUT_REASON)} when none gave one"
+            f"{spelled(DENIED_WITHOUT_REASON)} when none gave one{trimmed}"
         )
     if situation.approval in APPROVAL_DENIALS:
         tool = _tool_named(call_id, history)
@@ -1228,6 +1243,21 @@ def _result_rule(
             return "EXE-4", f"{about} differs: a failed body's result is Error: <message>{changed}"
         return "EXE-4", f"{about} differs from what the body returned{changed}"
     return "EXE-4", f"{about} differs from its settled outcome"
+
+
+def _block_reasons_counted(want: Event, got: Event | None) -> str:
+    """Words on how many blocks a blocked result holds on each side, when that differs ("" when
+    it does not): one per blocking hook that gave a reason (DEC-3)."""
+    mine, theirs = _result_parts(want), _result_parts(got)
+    if mine == theirs or mine < 2:
+        return ""
+    shown = ", ".join(
+        json.dumps(block.get("text")) for block in _result_blocks(want) if isinstance(block, dict)
+    )
+    return (
+        f", one text block for each blocking hook that gave one, in configured order: {mine} "
+        f"here ({shown}), where the target's result holds {theirs}"
+    )
 
 
 def _blocked_by(command: ToolFinishes) -> str | None:
@@ -1702,7 +1732,10 @@ def _changed(
             return hook_audit_rule(want), f"{named}: which hook runs for which call, in order"
         case "hook/result":
             if "updatedInput" in fields:
-                return "RW-2", f"{named}: the supplied input is audited"
+                return "RW-2", (
+                    f"{named}: the supplied input is audited as the JSON value the hook gave"
+                    f"{_nulls_dropped(mine.get('updatedInput'), theirs.get('updatedInput'))}"
+                )
             point, ours = mine.get("point"), mine.get("decision")
             their_word = theirs.get("decision")
             reading, their_reading = _reading(point, ours), _reading(point, their_word)
@@ -1749,6 +1782,21 @@ def _changed(
         case _:
             pass  # an event type no rule prescribes here
     return NO_RULE, named
+
+
+def _nulls_dropped(given: object, audited: object) -> str:
+    """Words for an audited input that is the given one without its keys whose value is null
+    ("" when it is not)."""
+    if not isinstance(given, dict) or not isinstance(audited, dict):
+        return ""
+    dropped = [key for key, value in given.items() if value is None]
+    if not dropped or audited != {k: v for k, v in given.items() if v is not None}:
+        return ""
+    return (
+        f", every key kept: the target's leaves out {', '.join(map(spelled, dropped))}, whose "
+        "value is null (a null is a value; a loop dropping such keys from the object its audit "
+        "holds changes the audit too)"
+    )
 
 
 def _sidecar_difference(want: Event, got: Event) -> str:
@@ -2277,6 +2325,40 @@ def _skipped_hook_rule(
             f"call {call.id}: a leading (?i) makes the rest match in any case (ECMAScript's flag i)"
         )
     return None
+
+
+def _hook_still_due(
+    config: LoopConfig | None,
+    command: Command,
+    program: Sequence[Command],
+    events: Sequence[Event],
+) -> str | None:
+    """After a hook's answer (`command`), the words on the next PreToolUse hook the model still
+    asks about the reply in hand when a target commits the reply instead; None when no hook is
+    due. `events`: the model's, up to and with this command's."""
+    if config is None or not isinstance(command, HookAnswers):
+        return None
+    reply = _reply_in_hand(command, program)
+    if reply is None:
+        return None
+    answered = _answered_this_step(events)
+    due = _due_hooks(config, reply, answered)
+    if not due:
+        return None
+    call, hook = due[0]
+    same_tool = [c.id for c in reply.tool_calls if c.name == call.name and c.id != call.id]
+    answered_for = [c for c in same_tool if (c, hook.handler_id) in answered]
+    shared = (
+        f" (its answer for call {', '.join(answered_for)}, of the same tool, is not one for "
+        "this call)"
+        if answered_for
+        else ""
+    )
+    return (
+        f"PreToolUse hook {hook.handler_id} has yet to answer for call {call.id} "
+        f"({call.name}){shared}: every hook that matches a call answers once for that call, "
+        "and the reply is committed only after the last answer"
+    )
 
 
 def _fits_only_by_case(hook: HookSpec, name: str) -> bool:
@@ -2809,6 +2891,9 @@ def _extra(
                     "that are not blank (empty, or only whitespace as EXE-2 reads it), and is "
                     "omitted when none is left"
                 )
+            unasked = _hook_still_due(config, command, program, [*history, *model_events])
+            if unasked is not None:
+                return "HOOK-4", f"{adds}: {unasked}"
             return "ORD-1", f"{adds}: one reply per step"
         case "turn/end" | "step/end" | "step/start":
             if isinstance(command, Abort):
@@ -3196,6 +3281,22 @@ def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, 
     return None
 
 
+def _refused_outcome_before(command: ToolFinishes, program: Sequence[Command]) -> int | None:
+    """The number of an earlier command of `program` (this one last) giving an outcome for
+    `command`'s call since the last reply calling it, or None. The model takes the outcome now,
+    so the call still runs there: that earlier outcome was refused, by the target too (the
+    comparison found no divergence then)."""
+    for number in range(len(program) - 1, 0, -1):
+        earlier = program[number - 1]
+        if isinstance(earlier, ModelReplies) and any(
+            call.id == command.call_id for call in earlier.tool_calls
+        ):
+            return None
+        if isinstance(earlier, ToolFinishes) and earlier.call_id == command.call_id:
+            return number
+    return None
+
+
 def _ids_used_before(reply: ModelReplies, history: Sequence[Event]) -> list[str]:
     """The ids of `reply`'s calls that an earlier reply's calls used too, in reply order."""
     before = {_data(e).get("callId") for e in history if e.get("type") == "tool/call"}
@@ -3219,6 +3320,8 @@ def _refusal_rule(
     expected: Observation,
     actual: Observation,
     history: Sequence[Event] = (),
+    *,
+    program: Sequence[Command] = (),
 ) -> tuple[str, str]:
     if expected.accepted:
         refused = (
@@ -3241,6 +3344,14 @@ def _refusal_rule(
                         f"holds it back behind call {earlier}, {why} without running, which "
                         "holds no place in the schedule (an exclusive call waits only for "
                         "earlier calls that run)"
+                    )
+                earlier_try = _refused_outcome_before(command, program)
+                if earlier_try is not None:
+                    return "MODEL-3", (
+                        f"{refused}: call {command.call_id} is still running in the model, as "
+                        f"both refused command #{earlier_try}, an outcome for it too; the "
+                        "target's refusal settled the call all the same: a refused command "
+                        "changes nothing, so an outcome sent again after it is taken"
                     )
                 rule = "EXE-4"
             case ModelReplies() if _ids_used_before(command, history):
@@ -3598,7 +3709,7 @@ def classify(
                 f"{first.message}"
             )
     if not expected.accepted or not actual.accepted:
-        return _refusal_rule(command, phase, expected, actual, history)
+        return _refusal_rule(command, phase, expected, actual, history, program=program)
     lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
     if lost is not None:
         return lost

@@ -43,7 +43,7 @@ from loopspec.model.acp import (
     tool_call_notification,
 )
 from loopspec.model.invariants import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
-from loopspec.model.jsonvalue import parse_arguments, thaw
+from loopspec.model.jsonvalue import JsonValue, parse_arguments, thaw
 from loopspec.model.presenters import CALL_PRESENTERS, generic_call_fallback, present_call
 from loopspec.model.pure.presentation import workspace_relative
 from loopspec.model.toolargs import ArgumentShapeError
@@ -190,19 +190,54 @@ def _original_card(record: dict[str, Any]) -> tuple[object, dict[str, Any]] | No
     if not isinstance(sidecar, dict) or not isinstance(sidecar.get("originalArguments"), str):
         return None
     original = parse_arguments(sidecar["originalArguments"])
+    return thaw(original), _card_for(record, original)
+
+
+def _card_for(record: dict[str, Any], arguments: JsonValue) -> dict[str, Any]:
+    """The card the model's UI shows for the call `record` records, given `arguments`."""
     name = str(record.get("name"))
-    view = present_call(name, original)
+    view = present_call(name, arguments)
     note = tool_call_notification(
         "session",
         str(record.get("callId")),
         view,
-        arguments=original,
+        arguments=arguments,
         session_cwd=SESSION_CWD,
         terminal_capable=False,
     )
     update = note["update"]
     assert isinstance(update, dict)
-    return thaw(original), update
+    return update
+
+
+def _view_fields(card: dict[str, Any]) -> dict[str, Any]:
+    """What a card shows of its call's view: not whose it is, its status or its raw input."""
+    hidden = ("toolCallId", "status", "sessionUpdate", "rawInput")
+    return {k: v for k, v in card.items() if k not in hidden}
+
+
+def _another_calls_card(record: dict[str, Any], got: Item, history: Sequence[Event]) -> str | None:
+    """The earlier call whose card `got` shows, in words, where that differs from the card of
+    the call it is sent for (`record`): a UI keeping one card per tool (or per id) shows so."""
+    shown = _view_fields(_card(got))
+    if not record or shown == _view_fields(_card_for(record, _arguments_of(record))):
+        return None
+    for event in reversed(history):
+        other = event.get("data")
+        if event.get("type") != "tool/call" or not isinstance(other, dict) or other is record:
+            continue
+        if other.get("arguments") == record.get("arguments") and other.get("name") == record.get(
+            "name"
+        ):
+            continue
+        if _view_fields(_card_for(other, _arguments_of(other))) == shown:
+            name, arguments = other.get("name"), other.get("arguments")
+            return f"call {other.get('callId')} (tool {name}, {arguments})"
+    return None
+
+
+def _arguments_of(record: dict[str, Any]) -> JsonValue:
+    return parse_arguments(str(record.get("arguments", "")))
 
 
 def _without_status(card: dict[str, Any]) -> dict[str, Any]:
@@ -470,6 +505,22 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         return "RW-4" if _method(want) == PERMISSION else "RW-1", (
             f"{named}: it shows the input hook {replaced} supplied{also}, which hook {last}'s "
             f"later rewrite replaced; the input in effect is hook {last}'s (HOOK-3)"
+        )
+    # A rewritten call's own input before the rewrite is RW-1's or RW-4's, below, whatever
+    # other call it matches.
+    other = None if _shows_original(record, got) else _another_calls_card(record, got, history)
+    if other is not None:
+        if _method(want) == PERMISSION:
+            return "ACP-3", (
+                f"{named}: the permission request shows the card of {other}, not of call "
+                f"{call_id} ({record.get('arguments')}), which it asks about: its toolCall is "
+                "that call's card, rawInput its effective arguments"
+            )
+        return "VIEW-2", (
+            f"{named}: the card is the one {other} renders as, not call {call_id}'s "
+            f"({record.get('arguments')}): a card is the presenter's view of its own call's "
+            "arguments, rendered at each tool/call (a UI keeping one card per tool or per call "
+            "id shows another call's)"
         )
     if _method(want) == PERMISSION:
         if _shows_original(record, got):

@@ -482,6 +482,30 @@ def _first_refused_value(
     return next(filter(None, (_refused_value(answer, error) for error in errors)), found)
 
 
+def _merged_history_message(answer: dict[str, Any]) -> str | None:
+    """Words on the first message of the answer's history that joins a tool result with other
+    blocks (a user message's text, another result), as a loop merging consecutive user
+    messages sends it; None when there is none."""
+    history = answer.get("history")
+    appended = history.get("appended") if isinstance(history, dict) else None
+    for index, message in enumerate(appended if isinstance(appended, list) else ()):
+        blocks = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(blocks, list) or len(blocks) < 2:
+            continue
+        kinds = [block.get("type") if isinstance(block, dict) else None for block in blocks]
+        if "tool-result" not in kinds:
+            continue
+        return (
+            f"history/appended/{index}, one {message.get('role')} message of {len(blocks)} "
+            f"blocks ({', '.join(map(str, kinds))}): the history is the log's surface "
+            "messages, one per user/message, assistant/message and tool/result, a tool "
+            "result's holding its one tool-result block (LOG-6); messages merged into one (as "
+            "a provider wanting roles to alternate is sent them) are a history the model "
+            "never derives"
+        )
+    return None
+
+
 _POSIX: Final = os.name == "posix"
 
 
@@ -519,7 +543,8 @@ _CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
 
 class ProcessTargetError(LoopSpecError):
     """The process behind a `ProcessTarget` failed to speak the driver protocol (PROTO-1), or
-    reported an event of the right shape whose value the model refuses (the model's rule)."""
+    reported an event of the right shape whose value the model refuses (the model's rule), or a
+    history message merging a tool result with other blocks (HIST-1)."""
 
     def __init__(self, message: str, rule_id: str = "PROTO-1") -> None:
         super().__init__(message, rule_id=rule_id)
@@ -1160,6 +1185,11 @@ class ProcessTarget:
                     line=raw,
                     rule=refusal.rule_id,
                 )
+            merged = _merged_history_message(answer)
+            if merged is not None:
+                # Messages the target joined into one: its history is not the log's (HIST-1),
+                # which is what it did wrong; no message shape holds such a message.
+                self._fail(f"the answer to {what} reports {merged}", line=raw, rule="HIST-1")
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "

@@ -60,6 +60,7 @@ from loopspec.model.commands import (
     Pass,
     PostBlock,
     PostContext,
+    PostPass,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -501,6 +502,47 @@ SITUATIONS: tuple[Situation, ...] = (
                 ),
                 FINISH_CANCELLED,
             ),
+        ),
+    ),
+    Situation(
+        "a call finishes with one PostToolUse verdict too many, refused, then with its one",
+        ("HOOK-5", "MODEL-3"),
+        frozenset({"post-hooks"}),
+        LoopConfig(tools=TOOLS, hooks=(HookSpec("notes", "PostToolUse", "read"),)),
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            # Refused (HOOK-5): a loop that settles the call before it counts the verdicts
+            # has changed its state, which a refusal never does.
+            ToolFinishes("c1", ToolSucceeded("A"), (PostPass(), PostContext("extra"))),
+            ToolFinishes("c1", ToolSucceeded("B"), (PostPass(),)),
+        ),
+    ),
+    Situation(
+        "a hook's rewrite gives a key the value null",
+        ("HOOK-3", "RW-1", "RW-2"),
+        frozenset({"pre-hooks", "rewrite"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("rewriter", "bash"))),
+        (
+            SubmitUser("list the files"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH),)),
+            # A null is a value the input keeps: a loop dropping such keys (in place, on the
+            # object its audit holds too) runs and records another input.
+            HookAnswers(Allow(FrozenMap({"command": "ls", "timeout": None}))),
+        ),
+    ),
+    Situation(
+        "a call's context is queued, then the user types, before the batch's last result",
+        ("ADJ-4", "ADJ-1"),
+        frozenset({"queued-input"}),
+        LoopConfig(tools=TOOLS),
+        (
+            SubmitUser("list, then read"),
+            ModelReplies((ToolCallBlock("c1", "bash", _BASH), ToolCallBlock("c2", "read", _READ))),
+            ToolFinishes("c1", ToolSucceeded("a.txt", ("from the shell",))),
+            # Typed after the context was queued: the next step delivers both in that order.
+            SubmitUser("and b.txt"),
+            ToolFinishes("c2", ToolSucceeded("A")),
         ),
     ),
     Situation(

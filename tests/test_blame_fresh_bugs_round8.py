@@ -1,0 +1,379 @@
+"""Fresh bugs of session 27, found by the programs and blamed on the rule their author must fix.
+
+Session 27 wrote twenty-five more wrong loops outside the project (copies of `impl/` and of
+`examples/js-loop/`, each with one bug) and ran `loopspec conform` on each. Where no program
+showed the bug, or the report named another rule than the one the bug breaks, the difference is
+planted here in the model and the programs that must show it are played:
+
+- PreToolUse hooks asked about a tool's first call only, their answer standing for the reply's
+  later calls of that tool: named ORD-1 ("one reply per step"); now HOOK-4, naming the hook and
+  the call it has yet to answer for;
+- a UI keeping one call card per tool, and one keeping one permission prompt per tool: named
+  VIEW-4 (whose words said the title names the path as the arguments give it, while the target
+  showed another path) and ACP-3; now VIEW-2 and ACP-3 naming the earlier call whose card shows;
+- a ToolFinishes refused for its PostToolUse verdict count (HOOK-5) that settled the call all
+  the same: never caught, as no program sent a wrong count; a targeted program does, and the
+  outcome sent again, which the target refuses, is named MODEL-3, not EXE-4;
+- a rewrite whose null-valued keys the loop deletes in place, on the object its audit holds
+  too: never caught (no rewrite held a null); a targeted program holds one, and RW-2's words
+  name the key left out;
+- input typed during a batch delivered before a context queued earlier: found at the 126th
+  program on one seed, never on the other; a targeted program types after a context;
+- a history merging consecutive user messages (a result and a context): stopped as a schema
+  failure (PROTO-1); now named HIST-1, saying what was merged;
+- a denial's reason trimmed: named right (DEC-1), in words that gave only how the reason is
+  made; they now say the target's is the reason trimmed;
+- a result two PostToolUse hooks block showing the first reason only: named right (DEC-3), in
+  words that said only that a block replaces the result; they now count the blocks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import pytest
+from fresh_bugs import (
+    FreshBug,
+    assert_blamed_on,
+    assert_passes_on_model,
+    assert_report_says,
+    calls,
+    copied,
+    renumbered,
+    swept,
+)
+from test_history_capability import _fake
+
+from loopspec.model import replay
+from loopspec.model.commands import (
+    Allow,
+    Ask,
+    Command,
+    Deny,
+    HookAnswers,
+    ModelReplies,
+    Pass,
+    PostBlock,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.messages import ToolCallBlock
+from loopspec.model.presenters import present_call
+from loopspec.model.state import Dispatching, Rewriting
+from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
+from loopspec.properties.conformance.target import ModelTarget, Observation
+
+READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
+AUDITED_READS = LoopConfig(tools=(READ,), hooks=(HookSpec("read-audit", "PreToolUse", "read"),))
+TWO_READS = ModelReplies(
+    (
+        ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+        ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+    )
+)
+
+
+class HooksJudgeEachToolOnce(ModelTarget):
+    """The model, except that a hook's answer about a tool's first call stands for the reply's
+    later calls of that tool: they are never asked about, and the reply commits at once."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, HookAnswers) or not observed.accepted:
+            return observed
+        events = copied(observed)
+        while self.state is not None and isinstance(self.state.phase, Rewriting):
+            again = super().apply(command)
+            events += [e for e in copied(again) if not e["type"].startswith("hook/")]
+        return renumbered(observed, events)
+
+
+HOOKS_ONCE_PER_TOOL: FreshBug = (
+    "hooks judge a tool once per reply",
+    HooksJudgeEachToolOnce,
+    AUDITED_READS,
+    (SubmitUser(""), TWO_READS, HookAnswers(Pass())),
+    "HOOK-4",
+)
+
+
+def test_HOOK_4_a_reply_committed_before_a_later_calls_hook_answered_names_that_hook() -> None:
+    """HOOK-4: the words name the hook and the call it has yet to answer for, and that its
+    answer for the tool's other call is not one for this call (where they said ORD-1, one
+    reply per step, which the target kept)."""
+    assert_blamed_on(HOOKS_ONCE_PER_TOOL)
+    assert_passes_on_model(HOOKS_ONCE_PER_TOOL)
+    assert_report_says(
+        [HOOKS_ONCE_PER_TOOL],
+        "hooks judge",
+        "PreToolUse hook read-audit has yet to answer for call c2 (read)",
+        "its answer for call c1, of the same tool, is not one for this call",
+        lacks=("one reply per step",),
+    )
+
+
+class KeepsOneCardPerTool(ModelTarget):
+    """The model, except that its UI renders a tool's card once, for the tool's first call,
+    and shows that card for every later call of the tool."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        self.cards: dict[str, Any] = {}
+        return super().reset(config)
+
+    def apply(self, command: Command) -> Observation:
+        def rendered_once(name: str, arguments: Any) -> Any:
+            return self.cards.setdefault(name, present_call(name, arguments))
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(replay, "present_call", rendered_once)
+            return super().apply(command)
+
+
+ONE_CARD_PER_TOOL: FreshBug = (
+    "one call card per tool",
+    KeepsOneCardPerTool,
+    LoopConfig(tools=(READ,)),
+    (SubmitUser(""), TWO_READS),
+    "VIEW-2",
+)
+
+
+def test_VIEW_2_a_card_kept_per_tool_is_named_with_the_call_whose_card_it_is() -> None:
+    """VIEW-2: the words name the earlier call whose card the target shows (where they named
+    VIEW-4 and said the title names the path as the arguments give it)."""
+    assert_blamed_on(ONE_CARD_PER_TOOL)
+    assert_passes_on_model(ONE_CARD_PER_TOOL)
+    assert_report_says(
+        [ONE_CARD_PER_TOOL],
+        "one call card",
+        'the card is the one call c1 (tool read, {"file_path":"a.txt"}) renders as, not call '
+        'c2\'s ({"file_path":"b.txt"})',
+    )
+
+
+class _FirstCallOfTheTool(dict[str, Any]):
+    """A presenter's table of calls whose lookup by id gives the first call of that id's tool."""
+
+    def __getitem__(self, call_id: str) -> Any:
+        name = super().__getitem__(call_id)[0]
+        return next(entry for entry in self.values() if entry[0] == name)
+
+
+class PromptsOncePerTool(ModelTarget):
+    """The model, except that a permission request shows the card of its tool's first call."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        capabilities = super().reset(config)
+        self._presenter._calls = _FirstCallOfTheTool()
+        return capabilities
+
+
+PROMPT_PER_TOOL: FreshBug = (
+    "one permission prompt per tool",
+    PromptsOncePerTool,
+    AUDITED_READS,
+    (SubmitUser(""), TWO_READS, HookAnswers(Pass()), HookAnswers(Ask("check"))),
+    "ACP-3",
+)
+
+
+def test_ACP_3_a_permission_request_showing_another_calls_card_names_that_call() -> None:
+    """ACP-3: the words name the call whose card the request shows and the one it asks about
+    (where they said only that rawInput must be the effective arguments)."""
+    assert_blamed_on(PROMPT_PER_TOOL)
+    assert_passes_on_model(PROMPT_PER_TOOL)
+    assert_report_says(
+        [PROMPT_PER_TOOL],
+        "one permission prompt",
+        'shows the card of call c1 (tool read, {"file_path":"a.txt"}), not of call c2',
+    )
+
+
+class SettlesBeforeCountingVerdicts(ModelTarget):
+    """The model, except that an outcome refused for its count of PostToolUse verdicts (HOOK-5)
+    has settled its call first, with the verdicts the call's hooks take."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ToolFinishes) or observed.refusal_rule != "HOOK-5":
+            return observed
+        assert self.state is not None
+        phase = self.state.phase
+        assert isinstance(phase, Dispatching)
+        name = next(slot.name for slot in phase.slots if slot.call_id == command.call_id)
+        hooks = self.state.config.hooks_for(POST_TOOL_USE, name)
+        super().apply(attrs.evolve(command, post=command.post[: len(hooks)]))
+        return observed
+
+
+def test_MODEL_3_an_outcome_refused_for_its_verdict_count_that_settled_the_call() -> None:
+    """MODEL-3: a targeted program sends one verdict too many, then the right count; the
+    target's refusal of the second is named MODEL-3, saying the first refusal settled the call
+    (where no program sent a wrong count, and the refusal read as EXE-4's)."""
+    divergence = swept(SettlesBeforeCountingVerdicts)
+    assert divergence.rule_id == "MODEL-3", divergence.what
+    assert "call c1 is still running in the model, as both refused command #3" in divergence.what
+    assert "a refused command changes nothing" in divergence.what
+
+
+class DropsNullKeysInPlace(ModelTarget):
+    """The model, except that the keys of a hook's input whose value is null are deleted from
+    the object the audit holds as well."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Allow | Ask):
+            return observed
+        events = copied(observed)
+        for event in events:
+            given = event["data"].get("updatedInput")
+            if event["type"] == "hook/result" and isinstance(given, dict):
+                event["data"]["updatedInput"] = {k: v for k, v in given.items() if v is not None}
+        return renumbered(observed, events)
+
+
+def test_RW_2_an_audit_dropping_a_null_valued_key_is_found_and_named_so() -> None:
+    """RW-2: a targeted program's rewrite holds a null (none did), and the words name the key
+    the audit left out (where they said only that the supplied input is audited)."""
+    divergence = swept(DropsNullKeysInPlace)
+    assert divergence.rule_id == "RW-2", divergence.what
+    assert 'leaves out "timeout", whose value is null' in divergence.what, divergence.what
+
+
+class TypedInputBeforeContexts(ModelTarget):
+    """The model, except that a step opens with what the user typed first, then the contexts
+    queued before it."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        events = copied(observed)
+        queued = [e for e in events if e["type"] == "user/message"]
+        typed = [e for e in queued if e["data"]["source"]["kind"] == "user"]
+        if not queued or queued[0] in typed:
+            return observed
+        first = events.index(queued[0])
+        contexts = [e for e in queued if e not in typed]
+        return renumbered(observed, [*events[:first], *typed, *contexts])
+
+
+def test_ADJ_4_input_typed_after_a_context_was_queued_is_found_by_the_targeted_programs() -> None:
+    """ADJ-4: a targeted program types while a later call runs, after an earlier call's result
+    queued a context (random programs met it at the 126th on one seed, never on the other)."""
+    divergence = swept(TypedInputBeforeContexts)
+    assert divergence.rule_id == "ADJ-4", divergence.what
+    assert "FIFO" in divergence.what, divergence.what
+
+
+def _merged_result_and_context() -> dict[str, Any]:
+    """The history message a loop merging consecutive user messages sends for a result and the
+    context its body deferred: one message of both blocks."""
+    model = ModelTarget()
+    model.reset(LoopConfig(tools=(READ,)))
+    model.apply(SubmitUser(""))
+    model.apply(calls("c1", "read", '{"file_path":"a.txt"}'))
+    observed = model.apply(ToolFinishes("c1", ToolSucceeded("A", ("from the body",))))
+    assert observed.history is not None
+    result, context = (json.loads(json.dumps(m)) for m in observed.history.appended)
+    return {**result, "content": [*result["content"], *context["content"]]}
+
+
+def test_HIST_1_a_history_message_merging_a_result_and_a_context_is_named_HIST_1() -> None:
+    """HIST-1: a target reporting such a message stops the run naming HIST-1 and what was
+    merged (where it named PROTO-1 and the schema's expected "text")."""
+    appended = [_merged_result_and_context()]
+    answer = {"type": "observed", "seq": 0, "accepted": True, "events": [], "commits": [],
+              "executed": [], "history": {"kept": 0, "appended": appended}}  # fmt: skip
+    target = ProcessTarget(_fake([answer], ["history"]), name="fake")
+    try:
+        target.reset(LoopConfig())
+        with pytest.raises(ProcessTargetError) as failed:
+            target.apply(SubmitUser("hi"))
+    finally:
+        target.close()
+    assert failed.value.rule_id == "HIST-1", str(failed.value)
+    assert "one user message of 2 blocks (tool-result, text)" in str(failed.value)
+
+
+class TrimsDenialReasons(ModelTarget):
+    """The model, except that a denied call's result gives the hooks' reason trimmed."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, HookAnswers) or not isinstance(command.verdict, Deny):
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "tool/result":
+                for block in event["data"]["message"]["content"][0]["content"]:
+                    block["text"] = "Error: " + block["text"].removeprefix("Error: ").strip()
+        return renumbered(observed, events)
+
+
+TRIMMED_DENIAL: FreshBug = (
+    "a denial's reason trimmed",
+    TrimsDenialReasons,
+    LoopConfig(tools=(READ,), hooks=(HookSpec("guard", "PreToolUse", "read"),)),
+    (SubmitUser(""), calls("c1", "read", '{"file_path":""}'), HookAnswers(Deny(" not now "))),
+    "DEC-1",
+)
+
+
+def test_DEC_1_a_denial_whose_reason_was_trimmed_is_told_so() -> None:
+    """DEC-1: the words give the target's text and say the reason was trimmed (where they
+    said only how the reason is made, which the target's seemed to follow)."""
+    assert_blamed_on(TRIMMED_DENIAL)
+    assert_passes_on_model(TRIMMED_DENIAL)
+    assert_report_says(
+        [TRIMMED_DENIAL],
+        "a denial's reason",
+        'the target\'s is the reason trimmed ("Error: not now"): a reason is kept as the hook '
+        "gave it, whitespace at its ends too",
+    )
+
+
+class ShowsTheFirstBlockOnly(ModelTarget):
+    """The model, except that a result several PostToolUse hooks block shows the first reason."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ToolFinishes):
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "tool/result":
+                result = event["data"]["message"]["content"][0]
+                result["content"] = result["content"][:1]
+        return renumbered(observed, events)
+
+
+FIRST_BLOCK_ONLY: FreshBug = (
+    "the first block reason only",
+    ShowsTheFirstBlockOnly,
+    LoopConfig(
+        tools=(READ,),
+        hooks=(HookSpec("review", "PostToolUse", "read"), HookSpec("notes", "PostToolUse", "read")),
+    ),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes("c1", ToolSucceeded("x"), (PostBlock("withheld"), PostBlock("secret"))),
+    ),
+    "DEC-3",
+)
+
+
+def test_DEC_3_a_blocked_result_short_of_a_reason_is_told_how_many_it_holds() -> None:
+    """DEC-3: the words count the blocks on both sides and give the reasons (where they said
+    only that a block replaces the result with the block reasons)."""
+    assert_blamed_on(FIRST_BLOCK_ONLY)
+    assert_passes_on_model(FIRST_BLOCK_ONLY)
+    assert_report_says(
+        [FIRST_BLOCK_ONLY],
+        "the first block",
+        'one text block for each blocking hook that gave one, in configured order: 2 here ("'
+        'withheld", "secret"), where the target\'s result holds 1',
+    )
