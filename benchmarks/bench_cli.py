@@ -107,6 +107,38 @@ document is written from `logcheck.check_document`, the one definition `loopspec
 makes its JSON Schema from (a module of some sixty keys, imported for `--format json` alone);
 `check SMALL` 45.6M either way, its summary line now summed without the JSON writer.
 
+`--breakdown` counts, with callgrind, where `check SMALL`'s instructions go, each part with its
+share of `python -c pass`'s: the interpreter's start, each module check imports that the bare
+interpreter does not (counted as a fresh interpreter's import of it after every module before it,
+the collector held off as check holds it), the check itself; then the same instructions by kind
+of work (unmarshalling `.pyc` code, building classes, the collector), and, from the wheel, a check
+installed without bytecode where none may be written (below).
+Measured so (2026-12-05, installed wheel): `check SMALL` 45.65M, 1.28x `python -c pass`'s 35.69M.
+`python -c pass` is 28.72M of start and 6.97M of finalization, which check skips; check's 16.9M
+past the start are its imports, 15.4M, and the check itself (options, signals, reading the log,
+the report, one young-generation collection), 1.5M. The imports, in percent of `python -c pass`:
+`loopspec.model.invariants` 7.8 (the rules' registry the model's tests run: 127 KB of bytecode,
+seven classes), `logcheck.checker` 6.7 (73 KB, thirteen classes), `model.jsonvalue` 3.7,
+`model.facts` 3.4, `logcheck.clean_events` 3.1, `cli.main` 3.0, `logcheck.report` 2.5,
+`logcheck.files` 1.9, `cli.check` 1.8, `loopspec` 1.5, `__future__` 1.4 (every module's `from
+__future__ import annotations`), `logcheck` 1.4, `loopspec.model` 1.3, `properties` 1.1 and
+`cli` 1.2 (packages of a docstring: the import system's work alone), `_json` 0.9 (the C scanner
+every log line is read with), `gc` 0.5 (held off, the collector would walk the heap again and
+again). By kind: unmarshalling 430 KB of bytecode 5.5M (15 %), building 36 classes 2.9M (8 %,
+~70k each, an exception's more), the import system's work 0.31M (0.9 %) a module (an empty
+one's), sixteen of them 5M (14 %), the modules' bodies ~1M. No module that `python -c pass`
+lacks is imported but these: neither argparse, re, enum, typing, collections, functools,
+contextlib nor pathlib (tests hold it). Moving off check's way every function a check of SMALL,
+BROKEN, TORN, HOOKED and MARKED never calls (some 200, the invariants' full path, other layouts'
+readers, errors' wording), tried by replacing their bodies in an installed copy, saves 1.1M
+(3 %, to 1.25x). So a check at 1.10x (39.3M) would need some 6M fewer: half its modules (each
+merged into another saves 0.31M), half its bytecode and half its classes together. A check that
+runs the model's own invariant registry, from modules of their own, stays near 1.25x.
+Installed without bytecode (uv installs so unless given `--compile-bytecode`; pip compiles as it
+installs) the first run of each module compiles it; where Python may not write the bytecode
+(PYTHONDONTWRITEBYTECODE, which container images often set, or a read-only install) every run
+does: `check SMALL` 366.6M, 10.3x.
+
 Every command runs with its bytecode cached (in a temporary `PYTHONPYCACHEPREFIX`, written by a
 warm-up run, even where `PYTHONDONTWRITEBYTECODE` is set), as an installed copy runs: otherwise
 each start would compile loopspec's sources, which no user's start pays.
@@ -205,6 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also count check's instructions with valgrind's callgrind, against python -c pass",
     )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also count, with callgrind, where `check SMALL`'s instructions go: the "
+        "interpreter's start and finalization, each module it imports, the check itself",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         logs = {}
@@ -226,6 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _measure(args.rounds, logs, Path(tmp, "missing.jsonl"), env, wheel)
         if args.instructions:
             _count_instructions(Path(tmp), logs, env, wheel)
+        if args.breakdown:
+            _break_down(Path(tmp), logs["small"], env, wheel)
         return status
 
 
@@ -269,6 +309,14 @@ def _checkout_only() -> dict[str, tuple[list[str], int]]:
     return {"loopspec replay CASE": (replay, 0)}
 
 
+def _installation(wheel: Path | None) -> tuple[str, list[str]]:
+    """The interpreter and the `loopspec` command measured: the wheel's venv's, or this
+    checkout's where no wheel was installed."""
+    if wheel is None:
+        return sys.executable, _loopspec()
+    return str(wheel / "python"), [str(wheel / "loopspec")]
+
+
 def _count_instructions(
     tmp: Path, logs: dict[str, Path], env: dict[str, str], wheel: Path | None
 ) -> None:
@@ -278,9 +326,7 @@ def _count_instructions(
     if shutil.which("valgrind") is None:
         print("instructions: valgrind not installed")
         return
-    python, loopspec = sys.executable, _loopspec()
-    if wheel is not None:
-        python, loopspec = str(wheel / "python"), [str(wheel / "loopspec")]
+    python, loopspec = _installation(wheel)
     commands = _commands(python, loopspec, logs, tmp / "missing.jsonl")
     counted = {name: commands[name] for name in COUNTED}
     if wheel is None:
@@ -306,6 +352,139 @@ def _count_instructions(
     print("\ninstructions (callgrind, this checkout)")
     for name, count in mine.items():
         print(f"{name:48} {count / 1e6:7.1f}M {count / mine[BASELINE]:5.2f}x")
+
+
+def _break_down(tmp: Path, small: Path, env: dict[str, str], wheel: Path | None) -> None:
+    """Print where `check SMALL`'s instructions go, each part with its share of `python -c
+    pass`'s: the interpreter's start (`python -c pass` ended by `os._exit`), the finalization
+    `python -c pass` runs and check skips (`cli.main.program`), each module check imports that
+    the bare interpreter does not, and the rest (the check itself, its options and output).
+
+    A module's part is what importing it adds, counted in a fresh interpreter that imports, with
+    the collector held off (as check holds it), every module before it in the order check's
+    imports end (`-X importtime`'s order: a module's own imports end first), then it, then
+    ends by `os._exit`: the import system's work for it, its code's unmarshalling, and its body
+    (the classes, functions and tables it builds)."""
+    if shutil.which("valgrind") is None:
+        print("breakdown: valgrind not installed")
+        return
+    python, loopspec = _installation(wheel)
+    counted_env = env if wheel is None else installed_env(env)
+    out = tmp / "callgrind.out"
+
+    def count(argv: list[str]) -> int:  # each command counted here exits 0
+        return instructions_of_command(argv, 0, out, counted_env)
+
+    check = [*loopspec, "check", str(small)]
+    # (gc: imported by the line that holds the collector, below)
+    before_check = {"gc", *_imported_in_order([python, "-c", "pass"], counted_env)}
+    modules = [name for name in _imported_in_order(check, counted_env) if name not in before_check]
+    bare = count([python, "-c", "pass"])
+    started = count([python, "-c", "import os; os._exit(0)"])
+    started_kinds = _kinds_of_work(out)
+    held = "import gc, os; gc.disable(); "
+    # -P: the current folder is not searched first, as the `loopspec` script's is not.
+    before = count([python, "-P", "-c", f"{held}os._exit(0)"])
+    parts = {
+        "the interpreter's start (python -c pass but its finalization)": started,
+        "import gc, gc.disable()": before - started,
+    }
+    for index, name in enumerate(modules):
+        imports = "".join(f"import {each}; " for each in modules[: index + 1])
+        total = count([python, "-P", "-c", f"{held}{imports}os._exit(0)"])
+        parts[f"import {name}"] = total - before
+        before = total
+    whole = count(check)
+    check_kinds = _kinds_of_work(out)
+    parts["the check: options, reading the log, the report"] = whole - before
+    where = "the installed wheel" if wheel is not None else "this checkout"
+    print(f"\nwhere `loopspec check SMALL` goes (callgrind, {where}; % of {BASELINE})")
+    print(
+        f"{BASELINE}: {bare / 1e6:.2f}M, of which its finalization {(bare - started) / 1e6:.2f}M"
+        " (check ends without it: `cli.main.program`)"
+    )
+    for name, part in parts.items():
+        print(f"{name:60} {part / 1e6:+7.2f}M {part / bare:+7.1%}")
+    print(f"{'loopspec check SMALL':60} {whole / 1e6:7.2f}M {whole / bare:6.2f}x")
+    print("what check does past the interpreter's start, by kind of work")
+    for kind, function in KINDS_OF_WORK.items():
+        more = check_kinds[function] - started_kinds[function]
+        print(f"  {kind:58} {more / 1e6:+7.2f}M {more / bare:+7.1%}")
+    rest = whole - started - sum(check_kinds[f] - started_kinds[f] for f in KINDS_OF_WORK.values())
+    print(f"  {'the rest: the import system, module bodies, the check':58} {rest / 1e6:+7.2f}M")
+    if wheel is not None:
+        uncompiled = _install_uncompiled(tmp / "uncompiled", wheel, counted_env)
+        env_without_bytecode = {**counted_env, "PYTHONDONTWRITEBYTECODE": "1"}
+        argv = [str(uncompiled / "loopspec"), "check", str(small)]
+        count_uncompiled = instructions_of_command(argv, 0, out, env_without_bytecode)
+        print(
+            f"{'check SMALL, installed without bytecode, none written':60}"
+            f" {count_uncompiled / 1e6:7.2f}M {count_uncompiled / bare:6.2f}x"
+        )
+
+
+def _install_uncompiled(folder: Path, wheel_venv: Path, env: dict[str, str]) -> Path:
+    """The `bin` folder of a fresh venv in `folder` holding the wheel installed as uv installs
+    one unless told `--compile-bytecode`: without its modules compiled. Where Python may not
+    write their bytecode either (PYTHONDONTWRITEBYTECODE, which container images often set, or
+    a read-only install), every run compiles every module it imports."""
+    (wheel_file,) = wheel_venv.parent.parent.glob("loopspec-*.whl")
+    venv = folder / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env=env,
+    )
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    install = ["--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-compile"]
+    subprocess.run(
+        [*pip, *install, str(wheel_file)], check=True, stdout=subprocess.DEVNULL, env=env
+    )
+    return venv / "bin"
+
+
+KINDS_OF_WORK = {
+    "unmarshalling modules' code (.pyc)": "marshal_loads",
+    "building classes (their bodies with them)": "builtin___build_class__",
+    "the cyclic collector": "gc_collect_main",
+}
+"""Kinds of work an import does, by the interpreter's C function that does it (callgrind counts
+each with what it calls)."""
+
+
+def _kinds_of_work(out: Path) -> dict[str, int]:
+    """The instructions of each of `KINDS_OF_WORK`'s functions, with what it calls, in the
+    callgrind profile `out`."""
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    found = dict.fromkeys(KINDS_OF_WORK.values(), 0)
+    for line in annotated.splitlines():
+        count, _, where = line.strip().partition(" ")
+        # "1,234 (5.6%)  file.c:function [library]": a recursive call's line ("function'2") is
+        # counted within the outer call's already.
+        function = where.split(":")[-1].split(" ")[0] if ":" in where else ""
+        if function in found and count.replace(",", "").isdigit():
+            found[function] = max(found[function], int(count.replace(",", "")))
+    return found
+
+
+def _imported_in_order(argv: list[str], env: dict[str, str]) -> list[str]:
+    """The modules the command `argv` imports, in the order their imports end (what
+    `PYTHONPROFILEIMPORTTIME` prints on stderr)."""
+    done = subprocess.run(
+        argv,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return [line.rsplit("|", 1)[1].strip() for line in lines[1:]]  # past the column titles
 
 
 def _install_wheel(folder: Path, env: dict[str, str]) -> Path:
