@@ -254,3 +254,44 @@ def test_PROTO_1_a_rerun_line_whose_hyphens_became_a_dash_names_the_dash(
         f"{named}), which a chat or a word processor makes of two hyphens; type the option as "
         "--impl"
     )
+
+
+@pytest.mark.parametrize(
+    ("edited", "said"),
+    [
+        (
+            BO_S_CASE.replace('"version": 1,', '"version": 1,  // as Bo sent it'),
+            "bo.json:3: the case file is not JSON: a comment (//), which JSON does not have: "
+            "delete it (a note for people can go in the case's summary string): column 18",
+        ),
+        (
+            BO_S_CASE.replace('"rule": "EXE-5",', '"rule": "EXE-5" /* fails here too */,'),
+            "bo.json:4: the case file is not JSON: a comment (/*), which JSON does not have: "
+            "delete it (a note for people can go in the case's summary string): column 19",
+        ),
+        (
+            BO_S_CASE.replace('  "rule"', '  # Ana: still fails on 0.1.0\n  "rule"'),
+            "bo.json:4: the case file is not JSON: a comment (#), which JSON does not have: "
+            "delete it (a note for people can go in the case's summary string): column 3",
+        ),
+        (
+            # A command written as Python prints a dict.
+            BO_S_CASE.replace('"kind": "SubmitUser"', "'kind': 'SubmitUser'"),
+            "bo.json:15: the case file is not JSON: a single quote ('), where JSON needs a "
+            'straight double quote ("): column 7',
+        ),
+    ],
+    ids=["line-comment", "block-comment", "hash-comment", "single-quotes"],
+)
+def test_PROTO_1_a_note_or_quote_written_into_a_case_by_hand_is_named(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    edited: str,
+    said: str,
+) -> None:
+    """PROTO-1: a colleague who notes something in a case they received (`// fails here
+    too`), or writes a command with Python's quotes, was told "Expecting property name
+    enclosed in double quotes", pointing at a note they meant to be there. The refusal names
+    the comment or the quote, with its line."""
+    assert _replay_refusal(edited, tmp_path, monkeypatch, capsys) == f"loopspec: error: {said}\n"

@@ -24,6 +24,7 @@ _INVISIBLE: Final = "\u00a0\u202f\u2007\u2009\u200a\u200b\u200c\u200d\u2060\ufef
 _HTML_ENTITY: Final = re.compile(r"&(?:quot|amp|lt|gt|#\d+|#x[0-9a-fA-F]+);")
 _FENCE: Final = re.compile(r"(?m)^[ \t]*(?:```|~~~)")
 _MAIL_QUOTE: Final = re.compile(r"(?m)^[ \t]*>")
+_COMMENT: Final = re.compile(r"//|/\*|#")
 _SEND_WHOLE: Final = "send the case as a file (an attachment), not as pasted text"
 
 
@@ -163,6 +164,18 @@ def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str
             f"{path}:{line}: the case file is not JSON: a comma before the closing {closer} "
             f"(left behind when what followed it was cut?): delete it: column {column}"
         )
+    comment = _COMMENT.match(text, error.pos)
+    if comment is not None:
+        # A note a colleague wrote into the case (JSON with comments, as an editor's settings
+        # are): the parser named the property or comma it expected there instead.
+        what = (
+            f"a comment ({comment.group()}), which JSON does not have: delete it (a note for "
+            "people can go in the case's summary string)"
+        )
+        return not_json(path, error, "case file", what)
+    if text.startswith("'", error.pos):  # a Python dict printed, or JavaScript's own quoting
+        what = "a single quote ('), where JSON needs a straight double quote (\")"
+        return not_json(path, error, "case file", what)
     if error.msg == "Extra data":  # a stray brace, a second copy pasted, a mail's signature
         return not_json(path, error, "case file", "more follows the case's closing brace")
     if error.msg.startswith("Invalid control character") and text[error.pos] in "\r\n":
