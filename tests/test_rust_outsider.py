@@ -28,6 +28,14 @@ WORKER_PANICKED = (
 )
 
 
+def _conform_error(program: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """What conform prints when it drives `program` (Python) as a --cmd target, which breaks."""
+    command = shlex.join([sys.executable, "-c", program])
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    return capsys.readouterr().err
+
+
 def test_PROTO_1_a_worker_thread_that_panicked_is_not_called_an_unflushed_answer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -35,10 +43,7 @@ def test_PROTO_1_a_worker_thread_that_panicked_is_not_called_an_unflushed_answer
     read the next line; the report said its answer "sits unwritten in its stdout buffer", so
     flush, and the loop flushed every line already. No answer was ever written: the panic
     shown below is why, and the report now says a thread panicked, naming it."""
-    command = shlex.join([sys.executable, "-c", WORKER_PANICKED])
-    cases = str(tmp_path / "cases")
-    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
-    said = capsys.readouterr().err
+    said = _conform_error(WORKER_PANICKED, tmp_path, capsys)
     assert 'its thread "<unnamed>" panicked (stderr below) while the process lives on' in said
     assert "stdout buffer" not in said, said
     assert "to wait longer" not in said, said
@@ -92,3 +97,30 @@ def test_TEXT_2_a_character_past_u_ffff_escaped_whole_is_noted_so() -> None:
     assert "U+1F512 written as \\u1f512" in notes[0], notes[0]
     assert "two UTF-16 halves" in notes[0], notes[0]
     assert "events[0].data.stderrSummary" in notes[0], notes[0]
+
+
+# Dies as a Rust loop built in debug mode does of an index out of bounds deep in a recursion,
+# with RUST_BACKTRACE=1: the panic's line and message, then a frame and its source line each.
+DEEP_PANIC = (
+    "import sys; sys.stdin.readline();"
+    "sys.stderr.write(\"thread 'main' (10522) panicked at src/main.rs:2:47:\\n"
+    'index out of bounds: the len is 1 but the index is 1\\nstack backtrace:\\n"'
+    " + ''.join(f'  {n}: loop::dive\\n             at ./src/main.rs:2:67\\n' for n in range(60))"
+    " + 'note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose"
+    " backtrace.\\n'); sys.exit(101)"
+)
+
+
+def test_PROTO_1_a_rust_panic_longer_than_the_tail_keeps_its_panic_line_and_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the Rust loop, run with RUST_BACKTRACE=1, panicked sixty frames deep; the tail
+    shown began inside a frame's source line and ended on Rust's `note: Some details are
+    omitted`, which was taken for the headline: neither the panic's place nor its message was
+    shown. The panic's line and message now head the tail."""
+    said = _conform_error(DEEP_PANIC, tmp_path, capsys)
+    assert said[said.index("stderr (tail): ") :].splitlines()[:3] == [
+        "stderr (tail): thread 'main' (10522) panicked at src/main.rs:2:47:",
+        "index out of bounds: the len is 1 but the index is 1",
+        "[...]",
+    ], said

@@ -18,9 +18,9 @@ starts or answers slowly (a JVM, a large bundle) is given longer with `--answer-
 never read as an answer and not shown as it comes (a run sends thousands of commands): its last
 2000 bytes are shown when the process breaks the protocol (dies, hangs, answers a line that is not
 the protocol's), headed by the last line written flush left when they no longer hold it (a JVM
-prints `Exception in thread "main" ...` above a stack trace longer than that), and a line repeated
-in a row is said once with its count. To read all of it, send it to a file: `--cmd "sh -c 'node
-loop.mjs 2>>debug.log'"`.
+prints `Exception in thread "main" ...` above a stack trace longer than that; a Rust panic's line
+and its message are kept together), and a line repeated in a row is said once with its count. To
+read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
 
     -> {"type": "reset", "protocol": 1, "config": CONFIG}
     <- {"type": "ready", "implementation": str, "capabilities": [CAPABILITY, ...]}

@@ -631,6 +631,9 @@ _THREAD_DEATH = re.compile(
     re.MULTILINE,
 )
 THREAD_DIED = ": waiting longer will not help"
+_RUST_PANIC = re.compile(rb"thread '[^'\n]+'(?: \(\d+\))? panicked at ")
+# What Rust writes around a panic's frames, which says nothing of the panic itself.
+_RUST_ASIDE = re.compile(rb"stack backtrace:$|note: ")
 
 
 def _thread_died(stderr: str) -> str:
@@ -740,6 +743,7 @@ class _Process:
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._headline = self._line_start = b""
+        self._headline_open = False  # a Rust panic's line was kept: its message comes next
         self._lock = threading.Lock()
         assert self.popen.stdout is not None
         assert self.popen.stderr is not None
@@ -771,13 +775,20 @@ class _Process:
     def _note_headline(self, chunk: bytes) -> None:
         """Keep the last whole line of stderr written flush left: a JVM's `Exception in thread
         "main" ...` or `Caused by: ...` heads its stack trace's indented frames, which past 2000
-        bytes (a deep or a recursive call) fill the tail without it."""
+        bytes (a deep or a recursive call) fill the tail without it. A Rust panic's line is kept
+        with the message under it, and the `stack backtrace:` and `note: ...` lines Rust writes
+        around the frames are not headlines."""
         lines = chunk.split(b"\n")
         lines[0] = self._line_start + lines[0]
-        for line in reversed(lines[:-1]):
-            if line.strip() and line[:1] not in (b" ", b"\t"):
-                self._headline = line[:HEADLINE_BYTES]
-                break
+        for line in lines[:-1]:
+            if not line.strip() or line[:1] in (b" ", b"\t") or _RUST_ASIDE.match(line):
+                continue
+            if self._headline_open:  # the message under a Rust panic's line
+                self._headline = (self._headline + b"\n" + line)[:HEADLINE_BYTES]
+                self._headline_open = False
+                continue
+            self._headline = line[:HEADLINE_BYTES]
+            self._headline_open = _RUST_PANIC.match(line) is not None
         self._line_start = lines[-1][:HEADLINE_BYTES]
 
     def stderr_tail(self) -> str:
@@ -793,7 +804,7 @@ class _Process:
         tail = self.stderr_tail().strip()
         with self._lock:
             headline = self._headline.decode("utf-8", "replace").strip()
-        if headline and headline not in tail:
+        if headline and headline.splitlines()[0] not in tail:
             # The tail was cut, most likely inside a line: a fragment such as `)` says nothing.
             whole_lines = tail.partition("\n")[2] or tail
             tail = f"{headline}\n[...]\n{whole_lines}"
