@@ -24,7 +24,9 @@ planted here in the model and the programs that must show it are played:
 - a denial's reason trimmed: named right (DEC-1), in words that gave only how the reason is
   made; they now say the target's is the reason trimmed;
 - a result two PostToolUse hooks block showing the first reason only: named right (DEC-3), in
-  words that said only that a block replaces the result; they now count the blocks.
+  words that said only that a block replaces the result; they now count the blocks;
+- a cap counting the calls that ran, so a call waits after the earlier ones ended: named right
+  (SCHED-1), in words that said only that the schedule lets it start; they now say none runs.
 """
 
 from __future__ import annotations
@@ -376,4 +378,46 @@ def test_DEC_3_a_blocked_result_short_of_a_reason_is_told_how_many_it_holds() ->
         "the first block",
         'one text block for each blocking hook that gave one, in configured order: 2 here ("'
         'withheld", "secret"), where the target\'s result holds 1',
+    )
+
+
+class CapCountsCallsThatRan(ModelTarget):
+    """The model, except that a body's end frees no place: the call the schedule would start
+    next is not started (a cap counting the calls started in the batch, not those running)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if isinstance(command, ToolFinishes):
+            return attrs.evolve(observed, executed=())
+        return observed
+
+
+CAP_COUNTS_STARTS: FreshBug = (
+    "a cap counting the calls that ran",
+    CapCountsCallsThatRan,
+    LoopConfig(tools=(READ, ToolSpec("bash", required_keys=("command",)))),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":""}'),
+                ToolCallBlock("c2", "bash", '{"command":""}'),
+            )
+        ),
+        ToolFinishes("c1", ToolSucceeded("")),
+    ),
+    "SCHED-1",
+)
+
+
+def test_SCHED_1_a_call_held_back_after_the_earlier_ones_ended_is_told_nothing_runs() -> None:
+    """SCHED-1: the words say no earlier call is left to hold the call back (where they said
+    only that the schedule lets it start now)."""
+    assert_blamed_on(CAP_COUNTS_STARTS)
+    assert_passes_on_model(CAP_COUNTS_STARTS)
+    assert_report_says(
+        [CAP_COUNTS_STARTS],
+        "a cap counting",
+        "every earlier call of the reply has its result, so none holds it back (the schedule "
+        "counts the calls running now, not those that ran)",
     )

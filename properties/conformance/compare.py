@@ -2225,6 +2225,23 @@ def _earlier_unanswered(call_id: str | None, history: Sequence[Event]) -> list[E
     return recorded
 
 
+def _what_still_runs(call_id: str, events: Sequence[Event]) -> str:
+    """Words on the earlier calls of `call_id`'s step still without a result once `events`
+    are in, which are all the schedule weighs against it."""
+    answered = {
+        _call_id_of(e) for e in _calls_step(call_id, events) if e.get("type") == "tool/result"
+    }
+    earlier = [_call_id_of(e) for e in _earlier_unanswered(call_id, events)]
+    running = [c for c in earlier if c not in answered]
+    if running:
+        waiting = ", ".join(map(str, running))
+        return f": the earlier calls without a result yet ({waiting}) leave it room"
+    return (
+        ": every earlier call of the reply has its result, so none holds it back (the schedule "
+        "counts the calls running now, not those that ran)"
+    )
+
+
 def _awaiting_approval(history: Sequence[Event]) -> str | None:
     """The call of the current reply whose approval is asked and not yet answered, if any."""
     asked: dict[str, str] = {}  # approval id -> call id
@@ -3183,6 +3200,7 @@ def _execution_rule(
                 return "DEC-2", f"the target does not start call {call_id} after allowed-once"
             return "SCHED-1", (
                 f"the target does not start call {call_id}, which the schedule lets start now"
+                f"{_what_still_runs(call_id, [*history, *expected.events])}"
             )
     if list(wanted) != list(started):
         return "SCHED-1", "the target starts the calls out of model order"
