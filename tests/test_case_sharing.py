@@ -478,6 +478,27 @@ def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     assert says in capsys.readouterr().err
 
 
+def test_PROTO_1_a_folder_replayed_without_a_target_says_why_its_cases_were_not_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a colleague's folder of cases, each found on their loop, replayed with no
+    --impl or --cmd, ended "replayed 2 cases against loopspec's bundled implementation: 1
+    unusable, ...", which read as broken files: the tally now says the refused ones record a
+    loop the command does not name, and what to pass. A case found on the bundled
+    implementation replays there."""
+    folder = tmp_path / "from-alice"
+    folder.mkdir()
+    save_case(_failed_report(), folder, {"impl": "alice_loop:make"})
+    save_case(_failed_report(), folder, {"cmd": "node ./loop.mjs"})
+    save_case(_failed_report(), folder, {})
+    assert main(["replay", str(folder)]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "replayed 3 cases against loopspec's bundled implementation: 2 unusable, 1 without "
+        "divergence (2 found on a loop this command does not name: pass --impl or --cmd naming "
+        "your copy of it, or --bundled)"
+    )
+
+
 def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_its_line(
     tmp_path: Path,
 ) -> None:

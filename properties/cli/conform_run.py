@@ -1011,7 +1011,16 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
         tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
         cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
         against = replayed_target(replayed, args.impl, args.cmd)
-        print(f"replayed {cases} against {against}" + (f": {tally}" if tally else ""))
+        unnamed = sum(case.target_unnamed for case in listed)
+        # "4 unusable" alone read as four broken files when this command named no loop and
+        # each case was found on one (a colleague's folder replayed without --impl or --cmd).
+        why = (
+            f" ({unnamed} found on a loop this command does not name: pass --impl or --cmd "
+            "naming your copy of it, or --bundled)"
+            if unnamed
+            else ""
+        )
+        print(f"replayed {cases} against {against}" + (f": {tally}{why}" if tally else ""))
     else:
         print(json.dumps(replay_cases_json(replayed, listed, unclosed), indent=2))
     if unclosed is not None:
@@ -1026,7 +1035,7 @@ class Listed:
     """How the replay of one case of `replay_all` went: its `outcome` (`REPLAY_OUTCOMES`), why
     it was skipped or unusable, and what was replayed when it came to a verdict."""
 
-    __slots__ = ("case", "outcome", "reason", "replayed")
+    __slots__ = ("case", "outcome", "reason", "replayed", "target_unnamed")
 
     def __init__(
         self,
@@ -1034,11 +1043,15 @@ class Listed:
         outcome: str,
         reason: str | None = None,
         replayed: tuple[Case, Profile | None, Replay] | None = None,
+        *,
+        target_unnamed: bool = False,
     ) -> None:
         self.case = case
         self.outcome = outcome
         self.reason = reason
         self.replayed = replayed
+        # Unusable only because the case records a loop and the command named none.
+        self.target_unnamed = target_unnamed
 
 
 def _error_above(line: str) -> None:
@@ -1095,7 +1108,9 @@ def _replay_listed(
         return _unusable(path, f"loopspec: error: {error}", text=text)
     unnamed = _recorded_target_not_named(args, path, case)
     if unnamed is not None:
-        return _unusable(path, f"loopspec replay: error: {unnamed}", text=text)
+        refused = _unusable(path, f"loopspec replay: error: {unnamed}", text=text)
+        refused.target_unnamed = True
+        return refused
     profile, profile_note = replay_profile(args.profile, case.profile)
     if text:
         header = replay_header(
