@@ -407,8 +407,9 @@ def test_a_codex_rollout_is_read_without_its_own_context_messages() -> None:
 
 
 def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None:
-    """TURN-1, ORD-3: a CLI blocked on the program is settled only once its log holds its
-    turn's prompt, the results its model request carries, the calls whose hooks or tools run,
+    """TURN-1, ORD-3, ADJ-4: a CLI blocked on the program is settled only once its log holds its
+    turn's prompt, the results its model request carries (with the PostToolUse contexts it
+    carries inside them), the calls whose hooks or tools run,
     a result recorded since its turn began for each tool of a call the program released, and
     one for a call whose hooks are answered and whose tool never started (denied)."""
     prompt, old = Prompt(10.0, "hi"), Prompt(1.0, "earlier")
@@ -424,6 +425,7 @@ def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None
         gated: frozenset[str] = frozenset(),
         *,
         issue_order: bool = False,
+        contexts: dict[str, int] | None = None,
     ) -> str | None:
         return log_lacks(
             items,
@@ -433,6 +435,7 @@ def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None
             released=released,
             gated=set(gated),
             issue_order=issue_order,
+            contexts=contexts,
         )
 
     assert lacks([old], set(), set(), {}) == "the turn's prompt"
@@ -445,6 +448,17 @@ def test_TURN_1_the_adapter_waits_for_the_log_to_hold_what_the_cli_did() -> None
         "the result of call c1, which its model request carries"
     )
     assert lacks([prompt, reply, result], {"c1"}, set(), {}) is None
+    # Claude Code's request carries a PostToolUse context inside the result: so must the log.
+    context = (
+        "the PostToolUse context of call c1, which its model request carries inside the result"
+    )
+    assert lacks([prompt, reply, result], {"c1"}, set(), {}, contexts={"c1": 1}) == context
+    folded = attrs.evolve(result, reminders=("<system-reminder>...",))
+    assert lacks([prompt, reply, folded], {"c1"}, set(), {}, contexts={"c1": 1}) is None
+    # A call id the model reused: the request carries the first result only (HIST-1).
+    assert (
+        lacks([prompt, reply, folded, reply, result], {"c1"}, set(), {}, contexts={"c1": 1}) is None
+    )
     released = "the result of call c1, which the program's answer ended"
     assert lacks([earlier, prompt, reply], set(), set(), {"c1": 1}) == released
     assert lacks([earlier, prompt, reply, result], set(), set(), {"c1": 1}) is None

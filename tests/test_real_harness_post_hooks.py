@@ -17,6 +17,7 @@ blamed on the rule it breaks: a loop breaking it there is caught, not erased.
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 
@@ -39,7 +40,12 @@ from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
 from loopspec.properties.conformance.target import Observation
-from loopspec.properties.harnesses.conform_driver import CAPABILITIES
+from loopspec.properties.harnesses.conform_driver import (
+    CAPABILITIES,
+    LogItem,
+    Session,
+    claude_log_items,
+)
 from loopspec.properties.harnesses.script import Harness
 from loopspec.properties.harnesses.session import HarnessError, binary_of, default_adapter_dir
 from loopspec.properties.profiles import PROFILES
@@ -209,3 +215,54 @@ def _observed(
         return [target.apply(command) for command in commands]
     finally:
         target.close()
+
+
+ATTACHMENT_HELD = 1.0  # seconds the driver is kept from the context's attachment once written
+CONTEXT_ATTACHMENT = '"hook_additional_context"'
+
+
+def test_ADJ_4_claude_code_writing_a_context_after_its_result_is_awaited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADJ-4: Claude Code sends a PostToolUse hook's context inside the result it judges (in the
+    model request, sent before its transcript is written) and writes the transcript's
+    `hook_additional_context` attachment after the result record. Its transcript writer appends
+    what was queued every 100 ms, so a result and its attachment may land in two appends, a
+    starved CLI pausing between them (not seen in 10 starved runs); the driver, settling once
+    the log held the result the request carries, would report it without the context and
+    lose the context for good (folded into a result already reported). Here the driver is kept
+    from the attachment for a second after the CLI wrote it: the command is settled only once
+    the log holds the context the request carries, and the result is reported with it."""
+    try:
+        binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    session = Session(Harness.CLAUDE_CODE, CONFIG)
+    written: list[float] = []
+    withheld: list[bool] = []
+
+    def context_read_late(path: Path) -> list[LogItem]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if CONTEXT_ATTACHMENT in text:
+            written[:] = written or [time.monotonic()]
+            if time.monotonic() - written[0] < ATTACHMENT_HELD:
+                withheld.append(True)
+                lines = text.splitlines(keepends=True)
+                text = "".join(line for line in lines if CONTEXT_ATTACHMENT not in line)
+        return claude_log_items(text)
+
+    monkeypatch.setattr(session, "_log_items", context_read_late)
+    try:
+        for command in PROGRAMS["claude-code"][:2]:
+            session.apply(command)
+        finished = session.apply(PROGRAMS["claude-code"][2])
+    finally:
+        session.close()
+    assert withheld  # the driver read the log while the attachment was kept from it
+    (result,) = [e for e in finished["events"] if e["type"] == "tool/result"]
+    texts = [part["text"] for part in result["data"]["message"]["content"][0]["content"]]
+    assert texts[0] == "A"
+    assert texts[1:] == [
+        "<system-reminder>\nPostToolUse:Bash hook additional context: note from hook\n"
+        "</system-reminder>"
+    ]

@@ -71,13 +71,13 @@ prompt, so `Recover` has no action of its own: it would be the next `SubmitUser`
 What each command reports is observed, never taken from the command: after a command the
 adapter waits until the CLI blocks on something only the program can release (a hook without
 its answer, a running tool, a pending model request) or exits, its log holds what it did (the
-turn's prompt, the results its model request carries, the calls whose hooks or tools run, the
-result of each call the program's answers ended (its tool released, or a hook denying it:
-Claude Code writes each at once, Codex a reply's in the order of its calls), and the start of
-each other call whose PreToolUse hooks are answered: a CLI writes its log after it acts), and
-no new observation came for a moment, however long that takes (conform's answer timeout bounds
-it, and stderr says what is awaited); then it turns what it observed, in time order, into
-events:
+turn's prompt, the results its model request carries (with the PostToolUse contexts Claude Code
+sends inside them), the calls whose hooks or tools run, the result of each call the program's
+answers ended (its tool released, or a hook denying it: Claude Code writes each at once, Codex
+a reply's in the order of its calls), and the start of each other call whose PreToolUse hooks
+are answered: a CLI writes its log after it acts), and no new observation came for a moment,
+however long that takes (conform's answer timeout bounds it, and stderr says what is awaited);
+then it turns what it observed, in time order, into events:
 
 - the CLI's own log (Claude Code transcript, Codex rollout): the user's prompt (turn/start,
   step/start, user/message), each reply (assistant/message, and a tool/call per call record
@@ -465,10 +465,13 @@ def log_lacks(
     released: Mapping[str, int],
     gated: set[str],
     issue_order: bool,
+    contexts: Mapping[str, int] | None = None,
 ) -> str | None:
     """What a running CLI did that its log `items` do not hold yet, or None: the prompt of
     its turn (one recorded at or after `since`, when the CLI process started), the result of
-    each call in `carried` (its pending model request carries them), the call record of each
+    each call in `carried` (its pending model request carries them), as many PostToolUse
+    contexts folded into that result as `contexts` counts for its call (the request carries
+    them inside it: Claude Code), the call record of each
     call in `running` (its hook or tool waits on the program), as many results recorded
     since then of each call in `released` as the program's answers ended it (its tool
     released, or its hooks denying it; a call id the model reused, or a reply repeated, runs
@@ -497,6 +500,16 @@ def log_lacks(
     unlogged = sorted(c for c, count in released.items() if logged[c] < count and due(c))
     if carried - results:
         return f"the result of call {min(carried - results)}, which its model request carries"
+    folded: Counter[str] = Counter()  # the most any of its results holds (an id reused: several)
+    for item in items:
+        if isinstance(item, Result):
+            folded[item.call_id] = max(folded[item.call_id], len(item.reminders))
+    unfolded = sorted(c for c, n in (contexts or {}).items() if c in carried and folded[c] < n)
+    if unfolded:
+        return (
+            f"the PostToolUse context of call {unfolded[0]}, which its model request carries"
+            " inside the result"
+        )
     if running - calls:
         return f"the call record of {min(running - calls)}, whose hook or tool is running"
     if unlogged:
@@ -508,6 +521,26 @@ def log_lacks(
             " are answered"
         )
     return None
+
+
+# Claude Code's system reminder for a PostToolUse hook's context, inside the result it judges.
+_CONTEXT_REMINDER = re.compile(r"^<system-reminder>\nPostToolUse(?:Failure)?:\S+ hook additional ")
+
+
+def _contexts_carried(sent: list[dict[str, Any]]) -> dict[str, int]:
+    """How many PostToolUse contexts each call's result carries in a request's messages `sent`
+    (`request_history.sent_messages`): Claude Code's system reminders after the output (the
+    most of any of its results, where a call id the model reused has several)."""
+    carried: dict[str, int] = {}
+    for message in sent:
+        if message["source"]["kind"] != "tool":
+            continue
+        call_id = str(message["source"].get("callId"))
+        for block in message["content"]:
+            parts = [str(part.get("text", "")) for part in block.get("content", [])[1:]]
+            count = sum(1 for text in parts if _CONTEXT_REMINDER.match(text))
+            carried[call_id] = max(carried.get(call_id, 0), count)
+    return carried
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1297,12 +1330,18 @@ class Session:
         A CLI writes its log after it acts: Claude Code 2.1.332 sends a turn's first model
         request before its transcript holds the prompt. A CLI starved of CPU right then (two
         test suites on two cores) was observed waiting on the model with no prompt logged: the
-        command reported no turn/start, blamed on TURN-1, and the prompt came with the next."""
+        command reported no turn/start, blamed on TURN-1, and the prompt came with the next.
+        Its transcript writer appends what it queued every 100 ms, so a result and its
+        PostToolUse context's attachment, which follows it, may land in two appends (not seen
+        in 10 starved runs, each one append): settled between them, the result would be
+        reported without the context the request carries inside it, and the context, folded
+        later into a result already reported, lost."""
         if self.process is None or self.process.poll() is not None:
             return None  # an ended CLI has written all it will
         items = [item for path in self._log_paths() for item in self._log_items(path)]
         tools = self._tools()
         carried: set[str] = set()
+        contexts: dict[str, int] = {}
         pending = self.mock.pending()
         if pending is not None and pending.process == self.turns_started:
             # The results of the calls that ran in this process (an older one's are its log's).
@@ -1312,6 +1351,7 @@ class Session:
                 str(m["source"].get("callId")) for m in sent if m["source"]["kind"] == "tool"
             }
             carried &= ran
+            contexts = _contexts_carried(sent)
         running = {str(w.request.get("call")) for w in tools if not w.answered.is_set()}
         hooks = self._hooks()
         hooked = {self._hook_call(w)[0] for w in hooks if not w.answered.is_set()}
@@ -1326,6 +1366,7 @@ class Session:
             released=self._released(tools, hooked) + Counter(denied),
             gated=gated - denied,
             issue_order=self.harness == Harness.CODEX,
+            contexts=contexts,
         )
 
     def _released(self, tools: list[Waiting], hooked: set[str]) -> Counter[str]:
