@@ -80,6 +80,7 @@ from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
+from loopspec.properties.conformance.json_values import as_run_value
 from loopspec.properties.conformance.json_values import as_value as _as_value
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
@@ -196,7 +197,7 @@ def normalized_observation(observation: Observation) -> dict[str, Any]:
         "accepted": True,
         "events": [_positional(normalized_event(e)) for e in observation.events if in_scope(e)],
         "executed": [
-            [call_id, _as_value(arguments)] for call_id, arguments in observation.executed
+            [call_id, as_run_value(arguments)] for call_id, arguments in observation.executed
         ],
         # Compared only where the target reports it (the model presents for such targets only).
         **(

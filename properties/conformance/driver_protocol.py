@@ -48,7 +48,8 @@ read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
   may always be one commit of every event (`[len(events)]`, none when there are none), and
   `executed` gives each body the arguments it runs with: the effective string `tool/call`
   records. Argument strings are compared as the JSON values they denote, so spacing and key
-  order are yours.
+  order are yours, and a body's blank text denotes `{}` (EXE-2): reporting the object the body
+  got, `"{}"`, for a call recorded with `""` agrees.
 
   A refusal's `rule` is compared with the model's: the rule the model refuses that command with
   (`refusalRules` in `loopspec schema` says when each applies; MODEL-1 for a command the phase

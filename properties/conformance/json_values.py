@@ -1,7 +1,8 @@
 """Arguments text compared as the JSON value it denotes, so serialization style cannot differ.
 
 Shared by the comparison of events (`compare`) and of the history a target reports
-(`history_change`), which must agree on what "the same arguments" means.
+(`history_change`), which must agree on what "the same arguments" means; the arguments a body
+runs with (`executed`) are a value, not a text, so blank text is `{}` there (`as_run_value`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,16 @@ def as_value(raw: object) -> object:
         return ParsedJson(json.loads(raw, parse_constant=_no_json))
     except (ValueError, RecursionError):
         return raw
+
+
+def as_run_value(raw: object) -> object:
+    """A body's arguments (an observation's `executed`) as the value the body runs with: blank
+    text is `{}`, as EXE-2 reads a call's arguments for every reader, so a loop reporting the
+    object its body got (`{}`) agrees with one reporting the text its tool/call records (`""`,
+    `" "`); other text as `as_value` reads it."""
+    if isinstance(raw, str) and not raw.strip():
+        return as_value("{}")
+    return as_value(raw)
 
 
 def _no_json(constant: str) -> object:

@@ -5,8 +5,9 @@ A *run* is one program's observations, normalized: `time` and message ids droppe
 dropped, seqs
 turned into positions and `sourceEventSeqs` into labels of the cited events
 (`tool/call:<callId>`), each event tagged with the commit it belongs to (`commit: [command,
-k]`), executed arguments parsed. Runs are plain JSON-like data, so an *eraser* (a function from
-a pair of runs to a pair of runs) can remove one known difference before the two are compared.
+k]`), executed arguments parsed (blank text as `{}`, EXE-2). Runs are plain JSON-like data, so
+an *eraser* (a function from a pair of runs to a pair of runs) can remove one known difference
+before the two are compared.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ class Earlier:
 
 
 def _parsed(arguments: str) -> object:
+    """A body's arguments as the value it runs with: blank text is {} (EXE-2), as
+    `json_values.as_run_value` reads them."""
+    if not arguments.strip():
+        return {}
     try:
         value: object = json.loads(arguments)
     except (ValueError, RecursionError):
