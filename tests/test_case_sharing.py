@@ -981,6 +981,27 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     ), first
 
 
+def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: a colleague keeps the loop in `my loops/` and replays with `--cmd "python3 my
+    loops/loop.py"`: split as a shell would, the interpreter got `my`, and the error named
+    `loops/loop.py`, which they never typed alone and whose folder they could see. It now names
+    the path the words make together, quoted as `--cmd` needs it."""
+    saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my loops").mkdir()
+    (tmp_path / "my loops" / "loop.py").write_text("", encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} my loops/loop.py"
+    assert main(["replay", str(saved), "--cmd", command]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.endswith(
+        f"(loops/loop.py: no such file relative to the current directory, {tmp_path}; my "
+        "loops/loop.py is one: quote a path holding a space, as a shell reads it ('my "
+        "loops/loop.py'))"
+    ), first
+
+
 def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -537,6 +537,19 @@ def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
     ]
 
 
+def _path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
+    """The path a missing argument ends, with the words before it, when that names a file:
+    `node my loops/main.mjs` split `my loops/main.mjs` at its space, as a shell would, and
+    the process died on `loops/main.mjs`, which the user never typed alone."""
+    for argument in missing:
+        end = argv.index(argument)
+        for start in range(end - 1, 0, -1):
+            joined = " ".join(argv[start : end + 1])
+            if os.path.lexists(joined):
+                return joined
+    return None
+
+
 # Characters of code (`python3 -c 'open("x/y")'`, `sh -c 'cd x; ...'`), not of a file's name.
 _CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
 
@@ -1144,9 +1157,16 @@ class ProcessTarget:
             if missing:
                 # A shared case replayed from another folder: `node loop/main.mjs` starts,
                 # and dies on a script path that only resolved where the case was found.
+                spaced = _path_split_at_spaces(self.argv, missing)
+                quote = (
+                    f"; {portable(spaced)} is one: quote a path holding a space, as a shell "
+                    f"reads it ({shlex.quote(portable(spaced))})"
+                    if spaced is not None
+                    else ""
+                )
                 ended += (
                     f" ({', '.join(map(portable, missing))}: no such file relative to the "
-                    f"current directory, {os.getcwd()})"
+                    f"current directory, {os.getcwd()}{quote})"
                 )
             self._fail(ended, grace=1.0)
         if len(raw) > MAX_LINE_BYTES:
