@@ -124,3 +124,29 @@ def test_PROTO_1_a_rust_panic_longer_than_the_tail_keeps_its_panic_line_and_mess
         "index out of bounds: the len is 1 but the index is 1",
         "[...]",
     ], said
+
+
+# Answers each reset, and each command with commits that do not add up, written compactly.
+COMMITS_DO_NOT_ADD_UP = (
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    "    if '\"reset\"' in line:\n"
+    '        print(\'{"type":"ready","implementation":"x","capabilities":[]}\', flush=True)\n'
+    "    else:\n"
+    '        seq = line.split(\'"seq": \')[1].split(",")[0]\n'
+    '        print(\'{"type":"observed","seq":\' + seq + \',"accepted":true,"events":[],\'\n'
+    '              \'"commits":[2],"executed":[]}\', flush=True)\n'
+)
+
+
+def test_PROTO_1_an_offending_answer_is_quoted_as_the_target_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the Rust loop's answer whose history or commits did not add up was quoted as
+    loopspec writes JSON (`{"type": "observed", "seq": 2, ...`), not as the loop wrote it
+    (`{"type":"observed","seq":2,...`), so grepping the loop's own debug log for the quoted
+    line found nothing. The line quoted is now the one the process wrote."""
+    said = _conform_error(COMMITS_DO_NOT_ADD_UP, tmp_path, capsys)
+    assert "commits [2] do not add up to the 0 event(s) appended" in said, said
+    assert """offending line: '{"type":"observed","seq":""" in said, said
+    assert ""","accepted":true,"events":[],"commits":[2],""" in said, said

@@ -930,6 +930,7 @@ class ProcessTarget:
         self._history = ReportedHistory()
         # Per answer type (ready, observed, bye), the longest a good answer took, in seconds.
         self.slowest: dict[str, float] = {}
+        self._last_line = b""  # the last answer read, as the process wrote it
         self._quick = False
 
     # -- the ConformanceTarget protocol ----------------------------------------------------------
@@ -964,14 +965,14 @@ class ProcessTarget:
         if sum(commits) != len(events):
             self._fail(
                 f"commits {list(commits)} do not add up to the {len(events)} event(s) appended",
-                line=json.dumps(answer),
+                line=self._last_line,
             )
         executed = tuple((run["callId"], run["arguments"]) for run in answer["executed"])
         presented = answer.get("presented")
         if presented is None and "presentation" in self._capabilities:
             self._fail(
                 "it declares presentation but its observed has no presented",
-                line=json.dumps(answer),
+                line=self._last_line,
             )
         return Observation(
             True,
@@ -988,13 +989,11 @@ class ProcessTarget:
             return None
         reported = answer.get("history")
         if reported is None:
-            self._fail(
-                "it declares history but its observed has no history", line=json.dumps(answer)
-            )
+            self._fail("it declares history but its observed has no history", line=self._last_line)
         try:
             return self._history.change(reported["kept"], reported["appended"])
         except HistoryRewound as error:
-            self._fail(str(error), line=json.dumps(answer))
+            self._fail(str(error), line=self._last_line)
 
     def close(self) -> None:
         """Say shutdown, wait for `bye` and the exit; kill after a grace period.
@@ -1236,5 +1235,6 @@ class ProcessTarget:
         if seq is not None and answer.get("seq") != seq:
             self._fail(f"the answer to {what} carries seq {spelled(answer.get('seq'))}", line=raw)
         self.slowest[expected] = max(took, self.slowest.get(expected, 0.0))
+        self._last_line = raw  # what a later fault in this answer quotes, as it was written
         result: dict[str, Any] = answer
         return result
