@@ -110,8 +110,9 @@ NOTICES = (ABORT_NOTICE, CLAUDE_ABORT_NOTICE)  # Codex's, Claude Code's
 # (harness, program) -> (the command sent with a thread of the CLI held until it has answered it,
 # the names that thread's begins with). Claude Code interrupted while its model request is
 # pending writes its notice only once its HTTP client thread has reported the cancelled request,
-# and its exit on SIGINT does not wait for that: a loaded machine that starves the thread for
-# some 10 ms has it exit first (about 1 abort in 30), as holding the thread does every run.
+# and its exit on SIGINT does not wait for that: a loaded machine keeping the thread from the CPU
+# a few milliseconds too long has it exit first (once in some 30 aborts), as holding it does
+# every run.
 HELD = {("claude-code", "pending-model-exit-first"): (1, "HTTP Client")}
 # The programs whose notice is that race's outcome: their ADJ-4 shows only where the CLI won it.
 RACED = {("claude-code", "pending-model")}
@@ -264,9 +265,9 @@ def test_ABORT_2_claude_code_ending_before_its_http_thread_reports_the_abort_is_
     """ABORT-2: SIGINT makes Claude Code cancel its pending model request and start its exit
     (`shutdown(0)`) at once. The cancelled request is reported back by its HTTP client thread,
     and only then does it write its interrupt; when its exit finishes first it exits 0 having
-    written the interrupt neither in its transcript nor on its output (a thread a loaded machine
-    starves for some 10 ms: about 1 abort in 30 under load, where the turn was reported
-    completed and blamed on ABORT-2). Here that thread is held until the CLI ends, every run:
+    written the interrupt neither in its transcript nor on its output (its thread kept from the
+    CPU a few milliseconds too long: once in some 30 aborts under load, where the turn was
+    reported completed and blamed on ABORT-2). Here that thread is held until the CLI ends:
     it got no reply, so its turn cannot have completed; the interrupt ended it, reported
     aborted by the user with no notice the CLI did not write, and stderr says why."""
     events, output, transcript = _abort_asking_the_model_holding(monkeypatch, "HTTP Client")

@@ -80,8 +80,8 @@ THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 BOUNDED_KEYS = ("RW-1", "HOOK-3")
 # Cases whose divergence the CLI shows only where it wins a race of its own: Claude Code,
 # interrupted while its model request is pending, writes its notice only when its HTTP client
-# thread reports the cancelled request before its exit on SIGINT is done (about 1 abort in 30 on
-# a loaded machine is not; tests/test_real_harness_abort.py loses it by holding that thread).
+# thread reports the cancelled request before its exit on SIGINT is done (once in some 30 aborts
+# on a loaded machine it was not; tests/test_real_harness_abort.py loses it holding that thread).
 # A replay that lost it passes showing none, as `check` reads a racy divergence.
 RACED_CASES = {("claude-code", "ADJ-4:abort-notice")}
 

@@ -1471,8 +1471,9 @@ class Session:
         but neither its log nor its output held the interrupt. Claude Code on SIGINT cancels
         the request and starts its exit together; it writes the interrupt once its HTTP client
         thread has reported the cancelled request, and its exit does not wait for that: a
-        loaded machine starving that thread for some 10 ms has it exit 0 having written the
-        interrupt nowhere (about 1 abort in 30 under load; every time with the thread held).
+        loaded machine keeping that thread from the CPU a few milliseconds too long has it exit
+        0 having written the interrupt nowhere (once in some 30 aborts under load; every time
+        with the thread held).
         It got no reply, so its turn cannot have completed: the interrupt ended it, reported
         aborted (the user's Ctrl-C) without a notice the CLI did not write, where it was
         reported completed and blamed on ABORT-2. Stderr says so."""
