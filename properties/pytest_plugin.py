@@ -26,7 +26,9 @@ Hypothesis's `--hypothesis-seed=N` is given: then they are those `loopspec confo
 draws. A counterexample is saved in the case directory. A failure's first line names the rule,
 and it is all that pytest's short summary and a JUnit report's `message` show of it, wherever
 pytest runs (`CI` set, `-vv`); its last line is the pytest command that replays the saved case
-alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it).
+alone. A pass prints conform's verdict and rule tally (`pytest -rP` shows it). While it runs, it
+writes conform's progress line on pytest's terminal every 30 s, past pytest's capture (a long
+suite printed nothing, and CI systems end silent jobs).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ never answered: the process stays silent until it is killed. Counted from each `
 replayed program hangs at the same command whatever the process ran before. With `--slow S`,
 another failed outcome with an empty message (conform never draws one; cutting a program down
 tries one) is answered after S seconds: slow, not hung. Used by
-tests/test_breakage_reduction.py (SAFE-5: cutting down the program of a target that hangs).
+tests/test_breakage_reduction.py (SAFE-5: cutting down the program of a target that hangs). With
+`--first-command-after S`, the first command the process is sent is answered after S seconds
+(one long wait inside a program: tests/test_ci_use.py's progress lines).
 
 conform starts the process again after every hang, and importing loopspec costs about 0.3 s of
 CPU a start, most of what such a test spends. So with `--model PATH` the process imports nothing
@@ -116,6 +118,8 @@ def main() -> None:
     """Serve the protocol on stdin/stdout until shutdown."""
     options = sys.argv[1:]
     slow = float(options[options.index("--slow") + 1]) if "--slow" in options else 0.0
+    first_after = "--first-command-after"
+    first_wait = float(options[options.index(first_after) + 1]) if first_after in options else 0.0
     if "--model" in options:
         answer = _asking(options[options.index("--model") + 1])
     else:
@@ -128,6 +132,9 @@ def main() -> None:
             return
         command = message.get("command", {}) if message["type"] != "reset" else {}
         outcome = command.get("outcome", {}) if command.get("kind") == "ToolFinishes" else {}
+        if message["type"] == "command" and first_wait:
+            time.sleep(first_wait)
+            first_wait = 0.0
         if outcome.get("ok") is False:
             if hooked:
                 time.sleep(600)  # the bug: stuck; the driver's answer timeout ends it

@@ -10,6 +10,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import jsonschema
@@ -77,8 +79,45 @@ def test_a_run_whose_stderr_is_a_log_prints_whole_progress_lines(
     assert "\r" not in err
     lines = err.splitlines()
     assert any(re.fullmatch(r"  \d+/3 programs.*, \d+ s", line) for line in lines), lines
-    # The others are the sweeps' (below): whole lines too.
-    assert all(re.fullmatch(r"  (\d+/3 programs.*|[^:]+: \d+), \d+ s", line) for line in lines)
+    # The others are the sweeps' (below), and those told of a program's commands while it
+    # runs: whole lines too.
+    assert all(
+        re.fullmatch(
+            r"  (\d+/3 programs.*|[^:]+: \d+), \d+ s(; the one running at its command \d+)?", line
+        )
+        for line in lines
+    ), lines
+
+
+def test_one_long_program_still_prints_progress_lines_while_it_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program running longer than `PROGRESS_LINE_SECONDS` (a real CLI's, a slow `--cmd`
+    loop's) printed no line until the next program began: a single command awaited for
+    minutes left a CI log silent, and CI systems end silent jobs. Now a line comes while the
+    program runs, saying where it is and how long its answer has been awaited."""
+    from hanging_target import serve_model  # noqa: PLC0415
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(conformance_run, "PROGRESS_LINE_SECONDS", 0.5)
+    hanging = Path(__file__).resolve().parent / "hanging_target.py"
+    with tempfile.TemporaryDirectory() as folder:
+        model = str(Path(folder) / "model")
+        slow = [sys.executable, "-S", str(hanging), "--model", model]
+        factory = conformance_run.SharedProcess([*slow, "--first-command-after", "2"], timeout=10)
+        with serve_model(model):
+            try:
+                report = conformance_run.run_conformance(
+                    factory, examples=1, seed_value=1, steps=2, deadline=time.monotonic() + 6
+                )
+            finally:
+                factory.close()
+    assert report.conformant
+    lines = capsys.readouterr().err.splitlines()
+    said = re.compile(r"; the one running at its command 1, waiting (\d+) s for the target's")
+    waited = [int(found.group(1)) for line in lines if (found := said.search(line))]
+    assert waited, lines
+    assert waited == sorted(waited)
 
 
 @pytest.mark.parametrize(("name", "value"), [("CI", "true"), ("TERM", "dumb")])
@@ -310,7 +349,10 @@ def test_the_sweeps_before_and_after_the_search_show_progress_too(
         ("SPEC.md section 12's presentation examples played", report.presentation_examples),
         ("targeted programs of rare situations played", report.situation_examples),
     ):
-        counts = [int(m.group(1)) for line in lines if (m := re.match(rf"  {sweep}: (\d+),", line))]
+        # (Each program's commands have lines of their own too, ending with where it is.)
+        counts = [
+            int(m[1]) for line in lines if (m := re.fullmatch(rf"  {sweep}: (\d+), \d+ s", line))
+        ]
         assert counts == list(range(1, played + 1)), (sweep, lines)
 
 

@@ -30,8 +30,11 @@ CI_VARIABLES = ("CI", "BUILD_NUMBER")  # where either is set, pytest prints as o
 def _environment(*pythonpath: Path) -> dict[str, str]:
     """This run's environment for a pytest these tests start, which read its text: uncoloured
     where a CI job asks for colour (PY_COLORS=1 or FORCE_COLOR, which pytest honours even on a
-    pipe, put escape codes amid the words)."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath)), "PY_COLORS": "0"}
+    pipe, put escape codes amid the words). The checkout these tests are in comes after
+    `pythonpath`: the pytest started imports its loopspec (a worktree's), not the one installed
+    in the environment."""
+    imports = os.pathsep.join(map(str, (*pythonpath, TESTS.parent)))
+    return {**os.environ, "PYTHONPATH": imports, "PY_COLORS": "0"}
 
 
 # The suite runs with the user's active Hypothesis profile; a small one keeps these runs short.
@@ -52,18 +55,19 @@ def _pytest(
     cwd: Path | None = None,
     ci: bool | None = None,
     columns: int | None = None,
+    conftest_end: str = "",
 ) -> subprocess.CompletedProcess[str]:
     """pytest run in `cwd` (default `tmp_path`, the rootdir) with the plugin aimed at `target`;
     `more` replaces `-x` (stop at the first failure) by other arguments. `ci` True or False
     sets `CI` or unsets both variables pytest reads as a CI's (None: as this run has them);
-    `columns` the terminal's width pytest writes for."""
+    `columns` the terminal's width pytest writes for; `conftest_end` ends the user's conftest."""
     env = _environment(TESTS)
     if ci is not None:
         env = {name: value for name, value in env.items() if name not in CI_VARIABLES}
         env |= {"CI": "true"} if ci else {}
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    conftest = USER_CONFTEST.format(examples=examples)
+    conftest = USER_CONFTEST.format(examples=examples) + conftest_end
     (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
     return subprocess.run(
         [
@@ -122,6 +126,22 @@ def test_PROTO_1_plugin_passes_a_conformant_target_saying_what_the_pass_is_worth
     assert said is not None, done.stdout
     assert int(said[1]) > 0
     assert "\n  rules: exercised " in done.stdout, done.stdout
+
+
+def test_PROTO_1_plugin_shows_the_suites_progress_past_pytests_capture(tmp_path: Path) -> None:
+    """PROTO-1: pytest captured the progress line conform prints on stderr, so a long random
+    suite printed nothing until its verdict (unless run with `-s`), and CI systems end a silent
+    job. Its whole lines now go to pytest's terminal, as `loopspec conform`'s go to a CI log
+    (here every program's: the conftest sets the 30 s between two lines to 0)."""
+    every_time = (
+        "\nfrom loopspec.properties.conformance import run\nrun.PROGRESS_LINE_SECONDS = 0.0\n"
+    )
+    target = "loopspec.properties.conformance.target:ModelTarget"
+    done = _pytest(tmp_path, target, "--loopspec-impl", 3, "-q", ci=True, conftest_end=every_time)
+    assert done.returncode == 0, done.stdout + done.stderr
+    programs = re.findall(r"^  (\d)/3 programs, \d+ s", done.stdout, re.MULTILINE)
+    assert set(programs) == {"0", "1", "2", "3"}, done.stdout
+    assert "\r" not in done.stdout
 
 
 def test_PROTO_1_plugin_fails_a_mutant_and_names_the_rule(tmp_path: Path) -> None:

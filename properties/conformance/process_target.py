@@ -54,6 +54,7 @@ from loopspec.properties.conformance.history_change import (
 from loopspec.properties.conformance.presented import normalized_item
 from loopspec.properties.conformance.schema_shape import UNKNOWN, Shaper, shaper
 from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.waiting import still_waiting
 from loopspec.properties.json_schema_words import schema_error_words
 from loopspec.properties.typographic import curled_quotes_hint
 
@@ -843,6 +844,7 @@ class _Process:
                 return self.lines.get(timeout=min(remaining, POLL_INTERVAL))
             except queue.Empty:
                 if self.popen.poll() is None:
+                    still_waiting()  # a long wait is no silence in a CI log
                     continue
                 exited_at = exited_at or time.monotonic()
                 if time.monotonic() - exited_at > EXITED_GRACE:

@@ -91,6 +91,7 @@ from loopspec.properties.conformance.target import (
     missing_members,
     refused_alike,
 )
+from loopspec.properties.conformance.waiting import command_sent, listening
 from loopspec.properties.json_location import (
     leading_path,
     line_and_column,
@@ -400,6 +401,7 @@ class GuardedTarget:
 
     def apply(self, command: Command) -> Observation:
         self._sent.append(command)
+        command_sent(len(self._sent))
         return self._breakage.call(
             "apply",
             lambda: _an_observation(self._target.apply(command)),
@@ -651,23 +653,38 @@ def progress_redraws() -> bool:
     return sys.stderr.isatty() and not in_ci and os.environ.get("TERM") != "dumb"
 
 
+REDRAW_SECONDS = 1.0
+"""How often a line redrawn in place is redrawn while one program runs: its seconds go on."""
+
+
 class _Progress:
     """How far a run is, on stderr: redrawn in place on a terminal (`progress_redraws`), else
-    one whole line every `PROGRESS_LINE_SECONDS`, so a CI log shows the run alive."""
+    one whole line every `PROGRESS_LINE_SECONDS`, so a CI log shows the run alive, a program
+    running for minutes too (it is told of each command and wait: `waiting`). With `say_line`,
+    the whole lines go to it instead (the pytest plugin's terminal)."""
 
-    def __init__(self, budget: int, started: float) -> None:
+    def __init__(
+        self, budget: int, started: float, say_line: Callable[[str], None] | None = None
+    ) -> None:
         self.budget = budget
         self.started = started
-        self.redraws = progress_redraws()
-        self.last_line = self.started
+        self.say_line = say_line
+        self.redraws = say_line is None and progress_redraws()
+        self.last_said = self.started
         self.drawn = False
         self.width = 0  # of the longest line drawn in place
+        self.status: Callable[[], str] = lambda: f"0/{budget} programs"
+        # The program running: the last command sent to it (0: none yet), and since when the
+        # run has been at that step.
+        self.command = 0
+        self.step_started = started
 
     def show(self, shrink_runs: int, reduce_runs: int = 0) -> None:
         """Complete programs of the budget (never more), then what Hypothesis runs besides,
         then the replays cutting the counterexample down."""
-        if not self._due():
-            return
+        self._next_status(lambda: self._programs(shrink_runs, reduce_runs))
+
+    def _programs(self, shrink_runs: int, reduce_runs: int) -> str:
         from loopspec.properties.conformance import machine as conformance  # noqa: PLC0415
 
         done, retries = conformance.PROGRAM_ENDS["complete"], conformance.PROGRAM_ENDS["abandoned"]
@@ -676,33 +693,55 @@ class _Progress:
             besides += f", shrinking the counterexample: {shrink_runs} runs"
         if reduce_runs:
             besides += f", cutting it down: {reduce_runs} replay{'s' if reduce_runs > 1 else ''}"
-        self._say(f"{done}/{self.budget} programs{besides}")
+        return f"{done}/{self.budget} programs{besides}"
 
     def sweeping(self, what: str, played: int) -> None:
         """A program of a sweep played before or after the search (a slow target's sweep of
         SPEC.md section 12's examples ran for minutes without a line)."""
-        if self._due():
-            self._say(f"{what}: {played}")
+        self._next_status(lambda: f"{what}: {played}")
 
-    def _due(self) -> bool:
-        return self.redraws or time.monotonic() - self.last_line >= PROGRESS_LINE_SECONDS
+    def _next_status(self, status: Callable[[], str]) -> None:
+        self.status, self.command, self.step_started = status, 0, time.monotonic()
+        if self.redraws or self.step_started - self.last_said >= PROGRESS_LINE_SECONDS:
+            self._say(status())
 
-    def _say(self, said: str) -> None:
+    def waiting(self, command: int | None) -> None:
+        """Told of the command `command` sent to the program running, or (None) of a wait for
+        the target's answer: the line again, saying where the program is, once it is due
+        (a program of a real CLI runs for minutes, and a CI log had no line all that time)."""
         now = time.monotonic()
-        said = f"  {said}, {now - self.started:.0f} s"
+        if command is not None:
+            self.command, self.step_started = command, now
+        if now - self.last_said < (REDRAW_SECONDS if self.redraws else PROGRESS_LINE_SECONDS):
+            return
+        at = f"the one running at its command {self.command}" if self.command else ""
+        awaited = f"waiting {now - self.step_started:.0f} s for the target's answer"
+        running = ", ".join(part for part in (at, awaited if command is None else "") if part)
+        self._say(self.status(), running)
+
+    def _say(self, said: str, running: str = "") -> None:
+        now = time.monotonic()
+        said = f"  {said}, {now - self.started:.0f} s" + (f"; {running}" if running else "")
+        self.last_said = now
         if self.redraws:
             # Spaces over what a longer line drawn before left (no terminal escapes).
             print(f"\r{said.ljust(self.width)}", end="", file=sys.stderr, flush=True)
             self.width = max(self.width, len(said))
             self.drawn = True
+        elif self.say_line is not None:
+            self.say_line(said)
         else:
             print(said, file=sys.stderr, flush=True)
-            self.last_line = now
 
     def end(self) -> None:
         """End a redrawn line, so what follows starts on a line of its own."""
         if self.drawn:
             print(file=sys.stderr)
+
+
+def _told_of_waits(progress: _Progress, show: bool) -> contextlib.AbstractContextManager[None]:
+    """`progress` told of each command sent and each wait for an answer, if it is shown."""
+    return listening(progress.waiting) if show else contextlib.nullcontext()
 
 
 # Allocations between two collections of the youngest generation during a run (Python's default
@@ -788,6 +827,7 @@ def run_conformance(
     seed_value: int | None,
     steps: int = 40,
     show_progress: bool = True,
+    progress_line: Callable[[str], None] | None = None,
     profile: Profile | None = None,
     shrink: bool = True,
     deadline: float | None = None,
@@ -803,6 +843,9 @@ def run_conformance(
     with the programs run so far (`out_of_time`), a counterexample being shrunk keeps the
     smallest program found so far, and cutting one down stops there too (`REDUCE_SECONDS` at
     most). The program running when it passes is finished: the run may end that much later.
+
+    With `show_progress`, how far the run is goes to stderr (`_Progress`), or as whole lines to
+    `progress_line` when it is given.
     """
     # Only here, see the imports above.
     from hypothesis import HealthCheck, Phase, Verbosity, seed, settings  # noqa: PLC0415
@@ -820,15 +863,17 @@ def run_conformance(
     # more capabilities is sent only those (the rest would be blamed through the profile's
     # erasers, which know nothing of them), and their rules are reported not applicable.
     within = profile.capabilities if profile is not None else None
+    # Its seconds count from here: a target's start-up (a JVM, a real CLI) may be long.
+    progress_report = _Progress(examples, time.monotonic(), progress_line)
     probe = GuardedTarget(factory, breakage, within)
     try:
-        capabilities = probe.reset(CONFIGS[0])
+        with _told_of_waits(progress_report, show_progress):
+            capabilities = probe.reset(CONFIGS[0])
         name = probe.name
     finally:
         probe.close()
     counted = Counter[str]()
     started = time.monotonic()
-    progress_report = _Progress(examples, started)
 
     def counting_factory() -> ConformanceTarget:
         if deadline is not None and clock() >= deadline:
@@ -929,6 +974,8 @@ def run_conformance(
             divergence, program, config = reduced.divergence, reduced.program, reduced.config
             counted["reduce"] = reduced.replays
 
+    listened = contextlib.ExitStack()  # each command and wait, shrinking and cutting down too
+    listened.enter_context(_told_of_waits(progress_report, show_progress))
     try:
         with _young_collections_rarer():
             # Before the search: a row costs a program's time, and a bridge bug only a row
@@ -984,6 +1031,7 @@ def run_conformance(
             raise
         raise TargetError(_unrepeatable(unrepeated)) from None
     finally:
+        listened.close()
         progress_report.end()
     conformance.count_observed()
     transitions = {

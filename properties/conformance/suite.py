@@ -7,13 +7,17 @@ with what the CLI prints: the shrunk program, the rule and how it is broken, the
 SPEC text, the saved case file and the pytest command that replays it alone (pytest's own
 settings, such as `pythonpath`, apply to it as they do here; a `loopspec replay` line would miss
 them) — and nothing of Hypothesis's own output. A pass prints
-conform's verdict and rule tally (`pytest -rP` shows it).
+conform's verdict and rule tally (`pytest -rP` shows it). While it runs, conform's progress line
+is written on pytest's terminal every `PROGRESS_LINE_SECONDS`, past pytest's capture.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections import Counter
+from collections.abc import Callable
+from typing import Protocol
 
 import pytest
 from hypothesis import settings
@@ -53,6 +57,28 @@ def _seed(config: pytest.Config) -> int | None:
         pytest.fail(f"loopspec: error: {said}", pytrace=False)
 
 
+class _Capture(Protocol):
+    """What of pytest's capture manager (the `capturemanager` plugin) lifts its capture."""
+
+    def global_and_fixture_disabled(self) -> contextlib.AbstractContextManager[None]: ...
+
+
+def _progress_line(config: pytest.Config) -> Callable[[str], None] | None:
+    """conform's progress as whole lines on pytest's terminal, written past its capture: a
+    long suite printed nothing (its stderr is captured), and CI systems end a silent job.
+    None where pytest has no terminal reporter (`-p no:terminal`)."""
+    reporter: pytest.TerminalReporter | None = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return None
+    capture: _Capture | None = config.pluginmanager.get_plugin("capturemanager")
+
+    def say(line: str) -> None:
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.write_line(line)
+
+    return say
+
+
 def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     """Every random command program gives the same observations from the target and the model."""
     folder = case_folder(request.config)
@@ -72,6 +98,7 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
     if unusable is not None:
         pytest.fail(f"loopspec: error: {unusable}", pytrace=False)
     profile = settings()
+    progress_line = _progress_line(request.config)
     broken: LoopSpecError | None = None
     unclosed: LoopSpecError | None = None
     try:
@@ -80,7 +107,8 @@ def test_target_conforms_to_the_model(request: pytest.FixtureRequest) -> None:
             examples=profile.max_examples,
             steps=profile.stateful_step_count,
             seed_value=_seed(request.config),
-            show_progress=False,
+            show_progress=progress_line is not None,
+            progress_line=progress_line,
         )
     except TargetError as broke:
         rerun_case = functools.partial(rerun_command, request.config)
