@@ -2,6 +2,6 @@
 
 import sys
 
-from loopspec.properties.cli.main import program
+from loopspec._console import program
 
 sys.exit(program())

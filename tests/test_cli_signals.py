@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -106,4 +107,47 @@ def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
         0,
         "",
         '{\n  "built": true\n}\n',
+    )
+
+
+# A script that runs the console script's entry point (pyproject's `[project.scripts]`) as the
+# installed `loopspec` runs it, and sends itself `signum` as the command line's modules start
+# to load: a deterministic signal in the start-up window.
+_SIGNALLED_AT_START = """
+import importlib, os, sys
+
+class Signalling:
+    def find_spec(self, name, path=None, target=None):
+        if name == "loopspec.properties.cli.main":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {signum})
+        return None
+
+sys.meta_path.insert(0, Signalling())
+sys.argv = ["loopspec", "schema", "check"]
+module, function = {entry!r}.split(":")
+sys.exit(getattr(importlib.import_module(module), function)())
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "said", "status"),
+    [(signal.SIGTERM, "SIGTERM", 143), (signal.SIGINT, "Ctrl-C", 130)],
+)
+def test_a_signal_while_the_command_line_loads_is_said_too(
+    signum: signal.Signals, said: str, status: int
+) -> None:
+    """SIGTERM or Ctrl-C while the console script was importing the command line's modules
+    (before `main` took the signals over) ended it with a bare 143, or a traceback of the
+    import: the entry point takes them over first, and says so in its one line."""
+    with (Path(__file__).resolve().parent.parent / "pyproject.toml").open("rb") as pyproject:
+        entry = tomllib.load(pyproject)["project"]["scripts"]["loopspec"]
+    script = _SIGNALLED_AT_START.format(signum=int(signum), entry=entry)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr, done.stdout) == (
+        status,
+        f"loopspec: stopped by {said}: its report not written\n",
+        "",
     )

@@ -27,6 +27,8 @@ import io
 import os
 import sys
 
+from loopspec._console import Stopped, stop_on_ending_signals
+
 # typing's flag, read by type checkers by name: typing (with the re, enum and contextlib it
 # imports) would double `loopspec check`'s start-up (tests/test_check_startup.py).
 TYPE_CHECKING = False
@@ -166,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the real program, not a test calling main
         _hold_the_collector()
-        _stop_on_ending_signals()
+        stop_on_ending_signals()  # taken over already where `loopspec._console` started it
     if sys.stderr is None:  # started with stderr closed (`2>&-`): Python made no stream of it
         _stderr_to_the_null_device()
     if sys.stdout is None:  # started with stdout closed (`>&-`): Python made no stream of it
@@ -211,40 +213,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"{PROGRAM}: {stopped_by(_cause(stop), started_processes=started)}")
         return _stopped_status(stop)
     return status
-
-
-class Stopped(BaseException):
-    """A signal that ends the program (SIGTERM, SIGHUP, SIGQUIT) arrived while no verb that
-    starts processes had taken it over (`_run`): check, spec and schema unwind from it as from
-    Ctrl-C's KeyboardInterrupt, so that what they print and write is flushed or removed whole
-    (`spec --write`'s new file), and end with one line naming it, status 128 + its number. Its
-    default action ended them silently, status 143 with no word of why."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, _frame: object) -> NoReturn:
-    # A second one while unwinding takes the default action: a run that cannot unwind (its
-    # output blocked on a pipe nobody reads) still ends at the next `kill`.
-    handlers = sys.modules["_signal"]
-    handlers.signal(signum, handlers.SIG_DFL)
-    raise Stopped(signum)
-
-
-def _stop_on_ending_signals() -> None:
-    """Raise `Stopped` on SIGTERM, SIGHUP and SIGQUIT, where the system has them; one ignored
-    when loopspec started stays ignored (`nohup loopspec check ...` outlives its terminal)."""
-    # Through `_signal`, the C module the interpreter's start loaded: `signal` imports enum,
-    # collections and functools, more than check's whole start-up costs over the interpreter's.
-    handlers = sys.modules.get("_signal")
-    if handlers is None:
-        return
-    for name in ("SIGTERM", "SIGHUP", "SIGQUIT"):
-        number = getattr(handlers, name, None)
-        if number is not None and handlers.getsignal(number) != handlers.SIG_IGN:
-            handlers.signal(number, _stop)
 
 
 def _cause(stop: KeyboardInterrupt | Stopped) -> str:
