@@ -18,7 +18,7 @@ TYPE_CHECKING = False  # typing's flag, read by type checkers by name: check imp
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from types import MappingProxyType
-    from typing import TypeAlias
+    from typing import Any, TypeAlias
 else:
     MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing it
 
@@ -158,18 +158,43 @@ _JSON_SPACE = " \t\n\r"
 """What json reads as whitespace around a value."""
 
 
-class _DefaultJsonSettings:
-    """What json's C scanner reads of its decoder: a default `json.JSONDecoder`'s settings,
-    NaN and the infinities read as floats (`memo`: for json's own scanner, when `_json` is
-    missing)."""
+class ScannerSettings:
+    """What json's C scanner reads of its decoder (`json.JSONDecoder`'s settings), held without
+    json's decoder, which imports re: strict strings, integers read as `int`, a number with a
+    fraction or an exponent read by `parse_float`, and `NaN`, `Infinity` and `-Infinity` by
+    `parse_constant`."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, parse_float: Callable[[str], object], parse_constant: Callable[[str], object]
+    ) -> None:
         self.strict = True
         self.object_hook = self.object_pairs_hook = None
-        self.parse_float, self.parse_int = float, int
-        constants = {"-Infinity": -float("inf"), "Infinity": float("inf"), "NaN": float("nan")}
-        self.parse_constant = constants.__getitem__
-        self.memo: dict[str, str] = {}
+        self.parse_float, self.parse_int = parse_float, int
+        self.parse_constant = parse_constant
+
+
+def json_scanner(
+    parse_float: Callable[[str], object], parse_constant: Callable[[str], object]
+) -> Callable[[str, int], tuple[Any, int]]:
+    """json's reader of one value, `scan(text, index) -> (value, index past it)`, with a
+    decoder's `parse_float` and `parse_constant` (`ScannerSettings`): CPython's C scanner, called
+    directly (`raw_decode` only wraps it in a frame that words its StopIteration); where an
+    interpreter lacks it, json's own, on a decoder (it reads the decoder's parsers too)."""
+    try:
+        from _json import make_scanner  # noqa: PLC0415 (once per reader; CPython's C scanner)
+    except ImportError:
+        from json import JSONDecoder  # noqa: PLC0415 (only without the C scanner: it imports re)
+        from json.scanner import make_scanner as python_scanner  # noqa: PLC0415 (likewise)
+
+        decoder = JSONDecoder(parse_float=parse_float, parse_constant=parse_constant)
+        # (typeshed types the scanner's context as another scanner; a decoder is what it reads)
+        return python_scanner(decoder)  # type: ignore[arg-type]
+    # (typeshed types the scanner's context as another scanner; the settings serve)
+    return make_scanner(ScannerSettings(parse_float, parse_constant))  # type: ignore[arg-type]
+
+
+_CONSTANTS = {"-Infinity": -float("inf"), "Infinity": float("inf"), "NaN": float("nan")}
+"""What `json.loads` reads `NaN` and the infinities as."""
 
 
 def loads(text: str) -> object:
@@ -197,13 +222,7 @@ def value_of(text: str) -> object:
     is raised, for a value nested deeper than the stack allows): json's scanner alone reads it,
     and why a text is no JSON is not asked, so json is not imported (see `loads`)."""
     if not SCANNERS:
-        try:
-            from _json import make_scanner  # noqa: PLC0415 (once; CPython's C scanner)
-        except ImportError:  # an interpreter without it: json's own
-            from json.scanner import make_scanner  # noqa: PLC0415
-
-        # (typeshed types the scanner's context as another scanner; the settings serve)
-        SCANNERS.append(make_scanner(_DefaultJsonSettings()))  # type: ignore[arg-type]
+        SCANNERS.append(json_scanner(float, _CONSTANTS.__getitem__))
     # (Stripped only where it has space to strip: most texts are a value alone, and the strips
     # cost more than scanning a short one.)
     start = 0 if text[:1] not in _JSON_SPACE else len(text) - len(text.lstrip(_JSON_SPACE))

@@ -296,6 +296,45 @@ def test_a_rollout_opening_with_a_line_too_long_to_sniff_imports_no_re(tmp_path:
     assert loaded_of(imported, (*NEVER_FOR_CHECK, *NEVER_FOR_A_CLEAN_TRANSCRIPT)) == set()
 
 
+def test_json_is_read_as_the_c_scanner_reads_it_where_an_interpreter_lacks_that_scanner(
+    tmp_path: Path,
+) -> None:
+    """`_json` is CPython's; where it is missing, the readers fall back to json's own scanner,
+    which reads a decoder's parsers besides its settings: a hooked log's call arguments
+    (`jsonvalue.value_of`) and its lines (`checker.scan_json`) are read as with it, NaN refused
+    in a line and read in arguments as json.loads reads it."""
+    log = tmp_path / "hooked.jsonl"
+    log.write_text("".join(json.dumps(row) + "\n" for row in [HEADER, *_HOOKED_TURNS]))
+    script = (
+        "import sys\n"
+        "sys.modules['_json'] = None  # as an interpreter without it: importing it fails\n"
+        "from loopspec.model.jsonvalue import NOT_JSON, value_of\n"
+        "from loopspec.properties.logcheck.checker import SCAN_ERRORS, scan_json\n"
+        "assert value_of(' {\"a\": [1, 2.5, true]} ') == {'a': [1, 2.5, True]}\n"
+        "assert value_of('{\"a\": 1') is NOT_JSON\n"
+        "assert value_of('NaN') != value_of('NaN')  # a float NaN, as json.loads reads it\n"
+        "assert scan_json('{\"a\": 1.5}', 0) == ({'a': 1.5}, 10)\n"
+        "try:\n"
+        "    scan_json('[NaN]', 0)\n"
+        "except SCAN_ERRORS:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('NaN read in a line')\n"
+        "from loopspec.properties.cli.main import main\n"
+        f"sys.exit(main(['check', {str(log)!r}]))\n"
+    )
+    where = str(Path(loopspec.__file__).parent.parent)  # the folder loopspec is installed in
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": where},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].endswith(": 0 violations"), done.stdout
+
+
 def test_a_call_whose_arguments_are_no_json_is_read_without_json() -> None:
     """EXE-2: arguments json refuses (a model's cut-off JSON) are kept as they are; why they are
     no JSON is not asked, so json (with re, enum, collections) is not imported for it."""

@@ -44,7 +44,7 @@ from loopspec.model.invariants import (
     LogMonitor,
     Violation,
 )
-from loopspec.model.jsonvalue import too_long_integer
+from loopspec.model.jsonvalue import json_scanner, too_long_integer
 from loopspec.properties.logcheck import (
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_MAX_VIOLATIONS,
@@ -343,20 +343,8 @@ def _lossless_float(text: str) -> float:
     return value
 
 
-class _StrictJson:
-    """What json's C scanner reads of its decoder (`json.JSONDecoder`'s settings): strict
-    strings, and NaN and Infinity refused (Python's json reads them by default; a session log
-    must not contain them)."""
-
-    def __init__(self) -> None:
-        self.strict = True
-        self.object_hook = self.object_pairs_hook = None
-        self.parse_float, self.parse_int = _lossless_float, int
-        self.parse_constant = _reject_constant
-
-
 def _strict_decoder() -> JSONDecoder:
-    """The decoder of the slow path, with `_StrictJson`'s settings: it names what is wrong.
+    """The decoder of the slow path, with `scan_json`'s settings: it names what is wrong.
     Made once, when first needed (kept in `_DECODERS`)."""
     if not _DECODERS:
         import json  # noqa: PLC0415 (it imports re: a log that reads cleanly is read without it)
@@ -369,23 +357,11 @@ def _strict_decoder() -> JSONDecoder:
 _DECODERS: list[JSONDecoder] = []
 
 
-def _scanner() -> Callable[[str, int], tuple[Any, int]]:
-    """json's C scanner, called directly: `raw_decode` only wraps it in a Python frame that
-    turns its StopIteration into an error message, and the slow path redoes that for a bad line.
-    Built on `_StrictJson`, not on a decoder, so that neither json's decoder nor re is imported.
-    (typeshed types the scanner's context as another scanner; any object with the decoder's
-    settings serves.)"""
-    try:
-        from _json import make_scanner  # noqa: PLC0415
-    except ImportError:  # an interpreter without CPython's C accelerator: json's own scanner
-        from json.scanner import make_scanner  # noqa: PLC0415
-
-        return make_scanner(_strict_decoder())  # type: ignore[arg-type]
-    return make_scanner(_StrictJson())  # type: ignore[arg-type]
-
-
-scan_json = _scanner()
-"""`scan_json(text, index)`: the strict JSON value at `index` in `text`, and the index past it."""
+scan_json = json_scanner(_lossless_float, _reject_constant)
+"""`scan_json(text, index)`: the strict JSON value at `index` in `text`, and the index past it:
+strict strings, NaN and Infinity refused (Python's json reads them by default; a session log
+must not contain them), a number that would not round-trip refused (`_lossless_float`). Where a
+line is no such value, the slow path's decoder says why (`_parse_slowly`)."""
 # What `scan_json` raises for a line it cannot read. SystemError too: Python 3.11's C scanner
 # raises most malformed values' JSONDecodeError through json.decoder, which it only looks up
 # among the modules imported, and check reads a log without importing it (the line then takes
