@@ -427,6 +427,31 @@ def _three_cases(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
     return folder, diverging, aborting, newer
 
 
+@pytest.mark.parametrize(
+    ("rule", "capability"), [("VIEW-2", "presentation"), ("HIST-1", "history")]
+)
+def test_PROTO_1_a_pass_on_a_target_that_cannot_report_the_recorded_rule_is_not_called_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None, rule: str, capability: str
+) -> None:
+    """PROTO-1: a case found breaking VIEW-2 (an ACP card) on a loop declaring presentation,
+    replayed on a colleague's build without it, said "passes now (the case recorded VIEW-2)":
+    that target reports no cards, so nothing VIEW-2 is about was compared. It says so; on a
+    target declaring the capability the pass reads as before."""
+    saved = save_case(_failed_report(), tmp_path, {"impl": "mine:make"})
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    saved.write_text(json.dumps({**document, "rule": rule}), encoding="utf-8")
+    assert main(["replay", str(saved), "--impl", "plugin_targets:declares_nothing"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"{saved}: 2 commands replayed, no divergence; the case recorded {rule}, which this "
+        f"target cannot show: it does not declare {capability}, so nothing {rule} speaks about "
+        "was compared"
+    )
+    assert main(["replay", str(saved), "--impl", BUNDLED_IMPL]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"{saved}: 2 commands replayed, no divergence: passes now (the case recorded {rule})"
+    )
+
+
 def test_PROTO_1_replay_of_a_folder_replays_every_case_as_a_regression_suite(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], here: None
 ) -> None:

@@ -63,6 +63,7 @@ from loopspec.properties.conformance.run import (
     profile_named,
     reduce_counterexample,
     replay_case,
+    reported_with,
     resolve_target,
     rule_rows,
     rule_table,
@@ -1399,6 +1400,15 @@ def replay_verdict_lines(
             # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
             # left a colleague asking whether ADJ-1 still showed.
             recorded = f": passes now (the case recorded {shown(case.rule)})"
+            unseen = reported_with(case.rule)
+            if unseen is not None and unseen not in replay.capabilities:
+                # A colleague's loop without `presentation` "passed" a VIEW-2 case whose cards
+                # it never reported: the pass says nothing of the rule.
+                recorded = (
+                    f"; the case recorded {shown(case.rule)}, which this target cannot show: "
+                    f"it does not declare {unseen}, so nothing {shown(case.rule)} speaks about "
+                    "was compared"
+                )
         lines.append(f"{case_name}: {commands} replayed, no divergence{on}{recorded}")
         lines += _refused_lines(case, replay.refused)
         if profile is not None:

@@ -1434,6 +1434,18 @@ NOT_OBSERVABLE: dict[str, str] = {
 }
 # What a capability lets conform observe of such a rule: with it, the row is like any other.
 OBSERVABLE_WITH = {"HIST-1": "history"}
+
+
+def reported_with(rule: str) -> str | None:
+    """The capability a target must declare for what it reports to carry what `rule` is about
+    (HIST-1: `history`; the ACP cards' rules: `presentation`), or None. Such a capability adds
+    to a target's reports, not to what it is sent: a case found with it replays on a target
+    without it, and compares nothing the rule speaks about."""
+    if rule in OBSERVABLE_WITH:
+        return OBSERVABLE_WITH[rule]
+    return "presentation" if rule_needs(rule) == ("presentation",) else None
+
+
 # Parts of rules conform observes that no target reports either: the row names them.
 UNOBSERVED_PARTS = {
     "RW-1": (
