@@ -111,8 +111,7 @@ NOTICES = (ABORT_NOTICE, CLAUDE_ABORT_NOTICE)  # Codex's, Claude Code's
 # the names that thread's begins with). Claude Code interrupted while its model request is
 # pending writes its notice only once its HTTP client thread has reported the cancelled request,
 # and its exit on SIGINT does not wait for that: a loaded machine keeping the thread from the CPU
-# a few milliseconds too long has it exit first (once in some 30 aborts), as holding it does
-# every run.
+# for about 100 ms has it exit first (once in some 30 aborts), as holding it does every run.
 HELD = {("claude-code", "pending-model-exit-first"): (1, "HTTP Client")}
 # The programs whose notice is that race's outcome: their ADJ-4 shows only where the CLI won it.
 RACED = {("claude-code", "pending-model")}
@@ -266,7 +265,7 @@ def test_ABORT_2_claude_code_ending_before_its_http_thread_reports_the_abort_is_
     (`shutdown(0)`) at once. The cancelled request is reported back by its HTTP client thread,
     and only then does it write its interrupt; when its exit finishes first it exits 0 having
     written the interrupt neither in its transcript nor on its output (its thread kept from the
-    CPU a few milliseconds too long: once in some 30 aborts under load, where the turn was
+    CPU for about 100 ms: once in some 30 aborts under load, where the turn was
     reported completed and blamed on ABORT-2). Here that thread is held until the CLI ends:
     it got no reply, so its turn cannot have completed; the interrupt ended it, reported
     aborted by the user with no notice the CLI did not write, and stderr says why."""

@@ -1467,16 +1467,16 @@ class Session:
         return [i for i in claude_log_items(text) if isinstance(i, AbortNotice | TurnAborted)]
 
     def _note_unrecorded_interrupt(self) -> None:
-        """A CLI interrupted while its model request was unanswered ended at once, as it does,
-        but neither its log nor its output held the interrupt. Claude Code on SIGINT cancels
-        the request and starts its exit together; it writes the interrupt once its HTTP client
-        thread has reported the cancelled request, and its exit does not wait for that: a
-        loaded machine keeping that thread from the CPU a few milliseconds too long has it exit
-        0 having written the interrupt nowhere (once in some 30 aborts under load; every time
-        with the thread held).
-        It got no reply, so its turn cannot have completed: the interrupt ended it, reported
-        aborted (the user's Ctrl-C) without a notice the CLI did not write, where it was
-        reported completed and blamed on ABORT-2. Stderr says so."""
+        """A CLI interrupted while its model request was unanswered ended at once, as it does, but
+        neither its log nor its output held the interrupt. Claude Code on SIGINT cancels
+        the request and starts its exit together; it writes the interrupt once its HTTP
+        client thread has reported the cancelled request, and its exit does not wait for
+        that: a loaded machine keeping that thread from the CPU for about 100 ms has it
+        exit 0 having written the interrupt nowhere (once in some 30 aborts under load;
+        every time with the thread held). It got no reply, so its turn cannot have
+        completed: the interrupt ended it, reported aborted (the user's Ctrl-C) without
+        a notice the CLI did not write, where it was reported completed and blamed on
+        ABORT-2. Stderr says so."""
         sys.stderr.write(
             "conform_driver: the CLI, interrupted while its model request was unanswered,"
             " exited 0 recording no interrupt; its turn is reported aborted\n"
