@@ -80,7 +80,7 @@ from loopspec.properties.conformance.history_change import comparable_change
 from loopspec.properties.conformance.history_rule import history_rule
 from loopspec.properties.conformance.json_diff import labelled_json_diff
 from loopspec.properties.conformance.json_values import ParsedJson as _Parsed
-from loopspec.properties.conformance.json_values import as_run_value
+from loopspec.properties.conformance.json_values import as_run_value, blank_but_not_empty
 from loopspec.properties.conformance.json_values import as_value as _as_value
 from loopspec.properties.conformance.presented import normalized_item, presentation_rule
 from loopspec.properties.conformance.process_target import normalized
@@ -741,10 +741,9 @@ def _parsed_otherwise(
 def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | None:
     """The rule and why the target's INVALID_TOOL_INPUT `result` misreads its call's arguments,
     when the model reads them (EXE-2) as an object that holds every key the result says is
-    missing (`events`: the model's log, with the call's tool/call); None when the model finds
-    the input invalid too."""
-    if _error_code(result) != "INVALID_TOOL_INPUT":
-        return None
+    missing (`events`: the model's log, with the call's tool/call), or when the result is
+    another failure, in the loop's own words, of a call whose arguments are blank but not
+    empty; None when the model finds the input invalid too."""
     call_id = _call_id_of(result)
     raw = next(
         (
@@ -754,6 +753,21 @@ def _misread_input(result: Event, events: Sequence[Event]) -> tuple[str, str] | 
         ),
         None,
     )
+    if _error_code(result) != "INVALID_TOOL_INPUT":
+        if (
+            _is_error(result)
+            and blank_but_not_empty(raw)
+            and _error_code(result) not in _LOOP_ERROR_CODES
+        ):
+            # Failed at once in the loop's own words (real dsh: INVALID_ARGS): how it read
+            # the blank arguments is what is wrong, not when the result commits (ORD-3).
+            return "EXE-2", (
+                f"call {call_id}'s arguments are blank (only whitespace), which EXE-2 reads as "
+                "{}, a JSON object, so the call is not invalid input and its body starts; a "
+                "loop that reads only the empty string as {} and parses other text as JSON "
+                "finds no object in them"
+            )
+        return None
     value = parse_arguments(raw) if isinstance(raw, str) else None
     if not isinstance(value, FrozenMap):
         return None

@@ -74,6 +74,13 @@ def as_run_value(raw: object) -> object:
     return as_value(raw)
 
 
+def blank_but_not_empty(arguments: object) -> bool:
+    """Whether arguments are blank as EXE-2 reads them (Python's `str.strip`), so `{}`, but not
+    the empty string: what a loop reading only empty text as `{}` parses as JSON, and finds
+    none in."""
+    return isinstance(arguments, str) and arguments != "" and not arguments.strip()
+
+
 def _no_json(constant: str) -> object:
     """NaN and Infinity are not JSON (EXE-2 keeps such arguments as their raw text): parsed,
     NaN is unequal to itself, and two sides writing the same text differed."""

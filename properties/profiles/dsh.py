@@ -16,7 +16,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from loopspec.model.commands import Command, ModelReplies
+from loopspec.model.config import LoopConfig
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, as_javascript_round_trips
+from loopspec.model.rewrite import input_problem
+from loopspec.properties.conformance.json_values import blank_but_not_empty
 from loopspec.properties.profiles.known import KnownDivergence, Profile
 from loopspec.properties.profiles.runs import (
     Earlier,
@@ -865,6 +869,43 @@ def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: E
 _SETTLED_UNRUN = frozenset({"INVALID_TOOL_INPUT", "UNKNOWN_TOOL"})
 
 
+def _blank_arguments_invalid(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """dsh ends as invalid input a call whose arguments are blank but not empty, whose body the
+    model starts with `{}` by the same command."""
+    if not got["accepted"]:
+        return False
+    replies = [c for c in (*earlier.commands, command) if c["kind"] == "ModelReplies"]
+    blocks = replies[-1]["blocks"] if replies else []
+    blank = {
+        block["id"]
+        for block in blocks
+        if block.get("type") == "tool-call" and blank_but_not_empty(block.get("arguments"))
+    }
+    ran = {
+        call_id
+        for obs in (*earlier.model, want)
+        if obs["accepted"]
+        for call_id, _ in obs["executed"]
+    }
+    return any(
+        e["type"] == "tool/result"
+        and result_code(e) in INVALID_CODES
+        and result_call(e) in blank & ran
+        for e in got["events"]
+    )
+
+
+def _sends_blank_arguments_to_run(command: Command, config: LoopConfig) -> bool:
+    """A reply with a call whose blank but not empty arguments the model runs its tool with
+    (a registered tool without required keys): `_blank_arguments_invalid` cuts the program there."""
+    return isinstance(command, ModelReplies) and any(
+        blank_but_not_empty(call.arguments)
+        and config.tool(call.name) is not None
+        and input_problem(call, config) is None
+        for call in command.tool_calls
+    )
+
+
 def _turn_after_abort(obs: Obs) -> bool:
     types = [e["type"] for e in obs["events"]] if obs["accepted"] else []
     ends = [
@@ -952,6 +993,17 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "it; after a crash dsh repairs it as not started).",
         symptom=_settled_call_holds_its_place,
         cut_at_reply=True,
+    ),
+    KnownDivergence(
+        "whitespace-arguments-invalid",
+        ("EXE-2",),
+        "dsh reads only empty arguments as {} and parses any other text with JSON.parse, so "
+        "arguments of only whitespace (' ', '\\n') are no JSON to it and stay the raw string: "
+        "the call ends INVALID_ARGS ('\"arguments\" must be an object') without running. The "
+        "model reads blank text as {} (EXE-2) and runs the body of a tool without required keys.",
+        symptom=_blank_arguments_invalid,
+        cut_at_reply=True,
+        avoid=_sends_blank_arguments_to_run,
     ),
     KnownDivergence(
         "abort-during-pre-hook-keeps-reply",
