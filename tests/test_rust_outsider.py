@@ -126,17 +126,22 @@ def test_PROTO_1_a_rust_panic_longer_than_the_tail_keeps_its_panic_line_and_mess
     ], said
 
 
-# Answers each reset, and each command with commits that do not add up, written compactly.
-COMMITS_DO_NOT_ADD_UP = (
-    "import sys\n"
-    "for line in sys.stdin:\n"
-    "    if '\"reset\"' in line:\n"
-    '        print(\'{"type":"ready","implementation":"x","capabilities":[]}\', flush=True)\n'
-    "    else:\n"
-    '        seq = line.split(\'"seq": \')[1].split(",")[0]\n'
-    '        print(\'{"type":"observed","seq":\' + seq + \',"accepted":true,"events":[],\'\n'
-    '              \'"commits":[2],"executed":[]}\', flush=True)\n'
-)
+def _answering(observed: str) -> str:
+    """A target (Python) answering each reset, and each command with `observed`'s members after
+    its seq, written compactly as a hand-made JSON writer does."""
+    return (
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if '\"reset\"' in line:\n"
+        '        print(\'{"type":"ready","implementation":"x","capabilities":[]}\', flush=True)\n'
+        "    else:\n"
+        '        seq = line.split(\'"seq": \')[1].split(",")[0]\n'
+        f'        print(\'{{"type":"observed","seq":\' + seq + \'{observed}}}\', flush=True)\n'
+    )
+
+
+# Commits that do not add up.
+COMMITS_DO_NOT_ADD_UP = _answering(',"accepted":true,"events":[],"commits":[2],"executed":[]')
 
 
 def test_PROTO_1_an_offending_answer_is_quoted_as_the_target_wrote_it(
@@ -150,3 +155,21 @@ def test_PROTO_1_an_offending_answer_is_quoted_as_the_target_wrote_it(
     assert "commits [2] do not add up to the 0 event(s) appended" in said, said
     assert """offending line: '{"type":"observed","seq":""" in said, said
     assert ""","accepted":true,"events":[],"commits":[2],""" in said, said
+
+
+# One struct for every answer, its optional fields written null when empty.
+NULL_WHEN_EMPTY = _answering(
+    ',"accepted":true,"events":[],"commits":[],"executed":[],"presented":null'
+)
+
+
+def test_PROTO_1_a_member_written_null_is_told_to_be_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the Rust loop answered with one struct whose optional fields serde wrote as
+    null (`"presented": null` from a loop that does not declare presentation); the report said
+    `null is not of type "array"`, which reads as "send an array". It now says to leave out a
+    member with no value, and how serde does."""
+    said = _conform_error(NULL_WHEN_EMPTY, tmp_path, capsys)
+    assert 'presented: null is not of type "array"; a member with no value is left out' in said
+    assert "skip_serializing_if" in said, said

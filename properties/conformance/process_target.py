@@ -671,6 +671,17 @@ def _thread_died(stderr: str) -> str:
     )
 
 
+def _null_hint(wrong: Any) -> str:
+    """What to do about a member written `null` where the schema wants a value: a typed
+    struct's empty optional field (Rust's serde writes `None` so unless told not to)."""
+    if wrong.validator != "type" or wrong.instance is not None or not wrong.absolute_path:
+        return ""
+    return (
+        "; a member with no value is left out, not written null (Rust's serde: "
+        '#[serde(skip_serializing_if = "Option::is_none")])'
+    )
+
+
 def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     """Whether the target, or a process it started, is blocked reading the pipe loopspec
     writes its messages to (Linux: `/proc/PID/task/TID/syscall` says read on fd 0 of that pipe,
@@ -1225,7 +1236,7 @@ class ProcessTarget:
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
-                f"{schema_error_words(wrong)[:LINE_EXCERPT]}",
+                f"{schema_error_words(wrong)[:LINE_EXCERPT]}{_null_hint(wrong)}",
                 line=raw,
             )
         if answer.get("type") != expected:
