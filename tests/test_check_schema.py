@@ -15,6 +15,7 @@ from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.main import main
 from loopspec.properties.logcheck import report
+from loopspec.properties.logcheck.check_example import commented_example
 from loopspec.properties.logcheck.report_schema import check_schema
 
 # Each run of the whole set: the options that add keys (--known, --strict-known,
@@ -75,6 +76,9 @@ def _keys_written(value: object, schema: dict[str, Any], where: str, seen: set[s
         return
     assert isinstance(value, dict)
     described = schema if where == "document" else schema["$defs"][where]
+    # Written in the order the schema lists them (and report.py's example shows them).
+    order = [key for key in described["properties"] if key in value]
+    assert list(value) == order, where
     for key, held in value.items():
         seen.add(f"{where}.{key}")
         inner = described["properties"][key]
@@ -157,3 +161,26 @@ def test_the_schema_says_what_each_key_means_and_keeps_the_documented_format() -
         "summary.skipped_by_kind",
     }
     assert schema["required"] == ["format", "logs", "summary"]
+
+
+def test_the_documented_example_is_made_from_the_keys_meanings() -> None:
+    """What each key means was written twice, in the shapes the schema is made from and in
+    report.py's commented example, and the two drifted (`summary.logs`: "a folder with no log
+    is none" there, "is in logs for its error only" here). The example is now made from the
+    shapes; report.py's documentation holds it as made (paste `python -m
+    loopspec.properties.logcheck.check_example` after a change)."""
+    assert commented_example() in (report.__doc__ or "")
+
+
+def test_the_flags_that_raise_the_exit_code_follow_it_in_the_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`strict_known` and `hook_faults_fail` say why `exit_code` is what it is: they follow it,
+    where `hook_faults_fail` came after the whole of `known_lists`, far from the status it
+    explains. The order is the schema's (the test above holds every document to it)."""
+    log = str(FIXTURES / "violations" / "ADJ-1.jsonl")
+    options = ["--known", "claude-code", "--strict-known", "--fail-on-hook-faults"]
+    main(["check", "--format", "json", *options, log])
+    summary = list(json.loads(capsys.readouterr().out)["summary"])
+    at = summary.index("exit_code")
+    assert summary[at : at + 3] == ["exit_code", "strict_known", "hook_faults_fail"], summary

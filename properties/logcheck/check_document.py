@@ -185,7 +185,12 @@ LOG: Final = Shape(
     "one log checked, in the order checked",
     (
         Key("path", _STRING, 'as named on the command line; "-" is stdin', "path"),
-        Key("status", {"enum": list(_STATUSES)}, "how the check went", "status"),
+        Key(
+            "status",
+            {"enum": list(_STATUSES)},
+            'how the check went ("known-divergences": only known ones)',
+            "status",
+        ),
         Key(
             "header_version",
             {"type": ["integer", "null"]},
@@ -323,7 +328,13 @@ SUMMARY: Final = Shape(
     "summary",
     "the run's totals",
     (
-        Key("logs", _COUNT, "logs checked (a folder named with no log under it is none)", "logs"),
+        Key(
+            "logs",
+            _COUNT,
+            "logs checked (a folder named with no log under it is not: it is in the document's "
+            "logs for its error only)",
+            "logs",
+        ),
         Key("events", _COUNT, "events checked", lambda t: sum(r.events for r in t.reports)),
         Key("violations", _COUNT, "all found, listed or omitted", lambda t: sum(t.rules.values())),
         Key("violations_by_rule", _COUNTS, "sorted by rule ID", "rules"),
@@ -342,6 +353,21 @@ SUMMARY: Final = Shape(
             {"enum": [EXIT_OK, EXIT_VIOLATIONS, EXIT_BAD_INPUT]},
             "the run's exit code",
             "exit_code",
+        ),
+        Key(
+            "strict_known",
+            {"const": True},
+            "only under --strict-known: a rule in did_not_occur makes exit_code at least 1 (one in "
+            "race_not_lost does not)",
+            lambda tally: _present(tally.strict_known and bool(tally.fates), True),
+            optional=True,
+        ),
+        Key(
+            "hook_faults_fail",
+            {"const": True},
+            "only under --fail-on-hook-faults: a hook-fault notice makes exit_code at least 1",
+            lambda tally: _present(tally.hook_faults_fail, True),
+            optional=True,
         ),
         Key(
             "known_divergences",
@@ -364,20 +390,6 @@ SUMMARY: Final = Shape(
             lambda tally: _present(
                 bool(tally.fates), {fates.loop: KNOWN_LIST.written(fates) for fates in tally.fates}
             ),
-            optional=True,
-        ),
-        Key(
-            "strict_known",
-            {"const": True},
-            "only under --strict-known: a rule in did_not_occur makes exit_code at least 1",
-            lambda tally: _present(tally.strict_known and bool(tally.fates), True),
-            optional=True,
-        ),
-        Key(
-            "hook_faults_fail",
-            {"const": True},
-            "only under --fail-on-hook-faults",
-            lambda tally: _present(tally.hook_faults_fail, True),
             optional=True,
         ),
         Key(

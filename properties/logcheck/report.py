@@ -37,97 +37,142 @@ line.
 
 JSON output (`--format json`): exactly one object per run. Keys are stable within a `format`;
 new keys may be added (a consumer ignores a key it does not know), none are renamed, removed or
-given another meaning without changing `format`; every key the output can hold is below. Its
-JSON Schema, `loopspec schema check`, is made from the definition the document is written from
-(`logcheck.check_document`), every object closed to keys it does not name.
+given another meaning without changing `format`; every key the output can hold is below, in the
+order written, with what it means. The example and the JSON Schema, `loopspec schema check`, are
+made from the definition the document is written from (`logcheck.check_document`: each key's
+meaning is written there once; `logcheck.check_example` prints the example), and the schema
+lists each object's keys in the same order, every object closed to keys it does not name.
 
     {
-      "format": "loopspec-check/1",
+      "format": "loopspec-check/1",               // this document's format
       "logs": [                                   // one per log, in the order checked
         {
           "path": "logs/a.jsonl",                 // as named on the command line; "-" is stdin
-          "status": "ok",                         // "ok" | "violations" | "error" | "unsupported"
-                                                  // | "known-divergences" (only known ones)
-          "header_version": 0,                    // null when there is no readable header
+          "status": "violations",                 // how the check went ("known-divergences": only
+                                                  // known ones): "ok" | "violations" | "error" |
+                                                  // "unsupported" | "known-divergences"
+          "header_version": 0,                    // the session header's version; null when there
+                                                  // is no readable header
           "lines": 76,                            // lines read, header included
           "events": 137,                          // events checked (compact rows expanded)
-          "violations": [
+          "violations": [                         // at most --max-violations of them, by line
             {
               "line": 57,                         // line of the event (or compact row)
-              "seq": 56,                          // seq of the offending event
-              "rule": "ADJ-1",                    // rule ID (see SPEC.md)
+              "seq": 56,                          // seq of the offending event (a transcript's or
+                                                  // rollout's: its line)
+              "rule": "ADJ-1",                    // the rule broken (SPEC.md)
               "message": "...",                   // one sentence, at most 400 characters
               "events": [56, 52],                 // seqs involved, the offending one first
-              "event_lines": [57, 53]             // the line of each: null where not known
-                                                  // (read from stdin or a pipe, only the
-                                                  // first is; `logcheck.event_lines`)
+              "event_lines": [57, 53]             // the line of each of events: null where not
+                                                  // known (read from stdin or a pipe, only the
+                                                  // first is)
             }
           ],
           "violations_omitted": 0,                // found beyond --max-violations, not listed
-          "errors": [
-            {"line": 40, "kind": "torn-tail", "rule": "LOG-8", "message": "..."}
-          ],                                      // "line" null: no line to blame
-          "notices": [
-            {"line": 31, "seq": 30, "kind": "crash-tail", "rule": "REC-2", "message": "..."}
+          "errors": [                             // input errors
+            {
+              "line": 40,                         // null: no line to blame
+              "kind": "torn-tail",                // the kind of error (python -m pydoc ...report)
+              "rule": "LOG-8",                    // the rule the log breaks, or null
+              "message": "..."                    // what is wrong
+            }
           ],
-          "unread_event_types": {"agent/inbox/spliced": 2},  // types no rule reads the data of
-          "dialect": "dsh",                       // "dsh" | "claude-code" | "codex" | "acp"
+          "notices": [                            // notices
+            {
+              "line": 31,                         // null: no line to name
+              "seq": 30,                          // the event it is about, or null
+              "kind": "crash-tail",               // the kind of notice
+              "rule": "REC-2",                    // the rule it concerns, or null
+              "message": "..."                    // what happened
+            }
+          ],
+          "unread_event_types": {"agent/inbox/spliced": 2},
+                                                  // event types no rule reads the data of: how many
+          "dialect": "dsh",                       // whose log: "dsh" | "claude-code" | "codex" |
+                                                  // "acp"
           "rules_checked": ["ABORT-2", "ADJ-1"],  // every rule a violation could name here
-                                                  // (none for a folder with no log under it)
-          "rules_not_checkable": {},              // rule -> why this dialect (or this log:
-                                                  // hooks that name no call) cannot show it
+          "rules_not_checkable": {},              // rule -> why this dialect (or this log: hooks
+                                                  // that name no call) cannot show it
           "rules_checked_in_part": {},            // rule -> why this log shows only part of it
-          // these three only when the run named --known:
-          "known_divergences": [                  // as "violations", set aside, each with
-            {"line": 30, "seq": 30, "rule": "RW-1", "message": "...", "events": [30, 22],
-             "event_lines": [30, 22], "known_by": "claude-code"}  // "claude-code" | "codex"
-                                                  // | "--known"
+          "known_divergences": [                  // only when the run named --known: the violations
+                                                  // set aside
+            {
+              "line": 30,                         // line of the event (or compact row)
+              "seq": 30,                          // seq of the offending event (a transcript's or
+                                                  // rollout's: its line)
+              "rule": "RW-1",                     // the rule broken (SPEC.md)
+              "message": "...",                   // one sentence, at most 400 characters
+              "events": [30, 22],                 // seqs involved, the offending one first
+              "event_lines": [30, 22],            // the line of each of events: null where not
+                                                  // known (read from stdin or a pipe, only the
+                                                  // first is)
+              "known_by": "claude-code"           // whose known divergence: the loop's, or a rule
+                                                  // --known named: "claude-code" | "codex" |
+                                                  // "--known"
+            }
           ],
-          "known_divergences_omitted": 0,         // beyond --max-violations, not listed
-          "known_rules": {"RW-1": "claude-code"}  // every rule known in this log, and whose
+          "known_divergences_omitted": 0,         // only when the run named --known: known
+                                                  // divergences beyond --max-violations
+          "known_rules": {"RW-1": "claude-code"}  // only when the run named --known: every rule
+                                                  // known in this log, and whose
         }
       ],
-      "skipped": [                                // only when a file found in a directory
-                                                  // was skipped, not checked
+      "skipped": [                                // only when a file found in a directory was
+                                                  // skipped, not checked
         {
-          "path": "home/.claude/history.jsonl",
-          "kind": "claude-code-prompt-history",   // see logcheck.home_files
+          "path": "home/.claude/history.jsonl",   // the file
+          "kind": "claude-code-prompt-history",   // what it is (logcheck.home_files)
           "message": "Claude Code's prompt history (...): not a session log, ..."
+                                                  // what it is, in words
         }
       ],
-      "summary": {
-        "logs": 2,                                // logs checked: a folder named with no log
-                                                  // under it is in "logs" for its error only
-        "events": 1204,
+      "summary": {                                // the run's totals
+        "logs": 2,                                // logs checked (a folder named with no log under
+                                                  // it is not: it is in the document's logs for its
+                                                  // error only)
+        "events": 1204,                           // events checked
         "violations": 1,                          // all found, listed or omitted
         "violations_by_rule": {"ADJ-1": 1},       // sorted by rule ID
-        "errors": 1,
-        "errors_by_kind": {"torn-tail": 1},
-        "notices": 1,
-        "notices_by_kind": {"crash-tail": 1},
+        "errors": 1,                              // input errors
+        "errors_by_kind": {"torn-tail": 1},       // sorted by kind
+        "notices": 1,                             // notices
+        "notices_by_kind": {"crash-tail": 1},     // sorted by kind
         "logs_by_status": {"error": 1, "violations": 1},
-        "exit_code": 2,
-        "known_divergences": 0,                   // these two only when the run named --known
-        "known_divergences_by_rule": {},
-        "known_lists": {                          // only when --known named a loop: per loop,
-          "claude-code": {                        // the rules check judges in its logs
+                                                  // logs checked by status
+        "exit_code": 2,                           // the run's exit code: 0 | 1 | 2
+        "strict_known": true,                     // only under --strict-known: a rule in
+                                                  // did_not_occur makes exit_code at least 1 (one
+                                                  // in race_not_lost does not)
+        "hook_faults_fail": true,                 // only under --fail-on-hook-faults: a hook-fault
+                                                  // notice makes exit_code at least 1
+        "known_divergences": 0,                   // only when the run named --known: violations set
+                                                  // aside
+        "known_divergences_by_rule": {},          // only when the run named --known: by rule
+        "known_lists": {                          // only when --known named a loop: per loop, the
+                                                  // rules check judges in its logs
+          "claude-code": {
             "logs": 2,                            // its logs checked
             "occurred": ["RW-1"],                 // broken in one of them at least
-            "did_not_occur": {},                  // never broken, its situation seen so often
-                                                  // (`harness_logs.SITUATIONS`): {RULE: {
-                                                  // "situations": 3, "logs": 2}}
-            "race_not_lost": {                    // the same for a racy one, which shows only
-              "ORD-3": {"situations": 3, "logs": 2}   // where the loop loses a race
+            "did_not_occur": {                    // never broken, its situation seen so often
+                                                  // (harness_logs.SITUATIONS)
+              "HOOK-7": {
+                "situations": 3,                  // times it came up
+                "logs": 2                         // in so many logs
+              }
+            },
+            "race_not_lost": {                    // the same for a racy one, which shows only where
+                                                  // the loop loses a race
+              "ORD-3": {
+                "situations": 3,                  // times it came up
+                "logs": 2                         // in so many logs
+              }
             },
             "not_exercised": ["EXE-1", "REC-1"]   // situation never seen (or never visible)
           }
         },
-        "strict_known": true,                     // only under --strict-known: a rule in
-                                                  // did_not_occur makes exit_code at least 1
-                                                  // (one in race_not_lost does not)
-        "hook_faults_fail": true,                 // only under --fail-on-hook-faults
-        "skipped": 1,                             // these two only when a file was skipped
+        "skipped": 1,                             // only when a file was skipped: files skipped
         "skipped_by_kind": {"claude-code-prompt-history": 1}
+                                                  // only when a file was skipped: by kind
       }
     }
 
