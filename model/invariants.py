@@ -1290,7 +1290,8 @@ def call_ids_unique_in_reply(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         ids = [call.id for call in fact.calls]
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
-            return [Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {repeated}")]
+            named = ", ".join(map(spelled, repeated))
+            return [Violation("EXE-1", fact.seq, f"call ids repeat in one reply: {named}")]
     return NO_VIOLATIONS
 
 

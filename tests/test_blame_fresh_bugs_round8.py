@@ -26,7 +26,9 @@ planted here in the model and the programs that must show it are played:
 - a result two PostToolUse hooks block showing the first reason only: named right (DEC-3), in
   words that said only that a block replaces the result; they now count the blocks;
 - a cap counting the calls that ran, so a call waits after the earlier ones ended: named right
-  (SCHED-1), in words that said only that the schedule lets it start; they now say none runs.
+  (SCHED-1), in words that said only that the schedule lets it start; they now say none runs;
+- repeated call ids refused only when the tool repeats too: named right (EXE-1), in words that
+  wrote the ids as Python's list (['c1']); they now write them as the log does ("c1").
 """
 
 from __future__ import annotations
@@ -421,3 +423,47 @@ def test_SCHED_1_a_call_held_back_after_the_earlier_ones_ended_is_told_nothing_r
         "every earlier call of the reply has its result, so none holds it back (the schedule "
         "counts the calls running now, not those that ran)",
     )
+
+
+class RefusesRepeatsPerTool(ModelTarget):
+    """The model, except that a reply repeating a call id for another tool is taken: the loop
+    keys calls by tool name and id (its log then shows both)."""
+
+    def apply(self, command: Command) -> Observation:
+        if not isinstance(command, ModelReplies) or len({c.name for c in command.tool_calls}) < 2:
+            return super().apply(command)
+        first, *rest = command.tool_calls
+        renamed = tuple(
+            attrs.evolve(call, id=f"{call.id}-{number}") for number, call in enumerate(rest)
+        )
+        observed = super().apply(attrs.evolve(command, blocks=(first, *renamed)))
+        events = copied(observed)
+        for event in events:
+            message = event["data"].get("message") if event["type"] == "assistant/message" else None
+            for block in (message or {}).get("content", []):
+                block["id"] = first.id
+        return renumbered(observed, events)
+
+
+IDS_PER_TOOL: FreshBug = (
+    "call ids unique per tool",
+    RefusesRepeatsPerTool,
+    LoopConfig(tools=(READ, ToolSpec("grep"))),
+    (
+        SubmitUser(""),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", "read", '{"file_path":""}'),
+                ToolCallBlock("c1", "grep", '{"pattern":""}'),
+            )
+        ),
+    ),
+    "EXE-1",
+)
+
+
+def test_EXE_1_repeated_ids_are_named_as_the_log_writes_them() -> None:
+    """EXE-1: the words name the repeated id in JSON's quotes ("c1"), where they wrote
+    Python's list of it (['c1'])."""
+    assert_blamed_on(IDS_PER_TOOL)
+    assert_report_says([IDS_PER_TOOL], "call ids unique", 'call ids repeat in one reply: "c1"')
