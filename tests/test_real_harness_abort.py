@@ -204,12 +204,13 @@ def test_ABORT_1_ABORT_2_ABORT_3_an_abort_on_the_real_cli_shows_the_known_diverg
         assert without.divergence.rule_id == rule, (key, without.divergence.what)
 
 
-def _abort_asking_the_model_holding(
-    monkeypatch: pytest.MonkeyPatch, threads: str
+def _abort_holding(
+    monkeypatch: pytest.MonkeyPatch, threads: str, *, running: bool = False
 ) -> tuple[list[dict[str, Any]], str, str]:
-    """The events of an `Abort` of Claude Code while its model request is pending, sent with its
-    threads whose names begin with `threads` held still (`frozen_thread`) until it has ended;
-    and what its output and its transcript then held."""
+    """The events of an `Abort` of Claude Code while its model request is pending (or, if
+    `running`, while a bash call c1 runs), sent with its threads whose names begin with
+    `threads` held still (`frozen_thread`) until it has ended; and what its output and its
+    transcript then held."""
     try:
         binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
     except HarnessError as error:
@@ -230,6 +231,8 @@ def _abort_asking_the_model_holding(
     monkeypatch.setattr(session, "_interrupt", interrupt_holding_threads)
     try:
         session.apply(SubmitUser("hi"))
+        if running:
+            session.apply(ModelReplies((TextBlock("go"), _call("c1", "bash"))))
         events: list[dict[str, Any]] = session.apply(Abort())["events"]
         output = (session.root / f"turn-{session.turns_started}.out").read_text("utf-8")
         transcript = "".join(path.read_text("utf-8") for path in session._log_paths())
@@ -250,7 +253,7 @@ def test_ABORT_2_claude_code_ending_before_its_transcript_holds_the_interrupt_is
     reading only the transcript, reported the turn completed, blamed on ABORT-2. Here its pool
     threads are held until it ends, every run: the transcript lacks the interrupt, and the turn
     is still reported aborted by the user, with the CLI's notice, as its output says."""
-    events, output, transcript = _abort_asking_the_model_holding(monkeypatch, "Bun Pool")
+    events, output, transcript = _abort_holding(monkeypatch, "Bun Pool")
     assert CLAUDE_ABORT_NOTICE in output
     assert CLAUDE_ABORT_NOTICE not in transcript
     assert [e["type"] for e in events] == ["user/message", "step/end", "turn/end"]
@@ -269,8 +272,26 @@ def test_ABORT_2_claude_code_ending_before_its_http_thread_reports_the_abort_is_
     reported completed and blamed on ABORT-2). Here that thread is held until the CLI ends:
     it got no reply, so its turn cannot have completed; the interrupt ended it, reported
     aborted by the user with no notice the CLI did not write, and stderr says why."""
-    events, output, transcript = _abort_asking_the_model_holding(monkeypatch, "HTTP Client")
+    events, output, transcript = _abort_holding(monkeypatch, "HTTP Client")
     assert CLAUDE_ABORT_NOTICE not in output + transcript
+    assert [e["type"] for e in events] == ["step/end", "turn/end"]
+    assert events[-1]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "user"}}
+    assert "exited 0 recording no interrupt" in capfd.readouterr().err
+
+
+def test_ABORT_1_claude_code_ending_before_it_answers_its_running_call_is_reported_aborted(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """ABORT-1: interrupted while a call runs, Claude Code answers the call (rejected) and
+    writes its notice once its file pool threads have done their part, and its exit on SIGINT
+    does not wait for them: with them held (200 ms from the interrupt was enough) it exits 0
+    having written neither, the call left unanswered, and the turn was reported completed,
+    blamed on ADJ-3. Here they are held until it ends: nothing released the call, so the turn
+    cannot have completed; it is reported aborted by the user, with no result or notice the
+    CLI did not write, and stderr says why."""
+    events, output, transcript = _abort_holding(monkeypatch, "Bun Pool", running=True)
+    assert CLAUDE_ABORT_NOTICE not in output + transcript
+    assert '"tool_use_id":"c1"' not in output + transcript
     assert [e["type"] for e in events] == ["step/end", "turn/end"]
     assert events[-1]["data"]["reason"] == {"kind": "aborted", "reason": {"kind": "user"}}
     assert "exited 0 recording no interrupt" in capfd.readouterr().err

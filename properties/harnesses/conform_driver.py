@@ -87,8 +87,8 @@ then it turns what it observed, in time order, into events:
   audit record per invocation, as `hook_audit` writes them; PostToolUse ones at that point);
 - the blocking tools: each start (`executed`, with the arguments that really ran);
 - the CLI process: its exit (step/end, turn/end: completed, aborted when the log recorded
-  an interrupt or the adapter interrupted it while its model request was unanswered, or error
-  when it failed).
+  an interrupt or the adapter interrupted it (it waited on the program), or error when it
+  failed).
 
 and its `history` from the last model request the mock model received, held to the log's
 history, followed by the log's messages after that request's end
@@ -904,7 +904,6 @@ class Session:
         self.turn_opened = False  # the current process's log recorded the prompt
         self.turn_aborted = False  # the current process's log recorded an interrupt
         self.interrupted = False  # the adapter interrupted the current process (an Abort)
-        self.interrupted_asking = False  # ... while its model request was unanswered
         self.refused: str | None = None  # why the last process started no turn
         self.call_seqs: dict[str, int] = {}
         # Answers waiting for their hook: (call id, handler id) -> verdict.
@@ -1082,8 +1081,6 @@ class Session:
         ABORT_GRACE). What it killed no longer waits on the program."""
         assert self.process is not None
         self.interrupted = True
-        pending = self.mock.pending()
-        self.interrupted_asking = pending is not None and pending.process == self.turns_started
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGINT)
         try:
@@ -1150,7 +1147,6 @@ class Session:
         self.turn_opened = False
         self.turn_aborted = False
         self.interrupted = False
-        self.interrupted_asking = False
 
     # -- hooks and tools -------------------------------------------------------------------------
 
@@ -1467,19 +1463,23 @@ class Session:
         return [i for i in claude_log_items(text) if isinstance(i, AbortNotice | TurnAborted)]
 
     def _note_unrecorded_interrupt(self) -> None:
-        """A CLI interrupted while its model request was unanswered ended at once, as it does, but
-        neither its log nor its output held the interrupt. Claude Code on SIGINT cancels
-        the request and starts its exit together; it writes the interrupt once its HTTP
-        client thread has reported the cancelled request, and its exit does not wait for
-        that: a loaded machine keeping that thread from the CPU for about 100 ms has it
-        exit 0 having written the interrupt nowhere (once in some 30 aborts under load;
-        every time with the thread held). It got no reply, so its turn cannot have
+        """A CLI interrupted while it waited on the program (its model request, a tool, a hook)
+        ended at once, as it does, but neither its log nor its output held the
+        interrupt. Claude Code on SIGINT starts its exit at once and does not wait for
+        what records the interrupt: interrupted while its model request is pending, it
+        writes the interrupt once its HTTP client thread has reported the cancelled
+        request, and a loaded machine keeping that thread from the CPU for about 100 ms
+        has it exit 0 having written the interrupt nowhere (once in some 30 aborts under
+        load; every time with the thread held); interrupted while a call runs, it
+        answers the call once its file pool threads have done their part, and with them
+        held it exits 0 having written neither that answer nor the interrupt. Nothing
+        answered its request or released its tool or hook, so its turn cannot have
         completed: the interrupt ended it, reported aborted (the user's Ctrl-C) without
-        a notice the CLI did not write, where it was reported completed and blamed on
-        ABORT-2. Stderr says so."""
+        a notice or result the CLI did not write, where it was reported completed and
+        blamed on ABORT-2 or ADJ-3. Stderr says so."""
         sys.stderr.write(
-            "conform_driver: the CLI, interrupted while its model request was unanswered,"
-            " exited 0 recording no interrupt; its turn is reported aborted\n"
+            "conform_driver: the CLI, interrupted while it waited on the program, exited 0"
+            " recording no interrupt; its turn is reported aborted\n"
         )
         sys.stderr.flush()
 
@@ -1599,9 +1599,9 @@ class Session:
                     return
                 self._emit("step/end", {"turn": self.turn, "step": self.step})
                 reason: dict[str, Any] = {"kind": "completed"}
-                if code == 0 and self.interrupted_asking and not self.turn_aborted:
+                if code == 0 and self.interrupted and not self.turn_aborted:
                     self._note_unrecorded_interrupt()
-                if self.turn_aborted or (code == 0 and self.interrupted_asking):
+                if self.turn_aborted or (code == 0 and self.interrupted):
                     # The CLI's interrupt is Ctrl-C: the user's (it records no other cause).
                     reason = {"kind": "aborted", "reason": {"kind": "user"}}
                 elif code != 0:
