@@ -12,7 +12,13 @@ import json
 import textwrap
 from typing import Any, Final
 
-from loopspec.properties.logcheck.check_document import DOCUMENT, Key, Shape
+from loopspec.properties.logcheck.check_document import (
+    DOCUMENT,
+    KNOWN_DIVERGENCE,
+    VIOLATION,
+    Key,
+    Shape,
+)
 
 INDENT: Final = 4
 """The example's indent in report.py's docstring."""
@@ -43,13 +49,7 @@ EXAMPLES: Final[dict[str, object]] = {
     "violation.message": "...",
     "violation.events": [56, 52],
     "violation.event_lines": [57, 53],
-    "known_divergence.line": 30,
-    "known_divergence.seq": 30,
-    "known_divergence.rule": "RW-1",
-    "known_divergence.message": "...",
-    "known_divergence.events": [30, 22],
-    "known_divergence.event_lines": [30, 22],
-    "known_divergence.known_by": "claude-code",
+    "known_divergence.known_by": "claude-code",  # its other keys: a violation's (`_keys`)
     "error.line": 40,
     "error.kind": "torn-tail",
     "error.rule": "LOG-8",
@@ -98,8 +98,16 @@ def commented_example() -> str:
 
 
 def _keys(shape: Shape, indent: int, lines: list[str]) -> None:
-    for number, key in enumerate(shape.keys):
-        comma = "," if number < len(shape.keys) - 1 else ""
+    """`shape`'s keys; those it begins with that another shape has, and that other shape's
+    name said instead (a known divergence is a violation, and one more key)."""
+    keys = shape.keys
+    if shape is KNOWN_DIVERGENCE:
+        shared = len(VIOLATION.keys)
+        assert keys[:shared] == VIOLATION.keys
+        _commented(" " * indent + "...", "a violation's keys, then", lines)
+        keys = keys[shared:]
+    for number, key in enumerate(keys):
+        comma = "," if number < len(keys) - 1 else ""
         _key(shape, key, indent, comma, lines)
 
 

@@ -97,15 +97,7 @@ lists each object's keys in the same order, every object closed to keys it does 
           "known_divergences": [                  // only when the run named --known: the violations
                                                   // set aside
             {
-              "line": 30,                         // line of the event (or compact row)
-              "seq": 30,                          // seq of the offending event (a transcript's or
-                                                  // rollout's: its line)
-              "rule": "RW-1",                     // the rule broken (SPEC.md)
-              "message": "...",                   // one sentence, at most 400 characters
-              "events": [30, 22],                 // seqs involved, the offending one first
-              "event_lines": [30, 22],            // the line of each of events: null where not
-                                                  // known (read from stdin or a pipe, only the
-                                                  // first is)
+              ...                                 // a violation's keys, then
               "known_by": "claude-code"           // whose known divergence: the loop's, or a rule
                                                   // --known named: "claude-code" | "codex" |
                                                   // "--known"
