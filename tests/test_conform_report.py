@@ -287,6 +287,14 @@ def test_MODEL_1_conform_json_is_versioned_and_carries_the_shrunk_program(
     assert "$json" not in json.dumps(document)
 
 
+def _text_search(case_dir: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The arguments of the JSON test's search above, for a text report saving in `case_dir`."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    _search_as_turn_5_search(monkeypatch)
+    return ["conform", "--impl", "test_conform_report:turn_end_reason_as_text", "--examples",
+            "20", "--case-dir", str(case_dir)]  # fmt: skip
+
+
 # Coverage off: the same search as the JSON test above (same target, examples and seed), so the
 # same model arcs; only the report's format differs, and the CLI is outside the measured source.
 @pytest.mark.no_cover
@@ -296,10 +304,7 @@ def test_MODEL_1_the_text_report_ends_with_the_verdict_and_the_replay(
     """MODEL-1: the text report's last line repeats the verdict, the rule and the replay: the
     rule and transition tables after the counterexample push them off a screen (the report
     ended with '12  Idle + SubmitUser -> accepted')."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    _search_as_turn_5_search(monkeypatch)
-    argv = ["conform", "--impl", "test_conform_report:turn_end_reason_as_text", "--examples",
-            "20", "--case-dir", str(tmp_path)]  # fmt: skip
+    argv = _text_search(tmp_path, monkeypatch)
     assert main(argv) == 1
     (case,) = tmp_path.iterdir()
     assert capsys.readouterr().out.splitlines()[-1] == (
@@ -317,10 +322,7 @@ def test_PROTO_1_a_counterexample_found_again_says_its_case_was_already_saved(
     """PROTO-1: the same bug found again (a CI job's next run, or the run after `replay` of the
     committed case) keeps the one file, and says so: it printed `saved case:` for the file an
     earlier run had written, read as a new case to upload."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))
-    _search_as_turn_5_search(monkeypatch)
-    argv = ["conform", "--impl", "test_conform_report:turn_end_reason_as_text", "--examples",
-            "20", "--case-dir", str(tmp_path)]  # fmt: skip
+    argv = _text_search(tmp_path, monkeypatch)
     assert main(argv) == 1
     (case,) = tmp_path.iterdir()
     assert f"\nsaved case: {case}\n" in capsys.readouterr().out
