@@ -10,9 +10,22 @@ import shlex
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
+from test_blame_java_outsider import HOOKED
+from test_blame_post_audit import _model_events
 
+from loopspec.model.commands import (
+    Command,
+    ModelReplies,
+    PostBlock,
+    SubmitUser,
+    ToolFinishes,
+    ToolSucceeded,
+)
+from loopspec.model.messages import ToolCallBlock
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance.compare import classify
 from loopspec.properties.conformance.process_target import _thread_died
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.conformance.value_notes import number_note, value_notes
@@ -173,3 +186,28 @@ def test_PROTO_1_a_member_written_null_is_told_to_be_left_out(
     said = _conform_error(NULL_WHEN_EMPTY, tmp_path, capsys)
     assert 'presented: null is not of type "array"; a member with no value is left out' in said
     assert "skip_serializing_if" in said, said
+
+
+def test_TEXT_2_a_reason_changed_on_its_way_is_not_explained_as_an_audit_source() -> None:
+    """TEXT-2: the Rust loop wrote a PostToolUse block's reason, "withheld \\U0001f512", with a
+    five-digit escape, so its hook/result's stderrSummary read "withheld \\u1f512". The report
+    explained where a hook/result takes durationMs, exitCode and stderrSummary from, which the
+    loop had right; with the text alone differing, it now says the text is kept as given."""
+    blocked: list[Command] = [
+        SubmitUser("read it"),
+        ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),)),
+        ToolFinishes("c1", ToolSucceeded("A"), (PostBlock("withheld \U0001f512"),)),
+    ]
+    history, expected = _model_events(blocked, HOOKED)
+    events = list(expected.events)
+    index = next(i for i, e in enumerate(events) if e["type"] == "hook/result")
+    assert events[index]["data"]["stderrSummary"] == "withheld \U0001f512"
+    data = {**events[index]["data"], "stderrSummary": "withheld \u1f512"}
+    events[index] = {**events[index], "data": data}
+    rule, what = classify(
+        blocked[-1], "Dispatching", expected, attrs.evolve(expected, events=tuple(events)),
+        target_violations=(), history=tuple(history),
+    )  # fmt: skip
+    assert rule == "TEXT-2", what
+    assert "stderrSummary is the text the answer gave" in what, what
+    assert "from the answer's audit when it has one" not in what, what

@@ -1560,6 +1560,16 @@ def _audit_value(value: object) -> str:
     return "absent" if value is None else json.dumps(value, ensure_ascii=False)
 
 
+def _text_differs_alone(
+    fields: list[str], mine: dict[str, Any], theirs: dict[str, Any], field: str
+) -> bool:
+    """Whether `field` is the one field besides the decision that differs, a text in both: the
+    text changed on its way (how a target wrote it), not where it was taken from."""
+    return set(fields) - {"decision"} == {field} and all(
+        isinstance(side.get(field), str) for side in (mine, theirs)
+    )
+
+
 def _reading(point: object, word: object) -> str | None:
     """The verdict a hook/result's decision word reads as (HOOK-1), or None for a word that may
     go with more than one (`error` and `stop`: a hook that failed or stopped, its answer passing
@@ -1768,7 +1778,12 @@ def _changed(
                 wants: list[str] = []
                 if "decision" in fields:
                     wants.append(_DECISION_WORDS)
-                if set(fields) - {"decision"}:
+                if _text_differs_alone(fields, mine, theirs, "stderrSummary"):
+                    wants.append(
+                        "stderrSummary is the text the answer gave (its audit's, or else the "
+                        "hook's reason), code point for code point"
+                    )
+                elif set(fields) - {"decision"}:
                     wants.append(
                         "a hook/result takes its durationMs, exitCode and "
                         "stderrSummary from the answer's audit when it has one, a field the audit "
