@@ -343,8 +343,14 @@ def test_PROTO_1_replay_reduce_cuts_a_hand_written_case_down_and_saves_it_beside
     matched = re.fullmatch(said, last)
     assert matched is not None, last
     assert matched[1] == str(reduced)
-    cut = json.loads(reduced.read_text(encoding="utf-8"))["commands"]
+    cut_down = json.loads(reduced.read_text(encoding="utf-8"))
+    cut = cut_down["commands"]
     assert [command["kind"] for command in cut] == ["SubmitUser", "ModelReplies"]
+    # It diverges on the loop it was cut on, and says so: it recorded mine:make, the case's
+    # target, beside what test_case_travel's loop declared, and a summary naming the first.
+    assert cut_down["target"] == {"impl": "test_case_travel:turn_end_reason_as_text"}
+    replay_line = "`loopspec replay CASE --impl test_case_travel:turn_end_reason_as_text`"
+    assert replay_line in cut_down["summary"]
     assert json.loads(written.read_text(encoding="utf-8")) == document
     assert main(["replay", str(folder), "--reduce"]) == 2
     assert capsys.readouterr().err == (

@@ -1165,7 +1165,7 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
         if args.reduce and replay.divergence is not None:
-            reduced = _reduced_case_line(Path(case_arg), factory, case, profile, replay)
+            reduced = _reduced_case_line(Path(case_arg), (factory, target), case, profile, replay)
     except TargetError as broke:
         raise case_replay_error(case_arg, case, broke) from broke
     finally:
@@ -1188,11 +1188,17 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
 
 
 def _reduced_case_line(
-    case_path: Path, factory: TargetFactory, case: Case, profile: Profile | None, replay: Replay
+    case_path: Path,
+    named: tuple[TargetFactory, dict[str, str]],
+    case: Case,
+    profile: Profile | None,
+    replay: Replay,
 ) -> str:
-    """`replay --reduce`: the diverging case cut down on `factory` as conform cuts a
-    counterexample, saved beside it under a new name (never over it), unless nothing could be
-    cut; the line that says so."""
+    """`replay --reduce`: the diverging case cut down on the target `named` (its factory and
+    record) as conform cuts a counterexample, saved beside it under a new name (never over it),
+    unless nothing could be cut; the line that says so. The new case records that target, with
+    what it declared: its program diverges there, not necessarily on the one the case names."""
+    factory, target = named
     divergence = replay.divergence
     assert divergence is not None
     found = DivergenceFound(divergence, case.config, tuple(case.commands))
@@ -1206,7 +1212,7 @@ def _reduced_case_line(
             f"{replays}); no file written"
         )
     document = case_fields(
-        case.target,
+        target,
         rule=reduced.divergence.rule_id,
         what=reduced.divergence.what,
         config=reduced.config,

@@ -1598,9 +1598,10 @@ def case_fields(
 
 
 def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
-    """A saved case's `summary`: what conform found and the command that replays the case. A
-    case is often sent alone, attached to a bug report, to someone who never saw the console
-    that said `rerun:`; the file named the rule and the target, not the verb that reads it."""
+    """A saved case's `summary`: what loopspec found (conform, or replay --reduce cutting a case
+    down) and the command that replays the case. A case is often sent alone, attached to a bug
+    report, to someone who never saw the console that said `rerun:`; the file named the rule
+    and the target, not the verb that reads it."""
     found = (
         "differ from the model where no rule covers the difference"
         if rule == NO_RULE
@@ -1611,12 +1612,12 @@ def _how_to_replay(recorded: dict[str, str], rule: str) -> str:
             named = f"--{option} {shlex.quote(recorded[option])}"
             back = f", each {HIDDEN} put back as its secret" if HIDDEN in recorded[option] else ""
             return (
-                f"loopspec conform saw the loop it ran as {named} {found} on this program; "
+                f"loopspec saw the loop it ran as {named} {found} on this program; "
                 f"replay it with `loopspec replay CASE {named}`, CASE this file and the "
                 f"--{option} naming your copy of the loop{back}"
             )
     return (
-        f"loopspec conform saw its bundled implementation {found} on this program; replay it "
+        f"loopspec saw its bundled implementation {found} on this program; replay it "
         "with `loopspec replay CASE`, CASE this file"
     )
 
