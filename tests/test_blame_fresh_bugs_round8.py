@@ -28,7 +28,9 @@ planted here in the model and the programs that must show it are played:
 - a cap counting the calls that ran, so a call waits after the earlier ones ended: named right
   (SCHED-1), in words that said only that the schedule lets it start; they now say none runs;
 - repeated call ids refused only when the tool repeats too: named right (EXE-1), in words that
-  wrote the ids as Python's list (['c1']); they now write them as the log does ("c1").
+  wrote the ids as Python's list (['c1']); they now write them as the log does ("c1");
+- a history joining consecutive user messages of text (two contexts): named right (HIST-1), in
+  words that gave a JSON path and "absent"; they now say which messages the target joined.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
 from loopspec.model.state import Dispatching, Rewriting
+from loopspec.properties.conformance.history_change import HistoryChange
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
@@ -467,3 +470,54 @@ def test_EXE_1_repeated_ids_are_named_as_the_log_writes_them() -> None:
     Python's list of it (['c1'])."""
     assert_blamed_on(IDS_PER_TOOL)
     assert_report_says([IDS_PER_TOOL], "call ids unique", 'call ids repeat in one reply: "c1"')
+
+
+def _user_texts(message: dict[str, Any]) -> bool:
+    blocks = message.get("content") or []
+    return message.get("role") == "user" and all(b.get("type") == "text" for b in blocks)
+
+
+class JoinsUserTexts(ModelTarget):
+    """The model, except that its history sends consecutive user messages of text (contexts,
+    typed input) as one message."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        change = observed.history
+        if change is None:
+            return observed
+        joined: list[dict[str, Any]] = []
+        for message in json.loads(json.dumps(list(change.appended))):
+            if joined and _user_texts(message) and _user_texts(joined[-1]):
+                joined[-1]["content"] += message["content"]
+            else:
+                joined.append(message)
+        whole = (*change.whole[: change.kept], *joined)
+        return attrs.evolve(observed, history=HistoryChange(change.kept, tuple(joined), whole))
+
+
+JOINED_CONTEXTS: FreshBug = (
+    "consecutive user texts joined",
+    JoinsUserTexts,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes("c1", ToolSucceeded("A", ("one", "two"))),
+    ),
+    "HIST-1",
+)
+
+
+def test_HIST_1_a_history_joining_two_contexts_into_one_message_is_told_so() -> None:
+    """HIST-1: the words say which of the model's messages the target's one joins (where they
+    gave a path in the message and "absent")."""
+    assert_blamed_on(JOINED_CONTEXTS)
+    assert_passes_on_model(JOINED_CONTEXTS)
+    assert_report_says(
+        [JOINED_CONTEXTS],
+        "consecutive user texts",
+        "the target's message joins the model's messages #4 to #5",
+        "never merged",
+        lacks=('"absent"',),
+    )

@@ -1,5 +1,6 @@
 """Naming how the history a target's next model request would carry differs from the model's
-(capability "history"): rule HIST-1, with the first differing message's index and role.
+(capability "history"): rule HIST-1, with the first differing message's index and role, and
+which messages a target joined into one.
 
 The log is compared event by event first, so a history that differs while the events agree is
 a loop that derives its history wrongly from a right log: a message left out (a blank reply
@@ -76,6 +77,19 @@ def _at(value: Any, path: str) -> object:
     return value
 
 
+def _joined(wants: list[Any], got: dict[str, Any]) -> int:
+    """How many of `wants` (messages from the first that differs) `got` holds in one: the same
+    role, their contents one after the other (0 when it is no such join)."""
+    content: list[Any] = []
+    for count, want in enumerate(wants, start=1):
+        if not isinstance(want, dict) or want.get("role") != got.get("role"):
+            return 0
+        content += want.get("content") or []
+        if count > 1 and content == got.get("content"):
+            return count
+    return 0
+
+
 def history_rule(
     expected: HistoryChange, actual: HistoryChange, reference: str = "the model's"
 ) -> tuple[str, str] | None:
@@ -118,6 +132,17 @@ def history_rule(
             )
         assert isinstance(want, dict)
         assert isinstance(got, dict)
+        joined = _joined(wants[offset:], got)
+        if joined > 1:
+            roles = ", ".join(_role(m) for m in expected.whole[index : index + joined])
+            content = _excerpt(actual.whole[index].get("content"))
+            return "HIST-1", (
+                f"{where}: the target's message joins {reference} messages #{index + 1} to "
+                f"#{index + joined} ({roles}) into one, {content} {sizes}: the history is the "
+                "log's surface messages, one per event, never "
+                "merged (as a loop joining consecutive user messages, for a provider wanting "
+                "roles to alternate, sends them)"
+            )
         path = _first_difference(want, got, "$")
         if _CALL_ARGUMENTS.fullmatch(path):
             call = _at(want, path.removesuffix(".arguments") + ".id")
