@@ -256,23 +256,25 @@ def test_PROTO_1_a_rerun_line_whose_hyphens_became_a_dash_names_the_dash(
     )
 
 
+NO_COMMENTS = (
+    "which JSON does not have: delete it (a note for people can go in the case's summary string)"
+)
+
+
 @pytest.mark.parametrize(
     ("edited", "said"),
     [
         (
             BO_S_CASE.replace('"version": 1,', '"version": 1,  // as Bo sent it'),
-            "bo.json:3: the case file is not JSON: a comment (//), which JSON does not have: "
-            "delete it (a note for people can go in the case's summary string): column 18",
+            f"bo.json:3: the case file is not JSON: a comment (//), {NO_COMMENTS}: column 18",
         ),
         (
             BO_S_CASE.replace('"rule": "EXE-5",', '"rule": "EXE-5" /* fails here too */,'),
-            "bo.json:4: the case file is not JSON: a comment (/*), which JSON does not have: "
-            "delete it (a note for people can go in the case's summary string): column 19",
+            f"bo.json:4: the case file is not JSON: a comment (/*), {NO_COMMENTS}: column 19",
         ),
         (
             BO_S_CASE.replace('  "rule"', '  # Ana: still fails on 0.1.0\n  "rule"'),
-            "bo.json:4: the case file is not JSON: a comment (#), which JSON does not have: "
-            "delete it (a note for people can go in the case's summary string): column 3",
+            f"bo.json:4: the case file is not JSON: a comment (#), {NO_COMMENTS}: column 3",
         ),
         (
             # A command written as Python prints a dict.
