@@ -76,6 +76,7 @@ from loopspec.impl import batch, results
 from loopspec.impl.results import BLOCKED_WITHOUT_REASON, PreparedResult
 from loopspec.model import dispatch, presenters, rewrite
 from loopspec.model.commands import (
+    Abort,
     Allow,
     Ask,
     Command,
@@ -318,6 +319,22 @@ PROGRAMS: list[FreshBug] = [
             SubmitUser(""),
             calls("c1", "read", '{"file_path":""}'),
             ToolFinishes("c1", ToolSucceeded("")),
+            calls("c1", "read", '{"file_path":""}'),
+        ),
+        "EXE-1",
+    ),
+    (
+        # The earlier reply was cancelled while its hook ran: no tool/call records its id,
+        # which the loop noted all the same (session 27: random programs reuse the id of the
+        # call before the batch, which such a reply had; the report named ORD-1).
+        "a reply reusing the call id of a reply cancelled while its hooks ran refused",
+        RefusesIdsUsedBefore,
+        LoopConfig(tools=(READ,), hooks=(HookSpec("late", "PreToolUse", ".*"),)),
+        (
+            SubmitUser(""),
+            calls("c1", "read", '{"file_path":""}'),
+            Abort(),
+            SubmitUser(""),
             calls("c1", "read", '{"file_path":""}'),
         ),
         "EXE-1",

@@ -382,14 +382,18 @@ def test_EXE_2_a_loop_reading_lossy_numbers_is_found_and_told_why() -> None:
     assert "without a lossless value" in divergence.what
 
 
+@pytest.mark.parametrize("tool", ["read", "missing_tool"])
 @pytest.mark.parametrize("lossy", list(_READ_AS_NUMBERS))
-def test_EXE_2_each_lossy_number_read_as_a_number_is_blamed_on_EXE_2(lossy: str) -> None:
+def test_EXE_2_each_lossy_number_read_as_a_number_is_blamed_on_EXE_2(lossy: str, tool: str) -> None:
     """EXE-2: each of NaN, 1e400 and -0.0 alone. With NaN the report said the call's arguments
     in the model history differed from the model's: both sides wrote the same text, whose
-    parse, NaN, is unequal to itself; NaN and Infinity are now compared as the text they are."""
+    parse, NaN, is unequal to itself; NaN and Infinity are now compared as the text they are.
+    In a call of a tool that is not registered (random programs send such calls), the loop
+    judges the tool of what it took for an object (UNKNOWN_TOOL), where the model ends the call
+    INVALID_TOOL_INPUT: the report said EXE-5, the order calls are judged in, which it keeps."""
     program: list[Command] = [
         SubmitUser("go"),
-        ModelReplies((ToolCallBlock("c1", "read", f'{{"file_path":"a.txt","x":{lossy}}}'),)),
+        ModelReplies((ToolCallBlock("c1", tool, f'{{"file_path":"a.txt","x":{lossy}}}'),)),
     ]
     replay = replay_case(ReadsLossyNumbers, LoopConfig(tools=TOOLS), program)
     assert replay.divergence is not None

@@ -1120,6 +1120,19 @@ def _result_rule(
         return "ABORT-1", f"{about} differs: after an abort it is an {code} error"
     if code in ("TOOL_OUTCOME_UNKNOWN", "TOOL_NOT_STARTED"):
         return "REC-1", f"{about} differs: crash repair answers it with a {code} error"
+    lossy = _object_only_when_lossy(situation.original) or _object_only_when_lossy(
+        _arguments_sent(call_id, command)
+    )
+    if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL" and lossy:
+        # A call of a tool that is not registered, whose arguments only a lossy reader takes
+        # for an object: the target judged them an object (EXE-2), then the tool unknown as
+        # it must (EXE-5). Blamed on EXE-5, a loop reading 1e400 as a number was sent to
+        # reread the order calls are judged in.
+        return "EXE-2", (
+            f"{about} differs: the call's arguments are {_LOSSY_JSON}, where the target "
+            "reads them as an object and so judges the call's tool, which is not registered "
+            f"(EXE-5): {json.dumps(_result_text(want))}"
+        )
     if code == "INVALID_TOOL_INPUT" and their_code == "UNKNOWN_TOOL":
         return "EXE-5", (
             f"{about} differs: invalid input is reported before an unknown tool (arguments "
@@ -1131,9 +1144,7 @@ def _result_rule(
         and got is not None
         and _input_problem(want) != _input_problem(got)
     ):
-        if _object_only_when_lossy(situation.original) or _object_only_when_lossy(
-            _arguments_sent(call_id, command)
-        ):
+        if lossy:
             return "EXE-2", (
                 f"{about} differs: the call's arguments are {_LOSSY_JSON}, where the target "
                 f"reads them as an object: {json.dumps(_result_text(want))}"
@@ -3345,9 +3356,17 @@ def _refused_outcome_before(command: ToolFinishes, program: Sequence[Command]) -
     return None
 
 
-def _ids_used_before(reply: ModelReplies, history: Sequence[Event]) -> list[str]:
-    """The ids of `reply`'s calls that an earlier reply's calls used too, in reply order."""
+def _ids_used_before(
+    reply: ModelReplies, history: Sequence[Event], program: Sequence[Command] = ()
+) -> list[str]:
+    """The ids of `reply`'s calls that an earlier reply's calls used too, in reply order: the
+    calls the log records, and those of a reply the model sent that never committed (cancelled
+    while its hooks ran, refused), which a loop may have noted all the same."""
     before = {_data(e).get("callId") for e in history if e.get("type") == "tool/call"}
+    earlier = program[:-1] if program and program[-1] is reply else program
+    before |= {
+        call.id for sent in earlier if isinstance(sent, ModelReplies) for call in sent.tool_calls
+    }
     return [call.id for call in reply.tool_calls if call.id in before]
 
 
@@ -3402,8 +3421,8 @@ def _refusal_rule(
                         "changes nothing, so an outcome sent again after it is taken"
                     )
                 rule = "EXE-4"
-            case ModelReplies() if _ids_used_before(command, history):
-                used = ", ".join(_ids_used_before(command, history))
+            case ModelReplies() if _ids_used_before(command, history, program):
+                used = ", ".join(_ids_used_before(command, history, program))
                 return "EXE-1", (
                     f"{refused}: call ids are unique within one reply only, and this reply's "
                     f"are; an earlier reply's call {used} does not make them repeats (local "
