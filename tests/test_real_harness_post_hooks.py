@@ -39,7 +39,7 @@ from loopspec.model.config import POST_TOOL_USE, LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.machine import _fits
 from loopspec.properties.conformance.run import SharedProcess, load_case, replay_case
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.harnesses.conform_driver import (
     CAPABILITIES,
     LogItem,
@@ -203,6 +203,25 @@ def test_DEC_3_codex_ignores_a_post_block_with_a_blank_reason() -> None:
             planted = replay_case(partial(RecordedPlayback, kept), config, commands, without)
             assert planted.divergence is not None, commands[2]
             assert planted.divergence.rule_id == "DEC-3", planted.divergence.what
+
+
+@pytest.mark.parametrize("blank", swarm.BLANK_REASONS)
+def test_DEC_3_a_loop_keeping_a_blank_reason_beside_a_given_one_is_no_codex_divergence(
+    blank: str,
+) -> None:
+    """DEC-3: a loop that gives a text block per reason, a blank one after a given one (as the
+    model does), shows nothing of Codex's DEC-3:blank-reason, whose symptom read the result's
+    first text block as Codex's join of the given reasons: conform's random programs now draw
+    such blocks, and under the codex profile the model itself was stopped at that known
+    divergence."""
+    commands = [
+        *PROGRAMS["claude-code"][:2],
+        ToolFinishes("c1", ToolSucceeded("A"), (PostBlock("x"), PostBlock(blank))),
+        ModelReplies((TextBlock("done"),)),
+    ]
+    found = replay_case(ModelTarget, _post_hooked(2), commands, PROFILES["codex"])
+    assert found.divergence is None, found.divergence
+    assert BLANK_REASON not in found.known, found.known
 
 
 def _observed(

@@ -420,6 +420,8 @@ def _blank_block_ignored(command: Json, want: Obs, got: Obs, earlier: Earlier) -
         given = [reason for reason in reasons if reason.strip()]
         if not reasons or (given and given == [reason for reason in reasons if reason]):
             continue
+        if len(event["data"]["message"]["content"][0]["content"]) > 1:
+            continue  # a text block per reason, as the model gives them: no joined text
         text = result_text(event)
         if given and text == "\n\n".join(given):
             return True
