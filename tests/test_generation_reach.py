@@ -48,6 +48,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, LoopConfig
 from loopspec.model.dispatch import prepare_result
+from loopspec.model.events import ToolCallRecorded
 from loopspec.model.jsonvalue import JAVASCRIPT_TRIMMED, parse_arguments
 from loopspec.model.messages import ReasoningBlock, TextBlock
 from loopspec.model.state import (
@@ -69,6 +70,14 @@ from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.stateful.swarm import denied_call_passed_busy_slots
 
 PROGRAMS = 200
+# Where an absolute path a read or a write names lies (VIEW-4: a title relativizes it only
+# strictly inside the session cwd, `/workspace`).
+TITLE_PATHS = {
+    "/workspace/src/../a.txt": "inside the session cwd once resolved",
+    "/workspace//./docs/a.txt": "inside the session cwd through empty and . segments",
+    "/workspace-old/a.txt": "beside the session cwd, sharing its prefix",
+    "/workspace/../etc/a.txt": "outside the session cwd once resolved",
+}
 SITUATIONS = (
     "rewrite",
     "identity rewrite",
@@ -121,7 +130,29 @@ SITUATIONS = (
     ),
     "text in a right-to-left script",
     "text in CJK",
+    "three PreToolUse hooks on one call",
+    "input of the last of three hooks after another hook's",
+    "call id an earlier step used",
+    *(f"{verdict} with a reason of only whitespace" for verdict in ("deny", "ask", "block")),
+    *(f"arguments holding {number}" for number in ("NaN", "Infinity", "1e400")),
+    *(f"path {where} in a title" for where in TITLE_PATHS.values()),
+    *(f"failed request with code {code}" for code in ("RATE_LIMITED", "UNKNOWN")),
 )
+OFTEN_SINCE_SESSION_27 = {
+    "three PreToolUse hooks on one call": 10,
+    "input of the last of three hooks after another hook's": 6,
+    "call id an earlier step used": 6,
+    "deny with a reason of only whitespace": 8,
+    "ask with a reason of only whitespace": 15,
+    "block with a reason of only whitespace": 5,
+    "arguments holding NaN": 4,
+    "arguments holding Infinity": 2,
+    "arguments holding 1e400": 3,
+    **{f"path {where} in a title": 10 for where in TITLE_PATHS.values()},
+    "path inside the session cwd through empty and . segments in a title": 3,
+    "failed request with code RATE_LIMITED": 10,
+    "failed request with code UNKNOWN": 10,
+}
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
 # reasons wrongly, accepted an unfit rewrite or made a denied call wait for a slot was caught
@@ -180,6 +211,11 @@ OFTEN = {
         for source in ("prompt", "reply text", "tool result", "hook reason")
         for kind in ("a character past U+FFFF", "text NFC changes")
     },
+    # Loops that took the second of three hooks' inputs, refused a call id an earlier step
+    # used, read a reason of only whitespace as none, read NaN, Infinity or 1e400 in arguments
+    # as numbers, relativized a title's path by its prefix or wrote a failure's code their own
+    # way passed 200 programs while no program had one (session 27).
+    **OFTEN_SINCE_SESSION_27,
 }
 
 
@@ -248,11 +284,49 @@ def _argument_situations(arguments: str) -> set[str]:
         parse_arguments(arguments), Mapping
     ):
         found.add("arguments holding a lone surrogate escape")
+    for number in ("NaN", "Infinity", "1e400"):
+        if number in arguments and not isinstance(parse_arguments(arguments), Mapping):
+            found.add(f"arguments holding {number}")
     if re.search(r"-0(\.0*)?[eE]|-0\.0", arguments) and not isinstance(
         parse_arguments(arguments), Mapping
     ):
         found.add("arguments holding a negative zero")
     return found
+
+
+def _blank(reason: str) -> bool:
+    """A reason of only whitespace (not empty): given as is, never read as none."""
+    return bool(reason) and not reason.strip()
+
+
+def _title_situations(arguments: str) -> set[str]:
+    """Where the absolute path a read's or a write's arguments name lies (VIEW-4)."""
+    parsed = parse_arguments(arguments)
+    path = parsed.get("file_path") if isinstance(parsed, Mapping) else None
+    where = TITLE_PATHS.get(path) if isinstance(path, str) else None
+    return {f"path {where} in a title"} if where else set()
+
+
+def _last_of_three(command: HookAnswers, phase: LoopPhase) -> set[str]:
+    """Whether `command` is the last of three or more hooks' answers for a call, supplying an
+    input after an earlier hook of the call supplied another (HOOK-3: the last wins)."""
+    verdict = command.verdict
+    if not isinstance(phase, Rewriting) or not isinstance(verdict, Allow | Ask):
+        return set()
+    if verdict.updated_input is None:
+        return set()
+    index = phase.queue[0].call_index
+    if any(pending.call_index == index for pending in phase.queue[1:]):
+        return set()
+    earlier = [vote.verdict for vote in phase.votes if vote.call_index == index]
+    supplied = [
+        verdict.updated_input
+        for verdict in earlier
+        if isinstance(verdict, Allow | Ask) and verdict.updated_input is not None
+    ]
+    if len(earlier) < 2 or not supplied or verdict.updated_input in supplied:
+        return set()
+    return {"input of the last of three hooks after another hook's"}
 
 
 def _partly_named(config: LoopConfig, tool_name: str) -> bool:
@@ -353,14 +427,24 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             found |= _text_situations("tool result", [command.outcome.message])
         if any(isinstance(v, PostBlock) and not v.reason for v in command.post):
             found.add("PostToolUse block without a reason")
+        if any(isinstance(v, PostBlock) and _blank(v.reason) for v in command.post):
+            found.add("block with a reason of only whitespace")
         outcome = command.outcome
         if isinstance(outcome, ToolFailed) and outcome.code and outcome.error_name != "ToolError":
             found.add("failure with a code and an error name of its own")
         if _contexts_out_of_model_order(command, before):
             found.add("bodies' contexts of two calls settled out of model order")
     if isinstance(command, HookAnswers) and after is not before:
+        found |= _last_of_three(command, phase)
         if isinstance(command.verdict, Allow) and command.verdict.reason:
             found.add("allow with a reason")
+        match command.verdict:
+            case Deny(reason=str() as reason) | Ask(reason=str() as reason) if _blank(reason):
+                found.add(
+                    f"{type(command.verdict).__name__.lower()} with a reason of only whitespace"
+                )
+            case _:
+                pass
         if _allow_reason_beside_a_stricter_answer(command, phase):
             found.add("allow with a reason beside a deny or an ask")
     match command:
@@ -387,11 +471,17 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 found.add("reply without calls with input queued")
             if len(command.tool_calls) > 1:
                 found.add("parallel calls")
+            used = {event.call_id for event in before.log if isinstance(event, ToolCallRecorded)}
             for call in command.tool_calls:
                 found |= _argument_situations(call.arguments)
+                found |= _title_situations(call.arguments)
+                if call.id in used:
+                    found.add("call id an earlier step used")
                 hooks = [hook.handler_id for hook in config.hooks_for(PRE_TOOL_USE, call.name)]
                 if len(hooks) > 1:
                     found.add("several hooks on one call")
+                if len(hooks) > 2 and isinstance(parse_arguments(call.arguments), Mapping):
+                    found.add("three PreToolUse hooks on one call")
                 if hooks != sorted(hooks) and isinstance(parse_arguments(call.arguments), Mapping):
                     found.add("call whose PreToolUse hooks are configured out of id order")
                 if _partly_named(config, call.name):
@@ -401,6 +491,8 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                     reader = "Python's strip" if python_blank else "JavaScript's trim"
                     found.add(f"arguments blank to {reader} alone")
         case ModelFails() if after is not before:
+            if command.code != "OVERLOADED":
+                found.add(f"failed request with code {command.code}")
             if before.inbox:
                 found.add("failed request with input queued")
             if not command.message:

@@ -41,6 +41,7 @@ from loopspec.model.commands import (
     Crash,
     HookAnswers,
     ModelReplies,
+    PreVerdict,
     Recover,
     SubmitUser,
     ToolFinishes,
@@ -457,6 +458,9 @@ class ConformanceMachine(RuleBasedStateMachine):
                 self.next_call,
                 first_step=first_step,
                 queued=queued,
+                # A profile's symptoms follow a call by its id through the whole run (a reused
+                # id reads as one call run twice): no earlier id is reused under one.
+                reuse_ids=self.profile is None,
             )
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)
@@ -482,6 +486,18 @@ class ConformanceMachine(RuleBasedStateMachine):
             call_index=pending.call_index,
             hook_index=hooks.index(pending.hook),
         )
+        self.answer_hook(verdict)
+        # `LAST_WORD`'s answer is not drawn: sent with the answer before it, so the program
+        # draws what it drew before that hook came.
+        while (
+            isinstance(self.phase, Rewriting)
+            and self.phase.queue[0].hook == swarming.LAST_WORD
+            and not (self.failed or self.stopped)
+        ):
+            self.answer_hook(swarming.last_word(self.phase, self.config))
+
+    def answer_hook(self, verdict: PreVerdict) -> None:
+        """Send a PreToolUse answer, less what the target cannot take."""
         if not self.has("rewrite") and isinstance(verdict, Allow | Ask):
             verdict = attrs.evolve(verdict, updated_input=None)
         if not self.has("approval") and isinstance(verdict, Ask):

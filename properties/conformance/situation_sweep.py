@@ -27,7 +27,10 @@ once, or take an audit's error for no decision passed every seed tried). Nor was
 after text of no-break spaces (session 26: a Java loop testing `isBlank` for ABORT-2's
 "non-blank" passed every seed, and dsh keeping U+0085 and dropping U+FEFF as JavaScript's
 `trim` does went unseen), nor result meta holding a number a `double` or a `long`
-changes (a Java loop reading meta as Gson does passed every seed). Each situation below is
+changes (a Java loop reading meta as Gson does passed every seed). The random programs now
+draw some of these too (session 27: reasons of only whitespace, NaN, Infinity and 1e400 in
+arguments, a call id an earlier reply used, absolute paths in titles), which stay here: a
+targeted program shows its situation whatever the budget. Each situation below is
 one short program, compared with the model as any program is (`exhaustive.run_program`, which
 drives it to a quiet end); a program needing a capability the target does not declare is not
 played.

@@ -309,11 +309,19 @@ def abort_on(log_length: int) -> Abort:
 # an empty string included (TEXT-2), where a loop that leaves an empty one out passed every
 # program while every failure said "overloaded".
 FAILURE_MESSAGES = ("overloaded", "")
+# A failed request's codes: a code is any string, carried as given (TEXT-2), the model's default
+# `UNKNOWN` too, where a loop mapping codes it does not know to one of its own, or leaving out
+# the default, passed every program while every failure said OVERLOADED. Three codes beside two
+# messages: every pairing comes.
+FAILURE_CODES = ("OVERLOADED", "RATE_LIMITED", "UNKNOWN")
 
 
 def failure_on(log_length: int) -> ModelFails:
-    """A failed model request whose message cycles with the length of the log it lands on.
+    """A failed model request whose message and code cycle with the length of the log it lands on.
 
-    Derived, not drawn, as `abort_on`'s cause is: the message changes only the failed turn's
-    turn/end, which no later draw reads."""
-    return ModelFails(FAILURE_MESSAGES[log_length % len(FAILURE_MESSAGES)], "OVERLOADED")
+    Derived, not drawn, as `abort_on`'s cause is: they change only the failed turn's turn/end,
+    which no later draw reads."""
+    return ModelFails(
+        FAILURE_MESSAGES[log_length % len(FAILURE_MESSAGES)],
+        FAILURE_CODES[log_length % len(FAILURE_CODES)],
+    )

@@ -66,6 +66,17 @@ The situations a rule governs and the generator reaches on purpose:
   and in a result's meta an integer past 2^64 and a double of 17 significant digits;
 - a call's PreToolUse hooks configured out of id order (HOOK-3, HOOK-4): the hooked
   configurations' second copies list them in reverse;
+- three PreToolUse hooks on one call (HOOK-3: the last input in configured order wins, not the
+  second): the reversed copy of the two-hook configuration adds `LAST_WORD`, whose answer
+  (`last_word`) is sent with the one before it, drawing nothing;
+- a call id an earlier reply used (EXE-1 refuses repeats within one reply alone; HIST-1 and
+  VIEW-2 follow each call on its own): in the programs with repeated ids, as often as a repeat,
+  a reply's last call takes the id of the call before the batch (not under a profile);
+- reasons of only whitespace (TEXT-1, DEC-2, DEC-3 give them as is): denies, asks and
+  PostToolUse blocks, tied to call numbers and hook positions (`BLANK_REASONS`);
+- NaN, Infinity and 1e400 among the malformed arguments, absolute paths a title relativizes
+  only inside the session cwd (VIEW-4) in reads and writes (`_IN_PLACE_BY_CALL`), and failed
+  requests coded otherwise than OVERLOADED (`strategies.failure_on`);
 - text as people write it (TEXT-1, TEXT-2, EXE-4, ADJ-4 keep it as given): precomposed and
   decomposed accents, CJK, right-to-left script and characters past U+FFFF in prompts, replies,
   results, failures and hooks' reasons (`EXACTING_TEXTS`).
@@ -116,7 +127,17 @@ from loopspec.model.config import POST_TOOL_USE, PRE_TOOL_USE, HookSpec, LoopCon
 from loopspec.model.jsonvalue import FrozenMap, JsonValue, parse_arguments
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.pure.decisions import may_start
-from loopspec.model.state import ASKING, DENY, READY, RUNNING, AwaitingModel, Dispatching
+from loopspec.model.rewrite import resolve_call, supplied_input
+from loopspec.model.state import (
+    ASKING,
+    DENY,
+    READY,
+    RUNNING,
+    AwaitingModel,
+    Dispatching,
+    HookVote,
+    Rewriting,
+)
 from loopspec.properties.stateful import strategies as gen
 
 _Picked = TypeVar("_Picked")
@@ -227,15 +248,28 @@ def _with_bash_post_hooks(config: LoopConfig) -> LoopConfig:
     return attrs.evolve(config, hooks=(*reversed(pre), *others, *_BASH_POST_HOOKS))
 
 
+# A third PreToolUse hook on every call, configured last: with two hooks the last and the second
+# are one, and a loop applying the second hook's input (or the first's, of three sorted by id:
+# `everything`, `final`, `late`) passed every program. Its answer is not drawn (`last_word`): it
+# is sent with the answer before it, so programs draw what they drew before.
+LAST_WORD = HookSpec("final", "PreToolUse", "*")
+
+
+def _with_last_word(config: LoopConfig) -> LoopConfig:
+    """`config` with `LAST_WORD` after its other PreToolUse hooks."""
+    return attrs.evolve(config, hooks=(*config.hooks, LAST_WORD))
+
+
 # The bundled configurations, hooked ones twice (rewrites, several hooks and approvals need a
 # hook; the second time with two PostToolUse hooks on bash, and the PreToolUse hooks in reverse
-# order), and the partial-names one. The bundled ones list the hooks of a call in id order, so
-# a loop that ran and merged them by id, not in configured order (HOOK-3, HOOK-4), passed
-# every random program; reversed, they are out of id order (`rewriter` before `guard`, `late`
-# before `everything`).
+# order, the two hooks on every call then followed by a third, `LAST_WORD`), and the
+# partial-names one. The bundled ones list the hooks of a call in id order, so a loop that ran
+# and merged them by id, not in configured order (HOOK-3, HOOK-4), passed every random program;
+# reversed, they are out of id order (`rewriter` before `guard`, `late` before `everything`).
 CONFIGS = (
     *gen.CONFIGS,
-    *map(_with_bash_post_hooks, gen.CONFIGS[1:]),
+    _with_bash_post_hooks(gen.CONFIGS[1]),
+    _with_last_word(_with_bash_post_hooks(gen.CONFIGS[2])),
     PARTIAL_NAMES_CONFIG,
 )
 
@@ -348,13 +382,58 @@ _MALFORMED_ONE_IN = 10
 MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0}')
 
 
+# Arguments in place of some of the usual ones for every other call or more (tied to the call's
+# number, so every seeded batch draws what it drew), each read as the one it replaces is:
+# - among the malformed ones, JSON's missing numbers, which EXE-2 keeps as the raw string (not
+#   an object: INVALID_TOOL_INPUT), where Python's `json.loads` reads `NaN` and `Infinity` and
+#   every double reader reads `1e400` as an infinity (a loop refusing the literals alone, as
+#   `json.loads`'s `parse_constant` does, still runs the call); none was drawn;
+# - absolute paths in a read's and a write's `file_path`, which a title relativizes only when
+#   the path, its empty, `.` and `..` segments resolved, lies strictly inside the session cwd
+#   (VIEW-4): `/workspace/src/../a.txt` is `a.txt`, `/workspace//./docs/a.txt` is
+#   `docs/a.txt`; `/workspace-old/a.txt` (a sibling a prefix test takes for inside) and
+#   `/workspace/../etc/a.txt` (outside once resolved, shown unresolved) keep the title as
+#   given. Every path was relative, and a loop relativizing any way passed every program.
+_IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
+    "not json": ("not json", '{"command":"ls","timeout":NaN}'),
+    "[1,2]": ('{"file_path":"a.txt","limit":-Infinity}', "[1,2]"),
+    '"text"': ('"text"', '{"command":"ls","timeout":1e400}'),
+    '{"file_path":"a.txt"}': (
+        '{"file_path":"a.txt"}',
+        '{"file_path":"/workspace/src/../a.txt"}',
+        '{"file_path":"a.txt"}',
+        '{"file_path":"/workspace-old/a.txt"}',
+        '{"file_path":"a.txt"}',
+        '{"file_path":"/workspace//./docs/a.txt"}',
+        '{"file_path":"a.txt"}',
+        '{"file_path":"/workspace/../etc/a.txt"}',
+    ),
+    '{"file_path":"a.txt","content":"new"}': (
+        '{"file_path":"a.txt","content":"new"}',
+        '{"file_path":"/workspace/src/../a.txt","content":"new"}',
+        '{"file_path":"a.txt","content":"new"}',
+        '{"file_path":"/workspace-old/a.txt","content":"new"}',
+    ),
+}
+
+
+def _in_place(arguments: str, number: int) -> str:
+    """`arguments`, or what takes its place in call `c<number>` (`_IN_PLACE_BY_CALL`)."""
+    replacements = _IN_PLACE_BY_CALL.get(arguments)
+    return arguments if replacements is None else replacements[number % len(replacements)]
+
+
 def tool_calls(
-    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int
+    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int, *, reuse_ids: bool = True
 ) -> tuple[ToolCallBlock, ...]:
     """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
-    last sometimes repeats the first's id; with `blank_arguments`, the batch ends with one more
-    call whose arguments are blank to one of Python's `strip` and JavaScript's `trim` alone
-    (one more, so the calls the batch had still run and keep their places)."""
+    last sometimes repeats the first's id, and as often takes the id of the call before the
+    batch (an earlier step's, or an earlier turn's: ids are unique within a reply alone, EXE-1,
+    and local models number each reply's calls from `call_0`); with `blank_arguments`, the batch
+    ends with one more call whose arguments are blank to one of Python's `strip` and
+    JavaScript's `trim` alone (one more, so the calls the batch had still run and keep their
+    places). Without `reuse_ids`, the draw that would take an earlier call's id is made and
+    changes nothing."""
     names = _names(config, swarm.parallel)
     count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
     calls = []
@@ -366,12 +445,21 @@ def tool_calls(
         else:
             pool = _arguments(name)
             arguments = pool[variant % len(pool)]
-        calls.append(ToolCallBlock(f"c{first_id + offset}", name, arguments))
+        number = first_id + offset
+        calls.append(ToolCallBlock(f"c{number}", name, _in_place(arguments, number)))
     if swarm.blank_arguments:
         blank = pick(choose, gen.BLANK_TO_ONE_READER)
         calls.append(ToolCallBlock(f"c{first_id + count}", pick(choose, names), blank))
-    if swarm.repeated_ids and len(calls) > 1 and choose(3) == 2:
-        calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
+    if swarm.repeated_ids and len(calls) > 1:
+        # One draw, as before: a repeat within the reply (refused whole), or the id of the
+        # call before the batch (accepted), or neither.
+        match choose(3):
+            case 2:
+                calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
+            case 1 if first_id > 1 and reuse_ids:
+                calls[-1] = attrs.evolve(calls[-1], id=f"c{first_id - 1}")
+            case _:
+                pass  # every id the batch's own
     return tuple(calls)
 
 
@@ -394,6 +482,7 @@ def model_replies(
     *,
     first_step: bool,
     queued: bool = False,
+    reuse_ids: bool = True,
 ) -> ModelReplies:
     """A reply: optional reasoning and text, calls (in eight replies of nine, two of three
     while input is `queued`) drawn for the swarm, and a finish reason.
@@ -409,7 +498,7 @@ def model_replies(
         blocks.append(TextBlock(pick(choose, TEXTS)))
     one_in = _WITHOUT_CALLS_QUEUED_ONE_IN if queued else _WITHOUT_CALLS_ONE_IN
     if choose(one_in) != (one_in - 1 if first_step else 0):
-        blocks.extend(tool_calls(choose, swarm, config, first_id))
+        blocks.extend(tool_calls(choose, swarm, config, first_id, reuse_ids=reuse_ids))
     return ModelReplies(tuple(blocks), pick(choose, _FINISHES))
 
 
@@ -507,9 +596,40 @@ def pre_audit(verdict: PreVerdict) -> HookAudit | None:
 _ALLOW_REASON = exacting_text("looks safe")
 
 
-def _deny(choose: Choose, swarm: Swarm) -> Deny:
-    """A deny: without a reason in every deny of a program with `silent_denials` on."""
-    return Deny(reason="" if swarm.silent_denials else pick(choose, _DENY_REASONS))
+# Reasons of only whitespace, each given as is (TEXT-1: `Error: ` and the reason; an approval's
+# reason, DEC-2; a block's text block, DEC-3): a loop that trims a reason and then reads it as
+# none (`Error: denied`, no reason on the approval, `blocked by PostToolUse hook`) passed every
+# program while none was blank. Spaces, a tab, a no-break space and an ideographic space (blank
+# to Python's `strip` and JavaScript's `trim` alike; Java's `isBlank` keeps U+00A0).
+BLANK_REASONS = ("  ", "\t", "\u00a0", "\u3000")
+
+
+def _blank_reason(position: int) -> str:
+    return BLANK_REASONS[position % len(BLANK_REASONS)]
+
+
+def _deny(choose: Choose, swarm: Swarm, call: ToolCallBlock, *, hook_index: int) -> Deny:
+    """A deny: without a reason in every deny of a program with `silent_denials` on, but those
+    of every third call (c2, c5, ...), which give a reason of only whitespace; in the other
+    programs a deny drawn without a reason gives one of only whitespace for every other hook of
+    a call. Tied to draws already made; a call's hooks that all deny without a reason still
+    come in every program with silent denials on."""
+    number = int(call.id[1:]) if call.id[1:].isdigit() else 0
+    if swarm.silent_denials:
+        return Deny(reason=_blank_reason(number // 3) if number % 3 == 2 else "")
+    reason = pick(choose, _DENY_REASONS)
+    if not reason and (number + hook_index) % 2:
+        reason = _blank_reason(number)
+    return Deny(reason=reason)
+
+
+def _ask_reason(choose: Choose, *, call_index: int, hook_index: int) -> str | None:
+    """An ask's reason: for every other hook of a reply's calls, one of only whitespace where
+    the draw gives none (tied to positions already drawn)."""
+    reason = pick(choose, _ASK_REASONS)
+    if reason is None and (call_index + hook_index) % 2:
+        return _blank_reason(call_index + 1)
+    return reason
 
 
 def _any_input(choose: Choose, name: str) -> JsonValue:
@@ -547,15 +667,15 @@ def pre_verdicts(
             case 0:
                 return Allow(updated_input=_any_input(choose, call.name), reason=allow_reason)
             case 1:
-                reason = pick(choose, _ASK_REASONS)
+                reason = _ask_reason(choose, call_index=call_index, hook_index=hook_index)
                 return Ask(reason=reason, updated_input=_any_input(choose, call.name))
             case 2:
                 return Pass()
             case _:
-                return _deny(choose, swarm)
+                return _deny(choose, swarm, call, hook_index=hook_index)
     lean = leaning[(choose(len(leaning)) + starts[call_index % len(starts)]) % len(leaning)]
     if lean == "deny":
-        return _deny(choose, swarm)
+        return _deny(choose, swarm, call, hook_index=hook_index)
     if lean == "identity" and _LONE_SURROGATE.search(call.arguments):
         # No hook's answer holds a lone surrogate (its output would be no text: a fault,
         # HOOK-7, SAFE-4): an input that fits the tool instead, drawing what the identity drew.
@@ -563,10 +683,32 @@ def pre_verdicts(
         identity = fitting[hook_index % len(fitting)]
     new_input = identity if lean == "identity" else _fit(choose, call.name, hook_index)
     if lean == "ask" or (swarm.approvals and choose(2) == 1):
-        reason = pick(choose, _ASK_REASONS)
+        reason = _ask_reason(choose, call_index=call_index, hook_index=hook_index)
         keep = lean != "ask" or choose(3) < 2
         return Ask(reason=reason, updated_input=new_input if keep else None)
     return Allow(updated_input=new_input, reason=allow_reason)
+
+
+def last_word(phase: Rewriting, config: LoopConfig) -> PreVerdict:
+    """What `LAST_WORD` answers for the call its turn is: for calls of odd number, an input that
+    fits the tool and that no earlier hook of the call supplied (the last input in configured
+    order wins, HOOK-3); for the others a pass, which erases no rewrite. A pass too where an
+    input would change what becomes of the call (an earlier hook's unfit input refused,
+    HOOK-6): tied to answers already drawn, so the program goes on as it did with two hooks."""
+    index = phase.queue[0].call_index
+    call = phase.reply.tool_calls[index]
+    earlier = tuple(vote for vote in phase.votes if vote.call_index == index)
+    if not call.id[1:].isdigit() or int(call.id[1:]) % 2 == 0:
+        return Pass()
+    given = {supplied_input(vote.verdict) for vote in earlier}
+    fitting = _fitting(call.name)
+    new_input = next((value for value in fitting if value not in given), fitting[0])
+    answer = Allow(updated_input=new_input)
+    with_it = (*earlier, HookVote(index, LAST_WORD.handler_id, answer))
+    same_fate = (
+        resolve_call(call, with_it, config).decision == resolve_call(call, earlier, config).decision
+    )
+    return answer if same_fate else Pass()
 
 
 _SUCCESS_TEXTS = ("A", "B", exacting_text("file contents"))
@@ -631,8 +773,16 @@ _POST_VERDICTS: tuple[PostVerdict, ...] = (
 
 
 # A later hook's block after an earlier hook's: the result then has one text block per
-# reason, which a terminal card joins with newlines in configured order (ACP-2, DEC-3).
+# reason, which a terminal card joins with newlines in configured order (ACP-2, DEC-3). For
+# calls of odd number, a reason of only whitespace (`BLANK_REASONS`), given as is.
 _LATER_BLOCK = PostBlock("withheld again")
+
+
+def _later_block(call_id: str) -> PostBlock:
+    number = call_id[1:]
+    if not number.isdigit() or int(number) % 2 == 0:
+        return _LATER_BLOCK
+    return PostBlock(_blank_reason(int(number) // 2))
 
 
 # An empty context, which adds no message (ADJ-4): dsh's bridge and Claude Code drop it, Codex
@@ -662,12 +812,15 @@ def post_verdicts(choose: Choose, swarm: Swarm) -> PostVerdict:
 _SILENT_BLOCK = PostBlock("")
 
 
-def _silent_block(swarm: Swarm, call_id: str) -> bool:
-    """Whether the first block of call `call_id`'s result gives no reason: with silent denials
-    on (no deny gives a reason), for every other call (c2, c4, ...); tied to draws already made,
-    so programs draw what they drew before, and a result's later blocks keep their reasons."""
+def _first_block_reason(swarm: Swarm, call_id: str) -> str | None:
+    """The reason that takes the place of the first block's of call `call_id`'s result, for
+    every other call (c2, c4, ...): none with silent denials on (no deny gives a reason), one of
+    only whitespace otherwise (`BLANK_REASONS`); None for the other calls. Tied to draws already
+    made, so programs draw what they drew before, and a result's later blocks keep theirs."""
     number = call_id[1:]
-    return swarm.silent_denials and number.isdigit() and int(number) % 2 == 0
+    if not number.isdigit() or int(number) % 2:
+        return None
+    return "" if swarm.silent_denials else _blank_reason(int(number) // 2)
 
 
 def post_answers(choose: Choose, swarm: Swarm, hooks: int, call_id: str) -> tuple[PostVerdict, ...]:
@@ -679,14 +832,15 @@ def post_answers(choose: Choose, swarm: Swarm, hooks: int, call_id: str) -> tupl
     answers: list[PostVerdict] = []
     for _ in range(hooks):
         if answers and isinstance(answers[-1], PostBlock) and choose(3) < 2:
-            answers.append(_LATER_BLOCK)
+            answers.append(_later_block(call_id))
         elif hooks > 1 and not answers and choose(3) < 2:
             answers.append(_POST_VERDICTS[2])
         else:
             answers.append(post_verdicts(choose, swarm))
     first = next((i for i, a in enumerate(answers) if isinstance(a, PostBlock)), None)
-    if first is not None and _silent_block(swarm, call_id):
-        answers[first] = _SILENT_BLOCK
+    reason = _first_block_reason(swarm, call_id)
+    if first is not None and reason is not None:
+        answers[first] = _SILENT_BLOCK if not reason else PostBlock(reason)
     return tuple(answers)
 
 
