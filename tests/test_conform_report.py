@@ -201,6 +201,34 @@ def test_EXE_1_duplicate_ids_count_only_when_a_reply_repeats_an_id() -> None:
     assert seen.count("EXE-1") == 2  # the reply repeats an id, and the model refuses it
 
 
+def test_DEC_1_a_call_reusing_a_denied_call_s_id_creates_no_denial() -> None:
+    """DEC-1: a reply may reuse the id of an earlier reply's call (EXE-1: unique within one
+    reply), as random programs now do; the earlier call's denial is not the later call's, whose
+    result counted as a denied call's (DEC-1 exercised) though it ran."""
+    target, situations = ModelTarget(), Situations()
+    target.reset(CONFIGS[1])  # two PreToolUse hooks on bash
+    bash = ModelReplies((ToolCallBlock("c1", "bash", '{"command":"ls"}'),))
+    program = (
+        SubmitUser("hi"),
+        bash,
+        HookAnswers(Deny("no")),
+        HookAnswers(Pass()),
+        bash,
+        HookAnswers(Pass()),
+        HookAnswers(Pass()),
+        ToolFinishes("c1", ToolSucceeded("A")),
+    )
+    seen: list[list[str]] = []
+    for command in program:
+        before = target.state
+        assert before is not None
+        observed = target.apply(command)
+        assert observed.accepted, command
+        seen.append(situations.feed(command, before, target.state, observed))
+    assert "DEC-1" in seen[3]  # the denied call's result commits with its reply
+    assert "DEC-1" not in seen[-1]
+
+
 def test_ABORT_3_only_an_abort_whose_cause_is_not_the_users_exercises_it() -> None:
     """ABORT-3: a loop that records every abort as the user's keeps a user abort right, so only
     another cause creates the rule's situation. Every aborted turn counted, and ABORT-3 read

@@ -158,6 +158,11 @@ class Situations:
         match kind:
             case "turn/start":
                 self._calls_in_turn = False
+            case "step/start":
+                # Answers of a step's hooks name its calls alone (a reply cancelled while they
+                # ran leaves its answers, and a later reply may reuse its ids).
+                self._decisions.clear()
+                self._supplied.clear()
             case "user/message" if not isinstance(before.phase, Idle):
                 found.append("ADJ-4")  # delivered at a step boundary
             case "assistant/message" if data.get("interrupted"):
@@ -171,6 +176,10 @@ class Situations:
                     self._supplied[call_id] = self._supplied.get(call_id, 0) + 1
             case "tool/call" if isinstance(call_id, str):
                 self._calls_in_turn = True
+                # A later reply may reuse an earlier call's id: that call's denial or rewrite
+                # is not this one's.
+                self._denied.discard(call_id)
+                self._rewritten.discard(call_id)
                 decisions = self._decisions.get(call_id, [])
                 if decisions:
                     found.append("RW-3")  # decided before the identity existed
