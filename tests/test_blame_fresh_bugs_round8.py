@@ -30,7 +30,9 @@ planted here in the model and the programs that must show it are played:
 - repeated call ids refused only when the tool repeats too: named right (EXE-1), in words that
   wrote the ids as Python's list (['c1']); they now write them as the log does ("c1");
 - a history joining consecutive user messages of text (two contexts): named right (HIST-1), in
-  words that gave a JSON path and "absent"; they now say which messages the target joined.
+  words that gave a JSON path and "absent"; they now say which messages the target joined;
+- the contexts of a batch's last result queued once the next step opened: named right (ADJ-4),
+  in words that said only when queued messages are delivered; they now give the context.
 """
 
 from __future__ import annotations
@@ -520,4 +522,43 @@ def test_HIST_1_a_history_joining_two_contexts_into_one_message_is_told_so() -> 
         "the target's message joins the model's messages #4 to #5",
         "never merged",
         lacks=('"absent"',),
+    )
+
+
+class QueuesTheLastContextsLate(ModelTarget):
+    """The model, except that the contexts of a batch's last result are queued once the next
+    step has opened: they reach a later step (or the next turn)."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ToolFinishes):
+            return observed
+        events = copied(observed)
+        kept = [e for e in events if not (e["type"] == "user/message" and "plugin" in str(e))]
+        return renumbered(observed, kept)
+
+
+LATE_CONTEXTS: FreshBug = (
+    "the last result's contexts queued late",
+    QueuesTheLastContextsLate,
+    LoopConfig(tools=(READ,)),
+    (
+        SubmitUser(""),
+        calls("c1", "read", '{"file_path":""}'),
+        ToolFinishes("c1", ToolSucceeded("A", ("d",))),
+    ),
+    "ADJ-4",
+)
+
+
+def test_ADJ_4_a_context_left_out_of_the_step_its_batch_opens_is_named_with_its_text() -> None:
+    """ADJ-4: the words give the context and the step/start it opens (where they said only that
+    queued messages are delivered after the next step/start, which the target seemed to do)."""
+    assert_blamed_on(LATE_CONTEXTS)
+    assert_passes_on_model(LATE_CONTEXTS)
+    assert_report_says(
+        [LATE_CONTEXTS],
+        "the last result's contexts",
+        'the context "d", queued with a result of this batch, opens the step/start that follows '
+        "the batch's last result (call c1's, here)",
     )

@@ -2089,7 +2089,10 @@ def _missing(
                 "next step/start"
             )
         case "user/message":
-            return "ADJ-4", f"{lacks}: queued messages are delivered after the next step/start"
+            return "ADJ-4", (
+                f"{lacks}: queued messages are delivered after the next step/start"
+                f"{_queued_by(want, command)}"
+            )
         case "tool/result":
             if isinstance(command, Abort):
                 return "ABORT-1", f"{lacks}: {_unstarted_call_words(want, model_events)}"
@@ -3581,6 +3584,22 @@ def _tool_named(call_id: str | None, history: Sequence[Event]) -> str:
 
 # Texts a language's truth test reads as false beside "": Perl's "0", PHP's "0".
 _FALSE_TO_SOME = frozenset({"0"})
+
+
+def _queued_by(message: Event, command: Command) -> str:
+    """Words on who queued `message` when this command's result did (a context its body
+    deferred or a PostToolUse hook added), "" otherwise: it opens this very step/start."""
+    source = _data(message).get("source")
+    text = _message_text(message)
+    if not isinstance(command, ToolFinishes) or text is None or not isinstance(source, dict):
+        return ""
+    if source.get("kind") != "plugin":
+        return ""
+    return (
+        f": the context {spelled(text)}, queued with a result of this batch, opens the "
+        f"step/start that follows the batch's last result (call {command.call_id}'s, here), in "
+        "the same commit, not a later step's"
+    )
 
 
 def _message_text(message: Event) -> str | None:
