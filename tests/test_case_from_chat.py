@@ -297,3 +297,16 @@ def test_PROTO_1_a_note_or_quote_written_into_a_case_by_hand_is_named(
     enclosed in double quotes", pointing at a note they meant to be there. The refusal names
     the comment or the quote, with its line."""
     assert _replay_refusal(edited, tmp_path, monkeypatch, capsys) == f"loopspec: error: {said}\n"
+
+
+def test_PROTO_1_a_script_named_as_the_case_is_not_told_to_delete_its_comment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `replay --cmd node loop.mjs case.json` takes loop.mjs for a case; it opens with
+    a `//` comment, and the refusal said to delete the comment, as of a note written into a
+    case. A comment is named only inside the case's braces."""
+    script = "// the loop\nimport { main } from './main.mjs';\n"
+    said = _replay_refusal(script, tmp_path, monkeypatch, capsys)
+    assert (
+        said == "loopspec: error: bo.json:1: the case file is not JSON: Expecting value: column 1\n"
+    )

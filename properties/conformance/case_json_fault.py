@@ -165,7 +165,9 @@ def case_json_fault(path: object, text: str, error: json.JSONDecodeError) -> str
             f"(left behind when what followed it was cut?): delete it: column {column}"
         )
     comment = _COMMENT.match(text, error.pos)
-    if comment is not None:
+    # Only inside the case's braces: a file opening with a comment is no case at all (a
+    # script named where the case goes, `replay --cmd node loop.mjs case.json`).
+    if comment is not None and error.pos > len(text) - len(text.lstrip()):
         # A note a colleague wrote into the case (JSON with comments, as an editor's settings
         # are): the parser named the property or comma it expected there instead.
         what = (
