@@ -1578,7 +1578,13 @@ def every_shown_call_answered(prefix: Prefix, fact: Fact) -> Sequence[Violation]
         if reply_seq in prefix.interrupted_replies:
             continue  # an interrupted reply's call: ABORT-2 blamed the reply for showing it
         said = f"turn ends with call {call_id} unanswered"
-        if fact.reason_kind == "max-tokens":
+        if fact.reason_kind == "aborted":
+            # The abort is no excuse: what to write for each kind of call, ABORT-1's.
+            said += (
+                ": an abort answers every call of the step before it ends the turn (ABORT-1), "
+                "ABORTED for a body that ran, ABORTED_BEFORE_DISPATCH for one that never started"
+            )
+        elif fact.reason_kind == "max-tokens":
             # The reply was cut off: its calls should not be shown at all (STEP-4).
             said += (
                 ": a reply cut off at max-tokens drops its calls (STEP-4), so its message keeps "
@@ -1984,13 +1990,32 @@ def supplied_rewrite_applied_or_refused(prefix: Prefix, fact: Fact) -> Sequence[
         ]
         record = prefix.call_records.get(fact.call_id)
         recorded = "" if record is None else f" (seq {record.seq})"
+        # And what to change: a record that keeps the model's input ran the hook's unseen.
+        inputs = [
+            answer.updated_input
+            for answer in prefix.hook_results.get(fact.call_id, ())
+            if answer.handler_id == hook and answer.point == "PreToolUse"
+        ]
+        if record is None or record.arguments is None or not inputs:
+            change = ""
+        elif text_reads_as(record.arguments, inputs[-1]):
+            change = (
+                f"; it runs with {hook}'s input: add the sidecar, rewrite: {{originalArguments: "
+                f"the model's arguments, handlerIds: [{spelled(hook)}]}}"
+            )
+        else:
+            change = (
+                f"; its arguments are not the input {hook} supplied: record that input as the "
+                "call's arguments, in the reply and the tool/call, and the model's in "
+                "rewrite.originalArguments"
+            )
         return [
             Violation(
                 "RW-2",
                 fact.seq,
                 f"hook {hook} supplied an input for {fact.call_id} that was neither recorded as "
                 f"a rewrite nor refused: its tool/call{recorded} carries no rewrite sidecar, "
-                "and its result reports success",
+                f"and its result reports success{change}",
                 (*supplied[-1:], *(() if record is None else (record.seq,))),
                 SUPPLIED_WITHOUT_SIDECAR,
             )

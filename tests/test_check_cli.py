@@ -168,8 +168,8 @@ def test_a_log_saved_with_a_byte_order_mark_is_refused_naming_it(
     code, out = run(capsys, str(log))
     assert code == 2
     assert out.splitlines()[0] == (
-        f"{log}:1: error invalid-json: the line starts with a UTF-8 byte order mark (BOM): "
-        "save the log without it"
+        f"{log}:1: error invalid-json LOG-5: the line starts with a UTF-8 byte order mark "
+        "(BOM): save the log without it (the header must be the first thing in the file)"
     )
 
 

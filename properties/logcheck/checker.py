@@ -113,9 +113,11 @@ class ErrorKind:
 
     UNREADABLE = "unreadable"  # the path or stream cannot be read (or decompressed)
     EMPTY = "empty"  # no lines at all, not even a header (LOG-5)
-    BINARY = "binary"  # NUL bytes, or undecodable bytes on the first line
-    INVALID_UTF8 = "invalid-utf8"  # (LOG-4)
-    # (LOG-4; SAFE-4 when nested too deeply; none for a JSON document or a BOM: a wrong file)
+    # NUL bytes, or undecodable bytes on a first line that is not a JSON object's text
+    BINARY = "binary"
+    INVALID_UTF8 = "invalid-utf8"  # (LOG-4; LOG-5 on the first line)
+    # (LOG-4; SAFE-4 when nested too deeply; LOG-8 for a torn write with more after it; a BOM:
+    # LOG-5 on the first line, LOG-4 after; none for a JSON document: a wrong file)
     INVALID_JSON = "invalid-json"
     # A blank line with other lines after it: no event, and no reader skips it (LOG-4; LOG-5
     # on the first line). Blank lines that end a log are skipped, no error.
@@ -581,6 +583,39 @@ def _stops_short(error: JSONDecodeError) -> bool:
     return re.fullmatch(cut, rest) is not None
 
 
+def _looks_like_json(raw: bytes) -> bool:
+    """Whether the line `raw` reads as a JSON object's text, whatever bytes it holds inside: a
+    header with one string in another encoding is a log to fix, not a binary file."""
+    return raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}")
+
+
+def _glued_event(error: JSONDecodeError) -> tuple[int, bool] | None:
+    """Where an event written whole starts on the line `error` is about, after something else:
+    (its offset, whether what precedes it is a whole JSON value), or None. The events of the
+    dsh layout begin with their type, as every one written by loopspec and dsh does."""
+    import json  # noqa: PLC0415 (only for a line that does not parse)
+    import re  # noqa: PLC0415
+
+    text = error.doc.rstrip()
+    decoder = json.JSONDecoder()
+    for found in re.finditer(r'\{\s*"type"\s*:', text):
+        start = found.start()
+        if start == 0:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if end == len(text) and isinstance(value, dict):
+            before = text[:start].strip()
+            try:
+                whole_before = decoder.raw_decode(before)[1] == len(before)
+            except ValueError:
+                whole_before = False
+            return start, whole_before
+    return None
+
+
 def torn_write(raw: bytes, error: Exception) -> bool:
     """Whether the line `raw`, which did not parse (`error`), is a write a crash cut off: it
     lacks its newline (only a file's last line can), ends in zero bytes (the file's new length
@@ -664,7 +699,9 @@ def _unparsable(
         if _last_of_version_1(report, line, rest):
             message = f"the last line is {part}{zeros} zero bytes, {_NO_CRASH_OF_VERSION_1}"
         report.fail(line, ErrorKind.BINARY, message, "LOG-8")
-    elif b"\x00" in raw or (line == 1 and isinstance(error, UnicodeDecodeError)):
+    elif b"\x00" in raw or (
+        line == 1 and isinstance(error, UnicodeDecodeError) and not _looks_like_json(raw)
+    ):
         report.fail(line, ErrorKind.BINARY, "binary data, not a JSON Lines session log")
     elif _is_json_error(error) and _ends_lines_with_cr(raw, error):
         # Not a write a crash cut off (it would read so, having no newline): a file saved with
@@ -688,8 +725,14 @@ def _unparsable(
         report.fail(line, ErrorKind.TORN_TAIL, message, "LOG-8")
         return False
     elif isinstance(error, UnicodeDecodeError):
-        message = f"not UTF-8 at byte {error.start + 1} of the line"
-        report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-4")
+        # Say which byte, and what to change: a writer that encodes some text (a path, a
+        # tool's output) in another encoding than UTF-8.
+        message = (
+            f"not UTF-8 at byte {error.start + 1} of the line "
+            f"(0x{raw[error.start]:02x}): a session log is UTF-8 text; write every string "
+            "(paths and tool output too) as UTF-8"
+        )
+        report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-5" if line == 1 else "LOG-4")
     elif isinstance(error, RecursionError):
         report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read", "SAFE-4")
     elif line == 1 and raw.strip() in (b"{", b"["):
@@ -709,9 +752,21 @@ def _unparsable(
             "Lines (one event per line)"
         )
         report.fail(line, ErrorKind.INVALID_JSON, message)
-    elif raw.startswith(codecs.BOM_UTF8):  # an editor's mark, before the JSON: say so
-        message = "the line starts with a UTF-8 byte order mark (BOM): save the log without it"
-        report.fail(line, ErrorKind.INVALID_JSON, message)
+    elif raw.startswith(codecs.BOM_UTF8):  # an editor's or a writer's mark, before the JSON
+        # dsh's reader (JSON.parse) refuses the mark too: before the header it opens no log
+        # (LOG-5); later it is a writer that wrote one on opening the log again to append.
+        if line == 1:
+            message = (
+                "the line starts with a UTF-8 byte order mark (BOM): save the log without it "
+                "(the header must be the first thing in the file)"
+            )
+        else:
+            message = (
+                "the line starts with a UTF-8 byte order mark (BOM): a writer that writes one "
+                "each time it opens the log to append (Python's encoding 'utf-8-sig' does); "
+                "open it as plain UTF-8"
+            )
+        report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
     elif _is_json_error(error) and _stops_short(error):
         if _torn_tail_with_newline(report, raw, line, rest):
             return True
@@ -727,6 +782,24 @@ def _unparsable(
                 f"JSON value ends, {_NO_CRASH_OF_VERSION_1}"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
+    elif _is_json_error(error) and (glued := _glued_event(error)) is not None:
+        start, whole_before = glued
+        if whole_before:
+            message = (
+                f"two JSON values on one line, the second from column {start + 1}: the writer "
+                "left out the newline after an event; end every event's line with \\n"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")
+        else:
+            # A crash cut a write short, and the harness, reopening the log, appended right
+            # after the cut bytes: the next event sits on the torn line.
+            message = (
+                f"the line is a write cut off after {start} characters with the next event "
+                f"appended right after it, from column {start + 1}: the harness, reopening the "
+                "log, appended without dropping the torn write first; cut the file back to the "
+                "end of its last whole line before appending"
+            )
+            report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-8")
     elif _is_json_error(error):
         message = f"invalid JSON at column {error.colno}: {error.msg}"
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-4")

@@ -199,9 +199,11 @@ Error kinds, with the rule a session log breaks where one applies: unreadable (n
 for a device named, refused unread), empty (LOG-5),
 binary (LOG-8 for a line that ends in zero bytes, the gap a crash leaves when a file's length
 reached the disk before its data, with more lines after it; as a log's last line it is a
-torn-commit notice), invalid-utf8 (LOG-4), invalid-json (LOG-4; SAFE-4 past the
-nesting bound; LOG-8 for a line that stops before its JSON value ends, a write cut off with
-more appended after it; none for a JSON document or a byte order mark, a wrong file),
+torn-commit notice), invalid-utf8 (LOG-4, LOG-5 on the first line), invalid-json (LOG-4;
+SAFE-4 past the nesting bound; LOG-8 for a line that stops before its JSON value ends, a write
+cut off with more appended after it, on the next line or right after it on the same one; a
+byte order mark LOG-5 on the first line, LOG-4 after it; none for a JSON document, a wrong
+file),
 blank-line (LOG-4, LOG-5 on the first line: a blank line with other lines after it, which no
 reader skips; blank lines that end a log are skipped, no error; invalid-json before
 loopspec-check/1 gained this kind),

@@ -1,0 +1,203 @@
+"""A harness author's own log, written from the docs alone: docs/check.md's example passes, and
+the mistakes such a writer makes are reported at their line, naming the rule broken and what to
+change (each was found writing one: a torn write the resumed writer appended to, a byte order
+mark, a path in another encoding, a forgotten newline, a rewrite recorded only in the audit, an
+abort that left its calls without results)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "check.md"
+
+
+def example_log() -> str:
+    """The log of docs/check.md's "Writing your own harness's log", as a reader copies it."""
+    section = DOCS.read_text(encoding="utf-8").split("## Writing your own harness's log", 1)[1]
+    found = re.search(r"```json\n(.*?)```", section, re.DOTALL)
+    assert found is not None, "the section shows no log"
+    return found.group(1)
+
+
+def lines() -> list[str]:
+    return example_log().splitlines(keepends=True)
+
+
+def run(capsys: pytest.CaptureFixture[str], log: Path) -> tuple[int, str]:
+    code = main(["check", str(log)])
+    return code, capsys.readouterr().out
+
+
+def refused(capsys: pytest.CaptureFixture[str], log: Path, data: bytes) -> str:
+    """What check says first of `data` written to `log`, an input error (exit 2), without the
+    file's name."""
+    log.write_bytes(data)
+    code, out = run(capsys, log)
+    assert code == 2
+    first = out.splitlines()[0]
+    assert first.startswith(f"{log}:")
+    return first[len(str(log)) :]
+
+
+def edited(events: list[dict[str, object]], seq: int) -> dict[str, object]:
+    (event,) = [each for each in events if each.get("seq") == seq]
+    return event
+
+
+def as_log(path: Path, events: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(each) + "\n" for each in events), encoding="utf-8")
+    return path
+
+
+def test_the_docs_example_log_passes_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/check.md shows a log to start a writer from; a reader who copies it gets no fault."""
+    log = tmp_path / "mine.jsonl"
+    log.write_text(example_log(), encoding="utf-8")
+    code, out = run(capsys, log)
+    assert (code, out) == (0, "checked 1 log, 13 events: 0 violations\n")
+
+
+def test_crlf_line_ends_are_read_as_docs_check_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "windows.jsonl"
+    log.write_bytes(example_log().replace("\n", "\r\n").encode())
+    assert run(capsys, log) == (0, "checked 1 log, 13 events: 0 violations\n")
+
+
+def test_a_torn_write_the_resumed_writer_appended_to_on_its_line_is_named_LOG_8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A crash cut a write short; the harness, reopening, appended the next event right after
+    the cut bytes. It read 'invalid JSON at column 41: Expecting ',' delimiter' under LOG-4."""
+    whole = lines()
+    data = "".join(whole[:9]) + whole[9][:40] + "".join(whole[10:])
+    assert refused(capsys, tmp_path / "resumed.jsonl", data.encode()) == (
+        ":10: error invalid-json LOG-8: the line is a write cut off after 40 characters "
+        "with the next event appended right after it, from column 41: the harness, reopening "
+        "the log, appended without dropping the torn write first; cut the file back to the end "
+        "of its last whole line before appending"
+    )
+
+
+def test_two_events_on_one_line_say_the_newline_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It read 'invalid JSON at column 79: Extra data'."""
+    whole = lines()
+    data = "".join(whole[:3]) + whole[3].rstrip("\n") + "".join(whole[4:])
+    column = len(whole[3].rstrip("\n")) + 1
+    assert refused(capsys, tmp_path / "joined.jsonl", data.encode()) == (
+        f":4: error invalid-json LOG-4: two JSON values on one line, the second from column "
+        f"{column}: the writer left out the newline after an event; end every event's line with "
+        "\\n"
+    )
+
+
+def test_a_byte_order_mark_names_the_rule_and_after_the_header_the_writer_that_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A BOM before the header is LOG-5's; one before a later line is a writer that opened the
+    log with `utf-8-sig` to append (each open writes one). Both named no rule, and the second
+    said to save the log without it, which its writer would undo at its next resume."""
+    whole = lines()
+    data = "".join(whole[:5]).encode() + b"\xef\xbb\xbf" + "".join(whole[5:]).encode()
+    assert refused(capsys, tmp_path / "sig.jsonl", data) == (
+        ":6: error invalid-json LOG-4: the line starts with a UTF-8 byte order mark "
+        "(BOM): a writer that writes one each time it opens the log to append (Python's "
+        "encoding 'utf-8-sig' does); open it as plain UTF-8"
+    )
+
+
+def test_a_header_with_a_path_in_another_encoding_is_not_called_binary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cwd written in Latin-1 in the header read 'binary data, not a JSON Lines session log',
+    with no rule and no place: the line is JSON text with one byte that is not UTF-8."""
+    text = example_log().replace("/home/me/project", "/home/j\x00rg", 1).encode()
+    at = text.split(b"\n")[0].index(b"\x00") + 1
+    latin1 = text.replace(b"\x00", b"\xf6")
+    assert refused(capsys, tmp_path / "latin1.jsonl", latin1) == (
+        f":1: error invalid-utf8 LOG-5: not UTF-8 at byte {at} of the line (0xf6): a "
+        "session log is UTF-8 text; write every string (paths and tool output too) as UTF-8"
+    )
+
+
+def test_binary_data_is_still_called_binary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    picture = b"\x89PNG\r\n\x1a\n\xff\xfe" + bytes(range(128, 255))
+    said = refused(capsys, tmp_path / "picture.jsonl", picture)
+    assert said == ":1: error binary: binary data, not a JSON Lines session log"
+
+
+def test_RW_2_a_rewrite_kept_only_in_the_audit_says_what_to_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The writer ran the hook's input but kept the model's in the reply and the tool/call,
+    without a sidecar: RW-2 said only that no sidecar was there, as it did for a record of the
+    hook's input that lacks one, whose fix differs."""
+    events = [json.loads(each) for each in lines()]
+    record = edited(events, 6)["data"]
+    assert isinstance(record, dict)
+    model_input = record.pop("rewrite")["originalArguments"]
+    record["arguments"] = model_input
+    reply = edited(events, 5)["data"]
+    assert isinstance(reply, dict)
+    reply["message"]["content"][0]["arguments"] = model_input
+    code, out = run(capsys, as_log(tmp_path / "audit-only.jsonl", events))
+    assert code == 1
+    assert (
+        "its tool/call (seq 6) carries no rewrite sidecar, and its result reports success; its "
+        "arguments are not the input policy supplied: record that input as the call's "
+        "arguments, in the reply and the tool/call, and the model's in "
+        "rewrite.originalArguments [events 7 (line 9), 4 (line 6), 6 (line 8)]"
+    ) in out
+
+
+def test_RW_2_a_forgotten_sidecar_says_which_to_add(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = [json.loads(each) for each in lines()]
+    record = edited(events, 6)["data"]
+    assert isinstance(record, dict)
+    del record["rewrite"]
+    code, out = run(capsys, as_log(tmp_path / "no-sidecar.jsonl", events))
+    assert code == 1
+    assert (
+        "and its result reports success; it runs with policy's input: add the sidecar, "
+        'rewrite: {originalArguments: the model\'s arguments, handlerIds: ["policy"]} [events'
+    ) in out
+
+
+def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The writer ended a cancelled turn without its calls' results: ADJ-3 said only 'turn
+    ends with call c1 unanswered', and a writer that thought an abort excuses results had no
+    hint that it does not, nor what to write."""
+    events = [json.loads(each) for each in lines()[1:8]]  # up to the tool/call
+    events.append(
+        {"type": "step/end", "seq": 7, "time": 1765000000008, "data": {"turn": 1, "step": 1}}
+    )
+    reason = {"kind": "aborted", "reason": {"kind": "user"}}
+    events.append(
+        {"type": "turn/end", "seq": 8, "time": 1765000000009, "data": {"turn": 1, "reason": reason}}
+    )
+    log = tmp_path / "aborted.jsonl"
+    log.write_text(lines()[0] + "".join(json.dumps(each) + "\n" for each in events))
+    code, out = run(capsys, log)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f"{log}:10: ADJ-3 (seq 8): turn ends with call c1 unanswered: an abort answers every "
+        "call of the step before it ends the turn (ABORT-1), ABORTED for a body that ran, "
+        "ABORTED_BEFORE_DISPATCH for one that never started [events 8 (line 10), 5 (line 7)]"
+    )
