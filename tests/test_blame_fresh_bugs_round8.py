@@ -32,7 +32,10 @@ planted here in the model and the programs that must show it are played:
 - a history joining consecutive user messages of text (two contexts): named right (HIST-1), in
   words that gave a JSON path and "absent"; they now say which messages the target joined;
 - the contexts of a batch's last result queued once the next step opened: named right (ADJ-4),
-  in words that said only when queued messages are delivered; they now give the context.
+  in words that said only when queued messages are delivered; they now give the context;
+- crash repair citing the first tool/call the log holds with the call's id (an earlier step's,
+  the id reused): never caught, random programs reusing ids or not; a targeted program crashes
+  while a call reusing an id runs, and the repair is named (REC-1).
 """
 
 from __future__ import annotations
@@ -49,12 +52,13 @@ from fresh_bugs import (
     assert_report_says,
     calls,
     copied,
+    planted,
     renumbered,
     swept,
 )
 from test_history_capability import _fake
 
-from loopspec.model import replay
+from loopspec.model import handlers, repair, replay
 from loopspec.model.commands import (
     Allow,
     Ask,
@@ -69,6 +73,7 @@ from loopspec.model.commands import (
     ToolSucceeded,
 )
 from loopspec.model.config import POST_TOOL_USE, HookSpec, LoopConfig, ToolSpec
+from loopspec.model.events import Event, ToolCallRecorded, ToolResultRecorded
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
 from loopspec.model.state import Dispatching, Rewriting
@@ -562,3 +567,34 @@ def test_ADJ_4_a_context_left_out_of_the_step_its_batch_opens_is_named_with_its_
         'the context "d", queued with a result of this batch, opens the step/start that follows '
         "the batch's last result (call c1's, here)",
     )
+
+
+def _cites_the_first_record(log: tuple[Event, ...]) -> tuple[Event, ...]:
+    first: dict[str, int] = {}
+    for event in log:
+        if isinstance(event, ToolCallRecorded):
+            first.setdefault(event.call_id, event.seq)
+    return tuple(
+        attrs.evolve(event, sources=(first[event.call_id],))
+        if isinstance(event, ToolResultRecorded) and event.sources
+        else event
+        for event in repair.interrupted_turn_closers(log)
+    )
+
+
+RepairCitesTheFirstRecord = planted(
+    handlers,
+    "interrupted_turn_closers",
+    _cites_the_first_record,
+    "The model, except that crash repair cites the first tool/call the log holds with the "
+    "call's id, an earlier step's when a later reply reused the id.",
+)
+
+
+def test_REC_1_repair_citing_an_earlier_calls_record_is_found_by_the_targeted_programs() -> None:
+    """REC-1: a crash while a call reusing an earlier step's id runs is a targeted program (the
+    random programs never met it, their reused ids or not), and the wrong citation is blamed on
+    the repair."""
+    divergence = swept(RepairCitesTheFirstRecord)
+    assert divergence.rule_id == "REC-1", divergence.what
+    assert "does not cite its tool/call" in divergence.what, divergence.what

@@ -314,6 +314,22 @@ SITUATIONS: tuple[Situation, ...] = (
         ),
     ),
     Situation(
+        "the loop crashes while a call reusing an earlier step's call id runs, and is reopened",
+        ("REC-1", "ORD-2"),
+        frozenset({"crash-repair"}),
+        LoopConfig(tools=TOOLS),
+        # Repair cites the tool/call of the open step's call: a loop looking the id up from
+        # the log's start cites the earlier step's record.
+        (
+            SubmitUser("read, then list"),
+            ModelReplies((ToolCallBlock("call_0", "read", _READ),)),
+            ToolFinishes("call_0", ToolSucceeded("first")),
+            ModelReplies((ToolCallBlock("call_0", "bash", _BASH),)),
+            Crash(),
+            Recover(),
+        ),
+    ),
+    Situation(
         "a hook asks with an empty reason",
         ("DEC-2",),
         frozenset({"pre-hooks", "approval"}),
