@@ -1027,6 +1027,36 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     ), first
 
 
+@pytest.mark.parametrize(
+    ("argv", "read_as"),
+    [
+        (["replay", "alice-case.json", "--cmd", "node", "loop.mjs"], "an argument replay does"),
+        (["replay", "--cmd", "node", "loop.mjs", "alice-case.json"], "a case file"),
+        (["replay", "--cmd=node", "loop.mjs", "alice-case.json"], "a case file"),
+        (["conform", "--cmd", "node", "loop.mjs"], "an argument conform does"),
+    ],
+)
+def test_PROTO_1_a_cmd_typed_unquoted_says_to_quote_it_whole(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    read_as: str,
+) -> None:
+    """PROTO-1: `--cmd node loop.mjs`, unquoted, gave --cmd `node` alone: replay said only
+    "unrecognized arguments: loop.mjs", or took loop.mjs for a case and refused it as JSON
+    (after the line above, starting node with no script). It names the split and the quoting."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as usage_error:
+        main(argv)
+    assert usage_error.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: --cmd got node alone, and loop.mjs was read as {read_as}"
+        f"{' not take' if read_as != 'a case file' else ''}: --cmd takes the whole command as "
+        "one argument, quoted (--cmd 'node loop.mjs')\n"
+    )
+
+
 def test_PROTO_1_an_impl_not_found_here_says_how_to_name_its_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

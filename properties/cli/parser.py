@@ -22,7 +22,7 @@ from loopspec.properties.typographic import curled_quotes_hint, dashed_option_hi
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any, Protocol
+    from typing import Any, Final, Protocol
 
     from _typeshed import SupportsWrite
 
@@ -169,6 +169,38 @@ class _VerbParser(_Parser):
         super().__init__(*args, **kwargs)
 
 
+# A script's suffixes: a word with one, read as a case file, was meant for --cmd.
+_SCRIPTS: Final = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
+
+
+def _cmd_split(arguments: Sequence[str], args: argparse.Namespace, extra: list[str]) -> str | None:
+    """What to say when `--cmd node loop.mjs` was typed unquoted: argparse gave --cmd `node`
+    alone and took `loop.mjs` for another argument (an error naming only it) or, for replay,
+    for a case file (refused as a case that is not JSON). None when the command was whole."""
+    cmd = getattr(args, "cmd", None)
+    if not isinstance(cmd, str) or not cmd.strip() or " " in cmd.strip():
+        return None
+    for index, word in enumerate(arguments):
+        after = index + 2 if word == "--cmd" else index + 1 if word.startswith("--cmd=") else None
+        if after is None or after >= len(arguments) or arguments[after].startswith("-"):
+            continue
+        stray = arguments[after]
+        if stray in extra:
+            read_as = f"an argument {args.command} does not take"
+        elif stray.endswith(_SCRIPTS):
+            read_as = "a case file"
+        else:
+            continue
+        import shlex  # noqa: PLC0415 -- only for this message: every verb's start-up parses
+
+        whole = shlex.quote(f"{cmd} {stray}")
+        return (
+            f"--cmd got {shlex.quote(cmd)} alone, and {shlex.quote(stray)} was read as "
+            f"{read_as}: --cmd takes the whole command as one argument, quoted (--cmd {whole})"
+        )
+    return None
+
+
 def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     """`arguments` parsed, `verb`'s module alone imported; a usage error exits (status 2)."""
     parser = build_parser(verb)
@@ -176,10 +208,13 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     # `\u2014impl`, copied from a chat that made `--` a dash: argparse takes it for a file or
     # an unknown word, and the error named a file that was never meant.
     dashed = next((word for word in arguments if dashed_option_hint(word)), None)
-    if extra or dashed:  # the verb's usage, not the top level's `loopspec VERB ...`, says what fits
+    split = _cmd_split(arguments, args, extra)
+    if extra or dashed or split:  # the verb's usage, not the top level's, says what fits
         verb_parser = _subparsers(parser).choices[args.command]
         if dashed is not None:
             verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
+        if split is not None:
+            verb_parser.error(split)
         verb_parser.error(
             f"unrecognized arguments: {' '.join(extra)}{curled_quotes_hint(arguments)}"
         )
