@@ -15,8 +15,10 @@ from bridge_doubles import BridgeOnTheModel, card_of
 from mutants import Mutant, MutantTarget, Patch
 
 from loopspec.model import presenters
+from loopspec.model.commands import ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig
 from loopspec.model.jsonvalue import FrozenMap, JsonValue
+from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure import presentation
 from loopspec.model.toolargs import ArgumentShapeError
 from loopspec.model.views import FileDiff
@@ -24,6 +26,7 @@ from loopspec.properties.conformance.presented import presentation_rule
 from loopspec.properties.conformance.run import run_conformance
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.spec_presentation import CALL_EXAMPLES
+from loopspec.properties.stateful.strategies import TOOLS
 
 READ_ARGUMENTS = '{"file_path": "/workspace/a.txt"}'
 
@@ -86,6 +89,28 @@ def test_VIEW_2_a_card_with_rawOutput_in_place_of_rawInput_is_no_rewrite_bug() -
     assert rule == "VIEW-2", what
     assert "leaves out rawInput" in what, what
     assert "carries rawOutput, which section 12 never writes on a card" in what, what
+
+
+def test_VIEW_4_a_wrong_title_on_an_identity_rewrite_is_no_rewrite_bug() -> None:
+    """VIEW-4: a loop that tests "inside the workspace" by string prefix titles a write to
+    `/workspace-old/a.txt` as `-old/a.txt`. On a call a hook rewrote to its own input (an
+    identity rewrite, which random programs draw) the report said RW-1, 'the card shows the
+    input before the rewrite': that input is the one in effect, so its card is the right one
+    but for the title."""
+    arguments = '{"file_path":"/workspace-old/a.txt","content":"new"}'
+    record = _recorded("c1", "write", arguments)
+    record["data"]["rewrite"] = {"originalArguments": arguments, "handlerIds": ["guard"]}
+    model = ModelTarget()
+    model.reset(LoopConfig(tools=TOOLS))
+    model.presenting = True
+    model.apply(SubmitUser(""))
+    (card,) = model.apply(ModelReplies((ToolCallBlock("c1", "write", arguments),))).presented or ()
+    wrong = json.loads(json.dumps(card))
+    wrong["params"]["update"]["title"] = "Write -old/a.txt"
+    found = presentation_rule([card], [wrong], (record,))
+    assert found is not None
+    rule, what = found
+    assert rule == "VIEW-4", what
 
 
 def test_PROTO_1_a_card_held_back_for_a_later_command_is_out_of_its_command() -> None:
