@@ -263,7 +263,7 @@ def presentation_situations(presented: tuple[dict[str, object], ...]) -> list[st
         else:
             found.append("VIEW-2" if card.get("title") or "diff" in text else "VIEW-3")
         # A title built from an absolute path: relativized only when it lies inside the session
-        # cwd. A relative path (all the random programs draw) is shown as given either way.
+        # cwd. A relative path is shown as given either way (random programs draw both).
         if _titled_path(card).startswith("/"):
             found.append("VIEW-4")
     return found
