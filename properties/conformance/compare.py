@@ -3343,18 +3343,39 @@ def _settled_unrun_before(call_id: str, history: Sequence[Event]) -> tuple[str, 
     return None
 
 
-def _refused_outcome_before(command: ToolFinishes, program: Sequence[Command]) -> int | None:
+def _refused_outcome_before(
+    command: ToolFinishes,
+    program: Sequence[Command],
+    config: LoopConfig | None,
+    history: Sequence[Event],
+) -> int | None:
     """The number of an earlier command of `program` (this one last) giving an outcome for
-    `command`'s call since the last reply calling it, or None. The model takes the outcome now,
-    so the call still runs there: that earlier outcome was refused, by the target too (the
+    `command`'s call since the last reply calling it with another count of PostToolUse verdicts
+    than the call's hooks take, or None. The model takes the outcome now, so the call still
+    runs there: that earlier outcome was refused for its count (HOOK-5), by the target too (the
     comparison found no divergence then)."""
+    record = next(
+        (
+            e
+            for e in reversed(history)
+            if e.get("type") == "tool/call" and _call_id_of(e) == command.call_id
+        ),
+        None,
+    )
+    if config is None or record is None:
+        return None
+    hooks = config.hooks_for(POST_TOOL_USE, str(_data(record).get("name")))
     for number in range(len(program) - 1, 0, -1):
         earlier = program[number - 1]
         if isinstance(earlier, ModelReplies) and any(
             call.id == command.call_id for call in earlier.tool_calls
         ):
             return None
-        if isinstance(earlier, ToolFinishes) and earlier.call_id == command.call_id:
+        if (
+            isinstance(earlier, ToolFinishes)
+            and earlier.call_id == command.call_id
+            and len(earlier.post) != len(hooks)
+        ):
             return number
     return None
 
@@ -3392,6 +3413,7 @@ def _refusal_rule(
     history: Sequence[Event] = (),
     *,
     program: Sequence[Command] = (),
+    config: LoopConfig | None = None,
 ) -> tuple[str, str]:
     if expected.accepted:
         refused = (
@@ -3415,11 +3437,12 @@ def _refusal_rule(
                         "holds no place in the schedule (an exclusive call waits only for "
                         "earlier calls that run)"
                     )
-                earlier_try = _refused_outcome_before(command, program)
+                earlier_try = _refused_outcome_before(command, program, config, history)
                 if earlier_try is not None:
                     return "MODEL-3", (
                         f"{refused}: call {command.call_id} is still running in the model, as "
-                        f"both refused command #{earlier_try}, an outcome for it too; the "
+                        f"both refused command #{earlier_try}, an outcome for it with another "
+                        "count of PostToolUse verdicts than its hooks (HOOK-5); the "
                         "target's refusal settled the call all the same: a refused command "
                         "changes nothing, so an outcome sent again after it is taken"
                     )
@@ -3795,7 +3818,9 @@ def classify(
                 f"{first.message}"
             )
     if not expected.accepted or not actual.accepted:
-        return _refusal_rule(command, phase, expected, actual, history, program=program)
+        return _refusal_rule(
+            command, phase, expected, actual, history, program=program, config=config
+        )
     lost = _repair_or_loss(command, expected, actual, history, probe) if probe else None
     if lost is not None:
         return lost
