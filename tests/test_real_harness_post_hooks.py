@@ -285,3 +285,29 @@ def test_ADJ_4_claude_code_writing_a_context_after_its_result_is_awaited(
         "<system-reminder>\nPostToolUse:Bash hook additional context: note from hook\n"
         "</system-reminder>"
     ]
+
+
+def test_HOOK_5_a_finish_with_verdicts_not_one_per_post_hook_is_refused_as_the_model_does() -> None:
+    """HOOK-5: a `ToolFinishes` carries one PostToolUse verdict per hook matching its call; with
+    more or fewer the model refuses it (HOOK-5), and so does the adapter, naming HOOK-5, leaving
+    the tool running, where it released the tool and dropped the extra verdict (a random program
+    sending two verdicts for one hook was blamed on HOOK-5, accepted by the target)."""
+    try:
+        binary_of(Harness.CLAUDE_CODE, default_adapter_dir(Harness.CLAUDE_CODE))
+    except HarnessError as error:
+        pytest.fail(f"{error.message} (make harnesses installs both real CLIs)")
+    session = Session(Harness.CLAUDE_CODE, CONFIG)  # one PostToolUse hook on read
+    try:
+        for command in PROGRAMS["claude-code"][:2]:
+            session.apply(command)
+        answers = [
+            session.apply(ToolFinishes("c1", ToolSucceeded("A"), post))
+            for post in [(PostPass(), PostContext("extra")), (), (PostPass(),)]
+        ]
+    finally:
+        session.close()
+    for refused in answers[:2]:
+        assert refused["accepted"] is False
+        assert refused["refusal"]["rule"] == "HOOK-5"
+    assert answers[2]["accepted"] is True
+    assert "tool/result" in [event["type"] for event in answers[2]["events"]]

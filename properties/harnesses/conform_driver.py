@@ -28,11 +28,13 @@ kernel allows it, and with every proxy variable pointing at a closed port):
   exit 0, or the message on stderr and exit 1), and holds its `post` verdicts for the call's
   PostToolUse hooks: each PostToolUse hook of the configuration is a real hook command too
   (registered for Claude Code's PostToolUseFailure as well, which it runs after a failed
-  command) and prints nothing, `hookSpecificOutput.additionalContext`, or `decision: block`
-  with the reason. A call's PostToolUse hooks are released once all have asked, in configured
-  order (the model audits them so); one asked for a call whose body never ran says nothing and
-  is audited as it ran (HOOK-5 gives it none). A body's own contexts (`ToolSucceeded.contexts`)
-  have no way through a shell command and reach no CLI.
+  command) and prints nothing, `hookSpecificOutput.additionalContext`, or `decision: block` with
+  the reason. A call's PostToolUse hooks are released once all have asked, in configured order
+  (the model audits them so); one asked for a call whose body never ran says nothing and is
+  audited as it ran (HOOK-5 gives it none). A `ToolFinishes` whose `post` verdicts are not one
+  for each of the call's PostToolUse hooks is refused with HOOK-5, as the model refuses it. A
+  body's own contexts (`ToolSucceeded.contexts`) have no way through a shell command and reach
+  no CLI.
 
 Parallel calls: Claude Code runs a reply's calls together only when it reads their commands as
 read-only, so a call of a concurrency-safe tool reaches it as `tac CALL NAME ARGUMENTS`, `tac`
@@ -866,6 +868,14 @@ def _verdict_decision(verdict: Pass | Allow | Ask | Deny) -> str:
             return "deny"
 
 
+class RefusedByRule(Exception):
+    """A command the adapter refuses, as the model does, with the model's rule (not MODEL-1)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
 class Session:
     """A fresh CLI session: its HOME, mock model, control socket, and what was observed."""
 
@@ -1004,7 +1014,10 @@ class Session:
         """Play one command; the observed answer (without seq)."""
         before = len(self.events)
         executed_before = self._executed_count()
-        refusal = self._play(command)
+        try:
+            refusal = self._play(command)
+        except RefusedByRule as refused:
+            return {"accepted": False, "refusal": {"rule": refused.rule, "message": str(refused)}}
         if refusal is not None:
             return {"accepted": False, "refusal": {"rule": "MODEL-1", "message": refusal}}
         self._settle()
@@ -1054,16 +1067,20 @@ class Session:
                     running = self._wait_for(lambda: self._running_tool(call_id))
                 if running is None:
                     return f"no tool of call {call_id} is running"
+                # The call's PostToolUse hooks get these verdicts when they ask: one each.
+                name = str(running.request.get("name"))
+                hooks = self.config.hooks_for(POST_TOOL_USE, name)
+                if len(command.post) != len(hooks):
+                    given = (
+                        f"{len(hooks)} PostToolUse hook(s) match, {len(command.post)} verdict(s)"
+                    )
+                    raise RefusedByRule("HOOK-5", f"{given} given")
                 match outcome:
                     case ToolSucceeded(text=text):
                         answer = {"stdout": text, "exitCode": 0}
                     case ToolFailed(message=message):
                         answer = {"stderr": message, "exitCode": 1}
-                # The call's PostToolUse hooks get these verdicts when they ask.
-                name = str(running.request.get("name"))
-                for hook, post in zip(
-                    self.config.hooks_for(POST_TOOL_USE, name), command.post, strict=False
-                ):
+                for hook, post in zip(hooks, command.post, strict=True):
                     self.post_answers[(call_id, hook.handler_id)] = post
                 self.control.release(running, answer)
             case Abort():
