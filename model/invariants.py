@@ -995,6 +995,14 @@ def seq_is_index(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if fact.seq == prefix.expected_seq or fact.seq == prefix.expected_seq - prefix.seq_drift:
         return NO_VIOLATIONS
     msg = f"seq {fact.seq} where {prefix.expected_seq} was due"
+    # The two slips a log's writer makes: counting the header, and starting again on resuming.
+    if prefix.expected_seq == 0 and fact.seq == 1:
+        msg += ": the header has no seq, the first event's is 0"
+    elif fact.seq < prefix.expected_seq:
+        msg += (
+            ": that seq is taken already; each event's is the one before it + 1, after a "
+            "compact row (one per item) or a resume too (go on from the log's last seq)"
+        )
     return [Violation("LOG-1", fact.seq, msg)]
 
 
@@ -1422,16 +1430,16 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
                 "ORD-2",
                 fact.seq,
                 f"result for {call_id} does not cite its tool/call seq {record.seq} "
-                f"in sourceEventSeqs{_cited_instead(fact)}",
+                f"in sourceEventSeqs{_cited_instead(prefix, fact)}",
                 (record.seq,),
             )
         ]
     return NO_VIOLATIONS
 
 
-def _cited_instead(fact: Fact) -> str:
-    """What a result's `sourceEventSeqs` cite in place of its tool/call, when that is itself,
-    a later seq or none (which LOG-2 forbids too); otherwise nothing."""
+def _cited_instead(prefix: Prefix, fact: Fact) -> str:
+    """What a result's `sourceEventSeqs` cite in place of its tool/call: itself, a later seq or
+    none (which LOG-2 forbids too), another call's record, or another earlier event."""
     sources = fact.sources
     if not sources:
         return ""
@@ -1443,7 +1451,12 @@ def _cited_instead(fact: Fact) -> str:
     negative = [seq for seq in sources if seq < 0]
     if negative:
         return f", which cites seq {negative[0]}, no event"
-    return ""
+    # An earlier event: a writer's seq off by one (counting the header) cites a neighbour.
+    cited = sources[0]
+    for other, record in prefix.call_records.items():
+        if record.seq == cited:
+            return f", which cites seq {cited}, the tool/call of {other}"
+    return f", which cites seq {cited}"
 
 
 def _result_of_a_repeated_id(

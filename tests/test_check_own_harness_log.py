@@ -34,15 +34,20 @@ def run(capsys: pytest.CaptureFixture[str], log: Path) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def refused(capsys: pytest.CaptureFixture[str], log: Path, data: bytes) -> str:
-    """What check says first of `data` written to `log`, an input error (exit 2), without the
-    file's name."""
-    log.write_bytes(data)
+def first_said(capsys: pytest.CaptureFixture[str], log: Path, exit_code: int) -> str:
+    """The first line check prints on `log`, without the file's name, having exited
+    `exit_code`."""
     code, out = run(capsys, log)
-    assert code == 2
+    assert code == exit_code
     first = out.splitlines()[0]
     assert first.startswith(f"{log}:")
     return first[len(str(log)) :]
+
+
+def refused(capsys: pytest.CaptureFixture[str], log: Path, data: bytes) -> str:
+    """What check says first of `data` written to `log`, an input error (exit 2)."""
+    log.write_bytes(data)
+    return first_said(capsys, log, 2)
 
 
 def edited(events: list[dict[str, object]], seq: int) -> dict[str, object]:
@@ -192,12 +197,68 @@ def test_ADJ_3_an_aborted_turn_that_left_a_call_unanswered_says_what_the_abort_w
     events.append(
         {"type": "turn/end", "seq": 8, "time": 1765000000009, "data": {"turn": 1, "reason": reason}}
     )
-    log = tmp_path / "aborted.jsonl"
-    log.write_text(lines()[0] + "".join(json.dumps(each) + "\n" for each in events))
-    code, out = run(capsys, log)
-    assert code == 1
-    assert out.splitlines()[0] == (
-        f"{log}:10: ADJ-3 (seq 8): turn ends with call c1 unanswered: an abort answers every "
+    header = json.loads(lines()[0])
+    assert first_said(capsys, as_log(tmp_path / "aborted.jsonl", [header, *events]), 1) == (
+        ":10: ADJ-3 (seq 8): turn ends with call c1 unanswered: an abort answers every "
         "call of the step before it ends the turn (ABORT-1), ABORTED for a body that ran, "
         "ABORTED_BEFORE_DISPATCH for one that never started [events 8 (line 10), 5 (line 7)]"
+    )
+
+
+def test_a_time_in_seconds_says_what_was_written_and_how_to_write_milliseconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that stamped events with `time.time()` read only that time must be whole
+    milliseconds, with nothing to say it had written seconds; an ISO timestamp the same."""
+    events = [json.loads(each) for each in lines()]
+    events[1]["time"] = 1765000000.25
+    data = "".join(json.dumps(each) + "\n" for each in events).encode()
+    assert refused(capsys, tmp_path / "seconds.jsonl", data) == (
+        ":2: error bad-event LOG-4: turn/start: time must be a number of whole milliseconds "
+        "(since the Unix epoch), got 1765000000.25, seconds: write milliseconds, as "
+        "int(time.time() * 1000)"
+    )
+    events[1]["time"] = "2026-12-05T03:00:00Z"
+    data = "".join(json.dumps(each) + "\n" for each in events).encode()
+    assert refused(capsys, tmp_path / "iso.jsonl", data) == (
+        ":2: error bad-event LOG-4: turn/start: time must be a number of whole milliseconds "
+        '(since the Unix epoch), got "2026-12-05T03:00:00Z"'
+    )
+
+
+def test_LOG_1_says_the_header_has_no_seq_and_a_resume_goes_on_from_the_last(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that counted the header as seq 0, and one that restarted its count on
+    resuming, each read 'seq 1 where 0 was due' (or 'seq 0 where 13 was due') with nothing to
+    say why."""
+    events = [json.loads(each) for each in lines()]
+    for event in events[1:]:
+        event["seq"] += 1
+        event["sourceEventSeqs"] = [seq + 1 for seq in event.get("sourceEventSeqs", [])] or None
+        if event["sourceEventSeqs"] is None:
+            del event["sourceEventSeqs"]
+    assert first_said(capsys, as_log(tmp_path / "from-1.jsonl", events), 1) == (
+        ":2: LOG-1 (seq 1): seq 1 where 0 was due: the header has "
+        "no seq, the first event's is 0 [events 1 (line 2)]"
+    )
+    resumed = tmp_path / "resumed.jsonl"
+    resumed.write_text(example_log() + "".join(lines()[1:4]), encoding="utf-8")
+    assert first_said(capsys, resumed, 1) == (
+        ":15: LOG-1 (seq 0): seq 0 where 13 was due: that seq is taken already; each "
+        "event's is the one before it + 1, after a compact row (one per item) or a resume too "
+        "(go on from the log's last seq) [events 0 (line 15)]"
+    )
+
+
+def test_ORD_2_names_the_event_a_result_cites_in_place_of_its_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A result citing the event before its tool/call (a writer's seq off by one) read only
+    that it does not cite its call's record, leaving the reader to find what it cites."""
+    events = [json.loads(each) for each in lines()]
+    edited(events, 7)["sourceEventSeqs"] = [5]
+    assert first_said(capsys, as_log(tmp_path / "off-by-one.jsonl", events), 1) == (
+        ":9: ORD-2 (seq 7): result for c1 does not cite its tool/call seq 6 in sourceEventSeqs, "
+        "which cites seq 5 [events 7 (line 9), 6 (line 8)]"
     )

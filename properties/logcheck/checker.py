@@ -844,8 +844,19 @@ def _read_time(time: object, written: bool) -> None:
     """LOG-4: an event's `time` is a number of whole milliseconds, as the model's reader asks
     (REC-1 alone reads its value; a float is read when whole, as the model reads it)."""
     if type(time) is not float or not time.is_integer():
-        what = "must be" if written else "is missing; it must be"
-        raise FactError(f"time {what} a number of whole milliseconds (since the Unix epoch)")
+        if not written:
+            raise FactError(
+                "time is missing; it must be a number of whole milliseconds (since the Unix epoch)"
+            )
+        from loopspec.model.jsonvalue import spelled  # noqa: PLC0415 (a broken line only)
+
+        # What was written instead, and the usual cause: a clock read in seconds.
+        seconds = type(time) is float and 1e9 <= time < 1e11
+        hint = ", seconds: write milliseconds, as int(time.time() * 1000)" if seconds else ""
+        raise FactError(
+            "time must be a number of whole milliseconds (since the Unix epoch), got "
+            f"{spelled(time)}{hint}"
+        )
 
 
 def _bad_event(report: LogReport, obj: Any, line: int, error: Exception) -> NoReturn:
