@@ -706,7 +706,10 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
             if type(dialect) is not str:
                 raise FactError(member_problem(data, "dialect", "data", "a string"))
             dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
-            msg = f"hook dialect must be one of {dialects}, got {spelled(dialect)}"
+            msg = (
+                f"hook dialect must be one of {dialects}, got {spelled(dialect)}: the protocol "
+                "the hook's answers follow (a harness's own protocol writes the closer of the two)"
+            )
             raise FactError(msg, "HOOK-1")
     _optional_members_read(fact.type, data)
     if fact.type == "hook/result":

@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from loopspec.properties.cli.main import main
@@ -261,4 +262,32 @@ def test_ORD_2_names_the_event_a_result_cites_in_place_of_its_call(
     assert first_said(capsys, as_log(tmp_path / "off-by-one.jsonl", events), 1) == (
         ":9: ORD-2 (seq 7): result for c1 does not cite its tool/call seq 6 in sourceEventSeqs, "
         "which cites seq 5 [events 7 (line 9), 6 (line 8)]"
+    )
+
+
+def test_the_event_schema_docs_check_names_holds_each_line_of_the_example(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/check.md sends a writer's test to `loopspec schema driver`'s `$defs.event`: each
+    event line of its example keeps it, and a time written in seconds does not."""
+    assert main(["schema", "driver"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    schema = {**printed["$defs"]["event"], "$defs": printed["$defs"]}
+    validator = jsonschema.Draft202012Validator(schema)
+    events = [json.loads(each) for each in lines()[1:]]
+    assert [list(validator.iter_errors(each)) for each in events] == [[] for _ in events]
+    events[0]["time"] = 1765000000.25
+    assert not validator.is_valid(events[0])
+
+
+def test_a_dialect_of_the_harness_own_says_which_to_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A harness whose hooks speak a protocol of its own named it as the dialect, and read
+    that it must be "claude-code" or "codex", with nothing to say which of the two it is."""
+    data = example_log().replace('"dialect": "claude-code"', '"dialect": "mine"').encode()
+    assert refused(capsys, tmp_path / "own-dialect.jsonl", data) == (
+        ':5: error bad-event HOOK-1: hook/invoked: hook dialect must be one of "claude-code", '
+        '"codex", got "mine": the protocol the hook\'s answers follow (a harness\'s own protocol '
+        "writes the closer of the two)"
     )
