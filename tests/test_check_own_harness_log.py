@@ -291,3 +291,16 @@ def test_a_dialect_of_the_harness_own_says_which_to_write(
         '"codex", got "mine": the protocol the hook\'s answers follow (a harness\'s own protocol '
         "writes the closer of the two)"
     )
+
+
+def test_a_nan_says_json_has_none_and_how_python_wrote_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook's duration measured as NaN, written by Python's json.dumps, read only 'NaN is
+    not JSON': nothing said which writer produces it or what to write instead."""
+    data = example_log().replace('"durationMs": 2,', '"durationMs": NaN,').encode()
+    assert refused(capsys, tmp_path / "nan.jsonl", data) == (
+        ":6: error invalid-json LOG-4: invalid JSON: NaN is not JSON, which has no NaN or "
+        "Infinity (Python's json.dumps writes them unless given allow_nan=False): write such a "
+        "value as a string or null"
+    )

@@ -320,7 +320,11 @@ class LogReport:
 
 
 def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+    # Said with its usual writer: Python's json.dumps writes a float that is not finite so.
+    raise ValueError(
+        f"{name} is not JSON, which has no NaN or Infinity (Python's json.dumps writes them "
+        "unless given allow_nan=False): write such a value as a string or null"
+    )
 
 
 class _NotLossless(ValueError):
