@@ -993,6 +993,36 @@ def test_SAFE_5_a_target_that_breaks_mid_run_exits_2_naming_PROTO_1(
     assert "Flaky" not in err
 
 
+# Every JSON value that is no object, as a whole answer: the reset's, and the first command's
+# after a good reset (the shutdown that follows reads the same way).
+_NOT_AN_OBJECT = ("null", "[]", "3", '"ready"', "true")
+
+
+@pytest.mark.parametrize("answer", _NOT_AN_OBJECT)
+@pytest.mark.parametrize("good_reset", [False, True])
+def test_SAFE_5_an_answer_that_is_no_json_object_is_a_protocol_failure(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    answer: str,
+    good_reset: bool,
+) -> None:
+    """SAFE-5: a target answering `null` (or `[]`, `3`, a string) where an object was due ends
+    the run with exit 2 naming PROTO-1, where `null` once crashed loopspec (exit 3) reading the
+    answer's history."""
+    ready = {"type": "ready", "protocol": 1, "implementation": "x", "capabilities": []}
+    (tmp_path / "ready.txt").write_text((json.dumps(ready) if good_reset else answer) + "\n")
+    (tmp_path / "answer.txt").write_text(answer + "\n")
+    script = "read a; cat ready.txt; read b; cat answer.txt; read c; cat answer.txt"
+    argv = ["conform", "--cmd", f"sh -c {shlex.quote(script)}", "--examples", "1"]
+    monkeypatch.chdir(tmp_path)
+    code = main([*argv, "--case-dir", "cases"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "[PROTO-1]" in err
+    assert "Traceback" not in err
+
+
 class KeepsTheLastSessionAtReset(ModelTarget):
     """The model, except that `reset` resumes the session the last program left (the usual
     slip in a process target: one long-lived loop whose reset forgets to clear its state). It

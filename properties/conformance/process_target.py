@@ -483,11 +483,11 @@ def _first_refused_value(
     return next(filter(None, (_refused_value(answer, error) for error in errors)), found)
 
 
-def _merged_history_message(answer: dict[str, Any]) -> str | None:
+def _merged_history_message(answer: object) -> str | None:
     """Words on the first message of the answer's history that joins a tool result with other
     blocks (a user message's text, another result), as a loop merging consecutive user
-    messages sends it; None when there is none."""
-    history = answer.get("history")
+    messages sends it; None when there is none (or the answer is no object at all: `null`)."""
+    history = answer.get("history") if isinstance(answer, dict) else None
     appended = history.get("appended") if isinstance(history, dict) else None
     for index, message in enumerate(appended if isinstance(appended, list) else ()):
         blocks = message.get("content") if isinstance(message, dict) else None
