@@ -111,15 +111,15 @@ def test_two_events_on_one_line_say_the_newline_is_missing(
 def test_a_byte_order_mark_names_the_rule_and_after_the_header_the_writer_that_wrote_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A BOM before the header is LOG-5's; one before a later line is a writer that opened the
-    log with `utf-8-sig` to append (each open writes one). Both named no rule, and the second
-    said to save the log without it, which its writer would undo at its next resume."""
+    """A BOM before the header is LOG-5's; one before a later line is a writer that encoded a
+    write with `utf-8-sig` (`str.encode` writes the mark each time). Both named no rule, and the
+    second said to save the log without it, which its writer would undo at its next write."""
     whole = lines()
     data = "".join(whole[:5]).encode() + b"\xef\xbb\xbf" + "".join(whole[5:]).encode()
     assert refused(capsys, tmp_path / "sig.jsonl", data) == (
         ":6: error invalid-json LOG-4: the line starts with a UTF-8 byte order mark "
-        "(BOM): a writer that writes one each time it opens the log to append (Python's "
-        "encoding 'utf-8-sig' does); open it as plain UTF-8"
+        "(BOM): text encoded with one and appended (Python's .encode('utf-8-sig') puts one "
+        "before each write), or a file saved with one joined on; write the log as plain UTF-8"
     )
 
 

@@ -758,7 +758,8 @@ def _unparsable(
         report.fail(line, ErrorKind.INVALID_JSON, message)
     elif raw.startswith(codecs.BOM_UTF8):  # an editor's or a writer's mark, before the JSON
         # dsh's reader (JSON.parse) refuses the mark too: before the header it opens no log
-        # (LOG-5); later it is a writer that wrote one on opening the log again to append.
+        # (LOG-5); later a writer encoded a write with one (a file opened with 'utf-8-sig'
+        # writes it only at the file's start, but str.encode writes it every time).
         if line == 1:
             message = (
                 "the line starts with a UTF-8 byte order mark (BOM): save the log without it "
@@ -766,9 +767,9 @@ def _unparsable(
             )
         else:
             message = (
-                "the line starts with a UTF-8 byte order mark (BOM): a writer that writes one "
-                "each time it opens the log to append (Python's encoding 'utf-8-sig' does); "
-                "open it as plain UTF-8"
+                "the line starts with a UTF-8 byte order mark (BOM): text encoded with one "
+                "and appended (Python's .encode('utf-8-sig') puts one before each write), or a "
+                "file saved with one joined on; write the log as plain UTF-8"
             )
         report.fail(line, ErrorKind.INVALID_JSON, message, "LOG-5" if line == 1 else "LOG-4")
     elif _is_json_error(error) and _stops_short(error):
