@@ -112,6 +112,21 @@ def test_TEXT_2_a_character_past_u_ffff_escaped_whole_is_noted_so() -> None:
     assert "events[0].data.stderrSummary" in notes[0], notes[0]
 
 
+def test_TEXT_2_the_escape_note_gives_the_halves_of_the_character_found() -> None:
+    """TEXT-2: the note on a character past U+FFFF escaped whole told a loop that wrote U+1F4C2
+    as `\\u1f4c2` to write U+1F512's halves, another character's, which a reader copying the
+    advice would have put in its output; it names the halves of the character the loop wrote."""
+    text = "opened \U0001f4c2"
+    misread = "opened \u1f4c2"
+    event = {"type": "tool/result", "data": {"text": text}}
+    written = {"type": "tool/result", "data": {"text": misread}}
+    notes = value_notes(Observation(True, events=(event,)), Observation(True, events=(written,)))
+    assert len(notes) == 1, notes
+    assert "U+1F4C2 written as \\u1f4c2" in notes[0], notes[0]
+    assert "two UTF-16 halves (\\ud83d\\udcc2)" in notes[0], notes[0]
+    assert "udd12" not in notes[0], notes[0]
+
+
 # Dies as a Rust loop built in debug mode does of an index out of bounds deep in a recursion,
 # with RUST_BACKTRACE=1: the panic's line and message, then a frame and its source line each.
 DEEP_PANIC = (

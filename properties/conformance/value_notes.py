@@ -96,11 +96,12 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
             )
         escaped = _escaped_whole(want, got)
         if escaped is not None:
+            words, halves = escaped
             return (
-                f"note: the target has {escaped} (at {path}): a \\u escape holds four hex "
+                f"note: the target has {words} (at {path}): a \\u escape holds four hex "
                 "digits, so a character past U+FFFF written as one escape of more reads as "
                 "another character and the digits left over; write it as its two UTF-16 halves "
-                "(U+1F512 is \\ud83d\\udd12) or as itself, in UTF-8"
+                f"({halves}) or as itself, in UTF-8"
             )
         how = encoding_change(want, got)
         if how is not None:
@@ -130,9 +131,10 @@ def _surrogate_replaced(want: str, got: str) -> str | None:
     return f"{got[first]!r} where the model has the lone surrogate U+{ord(want[first]):04X}"
 
 
-def _escaped_whole(want: str, got: str) -> str | None:
+def _escaped_whole(want: str, got: str) -> tuple[str, str] | None:
     """How `got` is `want` with each character past U+FFFF written as one `\\u` escape of its
-    five or six hex digits (`\\u1f512`, read back as U+1F51 and "2"), in words; None if not."""
+    five or six hex digits (`\\u1f512`, read back as U+1F51 and "2"), in words, and the first
+    such character's two UTF-16 halves as escapes; None if not."""
     if want == got or want.isascii():
         return None
     misread = "".join(
@@ -142,9 +144,12 @@ def _escaped_whole(want: str, got: str) -> str | None:
     if got != misread:
         return None
     first = next(char for char in want if ord(char) > 0xFFFF)
+    above_plane = ord(first) - 0x10000
+    high, low = 0xD800 + (above_plane >> 10), 0xDC00 + (above_plane & 0x3FF)
     return (
         f"U+{ord(first):04X} written as \\u{ord(first):x}, which reads as "
-        f"{chr(int(f'{ord(first):x}'[:4], 16))!r} and {f'{ord(first):x}'[4:]!r}"
+        f"{chr(int(f'{ord(first):x}'[:4], 16))!r} and {f'{ord(first):x}'[4:]!r}",
+        f"\\u{high:04x}\\u{low:04x}",
     )
 
 
