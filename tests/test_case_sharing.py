@@ -205,6 +205,26 @@ def test_PROTO_1_a_saved_case_says_which_loopspec_wrote_it_and_what_the_target_d
     assert load_case(saved).capabilities == capabilities
 
 
+def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs_say(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SAFE-1: conform's pydoc showed the bundled implementation's `target` as its factory's
+    import path, which no run writes (conform writes "impl (bundled)"), and replay's said only
+    "the bundled one" for the "" it writes: a bug tracker keying on the documented value found
+    nothing. Both documents' keys now say what each writes, the schema's descriptions too."""
+    run = ["--examples", "1", "--steps", "3", "--format", "json", "--case-dir", str(tmp_path)]
+    assert main(["conform", *run]) == 0
+    conformed = json.loads(capsys.readouterr().out)["target"]
+    assert conformed == "impl (bundled)"
+    assert f'"target": "{conformed}",' in (conform_cli.__doc__ or "")
+    saved = save_case(_failed_report(), tmp_path, {})
+    assert main(["replay", str(saved), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == ""
+    assert main(["schema", "replay"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert "an empty string for loopspec's bundled" in json.dumps(said)
+
+
 def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,7 +14,9 @@ replay`, replay's), generated from the classes that write them,
 
     {
       "format": "loopspec-conform/1",
-      "target": "loopspec.properties.conformance.impl_target:bundled_target",  // what ran
+      "target": "impl (bundled)",               // what ran, as the text report's first line
+                                                //   names it: an --impl target's name, the
+                                                //   --cmd as given, or this: the bundled one
       "conformant": false,                      // true: exit 0
       "capabilities": ["abort", "approval"],    // what the target declared, sorted
       "examples": 14,                           // programs run to their end
@@ -136,9 +138,10 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
     {
       "format": "loopspec-replay/1",
       "case": "bug.json",                       // the case file, as given
-      "target": "alice_loop:make_target",       // what ran: --impl, --cmd or the bundled one
-                                                //   (both with paths and secrets written as
-                                                //   a saved case writes them, SAFE-1)
+      "target": "alice_loop:make_target",       // what ran: the --impl or the --cmd as given
+                                                //   (paths and secrets written as a saved
+                                                //   case writes them, SAFE-1), or "" for the
+                                                //   bundled implementation
       "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: the
                                                 //   bundled implementation)
       "recordedRule": "ADJ-1",                  // what the run that saved it found, or null

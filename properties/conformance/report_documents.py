@@ -136,7 +136,13 @@ class ConformDocument:
     """What `loopspec conform --format json` writes on stdout when the run finished."""
 
     format: Literal["loopspec-conform/1"] = attrs.field(metadata=member("this document's format"))
-    target: str = attrs.field(metadata=member("what ran"))
+    target: str = attrs.field(
+        metadata=member(
+            "what ran, as the text report's first line names it: an --impl target's name, the "
+            "--cmd as given (paths and secrets written as a saved case writes them), or "
+            "impl (bundled) for loopspec's bundled implementation"
+        )
+    )
     conformant: bool = attrs.field(metadata=member("no divergence was found (exit 0)"))
     capabilities: list[str] = attrs.field(metadata=member("what the target declared, sorted"))
     examples: int = attrs.field(metadata=member("programs run to their end"))
@@ -203,7 +209,13 @@ class ReplayDocument:
 
     format: Literal["loopspec-replay/1"] = attrs.field(metadata=member("this document's format"))
     case: str = attrs.field(metadata=member("the case file, as given"))
-    target: str = attrs.field(metadata=member("what ran: --impl, --cmd or the bundled one"))
+    target: str = attrs.field(
+        metadata=member(
+            "what ran: the --impl MODULE:FACTORY or the --cmd as given (paths and secrets "
+            "written as a saved case writes them), or an empty string for loopspec's bundled "
+            "implementation"
+        )
+    )
     recorded_target: dict[str, str] = attrs.field(
         metadata=member("the target the case names ({}: the bundled implementation)")
     )
@@ -294,7 +306,7 @@ class ReplayCasesDocument:
     format: Literal["loopspec-replay-cases/1"] = attrs.field(
         metadata=member("this document's format")
     )
-    target: str = attrs.field(metadata=member("what ran: --impl, --cmd or the bundled one"))
+    target: str = attrs.field(metadata=member("what ran, as in loopspec-replay/1"))
     cases: list[ReplayedCase] = attrs.field(metadata=member("one per case file, in order"))
     totals: ReplayTotals = attrs.field(metadata=member("how many went each way"))
     closing_error: str | None = attrs.field(
