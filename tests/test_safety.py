@@ -1096,7 +1096,11 @@ def test_SAFE_5_a_target_leaving_without_bye_gets_its_report_then_exit_2(
     assert ": CONFORMANT" in out.splitlines()[0]
     first = err.splitlines()[0]
     assert first.startswith("loopspec: error: [PROTO-1] after the run reported above: ")
-    assert first.endswith("the process ended its output instead of answering shutdown")
+    # and says what the protocol wanted, where it named only the missing answer
+    assert first.endswith(
+        "the process ended its output instead of answering shutdown (a loop answers shutdown "
+        'with {"type": "bye"}, then exits)'
+    )
     # replay too: its verdict first, then the same line
     case = tmp_path / "case.json"
     document = {
@@ -1131,7 +1135,9 @@ def test_SAFE_5_a_target_leaving_without_bye_is_named_when_the_budget_checked_no
         "nothing was checked"
     )
     assert unclosed.startswith("loopspec: error: [PROTO-1] after the budget ended: ")
-    assert unclosed.endswith("the process ended its output instead of answering shutdown")
+    assert unclosed.endswith(
+        'instead of answering shutdown (a loop answers shutdown with {"type": "bye"}, then exits)'
+    )
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -81,6 +81,14 @@ read all of it, send it to a file: `--cmd "sh -c 'node loop.mjs 2>>debug.log'"`.
     -> {"type": "shutdown"}
     <- {"type": "bye"}
 
+  A loop answers `shutdown` with `bye` and then exits; one that exits without it is reported
+  (PROTO-1, exit 2) after the verdict of the run it finished.
+
+A target that cannot run on this machine (a package or binary it needs is not installed) exits
+before answering its first `reset` with status 69 (`EX_UNAVAILABLE` of sysexits.h), what to
+install on stderr: loopspec reports a setup error naming no rule (exit 2) and shows that stderr,
+where any other death is PROTO-1's. loopspec's adapters of real harnesses do so.
+
 COMMAND and CONFIG, with what each field means, are in `loopspec schema` (`command` and `config`
 in its `$defs`; `loopspec.properties.conformance.command_codec` decodes them); EVENT is the dsh
 wire event
@@ -114,7 +122,7 @@ from __future__ import annotations
 import functools
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from loopspec.model.commands import (
     Command,
@@ -132,6 +140,8 @@ from loopspec.properties.conformance.wire_layout import (
 from loopspec.properties.json_schema_words import schema_error_words
 
 PROTOCOL_VERSION = 1
+# The exit status of a target that cannot run here (see the module's text): EX_UNAVAILABLE.
+CANNOT_RUN_HERE: Final = 69
 
 CAPABILITIES = {
     "rewrite": "PreToolUse hooks may replace a call's input (updatedInput)",

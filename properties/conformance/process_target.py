@@ -44,7 +44,11 @@ from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecErr
 from loopspec.model.jsonvalue import repeated_key, spelled, too_long_integer
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
-from loopspec.properties.conformance.driver_protocol import FROM_IMPLEMENTATION, PROTOCOL_VERSION
+from loopspec.properties.conformance.driver_protocol import (
+    CANNOT_RUN_HERE,
+    FROM_IMPLEMENTATION,
+    PROTOCOL_VERSION,
+)
 from loopspec.properties.conformance.history_change import (
     HistoryChange,
     HistoryRewound,
@@ -1164,7 +1168,17 @@ class ProcessTarget:
             ended = f"the process ended its output instead of answering {what}"
             missing = []
             if what == "reset":
-                process.settle(1.0)  # its last stderr, which may name the file it missed
+                code = process.settle(1.0)  # its last stderr, which may name the file it missed
+                if code == CANNOT_RUN_HERE and not self.slowest:
+                    # Before its first answer, the status the protocol gives a target missing
+                    # what it needs (an adapter's CLI not installed): the machine's setup, not
+                    # a loop breaking a rule. Its stderr says what to install.
+                    self._fail(
+                        f"it cannot run on this machine (exit status {CANNOT_RUN_HERE} before "
+                        "its first answer: a setup problem, not a protocol break); install "
+                        "what its stderr names, then run this again",
+                        rule=NO_RULE_BROKEN,
+                    )
                 missing = _missing_relative_paths(self.argv, process.stderr_tail())
             if missing:
                 # A shared case replayed from another folder: `node loop/main.mjs` starts,
@@ -1180,6 +1194,8 @@ class ProcessTarget:
                     f" ({', '.join(map(portable, missing))}: no such file relative to the "
                     f"current directory, {os.getcwd()}{quote})"
                 )
+            if what == "shutdown":
+                ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
             self._fail(ended, grace=1.0)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)

@@ -149,7 +149,7 @@ from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Rewriting
 from loopspec.properties.cli.prompt_ending import end_promptly
 from loopspec.properties.conformance.command_codec import command_from_json, config_from_json
-from loopspec.properties.conformance.driver_protocol import PROTOCOL_VERSION
+from loopspec.properties.conformance.driver_protocol import CANNOT_RUN_HERE, PROTOCOL_VERSION
 from loopspec.properties.conformance.target import ModelTarget
 from loopspec.properties.harnesses import control_client
 from loopspec.properties.harnesses.cli_wire import (
@@ -1741,8 +1741,9 @@ def main(argv: list[str]) -> int:
     try:
         binary_of(harness, default_adapter_dir(harness))
     except HarnessError as error:
+        # The status that makes loopspec say "not installed here" (no rule), not PROTO-1.
         sys.stderr.write(f"{error}\n")
-        return 2
+        return CANNOT_RUN_HERE
     if os.environ.get(INSIDE) != "1" and network_namespace_works():
         # Again, inside a network namespace where only loopback exists.
         inner = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
