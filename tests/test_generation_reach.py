@@ -4,9 +4,10 @@ A comparison can only catch a bug in a situation some program creates. The situa
 those whose absence let wrong loops pass (an identity rewrite, an outcome for a settled call, a
 tool name a matcher names only in part, an abort while a later call waits on an earlier one,
 input still queued when a program ends or a request fails, an abort whose cause is not the
-user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, a context of
-only whitespace, two calls' own contexts settling out of model order, a hook allowing with a
-reason beside another's deny or ask, a body's empty context, a failed request's empty message,
+user's, arguments blank to one of Python's `strip` and JavaScript's `trim` alone, blank
+arguments a body starts with (a tool without required keys), a context of only whitespace, two
+calls' own contexts settling out of model order, a hook allowing with a reason beside another's
+deny or ask, a body's empty context, a failed request's empty message,
 a body's failure named otherwise than ToolError, a block without a reason) and the features
 every rule family needs (rewrites, several hooks on one call, parallel calls, approvals, aborts,
 crashes). The test runs the conformance machine on the model itself, counts per situation the
@@ -108,6 +109,7 @@ SITUATIONS = (
     "abort while an approval is pending",
     "arguments blank to Python's strip alone",
     "arguments blank to JavaScript's trim alone",
+    "blank arguments a body starts with",
     "allow with a reason",
     "allow with a reason beside a deny or an ask",
     "empty tool context",
@@ -165,6 +167,9 @@ OFTEN = {
     # came in 5 and 12 programs of the first batch (issue #15: about 10 at most).
     "arguments blank to Python's strip alone": 30,
     "arguments blank to JavaScript's trim alone": 30,
+    # A loop that reads only the empty string as {} (real dsh) passed every program while every
+    # tool required a key: blank arguments then ended the call unrun in the model too.
+    "blank arguments a body starts with": 10,
     # A loop that dropped queued input when the model request failed was never caught on two
     # seeds of three (200 examples), when such a failure came in 2 programs of 200; one that
     # left an approval unanswered on abort, on one seed of three, when 1 or 2 programs of 200
@@ -487,6 +492,11 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                 if _partly_named(config, call.name):
                     found.add("tool name a matcher names in part")
                 python_blank = not call.arguments.strip()
+                tool = config.tool(call.name)
+                if python_blank and call.arguments and tool and not tool.required_keys:
+                    # {} to EXE-2, so the body starts; a loop reading only the empty string
+                    # as {} (real dsh) ends it as invalid input.
+                    found.add("blank arguments a body starts with")
                 if python_blank != (not call.arguments.strip(JAVASCRIPT_TRIMMED)):
                     reader = "Python's strip" if python_blank else "JavaScript's trim"
                     found.add(f"arguments blank to {reader} alone")

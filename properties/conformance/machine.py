@@ -253,6 +253,10 @@ class ConformanceMachine(RuleBasedStateMachine):
             _reduced(gen.CONFIGS[0], probe)
         ]
         self.config = _draw(data, _one_of_these(tuple(configs)))
+        if _cut_at_keyless_call(self.profile, self.config):
+            # Its calls would be drawn again (real dsh refuses their blank arguments): without
+            # the tool, the programs are those drawn before it came.
+            self.config = swarming.without_keyless_tool(self.config)
         # Blank arguments add a call to every batch, which a target the profile is cut at
         # would end each program at (a reply drawn again has one too): off for it, and not
         # drawn, so its programs are those drawn before the feature came.
@@ -632,6 +636,17 @@ def _cut_at_blank_arguments(profile: Profile | None, config: LoopConfig) -> bool
     CLI runs such a call, which the model settles unrun: `Profile.avoids`)."""
     blank = ToolCallBlock("c1", config.tools[0].name, gen.PYTHON_ONLY_BLANK)
     return profile is not None and profile.avoids(ModelReplies((blank,)), config)
+
+
+def _cut_at_keyless_call(profile: Profile | None, config: LoopConfig) -> bool:
+    """Whether `profile`'s target is cut at a call of the tool without required keys that
+    `config` has, with the blank arguments random programs give it (`Profile.avoids`)."""
+    call = ToolCallBlock("c1", swarming.KEYLESS_TOOL.name, swarming.KEYLESS_ARGUMENTS)
+    return (
+        profile is not None
+        and config.tool(call.name) is not None
+        and profile.avoids(ModelReplies((call,)), config)
+    )
 
 
 def _calls_run(phase: Phase) -> bool:

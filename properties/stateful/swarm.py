@@ -36,7 +36,10 @@ The situations a rule governs and the generator reaches on purpose:
   programs, now and then, a reply's last call takes its first call's id;
 - arguments blank to one of Python's `strip` and JavaScript's `trim` alone (EXE-2): with
   `blank_arguments` on, every batch ends with one more call whose arguments are such
-  (drawn among the other malformed arguments alone, they came in one program of ten);
+  (drawn among the other malformed arguments alone, they came in one program of ten); and a
+  tool without required keys (`KEYLESS_TOOL`), called with blank arguments in place of a grep
+  call, so blank arguments also start a body (`{}`), which a loop reading only the empty
+  string as `{}` refuses as invalid input;
 - unacceptable rewrites (HOOK-6): among the inputs the swarm leans on, one in three to five fits
   no tool (not an object, or without the keys the tool requires);
 - a bash result blocked by two PostToolUse hooks (its terminal card joins the two reasons): the
@@ -260,17 +263,63 @@ def _with_last_word(config: LoopConfig) -> LoopConfig:
     return attrs.evolve(config, hooks=(*config.hooks, LAST_WORD))
 
 
+# A tool without required keys, which blank arguments (`{}`, EXE-2) fit: a loop that reads only
+# the empty string as `{}` (real dsh) ends such a call as invalid input where its body runs.
+# Every tool above requires a key, so blank arguments always ended their call unrun. It is left
+# out of the names calls are drawn from (`_names`); a call to it takes the place of a grep call
+# with the usual arguments below, where the two are alike to every draw (`keyless_in_place`), so
+# every program draws what it drew before.
+KEYLESS_TOOL = ToolSpec("list_dir", concurrency_safe=True)
+KEYLESS_IN_PLACE_OF = ("grep", '{"pattern":"TODO"}')
+# Blank to every reader (a space, as shell-quoted by the real-CLI driver too), so `{}`.
+KEYLESS_ARGUMENTS = " "
+
+
+def _with_keyless_tool(config: LoopConfig) -> LoopConfig:
+    return attrs.evolve(config, tools=(*config.tools, KEYLESS_TOOL))
+
+
+def without_keyless_tool(config: LoopConfig) -> LoopConfig:
+    """`config` without `KEYLESS_TOOL`: its programs draw and send what they did before it came."""
+    return attrs.evolve(config, tools=tuple(t for t in config.tools if t != KEYLESS_TOOL))
+
+
+def keyless_in_place(config: LoopConfig, name: str, arguments: str, number: int) -> tuple[str, str]:
+    """The call (tool name, arguments) drawn as `name` with `arguments` for call `c<number>`:
+    the tool without required keys with blank arguments in place of `KEYLESS_IN_PLACE_OF`, for
+    every other call number (grep keeps its usual call too), where `config` has that tool, no
+    PreToolUse hook matches either tool, and as many PostToolUse hooks match each (a hook's
+    verdicts are drawn for the tool's name and its hooks' number): both calls then run their
+    body, alike to every later draw."""
+    if (name, arguments) != KEYLESS_IN_PLACE_OF or number % 2:
+        return name, arguments
+    if config.tool(KEYLESS_TOOL.name) is None:
+        return name, arguments
+    keyless = KEYLESS_TOOL.name
+    if config.hooks_for(PRE_TOOL_USE, name) or config.hooks_for(PRE_TOOL_USE, keyless):
+        return name, arguments
+    if len(config.hooks_for(POST_TOOL_USE, name)) != len(config.hooks_for(POST_TOOL_USE, keyless)):
+        return name, arguments
+    return keyless, KEYLESS_ARGUMENTS
+
+
 # The bundled configurations, hooked ones twice (rewrites, several hooks and approvals need a
 # hook; the second time with two PostToolUse hooks on bash, and the PreToolUse hooks in reverse
 # order, the two hooks on every call then followed by a third, `LAST_WORD`), and the
 # partial-names one. The bundled ones list the hooks of a call in id order, so a loop that ran
 # and merged them by id, not in configured order (HOOK-3, HOOK-4), passed every random program;
 # reversed, they are out of id order (`rewriter` before `guard`, `late` before `everything`).
-CONFIGS = (
-    *gen.CONFIGS,
-    _with_bash_post_hooks(gen.CONFIGS[1]),
-    _with_last_word(_with_bash_post_hooks(gen.CONFIGS[2])),
-    PARTIAL_NAMES_CONFIG,
+# Each has the tool without required keys too (`KEYLESS_TOOL`).
+CONFIGS = tuple(
+    map(
+        _with_keyless_tool,
+        (
+            *gen.CONFIGS,
+            _with_bash_post_hooks(gen.CONFIGS[1]),
+            _with_last_word(_with_bash_post_hooks(gen.CONFIGS[2])),
+            PARTIAL_NAMES_CONFIG,
+        ),
+    )
 )
 
 
@@ -343,22 +392,21 @@ def pick(choose: Choose, options: Sequence[_Picked]) -> _Picked:
 @functools.cache
 def _names(config: LoopConfig, parallel: bool) -> tuple[str, ...]:
     """The tool names a call of `config` is drawn from (safe ones weighted up when parallel)."""
-    names = [tool.name for tool in config.tools] + ["missing_tool"]
+    tools = [tool for tool in config.tools if tool != KEYLESS_TOOL]  # (see KEYLESS_TOOL)
+    names = [tool.name for tool in tools] + ["missing_tool"]
     if parallel:
         # Calls run together only when they are concurrency-safe; drawn uniformly, two safe
         # calls in a row are rare, and so are a later call finishing first and an abort over a
         # partly finished batch.
-        names += [tool.name for tool in config.tools if tool.concurrency_safe] * 2
+        names += [tool.name for tool in tools if tool.concurrency_safe] * 2
     # Rewrites, approvals and denials need a PreToolUse hook that matches the call, and a
     # matcher that must match a whole name a tool it names only in part: where hooks care
     # about only some tools (`bash|write`, `bash` beside `bash_session`), those are drawn twice
     # as often.
-    names += [tool.name for tool in config.tools if _hooks_care(config, tool.name)]
+    names += [tool.name for tool in tools if _hooks_care(config, tool.name)]
     # A result several PostToolUse hooks judge, which may block it twice (DEC-3, ACP-2): its
     # tool drawn once more (a bash result blocked by two came in 2 programs of 200).
-    names += [
-        tool.name for tool in config.tools if len(config.hooks_for(POST_TOOL_USE, tool.name)) > 1
-    ]
+    names += [tool.name for tool in tools if len(config.hooks_for(POST_TOOL_USE, tool.name)) > 1]
     return tuple(names)
 
 
@@ -433,7 +481,8 @@ def tool_calls(
     ends with one more call whose arguments are blank to one of Python's `strip` and
     JavaScript's `trim` alone (one more, so the calls the batch had still run and keep their
     places). Without `reuse_ids`, the draw that would take an earlier call's id is made and
-    changes nothing."""
+    changes nothing. Some grep calls are calls to the tool without required keys instead
+    (`keyless_in_place`)."""
     names = _names(config, swarm.parallel)
     count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
     calls = []
@@ -446,6 +495,7 @@ def tool_calls(
             pool = _arguments(name)
             arguments = pool[variant % len(pool)]
         number = first_id + offset
+        name, arguments = keyless_in_place(config, name, arguments, number)
         calls.append(ToolCallBlock(f"c{number}", name, _in_place(arguments, number)))
     if swarm.blank_arguments:
         blank = pick(choose, gen.BLANK_TO_ONE_READER)
