@@ -330,6 +330,23 @@ SCENARIOS = (
         (*COMMITS, "repair-wording"),
     ),
     Scenario(
+        # SCHED-1: c3 waits behind c2 (invalid input) in dsh; the abort ends it unstarted there
+        # and the turn, where the model's c3 runs and drains, so only the model's repair closes
+        # it. The symptom knew a refused outcome and a repair of an unstarted call; conform
+        # blamed REC-1.
+        "abort-then-crash-with-a-call-held-behind-invalid-input",
+        _config(),
+        (
+            user(),
+            reply(call("c1"), call("c2", arguments="{}"), call("c3", arguments='{"key":"b"}')),
+            ABORT,
+            finishes("c1"),
+            CRASH,
+            RECOVER,
+        ),
+        (*COMMITS, "settled-call-holds-its-place"),
+    ),
+    Scenario(
         # ADJ-4: a failed request parks the message queued in its turn for the next turn's
         # first step, before the user's message, in both.
         "failed-request-parks-queued-input",

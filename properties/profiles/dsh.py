@@ -840,13 +840,20 @@ def _is_object_text(arguments: object) -> bool:
 
 def _settled_call_holds_its_place(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """dsh holds a later call back behind a call the model settled without running it: the
-    model finishes the later call while dsh refuses to, or a crash finds it unstarted in dsh."""
-    model = earlier.model
+    model finishes the later call while dsh refuses to, a crash finds it unstarted in dsh, or
+    an abort ends it unstarted in dsh while its body runs in the model."""
+    # With this command's own: the model settles an invalid call when it reaches the gate,
+    # which may be this command (a finished body lets the next call through).
+    model = [*earlier.model, want]
     ran = {call_id for obs in model if obs["accepted"] for call_id, _ in obs["executed"]}
     if command["kind"] == "ToolFinishes" and want["accepted"] and not got["accepted"]:
         held = {str(command["callId"])}
     elif command["kind"] == "Recover" and got["accepted"]:
         held = set(results_with_code(got, "TOOL_NOT_STARTED")) & ran
+    elif got["accepted"]:
+        # After an abort dsh never starts a held call (ABORTED_BEFORE_DISPATCH) where the
+        # model's body runs and drains: a crash then repairs it in the model alone.
+        held = set(results_with_code(got, "ABORTED_BEFORE_DISPATCH")) & ran
     else:
         return False
     calls = _last_reply_calls(model)
@@ -986,11 +993,10 @@ DIVERGENCES: tuple[KnownDivergence, ...] = (
         "settled-call-holds-its-place",
         ("SCHED-1",),
         "A call the model settles without running it (input not a JSON object or missing a "
-        "required key) still takes its turn in dsh's schedule: it is exclusive when its tool is "
-        "or when its input does not parse, so the calls after it wait until the calls before it "
-        "have finished. The model ends it at once and runs the later concurrency-safe calls "
-        "meanwhile; finishing one of those is refused by dsh (after an abort dsh never runs "
-        "it; after a crash dsh repairs it as not started).",
+        "required key) still takes its turn in dsh's schedule, whatever its tool: the calls "
+        "after it wait until the calls before it have finished. The model ends it at once and "
+        "runs the later concurrency-safe calls meanwhile; finishing one of those is refused by "
+        "dsh (after an abort dsh never runs it; after a crash dsh repairs it as not started).",
         symptom=_settled_call_holds_its_place,
         cut_at_reply=True,
     ),
