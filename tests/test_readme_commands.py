@@ -177,7 +177,8 @@ def test_MODEL_1_every_file_module_and_link_the_docs_prose_names_is_there(doc: P
 def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(tmp_path: Path) -> None:
     """README's `conform --cmd examples/dsh-adapter/run.sh` in a fresh clone, before `npm ci`
     there: the adapter says in one line what to run (conform shows it as the stderr tail) where
-    node printed a 30-line ERR_MODULE_NOT_FOUND stack, and README says to install first."""
+    node printed a 30-line ERR_MODULE_NOT_FOUND stack, and README says to install first. It
+    exits 69 (EX_UNAVAILABLE), which conform reports as a setup error naming no rule."""
     adapter = tmp_path / "dsh-adapter"
     shutil.copytree(
         ROOT / "examples" / "dsh-adapter", adapter, ignore=shutil.ignore_patterns("node_modules")
@@ -190,7 +191,7 @@ def test_PROTO_1_the_dsh_adapter_without_its_packages_says_to_run_npm_ci(tmp_pat
         check=False,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 69
     assert done.stdout == ""
     assert done.stderr == (
         "dsh-adapter: the pinned dsh packages are not installed: run npm ci in "
