@@ -686,6 +686,29 @@ def _null_hint(wrong: Any) -> str:
     )
 
 
+def _commits_hint(wrong: Any, answer: Any) -> str:
+    """What `commits` holds, when the schema refused it: its error ("0 is less than the minimum
+    of 1") does not say what the numbers count."""
+    path = list(wrong.absolute_path)
+    if not path or path[0] != "commits" or not isinstance(answer, dict):
+        return ""
+    events = answer.get("events")
+    return "; " + _commits_meaning(len(events) if isinstance(events, list) else None)
+
+
+def _commits_meaning(count: int | None) -> str:
+    """`commits` explained, with what it holds for `count` events appended when known."""
+    meaning = (
+        "commits holds the size of each atomic commit the appended events form, in order "
+        "(LOG-8): each at least 1, together the number of events"
+    )
+    if count is None:
+        return meaning
+    if count == 0:
+        return f"{meaning}: with no event appended, commits is []"
+    return f"{meaning}: for {count} event(s) written at once, [{count}]"
+
+
 def _reads_its_input(popen: subprocess.Popen[bytes]) -> bool:
     """Whether the target, or a process it started, is blocked reading the pipe loopspec
     writes its messages to (Linux: `/proc/PID/task/TID/syscall` says read on fd 0 of that pipe,
@@ -981,7 +1004,8 @@ class ProcessTarget:
         commits = tuple(answer["commits"])
         if sum(commits) != len(events):
             self._fail(
-                f"commits {list(commits)} do not add up to the {len(events)} event(s) appended",
+                f"commits {list(commits)} do not add up to the {len(events)} event(s) appended; "
+                f"{_commits_meaning(len(events))}",
                 line=self._last_line,
             )
         executed = tuple((run["callId"], run["arguments"]) for run in answer["executed"])
@@ -1252,7 +1276,8 @@ class ProcessTarget:
             where = "/".join(str(p) for p in wrong.absolute_path) or "(top level)"
             self._fail(
                 f"the answer to {what} breaks the protocol schema at {where}: "
-                f"{schema_error_words(wrong)[:LINE_EXCERPT]}{_null_hint(wrong)}",
+                f"{schema_error_words(wrong)[:LINE_EXCERPT]}{_null_hint(wrong)}"
+                f"{_commits_hint(wrong, answer)}",
                 line=raw,
             )
         if answer.get("type") != expected:
