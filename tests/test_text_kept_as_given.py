@@ -51,6 +51,16 @@ def _cut_in_utf16_units(text: str) -> str:
     return text.encode("utf-16-le")[: 2 * len(text)].decode("utf-16-le", "replace")
 
 
+def _astral_escaped_whole(text: str) -> str:
+    """`text` as a loop writing every character as `\\u{:04x}` of its code point reads back:
+    one past U+FFFF (`\\u1f4c2`) becomes the character of its first four hex digits and the
+    digits left over."""
+    return "".join(
+        chr(int(f"{ord(char):x}"[:4], 16)) + f"{ord(char):x}"[4:] if ord(char) > 0xFFFF else char
+        for char in text
+    )
+
+
 def _changing(change: Change, *, prompts: bool, replies: bool, results: bool) -> type[ModelTarget]:
     """The model, except that the texts chosen are changed by `change` before it sees them."""
 
@@ -88,13 +98,15 @@ def _changing(change: Change, *, prompts: bool, replies: bool, results: bool) ->
         (_without_astral, "characters past U+FFFF dropped"),
         (_as_latin1, "another encoding than UTF-8"),
         (_cut_in_utf16_units, "UTF-16 units"),
+        (_astral_escaped_whole, "written as \\u1f"),
     ],
 )
 @pytest.mark.parametrize("where", ["prompts", "replies"])
 def test_TEXT_2_a_prompt_or_reply_changed_on_its_way_is_blamed_and_told_how(
     change: Change, words: str, where: str
 ) -> None:
-    """A prompt so changed was blamed on ADJ-4 (queued messages' order), a reply on no rule."""
+    """A prompt so changed was blamed on ADJ-4 (queued messages' order), a reply on no rule;
+    so was one whose character past U+FFFF a loop escaped whole, until that change was named."""
     text = EXACTING_TEXTS["reading the files"]
     program: list[Command] = (
         [SubmitUser(text)]
@@ -112,7 +124,11 @@ def test_TEXT_2_a_prompt_or_reply_changed_on_its_way_is_blamed_and_told_how(
 
 @pytest.mark.parametrize(
     ("change", "words"),
-    [(_nfc, "NFC-normalized"), (_cut_in_utf16_units, "UTF-16 units")],
+    [
+        (_nfc, "NFC-normalized"),
+        (_cut_in_utf16_units, "UTF-16 units"),
+        (_astral_escaped_whole, "written as \\u1f"),
+    ],
 )
 @pytest.mark.parametrize("failed", [False, True])
 def test_EXE_4_a_result_changed_on_its_way_is_told_how(

@@ -2,7 +2,8 @@
 
 What the user types and what the model replies is kept as given (TEXT-2), as a result is the
 body's text (EXE-4): a loop that normalizes it (NFC joins `e` and U+0301 into `é`), writes it in
-another encoding (`?` for what Latin-1 or ASCII lacks, UTF-8 bytes read as Latin-1), stores it
+another encoding (`?` for what Latin-1 or ASCII lacks, UTF-8 bytes read as Latin-1), escapes
+a character past U+FFFF as one `\\u` escape of all its hex digits (`\\u1f4c2`), stores it
 as UCS-2 (characters past U+FFFF dropped) or cuts it counting UTF-16 units (a character past
 U+FFFF is two of them) goes wrong only on text holding characters ASCII lacks. These find that
 change in two message events and say what it is, so a report names TEXT-2 and the change, not
@@ -16,7 +17,7 @@ import unicodedata
 from copy import deepcopy
 from typing import Any, Final
 
-from loopspec.properties.conformance.value_notes import encoding_change
+from loopspec.properties.conformance.value_notes import encoding_change, escaped_whole
 
 NORMALIZATION_FORMS: Final = ("NFC", "NFD", "NFKC", "NFKD")
 
@@ -29,6 +30,9 @@ def how_text_changed(want: str, got: str) -> str | None:
     for form in NORMALIZATION_FORMS:
         if unicodedata.normalize(form, want) == got:
             return f"{json.dumps(got)}, the text {form}-normalized"
+    escaped = escaped_whole(want, got)
+    if escaped is not None:
+        return f"{json.dumps(got)}, the text with {escaped[0]}"
     if got == "".join(char for char in want if ord(char) <= 0xFFFF):
         return f"{json.dumps(got)}, the text with its characters past U+FFFF dropped"
     encoded = encoding_change(want, got)

@@ -94,7 +94,7 @@ def encoding_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"\\u{ord(want[_first_difference(want, got)]):04x}, as JSON allows (a call's "
                 "arguments may hold one, EXE-2)"
             )
-        escaped = _escaped_whole(want, got)
+        escaped = escaped_whole(want, got)
         if escaped is not None:
             words, halves = escaped
             return (
@@ -131,7 +131,7 @@ def _surrogate_replaced(want: str, got: str) -> str | None:
     return f"{got[first]!r} where the model has the lone surrogate U+{ord(want[first]):04X}"
 
 
-def _escaped_whole(want: str, got: str) -> tuple[str, str] | None:
+def escaped_whole(want: str, got: str) -> tuple[str, str] | None:
     """How `got` is `want` with each character past U+FFFF written as one `\\u` escape of its
     five or six hex digits (`\\u1f512`, read back as U+1F51 and "2"), in words, and the first
     such character's two UTF-16 halves as escapes; None if not."""
