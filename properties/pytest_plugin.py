@@ -157,10 +157,19 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
         if place.is_file():
             found.append(place.resolve())
         elif place.is_dir():
-            listed = sorted(path.resolve() for path in place.glob("*.json") if path.is_file())
+            # As `replay DIR` reads a folder (x.JSON is a case; x.json.txt is named, not read).
+            from loopspec.properties.conformance.case_folder import (  # noqa: PLC0415 (only here)
+                folder_cases,
+                passed_over_words,
+            )
+
+            listed, passed_over = folder_cases(place)
             if not listed and given is not None:  # a wrong folder must not pass for a suite
-                raise refused(f"--loopspec-cases {given}: a directory without case files (*.json)")
-            found += listed
+                also = f"; {passed_over_words(given, passed_over)}" if passed_over else ""
+                raise refused(
+                    f"--loopspec-cases {given}: a directory without case files (*.json){also}"
+                )
+            found += [path.resolve() for path in listed]
         elif place.exists():
             # A device or a FIFO: refused unread. `replay` reads a FIFO once, as a stream; here
             # collection names the case and its item reads it later, so a pipe cannot serve both.

@@ -708,6 +708,24 @@ def test_PROTO_1_plugin_refuses_a_cases_folder_that_holds_no_case(
     assert "Traceback" not in stderr
 
 
+def test_PROTO_1_plugin_names_the_renamed_case_of_a_folder_it_refuses(
+    pytester: pytest.Pytester,
+) -> None:
+    """PROTO-1: a folder holding only `x.json.txt` (an attachment as a mail client saves it) is
+    refused naming that file, as `loopspec replay DIR` names it; `X.JSON` would be read."""
+    (pytester.path / "sent").mkdir()
+    (pytester.path / "sent" / "x.json.txt").write_text("{}", encoding="utf-8")
+    _, stderr = _usage_error(
+        pytester, "plugin_targets:turn_end_with_step_open", "--loopspec-impl",
+        "--loopspec-cases=sent",
+    )  # fmt: skip
+    assert stderr.count("x.json.txt") == 1, stderr
+    assert (
+        "--loopspec-cases sent: a directory without case files (*.json); sent: 1 file named like "
+        "a case but not ending in .json, not replayed: x.json.txt"
+    ) in stderr, stderr
+
+
 def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project_s_own_venv(
     tmp_path: Path,
 ) -> None:

@@ -30,6 +30,7 @@ from loopspec.model.errors import LoopSpecError, tagged
 from loopspec.properties.cli.command_words import Answered, answers_for, command_words
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.cli.unfilled_files import removed_unless_written
+from loopspec.properties.conformance.case_folder import folder_cases, passed_over_words
 from loopspec.properties.conformance.case_format import BUNDLED_IMPL
 from loopspec.properties.conformance.case_portable import (
     HIDDEN,
@@ -954,10 +955,14 @@ def case_files(named: list[str]) -> list[str]:
         if given == STDIN_CASE:
             found.append(given)
         elif place.is_dir():
-            listed = sorted(str(path) for path in place.glob("*.json") if path.is_file())
+            listed, passed_over = folder_cases(place)
+            said = passed_over_words(given, passed_over) if passed_over else ""
             if not listed:  # a wrong folder must not pass as a suite without a failure
-                raise CaseFileUnreadable(f"{given}: a directory without case files (*.json)")
-            found += listed
+                also = f"; {said}" if said else ""
+                raise CaseFileUnreadable(f"{given}: a directory without case files (*.json){also}")
+            if said:  # one line per folder, before the replays: stdout may be a JSON document
+                print(f"loopspec replay: note: {said}", file=sys.stderr)
+            found += [str(path) for path in listed]
         elif place.exists():
             found.append(given)
         else:  # a typo must not pass as "nothing to replay"
