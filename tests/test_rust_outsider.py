@@ -96,35 +96,34 @@ def test_RW_1_a_lone_surrogate_a_rust_string_replaced_is_noted_so() -> None:
     assert "UTF-16 units" in notes[0], notes[0]
 
 
-def test_TEXT_2_a_character_past_u_ffff_escaped_whole_is_noted_so() -> None:
+@pytest.mark.parametrize(
+    ("given", "written", "halves"),
+    [
+        (
+            "output withheld \U0001f512 donn\u00e9es",
+            "output withheld \u1f512 donn\u00e9es",
+            "ud83d\\udd12",
+        ),
+        ("opened \U0001f4c2", "opened \u1f4c2", "ud83d\\udcc2"),
+    ],
+)
+def test_TEXT_2_a_character_past_u_ffff_escaped_whole_is_noted_so(
+    given: str, written: str, halves: str
+) -> None:
     """TEXT-2: the Rust loop wrote every character past U+007F as `\\u{:04x}` of its code
     point, so a hook's reason holding U+1F512 went out as `\\u1f512`, which JSON reads as U+1F51
     and "2". The report showed the two texts and explained where a hook/result's fields come
-    from, which did not differ; it now notes the escape and how to write such a character."""
-    reason = "output withheld \U0001f512 donn\u00e9es"
-    misread = "output withheld \u1f512 donn\u00e9es"
-    event = {"type": "hook/result", "data": {"stderrSummary": reason}}
-    written = {"type": "hook/result", "data": {"stderrSummary": misread}}
-    notes = value_notes(Observation(True, events=(event,)), Observation(True, events=(written,)))
+    from, which did not differ; it now notes the escape and how to write such a character, with
+    that character's own UTF-16 halves (the note gave U+1F512's whatever the loop wrote, which a
+    reader copying the advice would have put in its output)."""
+    event = {"type": "hook/result", "data": {"stderrSummary": given}}
+    mangled = {"type": "hook/result", "data": {"stderrSummary": written}}
+    notes = value_notes(Observation(True, events=(event,)), Observation(True, events=(mangled,)))
     assert len(notes) == 1, notes
-    assert "U+1F512 written as \\u1f512" in notes[0], notes[0]
-    assert "two UTF-16 halves" in notes[0], notes[0]
+    code_point = next(ord(char) for char in given if ord(char) > 0xFFFF)
+    assert f"U+{code_point:04X} written as \\u{code_point:x}" in notes[0], notes[0]
+    assert f"two UTF-16 halves (\\{halves})" in notes[0], notes[0]
     assert "events[0].data.stderrSummary" in notes[0], notes[0]
-
-
-def test_TEXT_2_the_escape_note_gives_the_halves_of_the_character_found() -> None:
-    """TEXT-2: the note on a character past U+FFFF escaped whole told a loop that wrote U+1F4C2
-    as `\\u1f4c2` to write U+1F512's halves, another character's, which a reader copying the
-    advice would have put in its output; it names the halves of the character the loop wrote."""
-    text = "opened \U0001f4c2"
-    misread = "opened \u1f4c2"
-    event = {"type": "tool/result", "data": {"text": text}}
-    written = {"type": "tool/result", "data": {"text": misread}}
-    notes = value_notes(Observation(True, events=(event,)), Observation(True, events=(written,)))
-    assert len(notes) == 1, notes
-    assert "U+1F4C2 written as \\u1f4c2" in notes[0], notes[0]
-    assert "two UTF-16 halves (\\ud83d\\udcc2)" in notes[0], notes[0]
-    assert "udd12" not in notes[0], notes[0]
 
 
 # Dies as a Rust loop built in debug mode does of an index out of bounds deep in a recursion,
