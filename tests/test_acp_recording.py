@@ -520,3 +520,80 @@ def test_ACP_1_check_acp_recording_reads_a_recording_whose_last_line_was_cut_as_
     path.write_text(text + "\n" + json.dumps(_stop(1, "end_turn")) + "\n", encoding="utf-8")
     assert main(["check", str(path)]) == 2
     assert f"{path}:4: error invalid-json ACP-1: invalid JSON" in capsys.readouterr().out
+
+
+def _answer(request: int, option: str) -> dict[str, Any]:
+    """The editor's answer to the permission request `request`: the option `option` chosen."""
+    outcome = {"outcome": "selected", "optionId": option}
+    return {"jsonrpc": "2.0", "id": request, "result": {"outcome": outcome}}
+
+
+def test_RW_1_check_acp_recording_finds_whose_write_it_was_when_the_other_card_asked_after(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two Write cards of one file in one reply, the first allowed without asking: its write
+    comes while both show a diff of the file. The second is first asked permission after the
+    write, so it had not run: the write is the first's, whose diff keeps the model's text (a
+    hook's rewrite) - RW-1 at that request, naming the first card's end, its diff and the
+    write. A second card whose request is unanswered at the write is ruled out at once (RW-1
+    at the first's end); the text written as shown, or two cards neither asked, are not blamed."""
+    second = _write_card([])
+    second["params"]["update"]["toolCallId"] = "call_2"
+    second["params"]["update"]["content"][0]["newText"] = "second\n"
+    second["params"]["update"]["rawInput"]["content"] = "second\n"
+    shown = [_prompt(1), _write_card([]), second]
+    asked = _asking({"toolCallId": "call_2", "rawInput": second["params"]["update"]["rawInput"]})
+    asked["id"] = 7
+    first_ended = _status("call_1", "completed")
+    later = [asked, _answer(7, "allow"), _status("call_2", "completed"), _stop(1, "end_turn")]
+    messages = [*shown, *_write_file(0, "rewritten\n"), first_ended, *later]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 7)])
+    assert log["violations"][0]["event_lines"] == [7, 6, 2, 4]
+    assert "call_1 ended showing a diff" in log["violations"][0]["message"]
+    waiting = [*shown, asked, *_write_file(0, "rewritten\n"), first_ended, *later[1:]]
+    code, log = _check(tmp_path, waiting, capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 7)])
+    assert log["violations"][0]["event_lines"] == [7, 2, 5]
+    as_shown = [*shown, *_write_file(0, "hello\n"), first_ended, *later]
+    code, log = _check(tmp_path, as_shown, capsys)
+    assert (code, log["violations"]) == (0, [])
+    unasked = [*shown, *_write_file(0, "rewritten\n"), first_ended, *later[2:]]
+    code, log = _check(tmp_path, unasked, capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ADJ_3_check_acp_recording_holds_no_turn_whose_prompt_failed_to_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A prompt answered with a JSON-RPC error (Claude Code 2.1.332 after a reject) ended its
+    turn with `error`, which ADJ-3 exempts: a card it left pending is not blamed, and the
+    report says ADJ-3 is checked in part for that reason."""
+    failed = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error"}}
+    messages = [_prompt(1), _card("call_1", {"command": "sleep 9"}), failed]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, log["violations"]) == (0, [])
+    assert "JSON-RPC error" in log["rules_checked_in_part"]["ADJ-3"]
+
+
+def test_RW_1_check_acp_recording_blames_exit_plan_mode_approved_without_the_plan_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code 2.1.332 under Zed's bridge: ExitPlanMode's card shows the model's plan while
+    the permission request, the input the CLI ran, is `{}`. The user approves leaving plan mode
+    on a plan the CLI did not take (it reads its plan file): RW-1 where the call ends, as for
+    any approved input the card does not show (docs/harnesses.md)."""
+    card = _card("call_1", {"plan": "1. touch planned.txt"})
+    card["params"]["update"].update({"title": "Ready to code?", "kind": "switch_mode"})
+    asked = _asking({"toolCallId": "call_1", "rawInput": {}, "title": "Ready to code?"})
+    asked["params"]["options"] = [
+        {"kind": "allow_once", "name": "Yes, and manually approve edits", "optionId": "default"},
+        {"kind": "reject_once", "name": "No, keep planning", "optionId": "plan"},
+    ]
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [_prompt(1), card, asked, _answer(0, "default"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 5)])
+    assert "the permission request approved {}" in log["violations"][0]["message"]
+    kept_planning = [_prompt(1), card, asked, _answer(0, "plan"), _status("call_1", "failed")]
+    code, log = _check(tmp_path, kept_planning, capsys)
+    assert (code, log["violations"]) == (0, [])

@@ -18,11 +18,13 @@ checkable, with why):
   `args`) for another command, or while the card shows a `diff` of a file, shown before the
   editor was asked to write that file (`fs/write_text_file`) while the call was open, whose
   `newText` is not in what was written (the write is the card's when it is the one open card of
-  its session showing a diff of that path). What ran otherwise is not recorded.
+  its session showing a diff of that path that could have run by then, or becomes so when the
+  others are first asked permission after it). What ran otherwise is not recorded.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
-  mark the unfinished cards cancelled itself.
+  mark the unfinished cards cancelled itself. A prompt answered with a JSON-RPC error ended its
+  turn with `error`, which ADJ-3 exempts.
 
 A second `tool_call` for a call already shown replaces its card, as Zed's editor reads it: Zed's
 Claude Code bridge sends one as the model starts the call (an empty `rawInput`) and another when
@@ -65,10 +67,14 @@ _CANCELLED = "cancelled"
 CHECKED_IN_PART = {
     "ACP-1": "only tool_call and tool_call_update updates and permission requests are judged",
     "RW-1": (
-        "a recording shows only the card, the input approved and the command of the terminal "
-        "a card embeds: a call that ran with neither is not judged"
+        "a recording shows only the card, the input approved, the command of the terminal a "
+        "card embeds and what the editor was asked to write: a call that ran with none of them, "
+        "or whose write another open card showing that file could have made, is not judged"
     ),
-    "ADJ-3": "a turn ended by a cancel leaves its unfinished cards to the editor",
+    "ADJ-3": (
+        "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
+        "prompt was answered with a JSON-RPC error ended with error, which ADJ-3 exempts"
+    ),
 }
 _WHY_NOT = "an ACP recording shows what the editor was sent, not the loop's log or history"
 
@@ -92,7 +98,9 @@ class _Card:
     __slots__ = (
         "approved",
         "asked",
+        "blamed",
         "diffs",
+        "ended_line",
         "final",
         "raw_input",
         "raw_line",
@@ -108,6 +116,10 @@ class _Card:
         self.raw_line = line
         self.status = "pending"
         self.final = False
+        self.ended_line = line
+        # Whether its end was blamed (RW-1): a write found to be its own later is not blamed
+        # on it again.
+        self.blamed = False
         # The input a permission request showed, its line, and whether it was allowed.
         self.asked: tuple[Any, int] | None = None
         self.approved = False
@@ -117,6 +129,24 @@ class _Card:
         # The path of each file the editor was asked to write for the call -> the last content
         # and its line.
         self.written: dict[str, tuple[str, int]] = {}
+
+
+class _Write:
+    """An `fs/write_text_file` that more than one open card could have asked for: each shows a
+    diff of its file and could have run by then. It becomes the card's that is left when the
+    others are ruled out (a call asks before it runs, so one first asked after the write did
+    not make it)."""
+
+    __slots__ = ("candidates", "content", "line", "path", "session")
+
+    def __init__(
+        self, session: str, path: str, content: str, line: int, candidates: set[tuple[str, str]]
+    ) -> None:
+        self.session = session
+        self.path = path
+        self.content = content
+        self.line = line
+        self.candidates = candidates
 
 
 class _Recording:
@@ -136,6 +166,8 @@ class _Recording:
         self.creating: dict[str, tuple[str, int] | None] = {}
         # Terminals created: id -> the command they run and the line that asked for it.
         self.terminals: dict[str, tuple[str, int] | None] = {}
+        # Writes not yet known to be one card's, in the order they came.
+        self.unowned: list[_Write] = []
 
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
@@ -150,6 +182,7 @@ class _Recording:
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
             self.turn_cards[session] = []
+            self.unowned = [write for write in self.unowned if write.session != session]
             return []
         if method == "fs/write_text_file" and isinstance(params, dict):
             self._writing(params, line)
@@ -159,6 +192,8 @@ class _Recording:
             plain = (command, line) if isinstance(command, str) and not params.get("args") else None
             self.creating[_request_key(message.get("id"))] = plain
             return []
+        # A prompt answered with an error, not a result, ended its turn with `error`, which
+        # ADJ-3 exempts (SPEC.md): its unfinished cards are not judged.
         if method is None and "result" in message:
             return self._answer(_request_key(message.get("id")), message["result"], line)
         return []
@@ -214,8 +249,10 @@ class _Recording:
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
         card.status = status
         if status in FINAL_STATUSES and not card.final:
-            card.final = True
-            return [*found, *self._ended(key[1], card, line)]
+            card.final, card.ended_line = True, line
+            blamed = self._ended(key[1], card, line)
+            card.blamed = bool(blamed)
+            return [*found, *blamed]
         return found
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
@@ -259,24 +296,53 @@ class _Recording:
                 f"{_clipped(new_text)}, but the editor was asked to write {_clipped(content)} "
                 "there: the editor showed one change while another was made"
             )
-            return [Violation("RW-1", line, message, (line, shown_line, write_line))]
+            related = (line, card.ended_line, shown_line, write_line)
+            return [Violation("RW-1", line, message, related)]
         return []
 
     def _writing(self, params: Mapping[str, Any], line: int) -> None:
-        """An `fs/write_text_file` request: what the editor was asked to write, for the one
-        open card of its session that shows a diff of the file (with several, it is not
-        known whose write it is)."""
+        """An `fs/write_text_file` request: what the editor was asked to write, for the open
+        card of its session that shows a diff of the file and could have run by then (not one
+        whose permission request was refused or is unanswered). With several, the write waits
+        until all but one are ruled out (`_Write`)."""
         path, content = params.get("path"), params.get("content")
         if not isinstance(path, str) or not isinstance(content, str):
             return
-        showing = [
-            self.cards[key]
-            for key in self.turn_cards.get(str(params.get("sessionId")), [])
+        session = str(params.get("sessionId"))
+        showing = {
+            key
+            for key in self.turn_cards.get(session, [])
             if not self.cards[key].final
+            and (self.cards[key].asked is None or self.cards[key].approved)
             and any(shown == path for shown, _text, _line in self.cards[key].diffs)
-        ]
+        }
         if len(showing) == 1:
-            showing[0].written[path] = (content, line)
+            self.cards[showing.pop()].written[path] = (content, line)
+        elif showing:
+            self.unowned.append(_Write(session, path, content, line, showing))
+
+    def _asked_first(self, key: tuple[str, str], line: int) -> list[Violation]:
+        """A call's first permission request: it had not run, so a write before it is not its.
+        A write left with one card that could have made it becomes that card's, judged at
+        once if the card has ended."""
+        found: list[Violation] = []
+        for write in self.unowned:
+            if key not in write.candidates:
+                continue
+            write.candidates.discard(key)
+            if len(write.candidates) != 1:
+                continue
+            owner = next(iter(write.candidates))
+            card = self.cards[owner]
+            earlier = card.written.get(write.path)
+            if earlier is None or earlier[1] < write.line:
+                card.written[write.path] = (write.content, write.line)
+            if card.final and not card.blamed:
+                blamed = self._diff_not_written(owner[1], card, line)
+                card.blamed = bool(blamed)
+                found.extend(blamed)
+        self.unowned = [write for write in self.unowned if len(write.candidates) > 1]
+        return found
 
     def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
@@ -295,13 +361,14 @@ class _Recording:
             card = self.cards[key] = _Card(line)
             self.turn_cards.setdefault(key[0], []).append(key)
             card.raw_input = tool_call.get("rawInput")
+        found = self._asked_first(key, line) if card.asked is None else []
         card.asked = (tool_call.get("rawInput"), line)
         card.approved = False
         allowing = {
             option["optionId"] for option in params["options"] if option["kind"] in ALLOW_KINDS
         }
         self.asking[request] = (key, allowing)
-        return []
+        return found
 
     def _answer(self, request: str, result: Any, line: int) -> list[Violation]:
         if not isinstance(result, dict):
