@@ -836,10 +836,35 @@ def test_SCHED_1_dsh_holding_calls_is_blamed_on_the_schedule_by_a_profile_withou
     on dsh is a counterexample blamed on SCHED-1, as without a profile. Read with every other
     divergence erased, the report named no rule (the reply's envelope differed): the eraser of
     `pre-hooks-after-call`, which left in adds no difference there, moved the reply."""
-    key = "settled-call-holds-its-place"
+    found = _replayed_without(replay_process, "settled-call-holds-its-place")
+    assert found.divergence is not None
+    assert found.divergence.rule_id == "SCHED-1", found.divergence.what
+
+
+def _replayed_without(
+    replay_process: conformance_run.SharedProcess, key: str, *, profiled: bool = True
+) -> conformance_run.Replay:
+    """The case of divergence `key` replayed on dsh under a dsh profile that does not know it
+    (without `profiled`, under none)."""
     case = conformance_run.load_case(REGRESSIONS / f"dsh-{key}.json")
     kept = tuple(d for d in PROFILE.divergences if d.key != key)
     without = Profile("dsh-less", PROFILE.implementation, kept, PROFILE.capabilities)
-    found = conformance_run.replay_case(replay_process, case.config, case.commands, without)
+    profile = without if profiled else None
+    return conformance_run.replay_case(replay_process, case.config, case.commands, profile)
+
+
+def test_EXE_2_dsh_refusing_blank_arguments_is_blamed_on_EXE_2_by_a_profile_without_it(
+    replay_process: conformance_run.SharedProcess,
+) -> None:
+    """EXE-2: under a dsh profile that does not know `whitespace-arguments-invalid`, its case
+    on dsh is a counterexample blamed on EXE-2, as without a profile. It was NO-RULE, its diff
+    a reply's `commit` fields: dsh refuses the outcome of the call it ended at once, and the
+    report went back to the reply with no divergence erased, dsh's per-event commits too."""
+    key = "whitespace-arguments-invalid"
+    found = _replayed_without(replay_process, key)
     assert found.divergence is not None
-    assert found.divergence.rule_id == "SCHED-1", found.divergence.what
+    assert found.divergence.rule_id == "EXE-2", found.divergence.what
+    assert "blank" in found.divergence.what
+    unprofiled = _replayed_without(replay_process, key, profiled=False)
+    assert unprofiled.divergence is not None
+    assert unprofiled.divergence.rule_id == "EXE-2", unprofiled.divergence.what

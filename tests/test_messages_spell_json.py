@@ -56,15 +56,16 @@ def test_LOG_6_a_result_nesting_a_call_names_the_block_by_its_type() -> None:
 
 def test_MODEL_1_a_profile_run_s_executed_arguments_show_as_json() -> None:
     """MODEL-1: the bodies a run under a profile started show in the report's diff as the
-    driver protocol reports them, where repr wrote `{'command': 'ls'}` and `'\\x85'`."""
-    run = [
-        {"accepted": True, "events": [], "executed": [["c1", {"command": "ls"}], ["c2", "\x85"]]}
-    ]
+    driver protocol reports them, where repr wrote `{'command': 'ls'}` and `'\\x85 x'`; blank
+    text as the `{}` it denotes (EXE-2), as it is compared."""
+    executed = [["c1", {"command": "ls"}], ["c2", "\x85 x"], ["c3", "\x85"]]
+    run = [{"accepted": True, "events": [], "executed": executed}]
     shown = displayed_observation(_as_observation(run, 0))
     assert isinstance(shown, dict)
     assert shown["executed"] == [
         {"callId": "c1", "arguments": {"command": "ls"}},
-        {"callId": "c2", "arguments": "\x85"},
+        {"callId": "c2", "arguments": "\x85 x"},
+        {"callId": "c3", "arguments": {}},
     ]
 
 

@@ -304,8 +304,16 @@ class ProfileChecker:
             )
             if raw is not None:
                 index = raw
-                expected = _as_observation(self._runs[0], raw)
-                actual = _as_observation(self._runs[1], raw)
+                # Read with the divergences that keep each command's events in its place
+                # erased (commit sizes, wording), so what differs there is not read as one of
+                # them: dsh's per-event commits were blamed as the reply's envelope (NO-RULE).
+                try:
+                    in_place = self._erased_in_place()
+                except SHAPE_ERRORS:
+                    in_place = self._runs
+                runs = in_place if in_place[0][raw] != in_place[1][raw] else self._runs
+                expected = _as_observation(runs[0], raw)
+                actual = _as_observation(runs[1], raw)
         # The command classified is commands[index]: what the model appended up to it and with
         # it is its history, as without a profile (a later approval's answer, say, would read
         # a call the target started too early as one that no longer waits for it).
@@ -335,6 +343,21 @@ class ProfileChecker:
             )
         what = f"{what} ({erased}; {where})"
         return Divergence(last, self.commands[last], rule_id, what, expected, actual)
+
+    def _erased_in_place(self) -> Pair:
+        """The runs with every soft divergence erased whose eraser leaves each command's
+        events with that command (none that merges every command's into one record)."""
+        keys = frozenset(
+            d.key
+            for d in self.profile.divergences
+            if not d.hard
+            and not any(
+                obs.get("flattened")
+                for run in d.erase(self._runs, self._wire_commands)
+                for obs in run
+            )
+        )
+        return self.profile.erased(self._runs, self._wire_commands, keys)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
         what = (
