@@ -19,7 +19,8 @@ checkable, with why):
   editor was asked to write that file (`fs/write_text_file`) while the call was open, whose
   `newText` is not in what was written (the write is the card's when it is the one open card of
   its session showing a diff of that path that could have run by then, or becomes so when the
-  others are first asked permission after it). What ran otherwise is not recorded.
+  others are first asked permission after it; a write left to several is blamed once they have
+  all ended when none shows what it holds). What ran otherwise is not recorded.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
@@ -68,8 +69,9 @@ CHECKED_IN_PART = {
     "ACP-1": "only tool_call and tool_call_update updates and permission requests are judged",
     "RW-1": (
         "a recording shows only the card, the input approved, the command of the terminal a "
-        "card embeds and what the editor was asked to write: a call that ran with none of them, "
-        "or whose write another open card showing that file could have made, is not judged"
+        "card embeds and what the editor was asked to write: a call that ran with none of them "
+        "is not judged, nor one whose write another card that shows what was written could "
+        "have made"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -252,7 +254,41 @@ class _Recording:
             card.final, card.ended_line = True, line
             blamed = self._ended(key[1], card, line)
             card.blamed = bool(blamed)
-            return [*found, *blamed]
+            return [*found, *blamed, *self._settled(line)]
+        return found
+
+    def _settled(self, line: int) -> list[Violation]:
+        """RW-1 for a write that several cards could have made, once they have all ended, when
+        each ends showing a diff of the file, shown before the write, whose new text the write
+        does not hold: whichever card's write it was, that card showed another change."""
+        found: list[Violation] = []
+        for write in self.unowned:
+            keys = sorted(write.candidates)
+            cards = [self.cards[key] for key in keys]
+            if not all(card.final for card in cards):
+                continue
+            write.candidates = set()  # nothing can rule a card out any more: dropped below
+            unwritten = []
+            for card in cards:
+                own = card.written.get(write.path)  # a later write is its own, compared at its end
+                diff = _unwritten_diff(card, write.path, write.content, write.line)
+                if card.blamed or diff is None or (own is not None and own[1] > write.line):
+                    break
+                unwritten.append((card, diff))
+            else:
+                names = " and ".join(key[1] for key in keys)
+                message = (
+                    f"{names} ended each showing a diff of {json_dumps(write.path)} whose new "
+                    f"text is not in {_clipped(write.content)}, which the editor was asked to "
+                    "write there for one of them: the editor showed one change while another "
+                    "was made"
+                )
+                related = [line]
+                for card, (_new_text, shown_line) in unwritten:
+                    related += [card.ended_line, shown_line]
+                    card.blamed = True
+                found.append(Violation("RW-1", line, message, (*related, write.line)))
+        self.unowned = [write for write in self.unowned if write.candidates]
         return found
 
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
@@ -280,17 +316,14 @@ class _Recording:
     def _diff_not_written(self, call: str, card: _Card, line: int) -> list[Violation]:
         """RW-1 when the card ends showing a diff, shown before the file was written, whose new
         text the file was not given."""
-        paths = [path for path, _text, _line in card.diffs]
-        for path, new_text, shown_line in card.diffs:
-            # Several diffs of one file (one edit after another) need not each survive.
-            if path not in card.written or paths.count(path) > 1:
+        for path, _text, _line in card.diffs:
+            if path not in card.written:
                 continue
             content, write_line = card.written[path]
-            # A diff shown after the write is the agent's account of it, which the write's
-            # text cannot check: Zed's bridge parses its own unified diff back, and a file
-            # without a last newline gets jsdiff's "\ No newline at end of file" as a line.
-            if new_text in content or shown_line > write_line:
+            unwritten = _unwritten_diff(card, path, content, write_line)
+            if unwritten is None:
                 continue
+            new_text, shown_line = unwritten
             message = (
                 f"{call} ended showing a diff of {json_dumps(path)} whose new text is "
                 f"{_clipped(new_text)}, but the editor was asked to write {_clipped(content)} "
@@ -399,6 +432,24 @@ class _Recording:
             related = (line, *(card.shown_line for _key, card in open_cards))
             return [Violation("ADJ-3", line, message, related)]
         return []
+
+
+def _unwritten_diff(
+    card: _Card, path: str, content: str, write_line: int
+) -> tuple[str, int] | None:
+    """The new text and line of the card's diff of `path`, shown before the write at
+    `write_line`, when `content` (what was written) does not hold that text."""
+    shown = [(new_text, line) for diff_path, new_text, line in card.diffs if diff_path == path]
+    # Several diffs of one file (one edit after another) need not each survive.
+    if len(shown) != 1:
+        return None
+    new_text, shown_line = shown[0]
+    # A diff shown after the write is the agent's account of it, which the write's text cannot
+    # check: Zed's bridge parses its own unified diff back, and a file without a last newline
+    # gets jsdiff's "\ No newline at end of file" as a line.
+    if new_text in content or shown_line > write_line:
+        return None
+    return shown[0]
 
 
 def _request_key(value: object) -> str:
