@@ -69,6 +69,7 @@ from loopspec.properties.conformance.capability_needs import (
     hook_capabilities,
     needed_capabilities,
 )
+from loopspec.properties.conformance.case_format import BUNDLED_IMPL
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import DivergenceFound, displayed_observation
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
@@ -361,6 +362,39 @@ def test_PROTO_1_a_counterexample_found_again_says_its_case_was_already_saved(
     assert "saved case:" not in again
 
 
+# Coverage off: the same search as the tests above.
+@pytest.mark.no_cover
+def test_PROTO_1_a_case_an_earlier_release_saved_is_the_same_case_when_program_and_rule_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PROTO-1: the folder's case as an earlier release wrote it (another release named, no
+    summary, other words for `what`, other spacing) holds the same program, rule and target:
+    it is `case already saved`, where a copy was saved on every run. Another program breaking
+    the same rule is a case of its own."""
+    argv = _text_search(tmp_path, monkeypatch)
+    assert main(argv) == 1
+    (case,) = tmp_path.iterdir()
+    capsys.readouterr()
+    document = json.loads(case.read_text(encoding="utf-8"))
+    del document["summary"]
+    earlier = {
+        **document,
+        "loopspecVersion": "0.0.1",
+        "what": "the turn ended with a reason in words",
+    }
+    case.write_text(json.dumps(earlier, indent=1), encoding="utf-8")
+    assert main(argv) == 1
+    assert list(tmp_path.iterdir()) == [case]
+    said = f"\ncase already saved: {case} (an earlier run found the same case)\n"
+    assert said in capsys.readouterr().out
+    # One command more: another program, so the run's own case is saved beside it.
+    longer = {**earlier, "commands": [*earlier["commands"], earlier["commands"][0]]}
+    case.write_text(json.dumps(longer, indent=1), encoding="utf-8")
+    assert main(argv) == 1
+    assert len(list(tmp_path.iterdir())) == 2
+    assert "\nsaved case: " in capsys.readouterr().out
+
+
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
 @pytest.mark.no_cover
 def test_MODEL_1_a_conformant_text_report_ends_with_the_verdict_and_the_rule_tally(
@@ -516,6 +550,20 @@ def _failed_report() -> RunReport:
     assert replay.divergence is not None
     return RunReport("turn-end reason as text", frozenset(), 1, len(case.program), 0.0,
                      replay.divergence, case.program, case.config, {}, {})  # fmt: skip
+
+
+def test_PROTO_1_a_bundled_case_in_its_earlier_target_form_is_already_saved(
+    tmp_path: Path,
+) -> None:
+    """PROTO-1: a case an earlier conform saved on the bundled loop recorded its target as
+    `{"impl": BUNDLED_IMPL}`, read as today's `{}`: the same case, not a second copy."""
+    report = _failed_report()
+    first = save_case(report, tmp_path, {})
+    document = json.loads(first.read_text(encoding="utf-8"))
+    document["target"] = {"impl": BUNDLED_IMPL}
+    first.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    assert save_case(report, tmp_path, {}) == first
+    assert list(tmp_path.iterdir()) == [first]
 
 
 def test_PROTO_1_a_new_case_never_overwrites_a_saved_one(tmp_path: Path) -> None:

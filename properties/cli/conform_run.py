@@ -464,15 +464,14 @@ def _saved_case(report: RunReport, folder: Path, target: dict[str, str]) -> Save
 
 def _save_case_document(document: dict[str, Any], folder: Path) -> SavedCase:
     """Write a case document into `folder` under a new name; its path. A file there that holds
-    the same document already is that path: a saved case the pytest plugin replays still
-    diverging, the random suite usually finds its program again, and a copy of it would join
-    the user's committed cases on every run."""
+    the same case already (`_same_case`) is that path: a saved case the pytest plugin replays
+    still diverging, the random suite usually finds its program again, and a copy of it would
+    join the user's committed cases on every run."""
     folder.mkdir(parents=True, exist_ok=True)
     text = json.dumps(document, indent=2) + "\n"
     for saved in sorted(folder.glob(f"case-{document['rule']}-*.json")):
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            if saved.read_text(encoding="utf-8") == text:
-                return SavedCase(saved, already_saved=True)
+        if _same_case(saved, document):
+            return SavedCase(saved, already_saved=True)
     # Numbered after this rule's own cases only: a user's other files there (a colleague's
     # case saved as ana-ord3.json, notes) would make the first ORD-3 case case-ORD-3-1.
     pattern = re.compile(rf"case-{re.escape(document['rule'])}-(\d+)\.json")
@@ -488,6 +487,37 @@ def _save_case_document(document: dict[str, Any], folder: Path) -> SavedCase:
             number += 1
             continue
         return SavedCase(case_path, already_saved=False)
+
+
+def _same_case(saved: Path, document: dict[str, Any]) -> bool:
+    """Whether the case file `saved` holds the case `document` is: the same program (the
+    configuration and the commands, as this release writes them) found breaking the same rule
+    on the same target (as read: the bundled loop's earlier record is its `{}`; a build of it
+    declaring other capabilities is another) under the same profile. The rest is compared on
+    no byte: a case an earlier release saved differs in the release it names, its summary
+    (none before) and the words of `what`, and was saved again on every run."""
+    if not saved.is_file():
+        return False
+    try:
+        case = load_case(saved)
+    except LoopSpecError:  # not a case this release reads: not this one
+        return False
+    profile = case.profile.name if case.profile is not None else None
+    declared = document.get("capabilities")
+    # Both recorded and unequal: another build (a case recording none is an older one's).
+    other_build = (
+        case.capabilities is not None
+        and declared is not None
+        and case.capabilities != frozenset(declared)
+    )
+    return (
+        not other_build
+        and case.rule == document["rule"]
+        and case.target == document["target"]
+        and profile == document.get("profile")
+        and config_to_json(case.config) == document["config"]
+        and [command_to_json(command) for command in case.commands] == document["commands"]
+    )
 
 
 def _write_new_file(path: Path, data: bytes) -> None:
