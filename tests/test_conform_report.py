@@ -387,12 +387,23 @@ def test_PROTO_1_a_case_an_earlier_release_saved_is_the_same_case_when_program_a
     assert list(tmp_path.iterdir()) == [case]
     said = f"\ncase already saved: {case} (an earlier run found the same case)\n"
     assert said in capsys.readouterr().out
+    # --format json says so too (it said only the path, the same whether written or found).
+    assert main([*argv, "--format", "json"]) == 1
+    divergence = json.loads(capsys.readouterr().out)["divergence"]
+    assert (divergence["case"], divergence["caseAlreadySaved"]) == (str(case), True)
     # One command more: another program, so the run's own case is saved beside it.
     longer = {**earlier, "commands": [*earlier["commands"], earlier["commands"][0]]}
     case.write_text(json.dumps(longer, indent=1), encoding="utf-8")
     assert main(argv) == 1
     assert len(list(tmp_path.iterdir())) == 2
     assert "\nsaved case: " in capsys.readouterr().out
+    (tmp_path / "case-TURN-5-1.json").unlink()
+    assert main([*argv, "--format", "json"]) == 1
+    divergence = json.loads(capsys.readouterr().out)["divergence"]
+    assert (divergence["case"], divergence["caseAlreadySaved"]) == (
+        str(tmp_path / "case-TURN-5-1.json"),
+        False,
+    )
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).

@@ -87,7 +87,8 @@ replay`, replay's), generated from the classes that write them,
         "actual": {},                           // the target's
         "diff": "--- model\n+++ target\n...",
         "case": "loopspec-cases/case-EXE-4-0.json",        // null when none was saved
-        "replay": "loopspec replay loopspec-cases/case-EXE-4-0.json --impl ..."
+        "replay": "loopspec replay loopspec-cases/case-EXE-4-0.json --impl ...",
+        "caseAlreadySaved": false               // true: an earlier run saved this case there
       }
     }
 
@@ -127,7 +128,8 @@ then a `loopspec-conform-exhaustive/1`:
       "reduceRuns": 12,                         // smaller programs replayed to cut it down
       "diff": "--- model\n+++ target\n...",
       "case": "loopspec-cases/case-TURN-2-0.json",       // null when none was saved
-      "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ..."
+      "replay": "loopspec replay loopspec-cases/case-TURN-2-0.json --impl ...",
+      "caseAlreadySaved": false                 // true: an earlier run saved this case there
     }
 
 `replay` given several cases or a directory replays each and ends with one line that tallies

@@ -364,9 +364,11 @@ def json_report(
     case_path: Path | None,
     target: dict[str, str],
     max_seconds: float | None = None,
+    *,
+    already_saved: bool = False,
 ) -> dict[str, Any]:
     """The `--format json` document (versioned: `format` is `loopspec-conform/1`; its JSON
-    Schema: `loopspec schema conform`)."""
+    Schema: `loopspec schema conform`); `already_saved`: `case_path` is an earlier run's."""
     # The documents' classes, only when one is written (see `rule_rows`).
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
     from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
@@ -386,6 +388,7 @@ def json_report(
             **observations_json(report.divergence),
             case=str(case_path) if case_path else None,
             replay=replay_command(case_path, target) if case_path else None,
+            case_already_saved=already_saved and case_path is not None,
         )
     profiled = report.profile is not None
     document = ConformDocument(
@@ -656,11 +659,11 @@ def run_conform(args: argparse.Namespace) -> int:
             said = system_reason(error)
             unsaved = f"loopspec conform: error: the case was not saved in {case_folder}: {said}"
     case_path = saved.path if saved is not None else None
+    already = saved is not None and saved.already_saved
     if args.format == "json":
-        document = json_report(report, case_path, target, args.max_seconds)
+        document = json_report(report, case_path, target, args.max_seconds, already_saved=already)
         print(json.dumps(document, indent=2))
     else:
-        already = saved is not None and saved.already_saved
         _text_report(report, case_path, target, args.max_seconds, already_saved=already)
     if unsaved is not None:  # still exit 1: the verdict is the counterexample printed above
         print(unsaved, file=sys.stderr)
@@ -861,6 +864,7 @@ def _run_exhaustive(
             diff=divergence.diff(),
             case=str(case_path) if case_path is not None else None,
             replay=rerun,
+            case_already_saved=saved is not None and saved.already_saved,
         )
         print(json.dumps(converter.unstructure(document), indent=2))
     else:

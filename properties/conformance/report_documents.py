@@ -129,6 +129,13 @@ class ConformDivergence(_DivergenceHead):
     replay: str | None = attrs.field(
         metadata=member("the command that replays the case, or null when none was saved")
     )
+    case_already_saved: bool = attrs.field(
+        metadata=member(
+            "true when the case folder held this case already (an earlier run saved it, and "
+            "case names that file; nothing was written), false when case was written now or "
+            "none was saved"
+        ),
+    )
 
 
 @attrs.frozen
@@ -340,6 +347,13 @@ class ExhaustiveDocument(_RuleBroken):
     case: str | None = attrs.field(metadata=member("the case file saved, or null when none was"))
     replay: str | None = attrs.field(
         metadata=member("the command that replays the case, or null when none was saved")
+    )
+    case_already_saved: bool = attrs.field(
+        metadata=member(
+            "true when the case folder held this case already (an earlier run saved it, and "
+            "case names that file; nothing was written), false when case was written now or "
+            "none was saved"
+        ),
     )
 
 
