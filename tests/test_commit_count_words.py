@@ -56,12 +56,9 @@ def test_PROTO_1_a_wrong_commit_count_says_what_commits_hold(
     tmp_path: Path, commits: list[int], said: str
 ) -> None:
     """PROTO-1: with no events, the answer is told `commits` is []."""
-    target = ProcessTarget(_answering_commits(tmp_path, commits), name="t")
-    try:
+    with ProcessTarget(_answering_commits(tmp_path, commits), name="t") as target:
         target.reset(LoopConfig())
         with pytest.raises(ProcessTargetError) as raised:
             target.apply(SubmitUser("hi"))
-    finally:
-        target.close()
     first = str(raised.value).splitlines()[0]
     assert first.endswith(f"{said}{MEANING}: with no event appended, commits is []"), first
