@@ -208,7 +208,9 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
     # `\u2014impl`, copied from a chat that made `--` a dash: argparse takes it for a file or
     # an unknown word, and the error named a file that was never meant.
     dashed = next((word for word in arguments if dashed_option_hint(word)), None)
-    split = _cmd_split(arguments, args, extra)
+    # Quotes a chat curled split the command too; their hint says the cause, not the split.
+    curled = curled_quotes_hint(arguments)
+    split = None if curled else _cmd_split(arguments, args, extra)
     if extra or dashed or split:  # the verb's usage, not the top level's, says what fits
         verb_parser = _subparsers(parser).choices[args.command]
         if dashed is not None:
@@ -216,6 +218,6 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
         if split is not None:
             verb_parser.error(split)
         verb_parser.error(
-            f"unrecognized arguments: {' '.join(extra)}{curled_quotes_hint(arguments)}"
+            f"unrecognized arguments: {' '.join(extra)}{curled}"
         )
     return args
