@@ -84,10 +84,12 @@ REFUSING_OUTCOMES = ("rejected", "cancelled", "unavailable")
 HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-3")
 """The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
 tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
-HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1", "RW-2")
+HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1", "HOOK-5", "RW-2")
 """The rules whose invariants judge such a tie in part: DEC-2 a call a hook asked about, HOOK-1
-a result a PostToolUse hook blocked, RW-2 the hooks that supplied a call's input (their other
-parts need no hook to name its call: a sidecar naming a hook that gave no answer before it)."""
+a result a PostToolUse hook blocked, HOOK-5 the result a PostToolUse hook judged, RW-2 the hooks
+that supplied a call's input (their other parts need no hook to name its call: a sidecar naming
+a hook that gave no answer before it, a PostToolUse hook audited once every call of its step has
+its result)."""
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.
@@ -1804,6 +1806,148 @@ def pre_hooks_answer_calls_of_the_reply(prefix: Prefix, fact: Fact) -> Sequence[
         )
         found.append(Violation("HOOK-4", fact.seq, message, (*answers, prefix.reply_seq or 0)))
     return found
+
+
+NEVER_RAN_CODES = ("INVALID_TOOL_INPUT", "UNKNOWN_TOOL", "ABORTED_BEFORE_DISPATCH")
+"""The error codes of a result the loop writes for a call whose body never started (SPEC.md
+section 9, `model.wording`, which check does not import): such a call gets no PostToolUse hook."""
+POST_AUDIT_PLACE = (
+    "a PostToolUse hook's hook/invoked and hook/result come after the call's body ran and "
+    "before that call's tool/result, in its step"
+)
+
+
+def post_answer(prefix: Prefix, call_id: str) -> HookAnswer | None:
+    """The first PostToolUse answer audited for `call_id` since the step started, or None."""
+    for answer in prefix.hook_results.get(call_id, ()):
+        if answer.point == "PostToolUse":
+            return answer
+    return None
+
+
+@invariant(
+    "post_hooks_judge_results_that_ran",
+    "HOOK-5",
+    reads=of_types("hook/invoked", "hook/result", "tool/result"),
+)
+def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A PostToolUse hook is audited in its step, before the result it judges, and only for a
+    call whose body ran.
+
+    A log shows a hook naming its call (`callId`) audited after that call's tool/result, or a
+    result saying its body never started (INVALID_TOOL_INPUT, UNKNOWN_TOOL,
+    ABORTED_BEFORE_DISPATCH, or an error for a call a PreToolUse hook denied or whose approval
+    was refused) for a call a PostToolUse hook was audited for; of a hook naming no call (dsh),
+    one audited outside a step, or after every call of its step's reply has its result. How many
+    hooks match a call, which a log does not record, conformance compares with the model's.
+    """
+    if fact.type == "tool/result":
+        return _post_audit_of_an_unrun_call(prefix, fact)
+    if fact.point != "PostToolUse" or fact.turn is None or prefix.closing is not None:
+        return NO_VIOLATIONS
+    if prefix.open_turn is None:
+        return NO_VIOLATIONS  # TURN-3's
+    if fact.type == "hook/invoked":
+        return _post_audit_misplaced(prefix, fact)
+    key = (fact.turn, fact.point, fact.handler_id or "")
+    invoked = prefix.pending_hooks.get(key)
+    if invoked is None or prefix.open_step is None:
+        return NO_VIOLATIONS  # HOOK-1's, or blamed at its hook/invoked
+    call_id = prefix.pending_hook_calls.get(key, fact.call_id)
+    if call_id is not None:
+        result = prefix.results.get(call_id)
+        if result is None or result < invoked or call_id in prefix.repeated:
+            return NO_VIOLATIONS
+        msg = (
+            f"PostToolUse hook {fact.handler_id}'s hook/result for call {call_id} comes after "
+            f"that call's tool/result (seq {result}), its hook/invoked (seq {invoked}) before "
+            f"it: {POST_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-5", fact.seq, msg, (invoked, result))]
+    if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
+        return NO_VIOLATIONS
+    last = max(prefix.results.values(), default=-1)
+    if last < invoked:
+        return NO_VIOLATIONS  # blamed at its hook/invoked
+    msg = (
+        f"PostToolUse hook {fact.handler_id}'s hook/result comes after the step's last "
+        f"tool/result (seq {last}), its hook/invoked (seq {invoked}) before it: "
+        f"{POST_AUDIT_PLACE}"
+    )
+    return [Violation("HOOK-5", fact.seq, msg, (invoked, last))]
+
+
+def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """HOOK-5 of a PostToolUse hook/invoked `fact` in the open turn: outside a step, or after
+    the result it judges."""
+    hook = f"PostToolUse hook {fact.handler_id}"
+    call_id = fact.call_id
+    if prefix.open_step is None:
+        about = f" for call {call_id}" if call_id is not None else ""
+        msg = f"{hook} is invoked{about} outside a step (no step is open): {POST_AUDIT_PLACE}"
+        return [Violation("HOOK-5", fact.seq, msg)]
+    if call_id is not None:
+        result = prefix.results.get(call_id)
+        if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
+            return NO_VIOLATIONS
+        msg = (
+            f"{hook} is invoked for call {call_id} after that call's tool/result (seq "
+            f"{result}): {POST_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-5", fact.seq, msg, (result,))]
+    # A hook naming no call: one its step's calls all answered came after the result it judges.
+    if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
+        return NO_VIOLATIONS
+    if not prefix.results:
+        msg = (
+            f"{hook} is invoked in a step whose reply (seq {prefix.reply_seq}) makes no tool "
+            f"call: no body ran for it to judge, and {POST_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,))]
+    last = max(prefix.results.values())
+    msg = (
+        f"{hook} is invoked after every call of the step has its tool/result (the last at seq "
+        f"{last}), naming none: {POST_AUDIT_PLACE}"
+    )
+    return [Violation("HOOK-5", fact.seq, msg, (last,))]
+
+
+def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """HOOK-5 of a tool/result `fact` that says its body never ran, for a call a PostToolUse
+    hook was audited for."""
+    call_id = fact.call_id
+    if fact.surface != "append" or call_id is None or not fact.is_error:
+        return NO_VIOLATIONS
+    answer = post_answer(prefix, call_id) if call_id in prefix.hook_results else None
+    if answer is None:
+        return NO_VIOLATIONS
+    if fact.error_code in NEVER_RAN_CODES:
+        never_ran = f"its result says its body never started ({fact.error_code})"
+    elif call_id in prefix.pre_denied:
+        denier = prefix.pre_denied[call_id]
+        never_ran = (
+            f"PreToolUse hook {denier.handler_id} denied it (seq {denier.seq}) and its result is "
+            "the error a denial writes: its body never ran (had it run, the deny was not obeyed, "
+            "DEC-1)"
+        )
+    elif call_id in prefix.refused_calls:
+        outcome, answered = prefix.refused_calls[call_id]
+        never_ran = (
+            f"its approval was answered {spelled(outcome)} (seq {answered}) and its result is an "
+            "error: its body never ran (had it run, the answer was not obeyed, DEC-2)"
+        )
+    else:
+        return NO_VIOLATIONS
+    audited = f"PostToolUse hook {answer.handler_id} was audited for call {call_id}"
+    return [
+        Violation(
+            "HOOK-5",
+            fact.seq,
+            f"{audited} (seq {answer.seq}), yet {never_ran}: a call whose body never ran gets no "
+            "PostToolUse hook, only a body that ran does",
+            (answer.seq,),
+        )
+    ]
 
 
 def arguments_are_an_object(raw: str) -> bool:

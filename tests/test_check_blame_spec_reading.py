@@ -807,7 +807,7 @@ def test_RW_2_a_sidecar_naming_a_hook_whose_answer_names_no_call_is_not_blamed(
 
 
 def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judge() -> None:
-    """DEC-1, HOOK-4, RW-3 (and DEC-2, HOOK-1, RW-2 in part): dsh's hook events carry no
+    """DEC-1, HOOK-4, RW-3 (and DEC-2, HOOK-1, HOOK-5, RW-2 in part): dsh's hook events carry no
     `callId`, and a hook's answer is tied to its call by that member alone. A real dsh log whose
     hook denied a call that then ran read 0 violations, with DEC-1 among `rules_checked`: a
     user trusted it. The log now lists the rules it cannot show under `rules_not_checkable`, the
@@ -818,7 +818,7 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
     assert (blamed(report), report.status) == ([], "ok")
     entry = log_to_json(report)
     assert sorted(entry["rules_not_checkable"]) == ["DEC-1", "HOOK-4", "RW-3"]
-    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1", "RW-2"]
+    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1", "HOOK-5", "RW-2"]
     assert "DEC-1" not in entry["rules_checked"]
     assert {"DEC-2", "HOOK-1"} <= set(entry["rules_checked"])
     # One hook ran (its hook/invoked and hook/result are two events): one run, said so.
@@ -827,7 +827,9 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
         in (entry["rules_not_checkable"]["DEC-1"])
     )
     (said,) = not_checkable_lines([report])
-    assert "not checkable: DEC-1, HOOK-4, RW-3; checked in part: DEC-2, HOOK-1, RW-2" in said
+    assert (
+        "not checkable: DEC-1, HOOK-4, RW-3; checked in part: DEC-2, HOOK-1, HOOK-5, RW-2" in said
+    )
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     for row in rows:
         if row["type"].startswith("hook/"):

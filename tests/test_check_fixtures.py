@@ -50,8 +50,8 @@ def test_every_invariant_rule_has_a_fixture_that_breaks_it() -> None:
 @pytest.mark.parametrize("path", RULE_FIXTURES, ids=lambda path: path.stem)
 def test_each_rule_fixture_yields_exactly_its_rule(path: Path) -> None:
     """LOG-1, LOG-2, LOG-7, TURN-1, TURN-2, TURN-3, STEP-1, STEP-2, STEP-3, ORD-1, ORD-2, ORD-3,
-    EXE-1, RW-1, RW-2, RW-3, RW-4, ADJ-1, ADJ-2, ADJ-3, HOOK-1, HOOK-4, DEC-1, DEC-2, ABORT-2,
-    REC-1:
+    EXE-1, RW-1, RW-2, RW-3, RW-4, ADJ-1, ADJ-2, ADJ-3, HOOK-1, HOOK-4, HOOK-5, DEC-1,
+    DEC-2, ABORT-2, REC-1:
     violations/RULE.jsonl breaks RULE once and nothing else, and it is read without errors."""
     report = check(path)
     assert [found.violation.rule_id for found in report.violations] == [path.stem]

@@ -304,3 +304,120 @@ def test_a_nan_says_json_has_none_and_how_python_wrote_it(
         "Infinity (Python's json.dumps writes them unless given allow_nan=False): write such a "
         "value as a string or null"
     )
+
+
+def with_post_hook(events: list[dict[str, object]], at: int, call_id: str | None = "c1") -> None:
+    """Insert a PostToolUse `hook/invoked` and `hook/result` of hook `audit` at index `at` of
+    `events` (about `call_id`, or naming no call), and number every event from 0 again."""
+    named = {} if call_id is None else {"callId": call_id}
+    invoked = {"turn": 1, "point": "PostToolUse", "dialect": "claude-code", "handlerId": "audit"}
+    answered = {
+        "turn": 1,
+        "point": "PostToolUse",
+        "handlerId": "audit",
+        "decision": "pass",
+        "durationMs": 1,
+    }
+    events[at:at] = [
+        {"type": "hook/invoked", "time": 1765000000008, "data": {**invoked, **named}},
+        {"type": "hook/result", "time": 1765000000008, "data": {**answered, **named}},
+    ]
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+
+
+def docs_events() -> list[dict[str, object]]:
+    """The docs example's events, without its header."""
+    return [json.loads(each) for each in lines()[1:]]
+
+
+def docs_log(path: Path, events: list[dict[str, object]]) -> Path:
+    """`events` written to `path` after the docs example's header."""
+    return as_log(path, [json.loads(lines()[0]), *events])
+
+
+def test_HOOK_5_a_post_hook_written_after_the_result_it_judges_is_named_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that audits a PostToolUse hook once the call's result is written: check passed
+    it, 0 violations, though HOOK-5 puts the pair before that result (conform saw it). Written
+    before the result, the same pair passes."""
+    events = docs_events()
+    with_post_hook(events, 7)  # before the tool/result (seq 7)
+    assert run(capsys, docs_log(tmp_path / "in-place.jsonl", events)) == (
+        0,
+        "checked 1 log, 15 events: 0 violations\n",
+    )
+    events = docs_events()
+    with_post_hook(events, 8)  # after it
+    assert first_said(capsys, docs_log(tmp_path / "late.jsonl", events), 1) == (
+        ":10: HOOK-5 (seq 8): PostToolUse hook audit is invoked for call c1 after that call's "
+        "tool/result (seq 7): a PostToolUse hook's hook/invoked and hook/result come after the "
+        "call's body ran and before that call's tool/result, in its step [events 8 (line 10), "
+        "7 (line 9)]"
+    )
+
+
+def test_HOOK_5_a_post_hook_answer_written_after_the_result_or_outside_the_step_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its hook/invoked before the result, its hook/result after; a pair after step/end; and a
+    pair naming no call (as dsh writes them) after the step's every result."""
+    events = docs_events()
+    with_post_hook(events, 7)
+    events[8], events[9] = events[9], events[8]  # the tool/result between the pair
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    said = first_said(capsys, docs_log(tmp_path / "split.jsonl", events), 1)
+    assert said.startswith(
+        ":11: HOOK-5 (seq 9): PostToolUse hook audit's hook/result for call c1 comes after that "
+        "call's tool/result (seq 8), its hook/invoked (seq 7) before it"
+    )
+    events = docs_events()
+    with_post_hook(events, 9)  # after the step/end (seq 8)
+    said = first_said(capsys, docs_log(tmp_path / "after-step.jsonl", events), 1)
+    assert said.startswith(
+        ":11: HOOK-5 (seq 9): PostToolUse hook audit is invoked for call c1 outside a step"
+    )
+    events = docs_events()
+    with_post_hook(events, 8, call_id=None)
+    said = first_said(capsys, docs_log(tmp_path / "unnamed.jsonl", events), 1)
+    assert said.startswith(
+        ":10: HOOK-5 (seq 8): PostToolUse hook audit is invoked after every call of the step "
+        "has its tool/result (the last at seq 7), naming none"
+    )
+
+
+@pytest.mark.parametrize("never_ran", ["denied", "aborted before dispatch"])
+def test_HOOK_5_a_post_hook_for_a_call_that_never_ran_is_named_at_its_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], never_ran: str
+) -> None:
+    """A writer that runs PostToolUse hooks for every call, as dsh does, audits one for a call
+    its PreToolUse hook denied, or one an abort found not started: no body ran to judge."""
+    events = docs_events()
+    with_post_hook(events, 7)
+    result = edited(events, 9)["data"]
+    assert isinstance(result, dict)
+    block = result["message"]["content"][0]
+    block["isError"] = True
+    if never_ran == "denied":
+        answer = edited(events, 4)["data"]
+        assert isinstance(answer, dict)
+        answer.update({"decision": "deny", "reason": "not today"})
+        del answer["updatedInput"]
+        record, reply = edited(events, 6)["data"], edited(events, 5)["data"]
+        assert isinstance(record, dict)
+        assert isinstance(reply, dict)
+        record["arguments"] = record.pop("rewrite")["originalArguments"]
+        reply["message"]["content"][0]["arguments"] = record["arguments"]
+        block["content"] = [{"type": "text", "text": "Error: not today"}]
+        why = "PreToolUse hook policy denied it (seq 4) and its result is the error a denial"
+    else:
+        block["content"] = [{"type": "text", "text": "Error: tool call aborted before dispatch"}]
+        result["error"] = {"name": "AbortError", "code": "ABORTED_BEFORE_DISPATCH"}
+        why = "its result says its body never started (ABORTED_BEFORE_DISPATCH)"
+    said = first_said(capsys, docs_log(tmp_path / "unrun.jsonl", events), 1)
+    assert said.startswith(
+        f":11: HOOK-5 (seq 9): PostToolUse hook audit was audited for call c1 (seq 8), yet {why}"
+    ), said
+    assert "a call whose body never ran gets no PostToolUse hook" in said

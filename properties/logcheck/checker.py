@@ -994,6 +994,11 @@ _UNSEEN_WITHOUT_CALL_IDS = {
         "a result that reports success although a PostToolUse hook blocked it (each "
         "hook/result's pairing with its hook/invoked is checked)"
     ),
+    "HOOK-5": (
+        "a PostToolUse hook audited after the result it judges while another call of its step "
+        "awaits one, or for a call that never ran (one audited outside a step, or after every "
+        "call of its step has its result, is checked)"
+    ),
 }
 
 

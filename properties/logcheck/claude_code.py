@@ -134,6 +134,10 @@ NOT_CHECKABLE = {
     "HOOK-3": (
         "the transcript records neither the configured hook order nor which supplied input ran"
     ),
+    "HOOK-5": (
+        "only hooks that printed something or failed are recorded (hook_success), so not every "
+        "PostToolUse hook's run, nor which result it judged"
+    ),
     "DEC-1": (
         "a hook's deny is read only for the rewrite it discards; a transcript's results are not "
         "held to it"

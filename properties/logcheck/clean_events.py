@@ -68,8 +68,10 @@ from loopspec.model.invariants import (
     no_pre_hooks_for_non_object_arguments,
     nothing_visible_between_call_and_result,
     one_reply_per_step_before_calls,
+    post_answer,
     post_block_makes_the_result_an_error,
     post_hook_words_fit_the_result,
+    post_hooks_judge_results_that_ran,
     pre_hooks_answer_calls_of_the_reply,
     pre_hooks_once_per_call,
     repair_closers_follow_each_other,
@@ -350,7 +352,8 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # open turn and step. ADJ-2, ORD-2: it answers, first, a call of the step's reply that has
     # been recorded, citing the record. ORD-3: every earlier call has its result. RW-2, DEC-1,
     # DEC-2, HOOK-1: a success only for a call neither refused, nor awaiting its approval, nor
-    # holding an unapplied rewrite, nor denied, nor blocked. REC-1: no crash repair's result,
+    # holding an unapplied rewrite, nor denied, nor blocked. HOOK-5: a failure only for a call
+    # no PostToolUse hook was audited for. REC-1: no crash repair's result,
     # and the turn is not closing (ABORT-2 too).
     try:
         data = obj["data"]
@@ -405,6 +408,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     ) and (not _cites_earlier(sources, seq, False) or record.seq not in sources):
         return False
     flag = block.get("isError")
+    # HOOK-5: a failed call a PostToolUse hook was audited for may be one that never ran.
+    if flag is True and call_id in prefix.hook_results and post_answer(prefix, call_id):
+        return False
     if flag is not True and (
         (flag is not False and flag is not None)  # LOG-4, read with the fact
         or call_id in prefix.unapplied_rewrites
@@ -515,7 +521,8 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
     # runs for the first time for its call, not for a call of the reply whose arguments are
     # not an object. HOOK-1 (read with the fact): a known dialect, a point and a handler.
-    # ABORT-2, REC-1: the turn is not closing.
+    # HOOK-5: a PostToolUse hook in a step, before its call's result. ABORT-2, REC-1: the turn
+    # is not closing.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -548,9 +555,22 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             entry = prefix.reply_calls.get(call_id)
             if entry is not None and not arguments_are_an_object(entry[1].arguments):
                 return False
+    if point == "PostToolUse" and _post_audit_late(prefix, call_id):
+        return False
     prefix.expected_seq = seq + 1
     prefix.hook_invoked(turn, point, handler, call_id, seq)
     return True
+
+
+def _post_audit_late(prefix: Prefix, call_id: str | None) -> bool:
+    """Whether a PostToolUse audit about `call_id` (None: naming no call) may come too late
+    (HOOK-5, `post_hooks_judge_results_that_ran`): outside a step, after its call's result, or
+    naming none once every call of the step's reply has its result."""
+    if prefix.open_step is None:
+        return True
+    if call_id is not None:
+        return call_id in prefix.results
+    return prefix.reply_seq is not None and prefix.reply_calls.keys() <= prefix.results.keys()
 
 
 def _fault_prefix(summary: str) -> str | None:
@@ -579,8 +599,8 @@ class _HookResultJudge:
         # and (read with the fact) its duration is finite and not negative. With `runs`, it counts
         # the hook's run there (`hook_faults.HookRuns`), and leaves a run that records a fault of
         # the hook's own to the full path, where its line is known for the notice (HOOK-7). A
-        # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`). ABORT-2, REC-1:
-        # the turn is not closing.
+        # PostToolUse hook never asks (HOOK-1, `post_hook_words_fit_the_result`), and answers in a
+        # step before its call's result (HOOK-5). ABORT-2, REC-1: the turn is not closing.
         try:
             data = obj["data"]
             turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -609,6 +629,10 @@ class _HookResultJudge:
             or (type(exit_code := data.get("exitCode")) is not int and "exitCode" in data)
             or (exit_code == BLOCKING_EXIT_CODE and decision not in BLOCKING_EXIT_DECISIONS)
             or (type(summary) is not str and "stderrSummary" in data)
+            or (
+                point == "PostToolUse"
+                and _post_audit_late(prefix, prefix.pending_hook_calls.get(pending, call_id))
+            )
         ):
             return False
         if runs is not None and (
@@ -769,6 +793,7 @@ JUDGES: dict[str, CleanJudge] = {
             result_answers_pending_call,
             results_in_model_order,
             post_block_makes_the_result_an_error,
+            post_hooks_judge_results_that_ran,
             supplied_rewrite_applied_or_refused,
             denied_call_never_succeeds,
             approval_shows_effective_input,
@@ -783,6 +808,7 @@ JUDGES: dict[str, CleanJudge] = {
             events_enclosed_by_turn,
             pre_hooks_once_per_call,
             no_pre_hooks_for_non_object_arguments,
+            post_hooks_judge_results_that_ran,
             *_CLOSING,
         ),
     ),
@@ -794,6 +820,7 @@ JUDGES: dict[str, CleanJudge] = {
             hook_audit_paired_in_turn,
             post_hook_words_fit_the_result,
             blocking_exit_is_audited_as_blocking,
+            post_hooks_judge_results_that_ran,
             *_CLOSING,
         ),
     ),

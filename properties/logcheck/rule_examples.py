@@ -222,6 +222,21 @@ def break_hook_4(rows: Rows) -> Rows:
     return rows
 
 
+def break_hook_5(rows: Rows) -> Rows:
+    """An audit PostToolUse hook's pair for call_a is written right after call_a's result."""
+    pre = find_row(rows, "hook/invoked", turn=1, handlerId="policy")
+    invoked, answered = fresh_row(rows[pre]), fresh_row(rows[pre + 1])
+    result = find_row(rows, "tool/result", call="call_a")
+    for row in (invoked, answered):
+        row["time"] = rows[result]["time"]
+        row_data(row).update({"point": "PostToolUse", "handlerId": "audit", "callId": "call_a"})
+        for copied in ("matcher", "stderrSummary"):
+            row_data(row).pop(copied, None)
+    row_data(answered)["decision"] = "pass"
+    rows[result + 1 : result + 1] = [invoked, answered]
+    return rows
+
+
 def break_rw_2(rows: Rows) -> Rows:
     """call_c's rewrite sidecar names the policy hook, which supplied no input, last."""
     sidecar = row_data(rows[find_row(rows, "tool/call", call="call_c")])["rewrite"]
@@ -298,6 +313,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "ADJ-4": break_adj_4,
     "HOOK-1": break_hook_1,
     "HOOK-4": break_hook_4,
+    "HOOK-5": break_hook_5,
     "DEC-1": break_dec_1,
     "DEC-2": break_dec_2,
     "ABORT-2": break_abort_2,
