@@ -15,7 +15,7 @@ from typing import ClassVar
 import attrs
 
 from loopspec.model.errors import InvalidEventError
-from loopspec.model.facts import HOOK_DECISIONS, unknown_decision
+from loopspec.model.facts import HOOK_DECISIONS, dialect_problem, unknown_decision
 from loopspec.model.facts import HOOK_DIALECTS as _DIALECTS_THE_CHECKER_READS
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, JsonValue, spelled
 from loopspec.model.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -260,9 +260,7 @@ class HookInvoked:
 
     def __attrs_post_init__(self) -> None:
         if self.dialect not in HOOK_DIALECTS:
-            dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
-            msg = f"hook dialect must be one of {dialects}, got {spelled(self.dialect)}"
-            raise InvalidEventError(msg, rule_id="HOOK-1")
+            raise InvalidEventError(dialect_problem(self.dialect), rule_id="HOOK-1")
 
 
 @attrs.frozen

@@ -705,15 +705,20 @@ def _read_hook(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) -> N
         if type(dialect) is not str or dialect not in HOOK_DIALECTS:
             if type(dialect) is not str:
                 raise FactError(member_problem(data, "dialect", "data", "a string"))
-            dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
-            msg = (
-                f"hook dialect must be one of {dialects}, got {spelled(dialect)}: the protocol "
-                "the hook's answers follow (a harness's own protocol writes the closer of the two)"
-            )
-            raise FactError(msg, "HOOK-1")
+            raise FactError(dialect_problem(dialect), "HOOK-1")
     _optional_members_read(fact.type, data)
     if fact.type == "hook/result":
         fact.exit_code = data.get("exitCode")  # an integer or absent: read just above
+
+
+def dialect_problem(dialect: str) -> str:
+    """What is wrong with a hook/invoked's `dialect`, not one of `HOOK_DIALECTS` (HOOK-1): the
+    words of check's reader and of the model's event alike."""
+    dialects = ", ".join(map(spelled, sorted(HOOK_DIALECTS)))
+    return (
+        f"hook dialect must be one of {dialects}, got {spelled(dialect)}: the protocol the "
+        "hook's answers follow (a harness's own protocol writes the closer of the two)"
+    )
 
 
 def hook_duration_valid(duration: object) -> bool:

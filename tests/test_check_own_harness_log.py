@@ -13,6 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from loopspec.model.errors import InvalidEventError
+from loopspec.model.events import HookInvoked
 from loopspec.properties.cli.main import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "check.md"
@@ -290,6 +292,18 @@ def test_a_dialect_of_the_harness_own_says_which_to_write(
         ':5: error bad-event HOOK-1: hook/invoked: hook dialect must be one of "claude-code", '
         '"codex", got "mine": the protocol the hook\'s answers follow (a harness\'s own protocol '
         "writes the closer of the two)"
+    )
+
+
+def test_HOOK_1_the_models_event_words_a_dialect_of_its_own_as_check_does() -> None:
+    """The model's hook/invoked refused the same dialect in older words, without what to write
+    instead: a writer building events with the model's classes read one thing, check another."""
+    with pytest.raises(InvalidEventError) as refusal:
+        HookInvoked(3, 1765000000004, 1, "PreToolUse", "mine", "policy")
+    assert (refusal.value.rule_id, str(refusal.value)) == (
+        "HOOK-1",
+        '[HOOK-1] hook dialect must be one of "claude-code", "codex", got "mine": the protocol '
+        "the hook's answers follow (a harness's own protocol writes the closer of the two)",
     )
 
 

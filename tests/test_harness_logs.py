@@ -1134,3 +1134,30 @@ def test_RW_1_the_transcript_and_rollout_docs_check_md_writes_by_hand_say_what_i
         "transcript.jsonl": (claude_code.NAME, [(4, "RW-1")]),
         "rollout.jsonl": (codex.NAME, [(4, "RW-1"), (4, "RW-2")]),
     }
+
+
+@pytest.mark.parametrize(
+    ("recorded", "rule"),
+    [
+        (CLAUDE / "valid" / "two-calls-in-order.jsonl", ""),
+        (CODEX / "valid" / "parallel-calls-in-issue-order.jsonl", ""),
+        (FIXTURES.parent / "acp" / "rewritten-call-approved.jsonl", " ACP-1"),
+    ],
+    ids=["transcript", "rollout", "acp-recording"],
+)
+def test_a_byte_that_is_not_utf8_is_shown_in_a_transcript_a_rollout_and_a_recording(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], recorded: Path, rule: str
+) -> None:
+    """A path written in Latin-1 into a transcript, a rollout or an ACP recording read only
+    'not UTF-8 at byte N of the line', where a dsh log's reader shows the byte too (0xf6): the
+    value tells Latin-1 text from a torn multi-byte character."""
+    lines = recorded.read_bytes().split(b"\n")
+    at = lines[1].index(b'"', 5) + 1
+    lines[1] = lines[1][:at] + b"\xf6" + lines[1][at:]
+    copy = tmp_path / recorded.name
+    copy.write_bytes(b"\n".join(lines))
+    assert main(["check", str(copy)]) == 2
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"{copy}:2: error invalid-utf8{rule}: not UTF-8 at byte {at + 1} of the line (0xf6)"
+    )

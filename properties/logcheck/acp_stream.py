@@ -47,6 +47,7 @@ from loopspec.properties.logcheck.checker import (
     NoticeKind,
     RestOfLog,
     lines_follow,
+    not_utf8_words,
     torn_line_words,
 )
 
@@ -483,7 +484,7 @@ def _messages(report: LogReport, stream: BinaryIO, limits: Limits) -> Iterator[t
             # Without its line break: json counts a column on the line it breaks onto.
             value = json.loads(raw.decode().rstrip("\r\n"))
         except UnicodeDecodeError as error:
-            message = f"not UTF-8 at byte {error.start + 1} of the line"
+            message = not_utf8_words(raw, error)
             report.fail(line, ErrorKind.INVALID_UTF8, message, "ACP-1")
             raise _Stop from None
         except json.JSONDecodeError as error:

@@ -732,8 +732,7 @@ def _unparsable(
         # Say which byte, and what to change: a writer that encodes some text (a path, a
         # tool's output) in another encoding than UTF-8.
         message = (
-            f"not UTF-8 at byte {error.start + 1} of the line "
-            f"(0x{raw[error.start]:02x}): a session log is UTF-8 text; write every string "
+            f"{not_utf8_words(raw, error)}: a session log is UTF-8 text; write every string "
             "(paths and tool output too) as UTF-8"
         )
         report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-5" if line == 1 else "LOG-4")
@@ -1312,6 +1311,12 @@ def _check_lines(
             f"the harness drops {whole}when the session reopens; checked up to line {line - 1}"
         )
         report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
+
+
+def not_utf8_words(raw: bytes, error: UnicodeDecodeError) -> str:
+    """Where the line `raw` stops being UTF-8, and the offending byte's value: what every reader
+    of a log, a transcript or a recording says of such a line."""
+    return f"not UTF-8 at byte {error.start + 1} of the line (0x{raw[error.start]:02x})"
 
 
 def torn_line_words(raw: bytes, line: int) -> str:

@@ -57,6 +57,7 @@ from loopspec.properties.logcheck.checker import (
     NoticeKind,
     RestOfLog,
     lines_follow,
+    not_utf8_words,
     torn_line_words,
     torn_write,
 )
@@ -627,7 +628,7 @@ def _records(
                 report.notices.append(Notice(line, NoticeKind.TORN_COMMIT, message, "LOG-8"))
                 continue
             if isinstance(error, UnicodeDecodeError):
-                message = f"not UTF-8 at byte {error.start + 1} of the line"
+                message = not_utf8_words(raw, error)
                 report.fail(line, ErrorKind.INVALID_UTF8, message)
             elif isinstance(error, _json_decode_error()):
                 # Worded as a dsh log's: Python's "line 1 column 1 (char 0)" counts within the
