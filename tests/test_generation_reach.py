@@ -79,6 +79,14 @@ TITLE_PATHS = {
     "/workspace-old/a.txt": "beside the session cwd, sharing its prefix",
     "/workspace/../etc/a.txt": "outside the session cwd once resolved",
 }
+# Where a lone surrogate escape in a call's arguments lies beside a grep's pattern: a key, or a
+# value a card's title shows (the tool, the argument).
+SURROGATE_PLACES = {
+    None: "lone surrogate escape in an argument's key",
+    ("bash", "command"): "lone surrogate escape in a bash command",
+    ("read", "file_path"): "lone surrogate escape in a read's path",
+    ("write", "file_path"): "lone surrogate escape in a write's path",
+}
 SITUATIONS = (
     "rewrite",
     "identity rewrite",
@@ -139,6 +147,9 @@ SITUATIONS = (
     *(f"arguments holding {number}" for number in ("NaN", "Infinity", "1e400")),
     *(f"path {where} in a title" for where in TITLE_PATHS.values()),
     *(f"failed request with code {code}" for code in ("RATE_LIMITED", "UNKNOWN")),
+    *SURROGATE_PLACES.values(),
+    "missing required keys Python's repr writes other than in plain quotes",
+    "failed request with an empty code",
 )
 OFTEN_SINCE_SESSION_27 = {
     "three PreToolUse hooks on one call": 10,
@@ -154,6 +165,9 @@ OFTEN_SINCE_SESSION_27 = {
     "path inside the session cwd through empty and . segments in a title": 3,
     "failed request with code RATE_LIMITED": 10,
     "failed request with code UNKNOWN": 10,
+    **dict.fromkeys(SURROGATE_PLACES.values(), 5),
+    "missing required keys Python's repr writes other than in plain quotes": 3,
+    "failed request with an empty code": 10,
 }
 # Situations a wrong loop shows only there, which the first batch must reach this often: each
 # was reached by a few programs in a thousand, or none (issue #15: a loop that joined two block
@@ -297,6 +311,36 @@ def _argument_situations(arguments: str) -> set[str]:
     ):
         found.add("arguments holding a negative zero")
     return found
+
+
+def _lone_surrogate_places(name: str, arguments: str) -> set[str]:
+    """Where `arguments`, read as EXE-2 reads them, hold a lone surrogate (`SURROGATE_PLACES`)."""
+    parsed = parse_arguments(arguments)
+    if not isinstance(parsed, Mapping):
+        return set()
+    found = set()
+    for key, value in parsed.items():
+        if _holds_lone_surrogate(key):
+            found.add(SURROGATE_PLACES[None])
+        place = SURROGATE_PLACES.get((name, key))
+        if place is not None and isinstance(value, str) and _holds_lone_surrogate(value):
+            found.add(place)
+    return found
+
+
+def _holds_lone_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+
+
+def _missing_keys_quoted_otherwise(config: LoopConfig, name: str, arguments: str) -> bool:
+    """Whether the call misses a required key whose Python `repr` is not the key in single
+    quotes (EXE-5 quotes each so)."""
+    tool = next((tool for tool in config.tools if tool.name == name), None)
+    parsed = parse_arguments(arguments)
+    if tool is None or not isinstance(parsed, Mapping):
+        return False
+    missing = (key for key in tool.required_keys if key not in parsed)
+    return any(repr(key) != f"'{key}'" or not key.isascii() for key in missing)
 
 
 def _blank(reason: str) -> bool:
@@ -480,6 +524,11 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
             for call in command.tool_calls:
                 found |= _argument_situations(call.arguments)
                 found |= _title_situations(call.arguments)
+                found |= _lone_surrogate_places(call.name, call.arguments)
+                if _missing_keys_quoted_otherwise(config, call.name, call.arguments):
+                    found.add(
+                        "missing required keys Python's repr writes other than in plain quotes"
+                    )
                 if call.id in used:
                     found.add("call id an earlier step used")
                 hooks = [hook.handler_id for hook in config.hooks_for(PRE_TOOL_USE, call.name)]
@@ -501,7 +550,9 @@ def situations_of(command: Command, before: LoopState, after: LoopState) -> set[
                     reader = "Python's strip" if python_blank else "JavaScript's trim"
                     found.add(f"arguments blank to {reader} alone")
         case ModelFails() if after is not before:
-            if command.code != "OVERLOADED":
+            if not command.code:
+                found.add("failed request with an empty code")
+            elif command.code != "OVERLOADED":
                 found.add(f"failed request with code {command.code}")
             if before.inbox:
                 found.add("failed request with input queued")

@@ -21,7 +21,6 @@ was not written must not pass for one that was.
 
 from __future__ import annotations
 
-import codecs
 import gc
 import io
 import os
@@ -322,13 +321,14 @@ def start_up_done() -> None:
 
 
 def _escape_what_the_output_cannot_encode() -> None:
-    """Where stdout or stderr is not UTF-8 (`PYTHONIOENCODING=ascii`, a Latin-1 locale, the C
-    locale with `PYTHONUTF8=0`), write a character its encoding lacks as Python writes it in its
-    own errors, `\\u2014`: a report holding SPEC text's dash or a user's `é` ended in a
-    UnicodeEncodeError traceback, exit 1. A UTF-8 stream is left as Python set it up."""
+    """Write a character the output's encoding lacks as Python writes it in its own errors,
+    `\\u2014`: where stdout or stderr is not UTF-8 (`PYTHONIOENCODING=ascii`, a Latin-1 locale,
+    the C locale with `PYTHONUTF8=0`), a report holding SPEC text's dash or a user's `é` ended in
+    a UnicodeEncodeError traceback, exit 1; and UTF-8 has no lone surrogate, which a report
+    quoting a target's title or arguments (EXE-2 reads `\\udc00` as one) held, exit 3."""
     for stream in (sys.stdout, sys.stderr):
         # Only the real streams: a test's capture (io.StringIO) encodes nothing.
-        if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+        if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
 
 

@@ -8,6 +8,7 @@ runs with (`executed`) are a value, not a text, so blank text is `{}` there (`as
 from __future__ import annotations
 
 import json
+import re
 
 
 class ParsedJson:
@@ -85,3 +86,13 @@ def _no_json(constant: str) -> object:
     """NaN and Infinity are not JSON (EXE-2 keeps such arguments as their raw text): parsed,
     NaN is unequal to itself, and two sides writing the same text differed."""
     raise ValueError(f"{constant} is not JSON")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogates_escaped(text: str) -> str:
+    """`text` with each lone surrogate written as its `\\u` escape (`\\udc00`): a file holding
+    one as a character is no text, which a case's reader refuses (SAFE-4), so a case that
+    spelled one so could not be replayed. In a JSON string the escape denotes the same value."""
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)

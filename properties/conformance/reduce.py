@@ -80,6 +80,7 @@ from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.model.state import Dispatching, LoopState, Rewriting
 from loopspec.model.transitions import step
 from loopspec.properties.conformance.command_codec import command_to_json, config_to_json
+from loopspec.properties.conformance.json_values import lone_surrogates_escaped
 
 Program = tuple[Command, ...]
 # Whether a configuration and program still diverge the way the counterexample did.
@@ -373,7 +374,11 @@ def _simpler_arguments(arguments: str, required: tuple[str, ...] | None) -> Iter
         return
     if isinstance(parsed, dict):
         for simpler in _simpler_objects(parsed, required):
-            yield json.dumps(simpler, ensure_ascii=False, separators=(",", ":"))
+            text = json.dumps(simpler, ensure_ascii=False, separators=(",", ":"))
+            escaped = lone_surrogates_escaped(text)
+            # Halves a shortening brought together would read back as one character.
+            if escaped == text or json.loads(escaped) == simpler:
+                yield escaped
 
 
 def _simplest(command: Command, inputs: _Inputs) -> Command:

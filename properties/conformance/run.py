@@ -73,6 +73,7 @@ from loopspec.properties.conformance.compare import (
 from loopspec.properties.conformance.compare import normalized_observation as normalized
 from loopspec.properties.conformance.document_schema import converter
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.json_values import lone_surrogates_escaped
 from loopspec.properties.conformance.process_target import (
     DEFAULT_TIMEOUT,
     THREAD_DIED,
@@ -1589,7 +1590,7 @@ def case_fields(
         "target": portable_target(target),
         **({"capabilities": sorted(capabilities)} if capabilities is not None else {}),
         "rule": rule,
-        "what": portable(what),
+        "what": lone_surrogates_escaped(portable(what)),
         "summary": _how_to_replay(portable_target(target), rule),
         "config": config_to_json(config),
         "commands": [command_to_json(c) for c in commands],

@@ -15,6 +15,7 @@ import json
 from typing import Final
 
 from loopspec.model.jsonvalue import as_javascript_round_trips
+from loopspec.model.wording import MISSING_KEYS
 from loopspec.properties.conformance.target import Observation
 
 REPLACEMENTS: Final = frozenset("?\ufffd")
@@ -28,7 +29,7 @@ def value_notes(expected: Observation, actual: Observation) -> list[str]:
     # A card's rawInput is the one place a parsed argument string comes back (EXE-2).
     presented = list(zip(expected.presented or (), actual.presented or (), strict=False))
     pairs = [*events, *_leaf_pairs("executed", executed), *_leaf_pairs("presented", presented)]
-    notes = [encoding_note(pairs), number_note(pairs)]
+    notes = [encoding_note(pairs), number_note(pairs), quoting_note(pairs)]
     return [note for note in notes if note is not None]
 
 
@@ -67,6 +68,28 @@ def number_note(pairs: list[tuple[str, object, object]]) -> str | None:
                 f"note: the target has {got} where the model has {want} (at {path}): an "
                 "integer past 64 bits does not fit a long (Rust: i64 or u64); keep every digit "
                 "(Java: BigInteger or the number's text)"
+            )
+    return None
+
+
+_MISSING_KEYS = MISSING_KEYS.partition("{")[0]
+
+
+def quoting_note(pairs: list[tuple[str, object, object]]) -> str | None:
+    """A line saying the target quotes missing required keys otherwise than the wording does
+    (EXE-5, HOOK-6: each as Python's `repr`); None when no text differs there."""
+    for path, want, got in pairs:
+        if not isinstance(want, str) or not isinstance(got, str) or want == got:
+            continue
+        start = want.find(_MISSING_KEYS)
+        if start >= 0 and got[: start + len(_MISSING_KEYS)] == want[: start + len(_MISSING_KEYS)]:
+            return (
+                f"note: the target quotes the missing keys otherwise (at {path}): the wording "
+                "writes each key as Python's repr writes a string: in single quotes, or double "
+                "ones when the key holds ' and no \", each printable character as itself "
+                "(an \u00e4 too, where Python's ascii escapes it), \\, tab, newline and "
+                "return as \\\\, \\t, \\n and \\r, any other as \\x, \\u or \\U and its hex "
+                "digits ('a\\x00b'); see the wording table in SPEC.md section 9"
             )
     return None
 
@@ -174,6 +197,15 @@ def _walk(path: str, want: object, got: object) -> list[tuple[str, object, objec
         found: list[tuple[str, object, object]] = []
         for key in want.keys() & got.keys():
             found += _walk(f"{path}.{key}", want[key], got[key])
+        # Keys only one side has, paired in order: a key changed on its way (a lone surrogate
+        # replaced) is one the model's object lacks and the target's has.
+        model_only = [key for key in want if key not in got]
+        target_only = [key for key in got if key not in want]
+        if len(model_only) == len(target_only):
+            found += [
+                (f"{path}, a key", old, new)
+                for old, new in zip(model_only, target_only, strict=True)
+            ]
         return found
     if isinstance(want, list | tuple) and isinstance(got, list | tuple):
         return _leaf_pairs(path, list(zip(want, got, strict=False)))

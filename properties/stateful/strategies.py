@@ -311,9 +311,10 @@ def abort_on(log_length: int) -> Abort:
 FAILURE_MESSAGES = ("overloaded", "")
 # A failed request's codes: a code is any string, carried as given (TEXT-2), the model's default
 # `UNKNOWN` too, where a loop mapping codes it does not know to one of its own, or leaving out
-# the default, passed every program while every failure said OVERLOADED. Three codes beside two
-# messages: every pairing comes.
-FAILURE_CODES = ("OVERLOADED", "RATE_LIMITED", "UNKNOWN")
+# the default, passed every program while every failure said OVERLOADED; and the empty string,
+# which a loop reading it as no code (`code || "UNKNOWN"`) replaced unseen. The code changes
+# every other log length, the message every one: every pairing comes.
+FAILURE_CODES = ("OVERLOADED", "RATE_LIMITED", "UNKNOWN", "")
 
 
 def failure_on(log_length: int) -> ModelFails:
@@ -323,5 +324,5 @@ def failure_on(log_length: int) -> ModelFails:
     which no later draw reads."""
     return ModelFails(
         FAILURE_MESSAGES[log_length % len(FAILURE_MESSAGES)],
-        FAILURE_CODES[log_length % len(FAILURE_CODES)],
+        FAILURE_CODES[log_length // len(FAILURE_MESSAGES) % len(FAILURE_CODES)],
     )

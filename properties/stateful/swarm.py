@@ -79,7 +79,11 @@ The situations a rule governs and the generator reaches on purpose:
   PostToolUse blocks, tied to call numbers and hook positions (`BLANK_REASONS`);
 - NaN, Infinity and 1e400 among the malformed arguments, absolute paths a title relativizes
   only inside the session cwd (VIEW-4) in reads and writes (`_IN_PLACE_BY_CALL`), and failed
-  requests coded otherwise than OVERLOADED (`strategies.failure_on`);
+  requests coded otherwise than OVERLOADED, the empty code too (`strategies.failure_on`);
+- a lone surrogate escape in an argument's key, a bash command and a read's and a write's path,
+  which titles show (`_IN_PLACE_BY_CALL`), and required keys Python's `repr` quotes otherwise
+  than a simple escaper does (EXE-5: `'näme'`, `'a\\x00b'`, `'\\t'`, `"it's"`), which
+  `preread`'s calls without arguments miss (`UNQUOTED_KEYS`);
 - text as people write it (TEXT-1, TEXT-2, EXE-4, ADJ-4 keep it as given): precomposed and
   decomposed accents, CJK, right-to-left script and characters past U+FFFF in prompts, replies,
   results, failures and hooks' reasons (`EXACTING_TEXTS`).
@@ -100,6 +104,7 @@ turn that shows most of what its prefix turned on, as short as before once shrun
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -213,11 +218,20 @@ def swarms(choose: Choose, without: frozenset[str] = frozenset()) -> Swarm:
     )
 
 
+# Required keys a simplified quoting writes otherwise than Python's `repr` (EXE-5, HOOK-6 quote
+# each missing key so): a printable non-ASCII letter (kept, where `ascii` escapes it), NUL and
+# a tab (`\x00`, `\t`, where a writer that escapes only quotes puts them raw), and a single
+# quote (the key then in double quotes). Every required key was ASCII letters and `_`, and a
+# loop quoting keys any such way passed every program. `preread`'s calls that named its path
+# name them all (`PARTIAL_ARGUMENTS`), so every call fits or misses as before.
+UNQUOTED_KEYS = ("n\u00e4me", "a\x00b", "\t", "it's")
+
+
 # Tools whose names contain another tool's name, and hooks whose matchers name the shorter one:
 # a loop that searches the matcher in the name (instead of matching the whole name) runs them.
 PARTIAL_TOOLS = (
     ToolSpec("bash_session", concurrency_safe=False, required_keys=("command",)),
-    ToolSpec("preread", concurrency_safe=True, required_keys=("file_path",)),
+    ToolSpec("preread", concurrency_safe=True, required_keys=("file_path", *UNQUOTED_KEYS)),
 )
 PARTIAL_NAMES_CONFIG = LoopConfig(
     tools=(*gen.TOOLS, *PARTIAL_TOOLS),
@@ -231,9 +245,20 @@ PARTIAL_NAMES_CONFIG = LoopConfig(
     ),
     max_parallel=2,
 )
+
+
+def _naming_unquoted_keys(arguments: str) -> str:
+    """`arguments`, an object naming `file_path`, with `UNQUOTED_KEYS` too."""
+    parsed = parse_arguments(arguments)
+    if not isinstance(parsed, FrozenMap) or "file_path" not in parsed:
+        return arguments
+    keys = "".join(f",{json.dumps(key)}:{index}" for index, key in enumerate(UNQUOTED_KEYS))
+    return arguments[:-1] + keys + "}"
+
+
 PARTIAL_ARGUMENTS = {
     "bash_session": gen.ARGUMENTS["bash"],
-    "preread": gen.ARGUMENTS["read"],
+    "preread": [_naming_unquoted_keys(arguments) for arguments in gen.ARGUMENTS["read"]],
 }
 # Two PostToolUse hooks on bash: when both block, a bash result has several text blocks, which
 # its terminal card joins with newlines (ACP-2, DEC-3). Only the partial-names configuration had
@@ -442,14 +467,23 @@ MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0
 #   `docs/a.txt`; `/workspace-old/a.txt` (a sibling a prefix test takes for inside) and
 #   `/workspace/../etc/a.txt` (outside once resolved, shown unresolved) keep the title as
 #   given. Every path was relative, and a loop relativizing any way passed every program.
+# - a `\\u` escape of a lone surrogate (EXE-2 reads it as a string holding it) in an object's
+#   key, in a bash command and in a read's and a write's path, which its card's title shows
+#   (VIEW-4); only a grep's pattern held one, and a loop writing any other as U+FFFD passed
+#   every program.
 _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
     "not json": ("not json", '{"command":"ls","timeout":NaN}'),
+    '{"pattern":"TODO"}': ('{"pattern":"TODO"}', '{"pattern":"TODO","\\udfff":true}'),
+    '{"command":"rm -rf build"}': (
+        '{"command":"rm -rf \\ud800build"}',
+        '{"command":"rm -rf build"}',
+    ),
     "[1,2]": ('{"file_path":"a.txt","limit":-Infinity}', "[1,2]"),
     '"text"': ('"text"', '{"command":"ls","timeout":1e400}'),
     '{"file_path":"a.txt"}': (
         '{"file_path":"a.txt"}',
         '{"file_path":"/workspace/src/../a.txt"}',
-        '{"file_path":"a.txt"}',
+        '{"file_path":"a\\udc00.txt"}',
         '{"file_path":"/workspace-old/a.txt"}',
         '{"file_path":"a.txt"}',
         '{"file_path":"/workspace//./docs/a.txt"}',
@@ -459,7 +493,7 @@ _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
     '{"file_path":"a.txt","content":"new"}': (
         '{"file_path":"a.txt","content":"new"}',
         '{"file_path":"/workspace/src/../a.txt","content":"new"}',
-        '{"file_path":"a.txt","content":"new"}',
+        '{"file_path":"\\ud800.txt","content":"new"}',
         '{"file_path":"/workspace-old/a.txt","content":"new"}',
     ),
 }
