@@ -9,6 +9,7 @@ shrunk arguments or blame hold one is replayable, where `replay` refused it (SAF
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -17,10 +18,12 @@ from pathlib import Path
 from loopspec.model.commands import ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
+from loopspec.properties.conformance.presented import presentation_rule
 from loopspec.properties.conformance.reduce import smaller_candidates
 from loopspec.properties.conformance.run import case_fields
-from loopspec.properties.conformance.target import Observation
+from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.conformance.value_notes import value_notes
+from loopspec.properties.stateful.strategies import TOOLS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,3 +105,25 @@ def test_SAFE_4_a_saved_case_never_holds_a_lone_surrogate_as_a_character() -> No
     text = json.dumps(document, ensure_ascii=False)
     assert not _holds_lone_surrogate(text)
     assert "a\\udc00.txt" in document["what"]
+
+
+def test_VIEW_4_a_title_whose_lone_surrogate_was_replaced_is_not_told_about_relative_paths() -> (
+    None
+):
+    """The blame says the title keeps the path's lone surrogate, where it explained when a path
+    is made relative, which the target had not got wrong."""
+    target = ModelTarget()
+    target.reset(LoopConfig(tools=TOOLS))
+    target.apply(SubmitUser("go"))
+    call = ToolCallBlock("c1", "read", '{"file_path":"a\\udc00.txt"}')
+    observed = target.apply(ModelReplies((call,)))
+    (card,) = observed.presented or ()
+    replaced = copy.deepcopy(card)
+    replaced["params"]["update"]["title"] = "Read a\ufffd.txt"
+    recorded = [event for event in observed.events if event["type"] == "tool/call"]
+    found = presentation_rule([card], [replaced], recorded)
+    assert found is not None
+    rule, why = found
+    assert rule == "VIEW-4"
+    assert "its lone surrogate too" in why
+    assert "made relative" not in why

@@ -578,7 +578,7 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
     if mine.get("sessionUpdate") == "tool_call_update":
         return _result_rule(mine, theirs, named, history)
     if _title_differs_in_its_path(mine, theirs):
-        return "VIEW-4", f"{named}: {_title_path_why(mine)}"
+        return "VIEW-4", f"{named}: {_title_path_why(mine, theirs)}"
     if _paths_made_relative(mine, theirs):
         return "VIEW-4", (
             f"{named}: locations and diff paths stay as the arguments give them; only a "
@@ -756,9 +756,16 @@ def _title_path(card: dict[str, Any]) -> object:
     return anchors[0].get("path") if anchors and isinstance(anchors[0], dict) else None
 
 
-def _title_path_why(mine: dict[str, Any]) -> str:
+def _title_path_why(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
     """How the model's title writes its path, and why (VIEW-4)."""
     path = str(_title_path(mine))
+    if _lone_surrogates_replaced(mine.get("title"), theirs.get("title")):
+        # Not a path made relative otherwise: the same path, a character of it lost.
+        return (
+            f"the title names {path} as the arguments give it ({json.dumps(mine.get('title'))}), "
+            "its lone surrogate too (EXE-2 reads a \\u escape of one as a string holding it), "
+            "where the target's title has another character in its place"
+        )
     relative = workspace_relative(path, SESSION_CWD)
     if relative:
         return (
@@ -770,6 +777,14 @@ def _title_path_why(mine: dict[str, Any]) -> str:
         f"path is made relative only when it is absolute and strictly inside the session cwd "
         f"{SESSION_CWD}, its ., .. and empty segments resolved lexically"
     )
+
+
+def _lone_surrogates_replaced(want: object, got: object) -> bool:
+    """Whether text `got` is `want` with some of its lone surrogates replaced."""
+    if not isinstance(want, str) or not isinstance(got, str) or len(want) != len(got):
+        return False
+    changed = [old for old, new in zip(want, got, strict=True) if old != new]
+    return bool(changed) and all("\ud800" <= old <= "\udfff" for old in changed)
 
 
 def _title_differs_in_its_path(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
@@ -867,7 +882,7 @@ def _result_rule(
             )
         return "ACP-2", f"{named}: a client without terminals gets the output as fenced console"
     if _title_differs_in_its_path(mine, theirs):
-        return "VIEW-4", f"{named}: {_title_path_why(mine)}"
+        return "VIEW-4", f"{named}: {_title_path_why(mine, theirs)}"
     if _differing(mine, theirs) == ["title"] and "title" in mine:
         return "VIEW-2", (
             f"{named}: a diff result's title is its card's, the path as the arguments give it, "
