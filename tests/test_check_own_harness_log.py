@@ -370,6 +370,9 @@ def test_HOOK_5_a_post_hook_written_after_the_result_it_judges_is_named_at_its_l
         "call's body ran and before that call's tool/result, in its step [events 8 (line 10), "
         "7 (line 9)]"
     )
+    # The words docs/check.md quotes for this very edit.
+    quoted = "PostToolUse hook audit is invoked for call c1 after that call's tool/result (seq 7)"
+    assert quoted in " ".join(DOCS.read_text(encoding="utf-8").split())
 
 
 def test_HOOK_5_a_post_hook_answer_written_after_the_result_or_outside_the_step_is_named(
