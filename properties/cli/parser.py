@@ -217,7 +217,5 @@ def parse(arguments: Sequence[str], verb: str | None) -> argparse.Namespace:
             verb_parser.error(f"{dashed}{dashed_option_hint(dashed)}")
         if split is not None:
             verb_parser.error(split)
-        verb_parser.error(
-            f"unrecognized arguments: {' '.join(extra)}{curled}"
-        )
+        verb_parser.error(f"unrecognized arguments: {' '.join(extra)}{curled}")
     return args
