@@ -258,6 +258,7 @@ class Prefix:
         "pending_hook_calls",
         "pending_hooks",
         "post_blocked",
+        "post_hook_runs",
         "pre_denied",
         "pre_hook_runs",
         "refused_calls",
@@ -329,6 +330,9 @@ class Prefix:
         # call id -> the first PostToolUse answer audited as a block: its result is an error.
         self.post_blocked: dict[str, HookAnswer] = {}
         self.pre_hook_runs: dict[tuple[str, str], int] = {}
+        # (call id, handler) -> the seq of that PostToolUse hook's first hook/invoked for the
+        # call: it judges the call's result once (HOOK-5).
+        self.post_hook_runs: dict[tuple[str, str], int] = {}
         # The hooks whose PreToolUse answer in the open step named no call: a sidecar naming
         # one of them may name the hook that supplied its input (`rewrite_traced_to_hooks`).
         self.unnamed_pre_answerers: set[str] = set()
@@ -438,6 +442,8 @@ class Prefix:
             self.pre_denied = {}
         if self.pre_hook_runs:
             self.pre_hook_runs = {}
+        if self.post_hook_runs:
+            self.post_hook_runs = {}
         if self.unnamed_pre_answerers:
             self.unnamed_pre_answerers = set()
         if self.answered_approvals:
@@ -719,6 +725,8 @@ class Prefix:
         if call_id is not None and point == "PreToolUse":
             key = (call_id, handler_id or "")
             self.pre_hook_runs[key] = self.pre_hook_runs.get(key, 0) + 1
+        elif call_id is not None and point == "PostToolUse":
+            self.post_hook_runs.setdefault((call_id, handler_id or ""), seq)
 
     def take_hook_result(self, fact: Fact) -> None:
         """Fold a hook/result `fact` (but not its seq)."""
@@ -1831,10 +1839,11 @@ def post_answer(prefix: Prefix, call_id: str) -> HookAnswer | None:
     reads=of_types("hook/invoked", "hook/result", "tool/result"),
 )
 def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A PostToolUse hook is audited in its step, before the result it judges, and only for a
-    call whose body ran.
+    """A PostToolUse hook is audited in its step, once per call, before the result it judges,
+    and only for a call whose body ran.
 
-    A log shows a hook naming its call (`callId`) audited after that call's tool/result, or a
+    A log shows a hook naming its call (`callId`) invoked twice for it, or audited after that
+    call's tool/result, or a
     result saying its body never started (INVALID_TOOL_INPUT, UNKNOWN_TOOL,
     ABORTED_BEFORE_DISPATCH, or an error for a call a PreToolUse hook denied or whose approval
     was refused) for a call a PostToolUse hook was audited for; of a hook naming no call (dsh),
@@ -1887,6 +1896,13 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         msg = f"{hook} is invoked{about} outside a step (no step is open): {POST_AUDIT_PLACE}"
         return [Violation("HOOK-5", fact.seq, msg)]
     if call_id is not None:
+        first = prefix.post_hook_runs.get((call_id, fact.handler_id or ""))
+        if first is not None and call_id not in prefix.repeated:  # (EXE-1 blames a repeated id)
+            msg = (
+                f"{hook} is invoked a second time for call {call_id} (first at seq {first}): "
+                "each PostToolUse hook that matches a call judges its result once"
+            )
+            return [Violation("HOOK-5", fact.seq, msg, (first,))]
         result = prefix.results.get(call_id)
         if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
             return NO_VIOLATIONS

@@ -405,6 +405,21 @@ def test_HOOK_5_a_post_hook_answer_written_after_the_result_or_outside_the_step_
     )
 
 
+def test_HOOK_5_a_post_hook_run_twice_for_one_call_is_named_at_its_second_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that runs a PostToolUse hook again (a retry after a slow answer) audits two
+    verdicts on one result: each matching hook judges it once."""
+    events = docs_events()
+    with_post_hook(events, 7)
+    with_post_hook(events, 9)  # both before the tool/result, now seq 11
+    assert first_said(capsys, docs_log(tmp_path / "twice.jsonl", events), 1) == (
+        ":11: HOOK-5 (seq 9): PostToolUse hook audit is invoked a second time for call c1 (first "
+        "at seq 7): each PostToolUse hook that matches a call judges its result once [events 9 "
+        "(line 11), 7 (line 9)]"
+    )
+
+
 @pytest.mark.parametrize("never_ran", ["denied", "aborted before dispatch"])
 def test_HOOK_5_a_post_hook_for_a_call_that_never_ran_is_named_at_its_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], never_ran: str

@@ -521,8 +521,8 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
     # runs for the first time for its call, not for a call of the reply whose arguments are
     # not an object. HOOK-1 (read with the fact): a known dialect, a point and a handler.
-    # HOOK-5: a PostToolUse hook in a step, before its call's result. ABORT-2, REC-1: the turn
-    # is not closing.
+    # HOOK-5: a PostToolUse hook in a step, for the first time for its call, before the call's
+    # result. ABORT-2, REC-1: the turn is not closing.
     try:
         data = obj["data"]
         turn, point, handler = data["turn"], data["point"], data["handlerId"]
@@ -555,7 +555,10 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
             entry = prefix.reply_calls.get(call_id)
             if entry is not None and not arguments_are_an_object(entry[1].arguments):
                 return False
-    if point == "PostToolUse" and _post_audit_late(prefix, call_id):
+    if point == "PostToolUse" and (
+        _post_audit_late(prefix, call_id)
+        or (call_id is not None and (call_id, handler) in prefix.post_hook_runs)
+    ):
         return False
     prefix.expected_seq = seq + 1
     prefix.hook_invoked(turn, point, handler, call_id, seq)
