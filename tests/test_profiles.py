@@ -250,7 +250,8 @@ def test_MODEL_1_shrinking_under_a_profile_keeps_the_rule_a_planted_bug_broke() 
 
 
 REAL_PROFILES = [name for name in PROFILES if name != DSH.name]
-REGRESSIONS = sorted((Path(__file__).resolve().parent / "regressions").glob("*.json"))
+REGRESSIONS_DIR = Path(__file__).resolve().parent / "regressions"
+REGRESSIONS = sorted(REGRESSIONS_DIR.glob("*.json"))
 
 
 # Coverage off: deterministic tests cover every model arc this does (benchmarks/coverage_owners.py).
@@ -325,6 +326,28 @@ def test_DEC_1_claude_code_s_profile_does_not_hide_a_denied_call_that_runs() -> 
             seeded(conformance_machine(lambda: MutantTarget(mutant), profile)), settings=BUDGET
         )
     assert found.value.divergence.rule_id == mutant.rule_id, found.value.divergence.what
+
+
+def test_ORD_3_claude_code_s_profile_knows_a_denial_logged_ahead_of_a_running_call() -> None:
+    """ORD-3: Claude Code logs a read-only call's denial as its PreToolUse hook denies it, ahead
+    of an earlier call of the reply still running (claude-code-ORD-3-denied-at-once.json; first
+    seen with a whitespace-only reason, any reason does it). A loop that commits results as they
+    are ready does that on the case: its profile reads it as that known divergence, and the
+    profile without it blames ORD-3."""
+    case = load_case(REGRESSIONS_DIR / "claude-code-ORD-3-denied-at-once.json")
+    mutant = next(m for m in MUTANTS if m.name == "completion-order-results")
+    profile = PROFILES["claude-code"]
+    replay = replay_case(lambda: MutantTarget(mutant), case.config, case.commands, profile)
+    assert replay.divergence is None, replay.divergence
+    assert replay.known == frozenset({"ORD-3:denied-at-once"})
+    without = Profile(
+        "without-denied-at-once",
+        profile.implementation,
+        tuple(d for d in profile.divergences if d.key != "ORD-3:denied-at-once"),
+    )
+    blamed = replay_case(lambda: MutantTarget(mutant), case.config, case.commands, without)
+    assert blamed.divergence is not None
+    assert blamed.divergence.rule_id == "ORD-3", blamed.divergence.what
 
 
 def test_every_dsh_divergence_is_stated_in_spec_section_8() -> None:

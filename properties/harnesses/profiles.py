@@ -141,7 +141,8 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "ORD-3": KnownDivergence(
             "ORD-3",
             Kind.DESIGN,
-            "results of parallel read-only calls go back in completion order",
+            "results of parallel read-only calls go back in completion order, a denied one's "
+            "as its PreToolUse hook denies it, ahead of earlier calls still running",
             racy=True,
         ),
         "SCHED-1": KnownDivergence(

@@ -336,16 +336,9 @@ def _bodies_ended_by(command: Json, got: Obs, earlier: Earlier) -> set[str]:
     return set(_started(earlier.target)) - _answered(list(events_of(earlier.target)))
 
 
-def _result_as_its_body_ended(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """ORD-3: the CLI logs a call's result as its body ends (finished, or killed at an abort),
-    while an earlier call of its reply has none yet, each such earlier call running beside it
-    in the model's run (`_stretches`): Claude Code logs parallel read-only calls' results in
-    the order they end. A result logged out of order for a call whose body did not end then,
-    or ahead of a call the model did not run beside it, is no known divergence."""
-    if not got["accepted"]:
-        return False
-    ended = _bodies_ended_by(command, got, earlier)
-    stretches = _stretches([*earlier.model, want])
+def _overtaking_result(got: Obs, earlier: Earlier) -> tuple[str, list[str]] | None:
+    """The first result `got` logs while earlier calls of its reply have none yet, with those
+    calls (in call order)."""
     waiting: list[str] = []  # the current step's calls without a result, in call order
     for event in events_of([*earlier.target, got]):
         if event["type"] == "step/start":
@@ -356,11 +349,48 @@ def _result_as_its_body_ended(command: Json, want: Obs, got: Obs, earlier: Earli
             call = result_call(event)
             overtaken = waiting[: waiting.index(call)]
             if overtaken and event in got["events"]:
-                return call in ended and all(
-                    _ran_together(stretches, call, other) for other in overtaken
-                )
+                return call, overtaken
             waiting.remove(call)
-    return False
+    return None
+
+
+def _result_as_its_body_ended(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """ORD-3: the CLI logs a call's result as its body ends (finished, or killed at an abort),
+    while an earlier call of its reply has none yet, each such earlier call running beside it
+    in the model's run (`_stretches`): Claude Code logs parallel read-only calls' results in
+    the order they end. A result logged out of order for a call whose body did not end then,
+    or ahead of a call the model did not run beside it, is no known divergence."""
+    overtaking = _overtaking_result(got, earlier) if got["accepted"] else None
+    if overtaking is None:
+        return False
+    call, overtaken = overtaking
+    stretches = _stretches([*earlier.model, want])
+    return call in _bodies_ended_by(command, got, earlier) and all(
+        _ran_together(stretches, call, other) for other in overtaken
+    )
+
+
+def _denial_logged_at_once(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """ORD-3 (Claude Code): the CLI logs a call's denial as its PreToolUse hook denies it,
+    while earlier calls of its reply, whose bodies it started beside that call's hooks, have
+    no result yet (Claude Code runs a read-only call's hooks as the call starts, and ends a
+    denied call there). The model logs the denial after those calls' results. A result that
+    overtakes a call the target has not started, or one this command did not deny, is no
+    known divergence. (A symptom does not see the configuration, so a denial logged ahead of a
+    running call that writes is excused too; Claude Code runs such a call alone.)"""
+    overtaking = _overtaking_result(got, earlier) if got["accepted"] else None
+    if command["kind"] != "HookAnswers" or overtaking is None:
+        return False
+    call, overtaken = overtaking
+    denied = any(
+        is_hook_at(e, "PreToolUse")
+        and e["type"] == "hook/result"
+        and e["data"].get("decision") == "deny"
+        and str(e["data"].get("callId")) == call
+        for e in got["events"]
+    )
+    running = set(_started([*earlier.target, got]))
+    return denied and all(other in running for other in overtaken)
 
 
 def _post_blocks(events: list[Event]) -> dict[str, list[str]]:
@@ -1144,7 +1174,10 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "RW-2": (("RW-2", None, both(_without_sidecar), False),),
     "LOG-8": (("LOG-8", None, both(drop_commits), False),),
     "RW-3": (("RW-3", None, _flattened_keeping_overlaps, False),),
-    "ORD-3": (("ORD-3", _result_as_its_body_ended, None, True),),
+    "ORD-3": (
+        ("ORD-3", _result_as_its_body_ended, None, True),
+        ("ORD-3:denied-at-once", _denial_logged_at_once, None, True),
+    ),
     "DEC-3": (
         ("DEC-3", _blocked_result_kept, None, False),
         ("DEC-3:blank-reason", _blank_block_ignored, None, False),
@@ -1176,6 +1209,7 @@ HARNESS_ONLY = {
     "post-hook-audit-place": Harness.CODEX,
     "ADJ-4": Harness.CLAUDE_CODE,
     "ABORT-1:resume": Harness.CLAUDE_CODE,
+    "ORD-3:denied-at-once": Harness.CLAUDE_CODE,
 }
 # A detector's symptom where one harness breaks the rule more narrowly than the other: Claude
 # Code overlaps only read-only calls, where Codex overlaps every call of a reply.
