@@ -14,8 +14,9 @@ from typing import Any
 
 import attrs
 import pytest
+from test_executed_arguments import _program
 
-from loopspec.model.commands import Command, ModelReplies, SubmitUser, ToolFinishes, ToolSucceeded
+from loopspec.model.commands import Command, ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import TextBlock, ToolCallBlock
 from loopspec.properties.conformance.run import replay_case
@@ -88,15 +89,6 @@ class EndsEveryCallAsInvalid(EndsCallsAsDshDoes):
 
     def misread(self, arguments: str) -> bool:
         return True
-
-
-def _program(arguments: str) -> list[Command]:
-    return [
-        SubmitUser("hi"),
-        ModelReplies((ToolCallBlock("c1", "write", arguments),)),
-        ToolFinishes("c1", ToolSucceeded("done")),
-        ModelReplies((TextBlock("ok"),)),
-    ]
 
 
 @pytest.mark.parametrize("arguments", [" ", "\n", "\t \r\n", "\u3000", "\x1c"])
