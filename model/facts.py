@@ -44,6 +44,7 @@ class Fact:
         "decision",
         "duration_ms",
         "error_code",
+        "error_text",
         "exit_code",
         "handler_id",
         "interrupted",
@@ -87,6 +88,9 @@ class Fact:
         self.rewrite_handlers: tuple[str, ...] | None = None
         self.is_error = False
         self.error_code: str | None = None
+        # A failed result's words when it carries no error code and its first block is text:
+        # what tells a refused rewrite (HOOK-6) from a failed body, for HOOK-5.
+        self.error_text: str | None = None
         self.point: str | None = None
         self.handler_id: str | None = None
         self.decision: str | None = None
@@ -118,6 +122,7 @@ def facts_of(event: Event) -> Fact:
         TurnStarted,
         UserMessageRecorded,
     )
+    from loopspec.model.messages import TextBlock  # noqa: PLC0415
 
     fact = Fact(event.type if isinstance(event, OpaqueEvent) else event.TYPE, event.seq)
     fact.time = event.time
@@ -150,6 +155,10 @@ def facts_of(event: Event) -> Fact:
             fact.call_id = event.call_id
             fact.is_error = event.message.result.failed
             fact.error_code = event.error_code
+            if fact.is_error and fact.error_code is None:
+                first = event.message.result.content[:1]
+                if first and isinstance(first[0], TextBlock):
+                    fact.error_text = first[0].text
         case HookInvoked():
             fact.turn, fact.point, fact.handler_id = event.turn, event.point, event.handler_id
             fact.call_id = event.call_id
@@ -640,6 +649,10 @@ def _read_result(fact: Fact, obj: Mapping[str, Any], data: Mapping[str, Any]) ->
             _refuse_optional_member(fact.type, data)
         if type(error.get("code")) is str:
             fact.error_code = error["code"]
+    if fact.is_error and fact.error_code is None:
+        first = block["content"][:1]
+        if first and first[0].get("type") == "text":
+            fact.error_text = first[0]["text"]
 
 
 def source_names_another_call(cited: object, named: object) -> str:

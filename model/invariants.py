@@ -1845,8 +1845,9 @@ def post_hooks_judge_results_that_ran(prefix: Prefix, fact: Fact) -> Sequence[Vi
     A log shows a hook naming its call (`callId`) invoked twice for it, or audited after that
     call's tool/result, or a
     result saying its body never started (INVALID_TOOL_INPUT, UNKNOWN_TOOL,
-    ABORTED_BEFORE_DISPATCH, or an error for a call a PreToolUse hook denied or whose approval
-    was refused) for a call a PostToolUse hook was audited for; of a hook naming no call (dsh),
+    ABORTED_BEFORE_DISPATCH, HOOK-6's refusal of the input a PreToolUse hook supplied, or an
+    error for a call a PreToolUse hook denied or whose approval was refused) for a call a
+    PostToolUse hook was audited for; of a hook naming no call (dsh),
     one audited outside a step, or after every call of its step's reply has its result. How many
     hooks match a call, which a log does not record, conformance compares with the model's.
     """
@@ -1953,7 +1954,14 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             "error: its body never ran (had it run, the answer was not obeyed, DEC-2)"
         )
     else:
-        return NO_VIOLATIONS
+        refuser = _refused_rewrite(prefix, call_id, fact.error_text)
+        if refuser is None:
+            return NO_VIOLATIONS
+        never_ran = (
+            f"its result refuses the input PreToolUse hook {refuser.handler_id} supplied (seq "
+            f"{refuser.seq}), as a rewrite the tool cannot take is refused: its body never ran "
+            "(HOOK-6)"
+        )
     audited = f"PostToolUse hook {answer.handler_id} was audited for call {call_id}"
     return [
         Violation(
@@ -1964,6 +1972,25 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             (answer.seq,),
         )
     ]
+
+
+REWRITE_REFUSED_WORDS = " rewrote the input of "
+"""What a result refusing a hook's input says after `Error: hook {hook}` and before `{tool}: `
+(SPEC.md section 9, `model.wording.REWRITE_REFUSED`, which check does not import)."""
+
+
+def _refused_rewrite(prefix: Prefix, call_id: str, text: str | None) -> HookAnswer | None:
+    """The PreToolUse answer that supplied the input a failed result `text` of `call_id`
+    refuses (HOOK-6's words, naming that hook and the call's tool), or None."""
+    entry = prefix.reply_calls.get(call_id)
+    if text is None or entry is None or REWRITE_REFUSED_WORDS not in text:
+        return None
+    for answer in prefix.hook_results.get(call_id, ()):
+        if answer.point == "PreToolUse" and answer.updated_input is not None:
+            words = f"Error: hook {answer.handler_id}{REWRITE_REFUSED_WORDS}{entry[1].name}: "
+            if text.startswith(words):
+                return answer
+    return None
 
 
 def arguments_are_an_object(raw: str) -> bool:

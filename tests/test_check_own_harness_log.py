@@ -13,6 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from loopspec.model import invariants, wording
 from loopspec.model.errors import InvalidEventError
 from loopspec.model.events import HookInvoked
 from loopspec.properties.cli.main import main
@@ -420,12 +421,14 @@ def test_HOOK_5_a_post_hook_run_twice_for_one_call_is_named_at_its_second_run(
     )
 
 
-@pytest.mark.parametrize("never_ran", ["denied", "aborted before dispatch"])
+@pytest.mark.parametrize("never_ran", ["denied", "aborted before dispatch", "rewrite refused"])
 def test_HOOK_5_a_post_hook_for_a_call_that_never_ran_is_named_at_its_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], never_ran: str
 ) -> None:
     """A writer that runs PostToolUse hooks for every call, as dsh does, audits one for a call
-    its PreToolUse hook denied, or one an abort found not started: no body ran to judge."""
+    its PreToolUse hook denied, one an abort found not started, or one whose hook supplied an
+    input the tool cannot take (HOOK-6 refuses it, in its own words and with no error code): no
+    body ran to judge. The refusal passed, 0 violations."""
     events = docs_events()
     with_post_hook(events, 7)
     result = edited(events, 9)["data"]
@@ -444,6 +447,23 @@ def test_HOOK_5_a_post_hook_for_a_call_that_never_ran_is_named_at_its_result(
         reply["message"]["content"][0]["arguments"] = record["arguments"]
         block["content"] = [{"type": "text", "text": "Error: not today"}]
         why = "PreToolUse hook policy denied it (seq 4) and its result is the error a denial"
+    elif never_ran == "rewrite refused":
+        answer = edited(events, 4)["data"]
+        assert isinstance(answer, dict)
+        answer["updatedInput"] = "archive/notes.txt"  # a string: no input a tool takes
+        record, reply = edited(events, 6)["data"], edited(events, 5)["data"]
+        assert isinstance(record, dict)
+        assert isinstance(reply, dict)
+        record["arguments"] = record.pop("rewrite")["originalArguments"]
+        reply["message"]["content"][0]["arguments"] = record["arguments"]
+        refusal = (
+            "Error: hook policy rewrote the input of read_file: the input must be a JSON object"
+        )
+        block["content"] = [{"type": "text", "text": refusal}]
+        why = (
+            "its result refuses the input PreToolUse hook policy supplied (seq 4), as a rewrite "
+            "the tool cannot take is refused: its body never ran (HOOK-6)"
+        )
     else:
         block["content"] = [{"type": "text", "text": "Error: tool call aborted before dispatch"}]
         result["error"] = {"name": "AbortError", "code": "ABORTED_BEFORE_DISPATCH"}
@@ -453,3 +473,11 @@ def test_HOOK_5_a_post_hook_for_a_call_that_never_ran_is_named_at_its_result(
         f":11: HOOK-5 (seq 9): PostToolUse hook audit was audited for call c1 (seq 8), yet {why}"
     ), said
     assert "a call whose body never ran gets no PostToolUse hook" in said
+
+
+def test_HOOK_5_check_reads_a_refused_rewrite_in_the_wording_tables_words() -> None:
+    """check does not import the wording table: its copy of the refusal's words is the table's
+    (a reworded refusal would pass a PostToolUse pair written for it again)."""
+    assert f" {wording.REWRITE_REFUSED_WORDS} " == invariants.REWRITE_REFUSED_WORDS
+    refusal = wording.ERROR_PREFIX + wording.REWRITE_REFUSED
+    assert refusal.startswith(f"Error: hook {{hook}}{invariants.REWRITE_REFUSED_WORDS}{{tool}}: ")
