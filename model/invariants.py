@@ -279,7 +279,9 @@ class Prefix:
         "tool_hooks_named",
         "tool_hooks_unnamed",
         "unapplied_rewrites",
+        "unnamed_post_runs",
         "unnamed_pre_answerers",
+        "unnamed_pre_denied",
         "unrecorded_blamed",
     )
 
@@ -336,6 +338,12 @@ class Prefix:
         # The hooks whose PreToolUse answer in the open step named no call: a sidecar naming
         # one of them may name the hook that supplied its input (`rewrite_traced_to_hooks`).
         self.unnamed_pre_answerers: set[str] = set()
+        # Hooks that name no call (dsh writes none), each for the one call of the step's reply
+        # then without a result, the only call it can be for (HOOK-5): call id -> the first
+        # PreToolUse answer audited as a deny, and the first PostToolUse hook/invoked (its seq,
+        # its handler).
+        self.unnamed_pre_denied: dict[str, HookAnswer] = {}
+        self.unnamed_post_runs: dict[str, tuple[int, str]] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
         # The step's approval requests already answered, with the seq of the answer.
@@ -446,6 +454,10 @@ class Prefix:
             self.post_hook_runs = {}
         if self.unnamed_pre_answerers:
             self.unnamed_pre_answerers = set()
+        if self.unnamed_pre_denied:
+            self.unnamed_pre_denied = {}
+        if self.unnamed_post_runs:
+            self.unnamed_post_runs = {}
         if self.answered_approvals:
             self.answered_approvals = {}
 
@@ -718,6 +730,10 @@ class Prefix:
         if point in TOOL_HOOK_POINTS:
             if call_id is None:
                 self.tool_hooks_unnamed += 1
+                if point == "PostToolUse" and self.reply_calls:
+                    sole = self.sole_unanswered()
+                    if sole is not None:
+                        self.unnamed_post_runs.setdefault(sole, (seq, handler_id or ""))
             else:
                 self.tool_hooks_named += 1
             if self.open_step is not None:  # the step's request is under way (ADJ-4)
@@ -759,6 +775,16 @@ class Prefix:
                     self.audit_after_record(call_id)
         if call_id is None and answer.point == "PreToolUse":
             self.unnamed_pre_answerers.add(answer.handler_id or "")
+            if answer.decision in DENYING_DECISIONS and self.reply_calls:
+                sole = self.sole_unanswered()
+                if sole is not None:
+                    self.unnamed_pre_denied.setdefault(sole, answer)
+
+    def sole_unanswered(self) -> str | None:
+        """The one call of the open step's reply without a result, or None when there are more
+        or none: the call a hook naming none is about."""
+        missing = [call_id for call_id in self.reply_calls if call_id not in self.results]
+        return missing[0] if len(missing) == 1 else None
 
     def audit_after_record(self, call_id: str) -> None:
         """Note a PreToolUse answer about `call_id` audited after its tool/call: an input it
@@ -1936,7 +1962,19 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
     if fact.surface != "append" or call_id is None or not fact.is_error:
         return NO_VIOLATIONS
     answer = post_answer(prefix, call_id) if call_id in prefix.hook_results else None
-    if answer is None:
+    if answer is not None:
+        audited_seq = answer.seq
+        audited = (
+            f"PostToolUse hook {answer.handler_id} was audited for call {call_id} "
+            f"(seq {audited_seq})"
+        )
+    elif call_id in prefix.unnamed_post_runs:
+        audited_seq, handler = prefix.unnamed_post_runs[call_id]
+        audited = (
+            f"PostToolUse hook {handler} was invoked (seq {audited_seq}), naming no call, while "
+            f"call {call_id} alone awaited a result"
+        )
+    else:
         return NO_VIOLATIONS
     if fact.error_code in NEVER_RAN_CODES:
         never_ran = f"its result says its body never started ({fact.error_code})"
@@ -1953,6 +1991,13 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             f"its approval was answered {spelled(outcome)} (seq {answered}) and its result is an "
             "error: its body never ran (had it run, the answer was not obeyed, DEC-2)"
         )
+    elif call_id in prefix.unnamed_pre_denied:
+        denier = prefix.unnamed_pre_denied[call_id]
+        never_ran = (
+            f"PreToolUse hook {denier.handler_id} denied it (seq {denier.seq}), naming none, and "
+            "its result is an error: its body never ran (had it run, the deny was not obeyed, "
+            "DEC-1)"
+        )
     else:
         refuser = _refused_rewrite(prefix, call_id, fact.error_text)
         if refuser is None:
@@ -1962,14 +2007,13 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             f"{refuser.seq}), as a rewrite the tool cannot take is refused: its body never ran "
             "(HOOK-6)"
         )
-    audited = f"PostToolUse hook {answer.handler_id} was audited for call {call_id}"
     return [
         Violation(
             "HOOK-5",
             fact.seq,
-            f"{audited} (seq {answer.seq}), yet {never_ran}: a call whose body never ran gets no "
-            "PostToolUse hook, only a body that ran does",
-            (answer.seq,),
+            f"{audited}, yet {never_ran}: a call whose body never ran gets no PostToolUse hook, "
+            "only a body that ran does",
+            (audited_seq,),
         )
     ]
 

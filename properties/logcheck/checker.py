@@ -994,9 +994,10 @@ _UNSEEN_WITHOUT_CALL_IDS = {
         "hook/result's pairing with its hook/invoked is checked)"
     ),
     "HOOK-5": (
-        "a PostToolUse hook audited after the result it judges while another call of its step "
-        "awaits one, or for a call that never ran (one audited outside a step, or after every "
-        "call of its step has its result, is checked)"
+        "a PostToolUse hook audited after the result it judges, or for a call that never ran, "
+        "while another call of its step awaits a result (one audited outside a step, after every "
+        "call of its step has its result, or while one call alone awaits it, for that call, is "
+        "checked)"
     ),
 }
 

@@ -409,7 +409,10 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     flag = block.get("isError")
     # HOOK-5: a failed call a PostToolUse hook was audited for may be one that never ran.
-    if flag is True and call_id in prefix.hook_results and post_answer(prefix, call_id):
+    if flag is True and (
+        (call_id in prefix.hook_results and post_answer(prefix, call_id))
+        or call_id in prefix.unnamed_post_runs
+    ):
         return False
     if flag is not True and (
         (flag is not False and flag is not None)  # LOG-4, read with the fact

@@ -1,0 +1,159 @@
+"""`loopspec check` on logs in dsh's shape, written by hand as dsh 0.1.0-rc.8 writes them.
+
+dsh's Claude Code bridge audits hooks with no `callId`, a new `handlerId` per run
+(`claude-code:<point>:<n>`), after the call's `tool/call` and before its `tool/result`, and runs
+PostToolUse hooks for calls whose body never ran (a deny, an abort before dispatch: recorded with
+real dsh on 2026-12-05, `tests/regressions/dsh-post-hooks-for-unrun-calls.json`). A hook naming
+no call is for a call of its step still without a result: when one call alone awaits one, it is
+that call, and check judges it as it judges a hook naming its call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopspec.properties.cli.main import main
+
+Event = dict[str, Any]
+
+HEADER = {"type": "session", "version": 0, "id": "s", "createdAt": 0, "cwd": "/work"}
+
+
+def _message(kind: str, seq: int, data: dict[str, Any], **envelope: Any) -> Event:
+    return {"type": kind, "seq": seq, "time": 1796452795000 + seq, "data": data, **envelope}
+
+
+def _call(call_id: str, name: str = "read") -> dict[str, str]:
+    return {"type": "tool-call", "id": call_id, "name": name, "arguments": '{"key": "a"}'}
+
+
+def _hook(point: str, n: int, decision: str) -> list[tuple[str, dict[str, Any]]]:
+    handler = f"claude-code:{point}:{n}"
+    invoked = {"turn": 1, "point": point, "dialect": "claude-code", "handlerId": handler}
+    answer = {"turn": 1, "point": point, "handlerId": handler, "decision": decision}
+    return [("hook/invoked", invoked), ("hook/result", {**answer, "exitCode": 0, "durationMs": 1})]
+
+
+def _result(call_id: str, text: str, *, failed: bool, code: str | None = None) -> dict[str, Any]:
+    block = {"type": "tool-result", "toolCallId": call_id, "isError": failed}
+    block["content"] = [{"type": "text", "text": text}]
+    data: dict[str, Any] = {
+        "turn": 1,
+        "step": 1,
+        "message": {
+            "role": "user",
+            "content": [block],
+            "source": {"kind": "tool", "callId": call_id},
+        },
+    }
+    if code is not None:
+        data["error"] = {"name": "AbortError", "code": code}
+    return data
+
+
+def dsh_log(path: Path, calls: list[str], middle: list[tuple[str, dict[str, Any]]]) -> Path:
+    """A one-turn log: the user asks, the reply makes `calls`, each recorded, then `middle`
+    (hooks and results, in order), and a closing text reply."""
+    events: list[Event] = []
+
+    def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
+        events.append(_message(kind, len(events), data, **envelope))
+
+    add("turn/start", {"turn": 1})
+    add("step/start", {"turn": 1, "step": 1})
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}}
+    add("user/message", user, surfaceOp="append")
+    model = {"kind": "model", "provider": "scripted", "model": "scripted-model"}
+    reply = {"role": "assistant", "content": [_call(c) for c in calls], "source": model}
+    add("assistant/message", {"turn": 1, "step": 1, "message": reply}, surfaceOp="append")
+    records = {}
+    for call_id in calls:
+        records[call_id] = len(events)
+        add("tool/call", {"turn": 1, "step": 1, "callId": call_id, "name": "read",
+                          "arguments": '{"key": "a"}'})  # fmt: skip
+    for kind, data in middle:
+        if kind == "tool/result":
+            call_id = data["message"]["source"]["callId"]
+            add(kind, data, surfaceOp="append", sourceEventSeqs=[records[call_id]])
+        else:
+            add(kind, data)
+    add("step/end", {"turn": 1, "step": 1})
+    add("step/start", {"turn": 1, "step": 2})
+    text = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "source": model}
+    add("assistant/message", {"turn": 1, "step": 2, "message": text}, surfaceOp="append")
+    add("step/end", {"turn": 1, "step": 2})
+    add("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
+    path.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
+    return path
+
+
+def checked(capsys: pytest.CaptureFixture[str], log: Path) -> tuple[int, list[str]]:
+    code = main(["check", "--format", "json", str(log)])
+    document = json.loads(capsys.readouterr().out)
+    (report,) = document["logs"]
+    return code, [f"{v['rule']} {v['seq']}: {v['message']}" for v in report["violations"]]
+
+
+DENIED = _result("c1", "Error: no reads today", failed=True)
+READ = _result("c1", "A", failed=False)
+
+
+def test_HOOK_5_dsh_s_post_hook_for_a_denied_call_naming_none_is_named_at_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real dsh denies c1 (its PreToolUse hook, naming no call) and still runs its PostToolUse
+    hook before writing the denial: with c1 alone awaiting a result, both hooks are c1's. It
+    passed, 0 violations, as the hooks name no call."""
+    middle = [
+        *_hook("PreToolUse", 1, "deny"),
+        *_hook("PostToolUse", 2, "pass"),
+        ("tool/result", DENIED),
+    ]
+    code, found = checked(capsys, dsh_log(tmp_path / "denied.jsonl", ["c1"], middle))
+    assert code == 1
+    assert found == [
+        "HOOK-5 9: PostToolUse hook claude-code:PostToolUse:2 was invoked (seq 7), naming no "
+        "call, while call c1 alone awaited a result, yet PreToolUse hook claude-code:PreToolUse:1 "
+        "denied it (seq 6), naming none, and its result is an error: its body never ran (had it "
+        "run, the deny was not obeyed, DEC-1): a call whose body never ran gets no PostToolUse "
+        "hook, only a body that ran does"
+    ]
+
+
+def test_HOOK_5_a_post_hook_naming_none_is_judged_only_where_one_call_awaits_a_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Allowed and run, c1's PostToolUse hook is in place; an abort before dispatch (its code
+    says so) gets none, naming a call or not; with two calls awaiting results, the hook may be
+    the other's, and nothing is said."""
+    ran = [
+        *_hook("PreToolUse", 1, "allow"),
+        *_hook("PostToolUse", 2, "pass"),
+        ("tool/result", READ),
+    ]
+    assert checked(capsys, dsh_log(tmp_path / "ran.jsonl", ["c1"], ran)) == (0, [])
+    unstarted = _result(
+        "c1",
+        "Error: tool call aborted before dispatch",
+        failed=True,
+        code="ABORTED_BEFORE_DISPATCH",
+    )
+    aborted = [*_hook("PostToolUse", 1, "pass"), ("tool/result", unstarted)]
+    code, found = checked(capsys, dsh_log(tmp_path / "aborted.jsonl", ["c1"], aborted))
+    assert code == 1
+    assert [line.split(",")[0] for line in found] == [
+        "HOOK-5 7: PostToolUse hook claude-code:PostToolUse:1 was invoked (seq 5)"
+    ]
+    assert "yet its result says its body never started (ABORTED_BEFORE_DISPATCH)" in found[0]
+    second = _result("c2", "B", failed=False)
+    two = [
+        *_hook("PreToolUse", 1, "deny"),
+        *_hook("PostToolUse", 2, "pass"),
+        ("tool/result", DENIED),
+        ("tool/result", second),
+    ]
+    assert checked(capsys, dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], two)) == (0, [])
