@@ -87,6 +87,12 @@ SURROGATE_PLACES = {
     ("read", "file_path"): "lone surrogate escape in a read's path",
     ("write", "file_path"): "lone surrogate escape in a write's path",
 }
+# Values JSON lacks that Python's `json.loads` reads as numbers (1e400 as an infinity), each a
+# situation of its own: a reader keeping `Infinity` as a word and reading `-` as a number's
+# start refuses `-Infinity` and takes `Infinity`.
+NOT_JSON_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e400")
+# One of them standing as a whole value (not part of a longer word or number).
+_NOT_JSON_NUMBER = re.compile(r"(?<![\w.+-])(NaN|-?Infinity|1e400)(?![\w.])")
 SITUATIONS = (
     "rewrite",
     "identity rewrite",
@@ -144,7 +150,7 @@ SITUATIONS = (
     "input of the last of three hooks after another hook's",
     "call id an earlier step used",
     *(f"{verdict} with a reason of only whitespace" for verdict in ("deny", "ask", "block")),
-    *(f"arguments holding {number}" for number in ("NaN", "Infinity", "1e400")),
+    *(f"arguments holding {number}" for number in NOT_JSON_NUMBERS),
     *(f"path {where} in a title" for where in TITLE_PATHS.values()),
     *(f"failed request with code {code}" for code in ("RATE_LIMITED", "UNKNOWN")),
     *SURROGATE_PLACES.values(),
@@ -160,6 +166,7 @@ OFTEN_SINCE_SESSION_27 = {
     "block with a reason of only whitespace": 5,
     "arguments holding NaN": 4,
     "arguments holding Infinity": 2,
+    "arguments holding -Infinity": 2,
     "arguments holding 1e400": 3,
     **{f"path {where} in a title": 10 for where in TITLE_PATHS.values()},
     "path inside the session cwd through empty and . segments in a title": 3,
@@ -303,14 +310,19 @@ def _argument_situations(arguments: str) -> set[str]:
         parse_arguments(arguments), Mapping
     ):
         found.add("arguments holding a lone surrogate escape")
-    for number in ("NaN", "Infinity", "1e400"):
-        if number in arguments and not isinstance(parse_arguments(arguments), Mapping):
-            found.add(f"arguments holding {number}")
+    if not isinstance(parse_arguments(arguments), Mapping):
+        found |= {f"arguments holding {number}" for number in _not_json_numbers(arguments)}
     if re.search(r"-0(\.0*)?[eE]|-0\.0", arguments) and not isinstance(
         parse_arguments(arguments), Mapping
     ):
         found.add("arguments holding a negative zero")
     return found
+
+
+def _not_json_numbers(arguments: str) -> set[str]:
+    """Which of `NOT_JSON_NUMBERS` `arguments` hold, each as itself: `-Infinity` is not
+    `Infinity` (a reader may take one and refuse the other), nor is `-1e400` `1e400`."""
+    return {match.group(1) for match in _NOT_JSON_NUMBER.finditer(arguments)}
 
 
 def _lone_surrogate_places(name: str, arguments: str) -> set[str]:
@@ -648,6 +660,24 @@ def test_MODEL_1_every_situation_is_reached_and_the_model_is_never_rejected() ->
     assert not missing, f"situations no generated program reaches in three batches: {missing}"
     rare = {name: first_batch[name] for name, least in OFTEN.items() if first_batch[name] < least}
     assert not rare, f"situations the first {PROGRAMS} programs reach too rarely: {rare}"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "holding"),
+    [
+        ('{"file_path":"a.txt","limit":-Infinity}', {"-Infinity"}),
+        ('{"command":"ls","timeout":Infinity}', {"Infinity"}),
+        ('{"a":NaN,"b":[Infinity,-Infinity]}', {"NaN", "Infinity", "-Infinity"}),
+        ('{"command":"ls","timeout":-1e400}', set()),
+        ('{"command":"ls","timeout":1e400}', {"1e400"}),
+        ('["NaNo", "xInfinity", 1e4001]', set()),
+    ],
+)
+def test_the_counter_claims_each_value_it_counts(arguments: str, holding: set[str]) -> None:
+    """A call's arguments reach "arguments holding X" for each value X they hold, and no other:
+    `-Infinity` counted as `Infinity` claimed a situation no program reached."""
+    claimed = {s for s in _argument_situations(arguments) if s.startswith("arguments holding")}
+    assert claimed == {f"arguments holding {number}" for number in holding}
 
 
 # Hypothesis's first programs, each new random prefix's simplest continuation among them.

@@ -460,7 +460,10 @@ MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0
 # - among the malformed ones, JSON's missing numbers, which EXE-2 keeps as the raw string (not
 #   an object: INVALID_TOOL_INPUT), where Python's `json.loads` reads `NaN` and `Infinity` and
 #   every double reader reads `1e400` as an infinity (a loop refusing the literals alone, as
-#   `json.loads`'s `parse_constant` does, still runs the call); none was drawn;
+#   `json.loads`'s `parse_constant` does, still runs the call); none was drawn; `Infinity`
+#   and `-Infinity` both, since a reader taking `Infinity` as a word and `-` as a number's
+#   start reads one and refuses the other (only `-Infinity` was drawn). Each stands in for
+#   arguments that are no object either, so the programs drawn keep their course;
 # - absolute paths in a read's and a write's `file_path`, which a title relativizes only when
 #   the path, its empty, `.` and `..` segments resolved, lies strictly inside the session cwd
 #   (VIEW-4): `/workspace/src/../a.txt` is `a.txt`, `/workspace//./docs/a.txt` is
@@ -472,7 +475,12 @@ MALFORMED_ARGUMENTS = (*gen.MALFORMED_ARGUMENTS, '{"command":"ls","timeout":-0.0
 #   (VIEW-4); only a grep's pattern held one, and a loop writing any other as U+FFFD passed
 #   every program.
 _IN_PLACE_BY_CALL: dict[str, tuple[str, ...]] = {
-    "not json": ("not json", '{"command":"ls","timeout":NaN}'),
+    # Odd calls: NaN, or (one in four) Infinity.
+    "not json": (
+        "not json",
+        '{"command":"ls","timeout":Infinity}',
+        *("not json", '{"command":"ls","timeout":NaN}') * 3,
+    ),
     '{"pattern":"TODO"}': ('{"pattern":"TODO"}', '{"pattern":"TODO","\\udfff":true}'),
     '{"command":"rm -rf build"}': (
         '{"command":"rm -rf \\ud800build"}',
