@@ -17,6 +17,7 @@ may use real clocks and their own message ids, so `time` and message ids are dro
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import json
@@ -83,6 +84,8 @@ QUICK_FLOOR: Final = 0.5
 answer of its type so far, at least `QUICK_FLOOR` seconds (and never longer than the timeout)."""
 LINES_BUFFERED: Final = 64
 """Lines read ahead of the conversation; a target that floods output then waits to write."""
+SHEBANG_BYTES: Final = 256
+"""How much of a script's `#!` line the system reads (Linux), and so do start errors' words."""
 
 
 def _type_guard(item: object) -> str | None:
@@ -557,6 +560,89 @@ def _path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
 
 # Characters of code (`python3 -c 'open("x/y")'`, `sh -c 'cd x; ...'`), not of a file's name.
 _CODE_CHARACTERS: Final = frozenset(" \t\n\"'();{}<>|&$`")
+
+
+def _setup_problem(code: int | None) -> str | None:
+    """What an exit status before a target's first answer says of the machine, when it says
+    the target cannot run here (SPEC PROTO-1): the driver protocol's 69, and the 127 and 126 a
+    shell or `env` gives a program it cannot find or run (a wrapper's `exec node ...` without
+    Node, a `#!/usr/bin/env python` where only python3 is installed)."""
+    if code == CANNOT_RUN_HERE:
+        return (
+            f"it cannot run on this machine (exit status {CANNOT_RUN_HERE} before its first "
+            "answer: a setup problem, not a protocol break); install what its stderr names, "
+            "then run this again"
+        )
+    if code == 127:
+        return (
+            "a program it starts was not found (exit status 127 before its first answer, as "
+            "a shell or env gives a program it cannot find: a setup problem, not a protocol "
+            "break); install what its stderr names, or correct the name, then run this again"
+        )
+    if code == 126:
+        return (
+            "a program it starts could not be run (exit status 126 before its first answer, "
+            "as a shell or env gives a file it cannot execute: a setup problem, not a "
+            "protocol break); its stderr names the file"
+        )
+    return None
+
+
+def _start_hint(program: str, error: OSError) -> str:
+    """What the system's reason for not starting `program` means for it, in parentheses ("" where
+    the reason says enough)."""
+    if error.errno == errno.ENOEXEC:
+        return (
+            " (it is no program this machine runs, and has no #! first line naming the one that "
+            "runs it: add such a line, #!/bin/sh say, or begin the command with that program)"
+        )
+    if "/" not in program:
+        # Looked up on PATH only, as a shell does: not in the current directory.
+        if not isinstance(error, FileNotFoundError):
+            return ""
+        here = (
+            f"; the file {program} in the current directory is started as ./{program}"
+            if os.path.isfile(program)
+            else ""
+        )
+        return f" (no program of that name in the folders of PATH{here})"
+    if not os.path.isfile(program):
+        if isinstance(error, FileNotFoundError) and not os.path.isabs(program):
+            # A shared case replayed from another folder: the usual cause.
+            return f" (looked for relative to the current directory, {os.getcwd()})"
+        return ""
+    if isinstance(error, PermissionError) and not os.access(program, os.X_OK):
+        return (
+            f" (the file is not executable: chmod +x {shlex.quote(portable(program))}, or begin "
+            "the command with the program that runs it, sh or python3 say)"
+        )
+    interpreter = _interpreter_named(program)
+    if isinstance(error, FileNotFoundError) and interpreter is not None:
+        # The file is there: what is missing is the program its #! line names.
+        if interpreter.endswith("\r"):
+            return (
+                " (its #! line ends with a carriage return, the file having Windows line ends, "
+                "so the interpreter looked for is a name ending in one: give the file Unix line "
+                "ends)"
+            )
+        return (
+            f" (its #! line names the interpreter {portable(interpreter)}, which does not exist:"
+            " install it, or make the line name one that does)"
+        )
+    return ""
+
+
+def _interpreter_named(script: str) -> str | None:
+    """The interpreter `script`'s `#!` first line names, None without such a line."""
+    try:
+        with open(script, "rb") as file:
+            first = file.read(SHEBANG_BYTES).partition(b"\n")[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = re.split(rb"[ \t]+", first[2:].lstrip(b" \t"), maxsplit=1)
+    return words[0].decode("utf-8", "replace") or None
 
 
 class ProcessTargetError(LoopSpecError):
@@ -1095,37 +1181,42 @@ class ProcessTarget:
         try:
             return _Process(self.argv)
         except OSError as error:
-            # In the system's words, naming the program they are about: the target's name, the
-            # line before, holds the whole command line. As a case would write it (SAFE-1):
-            # errors land in CI logs, and the word may hold a token (`API_TOKEN=... node`).
-            program = self.argv[0] if self.argv else ""
-            started = portable(shlex.quote(program))
-            msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
-            variable, assigns, _ = program.partition("=")
-            missing = isinstance(error, FileNotFoundError)
-            if not missing and os.path.isdir(program):
-                # The system says only "permission denied", and `portable` shows the current
-                # folder as ".": say what the word names, by its full path.
-                folder = os.path.abspath(program)
-                named = "the current directory" if folder == os.getcwd() else "a directory"
-                msg = (
-                    f"{self.name}: cannot start {started}: it is {named}, {folder}, not a "
-                    "program: give the command that runs the loop"
-                )
-            elif missing and assigns and variable.isidentifier():
-                # `API_TOKEN=... node loop.mjs` as typed in a shell: run by none, the
-                # assignment is taken for the program. Its value stays out (SAFE-1).
-                msg += (
-                    f" (`{variable}=...` sets a variable only in a shell, and this command runs"
-                    f" in none: begin it with `env`, `env {variable}=... PROGRAM ...`)"
-                )
-            elif missing and "/" in program and not os.path.isabs(program):
-                # A shared case replayed from another folder: the usual cause.
-                msg += f" (looked for relative to the current directory, {os.getcwd()})"
-            curled = curled_quotes_hint(self.argv)
-            # The quotes are the user's, not the target's: no rule is broken (SPEC section 2).
-            blame = NO_RULE_BROKEN if curled else "PROTO-1"
-            raise ProcessTargetError(msg + curled, rule_id=blame) from error
+            # A program that never started broke no rule: the command or the machine is set up
+            # wrongly (SPEC PROTO-1), as a target exiting 69 before its first answer is.
+            raise ProcessTargetError(self._not_started(error), rule_id=NO_RULE_BROKEN) from error
+
+    def _not_started(self, error: OSError) -> str:
+        """Why the program could not be started, in the system's words, naming the program
+        (the target's name, the line before, holds the whole command line), with what the
+        words mean for this program where they mislead: a script's `#!` line naming a missing
+        interpreter also says "no such file or directory"."""
+        # As a case would write it (SAFE-1): errors land in CI logs, and the word may hold a
+        # token (`API_TOKEN=... node`).
+        program = self.argv[0]
+        started = portable(shlex.quote(program))
+        msg = f"{self.name}: cannot start {started}: {system_reason(error)}"
+        variable, assigns, _ = program.partition("=")
+        curled = curled_quotes_hint(self.argv)
+        if os.path.isdir(program):
+            # The system says "permission denied" (or, without a `/`, that no program of the
+            # name is on PATH), and `portable` shows the current folder as ".": say what the
+            # word names, by its full path.
+            folder = os.path.abspath(program)
+            named = "the current directory" if folder == os.getcwd() else "a directory"
+            msg = (
+                f"{self.name}: cannot start {started}: it is {named}, {folder}, not a "
+                "program: give the command that runs the loop"
+            )
+        elif assigns and variable.isidentifier() and isinstance(error, FileNotFoundError):
+            # `API_TOKEN=... node loop.mjs` as typed in a shell: run by none, the
+            # assignment is taken for the program. Its value stays out (SAFE-1).
+            msg += (
+                f" (`{variable}=...` sets a variable only in a shell, and this command runs"
+                f" in none: begin it with `env`, `env {variable}=... PROGRAM ...`)"
+            )
+        elif not curled:  # else the quotes are the cause, which their hint says
+            msg += _start_hint(program, error)
+        return msg + curled
 
     def _fail(
         self,
@@ -1152,6 +1243,13 @@ class ProcessTarget:
             code = process.settle(grace)
             process.kill()
             self.exit_code = process.popen.returncode
+            # Exited on its own before its first answer with a status saying the machine lacks
+            # what it needs: a setup problem, whatever the wire showed as it went (a timeout
+            # striking, a closed input), not a protocol break (SPEC PROTO-1).
+            setup = _setup_problem(code) if rule == "PROTO-1" and not self.slowest else None
+            if setup is not None:
+                parts[0] = f"{self.name}: {setup}{curled}"
+                rule = NO_RULE_BROKEN
             if code is not None:
                 parts.append(f"exit code: {code}")
             tail = process.stderr_shown()
@@ -1193,17 +1291,8 @@ class ProcessTarget:
             missing = []
             if what == "reset":
                 code = process.settle(1.0)  # its last stderr, which may name the file it missed
-                if code == CANNOT_RUN_HERE and not self.slowest:
-                    # Before its first answer, the status the protocol gives a target missing
-                    # what it needs (an adapter's CLI not installed): the machine's setup, not
-                    # a loop breaking a rule. Its stderr says what to install.
-                    self._fail(
-                        f"it cannot run on this machine (exit status {CANNOT_RUN_HERE} before "
-                        "its first answer: a setup problem, not a protocol break); install "
-                        "what its stderr names, then run this again",
-                        rule=NO_RULE_BROKEN,
-                    )
-                missing = _missing_relative_paths(self.argv, process.stderr_tail())
+                if _setup_problem(code) is None:  # else `_fail` says what the status means
+                    missing = _missing_relative_paths(self.argv, process.stderr_tail())
             if missing:
                 # A shared case replayed from another folder: `node loop/main.mjs` starts,
                 # and dies on a script path that only resolved where the case was found.

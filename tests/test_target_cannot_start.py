@@ -1,0 +1,261 @@
+"""PROTO-1: a `--cmd` whose program cannot start, or that exits saying the machine lacks what it
+needs, is the user's setup, not a loop breaking the driver protocol.
+
+`loopspec conform --cmd /nonexistent/run.sh` was tagged `[PROTO-1]` ("cannot start ...: no such
+file or directory"), as were a script without the execute bit, one whose `#!` line names a
+missing interpreter (the system says "no such file or directory" of a file that is there), a
+script without a `#!` line and a directory: a person reading the tag looks for the rule their
+loop broke. Each is now a setup error naming no rule (exit 2), saying which program could not
+be started and what the system's words mean for it, in conform, replay and the pytest plugin.
+So is a target that exits 69, or 127/126 (a shell's or env's "not found" and "cannot execute"),
+before its first answer, however the wire saw it end: a timeout striking as it exited was
+reported as PROTO-1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from loopspec.properties.cli.main import main
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUP_WORDS = "a setup problem, not a protocol break"
+
+
+def _script(folder: Path, name: str, text: str, *, executable: bool = True) -> str:
+    """A file `name` in `folder` (the current directory) holding `text`; its name as typed."""
+    path = folder / name
+    path.write_bytes(text.encode("utf-8"))
+    path.chmod(0o755 if executable else 0o644)
+    return f"./{name}"
+
+
+MISSING = "/nonexistent/loopspec-loop/run.sh"
+"""A program that is nowhere, by a path outside the home folder (which errors write as ~)."""
+
+
+def _missing_absolute(folder: Path) -> str:
+    return MISSING
+
+
+def _missing_on_path(folder: Path) -> str:
+    return "loopspec-no-such-program-anywhere --flag"
+
+
+def _script_here_named_bare(folder: Path) -> str:
+    return _script(folder, "run.sh", "#!/bin/sh\nexit 0\n").removeprefix("./")
+
+
+def _not_executable(folder: Path) -> str:
+    return _script(folder, "loop.sh", "#!/bin/sh\nexit 0\n", executable=False)
+
+
+def _missing_interpreter(folder: Path) -> str:
+    return _script(folder, "loop.sh", "#!/opt/no-such-interpreter/bin/python3 -u\nprint()\n")
+
+
+def _windows_line_ends(folder: Path) -> str:
+    return _script(folder, "loop.sh", "#!/bin/sh\r\nexit 0\r\n")
+
+
+def _no_interpreter_line(folder: Path) -> str:
+    return _script(folder, "loop.sh", "exit 0\n")
+
+
+def _directory(folder: Path) -> str:
+    (folder / "loop").mkdir()
+    return "loop"
+
+
+CANNOT_START: dict[str, tuple[Callable[[Path], str], str]] = {
+    "missing file": (_missing_absolute, ": no such file or directory"),
+    "missing program": (
+        _missing_on_path,
+        "cannot start loopspec-no-such-program-anywhere: no such file or directory (no program "
+        "of that name in the folders of PATH)",
+    ),
+    "script named without ./": (
+        _script_here_named_bare,
+        "(no program of that name in the folders of PATH; the file run.sh in the current "
+        "directory is started as ./run.sh)",
+    ),
+    "no execute bit": (
+        _not_executable,
+        "cannot start ./loop.sh: permission denied (the file is not executable: chmod +x "
+        "./loop.sh, or begin the command with the program that runs it, sh or python3 say)",
+    ),
+    "missing interpreter": (
+        _missing_interpreter,
+        "cannot start ./loop.sh: no such file or directory (its #! line names the interpreter "
+        "/opt/no-such-interpreter/bin/python3, which does not exist: install it, or make the "
+        "line name one that does)",
+    ),
+    "windows line ends": (
+        _windows_line_ends,
+        "(its #! line ends with a carriage return, the file having Windows line ends, so the "
+        "interpreter looked for is a name ending in one: give the file Unix line ends)",
+    ),
+    "no #! line": (
+        _no_interpreter_line,
+        "cannot start ./loop.sh: exec format error (it is no program this machine runs, and has "
+        "no #! first line naming the one that runs it",
+    ),
+    "directory": (_directory, "cannot start loop: it is a directory, "),
+}
+
+
+@pytest.mark.parametrize("made", CANNOT_START.values(), ids=CANNOT_START.keys())
+def test_PROTO_1_a_program_that_cannot_start_is_a_setup_error_saying_why(
+    made: tuple[Callable[[Path], str], str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1 applies to a program that started: one that never did names no rule, and the
+    line says which program and why, in the system's words and what they mean here."""
+    make, says = made
+    monkeypatch.chdir(tmp_path)
+    command = make(tmp_path)
+    listed = sorted(os.listdir(tmp_path))
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("loopspec: error: the target failed in reset: "), err
+    assert "[PROTO-1]" not in err
+    assert says in err
+    assert len(err.splitlines()) == 1, err
+    assert sorted(os.listdir(tmp_path)) == listed  # no case saved, nothing left behind
+
+
+def _exits_at_once(folder: Path, status: int, stderr: str) -> str:
+    """A wrapper script that says `stderr` and exits `status` before reading anything."""
+    script = folder / "wrapper.sh"
+    script.write_text(f"#!/bin/sh\necho {shlex.quote(stderr)} >&2\nexit {status}\n", "utf-8")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [
+        (127, "a program it starts was not found (exit status 127 before its first answer"),
+        (126, "a program it starts could not be run (exit status 126 before its first answer"),
+    ],
+)
+def test_PROTO_1_a_wrapper_whose_program_is_missing_is_a_setup_error(
+    status: int, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a run.sh doing `exec node main.mjs` where no node is installed (a shell's 127),
+    a `#!/usr/bin/env python` where only python3 is (env's 127), or a file found but not
+    executable (126), before the first answer: the program that would speak never started."""
+    command = _exits_at_once(tmp_path, status, "./run.sh: 2: exec: node: not found")
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    first, *rest = err.splitlines()
+    assert "[PROTO-1]" not in err
+    assert says in first
+    assert SETUP_WORDS in first
+    assert "stderr (tail): ./run.sh: 2: exec: node: not found" in rest
+
+
+def test_PROTO_1_a_loop_exiting_127_after_its_first_answer_stays_PROTO_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: once a loop has answered, it started: its death at a later message is its own,
+    whatever its status."""
+    ready = json.dumps({"type": "ready", "implementation": "dies", "capabilities": []})
+    script = tmp_path / "loop.sh"
+    script.write_text(f"#!/bin/sh\nread line\necho {shlex.quote(ready)}\nexit 127\n", "utf-8")
+    script.chmod(0o755)
+    assert main(["conform", "--cmd", str(script), "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "[PROTO-1]" in err.splitlines()[0]
+    assert SETUP_WORDS not in err
+
+
+EXIT_69_SAID = (
+    "it cannot run on this machine (exit status 69 before its first answer: a setup problem, "
+    "not a protocol break); install what its stderr names, then run this again"
+)
+
+
+@pytest.mark.parametrize(
+    ("reads_first", "timeout"),
+    [
+        # It exits before loopspec writes reset: the write fails ("stopped reading its input").
+        pytest.param(False, "10", id="input closed"),
+        # It reads reset and exits, a child it started holding its output open: its end is seen
+        # only a moment after its exit, and the answer timeout, shorter, struck first ("the
+        # process exited instead of answering reset").
+        pytest.param(True, "0.25", id="timeout striking"),
+    ],
+)
+def test_PROTO_1_exit_69_wins_however_the_wire_saw_the_target_end(
+    reads_first: bool, timeout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a target that exited 69 before its first answer cannot run here, whatever
+    loopspec was doing as it exited; both ways were reported as "[PROTO-1]"."""
+    read = "read line; " if reads_first else ""
+    # The child holds stdout only: stderr ends with the exit, and its tail is read at once.
+    script = f"{read}sleep 30 2>/dev/null & echo frobnicator is not installed >&2; exit 69"
+    command = f"sh -c {shlex.quote(script)}"
+    assert main(["conform", "--cmd", command, "--answer-timeout", timeout, "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    first, *rest = err.splitlines()
+    assert "[PROTO-1]" not in err
+    assert first.endswith(EXIT_69_SAID)
+    assert "stderr (tail): frobnicator is not installed" in rest
+
+
+def _case(folder: Path) -> Path:
+    """A case found on some loop, written where the replayer works."""
+    found = json.loads((ROOT / "tests/regressions/claude-code-ABORT-1.json").read_text("utf-8"))
+    del found["profile"]
+    found["target"] = {"cmd": "node loop.mjs"}
+    case = folder / "case.json"
+    case.write_text(json.dumps(found), encoding="utf-8")
+    return case
+
+
+def test_PROTO_1_replay_with_a_program_that_cannot_start_is_a_setup_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `replay --cmd` says what conform says of a program that cannot start."""
+    assert main(["replay", str(_case(tmp_path)), "--cmd", MISSING]) == 2
+    err = capsys.readouterr().err
+    assert "[PROTO-1]" not in err
+    assert f"case.json: the target failed in reset: {MISSING}: cannot start " in err
+    assert err.rstrip().endswith(": no such file or directory")
+
+
+def test_PROTO_1_the_pytest_plugin_with_a_program_that_cannot_start_names_no_rule(
+    pytester: pytest.Pytester,
+) -> None:
+    """PROTO-1: `pytest --loopspec-cmd=...` fails its test saying the program cannot start,
+    without a rule tag (the run starts no process: in this process)."""
+    (pytester.path / "conftest.py").write_text(
+        "from hypothesis import settings\n"
+        "settings.register_profile('users-ci', max_examples=1, database=None)\n"
+        "settings.load_profile('users-ci')\n",
+        encoding="utf-8",
+    )
+    profile = settings.get_current_profile_name()
+    try:
+        done = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-q", f"--loopspec-cmd={MISSING}"
+        )
+    finally:
+        settings.load_profile(profile)
+    out = done.stdout.str()
+    assert done.ret == pytest.ExitCode.TESTS_FAILED, out
+    assert f"loopspec: error: the target failed in reset: {MISSING}: cannot start " in out
+    assert "[PROTO-1]" not in out
+    assert "Traceback" not in out + done.stderr.str()
