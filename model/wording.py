@@ -4,8 +4,9 @@
 part of the contract, not a detail of the model: SPEC.md's wording table is generated from
 `WORDING` below, and the model's handlers format their texts from these templates only.
 Placeholders are `{tool}` (the call's tool name), `{hook}` (a handler id), `{problem}` (one of
-the input problems), `{keys}` (the missing required keys, each as Python's `repr` writes a
-string, joined by ", ") and `{reasons}` (hook reasons, joined by `REASON_SEPARATOR`).
+the input problems), `{keys}` (the missing required keys, each quoted as Python's `repr`
+quotes a string, joined by ", ": SPEC.md section 9 spells out that quoting for a loop in another
+language) and `{reasons}` (hook reasons, joined by `REASON_SEPARATOR`).
 """
 
 from __future__ import annotations

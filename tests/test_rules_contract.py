@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,7 +54,7 @@ from loopspec.model.invariants import IN_TURN_TYPES
 from loopspec.model.jsonvalue import EMPTY, FrozenMap, parse_arguments
 from loopspec.model.messages import AssistantMessage, TextBlock, ToolCallBlock, model_source
 from loopspec.model.repair import interrupted_turn_closers
-from loopspec.model.wording import WORDING
+from loopspec.model.wording import WORDING, quoted_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "SPEC.md").read_text(encoding="utf-8")
@@ -178,6 +179,47 @@ def test_TEXT_1_every_wording_row_is_what_the_model_writes() -> None:
     assert len(seen) == len(WORDING), sorted(seen)
     for situation, (actual, expected) in seen.items():
         assert actual == expected, situation
+
+
+NOT_PRINTED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+def _quoted_as_the_spec_says(key: str) -> str:
+    """A missing key quoted as SPEC.md section 9 tells a loop in another language to, from its
+    words alone."""
+    quote = '"' if "'" in key and '"' not in key else "'"
+    escapes = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    written = []
+    for character in key:
+        category = unicodedata.category(character)
+        if character in escapes:
+            written.append(escapes[character])
+        elif character == "'" and quote == "'":
+            written.append("\\'")
+        elif category in NOT_PRINTED or (category == "Zs" and character != " "):
+            point = ord(character)
+            if point < 0x100:
+                written.append(f"\\x{point:02x}")
+            elif point < 0x10000:
+                written.append(f"\\u{point:04x}")
+            else:
+                written.append(f"\\U{point:08x}")
+        else:
+            written.append(character)
+    return quote + "".join(written) + quote
+
+
+def test_TEXT_1_missing_keys_are_quoted_as_section_9_spells_it_out() -> None:
+    """A stranger's loop quotes missing keys from SPEC.md's words, not from Python's repr: those
+    words, followed to the letter, quote every character below U+3100 and a sample of the rest,
+    and keys holding quotes, as the model does."""
+    assert "categories Cc, Cf, Cs, Co, Cn, Zl, Zp, and Zs but the space" in " ".join(SPEC.split())
+    keys = [chr(point) for point in range(0x3100)]
+    keys += [chr(point) for point in range(0x3100, 0x110000, 89)]
+    keys += ["it's", 'say "hi"', 'it\'s "x"', "a\x00b", "n\u00e4me", "tab\there"]
+    for key in keys:
+        assert _quoted_as_the_spec_says(key) == quoted_keys([key]), ascii(key)
+    assert quoted_keys(["path", "it's"]) == "'path', \"it's\""
 
 
 def test_TEXT_1_the_wording_table_in_the_spec_is_generated() -> None:
