@@ -209,20 +209,25 @@ def test_SAFE_1_the_json_documents_name_the_bundled_implementation_as_their_docs
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """SAFE-1: conform's pydoc showed the bundled implementation's `target` as its factory's
-    import path, which no run writes (conform writes "impl (bundled)"), and replay's said only
-    "the bundled one" for the "" it writes: a bug tracker keying on the documented value found
-    nothing. Both documents' keys now say what each writes, the schema's descriptions too."""
+    import path, which no run writes (conform writes "impl (bundled)"); replay wrote "" for
+    it, so a CI step comparing the two documents' targets saw two loops. Replay writes conform's
+    spelling now, however the bundled implementation was named (no option, --bundled, or
+    --impl with its factory), and says it is the target the case records; the pydoc and the
+    schema's descriptions say so."""
     run = ["--examples", "1", "--steps", "3", "--format", "json", "--case-dir", str(tmp_path)]
     assert main(["conform", *run]) == 0
     conformed = json.loads(capsys.readouterr().out)["target"]
     assert conformed == "impl (bundled)"
     assert f'"target": "{conformed}",' in (conform_cli.__doc__ or "")
     saved = save_case(_failed_report(), tmp_path, {})
-    assert main(["replay", str(saved), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["target"] == ""
+    for named in ([], ["--bundled"], ["--impl", BUNDLED_IMPL]):
+        assert main(["replay", str(saved), "--format", "json", *named]) == 0
+        replayed = json.loads(capsys.readouterr().out)
+        assert (replayed["target"], replayed["sameTarget"]) == (conformed, True), named
     assert main(["schema", "replay"]) == 0
-    said = json.loads(capsys.readouterr().out)
-    assert "an empty string for loopspec's bundled" in json.dumps(said)
+    said = json.dumps(json.loads(capsys.readouterr().out))
+    assert f"or {conformed} for loopspec's bundled" in said
+    assert "empty string" not in said
 
 
 def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no_option(
@@ -235,7 +240,7 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no
     format says, and one saved the earlier way reads as {}: both replay where they were found."""
     _factory, target = resolve_target(None, None)
     assert target == {}
-    bundled_note = "loopspec's bundled implementation (the one replayed)"
+    bundled_note = "loopspec's bundled implementation, the same target as this replay's"
     saved = save_case(_failed_report(), tmp_path, target)
     document = json.loads(saved.read_text(encoding="utf-8"))
     assert document["target"] == {}
@@ -245,7 +250,7 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_replays_there_with_no
         for named in ([], ["--impl", BUNDLED_IMPL]):
             assert main(["replay", str(case), *named]) == 0
             out = capsys.readouterr().out.splitlines()
-            assert out[1] == f"  recorded target: {bundled_note}"
+            assert out[1] == f"  the case was found on {bundled_note}"
             assert out[-1].endswith("no divergence: passes now (the case recorded TURN-5)")
 
 
@@ -466,9 +471,12 @@ def test_PROTO_1_a_pass_on_a_target_that_cannot_report_the_recorded_rule_is_not_
         f"target cannot show: it does not declare {capability}, so nothing {rule} speaks about "
         "was compared"
     )
+    # The bundled implementation declares both; named by its factory, it is not called the
+    # recorded target (it was: "passes now").
     assert main(["replay", str(saved), "--impl", BUNDLED_IMPL]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"{saved}: 2 commands replayed, no divergence: passes now (the case recorded {rule})"
+        f"{saved}: 2 commands replayed, no divergence on loopspec's bundled implementation (not "
+        f"the recorded target); the case recorded {rule}"
     )
 
 

@@ -92,8 +92,10 @@ def test_SAFE_1_a_saved_case_names_neither_omar_s_folders_nor_his_secrets(omar: 
     what = json.loads(broken.read_text(encoding="utf-8"))["what"]
     assert what == f"the target failed in apply: {portable}: the process ended its output"
     # Replayed with the command typed as before, in the same folder: the recorded one.
-    header = replay_header(str(saved), cmd, load_case(saved), impl=None, cmd=cmd, profile_note=None)
-    assert header[1] == f"  recorded target: --cmd {shlex.quote(portable)} (the one replayed)"
+    header = replay_header(str(saved), {"cmd": cmd}, load_case(saved), profile_note=None)
+    assert header[1] == (
+        f"  the case was found on --cmd {shlex.quote(portable)}, the same target as this replay's"
+    )
 
 
 def _windows_copy(case: Path, destination: Path) -> None:
@@ -399,7 +401,7 @@ def test_SAFE_1_conform_s_console_names_a_cmd_as_the_case_records_it(
         document["divergence"]["replay"] == f"loopspec replay {saved} --cmd {shlex.quote(recorded)}"
     )
     # Replay's header; the name reports and errors give a --cmd target.
-    header = replay_header(str(saved), cmd, load_case(saved), impl=None, cmd=cmd, profile_note=None)
+    header = replay_header(str(saved), {"cmd": cmd}, load_case(saved), profile_note=None)
     assert header[0] == f"{saved}: replaying against {recorded}"
     factory, _ = resolve_target(None, cmd)
     try:

@@ -568,7 +568,7 @@ def test_PROTO_1_SAFE_1_plugin_replays_each_saved_case_first_as_a_test_of_its_ow
     headline = "TURN-2: loopspec replay: loopspec-cases/case-TURN-2-0.json: DIVERGES ("
     assert failed.splitlines()[1].startswith(headline), failed  # pytest's summary shows it
     assert "loopspec-cases/case-TURN-2-0.json: replaying against plugin_targets:" in failed
-    assert "recorded target: --impl somebody_elses_loop:make (as conform was given it" in failed
+    assert "found on --impl somebody_elses_loop:make, not this replay's target" in failed
     assert "loopspec-cases/case-TURN-2-0.json: diverges; the case recorded TURN-2" in failed
     assert "rule TURN-2: the target's own log breaks TURN-2" in failed
     assert "### TURN-2 " in failed  # the SPEC text

@@ -31,8 +31,10 @@ from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.state import LoopState
 from loopspec.properties.cli.command_words import answers_for, command_words
+from loopspec.properties.cli.conform_run import replay_header
 from loopspec.properties.cli.main import main
 from loopspec.properties.conformance import driver_protocol
+from loopspec.properties.conformance.case_format import BUNDLED_IMPL
 from loopspec.properties.conformance.case_portable import portable
 from loopspec.properties.conformance.command_codec import (
     command_from_json,
@@ -40,7 +42,7 @@ from loopspec.properties.conformance.command_codec import (
     config_to_json,
 )
 from loopspec.properties.conformance.process_target import STDERR_TAIL
-from loopspec.properties.conformance.run import _divergence_in, spec_text
+from loopspec.properties.conformance.run import _divergence_in, load_case, spec_text
 from loopspec.properties.conformance.target import ModelTarget, Observation
 from loopspec.properties.stateful.strategies import CONFIGS
 
@@ -104,7 +106,7 @@ def test_SAFE_1_replay_never_runs_the_command_a_case_records(
     assert not marker.exists()
     # Named for what it is: the factory's module path meant nothing to a reader.
     assert "replaying against loopspec's bundled implementation\n" in out
-    assert "not run; pass --cmd" in out
+    assert "not this replay's target: pass --cmd" in out
     assert str(marker) in out
 
 
@@ -129,16 +131,17 @@ def test_SAFE_1_replay_never_imports_the_module_a_case_records(
 def test_SAFE_1_replaying_against_another_target_does_not_ask_for_the_recorded_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """SAFE-1: a colleague replays a shared case naming the loop their own way (another folder,
-    another path): the note says the recorded target is as conform was given it, not 'pass
-    --cmd python3 loop.py to replay against it', which they just did in their own words."""
+    """SAFE-1: a colleague replays a shared case naming their own loop: the note says which
+    target the case was found on and that it is not the one replayed, not 'pass --cmd python3
+    loop.py to replay against it', which they may just have done in their own words."""
     case = _case_recording(tmp_path, {"cmd": "python3 loop.py"})
-    bundled = "loopspec.properties.conformance.impl_target:bundled_target"
-    assert main(["replay", str(case), "--impl", bundled]) == 0
+    assert (
+        main(["replay", str(case), "--impl", "loopspec.properties.conformance.target:ModelTarget"])
+        == 0
+    )
     note = capsys.readouterr().out.splitlines()[1]
     assert note == (
-        "  recorded target: --cmd 'python3 loop.py' (as conform was given it, in the folder it "
-        "ran in), not run"
+        "  the case was found on --cmd 'python3 loop.py', not this replay's target: not run"
     )
 
 
@@ -154,30 +157,63 @@ def test_SAFE_1_a_recorded_cmd_with_a_hidden_secret_asks_for_the_secret_back(
     assert main(["replay", str(case), "--bundled"]) == 0
     note = capsys.readouterr().out.splitlines()[1]
     assert note == (
-        f"  recorded target: --cmd {shlex.quote(recorded)}, not run; to replay against it, "
-        "pass that --cmd with each <hidden> put back as the secret it stands for (the case "
-        "does not keep it)"
+        f"  the case was found on --cmd {shlex.quote(recorded)}, not this replay's target: to "
+        "replay on it, pass that --cmd with each <hidden> put back as the secret it stands for "
+        "(the case does not keep it)"
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "same"),
+    [
+        ("examples/dsh-adapter/run.sh --fast", True),
+        ("./examples/dsh-adapter/run.sh  --fast", True),
+        (f"{Path.cwd()}/examples/dsh-adapter/run.sh --fast", True),  # written ./ in a case
+        ("examples/dsh-adapter/run.sh", False),
+        ("run.sh --fast", False),
+    ],
+)
+def test_SAFE_1_replay_says_whether_it_runs_the_command_the_case_records(
+    tmp_path: Path, typed: str, *, same: bool
+) -> None:
+    """SAFE-1: replay said "recorded target: --cmd X (the one replayed)" when the command typed
+    was X, which read as if replay had run the recorded loop, and "(as conform was given it, in
+    the folder it ran in), not run" when it was `./X`, the same file. It says whether the
+    target replayed is the one the case records, a path's `./` or the folder's absolute path
+    aside (a program named without a `/` is looked up on PATH: another command)."""
+    case = load_case(_case_recording(tmp_path, {"cmd": "examples/dsh-adapter/run.sh --fast"}))
+    note = replay_header("case.json", {"cmd": typed}, case, profile_note=None)[1]
+    recorded = "  the case was found on --cmd 'examples/dsh-adapter/run.sh --fast'"
+    if same:
+        assert note == f"{recorded}, the same target as this replay's"
+    else:
+        assert note == (
+            f"{recorded} (as conform was given it, in the folder it ran in), not this replay's "
+            "command: not run"
+        )
+
+
+_SAME_BUNDLED = (
+    "  the case was found on loopspec's bundled implementation, the same target as this replay's"
+)
 
 
 @pytest.mark.no_cover
 @pytest.mark.parametrize(
     ("target", "replayed_on", "expected"),
     [
-        ({}, [], "  recorded target: loopspec's bundled implementation (the one replayed)"),
+        ({}, [], _SAME_BUNDLED),
         # Named by its factory, it is still the one the case was found on.
-        (
-            {},
-            ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
-            "  recorded target: loopspec's bundled implementation (the one replayed)",
-        ),
+        ({}, ["--impl", BUNDLED_IMPL], _SAME_BUNDLED),
         # A case written by hand may name no target: the case format reads that as the bundled
         # implementation, as it reads {} (`loopspec schema case`, the tutorial's member table).
-        (None, [], "  recorded target: loopspec's bundled implementation (the one replayed)"),
+        (None, [], _SAME_BUNDLED),
+        (None, ["--impl", BUNDLED_IMPL], _SAME_BUNDLED),
         (
-            None,
-            ["--impl", "loopspec.properties.conformance.impl_target:bundled_target"],
-            "  recorded target: loopspec's bundled implementation (the one replayed)",
+            {},
+            ["--impl", "loopspec.properties.conformance.target:ModelTarget"],
+            "  the case was found on loopspec's bundled implementation, not this replay's target "
+            "(name no target to replay there)",
         ),
     ],
 )
@@ -190,10 +226,16 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_says_so(
 ) -> None:
     """SAFE-1: a case conform found without --impl or --cmd records the target {} (the bundled
     implementation, as the case schema says); replay read it 'recorded target: none', which a
-    colleague took for a target lost on the way."""
+    colleague took for a target lost on the way, then 'recorded target: ... (the one
+    replayed)', which read as if replay ran the recorded loop: it says whether the two are the
+    same target. The bundled implementation named by its factory is named as the bundled one
+    (its name was empty: 'replaying against ')."""
     case = _case_recording(tmp_path, target)
     assert main(["replay", str(case), *replayed_on]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == expected
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == expected
+    if replayed_on[1:] == [BUNDLED_IMPL]:
+        assert out[0] == f"{case}: replaying against loopspec's bundled implementation"
 
 
 def test_SAFE_1_a_case_saved_back_with_a_byte_order_mark_replays_the_same(

@@ -142,10 +142,12 @@ json` writes one object on stdout when the case was replayed (exit 0 or 1, or 2 
       "case": "bug.json",                       // the case file, as given
       "target": "alice_loop:make_target",       // what ran: the --impl or the --cmd as given
                                                 //   (paths and secrets written as a saved
-                                                //   case writes them, SAFE-1), or "" for the
-                                                //   bundled implementation
+                                                //   case writes them, SAFE-1), or "impl
+                                                //   (bundled)", as conform names that one
       "recordedTarget": {"impl": "alice_loop:make_target"},  // what the case names ({}: the
                                                 //   bundled implementation)
+      "sameTarget": true,                       // what ran is the one the case names (the
+                                                //   same --impl or --cmd, or both bundled)
       "recordedRule": "ADJ-1",                  // what the run that saved it found, or null
       "caseLoopspecVersion": "0.1.0",           // the loopspec that wrote the case, or null
       "loopspecVersion": "0.2.0",               // this loopspec, which replayed it

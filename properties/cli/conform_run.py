@@ -31,7 +31,7 @@ from loopspec.properties.cli.command_words import Answered, answers_for, command
 from loopspec.properties.cli.conform import NO_PROFILE
 from loopspec.properties.cli.unfilled_files import removed_unless_written
 from loopspec.properties.conformance.case_folder import folder_cases, passed_over_words
-from loopspec.properties.conformance.case_format import BUNDLED_IMPL
+from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME, TARGET_KINDS
 from loopspec.properties.conformance.case_portable import (
     HIDDEN,
     labelled,
@@ -266,13 +266,46 @@ def targeted_words(report: RunReport) -> str:
     return f"{played} targeted program{'' if played == 1 else 's'} of rare situations"
 
 
-def replayed_target(replayed: str, impl: str | None, cmd: str | None) -> str:
-    """The target a replay runs, as a report names it: `impl` as given, `cmd` as a case records
-    it (SAFE-1: no token a CI log would keep), else the bundled loop by name, not by its
-    factory's module path, which means nothing to a reader who never saw the source."""
-    if cmd:
-        return shown(portable(replayed))
-    return shown(replayed) if impl else "loopspec's bundled implementation"
+def replayed_target(named: dict[str, str]) -> str:
+    """The target a replay runs (`named` as `resolve_target` gives it, {} for the bundled
+    implementation), as a report names it: an --impl as given, a --cmd as a case records it
+    (SAFE-1: no token a CI log would keep), else the bundled loop by name, not by its factory's
+    module path, which means nothing to a reader who never saw the source (`--impl` naming that
+    factory printed an empty name)."""
+    if "cmd" in named:
+        return shown(portable(named["cmd"]))
+    return shown(named["impl"]) if "impl" in named else "loopspec's bundled implementation"
+
+
+def document_target(named: dict[str, str]) -> str:
+    """The target a replay runs as its JSON document's `target` names it, as conform's does:
+    the --impl as given, the --cmd as a case records it, or `BUNDLED_TARGET_NAME`."""
+    if "cmd" in named:
+        return portable(named["cmd"])
+    return named.get("impl", BUNDLED_TARGET_NAME)
+
+
+def same_target(recorded: dict[str, str], named: dict[str, str]) -> bool:
+    """Whether the target a replay runs (`named`, as `resolve_target` gives it) is the one the
+    case records: the bundled implementation both times, the same --impl, or the same --cmd as
+    typed or as a case writes it (`portable`), a path's leading `./` aside."""
+    if "cmd" in recorded and "cmd" in named:
+        typed = named["cmd"]
+        return _command_key(recorded["cmd"]) in (_command_key(typed), _command_key(portable(typed)))
+    return recorded == named
+
+
+def _command_key(command: str) -> tuple[str, ...]:
+    """`command`'s words, each path in it written without `./` (`./loop.py` and `loop.py` name
+    one file; a program's name without a `/` is looked up on PATH instead, and kept as typed)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # a hand-edited case's unbalanced quote: the text itself
+        return (command,)
+    return tuple(
+        normal if "/" in word and "/" in (normal := os.path.normpath(word)) else word
+        for word in words
+    )
 
 
 def budget_note(report: RunReport, max_seconds: float | None) -> str | None:
@@ -878,37 +911,42 @@ def _run_exhaustive(
     return 1
 
 
-def _recorded_target_note(recorded: dict[str, str], impl: str | None, cmd: str | None) -> str:
-    """What the case says it was found on, and how to replay against that (rule SAFE-1)."""
-    for option, value in (("--cmd", recorded.get("cmd")), ("--impl", recorded.get("impl"))):
-        if value is None:
-            continue
-        recorded_as = f"{option} {shown(shlex.quote(value))}"
-        # A case records a --cmd as `case_portable` writes it: the same command typed here.
-        same_cmd = cmd is not None and value in (cmd, portable(cmd))
-        if (option == "--cmd" and same_cmd) or (option == "--impl" and value == impl):
-            return f"recorded target: {recorded_as} (the one replayed)"
-        if cmd is not None or impl is not None:
-            # Another spelling of the same loop, often: the case was shared, and a path in it
-            # is relative to the folder conform ran in. Naming it again would not help.
-            return (
-                f"recorded target: {recorded_as} (as conform was given it, in the folder it ran "
-                "in), not run"
-            )
-        if HIDDEN in value:
-            # The case never holds the secret: copied as it stands, the command would run with
-            # the word `<hidden>` for a token.
-            return (
-                f"recorded target: {recorded_as}, not run; to replay against it, pass that "
-                f"{option} with each {HIDDEN} put back as the secret it stands for (the case "
-                "does not keep it)"
-            )
-        return f"recorded target: {recorded_as}, not run; pass {recorded_as} to replay against it"
-    # A case records {} (or nothing) when conform ran without --impl or --cmd: "none" read as
-    # "the target was lost" to the colleague the case was sent to.
-    if cmd is None and impl in (None, BUNDLED_IMPL):
-        return "recorded target: loopspec's bundled implementation (the one replayed)"
-    return "recorded target: loopspec's bundled implementation, not run"
+def _recorded_target_note(recorded: dict[str, str], named: dict[str, str]) -> str:
+    """What the case says it was found on, beside the target replayed (`named`, {} for the
+    bundled implementation): whether the two are the same, and how to replay on the recorded
+    one when not (rule SAFE-1: it is shown, never run). "recorded target: X (the one
+    replayed)" read as if replay had run the recorded loop."""
+    found = "the case was found on"
+    kind = next((kind for kind in TARGET_KINDS if kind in recorded), None)
+    if kind is None:
+        # A case records {} (or nothing) when conform ran without --impl or --cmd: "none" read
+        # as "the target was lost" to the colleague the case was sent to.
+        bundled = f"{found} loopspec's bundled implementation"
+        if not named:
+            return f"{bundled}, the same target as this replay's"
+        return f"{bundled}, not this replay's target (name no target to replay there)"
+    option, value = f"--{kind}", recorded[kind]
+    recorded_as = f"{option} {shown(shlex.quote(value))}"
+    if same_target(recorded, named):
+        return f"{found} {recorded_as}, the same target as this replay's"
+    if "cmd" in named and option == "--cmd":
+        # Another spelling of the same loop, often: the case was shared, and a path in it is
+        # relative to the folder conform ran in. Naming it again would not help.
+        return (
+            f"{found} {recorded_as} (as conform was given it, in the folder it ran in), not "
+            "this replay's command: not run"
+        )
+    if named:
+        return f"{found} {recorded_as}, not this replay's target: not run"
+    if HIDDEN in value:
+        # The case never holds the secret: copied as it stands, the command would run with the
+        # word `<hidden>` for a token.
+        return (
+            f"{found} {recorded_as}, not this replay's target: to replay on it, pass that "
+            f"{option} with each {HIDDEN} put back as the secret it stands for (the case does "
+            "not keep it)"
+        )
+    return f"{found} {recorded_as}, not this replay's target: pass {recorded_as} to replay on it"
 
 
 def replay_profile(
@@ -1035,12 +1073,11 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     program), as the pytest plugin skips it."""
     text = args.format == "text"
     factory, target = _named_target(args)
-    replayed = target.get("cmd") or target.get("impl") or ""
     outcomes: Counter[str] = Counter()
     listed: list[Listed] = []
     try:
         for path in paths:
-            outcome = _replay_listed(args, path, factory, replayed, text=text)
+            outcome = _replay_listed(args, path, (factory, target), text=text)
             outcomes[outcome.outcome] += 1
             listed.append(outcome)
             if text:
@@ -1050,7 +1087,7 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
     if text:
         tally = ", ".join(f"{count} {outcome}" for outcome, count in outcomes.items())
         cases = "1 case" if len(paths) == 1 else f"{len(paths)} cases"
-        against = replayed_target(replayed, args.impl, args.cmd)
+        against = replayed_target(target)
         unnamed = sum(case.target_unnamed for case in listed)
         # "4 unusable" alone read as four broken files when this command named no loop and
         # each case was found on one (a colleague's folder replayed without --impl or --cmd).
@@ -1062,7 +1099,7 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
         )
         print(f"replayed {cases} against {against}" + (f": {tally}{why}" if tally else ""))
     else:
-        print(json.dumps(replay_cases_json(replayed, listed, unclosed), indent=2))
+        print(json.dumps(replay_cases_json(target, listed, unclosed), indent=2))
     if unclosed is not None:
         _print_unclosed(unclosed)
         return 2
@@ -1137,10 +1174,15 @@ def _recorded_target_not_named(args: argparse.Namespace, case_name: str, case: C
 
 
 def _replay_listed(
-    args: argparse.Namespace, path: str, factory: TargetFactory, replayed: str, *, text: bool
+    args: argparse.Namespace,
+    path: str,
+    named: tuple[TargetFactory, dict[str, str]],
+    *,
+    text: bool,
 ) -> Listed:
-    """Replay one case of `replay_all`, print its report (`text`); how it went. An error is
-    said on stderr either way."""
+    """Replay one case of `replay_all` on the target `named` (its factory and record), print
+    its report (`text`); how it went. An error is said on stderr either way."""
+    factory, target = named
     _note_a_fifo(path)
     try:
         case = load_case(Path(path))
@@ -1153,10 +1195,7 @@ def _replay_listed(
         return refused
     profile, profile_note = replay_profile(args.profile, case.profile)
     if text:
-        header = replay_header(
-            path, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
-        )
-        print(*header, sep="\n")
+        print(*replay_header(path, target, case, profile_note=profile_note), sep="\n")
     try:
         replay = replay_case(factory, case.config, case.commands, profile)
     except UndeclaredCapability as lacking:
@@ -1168,8 +1207,8 @@ def _replay_listed(
         said = f"loopspec: error: {case_replay_error(path, case, broke)}"
         return _unusable(path, said, text=text)
     if text:
-        bundled = args.impl is None and args.cmd is None
-        print(*replay_verdict_lines(path, case, profile, replay, bundled=bundled), sep="\n")
+        lines = replay_verdict_lines(path, case, profile, replay, bundled=not target)
+        print(*lines, sep="\n")
     outcome = "without divergence" if replay.divergence is None else "diverging"
     return Listed(path, outcome, replayed=(case, profile, replay))
 
@@ -1193,12 +1232,8 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
         return 2
     profile, profile_note = replay_profile(args.profile, case.profile)
     factory, target = _named_target(args)
-    replayed = target.get("cmd") or target.get("impl") or ""
     if args.format == "text":
-        header = replay_header(
-            case_arg, replayed, case, impl=args.impl, cmd=args.cmd, profile_note=profile_note
-        )
-        print(*header, sep="\n")
+        print(*replay_header(case_arg, target, case, profile_note=profile_note), sep="\n")
     unclosed: LoopSpecError | None = None
     reduced: str | None = None
     try:
@@ -1210,12 +1245,11 @@ def _replay_one(args: argparse.Namespace, case_arg: str) -> int:
     finally:
         unclosed = _closing_error(factory)
     if args.format == "json":
-        document = replay_json(case_arg, replayed, case, profile, replay)
+        document = replay_json(case_arg, target, case, profile, replay)
         print(json.dumps(document, indent=2))
         verdict = 0 if replay.divergence is None else 1
     else:
-        bundled = args.impl is None and args.cmd is None
-        lines = replay_verdict_lines(case_arg, case, profile, replay, bundled=bundled)
+        lines = replay_verdict_lines(case_arg, case, profile, replay, bundled=not target)
         print(*lines, sep="\n")
         verdict = 0 if replay.divergence is None else 1
         if reduced is not None:
@@ -1269,21 +1303,14 @@ def _reduced_case_line(
 
 
 def replay_header(
-    case_name: str,
-    replayed: str,
-    case: Case,
-    *,
-    impl: str | None,
-    cmd: str | None,
-    profile_note: str | None,
+    case_name: str, named: dict[str, str], case: Case, *, profile_note: str | None
 ) -> list[str]:
-    """What a replay says before its verdict: the target it runs (`impl` and `cmd` as given,
-    both None for the bundled one), the one the case records, the profile it applies (the same
-    in `loopspec replay` and the pytest plugin)."""
-    against = replayed_target(replayed, impl, cmd)
+    """What a replay says before its verdict: the target it runs (`named` as `resolve_target`
+    gives it, {} for the bundled one), the one the case records and whether they are the same,
+    the profile it applies (the same in `loopspec replay` and the pytest plugin)."""
     lines = [
-        f"{case_name}: replaying against {against}",
-        f"  {_recorded_target_note(case.target, impl, cmd)}",
+        f"{case_name}: replaying against {replayed_target(named)}",
+        f"  {_recorded_target_note(case.target, named)}",
     ]
     if case.written_by is not None and case.written_by != loopspec.__version__:
         # A rule may blame otherwise in another version: a verdict unlike the recorded one
@@ -1313,7 +1340,7 @@ def case_replay_error(case_name: str, case: Case, broke: TargetError) -> TargetE
 
 
 def replay_json(
-    case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
+    case_path: str, named: dict[str, str], case: Case, profile: Profile | None, replay: Replay
 ) -> dict[str, Any]:
     """The `replay --format json` document (versioned: `format` is `loopspec-replay/1`; its
     JSON Schema: `loopspec schema replay`). It is meant for a bug tracker, so the case's path
@@ -1322,15 +1349,16 @@ def replay_json(
     from loopspec.properties.conformance.document_schema import converter  # noqa: PLC0415
 
     written: dict[str, Any] = converter.unstructure(
-        replay_document(case_path, replayed, case, profile, replay)
+        replay_document(case_path, named, case, profile, replay)
     )
     return written
 
 
 def replay_document(
-    case_path: str, replayed: str, case: Case, profile: Profile | None, replay: Replay
+    case_path: str, named: dict[str, str], case: Case, profile: Profile | None, replay: Replay
 ) -> ReplayDocument:
-    """The `loopspec-replay/1` document of one replayed case (`replay_json`)."""
+    """The `loopspec-replay/1` document of one replayed case (`replay_json`), replayed on the
+    target `named` ({} for the bundled implementation)."""
     from loopspec.properties.conformance.report_documents import (  # noqa: PLC0415
         REPLAY_FORMAT,
         RefusedCommand,
@@ -1342,8 +1370,9 @@ def replay_document(
     return ReplayDocument(
         format=REPLAY_FORMAT,
         case=portable(case_path),
-        target=portable(replayed),
+        target=document_target(named),
         recorded_target=case.target,
+        same_target=same_target(case.target, named),
         recorded_rule=case.rule,
         case_loopspec_version=case.written_by,
         loopspec_version=loopspec.__version__,
@@ -1370,7 +1399,7 @@ def replay_document(
 
 
 def replay_cases_json(
-    replayed: str, listed: Sequence[Listed], unclosed: LoopSpecError | None
+    named: dict[str, str], listed: Sequence[Listed], unclosed: LoopSpecError | None
 ) -> dict[str, Any]:
     """The `replay --format json` document of several cases (versioned: `format` is
     `loopspec-replay-cases/1`; its JSON Schema: `loopspec schema replay`): each case's outcome,
@@ -1386,7 +1415,7 @@ def replay_cases_json(
     counts = Counter(each.outcome for each in listed)
     document = ReplayCasesDocument(
         format=REPLAY_CASES_FORMAT,
-        target=portable(replayed),
+        target=document_target(named),
         cases=[
             ReplayedCase(
                 case=portable(each.case),
@@ -1394,7 +1423,7 @@ def replay_cases_json(
                 reason=each.reason,
                 replay=None
                 if each.replayed is None
-                else replay_document(each.case, replayed, *each.replayed),
+                else replay_document(each.case, named, *each.replayed),
             )
             for each in listed
         ],

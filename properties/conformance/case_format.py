@@ -24,6 +24,11 @@ BUNDLED_IMPL: Final = "loopspec.properties.conformance.impl_target:bundled_targe
 `{}`, and reads `{"impl": BUNDLED_IMPL}` (what conform recorded before) as `{}` too: either way
 a colleague replays it where it was found, with no option to name."""
 
+BUNDLED_TARGET_NAME: Final = "impl (bundled)"
+"""The bundled implementation as the reports name the target that ran: conform's first line and
+the `target` of conform's and replay's JSON documents (one spelling, for a CI step comparing
+them)."""
+
 _TEXT: Final = {"type": "string"}
 _TEXTS: Final = {"type": "array", "items": {"type": "string"}}
 

@@ -27,6 +27,7 @@ from typing import Any
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import Message
+from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.history_change import DerivedHistory, HistoryChange
 from loopspec.properties.conformance.impl_adapter import (
@@ -200,4 +201,4 @@ class AdapterTarget:
 
 def bundled_target() -> AdapterTarget:
     """The bundled implementation (`impl/`), the default target of `loopspec conform`."""
-    return AdapterTarget(impl_adapter, "impl (bundled)")
+    return AdapterTarget(impl_adapter, BUNDLED_TARGET_NAME)

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from loopspec.properties.conformance.case_format import BUNDLED_TARGET_NAME
 from loopspec.properties.conformance.document_schema import member, schema_of
 
 CONFORM_FORMAT: Final = "loopspec-conform/1"
@@ -147,7 +148,7 @@ class ConformDocument:
         metadata=member(
             "what ran, as the text report's first line names it: an --impl target's name, the "
             "--cmd as given (paths and secrets written as a saved case writes them), or "
-            "impl (bundled) for loopspec's bundled implementation"
+            f"{BUNDLED_TARGET_NAME} for loopspec's bundled implementation"
         )
     )
     conformant: bool = attrs.field(metadata=member("no divergence was found (exit 0)"))
@@ -219,12 +220,19 @@ class ReplayDocument:
     target: str = attrs.field(
         metadata=member(
             "what ran: the --impl MODULE:FACTORY or the --cmd as given (paths and secrets "
-            "written as a saved case writes them), or an empty string for loopspec's bundled "
-            "implementation"
+            f"written as a saved case writes them), or {BUNDLED_TARGET_NAME} for loopspec's "
+            "bundled implementation, as conform's document names it"
         )
     )
     recorded_target: dict[str, str] = attrs.field(
         metadata=member("the target the case names ({}: the bundled implementation)")
+    )
+    same_target: bool = attrs.field(
+        metadata=member(
+            "true when what ran is the target the case names: the bundled implementation both "
+            "times, the same --impl, or the same --cmd (a path's leading ./ aside); false: "
+            "the verdict is another target's"
+        )
     )
     recorded_rule: str | None = attrs.field(
         metadata=member("what the run that saved it found, or null")

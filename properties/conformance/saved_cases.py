@@ -146,17 +146,14 @@ def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) ->
     assert replay is not None
     if replay.divergence is not None:
         target = replay_target.named
-        impl = config.getoption("--loopspec-impl")
-        cmd = config.getoption("--loopspec-cmd")
-        replayed = target.get("cmd") or target.get("impl") or ""
         rule = replay.divergence.rule_id
         explain = f" (loopspec spec {rule})" if rule != NO_RULE else ""
         lines = [
             # First, the rule first: pytest's summary line and a JUnit report's message show
             # this line alone, and the summary cuts it at the terminal's width.
             f"{rule}: loopspec replay: {name}: DIVERGES{explain}",
-            *replay_header(name, replayed, case, impl=impl, cmd=cmd, profile_note=profile_note),
-            *replay_verdict_lines(name, case, profile, replay, bundled=False),
+            *replay_header(name, target, case, profile_note=profile_note),
+            *replay_verdict_lines(name, case, profile, replay, bundled=not target),
             "",
             labelled("replay it alone", rerun_command(config, saved_case)),
         ]
