@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from loopspec.model.commands import ModelReplies, SubmitUser
 from loopspec.model.config import LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
@@ -127,3 +129,31 @@ def test_VIEW_4_a_title_whose_lone_surrogate_was_replaced_is_not_told_about_rela
     assert rule == "VIEW-4"
     assert "its lone surrogate too" in why
     assert "made relative" not in why
+
+
+@pytest.mark.parametrize(
+    ("replacement", "said"),
+    [("?", "'?' in its place"), ("\ufffd", "U+FFFD in its place"), ("", "nothing in its place")],
+)
+def test_VIEW_2_a_bash_title_that_lost_its_lone_surrogate_says_so(
+    replacement: str, said: str
+) -> None:
+    """A bash card's title is its command; a target whose title lost the command's lone
+    surrogate (replaced, or dropped) got 'the card is the presenter's view of the call's
+    arguments', which names nothing the target got wrong."""
+    target = ModelTarget()
+    target.reset(LoopConfig(tools=TOOLS))
+    target.apply(SubmitUser("go"))
+    call = ToolCallBlock("c1", "bash", '{"command":"echo a\\udc00"}')
+    observed = target.apply(ModelReplies((call,)))
+    (card,) = observed.presented or ()
+    replaced = copy.deepcopy(card)
+    replaced["params"]["update"]["title"] = "echo a" + replacement
+    recorded = [event for event in observed.events if event["type"] == "tool/call"]
+    found = presentation_rule([card], [replaced], recorded)
+    assert found is not None
+    rule, why = found
+    assert rule == "VIEW-2"
+    assert "which hold the lone surrogate U+DC00" in why
+    assert f"the model's title keeps it (\"echo a\\udc00\"), the target's has {said}" in why
+    assert "write it in the JSON as the escape \\udc00" in why

@@ -601,6 +601,8 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
             "oldText left out when old_string is empty; a write card's is {path, newText: "
             "content} (SPEC.md section 12)"
         )
+    if fields == ["title"] and _lone_surrogates_lost(mine.get("title"), theirs.get("title")):
+        return "VIEW-2", f"{named}: {_lost_surrogate_why(mine, theirs)}"
     if _rule_of_card(record) == "VIEW-3":
         return "VIEW-3", (
             f"{named}: a call no presenter renders shows as a generic card ({_why_generic(record)})"
@@ -776,6 +778,37 @@ def _title_path_why(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
         f"the title names {path} as the arguments give it ({json.dumps(mine.get('title'))}): a "
         f"path is made relative only when it is absolute and strictly inside the session cwd "
         f"{SESSION_CWD}, its ., .. and empty segments resolved lexically"
+    )
+
+
+def _lone_surrogates_lost(want: object, got: object) -> bool:
+    """Whether text `got` is `want` with some of its lone surrogates replaced or left out."""
+    if _lone_surrogates_replaced(want, got):
+        return True
+    if not isinstance(want, str) or not isinstance(got, str) or want == got:
+        return False
+    return "".join(c for c in want if not "\ud800" <= c <= "\udfff") == got
+
+
+def _lost_surrogate_why(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """What a title that lost the lone surrogates of the model's did wrong, and how to keep
+    them (VIEW-2: the title is the presenter's view of the arguments, which hold them)."""
+    want, got = str(mine.get("title")), str(theirs.get("title"))
+    # The first place they differ holds the first surrogate lost, replaced or left out.
+    at = next(i for i, old in enumerate(want) if i >= len(got) or got[i] != old)
+    lost = want[at]
+    if len(got) != len(want):
+        instead = "nothing in its place"
+    elif " " < got[at] <= "~":
+        instead = f"'{got[at]}' in its place"
+    else:
+        instead = f"U+{ord(got[at]):04X} in its place"
+    return (
+        f"the title is the presenter's view of the arguments, which hold the lone surrogate "
+        f"U+{ord(lost):04X} (EXE-2 reads a \\u escape of one as a string holding it): the "
+        f"model's title keeps it ({json.dumps(want)}), the target's has {instead}. A lone "
+        "surrogate has no UTF-8 form, so an encoder replaces it (Java's with '?', others with "
+        f"U+FFFD) or drops it: write it in the JSON as the escape \\u{ord(lost):04x}"
     )
 
 
