@@ -217,7 +217,7 @@ def test_DEC_2_blame_reads_the_history_up_to_the_command_it_classifies() -> None
     ]
     model = ModelTarget()
     model.reset(config)
-    checker = ProfileChecker(Profile("bare", "a loop with no known divergence", ()))
+    checker = ProfileChecker(Profile("bare", "a loop with no known divergence", ()), config)
     found = None
     for command in program:
         before = model.state.phase.NAME if model.state else "Idle"
@@ -351,8 +351,9 @@ def _fed_withheld_result(profile: Profile, *, notice: bool) -> Divergence | None
     """A loop that drops a call's result (the bug), writing its notice in the result's place
     when `notice`; what the profile's checker blames."""
     model = ModelTarget()
-    model.reset(LoopConfig(tools=TOOLS))
-    checker = ProfileChecker(profile)
+    config = LoopConfig(tools=TOOLS)
+    model.reset(config)
+    checker = ProfileChecker(profile, config)
     program: list[Command] = [
         SubmitUser("go"),
         ModelReplies((ToolCallBlock("c1", "read", _READ_ARGS),)),
@@ -421,8 +422,9 @@ def _fed_reworded_unknown_tools(*, interleaved: bool) -> Divergence | None:
     """A loop settling two calls of an unknown tool in words of its own (the bug), recording
     each call right before its result when `interleaved`; what the profile's checker blames."""
     model = ModelTarget()
-    model.reset(LoopConfig(tools=TOOLS))
-    checker = ProfileChecker(Profile("calls-at-start", "a made-up loop", (CALLS_AT_START,)))
+    config = LoopConfig(tools=TOOLS)
+    model.reset(config)
+    checker = ProfileChecker(Profile("calls-at-start", "a made-up loop", (CALLS_AT_START,)), config)
     blocks = tuple(ToolCallBlock(f"c{n}", "nope", "{}") for n in (1, 2))
     program: list[Command] = [
         SubmitUser("go"),

@@ -20,13 +20,16 @@ from hypothesis.stateful import run_state_machine_as_test
 from mutants import MUTANTS, MutantTarget
 
 from loopspec.model.commands import (
+    Allow,
     Command,
+    Deny,
+    HookAnswers,
     ModelReplies,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
 )
-from loopspec.model.config import LoopConfig
+from loopspec.model.config import PRE_TOOL_USE, HookSpec, LoopConfig
 from loopspec.model.derive import derive_messages
 from loopspec.model.events import Event as LogEvent
 from loopspec.model.messages import TextBlock, ToolCallBlock
@@ -36,7 +39,13 @@ from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.history_change import DerivedHistory
 from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.machine import conformance_machine, prompt_texts
-from loopspec.properties.conformance.run import load_case, replay_case, rule_table, run_conformance
+from loopspec.properties.conformance.run import (
+    Replay,
+    load_case,
+    replay_case,
+    rule_table,
+    run_conformance,
+)
 from loopspec.properties.conformance.target import ModelTarget, Observation, atomic_units
 from loopspec.properties.profiles import PROFILES
 from loopspec.properties.profiles.dsh import PROFILE as DSH
@@ -350,6 +359,58 @@ def test_ORD_3_claude_code_s_profile_knows_a_denial_logged_ahead_of_a_running_ca
     assert blamed.divergence.rule_id == "ORD-3", blamed.divergence.what
 
 
+def _denial_ahead_of_a_running_call(first: str, second: str, max_parallel: int) -> Replay:
+    """A loop that commits results as they are ready (the mutant completion-order-results) on a
+    reply of a `first` then a `second` call, each gated by a PreToolUse hook, the second denied
+    while the first runs: replayed under Claude Code's profile."""
+    case = load_case(REGRESSIONS_DIR / "claude-code-ORD-3-denied-at-once.json")
+    config = attrs.evolve(
+        case.config, hooks=(HookSpec("audit", PRE_TOOL_USE, "*"),), max_parallel=max_parallel
+    )
+    program: list[Command] = [
+        SubmitUser("go"),
+        ModelReplies(
+            (
+                ToolCallBlock("c1", first, _ARGUMENTS[first]),
+                ToolCallBlock("c2", second, _ARGUMENTS[second]),
+            )
+        ),
+        HookAnswers(Allow()),
+        HookAnswers(Deny("not that one")),
+        ToolFinishes("c1", ToolSucceeded("done")),
+        ModelReplies((TextBlock("ok"),)),
+    ]
+    mutant = next(m for m in MUTANTS if m.name == "completion-order-results")
+    return replay_case(lambda: MutantTarget(mutant), config, program, PROFILES["claude-code"])
+
+
+_ARGUMENTS = {
+    "read": '{"file_path":"a.txt"}',
+    "write": '{"file_path":"a.txt","content":"new"}',
+}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "max_parallel"),
+    [("write", "read", 10), ("read", "write", 10), ("read", "read", 1)],
+    ids=["running-write", "denied-write", "reads-under-a-cap-of-1"],
+)
+def test_ORD_3_claude_code_s_profile_blames_a_denial_logged_ahead_of_a_call_run_alone(
+    first: str, second: str, max_parallel: int
+) -> None:
+    """ORD-3: Claude Code logs a denial at once only where both calls reach it as read-only
+    commands (concurrency-safe tools under a cap above 1): it runs a call that writes alone,
+    its hooks as it starts, so a denial logged ahead of a running write, or a write's denial
+    ahead of a running read, is no known divergence (its profile excused both while its
+    symptom did not see the configuration). The same loop on two reads is known."""
+    blamed = _denial_ahead_of_a_running_call(first, second, max_parallel).divergence
+    assert blamed is not None
+    assert blamed.rule_id == "ORD-3", blamed.what
+    known = _denial_ahead_of_a_running_call("read", "read", 10)
+    assert known.divergence is None, known.divergence
+    assert known.known == frozenset({"ORD-3:denied-at-once"})
+
+
 def test_every_dsh_divergence_is_stated_in_spec_section_8() -> None:
     """SPEC.md section 8 names every known divergence of the dsh profile by its key."""
     text = SPEC.read_text(encoding="utf-8")
@@ -372,7 +433,7 @@ def test_a_known_divergence_has_an_eraser_or_a_symptom() -> None:
         "h", ("HIST-1",), "h", erase_history=lambda log, reported: (list(log), [])
     )
     pair: Pair = ([{"accepted": True}], [{"accepted": False}])
-    assert history_only.erase(pair, [{"kind": "Pass"}]) is pair
+    assert history_only.erase(pair, [{"kind": "Pass"}], gen.CONFIGS[0]) is pair
     assert not history_only.hard
     assert Profile("h", "x", (history_only,)).history_erasers == (
         ("h", history_only.erase_history),

@@ -189,7 +189,7 @@ def _rewrite_observations() -> list[tuple[Command, str, str, Observation, Observ
 
 
 def _fed(profile: Profile) -> ProfileChecker:
-    checker = ProfileChecker(profile)
+    checker = ProfileChecker(profile, CONFIGS[2])  # `_rewrite_observations`' configuration
     for command, before, after, expected, actual in _rewrite_observations():
         found = checker.feed(
             command,
@@ -227,8 +227,9 @@ def _fed_untakeable_last_rewrite(profile: Profile, ran: str) -> tuple[ProfileChe
     """The profile's checker fed the program above, the target running the input `ran` (a
     JSON text) where the model refuses the call; what the last command was blamed on."""
     model = ModelTarget()
-    model.reset(load_case(_case_path("claude-code", "HOOK-3")).config)
-    checker = ProfileChecker(profile)
+    config = load_case(_case_path("claude-code", "HOOK-3")).config
+    model.reset(config)
+    checker = ProfileChecker(profile, config)
     found: object = None
     for command in _UNTAKEABLE_LAST_REWRITE:
         before = model.state.phase.NAME if model.state else "Idle"
@@ -300,7 +301,7 @@ def test_STEP_4_claude_code_asking_again_after_a_reply_with_nothing_to_say_is_kn
     real binary drew reasoning and an empty text and was reported an unknown STEP-4)."""
     model = ModelTarget()
     model.reset(CONFIGS[0])
-    checker = ProfileChecker(PROFILES["claude-code"])
+    checker = ProfileChecker(PROFILES["claude-code"], CONFIGS[0])
     for command in (SubmitUser("hi"), ModelReplies(blocks)):
         before = model.state.phase.NAME if model.state else "Idle"
         expected = model.apply(command)
@@ -323,7 +324,7 @@ def test_TEXT_2_an_exit_2_deny_the_cli_records_as_a_deny_is_known(harness: str) 
     Codex drew the deny "no", which comes with that audit, and was reported an unknown TEXT-2)."""
     model = ModelTarget()
     model.reset(CONFIGS[2])  # two PreToolUse hooks on every tool
-    checker = ProfileChecker(PROFILES[harness])
+    checker = ProfileChecker(PROFILES[harness], CONFIGS[2])
     exit_2 = HookAudit(decision="block", exit_code=2, duration_ms=12.5)
     program: tuple[Command, ...] = (
         SubmitUser("hi"),

@@ -202,7 +202,7 @@ class ConformanceMachine(RuleBasedStateMachine):
         self.monitor = LogMonitor()
         self.situations = Situations()
         self.history: list[dict[str, Any]] = []
-        self.checker = ProfileChecker(run.profile) if run.profile is not None else None
+        self.checker = self._checker()
         self.failed = False
         self.swarm = swarming.Swarm(*(False for _ in attrs.fields(swarming.Swarm)))
         self.raised = False  # this program raised the run's first divergence
@@ -264,12 +264,17 @@ class ConformanceMachine(RuleBasedStateMachine):
         self.swarm = swarming.swarms(
             _chooser(data), without=frozenset({"blank_arguments"} if cut else ())
         )
+        self.checker = self._checker()
         self.capabilities = self.target.reset(self.config)
         self.oracle.reset(self.config)
         self.oracle.presenting = self.has("presentation")
         self.oracle.reporting_history = self.has("history")
         if self.noting():
             note(f"target {self.target.name} declares {sorted(self.capabilities)}")
+
+    def _checker(self) -> ProfileChecker | None:
+        """What compares the runs under the profile, for the configuration drawn."""
+        return ProfileChecker(self.profile, self.config) if self.profile is not None else None
 
     @property
     def stopped(self) -> bool:

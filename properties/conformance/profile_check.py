@@ -83,8 +83,9 @@ class KnownStop:
 class ProfileChecker:
     """Feeds one program's commands and observations; finds what the profile does not explain."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, config: LoopConfig) -> None:
         self.profile = profile
+        self.config = config  # what both loops run: a symptom may read it (`runs.Earlier`)
         self.commands: list[Command] = []
         self.phases: list[str] = []
         self.stop: KnownStop | None = None
@@ -125,7 +126,9 @@ class ProfileChecker:
             got = {**got, "rule": want["rule"]}  # a target may refuse without naming a rule
         self._runs[0].append(want)
         self._runs[1].append(got)
-        earlier = Earlier(self._runs[0][:index], self._runs[1][:index], self._wire_commands[:index])
+        earlier = Earlier(
+            self._runs[0][:index], self._runs[1][:index], self._wire_commands[:index], self.config
+        )
         if violations and self._tolerated:
             # A facet of a rule the loop is known to break in its log (HOOK-1's block without
             # the error flag): its divergence's eraser or symptom judges the runs instead.
@@ -176,7 +179,7 @@ class ProfileChecker:
         pair = (self._runs[0][:length], self._runs[1][:length])
         soft = frozenset(d.key for d in self.profile.divergences if not d.hard)
         try:
-            shown = self.profile.needed(pair, self._wire_commands[:length], soft)
+            shown = self.profile.needed(pair, self._wire_commands[:length], self.config, soft)
         except SHAPE_ERRORS:
             shown = frozenset()
         shown |= self._own_history.shown
@@ -184,7 +187,7 @@ class ProfileChecker:
 
     def _compare(self) -> Divergence | None:
         try:
-            model, target = self.profile.erased(self._runs, self._wire_commands)
+            model, target = self.profile.erased(self._runs, self._wire_commands, self.config)
         except SHAPE_ERRORS as error:
             return self._misshapen(len(self.commands) - 1, error)
         if model == target:
@@ -214,7 +217,7 @@ class ProfileChecker:
         always = frozenset(d.key for d in self.profile.divergences if d.hard or not d.rules)
         keys = always | self._shown_beside_a_bug(always)
         while True:
-            erased = self.profile.erased(self._runs, self._wire_commands, keys)
+            erased = self.profile.erased(self._runs, self._wire_commands, self.config, keys)
             if erased[0] == erased[1]:
                 return None
             found = self._first_difference(*erased, focused=self._erased_here(keys))
@@ -234,7 +237,7 @@ class ProfileChecker:
         pair = self._runs
         for divergence in self.profile.divergences:
             if divergence.key in keys:
-                after = divergence.erase(pair, self._wire_commands)
+                after = divergence.erase(pair, self._wire_commands, self.config)
                 if after != pair:
                     changed.append(divergence.key)
                 pair = after
@@ -252,7 +255,7 @@ class ProfileChecker:
         # steps[i]: the runs with divergences[:i] erased.
         steps = [self._runs]
         for divergence in divergences:
-            steps.append(divergence.erase(steps[-1], commands))
+            steps.append(divergence.erase(steps[-1], commands, self.config))
         unshared, misplaced = _unshared(*steps[-1]), _misplaced(*steps[-1])
         shown: set[str] = set()
         for index, divergence in enumerate(divergences):
@@ -260,7 +263,7 @@ class ProfileChecker:
                 continue  # an eraser that changes nothing where it runs: left in, the same
             left_in = steps[index]
             for later in divergences[index + 1 :]:
-                left_in = later.erase(left_in, commands)
+                left_in = later.erase(left_in, commands, self.config)
             if _unshared(*left_in) > unshared or _misplaced(*left_in) > misplaced:
                 shown.add(divergence.key)
         return frozenset(shown)
@@ -353,11 +356,11 @@ class ProfileChecker:
             if not d.hard
             and not any(
                 obs.get("flattened")
-                for run in d.erase(self._runs, self._wire_commands)
+                for run in d.erase(self._runs, self._wire_commands, self.config)
                 for obs in run
             )
         )
-        return self.profile.erased(self._runs, self._wire_commands, keys)
+        return self.profile.erased(self._runs, self._wire_commands, self.config, keys)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
         what = (

@@ -1956,7 +1956,7 @@ def replay_case(
 ) -> Replay:
     """Run a fixed program against target and model; the first divergence, if any."""
     oracle, target = ModelTarget(), GuardedTarget(factory, TargetBreakage())
-    checker = ProfileChecker(profile) if profile is not None else None
+    checker = ProfileChecker(profile, config) if profile is not None else None
     try:
         oracle.reset(config)
         capabilities = target.reset(config)

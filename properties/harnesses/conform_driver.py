@@ -175,7 +175,12 @@ from loopspec.properties.harnesses.model_stream import (
     shell_call,
 )
 from loopspec.properties.harnesses.request_history import RequestHistory, sent_messages
-from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, HarnessScript
+from loopspec.properties.harnesses.script import (
+    DRIVEN_CAPABILITIES,
+    Harness,
+    HarnessScript,
+    runs_as_read_only,
+)
 from loopspec.properties.harnesses.session import (
     HarnessError,
     SessionRequest,
@@ -208,13 +213,10 @@ IMPLEMENTATIONS = {
 
 
 def call_program(harness: Harness, config: LoopConfig, name: str, bin_dir: Path) -> str:
-    """The program a call of tool `name` runs: for Claude Code, a concurrency-safe tool's is
-    the read-only-looking name on PATH, so the CLI may run it beside others."""
-    safe = any(tool.name == name and tool.concurrency_safe for tool in config.tools)
-    # Claude Code 2.1.332 runs read-only commands together even when its cap is 1 (measured:
-    # CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1 still overlapped two); under a cap of 1 a call
-    # runs alone in the model, so every call gets the program the CLI runs one at a time.
-    if harness == Harness.CLAUDE_CODE and safe and config.max_parallel > 1:
+    """The program a call of tool `name` runs: for one the CLI is to read as read-only
+    (`runs_as_read_only`), the read-only-looking name on PATH, so it may run beside others;
+    every other call gets the program the CLI runs one at a time."""
+    if runs_as_read_only(harness, config, name):
         return SAFE_TOOL_PROGRAM
     return str(bin_dir / TOOL_PROGRAM)
 

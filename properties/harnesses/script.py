@@ -26,6 +26,7 @@ import attrs
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 
 if TYPE_CHECKING:
+    from loopspec.model.config import LoopConfig
     from loopspec.properties.cli.scenario import Scenario
 
 
@@ -39,6 +40,17 @@ class Harness(enum.Enum):
 # What `conform_driver` declares for either CLI (its docstring says why no more): the profiles
 # of the real harnesses describe these only.
 DRIVEN_CAPABILITIES = ("abort", "history", "parallel", "post-hooks", "pre-hooks", "rewrite")
+
+
+def runs_as_read_only(harness: Harness, config: LoopConfig, name: str) -> bool:
+    """Whether a call of tool `name` reaches `harness` as a command it reads as read-only, so
+    runs beside others and decides its PreToolUse hooks as it starts (`conform_driver` gives
+    such a call a read-only-looking program): Claude Code's calls of a concurrency-safe tool.
+    Claude Code 2.1.332 runs read-only commands together even when its cap is 1 (measured:
+    CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY=1 still overlapped two); under a cap of 1 a call runs
+    alone in the model, so then none is."""
+    safe = any(tool.name == name and tool.concurrency_safe for tool in config.tools)
+    return harness == Harness.CLAUDE_CODE and safe and config.max_parallel > 1
 
 
 @attrs.frozen

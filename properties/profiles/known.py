@@ -18,7 +18,7 @@ runs alike, and a symptom shows only where the target's observation really diffe
 that does what the model does passes under the profile and shows none of its divergences.
 (An eraser that rewrote the model's run only blamed such a loop for lacking the difference.)
 
-`Profile.erased(pair, commands)` applies them in the profile's order; `Profile.needed` says
+`Profile.erased(pair, commands, config)` applies them in the profile's order; `Profile.needed` says
 which of them a pair really shows (without it, the pair would differ). A hard divergence that a
 single command shows at once (the target refuses what the model accepts) may name that command
 as one to `avoid`: random programs then leave it out (`Profile.avoids`), since the cut would end
@@ -111,14 +111,14 @@ class KnownDivergence:
         replies = [i for i in range(index + 1) if commands[i].get("kind") == "ModelReplies"]
         return replies[-1] if replies else index
 
-    def erase(self, pair: Pair, commands: Sequence[Json]) -> Pair:
-        """The pair without this difference."""
+    def erase(self, pair: Pair, commands: Sequence[Json], config: LoopConfig) -> Pair:
+        """The pair without this difference (`commands` run with `config`)."""
         if self.symptom is not None:
             model, target = pair
             for index, (command, want, got) in enumerate(
                 zip(commands, model, target, strict=False)
             ):
-                before = Earlier(model[:index], target[:index], commands[:index])
+                before = Earlier(model[:index], target[:index], commands[:index], config)
                 if self.shows(command, want, got, before):
                     cut = self.cut_index(commands, index)
                     return model[:cut], target[:cut]
@@ -195,21 +195,27 @@ class Profile:
         return any(d.avoid is not None and d.avoid(command, config) for d in self.divergences)
 
     def erased(
-        self, pair: Pair, commands: Sequence[Json], keys: frozenset[str] | None = None
+        self,
+        pair: Pair,
+        commands: Sequence[Json],
+        config: LoopConfig,
+        keys: frozenset[str] | None = None,
     ) -> Pair:
         """`pair` with the divergences in `keys` (default: all) erased, in profile order."""
         for divergence in self.divergences:
             if keys is None or divergence.key in keys:
-                pair = divergence.erase(pair, commands)
+                pair = divergence.erase(pair, commands, config)
         return pair
 
-    def needed(self, pair: Pair, commands: Sequence[Json], keys: frozenset[str]) -> frozenset[str]:
+    def needed(
+        self, pair: Pair, commands: Sequence[Json], config: LoopConfig, keys: frozenset[str]
+    ) -> frozenset[str]:
         """Which of `keys` the pair really shows: erasing all but that one leaves a difference."""
         chosen = [d for d in self.divergences if d.key in keys]
-        # steps[i]: the pair with chosen[:i] erased; steps[-1] is `self.erased(pair, ..., keys)`.
+        # steps[i]: the pair with chosen[:i] erased; steps[-1] is `self.erased(..., keys)`.
         steps = [pair]
         for divergence in chosen:
-            steps.append(divergence.erase(steps[-1], commands))
+            steps.append(divergence.erase(steps[-1], commands, config))
         differs_with_all = steps[-1][0] != steps[-1][1]
         # A key the profile lacks, or whose eraser changes nothing where it runs, is skipped
         # without changing any later eraser's input: leaving it out erases the same as `keys`.
@@ -221,7 +227,7 @@ class Profile:
                 continue
             model, target = steps[index]
             for later in chosen[index + 1 :]:
-                model, target = later.erase((model, target), commands)
+                model, target = later.erase((model, target), commands, config)
             if model != target:
                 shown.add(divergence.key)
         return frozenset(shown)

@@ -45,7 +45,7 @@ from loopspec.model.wording import (
 )
 from loopspec.properties.harnesses.profiles import KNOWN
 from loopspec.properties.harnesses.request_history import wire_form
-from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness
+from loopspec.properties.harnesses.script import DRIVEN_CAPABILITIES, Harness, runs_as_read_only
 from loopspec.properties.logcheck.claude_code import SYNTHETIC_MODEL
 from loopspec.properties.profiles.known import Avoid, Eraser, KnownDivergence, Profile, Symptom
 from loopspec.properties.profiles.runs import (
@@ -370,18 +370,42 @@ def _result_as_its_body_ended(command: Json, want: Obs, got: Obs, earlier: Earli
     )
 
 
+def _reply_calls(earlier: Earlier) -> list[tuple[str, str]]:
+    """(id, tool name) of each call of the last reply the model took, in reply order."""
+    for command, obs in zip(reversed(earlier.commands), reversed(earlier.model), strict=False):
+        if command["kind"] == "ModelReplies" and obs["accepted"]:
+            blocks = command["blocks"]
+            return [(str(b["id"]), str(b["name"])) for b in blocks if b["type"] == "tool-call"]
+    return []
+
+
+def _read_only_stretch(earlier: Earlier, first: str, last: str) -> bool:
+    """Whether the calls of the current reply from `first` to `last` all reach Claude Code as
+    read-only commands (`runs_as_read_only`), so it runs them together."""
+    calls = _reply_calls(earlier)
+    ids = [call_id for call_id, _ in calls]
+    if first not in ids or last not in ids:
+        return False
+    stretch = calls[ids.index(first) : ids.index(last) + 1]
+    return bool(stretch) and all(
+        runs_as_read_only(Harness.CLAUDE_CODE, earlier.config, name) for _, name in stretch
+    )
+
+
 def _denial_logged_at_once(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
-    """ORD-3 (Claude Code): the CLI logs a call's denial as its PreToolUse hook denies it,
-    while earlier calls of its reply, whose bodies it started beside that call's hooks, have
-    no result yet (Claude Code runs a read-only call's hooks as the call starts, and ends a
-    denied call there). The model logs the denial after those calls' results. A result that
-    overtakes a call the target has not started, or one this command did not deny, is no
-    known divergence. (A symptom does not see the configuration, so a denial logged ahead of a
-    running call that writes is excused too; Claude Code runs such a call alone.)"""
+    """ORD-3 (Claude Code): the CLI logs a read-only call's denial as its PreToolUse hook
+    denies it, while earlier read-only calls of its reply, whose bodies it started beside that
+    call's hooks, have no result yet (Claude Code runs a read-only call's hooks as the call
+    starts, and ends a denied call there). The model logs the denial after those calls'
+    results. A result that overtakes a call the target has not started, one this command did
+    not deny, or a denial with a call that writes from the first overtaken call to it (Claude
+    Code runs such a call alone, its hooks as it starts) is no known divergence."""
     overtaking = _overtaking_result(got, earlier) if got["accepted"] else None
     if command["kind"] != "HookAnswers" or overtaking is None:
         return False
     call, overtaken = overtaking
+    if not _read_only_stretch(earlier, overtaken[0], call):
+        return False
     denied = any(
         is_hook_at(e, "PreToolUse")
         and e["type"] == "hook/result"

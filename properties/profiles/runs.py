@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from loopspec.model.config import LoopConfig
 from loopspec.properties.conformance.process_target import normalized
 from loopspec.properties.conformance.target import Observation
 
@@ -31,13 +32,15 @@ Pair = tuple[Run, Run]
 
 @attrs.frozen
 class Earlier:
-    """What came before the command a symptom judges: both runs, and the commands (as JSON)
-    that made them. A symptom that names a situation ("a crash came first") reads it from the
-    commands: an observation shows what a loop logged, not what it was told."""
+    """What came before the command a symptom judges: both runs, the commands (as JSON) that
+    made them, and the configuration both loops run. A symptom that names a situation ("a
+    crash came first", "the call is a read") reads it from the commands and the configuration:
+    an observation shows what a loop logged, not what it was told."""
 
     model: Run
     target: Run
     commands: Sequence[Json]
+    config: LoopConfig
 
 
 def _parsed(arguments: str) -> object:
