@@ -54,6 +54,7 @@ from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import (
     ProcessTarget,
     ProcessTargetError,
+    _excerpt,
     comparable,
     normalized,
 )
@@ -392,9 +393,29 @@ def test_PROTO_1_a_process_that_writes_garbage_is_reported_with_the_line() -> No
     message = str(caught.value)
     assert caught.value.rule_id == "PROTO-1"
     assert "not a JSON line" in message
-    assert "'hello, not json'" in message
+    assert "offending line: hello, not json\n" in message
     assert "about to misbehave" in message
     target.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "quoted"),
+    [
+        (b"null\n", "null"),
+        (b'{"type": "ready"}\r\n', '{"type": "ready"}'),
+        (b"\x1b[2Jready\n", "\\x1b[2Jready"),
+        (b"  \t\n", "(blank: 3 white-space characters)"),
+        (b"\n", "(empty)"),
+        (b"x" * 301, f"{'x' * 300}... (301 characters)"),
+    ],
+)
+def test_PROTO_1_an_offending_line_is_quoted_as_the_target_wrote_it(
+    line: bytes, quoted: str
+) -> None:
+    """PROTO-1: the line a target wrote was quoted in Python's quotes, `offending line: 'null'`,
+    which reads as the string 'null' (not JSON) where the target wrote JSON's null: it is
+    quoted as written, control characters escaped, and a blank one said in words."""
+    assert _excerpt(line) == quoted
 
 
 def test_PROTO_1_a_process_that_exits_at_once_is_reported_with_its_stderr() -> None:

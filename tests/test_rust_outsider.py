@@ -180,7 +180,7 @@ def test_PROTO_1_an_offending_answer_is_quoted_as_the_target_wrote_it(
     line found nothing. The line quoted is now the one the process wrote."""
     said = _conform_error(COMMITS_DO_NOT_ADD_UP, tmp_path, capsys)
     assert "commits [2] do not add up to the 0 event(s) appended" in said, said
-    assert """offending line: '{"type":"observed","seq":""" in said, said
+    assert """offending line: {"type":"observed","seq":""" in said, said
     assert ""","accepted":true,"events":[],"commits":[2],""" in said, said
 
 

@@ -38,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, NamedTuple, NoReturn
 
 from loopspec.impl.hookbridge.reaping import kill_marked, marked_environment, new_token
 from loopspec.impl.system_words import system_reason
-from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth
+from loopspec.impl.user_files import MAX_JSON_DEPTH, json_depth, shown
 from loopspec.model.commands import Command
 from loopspec.model.config import LoopConfig
 from loopspec.model.errors import NO_RULE_BROKEN, InvalidEventError, LoopSpecError
@@ -692,11 +692,15 @@ def comparable(observation: Observation) -> tuple[object, ...]:
 
 
 def _excerpt(line: bytes | str) -> str:
+    """The line a target wrote, as it wrote it (its control characters escaped, cut after
+    `LINE_EXCERPT` characters): in Python's quotes, `null` read as the string 'null'."""
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     text = text.rstrip("\r\n")
+    if not text.strip():  # nothing to see between the colon and the line's end
+        return f"(blank: {len(text)} white-space characters)" if text else "(empty)"
     if len(text) > LINE_EXCERPT:
-        return f"{text[:LINE_EXCERPT]!r}... ({len(text)} characters)"
-    return repr(text)
+        return f"{shown(text, LINE_EXCERPT)} ({len(text)} characters)"
+    return shown(text, LINE_EXCERPT)
 
 
 def _refuse_constant(name: str) -> object:
