@@ -608,3 +608,152 @@ def test_RW_1_check_acp_recording_blames_exit_plan_mode_approved_without_the_pla
     kept_planning = [_prompt(1), card, asked, _answer(0, "plan"), _status("call_1", "failed")]
     code, log = _check(tmp_path, kept_planning, capsys)
     assert (code, log["violations"]) == (0, [])
+
+
+def _refused(option: str = "reject") -> list[dict[str, Any]]:
+    """A prompt, a card for `rm -rf build`, its permission request (id 0, allow or reject)
+    and the editor's answer choosing `option`."""
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm -rf build"}})
+    asked["params"]["options"].append(
+        {"kind": "reject_once", "name": "Reject", "optionId": "reject"}
+    )
+    return [_prompt(1), _card("call_1", {"command": "rm -rf build"}), asked, _answer(0, option)]
+
+
+def test_DEC_2_check_acp_recording_blames_a_call_that_ran_after_its_permission_was_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that runs a call the editor refused: DEC-2 where the card ends `completed`
+    (naming the refusing answer), where it ends showing a terminal created after the refusal,
+    and where the editor is asked to write the file only the refused card shows. Refused and
+    ended `failed` with nothing run, or answered `cancelled` and left, it keeps DEC-2."""
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*_refused(), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+    assert log["violations"][0]["event_lines"] == [5, 4]
+    assert "answered reject_once (line 4)" in log["violations"][0]["message"]
+    cancelled = {"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}
+    code, log = _check(tmp_path, [*_refused()[:3], cancelled, *ended], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+    assert "answered cancelled" in log["violations"][0]["message"]
+    terminal = _terminal_run("rm -rf build")[2:5]  # created, answered, embedded
+    failed = [_status("call_1", "failed"), _stop(1, "end_turn")]
+    code, log = _check(tmp_path, [*_refused(), *terminal, *failed], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 8)])
+    assert log["violations"][0]["event_lines"] == [8, 5, 4]
+    card = _write_card([])
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
+    asked["params"]["options"] = [{"kind": "reject_once", "name": "No", "optionId": "no"}]
+    messages = [_prompt(1), card, asked, _answer(0, "no"), *_write_file(1, "hello\n"), *failed]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 5)])
+    assert "only call_1's card shows a diff of" in log["violations"][0]["message"]
+    code, log = _check(tmp_path, [*_refused(), *failed], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_DEC_2_check_acp_recording_blames_a_permission_request_for_a_call_that_ended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge asking permission under the id of a call that already ended (the request meant
+    for the next call): the editor asks about a finished card. DEC-2 at the request."""
+    first = [_prompt(1), _card("call_1", {"command": "echo one"}), _status("call_1", "completed")]
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "echo two"}})
+    code, log = _check(tmp_path, [*first, asked, _answer(0, "allow")], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 4)])
+    assert "names call_1, whose card ended completed (line 3)" in log["violations"][0]["message"]
+
+
+def test_ADJ_2_check_acp_recording_blames_an_update_that_changes_a_card_after_its_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An update that reopens a card that ended, ends it otherwise, or replaces its content
+    (late output) answers the call again: ADJ-2 once per card, at the first such update. An
+    update repeating the end, or carrying only `_meta`, changes nothing the editor shows."""
+    ended = [_prompt(1), _card("call_1", {"command": "ls"}), _status("call_1", "completed")]
+    reopened = [*ended, _status("call_1", "in_progress"), _status("call_1", "completed")]
+    code, log = _check(tmp_path, [*reopened, _stop(1, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-2", 4)])
+    assert (
+        "reopens it as in_progress after its card ended completed (line 3)"
+        in (log["violations"][0]["message"])
+    )
+    late = _update(
+        {
+            "toolCallId": "call_1",
+            "sessionUpdate": "tool_call_update",
+            "content": [{"type": "content", "content": {"type": "text", "text": "late"}}],
+        }
+    )
+    code, log = _check(tmp_path, [*ended, late], capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-2", 4)])
+    assert "replaces its content" in log["violations"][0]["message"]
+    meta = _update({"toolCallId": "call_1", "sessionUpdate": "tool_call_update", "_meta": {}})
+    code, log = _check(tmp_path, [*ended, meta, _status("call_1", "completed")], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_a_call_id_reused_in_its_session_but_not_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second call shown under the id of one that ended (a bridge numbering calls per turn)
+    is ACP-1 (ACP makes a toolCallId unique in its session), and judged as a call of its own:
+    left pending at the end of its turn, ADJ-3. The same card replayed by `session/load`
+    before the load is answered is the history shown again, not judged."""
+    ended = [_prompt(1), _card("call_1", {"command": "ls"}), _status("call_1", "completed")]
+    again = [
+        _stop(1, "end_turn"),
+        _prompt(2),
+        _card("call_1", {"command": "pwd"}),
+        _stop(2, "end_turn"),
+    ]
+    code, log = _check(tmp_path, [*ended, *again], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 6), ("ADJ-3", 7)])
+    assert (
+        "reuses the id of a call whose card ended completed (line 3)"
+        in (log["violations"][0]["message"])
+    )
+    load = {"sessionId": SESSION, "cwd": "/workspace", "mcpServers": []}
+    replay = [
+        {"jsonrpc": "2.0", "id": 5, "method": "session/load", "params": load},
+        _card("call_1", {"command": "ls"}),
+        _status("call_1", "completed"),
+        {"jsonrpc": "2.0", "id": 5, "result": {}},
+    ]
+    code, log = _check(tmp_path, [*ended, _stop(1, "end_turn"), *replay], capsys)
+    assert (code, log["violations"]) == (0, [])
+
+
+def test_ACP_1_check_acp_recording_blames_an_unreadable_card_once_not_its_updates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool_call the ACP SDK cannot read (a null title) is ACP-1 at its line; the updates of
+    its call are not each blamed on ADJ-2 as naming a call no tool_call showed, and its end
+    is judged as any (a turn ending with it pending: ADJ-3)."""
+    card = _card("call_1", {"command": "ls"})
+    card["params"]["update"]["title"] = None
+    running = _status("call_1", "in_progress")
+    code, log = _check(
+        tmp_path, [_prompt(1), card, running, _status("call_1", "completed")], capsys
+    )
+    assert (code, _rules(log)) == (1, [("ACP-1", 2)])
+    code, log = _check(tmp_path, [_prompt(1), card, running, _stop(1, "end_turn")], capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 2), ("ADJ-3", 4)])
+
+
+def test_ADJ_3_check_acp_recording_says_a_card_only_a_permission_request_showed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A permission request naming a call no tool_call showed makes the editor show a card of
+    it (ACP lets a request show the call); left pending at the turn's end, ADJ-3 says that
+    only that request showed it, so a wrong id in the request is found."""
+    asked = _asking({"toolCallId": "call_1-perm", "rawInput": {"command": "ls"}})
+    messages = [_prompt(1), _card("call_1", {"command": "ls"}), asked, _answer(0, "allow")]
+    code, log = _check(
+        tmp_path, [*messages, _status("call_1", "completed"), _stop(1, "end_turn")], capsys
+    )
+    assert (code, _rules(log)) == (1, [("ADJ-3", 6)])
+    assert (
+        "call_1-perm (shown by the permission request at line 3 alone"
+        in (log["violations"][0]["message"])
+    )

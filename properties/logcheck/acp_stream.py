@@ -10,7 +10,8 @@ checkable, with why):
 - ACP-1: every `tool_call` and `tool_call_update` update and every permission request is strictly
   valid ACP (`validators.acp_strict`: the pinned schema and the SDK's round trip), and so is an
   update naming no kind (it may be a card). Other updates (message chunks, plans, command lists)
-  are not judged.
+  are not judged. A `tool_call` naming a call whose card ended, outside a `session/load`
+  replaying the history, is another call reusing its id, which ACP makes unique in a session.
 - RW-1, in part: a call ends (its card gets `completed` or `failed`) while its card shows another
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
@@ -21,7 +22,13 @@ checkable, with why):
   its session showing a diff of that path that could have run by then, or becomes so when the
   others are first asked permission after it; a write left to several is blamed once they have
   all ended when none shows what it holds). What ran otherwise is not recorded.
-- ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session.
+- DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
+  or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
+  open card showing a file the editor is then asked to write; or a request asks about a call
+  whose card already ended.
+- ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
+  changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
+  answered again. Blamed once per card.
 - ADJ-3: a prompt turn ends (its `session/prompt` is answered) with a card that never got
   `completed` or `failed`, for any stop reason but `cancelled`: after a cancel ACP has the editor
   mark the unfinished cards cancelled itself. A prompt answered with a JSON-RPC error ended its
@@ -31,6 +38,8 @@ A second `tool_call` for a call already shown replaces its card, as Zed's editor
 Claude Code bridge sends one as the model starts the call (an empty `rawInput`) and another when
 its input is whole. A card message that is not valid ACP still updates the card by what the ACP
 SDK reads of it, as a lenient editor shows it: a later end is judged by what the editor shows.
+A `tool_call` the SDK cannot read at all still shows its call, so its updates are not blamed
+on ADJ-2 for naming an unknown call.
 Lines are the report's events: a recording has no seq. A last line cut short (no newline: the
 editor or the recorder was stopped as it wrote) is a notice, the lines before it checked.
 """
@@ -74,6 +83,11 @@ CHECKED_IN_PART = {
         "is not judged, nor one whose write another card that shows what was written could "
         "have made"
     ),
+    "DEC-2": (
+        "only what the editor saw: a refused call's card ending completed, its terminal or "
+        "write after the refusal, and a request about a call that ended; a call run without "
+        "asking is not judged (the bridge may have no need to ask)"
+    ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
         "prompt was answered with a JSON-RPC error ended with error, which ADJ-3 exempts"
@@ -102,14 +116,20 @@ class _Card:
         "approved",
         "asked",
         "blamed",
+        "content",
         "diffs",
         "ended_line",
+        "ended_status",
         "final",
         "raw_input",
         "raw_line",
+        "refused",
+        "requested_only",
+        "reshown",
         "shown_line",
         "status",
         "terminal",
+        "unread",
         "written",
     )
 
@@ -120,12 +140,26 @@ class _Card:
         self.status = "pending"
         self.final = False
         self.ended_line = line
+        self.ended_status = ""
         # Whether its end was blamed (RW-1): a write found to be its own later is not blamed
         # on it again.
         self.blamed = False
         # The input a permission request showed, its line, and whether it was allowed.
         self.asked: tuple[Any, int] | None = None
         self.approved = False
+        # How the editor refused its last permission request (an option's kind, or
+        # `cancelled`) and the line of that answer; None once a request is allowed.
+        self.refused: tuple[str, int] | None = None
+        # The line of the permission request that showed it, when no tool_call had.
+        self.requested_only: int | None = None
+        # Whether a tool_call showed it again after it ended (`session/load` replaying it), or
+        # an update changed it after its end (blamed once): what follows is not judged again.
+        self.reshown = False
+        # The content its last message set (None: none sent).
+        self.content: Any = None
+        # Whether only a message the ACP SDK could not read showed it: a turn ending before
+        # any other does is not blamed on ADJ-3 (that message's fault is ACP-1's).
+        self.unread = False
         self.terminal: tuple[str, int] | None = None
         # Each `diff` item of the card's content: its path, its newText and the line showing it.
         self.diffs: list[tuple[str, str, int]] = []
@@ -159,18 +193,30 @@ class _Recording:
         self.cards: dict[tuple[str, str], _Card] = {}
         # Per session, the cards shown since its last prompt (in order), each once.
         self.turn_cards: dict[str, list[tuple[str, str]]] = {}
-        # Permission requests awaiting the editor's answer: request id -> the card's key and
-        # the ids of the request's options that allow.
-        self.asking: dict[str, tuple[tuple[str, str], set[str]]] = {}
+        # Permission requests awaiting the editor's answer: request id -> the card's key, the
+        # ids of the request's options that allow, and the kind of each that refuses.
+        self.asking: dict[str, tuple[tuple[str, str], set[str], dict[str, str]]] = {}
         # Prompts awaiting their answer: request id -> session.
         self.prompts: dict[str, str] = {}
         # `terminal/create` requests awaiting their answer: request id -> the command and the
         # line (None for a command given with `args`, which a card's command cannot be held to).
         self.creating: dict[str, tuple[str, int] | None] = {}
+        # The line of each `terminal/create` request, awaiting its answer and once answered
+        # (by terminal id), with or without `args`: when the terminal was made.
+        self.creating_lines: dict[str, int] = {}
+        self.terminal_lines: dict[str, int] = {}
         # Terminals created: id -> the command they run and the line that asked for it.
         self.terminals: dict[str, tuple[str, int] | None] = {}
         # Writes not yet known to be one card's, in the order they came.
         self.unowned: list[_Write] = []
+        # `session/load` requests awaiting their answer: request id -> session. The history
+        # a load replays shows calls that ended again.
+        self.loads: dict[str, str] = {}
+
+    @property
+    def loading(self) -> set[str]:
+        """The sessions a `session/load` is replaying."""
+        return set(self.loads.values())
 
     def feed(self, message: Mapping[str, Any], line: int) -> list[Violation]:
         method = message.get("method")
@@ -181,6 +227,9 @@ class _Recording:
             return self._update(params, line)
         if method == "session/request_permission" and isinstance(params, dict):
             return self._permission(_request_key(message.get("id")), params, line)
+        if method == "session/load" and isinstance(params, dict):
+            self.loads[_request_key(message.get("id"))] = str(params.get("sessionId"))
+            return []
         if method == "session/prompt" and isinstance(params, dict):
             session = str(params.get("sessionId"))
             self.prompts[_request_key(message.get("id"))] = session
@@ -188,13 +237,15 @@ class _Recording:
             self.unowned = [write for write in self.unowned if write.session != session]
             return []
         if method == "fs/write_text_file" and isinstance(params, dict):
-            self._writing(params, line)
-            return []
+            return self._writing(params, line)
         if method == "terminal/create" and isinstance(params, dict):
             command = params.get("command")
             plain = (command, line) if isinstance(command, str) and not params.get("args") else None
             self.creating[_request_key(message.get("id"))] = plain
+            self.creating_lines[_request_key(message.get("id"))] = line
             return []
+        if method is None and ("result" in message or "error" in message):
+            self.loads.pop(_request_key(message.get("id")), None)
         # A prompt answered with an error, not a result, ended its turn with `error`, which
         # ADJ-3 exempts (SPEC.md): its unfinished cards are not judged.
         if method is None and "result" in message:
@@ -225,6 +276,7 @@ class _Recording:
             # read as ACP's own, was blamed RW-1 against its first, empty, rawInput).
             read = read_session_update(params)
             if read is None or read["update"].get("sessionUpdate") not in CARD_UPDATES:
+                self._shown_unread(params, update, kind, line)
                 return found
             params, update = read, read["update"]
             kind = update["sessionUpdate"]
@@ -232,15 +284,28 @@ class _Recording:
         key = (str(params["sessionId"]), str(update["toolCallId"]))
         card = self.cards.get(key)
         if kind == "tool_call":
+            if card is not None and card.final and key[0] not in self.loading:
+                found.append(_reused(key[1], card, line))
+                card = None  # another call: a card of its own, judged as any
             if card is None:
                 card = self.cards[key] = _Card(line)
-                self.turn_cards.setdefault(key[0], []).append(key)
+                shown = self.turn_cards.setdefault(key[0], [])
+                if key not in shown:
+                    shown.append(key)
+            elif card.final:
+                card.reshown = True
         elif card is None:
             message = f"the tool_call_update for {key[1]} names no call a tool_call showed"
             return [*found, Violation("ADJ-2", line, message)]
+        elif card.final and not card.reshown:
+            changed = _changed_after_end(key[1], card, update, line)
+            card.reshown = bool(changed)
+            found.extend(changed)
+        card.unread = False
         if "rawInput" in update:
             card.raw_input, card.raw_line = update["rawInput"], line
         if "content" in update:  # ACP: an update's content replaces the card's
+            card.content = update["content"]
             card.diffs = [
                 (str(item["path"]), str(item["newText"]), line)
                 for item in update["content"]
@@ -252,7 +317,7 @@ class _Recording:
         status = update.get("status", "pending" if kind == "tool_call" else card.status)
         card.status = status
         if status in FINAL_STATUSES and not card.final:
-            card.final, card.ended_line = True, line
+            card.final, card.ended_line, card.ended_status = True, line, status
             blamed = self._ended(key[1], card, line)
             card.blamed = bool(blamed)
             return [*found, *blamed, *self._settled(line)]
@@ -292,7 +357,54 @@ class _Recording:
         self.unowned = [write for write in self.unowned if write.candidates]
         return found
 
+    def _shown_unread(
+        self, params: Mapping[str, Any], update: object, kind: object, line: int
+    ) -> None:
+        """A card message the ACP SDK cannot read, which names a call no tool_call showed and
+        may be the call's `tool_call` (it says so, or names no kind): the call is taken as
+        shown by it, so that its updates are judged by what they say and not each blamed on
+        ADJ-2 as naming an unknown call, the message's one fault being ACP-1's."""
+        if not isinstance(update, dict) or (isinstance(kind, str) and kind != "tool_call"):
+            return
+        call = update.get("toolCallId")
+        key = (str(params.get("sessionId")), str(call))
+        if not isinstance(call, str):
+            return
+        if key in self.cards:
+            # Shown again: a replay, or another call reusing the id, which ACP-1's one
+            # fault here leaves unjudged rather than blamed on the call that ended.
+            self.cards[key].reshown = self.cards[key].final
+            return
+        card = self.cards[key] = _Card(line)
+        self.turn_cards.setdefault(key[0], []).append(key)
+        card.raw_input = update.get("rawInput")
+        card.unread = True
+
+    def _ran_refused(self, call: str, card: _Card, line: int) -> list[Violation]:
+        """DEC-2 when a call whose permission request the editor refused ends `completed`, or
+        shows a terminal created after the refusal: it ran, which only an allow lets it."""
+        if card.refused is None:
+            return []
+        answer, answer_line = card.refused
+        if card.status == "completed":
+            message = (
+                f"{call} ended completed, but its permission request was answered {answer} "
+                f"(line {answer_line}): only an allowed call runs, and a refused one ends failed"
+            )
+            return [Violation("DEC-2", line, message, (line, answer_line))]
+        created = self.terminal_lines.get(card.terminal[0]) if card.terminal else None
+        if created is None or created < answer_line:
+            return []
+        message = (
+            f"{call} ended showing a terminal created (line {created}) after its permission "
+            f"request was answered {answer} (line {answer_line}): a refused call never runs"
+        )
+        return [Violation("DEC-2", line, message, (line, created, answer_line))]
+
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
+        refused = self._ran_refused(call, card, line)
+        if refused:
+            return refused
         if card.asked is not None and card.approved:
             approved, asked_line = card.asked
             if approved is not None and approved != card.raw_input:
@@ -334,26 +446,41 @@ class _Recording:
             return [Violation("RW-1", line, message, related)]
         return []
 
-    def _writing(self, params: Mapping[str, Any], line: int) -> None:
+    def _writing(self, params: Mapping[str, Any], line: int) -> list[Violation]:
         """An `fs/write_text_file` request: what the editor was asked to write, for the open
         card of its session that shows a diff of the file and could have run by then (not one
         whose permission request was refused or is unanswered). With several, the write waits
-        until all but one are ruled out (`_Write`)."""
+        until all but one are ruled out (`_Write`). With none, and one open card showing the
+        file whose permission request was refused, that refused call wrote it (DEC-2)."""
         path, content = params.get("path"), params.get("content")
         if not isinstance(path, str) or not isinstance(content, str):
-            return
+            return []
         session = str(params.get("sessionId"))
-        showing = {
+        open_showing = [
             key
             for key in self.turn_cards.get(session, [])
             if not self.cards[key].final
-            and (self.cards[key].asked is None or self.cards[key].approved)
             and any(shown == path for shown, _text, _line in self.cards[key].diffs)
+        ]
+        showing = {
+            key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
         }
         if len(showing) == 1:
             self.cards[showing.pop()].written[path] = (content, line)
         elif showing:
             self.unowned.append(_Write(session, path, content, line, showing))
+        refused = [key for key in open_showing if self.cards[key].refused is not None]
+        if showing or len(refused) != 1:
+            return []
+        card = self.cards[refused[0]]
+        assert card.refused is not None
+        answer, answer_line = card.refused
+        message = (
+            f"the editor was asked to write {json_dumps(path)}, which only {refused[0][1]}'s "
+            f"card shows a diff of, after its permission request was answered {answer} (line "
+            f"{answer_line}): a refused call never runs"
+        )
+        return [Violation("DEC-2", line, message, (line, answer_line))]
 
     def _asked_first(self, key: tuple[str, str], line: int) -> list[Violation]:
         """A call's first permission request: it had not run, so a write before it is not its.
@@ -380,14 +507,20 @@ class _Recording:
 
     def _permission(self, request: str, params: Mapping[str, Any], line: int) -> list[Violation]:
         from loopspec.properties.validators.acp_strict import (  # noqa: PLC0415 (slow: pydantic)
+            read_permission_request,
             validate_permission_request,
         )
 
+        found: list[Violation] = []
         problems = validate_permission_request(params)
         if problems:
-            return [
-                Violation("ACP-1", line, f"the permission request is not valid ACP: {problems[0]}")
-            ]
+            message = f"the permission request is not valid ACP: {problems[0]}"
+            found.append(Violation("ACP-1", line, message))
+            # The request as the editor shows it, as for a card message (`_update`).
+            read = read_permission_request(params)
+            if read is None:
+                return found
+            params = read
         tool_call = params["toolCall"]
         key = (str(params["sessionId"]), str(tool_call["toolCallId"]))
         card = self.cards.get(key)
@@ -395,37 +528,65 @@ class _Recording:
             card = self.cards[key] = _Card(line)
             self.turn_cards.setdefault(key[0], []).append(key)
             card.raw_input = tool_call.get("rawInput")
-        found = self._asked_first(key, line) if card.asked is None else []
+            card.requested_only = line
+        elif card.final and not card.reshown:
+            message = (
+                f"the permission request names {key[1]}, whose card ended {card.status} (line "
+                f"{card.ended_line}): a call is asked before it runs, never after its end"
+            )
+            found.append(Violation("DEC-2", line, message, (line, card.ended_line)))
+        if card.asked is None:
+            found.extend(self._asked_first(key, line))
         card.asked = (tool_call.get("rawInput"), line)
         card.approved = False
         allowing = {
-            option["optionId"] for option in params["options"] if option["kind"] in ALLOW_KINDS
+            option["optionId"] for option in params["options"] if option.get("kind") in ALLOW_KINDS
         }
-        self.asking[request] = (key, allowing)
+        refusing = {
+            option["optionId"]: option["kind"]
+            for option in params["options"]
+            if isinstance(option.get("kind"), str) and option["kind"] not in ALLOW_KINDS
+        }
+        self.asking[request] = (key, allowing, refusing)
         return found
 
     def _answer(self, request: str, result: Any, line: int) -> list[Violation]:
         if not isinstance(result, dict):
             return []
         if "outcome" in result and request in self.asking:
-            key, allowing = self.asking.pop(request)
+            key, allowing, refusing = self.asking.pop(request)
+            card = self.cards[key]
             outcome = result["outcome"]
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
-            self.cards[key].approved = isinstance(chosen, str) and chosen in allowing
+            card.approved = isinstance(chosen, str) and chosen in allowing
+            if card.approved:
+                card.refused = None
+            elif isinstance(outcome, dict) and outcome.get("outcome") == _CANCELLED:
+                card.refused = (_CANCELLED, line)
+            elif isinstance(chosen, str) and chosen in refusing:
+                card.refused = (refusing[chosen], line)
             return []
         if "terminalId" in result and request in self.creating:
-            self.terminals[str(result["terminalId"])] = self.creating.pop(request)
+            terminal = str(result["terminalId"])
+            self.terminals[terminal] = self.creating.pop(request)
+            self.terminal_lines[terminal] = self.creating_lines.pop(request)
             return []
         if "stopReason" in result and request in self.prompts:
             session = self.prompts.pop(request)
             open_cards = [
                 (key, self.cards[key])
                 for key in self.turn_cards.pop(session, [])
-                if not self.cards[key].final
+                if not self.cards[key].final and not self.cards[key].unread
             ]
             if not open_cards or result["stopReason"] == _CANCELLED:
                 return []
-            names = ", ".join(key[1] for key, _card in open_cards)
+            names = ", ".join(
+                key[1]
+                if card.requested_only is None
+                else f"{key[1]} (shown by the permission request at line {card.requested_only} "
+                "alone: no tool_call showed it)"
+                for key, card in open_cards
+            )
             message = (
                 f"the prompt turn ended ({json_dumps(result['stopReason'])}) with {names} still "
                 f"{open_cards[0][1].status}: no update gave the card completed or failed"
@@ -433,6 +594,41 @@ class _Recording:
             related = (line, *(card.shown_line for _key, card in open_cards))
             return [Violation("ADJ-3", line, message, related)]
         return []
+
+
+def _changed_after_end(
+    call: str, card: _Card, update: Mapping[str, Any], line: int
+) -> list[Violation]:
+    """ADJ-2 when a `tool_call_update` changes a card that already ended: its status (the
+    call reopened, or ended again otherwise) or its content (another result shown). A call is
+    answered once; an update repeating the end, or carrying only `_meta`, changes nothing."""
+    status = update.get("status")
+    if status is not None and status != card.ended_status:
+        change = (
+            f"ends it again, {status}," if status in FINAL_STATUSES else f"reopens it as {status}"
+        )
+    elif "content" in update and update["content"] != card.content:
+        change = "replaces its content"
+    else:
+        return []
+    message = (
+        f"the tool_call_update for {call} {change} after its card ended {card.ended_status} "
+        f"(line {card.ended_line}): a call is answered once, and what its card shows at its end "
+        "stays"
+    )
+    return [Violation("ADJ-2", line, message, (line, card.ended_line))]
+
+
+def _reused(call: str, card: _Card, line: int) -> Violation:
+    """ACP-1 for a `tool_call` naming a call whose card ended, outside a `session/load`
+    replaying it: another call given the same id, which ACP makes unique in a session (an
+    editor updates the earlier card in place of showing a new one)."""
+    message = (
+        f"the tool_call for {call} reuses the id of a call whose card ended {card.ended_status} "
+        f"(line {card.ended_line}): a toolCallId is unique within its session, and an editor "
+        "updates the earlier card instead of showing this call"
+    )
+    return Violation("ACP-1", line, message, (line, card.ended_line))
 
 
 def _unwritten_diff(
