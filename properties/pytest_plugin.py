@@ -15,8 +15,10 @@ the file or that id runs the case alone): the `*.json` files of the case directo
 records, SPEC SAFE-1) and with the profile the case names. It fails with replay's report when the
 case still diverges and with replay's one-line error when the file cannot be used; it is skipped,
 saying why, when the case needs a capability the target does not declare (conform would never
-send that target such a program). Commit the case files next to your tests: they are your
-regression suite. `-k "not saved_case"` runs the random suite alone.
+send that target such a program). A file of a case folder named like a case but not ending in
+`.json` (`x.json.txt`) is not replayed: it is a skipped test saying so, as replay names it.
+Commit the case files next to your tests: they are your regression suite. `-k "not saved_case"`
+runs the random suite alone.
 
 Then the random suite, `loopspec.properties.conformance.suite`: it runs as many programs as the
 active Hypothesis profile's `max_examples`, so a profile registered in your `conftest.py` and
@@ -37,7 +39,7 @@ import os
 import shlex
 from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -50,6 +52,10 @@ DEFAULT_CASE_DIR = "loopspec-cases"
 
 SAVED_CASES = pytest.StashKey[list[tuple[Path, str]]]()
 """The case files to replay, with each one's test id, found when pytest starts."""
+
+PASSED_OVER = pytest.StashKey[list[tuple[Path, str]]]()
+"""The files of the case folders named like a case but not read as one (`x.json.txt`), with
+the line that says so: each is reported as a skipped test."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -145,8 +151,10 @@ def rerun_command(config: pytest.Config, case: Path) -> str:
 
 def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
     """Each case file to replay, in the order named (a folder's sorted by name), with its test
-    id: the file's name, or its path from the rootdir when two files share a name."""
+    id: the file's name, or its path from the rootdir when two files share a name. The files
+    the folders hold named like a case but not read (`PASSED_OVER`) are stashed too."""
     found: list[Path] = []
+    passed: list[tuple[Path, str]] = []
     named = config.getoption("--loopspec-cases")
     folder = case_folder(config)
     if folder.exists() and not folder.is_dir():  # as `conform --case-dir` refuses it
@@ -170,6 +178,10 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
                     f"--loopspec-cases {given}: a directory without case files (*.json){also}"
                 )
             found += [path.resolve() for path in listed]
+            # Not read, as `replay DIR` names them: in silence, an attachment saved as
+            # x.json.txt beside the other cases looked replayed and passing.
+            typed = given or as_typed(place)
+            passed += [(path.resolve(), passed_over_words(typed, [path])) for path in passed_over]
         elif place.exists():
             # A device or a FIFO: refused unread. `replay` reads a FIFO once, as a stream; here
             # collection names the case and its item reads it later, so a pipe cannot serve both.
@@ -181,6 +193,7 @@ def _saved_cases(config: pytest.Config) -> list[tuple[Path, str]]:
             )
         elif given is not None:  # the default folder need not exist until a case is saved
             raise refused(f"--loopspec-cases {given}: no such file or directory")
+    config.stash[PASSED_OVER] = list(dict(passed).items())  # a folder named twice, once
     unique = list(dict.fromkeys(found))  # a folder named twice replays once
     names = [path.name for path in unique]
     return [
@@ -266,6 +279,7 @@ def pytest_collection_modifyitems(
     if SAVED_CASES not in config.stash:
         return
     from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
+        PassedOverFile,
         SavedCase,
         SavedCaseFile,
     )
@@ -282,6 +296,12 @@ def pytest_collection_modifyitems(
             nodeid = Path(os.path.relpath(path, config.rootpath)).as_posix()
             found = SavedCaseFile.from_parent(session, path=path, nodeid=nodeid)
             items.extend(session.genitems(found))
+    for path, reason in config.stash.get(PASSED_OVER, []):
+        name = f"test_saved_case_replays[{path.name}]"
+        nodeid = f"{Path(os.path.relpath(path, config.rootpath)).as_posix()}::{name}"
+        items.append(
+            PassedOverFile.from_parent(session, name=name, path=path, nodeid=nodeid, reason=reason)
+        )
     module = pytest.Module.from_parent(session, path=SUITE, nodeid=f"loopspec/{SUITE.name}")
     items.extend(session.genitems(module))
 
@@ -314,6 +334,8 @@ def pytest_runtest_makereport(
     keeps the whole report."""
     outcome = yield
     excinfo = call.excinfo
+    if excinfo is not None and excinfo.errisinstance(pytest.skip.Exception):
+        _skipped_at_the_case(item, outcome.get_result())
     if excinfo is None or not excinfo.errisinstance(pytest.fail.Exception):
         return
     if SAVED_CASES not in item.config.stash or not _runs_a_report(item):
@@ -326,6 +348,23 @@ def pytest_runtest_makereport(
         # Without pytest's `Failed: `, which the summary would show before the rule.
         crash.message = crash.message.partition("\n")[0].removeprefix("Failed: ")
         failure.reprcrash = crash
+
+
+def _skipped_at_the_case(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Place a saved case's skip (or a passed-over file's) at its file, where pytest placed it
+    at the line of loopspec's source that skipped it (`-rs`: `SKIPPED [1] .../site-packages/
+    loopspec/properties/conformance/saved_cases.py:132: ...`)."""
+    if SAVED_CASES not in item.config.stash or not isinstance(report.longrepr, tuple):
+        return
+    from loopspec.properties.conformance.saved_cases import (  # noqa: PLC0415 (as above)
+        PassedOverFile,
+        SavedCase,
+    )
+
+    if isinstance(item, SavedCase | PassedOverFile):
+        # No line: pytest's summary then names the file alone, as it does a skip in setup
+        # (its annotation wants an int, its summary takes None).
+        report.longrepr = cast("tuple[str, int, str]", (str(item.path), None, report.longrepr[2]))
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:

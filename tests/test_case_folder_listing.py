@@ -49,5 +49,5 @@ def test_PROTO_1_a_folder_holding_only_a_renamed_case_is_refused_naming_it(
     assert capsys.readouterr().err == (
         f"loopspec: error: {folder}: a directory without case files (*.json); {folder}: 1 file "
         "named like a case but not ending in .json, not replayed: case-ABORT-1-0.json.txt "
-        "(rename one to end in .json to replay it)\n"
+        "(rename it to end in .json to replay it)\n"
     )

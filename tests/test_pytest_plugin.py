@@ -640,6 +640,8 @@ def test_PROTO_1_plugin_skips_a_saved_case_needing_what_the_target_does_not_decl
     line = next(number for number, text in enumerate(lines, start=1) if '"Abort"' in text) - 1
     says = f"loopspec: {aborts}:{line}: command #2 of the case (Abort) needs the capability abort"
     assert says in out, out
+    # Placed at the case, not at the line of loopspec's source that skipped it.
+    assert f"SKIPPED [1] ../elsewhere/aborts.json: {says}" in out, out
 
 
 def test_PROTO_1_plugin_names_no_rule_for_a_case_its_own_profile_cannot_describe(
@@ -724,6 +726,37 @@ def test_PROTO_1_plugin_names_the_renamed_case_of_a_folder_it_refuses(
         "--loopspec-cases sent: a directory without case files (*.json); sent: 1 file named like "
         "a case but not ending in .json, not replayed: x.json.txt"
     ) in stderr, stderr
+
+
+def test_PROTO_1_plugin_reports_a_renamed_case_beside_real_ones_as_skipped(
+    pytester: pytest.Pytester,
+) -> None:
+    """PROTO-1: a case folder holding cases and `x.json.txt` (an attachment as a mail client
+    saves it) replayed the cases and passed over the renamed one in silence, where `loopspec
+    replay DIR` names it: the run looked like every case sent had passed. Each such file, in
+    the case folder or a --loopspec-cases one, is a skipped test now, its reason the line replay
+    writes; `-k "not saved_case"` leaves it out with the cases. Run in this process: it replays
+    two one-command cases and draws nothing."""
+    folder, sent = pytester.path / "loopspec-cases", pytester.path / "sent"
+    for case in (folder / "a.json", folder / "x.json.txt", sent / "b.json", sent / "y.json.bak"):
+        _write_case(case, "TURN-2", _ASKS)
+    (pytester.path / "conftest.py").write_text(USER_CONFTEST.format(examples=1), "utf-8")
+    profile = settings.get_current_profile_name()
+    try:
+        done = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-rs", "-k", "saved_case", "--loopspec-cases=sent",
+            "--loopspec-impl=plugin_targets:turn_end_with_step_open",
+        )  # fmt: skip
+    finally:
+        settings.load_profile(profile)
+    out = done.stdout.str()
+    done.assert_outcomes(passed=2, skipped=2, deselected=1)
+    for folder_name, name in (("loopspec-cases", "x.json.txt"), ("sent", "y.json.bak")):
+        assert (
+            f"SKIPPED [1] {folder_name}/{name}: loopspec: {folder_name}: 1 file named like a case "
+            f"but not ending in .json, not replayed: {name} (rename it to end in .json to "
+            "replay it)\n"
+        ) in out, out
 
 
 def test_PROTO_1_plugin_runs_its_tests_when_loopspec_is_installed_in_the_project_s_own_venv(

@@ -42,7 +42,8 @@ def passed_over_words(folder: str, passed_over: list[Path]) -> str:
     count = len(passed_over)
     names = ", ".join(path.name for path in passed_over)
     files = "1 file" if count == 1 else f"{count} files"
+    one = "it" if count == 1 else "one"
     return (
         f"{folder}: {files} named like a case but not ending in .json, not replayed: {names} "
-        "(rename one to end in .json to replay it)"
+        f"(rename {one} to end in .json to replay it)"
     )

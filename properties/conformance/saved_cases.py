@@ -115,6 +115,23 @@ class SavedCase(pytest.Item):
         _replays(self.path, _replay_target(self.config), self.config)
 
 
+class PassedOverFile(pytest.Item):
+    """A file of a case folder named like a case but not ending in .json (`x.json.txt`, as a
+    mail client saves an attachment): not replayed, and reported as a skipped test saying so,
+    as `loopspec replay DIR` names it on stderr."""
+
+    def __init__(self, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+        self.extra_keyword_matches.add("saved_case")  # `-k "not saved_case"`, as the cases
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name
+
+    def runtest(self) -> None:
+        pytest.skip(f"loopspec: {self.reason}")
+
+
 def _replays(saved_case: Path, replay_target: _Target, config: pytest.Config) -> None:
     """Replay `saved_case`: fail with replay's report when it diverges, with its error when it
     cannot be used; skip when it needs a capability the target does not declare."""
