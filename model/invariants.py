@@ -703,7 +703,9 @@ class Prefix:
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
-        if self.open_step is not None:  # the step's request is under way (ADJ-4)
+        if self.open_step is not None and call_id in self.reply_calls:
+            # The step's request is under way (ADJ-4); a result for no call of the step's reply
+            # is ADJ-2's alone (a message after it is not blamed again for following it).
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
         if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_results[call_id] = self.repeat_results.get(call_id, 0) + 1
@@ -951,16 +953,23 @@ as HOOK-3's)."""
 
 CITES_NO_EARLIER_EVENT = "sourceEventSeqs must cite earlier events"
 """LOG-2's words for a citation of the event itself, a later one or a negative seq."""
+CITES_NOTHING = "sourceEventSeqs may be empty only on assistant/message"
+"""LOG-2's words for an empty citation on a user/message or a tool/result."""
 
 
 def citation_read_whole(found: list[Violation]) -> list[Violation]:
-    """What one tool/result commits, save LOG-2's "cite earlier events" where ORD-2 objects
-    to the same citation: the result cites no earlier event in place of its tool/call, and
-    ORD-2's words name the seq to cite, which is what its author fixes. Check and conform
-    both read the event so (they share `LogMonitor.feed`)."""
+    """What one tool/result commits, save LOG-2's "cite earlier events" or "may be empty only
+    on assistant/message" where ORD-2 objects to the same citation: the result cites no
+    earlier event in place of its tool/call, and ORD-2's words name the seq to cite, which is
+    what its author fixes. Check and conform both read the event so (they share
+    `LogMonitor.feed`)."""
     if not any(v.rule_id == "ORD-2" for v in found):
         return found
-    return [v for v in found if v.rule_id != "LOG-2" or v.message != CITES_NO_EARLIER_EVENT]
+    return [
+        v
+        for v in found
+        if v.rule_id != "LOG-2" or v.message not in (CITES_NO_EARLIER_EVENT, CITES_NOTHING)
+    ]
 
 
 def every_type(_kind: str) -> bool:
@@ -1060,9 +1069,7 @@ def surface_metadata_valid(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     if sources and (max(sources) >= fact.seq or min(sources) < 0):
         found.append(Violation("LOG-2", fact.seq, CITES_NO_EARLIER_EVENT))
     if not sources and fact.type != "assistant/message":
-        found.append(
-            Violation("LOG-2", fact.seq, "sourceEventSeqs may be empty only on assistant/message")
-        )
+        found.append(Violation("LOG-2", fact.seq, CITES_NOTHING))
     return found
 
 
@@ -1427,9 +1434,9 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
     if not prefix.names_open_step(fact.turn, fact.step):
         return NO_VIOLATIONS  # a result in another step or turn: STEP-3 or TURN-3 blames it
     if call_id not in prefix.reply_calls:
-        return [
-            Violation("ADJ-2", fact.seq, f"result for {call_id}, which no call of this step made")
-        ]
+        note, ended = _late_result(prefix, fact)
+        msg = f"result for {call_id}, which no call of this step made{note}"
+        return [Violation("ADJ-2", fact.seq, msg, ended)]
     blocks = prefix.repeated.get(call_id)
     if blocks is not None:
         return _result_of_a_repeated_id(prefix, fact, call_id, len(blocks))
@@ -1749,21 +1756,40 @@ def post_block_makes_the_result_an_error(prefix: Prefix, fact: Fact) -> Sequence
 
 @invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
 def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
-    """A PreToolUse hook runs at most once for a call."""
-    if (
-        fact.type == "hook/invoked"
-        and fact.point == "PreToolUse"
-        and fact.call_id is not None
-        and prefix.pre_hook_runs.get((fact.call_id, fact.handler_id or ""), 0) >= 1
-    ):
-        return [
-            Violation(
-                "HOOK-4",
-                fact.seq,
-                f"PreToolUse hook {fact.handler_id} runs again for call {fact.call_id}",
-            )
-        ]
-    return NO_VIOLATIONS
+    """A PreToolUse hook runs at most once for a call, and before that call's result: its
+    answer decides whether the call runs. Of a hook naming no call (dsh), one invoked once
+    every call of its step's reply has its result is late."""
+    if fact.type != "hook/invoked" or fact.point != "PreToolUse" or prefix.closing is not None:
+        return NO_VIOLATIONS
+    call_id = fact.call_id
+    if call_id is not None:
+        if prefix.pre_hook_runs.get((call_id, fact.handler_id or ""), 0) >= 1:
+            msg = f"PreToolUse hook {fact.handler_id} runs again for call {call_id}"
+            return [Violation("HOOK-4", fact.seq, msg)]
+        result = prefix.results.get(call_id)
+        if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
+            return NO_VIOLATIONS
+        msg = (
+            f"PreToolUse hook {fact.handler_id} is invoked for call {call_id} after that call's "
+            f"tool/result (seq {result}): {PRE_AUDIT_PLACE}"
+        )
+        return [Violation("HOOK-4", fact.seq, msg, (result,))]
+    if prefix.open_step is None or prefix.reply_seq is None:
+        return NO_VIOLATIONS
+    if not prefix.reply_calls.keys() <= prefix.results.keys() or not prefix.results:
+        return NO_VIOLATIONS  # (a reply of no calls: `pre_hooks_answer_calls_of_the_reply`)
+    last = max(prefix.results.values())
+    msg = (
+        f"PreToolUse hook {fact.handler_id} is invoked after every call of the step has its "
+        f"tool/result (the last at seq {last}), naming none: {PRE_AUDIT_PLACE}"
+    )
+    return [Violation("HOOK-4", fact.seq, msg, (last,))]
+
+
+PRE_AUDIT_PLACE = (
+    "a PreToolUse hook answers before its call is decided, so its hook/invoked and hook/result "
+    "come before that call's tool/result"
+)
 
 
 @invariant(

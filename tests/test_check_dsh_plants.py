@@ -157,3 +157,19 @@ def test_HOOK_5_a_post_hook_naming_none_is_judged_only_where_one_call_awaits_a_r
         ("tool/result", second),
     ]
     assert checked(capsys, dsh_log(tmp_path / "two.jsonl", ["c1", "c2"], two)) == (0, [])
+
+
+def test_HOOK_4_a_pre_hook_naming_none_after_the_step_s_every_result_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that audits its PreToolUse hooks once the batch is done, as dsh writes them
+    (no callId): the hook decided nothing, every call having its result. It passed."""
+    late = [("tool/result", READ), *_hook("PreToolUse", 1, "allow")]
+    code, found = checked(capsys, dsh_log(tmp_path / "late.jsonl", ["c1"], late))
+    assert code == 1
+    assert found == [
+        "HOOK-4 6: PreToolUse hook claude-code:PreToolUse:1 is invoked after every call of the "
+        "step has its tool/result (the last at seq 5), naming none: a PreToolUse hook answers "
+        "before its call is decided, so its hook/invoked and hook/result come before that "
+        "call's tool/result"
+    ]

@@ -213,6 +213,24 @@ def _cut_after_the_first_reply(events: list[Event]) -> list[Event]:
     return events[: _at(events, _of("assistant/message")) + 1]
 
 
+def _result_into_turn_3(events: list[Event]) -> list[Event]:
+    """call_d's result written late, into the next turn, under that turn's numbers."""
+    result = events.pop(_at(events, _result("call_d")))
+    result["data"] |= {"turn": 3, "step": 1}
+    events.insert(_at(events, _of("step/start", turn=3, step=1)) + 1, result)
+    return _renumbered(events)
+
+
+def _pre_hooks_after_the_result(events: list[Event]) -> list[Event]:
+    """Turn 2's PreToolUse pairs (a deny, a pass) written after the denied call's result."""
+    first = _at(events, _of("hook/invoked", turn=2, handlerId="policy"))
+    pairs = events[first : first + 4]
+    del events[first : first + 4]
+    after = _at(events, _result("call_d")) + 1
+    events[after:after] = pairs
+    return _renumbered(events)
+
+
 STEP_2 = _of("step/start", turn=2, step=2)
 TURN_3 = _of("step/start", turn=3, step=1)
 TURN_2_END = _of("turn/end", turn=2)
@@ -291,6 +309,18 @@ PLANTS: list[tuple[str, Plant, list[str]]] = [
      ["ABORT-2"]),
     ("a turn numbered past the due one",
      _edited(_of("turn/start", turn=3), _set(("data", "turn"), 4)), ["TURN-1"]),
+    # Round two, from a harness writer's bugs (session 28). The turn ends without the result
+    # (ADJ-3); the result, under the next turn's numbers, answers no call of its step (ADJ-2,
+    # naming that turn/end), and the prompt after it is not blamed for following it (ADJ-4).
+    ("a result written into the next turn under its numbers", _result_into_turn_3,
+     ["ADJ-3", "ADJ-2"]),
+    # An empty citation cites no earlier event in place of the call's record: ORD-2's alone,
+    # whose words give the seq to cite (it read LOG-2 too).
+    ("a result citing nothing",
+     _edited(_result("call_a"), _set(("sourceEventSeqs",), [])), ["ORD-2"]),
+    # Each hook audited after the call it decided was answered (it passed): one per hook.
+    ("PreToolUse hooks audited after their call's result", _pre_hooks_after_the_result,
+     ["HOOK-4", "HOOK-4"]),
 ]  # fmt: skip
 
 

@@ -522,8 +522,9 @@ def _sidecar_names_its_one_supplier(
 
 def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
     # LOG-2: no surface metadata. TURN-3: it names the open turn. HOOK-4: a PreToolUse hook
-    # runs for the first time for its call, not for a call of the reply whose arguments are
-    # not an object. HOOK-1 (read with the fact): a known dialect, a point and a handler.
+    # runs for the first time for its call, before its result (naming none, before the step's
+    # last), not for a call of the reply whose arguments are not an object. HOOK-1 (read
+    # with the fact): a known dialect, a point and a handler.
     # HOOK-5: a PostToolUse hook in a step, for the first time for its call, before the call's
     # result. ABORT-2, REC-1: the turn is not closing.
     try:
@@ -553,8 +554,8 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         if type(call_id) is not str:
             return False
         if point == "PreToolUse":
-            if (call_id, handler) in prefix.pre_hook_runs:  # (a count, once there, is >= 1)
-                return False
+            if (call_id, handler) in prefix.pre_hook_runs or call_id in prefix.results:
+                return False  # (a count, once there, is >= 1)
             entry = prefix.reply_calls.get(call_id)
             if entry is not None and not arguments_are_an_object(entry[1].arguments):
                 return False
@@ -563,6 +564,13 @@ def _hook_invoked(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         or (call_id is not None and (call_id, handler) in prefix.post_hook_runs)
     ):
         return False
+    if (
+        call_id is None
+        and point == "PreToolUse"
+        and prefix.results  # (none until a result: the common case decided at once)
+        and prefix.reply_calls.keys() <= prefix.results.keys()
+    ):
+        return False  # HOOK-4: after every call of the step has its result
     prefix.expected_seq = seq + 1
     prefix.hook_invoked(turn, point, handler, call_id, seq)
     return True
