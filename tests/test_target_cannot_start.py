@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -179,6 +180,39 @@ def test_PROTO_1_a_loop_exiting_127_after_its_first_answer_stays_PROTO_1(
     err = capsys.readouterr().err
     assert "[PROTO-1]" in err.splitlines()[0]
     assert SETUP_WORDS not in err
+
+
+def test_PROTO_1_an_interpreter_given_a_script_that_is_not_here_is_a_setup_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: `--cmd "python3 loop.py"` run from another folder than the loop's starts the
+    interpreter, which cannot open the script: the loop never started (it was "[PROTO-1] ...
+    the process ended its output instead of answering reset")."""
+    monkeypatch.chdir(tmp_path)
+    command = f"{shlex.quote(sys.executable)} loop.py"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: the process ended its output "
+        f"instead of answering reset (loop.py: no such file relative to the current directory, "
+        f"{tmp_path})"
+    )
+
+
+def test_PROTO_1_a_loop_that_started_and_misses_its_own_file_stays_PROTO_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: the script is there and dies opening a file it names: the loop started, and
+    its death before an answer is its own."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.py").write_text("open('conf/a.json')\n", encoding="utf-8")
+    command = f"{shlex.quote(sys.executable)} loop.py --config conf/a.json"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith("loopspec: error: [PROTO-1] the target failed in reset: ")
+    assert first.endswith(
+        f"(conf/a.json: no such file relative to the current directory, {tmp_path})"
+    )
 
 
 EXIT_69_SAID = (

@@ -88,8 +88,9 @@ A target that cannot run on this machine (a package or binary it needs is not in
 before answering its first `reset` with status 69 (`EX_UNAVAILABLE` of sysexits.h), what to
 install on stderr: loopspec reports a setup error naming no rule (exit 2) and shows that stderr,
 where any other death is PROTO-1's. loopspec's adapters of real harnesses do so. A command whose
-program cannot be started, or that exits 127 or 126 before its first answer (a shell's or
-`env`'s program not found, not executable), is a setup error too.
+program cannot be started, whose interpreter cannot find the script it is given, or that exits
+127 or 126 before its first answer (a shell's or `env`'s program not found, not executable), is
+a setup error too.
 
 COMMAND and CONFIG, with what each field means, are in `loopspec schema` (`command` and `config`
 in its `$defs`; `loopspec.properties.conformance.command_codec` decodes them); EVENT is the dsh

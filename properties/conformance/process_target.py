@@ -523,13 +523,11 @@ _SCRIPT_SUFFIXES: Final = frozenset(
 )
 
 
-def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
-    """The arguments after the program that read as relative file paths (holding a `/`, or
-    a script's name, `loop.py`) and name nothing, where one is the script (the first such
-    argument: `python3 -u loop.py`) or the process's stderr names it. An option's value that
-    names no file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of
-    a process that says nothing of it."""
-    file_like = [
+def _relative_file_words(argv: list[str]) -> list[str]:
+    """The arguments after the program that read as relative file paths (holding a `/`, or a
+    script's name, `loop.py`); the first is the script an interpreter runs (`python3 -u
+    loop.py`). A URL, an option or code is none."""
+    return [
         argument
         for argument in argv[1:]
         if ("/" in argument or os.path.splitext(argument)[1] in _SCRIPT_SUFFIXES)
@@ -538,6 +536,25 @@ def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
         and "://" not in argument
         and _CODE_CHARACTERS.isdisjoint(argument)
     ]
+
+
+def _script_missing(argv: list[str], stderr: str) -> bool:
+    """Whether the script the interpreter was given names no file, as the interpreter's stderr
+    says: the interpreter started, the loop never did (a setup problem, SPEC PROTO-1)."""
+    file_like = _relative_file_words(argv)
+    return (
+        bool(file_like)
+        and not os.path.lexists(file_like[0])
+        and (os.path.normpath(file_like[0]) in stderr)
+    )
+
+
+def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
+    """The relative file paths among the arguments (`_relative_file_words`) that name nothing,
+    where one is the script or the process's stderr names it. An option's value that names no
+    file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of a process
+    that says nothing of it."""
+    file_like = _relative_file_words(argv)
     return [
         argument
         for index, argument in enumerate(file_like)
@@ -1292,6 +1309,7 @@ class ProcessTarget:
         took = time.monotonic() - sent
         if raw is None:
             ended = f"the process ended its output instead of answering {what}"
+            rule = "PROTO-1"
             missing = []
             if what == "reset":
                 code = process.settle(1.0)  # its last stderr, which may name the file it missed
@@ -1311,9 +1329,11 @@ class ProcessTarget:
                     f" ({', '.join(map(portable, missing))}: no such file relative to the "
                     f"current directory, {os.getcwd()}{quote})"
                 )
+                if not self.slowest and _script_missing(self.argv, process.stderr_tail()):
+                    rule = NO_RULE_BROKEN
             if what == "shutdown":
                 ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
-            self._fail(ended, grace=1.0)
+            self._fail(ended, grace=1.0, rule=rule)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
