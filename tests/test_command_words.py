@@ -5,6 +5,7 @@ without the protocol's schema. Texts are shortened and escaped as SAFE-1 says.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -41,7 +42,7 @@ from loopspec.properties.cli.command_words import (
 )
 from loopspec.properties.cli.conform_run import replay_verdict_lines
 from loopspec.properties.conformance.command_codec import command_to_json
-from loopspec.properties.conformance.run import Case, replay_case
+from loopspec.properties.conformance.run import Case, Replay, load_case, replay_case
 from loopspec.properties.stateful.strategies import CONFIGS, TOOLS
 
 IN_WORDS: tuple[tuple[Command, str], ...] = (
@@ -216,3 +217,27 @@ def test_SAFE_1_a_listing_s_json_line_escapes_what_a_terminal_does_not_show() ->
     assert all(character.isprintable() for character in json_line), json_line
     assert "\\u0085" in json_line
     assert "é" in json_line
+
+
+def test_PROTO_1_a_replay_a_known_divergence_stopped_counts_the_commands_it_sent() -> None:
+    """PROTO-1: a profile's case whose replay stopped at its known divergence (at command #3
+    of 4; nothing after it is sent) said "4 commands replayed, no divergence; the case recorded
+    the known divergence ADJ-1" above "known divergences shown: ADJ-1": it counted a command
+    never sent, and called a divergence it showed none. It counts those sent, and says no
+    divergence the profile does not know."""
+    case = load_case(Path(__file__).parent / "regressions" / "codex-ADJ-1.json")
+    assert case.profile is not None
+    assert len(case.commands) == 4
+    stopped = Replay(None, frozenset({"ADJ-1", "LOG-8"}), stopped_by="ADJ-1", stopped_at=2)
+    lines = replay_verdict_lines("case.json", case, case.profile, stopped, bundled=False)
+    assert lines[0] == (
+        "case.json: 3 of 4 commands replayed, no divergence the codex profile does not know; "
+        "the case recorded the known divergence ADJ-1"
+    )
+    assert lines[1:] == [
+        "  stopped at command #3 by a known divergence: ADJ-1 (the runs go different ways from "
+        "there)",
+        "  known divergences shown: ADJ-1, LOG-8",
+    ]
+    whole = replay_verdict_lines("case.json", case, case.profile, Replay(None), bundled=False)
+    assert whole[0].startswith("case.json: 4 commands replayed, no divergence; "), whole

@@ -1470,6 +1470,15 @@ def replay_verdict_lines(
             else ""
         )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
+        if replay.stopped_at is not None:
+            # Nothing after a known divergence is sent: "4 commands replayed" over a replay
+            # that stopped at #3 counted one never sent.
+            commands = f"{replay.stopped_at + 1} of {commands}"
+        none_found = "no divergence"
+        if profile is not None and replay.known:
+            # A bare "no divergence" beside "known divergences shown: ADJ-1" read as a
+            # contradiction: the profile erased those.
+            none_found = f"no divergence the {profile.name} profile does not know"
         if (not bundled or not case.target) and profile is None and case.rule:
             # The loop named did what the model does: "no divergence; the case recorded ADJ-1"
             # left a colleague asking whether ADJ-1 still showed.
@@ -1483,7 +1492,7 @@ def replay_verdict_lines(
                     f"it does not declare {unseen}, so nothing {shown(case.rule)} speaks about "
                     "was compared"
                 )
-        lines.append(f"{case_name}: {commands} replayed, no divergence{on}{recorded}")
+        lines.append(f"{case_name}: {commands} replayed, {none_found}{on}{recorded}")
         lines += _refused_lines(case, replay.refused)
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
