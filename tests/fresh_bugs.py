@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 import pytest
+from test_history_capability import _fake
 
 from loopspec.model import dispatch, rewrite
 from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdict, SubmitUser
@@ -23,6 +24,7 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
+from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import sweep_situations
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -166,3 +168,18 @@ def renumbered(
     for seq, event in enumerate(events, start=first):
         event["seq"] = seq
     return attrs.evolve(observed, events=tuple(events))
+
+
+def history_refusal(appended: list[dict[str, Any]]) -> ProcessTargetError:
+    """How a target declaring the capability history is stopped when it answers the user's
+    message reporting `appended` as the messages it added to its history."""
+    answer = {"type": "observed", "seq": 0, "accepted": True, "events": [], "commits": [],
+              "executed": [], "history": {"kept": 0, "appended": appended}}  # fmt: skip
+    target = ProcessTarget(_fake([answer], ["history"]), name="fake")
+    try:
+        target.reset(LoopConfig())
+        with pytest.raises(ProcessTargetError) as failed:
+            target.apply(SubmitUser("hi"))
+    finally:
+        target.close()
+    return failed.value

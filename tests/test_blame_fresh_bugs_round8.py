@@ -52,11 +52,11 @@ from fresh_bugs import (
     assert_report_says,
     calls,
     copied,
+    history_refusal,
     planted,
     renumbered,
     swept,
 )
-from test_history_capability import _fake
 
 from loopspec.model import handlers, repair, replay
 from loopspec.model.commands import (
@@ -78,7 +78,6 @@ from loopspec.model.messages import ToolCallBlock
 from loopspec.model.presenters import present_call
 from loopspec.model.state import Dispatching, Rewriting
 from loopspec.properties.conformance.history_change import HistoryChange
-from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
 from loopspec.properties.conformance.target import ModelTarget, Observation
 
 READ = ToolSpec("read", concurrency_safe=True, required_keys=("file_path",))
@@ -298,18 +297,9 @@ def _merged_result_and_context() -> dict[str, Any]:
 def test_HIST_1_a_history_message_merging_a_result_and_a_context_is_named_HIST_1() -> None:
     """HIST-1: a target reporting such a message stops the run naming HIST-1 and what was
     merged (where it named PROTO-1 and the schema's expected "text")."""
-    appended = [_merged_result_and_context()]
-    answer = {"type": "observed", "seq": 0, "accepted": True, "events": [], "commits": [],
-              "executed": [], "history": {"kept": 0, "appended": appended}}  # fmt: skip
-    target = ProcessTarget(_fake([answer], ["history"]), name="fake")
-    try:
-        target.reset(LoopConfig())
-        with pytest.raises(ProcessTargetError) as failed:
-            target.apply(SubmitUser("hi"))
-    finally:
-        target.close()
-    assert failed.value.rule_id == "HIST-1", str(failed.value)
-    assert "one user message of 2 blocks (tool-result, text)" in str(failed.value)
+    failed = history_refusal([_merged_result_and_context()])
+    assert failed.rule_id == "HIST-1", str(failed)
+    assert "one user message of 2 blocks (tool-result, text)" in str(failed)
 
 
 class TrimsDenialReasons(ModelTarget):

@@ -657,6 +657,32 @@ def _reason_kind(event: Event | None) -> object:
     return reason.get("kind") if isinstance(reason, dict) else None
 
 
+def _abort_cause_of(event: Event) -> object:
+    reason = _data(event).get("reason")
+    inner = reason.get("reason") if isinstance(reason, dict) else None
+    return inner.get("kind") if isinstance(inner, dict) else None
+
+
+def _cause_of_a_refused_abort(want: Event, got: Event, program: Sequence[Command]) -> str | None:
+    """Words on a turn/end whose abort cause is that of an Abort sent after the one the model
+    took, which the model refuses (the batch is already aborting, ABORT-1) as the target did:
+    the target's refusal changed its state. None when the target's cause is no such Abort's."""
+    mine, theirs = _abort_cause_of(want), _abort_cause_of(got)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    aborts = [(n, c.cause) for n, c in enumerate(program, start=1) if isinstance(c, Abort)]
+    taken = max((n for n, cause in aborts if cause == mine), default=None)
+    later = [n for n, cause in aborts if taken is not None and n > taken and cause == theirs]
+    if not later:
+        return None
+    return (
+        f"the target ends the turn with cause {spelled(theirs)}, that of command #{later[0]}, an "
+        f"Abort refused by the model and by the target (ABORT-1: the batch is already "
+        f"aborting); the abort taken is command #{taken}'s, cause {spelled(mine)}: a refused "
+        "command changes nothing, and the target's refusal replaced the cause all the same"
+    )
+
+
 def _abort_rule(phase: str) -> str:
     return "ABORT-1" if phase == "Dispatching" else "ABORT-2"
 
@@ -1526,6 +1552,36 @@ def _applied_earlier_rewrite(
     return len(lasts) == 2 and lasts[0] != lasts[1]
 
 
+def _delivered_elsewhere(
+    want: Event, got: Event, history: Sequence[Event], target_events: Sequence[Event]
+) -> bool:
+    """Whether two user/messages changed places: the model delivers `got`'s, of that very
+    content and source, elsewhere since the open turn's turn/start, and the target `want`'s
+    elsewhere in this command (queued messages delivered in another order are ADJ-4's, not a
+    text changed, TEXT-2's)."""
+    if got.get("type") != "user/message":
+        return False
+    starts = [i for i, event in enumerate(history) if event.get("type") == "turn/start"]
+
+    def holds(events: Sequence[Event], message: Event) -> bool:
+        wanted = _data(_positional(normalized_event(message)))
+        return any(
+            event.get("type") == "user/message"
+            and _data(_positional(normalized_event(event))) == wanted
+            for event in events
+        )
+
+    return holds(history[starts[-1] if starts else 0 :], got) and holds(target_events, want)
+
+
+def _message_words(message: Event) -> str:
+    """A user/message in words: its one text, spelled, or its blocks' count."""
+    text = _message_text(message)
+    if text is not None:
+        return spelled(text)
+    return f"{len(_data(message).get('content') or [])} blocks"
+
+
 def _source_of(event: Event) -> object:
     """The `source` of the message an event carries (`data` itself for a user/message)."""
     data = _data(event)
@@ -1624,7 +1680,8 @@ def _changed(
         )
         if wrong_source is not None:
             return wrong_source
-    if kind in ("user/message", "assistant/message"):
+    moved = _delivered_elsewhere(want, got, history, target_events)
+    if kind in ("user/message", "assistant/message") and not moved:
         how = message_text_change(
             _positional(normalized_event(want)), _positional(normalized_event(got))
         )
@@ -1643,6 +1700,9 @@ def _changed(
         case "turn/end":
             if fields == ["turn"]:
                 return "TURN-2", named
+            taken = _cause_of_a_refused_abort(want, got, program)
+            if taken is not None:
+                return "MODEL-3", f"{named}: {taken}"
             return _turn_end_rule(want, got, command, phase)
         case "user/message" if _context_of_a_block(got, command, hooks=False):
             return "DEC-3", f"{named}: a PostToolUse block drops the body's own contexts"
@@ -1662,8 +1722,14 @@ def _changed(
                 for event in (want, got)
             )
             ended = _parking_turn_end(target_events, history)
+            order = (
+                f" (the target's message here, {_message_words(got)}, is one the model "
+                "delivers elsewhere in the turn: the order differs)"
+                if moved
+                else ""
+            )
             return "ADJ-4", (
-                f"{named}: queued messages are delivered FIFO after the next step/start"
+                f"{named}: queued messages are delivered FIFO after the next step/start{order}"
                 + (
                     "; a call's contexts join the queue when its result commits, the body's "
                     "own first, then its PostToolUse hooks' in configured order"
@@ -2144,7 +2210,9 @@ def _missing(
             if isinstance(command, Abort):
                 return _abort_rule(phase), lacks
             if isinstance(command, ModelReplies):
-                return "STEP-4", f"{lacks} ({_how_the_reply_ends(command, model_events)})"
+                return _reply_end_rule(command), (
+                    f"{lacks} ({_how_the_reply_ends(command, model_events)})"
+                )
             if isinstance(command, ModelFails):
                 return "TURN-5", f"{lacks} (a failed model request ends the step and the turn)"
             return ("STEP-1" if kind == "step/start" else "STEP-2"), lacks
@@ -2960,7 +3028,9 @@ def _extra(
             if isinstance(command, Abort):
                 return _abort_rule(phase), adds
             if isinstance(command, ModelReplies):
-                return "STEP-4", f"{adds} ({_how_the_reply_ends(command, model_events)})"
+                return _reply_end_rule(command), (
+                    f"{adds} ({_how_the_reply_ends(command, model_events)})"
+                )
             return ("STEP-1" if kind == "step/start" else "TURN-2"), adds
         case "turn/start":
             return "TURN-1", adds
@@ -3652,6 +3722,12 @@ def _after_abort_note(want: Event, ended: str) -> str:
     )
 
 
+def _reply_end_rule(reply: ModelReplies) -> str:
+    """The rule saying how the turn goes on after `reply`: ABORT-2's for a cancelled one (its
+    step and turn end aborted, messages queued or not), STEP-4's for any other."""
+    return "ABORT-2" if reply.finish == "cancelled" else "STEP-4"
+
+
 def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> str:
     """Why the model's turn goes on after `reply`, or ends (STEP-4), in words."""
     if reply.finish == "max-tokens":
@@ -3660,7 +3736,10 @@ def _how_the_reply_ends(reply: ModelReplies, model_events: Sequence[Event]) -> s
             "when messages are queued: they are parked for the next turn's first step (ADJ-4)"
         )
     if reply.finish == "cancelled":
-        return "a cancelled reply ends the turn 'aborted', its cause the user's"
+        return (
+            "a cancelled reply ends its step and the turn 'aborted', its cause the user's, also "
+            "when messages are queued: they are parked for the next turn's first step (ADJ-4)"
+        )
     if reply.tool_calls:
         return "how a reply ends decides whether the turn goes on"
     if any(event.get("type") == "step/start" for event in model_events):

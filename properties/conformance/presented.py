@@ -41,12 +41,20 @@ from loopspec.model.acp import (
     STATUS_IN_PROGRESS,
     TERMINAL_META_KEYS,
     tool_call_notification,
+    tool_result_notification,
 )
+from loopspec.model.events import ToolResultRecorded
 from loopspec.model.invariants import REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN
 from loopspec.model.jsonvalue import JsonValue, parse_arguments, thaw
-from loopspec.model.presenters import CALL_PRESENTERS, generic_call_fallback, present_call
+from loopspec.model.presenters import (
+    CALL_PRESENTERS,
+    generic_call_fallback,
+    present_call,
+    present_result,
+)
 from loopspec.model.pure.presentation import workspace_relative
 from loopspec.model.toolargs import ArgumentShapeError
+from loopspec.model.wire import event_from_wire
 from loopspec.properties.conformance.argument_readings import EXE_2_READING, misread
 from loopspec.properties.validators.acp_strict import (
     validate_permission_request,
@@ -869,9 +877,57 @@ def _runs_in_background(record: dict[str, Any]) -> bool:
     return record.get("name") == "bash" and background
 
 
+def _result_card_for(record: dict[str, Any], arguments: JsonValue, history: Sequence[Event]) -> Any:
+    """The update the model's UI sends for the result of the call `record` records, its card
+    shown as the model shows it, had the result been rendered with `arguments` (None: no
+    result answers the call)."""
+    answered = _result_of(record.get("callId"), history)
+    if answered is None:
+        return None
+    result = event_from_wire(answered)
+    assert isinstance(result, ToolResultRecorded)
+    name = str(record.get("name"))
+    shown_as = present_call(name, _arguments_of(record))
+    block = result.message.result
+    view = present_result(name, arguments, shown_as, block.content, block.failed, result.meta)
+    note = tool_result_notification(
+        "session",
+        str(record.get("callId")),
+        view,
+        is_error=block.failed,
+        terminal_capable=False,
+        session_cwd=SESSION_CWD,
+    )
+    return note["update"]
+
+
+def _result_from_original(
+    record: dict[str, Any], theirs: dict[str, Any], history: Sequence[Event]
+) -> str | None:
+    """The input before the rewrite, when the update `theirs` is the result rendered with it
+    where the call ran another (a UI rendering a result against what the model asked for);
+    else None."""
+    original = _original_card(record)
+    if original is None or original[0] == thaw(_arguments_of(record)):
+        return None
+    sidecar = record["rewrite"]["originalArguments"]
+    card = _result_card_for(record, parse_arguments(sidecar), history)
+    return (
+        sidecar if card is not None and _without_status(card) == _without_status(theirs) else None
+    )
+
+
 def _result_rule(
     mine: dict[str, Any], theirs: dict[str, Any], named: str, history: Sequence[Event]
 ) -> tuple[str, str]:
+    record = _call_record(mine.get("toolCallId"), history)
+    asked = _result_from_original(record, theirs, history)
+    if asked is not None:
+        return "RW-1", (
+            f"{named}: the update is the result rendered with the call's input before the "
+            f"rewrite, {asked}, where the call ran {record.get('arguments')}: a result shows "
+            "with the effective arguments, as its call's card does"
+        )
     content = mine.get("content")
     text = _text(content)
     if "```console" in text:

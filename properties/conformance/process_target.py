@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import heapq
 import itertools
 import json
 import os
@@ -443,9 +444,58 @@ def _surely_valid(answer: object) -> bool:
 def _most_specific_error(answer: object) -> Any:
     """The most specific way `answer` breaks the protocol schema (the schema's variants are
     tagged: it names the wrong field and what was expected there), or None."""
-    from jsonschema.exceptions import best_match  # noqa: PLC0415 (see `_validators`)
+    from jsonschema.exceptions import relevance  # noqa: PLC0415 (see `_validators`)
 
-    return best_match(_validators().answer.iter_errors(answer))
+    return _in_its_variant(
+        max(_validators().answer.iter_errors(answer), key=relevance, default=None)
+    )
+
+
+# The members whose constant value tells a schema's variants apart.
+_TAGS: Final = frozenset({"type", "role", "kind"})
+
+
+def _wrong_variant(error: Any) -> bool:
+    """Whether `error` says its instance is another variant than the schema tried (a tag
+    member of another value), not a wrong member of that variant."""
+    if error.validator in ("const", "enum"):
+        return bool(error.path) and error.path[-1] in _TAGS
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        return all(map(_ruled_out, _variants(error)))
+    return False
+
+
+def _variants(error: Any) -> list[list[Any]]:
+    """The errors of an `anyOf` or `oneOf` error's context, one list per variant tried."""
+    by_variant: dict[object, list[Any]] = {}
+    for each in error.context:
+        by_variant.setdefault(each.relative_schema_path[0], []).append(each)
+    return list(by_variant.values())
+
+
+def _ruled_out(errors: list[Any]) -> bool:
+    return any(map(_wrong_variant, errors))
+
+
+def _in_its_variant(error: Any) -> Any:
+    """The error `best_match` descends to from `error`, save that an `anyOf` or `oneOf`
+    failing in exactly one variant whose tags the instance has is followed into that variant:
+    a message whose tool-result block lacks its `isError` is a tool result message lacking
+    it, not a user message whose block is no text (the deepest error, which `best_match`
+    names, since every variant fails)."""
+    from jsonschema.exceptions import relevance  # noqa: PLC0415 (see `_validators`)
+
+    while error is not None and error.context:
+        fitting = [errors for errors in _variants(error) if not _ruled_out(errors)]
+        if error.validator in ("anyOf", "oneOf") and len(fitting) == 1:
+            error = max(fitting[0], key=relevance)
+            continue
+        # As `best_match` descends: to the deepest error, unless two tie.
+        first, *second = heapq.nsmallest(2, error.context, key=relevance)
+        if second and relevance(first) == relevance(second[0]):
+            break
+        error = first
+    return error
 
 
 # The schema's keywords for a value out of a member's range, its type being right.

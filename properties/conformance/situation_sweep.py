@@ -30,10 +30,14 @@ after text of no-break spaces (session 26: a Java loop testing `isBlank` for ABO
 changes (a Java loop reading meta as Gson does passed every seed). The random programs now
 draw some of these too (session 27: reasons of only whitespace, NaN, Infinity and 1e400 in
 arguments, a call id an earlier reply used, absolute paths in titles), which stay here: a
-targeted program shows its situation whatever the budget. Each situation below is
-one short program, compared with the model as any program is (`exhaustive.run_program`, which
-drives it to a quiet end); a program needing a capability the target does not declare is not
-played.
+targeted program shows its situation whatever the budget. Session 28's loops passed every seed
+taking the cause of a second abort they refused (the programs' second abort carries the first
+one's cause), allowing a tool for the rest of a reply once a call of it was allowed, dropping a
+result of empty text from the history, or repairing a call whose approval was refused as never
+started; and one seed dropping what the user typed before a reply cut off at max-tokens. Each
+situation below is one short program, compared with the model as any program is
+(`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
+target does not declare is not played.
 `run_conformance` plays them after the random search found nothing (section 12's examples,
 `presentation_sweep`, come before it), so the search draws what it drew before. Under a profile
 each is replayed as a case is, compared whole with the profile's known divergences erased: one
@@ -50,6 +54,7 @@ import attrs
 
 from loopspec.model.commands import (
     FINISH_CANCELLED,
+    FINISH_MAX_TOKENS,
     Abort,
     Allow,
     ApprovalAnswers,
@@ -66,6 +71,7 @@ from loopspec.model.commands import (
     PostPass,
     Recover,
     SubmitUser,
+    ToolFailed,
     ToolFinishes,
     ToolSucceeded,
 )
@@ -573,6 +579,96 @@ SITUATIONS: tuple[Situation, ...] = (
             SubmitUser("read it"),
             ModelReplies((ToolCallBlock("c1", "read", _READ),)),
             ToolFinishes("c1", ToolSucceeded("a.txt", meta=_NUMBERS_META)),
+        ),
+    ),
+    Situation(
+        "a second abort, with another cause, lands while the first one's call drains",
+        ("MODEL-3", "ABORT-1", "ABORT-3"),
+        frozenset({"abort"}),
+        LoopConfig(tools=TOOLS),
+        # Refused (ABORT-1): the turn ends with the first abort's cause. A loop that takes
+        # the second one's before refusing it has changed its state, which a refusal never does.
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            Abort("user"),
+            Abort("parent"),
+            ToolFinishes("c1", ToolSucceeded("A")),
+        ),
+    ),
+    Situation(
+        "two calls of one tool in a reply are each asked about, the first allowed",
+        ("DEC-2", "SCHED-2"),
+        frozenset({"pre-hooks", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "*"))),
+        # An approval is one call's: a loop allowing the tool for the rest of the reply
+        # starts the second call unasked.
+        (
+            SubmitUser("list, then show where"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "bash", _BASH),
+                    ToolCallBlock("c2", "bash", '{"command":"pwd"}'),
+                )
+            ),
+            HookAnswers(Ask("check")),
+            HookAnswers(Ask("check")),
+            ApprovalAnswers("allowed-once"),
+            ToolFinishes("c1", ToolSucceeded("a.txt")),
+        ),
+    ),
+    Situation(
+        "a body succeeds with no output, and a later one fails with an empty message",
+        ("HIST-1", "TEXT-1", "VIEW-3"),
+        frozenset(),
+        LoopConfig(tools=TOOLS),
+        # A result of empty text is still the call's result: a history dropping it (a
+        # provider refuses an empty text block) leaves the call unanswered.
+        (
+            SubmitUser("read, then list"),
+            ModelReplies((ToolCallBlock("c1", "read", _READ),)),
+            ToolFinishes("c1", ToolSucceeded("")),
+            ModelReplies((ToolCallBlock("c2", "bash", _BASH),)),
+            ToolFinishes("c2", ToolFailed("")),
+        ),
+    ),
+    Situation(
+        "the user types while the model replies, and the reply is cut off at max-tokens",
+        ("ADJ-4", "STEP-4"),
+        frozenset({"max-tokens", "queued-input"}),
+        LoopConfig(tools=TOOLS),
+        # The message is parked for the next turn's first step, before the user's own.
+        (
+            SubmitUser("read it"),
+            SubmitUser("and b.txt"),
+            ModelReplies((TextBlock("reading"),), FINISH_MAX_TOKENS),
+            SubmitUser("go on"),
+        ),
+    ),
+    Situation(
+        "the loop crashes after an approval was refused and another cancelled by an abort, "
+        "while an earlier call runs, and is reopened",
+        ("REC-1", "DEC-2", "ABORT-3"),
+        frozenset({"pre-hooks", "approval", "parallel", "abort", "crash-repair"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "read"))),
+        # Every call was recorded, and none has a result yet: repair says of each that it may
+        # have run, and ends the turn interrupted, whatever the log shows of the abort.
+        (
+            SubmitUser("read all three"),
+            ModelReplies(
+                (
+                    ToolCallBlock("c1", "read", _READ),
+                    ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+                    ToolCallBlock("c3", "read", '{"file_path":"c.txt"}'),
+                )
+            ),
+            HookAnswers(Pass()),
+            HookAnswers(Ask("check")),
+            HookAnswers(Ask("check")),
+            ApprovalAnswers("rejected"),
+            Abort("user"),
+            Crash(),
+            Recover(),
         ),
     ),
 )
