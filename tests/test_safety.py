@@ -197,6 +197,8 @@ _SAME_BUNDLED = (
     "  the case was found on loopspec's bundled implementation, the same target as this replay's"
 )
 
+_HAND_WRITTEN = "  the case names no loop it was found on (a case written by hand)"
+
 
 @pytest.mark.no_cover
 @pytest.mark.parametrize(
@@ -206,9 +208,11 @@ _SAME_BUNDLED = (
         # Named by its factory, it is still the one the case was found on.
         ({}, ["--impl", BUNDLED_IMPL], _SAME_BUNDLED),
         # A case written by hand may name no target: the case format reads that as the bundled
-        # implementation, as it reads {} (`loopspec schema case`, the tutorial's member table).
-        (None, [], _SAME_BUNDLED),
-        (None, ["--impl", BUNDLED_IMPL], _SAME_BUNDLED),
+        # implementation, as it reads {} (`loopspec schema case`, the tutorial's member table),
+        # but it was found on none, and its writer replays it on their own loop.
+        (None, [], _HAND_WRITTEN),
+        (None, ["--impl", BUNDLED_IMPL], _HAND_WRITTEN),
+        (None, ["--impl", "loopspec.properties.conformance.target:ModelTarget"], _HAND_WRITTEN),
         (
             {},
             ["--impl", "loopspec.properties.conformance.target:ModelTarget"],
@@ -229,7 +233,9 @@ def test_SAFE_1_a_case_found_on_the_bundled_implementation_says_so(
     colleague took for a target lost on the way, then 'recorded target: ... (the one
     replayed)', which read as if replay ran the recorded loop: it says whether the two are the
     same target. The bundled implementation named by its factory is named as the bundled one
-    (its name was empty: 'replaying against ')."""
+    (its name was empty: 'replaying against '). A case naming no target, written by hand, was
+    said to be found on the bundled implementation, 'not this replay's target', to the person
+    replaying the question they had just written on their own loop."""
     case = _case_recording(tmp_path, target)
     assert main(["replay", str(case), *replayed_on]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -911,11 +911,18 @@ def _run_exhaustive(
     return 1
 
 
-def _recorded_target_note(recorded: dict[str, str], named: dict[str, str]) -> str:
+def _recorded_target_note(
+    recorded: dict[str, str], named: dict[str, str], *, given: bool = True
+) -> str:
     """What the case says it was found on, beside the target replayed (`named`, {} for the
     bundled implementation): whether the two are the same, and how to replay on the recorded
     one when not (rule SAFE-1: it is shown, never run). "recorded target: X (the one
-    replayed)" read as if replay had run the recorded loop."""
+    replayed)" read as if replay had run the recorded loop. A case without a `target`
+    (`given` False) was written by hand and found on no loop."""
+    if not given:
+        # "found on loopspec's bundled implementation, not this replay's target" told the
+        # reader who had just written the case to replay it elsewhere.
+        return "the case names no loop it was found on (a case written by hand)"
     found = "the case was found on"
     kind = next((kind for kind in TARGET_KINDS if kind in recorded), None)
     if kind is None:
@@ -1310,7 +1317,7 @@ def replay_header(
     the profile it applies (the same in `loopspec replay` and the pytest plugin)."""
     lines = [
         f"{case_name}: replaying against {replayed_target(named)}",
-        f"  {_recorded_target_note(case.target, named)}",
+        f"  {_recorded_target_note(case.target, named, given=case.target_given)}",
     ]
     if case.written_by is not None and case.written_by != loopspec.__version__:
         # A rule may blame otherwise in another version: a verdict unlike the recorded one

@@ -1658,6 +1658,9 @@ class Case:
     command_lines: tuple[int, ...] = ()
     # The loopspec that wrote it, when the case says: another one's rules may blame otherwise.
     written_by: str | None = None
+    # False when the file has no `target` (written by hand): read as the bundled implementation,
+    # as the case format says, but found on no loop, which replay must not claim.
+    target_given: bool = True
 
     def line_of_command(self, index: int | None) -> int:
         """The line command `index` (0-based; None: the configuration's hooks) starts on."""
@@ -1923,7 +1926,16 @@ def _case_from(document: object) -> Case:
         rule = f"the known divergence {known}" + (f" ({', '.join(touched)})" if touched else "")
     declared = document.get("capabilities")
     capabilities = frozenset(declared) if declared is not None else None
-    return Case(target, config, commands, named, rule, capabilities, written_by=writer)
+    return Case(
+        target,
+        config,
+        commands,
+        named,
+        rule,
+        capabilities,
+        written_by=writer,
+        target_given="target" in document,
+    )
 
 
 @attrs.frozen
