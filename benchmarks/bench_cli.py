@@ -111,8 +111,9 @@ makes its JSON Schema from (a module of some sixty keys, imported for `--format 
 share of `python -c pass`'s: the interpreter's start, each module check imports that the bare
 interpreter does not (counted as a fresh interpreter's import of it after every module before it,
 the collector held off as check holds it), the check itself; then the same instructions by kind
-of work (unmarshalling `.pyc` code, building classes, the collector), and, from the wheel, a check
-installed without bytecode where none may be written (below).
+of work (unmarshalling `.pyc` code, building classes, the collector; each module's part split
+so too), and, from the wheel, a check installed without bytecode where none may be written
+(below).
 Measured so (2026-12-05, installed wheel): `check SMALL` 45.65M, 1.28x `python -c pass`'s 35.69M.
 `python -c pass` is 28.72M of start and 6.97M of finalization, which check skips; check's 16.9M
 past the start are its imports, 15.4M, and the check itself (options, signals, reading the log,
@@ -140,6 +141,30 @@ counts): `check SMALL` 53.2M against `python -c pass`'s 42.0M, 1.27x, and 57.2M 
 both readers' scanners), then 45.98M, 1.29x, once the console script starts in
 `loopspec._console` (it takes the ending signals over before the command line loads: 0.56M,
 1.6 %, of which 0.31M its being a module of its own).
+The floor (2026-12-05, installed wheel, `--rounds 3 --instructions --breakdown`, each module's part
+now split into unmarshalling, classes and the rest): `check SMALL` 46.17M, 1.29x; 1.10x is 39.26M,
+10.54M past the interpreter's start, where check spends 17.45M. Importing a module costs 0.33M
+before its code and classes (`_json`, code-less: 0.33M; `loopspec.model`, past its one class and
+small code: 0.33M): check imports seventeen (`__future__`, `_json` and fifteen of loopspec's, five
+of them packages), 5.6M, with `gc` 5.8M, fixed while the modules are. That leaves 4.7M for some
+11.6M now: unmarshalling 5.66M (`model.invariants` 1.50M, `logcheck.checker` 0.97M, `model.facts`
+0.56M, `jsonvalue` 0.47M, `report` 0.45M, `clean_events` 0.44M, `cli.main` 0.38M), building the 37
+classes 3.06M (`checker`'s twelve 0.88M, `invariants`' seven 0.63M, `jsonvalue`'s four 0.38M), the
+modules' bodies past their import ~1.7M (`invariants`' registering 0.4M), and the check itself
+1.49M. Tried, each alone, in a copy of these modules counted as this script counts (none landed; the
+saving, then what it would cost the code): a clean log checked without the rule registry, `Prefix`
+and its fold in a module of their own (the other 95 KB of `invariants`' 137 KB, its 32 checks, their
+helpers and `LogMonitor`, imported at the first event the judges pass down the full path), the
+judges' `stands_for` held to the registry by a test instead of at each run, the chunk's quiet kind a
+table held so: SMALL -1.68M (to 1.25x), HOOKED -1.61M, `--format json` nothing (its `rules_checked`
+reads the registry); 900 lines of `model.invariants` moved, and the judges' guard, run by every
+check, left to a test. No `from __future__ import annotations` (the same bytecode but its import),
+every annotation naming a TYPE_CHECKING import quoted in fifteen modules: -0.49M.
+`loopspec._console` in `loopspec/__init__.py`: -0.33M, a package with two jobs. Every docstring of
+check's modules gone: -0.30M. `clean_events.CleanJudge` a tuple: -0.09M; `LogMonitor`'s routes read
+from (check, filter) pairs: -0.03M. Together some 2.9M (to 1.21x). At 1.10x, besides all of these,
+half the classes and most of the code left on a check's way would have to go, or its ten modules be
+merged into a few (0.33M each): the one-blob shape this project refuses.
 Installed without bytecode (uv installs so unless given `--compile-bytecode`; pip compiles as it
 installs) the first run of each module compiles it; where Python may not write the bytecode
 (PYTHONDONTWRITEBYTECODE, which container images often set, or a read-only install) every run
@@ -395,11 +420,20 @@ def _break_down(tmp: Path, small: Path, env: dict[str, str], wheel: Path | None)
         "the interpreter's start (python -c pass but its finalization)": started,
         "import gc, gc.disable()": before - started,
     }
+    # Per module, its part by kind of work: unmarshalling its code, building its classes, and
+    # the rest (the import system's work, the rest of its body).
+    split: dict[str, tuple[int, int]] = {}
+    kinds_before = _kinds_of_work(out)
     for index, name in enumerate(modules):
         imports = "".join(f"import {each}; " for each in modules[: index + 1])
         total = count([python, "-P", "-c", f"{held}{imports}os._exit(0)"])
+        kinds = _kinds_of_work(out)
         parts[f"import {name}"] = total - before
-        before = total
+        split[f"import {name}"] = (
+            kinds[UNMARSHAL] - kinds_before[UNMARSHAL],
+            kinds[CLASSES] - kinds_before[CLASSES],
+        )
+        before, kinds_before = total, kinds
     whole = count(check)
     check_kinds = _kinds_of_work(out)
     parts["the check: options, reading the log, the report"] = whole - before
@@ -409,8 +443,14 @@ def _break_down(tmp: Path, small: Path, env: dict[str, str], wheel: Path | None)
         f"{BASELINE}: {bare / 1e6:.2f}M, of which its finalization {(bare - started) / 1e6:.2f}M"
         " (check ends without it: `cli.main.program`)"
     )
+    print(f"{'':77}  {'unmarshal':>9} {'classes':>8} {'the rest':>9}")
     for name, part in parts.items():
-        print(f"{name:60} {part / 1e6:+7.2f}M {part / bare:+7.1%}")
+        line = f"{name:60} {part / 1e6:+7.2f}M {part / bare:+7.1%}"
+        if name in split:
+            unmarshalled, built = split[name]
+            rest = part - unmarshalled - built
+            line += f"  {unmarshalled / 1e6:8.2f}M {built / 1e6:7.2f}M {rest / 1e6:8.2f}M"
+        print(line)
     print(f"{'loopspec check SMALL':60} {whole / 1e6:7.2f}M {whole / bare:6.2f}x")
     print("what check does past the interpreter's start, by kind of work")
     for kind, function in KINDS_OF_WORK.items():
@@ -450,9 +490,11 @@ def _install_uncompiled(folder: Path, wheel_venv: Path, env: dict[str, str]) -> 
     return venv / "bin"
 
 
+UNMARSHAL = "marshal_loads"
+CLASSES = "builtin___build_class__"
 KINDS_OF_WORK = {
-    "unmarshalling modules' code (.pyc)": "marshal_loads",
-    "building classes (their bodies with them)": "builtin___build_class__",
+    "unmarshalling modules' code (.pyc)": UNMARSHAL,
+    "building classes (their bodies with them)": CLASSES,
     "the cyclic collector": "gc_collect_main",
 }
 """Kinds of work an import does, by the interpreter's C function that does it (callgrind counts
