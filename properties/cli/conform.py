@@ -1,7 +1,7 @@
 """`loopspec conform` and `loopspec replay`: check an implementation against the model.
 
 Exit codes: 0 conformant (or the replayed case no longer diverges), 1 a counterexample, 2 the
-target cannot be started or speaks the protocol wrongly.
+target speaks the protocol wrongly (PROTO-1), or cannot be started or run here (a setup error).
 
 `conform --format json` writes exactly one object on stdout when the run finished: exit 0 or 1,
 or 2 when a `--cmd` target then failed to shut down (one PROTO-1 line on stderr says so, "after

@@ -84,8 +84,9 @@ VERBS = (
         "loopspec.properties.cli.conform",
         "check an implementation against the model with random command programs",
         "0 conformant (or only known divergences under --profile); 1 a counterexample "
-        "(shrunk, saved as a case file, blamed on the rule it breaks); 2 the target cannot "
-        "be started or speaks the driver protocol wrongly (PROTO-1), or a usage error",
+        "(shrunk, saved as a case file, blamed on the rule it breaks); 2 the target speaks "
+        "the driver protocol wrongly (PROTO-1), cannot be started or cannot run here (a "
+        "setup error, naming no rule), or a usage error",
         starts_processes=True,
     ),
     Verb(
