@@ -757,3 +757,61 @@ def test_ADJ_3_check_acp_recording_says_a_card_only_a_permission_request_showed(
         "call_1-perm (shown by the permission request at line 3 alone"
         in (log["violations"][0]["message"])
     )
+
+
+def test_DEC_2_check_acp_recording_blames_a_call_run_before_its_permission_was_answered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge that starts the call's terminal, or has the editor write its file, before it
+    asks permission or while the request waits: the call ran unapproved, DEC-2 where it ends,
+    allowed afterwards or not. Asked, allowed, then run, it keeps DEC-2."""
+    card = _card("call_1", {"command": "rm -rf build"})
+    asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm -rf build"}})
+    terminal = _terminal_run("rm -rf build")[2:5]  # created, answered, embedded
+    ended = [_status("call_1", "completed"), _stop(1, "end_turn")]
+    early = [_prompt(1), card, *terminal, asked, _answer(0, "allow"), *ended]
+    code, log = _check(tmp_path, early, capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 8)])
+    assert (
+        "a terminal created (line 3) before its permission request (line 6)"
+        in (log["violations"][0]["message"])
+    )
+    waiting = [_prompt(1), card, asked, *terminal, _answer(0, "allow"), *ended]
+    code, log = _check(tmp_path, waiting, capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 8)])
+    assert (
+        "while its permission request (line 3) was unanswered" in (log["violations"][0]["message"])
+    )
+    code, log = _check(
+        tmp_path, [_prompt(1), card, asked, _answer(0, "allow"), *terminal, *ended], capsys
+    )
+    assert (code, log["violations"]) == (0, [])
+    write_asked = _asking({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
+    written_first = [_prompt(1), _write_card([]), *_write_file(1, "hello\n"), write_asked]
+    code, log = _check(tmp_path, [*written_first, _answer(0, "allow"), *ended], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 7)])
+    assert (
+        f'asked to write "{NEW_FILE}" (line 3) before its permission request (line 5)'
+        in (log["violations"][0]["message"])
+    )
+    written_waiting = [_prompt(1), _write_card([]), write_asked, *_write_file(1, "hello\n")]
+    code, log = _check(tmp_path, written_waiting, capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 4)])
+    assert (
+        "while its permission request (line 3) was unanswered" in (log["violations"][0]["message"])
+    )
+
+
+def test_ADJ_2_check_acp_recording_says_an_update_names_another_session_than_its_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An update sent under another session's id than its card's: ADJ-2, saying which session
+    showed the call, so the bridge author finds the session mixed up and not the call."""
+    wrong = _status("call_1", "completed")
+    wrong["params"]["sessionId"] = "sess-0"
+    code, log = _check(tmp_path, [_prompt(1), _card("call_1", {"command": "ls"}), wrong], capsys)
+    assert (code, _rules(log)) == (1, [("ADJ-2", 3)])
+    assert (
+        'in session "sess-0": a tool_call showed it in session "sess-1" (line 2)'
+        in (log["violations"][0]["message"])
+    )

@@ -24,8 +24,9 @@ checkable, with why):
   all ended when none shows what it holds). What ran otherwise is not recorded.
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
-  open card showing a file the editor is then asked to write; or a request asks about a call
-  whose card already ended.
+  open card showing a file the editor is then asked to write; a call that asked permission
+  ends showing a terminal created, or having had its file written, before the editor answered;
+  or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
   answered again. Blamed once per card.
@@ -85,8 +86,8 @@ CHECKED_IN_PART = {
     ),
     "DEC-2": (
         "only what the editor saw: a refused call's card ending completed, its terminal or "
-        "write after the refusal, and a request about a call that ended; a call run without "
-        "asking is not judged (the bridge may have no need to ask)"
+        "write after the refusal or before the answer, and a request about a call that ended; "
+        "a call run without asking is not judged (the bridge may have no need to ask)"
     ),
     "ADJ-3": (
         "a turn ended by a cancel leaves its unfinished cards to the editor, and one whose "
@@ -113,6 +114,7 @@ class _Card:
     was asked to write to their files while it was open."""
 
     __slots__ = (
+        "answered_line",
         "approved",
         "asked",
         "blamed",
@@ -121,6 +123,7 @@ class _Card:
         "ended_line",
         "ended_status",
         "final",
+        "first_write",
         "raw_input",
         "raw_line",
         "refused",
@@ -150,6 +153,8 @@ class _Card:
         # How the editor refused its last permission request (an option's kind, or
         # `cancelled`) and the line of that answer; None once a request is allowed.
         self.refused: tuple[str, int] | None = None
+        # The line of the editor's answer to its last permission request (None: unanswered).
+        self.answered_line: int | None = None
         # The line of the permission request that showed it, when no tool_call had.
         self.requested_only: int | None = None
         # Whether a tool_call showed it again after it ended (`session/load` replaying it), or
@@ -166,6 +171,14 @@ class _Card:
         # The path of each file the editor was asked to write for the call -> the last content
         # and its line.
         self.written: dict[str, tuple[str, int]] = {}
+        # The path and line of the first write found to be its own.
+        self.first_write: tuple[str, int] | None = None
+
+    def wrote(self, path: str, content: str, line: int) -> None:
+        """The editor was asked to write `content` to `path` at `line` for this call."""
+        self.written[path] = (content, line)
+        if self.first_write is None or line < self.first_write[1]:
+            self.first_write = (path, line)
 
 
 class _Write:
@@ -296,6 +309,13 @@ class _Recording:
                 card.reshown = True
         elif card is None:
             message = f"the tool_call_update for {key[1]} names no call a tool_call showed"
+            # The same id shown in another session: the update names the wrong session.
+            other = next((k for k in self.cards if k[1] == key[1] and k[0] != key[0]), None)
+            if other is not None:
+                message += (
+                    f" in session {json_dumps(key[0])}: a tool_call showed it in session "
+                    f"{json_dumps(other[0])} (line {self.cards[other].shown_line})"
+                )
             return [*found, Violation("ADJ-2", line, message)]
         elif card.final and not card.reshown:
             changed = _changed_after_end(key[1], card, update, line)
@@ -401,8 +421,33 @@ class _Recording:
         )
         return [Violation("DEC-2", line, message, (line, created, answer_line))]
 
+    def _ran_unasked(self, call: str, card: _Card, line: int) -> list[Violation]:
+        """DEC-2 when a call that asked permission ends showing a terminal created, or having
+        had the editor write its file, before that request was answered: it ran unapproved."""
+        if card.asked is None:
+            return []
+        asked_line, answered = card.asked[1], card.answered_line
+        # What it made happen in the editor, each with its line.
+        made = []
+        if card.first_write is not None:
+            path, written = card.first_write
+            made.append((f"the editor asked to write {json_dumps(path)} (line {written})", written))
+        created = self.terminal_lines.get(card.terminal[0]) if card.terminal else None
+        if created is not None:
+            made.insert(0, (f"a terminal created (line {created})", created))
+        for what, made_line in made:
+            if made_line < asked_line:
+                when = f"before its permission request (line {asked_line})"
+            elif answered is None or made_line < answered:
+                when = f"while its permission request (line {asked_line}) was unanswered"
+            else:
+                continue
+            message = f"{call} ended with {what} {when}: a call runs only once allowed"
+            return [Violation("DEC-2", line, message, (line, made_line, asked_line))]
+        return []
+
     def _ended(self, call: str, card: _Card, line: int) -> list[Violation]:
-        refused = self._ran_refused(call, card, line)
+        refused = self._ran_refused(call, card, line) or self._ran_unasked(call, card, line)
         if refused:
             return refused
         if card.asked is not None and card.approved:
@@ -466,21 +511,34 @@ class _Recording:
             key for key in open_showing if self.cards[key].asked is None or self.cards[key].approved
         }
         if len(showing) == 1:
-            self.cards[showing.pop()].written[path] = (content, line)
+            self.cards[next(iter(showing))].wrote(path, content, line)
         elif showing:
             self.unowned.append(_Write(session, path, content, line, showing))
-        refused = [key for key in open_showing if self.cards[key].refused is not None]
-        if showing or len(refused) != 1:
+        # The open cards showing the file that could not have run: refused, or still asking.
+        barred = [key for key in open_showing if key not in showing]
+        if showing or len(barred) != 1:
             return []
-        card = self.cards[refused[0]]
-        assert card.refused is not None
-        answer, answer_line = card.refused
+        card = self.cards[barred[0]]
+        assert card.asked is not None
+        if card.refused is not None:
+            answer, decided = card.refused
+            why = (
+                f"after its permission request was answered {answer} (line {decided}): a "
+                "refused call never runs"
+            )
+        elif card.answered_line is None:
+            decided = card.asked[1]
+            why = (
+                f"while its permission request (line {decided}) was unanswered: a call runs "
+                "only once allowed"
+            )
+        else:
+            return []
         message = (
-            f"the editor was asked to write {json_dumps(path)}, which only {refused[0][1]}'s "
-            f"card shows a diff of, after its permission request was answered {answer} (line "
-            f"{answer_line}): a refused call never runs"
+            f"the editor was asked to write {json_dumps(path)}, which only {barred[0][1]}'s "
+            f"card shows a diff of, {why}"
         )
-        return [Violation("DEC-2", line, message, (line, answer_line))]
+        return [Violation("DEC-2", line, message, (line, decided))]
 
     def _asked_first(self, key: tuple[str, str], line: int) -> list[Violation]:
         """A call's first permission request: it had not run, so a write before it is not its.
@@ -497,7 +555,7 @@ class _Recording:
             card = self.cards[owner]
             earlier = card.written.get(write.path)
             if earlier is None or earlier[1] < write.line:
-                card.written[write.path] = (write.content, write.line)
+                card.wrote(write.path, write.content, write.line)
             if card.final and not card.blamed:
                 blamed = self._diff_not_written(owner[1], card, line)
                 card.blamed = bool(blamed)
@@ -539,6 +597,7 @@ class _Recording:
             found.extend(self._asked_first(key, line))
         card.asked = (tool_call.get("rawInput"), line)
         card.approved = False
+        card.answered_line = None
         allowing = {
             option["optionId"] for option in params["options"] if option.get("kind") in ALLOW_KINDS
         }
@@ -559,6 +618,7 @@ class _Recording:
             outcome = result["outcome"]
             chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
             card.approved = isinstance(chosen, str) and chosen in allowing
+            card.answered_line = line
             if card.approved:
                 card.refused = None
             elif isinstance(outcome, dict) and outcome.get("outcome") == _CANCELLED:
