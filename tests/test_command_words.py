@@ -241,3 +241,20 @@ def test_PROTO_1_a_replay_a_known_divergence_stopped_counts_the_commands_it_sent
     ]
     whole = replay_verdict_lines("case.json", case, case.profile, Replay(None), bundled=False)
     assert whole[0].startswith("case.json: 4 commands replayed, no divergence; "), whole
+
+
+def test_PROTO_1_the_command_a_known_divergence_stopped_at_is_not_refused_by_both() -> None:
+    """PROTO-1: a Codex case of the known divergence EXE-1 (Codex runs a reply the model
+    refuses) said "refused by the model (and so by the target): #2 ModelReplies (EXE-1)" above
+    "stopped at command #2 by a known divergence: EXE-1": the target had accepted it, which is
+    the divergence. A command refused before the stop is still named."""
+    case = load_case(Path(__file__).parent / "regressions" / "codex-EXE-1.json")
+    assert len(case.commands) == 2
+    for refused, named in (
+        (((1, "EXE-1"),), []),
+        (((0, "TURN-1"), (1, "EXE-1")), ["  refused by the model (and so by the target): #1 "
+                                         "SubmitUser (TURN-1)"]),
+    ):  # fmt: skip
+        stopped = Replay(None, frozenset({"EXE-1"}), "EXE-1", 1, refused=refused)
+        lines = replay_verdict_lines("case.json", case, case.profile, stopped, bundled=False)
+        assert [line for line in lines if "refused by the model" in line] == named, lines

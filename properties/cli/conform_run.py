@@ -1500,7 +1500,11 @@ def replay_verdict_lines(
                     "was compared"
                 )
         lines.append(f"{case_name}: {commands} replayed, {none_found}{on}{recorded}")
-        lines += _refused_lines(case, replay.refused)
+        # Refused by both only up to a known divergence that stopped the replay: at it, the
+        # target did otherwise ("refused by the model (and so by the target): #2" sat above
+        # "stopped at command #2 by a known divergence: EXE-1", the target having accepted #2).
+        stop = len(case.commands) if replay.stopped_at is None else replay.stopped_at
+        lines += _refused_lines(case, tuple(r for r in replay.refused if r[0] < stop))
         if profile is not None:
             if replay.stopped_by is not None and replay.stopped_at is not None:
                 lines.append(
