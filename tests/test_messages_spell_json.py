@@ -60,7 +60,7 @@ def test_MODEL_1_a_profile_run_s_executed_arguments_show_as_json() -> None:
     text as the `{}` it denotes (EXE-2), as it is compared."""
     executed = [["c1", {"command": "ls"}], ["c2", "\x85 x"], ["c3", "\x85"]]
     run = [{"accepted": True, "events": [], "executed": executed}]
-    shown = displayed_observation(_as_observation(run, 0))
+    shown = displayed_observation(_as_observation(run, 0, {}))
     assert isinstance(shown, dict)
     assert shown["executed"] == [
         {"callId": "c1", "arguments": {"command": "ls"}},

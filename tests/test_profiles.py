@@ -411,6 +411,47 @@ def test_ORD_3_claude_code_s_profile_blames_a_denial_logged_ahead_of_a_call_run_
     assert known.known == frozenset({"ORD-3:denied-at-once"})
 
 
+# Two steps of parallel reads, the second reusing the id of a call of the first (EXE-1: ids are
+# unique within one reply only), its later call finishing first.
+_REUSED_ID_PROGRAM: tuple[Command, ...] = (
+    SubmitUser("read them"),
+    ModelReplies(
+        (
+            ToolCallBlock("c1", "read", '{"file_path":"a.txt"}'),
+            ToolCallBlock("c2", "read", '{"file_path":"b.txt"}'),
+        )
+    ),
+    ToolFinishes("c1", ToolSucceeded("a")),
+    ToolFinishes("c2", ToolSucceeded("b")),
+    ModelReplies(
+        (
+            ToolCallBlock("c3", "read", '{"file_path":"c.txt"}'),
+            ToolCallBlock("c2", "read", '{"file_path":"d.txt"}'),
+        )
+    ),
+    ToolFinishes("c2", ToolSucceeded("d")),
+    ToolFinishes("c3", ToolSucceeded("c")),
+    ModelReplies((TextBlock("done"),)),
+)
+
+
+def test_ORD_3_a_profile_follows_a_reused_call_id_as_the_call_of_its_own_reply() -> None:
+    """ORD-3, EXE-1: a later reply's call reusing an earlier reply's id is a call of its own to a
+    profile's symptoms. Claude Code logs the reused call's result as its read finishes, ahead of
+    the reply's first read still running (a loop committing results as they are ready does
+    too): its profile's ORD-3. When the symptom followed a call by its id through the whole
+    run, the reused call started in the first step and ended there, ran beside nothing of the
+    second, and the result was blamed on ORD-3 (seen on Claude Code 2.1.332, 2026-12-05)."""
+    case = load_case(REGRESSIONS_DIR / "claude-code-ORD-3-denied-at-once.json")
+    config = attrs.evolve(case.config, hooks=())
+    mutant = next(m for m in MUTANTS if m.name == "completion-order-results")
+    replay = replay_case(
+        lambda: MutantTarget(mutant), config, list(_REUSED_ID_PROGRAM), PROFILES["claude-code"]
+    )
+    assert replay.divergence is None, replay.divergence
+    assert "ORD-3" in replay.known, replay.known
+
+
 def test_every_dsh_divergence_is_stated_in_spec_section_8() -> None:
     """SPEC.md section 8 names every known divergence of the dsh profile by its key."""
     text = SPEC.read_text(encoding="utf-8")

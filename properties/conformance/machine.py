@@ -467,9 +467,6 @@ class ConformanceMachine(RuleBasedStateMachine):
                 self.next_call,
                 first_step=first_step,
                 queued=queued,
-                # A profile's symptoms follow a call by its id through the whole run (a reused
-                # id reads as one call run twice): no earlier id is reused under one.
-                reuse_ids=self.profile is None,
             )
             if not self.has("max-tokens") and reply.finish != "completed":
                 reply = ModelReplies(reply.blocks)

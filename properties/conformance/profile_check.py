@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, assert_never
 
 import attrs
@@ -61,7 +61,15 @@ from loopspec.properties.conformance.compare import Divergence, classify
 from loopspec.properties.conformance.history_own_log import OwnLogHistory
 from loopspec.properties.conformance.target import Observation
 from loopspec.properties.profiles.known import Profile
-from loopspec.properties.profiles.runs import Earlier, Json, Obs, Pair, Run, RunNormalizer
+from loopspec.properties.profiles.runs import (
+    Earlier,
+    Json,
+    Obs,
+    Pair,
+    Run,
+    RunNormalizer,
+    with_call_ids,
+)
 
 QUIET_PHASES = frozenset({Idle.NAME, AwaitingModel.NAME})
 # Erasers read the target's events by shape; a shape they cannot read is a difference too.
@@ -116,12 +124,19 @@ class ProfileChecker:
         index = len(self.commands)
         self.commands.append(command)
         self.phases.append(phase_before)
-        wire = command_to_json(command)
-        self._wire_commands.append(wire)
         self._history.extend(expected.events)
         self._history_ends.append(len(self._history))
-        want = self._normalizers[0].add(expected)
-        got = self._normalizers[1].add(actual)
+        # A reply the model took: a call id it reuses names its new call from here on, in the
+        # runs and in the commands the profile reads (a ToolFinishes for it finishes that call).
+        introduced = (
+            [call.id for call in command.tool_calls]
+            if isinstance(command, ModelReplies) and expected.accepted
+            else []
+        )
+        want = self._normalizers[0].add(expected, introduced)
+        got = self._normalizers[1].add(actual, introduced)
+        wire = with_call_ids(command_to_json(command), self._normalizers[0].names)
+        self._wire_commands.append(wire)
         if not want["accepted"] and not got["accepted"] and got["rule"] is None:
             got = {**got, "rule": want["rule"]}  # a target may refuse without naming a rule
         self._runs[0].append(want)
@@ -289,10 +304,11 @@ class ProfileChecker:
                 self.commands[last],
                 "SCHED-1",
                 f"{overlap} (with the {self.profile.name} profile's known divergences erased)",
-                _as_observation(model, position),
-                _as_observation(target, position),
+                self._as_observation(model, position),
+                self._as_observation(target, position),
             )
-        expected, actual = _as_observation(model, position), _as_observation(target, position)
+        expected = self._as_observation(model, position)
+        actual = self._as_observation(target, position)
         if expected.accepted and not actual.accepted:
             # The target refuses what the model accepts: its state went wrong earlier, where
             # the quiet-point comparison could not see it; the first raw difference since the
@@ -315,8 +331,8 @@ class ProfileChecker:
                 except SHAPE_ERRORS:
                     in_place = self._runs
                 runs = in_place if in_place[0][raw] != in_place[1][raw] else self._runs
-                expected = _as_observation(runs[0], raw)
-                actual = _as_observation(runs[1], raw)
+                expected = self._as_observation(runs[0], raw)
+                actual = self._as_observation(runs[1], raw)
         # The command classified is commands[index]: what the model appended up to it and with
         # it is its history, as without a profile (a later approval's answer, say, would read
         # a call the target started too early as one that no longer waits for it).
@@ -361,6 +377,9 @@ class ProfileChecker:
             )
         )
         return self.profile.erased(self._runs, self._wire_commands, self.config, keys)
+
+    def _as_observation(self, run: Run, position: int) -> Observation:
+        return _as_observation(run, position, self._normalizers[0].originals)
 
     def _misshapen(self, index: int, error: Exception) -> Divergence:
         what = (
@@ -435,8 +454,9 @@ def _overlap_difference(model: Run, target: Run, position: int) -> str | None:
     )
 
 
-def _as_observation(run: Run, position: int) -> Observation:
-    """An erased observation (or nothing, past the end) as an `Observation` for the report."""
+def _as_observation(run: Run, position: int, originals: Mapping[str, str]) -> Observation:
+    """An erased observation (or nothing, past the end) as an `Observation` for the report,
+    each reused call id as the loop wrote it (`originals`: the runs' names for them)."""
     if position >= len(run):
         return Observation(True)
     obs: Obs = run[position]
@@ -444,9 +464,10 @@ def _as_observation(run: Run, position: int) -> Observation:
         return Observation(False, refusal_rule=obs.get("rule"))
     return Observation(
         True,
-        events=tuple(obs["events"]),
+        events=tuple(with_call_ids(obs["events"], originals)),
         executed=tuple(
-            (str(call_id), _as_text(arguments)) for call_id, arguments in obs["executed"]
+            (originals.get(str(call_id), str(call_id)), _as_text(arguments))
+            for call_id, arguments in obs["executed"]
         ),
     )
 

@@ -5,16 +5,18 @@ A *run* is one program's observations, normalized: `time` and message ids droppe
 dropped, seqs
 turned into positions and `sourceEventSeqs` into labels of the cited events
 (`tool/call:<callId>`), each event tagged with the commit it belongs to (`commit: [command,
-k]`), executed arguments parsed (blank text as `{}`, EXE-2). Runs are plain JSON-like data, so
-an *eraser* (a function from a pair of runs to a pair of runs) can remove one known difference
-before the two are compared.
+k]`), executed arguments parsed (blank text as `{}`, EXE-2), and a call id a later reply
+reuses (EXE-1 keeps ids unique within one reply only) renamed from that reply on, in both runs
+alike (`reused_call_id`), so each call is one id through the run. Runs are plain JSON-like
+data, so an *eraser* (a function from a pair of runs to a pair of runs) can remove one known
+difference before the two are compared, and a symptom can follow a call by its id.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -55,6 +57,26 @@ def _parsed(arguments: str) -> object:
     return value
 
 
+def reused_call_id(call_id: str, use: int) -> str:
+    """How a run names the call of the `use`-th reply (from 2) to use `call_id`."""
+    return f"{call_id}#{use}"
+
+
+def with_call_ids(value: Any, names: Mapping[str, str]) -> Any:
+    """`value` (JSON-like) with each call id named in `names` replaced: a `callId` or
+    `toolCallId` member's, and a tool-call block's `id`. `value` itself is left as it was."""
+    if isinstance(value, list):
+        return [with_call_ids(item, names) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out = {key: with_call_ids(item, names) for key, item in value.items()}
+    keys = ("callId", "toolCallId", *(("id",) if value.get("type") == "tool-call" else ()))
+    for key in keys:
+        if isinstance(out.get(key), str) and out[key] in names:
+            out[key] = names[out[key]]
+    return out
+
+
 class RunNormalizer:
     """Normalizes a run one observation at a time (labels carry over between commands)."""
 
@@ -62,11 +84,26 @@ class RunNormalizer:
         self._keep = keep
         self._labels: dict[int, str] = {}
         self._index = 0
+        self._uses: dict[str, int] = {}  # call id -> how many replies introduced it
+        self._names: dict[str, str] = {}  # a reused call id -> its current call's name
+        self.originals: dict[str, str] = {}  # each name given a reused id -> that id
 
-    def add(self, observation: Observation) -> Obs:
-        """The next observation in comparable form."""
+    @property
+    def names(self) -> Mapping[str, str]:
+        """Each reused call id, with the name its latest call has in the run."""
+        return self._names
+
+    def add(self, observation: Observation, introduced: Sequence[str] = ()) -> Obs:
+        """The next observation in comparable form; `introduced`: the call ids of the reply
+        its command gave the loop (when the model took it), from which a reused id names the
+        new call (`reused_call_id`)."""
         index = self._index
         self._index += 1
+        for call_id in introduced:
+            use = self._uses[call_id] = self._uses.get(call_id, 0) + 1
+            if use > 1:
+                self._names[call_id] = reused_call_id(call_id, use)
+                self.originals[self._names[call_id]] = call_id
         if not observation.accepted:
             return {"accepted": False, "rule": observation.refusal_rule}
         commit_of = [k for k, size in enumerate(observation.commits) for _ in range(size)]
@@ -77,11 +114,13 @@ class RunNormalizer:
             if not self._keep(str(raw.get("type"))):
                 continue
             event = normalized(raw)
+            if self._names:
+                event = with_call_ids(event, self._names)
             seq = event.pop("seq", None)
-            data = raw.get("data")
-            call_id = data.get("callId") if isinstance(data, dict) else None
+            data = event.get("data")
+            named = data.get("callId") if isinstance(data, dict) else None
             label = (
-                f"tool/call:{call_id}"
+                f"tool/call:{named}"
                 if raw.get("type") == "tool/call"
                 else f"{raw.get('type')}@{len(self._labels)}"
             )
@@ -92,7 +131,10 @@ class RunNormalizer:
                 event["cites"] = cites
             event["commit"] = [index, commit]
             events.append(event)
-        executed = [[call_id, _parsed(arguments)] for call_id, arguments in observation.executed]
+        executed = [
+            [self._names.get(call_id, call_id), _parsed(arguments)]
+            for call_id, arguments in observation.executed
+        ]
         return {"accepted": True, "events": events, "executed": executed}
 
 

@@ -514,7 +514,7 @@ def _in_place(arguments: str, number: int) -> str:
 
 
 def tool_calls(
-    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int, *, reuse_ids: bool = True
+    choose: Choose, swarm: Swarm, config: LoopConfig, first_id: int
 ) -> tuple[ToolCallBlock, ...]:
     """Calls with ids `c<first_id>...`: several when `parallel` is on; with `repeated_ids`, the
     last sometimes repeats the first's id, and as often takes the id of the call before the
@@ -522,8 +522,7 @@ def tool_calls(
     and local models number each reply's calls from `call_0`); with `blank_arguments`, the batch
     ends with one more call whose arguments are blank to one of Python's `strip` and
     JavaScript's `trim` alone (one more, so the calls the batch had still run and keep their
-    places). Without `reuse_ids`, the draw that would take an earlier call's id is made and
-    changes nothing. Some grep calls are calls to the tool without required keys instead
+    places). Some grep calls are calls to the tool without required keys instead
     (`keyless_in_place`)."""
     names = _names(config, swarm.parallel)
     count = 2 + choose(3) if swarm.parallel else 1 + choose(2)
@@ -548,7 +547,7 @@ def tool_calls(
         match choose(3):
             case 2:
                 calls[-1] = attrs.evolve(calls[-1], id=calls[0].id)
-            case 1 if first_id > 1 and reuse_ids:
+            case 1 if first_id > 1:
                 calls[-1] = attrs.evolve(calls[-1], id=f"c{first_id - 1}")
             case _:
                 pass  # every id the batch's own
@@ -574,7 +573,6 @@ def model_replies(
     *,
     first_step: bool,
     queued: bool = False,
-    reuse_ids: bool = True,
 ) -> ModelReplies:
     """A reply: optional reasoning and text, calls (in eight replies of nine, two of three
     while input is `queued`) drawn for the swarm, and a finish reason.
@@ -590,7 +588,7 @@ def model_replies(
         blocks.append(TextBlock(pick(choose, TEXTS)))
     one_in = _WITHOUT_CALLS_QUEUED_ONE_IN if queued else _WITHOUT_CALLS_ONE_IN
     if choose(one_in) != (one_in - 1 if first_step else 0):
-        blocks.extend(tool_calls(choose, swarm, config, first_id, reuse_ids=reuse_ids))
+        blocks.extend(tool_calls(choose, swarm, config, first_id))
     return ModelReplies(tuple(blocks), pick(choose, _FINISHES))
 
 
