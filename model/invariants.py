@@ -81,15 +81,16 @@ NO_CALLS_IN_REPLY = (
 # DEC-2's answers but allowed-once (`model.commands.APPROVAL_OUTCOMES`, which check does not
 # import): a log's approval/decided may hold any string, and one of none of these is named so.
 REFUSING_OUTCOMES = ("rejected", "cancelled", "unavailable")
-HOOK_CALL_RULES = ("DEC-1", "HOOK-4", "RW-3")
+HOOK_CALL_RULES = ("RW-3",)
 """The rules whose invariants judge only a tool hook tied to its call by `callId`: a log whose
 tool hooks name no call (dsh writes none) cannot show them (`Prefix.tool_hooks_unnamed`)."""
-HOOK_CALL_RULES_IN_PART = ("DEC-2", "HOOK-1", "HOOK-5", "RW-2")
-"""The rules whose invariants judge such a tie in part: DEC-2 a call a hook asked about, HOOK-1
-a result a PostToolUse hook blocked, HOOK-5 the result a PostToolUse hook judged, RW-2 the hooks
-that supplied a call's input (their other parts need no hook to name its call: a sidecar naming
-a hook that gave no answer before it, a PostToolUse hook audited once every call of its step has
-its result)."""
+HOOK_CALL_RULES_IN_PART = ("DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "RW-2")
+"""The rules whose invariants judge such a tie in part: DEC-1 a call a hook denied, DEC-2 a call
+a hook asked about, HOOK-1 a result a PostToolUse hook blocked, HOOK-4 which call a PreToolUse
+hook ran for, HOOK-5 the result a PostToolUse hook judged, RW-2 the hooks that supplied a call's
+input. Their other parts need no hook to name its call: a sidecar naming a hook that gave no
+answer before it, a hook audited once every call of its step has its result, and a hook naming
+no call taken for the one call of its step then awaiting a result (`Prefix.sole_unanswered`)."""
 # How many nodes taken off the surface (and refused replacements) the prefix remembers for
 # LOG-7's words on a stale replace: far more than a compaction names, while the prefix stays
 # bounded by the open turn and the surface, not by the log's length.
@@ -279,9 +280,9 @@ class Prefix:
         "tool_hooks_named",
         "tool_hooks_unnamed",
         "unapplied_rewrites",
+        "unnamed_answers",
         "unnamed_post_runs",
         "unnamed_pre_answerers",
-        "unnamed_pre_denied",
         "unrecorded_blamed",
     )
 
@@ -338,11 +339,11 @@ class Prefix:
         # The hooks whose PreToolUse answer in the open step named no call: a sidecar naming
         # one of them may name the hook that supplied its input (`rewrite_traced_to_hooks`).
         self.unnamed_pre_answerers: set[str] = set()
-        # Hooks that name no call (dsh writes none), each for the one call of the step's reply
-        # then without a result, the only call it can be for (HOOK-5): call id -> the first
-        # PreToolUse answer audited as a deny, and the first PostToolUse hook/invoked (its seq,
-        # its handler).
-        self.unnamed_pre_denied: dict[str, HookAnswer] = {}
+        # Hooks that name no call (dsh writes none), taken for the one call of the step's reply
+        # then without a result, the only call they can be for: the seqs of such a deny or
+        # block (kept in `pre_denied` or `post_blocked` as one naming the call is), and call id
+        # -> the first PostToolUse hook/invoked so taken (its seq, its handler; HOOK-5).
+        self.unnamed_answers: set[int] = set()
         self.unnamed_post_runs: dict[str, tuple[int, str]] = {}
         # Per pending approval request, the call it asks about (if it names one).
         self.approvals: dict[str, str | None] = {}
@@ -454,8 +455,8 @@ class Prefix:
             self.post_hook_runs = {}
         if self.unnamed_pre_answerers:
             self.unnamed_pre_answerers = set()
-        if self.unnamed_pre_denied:
-            self.unnamed_pre_denied = {}
+        if self.unnamed_answers:
+            self.unnamed_answers = set()
         if self.unnamed_post_runs:
             self.unnamed_post_runs = {}
         if self.answered_approvals:
@@ -775,12 +776,17 @@ class Prefix:
                     self.post_blocked.setdefault(call_id, answer)
                 if answer.point == "PreToolUse" and call_id in self.call_records:
                     self.audit_after_record(call_id)
-        if call_id is None and answer.point == "PreToolUse":
-            self.unnamed_pre_answerers.add(answer.handler_id or "")
+        if call_id is None and answer.point in TOOL_HOOK_POINTS:
+            if answer.point == "PreToolUse":
+                self.unnamed_pre_answerers.add(answer.handler_id or "")
             if answer.decision in DENYING_DECISIONS and self.reply_calls:
                 sole = self.sole_unanswered()
                 if sole is not None:
-                    self.unnamed_pre_denied.setdefault(sole, answer)
+                    self.unnamed_answers.add(answer.seq)
+                    if answer.point == "PreToolUse":
+                        self.pre_denied.setdefault(sole, answer)
+                    else:
+                        self.post_blocked.setdefault(sole, answer)
 
     def sole_unanswered(self) -> str | None:
         """The one call of the open step's reply without a result, or None when there are more
@@ -1749,9 +1755,18 @@ def post_block_makes_the_result_an_error(prefix: Prefix, fact: Fact) -> Sequence
         msg = (
             f"PostToolUse hook {answer.handler_id} is audited {spelled(answer.decision)} for "
             f"{fact.call_id}, whose result is not an error: a block replaces it (DEC-3)"
+            f"{_taken_for_the_call(prefix, answer, fact.call_id)}"
         )
         return [Violation("HOOK-1", fact.seq, msg, (answer.seq,), POST_BLOCK_NOT_AN_ERROR)]
     return NO_VIOLATIONS
+
+
+def _taken_for_the_call(prefix: Prefix, answer: HookAnswer, call_id: str) -> str:
+    """Words saying a hook's answer named no call and was taken for `call_id`, the one call
+    awaiting a result then; "" for an answer naming its call."""
+    if answer.seq not in prefix.unnamed_answers:
+        return ""
+    return f" (the hook named no call: {call_id} alone awaited a result, so it was {call_id}'s)"
 
 
 @invariant("pre_hooks_once_per_call", "HOOK-4", reads=of_types("hook/invoked"))
@@ -2004,6 +2019,13 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
         return NO_VIOLATIONS
     if fact.error_code in NEVER_RAN_CODES:
         never_ran = f"its result says its body never started ({fact.error_code})"
+    elif call_id in prefix.pre_denied and prefix.pre_denied[call_id].seq in prefix.unnamed_answers:
+        denier = prefix.pre_denied[call_id]
+        never_ran = (
+            f"PreToolUse hook {denier.handler_id} denied it (seq {denier.seq}), naming none, and "
+            "its result is an error: its body never ran (had it run, the deny was not obeyed, "
+            "DEC-1)"
+        )
     elif call_id in prefix.pre_denied:
         denier = prefix.pre_denied[call_id]
         never_ran = (
@@ -2016,13 +2038,6 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
         never_ran = (
             f"its approval was answered {spelled(outcome)} (seq {answered}) and its result is an "
             "error: its body never ran (had it run, the answer was not obeyed, DEC-2)"
-        )
-    elif call_id in prefix.unnamed_pre_denied:
-        denier = prefix.unnamed_pre_denied[call_id]
-        never_ran = (
-            f"PreToolUse hook {denier.handler_id} denied it (seq {denier.seq}), naming none, and "
-            "its result is an error: its body never ran (had it run, the deny was not obeyed, "
-            "DEC-1)"
         )
     else:
         refuser = _refused_rewrite(prefix, call_id, fact.error_text)
@@ -2312,8 +2327,8 @@ def denied_call_never_succeeds(prefix: Prefix, fact: Fact) -> Sequence[Violation
         msg = (
             f"call {fact.call_id} was denied (PreToolUse hook {answer.handler_id} is audited "
             f"{spelled(answer.decision)}) but its result reports success: a denied call never "
-            "runs, "
-            "and its result is the error `Error: <reason>`"
+            "runs, and its result is the error `Error: <reason>`"
+            f"{_taken_for_the_call(prefix, answer, fact.call_id)}"
         )
         return [Violation("DEC-1", fact.seq, msg, (answer.seq,), DENIED_NOT_AN_ERROR)]
     return NO_VIOLATIONS

@@ -780,7 +780,7 @@ def test_RW_2_a_sidecar_naming_a_hook_whose_answer_names_no_call_is_not_blamed(
     above, which check could not tie to the call. A hook that answered before the record
     naming no call is now not blamed; one that had not answered by the record still is (no
     callId is needed to see that, RW-3), and RW-2 is listed as checked in part, saying so."""
-    path = BLAME / "unchecked" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
+    path = BLAME / "violations" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     header, turn_start, step_start, user, reply, call, invoked, result, *rest = rows
     call["data"]["arguments"] = '{"command":"rm -rf build/tmp"}'
@@ -807,28 +807,52 @@ def test_RW_2_a_sidecar_naming_a_hook_whose_answer_names_no_call_is_not_blamed(
 
 
 def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judge() -> None:
-    """DEC-1, HOOK-4, RW-3 (and DEC-2, HOOK-1, HOOK-5, RW-2 in part): dsh's hook events carry no
-    `callId`, and a hook's answer is tied to its call by that member alone. A real dsh log whose
-    hook denied a call that then ran read 0 violations, with DEC-1 among `rules_checked`: a
-    user trusted it. The log now lists the rules it cannot show under `rules_not_checkable`, the
-    ones it shows in part under `rules_checked_in_part`, and the text report says so. The same
-    log with the hooks naming the call is blamed on DEC-1, with nothing left unchecked."""
-    path = BLAME / "unchecked" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
+    """DEC-1 and the rules of a hook's call, in part: dsh's hook events carry no `callId`. A
+    real dsh log whose hook denied a call that then ran read 0 violations, with DEC-1 among
+    `rules_checked`: a user trusted it. A hook naming no call is now taken for the one call of
+    its step awaiting a result, so that log (its one call denied) is blamed on DEC-1, saying
+    how the hook was tied to it; with a second call awaiting one, the deny is anybody's and
+    nothing is said. Either way the rules such hooks hide in part are listed under
+    `rules_checked_in_part`, RW-3 under `rules_not_checkable`, and the text report says so. The
+    same log with the hooks naming the call leaves nothing unchecked."""
+    path = BLAME / "violations" / "DEC-1-a-hook-naming-no-call-denied-a-call-that-ran.jsonl"
     report = check(path)
+    assert blamed(report) == [("DEC-1", 9)]
+    assert report.violations[0].violation.message.endswith(
+        "(the hook named no call: c1 alone awaited a result, so it was c1's)"
+    )
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    header, turn_start, step_start, user, reply, call, *hooks, result, step_end, turn_end = rows
+    second_block = {**reply["data"]["message"]["content"][0], "id": "c2"}
+    reply["data"]["message"]["content"].append(second_block)
+    second_call = json.loads(json.dumps(call))
+    second_call["data"]["callId"] = "c2"
+    second_result = json.loads(json.dumps(result))
+    second_result["data"]["message"]["content"][0]["toolCallId"] = "c2"
+    second_result["data"]["message"]["source"]["callId"] = "c2"
+    events = [turn_start, step_start, user, reply, call, second_call, *hooks, result]
+    events += [second_result, step_end, turn_end]
+    for seq, event in enumerate(events):
+        event["seq"] = seq
+    result["sourceEventSeqs"], second_result["sourceEventSeqs"] = [4], [5]
+    report = check_stream("two.jsonl", io.BytesIO(jsonl(header, events).encode()))
     assert (blamed(report), report.status) == ([], "ok")
     entry = log_to_json(report)
-    assert sorted(entry["rules_not_checkable"]) == ["DEC-1", "HOOK-4", "RW-3"]
-    assert sorted(entry["rules_checked_in_part"]) == ["DEC-2", "HOOK-1", "HOOK-5", "RW-2"]
-    assert "DEC-1" not in entry["rules_checked"]
-    assert {"DEC-2", "HOOK-1"} <= set(entry["rules_checked"])
+    assert sorted(entry["rules_not_checkable"]) == ["RW-3"]
+    assert sorted(entry["rules_checked_in_part"]) == [
+        "DEC-1", "DEC-2", "HOOK-1", "HOOK-4", "HOOK-5", "RW-2"
+    ]  # fmt: skip
+    assert {"DEC-1", "DEC-2", "HOOK-1", "HOOK-4"} <= set(entry["rules_checked"])
     # One hook ran (its hook/invoked and hook/result are two events): one run, said so.
-    assert (
-        "1 of the log's 1 PreToolUse and PostToolUse hook run (hook/invoked) names no call"
-        in (entry["rules_not_checkable"]["DEC-1"])
+    assert entry["rules_checked_in_part"]["DEC-1"] == (
+        "1 of the log's 1 PreToolUse and PostToolUse hook run (hook/invoked) names no call (no "
+        "callId), so check cannot see a call that ran although a PreToolUse hook denied it "
+        "while another call of its step awaited a result (a deny while the call alone awaited "
+        "one is taken for it, and checked)"
     )
     (said,) = not_checkable_lines([report])
     assert (
-        "not checkable: DEC-1, HOOK-4, RW-3; checked in part: DEC-2, HOOK-1, HOOK-5, RW-2" in said
+        "not checkable: RW-3; checked in part: DEC-1, DEC-2, HOOK-1, HOOK-4, HOOK-5, RW-2" in said
     )
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     for row in rows:
@@ -836,6 +860,7 @@ def test_DEC_1_a_log_whose_hooks_name_no_call_says_which_rules_it_could_not_judg
             row["data"]["callId"] = "c1"
     report = check_stream("named.jsonl", io.BytesIO(jsonl(rows[0], rows[1:]).encode()))
     assert blamed(report) == [("DEC-1", 9)]
+    assert "named no call" not in report.violations[0].violation.message
     assert (report.not_checkable, report.checked_in_part) == ({}, {})
     assert not_checkable_lines([report]) == []
 

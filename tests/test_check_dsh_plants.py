@@ -173,3 +173,18 @@ def test_HOOK_4_a_pre_hook_naming_none_after_the_step_s_every_result_is_named(
         "before its call is decided, so its hook/invoked and hook/result come before that "
         "call's tool/result"
     ]
+
+
+def test_HOOK_1_dsh_s_post_block_naming_none_ignored_by_the_result_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostToolUse hook blocks c1's result (naming no call, as dsh audits it) and the writer
+    keeps the body's success: with c1 alone awaiting a result, the block is c1's. It passed."""
+    ignored = [*_hook("PostToolUse", 1, "block"), ("tool/result", READ)]
+    code, found = checked(capsys, dsh_log(tmp_path / "ignored.jsonl", ["c1"], ignored))
+    assert code == 1
+    assert found == [
+        'HOOK-1 7: PostToolUse hook claude-code:PostToolUse:1 is audited "block" for c1, whose '
+        "result is not an error: a block replaces it (DEC-3) (the hook named no call: c1 alone "
+        "awaited a result, so it was c1's)"
+    ]

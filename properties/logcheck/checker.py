@@ -974,10 +974,14 @@ def hooks_naming_no_call(report: LogReport, unnamed: int, named: int) -> None:
 
 # What each of those rules judges that a hook naming no call hides.
 _UNSEEN_WITHOUT_CALL_IDS = {
-    "DEC-1": "a call that ran although a PreToolUse hook denied it",
+    "DEC-1": (
+        "a call that ran although a PreToolUse hook denied it while another call of its step "
+        "awaited a result (a deny while the call alone awaited one is taken for it, and checked)"
+    ),
     "HOOK-4": (
         "which call a PreToolUse hook ran for: once per call, none for a call whose input is "
-        "not an object, every call's hooks answered"
+        "not an object, every call's hooks answered (one audited after every call of its step "
+        "has its result is checked)"
     ),
     "RW-2": (
         "an input a hook supplied, nor whether the call's rewrite sidecar records it (a "
@@ -990,8 +994,9 @@ _UNSEEN_WITHOUT_CALL_IDS = {
         "checked)"
     ),
     "HOOK-1": (
-        "a result that reports success although a PostToolUse hook blocked it (each "
-        "hook/result's pairing with its hook/invoked is checked)"
+        "a result that reports success although a PostToolUse hook blocked it while another "
+        "call of its step awaited a result (each hook/result's pairing with its hook/invoked, "
+        "and a block while the call alone awaited one, are checked)"
     ),
     "HOOK-5": (
         "a PostToolUse hook audited after the result it judges, or for a call that never ran, "
