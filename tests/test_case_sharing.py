@@ -558,6 +558,14 @@ def test_PROTO_1_a_folder_replayed_without_a_target_says_why_its_cases_were_not_
         "divergence (2 found on a loop this command does not name: pass --impl or --cmd naming "
         "your copy of it, or --bundled)"
     )
+    # None replayed: the line said "replayed 2 cases against loopspec's bundled implementation:
+    # 2 unusable", though nothing ran there.
+    next(path for path in folder.glob("*.json") if not load_case(path).target).unlink()
+    assert main(["replay", str(folder)]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "replayed none of 2 cases: each was found on a loop this command does not name: pass "
+        "--impl or --cmd naming your copy of it, or --bundled"
+    )
 
 
 def test_PROTO_1_replay_of_a_folder_prints_an_unusable_case_s_error_right_above_its_line(

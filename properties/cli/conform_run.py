@@ -1104,7 +1104,16 @@ def replay_all(args: argparse.Namespace, paths: list[str]) -> int:
             if unnamed
             else ""
         )
-        print(f"replayed {cases} against {against}" + (f": {tally}{why}" if tally else ""))
+        if unnamed == len(paths):
+            # "replayed 95 cases against loopspec's bundled implementation: 95 unusable" when
+            # none was replayed, nor ran there.
+            each = "it was" if unnamed == 1 else "each was"
+            print(
+                f"replayed none of {cases}: {each} found on a loop this command does not name: "
+                "pass --impl or --cmd naming your copy of it, or --bundled"
+            )
+        else:
+            print(f"replayed {cases} against {against}" + (f": {tally}{why}" if tally else ""))
     else:
         print(json.dumps(replay_cases_json(target, listed, unclosed), indent=2))
     if unclosed is not None:
