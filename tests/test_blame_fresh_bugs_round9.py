@@ -16,6 +16,9 @@ the difference is planted here in the model and the programs that must show it a
   program sends another, and the turn/end is named MODEL-3, not ABORT-3;
 - a result card rendered with the call's input before its rewrite: named VIEW-4, in words that
   gave a title "as the arguments give it" the target did not show; now RW-1;
+- a body settling after an abort written ABORTED where a PostToolUse hook blocked it, or left
+  without its hooks' audit: named right (DEC-3, HOOK-5), in words that sent the author to blocks
+  and hooks; they now say the body settled after the abort, which its hooks judge all the same;
 - a history whose tool-result block lacks `isError`: stopped as PROTO-1, rightly, in words that
   said a "text" type was expected (the user message variant's); now they name `isError`;
 - an approval allowing the tool for the rest of the reply, a history dropping a result of empty
@@ -54,6 +57,9 @@ from loopspec.model.commands import (
     Command,
     HookAnswers,
     ModelReplies,
+    PostBlock,
+    PostPass,
+    PostVerdict,
     SubmitUser,
     ToolFinishes,
     ToolSucceeded,
@@ -263,6 +269,69 @@ def test_PROTO_1_a_history_result_without_isError_names_the_member_it_lacks() ->
     failed = history_refusal([result])
     assert failed.rule_id == "PROTO-1", str(failed)
     assert 'at history/appended/0/content/0: "isError" is a required property' in str(failed)
+
+
+class AbortWinsOverABlock(ModelTarget):
+    """The model, except that a body settling after an abort gets an ABORTED result, whatever
+    its PostToolUse hooks said."""
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        draining = isinstance(phase, Dispatching) and phase.aborting is not None
+        observed = super().apply(command)
+        if not draining or not isinstance(command, ToolFinishes):
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "tool/result":
+                event["data"]["error"] = {"name": "AbortError", "code": "ABORTED"}
+                block = event["data"]["message"]["content"][0]
+                block["content"] = [{"type": "text", "text": "Error: tool call aborted"}]
+        return renumbered(observed, self.kept(events))
+
+    def kept(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events written of a body settling after the abort: all."""
+        return events
+
+
+class SkipsHooksAfterAnAbort(AbortWinsOverABlock):
+    """The same, and its PostToolUse hooks' audit is not written either."""
+
+    def kept(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [event for event in events if not event["type"].startswith("hook/")]
+
+
+REVIEWED_READS = LoopConfig(tools=(READ,), hooks=(HookSpec("review", "PostToolUse", "read"),))
+
+
+@pytest.mark.parametrize(
+    ("target", "verdict", "rule"),
+    [
+        (AbortWinsOverABlock, PostBlock("withheld"), "DEC-3"),
+        (SkipsHooksAfterAnAbort, PostPass(), "HOOK-5"),
+    ],
+)
+def test_a_block_or_audit_left_out_after_an_abort_points_at_section_3(
+    target: type[ModelTarget], verdict: PostVerdict, rule: str
+) -> None:
+    """DEC-3, HOOK-5: the words say the body settled after the abort, whose PostToolUse hooks
+    judge it all the same (where they said only that a block replaces the result, or that the
+    hook must run, and the author looked at blocks and hooks, not at the abort)."""
+    program = (
+        SubmitUser("read it"),
+        calls("c1", "read", '{"file_path":"a.txt"}'),
+        Abort("user"),
+        ToolFinishes("c1", ToolSucceeded("A"), (verdict,)),
+    )
+    row: FreshBug = ("hooks after an abort", target, REVIEWED_READS, program, rule)
+    assert_blamed_on(row)
+    assert_passes_on_model(row)
+    assert_report_says(
+        [row],
+        "hooks after",
+        "the body settled after the abort that ends the turn: its PostToolUse hooks judge it "
+        "all the same",
+    )
 
 
 class AllowsTheToolForTheReply(ModelTarget):

@@ -1011,6 +1011,27 @@ def _error_code(event: Event | None) -> object:
     return error.get("code") if isinstance(error, dict) else None
 
 
+def _judged_after_the_abort(want: Event, command: Command, history: Sequence[Event]) -> str:
+    """Words on a body that settled after an abort (`command` settles it, and the model's turn
+    ends aborted after `want`, its result or an audit of it), for a PostToolUse hook's audit or
+    block the target left out; "" otherwise."""
+    if not isinstance(command, ToolFinishes) or command.call_id != _call_id_of(want):
+        return ""
+    seq = want.get("seq")
+    ends = [
+        event
+        for event in history
+        if event.get("type") == "turn/end" and type(seq) is int and event.get("seq", -1) > seq
+    ]
+    if not ends or _reason_kind(ends[0]) != "aborted":
+        return ""
+    return (
+        " (the body settled after the abort that ends the turn: its PostToolUse hooks judge "
+        "it all the same, audited before its result, and a block still replaces that result, "
+        "SPEC.md section 3, PostToolUse after an abort)"
+    )
+
+
 def _held_by_approval(call_id: str | None, history: Sequence[Event]) -> str | None:
     """The call of `call_id`'s reply, before it, whose pending approval an abort cancelled."""
     asked: dict[str, str] = {}  # approval id -> call id
@@ -1195,7 +1216,7 @@ def _result_rule(
     if situation.post_blocked:
         return "DEC-3", (
             f"{about} differs: a PostToolUse block replaces it with the block reasons"
-            f"{_block_reasons_counted(want, got)}"
+            f"{_block_reasons_counted(want, got)}{_judged_after_the_abort(want, command, history)}"
         )
     if REWRITE_REFUSED_WORDS in text:
         return "HOOK-6", f"{about} differs: an unacceptable rewrite denies the call naming the hook"
@@ -2064,6 +2085,7 @@ def _missing(
                 )
             return hook_audit_rule(want), (
                 f"{lacks}: {hook_named(want)} must run"
+                + _judged_after_the_abort(want, command, [*history, *model_events])
                 # A loop that judges successes alone (as Claude Code's PostToolUse does) is
                 # told which result it skipped.
                 + (
