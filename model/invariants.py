@@ -1440,6 +1440,10 @@ def result_answers_pending_call(prefix: Prefix, fact: Fact) -> Sequence[Violatio
     if not prefix.names_open_step(fact.turn, fact.step):
         return NO_VIOLATIONS  # a result in another step or turn: STEP-3 or TURN-3 blames it
     if call_id not in prefix.reply_calls:
+        if call_id in prefix.call_records:
+            # Its tool/call, written before the reply or for a call it does not make, is
+            # blamed already (ORD-1, ORD-2): the result answers that record.
+            return NO_VIOLATIONS
         note, ended = _late_result(prefix, fact)
         msg = f"result for {call_id}, which no call of this step made{note}"
         return [Violation("ADJ-2", fact.seq, msg, ended)]

@@ -231,6 +231,7 @@ def _pre_hooks_after_the_result(events: list[Event]) -> list[Event]:
     return _renumbered(events)
 
 
+TURN_2_END_STEP = _of("step/end", turn=2, step=1)
 STEP_2 = _of("step/start", turn=2, step=2)
 TURN_3 = _of("step/start", turn=3, step=1)
 TURN_2_END = _of("turn/end", turn=2)
@@ -318,6 +319,12 @@ PLANTS: list[tuple[str, Plant, list[str]]] = [
     # whose words give the seq to cite (it read LOG-2 too).
     ("a result citing nothing",
      _edited(_result("call_a"), _set(("sourceEventSeqs",), [])), ["ORD-2"]),
+    # The reply committed last, after its calls' records and results: each record before it is
+    # ORD-1's, and the results answering those records are not blamed again (ADJ-2 said each
+    # answered no call of the step).
+    ("a reply committed after its calls' results",
+     lambda ev: _moved(ev, _at(ev, _of("assistant/message", turn=2)), _at(ev, TURN_2_END_STEP)),
+     ["ORD-1"]),
     # Each hook audited after the call it decided was answered (it passed): one per hook.
     ("PreToolUse hooks audited after their call's result", _pre_hooks_after_the_result,
      ["HOOK-4", "HOOK-4"]),
