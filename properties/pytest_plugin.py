@@ -230,11 +230,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _check_target(config: pytest.Config) -> None:
     """Stop pytest before it collects anything, with one line, when the target is written
-    wrongly or its module cannot be loaded: else every saved case and the random suite would
-    fail with that same line. (A --loopspec-cmd process starts only in the first test.)"""
+    wrongly, its module cannot be loaded or its program cannot start (a setup error naming no
+    rule): else every saved case and the random suite would fail with that same line. (A
+    --loopspec-cmd process starts only in the first test: a program that is there but whose
+    `#!` interpreter is not fails there.)"""
     # Imported here: the plugin loads in every pytest run, the conformance code only with a target.
     from loopspec.properties.conformance.run import (  # noqa: PLC0415
         PYTEST_OPTIONS,
+        SharedProcess,
         TargetError,
         close_factory,
         resolve_target,
@@ -248,7 +251,10 @@ def _check_target(config: pytest.Config) -> None:
     except TargetError as error:
         unusable = error
     else:
+        cannot_start = factory.start_refusal() if isinstance(factory, SharedProcess) else None
         close_factory(factory)
+        if cannot_start is not None:
+            raise refused(cannot_start)
     if unusable is not None:  # raised outside the `except`: pytest would print the context
         raise refused(unusable.message, unusable.rule_id)
 

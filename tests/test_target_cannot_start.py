@@ -270,11 +270,9 @@ def test_PROTO_1_replay_with_a_program_that_cannot_start_is_a_setup_error(
     assert err.rstrip().endswith(": no such file or directory")
 
 
-def test_PROTO_1_the_pytest_plugin_with_a_program_that_cannot_start_names_no_rule(
-    pytester: pytest.Pytester,
-) -> None:
-    """PROTO-1: `pytest --loopspec-cmd=...` fails its test saying the program cannot start,
-    without a rule tag (the run starts no process: in this process)."""
+def _plugin_run(pytester: pytest.Pytester, command: str) -> pytest.RunResult:
+    """pytest with the plugin aimed at `--loopspec-cmd=command`, in this process (a program that
+    cannot start costs no process), one example drawn."""
     (pytester.path / "conftest.py").write_text(
         "from hypothesis import settings\n"
         "settings.register_profile('users-ci', max_examples=1, database=None)\n"
@@ -283,13 +281,54 @@ def test_PROTO_1_the_pytest_plugin_with_a_program_that_cannot_start_names_no_rul
     )
     profile = settings.get_current_profile_name()
     try:
-        done = pytester.runpytest_inprocess(
-            "-p", "no:cacheprovider", "-q", f"--loopspec-cmd={MISSING}"
+        return pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-q", f"--loopspec-cmd={command}"
         )
     finally:
         settings.load_profile(profile)
+
+
+@pytest.mark.parametrize(
+    ("made", "says"),
+    [
+        (lambda folder: MISSING, f"{MISSING}: cannot start {MISSING}: no such file or directory"),
+        (
+            _not_executable,
+            "./loop.sh: cannot start ./loop.sh: permission denied (the file is not executable: ",
+        ),
+        (_directory, "loop: cannot start loop: it is a directory, "),
+        (
+            _missing_on_path,
+            "cannot start loopspec-no-such-program-anywhere: no such file or directory (no "
+            "program of that name in the folders of PATH)",
+        ),
+    ],
+    ids=["missing file", "no execute bit", "directory", "missing program"],
+)
+def test_PROTO_1_the_pytest_plugin_stops_at_once_on_a_program_that_cannot_start(
+    made: Callable[[Path], str], says: str, pytester: pytest.Pytester
+) -> None:
+    """PROTO-1: `pytest --loopspec-cmd=...` naming a program that is not there failed the
+    random suite's test and each saved case's with the same line, and with [PROTO-1]: pytest
+    stops before it collects anything (a usage error), with one line naming no rule."""
+    command = made(pytester.path)
+    done = _plugin_run(pytester, command)
+    err = done.stderr.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str() + err
+    assert err.startswith(f"ERROR: loopspec: error: {command}: cannot start "), err
+    assert says in err
+    assert "[PROTO-1]" not in err
+
+
+def test_PROTO_1_the_pytest_plugin_names_no_rule_for_an_interpreter_found_missing_at_start(
+    pytester: pytest.Pytester,
+) -> None:
+    """PROTO-1: a script whose `#!` interpreter is missing is found only by starting it, in the
+    first test: that test fails saying why, without a rule tag."""
+    command = _missing_interpreter(pytester.path)
+    done = _plugin_run(pytester, command)
     out = done.stdout.str()
     assert done.ret == pytest.ExitCode.TESTS_FAILED, out
-    assert f"loopspec: error: the target failed in reset: {MISSING}: cannot start " in out
+    assert "loopspec: error: the target failed in reset: ./loop.sh: cannot start ./loop.sh: " in out
     assert "[PROTO-1]" not in out
     assert "Traceback" not in out + done.stderr.str()

@@ -26,6 +26,7 @@ import os
 import queue
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -1255,6 +1256,18 @@ class ProcessTarget:
             # A program that never started broke no rule: the command or the machine is set up
             # wrongly (SPEC PROTO-1), as a target exiting 69 before its first answer is.
             raise ProcessTargetError(self._not_started(error), rule_id=NO_RULE_BROKEN) from error
+
+    def start_refusal(self) -> str | None:
+        """What starting the program would be refused with, found without starting it: a
+        program that is not there (not on PATH), a directory, a file without the execute bit;
+        None where it may start (a `#!` line's interpreter is judged by starting it)."""
+        program = self.argv[0]
+        path = program if "/" in program else shutil.which(program)
+        if path is None or not os.path.exists(path):
+            return self._not_started(FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT)))
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            return self._not_started(PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
+        return None
 
     def _not_started(self, error: OSError) -> str:
         """Why the program could not be started, in the system's words, naming the program

@@ -228,6 +228,10 @@ class SharedProcess:
         """Shorter answer timeouts while inside (`ProcessTarget.quick_answers`)."""
         return self._target.quick_answers()
 
+    def start_refusal(self) -> str | None:
+        """Why the process cannot start, found without starting it (`ProcessTarget`'s)."""
+        return self._target.start_refusal()
+
     def close(self) -> None:
         """End the process."""
         self._target.close()
