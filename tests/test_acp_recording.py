@@ -129,17 +129,30 @@ def test_ACP_1_check_acp_recording_validates_tool_call_messages_strictly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A card whose kind ACP does not have, which the SDK's parser silently drops, and a
-    permission request with an explicit null, are ACP-1 at their lines; a message chunk or a
-    command list is not judged."""
+    permission request with an explicit null, are ACP-1 at their lines. Another update is held
+    to the schema alone: a plan entry whose status ACP does not have (an editor drops the plan)
+    is ACP-1, a command list with Zed's `"input": null`, which the schema allows and the SDK's
+    round trip leaves out, is not, nor is an update of a kind a newer ACP may have."""
     card = _card("call_1", {"command": "ls"})
     card["params"]["update"]["kind"] = "shell"
     request = _asking({"toolCallId": "call_2", "rawInput": {"command": "ls"}, "title": None})
-    chunk = _update({"sessionUpdate": "available_commands_update", "availableCommands": None})
-    code, log = _check(tmp_path, [_prompt(1), card, request, chunk], capsys)
+    command = {"name": "init", "description": "Set up", "input": None}
+    commands = _update(
+        {"sessionUpdate": "available_commands_update", "availableCommands": [command]}
+    )
+    entry = {"content": "Run the tests", "priority": "medium", "status": "done"}
+    plan = _update({"sessionUpdate": "plan", "entries": [entry]})
+    newer = _update({"sessionUpdate": "weather_update", "sunny": True})
+    messages = [_prompt(1), card, request, commands, plan, newer]
+    code, log = _check(tmp_path, messages, capsys)
     assert code == 1
-    assert _rules(log) == [("ACP-1", 2), ("ACP-1", 3)]
+    assert _rules(log) == [("ACP-1", 2), ("ACP-1", 3), ("ACP-1", 5)]
     assert "$.update.kind" in log["violations"][0]["message"]
     assert "title is null" in log["violations"][1]["message"]
+    assert (
+        'the plan update is not valid ACP: schema: at $.update.entries[0].status: "done"'
+        in (log["violations"][2]["message"])
+    )
     assert "ACP-1" in log["rules_checked"]
 
 

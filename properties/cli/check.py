@@ -68,13 +68,13 @@ reason (--format json). In a directory (~/.claude, ~/.codex), the JSONL files th
 stream-json` or `codex exec --json` output) are skipped with a line saying what each is; named
 on the command line, such a file is an error (not-a-session-log).
 
-An ACP recording (the JSON-RPC 2.0 messages between an editor and an ACP agent, one per line,
-both directions; its first line has "jsonrpc": "2.0") is judged by what the editor saw of tool
-calls: ACP-1 (tool_call, tool_call_update and permission requests strictly valid, a call's id
-not reused), RW-1 in part (a card still showing another input than its permission request
-approved, another command than its terminal ran, or another change than the editor wrote),
-DEC-2 (a call run after its permission was refused, or before it was granted), ADJ-2 (an
-update for a call never shown, or changing a card after its end) and ADJ-3 (a turn ended with a
+An ACP recording (the JSON-RPC 2.0 messages between an editor and an ACP agent, one per line, both
+directions; its first line has "jsonrpc": "2.0") is judged by what the editor saw of tool calls:
+ACP-1 (tool_call, tool_call_update and permission requests strictly valid, other session updates by
+ACP's schema, a call's id not reused), RW-1 in part (a card still showing another input than its
+permission request approved, another command than its terminal ran, or another change than the
+editor wrote), DEC-2 (a call run after its permission was refused, or before it was granted), ADJ-2
+(an update for a call never shown, or changing a card after its end) and ADJ-3 (a turn ended with a
 card unfinished): docs/check.md, "ACP recordings".
 
 Known divergences (for CI): both CLIs break RW-1 on every rewrite, so their logs fail the check
