@@ -278,8 +278,9 @@ def replayed_target(named: dict[str, str]) -> str:
 
 
 def document_target(named: dict[str, str]) -> str:
-    """The target a replay runs as its JSON document's `target` names it, as conform's does:
-    the --impl as given, the --cmd as a case records it, or `BUNDLED_TARGET_NAME`."""
+    """The target a replay runs as its JSON document's `target` names it: the --impl as given,
+    the --cmd as a case records it, or `BUNDLED_TARGET_NAME`, conform's name for the bundled
+    implementation (replay wrote "", and a CI step comparing the two documents saw two loops)."""
     if "cmd" in named:
         return portable(named["cmd"])
     return named.get("impl", BUNDLED_TARGET_NAME)
