@@ -33,12 +33,32 @@ class Stopped(BaseException):
         self.signum = signum
 
 
+_RECEIVED: list[int] = []
+"""The ending signals `_stop` was run for: C code that runs a handler may drop what it raises
+(`compile`, as an import compiles a module with no bytecode cached, returns its code as if no
+signal had come), and the run went on to exit 0 with its report (`raise_if_stopped`)."""
+
+
 def _stop(signum: int, _frame: object) -> NoReturn:
     # A second one while unwinding takes the default action: a run that cannot unwind (its
     # output blocked on a pipe nobody reads) still ends at the next `kill`.
     handlers = sys.modules["_signal"]
     handlers.signal(signum, handlers.SIG_DFL)
+    _RECEIVED.append(signum)
     raise Stopped(signum)
+
+
+def raise_if_stopped() -> None:
+    """Raise `Stopped` again for an ending signal that came and whose exception was dropped on
+    its way (`_RECEIVED`); nothing if none came. Called where start-up's imports are done and
+    where a verb has returned, so a dropped one still ends the run as one not dropped does."""
+    if _RECEIVED:
+        raise Stopped(_RECEIVED[0])
+
+
+def stop_said() -> None:
+    """The run's stop (a signal's, or Ctrl-C's) is caught and said: not raised again."""
+    _RECEIVED.clear()
 
 
 def stop_on_ending_signals() -> None:
@@ -61,6 +81,8 @@ def program() -> int:
     stop_on_ending_signals()
     try:
         from loopspec.properties.cli import main  # noqa: PLC0415 (the signals taken over first)
+
+        raise_if_stopped()
     except KeyboardInterrupt:
         return _stopped("Ctrl-C", 130)
     except Stopped as stop:

@@ -26,7 +26,7 @@ import io
 import os
 import sys
 
-from loopspec._console import Stopped, stop_on_ending_signals
+from loopspec._console import Stopped, raise_if_stopped, stop_on_ending_signals, stop_said
 
 # typing's flag, read by type checkers by name: typing (with the re, enum and contextlib it
 # imports) would double `loopspec check`'s start-up (tests/test_check_startup.py).
@@ -190,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # Only the real program (not a test calling main) may end every descendant.
                 reap = argv is None and VERB_BY_NAME[args.command].starts_processes
                 status = _run(handler, args, reap)
+            raise_if_stopped()  # one whose exception something on the way dropped
         except SystemExit:  # help, --version, a usage error: argparse's way out
             if not _output_written():
                 return 2
@@ -225,7 +226,9 @@ def _cause(stop: KeyboardInterrupt | Stopped) -> str:
 
 
 def _stopped_status(stop: KeyboardInterrupt | Stopped) -> int:
-    """128 + the signal's number, as a shell reports a program the signal ended."""
+    """128 + the signal's number, as a shell reports a program the signal ended; the stop is
+    said by now, and is not raised again (`raise_if_stopped`)."""
+    stop_said()
     return 130 if isinstance(stop, KeyboardInterrupt) else 128 + stop.signum
 
 
@@ -315,6 +318,7 @@ def start_up_done() -> None:
     good (`gc.freeze`), and let it run again, now on what the verb makes. Nothing where the
     collector was not held: a test calling `main` keeps its own collector as it was (frozen, an
     object unreachable now would never be freed)."""
+    raise_if_stopped()  # a signal whose exception an import's compile dropped
     if _COLLECTOR_HELD:
         _COLLECTOR_HELD.clear()
         gc.freeze()
