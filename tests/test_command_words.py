@@ -241,6 +241,10 @@ def test_PROTO_1_a_replay_a_known_divergence_stopped_counts_the_commands_it_sent
     ]
     whole = replay_verdict_lines("case.json", case, case.profile, Replay(None), bundled=False)
     assert whole[0].startswith("case.json: 4 commands replayed, no divergence; "), whole
+    # Stopped at the last command, every one was sent ("4 of 4 commands replayed" read odd).
+    last = Replay(None, frozenset({"ADJ-1"}), stopped_by="ADJ-1", stopped_at=3)
+    at_last = replay_verdict_lines("case.json", case, case.profile, last, bundled=False)
+    assert at_last[0].startswith("case.json: 4 commands replayed, no divergence the "), at_last
 
 
 def test_PROTO_1_the_command_a_known_divergence_stopped_at_is_not_refused_by_both() -> None:

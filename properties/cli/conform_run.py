@@ -1487,7 +1487,7 @@ def replay_verdict_lines(
             else ""
         )
         commands = "1 command" if len(case.commands) == 1 else f"{len(case.commands)} commands"
-        if replay.stopped_at is not None:
+        if replay.stopped_at is not None and replay.stopped_at + 1 < len(case.commands):
             # Nothing after a known divergence is sent: "4 commands replayed" over a replay
             # that stopped at #3 counted one never sent.
             commands = f"{replay.stopped_at + 1} of {commands}"
