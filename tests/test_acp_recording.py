@@ -210,13 +210,17 @@ def test_RW_1_the_acp_recording_docs_check_md_writes_by_hand_says_what_it_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """docs/check.md's hand-written recording is read as one and reported as the page says:
-    RW-1 at line 8, naming the card at line 4 and the permission request at line 5."""
+    RW-1 at line 8, naming the card at line 4 and the permission request at line 5; with the
+    page's fix (the card updated to the hook's input) after line 4, nothing."""
     page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text("utf-8")
     section = page.split("## ACP recordings: what an editor was sent", 1)[1].split("\n## ", 1)[0]
-    (block,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
-    code, log = _check(tmp_path, [json.loads(line) for line in block.splitlines()], capsys)
+    block, fix = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+    messages = [json.loads(line) for line in block.splitlines()]
+    code, log = _check(tmp_path, messages, capsys)
     assert (code, log["dialect"], _rules(log)) == (1, "acp", [("RW-1", 8)])
     assert log["violations"][0]["event_lines"] == [8, 4, 5]
+    code, log = _check(tmp_path, [*messages[:4], json.loads(fix), *messages[4:]], capsys)
+    assert (code, log["violations"]) == (0, [])
 
 
 def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_traceback(
