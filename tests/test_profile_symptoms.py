@@ -37,6 +37,7 @@ from loopspec.model.commands import (
 )
 from loopspec.model.config import LoopConfig
 from loopspec.model.messages import TextBlock, ToolCallBlock
+from loopspec.model.state import RUNNING, Dispatching
 from loopspec.properties.conformance.run import replay_case
 from loopspec.properties.conformance.situation_sweep import SITUATIONS, settled_program
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -733,3 +734,60 @@ def test_EXE_2_dsh_failing_arguments_without_a_lossless_value_is_its_invalid_inp
     )
     assert replay.divergence is None, replay.divergence
     assert "invalid-input-error" in replay.known
+
+
+class ExitsLeavingItsCallUnanswered(ModelTarget):
+    """The model, but an abort while a call runs ends the turn at once (step/end, turn/end
+    aborted by the user) leaving the call unanswered and writing nothing else: Claude Code
+    2.1.332, whose exit on SIGINT does not wait for its file pool threads, which write the
+    call's answer and the interrupt's notice."""
+
+    name = "exits-leaving-its-call-unanswered"
+
+    def apply(self, command: Command) -> Observation:
+        phase = self.state.phase if self.state is not None else None
+        running = [
+            slot.call_id
+            for slot in (phase.slots if isinstance(phase, Dispatching) else ())
+            if slot.status == RUNNING
+        ]
+        if not isinstance(command, Abort) or not running:
+            return super().apply(command)
+        super().apply(command)
+        every: list[dict[str, Any]] = []
+        for call_id in running:  # the model drains it: its turn's end, without the result
+            every.extend(super().apply(ToolFinishes(call_id, ToolSucceeded(""))).events)
+        events = [dict(e) for e in every if e["type"] in ("step/end", "turn/end")]
+        first = min(int(e["seq"]) for e in every)
+        for offset, event in enumerate(events):
+            event["seq"] = first + offset
+        return Observation(True, events=tuple(events), commits=(len(events),))
+
+
+_ABORT_OVER_A_RUNNING_CALL: list[Command] = [
+    SubmitUser("hi"),
+    ModelReplies((TextBlock("go"), ToolCallBlock("c1", "bash", '{"command":"ls"}'))),
+    Abort(),
+    ToolFinishes("c1", ToolSucceeded("a.txt")),
+]
+
+
+def test_ABORT_1_claude_code_leaving_a_running_call_unanswered_at_its_exit_is_known() -> None:
+    """ABORT-1: interrupted while a call runs, Claude Code 2.1.332 exits now and then before it
+    has answered the call or written its notice (its exit does not wait for the file pool
+    threads that write them): 1 of 20 unforced aborts at load 7.5 on 2 cores, 2026-12-05; every
+    time with those threads held, tests/test_real_harness_abort.py). The call stays unanswered
+    until the next turn, where the model lets it drain: Claude Code's profile knows it, and was
+    blaming it on ADJ-3. Codex's profile does not (Codex answers a running call it kills)."""
+    replay = replay_case(
+        ExitsLeavingItsCallUnanswered,
+        gen.CONFIGS[0],
+        _ABORT_OVER_A_RUNNING_CALL,
+        PROFILES["claude-code"],
+    )
+    assert replay.divergence is None, replay.divergence
+    assert replay.stopped_by == "ABORT-1:unanswered-at-exit"
+    codex = replay_case(
+        ExitsLeavingItsCallUnanswered, gen.CONFIGS[0], _ABORT_OVER_A_RUNNING_CALL, PROFILES["codex"]
+    )
+    assert codex.divergence is not None

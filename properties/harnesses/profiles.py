@@ -175,8 +175,9 @@ KNOWN: Mapping[Harness, Mapping[str, KnownDivergence]] = {
         "ABORT-1": KnownDivergence(
             "ABORT-1",
             Kind.BUG,
-            "an interrupted running call is reported to the model as rejected by the user, and "
-            "an assistant message the model never wrote is added",
+            "an interrupted running call is reported to the model as rejected by the user (or, "
+            "the CLI exiting before the threads that write that answer, left unanswered until "
+            "the next turn), and an assistant message the model never wrote is added",
         ),
         "ABORT-2": KnownDivergence(
             "ABORT-2",

@@ -498,6 +498,23 @@ def _running_call_killed(command: Json, want: Obs, got: Obs, earlier: Earlier) -
     return bool(running & _answered(got["events"]))
 
 
+def _running_call_left_unanswered(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """ABORT-1 (Claude Code): at an abort the CLI ends the turn having written nothing else, a
+    call whose body still runs in the model's run (the model lets it drain) left unanswered:
+    its exit on SIGINT does not wait for the file pool threads that write the call's answer
+    and the interrupt's notice, and now and then ends first. A turn ended so with a call the
+    target never started unanswered, or with anything written beside its end, is no known
+    divergence."""
+    if command["kind"] != "Abort" or not (want["accepted"] and got["accepted"]):
+        return False
+    if {e["type"] for e in got["events"]} != {"step/end", "turn/end"}:
+        return False
+    model, target = [*earlier.model, want], [*earlier.target, got]
+    running = set(_started(model)) - _answered(list(events_of(model)))
+    unanswered = set(_started(target)) - _answered(list(events_of(target)))
+    return bool(running) and running <= unanswered
+
+
 def _interrupted_call_kept(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
     """ABORT-2: at an abort the CLI answers a call the model's run never recorded (the model
     drops the calls of a reply whose PreToolUse hooks were running, keeping its text)."""
@@ -1214,6 +1231,7 @@ DETECTORS: dict[str, tuple[Detector, ...]] = {
     "SCHED-1": (("SCHED-1", _overlap_the_model_never_has, None, True),),
     "ABORT-1": (
         ("ABORT-1", _running_call_killed, None, False),
+        ("ABORT-1:unanswered-at-exit", _running_call_left_unanswered, None, False),
         ("ABORT-1:resume", _reply_invented_at_resume, None, False),
     ),
     "ABORT-2": (("ABORT-2", _interrupted_call_kept, None, True),),
@@ -1233,6 +1251,7 @@ HARNESS_ONLY = {
     "post-hook-audit-place": Harness.CODEX,
     "ADJ-4": Harness.CLAUDE_CODE,
     "ABORT-1:resume": Harness.CLAUDE_CODE,
+    "ABORT-1:unanswered-at-exit": Harness.CLAUDE_CODE,
     "ORD-3:denied-at-once": Harness.CLAUDE_CODE,
 }
 # A detector's symptom where one harness breaks the rule more narrowly than the other: Claude
@@ -1247,8 +1266,14 @@ OWN_ERASERS: dict[tuple[str, Harness], Eraser] = {
 # The rules the target's own log check reads a hard divergence's command as breaking first:
 # each CLI writes its interrupt notice (ADJ-4) after the results an abort gives, in the same
 # command as ABORT-1's killed call or ABORT-2's kept one; Claude Code's reply invented at the
-# resume sits between two turns (TURN-3).
-ALSO_BREAKS = {"ABORT-1": ("ADJ-4",), "ABORT-2": ("ADJ-4",), "ABORT-1:resume": ("TURN-3",)}
+# resume sits between two turns (TURN-3), and its turn ended at its exit leaves the running
+# call unanswered (ADJ-3).
+ALSO_BREAKS = {
+    "ABORT-1": ("ADJ-4",),
+    "ABORT-2": ("ADJ-4",),
+    "ABORT-1:resume": ("TURN-3",),
+    "ABORT-1:unanswered-at-exit": ("ADJ-3",),
+}
 # The log facets (`Violation.facet_name`) the target's own log breaks wherever a divergence shows:
 # each CLI writes a PostToolUse block's result without the error flag (Claude Code keeps the
 # output, DEC-3; Codex writes the reasons as plain output, TEXT-1, or ignores a blank one), so
