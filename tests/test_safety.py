@@ -216,8 +216,8 @@ _HAND_WRITTEN = "  the case names no loop it was found on (a case written by han
         (
             {},
             ["--impl", "loopspec.properties.conformance.target:ModelTarget"],
-            "  the case was found on loopspec's bundled implementation, not this replay's target "
-            "(name no target to replay there)",
+            "  the case was found on loopspec's bundled implementation, not this replay's target: "
+            "replay with no --impl or --cmd to run it",
         ),
     ],
 )

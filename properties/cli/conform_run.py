@@ -932,7 +932,7 @@ def _recorded_target_note(
         bundled = f"{found} loopspec's bundled implementation"
         if not named:
             return f"{bundled}, the same target as this replay's"
-        return f"{bundled}, not this replay's target (name no target to replay there)"
+        return f"{bundled}, not this replay's target: replay with no --impl or --cmd to run it"
     option, value = f"--{kind}", recorded[kind]
     recorded_as = f"{option} {shown(shlex.quote(value))}"
     if same_target(recorded, named):
