@@ -19,6 +19,8 @@ the difference is planted here in the model and the programs that must show it a
 - a body settling after an abort written ABORTED where a PostToolUse hook blocked it, or left
   without its hooks' audit: named right (DEC-3, HOOK-5), in words that sent the author to blocks
   and hooks; they now say the body settled after the abort, which its hooks judge all the same;
+- a history leaving out replies' reasoning blocks: named right (HIST-1), in words giving the
+  first differing JSON path; they now name the block left out;
 - a history whose tool-result block lacks `isError`: stopped as PROTO-1, rightly, in words that
   said a "text" type was expected (the user message variant's); now they name `isError`;
 - an approval allowing the tool for the rest of the reply, a history dropping a result of empty
@@ -68,7 +70,13 @@ from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.derive import derive_messages
 from loopspec.model.events import ApprovalDecided, Event, ToolCallRecorded, TurnEnded
 from loopspec.model.jsonvalue import FrozenMap, parse_arguments
-from loopspec.model.messages import Message, TextBlock, ToolResultMessage
+from loopspec.model.messages import (
+    AssistantMessage,
+    Message,
+    ReasoningBlock,
+    TextBlock,
+    ToolResultMessage,
+)
 from loopspec.model.replay import LogPresenter
 from loopspec.model.state import AwaitingModel, Dispatching
 from loopspec.properties.conformance import target as target_module
@@ -331,6 +339,42 @@ def test_a_block_or_audit_left_out_after_an_abort_points_at_section_3(
         "hooks after",
         "the body settled after the abort that ends the turn: its PostToolUse hooks judge it "
         "all the same",
+    )
+
+
+def _reasoning_left_out(log: tuple[Event, ...]) -> tuple[Message, ...]:
+    return tuple(
+        attrs.evolve(m, content=tuple(b for b in m.content if not isinstance(b, ReasoningBlock)))
+        if isinstance(m, AssistantMessage)
+        else m
+        for m in derive_messages(log)
+    )
+
+
+REASONING_LEFT_OUT: FreshBug = (
+    "a history leaving reasoning out",
+    planted(
+        target_module,
+        "derive_messages",
+        _reasoning_left_out,
+        "The model, except that its history leaves out the reasoning blocks of replies.",
+    ),
+    LoopConfig(tools=(READ,)),
+    (SubmitUser("hi"), ModelReplies((ReasoningBlock("think"), TextBlock("hello")))),
+    "HIST-1",
+)
+
+
+def test_HIST_1_a_history_message_missing_a_block_names_the_block() -> None:
+    """HIST-1: the words name the block the target's message leaves out (where they gave the
+    first differing path, $.content[0].type, "reasoning" against "text")."""
+    assert_blamed_on(REASONING_LEFT_OUT)
+    assert_passes_on_model(REASONING_LEFT_OUT)
+    assert_report_says(
+        [REASONING_LEFT_OUT],
+        "a history leaving",
+        'the target\'s message leaves out the model\'s block(s) #1 {"type": "reasoning", "text": '
+        '"think"}',
     )
 
 

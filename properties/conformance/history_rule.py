@@ -90,6 +90,23 @@ def _joined(wants: list[Any], got: dict[str, Any]) -> int:
     return 0
 
 
+def _left_out_blocks(want: dict[str, Any], got: dict[str, Any]) -> list[int]:
+    """The indexes of `want`'s blocks that `got`, the same message but for them, leaves out
+    (none when `got` differs otherwise)."""
+    mine, theirs = want.get("content"), got.get("content")
+    rest = [{k: v for k, v in m.items() if k != "content"} for m in (want, got)]
+    if not isinstance(mine, list) or not isinstance(theirs, list) or rest[0] != rest[1]:
+        return []
+    left_out: list[int] = []
+    kept = 0
+    for index, block in enumerate(mine):
+        if kept < len(theirs) and theirs[kept] == block:
+            kept += 1
+        else:
+            left_out.append(index)
+    return left_out if kept == len(theirs) else []
+
+
 def history_rule(
     expected: HistoryChange, actual: HistoryChange, reference: str = "the model's"
 ) -> tuple[str, str] | None:
@@ -142,6 +159,14 @@ def history_rule(
                 "log's surface messages, one per event, never "
                 "merged (as a loop joining consecutive user messages, for a provider wanting "
                 "roles to alternate, sends them)"
+            )
+        left_out = _left_out_blocks(want, got)
+        if left_out:
+            blocks = ", ".join(f"#{i + 1} {_excerpt(want['content'][i])}" for i in left_out)
+            return "HIST-1", (
+                f"{where} ({_role(expected.whole[index])}): the target's message leaves out "
+                f"{reference} block(s) {blocks}: the history carries each message as its event "
+                "holds it, every block (reasoning too)"
             )
         path = _first_difference(want, got, "$")
         if _CALL_ARGUMENTS.fullmatch(path):
