@@ -120,7 +120,7 @@ def test_PROTO_1_a_case_path_typed_with_a_tilde_after_the_equals_sign_is_from_ho
         "--loopspec-cases": ["~/Downloads/case-EXE-5-0.json"],
         "--loopspec-case-dir": None,
     }
-    config = SimpleNamespace(getoption=options.get, rootpath=ana)
+    config = SimpleNamespace(getoption=options.get, rootpath=ana, stash=pytest.Stash())
     saved = ana.parent / "Downloads" / "case-EXE-5-0.json"
     assert _saved_cases(cast("pytest.Config", config)) == [(saved, "case-EXE-5-0.json")]
     (ana / "loop.py").write_text(_BREAKS_AT_ONCE, encoding="utf-8")
