@@ -281,7 +281,8 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_terminal_ran_another_comma
     """A hook's rewrite allowed without asking shows only in the terminal the card embeds:
     RW-1 where the call ends, naming the card, the terminal/create and the embedding update.
     The same command run, or one given as a program and its args (which a card's command
-    string cannot be held to), is not blamed."""
+    string cannot be held to), is not blamed; a command line run by a shell, `bash -lc LINE`
+    (as Codex runs its commands), is LINE, and held to the card's."""
     code, log = _check(tmp_path, _terminal_run("touch rewritten.txt"), capsys)
     assert (code, _rules(log)) == (1, [("RW-1", 6)])
     assert log["violations"][0]["event_lines"] == [6, 2, 3, 5]
@@ -289,6 +290,10 @@ def test_RW_1_check_acp_recording_blames_a_card_whose_terminal_ran_another_comma
     code, log = _check(tmp_path, _terminal_run("touch original.txt"), capsys)
     assert (code, log["violations"]) == (0, [])
     code, log = _check(tmp_path, _terminal_run("touch", ["rewritten.txt"]), capsys)
+    assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, _terminal_run("/bin/bash", ["-lc", "touch rewritten.txt"]), capsys)
+    assert (code, _rules(log)) == (1, [("RW-1", 6)])
+    code, log = _check(tmp_path, _terminal_run("sh", ["-c", "touch original.txt"]), capsys)
     assert (code, log["violations"]) == (0, [])
 
 

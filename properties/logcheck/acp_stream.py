@@ -17,12 +17,12 @@ checkable, with why):
   `rawInput` than the one its permission request approved (the editor showed one input and asked
   approval for another, so one of them is not what ran), or, on a card whose `rawInput` holds a
   string `command`, while the terminal the card embeds was created (`terminal/create`, without
-  `args`) for another command, or while the card shows a `diff` of a file, shown before the
-  editor was asked to write that file (`fs/write_text_file`) while the call was open, whose
-  `newText` is not in what was written (the write is the card's when it is the one open card of
-  its session showing a diff of that path that could have run by then, or becomes so when the
-  others are first asked permission after it; a write left to several is blamed once they have
-  all ended when none shows what it holds). What ran otherwise is not recorded.
+  `args` or as a shell's `-c` line) for another command, or while the card shows a `diff` of a
+  file, shown before the editor was asked to write that file (`fs/write_text_file`) while the call
+  was open, whose `newText` is not in what was written (the write is the card's when it is the one
+  open card of its session showing a diff of that path that could have run by then, or becomes so
+  when the others are first asked permission after it; a write left to several is blamed once they
+  have all ended when none shows what it holds). What ran otherwise is not recorded.
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write; a call that asked permission
@@ -216,7 +216,8 @@ class _Recording:
         # Prompts awaiting their answer: request id -> session.
         self.prompts: dict[str, str] = {}
         # `terminal/create` requests awaiting their answer: request id -> the command and the
-        # line (None for a command given with `args`, which a card's command cannot be held to).
+        # line (None for a command split into `args` otherwise than as a shell's `-c` line,
+        # which a card's command cannot be held to).
         self.creating: dict[str, tuple[str, int] | None] = {}
         # The line of each `terminal/create` request, awaiting its answer and once answered
         # (by terminal id), with or without `args`: when the terminal was made.
@@ -256,8 +257,8 @@ class _Recording:
         if method == "fs/write_text_file" and isinstance(params, dict):
             return self._writing(params, line)
         if method == "terminal/create" and isinstance(params, dict):
-            command = params.get("command")
-            plain = (command, line) if isinstance(command, str) and not params.get("args") else None
+            command = _shell_command(params.get("command"), params.get("args"))
+            plain = (command, line) if command is not None else None
             self.creating[_request_key(message.get("id"))] = plain
             self.creating_lines[_request_key(message.get("id"))] = line
             return []
@@ -732,6 +733,32 @@ def _unwritten_diff(
     if new_text in content or shown_line > write_line:
         return None
     return shown[0]
+
+
+# Shells a bridge may run a card's command line with, as `SHELL -c LINE` (`-lc`: a login
+# shell, as Codex runs its commands).
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_SHELL_FLAGS = frozenset({"-c", "-lc", "-ic", "-cl"})
+
+
+def _shell_command(command: object, args: object) -> str | None:
+    """The command line a `terminal/create` runs, to hold a card's `command` to: its `command`
+    without `args`, or LINE of a shell run as `SHELL -c LINE`; None for any other split, which
+    a card's one string cannot be compared with."""
+    if not isinstance(command, str):
+        return None
+    if not args:
+        return command
+    shell = command.rsplit("/", 1)[-1]
+    if (
+        isinstance(args, list)
+        and len(args) == 2
+        and shell in _SHELLS
+        and args[0] in _SHELL_FLAGS
+        and isinstance(args[1], str)
+    ):
+        return args[1]
+    return None
 
 
 def _request_key(value: object) -> str:
