@@ -837,3 +837,20 @@ def test_ADJ_2_check_acp_recording_says_an_update_names_another_session_than_its
         'in session "sess-0": a tool_call showed it in session "sess-1" (line 2)'
         in (log["violations"][0]["message"])
     )
+
+
+def test_ADJ_3_check_acp_recording_says_a_card_was_left_open_by_a_status_acp_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bridge ending a card with a status ACP does not have (`cancelled`): ACP-1 at that
+    update, which the editor reads without it, and ADJ-3 where the turn ends with the card
+    still open says which line sent that status, so the one fix is found from either."""
+    cancelled = _status("call_1", "cancelled")
+    messages = [_prompt(1), _card("call_1", {"command": "ls"}), cancelled, _stop(1, "end_turn")]
+    code, log = _check(tmp_path, messages, capsys)
+    assert (code, _rules(log)) == (1, [("ACP-1", 3), ("ADJ-3", 4)])
+    assert log["violations"][0]["message"].startswith("the tool_call_update is not valid ACP")
+    assert (
+        'call_1 (line 3 sent the status "cancelled", which ACP does not have)'
+        in (log["violations"][1]["message"])
+    )

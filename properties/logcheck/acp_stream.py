@@ -124,6 +124,7 @@ class _Card:
         "blamed",
         "content",
         "diffs",
+        "dropped_status",
         "ended_line",
         "ended_status",
         "final",
@@ -166,6 +167,8 @@ class _Card:
         self.reshown = False
         # The content its last message set (None: none sent).
         self.content: Any = None
+        # A status its messages sent that ACP does not have (the SDK drops it), and the line.
+        self.dropped_status: tuple[Any, int] | None = None
         # Whether only a message the ACP SDK could not read showed it: a turn ending before
         # any other does is not blamed on ADJ-3 (that message's fault is ACP-1's).
         self.unread = False
@@ -291,8 +294,8 @@ class _Recording:
         found: list[Violation] = []
         problems = validate_session_update(params)
         if problems:
-            what = kind if isinstance(kind, str) else "session"
-            message = f"the {what} update is not valid ACP: {problems[0]}"
+            what = _update_words(kind if isinstance(kind, str) else "session")
+            message = f"{what} is not valid ACP: {problems[0]}"
             found.append(Violation("ACP-1", line, message))
             # The card as the editor shows it on (what the SDK reads of the message): judged by
             # a card the message left stale, the call's end would be blamed on what the message
@@ -302,11 +305,17 @@ class _Recording:
             if read is None or read["update"].get("sessionUpdate") not in CARD_UPDATES:
                 self._shown_unread(params, update, kind, line)
                 return found
+            sent = update.get("status") if isinstance(update, dict) else None
+            dropped = sent is not None and "status" not in read["update"]
             params, update = read, read["update"]
             kind = update["sessionUpdate"]
+        else:
+            dropped, sent = False, None
         assert isinstance(update, dict)  # (validated, or as the SDK read it)
         key = (str(params["sessionId"]), str(update["toolCallId"]))
         card = self.cards.get(key)
+        if dropped and card is not None:
+            card.dropped_status = (sent, line)
         if kind == "tool_call":
             if card is not None and card.final and key[0] not in self.loading:
                 found.append(_reused(key[1], card, line))
@@ -651,13 +660,7 @@ class _Recording:
             ]
             if not open_cards or result["stopReason"] == _CANCELLED:
                 return []
-            names = ", ".join(
-                key[1]
-                if card.requested_only is None
-                else f"{key[1]} (shown by the permission request at line {card.requested_only} "
-                "alone: no tool_call showed it)"
-                for key, card in open_cards
-            )
+            names = ", ".join(key[1] + _why_open(card) for key, card in open_cards)
             message = (
                 f"the prompt turn ended ({json_dumps(result['stopReason'])}) with {names} still "
                 f"{open_cards[0][1].status}: no update gave the card completed or failed"
@@ -665,6 +668,24 @@ class _Recording:
             related = (line, *(card.shown_line for _key, card in open_cards))
             return [Violation("ADJ-3", line, message, related)]
         return []
+
+
+def _update_words(kind: str) -> str:
+    """A session update named by its kind: `the plan update`, `the tool_call_update`."""
+    return f"the {kind}" if kind.endswith("_update") else f"the {kind} update"
+
+
+def _why_open(card: _Card) -> str:
+    """What the report says of a card left open that a fault of another rule explains."""
+    if card.requested_only is not None:
+        return (
+            f" (shown by the permission request at line {card.requested_only} alone: no "
+            "tool_call showed it)"
+        )
+    if card.dropped_status is not None:
+        sent, line = card.dropped_status
+        return f" (line {line} sent the status {json_dumps(sent)}, which ACP does not have)"
+    return ""
 
 
 def _other_update(kind: str, problems: list[str], line: int) -> list[Violation]:
@@ -678,7 +699,7 @@ def _other_update(kind: str, problems: list[str], line: int) -> list[Violation]:
         problem.startswith("schema: at $.update: sessionUpdate ") for problem in schema
     ):
         return []
-    message = f"the {kind} update is not valid ACP: {schema[0]}"
+    message = f"{_update_words(kind)} is not valid ACP: {schema[0]}"
     return [Violation("ACP-1", line, message)]
 
 
