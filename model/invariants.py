@@ -2000,9 +2000,14 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     return [Violation("HOOK-5", fact.seq, msg, (last,))]
 
 
+# The facet of HOOK-5 a PostToolUse hook audited for a call whose body never ran breaks: dsh's
+# known divergence post-hooks-for-unrun-calls (SPEC section 8), whose eraser conform applies.
+UNRUN_CALL_POST_HOOK = "post-hook-of-an-unrun-call"
+
+
 def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
     """HOOK-5 of a tool/result `fact` that says its body never ran, for a call a PostToolUse
-    hook was audited for."""
+    hook was audited for (facet `UNRUN_CALL_POST_HOOK`)."""
     call_id = fact.call_id
     if fact.surface != "append" or call_id is None or not fact.is_error:
         return NO_VIOLATIONS
@@ -2059,6 +2064,7 @@ def _post_audit_of_an_unrun_call(prefix: Prefix, fact: Fact) -> Sequence[Violati
             f"{audited}, yet {never_ran}: a call whose body never ran gets no PostToolUse hook, "
             "only a body that ran does",
             (audited_seq,),
+            UNRUN_CALL_POST_HOOK,
         )
     ]
 
