@@ -206,3 +206,29 @@ def test_LOG_5_a_folder_holding_only_files_that_are_no_session_log_is_an_error(
         "(skipped, see above)"
     )
     assert out[2].startswith("checked 0 logs, 0 events, found no log under 1 folder: ")
+
+
+def test_LOG_5_a_subagents_metadata_file_named_on_the_command_line_says_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check <session>/subagents/*` (observed with Claude Code 2.1.332) names each
+    `agent-*.meta.json` beside the subagent's transcript: one JSON object about the agent, which
+    read as a dsh log whose session header was broken (LOG-5). It is now named, with the
+    transcript to check instead; the transcript beside it is still checked."""
+    subagents = tmp_path / "session-1" / "subagents"
+    meta = _jsonl(
+        subagents / "agent-a1.meta.json",
+        [{"agentType": "general-purpose", "description": "look around", "toolUseId": "toolu_t1",
+          "spawnDepth": 1, "finished": True}],
+    )  # fmt: skip
+    assert main(["check", str(meta)]) == 2
+    captured = capsys.readouterr()
+    (line,) = [x for x in captured.out.splitlines() if x.startswith(str(meta))]
+    assert line == (
+        f"{meta}: error not-a-session-log: Claude Code's note on a subagent it started (the "
+        "Task or Agent call toolu_t1; its transcript is the agent-*.jsonl beside it): not a "
+        "session log, no loop to check in it; name a transcript or rollout, or a folder (files "
+        "like this one are skipped there)"
+    )
+    assert "LOG-5" not in captured.out
+    assert "Traceback" not in captured.out + captured.err

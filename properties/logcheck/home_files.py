@@ -13,6 +13,10 @@ Claude Code 2.1.332 and Codex 0.171.0, write none of them):
   `{session_id, ts, text}`.
 - Codex's session index, `~/.codex/session_index.jsonl`: a thread's name,
   `{id, thread_name, updated_at}`.
+- Claude Code's note on a subagent it started, `<session>/subagents/agent-*.meta.json` beside
+  that subagent's transcript (observed with 2.1.332): one object `{agentType, description,
+  toolUseId, ...}`, no `type`. A folder walk reads only `*.jsonl`, so only naming it (a
+  `subagents/*` glob) meets it.
 
 And what a headless run prints, which users save beside their logs (observed with the pinned
 CLIs): Claude Code's `claude -p --output-format stream-json` (records with a snake_case
@@ -121,4 +125,11 @@ def home_file_of(record: Any) -> HomeFile | None:
         return CODEX_PROMPTS
     if isinstance(record.get("id"), str) and isinstance(record.get("thread_name"), str):
         return CODEX_SESSION_INDEX
+    call = record.get("toolUseId")
+    if isinstance(record.get("agentType"), str) and isinstance(call, str):
+        return HomeFile(
+            "claude-code-subagent-note",
+            f"Claude Code's note on a subagent it started (the Task or Agent call {call}; its "
+            "transcript is the agent-*.jsonl beside it)",
+        )
     return None
