@@ -785,7 +785,8 @@ def test_DEC_2_check_acp_recording_blames_a_call_run_before_its_permission_was_a
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A bridge that starts the call's terminal, or has the editor write its file, before it
-    asks permission or while the request waits: the call ran unapproved, DEC-2 where it ends,
+    asks permission or while the request waits, or ends the card `completed` with the request
+    unanswered (it did not wait for the answer): the call ran unapproved, DEC-2 where it ends,
     allowed afterwards or not. Asked, allowed, then run, it keeps DEC-2."""
     card = _card("call_1", {"command": "rm -rf build"})
     asked = _asking({"toolCallId": "call_1", "rawInput": {"command": "rm -rf build"}})
@@ -808,6 +809,12 @@ def test_DEC_2_check_acp_recording_blames_a_call_run_before_its_permission_was_a
         tmp_path, [_prompt(1), card, asked, _answer(0, "allow"), *terminal, *ended], capsys
     )
     assert (code, log["violations"]) == (0, [])
+    code, log = _check(tmp_path, [_prompt(1), card, asked, *ended], capsys)
+    assert (code, _rules(log)) == (1, [("DEC-2", 4)])
+    assert (
+        "ended completed while its permission request (line 3) was unanswered"
+        in (log["violations"][0]["message"])
+    )
     write_asked = _asking({"toolCallId": "call_1", "rawInput": {"file_path": NEW_FILE}})
     written_first = [_prompt(1), _write_card([]), *_write_file(1, "hello\n"), write_asked]
     code, log = _check(tmp_path, [*written_first, _answer(0, "allow"), *ended], capsys)

@@ -26,7 +26,8 @@ checkable, with why):
 - DEC-2: a call whose permission request the editor refused (an option of a `reject_*` kind,
   or `cancelled`) ends `completed`, shows a terminal created after the refusal, or is the one
   open card showing a file the editor is then asked to write; a call that asked permission
-  ends showing a terminal created, or having had its file written, before the editor answered;
+  ends showing a terminal created, or having had its file written, before the editor answered,
+  or ends `completed` with the request unanswered;
   or a request asks about a call whose card already ended.
 - ADJ-2: a `tool_call_update` names no call a `tool_call` showed earlier in the session, or
   changes a card that ended (reopens it, ends it otherwise, replaces its content): the call
@@ -442,11 +443,18 @@ class _Recording:
         return [Violation("DEC-2", line, message, (line, created, answer_line))]
 
     def _ran_unasked(self, call: str, card: _Card, line: int) -> list[Violation]:
-        """DEC-2 when a call that asked permission ends showing a terminal created, or having
-        had the editor write its file, before that request was answered: it ran unapproved."""
+        """DEC-2 when a call that asked permission ends `completed` before that request was
+        answered, or showing a terminal created, or having had the editor write its file,
+        before it was: it ran unapproved."""
         if card.asked is None:
             return []
         asked_line, answered = card.asked[1], card.answered_line
+        if answered is None and card.status == "completed":
+            message = (
+                f"{call} ended completed while its permission request (line {asked_line}) was "
+                "unanswered: a call runs only once allowed"
+            )
+            return [Violation("DEC-2", line, message, (line, asked_line))]
         # What it made happen in the editor, each with its line.
         made = []
         if card.first_write is not None:
