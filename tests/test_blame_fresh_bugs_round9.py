@@ -21,6 +21,8 @@ the difference is planted here in the model and the programs that must show it a
   and hooks; they now say the body settled after the abort, which its hooks judge all the same;
 - a history leaving out replies' reasoning blocks: named right (HIST-1), in words giving the
   first differing JSON path; they now name the block left out;
+- terminal _meta sent to a client that is not terminal-capable: named right (ACP-2), in words
+  saying only that no terminal goes there; they now name the _meta keys;
 - a history whose tool-result block lacks `isError`: stopped as PROTO-1, rightly, in words that
   said a "text" type was expected (the user message variant's); now they name `isError`;
 - an approval allowing the tool for the rest of the reply, a history dropping a result of empty
@@ -375,6 +377,39 @@ def test_HIST_1_a_history_message_missing_a_block_names_the_block() -> None:
         "a history leaving",
         'the target\'s message leaves out the model\'s block(s) #1 {"type": "reasoning", "text": '
         '"think"}',
+    )
+
+
+class ShowsTerminalsToEveryClient(ModelTarget):
+    """The model, except that its UI writes terminals, and their _meta, for a client that is not
+    terminal-capable too."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        capabilities = super().reset(config)
+        self._presenter = LogPresenter(terminal_capable=True)
+        return capabilities
+
+
+TERMINALS_TO_EVERYONE: FreshBug = (
+    "terminals shown to every client",
+    ShowsTerminalsToEveryClient,
+    LoopConfig(tools=(ToolSpec("bash", required_keys=("command",)),)),
+    (SubmitUser(""), calls("c1", "bash", '{"command":"ls"}')),
+    "ACP-2",
+)
+
+
+def test_ACP_2_terminal_meta_sent_to_a_plain_client_is_named_with_the_meta_keys() -> None:
+    """ACP-2: the words say that neither a terminal item nor its _meta goes to such a client
+    (where they said "no terminal goes", and a loop sending only the _meta looked for a
+    terminal item it did not send)."""
+    assert_blamed_on(TERMINALS_TO_EVERYONE)
+    assert_passes_on_model(TERMINALS_TO_EVERYONE)
+    assert_report_says(
+        [TERMINALS_TO_EVERYONE],
+        "terminals shown",
+        "neither a terminal content item nor the terminal _meta (terminal_info, "
+        "terminal_output, terminal_exit)",
     )
 
 

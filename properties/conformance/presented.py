@@ -552,7 +552,11 @@ def _changed(want: Item, got: Item, where: str, history: Sequence[Event]) -> tup
         if "rawInput" in fields:
             return "RW-1", f"{named}: the card shows other arguments than tool/call records"
     if _has_terminal(theirs) and not _has_terminal(mine):
-        return "ACP-2", f"{named}: no terminal goes to a client that is not terminal-capable"
+        return "ACP-2", (
+            f"{named}: no terminal goes to a client that is not terminal-capable, neither a "
+            f"terminal content item nor the terminal _meta ({', '.join(TERMINAL_META_KEYS)}): "
+            "it gets a terminal's output as fenced console text"
+        )
     if _has_terminal(mine) and not _has_terminal(theirs):
         return "ACP-2", f"{named}: a terminal-capable client gets the terminal, not its output"
     if "_meta" in fields:
