@@ -1161,3 +1161,29 @@ def test_a_byte_that_is_not_utf8_is_shown_in_a_transcript_a_rollout_and_a_record
     assert first == (
         f"{copy}:2: error invalid-utf8{rule}: not UTF-8 at byte {at + 1} of the line (0xf6)"
     )
+
+
+def test_an_everyday_session_of_many_features_keeps_every_rule() -> None:
+    """What a user's own sessions hold beside a mock model's Bash calls, each shape as Claude
+    Code 2.1.332 wrote it offline (2026-12-05): hooks of other events and their context and
+    system-message attachments, an image with the `isMeta` record naming its file, API errors
+    retried (`system` records) and one that failed for good (`isApiErrorMessage`), thinking,
+    a disabled TodoWrite, an MCP tool, a background Task and its `<task-notification>`, a
+    message queued while a tool ran (`queued_command`), a refusal, a Stop hook's feedback
+    (`isMeta`) that resumes the turn, `/compact`'s boundary and summary, WebFetch offline. None
+    breaks a rule or is a hook fault; the MCP call is read like any (its result written before
+    the Bash call's, which the model called first, is ORD-3)."""
+    path = CLAUDE / "valid" / "an-everyday-session.jsonl"
+    report = check(path)
+    assert (report.status, rules(report), report.notices, report.errors) == ("ok", [], [], [])
+    lines = path.read_text().splitlines(keepends=True)
+    (mcp_result,) = [i for i, line in enumerate(lines) if '"tool_use_id":"toolu_add"' in line]
+    (bash_hook,) = [i for i, line in enumerate(lines) if '"uuid":"a4"' in line]
+    swapped = [
+        *lines[:bash_hook],
+        lines[mcp_result],
+        *lines[bash_hook:mcp_result],
+        *lines[mcp_result + 1 :],
+    ]
+    out_of_order = check_stream("swapped.jsonl", io.BytesIO("".join(swapped).encode()))
+    assert rules(out_of_order) == ["ORD-3"]
