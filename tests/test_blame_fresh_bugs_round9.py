@@ -25,7 +25,9 @@ the difference is planted here in the model and the programs that must show it a
   saying only that no terminal goes there; they now name the _meta keys;
 - a history whose tool-result block lacks `isError`: stopped as PROTO-1, rightly, in words that
   said a "text" type was expected (the user message variant's); now they name `isError`;
-- an approval allowing the tool for the rest of the reply, a history dropping a result of empty
+- a reply cut off at max-tokens keeping its text and not its reasoning: NO-RULE; now STEP-4;
+- an approval allowing the tool for the rest of the reply, a permission request titled with
+  the raw path its card makes relative, a history dropping a result of empty
   text, a max-tokens reply dropping what the user typed meanwhile, and crash repair saying a
   call whose approval was refused (or cancelled by an abort) never started, or ending a turn
   being aborted `aborted`: never caught, or on one seed only; targeted programs show each.
@@ -79,7 +81,7 @@ from loopspec.model.messages import (
     TextBlock,
     ToolResultMessage,
 )
-from loopspec.model.replay import LogPresenter
+from loopspec.model.replay import ApprovalShown, LogPresenter
 from loopspec.model.state import AwaitingModel, Dispatching
 from loopspec.properties.conformance import target as target_module
 from loopspec.properties.conformance.target import ModelTarget, Observation
@@ -413,6 +415,65 @@ def test_ACP_2_terminal_meta_sent_to_a_plain_client_is_named_with_the_meta_keys(
     )
 
 
+class MaxTokensKeepsTextAlone(ModelTarget):
+    """The model, except that a reply cut off at max-tokens keeps its text blocks alone."""
+
+    def apply(self, command: Command) -> Observation:
+        observed = super().apply(command)
+        if not isinstance(command, ModelReplies) or command.finish != FINISH_MAX_TOKENS:
+            return observed
+        events = copied(observed)
+        for event in events:
+            if event["type"] == "assistant/message":
+                message = event["data"]["message"]
+                message["content"] = [b for b in message["content"] if b["type"] == "text"]
+        return renumbered(observed, events)
+
+
+REASONING_CUT_AT_MAX_TOKENS: FreshBug = (
+    "max-tokens keeps text alone",
+    MaxTokensKeepsTextAlone,
+    LoopConfig(tools=(READ,)),
+    (SubmitUser(""), ModelReplies((ReasoningBlock("think"), TextBlock("part")), FINISH_MAX_TOKENS)),
+    "STEP-4",
+)
+
+
+def test_STEP_4_a_max_tokens_reply_losing_its_reasoning_is_named_STEP_4() -> None:
+    """STEP-4: its text and reasoning are the step's assistant/message (where the difference
+    was NO-RULE, a gap in SPEC.md, though STEP-4 says so)."""
+    assert_blamed_on(REASONING_CUT_AT_MAX_TOKENS)
+    assert_passes_on_model(REASONING_CUT_AT_MAX_TOKENS)
+    assert_report_says(
+        [REASONING_CUT_AT_MAX_TOKENS],
+        "max-tokens keeps",
+        "a reply cut off at max-tokens drops its calls alone; its text and reasoning blocks",
+    )
+
+
+class AsksWithTheRawTitle(LogPresenter):
+    """The model's UI, except that a permission request's title is the view's, its path not
+    made relative as the card's is."""
+
+    def feed(self, event: Event) -> Any:
+        shown = super().feed(event)
+        if isinstance(shown, ApprovalShown):
+            _name, _arguments, view = self._calls[shown.call_id]
+            tool_call = shown.request["toolCall"]
+            assert isinstance(tool_call, dict)
+            tool_call["title"] = view.title
+        return shown
+
+
+class ShowsRawTitlesWhenAsking(ModelTarget):
+    """The model, asking with raw titles."""
+
+    def reset(self, config: LoopConfig) -> frozenset[str]:
+        capabilities = super().reset(config)
+        self._presenter = AsksWithTheRawTitle()
+        return capabilities
+
+
 class AllowsTheToolForTheReply(ModelTarget):
     """The model, except that once the user allowed a call, later calls of that tool in the same
     reply start without being asked about."""
@@ -505,6 +566,7 @@ def _aborting_ends_aborted(log: tuple[Event, ...]) -> tuple[Event, ...]:
         (AllowsTheToolForTheReply, "DEC-2", "approval/asked"),
         (EmptyResultsLeftOut, "HIST-1", "the result of call c1"),
         (MaxTokensDropsTheQueue, "ADJ-4", 'it ended "max-tokens" before another step/start'),
+        (ShowsRawTitlesWhenAsking, "VIEW-4", 'so the title names it src/a.txt ("Read src/a.txt")'),
         (
             planted(
                 handlers,
@@ -531,6 +593,7 @@ def _aborting_ends_aborted(log: tuple[Event, ...]) -> tuple[Event, ...]:
         "an approval allows the tool for the reply",
         "a history leaves out a result of empty text",
         "max-tokens drops queued input",
+        "a permission request's title keeps its raw path",
         "repair: a refused approval's call never started",
         "repair: an aborting turn ends aborted",
     ],

@@ -1779,6 +1779,12 @@ def _changed(
             if isinstance(command, ModelReplies) and command.finish == "cancelled":
                 blank = f" ({_BLANK_AS_EXE_2})" if _holds_blank_text(command) else ""
                 return "ABORT-2", f"{named}: a cancelled reply keeps only its non-blank text{blank}"
+            if isinstance(command, ModelReplies) and command.finish == "max-tokens":
+                return "STEP-4", (
+                    f"{named}: a reply cut off at max-tokens drops its calls alone; its text and "
+                    "reasoning blocks, blank ones too, are the step's assistant/message as "
+                    "delivered"
+                )
             return NO_RULE, f"{named} (the reply as the model wrote it)"
         case "tool/call":
             if "callId" in fields or "name" in fields:

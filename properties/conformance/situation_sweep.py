@@ -34,7 +34,8 @@ targeted program shows its situation whatever the budget. Session 28's loops pas
 taking the cause of a second abort they refused (the programs' second abort carries the first
 one's cause), allowing a tool for the rest of a reply once a call of it was allowed, dropping a
 result of empty text from the history, or repairing a call whose approval was refused as never
-started; and one seed dropping what the user typed before a reply cut off at max-tokens. Each
+started; and one seed dropping what the user typed before a reply cut off at max-tokens, or
+showing a permission request's title with the raw path its card made relative. Each
 situation below is one short program, compared with the model as any program is
 (`exhaustive.run_program`, which drives it to a quiet end); a program needing a capability the
 target does not declare is not played.
@@ -594,6 +595,19 @@ SITUATIONS: tuple[Situation, ...] = (
             Abort("user"),
             Abort("parent"),
             ToolFinishes("c1", ToolSucceeded("A")),
+        ),
+    ),
+    Situation(
+        "a hook asks about a read of an absolute path inside the workspace",
+        ("VIEW-4", "ACP-3", "DEC-2"),
+        frozenset({"pre-hooks", "approval"}),
+        LoopConfig(tools=TOOLS, hooks=_pre(("gate", "read"))),
+        # The permission request's title is the card's, its path made relative: a UI building
+        # the request on its own path shows the raw one.
+        (
+            SubmitUser("read it"),
+            ModelReplies((ToolCallBlock("c1", "read", '{"file_path":"/workspace/src/a.txt"}'),)),
+            HookAnswers(Ask("check")),
         ),
     ),
     Situation(
