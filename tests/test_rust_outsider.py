@@ -85,7 +85,7 @@ def test_RW_1_a_double_written_as_its_integer_digits_is_noted_so() -> None:
 
 def test_RW_1_a_lone_surrogate_a_rust_string_replaced_is_noted_so() -> None:
     """RW-1: the Rust loop kept a call's parsed arguments in `String`s, which cannot hold a lone
-    surrogate, so its card's rawInput had U+FFFD for `\ud800`. The note spoke of an encoder
+    surrogate, so its card's rawInput had U+FFFD for `\\ud800`. The note spoke of an encoder
     writing '?' (Java's case); the replacement here came from the reader, and the note now says
     so and how to keep such a string."""
     card = {"method": "session/update", "params": {"update": {"rawInput": {"pattern": "x\ud800"}}}}

@@ -131,6 +131,27 @@ class _HelpFormatter(argparse.HelpFormatter):
 
         return textwrap.wrap(" ".join(text.split()), width, break_long_words=False)
 
+    if sys.version_info >= (3, 13):
+
+        def _get_actions_usage_parts(
+            self,
+            actions: list[argparse.Action],
+            groups: list[argparse._MutuallyExclusiveGroup],
+        ) -> list[str]:
+            # Python 3.13 gives each option of a group of exclusive ones as a part of its own, so
+            # a wrapped usage line broke inside the group (`[--bundled |` above `--cmd COMMAND]`);
+            # 3.11 and 3.12 keep a group whole, and usage reads the same on each with the parts
+            # of one group joined again: a part is added to the last while brackets are open.
+            whole: list[str] = []
+            open_brackets = 0
+            for part in super()._get_actions_usage_parts(actions, groups):
+                if open_brackets > 0:
+                    whole[-1] = f"{whole[-1]} {part}"
+                else:
+                    whole.append(part)
+                open_brackets += sum(map(part.count, "[(")) - sum(map(part.count, "])"))
+            return whole
+
 
 class _VerbHelpFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
     """A verb's description and epilog: paragraphs a verb wrapped itself keep their lines; a

@@ -1,0 +1,95 @@
+"""What reads or runs differently on the Pythons loopspec supports (3.11, 3.12 and 3.13), checked
+on whichever Python runs the tests: a difference only a newer Python shows is named in the test."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from loopspec.properties.cli.parser import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Folders holding no source of ours: installed packages, built copies, caches.
+_NOT_OURS = frozenset({".git", ".venv", "node_modules", "build", "dist", ".hypothesis"})
+
+# A \u or \U escape of a UTF-16 surrogate (U+D800 to U+DFFF) in source, its backslash not
+# itself escaped: only a file holding one is parsed (parsing every file costs a second).
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+def _our_python_files() -> list[Path]:
+    found = []
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if name not in _NOT_OURS]
+        found += [Path(folder, name) for name in files if name.endswith(".py")]
+    return found
+
+
+def _docstrings(tree: ast.Module) -> list[tuple[int, str]]:
+    owners = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    found = []
+    for owner in owners:
+        first = owner.body[0] if owner.body else None
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ):
+            found.append((first.lineno, first.value.value))
+    return found
+
+
+def test_no_docstring_holds_a_lone_surrogate() -> None:
+    """Python 3.13 compiles a docstring by encoding it as UTF-8 (to strip its indentation), which a
+    lone surrogate cannot be: a module with `\\ud800` escaped in a docstring does not compile, and
+    on 3.13 pytest stopped collecting at tests/test_rust_outsider.py (make test ran nothing).
+    3.11 and 3.12 compile it, so the docstrings are read here."""
+    broken = []
+    for path in _our_python_files():
+        source = path.read_text(encoding="utf-8")
+        if not _SURROGATE_ESCAPE.search(source):
+            continue
+        for line, text in _docstrings(ast.parse(source, filename=str(path))):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                broken.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not broken, f"docstrings holding a lone surrogate (escape the backslash): {broken}"
+
+
+@pytest.fixture(scope="module")
+def verb_parsers() -> dict[str, argparse.ArgumentParser]:
+    """The top level's parser and each verb's (a parser asks for the width when it formats)."""
+    parser = build_parser("*")
+    (verbs,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {"loopspec": parser, **verbs.choices}
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 100])
+def test_usage_keeps_a_group_of_exclusive_options_on_one_line(
+    columns: int, verb_parsers: dict[str, argparse.ArgumentParser], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.13 wraps usage inside a group of exclusive options, `[--bundled |` on one line and
+    `--cmd COMMAND]` on the next, where 3.11 and 3.12 keep the group whole: usage (in --help and
+    every usage error) differed by Python version. Only 3.13 can show it here."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    split = {}
+    for verb, parser in verb_parsers.items():
+        usage = parser.format_usage()
+        for line in usage.splitlines():
+            opened = sum(map(line.count, "[(")) - sum(map(line.count, "])"))
+            if opened:
+                split[verb] = usage
+    assert not split, f"usage lines that break a group: {split}"
+    replay_usage = verb_parsers["replay"].format_usage()
+    assert "[--bundled | --impl MODULE:FACTORY | --cmd COMMAND]" in replay_usage
