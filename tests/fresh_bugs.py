@@ -10,7 +10,7 @@ The observation helpers edit a copy of what the model observed, as a wrong loop 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -22,6 +22,7 @@ from loopspec.model.commands import Command, HookAnswers, ModelReplies, PreVerdi
 from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.messages import ToolCallBlock
 from loopspec.model.pure.decisions import RANK_ASK, RANK_DENY, may_start, merged_rank
+from loopspec.model.replay import LogPresenter
 from loopspec.properties.conformance.compare import DivergenceFound
 from loopspec.properties.conformance.driver_protocol import CAPABILITIES
 from loopspec.properties.conformance.process_target import ProcessTarget, ProcessTargetError
@@ -138,6 +139,28 @@ def assert_report_says(
     for phrase in lacks:
         assert phrase not in what, what
     return what
+
+
+def assert_found(row: FreshBug, *phrases: str, lacks: Sequence[str] = ()) -> None:
+    """The row's bug is found and named as the row says, its program passes on the model, and
+    the report holds each of `phrases` and none of `lacks`."""
+    assert_blamed_on(row)
+    assert_passes_on_model(row)
+    assert_report_says([row], row[0], *phrases, lacks=lacks)
+
+
+def presenting_with(make: Callable[[], LogPresenter], what: str) -> type[ModelTarget]:
+    """The model, its UI the presenter `make` gives (one with a bug planted); `what` says the
+    bug."""
+
+    class Presenting(ModelTarget):
+        def reset(self, config: LoopConfig) -> frozenset[str]:
+            capabilities = super().reset(config)
+            self._presenter = make()
+            return capabilities
+
+    Presenting.__doc__ = what
+    return Presenting
 
 
 def calls(call_id: str, name: str, arguments: str) -> ModelReplies:

@@ -42,13 +42,12 @@ import attrs
 import pytest
 from fresh_bugs import (
     FreshBug,
-    assert_blamed_on,
-    assert_passes_on_model,
-    assert_report_says,
+    assert_found,
     calls,
     copied,
     history_refusal,
     planted,
+    presenting_with,
     renumbered,
     swept,
 )
@@ -117,11 +116,8 @@ CANCELLED_REPLY_GOES_ON: FreshBug = (
 def test_ABORT_2_a_cancelled_reply_going_on_with_queued_input_is_named_ABORT_2() -> None:
     """ABORT-2: a cancelled reply ends its step and the turn, messages queued or not (where
     STEP-4, how a completed reply without calls ends, was named)."""
-    assert_blamed_on(CANCELLED_REPLY_GOES_ON)
-    assert_passes_on_model(CANCELLED_REPLY_GOES_ON)
-    assert_report_says(
-        [CANCELLED_REPLY_GOES_ON],
-        "a cancelled reply",
+    assert_found(
+        CANCELLED_REPLY_GOES_ON,
         "a cancelled reply ends its step and the turn 'aborted', its cause the user's, also "
         "when messages are queued",
     )
@@ -154,11 +150,8 @@ QUEUED_NEWEST_FIRST: FreshBug = (
 def test_ADJ_4_queued_messages_delivered_in_another_order_are_not_a_changed_text() -> None:
     """ADJ-4: the empty message delivered first is the one typed last, not the one before cut
     to nothing (where TEXT-2 was named, saying the text was cut at 0 UTF-16 units)."""
-    assert_blamed_on(QUEUED_NEWEST_FIRST)
-    assert_passes_on_model(QUEUED_NEWEST_FIRST)
-    assert_report_says(
-        [QUEUED_NEWEST_FIRST],
-        "queued messages",
+    assert_found(
+        QUEUED_NEWEST_FIRST,
         'the target\'s message here, "", is one the model delivers elsewhere in the turn: the '
         "order differs",
         lacks=("cut at",),
@@ -197,11 +190,8 @@ SECOND_ABORT: FreshBug = (
 def test_MODEL_3_a_turn_ending_with_a_refused_aborts_cause_is_named_MODEL_3() -> None:
     """MODEL-3: the words name the refused abort whose cause the turn ends with, and the one
     taken (where ABORT-3 was named: the target did record a cause, of an abort it refused)."""
-    assert_blamed_on(SECOND_ABORT)
-    assert_passes_on_model(SECOND_ABORT)
-    assert_report_says(
-        [SECOND_ABORT],
-        "a refused second abort",
+    assert_found(
+        SECOND_ABORT,
         'the target ends the turn with cause "parent", that of command #4, an Abort refused by '
         "the model and by the target",
         'the abort taken is command #3\'s, cause "user"',
@@ -228,13 +218,10 @@ class RendersResultsFromTheOriginalInput(LogPresenter):
         return shown
 
 
-class ShowsResultsOfTheOriginalInput(ModelTarget):
-    """The model, its UI rendering results from the input before the rewrite."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        capabilities = super().reset(config)
-        self._presenter = RendersResultsFromTheOriginalInput()
-        return capabilities
+ShowsResultsOfTheOriginalInput = presenting_with(
+    RendersResultsFromTheOriginalInput,
+    "The model, its UI rendering results from the input before the rewrite.",
+)
 
 
 WRITE = ToolSpec("write", required_keys=("file_path", "content"))
@@ -256,11 +243,8 @@ RESULT_OF_THE_ORIGINAL: FreshBug = (
 def test_RW_1_a_result_card_rendered_from_the_input_before_the_rewrite_is_named_RW_1() -> None:
     """RW-1: the words give both inputs (where VIEW-4 was named, its words giving a title the
     target did not show)."""
-    assert_blamed_on(RESULT_OF_THE_ORIGINAL)
-    assert_passes_on_model(RESULT_OF_THE_ORIGINAL)
-    assert_report_says(
-        [RESULT_OF_THE_ORIGINAL],
-        "a result card",
+    assert_found(
+        RESULT_OF_THE_ORIGINAL,
         "the update is the result rendered with the call's input before the rewrite, "
         '{"file_path":"a.txt","content":"x"}, where the call ran '
         '{"file_path":"tmp/a.txt","content":"x"}',
@@ -336,11 +320,8 @@ def test_a_block_or_audit_left_out_after_an_abort_points_at_section_3(
         ToolFinishes("c1", ToolSucceeded("A"), (verdict,)),
     )
     row: FreshBug = ("hooks after an abort", target, REVIEWED_READS, program, rule)
-    assert_blamed_on(row)
-    assert_passes_on_model(row)
-    assert_report_says(
-        [row],
-        "hooks after",
+    assert_found(
+        row,
         "the body settled after the abort that ends the turn: its PostToolUse hooks judge it "
         "all the same",
     )
@@ -372,24 +353,18 @@ REASONING_LEFT_OUT: FreshBug = (
 def test_HIST_1_a_history_message_missing_a_block_names_the_block() -> None:
     """HIST-1: the words name the block the target's message leaves out (where they gave the
     first differing path, $.content[0].type, "reasoning" against "text")."""
-    assert_blamed_on(REASONING_LEFT_OUT)
-    assert_passes_on_model(REASONING_LEFT_OUT)
-    assert_report_says(
-        [REASONING_LEFT_OUT],
-        "a history leaving",
+    assert_found(
+        REASONING_LEFT_OUT,
         'the target\'s message leaves out the model\'s block(s) #1 {"type": "reasoning", "text": '
         '"think"}',
     )
 
 
-class ShowsTerminalsToEveryClient(ModelTarget):
-    """The model, except that its UI writes terminals, and their _meta, for a client that is not
-    terminal-capable too."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        capabilities = super().reset(config)
-        self._presenter = LogPresenter(terminal_capable=True)
-        return capabilities
+ShowsTerminalsToEveryClient = presenting_with(
+    lambda: LogPresenter(terminal_capable=True),
+    "The model, except that its UI writes terminals, and their _meta, for a client that is not "
+    "terminal-capable too.",
+)
 
 
 TERMINALS_TO_EVERYONE: FreshBug = (
@@ -405,11 +380,8 @@ def test_ACP_2_terminal_meta_sent_to_a_plain_client_is_named_with_the_meta_keys(
     """ACP-2: the words say that neither a terminal item nor its _meta goes to such a client
     (where they said "no terminal goes", and a loop sending only the _meta looked for a
     terminal item it did not send)."""
-    assert_blamed_on(TERMINALS_TO_EVERYONE)
-    assert_passes_on_model(TERMINALS_TO_EVERYONE)
-    assert_report_says(
-        [TERMINALS_TO_EVERYONE],
-        "terminals shown",
+    assert_found(
+        TERMINALS_TO_EVERYONE,
         "neither a terminal content item nor the terminal _meta (terminal_info, "
         "terminal_output, terminal_exit)",
     )
@@ -442,11 +414,8 @@ REASONING_CUT_AT_MAX_TOKENS: FreshBug = (
 def test_STEP_4_a_max_tokens_reply_losing_its_reasoning_is_named_STEP_4() -> None:
     """STEP-4: its text and reasoning are the step's assistant/message (where the difference
     was NO-RULE, a gap in SPEC.md, though STEP-4 says so)."""
-    assert_blamed_on(REASONING_CUT_AT_MAX_TOKENS)
-    assert_passes_on_model(REASONING_CUT_AT_MAX_TOKENS)
-    assert_report_says(
-        [REASONING_CUT_AT_MAX_TOKENS],
-        "max-tokens keeps",
+    assert_found(
+        REASONING_CUT_AT_MAX_TOKENS,
         "a reply cut off at max-tokens drops its calls alone; its text and reasoning blocks",
     )
 
@@ -465,13 +434,9 @@ class AsksWithTheRawTitle(LogPresenter):
         return shown
 
 
-class ShowsRawTitlesWhenAsking(ModelTarget):
-    """The model, asking with raw titles."""
-
-    def reset(self, config: LoopConfig) -> frozenset[str]:
-        capabilities = super().reset(config)
-        self._presenter = AsksWithTheRawTitle()
-        return capabilities
+ShowsRawTitlesWhenAsking = presenting_with(
+    AsksWithTheRawTitle, "The model, asking with raw titles."
+)
 
 
 class AllowsTheToolForTheReply(ModelTarget):
