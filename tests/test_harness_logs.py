@@ -27,6 +27,7 @@ from loopspec.properties.logcheck import claude_code, claude_code_hooks, codex
 from loopspec.properties.logcheck.checker import (
     SNIFF_BYTES,
     ErrorKind,
+    Limits,
     LogReport,
     NoticeKind,
     check_paths,
@@ -1187,3 +1188,35 @@ def test_an_everyday_session_of_many_features_keeps_every_rule() -> None:
     ]
     out_of_order = check_stream("swapped.jsonl", io.BytesIO("".join(swapped).encode()))
     assert rules(out_of_order) == ["ORD-3"]
+
+
+def test_SAFE_4_a_transcript_line_past_the_bound_names_the_option_that_reads_it() -> None:
+    """A prompt holding pasted images, or a PDF the Read tool returned whole, is one transcript
+    line of their base64: a valid transcript can pass the line bound. The error said only that
+    the line was too long, and the next line "fix that line", which a user cannot do to what
+    Claude Code wrote; it now names --max-line-bytes, with which the same transcript reads."""
+    text = (CLAUDE / "valid" / "an-everyday-session.jsonl").read_text()
+    pasted = text.replace('"data":"iVBORw0KGgo="', '"data":"' + "A" * 3000 + '"')
+    assert pasted != text
+    bounded = check_stream("t.jsonl", io.BytesIO(pasted.encode()), Limits(max_line_bytes=2048))
+    (error,) = bounded.errors
+    assert (error.kind, error.line) == (ErrorKind.LINE_TOO_LONG, 4)
+    assert error.message == (
+        "the line is longer than 2048 bytes: check again with a larger --max-line-bytes to read it"
+    )
+    assert check_stream("t.jsonl", io.BytesIO(pasted.encode())).status == "ok"
+
+
+def test_SAFE_4_a_line_past_the_bound_is_not_called_a_line_to_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line after the error said "fix that line and check again"; it now points at the
+    error's own remedy."""
+    text = (CLAUDE / "valid" / "an-everyday-session.jsonl").read_text()
+    path = tmp_path / "t.jsonl"
+    path.write_text(text.replace('"data":"iVBORw0KGgo="', '"data":"' + "A" * 3000 + '"'))
+    assert main(["check", "--max-line-bytes", "2048", str(path)]) == 2
+    out = capsys.readouterr().out
+    stop = f"{path}: not checked past line 4: check again with a larger --max-line-bytes to "
+    assert stop + "judge the rest" in out
+    assert "fix that line" not in out

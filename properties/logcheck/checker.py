@@ -817,9 +817,18 @@ def _unparsable(
     raise _Stop
 
 
+def too_long_words(limits: Limits) -> str:
+    """A line past the bound: valid logs hold one (base64 of pasted images, a document read
+    whole), which no one can "fix", so the words name the option that reads it."""
+    return (
+        f"the line is longer than {limits.max_line_bytes} bytes: check again with a larger "
+        "--max-line-bytes to read it"
+    )
+
+
 def _too_long(report: LogReport, raw: bytes, line: int, limits: Limits, rest: RestOfLog) -> None:
     if not raw.endswith(b"\n"):
-        message = f"the line is longer than {limits.max_line_bytes} bytes"
+        message = too_long_words(limits)
         report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
         rest.skip_line()
         raise _Stop

@@ -58,6 +58,7 @@ from loopspec.properties.logcheck.checker import (
     RestOfLog,
     lines_follow,
     not_utf8_words,
+    too_long_words,
     torn_line_words,
     torn_write,
 )
@@ -602,8 +603,7 @@ def bounded_lines(
         line += 1
         report.lines = line
         if len(raw) == size and not raw.endswith(b"\n"):
-            message = f"the line is longer than {limits.max_line_bytes} bytes"
-            report.fail(line, ErrorKind.LINE_TOO_LONG, message, "SAFE-4")
+            report.fail(line, ErrorKind.LINE_TOO_LONG, too_long_words(limits), "SAFE-4")
             RestOfLog(stream.readline).skip_line()
             raise _Stop
         if raw.strip():

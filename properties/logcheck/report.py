@@ -394,9 +394,14 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     lines = [_error_line(report, error) for error in stopping]
     stopped_at = _stopped_at(report)
     if stopped_at is not None:  # the summary's `0 violations` covers only the lines before it
+        # A line past the bound is no broken line: its own error says how to read it.
+        remedy = (
+            "check again with a larger --max-line-bytes"
+            if any(error.kind is ErrorKind.LINE_TOO_LONG for error in stopping)
+            else "fix that line and check again"
+        )
         lines.append(
-            f"{report.path}: not checked past line {stopped_at}: fix that line and check again "
-            "to judge the rest"
+            f"{report.path}: not checked past line {stopped_at}: {remedy} to judge the rest"
         )
     by_line = [(found.line, _violation_line(report, found)) for found in report.violations]
     by_line += [
