@@ -40,6 +40,7 @@ from loopspec.model.commands import (
     Pass,
     SubmitUser,
 )
+from loopspec.model.config import HookSpec, LoopConfig, ToolSpec
 from loopspec.model.jsonvalue import FrozenMap
 from loopspec.model.messages import ReasoningBlock, TextBlock, ToolCallBlock
 from loopspec.properties.cli.main import main as loopspec_main
@@ -229,12 +230,20 @@ _UNTAKEABLE_LAST_REWRITE: tuple[Command, ...] = (
 def _fed_untakeable_last_rewrite(profile: Profile, ran: str) -> tuple[ProfileChecker, object]:
     """The profile's checker fed the program above, the target running the input `ran` (a
     JSON text) where the model refuses the call; what the last command was blamed on."""
-    model = ModelTarget()
     config = load_case(_case_path("claude-code", "HOOK-3")).config
+    return _fed_refused_rewrite(profile, config, _UNTAKEABLE_LAST_REWRITE, ran)
+
+
+def _fed_refused_rewrite(
+    profile: Profile, config: LoopConfig, program: tuple[Command, ...], ran: str
+) -> tuple[ProfileChecker, object]:
+    """The profile's checker fed `program` under `config`, the target running the input `ran`
+    (a JSON text) where the model refuses the call; what the last command was blamed on."""
+    model = ModelTarget()
     model.reset(config)
     checker = ProfileChecker(profile, config)
     found: object = None
-    for command in _UNTAKEABLE_LAST_REWRITE:
+    for command in program:
         before = model.state.phase.NAME if model.state else "Idle"
         expected = model.apply(command)
         after = model.state.phase.NAME if model.state else "Idle"
@@ -271,6 +280,35 @@ def test_HOOK_6_running_the_refused_input_itself_is_not_excused(name: str) -> No
     assert checker.stop is None
     assert found is not None
     assert getattr(found, "rule_id", None) == "HOOK-6", found
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+@pytest.mark.parametrize(
+    ("ran", "cut"), [('{"command":"echo rewritten"}', True), ('{"unrelated":true}', False)]
+)
+def test_HOOK_6_a_refused_input_the_shell_takes_is_the_adapter_s_limit(
+    name: str, ran: str, cut: bool
+) -> None:
+    """HOOK-6: a hook rewrites a write call to a shell command, which the write tool cannot
+    take, so the model refuses the call; the CLI, to which every tool is its shell tool and
+    none has the configuration's contract, runs it (conform on Codex, seed 3, reported a
+    HOOK-6 counterexample). That is the adapter's shell-mapped-tools limit, which cuts the
+    program at its reply; an input the shell cannot take either is still blamed on HOOK-6."""
+    config = LoopConfig(tools=(ToolSpec("write", required_keys=("file_path", "content")),))
+    config = attrs.evolve(config, hooks=(HookSpec("guard"),))
+    program: tuple[Command, ...] = (
+        SubmitUser("save it"),
+        ModelReplies((ToolCallBlock("c1", "write", '{"file_path":"a.txt","content":"new"}'),)),
+        HookAnswers(Allow(FrozenMap(json.loads(ran)))),
+    )
+    checker, found = _fed_refused_rewrite(PROFILES[name], config, program, ran)
+    if cut:
+        assert found is None, found
+        assert checker.stop is not None
+        assert checker.stop.key == "shell-mapped-tools"
+    else:
+        assert checker.stop is None
+        assert getattr(found, "rule_id", None) == "HOOK-6", found
 
 
 def test_HOOK_3_each_cli_runs_an_earlier_hook_s_input_where_the_last_is_refused(

@@ -246,6 +246,32 @@ def _settled_without_running(command: Json, want: Obs, got: Obs, earlier: Earlie
     return any(call in ran or call not in coded for call in settled)
 
 
+def _refused_shell_input_ran(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """A hook's input the model refuses, its call's tool unable to take it (HOOK-6), runs in the
+    CLI as the input in effect (the last the model's audit shows supplied), and is one the
+    CLI's shell tool takes (a string `command`): the CLI knows no tool of the configuration,
+    so no contract of theirs. An input the shell cannot take either, or another hook's (HOOK-3's
+    race), is no adapter limit."""
+    if command["kind"] != "HookAnswers" or not got["accepted"]:
+        return False
+    events = _all_events(earlier.model, want)
+    refused, supplied = _refused_rewrites(events), _supplied(events)
+    return any(
+        call_id in refused
+        and supplied.get(call_id, [None])[-1] == arguments
+        and isinstance(arguments, dict)
+        and isinstance(arguments.get("command"), str)
+        for call_id, arguments in ((str(c), a) for c, a in got["executed"])
+    )
+
+
+def _shell_mapping_cuts(command: Json, want: Obs, got: Obs, earlier: Earlier) -> bool:
+    """Where the shell mapping stops being faithful (`ADAPTER_LIMITS`' shell-mapped-tools)."""
+    return _settled_without_running(command, want, got, earlier) or _refused_shell_input_ran(
+        command, want, got, earlier
+    )
+
+
 def _started(run: Run) -> dict[str, int]:
     """The command each call's body started in."""
     started: dict[str, int] = {}
@@ -1412,12 +1438,13 @@ SHAPES = (
 ADAPTER_LIMITS = (
     KnownDivergence(
         "shell-mapped-tools",
-        ("EXE-2",),
+        ("EXE-2", "HOOK-6"),
         "Every tool of the configuration reaches the CLI as its shell tool, so a call the "
         "model settles without running (unknown tool, input that is not a valid object) is run "
-        "by the CLI after its hooks; the program is cut at its reply (an adapter limit, not a "
-        "divergence of the loop).",
-        symptom=_settled_without_running,
+        "by the CLI after its hooks, and so is a hook's input its tool cannot take that the "
+        "shell can (a string command); the program is cut at its reply (an adapter limit, not "
+        "a divergence of the loop).",
+        symptom=_shell_mapping_cuts,
         cut_at_reply=True,
         avoid=_settles_a_call_unrun,
     ),
