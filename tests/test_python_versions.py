@@ -7,9 +7,12 @@ import argparse
 import ast
 import os
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 from loopspec.properties.cli.parser import build_parser
 
@@ -93,3 +96,37 @@ def test_usage_keeps_a_group_of_exclusive_options_on_one_line(
     assert not split, f"usage lines that break a group: {split}"
     replay_usage = verb_parsers["replay"].format_usage()
     assert "[--bundled | --impl MODULE:FACTORY | --cmd COMMAND]" in replay_usage
+
+
+# The first release of each compiled dependency we declare with a wheel for a Python (pip
+# download --only-binary=:all: on that Python): a floor below it asks that Python for a C build.
+_FIRST_WHEEL = {"zstandard": {"3.11": "0.19", "3.12": "0.22", "3.13": "0.23"}}
+
+
+def test_each_pythons_floor_of_a_compiled_dependency_has_a_wheel_for_it() -> None:
+    """pyproject's `zstandard>=0.22` let a 3.13 user (or a lowest-versions resolve) take 0.22,
+    which has no 3.13 wheel; each Python the classifiers name now gets a floor with one."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    prefix = "Programming Language :: Python :: "
+    pythons = [
+        c.removeprefix(prefix)
+        for c in project["classifiers"]
+        if c.startswith(prefix) and c.removeprefix(prefix).count(".") == 1
+    ]
+    assert pythons, project["classifiers"]
+    wrong = []
+    for dependency, first_wheels in _FIRST_WHEEL.items():
+        for python in pythons:
+            environment = {"python_version": python}
+            floors = [
+                Version(spec.version)
+                for text in project["dependencies"]
+                if (requirement := Requirement(text)).name == dependency
+                and (requirement.marker is None or requirement.marker.evaluate(environment))
+                for spec in requirement.specifier
+                if spec.operator == ">="
+            ]
+            first = Version(first_wheels[python])
+            if len(floors) != 1 or floors[0] < first:
+                wrong.append(f"{dependency} on {python}: {floors}")
+    assert not wrong, wrong
