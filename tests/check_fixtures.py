@@ -251,7 +251,8 @@ def _readme() -> str:
         "",
     ]
     for rule, breaker in RULE_BREAKERS.items():
-        lines.append(f"  - {rule}: {(breaker.__doc__ or '').strip()}")
+        # One line each, the same on every Python (3.13 removes a docstring's indentation).
+        lines.append(f"  - {rule}: {' '.join((breaker.__doc__ or '').split())}")
     return "\n".join(lines) + "\n"
 
 

@@ -15,6 +15,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from loopspec.properties.cli.parser import build_parser
+from loopspec.properties.conformance.report_documents import document_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,3 +131,26 @@ def test_each_pythons_floor_of_a_compiled_dependency_has_a_wheel_for_it() -> Non
             if len(floors) != 1 or floors[0] < first:
                 wrong.append(f"{dependency} on {python}: {floors}")
     assert not wrong, wrong
+
+
+def _descriptions(schema: object) -> list[str]:
+    match schema:
+        case dict():
+            found = [schema["description"]] if isinstance(schema.get("description"), str) else []
+            return found + [text for value in schema.values() for text in _descriptions(value)]
+        case list():
+            return [text for value in schema for text in _descriptions(value)]
+        case _:
+            return []
+
+
+@pytest.mark.parametrize("verb", ["conform", "replay"])
+def test_a_schema_description_reads_the_same_on_every_python(verb: str) -> None:
+    """`loopspec schema conform` described the exhaustive pass's document with its docstring as
+    compiled: indented lines on 3.11 and 3.12 ("of\\n    the bounded-exhaustive pass"), flush
+    left on 3.13, which removes a docstring's indentation. No line of a description is indented
+    now, on any Python."""
+    descriptions = _descriptions(document_schema(verb))
+    assert any("\n" in text for text in descriptions)  # a docstring of more than one line
+    indented = [text for text in descriptions if re.search(r"\n[ \t]", text)]
+    assert not indented, indented

@@ -114,11 +114,17 @@ def _class_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
             required.append(wire_name(field.name))
     return {
         "type": "object",
-        "description": (cls.__doc__ or "").strip(),
+        "description": _docstring_text(cls),
         "required": required,
         "properties": properties,
         "additionalProperties": False,
     }
+
+
+def _docstring_text(cls: type) -> str:
+    """`cls`'s docstring with no line indented: Python 3.13 removes the indentation when it
+    compiles a docstring and 3.11 and 3.12 keep it, so the schema read differently by version."""
+    return "\n".join(line.strip() for line in (cls.__doc__ or "").strip().splitlines())
 
 
 def _protocol_shaped(annotation: object, definition: str) -> dict[str, Any]:
