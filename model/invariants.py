@@ -100,6 +100,8 @@ PACKED_SURFACE = 4096
 REPAIR_NOT_STARTED = "TOOL_NOT_STARTED"
 REPAIR_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 REPAIR_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
+ABORT_CODES = ("ABORTED", "ABORTED_BEFORE_DISPATCH")
+"""The error codes of a result an abort writes (SPEC.md section 9, ABORT-1)."""
 # The loop's own event types, which nothing may write while a turn closes: after an interrupted
 # reply (ABORT-2) and between crash repair's closers (REC-1). A stream chunk and a harness's own
 # events (a title, a request header) are not judged there.
@@ -229,6 +231,7 @@ class Prefix:
     # this many attributes keeps them in a dict of its own (CPython shares a class's attribute
     # layout only up to a few dozen): with slots, `check` runs 2 % fewer instructions.
     __slots__ = (
+        "aborted_result",
         "answered_approvals",
         "approval_due",
         "approvals",
@@ -339,6 +342,9 @@ class Prefix:
         # The hooks whose PreToolUse answer in the open step named no call: a sidecar naming
         # one of them may name the hook that supplied its input (`rewrite_traced_to_hooks`).
         self.unnamed_pre_answerers: set[str] = set()
+        # The open turn's first result an abort wrote (ABORTED, ABORTED_BEFORE_DISPATCH): its
+        # call, seq and code; the turn then ends aborted (ABORT-1). None when none.
+        self.aborted_result: tuple[str, int, str] | None = None
         # Hooks that name no call (dsh writes none), taken for the one call of the step's reply
         # then without a result, the only call they can be for: the seqs of such a deny or
         # block (kept in `pre_denied` or `post_blocked` as one naming the call is), and call id
@@ -434,6 +440,8 @@ class Prefix:
         if scope == "turn":
             if self.dangling:
                 self.dangling = []
+            if self.aborted_result is not None:
+                self.aborted_result = None
             self.dangling_before_last_step = 0
             self.repaired = False
             self.closing = None
@@ -691,6 +699,8 @@ class Prefix:
             self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
         elif fact.surface == "append" and fact.call_id is not None:
             self.take_result(fact.call_id, fact.seq)
+            if fact.error_code in ABORT_CODES and self.aborted_result is None:
+                self.aborted_result = (fact.call_id, fact.seq, fact.error_code)
             if fact.error_code in REPAIR_CODES:
                 self.repaired = True
                 if self.closing is None:
@@ -1621,6 +1631,28 @@ def messages_wait_for_step_start(prefix: Prefix, fact: Fact) -> Sequence[Violati
         "waits for the next step/start"
     )
     return [Violation("ADJ-4", fact.seq, message, (after,))]
+
+
+@invariant("aborted_turn_ends_aborted", "ABORT-1", reads=of_types("turn/end"))
+def aborted_turn_ends_aborted(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
+    """A turn one of whose results an abort wrote (ABORTED, ABORTED_BEFORE_DISPATCH) ends
+    aborted: after an abort the step ends, then the turn (crash repair's `interrupted` too,
+    when a crash came first, REC-1)."""
+    aborted = prefix.aborted_result
+    if (
+        aborted is None
+        or fact.type != "turn/end"
+        or fact.turn != prefix.open_turn
+        or fact.reason_kind in ("aborted", "interrupted")
+    ):
+        return NO_VIOLATIONS
+    call_id, seq, code = aborted
+    msg = (
+        f"turn {fact.turn} ends {spelled(fact.reason_kind)} after call {call_id}'s result says an "
+        f"abort stopped it ({code}, seq {seq}): after an abort the step ends, then the turn, "
+        'with {"kind": "aborted", "reason": {"kind": <cause>}}, and no step follows'
+    )
+    return [Violation("ABORT-1", fact.seq, msg, (seq,))]
 
 
 @invariant("every_shown_call_answered", "ADJ-3", reads=of_types("turn/end"))

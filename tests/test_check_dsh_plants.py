@@ -55,9 +55,12 @@ def _result(call_id: str, text: str, *, failed: bool, code: str | None = None) -
     return data
 
 
-def dsh_log(path: Path, calls: list[str], middle: list[tuple[str, dict[str, Any]]]) -> Path:
+def dsh_log(
+    path: Path, calls: list[str], middle: list[tuple[str, dict[str, Any]]], *, aborted: bool = False
+) -> Path:
     """A one-turn log: the user asks, the reply makes `calls`, each recorded, then `middle`
-    (hooks and results, in order), and a closing text reply."""
+    (hooks and results, in order), and a closing text reply (with `aborted`, the step ends and
+    the turn ends aborted)."""
     events: list[Event] = []
 
     def add(kind: str, data: dict[str, Any], **envelope: Any) -> None:
@@ -82,6 +85,10 @@ def dsh_log(path: Path, calls: list[str], middle: list[tuple[str, dict[str, Any]
         else:
             add(kind, data)
     add("step/end", {"turn": 1, "step": 1})
+    if aborted:
+        add("turn/end", {"turn": 1, "reason": {"kind": "aborted", "reason": {"kind": "user"}}})
+        path.write_text("".join(json.dumps(e) + "\n" for e in [HEADER, *events]), encoding="utf-8")
+        return path
     add("step/start", {"turn": 1, "step": 2})
     text = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "source": model}
     add("assistant/message", {"turn": 1, "step": 2, "message": text}, surfaceOp="append")
@@ -143,7 +150,9 @@ def test_HOOK_5_a_post_hook_naming_none_is_judged_only_where_one_call_awaits_a_r
         code="ABORTED_BEFORE_DISPATCH",
     )
     aborted = [*_hook("PostToolUse", 1, "pass"), ("tool/result", unstarted)]
-    code, found = checked(capsys, dsh_log(tmp_path / "aborted.jsonl", ["c1"], aborted))
+    code, found = checked(
+        capsys, dsh_log(tmp_path / "aborted.jsonl", ["c1"], aborted, aborted=True)
+    )
     assert code == 1
     assert [line.split(",")[0] for line in found] == [
         "HOOK-5 7: PostToolUse hook claude-code:PostToolUse:1 was invoked (seq 5)"
@@ -188,3 +197,32 @@ def test_HOOK_1_dsh_s_post_block_naming_none_ignored_by_the_result_is_named(
         "result is not an error: a block replaces it (DEC-3) (the hook named no call: c1 alone "
         "awaited a result, so it was c1's)"
     ]
+
+
+def test_ABORT_1_a_turn_whose_result_says_an_abort_stopped_it_ends_aborted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer that answers the calls an abort stopped (ABORTED, ABORTED_BEFORE_DISPATCH) and
+    then asks the model again, the turn ending completed: it passed, 0 violations. Ended
+    aborted, the same results pass; docs/check.md quotes the words."""
+    stopped = _result("c1", "Error: tool call aborted", failed=True, code="ABORTED")
+    unstarted = _result(
+        "c2",
+        "Error: tool call aborted before dispatch",
+        failed=True,
+        code="ABORTED_BEFORE_DISPATCH",
+    )
+    middle = [("tool/result", stopped), ("tool/result", unstarted)]
+    code, found = checked(capsys, dsh_log(tmp_path / "went-on.jsonl", ["c1", "c2"], middle))
+    assert code == 1
+    assert found == [
+        'ABORT-1 12: turn 1 ends "completed" after call c1\'s result says an abort stopped it '
+        '(ABORTED, seq 6): after an abort the step ends, then the turn, with {"kind": '
+        '"aborted", "reason": {"kind": <cause>}}, and no step follows'
+    ]
+    ended = dsh_log(tmp_path / "ended.jsonl", ["c1", "c2"], middle, aborted=True)
+    assert checked(capsys, ended) == (0, [])
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text("utf-8")
+    quoted = '"completed" after call c3\'s result says an abort stopped it'
+    assert quoted in " ".join(docs.split())
+    assert quoted.replace("c3", "c1") in found[0]

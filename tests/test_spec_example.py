@@ -129,20 +129,21 @@ def test_the_rules_check_names_otherwise_are_those_spec_section_2_lists() -> Non
         assert rule in section_2
 
 
-def test_a_rule_check_finds_only_in_a_transcript_says_so_not_that_check_never_finds_it(
+def test_a_rule_check_finds_in_a_transcript_and_a_dsh_log_has_its_example(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """ABORT-1: check reports it in a Claude Code transcript (and its report ends `loopspec spec
-    ABORT-1`), so its no-example line must not say check finds no violation of it in a log."""
-    assert set(SHOWN_ONLY_IN_HARNESS_LOGS) == set(IN_PART_RULES)
+    """ABORT-1: check reports it in a Claude Code transcript, and in a dsh log a turn holding a
+    result an abort wrote that ends otherwise than aborted, so it has an example log (its line
+    said check found it only in a transcript, never in a dsh log); no rule is now shown only in
+    a harness's own logs."""
+    assert set(SHOWN_ONLY_IN_HARNESS_LOGS) == set(IN_PART_RULES) == set()
     transcript = (FIXTURES / "claude-code" / "violations" / "ABORT-1.jsonl").read_bytes()
     report = check_stream("abort.jsonl", io.BytesIO(transcript))
     assert [found.violation.rule_id for found in report.violations] == ["ABORT-1"]
     status, shown, err = _run(capsys, "ABORT-1", "--example")
     assert (status, err) == (0, "")
-    assert "finds no violation" not in shown
-    assert "only in a Claude Code transcript" in shown
-    assert "never in a dsh log" in shown
+    assert 'abort-1.jsonl:22: ABORT-1 (seq 20): turn 1 ends "completed"' in shown
+    assert "never in a dsh log" not in shown
 
 
 @pytest.mark.parametrize(

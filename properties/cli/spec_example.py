@@ -196,7 +196,7 @@ cannot read as the rule says) or a notice (a hook's fault, a turn left open), as
 2 says."""
 
 
-SHOWN_ONLY_IN_HARNESS_LOGS = {"ABORT-1": "a Claude Code transcript"}
+SHOWN_ONLY_IN_HARNESS_LOGS: dict[str, str] = {}
 """Rules with no example log (the reference model writes dsh's layout) that `loopspec check`
 still reports as violations, in part, in the kind of log named (`IN_PART_RULES`; a test holds
 the two equal)."""

@@ -46,6 +46,7 @@ from loopspec.model.facts import (
     message_plain,
 )
 from loopspec.model.invariants import (
+    ABORT_CODES,
     BLOCKING_EXIT_DECISIONS,
     REPAIR_NOT_STARTED,
     REPAIR_OUTCOME_UNKNOWN,
@@ -53,6 +54,7 @@ from loopspec.model.invariants import (
     HookAnswer,
     LogMonitor,
     Prefix,
+    aborted_turn_ends_aborted,
     approval_shows_effective_input,
     arguments_are_an_object,
     blocking_exit_is_audited_as_blocking,
@@ -110,6 +112,7 @@ _USER, _REPLY, _RESULT = (
     SURFACE_CODE["tool/result"],
 )
 _ONLY_INTS = {int}
+_REMEMBERED_CODES = (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN, *ABORT_CODES)
 _INFINITY = float("inf")
 
 
@@ -180,6 +183,7 @@ def _turn_end(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         and kind
         and kind != "interrupted"
         and not prefix.repaired  # a repaired turn ends interrupted (REC-1)
+        and (prefix.aborted_result is None or kind == "aborted")  # ABORT-1
         and (not prefix.dangling or kind == "error")
     ):
         prefix.expected_seq = seq + 1
@@ -425,11 +429,9 @@ def _result(prefix: Prefix, obj: dict[str, Any], seq: int) -> bool:
         return False
     # `optional_members_typed` inlined for the common case: a result's one typed optional member.
     error = data.get("error")
-    if error is not None and (
-        type(error) is not dict or error.get("code") in (REPAIR_NOT_STARTED, REPAIR_OUTCOME_UNKNOWN)
-    ):
-        return False  # LOG-4 (read with the fact), or a crash repair's result: rare, and its
-        # fold remembers the repair
+    if error is not None and (type(error) is not dict or error.get("code") in _REMEMBERED_CODES):
+        return False  # LOG-4 (read with the fact), or a crash repair's or an abort's result:
+        # rare, and its fold remembers the repair or the abort (REC-1, ABORT-1)
     prefix.expected_seq = seq + 1
     prefix.take_result(call_id, seq)
     prefix.append_surface(seq, _RESULT)
@@ -747,6 +749,7 @@ JUDGES: dict[str, CleanJudge] = {
         (
             *_ENVELOPE,
             turn_end_closes_open_turn,
+            aborted_turn_ends_aborted,
             every_shown_call_answered,
             repair_results_match_call_state,
             *_CLOSING,

@@ -81,6 +81,10 @@ NOT_CHECKABLE = {
     ),
     "DEC-1": _NO_HOOKS,
     "DEC-2": "approval requests and answers are not recorded",
+    "ABORT-1": (
+        "an abort's answers to the running calls are plain output ('aborted by user'), with no "
+        "code saying an abort wrote them, and no record marks how a turn ended"
+    ),
     "ABORT-2": "interrupted replies are not marked",
 }
 

@@ -275,9 +275,9 @@ def _hook_faults(report: LogReport) -> int:
 
 def rules_checked(report: LogReport) -> list[str]:
     """The rules a violation in this log could name, sorted: every rule a log invariant carries,
-    less those the log's dialect cannot show, plus those it shows in part (Claude Code's
-    ABORT-1), and LOG-8 when its commit markers were read; none for a layout the rules do not
-    cover, nor for a folder named with no log under it."""
+    less those the log's dialect cannot show, plus those it shows in part, and LOG-8 when its
+    commit markers were read; none for a layout the rules do not cover, nor for a folder named
+    with no log under it."""
     if report.status == "unsupported" or report.no_log:
         return []
     rules = (set(rule_ids()) - set(report.not_checkable)) | set(report.checked_in_part)

@@ -282,6 +282,17 @@ def break_abort_2(rows: Rows) -> Rows:
     return rows
 
 
+def break_abort_1(rows: Rows) -> Rows:
+    """call_c's result says an abort stopped it (ABORTED), yet turn 1 goes on to a second step
+    and ends completed."""
+    result = row_data(rows[find_row(rows, "tool/result", call="call_c")])
+    block = result["message"]["content"][0]
+    block.update({"content": [{"type": "text", "text": "Error: tool call aborted"}]})
+    block["isError"] = True
+    result["error"] = {"name": "AbortError", "code": "ABORTED"}
+    return rows
+
+
 def break_rec_1(rows: Rows) -> Rows:
     """The repair result for call_e says TOOL_NOT_STARTED though its tool/call was recorded."""
     error = row_data(rows[find_row(rows, "tool/result", call="call_e")])["error"]
@@ -316,6 +327,7 @@ RULE_BREAKERS: dict[str, Mutation] = {
     "HOOK-5": break_hook_5,
     "DEC-1": break_dec_1,
     "DEC-2": break_dec_2,
+    "ABORT-1": break_abort_1,
     "ABORT-2": break_abort_2,
     "REC-1": break_rec_1,
 }
