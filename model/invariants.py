@@ -1817,24 +1817,40 @@ def pre_hooks_once_per_call(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
         if prefix.pre_hook_runs.get((call_id, fact.handler_id or ""), 0) >= 1:
             msg = f"PreToolUse hook {fact.handler_id} runs again for call {call_id}"
             return [Violation("HOOK-4", fact.seq, msg)]
-        result = prefix.results.get(call_id)
-        if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
-            return NO_VIOLATIONS
-        msg = (
-            f"PreToolUse hook {fact.handler_id} is invoked for call {call_id} after that call's "
-            f"tool/result (seq {result}): {PRE_AUDIT_PLACE}"
-        )
-        return [Violation("HOOK-4", fact.seq, msg, (result,))]
-    if prefix.open_step is None or prefix.reply_seq is None:
-        return NO_VIOLATIONS
-    if not prefix.reply_calls.keys() <= prefix.results.keys() or not prefix.results:
+        return _audited_after_its_result(prefix, fact, call_id, "HOOK-4", PRE_AUDIT_PLACE)
+    if prefix.open_step is None or prefix.results == {}:
         return NO_VIOLATIONS  # (a reply of no calls: `pre_hooks_answer_calls_of_the_reply`)
+    return _audited_after_every_result(prefix, fact, "HOOK-4", PRE_AUDIT_PLACE)
+
+
+def _audited_after_its_result(
+    prefix: Prefix, fact: Fact, call_id: str, rule: str, place: str
+) -> Sequence[Violation]:
+    """`rule`'s objection to a tool hook's hook/invoked `fact` naming `call_id` after that
+    call's tool/result, if it is; `place` says where the audit belongs."""
+    result = prefix.results.get(call_id)
+    if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
+        return NO_VIOLATIONS
+    msg = (
+        f"{fact.point} hook {fact.handler_id} is invoked for call {call_id} after that call's "
+        f"tool/result (seq {result}): {place}"
+    )
+    return [Violation(rule, fact.seq, msg, (result,))]
+
+
+def _audited_after_every_result(
+    prefix: Prefix, fact: Fact, rule: str, place: str
+) -> Sequence[Violation]:
+    """`rule`'s objection to a tool hook's hook/invoked `fact` naming no call once every call
+    of its step's reply has its result, if one has (a reply of no calls is the caller's)."""
+    if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
+        return NO_VIOLATIONS
     last = max(prefix.results.values())
     msg = (
-        f"PreToolUse hook {fact.handler_id} is invoked after every call of the step has its "
-        f"tool/result (the last at seq {last}), naming none: {PRE_AUDIT_PLACE}"
+        f"{fact.point} hook {fact.handler_id} is invoked after every call of the step has its "
+        f"tool/result (the last at seq {last}), naming none: {place}"
     )
-    return [Violation("HOOK-4", fact.seq, msg, (last,))]
+    return [Violation(rule, fact.seq, msg, (last,))]
 
 
 PRE_AUDIT_PLACE = (
@@ -2007,29 +2023,17 @@ def _post_audit_misplaced(prefix: Prefix, fact: Fact) -> Sequence[Violation]:
                 "each PostToolUse hook that matches a call judges its result once"
             )
             return [Violation("HOOK-5", fact.seq, msg, (first,))]
-        result = prefix.results.get(call_id)
-        if result is None or call_id in prefix.repeated:  # (EXE-1 blames a repeated id)
-            return NO_VIOLATIONS
-        msg = (
-            f"{hook} is invoked for call {call_id} after that call's tool/result (seq "
-            f"{result}): {POST_AUDIT_PLACE}"
-        )
-        return [Violation("HOOK-5", fact.seq, msg, (result,))]
+        return _audited_after_its_result(prefix, fact, call_id, "HOOK-5", POST_AUDIT_PLACE)
     # A hook naming no call: one its step's calls all answered came after the result it judges.
-    if prefix.reply_seq is None or not prefix.reply_calls.keys() <= prefix.results.keys():
-        return NO_VIOLATIONS
-    if not prefix.results:
+    if prefix.reply_seq is not None and not prefix.reply_calls and not prefix.results:
         msg = (
             f"{hook} is invoked in a step whose reply (seq {prefix.reply_seq}) makes no tool "
             f"call: no body ran for it to judge, and {POST_AUDIT_PLACE}"
         )
         return [Violation("HOOK-5", fact.seq, msg, (prefix.reply_seq,))]
-    last = max(prefix.results.values())
-    msg = (
-        f"{hook} is invoked after every call of the step has its tool/result (the last at seq "
-        f"{last}), naming none: {POST_AUDIT_PLACE}"
-    )
-    return [Violation("HOOK-5", fact.seq, msg, (last,))]
+    if not prefix.results:
+        return NO_VIOLATIONS
+    return _audited_after_every_result(prefix, fact, "HOOK-5", POST_AUDIT_PLACE)
 
 
 # The facet of HOOK-5 a PostToolUse hook audited for a call whose body never ran breaks: dsh's

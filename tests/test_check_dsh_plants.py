@@ -105,6 +105,13 @@ def checked(capsys: pytest.CaptureFixture[str], log: Path) -> tuple[int, list[st
     return code, [f"{v['rule']} {v['seq']}: {v['message']}" for v in report["violations"]]
 
 
+def only_violation(capsys: pytest.CaptureFixture[str], log: Path) -> str:
+    """The one violation check finds in `log`, having exited 1."""
+    code, found = checked(capsys, log)
+    assert (code, len(found)) == (1, 1), found
+    return found[0]
+
+
 DENIED = _result("c1", "Error: no reads today", failed=True)
 READ = _result("c1", "A", failed=False)
 
@@ -120,15 +127,13 @@ def test_HOOK_5_dsh_s_post_hook_for_a_denied_call_naming_none_is_named_at_the_re
         *_hook("PostToolUse", 2, "pass"),
         ("tool/result", DENIED),
     ]
-    code, found = checked(capsys, dsh_log(tmp_path / "denied.jsonl", ["c1"], middle))
-    assert code == 1
-    assert found == [
+    assert only_violation(capsys, dsh_log(tmp_path / "denied.jsonl", ["c1"], middle)) == (
         "HOOK-5 9: PostToolUse hook claude-code:PostToolUse:2 was invoked (seq 7), naming no "
         "call, while call c1 alone awaited a result, yet PreToolUse hook claude-code:PreToolUse:1 "
         "denied it (seq 6), naming none, and its result is an error: its body never ran (had it "
         "run, the deny was not obeyed, DEC-1): a call whose body never ran gets no PostToolUse "
         "hook, only a body that ran does"
-    ]
+    )
 
 
 def test_HOOK_5_a_post_hook_naming_none_is_judged_only_where_one_call_awaits_a_result(
@@ -174,14 +179,12 @@ def test_HOOK_4_a_pre_hook_naming_none_after_the_step_s_every_result_is_named(
     """A writer that audits its PreToolUse hooks once the batch is done, as dsh writes them
     (no callId): the hook decided nothing, every call having its result. It passed."""
     late = [("tool/result", READ), *_hook("PreToolUse", 1, "allow")]
-    code, found = checked(capsys, dsh_log(tmp_path / "late.jsonl", ["c1"], late))
-    assert code == 1
-    assert found == [
+    assert only_violation(capsys, dsh_log(tmp_path / "late.jsonl", ["c1"], late)) == (
         "HOOK-4 6: PreToolUse hook claude-code:PreToolUse:1 is invoked after every call of the "
         "step has its tool/result (the last at seq 5), naming none: a PreToolUse hook answers "
         "before its call is decided, so its hook/invoked and hook/result come before that "
         "call's tool/result"
-    ]
+    )
 
 
 def test_HOOK_1_dsh_s_post_block_naming_none_ignored_by_the_result_is_named(
@@ -190,13 +193,11 @@ def test_HOOK_1_dsh_s_post_block_naming_none_ignored_by_the_result_is_named(
     """A PostToolUse hook blocks c1's result (naming no call, as dsh audits it) and the writer
     keeps the body's success: with c1 alone awaiting a result, the block is c1's. It passed."""
     ignored = [*_hook("PostToolUse", 1, "block"), ("tool/result", READ)]
-    code, found = checked(capsys, dsh_log(tmp_path / "ignored.jsonl", ["c1"], ignored))
-    assert code == 1
-    assert found == [
+    assert only_violation(capsys, dsh_log(tmp_path / "ignored.jsonl", ["c1"], ignored)) == (
         'HOOK-1 7: PostToolUse hook claude-code:PostToolUse:1 is audited "block" for c1, whose '
         "result is not an error: a block replaces it (DEC-3) (the hook named no call: c1 alone "
         "awaited a result, so it was c1's)"
-    ]
+    )
 
 
 def test_ABORT_1_a_turn_whose_result_says_an_abort_stopped_it_ends_aborted(
@@ -213,16 +214,15 @@ def test_ABORT_1_a_turn_whose_result_says_an_abort_stopped_it_ends_aborted(
         code="ABORTED_BEFORE_DISPATCH",
     )
     middle = [("tool/result", stopped), ("tool/result", unstarted)]
-    code, found = checked(capsys, dsh_log(tmp_path / "went-on.jsonl", ["c1", "c2"], middle))
-    assert code == 1
-    assert found == [
+    found = only_violation(capsys, dsh_log(tmp_path / "went-on.jsonl", ["c1", "c2"], middle))
+    assert found == (
         'ABORT-1 12: turn 1 ends "completed" after call c1\'s result says an abort stopped it '
         '(ABORTED, seq 6): after an abort the step ends, then the turn, with {"kind": '
         '"aborted", "reason": {"kind": <cause>}}, and no step follows'
-    ]
+    )
     ended = dsh_log(tmp_path / "ended.jsonl", ["c1", "c2"], middle, aborted=True)
     assert checked(capsys, ended) == (0, [])
     docs = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text("utf-8")
     quoted = '"completed" after call c3\'s result says an abort stopped it'
     assert quoted in " ".join(docs.split())
-    assert quoted.replace("c3", "c1") in found[0]
+    assert quoted.replace("c3", "c1") in found
