@@ -463,10 +463,8 @@ class Prefix:
             self.post_hook_runs = {}
         if self.unnamed_pre_answerers:
             self.unnamed_pre_answerers = set()
-        if self.unnamed_answers:
-            self.unnamed_answers = set()
-        if self.unnamed_post_runs:
-            self.unnamed_post_runs = {}
+        if self.tool_hooks_unnamed:  # (one test where hooks name their calls, as most do)
+            self.unnamed_answers, self.unnamed_post_runs = set(), {}
         if self.answered_approvals:
             self.answered_approvals = {}
 
@@ -698,7 +696,12 @@ class Prefix:
             # turn (so ADJ-3 is not blamed at the turn's end for the same misplaced result).
             self.dangling = [entry for entry in self.dangling if entry[0] != fact.call_id]
         elif fact.surface == "append" and fact.call_id is not None:
+            waited = self.messages_wait_after, self.messages_wait_kind
             self.take_result(fact.call_id, fact.seq)
+            if fact.call_id not in self.reply_calls:
+                # A result for no call of the step's reply is ADJ-2's alone: a message after it
+                # is not blamed again for following it (ADJ-4).
+                self.messages_wait_after, self.messages_wait_kind = waited
             if fact.error_code in ABORT_CODES and self.aborted_result is None:
                 self.aborted_result = (fact.call_id, fact.seq, fact.error_code)
             if fact.error_code in REPAIR_CODES:
@@ -714,9 +717,7 @@ class Prefix:
 
     def take_result(self, call_id: str, seq: int) -> None:
         """Fold an appended tool/result at `seq` that answers `call_id` (but not its surface)."""
-        if self.open_step is not None and call_id in self.reply_calls:
-            # The step's request is under way (ADJ-4); a result for no call of the step's reply
-            # is ADJ-2's alone (a message after it is not blamed again for following it).
+        if self.open_step is not None:  # the step's request is under way (ADJ-4)
             self.messages_wait_after, self.messages_wait_kind = seq, "tool/result"
         if self.repeated and call_id in self.repeated:  # (a reply rarely repeats an id)
             self.repeat_results[call_id] = self.repeat_results.get(call_id, 0) + 1
