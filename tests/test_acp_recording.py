@@ -240,7 +240,8 @@ def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_tr
         json.dumps(_prompt(1)),
         card,
         json.dumps({"jsonrpc": "2.0", "id": [1], "result": {"stopReason": "end_turn"}}),
-        '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 3000 + "]" * 3000 + "}",
+        # past what json reads on every Python (3.13's reads some 10,000 levels, 3.11's 1,000)
+        '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 20000 + "]" * 20000 + "}",
     ]
     path = tmp_path / "deep.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
