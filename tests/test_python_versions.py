@@ -15,7 +15,9 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from loopspec.properties.cli.parser import build_parser
+from loopspec.properties.conformance.impl_target import bundled_target
 from loopspec.properties.conformance.report_documents import document_schema
+from loopspec.properties.conformance.run import _a_target as conformance_target
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,3 +156,25 @@ def test_a_schema_description_reads_the_same_on_every_python(verb: str) -> None:
     assert any("\n" in text for text in descriptions)  # a docstring of more than one line
     indented = [text for text in descriptions if re.search(r"\n[ \t]", text)]
     assert not indented, indented
+
+
+class _Wrapper:
+    """A target wrapping the bundled one, its other members handed on by __getattr__."""
+
+    def __init__(self) -> None:
+        self.inner = bundled_target()
+        self.name = "wrapper"
+
+    def __getattr__(self, member: str) -> object:
+        return getattr(self.inner, member)
+
+
+def test_a_target_handing_members_on_with_getattr_is_a_target_on_every_python() -> None:
+    """Python 3.12 and later check a runtime protocol without calling __getattr__: conform
+    refused a wrapper whose close came from the target it wraps, "not a ConformanceTarget (it
+    has no )", a target 3.11 took. Only 3.12 and 3.13 can show it."""
+    wrapper = _Wrapper()
+    accepted: object = conformance_target(wrapper)
+    assert accepted is wrapper
+    with pytest.raises(TypeError, match=r"not a ConformanceTarget \(it has no name, reset"):
+        conformance_target(object())

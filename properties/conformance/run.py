@@ -359,14 +359,18 @@ def _capabilities(declared: object) -> frozenset[str]:
 
 def _a_target(made: object) -> ConformanceTarget:
     """What a factory made, refused at once (not at its first use) unless it is a target."""
-    if not isinstance(made, ConformanceTarget):
+    # Members asked with hasattr, not isinstance: Python 3.12 and later check a protocol
+    # without calling __getattr__, so a wrapper handing members on to the target it wraps was
+    # refused there ("it has no )") and taken on 3.11.
+    missing = missing_members(made)
+    if missing:
         kind = type(made).__name__
         article = "an" if kind[:1].lower() in "aeiou" else "a"
         raise TypeError(
             f"the factory returned {article} {kind}, not a ConformanceTarget "
-            f"(it has no {', '.join(missing_members(made))})"
+            f"(it has no {', '.join(missing)})"
         )
-    return made
+    return cast("ConformanceTarget", made)
 
 
 def _an_observation(made: object) -> Observation:
