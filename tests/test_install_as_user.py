@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -353,3 +354,30 @@ def test_bad_input_is_one_sentence_and_exit_2(
     assert "Traceback" not in done.stderr
     assert (done.stdout + done.stderr).strip(), "an error says what went wrong"
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+def test_the_pinned_setuptools_is_one_the_build_system_accepts() -> None:
+    """`make venv` and the wheel above build without build isolation, with the setuptools the dev
+    extra pins (the Makefile reads the pin from pyproject.toml and installs it beside pip): pip
+    then no longer installs what `[build-system] requires` asks for, so the pin must satisfy it
+    (a floor raised past the pin would otherwise build with a setuptools it refuses)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (pinned,) = [
+        Requirement(text)
+        for text in pyproject["project"]["optional-dependencies"]["dev"]
+        if Requirement(text).name == "setuptools"
+    ]
+    (version,) = [spec.version for spec in pinned.specifier if spec.operator == "=="]
+    for text in pyproject["build-system"]["requires"]:
+        wanted = Requirement(text)
+        if wanted.name == "setuptools":
+            assert wanted.specifier.contains(version), f"setuptools=={version} is not {wanted}"
+    recipe = subprocess.run(
+        ["make", "--dry-run", "--always-make", "venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"--upgrade pip 'setuptools=={version}'" in recipe, recipe
+    assert "--no-build-isolation -e '.[dev]'" in recipe, recipe
