@@ -109,21 +109,26 @@ def test_SAFE_4_a_saved_case_never_holds_a_lone_surrogate_as_a_character() -> No
     assert "a\\udc00.txt" in document["what"]
 
 
+def _blame_of_a_retitled_card(tool: str, arguments: str, title: str) -> tuple[str, str] | None:
+    """What conform blames a card for whose title the target wrote as `title`, the model's card
+    of one `tool` call with `arguments` otherwise."""
+    target = ModelTarget()
+    target.reset(LoopConfig(tools=TOOLS))
+    target.apply(SubmitUser("go"))
+    observed = target.apply(ModelReplies((ToolCallBlock("c1", tool, arguments),)))
+    (card,) = observed.presented or ()
+    retitled = copy.deepcopy(card)
+    retitled["params"]["update"]["title"] = title
+    recorded = [event for event in observed.events if event["type"] == "tool/call"]
+    return presentation_rule([card], [retitled], recorded)
+
+
 def test_VIEW_4_a_title_whose_lone_surrogate_was_replaced_is_not_told_about_relative_paths() -> (
     None
 ):
     """The blame says the title keeps the path's lone surrogate, where it explained when a path
     is made relative, which the target had not got wrong."""
-    target = ModelTarget()
-    target.reset(LoopConfig(tools=TOOLS))
-    target.apply(SubmitUser("go"))
-    call = ToolCallBlock("c1", "read", '{"file_path":"a\\udc00.txt"}')
-    observed = target.apply(ModelReplies((call,)))
-    (card,) = observed.presented or ()
-    replaced = copy.deepcopy(card)
-    replaced["params"]["update"]["title"] = "Read a\ufffd.txt"
-    recorded = [event for event in observed.events if event["type"] == "tool/call"]
-    found = presentation_rule([card], [replaced], recorded)
+    found = _blame_of_a_retitled_card("read", '{"file_path":"a\\udc00.txt"}', "Read a\ufffd.txt")
     assert found is not None
     rule, why = found
     assert rule == "VIEW-4"
@@ -141,16 +146,7 @@ def test_VIEW_2_a_bash_title_that_lost_its_lone_surrogate_says_so(
     """A bash card's title is its command; a target whose title lost the command's lone
     surrogate (replaced, or dropped) got 'the card is the presenter's view of the call's
     arguments', which names nothing the target got wrong."""
-    target = ModelTarget()
-    target.reset(LoopConfig(tools=TOOLS))
-    target.apply(SubmitUser("go"))
-    call = ToolCallBlock("c1", "bash", '{"command":"echo a\\udc00"}')
-    observed = target.apply(ModelReplies((call,)))
-    (card,) = observed.presented or ()
-    replaced = copy.deepcopy(card)
-    replaced["params"]["update"]["title"] = "echo a" + replacement
-    recorded = [event for event in observed.events if event["type"] == "tool/call"]
-    found = presentation_rule([card], [replaced], recorded)
+    found = _blame_of_a_retitled_card("bash", '{"command":"echo a\\udc00"}', "echo a" + replacement)
     assert found is not None
     rule, why = found
     assert rule == "VIEW-2"
