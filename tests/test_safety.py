@@ -696,6 +696,29 @@ def test_SAFE_3_a_conform_run_ended_by_sigterm_leaves_no_scratch_folder(tmp_path
     assert list(scratch.iterdir()) == []
 
 
+def test_SAFE_3_the_scratch_folder_is_removed_at_exit_without_a_resource_warning(
+    tmp_path: Path,
+) -> None:
+    """SAFE-3: a process that made the in-process target's scratch folder removes it at exit
+    itself; left to the folder's finalizer, every conform run under PYTHONWARNINGS=default
+    ended "ResourceWarning: Implicitly cleaning up <TemporaryDirectory '/dev/shm/loopspec-...'>"."""
+    making = (
+        "from loopspec.properties.conformance.impl_target import scratch_root\n"
+        "print(scratch_root())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", making],
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert Path(done.stdout.strip()).parent == tmp_path
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_SAFE_3_a_sigterm_while_the_in_process_target_loads_still_ends_the_run() -> None:
     """SAFE-3: SIGTERM landing while the in-process target's module is still being imported
     (found in sys.modules, its `remove_scratch` not defined yet) ends the run as any SIGTERM

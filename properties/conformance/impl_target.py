@@ -17,6 +17,7 @@ the program's own reads and writes). The adapter is opened at the program's firs
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import shutil
@@ -58,6 +59,9 @@ def scratch_root() -> Path:
         )
         where = str(RAM_SCRATCH) if in_memory else None
         _SCRATCH.append(tempfile.TemporaryDirectory(prefix="loopspec-", dir=where))
+        # Removed before the folder's own finalizer runs at exit (atexit calls the last one
+        # registered first), which would warn "Implicitly cleaning up" (a ResourceWarning).
+        atexit.register(remove_scratch)
     return Path(_SCRATCH[0].name)
 
 
