@@ -10,6 +10,7 @@ test_demo.py, test_real_harnesses.py).
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -133,6 +134,41 @@ def test_MODEL_1_every_benchmark_is_named_in_the_development_docs() -> None:
     scripts = sorted(path.name for path in (ROOT / "benchmarks").glob("*.py"))
     assert scripts, "no benchmark script found"
     assert [name for name in scripts if f"`{name}`" not in page] == []
+
+
+def _pinned_node_floors() -> dict[str, int]:
+    """The major Node version each harness CLI `make harnesses` pins declares it needs (its
+    lockfile's `engines.node`, ">=N..."), by package name."""
+    floors = {}
+    for manifest in sorted((ROOT / "examples").glob("*-adapter/package.json")):
+        lock = json.loads((manifest.parent / "package-lock.json").read_text(encoding="utf-8"))
+        for name in json.loads(manifest.read_text(encoding="utf-8")).get("dependencies", {}):
+            engines = lock["packages"][f"node_modules/{name}"].get("engines", {})
+            found = re.match(r">=\s*(\d+)", engines.get("node", ""))
+            if found is not None:
+                floors[name] = int(found.group(1))
+    return floors
+
+
+def test_MODEL_1_the_readme_says_which_node_the_pinned_clis_declare() -> None:
+    """MODEL-1: README's setup paragraph names the Node version the suite is tested on, and
+    every higher one a pinned CLI declares with the EBADENGINE warning npm ci gives for it: the
+    README said `make test` needs Node 20 while the pinned Claude Code declares Node 22, and
+    a newcomer on Node 20 met npm's warning unexplained."""
+    readme = README.read_text(encoding="utf-8")
+    setup = " ".join(
+        readme[readme.index("Each creates or updates `.venv`") :].split("\n\n")[0].split()
+    )
+    tested = re.search(r"the suite is tested on Node (\d+)\)", setup)
+    assert tested is not None, setup
+    floors = _pinned_node_floors()
+    assert "@anthropic-ai/claude-code" in floors, floors
+    above = {name: floor for name, floor in floors.items() if floor > int(tested.group(1))}
+    unsaid = [
+        name for name, floor in above.items() if f"declares Node {floor} or later" not in setup
+    ]
+    assert unsaid == [], setup
+    assert not above or "`EBADENGINE`" in setup
 
 
 def _prose_paths(text: str) -> list[str]:
