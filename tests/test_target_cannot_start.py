@@ -9,7 +9,8 @@ loop broke. Each is now a setup error naming no rule (exit 2), saying which prog
 be started and what the system's words mean for it, in conform, replay and the pytest plugin.
 So is a target that exits 69, or 127/126 (a shell's or env's "not found" and "cannot execute"),
 before its first answer, however the wire saw it end: a timeout striking as it exited was
-reported as PROTO-1.
+reported as PROTO-1. So is a Python or Node loop dying before its first answer on a package it
+imports that is not installed for the interpreter running it.
 """
 
 from __future__ import annotations
@@ -213,6 +214,120 @@ def test_PROTO_1_a_loop_that_started_and_misses_its_own_file_stays_PROTO_1(
     assert first.endswith(
         f"(conf/a.json: no such file relative to the current directory, {tmp_path})"
     )
+
+
+def _python_loop(folder: Path, text: str) -> str:
+    """`loop.py` in `folder` (the current directory) holding `text`, and the command running it
+    with the python running these tests."""
+    (folder / "loop.py").write_text(text, encoding="utf-8")
+    return f"{shlex.quote(sys.executable)} loop.py"
+
+
+NO_MODULE_SETUP = (
+    "the Python module frobnicate_sdk is not installed for {python}, the command's python (No "
+    "module named 'frobnicate_sdk' before its first answer: a setup problem, not a protocol "
+    "break); install it for that python, or give the command the python of a virtual "
+    "environment that has it (.venv/bin/python, say), then run this again"
+)
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        pytest.param("import frobnicate_sdk\n", id="ModuleNotFoundError"),
+        pytest.param("raise ImportError('No module named frobnicate_sdk')\n", id="ImportError"),
+    ],
+)
+def test_PROTO_1_a_python_loop_missing_a_package_before_its_first_answer_is_a_setup_error(
+    imports: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: a Python loop whose dependency is not installed for the python that runs it (a
+    virtual environment not activated) dies on its import before it says anything: it never
+    started, and "[PROTO-1] ... the process ended its output" sent its author to the protocol.
+    The line names the module and the python, as the command gives it."""
+    monkeypatch.chdir(tmp_path)
+    command = _python_loop(tmp_path, imports)
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first, *rest = capsys.readouterr().err.splitlines()
+    python = shlex.quote(sys.executable)
+    assert first == (
+        f"loopspec: error: the target failed in reset: {command}: "
+        + NO_MODULE_SETUP.format(python=python)
+    )
+    assert rest[0] == "exit code: 1"
+    assert rest[-1].endswith("No module named frobnicate_sdk" if "raise" in imports else "'")
+
+
+def test_PROTO_1_python_given_a_module_that_is_not_installed_is_a_setup_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `python3 -m frobnicate_sdk.loop` with no such package: the interpreter says so
+    on one line, without a traceback."""
+    command = f"{shlex.quote(sys.executable)} -m frobnicate_sdk.loop"
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert "[PROTO-1]" not in first
+    assert "the Python module frobnicate_sdk is not installed for " in first
+
+
+def test_PROTO_1_a_python_loop_missing_a_package_after_its_first_answer_stays_PROTO_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a loop that answered reset started; an import failing later (a tool's module
+    loaded on first use) is its own death."""
+    monkeypatch.chdir(tmp_path)
+    ready = json.dumps({"type": "ready", "implementation": "imports late", "capabilities": []})
+    command = _python_loop(
+        tmp_path,
+        f"import sys\nsys.stdin.readline()\nprint({ready!r}, flush=True)\nsys.stdin.readline()\n"
+        "import frobnicate_sdk\n",
+    )
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "[PROTO-1]" in err.splitlines()[0]
+    assert SETUP_WORDS not in err
+
+
+# Node's own words for an import or a require it cannot resolve (v20), written by a stand-in.
+NODE_ESM = (
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'frobnicate-sdk' imported from "
+    "/srv/loop/main.mjs"
+)
+NODE_CJS = "Error: Cannot find module 'frobnicate-sdk'"
+NODE_OWN_FILE = (
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/srv/loop/tools.mjs' imported from "
+    "/srv/loop/main.mjs"
+)
+NODE_SETUP = (
+    "the Node package frobnicate-sdk is not installed where the loop looks for it (Cannot find "
+    "'frobnicate-sdk' before its first answer: a setup problem, not a protocol break); install "
+    "the loop's dependencies (npm install in its folder), then run this again"
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "setup"),
+    [
+        pytest.param(NODE_ESM, True, id="import"),
+        pytest.param(NODE_CJS, True, id="require"),
+        # A file of the loop's own it does not find is the loop's to resolve.
+        pytest.param(NODE_OWN_FILE, False, id="own file"),
+    ],
+)
+def test_PROTO_1_a_node_loop_missing_a_package_before_its_first_answer_is_a_setup_error(
+    said: str, setup: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Node loop whose node_modules lack a package (npm install not run) dies on
+    its import before its first answer: a setup error naming the package."""
+    stderr = f"node:internal/modules/esm/resolve:873\n\n{said}\n    at resolve\n\nNode.js v20"
+    command = _exits_at_once(tmp_path, 1, stderr)
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert ("[PROTO-1]" not in first) is setup
+    assert first.endswith(NODE_SETUP) is setup
 
 
 EXIT_69_SAID = (

@@ -90,7 +90,8 @@ install on stderr: loopspec reports a setup error naming no rule (exit 2) and sh
 where any other death is PROTO-1's. loopspec's adapters of real harnesses do so. A command whose
 program cannot be started, whose interpreter cannot find the script it is given, or that exits
 127 or 126 before its first answer (a shell's or `env`'s program not found, not executable), is
-a setup error too.
+a setup error too, as is one dying before its first answer on a package it imports that is not
+installed (a Python `ModuleNotFoundError`, Node's `ERR_MODULE_NOT_FOUND`, on its stderr).
 
 COMMAND and CONFIG, with what each field means, are in `loopspec schema` (`command` and `config`
 in its `$defs`; `loopspec.properties.conformance.command_codec` decodes them); EVENT is the dsh

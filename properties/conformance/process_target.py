@@ -656,6 +656,77 @@ def _setup_problem(code: int | None) -> str | None:
     return None
 
 
+# The last line of a Python that could not import a module: an uncaught ModuleNotFoundError
+# (an ImportError with the same words, from older code), or `python3 -m pkg` naming a module
+# that is not there (`/usr/bin/python3: No module named pkg`, `... (ModuleNotFoundError: ...)`).
+_PYTHON_NO_MODULE: Final = re.compile(
+    r"(?:^(?:ModuleNotFoundError|ImportError): |: |\(ModuleNotFoundError: )"
+    r"No module named '?(?P<module>[A-Za-z_][\w.]*)'?"
+)
+# Node's line for an import or require it could not resolve, ESM's and CommonJS's.
+_NODE_NO_MODULE: Final = re.compile(
+    r"^Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find (?:module|package) '(?P<module>[^']+)'",
+    re.MULTILINE,
+)
+
+
+def _module_missing(argv: list[str], stderr: str) -> str | None:
+    """What a target's stderr says of a package it needs, when it died before its first answer
+    on an import that found none: a Python's last line naming the module, Node's error naming
+    a package (a path, the loop's own file, is the loop's to resolve: no setup problem)."""
+    lines = stderr.strip().splitlines()
+    python = _PYTHON_NO_MODULE.search(lines[-1]) if lines else None
+    if python is not None:
+        module = python["module"]
+        return (
+            f"the Python module {module} is not installed for {_python_given(argv)} (No module "
+            f"named {module!r} before its first answer: a setup problem, not a protocol break); "
+            "install it for that python, or give the command the python of a virtual "
+            "environment that has it (.venv/bin/python, say), then run this again"
+        )
+    node = _NODE_NO_MODULE.search(stderr)
+    if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
+        package = node["module"]
+        return (
+            f"the Node package {package} is not installed where the loop looks for it (Cannot "
+            f"find {package!r} before its first answer: a setup problem, not a protocol break); "
+            "install the loop's dependencies (npm install in its folder), then run this again"
+        )
+    return None
+
+
+def _python_given(argv: list[str]) -> str:
+    """The python a command runs, as the command names it: its program (`python3`,
+    `.venv/bin/python`), the one `env` is given, or the one the script's `#!` line names (the
+    target's own `sys.executable` is unknown)."""
+    words = argv
+    named = "the command's python"
+    if os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    elif not _is_python(words[0]):
+        try:
+            with open(words[0], "rb") as file:
+                first = file.read(SHEBANG_BYTES).partition(b"\n")[0]
+        except OSError:
+            first = b""
+        words = [
+            word
+            for word in first[2:].decode("utf-8", "replace").split()
+            if first.startswith(b"#!") and not word.startswith("-")
+        ]
+        words = words[1:] if words and os.path.basename(words[0]) == "env" else words
+        named = f"the python the #! line of {portable(shlex.quote(argv[0]))} names"
+    python = next(iter(words), "")
+    if not _is_python(python):
+        return "the python the command runs"
+    return f"{portable(shlex.quote(python))}, {named}"
+
+
+def _is_python(program: str) -> bool:
+    """Whether `program` names a Python interpreter (`python3`, `/usr/bin/python3.12`)."""
+    return os.path.basename(program).startswith("python")
+
+
 def _start_hint(program: str, error: OSError) -> str:
     """What the system's reason for not starting `program` means for it, in parentheses ("" where
     the reason says enough)."""
@@ -1330,7 +1401,13 @@ class ProcessTarget:
             # Exited on its own before its first answer with a status saying the machine lacks
             # what it needs: a setup problem, whatever the wire showed as it went (a timeout
             # striking, a closed input), not a protocol break (SPEC PROTO-1).
-            setup = _setup_problem(code) if rule == "PROTO-1" and not self.slowest else None
+            setup = None
+            if rule == "PROTO-1" and not self.slowest:
+                # A package the loop imports missing: its stderr says which (a traceback, not a
+                # status, since an uncaught error exits 1 as any other does).
+                setup = _setup_problem(code) or (
+                    _module_missing(self.argv, process.stderr_tail()) if code else None
+                )
             if setup is not None:
                 parts[0] = f"{self.name}: {setup}{curled}"
                 rule = NO_RULE_BROKEN
