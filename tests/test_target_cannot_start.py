@@ -10,7 +10,7 @@ be started and what the system's words mean for it, in conform, replay and the p
 So is a target that exits 69, or 127/126 (a shell's or env's "not found" and "cannot execute"),
 before its first answer, however the wire saw it end: a timeout striking as it exited was
 reported as PROTO-1. So is a Python or Node loop dying before its first answer on a package it
-imports that is not installed for the interpreter running it.
+imports that is not installed for the interpreter running it, or installed in another version.
 """
 
 from __future__ import annotations
@@ -259,6 +259,44 @@ def test_PROTO_1_a_python_loop_missing_a_package_before_its_first_answer_is_a_se
     )
     assert rest[0] == "exit code: 1"
     assert rest[-1].endswith("No module named frobnicate_sdk" if "raise" in imports else "'")
+
+
+@pytest.mark.parametrize(
+    ("folder", "setup"),
+    [
+        pytest.param("venv/lib/python3/site-packages", True, id="installed package"),
+        # The loop's own module lacking a name is the loop's bug.
+        pytest.param("src", False, id="own module"),
+    ],
+)
+def test_PROTO_1_a_python_loop_importing_a_name_its_installed_package_lacks_is_a_setup_error(
+    folder: str,
+    setup: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """PROTO-1: `from pydantic import field_validator` where pydantic 1 is installed: the
+    package is there in another version than the loop needs, and the loop never started."""
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / folder / "frobnicate_sdk"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    command = _python_loop(
+        tmp_path, f"import sys\nsys.path.insert(0, {folder!r})\nfrom frobnicate_sdk import tool\n"
+    )
+    assert main(["conform", "--cmd", command, "--examples", "1"]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert ("[PROTO-1]" not in first) is setup
+    said = (
+        f"{command}: the Python package frobnicate_sdk has no tool in the version installed for "
+        f"{shlex.quote(sys.executable)}, the command's python (cannot import name 'tool' from "
+        "'frobnicate_sdk' before its first answer: another version than the loop needs, a setup "
+        "problem, not a protocol break); install the version it needs for that python, or give "
+        "the command the python of a virtual environment that has it (.venv/bin/python, say), "
+        "then run this again"
+    )
+    assert first.endswith(said) is setup
 
 
 def test_PROTO_1_python_given_a_module_that_is_not_installed_is_a_setup_error(

@@ -91,7 +91,8 @@ where any other death is PROTO-1's. loopspec's adapters of real harnesses do so.
 program cannot be started, whose interpreter cannot find the script it is given, or that exits
 127 or 126 before its first answer (a shell's or `env`'s program not found, not executable), is
 a setup error too, as is one dying before its first answer on a package it imports that is not
-installed (a Python `ModuleNotFoundError`, Node's `ERR_MODULE_NOT_FOUND`, on its stderr).
+installed, or installed in another version (a Python `ModuleNotFoundError` or `ImportError`,
+Node's `ERR_MODULE_NOT_FOUND`, on its stderr).
 
 COMMAND and CONFIG, with what each field means, are in `loopspec schema` (`command` and `config`
 in its `$defs`; `loopspec.properties.conformance.command_codec` decodes them); EVENT is the dsh

@@ -663,6 +663,13 @@ _PYTHON_NO_MODULE: Final = re.compile(
     r"(?:^(?:ModuleNotFoundError|ImportError): |: |\(ModuleNotFoundError: )"
     r"No module named '?(?P<module>[A-Za-z_][\w.]*)'?"
 )
+# The last line of a Python importing a name an installed package (one under site-packages) does
+# not have: another version of it than the loop was written for. A name missing from the loop's
+# own module, or a circular import ("from partially initialized module"), is the loop's.
+_PYTHON_NO_NAME: Final = re.compile(
+    r"^ImportError: cannot import name '(?P<name>[^']+)' from '(?P<module>[\w.]+)' "
+    r"\(.*[/\\](?:site|dist)-packages[/\\].*\)$"
+)
 # Node's line for an import or require it could not resolve, ESM's and CommonJS's.
 _NODE_NO_MODULE: Final = re.compile(
     r"^Error(?: \[ERR_MODULE_NOT_FOUND\])?: Cannot find (?:module|package) '(?P<module>[^']+)'",
@@ -674,15 +681,28 @@ def _module_missing(argv: list[str], stderr: str) -> str | None:
     """What a target's stderr says of a package it needs, when it died before its first answer
     on an import that found none: a Python's last line naming the module, Node's error naming
     a package (a path, the loop's own file, is the loop's to resolve: no setup problem)."""
-    lines = stderr.strip().splitlines()
-    python = _PYTHON_NO_MODULE.search(lines[-1]) if lines else None
+    last = next(iter(stderr.strip().splitlines()[-1:]), "")
+    # The target's own sys.executable is unknown: the python is the one its command names.
+    elsewhere = (
+        "for that python, or give the command the python of a virtual environment that has it "
+        "(.venv/bin/python, say), then run this again"
+    )
+    python = _PYTHON_NO_MODULE.search(last)
     if python is not None:
         module = python["module"]
         return (
             f"the Python module {module} is not installed for {_python_given(argv)} (No module "
             f"named {module!r} before its first answer: a setup problem, not a protocol break); "
-            "install it for that python, or give the command the python of a virtual "
-            "environment that has it (.venv/bin/python, say), then run this again"
+            f"install it {elsewhere}"
+        )
+    too_old = _PYTHON_NO_NAME.match(last)
+    if too_old is not None:
+        name, module = too_old["name"], too_old["module"]
+        return (
+            f"the Python package {module} has no {name} in the version installed for "
+            f"{_python_given(argv)} (cannot import name {name!r} from {module!r} before its "
+            "first answer: another version than the loop needs, a setup problem, not a protocol "
+            f"break); install the version it needs {elsewhere}"
         )
     node = _NODE_NO_MODULE.search(stderr)
     if node is not None and not re.match(r"[./\\]|file:|[A-Za-z]:[\\/]", node["module"]):
