@@ -13,9 +13,10 @@ other load on the machine disturbs less), each with its ratio to `python -c pass
   the time is only measured here). The floor any Python command line of its kind pays,
   `import argparse, json`, is printed beside it.
 
-`python -c pass` here includes what `site` runs: in a development checkout installed editable
-(`pip install -e .`) that is the editable install's import hook, which imports pathlib, re, enum
-and more before any program runs, and the ratios are lower than an installed wheel's. So the
+`python -c pass` here includes what `site` runs: an editable install (`pip install -e .`) made
+with setuptools' import finder (this checkout's pyproject asks for a plain .pth path instead, but
+another installer's may not) imports pathlib, re, enum and more before any program runs, and the
+ratios are then lower than an installed wheel's. So the
 same commands are also measured as a user runs them: the wheel is built from this checkout
 (`pip wheel --no-build-isolation`) and installed into a fresh venv in a temporary folder, the
 rows marked `wheel:`, each against that venv's own `python -c pass`. That venv holds loopspec

@@ -356,6 +356,25 @@ def test_bad_input_is_one_sentence_and_exit_2(
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
 
 
+def test_the_editable_install_names_this_checkout_and_builds_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    """`make venv`'s `pip install -e` (setuptools' build_editable, with the pinned setuptools)
+    builds a wheel whose one .pth file names this checkout: setuptools' import finder for
+    `loopspec`, built before, printed "BuildBackendWarning: Editable installation ... folders
+    in your working directory with the same name as your package" in a fresh clone's first
+    `make demo`, and imported pathlib, re and enum in every Python process the venv started."""
+    build = "import sys; from setuptools import build_meta; build_meta.build_editable(sys.argv[1])"
+    done = _run([sys.executable, "-c", build, str(tmp_path)], cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    warned = re.findall(r"\w*(?:Warning|InformationOnly): .*", done.stdout + done.stderr)
+    assert warned == []
+    (editable,) = tmp_path.glob("loopspec-*.whl")
+    with zipfile.ZipFile(editable) as wheel:
+        paths = [wheel.read(name) for name in wheel.namelist() if name.endswith(".pth")]
+    assert paths == [f"{ROOT}\n".encode()]
+
+
 def test_the_pinned_setuptools_is_one_the_build_system_accepts() -> None:
     """`make venv` and the wheel above build without build isolation, with the setuptools the dev
     extra pins (the Makefile reads the pin from pyproject.toml and installs it beside pip): pip
