@@ -2608,18 +2608,29 @@ def repair_closers_follow_each_other(prefix: Prefix, fact: Fact) -> Sequence[Vio
             return NO_VIOLATIONS
         if fact.type == "turn/end" and fact.reason_kind == "interrupted":
             what = "turn/end {interrupted}"
+            fix = ""
         elif (
             fact.type == "tool/result"
             and fact.surface == "append"
             and fact.error_code in REPAIR_CODES
             and prefix.names_open_step(fact.turn, fact.step)
         ):
-            what = f"the repair tool/result for {fact.call_id}, crash repair's first closer,"
+            # Either a result the loop wrote as the call's own, mislabelled with a repair code
+            # (the turn then goes on, and each later event is blamed as one between repair's
+            # closers), or a repair timed by the clock: the writer's fix comes first, each way.
+            what = (
+                f"the tool/result for {fact.call_id} carries {fact.error_code}, crash repair's "
+                "code, and"
+            )
+            fix = (
+                "a result the loop writes as the call's own answer carries the tool's error, "
+                "never a repair code; "
+            )
         else:
             return NO_VIOLATIONS
         msg = (
             f"{what} is timed {fact.time}, the last event before it (seq {fact.seq - 1}) "
-            f"{prefix.last_time}: crash repair's closers carry the time of the last event "
+            f"{prefix.last_time}: {fix}crash repair's closers carry the time of the last event "
             "before them, not the clock's"
         )
         return [Violation("REC-1", fact.seq, msg, (fact.seq - 1,))]

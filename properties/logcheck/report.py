@@ -10,7 +10,9 @@ session index: `logcheck.home_files`) is skipped with a line saying what it is, 
 A directory whose every file was skipped is an input error (unreadable: no session log under
 it), as one holding no log file at all is.
 
-Text output: one line per finding, `PATH:LINE: ...`, log by log, then a summary line. A log's
+Text output: one line per finding, `PATH:LINE: ...`, log by log, then a summary line (a
+cascade of violations one missing event explains is one finding, its first violation's line
+naming the others' seqs: `fold_cascades`; `-v` lists each). A log's
 lines come in this order: the input error that stopped its check, if one did (and the line
 saying the rest was not checked); then its violations and the errors that stopped nothing (a
 header's, read past, or one on the last line), by line; then what was set aside (known
@@ -403,7 +405,14 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
         lines.append(
             f"{report.path}: not checked past line {stopped_at}: {remedy} to judge the rest"
         )
-    by_line = [(found.line, _violation_line(report, found)) for found in report.violations]
+    by_line = [
+        (found.line, _violation_line(report, found) + _folded_words(report, followers))
+        for found, followers in (
+            [(found, []) for found in report.violations]
+            if verbose
+            else fold_cascades(report.violations)
+        )
+    ]
     by_line += [
         (error.line or 0, _error_line(report, error))
         for error in report.errors
@@ -489,6 +498,75 @@ def _violation_line(report: LogReport, found: FoundViolation, known: str = "") -
         for seq, line in zip(found.events, event_lines(report, found), strict=True)
     )
     return f"{where}: {known}{v.rule_id} (seq {v.seq}): {v.message} [events {events}]"
+
+
+def _cascade_key(found: FoundViolation) -> tuple[str, str] | None:
+    """What a follow-on of one cause says, but the event it names: its rule and its sentence
+    past the event type it opens with ("outside any turn"); None for a violation that cites
+    events besides its own (its own cause) or opens with no event type."""
+    violation = found.violation
+    if violation.related and set(violation.related) != {violation.seq}:
+        return None
+    event_type, _space, rest = violation.message.partition(" ")
+    if "/" not in event_type or not rest:
+        return None
+    return violation.rule_id, rest
+
+
+def fold_cascades(
+    violations: Sequence[FoundViolation],
+) -> list[tuple[FoundViolation, list[FoundViolation]]]:
+    """`violations` (by line), each with the follow-ons folded into it: the text report's one
+    line for one missing event (`check -v` lists every one; the JSON keeps them all).
+
+    A violation folds into the one that leads a cascade when both say the same sentence of the
+    same rule but for the event type they open with, and cite no event but their own: one
+    invariant found one state wrong at each event ("outside any turn" while no turn is open).
+    The cascade ends at the first violation of another sentence on an event it does not hold:
+    the TURN-2 of a turn/end with no open turn, say, marks where that state changed, and what
+    comes after it may have another cause. Another rule's violation on an event the cascade holds
+    (an ORD-3 of a result outside any turn) is a finding of its own, listed, and ends nothing.
+    """
+    folded: list[tuple[FoundViolation, list[FoundViolation]]] = []
+    lead_key: tuple[str, str] | None = None
+    followers: list[FoundViolation] = []
+    held: set[int] = set()
+    for found in violations:
+        key = _cascade_key(found)
+        if lead_key is not None and key == lead_key:
+            followers.append(found)
+            held.add(found.violation.seq)
+            continue
+        if found.violation.seq in held:  # another finding on an event the cascade holds
+            folded.append((found, []))
+            continue
+        followers = []
+        folded.append((found, followers))
+        lead_key = key
+        held = {found.violation.seq}
+    return folded
+
+
+def _folded_words(report: LogReport, followers: Sequence[FoundViolation]) -> str:
+    """What the line of a cascade's first violation adds for those folded into it."""
+    if not followers:
+        return ""
+    if report.dialect == "dsh":
+        which = "seqs " + _spans([found.violation.seq for found in followers])
+    else:  # no seqs: their lines
+        which = "lines " + _spans([found.line for found in followers])
+    return f"; and {len(followers)} more events likewise ({which}; -v lists each)"
+
+
+def _spans(numbers: Sequence[int]) -> str:
+    """Increasing `numbers` written as runs: `2-9, 11, 14-18`."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def _error_line(report: LogReport, error: InputError) -> str:

@@ -1,0 +1,107 @@
+"""One missing event, one finding in check's text report: the follow-on violations one cause
+explains are folded into the first (`report.fold_cascades`), listed in full under -v and kept
+whole in the JSON; and a result mislabelled with crash repair's code is told what to change.
+
+Each log is the model's demo log (tests/fixtures/logs/valid/model-demo.jsonl) with one edit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from check_fixtures import FIXTURES
+
+from loopspec.properties.logcheck.checker import LogReport, check_paths
+from loopspec.properties.logcheck.report import log_text_lines
+
+DEMO = FIXTURES / "valid" / "model-demo.jsonl"
+
+
+def _rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in DEMO.read_text().splitlines()]
+
+
+def _without(tmp_path: Path, *seqs: int) -> LogReport:
+    """The demo log without the events `seqs`, the rest renumbered so that no seq is missed
+    (LOG-1 stays kept: the one fault is the event gone)."""
+    rows = [row for row in _rows() if row.get("seq") not in seqs]
+    renumbered = {}
+    for number, row in enumerate(rows[1:]):
+        renumbered[row["seq"]] = number
+        row["seq"] = number
+    for row in rows:
+        if "sourceEventSeqs" in row:
+            row["sourceEventSeqs"] = [renumbered[seq] for seq in row["sourceEventSeqs"]]
+    return _checked(tmp_path, rows)
+
+
+def _checked(tmp_path: Path, rows: list[dict[str, Any]]) -> LogReport:
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (report,) = check_paths([str(path)])
+    return report
+
+
+def _said(lines: list[str], rule: str) -> list[str]:
+    return [line for line in lines if f": {rule} (seq " in line]
+
+
+def test_a_turn_with_no_turn_start_is_one_TURN_3_line(tmp_path: Path) -> None:
+    """Turn 1's turn/start gone: every later event of the turn is "outside any turn", 16 TURN-3
+    violations, printed as one line naming the others' seqs; -v and the JSON keep all 16."""
+    report = _without(tmp_path, 0)
+    assert sum(f.violation.rule_id == "TURN-3" for f in report.violations) == 16
+    (folded,) = _said(log_text_lines(report), "TURN-3")
+    assert folded.endswith(
+        "TURN-3 (seq 0): step/start outside any turn [events 0 (line 2)]; "
+        "and 15 more events likewise (seqs 2-9, 11-12, 14-18; -v lists each)"
+    )
+    assert len(_said(log_text_lines(report, verbose=True), "TURN-3")) == 16
+    # What the cascade does not explain stays a line of its own: the turn/end with no turn
+    # open (TURN-2), and the ORD-3 of results check could not count.
+    lines = log_text_lines(report)
+    assert len(_said(lines, "TURN-2")) == 1
+    assert len(_said(lines, "ORD-3")) == 2
+
+
+def test_a_step_with_no_step_start_is_one_STEP_3_line(tmp_path: Path) -> None:
+    """Turn 1's first step/start gone: its reply, calls and results are "outside any step",
+    7 STEP-3 violations, one line."""
+    report = _without(tmp_path, 1)
+    assert sum(f.violation.rule_id == "STEP-3" for f in report.violations) == 7
+    (folded,) = _said(log_text_lines(report), "STEP-3")
+    assert "assistant/message outside any step" in folded
+    assert folded.endswith("; and 6 more events likewise (seqs 7-9, 11-12, 14; -v lists each)")
+
+
+def test_two_turns_with_no_turn_start_are_two_findings(tmp_path: Path) -> None:
+    """Turns 1 and 3 both without turn/start: two causes, two TURN-3 lines. The turn/end of
+    turn 1 with no turn open (TURN-2) lies between them, where that state changed."""
+    report = _without(tmp_path, 0, 36)
+    folded = _said(log_text_lines(report), "TURN-3")
+    assert [line.split(": ")[1] for line in folded] == ["TURN-3 (seq 0)", "TURN-3 (seq 35)"]
+    assert all("more events likewise" in line for line in folded)
+
+
+def test_violations_naming_other_events_are_not_folded(tmp_path: Path) -> None:
+    """Three calls left unanswered at one turn/end are three findings (ADJ-3 names each call
+    and the reply): they differ in more than the event they open with."""
+    report = _without(tmp_path, 1)
+    assert len(_said(log_text_lines(report), "ADJ-3")) == 3
+
+
+def test_a_result_mislabelled_outcome_unknown_is_told_the_code_is_wrong(tmp_path: Path) -> None:
+    """A result the loop writes mid-turn, labelled TOOL_OUTCOME_UNKNOWN (crash repair's code):
+    the first REC-1 line spoke of repair timing only; it names the code and says the loop's own
+    result carries the tool's error, never a repair code."""
+    rows = _rows()
+    (result,) = [row for row in rows if row.get("seq") == 12]
+    block = result["data"]["message"]["content"][0]
+    block["isError"] = True
+    block["content"] = [{"type": "text", "text": "Error: the read failed"}]
+    result["data"]["error"] = {"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}
+    first = _said(log_text_lines(_checked(tmp_path, rows)), "REC-1")[0]
+    assert "REC-1 (seq 12): the tool/result for call_a carries TOOL_OUTCOME_UNKNOWN" in first
+    assert "the call's own answer carries the tool's error, never a repair code" in first
