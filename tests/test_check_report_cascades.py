@@ -24,6 +24,11 @@ def _rows() -> list[dict[str, Any]]:
 
 
 def _without(tmp_path: Path, *seqs: int) -> LogReport:
+    """The demo log without the events `seqs`, checked."""
+    return _checked(tmp_path, _rows_without(*seqs))
+
+
+def _rows_without(*seqs: int) -> list[dict[str, Any]]:
     """The demo log without the events `seqs`, the rest renumbered so that no seq is missed
     (LOG-1 stays kept: the one fault is the event gone)."""
     rows = [row for row in _rows() if row.get("seq") not in seqs]
@@ -34,7 +39,7 @@ def _without(tmp_path: Path, *seqs: int) -> LogReport:
     for row in rows:
         if "sourceEventSeqs" in row:
             row["sourceEventSeqs"] = [renumbered[seq] for seq in row["sourceEventSeqs"]]
-    return _checked(tmp_path, rows)
+    return rows
 
 
 def _checked(tmp_path: Path, rows: list[dict[str, Any]]) -> LogReport:
@@ -74,6 +79,21 @@ def test_a_step_with_no_step_start_is_one_STEP_3_line(tmp_path: Path) -> None:
     (folded,) = _said(log_text_lines(report), "STEP-3")
     assert "assistant/message outside any step" in folded
     assert folded.endswith("; and 6 more events likewise (seqs 7-9, 11-12, 14; -v lists each)")
+
+
+def test_another_finding_on_an_event_of_the_cascade_ends_nothing(tmp_path: Path) -> None:
+    """Turn 1 without turn/start, and a hook/invoked lost in it (its seq skipped): the LOG-1
+    and HOOK-1 on the next event, which is outside the turn too, are listed on their own lines,
+    LOG-1 before that event's TURN-3, and the cascade goes on past them: one TURN-3 line."""
+    rows = [row for row in _rows_without(0) if row.get("seq") != 4]
+    report = _checked(tmp_path, rows)
+    lines = log_text_lines(report)
+    (folded,) = _said(lines, "TURN-3")
+    assert folded.endswith(
+        "; and 14 more events likewise (seqs 2-3, 5-9, 11-12, 14-18; -v lists each)"
+    )
+    assert len(_said(lines, "LOG-1")) == 1
+    assert len(_said(lines, "HOOK-1")) == 1
 
 
 def test_two_turns_with_no_turn_start_are_two_findings(tmp_path: Path) -> None:

@@ -524,26 +524,30 @@ def fold_cascades(
     invariant found one state wrong at each event ("outside any turn" while no turn is open).
     The cascade ends at the first violation of another sentence on an event it does not hold:
     the TURN-2 of a turn/end with no open turn, say, marks where that state changed, and what
-    comes after it may have another cause. Another rule's violation on an event the cascade holds
-    (an ORD-3 of a result outside any turn) is a finding of its own, listed, and ends nothing.
+    comes after it may have another cause. Another violation on an event the cascade holds (an
+    ORD-3 of a result outside any turn, the LOG-1 of a seq skipped there), listed before or after
+    the cascade's own on that event, is a finding of its own, listed, and ends nothing.
     """
+    # The events each sentence was said of: what a cascade of that sentence holds.
+    said_of: dict[tuple[str, str], set[int]] = {}
+    for found in violations:
+        key = _cascade_key(found)
+        if key is not None:
+            said_of.setdefault(key, set()).add(found.violation.seq)
     folded: list[tuple[FoundViolation, list[FoundViolation]]] = []
     lead_key: tuple[str, str] | None = None
     followers: list[FoundViolation] = []
-    held: set[int] = set()
     for found in violations:
         key = _cascade_key(found)
         if lead_key is not None and key == lead_key:
             followers.append(found)
-            held.add(found.violation.seq)
             continue
-        if found.violation.seq in held:  # another finding on an event the cascade holds
-            folded.append((found, []))
+        if lead_key is not None and found.violation.seq in said_of[lead_key]:
+            folded.append((found, []))  # another finding on an event the cascade holds
             continue
         followers = []
         folded.append((found, followers))
         lead_key = key
-        held = {found.violation.seq}
     return folded
 
 
