@@ -75,6 +75,9 @@ clean:
 # 400 MB each) for `loopspec run --harness` and tests/test_real_harnesses.py.
 .PHONY: harnesses test-harnesses harness-reports saved-harness-reports
 # npm ci runs again only when a lockfile changed (npm writes node_modules/.package-lock.json).
+# Claude Code's postinstall copies its native executable over bin/claude.exe's placeholder:
+# package.json's allowScripts names it (npm 11.19 warned without it; npm's docs say install
+# scripts it does not name are blocked).
 CLAUDE_CODE_INSTALLED := examples/claude-code-adapter/node_modules/.package-lock.json
 CODEX_INSTALLED := examples/codex-adapter/node_modules/.package-lock.json
 harnesses: $(CLAUDE_CODE_INSTALLED) $(CODEX_INSTALLED)

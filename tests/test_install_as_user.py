@@ -375,6 +375,34 @@ def test_the_editable_install_names_this_checkout_and_builds_without_a_warning(
     assert paths == [f"{ROOT}\n".encode()]
 
 
+def test_make_harnesses_lets_npm_run_each_install_script_its_pinned_clis_have() -> None:
+    """Every package with an install script in a lockfile `make harnesses` runs `npm ci` on is
+    named in that folder's package.json `allowScripts`: npm 11.19 warned "1 package has install
+    scripts not yet covered by allowScripts" on a fresh clone's `make test` (it still ran it), and
+    npm's install-scripts page says such scripts are blocked by default, which would leave
+    Claude Code's bin/claude.exe its placeholder, not the CLI."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    folders = re.findall(r"^\tcd (examples/[\w-]+) && npm ci\b", makefile, re.M)
+    assert "examples/claude-code-adapter" in folders, folders
+    unallowed = {}
+    for folder in folders:
+        lock = json.loads((ROOT / folder / "package-lock.json").read_text(encoding="utf-8"))
+        manifest = json.loads((ROOT / folder / "package.json").read_text(encoding="utf-8"))
+        scripted = {
+            path.removeprefix("node_modules/")
+            for path, entry in lock["packages"].items()
+            if entry.get("hasInstallScript")
+        }
+        # An entry is a name, or name@version (the leading @ of a scope is the name's).
+        allowed = {
+            entry[0] + entry[1:].split("@")[0]
+            for entry, allow in manifest.get("allowScripts", {}).items()
+            if allow is True
+        }
+        unallowed[folder] = sorted(scripted - allowed)
+    assert unallowed == {folder: [] for folder in folders}
+
+
 def test_the_pinned_setuptools_is_one_the_build_system_accepts() -> None:
     """`make venv` and the wheel above build without build isolation, with the setuptools the dev
     extra pins (the Makefile reads the pin from pyproject.toml and installs it beside pip): pip
