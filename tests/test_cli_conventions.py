@@ -448,3 +448,28 @@ def test_an_unknown_option_is_refused_with_the_verbs_own_usage(
     err = capsys.readouterr().err
     assert err.startswith(f"usage: loopspec {verb} "), err
     assert err.endswith(f"loopspec {verb}: error: unrecognized arguments: --bogus\n")
+
+
+@pytest.mark.parametrize("activated", [False, True])
+def test_demo_ends_naming_loopspec_as_the_user_can_type_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    activated: bool,
+) -> None:
+    """`make demo` starts .venv/bin/loopspec, on no PATH until the venv is activated: the demo's
+    last line said "more: loopspec conform --help", which a newcomer typed and met "command not
+    found". It names the script by its path then, and plain `loopspec` where PATH finds it."""
+    bin_folder = tmp_path / ".venv" / "bin"
+    bin_folder.mkdir(parents=True)
+    script = bin_folder / "loopspec"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(bin_folder) if activated else str(tmp_path))
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "hypothesis"))
+    monkeypatch.setattr(sys, "argv", [".venv/bin/loopspec", "demo", "--examples", "1"])
+    assert main(["demo", "--examples", "1"]) == 0
+    name = "loopspec" if activated else ".venv/bin/loopspec"
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == f"  more: {name} conform --help, {name} check --help, {name} schema"

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
+import shutil
+import sys
 
 from loopspec.model.derive import derive_messages
 from loopspec.model.invariants import check_log
@@ -62,6 +66,20 @@ def _describe(message: UserMessage | AssistantMessage | ToolResultMessage) -> st
     )
 
 
+def typed_name() -> str:
+    """What to type to start loopspec again: `loopspec` where PATH finds this very program (or
+    it was not started as a `loopspec` script: `python -m loopspec`, a test), else the path it
+    was started by. `make demo` starts .venv/bin/loopspec, which no PATH names until the venv is
+    activated, and the "more: loopspec conform --help" it printed was "command not found"."""
+    started = sys.argv[0]
+    if os.path.basename(started) != "loopspec":
+        return "loopspec"
+    found = shutil.which("loopspec")
+    if found is not None and os.path.realpath(found) == os.path.realpath(started):
+        return "loopspec"
+    return shlex.quote(started)
+
+
 def run(args: argparse.Namespace) -> int:
     """Simulate, then print the three readers side by side."""
     state = LoopState(DEMO_CONFIG)
@@ -116,5 +134,6 @@ def run(args: argparse.Namespace) -> int:
     for status, rules in statuses.items():
         print(f"  {status}: {len(rules)}  ({', '.join(rules)})")
     print(f"  transitions exercised: {len(report.transitions)} (phase, command, outcome) kinds")
-    print("\n  more: loopspec conform --help, loopspec check --help, loopspec schema")
+    name = typed_name()
+    print(f"\n  more: {name} conform --help, {name} check --help, {name} schema")
     return 1 if violations or not report.conformant else 0
