@@ -226,10 +226,10 @@ def test_RW_1_the_acp_recording_docs_check_md_writes_by_hand_says_what_it_says(
 def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A card whose rawInput nests 900 lists deep, which the ACP SDK cannot write back (its
-    serializer stops), is ACP-1; a request id that is a list is read, not a crash; a line
-    nested past what json reads is an input error (SAFE-4), exit 2."""
-    deep = "[" * 900 + "]" * 900
+    """A card whose rawInput nests 300 lists deep, which the ACP SDK cannot write back (its
+    serializer stops past 255), is ACP-1; a request id that is a list is read, not a crash; a
+    line nested past what check reads (512 levels) is an input error (SAFE-4), exit 2."""
+    deep = "[" * 300 + "]" * 300
     card = (
         '{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update":'
         ' {"sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "t", "rawInput": '
@@ -240,8 +240,8 @@ def test_ACP_1_check_acp_recording_reports_values_nested_too_deeply_without_a_tr
         json.dumps(_prompt(1)),
         card,
         json.dumps({"jsonrpc": "2.0", "id": [1], "result": {"stopReason": "end_turn"}}),
-        # past what json reads on every Python (3.13's reads some 10,000 levels, 3.11's 1,000)
-        '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 20000 + "]" * 20000 + "}",
+        # 513 levels: read on Python 3.11 and after, and refused alike by each
+        '{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 512 + "]" * 512 + "}",
     ]
     path = tmp_path / "deep.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -12,7 +12,7 @@ import pytest
 from check_fixtures import FIXTURES
 
 from loopspec.properties.cli.main import main
-from loopspec.properties.logcheck.checker import check_paths
+from loopspec.properties.logcheck.checker import MAX_LOG_DEPTH, check_paths
 
 VALID = FIXTURES / "valid" / "harness-written.jsonl"
 
@@ -189,8 +189,10 @@ def test_LOG_4_an_event_with_an_empty_type_is_named_without_an_empty_prefix(
 def test_SAFE_4_check_reads_nesting_and_a_lone_surrogate_as_dsh_does(tmp_path: Path) -> None:
     """SAFE-4: loopspec's own files refuse JSON nested over 200 deep and a lone surrogate; a
     log check reads keeps both, as dsh's JSON.parse does (SPEC SAFE-4 said "refused" of every
-    file a user hands loopspec, check's logs among them), until the nesting is deeper than the
-    JSON reader goes: an error naming SAFE-4, never a traceback."""
+    file a user hands loopspec, check's logs among them), up to MAX_LOG_DEPTH levels on every
+    Python: a line nested deeper is an error naming SAFE-4, never a traceback (check read what
+    json's scanner read, some 1,000 levels on Python 3.11, 10,000 on 3.13: two verdicts of one
+    log). Brackets inside a string nest nothing."""
     lines = VALID.read_text(encoding="utf-8").splitlines(keepends=True)
 
     def checked(depth: int, text: str) -> list[tuple[str, str | None]]:
@@ -202,9 +204,34 @@ def test_SAFE_4_check_reads_nesting_and_a_lone_surrogate_as_dsh_does(tmp_path: P
         [report] = check_paths([str(path)])
         return [(error.kind, error.rule_id) for error in report.errors]
 
-    assert checked(250, "\\ud800") == []
-    # Past what json reads on every Python (3.13's reads some 10,000 levels, 3.11's 1,000).
-    assert checked(20000, "") == [("invalid-json", "SAFE-4")]
+    # (the line's object and its `data` nest two levels around `x`)
+    assert checked(MAX_LOG_DEPTH - 2, "\\ud800") == []
+    deeper = [("invalid-json", "SAFE-4")]
+    assert checked(MAX_LOG_DEPTH - 1, "") == deeper
+    assert checked(MAX_LOG_DEPTH - 2, '\\\\\\"' + "[" * 5000 + "{" * 5000) == []
+    assert checked(20000, "") == deeper  # past what json reads on Python 3.11
+
+
+@pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude-code", "codex"])
+def test_SAFE_4_a_transcript_or_rollout_is_read_as_deep_as_a_dsh_log(
+    tmp_path: Path, source: Path
+) -> None:
+    """A Claude Code transcript and a Codex rollout are read MAX_LOG_DEPTH levels deep on every
+    Python, as a dsh log is (they were read as deep as json's scanner went, 1,000 levels on
+    Python 3.11, 10,000 on 3.13); brackets inside a string nest nothing."""
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+
+    def checked(extra: str) -> list[tuple[str, str | None]]:
+        edited = lines[1].rstrip().removesuffix("}") + f', "extra": {extra}}}\n'
+        path = tmp_path / source.name
+        path.write_text("".join([lines[0], edited, *lines[2:]]), encoding="utf-8")
+        [report] = check_paths([str(path)])
+        return [(error.kind, error.rule_id) for error in report.errors]
+
+    depth = MAX_LOG_DEPTH - 1  # inside the line's own object
+    assert checked("[" * depth + "]" * depth) == []
+    assert checked('"' + "[" * 5000 + '"') == []
+    assert checked("[" * (depth + 1) + "]" * (depth + 1)) == [("invalid-json", "SAFE-4")]
 
 
 @pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude-code", "codex"])

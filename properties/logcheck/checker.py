@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import codecs
 import sys
+from itertools import accumulate
 
 from loopspec.model import PlainRecord
 from loopspec.model.facts import READ_TYPES, SEQ_BOUND, Fact, FactError, fact_from_wire
@@ -373,6 +374,21 @@ line is no such value, the slow path's decoder says why (`_parse_slowly`)."""
 # among the modules imported, and check reads a log without importing it (the line then takes
 # the slow path, whose decoder names what is wrong).
 SCAN_ERRORS = (ValueError, RecursionError, StopIteration, SystemError)
+MAX_LOG_DEPTH = 512
+"""Arrays and objects a log line may nest (rule SAFE-4); a deeper line is an input error. One
+bound on every Python: json's C scanner reads about 990 levels on 3.11 (its recursion limit of
+1,000, less the frames calling it), 1,500 on 3.12 and 10,000 on 3.13, so where it stopped, a log
+got one verdict on one Python and another on the next. Half of 3.11's leaves room for a caller's
+frames (check run from pytest) and for recursive reads of the parsed event."""
+TOO_DEEP_WORDS = f"JSON nested deeper than {MAX_LOG_DEPTH} levels, the most check reads"
+"""The error of a line nested past `MAX_LOG_DEPTH`, in every dialect check reads."""
+DEPTH_FREE_CHARS = 2 * MAX_LOG_DEPTH + 1
+"""A JSON value this long or shorter cannot nest past `MAX_LOG_DEPTH`: each level takes two
+characters, its brackets."""
+# `nested_deeper`'s tables: an opening bracket byte steps +1 (0x01 as a signed byte), a closing
+# one -1 (0xFF), every other byte is dropped.
+_BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
 _JSON_SPACE = " \t\n\r"
 GZIP_MAGIC = b"\x1f\x8b"
 _SKIP = object()  # a line that holds nothing to check (blank, or a torn tail already reported)
@@ -382,6 +398,20 @@ SNIFF_BYTES = 64 * 1024
 # `claude_code.RECORD_TYPES` nor `codex.RECORD_TYPES` holds it (a test says so), so such a log
 # is known to be dsh without importing those readers, or `foreign`, which asks them.
 DSH_HEADER_TYPE = "session"
+
+
+def nested_deeper(raw: bytes, limit: int = MAX_LOG_DEPTH) -> bool:
+    """Whether the JSON text `raw` nests arrays and objects deeper than `limit`, brackets inside
+    strings not counted; read at C speed, without parsing (a value json's scanner cannot read
+    is measured as far as its brackets go)."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:  # (brackets in strings only add to it)
+        return False
+    # Outside strings: escaped backslashes, then escaped quotes, dropped (left to right, as an
+    # escape is read), every other piece between the quotes left is a string's text. UTF-8
+    # encodes no character but these ASCII ones with their bytes.
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    steps = b"".join(unescaped.split(b'"')[::2]).translate(_BRACKET_STEPS, _NOT_BRACKETS)
+    return max(accumulate(memoryview(steps).cast("b")), default=0) > limit
 
 
 def log_head(stream: BinaryIO) -> bytes:
@@ -434,7 +464,13 @@ def _parse_slowly(
     leading whitespace and gives the exact error otherwise. `rest` reads the lines after
     it, which only a torn write followed by a newline needs (`RestOfLog`).
     """
-    if not isinstance(error, UnicodeDecodeError) and not _refused_for_its_bytes(raw, line):
+    if isinstance(error, UnicodeDecodeError):
+        pass  # (judged by its bytes below)
+    elif len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw):
+        # Whether json's reader goes that deep depends on the Python (`MAX_LOG_DEPTH`): read
+        # as the shallowest refuses it, a last line without its newline a torn write still.
+        error = RecursionError()
+    elif not _refused_for_its_bytes(raw, line):
         try:
             return _strict_decoder().decode(raw.decode())
         except _NotLossless as lossy:
@@ -737,7 +773,9 @@ def _unparsable(
         )
         report.fail(line, ErrorKind.INVALID_UTF8, message, "LOG-5" if line == 1 else "LOG-4")
     elif isinstance(error, RecursionError):
-        report.fail(line, ErrorKind.INVALID_JSON, "JSON nested too deeply to read", "SAFE-4")
+        # (Not past the bound: json's reader called with the stack nearly full already.)
+        message = TOO_DEEP_WORDS if nested_deeper(raw) else "JSON nested too deeply to read"
+        report.fail(line, ErrorKind.INVALID_JSON, message, "SAFE-4")
     elif line == 1 and raw.strip() in (b"{", b"["):
         # An indented JSON document (a case file `conform` saved, a pretty-printed log).
         message = (
@@ -1051,7 +1089,7 @@ def _check_lines(
     judges = clean_judges(monitor, run_counts) if quick else {}
     # turn/start is judged apart: the checker keeps the line of the turn it opens.
     start_turn = judges.pop("turn/start", None)
-    scan = scan_json
+    scan, depth_free = scan_json, DEPTH_FREE_CHARS
     # Read on every line, as locals: a global or builtin costs several times a local's load.
     is_type, integer, seq_bound = type, int, SEQ_BOUND
     unread = report.unread_types
@@ -1086,13 +1124,20 @@ def _check_lines(
             try:
                 text = raw.decode()
                 obj, end = scan(text, 0)
-                # Past the value, nothing but whitespace: usually just the newline. A line cut
-                # at the length limit ends otherwise, or does not decode or parse at all.
-                if text[end:] != "\n":
-                    if len(raw) == size:
-                        _too_long(report, raw, line, limits, rest)
-                    if text[end:].strip(_JSON_SPACE):
-                        raise ValueError("extra data after the JSON value")
+                # Past the value, nothing but whitespace: usually just the newline (the only
+                # one, which ends the line). A line cut at the length limit ends otherwise, or
+                # does not decode or parse at all. A value of `depth_free` characters or more
+                # (its slice is empty) is looked at too: only such a value may nest too deeply
+                # for every Python to read. (The slice's stop costs the others some 80
+                # instructions a line, less than a test of `end` of its own, about 100.)
+                if text[end:depth_free] != "\n":
+                    if end > depth_free and nested_deeper(raw):
+                        raise RecursionError  # refused in `_parse_slowly`, as json's own
+                    if text[end:] != "\n":
+                        if len(raw) == size:
+                            _too_long(report, raw, line, limits, rest)
+                        if text[end:].strip(_JSON_SPACE):
+                            raise ValueError("extra data after the JSON value")
             except SCAN_ERRORS as error:
                 if len(raw) == size:
                     _too_long(report, raw, line, limits, rest)

@@ -50,6 +50,8 @@ from loopspec.model import PlainRecord
 from loopspec.model.invariants import UNREPAIRED_TURN, Violation, calls_awaiting, rule_ids
 from loopspec.model.jsonvalue import NOT_JSON, json_dumps, json_refusal, loads_refusing, value_of
 from loopspec.properties.logcheck.checker import (
+    DEPTH_FREE_CHARS,
+    TOO_DEEP_WORDS,
     ErrorKind,
     Limits,
     LogReport,
@@ -57,6 +59,7 @@ from loopspec.properties.logcheck.checker import (
     NoticeKind,
     RestOfLog,
     lines_follow,
+    nested_deeper,
     not_utf8_words,
     too_long_words,
     torn_line_words,
@@ -596,7 +599,8 @@ def bounded_lines(
     report: LogReport, stream: BinaryIO, limits: Limits
 ) -> Iterator[tuple[int, bytes]]:
     """Each line of `stream` that is not blank, with its number (counted in `report.lines`); an
-    input error (SAFE-4), then `_Stop`, at a line longer than `limits` allows."""
+    input error (SAFE-4), then `_Stop`, at a line longer than `limits` allows or nested deeper
+    than check reads on every Python (`checker.MAX_LOG_DEPTH`)."""
     size = limits.max_line_bytes + 1
     line = 0
     while raw := stream.readline(size):
@@ -605,6 +609,9 @@ def bounded_lines(
         if len(raw) == size and not raw.endswith(b"\n"):
             report.fail(line, ErrorKind.LINE_TOO_LONG, too_long_words(limits), "SAFE-4")
             RestOfLog(stream.readline).skip_line()
+            raise _Stop
+        if len(raw) > DEPTH_FREE_CHARS and nested_deeper(raw):
+            report.fail(line, ErrorKind.INVALID_JSON, TOO_DEEP_WORDS, "SAFE-4")
             raise _Stop
         if raw.strip():
             yield line, raw
