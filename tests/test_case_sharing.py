@@ -34,6 +34,7 @@ from loopspec.properties.cli.conform_run import (
     with_saved_program,
 )
 from loopspec.properties.cli.main import main
+from loopspec.properties.conformance import process_target
 from loopspec.properties.conformance.case_format import BUNDLED_IMPL, CASE_MEMBERS
 from loopspec.properties.conformance.command_codec import config_to_json
 from loopspec.properties.conformance.compare import Divergence
@@ -1050,13 +1051,27 @@ def test_PROTO_1_a_cmd_whose_script_is_not_here_says_where_it_was_looked_for(
     ), first
 
 
+@pytest.mark.parametrize("dead_before_reset", [False, True], ids=["as-it-runs", "exited-first"])
 def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    dead_before_reset: bool,
 ) -> None:
     """PROTO-1: a colleague keeps the loop in `my loops/` and replays with `--cmd "python3 my
     loops/loop.py"`: split as a shell would, the interpreter got `my`, and the error named
     `loops/loop.py`, which they never typed alone and whose folder they could see. It now names
-    the path the words make together, quoted as `--cmd` needs it."""
+    the path the words make together, quoted as `--cmd` needs it. Also when the interpreter had
+    exited before reset was written (a broken pipe, not an ended output: a fresh clone's run
+    said only "stopped reading its input before reset (broken pipe)")."""
+    if dead_before_reset:
+        send = process_target._Process.send
+
+        def send_after_its_exit(process: process_target._Process, line: str) -> None:
+            process.popen.wait(timeout=30)
+            send(process, line)
+
+        monkeypatch.setattr(process_target._Process, "send", send_after_its_exit)
     saved = save_case(_failed_report(), tmp_path, {"cmd": "python3 loop.py"})
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my loops").mkdir()

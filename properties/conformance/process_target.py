@@ -1437,6 +1437,39 @@ class ProcessTarget:
             parts.append(f"stderr (tail): {tail}" if tail else "stderr: (empty)")
         raise ProcessTargetError("\n".join(parts), rule_id=rule)
 
+    def _ended(self, ended: str, what: str) -> NoReturn:
+        """Fail on a process that `ended` (its output, or its reading of its input) before
+        answering `what`: before its first answer, the words or the setup problem its stderr
+        shows (a script that is not there, a path split at its space), whichever way the wire
+        saw it end first."""
+        process = self._process
+        assert process is not None
+        rule = "PROTO-1"
+        missing = []
+        if what == "reset":
+            code = process.settle(1.0)  # its last stderr, which may name the file it missed
+            if _setup_problem(code) is None:  # else `_fail` says what the status means
+                missing = _missing_relative_paths(self.argv, process.stderr_tail())
+        if missing:
+            # A shared case replayed from another folder: `node loop/main.mjs` starts,
+            # and dies on a script path that only resolved where the case was found.
+            spaced = _path_split_at_spaces(self.argv, missing)
+            quote = (
+                f"; {portable(spaced)} is one: quote a path holding a space, as a shell "
+                f"reads it ({shlex.quote(portable(spaced))})"
+                if spaced is not None
+                else ""
+            )
+            ended += (
+                f" ({', '.join(map(portable, missing))}: no such file relative to the "
+                f"current directory, {os.getcwd()}{quote})"
+            )
+            if not self.slowest and _script_missing(self.argv, process.stderr_tail()):
+                rule = NO_RULE_BROKEN
+        if what == "shutdown":
+            ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
+        self._fail(ended, grace=1.0, rule=rule)
+
     def _exchange(
         self, message: dict[str, Any], expected: str, *, seq: int | None = None
     ) -> dict[str, Any]:
@@ -1451,7 +1484,8 @@ class ProcessTarget:
             process.send(json.dumps(message))
         except OSError as error:
             said = system_reason(error)  # the system's words, not "[Errno 32] Broken pipe"
-            self._fail(f"the process stopped reading its input before {what} ({said})", grace=1.0)
+            # Often one that ended before it read anything: told apart as an ended output is.
+            self._ended(f"the process stopped reading its input before {what} ({said})", what)
         try:
             raw = process.receive(timeout)
         except queue.Empty:
@@ -1468,32 +1502,7 @@ class ProcessTarget:
             self._fail(f"the process exited instead of answering {what}", grace=1.0)
         took = time.monotonic() - sent
         if raw is None:
-            ended = f"the process ended its output instead of answering {what}"
-            rule = "PROTO-1"
-            missing = []
-            if what == "reset":
-                code = process.settle(1.0)  # its last stderr, which may name the file it missed
-                if _setup_problem(code) is None:  # else `_fail` says what the status means
-                    missing = _missing_relative_paths(self.argv, process.stderr_tail())
-            if missing:
-                # A shared case replayed from another folder: `node loop/main.mjs` starts,
-                # and dies on a script path that only resolved where the case was found.
-                spaced = _path_split_at_spaces(self.argv, missing)
-                quote = (
-                    f"; {portable(spaced)} is one: quote a path holding a space, as a shell "
-                    f"reads it ({shlex.quote(portable(spaced))})"
-                    if spaced is not None
-                    else ""
-                )
-                ended += (
-                    f" ({', '.join(map(portable, missing))}: no such file relative to the "
-                    f"current directory, {os.getcwd()}{quote})"
-                )
-                if not self.slowest and _script_missing(self.argv, process.stderr_tail()):
-                    rule = NO_RULE_BROKEN
-            if what == "shutdown":
-                ended += ' (a loop answers shutdown with {"type": "bye"}, then exits)'
-            self._fail(ended, grace=1.0, rule=rule)
+            self._ended(f"the process ended its output instead of answering {what}", what)
         if len(raw) > MAX_LINE_BYTES:
             self._fail(f"the answer to {what} is longer than {MAX_LINE_BYTES} bytes", line=raw)
         try:
