@@ -1063,7 +1063,7 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     `loops/loop.py`, which they never typed alone and whose folder they could see. It now names
     the path the words make together, quoted as `--cmd` needs it. Also when the interpreter had
     exited before reset was written (a broken pipe, not an ended output: a fresh clone's run
-    said only "stopped reading its input before reset (broken pipe)")."""
+    said only "stopped reading its input before reset (broken pipe)"), in the same words."""
     if dead_before_reset:
         send = process_target._Process.send
 
@@ -1079,6 +1079,7 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     command = f"{shlex.quote(sys.executable)} my loops/loop.py"
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
+    assert "the process ended its output instead of answering reset (loops/" in first, first
     assert first.endswith(
         f"(loops/loop.py: no such file relative to the current directory, {tmp_path}; my "
         "loops/loop.py is one: quote a path holding a space, as a shell reads it ('my "

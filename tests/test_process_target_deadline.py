@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import shlex
 import sys
+import time
 
 import pytest
 
@@ -63,18 +64,27 @@ def test_PROTO_1_a_driver_that_exits_as_its_timeout_strikes_is_reported_as_exite
 def test_PROTO_1_a_driver_that_stopped_reading_is_said_in_the_systems_words(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """PROTO-1: a driver that exited before it read `reset` is named in the system's words, as
-    every refusal quotes the system; it said "([Errno 32] Broken pipe)". The write waits for
-    the exit, so the pipe is certainly closed."""
+    """PROTO-1: a driver that closed its input before it read `reset`, and runs on, is named in
+    the system's words, as every refusal quotes the system; it said "([Errno 32] Broken pipe)".
+    One that exited first ended its output too, and says so as one whose output ended first
+    does: which end of the wire loopspec saw first was the scheduler's choice. The write waits
+    until the driver has closed its input (or exited), so the pipe is certainly closed."""
     send = _Process.send
 
-    def send_once_exited(process: _Process, line: str) -> None:
-        process.popen.wait()
+    def send_once_deaf(process: _Process, line: str) -> None:
+        deadline = time.monotonic() + 30
+        while "deaf now" not in process.stderr_tail() and process.popen.poll() is None:
+            assert time.monotonic() < deadline, "the driver never closed its input"
+            time.sleep(0.01)
         send(process, line)
 
-    monkeypatch.setattr(_Process, "send", send_once_exited)
-    target = ProcessTarget(shlex.join([sys.executable, "-c", "pass"]), name="deaf")
-    with pytest.raises(ProcessTargetError) as refused:
-        target.reset(LoopConfig())
-    first = refused.value.message.splitlines()[0]
-    assert first == "deaf: the process stopped reading its input before reset (broken pipe)"
+    monkeypatch.setattr(_Process, "send", send_once_deaf)
+    deaf = "import os, sys, time; os.close(0); print('deaf now', file=sys.stderr); time.sleep(60)"
+    for code, said in (
+        (deaf, "the process stopped reading its input before reset (broken pipe)"),
+        ("pass", "the process ended its output instead of answering reset"),
+    ):
+        target = ProcessTarget(shlex.join([sys.executable, "-c", code]), name="deaf")
+        with pytest.raises(ProcessTargetError) as refused:
+            target.reset(LoopConfig())
+        assert refused.value.message.splitlines()[0] == f"deaf: {said}"

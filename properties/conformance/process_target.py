@@ -1483,8 +1483,11 @@ class ProcessTarget:
         try:
             process.send(json.dumps(message))
         except OSError as error:
+            if process.settle(1.0) is not None:
+                # It ended before reading what was sent: said as an ended output is, whichever
+                # end of the wire the scheduler let loopspec see first.
+                self._ended(f"the process ended its output instead of answering {what}", what)
             said = system_reason(error)  # the system's words, not "[Errno 32] Broken pipe"
-            # Often one that ended before it read anything: told apart as an ended output is.
             self._ended(f"the process stopped reading its input before {what} ({said})", what)
         try:
             raw = process.receive(timeout)
