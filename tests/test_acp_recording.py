@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from loopspec.properties.cli.main import main
+from loopspec.properties.logcheck.checker import LogReport
+from loopspec.properties.logcheck.report import summary_text
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "acp" / "rewritten-call-approved.jsonl"
 SESSION = "sess-1"
@@ -861,4 +863,20 @@ def test_ADJ_3_check_acp_recording_says_a_card_was_left_open_by_a_status_acp_lac
     assert (
         'call_1 (line 3 sent the status "cancelled", which ACP does not have)'
         in (log["violations"][1]["message"])
+    )
+
+
+def test_ACP_1_check_acp_recording_counts_its_lines_as_messages_not_events(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A recording holds JSON-RPC messages, not a loop's events: `-v` and the summary count
+    them so, and a run over logs and recordings counts each apart."""
+    assert main(["check", "-v", str(FIXTURE)]) == 1
+    out = capsys.readouterr().out
+    assert f"{FIXTURE}: violations, 13 messages in 13 lines" in out
+    assert out.endswith("checked 1 ACP recording, 13 messages: 1 violation (RW-1: 1)\n")
+    log, recording = LogReport("a.jsonl"), LogReport("b.jsonl")
+    log.events, recording.events, recording.dialect = 40, 7, "acp"
+    assert summary_text([log, recording]) == (
+        "checked 1 log, 40 events, and 1 ACP recording, 7 messages: 0 violations"
     )

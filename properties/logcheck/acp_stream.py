@@ -52,6 +52,7 @@ from __future__ import annotations
 from loopspec.model.invariants import Violation, rule_ids
 from loopspec.model.jsonvalue import json_dumps
 from loopspec.properties.logcheck.checker import (
+    ACP_DIALECT,
     ErrorKind,
     Limits,
     LogReport,
@@ -71,7 +72,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from typing import Any, BinaryIO
 
-NAME = "acp"
+NAME = ACP_DIALECT
 # The `session/update` kinds whose messages section 12 of SPEC.md speaks about.
 CARD_UPDATES = frozenset({"tool_call", "tool_call_update"})
 FINAL_STATUSES = frozenset({"completed", "failed"})

@@ -204,6 +204,11 @@ class Skipped(PlainRecord):
         self.message = message
 
 
+ACP_DIALECT = "acp"
+"""The dialect of an ACP recording (`acp_stream`): its lines are JSON-RPC messages, which a
+report counts as messages, not events."""
+
+
 class LogReport:
     """Everything found in one log (made empty, filled in as the log is read)."""
 

@@ -235,6 +235,7 @@ from __future__ import annotations
 from loopspec.model.invariants import rule_ids
 from loopspec.model.jsonvalue import json_dumps
 from loopspec.properties.logcheck.checker import (
+    ACP_DIALECT,
     ErrorKind,
     FoundViolation,
     InputError,
@@ -442,8 +443,9 @@ def log_text_lines(report: LogReport, *, verbose: bool = False) -> list[str]:
     if verbose:
         unread = ", ".join(f"{kind} x{count}" for kind, count in report.unread_types.items())
         detail = f"; event types whose data no rule reads: {unread}" if unread else ""
+        what = "messages" if report.dialect == ACP_DIALECT else "events"
         lines.append(
-            f"{report.path}: {report.status}, {report.events} events in {report.lines} lines"
+            f"{report.path}: {report.status}, {report.events} {what} in {report.lines} lines"
             f"{detail}"
         )
     return [printable(line) for line in lines]
@@ -625,8 +627,17 @@ def summary_text(reports: Sequence[LogReport], *, hook_faults_fail: bool = False
     """The one-line summary: logs, events, violations by rule, known divergences (`--known`),
     errors, notices."""
     tally = Tally(reports, hook_faults_fail)
-    events = sum(report.events for report in tally.reports)
-    parts = [f"checked {_plural(tally.logs, 'log')}, {_plural(events, 'event')}"]
+    # An ACP recording holds JSON-RPC messages, not a loop's events: counted apart.
+    recordings = [r for r in tally.reports if r.dialect == ACP_DIALECT and not r.no_log]
+    logs = tally.logs - len(recordings)
+    events = sum(report.events for report in tally.reports if report.dialect != ACP_DIALECT)
+    parts = []
+    if logs or not recordings:
+        parts.append(f"checked {_plural(logs, 'log')}, {_plural(events, 'event')}")
+    if recordings:
+        messages = sum(report.events for report in recordings)
+        said = f"{_plural(len(recordings), 'ACP recording')}, {_plural(messages, 'message')}"
+        parts.append(f"and {said}" if parts else f"checked {said}")
     folders = sum(report.no_log for report in reports)
     if folders:
         parts.append(f"found no log under {_plural(folders, 'folder')}")
