@@ -1,0 +1,149 @@
+"""SPEC.md's prose, read as a stranger implementing a harness reads it, held to what loopspec
+does: each claim here is one a reader acts on, checked in-process on the model's demo log with
+one edit (`loopspec spec RULE --example`'s log before its edit)."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+
+from loopspec import spec_text
+from loopspec.properties.logcheck.checker import check_stream
+from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, row_data
+from loopspec.properties.logcheck.synth import HEADER, Row, jsonl
+
+Edit = Callable[[Rows], None]
+
+
+def _section(number: int) -> str:
+    spec = spec_text()
+    start = spec.index(f"\n## {number}. ")
+    return spec[start : spec.index("\n## ", start + 1)]
+
+
+def _first(rows: Rows, kind: str) -> Row:
+    return next(row for row in rows if row["type"] == kind)
+
+
+def _set(kind: str, key: str, value: object) -> Edit:
+    """The first `kind` event's `data.key` becomes `value`."""
+    return lambda rows: row_data(_first(rows, kind)).__setitem__(key, value)
+
+
+def _checked(log: str) -> list[tuple[int | None, str | None]]:
+    """The line and rule of each input error check reports in `log`, which breaks no rule."""
+    report = check_stream("log", io.BytesIO(log.encode()))
+    assert report.violations == []
+    return [(error.line, error.rule_id) for error in report.errors]
+
+
+def _torn_in_the_middle(rows: Rows) -> str:
+    """The log with its fifth event's line cut off mid-write and the later lines after it."""
+    lines = jsonl(HEADER, rows).split("\n")
+    lines[5] = lines[5][:30]
+    return "\n".join(lines)
+
+
+# One line per rule that an input error of `loopspec check` names, each written so that check
+# cannot read it as that rule says: an edit of the demo's events, or the log's text.
+_UNREADABLE: dict[str, Edit | Callable[[Rows], str]] = {
+    "LOG-5": lambda rows: jsonl({**HEADER, "createdAt": -1}, rows),
+    "LOG-8": _torn_in_the_middle,
+    "LOG-4": lambda rows: _first(rows, "hook/invoked").pop("time"),
+    "LOG-2": lambda rows: _first(rows, "user/message").__setitem__("surfaceOp", "bogus"),
+    "LOG-3": _set("hook/result", "durationMs", -0.0),
+    "LOG-6": lambda rows: row_data(_first(rows, "tool/result"))["message"].update(role="agent"),
+    "TURN-1": _set("turn/start", "turn", 0),
+    "STEP-1": _set("step/start", "step", 0),
+    "TURN-5": _set("turn/end", "reason", {"kind": ""}),
+    "HOOK-1": _set("hook/invoked", "dialect", "gemini"),
+    "RW-2": _set("tool/call", "rewrite", "safe-flags"),
+    "SAFE-4": _set("hook/result", "nested", json.loads("[" * 600 + "]" * 600)),
+}
+
+
+def _listed_for_unreadable_lines() -> set[str]:
+    """The rules section 2 says an input error of check names: '(LOG-4, unless another does:
+    ...)', up to the notices it names next."""
+    section = _section(2)
+    start = section.index("(LOG-4, unless another does:")
+    return set(re.findall(r"\b[A-Z]+-\d+\b", section[start : section.index("a last turn", start)]))
+
+
+@pytest.mark.parametrize("rule", sorted(_UNREADABLE))
+def test_LOG_4_an_unreadable_line_names_the_rule_section_2_lists(rule: str) -> None:
+    """Each edit leaves one line check cannot read, an input error naming `rule`, which
+    section 2 lists among the rules such an error names (it left out TURN-1 and STEP-1, which
+    a turn or step numbered 0 is refused under)."""
+    rows = copy.deepcopy(demo_rows())
+    log = _UNREADABLE[rule](rows)
+    ((_line, named),) = _checked(log if isinstance(log, str) else jsonl(HEADER, rows))
+    assert named == rule
+    assert rule in _listed_for_unreadable_lines()
+
+
+def test_LOG_4_section_2_lists_no_rule_an_unreadable_line_does_not_name() -> None:
+    """Every rule section 2 lists is one a line above makes check name."""
+    assert _listed_for_unreadable_lines() == set(_UNREADABLE)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "refused_under"),
+    [("tool/call", "rewrite", "RW-2"), ("assistant/message", "usage", None)],
+)
+def test_LOG_4_an_optional_object_written_null_is_read_as_section_2_says(
+    kind: str, key: str, refused_under: str | None
+) -> None:
+    """Section 2: `null` reads as left out only for an optional object whose members section
+    10 leaves open (`usage`); the `rewrite` sidecar, whose members it gives, is refused under
+    RW-2 (section 2 said every optional object may be null)."""
+    rows = copy.deepcopy(demo_rows())
+    _set(kind, key, None)(rows)
+    errors = _checked(jsonl(HEADER, rows))
+    assert [rule for _line, rule in errors] == ([refused_under] if refused_under else [])
+    said = " ".join(_section(2).split())
+    assert "`rewrite` sidecar, under RW-2: only an optional object whose members" in said
+
+
+def _between_turns(row: Row) -> Edit:
+    """`row` is inserted between the demo's first two turns, the seqs after it moved on."""
+
+    def insert(rows: Rows) -> None:
+        at = rows.index(_first(rows, "turn/end")) + 1
+        rows.insert(at, {**row, "seq": at, "time": rows[at - 1]["time"]})
+        for seq, later in enumerate(rows[at + 1 :], start=at + 1):
+            later["seq"] = seq
+            if "sourceEventSeqs" in later:
+                later["sourceEventSeqs"] = [s + (s >= at) for s in later["sourceEventSeqs"]]
+
+    return insert
+
+
+@pytest.mark.parametrize(
+    ("row", "blamed"),
+    [
+        ({"type": "approval/asked", "data": {"id": "a", "toolName": "bash"}}, []),
+        (
+            {"type": "approval/asked", "data": {"id": "a", "toolName": "bash", "callId": "x"}},
+            ["DEC-2"],
+        ),
+        ({"type": "approval/decided", "data": {"id": "a", "outcome": "rejected"}}, ["DEC-2"]),
+        ({"type": "session/title", "data": {"title": "t"}}, []),
+        ({"type": "todo/write", "data": {}}, ["TURN-3"]),
+    ],
+)
+def test_TURN_3_between_turns_is_where_turn_3_says(row: Row, blamed: list[str]) -> None:
+    """TURN-3's list: an approval event, which names no turn, may stand between turns, held
+    there only to DEC-2 (the rule listed neither it nor a plugin event's leave for it)."""
+    rows = copy.deepcopy(demo_rows())
+    _between_turns(row)(rows)
+    report = check_stream("log", io.BytesIO(jsonl(HEADER, rows).encode()))
+    assert report.errors == []
+    assert [found.violation.rule_id for found in report.violations] == blamed
+    rule = spec_text().split("### TURN-3 ")[1].split("**Why.**")[0]
+    assert (f"`{row['type']}`" in rule) == (row["type"] != "session/title")
