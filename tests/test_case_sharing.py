@@ -1063,7 +1063,9 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     `loops/loop.py`, which they never typed alone and whose folder they could see. It now names
     the path the words make together, quoted as `--cmd` needs it. Also when the interpreter had
     exited before reset was written (a broken pipe, not an ended output: a fresh clone's run
-    said only "stopped reading its input before reset (broken pipe)"), in the same words."""
+    said only "stopped reading its input before reset (broken pipe)"), in the same words. The
+    loop never started: the interpreter could not open `my`, its script, which a word with
+    neither a `/` nor a script's ending was not taken for, and the line blamed PROTO-1."""
     if dead_before_reset:
         send = process_target._Process.send
 
@@ -1079,11 +1081,12 @@ def test_PROTO_1_a_cmd_path_split_at_its_space_says_to_quote_it(
     command = f"{shlex.quote(sys.executable)} my loops/loop.py"
     assert main(["replay", str(saved), "--cmd", command]) == 2
     first = capsys.readouterr().err.splitlines()[0]
-    assert "the process ended its output instead of answering reset (loops/" in first, first
-    assert first.endswith(
-        f"(loops/loop.py: no such file relative to the current directory, {tmp_path}; my "
-        "loops/loop.py is one: quote a path holding a space, as a shell reads it ('my "
-        "loops/loop.py'))"
+    assert first == (
+        f"loopspec: error: {saved}: the target failed in reset: {command}: the process ended "
+        "its output "
+        f"instead of answering reset (my: no such file relative to the current directory, "
+        f"{tmp_path}; my loops/loop.py is one: quote a path holding a space, as a shell reads it "
+        "('my loops/loop.py'))"
     ), first
 
 

@@ -589,11 +589,37 @@ def _relative_file_words(argv: list[str]) -> list[str]:
     ]
 
 
+def _unopened_operand(argv: list[str], stderr: str) -> str | None:
+    """The program's first operand (its first argument that is no option, after an `env`'s
+    assignments) when it names no file, reads as no other thing (code, a URL, an absolute
+    path) and stderr names it as a file: quoted, or by its path from the current directory.
+    That is the script an interpreter could not open, whatever its name: `python3 my
+    loops/loop.py` split `my loops/loop.py` at its space, and python3 said it cannot open
+    `.../my`, a word with neither a `/` nor a script's ending."""
+    words = argv
+    if os.path.basename(words[0]) == "env":  # its options and assignments, then the program
+        words = list(itertools.dropwhile(lambda word: word[:1] == "-" or "=" in word, words[1:]))
+    at = next((index for index, word in enumerate(words) if index and word[:1] != "-"), None)
+    if at is None:
+        return None
+    operand = words[at]
+    if (
+        words[at - 1] == "-m"  # a module's name (`python3 -m pkg.loop`), not a file's
+        or os.path.lexists(operand)
+        or os.path.isabs(operand)
+        or "://" in operand
+        or not _CODE_CHARACTERS.isdisjoint(operand)
+    ):
+        return None
+    named = (f"'{operand}'", f'"{operand}"', os.path.join(os.getcwd(), operand))
+    return operand if any(name in stderr for name in named) else None
+
+
 def _script_missing(argv: list[str], stderr: str) -> bool:
     """Whether the script the interpreter was given names no file, as the interpreter's stderr
     says: the interpreter started, the loop never did (a setup problem, SPEC PROTO-1)."""
     file_like = _relative_file_words(argv)
-    return (
+    return _unopened_operand(argv, stderr) is not None or (
         bool(file_like)
         and not os.path.lexists(file_like[0])
         and (os.path.normpath(file_like[0]) in stderr)
@@ -602,10 +628,14 @@ def _script_missing(argv: list[str], stderr: str) -> bool:
 
 def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
     """The relative file paths among the arguments (`_relative_file_words`) that name nothing,
-    where one is the script or the process's stderr names it. An option's value that names no
-    file yet (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of a process
-    that says nothing of it."""
+    where one is the script or the process's stderr names it, after the script its
+    interpreter could not open (`_unopened_operand`). An option's value that names no file yet
+    (`--out logs/run.jsonl`), a URL, code or a sed expression is no cause of a process that
+    says nothing of it."""
+    operand = _unopened_operand(argv, stderr)
     file_like = _relative_file_words(argv)
+    if operand is not None:
+        file_like = [operand, *(word for word in file_like if word != operand)]
     return [
         argument
         for index, argument in enumerate(file_like)
@@ -614,15 +644,17 @@ def _missing_relative_paths(argv: list[str], stderr: str) -> list[str]:
 
 
 def _path_split_at_spaces(argv: list[str], missing: list[str]) -> str | None:
-    """The path a missing argument ends, with the words before it, when that names a file:
-    `node my loops/main.mjs` split `my loops/main.mjs` at its space, as a shell would, and
-    the process died on `loops/main.mjs`, which the user never typed alone."""
+    """The path a missing argument begins, ends or is inside of, with the words around it, when
+    that names a file: `node my loops/main.mjs` split `my loops/main.mjs` at its space, as a
+    shell would, and the process died on `my` or on `loops/main.mjs`, which the user never
+    typed alone."""
     for argument in missing:
-        end = argv.index(argument)
-        for start in range(end - 1, 0, -1):
-            joined = " ".join(argv[start : end + 1])
-            if os.path.lexists(joined):
-                return joined
+        at = argv.index(argument)
+        for start in range(at, 0, -1):
+            for end in range(max(at, start + 1), len(argv)):
+                joined = " ".join(argv[start : end + 1])
+                if os.path.lexists(joined):
+                    return joined
     return None
 
 
