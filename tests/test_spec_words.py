@@ -9,15 +9,20 @@ import io
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from loopspec import spec_text
+from loopspec.properties.cli.spec_example import no_example_line
 from loopspec.properties.logcheck.checker import check_stream
-from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, row_data
+from loopspec.properties.logcheck.report import rules_checked
+from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
 from loopspec.properties.logcheck.synth import HEADER, Row, jsonl
+from loopspec.properties.spec_rules import rule_ids_in_spec
 
 Edit = Callable[[Rows], None]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _section(number: int) -> str:
@@ -147,3 +152,22 @@ def test_TURN_3_between_turns_is_where_turn_3_says(row: Row, blamed: list[str]) 
     assert [found.violation.rule_id for found in report.violations] == blamed
     rule = spec_text().split("### TURN-3 ")[1].split("**Why.**")[0]
     assert (f"`{row['type']}`" in rule) == (row["type"] != "session/title")
+
+
+def _acp_recording_rules() -> set[str]:
+    """The rules check judges an ACP recording by (its `rules_checked`)."""
+    recording = ROOT / "tests" / "fixtures" / "acp" / "rewritten-call-approved.jsonl"
+    report = check_stream(recording.name, io.BytesIO(recording.read_bytes()))
+    return set(rules_checked(report))
+
+
+def test_a_rule_without_an_example_says_where_check_names_it() -> None:
+    """`spec RULE --example` for a rule check judges in no log of the model's layout says
+    where check still names it: ACP-1 in an ACP recording (it said check finds no violation of
+    it), SAFE-4 in an input error for a line past its bound (it said only that it holds
+    loopspec itself), as every rule an unreadable line names, above, is said to be."""
+    lines = {rule: no_example_line(rule) for rule in rule_ids_in_spec(spec_text())}
+    for rule in _acp_recording_rules() - set(example_rules()):
+        assert "`loopspec check` finds it only in an ACP recording" in lines[rule]
+    for rule in set(_UNREADABLE) - set(example_rules()):
+        assert "input error" in lines[rule], rule

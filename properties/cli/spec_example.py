@@ -190,10 +190,16 @@ NAMED_ON_UNREADABLE_LINES = (
     "TURN-5",
     "HOOK-7",
     "REC-2",
+    "SAFE-4",
 )
 """Rules with no example log that `loopspec check` still names: in an input error (a line it
-cannot read as the rule says) or a notice (a hook's fault, a turn left open), as SPEC.md section
-2 says."""
+cannot read as the rule says, or past its bound) or a notice (a hook's fault, a turn left open),
+as SPEC.md section 2 says."""
+
+
+FOUND_ONLY_IN_ACP_RECORDINGS = ("ACP-1",)
+"""Rules with no example log that `loopspec check` reports as violations in an ACP recording
+(what an editor and an ACP agent sent each other, SPEC.md section 2), which is no loop's log."""
 
 
 SHOWN_ONLY_IN_HARNESS_LOGS: dict[str, str] = {}
@@ -207,11 +213,21 @@ def no_example_line(rule: str) -> str:
     family = rule.partition("-")[0]
     if family in ("SAFE", "MODEL"):
         held = "loopspec itself" if family == "SAFE" else "the reference model itself"
+        named = (
+            "; `loopspec check` names it in an input error, on a log line past its bound"
+            if rule in NAMED_ON_UNREADABLE_LINES
+            else ""
+        )
         return (
             f"{rule} has no example log: it holds {held}, not a loop; its Where. "
-            f"(`loopspec spec {rule}`) names the tests that carry it"
+            f"(`loopspec spec {rule}`) names the tests that carry it{named}"
         )
-    if rule in SHOWN_ONLY_IN_HARNESS_LOGS:
+    if rule in FOUND_ONLY_IN_ACP_RECORDINGS:
+        found = (
+            "`loopspec check` finds it only in an ACP recording (the messages an editor and an "
+            "ACP agent sent each other, docs/check.md), not in a loop's log"
+        )
+    elif rule in SHOWN_ONLY_IN_HARNESS_LOGS:
         found = (
             f"`loopspec check` finds it, in part, only in {SHOWN_ONLY_IN_HARNESS_LOGS[rule]} "
             "(docs/check.md), never in a dsh log"
