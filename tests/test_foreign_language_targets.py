@@ -407,9 +407,7 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     command = shlex.join(_python(UNFLUSHED_ANSWER))
     assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
     said = capsys.readouterr().err
-    assert (
-        "no answer to reset within 1 s, and it waits to read its next message: its answer " in said
-    )
+    assert "no answer to reset within 1 s, and it waits to read more input: either its " in said
     assert "Perl: STDOUT->autoflush(1)" in said
     assert "to wait longer" not in said
     busy = shlex.join(_python("import time; time.sleep(30)"))
@@ -417,6 +415,24 @@ def test_PROTO_1_an_answer_left_in_a_stdout_buffer_is_named_so(
     said = capsys.readouterr().err
     assert "no answer to reset within 1 s (to wait longer: --answer-timeout S)" in said
     assert "next message" not in said
+
+
+def test_PROTO_1_a_loop_reading_its_input_to_the_end_before_answering_is_told_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PROTO-1: a Python loop written `for line in sys.stdin.read().splitlines()` waits for an
+    end of input that comes only after shutdown; blocked reading, as an unflushed loop is, it was
+    told only that its answer sat unflushed, and flushing changed nothing. The line names both."""
+    command = shlex.join(_python("import sys; sys.stdin.read()"))
+    cases = str(tmp_path / "cases")
+    assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
+    said = capsys.readouterr().err
+    assert (
+        "or it reads its input to the end before answering (Python's sys.stdin.read() or "
+        "json.load(sys.stdin), Node's fs.readFileSync(0)), an end that comes only after "
+        "shutdown: read one line, answer it, then read the next\n"
+    ) in said
+    assert "to wait longer" not in said
 
 
 # The same, reading its input in a thread other than the process's main one, which waits to
@@ -438,7 +454,7 @@ def test_PROTO_1_an_answer_a_reading_thread_left_in_its_buffer_is_named_so(
     cases = str(tmp_path / "cases")
     assert main(["conform", "--cmd", command, "--answer-timeout", "1", "--case-dir", cases]) == 2
     said = capsys.readouterr().err
-    assert "and it waits to read its next message: its answer sits unwritten" in said
+    assert "and it waits to read more input: either its answer sits unwritten" in said
     assert "Java: out.flush() after each line" in said
     assert "to wait longer" not in said
 

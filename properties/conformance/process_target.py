@@ -912,12 +912,16 @@ def _answer_json(raw: bytes) -> Any:
     return _ANSWER_DECODER.decode(text)
 
 
+# Both leave a process blocked reading its input, its stdout empty: from outside they are one.
 UNFLUSHED = (
-    ", and it waits to read its next message: its answer sits unwritten in its stdout buffer "
+    ", and it waits to read more input: either its answer sits unwritten in its stdout buffer "
     "(Perl, Python and C buffer output to a pipe, and so do a Java Writer and a Rust "
     "BufWriter), so flush each line (Perl: STDOUT->autoflush(1); Python: print(..., "
     "flush=True); Java: out.flush() after each line, or a PrintStream made with autoFlush true "
-    "and println; Rust: out.flush() after each writeln!, or println!, which flushes a line)"
+    "and println; Rust: out.flush() after each writeln!, or println!, which flushes a line), "
+    "or it reads its input to the end before answering (Python's sys.stdin.read() or "
+    "json.load(sys.stdin), Node's fs.readFileSync(0)), an end that comes only after shutdown: "
+    "read one line, answer it, then read the next"
 )
 
 
