@@ -209,15 +209,20 @@ class ClosingTurn:
     interrupted reply (`INTERRUPTED_REPLY`: step/end, then turn/end aborted, ABORT-2) or from a
     crash repair's first result (`REPAIR`: more results, step/end, turn/end, REC-1)."""
 
-    __slots__ = ("kind", "seq", "step_ended", "time")
+    __slots__ = ("kind", "mistimed", "seq", "step_ended", "time")
 
-    def __init__(self, kind: str, seq: int, time: int | None) -> None:
+    def __init__(self, kind: str, seq: int, time: int | None, *, mistimed: bool = False) -> None:
         self.kind = kind
         self.seq = seq  # the reply's, or the repair's first result's
         self.step_ended = False
         # The time every later closer of a repair carries (None: not known, or a closer's time
         # was already blamed).
         self.time = time
+        # A repair's first result was not timed as the event before it: REC-1 blamed it as a
+        # result the loop wrote as the call's own and mislabelled with a repair code (or a repair
+        # timed by the clock). A turn that goes on, or ends otherwise than interrupted, shows
+        # the former: nothing after it is blamed as breaking repair's closers.
+        self.mistimed = mistimed
 
 
 INTERRUPTED_REPLY = "interrupted reply"
@@ -516,6 +521,8 @@ class Prefix:
             case "result" | "turn/end" | "not read":
                 pass
             case _:
+                if closing.mistimed:
+                    self.repaired = False  # the loop's own result, mislabelled: no repair
                 self.closing = None
                 return
         if closing.time is not None and fact.time is not None and fact.time != closing.time:
@@ -711,7 +718,9 @@ class Prefix:
                     # event's (else REC-1 blamed it, once).
                     last = self.last_time
                     timed = last is None or fact.time == last
-                    self.closing = ClosingTurn(REPAIR, fact.seq, fact.time if timed else None)
+                    self.closing = ClosingTurn(
+                        REPAIR, fact.seq, fact.time if timed else None, mistimed=not timed
+                    )
         if fact.surface is not None:
             self._fold_surface(fact)
 
@@ -2478,7 +2487,9 @@ def repair_results_match_call_state(prefix: Prefix, fact: Fact) -> Sequence[Viol
     """A repair result says NOT_STARTED only for unrecorded calls, OUTCOME_UNKNOWN for recorded;
     the repaired turn ends interrupted, its last step's calls all answered."""
     if fact.type == "turn/end":
-        if prefix.repaired and fact.reason_kind != "interrupted":
+        closing = prefix.closing
+        mislabelled = closing is not None and closing.mistimed  # blamed at its result
+        if prefix.repaired and fact.reason_kind != "interrupted" and not mislabelled:
             msg = (
                 f"turn {fact.turn} ends {spelled(fact.reason_kind)} after crash repair results: a "
                 "repaired turn ends interrupted"
@@ -2636,8 +2647,8 @@ def repair_closers_follow_each_other(prefix: Prefix, fact: Fact) -> Sequence[Vio
         return [Violation("REC-1", fact.seq, msg, (fact.seq - 1,))]
     role = closer_role(closing, fact)
     if role == "intrudes":
-        if not _intrudes_unblamed(prefix, fact):
-            return NO_VIOLATIONS
+        if closing.mistimed or not _intrudes_unblamed(prefix, fact):
+            return NO_VIOLATIONS  # (mistimed: the loop's own result, mislabelled, blamed once)
         msg = (
             f"{_what_intrudes(fact)} between crash repair's closers, which began with its result "
             f"at seq {closing.seq}: on reopen, repair appends the open step's missing results, "

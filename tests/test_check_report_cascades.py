@@ -115,13 +115,18 @@ def test_violations_naming_other_events_are_not_folded(tmp_path: Path) -> None:
 def test_a_result_mislabelled_outcome_unknown_is_told_the_code_is_wrong(tmp_path: Path) -> None:
     """A result the loop writes mid-turn, labelled TOOL_OUTCOME_UNKNOWN (crash repair's code):
     the first REC-1 line spoke of repair timing only; it names the code and says the loop's own
-    result carries the tool's error, never a repair code."""
+    result carries the tool's error, never a repair code. It is the one finding: the turn going
+    on after it showed the result was no repair, where each later event of the step was blamed
+    as one between crash repair's closers, and the turn's end as a repaired turn's that did not
+    end interrupted (two more REC-1 lines for the one wrong code)."""
     rows = _rows()
     (result,) = [row for row in rows if row.get("seq") == 12]
     block = result["data"]["message"]["content"][0]
     block["isError"] = True
     block["content"] = [{"type": "text", "text": "Error: the read failed"}]
     result["data"]["error"] = {"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}
-    first = _said(log_text_lines(_checked(tmp_path, rows)), "REC-1")[0]
+    report = _checked(tmp_path, rows)
+    assert [found.violation.rule_id for found in report.violations] == ["REC-1"]
+    first = _said(log_text_lines(report), "REC-1")[0]
     assert "REC-1 (seq 12): the tool/result for call_a carries TOOL_OUTCOME_UNKNOWN" in first
     assert "the call's own answer carries the tool's error, never a repair code" in first

@@ -15,10 +15,13 @@ nothing the rules read):
   only); written after an interrupt's notice (`No response requested.`, on resuming), ABORT-1
   (an abort adds no reply) when the notice says the interrupt came during the calls (`... for
   tool use]`), else ABORT-2 (it cut the model's reply short, which keeps only what the model
-  delivered). One marked `closesQuietTurn` is not judged.
+  delivered); written while a call awaits its result, with none of those before it, REC-1 (a
+  session a crash cut resumed without the repair) unless that call's result follows it (then
+  it is read as a reply: ADJ-3). One marked `closesQuietTurn` is not judged.
 - `user`: `message.content` a string (the user's prompt: model-visible) or blocks; each
   `tool_result` block (`tool_use_id`) is a result, in the order written. Text blocks that ride
-  with results belong to the result message; without results they are a user message. The
+  with results belong to the result message; without results they are a user message. One
+  marked `isCompactSummary` is a compaction's summary: model-visible, opening no turn. The
   record's `permissionDecision.decision` is `reject` when the permission check (or a hook)
   turned the call down: it never ran, whatever input a hook supplied. Its `toolUseResult` says
   what a `Write` (`filePath`, `content`) or an `Edit` (`filePath`, `newString`, `replaceAll`)
@@ -211,6 +214,7 @@ class _Reader:
         if kind == "assistant" and isinstance(message, Mapping):
             if record.get("isApiErrorMessage") is True:
                 return  # Claude Code's own error notice, not in any later request's history
+            invented = None
             # A quiet turn's close (`closesQuietTurn`) is no resume: not judged.
             if (
                 message.get("model") == SYNTHETIC_MODEL
@@ -223,14 +227,17 @@ class _Reader:
                     yield InventedAfterAbort(text, line, abort_line, self.abort_in_batch)
                 elif unreplied is not None:
                     yield Invented(_text_of(message), (), line, unreplied)
-            yield from self._assistant(message, line)
+                else:
+                    invented = _text_of(message)  # REC-1 where calls await results
+            yield from self._assistant(message, line, invented)
         elif kind == "user" and isinstance(message, Mapping):
             content = message.get("content")
             said = content if isinstance(content, str) else _text_of(message)
             if said.startswith(ABORT_NOTICE):
                 self.abort_line = line
                 self.abort_in_batch = said.startswith(BATCH_ABORT_NOTICE)
-            results = list(_user(message.get("content"), line, _refused(record)))
+            summary = record.get("isCompactSummary") is True
+            results = list(_user(message.get("content"), line, _refused(record), summary))
             yield from results
             if record.get("toolDenialKind") == "interrupted" and results:
                 # A repair answering several calls may write one record per call.
@@ -249,7 +256,9 @@ class _Reader:
             if failed is not None:
                 yield failed
 
-    def _assistant(self, message: Mapping[str, Any], line: int) -> Iterator[Observation]:
+    def _assistant(
+        self, message: Mapping[str, Any], line: int, invented: str | None
+    ) -> Iterator[Observation]:
         message_id = str(message.get("id", f"line-{line}"))
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
@@ -265,7 +274,7 @@ class _Reader:
         if message_id != self.reply_id or calls:
             # A later block of the reply being written joins it (same key).
             self.reply_id = message_id
-            yield Reply(message_id, calls, line)
+            yield Reply(message_id, calls, line, invented)
 
     def _file_tool_ran(
         self, results: list[Observation], outcome: Any, line: int
@@ -313,7 +322,10 @@ _FILE_TOOL_FIELDS = {
 }
 
 
-def _user(content: Any, line: int, refused: bool) -> Iterator[Observation]:
+def _user(content: Any, line: int, refused: bool, summary: bool) -> Iterator[Observation]:
+    if summary:  # a compaction's summary (`isCompactSummary`) opens no turn
+        yield Visible("a compaction summary (isCompactSummary)", line)
+        return
     if isinstance(content, str):  # a prompt: the turn it opens is marked by nothing else
         yield Visible("a user message", line, prompt=True)
         return

@@ -15,6 +15,8 @@ rules read):
   `item.command` the argv that ran (`["/bin/bash", "-lc", CMD]`); CMD is compared with the
   call's `cmd` (`exec_command`) or `command` (`shell`). Codex writes no hook records, so a
   difference is also an unrecorded rewrite (RW-2).
+- `compacted`: a compaction replaced the history with its summary, which the model reads
+  next: model-visible, as a message is (between a call and its output, ADJ-1).
 - `event_msg` `task_started`: a turn begins. Calls still awaiting results then were left by a
   turn that ended without answering them — Codex killed mid-call and resumed gives the model a
   synthetic "aborted" result but writes none to the rollout (REC-1).
@@ -153,6 +155,10 @@ class _Reader:
         kind = record.get("type")
         if kind == "response_item":
             yield from self._item(payload, line)
+        elif kind == "compacted":
+            # The history is replaced by its summary from here: model-visible, as a message is.
+            self.in_reply = False
+            yield Visible("a compaction summary (compacted)", line)
         elif kind == "event_msg" and payload.get("type") == "task_started":
             self.in_reply = False
             turn_id = payload.get("turn_id")

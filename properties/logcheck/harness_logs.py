@@ -11,21 +11,25 @@ records into the neutral `Observation`s below; `Judge` holds them to:
 - EXE-1: a reply's calls have distinct ids (a repeated id is still a call: it may get a
   result of its own, and runs its own input);
 - ADJ-1: no other model-visible message lands while a reply's calls await results;
-- ADJ-2: every result answers a call that awaits one, once;
+- ADJ-2: every result answers a call that awaits one, once (a result for a call already blamed
+  for having none, ADJ-3 or REC-1, is that fault written late, not blamed again);
 - ADJ-3: no reply follows while an earlier call is unanswered;
 - ORD-3: a reply's results are written in the order of its calls;
 - RW-1: the input that ran (a hook's `updatedInput` that was applied, the executed command, or
   what a file tool's result records) is the input the model history and the log's call record
   hold; a call is reported once;
 - RW-2 (Codex): an applied rewrite is recorded with the hook that supplied it;
-- HOOK-4 (Claude Code): each PreToolUse hook answers once per call;
+- HOOK-4 (Claude Code): each PreToolUse hook answers once per call, before its call's result;
 - REC-1 (Codex): a new turn never starts while calls await results. A crashed turn's calls get
   a repair result on reopen; a resumed rollout that starts the next turn without one lacks it.
   (Claude Code): a crash repair adds results only; an assistant message the loop wrote itself
   right after the repair result, which the next request carries as the model's, breaks it. A
   transcript marks a turn's start by its prompt alone: a prompt written while calls await is
   held until the next record says which it is, REC-1 when the next reply comes before any of
-  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise;
+  their results (a turn opened over a crash left unrepaired), ADJ-1 otherwise; a rollout's turn
+  start too, REC-1 when a reply comes before any of their results, else no fault (the messages
+  between are ADJ-1's); and an assistant message the loop wrote itself while calls await, REC-1
+  unless a result of one of them follows it (a reply, ADJ-3);
 - ABORT-1 (Claude Code), in part: an abort ends the turn adding no reply; an assistant message
   the loop wrote itself after an interrupt of a batch, which the next request carries as the
   model's, breaks it. What ran when the abort landed is not recorded (`Dialect.checked_in_part`).
@@ -99,14 +103,20 @@ class Call(PlainRecord):
 
 
 class Reply(PlainRecord):
-    """A model reply (one request's answer) that made `calls`; `key` tells replies apart."""
+    """A model reply (one request's answer) that made `calls`; `key` tells replies apart.
+    `invented`: an assistant message the loop wrote itself, sent to the model as its own, in no
+    place a resume or an interrupt explains (`Invented` is the one after a crash's repair);
+    its text, else None."""
 
-    __slots__ = ("key", "calls", "line")  # noqa: RUF023 (the fields' order)
+    __slots__ = ("key", "calls", "line", "invented")  # noqa: RUF023 (the fields' order)
 
-    def __init__(self, key: str, calls: tuple[Call, ...], line: int) -> None:
+    def __init__(
+        self, key: str, calls: tuple[Call, ...], line: int, invented: str | None = None
+    ) -> None:
         self.key = key
         self.calls = calls
         self.line = line
+        self.invented = invented
 
 
 class Result(PlainRecord):
@@ -349,7 +359,11 @@ class Judge:
         self.calls: dict[str, list[tuple[Call, int]]] = {}
         self.open: _Pending | None = None
         self.rewrites: dict[str, list[HookRewrite]] = {}
-        self.answered: set[str] = set()
+        # Each call's result (the first: another is ADJ-2's), by id.
+        self.answered: dict[str, Result] = {}
+        # Calls already blamed for having no result (ADJ-3 at a later reply, REC-1 at a turn
+        # start): a result written for one later is that same fault, not ADJ-2's too.
+        self.abandoned: set[str] = set()
         # Calls already reported under RW-1: a hook record and what the result says ran tell
         # one story.
         self.rewritten: set[str] = set()
@@ -361,6 +375,16 @@ class Judge:
         # if the next reply comes first (a turn opened over a crash left unrepaired). Which one
         # the record after it says.
         self.held: Visible | None = None
+        # A turn start (a rollout's task_started) while calls await, and the messages after it:
+        # REC-1 if a reply comes before any of their results (a turn opened over a crash left
+        # unrepaired); if a result comes first, the last turn's results were written late,
+        # which a log with no turn-numbered events does not judge, and each message between
+        # landed while the calls awaited them (ADJ-1).
+        self.held_turn: TurnStart | None = None
+        # A message of the loop's own (`Reply.invented`) while calls await: REC-1 unless a
+        # result for one of them comes next.
+        self.held_reply: Reply | None = None
+        self.held_since: list[Visible] = []
 
     def _saw(self, rule: str) -> None:
         self.situations[rule] = self.situations.get(rule, 0) + 1
@@ -368,6 +392,10 @@ class Judge:
     def feed(self, observation: Observation) -> list[Violation]:
         """The violations `observation` commits (or a prompt held before it: `held`); each is
         at its own line."""
+        if self.held_turn is not None:
+            return self._after_held_turn(observation)
+        if self.held_reply is not None:
+            return self._after_held_reply(observation)
         held = self.held
         if held is None:
             return self._feed(observation)
@@ -379,9 +407,43 @@ class Judge:
             return opened + self._feed(observation)
         return self._landed(held) + self._feed(observation)
 
+    def _after_held_turn(self, observation: Observation) -> list[Violation]:
+        """`observation` after a turn start held while calls await (`held_turn`)."""
+        turn = self.held_turn
+        assert turn is not None
+        if isinstance(observation, Visible):
+            self.held_since.append(observation)
+            return []
+        pending = self.open
+        answers = isinstance(observation, Result) and (
+            pending is not None and observation.call_id in pending.waiting
+        )
+        if not answers and not isinstance(observation, (Reply, TurnStart, Invented)):
+            return self._feed(observation)  # what ran, a hook's answer: judged as it comes
+        self.held_turn = None
+        since, self.held_since = self.held_since, []
+        if answers:
+            found = [v for visible in since for v in self._landed(visible)]
+            return found + self._feed(observation)
+        found = self._turn_start(turn.line, turn.what)
+        for visible in since:
+            found.extend(self._feed(visible))
+        return found + self._feed(observation)
+
     def finish(self) -> list[Violation]:
         """What a prompt still held at the end of the log commits: it landed while calls
-        awaited, and no reply followed it."""
+        awaited, and no reply followed it; a turn start held, that it opened a turn over calls
+        a crash left without results."""
+        if self.held_reply is not None:
+            reply, self.held_reply = self.held_reply, None
+            return self._new_reply(reply, resumed=True)
+        if self.held_turn is not None:
+            turn, self.held_turn = self.held_turn, None
+            since, self.held_since = self.held_since, []
+            found = self._turn_start(turn.line, turn.what)
+            for visible in since:
+                found.extend(self._feed(visible))
+            return found
         held, self.held = self.held, None
         return [] if held is None else self._landed(held)
 
@@ -443,6 +505,9 @@ class Judge:
                 )
                 return [Violation("ABORT-2", line, message, (abort_line,))]
             case TurnStart(line=line, what=what):
+                if self.open is not None and self.open.waiting:
+                    self.held_turn = observation
+                    return []
                 return self._turn_start(line, what)
             case _:
                 from typing import assert_never  # noqa: PLC0415 (never run: see the records)
@@ -450,20 +515,56 @@ class Judge:
                 return assert_never(observation)
 
     def _reply(self, reply: Reply) -> list[Violation]:
-        found: list[Violation] = []
         if self.open is not None and self.open.reply.key == reply.key:
             # A later record of the reply being written: its calls join the reply.
             return self._more_calls(self.open, reply)
+        if self.open is not None and self.open.waiting and reply.invented is not None:
+            # Claude Code resuming a session a crash cut while calls ran, without their repair,
+            # unless a result for one of them comes next (`held_reply`): what it adds is no
+            # model reply (ADJ-3 would say the model went on).
+            self.held_reply = reply
+            return []
+        return self._new_reply(reply)
+
+    def _after_held_reply(self, observation: Observation) -> list[Violation]:
+        """`observation` after a message of the loop's own held while calls await: a result
+        for one of them shows no crash came (the message is a reply like any, ADJ-3); anything
+        else, a resume without the repair (REC-1)."""
+        reply, self.held_reply = self.held_reply, None
+        assert reply is not None
+        pending = self.open
+        if (
+            isinstance(observation, Result)
+            and pending is not None
+            and observation.call_id in pending.waiting
+        ):
+            return self._new_reply(reply) + self._feed(observation)
+        return self._new_reply(reply, resumed=True) + self._feed(observation)
+
+    def _new_reply(self, reply: Reply, *, resumed: bool = False) -> list[Violation]:
+        """A reply after the open one: ADJ-3 when calls of that one await results; REC-1 when
+        it is a message of the loop's own (`resumed`: a resume without the repair)."""
+        found: list[Violation] = []
         if self.open is not None and self.open.waiting:
             waiting = self.open.waiting
             lines = tuple(self.open.line_of_call[c] for c in waiting)
-            calls = (
-                f"call {waiting[0]} was"
-                if len(waiting) == 1
-                else f"calls {', '.join(waiting)} were"
-            )
-            message = f"a new model reply comes while {calls} never answered"
-            found.append(Violation("ADJ-3", reply.line, message, lines))
+            if resumed:
+                message = (
+                    f"resuming adds an assistant message the model never wrote "
+                    f"({_show(reply.invented)}) where {calls_awaiting(waiting, 'still')}: "
+                    "crash repair answers the calls a crash left without results, and adds no "
+                    "reply"
+                )
+                found.append(Violation("REC-1", reply.line, message, lines))
+            else:
+                calls = (
+                    f"call {waiting[0]} was"
+                    if len(waiting) == 1
+                    else f"calls {', '.join(waiting)} were"
+                )
+                message = f"a new model reply comes while {calls} never answered"
+                found.append(Violation("ADJ-3", reply.line, message, lines))
+            self.abandoned.update(waiting)
         self.open = _Pending(reply, [], {})
         return found + self._more_calls(self.open, reply)
 
@@ -487,10 +588,18 @@ class Judge:
         if pending is not None and result.call_id in pending.answered_repeats():
             # The loop ran a repeated id's call too: EXE-1 already names the reply.
             pending.repeated.remove(result.call_id)
-            return self._ran_rewrite(result)
+            return self._ran_rewrite(result, result.line)
         if pending is None or result.call_id not in pending.waiting:
-            again = "already answered" if result.call_id in self.answered else "not awaited"
-            message = f"a result for call {result.call_id}, which is {again}"
+            if result.call_id in self.abandoned:
+                # Written late: ADJ-3 (or REC-1) already named the call left without it.
+                self.abandoned.discard(result.call_id)
+                self.answered.setdefault(result.call_id, result)
+                return self._ran_rewrite(result, result.line)
+            first = self.answered.get(result.call_id)
+            if first is not None:
+                message = f"a result for call {result.call_id}, which is already answered"
+                return [Violation("ADJ-2", result.line, message, (first.line,))]
+            message = f"a result for call {result.call_id}, which is not awaited"
             return [Violation("ADJ-2", result.line, message)]
         found = []
         position = pending.waiting.index(result.call_id)
@@ -505,8 +614,8 @@ class Judge:
         pending.waiting.remove(result.call_id)
         if not pending.waiting and len(pending.line_of_call) > 1:
             self._saw("ORD-3")
-        self.answered.add(result.call_id)
-        found.extend(self._ran_rewrite(result))
+        self.answered[result.call_id] = result
+        found.extend(self._ran_rewrite(result, result.line))
         return found
 
     def _rewrite(self, rewrite: HookRewrite) -> list[Violation]:
@@ -518,12 +627,24 @@ class Judge:
             related = tuple(r.line for r in earlier if r.hook == rewrite.hook)
             found.append(Violation("HOOK-4", rewrite.line, message, related))
         earlier.append(rewrite)
+        answered = self.answered.get(rewrite.call_id)
+        if answered is not None:
+            # A PreToolUse hook answers before its call runs: recorded after the call's result,
+            # the record is out of place; what it supplied is still held to RW-1.
+            message = (
+                f"PreToolUse hook `{_hook_shown(rewrite.hook)}` is recorded for call "
+                f"{rewrite.call_id} after that call's result (line {answered.line}): a "
+                "PreToolUse hook answers before its call runs"
+            )
+            found.append(Violation("HOOK-4", rewrite.line, message, (answered.line,)))
+            if rewrite.call_id not in self.rewritten:
+                found.extend(self._ran_rewrite(answered, rewrite.line))
         return found
 
-    def _ran_rewrite(self, result: Result) -> list[Violation]:
-        """RW-1 from a hook record: the call ran (it has a result, neither a hook nor the
-        permission check refused it), and a hook's `updatedInput` differs from what the history
-        and the call record hold."""
+    def _ran_rewrite(self, result: Result, line: int) -> list[Violation]:
+        """RW-1 from a hook record, at `line` (the result's, or a hook record's written after
+        it): the call ran (it has a result, neither a hook nor the permission check refused it),
+        and a hook's `updatedInput` differs from what the history and the call record hold."""
         known = self.calls.get(result.call_id)
         rewrites = self.rewrites.get(result.call_id, [])
         if not known or not rewrites or result.refused or any(r.denied for r in rewrites):
@@ -544,7 +665,8 @@ class Judge:
             f"({_show(last.updated_input)}), but the model history and the log's call record "
             f"keep the model's input ({_show(call.arguments)})"
         )
-        return [Violation("RW-1", result.line, message, (last.line, call_line))]
+        related = (last.line, call_line) if line == result.line else (result.line, call_line)
+        return [Violation("RW-1", line, message, related)]
 
     def _executed(self, executed: Executed) -> list[Violation]:
         known = self.calls.get(executed.call_id)
@@ -577,6 +699,7 @@ class Judge:
         waiting = self.open.waiting
         lines = tuple(self.open.line_of_call[c] for c in waiting)
         message = f"{what} starts, where {calls_awaiting(waiting, 'still')}{UNREPAIRED_TURN}"
+        self.abandoned.update(waiting)
         self.open = None
         return [Violation("REC-1", line, message, lines)]
 

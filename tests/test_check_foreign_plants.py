@@ -1,0 +1,246 @@
+"""`loopspec check` on Claude Code transcripts and Codex rollouts with one writer bug planted.
+
+Each log below is written by hand in the shape Claude Code 2.1.332 and Codex 0.171.0 write
+(the records check reads, with only the fields it reads), then given one bug a CLI, or a tool
+that converts or forwards its logs, could write: a result moved, written twice or late, a hook
+record out of place, a compaction between a call and its result, a resume without the repair.
+Check must name the rule SPEC.md says the bug breaks, at the line to fix, once: what only
+follows from it (a result written late after its call was blamed as left unanswered) is not
+blamed again.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from loopspec.properties.logcheck.checker import check_stream
+
+Record = dict[str, Any]
+
+
+def _check(records: list[Record]) -> list[tuple[str, int, tuple[int, ...], str]]:
+    """Each violation of the log `records` make: rule, line, cited lines, message."""
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    report = check_stream("planted.jsonl", io.BytesIO(text.encode()))
+    assert report.errors == [], report.errors
+    return [
+        (found.violation.rule_id, found.line or 0, found.events or (), found.violation.message)
+        for found in report.violations
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Claude Code: one block per record, a reply's records sharing `message.id`.
+
+
+def _prompt(text: str) -> Record:
+    return {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": text}}
+
+
+def _tool_use(message_id: str, call_id: str, command: str) -> Record:
+    block = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+    message = {"id": message_id, "role": "assistant", "content": [block]}
+    return {"type": "assistant", "sessionId": "s1", "message": message}
+
+
+def _text(message_id: str, text: str, model: str = "claude-sonnet-4-5") -> Record:
+    content = [{"type": "text", "text": text}]
+    message = {"id": message_id, "role": "assistant", "model": model, "content": content}
+    return {"type": "assistant", "sessionId": "s1", "message": message}
+
+
+def _result(call_id: str, output: str) -> Record:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": output}
+    return {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": [block]}}
+
+
+def _hook(call_id: str, command: str) -> Record:
+    output = {"hookEventName": "PreToolUse", "updatedInput": {"command": command}}
+    attachment = {
+        "type": "hook_success",
+        "hookEvent": "PreToolUse",
+        "toolUseID": call_id,
+        "command": "python3 hooks/rewrite.py",
+        "stdout": json.dumps({"hookSpecificOutput": output}),
+    }
+    return {"type": "attachment", "sessionId": "s1", "attachment": attachment}
+
+
+# Two calls of one reply (lines 2, 3), answered in order (4, 5), then the model's answer (6).
+TWO_CALLS = [
+    _prompt("print two words"),
+    _tool_use("msg_1", "toolu_a", "echo one"),
+    _tool_use("msg_1", "toolu_b", "echo two"),
+    _result("toolu_a", "one"),
+    _result("toolu_b", "two"),
+    _text("msg_2", "Printed both."),
+]
+
+
+def test_the_unplanted_transcript_keeps_every_rule() -> None:
+    assert _check(TWO_CALLS) == []
+
+
+def test_ADJ_3_results_written_after_the_next_reply_are_blamed_once_at_that_reply() -> None:
+    """The model's answer written before the two results: ADJ-3 at the answer, naming both
+    calls. The results after it answer those calls, late: each was also blamed ADJ-2 ("a
+    result for call toolu_a, which is not awaited"), three lines for one misplaced record."""
+    planted = [*TWO_CALLS[:3], TWO_CALLS[5], *TWO_CALLS[3:5]]
+    ((rule, line, cited, message),) = _check(planted)
+    assert (rule, line, cited) == ("ADJ-3", 4, (4, 2, 3))
+    assert message == "a new model reply comes while calls toolu_a, toolu_b were never answered"
+
+
+def test_ADJ_2_a_result_written_twice_names_the_line_of_the_first() -> None:
+    """A forwarder that writes a result record twice: ADJ-2 at the second, citing the first
+    (it cited only its own line, leaving the user to search for the answer it repeats)."""
+    planted = [*TWO_CALLS[:5], TWO_CALLS[4], TWO_CALLS[5]]
+    assert _check(planted) == [
+        ("ADJ-2", 6, (6, 5), "a result for call toolu_b, which is already answered")
+    ]
+
+
+def test_HOOK_4_a_hook_record_written_after_its_calls_result_is_blamed_there() -> None:
+    """A PreToolUse hook's record written after the result of the call it answered (Claude
+    Code writes it before): HOOK-4 at the hook's line, naming the result's, and the rewrite it
+    supplied, which ran while the history keeps the model's input, is still RW-1 (it was
+    missed: the result had been judged with no hook record yet)."""
+    planted = [*TWO_CALLS[:3], TWO_CALLS[3], _hook("toolu_a", "echo rewritten"), *TWO_CALLS[4:]]
+    found = _check(planted)
+    assert [(rule, line, cited) for rule, line, cited, _ in found] == [
+        ("HOOK-4", 5, (5, 4)),
+        ("RW-1", 5, (5, 4, 2)),
+    ]
+    assert found[0][3] == (
+        "PreToolUse hook `python3 hooks/rewrite.py` is recorded for call toolu_a after that "
+        "call's result (line 4): a PreToolUse hook answers before its call runs"
+    )
+    # Written in its place, the same hook is RW-1's alone, at the result.
+    in_place = [*TWO_CALLS[:3], _hook("toolu_a", "echo rewritten"), *TWO_CALLS[3:]]
+    assert [(rule, line) for rule, line, _, _ in _check(in_place)] == [("RW-1", 5)]
+
+
+def test_ADJ_1_a_compaction_summary_between_a_call_and_its_result_is_named_so() -> None:
+    """A compaction's summary (`isCompactSummary`) written between the calls and their
+    results: ADJ-1, named as what it is, where it said "a user message"."""
+    summary = {**_prompt("This session is being continued. Summary: ..."), "isCompactSummary": True}
+    planted = [*TWO_CALLS[:3], summary, *TWO_CALLS[3:]]
+    assert _check(planted) == [
+        (
+            "ADJ-1",
+            4,
+            (4, 2, 3),
+            "a compaction summary (isCompactSummary) lands while calls toolu_a, toolu_b await "
+            "their results",
+        )
+    ]
+
+
+def test_REC_1_claude_codes_own_message_where_a_call_awaits_its_repair() -> None:
+    """Killed while a call ran, resumed without the repair result Claude Code writes
+    (`toolDenialKind` interrupted), its own `No response requested.` (model `<synthetic>`)
+    comes while the call still awaits its result: REC-1 there, where it said ADJ-3 ("a new
+    model reply comes"), a reply the model never made."""
+    planted = [
+        _prompt("run the long job"),
+        _tool_use("msg_1", "toolu_long", "sleep 60"),
+        _text("m-synthetic", "No response requested.", model="<synthetic>"),
+        _prompt("go on"),
+        _text("msg_2", "Done."),
+    ]
+    assert _check(planted) == [
+        (
+            "REC-1",
+            3,
+            (3, 2),
+            "resuming adds an assistant message the model never wrote (No response requested.) "
+            "where call toolu_long still awaits its result: crash repair answers the calls a "
+            "crash left without results, and adds no reply",
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Codex: `{timestamp, type, payload}` records.
+
+
+def _codex(kind: str, payload: Record) -> Record:
+    return {"timestamp": "2026-12-05T10:00:00.000Z", "type": kind, "payload": payload}
+
+
+def _task(turn: str) -> Record:
+    return _codex("event_msg", {"type": "task_started", "turn_id": turn})
+
+
+def _user(text: str) -> Record:
+    content = [{"type": "input_text", "text": text}]
+    return _codex("response_item", {"type": "message", "role": "user", "content": content})
+
+
+def _call(call_id: str, command: str) -> Record:
+    arguments = json.dumps({"cmd": command})
+    payload = {"type": "function_call", "name": "exec_command", "arguments": arguments}
+    return _codex("response_item", {**payload, "call_id": call_id})
+
+
+def _output(call_id: str, output: str) -> Record:
+    payload = {"type": "function_call_output", "call_id": call_id, "output": output}
+    return _codex("response_item", payload)
+
+
+def _answer(text: str) -> Record:
+    content = [{"type": "output_text", "text": text}]
+    return _codex("response_item", {"type": "message", "role": "assistant", "content": content})
+
+
+# Turn 1: a call (line 3) and its output (4), the answer (5); turn 2 starts at line 6.
+TWO_TURNS = [
+    _task("turn1"),
+    _user("print one"),
+    _call("call_1", "echo one"),
+    _output("call_1", "one"),
+    _answer("Printed one."),
+    _task("turn2"),
+    _user("and two"),
+    _answer("Two."),
+]
+
+
+def test_the_unplanted_rollout_keeps_every_rule() -> None:
+    assert _check(TWO_TURNS) == []
+
+
+def test_ADJ_1_a_compacted_record_between_a_call_and_its_output() -> None:
+    """A `compacted` record (the history replaced by its summary) between a call and its
+    output: ADJ-1 (SPEC: nothing replaces the history from the reply on before its last
+    result), where check read no compaction in a rollout and found nothing."""
+    compacted = _codex("compacted", {"message": "summary", "replacement_history": []})
+    planted = [*TWO_TURNS[:3], compacted, *TWO_TURNS[3:]]
+    assert _check(planted) == [
+        (
+            "ADJ-1",
+            4,
+            (4, 3),
+            "a compaction summary (compacted) lands while call call_1 awaits its result",
+        )
+    ]
+
+
+def test_an_output_written_after_the_next_turns_start_is_no_crash() -> None:
+    """An output written after the next turn's task_started, before anything the model reads
+    in it (the answer before it joins the call's reply: a rollout marks no reply's end): the
+    call was answered, nothing sits between it and its call in the history, and a rollout
+    numbers no turn's events, so nothing is broken that it shows. It was REC-1 ("a turn a crash
+    left open"), and the output ADJ-2. After the next turn's prompt, that prompt landed between
+    the call and its output: ADJ-1 at the prompt. With the next reply before any output, the
+    turn was opened over a call a crash left unanswered: REC-1, as before."""
+    after_start = [*TWO_TURNS[:3], TWO_TURNS[4], TWO_TURNS[5], TWO_TURNS[3], *TWO_TURNS[6:]]
+    assert _check(after_start) == []
+    after_prompt = [*TWO_TURNS[:3], *TWO_TURNS[4:7], TWO_TURNS[3], TWO_TURNS[7]]
+    assert [(rule, line, cited) for rule, line, cited, _ in _check(after_prompt)] == [
+        ("ADJ-1", 6, (6, 3))
+    ]
+    never = [*TWO_TURNS[:3], *TWO_TURNS[5:]]
+    assert [(rule, line) for rule, line, _, _ in _check(never)] == [("REC-1", 4)]
