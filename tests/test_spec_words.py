@@ -9,20 +9,18 @@ import io
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from loopspec import spec_text
 from loopspec.properties.cli.spec_example import no_example_line
+from loopspec.properties.logcheck.acp_stream import CHECKED_IN_PART
 from loopspec.properties.logcheck.checker import check_stream
-from loopspec.properties.logcheck.report import rules_checked
 from loopspec.properties.logcheck.rule_examples import Rows, demo_rows, example_rules, row_data
 from loopspec.properties.logcheck.synth import HEADER, Row, jsonl
-from loopspec.properties.spec_rules import rule_ids_in_spec
+from loopspec.properties.spec_rules import log_checked_rules, rule_ids_in_spec
 
-Edit = Callable[[Rows], None]
-ROOT = Path(__file__).resolve().parent.parent
+Edit = Callable[[Rows], object]  # edits the rows in place (what it returns is not read)
 
 
 def _section(number: int) -> str:
@@ -55,10 +53,12 @@ def _torn_in_the_middle(rows: Rows) -> str:
 
 
 # One line per rule that an input error of `loopspec check` names, each written so that check
-# cannot read it as that rule says: an edit of the demo's events, or the log's text.
-_UNREADABLE: dict[str, Edit | Callable[[Rows], str]] = {
+# cannot read it as that rule says: the log's text, or an edit of the demo's events.
+_UNREADABLE_TEXT: dict[str, Callable[[Rows], str]] = {
     "LOG-5": lambda rows: jsonl({**HEADER, "createdAt": -1}, rows),
     "LOG-8": _torn_in_the_middle,
+}
+_UNREADABLE: dict[str, Edit] = {
     "LOG-4": lambda rows: _first(rows, "hook/invoked").pop("time"),
     "LOG-2": lambda rows: _first(rows, "user/message").__setitem__("surfaceOp", "bogus"),
     "LOG-3": _set("hook/result", "durationMs", -0.0),
@@ -80,21 +80,25 @@ def _listed_for_unreadable_lines() -> set[str]:
     return set(re.findall(r"\b[A-Z]+-\d+\b", section[start : section.index("a last turn", start)]))
 
 
-@pytest.mark.parametrize("rule", sorted(_UNREADABLE))
+@pytest.mark.parametrize("rule", sorted({*_UNREADABLE_TEXT, *_UNREADABLE}))
 def test_LOG_4_an_unreadable_line_names_the_rule_section_2_lists(rule: str) -> None:
     """Each edit leaves one line check cannot read, an input error naming `rule`, which
     section 2 lists among the rules such an error names (it left out TURN-1 and STEP-1, which
     a turn or step numbered 0 is refused under)."""
     rows = copy.deepcopy(demo_rows())
-    log = _UNREADABLE[rule](rows)
-    ((_line, named),) = _checked(log if isinstance(log, str) else jsonl(HEADER, rows))
+    if rule in _UNREADABLE_TEXT:
+        log = _UNREADABLE_TEXT[rule](rows)
+    else:
+        _UNREADABLE[rule](rows)
+        log = jsonl(HEADER, rows)
+    ((_line, named),) = _checked(log)
     assert named == rule
     assert rule in _listed_for_unreadable_lines()
 
 
 def test_LOG_4_section_2_lists_no_rule_an_unreadable_line_does_not_name() -> None:
     """Every rule section 2 lists is one a line above makes check name."""
-    assert _listed_for_unreadable_lines() == set(_UNREADABLE)
+    assert _listed_for_unreadable_lines() == {*_UNREADABLE_TEXT, *_UNREADABLE}
 
 
 @pytest.mark.parametrize(
@@ -155,10 +159,9 @@ def test_TURN_3_between_turns_is_where_turn_3_says(row: Row, blamed: list[str]) 
 
 
 def _acp_recording_rules() -> set[str]:
-    """The rules check judges an ACP recording by (its `rules_checked`)."""
-    recording = ROOT / "tests" / "fixtures" / "acp" / "rewritten-call-approved.jsonl"
-    report = check_stream(recording.name, io.BytesIO(recording.read_bytes()))
-    return set(rules_checked(report))
+    """The rules check judges an ACP recording by, each in part (`rules_checked` of one lists
+    them; read from the table, as checking a recording imports the ACP schema's validator)."""
+    return set(CHECKED_IN_PART)
 
 
 def test_a_rule_without_an_example_says_where_check_names_it() -> None:
@@ -169,5 +172,43 @@ def test_a_rule_without_an_example_says_where_check_names_it() -> None:
     lines = {rule: no_example_line(rule) for rule in rule_ids_in_spec(spec_text())}
     for rule in _acp_recording_rules() - set(example_rules()):
         assert "`loopspec check` finds it only in an ACP recording" in lines[rule]
-    for rule in set(_UNREADABLE) - set(example_rules()):
+    for rule in {*_UNREADABLE_TEXT, *_UNREADABLE} - set(example_rules()):
         assert "input error" in lines[rule], rule
+
+
+def _asked_row(rows: Rows) -> dict[str, object]:
+    return row_data(_first(rows, "approval/asked"))
+
+
+def _denial_block(rows: Rows) -> dict[str, object]:
+    """The tool-result block of the demo's one error result, the policy hook's denial."""
+    results = (
+        row_data(row)["message"]["content"][0] for row in rows if row["type"] == "tool/result"
+    )
+    denial: dict[str, object] = next(block for block in results if block["isError"])
+    return denial
+
+
+# Edits that break a rule check judges, each in a part of it no log shows to check.
+_UNSEEN_PART: dict[str, Edit] = {
+    "DEC-2": lambda rows: _asked_row(rows).update(reason="another reason"),
+    "RW-4": lambda rows: _asked_row(rows).pop("arguments"),
+    "DEC-1": lambda rows: _denial_block(rows).update(
+        content=[{"type": "text", "text": "Error: another reason"}]
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(_UNSEEN_PART))
+def test_MODEL_1_a_rule_check_holds_in_part_is_listed_so(rule: str) -> None:
+    """A rule check judges, broken where a log does not show it (an approval's reason, a
+    request without arguments, a denial's words) passes check, so section 2 lists it among the
+    rules an invariant holds only in part, whose Where. says which part (DEC-2 and RW-4 were
+    missing)."""
+    rows = copy.deepcopy(demo_rows())
+    _UNSEEN_PART[rule](rows)
+    assert _checked(jsonl(HEADER, rows)) == []
+    assert rule in log_checked_rules(spec_text())
+    found = re.search(r"only part of its rule \(([^)]*)\)", " ".join(_section(2).split()))
+    assert found is not None
+    assert rule in found[1].split(", ")
